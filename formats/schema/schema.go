@@ -1,0 +1,250 @@
+package schema
+
+import (
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// Hash is an infohash as it travels in the DHT: 20 bytes.
+type Hash = [20]byte
+
+// Hash types (column hash_type).
+const (
+	HashV1 int8 = 1 // BitTorrent v1: SHA-1 of the info dictionary
+	HashV2 int8 = 2 // BitTorrent v2 (BEP 52): SHA-256, truncated to 20 bytes in info_hash
+)
+
+// Observation sources (column source).
+const (
+	SourceGetPeers         = "dht_get_peers"
+	SourceAnnouncePeer     = "dht_announce_peer"
+	SourceSampleInfohashes = "dht_sample_infohashes"
+	SourceImport           = "import"
+)
+
+// Metadata statuses (column metadata_status).
+const (
+	StatusNew     = "new"
+	StatusFetched = "fetched"
+	StatusFailed  = "failed"
+)
+
+// Tiers (column tier).
+const (
+	TierHot  = "hot"
+	TierCold = "cold"
+)
+
+// Observation is one sighting of an infohash: what capture emits and dedup
+// reads.
+type Observation struct {
+	InfoHash   Hash   `parquet:"info_hash"`
+	InfoHashV2 []byte `parquet:"info_hash_v2,optional"` // full 32-byte v2 hash when known
+	HashType   int8   `parquet:"hash_type,int(8)"`
+	ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string `parquet:"source,dict"`
+	NodeAddr   string `parquet:"node_addr,optional"` // sender ip:port; null for imports
+	NodeID     []byte `parquet:"node_id,optional"`   // sender's 20-byte node ID
+	PeerPort   int32  `parquet:"peer_port,optional"` // announced port (announce_peer); 0 = null
+	RunID      string `parquet:"run_id,dict"`
+}
+
+// State is the durable record of one known infohash (the seeds'
+// infohash_state): existence (first_seen, last_seen, seen_count), activity,
+// metadata status and retry scheduling kept apart.
+//
+// Activity is an exponentially decayed count of observations, evaluated at
+// last_seen: activity' = activity·2^(-(t-last_seen)/half_life) + 1 for an
+// observation at t ≥ last_seen. It never depends on the wall clock.
+type State struct {
+	InfoHash       Hash    `parquet:"info_hash"`
+	InfoHashV2     []byte  `parquet:"info_hash_v2,optional"`
+	HashType       int8    `parquet:"hash_type,int(8)"`
+	FirstSeen      int64   `parquet:"first_seen,timestamp(millisecond)"`
+	LastSeen       int64   `parquet:"last_seen,timestamp(millisecond)"`
+	SeenCount      int64   `parquet:"seen_count"`
+	LastSource     string  `parquet:"last_source,dict"`
+	Activity       float64 `parquet:"activity"`
+	MetadataStatus string  `parquet:"metadata_status,dict"`
+	Attempts       int32   `parquet:"attempts"`
+	LastAttempt    int64   `parquet:"last_attempt,optional,timestamp(millisecond)"`
+	LastFailure    string  `parquet:"last_failure,optional,dict"`
+	NextRetry      int64   `parquet:"next_retry,optional,timestamp(millisecond)"`
+	LeaseID        string  `parquet:"lease_id,optional"`
+	LeaseUntil     int64   `parquet:"lease_until,optional,timestamp(millisecond)"`
+	Tier           string  `parquet:"tier,dict"`
+	// BackoffStep is the position in the failure class's backoff schedule
+	// (how many counted failures the next delay is based on).
+	BackoffStep int32 `parquet:"backoff_step"`
+	// BadMetadata counts invalid_metadata / hash_mismatch failures, each
+	// from a distinct source, since the last success.
+	BadMetadata int32 `parquet:"bad_metadata"`
+	// Reactivated is when a fresh observation last pulled a dormant hash
+	// back (null if never).
+	Reactivated int64 `parquet:"reactivated_at,optional,timestamp(millisecond)"`
+}
+
+// PeerFailure is one peer's failure during a fetch attempt.
+type PeerFailure struct {
+	Addr  string `parquet:"addr"`
+	Class string `parquet:"class,dict"`
+	At    int64  `parquet:"at,timestamp(millisecond)"`
+}
+
+// File is one file of a torrent. Path is a lossy UTF-8 rendering of the
+// path elements joined by "/"; PathRaw keeps the untrusted bytes as sent.
+type File struct {
+	Path    string `parquet:"path"`
+	PathRaw []byte `parquet:"path_raw"`
+	Length  int64  `parquet:"length"`
+}
+
+// Job is one unit of fetch work, leased by plan-retries.
+type Job struct {
+	InfoHash   Hash     `parquet:"info_hash"`
+	HashType   int8     `parquet:"hash_type,int(8)"`
+	Attempt    int32    `parquet:"attempt"`
+	Reason     string   `parquet:"reason,dict"` // new, retry, reactivated, cold
+	LeaseID    string   `parquet:"lease_id"`
+	LeaseUntil int64    `parquet:"lease_until,timestamp(millisecond)"`
+	Peers      []string `parquet:"peers,list"`       // known good peers, ip:port
+	AvoidPeers []string `parquet:"avoid_peers,list"` // penalised endpoints, ip:port
+}
+
+// Job reasons (column reason).
+const (
+	ReasonNew         = "new"
+	ReasonRetry       = "retry"
+	ReasonReactivated = "reactivated"
+	ReasonCold        = "cold"
+)
+
+// Result is the outcome of one fetch attempt for one job.
+type Result struct {
+	InfoHash     Hash          `parquet:"info_hash"`
+	HashType     int8          `parquet:"hash_type,int(8)"`
+	Attempt      int32         `parquet:"attempt"`
+	LeaseID      string        `parquet:"lease_id,optional"`
+	AttemptedAt  int64         `parquet:"attempted_at,timestamp(millisecond)"`
+	Outcome      string        `parquet:"outcome,dict"`
+	Detail       string        `parquet:"detail,optional"`
+	PeersFound   int32         `parquet:"peers_found"`
+	PeersTried   int32         `parquet:"peers_tried"`
+	PeerFailures []PeerFailure `parquet:"peer_failures,list"`
+	LookupMs     int64         `parquet:"lookup_ms"`
+	ConnectMs    int64         `parquet:"connect_ms"`
+	MetadataMs   int64         `parquet:"metadata_ms"`
+	TotalMs      int64         `parquet:"total_ms"`
+	ServedBy     string        `parquet:"served_by,optional"`
+	MetadataSize int64         `parquet:"metadata_size,optional"`
+	Meta
+}
+
+// Meta is the decoded, verified metadata of a torrent (set for outcome ok).
+type Meta struct {
+	Name          string `parquet:"name,optional"`
+	NameRaw       []byte `parquet:"name_raw,optional"`
+	NameUTF8Valid bool   `parquet:"name_utf8_valid"`
+	TotalSize     int64  `parquet:"total_size,optional"`
+	PieceLength   int64  `parquet:"piece_length,optional"`
+	FileCount     int32  `parquet:"file_count,optional"`
+	Files         []File `parquet:"files,list"`
+	Private       bool   `parquet:"private"`
+	InfoBytes     []byte `parquet:"info_bytes,optional"` // the verified bencoded info dictionary
+}
+
+// Fetch outcomes (column outcome): ok, or exactly one failure class.
+const (
+	OutcomeOK              = "ok"
+	OutcomeNoPeers         = "no_peers"
+	OutcomeConnectFailed   = "connect_failed"
+	OutcomeHandshakeFailed = "handshake_failed"
+	OutcomeNoExtension     = "no_extension"
+	OutcomeNoUTMetadata    = "no_ut_metadata"
+	OutcomeRejected        = "rejected"
+	OutcomeInvalidMetadata = "invalid_metadata"
+	OutcomeHashMismatch    = "hash_mismatch"
+	OutcomeTooLarge        = "too_large"
+	OutcomeTimeout         = "timeout"
+	OutcomeLocalError      = "local_error"
+)
+
+// Torrent is a fetched torrent's metadata as merge stores it
+// (DIR/torrents/current/prefix=XX/).
+type Torrent struct {
+	InfoHash     Hash   `parquet:"info_hash"`
+	HashType     int8   `parquet:"hash_type,int(8)"`
+	FetchedAt    int64  `parquet:"fetched_at,timestamp(millisecond)"`
+	ServedBy     string `parquet:"served_by,optional"`
+	MetadataSize int64  `parquet:"metadata_size"`
+	Meta
+}
+
+// PeerPenalty is a penalised peer endpoint (DIR/peers/).
+type PeerPenalty struct {
+	Addr     string `parquet:"addr"`
+	Class    string `parquet:"class,dict"`
+	Until    int64  `parquet:"until,timestamp(millisecond)"`
+	Failures int32  `parquet:"failures"`
+	LastAt   int64  `parquet:"last_at,timestamp(millisecond)"`
+}
+
+// Prefix returns the partition of h: its first byte.
+func Prefix(h Hash) byte { return h[0] }
+
+// PrefixDir is the Hive partition directory name of prefix p ("prefix=0a").
+func PrefixDir(p byte) string { return fmt.Sprintf("prefix=%02x", p) }
+
+// Hex renders h as 40 lowercase hex characters.
+func Hex(h Hash) string { return hex.EncodeToString(h[:]) }
+
+// ParseHex parses a 40-character (v1) or 64-character (v2, truncated to 20
+// bytes) hex infohash. It returns the 20-byte hash, the full v2 bytes (nil
+// for v1) and the hash type.
+func ParseHex(s string) (h Hash, v2 []byte, typ int8, err error) {
+	switch len(s) {
+	case 40:
+		_, err = hex.Decode(h[:], []byte(s))
+		return h, nil, HashV1, wrapHex(s, err)
+	case 64:
+		v2 = make([]byte, 32)
+		if _, err = hex.Decode(v2, []byte(s)); err != nil {
+			return h, nil, 0, wrapHex(s, err)
+		}
+		copy(h[:], v2)
+		return h, v2, HashV2, nil
+	default:
+		return h, nil, 0, fmt.Errorf("infohash %q: want 40 or 64 hex characters, got %d", clip(s), len(s))
+	}
+}
+
+func wrapHex(s string, err error) error {
+	if err != nil {
+		return fmt.Errorf("infohash %q: %w", clip(s), err)
+	}
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 70 {
+		return s[:67] + "..."
+	}
+	return s
+}
+
+// Millis converts t to the schema's timestamp unit (0 for the zero time).
+func Millis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// Time converts a schema timestamp back to time.Time (zero for 0 / null).
+func Time(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
