@@ -1,0 +1,31 @@
+# infohash — see README.md. `make help` lists the targets.
+GO       ?= go
+BIN      := bin/infohash
+FUZZTIME ?= 20s
+
+.PHONY: help build test test-go test-duckdb demo bench fuzz lint clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build bin/infohash
+	$(GO) build -o $(BIN) ./cmd/infohash
+
+test: build lint test-go ## everything CI runs
+	@echo "make test: all checks passed"
+
+test-go: ## go test -race over the module
+	$(GO) test -race -count=1 ./...
+
+lint: ## go vet and gofmt
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+fuzz: ## run every fuzz target for FUZZTIME each
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  done; done
+
+clean: ## remove build outputs
+	rm -rf bin demo-data bench-data

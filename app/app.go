@@ -1,0 +1,102 @@
+// Package app is infohash's command line: it parses flags into each
+// stage's Options, runs the stage, reports its counters and maps the
+// result to an exit status. Stages live in pipeline/; data formats in
+// formats/.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// commands lists the subcommands once, in data-flow order.
+func commands() []*cli.Command {
+	return []*cli.Command{
+	}
+}
+
+// New builds the cli.App. stdin/stdout/stderr are the process streams
+// (tests pass buffers).
+func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	cmds := commands()
+	for _, c := range cmds {
+		c.Flags = append(c.Flags, commonFlags()...)
+		if c.Before == nil {
+			c.Before = setupLogging
+		}
+	}
+	return &cli.App{
+		Name:  "infohash",
+		Usage: "crawl the BitTorrent DHT as batch passes over Parquet snapshots",
+		UsageText: `infohash COMMAND [flags] [args]
+
+   infohash capture --duration 10m -o - | infohash dedup --data /srv/ih -
+   infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -
+   infohash export --data /srv/ih --table state --format csv -o state.csv`,
+		Description:     "Every command reads and writes Parquet (or Arrow IPC streams on pipes).\n\n" + exitcode.Help,
+		Commands:        cmds,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {}, // Main maps errors to codes
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return exitcode.BadInput(err)
+		},
+	}
+}
+
+// Main runs the command line and returns the process exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	signal.Ignore(syscall.SIGPIPE) // a closed pipe becomes a write error, not a silent death
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := New(stdin, stdout, stderr)
+	err := a.RunContext(ctx, reorderArgs(a, args))
+	if err == nil {
+		return exitcode.OK
+	}
+	code := exitcode.Of(err)
+	if code == exitcode.Error && isUsage(err) {
+		code = exitcode.Usage
+	}
+	if ctx.Err() != nil && code == exitcode.Error {
+		code = exitcode.Interrupted
+	}
+	fmt.Fprintf(stderr, "infohash: %v\n", err)
+	return code
+}
+
+// isUsage recognises the flag parser's own errors, which urfave/cli does
+// not type.
+func isUsage(err error) bool {
+	var ee cli.ExitCoder
+	if errors.As(err, &ee) {
+		return false
+	}
+	msg := err.Error()
+	for _, s := range []string{"flag provided but not defined", "invalid value", "Required flag", "No help topic"} {
+		if contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,78 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// commonFlags are added to every command.
+func commonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
+		&cli.BoolFlag{Name: "debug", Usage: "log debug detail"},
+	}
+}
+
+// statsJSONFlag is the --stats-json flag of every stage.
+var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters as JSON to `FILE`"}
+
+// dataFlag names the dataset directory.
+var dataFlag = &cli.StringFlag{Name: "data", Usage: "dataset `DIR`", EnvVars: []string{"INFOHASH_DATA"}, Required: true}
+
+// nowFlag fixes the clock for reproducible runs.
+var nowFlag = &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as the current time, for reproducible runs"}
+
+func setupLogging(c *cli.Context) error {
+	lvl := slog.LevelInfo
+	if c.Bool("debug") {
+		lvl = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	var h slog.Handler
+	switch c.String("log-format") {
+	case "text", "":
+		h = slog.NewTextHandler(c.App.ErrWriter, opts)
+	case "json":
+		h = slog.NewJSONHandler(c.App.ErrWriter, opts)
+	default:
+		return exitcode.BadInput(fmt.Errorf("--log-format: %q is not text or json", c.String("log-format")))
+	}
+	slog.SetDefault(slog.New(h))
+	return nil
+}
+
+// parseNow returns --now, or the wall clock.
+func parseNow(c *cli.Context) (time.Time, error) {
+	s := c.String("now")
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, exitcode.BadInput(fmt.Errorf("--now: %q is not an RFC 3339 time", s))
+	}
+	return t.UTC(), nil
+}
+
+// writeStatsJSON writes v to --stats-json when given, atomically.
+func writeStatsJSON(c *cli.Context, v any) error {
+	p := c.String("stats-json")
+	if p == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFile(p, append(b, '\n')); err != nil {
+		return fmt.Errorf("--stats-json: %w", err)
+	}
+	return nil
+}

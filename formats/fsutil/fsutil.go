@@ -1,0 +1,96 @@
+// Package fsutil holds the crash-safe file primitives every writer in
+// infohash uses: a file is written under a temporary name in its final
+// directory, fsynced, closed, renamed into place, and the directory is
+// fsynced, so a reader or a crash sees either the old file or the new one.
+package fsutil
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TempPrefix starts the name of every temporary file; readers and cleaners
+// skip names that carry it.
+const TempPrefix = ".tmp-"
+
+// File is a file being written under a temporary name.
+type File struct {
+	*os.File
+	final string
+	done  bool
+}
+
+// Create opens a temporary file in path's directory that Commit will
+// rename to path.
+func Create(path string) (*File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, TempPrefix+base+"-*")
+	if err != nil {
+		return nil, err
+	}
+	return &File{File: f, final: path}, nil
+}
+
+// Commit makes the written bytes durable and publishes them at the final
+// path atomically.
+func (f *File) Commit() error {
+	if f.done {
+		return fmt.Errorf("%s: already committed or aborted", f.final)
+	}
+	f.done = true
+	if err := f.File.Sync(); err != nil {
+		f.File.Close()
+		os.Remove(f.File.Name())
+		return fmt.Errorf("%s: fsync: %w", f.final, err)
+	}
+	if err := f.File.Close(); err != nil {
+		os.Remove(f.File.Name())
+		return fmt.Errorf("%s: close: %w", f.final, err)
+	}
+	if err := os.Rename(f.File.Name(), f.final); err != nil {
+		os.Remove(f.File.Name())
+		return err
+	}
+	return SyncDir(filepath.Dir(f.final))
+}
+
+// Abort discards the temporary file. It is a no-op after Commit.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.File.Close()
+	os.Remove(f.File.Name())
+}
+
+// SyncDir fsyncs a directory so that renames and creations in it are
+// durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("%s: fsync dir: %w", dir, err)
+	}
+	return nil
+}
+
+// WriteFile writes data to path atomically and durably.
+func WriteFile(path string, data []byte) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}

@@ -1,0 +1,201 @@
+package rowio
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+)
+
+// getter copies row i of an Arrow column into a struct field.
+type getter func(col arrow.Array, i int, dst reflect.Value) error
+
+// binding maps one struct field to one column of an incoming schema
+// (col < 0: the column is absent and the field keeps its zero value).
+type binding struct {
+	f   *field
+	col int
+	get getter
+}
+
+// bind matches p's fields against schema s by name, accepting the
+// conversions other tools need: binary for fixed-size binary (length
+// checked per value), any timestamp unit, any integer width.
+func (p *plan) bind(s *arrow.Schema) ([]binding, error) {
+	out := make([]binding, 0, len(p.fields))
+	for i := range p.fields {
+		f := &p.fields[i]
+		idx := s.FieldIndices(f.name)
+		if len(idx) == 0 {
+			if !f.optional && f.kind != kStringList && f.kind != kStructList && f.kind != kBool {
+				return nil, fmt.Errorf("missing required column %q", f.name)
+			}
+			out = append(out, binding{f: f, col: -1})
+			continue
+		}
+		g, err := getterFor(f, s.Field(idx[0]).Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", f.name, err)
+		}
+		out = append(out, binding{f: f, col: idx[0], get: g})
+	}
+	return out, nil
+}
+
+func getterFor(f *field, t arrow.DataType) (getter, error) {
+	bad := fmt.Errorf("want %s, got %s", f.arrowType(), t)
+	switch f.kind {
+	case kFixed:
+		switch t.ID() {
+		case arrow.FIXED_SIZE_BINARY, arrow.BINARY, arrow.LARGE_BINARY:
+			w := f.width
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				b := binaryValue(c, i)
+				if len(b) != w && !(w == 20 && len(b) == 32) {
+					return fmt.Errorf("column %q row %d: %d bytes, want %d", f.name, i, len(b), w)
+				}
+				reflect.Copy(d, reflect.ValueOf(b[:w]))
+				return nil
+			}, nil
+		}
+	case kBinary:
+		switch t.ID() {
+		case arrow.FIXED_SIZE_BINARY, arrow.BINARY, arrow.LARGE_BINARY:
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				d.SetBytes(append([]byte(nil), binaryValue(c, i)...))
+				return nil
+			}, nil
+		}
+	case kString:
+		if t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING {
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				d.SetString(c.(interface{ Value(int) string }).Value(i))
+				return nil
+			}, nil
+		}
+	case kBool:
+		if t.ID() == arrow.BOOL {
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				d.SetBool(c.(*array.Boolean).Value(i))
+				return nil
+			}, nil
+		}
+	case kInt8, kInt32, kInt64:
+		if g := intGetter(t); g != nil {
+			return func(c arrow.Array, i int, d reflect.Value) error { d.SetInt(g(c, i)); return nil }, nil
+		}
+	case kTimestamp:
+		if ts, ok := t.(*arrow.TimestampType); ok {
+			div := map[arrow.TimeUnit]int64{arrow.Second: -1000, arrow.Millisecond: 1, arrow.Microsecond: 1000, arrow.Nanosecond: 1000_000}[ts.Unit]
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				v := int64(c.(*array.Timestamp).Value(i))
+				if div < 0 {
+					v *= -div
+				} else {
+					v /= div
+				}
+				d.SetInt(v)
+				return nil
+			}, nil
+		}
+		if g := intGetter(t); g != nil {
+			return func(c arrow.Array, i int, d reflect.Value) error { d.SetInt(g(c, i)); return nil }, nil
+		}
+	case kFloat64:
+		if t.ID() == arrow.FLOAT64 {
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				d.SetFloat(c.(*array.Float64).Value(i))
+				return nil
+			}, nil
+		}
+	case kStringList:
+		if lt, ok := t.(*arrow.ListType); ok && lt.Elem().ID() == arrow.STRING {
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				l := c.(*array.List)
+				s, e := l.ValueOffsets(i)
+				vals := l.ListValues().(*array.String)
+				out := make([]string, 0, e-s)
+				for j := s; j < e; j++ {
+					out = append(out, vals.Value(int(j)))
+				}
+				d.Set(reflect.ValueOf(out))
+				return nil
+			}, nil
+		}
+	case kStructList:
+		if lt, ok := t.(*arrow.ListType); ok {
+			st, ok := lt.Elem().(*arrow.StructType)
+			if !ok {
+				return nil, bad
+			}
+			inner, err := f.elem.bind(arrow.NewSchema(st.Fields(), nil))
+			if err != nil {
+				return nil, err
+			}
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				l := c.(*array.List)
+				s, e := l.ValueOffsets(i)
+				sv := l.ListValues().(*array.Struct)
+				out := reflect.MakeSlice(d.Type(), int(e-s), int(e-s))
+				for j := s; j < e; j++ {
+					if err := fill(inner, sv.Field, int(j), out.Index(int(j-s))); err != nil {
+						return err
+					}
+				}
+				d.Set(out)
+				return nil
+			}, nil
+		}
+	}
+	return nil, bad
+}
+
+// fill sets the fields of dst from row i of the columns col(k).
+func fill(bs []binding, col func(int) arrow.Array, i int, dst reflect.Value) error {
+	for _, b := range bs {
+		if b.col < 0 {
+			continue
+		}
+		c := col(b.col)
+		if c.IsNull(i) {
+			continue
+		}
+		if err := b.get(c, i, dst.FieldByIndex(b.f.index)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func binaryValue(c arrow.Array, i int) []byte {
+	switch a := c.(type) {
+	case *array.FixedSizeBinary:
+		return a.Value(i)
+	case *array.Binary:
+		return a.Value(i)
+	case *array.LargeBinary:
+		return a.Value(i)
+	}
+	return nil
+}
+
+func intGetter(t arrow.DataType) func(arrow.Array, int) int64 {
+	switch t.ID() {
+	case arrow.INT8:
+		return func(c arrow.Array, i int) int64 { return int64(c.(*array.Int8).Value(i)) }
+	case arrow.INT16:
+		return func(c arrow.Array, i int) int64 { return int64(c.(*array.Int16).Value(i)) }
+	case arrow.INT32:
+		return func(c arrow.Array, i int) int64 { return int64(c.(*array.Int32).Value(i)) }
+	case arrow.INT64:
+		return func(c arrow.Array, i int) int64 { return c.(*array.Int64).Value(i) }
+	case arrow.UINT8:
+		return func(c arrow.Array, i int) int64 { return int64(c.(*array.Uint8).Value(i)) }
+	case arrow.UINT16:
+		return func(c arrow.Array, i int) int64 { return int64(c.(*array.Uint16).Value(i)) }
+	case arrow.UINT32:
+		return func(c arrow.Array, i int) int64 { return int64(c.(*array.Uint32).Value(i)) }
+	}
+	return nil
+}

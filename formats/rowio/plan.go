@@ -1,0 +1,154 @@
+package rowio
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+)
+
+// kind is how one struct field maps to an Arrow column.
+type kind int
+
+const (
+	kFixed kind = iota // [N]byte → fixed_size_binary[N]
+	kBinary
+	kString
+	kBool
+	kInt8
+	kInt32
+	kInt64
+	kTimestamp // int64 milliseconds → timestamp[ms, UTC]
+	kFloat64
+	kStringList
+	kStructList
+)
+
+// field is one column of a row type, derived from its parquet struct tag.
+type field struct {
+	name     string
+	index    []int // reflect field index path (through embedded structs)
+	kind     kind
+	width    int // for kFixed
+	optional bool
+	elem     *plan // for kStructList
+}
+
+// plan is the Arrow mapping of a row struct type.
+type plan struct {
+	typ    reflect.Type
+	fields []field
+	schema *arrow.Schema
+}
+
+var plans sync.Map // reflect.Type → *plan
+
+func planOf(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	p := &plan{typ: t}
+	p.collect(t, nil)
+	afs := make([]arrow.Field, len(p.fields))
+	for i, f := range p.fields {
+		afs[i] = arrow.Field{Name: f.name, Type: f.arrowType(), Nullable: f.optional}
+	}
+	p.schema = arrow.NewSchema(afs, nil)
+	plans.Store(t, p)
+	return p
+}
+
+func (p *plan) collect(t reflect.Type, prefix []int) {
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		idx := append(append([]int(nil), prefix...), i)
+		tag, hasTag := sf.Tag.Lookup("parquet")
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && !hasTag {
+			p.collect(sf.Type, idx)
+			continue
+		}
+		if !sf.IsExported() || tag == "-" {
+			continue
+		}
+		opts := strings.Split(tag, ",")
+		f := field{name: opts[0], index: idx}
+		if f.name == "" {
+			f.name = sf.Name
+		}
+		ts := false
+		for _, o := range opts[1:] {
+			switch {
+			case o == "optional":
+				f.optional = true
+			case strings.HasPrefix(o, "timestamp"):
+				ts = true
+			}
+		}
+		f.kind, f.width, f.elem = kindOf(sf.Type, ts)
+		p.fields = append(p.fields, f)
+	}
+}
+
+func kindOf(t reflect.Type, ts bool) (kind, int, *plan) {
+	switch t.Kind() {
+	case reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return kFixed, t.Len(), nil
+		}
+	case reflect.Slice:
+		switch t.Elem().Kind() {
+		case reflect.Uint8:
+			return kBinary, 0, nil
+		case reflect.String:
+			return kStringList, 0, nil
+		case reflect.Struct:
+			return kStructList, 0, planOf(t.Elem())
+		}
+	case reflect.String:
+		return kString, 0, nil
+	case reflect.Bool:
+		return kBool, 0, nil
+	case reflect.Int8:
+		return kInt8, 0, nil
+	case reflect.Int32:
+		return kInt32, 0, nil
+	case reflect.Int64:
+		if ts {
+			return kTimestamp, 0, nil
+		}
+		return kInt64, 0, nil
+	case reflect.Float64:
+		return kFloat64, 0, nil
+	}
+	panic(fmt.Sprintf("rowio: unsupported field type %s", t))
+}
+
+func (f field) arrowType() arrow.DataType {
+	switch f.kind {
+	case kFixed:
+		return &arrow.FixedSizeBinaryType{ByteWidth: f.width}
+	case kBinary:
+		return arrow.BinaryTypes.Binary
+	case kString:
+		return arrow.BinaryTypes.String
+	case kBool:
+		return arrow.FixedWidthTypes.Boolean
+	case kInt8:
+		return arrow.PrimitiveTypes.Int8
+	case kInt32:
+		return arrow.PrimitiveTypes.Int32
+	case kInt64:
+		return arrow.PrimitiveTypes.Int64
+	case kTimestamp:
+		return arrow.FixedWidthTypes.Timestamp_ms
+	case kFloat64:
+		return arrow.PrimitiveTypes.Float64
+	case kStringList:
+		return arrow.ListOf(arrow.BinaryTypes.String)
+	case kStructList:
+		return arrow.ListOfNonNullable(arrow.StructOf(f.elem.schema.Fields()...))
+	}
+	panic("rowio: unknown kind")
+}

@@ -1,0 +1,201 @@
+package rowio
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/parquet-go/parquet-go"
+)
+
+// Reader reads rows of type T from a Parquet file or an Arrow IPC stream.
+type Reader[T any] struct {
+	name string
+	f    *os.File
+	pr   *parquet.GenericReader[T]
+	ar   *ipc.Reader
+	bind []binding
+	rec  arrow.Record
+	pos  int
+}
+
+// Open opens a row source: "-" reads an Arrow IPC stream from stdin,
+// anything else a Parquet file. The input's columns are checked against
+// T: a missing required column or an incompatible type is an ErrSchema.
+func Open[T any](path string, stdin io.Reader) (*Reader[T], error) {
+	var zero T
+	pl := planOf(reflect.TypeOf(zero))
+	if path == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return openArrow[T]("stdin", bufio.NewReaderSize(stdin, 1<<20), pl)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := openParquet[T](path, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// OpenArrow reads an Arrow IPC stream from r, naming it name in errors.
+func OpenArrow[T any](name string, r io.Reader) (*Reader[T], error) {
+	var zero T
+	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)))
+}
+
+func openArrow[T any](name string, in io.Reader, pl *plan) (*Reader[T], error) {
+	ar, err := ipc.NewReader(in)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty input (no Arrow IPC stream)", name)
+		}
+		return nil, fmt.Errorf("%s: not an Arrow IPC stream: %w", name, err)
+	}
+	b, err := pl.bind(ar.Schema())
+	if err != nil {
+		ar.Release()
+		return nil, fmt.Errorf("%s: %w: %w", name, ErrSchema, err)
+	}
+	return &Reader[T]{name: name, ar: ar, bind: b}, nil
+}
+
+func openParquet[T any](path string, f *os.File) (*Reader[T], error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
+	}
+	var zero T
+	if err := CheckSchema(parquet.SchemaOf(zero), pf.Schema()); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrSchema, err)
+	}
+	return &Reader[T]{name: path, f: f, pr: parquet.NewGenericReader[T](pf)}, nil
+}
+
+// CheckSchema verifies that every required leaf column of want is in got
+// with the same physical type.
+func CheckSchema(want, got *parquet.Schema) error {
+	for _, path := range want.Columns() {
+		wl, _ := want.Lookup(path...)
+		gl, ok := got.Lookup(path...)
+		if !ok {
+			if isOptionalPath(want, path) {
+				continue
+			}
+			return fmt.Errorf("missing required column %q", joinPath(path))
+		}
+		if wk, gk := wl.Node.Type().Kind(), gl.Node.Type().Kind(); wk != gk {
+			return fmt.Errorf("column %q is %s, want %s", joinPath(path), gk, wk)
+		}
+		if wl.Node.Type().Kind() == parquet.FixedLenByteArray && wl.Node.Type().Length() != gl.Node.Type().Length() {
+			return fmt.Errorf("column %q is FIXED_LEN_BYTE_ARRAY(%d), want (%d)", joinPath(path), gl.Node.Type().Length(), wl.Node.Type().Length())
+		}
+	}
+	return nil
+}
+
+func isOptionalPath(s *parquet.Schema, path []string) bool {
+	var n parquet.Node = s
+	for _, p := range path {
+		var next parquet.Node
+		for _, f := range n.Fields() {
+			if f.Name() == p {
+				next = f
+			}
+		}
+		if next == nil {
+			return false
+		}
+		if next.Optional() || next.Repeated() {
+			return true
+		}
+		n = next
+	}
+	return false
+}
+
+func joinPath(p []string) string {
+	s := ""
+	for i, e := range p {
+		if i > 0 {
+			s += "."
+		}
+		s += e
+	}
+	return s
+}
+
+// Read fills buf with up to len(buf) rows; it returns io.EOF at the end.
+func (r *Reader[T]) Read(buf []T) (int, error) {
+	if r.pr != nil {
+		n, err := r.pr.Read(buf)
+		if err != nil && !errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%s: %w", r.name, err)
+		}
+		return n, err
+	}
+	var zero T
+	n := 0
+	for n < len(buf) {
+		if r.rec == nil || r.pos >= int(r.rec.NumRows()) {
+			if !r.ar.Next() {
+				if err := r.ar.Err(); err != nil {
+					return n, fmt.Errorf("%s: %w", r.name, err)
+				}
+				if n == 0 {
+					return 0, io.EOF
+				}
+				return n, nil
+			}
+			r.rec, r.pos = r.ar.Record(), 0
+		}
+		buf[n] = zero
+		dst := reflect.ValueOf(&buf[n]).Elem()
+		if err := fill(r.bind, r.rec.Column, r.pos, dst); err != nil {
+			return n, fmt.Errorf("%s: %w", r.name, err)
+		}
+		r.pos++
+		n++
+	}
+	return n, nil
+}
+
+// ReadAll reads every remaining row.
+func (r *Reader[T]) ReadAll() ([]T, error) {
+	var out []T
+	buf := make([]T, 1024)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// Close releases the input.
+func (r *Reader[T]) Close() error {
+	if r.pr != nil {
+		r.pr.Close()
+		return r.f.Close()
+	}
+	r.ar.Release()
+	return nil
+}
