@@ -20,8 +20,7 @@ import (
 
 // commands lists the subcommands once, in data-flow order.
 func commands() []*cli.Command {
-	return []*cli.Command{
-	}
+	return []*cli.Command{}
 }
 
 // New builds the cli.App. stdin/stdout/stderr are the process streams

@@ -104,8 +104,8 @@ func TestBadInputs(t *testing.T) {
 
 	tests := []struct {
 		name, path, want string
-		stdin          string
-		schemaErr      bool
+		stdin            string
+		schemaErr        bool
 	}{
 		{"not parquet", notParquet, "not a readable Parquet file", "", false},
 		{"truncated", trunc, "not a readable Parquet file", "", false},
