@@ -1,0 +1,165 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/infohash/infohash/formats/fsutil"
+)
+
+// Commit publishes the transaction as the next snapshot. It holds the
+// writer lock only for the publish step. If another writer committed
+// since Begin, it returns ErrConflict and the caller re-applies its work
+// on the new base (or gives up with the locked exit status).
+func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
+	defer tx.Abort()
+	if o.Keep < 1 {
+		o.Keep = 3
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now().UTC()
+	}
+	l, err := acquireLock(ctx, tx.d.Dir, o.LockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	cur, err := tx.d.Current()
+	if err != nil {
+		return nil, err
+	}
+	if cur.Snapshot != tx.base.Snapshot {
+		return nil, fmt.Errorf("dataset: %s: snapshot %d became %d: %w", tx.d.Dir, tx.base.Snapshot, cur.Snapshot, ErrConflict)
+	}
+	next := tx.next
+	next.Snapshot = tx.base.Snapshot + 1
+	next.FormatVersion = FormatVersion
+	next.CreatedAt = o.Now
+	next.Writer = o.Writer
+	for name := range tx.dirty {
+		if err := tx.buildTable(name, next.Snapshot); err != nil {
+			return nil, err
+		}
+	}
+	mdir := filepath.Join(tx.d.Dir, "manifests")
+	if err := os.MkdirAll(mdir, 0o755); err != nil {
+		return nil, err
+	}
+	mname := manifestName(next.Snapshot)
+	if err := writeManifest(filepath.Join(mdir, mname), next); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", tx.d.Dir, err)
+	}
+	// The commit point.
+	if err := fsutil.WriteFile(filepath.Join(tx.d.Dir, "CURRENT"), []byte(mname+"\n")); err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", tx.d.Dir, err)
+	}
+	if err := tx.d.linkCurrent(next); err != nil {
+		return next, err // committed; the next open rolls the link forward
+	}
+	tx.d.gc(next.Snapshot, o.Keep)
+	return next, nil
+}
+
+// buildTable lays out the new snapshot directory of table: staged files
+// move in, kept files are hard-linked from the base snapshot.
+func (tx *Tx) buildTable(name string, snap int64) error {
+	t := tx.next.Tables[name]
+	oldDir := t.Dir
+	rel := filepath.Join(name, "v", fmt.Sprintf("%012d", snap))
+	abs := filepath.Join(tx.d.Dir, rel)
+	if err := os.RemoveAll(abs); err != nil { // debris of a crashed commit
+		return err
+	}
+	place := func(key, dstDir, fname, oldPath string) error {
+		if err := os.MkdirAll(dstDir, 0o755); err != nil {
+			return err
+		}
+		dst := filepath.Join(dstDir, fname)
+		src := filepath.Join(tx.stage, name, key, fname)
+		if tx.staged[filepath.Join(name, key, fname)] {
+			return os.Rename(src, dst)
+		}
+		if oldDir == "" {
+			return fmt.Errorf("dataset: %s: file %s is neither staged nor in the base snapshot", name, fname)
+		}
+		return os.Link(filepath.Join(tx.d.Dir, oldPath), dst)
+	}
+	dirs := map[string]bool{abs: true}
+	for key, files := range t.Partitions {
+		pdir := filepath.Join(abs, strings.TrimPrefix((&Table{Dir: ""}).PartitionDir(key), "/"))
+		dirs[pdir] = true
+		for _, f := range files {
+			old := filepath.Join((&Table{Dir: oldDir}).PartitionDir(key), f.Name)
+			if err := place(key, pdir, f.Name, old); err != nil {
+				return fmt.Errorf("dataset: %s: %w", name, err)
+			}
+		}
+	}
+	for key, f := range t.Blooms {
+		if _, ok := t.Partitions[key]; !ok {
+			delete(t.Blooms, key)
+			continue
+		}
+		bdir := filepath.Join(abs, "_bloom")
+		dirs[bdir] = true
+		if err := place(key, bdir, f.Name, filepath.Join(oldDir, "_bloom", f.Name)); err != nil {
+			return fmt.Errorf("dataset: %s bloom: %w", name, err)
+		}
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return err
+	}
+	for d := range dirs {
+		if err := fsutil.SyncDir(d); err != nil {
+			return err
+		}
+	}
+	fsutil.SyncDir(filepath.Dir(abs))
+	t.Dir = rel
+	return nil
+}
+
+// gc removes manifests and snapshot directories older than the last keep
+// snapshots. Called under the lock.
+func (d *Dataset) gc(latest int64, keep int) {
+	ents, _ := os.ReadDir(filepath.Join(d.Dir, "manifests"))
+	referenced := map[string]bool{}
+	var old []string
+	for _, e := range ents {
+		n, err := strconv.ParseInt(strings.TrimSuffix(e.Name(), ".json"), 10, 64)
+		if err != nil || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(d.Dir, "manifests", e.Name())
+		if n > latest-int64(keep) {
+			if m, err := readManifest(p); err == nil {
+				for _, t := range m.Tables {
+					referenced[t.Dir] = true
+				}
+			}
+			continue
+		}
+		old = append(old, p)
+	}
+	sort.Strings(old)
+	for name := range map[string]bool{TableState: true, TableTorrents: true, TablePeers: true} {
+		vs, _ := os.ReadDir(filepath.Join(d.Dir, name, "v"))
+		for _, v := range vs {
+			rel := filepath.Join(name, "v", v.Name())
+			n, err := strconv.ParseInt(v.Name(), 10, 64)
+			if err != nil || referenced[rel] || n > latest {
+				continue
+			}
+			os.RemoveAll(filepath.Join(d.Dir, rel))
+		}
+	}
+	for _, p := range old {
+		os.Remove(p)
+	}
+}

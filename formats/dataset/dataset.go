@@ -1,0 +1,168 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// Dataset is an open dataset directory.
+type Dataset struct {
+	Dir string
+}
+
+// OpenOptions control Open.
+type OpenOptions struct {
+	Create   bool          // create an empty dataset if DIR has none
+	LockWait time.Duration // how long maintenance on open may wait for the lock
+}
+
+// ErrNotDataset is returned when DIR holds no dataset and Create is off.
+var ErrNotDataset = errors.New("not an infohash dataset (no CURRENT file)")
+
+// Open opens (or creates) the dataset in dir, migrating an older format,
+// rolling forward a commit a crash left half-published, and removing the
+// debris of dead writers.
+func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
+	d := &Dataset{Dir: dir}
+	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); errors.Is(err, os.ErrNotExist) {
+		if !o.Create {
+			return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
+		}
+		if err := d.create(ctx, o.LockWait); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	m, err := d.Current()
+	if err != nil {
+		return nil, err
+	}
+	if m.FormatVersion > FormatVersion {
+		return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: format %d is newer than this build's %d; upgrade infohash", dir, m.FormatVersion, FormatVersion))
+	}
+	if m.FormatVersion < FormatVersion {
+		if err := d.migrate(ctx, m, o.LockWait); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	d.maintain(m)
+	return d, nil
+}
+
+func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
+	for _, sub := range []string{"", "manifests", "staging", "inbox"} {
+		if err := os.MkdirAll(filepath.Join(d.Dir, sub), 0o755); err != nil {
+			return fmt.Errorf("dataset: %s: %w", d.Dir, err)
+		}
+	}
+	l, err := acquireLock(ctx, d.Dir, wait)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	if _, err := os.Stat(filepath.Join(d.Dir, "CURRENT")); err == nil {
+		return nil // created concurrently
+	}
+	m := &Manifest{FormatVersion: FormatVersion, CreatedAt: time.Now().UTC(), Writer: "create", Tables: map[string]*Table{}}
+	if err := writeManifest(filepath.Join(d.Dir, "manifests", manifestName(0)), m); err != nil {
+		return err
+	}
+	return fsutil.WriteFile(filepath.Join(d.Dir, "CURRENT"), []byte(manifestName(0)+"\n"))
+}
+
+// Current reads the latest committed manifest.
+func (d *Dataset) Current() (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(d.Dir, "CURRENT"))
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", d.Dir, err)
+	}
+	name := strings.TrimSpace(string(b))
+	if strings.ContainsAny(name, "/\\") || !strings.HasSuffix(name, ".json") {
+		return nil, fmt.Errorf("dataset: %s/CURRENT: corrupt pointer %q", d.Dir, name)
+	}
+	return readManifest(filepath.Join(d.Dir, "manifests", name))
+}
+
+// Path joins a dataset-relative path onto the dataset directory.
+func (d *Dataset) Path(rel ...string) string {
+	return filepath.Join(append([]string{d.Dir}, rel...)...)
+}
+
+// FilePath is the absolute path of file f of partition key in table t.
+func (d *Dataset) FilePath(t *Table, key string, f FileInfo) string {
+	return filepath.Join(d.Dir, t.PartitionDir(key), f.Name)
+}
+
+// maintain rolls table symlinks forward to the committed manifest and
+// removes staging directories whose writers are gone. It only acts when
+// the lock is free at once: a live writer will do the same itself.
+func (d *Dataset) maintain(m *Manifest) {
+	l, err := acquireLock(context.Background(), d.Dir, 0)
+	if err != nil {
+		return
+	}
+	defer l.Release()
+	d.linkCurrent(m)
+	d.cleanStaging()
+}
+
+// linkCurrent points each table's current symlink at its directory in m.
+func (d *Dataset) linkCurrent(m *Manifest) error {
+	for name, t := range m.Tables {
+		link := filepath.Join(d.Dir, name, "current")
+		target, err := filepath.Rel(filepath.Join(d.Dir, name), filepath.Join(d.Dir, t.Dir))
+		if err != nil {
+			return err
+		}
+		if cur, err := os.Readlink(link); err == nil && cur == target {
+			continue
+		}
+		tmp := filepath.Join(d.Dir, name, fsutil.TempPrefix+"current")
+		os.Remove(tmp)
+		if err := os.Symlink(target, tmp); err != nil {
+			return fmt.Errorf("dataset: %s: %w", link, err)
+		}
+		if err := os.Rename(tmp, link); err != nil {
+			return fmt.Errorf("dataset: %s: %w", link, err)
+		}
+		if err := fsutil.SyncDir(filepath.Join(d.Dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanStaging removes staging directories of writers that died: each live
+// writer holds a shared flock on its directory's .owner file.
+func (d *Dataset) cleanStaging() {
+	ents, _ := os.ReadDir(filepath.Join(d.Dir, "staging"))
+	for _, e := range ents {
+		dir := filepath.Join(d.Dir, "staging", e.Name())
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < time.Minute {
+			continue // a writer may be setting it up right now
+		}
+		f, err := os.Open(filepath.Join(dir, ".owner"))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				os.RemoveAll(dir)
+			}
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.RemoveAll(dir)
+		}
+		f.Close()
+	}
+}

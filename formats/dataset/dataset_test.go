@@ -1,0 +1,200 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+func openNew(t *testing.T) *Dataset {
+	t.Helper()
+	d, err := Open(context.Background(), t.TempDir(), OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func commitRows(t *testing.T, d *Dataset, key string, rows []schema.State) *Manifest {
+	t.Helper()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := WriteStaged(tx, TableState, key, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetPartition(TableState, key, []FileInfo{info})
+	m, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func globRows(t *testing.T, d *Dataset) int {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(d.Dir, "state", "current", "prefix=*", "*.parquet"))
+	n := 0
+	for _, f := range files {
+		rows, err := ReadFile[schema.State](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(rows)
+	}
+	return n
+}
+
+func TestCommitPublishesThroughGlob(t *testing.T) {
+	d := openNew(t)
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}, {InfoHash: schema.Hash{0, 2}}})
+	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1, 1}}})
+	if m.Snapshot != 2 || m.Table(TableState).Rows() != 3 {
+		t.Fatalf("snapshot %d rows %d", m.Snapshot, m.Table(TableState).Rows())
+	}
+	if n := globRows(t, d); n != 3 {
+		t.Fatalf("glob sees %d rows, want 3", n)
+	}
+	// Replacing a partition: the glob shows only the new file.
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 9}}})
+	if n := globRows(t, d); n != 2 {
+		t.Fatalf("glob sees %d rows after replace, want 2", n)
+	}
+	ents, _ := os.ReadDir(filepath.Join(d.Dir, "staging"))
+	if len(ents) != 0 {
+		t.Fatalf("staging left: %v", ents)
+	}
+}
+
+func TestConflictAndLock(t *testing.T) {
+	d := openNew(t)
+	tx1, _ := d.Begin()
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
+	info, _ := WriteStaged(tx1, TableState, "02", []schema.State{{InfoHash: schema.Hash{2}}})
+	tx1.SetPartition(TableState, "02", []FileInfo{info})
+	if _, err := tx1.Commit(context.Background(), CommitOptions{}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("stale base commit: err = %v, want ErrConflict", err)
+	}
+	l, err := acquireLock(context.Background(), d.Dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx2, _ := d.Begin()
+	if _, err := tx2.Commit(context.Background(), CommitOptions{}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("locked commit: err = %v, want ErrLocked", err)
+	}
+	l.Release()
+}
+
+func TestKeepAndGC(t *testing.T) {
+	d := openNew(t)
+	for i := 0; i < 6; i++ {
+		commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, byte(i)}}})
+	}
+	vs, _ := os.ReadDir(filepath.Join(d.Dir, "state", "v"))
+	if len(vs) != 3 {
+		t.Fatalf("kept %d snapshot dirs, want 3", len(vs))
+	}
+	ms, _ := os.ReadDir(filepath.Join(d.Dir, "manifests"))
+	if len(ms) != 3 {
+		t.Fatalf("kept %d manifests, want 3", len(ms))
+	}
+}
+
+func TestRollForwardAfterCrashBeforeLink(t *testing.T) {
+	d := openNew(t)
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
+	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}}})
+	// Simulate a crash between CURRENT and the symlink: point it back.
+	link := filepath.Join(d.Dir, "state", "current")
+	os.Remove(link)
+	os.Symlink("v/000000000001", link)
+	if n := globRows(t, d); n != 1 {
+		t.Fatalf("setup: %d rows", n)
+	}
+	if _, err := Open(context.Background(), d.Dir, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.Readlink(link); got != "v/"+filepath.Base(m.Tables[TableState].Dir) {
+		t.Fatalf("link not rolled forward: %s", got)
+	}
+	if n := globRows(t, d); n != 2 {
+		t.Fatalf("after roll forward: %d rows", n)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := Open(context.Background(), t.TempDir(), OpenOptions{}); !errors.Is(err, ErrNotDataset) {
+		t.Fatalf("err = %v", err)
+	}
+	d := openNew(t)
+	os.WriteFile(filepath.Join(d.Dir, "CURRENT"), []byte("../../etc/passwd\n"), 0o644)
+	if _, err := Open(context.Background(), d.Dir, OpenOptions{}); err == nil {
+		t.Fatal("corrupt CURRENT accepted")
+	}
+}
+
+// stateV1 is the state row of dataset format 1.
+type stateV1 struct {
+	InfoHash       schema.Hash `parquet:"info_hash"`
+	HashType       int8        `parquet:"hash_type,int(8)"`
+	FirstSeen      int64       `parquet:"first_seen,timestamp(millisecond)"`
+	LastSeen       int64       `parquet:"last_seen,timestamp(millisecond)"`
+	SeenCount      int64       `parquet:"seen_count"`
+	LastSource     string      `parquet:"last_source,dict"`
+	Activity       float64     `parquet:"activity"`
+	MetadataStatus string      `parquet:"metadata_status,dict"`
+	Attempts       int32       `parquet:"attempts"`
+	NextRetry      int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
+	Tier           string      `parquet:"tier,dict"`
+}
+
+func TestMigrateFromV1(t *testing.T) {
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, "state", "v", "000000000001", "prefix=ab")
+	os.MkdirAll(pdir, 0o755)
+	os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
+	rows := []stateV1{{InfoHash: schema.Hash{0xab, 1}, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, NextRetry: 5, Tier: "hot"}}
+	if err := parquet.WriteFile(filepath.Join(pdir, "old.parquet"), rows); err != nil {
+		t.Fatal(err)
+	}
+	m := &Manifest{FormatVersion: 1, Snapshot: 1, Tables: map[string]*Table{TableState: {Dir: "state/v/000000000001",
+		Partitions: map[string][]FileInfo{"ab": {{Name: "old.parquet", Rows: 1}}}}}}
+	writeManifest(filepath.Join(dir, "manifests", manifestName(1)), m)
+	os.WriteFile(filepath.Join(dir, "CURRENT"), []byte(manifestName(1)), 0o644)
+
+	d, err := Open(context.Background(), dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := d.Current()
+	if cur.FormatVersion != FormatVersion || cur.Snapshot != 2 {
+		t.Fatalf("after migrate: version %d snapshot %d", cur.FormatVersion, cur.Snapshot)
+	}
+	st := cur.Table(TableState)
+	got, err := ReadPartition[schema.State](d, st, "ab")
+	if err != nil || len(got) != 1 || got[0].SeenCount != 7 || got[0].Attempts != 3 || got[0].NextRetry != 5 {
+		t.Fatalf("migrated rows %+v, %v", got, err)
+	}
+	f, _ := os.Open(d.FilePath(st, "ab", st.Partitions["ab"][0]))
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := pf.Schema().Lookup("backoff_step"); !ok {
+		t.Fatal("migrated file lacks backoff_step")
+	}
+	if n := globRows(t, d); n != 1 {
+		t.Fatalf("glob after migrate: %d", n)
+	}
+}

@@ -1,0 +1,26 @@
+// Package dataset is infohash's on-disk dataset: its layout, the manifest
+// that is the one commit point, the writer lock, snapshots and migration.
+//
+// Layout of DIR:
+//
+//	CURRENT                    the commit point: names the latest manifest
+//	LOCK                       flock(2) writer lock; holds host and PID
+//	manifests/NNNNNNNNNNNN.json one manifest per snapshot
+//	state/v/NNNNNNNNNNNN/prefix=XX/*.parquet    immutable snapshot dirs
+//	state/current -> v/NNNNNNNNNNNN             what DuckDB globs
+//	torrents/…, peers/…        further tables, same scheme
+//	bloom/…                    per-partition Bloom filters (inside snapshot dirs, _bloom/)
+//	inbox/                     stdin spooled before it is applied
+//	staging/                   files being built by running writers
+//	policy.json, blocklist     scheduling policy (see pipeline/schedule)
+//
+// A snapshot directory is complete before it is published: unchanged
+// partitions are hard links to the previous snapshot's files, so file
+// names are unique per content and never rewritten. A commit writes the
+// new manifest, renames CURRENT onto it (the atomic step), then points each
+// table's current symlink at its new directory. Readers inside infohash go
+// through CURRENT; DuckDB through the symlink, which is consistent per
+// partition: a partition's files come from one snapshot, and each hash
+// lives in exactly one partition. For a frozen view, glob the versioned
+// directory printed by `infohash status`.
+package dataset

@@ -1,0 +1,78 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// Lock is the dataset's writer lock: flock(2) on DIR/LOCK. The kernel
+// drops it when the holder dies, so a kill -9 never leaves a stale lock;
+// the file's text (host, PID, start time) is for people.
+type Lock struct{ f *os.File }
+
+// ErrLocked is returned when another writer holds the lock.
+var ErrLocked = exitcode.ErrLocked
+
+// acquireLock takes the lock, waiting up to wait (0: fail at once).
+func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
+	path := filepath.Join(dir, "LOCK")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("dataset: %s: flock: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			holder, _ := os.ReadFile(path)
+			f.Close()
+			return nil, fmt.Errorf("dataset: %s: %w (held by %s)", dir, ErrLocked, trimHolder(holder))
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	host, _ := os.Hostname()
+	f.Truncate(0)
+	fmt.Fprintf(f, "host=%s pid=%d since=%s\n", host, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
+	return &Lock{f: f}, nil
+}
+
+func trimHolder(b []byte) string {
+	s := string(b)
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
+		s = s[:len(s)-1]
+	}
+	if s == "" {
+		return "another process"
+	}
+	return s
+}
+
+// Release drops the lock.
+func (l *Lock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.f.Truncate(0)
+	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+	l.f = nil
+}

@@ -1,0 +1,152 @@
+package dataset
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/infohash/infohash/formats/fsutil"
+)
+
+// FormatVersion is the dataset format this build writes. Older datasets
+// are migrated on open (see migrate.go).
+const FormatVersion = 2
+
+// Table names.
+const (
+	TableState    = "state"
+	TableTorrents = "torrents"
+	TablePeers    = "peers"
+)
+
+// Manifest describes one committed snapshot of the whole dataset.
+type Manifest struct {
+	FormatVersion int               `json:"format_version"`
+	Snapshot      int64             `json:"snapshot"`
+	CreatedAt     time.Time         `json:"created_at"`
+	Writer        string            `json:"writer,omitempty"` // command that committed it
+	Tables        map[string]*Table `json:"tables"`
+	Applied       []Applied         `json:"applied"` // ledger of inputs already applied
+	Policy        json.RawMessage   `json:"policy,omitempty"`
+}
+
+// Table is one table's files in a snapshot.
+type Table struct {
+	Dir        string                `json:"dir"`        // relative to DIR, e.g. state/v/000000000003
+	Partitions map[string][]FileInfo `json:"partitions"` // "00".."ff" ("" for unpartitioned tables)
+	// Blooms holds an optional Bloom filter per partition, stored in
+	// Dir/_bloom/.
+	Blooms map[string]FileInfo `json:"blooms,omitempty"`
+}
+
+// FileInfo describes one data file.
+type FileInfo struct {
+	Name   string `json:"name"`
+	Rows   int64  `json:"rows"`
+	Size   int64  `json:"size"`
+	CRC32C uint32 `json:"crc32c"`
+}
+
+// Applied records an input that a commit folded in, by content checksum.
+type Applied struct {
+	ID   string    `json:"id"` // sha256 of the input's bytes, hex
+	Name string    `json:"name"`
+	Rows int64     `json:"rows"`
+	At   time.Time `json:"at"`
+}
+
+// Rows is the table's total row count.
+func (t *Table) Rows() int64 {
+	var n int64
+	for _, fs := range t.Partitions {
+		for _, f := range fs {
+			n += f.Rows
+		}
+	}
+	return n
+}
+
+// PartitionKeys returns the table's partitions in order.
+func (t *Table) PartitionKeys() []string {
+	ks := make([]string, 0, len(t.Partitions))
+	for k := range t.Partitions {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// PartitionDir is the relative directory of partition key in t.
+func (t *Table) PartitionDir(key string) string {
+	if key == "" {
+		return t.Dir
+	}
+	return filepath.Join(t.Dir, "prefix="+key)
+}
+
+// HasApplied reports whether input id is in the ledger.
+func (m *Manifest) HasApplied(id string) bool {
+	for _, a := range m.Applied {
+		if a.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Table returns table name, or an empty table if it has none yet.
+func (m *Manifest) Table(name string) *Table {
+	if t, ok := m.Tables[name]; ok {
+		return t
+	}
+	return &Table{Partitions: map[string][]FileInfo{}, Blooms: map[string]FileInfo{}}
+}
+
+// BloomPath is the relative path of partition key's Bloom filter in t.
+func (t *Table) BloomPath(f FileInfo) string { return filepath.Join(t.Dir, "_bloom", f.Name) }
+
+func manifestName(snap int64) string { return fmt.Sprintf("%012d.json", snap) }
+
+func readManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{}
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("%s: corrupt manifest: %w", path, err)
+	}
+	if m.Tables == nil {
+		m.Tables = map[string]*Table{}
+	}
+	return m, nil
+}
+
+func writeManifest(path string, m *Manifest) error {
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, append(b, '\n'))
+}
+
+// clone deep-copies m so a transaction can edit it.
+func (m *Manifest) clone() *Manifest {
+	c := *m
+	c.Tables = make(map[string]*Table, len(m.Tables))
+	for k, t := range m.Tables {
+		nt := &Table{Dir: t.Dir, Partitions: make(map[string][]FileInfo, len(t.Partitions)), Blooms: map[string]FileInfo{}}
+		for p, f := range t.Blooms {
+			nt.Blooms[p] = f
+		}
+		for p, fs := range t.Partitions {
+			nt.Partitions[p] = append([]FileInfo(nil), fs...)
+		}
+		c.Tables[k] = nt
+	}
+	c.Applied = append([]Applied(nil), m.Applied...)
+	return &c
+}

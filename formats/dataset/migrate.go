@@ -1,0 +1,61 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// Format history:
+//
+//	1  state without backoff_step, bad_metadata, reactivated_at
+//	2  current
+//
+// migrate rewrites an older dataset's files in the current schema and
+// commits the result as a new snapshot; the old snapshot stays readable
+// until garbage-collected like any other.
+func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) error {
+	slog.Info("migrating dataset", "dir", d.Dir, "from", m.FormatVersion, "to", FormatVersion)
+	for {
+		tx, err := d.Begin()
+		if err != nil {
+			return err
+		}
+		if tx.Base().FormatVersion == FormatVersion {
+			tx.Abort()
+			return nil
+		}
+		if err := migrateState(d, tx); err != nil {
+			tx.Abort()
+			return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
+		}
+		_, err = tx.Commit(ctx, CommitOptions{LockWait: wait, Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
+		if err == nil || !isConflict(err) {
+			return err
+		}
+	}
+}
+
+func migrateState(d *Dataset, tx *Tx) error {
+	t := tx.Base().Table(TableState)
+	for _, key := range t.PartitionKeys() {
+		var infos []FileInfo
+		for _, f := range t.Partitions[key] {
+			rows, err := ReadFile[schema.State](d.FilePath(t, key, f))
+			if err != nil {
+				return err
+			}
+			info, err := WriteStaged(tx, TableState, key, rows)
+			if err != nil {
+				return err
+			}
+			infos = append(infos, info)
+		}
+		tx.SetPartition(TableState, key, infos)
+	}
+	// Bloom filters hold hashes, not columns: they carry over unchanged.
+	return nil
+}

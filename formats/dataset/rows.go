@@ -1,0 +1,85 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/rowio"
+)
+
+// WriteStaged writes rows (already sorted as the table requires) as a new
+// Parquet data file of partition key of table in tx, and stages it.
+func WriteStaged[T any](tx *Tx, table, key string, rows []T) (FileInfo, error) {
+	name := NewName(".parquet")
+	p := tx.StagePath(table, key, name)
+	f, err := os.Create(p)
+	if err != nil {
+		return FileInfo{}, fmt.Errorf("dataset: %w", err)
+	}
+	w := parquet.NewGenericWriter[T](f, rowio.ParquetOptions()...)
+	if _, err := w.Write(rows); err != nil {
+		f.Close()
+		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
+	}
+	if err := f.Close(); err != nil {
+		return FileInfo{}, err
+	}
+	return tx.Stage(table, key, name, int64(len(rows)))
+}
+
+// ReadFile reads every row of a data file. Columns the file lacks (an
+// older format) read as zero values.
+func ReadFile[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r := parquet.NewGenericReader[T](pf)
+	defer r.Close()
+	out := make([]T, 0, pf.NumRows())
+	buf := make([]T, 4096)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// ReadPartition reads all rows of partition key of table t.
+func ReadPartition[T any](d *Dataset, t *Table, key string) ([]T, error) {
+	var out []T
+	for _, f := range t.Partitions[key] {
+		rows, err := ReadFile[T](d.FilePath(t, key, f))
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = rows
+		} else {
+			out = append(out, rows...)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,152 @@
+package dataset
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+)
+
+// ErrConflict is returned by Commit when another writer committed after
+// the transaction's base snapshot: re-apply on the new base.
+var ErrConflict = errors.New("dataset changed since the transaction began")
+
+// Tx builds the next snapshot aside, in a private staging directory, and
+// publishes it in one atomic step.
+type Tx struct {
+	d      *Dataset
+	base   *Manifest
+	next   *Manifest
+	stage  string
+	owner  *os.File
+	staged map[string]bool // staging-relative paths of files this tx wrote
+	dirty  map[string]bool // tables changed
+}
+
+// Begin starts a transaction on the current snapshot.
+func (d *Dataset) Begin() (*Tx, error) {
+	base, err := d.Current()
+	if err != nil {
+		return nil, err
+	}
+	id := make([]byte, 6)
+	rand.Read(id)
+	stage := filepath.Join(d.Dir, "staging", fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(id)))
+	if err := os.MkdirAll(stage, 0o755); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	owner, err := os.Create(filepath.Join(stage, ".owner"))
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	syscall.Flock(int(owner.Fd()), syscall.LOCK_SH)
+	return &Tx{d: d, base: base, next: base.clone(), stage: stage, owner: owner,
+		staged: map[string]bool{}, dirty: map[string]bool{}}, nil
+}
+
+// Base is the snapshot the transaction started from.
+func (tx *Tx) Base() *Manifest { return tx.base }
+
+// Next is the manifest being built (edit it only through Tx methods).
+func (tx *Tx) Next() *Manifest { return tx.next }
+
+// NewName returns a fresh, globally unique data file name with ext.
+func NewName(ext string) string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return "part-" + hex.EncodeToString(b) + ext
+}
+
+// StagePath is where the caller writes a new file name for partition key
+// of table (bloom: a Bloom filter rather than a data file).
+func (tx *Tx) StagePath(table, key, name string) string {
+	p := filepath.Join(tx.stage, table, key, name)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	return p
+}
+
+// Stage records a file the caller finished writing at StagePath and
+// returns its FileInfo (size and CRC-32C computed here; rows from the
+// caller).
+func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
+	p := filepath.Join(tx.stage, table, key, name)
+	f, err := os.Open(p)
+	if err != nil {
+		return FileInfo{}, fmt.Errorf("dataset: %w", err)
+	}
+	defer f.Close()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
+	}
+	if err := f.Sync(); err != nil {
+		return FileInfo{}, fmt.Errorf("dataset: %s: fsync: %w", p, err)
+	}
+	tx.staged[filepath.Join(table, key, name)] = true
+	return FileInfo{Name: name, Rows: rows, Size: n, CRC32C: h.Sum32()}, nil
+}
+
+// SetPartition sets the files of partition key of table: names staged by
+// this transaction or kept from the base snapshot. No files: the partition
+// is dropped.
+func (tx *Tx) SetPartition(table, key string, files []FileInfo) {
+	t := tx.table(table)
+	if len(files) == 0 {
+		delete(t.Partitions, key)
+	} else {
+		t.Partitions[key] = files
+	}
+	tx.dirty[table] = true
+}
+
+// SetBloom sets the Bloom filter file of partition key (staged by Stage
+// with the same key).
+func (tx *Tx) SetBloom(table, key string, f FileInfo) {
+	tx.table(table).Blooms[key] = f
+	tx.dirty[table] = true
+}
+
+func (tx *Tx) table(name string) *Table {
+	t, ok := tx.next.Tables[name]
+	if !ok {
+		t = &Table{Partitions: map[string][]FileInfo{}, Blooms: map[string]FileInfo{}}
+		tx.next.Tables[name] = t
+	}
+	if t.Blooms == nil {
+		t.Blooms = map[string]FileInfo{}
+	}
+	return t
+}
+
+// AddApplied records an input in the ledger.
+func (tx *Tx) AddApplied(a Applied) { tx.next.Applied = append(tx.next.Applied, a) }
+
+// SetPolicy records the policy in force.
+func (tx *Tx) SetPolicy(raw []byte) { tx.next.Policy = append([]byte(nil), raw...) }
+
+// CommitOptions control Commit.
+type CommitOptions struct {
+	LockWait time.Duration // wait this long for the lock (0: fail at once)
+	Keep     int           // snapshots to keep for readers (min 1; default 3)
+	Writer   string        // command name recorded in the manifest
+	Now      time.Time     // manifest time (default: wall clock)
+}
+
+// Abort discards the transaction's staged files.
+func (tx *Tx) Abort() {
+	if tx.owner != nil {
+		tx.owner.Close()
+		tx.owner = nil
+	}
+	os.RemoveAll(tx.stage)
+}
+
+func isConflict(err error) bool { return errors.Is(err, ErrConflict) }
