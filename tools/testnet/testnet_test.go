@@ -1,0 +1,225 @@
+package testnet
+
+import (
+	"context"
+	"crypto/sha1"
+	"fmt"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/anacrolix/dht/v2"
+	"github.com/anacrolix/dht/v2/krpc"
+	alog "github.com/anacrolix/log"
+	"github.com/anacrolix/torrent"
+	"github.com/anacrolix/torrent/metainfo"
+	"golang.org/x/time/rate"
+)
+
+func startNet(t *testing.T, cfg Config) *Net {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	n, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// client is an outside DHT node that bootstraps from the testnet.
+func client(t *testing.T, n *Net) *dht.Server {
+	t.Helper()
+	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := dht.NewDefaultServerConfig()
+	cfg.Conn = conn
+	cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
+	cfg.Logger = alog.Default.FilterLevel(alog.Disabled)
+	cfg.StartingNodes = func() ([]dht.Addr, error) {
+		var out []dht.Addr
+		for _, a := range n.BootstrapAddrs() {
+			ua, _ := net.ResolveUDPAddr("udp4", a)
+			out = append(out, dht.NewAddr(ua))
+		}
+		return out, nil
+	}
+	s, err := dht.NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if _, err := s.Bootstrap(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func getPeers(t *testing.T, s *dht.Server, ih [20]byte) map[string]bool {
+	t.Helper()
+	a, err := s.AnnounceTraversal(ih)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	found := map[string]bool{}
+	for pv := range a.Peers {
+		for _, p := range pv.Peers {
+			found[p.String()] = true
+		}
+	}
+	return found
+}
+
+func TestAnnouncedHashesAreFoundAndDeadPeersAreGone(t *testing.T) {
+	n := startNet(t, Config{Seed: 7, Nodes: 12, Torrents: 6, Dead: 2, Searched: 2})
+	c := client(t, n)
+	for _, tor := range n.Torrents() {
+		found := getPeers(t, c, tor.InfoHash)
+		for _, s := range tor.Seeders {
+			if !found[s] {
+				t.Errorf("%x (dead=%v): get_peers found %v, want seeder %s", tor.InfoHash, tor.Dead, found, s)
+			}
+		}
+		if tor.Dead {
+			if conn, err := net.DialTimeout("tcp", tor.Seeders[0], time.Second); err == nil {
+				conn.Close()
+				t.Errorf("dead hash %x: its peer %s still accepts connections", tor.InfoHash, tor.Seeders[0])
+			}
+		}
+	}
+	for _, h := range n.Searched() {
+		if found := getPeers(t, c, h); len(found) != 0 {
+			t.Errorf("searched-only hash %x has peers %v", h, found)
+		}
+	}
+}
+
+func TestSampleInfohashesAnswersLikeBEP51(t *testing.T) {
+	n := startNet(t, Config{Seed: 3, Nodes: 8, Torrents: 40, Dead: 1, Searched: 1, Interval: 7 * time.Second})
+	c := client(t, n)
+	stored := n.StoredHashes()
+	truth := n.Truth().AllHashes()
+	seen := map[[20]byte]bool{}
+	for _, a := range n.BootstrapAddrs() {
+		ua, _ := net.ResolveUDPAddr("udp4", a)
+		res := c.Query(context.Background(), dht.NewAddr(ua), "sample_infohashes",
+			dht.QueryInput{MsgArgs: krpc.MsgArgs{Target: krpc.RandomNodeID()}})
+		if err := res.ToError(); err != nil {
+			t.Fatalf("%s: %v", a, err)
+		}
+		r := res.Reply.R
+		if r.Samples == nil || r.Num == nil || r.Interval == nil {
+			t.Fatalf("%s: reply lacks samples/num/interval: %+v", a, r)
+		}
+		if *r.Interval != 7 {
+			t.Errorf("%s: interval %d, want 7", a, *r.Interval)
+		}
+		if len(*r.Samples) > maxSamples || int64(len(*r.Samples)) > *r.Num {
+			t.Errorf("%s: %d samples for num=%d", a, len(*r.Samples), *r.Num)
+		}
+		if len(r.Nodes) == 0 {
+			t.Errorf("%s: reply has no nodes", a)
+		}
+		for _, s := range *r.Samples {
+			seen[s] = true
+			if !stored[s] || !truth[fmt.Sprintf("%x", s)] {
+				t.Errorf("%s: sampled %x that the testnet never had", a, s)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no samples at all")
+	}
+}
+
+func TestTorrentsAreRealisticAndServeMetadata(t *testing.T) {
+	n := startNet(t, Config{Seed: 11, Nodes: 4, Torrents: 10, Dead: 0, Searched: 0})
+	var single, multi, nested, big int
+	for _, tor := range n.Torrents() {
+		if sha1.Sum(tor.InfoBytes) != tor.InfoHash {
+			t.Fatalf("%x: info bytes do not hash to the infohash", tor.InfoHash)
+		}
+		switch {
+		case len(tor.Info.Files) == 0:
+			single++
+		default:
+			multi++
+			for _, f := range tor.Info.Files {
+				if len(f.Path) > 1 {
+					nested++
+					break
+				}
+			}
+		}
+		if len(tor.InfoBytes) > 16<<10 {
+			big++
+		}
+	}
+	if single == 0 || multi == 0 || nested == 0 || big == 0 {
+		t.Fatalf("single=%d multi=%d nested=%d big(>16KiB)=%d; want each > 0", single, multi, nested, big)
+	}
+	// Fetch the metadata of a big torrent from its seeder over BEP 9.
+	var want Torrent
+	for _, tor := range n.Torrents() {
+		if len(tor.InfoBytes) > 16<<10 {
+			want = tor
+		}
+	}
+	cfg := torrent.NewDefaultClientConfig()
+	cfg.SetListenAddr("127.0.0.1:0")
+	cfg.DisableIPv6, cfg.NoDHT, cfg.NoUpload = true, true, true
+	cfg.DataDir = t.TempDir()
+	cfg.DefaultStorage = noopStorage{}
+	cfg.Logger = alog.Default.FilterLevel(alog.Disabled)
+	cl, err := torrent.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	tt, _ := cl.AddTorrentOpt(torrent.AddTorrentOpts{InfoHash: want.InfoHash})
+	addr, _ := tcpAddr(want.Seeders[0])
+	tt.AddPeers([]torrent.PeerInfo{{Addr: addr, Source: torrent.PeerSourceDhtGetPeers}})
+	select {
+	case <-tt.GotInfo():
+	case <-time.After(15 * time.Second):
+		t.Fatalf("no metadata from %s within 15s", want.Seeders[0])
+	}
+	if got := metainfo.HashBytes(tt.Metainfo().InfoBytes); got != want.InfoHash {
+		t.Fatalf("got info hashing to %x, want %x", got, want.InfoHash)
+	}
+}
+
+func TestDeterministicAndTruthRoundTrips(t *testing.T) {
+	a := startNet(t, Config{Seed: 5, Nodes: 4, Torrents: 3, Dead: 1, Searched: 2, SearchEvery: -1})
+	b := startNet(t, Config{Seed: 5, Nodes: 4, Torrents: 3, Dead: 1, Searched: 2, SearchEvery: -1})
+	ta, tb := a.Truth(), b.Truth()
+	for i := range ta.Announced {
+		if ta.Announced[i].InfoHash != tb.Announced[i].InfoHash || ta.Announced[i].Name != tb.Announced[i].Name {
+			t.Fatalf("same seed, different torrent %d: %+v vs %+v", i, ta.Announced[i], tb.Announced[i])
+		}
+	}
+	if ta.Searched[0].InfoHash != tb.Searched[0].InfoHash || ta.Dead[0].InfoHash != tb.Dead[0].InfoHash {
+		t.Fatal("same seed, different searched or dead hashes")
+	}
+	a.AddTruth("slow_peer", TruthEntry{InfoHash: ta.Announced[0].InfoHash, Peers: []string{"127.0.0.1:9"}})
+	path := filepath.Join(t.TempDir(), "truth.json")
+	if err := WriteTruthFile(path, a.Truth()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadTruth(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Announced) != 3 || len(got.Dead) != 1 || len(got.Searched) != 2 || len(got.Bootstrap) != 4 ||
+		len(got.Extra["slow_peer"]) != 1 {
+		t.Fatalf("round trip lost entries: %+v", got)
+	}
+	if !got.AllHashes()[ta.Announced[0].InfoHash] || got.AllHashes()[ta.Searched[0].InfoHash] {
+		t.Fatal("AllHashes must hold announced hashes and not searched-only ones")
+	}
+}
