@@ -1,0 +1,126 @@
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// ErrFetched is returned by ApplyFailure for a hash whose metadata is
+// already fetched: fetched is final and a failure never undoes it.
+var ErrFetched = errors.New("metadata already fetched")
+
+// ApplyFailure records a failed fetch attempt of class (a failure outcome
+// of formats/schema) made at attemptedAt. distinctSource tells whether the
+// peer that served bad metadata (hash_mismatch, invalid_metadata) differs
+// from the ones that did so before; it is ignored for other classes.
+//
+// It counts the attempt (except local_error), moves the backoff step as the
+// class's rule says (see the package documentation), sets last_attempt,
+// last_failure, next_retry = attemptedAt + delay × jitter, marks the
+// metadata failed and clears the lease. A local error on a never-tried
+// hash leaves it "new": it was never really tried.
+//
+// Callers apply a result only while it holds the state's lease (merge);
+// ApplyFailure itself refuses only unknown classes and fetched hashes.
+func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, distinctSource bool) error {
+	kind := KindOf(class)
+	if kind == KindUnknown {
+		return fmt.Errorf("schedule: %s: unknown failure class %q", schema.Hex(st.InfoHash), class)
+	}
+	if st.MetadataStatus == schema.StatusFetched {
+		return fmt.Errorf("schedule: %s: %s: %w", schema.Hex(st.InfoHash), class, ErrFetched)
+	}
+	prev := ""
+	if st.MetadataStatus == schema.StatusFailed {
+		prev = st.LastFailure
+	}
+	var delay Duration
+	escalate := func() {
+		delay = pick(p.Backoff[class], st.BackoffStep)
+		st.BackoffStep = inc(st.BackoffStep)
+	}
+	switch kind {
+	case KindLocal:
+		delay = p.RetrySoon
+	case KindSwarm, KindTooLarge:
+		escalate()
+	case KindPeer:
+		if soft(prev) { // every peer reachable last time was bad too
+			escalate()
+		} else {
+			delay = p.RetrySoon
+		}
+	case KindBadMetadata:
+		if distinctSource {
+			st.BadMetadata = inc(st.BadMetadata)
+		}
+		switch {
+		case distinctSource && st.BadMetadata >= p.BadMetadata.Sources:
+			delay = pick(p.BadMetadata.Long, st.BadMetadata-p.BadMetadata.Sources)
+			st.BackoffStep = inc(st.BackoffStep)
+		case soft(prev):
+			escalate()
+		default:
+			delay = p.RetrySoon
+		}
+	}
+	if kind != KindLocal {
+		st.Attempts = inc(st.Attempts)
+		st.MetadataStatus = schema.StatusFailed
+	} else if st.MetadataStatus != schema.StatusNew {
+		st.MetadataStatus = schema.StatusFailed
+	}
+	st.LastAttempt = attemptedAt
+	st.LastFailure = class
+	st.NextRetry = attemptedAt + jitteredMillis(p, delay, st.InfoHash, st.Attempts)
+	st.LeaseID, st.LeaseUntil = "", 0
+	return nil
+}
+
+// ApplySuccess records a fetch that returned verified metadata at
+// fetchedAt: the hash is fetched (final), the attempt counted, the lease
+// and the retry cleared, the backoff and bad-metadata counts reset, and the
+// hash hot.
+func ApplySuccess(st *schema.State, fetchedAt int64) {
+	st.MetadataStatus = schema.StatusFetched
+	st.Attempts = inc(st.Attempts)
+	st.LastAttempt = fetchedAt
+	st.LastFailure = ""
+	st.NextRetry = 0
+	st.LeaseID, st.LeaseUntil = "", 0
+	st.BackoffStep = 0
+	st.BadMetadata = 0
+	st.Tier = schema.TierHot
+}
+
+// Delay returns the un-jittered delay of step n (0-based) of class's
+// schedule; the last entry repeats. It is 0 for local_error and unknown
+// classes.
+func (p Policy) Delay(class string, n int32) Duration {
+	return pick(p.Backoff[class], n)
+}
+
+// pick returns s[n], clamped to the list's ends (0 for an empty list).
+func pick(s []Duration, n int32) Duration {
+	if len(s) == 0 {
+		return 0
+	}
+	if n < 0 {
+		n = 0
+	}
+	if int(n) >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[n]
+}
+
+// inc adds one without overflowing.
+func inc(n int32) int32 {
+	if n == math.MaxInt32 {
+		return n
+	}
+	return n + 1
+}

@@ -1,0 +1,69 @@
+package schedule
+
+import "github.com/infohash/infohash/formats/schema"
+
+// Kind groups failure classes that the policy treats alike.
+type Kind int
+
+// Failure kinds (see the package documentation).
+const (
+	KindUnknown     Kind = iota
+	KindSwarm            // no_peers, connect_failed, timeout
+	KindPeer             // handshake_failed, no_extension, no_ut_metadata, rejected
+	KindBadMetadata      // hash_mismatch, invalid_metadata
+	KindTooLarge         // too_large
+	KindLocal            // local_error
+)
+
+
+// FailureClasses lists every failure class (the schema's outcomes other
+// than ok) in a fixed order.
+func FailureClasses() []string {
+	return []string{
+		schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomeTimeout,
+		schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension, schema.OutcomeNoUTMetadata,
+		schema.OutcomeRejected, schema.OutcomeHashMismatch, schema.OutcomeInvalidMetadata,
+		schema.OutcomeTooLarge, schema.OutcomeLocalError,
+	}
+}
+
+// KindOf returns the kind of failure class c (KindUnknown for anything
+// else, including "ok").
+func KindOf(c string) Kind {
+	switch c {
+	case schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomeTimeout:
+		return KindSwarm
+	case schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension, schema.OutcomeNoUTMetadata, schema.OutcomeRejected:
+		return KindPeer
+	case schema.OutcomeHashMismatch, schema.OutcomeInvalidMetadata:
+		return KindBadMetadata
+	case schema.OutcomeTooLarge:
+		return KindTooLarge
+	case schema.OutcomeLocalError:
+		return KindLocal
+	}
+	return KindUnknown
+}
+
+// soft reports whether a class is retried soon rather than backed off:
+// peer-level and bad-metadata failures.
+func soft(c string) bool {
+	k := KindOf(c)
+	return k == KindPeer || k == KindBadMetadata
+}
+
+func (k Kind) String() string {
+	switch k {
+	case KindSwarm:
+		return "swarm"
+	case KindPeer:
+		return "peer"
+	case KindBadMetadata:
+		return "bad_metadata"
+	case KindTooLarge:
+		return "too_large"
+	case KindLocal:
+		return "local"
+	}
+	return "unknown"
+}

@@ -1,0 +1,41 @@
+// Package schedule is infohash's retry policy: the one place that decides
+// when a hash is tried again, which peers are skipped for a while, when a
+// dormant hash wakes up and when a hash moves to the cold tier.
+//
+//	capture → dedup → plan-retries → fetch → merge → export
+//	            │          │                    │
+//	            │          └── Due, PriorityOf ─┤
+//	            └── Reactivate           ApplyFailure, ApplySuccess,
+//	                                     PenalizePeer, ShouldArchive
+//
+// Everything here is a pure function of a Policy, a *schema.State and
+// timestamps passed in by the caller (int64 UTC milliseconds, as in
+// formats/schema): no wall clock, no randomness, so a run with --now is
+// reproducible and tests can simulate months in microseconds.
+//
+// The policy lives in the dataset as DIR/policy.json (Load, Save) and its
+// fingerprint (Policy.Hash) is recorded in each manifest. DIR/blocklist
+// lists hashes that are never planned nor exported (LoadBlocklist).
+//
+// Failure classes are the outcome constants of formats/schema. Each falls
+// in one of five kinds (KindOf):
+//
+//   - swarm (no_peers, connect_failed, timeout): the swarm is unreachable;
+//     every failure counts and moves one step along the class's backoff
+//     schedule (default +30m, +2h, +8h, +1d, +7d, then +30d for ever).
+//   - peer (handshake_failed, no_extension, no_ut_metadata, rejected): one
+//     endpoint misbehaved; it is penalised (PenalizePeer) and the hash is
+//     retried soon (Policy.RetrySoon) with other peers. A second soft failure
+//     in a row means every reachable peer is bad: the hash then moves along
+//     its schedule like a swarm failure.
+//   - bad metadata (hash_mismatch, invalid_metadata): retried soon with
+//     another peer; only repeats from distinct sources earn the long delay
+//     of Policy.BadMetadata.
+//   - too large: the long schedule of backoff.too_large (default +30d).
+//   - local: our own fault (disk, resources); retried soon and not counted
+//     as an attempt.
+//
+// Delays are multiplied by a jitter factor in [1-j, 1+j) derived from a
+// hash of (info_hash, attempt, policy seed): reproducible, yet hashes that
+// failed together wake spread apart.
+package schedule

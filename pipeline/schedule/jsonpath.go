@@ -1,0 +1,94 @@
+package schedule
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// notDuration names the policy's scalar fields that are not durations;
+// durationPath skips them when looking for a bad duration's text.
+var notDuration = map[string]bool{
+	"version": true, "seed": true, "jitter": true, "sources": true, "factor": true,
+	"min_attempts": true, "new_share": true, "cold_share": true, "reset_schedule": true,
+	"classes": true,
+}
+
+type jsonFrame struct {
+	obj     bool
+	wantKey bool
+	key     string
+	idx     int
+}
+
+// durationPath returns the JSON path ("backoff.no_peers[2]") of the first
+// duration-typed value in data whose source text is raw, or "".
+func durationPath(data []byte, raw string) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []jsonFrame
+	afterValue := func() {
+		if n := len(stack); n > 0 {
+			if stack[n-1].obj {
+				stack[n-1].wantKey = true
+			} else {
+				stack[n-1].idx++
+			}
+		}
+	}
+	prev := int64(0)
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		end := dec.InputOffset()
+		text := strings.TrimLeft(string(data[prev:end]), " \t\r\n,:")
+		prev = end
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			if key, ok := tok.(string); ok {
+				stack[n-1].key, stack[n-1].wantKey = key, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, jsonFrame{obj: true, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, jsonFrame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			afterValue()
+		default:
+			if text == raw && !skipPath(stack) {
+				return renderPath(stack)
+			}
+			afterValue()
+		}
+	}
+}
+
+func skipPath(stack []jsonFrame) bool {
+	for _, f := range stack {
+		if f.obj && notDuration[f.key] {
+			return true
+		}
+	}
+	return false
+}
+
+func renderPath(stack []jsonFrame) string {
+	var b strings.Builder
+	for _, f := range stack {
+		if f.obj {
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(f.key)
+		} else {
+			fmt.Fprintf(&b, "[%d]", f.idx)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,174 @@
+package schedule
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// Version is the policy.json format this package reads and writes.
+const Version = 1
+
+// Policy is the retry policy of a dataset, stored as DIR/policy.json. Every
+// stage that schedules (dedup, plan-retries, merge) reads it; fields left
+// out of the file keep their Default values.
+type Policy struct {
+	// Version of the file format (1).
+	Version int `json:"version"`
+	// Seed feeds the jitter hash: two datasets with different seeds spread
+	// the same hashes differently; one seed always gives the same times.
+	Seed uint64 `json:"seed"`
+	// Jitter is the relative spread of every delay: 0.2 multiplies each
+	// delay by a factor in [0.8, 1.2). Between 0 and 0.9.
+	Jitter float64 `json:"jitter"`
+	// RetrySoon is the delay of a "soon" retry: after a peer-level failure,
+	// a first bad-metadata failure, or a local error.
+	RetrySoon Duration `json:"retry_soon"`
+	// Backoff maps each failure class except local_error to its schedule:
+	// the delay after the n-th counted step is Backoff[class][n], and the
+	// last entry repeats for ever. Delays must not decrease.
+	Backoff map[string][]Duration `json:"backoff"`
+	// BadMetadata is the rule for hash_mismatch and invalid_metadata.
+	BadMetadata BadMetadataRule `json:"bad_metadata"`
+	// PeerPenalty is how long a failing endpoint is skipped.
+	PeerPenalty PeerPenaltyRule `json:"peer_penalty"`
+	// Reactivation is how a fresh observation wakes a dormant hash.
+	Reactivation ReactivationRule `json:"reactivation"`
+	// Archive is when a failed hash moves to the cold tier.
+	Archive ArchiveRule `json:"archive"`
+	// Plan holds plan-retries' defaults (its flags override them).
+	Plan PlanRule `json:"plan"`
+}
+
+// BadMetadataRule: a peer that serves metadata failing validation is
+// penalised and the hash retried soon with another peer; only when
+// Sources distinct peers have served bad metadata (counted in the state's
+// bad_metadata column since the last success) does the hash wait the long
+// delay Long[bad_metadata-Sources] (last entry repeats).
+type BadMetadataRule struct {
+	Sources int32      `json:"sources"`
+	Long    []Duration `json:"long"`
+}
+
+// PeerPenaltyRule: an endpoint failing with class c is skipped until
+// at + Base[c]·Factor^(failures-1), at most Max. A penalty that expired
+// more than Forget ago is forgotten (failures start again at 1). Classes
+// missing from Base, or given "0", do not penalise the endpoint.
+type PeerPenaltyRule struct {
+	Base   map[string]Duration `json:"base"`
+	Factor float64             `json:"factor"`
+	Max    Duration            `json:"max"`
+	Forget Duration            `json:"forget"`
+}
+
+// ReactivationRule: an observation of a failed hash (whose last failure is
+// in Classes) or of a cold hash, made after the last attempt and after at
+// least Quiet without any sighting, pulls next_retry to observedAt+Delay
+// (never later than it was) and makes the hash hot again. ResetSchedule
+// also returns the hash to the first step of its schedule.
+//
+// The default keeps the schedule position (ResetSchedule false): the
+// reactivated attempt is the fresh look the sighting earned; if it fails
+// too, the sighting was demand without supply and the hash keeps its long
+// delay until the next sighting after another quiet spell. Quiet keeps a
+// hash that is looked up all the time but never served (common for dead
+// torrents) on its schedule instead of retrying on every sighting.
+type ReactivationRule struct {
+	Classes       []string `json:"classes"`
+	Quiet         Duration `json:"quiet"`
+	Delay         Duration `json:"delay"`
+	ResetSchedule bool     `json:"reset_schedule"`
+}
+
+// ArchiveRule: a failed hash with at least MinAttempts counted attempts
+// and no observation for Unseen moves to the cold tier (never deleted).
+type ArchiveRule struct {
+	MinAttempts int32    `json:"min_attempts"`
+	Unseen      Duration `json:"unseen"`
+}
+
+// PlanRule holds plan-retries' defaults.
+type PlanRule struct {
+	// NewShare is the least share of --limit kept for never-tried hashes
+	// when both kinds wait.
+	NewShare float64 `json:"new_share"`
+	// ColdShare is the share of --limit given to due cold hashes (the
+	// budgeted cold sweep).
+	ColdShare float64 `json:"cold_share"`
+	// Lease is how long a planned job is reserved for its fetch.
+	Lease Duration `json:"lease"`
+	// ActivityHalfLife decays the state's activity to the planning time
+	// when ranking hashes (see PriorityOf).
+	ActivityHalfLife Duration `json:"activity_half_life"`
+}
+
+// DefaultSchedule is the seed's schedule: +30m, +2h, +8h, +1d, +7d, then
+// +30d for ever.
+func DefaultSchedule() []Duration {
+	return []Duration{
+		Duration(30 * time.Minute), Duration(2 * time.Hour), Duration(8 * time.Hour),
+		Duration(Day), Duration(7 * Day), Duration(30 * Day),
+	}
+}
+
+// Default returns the documented default policy.
+func Default() Policy {
+	backoff := map[string][]Duration{schema.OutcomeTooLarge: {Duration(30 * Day)}}
+	for _, c := range FailureClasses() {
+		if k := KindOf(c); k != KindTooLarge && k != KindLocal {
+			backoff[c] = DefaultSchedule()
+		}
+	}
+	return Policy{
+		Version:     Version,
+		Jitter:      0.2,
+		RetrySoon:   Duration(10 * time.Minute),
+		Backoff:     backoff,
+		BadMetadata: BadMetadataRule{Sources: 2, Long: []Duration{Duration(7 * Day), Duration(30 * Day)}},
+		PeerPenalty: PeerPenaltyRule{
+			Base: map[string]Duration{
+				schema.OutcomeConnectFailed:   Duration(10 * time.Minute),
+				schema.OutcomeTimeout:         Duration(10 * time.Minute),
+				schema.OutcomeHandshakeFailed: Duration(time.Hour),
+				schema.OutcomeRejected:        Duration(time.Hour),
+				schema.OutcomeNoUTMetadata:    Duration(Day),
+				schema.OutcomeNoExtension:     Duration(7 * Day),
+				schema.OutcomeHashMismatch:    Duration(7 * Day),
+				schema.OutcomeInvalidMetadata: Duration(7 * Day),
+			},
+			Factor: 2,
+			Max:    Duration(30 * Day),
+			Forget: Duration(30 * Day),
+		},
+		Reactivation: ReactivationRule{
+			Classes: []string{
+				schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomeTimeout,
+				schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension,
+				schema.OutcomeNoUTMetadata, schema.OutcomeRejected,
+			},
+			Quiet: Duration(Day),
+		},
+		Archive: ArchiveRule{MinAttempts: 6, Unseen: Duration(90 * Day)},
+		Plan: PlanRule{
+			NewShare:         0.5,
+			ColdShare:        0.02,
+			Lease:            Duration(2 * time.Hour),
+			ActivityHalfLife: Duration(7 * Day),
+		},
+	}
+}
+
+// Hash is the policy's fingerprint, recorded in manifests: the hex SHA-256
+// of its canonical JSON. Equal policies have equal hashes however their
+// files were written ("1d" and "24h" are the same delay).
+func (p Policy) Hash() string {
+	b, err := json.Marshal(p.canonical())
+	if err != nil { // cannot happen: every field marshals
+		panic("schedule: marshal policy: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,231 @@
+package schedule
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestDefaultPolicyGolden(t *testing.T) {
+	p := Default()
+	if err := p.Validate(); err != nil {
+		t.Fatalf("default policy is invalid: %v", err)
+	}
+	golden(t, "default_policy.json", p.JSON())
+	golden(t, "default_policy.hash", []byte(p.Hash()+"\n"))
+}
+
+func TestDefaultScheduleIsTheSeeds(t *testing.T) {
+	want := []time.Duration{30 * time.Minute, 2 * time.Hour, 8 * time.Hour, Day, 7 * Day, 30 * Day}
+	p := Default()
+	for _, c := range []string{"no_peers", "connect_failed", "timeout"} {
+		for i, w := range want {
+			if got := time.Duration(p.Delay(c, int32(i))); got != w {
+				t.Errorf("%s step %d = %v, want %v", c, i, got, w)
+			}
+		}
+		if got := time.Duration(p.Delay(c, 50)); got != 30*Day {
+			t.Errorf("%s step 50 = %v, want the last step to repeat (30d)", c, got)
+		}
+	}
+}
+
+func TestPolicyRoundTrip(t *testing.T) {
+	p := Default()
+	p.Seed = 1<<64 - 1 // survives JSON exactly
+	p.Jitter = 0.35
+	p.Backoff["no_peers"] = []Duration{Duration(time.Minute), Duration(time.Hour)}
+	p.Reactivation.ResetSchedule = true
+	p.Reactivation.Classes = []string{"timeout", "no_peers"}
+	dir := t.TempDir()
+	if err := Save(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, p.canonical()) {
+		t.Fatalf("round trip changed the policy:\n got %+v\nwant %+v", got, p.canonical())
+	}
+	if got.Hash() != p.Hash() {
+		t.Fatalf("hash changed over a round trip")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != FileName {
+		t.Fatalf("Save left %v in the directory, want only %s", entries, FileName)
+	}
+}
+
+func TestLoadMissingIsDefault(t *testing.T) {
+	p, err := Load(t.TempDir())
+	if err != nil || p.Hash() != Default().Hash() {
+		t.Fatalf("Load of a dataset without policy.json = %v; want the default", err)
+	}
+}
+
+func TestSaveRefusesInvalid(t *testing.T) {
+	dir := t.TempDir()
+	p := Default()
+	p.Jitter = 2
+	err := Save(dir, p)
+	if err == nil || !strings.Contains(err.Error(), "jitter") {
+		t.Fatalf("Save(invalid) = %v, want a jitter error", err)
+	}
+	if _, err := os.Stat(Path(dir)); !os.IsNotExist(err) {
+		t.Fatalf("an invalid policy was written")
+	}
+}
+
+func TestHashIsCanonical(t *testing.T) {
+	a, err := Parse([]byte(`{"retry_soon":"600s","reactivation":{"classes":["timeout","no_peers"]}}`), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse([]byte(`{"retry_soon":"10m","reactivation":{"classes":["no_peers","timeout"]}}`), "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Hash() != b.Hash() {
+		t.Errorf("equal policies written differently hash differently")
+	}
+	c := b
+	c.Seed = 7
+	if c.Hash() == b.Hash() {
+		t.Errorf("changing the seed did not change the hash")
+	}
+}
+
+func TestParsePartialKeepsDefaults(t *testing.T) {
+	p, err := Parse([]byte(`{"backoff":{"no_peers":["1h","1d"]},"peer_penalty":{"base":{"rejected":"0"}}}`), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Default()
+	if got := p.Backoff["no_peers"]; len(got) != 2 || time.Duration(got[1]) != Day {
+		t.Errorf("no_peers = %v, want [1h 1d]", got)
+	}
+	if !reflect.DeepEqual(p.Backoff["timeout"], d.Backoff["timeout"]) || p.Jitter != d.Jitter {
+		t.Errorf("fields left out lost their defaults")
+	}
+	if _, ok := PenalizePeer(p, nil, "127.0.0.1:1", "rejected", 0); ok {
+		t.Errorf(`"rejected": "0" should disable the penalty`)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"syntax", "{\n  \"jitter\": 0.2,\n  oops\n}", "policy: F: line 3, column 3: invalid character 'o'"},
+		{"empty", "", "policy: F: empty or truncated JSON"},
+		{"trailing", `{} {}`, "unexpected data after the policy object"},
+		{"unknown field", `{"jiter": 0.1}`, `policy: F: unknown field "jiter"`},
+		{"type", `{"jitter": "x"}`, "policy: F: jitter: want a number, got string"},
+		{"type nested", `{"archive": {"min_attempts": 1.5}}`, "archive.min_attempts: want an integer"},
+		{"bad duration", `{"backoff": {"no_peers": ["30m", "2h", "8x"]}}`, `policy: F: backoff.no_peers[2]: duration "8x": unknown unit "x"`},
+		{"duration number", `{"seed": 5, "plan": {"lease": 5}}`, `policy: F: plan.lease: want a string such as "30m"`},
+		{"decreasing", `{"backoff": {"no_peers": ["30m", "2h", "8m"]}}`, "policy: F: backoff.no_peers[2]: 8m is shorter than the step before it (2h)"},
+		{"zero step", `{"backoff": {"timeout": ["0"]}}`, "backoff.timeout[0]: delay must be positive"},
+		{"empty schedule", `{"backoff": {"timeout": []}}`, "backoff.timeout: empty schedule"},
+		{"unknown class", `{"backoff": {"slow": ["1h"]}}`, "backoff.slow: unknown failure class"},
+		{"local schedule", `{"backoff": {"local_error": ["1h"]}}`, "backoff.local_error: local errors are retried after retry_soon"},
+		{"null backoff", `{"backoff": null}`, "backoff: missing"},
+		{"version", `{"version": 2}`, "version: 2 is not supported"},
+		{"jitter", `{"jitter": 0.95}`, "jitter: 0.95 is outside [0, 0.9]"},
+		{"negative seed", `{"seed": -1}`, "seed: want a non-negative integer"},
+		{"sources", `{"bad_metadata": {"sources": 0}}`, "bad_metadata.sources: must be at least 1"},
+		{"penalty class", `{"peer_penalty": {"base": {"no_peers": "1h"}}}`, "peer_penalty.base.no_peers: no_peers is not a failure of one peer"},
+		{"factor", `{"peer_penalty": {"factor": 0.5}}`, "peer_penalty.factor"},
+		{"reactivation class", `{"reactivation": {"classes": ["no_peers", "ok"]}}`, `reactivation.classes[1]: "ok" is not a failure class`},
+		{"reactivation dup", `{"reactivation": {"classes": ["no_peers", "no_peers"]}}`, `reactivation.classes[1]: "no_peers" is listed twice`},
+		{"new share", `{"plan": {"new_share": 1.5}}`, "plan.new_share: 1.5 is outside [0, 1]"},
+		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
+		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in), "F")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse(%s) error = %v\nwant it to contain %q", tt.in, err, tt.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+func TestLoadErrorNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(Path(dir), []byte(`{"backoff": {"no_peers": ["30m", "2h", "-1h"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	want := "policy: " + Path(dir) + ": backoff.no_peers[2]: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("Load error = %v, want prefix %q", err, want)
+	}
+	if err := os.WriteFile(Path(dir), bytes.Repeat([]byte(" "), maxPolicySize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("Load of a huge file = %v, want a size error", err)
+	}
+}
+
+// FuzzParsePolicy checks that any input either fails with a one-line
+// error naming the file, or yields a valid policy that survives a JSON
+// round trip unchanged.
+func FuzzParsePolicy(f *testing.F) {
+	f.Add(Default().JSON())
+	f.Add([]byte(`{"backoff": {"no_peers": ["30m", "2h", "8x"]}}`))
+	f.Add([]byte(`{"seed": 18446744073709551615, "jitter": 0, "plan": {"lease": "1.5h"}}`))
+	f.Add([]byte(`{"reactivation": {"classes": ["timeout"], "reset_schedule": true}}`))
+	f.Add([]byte(`{"peer_penalty": {"base": {"rejected": "0"}, "factor": 1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, "F")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "policy: F: ") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q does not name the file on one line", err)
+			}
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("Parse accepted an invalid policy: %v", err)
+		}
+		back, err := Parse(p.JSON(), "F")
+		if err != nil {
+			t.Fatalf("re-parsing the written policy: %v\n%s", err, p.JSON())
+		}
+		if back.Hash() != p.Hash() {
+			t.Fatalf("round trip changed the policy:\n%s\n%s", p.JSON(), back.JSON())
+		}
+	})
+}

@@ -1,0 +1,188 @@
+package schedule
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+
+	"github.com/infohash/infohash/formats/fsutil"
+)
+
+// FileName is the policy's file name inside a dataset directory.
+const FileName = "policy.json"
+
+// maxPolicySize bounds the policy file Load reads.
+const maxPolicySize = 1 << 20
+
+// Path returns DIR/policy.json.
+func Path(dir string) string { return filepath.Join(dir, FileName) }
+
+// Load reads and validates DIR/policy.json. A dataset without one (made
+// before policies existed) gets Default. Errors name the file and the
+// field: "policy: DIR/policy.json: backoff.no_peers[2]: ...".
+func Load(dir string) (Policy, error) {
+	path := Path(dir)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Policy{}, fmt.Errorf("policy: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPolicySize+1))
+	if err != nil {
+		return Policy{}, fmt.Errorf("policy: %s: %w", path, err)
+	}
+	if len(data) > maxPolicySize {
+		return Policy{}, fmt.Errorf("policy: %s: larger than %d bytes", path, maxPolicySize)
+	}
+	return Parse(data, path)
+}
+
+// Parse decodes and validates a policy; name labels errors. Fields left
+// out keep their Default values; a map (backoff, peer_penalty.base) is
+// merged key by key into the default one, and a list replaces the
+// default list.
+func Parse(data []byte, name string) (Policy, error) {
+	p := Default()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Policy{}, fmt.Errorf("policy: %s: %s", name, describeJSONError(data, err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Policy{}, fmt.Errorf("policy: %s: unexpected data after the policy object", name)
+	}
+	if err := p.Validate(); err != nil {
+		return Policy{}, fmt.Errorf("policy: %s: %w", name, err)
+	}
+	return p.canonical(), nil
+}
+
+// Save validates p and writes it to DIR/policy.json atomically (temporary
+// file, fsync, rename, directory fsync).
+func Save(dir string, p Policy) error {
+	path := Path(dir)
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("policy: %s: %w", path, err)
+	}
+	if err := fsutil.WriteFile(path, p.JSON()); err != nil {
+		return fmt.Errorf("policy: %s: %w", path, err)
+	}
+	return nil
+}
+
+// JSON renders p as the indented, canonical text Save writes (and
+// `infohash policy show` prints), ending in a newline.
+func (p Policy) JSON() []byte {
+	b, err := json.MarshalIndent(p.canonical(), "", "  ")
+	if err != nil { // cannot happen: every field marshals
+		panic("schedule: marshal policy: " + err.Error())
+	}
+	// One line per list of plain strings: a schedule reads as a schedule.
+	b = stringList.ReplaceAllFunc(b, func(m []byte) []byte {
+		return bytes.ReplaceAll(space.ReplaceAll(m, nil), []byte(","), []byte(", "))
+	})
+	return append(b, '\n')
+}
+
+var (
+	stringList = regexp.MustCompile(`\[\s*"[^"\\\[\]{},\s]*"(?:,\s*"[^"\\\[\]{},\s]*")*\s*\]`)
+	space      = regexp.MustCompile(`\s+`)
+)
+
+// canonical returns p with set-like lists sorted, so that equal policies
+// marshal (and hash) equally.
+func (p Policy) canonical() Policy {
+	p.Reactivation.Classes = slices.Clone(p.Reactivation.Classes)
+	slices.Sort(p.Reactivation.Classes)
+	return p
+}
+
+// describeJSONError turns a decoding error into one line naming the
+// place: a line and column for syntax errors, a field path otherwise.
+func describeJSONError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var dur *DurationError
+	switch {
+	case errors.As(err, &syn):
+		line, col := lineCol(data, syn.Offset)
+		return fmt.Sprintf("line %d, column %d: %s", line, col, syn.Error())
+	case errors.As(err, &typ):
+		return fmt.Sprintf("%s: want %s, got %s", orTop(typ.Field), jsonKind(typ.Type), typ.Value)
+	case errors.As(err, &dur):
+		if path := durationPath(data, dur.Raw); path != "" {
+			return path + ": " + dur.Reason
+		}
+		return dur.Reason
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "empty or truncated JSON"
+	}
+	msg := err.Error()
+	if m, ok := cutPrefix(msg, "json: "); ok {
+		msg = m
+	}
+	return msg
+}
+
+func cutPrefix(s, p string) (string, bool) {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):], true
+	}
+	return s, false
+}
+
+func orTop(field string) string {
+	if field == "" {
+		return "policy"
+	}
+	return field
+}
+
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return t.String()
+}
+
+func lineCol(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col = 1, 1
+	for _, c := range data[:max(off-1, 0)] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}

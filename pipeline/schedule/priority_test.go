@@ -1,0 +1,99 @@
+package schedule
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+func TestPriorityOrder(t *testing.T) {
+	p := Default()
+	now := t0 + 30*day
+	mk := func(n uint64, edit func(st *schema.State)) schema.State {
+		st := newState(n)
+		st.MetadataStatus, st.LastAttempt, st.NextRetry, st.Attempts = schema.StatusFailed, t0, t0+day, 2
+		st.Activity, st.LastSeen = 1, t0
+		if edit != nil {
+			edit(&st)
+		}
+		return st
+	}
+	// Listed in the expected order.
+	states := []schema.State{
+		mk(1, func(st *schema.State) { st.Reactivated = t0 + 2*day; st.Activity = 0 }),
+		mk(2, func(st *schema.State) { st.Activity, st.LastSeen = 64, now }),
+		mk(3, func(st *schema.State) { st.Activity, st.LastSeen = 64, now-7*day }), // one half-life: 32
+		mk(4, func(st *schema.State) { st.Attempts = 1 }),
+		mk(5, func(st *schema.State) { st.NextRetry = t0 + hour }),
+		mk(6, nil),
+		mk(7, func(st *schema.State) { st.Attempts = 9 }),
+		mk(8, func(st *schema.State) { st.Activity = 0 }),
+	}
+	prio := make([]Priority, len(states))
+	for i := range states {
+		prio[i] = PriorityOf(p, &states[i], now, 1)
+	}
+	for i := 1; i < len(prio); i++ {
+		if prio[i-1].Compare(prio[i]) >= 0 {
+			t.Errorf("hash %d does not go before hash %d: %+v vs %+v", i, i+1, prio[i-1], prio[i])
+		}
+		if prio[i].Compare(prio[i-1]) <= 0 {
+			t.Errorf("Compare is not antisymmetric for %d, %d", i, i+1)
+		}
+	}
+	if prio[1].Activity != 6 || prio[2].Activity != 5 {
+		t.Errorf("activity steps %d, %d; want 6 (64 now) and 5 (64 a half-life ago)", prio[1].Activity, prio[2].Activity)
+	}
+}
+
+// TestTieBreakIsUnbiased: among otherwise equal hashes, the first tenth by
+// priority is not drawn from low prefixes, and the seed changes the pick.
+func TestTieBreakIsUnbiased(t *testing.T) {
+	p := Default()
+	const n = 4096
+	order := func(seed uint64) []int {
+		idx := make([]int, n)
+		prio := make([]Priority, n)
+		for i := range n {
+			st := newState(0)
+			st.InfoHash[0] = byte(i / 16) // prefixes 00..ff, 16 hashes each
+			st.InfoHash[1] = byte(i % 16)
+			prio[i] = PriorityOf(p, &st, t0, seed)
+			idx[i] = i
+		}
+		slices.SortFunc(idx, func(a, b int) int { return prio[a].Compare(prio[b]) })
+		return idx[:n/10]
+	}
+	first := order(1)
+	low := 0
+	for _, i := range first {
+		if i/16 < 128 {
+			low++
+		}
+	}
+	if low < len(first)*40/100 || low > len(first)*60/100 {
+		t.Errorf("%d of the first %d picks have a prefix below 0x80; want about half", low, len(first))
+	}
+	if slices.Equal(first, order(2)) {
+		t.Errorf("another seed picked the same hashes in the same order")
+	}
+	if !slices.Equal(first, order(1)) {
+		t.Errorf("the same seed picked differently")
+	}
+}
+
+func TestReason(t *testing.T) {
+	st := newState(1)
+	if Reason(&st) != schema.ReasonNew {
+		t.Errorf("new hash: %s", Reason(&st))
+	}
+	_ = ApplyFailure(Default(), &st, schema.OutcomeNoPeers, t0, false)
+	if Reason(&st) != schema.ReasonRetry {
+		t.Errorf("failed hash: %s", Reason(&st))
+	}
+	st.Tier = schema.TierCold
+	if Reason(&st) != schema.ReasonCold {
+		t.Errorf("cold hash: %s", Reason(&st))
+	}
+}

@@ -1,0 +1,189 @@
+package schedule
+
+import (
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// dormant returns a hash that has failed no_peers six times (now on the
+// 30-day step), last seen at its first sighting.
+func dormant(t *testing.T, p Policy, class string) (schema.State, int64) {
+	t.Helper()
+	st := newState(9)
+	now := t0
+	for range 6 {
+		if err := ApplyFailure(p, &st, class, now, false); err != nil {
+			t.Fatal(err)
+		}
+		now = st.NextRetry
+	}
+	return st, st.LastAttempt
+}
+
+func TestReactivate(t *testing.T) {
+	p := Default()
+	tests := []struct {
+		name       string
+		class      string
+		edit       func(st *schema.State, last int64)
+		observed   int64 // relative to the last attempt
+		want       bool
+		wantNext   int64 // relative to the last attempt; 0 = unchanged
+		wantReason string
+	}{
+		{name: "dormant no_peers seen again", class: "no_peers", observed: 2 * day, want: true, wantNext: 2 * day, wantReason: schema.ReasonReactivated},
+		{name: "seen before the last attempt", class: "no_peers", observed: -hour, want: false, wantReason: schema.ReasonRetry},
+		{name: "seen at the last attempt", class: "no_peers", observed: 0, want: false, wantReason: schema.ReasonRetry},
+		{name: "seen recently (not quiet)", class: "no_peers", edit: func(st *schema.State, last int64) { st.LastSeen = last }, observed: hour, want: false, wantReason: schema.ReasonRetry},
+		{name: "quiet exactly a day", class: "no_peers", edit: func(st *schema.State, last int64) { st.LastSeen = last }, observed: day, want: true, wantNext: day, wantReason: schema.ReasonReactivated},
+		{name: "too_large stays put", class: "too_large", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
+		{name: "hash_mismatch stays put", class: "hash_mismatch", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
+		{name: "already due soon", class: "no_peers", edit: func(st *schema.State, last int64) { st.NextRetry = last + day }, observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
+		{name: "cold too_large becomes hot", class: "too_large", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 100 * day, want: true, wantReason: schema.ReasonReactivated},
+		{name: "cold no_peers pulled and hot", class: "no_peers", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 10 * day, want: true, wantNext: 10 * day, wantReason: schema.ReasonReactivated},
+		{name: "new hash is not reactivated", class: "", observed: day, want: false, wantReason: schema.ReasonNew},
+		{name: "fetched hash is not reactivated", class: "ok", observed: 100 * day, want: false},
+		{name: "leased hash keeps its lease", class: "no_peers", edit: func(st *schema.State, last int64) { st.LeaseID, st.LeaseUntil = "L", last+3*day }, observed: 2 * day, want: true, wantNext: 2 * day, wantReason: schema.ReasonReactivated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var st schema.State
+			var last int64
+			switch tt.class {
+			case "":
+				st, last = newState(9), t0
+			case "ok":
+				st, last = newState(9), t0
+				ApplySuccess(&st, t0)
+			default:
+				st, last = dormant(t, p, tt.class)
+			}
+			if tt.edit != nil {
+				tt.edit(&st, last)
+			}
+			before := st
+			got := Reactivate(p, &st, last+tt.observed)
+			if got != tt.want {
+				t.Fatalf("Reactivate = %v, want %v (state %+v)", got, tt.want, before)
+			}
+			if !got {
+				if st.NextRetry != before.NextRetry || st.Tier != before.Tier || st.Reactivated != before.Reactivated {
+					t.Errorf("Reactivate returned false but changed the state")
+				}
+			} else {
+				if st.Tier != schema.TierHot || st.Reactivated != last+tt.observed || st.BackoffStep != before.BackoffStep {
+					t.Errorf("tier %s, reactivated_at %d, step %d", st.Tier, st.Reactivated, st.BackoffStep)
+				}
+				if tt.wantNext != 0 && st.NextRetry != last+tt.wantNext {
+					t.Errorf("next_retry = last+%d, want last+%d", st.NextRetry-last, tt.wantNext)
+				}
+				if st.LeaseID != before.LeaseID || st.LeaseUntil != before.LeaseUntil {
+					t.Errorf("lease changed")
+				}
+				if Reactivate(p, &st, last+tt.observed+day) {
+					t.Errorf("a second sighting reactivated again")
+				}
+			}
+			if tt.wantReason != "" && Reason(&st) != tt.wantReason {
+				t.Errorf("Reason = %s, want %s", Reason(&st), tt.wantReason)
+			}
+		})
+	}
+}
+
+// TestReactivatedThenFailsAgain: the reactivated attempt is planned with
+// reason reactivated; if it fails the hash keeps its long delay by
+// default, or starts the schedule again with reset_schedule.
+func TestReactivatedThenFailsAgain(t *testing.T) {
+	for _, reset := range []bool{false, true} {
+		p := Default()
+		p.Reactivation.ResetSchedule = reset
+		st, last := dormant(t, p, schema.OutcomeNoPeers)
+		seen := last + 3*day
+		if !Reactivate(p, &st, seen) {
+			t.Fatal("not reactivated")
+		}
+		if !Due(&st, seen) || Reason(&st) != schema.ReasonReactivated {
+			t.Fatalf("reactivated hash not due with reason reactivated at the sighting")
+		}
+		if pr := PriorityOf(p, &st, seen, 0); !pr.Reactivated {
+			t.Errorf("priority does not mark the reactivation")
+		}
+		st.LastSeen = seen
+		_ = ApplyFailure(p, &st, schema.OutcomeNoPeers, seen+minute, false)
+		want := 30 * Day
+		if reset {
+			want = Day / 48 // 30m
+		}
+		inBand(t, "after reactivation", st.NextRetry-(seen+minute), want, p.Jitter)
+		if Reason(&st) != schema.ReasonRetry {
+			t.Errorf("reason after the next attempt = %s, want retry", Reason(&st))
+		}
+	}
+}
+
+func TestShouldArchive(t *testing.T) {
+	p := Default()
+	base, last := dormant(t, p, schema.OutcomeNoPeers) // 6 attempts, seen at t0
+	tests := []struct {
+		name string
+		edit func(st *schema.State)
+		now  int64
+		want bool
+	}{
+		{"past schedule and 90 days unseen", nil, t0 + 90*day, true},
+		{"89 days unseen", nil, t0 + 89*day, false},
+		{"five attempts", func(st *schema.State) { st.Attempts = 5 }, t0 + 200*day, false},
+		{"seen recently", func(st *schema.State) { st.LastSeen = last }, t0 + 90*day, false},
+		{"already cold", func(st *schema.State) { st.Tier = schema.TierCold }, t0 + 200*day, false},
+		{"fetched", func(st *schema.State) { ApplySuccess(st, last) }, t0 + 200*day, false},
+		{"live lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+201*day }, t0 + 200*day, false},
+		{"expired lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+199*day }, t0 + 200*day, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := base
+			if tt.edit != nil {
+				tt.edit(&st)
+			}
+			if got := ShouldArchive(p, &st, tt.now); got != tt.want {
+				t.Errorf("ShouldArchive = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDue(t *testing.T) {
+	st := newState(1)
+	if !Due(&st, t0) {
+		t.Errorf("a new hash with no next_retry is not due")
+	}
+	st.LeaseID, st.LeaseUntil = "L", t0+hour
+	if Due(&st, t0) || !Leased(&st, t0) {
+		t.Errorf("a leased hash is due")
+	}
+	if !Due(&st, t0+hour) {
+		t.Errorf("the hash did not return to the queue when its lease expired")
+	}
+	st.NextRetry = t0 + 2*hour
+	if Due(&st, t0+hour) || !Due(&st, t0+2*hour) {
+		t.Errorf("next_retry not honoured")
+	}
+}
+
+// BenchmarkReactivate is dedup's per-sighting cost: most sightings are of
+// hashes that are not dormant.
+func BenchmarkReactivate(b *testing.B) {
+	p := Default()
+	fresh := newState(1)
+	failed := newState(2)
+	_ = ApplyFailure(p, &failed, schema.OutcomeNoPeers, t0, false)
+	for i := 0; b.Loop(); i++ {
+		st := fresh
+		if i%8 == 0 {
+			st = failed
+		}
+		Reactivate(p, &st, t0+int64(i)*minute)
+	}
+}
