@@ -15,7 +15,6 @@ const (
 	KindLocal            // local_error
 )
 
-
 // FailureClasses lists every failure class (the schema's outcomes other
 // than ok) in a fixed order.
 func FailureClasses() []string {
