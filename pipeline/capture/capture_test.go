@@ -1,0 +1,327 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/capture/krpc"
+	"github.com/infohash/infohash/tools/testnet"
+)
+
+// memSink keeps observations in memory.
+type memSink struct {
+	mu   sync.Mutex
+	rows []schema.Observation
+}
+
+func (s *memSink) Write(rows []schema.Observation) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rows = append(s.rows, rows...)
+	return nil
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func startTestnet(t *testing.T, cfg testnet.Config) *testnet.Net {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	n, err := testnet.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+func testOptions() Options {
+	o := DefaultOptions()
+	o.Listen = "127.0.0.1:0"
+	o.Bootstrap = nil
+	o.MaxRPS = 0
+	o.Progress = 0
+	o.Logger = quiet()
+	o.RunID = "test"
+	return o
+}
+
+// runAsync starts Run and returns the node addresses and a wait func.
+func runAsync(t *testing.T, ctx context.Context, o Options, sink Sink) ([]string, func() (Stats, error)) {
+	t.Helper()
+	ready := make(chan []string, 1)
+	o.Ready = func(a []string) { ready <- a }
+	var (
+		st  Stats
+		err error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st, err = Run(ctx, o, sink)
+	}()
+	select {
+	case a := <-ready:
+		return a, func() (Stats, error) { <-done; return st, err }
+	case <-done:
+		t.Fatalf("Run ended before listening: %v", err)
+	}
+	return nil, nil
+}
+
+func TestCaptureFindsAnnouncedHashesOnTestnet(t *testing.T) {
+	net := startTestnet(t, testnet.Config{Seed: 42, Nodes: 16, Torrents: 40, Dead: 4, Searched: 4})
+	truth := net.Truth()
+	o := testOptions()
+	o.Bootstrap = truth.Bootstrap
+	o.NodeIDs = 2
+	o.Duration = 5 * time.Second
+	o.MaxRPS = 200
+	sink := &memSink{}
+	st, err := Run(context.Background(), o, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	had := truth.AllHashes()
+	found := map[string]bool{}
+	for _, r := range sink.rows {
+		h := fmt.Sprintf("%x", r.InfoHash)
+		if r.Source == schema.SourceSampleInfohashes {
+			if !had[h] {
+				t.Errorf("sample_infohashes gave %s, which the testnet never had", h)
+			}
+			if len(r.NodeID) != 20 || r.NodeAddr == "" || r.RunID != "test" || r.ObservedAt == 0 {
+				t.Errorf("incomplete observation %+v", r)
+			}
+		}
+		found[h] = true
+	}
+	missing := 0
+	for _, e := range truth.Announced {
+		if !found[e.InfoHash] {
+			missing++
+		}
+	}
+	if got := float64(len(truth.Announced)-missing) / float64(len(truth.Announced)); got < 0.95 {
+		t.Errorf("found %.0f%% of announced hashes, want >= 95%% (stats %+v)", 100*got, st)
+	}
+	if st.SampleResponses == 0 || st.Samples == 0 || st.Observations != int64(len(sink.rows)) || st.StopReason != StopDuration {
+		t.Errorf("stats do not add up: %+v, %d rows", st, len(sink.rows))
+	}
+	t.Logf("stats: %+v", st)
+}
+
+// send writes packets to addr from a fresh socket and returns the socket
+// for reading replies.
+func sendAll(t *testing.T, addr string, packets ...[]byte) *net.UDPConn {
+	t.Helper()
+	ua, _ := net.ResolveUDPAddr("udp4", addr)
+	c, err := net.DialUDP("udp4", nil, ua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetReadBuffer(4 << 20)
+	for _, p := range packets {
+		if _, err := c.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// replies reads n replies (or fails after a timeout).
+func replies(t *testing.T, c *net.UDPConn, n int) []krpc.Msg {
+	t.Helper()
+	var out []krpc.Msg
+	buf := make([]byte, 1<<16)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for len(out) < n {
+		nb, err := c.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d of %d replies: %v", len(out), n, err)
+		}
+		var m krpc.Msg
+		if err := krpc.Parse(append([]byte(nil), buf[:nb]...), &m); err != nil {
+			t.Fatalf("bad reply %q: %v", buf[:nb], err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var peerID = []byte("PEER-ID-0123456789ab")
+
+func hashN(i int) []byte { return []byte(fmt.Sprintf("hash-%015d", i)) }
+
+func TestMalformedPacketsAreCountedAndSurvived(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := testOptions()
+	o.Crawl = false
+	sink := &memSink{}
+	addrs, wait := runAsync(t, ctx, o, sink)
+	bad := [][]byte{
+		nil, []byte("x"), []byte("d"), []byte("de"), []byte("d1:t2:aa1:y1:qe"),
+		[]byte("d1:ad2:id3:abce1:q9:get_peers1:t2:aa1:y1:qe"),
+		[]byte("d1:ad2:id20:abcdefghij0123456789e1:q9:get_peers1:t2:aa1:y1:qe"), // no info_hash
+		[]byte("l" + string(make([]byte, 3000)) + "e"),
+		[]byte("d1:t2:aa1:y1:q1:q4:pingi1e"),
+	}
+	good := [][]byte{
+		krpc.AppendGetPeers(nil, []byte("g1"), peerID, hashN(1)),
+		krpc.AppendPing(nil, []byte("p1"), peerID),
+		krpc.AppendFindNode(nil, []byte("f1"), peerID, hashN(2)),
+		krpc.AppendSampleInfohashes(nil, []byte("s1"), peerID, hashN(3)),
+		krpc.AppendQuery(nil, []byte("u1"), "vote", func(e *krpc.Enc) { e.Str("id").Bytes(peerID) }),
+	}
+	c := sendAll(t, addrs[0], append(bad, good...)...)
+	// Replies: error 203 for the one bad query that parses, then the good ones.
+	got := replies(t, c, 1+len(good))
+	byT := map[string]krpc.Msg{}
+	for _, m := range got {
+		byT[string(m.T)] = m
+	}
+	if m := byT["g1"]; m.Y != krpc.Response || len(m.Token) == 0 || string(m.ID) == "" {
+		t.Errorf("get_peers reply %+v", m)
+	}
+	if m := byT["s1"]; !m.HasSamples || len(m.Samples) != 20 || string(m.Samples) != string(hashN(1)) {
+		t.Errorf("sample_infohashes reply %+v, want the one hash seen", m)
+	}
+	if m := byT["u1"]; m.Y != krpc.Error || m.ErrCode != krpc.ErrMethodUnknown {
+		t.Errorf("unknown method reply %+v", m)
+	}
+	cancel()
+	st, err := wait()
+	if err == nil {
+		t.Fatal("cancelled run returned no error")
+	}
+	if st.Malformed != int64(len(bad)) {
+		t.Errorf("malformed = %d, want %d", st.Malformed, len(bad))
+	}
+	if st.PacketsIn != int64(len(bad)+len(good)) || st.Queries["get_peers"] != 2 || st.Queries["other"] != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if len(sink.rows) != 1 || string(sink.rows[0].InfoHash[:]) != string(hashN(1)) || sink.rows[0].Source != schema.SourceGetPeers {
+		t.Errorf("rows %+v, want the one valid get_peers", sink.rows)
+	}
+}
+
+func TestAnnouncePeerNeedsTokenAndRecordsPort(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := testOptions()
+	o.Crawl = false
+	sink := &memSink{}
+	addrs, wait := runAsync(t, ctx, o, sink)
+	c := sendAll(t, addrs[0], krpc.AppendGetPeers(nil, []byte("g1"), peerID, hashN(7)))
+	tok := replies(t, c, 1)[0].Token
+	tok = append([]byte(nil), tok...)
+	implied := krpc.AppendQuery(nil, []byte("a3"), "announce_peer", func(e *krpc.Enc) {
+		e.Str("id").Bytes(peerID).Str("implied_port").Int(1).Str("info_hash").Bytes(hashN(9)).
+			Str("port").Int(1).Str("token").Bytes(tok)
+	})
+	for _, p := range [][]byte{
+		krpc.AppendAnnouncePeer(nil, []byte("a1"), peerID, hashN(7), 51413, tok),
+		krpc.AppendAnnouncePeer(nil, []byte("a2"), peerID, hashN(8), 51413, []byte("forged!!")),
+		implied,
+	} {
+		c.Write(p)
+	}
+	got := replies(t, c, 3)
+	cancel()
+	st, _ := wait()
+	byT := map[string]krpc.Msg{}
+	for _, m := range got {
+		byT[string(m.T)] = m
+	}
+	if byT["a1"].Y != krpc.Response || byT["a2"].Y != krpc.Error || byT["a3"].Y != krpc.Response {
+		t.Fatalf("replies %+v", byT)
+	}
+	if st.BadTokens != 1 {
+		t.Errorf("bad tokens = %d, want 1", st.BadTokens)
+	}
+	ports := map[string]int32{}
+	for _, r := range sink.rows {
+		if r.Source == schema.SourceAnnouncePeer {
+			ports[string(r.InfoHash[:])] = r.PeerPort
+		}
+	}
+	local := c.LocalAddr().(*net.UDPAddr).Port
+	if len(ports) != 2 || ports[string(hashN(7))] != 51413 || ports[string(hashN(9))] != int32(local) {
+		t.Errorf("announce observations %v, want 51413 and implied %d", ports, local)
+	}
+}
+
+// TestInterruptKeepsEveryObservation cancels a run (what SIGINT does)
+// right after the node has answered N queries, and reads the Parquet file
+// back: all N must be there.
+func TestInterruptKeepsEveryObservation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	path := filepath.Join(t.TempDir(), "obs.parquet")
+	w, err := rowio.Create[schema.Observation](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions()
+	o.Crawl = false
+	o.BatchSize = 1000 // larger than N: everything sits in the batch at cancel time
+	addrs, wait := runAsync(t, ctx, o, w)
+	const n = 300
+	var ps [][]byte
+	for i := range n {
+		ps = append(ps, krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)))
+	}
+	c := sendAll(t, addrs[0], ps...)
+	replies(t, c, n)
+	cancel()
+	st, err := wait()
+	if err == nil || st.StopReason != StopInterrupted {
+		t.Fatalf("err %v, stop %q", err, st.StopReason)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rowio.Open[schema.Observation](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n || st.Observations != n {
+		t.Fatalf("file holds %d rows, stats say %d; want %d", len(rows), st.Observations, n)
+	}
+}
+
+func TestMaxObservationsStopsTheRun(t *testing.T) {
+	o := testOptions()
+	o.Crawl = false
+	o.MaxObservations = 50
+	o.BatchSize = 16
+	sink := &memSink{}
+	addrs, wait := runAsync(t, context.Background(), o, sink)
+	var ps [][]byte
+	for i := range 200 {
+		ps = append(ps, krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)))
+	}
+	sendAll(t, addrs[0], ps...)
+	st, err := wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.rows) != 50 || st.Observations != 50 || st.StopReason != StopMaxObservations {
+		t.Fatalf("%d rows, stats %+v", len(sink.rows), st)
+	}
+}

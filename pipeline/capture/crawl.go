@@ -1,0 +1,311 @@
+package capture
+
+import (
+	"container/heap"
+	"context"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/capture/krpc"
+)
+
+const (
+	queryTimeout  = 3 * time.Second
+	minRevisit    = time.Second // never sample a node more often than this
+	maxRemotes    = 1 << 20     // bound on nodes remembered by the walk
+	maxFresh      = 1 << 16     // bound on nodes waiting for a first visit
+	retryAfter    = 5 * time.Second
+	maxFailures   = 2
+	kindSample    = 's'
+	kindFindNode  = 'f'
+	crawlerTIDTag = 'i' // first byte of our transaction IDs; see owns
+)
+
+// Remote node states in the walk.
+const (
+	stateNew = iota
+	stateBEP51
+	stateNoBEP51
+	stateDead
+)
+
+type remote struct {
+	id    [20]byte
+	state uint8
+	fails uint8
+}
+
+type pending struct {
+	addr netip.AddrPort
+	sent time.Time
+	kind byte
+}
+
+// crawler is the active BEP 51 walk: it sends sample_infohashes to every
+// node it learns of, again after each node's interval, and find_node to
+// those that answer 204. Responses reach it through the nodes' read loops
+// (deliver); queries go out on the nodes' sockets in turn.
+type crawler struct {
+	r     *runner
+	nodes []*node
+	lim   *rate.Limiter
+
+	mu      sync.Mutex
+	rng     *rand.Rand
+	tid     uint32
+	pending map[uint32]pending
+	remotes map[netip.AddrPort]*remote
+	fresh   []netip.AddrPort // never queried
+	finds   []netip.AddrPort // answered 204: ask for nodes instead
+	due     dueHeap          // BEP 51 nodes to sample again
+	turn    int
+	out     []byte
+}
+
+func newCrawler(r *runner, nodes []*node, maxRPS float64, seed uint64) *crawler {
+	lim := rate.NewLimiter(rate.Inf, 0)
+	if maxRPS > 0 {
+		lim = rate.NewLimiter(rate.Limit(maxRPS), max(1, int(maxRPS/10)))
+	}
+	return &crawler{
+		r: r, nodes: nodes, lim: lim,
+		rng:     rand.New(rand.NewPCG(seed, 51)),
+		pending: map[uint32]pending{},
+		remotes: map[netip.AddrPort]*remote{},
+	}
+}
+
+// owns reports whether t is one of our transaction IDs. Ours are 4 bytes
+// starting with 'i'; the library's are uvarints, whose first byte has
+// the high bit set whenever more bytes follow, so they never collide.
+func (c *crawler) owns(t []byte) bool { return len(t) == 4 && t[0] == crawlerTIDTag }
+
+// add queues addr for a first visit if it is new.
+func (c *crawler) add(addr netip.AddrPort, id []byte) {
+	if !addr.IsValid() || addr.Port() == 0 || !addr.Addr().Is4() {
+		return
+	}
+	if _, ok := c.remotes[addr]; ok || len(c.remotes) >= maxRemotes || len(c.fresh) >= maxFresh {
+		return
+	}
+	rm := &remote{}
+	if len(id) == 20 {
+		rm.id = [20]byte(id)
+	}
+	c.remotes[addr] = rm
+	c.r.c.nodesKnown.Add(1)
+	c.fresh = append(c.fresh, addr)
+}
+
+// addAll queues several contacts (from the routing table or state).
+func (c *crawler) addAll(cs []contact) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ct := range cs {
+		c.add(ct.Addr, ct.ID[:])
+	}
+}
+
+// run sends queries until ctx ends.
+func (c *crawler) run(ctx context.Context) {
+	expire := time.NewTicker(500 * time.Millisecond)
+	defer expire.Stop()
+	for {
+		if err := c.lim.Wait(ctx); err != nil {
+			return
+		}
+		for {
+			now := time.Now()
+			if c.sendNext(now) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-expire.C:
+				c.expire(time.Now())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		select {
+		case <-expire.C:
+			c.expire(time.Now())
+		default:
+		}
+	}
+}
+
+// sendNext sends one query if any node is waiting for one.
+func (c *crawler) sendNext(now time.Time) bool {
+	c.mu.Lock()
+	var (
+		addr netip.AddrPort
+		kind byte = kindSample
+	)
+	switch {
+	case len(c.finds) > 0:
+		addr, c.finds = c.finds[0], c.finds[1:]
+		kind = kindFindNode
+	case len(c.due) > 0 && !c.due[0].at.After(now):
+		addr = heap.Pop(&c.due).(dueItem).addr
+	case len(c.fresh) > 0:
+		addr, c.fresh = c.fresh[0], c.fresh[1:]
+	default:
+		c.mu.Unlock()
+		return false
+	}
+	c.tid = (c.tid + 1) & 0xffffff
+	key := c.tid
+	t := []byte{crawlerTIDTag, byte(key >> 16), byte(key >> 8), byte(key)}
+	c.pending[key] = pending{addr: addr, sent: now, kind: kind}
+	n := c.nodes[c.turn%len(c.nodes)]
+	c.turn++
+	var target [20]byte
+	for i := range target {
+		target[i] = byte(c.rng.Uint32())
+	}
+	if kind == kindSample {
+		c.out = krpc.AppendSampleInfohashes(c.out[:0], t, n.id[:], target[:])
+		c.r.c.sampleQueries.Add(1)
+	} else {
+		c.out = krpc.AppendFindNode(c.out[:0], t, n.id[:], target[:])
+		c.r.c.findNodeQueries.Add(1)
+	}
+	b := c.out
+	c.mu.Unlock()
+	_, _ = n.sock.WriteToUDPAddrPort(b, addr)
+	return true
+}
+
+// expire gives up on queries unanswered for queryTimeout; a node gets
+// maxFailures chances.
+func (c *crawler) expire(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, p := range c.pending {
+		if now.Sub(p.sent) < queryTimeout {
+			continue
+		}
+		delete(c.pending, k)
+		c.r.c.queryTimeouts.Add(1)
+		rm := c.remotes[p.addr]
+		if rm == nil {
+			continue
+		}
+		rm.fails++
+		if rm.fails >= maxFailures {
+			rm.state = stateDead
+			continue
+		}
+		if p.kind == kindFindNode {
+			c.finds = append(c.finds, p.addr)
+		} else {
+			heap.Push(&c.due, dueItem{at: now.Add(retryAfter), addr: p.addr})
+		}
+	}
+}
+
+// deliver handles a response to one of our queries. It runs in the read
+// loop of node n, whose batch receives the samples.
+func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Time) {
+	key := uint32(m.T[1])<<16 | uint32(m.T[2])<<8 | uint32(m.T[3])
+	c.mu.Lock()
+	p, ok := c.pending[key]
+	if !ok || p.addr != from {
+		c.mu.Unlock()
+		return // late, or not from whom we asked
+	}
+	delete(c.pending, key)
+	rm := c.remotes[from]
+	if rm == nil {
+		rm = &remote{}
+		c.remotes[from] = rm
+	}
+	rm.fails = 0
+	if len(m.ID) == 20 {
+		rm.id = [20]byte(m.ID)
+	}
+	parseCompact(m.Nodes, func(ct contact) { c.add(ct.Addr, ct.ID[:]) })
+	var samples []byte
+	switch {
+	case m.Y == krpc.Error && p.kind == kindSample && m.ErrCode == krpc.ErrMethodUnknown,
+		m.Y == krpc.Response && p.kind == kindSample && !m.HasSamples:
+		c.r.c.sampleUnsupported.Add(1)
+		rm.state = stateNoBEP51
+		if len(m.Nodes) == 0 {
+			c.finds = append(c.finds, from)
+		}
+	case m.Y == krpc.Error:
+		rm.state = stateDead
+	case p.kind == kindSample:
+		c.r.c.sampleResponses.Add(1)
+		c.r.c.samples.Add(int64(len(m.Samples) / 20))
+		rm.state = stateBEP51
+		wait := max(time.Duration(m.Interval)*time.Second, minRevisit)
+		heap.Push(&c.due, dueItem{at: now.Add(wait), addr: from})
+		samples = m.Samples
+	}
+	c.mu.Unlock()
+	// Every sample, 20 bytes each: samples[i*20:(i+1)*20].
+	for i := 0; i+20 <= len(samples); i += 20 {
+		n.record(samples[i:i+20], schema.SourceSampleInfohashes, m.ID, from, 0, now)
+	}
+}
+
+// samplers returns up to k nodes known to answer BEP 51, for the state
+// file.
+func (c *crawler) samplers(k int) []contact {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []contact
+	for addr, rm := range c.remotes {
+		if rm.state == stateBEP51 && len(out) < k {
+			out = append(out, contact{ID: rm.id, Addr: addr})
+		}
+	}
+	return out
+}
+
+type dueItem struct {
+	at   time.Time
+	addr netip.AddrPort
+}
+
+type dueHeap []dueItem
+
+func (h dueHeap) Len() int           { return len(h) }
+func (h dueHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *dueHeap) Push(x any)        { *h = append(*h, x.(dueItem)) }
+func (h *dueHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// feed adds the nodes' routing tables to the walk every few seconds.
+func (c *crawler) feed(ctx context.Context, nodes []*node) {
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		for _, n := range nodes {
+			tb := n.tbl.Load()
+			cs := make([]contact, 0, tb.len())
+			for _, comp := range tb.comp {
+				parseCompact(comp[:], func(ct contact) { cs = append(cs, ct) })
+			}
+			c.addAll(cs)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

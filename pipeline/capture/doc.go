@@ -1,0 +1,23 @@
+// Package capture is the first stage of the pipeline:
+//
+//	capture → dedup → plan-retries → fetch → merge → export
+//
+// It runs one or more DHT nodes and records every infohash they hear of as
+// a schema.Observation:
+//
+//   - passively, from incoming get_peers and announce_peer queries (with
+//     the announced port), answered as a well-behaved node would;
+//   - actively, by a BEP 51 sample_infohashes walk over the nodes it
+//     learns of, honouring each node's interval and falling back to
+//     find_node where a node does not support BEP 51.
+//
+// Each node owns its UDP socket: a read loop decodes packets with the
+// bounded decoder of package krpc, answers queries itself and records
+// observations, and hands everything else to an anacrolix/dht server that
+// keeps the routing table (bootstrap, refresh, pings). The routing table
+// can be saved to a state directory so the next run rejoins warm.
+//
+// Run returns when Options.Duration has passed, Options.MaxObservations
+// are written, or its context ends; it flushes every observation it
+// received into the Sink before returning.
+package capture

@@ -1,0 +1,257 @@
+package capture
+
+import (
+	"errors"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/anacrolix/dht/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/capture/krpc"
+)
+
+// libraryQueryRate is how many incoming queries per second a node passes
+// on to its anacrolix server so that the routing table learns of the
+// senders; the read loop answers them all itself.
+const libraryQueryRate = 200
+
+// flushEvery bounds how long an observation waits in a node's batch.
+const flushEvery = 200 * time.Millisecond
+
+// node is one capture DHT node. Everything but tbl is owned by its read
+// loop.
+type node struct {
+	r    *runner
+	id   [20]byte
+	sock *net.UDPConn
+	pipe *pipeConn
+	srv  *dht.Server
+	tbl  atomic.Pointer[table]
+	fwd  *rate.Limiter
+	rng  *rand.Rand
+
+	msg       krpc.Msg
+	out       []byte
+	nodes     []byte
+	batch     []schema.Observation
+	slab      []byte
+	lastFrom  netip.AddrPort
+	lastStr   string
+	recent    [256][20]byte // recently seen hashes, for our own BEP 51 replies
+	nrecent   int
+	lastFlush time.Time
+}
+
+// serve is the read loop. It returns when stop is closed (after draining
+// what the socket already holds) or the socket is closed.
+func (n *node) serve(stop <-chan struct{}) {
+	buf := make([]byte, 1<<16)
+	var deadline time.Time
+	draining := false
+	n.lastFlush = time.Now()
+	for {
+		now := time.Now()
+		if !draining {
+			select {
+			case <-stop:
+				draining = true
+				n.sock.SetReadDeadline(now.Add(20 * time.Millisecond))
+			default:
+				if deadline.Sub(now) < 50*time.Millisecond {
+					deadline = now.Add(100 * time.Millisecond)
+					n.sock.SetReadDeadline(deadline)
+				}
+			}
+		}
+		if len(n.batch) > 0 && now.Sub(n.lastFlush) >= flushEvery {
+			n.flush(now)
+		}
+		nb, from, err := n.sock.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				if draining {
+					n.flush(now)
+					return
+				}
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				n.flush(now)
+				return
+			}
+			continue // e.g. ICMP port unreachable surfacing as a read error
+		}
+		n.handle(buf[:nb], from, now)
+	}
+}
+
+// handle processes one packet.
+func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
+	c := &n.r.c
+	c.packetsIn.Add(1)
+	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+	m := &n.msg
+	if err := krpc.Parse(b, m); err != nil {
+		c.malformed.Add(1)
+		return
+	}
+	if m.Y == krpc.Query {
+		n.query(m, b, from, now)
+		return
+	}
+	c.responses.Add(1)
+	if cr := n.r.crawler; cr != nil && cr.owns(m.T) {
+		cr.deliver(n, m, from, now)
+		return
+	}
+	n.pipe.push(b, from)
+}
+
+// query answers one incoming query and records what it tells.
+func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) {
+	c := &n.r.c
+	mi := methodIndex(m.Q)
+	c.queries[mi].Add(1)
+	if len(m.ID) != 20 {
+		n.fail(m, from, "query without a 20-byte id")
+		return
+	}
+	reply := krpc.Reply{ID: n.id[:]}
+	tbl := n.tbl.Load()
+	switch mi {
+	case mPing:
+	case mFindNode:
+		if m.Target == nil {
+			n.fail(m, from, "find_node without target")
+			return
+		}
+		n.nodes = tbl.appendClosest(n.nodes[:0], m.Target, 8)
+		reply.Nodes = n.nodes
+	case mGetPeers:
+		if m.InfoHash == nil {
+			n.fail(m, from, "get_peers without info_hash")
+			return
+		}
+		n.record(m.InfoHash, schema.SourceGetPeers, m.ID, from, 0, now)
+		tok := n.r.tokens.make(now, from.Addr())
+		reply.Token = tok[:]
+		n.nodes = tbl.appendClosest(n.nodes[:0], m.InfoHash, 8)
+		reply.Nodes = n.nodes
+	case mAnnouncePeer:
+		if m.InfoHash == nil {
+			n.fail(m, from, "announce_peer without info_hash")
+			return
+		}
+		if !n.r.tokens.valid(now, from.Addr(), m.Token) {
+			c.badTokens.Add(1)
+			n.send(krpc.AppendError(n.out[:0], m.T, krpc.ErrProtocol, "bad token"), from)
+			return
+		}
+		port := int(m.Port)
+		if m.ImpliedPort || !m.HasPort {
+			port = int(from.Port())
+		}
+		if port <= 0 || port > 65535 {
+			n.fail(m, from, "announce_peer with a bad port")
+			return
+		}
+		n.record(m.InfoHash, schema.SourceAnnouncePeer, m.ID, from, int32(port), now)
+	case mSampleInfohashes:
+		if m.Target == nil {
+			n.fail(m, from, "sample_infohashes without target")
+			return
+		}
+		reply.HasSamples = true
+		reply.Interval = int64(n.r.opts.SampleInterval / time.Second)
+		reply.Num = int64(min(n.nrecent, len(n.recent)))
+		reply.Samples = n.samples(n.nodes[:0])
+		n.nodes = tbl.appendClosest(reply.Samples, m.Target, 8)
+		reply.Samples = n.nodes[:len(reply.Samples)]
+		reply.Nodes = n.nodes[len(reply.Samples):]
+	default:
+		n.send(krpc.AppendError(n.out[:0], m.T, krpc.ErrMethodUnknown, "Method Unknown"), from)
+		return
+	}
+	var ip [6]byte
+	a4 := from.Addr().As4()
+	copy(ip[:], a4[:])
+	ip[4], ip[5] = byte(from.Port()>>8), byte(from.Port())
+	n.send(krpc.AppendReply(n.out[:0], m.T, reply, ip[:]), from)
+	if n.fwd.Allow() {
+		n.pipe.push(b, from)
+	}
+}
+
+// fail counts a malformed query and answers it with a protocol error.
+func (n *node) fail(m *krpc.Msg, from netip.AddrPort, why string) {
+	n.r.c.malformed.Add(1)
+	n.send(krpc.AppendError(n.out[:0], m.T, krpc.ErrProtocol, why), from)
+}
+
+func (n *node) send(b []byte, to netip.AddrPort) {
+	n.out = b
+	_, _ = n.sock.WriteToUDPAddrPort(b, to)
+}
+
+// samples appends up to 20 random recently seen hashes.
+func (n *node) samples(dst []byte) []byte {
+	have := min(n.nrecent, len(n.recent))
+	if have <= 20 {
+		for i := range have {
+			dst = append(dst, n.recent[i][:]...)
+		}
+		return dst
+	}
+	start := n.rng.IntN(have)
+	for i := range 20 {
+		dst = append(dst, n.recent[(start+i*7)%have][:]...)
+	}
+	return dst
+}
+
+// record adds one observation to the batch.
+func (n *node) record(ih []byte, source string, id []byte, from netip.AddrPort, port int32, now time.Time) {
+	if from != n.lastFrom || n.lastStr == "" {
+		n.lastFrom, n.lastStr = from, from.String()
+	}
+	var nid []byte
+	if len(id) == 20 {
+		if len(n.slab) < 20 {
+			n.slab = make([]byte, 20*1024)
+		}
+		nid = n.slab[:20:20]
+		copy(nid, id)
+		n.slab = n.slab[20:]
+	}
+	n.batch = append(n.batch, schema.Observation{
+		InfoHash:   [20]byte(ih),
+		HashType:   schema.HashV1,
+		ObservedAt: n.r.opts.Now().UnixMilli(),
+		Source:     source,
+		NodeAddr:   n.lastStr,
+		NodeID:     nid,
+		PeerPort:   port,
+		RunID:      n.r.opts.RunID,
+	})
+	n.recent[n.nrecent%len(n.recent)] = [20]byte(ih)
+	n.nrecent++
+	if len(n.batch) >= n.r.opts.BatchSize {
+		n.flush(now)
+	}
+}
+
+// flush hands the batch to the writer.
+func (n *node) flush(now time.Time) {
+	n.lastFlush = now
+	if len(n.batch) == 0 {
+		return
+	}
+	n.r.batches <- n.batch
+	n.batch = make([]schema.Observation, 0, n.r.opts.BatchSize)
+}

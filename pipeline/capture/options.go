@@ -1,0 +1,99 @@
+package capture
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// DefaultBootstrap are the public routers used when no --bootstrap is
+// given. Tests never use them.
+var DefaultBootstrap = []string{
+	"router.bittorrent.com:6881",
+	"router.utorrent.com:6881",
+	"dht.transmissionbt.com:6881",
+	"dht.libtorrent.org:25401",
+}
+
+// Options configure a capture run.
+type Options struct {
+	// NodeIDs is how many DHT nodes to run, their IDs spread evenly over
+	// the keyspace. Node i listens on Listen's port + i (or a free port
+	// when that port is 0).
+	NodeIDs int
+	// Listen is the UDP address of the first node, e.g. ":6881".
+	Listen string
+	// Bootstrap is the list of host:port routers to join through.
+	Bootstrap []string
+	// StateDir keeps node IDs and routing tables between runs ("" = none).
+	StateDir string
+	// Duration bounds the run (0 = until MaxObservations or the context).
+	Duration time.Duration
+	// MaxObservations stops the run once this many are written (0 = no
+	// limit).
+	MaxObservations int64
+	// MaxRPS limits the queries the crawler sends per second, over all
+	// nodes (0 = no limit).
+	MaxRPS float64
+	// Crawl enables the active BEP 51 walk; passive recording is always on.
+	Crawl bool
+	// SampleInterval is the interval reported to those who sample us.
+	SampleInterval time.Duration
+	// RunID is written into every observation.
+	RunID string
+	// Now is the clock for observed_at (default time.Now).
+	Now func() time.Time
+	// Logger receives progress and problems (default slog.Default()).
+	Logger *slog.Logger
+	// BatchSize is how many observations travel to the sink at once.
+	BatchSize int
+	// Progress, when > 0, logs the counters this often.
+	Progress time.Duration
+	// Ready, when set, is called with the nodes' UDP addresses once they
+	// listen (tests and benchmarks use it to find port-0 sockets).
+	Ready func(addrs []string)
+}
+
+// DefaultOptions returns the settings of a plain `infohash capture`.
+func DefaultOptions() Options {
+	return Options{
+		NodeIDs:        1,
+		Listen:         ":6881",
+		Bootstrap:      DefaultBootstrap,
+		MaxRPS:         500,
+		Crawl:          true,
+		SampleInterval: 6 * time.Hour,
+		BatchSize:      4096,
+		Progress:       30 * time.Second,
+	}
+}
+
+// Sink receives observations in batches. The slice is only valid during
+// the call. rowio.Writer[schema.Observation] is a Sink.
+type Sink interface {
+	Write(rows []schema.Observation) error
+}
+
+// Stats are the counters of a run (stderr and --stats-json).
+type Stats struct {
+	Nodes             int              `json:"nodes"`
+	PacketsIn         int64            `json:"packets_in"`
+	Queries           map[string]int64 `json:"queries_by_method"`
+	Malformed         int64            `json:"malformed_packets"`
+	BadTokens         int64            `json:"announce_bad_token"`
+	Responses         int64            `json:"responses_in"`
+	SampleQueries     int64            `json:"sample_queries_sent"`
+	SampleResponses   int64            `json:"sample_responses"`
+	SampleUnsupported int64            `json:"sample_unsupported"`
+	Samples           int64            `json:"samples"`
+	FindNodeQueries   int64            `json:"find_node_queries_sent"`
+	QueryTimeouts     int64            `json:"query_timeouts"`
+	NodesKnown        int64            `json:"nodes_known"`
+	RoutingTable      int              `json:"routing_table_nodes"`
+	DistinctHashes    int64            `json:"distinct_hashes"`
+	Observations      int64            `json:"observations_written"`
+	ObservationsOver  int64            `json:"observations_over_limit"`
+	Seconds           float64          `json:"seconds"`
+	StopReason        string           `json:"stop_reason"`
+}

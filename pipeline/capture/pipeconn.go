@@ -1,0 +1,75 @@
+package capture
+
+import (
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/infohash/infohash/pipeline/capture/krpc"
+)
+
+// pipeConn is the net.PacketConn the anacrolix server sees. The node's read
+// loop pushes it the packets the library must see (responses to its own
+// queries, and a sample of incoming queries so its routing table learns
+// of their senders). The library's outgoing queries go out on the real
+// socket; its replies are dropped, because the read loop has already
+// answered.
+type pipeConn struct {
+	sock *net.UDPConn
+	in   chan packet
+	done chan struct{}
+	once sync.Once
+}
+
+type packet struct {
+	b    []byte
+	from netip.AddrPort
+}
+
+func newPipeConn(sock *net.UDPConn) *pipeConn {
+	return &pipeConn{sock: sock, in: make(chan packet, 1024), done: make(chan struct{})}
+}
+
+// push hands b to the library unless its queue is full (it then misses
+// the packet, as it would with a full socket buffer).
+func (p *pipeConn) push(b []byte, from netip.AddrPort) bool {
+	select {
+	case p.in <- packet{b: append([]byte(nil), b...), from: from}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *pipeConn) ReadFrom(b []byte) (int, net.Addr, error) {
+	select {
+	case pk := <-p.in:
+		return copy(b, pk.b), net.UDPAddrFromAddrPort(pk.from), nil
+	case <-p.done:
+		return 0, nil, net.ErrClosed
+	}
+}
+
+func (p *pipeConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	var m krpc.Msg
+	if err := krpc.Parse(b, &m); err == nil && m.Y != krpc.Query {
+		return len(b), nil // our read loop answered already
+	}
+	ua, ok := addr.(*net.UDPAddr)
+	if !ok {
+		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: os.ErrInvalid}
+	}
+	return p.sock.WriteToUDP(b, ua)
+}
+
+func (p *pipeConn) Close() error {
+	p.once.Do(func() { close(p.done) })
+	return nil
+}
+
+func (p *pipeConn) LocalAddr() net.Addr              { return p.sock.LocalAddr() }
+func (p *pipeConn) SetDeadline(time.Time) error      { return nil }
+func (p *pipeConn) SetReadDeadline(time.Time) error  { return nil }
+func (p *pipeConn) SetWriteDeadline(time.Time) error { return nil }

@@ -1,0 +1,329 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/anacrolix/dht/v2"
+	"github.com/anacrolix/dht/v2/krpc"
+	alog "github.com/anacrolix/log"
+	"golang.org/x/time/rate"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// Stop reasons (Stats.StopReason).
+const (
+	StopDuration        = "duration"
+	StopMaxObservations = "max_observations"
+	StopInterrupted     = "interrupted"
+	StopSinkError       = "sink_error"
+)
+
+var (
+	errMax  = errors.New(StopMaxObservations)
+	errSink = errors.New(StopSinkError)
+)
+
+// runner is the state shared by a run's nodes, crawler and writer.
+type runner struct {
+	opts    Options
+	c       counters
+	tokens  *tokens
+	crawler *crawler
+	batches chan []schema.Observation
+}
+
+// Run captures until opts.Duration passes, opts.MaxObservations are
+// written or ctx ends, writing observations to sink (which it does not
+// close). Whatever was received is in sink when Run returns. The error
+// wraps ctx's error when ctx ended the run.
+func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
+	start := time.Now()
+	opts, err := checkOptions(opts)
+	if err != nil {
+		return Stats{}, err
+	}
+	log := opts.Logger
+	st, err := loadState(opts.StateDir)
+	if err != nil {
+		log.Warn("starting without saved DHT state", "err", err)
+		st = state{}
+	}
+	boot, err := resolveBootstrap(opts.Bootstrap)
+	if err != nil {
+		return Stats{}, err
+	}
+	r := &runner{opts: opts, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 64)}
+	seed := rand.Uint64()
+	ids := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
+	nodes, err := openNodes(r, opts.Listen, ids, seed)
+	if err != nil {
+		return Stats{}, err
+	}
+	saved := fromState(st.Samplers)
+	for i, n := range nodes {
+		var tableSaved []contact
+		if i < len(st.Nodes) {
+			tableSaved = fromState(st.Nodes[i].Table)
+		}
+		saved = append(saved, tableSaved...)
+		if err := n.startLibrary(boot, tableSaved); err != nil {
+			closeNodes(nodes)
+			return Stats{}, err
+		}
+	}
+	if opts.Ready != nil {
+		addrs := make([]string, len(nodes))
+		for i, n := range nodes {
+			addrs[i] = n.sock.LocalAddr().String()
+		}
+		opts.Ready(addrs)
+	}
+	log.Info("capture: listening", "nodes", len(nodes), "addr", nodes[0].sock.LocalAddr().String(),
+		"bootstrap", len(boot), "saved_contacts", len(saved))
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if opts.Duration > 0 {
+		var c2 context.CancelFunc
+		runCtx, c2 = context.WithTimeoutCause(runCtx, opts.Duration, errors.New(StopDuration))
+		defer c2()
+	}
+	var werr error
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		werr = r.write(sink, cancel)
+	}()
+
+	stop := make(chan struct{})
+	var loops, bg sync.WaitGroup
+	for _, n := range nodes {
+		loops.Go(func() { n.serve(stop) })
+		bg.Go(func() { n.maintain(runCtx, boot) })
+	}
+	if opts.Crawl {
+		r.crawler = newCrawler(r, nodes, opts.MaxRPS, seed)
+		for _, a := range boot {
+			r.crawler.addAll([]contact{{Addr: a}})
+		}
+		r.crawler.addAll(saved)
+		bg.Go(func() { r.crawler.feed(runCtx, nodes) })
+		bg.Go(func() { r.crawler.run(runCtx) })
+	}
+	if opts.Progress > 0 {
+		bg.Go(func() { r.progress(runCtx, start) })
+	}
+
+	<-runCtx.Done()
+	bg.Wait()
+	close(stop)
+	loops.Wait()
+	if err := saveState(opts.StateDir, r.state(nodes)); err != nil {
+		log.Warn("DHT state not saved", "err", err)
+	}
+	closeNodes(nodes)
+	close(r.batches)
+	<-writerDone
+
+	s := r.c.stats()
+	s.Nodes = len(nodes)
+	s.Seconds = time.Since(start).Seconds()
+	for _, n := range nodes {
+		s.RoutingTable += n.tbl.Load().len()
+	}
+	cause := context.Cause(runCtx)
+	switch {
+	case werr != nil:
+		s.StopReason = StopSinkError
+		return s, werr
+	case errors.Is(cause, errMax):
+		s.StopReason = StopMaxObservations
+	case ctx.Err() != nil:
+		s.StopReason = StopInterrupted
+		return s, fmt.Errorf("capture: %w", ctx.Err())
+	default:
+		s.StopReason = StopDuration
+	}
+	return s, nil
+}
+
+func checkOptions(o Options) (Options, error) {
+	d := DefaultOptions()
+	if o.NodeIDs <= 0 {
+		o.NodeIDs = 1
+	}
+	if o.NodeIDs > 256 {
+		return o, exitcode.BadInput(fmt.Errorf("capture: --node-ids %d: at most 256", o.NodeIDs))
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = d.BatchSize
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Listen == "" {
+		o.Listen = d.Listen
+	}
+	if o.MaxRPS < 0 || o.MaxObservations < 0 || o.Duration < 0 {
+		return o, exitcode.BadInput(errors.New("capture: --max-rps, --max-observations and --duration must not be negative"))
+	}
+	return o, nil
+}
+
+// resolveBootstrap turns host:port strings into IPv4 addresses. A name
+// that does not resolve is skipped; all failing is an error.
+func resolveBootstrap(hostPorts []string) ([]netip.AddrPort, error) {
+	var out []netip.AddrPort
+	var firstErr error
+	for _, hp := range hostPorts {
+		ua, err := net.ResolveUDPAddr("udp4", hp)
+		if err != nil || ua.Port == 0 {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("capture: bootstrap %q: %v", hp, err)
+			}
+			continue
+		}
+		ap := ua.AddrPort()
+		out = append(out, netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()))
+	}
+	if len(out) == 0 && firstErr != nil {
+		return nil, exitcode.BadInput(firstErr)
+	}
+	return out, nil
+}
+
+// openNodes binds one UDP socket per ID: the listen port, then the
+// following ones (or free ports when the port is 0).
+func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, error) {
+	host, portStr, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen %q: %v", listen, err))
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen %q: bad port", listen))
+	}
+	var nodes []*node
+	for i, id := range ids {
+		p := 0
+		if port != 0 {
+			p = port + i
+		}
+		addr := net.JoinHostPort(host, strconv.Itoa(p))
+		ua, err := net.ResolveUDPAddr("udp4", addr)
+		if err != nil {
+			closeNodes(nodes)
+			return nil, exitcode.BadInput(fmt.Errorf("capture: --listen %q: %v", addr, err))
+		}
+		sock, err := net.ListenUDP("udp4", ua)
+		if err != nil {
+			closeNodes(nodes)
+			return nil, fmt.Errorf("capture: listening on %s: %w", addr, err)
+		}
+		_ = sock.SetReadBuffer(8 << 20)
+		_ = sock.SetWriteBuffer(4 << 20)
+		n := &node{r: r, id: id, sock: sock, pipe: newPipeConn(sock),
+			fwd: rate.NewLimiter(libraryQueryRate, libraryQueryRate/10),
+			rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+		n.tbl.Store(newTable(nil))
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
+}
+
+// startLibrary starts the anacrolix server that keeps the node's routing
+// table, on the node's pipe.
+func (n *node) startLibrary(boot []netip.AddrPort, saved []contact) error {
+	cfg := dht.NewDefaultServerConfig()
+	cfg.Conn = n.pipe
+	cfg.NodeId = n.id
+	cfg.NoSecurity = true
+	cfg.SendLimiter = rate.NewLimiter(rate.Limit(100), 20)
+	cfg.Logger = alog.Default.FilterLevel(alog.Disabled)
+	cfg.StartingNodes = func() ([]dht.Addr, error) {
+		var out []dht.Addr
+		for _, a := range boot {
+			out = append(out, dht.NewAddr(net.UDPAddrFromAddrPort(a)))
+		}
+		for _, c := range saved {
+			out = append(out, dht.NewAddr(net.UDPAddrFromAddrPort(c.Addr)))
+		}
+		if len(out) == 0 {
+			return nil, errors.New("no bootstrap nodes")
+		}
+		return out, nil
+	}
+	srv, err := dht.NewServer(cfg)
+	if err != nil {
+		return fmt.Errorf("capture: dht server: %w", err)
+	}
+	n.srv = srv
+	for _, c := range saved {
+		_ = srv.AddNode(krpc.NodeInfo{ID: c.ID, Addr: krpc.NodeAddr{IP: c.Addr.Addr().AsSlice(), Port: int(c.Addr.Port())}})
+	}
+	return nil
+}
+
+// maintain bootstraps the node, keeps its table snapshot fresh, and
+// bootstraps again when the table runs dry.
+func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	lastBoot := time.Time{}
+	for {
+		if n.srv.NumNodes() < 8 && time.Since(lastBoot) > 30*time.Second {
+			lastBoot = time.Now()
+			bctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			_, _ = n.srv.BootstrapContext(bctx)
+			cancel()
+		}
+		n.tbl.Store(newTable(n.srv.Nodes()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func closeNodes(nodes []*node) {
+	for _, n := range nodes {
+		if n.srv != nil {
+			n.srv.Close()
+		}
+		n.pipe.Close()
+		n.sock.Close()
+	}
+}
+
+// state collects what the next run should start from.
+func (r *runner) state(nodes []*node) state {
+	var s state
+	for _, n := range nodes {
+		var cs []contact
+		for _, ni := range n.srv.Nodes() {
+			if ip4 := ni.Addr.IP.To4(); ip4 != nil && ni.Addr.Port > 0 && ni.Addr.Port < 65536 {
+				cs = append(cs, contact{ID: ni.ID, Addr: netip.AddrPortFrom(netip.AddrFrom4([4]byte(ip4)), uint16(ni.Addr.Port))})
+			}
+		}
+		s.Nodes = append(s.Nodes, stateNode{ID: fmt.Sprintf("%x", n.id), Table: toState(cs)})
+	}
+	if r.crawler != nil {
+		s.Samplers = toState(r.crawler.samplers(500))
+	}
+	return s
+}

@@ -1,0 +1,69 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// maxDistinct bounds the set used to count distinct hashes; past it the
+// count stops growing (and says so by being exactly this number).
+const maxDistinct = 8 << 20
+
+// write moves batches into the sink until r.batches is closed, enforcing
+// MaxObservations; it stops the run (cancel) when the limit is reached or
+// the sink fails, and keeps draining so no node blocks.
+func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
+	seen := make(map[[20]byte]struct{})
+	var err error
+	limit := r.opts.MaxObservations
+	for batch := range r.batches {
+		if err != nil {
+			continue
+		}
+		written := r.c.observations.Load()
+		if limit > 0 {
+			if left := limit - written; int64(len(batch)) > left {
+				r.c.observationsOver.Add(int64(len(batch)) - max(left, 0))
+				batch = batch[:max(left, 0)]
+			}
+		}
+		if len(batch) == 0 {
+			continue
+		}
+		for i := range batch {
+			if len(seen) < maxDistinct {
+				if _, ok := seen[batch[i].InfoHash]; !ok {
+					seen[batch[i].InfoHash] = struct{}{}
+					r.c.distinct.Add(1)
+				}
+			}
+		}
+		if werr := sink.Write(batch); werr != nil {
+			err = fmt.Errorf("capture: writing observations: %w", werr)
+			cancel(errSink)
+			continue
+		}
+		if r.c.observations.Add(int64(len(batch))) >= limit && limit > 0 {
+			cancel(errMax)
+		}
+	}
+	return err
+}
+
+// progress logs the counters every Options.Progress.
+func (r *runner) progress(ctx context.Context, start time.Time) {
+	t := time.NewTicker(r.opts.Progress)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s := r.c.stats()
+			r.opts.Logger.Info("capture: progress", "elapsed", time.Since(start).Round(time.Second),
+				"packets_in", s.PacketsIn, "get_peers", s.Queries["get_peers"], "announce_peer", s.Queries["announce_peer"],
+				"samples", s.Samples, "nodes_known", s.NodesKnown, "observations", s.Observations, "distinct", s.DistinctHashes)
+		}
+	}
+}
