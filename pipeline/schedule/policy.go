@@ -64,21 +64,23 @@ type PeerPenaltyRule struct {
 	Forget Duration            `json:"forget"`
 }
 
-// ReactivationRule: an observation of a failed hash (whose last failure is
-// in Classes) or of a cold hash, made after the last attempt and after at
-// least Quiet without any sighting, pulls next_retry to observedAt+Delay
-// (never later than it was) and makes the hash hot again. ResetSchedule
-// also returns the hash to the first step of its schedule.
+// ReactivationRule: a sighting of a dormant hash, made after its last
+// attempt, pulls next_retry to observedAt+Delay (never later than it was)
+// and makes the hash hot again. Dormant means cold, or failed with a last
+// failure listed in Classes and scheduled to wait at least DormantAfter
+// after its last attempt (hashes early in their schedule are retried soon
+// anyway). A hash is reactivated at most once per MinInterval: a hash that
+// is looked up all the time but never served (common for dead torrents)
+// is then tried once per MinInterval rather than on every sighting.
+// ResetSchedule also returns the hash to the first step of its schedule.
 //
 // The default keeps the schedule position (ResetSchedule false): the
 // reactivated attempt is the fresh look the sighting earned; if it fails
-// too, the sighting was demand without supply and the hash keeps its long
-// delay until the next sighting after another quiet spell. Quiet keeps a
-// hash that is looked up all the time but never served (common for dead
-// torrents) on its schedule instead of retrying on every sighting.
+// too, the hash keeps its long delay until a sighting after MinInterval.
 type ReactivationRule struct {
 	Classes       []string `json:"classes"`
-	Quiet         Duration `json:"quiet"`
+	DormantAfter  Duration `json:"dormant_after"`
+	MinInterval   Duration `json:"min_interval"`
 	Delay         Duration `json:"delay"`
 	ResetSchedule bool     `json:"reset_schedule"`
 }
@@ -101,7 +103,8 @@ type PlanRule struct {
 	// Lease is how long a planned job is reserved for its fetch.
 	Lease Duration `json:"lease"`
 	// ActivityHalfLife decays the state's activity to the planning time
-	// when ranking hashes (see PriorityOf).
+	// when ranking hashes (see PriorityOf); it should be the half-life
+	// dedup computes activity with.
 	ActivityHalfLife Duration `json:"activity_half_life"`
 }
 
@@ -149,14 +152,15 @@ func Default() Policy {
 				schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension,
 				schema.OutcomeNoUTMetadata, schema.OutcomeRejected,
 			},
-			Quiet: Duration(Day),
+			DormantAfter: Duration(12 * time.Hour),
+			MinInterval:  Duration(7 * Day),
 		},
 		Archive: ArchiveRule{MinAttempts: 6, Unseen: Duration(90 * Day)},
 		Plan: PlanRule{
 			NewShare:         0.5,
 			ColdShare:        0.02,
 			Lease:            Duration(2 * time.Hour),
-			ActivityHalfLife: Duration(7 * Day),
+			ActivityHalfLife: Duration(Day),
 		},
 	}
 }

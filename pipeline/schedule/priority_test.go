@@ -23,7 +23,7 @@ func TestPriorityOrder(t *testing.T) {
 	states := []schema.State{
 		mk(1, func(st *schema.State) { st.Reactivated = t0 + 2*day; st.Activity = 0 }),
 		mk(2, func(st *schema.State) { st.Activity, st.LastSeen = 64, now }),
-		mk(3, func(st *schema.State) { st.Activity, st.LastSeen = 64, now-7*day }), // one half-life: 32
+		mk(3, func(st *schema.State) { st.Activity, st.LastSeen = 64, now-day }), // one half-life: 32
 		mk(4, func(st *schema.State) { st.Attempts = 1 }),
 		mk(5, func(st *schema.State) { st.NextRetry = t0 + hour }),
 		mk(6, nil),

@@ -8,34 +8,34 @@ import (
 )
 
 // Reactivate is the one reactivation rule, called by dedup for every known
-// hash it sees again. Pass the state as it was before this sighting
-// (last_seen not yet updated) and the earliest new observation time.
+// hash it sees (before or after folding the sighting into last_seen: the
+// rule does not read last_seen). observedAt is the newest sighting.
 //
-// A hash qualifies when it is cold, or failed with a last failure listed
-// in p.Reactivation.Classes, and the sighting is fresh: after the last
-// attempt (which already saw the swarm as it was) and at least
-// p.Reactivation.Quiet after the previous sighting. Then next_retry is
-// pulled to observedAt + p.Reactivation.Delay (never pushed later), the
-// hash is made hot, reactivated_at is set to observedAt and, if
-// p.Reactivation.ResetSchedule, the backoff step returns to 0. The lease,
-// if any, is left alone.
+// A hash qualifies when it is dormant (cold, or failed with a last failure
+// in p.Reactivation.Classes and a scheduled wait of at least
+// p.Reactivation.DormantAfter), the sighting is fresh (after the last
+// attempt, which already saw the swarm as it was) and the hash was not
+// reactivated within p.Reactivation.MinInterval. Then next_retry is pulled
+// to observedAt + p.Reactivation.Delay (never pushed later), the hash is
+// made hot, reactivated_at is set to observedAt and, if
+// p.Reactivation.ResetSchedule, the backoff step returns to 0. A lease is
+// left alone: the hash is planned once it ends.
 //
-// It reports whether the state changed; calling it again for the same or
-// a later sighting without a new attempt in between changes nothing more.
+// It reports whether the state changed. Calling it again for the same or a
+// later sighting without a new attempt in between changes nothing more.
 func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
+	r := p.Reactivation
 	cold := st.Tier == schema.TierCold
-	failed := st.MetadataStatus == schema.StatusFailed && slices.Contains(p.Reactivation.Classes, st.LastFailure)
-	if !cold && !failed {
-		return false
-	}
-	if observedAt <= st.LastAttempt {
-		return false
-	}
-	if st.LastSeen != 0 && observedAt-st.LastSeen < millis(p.Reactivation.Quiet) {
+	failed := st.MetadataStatus == schema.StatusFailed && slices.Contains(r.Classes, st.LastFailure) &&
+		st.NextRetry-st.LastAttempt >= millis(r.DormantAfter)
+	switch {
+	case !cold && !failed,
+		observedAt <= st.LastAttempt,
+		st.Reactivated != 0 && observedAt-st.Reactivated < millis(r.MinInterval):
 		return false
 	}
 	changed := false
-	if target := observedAt + millis(p.Reactivation.Delay); failed && st.NextRetry > target {
+	if target := observedAt + millis(r.Delay); failed && st.NextRetry > target {
 		st.NextRetry = target
 		changed = true
 	}
@@ -45,7 +45,7 @@ func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 	}
 	if changed {
 		st.Reactivated = observedAt
-		if p.Reactivation.ResetSchedule {
+		if r.ResetSchedule {
 			st.BackoffStep = 0
 		}
 	}

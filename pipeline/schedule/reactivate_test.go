@@ -35,8 +35,11 @@ func TestReactivate(t *testing.T) {
 		{name: "dormant no_peers seen again", class: "no_peers", observed: 2 * day, want: true, wantNext: 2 * day, wantReason: schema.ReasonReactivated},
 		{name: "seen before the last attempt", class: "no_peers", observed: -hour, want: false, wantReason: schema.ReasonRetry},
 		{name: "seen at the last attempt", class: "no_peers", observed: 0, want: false, wantReason: schema.ReasonRetry},
-		{name: "seen recently (not quiet)", class: "no_peers", edit: func(st *schema.State, last int64) { st.LastSeen = last }, observed: hour, want: false, wantReason: schema.ReasonRetry},
-		{name: "quiet exactly a day", class: "no_peers", edit: func(st *schema.State, last int64) { st.LastSeen = last }, observed: day, want: true, wantNext: day, wantReason: schema.ReasonReactivated},
+		{name: "sighting already folded into last_seen", class: "no_peers", edit: func(st *schema.State, last int64) { st.LastSeen = last + 2*day }, observed: 2 * day, want: true, wantNext: 2 * day, wantReason: schema.ReasonReactivated},
+		{name: "reactivated six days ago", class: "no_peers", edit: func(st *schema.State, last int64) { st.Reactivated = last - 4*day }, observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
+		{name: "reactivated seven days ago", class: "no_peers", edit: func(st *schema.State, last int64) { st.Reactivated = last - 5*day }, observed: 2 * day, want: true, wantNext: 2 * day, wantReason: schema.ReasonReactivated},
+		{name: "early in its schedule", class: "no_peers", edit: func(st *schema.State, last int64) { st.NextRetry = last + 8*hour }, observed: hour, want: false, wantReason: schema.ReasonRetry},
+		{name: "peer-level soon retry", class: "rejected", edit: func(st *schema.State, last int64) { st.NextRetry = last + 10*minute }, observed: minute, want: false, wantReason: schema.ReasonRetry},
 		{name: "too_large stays put", class: "too_large", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
 		{name: "hash_mismatch stays put", class: "hash_mismatch", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
 		{name: "already due soon", class: "no_peers", edit: func(st *schema.State, last int64) { st.NextRetry = last + day }, observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
@@ -81,8 +84,12 @@ func TestReactivate(t *testing.T) {
 				if st.LeaseID != before.LeaseID || st.LeaseUntil != before.LeaseUntil {
 					t.Errorf("lease changed")
 				}
-				if Reactivate(p, &st, last+tt.observed+day) {
-					t.Errorf("a second sighting reactivated again")
+				again := st
+				if Reactivate(p, &again, last+tt.observed+day) {
+					t.Errorf("a second sighting a day later reactivated again")
+				}
+				if !cold(before) && Reactivate(p, &again, last+tt.observed+8*day) {
+					t.Errorf("a sighting with no attempt since the reactivation reactivated again")
 				}
 			}
 			if tt.wantReason != "" && Reason(&st) != tt.wantReason {
@@ -91,6 +98,8 @@ func TestReactivate(t *testing.T) {
 		})
 	}
 }
+
+func cold(st schema.State) bool { return st.Tier == schema.TierCold }
 
 // TestReactivatedThenFailsAgain: the reactivated attempt is planned with
 // reason reactivated; if it fails the hash keeps its long delay by

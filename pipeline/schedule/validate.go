@@ -145,8 +145,11 @@ func (p Policy) validateReactivation() error {
 			return fieldErr(path, "%q is listed twice", c)
 		}
 	}
-	if r.Quiet < 0 {
-		return fieldErr("reactivation.quiet", "must not be negative")
+	if r.DormantAfter < 0 {
+		return fieldErr("reactivation.dormant_after", "must not be negative")
+	}
+	if r.MinInterval < 0 {
+		return fieldErr("reactivation.min_interval", "must not be negative")
 	}
 	if r.Delay < 0 {
 		return fieldErr("reactivation.delay", "must not be negative")
