@@ -11,11 +11,17 @@ help: ## list the targets
 build: ## build bin/infohash
 	$(GO) build -o $(BIN) ./cmd/infohash
 
-test: build lint test-go ## everything CI runs
+test: build lint test-go test-duckdb ## everything CI runs
 	@echo "make test: all checks passed"
 
 test-go: ## go test -race over the module
 	$(GO) test -race -count=1 ./...
+
+test-duckdb: build ## DuckDB reads what infohash writes (tools/duckcheck, its own module)
+	cd tools/duckcheck && $(GO) vet ./... && INFOHASH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+
+bench: build ## dedup vs DuckDB GROUP BY, 10M and 100M rows (SIZES="10M" for one)
+	scripts/bench-dedup.sh
 
 lint: ## go vet and gofmt
 	$(GO) vet ./...
