@@ -20,7 +20,9 @@ import (
 
 // commands lists the subcommands once, in data-flow order.
 func commands() []*cli.Command {
-	return []*cli.Command{}
+	return []*cli.Command{
+		captureCommand(),
+	}
 }
 
 // New builds the cli.App. stdin/stdout/stderr are the process streams

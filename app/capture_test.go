@@ -1,0 +1,164 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/capture"
+	"github.com/infohash/infohash/tools/testnet"
+)
+
+var (
+	captureBinOnce sync.Once
+	captureBin     string
+	captureBinErr  error
+)
+
+// infohashBinary builds the real binary once per test process.
+func infohashBinary(t *testing.T) string {
+	t.Helper()
+	captureBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "infohash-bin-*")
+		if err != nil {
+			captureBinErr = err
+			return
+		}
+		captureBin = filepath.Join(dir, "infohash")
+		out, err := exec.Command("go", "build", "-o", captureBin, "../cmd/infohash").CombinedOutput()
+		if err != nil {
+			captureBinErr = errors.New(string(out))
+		}
+	})
+	if captureBinErr != nil {
+		t.Fatalf("building infohash: %v", captureBinErr)
+	}
+	return captureBin
+}
+
+func captureTestnet(t *testing.T) testnet.Truth {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	n, err := testnet.Start(ctx, testnet.Config{Seed: 9, Nodes: 10, Torrents: 15, Dead: 2, Searched: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n.Truth()
+}
+
+// TestCaptureSIGINTCommitsWhatWasReceived runs the real binary against the
+// testnet, interrupts it, and reads the file back.
+func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
+	truth := captureTestnet(t)
+	dir := t.TempDir()
+	out, stats := filepath.Join(dir, "obs.parquet"), filepath.Join(dir, "stats.json")
+	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--bootstrap", strings.Join(truth.Bootstrap, ","),
+		"--listen", "127.0.0.1:0", "--duration", "1m", "--max-rps", "0", "--stats-json", stats, "--data", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
+	}
+	var st capture.Stats
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rowio.Open[schema.Observation](out, nil)
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	defer r.Close()
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 || int64(len(rows)) != st.Observations || st.StopReason != capture.StopInterrupted {
+		t.Fatalf("%d rows, stats %+v", len(rows), st)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "dht-state", "dht-state.json")); err != nil {
+		t.Errorf("--data did not keep the DHT state: %v", err)
+	}
+}
+
+func TestCaptureArrowOnStdout(t *testing.T) {
+	truth := captureTestnet(t)
+	cmd := exec.Command(infohashBinary(t), "capture", "-o", "-", "--bootstrap", strings.Join(truth.Bootstrap, ","),
+		"--listen", "127.0.0.1:0", "--duration", "2s", "--max-rps", "0", "--log-format", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	r, err := rowio.Open[schema.Observation]("-", &stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	had := truth.AllHashes()
+	samples := 0
+	for _, row := range rows {
+		if row.Source == schema.SourceSampleInfohashes {
+			samples++
+			if !had[schema.Hex(row.InfoHash)] {
+				t.Errorf("sampled hash %x not in the testnet", row.InfoHash)
+			}
+		}
+	}
+	if samples == 0 || !strings.Contains(stderr.String(), `"msg":"capture: done"`) {
+		t.Fatalf("%d rows, %d samples; stderr:\n%s", len(rows), samples, stderr.String())
+	}
+}
+
+func TestCaptureBadFlagsExit2(t *testing.T) {
+	tests := map[string][]string{
+		"bad listen":    {"capture", "-o", "x.parquet", "--listen", "nope", "--bootstrap", "127.0.0.1:1"},
+		"bad bootstrap": {"capture", "-o", "x.parquet", "--listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1"},
+		"no output":     {"capture", "--listen", "127.0.0.1:0"},
+		"extra arg":     {"capture", "-o", "x.parquet", "stray"},
+	}
+	for name, args := range tests {
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			dir := t.TempDir()
+			for i, a := range args {
+				if a == "x.parquet" {
+					args[i] = filepath.Join(dir, a)
+				}
+			}
+			code := Main(append([]string{"infohash"}, args...), nil, &stdout, &stderr)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr: %s", code, stderr.String())
+			}
+			if _, err := os.Stat(filepath.Join(dir, "x.parquet")); err == nil {
+				t.Fatal("bad input left an output file")
+			}
+		})
+	}
+}
