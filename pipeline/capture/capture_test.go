@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -194,8 +195,8 @@ func TestMalformedPacketsAreCountedAndSurvived(t *testing.T) {
 	if m := byT["g1"]; m.Y != krpc.Response || len(m.Token) == 0 || string(m.ID) == "" {
 		t.Errorf("get_peers reply %+v", m)
 	}
-	if m := byT["s1"]; !m.HasSamples || len(m.Samples) != 20 || string(m.Samples) != string(hashN(1)) {
-		t.Errorf("sample_infohashes reply %+v, want the one hash seen", m)
+	if m := byT["s1"]; !m.HasSamples || len(m.Samples) != 0 || m.Num != 0 {
+		t.Errorf("sample_infohashes reply %+v, want empty samples: a get_peers target is not stored", m)
 	}
 	if m := byT["u1"]; m.Y != krpc.Error || m.ErrCode != krpc.ErrMethodUnknown {
 		t.Errorf("unknown method reply %+v", m)
@@ -238,6 +239,8 @@ func TestAnnouncePeerNeedsTokenAndRecordsPort(t *testing.T) {
 		c.Write(p)
 	}
 	got := replies(t, c, 3)
+	c.Write(krpc.AppendSampleInfohashes(nil, []byte("s1"), peerID, hashN(0)))
+	got = append(got, replies(t, c, 1)...)
 	cancel()
 	st, _ := wait()
 	byT := map[string]krpc.Msg{}
@@ -246,6 +249,9 @@ func TestAnnouncePeerNeedsTokenAndRecordsPort(t *testing.T) {
 	}
 	if byT["a1"].Y != krpc.Response || byT["a2"].Y != krpc.Error || byT["a3"].Y != krpc.Response {
 		t.Fatalf("replies %+v", byT)
+	}
+	if s := byT["s1"]; s.Num != 2 || len(s.Samples) != 40 || !bytes.Contains(s.Samples, hashN(7)) || !bytes.Contains(s.Samples, hashN(9)) {
+		t.Errorf("sample_infohashes after two announces: %+v", s)
 	}
 	if st.BadTokens != 1 {
 		t.Errorf("bad tokens = %d, want 1", st.BadTokens)

@@ -93,6 +93,9 @@ func (c *crawler) add(addr netip.AddrPort, id []byte) {
 	if _, ok := c.remotes[addr]; ok || len(c.remotes) >= maxRemotes || len(c.fresh) >= maxFresh {
 		return
 	}
+	if len(id) == 20 && c.isOurs(id) {
+		return // one of our own nodes: sampling it would echo our own records
+	}
 	rm := &remote{}
 	if len(id) == 20 {
 		rm.id = [20]byte(id)
@@ -100,6 +103,16 @@ func (c *crawler) add(addr netip.AddrPort, id []byte) {
 	c.remotes[addr] = rm
 	c.r.c.nodesKnown.Add(1)
 	c.fresh = append(c.fresh, addr)
+}
+
+// isOurs reports whether id is one of this run's node IDs.
+func (c *crawler) isOurs(id []byte) bool {
+	for _, n := range c.nodes {
+		if string(n.id[:]) == string(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // addAll queues several contacts (from the routing table or state).
@@ -229,6 +242,11 @@ func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Ti
 	rm.fails = 0
 	if len(m.ID) == 20 {
 		rm.id = [20]byte(m.ID)
+		if c.isOurs(m.ID) {
+			rm.state = stateDead
+			c.mu.Unlock()
+			return
+		}
 	}
 	parseCompact(m.Nodes, func(ct contact) { c.add(ct.Addr, ct.ID[:]) })
 	var samples []byte

@@ -43,7 +43,7 @@ type node struct {
 	slab      []byte
 	lastFrom  netip.AddrPort
 	lastStr   string
-	recent    [256][20]byte // recently seen hashes, for our own BEP 51 replies
+	recent    [256][20]byte // recently announced hashes, for our own BEP 51 replies
 	nrecent   int
 	lastFlush time.Time
 }
@@ -239,8 +239,12 @@ func (n *node) record(ih []byte, source string, id []byte, from netip.AddrPort, 
 		PeerPort:   port,
 		RunID:      n.r.opts.RunID,
 	})
-	n.recent[n.nrecent%len(n.recent)] = [20]byte(ih)
-	n.nrecent++
+	if source == schema.SourceAnnouncePeer {
+		// Like a storing node, offer in our own BEP 51 samples only hashes
+		// someone announced to us, never mere lookup targets.
+		n.recent[n.nrecent%len(n.recent)] = [20]byte(ih)
+		n.nrecent++
+	}
 	if len(n.batch) >= n.r.opts.BatchSize {
 		n.flush(now)
 	}
