@@ -148,7 +148,7 @@ func (d *Dataset) gc(latest int64, keep int) {
 		old = append(old, p)
 	}
 	sort.Strings(old)
-	for name := range map[string]bool{TableState: true, TableTorrents: true, TablePeers: true} {
+	for name := range map[string]bool{TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true} {
 		vs, _ := os.ReadDir(filepath.Join(d.Dir, name, "v"))
 		for _, v := range vs {
 			rel := filepath.Join(name, "v", v.Name())

@@ -13,13 +13,14 @@ import (
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 2
+const FormatVersion = 3
 
 // Table names.
 const (
 	TableState    = "state"
 	TableTorrents = "torrents"
 	TablePeers    = "peers"
+	TableLeases   = "leases"
 )
 
 // Manifest describes one committed snapshot of the whole dataset.

@@ -12,7 +12,8 @@ import (
 // Format history:
 //
 //	1  state without backoff_step, bad_metadata, reactivated_at
-//	2  current
+//	2  state without avoid_peers
+//	3  current
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable

@@ -83,6 +83,10 @@ type State struct {
 	// Reactivated is when a fresh observation last pulled a dormant hash
 	// back (null if never).
 	Reactivated int64 `parquet:"reactivated_at,optional,timestamp(millisecond)"`
+	// AvoidPeers are endpoints (ip:port) that failed this hash at peer
+	// level or served it bad metadata, most recent last, kept while their
+	// penalty lasts (merge); plan-retries hands them to fetch as avoid_peers.
+	AvoidPeers []string `parquet:"avoid_peers,list"`
 }
 
 // PeerFailure is one peer's failure during a fetch attempt.
@@ -188,6 +192,19 @@ type PeerPenalty struct {
 	Until    int64  `parquet:"until,timestamp(millisecond)"`
 	Failures int32  `parquet:"failures"`
 	LastAt   int64  `parquet:"last_at,timestamp(millisecond)"`
+}
+
+// Lease reserves a planned hash for one fetch job (DIR/leases/):
+// plan-retries writes it in the commit that plans the job, merge removes it
+// when the job's result is applied. A hash with a live lease is not planned
+// again; once LeaseUntil passes it returns to the queue.
+type Lease struct {
+	InfoHash   Hash   `parquet:"info_hash"`
+	LeaseID    string `parquet:"lease_id"`
+	LeaseUntil int64  `parquet:"lease_until,timestamp(millisecond)"`
+	Attempt    int32  `parquet:"attempt"`
+	Reason     string `parquet:"reason,dict"`
+	PlannedAt  int64  `parquet:"planned_at,timestamp(millisecond)"`
 }
 
 // Prefix returns the partition of h: its first byte.
