@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# bench-dedup.sh: times `infohash dedup` against DuckDB on the same files in
+# the same run, and prints both times, throughputs, peak RSS and the ratios
+# beside the targets of issue 2.
+#
+#   scripts/bench-dedup.sh                 # 10M and 100M rows, then the incremental case
+#   SIZES=10M scripts/bench-dedup.sh       # one size
+#   SIZES= INCREMENTAL=1 scripts/bench-dedup.sh   # only the incremental case
+#   REPEAT=3 SIZES=10M scripts/bench-dedup.sh      # best of 3 (the machine is shared)
+#
+# Inputs are generated once and cached in $BENCH_DIR (default bench-data/;
+# delete it to regenerate). Every dedup run writes into a fresh dataset.
+# DuckDB runs with threads=2 (the machine has 2 cores), default memory limit.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+SIZES=${SIZES-"10M 100M"}
+INCREMENTAL=${INCREMENTAL:-1}
+BENCH_DIR=${BENCH_DIR:-bench-data}
+SEED=${SEED:-1}
+REPEAT=${REPEAT:-1}            # runs per full-size case; the fastest counts
+STATE_SIZE=${STATE_SIZE:-20M}  # hashes in the state of the incremental case
+BATCH_SIZE=${BATCH_SIZE:-1M}   # observations in its batch
+OUT=$BENCH_DIR/run
+mkdir -p "$OUT"
+
+build_tools
+IH=bin/infohash DQ=bin/duckq
+"$IH" dedup --help >/dev/null 2>&1 || die "infohash dedup is not available in bin/infohash"
+
+# gen FILE ARGS...: generate observations into FILE (+ FILE.json) unless cached.
+gen() {
+	local f=$1; shift
+	if [ -s "$f" ] && [ -s "$f.json" ]; then
+		say "cached: $f"
+		return
+	fi
+	say "generating $f ..."
+	bin/obsgen --seed "$SEED" "$@" -o "$f" --ground-truth "$f.json" || die "obsgen failed"
+}
+
+# check_state DIR HASHES OBS: the committed state holds HASHES rows and
+# OBS observations (read by DuckDB through the documented glob).
+check_state() {
+	local got
+	got=$(duck_scalar "SELECT count(*) || ' ' || sum(seen_count) FROM read_parquet('$1/state/current/prefix=*/*.parquet', hive_partitioning=true)")
+	if [ "$got" = "$2 $3" ]; then echo "ok"; else echo "WRONG (state has hashes/observations $got, want $2 $3)"; fi
+}
+
+RESULTS=$BENCH_DIR/results.tsv
+[ -s "$RESULTS" ] || printf 'date\tcase\trows\tdedup_s\tdedup_mb\tduckdb_s\tduckdb_mb\tspeed_ratio\tmem_ratio\n' >"$RESULTS"
+record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$@" >>"$RESULTS"; }
+
+report() { # case rows d_s d_mb k_s k_mb speed_target mem_target
+	local sr mr
+	sr=$(ratio "$5" "$3") mr=$(ratio "$4" "$6")
+	printf '  %-22s %8.2f s  %7.2f M rows/s  peak RSS %6d MB\n' "infohash dedup" "$3" "$(ratio "$2" "$3e6")" "$4"
+	printf '  %-22s %8.2f s  %7.2f M rows/s  peak RSS %6d MB\n' "DuckDB" "$5" "$(ratio "$2" "$5e6")" "$6"
+	printf '  speed: dedup is %sx DuckDB (target >= %sx): %s\n' "$sr" "$7" "$(verdict "$sr >= $7")"
+	if [ -n "$8" ]; then
+		printf '  memory: dedup uses %s of DuckDB peak RSS (target <= %s): %s\n' "$mr" "$8" "$(verdict "$mr <= $8")"
+	fi
+	record "$1" "$2" "$3" "$4" "$5" "$6" "$sr" "$mr"
+}
+
+for size in $SIZES; do
+	rows=$(count_of "$size")
+	in=$BENCH_DIR/obs-$size.parquet
+	gen "$in" --rows "$size" --distinct 20%
+	distinct=$(json_int "$in.json" distinct)
+	case $size in 100M) target=4 ;; *) target=2 ;; esac
+
+	echo "== $size observations ($distinct distinct) from $in"
+	cat "$in" >/dev/null # both sides start from a warm page cache
+	d_s= k_s=
+	for r in $(seq "$REPEAT"); do
+		ds=$BENCH_DIR/ds-$size
+		rm -rf "$ds"
+		timed "dedup-$size" "$IH" dedup --data "$ds" "$in"
+		if [ -z "$d_s" ] || [ "$(verdict "$TIMED_S < $d_s")" = ok ]; then d_s=$TIMED_S d_mb=$TIMED_MB; fi
+		echo "  run $r: dedup $TIMED_S s, $TIMED_MB MB; state check: $(check_state "$ds" "$distinct" "$rows")"
+
+		dout=$BENCH_DIR/duckdb-groupby-$size.parquet
+		rm -f "$dout"
+		timed "duckdb-$size" "$DQ" --threads 2 "COPY (
+			SELECT info_hash, min(observed_at) AS first_seen, max(observed_at) AS last_seen, count(*) AS seen_count
+			FROM read_parquet('$in') GROUP BY info_hash
+		) TO '$dout' (FORMAT parquet, COMPRESSION zstd)"
+		if [ -z "$k_s" ] || [ "$(verdict "$TIMED_S < $k_s")" = ok ]; then k_s=$TIMED_S k_mb=$TIMED_MB; fi
+		echo "  run $r: DuckDB $TIMED_S s, $TIMED_MB MB"
+		rm -f "$dout"
+	done
+	report "full-$size" "$rows" "$d_s" "$d_mb" "$k_s" "$k_mb" "$target" 0.5
+done
+
+if [ "$INCREMENTAL" = 1 ]; then
+	nstate=$(count_of "$STATE_SIZE") nbatch=$(count_of "$BATCH_SIZE")
+	base=$BENCH_DIR/obs-state-$STATE_SIZE.parquet
+	batch=$BENCH_DIR/obs-batch-$BATCH_SIZE-over-$STATE_SIZE.parquet
+	gen "$base" --rows "$STATE_SIZE" --distinct 100% --window 720h
+	gen "$batch" --rows "$BATCH_SIZE" --distinct 20% --known "$STATE_SIZE" \
+		--start 2025-01-31T00:00:00Z --window 1h
+	after=$(json_int "$batch.json" after)
+
+	echo "== incremental: $BATCH_SIZE observations into a $STATE_SIZE-hash state"
+	ds=$BENCH_DIR/ds-inc-$STATE_SIZE
+	rm -rf "$ds"
+	timed "inc-base" "$IH" dedup --data "$ds" "$base"
+	echo "  building the state: $STATE_SIZE new hashes in $TIMED_S s, peak RSS $TIMED_MB MB"
+	# DuckDB's copy of the same state: one Parquet file with every column.
+	dstate=$BENCH_DIR/duckdb-state-$STATE_SIZE.parquet dmerged=$BENCH_DIR/duckdb-merged.parquet
+	rm -f "$dstate" "$dmerged"
+	timed "inc-duckdb-state" "$DQ" --threads 2 "COPY (SELECT * EXCLUDE (prefix)
+		FROM read_parquet('$ds/state/current/prefix=*/*.parquet', hive_partitioning=true)) TO '$dstate' (FORMAT parquet, COMPRESSION zstd)"
+
+	cat "$batch" "$dstate" >/dev/null
+	timed "inc-dedup" "$IH" dedup --data "$ds" "$batch"
+	d_s=$TIMED_S d_mb=$TIMED_MB
+	echo "  state check: $(check_state "$ds" "$after" "$((nstate + nbatch))")"
+
+	timed "inc-duckdb" "$DQ" --threads 2 "COPY (
+		WITH b AS (
+			SELECT info_hash::BLOB AS info_hash, any_value(hash_type) AS hash_type,
+				min(observed_at) AS f, max(observed_at) AS l, count(*) AS c,
+				arg_max(source, observed_at) AS src
+			FROM read_parquet('$batch') GROUP BY 1)
+		SELECT coalesce(s.info_hash, b.info_hash) AS info_hash,
+			coalesce(s.hash_type, b.hash_type) AS hash_type,
+			least(s.first_seen, b.f) AS first_seen, greatest(s.last_seen, b.l) AS last_seen,
+			coalesce(s.seen_count, 0) + coalesce(b.c, 0) AS seen_count,
+			coalesce(b.src, s.last_source) AS last_source,
+			s.* EXCLUDE (info_hash, hash_type, first_seen, last_seen, seen_count, last_source)
+		FROM read_parquet('$dstate') s FULL OUTER JOIN b ON s.info_hash = b.info_hash
+	) TO '$dmerged' (FORMAT parquet, COMPRESSION zstd)"
+	k_s=$TIMED_S k_mb=$TIMED_MB
+	echo "  DuckDB merge check: $(duck_scalar "SELECT CASE WHEN count(*) = $after AND sum(seen_count) = $((nstate + nbatch)) THEN 'ok' ELSE 'WRONG ' || count(*) END FROM read_parquet('$dmerged')")"
+	report "incremental-$BATCH_SIZE-into-$STATE_SIZE" "$nbatch" "$d_s" "$d_mb" "$k_s" "$k_mb" 10 ""
+	rm -f "$dstate" "$dmerged"
+fi
+echo "results appended to $RESULTS; logs in $OUT/"

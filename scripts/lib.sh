@@ -1,0 +1,53 @@
+# Shared helpers for the scripts in this folder. Source it: . scripts/lib.sh
+# Needs bash, awk and /usr/bin/time (Debian package "time").
+
+GO=${GO:-go}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+say() { echo "$*" >&2; }
+
+# count_of 10M -> 10000000 (k, M, G suffixes as obsgen reads them).
+count_of() {
+	awk -v s="$1" 'BEGIN {
+		m = 1; c = substr(s, length(s));
+		if (c == "k" || c == "K") m = 1e3; else if (c == "M") m = 1e6; else if (c == "G" || c == "B") m = 1e9;
+		if (m != 1) s = substr(s, 1, length(s) - 1);
+		if (s !~ /^[0-9]+(\.[0-9]+)?$/) exit 1;
+		printf "%d\n", s * m }' || die "bad size $1"
+}
+
+# build_tools builds bin/infohash, bin/obsgen and bin/duckq (DuckDB, from
+# the tools/duckcheck module).
+build_tools() {
+	(cd "$ROOT" && $GO build -o bin/infohash ./cmd/infohash) || die "cannot build bin/infohash"
+	(cd "$ROOT" && $GO build -o bin/obsgen ./tools/obsgen/cmd/obsgen) || die "cannot build bin/obsgen"
+	(cd "$ROOT/tools/duckcheck" && $GO build -o ../../bin/duckq ./cmd/duckq) || die "cannot build bin/duckq"
+}
+
+# timed NAME CMD...: runs CMD under /usr/bin/time, stderr to $OUT/NAME.log;
+# sets TIMED_S (wall seconds) and TIMED_MB (peak RSS in MB). Fails with the
+# log's tail if CMD fails.
+timed() {
+	local name=$1; shift
+	[ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install -y time"
+	local log="$OUT/$name.log" tf="$OUT/$name.time"
+	if ! /usr/bin/time -f '%e %M' -o "$tf" "$@" >"$OUT/$name.out" 2>"$log"; then
+		tail -5 "$log" >&2
+		die "$name failed: $*"
+	fi
+	read -r TIMED_S kb < <(tail -1 "$tf")
+	TIMED_MB=$(awk -v k="$kb" 'BEGIN { printf "%.0f", k / 1024 }')
+}
+
+# json_int FILE KEY: an integer field of a flat JSON file (obsgen's ground truth).
+json_int() { sed -n "s/^ *\"$2\": *\(-\{0,1\}[0-9][0-9]*\).*/\1/p" "$1" | head -1; }
+
+# ratio A B: A/B with two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%.2f", a / b }'; }
+
+# verdict OK_EXPR...: "ok" when awk finds the expression true, else "MISS".
+verdict() { awk "BEGIN { exit !($*) }" && echo ok || echo MISS; }
+
+# duck_scalar SQL: the single value a DuckDB query returns.
+duck_scalar() { "$ROOT/bin/duckq" --header=false --threads 2 "$1" 2>/dev/null | tail -1; }
