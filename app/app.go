@@ -22,6 +22,11 @@ import (
 func commands() []*cli.Command {
 	return []*cli.Command{
 		captureCommand(),
+		dedupCommand(),
+		// plan-retries
+		// fetch
+		// merge
+		// export
 	}
 }
 
@@ -31,6 +36,8 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	cmds := commands()
 	for _, c := range cmds {
 		c.Flags = append(c.Flags, commonFlags()...)
+		c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
 		if c.Before == nil {
 			c.Before = setupLogging
 		}
@@ -48,7 +55,6 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Reader:          stdin,
 		Writer:          stdout,
 		ErrWriter:       stderr,
-		HideHelpCommand: true,
 		ExitErrHandler:  func(*cli.Context, error) {}, // Main maps errors to codes
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitcode.BadInput(err)

@@ -24,7 +24,16 @@ func commonFlags() []cli.Flag {
 var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters as JSON to `FILE`"}
 
 // dataFlag names the dataset directory.
-var dataFlag = &cli.StringFlag{Name: "data", Usage: "dataset `DIR`", EnvVars: []string{"INFOHASH_DATA"}, Required: true}
+var dataFlag = &cli.StringFlag{Name: "data", Usage: "dataset `DIR`", EnvVars: []string{"INFOHASH_DATA"}}
+
+// requireData returns --data or a usage error.
+func requireData(c *cli.Context) (string, error) {
+	d := c.String("data")
+	if d == "" {
+		return "", exitcode.BadInput(fmt.Errorf("--data DIR (or INFOHASH_DATA) is required"))
+	}
+	return d, nil
+}
 
 // nowFlag fixes the clock for reproducible runs.
 var nowFlag = &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as the current time, for reproducible runs"}

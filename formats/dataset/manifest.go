@@ -49,6 +49,8 @@ type FileInfo struct {
 	Rows   int64  `json:"rows"`
 	Size   int64  `json:"size"`
 	CRC32C uint32 `json:"crc32c"`
+	// Capacity is a Bloom filter's designed key count (Bloom files only).
+	Capacity int64 `json:"capacity,omitempty"`
 }
 
 // Applied records an input that a commit folded in, by content checksum.

@@ -9,9 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
-
 )
 
 // ErrConflict is returned by Commit when another writer committed after
@@ -21,6 +21,7 @@ var ErrConflict = errors.New("dataset changed since the transaction began")
 // Tx builds the next snapshot aside, in a private staging directory, and
 // publishes it in one atomic step.
 type Tx struct {
+	mu     sync.Mutex // guards next, staged, dirty: stages may work in parallel
 	d      *Dataset
 	base   *Manifest
 	next   *Manifest
@@ -90,7 +91,9 @@ func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
 	if err := f.Sync(); err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %s: fsync: %w", p, err)
 	}
+	tx.mu.Lock()
 	tx.staged[filepath.Join(table, key, name)] = true
+	tx.mu.Unlock()
 	return FileInfo{Name: name, Rows: rows, Size: n, CRC32C: h.Sum32()}, nil
 }
 
@@ -98,6 +101,8 @@ func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
 // this transaction or kept from the base snapshot. No files: the partition
 // is dropped.
 func (tx *Tx) SetPartition(table, key string, files []FileInfo) {
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
 	t := tx.table(table)
 	if len(files) == 0 {
 		delete(t.Partitions, key)
@@ -110,6 +115,8 @@ func (tx *Tx) SetPartition(table, key string, files []FileInfo) {
 // SetBloom sets the Bloom filter file of partition key (staged by Stage
 // with the same key).
 func (tx *Tx) SetBloom(table, key string, f FileInfo) {
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
 	tx.table(table).Blooms[key] = f
 	tx.dirty[table] = true
 }

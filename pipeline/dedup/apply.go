@@ -1,0 +1,160 @@
+package dedup
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// partStats are one partition's dedup counters.
+type partStats struct {
+	bloomNeg, bloomPos, known, falsePos, fresh, reactivated int64
+}
+
+type hashOnly struct {
+	InfoHash schema.Hash `parquet:"info_hash"`
+}
+
+func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
+
+// applyPartition folds the batch's hashes of partition p into tx.
+func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte) (partStats, error) {
+	var ps partStats
+	es := r.b.sorted(p)
+	if len(es) == 0 {
+		return ps, nil
+	}
+	key := fmt.Sprintf("%02x", p)
+	files := base.Partitions[key]
+	bf, bfi, err := loadBloom(r.d, base, key)
+	if err != nil {
+		return ps, err
+	}
+	// Layer 2: the Bloom filter. Without files there is nothing to know.
+	var cands []int
+	for i := range es {
+		if len(files) == 0 || (bf != nil && !bf.Test(es[i].h[:])) {
+			ps.bloomNeg++
+			continue
+		}
+		ps.bloomPos++
+		cands = append(cands, i)
+	}
+	// Layer 3: confirm every positive against the exact store.
+	var existing []schema.Hash
+	known := map[int]bool{}
+	if len(cands) > 0 {
+		for _, f := range files {
+			hs, err := dataset.ReadFile[hashOnly](r.d.FilePath(base, key, f))
+			if err != nil {
+				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
+			}
+			for _, h := range hs {
+				existing = append(existing, h.InfoHash)
+			}
+		}
+		slices.SortFunc(existing, hashCmp)
+		for _, i := range cands {
+			if _, ok := slices.BinarySearchFunc(existing, es[i].h, hashCmp); ok {
+				known[i] = true
+			}
+		}
+	}
+	ps.known = int64(len(known))
+	ps.falsePos = int64(len(cands) - len(known))
+	ps.fresh = int64(len(es) - len(known))
+
+	if len(known) == 0 && len(files) < r.o.MaxFiles {
+		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
+	}
+	return ps, r.rewrite(tx, base, key, es, known, &ps)
+}
+
+// appendDelta adds a file of new hashes to the partition without touching
+// its existing files.
+func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es []entry,
+	files []dataset.FileInfo, bf bloomFilter, bfi dataset.FileInfo, existing []schema.Hash, haveExisting bool) error {
+	rows := make([]schema.State, len(es))
+	for i, e := range es {
+		rows[i] = newState(e, r.now)
+	}
+	fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
+	if err != nil {
+		return err
+	}
+	tx.SetPartition(dataset.TableState, key, append(append([]dataset.FileInfo(nil), files...), fi))
+	total := int64(len(es))
+	for _, f := range files {
+		total += f.Rows
+	}
+	if bf != nil && total <= bfi.Capacity {
+		for _, e := range es {
+			bf.Add(e.h[:])
+		}
+		return stageBloom(tx, key, bf, total, bfi.Capacity)
+	}
+	// Grow (or create) the filter from the exact store.
+	if !haveExisting {
+		for _, f := range files {
+			hs, err := dataset.ReadFile[hashOnly](r.d.FilePath(base, key, f))
+			if err != nil {
+				return fmt.Errorf("dedup: partition %s: %w", key, err)
+			}
+			for _, h := range hs {
+				existing = append(existing, h.InfoHash)
+			}
+		}
+	}
+	for _, e := range es {
+		existing = append(existing, e.h)
+	}
+	nbf, c := bloomOf(existing, r.o.BloomFP)
+	return stageBloom(tx, key, nbf, int64(len(existing)), c)
+}
+
+// rewrite merges the partition's files and the batch into one sorted file.
+func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known map[int]bool, ps *partStats) error {
+	old, err := dataset.ReadPartition[schema.State](r.d, base, key)
+	if err != nil {
+		return fmt.Errorf("dedup: partition %s: %w", key, err)
+	}
+	if len(base.Partitions[key]) > 1 {
+		sort.Slice(old, func(i, j int) bool { return bytes.Compare(old[i].InfoHash[:], old[j].InfoHash[:]) < 0 })
+	}
+	out := make([]schema.State, 0, len(old)+len(es)-len(known))
+	i := 0
+	for j, e := range es {
+		for i < len(old) && hashCmp(old[i].InfoHash, e.h) < 0 {
+			out = append(out, old[i])
+			i++
+		}
+		if known[j] {
+			st := old[i]
+			i++
+			fresh := e.a.last > st.LastSeen
+			r.b.fold(&st, e.a)
+			if fresh && r.o.Reactivate != nil && r.o.Reactivate(&st, e.a.last) {
+				ps.reactivated++
+			}
+			out = append(out, st)
+			continue
+		}
+		out = append(out, newState(e, r.now))
+	}
+	out = append(out, old[i:]...)
+	fi, err := dataset.WriteStaged(tx, dataset.TableState, key, out)
+	if err != nil {
+		return err
+	}
+	tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
+	hs := make([]schema.Hash, len(out))
+	for k := range out {
+		hs[k] = out[k].InfoHash
+	}
+	bf, c := bloomOf(hs, r.o.BloomFP)
+	return stageBloom(tx, key, bf, int64(len(hs)), c)
+}

@@ -1,0 +1,243 @@
+package dedup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// Options configure a dedup run.
+type Options struct {
+	Data     string        // dataset directory (created if missing)
+	Inputs   []string      // files, folders, or "-" for stdin
+	Stdin    io.Reader     // read for "-"
+	Now      time.Time     // the clock: next_retry of new hashes
+	HalfLife time.Duration // activity half-life
+	Keep     int           // snapshots kept for readers
+	LockWait time.Duration // wait for the writer lock instead of failing
+	BloomFP  float64       // Bloom filter false-positive rate per partition
+	MaxFiles int           // files per partition before dedup compacts it
+	Workers  int           // partitions applied in parallel
+	// Reactivate is the scheduler's rule for a fresh observation of a known
+	// hash (schedule.Reactivate bound to the dataset's policy); it reports
+	// whether the hash was reactivated.
+	Reactivate func(st *schema.State, observedAt int64) bool
+	Policy     []byte // the policy in force, recorded in the manifest
+	Progress   func(stage string, done, total int64)
+}
+
+// DefaultOptions returns the defaults.
+func DefaultOptions() Options {
+	return Options{Now: time.Now().UTC(), HalfLife: 24 * time.Hour, Keep: 3, BloomFP: 0.01, MaxFiles: 8,
+		Workers: runtime.GOMAXPROCS(0), Stdin: os.Stdin}
+}
+
+// Stats are dedup's counters.
+type Stats struct {
+	Inputs          int     `json:"inputs"`
+	InputsSkipped   int     `json:"inputs_already_applied"`
+	Observations    int64   `json:"observations_read"`
+	InBatchDups     int64   `json:"in_batch_duplicates"`
+	Distinct        int64   `json:"distinct_in_batch"`
+	BloomNegatives  int64   `json:"bloom_negatives"`
+	BloomPositives  int64   `json:"bloom_positives"`
+	ConfirmedKnown  int64   `json:"confirmed_known"`
+	FalsePositives  int64   `json:"false_positives"`
+	New             int64   `json:"new"`
+	Reactivated     int64   `json:"reactivated"`
+	StateRows       int64   `json:"state_rows"`
+	Snapshot        int64   `json:"snapshot"`
+	CommitConflicts int     `json:"commit_conflicts"`
+	Seconds         float64 `json:"seconds"`
+}
+
+type runner struct {
+	o   Options
+	d   *dataset.Dataset
+	b   *batch
+	now int64
+}
+
+// Run folds the inputs into the dataset in one commit. Re-running it on
+// inputs already applied changes nothing.
+func Run(ctx context.Context, o Options) (Stats, error) {
+	start := time.Now()
+	var st Stats
+	if len(o.Inputs) == 0 {
+		return st, exitcode.BadInput(errors.New("dedup: no input (name files, folders, or - for stdin)"))
+	}
+	if o.MaxFiles < 1 {
+		o.MaxFiles = 1
+	}
+	if o.Workers < 1 {
+		o.Workers = 1
+	}
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: true, LockWait: o.LockWait})
+	if err != nil {
+		return st, err
+	}
+	ins, err := resolveInputs(o.Inputs, o.Stdin, d)
+	if err != nil {
+		return st, err
+	}
+	r := &runner{o: o, d: d, now: schema.Millis(o.Now)}
+	rows := map[string]int64{}
+	aggregated := ""
+	st.Inputs = len(ins)
+	for attempt := 0; ; attempt++ {
+		tx, err := d.Begin()
+		if err != nil {
+			return st, err
+		}
+		pending := pendingInputs(tx.Base(), ins)
+		st.InputsSkipped = len(ins) - len(pending)
+		if len(pending) == 0 {
+			tx.Abort()
+			removeInbox(ins)
+			st.StateRows = tx.Base().Table(dataset.TableState).Rows()
+			st.Snapshot = tx.Base().Snapshot
+			st.Seconds = time.Since(start).Seconds()
+			return st, nil
+		}
+		if ids := idsOf(pending); ids != aggregated {
+			r.b = newBatch(o.HalfLife.Milliseconds())
+			for _, in := range pending {
+				n, err := readInput(ctx, in, r.now, r.b)
+				if err != nil {
+					tx.Abort()
+					return st, err
+				}
+				rows[in.id] = n
+				slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
+			}
+			aggregated = ids
+		}
+		ps, err := r.applyAll(ctx, tx)
+		if err != nil {
+			tx.Abort()
+			return st, err
+		}
+		for _, in := range pending {
+			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})
+		}
+		if o.Policy != nil {
+			tx.SetPolicy(o.Policy)
+		}
+		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "dedup"})
+		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+			st.CommitConflicts++
+			slog.Info("dedup: dataset moved on while working; re-applying on the new snapshot", "attempt", attempt+1)
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, dataset.ErrConflict) {
+				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
+			}
+			return st, err
+		}
+		removeInbox(pending)
+		st.Observations = r.b.obs
+		st.Distinct = r.b.distinct()
+		st.InBatchDups = st.Observations - st.Distinct
+		st.BloomNegatives, st.BloomPositives = ps.bloomNeg, ps.bloomPos
+		st.ConfirmedKnown, st.FalsePositives = ps.known, ps.falsePos
+		st.New, st.Reactivated = ps.fresh, ps.reactivated
+		st.StateRows = m.Table(dataset.TableState).Rows()
+		st.Snapshot = m.Snapshot
+		st.Seconds = time.Since(start).Seconds()
+		return st, nil
+	}
+}
+
+// pendingInputs drops inputs already in the ledger and duplicates by
+// content within this run.
+func pendingInputs(m *dataset.Manifest, ins []input) []input {
+	seen := map[string]bool{}
+	var out []input
+	for _, in := range ins {
+		if m.HasApplied(in.id) || seen[in.id] {
+			continue
+		}
+		seen[in.id] = true
+		out = append(out, in)
+	}
+	return out
+}
+
+func idsOf(ins []input) string {
+	s := ""
+	for _, in := range ins {
+		s += in.id + ","
+	}
+	return s
+}
+
+func removeInbox(ins []input) {
+	for _, in := range ins {
+		if in.inbox {
+			os.Remove(in.path)
+		}
+	}
+}
+
+// applyAll applies every partition with the batch's hashes, in parallel.
+func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error) {
+	base := tx.Base().Table(dataset.TableState)
+	var (
+		mu    sync.Mutex
+		total partStats
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan int)
+		done  int64
+	)
+	for w := 0; w < r.o.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				ps, err := r.applyPartition(tx, base, byte(p))
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				total.bloomNeg += ps.bloomNeg
+				total.bloomPos += ps.bloomPos
+				total.known += ps.known
+				total.falsePos += ps.falsePos
+				total.fresh += ps.fresh
+				total.reactivated += ps.reactivated
+				done++
+				if r.o.Progress != nil {
+					r.o.Progress("partitions", done, 256)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for p := 0; p < 256; p++ {
+		mu.Lock()
+		stop := first != nil
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			break
+		}
+		next <- p
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return total, first
+	}
+	return total, ctx.Err()
+}

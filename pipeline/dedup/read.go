@@ -1,0 +1,178 @@
+package dedup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// obsIn is the projection of an observation file dedup reads. info_hash is
+// read as plain bytes so that files other tools wrote (DuckDB writes
+// BLOB) are accepted and every length is checked; parquet-go converts
+// timestamp units (DuckDB writes microseconds).
+type obsIn struct {
+	InfoHash   []byte `parquet:"info_hash"`
+	InfoHashV2 []byte `parquet:"info_hash_v2,optional"`
+	HashType   int8   `parquet:"hash_type,optional,int(8)"`
+	ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string `parquet:"source,optional"`
+}
+
+const readBatch = 8192
+
+// readInput feeds every observation of in to b.
+func readInput(ctx context.Context, in input, now int64, b *batch) (int64, error) {
+	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
+	switch in.kind {
+	case kindText:
+		f, err := os.Open(in.path)
+		if err != nil {
+			return 0, bad(err)
+		}
+		defer f.Close()
+		n, err := readHashList(in.name, f, now, func(o schema.Observation) { b.add(o.InfoHash, o.InfoHashV2, o.HashType, o.ObservedAt, o.Source) })
+		if err != nil {
+			return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+		}
+		return n, nil
+	case kindArrow:
+		f, err := os.Open(in.path)
+		if err != nil {
+			return 0, bad(err)
+		}
+		defer f.Close()
+		r, err := rowio.OpenArrow[schema.Observation](in.name, f)
+		if err != nil {
+			return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+		}
+		defer r.Close()
+		buf := make([]schema.Observation, readBatch)
+		var n int64
+		for {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+			k, err := r.Read(buf)
+			for i := 0; i < k; i++ {
+				o := &buf[i]
+				if o.HashType == 0 {
+					o.HashType = schema.HashV1
+				}
+				if err := checkObs(n+int64(i), o.HashType, o.ObservedAt); err != nil {
+					return n, bad(err)
+				}
+				b.add(o.InfoHash, o.InfoHashV2, o.HashType, o.ObservedAt, o.Source)
+			}
+			n += int64(k)
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			if err != nil {
+				return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+			}
+		}
+	}
+	return readParquet(ctx, in, b)
+}
+
+func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
+	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
+	f, err := os.Open(in.path)
+	if err != nil {
+		return 0, bad(err)
+	}
+	defer f.Close()
+	pf, err := parquet.OpenFile(f, in.size)
+	if err != nil {
+		return 0, bad(fmt.Errorf("not a readable Parquet file: %w", err))
+	}
+	if err := checkObsSchema(pf.Schema()); err != nil {
+		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
+	}
+	r := parquet.NewGenericReader[obsIn](pf)
+	defer r.Close()
+	buf := make([]obsIn, readBatch)
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		k, err := r.Read(buf)
+		for i := 0; i < k; i++ {
+			o := &buf[i]
+			var h schema.Hash
+			typ := o.HashType
+			switch len(o.InfoHash) {
+			case 20:
+			case 32:
+				if o.InfoHashV2 == nil {
+					o.InfoHashV2 = o.InfoHash
+				}
+				typ = schema.HashV2
+			default:
+				return n, bad(fmt.Errorf("row %d: info_hash has %d bytes, want 20 (or 32 for v2)", n+int64(i), len(o.InfoHash)))
+			}
+			copy(h[:], o.InfoHash)
+			if typ == 0 {
+				typ = schema.HashV1
+			}
+			if err := checkObs(n+int64(i), typ, o.ObservedAt); err != nil {
+				return n, bad(err)
+			}
+			if o.Source == "" {
+				o.Source = schema.SourceImport
+			}
+			b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source)
+		}
+		n += int64(k)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, bad(err)
+		}
+	}
+}
+
+// checkObsSchema requires info_hash (binary) and observed_at (INT64).
+func checkObsSchema(s *parquet.Schema) error {
+	ih, ok := s.Lookup("info_hash")
+	if !ok {
+		return fmt.Errorf("missing column \"info_hash\"")
+	}
+	if k := ih.Node.Type().Kind(); k != parquet.FixedLenByteArray && k != parquet.ByteArray {
+		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20) or BYTE_ARRAY", k)
+	}
+	at, ok := s.Lookup("observed_at")
+	if !ok {
+		return fmt.Errorf("missing column \"observed_at\"")
+	}
+	if k := at.Node.Type().Kind(); k != parquet.Int64 {
+		return fmt.Errorf("column \"observed_at\" is %s, want INT64 timestamp", k)
+	}
+	if src, ok := s.Lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
+		return fmt.Errorf("column \"source\" is %s, want a string", src.Node.Type().Kind())
+	}
+	return nil
+}
+
+// Plausible observation times: 2001 (BitTorrent) to 2200.
+const minTime, maxTime = 978307200000, 7258118400000
+
+func checkObs(row int64, typ int8, at int64) error {
+	if typ != schema.HashV1 && typ != schema.HashV2 {
+		return fmt.Errorf("row %d: hash_type %d, want 1 or 2", row, typ)
+	}
+	if at < minTime || at > maxTime {
+		return fmt.Errorf("row %d: observed_at %d ms is not a plausible time", row, at)
+	}
+	return nil
+}

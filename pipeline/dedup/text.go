@@ -1,0 +1,88 @@
+package dedup
+
+import (
+	"bufio"
+	"encoding/base32"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// maxLine bounds one line of a hash list.
+const maxLine = 64 << 10
+
+// ParseHashLine parses one line of a hash list: a 40/64-character hex
+// infohash or a magnet URI (btih in hex or base32, or a btmh v2 multihash).
+// Blank lines and lines starting with # give ok=false and no error.
+func ParseHashLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err error) {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return h, nil, 0, false, nil
+	}
+	if !strings.HasPrefix(strings.ToLower(line), "magnet:") {
+		h, v2, typ, err = schema.ParseHex(line)
+		return h, v2, typ, err == nil, err
+	}
+	u, err := url.Parse(line)
+	if err != nil {
+		return h, nil, 0, false, fmt.Errorf("magnet URI: %w", err)
+	}
+	for _, xt := range u.Query()["xt"] {
+		lx := strings.ToLower(xt)
+		switch {
+		case strings.HasPrefix(lx, "urn:btih:"):
+			v := xt[len("urn:btih:"):]
+			switch len(v) {
+			case 40:
+				h, v2, typ, err = schema.ParseHex(v)
+				return h, v2, typ, err == nil, err
+			case 32:
+				b, err := base32.StdEncoding.DecodeString(strings.ToUpper(v))
+				if err != nil {
+					return h, nil, 0, false, fmt.Errorf("magnet btih %q: bad base32", v)
+				}
+				copy(h[:], b)
+				return h, nil, schema.HashV1, true, nil
+			default:
+				return h, nil, 0, false, fmt.Errorf("magnet btih %q: want 40 hex or 32 base32 characters", v)
+			}
+		case strings.HasPrefix(lx, "urn:btmh:1220"):
+			v := xt[len("urn:btmh:1220"):]
+			b, err := hex.DecodeString(v)
+			if err != nil || len(b) != 32 {
+				return h, nil, 0, false, fmt.Errorf("magnet btmh %q: want 64 hex characters after 1220", v)
+			}
+			copy(h[:], b)
+			return h, b, schema.HashV2, true, nil
+		}
+	}
+	return h, nil, 0, false, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
+}
+
+// readHashList reads a hash list, calling emit for each hash; errors name
+// the line.
+func readHashList(name string, r io.Reader, at int64, emit func(schema.Observation)) (int64, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), maxLine)
+	var n, lineNo int64
+	for sc.Scan() {
+		lineNo++
+		h, v2, typ, ok, err := ParseHashLine(sc.Text())
+		if err != nil {
+			return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+		}
+		if !ok {
+			continue
+		}
+		emit(schema.Observation{InfoHash: h, InfoHashV2: v2, HashType: typ, ObservedAt: at, Source: schema.SourceImport})
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		return n, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
+	}
+	return n, nil
+}
