@@ -50,12 +50,12 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
    infohash capture --duration 10m -o - | infohash dedup --data /srv/ih -
    infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -
    infohash export --data /srv/ih --table state --format csv -o state.csv`,
-		Description:     "Every command reads and writes Parquet (or Arrow IPC streams on pipes).\n\n" + exitcode.Help,
-		Commands:        cmds,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		ExitErrHandler:  func(*cli.Context, error) {}, // Main maps errors to codes
+		Description:    "Every command reads and writes Parquet (or Arrow IPC streams on pipes).\n\n" + exitcode.Help,
+		Commands:       cmds,
+		Reader:         stdin,
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*cli.Context, error) {}, // Main maps errors to codes
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitcode.BadInput(err)
 		},

@@ -47,6 +47,11 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 			return nil, err
 		}
 	}
+	// Every staged file and new directory reaches the disk before the
+	// manifest that names them.
+	if err := fsutil.SyncFS(tx.d.Dir); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
 	mdir := filepath.Join(tx.d.Dir, "manifests")
 	if err := os.MkdirAll(mdir, 0o755); err != nil {
 		return nil, err
@@ -90,10 +95,8 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 		}
 		return os.Link(filepath.Join(tx.d.Dir, oldPath), dst)
 	}
-	dirs := map[string]bool{abs: true}
 	for key, files := range t.Partitions {
 		pdir := filepath.Join(abs, strings.TrimPrefix((&Table{Dir: ""}).PartitionDir(key), "/"))
-		dirs[pdir] = true
 		for _, f := range files {
 			old := filepath.Join((&Table{Dir: oldDir}).PartitionDir(key), f.Name)
 			if err := place(key, pdir, f.Name, old); err != nil {
@@ -107,7 +110,6 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 			continue
 		}
 		bdir := filepath.Join(abs, "_bloom")
-		dirs[bdir] = true
 		if err := place(key, bdir, f.Name, filepath.Join(oldDir, "_bloom", f.Name)); err != nil {
 			return fmt.Errorf("dataset: %s bloom: %w", name, err)
 		}
@@ -115,12 +117,6 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return err
 	}
-	for d := range dirs {
-		if err := fsutil.SyncDir(d); err != nil {
-			return err
-		}
-	}
-	fsutil.SyncDir(filepath.Dir(abs))
 	t.Dir = rel
 	return nil
 }

@@ -54,7 +54,7 @@ func ReadFile[T any](path string) ([]T, error) {
 	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	out := make([]T, 0, pf.NumRows())
-	buf := make([]T, 4096)
+	buf := make([]T, min(4096, max(pf.NumRows(), 1)))
 	for {
 		n, err := r.Read(buf)
 		out = append(out, buf[:n]...)
