@@ -26,7 +26,7 @@ func commands() []*cli.Command {
 		// plan-retries
 		// fetch
 		// merge
-		// export
+		exportCommand(),
 	}
 }
 

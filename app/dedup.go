@@ -59,7 +59,7 @@ are applied in one atomic commit; bad input commits nothing.
 				return err
 			}
 			o.Now = now
-			if err := bindPolicy(o.Data, &o); err != nil {
+			if err := bindPolicy(o.Data, &o, c.IsSet("half-life")); err != nil {
 				return err
 			}
 			st, err := dedup.Run(c.Context, o)

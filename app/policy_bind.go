@@ -1,24 +1,46 @@
 package app
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/dedup"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
-// bindPolicy gives dedup the scheduler's reactivation rule.
-// TODO(schedule): replace with schedule.Load + schedule.Reactivate.
-func bindPolicy(dir string, o *dedup.Options) error {
-	o.Reactivate = func(st *schema.State, at int64) bool {
-		if st.MetadataStatus != schema.StatusFailed && st.Tier != schema.TierCold {
-			return false
+// loadPolicy reads DIR/policy.json, writing the documented defaults first
+// when the dataset has none yet. A bad policy file is bad input.
+func loadPolicy(dir string) (schedule.Policy, error) {
+	if _, err := os.Stat(schedule.Path(dir)); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return schedule.Policy{}, err
 		}
-		next := at + 30*60*1000
-		if st.NextRetry == 0 || st.NextRetry > next {
-			st.NextRetry = next
+		if err := schedule.Save(dir, schedule.Default()); err != nil {
+			return schedule.Policy{}, err
 		}
-		st.Tier = schema.TierHot
-		st.Reactivated = at
-		return true
+	}
+	p, err := schedule.Load(dir)
+	if err != nil {
+		return p, exitcode.BadInput(err)
+	}
+	return p, nil
+}
+
+// bindPolicy gives dedup the scheduler's reactivation rule and the
+// policy's activity half-life (unless --half-life overrides it).
+func bindPolicy(dir string, o *dedup.Options, halfLifeSet bool) error {
+	p, err := loadPolicy(dir)
+	if err != nil {
+		return err
+	}
+	o.Reactivate = func(st *schema.State, at int64) bool { return schedule.Reactivate(p, st, at) }
+	o.Policy = p.JSON()
+	if !halfLifeSet {
+		o.HalfLife = time.Duration(p.Plan.ActivityHalfLife)
 	}
 	return nil
 }

@@ -56,16 +56,7 @@ func Create[T any](path string, stdout io.Writer, opts ...parquet.WriterOption) 
 		if stdout == nil {
 			stdout = os.Stdout
 		}
-		var zero T
-		pl := planOf(reflect.TypeOf(zero))
-		bw := bufio.NewWriterSize(stdout, 1<<20)
-		return &Writer[T]{
-			name: "stdout",
-			bw:   bw,
-			aw:   ipc.NewWriter(bw, ipc.WithSchema(pl.schema)),
-			rb:   array.NewRecordBuilder(memory.DefaultAllocator, pl.schema),
-			pl:   pl,
-		}, nil
+		return NewArrowWriter[T]("stdout", stdout), nil
 	}
 	f, err := fsutil.Create(path)
 	if err != nil {
@@ -73,6 +64,21 @@ func Create[T any](path string, stdout io.Writer, opts ...parquet.WriterOption) 
 	}
 	return &Writer[T]{name: path, file: f,
 		pw: parquet.NewGenericWriter[T](f, append(ParquetOptions(), opts...)...)}, nil
+}
+
+// NewArrowWriter writes an Arrow IPC stream of T rows to w (name labels
+// errors). Close ends the stream and flushes; it does not close w.
+func NewArrowWriter[T any](name string, w io.Writer) *Writer[T] {
+	var zero T
+	pl := planOf(reflect.TypeOf(zero))
+	bw := bufio.NewWriterSize(w, 1<<20)
+	return &Writer[T]{
+		name: name,
+		bw:   bw,
+		aw:   ipc.NewWriter(bw, ipc.WithSchema(pl.schema)),
+		rb:   array.NewRecordBuilder(memory.DefaultAllocator, pl.schema),
+		pl:   pl,
+	}
 }
 
 // Write appends rows. With Arrow output each call is one record batch,

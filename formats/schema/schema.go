@@ -265,3 +265,35 @@ func Time(ms int64) time.Time {
 	}
 	return time.UnixMilli(ms).UTC()
 }
+
+// Catalog is one row per known hash: its state joined with its metadata
+// when fetched (export --table catalog). Every network-derived field keeps
+// its provenance: first_seen/last_seen/last_source for sightings,
+// fetched_at/served_by for metadata.
+type Catalog struct {
+	InfoHash       Hash    `parquet:"info_hash"`
+	InfoHashV2     []byte  `parquet:"info_hash_v2,optional"`
+	HashType       int8    `parquet:"hash_type,int(8)"`
+	FirstSeen      int64   `parquet:"first_seen,timestamp(millisecond)"`
+	LastSeen       int64   `parquet:"last_seen,timestamp(millisecond)"`
+	SeenCount      int64   `parquet:"seen_count"`
+	LastSource     string  `parquet:"last_source,dict"`
+	Activity       float64 `parquet:"activity"`
+	MetadataStatus string  `parquet:"metadata_status,dict"`
+	Attempts       int32   `parquet:"attempts"`
+	LastAttempt    int64   `parquet:"last_attempt,optional,timestamp(millisecond)"`
+	LastFailure    string  `parquet:"last_failure,optional,dict"`
+	NextRetry      int64   `parquet:"next_retry,optional,timestamp(millisecond)"`
+	Tier           string  `parquet:"tier,dict"`
+	FetchedAt      int64   `parquet:"fetched_at,optional,timestamp(millisecond)"`
+	ServedBy       string  `parquet:"served_by,optional"`
+	MetadataSize   int64   `parquet:"metadata_size,optional"`
+	Name           string  `parquet:"name,optional"`
+	NameRaw        []byte  `parquet:"name_raw,optional"`
+	NameUTF8Valid  bool    `parquet:"name_utf8_valid"`
+	TotalSize      int64   `parquet:"total_size,optional"`
+	PieceLength    int64   `parquet:"piece_length,optional"`
+	FileCount      int32   `parquet:"file_count,optional"`
+	Files          []File  `parquet:"files,list"`
+	Private        bool    `parquet:"private"`
+}

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/export"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+func exportCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "export",
+		Usage: "write a table of the dataset as parquet, csv, jsonl, arrow, magnet links or es-bulk",
+		UsageText: `infohash export --data DIR [--table state|torrents|catalog] --format F [filters] -o FILE|-
+
+   infohash export --data ./ih --table state --format csv -o state.csv
+   infohash export --data ./ih --table catalog --format parquet -o catalog.parquet
+   infohash export --data ./ih --table catalog --format es-bulk -o - | curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk
+   infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -`,
+		Description: `Reads the latest committed snapshot. In text formats (csv, jsonl, es-bulk,
+magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
+RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
+last_source; metadata keeps fetched_at and served_by, so a reader can tell a
+short-lived observation from a lasting fact. DIR/blocklist always applies.
+A file output appears atomically when complete.
+
+` + exitcode.Help,
+		Flags: []cli.Flag{
+			dataFlag, statsJSONFlag,
+			&cli.StringFlag{Name: "table", Value: "state", Usage: "state, torrents or catalog (state joined with metadata)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: strings.Join(export.Formats, ", ")},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
+			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is one of these (new, fetched, failed)"},
+			&cli.StringFlag{Name: "since", Usage: "keep only hashes seen at or after `TIME` (RFC 3339, or a duration such as 24h meaning that long ago)"},
+			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with these hex digits"},
+			&cli.StringFlag{Name: "tier", Usage: "keep only hot or cold hashes"},
+			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hex hashes listed in `FILE`"},
+			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index name in es-bulk action lines"},
+		},
+		Action: func(c *cli.Context) error {
+			data, err := requireData(c)
+			if err != nil {
+				return err
+			}
+			o := export.DefaultOptions()
+			o.Data, o.Table, o.Format, o.Output = data, c.String("table"), c.String("format"), c.String("output")
+			o.Stdout, o.Status, o.Prefixes, o.ES = c.App.Writer, c.StringSlice("status"), c.StringSlice("prefix"), c.String("es-index")
+			o.Tier = c.String("tier")
+			if o.Tier != "" && o.Tier != schema.TierHot && o.Tier != schema.TierCold {
+				return exitcode.BadInput(fmt.Errorf("--tier %q: want hot or cold", o.Tier))
+			}
+			for _, s := range o.Status {
+				if s != schema.StatusNew && s != schema.StatusFetched && s != schema.StatusFailed {
+					return exitcode.BadInput(fmt.Errorf("--status %q: want new, fetched or failed", s))
+				}
+			}
+			if s := c.String("since"); s != "" {
+				if o.Since, err = parseSince(s); err != nil {
+					return err
+				}
+			}
+			bl, err := schedule.LoadBlocklist(data)
+			if err != nil {
+				return exitcode.BadInput(err)
+			}
+			if p := c.String("blocklist"); p != "" {
+				f, err := os.Open(p)
+				if err != nil {
+					return exitcode.BadInput(fmt.Errorf("--blocklist: %w", err))
+				}
+				extra, err := schedule.ParseBlocklist(f, p)
+				f.Close()
+				if err != nil {
+					return exitcode.BadInput(err)
+				}
+				o.Blocklist = func(h schema.Hash) bool { return bl.Contains(h) || extra.Contains(h) }
+			} else if bl.Len() > 0 {
+				o.Blocklist = bl.Contains
+			}
+			st, err := export.Run(c.Context, o)
+			if err != nil {
+				return err
+			}
+			slog.Info("export done", "table", o.Table, "format", o.Format, "output", o.Output, "rows", st.Rows,
+				"filtered", st.Filtered, "blocklisted", st.Blocklisted)
+			return writeStatsJSON(c, st)
+		},
+	}
+}
+
+// parseSince accepts RFC 3339 or a duration before now.
+func parseSince(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return time.Now().Add(-d), nil
+	}
+	return time.Time{}, exitcode.BadInput(fmt.Errorf("--since %q: want an RFC 3339 time or a duration such as 24h", s))
+}

@@ -1,0 +1,232 @@
+// Package textenc renders schema rows as text: CSV with a header row and
+// JSON Lines. Column names come from the parquet struct tags; binary
+// columns (hashes, raw names) are lowercase hex; timestamps RFC 3339 UTC
+// with milliseconds; nulls are empty CSV cells or JSON null; lists are
+// JSON arrays (a JSON string in a CSV cell).
+package textenc
+
+import (
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type field struct {
+	name     string
+	index    []int
+	optional bool
+	ts       bool
+}
+
+func fieldsOf(t reflect.Type, prefix []int, skip map[string]bool) []field {
+	var out []field
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		idx := append(append([]int(nil), prefix...), i)
+		tag, has := sf.Tag.Lookup("parquet")
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && !has {
+			out = append(out, fieldsOf(sf.Type, idx, skip)...)
+			continue
+		}
+		if !sf.IsExported() || tag == "-" {
+			continue
+		}
+		opts := strings.Split(tag, ",")
+		if skip[opts[0]] {
+			continue
+		}
+		f := field{name: opts[0], index: idx}
+		for _, o := range opts[1:] {
+			f.optional = f.optional || o == "optional"
+			f.ts = f.ts || strings.HasPrefix(o, "timestamp")
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// value converts one field to a JSON-ready value (nil for null).
+func (f field) value(v reflect.Value) any {
+	if f.optional && v.IsZero() {
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.Array:
+		b := make([]byte, v.Len())
+		reflect.Copy(reflect.ValueOf(b), v)
+		return hex.EncodeToString(b)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return hex.EncodeToString(v.Bytes())
+		}
+		if v.Type().Elem().Kind() == reflect.Struct {
+			sub := fieldsOf(v.Type().Elem(), nil, nil)
+			out := make([]Object, v.Len())
+			for i := range out {
+				out[i] = object(sub, v.Index(i))
+			}
+			return out
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = v.Index(i).Interface()
+		}
+		return out
+	case reflect.Int64:
+		if f.ts {
+			return Time(v.Int())
+		}
+	}
+	return v.Interface()
+}
+
+// Time renders a schema timestamp (ms) as RFC 3339 UTC.
+func Time(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// Object is a row as ordered name/value pairs; it marshals to a JSON
+// object with the columns in schema order.
+type Object []KV
+
+// KV is one column of an Object.
+type KV struct {
+	Key   string
+	Value any
+}
+
+// Get returns the value of column key (nil if absent).
+func (o Object) Get(key string) any {
+	for _, kv := range o {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes the columns in order.
+func (o Object) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, kv := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(kv.Key)
+		v, err := json.Marshal(kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+func object(fs []field, v reflect.Value) Object {
+	m := make(Object, len(fs))
+	for i, f := range fs {
+		m[i] = KV{f.name, f.value(v.FieldByIndex(f.index))}
+	}
+	return m
+}
+
+// Encoder writes rows of one struct type.
+type Encoder[T any] struct {
+	fields []field
+	csv    *csv.Writer
+	json   *json.Encoder
+	header bool
+}
+
+// NewCSV writes CSV with a header row. skip names columns to leave out.
+func NewCSV[T any](w io.Writer, skip ...string) *Encoder[T] {
+	return &Encoder[T]{fields: fieldsFor[T](skip), csv: csv.NewWriter(w)}
+}
+
+// NewJSONL writes one JSON object per line.
+func NewJSONL[T any](w io.Writer, skip ...string) *Encoder[T] {
+	e := json.NewEncoder(w)
+	e.SetEscapeHTML(false)
+	return &Encoder[T]{fields: fieldsFor[T](skip), json: e}
+}
+
+func fieldsFor[T any](skip []string) []field {
+	var zero T
+	sk := map[string]bool{}
+	for _, s := range skip {
+		sk[s] = true
+	}
+	return fieldsOf(reflect.TypeOf(zero), nil, sk)
+}
+
+// Object renders one row as a JSON-ready map (used by es-bulk).
+func (e *Encoder[T]) Object(row *T) Object {
+	return object(e.fields, reflect.ValueOf(row).Elem())
+}
+
+// Write encodes rows.
+func (e *Encoder[T]) Write(rows []T) error {
+	if e.json != nil {
+		for i := range rows {
+			if err := e.json.Encode(e.Object(&rows[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !e.header {
+		e.header = true
+		names := make([]string, len(e.fields))
+		for i, f := range e.fields {
+			names[i] = f.name
+		}
+		if err := e.csv.Write(names); err != nil {
+			return err
+		}
+	}
+	rec := make([]string, len(e.fields))
+	for i := range rows {
+		v := reflect.ValueOf(&rows[i]).Elem()
+		for j, f := range e.fields {
+			rec[j] = cell(f.value(v.FieldByIndex(f.index)))
+		}
+		if err := e.csv.Write(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cell(x any) string {
+	switch v := x.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int8, int32, int64:
+		return strconv.FormatInt(reflect.ValueOf(v).Int(), 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	b, _ := json.Marshal(x)
+	return string(b)
+}
+
+// Flush finishes the output (the header of an empty CSV included).
+func (e *Encoder[T]) Flush() error {
+	if e.csv == nil {
+		return nil
+	}
+	if !e.header {
+		e.Write(nil)
+	}
+	e.csv.Flush()
+	return e.csv.Error()
+}

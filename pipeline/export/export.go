@@ -1,0 +1,206 @@
+// Package export writes a dataset's tables out for people and other
+// tools: Parquet, CSV, JSON Lines, Arrow IPC, magnet links and
+// Elasticsearch bulk NDJSON. It reads the latest committed snapshot
+// through the manifest, one partition at a time.
+//
+//	capture → dedup → plan-retries → fetch → merge → export
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// Tables and formats export knows.
+var (
+	Tables  = []string{"state", "torrents", "catalog"}
+	Formats = []string{"parquet", "csv", "jsonl", "arrow", "magnet", "es-bulk"}
+)
+
+// Options configure an export.
+type Options struct {
+	Data      string
+	Table     string
+	Format    string
+	Output    string    // file, or "-" for stdout
+	Stdout    io.Writer // used for "-"
+	Status    []string  // keep only these metadata statuses
+	Tier      string    // keep only this tier
+	Since     time.Time // keep hashes seen (last_seen) at or after
+	Prefixes  []string  // keep only these partitions (two hex digits, or one)
+	Blocklist func(schema.Hash) bool
+	ES        string // es-bulk index name
+}
+
+// DefaultOptions returns the defaults.
+func DefaultOptions() Options {
+	return Options{Table: "state", Format: "parquet", Output: "-", Stdout: os.Stdout, ES: "infohash"}
+}
+
+// Stats are export's counters.
+type Stats struct {
+	Rows        int64 `json:"rows"`
+	Filtered    int64 `json:"filtered"`
+	Blocklisted int64 `json:"blocklisted"`
+	Partitions  int   `json:"partitions"`
+}
+
+// Run writes the table.
+func Run(ctx context.Context, o Options) (Stats, error) {
+	var st Stats
+	if !contains(Tables, o.Table) {
+		return st, exitcode.BadInput(fmt.Errorf("export: --table %q: want one of %s", o.Table, strings.Join(Tables, ", ")))
+	}
+	if !contains(Formats, o.Format) {
+		return st, exitcode.BadInput(fmt.Errorf("export: --format %q: want one of %s", o.Format, strings.Join(Formats, ", ")))
+	}
+	for _, p := range o.Prefixes {
+		if len(p) < 1 || len(p) > 2 || strings.Trim(strings.ToLower(p), "0123456789abcdef") != "" {
+			return st, exitcode.BadInput(fmt.Errorf("export: --prefix %q: want one or two hex digits", p))
+		}
+	}
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{})
+	if err != nil {
+		return st, err
+	}
+	m, err := d.Current()
+	if err != nil {
+		return st, err
+	}
+	switch o.Table {
+	case "state":
+		return write(ctx, d, m, o, stateRows)
+	case "torrents":
+		return write(ctx, d, m, o, torrentRows)
+	default:
+		return write(ctx, d, m, o, catalogRows)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// keepPartition applies --prefix.
+func (o Options) keepPartition(key string) bool {
+	if len(o.Prefixes) == 0 {
+		return true
+	}
+	for _, p := range o.Prefixes {
+		if strings.HasPrefix(key, strings.ToLower(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// rowSource yields the rows of one partition.
+type rowSource[T any] func(d *dataset.Dataset, m *dataset.Manifest, key string) ([]T, error)
+
+// partitionKeys lists the partitions of the table behind a row source.
+func partitionKeys(m *dataset.Manifest, table string) []string {
+	t := table
+	if t == "catalog" {
+		t = dataset.TableState
+	}
+	return m.Table(t).PartitionKeys()
+}
+
+func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, o Options, src rowSource[T]) (Stats, error) {
+	var st Stats
+	sink, err := newSink[T](o)
+	if err != nil {
+		return st, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			sink.abort()
+		}
+	}()
+	for _, key := range partitionKeys(m, o.Table) {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if !o.keepPartition(key) {
+			continue
+		}
+		rows, err := src(d, m, key)
+		if err != nil {
+			return st, fmt.Errorf("export: partition %s: %w", key, err)
+		}
+		st.Partitions++
+		kept := rows[:0]
+		for i := range rows {
+			f := filterOf(&rows[i])
+			if o.Blocklist != nil && o.Blocklist(f.hash) {
+				st.Blocklisted++
+				continue
+			}
+			if !o.match(f) {
+				st.Filtered++
+				continue
+			}
+			kept = append(kept, rows[i])
+		}
+		if err := sink.write(kept); err != nil {
+			return st, fmt.Errorf("export: %s: %w", o.Output, err)
+		}
+		st.Rows += int64(len(kept))
+	}
+	if err := sink.close(); err != nil {
+		if errors.Is(err, os.ErrClosed) {
+			return st, err
+		}
+		return st, fmt.Errorf("export: %s: %w", o.Output, err)
+	}
+	ok = true
+	return st, nil
+}
+
+// filterView is what the filters look at in any table's row.
+type filterView struct {
+	hash     schema.Hash
+	status   string
+	tier     string
+	lastSeen int64
+}
+
+func filterOf(row any) filterView {
+	switch r := row.(type) {
+	case *schema.State:
+		return filterView{r.InfoHash, r.MetadataStatus, r.Tier, r.LastSeen}
+	case *schema.Catalog:
+		return filterView{r.InfoHash, r.MetadataStatus, r.Tier, r.LastSeen}
+	case *schema.Torrent:
+		return filterView{r.InfoHash, schema.StatusFetched, "", r.FetchedAt}
+	}
+	panic("export: unknown row type")
+}
+
+func (o Options) match(f filterView) bool {
+	if len(o.Status) > 0 && !contains(o.Status, f.status) {
+		return false
+	}
+	if o.Tier != "" && f.tier != "" && f.tier != o.Tier {
+		return false
+	}
+	if !o.Since.IsZero() && f.lastSeen < o.Since.UnixMilli() {
+		return false
+	}
+	return true
+}

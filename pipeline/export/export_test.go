@@ -1,0 +1,178 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/dedup"
+)
+
+// fixture builds a dataset from a hash list with awkward content.
+func fixture(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	hashes := []string{
+		"0123456789abcdef0123456789abcdef01234567",
+		"8023456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", // v2
+		"ff23456789abcdef0123456789abcdef01234567",
+	}
+	list := filepath.Join(dir, "h.txt")
+	os.WriteFile(list, []byte(strings.Join(hashes, "\n")+"\n"), 0o644)
+	o := dedup.DefaultOptions()
+	o.Data, o.Inputs, o.Now = filepath.Join(dir, "ds"), []string{list}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if _, err := dedup.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	return o.Data, hashes
+}
+
+func export(t *testing.T, data, table, format string, mod func(*Options)) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	o := DefaultOptions()
+	o.Data, o.Table, o.Format, o.Stdout = data, table, format, &out
+	if mod != nil {
+		mod(&o)
+	}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func TestFormats(t *testing.T) {
+	data, hashes := fixture(t)
+	for _, table := range Tables[:1] {
+		t.Run("csv", func(t *testing.T) {
+			recs, err := csv.NewReader(bytes.NewReader(export(t, data, table, "csv", nil))).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != 4 || recs[0][0] != "info_hash" || recs[1][0] != hashes[0] {
+				t.Fatalf("csv %q", recs)
+			}
+			if recs[1][3] != "2026-01-02T03:04:05.000Z" {
+				t.Fatalf("first_seen %q, want RFC 3339 UTC", recs[1][3])
+			}
+		})
+		t.Run("jsonl", func(t *testing.T) {
+			sc := bufio.NewScanner(bytes.NewReader(export(t, data, table, "jsonl", nil)))
+			n := 0
+			for sc.Scan() {
+				var m map[string]any
+				if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+					t.Fatal(err)
+				}
+				if h := m["info_hash"].(string); len(h) != 40 || strings.ToLower(h) != h {
+					t.Fatalf("hash %q", h)
+				}
+				n++
+			}
+			if n != 3 {
+				t.Fatalf("%d lines", n)
+			}
+		})
+		t.Run("es-bulk", func(t *testing.T) {
+			lines := strings.Split(strings.TrimSpace(string(export(t, data, table, "es-bulk", nil))), "\n")
+			if len(lines) != 6 {
+				t.Fatalf("%d lines", len(lines))
+			}
+			for i := 0; i < len(lines); i += 2 {
+				var action struct{ Index struct{ ID string `json:"_id"` } }
+				var doc map[string]any
+				if json.Unmarshal([]byte(lines[i]), &action) != nil || json.Unmarshal([]byte(lines[i+1]), &doc) != nil {
+					t.Fatalf("lines %d/%d do not parse", i, i+1)
+				}
+				if action.Index.ID == "" || action.Index.ID != doc["info_hash"] {
+					t.Fatalf("action id %q, doc %v", action.Index.ID, doc["info_hash"])
+				}
+			}
+		})
+		t.Run("magnet", func(t *testing.T) {
+			lines := strings.Split(strings.TrimSpace(string(export(t, data, table, "magnet", nil))), "\n")
+			for i, l := range lines {
+				u, err := url.Parse(l)
+				if err != nil || u.Scheme != "magnet" {
+					t.Fatalf("line %d %q: %v", i, l, err)
+				}
+				if xt := u.Query().Get("xt"); !strings.HasSuffix(xt, hashes[i]) && !strings.HasSuffix(xt, "1220"+hashes[i]) {
+					t.Fatalf("xt %q for %s", xt, hashes[i])
+				}
+			}
+		})
+		t.Run("parquet and arrow", func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "s.parquet")
+			export(t, data, table, "parquet", func(o *Options) { o.Output = p })
+			r, err := rowio.Open[schema.State](p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, _ := r.ReadAll()
+			r.Close()
+			ar, err := rowio.Open[schema.State]("-", bytes.NewReader(export(t, data, table, "arrow", nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			arows, _ := ar.ReadAll()
+			if len(rows) != 3 || len(arows) != 3 || rows[1].HashType != schema.HashV2 || arows[1].InfoHash != rows[1].InfoHash {
+				t.Fatalf("parquet %d rows, arrow %d", len(rows), len(arows))
+			}
+		})
+	}
+}
+
+func TestFiltersAndBlocklist(t *testing.T) {
+	data, hashes := fixture(t)
+	count := func(mod func(*Options)) int {
+		return strings.Count(string(export(t, data, "state", "magnet", mod)), "\n")
+	}
+	tests := []struct {
+		name string
+		mod  func(*Options)
+		want int
+	}{
+		{"all", nil, 3},
+		{"prefix", func(o *Options) { o.Prefixes = []string{"ff"} }, 1},
+		{"prefix nibble", func(o *Options) { o.Prefixes = []string{"0", "8"} }, 2},
+		{"status new", func(o *Options) { o.Status = []string{"new"} }, 3},
+		{"status failed", func(o *Options) { o.Status = []string{"failed"} }, 0},
+		{"since later", func(o *Options) { o.Since = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }, 0},
+		{"blocklist", func(o *Options) { o.Blocklist = func(h schema.Hash) bool { return schema.Hex(h) == hashes[2] } }, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := count(tt.mod); got != tt.want {
+				t.Fatalf("%d rows, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	data, _ := fixture(t)
+	for _, mod := range []func(*Options){
+		func(o *Options) { o.Format = "xml" },
+		func(o *Options) { o.Table = "nope" },
+		func(o *Options) { o.Prefixes = []string{"zz"} },
+		func(o *Options) { o.Data = t.TempDir() },
+	} {
+		o := DefaultOptions()
+		o.Data, o.Stdout = data, &bytes.Buffer{}
+		mod(&o)
+		if _, err := Run(context.Background(), o); exitcode.Of(err) != exitcode.Usage {
+			t.Fatalf("err %v: exit %d, want 2", err, exitcode.Of(err))
+		}
+	}
+}

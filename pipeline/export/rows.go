@@ -1,0 +1,50 @@
+package export
+
+import (
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+func stateRows(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.State, error) {
+	return dataset.ReadPartition[schema.State](d, m.Table(dataset.TableState), key)
+}
+
+func torrentRows(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.Torrent, error) {
+	return dataset.ReadPartition[schema.Torrent](d, m.Table(dataset.TableTorrents), key)
+}
+
+// catalogRows joins a state partition with the same torrents partition.
+func catalogRows(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.Catalog, error) {
+	sts, err := stateRows(d, m, key)
+	if err != nil {
+		return nil, err
+	}
+	var meta map[schema.Hash]*schema.Torrent
+	if _, ok := m.Table(dataset.TableTorrents).Partitions[key]; ok {
+		ts, err := torrentRows(d, m, key)
+		if err != nil {
+			return nil, err
+		}
+		meta = make(map[schema.Hash]*schema.Torrent, len(ts))
+		for i := range ts {
+			meta[ts[i].InfoHash] = &ts[i]
+		}
+	}
+	out := make([]schema.Catalog, len(sts))
+	for i := range sts {
+		s := &sts[i]
+		c := schema.Catalog{
+			InfoHash: s.InfoHash, InfoHashV2: s.InfoHashV2, HashType: s.HashType,
+			FirstSeen: s.FirstSeen, LastSeen: s.LastSeen, SeenCount: s.SeenCount, LastSource: s.LastSource,
+			Activity: s.Activity, MetadataStatus: s.MetadataStatus, Attempts: s.Attempts,
+			LastAttempt: s.LastAttempt, LastFailure: s.LastFailure, NextRetry: s.NextRetry, Tier: s.Tier,
+		}
+		if t := meta[s.InfoHash]; t != nil {
+			c.FetchedAt, c.ServedBy, c.MetadataSize = t.FetchedAt, t.ServedBy, t.MetadataSize
+			c.Name, c.NameRaw, c.NameUTF8Valid = t.Name, t.NameRaw, t.NameUTF8Valid
+			c.TotalSize, c.PieceLength, c.FileCount, c.Files, c.Private = t.TotalSize, t.PieceLength, t.FileCount, t.Files, t.Private
+		}
+		out[i] = c
+	}
+	return out, nil
+}

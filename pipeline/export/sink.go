@@ -1,0 +1,128 @@
+package export
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/url"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/textenc"
+)
+
+// sink writes rows in one format to a file (committed atomically on close)
+// or to stdout.
+type sink[T any] struct {
+	file  *fsutil.File
+	bw    *bufio.Writer
+	write func([]T) error
+	end   func() error
+}
+
+func newSink[T any](o Options) (*sink[T], error) {
+	s := &sink[T]{}
+	var out io.Writer = o.Stdout
+	if o.Output != "-" {
+		f, err := fsutil.Create(o.Output)
+		if err != nil {
+			return nil, err
+		}
+		s.file, out = f, f
+	}
+	s.bw = bufio.NewWriterSize(out, 1<<20)
+	switch o.Format {
+	case "parquet":
+		opts := append(rowio.ParquetOptions(), parquet.SortingWriterConfig(parquet.SortingColumns(parquet.Ascending("info_hash"))))
+		w := parquet.NewGenericWriter[T](s.bw, opts...)
+		s.write = func(rows []T) error { _, err := w.Write(rows); return err }
+		s.end = w.Close
+	case "arrow":
+		w := rowio.NewArrowWriter[T](o.Output, s.bw)
+		s.write, s.end = w.Write, w.Close
+	case "csv":
+		e := textenc.NewCSV[T](s.bw, "info_bytes")
+		s.write, s.end = e.Write, e.Flush
+	case "jsonl":
+		e := textenc.NewJSONL[T](s.bw, "info_bytes")
+		s.write, s.end = e.Write, e.Flush
+	case "es-bulk":
+		e := textenc.NewJSONL[T](io.Discard, "info_bytes", "name_raw")
+		enc := json.NewEncoder(s.bw)
+		enc.SetEscapeHTML(false)
+		s.write = func(rows []T) error {
+			for i := range rows {
+				doc := e.Object(&rows[i])
+				action := map[string]any{"index": map[string]any{"_index": o.ES, "_id": doc.Get("info_hash")}}
+				if err := enc.Encode(action); err != nil {
+					return err
+				}
+				if err := enc.Encode(doc); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		s.end = func() error { return nil }
+	case "magnet":
+		s.write = func(rows []T) error {
+			for i := range rows {
+				if _, err := io.WriteString(s.bw, Magnet(any(&rows[i]))+"\n"); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		s.end = func() error { return nil }
+	}
+	return s, nil
+}
+
+func (s *sink[T]) close() error {
+	if err := s.end(); err != nil {
+		s.abort()
+		return err
+	}
+	if err := s.bw.Flush(); err != nil {
+		s.abort()
+		return err
+	}
+	if s.file != nil {
+		return s.file.Commit()
+	}
+	return nil
+}
+
+func (s *sink[T]) abort() {
+	if s.file != nil {
+		s.file.Abort()
+	}
+}
+
+// Magnet renders a row as a magnet URI: the v1 btih (and the v2 btmh when
+// known) and the name when fetched.
+func Magnet(row any) string {
+	var h schema.Hash
+	var v2 []byte
+	var name string
+	switch r := row.(type) {
+	case *schema.State:
+		h, v2 = r.InfoHash, r.InfoHashV2
+	case *schema.Catalog:
+		h, v2, name = r.InfoHash, r.InfoHashV2, r.Name
+	case *schema.Torrent:
+		h, name = r.InfoHash, r.Name
+	}
+	u := "magnet:?xt=urn:btih:" + hex.EncodeToString(h[:])
+	if len(v2) == 32 {
+		u = "magnet:?xt=urn:btmh:1220" + hex.EncodeToString(v2)
+	}
+	if name != "" {
+		u += "&dn=" + url.QueryEscape(name)
+	}
+	return u
+}
