@@ -11,6 +11,7 @@
 # Inputs are generated once and cached in $BENCH_DIR (default bench-data/;
 # delete it to regenerate). Every dedup run writes into a fresh dataset.
 # DuckDB runs with threads=2 (the machine has 2 cores), default memory limit.
+# INFOHASH_BIN=path benchmarks another infohash binary instead of building one.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -26,8 +27,8 @@ OUT=$BENCH_DIR/run
 mkdir -p "$OUT"
 
 build_tools
-IH=bin/infohash DQ=bin/duckq
-"$IH" dedup --help >/dev/null 2>&1 || die "infohash dedup is not available in bin/infohash"
+IH=${INFOHASH_BIN:-bin/infohash} DQ=bin/duckq
+"$IH" dedup --help >/dev/null 2>&1 || die "infohash dedup is not available in $IH"
 
 # gen FILE ARGS...: generate observations into FILE (+ FILE.json) unless cached.
 gen() {

@@ -17,10 +17,12 @@ count_of() {
 		printf "%d\n", s * m }' || die "bad size $1"
 }
 
-# build_tools builds bin/infohash, bin/obsgen and bin/duckq (DuckDB, from
-# the tools/duckcheck module).
+# build_tools builds bin/infohash (unless $INFOHASH_BIN names another
+# binary), bin/obsgen and bin/duckq (DuckDB, from the tools/duckcheck module).
 build_tools() {
-	(cd "$ROOT" && $GO build -o bin/infohash ./cmd/infohash) || die "cannot build bin/infohash"
+	if [ -z "${INFOHASH_BIN:-}" ]; then
+		(cd "$ROOT" && $GO build -o bin/infohash ./cmd/infohash) || die "cannot build bin/infohash"
+	fi
 	(cd "$ROOT" && $GO build -o bin/obsgen ./tools/obsgen/cmd/obsgen) || die "cannot build bin/obsgen"
 	(cd "$ROOT/tools/duckcheck" && $GO build -o ../../bin/duckq ./cmd/duckq) || die "cannot build bin/duckq"
 }

@@ -62,7 +62,7 @@ func checkState(t *testing.T, db *sql.DB, dir string, w stateWant) {
 		count(*) FILTER (prefix::VARCHAR <> lower(substr(hex(info_hash), 1, 2))),
 		count(*) FILTER (hash_type = 2),
 		count(*) FILTER (hash_type = 2 AND (info_hash_v2 IS NULL OR octet_length(info_hash_v2) <> 32
-			OR substr(info_hash_v2, 1, 20) <> info_hash)),
+			OR substr(hex(info_hash_v2), 1, 40) <> hex(info_hash))),
 		count(*) FILTER (metadata_status IS DISTINCT FROM 'new')
 		FROM `+glob).Scan(&n, &distinct, &seen, &first, &last, &badLen, &badPrefix, &v2, &badV2, &notNew)
 	if err != nil {
