@@ -90,7 +90,11 @@ func TestFormats(t *testing.T) {
 				t.Fatalf("%d lines", len(lines))
 			}
 			for i := 0; i < len(lines); i += 2 {
-				var action struct{ Index struct{ ID string `json:"_id"` } }
+				var action struct {
+					Index struct {
+						ID string `json:"_id"`
+					}
+				}
 				var doc map[string]any
 				if json.Unmarshal([]byte(lines[i]), &action) != nil || json.Unmarshal([]byte(lines[i+1]), &doc) != nil {
 					t.Fatalf("lines %d/%d do not parse", i, i+1)
