@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -68,6 +69,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := New(stdin, stdout, stderr)
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") && args[1] != "help" && a.Command(args[1]) == nil {
+		fmt.Fprintf(stderr, "infohash: unknown command %q (infohash --help lists them)\n", args[1])
+		return exitcode.Usage
+	}
 	err := a.RunContext(ctx, reorderArgs(a, args))
 	if err == nil {
 		return exitcode.OK

@@ -145,7 +145,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			}
 			return st, err
 		}
-		removeInbox(pending)
+		removeInbox(ins) // every input is now in the ledger, duplicates included
 		st.Observations = r.b.obs
 		st.Distinct = r.b.distinct()
 		st.InBatchDups = st.Observations - st.Distinct

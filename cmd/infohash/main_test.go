@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+var bin string
+
+// TestMain builds the real binary once; the tests run it as users do.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "infohash-e2e")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "infohash")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func runBin(t *testing.T, stdin []byte, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func genObs(seed uint64, n, distinct int) []schema.Observation {
+	r := rand.New(rand.NewPCG(seed, 7))
+	hs := make([]schema.Hash, distinct)
+	for i := range hs {
+		for j := range hs[i] {
+			hs[i][j] = byte(r.UintN(256))
+		}
+	}
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	out := make([]schema.Observation, n)
+	for i := range out {
+		out[i] = schema.Observation{InfoHash: hs[r.IntN(distinct)], HashType: 1,
+			ObservedAt: base + int64(r.IntN(86_400_000)), Source: schema.SourceGetPeers, RunID: "e2e"}
+	}
+	return out
+}
+
+func writeObs(t *testing.T, path string, obs []schema.Observation) string {
+	t.Helper()
+	w, err := rowio.Create[schema.Observation](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(obs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func arrowOf(t *testing.T, obs []schema.Observation) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, _ := rowio.Create[schema.Observation]("-", &buf)
+	w.Write(obs)
+	w.Close()
+	return buf.Bytes()
+}
+
+const now = "2026-03-02T00:00:00Z"
+
+// exportState renders the committed state as CSV (sorted by hash).
+func exportState(t *testing.T, data string) string {
+	t.Helper()
+	r := runBin(t, nil, "export", "--data", data, "--format", "csv", "-o", "-")
+	if r.code != 0 {
+		t.Fatalf("export: %d %s", r.code, r.stderr)
+	}
+	return r.stdout
+}
+
+func TestFlagsAfterPositionals(t *testing.T) {
+	dir := t.TempDir()
+	in := writeObs(t, filepath.Join(dir, "o.parquet"), genObs(1, 3000, 800))
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if r := runBin(t, nil, "dedup", "--data", a, "--now", now, in); r.code != 0 {
+		t.Fatalf("flags first: %d %s", r.code, r.stderr)
+	}
+	if r := runBin(t, nil, "dedup", in, "--now", now, "--data", b); r.code != 0 {
+		t.Fatalf("flags after: %d %s", r.code, r.stderr)
+	}
+	if exportState(t, a) != exportState(t, b) {
+		t.Fatal("flag order changed the result")
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	good := writeObs(t, filepath.Join(dir, "o.parquet"), genObs(2, 100, 50))
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("xyz\n"), 0o644)
+	if r := runBin(t, nil, "dedup", "--data", data, good); r.code != 0 {
+		t.Fatalf("setup: %s", r.stderr)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown flag", []string{"dedup", "--data", data, "--bogus", good}, 2, "flag provided but not defined"},
+		{"no data", []string{"dedup", good}, 2, "--data"},
+		{"bad now", []string{"dedup", "--data", data, "--now", "yesterday", good}, 2, "--now"},
+		{"bad hex", []string{"dedup", "--data", data, bad}, 2, "bad.txt:1"},
+		{"no input", []string{"dedup", "--data", data}, 2, "no input"},
+		{"export bad format", []string{"export", "--data", data, "--format", "xml"}, 2, "--format"},
+		{"export not a dataset", []string{"export", "--data", dir, "--format", "csv"}, 2, "not an infohash dataset"},
+		{"unknown command", []string{"nope"}, 2, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runBin(t, nil, tt.args...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", r.code, tt.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Fatalf("stderr %q lacks %q", r.stderr, tt.want)
+			}
+			if tt.want != "" && strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+				t.Fatalf("error is not one line: %q", r.stderr)
+			}
+		})
+	}
+	t.Run("locked", func(t *testing.T) {
+		f, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		r := runBin(t, nil, "dedup", "--data", data, writeObs(t, filepath.Join(dir, "o2.parquet"), genObs(3, 10, 10)))
+		if r.code != 75 || !strings.Contains(r.stderr, "locked") {
+			t.Fatalf("exit %d stderr %q, want 75", r.code, r.stderr)
+		}
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	})
+}
+
+func TestHelpListsExitStatusAndExamples(t *testing.T) {
+	r := runBin(t, nil, "--help")
+	for _, cmd := range []string{"dedup", "export"} {
+		if !strings.Contains(r.stdout, cmd) {
+			t.Fatalf("--help lacks %s", cmd)
+		}
+		h := runBin(t, nil, cmd, "--help")
+		if h.code != 0 || !strings.Contains(h.stdout, "EXIT STATUS") || !strings.Contains(h.stdout, "infohash "+cmd) {
+			t.Fatalf("%s --help: %d %q", cmd, h.code, h.stdout)
+		}
+	}
+}
+
+// Kill -9 dedup at random instants, many times; a clean re-run must then
+// leave exactly the state of one uninterrupted run.
+func TestKill9ThenRerunEqualsCleanRun(t *testing.T) {
+	dir := t.TempDir()
+	var inputs []string
+	for i := 0; i < 3; i++ {
+		inputs = append(inputs, writeObs(t, filepath.Join(dir, fmt.Sprintf("o%d.parquet", i)), genObs(uint64(10+i), 60000, 20000)))
+	}
+	stdin := arrowOf(t, genObs(20, 20000, 5000))
+	args := func(data string) []string {
+		return append([]string{"dedup", "--data", data, "--now", now, "-"}, inputs...)
+	}
+	clean := filepath.Join(dir, "clean")
+	if r := runBin(t, stdin, args(clean)...); r.code != 0 {
+		t.Fatalf("clean run: %s", r.stderr)
+	}
+	want := exportState(t, clean)
+
+	killed := filepath.Join(dir, "killed")
+	rng := rand.New(rand.NewPCG(42, 42))
+	kills := 0
+	for i := 0; i < 12; i++ {
+		cmd := exec.Command(bin, args(killed)...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+			kills++
+		}
+		cmd.Wait()
+	}
+	t.Logf("%d kills", kills)
+	// The re-run brings the same stdin again: content identity makes the
+	// spooled copies of killed runs and the new one count once.
+	if r := runBin(t, stdin, args(killed)...); r.code != 0 {
+		t.Fatalf("re-run: %s", r.stderr)
+	}
+	if got := exportState(t, killed); got != want {
+		t.Fatalf("state after kills differs from a clean run (%d vs %d bytes)", len(got), len(want))
+	}
+	if ents, _ := os.ReadDir(filepath.Join(killed, "inbox")); len(ents) != 0 {
+		t.Fatalf("inbox not drained: %d files", len(ents))
+	}
+	// And once more: a no-op.
+	if r := runBin(t, stdin, args(killed)...); r.code != 0 || exportState(t, killed) != want {
+		t.Fatalf("second re-run changed the state: %s", r.stderr)
+	}
+}
