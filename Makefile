@@ -23,6 +23,9 @@ test-duckdb: build ## DuckDB reads what infohash writes (tools/duckcheck, its ow
 bench: build ## dedup vs DuckDB GROUP BY, 10M and 100M rows (SIZES="10M" for one)
 	scripts/bench-dedup.sh
 
+demo: build ## loopback testnet → the whole pipeline → DuckDB-readable output in demo-data/
+	scripts/demo.sh
+
 lint: ## go vet and gofmt
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
