@@ -69,8 +69,12 @@ func newTable(nis []krpc.NodeInfo) *table {
 func (t *table) len() int { return len(t.ids) }
 
 // appendClosest appends the compact infos of the k nodes nearest to
-// target. The XOR-nearest nodes share the longest prefix with target, so
-// they sit next to its position in ID order: look only at a window there.
+// target. The XOR-nearest nodes share the longest prefixes with target, so
+// they sit near its position in ID order: only a window of 2k nodes on
+// each side is ranked. That is exact unless the subtree next to the
+// target's holds more than 2k nodes of a real-sized table, and then the
+// answer is still among the nearest few: good enough for a reply, and
+// cheap (no full sort per query).
 func (t *table) appendClosest(dst []byte, target []byte, k int) []byte {
 	n := len(t.ids)
 	if n == 0 {

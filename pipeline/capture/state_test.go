@@ -1,0 +1,91 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/tools/testnet"
+)
+
+// TestStateRejoinsWithoutBootstrap: a second run with no bootstrap list
+// rejoins from the saved routing table, keeps its node IDs, and still
+// finds the announced hashes.
+func TestStateRejoinsWithoutBootstrap(t *testing.T) {
+	net := startTestnet(t, testnet.Config{Seed: 8, Nodes: 12, Torrents: 20, Dead: 0, Searched: 0})
+	truth := net.Truth()
+	dir := t.TempDir()
+	o := testOptions()
+	o.StateDir = dir
+	o.NodeIDs = 2
+	o.Bootstrap = truth.Bootstrap
+	o.Duration = 2 * time.Second
+	if _, err := Run(context.Background(), o, &memSink{}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := loadState(dir)
+	if err != nil || len(first.Nodes) != 2 || len(first.Nodes[0].Table) == 0 {
+		t.Fatalf("state after the first run: %+v, %v", first, err)
+	}
+	o.Bootstrap = nil
+	o.Duration = 3 * time.Second
+	sink := &memSink{}
+	st, err := Run(context.Background(), o, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _ := loadState(dir)
+	for i := range first.Nodes {
+		if first.Nodes[i].ID != second.Nodes[i].ID {
+			t.Errorf("node %d changed ID: %s -> %s", i, first.Nodes[i].ID, second.Nodes[i].ID)
+		}
+	}
+	found := map[string]bool{}
+	for _, r := range sink.rows {
+		if r.Source == schema.SourceSampleInfohashes {
+			found[fmt.Sprintf("%x", r.InfoHash)] = true
+		}
+	}
+	n := 0
+	for _, e := range truth.Announced {
+		if found[e.InfoHash] {
+			n++
+		}
+	}
+	if n*100 < len(truth.Announced)*95 || st.RoutingTable == 0 {
+		t.Fatalf("warm restart found %d of %d hashes; stats %+v", n, len(truth.Announced), st)
+	}
+}
+
+func TestNodeIDsSpreadOverTheKeyspace(t *testing.T) {
+	tests := []struct {
+		name  string
+		saved state
+		k     int
+	}{
+		{"fresh 4", state{}, 4},
+		{"keeps saved", state{Nodes: []stateNode{{ID: "0102030405060708090a0b0c0d0e0f1011121314"}}}, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var x uint64
+			ids := nodeIDs(tc.saved, tc.k, func() uint64 { x += 0x9e3779b97f4a7c15; return x })
+			if len(ids) != tc.k {
+				t.Fatalf("%d ids", len(ids))
+			}
+			if len(tc.saved.Nodes) > 0 && fmt.Sprintf("%x", ids[0]) != tc.saved.Nodes[0].ID {
+				t.Fatalf("saved ID not reused: %x", ids[0])
+			}
+			fresh := ids[len(tc.saved.Nodes):]
+			for i := 1; i < len(fresh); i++ {
+				a := uint32(fresh[i-1][0])<<24 | uint32(fresh[i-1][1])<<16 | uint32(fresh[i-1][2])<<8 | uint32(fresh[i-1][3])
+				b := uint32(fresh[i][0])<<24 | uint32(fresh[i][1])<<16 | uint32(fresh[i][2])<<8 | uint32(fresh[i][3])
+				if gap, want := b-a, uint32((uint64(1)<<32)/uint64(tc.k)); gap < want-1 || gap > want+1 {
+					t.Fatalf("ids %d and %d are %d apart, want %d", i-1, i, gap, want)
+				}
+			}
+		})
+	}
+}
