@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
 
 	"github.com/infohash/infohash/formats/rowio"
 )
@@ -20,7 +21,9 @@ func WriteStaged[T any](tx *Tx, table, key string, rows []T) (FileInfo, error) {
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)
 	}
-	w := parquet.NewGenericWriter[T](f, rowio.ParquetOptions()...)
+	// Snappy rather than zstd: state files are rewritten often and read
+	// back by infohash itself, where speed matters more than size.
+	w := parquet.NewGenericWriter[T](f, append(rowio.ParquetOptions(), parquet.Compression(&snappy.Codec{}))...)
 	if _, err := w.Write(rows); err != nil {
 		f.Close()
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)

@@ -2,8 +2,11 @@ package dedup
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -11,28 +14,85 @@ import (
 // agg is the in-batch aggregate of one hash's observations: the recent
 // set, the first dedup layer.
 type agg struct {
+	h           schema.Hash
+	typ         int8
+	src         uint16 // interned source of the latest observation
+	v2          int32  // 1 + index into batch.v2s, 0 if unknown
 	first, last int64
 	count       int64
 	act         float64 // activity evaluated at last
-	src         string  // source of the latest observation
-	v2          []byte
-	typ         int8
+}
+
+// table is an open-addressing hash table of aggregates for one partition.
+// Infohashes are uniformly random, so their bytes are the hash.
+type table struct {
+	slots []int32 // 1 + index into aggs; 0 is empty
+	aggs  []agg
+}
+
+func (t *table) find(h *schema.Hash) (*agg, bool) {
+	if len(t.aggs)*2 >= len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	k := binary.LittleEndian.Uint64(h[4:12])
+	i := k & mask
+	for {
+		s := t.slots[i]
+		if s == 0 {
+			t.aggs = append(t.aggs, agg{h: *h})
+			t.slots[i] = int32(len(t.aggs))
+			return &t.aggs[len(t.aggs)-1], false
+		}
+		// Compare 8 bytes first: a random mismatch almost always differs there.
+		if a := &t.aggs[s-1]; binary.LittleEndian.Uint64(a.h[4:12]) == k && a.h == *h {
+			return a, true
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (t *table) grow() {
+	n := max(64, 2*len(t.slots))
+	t.slots = make([]int32, n)
+	mask := uint64(n - 1)
+	for k := range t.aggs {
+		i := binary.LittleEndian.Uint64(t.aggs[k].h[4:12]) & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = int32(k + 1)
+	}
 }
 
 // batch aggregates observations per partition.
 type batch struct {
 	halfLife float64 // ms
-	parts    [256]map[schema.Hash]int32
-	aggs     [256][]agg
+	parts    [256]table
 	obs      int64
+	srcs     []string
+	srcID    map[string]uint16
+	v2s      [][]byte
+	v2mu     sync.Mutex
+	workers  int
 }
 
 func newBatch(halfLifeMs int64) *batch {
-	b := &batch{halfLife: float64(halfLifeMs)}
-	for i := range b.parts {
-		b.parts[i] = map[schema.Hash]int32{}
+	return &batch{halfLife: float64(halfLifeMs), srcID: map[string]uint16{}, workers: max(1, runtime.GOMAXPROCS(0))}
+}
+
+// intern returns the id of source s.
+func (b *batch) intern(s string) uint16 {
+	if id, ok := b.srcID[s]; ok {
+		return id
 	}
-	return b
+	if len(b.srcs) >= math.MaxUint16 {
+		return 0 // absurdly many sources: fold the rest into the first
+	}
+	id := uint16(len(b.srcs))
+	b.srcs = append(b.srcs, s)
+	b.srcID[s] = id
+	return id
 }
 
 // decay is the weight of an observation dt ms older than the reference.
@@ -44,44 +104,87 @@ func (b *batch) decay(dt int64) float64 {
 }
 
 func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) {
+	b.addID(&h, v2, typ, at, b.intern(src))
+}
+
+// addRows folds a decoded row group in: rows are bucketed by partition
+// so that each partition's table stays in cache while it is updated, and
+// the partitions are split between workers (they share no table).
+func (b *batch) addRows(r *rgBuf, rows int) {
+	var counts [257]int32
+	for i := 0; i < rows; i++ {
+		counts[int(r.hashes[i][0])+1]++
+	}
+	for p := 1; p <= 256; p++ {
+		counts[p] += counts[p-1]
+	}
+	r.order = resize(r.order, rows)
+	next := counts
+	for i := 0; i < rows; i++ {
+		p := r.hashes[i][0]
+		r.order[next[p]] = int32(i)
+		next[p]++
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < b.workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for p := w; p < 256; p += b.workers {
+				for _, i := range r.order[counts[p]:counts[p+1]] {
+					b.fold1(&r.hashes[i], r.v2[int(i)], r.typ[i], r.at[i], r.src[i])
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	b.obs += int64(rows)
+}
+
+// addID folds one observation in; src is an interned id.
+func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) {
 	b.obs++
-	p := h[0]
-	i, ok := b.parts[p][h]
+	b.fold1(h, v2, typ, at, src)
+}
+
+// fold1 folds one observation into its partition's table. Workers may call
+// it concurrently for different partitions.
+func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) {
+	a, ok := b.parts[h[0]].find(h)
 	if !ok {
-		b.parts[p][h] = int32(len(b.aggs[p]))
-		a := agg{first: at, last: at, count: 1, act: 1, src: src, typ: typ}
-		if v2 != nil {
-			a.v2 = append([]byte(nil), v2...)
+		a.first, a.last, a.count, a.act, a.src, a.typ = at, at, 1, 1, src, typ
+	} else {
+		a.count++
+		a.first = min(a.first, at)
+		switch {
+		case at > a.last:
+			a.act = a.act*b.decay(at-a.last) + 1
+			a.last, a.src = at, src
+		case at == a.last:
+			a.act++
+			if b.srcs[src] > b.srcs[a.src] {
+				a.src = src
+			}
+		default:
+			a.act += b.decay(a.last - at)
 		}
-		b.aggs[p] = append(b.aggs[p], a)
-		return
-	}
-	a := &b.aggs[p][i]
-	a.count++
-	a.first = min(a.first, at)
-	switch {
-	case at > a.last:
-		a.act = a.act*b.decay(at-a.last) + 1
-		a.last, a.src = at, src
-	case at == a.last:
-		a.act++
-		a.src = max(a.src, src)
-	default:
-		a.act += b.decay(a.last - at)
-	}
-	if typ == schema.HashV2 {
-		a.typ = typ
-		if a.v2 == nil && v2 != nil {
-			a.v2 = append([]byte(nil), v2...)
+		if typ == schema.HashV2 {
+			a.typ = typ
 		}
+	}
+	if v2 != nil && a.v2 == 0 {
+		b.v2mu.Lock()
+		b.v2s = append(b.v2s, append([]byte(nil), v2...))
+		a.v2 = int32(len(b.v2s))
+		b.v2mu.Unlock()
 	}
 }
 
 // distinct is the number of distinct hashes in the batch.
 func (b *batch) distinct() int64 {
 	var n int64
-	for _, a := range b.aggs {
-		n += int64(len(a))
+	for i := range b.parts {
+		n += int64(len(b.parts[i].aggs))
 	}
 	return n
 }
@@ -94,20 +197,28 @@ type entry struct {
 
 // sorted returns partition p's aggregates in hash order.
 func (b *batch) sorted(p byte) []entry {
-	es := make([]entry, 0, len(b.aggs[p]))
-	for h, i := range b.parts[p] {
-		es = append(es, entry{h, &b.aggs[p][i]})
+	aggs := b.parts[p].aggs
+	es := make([]entry, len(aggs))
+	for i := range aggs {
+		es[i] = entry{aggs[i].h, &aggs[i]}
 	}
 	slices.SortFunc(es, func(x, y entry) int { return bytes.Compare(x.h[:], y.h[:]) })
 	return es
 }
 
+func (b *batch) v2Of(a *agg) []byte {
+	if a.v2 == 0 {
+		return nil
+	}
+	return b.v2s[a.v2-1]
+}
+
 // newState is the state row of a hash first seen in this batch.
-func newState(e entry, now int64) schema.State {
+func (b *batch) newState(e entry, now int64) schema.State {
 	return schema.State{
-		InfoHash: e.h, InfoHashV2: e.a.v2, HashType: e.a.typ,
+		InfoHash: e.h, InfoHashV2: b.v2Of(e.a), HashType: e.a.typ,
 		FirstSeen: e.a.first, LastSeen: e.a.last, SeenCount: e.a.count,
-		LastSource: e.a.src, Activity: e.a.act,
+		LastSource: b.srcs[e.a.src], Activity: e.a.act,
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
 	}
 }
@@ -117,20 +228,21 @@ func newState(e entry, now int64) schema.State {
 func (b *batch) fold(st *schema.State, a *agg) {
 	st.FirstSeen = min(st.FirstSeen, a.first)
 	st.SeenCount += a.count
+	src := b.srcs[a.src]
 	switch {
 	case a.last > st.LastSeen:
 		st.Activity = st.Activity*b.decay(a.last-st.LastSeen) + a.act
-		st.LastSeen, st.LastSource = a.last, a.src
+		st.LastSeen, st.LastSource = a.last, src
 	case a.last == st.LastSeen:
 		st.Activity += a.act
-		st.LastSource = max(st.LastSource, a.src)
+		st.LastSource = max(st.LastSource, src)
 	default:
 		st.Activity += a.act * b.decay(st.LastSeen-a.last)
 	}
 	if a.typ == schema.HashV2 {
 		st.HashType = schema.HashV2
 		if st.InfoHashV2 == nil {
-			st.InfoHashV2 = a.v2
+			st.InfoHashV2 = b.v2Of(a)
 		}
 	}
 }

@@ -80,7 +80,7 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 	files []dataset.FileInfo, bf bloomFilter, bfi dataset.FileInfo, existing []schema.Hash, haveExisting bool) error {
 	rows := make([]schema.State, len(es))
 	for i, e := range es {
-		rows[i] = newState(e, r.now)
+		rows[i] = r.b.newState(e, r.now)
 	}
 	fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
 	if err != nil {
@@ -143,7 +143,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 			out = append(out, st)
 			continue
 		}
-		out = append(out, newState(e, r.now))
+		out = append(out, r.b.newState(e, r.now))
 	}
 	out = append(out, old[i:]...)
 	fi, err := dataset.WriteStaged(tx, dataset.TableState, key, out)

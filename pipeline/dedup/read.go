@@ -97,6 +97,13 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	if err := checkObsSchema(pf.Schema()); err != nil {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
+	if cols, ok := fastLayout(pf); ok {
+		n, err := readFast(ctx, in.name, pf, cols, b)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			err = bad(err)
+		}
+		return n, err
+	}
 	r := parquet.NewGenericReader[obsIn](pf)
 	defer r.Close()
 	buf := make([]obsIn, readBatch)
