@@ -1,0 +1,223 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// attempt is the state of one job's attempt: the peers found so far, the
+// exchanges in flight and their outcomes.
+type attempt struct {
+	f        *Fetcher
+	cfg      exchangeConfig
+	avoid    map[string]bool
+	seen     map[string]bool
+	queue    []string
+	avoided  int
+	tried    int
+	inflight int
+	results  chan peerOutcome
+	outcomes []peerOutcome // failed peers, in the order they ended
+	winner   *peerOutcome
+	final    bool // the metadata itself was found bad: stop trying peers
+	timedOut bool
+	lookup   *lookupRun
+}
+
+func newAttempt(f *Fetcher, job schema.Job, typ int8) *attempt {
+	a := &attempt{
+		f: f,
+		cfg: exchangeConfig{
+			InfoHash: job.InfoHash, HashType: typ, PeerID: f.peerID,
+			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout,
+			Stats: f.stats,
+		},
+		avoid:   make(map[string]bool, len(job.AvoidPeers)),
+		seen:    map[string]bool{},
+		results: make(chan peerOutcome),
+	}
+	for _, p := range job.AvoidPeers {
+		a.avoid[canonicalAddr(p)] = true
+	}
+	a.add(job.Peers)
+	a.add(f.opts.Peers)
+	return a
+}
+
+// canonicalAddr renders ip:port addresses one way so that avoid_peers and
+// found peers compare equal; host names are kept as given.
+func canonicalAddr(s string) string {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
+	}
+	return s
+}
+
+func (a *attempt) add(addrs []string) {
+	for _, p := range addrs {
+		p = canonicalAddr(p)
+		switch {
+		case a.seen[p]:
+		case a.avoid[p]:
+			a.seen[p] = true
+			a.avoided++
+		default:
+			a.seen[p] = true
+			a.queue = append(a.queue, p)
+		}
+	}
+}
+
+// run tries peers as they are found, PeersPerHash at a time, until one
+// serves verified metadata, the metadata is found bad, every peer found
+// has failed once the lookup ended, or hctx ends.
+func (a *attempt) run(hctx context.Context) {
+	pctx, stopPeers := context.WithCancel(hctx)
+	defer stopPeers()
+	if a.f.dht != nil {
+		a.f.stats.lookups.Add(1)
+		a.lookup = a.f.dht.lookup(pctx, a.cfg.InfoHash)
+	}
+	lookupDone := a.lookup == nil
+	for {
+		for a.winner == nil && !a.final && !a.timedOut && a.inflight < a.f.opts.PeersPerHash && len(a.queue) > 0 {
+			a.launch(pctx)
+		}
+		stopping := a.winner != nil || a.final || a.timedOut
+		if a.inflight == 0 && (stopping || (len(a.queue) == 0 && lookupDone)) {
+			break
+		}
+		var peersCh chan []string
+		var doneCh chan struct{}
+		if !lookupDone && !stopping {
+			peersCh, doneCh = a.lookup.peers, a.lookup.done
+		}
+		var expired <-chan struct{}
+		if !a.timedOut {
+			expired = hctx.Done()
+		}
+		select {
+		case addrs := <-peersCh:
+			a.add(addrs)
+		case <-doneCh:
+			lookupDone = true
+		case o := <-a.results:
+			a.inflight--
+			switch {
+			case o.Cancelled:
+			case o.Err == nil:
+				a.winner = &o
+				stopPeers()
+			default:
+				a.outcomes = append(a.outcomes, o)
+				if o.Final {
+					a.final = true
+					stopPeers()
+				}
+			}
+		case <-expired:
+			a.timedOut = true
+		}
+	}
+	stopPeers()
+	if a.lookup != nil {
+		<-a.lookup.done
+	}
+}
+
+func (a *attempt) launch(pctx context.Context) {
+	addr := a.queue[0]
+	a.queue = a.queue[1:]
+	a.tried++
+	a.inflight++
+	go func() {
+		ctx, cancel := context.WithTimeout(pctx, a.f.opts.PeerTimeout)
+		defer cancel()
+		a.results <- exchange(ctx, addr, &a.cfg)
+	}()
+}
+
+// fill writes the attempt's outcome into res. The outcome is ok when a
+// peer served verified metadata; otherwise the highest-precedence failure
+// class among the peers' failures, the timeout and the lookup (see
+// precedence); no_peers when nothing at all was found.
+func (a *attempt) fill(res *schema.Result) {
+	st := a.f.stats
+	res.PeersFound = int32(len(a.seen) - a.avoided)
+	res.PeersTried = int32(a.tried)
+	st.peersFound.Add(int64(res.PeersFound))
+	st.avoided.Add(int64(a.avoided))
+	res.PeerFailures = []schema.PeerFailure{}
+	for _, o := range a.outcomes {
+		if o.Err.Class != schema.OutcomeLocalError {
+			res.PeerFailures = append(res.PeerFailures, schema.PeerFailure{Addr: o.Addr, Class: o.Err.Class, At: schema.Millis(o.At)})
+		}
+	}
+	lookupFailed := false
+	if a.lookup != nil {
+		res.LookupMs = a.lookup.took.Milliseconds()
+		lookupFailed = a.lookup.err != nil || a.lookup.responses == 0
+	}
+	if w := a.winner; w != nil {
+		res.Outcome = schema.OutcomeOK
+		res.ServedBy = w.Addr
+		res.MetadataSize = int64(len(w.Meta.InfoBytes))
+		res.ConnectMs, res.MetadataMs = w.ConnectDur.Milliseconds(), w.MetadataDur.Milliseconds()
+		res.Meta = w.Meta
+		return
+	}
+	if lookupFailed {
+		st.lookupsFailed.Add(1)
+	}
+	var decider *peerOutcome
+	for i := range a.outcomes {
+		if decider == nil || Outranks(a.outcomes[i].Err.Class, decider.Err.Class) {
+			decider = &a.outcomes[i]
+		}
+	}
+	outcome, detail := schema.OutcomeNoPeers, a.noPeersDetail()
+	if decider != nil {
+		outcome, detail = decider.Err.Class, decider.Addr+": "+decider.Err.Detail
+	}
+	if a.timedOut && Outranks(schema.OutcomeTimeout, outcome) {
+		outcome, detail = schema.OutcomeTimeout, a.timeoutDetail()
+		decider = nil
+	}
+	if lookupFailed && Outranks(schema.OutcomeLocalError, outcome) {
+		outcome, detail = schema.OutcomeLocalError, a.lookupDetail()
+		decider = nil
+	}
+	res.Outcome, res.Detail = outcome, detail
+	if decider != nil {
+		res.MetadataSize = decider.MetadataSize
+		res.ConnectMs = decider.ConnectDur.Milliseconds()
+	}
+}
+
+func (a *attempt) noPeersDetail() string {
+	s := "no peers found"
+	if a.avoided > 0 {
+		s += fmt.Sprintf(" (%d avoided)", a.avoided)
+	}
+	if a.lookup != nil {
+		s += fmt.Sprintf("; %d DHT nodes answered", a.lookup.responses)
+	}
+	return s
+}
+
+func (a *attempt) timeoutDetail() string {
+	if len(a.seen)-a.avoided == 0 {
+		return "no peers found before the timeout"
+	}
+	return fmt.Sprintf("timed out with %d of %d peers tried", a.tried, len(a.seen)-a.avoided)
+}
+
+func (a *attempt) lookupDetail() string {
+	if a.lookup.err != nil {
+		return "DHT lookup failed: " + a.lookup.err.Error()
+	}
+	return "no DHT node answered the lookup"
+}

@@ -1,0 +1,264 @@
+package fetch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/anacrolix/torrent/bencode"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// ourExtHandshake is the payload of our BEP 10 handshake: ut_metadata only.
+var ourExtHandshake = bencode.MustMarshal(map[string]any{
+	"m": map[string]int{"ut_metadata": ourUTMetadataID},
+	"v": "infohash",
+})
+
+// exchangeConfig is what one peer exchange needs to know.
+type exchangeConfig struct {
+	InfoHash        [20]byte
+	HashType        int8
+	PeerID          [20]byte
+	MaxMetadataSize int64
+	ConnectTimeout  time.Duration
+	Stats           *counters
+}
+
+// peerOutcome is the result of one exchange with one peer.
+type peerOutcome struct {
+	Addr         string
+	Err          *PeerError // nil when the peer served verified metadata
+	Cancelled    bool       // stopped by us (another peer won, or the run stopped)
+	Final        bool       // the metadata itself is bad: other peers cannot do better
+	Meta         schema.Meta
+	MetadataSize int64 // size the peer announced (0 = none)
+	ConnectDur   time.Duration
+	MetadataDur  time.Duration
+	At           time.Time
+}
+
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
+
+// exchange connects to addr and fetches the info dictionary of
+// cfg.InfoHash over BEP 3 + BEP 10 + BEP 9, verifying its hash. It always
+// returns; ctx bounds the whole exchange.
+func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutcome) {
+	o.Addr = addr
+	start := time.Now()
+	defer func() {
+		o.At = time.Now()
+		// A deadline we forced because another peer won (or the run
+		// stopped) is no failure of this peer's.
+		if o.Err != nil && ctx.Err() == context.Canceled &&
+			(o.Err.Class == schema.OutcomeTimeout || o.Err.Class == schema.OutcomeConnectFailed) {
+			o.Err, o.Cancelled = nil, true
+		}
+	}()
+	cfg.Stats.connects.Add(1)
+	d := net.Dialer{Timeout: cfg.ConnectTimeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if isLocal(err) {
+			o.Err = failf(schema.OutcomeLocalError, "dial: %v", err)
+		} else {
+			cfg.Stats.connectsFailed.Add(1)
+			o.Err = failf(schema.OutcomeConnectFailed, "dial: %v", err)
+		}
+		return o
+	}
+	cfg.Stats.connectsOK.Add(1)
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	r := readers.Get().(*bufio.Reader)
+	r.Reset(conn)
+	defer func() { r.Reset(nil); readers.Put(r) }()
+
+	w := make([]byte, 0, 128)
+	if _, err := conn.Write(appendHandshake(w, cfg.InfoHash, cfg.PeerID)); err != nil {
+		o.Err = ioFailure(err, schema.OutcomeHandshakeFailed, "sending the handshake")
+		return o
+	}
+	h, err := readHandshake(r)
+	switch {
+	case errors.Is(err, errBadProtocol):
+		o.Err = failf(schema.OutcomeHandshakeFailed, "peer does not speak the BitTorrent protocol")
+		return o
+	case err != nil:
+		o.Err = ioFailure(err, schema.OutcomeHandshakeFailed, "to the handshake")
+		return o
+	case h.InfoHash != cfg.InfoHash:
+		o.Err = failf(schema.OutcomeHandshakeFailed, "peer answered for infohash %s", hex.EncodeToString(h.InfoHash[:]))
+		return o
+	}
+	cfg.Stats.handshakes.Add(1)
+	o.ConnectDur = time.Since(start)
+	if !h.Bits.SupportsExtended() {
+		o.Err = failf(schema.OutcomeNoExtension, "peer does not support BEP 10 (reserved %x)", h.Bits[:])
+		return o
+	}
+	cfg.Stats.extensionSupport.Add(1)
+	metaStart := time.Now()
+	if _, err := conn.Write(appendExtended(w[:0], extHandshakeID, ourExtHandshake)); err != nil {
+		o.Err = ioFailure(err, schema.OutcomeHandshakeFailed, "sending the extended handshake")
+		return o
+	}
+	info, perr := fetchMetadata(conn, r, cfg, &o)
+	if perr != nil {
+		o.Err = perr
+		return o
+	}
+	cfg.Stats.metadataReceived.Add(1)
+	if !hashMatches(info, cfg.InfoHash, cfg.HashType) {
+		o.Err = failf(schema.OutcomeHashMismatch, "metadata from peer hashes to %s", hex.EncodeToString(hashOf(info, cfg.HashType)))
+		return o
+	}
+	cfg.Stats.verified.Add(1)
+	m, err := parseInfo(info)
+	if err != nil {
+		o.Err = failf(schema.OutcomeInvalidMetadata, "%v", err)
+		o.Final = true // the bytes match the infohash: every peer serves the same
+		return o
+	}
+	o.Meta = m
+	o.MetadataDur = time.Since(metaStart)
+	return o
+}
+
+// fetchMetadata waits for the peer's extended handshake, requests every
+// metadata piece and assembles them.
+func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerOutcome) ([]byte, *PeerError) {
+	var buf []byte
+	var eh extHandshake
+	for {
+		id, payload, err := readExtended(r, &buf)
+		if err != nil {
+			return nil, wireFailure(err, schema.OutcomeHandshakeFailed, "waiting for the extended handshake")
+		}
+		if id != extHandshakeID {
+			continue // nothing is ours to answer before the handshake
+		}
+		if eh, err = parseExtHandshake(payload); err != nil {
+			return nil, failf(schema.OutcomeInvalidMetadata, "%v", err)
+		}
+		break
+	}
+	o.MetadataSize = eh.MetadataSize
+	switch {
+	case eh.UTMetadata == 0:
+		return nil, failf(schema.OutcomeNoUTMetadata, "peer's extended handshake has no ut_metadata")
+	case eh.MetadataSize == 0:
+		return nil, failf(schema.OutcomeNoUTMetadata, "peer announces ut_metadata without metadata_size")
+	}
+	cfg.Stats.utMetadataSupport.Add(1)
+	if eh.MetadataSize > cfg.MaxMetadataSize {
+		return nil, failf(schema.OutcomeTooLarge, "peer announces %d bytes of metadata (limit %d)", eh.MetadataSize, cfg.MaxMetadataSize)
+	}
+	size := int(eh.MetadataSize)
+	pieces := (size + metadataPieceSize - 1) / metadataPieceSize
+	req := make([]byte, 0, pieces*48)
+	for i := range pieces {
+		req = appendExtended(req, byte(eh.UTMetadata), appendRequest(nil, i))
+	}
+	if _, err := conn.Write(req); err != nil {
+		return nil, ioFailure(err, schema.OutcomeRejected, "sending metadata requests")
+	}
+	info := make([]byte, size)
+	got := make([]bool, pieces)
+	for left := pieces; left > 0; {
+		id, payload, err := readExtended(r, &buf)
+		if err != nil {
+			return nil, wireFailure(err, schema.OutcomeRejected, "before serving all metadata")
+		}
+		if id != ourUTMetadataID {
+			continue // a repeated extended handshake
+		}
+		m, err := parseMetadataMsg(payload)
+		if err != nil {
+			return nil, failf(schema.OutcomeInvalidMetadata, "%v", err)
+		}
+		switch m.Type {
+		case msgReject:
+			return nil, failf(schema.OutcomeRejected, "peer rejected metadata piece %d", m.Piece)
+		case msgRequest:
+			rej := appendExtended(nil, byte(eh.UTMetadata), appendReject(nil, m.Piece))
+			if _, err := conn.Write(rej); err != nil {
+				return nil, ioFailure(err, schema.OutcomeRejected, "answering a metadata request")
+			}
+			continue
+		case msgData:
+		default:
+			continue // unknown types are ignored (BEP 9)
+		}
+		if m.Piece < 0 || m.Piece >= int64(pieces) {
+			return nil, failf(schema.OutcomeInvalidMetadata, "peer sent metadata piece %d of %d", m.Piece, pieces)
+		}
+		if m.TotalSize >= 0 && m.TotalSize != eh.MetadataSize {
+			return nil, failf(schema.OutcomeInvalidMetadata, "peer's total_size %d differs from its metadata_size %d", m.TotalSize, eh.MetadataSize)
+		}
+		off := int(m.Piece) * metadataPieceSize
+		want := min(metadataPieceSize, size-off)
+		if len(m.Data) != want {
+			return nil, failf(schema.OutcomeInvalidMetadata, "metadata piece %d has %d bytes, want %d", m.Piece, len(m.Data), want)
+		}
+		if !got[m.Piece] {
+			copy(info[off:], m.Data)
+			got[m.Piece] = true
+			left--
+		}
+	}
+	return info, nil
+}
+
+// wireFailure classifies a failure to read a wire message: oversize or
+// undecodable messages are invalid metadata; I/O errors go to ioFailure.
+func wireFailure(err error, onClose, stage string) *PeerError {
+	if errors.Is(err, errMessageTooLong) || errors.Is(err, errBencode) {
+		return failf(schema.OutcomeInvalidMetadata, "%s: %v", stage, err)
+	}
+	return ioFailure(err, onClose, stage)
+}
+
+// appendRequest appends a ut_metadata request dictionary for piece i.
+func appendRequest(b []byte, i int) []byte {
+	b = append(b, "d8:msg_typei0e5:piecei"...)
+	b = appendInt(b, int64(i))
+	return append(b, "ee"...)
+}
+
+// appendReject appends a ut_metadata reject dictionary for piece i.
+func appendReject(b []byte, i int64) []byte {
+	b = append(b, "d8:msg_typei2e5:piecei"...)
+	b = appendInt(b, i)
+	return append(b, "ee"...)
+}
+
+func appendInt(b []byte, i int64) []byte { return strconv.AppendInt(b, i, 10) }
+
+// hashOf is the infohash of info bytes for a hash type: SHA-1 for v1,
+// SHA-256 truncated to 20 bytes for v2.
+func hashOf(info []byte, typ int8) []byte {
+	if typ == schema.HashV2 {
+		s := sha256.Sum256(info)
+		return s[:20]
+	}
+	s := sha1.Sum(info)
+	return s[:]
+}
+
+func hashMatches(info []byte, ih [20]byte, typ int8) bool {
+	return bytes.Equal(hashOf(info, typ), ih[:])
+}

@@ -1,0 +1,151 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/anacrolix/torrent/bencode"
+)
+
+// BEP 9 ut_metadata message types.
+const (
+	msgRequest = 0
+	msgData    = 1
+	msgReject  = 2
+)
+
+// metadataPieceSize is the BEP 9 piece size: every piece but the last is
+// exactly this long.
+const metadataPieceSize = 16 << 10
+
+// extHandshake is what fetch needs from a peer's BEP 10 extended handshake.
+type extHandshake struct {
+	UTMetadata   int   // the peer's message id for ut_metadata; 0 = not supported
+	MetadataSize int64 // announced size of the info dictionary; 0 = not announced
+}
+
+// rawExtHandshake is decoded leniently: values are kept as raw bencode so
+// that keys fetch does not use can have any type.
+type rawExtHandshake struct {
+	M            map[string]bencode.Bytes `bencode:"m"`
+	MetadataSize bencode.Bytes            `bencode:"metadata_size"`
+}
+
+// parseExtHandshake decodes the payload of an extended handshake (extended
+// message id 0). Any error means the message is not valid bencode of the
+// expected shape.
+func parseExtHandshake(payload []byte) (extHandshake, error) {
+	var h extHandshake
+	var raw rawExtHandshake
+	if err := decodeDict(payload, &raw); err != nil {
+		return h, fmt.Errorf("extended handshake: %w", err)
+	}
+	if v, ok := raw.M["ut_metadata"]; ok {
+		id, err := bencodeInt(v)
+		if err != nil || id < 0 || id > 255 {
+			return h, fmt.Errorf("extended handshake: ut_metadata id %q", clipBytes(v))
+		}
+		h.UTMetadata = int(id)
+	}
+	if raw.MetadataSize != nil {
+		n, err := bencodeInt(raw.MetadataSize)
+		if err != nil || n < 0 {
+			return h, fmt.Errorf("extended handshake: metadata_size %q", clipBytes(raw.MetadataSize))
+		}
+		h.MetadataSize = n
+	}
+	return h, nil
+}
+
+// metadataMsg is one decoded ut_metadata message.
+type metadataMsg struct {
+	Type      int64
+	Piece     int64
+	TotalSize int64  // -1 when absent
+	Data      []byte // the piece bytes after the dictionary (data messages); aliases the payload
+}
+
+type rawMetadataMsg struct {
+	MsgType   bencode.Bytes `bencode:"msg_type"`
+	Piece     bencode.Bytes `bencode:"piece"`
+	TotalSize bencode.Bytes `bencode:"total_size"`
+}
+
+// parseMetadataMsg decodes a ut_metadata message: a bencoded dictionary,
+// followed by the piece bytes for data messages.
+func parseMetadataMsg(payload []byte) (metadataMsg, error) {
+	m := metadataMsg{TotalSize: -1}
+	n, err := scanBencode(payload, 4)
+	if err != nil {
+		return m, fmt.Errorf("ut_metadata message: %w", err)
+	}
+	var raw rawMetadataMsg
+	if err := decodeDict(payload[:n], &raw); err != nil {
+		return m, fmt.Errorf("ut_metadata message: %w", err)
+	}
+	if m.Type, err = bencodeInt(raw.MsgType); err != nil {
+		return m, fmt.Errorf("ut_metadata message: msg_type: %w", err)
+	}
+	if m.Piece, err = bencodeInt(raw.Piece); err != nil {
+		return m, fmt.Errorf("ut_metadata message: piece: %w", err)
+	}
+	if raw.TotalSize != nil {
+		if m.TotalSize, err = bencodeInt(raw.TotalSize); err != nil {
+			return m, fmt.Errorf("ut_metadata message: total_size: %w", err)
+		}
+	}
+	m.Data = payload[n:]
+	if m.Type != msgData && len(m.Data) > 0 {
+		return m, fmt.Errorf("ut_metadata message: %d bytes after a msg_type %d dictionary", len(m.Data), m.Type)
+	}
+	return m, nil
+}
+
+// decodeDict decodes exactly one bencoded dictionary filling b into v after
+// checking its shape with the bounded scanner.
+func decodeDict(b []byte, v any) error {
+	n, err := scanBencode(b, maxBencodeDepth)
+	if err != nil {
+		return err
+	}
+	if n != len(b) {
+		return fmt.Errorf("%w: %d trailing bytes", errBencode, len(b)-n)
+	}
+	if b[0] != 'd' {
+		return fmt.Errorf("%w: not a dictionary", errBencode)
+	}
+	if err := bencode.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%w: %v", errBencode, err)
+	}
+	return nil
+}
+
+var errNotInt = errors.New("not a bencoded integer")
+
+// bencodeInt parses a raw bencoded integer ("i42e").
+func bencodeInt(b []byte) (int64, error) {
+	if len(b) < 3 || b[0] != 'i' {
+		return 0, errNotInt
+	}
+	n, err := scanInt(b[1:], 'e')
+	if err != nil || n != len(b)-1 {
+		return 0, errNotInt
+	}
+	neg := b[1] == '-'
+	digits := b[1 : len(b)-1]
+	if neg {
+		digits = digits[1:]
+	}
+	v, _ := parseDigits(digits)
+	if neg {
+		v = -v
+	}
+	return v, nil
+}
+
+func clipBytes(b []byte) []byte {
+	if len(b) > 32 {
+		return b[:32]
+	}
+	return b
+}

@@ -1,0 +1,90 @@
+package fetch
+
+import (
+	"context"
+	"crypto/rand"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// Fetcher fetches the metadata of one job at a time, from many goroutines
+// at once. It owns the DHT node used for lookups and the stage counters.
+type Fetcher struct {
+	opts   Options
+	dht    *dhtNode
+	peerID [20]byte
+	stats  *counters
+	start  time.Time
+}
+
+// NewFetcher validates opts and, when opts.Bootstrap is set, starts and
+// bootstraps the DHT node. Close releases it.
+func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now()}
+	copy(f.peerID[:], "-IH0001-")
+	_, _ = rand.Read(f.peerID[8:])
+	if len(opts.Bootstrap) > 0 {
+		n, nodes, err := startDHT(ctx, opts.DHTListen, opts.Bootstrap, opts.DHTQueryRate)
+		if err != nil {
+			return nil, err
+		}
+		f.dht = n
+		if opts.Logger != nil {
+			opts.Logger.Info("fetch: DHT bootstrapped", "nodes", nodes, "addr", n.s.Addr().String())
+			if nodes == 0 {
+				opts.Logger.Warn("fetch: no DHT node answered the bootstrap; lookups will fail as local_error")
+			}
+		}
+	}
+	return f, nil
+}
+
+// Close stops the DHT node.
+func (f *Fetcher) Close() {
+	if f.dht != nil {
+		f.dht.close()
+	}
+}
+
+// Stats returns the counters so far.
+func (f *Fetcher) Stats() Stats { return f.stats.snapshot(time.Since(f.start)) }
+
+// Fetch makes one attempt at job's metadata and returns its result. It
+// returns false, and no result, when ctx ended before the attempt did
+// (the run is stopping): such a job is left for the planner to re-plan.
+func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, bool) {
+	start := time.Now()
+	typ := job.HashType
+	if typ == 0 {
+		typ = schema.HashV1
+	}
+	res := schema.Result{
+		InfoHash: job.InfoHash, HashType: typ, Attempt: job.Attempt,
+		LeaseID: job.LeaseID, AttemptedAt: schema.Millis(start),
+	}
+	hctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
+	defer cancel()
+	if job.LeaseUntil != 0 {
+		var cancelLease context.CancelFunc
+		hctx, cancelLease = context.WithDeadline(hctx, schema.Time(job.LeaseUntil))
+		defer cancelLease()
+	}
+	a := newAttempt(f, job, typ)
+	a.run(hctx)
+	if ctx.Err() != nil {
+		return res, false
+	}
+	a.fill(&res)
+	res.TotalMs = time.Since(start).Milliseconds()
+	f.stats.attempted.Add(1)
+	classes := make([]string, len(res.PeerFailures))
+	for i, pf := range res.PeerFailures {
+		classes[i] = pf.Class
+	}
+	f.stats.addOutcome(res.Outcome, classes)
+	return res, true
+}

@@ -1,0 +1,146 @@
+package fetch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/anacrolix/torrent/bencode"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// rawInfo is the part of an info dictionary fetch decodes. Names and paths
+// are strings holding untrusted bytes; they are never used as local paths.
+type rawInfo struct {
+	Name        string        `bencode:"name"`
+	NameUTF8    string        `bencode:"name.utf-8"`
+	PieceLength int64         `bencode:"piece length"`
+	Length      bencode.Bytes `bencode:"length"`
+	Files       []rawFile     `bencode:"files"`
+	Private     bencode.Bytes `bencode:"private"`
+	FileTree    bencode.Bytes `bencode:"file tree"` // BEP 52 (v2 and hybrid torrents)
+}
+
+type rawFile struct {
+	Length int64    `bencode:"length"`
+	Path   []string `bencode:"path"`
+}
+
+// errInvalidInfo is wrapped by every error parseInfo returns.
+var errInvalidInfo = errors.New("invalid info dictionary")
+
+// parseInfo decodes a verified info dictionary into the result's metadata
+// columns. It fails when the bytes are not one bencoded dictionary, when a
+// field has the wrong type, when no file layout is present (length, files
+// or file tree), or when a length is negative or the sizes overflow.
+//
+// name_raw keeps the name bytes as sent; name is the same bytes made valid
+// UTF-8 (invalid sequences become U+FFFD) or, when those bytes are not
+// UTF-8 and a valid "name.utf-8" is present, that. A file's path joins its
+// raw path elements with "/".
+func parseInfo(info []byte) (schema.Meta, error) {
+	var m schema.Meta
+	var raw rawInfo
+	if err := decodeDict(info, &raw); err != nil {
+		return m, fmt.Errorf("%w: %v", errInvalidInfo, err)
+	}
+	if raw.PieceLength < 0 {
+		return m, fmt.Errorf("%w: negative piece length", errInvalidInfo)
+	}
+	m.NameRaw = []byte(raw.Name)
+	m.NameUTF8Valid = utf8.ValidString(raw.Name)
+	m.Name = strings.ToValidUTF8(raw.Name, "\uFFFD")
+	if !m.NameUTF8Valid && raw.NameUTF8 != "" && utf8.ValidString(raw.NameUTF8) {
+		m.Name = raw.NameUTF8
+	}
+	m.PieceLength = raw.PieceLength
+	m.Private = bytes.Equal(raw.Private, []byte("i1e"))
+
+	var err error
+	switch {
+	case raw.Files != nil:
+		m.Files, err = v1Files(raw.Files)
+	case raw.Length != nil:
+		n, ierr := bencodeInt(raw.Length)
+		if ierr != nil || n < 0 {
+			return m, fmt.Errorf("%w: length %q", errInvalidInfo, clipBytes(raw.Length))
+		}
+		m.Files = []schema.File{{Path: m.Name, PathRaw: m.NameRaw, Length: n}}
+	case raw.FileTree != nil:
+		m.Files, err = v2Files(raw.FileTree)
+	default:
+		return m, fmt.Errorf("%w: no length, files or file tree", errInvalidInfo)
+	}
+	if err != nil {
+		return m, err
+	}
+	for _, f := range m.Files {
+		if f.Length > math.MaxInt64-m.TotalSize {
+			return m, fmt.Errorf("%w: total size overflows", errInvalidInfo)
+		}
+		m.TotalSize += f.Length
+	}
+	m.FileCount = int32(len(m.Files))
+	m.InfoBytes = info
+	return m, nil
+}
+
+func v1Files(files []rawFile) ([]schema.File, error) {
+	out := make([]schema.File, 0, len(files))
+	for i, f := range files {
+		if f.Length < 0 {
+			return nil, fmt.Errorf("%w: file %d has a negative length", errInvalidInfo, i)
+		}
+		p := strings.Join(f.Path, "/")
+		out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: f.Length})
+	}
+	return out, nil
+}
+
+// v2Files flattens a BEP 52 file tree: nested dictionaries keyed by path
+// element, where a file is a dictionary with an empty key holding
+// {"length": n, ...}. Files are listed in key order.
+func v2Files(tree bencode.Bytes) ([]schema.File, error) {
+	var root any
+	if err := bencode.Unmarshal(tree, &root); err != nil {
+		return nil, fmt.Errorf("%w: file tree: %v", errInvalidInfo, err)
+	}
+	var out []schema.File
+	var walk func(node any, path []string) error
+	walk = func(node any, path []string) error {
+		dir, ok := node.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%w: file tree entry %q is not a dictionary", errInvalidInfo, strings.Join(path, "/"))
+		}
+		if leaf, ok := dir[""]; ok && len(path) > 0 {
+			attrs, ok := leaf.(map[string]any)
+			n, isInt := attrs["length"].(int64)
+			if !ok || !isInt || n < 0 {
+				return fmt.Errorf("%w: file tree file %q has no valid length", errInvalidInfo, strings.Join(path, "/"))
+			}
+			p := strings.Join(path, "/")
+			out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: n})
+			return nil
+		}
+		keys := make([]string, 0, len(dir))
+		for k := range dir {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := walk(dir[k], append(path, k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,139 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/anacrolix/dht/v2"
+	alog "github.com/anacrolix/log"
+	"golang.org/x/time/rate"
+)
+
+// dhtNode is fetch's own DHT node. It only looks peers up (get_peers
+// traversals); it never announces itself.
+type dhtNode struct {
+	s *dht.Server
+}
+
+// startDHT starts a DHT node on listen, bootstrapped from the host:port
+// addresses in bootstrap, and fills its routing table (bounded by ctx).
+// A bootstrap that reaches nobody is not an error: lookups then fail one
+// by one as local errors, which the scheduler does not hold against hashes.
+func startDHT(ctx context.Context, listen string, bootstrap []string, queryRate float64) (*dhtNode, int, error) {
+	conn, err := net.ListenPacket("udp", listen)
+	if err != nil {
+		return nil, 0, fmt.Errorf("fetch: DHT listen %s: %w", listen, err)
+	}
+	cfg := dht.NewDefaultServerConfig()
+	cfg.Conn = conn
+	cfg.StartingNodes = func() ([]dht.Addr, error) { return resolveNodes(bootstrap) }
+	cfg.Logger = alog.Default.WithFilterLevel(alog.Disabled)
+	if queryRate <= 0 {
+		cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
+	} else {
+		cfg.SendLimiter = rate.NewLimiter(rate.Limit(queryRate), max(1, int(queryRate/10)))
+	}
+	s, err := dht.NewServer(cfg)
+	if err != nil {
+		conn.Close()
+		return nil, 0, fmt.Errorf("fetch: DHT node: %w", err)
+	}
+	bctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	_, _ = s.BootstrapContext(bctx)
+	go s.TableMaintainer()
+	return &dhtNode{s: s}, s.NumNodes(), nil
+}
+
+func (n *dhtNode) close() { n.s.Close() }
+
+// resolveNodes resolves bootstrap host:port strings; names that do not
+// resolve are skipped.
+func resolveNodes(hostPorts []string) ([]dht.Addr, error) {
+	var addrs []dht.Addr
+	var lastErr error
+	for _, hp := range hostPorts {
+		ua, err := net.ResolveUDPAddr("udp", hp)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		addrs = append(addrs, dht.NewAddr(ua))
+	}
+	if len(addrs) == 0 {
+		if lastErr == nil {
+			lastErr = errors.New("no bootstrap nodes")
+		}
+		return nil, lastErr
+	}
+	return addrs, nil
+}
+
+// lookupRun is one get_peers traversal in progress. Peers arrive on peers;
+// done is closed when the traversal has ended, after which err, responses
+// and took are set.
+type lookupRun struct {
+	peers     chan []string
+	done      chan struct{}
+	err       error
+	responses uint32
+	took      time.Duration
+}
+
+// lookup starts a get_peers traversal for ih that ends when it stalls or
+// when ctx ends.
+func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
+	lr := &lookupRun{peers: make(chan []string), done: make(chan struct{})}
+	start := time.Now()
+	go func() {
+		defer close(lr.done)
+		defer func() { lr.took = time.Since(start) }()
+		a, err := n.s.AnnounceTraversal(ih)
+		if err != nil {
+			lr.err = err
+			return
+		}
+		stopped := false
+		stop := func() {
+			if !stopped {
+				stopped = true
+				a.Close()
+			}
+		}
+		for {
+			var pv dht.PeersValues
+			var ok bool
+			select {
+			case pv, ok = <-a.Peers:
+			case <-ctx.Done():
+				stop()
+				// Drain until the traversal closes the channel: its queries
+				// block on it until then.
+				for range a.Peers {
+				}
+			}
+			if !ok {
+				break
+			}
+			if len(pv.Peers) == 0 || stopped {
+				continue
+			}
+			addrs := make([]string, 0, len(pv.Peers))
+			for _, p := range pv.Peers {
+				if p.Port != 0 {
+					addrs = append(addrs, p.String())
+				}
+			}
+			select {
+			case lr.peers <- addrs:
+			case <-ctx.Done():
+			}
+		}
+		stop()
+		lr.responses = a.TraversalStats().NumResponses
+	}()
+	return lr
+}

@@ -1,0 +1,85 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+)
+
+// DefaultMaxMetadataSize caps an info dictionary at 10 MiB, as magnetico
+// and bitmagnet do.
+const DefaultMaxMetadataSize = 10 << 20
+
+// Options configure a fetch run. Peers come from the jobs' peers column,
+// from Peers, and from DHT lookups when Bootstrap is not empty.
+type Options struct {
+	Input  string    // jobs: a Parquet file, or "-" for an Arrow IPC stream on Stdin
+	Output string    // results: a Parquet file, or "-" for an Arrow IPC stream on Stdout
+	Stdin  io.Reader // used when Input is "-"
+	Stdout io.Writer // used when Output is "-"
+
+	Peers        []string // extra peers (host:port) tried for every job
+	Bootstrap    []string // DHT bootstrap nodes (host:port); empty: no DHT lookups
+	DHTListen    string   // UDP address of fetch's DHT node
+	DHTQueryRate float64  // DHT queries per second; 0 = unlimited
+
+	Concurrency     int           // jobs in flight
+	PeersPerHash    int           // peers tried at once for one job
+	Timeout         time.Duration // per job, from start to outcome
+	PeerTimeout     time.Duration // per peer exchange (capped by Timeout)
+	ConnectTimeout  time.Duration // per TCP dial
+	Deadline        time.Duration // whole run; 0 = none. Unstarted jobs are left out
+	MaxMetadataSize int64         // larger announced metadata fails as too_large
+
+	Logger   *slog.Logger  // progress and warnings; nil = silent
+	Progress time.Duration // interval of progress log lines; 0 = none
+}
+
+// DefaultOptions suit a home line: 100 jobs at a time with up to 4 peers
+// each keeps about 400 connections open, well inside what consumer
+// routers track, and a 30 s budget per job lets a slow DHT lookup and a
+// couple of slow peers finish. Bootstrap is empty here; the command line
+// defaults it to the public routers.
+func DefaultOptions() Options {
+	return Options{
+		DHTListen:       ":0",
+		DHTQueryRate:    500,
+		Concurrency:     100,
+		PeersPerHash:    4,
+		Timeout:         30 * time.Second,
+		PeerTimeout:     15 * time.Second,
+		ConnectTimeout:  5 * time.Second,
+		MaxMetadataSize: DefaultMaxMetadataSize,
+		Progress:        10 * time.Second,
+	}
+}
+
+// Validate reports the first unusable option.
+func (o *Options) Validate() error {
+	switch {
+	case o.Concurrency < 1:
+		return errors.New("concurrency must be at least 1")
+	case o.PeersPerHash < 1:
+		return errors.New("peers per hash must be at least 1")
+	case o.Timeout <= 0 || o.PeerTimeout <= 0 || o.ConnectTimeout <= 0:
+		return errors.New("timeouts must be positive")
+	case o.Deadline < 0:
+		return errors.New("deadline must not be negative")
+	case o.MaxMetadataSize < 1 || o.MaxMetadataSize > 1<<30:
+		return fmt.Errorf("max metadata size %d is outside 1 B .. 1 GiB", o.MaxMetadataSize)
+	}
+	for _, p := range o.Peers {
+		if _, _, err := net.SplitHostPort(p); err != nil {
+			return fmt.Errorf("peer %q: %v", p, err)
+		}
+	}
+	for _, b := range o.Bootstrap {
+		if _, _, err := net.SplitHostPort(b); err != nil {
+			return fmt.Errorf("bootstrap node %q: %v", b, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package fetch
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// counters are the live stage counters, updated from many goroutines.
+type counters struct {
+	jobs, attempted, expired, unfinished        atomic.Int64
+	lookups, lookupsFailed, peersFound, avoided atomic.Int64
+	connects, connectsOK, connectsFailed        atomic.Int64
+	handshakes, extensionSupport                atomic.Int64
+	utMetadataSupport, metadataReceived         atomic.Int64
+	verified                                    atomic.Int64
+
+	mu           sync.Mutex
+	outcomes     map[string]int64
+	peerFailures map[string]int64
+}
+
+func newCounters() *counters {
+	return &counters{outcomes: map[string]int64{}, peerFailures: map[string]int64{}}
+}
+
+func (c *counters) addOutcome(outcome string, failures []string) {
+	c.mu.Lock()
+	c.outcomes[outcome]++
+	for _, f := range failures {
+		c.peerFailures[f]++
+	}
+	c.mu.Unlock()
+}
+
+// Stats are the stage counters of a fetch run (stderr and --stats-json).
+type Stats struct {
+	Jobs         int64 `json:"jobs"`          // jobs read
+	Attempted    int64 `json:"attempted"`     // jobs with a result row
+	LeaseExpired int64 `json:"lease_expired"` // not attempted: lease_until had passed
+	Unfinished   int64 `json:"unfinished"`    // not attempted or abandoned: the run stopped
+
+	Lookups          int64   `json:"lookups"`           // DHT get_peers traversals
+	LookupsFailed    int64   `json:"lookups_failed"`    // traversals no DHT node answered
+	PeersFound       int64   `json:"peers_found"`       // distinct peers per job, summed
+	PeersAvoided     int64   `json:"peers_avoided"`     // skipped: listed in avoid_peers
+	Connects         int64   `json:"connects"`          // TCP dials
+	ConnectsOK       int64   `json:"connects_ok"`       // dials that connected
+	ConnectsFailed   int64   `json:"connects_failed"`   // dials that failed (not counting local errors)
+	Handshakes       int64   `json:"handshakes"`        // BitTorrent handshakes for the right infohash
+	ExtensionSupport int64   `json:"extension_support"` // of those, peers with BEP 10
+	UTMetadata       int64   `json:"ut_metadata"`       // of those, peers announcing ut_metadata and a size
+	MetadataReceived int64   `json:"metadata_received"` // complete info dictionaries received
+	Verified         int64   `json:"verified"`          // of those, matching the infohash
+	ElapsedMs        int64   `json:"elapsed_ms"`        // wall time of the run
+	VerifiedPerSec   float64 `json:"verified_per_sec"`  // verified / elapsed
+
+	Outcomes     map[string]int64 `json:"outcomes"`      // result rows per outcome
+	PeerFailures map[string]int64 `json:"peer_failures"` // peer_failures entries per class
+}
+
+func (c *counters) snapshot(elapsed time.Duration) Stats {
+	s := Stats{
+		Jobs: c.jobs.Load(), Attempted: c.attempted.Load(), LeaseExpired: c.expired.Load(),
+		Unfinished: c.unfinished.Load(), Lookups: c.lookups.Load(), LookupsFailed: c.lookupsFailed.Load(),
+		PeersFound: c.peersFound.Load(), PeersAvoided: c.avoided.Load(), Connects: c.connects.Load(),
+		ConnectsOK: c.connectsOK.Load(), ConnectsFailed: c.connectsFailed.Load(),
+		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(),
+		UTMetadata: c.utMetadataSupport.Load(), MetadataReceived: c.metadataReceived.Load(),
+		Verified: c.verified.Load(), ElapsedMs: elapsed.Milliseconds(),
+		Outcomes: map[string]int64{}, PeerFailures: map[string]int64{},
+	}
+	if elapsed > 0 {
+		s.VerifiedPerSec = float64(s.Verified) / elapsed.Seconds()
+	}
+	c.mu.Lock()
+	for k, v := range c.outcomes {
+		s.Outcomes[k] = v
+	}
+	for k, v := range c.peerFailures {
+		s.PeerFailures[k] = v
+	}
+	c.mu.Unlock()
+	return s
+}
+
+// WriteText writes the counters as a short human-readable report.
+func (s Stats) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fetch: %d jobs, %d attempted, %d lease expired, %d unfinished in %.1fs (%.0f verified/s)\n",
+		s.Jobs, s.Attempted, s.LeaseExpired, s.Unfinished, float64(s.ElapsedMs)/1000, s.VerifiedPerSec)
+	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
+		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
+	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d; handshakes %d; BEP 10 %d; ut_metadata %d\n",
+		s.Connects, s.ConnectsOK, s.ConnectsFailed, s.Handshakes, s.ExtensionSupport, s.UTMetadata)
+	fmt.Fprintf(&b, "  metadata received %d, verified %d\n", s.MetadataReceived, s.Verified)
+	fmt.Fprintf(&b, "  outcomes: %s\n", formatCounts(s.Outcomes))
+	fmt.Fprintf(&b, "  peer failures: %s\n", formatCounts(s.PeerFailures))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func formatCounts(m map[string]int64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
+	}
+	return strings.Join(parts, " ")
+}
