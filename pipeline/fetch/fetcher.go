@@ -75,7 +75,7 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 	}
 	a := newAttempt(f, job, typ)
 	a.run(hctx)
-	if ctx.Err() != nil {
+	if a.winner == nil && ctx.Err() != nil {
 		return res, false
 	}
 	a.fill(&res)

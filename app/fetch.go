@@ -1,0 +1,93 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/anacrolix/dht/v2"
+	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/fetch"
+)
+
+func fetchCommand() *cli.Command {
+	d := fetch.DefaultOptions()
+	return &cli.Command{
+		Name:      "fetch",
+		Usage:     "fetch and verify torrent metadata (BEP 9) for a batch of jobs",
+		ArgsUsage: "JOBS|-",
+		UsageText: `infohash fetch [flags] JOBS|- -o FILE|-
+
+   infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -
+   infohash fetch jobs.parquet -o results.parquet --concurrency 200 --deadline 50m --stats-json fetch.json
+   infohash fetch jobs.parquet -o - --no-dht --peer 127.0.0.1:6881 | duckdb -c "select outcome, count(*) from read_parquet('/dev/stdin') group by 1"`,
+		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
+lease_until, peers and avoid_peers are used when present) and writes one result row per
+attempted job. Peers come from the job's peers column, from --peer, and from get_peers
+lookups on fetch's own DHT node (never announced). Metadata is fetched over BEP 3/10/9
+and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
+
+Each result has exactly one outcome: ok, or the failure class that ranks highest among
+the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
+no_ut_metadata > no_extension > handshake_failed > local_error > timeout >
+connect_failed > no_peers. Every peer's failure is listed in peer_failures.
+
+Jobs whose lease_until has passed are not started. On SIGINT/SIGTERM or --deadline,
+fetch stops starting jobs, abandons those in flight (they are absent from the output;
+their leases expire and the planner re-plans them) and commits the finished results.
+
+The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
+open, which a home router handles; raise both on a server.
+
+` + exitcode.Help,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout)"},
+			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable)"},
+			&cli.StringSliceFlag{Name: "bootstrap", Value: cli.NewStringSlice(dht.DefaultGlobalBootstrapHostPorts...), Usage: "DHT bootstrap node `HOST:PORT` (repeatable)"},
+			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only)"},
+			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
+			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
+			&cli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "jobs in flight"},
+			&cli.IntFlag{Name: "peers-per-hash", Value: d.PeersPerHash, Usage: "peers tried at once for one job"},
+			&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Usage: "time budget per job"},
+			&cli.DurationFlag{Name: "peer-timeout", Value: d.PeerTimeout, Usage: "time budget per peer"},
+			&cli.DurationFlag{Name: "connect-timeout", Value: d.ConnectTimeout, Usage: "TCP connect timeout"},
+			&cli.DurationFlag{Name: "deadline", Usage: "stop starting jobs after this long (0 = none); exit 3 if some were left"},
+			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
+			statsJSONFlag,
+		},
+		Action: runFetch,
+	}
+}
+
+func runFetch(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return exitcode.BadInput(errors.New("fetch: want one JOBS argument (a Parquet file or -)"))
+	}
+	o := fetch.DefaultOptions()
+	o.Input, o.Output = c.Args().First(), c.String("output")
+	o.Stdin, o.Stdout = c.App.Reader, c.App.Writer
+	o.Peers = c.StringSlice("peer")
+	if !c.Bool("no-dht") {
+		o.Bootstrap = c.StringSlice("bootstrap")
+	}
+	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
+	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")
+	o.Timeout, o.PeerTimeout = c.Duration("timeout"), c.Duration("peer-timeout")
+	o.ConnectTimeout, o.Deadline = c.Duration("connect-timeout"), c.Duration("deadline")
+	o.MaxMetadataSize = c.Int64("max-metadata-size")
+	o.Logger = slog.Default()
+	if o.Input != "-" && o.Input == o.Output {
+		return exitcode.BadInput(fmt.Errorf("fetch: input and output are the same file %s", o.Input))
+	}
+	stats, err := fetch.Run(c.Context, o)
+	if stats.Jobs > 0 || err == nil {
+		_ = stats.WriteText(c.App.ErrWriter)
+		if jerr := writeStatsJSON(c, stats); jerr != nil && err == nil {
+			err = jerr
+		}
+	}
+	return err
+}

@@ -1,0 +1,208 @@
+package fetch
+
+import (
+	"context"
+	"net"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+// TestEachClassFromItsPeer: a job whose only peer misbehaves in one way
+// ends with exactly that behaviour's class, and peer_failures names that
+// peer with that class.
+func TestEachClassFromItsPeer(t *testing.T) {
+	f := newFetcher(t, testOptions())
+	tor := badpeers.NewTorrent(1, 5, 1200) // metadata spans two BEP 9 pieces
+	type row struct {
+		name    string
+		peer    *badpeers.Peer
+		tor     badpeers.Torrent
+		want    string
+		failure bool // peer_failures lists the peer
+	}
+	var rows []row
+	for _, b := range badpeers.Behaviours() {
+		rows = append(rows, row{string(b), startPeer(t, b, tor), tor, b.Expect(), b != badpeers.Good})
+	}
+	invalid := badpeers.InvalidTorrent(2)
+	rows = append(rows,
+		row{"good peer, invalid info", startPeer(t, badpeers.Good, invalid), invalid, schema.OutcomeInvalidMetadata, true},
+		row{"good peer without the torrent", startPeer(t, badpeers.Good), tor, schema.OutcomeHandshakeFailed, true},
+		row{"no peers", nil, tor, schema.OutcomeNoPeers, false},
+	)
+	for _, tt := range rows {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			job := schema.Job{InfoHash: tt.tor.InfoHash, HashType: schema.HashV1, Attempt: 3, LeaseID: "L1"}
+			if tt.peer != nil {
+				job.Peers = []string{tt.peer.Addr()}
+			}
+			r, ok := f.Fetch(context.Background(), job)
+			if !ok {
+				t.Fatal("attempt abandoned")
+			}
+			checkResult(t, job, r)
+			if r.Outcome != tt.want {
+				t.Fatalf("outcome %s (%s), want %s", r.Outcome, r.Detail, tt.want)
+			}
+			var want []schema.PeerFailure
+			if tt.failure {
+				want = []schema.PeerFailure{{Addr: tt.peer.Addr(), Class: tt.want}}
+			}
+			if len(r.PeerFailures) != len(want) || (len(want) == 1 && (r.PeerFailures[0].Addr != want[0].Addr || r.PeerFailures[0].Class != want[0].Class)) {
+				t.Fatalf("peer_failures %+v, want %+v", r.PeerFailures, want)
+			}
+			if tt.want == schema.OutcomeOK && (r.Name != tt.tor.Name || r.FileCount != 5 || r.ServedBy != tt.peer.Addr()) {
+				t.Fatalf("metadata not decoded: name %q files %d served by %s", r.Name, r.FileCount, r.ServedBy)
+			}
+			if tt.want == schema.OutcomeTooLarge && r.MetadataSize != 10<<20+1 {
+				t.Fatalf("too_large result records metadata_size %d", r.MetadataSize)
+			}
+		})
+	}
+}
+
+// TestGoodBehindBadPeer: with one peer at a time, every kind of bad first
+// peer is tried, recorded, and the good second peer still serves.
+func TestGoodBehindBadPeer(t *testing.T) {
+	o := testOptions()
+	o.PeersPerHash = 1
+	o.PeerTimeout = 500 * time.Millisecond // so a stalling first peer gives way
+	o.Timeout = 3 * time.Second
+	f := newFetcher(t, o)
+	tor := badpeers.NewTorrent(3, 2, 50)
+	good := startPeer(t, badpeers.Good, tor)
+	for _, b := range badpeers.Behaviours()[1:] {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			bad := startPeer(t, b, tor)
+			job := schema.Job{InfoHash: tor.InfoHash, Peers: []string{bad.Addr(), good.Addr()}}
+			r, _ := f.Fetch(context.Background(), job)
+			checkResult(t, job, r)
+			if r.Outcome != schema.OutcomeOK || r.ServedBy != good.Addr() {
+				t.Fatalf("outcome %s (%s) served by %q", r.Outcome, r.Detail, r.ServedBy)
+			}
+			if len(r.PeerFailures) != 1 || r.PeerFailures[0].Class != b.Expect() || r.PeersTried != 2 {
+				t.Fatalf("peer_failures %+v, tried %d", r.PeerFailures, r.PeersTried)
+			}
+		})
+	}
+}
+
+// TestPrecedence: when peers fail differently, the attempt's outcome is
+// the highest-ranked class, and every failure is recorded.
+func TestPrecedence(t *testing.T) {
+	o := testOptions()
+	o.PeersPerHash = 16
+	o.Timeout = time.Second
+	f := newFetcher(t, o)
+	tor := badpeers.NewTorrent(4, 1, 10)
+	peers := map[badpeers.Behaviour]*badpeers.Peer{}
+	for _, b := range badpeers.Behaviours()[1:] {
+		peers[b] = startPeer(t, b, tor)
+	}
+	tests := []struct {
+		name string
+		mix  []badpeers.Behaviour
+		want string
+	}{
+		{"mismatch beats all", []badpeers.Behaviour{badpeers.Refuse, badpeers.Stall, badpeers.Reject, badpeers.WrongTorrent, badpeers.TooLarge}, schema.OutcomeHashMismatch},
+		{"too large beats invalid", []badpeers.Behaviour{badpeers.Garbage, badpeers.TooLarge, badpeers.Close}, schema.OutcomeTooLarge},
+		{"invalid beats rejected", []badpeers.Behaviour{badpeers.Reject, badpeers.Garbage}, schema.OutcomeInvalidMetadata},
+		{"rejected beats no_ut_metadata", []badpeers.Behaviour{badpeers.NoUTMetadata, badpeers.Reject, badpeers.NoExtension}, schema.OutcomeRejected},
+		{"peer-level beats timeout", []badpeers.Behaviour{badpeers.Stall, badpeers.WrongHash}, schema.OutcomeHandshakeFailed},
+		{"timeout beats connect_failed", []badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			job := schema.Job{InfoHash: tor.InfoHash}
+			for _, b := range tt.mix {
+				job.Peers = append(job.Peers, peers[b].Addr())
+			}
+			r, _ := f.Fetch(context.Background(), job)
+			checkResult(t, job, r)
+			if r.Outcome != tt.want {
+				t.Fatalf("outcome %s (%s), want %s", r.Outcome, r.Detail, tt.want)
+			}
+			var got, want []string
+			for _, pf := range r.PeerFailures {
+				got = append(got, pf.Class)
+			}
+			for _, b := range tt.mix {
+				want = append(want, b.Expect())
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("peer failure classes %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+func TestClassesOrder(t *testing.T) {
+	cs := Classes()
+	if len(cs) != len(precedence) {
+		t.Fatalf("Classes has %d entries, precedence %d", len(cs), len(precedence))
+	}
+	for i := 1; i < len(cs); i++ {
+		if !Outranks(cs[i-1], cs[i]) {
+			t.Fatalf("%s does not outrank %s", cs[i-1], cs[i])
+		}
+	}
+}
+
+// TestAvoidPeers: avoided endpoints are never dialled.
+func TestAvoidPeers(t *testing.T) {
+	f := newFetcher(t, testOptions())
+	tor := badpeers.NewTorrent(5, 1, 10)
+	good := startPeer(t, badpeers.Good, tor)
+	job := schema.Job{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}, AvoidPeers: []string{good.Addr()}}
+	r, _ := f.Fetch(context.Background(), job)
+	if r.Outcome != schema.OutcomeNoPeers || r.PeersTried != 0 {
+		t.Fatalf("outcome %s (%s), tried %d", r.Outcome, r.Detail, r.PeersTried)
+	}
+	if st := f.Stats(); st.Connects != 0 || st.PeersAvoided != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestLocalErrorWhenDHTUnreachable: with no DHT node answering and no
+// other peers, the attempt is our failure, not the hash's.
+func TestLocalErrorWhenDHTUnreachable(t *testing.T) {
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := c.LocalAddr().String()
+	c.Close()
+	o := testOptions()
+	o.Bootstrap = []string{dead}
+	o.Timeout = time.Second
+	f := newFetcher(t, o)
+	r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: schema.Hash{1, 2, 3}})
+	if r.Outcome != schema.OutcomeLocalError {
+		t.Fatalf("outcome %s (%s), want local_error", r.Outcome, r.Detail)
+	}
+	if st := f.Stats(); st.Lookups != 1 || st.LookupsFailed != 1 {
+		t.Fatalf("lookups %d failed %d", st.Lookups, st.LookupsFailed)
+	}
+}
+
+// TestAbandonedOnCancel: an attempt cut short by the run stopping yields
+// no result.
+func TestAbandonedOnCancel(t *testing.T) {
+	f := newFetcher(t, testOptions())
+	tor := badpeers.NewTorrent(6, 1, 10)
+	stall := startPeer(t, badpeers.Stall)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if r, ok := f.Fetch(ctx, schema.Job{InfoHash: tor.InfoHash, Peers: []string{stall.Addr()}}); ok {
+		t.Fatalf("got a result for an abandoned attempt: %s", r.Outcome)
+	}
+}

@@ -1,0 +1,120 @@
+package fetch
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/anacrolix/torrent/bencode"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestParseInfo(t *testing.T) {
+	tests := []struct {
+		name      string
+		info      string
+		wantErr   bool
+		wantName  string
+		wantValid bool
+		wantFiles int32
+		wantSize  int64
+	}{
+		{"single file", "d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe", false, "a.txt", true, 1, 100},
+		{"multi file", "d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee", false, "d", true, 2, 3},
+		{"invalid utf-8 name", "d6:lengthi1e4:name2:\xff\xfe12:piece lengthi1ee", false, "\uFFFD", false, 1, 1},
+		{"name.utf-8 fallback", "d6:lengthi1e4:name2:\xff\xfe10:name.utf-83:abc12:piece lengthi1ee", false, "abc", false, 1, 1},
+		{"private", "d6:lengthi1e4:name1:x12:piece lengthi1e7:privatei1ee", false, "x", true, 1, 1},
+		{"v2 file tree", "d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee12:meta versioni2e4:name1:x12:piece lengthi16384ee", false, "x", true, 2, 11},
+		{"no files", "d4:name1:x12:piece lengthi1ee", true, "", false, 0, 0},
+		{"negative length", "d6:lengthi-1e4:name1:x12:piece lengthi1ee", true, "", false, 0, 0},
+		{"negative file length", "d5:filesld6:lengthi-1e4:pathl1:aeee4:name1:de", true, "", false, 0, 0},
+		{"overflow", "d5:filesld6:lengthi9223372036854775807e4:pathl1:aeed6:lengthi1e4:pathl1:beee4:name1:de", true, "", false, 0, 0},
+		{"name not a string", "d6:lengthi1e4:namei5ee", true, "", false, 0, 0},
+		{"not a dict", "li1ee", true, "", false, 0, 0},
+		{"file tree not a dict", "d9:file treei1e4:name1:xe", true, "", false, 0, 0},
+		{"truncated", "d6:lengthi1e4:name", true, "", false, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := parseInfo([]byte(tt.info))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if m.Name != tt.wantName || m.NameUTF8Valid != tt.wantValid || m.FileCount != tt.wantFiles || m.TotalSize != tt.wantSize {
+				t.Fatalf("got name %q valid %v files %d size %d", m.Name, m.NameUTF8Valid, m.FileCount, m.TotalSize)
+			}
+			if string(m.InfoBytes) != tt.info {
+				t.Fatal("info_bytes differ from the input")
+			}
+		})
+	}
+}
+
+// TestParseInfoGolden decodes the info dictionaries in testdata/info and
+// compares the metadata columns with the .golden.json files beside them
+// (go test -run TestParseInfoGolden -update rewrites them).
+func TestParseInfoGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/info/*.bencode")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := parseInfo(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.InfoBytes = nil
+			got, _ := json.MarshalIndent(m, "", "  ")
+			golden := strings.TrimSuffix(f, ".bencode") + ".golden.json"
+			if *update {
+				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.TrimSpace(string(want)) != string(got) {
+				t.Fatalf("got\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// FuzzParseInfo: info dictionaries from peers never panic the decoder,
+// and accepted ones have consistent sizes.
+func FuzzParseInfo(f *testing.F) {
+	f.Add([]byte("d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"))
+	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee"))
+	f.Add([]byte("d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee4:name1:xe"))
+	f.Add(bencode.MustMarshal(map[string]any{"name": "\xff", "length": 1, "private": 1}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseInfo(b)
+		if err != nil {
+			return
+		}
+		var sum int64
+		for _, file := range m.Files {
+			if file.Length < 0 {
+				t.Fatalf("negative file length in %q", b)
+			}
+			sum += file.Length
+		}
+		if sum != m.TotalSize || int(m.FileCount) != len(m.Files) {
+			t.Fatalf("inconsistent sizes for %q", b)
+		}
+	})
+}

@@ -1,0 +1,54 @@
+package badpeers
+
+// Behaviour is how a peer misbehaves.
+type Behaviour string
+
+// The behaviours, each with the fetch outcome it causes when it is a
+// hash's only peer.
+const (
+	Good         Behaviour = "good"           // serves the torrents added to it: ok
+	Refuse       Behaviour = "refuse"         // refuses TCP connections: connect_failed
+	WrongHash    Behaviour = "wrong_hash"     // handshakes for another infohash: handshake_failed
+	Close        Behaviour = "close"          // reads the handshake and closes: handshake_failed
+	NoExtension  Behaviour = "no_extension"   // handshake without the BEP 10 bit: no_extension
+	NoUTMetadata Behaviour = "no_ut_metadata" // BEP 10 without ut_metadata: no_ut_metadata
+	Reject       Behaviour = "reject"         // rejects every metadata request: rejected
+	WrongTorrent Behaviour = "wrong_torrent"  // serves another torrent's metadata: hash_mismatch
+	TooLarge     Behaviour = "too_large"      // announces metadata above the cap: too_large
+	Stall        Behaviour = "stall"          // accepts and never answers: timeout
+	Garbage      Behaviour = "garbage"        // answers requests with undecodable messages: invalid_metadata
+)
+
+// Behaviours lists every behaviour, Good first.
+func Behaviours() []Behaviour {
+	return []Behaviour{Good, Refuse, WrongHash, Close, NoExtension, NoUTMetadata, Reject,
+		WrongTorrent, TooLarge, Stall, Garbage}
+}
+
+// Expect is the fetch outcome (a schema.Outcome* value) of a job whose
+// only peer behaves as b.
+func (b Behaviour) Expect() string {
+	switch b {
+	case Good:
+		return "ok"
+	case Refuse:
+		return "connect_failed"
+	case WrongHash, Close:
+		return "handshake_failed"
+	case NoExtension:
+		return "no_extension"
+	case NoUTMetadata:
+		return "no_ut_metadata"
+	case Reject:
+		return "rejected"
+	case WrongTorrent:
+		return "hash_mismatch"
+	case TooLarge:
+		return "too_large"
+	case Stall:
+		return "timeout"
+	case Garbage:
+		return "invalid_metadata"
+	}
+	return ""
+}
