@@ -109,7 +109,9 @@ func (a *attempt) run(hctx context.Context) {
 			switch {
 			case o.Cancelled:
 			case o.Err == nil:
-				a.winner = &o
+				if a.winner == nil {
+					a.winner = &o
+				}
 				stopPeers()
 			default:
 				a.outcomes = append(a.outcomes, o)
@@ -182,7 +184,10 @@ func (a *attempt) fill(res *schema.Result) {
 	if decider != nil {
 		outcome, detail = decider.Err.Class, decider.Addr+": "+decider.Err.Detail
 	}
-	if a.timedOut && Outranks(schema.OutcomeTimeout, outcome) {
+	// The timeout counts when it left found peers untried, or found none;
+	// a lookup still running after every found peer failed adds nothing.
+	found := len(a.seen) - a.avoided
+	if a.timedOut && (len(a.queue) > 0 || found == 0) && Outranks(schema.OutcomeTimeout, outcome) {
 		outcome, detail = schema.OutcomeTimeout, a.timeoutDetail()
 		decider = nil
 	}

@@ -200,8 +200,9 @@ func TestAbandonedOnCancel(t *testing.T) {
 	f := newFetcher(t, testOptions())
 	tor := badpeers.NewTorrent(6, 1, 10)
 	stall := startPeer(t, badpeers.Stall)
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	time.AfterFunc(200*time.Millisecond, cancel)
 	if r, ok := f.Fetch(ctx, schema.Job{InfoHash: tor.InfoHash, Peers: []string{stall.Addr()}}); ok {
 		t.Fatalf("got a result for an abandoned attempt: %s", r.Outcome)
 	}

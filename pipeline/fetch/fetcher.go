@@ -54,8 +54,9 @@ func (f *Fetcher) Close() {
 func (f *Fetcher) Stats() Stats { return f.stats.snapshot(time.Since(f.start)) }
 
 // Fetch makes one attempt at job's metadata and returns its result. It
-// returns false, and no result, when ctx ended before the attempt did
-// (the run is stopping): such a job is left for the planner to re-plan.
+// returns false, and no result, when ctx is cancelled before the attempt
+// ends (the run is stopping): such a job is left for the planner to
+// re-plan. A deadline on ctx bounds the attempt like Options.Timeout.
 func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, bool) {
 	start := time.Now()
 	typ := job.HashType

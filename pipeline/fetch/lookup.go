@@ -27,6 +27,11 @@ func startDHT(ctx context.Context, listen string, bootstrap []string, queryRate 
 	if err != nil {
 		return nil, 0, fmt.Errorf("fetch: DHT listen %s: %w", listen, err)
 	}
+	if uc, ok := conn.(*net.UDPConn); ok {
+		// Hundreds of lookups at once answer in bursts; the default
+		// buffer (~200 KiB) drops replies, which costs a 2 s resend each.
+		_ = uc.SetReadBuffer(4 << 20)
+	}
 	cfg := dht.NewDefaultServerConfig()
 	cfg.Conn = conn
 	cfg.StartingNodes = func() ([]dht.Addr, error) { return resolveNodes(bootstrap) }

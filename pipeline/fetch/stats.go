@@ -55,9 +55,9 @@ type Stats struct {
 	ExtensionSupport int64   `json:"extension_support"` // of those, peers with BEP 10
 	UTMetadata       int64   `json:"ut_metadata"`       // of those, peers announcing ut_metadata and a size
 	MetadataReceived int64   `json:"metadata_received"` // complete info dictionaries received
-	Verified         int64   `json:"verified"`          // of those, matching the infohash
+	Verified         int64   `json:"verified"`          // of those, matching the infohash (a job may verify on two peers at once)
 	ElapsedMs        int64   `json:"elapsed_ms"`        // wall time of the run
-	VerifiedPerSec   float64 `json:"verified_per_sec"`  // verified / elapsed
+	VerifiedPerSec   float64 `json:"verified_per_sec"`  // ok results per second of the run
 
 	Outcomes     map[string]int64 `json:"outcomes"`      // result rows per outcome
 	PeerFailures map[string]int64 `json:"peer_failures"` // peer_failures entries per class
@@ -74,12 +74,12 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 		Verified: c.verified.Load(), ElapsedMs: elapsed.Milliseconds(),
 		Outcomes: map[string]int64{}, PeerFailures: map[string]int64{},
 	}
-	if elapsed > 0 {
-		s.VerifiedPerSec = float64(s.Verified) / elapsed.Seconds()
-	}
 	c.mu.Lock()
 	for k, v := range c.outcomes {
 		s.Outcomes[k] = v
+	}
+	if elapsed > 0 {
+		s.VerifiedPerSec = float64(s.Outcomes["ok"]) / elapsed.Seconds()
 	}
 	for k, v := range c.peerFailures {
 		s.PeerFailures[k] = v

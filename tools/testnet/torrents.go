@@ -79,7 +79,16 @@ func genTorrent(rng *rand.Rand, i int) (Torrent, error) {
 	if i%5 == 4 {
 		// Many pieces: 1000..1500 piece hashes = 20..30 KB of info.
 		info.PieceLength = 16 << 10
-		extra := int64(1000+rng.IntN(500))*info.PieceLength - total
+		target := int64(1000+rng.IntN(500)) * info.PieceLength
+		if info.Length == 0 && target <= total {
+			// Shrink the files first: adding a negative extra to the
+			// first file could make its length negative (invalid).
+			for k := range info.Files {
+				info.Files[k].Length = 1
+			}
+			total = int64(len(info.Files))
+		}
+		extra := target - total
 		if info.Length > 0 {
 			info.Length += extra
 		} else {

@@ -1,0 +1,198 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+func writeRows[T any](t *testing.T, path string, rows []T) {
+	t.Helper()
+	w, err := rowio.Create[T](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readResults(t *testing.T, path string) map[schema.Hash]schema.Result {
+	t.Helper()
+	r, err := rowio.Open[schema.Result](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[schema.Hash]schema.Result{}
+	for _, row := range rows {
+		if _, dup := m[row.InfoHash]; dup {
+			t.Fatalf("two results for %x", row.InfoHash)
+		}
+		m[row.InfoHash] = row
+	}
+	return m
+}
+
+// TestRunParquet: jobs in, results out, leases honoured: an expired lease
+// is not attempted and makes the run partial.
+func TestRunParquet(t *testing.T) {
+	dir := t.TempDir()
+	tor := badpeers.NewTorrent(10, 3, 900)
+	good := startPeer(t, badpeers.Good, tor)
+	reject := startPeer(t, badpeers.Reject)
+	other := badpeers.NewTorrent(11, 1, 5)
+	stale := badpeers.NewTorrent(12, 1, 5)
+	future := time.Now().Add(time.Hour).UnixMilli()
+	jobs := []schema.Job{
+		{InfoHash: tor.InfoHash, HashType: 1, Attempt: 2, LeaseID: "a", LeaseUntil: future, Peers: []string{good.Addr()}},
+		{InfoHash: other.InfoHash, HashType: 1, Attempt: 1, LeaseID: "b", LeaseUntil: future, Peers: []string{reject.Addr()}},
+		{InfoHash: stale.InfoHash, HashType: 1, Attempt: 1, LeaseID: "c", LeaseUntil: time.Now().Add(-time.Minute).UnixMilli(), Peers: []string{good.Addr()}},
+	}
+	in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "results.parquet")
+	writeRows(t, in, jobs)
+	o := testOptions()
+	o.Input, o.Output = in, out
+	st, err := Run(context.Background(), o)
+	if exitcode.Of(err) != exitcode.Partial {
+		t.Fatalf("err %v (exit %d), want partial", err, exitcode.Of(err))
+	}
+	if st.Jobs != 3 || st.Attempted != 2 || st.LeaseExpired != 1 || st.Verified != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	res := readResults(t, out)
+	if len(res) != 2 {
+		t.Fatalf("%d results, want 2", len(res))
+	}
+	ok := res[tor.InfoHash]
+	checkResult(t, jobs[0], ok)
+	if ok.Outcome != schema.OutcomeOK || ok.Name != tor.Name || len(ok.Files) != 3 || !bytes.Equal(ok.InfoBytes, tor.Info) {
+		t.Fatalf("ok row: %s %q %d files", ok.Outcome, ok.Name, len(ok.Files))
+	}
+	rej := res[other.InfoHash]
+	checkResult(t, jobs[1], rej)
+	if rej.Outcome != schema.OutcomeRejected || len(rej.PeerFailures) != 1 || rej.PeerFailures[0].Addr != reject.Addr() {
+		t.Fatalf("rejected row: %s %+v", rej.Outcome, rej.PeerFailures)
+	}
+}
+
+// TestRunHashOnlyArrow: a bare list of hashes on stdin (Arrow) is a valid
+// input; results go to stdout as Arrow.
+func TestRunHashOnlyArrow(t *testing.T) {
+	tor := badpeers.NewTorrent(13, 1, 5)
+	good := startPeer(t, badpeers.Good, tor)
+	type hashOnly struct {
+		InfoHash schema.Hash `parquet:"info_hash"`
+	}
+	var stdin, stdout bytes.Buffer
+	w, err := rowio.Create[hashOnly]("-", &stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]hashOnly{{tor.InfoHash}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions()
+	o.Input, o.Output, o.Stdin, o.Stdout = "-", "-", &stdin, &stdout
+	o.Peers = []string{good.Addr()}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rowio.Open[schema.Result]("-", &stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := r.ReadAll()
+	if err != nil || len(rows) != 1 || rows[0].Outcome != schema.OutcomeOK || rows[0].HashType != schema.HashV1 {
+		t.Fatalf("rows %+v, err %v", rows, err)
+	}
+}
+
+// TestRunBadInput: unreadable input is exit 2 and no output file appears.
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "out.parquet")
+	if err := os.WriteFile(in, []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions()
+	o.Input, o.Output = in, out
+	_, err := Run(context.Background(), o)
+	if exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("err %v, want a usage error", err)
+	}
+	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
+		t.Fatalf("output exists after bad input: %v", serr)
+	}
+}
+
+// TestRunDeadlineAndInterrupt: when the run stops, finished results are
+// committed, unfinished jobs are absent, and the exit status says why.
+func TestRunDeadlineAndInterrupt(t *testing.T) {
+	tor := badpeers.NewTorrent(14, 1, 5)
+	good := startPeer(t, badpeers.Good, tor)
+	stall := startPeer(t, badpeers.Stall)
+	tests := []struct {
+		name     string
+		deadline time.Duration
+		cancel   time.Duration
+		want     int
+	}{
+		{"deadline", 300 * time.Millisecond, 0, exitcode.Partial},
+		{"interrupt", 0, 300 * time.Millisecond, exitcode.Interrupted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			jobs := []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}}
+			for i := range 5 {
+				jobs = append(jobs, schema.Job{InfoHash: schema.Hash{byte(i + 1)}, Peers: []string{stall.Addr()}})
+			}
+			in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "out.parquet")
+			writeRows(t, in, jobs)
+			o := testOptions()
+			o.Input, o.Output, o.Deadline = in, out, tt.deadline
+			o.Timeout, o.PeerTimeout = 10*time.Second, 10*time.Second
+			o.Concurrency = 2
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tt.cancel > 0 {
+				time.AfterFunc(tt.cancel, cancel)
+			}
+			start := time.Now()
+			st, err := Run(ctx, o)
+			if exitcode.Of(err) != tt.want {
+				t.Fatalf("err %v (exit %d), want exit %d", err, exitcode.Of(err), tt.want)
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Fatalf("run took %v to stop", time.Since(start))
+			}
+			res := readResults(t, out)
+			if len(res) != 1 || res[tor.InfoHash].Outcome != schema.OutcomeOK {
+				t.Fatalf("results %d, want only the finished ok one", len(res))
+			}
+			if st.Unfinished == 0 {
+				t.Fatalf("stats %+v: no unfinished jobs", st)
+			}
+		})
+	}
+}
