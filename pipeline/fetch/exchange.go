@@ -78,6 +78,12 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	}
 	cfg.Stats.connectsOK.Add(1)
 	defer conn.Close()
+	talk(ctx, conn, cfg, &o, start)
+	return o
+}
+
+// talk runs the BitTorrent exchange on an open connection, filling o.
+func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcome, start time.Time) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
@@ -88,54 +94,49 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	defer func() { r.Reset(nil); readers.Put(r) }()
 
 	w := make([]byte, 0, 128)
-	if _, err := conn.Write(appendHandshake(w, cfg.InfoHash, cfg.PeerID)); err != nil {
-		o.Err = ioFailure(err, schema.OutcomeHandshakeFailed, "sending the handshake")
-		return o
-	}
+	// Write errors are left to the next read to classify: a peer that
+	// said something and hung up must be judged by what it said.
+	_, _ = conn.Write(appendHandshake(w, cfg.InfoHash, cfg.PeerID))
 	h, err := readHandshake(r)
 	switch {
 	case errors.Is(err, errBadProtocol):
 		o.Err = failf(schema.OutcomeHandshakeFailed, "peer does not speak the BitTorrent protocol")
-		return o
+		return
 	case err != nil:
 		o.Err = ioFailure(err, schema.OutcomeHandshakeFailed, "to the handshake")
-		return o
+		return
 	case h.InfoHash != cfg.InfoHash:
 		o.Err = failf(schema.OutcomeHandshakeFailed, "peer answered for infohash %s", hex.EncodeToString(h.InfoHash[:]))
-		return o
+		return
 	}
 	cfg.Stats.handshakes.Add(1)
 	o.ConnectDur = time.Since(start)
 	if !h.Bits.SupportsExtended() {
 		o.Err = failf(schema.OutcomeNoExtension, "peer does not support BEP 10 (reserved %x)", h.Bits[:])
-		return o
+		return
 	}
 	cfg.Stats.extensionSupport.Add(1)
 	metaStart := time.Now()
-	if _, err := conn.Write(appendExtended(w[:0], extHandshakeID, ourExtHandshake)); err != nil {
-		o.Err = ioFailure(err, schema.OutcomeHandshakeFailed, "sending the extended handshake")
-		return o
-	}
-	info, perr := fetchMetadata(conn, r, cfg, &o)
+	_, _ = conn.Write(appendExtended(w[:0], extHandshakeID, ourExtHandshake))
+	info, perr := fetchMetadata(conn, r, cfg, o)
 	if perr != nil {
 		o.Err = perr
-		return o
+		return
 	}
 	cfg.Stats.metadataReceived.Add(1)
 	if !hashMatches(info, cfg.InfoHash, cfg.HashType) {
 		o.Err = failf(schema.OutcomeHashMismatch, "metadata from peer hashes to %s", hex.EncodeToString(hashOf(info, cfg.HashType)))
-		return o
+		return
 	}
 	cfg.Stats.verified.Add(1)
 	m, err := parseInfo(info)
 	if err != nil {
 		o.Err = failf(schema.OutcomeInvalidMetadata, "%v", err)
 		o.Final = true // the bytes match the infohash: every peer serves the same
-		return o
+		return
 	}
 	o.Meta = m
 	o.MetadataDur = time.Since(metaStart)
-	return o
 }
 
 // fetchMetadata waits for the peer's extended handshake, requests every
@@ -173,9 +174,7 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 	for i := range pieces {
 		req = appendExtended(req, byte(eh.UTMetadata), appendRequest(nil, i))
 	}
-	if _, err := conn.Write(req); err != nil {
-		return nil, ioFailure(err, schema.OutcomeRejected, "sending metadata requests")
-	}
+	_, _ = conn.Write(req)
 	info := make([]byte, size)
 	got := make([]bool, pieces)
 	for left := pieces; left > 0; {
@@ -194,10 +193,7 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 		case msgReject:
 			return nil, failf(schema.OutcomeRejected, "peer rejected metadata piece %d", m.Piece)
 		case msgRequest:
-			rej := appendExtended(nil, byte(eh.UTMetadata), appendReject(nil, m.Piece))
-			if _, err := conn.Write(rej); err != nil {
-				return nil, ioFailure(err, schema.OutcomeRejected, "answering a metadata request")
-			}
+			_, _ = conn.Write(appendExtended(nil, byte(eh.UTMetadata), appendReject(nil, m.Piece)))
 			continue
 		case msgData:
 		default:

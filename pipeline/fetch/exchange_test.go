@@ -1,0 +1,123 @@
+package fetch
+
+import (
+	"context"
+	"crypto/sha1"
+	"fmt"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	pp "github.com/anacrolix/torrent/peer_protocol"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// fuzzInfo is the torrent the fuzzed peer is asked for.
+var fuzzInfo = []byte("d6:lengthi5e4:name1:x12:piece lengthi16384ee")
+
+// peerStream builds what a peer sends after its handshake: an extended
+// handshake announcing ut_metadata as id 1 and size n, then msgs.
+func peerStream(size int, msgs ...[]byte) []byte {
+	b := appendExtended(nil, 0, fmt.Appendf(nil, "d1:md11:ut_metadatai1ee13:metadata_sizei%dee", size))
+	for _, m := range msgs {
+		b = appendExtended(b, ourUTMetadataID, m)
+	}
+	return b
+}
+
+// FuzzTalk feeds arbitrary bytes, as a peer's side of the conversation
+// after a handshake for the right infohash, to the exchange: it never
+// panics or hangs, and ends with ok only for metadata that verifies.
+func FuzzTalk(f *testing.F) {
+	ltep := pp.NewPeerExtensionBytes(pp.ExtensionBitLtep)
+	data := append([]byte(fmt.Sprintf("d8:msg_typei1e5:piecei0e10:total_sizei%dee", len(fuzzInfo))), fuzzInfo...)
+	f.Add(ltep[:], peerStream(len(fuzzInfo), data))
+	f.Add(ltep[:], peerStream(len(fuzzInfo), []byte("d8:msg_typei2e5:piecei0ee")))
+	f.Add(ltep[:], peerStream(99999999))
+	f.Add(ltep[:], []byte{0, 0, 0, 3, 5, 0xff, 0})
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0}, []byte{})
+	ih := sha1.Sum(fuzzInfo)
+	f.Fuzz(func(t *testing.T, bits, stream []byte) {
+		o := runTalk(bits, stream)
+		switch {
+		case o.Err == nil:
+			if sha1.Sum(o.Meta.InfoBytes) != ih {
+				t.Fatal("ok without verified metadata")
+			}
+		case precedence[o.Err.Class] == 0:
+			t.Fatalf("unknown class %q", o.Err.Class)
+		case o.Err.Class == schema.OutcomeTimeout:
+			t.Fatalf("peer hung up, but the exchange timed out: %v", o.Err)
+		}
+	})
+}
+
+// runTalk runs the exchange against a peer that answers the handshake for
+// fuzzInfo's hash with reserved bytes bits, then sends stream and hangs up.
+func runTalk(bits, stream []byte) peerOutcome {
+	ih := sha1.Sum(fuzzInfo)
+	ours, theirs := net.Pipe()
+	defer ours.Close()
+	go func() {
+		defer theirs.Close()
+		var hs [handshakeLen]byte
+		if _, err := io.ReadFull(theirs, hs[:]); err != nil {
+			return
+		}
+		go io.Copy(io.Discard, theirs)
+		reply := append([]byte(pp.Protocol), (append(bits, make([]byte, 8)...))[:8]...)
+		reply = append(reply, ih[:]...)
+		reply = append(reply, make([]byte, 20)...)
+		theirs.Write(append(reply, stream...))
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cfg := &exchangeConfig{InfoHash: ih, HashType: schema.HashV1, MaxMetadataSize: 1 << 20, Stats: newCounters()}
+	var o peerOutcome
+	talk(ctx, ours, cfg, &o, time.Now())
+	return o
+}
+
+func TestTalk(t *testing.T) {
+	ltep := pp.NewPeerExtensionBytes(pp.ExtensionBitLtep)
+	data := func(piece, total int, b []byte) []byte {
+		return append(fmt.Appendf(nil, "d8:msg_typei1e5:piecei%de10:total_sizei%dee", piece, total), b...)
+	}
+	n := len(fuzzInfo)
+	tests := []struct {
+		name   string
+		bits   []byte
+		stream []byte
+		want   string
+	}{
+		{"serves", ltep[:], peerStream(n, data(0, n, fuzzInfo)), schema.OutcomeOK},
+		{"skips other messages", ltep[:], append([]byte{0, 0, 0, 0, 0, 0, 0, 3, 5, 0xff, 0, 0, 0, 0, 1, 1}, peerStream(n, data(0, n, fuzzInfo))...), schema.OutcomeOK},
+		{"duplicate piece", ltep[:], peerStream(n, data(0, n, fuzzInfo), data(0, n, fuzzInfo)), schema.OutcomeOK},
+		{"rejects", ltep[:], peerStream(n, []byte("d8:msg_typei2e5:piecei0ee")), schema.OutcomeRejected},
+		{"hangs up after its handshake", ltep[:], peerStream(n), schema.OutcomeRejected},
+		{"too large", ltep[:], peerStream(1<<20 + 1), schema.OutcomeTooLarge},
+		{"short piece", ltep[:], peerStream(n, data(0, n, fuzzInfo[1:])), schema.OutcomeInvalidMetadata},
+		{"piece out of range", ltep[:], peerStream(n, data(1, n, fuzzInfo)), schema.OutcomeInvalidMetadata},
+		{"total_size disagrees", ltep[:], peerStream(n, data(0, n+1, fuzzInfo)), schema.OutcomeInvalidMetadata},
+		{"other bytes", ltep[:], peerStream(n, data(0, n, []byte("d6:lengthi6e4:name1:x12:piece lengthi16384ee"))), schema.OutcomeHashMismatch},
+		{"oversized message", ltep[:], []byte{0x7f, 0, 0, 0, 20}, schema.OutcomeInvalidMetadata},
+		{"garbage extended handshake", ltep[:], appendExtended(nil, 0, []byte("d1:m")), schema.OutcomeInvalidMetadata},
+		{"no metadata_size", ltep[:], appendExtended(nil, 0, []byte("d1:md11:ut_metadatai1eee")), schema.OutcomeNoUTMetadata},
+		{"no BEP 10", make([]byte, 8), nil, schema.OutcomeNoExtension},
+		{"closes before extended handshake", ltep[:], nil, schema.OutcomeHandshakeFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := runTalk(tt.bits, tt.stream)
+			got := schema.OutcomeOK
+			if o.Err != nil {
+				got = o.Err.Class
+			}
+			if got != tt.want {
+				t.Fatalf("class %s (%v), want %s", got, o.Err, tt.want)
+			}
+		})
+	}
+}
