@@ -25,7 +25,7 @@ func commands() []*cli.Command {
 		captureCommand(),
 		dedupCommand(),
 		// plan-retries
-		// fetch
+		fetchCommand(),
 		// merge
 		exportCommand(),
 	}

@@ -22,7 +22,7 @@ func fetchCommand() *cli.Command {
 
    infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -
    infohash fetch jobs.parquet -o results.parquet --concurrency 200 --deadline 50m --stats-json fetch.json
-   infohash fetch jobs.parquet -o - --no-dht --peer 127.0.0.1:6881 | duckdb -c "select outcome, count(*) from read_parquet('/dev/stdin') group by 1"`,
+   infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
 attempted job. Peers come from the job's peers column, from --peer, and from get_peers

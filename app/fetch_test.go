@@ -1,0 +1,149 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+func fetchPeer(t *testing.T, b badpeers.Behaviour, ts ...badpeers.Torrent) *badpeers.Peer {
+	t.Helper()
+	p, err := badpeers.Start(b, badpeers.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(ts...)
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func writeJobs(t *testing.T, path string, jobs []schema.Job) {
+	t.Helper()
+	w, err := rowio.Create[schema.Job](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFetchCLI runs the real binary: Arrow results on stdout, counters on
+// stderr and in --stats-json, and the exit statuses of bad input and of
+// an interrupted run.
+func TestFetchCLI(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	good := badpeers.NewTorrent(21, 2, 40)
+	goodPeer := fetchPeer(t, badpeers.Good, good)
+	reject := fetchPeer(t, badpeers.Reject)
+	stall := fetchPeer(t, badpeers.Stall)
+	other := badpeers.NewTorrent(22, 1, 5)
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, []schema.Job{
+		{InfoHash: good.InfoHash, HashType: 1, Attempt: 1, LeaseID: "x", Peers: []string{goodPeer.Addr()}},
+		{InfoHash: other.InfoHash, HashType: 1, Attempt: 4, LeaseID: "y"},
+	})
+
+	t.Run("ok and rejected to stdout", func(t *testing.T) {
+		statsPath := filepath.Join(dir, "stats.json")
+		cmd := exec.Command(bin, "fetch", jobs, "-o", "-", "--no-dht", "--peer", reject.Addr(), "--stats-json", statsPath)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		r, err := rowio.Open[schema.Result]("-", &stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := r.ReadAll()
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%d rows, err %v", len(rows), err)
+		}
+		got := map[string]string{}
+		for _, row := range rows {
+			got[row.LeaseID] = row.Outcome
+		}
+		// The good job also tries the --peer reject peer, but the good peer wins.
+		if got["x"] != schema.OutcomeOK || got["y"] != schema.OutcomeRejected {
+			t.Fatalf("outcomes %v", got)
+		}
+		var st map[string]any
+		b, err := os.ReadFile(statsPath)
+		if err != nil || json.Unmarshal(b, &st) != nil {
+			t.Fatalf("stats json: %v %s", err, b)
+		}
+		for _, k := range []string{"lookups", "peers_found", "connects_ok", "connects_failed", "handshakes", "extension_support", "metadata_received", "verified", "outcomes", "peer_failures"} {
+			if _, ok := st[k]; !ok {
+				t.Errorf("stats json lacks %q", k)
+			}
+		}
+		if !strings.Contains(stderr.String(), "verified") || !strings.Contains(stderr.String(), "rejected=1") {
+			t.Fatalf("stderr lacks the counters:\n%s", stderr.String())
+		}
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		bad := filepath.Join(dir, "bad.parquet")
+		os.WriteFile(bad, []byte("nope"), 0o644)
+		out := filepath.Join(dir, "never.parquet")
+		cmd := exec.Command(bin, "fetch", bad, "-o", out, "--no-dht")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 2 {
+			t.Fatalf("exit %d (%v), want 2\n%s", code, err, stderr.String())
+		}
+		if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], bad) {
+			t.Fatalf("want one line naming %s, got:\n%s", bad, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatal("output written after bad input")
+		}
+	})
+
+	t.Run("interrupted", func(t *testing.T) {
+		var js []schema.Job
+		js = append(js, schema.Job{InfoHash: good.InfoHash, Peers: []string{goodPeer.Addr()}})
+		for i := range 4 {
+			js = append(js, schema.Job{InfoHash: schema.Hash{9, byte(i)}, Peers: []string{stall.Addr()}})
+		}
+		in, out := filepath.Join(dir, "int.parquet"), filepath.Join(dir, "int-out.parquet")
+		writeJobs(t, in, js)
+		cmd := exec.Command(bin, "fetch", in, "-o", out, "--no-dht", "--timeout", "1m", "--peer-timeout", "1m")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(700 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
+		}
+		r, err := rowio.Open[schema.Result](out, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		rows, err := r.ReadAll()
+		if err != nil || len(rows) != 1 || rows[0].Outcome != schema.OutcomeOK {
+			t.Fatalf("want only the finished ok row, got %d rows (%v)", len(rows), err)
+		}
+	})
+}

@@ -1,0 +1,42 @@
+// Package fetch is the metadata stage:
+//
+//	capture → dedup → plan-retries → [fetch] → merge → export
+//
+// It reads jobs (formats/schema.Job), finds peers for each infohash in the
+// job's peers column, in Options.Peers and through get_peers lookups on its
+// own anacrolix/dht node (which never announces), and fetches the info
+// dictionary over the wire protocol it speaks itself on anacrolix's
+// peer_protocol and bencode packages:
+//
+//	TCP connect → BEP 3 handshake (infohash must match) → BEP 10 extended
+//	handshake (ut_metadata id, metadata_size ≤ cap) → BEP 9 requests for
+//	every 16 KiB piece → SHA-1 (v1) or truncated SHA-256 (v2) of the bytes
+//	must equal the infohash → info dictionary decoded.
+//
+// Every peer exchange ends ok or in exactly one failure class, decided by
+// how far it got: connect_failed, handshake_failed (closed, wrong protocol
+// or other infohash), no_extension, no_ut_metadata (or no metadata_size),
+// too_large, rejected (a reject, or a hang-up after agreeing to serve),
+// invalid_metadata (an undecodable or oversized message, a wrong-sized
+// piece, or verified bytes that are no valid info dictionary), hash_mismatch,
+// timeout (no answer within the peer's or the job's time) and local_error
+// (our side: out of descriptors, ports or buffers). Peers are tried
+// Options.PeersPerHash at a time; a failure moves on to the next peer, and
+// the first verified metadata ends the attempt.
+//
+// A failed attempt's outcome is the failure ranked highest (see Outranks):
+//
+//	hash_mismatch > too_large > invalid_metadata > rejected > no_ut_metadata
+//	  > no_extension > handshake_failed > local_error > timeout
+//	  > connect_failed > no_peers
+//
+// where the job's own timeout counts as timeout only when it left found
+// peers untried or no peer was found at all, and a DHT lookup that no node
+// answered counts as local_error. Every peer's failure except local errors
+// is listed in the result's peer_failures, so the scheduler can penalise
+// endpoints rather than swarms.
+//
+// Peer input is decoded defensively: messages are bounded in length,
+// bencode is checked by a non-recursive scanner with a depth limit before
+// the reflective decoder sees it, and the metadata size is capped.
+package fetch
