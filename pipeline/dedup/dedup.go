@@ -86,10 +86,12 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	phase := time.Now()
 	ins, err := resolveInputs(o.Inputs, o.Stdin, d)
 	if err != nil {
 		return st, err
 	}
+	slog.Debug("dedup: inputs checksummed", "inputs", len(ins), "seconds", time.Since(phase).Seconds())
 	r := &runner{o: o, d: d, now: schema.Millis(o.Now)}
 	rows := map[string]int64{}
 	aggregated := ""
@@ -109,6 +111,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			st.Seconds = time.Since(start).Seconds()
 			return st, nil
 		}
+		phase = time.Now()
 		if ids := idsOf(pending); ids != aggregated {
 			r.b = newBatch(o.HalfLife.Milliseconds())
 			for _, in := range pending {
@@ -121,7 +124,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
 			}
 			aggregated = ids
+			slog.Debug("dedup: inputs aggregated", "seconds", time.Since(phase).Seconds())
 		}
+		phase = time.Now()
 		ps, err := r.applyAll(ctx, tx)
 		if err != nil {
 			tx.Abort()
@@ -133,7 +138,10 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if o.Policy != nil {
 			tx.SetPolicy(o.Policy)
 		}
+		slog.Debug("dedup: partitions applied", "seconds", time.Since(phase).Seconds())
+		phase = time.Now()
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "dedup"})
+		slog.Debug("dedup: committed", "seconds", time.Since(phase).Seconds())
 		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
 			st.CommitConflicts++
 			slog.Info("dedup: dataset moved on while working; re-applying on the new snapshot", "attempt", attempt+1)

@@ -7,11 +7,13 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -144,6 +146,12 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 			return st, fmt.Errorf("export: partition %s: %w", key, err)
 		}
 		st.Partitions++
+		// A partition may hold a base file and delta files, each sorted:
+		// export is sorted by info_hash as a whole.
+		sort.SliceStable(rows, func(i, j int) bool {
+			a, b := filterOf(&rows[i]).hash, filterOf(&rows[j]).hash
+			return bytes.Compare(a[:], b[:]) < 0
+		})
 		kept := rows[:0]
 		for i := range rows {
 			f := filterOf(&rows[i])
