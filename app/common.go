@@ -10,6 +10,7 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/metrics"
 )
 
 // commonFlags are added to every command.
@@ -17,6 +18,7 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 		&cli.BoolFlag{Name: "debug", Usage: "log debug detail"},
+		&cli.StringFlag{Name: "metrics-file", Usage: "write the run's counters and duration as a Prometheus text file to `PATH` (node_exporter textfile collector)"},
 	}
 }
 
@@ -70,8 +72,17 @@ func parseNow(c *cli.Context) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// writeStatsJSON writes v to --stats-json when given, atomically.
+// started is when the command began (for run durations).
+var started = time.Now()
+
+// writeStatsJSON writes v to --stats-json and --metrics-file when given,
+// atomically.
 func writeStatsJSON(c *cli.Context, v any) error {
+	if p := c.String("metrics-file"); p != "" {
+		if err := metrics.Write(p, c.Command.Name, v, time.Since(started), time.Now()); err != nil {
+			return err
+		}
+	}
 	p := c.String("stats-json")
 	if p == "" {
 		return nil

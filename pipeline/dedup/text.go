@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base32"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -16,12 +17,16 @@ import (
 const maxLine = 64 << 10
 
 // ParseHashLine parses one line of a hash list: a 40/64-character hex
-// infohash or a magnet URI (btih in hex or base32, or a btmh v2 multihash).
+// infohash, a magnet URI (btih in hex or base32, or a btmh v2 multihash),
+// or a JSON object of a magnetico export (its "infoHash" field).
 // Blank lines and lines starting with # give ok=false and no error.
 func ParseHashLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err error) {
 	line = strings.TrimSpace(line)
 	if line == "" || strings.HasPrefix(line, "#") {
 		return h, nil, 0, false, nil
+	}
+	if strings.HasPrefix(line, "{") {
+		return parseMagneticoLine(line)
 	}
 	if !strings.HasPrefix(strings.ToLower(line), "magnet:") {
 		h, v2, typ, err = schema.ParseHex(line)
@@ -61,6 +66,24 @@ func ParseHashLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, er
 		}
 	}
 	return h, nil, 0, false, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
+}
+
+// magneticoRecord is one line of a magnetico export (the tgragnato
+// fork's --export: JSON Lines of {"infoHash": hex, "name": …, "files": […]}).
+type magneticoRecord struct {
+	InfoHash *string `json:"infoHash"`
+}
+
+func parseMagneticoLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err error) {
+	var rec magneticoRecord
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		return h, nil, 0, false, fmt.Errorf("magnetico JSON line: %w", err)
+	}
+	if rec.InfoHash == nil {
+		return h, nil, 0, false, fmt.Errorf("magnetico JSON line without \"infoHash\"")
+	}
+	h, v2, typ, err = schema.ParseHex(*rec.InfoHash)
+	return h, v2, typ, err == nil, err
 }
 
 // readHashList reads a hash list, calling emit for each hash; errors name

@@ -22,6 +22,9 @@ func TestParseHashLine(t *testing.T) {
 		{"magnet hex", "magnet:?xt=urn:btih:" + hx + "&dn=x", true, schema.HashV1, ""},
 		{"magnet base32", "magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH", true, schema.HashV1, ""},
 		{"magnet v2", "magnet:?xt=urn:btmh:1220" + hx + "0123456789abcdef01234567", true, schema.HashV2, ""},
+		{"magnetico json", `{"infoHash":"` + hx + `","name":"x","files":[{"size":1,"path":"a"}]}`, true, schema.HashV1, ""},
+		{"magnetico json no hash", `{"name":"x"}`, false, 0, "without \"infoHash\""},
+		{"magnetico bad json", `{"infoHash":`, false, 0, "magnetico JSON line"},
 		{"bad hex", "zz" + hx[2:], false, 0, "invalid byte"},
 		{"short", "abc", false, 0, "want 40 or 64"},
 		{"magnet no xt", "magnet:?dn=x", false, 0, "without a urn:btih"},
@@ -50,6 +53,7 @@ func FuzzParseHashLine(f *testing.F) {
 	f.Add("0123456789abcdef0123456789abcdef01234567")
 	f.Add("magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH")
 	f.Add("magnet:?xt=urn:btmh:1220zz")
+	f.Add(`{"infoHash":"0123456789abcdef0123456789abcdef01234567","files":[]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		h, v2, typ, ok, err := ParseHashLine(s)
 		if err != nil && ok {
