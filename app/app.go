@@ -28,6 +28,7 @@ func commands() []*cli.Command {
 		fetchCommand(),
 		// merge
 		exportCommand(),
+		statusCommand(),
 	}
 }
 

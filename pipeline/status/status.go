@@ -1,0 +1,176 @@
+// Package status summarises a dataset for operators: how many hashes are
+// in each metadata status and tier, why the failed ones failed, how big the
+// tables are, and when the next retry waves fall due.
+package status
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// Waves are the horizons of the retry histogram.
+var Waves = []struct {
+	Name string
+	D    time.Duration
+}{{"overdue", 0}, {"next hour", time.Hour}, {"next day", 24 * time.Hour}, {"next week", 7 * 24 * time.Hour},
+	{"next month", 30 * 24 * time.Hour}, {"later", -1}}
+
+// Report is what status prints (and --format json emits).
+type Report struct {
+	Dir          string           `json:"dir"`
+	Snapshot     int64            `json:"snapshot"`
+	CommittedAt  time.Time        `json:"committed_at"`
+	Writer       string           `json:"writer"`
+	StateGlob    string           `json:"state_glob"`
+	FrozenGlob   string           `json:"frozen_state_glob"`
+	Hashes       int64            `json:"hashes"`
+	ByStatus     map[string]int64 `json:"by_status"`
+	ByTier       map[string]int64 `json:"by_tier"`
+	ByFailure    map[string]int64 `json:"by_last_failure"`
+	Leased       int64            `json:"leased"`
+	RetryWaves   map[string]int64 `json:"retry_waves"`
+	TableRows    map[string]int64 `json:"table_rows"`
+	TableBytes   map[string]int64 `json:"table_bytes"`
+	InputsLedger int              `json:"inputs_applied"`
+	Now          time.Time        `json:"now"`
+}
+
+// stateView is the projection status reads.
+type stateView struct {
+	MetadataStatus string `parquet:"metadata_status"`
+	Tier           string `parquet:"tier"`
+	LastFailure    string `parquet:"last_failure,optional"`
+	NextRetry      int64  `parquet:"next_retry,optional,timestamp(millisecond)"`
+	LeaseUntil     int64  `parquet:"lease_until,optional,timestamp(millisecond)"`
+}
+
+// Run builds the report of the latest snapshot.
+func Run(ctx context.Context, dir string, now time.Time) (*Report, error) {
+	d, err := dataset.Open(ctx, dir, dataset.OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.Current()
+	if err != nil {
+		return nil, err
+	}
+	st := m.Table(dataset.TableState)
+	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
+		StateGlob:  filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
+		FrozenGlob: filepath.Join(dir, st.Dir, "prefix=*", "*.parquet"),
+		ByStatus:   map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
+		RetryWaves: map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
+		InputsLedger: len(m.Applied), Now: now}
+	for name, t := range m.Tables {
+		r.TableRows[name] = t.Rows()
+		for _, fs := range t.Partitions {
+			for _, f := range fs {
+				r.TableBytes[name] += f.Size
+			}
+		}
+	}
+	nowMs := now.UnixMilli()
+	for _, key := range st.PartitionKeys() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rows, err := dataset.ReadPartition[stateView](d, st, key)
+		if err != nil {
+			return nil, fmt.Errorf("status: partition %s: %w", key, err)
+		}
+		for _, s := range rows {
+			r.Hashes++
+			r.ByStatus[s.MetadataStatus]++
+			r.ByTier[s.Tier]++
+			if s.MetadataStatus == schema.StatusFailed && s.LastFailure != "" {
+				r.ByFailure[s.LastFailure]++
+			}
+			if s.LeaseUntil > nowMs {
+				r.Leased++
+			}
+			if s.NextRetry != 0 && s.MetadataStatus != schema.StatusFetched {
+				r.RetryWaves[wave(s.NextRetry-nowMs)]++
+			}
+		}
+	}
+	return r, nil
+}
+
+func wave(inMs int64) string {
+	for _, w := range Waves {
+		if w.D < 0 || inMs <= w.D.Milliseconds() {
+			return w.Name
+		}
+	}
+	return "later"
+}
+
+// Print writes the report for people.
+func (r *Report) Print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339))
+	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %d inputs applied)\n", r.Hashes, r.Leased, r.InputsLedger)
+	fmt.Fprintf(tw, "by status\t%s\n", counts(r.ByStatus, nil))
+	fmt.Fprintf(tw, "by tier\t%s\n", counts(r.ByTier, nil))
+	fmt.Fprintf(tw, "last failure\t%s\n", counts(r.ByFailure, nil))
+	for name := range r.TableRows {
+		fmt.Fprintf(tw, "table %s\t%d rows, %s\n", name, r.TableRows[name], humanBytes(r.TableBytes[name]))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "retry waves (from %s):\n", r.Now.Format(time.RFC3339))
+	max := int64(1)
+	for _, v := range r.RetryWaves {
+		max = maxI(max, v)
+	}
+	for _, wv := range Waves {
+		n := r.RetryWaves[wv.Name]
+		fmt.Fprintf(w, "  %-10s %9d %s\n", wv.Name, n, strings.Repeat("#", int(40*n/max)))
+	}
+	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
+	fmt.Fprintf(w, "frozen: read_parquet('%s', hive_partitioning=true)\n", r.FrozenGlob)
+}
+
+func maxI(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func counts(m map[string]int64, _ []string) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return m[ks[i]] > m[ks[j]] || m[ks[i]] == m[ks[j]] && ks[i] < ks[j] })
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
