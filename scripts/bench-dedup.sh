@@ -21,6 +21,7 @@ INCREMENTAL=${INCREMENTAL:-1}
 BENCH_DIR=${BENCH_DIR:-bench-data}
 SEED=${SEED:-1}
 REPEAT=${REPEAT:-1}            # runs per full-size case; the fastest counts
+KEEP_STATE=${KEEP_STATE:-0}    # 1 keeps the datasets dedup built (bench-data/ds-*)
 STATE_SIZE=${STATE_SIZE:-20M}  # hashes in the state of the incremental case
 BATCH_SIZE=${BATCH_SIZE:-1M}   # observations in its batch
 OUT=$BENCH_DIR/run
@@ -56,8 +57,8 @@ record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$
 report() { # case rows d_s d_mb k_s k_mb speed_target mem_target
 	local sr mr
 	sr=$(ratio "$5" "$3") mr=$(ratio "$4" "$6")
-	printf '  %-22s %8.2f s  %7.2f M rows/s  peak RSS %6d MB\n' "infohash dedup" "$3" "$(ratio "$2" "$3e6")" "$4"
-	printf '  %-22s %8.2f s  %7.2f M rows/s  peak RSS %6d MB\n' "DuckDB" "$5" "$(ratio "$2" "$5e6")" "$6"
+	printf '  %-22s %8.2f s  %7.3f M rows/s  peak RSS %6d MB\n' "infohash dedup" "$3" "$(ratio "$2" "$3e6")" "$4"
+	printf '  %-22s %8.2f s  %7.3f M rows/s  peak RSS %6d MB\n' "DuckDB" "$5" "$(ratio "$2" "$5e6")" "$6"
 	printf '  speed: dedup is %sx DuckDB (target >= %sx): %s\n' "$sr" "$7" "$(verdict "$sr >= $7")"
 	if [ -n "$8" ]; then
 		printf '  memory: dedup uses %s of DuckDB peak RSS (target <= %s): %s\n' "$mr" "$8" "$(verdict "$mr <= $8")"
@@ -93,6 +94,7 @@ for size in $SIZES; do
 		rm -f "$dout"
 	done
 	report "full-$size" "$rows" "$d_s" "$d_mb" "$k_s" "$k_mb" "$target" 0.5
+	[ "$KEEP_STATE" = 1 ] || rm -rf "$ds"
 done
 
 if [ "$INCREMENTAL" = 1 ]; then
@@ -138,5 +140,6 @@ if [ "$INCREMENTAL" = 1 ]; then
 	echo "  DuckDB merge check: $(duck_scalar "SELECT CASE WHEN count(*) = $after AND sum(seen_count) = $((nstate + nbatch)) THEN 'ok' ELSE 'WRONG ' || count(*) END FROM read_parquet('$dmerged')")"
 	report "incremental-$BATCH_SIZE-into-$STATE_SIZE" "$nbatch" "$d_s" "$d_mb" "$k_s" "$k_mb" 10 ""
 	rm -f "$dstate" "$dmerged"
+	[ "$KEEP_STATE" = 1 ] || rm -rf "$ds"
 fi
 echo "results appended to $RESULTS; logs in $OUT/"
