@@ -106,6 +106,14 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 		werr = r.write(sink, cancel)
 	}()
 
+	if opts.Crawl {
+		// Before the read loops start: they read r.crawler unlocked.
+		r.crawler = newCrawler(r, nodes, opts.MaxRPS, seed)
+		for _, a := range boot {
+			r.crawler.addAll([]contact{{Addr: a}})
+		}
+		r.crawler.addAll(saved)
+	}
 	stop := make(chan struct{})
 	var loops, bg sync.WaitGroup
 	for _, n := range nodes {
@@ -113,11 +121,6 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 		bg.Go(func() { n.maintain(runCtx, boot) })
 	}
 	if opts.Crawl {
-		r.crawler = newCrawler(r, nodes, opts.MaxRPS, seed)
-		for _, a := range boot {
-			r.crawler.addAll([]contact{{Addr: a}})
-		}
-		r.crawler.addAll(saved)
 		bg.Go(func() { r.crawler.feed(runCtx, nodes) })
 		bg.Go(func() { r.crawler.run(runCtx) })
 	}
