@@ -47,6 +47,7 @@ are applied in one atomic commit; bad input commits nothing.
 			o.Data = data
 			o.Inputs = c.Args().Slice()
 			o.Stdin = c.App.Reader
+			o.ProgressTo = c.App.ErrWriter
 			o.HalfLife = c.Duration("half-life")
 			o.Keep = c.Int("keep")
 			o.LockWait = c.Duration("lock-wait")

@@ -54,6 +54,7 @@ A file output appears atomically when complete.
 			o.Data, o.Table, o.Format, o.Output = data, c.String("table"), c.String("format"), c.String("output")
 			o.Stdout, o.Status, o.Prefixes, o.ES = c.App.Writer, c.StringSlice("status"), c.StringSlice("prefix"), c.String("es-index")
 			o.Tier = c.String("tier")
+			o.ProgressTo = c.App.ErrWriter
 			if o.Tier != "" && o.Tier != schema.TierHot && o.Tier != schema.TierCold {
 				return exitcode.BadInput(fmt.Errorf("--tier %q: want hot or cold", o.Tier))
 			}

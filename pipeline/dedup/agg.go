@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/progress"
 )
 
 // agg is the in-batch aggregate of one hash's observations: the recent
@@ -75,6 +76,7 @@ type batch struct {
 	v2s      [][]byte
 	v2mu     sync.Mutex
 	workers  int
+	prog     *progress.Reporter
 }
 
 func newBatch(halfLifeMs int64) *batch {
@@ -139,11 +141,15 @@ func (b *batch) addRows(r *rgBuf, rows int) {
 	}
 	wg.Wait()
 	b.obs += int64(rows)
+	b.prog.Add(int64(rows))
 }
 
 // addID folds one observation in; src is an interned id.
 func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) {
 	b.obs++
+	if b.obs%65536 == 0 {
+		b.prog.Add(65536)
+	}
 	b.fold1(h, v2, typ, at, src)
 }
 

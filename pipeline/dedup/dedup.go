@@ -14,6 +14,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/progress"
 )
 
 // Options configure a dedup run.
@@ -33,7 +34,8 @@ type Options struct {
 	// whether the hash was reactivated.
 	Reactivate func(st *schema.State, observedAt int64) bool
 	Policy     []byte // the policy in force, recorded in the manifest
-	Progress   func(stage string, done, total int64)
+	// ProgressTo receives a progress bar (terminal) or periodic log lines.
+	ProgressTo io.Writer
 }
 
 // DefaultOptions returns the defaults.
@@ -62,10 +64,11 @@ type Stats struct {
 }
 
 type runner struct {
-	o   Options
-	d   *dataset.Dataset
-	b   *batch
-	now int64
+	prog *progress.Reporter
+	o    Options
+	d    *dataset.Dataset
+	b    *batch
+	now  int64
 }
 
 // Run folds the inputs into the dataset in one commit. Re-running it on
@@ -114,6 +117,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		phase = time.Now()
 		if ids := idsOf(pending); ids != aggregated {
 			r.b = newBatch(o.HalfLife.Milliseconds())
+			r.b.prog = r.newProgress("dedup: reading observations", -1)
 			for _, in := range pending {
 				n, err := readInput(ctx, in, r.now, r.b)
 				if err != nil {
@@ -124,10 +128,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
 			}
 			aggregated = ids
+			r.b.prog.Done()
 			slog.Debug("dedup: inputs aggregated", "seconds", time.Since(phase).Seconds())
 		}
 		phase = time.Now()
+		r.prog = r.newProgress("dedup: applying partitions", 256)
 		ps, err := r.applyAll(ctx, tx)
+		r.prog.Done()
 		if err != nil {
 			tx.Abort()
 			return st, err
@@ -165,6 +172,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		st.Seconds = time.Since(start).Seconds()
 		return st, nil
 	}
+}
+
+func (r *runner) newProgress(label string, total int64) *progress.Reporter {
+	if r.o.ProgressTo == nil {
+		return nil
+	}
+	return progress.New(r.o.ProgressTo, label, total)
 }
 
 // pendingInputs drops inputs already in the ledger and duplicates by
@@ -207,7 +221,6 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 		first error
 		wg    sync.WaitGroup
 		next  = make(chan int)
-		done  int64
 	)
 	for w := 0; w < r.o.Workers; w++ {
 		wg.Add(1)
@@ -225,10 +238,7 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 				total.falsePos += ps.falsePos
 				total.fresh += ps.fresh
 				total.reactivated += ps.reactivated
-				done++
-				if r.o.Progress != nil {
-					r.o.Progress("partitions", done, 256)
-				}
+				r.prog.Add(1)
 				mu.Unlock()
 			}
 		}()

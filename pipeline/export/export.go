@@ -20,6 +20,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/progress"
 )
 
 // Tables and formats export knows.
@@ -41,6 +42,8 @@ type Options struct {
 	Prefixes  []string  // keep only these partitions (two hex digits, or one)
 	Blocklist func(schema.Hash) bool
 	ES        string // es-bulk index name
+	// ProgressTo receives a progress bar (terminal) or periodic log lines.
+	ProgressTo io.Writer
 }
 
 // DefaultOptions returns the defaults.
@@ -134,7 +137,14 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 			sink.abort()
 		}
 	}()
-	for _, key := range partitionKeys(m, o.Table) {
+	keys := partitionKeys(m, o.Table)
+	var prog *progress.Reporter
+	if o.ProgressTo != nil {
+		prog = progress.New(o.ProgressTo, "export: partitions", int64(len(keys)))
+		defer prog.Done()
+	}
+	for _, key := range keys {
+		prog.Add(1)
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}

@@ -1,0 +1,88 @@
+// Package progress reports progress on long work: a bar when stderr is a
+// terminal (schollz/progressbar), otherwise a log line every interval, so
+// cron logs show a long pass is alive without filling up.
+package progress
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// Reporter counts done units of work.
+type Reporter struct {
+	mu       sync.Mutex
+	label    string
+	total    int64
+	done     int64
+	bar      *progressbar.ProgressBar
+	every    time.Duration
+	last     time.Time
+	start    time.Time
+	finished bool
+}
+
+// Interval is how often the non-terminal reporter logs.
+var Interval = 10 * time.Second
+
+// New starts reporting work on label with total units (-1 if unknown).
+// It draws a bar on w when w is a terminal; otherwise it logs via slog.
+func New(w io.Writer, label string, total int64) *Reporter {
+	r := &Reporter{label: label, total: total, every: Interval, start: time.Now(), last: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		r.bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(label),
+			progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+	}
+	return r
+}
+
+// Add records n more units done.
+func (r *Reporter) Add(n int64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done += n
+	if r.bar != nil {
+		r.bar.Add64(n)
+		return
+	}
+	if now := time.Now(); now.Sub(r.last) >= r.every {
+		r.last = now
+		args := []any{"done", r.done, "elapsed", now.Sub(r.start).Round(time.Second).String()}
+		if r.total > 0 {
+			args = append(args, "total", r.total, "percent", 100*r.done/r.total)
+		}
+		slog.Info(r.label, args...)
+	}
+}
+
+// Done ends the report.
+func (r *Reporter) Done() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bar != nil && !r.finished {
+		r.bar.Finish()
+	}
+	r.finished = true
+}
+
+// Count reports the units done so far.
+func (r *Reporter) Count() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
