@@ -20,8 +20,11 @@ test-go: ## go test -race over the module
 test-duckdb: build ## DuckDB reads what infohash writes (tools/duckcheck, its own module)
 	cd tools/duckcheck && $(GO) vet ./... && INFOHASH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 
-bench: build ## dedup vs DuckDB GROUP BY, 10M and 100M rows (SIZES="10M" for one)
+bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture load, fetch swarm
 	scripts/bench-dedup.sh
+	scripts/bench-capture.sh
+	@if [ -x scripts/bench-fetch.sh ]; then scripts/bench-fetch.sh; fi
+	@if [ -x scripts/bench-schedule.sh ]; then scripts/bench-schedule.sh; fi
 
 demo: build ## loopback testnet → the whole pipeline → DuckDB-readable output in demo-data/
 	scripts/demo.sh
