@@ -14,25 +14,33 @@ import (
 
 // agg is the in-batch aggregate of one hash's observations: the recent
 // set, the first dedup layer.
+// It is 56 bytes: with 20M distinct hashes in one run, every byte here is
+// 20 MB of peak memory.
 type agg struct {
 	h           schema.Hash
 	typ         int8
 	src         uint16 // interned source of the latest observation
-	v2          int32  // 1 + index into batch.v2s, 0 if unknown
+	count       uint32 // observations in this run (saturates at 2^32-1)
 	first, last int64
-	count       int64
 	act         float64 // activity evaluated at last
 }
+
+// blockBits sizes the blocks aggregates are stored in: growing a table
+// never copies its aggregates, so peak memory stays near what they need.
+const blockBits = 12
 
 // table is an open-addressing hash table of aggregates for one partition.
 // Infohashes are uniformly random, so their bytes are the hash.
 type table struct {
-	slots []int32 // 1 + index into aggs; 0 is empty
-	aggs  []agg
+	slots  []int32 // 1 + index of the aggregate; 0 is empty
+	blocks [][]agg
+	n      int
 }
 
+func (t *table) at(i int) *agg { return &t.blocks[i>>blockBits][i&(1<<blockBits-1)] }
+
 func (t *table) find(h *schema.Hash) (*agg, bool) {
-	if len(t.aggs)*2 >= len(t.slots) {
+	if t.n*2 >= len(t.slots) {
 		t.grow()
 	}
 	mask := uint64(len(t.slots) - 1)
@@ -41,12 +49,17 @@ func (t *table) find(h *schema.Hash) (*agg, bool) {
 	for {
 		s := t.slots[i]
 		if s == 0 {
-			t.aggs = append(t.aggs, agg{h: *h})
-			t.slots[i] = int32(len(t.aggs))
-			return &t.aggs[len(t.aggs)-1], false
+			if t.n>>blockBits == len(t.blocks) {
+				t.blocks = append(t.blocks, make([]agg, 1<<blockBits))
+			}
+			a := t.at(t.n)
+			a.h = *h
+			t.n++
+			t.slots[i] = int32(t.n)
+			return a, false
 		}
 		// Compare 8 bytes first: a random mismatch almost always differs there.
-		if a := &t.aggs[s-1]; binary.LittleEndian.Uint64(a.h[4:12]) == k && a.h == *h {
+		if a := t.at(int(s) - 1); binary.LittleEndian.Uint64(a.h[4:12]) == k && a.h == *h {
 			return a, true
 		}
 		i = (i + 1) & mask
@@ -57,8 +70,8 @@ func (t *table) grow() {
 	n := max(64, 2*len(t.slots))
 	t.slots = make([]int32, n)
 	mask := uint64(n - 1)
-	for k := range t.aggs {
-		i := binary.LittleEndian.Uint64(t.aggs[k].h[4:12]) & mask
+	for k := 0; k < t.n; k++ {
+		i := binary.LittleEndian.Uint64(t.at(k).h[4:12]) & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -73,7 +86,7 @@ type batch struct {
 	obs      int64
 	srcs     []string
 	srcID    map[string]uint16
-	v2s      [][]byte
+	v2s      map[schema.Hash][]byte // full v2 hashes (rare)
 	v2mu     sync.Mutex
 	workers  int
 	prog     *progress.Reporter
@@ -160,7 +173,9 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	if !ok {
 		a.first, a.last, a.count, a.act, a.src, a.typ = at, at, 1, 1, src, typ
 	} else {
-		a.count++
+		if a.count < math.MaxUint32 {
+			a.count++
+		}
 		a.first = min(a.first, at)
 		switch {
 		case at > a.last:
@@ -178,10 +193,14 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 			a.typ = typ
 		}
 	}
-	if v2 != nil && a.v2 == 0 {
+	if v2 != nil {
 		b.v2mu.Lock()
-		b.v2s = append(b.v2s, append([]byte(nil), v2...))
-		a.v2 = int32(len(b.v2s))
+		if _, ok := b.v2s[*h]; !ok {
+			if b.v2s == nil {
+				b.v2s = map[schema.Hash][]byte{}
+			}
+			b.v2s[*h] = append([]byte(nil), v2...)
+		}
 		b.v2mu.Unlock()
 	}
 }
@@ -190,7 +209,7 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 func (b *batch) distinct() int64 {
 	var n int64
 	for i := range b.parts {
-		n += int64(len(b.parts[i].aggs))
+		n += int64(b.parts[i].n)
 	}
 	return n
 }
@@ -203,27 +222,23 @@ type entry struct {
 
 // sorted returns partition p's aggregates in hash order.
 func (b *batch) sorted(p byte) []entry {
-	aggs := b.parts[p].aggs
-	es := make([]entry, len(aggs))
-	for i := range aggs {
-		es[i] = entry{aggs[i].h, &aggs[i]}
+	t := &b.parts[p]
+	es := make([]entry, t.n)
+	for i := range es {
+		a := t.at(i)
+		es[i] = entry{a.h, a}
 	}
 	slices.SortFunc(es, func(x, y entry) int { return bytes.Compare(x.h[:], y.h[:]) })
 	return es
 }
 
-func (b *batch) v2Of(a *agg) []byte {
-	if a.v2 == 0 {
-		return nil
-	}
-	return b.v2s[a.v2-1]
-}
+func (b *batch) v2Of(a *agg) []byte { return b.v2s[a.h] }
 
 // newState is the state row of a hash first seen in this batch.
 func (b *batch) newState(e entry, now int64) schema.State {
 	return schema.State{
 		InfoHash: e.h, InfoHashV2: b.v2Of(e.a), HashType: e.a.typ,
-		FirstSeen: e.a.first, LastSeen: e.a.last, SeenCount: e.a.count,
+		FirstSeen: e.a.first, LastSeen: e.a.last, SeenCount: int64(e.a.count),
 		LastSource: b.srcs[e.a.src], Activity: e.a.act,
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
 	}
@@ -233,7 +248,7 @@ func (b *batch) newState(e entry, now int64) schema.State {
 // activity only; scheduling is the caller's).
 func (b *batch) fold(st *schema.State, a *agg) {
 	st.FirstSeen = min(st.FirstSeen, a.first)
-	st.SeenCount += a.count
+	st.SeenCount += int64(a.count)
 	src := b.srcs[a.src]
 	switch {
 	case a.last > st.LastSeen:
