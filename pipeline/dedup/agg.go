@@ -232,7 +232,12 @@ func (b *batch) sorted(p byte) []entry {
 	return es
 }
 
-func (b *batch) v2Of(a *agg) []byte { return b.v2s[a.h] }
+func (b *batch) v2Of(a *agg) []byte {
+	if b.v2s == nil {
+		return nil
+	}
+	return b.v2s[a.h]
+}
 
 // newState is the state row of a hash first seen in this batch.
 func (b *batch) newState(e entry, now int64) schema.State {
