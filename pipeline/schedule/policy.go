@@ -100,6 +100,11 @@ type PlanRule struct {
 	// ColdShare is the share of --limit given to due cold hashes (the
 	// budgeted cold sweep).
 	ColdShare float64 `json:"cold_share"`
+	// ColdPartitions is how many prefix partitions' cold files one plan
+	// pass reads (the sweep window moves with the hour of the planning
+	// time, so the whole cold tier is read every 256/ColdPartitions hours
+	// of passes).
+	ColdPartitions int `json:"cold_partitions"`
 	// Lease is how long a planned job is reserved for its fetch.
 	Lease Duration `json:"lease"`
 	// ActivityHalfLife decays the state's activity to the planning time
@@ -159,6 +164,7 @@ func Default() Policy {
 		Plan: PlanRule{
 			NewShare:         0.5,
 			ColdShare:        0.02,
+			ColdPartitions:   16,
 			Lease:            Duration(2 * time.Hour),
 			ActivityHalfLife: Duration(Day),
 		},

@@ -165,6 +165,9 @@ func (p Policy) validatePlan() error {
 	if !(r.ColdShare >= 0 && r.ColdShare <= 1) {
 		return fieldErr("plan.cold_share", "%v is outside [0, 1]", r.ColdShare)
 	}
+	if r.ColdPartitions < 1 || r.ColdPartitions > 256 {
+		return fieldErr("plan.cold_partitions", "%d is outside [1, 256]", r.ColdPartitions)
+	}
 	if r.Lease <= 0 {
 		return fieldErr("plan.lease", "must be positive")
 	}

@@ -1,0 +1,22 @@
+// Package plan is the plan-retries stage: it picks the hashes whose
+// metadata should be fetched next, leases them, and writes them as jobs.
+//
+//	capture → dedup → plan-retries → fetch → merge → export
+//
+// One pass streams the hot tier of the state (only the columns planning
+// needs), skipping hashes that are fetched, not yet due, blocklisted or
+// under a live lease, and keeps the best candidates in bounded heaps, one
+// per pool: never-tried hashes (new), failed ones (retry and
+// reactivated), and cold ones met in the budgeted cold sweep. Selection is
+// global across partitions; --limit is split so that new hashes get at
+// least --new-share of it when both kinds wait, cold ones at most the
+// policy's cold share, and within a pool hashes are taken in
+// schedule.Priority order (reactivated, activity, attempts, waiting time,
+// seeded tie-break).
+//
+// Leases live in a small side table, DIR/leases/ (schema.Lease), written
+// in the same commit: planning never rewrites the state. A hash whose
+// lease is live is not planned again; once the lease expires the hash
+// returns to the queue, so a crashed fetch never loses a job. merge
+// removes a lease when the job's result is applied.
+package plan

@@ -1,0 +1,264 @@
+package plan
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// Options configure a plan-retries run.
+type Options struct {
+	Data     string        // dataset directory
+	Output   string        // jobs file, or "-" for an Arrow stream on Stdout
+	Stdout   io.Writer     // written for "-"
+	Now      time.Time     // the planning time
+	Limit    int           // at most this many jobs
+	NewShare *float64      // least share of Limit for new hashes (nil: the policy's)
+	Lease    time.Duration // lease length (0: the policy's)
+	Seed     *uint64       // tie-break seed (nil: the policy's)
+	Keep     int           // snapshots kept for readers
+	LockWait time.Duration // wait for the writer lock instead of failing
+	Workers  int           // partitions scanned in parallel
+}
+
+// DefaultOptions returns the defaults: 10,000 jobs, the policy's shares,
+// lease and seed, the wall clock.
+func DefaultOptions() Options {
+	return Options{Output: "-", Stdout: os.Stdout, Now: time.Now().UTC(), Limit: 10000, Keep: 3,
+		Workers: runtime.GOMAXPROCS(0)}
+}
+
+// Stats are plan-retries' counters.
+type Stats struct {
+	Scanned            int64   `json:"hot_rows_scanned"`
+	ColdScanned        int64   `json:"cold_rows_scanned"`
+	Fetched            int64   `json:"fetched"`
+	NotDue             int64   `json:"not_due"`
+	Leased             int64   `json:"under_live_lease"`
+	Blocked            int64   `json:"blocklisted"`
+	Due                int64   `json:"due"`
+	DueNew             int64   `json:"due_new"`
+	DueRetry           int64   `json:"due_retry"`
+	DueCold            int64   `json:"due_cold"`
+	Planned            int     `json:"planned"`
+	PlannedNew         int     `json:"planned_new"`
+	PlannedRetry       int     `json:"planned_retry"`
+	PlannedReactivated int     `json:"planned_reactivated"`
+	PlannedCold        int     `json:"planned_cold"`
+	Relet              int     `json:"expired_leases_replanned"`
+	LeasesPruned       int     `json:"stale_leases_dropped"`
+	LeaseID            string  `json:"lease_id,omitempty"`
+	PolicyHash         string  `json:"policy"`
+	Snapshot           int64   `json:"snapshot"`
+	CommitConflicts    int     `json:"commit_conflicts"`
+	Seconds            float64 `json:"seconds"`
+}
+
+// Run plans one batch of jobs: it leases them in one commit and then
+// writes them to o.Output (a file is published only after the commit, so
+// a crash leaves leased hashes that return to the queue when the lease
+// ends, never jobs without leases).
+func Run(ctx context.Context, o Options) (Stats, error) {
+	start := time.Now()
+	var st Stats
+	if o.Limit < 0 {
+		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --limit %d is negative", o.Limit))
+	}
+	if o.NewShare != nil && !(*o.NewShare >= 0 && *o.NewShare <= 1) {
+		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --new-share %v is outside [0, 1]", *o.NewShare))
+	}
+	if o.Lease < 0 {
+		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is negative", o.Lease))
+	}
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
+	if err != nil {
+		return st, err
+	}
+	p, err := schedule.Load(d.Dir)
+	if err != nil {
+		return st, exitcode.BadInput(err)
+	}
+	bl, err := schedule.LoadBlocklist(d.Dir)
+	if err != nil {
+		return st, exitcode.BadInput(err)
+	}
+	st.PolicyHash = p.Hash()
+	share := p.Plan.NewShare
+	if o.NewShare != nil {
+		share = *o.NewShare
+	}
+	lease := time.Duration(p.Plan.Lease)
+	if o.Lease > 0 {
+		lease = o.Lease
+	}
+	seed := p.Seed
+	if o.Seed != nil {
+		seed = *o.Seed
+	}
+	now := schema.Millis(o.Now)
+	coldBudget := int(math.Floor(float64(o.Limit) * p.Plan.ColdShare))
+
+	for attempt := 0; ; attempt++ {
+		tx, err := d.Begin()
+		if err != nil {
+			return st, err
+		}
+		jobs, leases, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
+		if err != nil {
+			tx.Abort()
+			return st, err
+		}
+		// A jobs file is written aside before the commit and published
+		// after it; stdout only after the commit (a stream cannot be
+		// taken back if the commit fails).
+		var w *rowio.Writer[schema.Job]
+		if o.Output != "-" {
+			if w, err = writeJobs(o, jobs); err != nil {
+				tx.Abort()
+				return st, err
+			}
+		}
+		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0)
+		if err != nil && w != nil {
+			w.Abort()
+		}
+		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+			st.CommitConflicts++
+			slog.Info("plan-retries: dataset moved on while planning; planning again", "attempt", attempt+1)
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, dataset.ErrConflict) {
+				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
+			}
+			return st, err
+		}
+		if w == nil {
+			if w, err = writeJobs(o, jobs); err != nil {
+				return st, fmt.Errorf("%w (the jobs stay leased until their lease ends)", err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			return st, fmt.Errorf("plan-retries: %s: %w (the jobs stay leased until their lease ends)", outName(o), err)
+		}
+		st.Snapshot = m.Snapshot
+		st.Seconds = time.Since(start).Seconds()
+		return st, nil
+	}
+}
+
+// writeJobs opens the output and writes jobs (Close publishes them).
+func writeJobs(o Options, jobs []schema.Job) (*rowio.Writer[schema.Job], error) {
+	w, err := rowio.Create[schema.Job](o.Output, o.Stdout)
+	if err != nil {
+		return nil, fmt.Errorf("plan-retries: %s: %w", outName(o), err)
+	}
+	if len(jobs) > 0 {
+		if err := w.Write(jobs); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("plan-retries: %s: %w", outName(o), err)
+		}
+	}
+	return w, nil
+}
+
+func outName(o Options) string {
+	if o.Output == "-" {
+		return "stdout"
+	}
+	return o.Output
+}
+
+// planOnce scans the snapshot tx started from and returns the jobs, the
+// lease table after them, and fills st.
+func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
+	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, st *Stats) ([]schema.Job, Leases, error) {
+	base := tx.Base()
+	leases, err := ReadLeases(d, base)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit, coldBudget: coldBudget}
+	ps, c, err := s.scan(ctx, o.Workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
+		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
+		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold}
+	nNew, nRetry, nCold := quota(o.Limit, coldBudget, share, ps.new.Len(), ps.retry.Len(), ps.cold.Len())
+	picked := append(append(ps.new.sorted()[:nNew], ps.retry.sorted()[:nRetry]...), ps.cold.sorted()[:nCold]...)
+	slices.SortFunc(picked, func(a, b cand) int { return a.prio.Compare(b.prio) })
+
+	id := leaseID(seed, now, base.Snapshot)
+	until := now + lease.Milliseconds()
+	st.LeasesPruned = leases.Prune(now)
+	jobs := make([]schema.Job, len(picked))
+	for i, c := range picked {
+		jobs[i] = schema.Job{InfoHash: c.hash, HashType: c.hashType, Attempt: c.attempt, Reason: c.reason,
+			LeaseID: id, LeaseUntil: until, Peers: []string{}, AvoidPeers: c.avoid}
+		if jobs[i].AvoidPeers == nil {
+			jobs[i].AvoidPeers = []string{}
+		}
+		leases[c.hash] = schema.Lease{InfoHash: c.hash, LeaseID: id, LeaseUntil: until, Attempt: c.attempt,
+			Reason: c.reason, PlannedAt: now}
+		switch c.reason {
+		case schema.ReasonNew:
+			st.PlannedNew++
+		case schema.ReasonReactivated:
+			st.PlannedReactivated++
+		case schema.ReasonCold:
+			st.PlannedCold++
+		default:
+			st.PlannedRetry++
+		}
+		if c.relet {
+			st.Relet++
+		}
+	}
+	st.Planned = len(jobs)
+	if len(jobs) > 0 {
+		st.LeaseID = id
+	}
+	return jobs, leases, nil
+}
+
+// commit records the leases and the policy, if anything changed.
+func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, changed bool) (*dataset.Manifest, error) {
+	if !changed {
+		tx.Abort()
+		return tx.Base(), nil
+	}
+	if err := WriteLeases(tx, leases); err != nil {
+		return nil, err
+	}
+	tx.SetPolicy(p.JSON())
+	return tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries", Now: o.Now})
+}
+
+// leaseID names the leases of one pass: reproducible from the seed, the
+// planning time and the snapshot planned from, distinct between passes.
+func leaseID(seed uint64, now, snapshot int64) string {
+	var b [24]byte
+	binary.LittleEndian.PutUint64(b[0:], seed)
+	binary.LittleEndian.PutUint64(b[8:], uint64(now))
+	binary.LittleEndian.PutUint64(b[16:], uint64(snapshot))
+	sum := sha256.Sum256(b[:])
+	return "L" + hex.EncodeToString(sum[:8])
+}
