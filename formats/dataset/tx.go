@@ -154,3 +154,11 @@ func (tx *Tx) Abort() {
 }
 
 func isConflict(err error) bool { return errors.Is(err, ErrConflict) }
+
+// DropBloom removes the Bloom filter of partition key of table: readers
+// then confirm every hash of the partition against its files. A writer
+// that adds hashes without rebuilding the filter must drop it.
+func (tx *Tx) DropBloom(table, key string) {
+	delete(tx.table(table).Blooms, key)
+	tx.dirty[table] = true
+}

@@ -1,0 +1,22 @@
+// Package merge is the merge stage: it folds fetch results into the
+// dataset in one commit, and unions another dataset into this one.
+//
+//	capture → dedup → plan-retries → fetch → merge → export
+//
+// A result counts once. It is applied only if its (info_hash, lease_id)
+// still matches the hash's lease in DIR/leases/ (see package plan); the
+// lease is then released. A late ok, after the lease moved on, is stored
+// all the same (metadata is never thrown away); a late failure is ignored
+// and counted. Each input is recorded by checksum in the manifest's
+// ledger, so the same results applied twice change nothing.
+//
+// An ok result makes the hash fetched and its verified metadata goes to
+// DIR/torrents/current/prefix=XX/. A failure goes through the retry policy
+// (schedule.ApplyFailure); the endpoints that failed go to DIR/peers/
+// (schedule.PenalizePeer) and to the hash's avoid_peers. While a state
+// partition is rewritten, its failed hashes past the archive threshold
+// move to the cold tier (cold-*.parquet files in the same partition).
+//
+// With --from OTHER_DIR the other dataset is unioned in (see union.go for
+// the rule of each column).
+package merge

@@ -1,0 +1,187 @@
+package merge
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/plan"
+)
+
+const (
+	minute = int64(60 * 1000)
+	hour   = 60 * minute
+	day    = 24 * hour
+)
+
+var t0 = time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+
+func tm(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// torrentInfo returns a small bencoded info dictionary named name and its
+// v1 infohash.
+func torrentInfo(name string) ([]byte, schema.Hash) {
+	info := []byte(fmt.Sprintf("d6:lengthi42e4:name%d:%s12:piece lengthi16384e6:pieces20:%se", len(name), name, bytes.Repeat([]byte{'x'}, 20)))
+	return info, sha1.Sum(info)
+}
+
+func hashAt(prefix byte, n uint64) schema.Hash {
+	var h schema.Hash
+	h[0] = prefix
+	binary.BigEndian.PutUint64(h[12:], n)
+	return h
+}
+
+func newHash(h schema.Hash, seen int64) schema.State {
+	return schema.State{InfoHash: h, HashType: schema.HashV1, FirstSeen: seen, LastSeen: seen, SeenCount: 1,
+		LastSource: schema.SourceGetPeers, Activity: 1, MetadataStatus: schema.StatusNew, Tier: schema.TierHot}
+}
+
+// makeDataset commits states (hot files only) into a new dataset.
+func makeDataset(t *testing.T, states []schema.State) string {
+	t.Helper()
+	dir := t.TempDir()
+	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := map[byte][]schema.State{}
+	for _, st := range states {
+		parts[st.InfoHash[0]] = append(parts[st.InfoHash[0]], st)
+	}
+	for p, rows := range parts {
+		slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
+		fi, err := dataset.WriteStaged(tx, dataset.TableState, fmt.Sprintf("%02x", p), rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.SetPartition(dataset.TableState, fmt.Sprintf("%02x", p), []dataset.FileInfo{fi})
+	}
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// planJobs runs plan-retries at now.
+func planJobs(t *testing.T, dir string, now int64, limit int) []schema.Job {
+	t.Helper()
+	o := plan.DefaultOptions()
+	o.Data, o.Now, o.Limit = dir, tm(now), limit
+	o.Output = filepath.Join(t.TempDir(), "jobs.parquet")
+	if _, err := plan.Run(context.Background(), o); err != nil {
+		t.Fatalf("plan-retries: %v", err)
+	}
+	return readAll[schema.Job](t, o.Output)
+}
+
+// writeResults writes results to a new Parquet file.
+func writeResults(t *testing.T, rs []schema.Result) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	w, err := rowio.Create[schema.Result](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runMerge merges the inputs at now.
+func runMerge(t *testing.T, dir string, now int64, inputs ...string) Stats {
+	t.Helper()
+	st, err := tryMerge(dir, now, inputs...)
+	if err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	return st
+}
+
+func tryMerge(dir string, now int64, inputs ...string) (Stats, error) {
+	o := DefaultOptions()
+	o.Data, o.Now, o.Inputs = dir, tm(now), inputs
+	return Run(context.Background(), o)
+}
+
+// failure is the result of job j failing with class at.
+func failure(j schema.Job, class string, at int64, peers ...schema.PeerFailure) schema.Result {
+	return schema.Result{InfoHash: j.InfoHash, HashType: j.HashType, Attempt: j.Attempt, LeaseID: j.LeaseID,
+		AttemptedAt: at, Outcome: class, PeerFailures: peers}
+}
+
+// success is the ok result of job j, serving info.
+func success(j schema.Job, info []byte, at int64) schema.Result {
+	return schema.Result{InfoHash: j.InfoHash, HashType: schema.HashV1, Attempt: j.Attempt, LeaseID: j.LeaseID,
+		AttemptedAt: at, Outcome: schema.OutcomeOK, ServedBy: "127.0.0.1:6881", TotalMs: 1500,
+		Meta: schema.Meta{Name: "x", NameRaw: []byte("x"), NameUTF8Valid: true, InfoBytes: info}}
+}
+
+func readAll[T any](t *testing.T, path string) []T {
+	t.Helper()
+	r, err := rowio.Open[T](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []T
+	buf := make([]T, 256)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readTable reads every row of a table through its current glob, as a
+// DuckDB user would.
+func readTable[T any](t *testing.T, dir, table string) []T {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, table, "current", "prefix=*", "*.parquet"))
+	more, _ := filepath.Glob(filepath.Join(dir, table, "current", "*.parquet"))
+	var out []T
+	for _, f := range append(files, more...) {
+		rows, err := dataset.ReadFile[T](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rows...)
+	}
+	return out
+}
+
+func stateOf(t *testing.T, dir string) map[schema.Hash]schema.State {
+	t.Helper()
+	m := map[schema.Hash]schema.State{}
+	for _, st := range readTable[schema.State](t, dir, dataset.TableState) {
+		if _, dup := m[st.InfoHash]; dup {
+			t.Fatalf("%x appears twice in the state", st.InfoHash)
+		}
+		m[st.InfoHash] = st
+	}
+	return m
+}

@@ -1,0 +1,205 @@
+package merge
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// inboxDir is where stdin is spooled before it is applied: a kill -9
+// after the spool leaves the results there, and the next merge applies
+// them. It is a folder of its own inside DIR/inbox, which dedup skips.
+const inboxDir = "inbox/merge"
+
+// input is one results file to apply.
+type input struct {
+	name  string // for messages
+	path  string
+	id    string // sha256 of the content
+	inbox bool   // spooled: removed once applied
+}
+
+// resolveInputs expands folders, spools stdin and picks up spooled input
+// that a killed run left behind.
+func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input, error) {
+	var out []input
+	inbox := d.Path(inboxDir)
+	for _, a := range args {
+		if a == "-" {
+			p, err := spool(inbox, stdin)
+			if err != nil {
+				return nil, fmt.Errorf("merge: stdin: %w", err)
+			}
+			out = append(out, input{name: "stdin (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true})
+			continue
+		}
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+		}
+		if !info.IsDir() {
+			out = append(out, input{name: a, path: a})
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".parquet") && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", a, err))
+		}
+		if len(files) == 0 {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: folder holds no .parquet files", a))
+		}
+		sort.Strings(files)
+		for _, p := range files {
+			out = append(out, input{name: p, path: p})
+		}
+	}
+	ents, _ := os.ReadDir(inbox)
+	for _, e := range ents {
+		p := filepath.Join(inbox, e.Name())
+		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), ".bad") || spooled(out, p) {
+			continue
+		}
+		out = append(out, input{name: "leftover " + filepath.Join(inboxDir, e.Name()), path: p, inbox: true})
+	}
+	for i := range out {
+		id, err := checksum(out[i].path)
+		if err != nil {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", out[i].name, err))
+		}
+		out[i].id = id
+	}
+	return out, nil
+}
+
+func spooled(ins []input, p string) bool {
+	for _, in := range ins {
+		if in.path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// spool copies r durably into a new inbox file.
+func spool(inbox string, r io.Reader) (string, error) {
+	if err := os.MkdirAll(inbox, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(inbox, dataset.NewName(".results"))
+	f, err := fsutil.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Abort()
+		return "", err
+	}
+	return path, f.Commit()
+}
+
+func checksum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readResults reads every result of in, Parquet or Arrow IPC (told apart
+// by their first bytes), and checks each row. Failed results keep no
+// metadata.
+func readResults(in input) ([]schema.Result, error) {
+	f, err := os.Open(in.path)
+	if err != nil {
+		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	head, _ := br.Peek(4)
+	var r *rowio.Reader[schema.Result]
+	if bytes.Equal(head, []byte("PAR1")) {
+		r, err = rowio.Open[schema.Result](in.path, nil)
+	} else {
+		r, err = rowio.OpenArrow[schema.Result](in.name, br)
+	}
+	if err != nil {
+		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+	}
+	defer r.Close()
+	var out []schema.Result
+	buf := make([]schema.Result, 256)
+	for {
+		n, err := r.Read(buf)
+		for i := range buf[:n] {
+			res := buf[i]
+			if err := checkResult(&res); err != nil {
+				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
+			}
+			if res.Outcome != schema.OutcomeOK {
+				res.Meta = schema.Meta{}
+			}
+			out = append(out, res)
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+		}
+	}
+}
+
+// checkResult rejects rows merge cannot apply safely.
+func checkResult(r *schema.Result) error {
+	h := schema.Hex(r.InfoHash)
+	if r.Outcome != schema.OutcomeOK && schedule.KindOf(r.Outcome) == schedule.KindUnknown {
+		return fmt.Errorf("%s: unknown outcome %q", h, r.Outcome)
+	}
+	if r.AttemptedAt <= 0 {
+		return fmt.Errorf("%s: attempted_at is missing", h)
+	}
+	if r.Outcome == schema.OutcomeOK && !verified(r) {
+		return fmt.Errorf("%s: outcome ok but info_bytes do not hash to the infohash", h)
+	}
+	return nil
+}
+
+// verified reports whether an ok result's info dictionary hashes to its
+// infohash (SHA-1 for v1, SHA-256 truncated to 20 bytes for v2).
+func verified(r *schema.Result) bool {
+	if len(r.InfoBytes) == 0 {
+		return false
+	}
+	if r.HashType == schema.HashV2 {
+		sum := sha256.Sum256(r.InfoBytes)
+		return bytes.Equal(sum[:20], r.InfoHash[:])
+	}
+	return sha1Sum(r.InfoBytes) == r.InfoHash
+}

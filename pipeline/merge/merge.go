@@ -1,0 +1,300 @@
+package merge
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/plan"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// Options configure a merge run.
+type Options struct {
+	Data     string        // dataset directory
+	Inputs   []string      // results files or folders, "-" for stdin
+	From     string        // another dataset to union in (instead of Inputs)
+	Stdin    io.Reader     // read for "-"
+	Now      time.Time     // the clock: archival, pruning, the ledger
+	Keep     int           // snapshots kept for readers
+	LockWait time.Duration // wait for the writer lock instead of failing
+	Workers  int           // partitions rewritten in parallel
+}
+
+// DefaultOptions returns the defaults.
+func DefaultOptions() Options {
+	return Options{Stdin: os.Stdin, Now: time.Now().UTC(), Keep: 3, Workers: runtime.GOMAXPROCS(0)}
+}
+
+// Stats are merge's counters.
+type Stats struct {
+	Inputs          int         `json:"inputs"`
+	InputsSkipped   int         `json:"inputs_already_applied"`
+	Results         int64       `json:"results"`
+	Stored          int64       `json:"ok_stored"`
+	LateStored      int64       `json:"late_ok_stored"`
+	DuplicateOK     int64       `json:"ok_already_fetched"`
+	Applied         int64       `json:"failures_applied"`
+	LateFailures    int64       `json:"late_failures_ignored"`
+	StaleFailures   int64       `json:"stale_failures_ignored"`
+	AfterFetched    int64       `json:"failures_after_fetch_ignored"`
+	UnknownHashes   int64       `json:"unknown_hashes_added"`
+	LeasesReleased  int         `json:"leases_released"`
+	LeasesPruned    int         `json:"stale_leases_dropped"`
+	PeerPenalties   int         `json:"peer_penalties"`
+	PeersForgotten  int         `json:"peers_forgotten"`
+	PeerRows        int         `json:"peer_rows"`
+	Archived        int64       `json:"archived_to_cold"`
+	Partitions      int         `json:"partitions_rewritten"`
+	Torrents        int64       `json:"torrents_written"`
+	PolicyHash      string      `json:"policy"`
+	Snapshot        int64       `json:"snapshot"`
+	CommitConflicts int         `json:"commit_conflicts"`
+	Seconds         float64     `json:"seconds"`
+	Union           *UnionStats `json:"union,omitempty"`
+
+	released []schema.Hash
+}
+
+func (st *Stats) add(o partOut, torrents int) {
+	st.Stored += o.verdicts[stored]
+	st.LateStored += o.verdicts[lateStored]
+	st.DuplicateOK += o.verdicts[duplicateOK]
+	st.Applied += o.verdicts[applied]
+	st.LateFailures += o.verdicts[lateFailure]
+	st.StaleFailures += o.verdicts[staleFailure]
+	st.AfterFetched += o.verdicts[afterFetched]
+	st.UnknownHashes += o.unknown
+	st.Archived += o.archived
+	st.Partitions++
+	st.Torrents += int64(torrents)
+	st.released = append(st.released, o.released...)
+}
+
+// pendingInputs drops inputs already in the ledger, and repeats by
+// content within this run.
+func pendingInputs(m *dataset.Manifest, ins []input) []input {
+	seen := map[string]bool{}
+	var out []input
+	for _, in := range ins {
+		if m.HasApplied(in.id) || seen[in.id] {
+			continue
+		}
+		seen[in.id] = true
+		out = append(out, in)
+	}
+	return out
+}
+
+// removeInbox deletes spooled inputs once they are applied (or were
+// already).
+func removeInbox(ins []input) {
+	for _, in := range ins {
+		if in.inbox {
+			os.Remove(in.path)
+		}
+	}
+}
+
+// runner applies one batch to one transaction.
+type runner struct {
+	d      *dataset.Dataset
+	tx     *dataset.Tx
+	base   *dataset.Manifest
+	p      schedule.Policy
+	now    int64
+	leases plan.Leases
+	peers  *peerTable
+	mu     sync.Mutex // guards tx
+}
+
+// Run folds the results in o.Inputs (or the dataset o.From) into o.Data
+// in one commit.
+func Run(ctx context.Context, o Options) (Stats, error) {
+	start := time.Now()
+	var st Stats
+	if o.From != "" {
+		if len(o.Inputs) > 0 {
+			return st, exitcode.BadInput(errors.New("merge: --from takes no RESULTS arguments"))
+		}
+		return runFrom(ctx, o, start)
+	}
+	if len(o.Inputs) == 0 {
+		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
+	}
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
+	if err != nil {
+		return st, err
+	}
+	p, err := schedule.Load(d.Dir)
+	if err != nil {
+		return st, exitcode.BadInput(err)
+	}
+	st.PolicyHash = p.Hash()
+	ins, err := resolveInputs(d, o.Inputs, o.Stdin)
+	if err != nil {
+		return st, err
+	}
+	st.Inputs = len(ins)
+	cache := map[string][]schema.Result{}
+	for attempt := 0; ; attempt++ {
+		tx, err := d.Begin()
+		if err != nil {
+			return st, err
+		}
+		pending := pendingInputs(tx.Base(), ins)
+		st.InputsSkipped = len(ins) - len(pending)
+		if len(pending) == 0 {
+			tx.Abort()
+			removeInbox(ins)
+			st.Snapshot = tx.Base().Snapshot
+			st.Seconds = time.Since(start).Seconds()
+			return st, nil
+		}
+		var results []schema.Result
+		for _, in := range pending {
+			rs, ok := cache[in.id]
+			if !ok {
+				if rs, err = readResults(in); err != nil {
+					tx.Abort()
+					if in.inbox {
+						os.Rename(in.path, in.path+".bad") // never block later runs
+					}
+					return st, err
+				}
+				cache[in.id] = rs
+			}
+			results = append(results, rs...)
+		}
+		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}
+		bst, err := r.apply(ctx, results, o.Workers)
+		if err != nil {
+			tx.Abort()
+			return st, err
+		}
+		bst.Inputs, bst.InputsSkipped, bst.PolicyHash, bst.CommitConflicts = st.Inputs, st.InputsSkipped, st.PolicyHash, st.CommitConflicts
+		st = bst
+		for _, in := range pending {
+			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: int64(len(cache[in.id])), At: o.Now})
+		}
+		tx.SetPolicy(p.JSON())
+		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge", Now: o.Now})
+		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+			st.CommitConflicts++
+			slog.Info("merge: dataset moved on while merging; merging again", "attempt", attempt+1)
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, dataset.ErrConflict) {
+				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
+			}
+			return st, err
+		}
+		removeInbox(ins)
+		st.Snapshot = m.Snapshot
+		st.Seconds = time.Since(start).Seconds()
+		return st, nil
+	}
+}
+
+// apply stages everything results change.
+func (r *runner) apply(ctx context.Context, results []schema.Result, workers int) (Stats, error) {
+	var st Stats
+	st.Results = int64(len(results))
+	var err error
+	if r.peers, err = readPeers(r.d, r.base); err != nil {
+		return st, err
+	}
+	st.PeerPenalties = r.peers.penalize(r.p, results)
+	st.PeersForgotten = r.peers.prune(r.p, r.now)
+	if r.leases, err = plan.ReadLeases(r.d, r.base); err != nil {
+		return st, fmt.Errorf("merge: %w", err)
+	}
+	slices.SortStableFunc(results, func(a, b schema.Result) int {
+		return cmp.Or(bytes.Compare(a.InfoHash[:], b.InfoHash[:]), cmp.Compare(a.AttemptedAt, b.AttemptedAt))
+	})
+	type part struct {
+		key string
+		rs  []schema.Result
+	}
+	var parts []part
+	for i := 0; i < len(results); {
+		j := i
+		for j < len(results) && results[j].InfoHash[0] == results[i].InfoHash[0] {
+			j++
+		}
+		parts = append(parts, part{fmt.Sprintf("%02x", results[i].InfoHash[0]), results[i:j]})
+		i = j
+	}
+	var (
+		mu    sync.Mutex
+		first error
+		next  int
+		wg    sync.WaitGroup
+	)
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if first != nil || next >= len(parts) {
+					mu.Unlock()
+					return
+				}
+				pt := parts[next]
+				next++
+				mu.Unlock()
+				out, err := r.statePartition(pt.key, pt.rs)
+				var n int
+				if err == nil {
+					n, err = r.torrentPartition(pt.key, out.torrents)
+				}
+				if err == nil {
+					err = ctx.Err()
+				}
+				mu.Lock()
+				if err != nil {
+					if first == nil {
+						first = err
+					}
+				} else {
+					st.add(out, n)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return st, first
+	}
+	for _, h := range st.released {
+		delete(r.leases, h)
+	}
+	st.LeasesReleased = len(st.released)
+	st.LeasesPruned = r.leases.Prune(r.now)
+	if st.LeasesReleased+st.LeasesPruned > 0 {
+		if err := plan.WriteLeases(r.tx, r.leases); err != nil {
+			return st, fmt.Errorf("merge: %w", err)
+		}
+	}
+	if err := r.peers.stage(r.tx); err != nil {
+		return st, err
+	}
+	st.PeerRows = len(r.peers.rows)
+	st.released = nil
+	return st, nil
+}

@@ -1,0 +1,226 @@
+package merge
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+type hashOnly struct {
+	InfoHash schema.Hash `parquet:"info_hash"`
+}
+
+func hashCmp(a, b schema.Hash) int { return bytes.Compare(a[:], b[:]) }
+
+// partOut is what applying one partition's results produced.
+type partOut struct {
+	verdicts [afterFetched + 1]int64
+	unknown  int64
+	archived int64
+	released []schema.Hash
+	torrents []schema.Torrent
+}
+
+// statePartition applies results (sorted by hash, then attempt time) to
+// state partition key and stages its new files: one hot file and the cold
+// files (kept as they were unless a result touched a cold hash, plus one
+// for hashes archived now).
+func (r *runner) statePartition(key string, results []schema.Result) (partOut, error) {
+	var out partOut
+	t := r.base.Table(dataset.TableState)
+	var hotFiles, coldFiles []dataset.FileInfo
+	for _, f := range t.Partitions[key] {
+		if schedule.IsColdFile(f.Name) {
+			coldFiles = append(coldFiles, f)
+		} else {
+			hotFiles = append(hotFiles, f)
+		}
+	}
+	var rows []schema.State
+	for _, f := range hotFiles {
+		rs, err := dataset.ReadFile[schema.State](r.d.FilePath(t, key, f))
+		if err != nil {
+			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
+		}
+		rows = append(rows, rs...)
+	}
+	coldTouched, err := r.touchesCold(t, key, coldFiles, results)
+	if err != nil {
+		return out, err
+	}
+	if coldTouched {
+		for _, f := range coldFiles {
+			rs, err := dataset.ReadFile[schema.State](r.d.FilePath(t, key, f))
+			if err != nil {
+				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
+			}
+			rows = append(rows, rs...)
+		}
+		coldFiles = nil
+	}
+	slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
+
+	var added []schema.State
+	released := map[schema.Hash]bool{}
+	for i := 0; i < len(results); {
+		h := results[i].InfoHash
+		j := i
+		for j < len(results) && results[j].InfoHash == h {
+			j++
+		}
+		st := r.find(rows, &added, h, &results[i], &out)
+		var lease *schema.Lease
+		if l, ok := r.leases[h]; ok {
+			lease = &l
+		}
+		for k := i; k < j; k++ {
+			res := &results[k]
+			before := st.MetadataStatus
+			v, release := applyResult(r.p, st, res, lease)
+			out.verdicts[v]++
+			if (v == stored || v == lateStored) && before != schema.StatusFetched {
+				out.torrents = append(out.torrents, torrentOf(res))
+			}
+			if release && lease != nil {
+				out.released = append(out.released, h)
+				released[h] = true
+				lease = nil
+			}
+		}
+		pruneAvoid(st, r.peers.rows, r.now)
+		i = j
+	}
+	rows = append(rows, added...)
+	slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
+
+	var hot, cold, archivedNow []schema.State
+	for i := range rows {
+		st := &rows[i]
+		if st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) &&
+			(released[st.InfoHash] || !r.leases.Live(st.InfoHash, r.now)) {
+			st.Tier = schema.TierCold
+			out.archived++
+			archivedNow = append(archivedNow, *st)
+			continue
+		}
+		if st.Tier == schema.TierCold {
+			cold = append(cold, *st)
+		} else {
+			hot = append(hot, *st)
+		}
+	}
+	files := slices.Clone(coldFiles)
+	if coldTouched {
+		cold = append(cold, archivedNow...)
+		slices.SortFunc(cold, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
+	} else {
+		cold = archivedNow // the untouched cold files stay as they are
+	}
+	for _, part := range []struct {
+		rows []schema.State
+		name string
+	}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		fi, err := r.writeStaged(dataset.TableState, key, part.name, part.rows)
+		if err != nil {
+			return out, err
+		}
+		files = append(files, fi)
+	}
+	r.mu.Lock()
+	tx := r.tx
+	tx.SetPartition(dataset.TableState, key, files)
+	if len(added) > 0 {
+		tx.DropBloom(dataset.TableState, key) // new hashes: dedup re-checks the files
+	}
+	r.mu.Unlock()
+	return out, nil
+}
+
+// find returns the state row of h, creating one for a hash the state
+// does not know (a fetch of a hash list that bypassed dedup): a hash is
+// never lost.
+func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash, first *schema.Result, out *partOut) *schema.State {
+	if i, ok := slices.BinarySearchFunc(rows, h, func(s schema.State, h schema.Hash) int { return hashCmp(s.InfoHash, h) }); ok {
+		return &rows[i]
+	}
+	for i := range *added {
+		if (*added)[i].InfoHash == h {
+			return &(*added)[i]
+		}
+	}
+	out.unknown++
+	typ := first.HashType
+	if typ == 0 {
+		typ = schema.HashV1
+	}
+	*added = append(*added, schema.State{InfoHash: h, HashType: typ, FirstSeen: first.AttemptedAt,
+		LastSeen: first.AttemptedAt, LastSource: schema.SourceImport, MetadataStatus: schema.StatusNew, Tier: schema.TierHot})
+	return &(*added)[len(*added)-1]
+}
+
+// touchesCold reports whether any result is for a hash in the cold files.
+func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileInfo, results []schema.Result) (bool, error) {
+	for _, f := range cold {
+		hs, err := dataset.ReadFile[hashOnly](r.d.FilePath(t, key, f))
+		if err != nil {
+			return false, fmt.Errorf("merge: state partition %s: %w", key, err)
+		}
+		slices.SortFunc(hs, func(a, b hashOnly) int { return hashCmp(a.InfoHash, b.InfoHash) })
+		for i := range results {
+			if _, ok := slices.BinarySearchFunc(hs, results[i].InfoHash, func(x hashOnly, h schema.Hash) int { return hashCmp(x.InfoHash, h) }); ok {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// writeStaged writes rows as file name of partition key of table in the
+// transaction; the Parquet encoding runs outside the lock.
+func writeStaged[T any](r *runner, table, key, name string, rows []T) (dataset.FileInfo, error) {
+	p := r.tx.StagePath(table, key, name)
+	f, err := os.Create(p)
+	if err != nil {
+		return dataset.FileInfo{}, fmt.Errorf("merge: %w", err)
+	}
+	w := parquet.NewGenericWriter[T](f, rowio.ParquetOptions()...)
+	if _, err := w.Write(rows); err != nil {
+		f.Close()
+		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
+	}
+	if err := w.Close(); err != nil {
+		f.Close()
+		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
+	}
+	if err := f.Close(); err != nil {
+		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tx.Stage(table, key, name, int64(len(rows)))
+}
+
+func (r *runner) writeStaged(table, key, name string, rows []schema.State) (dataset.FileInfo, error) {
+	return writeStaged(r, table, key, name, rows)
+}
+
+// torrentOf is the stored metadata of an ok result.
+func torrentOf(res *schema.Result) schema.Torrent {
+	typ := res.HashType
+	if typ == 0 {
+		typ = schema.HashV1
+	}
+	return schema.Torrent{InfoHash: res.InfoHash, HashType: typ, FetchedAt: res.AttemptedAt + max(res.TotalMs, 0),
+		ServedBy: res.ServedBy, MetadataSize: int64(len(res.InfoBytes)), Meta: res.Meta}
+}

@@ -1,0 +1,146 @@
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// maxTorrentFiles is how many files a torrents partition may hold before
+// merge compacts it into one.
+const maxTorrentFiles = 16
+
+// torrentPartition adds rows (new fetches) to torrents partition key as a
+// new file, compacting the partition when it has too many files.
+func (r *runner) torrentPartition(key string, rows []schema.Torrent) (int, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	slices.SortFunc(rows, func(a, b schema.Torrent) int { return hashCmp(a.InfoHash, b.InfoHash) })
+	t := r.base.Table(dataset.TableTorrents)
+	files := slices.Clone(t.Partitions[key])
+	if len(files)+1 > maxTorrentFiles {
+		fi, err := r.compactTorrents(t, key, files, rows)
+		if err != nil {
+			return 0, err
+		}
+		files = []dataset.FileInfo{fi}
+	} else {
+		fi, err := writeStaged(r, dataset.TableTorrents, key, dataset.NewName(".parquet"), rows)
+		if err != nil {
+			return 0, err
+		}
+		files = append(files, fi)
+	}
+	r.mu.Lock()
+	r.tx.SetPartition(dataset.TableTorrents, key, files)
+	r.mu.Unlock()
+	return len(rows), nil
+}
+
+// compactTorrents streams the partition's files and the new rows into one
+// file, a batch at a time (metadata can be large).
+func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.FileInfo, rows []schema.Torrent) (dataset.FileInfo, error) {
+	name := dataset.NewName(".parquet")
+	p := r.tx.StagePath(dataset.TableTorrents, key, name)
+	f, err := os.Create(p)
+	if err != nil {
+		return dataset.FileInfo{}, fmt.Errorf("merge: %w", err)
+	}
+	defer f.Close()
+	w := parquet.NewGenericWriter[schema.Torrent](f, rowio.ParquetOptions()...)
+	n := int64(0)
+	buf := make([]schema.Torrent, 64)
+	for _, fi := range files {
+		path := r.d.FilePath(t, key, fi)
+		if err := copyRows(path, buf, w, &n); err != nil {
+			return dataset.FileInfo{}, fmt.Errorf("merge: compacting %s: %w", path, err)
+		}
+	}
+	if _, err := w.Write(rows); err != nil {
+		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
+	}
+	n += int64(len(rows))
+	if err := w.Close(); err != nil {
+		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
+	}
+	if err := f.Close(); err != nil {
+		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tx.Stage(dataset.TableTorrents, key, name, n)
+}
+
+func copyRows(path string, buf []schema.Torrent, w *parquet.GenericWriter[schema.Torrent], n *int64) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(in, info.Size())
+	if err != nil {
+		return err
+	}
+	rd := parquet.NewGenericReader[schema.Torrent](pf)
+	defer rd.Close()
+	for {
+		k, err := rd.Read(buf)
+		if k > 0 {
+			if _, err := w.Write(buf[:k]); err != nil {
+				return err
+			}
+			*n += int64(k)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// eachTorrent streams the rows of a torrents file.
+func eachTorrent(path string, fn func(*schema.Torrent)) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(in, info.Size())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	rd := parquet.NewGenericReader[schema.Torrent](pf)
+	defer rd.Close()
+	buf := make([]schema.Torrent, 64)
+	for {
+		k, err := rd.Read(buf)
+		for i := range buf[:k] {
+			fn(&buf[i])
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}

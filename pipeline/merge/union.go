@@ -1,0 +1,412 @@
+package merge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// UnionStats are the counters of merge --from.
+type UnionStats struct {
+	From           string `json:"from"`
+	FromSnapshot   int64  `json:"from_snapshot"`
+	AlreadyMerged  bool   `json:"already_merged"`
+	Additive       bool   `json:"counts_added"`
+	Partitions     int    `json:"partitions_rewritten"`
+	HashesAdded    int64  `json:"hashes_added"`
+	HashesCombined int64  `json:"hashes_combined"`
+	TorrentsAdded  int64  `json:"torrents_added"`
+	PeersCombined  int    `json:"peer_rows"`
+	LedgerEntries  int    `json:"ledger_entries_added"`
+}
+
+// runFrom unions the dataset o.From into o.Data in one commit. Every
+// column has a rule (see unionState); the applied-input ledgers are
+// unioned, so an input both datasets applied counts once, and the union
+// itself is recorded by the other manifest's checksum, so repeating it is
+// a no-op. Leases are not copied: the other dataset's jobs report to it.
+func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
+	st := Stats{Union: &UnionStats{From: o.From}}
+	od, err := dataset.Open(ctx, o.From, dataset.OpenOptions{})
+	if err != nil {
+		return st, fmt.Errorf("merge --from: %w", err)
+	}
+	if same(o.Data, o.From) {
+		return st, exitcode.BadInput(fmt.Errorf("merge --from: %s is the dataset itself", o.From))
+	}
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: true, LockWait: o.LockWait})
+	if err != nil {
+		return st, err
+	}
+	p, err := schedule.Load(d.Dir)
+	if err != nil {
+		return st, exitcode.BadInput(err)
+	}
+	st.PolicyHash = p.Hash()
+	om, err := od.Current()
+	if err != nil {
+		return st, fmt.Errorf("merge --from: %w", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(od.Dir, "manifests", fmt.Sprintf("%012d.json", om.Snapshot)))
+	if err != nil {
+		return st, fmt.Errorf("merge --from: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	id := "dataset:" + hex.EncodeToString(sum[:])
+	st.Union.FromSnapshot = om.Snapshot
+	for attempt := 0; ; attempt++ {
+		tx, err := d.Begin()
+		if err != nil {
+			return st, err
+		}
+		if tx.Base().HasApplied(id) {
+			tx.Abort()
+			st.Union.AlreadyMerged = true
+			st.Snapshot = tx.Base().Snapshot
+			st.Seconds = time.Since(start).Seconds()
+			return st, nil
+		}
+		u := &unioner{runner: runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}, od: od, om: om}
+		us, err := u.run(ctx)
+		if err != nil {
+			tx.Abort()
+			return st, err
+		}
+		us.From, us.FromSnapshot = o.From, om.Snapshot
+		st.Union = &us
+		tx.AddApplied(dataset.Applied{ID: id, Name: "merge --from " + o.From + fmt.Sprintf(" (snapshot %d)", om.Snapshot),
+			Rows: om.Table(dataset.TableState).Rows(), At: o.Now})
+		tx.SetPolicy(p.JSON())
+		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge --from", Now: o.Now})
+		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+			st.CommitConflicts++
+			slog.Info("merge --from: dataset moved on while merging; merging again", "attempt", attempt+1)
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, dataset.ErrConflict) {
+				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
+			}
+			return st, err
+		}
+		st.Snapshot = m.Snapshot
+		st.Seconds = time.Since(start).Seconds()
+		return st, nil
+	}
+}
+
+func same(a, b string) bool {
+	x, err1 := os.Stat(a)
+	y, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(x, y)
+}
+
+// unioner folds one other dataset into a transaction.
+type unioner struct {
+	runner
+	od       *dataset.Dataset
+	om       *dataset.Manifest
+	additive bool
+}
+
+func (u *unioner) run(ctx context.Context) (UnionStats, error) {
+	var us UnionStats
+	// Counts add up only when the two histories share no input; otherwise
+	// the larger count is kept (a lower bound that never double counts).
+	mine := map[string]bool{}
+	for _, a := range u.base.Applied {
+		mine[a.ID] = true
+	}
+	u.additive = true
+	for _, a := range u.om.Applied {
+		if mine[a.ID] {
+			u.additive = false
+		}
+	}
+	us.Additive = u.additive
+	for _, a := range u.om.Applied {
+		if !mine[a.ID] {
+			u.tx.AddApplied(a)
+			mine[a.ID] = true
+			us.LedgerEntries++
+		}
+	}
+	ot := u.om.Table(dataset.TableState)
+	for _, key := range ot.PartitionKeys() {
+		if err := ctx.Err(); err != nil {
+			return us, err
+		}
+		added, combined, err := u.statePartition(key)
+		if err != nil {
+			return us, err
+		}
+		us.Partitions++
+		us.HashesAdded += added
+		us.HashesCombined += combined
+	}
+	tt := u.om.Table(dataset.TableTorrents)
+	for _, key := range tt.PartitionKeys() {
+		n, err := u.torrentPartitionFrom(key)
+		if err != nil {
+			return us, err
+		}
+		us.TorrentsAdded += n
+	}
+	n, err := u.peersFrom()
+	if err != nil {
+		return us, err
+	}
+	us.PeersCombined = n
+	return us, nil
+}
+
+// statePartition joins partition key of both datasets.
+func (u *unioner) statePartition(key string) (added, combined int64, err error) {
+	mine, err := dataset.ReadPartition[schema.State](u.d, u.base.Table(dataset.TableState), key)
+	if err != nil {
+		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.d.Dir, err)
+	}
+	theirs, err := dataset.ReadPartition[schema.State](u.od, u.om.Table(dataset.TableState), key)
+	if err != nil {
+		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.od.Dir, err)
+	}
+	byHash := func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }
+	slices.SortFunc(mine, byHash)
+	slices.SortFunc(theirs, byHash)
+	out := make([]schema.State, 0, len(mine)+len(theirs))
+	i, j := 0, 0
+	for i < len(mine) || j < len(theirs) {
+		switch {
+		case j == len(theirs) || i < len(mine) && hashCmp(mine[i].InfoHash, theirs[j].InfoHash) < 0:
+			out = append(out, mine[i])
+			i++
+		case i == len(mine) || hashCmp(mine[i].InfoHash, theirs[j].InfoHash) > 0:
+			s := theirs[j]
+			s.LeaseID, s.LeaseUntil = "", 0
+			out = append(out, s)
+			added++
+			j++
+		default:
+			out = append(out, unionState(u.p, mine[i], theirs[j], u.additive))
+			combined++
+			i++
+			j++
+		}
+	}
+	var hot, cold []schema.State
+	for _, s := range out {
+		if s.Tier == schema.TierCold {
+			cold = append(cold, s)
+		} else {
+			hot = append(hot, s)
+		}
+	}
+	var files []dataset.FileInfo
+	for _, part := range []struct {
+		rows []schema.State
+		name string
+	}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		fi, err := u.writeStaged(dataset.TableState, key, part.name, part.rows)
+		if err != nil {
+			return 0, 0, err
+		}
+		files = append(files, fi)
+	}
+	u.tx.SetPartition(dataset.TableState, key, files)
+	if added > 0 {
+		u.tx.DropBloom(dataset.TableState, key)
+	}
+	return added, combined, nil
+}
+
+// unionState combines the two records of one hash. Each column's rule:
+//
+//   - first_seen: the earlier (ignoring nulls); last_seen: the later, with
+//     last_source from the same record;
+//   - seen_count and activity (decayed to the later last_seen): added when
+//     the two histories share no input, else the larger;
+//   - metadata_status: fetched beats failed beats new; a fetched record
+//     brings its attempt columns, and no retry;
+//   - otherwise the retry columns (last_attempt, last_failure, next_retry,
+//     backoff_step, bad_metadata) come from the record with the later
+//     last_attempt (ties: the later next_retry), attempts are added or the
+//     larger as for seen_count, and backoff_step and bad_metadata are the
+//     larger of the two;
+//   - reactivated_at: the later; tier: hot if either is hot;
+//   - hash_type, info_hash_v2: whichever is known; avoid_peers: both lists;
+//   - lease columns: null (leases live in DIR/leases/).
+//
+// Every rule but the additive one is a maximum or minimum, so merging the
+// same or a newer copy of a dataset again changes nothing more.
+func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.State {
+	out := a
+	if out.HashType == 0 {
+		out.HashType = b.HashType
+	}
+	if len(out.InfoHashV2) == 0 {
+		out.InfoHashV2 = b.InfoHashV2
+	}
+	out.FirstSeen = minKnown(a.FirstSeen, b.FirstSeen)
+	if b.LastSeen > a.LastSeen {
+		out.LastSeen, out.LastSource = b.LastSeen, b.LastSource
+	}
+	half := float64(time.Duration(p.Plan.ActivityHalfLife).Milliseconds())
+	decay := func(s schema.State) float64 {
+		return s.Activity * math.Exp2(-float64(out.LastSeen-s.LastSeen)/half)
+	}
+	if additive {
+		out.SeenCount = a.SeenCount + b.SeenCount
+		out.Activity = decay(a) + decay(b)
+	} else {
+		out.SeenCount = max(a.SeenCount, b.SeenCount)
+		out.Activity = max(decay(a), decay(b))
+	}
+	rank := map[string]int{schema.StatusNew: 0, schema.StatusFailed: 1, schema.StatusFetched: 2}
+	src := a // the record whose attempt columns win
+	switch {
+	case a.MetadataStatus == schema.StatusFetched:
+	case b.MetadataStatus == schema.StatusFetched:
+		src = b
+	case b.LastAttempt != a.LastAttempt:
+		if b.LastAttempt > a.LastAttempt {
+			src = b
+		}
+	case b.NextRetry > a.NextRetry:
+		src = b
+	}
+	out.MetadataStatus = a.MetadataStatus
+	if rank[b.MetadataStatus] > rank[a.MetadataStatus] {
+		out.MetadataStatus = b.MetadataStatus
+	}
+	out.LastAttempt, out.LastFailure, out.NextRetry = src.LastAttempt, src.LastFailure, src.NextRetry
+	out.Attempts, out.BackoffStep, out.BadMetadata = src.Attempts, src.BackoffStep, src.BadMetadata
+	if out.MetadataStatus != schema.StatusFetched {
+		if additive {
+			out.Attempts = a.Attempts + b.Attempts
+		} else {
+			out.Attempts = max(a.Attempts, b.Attempts)
+		}
+		out.BackoffStep = max(a.BackoffStep, b.BackoffStep)
+		out.BadMetadata = max(a.BadMetadata, b.BadMetadata)
+	}
+	out.Reactivated = max(a.Reactivated, b.Reactivated)
+	if a.Tier == schema.TierHot || b.Tier == schema.TierHot || out.MetadataStatus == schema.StatusFetched {
+		out.Tier = schema.TierHot
+	}
+	out.LeaseID, out.LeaseUntil = "", 0
+	out.AvoidPeers = slices.Clone(a.AvoidPeers)
+	for _, x := range b.AvoidPeers {
+		if !slices.Contains(out.AvoidPeers, x) {
+			out.AvoidPeers = append(out.AvoidPeers, x)
+		}
+	}
+	if n := len(out.AvoidPeers); n > maxAvoid {
+		out.AvoidPeers = out.AvoidPeers[n-maxAvoid:]
+	}
+	return out
+}
+
+func minKnown(a, b int64) int64 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// torrentPartitionFrom adds the other dataset's torrents of partition key
+// that this one lacks (a torrent both have keeps this dataset's row: the
+// info dictionary is the same, its hash is the key).
+func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
+	mt := u.base.Table(dataset.TableTorrents)
+	have := map[schema.Hash]bool{}
+	for _, f := range mt.Partitions[key] {
+		hs, err := dataset.ReadFile[hashOnly](u.d.FilePath(mt, key, f))
+		if err != nil {
+			return 0, fmt.Errorf("merge --from: %w", err)
+		}
+		for _, h := range hs {
+			have[h.InfoHash] = true
+		}
+	}
+	ot := u.om.Table(dataset.TableTorrents)
+	var rows []schema.Torrent
+	for _, f := range ot.Partitions[key] {
+		err := eachTorrent(u.od.FilePath(ot, key, f), func(t *schema.Torrent) {
+			if !have[t.InfoHash] {
+				have[t.InfoHash] = true
+				rows = append(rows, cloneTorrent(t))
+			}
+		})
+		if err != nil {
+			return 0, fmt.Errorf("merge --from: %w", err)
+		}
+	}
+	n, err := u.torrentPartition(key, rows)
+	return int64(n), err
+}
+
+// peersFrom unions the peer-penalty tables: per endpoint the later until
+// (with its class), the larger failure count, the later last_at.
+func (u *unioner) peersFrom() (int, error) {
+	var err error
+	if u.peers, err = readPeers(u.d, u.base); err != nil {
+		return 0, err
+	}
+	theirs, err := dataset.ReadPartition[schema.PeerPenalty](u.od, u.om.Table(dataset.TablePeers), "")
+	if err != nil {
+		return 0, fmt.Errorf("merge --from: peers: %w", err)
+	}
+	for _, t := range theirs {
+		m, ok := u.peers.rows[t.Addr]
+		next := t
+		if ok {
+			next = m
+			if t.Until > m.Until {
+				next.Until, next.Class = t.Until, t.Class
+			}
+			next.Failures = max(m.Failures, t.Failures)
+			next.LastAt = max(m.LastAt, t.LastAt)
+		}
+		if !ok || next != m {
+			u.peers.rows[t.Addr] = next
+			u.peers.changed = true
+		}
+	}
+	u.peers.prune(u.p, u.now)
+	if err := u.peers.stage(u.tx); err != nil {
+		return 0, err
+	}
+	return len(u.peers.rows), nil
+}
+
+// cloneTorrent copies t with slices of its own (a reader may reuse its
+// buffers).
+func cloneTorrent(t *schema.Torrent) schema.Torrent {
+	c := *t
+	c.NameRaw = slices.Clone(t.NameRaw)
+	c.InfoBytes = slices.Clone(t.InfoBytes)
+	c.Files = slices.Clone(t.Files)
+	for i := range c.Files {
+		c.Files[i].PathRaw = slices.Clone(c.Files[i].PathRaw)
+	}
+	return c
+}
