@@ -131,9 +131,6 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		return runFrom(ctx, o, start)
 	}
-	if len(o.Inputs) == 0 {
-		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
-	}
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 	if err != nil {
 		return st, err
@@ -146,6 +143,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	ins, err := resolveInputs(d, o.Inputs, o.Stdin)
 	if err != nil {
 		return st, err
+	}
+	if len(ins) == 0 { // without arguments, merge applies what a killed run spooled
+		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
 	}
 	st.Inputs = len(ins)
 	cache := map[string][]schema.Result{}

@@ -20,30 +20,37 @@ type cand struct {
 	relet    bool // its previous lease expired unanswered
 }
 
-// topK keeps the k best candidates seen (best = lowest Priority.Compare);
-// the worst kept one sits at the root, ready to be evicted.
+// topK keeps the k best candidates seen (best = lowest
+// Priority.Compare). The heap orders small entries, worst at the root,
+// that point at their candidate's slot.
 type topK struct {
 	k     int
-	items []cand
+	heap  []entry
+	slots []cand
+}
+
+type entry struct {
+	prio schedule.Priority
+	slot int32
 }
 
 func newTopK(k int) *topK { return &topK{k: k} }
 
-func (t *topK) Len() int           { return len(t.items) }
-func (t *topK) Less(i, j int) bool { return t.items[i].prio.Compare(t.items[j].prio) > 0 }
-func (t *topK) Swap(i, j int)      { t.items[i], t.items[j] = t.items[j], t.items[i] }
-func (t *topK) Push(x any)         { t.items = append(t.items, x.(cand)) }
+func (t *topK) Len() int           { return len(t.heap) }
+func (t *topK) Less(i, j int) bool { return t.heap[i].prio.Compare(t.heap[j].prio) > 0 }
+func (t *topK) Swap(i, j int)      { t.heap[i], t.heap[j] = t.heap[j], t.heap[i] }
+func (t *topK) Push(x any)         { t.heap = append(t.heap, x.(entry)) }
 func (t *topK) Pop() any {
-	n := len(t.items) - 1
-	c := t.items[n]
-	t.items = t.items[:n]
-	return c
+	n := len(t.heap) - 1
+	e := t.heap[n]
+	t.heap = t.heap[:n]
+	return e
 }
 
 // wants reports whether a candidate of priority p would be kept, so the
 // caller can skip building it.
 func (t *topK) wants(p schedule.Priority) bool {
-	return t.k > 0 && (len(t.items) < t.k || p.Compare(t.items[0].prio) < 0)
+	return t.k > 0 && (len(t.heap) < t.k || p.Compare(t.heap[0].prio) < 0)
 }
 
 // offer keeps c if it is among the k best.
@@ -51,24 +58,30 @@ func (t *topK) offer(c cand) {
 	if !t.wants(c.prio) {
 		return
 	}
-	if len(t.items) < t.k {
-		heap.Push(t, c)
+	if len(t.heap) < t.k {
+		t.slots = append(t.slots, c)
+		heap.Push(t, entry{c.prio, int32(len(t.slots) - 1)})
 		return
 	}
-	t.items[0] = c
+	slot := t.heap[0].slot
+	t.slots[slot] = c
+	t.heap[0] = entry{c.prio, slot}
 	heap.Fix(t, 0)
 }
 
 // merge offers every candidate of o.
 func (t *topK) merge(o *topK) {
-	for _, c := range o.items {
-		t.offer(c)
+	for _, e := range o.heap {
+		t.offer(o.slots[e.slot])
 	}
 }
 
 // sorted returns the kept candidates, best first.
 func (t *topK) sorted() []cand {
-	out := slices.Clone(t.items)
+	out := make([]cand, 0, len(t.heap))
+	for _, e := range t.heap {
+		out = append(out, t.slots[e.slot])
+	}
 	slices.SortFunc(out, func(a, b cand) int { return a.prio.Compare(b.prio) })
 	return out
 }

@@ -2,36 +2,14 @@ package plan
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"sync"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
-
-// planRow holds the state columns planning reads; the others are never
-// decoded.
-type planRow struct {
-	InfoHash       schema.Hash `parquet:"info_hash"`
-	HashType       int8        `parquet:"hash_type,int(8)"`
-	FirstSeen      int64       `parquet:"first_seen,timestamp(millisecond)"`
-	LastSeen       int64       `parquet:"last_seen,timestamp(millisecond)"`
-	Activity       float64     `parquet:"activity"`
-	MetadataStatus string      `parquet:"metadata_status,dict"`
-	Attempts       int32       `parquet:"attempts"`
-	LastAttempt    int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
-	NextRetry      int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
-	Tier           string      `parquet:"tier,dict"`
-	Reactivated    int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
-	AvoidPeers     []string    `parquet:"avoid_peers,list"`
-}
 
 // counts are one scan's counters.
 type counts struct {
@@ -84,7 +62,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 			defer wg.Done()
 			local := newPools(s.limit, s.coldBudget)
 			var c counts
-			buf := make([]planRow, 1024)
+			var g rowGroup
 			for {
 				mu.Lock()
 				if first != nil || next >= len(keys) {
@@ -96,7 +74,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 				mu.Unlock()
 				err := ctx.Err()
 				if err == nil {
-					err = s.partition(t, key, buf, local, &c)
+					err = s.partition(t, key, &g, local, &c)
 				}
 				if err != nil {
 					mu.Lock()
@@ -119,7 +97,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 
 // partition offers the due hashes of one partition: its hot files, and
 // its cold files when the partition is in this pass's cold window.
-func (s *scanner) partition(t *dataset.Table, key string, buf []planRow, ps *pools, c *counts) error {
+func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, ps *pools, c *counts) error {
 	prefix, err := strconv.ParseUint(key, 16, 8)
 	if err != nil {
 		return fmt.Errorf("plan-retries: state partition %q: not a hex prefix", key)
@@ -131,9 +109,9 @@ func (s *scanner) partition(t *dataset.Table, key string, buf []planRow, ps *poo
 			continue
 		}
 		path := s.d.FilePath(t, key, f)
-		err := eachRow(path, buf, func(rows []planRow) {
-			for i := range rows {
-				s.offer(&rows[i], cold, ps, c)
+		err := eachRowGroup(path, g, func(g *rowGroup) {
+			for i := range g.n {
+				s.offer(g, i, cold, ps, c)
 			}
 		})
 		if err != nil {
@@ -143,25 +121,35 @@ func (s *scanner) partition(t *dataset.Table, key string, buf []planRow, ps *poo
 	return nil
 }
 
-// offer considers one state row.
-func (s *scanner) offer(r *planRow, coldFile bool, ps *pools, c *counts) {
+// statusNames and tierNames turn codes back into the schema's strings.
+var (
+	statusNames = [...]string{codeOther: schema.StatusNew, codeNew: schema.StatusNew, codeFailed: schema.StatusFailed,
+		codeFetched: schema.StatusFetched, codeHot: schema.StatusNew, codeCold: schema.StatusNew}
+	tierNames = [...]string{codeOther: schema.TierHot, codeNew: schema.TierHot, codeFailed: schema.TierHot,
+		codeFetched: schema.TierHot, codeHot: schema.TierHot, codeCold: schema.TierCold}
+)
+
+// offer considers row i of a row group.
+func (s *scanner) offer(g *rowGroup, i int, coldFile bool, ps *pools, c *counts) {
 	if coldFile {
 		c.ColdScanned++
 	} else {
 		c.Scanned++
 	}
-	st := schema.State{
-		InfoHash: r.InfoHash, HashType: r.HashType, FirstSeen: r.FirstSeen, LastSeen: r.LastSeen,
-		Activity: r.Activity, MetadataStatus: r.MetadataStatus, Attempts: r.Attempts,
-		LastAttempt: r.LastAttempt, NextRetry: r.NextRetry, Tier: r.Tier, Reactivated: r.Reactivated,
+	if g.status[i] == codeFetched {
+		c.Fetched++
+		return
 	}
-	if l, ok := s.leases[r.InfoHash]; ok {
+	h := g.infoHash(i)
+	st := schema.State{
+		InfoHash: h, HashType: int8(g.hashType[i]), FirstSeen: g.firstSeen[i], LastSeen: g.lastSeen[i],
+		Activity: g.activity[i], MetadataStatus: statusNames[g.status[i]], Attempts: g.attempts[i],
+		LastAttempt: g.lastAttempt[i], NextRetry: g.nextRetry[i], Tier: tierNames[g.tier[i]], Reactivated: g.reactivated[i],
+	}
+	if l, ok := s.leases[h]; ok {
 		st.LeaseID, st.LeaseUntil = l.LeaseID, l.LeaseUntil
 	}
 	switch {
-	case st.MetadataStatus == schema.StatusFetched:
-		c.Fetched++
-		return
 	case schedule.Leased(&st, s.now):
 		c.Leased++
 		return
@@ -190,40 +178,12 @@ func (s *scanner) offer(r *planRow, coldFile bool, ps *pools, c *counts) {
 	if !pool.wants(prio) {
 		return
 	}
+	avoid := []string{}
+	if g.avoidAt[i+1] > g.avoidAt[i] {
+		avoid = append(avoid, g.avoid[g.avoidAt[i]:g.avoidAt[i+1]]...)
+	}
 	pool.offer(cand{
 		prio: prio, hash: st.InfoHash, hashType: st.HashType, attempt: st.Attempts + 1,
-		reason: reason, avoid: append([]string(nil), r.AvoidPeers...), relet: st.LeaseID != "",
+		reason: reason, avoid: avoid, relet: st.LeaseID != "",
 	})
-}
-
-// eachRow streams the rows of a Parquet file in batches of len(buf),
-// decoding only T's columns.
-func eachRow[T any](path string, buf []T, fn func([]T)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	pf, err := parquet.OpenFile(f, info.Size())
-	if err != nil {
-		return err
-	}
-	r := parquet.NewGenericReader[T](pf)
-	defer r.Close()
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			fn(buf[:n])
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }

@@ -1,0 +1,182 @@
+// Command stategen writes a synthetic dataset state for benchmarks of
+// plan-retries and merge: N hashes over the 256 prefix partitions, a mix of
+// never-tried, failed (at every step of the schedule, due and not due) and
+// fetched hashes, and some cold ones in cold files.
+//
+//	go run ./pipeline/plan/stategen -data /tmp/bench -n 10000000 -now 2026-03-01T00:00:00Z
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+func main() {
+	data := flag.String("data", "", "dataset `DIR` to create (must not exist)")
+	n := flag.Int64("n", 1_000_000, "number of hashes")
+	nowS := flag.String("now", "2026-03-01T00:00:00Z", "the benchmark's planning time (RFC 3339)")
+	seed := flag.Uint64("seed", 1, "random seed")
+	workers := flag.Int("workers", 2, "partitions generated in parallel")
+	flag.Parse()
+	if *data == "" {
+		log.Fatal("stategen: -data DIR is required")
+	}
+	if _, err := os.Stat(*data); err == nil {
+		log.Fatalf("stategen: %s exists", *data)
+	}
+	now, err := time.Parse(time.RFC3339, *nowS)
+	if err != nil {
+		log.Fatalf("stategen: -now: %v", err)
+	}
+	start := time.Now()
+	if err := run(*data, *n, now.UnixMilli(), *seed, *workers); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "stategen: %d hashes in %s\n", *n, time.Since(start).Round(time.Millisecond))
+}
+
+func run(dir string, n, now int64, seed uint64, workers int) error {
+	ctx := context.Background()
+	d, err := dataset.Open(ctx, dir, dataset.OpenOptions{Create: true})
+	if err != nil {
+		return err
+	}
+	if err := schedule.Save(dir, schedule.Default()); err != nil {
+		return err
+	}
+	tx, err := d.Begin()
+	if err != nil {
+		return err
+	}
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+		next  int
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				p := next
+				next++
+				mu.Unlock()
+				if p >= 256 {
+					return
+				}
+				per := n / 256
+				if int64(p) < n%256 {
+					per++
+				}
+				hot, cold := partition(byte(p), per, now, seed)
+				key := fmt.Sprintf("%02x", p)
+				var files []dataset.FileInfo
+				for _, part := range []struct {
+					rows []schema.State
+					name string
+				}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
+					if len(part.rows) == 0 {
+						continue
+					}
+					fi, err := write(tx, &mu, key, part.name, part.rows)
+					if err != nil {
+						mu.Lock()
+						first = err
+						mu.Unlock()
+						return
+					}
+					files = append(files, fi)
+				}
+				mu.Lock()
+				tx.SetPartition(dataset.TableState, key, files)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		tx.Abort()
+		return first
+	}
+	_, err = tx.Commit(ctx, dataset.CommitOptions{Writer: "stategen"})
+	return err
+}
+
+// partition generates the hashes of prefix p, sorted.
+func partition(p byte, n, now int64, seed uint64) (hot, cold []schema.State) {
+	r := rand.New(rand.NewPCG(seed, uint64(p)))
+	pol := schedule.Default()
+	rows := make([]schema.State, n)
+	for i := range rows {
+		var h schema.Hash
+		h[0] = p
+		binary.BigEndian.PutUint64(h[1:], r.Uint64())
+		binary.BigEndian.PutUint64(h[9:], r.Uint64())
+		binary.BigEndian.PutUint32(h[16:], r.Uint32())
+		first := now - r.Int64N(180*24*3600*1000)
+		last := first + r.Int64N(now-first+1)
+		st := schema.State{InfoHash: h, HashType: schema.HashV1, FirstSeen: first, LastSeen: last,
+			SeenCount: 1 + r.Int64N(50), LastSource: schema.SourceGetPeers, Activity: r.Float64() * 8,
+			MetadataStatus: schema.StatusNew, Tier: schema.TierHot}
+		switch x := r.IntN(100); {
+		case x < 35: // never tried
+		case x < 55: // fetched
+			schedule.ApplySuccess(&st, last)
+		default: // failed k times, the last one recently enough to be due or not
+			k := 1 + r.IntN(8)
+			at := last
+			for range k {
+				schedule.ApplyFailure(pol, &st, schema.OutcomeNoPeers, at, false)
+				at = st.NextRetry
+			}
+			shift := st.NextRetry - now + r.Int64N(14*24*3600*1000) - 7*24*3600*1000
+			st.LastAttempt -= shift
+			st.NextRetry -= shift
+			if schedule.ShouldArchive(pol, &st, now) {
+				st.Tier = schema.TierCold
+			}
+		}
+		rows[i] = st
+	}
+	slices.SortFunc(rows, func(a, b schema.State) int { return slices.Compare(a.InfoHash[:], b.InfoHash[:]) })
+	for _, st := range rows {
+		if st.Tier == schema.TierCold {
+			cold = append(cold, st)
+		} else {
+			hot = append(hot, st)
+		}
+	}
+	return hot, cold
+}
+
+func write(tx *dataset.Tx, mu *sync.Mutex, key, name string, rows []schema.State) (dataset.FileInfo, error) {
+	w, err := rowio.Create[schema.State](tx.StagePath(dataset.TableState, key, name), nil)
+	if err != nil {
+		return dataset.FileInfo{}, err
+	}
+	if err := w.Write(rows); err != nil {
+		w.Abort()
+		return dataset.FileInfo{}, err
+	}
+	if err := w.Close(); err != nil {
+		return dataset.FileInfo{}, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return tx.Stage(dataset.TableState, key, name, int64(len(rows)))
+}
