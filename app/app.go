@@ -24,11 +24,12 @@ func commands() []*cli.Command {
 	return []*cli.Command{
 		captureCommand(),
 		dedupCommand(),
-		// plan-retries
+		planRetriesCommand(),
 		fetchCommand(),
-		// merge
+		mergeCommand(),
 		exportCommand(),
 		statusCommand(),
+		policyCommand(),
 	}
 }
 

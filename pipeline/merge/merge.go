@@ -222,9 +222,7 @@ func (r *runner) apply(ctx context.Context, results []schema.Result, workers int
 	if r.leases, err = plan.ReadLeases(r.d, r.base); err != nil {
 		return st, fmt.Errorf("merge: %w", err)
 	}
-	slices.SortStableFunc(results, func(a, b schema.Result) int {
-		return cmp.Or(bytes.Compare(a.InfoHash[:], b.InfoHash[:]), cmp.Compare(a.AttemptedAt, b.AttemptedAt))
-	})
+	results = sortResults(results)
 	type part struct {
 		key string
 		rs  []schema.Result
@@ -297,4 +295,22 @@ func (r *runner) apply(ctx context.Context, results []schema.Result, workers int
 	st.PeerRows = len(r.peers.rows)
 	st.released = nil
 	return st, nil
+}
+
+// sortResults orders results by hash, then attempt time, then input order
+// (sorting indexes: a Result is large).
+func sortResults(rs []schema.Result) []schema.Result {
+	idx := make([]int32, len(rs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(i, j int32) int {
+		a, b := &rs[i], &rs[j]
+		return cmp.Or(bytes.Compare(a.InfoHash[:], b.InfoHash[:]), cmp.Compare(a.AttemptedAt, b.AttemptedAt), cmp.Compare(i, j))
+	})
+	out := make([]schema.Result, len(rs))
+	for k, i := range idx {
+		out[k] = rs[i]
+	}
+	return out
 }

@@ -1,16 +1,19 @@
 package merge
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/plan/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -46,7 +49,7 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 	}
 	var rows []schema.State
 	for _, f := range hotFiles {
-		rs, err := dataset.ReadFile[schema.State](r.d.FilePath(t, key, f))
+		rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f))
 		if err != nil {
 			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
@@ -58,7 +61,7 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 	}
 	if coldTouched {
 		for _, f := range coldFiles {
-			rs, err := dataset.ReadFile[schema.State](r.d.FilePath(t, key, f))
+			rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f))
 			if err != nil {
 				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 			}
@@ -194,12 +197,17 @@ func writeStaged[T any](r *runner, table, key, name string, rows []T) (dataset.F
 	if err != nil {
 		return dataset.FileInfo{}, fmt.Errorf("merge: %w", err)
 	}
-	w := parquet.NewGenericWriter[T](f, rowio.ParquetOptions()...)
+	bw := bufio.NewWriterSize(f, 1<<20) // parquet-go writes page by page
+	w := parquet.NewGenericWriter[T](bw, writerOptions()...)
 	if _, err := w.Write(rows); err != nil {
 		f.Close()
 		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
 	}
 	if err := w.Close(); err != nil {
+		f.Close()
+		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
 	}
@@ -213,6 +221,14 @@ func writeStaged[T any](r *runner, table, key, name string, rows []T) (dataset.F
 
 func (r *runner) writeStaged(table, key, name string, rows []schema.State) (dataset.FileInfo, error) {
 	return writeStaged(r, table, key, name, rows)
+}
+
+// writerOptions are infohash's Parquet options with snappy instead of
+// zstd: the state is mostly random hashes and timestamps, which zstd does
+// not shrink further (measured: 23.6 vs 24.4 bytes a row), while snappy
+// writes about 1.5 times faster, and merge rewrites whole partitions.
+func writerOptions() []parquet.WriterOption {
+	return append(rowio.ParquetOptions(), parquet.Compression(&snappy.Codec{}))
 }
 
 // torrentOf is the stored metadata of an ok result.

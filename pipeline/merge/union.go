@@ -16,6 +16,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/plan/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -175,11 +176,11 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 
 // statePartition joins partition key of both datasets.
 func (u *unioner) statePartition(key string) (added, combined int64, err error) {
-	mine, err := dataset.ReadPartition[schema.State](u.d, u.base.Table(dataset.TableState), key)
+	mine, err := readPartition(u.d, u.base.Table(dataset.TableState), key)
 	if err != nil {
 		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.d.Dir, err)
 	}
-	theirs, err := dataset.ReadPartition[schema.State](u.od, u.om.Table(dataset.TableState), key)
+	theirs, err := readPartition(u.od, u.om.Table(dataset.TableState), key)
 	if err != nil {
 		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.od.Dir, err)
 	}
@@ -409,4 +410,17 @@ func cloneTorrent(t *schema.Torrent) schema.Torrent {
 		c.Files[i].PathRaw = slices.Clone(c.Files[i].PathRaw)
 	}
 	return c
+}
+
+// readPartition reads every state row of partition key of t.
+func readPartition(d *dataset.Dataset, t *dataset.Table, key string) ([]schema.State, error) {
+	var out []schema.State
+	for _, f := range t.Partitions[key] {
+		rows, err := statecol.ReadStateFile(d.FilePath(t, key, f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
 }

@@ -1,0 +1,86 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/merge"
+)
+
+func mergeCommand() *cli.Command {
+	d := merge.DefaultOptions()
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "fold fetch results (or another dataset) into the dataset",
+		ArgsUsage: "RESULTS...",
+		UsageText: `infohash merge --data DIR RESULTS...|-
+   infohash merge --data DIR --from OTHER_DIR
+
+   infohash merge --data ./ih results.parquet
+   infohash plan-retries --data ./ih -o - | infohash fetch - -o - | infohash merge --data ./ih -
+   infohash merge --data ./ih --now 2026-01-01T00:00:00Z --stats-json merge.json results/
+   infohash merge --data ./ih --from /backup/ih`,
+		Description: `RESULTS are fetch result files (Parquet), folders of them, or - for an Arrow
+IPC stream on stdin (spooled durably to DIR/inbox/merge/ first, and applied
+by the next merge if this one is killed; merge --data DIR with no RESULTS
+applies such leftovers). All of them are applied in one commit; bad input
+commits nothing.
+
+A result counts once: it is applied only while its (info_hash, lease_id)
+matches the hash's lease from plan-retries, which it then releases. A late
+ok (the lease moved on) is still stored; a late failure is ignored and
+counted. Each input is recorded by checksum, so applying it again is a no-op.
+
+ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/.
+A failure: attempts+1 (not for local_error), last_attempt, last_failure and
+next_retry from DIR/policy.json; the endpoints that failed are penalised in
+DIR/peers/ and avoided by the hash's next jobs. Failed hashes past the
+policy's archive threshold move to the cold tier (never deleted).
+
+--from OTHER_DIR unions another dataset (a second crawler, a restored
+backup): first_seen is the earlier, last_seen the later, fetched beats failed
+beats new, counts add up unless the two histories share an input, and the
+applied-input ledgers are unioned. Repeating it changes nothing.
+
+` + exitcode.Help,
+		Flags: []cli.Flag{
+			dataFlag, nowFlag, statsJSONFlag,
+			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
+			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
+			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
+		},
+		Action: func(c *cli.Context) error {
+			data, err := requireData(c)
+			if err != nil {
+				return err
+			}
+			o := merge.DefaultOptions()
+			o.Data, o.Inputs, o.From, o.Stdin = data, c.Args().Slice(), c.String("from"), c.App.Reader
+			o.Keep, o.LockWait = c.Int("keep"), c.Duration("lock-wait")
+			if o.Now, err = parseNow(c); err != nil {
+				return err
+			}
+			st, err := merge.Run(c.Context, o)
+			if err != nil {
+				return err
+			}
+			if u := st.Union; u != nil {
+				slog.Info("merge --from done", "from", u.From, "from_snapshot", u.FromSnapshot,
+					"already_merged", u.AlreadyMerged, "counts_added", u.Additive, "hashes_added", u.HashesAdded,
+					"hashes_combined", u.HashesCombined, "torrents_added", u.TorrentsAdded,
+					"snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+			} else {
+				slog.Info("merge done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
+					"results", st.Results, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
+					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
+					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
+					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
+					"archived", st.Archived, "snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+			}
+			return writeStatsJSON(c, st)
+		},
+	}
+}

@@ -1,0 +1,91 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/plan"
+)
+
+func planRetriesCommand() *cli.Command {
+	d := plan.DefaultOptions()
+	return &cli.Command{
+		Name:  "plan-retries",
+		Usage: "lease the hashes to fetch next and write them as jobs",
+		UsageText: `infohash plan-retries --data DIR [--now T] [--limit N] [--new-share F] [--lease D] -o FILE|-
+
+   infohash plan-retries --data ./ih --limit 5000 -o jobs.parquet
+   infohash plan-retries --data ./ih -o - | infohash fetch - -o - | infohash merge --data ./ih -
+   infohash plan-retries --data ./ih --now 2026-01-01T00:00:00Z --seed 7 -o jobs.parquet
+   */10 * * * *  infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -`,
+		Description: `Picks due hashes: metadata not fetched, next_retry reached, no live lease,
+not in DIR/blocklist. At most --limit are planned; when both kinds wait,
+never-tried hashes get at least --new-share of them, so a flood of retries
+cannot starve new work. The rest go by priority: reactivated first, then
+activity, fewer attempts, longer waiting, and a seeded hash for ties (never
+by prefix). Cold hashes are read by a budgeted sweep of a few partitions per
+pass and take at most the policy's plan.cold_share of --limit.
+
+Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
+lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC
+stream to stdout with -o -. Their leases are committed to DIR/leases/ first:
+a second planner does not hand out the same hashes, and a job whose fetch
+never reports back returns to the queue when its lease ends. A jobs file
+appears only once the leases are committed.
+
+Defaults for --new-share, --lease and --seed come from DIR/policy.json
+(see infohash policy show). The run reads each hot state file once, keeping
+only the best --limit candidates in memory.
+
+` + exitcode.Help,
+		Flags: []cli.Flag{
+			dataFlag, nowFlag, statsJSONFlag,
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
+			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs"},
+			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes (default: the policy's, 0.5)"},
+			&cli.DurationFlag{Name: "lease", Usage: "lease jobs for `D` (default: the policy's, 2h)"},
+			&cli.Uint64Flag{Name: "seed", Usage: "tie-break seed `S` (default: the policy's)"},
+			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
+			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exitcode.BadInput(fmt.Errorf("plan-retries: unexpected argument %q", c.Args().First()))
+			}
+			data, err := requireData(c)
+			if err != nil {
+				return err
+			}
+			o := plan.DefaultOptions()
+			o.Data, o.Output, o.Stdout = data, c.String("output"), c.App.Writer
+			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), c.Duration("lock-wait"), c.Duration("lease")
+			if c.IsSet("new-share") {
+				v := c.Float64("new-share")
+				o.NewShare = &v
+			}
+			if c.IsSet("seed") {
+				v := c.Uint64("seed")
+				o.Seed = &v
+			}
+			if c.IsSet("lease") && o.Lease <= 0 {
+				return exitcode.BadInput(fmt.Errorf("--lease %v: must be positive", o.Lease))
+			}
+			if o.Now, err = parseNow(c); err != nil {
+				return err
+			}
+			st, err := plan.Run(c.Context, o)
+			if err != nil {
+				return err
+			}
+			slog.Info("plan-retries done", "planned", st.Planned, "new", st.PlannedNew, "retry", st.PlannedRetry,
+				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due,
+				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
+				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
+				"seconds", fmt.Sprintf("%.2f", st.Seconds))
+			return writeStatsJSON(c, st)
+		},
+	}
+}

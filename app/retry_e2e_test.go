@@ -1,0 +1,290 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+var (
+	retryBinOnce sync.Once
+	retryBin     string
+	retryBinErr  error
+)
+
+// retryBinary builds the real binary once for these tests.
+func retryBinary(t *testing.T) string {
+	t.Helper()
+	retryBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "infohash-retry-*")
+		if err != nil {
+			retryBinErr = err
+			return
+		}
+		retryBin = filepath.Join(dir, "infohash")
+		if out, err := exec.Command("go", "build", "-o", retryBin, "../cmd/infohash").CombinedOutput(); err != nil {
+			retryBinErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if retryBinErr != nil {
+		t.Fatal(retryBinErr)
+	}
+	return retryBin
+}
+
+type cliRun struct {
+	stdout []byte
+	stderr string
+	code   int
+}
+
+func ih(t *testing.T, stdin []byte, args ...string) cliRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, retryBinary(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return cliRun{out.Bytes(), errb.String(), code}
+}
+
+func mustRun(t *testing.T, stdin []byte, args ...string) []byte {
+	t.Helper()
+	r := ih(t, stdin, args...)
+	if r.code != 0 {
+		t.Fatalf("infohash %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	return r.stdout
+}
+
+// seedHashes creates a dataset of n random hashes (dedup of a hash list)
+// and returns their hex forms.
+func seedHashes(t *testing.T, data string, n int, seed uint64) []string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	var b strings.Builder
+	hs := make([]string, n)
+	for i := range hs {
+		var h schema.Hash
+		for j := range h {
+			h[j] = byte(r.UintN(256))
+		}
+		hs[i] = schema.Hex(h)
+		b.WriteString(hs[i] + "\n")
+	}
+	list := filepath.Join(t.TempDir(), "hashes.txt")
+	if err := os.WriteFile(list, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, nil, "dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", list)
+	return hs
+}
+
+func decodeJobs(t *testing.T, b []byte) []schema.Job {
+	t.Helper()
+	r, err := rowio.Open[schema.Job]("-", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+func resultsArrow(t *testing.T, rs []schema.Result) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := rowio.Create[schema.Result]("-", &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// fakeFetch answers every job with no_peers, except that it "fetches"
+// one made-up torrent whose hash it also returns.
+func fakeFetch(jobs []schema.Job, at time.Time) []schema.Result {
+	out := make([]schema.Result, len(jobs))
+	for i, j := range jobs {
+		out[i] = schema.Result{InfoHash: j.InfoHash, HashType: j.HashType, Attempt: j.Attempt, LeaseID: j.LeaseID,
+			AttemptedAt: at.UnixMilli(), Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
+	}
+	return out
+}
+
+func stateCSV(t *testing.T, data string) string {
+	t.Helper()
+	return string(mustRun(t, nil, "export", "--data", data, "--table", "state", "--format", "csv", "-o", "-"))
+}
+
+func TestPlanFetchMergeCLI(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	hs := seedHashes(t, data, 300, 1)
+	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+	stats := filepath.Join(t.TempDir(), "plan.json")
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", at.Format(time.RFC3339),
+		"--limit", "100", "-o", "-", "--stats-json", stats))
+	if len(jobs) != 100 {
+		t.Fatalf("planned %d jobs, want 100", len(jobs))
+	}
+	if b, _ := os.ReadFile(stats); !strings.Contains(string(b), `"planned": 100`) {
+		t.Errorf("stats: %s", b)
+	}
+	// A verified ok for one job: its info dictionary must hash to it, so the
+	// dataset learns a made-up torrent under its own hash.
+	info := []byte("d6:lengthi1e4:name1:a12:piece lengthi16384e6:pieces20:aaaaaaaaaaaaaaaaaaaae")
+	okHash := sha1.Sum(info)
+	rs := fakeFetch(jobs, at.Add(time.Minute))
+	rs = append(rs, schema.Result{InfoHash: okHash, HashType: 1, AttemptedAt: at.Add(time.Minute).UnixMilli(),
+		Outcome: schema.OutcomeOK, Meta: schema.Meta{Name: "a", NameRaw: []byte("a"), NameUTF8Valid: true, InfoBytes: info}})
+	mustRun(t, resultsArrow(t, rs), "merge", "--data", data, "--now", at.Add(2*time.Minute).Format(time.RFC3339), "-")
+	csv := stateCSV(t, data)
+	if n := strings.Count(csv, ",failed,"); n != 100 {
+		t.Errorf("%d failed hashes after merge, want 100", n)
+	}
+	if !strings.Contains(csv, schema.Hex(okHash)) || strings.Count(csv, ",fetched,") != 1 {
+		t.Errorf("the fetched torrent is not in the state")
+	}
+	if len(strings.Split(strings.TrimSpace(csv), "\n")) != len(hs)+2 { // header + 300 + the new hash
+		t.Errorf("state rows: %d", len(strings.Split(strings.TrimSpace(csv), "\n")))
+	}
+	// The next pass plans the 200 never tried; the 100 failures wait 30m.
+	next := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", at.Add(10*time.Minute).Format(time.RFC3339), "-o", "-"))
+	if len(next) != 200 {
+		t.Fatalf("second pass planned %d, want the 200 new ones", len(next))
+	}
+	for _, j := range next {
+		if j.Reason != schema.ReasonNew {
+			t.Fatalf("second pass planned a %s job", j.Reason)
+		}
+	}
+	if r := ih(t, nil, "plan-retries", "--data", data, "--limit", "-1", "-o", "-"); r.code != 2 || !strings.Contains(r.stderr, "--limit") {
+		t.Errorf("--limit -1: exit %d %s", r.code, r.stderr)
+	}
+	if r := ih(t, []byte("not arrow"), "merge", "--data", data, "-"); r.code != 2 {
+		t.Errorf("garbage on stdin: exit %d %s", r.code, r.stderr)
+	}
+	if r := ih(t, nil, "merge", "--data", data); r.code != 0 {
+		// the garbage spooled above was renamed aside: no leftover, no input
+		if r.code != 2 || !strings.Contains(r.stderr, "no input") {
+			t.Errorf("merge without input: exit %d %s", r.code, r.stderr)
+		}
+	}
+}
+
+// killAt starts infohash with args and SIGKILLs it after d (or lets it
+// finish first). It reports whether the process was killed.
+func killAt(t *testing.T, d time.Duration, stdin []byte, args ...string) bool {
+	t.Helper()
+	cmd := exec.Command(retryBinary(t), args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("infohash %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+		}
+		return false
+	case <-time.After(d):
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		return true
+	}
+}
+
+// TestKill9LosesNothing kills plan-retries and merge at random instants.
+// After plan-retries dies, every hash is planned again once the leases
+// end; a merge that dies is re-run and the result equals a clean run's:
+// each fetch result is applied exactly once.
+func TestKill9LosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills the binary at random instants")
+	}
+	data := filepath.Join(t.TempDir(), "ih")
+	hs := seedHashes(t, data, 20000, 2)
+	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	killed := 0
+	for i := range 6 {
+		if killAt(t, time.Duration(rnd.IntN(400))*time.Millisecond, nil, "plan-retries", "--data", data,
+			"--now", at.Add(time.Duration(i)*time.Minute).Format(time.RFC3339), "--limit", "3000",
+			"-o", filepath.Join(t.TempDir(), "jobs.parquet")) {
+			killed++
+		}
+	}
+	t.Logf("plan-retries killed %d of 6 times", killed)
+	// Once every lease (2h) has ended, every hash is due again.
+	after := at.Add(3 * time.Hour)
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", after.Format(time.RFC3339), "--limit", "100000", "-o", "-"))
+	if len(jobs) != len(hs) {
+		t.Fatalf("after the leases ended, %d of %d hashes were planned", len(jobs), len(hs))
+	}
+
+	// A clean merge of the results, on a copy, is the reference.
+	results := resultsArrow(t, fakeFetch(jobs, after.Add(time.Minute)))
+	resFile := filepath.Join(t.TempDir(), "results.arrow")
+	os.WriteFile(resFile, results, 0o644)
+	clean := filepath.Join(t.TempDir(), "clean")
+	if out, err := exec.Command("cp", "-a", data, clean).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	mergeAt := after.Add(2 * time.Minute).Format(time.RFC3339)
+	mustRun(t, nil, "merge", "--data", clean, "--now", mergeAt, resFile)
+	want := stateCSV(t, clean)
+
+	killed = 0
+	for range 4 {
+		if killAt(t, time.Duration(rnd.IntN(600))*time.Millisecond, results, "merge", "--data", data, "--now", mergeAt, "-") {
+			killed++
+		}
+	}
+	t.Logf("merge killed %d of 4 times", killed)
+	mustRun(t, nil, "merge", "--data", data, "--now", mergeAt, resFile)
+	if ents, _ := os.ReadDir(filepath.Join(data, "inbox", "merge")); len(ents) != 0 {
+		t.Errorf("spooled input left behind: %v", ents)
+	}
+	if got := stateCSV(t, data); got != want {
+		t.Fatalf("state after killed merges differs from a clean merge")
+	}
+}

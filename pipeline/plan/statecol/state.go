@@ -1,0 +1,109 @@
+package statecol
+
+import (
+	"fmt"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// ReadState reads every row of a state file, one row group at a time:
+// fn receives each row group's rows (a buffer reused between calls).
+// Columns the file lacks (an older format) read as zero values.
+func ReadState(path string, fn func([]schema.State) error) error {
+	f, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var buf []schema.State
+	for _, rg := range f.RowGroups() {
+		n := int(rg.NumRows())
+		if cap(buf) < n {
+			buf = make([]schema.State, n)
+		}
+		buf = buf[:n]
+		clear(buf)
+		if err := f.readState(rg, buf); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := fn(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadStateFile returns all rows of a state file.
+func ReadStateFile(path string) ([]schema.State, error) {
+	var out []schema.State
+	err := ReadState(path, func(rows []schema.State) error {
+		out = append(out, rows...)
+		return nil
+	})
+	return out, err
+}
+
+func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {
+	n := len(st)
+	col := func(name ...string) parquet.ColumnChunk {
+		c, _ := f.Column(rg, name...)
+		return c
+	}
+	hashes := make([]byte, 20*n)
+	c := col("info_hash")
+	if c == nil {
+		return fmt.Errorf("no info_hash column")
+	}
+	if err := Fixed(c, 20, hashes); err != nil {
+		return fmt.Errorf("info_hash: %w", err)
+	}
+	for i := range st {
+		copy(st[i].InfoHash[:], hashes[20*i:])
+	}
+	type reader struct {
+		name string
+		read func(parquet.ColumnChunk) error
+	}
+	for _, r := range []reader{
+		{"info_hash_v2", func(c parquet.ColumnChunk) error { return Bytes(c, n, func(i int, b []byte) { st[i].InfoHashV2 = b }) }},
+		{"hash_type", func(c parquet.ColumnChunk) error {
+			return Int32(c, n, func(i int, v int32) { st[i].HashType = int8(v) })
+		}},
+		{"first_seen", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].FirstSeen = v }) }},
+		{"last_seen", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].LastSeen = v }) }},
+		{"seen_count", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].SeenCount = v }) }},
+		{"last_source", func(c parquet.ColumnChunk) error { return String(c, n, func(i int, s string) { st[i].LastSource = s }) }},
+		{"activity", func(c parquet.ColumnChunk) error { return Double(c, n, func(i int, v float64) { st[i].Activity = v }) }},
+		{"metadata_status", func(c parquet.ColumnChunk) error {
+			return String(c, n, func(i int, s string) { st[i].MetadataStatus = s })
+		}},
+		{"attempts", func(c parquet.ColumnChunk) error { return Int32(c, n, func(i int, v int32) { st[i].Attempts = v }) }},
+		{"last_attempt", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].LastAttempt = v }) }},
+		{"last_failure", func(c parquet.ColumnChunk) error {
+			return String(c, n, func(i int, s string) { st[i].LastFailure = s })
+		}},
+		{"next_retry", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].NextRetry = v }) }},
+		{"lease_id", func(c parquet.ColumnChunk) error { return String(c, n, func(i int, s string) { st[i].LeaseID = s }) }},
+		{"lease_until", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].LeaseUntil = v }) }},
+		{"tier", func(c parquet.ColumnChunk) error { return String(c, n, func(i int, s string) { st[i].Tier = s }) }},
+		{"backoff_step", func(c parquet.ColumnChunk) error { return Int32(c, n, func(i int, v int32) { st[i].BackoffStep = v }) }},
+		{"bad_metadata", func(c parquet.ColumnChunk) error { return Int32(c, n, func(i int, v int32) { st[i].BadMetadata = v }) }},
+		{"reactivated_at", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].Reactivated = v }) }},
+	} {
+		c := col(r.name)
+		if c == nil {
+			continue
+		}
+		if err := r.read(c); err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+	}
+	if c, maxDef := f.Column(rg, "avoid_peers", "list", "element"); c != nil {
+		if err := StringLists(c, n, maxDef, func(i int, s string) { st[i].AvoidPeers = append(st[i].AvoidPeers, s) }); err != nil {
+			return fmt.Errorf("avoid_peers: %w", err)
+		}
+	}
+	return nil
+}

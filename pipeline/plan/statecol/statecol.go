@@ -1,0 +1,241 @@
+// Package statecol reads state files column by column, page by page,
+// straight into schema.State values (or into the caller's own arrays):
+// several times faster than parquet-go's row reader, which reconstructs
+// every row through reflection. plan-retries and merge read the whole
+// state on every pass, so this is their hot path.
+package statecol
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding"
+)
+
+// File is an open Parquet file whose row groups are read column by
+// column.
+type File struct {
+	f  *os.File
+	pf *parquet.File
+}
+
+// Open opens the Parquet file at path.
+func Open(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &File{f: f, pf: pf}, nil
+}
+
+// Close closes the file.
+func (f *File) Close() error { return f.f.Close() }
+
+// NumRows is the file's row count.
+func (f *File) NumRows() int64 { return f.pf.NumRows() }
+
+// RowGroups returns the file's row groups.
+func (f *File) RowGroups() []parquet.RowGroup { return f.pf.RowGroups() }
+
+// Column returns the leaf column at path (nil chunk if the file lacks it)
+// of row group rg, and its maximum definition level.
+func (f *File) Column(rg parquet.RowGroup, path ...string) (parquet.ColumnChunk, int) {
+	l, ok := f.pf.Schema().Lookup(path...)
+	if !ok {
+		return nil, 0
+	}
+	return rg.ColumnChunks()[l.ColumnIndex], l.MaxDefinitionLevel
+}
+
+// values returns a page's (non-null) values.
+func values(p parquet.Page) *encoding.Values {
+	v := p.Data()
+	return &v
+}
+
+// eachPage calls fn for every page of a column chunk, releasing it after.
+func eachPage(c parquet.ColumnChunk, fn func(parquet.Page) error) error {
+	pages := c.Pages()
+	defer pages.Close()
+	for {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = fn(p)
+		parquet.Release(p)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// rows walks the rows a page covers: for a required column every value
+// is a row; for an optional one the definition levels say which rows
+// hold a value. set receives the row and the index of its value.
+func rows(p parquet.Page, row *int, n int, nvals int, set func(row, v int)) error {
+	defs := p.DefinitionLevels()
+	if len(defs) == 0 {
+		if *row+nvals > n {
+			return errors.New("more values than rows")
+		}
+		for v := range nvals {
+			set(*row, v)
+			*row++
+		}
+		return nil
+	}
+	if *row+len(defs) > n {
+		return errors.New("more values than rows")
+	}
+	v := 0
+	for _, d := range defs {
+		if d > 0 {
+			if v >= nvals {
+				return errors.New("fewer values than definition levels")
+			}
+			set(*row, v)
+			v++
+		}
+		*row++
+	}
+	return nil
+}
+
+func complete(err error, got, want int) error {
+	if err == nil && got != want {
+		err = fmt.Errorf("%d values for %d rows", got, want)
+	}
+	return err
+}
+
+// Int64 reads an int64 column of n rows (nulls are left alone).
+func Int64(c parquet.ColumnChunk, n int, set func(row int, v int64)) error {
+	row := 0
+	err := eachPage(c, func(p parquet.Page) error {
+		vs := values(p).Int64()
+		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
+	})
+	return complete(err, row, n)
+}
+
+// Int32 reads an int32 column.
+func Int32(c parquet.ColumnChunk, n int, set func(row int, v int32)) error {
+	row := 0
+	err := eachPage(c, func(p parquet.Page) error {
+		vs := values(p).Int32()
+		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
+	})
+	return complete(err, row, n)
+}
+
+// Double reads a double column.
+func Double(c parquet.ColumnChunk, n int, set func(row int, v float64)) error {
+	row := 0
+	err := eachPage(c, func(p parquet.Page) error {
+		vs := values(p).Double()
+		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
+	})
+	return complete(err, row, n)
+}
+
+// Fixed reads a required fixed-size byte array column into out (size
+// bytes per row).
+func Fixed(c parquet.ColumnChunk, size int, out []byte) error {
+	at := 0
+	err := eachPage(c, func(p parquet.Page) error {
+		if len(p.DefinitionLevels()) > 0 {
+			return errors.New("optional fixed-size column")
+		}
+		buf, sz := values(p).FixedLenByteArray()
+		if sz != size {
+			return fmt.Errorf("%d-byte values, want %d", sz, size)
+		}
+		if at+len(buf) > len(out) {
+			return errors.New("more values than rows")
+		}
+		at += copy(out[at:], buf)
+		return nil
+	})
+	return complete(err, at/size, len(out)/size)
+}
+
+// String reads a string column, plain or dictionary-encoded. Values from
+// a dictionary are shared strings (one allocation per dictionary entry).
+func String(c parquet.ColumnChunk, n int, set func(row int, s string)) error {
+	row := 0
+	err := eachPage(c, func(p parquet.Page) error {
+		if d := p.Dictionary(); d != nil {
+			dict := make([]string, d.Len())
+			for i := range dict {
+				dict[i] = string(d.Index(int32(i)).ByteArray())
+			}
+			ix := values(p).Int32()
+			return rows(p, &row, n, len(ix), func(r, v int) {
+				if k := ix[v]; k >= 0 && int(k) < len(dict) {
+					set(r, dict[k])
+				}
+			})
+		}
+		buf, offs := values(p).ByteArray()
+		return rows(p, &row, n, max(len(offs)-1, 0), func(r, v int) { set(r, string(buf[offs[v]:offs[v+1]])) })
+	})
+	return complete(err, row, n)
+}
+
+// Bytes reads a byte array column; each value is a copy.
+func Bytes(c parquet.ColumnChunk, n int, set func(row int, b []byte)) error {
+	row := 0
+	err := eachPage(c, func(p parquet.Page) error {
+		buf, offs := values(p).ByteArray()
+		return rows(p, &row, n, max(len(offs)-1, 0), func(r, v int) {
+			set(r, append([]byte(nil), buf[offs[v]:offs[v+1]]...))
+		})
+	})
+	return complete(err, row, n)
+}
+
+// StringLists reads a list<string> column (a required list of required
+// strings, maxDef its leaf's maximum definition level): add is called for
+// each element, in order.
+func StringLists(c parquet.ColumnChunk, n, maxDef int, add func(row int, s string)) error {
+	row := -1
+	err := eachPage(c, func(p parquet.Page) error {
+		reps, defs := p.RepetitionLevels(), p.DefinitionLevels()
+		buf, offs := values(p).ByteArray()
+		v := 0
+		for i := range defs {
+			if len(reps) == 0 || reps[i] == 0 {
+				row++
+				if row >= n {
+					return errors.New("more lists than rows")
+				}
+			}
+			if int(defs[i]) == maxDef {
+				if v+1 >= len(offs) {
+					return errors.New("fewer values than levels")
+				}
+				add(row, string(buf[offs[v]:offs[v+1]]))
+				v++
+			}
+		}
+		return nil
+	})
+	return complete(err, row+1, n)
+}
