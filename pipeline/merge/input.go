@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
@@ -26,6 +27,10 @@ import (
 // after the spool leaves the results there, and the next merge applies
 // them. It is a folder of its own inside DIR/inbox, which dedup skips.
 const inboxDir = "inbox/merge"
+
+// staleSpool is the age after which a half-written spool file (its writer
+// was killed) is removed.
+const staleSpool = time.Hour
 
 // input is one results file to apply.
 type input struct {
@@ -78,6 +83,13 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
 		p := filepath.Join(inbox, e.Name())
+		if strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+			// A spool cut short by a kill: its writer is long gone.
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleSpool {
+				os.Remove(p)
+			}
+			continue
+		}
 		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), ".bad") || spooled(out, p) {
 			continue
 		}
