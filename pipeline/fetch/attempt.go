@@ -224,5 +224,5 @@ func (a *attempt) lookupDetail() string {
 	if a.lookup.err != nil {
 		return "DHT lookup failed: " + a.lookup.err.Error()
 	}
-	return "no DHT node answered the lookup"
+	return fmt.Sprintf("none of the %d DHT nodes queried answered the lookup", a.lookup.queried)
 }

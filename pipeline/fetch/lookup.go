@@ -84,7 +84,8 @@ type lookupRun struct {
 	peers     chan []string
 	done      chan struct{}
 	err       error
-	responses uint32
+	queried   uint32 // DHT nodes queried
+	responses uint32 // answers received
 	took      time.Duration
 }
 
@@ -138,7 +139,8 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 			}
 		}
 		stop()
-		lr.responses = a.TraversalStats().NumResponses
+		ts := a.TraversalStats()
+		lr.queried, lr.responses = ts.NumAddrsTried, ts.NumResponses
 	}()
 	return lr
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -31,6 +33,9 @@ func (r jobRow) job() schema.Job {
 		LeaseUntil: r.LeaseUntil, Peers: r.Peers, AvoidPeers: r.AvoidPeers}
 }
 
+// resultRowGroup is the number of results per Parquet row group.
+const resultRowGroup = 1024
+
 // errDeadline is the cause of a run stopped by Options.Deadline.
 var errDeadline = errors.New("run deadline reached")
 
@@ -50,7 +55,9 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
 	defer in.Close()
-	out, err := rowio.Create[schema.Result](opts.Output, opts.Stdout)
+	// Results carry info dictionaries (tens of KB each): small row groups
+	// keep the writer from holding a whole run in memory.
+	out, err := rowio.Create[schema.Result](opts.Output, opts.Stdout, parquet.MaxRowsPerRowGroup(resultRowGroup))
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
 	}

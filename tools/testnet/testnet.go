@@ -136,6 +136,11 @@ func (n *Net) startNodes(rng *rand.Rand) error {
 			}
 			return fmt.Errorf("testnet: listening: %w", err)
 		}
+		if uc, ok := c.(*net.UDPConn); ok {
+			// Many concurrent lookups (fetch at concurrency 1000) arrive in
+			// bursts that overflow the default ~200 KiB buffer.
+			_ = uc.SetReadBuffer(4 << 20)
+		}
 		conns[i] = c
 		addrs[i] = dht.NewAddr(c.LocalAddr())
 	}
