@@ -8,7 +8,9 @@
 # (host:port,... for capture and fetch; default: infohash's public
 # routers), LIMIT (jobs per pass, default 5000), EXPORT_DIR (default
 # DATA_DIR/export), NOW (RFC 3339, fixes the clock: tests and demos),
-# METRICS_DIR (node_exporter textfile directory; off when unset).
+# METRICS_DIR (node_exporter textfile directory; off when unset),
+# CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--listen 127.0.0.1:0",
+# "--timeout 5s").
 #
 # Every step's output is a file under DATA_DIR/work/PASS/ before the next
 # step reads it, so a failed step can be re-run alone and nothing is lost:
@@ -23,11 +25,10 @@ DURATION=${2:-10m}
 IH=${INFOHASH:-infohash}
 LIMIT=${LIMIT:-5000}
 EXPORT_DIR=${EXPORT_DIR:-$DATA/export}
-PASS=$(date -u +%Y%m%dT%H%M%SZ)
+PASS=${PASS:-$(date -u +%Y%m%dT%H%M%SZ)}
 WORK=$DATA/work/$PASS
 mkdir -p "$WORK" "$EXPORT_DIR"
 
-common=()
 [ -n "${NOW:-}" ] && now=(--now "$NOW") || now=()
 boot=()
 [ -n "${BOOTSTRAP:-}" ] && boot=(--bootstrap "$BOOTSTRAP")
@@ -52,18 +53,19 @@ step() {
 	esac
 }
 
-step capture "$IH" capture --data "$DATA" "${boot[@]}" --duration "$DURATION" \
+# shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists
+step capture "$IH" capture --data "$DATA" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
 	--stats-json "$WORK/capture.json" $(metrics capture) -o "$WORK/observations.parquet"
 step dedup "$IH" dedup --data "$DATA" "${now[@]}" --lock-wait 10m \
 	--stats-json "$WORK/dedup.json" $(metrics dedup) "$WORK/observations.parquet"
 
 if "$IH" plan-retries --help >/dev/null 2>&1; then
 	step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
-		$(metrics plan_retries) -o "$WORK/jobs.parquet"
-	step fetch "$IH" fetch "${boot[@]}" --stats-json "$WORK/fetch.json" $(metrics fetch) \
+		--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$WORK/jobs.parquet"
+	step fetch "$IH" fetch "${boot[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
 		"$WORK/jobs.parquet" -o "$WORK/results.parquet"
 	step merge "$IH" merge --data "$DATA" "${now[@]}" --lock-wait 10m \
-		$(metrics merge) "$WORK/results.parquet"
+		--stats-json "$WORK/merge.json" $(metrics merge) "$WORK/results.parquet"
 fi
 
 step export "$IH" export --data "$DATA" --table catalog --format parquet \

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/infohash/infohash/tools/badpeers"
 	"github.com/infohash/infohash/tools/testnet"
 )
 
@@ -34,6 +35,7 @@ func main() {
 	flag.DurationVar(&cfg.Reannounce, "reannounce", d.Reannounce, "how often seeders announce again (negative: never)")
 	duration := flag.Duration("duration", time.Minute, "stop after this long (0: only on a signal)")
 	truthPath := flag.String("truth", "testnet-truth.json", "where to write the ground-truth JSON")
+	flag.IntVar(&badPerBehaviour, "bad-peers", 0, "also plant a misbehaving peer of every kind (tools/badpeers), each the only peer of this many hashes")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "testnet: unexpected argument %q\n", flag.Arg(0))
@@ -43,6 +45,30 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// badPerBehaviour is --bad-peers.
+var badPerBehaviour int
+
+// plantBadPeers starts one peer of every misbehaviour (and a good one) and
+// announces per hashes for each through the DHT, recorded in the truth.
+func plantBadPeers(ctx context.Context, n *testnet.Net, per int, seed uint64) ([]*badpeers.Peer, error) {
+	var peers []*badpeers.Peer
+	for i, b := range badpeers.Behaviours() {
+		p, err := badpeers.Start(b, badpeers.Config{})
+		if err != nil {
+			return peers, err
+		}
+		peers = append(peers, p)
+		ts := make([]badpeers.Torrent, per)
+		for j := range ts {
+			ts[j] = badpeers.NewTorrent(seed*1000+uint64(i*100+j), 1+j%3, 4+j)
+		}
+		if err := badpeers.Plant(ctx, n, p, ts); err != nil {
+			return peers, err
+		}
+	}
+	return peers, nil
 }
 
 func run(cfg testnet.Config, duration time.Duration, truthPath string) error {
@@ -59,6 +85,17 @@ func run(cfg testnet.Config, duration time.Duration, truthPath string) error {
 		return err
 	}
 	defer n.Close()
+	if badPerBehaviour > 0 {
+		peers, err := plantBadPeers(ctx, n, badPerBehaviour, cfg.Seed)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			for _, p := range peers {
+				p.Close()
+			}
+		}()
+	}
 	truth := n.Truth()
 	if err := testnet.WriteTruthFile(truthPath, truth); err != nil {
 		return err
