@@ -37,7 +37,7 @@ fi
 
 export INFOHASH=$BIN BOOTSTRAP=$BOOT LIMIT=500
 export CAPTURE_ARGS="--listen 127.0.0.1:0 --node-ids 4"
-export FETCH_ARGS="--timeout 4s --deadline 60s"
+export FETCH_ARGS="--timeout 10s --deadline 60s"
 
 pass() { # pass NAME NOW
 	say "crawl pass $1 (clock: $2): capture 12 s → dedup → plan-retries → fetch → merge → export"
