@@ -46,7 +46,7 @@ open, which a home router handles; raise both on a server.
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable)"},
 			&cli.StringSliceFlag{Name: "bootstrap", Value: cli.NewStringSlice(dht.DefaultGlobalBootstrapHostPorts...), Usage: "DHT bootstrap node `HOST:PORT` (repeatable)"},
-			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only)"},
+			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; same as --bootstrap \"\")"},
 			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
 			&cli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "jobs in flight"},
@@ -71,7 +71,11 @@ func runFetch(c *cli.Context) error {
 	o.Stdin, o.Stdout = c.App.Reader, c.App.Writer
 	o.Peers = c.StringSlice("peer")
 	if !c.Bool("no-dht") {
-		o.Bootstrap = c.StringSlice("bootstrap")
+		for _, b := range c.StringSlice("bootstrap") {
+			if b != "" { // --bootstrap "" means none, as for capture
+				o.Bootstrap = append(o.Bootstrap, b)
+			}
+		}
 	}
 	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
 	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")

@@ -175,8 +175,9 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 		req = appendExtended(req, byte(eh.UTMetadata), appendRequest(nil, i))
 	}
 	_, _ = conn.Write(req)
-	info := make([]byte, size)
-	got := make([]bool, pieces)
+	// Pieces are kept as they arrive and joined at the end, so memory
+	// follows what the peer actually sent, not what it announced.
+	got := make([][]byte, pieces)
 	for left := pieces; left > 0; {
 		id, payload, err := readExtended(r, &buf)
 		if err != nil {
@@ -205,16 +206,18 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 		if m.TotalSize >= 0 && m.TotalSize != eh.MetadataSize {
 			return nil, failf(schema.OutcomeInvalidMetadata, "peer's total_size %d differs from its metadata_size %d", m.TotalSize, eh.MetadataSize)
 		}
-		off := int(m.Piece) * metadataPieceSize
-		want := min(metadataPieceSize, size-off)
+		want := min(metadataPieceSize, size-int(m.Piece)*metadataPieceSize)
 		if len(m.Data) != want {
 			return nil, failf(schema.OutcomeInvalidMetadata, "metadata piece %d has %d bytes, want %d", m.Piece, len(m.Data), want)
 		}
-		if !got[m.Piece] {
-			copy(info[off:], m.Data)
-			got[m.Piece] = true
+		if got[m.Piece] == nil {
+			got[m.Piece] = append([]byte(nil), m.Data...)
 			left--
 		}
+	}
+	info := make([]byte, 0, size)
+	for _, p := range got {
+		info = append(info, p...)
 	}
 	return info, nil
 }

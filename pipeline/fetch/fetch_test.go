@@ -2,8 +2,13 @@ package fetch
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
 	"net"
+	"os"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,5 +210,43 @@ func TestAbandonedOnCancel(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	if r, ok := f.Fetch(ctx, schema.Job{InfoHash: tor.InfoHash, Peers: []string{stall.Addr()}}); ok {
 		t.Fatalf("got a result for an abandoned attempt: %s", r.Outcome)
+	}
+}
+
+// TestV2Hash: a v2 job's hash is SHA-256 of the info truncated to 20
+// bytes; the same bytes checked as v1 are a mismatch.
+func TestV2Hash(t *testing.T) {
+	f := newFetcher(t, testOptions())
+	v1 := badpeers.NewTorrent(7, 2, 10)
+	sum := sha256.Sum256(v1.Info)
+	v2 := badpeers.Torrent{Info: v1.Info, Name: v1.Name}
+	copy(v2.InfoHash[:], sum[:20])
+	good := startPeer(t, badpeers.Good, v2)
+	for _, tt := range []struct {
+		typ  int8
+		want string
+	}{{schema.HashV2, schema.OutcomeOK}, {schema.HashV1, schema.OutcomeHashMismatch}} {
+		r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: v2.InfoHash, HashType: tt.typ, Peers: []string{good.Addr()}})
+		if r.Outcome != tt.want || r.HashType != tt.typ {
+			t.Fatalf("hash type %d: outcome %s (%s), want %s", tt.typ, r.Outcome, r.Detail, tt.want)
+		}
+	}
+}
+
+func TestIOFailureClasses(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{os.ErrDeadlineExceeded, schema.OutcomeTimeout},
+		{&net.OpError{Op: "dial", Err: os.NewSyscallError("socket", syscall.EMFILE)}, schema.OutcomeLocalError},
+		{fmt.Errorf("wrapped: %w", syscall.EADDRNOTAVAIL), schema.OutcomeLocalError},
+		{io.EOF, schema.OutcomeHandshakeFailed},
+		{syscall.ECONNRESET, schema.OutcomeHandshakeFailed},
+	}
+	for _, tt := range tests {
+		if got := ioFailure(tt.err, schema.OutcomeHandshakeFailed, "test").Class; got != tt.want {
+			t.Errorf("%v: class %s, want %s", tt.err, got, tt.want)
+		}
 	}
 }
