@@ -8,6 +8,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/plan/statecol"
 )
 
 // partStats are one partition's dedup counters.
@@ -118,9 +119,13 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 
 // rewrite merges the partition's files and the batch into one sorted file.
 func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known map[int]bool, ps *partStats) error {
-	old, err := dataset.ReadPartition[schema.State](r.d, base, key)
-	if err != nil {
-		return fmt.Errorf("dedup: partition %s: %w", key, err)
+	var old []schema.State
+	for _, f := range base.Partitions[key] {
+		rows, err := statecol.ReadStateFile(r.d.FilePath(base, key, f))
+		if err != nil {
+			return fmt.Errorf("dedup: partition %s: %w", key, err)
+		}
+		old = append(old, rows...)
 	}
 	if len(base.Partitions[key]) > 1 {
 		sort.Slice(old, func(i, j int) bool { return bytes.Compare(old[i].InfoHash[:], old[j].InfoHash[:]) < 0 })
