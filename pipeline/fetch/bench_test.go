@@ -54,15 +54,15 @@ func BenchmarkFetch(b *testing.B) {
 
 // benchSwarm starts 4 good peers serving count torrents and returns the
 // jobs; with a testnet the peers are announced and the jobs list none.
-func benchSwarm(b *testing.B, n *testnet.Net, count int) []schema.Job {
-	b.Helper()
+func benchSwarm(tb testing.TB, n *testnet.Net, count int) []schema.Job {
+	tb.Helper()
 	var jobs []schema.Job
 	for p := range 4 {
 		peer, err := badpeers.Start(badpeers.Good, badpeers.Config{})
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		b.Cleanup(func() { peer.Close() })
+		tb.Cleanup(func() { peer.Close() })
 		var ts []badpeers.Torrent
 		for i := p; i < count; i += 4 {
 			t := badpeers.NewTorrent(uint64(i), 1+i%7, 500+(i*37)%1000)
@@ -76,7 +76,7 @@ func benchSwarm(b *testing.B, n *testnet.Net, count int) []schema.Job {
 		peer.Add(ts...)
 		if n != nil {
 			if err := badpeers.Plant(context.Background(), n, peer, ts); err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 		}
 	}
