@@ -291,3 +291,34 @@ func TestKill9LosesNothing(t *testing.T) {
 		t.Fatalf("state after killed merges differs from a clean merge")
 	}
 }
+
+// TestDormantHashSeenAgainIsReactivated: a hash deep in its backoff (7
+// days after five no_peers) is not planned; once dedup sees it again, the
+// next pass plans it with reason reactivated.
+func TestDormantHashSeenAgainIsReactivated(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	h := "0123456789abcdef0123456789abcdef01234567"
+	list := filepath.Join(t.TempDir(), "h.txt")
+	os.WriteFile(list, []byte(h+"\n"), 0o644)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	mustRun(t, nil, "dedup", "--data", data, "--now", now.Format(time.RFC3339), list)
+	for _, d := range []time.Duration{0, 37 * time.Minute, 145 * time.Minute, 10 * time.Hour, 29 * time.Hour} {
+		now = now.Add(d)
+		jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", now.Format(time.RFC3339), "-o", "-"))
+		if len(jobs) != 1 {
+			t.Fatalf("at %s: %d jobs, want the hash (due)", now, len(jobs))
+		}
+		mustRun(t, resultsArrow(t, fakeFetch(jobs, now)), "merge", "--data", data, "--now", now.Add(time.Minute).Format(time.RFC3339), "-")
+	}
+	later := now.Add(2 * 24 * time.Hour) // the fifth failure waits ~7 days
+	if jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", later.Format(time.RFC3339), "-o", "-")); len(jobs) != 0 {
+		t.Fatalf("a dormant hash was planned before it was seen: %+v", jobs)
+	}
+	again := filepath.Join(t.TempDir(), "again.txt") // new content: the ledger would skip the same file
+	os.WriteFile(again, []byte("# seen again\n"+h+"\n"), 0o644)
+	mustRun(t, nil, "dedup", "--data", data, "--now", later.Format(time.RFC3339), again)
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", later.Add(time.Minute).Format(time.RFC3339), "-o", "-"))
+	if len(jobs) != 1 || jobs[0].Reason != schema.ReasonReactivated || jobs[0].Attempt != 6 {
+		t.Fatalf("after the sighting: %+v, want one job with reason reactivated (attempt 6)", jobs)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
@@ -69,7 +68,7 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 		}
 		coldFiles = nil
 	}
-	slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
+	sortStates(rows)
 
 	var added []schema.State
 	released := map[schema.Hash]bool{}
@@ -101,10 +100,15 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 		pruneAvoid(st, r.peers.rows, r.now)
 		i = j
 	}
-	rows = append(rows, added...)
-	slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
+	if len(added) > 0 {
+		rows = append(rows, added...)
+		sortStates(rows)
+	}
 
-	var hot, cold, archivedNow []schema.State
+	// Split in place: hot rows stay at the front, in order; cold ones
+	// (already cold, or archived now) are moved aside.
+	var cold, archivedNow []schema.State
+	hot := rows[:0]
 	for i := range rows {
 		st := &rows[i]
 		if st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) &&
@@ -116,8 +120,12 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 		}
 		if st.Tier == schema.TierCold {
 			cold = append(cold, *st)
-		} else {
+			continue
+		}
+		if len(hot) < i {
 			hot = append(hot, *st)
+		} else {
+			hot = hot[:i+1]
 		}
 	}
 	files := slices.Clone(coldFiles)
@@ -148,6 +156,14 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 	}
 	r.mu.Unlock()
 	return out, nil
+}
+
+// sortStates sorts rows by hash unless they already are (one sorted file,
+// the usual case): moving 250-byte rows around is not free.
+func sortStates(rows []schema.State) {
+	if !slices.IsSortedFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }) {
+		slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
+	}
 }
 
 // find returns the state row of h, creating one for a hash the state
@@ -198,7 +214,7 @@ func writeStaged[T any](r *runner, table, key, name string, rows []T) (dataset.F
 		return dataset.FileInfo{}, fmt.Errorf("merge: %w", err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20) // parquet-go writes page by page
-	w := parquet.NewGenericWriter[T](bw, writerOptions()...)
+	w := parquet.NewGenericWriter[T](bw, rowio.ParquetOptions()...)
 	if _, err := w.Write(rows); err != nil {
 		f.Close()
 		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
@@ -221,14 +237,6 @@ func writeStaged[T any](r *runner, table, key, name string, rows []T) (dataset.F
 
 func (r *runner) writeStaged(table, key, name string, rows []schema.State) (dataset.FileInfo, error) {
 	return writeStaged(r, table, key, name, rows)
-}
-
-// writerOptions are infohash's Parquet options with snappy instead of
-// zstd: the state is mostly random hashes and timestamps, which zstd does
-// not shrink further (measured: 23.6 vs 24.4 bytes a row), while snappy
-// writes about 1.5 times faster, and merge rewrites whole partitions.
-func writerOptions() []parquet.WriterOption {
-	return append(rowio.ParquetOptions(), parquet.Compression(&snappy.Codec{}))
 }
 
 // torrentOf is the stored metadata of an ok result.

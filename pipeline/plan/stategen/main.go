@@ -4,6 +4,12 @@
 // fetched hashes, and some cold ones in cold files.
 //
 //	go run ./pipeline/plan/stategen -data /tmp/bench -n 10000000 -now 2026-03-01T00:00:00Z
+//
+// With -jobs it instead answers a plan-retries jobs file with fetch
+// results, as a fetch that never succeeds would: mostly no_peers, some
+// peer-level failures naming the peers that failed.
+//
+//	go run ./pipeline/plan/stategen -jobs jobs.parquet -results results.parquet
 package main
 
 import (
@@ -30,7 +36,15 @@ func main() {
 	nowS := flag.String("now", "2026-03-01T00:00:00Z", "the benchmark's planning time (RFC 3339)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	workers := flag.Int("workers", 2, "partitions generated in parallel")
+	jobs := flag.String("jobs", "", "answer this jobs `FILE` with results instead")
+	results := flag.String("results", "results.parquet", "results `FILE` written for -jobs")
 	flag.Parse()
+	if *jobs != "" {
+		if err := answer(*jobs, *results, *seed); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *data == "" {
 		log.Fatal("stategen: -data DIR is required")
 	}
@@ -179,4 +193,40 @@ func write(tx *dataset.Tx, mu *sync.Mutex, key, name string, rows []schema.State
 	mu.Lock()
 	defer mu.Unlock()
 	return tx.Stage(dataset.TableState, key, name, int64(len(rows)))
+}
+
+// answer writes a failed result for every job of the jobs file.
+func answer(jobsPath, resultsPath string, seed uint64) error {
+	r, err := rowio.Open[schema.Job](jobsPath, nil)
+	if err != nil {
+		return err
+	}
+	jobs, err := r.ReadAll()
+	r.Close()
+	if err != nil {
+		return err
+	}
+	rnd := rand.New(rand.NewPCG(seed, 99))
+	rs := make([]schema.Result, len(jobs))
+	for i, j := range jobs {
+		at := j.LeaseUntil - time.Hour.Milliseconds()
+		res := schema.Result{InfoHash: j.InfoHash, HashType: j.HashType, Attempt: j.Attempt, LeaseID: j.LeaseID,
+			AttemptedAt: at, Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
+		if rnd.IntN(10) == 0 {
+			res.Outcome = schema.OutcomeNoUTMetadata
+			addr := fmt.Sprintf("10.%d.%d.%d:6881", rnd.IntN(256), rnd.IntN(256), rnd.IntN(256))
+			res.PeerFailures = []schema.PeerFailure{{Addr: addr, Class: res.Outcome, At: at}}
+			res.PeersFound, res.PeersTried = 1, 1
+		}
+		rs[i] = res
+	}
+	w, err := rowio.Create[schema.Result](resultsPath, nil)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(rs); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
 }
