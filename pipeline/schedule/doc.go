@@ -13,9 +13,12 @@
 // formats/schema): no wall clock, no randomness, so a run with --now is
 // reproducible and tests can simulate months in microseconds.
 //
-// The policy lives in the dataset as DIR/policy.json (Load, Save) and its
+// The policy lives in the dataset as DIR/policy.json (Load, Save; Set
+// changes one field by its JSON path, for `infohash policy set`) and its
 // fingerprint (Policy.Hash) is recorded in each manifest. DIR/blocklist
-// lists hashes that are never planned nor exported (LoadBlocklist).
+// lists hashes that are never planned nor exported (LoadBlocklist). Cold
+// rows are kept in their own files (ColdPrefix) in the same partitions;
+// plan-retries reads them only in its hourly window (InColdWindow).
 //
 // Failure classes are the outcome constants of formats/schema. Each falls
 // in one of five kinds (KindOf):

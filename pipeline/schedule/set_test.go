@@ -52,3 +52,23 @@ func TestSet(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSet checks that any path and value either fail with an error or
+// yield a valid policy.
+func FuzzSet(f *testing.F) {
+	f.Add("jitter", "0.1")
+	f.Add("backoff.no_peers[2]", "9h")
+	f.Add("reactivation.classes", "no_peers,timeout")
+	f.Add("peer_penalty.base.rejected", "0")
+	f.Add("seed", "18446744073709551615")
+	f.Add("a[", "x")
+	f.Fuzz(func(t *testing.T, path, value string) {
+		p, err := Set(Default(), path, value)
+		if err != nil {
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("Set(%q, %q) gave an invalid policy: %v", path, value, err)
+		}
+	})
+}
