@@ -259,3 +259,25 @@ func TestMergeBadInput(t *testing.T) {
 		t.Errorf("no input: %v", err)
 	}
 }
+
+// TestColdRowsInHotFilesSurvive: dedup's rewrite may put cold rows into a
+// hot file; merge moves them back to a cold file and loses none.
+func TestColdRowsInHotFilesSurvive(t *testing.T) {
+	cold := newHash(hashAt(0x60, 1), t0)
+	cold.MetadataStatus, cold.Attempts, cold.Tier, cold.NextRetry, cold.LastFailure = schema.StatusFailed, 9, schema.TierCold, t0+100*day, "no_peers"
+	hot := newHash(hashAt(0x60, 2), t0)
+	dir := makeDataset(t, []schema.State{cold, hot}) // both in one hot file
+	j := planJobs(t, dir, t0+hour, 10)
+	if len(j) != 1 || j[0].InfoHash != hot.InfoHash {
+		t.Fatalf("planned %v", j)
+	}
+	runMerge(t, dir, t0+2*hour, writeResults(t, []schema.Result{failure(j[0], schema.OutcomeNoPeers, t0+hour)}))
+	s := stateOf(t, dir)
+	if len(s) != 2 || s[cold.InfoHash].Tier != schema.TierCold || s[cold.InfoHash].Attempts != 9 {
+		t.Fatalf("state after merge: %+v", s)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "state", "current", "prefix=60", schedule.ColdPrefix+"*"))
+	if len(files) != 1 {
+		t.Errorf("cold files: %v", files)
+	}
+}

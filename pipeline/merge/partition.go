@@ -129,12 +129,11 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 		}
 	}
 	files := slices.Clone(coldFiles)
-	if coldTouched {
-		cold = append(cold, archivedNow...)
-		slices.SortFunc(cold, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
-	} else {
-		cold = archivedNow // the untouched cold files stay as they are
-	}
+	// Untouched cold files stay as they are; the new cold file holds the
+	// hashes archived now, cold rows found in hot files (a dedup rewrite
+	// mixes the tiers) and, if a result touched them, the old cold rows.
+	cold = append(cold, archivedNow...)
+	sortStates(cold)
 	for _, part := range []struct {
 		rows []schema.State
 		name string
