@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
@@ -18,6 +19,30 @@ type partStats struct {
 
 type hashOnly struct {
 	InfoHash schema.Hash `parquet:"info_hash"`
+}
+
+// readHashes appends the info_hash column of a state file to out, read
+// page by page (no row assembly).
+func readHashes(path string, out []schema.Hash) ([]schema.Hash, error) {
+	f, err := statecol.Open(path)
+	if err != nil {
+		return out, err
+	}
+	defer f.Close()
+	for _, rg := range f.RowGroups() {
+		c, _ := f.Column(rg, "info_hash")
+		if c == nil {
+			return out, fmt.Errorf("%s: no info_hash column", path)
+		}
+		n := int(rg.NumRows())
+		start := len(out)
+		out = slices.Grow(out, n)[:start+n]
+		buf := unsafe.Slice((*byte)(unsafe.Pointer(&out[start])), n*20)
+		if err := statecol.Fixed(c, 20, buf); err != nil {
+			return out[:start], fmt.Errorf("%s: info_hash: %w", path, err)
+		}
+	}
+	return out, nil
 }
 
 func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
@@ -50,15 +75,14 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte) (pa
 	known := map[int]bool{}
 	if len(cands) > 0 {
 		for _, f := range files {
-			hs, err := dataset.ReadFile[hashOnly](r.d.FilePath(base, key, f))
-			if err != nil {
+			var err error
+			if existing, err = readHashes(r.d.FilePath(base, key, f), existing); err != nil {
 				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
-			for _, h := range hs {
-				existing = append(existing, h.InfoHash)
-			}
 		}
-		slices.SortFunc(existing, hashCmp)
+		if len(files) > 1 {
+			slices.SortFunc(existing, hashCmp)
+		}
 		for _, i := range cands {
 			if _, ok := slices.BinarySearchFunc(existing, es[i].h, hashCmp); ok {
 				known[i] = true
@@ -101,12 +125,9 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 	// Grow (or create) the filter from the exact store.
 	if !haveExisting {
 		for _, f := range files {
-			hs, err := dataset.ReadFile[hashOnly](r.d.FilePath(base, key, f))
-			if err != nil {
+			var err error
+			if existing, err = readHashes(r.d.FilePath(base, key, f), existing); err != nil {
 				return fmt.Errorf("dedup: partition %s: %w", key, err)
-			}
-			for _, h := range hs {
-				existing = append(existing, h.InfoHash)
 			}
 		}
 	}
