@@ -15,7 +15,12 @@ import (
 // WriteStaged writes rows (already sorted as the table requires) as a new
 // Parquet data file of partition key of table in tx, and stages it.
 func WriteStaged[T any](tx *Tx, table, key string, rows []T) (FileInfo, error) {
-	name := NewName(".parquet")
+	return WriteStagedAs(tx, table, key, NewName(".parquet"), rows)
+}
+
+// WriteStagedAs is WriteStaged with a file name of the caller's (unique,
+// ending in .parquet).
+func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, error) {
 	p := tx.StagePath(table, key, name)
 	f, err := os.Create(p)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/plan/statecol"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // partStats are one partition's dedup counters.
@@ -70,22 +71,24 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte) (pa
 		ps.bloomPos++
 		cands = append(cands, i)
 	}
-	// Layer 3: confirm every positive against the exact store.
+	// Layer 3: confirm every positive against the exact store, file by
+	// file (each file is sorted), noting whether a cold file is touched.
 	var existing []schema.Hash
 	known := map[int]bool{}
+	touchedCold := false
 	if len(cands) > 0 {
 		for _, f := range files {
+			start := len(existing)
 			var err error
 			if existing, err = readHashes(r.d.FilePath(base, key, f), existing); err != nil {
 				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
-		}
-		if len(files) > 1 {
-			slices.SortFunc(existing, hashCmp)
-		}
-		for _, i := range cands {
-			if _, ok := slices.BinarySearchFunc(existing, es[i].h, hashCmp); ok {
-				known[i] = true
+			hs := existing[start:]
+			for _, i := range cands {
+				if _, ok := slices.BinarySearchFunc(hs, es[i].h, hashCmp); ok {
+					known[i] = true
+					touchedCold = touchedCold || schedule.IsColdFile(f.Name)
+				}
 			}
 		}
 	}
@@ -96,7 +99,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte) (pa
 	if len(known) == 0 && len(files) < r.o.MaxFiles {
 		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
 	}
-	return ps, r.rewrite(tx, base, key, es, known, &ps)
+	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps)
 }
 
 // appendDelta adds a file of new hashes to the partition without touching
@@ -138,17 +141,26 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 	return stageBloom(tx, key, nbf, int64(len(existing)), c)
 }
 
-// rewrite merges the partition's files and the batch into one sorted file.
-func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known map[int]bool, ps *partStats) error {
+// rewrite merges the partition's hot files and the batch into one sorted
+// hot file. Cold files (the archived tier, kept apart so that planning
+// does not scan them) are rewritten only when the batch saw one of their
+// hashes: their rows go to a new cold file, except the hashes a sighting
+// reactivated, which join the hot file.
+func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known map[int]bool, touchedCold bool, ps *partStats) error {
 	var old []schema.State
+	var kept []dataset.FileInfo
 	for _, f := range base.Partitions[key] {
+		if schedule.IsColdFile(f.Name) && !touchedCold {
+			kept = append(kept, f)
+			continue
+		}
 		rows, err := statecol.ReadStateFile(r.d.FilePath(base, key, f))
 		if err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
 		}
 		old = append(old, rows...)
 	}
-	if len(base.Partitions[key]) > 1 {
+	if len(base.Partitions[key])-len(kept) > 1 {
 		sort.Slice(old, func(i, j int) bool { return bytes.Compare(old[i].InfoHash[:], old[j].InfoHash[:]) < 0 })
 	}
 	out := make([]schema.State, 0, len(old)+len(es)-len(known))
@@ -158,7 +170,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 			out = append(out, old[i])
 			i++
 		}
-		if known[j] {
+		if known[j] && i < len(old) && old[i].InfoHash == e.h {
 			st := old[i]
 			i++
 			fresh := e.a.last > st.LastSeen
@@ -172,14 +184,39 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 		out = append(out, r.b.newState(e, r.now))
 	}
 	out = append(out, old[i:]...)
-	fi, err := dataset.WriteStaged(tx, dataset.TableState, key, out)
-	if err != nil {
-		return err
-	}
-	tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
-	hs := make([]schema.Hash, len(out))
+	var hot, cold []schema.State
 	for k := range out {
-		hs[k] = out[k].InfoHash
+		if touchedCold && out[k].Tier == schema.TierCold {
+			cold = append(cold, out[k])
+		} else {
+			hot = append(hot, out[k])
+		}
+	}
+	files := kept
+	for _, part := range []struct {
+		rows []schema.State
+		name string
+	}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		fi, err := dataset.WriteStagedAs(tx, dataset.TableState, key, part.name, part.rows)
+		if err != nil {
+			return err
+		}
+		files = append(files, fi)
+	}
+	tx.SetPartition(dataset.TableState, key, files)
+	// The filter covers every hash of the partition, kept cold files too.
+	hs := make([]schema.Hash, 0, len(out))
+	for k := range out {
+		hs = append(hs, out[k].InfoHash)
+	}
+	for _, f := range kept {
+		var err error
+		if hs, err = readHashes(r.d.FilePath(base, key, f), hs); err != nil {
+			return fmt.Errorf("dedup: partition %s: %w", key, err)
+		}
 	}
 	bf, c := bloomOf(hs, r.o.BloomFP)
 	return stageBloom(tx, key, bf, int64(len(hs)), c)

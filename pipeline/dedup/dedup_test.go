@@ -18,6 +18,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -343,5 +344,63 @@ func TestReactivationOfFailedHash(t *testing.T) {
 	}
 	if s := readState(t, data)[h]; s.NextRetry != seen || s.LastSeen != seen {
 		t.Fatalf("reactivated state %+v", s)
+	}
+}
+
+// Cold files (the archived tier) stay apart: untouched by a batch that
+// does not see their hashes; split again when it does.
+func TestColdFilesStayApart(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.UnixMilli()
+	hot := schema.State{InfoHash: schema.Hash{0x42, 1}, HashType: 1, FirstSeen: at, LastSeen: at, SeenCount: 1, Tier: schema.TierHot, MetadataStatus: schema.StatusNew}
+	cold1 := schema.State{InfoHash: schema.Hash{0x42, 2}, HashType: 1, FirstSeen: at, LastSeen: at, SeenCount: 1, Tier: schema.TierCold, MetadataStatus: schema.StatusFailed, Attempts: 6}
+	cold2 := cold1
+	cold2.InfoHash = schema.Hash{0x42, 3}
+	tx, _ := d.Begin()
+	hf, _ := dataset.WriteStaged(tx, dataset.TableState, "42", []schema.State{hot})
+	cf, _ := dataset.WriteStagedAs(tx, dataset.TableState, "42", schedule.ColdFileName(), []schema.State{cold1, cold2})
+	tx.SetPartition(dataset.TableState, "42", []dataset.FileInfo{hf, cf})
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	coldFiles := func() []string {
+		m, _ := d.Current()
+		var out []string
+		for _, f := range m.Table(dataset.TableState).Partitions["42"] {
+			if schedule.IsColdFile(f.Name) {
+				out = append(out, f.Name)
+			}
+		}
+		return out
+	}
+	seen := func(h schema.Hash, d time.Duration) string {
+		return writeObs(t, dir, []schema.Observation{{InfoHash: h, HashType: 1, ObservedAt: t0.Add(d).UnixMilli(), Source: schema.SourceGetPeers}})
+	}
+	// A sighting of the hot hash and a new one: the cold file is kept as is.
+	if _, err := run(t, data, nil, seen(hot.InfoHash, time.Hour), seen(schema.Hash{0x42, 9}, time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := coldFiles(); len(got) != 1 || got[0] != cf.Name {
+		t.Fatalf("cold files after a hot-only batch: %v, want [%s]", got, cf.Name)
+	}
+	// A sighting of cold1: it is reactivated into the hot file, cold2 stays cold.
+	react := func(o *Options) {
+		o.Reactivate = func(s *schema.State, at int64) bool { s.Tier = schema.TierHot; return true }
+	}
+	if _, err := run(t, data, react, seen(cold1.InfoHash, 2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	got := coldFiles()
+	if len(got) != 1 || got[0] == cf.Name {
+		t.Fatalf("cold files after a cold sighting: %v", got)
+	}
+	st := readState(t, data)
+	if len(st) != 4 || st[cold1.InfoHash].Tier != schema.TierHot || st[cold2.InfoHash].Tier != schema.TierCold || st[cold1.InfoHash].SeenCount != 2 {
+		t.Fatalf("state %+v", st)
 	}
 }
