@@ -29,8 +29,10 @@ bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture 
 demo: build ## loopback testnet → the whole pipeline → DuckDB-readable output in demo-data/
 	scripts/demo.sh
 
-lint: ## go vet and gofmt
+lint: ## go vet, gofmt, and tidy go.mod/go.sum in both modules
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
+	cd tools/duckcheck && $(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 fuzz: ## run every fuzz target for FUZZTIME each
