@@ -1,7 +1,9 @@
 package dataset
 
 import (
+	"bufio"
 	"errors"
+	"hash/crc32"
 	"fmt"
 	"io"
 	"os"
@@ -26,9 +28,13 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)
 	}
+	// parquet-go writes page by page: buffer, and checksum on the way.
+	crc := crc32.New(castagnoli)
+	cw := &countingWriter{w: io.MultiWriter(f, crc)}
+	bw := bufio.NewWriterSize(cw, 1<<20)
 	// Snappy rather than zstd: state files are rewritten often and read
 	// back by infohash itself, where speed matters more than size.
-	w := parquet.NewGenericWriter[T](f, append(rowio.ParquetOptions(), parquet.Compression(&snappy.Codec{}))...)
+	w := parquet.NewGenericWriter[T](bw, append(rowio.ParquetOptions(), parquet.Compression(&snappy.Codec{}))...)
 	if _, err := w.Write(rows); err != nil {
 		f.Close()
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
@@ -37,10 +43,29 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 		f.Close()
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
 	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
+	}
 	if err := f.Close(); err != nil {
 		return FileInfo{}, err
 	}
-	return tx.Stage(table, key, name, int64(len(rows)))
+	tx.markStaged(table, key, name)
+	return FileInfo{Name: name, Rows: int64(len(rows)), Size: cw.n, CRC32C: crc.Sum32()}, nil
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // ReadFile reads every row of a data file. Columns the file lacks (an

@@ -83,15 +83,19 @@ func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)
 	}
 	defer f.Close()
-	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	h := crc32.New(castagnoli)
 	n, err := io.Copy(h, f)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
 	}
+	tx.markStaged(table, key, name)
+	return FileInfo{Name: name, Rows: rows, Size: n, CRC32C: h.Sum32()}, nil
+}
+
+func (tx *Tx) markStaged(table, key, name string) {
 	tx.mu.Lock()
 	tx.staged[filepath.Join(table, key, name)] = true
 	tx.mu.Unlock()
-	return FileInfo{Name: name, Rows: rows, Size: n, CRC32C: h.Sum32()}, nil
 }
 
 // SetPartition sets the files of partition key of table: names staged by
