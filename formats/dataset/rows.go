@@ -3,8 +3,8 @@ package dataset
 import (
 	"bufio"
 	"errors"
-	"hash/crc32"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 
