@@ -52,7 +52,11 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 		if err != nil {
 			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		rows = append(rows, rs...)
+		if rows == nil {
+			rows = rs // the usual single file: no copy
+		} else {
+			rows = append(rows, rs...)
+		}
 	}
 	coldTouched, err := r.touchesCold(t, key, coldFiles, results)
 	if err != nil {

@@ -35,14 +35,27 @@ func ReadState(path string, fn func([]schema.State) error) error {
 	return nil
 }
 
-// ReadStateFile returns all rows of a state file.
+// ReadStateFile returns all rows of a state file, decoded straight into
+// one slice of the file's size.
 func ReadStateFile(path string) ([]schema.State, error) {
-	var out []schema.State
-	err := ReadState(path, func(rows []schema.State) error {
-		out = append(out, rows...)
-		return nil
-	})
-	return out, err
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := make([]schema.State, f.NumRows())
+	at := 0
+	for _, rg := range f.RowGroups() {
+		n := int(rg.NumRows())
+		if at+n > len(out) {
+			return nil, fmt.Errorf("%s: row groups hold more rows than the file", path)
+		}
+		if err := f.readState(rg, out[at:at+n]); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		at += n
+	}
+	return out[:at], nil
 }
 
 func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {
