@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
@@ -146,8 +148,18 @@ func checksum(path string) (string, error) {
 
 // readResults reads every result of in, Parquet or Arrow IPC (told apart
 // by their first bytes), and checks each row. Failed results keep no
-// metadata.
-func readResults(in input) ([]schema.Result, error) {
+// metadata. A decoder that panics on a malformed file (parquet-go does on
+// some corrupt page indexes) makes it bad input, not a crash.
+func readResults(in input) (rs []schema.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rs, err = nil, exitcode.BadInput(fmt.Errorf("merge: %s: malformed input (decoder panic: %v)", in.name, p))
+		}
+	}()
+	return decodeResults(in)
+}
+
+func decodeResults(in input) ([]schema.Result, error) {
 	f, err := os.Open(in.path)
 	if err != nil {
 		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
@@ -157,6 +169,9 @@ func readResults(in input) ([]schema.Result, error) {
 	head, _ := br.Peek(4)
 	var r *rowio.Reader[schema.Result]
 	if bytes.Equal(head, []byte("PAR1")) {
+		if err := plausibleParquet(in.path); err != nil {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+		}
 		r, err = rowio.Open[schema.Result](in.path, nil)
 	} else {
 		r, err = rowio.OpenArrow[schema.Result](in.name, br)
@@ -214,4 +229,46 @@ func verified(r *schema.Result) bool {
 		return bytes.Equal(sum[:20], r.InfoHash[:])
 	}
 	return sha1Sum(r.InfoBytes) == r.InfoHash
+}
+
+// Limits on what a results file may declare, checked before its rows are
+// decoded: parquet-go allocates what a file claims, so a small crafted file
+// could otherwise take gigabytes.
+const (
+	minResultBytes = 10      // every row holds a 20-byte infohash that does not compress
+	maxChunkBytes  = 1 << 30 // the uncompressed size of one column chunk
+	maxExpansion   = 1000    // uncompressed / compressed bytes of a column chunk
+)
+
+// plausibleParquet checks a Parquet file's metadata against the limits.
+func plausibleParquet(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return fmt.Errorf("not a readable Parquet file: %w", err)
+	}
+	md := pf.Metadata()
+	if md.NumRows < 0 || md.NumRows > info.Size()/minResultBytes+1 {
+		return fmt.Errorf("declares %d rows in %d bytes", md.NumRows, info.Size())
+	}
+	for _, rg := range md.RowGroups {
+		for _, c := range rg.Columns {
+			m := c.MetaData
+			if m.TotalUncompressedSize < 0 || m.TotalUncompressedSize > maxChunkBytes ||
+				m.TotalCompressedSize < 0 || m.TotalUncompressedSize > maxExpansion*(m.TotalCompressedSize+1) ||
+				m.NumValues < 0 || m.NumValues > info.Size()*8 {
+				return fmt.Errorf("column %v declares %d values in %d bytes (%d compressed)",
+					m.PathInSchema, m.NumValues, m.TotalUncompressedSize, m.TotalCompressedSize)
+			}
+		}
+	}
+	return nil
 }
