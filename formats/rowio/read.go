@@ -22,6 +22,8 @@ type Reader[T any] struct {
 	bind []binding
 	rec  arrow.Record
 	pos  int
+	rows int64 // Arrow rows so far
+	err  error // sticky: a reader that failed stays failed
 }
 
 // Open opens a row source: "-" reads an Arrow IPC stream from stdin,
@@ -54,8 +56,13 @@ func OpenArrow[T any](name string, r io.Reader) (*Reader[T], error) {
 	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)))
 }
 
-func openArrow[T any](name string, in io.Reader, pl *plan) (*Reader[T], error) {
-	ar, err := ipc.NewReader(in)
+func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: %w", name, PanicError(p, "Arrow IPC stream"))
+		}
+	}()
+	ar, err := ipc.NewReader(in, ipc.WithAllocator(newLimitAllocator(DefaultLimits())))
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty input (no Arrow IPC stream)", name)
@@ -75,12 +82,13 @@ func openParquet[T any](path string, f *os.File) (*Reader[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a readable Parquet file: %w", path, err)
-	}
 	var zero T
-	if err := CheckSchema(parquet.SchemaOf(zero), pf.Schema()); err != nil {
+	want := parquet.SchemaOf(zero)
+	pf, err := OpenParquet(f, st.Size(), want, DefaultLimits())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := CheckSchema(want, pf.Schema()); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", path, ErrSchema, err)
 	}
 	return &Reader[T]{name: path, f: f, pr: parquet.NewGenericReader[T](pf)}, nil
@@ -140,14 +148,37 @@ func joinPath(p []string) string {
 }
 
 // Read fills buf with up to len(buf) rows; it returns io.EOF at the end.
-func (r *Reader[T]) Read(buf []T) (int, error) {
+// A decoding failure (a CorruptError, or an error wrapping ErrLimit)
+// names the input, and every later Read returns it again.
+func (r *Reader[T]) Read(buf []T) (n int, err error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, io.EOF) {
+			r.err = err
+		}
+	}()
 	if r.pr != nil {
+		defer r.recover(&err, "Parquet")
 		n, err := r.pr.Read(buf)
 		if err != nil && !errors.Is(err, io.EOF) {
-			err = fmt.Errorf("%s: %w", r.name, err)
+			err = fmt.Errorf("%s: %w", r.name, &CorruptError{Format: "Parquet", Err: err})
 		}
 		return n, err
 	}
+	defer r.recover(&err, "Arrow IPC stream")
+	return r.readArrow(buf)
+}
+
+// recover is Recover naming the input.
+func (r *Reader[T]) recover(err *error, format string) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%s: %w", r.name, PanicError(p, format))
+	}
+}
+
+func (r *Reader[T]) readArrow(buf []T) (int, error) {
 	var zero T
 	n := 0
 	for n < len(buf) {
@@ -162,6 +193,9 @@ func (r *Reader[T]) Read(buf []T) (int, error) {
 				return n, nil
 			}
 			r.rec, r.pos = r.ar.Record(), 0
+			if err := r.checkBatch(); err != nil {
+				return n, err
+			}
 		}
 		buf[n] = zero
 		dst := reflect.ValueOf(&buf[n]).Elem()
@@ -172,6 +206,18 @@ func (r *Reader[T]) Read(buf []T) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// checkBatch bounds the rows an Arrow stream declares, as OpenParquet
+// does for row groups.
+func (r *Reader[T]) checkBatch() error {
+	lim := DefaultLimits()
+	k := r.rec.NumRows()
+	if r.rows += k; k > lim.MaxRowGroupRows || r.rows > lim.MaxRows {
+		return fmt.Errorf("%s: %w: a record batch of %d rows, %d in all (limits %d and %d)",
+			r.name, ErrLimit, k, r.rows, lim.MaxRowGroupRows, lim.MaxRows)
+	}
+	return nil
 }
 
 // ReadAll reads every remaining row.

@@ -107,8 +107,8 @@ func TestBadInputs(t *testing.T) {
 		stdin            string
 		schemaErr        bool
 	}{
-		{"not parquet", notParquet, "not a readable Parquet file", "", false},
-		{"truncated", trunc, "not a readable Parquet file", "", false},
+		{"not parquet", notParquet, "corrupt Parquet: no PAR1 magic", "", false},
+		{"truncated", trunc, "corrupt Parquet: no PAR1 magic at the end", "", false},
 		{"wrong schema", wrong, "missing required column \"info_hash\"", "", true},
 		{"empty stdin", "-", "empty input", "", false},
 		{"garbage stdin", "-", "not an Arrow IPC stream", "garbage garbage garbage", false},

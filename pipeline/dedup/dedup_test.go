@@ -230,8 +230,8 @@ func TestBadInputsCommitNothing(t *testing.T) {
 	w.Write([]schema.PeerPenalty{{Addr: "x"}})
 	w.Close()
 	tests := []struct{ name, path, want string }{
-		{"truncated parquet", write("trunc.parquet", string(goodBytes[:len(goodBytes)/2])), "not a readable Parquet file"},
-		{"not parquet", write("x.parquet", "PAR1 but not really"), "not a readable Parquet file"},
+		{"truncated parquet", write("trunc.parquet", string(goodBytes[:len(goodBytes)/2])), "corrupt Parquet"},
+		{"not parquet", write("x.parquet", "PAR1 but not really"), "corrupt Parquet"},
 		{"wrong schema", wrong, "missing column \"info_hash\""},
 		{"bad hex line", write("h.txt", "0123456789abcdef0123456789abcdef01234567\nnot-a-hash\n"), "h.txt:2"},
 		{"empty", write("empty.txt", ""), "empty input"},

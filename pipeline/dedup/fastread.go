@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -77,7 +78,7 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 		}
 		rows := int(rg.NumRows())
 		if err := buf.load(rg, c, rows, b); err != nil {
-			return n, fmt.Errorf("row group at row %d: %w", n, err)
+			return n, &rowio.CorruptError{Format: "Parquet", Err: fmt.Errorf("row group at row %d: %w", n, err)}
 		}
 		for i := 0; i < rows; i++ {
 			if buf.typ[i] == 0 {

@@ -29,6 +29,11 @@ const (
 
 func (k inputKind) String() string { return [...]string{"parquet", "arrow", "text"}[k] }
 
+// format names the kind in errors about corrupt input.
+func (k inputKind) format() string {
+	return [...]string{"Parquet", "Arrow IPC stream", "hash list"}[k]
+}
+
 // input is one file to apply.
 type input struct {
 	name  string // as the user named it (stdin inputs: "stdin (inbox/…)")

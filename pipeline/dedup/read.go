@@ -26,11 +26,21 @@ type obsIn struct {
 	Source     string `parquet:"source,optional"`
 }
 
+// obsColumns are the columns dedup reads: only their pages are checked.
+var obsColumns = parquet.SchemaOf(obsIn{})
+
 const readBatch = 8192
 
-// readInput feeds every observation of in to b.
-func readInput(ctx context.Context, in input, now int64, b *batch) (int64, error) {
+// readInput feeds every observation of in to b. A panic while decoding
+// the input (parquet-go and arrow have some on crafted files) fails this
+// input as bad input instead of crashing the program.
+func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err error) {
 	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
+	defer func() {
+		if p := recover(); p != nil {
+			err = bad(rowio.PanicError(p, in.kind.format()))
+		}
+	}()
 	switch in.kind {
 	case kindText:
 		f, err := os.Open(in.path)
@@ -90,9 +100,9 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		return 0, bad(err)
 	}
 	defer f.Close()
-	pf, err := parquet.OpenFile(f, in.size)
+	pf, err := rowio.OpenParquet(f, in.size, obsColumns, rowio.DefaultLimits())
 	if err != nil {
-		return 0, bad(fmt.Errorf("not a readable Parquet file: %w", err))
+		return 0, bad(err)
 	}
 	if err := checkObsSchema(pf.Schema()); err != nil {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
@@ -144,7 +154,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			return n, nil
 		}
 		if err != nil {
-			return n, bad(err)
+			return n, bad(&rowio.CorruptError{Format: "Parquet", Err: err})
 		}
 	}
 }

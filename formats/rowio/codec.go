@@ -1,0 +1,177 @@
+package rowio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
+)
+
+// What the codecs parquet-go uses do with a page they are given:
+//   - snappy allocates the length the block's header declares;
+//   - zstd allocates the content size a frame declares and grows by one
+//     block (at most 128 KiB) at a time otherwise;
+//   - lz4 (LZ4_RAW) doubles its buffer after any error, forever on
+//     corrupt data;
+//   - gzip and brotli grow until the stream ends.
+// checkCodec bounds each before parquet-go decodes the page: from the
+// headers for snappy and zstd, by decoding once for the rare other three.
+
+func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize int64) error {
+	lim := s.lim.MaxPageBytes
+	switch codec {
+	case format.Snappy:
+		var b [binary.MaxVarintLen64]byte
+		k, _ := s.r.ReadAt(b[:min(n, int64(len(b)))], off)
+		v, m := binary.Uvarint(b[:k])
+		if m <= 0 {
+			return fmt.Errorf("bad snappy block header")
+		}
+		if v > uint64(lim) {
+			return fmt.Errorf("%w: snappy block declares %d bytes (limit %d)", ErrLimit, v, lim)
+		}
+	case format.Zstd:
+		return zstdBound(io.NewSectionReader(s.r, off, n), n, lim)
+	case format.Lz4Raw:
+		src, err := readSection(s.r, off, n)
+		if err != nil {
+			return err
+		}
+		// parquet-go decodes into a buffer at least this large, so a page
+		// that decodes here decodes there on the first try.
+		if _, err := lz4.UncompressBlock(src, make([]byte, max(usize, 3*n))); err != nil {
+			return fmt.Errorf("LZ4 page does not decompress into its %d bytes: %v", usize, err)
+		}
+	case format.Gzip, format.Brotli:
+		src := io.NewSectionReader(s.r, off, n)
+		var zr io.Reader
+		if codec == format.Gzip {
+			g, err := gzip.NewReader(src)
+			if err != nil {
+				return fmt.Errorf("gzip: %v", err)
+			}
+			zr = g
+		} else {
+			zr = brotli.NewReader(src)
+		}
+		got, err := io.Copy(io.Discard, io.LimitReader(zr, lim+1))
+		if err != nil {
+			return fmt.Errorf("%s: %v", codec, err)
+		}
+		if got > lim {
+			return fmt.Errorf("%w: %s page decompresses to over %d bytes", ErrLimit, codec, lim)
+		}
+	}
+	return nil
+}
+
+func readSection(r io.ReaderAt, off, n int64) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := r.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// zstdBound walks the frames and block headers of a zstd page (RFC 8878)
+// and fails if decoding it could take more than lim bytes.
+func zstdBound(r io.ReaderAt, n, lim int64) error {
+	var b [18]byte
+	at := func(off int64, k int) ([]byte, error) {
+		if off+int64(k) > n {
+			return nil, errors.New("zstd: truncated frame")
+		}
+		_, err := r.ReadAt(b[:k], off)
+		return b[:k], err
+	}
+	var total int64
+	for pos := int64(0); pos < n; {
+		h, err := at(pos, 4)
+		if err != nil {
+			return err
+		}
+		magic := binary.LittleEndian.Uint32(h)
+		if magic&0xfffffff0 == 0x184d2a50 { // skippable frame
+			h, err := at(pos+4, 4)
+			if err != nil {
+				return err
+			}
+			pos += 8 + int64(binary.LittleEndian.Uint32(h))
+			continue
+		}
+		if magic != 0xfd2fb528 {
+			return errors.New("zstd: not a zstd frame")
+		}
+		h, err = at(pos+4, 1)
+		if err != nil {
+			return err
+		}
+		fhd := h[0]
+		single := fhd&0x20 != 0
+		fcsLen := [4]int{0, 2, 4, 8}[fhd>>6]
+		if fcsLen == 0 && single {
+			fcsLen = 1
+		}
+		hdrLen := 1 + [4]int{0, 1, 2, 4}[fhd&3] + fcsLen
+		if !single {
+			hdrLen++
+		}
+		h, err = at(pos+4, hdrLen)
+		if err != nil {
+			return err
+		}
+		var fcs uint64
+		if fcsLen > 0 {
+			var v [8]byte
+			copy(v[:], h[hdrLen-fcsLen:])
+			fcs = binary.LittleEndian.Uint64(v[:])
+			if fcsLen == 2 {
+				fcs += 256
+			}
+			if fcs > uint64(lim) {
+				return fmt.Errorf("%w: zstd frame declares %d bytes (limit %d)", ErrLimit, fcs, lim)
+			}
+		}
+		if !single {
+			wd := h[1]
+			base := int64(1) << (10 + wd>>3)
+			if window := base + base/8*int64(wd&7); window > lim {
+				return fmt.Errorf("%w: zstd window of %d bytes (limit %d)", ErrLimit, window, lim)
+			}
+		}
+		pos += 4 + int64(hdrLen)
+		var out int64
+		for last := false; !last; {
+			h, err := at(pos, 3)
+			if err != nil {
+				return err
+			}
+			bh := uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16
+			size := int64(bh >> 3)
+			last = bh&1 != 0
+			switch (bh >> 1) & 3 {
+			case 0: // raw
+				out, pos = out+size, pos+3+size
+			case 1: // RLE
+				out, pos = out+size, pos+4
+			case 2: // compressed: at most 128 KiB out
+				out, pos = out+128<<10, pos+3+size
+			default:
+				return errors.New("zstd: reserved block type")
+			}
+			if total+out > lim {
+				return fmt.Errorf("%w: zstd page may decompress to over %d bytes", ErrLimit, lim)
+			}
+		}
+		if fhd&0x04 != 0 {
+			pos += 4 // content checksum
+		}
+		total += max(out, int64(fcs))
+	}
+	return nil
+}

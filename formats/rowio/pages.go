@@ -1,0 +1,196 @@
+package rowio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// parquet-go sizes its buffers from page headers (compressed and
+// uncompressed sizes, value counts) and from what compression frames
+// declare. scanPages reads every page header of the columns to be read,
+// without the page data, and refuses pages that would make it allocate
+// more than the limits allow or that do not fit in their column chunk.
+// It costs one small read per page (plus the block headers of zstd
+// pages), no per-row work.
+
+func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits) error {
+	var cols []*parquet.Column
+	var leaves func(c *parquet.Column)
+	leaves = func(c *parquet.Column) {
+		if c.Leaf() {
+			if _, ok := lookup(read, c.Path()); ok || read == nil {
+				cols = append(cols, c)
+			}
+			return
+		}
+		for _, k := range c.Columns() {
+			leaves(k)
+		}
+	}
+	leaves(pf.Root())
+	s := pageScanner{r: r, lim: lim}
+	for i, rg := range pf.Metadata().RowGroups {
+		var bytes int64
+		for _, c := range cols {
+			if c.Index() >= len(rg.Columns) {
+				return corrupt("row group %d lacks column %q", i, strings.Join(c.Path(), "."))
+			}
+			n, err := s.chunk(&rg.Columns[c.Index()].MetaData, c, rg.NumRows)
+			if err != nil {
+				if errors.Is(err, ErrLimit) {
+					return fmt.Errorf("row group %d column %q: %w", i, strings.Join(c.Path(), "."), err)
+				}
+				return corrupt("row group %d column %q: %v", i, strings.Join(c.Path(), "."), err)
+			}
+			if bytes += n; bytes > lim.MaxRowGroupBytes {
+				return fmt.Errorf("%w: row group %d pages hold %d uncompressed bytes (limit %d)", ErrLimit, i, bytes, lim.MaxRowGroupBytes)
+			}
+		}
+	}
+	return nil
+}
+
+func lookup(s *parquet.Schema, path []string) (parquet.LeafColumn, bool) {
+	if s == nil {
+		return parquet.LeafColumn{}, false
+	}
+	return s.Lookup(path...)
+}
+
+type pageScanner struct {
+	r   io.ReaderAt
+	lim Limits
+	buf []byte
+}
+
+// chunk scans one column chunk and returns its pages' uncompressed bytes.
+func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows int64) (int64, error) {
+	start := chunkStart(md)
+	end := start + md.TotalCompressedSize
+	width := valueWidth(c)
+	flat := c.MaxRepetitionLevel() == 0
+	var values, total int64
+	for pos := start; pos < end; {
+		h, n, err := s.header(pos, end)
+		if err != nil {
+			return 0, err
+		}
+		data, csize, usize := pos+n, int64(h.CompressedPageSize), int64(h.UncompressedPageSize)
+		switch {
+		case csize < 0 || usize < 0:
+			return 0, fmt.Errorf("page at offset %d: negative size", pos)
+		case csize > end-data:
+			return 0, fmt.Errorf("page at offset %d: %d bytes run past the end of the column chunk", pos, csize)
+		case csize > s.lim.MaxPageBytes || usize > s.lim.MaxPageBytes:
+			return 0, fmt.Errorf("%w: page at offset %d declares %d bytes (limit %d)", ErrLimit, pos, max(csize, usize), s.lim.MaxPageBytes)
+		}
+		total += n + usize
+		nv, levels, isData := pageValues(h)
+		switch {
+		case nv < 0 || levels < 0 || levels > csize:
+			return 0, fmt.Errorf("page at offset %d: bad value count or level sizes", pos)
+		case nv > s.lim.MaxPageValues || nv*width > s.lim.MaxPageBytes:
+			return 0, fmt.Errorf("%w: page at offset %d declares %d values (limit %d, %d bytes)", ErrLimit, pos, nv, s.lim.MaxPageValues, s.lim.MaxPageBytes)
+		}
+		if isData && flat {
+			if values += nv; values > rows {
+				return 0, fmt.Errorf("pages hold more values than the row group's %d rows", rows)
+			}
+		}
+		if compressed(h) {
+			if err := s.checkCodec(md.Codec, data+levels, csize-levels, usize); err != nil {
+				return 0, fmt.Errorf("page at offset %d: %w", pos, err)
+			}
+		}
+		pos = data + csize
+		if flat && isData && values == rows {
+			break // the rest, if any, is padding some writers leave
+		}
+	}
+	if flat && values != rows {
+		return 0, fmt.Errorf("pages hold %d values for %d rows", values, rows)
+	}
+	return total, nil
+}
+
+// header reads and decodes the page header at pos, checking its encoding
+// first; it returns the header's size.
+func (s *pageScanner) header(pos, end int64) (*format.PageHeader, int64, error) {
+	n := min(4096, end-pos)
+	for {
+		if int64(cap(s.buf)) < n {
+			s.buf = make([]byte, n)
+		}
+		b := s.buf[:n]
+		if _, err := s.r.ReadAt(b, pos); err != nil {
+			return nil, 0, fmt.Errorf("page header at offset %d: %v", pos, err)
+		}
+		shape, err := walkThrift(b)
+		if err == nil {
+			h := new(format.PageHeader)
+			if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[:shape.size], h); err != nil {
+				return nil, 0, fmt.Errorf("page header at offset %d: %v", pos, err)
+			}
+			return h, int64(shape.size), nil
+		}
+		switch {
+		case err != errShort:
+			return nil, 0, fmt.Errorf("page header at offset %d: %v", pos, err)
+		case n == end-pos:
+			return nil, 0, fmt.Errorf("page header at offset %d runs past the end of the column chunk", pos)
+		case n >= s.lim.MaxPageHeader:
+			return nil, 0, fmt.Errorf("%w: page header at offset %d is over %d bytes", ErrLimit, pos, s.lim.MaxPageHeader)
+		}
+		n = min(4*n, end-pos, s.lim.MaxPageHeader)
+	}
+}
+
+// pageValues returns a page's value count, the bytes of uncompressed
+// levels before its compressed data (v2 pages), and whether it is a data
+// page.
+func pageValues(h *format.PageHeader) (n, levels int64, data bool) {
+	switch {
+	case h.Type == format.DataPage && h.DataPageHeader.Valid:
+		return int64(h.DataPageHeader.V.NumValues), 0, true
+	case h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid:
+		v := &h.DataPageHeaderV2.V
+		if v.NumNulls < 0 || v.NumRows < 0 || v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 {
+			return -1, 0, true
+		}
+		return int64(v.NumValues), int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength), true
+	case h.Type == format.DictionaryPage && h.DictionaryPageHeader.Valid:
+		return int64(h.DictionaryPageHeader.V.NumValues), 0, false
+	}
+	return 0, 0, false
+}
+
+func compressed(h *format.PageHeader) bool {
+	if h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid {
+		c := h.DataPageHeaderV2.V.IsCompressed
+		return !c.Valid || c.V
+	}
+	return true
+}
+
+// valueWidth is the bytes one decoded value of c takes, levels included.
+func valueWidth(c *parquet.Column) int64 {
+	w := int64(4) // dictionary indexes, offsets
+	switch t := c.Type(); t.Kind() {
+	case parquet.FixedLenByteArray:
+		w = max(w, int64(t.Length()))
+	case parquet.Int96:
+		w = 12
+	case parquet.Int64, parquet.Double, parquet.ByteArray:
+		w = 8
+	}
+	if c.MaxDefinitionLevel() > 0 || c.MaxRepetitionLevel() > 0 {
+		w += 2
+	}
+	return w
+}

@@ -1,0 +1,106 @@
+package dedup
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// fuzzSeeds are whole input files: valid ones written by the code in
+// every layout dedup accepts, and damaged copies of them.
+func fuzzSeeds(t testing.TB) [][]byte {
+	t.Helper()
+	dir := t.TempDir()
+	obs := genObs(1, 40, 20)
+	obs[3].InfoHashV2 = bytes.Repeat([]byte{7}, 32)
+	obs[3].HashType = schema.HashV2
+	own := readBack(t, writeRows(t, filepath.Join(dir, "own.parquet"), obs))
+	duck := readBack(t, writeDuckDB(t, dir, obs))
+	var arrow bytes.Buffer
+	w, _ := rowio.Create[schema.Observation]("-", &arrow)
+	w.Write(obs[:5])
+	w.Close()
+	seeds := [][]byte{own, duck, arrow.Bytes(), []byte("0123456789abcdef0123456789abcdef01234567\n")}
+	for _, b := range [][]byte{own, duck} {
+		seeds = append(seeds, b[:len(b)/2], b[:len(b)-9], flip(b, len(b)-20), flip(b, len(b)/2), flip(b, 40))
+	}
+	return seeds
+}
+
+func readBack(t testing.TB, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func flip(b []byte, i int) []byte {
+	c := bytes.Clone(b)
+	c[i] ^= 0x40
+	return c
+}
+
+// duckObs is how DuckDB writes observations: BLOB hash, microseconds.
+type duckObs struct {
+	InfoHash   []byte `parquet:"info_hash"`
+	ObservedAt int64  `parquet:"observed_at,timestamp(microsecond:local)"`
+	Source     string `parquet:"source"`
+}
+
+func writeDuckDB(t testing.TB, dir string, obs []schema.Observation) string {
+	t.Helper()
+	rows := make([]duckObs, len(obs))
+	for i, o := range obs {
+		rows[i] = duckObs{InfoHash: append([]byte(nil), o.InfoHash[:]...), ObservedAt: o.ObservedAt * 1000, Source: o.Source}
+	}
+	return writeRows(t, filepath.Join(dir, "duck.parquet"), rows)
+}
+
+func writeRows[T any](t testing.TB, p string, rows []T) string {
+	t.Helper()
+	w, err := rowio.Create[T](p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// FuzzDedupParquetInput feeds whole files through dedup's reading path:
+// every outcome must be rows read or one line of bad input, never a panic.
+func FuzzDedupParquetInput(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "in.parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, err := probe(p, "in.parquet")
+		if err != nil {
+			return
+		}
+		_, err = readInput(context.Background(), in, t0.UnixMilli(), newBatch(3600_000))
+		if err == nil {
+			return
+		}
+		if exitcode.Of(err) != exitcode.Usage || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "in.parquet") {
+			t.Fatalf("exit %d: %q", exitcode.Of(err), err)
+		}
+	})
+}
