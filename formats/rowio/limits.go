@@ -15,12 +15,13 @@ type Limits struct {
 	MaxRows          int64 // rows in one file
 	MaxRowGroupRows  int64 // rows in one row group (dedup buffers a row group's columns)
 	MaxRowGroupBytes int64 // uncompressed bytes of one row group, declared or summed over its pages
-	MaxFooterBytes   int64 // the Parquet footer (file metadata)
+	MaxFooterBytes   int64 // the Parquet footer
 	MaxMetadataBytes int64 // memory the decoded footer may take
 	MaxSchemaDepth   int   // nesting of the Parquet schema
 	MaxPageHeader    int64 // one page header (Arrow C++ uses 16 MiB too)
 	MaxPageBytes     int64 // one page, compressed, uncompressed or decoded
 	MaxPageValues    int64 // values in one page
+	MaxArrowMetadata int64 // one Arrow IPC message's metadata (schema, batch layout)
 	MaxArrowBuffer   int64 // one buffer of an Arrow IPC message
 	MaxArrowLive     int64 // Arrow memory held at once while reading a stream
 }
@@ -39,6 +40,7 @@ func DefaultLimits() Limits {
 		MaxPageHeader:    16 << 20,
 		MaxPageBytes:     512 << 20,
 		MaxPageValues:    1 << 26,
+		MaxArrowMetadata: 4 << 20,
 		MaxArrowBuffer:   2 << 30,
 		MaxArrowLive:     8 << 30,
 	}

@@ -62,7 +62,8 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 			err = fmt.Errorf("%s: %w", name, PanicError(p, "Arrow IPC stream"))
 		}
 	}()
-	ar, err := ipc.NewReader(in, ipc.WithAllocator(newLimitAllocator(DefaultLimits())))
+	lim := DefaultLimits()
+	ar, err := ipc.NewReader(&framedReader{r: in, lim: lim}, ipc.WithAllocator(newLimitAllocator(lim)))
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty input (no Arrow IPC stream)", name)

@@ -1,0 +1,228 @@
+package rowio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// framedReader passes an Arrow IPC stream through, checking each
+// message's framing first: the reader makes a buffer of the metadata
+// length a message declares before reading it, so a 4-byte lie is a
+// gigabyte allocation. Metadata over the limit or a body length that is
+// negative or over MaxArrowBuffer fails the read instead.
+type framedReader struct {
+	r       io.Reader
+	lim     Limits
+	pending []byte // prefix and metadata of the current message
+	body    int64  // body bytes of the current message still to pass
+	err     error
+}
+
+func (g *framedReader) Read(p []byte) (int, error) {
+	for len(g.pending) == 0 && g.body == 0 {
+		if g.err != nil {
+			return 0, g.err
+		}
+		if g.err = g.next(); g.err != nil {
+			g.pending = nil // a bad message never reaches the reader
+		}
+	}
+	if len(g.pending) > 0 {
+		n := copy(p, g.pending)
+		g.pending = g.pending[n:]
+		return n, nil
+	}
+	if int64(len(p)) > g.body {
+		p = p[:g.body]
+	}
+	n, err := g.r.Read(p)
+	g.body -= int64(n)
+	if err == io.EOF && g.body > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// next reads the next message's prefix and metadata into pending.
+func (g *framedReader) next() error {
+	var h [8]byte
+	if _, err := io.ReadFull(g.r, h[:4]); err != nil {
+		return err
+	}
+	g.pending = append(g.pending[:0], h[:4]...)
+	n := binary.LittleEndian.Uint32(h[:4])
+	if n == 0xffffffff { // continuation marker, then the length
+		if _, err := io.ReadFull(g.r, h[4:]); err != nil {
+			return err
+		}
+		g.pending = append(g.pending, h[4:]...)
+		n = binary.LittleEndian.Uint32(h[4:])
+	}
+	if n == 0 {
+		return nil // end of stream
+	}
+	if int32(n) < 0 || int64(n) > g.lim.MaxArrowMetadata {
+		return fmt.Errorf("%w: an Arrow message declares %d bytes of metadata (limit %d)", ErrLimit, int32(n), g.lim.MaxArrowMetadata)
+	}
+	meta := make([]byte, n)
+	if _, err := io.ReadFull(g.r, meta); err != nil {
+		return err
+	}
+	g.pending = append(g.pending, meta...)
+	body, err := checkMessage(meta)
+	switch {
+	case err != nil:
+		return &CorruptError{Format: "Arrow IPC stream", Err: err}
+	case body < 0:
+		return &CorruptError{Format: "Arrow IPC stream", Err: fmt.Errorf("message body of %d bytes", body)}
+	case body > g.lim.MaxArrowBuffer:
+		return fmt.Errorf("%w: an Arrow message declares a %d-byte body (limit %d)", ErrLimit, body, g.lim.MaxArrowBuffer)
+	}
+	g.body = body
+	return nil
+}
+
+// Arrow reads message metadata, a flatbuffer, without verifying it: it
+// makes slices as long as the vectors of fields, children and metadata
+// declare, and follows children recursively. checkMessage verifies those
+// vectors (each element is a 4-byte offset, so a vector cannot hold more
+// elements than a quarter of the bytes after it), bounds the nesting and
+// the fields visited, and returns the message's body length.
+
+// fbTable is a flatbuffer table at pos in b.
+type fbTable struct {
+	b          []byte
+	pos, vt    int64
+	vtableSize int64
+}
+
+var errFlatbuffer = errors.New("malformed message metadata")
+
+func (b fbBytes) u32(off int64) (int64, error) {
+	if off < 0 || off+4 > int64(len(b)) {
+		return 0, errFlatbuffer
+	}
+	return int64(binary.LittleEndian.Uint32(b[off:])), nil
+}
+
+type fbBytes []byte
+
+// table reads the table an offset at off points to.
+func (b fbBytes) table(off int64) (fbTable, error) {
+	rel, err := b.u32(off)
+	if err != nil {
+		return fbTable{}, err
+	}
+	pos := off + rel
+	so, err := b.u32(pos)
+	if err != nil {
+		return fbTable{}, err
+	}
+	vt := pos - int64(int32(uint32(so)))
+	if vt < 0 || vt+4 > int64(len(b)) {
+		return fbTable{}, errFlatbuffer
+	}
+	return fbTable{b: b, pos: pos, vt: vt, vtableSize: int64(binary.LittleEndian.Uint16(b[vt:]))}, nil
+}
+
+// field returns the position of field slot, or 0 if absent.
+func (t fbTable) field(slot int) (int64, error) {
+	o := 4 + 2*int64(slot)
+	if o >= t.vtableSize {
+		return 0, nil
+	}
+	if t.vt+o+2 > int64(len(t.b)) {
+		return 0, errFlatbuffer
+	}
+	off := int64(binary.LittleEndian.Uint16(t.b[t.vt+o:]))
+	if off == 0 {
+		return 0, nil
+	}
+	return t.pos + off, nil
+}
+
+// vector returns the position of the first element and the length of the
+// vector field slot, checking that elements of size bytes fit.
+func (t fbTable) vector(slot int, size int64) (int64, int64, error) {
+	p, err := t.field(slot)
+	if err != nil || p == 0 {
+		return 0, 0, err
+	}
+	rel, err := fbBytes(t.b).u32(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	start := p + rel
+	n, err := fbBytes(t.b).u32(start)
+	if err != nil {
+		return 0, 0, err
+	}
+	if n*size > int64(len(t.b))-start-4 {
+		return 0, 0, errFlatbuffer
+	}
+	return start + 4, n, nil
+}
+
+// checkMessage verifies a message's metadata and returns its body length.
+func checkMessage(meta []byte) (int64, error) {
+	b := fbBytes(meta)
+	msg, err := b.table(0)
+	if err != nil {
+		return 0, err
+	}
+	var body int64
+	if p, err := msg.field(3); err != nil {
+		return 0, err
+	} else if p != 0 {
+		if p+8 > int64(len(b)) {
+			return 0, errFlatbuffer
+		}
+		body = int64(binary.LittleEndian.Uint64(b[p:]))
+	}
+	typ, err := msg.field(1)
+	if err != nil || typ == 0 || typ >= int64(len(b)) || b[typ] != 1 { // 1: Schema
+		return body, err
+	}
+	hp, err := msg.field(2)
+	if err != nil || hp == 0 {
+		return body, err
+	}
+	schema, err := b.table(hp)
+	if err != nil {
+		return 0, err
+	}
+	budget := int64(len(b)) / 4                       // fields a schema this size can hold
+	if _, _, err := schema.vector(2, 4); err != nil { // custom_metadata
+		return 0, err
+	}
+	return body, checkFields(schema, 1, 0, &budget)
+}
+
+// checkFields checks the vector of Field tables in slot of t, recursively.
+func checkFields(t fbTable, slot, depth int, budget *int64) error {
+	if depth > maxThriftDepth {
+		return fmt.Errorf("arrow fields nested deeper than %d", maxThriftDepth)
+	}
+	start, n, err := t.vector(slot, 4)
+	if err != nil {
+		return err
+	}
+	if *budget -= n; *budget < 0 {
+		return errors.New("arrow schema reuses its tables")
+	}
+	for i := int64(0); i < n; i++ {
+		f, err := fbBytes(t.b).table(start + 4*i)
+		if err != nil {
+			return err
+		}
+		if _, _, err := f.vector(6, 4); err != nil { // custom_metadata
+			return err
+		}
+		if err := checkFields(f, 5, depth+1, budget); err != nil { // children
+			return err
+		}
+	}
+	return nil
+}
