@@ -1,6 +1,7 @@
 package rowio
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -80,9 +81,25 @@ func (g *framedReader) next() error {
 	case body > g.lim.MaxArrowBuffer:
 		return fmt.Errorf("%w: an Arrow message declares a %d-byte body (limit %d)", ErrLimit, body, g.lim.MaxArrowBuffer)
 	}
+	if body > preReadOver {
+		// The reader allocates the body before reading it: for a large
+		// one, read it first, growing with what arrives, so that a lie
+		// costs only the bytes actually sent.
+		var buf bytes.Buffer
+		buf.Write(g.pending)
+		if _, err := io.CopyN(&buf, g.r, body); err != nil {
+			return &CorruptError{Format: "Arrow IPC stream", Err: fmt.Errorf("a message declares a %d-byte body: %v", body, err)}
+		}
+		g.pending = buf.Bytes()
+		return nil
+	}
 	g.body = body
 	return nil
 }
+
+// preReadOver is the body size above which framedReader reads a message
+// body before the Arrow reader allocates it.
+const preReadOver = 64 << 20
 
 // Arrow reads message metadata, a flatbuffer, without verifying it: it
 // makes slices as long as the vectors of fields, children and metadata

@@ -18,26 +18,49 @@ import (
 //     block (at most 128 KiB) at a time otherwise;
 //   - lz4 (LZ4_RAW) doubles its buffer after any error, forever on
 //     corrupt data;
-//   - gzip and brotli grow until the stream ends.
+//   - gzip and brotli grow until the stream ends;
+//   - and before any of them parquet-go allocates the page's declared
+//     uncompressed size.
 // checkCodec bounds each before parquet-go decodes the page: from the
 // headers for snappy and zstd, by decoding once for the rare other three.
 
+// checkCodec checks the compressed data of a page, n bytes at off that
+// the header says decompress to usize bytes: parquet-go allocates usize
+// first, so it must not exceed what the data can decompress to.
 func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize int64) error {
 	lim := s.lim.MaxPageBytes
+	lie := func(most int64) error {
+		return fmt.Errorf("declares %d uncompressed bytes, its %d %s bytes hold at most %d", usize, n, codec, most)
+	}
 	switch codec {
+	case format.Uncompressed: // parquet-go reads such pages in place
 	case format.Snappy:
 		var b [binary.MaxVarintLen64]byte
 		k, _ := s.r.ReadAt(b[:min(n, int64(len(b)))], off)
 		v, m := binary.Uvarint(b[:k])
-		if m <= 0 {
+		most := 24*n + 64 // a snappy copy tag of 3 bytes makes at most 64
+		switch {
+		case m <= 0:
 			return fmt.Errorf("bad snappy block header")
-		}
-		if v > uint64(lim) {
+		case v > uint64(lim):
 			return fmt.Errorf("%w: snappy block declares %d bytes (limit %d)", ErrLimit, v, lim)
+		case v > uint64(most):
+			return fmt.Errorf("snappy block declares %d bytes from %d", v, n)
+		case usize > most:
+			return lie(most)
 		}
 	case format.Zstd:
-		return zstdBound(io.NewSectionReader(s.r, off, n), n, lim)
+		most, err := zstdBound(io.NewSectionReader(s.r, off, n), n, lim)
+		if err != nil {
+			return err
+		}
+		if usize > most {
+			return lie(most)
+		}
 	case format.Lz4Raw:
+		if most := 256*n + 64; usize > most { // LZ4 expands at most ~255 times
+			return lie(most)
+		}
 		src, err := readSection(s.r, off, n)
 		if err != nil {
 			return err
@@ -60,12 +83,16 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 			zr = brotli.NewReader(src)
 		}
 		got, err := io.Copy(io.Discard, io.LimitReader(zr, lim+1))
-		if err != nil {
+		switch {
+		case err != nil:
 			return fmt.Errorf("%s: %v", codec, err)
-		}
-		if got > lim {
+		case got > lim:
 			return fmt.Errorf("%w: %s page decompresses to over %d bytes", ErrLimit, codec, lim)
+		case usize > got:
+			return lie(got)
 		}
+	default:
+		return fmt.Errorf("compression codec %s is not supported", codec)
 	}
 	return nil
 }
@@ -79,8 +106,10 @@ func readSection(r io.ReaderAt, off, n int64) ([]byte, error) {
 }
 
 // zstdBound walks the frames and block headers of a zstd page (RFC 8878)
-// and fails if decoding it could take more than lim bytes.
-func zstdBound(r io.ReaderAt, n, lim int64) error {
+// and returns the most its decoding can produce; it fails if that or a
+// frame's declared size is over lim, or a frame declares more than its
+// blocks hold.
+func zstdBound(r io.ReaderAt, n, lim int64) (int64, error) {
 	var b [18]byte
 	at := func(off int64, k int) ([]byte, error) {
 		if off+int64(k) > n {
@@ -93,23 +122,23 @@ func zstdBound(r io.ReaderAt, n, lim int64) error {
 	for pos := int64(0); pos < n; {
 		h, err := at(pos, 4)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		magic := binary.LittleEndian.Uint32(h)
 		if magic&0xfffffff0 == 0x184d2a50 { // skippable frame
 			h, err := at(pos+4, 4)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			pos += 8 + int64(binary.LittleEndian.Uint32(h))
 			continue
 		}
 		if magic != 0xfd2fb528 {
-			return errors.New("zstd: not a zstd frame")
+			return 0, errors.New("zstd: not a zstd frame")
 		}
 		h, err = at(pos+4, 1)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		fhd := h[0]
 		single := fhd&0x20 != 0
@@ -123,7 +152,7 @@ func zstdBound(r io.ReaderAt, n, lim int64) error {
 		}
 		h, err = at(pos+4, hdrLen)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		var fcs uint64
 		if fcsLen > 0 {
@@ -134,14 +163,14 @@ func zstdBound(r io.ReaderAt, n, lim int64) error {
 				fcs += 256
 			}
 			if fcs > uint64(lim) {
-				return fmt.Errorf("%w: zstd frame declares %d bytes (limit %d)", ErrLimit, fcs, lim)
+				return 0, fmt.Errorf("%w: zstd frame declares %d bytes (limit %d)", ErrLimit, fcs, lim)
 			}
 		}
 		if !single {
 			wd := h[1]
 			base := int64(1) << (10 + wd>>3)
 			if window := base + base/8*int64(wd&7); window > lim {
-				return fmt.Errorf("%w: zstd window of %d bytes (limit %d)", ErrLimit, window, lim)
+				return 0, fmt.Errorf("%w: zstd window of %d bytes (limit %d)", ErrLimit, window, lim)
 			}
 		}
 		pos += 4 + int64(hdrLen)
@@ -149,7 +178,7 @@ func zstdBound(r io.ReaderAt, n, lim int64) error {
 		for last := false; !last; {
 			h, err := at(pos, 3)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			bh := uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16
 			size := int64(bh >> 3)
@@ -162,16 +191,19 @@ func zstdBound(r io.ReaderAt, n, lim int64) error {
 			case 2: // compressed: at most 128 KiB out
 				out, pos = out+128<<10, pos+3+size
 			default:
-				return errors.New("zstd: reserved block type")
+				return 0, errors.New("zstd: reserved block type")
 			}
 			if total+out > lim {
-				return fmt.Errorf("%w: zstd page may decompress to over %d bytes", ErrLimit, lim)
+				return 0, fmt.Errorf("%w: zstd page may decompress to over %d bytes", ErrLimit, lim)
 			}
 		}
 		if fhd&0x04 != 0 {
 			pos += 4 // content checksum
 		}
-		total += max(out, int64(fcs))
+		if int64(fcs) > out {
+			return 0, fmt.Errorf("zstd frame declares %d bytes, its blocks hold at most %d", fcs, out)
+		}
+		total += out
 	}
-	return nil
+	return total, nil
 }

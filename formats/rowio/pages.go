@@ -93,7 +93,7 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 		total += n + usize
 		nv, levels, isData := pageValues(h)
 		switch {
-		case nv < 0 || levels < 0 || levels > csize:
+		case nv < 0 || levels < 0 || levels > csize || levels > usize:
 			return 0, fmt.Errorf("page at offset %d: bad value count or level sizes", pos)
 		case nv > s.lim.MaxPageValues || nv*width > s.lim.MaxPageBytes:
 			return 0, fmt.Errorf("%w: page at offset %d declares %d values (limit %d, %d bytes)", ErrLimit, pos, nv, s.lim.MaxPageValues, s.lim.MaxPageBytes)
@@ -104,7 +104,7 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			}
 		}
 		if compressed(h) {
-			if err := s.checkCodec(md.Codec, data+levels, csize-levels, usize); err != nil {
+			if err := s.checkCodec(md.Codec, data+levels, csize-levels, usize-levels); err != nil {
 				return 0, fmt.Errorf("page at offset %d: %w", pos, err)
 			}
 		}
