@@ -199,22 +199,64 @@ func checkMessage(meta []byte) (int64, error) {
 		body = int64(binary.LittleEndian.Uint64(b[p:]))
 	}
 	typ, err := msg.field(1)
-	if err != nil || typ == 0 || typ >= int64(len(b)) || b[typ] != 1 { // 1: Schema
+	if err != nil || typ == 0 || typ >= int64(len(b)) {
 		return body, err
 	}
 	hp, err := msg.field(2)
 	if err != nil || hp == 0 {
 		return body, err
 	}
-	schema, err := b.table(hp)
+	header, err := b.table(hp)
 	if err != nil {
 		return 0, err
 	}
-	budget := int64(len(b)) / 4                       // fields a schema this size can hold
-	if _, _, err := schema.vector(2, 4); err != nil { // custom_metadata
-		return 0, err
+	switch b[typ] {
+	case 1: // Schema
+		return body, checkSchema(header)
+	case 2: // DictionaryBatch: its data (slot 1) is a RecordBatch
+		p, err := header.field(1)
+		if err != nil || p == 0 {
+			return body, err
+		}
+		rb, err := b.table(p)
+		if err != nil {
+			return 0, err
+		}
+		return body, checkBuffers(rb, body)
+	case 3: // RecordBatch
+		return body, checkBuffers(header, body)
 	}
-	return body, checkFields(schema, 1, 0, &budget)
+	return body, nil
+}
+
+// checkBuffers checks that the buffers of a RecordBatch table lie within
+// the body: the reader allocates each buffer's declared length and then
+// reads it from the body.
+func checkBuffers(rb fbTable, body int64) error {
+	if _, _, err := rb.vector(1, 16); err != nil { // nodes
+		return err
+	}
+	start, n, err := rb.vector(2, 16) // buffers: {offset, length int64}
+	if err != nil {
+		return err
+	}
+	for i := int64(0); i < n; i++ {
+		off := int64(binary.LittleEndian.Uint64(rb.b[start+16*i:]))
+		size := int64(binary.LittleEndian.Uint64(rb.b[start+16*i+8:]))
+		if off < 0 || size < 0 || off > body || size > body-off {
+			return fmt.Errorf("buffer %d (%d bytes at %d) outside the %d-byte body", i, size, off, body)
+		}
+	}
+	return nil
+}
+
+// checkSchema checks a Schema table's vectors.
+func checkSchema(schema fbTable) error {
+	budget := int64(len(schema.b)) / 4                // fields a schema this size can hold
+	if _, _, err := schema.vector(2, 4); err != nil { // custom_metadata
+		return err
+	}
+	return checkFields(schema, 1, 0, &budget)
 }
 
 // checkFields checks the vector of Field tables in slot of t, recursively.

@@ -9,7 +9,6 @@ import (
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
 	"github.com/parquet-go/parquet-go/format"
-	"github.com/pierrec/lz4/v4"
 )
 
 // What the codecs parquet-go uses do with a page they are given:
@@ -17,12 +16,12 @@ import (
 //   - zstd allocates the content size a frame declares and grows by one
 //     block (at most 128 KiB) at a time otherwise;
 //   - lz4 (LZ4_RAW) doubles its buffer after any error, forever on
-//     corrupt data;
+//     corrupt data (and misreads valid pages: refused);
 //   - gzip and brotli grow until the stream ends;
 //   - and before any of them parquet-go allocates the page's declared
 //     uncompressed size.
 // checkCodec bounds each before parquet-go decodes the page: from the
-// headers for snappy and zstd, by decoding once for the rare other three.
+// headers for snappy and zstd, by decoding once for rare gzip and brotli.
 
 // checkCodec checks the compressed data of a page, n bytes at off that
 // the header says decompress to usize bytes: parquet-go allocates usize
@@ -58,18 +57,11 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 			return lie(most)
 		}
 	case format.Lz4Raw:
-		if most := 256*n + 64; usize > most { // LZ4 expands at most ~255 times
-			return lie(most)
-		}
-		src, err := readSection(s.r, off, n)
-		if err != nil {
-			return err
-		}
-		// parquet-go decodes into a buffer at least this large, so a page
-		// that decodes here decodes there on the first try.
-		if _, err := lz4.UncompressBlock(src, make([]byte, max(usize, 3*n))); err != nil {
-			return fmt.Errorf("LZ4 page does not decompress into its %d bytes: %v", usize, err)
-		}
+		// parquet-go v0.32.0 decodes LZ4_RAW into a new buffer when the
+		// pooled one is short of 3× the compressed size, then keeps the
+		// old buffer: the page reads back as stale bytes (and on corrupt
+		// data it doubles its buffer forever). Refuse rather than misread.
+		return fmt.Errorf("%w: LZ4_RAW compression (parquet-go v0.32.0 misreads it; rewrite the file with zstd or snappy)", ErrUnsupported)
 	case format.Gzip, format.Brotli:
 		src := io.NewSectionReader(s.r, off, n)
 		var zr io.Reader
@@ -92,17 +84,9 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 			return lie(got)
 		}
 	default:
-		return fmt.Errorf("compression codec %s is not supported", codec)
+		return fmt.Errorf("%w: compression codec %s", ErrUnsupported, codec)
 	}
 	return nil
-}
-
-func readSection(r io.ReaderAt, off, n int64) ([]byte, error) {
-	b := make([]byte, n)
-	if _, err := r.ReadAt(b, off); err != nil {
-		return nil, err
-	}
-	return b, nil
 }
 
 // zstdBound walks the frames and block headers of a zstd page (RFC 8878)

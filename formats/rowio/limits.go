@@ -42,8 +42,8 @@ func DefaultLimits() Limits {
 		MaxPageBytes:     512 << 20,
 		MaxPageValues:    1 << 24,
 		MaxArrowMetadata: 4 << 20,
-		MaxArrowBuffer:   2 << 30,
-		MaxArrowLive:     8 << 30,
+		MaxArrowBuffer:   1 << 30,
+		MaxArrowLive:     4 << 30,
 	}
 }
 
@@ -53,6 +53,10 @@ var ErrCorrupt = errors.New("corrupt input")
 // ErrLimit is wrapped by errors about input that declares more than a
 // reading limit allows.
 var ErrLimit = errors.New("over a reading limit")
+
+// ErrUnsupported is wrapped by errors about valid Parquet that infohash
+// does not read (encryption, some compression codecs).
+var ErrUnsupported = errors.New("unsupported Parquet")
 
 // CorruptError reports an input that cannot be decoded: its structure is
 // inconsistent, or the decoding library panicked on it.

@@ -43,7 +43,7 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 			}
 			n, err := s.chunk(&rg.Columns[c.Index()].MetaData, c, rg.NumRows)
 			if err != nil {
-				if errors.Is(err, ErrLimit) {
+				if errors.Is(err, ErrLimit) || errors.Is(err, ErrUnsupported) {
 					return fmt.Errorf("row group %d column %q: %w", i, strings.Join(c.Path(), "."), err)
 				}
 				return corrupt("row group %d column %q: %v", i, strings.Join(c.Path(), "."), err)
@@ -132,6 +132,9 @@ func (s *pageScanner) header(pos, end int64) (*format.PageHeader, int64, error) 
 			return nil, 0, fmt.Errorf("page header at offset %d: %v", pos, err)
 		}
 		shape, err := walkThrift(b)
+		if err == nil && int64(shape.size) > s.lim.MaxPageHeader {
+			return nil, 0, fmt.Errorf("%w: page header at offset %d is over %d bytes", ErrLimit, pos, s.lim.MaxPageHeader)
+		}
 		if err == nil {
 			h := new(format.PageHeader)
 			if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[:shape.size], h); err != nil {

@@ -54,7 +54,7 @@ func readFooter(r io.ReaderAt, size int64, lim Limits) (*format.FileMetaData, in
 	switch string(tail[4:]) {
 	case "PAR1":
 	case "PARE":
-		return nil, 0, corrupt("encrypted Parquet is not supported")
+		return nil, 0, fmt.Errorf("%w: the file is encrypted", ErrUnsupported)
 	default:
 		return nil, 0, corrupt("no PAR1 magic at the end (truncated file?)")
 	}
