@@ -43,10 +43,7 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 			}
 			n, err := s.chunk(&rg.Columns[c.Index()].MetaData, c, rg.NumRows)
 			if err != nil {
-				if errors.Is(err, ErrLimit) || errors.Is(err, ErrUnsupported) {
-					return fmt.Errorf("row group %d column %q: %w", i, strings.Join(c.Path(), "."), err)
-				}
-				return corrupt("row group %d column %q: %v", i, strings.Join(c.Path(), "."), err)
+				return at(fmt.Sprintf("row group %d column %q", i, strings.Join(c.Path(), ".")), err)
 			}
 			if bytes += n; bytes > lim.MaxRowGroupBytes {
 				return fmt.Errorf("%w: row group %d pages hold %d uncompressed bytes (limit %d)", ErrLimit, i, bytes, lim.MaxRowGroupBytes)
@@ -54,6 +51,18 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 		}
 	}
 	return nil
+}
+
+// at places err, from checking part of a file, at where: the message
+// reads "<kind>: <where>: <detail>" for every kind of problem.
+func at(where string, err error) error {
+	for _, kind := range []error{ErrLimit, ErrUnsupported} {
+		if errors.Is(err, kind) {
+			detail := strings.Replace(err.Error(), kind.Error()+": ", "", 1)
+			return fmt.Errorf("%w: %s: %s", kind, where, detail)
+		}
+	}
+	return corrupt("%s: %v", where, err)
 }
 
 func lookup(s *parquet.Schema, path []string) (parquet.LeafColumn, bool) {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -136,7 +137,7 @@ func checkMetadata(md *format.FileMetaData, dataEnd int64, lim Limits) error {
 		var bytes int64
 		for j := range rg.Columns {
 			if err := checkChunk(&rg.Columns[j].MetaData, dataEnd); err != nil {
-				return corrupt("row group %d column %d: %v", i, j, err)
+				return corrupt("row group %d column %q: %v", i, strings.Join(rg.Columns[j].MetaData.PathInSchema, "."), err)
 			}
 			if bytes += rg.Columns[j].MetaData.TotalUncompressedSize; bytes > lim.MaxRowGroupBytes {
 				return bytesError(i, bytes, lim)

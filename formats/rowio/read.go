@@ -68,6 +68,14 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty input (no Arrow IPC stream)", name)
 		}
+		// arrow's layers of context would bury the reason our checks gave.
+		var ce *CorruptError
+		switch {
+		case errors.As(err, &ce):
+			err = ce.Err
+		case errors.Is(err, ErrLimit):
+			err = innermost(err, ErrLimit)
+		}
 		return nil, fmt.Errorf("%s: not an Arrow IPC stream: %w", name, err)
 	}
 	b, err := pl.bind(ar.Schema())
@@ -207,6 +215,16 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// innermost returns the deepest error in err's chain that wraps target.
+func innermost(err, target error) error {
+	for e := err; e != nil && e != target; e = errors.Unwrap(e) {
+		if errors.Is(e, target) {
+			err = e
+		}
+	}
+	return err
 }
 
 // checkBatch bounds the rows an Arrow stream declares, as OpenParquet

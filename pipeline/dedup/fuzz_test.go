@@ -86,8 +86,8 @@ func FuzzDedupParquetInput(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}
+	p := filepath.Join(f.TempDir(), "in.parquet") // one worker runs one input at a time
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "in.parquet")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,166 @@
+package dedup
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/lz4"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// editFooter returns file with its metadata changed by edit.
+func editFooter(t *testing.T, file []byte, edit func(*format.FileMetaData)) []byte {
+	t.Helper()
+	n := int(binary.LittleEndian.Uint32(file[len(file)-8:]))
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), file[len(file)-8-n:len(file)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	edit(&md)
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(bytes.Clone(file[:len(file)-8-n]), footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, "PAR1"...)
+}
+
+// Every damaged or crafted input fails the run with one line naming the
+// file and the problem, exit status 2, and commits nothing, even with a
+// good input beside it.
+func TestCorruptInputsCommitNothing(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	if _, err := run(t, data, nil, writeObs(t, dir, genObs(4, 100, 50))); err != nil {
+		t.Fatal(err)
+	}
+	good := readBack(t, writeObs(t, dir, genObs(5, 3000, 1000)))
+	footerAt := len(good) - 8 - int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	put := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	smashed := bytes.Clone(good)
+	copy(smashed[footerAt+20:], bytes.Repeat([]byte{0xff}, 12))
+	type ih19 struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+	}
+	type ihFixed19 struct {
+		InfoHash   [19]byte `parquet:"info_hash"`
+		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
+	}
+	type ihInt struct {
+		InfoHash   int64 `parquet:"info_hash"`
+		ObservedAt int64 `parquet:"observed_at,timestamp(millisecond)"`
+	}
+	at := t0.UnixMilli()
+	var arrowFields bytes.Buffer // a schema whose fields vector claims 2^32-1 entries
+	w, _ := rowio.Create[schema.Observation]("-", &arrowFields)
+	w.Write(genObs(6, 3, 3))
+	w.Close()
+	crafted := bytes.Clone(arrowFields.Bytes())
+	if i := fieldsVector(crafted); i > 0 {
+		binary.LittleEndian.PutUint32(crafted[i:], 0xffffffff)
+	} else {
+		t.Fatal("no fields vector found")
+	}
+
+	tests := []struct{ name, path, want string }{
+		{"truncated at 4", put("t4.parquet", good[:4]), "corrupt Parquet"},
+		{"truncated at 100", put("t100.parquet", good[:100]), "corrupt Parquet: no PAR1 magic at the end"},
+		{"truncated in half", put("thalf.parquet", good[:len(good)/2]), "corrupt Parquet"},
+		{"truncated footer", put("tfoot.parquet", good[:len(good)-9]), "corrupt Parquet"},
+		{"last byte cut", put("t1.parquet", good[:len(good)-1]), "corrupt Parquet"},
+		{"footer bits flipped", put("flip.parquet", smashed), "corrupt Parquet"},
+		{"4 PB declared", put("huge.parquet", editFooter(t, good, func(md *format.FileMetaData) {
+			md.NumRows = 4 << 50
+			md.RowGroups[0].NumRows = 4 << 50
+		})), "over a reading limit: the file declares 4503599627370496 rows"},
+		{"chunk past the end", put("past.parquet", editFooter(t, good, func(md *format.FileMetaData) {
+			md.RowGroups[0].Columns[0].MetaData.TotalCompressedSize = 1 << 40
+		})), "extend past the end"},
+		{"info_hash INT64", put("int.parquet", writeRowsBytes(t, dir, []ihInt{{1, at}})),
+			`column "info_hash" is INT64, want FIXED_LEN_BYTE_ARRAY(20) or BYTE_ARRAY`},
+		{"info_hash of 19 bytes", put("b19.parquet", writeRowsBytes(t, dir, []ih19{{bytes.Repeat([]byte{1}, 19), at}})),
+			"row 0: info_hash has 19 bytes"},
+		{"info_hash FIXED(19)", put("f19.parquet", writeRowsBytes(t, dir, []ihFixed19{{ObservedAt: at}})),
+			"row 0: info_hash has 19 bytes"},
+		{"LZ4_RAW", put("lz4.parquet", writeRowsBytes(t, dir, genObs(7, 100, 10), parquet.Compression(&lz4.Codec{}))),
+			"unsupported Parquet"},
+		{"arrow fields lie", put("fields.arrow", crafted), "not an Arrow IPC stream: malformed message metadata"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fresh := writeObs(t, dir, genObs(99, 10, 10))
+			_, err := run(t, data, nil, fresh, tt.path)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			msg := err.Error()
+			t.Log(msg)
+			if !strings.HasPrefix(msg, "dedup: "+tt.path+": ") || !strings.Contains(msg, tt.want) || strings.Contains(msg, "\n") {
+				t.Fatalf("err = %q, want one line naming %s and %q", msg, tt.path, tt.want)
+			}
+			if exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("exit code %d, want %d", exitcode.Of(err), exitcode.Usage)
+			}
+			d, _ := dataset.Open(context.Background(), data, dataset.OpenOptions{})
+			if m, _ := d.Current(); m.Snapshot != 1 {
+				t.Fatalf("bad input committed snapshot %d", m.Snapshot)
+			}
+		})
+	}
+}
+
+func writeRowsBytes[T any](t *testing.T, dir string, rows []T, opts ...parquet.WriterOption) []byte {
+	t.Helper()
+	p := filepath.Join(dir, "rows.tmp")
+	w, err := rowio.Create[T](p, nil, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return readBack(t, p)
+}
+
+// fieldsVector finds the length word of the schema's fields vector in an
+// Arrow IPC stream written by rowio: the first message is the schema.
+func fieldsVector(b []byte) int {
+	meta := b[8:]
+	u32 := func(i int) int { return int(binary.LittleEndian.Uint32(meta[i:])) }
+	vtable := func(t int) int { return t - int(int32(binary.LittleEndian.Uint32(meta[t:]))) }
+	field := func(t, slot int) int {
+		vt := vtable(t)
+		if 4+2*slot >= int(binary.LittleEndian.Uint16(meta[vt:])) {
+			return 0
+		}
+		return int(binary.LittleEndian.Uint16(meta[vt+4+2*slot:]))
+	}
+	msg := u32(0)
+	h := msg + field(msg, 2)
+	schemaTable := h + u32(h)
+	f := schemaTable + field(schemaTable, 1)
+	return 8 + f + u32(f)
+}
