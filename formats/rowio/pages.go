@@ -24,7 +24,7 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 	var leaves func(c *parquet.Column)
 	leaves = func(c *parquet.Column) {
 		if c.Leaf() {
-			if _, ok := lookup(read, c.Path()); ok || read == nil {
+			if reads(read, c.Path()) {
 				cols = append(cols, c)
 			}
 			return
@@ -65,11 +65,19 @@ func at(where string, err error) error {
 	return corrupt("%s: %v", where, err)
 }
 
-func lookup(s *parquet.Schema, path []string) (parquet.LeafColumn, bool) {
+// reads reports whether a reader of schema s may read the leaf at path:
+// any leaf under one of s's top-level fields (nested names vary between
+// writers: a list's element is "element", "item" or "array").
+func reads(s *parquet.Schema, path []string) bool {
 	if s == nil {
-		return parquet.LeafColumn{}, false
+		return true
 	}
-	return s.Lookup(path...)
+	for _, f := range s.Fields() {
+		if f.Name() == path[0] {
+			return true
+		}
+	}
+	return false
 }
 
 type pageScanner struct {

@@ -127,18 +127,25 @@ func TestBadInputs(t *testing.T) {
 }
 
 func FuzzArrowRead(f *testing.F) {
-	var buf bytes.Buffer
+	var buf, res bytes.Buffer
 	w, _ := Create[schema.Observation]("-", &buf)
 	w.Write([]schema.Observation{{InfoHash: schema.Hash{9}, Source: "import", ObservedAt: 5}})
 	w.Close()
+	rw, _ := Create[schema.Result]("-", &res)
+	rw.Write(sampleResults())
+	rw.Close()
 	f.Add(buf.Bytes())
+	f.Add(res.Bytes())
+	f.Add(res.Bytes()[:res.Len()/2])
 	f.Add([]byte("ARROW1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := OpenArrow[schema.Observation]("fuzz", bytes.NewReader(data))
-		if err != nil {
-			return
+		r, err := OpenArrow[schema.Result]("fuzz", bytes.NewReader(data))
+		if err == nil {
+			defer r.Close()
+			_, err = r.ReadAll()
 		}
-		defer r.Close()
-		r.ReadAll()
+		if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "fuzz: ")) {
+			t.Fatalf("error not one line naming the input: %q", err)
+		}
 	})
 }
