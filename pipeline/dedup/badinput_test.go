@@ -164,3 +164,30 @@ func fieldsVector(b []byte) int {
 	f := schemaTable + field(schemaTable, 1)
 	return 8 + f + u32(f)
 }
+
+// Bad input on stdin is spooled into the inbox like any stdin input; it
+// must be set aside, not retried (and failed) by every later run.
+func TestBadStdinDoesNotBlockLaterRuns(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	good := readBack(t, writeObs(t, dir, genObs(8, 200, 50)))
+	for _, tt := range []struct{ name, stdin, want string }{
+		{"corrupt parquet", string(good[:len(good)-5]), "corrupt Parquet"},
+		{"binary junk", "\x00\x01junk", "neither Parquet"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := run(t, data, func(o *Options) { o.Stdin = strings.NewReader(tt.stdin) }, "-")
+			if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.want) ||
+				!strings.Contains(err.Error(), "(set aside as inbox/") {
+				t.Fatalf("err = %v", err)
+			}
+			if _, err := run(t, data, nil, writeObs(t, dir, genObs(9, 10, 10))); err != nil {
+				t.Fatalf("a later run with good input: %v", err)
+			}
+		})
+	}
+	ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+	if len(ents) != 2 || !strings.HasSuffix(ents[0].Name(), ".bad") || !strings.HasSuffix(ents[1].Name(), ".bad") {
+		t.Fatalf("inbox holds %v, want the two bad inputs set aside", ents)
+	}
+}

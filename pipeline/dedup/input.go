@@ -57,7 +57,7 @@ func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input,
 			}
 			in, err := probe(p, "stdin ("+filepath.Join("inbox", filepath.Base(p))+")")
 			if err != nil {
-				return nil, err
+				return nil, setAside(input{path: p, inbox: true}, err)
 			}
 			in.inbox = true
 			out = append(out, in)
@@ -103,7 +103,7 @@ func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input,
 	// Spooled input of earlier runs that died before committing.
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
-		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), badSuffix) {
 			continue
 		}
 		p := filepath.Join(inbox, e.Name())
@@ -113,13 +113,29 @@ func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input,
 		in, err := probe(p, "leftover "+filepath.Join("inbox", e.Name()))
 		if err != nil {
 			// A leftover that cannot be read must not block new input forever.
-			os.Rename(p, p+".bad")
+			os.Rename(p, p+badSuffix)
 			continue
 		}
 		in.inbox = true
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// badSuffix marks spooled input that was bad: later runs leave it alone
+// (the user may inspect or delete it).
+const badSuffix = ".bad"
+
+// setAside renames spooled stdin input that failed as bad input, so that
+// it does not fail every later run as a leftover, and says so in err.
+func setAside(in input, err error) error {
+	if !in.inbox || exitcode.Of(err) != exitcode.Usage {
+		return err
+	}
+	if os.Rename(in.path, in.path+badSuffix) != nil {
+		return err
+	}
+	return fmt.Errorf("%w (set aside as %s)", err, filepath.Join("inbox", filepath.Base(in.path)+badSuffix))
 }
 
 func containsPath(ins []input, p string) bool {

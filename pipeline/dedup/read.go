@@ -36,6 +36,7 @@ const readBatch = 8192
 // input as bad input instead of crashing the program.
 func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err error) {
 	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
+	defer func() { err = setAside(in, err) }()
 	defer func() {
 		if p := recover(); p != nil {
 			err = bad(rowio.PanicError(p, in.kind.format()))
