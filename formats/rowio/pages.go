@@ -108,8 +108,10 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			return 0, fmt.Errorf("%w: page at offset %d declares %d bytes (limit %d)", ErrLimit, pos, max(csize, usize), s.lim.MaxPageBytes)
 		}
 		total += n + usize
-		nv, levels, isData := pageValues(h)
+		nv, levels, isData, ok := pageValues(h)
 		switch {
+		case !ok:
+			return 0, fmt.Errorf("page at offset %d: a %v page without its header", pos, h.Type)
 		case nv < 0 || levels < 0 || levels > csize || levels > usize:
 			return 0, fmt.Errorf("page at offset %d: bad value count or level sizes", pos)
 		case nv > s.lim.MaxPageValues || nv*width > s.lim.MaxPageBytes:
@@ -126,9 +128,6 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			}
 		}
 		pos = data + csize
-		if flat && isData && values == rows {
-			break // the rest, if any, is padding some writers leave
-		}
 	}
 	if flat && values != rows {
 		return 0, fmt.Errorf("pages hold %d values for %d rows", values, rows)
@@ -172,22 +171,22 @@ func (s *pageScanner) header(pos, end int64) (*format.PageHeader, int64, error) 
 }
 
 // pageValues returns a page's value count, the bytes of uncompressed
-// levels before its compressed data (v2 pages), and whether it is a data
-// page.
-func pageValues(h *format.PageHeader) (n, levels int64, data bool) {
+// levels before its compressed data (v2 pages), whether it is a data page,
+// and whether it is a page parquet-go reads at all.
+func pageValues(h *format.PageHeader) (n, levels int64, data, ok bool) {
 	switch {
 	case h.Type == format.DataPage && h.DataPageHeader.Valid:
-		return int64(h.DataPageHeader.V.NumValues), 0, true
+		return int64(h.DataPageHeader.V.NumValues), 0, true, true
 	case h.Type == format.DataPageV2 && h.DataPageHeaderV2.Valid:
 		v := &h.DataPageHeaderV2.V
-		if v.NumNulls < 0 || v.NumRows < 0 || v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 {
-			return -1, 0, true
+		if v.NumNulls < 0 || v.NumNulls > v.NumValues || v.NumRows < 0 || v.RepetitionLevelsByteLength < 0 || v.DefinitionLevelsByteLength < 0 {
+			return -1, 0, true, true
 		}
-		return int64(v.NumValues), int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength), true
+		return int64(v.NumValues), int64(v.RepetitionLevelsByteLength) + int64(v.DefinitionLevelsByteLength), true, true
 	case h.Type == format.DictionaryPage && h.DictionaryPageHeader.Valid:
-		return int64(h.DictionaryPageHeader.V.NumValues), 0, false
+		return int64(h.DictionaryPageHeader.V.NumValues), 0, false, true
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }
 
 func compressed(h *format.PageHeader) bool {
