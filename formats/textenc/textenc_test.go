@@ -1,0 +1,86 @@
+package textenc
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+func TestCSVAndJSONL(t *testing.T) {
+	rows := []schema.Torrent{
+		{InfoHash: schema.Hash{0xab, 0xcd}, HashType: 1, FetchedAt: 1700000000123, ServedBy: "127.0.0.1:1", MetadataSize: 9,
+			Meta: schema.Meta{Name: "a, \"quoted\"\nname", NameRaw: []byte{0xff, 'a'}, Files: []schema.File{{Path: "d/f", PathRaw: []byte("d/f"), Length: 3}}, InfoBytes: []byte("x")}},
+		{InfoHash: schema.Hash{1}, HashType: 1, FetchedAt: 1700000000000},
+	}
+	var c bytes.Buffer
+	e := NewCSV[schema.Torrent](&c, "info_bytes")
+	if err := e.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Join(recs[0], ",")
+	if !strings.HasPrefix(head, "info_hash,hash_type,fetched_at,served_by,metadata_size,name,name_raw") || strings.Contains(head, "info_bytes") {
+		t.Fatalf("header %q", head)
+	}
+	r1 := recs[1]
+	tests := []struct{ col, want string }{
+		{"info_hash", "abcd" + strings.Repeat("0", 36)},
+		{"fetched_at", "2023-11-14T22:13:20.123Z"},
+		{"name", "a, \"quoted\"\nname"},
+		{"name_raw", "ff61"},
+		{"files", `[{"path":"d/f","path_raw":"642f66","length":3}]`},
+	}
+	for _, tt := range tests {
+		i := indexOf(recs[0], tt.col)
+		if i < 0 || r1[i] != tt.want {
+			t.Errorf("%s = %q, want %q", tt.col, r1[i], tt.want)
+		}
+	}
+	if i := indexOf(recs[0], "served_by"); recs[2][i] != "" {
+		t.Errorf("null served_by rendered as %q", recs[2][i])
+	}
+
+	var j bytes.Buffer
+	je := NewJSONL[schema.Torrent](&j)
+	je.Write(rows[1:])
+	var m map[string]any
+	if err := json.Unmarshal(j.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["served_by"] != nil || m["info_hash"] != "01"+strings.Repeat("0", 38) || m["private"] != false {
+		t.Fatalf("jsonl %s", j.String())
+	}
+	if !strings.HasPrefix(j.String(), `{"info_hash":`) {
+		t.Fatalf("columns out of schema order: %s", j.String())
+	}
+}
+
+func TestEmptyCSVHasHeader(t *testing.T) {
+	var c bytes.Buffer
+	e := NewCSV[schema.State](&c)
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(c.String(), "info_hash,") || strings.Count(c.String(), "\n") != 1 {
+		t.Fatalf("empty csv %q", c.String())
+	}
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
