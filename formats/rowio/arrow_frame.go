@@ -76,8 +76,6 @@ func (g *framedReader) next() error {
 	switch {
 	case err != nil:
 		return &CorruptError{Format: "Arrow IPC stream", Err: err}
-	case body < 0:
-		return &CorruptError{Format: "Arrow IPC stream", Err: fmt.Errorf("message body of %d bytes", body)}
 	case body > g.lim.MaxArrowBuffer:
 		return fmt.Errorf("%w: an Arrow message declares a %d-byte body (limit %d)", ErrLimit, body, g.lim.MaxArrowBuffer)
 	}
@@ -197,6 +195,9 @@ func checkMessage(meta []byte) (int64, error) {
 			return 0, errFlatbuffer
 		}
 		body = int64(binary.LittleEndian.Uint64(b[p:]))
+	}
+	if body < 0 {
+		return 0, fmt.Errorf("message body of %d bytes", body)
 	}
 	typ, err := msg.field(1)
 	if err != nil || typ == 0 || typ >= int64(len(b)) {

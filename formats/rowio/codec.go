@@ -177,6 +177,9 @@ func zstdBound(r io.ReaderAt, n, lim int64) (int64, error) {
 			default:
 				return 0, errors.New("zstd: reserved block type")
 			}
+			if pos > n {
+				return 0, errors.New("zstd: truncated frame")
+			}
 			if total+out > lim {
 				return 0, fmt.Errorf("%w: zstd page may decompress to over %d bytes", ErrLimit, lim)
 			}

@@ -68,13 +68,8 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty input (no Arrow IPC stream)", name)
 		}
-		// arrow's layers of context would bury the reason our checks gave.
-		var ce *CorruptError
-		switch {
-		case errors.As(err, &ce):
-			err = ce.Err
-		case errors.Is(err, ErrLimit):
-			err = innermost(err, ErrLimit)
+		if err = ourReason(err); errors.As(err, new(*CorruptError)) {
+			err = err.(*CorruptError).Err
 		}
 		return nil, fmt.Errorf("%s: not an Arrow IPC stream: %w", name, err)
 	}
@@ -194,7 +189,7 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 		if r.rec == nil || r.pos >= int(r.rec.NumRows()) {
 			if !r.ar.Next() {
 				if err := r.ar.Err(); err != nil {
-					return n, fmt.Errorf("%s: %w", r.name, err)
+					return n, fmt.Errorf("%s: %w", r.name, ourReason(err))
 				}
 				if n == 0 {
 					return 0, io.EOF
@@ -215,6 +210,20 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// ourReason digs the error our checks gave out of arrow's layers of
+// context ("could not read message schema: could not read continuation
+// indicator: ..."), which would bury the one line that matters.
+func ourReason(err error) error {
+	var ce *CorruptError
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.Is(err, ErrLimit):
+		return innermost(err, ErrLimit)
+	}
+	return err
 }
 
 // innermost returns the deepest error in err's chain that wraps target.

@@ -1,0 +1,164 @@
+package rowio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// arrowStream is an Arrow IPC stream of results as rowio writes it.
+func arrowStream(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := Create[schema.Result]("-", &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(sampleResults())
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// message returns the offset of message i's metadata in a stream, its
+// length and its body length.
+func message(t *testing.T, s []byte, i int) (meta, n, body int) {
+	t.Helper()
+	off := 0
+	for k := 0; ; k++ {
+		n = int(binary.LittleEndian.Uint32(s[off+4:]))
+		b, err := checkMessage(s[off+8 : off+8+n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == i {
+			return off + 8, n, int(b)
+		}
+		off += 8 + n + int(b)
+	}
+}
+
+func TestArrowFraming(t *testing.T) {
+	good := arrowStream(t)
+	lim := DefaultLimits()
+	patch := func(f func(s []byte)) []byte { s := bytes.Clone(good); f(s); return s }
+	// The record batch is message 1; its buffers vector is slot 2 of the
+	// RecordBatch table (the Message's header, slot 2).
+	buffers := func(s []byte) (int, int) {
+		at, n, _ := message(t, s, 1)
+		meta := fbBytes(s[at : at+n])
+		msg, _ := meta.table(0)
+		hp, _ := msg.field(2)
+		rb, _ := meta.table(hp)
+		start, k, err := rb.vector(2, 16)
+		if err != nil || k == 0 {
+			t.Fatalf("no buffers: %v", err)
+		}
+		return at + int(start), int(k)
+	}
+	tests := []struct {
+		name, want string
+		stream     []byte
+		limit      bool
+	}{
+		{"metadata over the limit", "bytes of metadata (limit 4194304)", patch(func(s []byte) {
+			binary.LittleEndian.PutUint32(s[4:], 1<<30)
+		}), true},
+		{"old framing garbage", "bytes of metadata (limit", []byte("garbage stream"), true},
+		{"negative body", "message body of -8 bytes", patch(func(s []byte) {
+			at, n, _ := message(t, s, 1)
+			meta := fbBytes(s[at : at+n])
+			msg, _ := meta.table(0)
+			p, _ := msg.field(3)
+			binary.LittleEndian.PutUint64(s[at+int(p):], uint64(1<<64-8))
+		}), false},
+		{"huge body, short stream", "declares a 1000000000-byte body", patch(func(s []byte) {
+			at, n, _ := message(t, s, 1)
+			meta := fbBytes(s[at : at+n])
+			msg, _ := meta.table(0)
+			p, _ := msg.field(3)
+			binary.LittleEndian.PutUint64(s[at+int(p):], 1e9)
+		}), false},
+		{"buffer outside the body", "outside the", patch(func(s []byte) {
+			start, k := buffers(s)
+			binary.LittleEndian.PutUint64(s[start+16*(k-1)+8:], 1<<40)
+		}), false},
+		{"buffer at a negative offset", "outside the", patch(func(s []byte) {
+			start, _ := buffers(s)
+			binary.LittleEndian.PutUint64(s[start:], uint64(1<<64-16))
+		}), false},
+		{"fields vector lie", "malformed message metadata", patch(func(s []byte) {
+			at, n, _ := message(t, s, 0)
+			meta := fbBytes(s[at : at+n])
+			msg, _ := meta.table(0)
+			hp, _ := msg.field(2)
+			sc, _ := meta.table(hp)
+			p, _ := sc.field(1)
+			rel, _ := meta.u32(p)
+			binary.LittleEndian.PutUint32(s[at+int(p+rel):], 0xfffffff0)
+		}), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := OpenArrow[schema.Result]("in", &framedReader{r: bytes.NewReader(tt.stream), lim: lim})
+			if err == nil {
+				_, err = r.ReadAll()
+				r.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") ||
+				!strings.HasPrefix(err.Error(), "in: ") {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			t.Log(err)
+			if errors.Is(err, ErrLimit) != tt.limit {
+				t.Fatalf("limit = %v: %v", errors.Is(err, ErrLimit), err)
+			}
+		})
+	}
+	r, err := OpenArrow[schema.Result]("in", bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := r.ReadAll(); err != nil || len(rows) != 2 {
+		t.Fatalf("good stream: %d rows, %v", len(rows), err)
+	}
+}
+
+func TestLimitAllocator(t *testing.T) {
+	a := &limitAllocator{mem: newLimitAllocator(DefaultLimits()).mem, one: 100, live: 150}
+	refused := func(f func()) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = p.(error)
+			}
+		}()
+		f()
+		return nil
+	}
+	var b1, b2 []byte
+	if err := refused(func() { b1 = a.Allocate(80) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := refused(func() { a.Allocate(101) }); !errors.Is(err, ErrLimit) {
+		t.Fatalf("one buffer over the limit: %v", err)
+	}
+	if err := refused(func() { a.Allocate(90) }); !errors.Is(err, ErrLimit) {
+		t.Fatalf("total over the limit: %v", err)
+	}
+	if err := refused(func() { b1 = a.Reallocate(40, b1) }); err != nil {
+		t.Fatal(err)
+	}
+	a.Free(b1)
+	if err := refused(func() { b2 = a.Allocate(100) }); err != nil {
+		t.Fatalf("after Free: %v", err)
+	}
+	a.Free(b2)
+	if a.used.Load() != 0 {
+		t.Fatalf("%d bytes still counted", a.used.Load())
+	}
+}

@@ -1,0 +1,98 @@
+package rowio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+
+	kgzip "github.com/klauspost/compress/gzip"
+	kzstd "github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+func zstdFrame(t *testing.T, data []byte) []byte {
+	t.Helper()
+	e, err := kzstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.EncodeAll(data, nil)
+}
+
+func TestCheckCodec(t *testing.T) {
+	text := bytes.Repeat([]byte("infohash "), 10000) // 90000 bytes
+	z := zstdFrame(t, text)
+	// A frame header that declares 1 TiB: magic, descriptor (8-byte
+	// content size, single segment), the size, then one empty last block.
+	zLie := binary.LittleEndian.AppendUint32(nil, 0xfd2fb528)
+	zLie = append(zLie, 0xe0)
+	zLie = binary.LittleEndian.AppendUint64(zLie, 1<<40)
+	zLie = append(zLie, 0x01, 0, 0)
+	zShort := bytes.Clone(zLie)
+	binary.LittleEndian.PutUint64(zShort[5:], 1000) // 1000 bytes from an empty block
+	var gz bytes.Buffer
+	w := kgzip.NewWriter(&gz)
+	w.Write(make([]byte, 1<<20))
+	w.Close()
+	snappyLie := binary.AppendUvarint(nil, 1<<40)
+	tests := []struct {
+		name  string
+		codec format.CompressionCodec
+		data  []byte
+		usize int64
+		lim   int64
+		limit bool
+		want  string
+	}{
+		{"zstd", format.Zstd, z, int64(len(text)), 1 << 20, false, ""},
+		{"zstd size lie", format.Zstd, z, 1 << 25, 1 << 30, false, "hold at most"},
+		{"zstd frame declares 1 TiB", format.Zstd, zLie, 0, 1 << 30, true, "zstd frame declares 1099511627776 bytes"},
+		{"zstd frame over its blocks", format.Zstd, zShort, 0, 1 << 30, false, "its blocks hold at most 0"},
+		{"zstd over the limit", format.Zstd, z, int64(len(text)), 1000, true, "(limit 1000)"},
+		{"zstd truncated", format.Zstd, z[:len(z)/2], int64(len(text)), 1 << 30, false, "truncated"},
+		{"not zstd", format.Zstd, []byte("hello, world"), 12, 1 << 30, false, "not a zstd frame"},
+		{"snappy lie", format.Snappy, append(snappyLie, 0, 0, 0), 0, 1 << 50, false, "snappy block declares"},
+		{"snappy limit", format.Snappy, append(snappyLie, 0, 0, 0), 0, 1 << 30, true, "(limit 1073741824)"},
+		{"gzip", format.Gzip, gz.Bytes(), 1 << 20, 1 << 21, false, ""},
+		{"gzip bomb", format.Gzip, gz.Bytes(), 1 << 20, 1 << 19, true, "decompresses to over 524288"},
+		{"gzip size lie", format.Gzip, gz.Bytes(), 1 << 21, 1 << 22, false, "hold at most 1048576"},
+		{"gzip garbage", format.Gzip, []byte("not gzip at all"), 10, 1 << 20, false, "gzip"},
+		{"lzo", format.LZO, []byte{1}, 1, 1 << 20, false, "compression codec LZO"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lim := DefaultLimits()
+			lim.MaxPageBytes = tt.lim
+			s := pageScanner{r: bytes.NewReader(tt.data), lim: lim}
+			err := s.checkCodec(tt.codec, 0, int64(len(tt.data)), tt.usize)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, ErrLimit) != tt.limit {
+				t.Fatalf("err = %v, want %q (limit %v)", err, tt.want, tt.limit)
+			}
+		})
+	}
+}
+
+// zstdBound is an upper bound: never below what a frame decodes to.
+func TestZstdBoundIsABound(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, 200_000, 1 << 20} {
+		data := bytes.Repeat([]byte{byte(n)}, n)
+		for i := range data {
+			if i%7 == 0 {
+				data[i] = byte(i)
+			}
+		}
+		z := zstdFrame(t, data)
+		most, err := zstdBound(bytes.NewReader(z), int64(len(z)), 1<<30)
+		if err != nil || most < int64(n) {
+			t.Fatalf("%d bytes: bound %d, err %v", n, most, err)
+		}
+	}
+}
