@@ -81,7 +81,12 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 	return &Reader[T]{name: name, ar: ar, bind: b}, nil
 }
 
-func openParquet[T any](path string, f *os.File) (*Reader[T], error) {
+func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
+	defer func() {
+		if p := recover(); p != nil { // schema conversion of a crafted schema
+			err = fmt.Errorf("%s: %w", path, PanicError(p, "Parquet"))
+		}
+	}()
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
