@@ -186,19 +186,10 @@ func (r *runner) newProgress(label string, total int64) *progress.Reporter {
 	return progress.New(r.o.ProgressTo, label, total)
 }
 
-// pendingInputs drops inputs already in the ledger and duplicates by
+// pendingInputs drops inputs already in the ledger, and repeats by
 // content within this run.
 func pendingInputs(m *dataset.Manifest, ins []input) []input {
-	seen := map[string]bool{}
-	var out []input
-	for _, in := range ins {
-		if m.HasApplied(in.id) || seen[in.id] {
-			continue
-		}
-		seen[in.id] = true
-		out = append(out, in)
-	}
-	return out
+	return dataset.Pending(m, ins, func(in input) string { return in.id })
 }
 
 func idsOf(ins []input) string {

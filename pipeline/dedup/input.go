@@ -51,7 +51,7 @@ func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input,
 	inbox := d.Path("inbox")
 	for _, a := range args {
 		if a == "-" {
-			p, err := spool(inbox, stdin)
+			p, err := dataset.Spool(inbox, ".spool", stdin)
 			if err != nil {
 				return nil, fmt.Errorf("dedup: stdin: %w", err)
 			}
@@ -145,23 +145,6 @@ func containsPath(ins []input, p string) bool {
 		}
 	}
 	return false
-}
-
-// spool copies r durably into a new inbox file.
-func spool(inbox string, r io.Reader) (string, error) {
-	if err := os.MkdirAll(inbox, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(inbox, dataset.NewName(".spool"))
-	f, err := fsutil.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Abort()
-		return "", err
-	}
-	return path, f.Commit()
 }
 
 var (

@@ -49,7 +49,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 	inbox := d.Path(inboxDir)
 	for _, a := range args {
 		if a == "-" {
-			p, err := spool(inbox, stdin)
+			p, err := dataset.Spool(inbox, ".results", stdin)
 			if err != nil {
 				return nil, fmt.Errorf("merge: stdin: %w", err)
 			}
@@ -114,23 +114,6 @@ func spooled(ins []input, p string) bool {
 		}
 	}
 	return false
-}
-
-// spool copies r durably into a new inbox file.
-func spool(inbox string, r io.Reader) (string, error) {
-	if err := os.MkdirAll(inbox, 0o755); err != nil {
-		return "", err
-	}
-	path := filepath.Join(inbox, dataset.NewName(".results"))
-	f, err := fsutil.Create(path)
-	if err != nil {
-		return "", err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Abort()
-		return "", err
-	}
-	return path, f.Commit()
 }
 
 func checksum(path string) (string, error) {

@@ -86,16 +86,7 @@ func (st *Stats) add(o partOut, torrents int) {
 // pendingInputs drops inputs already in the ledger, and repeats by
 // content within this run.
 func pendingInputs(m *dataset.Manifest, ins []input) []input {
-	seen := map[string]bool{}
-	var out []input
-	for _, in := range ins {
-		if m.HasApplied(in.id) || seen[in.id] {
-			continue
-		}
-		seen[in.id] = true
-		out = append(out, in)
-	}
-	return out
+	return dataset.Pending(m, ins, func(in input) string { return in.id })
 }
 
 // removeInbox deletes spooled inputs once they are applied (or were
