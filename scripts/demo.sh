@@ -74,7 +74,8 @@ announced = {e["info_hash"] for e in truth.get("announced", [])}
 print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', []))} dead, "
       f"{sum(len(v) for v in truth.get('extra', {}).values())} hashes behind misbehaving peers")
 PY
-"$BIN" status --data "$DATA" --now "$NOW2"
+# fetch stamps attempts with the wall clock, so retry waves are shown from now.
+"$BIN" status --data "$DATA"
 "$BIN" export --data "$DATA" --table catalog --format csv -o "$OUT/catalog.csv" 2>/dev/null || true
 
 cat <<MSG
