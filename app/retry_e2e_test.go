@@ -5,13 +5,11 @@ import (
 	"context"
 	"crypto/sha1"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,31 +18,9 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-var (
-	retryBinOnce sync.Once
-	retryBin     string
-	retryBinErr  error
-)
-
-// retryBinary builds the real binary once for these tests.
-func retryBinary(t *testing.T) string {
-	t.Helper()
-	retryBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "infohash-retry-*")
-		if err != nil {
-			retryBinErr = err
-			return
-		}
-		retryBin = filepath.Join(dir, "infohash")
-		if out, err := exec.Command("go", "build", "-o", retryBin, "../cmd/infohash").CombinedOutput(); err != nil {
-			retryBinErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if retryBinErr != nil {
-		t.Fatal(retryBinErr)
-	}
-	return retryBin
-}
+// retryBinary is the real binary, built once per test process (see
+// infohashBinary in capture_test.go).
+func retryBinary(t *testing.T) string { return infohashBinary(t) }
 
 type cliRun struct {
 	stdout []byte
