@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/plan/statecol"
 )
 
 // The fast path reads observation files column by column from the pages'
@@ -103,7 +103,7 @@ func (r *rgBuf) load(rg parquet.RowGroup, c fastColumns, rows int, b *batch) err
 	r.v2 = nil
 	ccs := rg.ColumnChunks()
 	k := 0
-	err := pages(ccs[c.hash.Index()], func(p parquet.Page) error {
+	err := statecol.EachPage(ccs[c.hash.Index()], func(p parquet.Page) error {
 		data, size := dataOf(p).FixedLenByteArray()
 		if size != 20 || p.NumNulls() != 0 {
 			return errors.New("info_hash: unexpected page layout")
@@ -135,7 +135,7 @@ func (r *rgBuf) load(rg parquet.RowGroup, c fastColumns, rows int, b *batch) err
 		return err
 	}
 	k = 0
-	err = pages(ccs[c.at.Index()], func(p parquet.Page) error {
+	err = statecol.EachPage(ccs[c.at.Index()], func(p parquet.Page) error {
 		vals := dataOf(p).Int64()
 		if d := p.Dictionary(); d != nil {
 			dict := dataOf(d.Page()).Int64()
@@ -243,7 +243,7 @@ func (r *rgBuf) loadSources(ccs []parquet.ColumnChunk, c fastColumns, rows int, 
 // non-null row with the row number and the index of its value in the page.
 func optionalRows(cc parquet.ColumnChunk, maxDef, rows int, prepare func(p parquet.Page) func(row, v int)) error {
 	row := 0
-	err := pages(cc, func(p parquet.Page) error {
+	err := statecol.EachPage(cc, func(p parquet.Page) error {
 		n := int(p.NumRows())
 		if row+n > rows {
 			return errors.New("more values than rows")
@@ -273,26 +273,6 @@ func optionalRows(cc parquet.ColumnChunk, maxDef, rows int, prepare func(p parqu
 		err = fmt.Errorf("%d values for %d rows", row, rows)
 	}
 	return err
-}
-
-// pages calls fn for each page of a column chunk.
-func pages(cc parquet.ColumnChunk, fn func(parquet.Page) error) error {
-	ps := cc.Pages()
-	defer ps.Close()
-	for {
-		p, err := ps.ReadPage()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		err = fn(p)
-		parquet.Release(p)
-		if err != nil {
-			return err
-		}
-	}
 }
 
 func resize[T any](s []T, n int) []T {

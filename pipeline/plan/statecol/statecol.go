@@ -66,8 +66,8 @@ func values(p parquet.Page) *encoding.Values {
 	return &v
 }
 
-// eachPage calls fn for every page of a column chunk, releasing it after.
-func eachPage(c parquet.ColumnChunk, fn func(parquet.Page) error) error {
+// EachPage calls fn for every page of a column chunk, releasing it after.
+func EachPage(c parquet.ColumnChunk, fn func(parquet.Page) error) error {
 	pages := c.Pages()
 	defer pages.Close()
 	for {
@@ -128,7 +128,7 @@ func complete(err error, got, want int) error {
 // Int64 reads an int64 column of n rows (nulls are left alone).
 func Int64(c parquet.ColumnChunk, n int, set func(row int, v int64)) error {
 	row := 0
-	err := eachPage(c, func(p parquet.Page) error {
+	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Int64()
 		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
 	})
@@ -138,7 +138,7 @@ func Int64(c parquet.ColumnChunk, n int, set func(row int, v int64)) error {
 // Int32 reads an int32 column.
 func Int32(c parquet.ColumnChunk, n int, set func(row int, v int32)) error {
 	row := 0
-	err := eachPage(c, func(p parquet.Page) error {
+	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Int32()
 		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
 	})
@@ -148,7 +148,7 @@ func Int32(c parquet.ColumnChunk, n int, set func(row int, v int32)) error {
 // Double reads a double column.
 func Double(c parquet.ColumnChunk, n int, set func(row int, v float64)) error {
 	row := 0
-	err := eachPage(c, func(p parquet.Page) error {
+	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Double()
 		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
 	})
@@ -159,7 +159,7 @@ func Double(c parquet.ColumnChunk, n int, set func(row int, v float64)) error {
 // bytes per row).
 func Fixed(c parquet.ColumnChunk, size int, out []byte) error {
 	at := 0
-	err := eachPage(c, func(p parquet.Page) error {
+	err := EachPage(c, func(p parquet.Page) error {
 		if len(p.DefinitionLevels()) > 0 {
 			return errors.New("optional fixed-size column")
 		}
@@ -180,7 +180,7 @@ func Fixed(c parquet.ColumnChunk, size int, out []byte) error {
 // a dictionary are shared strings (one allocation per dictionary entry).
 func String(c parquet.ColumnChunk, n int, set func(row int, s string)) error {
 	row := 0
-	err := eachPage(c, func(p parquet.Page) error {
+	err := EachPage(c, func(p parquet.Page) error {
 		if d := p.Dictionary(); d != nil {
 			dict := make([]string, d.Len())
 			for i := range dict {
@@ -202,7 +202,7 @@ func String(c parquet.ColumnChunk, n int, set func(row int, s string)) error {
 // Bytes reads a byte array column; each value is a copy.
 func Bytes(c parquet.ColumnChunk, n int, set func(row int, b []byte)) error {
 	row := 0
-	err := eachPage(c, func(p parquet.Page) error {
+	err := EachPage(c, func(p parquet.Page) error {
 		buf, offs := values(p).ByteArray()
 		return rows(p, &row, n, max(len(offs)-1, 0), func(r, v int) {
 			set(r, append([]byte(nil), buf[offs[v]:offs[v+1]]...))
@@ -216,7 +216,7 @@ func Bytes(c parquet.ColumnChunk, n int, set func(row int, b []byte)) error {
 // each element, in order.
 func StringLists(c parquet.ColumnChunk, n, maxDef int, add func(row int, s string)) error {
 	row := -1
-	err := eachPage(c, func(p parquet.Page) error {
+	err := EachPage(c, func(p parquet.Page) error {
 		reps, defs := p.RepetitionLevels(), p.DefinitionLevels()
 		buf, offs := values(p).ByteArray()
 		v := 0
