@@ -9,7 +9,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/plan/statecol"
+	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/plan/statecol"
+	"github.com/infohash/infohash/formats/statecol"
 )
 
 // The fast path reads observation files column by column from the pages'

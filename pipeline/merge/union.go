@@ -15,8 +15,8 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/internal/exitcode"
-	"github.com/infohash/infohash/pipeline/plan/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 

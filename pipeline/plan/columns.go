@@ -7,7 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/plan/statecol"
+	"github.com/infohash/infohash/formats/statecol"
 )
 
 // Planning reads the state column by column, page by page, into typed
