@@ -89,7 +89,9 @@ func ReadFile[T any](path string) ([]T, error) {
 	out := make([]T, 0, pf.NumRows())
 	buf := make([]T, min(4096, max(pf.NumRows(), 1)))
 	for {
+		clear(buf) // a null optional []byte must read as nil, not as the empty leftover of a reused row
 		n, err := r.Read(buf)
+		rowio.NormalizeNulls(buf[:n])
 		out = append(out, buf[:n]...)
 		if errors.Is(err, io.EOF) {
 			return out, nil

@@ -152,3 +152,33 @@ func (f field) arrowType() arrow.DataType {
 	}
 	panic("rowio: unknown kind")
 }
+
+// nullBytes lists the optional []byte fields of p (top level).
+func (p *plan) nullBytes() [][]int {
+	var out [][]int
+	for _, f := range p.fields {
+		if f.optional && f.kind == kBinary {
+			out = append(out, f.index)
+		}
+	}
+	return out
+}
+
+// NormalizeNulls sets empty optional []byte fields of rows to nil: the
+// schema's convention is that an empty optional value is null, and
+// parquet-go may hand a null back as an empty slice of a reused buffer.
+func NormalizeNulls[T any](rows []T) {
+	var zero T
+	idx := planOf(reflect.TypeOf(zero)).nullBytes()
+	if len(idx) == 0 {
+		return
+	}
+	for i := range rows {
+		v := reflect.ValueOf(&rows[i]).Elem()
+		for _, ix := range idx {
+			if f := v.FieldByIndex(ix); f.Len() == 0 && !f.IsNil() {
+				f.SetBytes(nil)
+			}
+		}
+	}
+}

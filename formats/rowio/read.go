@@ -170,7 +170,11 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 	}()
 	if r.pr != nil {
 		defer r.recover(&err, "Parquet")
+		// parquet-go reads a null optional []byte into a reused row as an
+		// empty, non-nil slice: start from zero rows so null stays nil.
+		clear(buf)
 		n, err := r.pr.Read(buf)
+		NormalizeNulls(buf[:n])
 		if err != nil && !errors.Is(err, io.EOF) {
 			err = fmt.Errorf("%s: %w", r.name, &CorruptError{Format: "Parquet", Err: err})
 		}

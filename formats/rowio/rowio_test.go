@@ -149,3 +149,42 @@ func FuzzArrowRead(f *testing.F) {
 		}
 	})
 }
+
+// A null optional []byte reads as nil in every batch, not as the empty
+// leftover of the row that used the buffer before.
+func TestNullBytesStayNilAcrossBatches(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.parquet")
+	w, _ := Create[schema.Result](p, nil)
+	var rows []schema.Result
+	for i := 0; i < 10; i++ {
+		rows = append(rows, schema.Result{Outcome: "ok", ServedBy: "a", Meta: schema.Meta{InfoBytes: []byte("d1:ae"), NameRaw: []byte("n")}},
+			schema.Result{Outcome: "no_peers"})
+	}
+	w.Write(rows)
+	w.Close()
+	r, err := Open[schema.Result](p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	buf := make([]schema.Result, 3)
+	for {
+		n, err := r.Read(buf)
+		for _, x := range buf[:n] {
+			if x.Outcome == "no_peers" && (x.InfoBytes != nil || x.NameRaw != nil || x.ServedBy != "") {
+				t.Fatalf("null columns of a failure read as %#v %#v %q", x.InfoBytes, x.NameRaw, x.ServedBy)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+}
+
+func TestNormalizeNulls(t *testing.T) {
+	rows := []schema.Result{{Meta: schema.Meta{InfoBytes: []byte{}, NameRaw: []byte("x")}, ServedBy: ""}}
+	NormalizeNulls(rows)
+	if rows[0].InfoBytes != nil || string(rows[0].NameRaw) != "x" {
+		t.Fatalf("%#v %#v", rows[0].InfoBytes, rows[0].NameRaw)
+	}
+}

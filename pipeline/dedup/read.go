@@ -123,6 +123,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
+		clear(buf) // a null info_hash_v2 must read as nil, not as a reused row's empty slice
 		k, err := r.Read(buf)
 		for i := 0; i < k; i++ {
 			o := &buf[i]
@@ -131,7 +132,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			switch len(o.InfoHash) {
 			case 20:
 			case 32:
-				if o.InfoHashV2 == nil {
+				if len(o.InfoHashV2) == 0 {
 					o.InfoHashV2 = o.InfoHash
 				}
 				typ = schema.HashV2
@@ -147,6 +148,9 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			}
 			if o.Source == "" {
 				o.Source = schema.SourceImport
+			}
+			if len(o.InfoHashV2) == 0 {
+				o.InfoHashV2 = nil // null, whatever parquet-go handed back
 			}
 			b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source)
 		}
