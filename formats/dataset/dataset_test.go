@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -196,5 +197,34 @@ func TestMigrateFromV1(t *testing.T) {
 	}
 	if n := globRows(t, d); n != 1 {
 		t.Fatalf("glob after migrate: %d", n)
+	}
+}
+
+func TestReapply(t *testing.T) {
+	conflict := fmt.Errorf("commit: %w", ErrConflict)
+	other := errors.New("disk full")
+	tests := []struct {
+		name    string
+		err     error
+		attempt int
+		retry   bool
+		locked  bool
+	}{
+		{"committed", nil, 0, false, false},
+		{"conflict early", conflict, 0, true, false},
+		{"conflict last", conflict, MaxReapply - 1, true, false},
+		{"conflict too often", conflict, MaxReapply, false, true},
+		{"other error", other, 0, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			retry, err := Reapply(tt.err, tt.attempt)
+			if retry != tt.retry || errors.Is(err, ErrLocked) != tt.locked {
+				t.Fatalf("Reapply = %v, %v", retry, err)
+			}
+			if !retry && !tt.locked && err != tt.err {
+				t.Fatalf("error changed: %v", err)
+			}
+		})
 	}
 }

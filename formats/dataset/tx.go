@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // ErrConflict is returned by Commit when another writer committed after
@@ -165,4 +167,22 @@ func isConflict(err error) bool { return errors.Is(err, ErrConflict) }
 func (tx *Tx) DropBloom(table, key string) {
 	delete(tx.table(table).Blooms, key)
 	tx.dirty[table] = true
+}
+
+// MaxReapply is how many times a writer re-applies its work on a newer
+// snapshot before it gives up with the locked exit status.
+const MaxReapply = 10
+
+// Reapply decides what a writer does with Commit's error on its
+// attempt-th try: retry (another writer committed first; re-apply on the
+// new snapshot), or return err, which is the locked error once the
+// writer has lost the race MaxReapply times.
+func Reapply(err error, attempt int) (retry bool, _ error) {
+	if !isConflict(err) {
+		return false, err
+	}
+	if attempt < MaxReapply {
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
 }

@@ -3,7 +3,6 @@ package dedup
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -154,15 +153,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		phase = time.Now()
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "dedup"})
 		slog.Debug("dedup: committed", "seconds", time.Since(phase).Seconds())
-		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("dedup: dataset moved on while working; re-applying on the new snapshot", "attempt", attempt+1)
 			continue
-		}
-		if err != nil {
-			if errors.Is(err, dataset.ErrConflict) {
-				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
-			}
+		} else if err != nil {
 			return st, err
 		}
 		removeInbox(ins) // every input is now in the ledger, duplicates included

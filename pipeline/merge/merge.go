@@ -182,15 +182,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		tx.SetPolicy(p.JSON())
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge", Now: o.Now})
-		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("merge: dataset moved on while merging; merging again", "attempt", attempt+1)
 			continue
-		}
-		if err != nil {
-			if errors.Is(err, dataset.ErrConflict) {
-				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
-			}
+		} else if err != nil {
 			return st, err
 		}
 		removeInbox(ins)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -92,15 +91,11 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 			Rows: om.Table(dataset.TableState).Rows(), At: o.Now})
 		tx.SetPolicy(p.JSON())
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge --from", Now: o.Now})
-		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("merge --from: dataset moved on while merging; merging again", "attempt", attempt+1)
 			continue
-		}
-		if err != nil {
-			if errors.Is(err, dataset.ErrConflict) {
-				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
-			}
+		} else if err != nil {
 			return st, err
 		}
 		st.Snapshot = m.Snapshot

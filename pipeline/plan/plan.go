@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -138,15 +137,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if err != nil && w != nil {
 			w.Abort()
 		}
-		if errors.Is(err, dataset.ErrConflict) && attempt < 10 {
+		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("plan-retries: dataset moved on while planning; planning again", "attempt", attempt+1)
 			continue
-		}
-		if err != nil {
-			if errors.Is(err, dataset.ErrConflict) {
-				err = fmt.Errorf("%w: %w", exitcode.ErrLocked, err)
-			}
+		} else if err != nil {
 			return st, err
 		}
 		if w == nil {
