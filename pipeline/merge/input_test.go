@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -75,4 +76,40 @@ func FuzzReadResults(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadResultsCompressible reads a large results file whose constant
+// columns zstd shrinks over 1000-fold (100,000 v1 no_peers results, the
+// size of one benchmark batch): a legitimate file, not a decompression
+// bomb.
+func TestReadResultsCompressible(t *testing.T) {
+	const n = 100_000
+	rs := make([]schema.Result, n)
+	r := rand.New(rand.NewPCG(5, 5))
+	for i := range rs {
+		var h schema.Hash
+		for j := range h {
+			h[j] = byte(r.Uint32())
+		}
+		rs[i] = schema.Result{InfoHash: h, HashType: schema.HashV1, Attempt: 1,
+			AttemptedAt: 1_700_000_000_000, Outcome: schema.OutcomeNoPeers}
+	}
+	pq := filepath.Join(t.TempDir(), "r.parquet")
+	w, err := rowio.Create[schema.Result](pq, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readResults(input{name: "IN", path: pq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("read %d results, want %d", len(got), n)
+	}
 }
