@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 
 	"github.com/infohash/infohash/formats/rowio"
 )
@@ -32,9 +31,14 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 	crc := crc32.New(castagnoli)
 	cw := &countingWriter{w: io.MultiWriter(f, crc)}
 	bw := bufio.NewWriterSize(cw, 1<<20)
-	// Snappy rather than zstd: state files are rewritten often and read
-	// back by infohash itself, where speed matters more than size.
-	w := parquet.NewGenericWriter[T](bw, append(rowio.ParquetOptions(), parquet.Compression(&snappy.Codec{}))...)
+	opts := rowio.ParquetOptions()
+	if table == TableState {
+		// Snappy rather than zstd: state files are rewritten often and read
+		// back by infohash itself, where speed matters more than size.
+		// Torrents (info dictionaries) keep zstd.
+		opts = append(opts, parquet.Compression(rowio.FastSnappy{}))
+	}
+	w := parquet.NewGenericWriter[T](bw, opts...)
 	if _, err := w.Write(rows); err != nil {
 		f.Close()
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)

@@ -233,6 +233,7 @@ func (r *runner) apply(ctx context.Context, results []schema.Result, workers int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []schema.State
 			for {
 				mu.Lock()
 				if first != nil || next >= len(parts) {
@@ -242,7 +243,7 @@ func (r *runner) apply(ctx context.Context, results []schema.Result, workers int
 				pt := parts[next]
 				next++
 				mu.Unlock()
-				out, err := r.statePartition(pt.key, pt.rs)
+				out, err := r.statePartition(pt.key, pt.rs, &buf)
 				var n int
 				if err == nil {
 					n, err = r.torrentPartition(pt.key, out.torrents)

@@ -1,16 +1,11 @@
 package merge
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/infohash/infohash/formats/dataset"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -35,7 +30,9 @@ type partOut struct {
 // state partition key and stages its new files: one hot file and the cold
 // files (kept as they were unless a result touched a cold hash, plus one
 // for hashes archived now).
-func (r *runner) statePartition(key string, results []schema.Result) (partOut, error) {
+//
+// buf is the calling worker's row buffer, reused partition after partition.
+func (r *runner) statePartition(key string, results []schema.Result, buf *[]schema.State) (partOut, error) {
 	var out partOut
 	t := r.base.Table(dataset.TableState)
 	var hotFiles, coldFiles []dataset.FileInfo
@@ -48,16 +45,25 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 	}
 	var rows []schema.State
 	for _, f := range hotFiles {
+		if rows == nil { // the usual single file: decoded into buf
+			rs, err := statecol.ReadStateFileInto(r.d.FilePath(t, key, f), *buf)
+			if err != nil {
+				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
+			}
+			rows = rs
+			continue
+		}
 		rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f))
 		if err != nil {
 			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		if rows == nil {
-			rows = rs // the usual single file: no copy
-		} else {
-			rows = append(rows, rs...)
-		}
+		rows = mergeRun(rows, rs)
 	}
+	defer func() {
+		if cap(rows) > cap(*buf) {
+			*buf = rows[:0]
+		}
+	}()
 	coldTouched, err := r.touchesCold(t, key, coldFiles, results)
 	if err != nil {
 		return out, err
@@ -68,11 +74,11 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 			if err != nil {
 				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 			}
-			rows = append(rows, rs...)
+			rows = mergeRun(rows, rs)
 		}
 		coldFiles = nil
 	}
-	sortStates(rows)
+	sortStates(rows) // a no-op check: files are sorted
 
 	var added []schema.State
 	released := map[schema.Hash]bool{}
@@ -105,8 +111,8 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 		i = j
 	}
 	if len(added) > 0 {
-		rows = append(rows, added...)
-		sortStates(rows)
+		sortStates(added)
+		rows = mergeRun(rows, added)
 	}
 
 	// Split in place: hot rows stay at the front, in order; cold ones
@@ -136,8 +142,7 @@ func (r *runner) statePartition(key string, results []schema.Result) (partOut, e
 	// Untouched cold files stay as they are; the new cold file holds the
 	// hashes archived now, cold rows found in hot files (a dedup rewrite
 	// mixes the tiers) and, if a result touched them, the old cold rows.
-	cold = append(cold, archivedNow...)
-	sortStates(cold)
+	cold = mergeRun(cold, archivedNow)
 	for _, part := range []struct {
 		rows []schema.State
 		name string
@@ -167,6 +172,28 @@ func sortStates(rows []schema.State) {
 	if !slices.IsSortedFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }) {
 		slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
 	}
+}
+
+// mergeRun merges b into a, both sorted by hash, in place at the end of
+// a (grown if needed): linear in their length, where sorting the
+// concatenation moved 250-byte rows n log n times.
+func mergeRun(a, b []schema.State) []schema.State {
+	la, lb := len(a), len(b)
+	if lb == 0 {
+		return a
+	}
+	a = slices.Grow(a, lb)[:la+lb]
+	i, j := la-1, lb-1
+	for k := la + lb - 1; j >= 0; k-- {
+		if i >= 0 && hashCmp(a[i].InfoHash, b[j].InfoHash) > 0 {
+			a[k] = a[i]
+			i--
+		} else {
+			a[k] = b[j]
+			j--
+		}
+	}
+	return a
 }
 
 // find returns the state row of h, creating one for a hash the state
@@ -209,33 +236,17 @@ func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileIn
 }
 
 // writeStaged writes rows as file name of partition key of table in the
-// transaction; the Parquet encoding runs outside the lock.
+// transaction (snappy for state, zstd for torrents; the checksum is taken
+// on the way out, not by reading the file back).
 func writeStaged[T any](r *runner, table, key, name string, rows []T) (dataset.FileInfo, error) {
-	p := r.tx.StagePath(table, key, name)
-	f, err := os.Create(p)
-	if err != nil {
-		return dataset.FileInfo{}, fmt.Errorf("merge: %w", err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20) // parquet-go writes page by page
-	w := parquet.NewGenericWriter[T](bw, rowio.ParquetOptions()...)
-	if _, err := w.Write(rows); err != nil {
-		f.Close()
-		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
-	}
-	if err := w.Close(); err != nil {
-		f.Close()
-		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
-	}
-	if err := f.Close(); err != nil {
-		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
-	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.tx.Stage(table, key, name, int64(len(rows)))
+	tx := r.tx
+	r.mu.Unlock()
+	fi, err := dataset.WriteStagedAs(tx, table, key, name, rows)
+	if err != nil {
+		return fi, fmt.Errorf("merge: %w", err)
+	}
+	return fi, nil
 }
 
 func (r *runner) writeStaged(table, key, name string, rows []schema.State) (dataset.FileInfo, error) {
