@@ -49,7 +49,8 @@ func readHashes(path string, out []schema.Hash) ([]schema.Hash, error) {
 func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
 
 // applyPartition folds the batch's hashes of partition p into tx.
-func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte) (partStats, error) {
+// buf is the calling worker's row buffer.
+func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf *[]schema.State) (partStats, error) {
 	var ps partStats
 	es := r.b.sorted(p)
 	if len(es) == 0 {
@@ -99,7 +100,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte) (pa
 	if len(known) == 0 && len(files) < r.o.MaxFiles {
 		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
 	}
-	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps)
+	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, buf)
 }
 
 // appendDelta adds a file of new hashes to the partition without touching
@@ -146,12 +147,25 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 // does not scan them) are rewritten only when the batch saw one of their
 // hashes: their rows go to a new cold file, except the hashes a sighting
 // reactivated, which join the hot file.
-func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known map[int]bool, touchedCold bool, ps *partStats) error {
+//
+// Rows are decoded into buf (the worker's, reused partition after
+// partition), known hashes are updated in place and the new ones merged in
+// from the end: no row is copied more than once.
+func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known map[int]bool,
+	touchedCold bool, ps *partStats, bf bloomFilter, bfi dataset.FileInfo, buf *[]schema.State) error {
 	var old []schema.State
 	var kept []dataset.FileInfo
 	for _, f := range base.Partitions[key] {
 		if schedule.IsColdFile(f.Name) && !touchedCold {
 			kept = append(kept, f)
+			continue
+		}
+		if old == nil {
+			rows, err := statecol.ReadStateFileInto(r.d.FilePath(base, key, f), *buf)
+			if err != nil {
+				return fmt.Errorf("dedup: partition %s: %w", key, err)
+			}
+			old = rows
 			continue
 		}
 		rows, err := statecol.ReadStateFile(r.d.FilePath(base, key, f))
@@ -160,36 +174,44 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 		}
 		old = append(old, rows...)
 	}
+	defer func() {
+		if cap(old) > cap(*buf) {
+			*buf = old[:0]
+		}
+	}()
 	if len(base.Partitions[key])-len(kept) > 1 {
 		sort.Slice(old, func(i, j int) bool { return bytes.Compare(old[i].InfoHash[:], old[j].InfoHash[:]) < 0 })
 	}
-	out := make([]schema.State, 0, len(old)+len(es)-len(known))
+	fresh := make([]schema.State, 0, len(es)-len(known))
 	i := 0
 	for j, e := range es {
 		for i < len(old) && hashCmp(old[i].InfoHash, e.h) < 0 {
-			out = append(out, old[i])
 			i++
 		}
 		if known[j] && i < len(old) && old[i].InfoHash == e.h {
-			st := old[i]
+			st := &old[i]
 			i++
-			fresh := e.a.last > st.LastSeen
-			r.b.fold(&st, e.a)
-			if fresh && r.o.Reactivate != nil && r.o.Reactivate(&st, e.a.last) {
+			seen := e.a.last > st.LastSeen
+			r.b.fold(st, e.a)
+			if seen && r.o.Reactivate != nil && r.o.Reactivate(st, e.a.last) {
 				ps.reactivated++
 			}
-			out = append(out, st)
 			continue
 		}
-		out = append(out, r.b.newState(e, r.now))
+		fresh = append(fresh, r.b.newState(e, r.now))
 	}
-	out = append(out, old[i:]...)
-	var hot, cold []schema.State
-	for k := range out {
-		if touchedCold && out[k].Tier == schema.TierCold {
-			cold = append(cold, out[k])
-		} else {
-			hot = append(hot, out[k])
+	out := statecol.MergeSorted(old, fresh)
+	old = out
+	hot, cold := out, []schema.State(nil)
+	if touchedCold {
+		// Split in place: hot rows stay at the front, in order.
+		hot = out[:0]
+		for k := range out {
+			if out[k].Tier == schema.TierCold {
+				cold = append(cold, out[k])
+			} else {
+				hot = append(hot, out[k])
+			}
 		}
 	}
 	files := kept
@@ -207,10 +229,25 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 		files = append(files, fi)
 	}
 	tx.SetPartition(dataset.TableState, key, files)
+	// A rewrite only adds hashes: while the old filter has room, add the
+	// new ones to it instead of rebuilding it from every hash.
+	total := int64(len(hot) + len(cold))
+	for _, f := range kept {
+		total += f.Rows
+	}
+	if bf != nil && total <= bfi.Capacity {
+		for k := range fresh {
+			bf.Add(fresh[k].InfoHash[:])
+		}
+		return stageBloom(tx, key, bf, total, bfi.Capacity)
+	}
 	// The filter covers every hash of the partition, kept cold files too.
-	hs := make([]schema.Hash, 0, len(out))
-	for k := range out {
-		hs = append(hs, out[k].InfoHash)
+	hs := make([]schema.Hash, 0, len(hot)+len(cold))
+	for k := range hot {
+		hs = append(hs, hot[k].InfoHash)
+	}
+	for k := range cold {
+		hs = append(hs, cold[k].InfoHash)
 	}
 	for _, f := range kept {
 		var err error

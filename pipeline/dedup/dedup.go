@@ -217,8 +217,9 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var buf []schema.State
 			for p := range next {
-				ps, err := r.applyPartition(tx, base, byte(p))
+				ps, err := r.applyPartition(tx, base, byte(p), &buf)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err

@@ -57,7 +57,7 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 		if err != nil {
 			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		rows = mergeRun(rows, rs)
+		rows = statecol.MergeSorted(rows, rs)
 	}
 	defer func() {
 		if cap(rows) > cap(*buf) {
@@ -74,7 +74,7 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 			if err != nil {
 				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 			}
-			rows = mergeRun(rows, rs)
+			rows = statecol.MergeSorted(rows, rs)
 		}
 		coldFiles = nil
 	}
@@ -112,7 +112,7 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 	}
 	if len(added) > 0 {
 		sortStates(added)
-		rows = mergeRun(rows, added)
+		rows = statecol.MergeSorted(rows, added)
 	}
 
 	// Split in place: hot rows stay at the front, in order; cold ones
@@ -142,7 +142,7 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 	// Untouched cold files stay as they are; the new cold file holds the
 	// hashes archived now, cold rows found in hot files (a dedup rewrite
 	// mixes the tiers) and, if a result touched them, the old cold rows.
-	cold = mergeRun(cold, archivedNow)
+	cold = statecol.MergeSorted(cold, archivedNow)
 	for _, part := range []struct {
 		rows []schema.State
 		name string
@@ -172,28 +172,6 @@ func sortStates(rows []schema.State) {
 	if !slices.IsSortedFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }) {
 		slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
 	}
-}
-
-// mergeRun merges b into a, both sorted by hash, in place at the end of
-// a (grown if needed): linear in their length, where sorting the
-// concatenation moved 250-byte rows n log n times.
-func mergeRun(a, b []schema.State) []schema.State {
-	la, lb := len(a), len(b)
-	if lb == 0 {
-		return a
-	}
-	a = slices.Grow(a, lb)[:la+lb]
-	i, j := la-1, lb-1
-	for k := la + lb - 1; j >= 0; k-- {
-		if i >= 0 && hashCmp(a[i].InfoHash, b[j].InfoHash) > 0 {
-			a[k] = a[i]
-			i--
-		} else {
-			a[k] = b[j]
-			j--
-		}
-	}
-	return a
 }
 
 // find returns the state row of h, creating one for a hash the state
