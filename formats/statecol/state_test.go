@@ -1,4 +1,4 @@
-package statecol
+package statecol_test
 
 import (
 	"path/filepath"
@@ -10,6 +10,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
 )
 
 func sample(n int) []schema.State {
@@ -73,7 +74,7 @@ func TestReadStateMatchesRowReader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ReadStateFile(path)
+			got, err := statecol.ReadStateFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func BenchmarkReadState(b *testing.B) {
 	w.Close()
 	b.Run("columns", func(b *testing.B) {
 		for b.Loop() {
-			if err := ReadState(path, func([]schema.State) error { return nil }); err != nil {
+			if err := statecol.ReadState(path, func([]schema.State) error { return nil }); err != nil {
 				b.Fatal(err)
 			}
 		}

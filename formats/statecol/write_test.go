@@ -1,0 +1,193 @@
+package statecol
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// randomStates makes n sorted rows exercising every column: nulls and
+// values in each optional one, v2 hashes, lists of 0-3 peers, and (with
+// manyLeases) more distinct lease ids than a dictionary takes.
+func randomStates(n int, seed uint64, manyLeases bool) []schema.State {
+	r := rand.New(rand.NewPCG(seed, 7))
+	rows := make([]schema.State, n)
+	sources := []string{"dht_get_peers", "dht_announce_peer", "dht_sample_infohashes", "import"}
+	for i := range rows {
+		s := &rows[i]
+		for j := range s.InfoHash {
+			s.InfoHash[j] = byte(r.Uint32())
+		}
+		s.HashType = schema.HashV1
+		if r.IntN(10) == 0 {
+			s.HashType = schema.HashV2
+			s.InfoHashV2 = make([]byte, 32)
+			copy(s.InfoHashV2, s.InfoHash[:])
+			s.InfoHashV2[31] = byte(i)
+		}
+		s.FirstSeen = 1_700_000_000_000 + r.Int64N(1e9)
+		s.LastSeen = s.FirstSeen + r.Int64N(1e6)
+		s.SeenCount = 1 + r.Int64N(1000)
+		s.LastSource = sources[r.IntN(len(sources))]
+		s.Activity = r.Float64() * 10
+		s.MetadataStatus = []string{schema.StatusNew, schema.StatusFetched, schema.StatusFailed}[r.IntN(3)]
+		s.Tier = []string{schema.TierHot, schema.TierCold}[r.IntN(2)]
+		if r.IntN(2) == 0 {
+			s.Attempts = int32(r.IntN(9))
+			s.LastAttempt = s.LastSeen + 1
+			s.LastFailure = []string{"no_peers", "timeout", "rejected"}[r.IntN(3)]
+			s.BackoffStep = int32(r.IntN(6))
+			s.BadMetadata = int32(r.IntN(2))
+		}
+		if r.IntN(3) > 0 {
+			s.NextRetry = s.LastSeen + r.Int64N(1e8)
+		}
+		if r.IntN(4) == 0 {
+			if manyLeases {
+				s.LeaseID = fmt.Sprintf("L%016x", r.Uint64())
+			} else {
+				s.LeaseID = "L0123456789abcdef"
+			}
+			s.LeaseUntil = s.LastSeen + 3_600_000
+		}
+		if r.IntN(20) == 0 {
+			s.Reactivated = s.LastSeen
+		}
+		for k := range r.IntN(4) * r.IntN(2) {
+			s.AvoidPeers = append(s.AvoidPeers, fmt.Sprintf("127.0.0.%d:%d", k+1, 6881+r.IntN(100)))
+		}
+	}
+	slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
+	return rows
+}
+
+func TestWriteStateRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		n          int
+		manyLeases bool
+	}{
+		{"empty", 0, false},
+		{"one row", 1, false},
+		{"small", 1000, false},
+		{"plain strings past the dictionary limit", 3 * maxDictValues, true},
+		{"several row groups", 3*1000 + 123, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func(n int) { rowGroupRows = n }(rowGroupRows)
+			rowGroupRows = 1000
+			rows := randomStates(tc.n, uint64(tc.n), tc.manyLeases)
+			path := filepath.Join(t.TempDir(), "s.parquet")
+			var buf bytes.Buffer
+			if err := WriteState(&buf, rows); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// statecol's own reader.
+			got, err := ReadStateFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareStates(t, "statecol", got, rows)
+			// parquet-go's row reader, which checks the schema and levels its own way.
+			pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !parquet.EqualNodes(pf.Schema(), parquet.SchemaOf(schema.State{})) {
+				t.Fatalf("schema differs from parquet-go's:\n%v\nwant\n%v", pf.Schema(), parquet.SchemaOf(schema.State{}))
+			}
+			r := parquet.NewGenericReader[schema.State](pf)
+			back := make([]schema.State, tc.n+1)
+			k, _ := r.Read(back)
+			compareStates(t, "parquet-go", back[:k], rows)
+		})
+	}
+}
+
+func compareStates(t *testing.T, reader string, got, want []schema.State) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: read %d rows, want %d", reader, len(got), len(want))
+	}
+	for i := range want {
+		g, w := got[i], want[i]
+		if len(g.AvoidPeers) == 0 && len(w.AvoidPeers) == 0 {
+			g.AvoidPeers, w.AvoidPeers = nil, nil
+		}
+		if len(g.InfoHashV2) == 0 && len(w.InfoHashV2) == 0 {
+			g.InfoHashV2, w.InfoHashV2 = nil, nil
+		}
+		if fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Fatalf("%s: row %d:\n got %+v\nwant %+v", reader, i, g, w)
+		}
+	}
+}
+
+// TestWriteStateStatistics checks the chunk statistics readers prune
+// with: info_hash min/max and null counts.
+func TestWriteStateStatistics(t *testing.T) {
+	rows := randomStates(5000, 3, false)
+	var buf bytes.Buffer
+	if err := WriteState(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := pf.Metadata().RowGroups[0].Columns
+	st := cols[0].MetaData.Statistics
+	if !bytes.Equal(st.MinValue, rows[0].InfoHash[:]) || !bytes.Equal(st.MaxValue, rows[len(rows)-1].InfoHash[:]) {
+		t.Fatalf("info_hash min/max %x..%x, want %x..%x", st.MinValue, st.MaxValue, rows[0].InfoHash, rows[len(rows)-1].InfoHash)
+	}
+	nulls := int64(0)
+	for i := range rows {
+		if rows[i].NextRetry == 0 {
+			nulls++
+		}
+	}
+	l, _ := pf.Schema().Lookup("next_retry")
+	if got := cols[l.ColumnIndex].MetaData.Statistics.NullCount; got != nulls {
+		t.Fatalf("next_retry null count %d, want %d", got, nulls)
+	}
+}
+
+func BenchmarkWriteState(b *testing.B) {
+	rows := randomStates(1<<20, 1, false)
+	for _, w := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"statecol", func(out io.Writer) error { return WriteState(out, rows) }},
+		{"parquet-go", func(out io.Writer) error {
+			w := parquet.NewGenericWriter[schema.State](out, parquet.MaxRowsPerRowGroup(RowGroupRows),
+				parquet.Compression(rowio.FastSnappy{}))
+			if _, err := w.Write(rows); err != nil {
+				return err
+			}
+			return w.Close()
+		}},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := w.write(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(rows))*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
+		})
+	}
+}
