@@ -24,39 +24,41 @@ func WriteStaged[T any](tx *Tx, table, key string, rows []T) (FileInfo, error) {
 // WriteStagedAs is WriteStaged with a file name of the caller's (unique,
 // ending in .parquet).
 func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, error) {
+	return WriteStagedWith(tx, table, key, name, int64(len(rows)), func(w io.Writer) error {
+		if st, ok := any(rows).([]schema.State); ok {
+			// State, the table every stage rewrites, has a column writer
+			// of its own (same schema, several times faster).
+			return statecol.WriteState(w, st)
+		}
+		opts := rowio.ParquetOptions()
+		if table == TableState {
+			// Snappy rather than zstd: state files are rewritten often and
+			// read back by infohash itself, where speed matters more than
+			// size. Torrents (info dictionaries) keep zstd.
+			opts = append(opts, parquet.Compression(rowio.FastSnappy{}))
+		}
+		pw := parquet.NewGenericWriter[T](w, opts...)
+		if _, err := pw.Write(rows); err != nil {
+			return err
+		}
+		return pw.Close()
+	})
+}
+
+// WriteStagedWith stages file name of partition key of table, of rows
+// rows, written by write (buffered, and checksummed on the way).
+func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.Writer) error) (FileInfo, error) {
 	p := tx.StagePath(table, key, name)
 	f, err := os.Create(p)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)
 	}
-	// parquet-go writes page by page: buffer, and checksum on the way.
 	crc := crc32.New(castagnoli)
 	cw := &countingWriter{w: io.MultiWriter(f, crc)}
 	bw := bufio.NewWriterSize(cw, 1<<20)
-	opts := rowio.ParquetOptions()
-	if table == TableState {
-		// Snappy rather than zstd: state files are rewritten often and read
-		// back by infohash itself, where speed matters more than size.
-		// Torrents (info dictionaries) keep zstd.
-		opts = append(opts, parquet.Compression(rowio.FastSnappy{}))
-	}
-	if st, ok := any(rows).([]schema.State); ok {
-		// State, the table every stage rewrites, has a column writer of
-		// its own (same schema, several times faster).
-		if err := statecol.WriteState(bw, st); err != nil {
-			f.Close()
-			return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
-		}
-	} else {
-		w := parquet.NewGenericWriter[T](bw, opts...)
-		if _, err := w.Write(rows); err != nil {
-			f.Close()
-			return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
-		}
-		if err := w.Close(); err != nil {
-			f.Close()
-			return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
-		}
+	if err := write(bw); err != nil {
+		f.Close()
+		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
 	}
 	if err := bw.Flush(); err != nil {
 		f.Close()
@@ -66,7 +68,7 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 		return FileInfo{}, err
 	}
 	tx.markStaged(table, key, name)
-	return FileInfo{Name: name, Rows: int64(len(rows)), Size: cw.n, CRC32C: crc.Sum32()}, nil
+	return FileInfo{Name: name, Rows: rows, Size: cw.n, CRC32C: crc.Sum32()}, nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -75,21 +75,28 @@ func ReadStateFileInto(path string, buf []schema.State) ([]schema.State, error) 
 }
 
 func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {
+	return f.readColumns(rg, st, AllColumns)
+}
+
+// readColumns decodes the columns in need of row group rg into st.
+func (f *File) readColumns(rg parquet.RowGroup, st []schema.State, need Columns) error {
 	n := len(st)
 	col := func(name ...string) parquet.ColumnChunk {
 		c, _ := f.Column(rg, name...)
 		return c
 	}
-	hashes := make([]byte, 20*n)
-	c := col("info_hash")
-	if c == nil {
-		return fmt.Errorf("no info_hash column")
-	}
-	if err := Fixed(c, 20, hashes); err != nil {
-		return fmt.Errorf("info_hash: %w", err)
-	}
-	for i := range st {
-		copy(st[i].InfoHash[:], hashes[20*i:])
+	if need&(1<<cInfoHash) != 0 {
+		hashes := make([]byte, 20*n)
+		c := col("info_hash")
+		if c == nil {
+			return fmt.Errorf("no info_hash column")
+		}
+		if err := Fixed(c, 20, hashes); err != nil {
+			return fmt.Errorf("info_hash: %w", err)
+		}
+		for i := range st {
+			copy(st[i].InfoHash[:], hashes[20*i:])
+		}
 	}
 	type reader struct {
 		name string
@@ -121,6 +128,9 @@ func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {
 		{"bad_metadata", func(c parquet.ColumnChunk) error { return Int32(c, n, func(i int, v int32) { st[i].BadMetadata = v }) }},
 		{"reactivated_at", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].Reactivated = v }) }},
 	} {
+		if need&ColumnsNamed(r.name) == 0 {
+			continue
+		}
 		c := col(r.name)
 		if c == nil {
 			continue
@@ -128,6 +138,12 @@ func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {
 		if err := r.read(c); err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}
+	}
+	if need&(1<<cAvoidPeers) == 0 {
+		return nil
+	}
+	for i := range st {
+		st[i].AvoidPeers = nil // the reader appends
 	}
 	if c, maxDef := f.Column(rg, "avoid_peers", "list", "element"); c != nil {
 		if err := StringLists(c, n, maxDef, func(i int, s string) { st[i].AvoidPeers = append(st[i].AvoidPeers, s) }); err != nil {

@@ -88,7 +88,9 @@ func EachPage(c parquet.ColumnChunk, fn func(parquet.Page) error) error {
 
 // rows walks the rows a page covers: for a required column every value
 // is a row; for an optional one the definition levels say which rows
-// hold a value. set receives the row and the index of its value.
+// hold a value. set receives the row and the index of its value, or -1
+// for a null row (the readers then set the zero value, so a reused
+// buffer needs no clearing for the columns read).
 func rows(p parquet.Page, row *int, n int, nvals int, set func(row, v int)) error {
 	defs := p.DefinitionLevels()
 	if len(defs) == 0 {
@@ -112,6 +114,8 @@ func rows(p parquet.Page, row *int, n int, nvals int, set func(row, v int)) erro
 			}
 			set(*row, v)
 			v++
+		} else {
+			set(*row, -1)
 		}
 		*row++
 	}
@@ -125,12 +129,18 @@ func complete(err error, got, want int) error {
 	return err
 }
 
-// Int64 reads an int64 column of n rows (nulls are left alone).
+// Int64 reads an int64 column of n rows (a null is 0).
 func Int64(c parquet.ColumnChunk, n int, set func(row int, v int64)) error {
 	row := 0
 	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Int64()
-		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
+		return rows(p, &row, n, len(vs), func(r, v int) {
+			if v < 0 {
+				set(r, 0)
+			} else {
+				set(r, vs[v])
+			}
+		})
 	})
 	return complete(err, row, n)
 }
@@ -140,7 +150,13 @@ func Int32(c parquet.ColumnChunk, n int, set func(row int, v int32)) error {
 	row := 0
 	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Int32()
-		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
+		return rows(p, &row, n, len(vs), func(r, v int) {
+			if v < 0 {
+				set(r, 0)
+			} else {
+				set(r, vs[v])
+			}
+		})
 	})
 	return complete(err, row, n)
 }
@@ -150,7 +166,13 @@ func Double(c parquet.ColumnChunk, n int, set func(row int, v float64)) error {
 	row := 0
 	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Double()
-		return rows(p, &row, n, len(vs), func(r, v int) { set(r, vs[v]) })
+		return rows(p, &row, n, len(vs), func(r, v int) {
+			if v < 0 {
+				set(r, 0)
+			} else {
+				set(r, vs[v])
+			}
+		})
 	})
 	return complete(err, row, n)
 }
@@ -188,13 +210,21 @@ func String(c parquet.ColumnChunk, n int, set func(row int, s string)) error {
 			}
 			ix := values(p).Int32()
 			return rows(p, &row, n, len(ix), func(r, v int) {
-				if k := ix[v]; k >= 0 && int(k) < len(dict) {
+				if v < 0 {
+					set(r, "")
+				} else if k := ix[v]; k >= 0 && int(k) < len(dict) {
 					set(r, dict[k])
 				}
 			})
 		}
 		buf, offs := values(p).ByteArray()
-		return rows(p, &row, n, max(len(offs)-1, 0), func(r, v int) { set(r, string(buf[offs[v]:offs[v+1]])) })
+		return rows(p, &row, n, max(len(offs)-1, 0), func(r, v int) {
+			if v < 0 {
+				set(r, "")
+			} else {
+				set(r, string(buf[offs[v]:offs[v+1]]))
+			}
+		})
 	})
 	return complete(err, row, n)
 }
@@ -205,7 +235,11 @@ func Bytes(c parquet.ColumnChunk, n int, set func(row int, b []byte)) error {
 	err := EachPage(c, func(p parquet.Page) error {
 		buf, offs := values(p).ByteArray()
 		return rows(p, &row, n, max(len(offs)-1, 0), func(r, v int) {
-			set(r, append([]byte(nil), buf[offs[v]:offs[v+1]]...))
+			if v < 0 {
+				set(r, nil)
+			} else {
+				set(r, append([]byte(nil), buf[offs[v]:offs[v+1]]...))
+			}
 		})
 	})
 	return complete(err, row, n)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -33,20 +35,11 @@ import (
 // Zero timestamps, empty strings and empty v2 hashes are nulls in the
 // optional columns, as parquet-go writes them.
 func WriteState(w io.Writer, rows []schema.State) error {
-	t, err := stateTemplate()
+	sw, md, err := beginState(w, int64(len(rows)))
 	if err != nil {
 		return err
 	}
-	sw := writers.Get().(*stateWriter)
-	defer writers.Put(sw)
-	sw.t, sw.off = t, 4
-	sw.w.Reset(w)
-	defer sw.w.Reset(nil)
-	if _, err := sw.w.WriteString("PAR1"); err != nil {
-		return err
-	}
-	md := format.FileMetaData{Version: 1, Schema: t.schema, NumRows: int64(len(rows)),
-		ColumnOrders: t.orders, CreatedBy: "infohash statecol"}
+	defer sw.release()
 	for start := 0; start < len(rows); start += rowGroupRows {
 		rg, err := sw.rowGroup(rows[start:min(len(rows), start+rowGroupRows)], len(md.RowGroups))
 		if err != nil {
@@ -54,7 +47,39 @@ func WriteState(w io.Writer, rows []schema.State) error {
 		}
 		md.RowGroups = append(md.RowGroups, rg)
 	}
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	return sw.finish(md)
+}
+
+// beginState takes a writer from the pool and writes the file's magic.
+func beginState(w io.Writer, rows int64) (*stateWriter, *format.FileMetaData, error) {
+	t, err := stateTemplate()
+	if err != nil {
+		return nil, nil, err
+	}
+	sw := getWriter()
+	sw.t, sw.off, sw.codec = t, 4, format.Snappy
+	sw.w.Reset(w)
+	if _, err := sw.w.WriteString("PAR1"); err != nil {
+		sw.release()
+		return nil, nil, err
+	}
+	md := &format.FileMetaData{Version: 1, Schema: t.schema, NumRows: rows,
+		ColumnOrders: t.orders, CreatedBy: "infohash statecol"}
+	return sw, md, nil
+}
+
+// release returns sw to the pool.
+func (sw *stateWriter) release() {
+	sw.w.Reset(io.Discard)
+	select {
+	case writers <- sw:
+	default:
+	}
+}
+
+// finish writes the footer and flushes.
+func (sw *stateWriter) finish(md *format.FileMetaData) error {
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), md)
 	if err != nil {
 		return fmt.Errorf("statecol: footer: %w", err)
 	}
@@ -64,6 +89,168 @@ func WriteState(w io.Writer, rows []schema.State) error {
 	sw.w.Write(footer)
 	sw.w.Write(tail[:])
 	return sw.w.Flush()
+}
+
+// ErrSpliceSchema is returned by Splice for a source file whose schema is
+// not the current state schema (an older format): rewrite it instead.
+var ErrSpliceSchema = errors.New("statecol: the file's schema is not the current state schema")
+
+// Splice writes to w a copy of the state file src in which fn changes
+// some rows in place. touched(first, n) says whether the row group of
+// rows [first, first+n) holds rows to change; if so its rows are decoded,
+// fn(first, rows) changes them (keeping every info_hash and the order)
+// and returns the columns it changed: those columns are re-encoded, and
+// every other column chunk is copied byte for byte, compressed pages and
+// all. A row group nobody touches is copied whole without being decoded.
+//
+// So an update of a few columns of a big file costs reading it and
+// re-encoding those columns, not a full rewrite.
+//
+// Only the columns in need are decoded for fn (the others read as zero
+// values); fn must not change a column it does not need.
+func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) bool, fn func(first int64, rows []schema.State) (Columns, error)) error {
+	if err := src.Spliceable(); err != nil {
+		return err
+	}
+	meta := src.pf.Metadata()
+	sw, md, err := beginState(w, meta.NumRows)
+	if err != nil {
+		return err
+	}
+	defer sw.release()
+	// parquet-go reads a whole column with the codec of its first chunk:
+	// a re-encoded chunk uses the codec the column already has.
+	codecs := make([]format.CompressionCodec, numStateColumns)
+	for k := range codecs {
+		codecs[k] = format.Snappy
+		if len(meta.RowGroups) > 0 {
+			codecs[k] = meta.RowGroups[0].Columns[k].MetaData.Codec
+		}
+	}
+	var first int64
+	for i, rg := range src.RowGroups() {
+		n := rg.NumRows()
+		var rows []schema.State
+		var mask Columns
+		if touched(first, n) {
+			if cap(sw.rows) < int(n) {
+				sw.rows = make([]schema.State, n)
+			}
+			// No clearing: the readers set every row of the columns in
+			// need (nulls to zero values); the other fields keep what an
+			// earlier row group left, which fn must not use and nothing
+			// writes (mask ⊆ need).
+			rows = sw.rows[:n]
+			if err := src.readColumns(rg, rows, need); err != nil {
+				return err
+			}
+			if mask, err = fn(first, rows); err != nil {
+				return err
+			}
+			if mask&^need != 0 {
+				return fmt.Errorf("statecol: splice changed columns %b it did not read", mask&^need)
+			}
+		}
+		srcCols := meta.RowGroups[i].Columns
+		out, err := sw.spliceRowGroup(rows, i, mask, codecs, func(col int) (format.ColumnChunk, error) {
+			m := srcCols[col].MetaData
+			start := m.DataPageOffset
+			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
+				start = m.DictionaryPageOffset
+			}
+			if _, err := io.Copy(sw.w, io.NewSectionReader(src.f, start, m.TotalCompressedSize)); err != nil {
+				return format.ColumnChunk{}, fmt.Errorf("statecol: copying column %v: %w", m.PathInSchema, err)
+			}
+			shift := sw.off - start
+			m.DataPageOffset += shift
+			if m.DictionaryPageOffset > 0 {
+				m.DictionaryPageOffset += shift
+			}
+			if m.IndexPageOffset > 0 {
+				m.IndexPageOffset += shift
+			}
+			m.BloomFilterOffset, m.BloomFilterLength = 0, 0
+			cc := format.ColumnChunk{FileOffset: sw.off, MetaData: m}
+			sw.off += m.TotalCompressedSize
+			return cc, nil
+		})
+		if err != nil {
+			return err
+		}
+		out.NumRows = n
+		md.RowGroups = append(md.RowGroups, out)
+		first += n
+	}
+	return sw.finish(md)
+}
+
+// Spliceable reports (as ErrSpliceSchema) why Splice cannot copy from f:
+// a schema other than the current state schema, or a codec the writer
+// does not have (Snappy and zstd it has).
+func (f *File) Spliceable() error {
+	if !parquet.EqualNodes(f.pf.Schema(), parquet.SchemaOf(schema.State{})) {
+		return ErrSpliceSchema
+	}
+	for _, rg := range f.pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if c.MetaData.Codec != format.Snappy && c.MetaData.Codec != format.Zstd {
+				return fmt.Errorf("%w (codec %v)", ErrSpliceSchema, c.MetaData.Codec)
+			}
+		}
+	}
+	return nil
+}
+
+// Changed reports the columns in which a and b differ.
+func Changed(a, b *schema.State) Columns {
+	var c Columns
+	set := func(k int, differ bool) {
+		if differ {
+			c |= 1 << k
+		}
+	}
+	set(cInfoHash, a.InfoHash != b.InfoHash)
+	set(cInfoHashV2, !bytes.Equal(a.InfoHashV2, b.InfoHashV2))
+	set(cHashType, a.HashType != b.HashType)
+	set(cFirstSeen, a.FirstSeen != b.FirstSeen)
+	set(cLastSeen, a.LastSeen != b.LastSeen)
+	set(cSeenCount, a.SeenCount != b.SeenCount)
+	set(cLastSource, a.LastSource != b.LastSource)
+	set(cActivity, math.Float64bits(a.Activity) != math.Float64bits(b.Activity))
+	set(cMetadataStatus, a.MetadataStatus != b.MetadataStatus)
+	set(cAttempts, a.Attempts != b.Attempts)
+	set(cLastAttempt, a.LastAttempt != b.LastAttempt)
+	set(cLastFailure, a.LastFailure != b.LastFailure)
+	set(cNextRetry, a.NextRetry != b.NextRetry)
+	set(cLeaseID, a.LeaseID != b.LeaseID)
+	set(cLeaseUntil, a.LeaseUntil != b.LeaseUntil)
+	set(cTier, a.Tier != b.Tier)
+	set(cBackoffStep, a.BackoffStep != b.BackoffStep)
+	set(cBadMetadata, a.BadMetadata != b.BadMetadata)
+	set(cReactivated, a.Reactivated != b.Reactivated)
+	set(cAvoidPeers, !slices.Equal(a.AvoidPeers, b.AvoidPeers))
+	return c
+}
+
+// Columns is a set of state columns, bit k for the k-th column of the
+// file (info_hash is bit 0).
+type Columns uint32
+
+// AllColumns is every state column.
+const AllColumns = Columns(1)<<numStateColumns - 1
+
+// ColumnsNamed returns the set of the named state columns; it panics on
+// a name that is not one (a programming error).
+func ColumnsNamed(names ...string) Columns {
+	var c Columns
+	for _, n := range names {
+		k := slices.Index(stateColumnNames[:], n)
+		if k < 0 {
+			panic("statecol: no state column " + n)
+		}
+		c |= 1 << k
+	}
+	return c
 }
 
 // RowGroupRows is the row group size of state files.
@@ -109,13 +296,24 @@ var stateTemplate = sync.OnceValues(func() (*template, error) {
 	return t, nil
 })
 
-// writers keeps stateWriters (their buffers) between files.
-var writers = sync.Pool{New: func() any {
-	// A buffer of its own: bufio.NewWriterSize(w) would return w itself
-	// when it is a large enough *bufio.Writer, and the pool would then
-	// share the caller's writer between goroutines.
-	return &stateWriter{w: bufio.NewWriterSize(io.Discard, 1<<20)}
-}}
+var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest}
+
+// writers keeps idle stateWriters (and their buffers) between files: a
+// channel rather than a sync.Pool, which drops its items at every garbage
+// collection and so made each file allocate its buffers anew.
+var writers = make(chan *stateWriter, 8)
+
+func getWriter() *stateWriter {
+	select {
+	case sw := <-writers:
+		return sw
+	default:
+		// A buffer of its own: bufio.NewWriterSize(w) would return w
+		// itself when it is a large enough *bufio.Writer, and the writer
+		// would then share the caller's buffer with later users.
+		return &stateWriter{w: bufio.NewWriterSize(io.Discard, 1<<20)}
+	}
+}
 
 // stateWriter writes one file; its buffers are reused across row groups
 // and, through writers, across files.
@@ -125,6 +323,8 @@ type stateWriter struct {
 	off int64
 
 	cols   [numStateColumns]colBuf
+	codec  format.CompressionCodec // of the pages being written: Snappy, or a spliced file's own
+	rows   []schema.State          // Splice's decoded row group
 	levels []byte
 	body   []byte
 	comp   []byte
@@ -282,10 +482,29 @@ func (c *colBuf) strSlow(v string) {
 }
 
 func (sw *stateWriter) rowGroup(rows []schema.State, ordinal int) (format.RowGroup, error) {
+	return sw.spliceRowGroup(rows, ordinal, AllColumns, nil, nil)
+}
+
+// spliceRowGroup writes one row group: the columns in mask encoded from
+// rows, every other one copied by copyChunk (which writes the source
+// chunk's bytes at sw.off and returns its metadata for there).
+func (sw *stateWriter) spliceRowGroup(rows []schema.State, ordinal int, mask Columns, codecs []format.CompressionCodec,
+	copyChunk func(col int) (format.ColumnChunk, error)) (format.RowGroup, error) {
 	rg := format.RowGroup{NumRows: int64(len(rows)), FileOffset: sw.off, Ordinal: int16(ordinal)}
-	sw.fill(rows)
+	if mask != 0 {
+		sw.fill(rows, mask)
+	}
 	for k, leaf := range sw.t.leaves {
-		cc, err := sw.writeChunk(leaf, &sw.cols[k])
+		var cc format.ColumnChunk
+		var err error
+		if mask&(1<<k) != 0 {
+			if codecs != nil {
+				sw.codec = codecs[k]
+			}
+			cc, err = sw.writeChunk(leaf, &sw.cols[k])
+		} else {
+			cc, err = copyChunk(k)
+		}
 		if err != nil {
 			return rg, fmt.Errorf("statecol: column %s: %w", leaf.path[0], err)
 		}
@@ -296,47 +515,98 @@ func (sw *stateWriter) rowGroup(rows []schema.State, ordinal int) (format.RowGro
 	return rg, nil
 }
 
-// fill lays out every column of rows in one pass over them: each row's
-// cache lines are read once, where a pass per column read them 20 times.
-func (sw *stateWriter) fill(rows []schema.State) {
+// fill lays out the columns of rows in mask in one pass over them: each
+// row's cache lines are read once, where a pass per column read them 20
+// times.
+func (sw *stateWriter) fill(rows []schema.State, mask Columns) {
 	c := &sw.cols
 	for k := range c {
 		c[k].reset(len(rows))
 		c[k].dictCol = k == cLastSource || k == cMetadataStatus || k == cTier || k == cLastFailure || k == cLeaseID
 	}
-	c[cInfoHash].vals = slices.Grow(c[cInfoHash].vals, 20*len(rows))
+	on := func(k int) bool { return mask&(1<<k) != 0 }
+	if on(cInfoHash) {
+		c[cInfoHash].vals = slices.Grow(c[cInfoHash].vals, 20*len(rows))
+	}
 	for _, k := range []int{cFirstSeen, cLastSeen, cSeenCount, cActivity} {
-		c[k].vals = slices.Grow(c[k].vals, 8*len(rows))
+		if on(k) {
+			c[k].vals = slices.Grow(c[k].vals, 8*len(rows))
+		}
 	}
 	c[cAvoidPeers].entries = 0
+	hash, v2, typ, first, last, count := on(cInfoHash), on(cInfoHashV2), on(cHashType), on(cFirstSeen), on(cLastSeen), on(cSeenCount)
+	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
+	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
+	react, avoid := on(cReactivated), on(cAvoidPeers)
 	for i := range rows {
 		s := &rows[i]
-		c[cInfoHash].vals = append(c[cInfoHash].vals, s.InfoHash[:]...)
-		if v := s.InfoHashV2; len(v) > 0 {
-			c[cInfoHashV2].def = append(c[cInfoHashV2].def, 1)
-			c[cInfoHashV2].vals = binary.LittleEndian.AppendUint32(c[cInfoHashV2].vals, uint32(len(v)))
-			c[cInfoHashV2].vals = append(c[cInfoHashV2].vals, v...)
-		} else {
-			c[cInfoHashV2].def = append(c[cInfoHashV2].def, 0)
-			c[cInfoHashV2].nulls++
+		if hash {
+			c[cInfoHash].vals = append(c[cInfoHash].vals, s.InfoHash[:]...)
 		}
-		c[cHashType].int32v(int32(s.HashType))
-		c[cFirstSeen].int64v(s.FirstSeen)
-		c[cLastSeen].int64v(s.LastSeen)
-		c[cSeenCount].int64v(s.SeenCount)
-		c[cLastSource].str(s.LastSource)
-		c[cActivity].vals = binary.LittleEndian.AppendUint64(c[cActivity].vals, math.Float64bits(s.Activity))
-		c[cMetadataStatus].str(s.MetadataStatus)
-		c[cAttempts].int32v(s.Attempts)
-		c[cLastAttempt].optInt64(s.LastAttempt)
-		c[cLastFailure].optStr(s.LastFailure)
-		c[cNextRetry].optInt64(s.NextRetry)
-		c[cLeaseID].optStr(s.LeaseID)
-		c[cLeaseUntil].optInt64(s.LeaseUntil)
-		c[cTier].str(s.Tier)
-		c[cBackoffStep].int32v(s.BackoffStep)
-		c[cBadMetadata].int32v(s.BadMetadata)
-		c[cReactivated].optInt64(s.Reactivated)
+		if v2 {
+			if v := s.InfoHashV2; len(v) > 0 {
+				c[cInfoHashV2].def = append(c[cInfoHashV2].def, 1)
+				c[cInfoHashV2].vals = binary.LittleEndian.AppendUint32(c[cInfoHashV2].vals, uint32(len(v)))
+				c[cInfoHashV2].vals = append(c[cInfoHashV2].vals, v...)
+			} else {
+				c[cInfoHashV2].def = append(c[cInfoHashV2].def, 0)
+				c[cInfoHashV2].nulls++
+			}
+		}
+		if typ {
+			c[cHashType].int32v(int32(s.HashType))
+		}
+		if first {
+			c[cFirstSeen].int64v(s.FirstSeen)
+		}
+		if last {
+			c[cLastSeen].int64v(s.LastSeen)
+		}
+		if count {
+			c[cSeenCount].int64v(s.SeenCount)
+		}
+		if src {
+			c[cLastSource].str(s.LastSource)
+		}
+		if act {
+			c[cActivity].vals = binary.LittleEndian.AppendUint64(c[cActivity].vals, math.Float64bits(s.Activity))
+		}
+		if status {
+			c[cMetadataStatus].str(s.MetadataStatus)
+		}
+		if attempts {
+			c[cAttempts].int32v(s.Attempts)
+		}
+		if lastAt {
+			c[cLastAttempt].optInt64(s.LastAttempt)
+		}
+		if fail {
+			c[cLastFailure].optStr(s.LastFailure)
+		}
+		if next {
+			c[cNextRetry].optInt64(s.NextRetry)
+		}
+		if lease {
+			c[cLeaseID].optStr(s.LeaseID)
+		}
+		if leaseUntil {
+			c[cLeaseUntil].optInt64(s.LeaseUntil)
+		}
+		if tier {
+			c[cTier].str(s.Tier)
+		}
+		if step {
+			c[cBackoffStep].int32v(s.BackoffStep)
+		}
+		if bad {
+			c[cBadMetadata].int32v(s.BadMetadata)
+		}
+		if react {
+			c[cReactivated].optInt64(s.Reactivated)
+		}
+		if !avoid {
+			continue
+		}
 		// required group (LIST) > repeated group list > required element:
 		// one entry per element, or one null entry for an empty list.
 		ap := &c[cAvoidPeers]
@@ -355,7 +625,7 @@ func (sw *stateWriter) fill(rows []schema.State) {
 		c[k].hasStats = c[k].lo <= c[k].hi
 	}
 	c[cActivity].hasStats = false
-	if len(rows) > 0 {
+	if len(rows) > 0 && hash {
 		lo, hi := 0, 0
 		for i := range rows {
 			if bytes.Compare(rows[i].InfoHash[:], rows[lo].InfoHash[:]) < 0 {
@@ -383,7 +653,7 @@ func (sw *stateWriter) writeChunk(leaf leafColumn, c *colBuf) (format.ColumnChun
 			st.MaxValue = binary.LittleEndian.AppendUint64(nil, uint64(c.hi))
 		}
 	}
-	md := format.ColumnMetaData{Type: leaf.typ, PathInSchema: leaf.path, Codec: format.Snappy,
+	md := format.ColumnMetaData{Type: leaf.typ, PathInSchema: leaf.path, Codec: sw.codec,
 		NumValues: int64(c.entries), Statistics: st}
 	dictIdx := c.dictCol && !c.plain && len(c.dict) > 0
 	var uncompressed int64
@@ -458,10 +728,20 @@ func (sw *stateWriter) page(h *format.PageHeader, body []byte) (int64, error) {
 	if len(body) > math.MaxInt32/2 {
 		return 0, fmt.Errorf("statecol: a page of %d bytes", len(body))
 	}
-	if n := s2.MaxEncodedLen(len(body)); cap(sw.comp) < n {
-		sw.comp = make([]byte, n)
+	switch sw.codec {
+	case format.Snappy:
+		if n := s2.MaxEncodedLen(len(body)); cap(sw.comp) < n {
+			sw.comp = make([]byte, n)
+		}
+		sw.comp = s2.EncodeSnappy(sw.comp[:cap(sw.comp)], body)
+	case format.Zstd:
+		var err error
+		if sw.comp, err = zstdCodec.Encode(sw.comp[:0], body); err != nil {
+			return 0, fmt.Errorf("statecol: zstd: %w", err)
+		}
+	default:
+		return 0, fmt.Errorf("statecol: no encoder for codec %v", sw.codec)
 	}
-	sw.comp = s2.EncodeSnappy(sw.comp[:cap(sw.comp)], body)
 	h.UncompressedPageSize = int32(len(body))
 	h.CompressedPageSize = int32(len(sw.comp))
 	hdr, err := thrift.Marshal(new(thrift.CompactProtocol), h)

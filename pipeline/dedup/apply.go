@@ -3,6 +3,7 @@ package dedup
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"unsafe"
@@ -76,9 +77,10 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	// file (each file is sorted), noting whether a cold file is touched.
 	var existing []schema.Hash
 	known := map[int]bool{}
+	hits := make([][]hit, len(files))
 	touchedCold := false
 	if len(cands) > 0 {
-		for _, f := range files {
+		for fi, f := range files {
 			start := len(existing)
 			var err error
 			if existing, err = readHashes(r.d.FilePath(base, key, f), existing); err != nil {
@@ -86,8 +88,9 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 			}
 			hs := existing[start:]
 			for _, i := range cands {
-				if _, ok := slices.BinarySearchFunc(hs, es[i].h, hashCmp); ok {
+				if row, ok := slices.BinarySearchFunc(hs, es[i].h, hashCmp); ok && !known[i] {
 					known[i] = true
+					hits[fi] = append(hits[fi], hit{row: int64(row), e: i})
 					touchedCold = touchedCold || schedule.IsColdFile(f.Name)
 				}
 			}
@@ -100,7 +103,137 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	if len(known) == 0 && len(files) < r.o.MaxFiles {
 		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
 	}
+	if len(known) > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && r.spliceable(base, key, files, hits) {
+		return ps, r.update(tx, base, key, es, files, hits, known, existing, bf, bfi, &ps)
+	}
 	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, buf)
+}
+
+// hit is a known hash found in a state file: its row there and its batch
+// entry.
+type hit struct {
+	row int64
+	e   int
+}
+
+// spliceable reports whether every file holding a known hash can be
+// spliced (current schema, a codec the writer has).
+func (r *runner) spliceable(base *dataset.Table, key string, files []dataset.FileInfo, hits [][]hit) bool {
+	for fi, f := range files {
+		if len(hits[fi]) == 0 {
+			continue
+		}
+		sf, err := statecol.Open(r.d.FilePath(base, key, f))
+		if err != nil {
+			return false // rewrite reports it
+		}
+		err = sf.Spliceable()
+		sf.Close()
+		if err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// update is the incremental path: each file holding known hashes is
+// spliced (their rows updated in place, only the columns that changed
+// re-encoded, every other column chunk copied byte for byte), files
+// without any are kept, and the new hashes go to a file of their own. The
+// partition stays exact (one row per hash); dedup compacts it into one
+// file when it reaches MaxFiles.
+func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []entry, files []dataset.FileInfo,
+	hits [][]hit, known map[int]bool, existing []schema.Hash, bf bloomFilter, bfi dataset.FileInfo, ps *partStats) error {
+	out := make([]dataset.FileInfo, 0, len(files)+1)
+	for fi, f := range files {
+		if len(hits[fi]) == 0 {
+			out = append(out, f)
+			continue
+		}
+		nf, err := r.spliceFile(tx, base, key, f, es, hits[fi], ps)
+		if err != nil {
+			return err
+		}
+		out = append(out, nf)
+	}
+	var fresh []schema.State
+	for i, e := range es {
+		if !known[i] {
+			fresh = append(fresh, r.b.newState(e, r.now))
+		}
+	}
+	if len(fresh) > 0 {
+		nf, err := dataset.WriteStaged(tx, dataset.TableState, key, fresh)
+		if err != nil {
+			return err
+		}
+		out = append(out, nf)
+	}
+	tx.SetPartition(dataset.TableState, key, out)
+	var total int64
+	for _, f := range out {
+		total += f.Rows
+	}
+	if bf != nil && total <= bfi.Capacity {
+		for k := range fresh {
+			bf.Add(fresh[k].InfoHash[:])
+		}
+		return stageBloom(tx, key, bf, total, bfi.Capacity)
+	}
+	// existing holds every file's hashes: there were candidates.
+	for k := range fresh {
+		existing = append(existing, fresh[k].InfoHash)
+	}
+	nbf, c := bloomOf(existing, r.o.BloomFP)
+	return stageBloom(tx, key, nbf, int64(len(existing)), c)
+}
+
+// foldColumns are the state columns batch.fold and schedule.Reactivate
+// read or write: the only ones a splice decodes.
+var foldColumns = statecol.ColumnsNamed("info_hash_v2", "hash_type", "first_seen", "last_seen", "seen_count",
+	"last_source", "activity", "metadata_status", "last_attempt", "last_failure", "next_retry", "tier",
+	"backoff_step", "reactivated_at")
+
+// spliceFile stages a copy of state file f with the rows of its hits
+// folded with their batch aggregates.
+func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f dataset.FileInfo, es []entry,
+	hits []hit, ps *partStats) (dataset.FileInfo, error) {
+	path := r.d.FilePath(base, key, f)
+	src, err := statecol.Open(path)
+	if err != nil {
+		return dataset.FileInfo{}, fmt.Errorf("dedup: partition %s: %w", key, err)
+	}
+	defer src.Close()
+	from := func(first int64) int { return sort.Search(len(hits), func(x int) bool { return hits[x].row >= first }) }
+	name := dataset.NewName(".parquet")
+	if schedule.IsColdFile(f.Name) {
+		name = schedule.ColdFileName()
+	}
+	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
+		return statecol.Splice(w, src, foldColumns, func(first, n int64) bool {
+			j := from(first)
+			return j < len(hits) && hits[j].row < first+n
+		}, func(first int64, rows []schema.State) (statecol.Columns, error) {
+			var mask statecol.Columns
+			for j := from(first); j < len(hits) && hits[j].row < first+int64(len(rows)); j++ {
+				// The row is the hash's: both come from this file's sorted
+				// info_hash column (readHashes), so it is not decoded again.
+				st, e := &rows[hits[j].row-first], es[hits[j].e]
+				old := *st
+				seen := e.a.last > st.LastSeen
+				r.b.fold(st, e.a)
+				if seen && r.o.Reactivate != nil && r.o.Reactivate(st, e.a.last) {
+					ps.reactivated++
+				}
+				mask |= statecol.Changed(&old, st)
+			}
+			return mask, nil
+		})
+	})
+	if err != nil {
+		return nf, fmt.Errorf("dedup: partition %s: %s: %w", key, f.Name, err)
+	}
+	return nf, nil
 }
 
 // appendDelta adds a file of new hashes to the partition without touching

@@ -23,6 +23,10 @@ import (
 //
 // It reports whether the state changed. Calling it again for the same or a
 // later sighting without a new attempt in between changes nothing more.
+//
+// dedup's incremental path decodes only the columns this and its own fold
+// use (pipeline/dedup foldColumns): reading another field here means
+// adding its column there.
 func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 	r := p.Reactivation
 	cold := st.Tier == schema.TierCold
