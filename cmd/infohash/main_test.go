@@ -240,9 +240,18 @@ func TestKill9ThenRerunEqualsCleanRun(t *testing.T) {
 	if got := exportState(t, killed); got != want {
 		t.Fatalf("state after kills differs from a clean run (%d vs %d bytes)", len(got), len(want))
 	}
-	if ents, _ := os.ReadDir(filepath.Join(killed, "inbox")); len(ents) != 0 {
-		t.Fatalf("inbox not drained: %d files", len(ents))
+	// What a run killed while spooling had read is set aside as a
+	// partial-* file, not applied (the re-run re-sent it); anything else
+	// in the inbox would be input left unapplied.
+	ents, _ := os.ReadDir(filepath.Join(killed, "inbox"))
+	partials := 0
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), "partial-") {
+			t.Fatalf("inbox not drained: %s", e.Name())
+		}
+		partials++
 	}
+	t.Logf("%d partial spools set aside", partials)
 	// And once more: a no-op.
 	if r := runBin(t, stdin, args(killed)...); r.code != 0 || exportState(t, killed) != want {
 		t.Fatalf("second re-run changed the state: %s", r.stderr)
@@ -313,4 +322,88 @@ func strip(csv string) string {
 		b.WriteString(strings.Join(f, ",") + "\n")
 	}
 	return b.String()
+}
+
+// TestKilledWhileReadingAPipe: dedup killed while its stdin (a crawler's
+// pipe) is still open keeps what it had read: the next run sets the
+// whole batches aside as inbox/partial-*.arrow (not applied, since a
+// re-sent input would count twice), and applying that file brings them in.
+func TestKilledWhileReadingAPipe(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "d")
+	first, second := genObs(31, 500, 500), genObs(32, 500, 500)
+	distinct := map[schema.Hash]bool{}
+	for _, o := range append(append([]schema.Observation(nil), first...), second...) {
+		distinct[o.InfoHash] = true
+	}
+	// Two whole batches, then the start of a third that never completes.
+	var buf bytes.Buffer
+	w, _ := rowio.Create[schema.Observation]("-", &buf)
+	w.Write(first)
+	w.Write(second)
+	whole := buf.Len()
+	w.Write(first)
+	partial := buf.Bytes()[:whole+100]
+
+	cmd := exec.Command(bin, "dedup", "--data", data, "--now", now, "-")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stdin.Write(partial); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the spool holds every byte sent, then kill.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+		size := int64(0)
+		for _, e := range ents {
+			if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".tmp-") {
+				size = info.Size()
+			}
+		}
+		if size == int64(len(partial)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the spool never reached %d bytes (%d)", len(partial), size)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+
+	other := writeObs(t, filepath.Join(dir, "other.parquet"), genObs(33, 100, 100))
+	r := runBin(t, nil, "dedup", "--data", data, "--now", now, other)
+	if r.code != 0 {
+		t.Fatalf("next run: %d %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "partial-") {
+		t.Fatalf("the next run did not say where the partial input went:\n%s", r.stderr)
+	}
+	ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+	var set []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "partial-") && strings.HasSuffix(e.Name(), ".arrow") {
+			set = append(set, filepath.Join(data, "inbox", e.Name()))
+		}
+	}
+	if len(set) != 1 {
+		t.Fatalf("inbox holds %v, want one partial-*.arrow", ents)
+	}
+	if r := runBin(t, nil, "status", "--data", data); r.code != 0 || !strings.Contains(r.stdout, set[0]) {
+		t.Fatalf("status does not list the partial input %s:\n%s%s", set[0], r.stdout, r.stderr)
+	}
+	rows := func() int { return strings.Count(exportState(t, data), "\n") - 1 }
+	before := rows()
+	if r := runBin(t, nil, "dedup", "--data", data, "--now", now, set[0]); r.code != 0 {
+		t.Fatalf("applying the partial input: %s", r.stderr)
+	}
+	if got, want := rows()-before, len(distinct); got != want {
+		t.Fatalf("the partial input added %d hashes, want the %d of its two whole batches", got, want)
+	}
 }

@@ -1,11 +1,20 @@
 package dataset
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
 )
 
 // Spool copies r durably into a new file with extension ext in the inbox
@@ -20,6 +29,12 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 	f, err := fsutil.Create(path)
 	if err != nil {
 		return "", err
+	}
+	// Held while the copy runs (the kernel drops it if this process
+	// dies): Salvage leaves a locked spool alone.
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Abort()
+		return "", fmt.Errorf("%s: lock: %w", f.Name(), err)
 	}
 	if _, err := io.Copy(f, r); err != nil {
 		f.Abort()
@@ -42,4 +57,141 @@ func Pending[T any](m *Manifest, ins []T, id func(T) string) []T {
 		out = append(out, in)
 	}
 	return out
+}
+
+// PartialPrefix starts the name of a spool recovered by Salvage. Runs do
+// not apply these on their own (see Salvage); an operator applies one
+// like any input file.
+const PartialPrefix = "partial-"
+
+// Salvage recovers the spools in dir (extension ext) that a killed
+// process left half-written, so that what it had read from its pipe is
+// not lost: an Arrow IPC stream keeps its whole messages (closed with the
+// end-of-stream marker), a text list its whole lines. The result is set
+// aside as PartialPrefix + a unique name (.arrow or .txt) and is not
+// applied automatically: if the producer sends the whole input again (a
+// re-run of the same command) the part would count twice; if it cannot
+// (a pipe from a crawler), the operator applies the file. Each recovery
+// is logged with the command to apply it.
+//
+// A spool still locked by a live writer is left alone; one with nothing
+// whole in it is removed; one in another format (a Parquet file cut short
+// cannot be read) is renamed with the suffix ".bad". It returns the paths
+// of the spools it set aside.
+func Salvage(dir, ext string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, fsutil.TempPrefix) || !strings.Contains(name, ext+"-") {
+			continue
+		}
+		p, err := salvage(dir, filepath.Join(dir, name), ext)
+		if err != nil {
+			return out, fmt.Errorf("dataset: salvaging %s: %w", filepath.Join(dir, name), err)
+		}
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// salvage recovers one spool temp file; "" if there was nothing to keep
+// or its writer is alive.
+func salvage(dir, path, ext string) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", nil // its writer committed or aborted meanwhile
+		}
+		return "", err
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return "", nil // a live writer
+		}
+		return "", err
+	}
+	head := make([]byte, 4)
+	k, _ := io.ReadFull(f, head)
+	head = head[:k]
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	var keep int64
+	var tail []byte
+	kind := ".txt"
+	switch {
+	case k == 0:
+		return "", os.Remove(path)
+	case bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}):
+		n, messages, err := rowio.ArrowPrefix(f, rowio.DefaultLimits())
+		if err != nil {
+			return "", err
+		}
+		if messages < 2 { // a schema alone holds no rows
+			slog.Warn("dataset: a killed run's spool held no whole record batch; removed", "spool", path)
+			return "", os.Remove(path)
+		}
+		keep, tail, kind = n, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, ".arrow"
+	case bytes.Equal(head, []byte("PAR1")):
+		slog.Warn("dataset: a killed run's spool is a Parquet file cut short; set aside", "spool", path+".bad")
+		return "", os.Rename(path, path+".bad")
+	default:
+		n, err := lastLineEnd(f)
+		if err != nil {
+			return "", err
+		}
+		if n == 0 {
+			return "", os.Remove(path)
+		}
+		keep = n
+	}
+	if err := f.Truncate(keep); err != nil {
+		return "", err
+	}
+	if _, err := f.WriteAt(tail, keep); err != nil {
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	final := filepath.Join(dir, PartialPrefix+NewName(kind))
+	if err := os.Rename(path, final); err != nil {
+		return "", err
+	}
+	slog.Warn("dataset: a run was killed while reading its input from a pipe; what it had read is set aside, "+
+		"not applied (a re-sent input would count it twice): apply it with the same command and the file "+
+		"as input if the producer will not send it again", "file", final, "bytes", keep)
+	return final, fsutil.SyncDir(dir)
+}
+
+// lastLineEnd is the length of r's content up to and including its last
+// newline.
+func lastLineEnd(r io.Reader) (int64, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var n, end int64
+	for {
+		line, err := br.ReadSlice('\n')
+		n += int64(len(line))
+		if err == nil {
+			end = n
+			continue
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			return end, nil
+		}
+		return end, err
+	}
 }

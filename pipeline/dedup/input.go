@@ -100,10 +100,15 @@ func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input,
 			out = append(out, in)
 		}
 	}
-	// Spooled input of earlier runs that died before committing.
+	// Spooled input of earlier runs that died before applying it. What a
+	// run killed while spooling had read is set aside (dataset.Salvage).
+	if _, err := dataset.Salvage(inbox, ".spool"); err != nil {
+		return nil, fmt.Errorf("dedup: %w", err)
+	}
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
-		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), badSuffix) {
+		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), badSuffix) ||
+			strings.HasPrefix(e.Name(), dataset.PartialPrefix) {
 			continue
 		}
 		p := filepath.Join(inbox, e.Name())

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -29,10 +28,6 @@ import (
 // after the spool leaves the results there, and the next merge applies
 // them. It is a folder of its own inside DIR/inbox, which dedup skips.
 const inboxDir = "inbox/merge"
-
-// staleSpool is the age after which a half-written spool file (its writer
-// was killed) is removed.
-const staleSpool = time.Hour
 
 // input is one results file to apply.
 type input struct {
@@ -82,17 +77,16 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 			out = append(out, input{name: p, path: p})
 		}
 	}
+	// What a run killed while spooling had read is set aside
+	// (dataset.Salvage); every committed leftover is applied.
+	if _, err := dataset.Salvage(inbox, ".results"); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
 		p := filepath.Join(inbox, e.Name())
-		if strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
-			// A spool cut short by a kill: its writer is long gone.
-			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleSpool {
-				os.Remove(p)
-			}
-			continue
-		}
-		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), ".bad") || spooled(out, p) {
+		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), ".bad") ||
+			strings.HasPrefix(e.Name(), dataset.PartialPrefix) || spooled(out, p) {
 			continue
 		}
 		out = append(out, input{name: "leftover " + filepath.Join(inboxDir, e.Name()), path: p, inbox: true})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -41,7 +42,11 @@ type Report struct {
 	TableRows    map[string]int64 `json:"table_rows"`
 	TableBytes   map[string]int64 `json:"table_bytes"`
 	InputsLedger int              `json:"inputs_applied"`
-	Now          time.Time        `json:"now"`
+	// Partial are inputs a killed run had half read from a pipe, set
+	// aside (not applied) under inbox/: apply them if their producer will
+	// not send them again.
+	Partial []string  `json:"partial_inputs"`
+	Now     time.Time `json:"now"`
 }
 
 // stateView is the projection status reads.
@@ -78,6 +83,12 @@ func Run(ctx context.Context, dir string, now time.Time) (*Report, error) {
 			}
 		}
 	}
+	_ = filepath.WalkDir(filepath.Join(dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), dataset.PartialPrefix) {
+			r.Partial = append(r.Partial, p)
+		}
+		return nil
+	})
 	nowMs := now.UnixMilli()
 	for _, key := range st.PartitionKeys() {
 		if err := ctx.Err(); err != nil {
@@ -134,6 +145,9 @@ func (r *Report) Print(w io.Writer) {
 	for _, wv := range Waves {
 		n := r.RetryWaves[wv.Name]
 		fmt.Fprintf(w, "  %-10s %9d %s\n", wv.Name, n, strings.Repeat("#", int(40*n/max)))
+	}
+	for _, p := range r.Partial {
+		fmt.Fprintf(w, "partial input (set aside by a killed run, not applied): %s\n", p)
 	}
 	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
 	fmt.Fprintf(w, "frozen: read_parquet('%s', hive_partitioning=true)\n", r.FrozenGlob)

@@ -1,0 +1,162 @@
+package dataset
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// arrowBatches is an Arrow stream of n batches of 3 observations, and
+// the stream's length after each batch.
+func arrowBatches(t *testing.T, n int) ([]byte, []int) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := rowio.NewArrowWriter[schema.Observation]("test", &buf)
+	var ends []int
+	for b := range n {
+		rows := make([]schema.Observation, 3)
+		for i := range rows {
+			rows[i].InfoHash[0], rows[i].InfoHash[1] = byte(b), byte(i)
+			rows[i].HashType, rows[i].ObservedAt, rows[i].Source = schema.HashV1, int64(b*10+i), schema.SourceGetPeers
+		}
+		if err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, buf.Len())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), ends
+}
+
+func TestSalvage(t *testing.T) {
+	stream, ends := arrowBatches(t, 3)
+	for _, tc := range []struct {
+		name    string
+		content []byte
+		locked  bool   // a live writer holds the spool
+		want    string // "" nothing set aside; else the kind of the partial file
+		wantLen int    // its length
+		left    string // what else stays in the folder: "", "temp", "bad"
+	}{
+		{"arrow cut in the third batch", stream[:ends[2]-5], false, ".arrow", ends[1] + 8, ""},
+		{"arrow cut in the first batch", stream[:ends[0]-5], false, "", 0, ""},
+		{"text cut mid-line", []byte("aa\nbb\ncc"), false, ".txt", 6, ""},
+		{"text without a whole line", []byte("abc"), false, "", 0, ""},
+		{"empty", nil, false, "", 0, ""},
+		{"parquet cut short", []byte("PAR1xxxxxxxx"), false, "", 0, "bad"},
+		{"live writer", stream[:ends[2]-5], true, "", 0, "temp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, fsutil.TempPrefix+"x.spool-123")
+			if err := os.WriteFile(tmp, tc.content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.locked {
+				f, err := os.Open(tmp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := Salvage(dir, ".spool")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if len(got) != 0 {
+					t.Fatalf("set aside %v, want nothing", got)
+				}
+			} else {
+				if len(got) != 1 || !strings.HasPrefix(filepath.Base(got[0]), PartialPrefix) || !strings.HasSuffix(got[0], tc.want) {
+					t.Fatalf("set aside %v, want one %s%s file", got, PartialPrefix, tc.want)
+				}
+				b, err := os.ReadFile(got[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(b) != tc.wantLen {
+					t.Fatalf("kept %d bytes, want %d", len(b), tc.wantLen)
+				}
+				if tc.want == ".arrow" {
+					r, err := rowio.OpenArrow[schema.Observation]("partial", bytes.NewReader(b))
+					if err != nil {
+						t.Fatal(err)
+					}
+					out := make([]schema.Observation, 100)
+					k, _ := r.Read(out)
+					r.Close()
+					if k != 6 {
+						t.Fatalf("the partial stream holds %d rows, want the 6 of two whole batches", k)
+					}
+				}
+			}
+			ents, _ := os.ReadDir(dir)
+			var left []string
+			for _, e := range ents {
+				if !strings.HasPrefix(e.Name(), PartialPrefix) {
+					left = append(left, e.Name())
+				}
+			}
+			switch tc.left {
+			case "":
+				if len(left) != 0 {
+					t.Fatalf("left %v behind", left)
+				}
+			case "temp":
+				if len(left) != 1 || left[0] != filepath.Base(tmp) {
+					t.Fatalf("a live writer's spool was touched: %v", left)
+				}
+			case "bad":
+				if len(left) != 1 || !strings.HasSuffix(left[0], ".bad") {
+					t.Fatalf("left %v, want the spool set aside as .bad", left)
+				}
+			}
+		})
+	}
+}
+
+// TestSpoolHoldsItsLock: a spool being written is locked, so that
+// Salvage run by another process leaves it alone.
+func TestSpoolHoldsItsLock(t *testing.T) {
+	dir := t.TempDir()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Spool(dir, ".spool", pr)
+		done <- err
+	}()
+	pw.Write([]byte("aa\nbb\n"))
+	var tmp string
+	for tmp == "" {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+				tmp = e.Name()
+			}
+		}
+	}
+	if got, err := Salvage(dir, ".spool"); err != nil || len(got) != 0 {
+		t.Fatalf("salvaged a live spool: %v %v", got, err)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
