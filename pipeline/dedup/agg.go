@@ -90,11 +90,15 @@ type batch struct {
 	parts    [256]table
 	obs      int64
 	srcs     []string
-	srcID    map[string]uint16
-	v2s      map[schema.Hash][]byte // full v2 hashes (rare)
-	v2mu     sync.Mutex
-	workers  int
-	prog     *progress.Reporter
+	// srcView is srcs as the folding goroutines see it: a copy of the
+	// slice taken before a row group's sources are interned alongside
+	// (sources are only appended, so the ids it holds stay valid).
+	srcView []string
+	srcID   map[string]uint16
+	v2s     map[schema.Hash][]byte // full v2 hashes (rare)
+	v2mu    sync.Mutex
+	workers int
+	prog    *progress.Reporter
 }
 
 func newBatch(halfLifeMs int64) *batch {
@@ -130,6 +134,8 @@ func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) {
 // addRows folds a decoded row group in: rows are bucketed by partition
 // so that each partition's table stays in cache while it is updated, and
 // the partitions are split between workers (they share no table).
+//
+// The caller sets b.srcView to cover every source id in r.
 func (b *batch) addRows(r *rgBuf, rows int) {
 	var counts [257]int32
 	for i := 0; i < rows; i++ {
@@ -202,6 +208,7 @@ func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	if b.obs%65536 == 0 {
 		b.prog.Add(65536)
 	}
+	b.srcView = b.srcs
 	b.fold1(h, v2, typ, at, src)
 }
 
@@ -222,7 +229,7 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 			a.last, a.src = at, src
 		case at == a.last:
 			a.act++
-			if b.srcs[src] > b.srcs[a.src] {
+			if b.srcView[src] > b.srcView[a.src] {
 				a.src = src
 			}
 		default:

@@ -257,7 +257,7 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 // setApplyGC sets the collector for the apply phase, which reads, folds
 // and writes partition after partition in reused buffers: with a large
 // batch in memory keep collecting at +25% (peak memory), but let a small
-// live heap grow by 64 MB first. At +25% of an incremental batch's few
+// live heap grow by 32 MB first. At +25% of an incremental batch's few
 // tens of MB the collector ran without pause, and its write barriers cost
 // more than the work.
 func setApplyGC() {
@@ -267,5 +267,5 @@ func setApplyGC() {
 		return
 	}
 	live := max(s[0].Value.Uint64(), 1<<20)
-	debug.SetGCPercent(max(25, int(min(64<<20*100/live, 400))))
+	debug.SetGCPercent(max(25, int(min(32<<20*100/live, 400))))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -68,28 +69,57 @@ type rgBuf struct {
 	order  []int32 // row numbers bucketed by partition
 }
 
-// readFast feeds every row of pf to b; it returns the rows read.
+// readFast feeds every row of pf to b; it returns the rows read. The
+// next row group is decoded while the current one is folded in, on the
+// other core.
 func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns, b *batch) (int64, error) {
+	rgs := pf.RowGroups()
+	cur, spare := &rgBuf{}, &rgBuf{}
+	load := func(i int, buf *rgBuf, first int64) (int, error) {
+		rows := int(rgs[i].NumRows())
+		if err := buf.load(rgs[i], c, rows, b); err != nil {
+			return 0, &rowio.CorruptError{Format: "Parquet", Err: fmt.Errorf("row group at row %d: %w", first, err)}
+		}
+		for k := 0; k < rows; k++ {
+			if buf.typ[k] == 0 {
+				buf.typ[k] = schema.HashV1
+			}
+			if err := checkObs(first+int64(k), buf.typ[k], buf.at[k]); err != nil {
+				return 0, err
+			}
+		}
+		return rows, nil
+	}
+	if len(rgs) == 0 {
+		return 0, nil
+	}
 	var n int64
-	var buf rgBuf
-	for _, rg := range pf.RowGroups() {
+	rows, err := load(0, cur, 0)
+	for i := range rgs {
+		if err != nil {
+			return n, err
+		}
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		rows := int(rg.NumRows())
-		if err := buf.load(rg, c, rows, b); err != nil {
-			return n, &rowio.CorruptError{Format: "Parquet", Err: fmt.Errorf("row group at row %d: %w", n, err)}
+		b.srcView = b.srcs // before the next load interns more
+		var (
+			wg    sync.WaitGroup
+			nrows int
+			nerr  error
+		)
+		if i+1 < len(rgs) {
+			wg.Add(1)
+			go func(first int64) {
+				defer wg.Done()
+				nrows, nerr = load(i+1, spare, first)
+			}(n + int64(rows))
 		}
-		for i := 0; i < rows; i++ {
-			if buf.typ[i] == 0 {
-				buf.typ[i] = schema.HashV1
-			}
-			if err := checkObs(n+int64(i), buf.typ[i], buf.at[i]); err != nil {
-				return n, err
-			}
-		}
-		b.addRows(&buf, rows)
+		b.addRows(cur, rows)
 		n += int64(rows)
+		wg.Wait()
+		cur, spare = spare, cur
+		rows, err = nrows, nerr
 	}
 	return n, nil
 }
