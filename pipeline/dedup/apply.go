@@ -174,11 +174,8 @@ func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []en
 	for _, f := range out {
 		total += f.Rows
 	}
-	if bf != nil && total <= bfi.Capacity {
-		for k := range fresh {
-			bf.Add(fresh[k].InfoHash[:])
-		}
-		return stageBloom(tx, key, bf, total, bfi.Capacity)
+	if ok, err := extendBloom(tx, key, bf, bfi, total, fresh); ok {
+		return err
 	}
 	// existing holds every file's hashes: there were candidates.
 	for k := range fresh {
@@ -368,11 +365,8 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	for _, f := range kept {
 		total += f.Rows
 	}
-	if bf != nil && total <= bfi.Capacity {
-		for k := range fresh {
-			bf.Add(fresh[k].InfoHash[:])
-		}
-		return stageBloom(tx, key, bf, total, bfi.Capacity)
+	if ok, err := extendBloom(tx, key, bf, bfi, total, fresh); ok {
+		return err
 	}
 	// The filter covers every hash of the partition, kept cold files too.
 	hs := make([]schema.Hash, 0, len(hot)+len(cold))
@@ -390,4 +384,17 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	}
 	bf, c := bloomOf(hs, r.o.BloomFP)
 	return stageBloom(tx, key, bf, int64(len(hs)), c)
+}
+
+// extendBloom adds the new hashes to the partition's old filter and
+// stages it, if the filter has room for the partition's total keys; ok
+// is false when the caller must build a new one.
+func extendBloom(tx *dataset.Tx, key string, bf bloomFilter, bfi dataset.FileInfo, total int64, fresh []schema.State) (ok bool, err error) {
+	if bf == nil || total > bfi.Capacity {
+		return false, nil
+	}
+	for k := range fresh {
+		bf.Add(fresh[k].InfoHash[:])
+	}
+	return true, stageBloom(tx, key, bf, total, bfi.Capacity)
 }

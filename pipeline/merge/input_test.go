@@ -94,18 +94,7 @@ func TestReadResultsCompressible(t *testing.T) {
 		rs[i] = schema.Result{InfoHash: h, HashType: schema.HashV1, Attempt: 1,
 			AttemptedAt: 1_700_000_000_000, Outcome: schema.OutcomeNoPeers}
 	}
-	pq := filepath.Join(t.TempDir(), "r.parquet")
-	w, err := rowio.Create[schema.Result](pq, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rs); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := readResults(input{name: "IN", path: pq})
+	got, err := readResults(input{name: "IN", path: writeResults(t, rs)})
 	if err != nil {
 		t.Fatal(err)
 	}
