@@ -20,6 +20,7 @@ import (
 type agg struct {
 	h           schema.Hash
 	typ         int8
+	hasV2       bool   // the full v2 hash is in batch.v2s (fits in padding)
 	src         uint16 // interned source of the latest observation
 	count       uint32 // observations in this run (saturates at 2^32-1)
 	first, last int64
@@ -193,7 +194,7 @@ func (b *batch) foldRows(r *rgBuf, rows []int32, t *table) {
 		}
 		for _, i := range g {
 			var v2 []byte
-			if r.v2 != nil {
+			if r.v2 != nil && r.hasV2[i>>6]&(1<<(i&63)) != 0 {
 				v2 = r.v2[int(i)]
 			}
 			b.fold1(&r.hashes[i], v2, r.typ[i], r.at[i], r.src[i])
@@ -239,7 +240,8 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 			a.typ = typ
 		}
 	}
-	if v2 != nil {
+	if v2 != nil && !a.hasV2 {
+		a.hasV2 = true
 		b.v2mu.Lock()
 		if _, ok := b.v2s[*h]; !ok {
 			if b.v2s == nil {
@@ -286,7 +288,7 @@ func (b *batch) sorted(p byte) []entry {
 }
 
 func (b *batch) v2Of(a *agg) []byte {
-	if b.v2s == nil {
+	if !a.hasV2 {
 		return nil
 	}
 	return b.v2s[a.h]

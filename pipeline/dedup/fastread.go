@@ -66,7 +66,8 @@ type rgBuf struct {
 	src    []uint16
 	typ    []int8
 	v2     map[int][]byte
-	order  []int32 // row numbers bucketed by partition
+	hasV2  []uint64 // bit per row: has an entry in v2 (a map lookup per row cost 3%)
+	order  []int32  // row numbers bucketed by partition
 }
 
 // readFast feeds every row of pf to b; it returns the rows read. The
@@ -131,6 +132,8 @@ func (r *rgBuf) load(rg parquet.RowGroup, c fastColumns, rows int, b *batch) err
 	r.typ = resize(r.typ, rows)
 	clear(r.typ)
 	r.v2 = nil
+	r.hasV2 = resize(r.hasV2, rows/64+1)
+	clear(r.hasV2)
 	ccs := rg.ColumnChunks()
 	k := 0
 	err := statecol.EachPage(ccs[c.hash.Index()], func(p parquet.Page) error {
@@ -221,6 +224,7 @@ func (r *rgBuf) load(rg parquet.RowGroup, c fastColumns, rows int, b *batch) err
 				}
 				if v+1 < len(offs) && offs[v+1]-offs[v] == 32 {
 					r.v2[row] = append([]byte(nil), data[offs[v]:offs[v+1]]...)
+					r.hasV2[row>>6] |= 1 << (row & 63)
 				}
 			}
 		}); err != nil {
