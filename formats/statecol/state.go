@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -98,45 +99,49 @@ func (f *File) readColumns(rg parquet.RowGroup, st []schema.State, need Columns)
 			copy(st[i].InfoHash[:], hashes[20*i:])
 		}
 	}
-	type reader struct {
-		name string
-		read func(parquet.ColumnChunk) error
+	var z schema.State
+	i64 := func(off uintptr) func(parquet.ColumnChunk) error {
+		return func(c parquet.ColumnChunk) error { return readInt64Field(c, st, off) }
 	}
-	for _, r := range []reader{
-		{"info_hash_v2", func(c parquet.ColumnChunk) error { return Bytes(c, n, func(i int, b []byte) { st[i].InfoHashV2 = b }) }},
-		{"hash_type", func(c parquet.ColumnChunk) error {
-			return Int32(c, n, func(i int, v int32) { st[i].HashType = int8(v) })
-		}},
-		{"first_seen", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].FirstSeen = v }) }},
-		{"last_seen", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].LastSeen = v }) }},
-		{"seen_count", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].SeenCount = v }) }},
-		{"last_source", func(c parquet.ColumnChunk) error { return String(c, n, func(i int, s string) { st[i].LastSource = s }) }},
-		{"activity", func(c parquet.ColumnChunk) error { return Double(c, n, func(i int, v float64) { st[i].Activity = v }) }},
-		{"metadata_status", func(c parquet.ColumnChunk) error {
-			return String(c, n, func(i int, s string) { st[i].MetadataStatus = s })
-		}},
-		{"attempts", func(c parquet.ColumnChunk) error { return Int32(c, n, func(i int, v int32) { st[i].Attempts = v }) }},
-		{"last_attempt", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].LastAttempt = v }) }},
-		{"last_failure", func(c parquet.ColumnChunk) error {
-			return String(c, n, func(i int, s string) { st[i].LastFailure = s })
-		}},
-		{"next_retry", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].NextRetry = v }) }},
-		{"lease_id", func(c parquet.ColumnChunk) error { return String(c, n, func(i int, s string) { st[i].LeaseID = s }) }},
-		{"lease_until", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].LeaseUntil = v }) }},
-		{"tier", func(c parquet.ColumnChunk) error { return String(c, n, func(i int, s string) { st[i].Tier = s }) }},
-		{"backoff_step", func(c parquet.ColumnChunk) error { return Int32(c, n, func(i int, v int32) { st[i].BackoffStep = v }) }},
-		{"bad_metadata", func(c parquet.ColumnChunk) error { return Int32(c, n, func(i int, v int32) { st[i].BadMetadata = v }) }},
-		{"reactivated_at", func(c parquet.ColumnChunk) error { return Int64(c, n, func(i int, v int64) { st[i].Reactivated = v }) }},
+	i32 := func(off uintptr) func(parquet.ColumnChunk) error {
+		return func(c parquet.ColumnChunk) error { return readInt32Field(c, st, off, false) }
+	}
+	str := func(off uintptr) func(parquet.ColumnChunk) error {
+		return func(c parquet.ColumnChunk) error { return readStringField(c, st, off) }
+	}
+	for _, r := range []struct {
+		col  int
+		read func(parquet.ColumnChunk) error
+	}{
+		{cInfoHashV2, func(c parquet.ColumnChunk) error { return readBytesField(c, st, unsafe.Offsetof(z.InfoHashV2)) }},
+		{cHashType, func(c parquet.ColumnChunk) error { return readInt32Field(c, st, unsafe.Offsetof(z.HashType), true) }},
+		{cFirstSeen, i64(unsafe.Offsetof(z.FirstSeen))},
+		{cLastSeen, i64(unsafe.Offsetof(z.LastSeen))},
+		{cSeenCount, i64(unsafe.Offsetof(z.SeenCount))},
+		{cLastSource, str(unsafe.Offsetof(z.LastSource))},
+		{cActivity, func(c parquet.ColumnChunk) error { return readDoubleField(c, st, unsafe.Offsetof(z.Activity)) }},
+		{cMetadataStatus, str(unsafe.Offsetof(z.MetadataStatus))},
+		{cAttempts, i32(unsafe.Offsetof(z.Attempts))},
+		{cLastAttempt, i64(unsafe.Offsetof(z.LastAttempt))},
+		{cLastFailure, str(unsafe.Offsetof(z.LastFailure))},
+		{cNextRetry, i64(unsafe.Offsetof(z.NextRetry))},
+		{cLeaseID, str(unsafe.Offsetof(z.LeaseID))},
+		{cLeaseUntil, i64(unsafe.Offsetof(z.LeaseUntil))},
+		{cTier, str(unsafe.Offsetof(z.Tier))},
+		{cBackoffStep, i32(unsafe.Offsetof(z.BackoffStep))},
+		{cBadMetadata, i32(unsafe.Offsetof(z.BadMetadata))},
+		{cReactivated, i64(unsafe.Offsetof(z.Reactivated))},
 	} {
-		if need&ColumnsNamed(r.name) == 0 {
+		if need&(1<<r.col) == 0 {
 			continue
 		}
-		c := col(r.name)
+		name := stateColumnNames[r.col]
+		c := col(name)
 		if c == nil {
 			continue
 		}
 		if err := r.read(c); err != nil {
-			return fmt.Errorf("%s: %w", r.name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if need&(1<<cAvoidPeers) == 0 {
