@@ -38,6 +38,7 @@ type table struct {
 	blocks [][]agg
 	n      int
 	sink   uint32 // keeps foldRows' prefetching loads from being optimised away
+	arena  *arena // where blocks come from (shared by the batch's tables)
 }
 
 // slotKey is the part of a hash the table's slots are chosen by.
@@ -56,7 +57,7 @@ func (t *table) find(h *schema.Hash) (*agg, bool) {
 		s := t.slots[i]
 		if s == 0 {
 			if t.n>>blockBits == len(t.blocks) {
-				t.blocks = append(t.blocks, make([]agg, 1<<blockBits))
+				t.blocks = append(t.blocks, t.arena.block())
 			}
 			a := t.at(t.n)
 			a.h = *h
@@ -100,10 +101,27 @@ type batch struct {
 	v2mu    sync.Mutex
 	workers int
 	prog    *progress.Reporter
+	arena   *arena // the aggregates' memory
 }
 
 func newBatch(halfLifeMs int64) *batch {
-	return &batch{halfLife: float64(halfLifeMs), srcID: map[string]uint16{}, workers: max(1, runtime.GOMAXPROCS(0))}
+	b := &batch{halfLife: float64(halfLifeMs), srcID: map[string]uint16{}, workers: max(1, runtime.GOMAXPROCS(0))}
+	b.arena = &arena{}
+	for i := range b.parts {
+		b.parts[i].arena = b.arena
+	}
+	return b
+}
+
+// release frees the aggregates' memory; the batch is unusable after it.
+func (b *batch) release() {
+	if b == nil {
+		return
+	}
+	for i := range b.parts {
+		b.parts[i] = table{}
+	}
+	b.arena.release()
 }
 
 // intern returns the id of source s.

@@ -101,6 +101,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	// of +100% keeps peak memory near what the tables need.
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	r := &runner{o: o, d: d, now: schema.Millis(o.Now)}
+	defer func() { r.b.release() }() // the aggregates live outside the Go heap
 	rows := map[string]int64{}
 	aggregated := ""
 	st.Inputs = len(ins)
@@ -121,6 +122,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		phase = time.Now()
 		if ids := idsOf(pending); ids != aggregated {
+			r.b.release()
 			r.b = newBatch(o.HalfLife.Milliseconds())
 			r.b.prog = r.newProgress("dedup: reading observations", -1)
 			for _, in := range pending {
