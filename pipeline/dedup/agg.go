@@ -2,7 +2,6 @@ package dedup
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"math"
 	"runtime"
@@ -289,20 +288,61 @@ type entry struct {
 // sorted returns partition p's aggregates in hash order.
 func (b *batch) sorted(p byte) []entry {
 	t := &b.parts[p]
-	es := make([]entry, t.n)
-	for i := range es {
-		a := t.at(i)
-		es[i] = entry{a.h, a}
+	// Every hash here starts with byte p, and hashes are uniform: place
+	// them by their second byte (a counting sort), then sort each of the
+	// 256 small buckets by bytes 2-9 as one big-endian word. Linear where
+	// a comparison sort of the whole partition was 8% of a 10M run.
+	var counts [257]int
+	for i := 0; i < t.n; i++ {
+		counts[int(t.at(i).h[1])+1]++
 	}
-	// Every hash here starts with byte p: compare bytes 1-8 as one
-	// big-endian word first (3x faster than bytes.Compare on 20 bytes).
-	slices.SortFunc(es, func(x, y entry) int {
-		if c := cmp.Compare(binary.BigEndian.Uint64(x.h[1:9]), binary.BigEndian.Uint64(y.h[1:9])); c != 0 {
-			return c
-		}
-		return bytes.Compare(x.h[9:], y.h[9:])
-	})
+	for k := 1; k <= 256; k++ {
+		counts[k] += counts[k-1]
+	}
+	es := make([]entry, t.n)
+	next := counts
+	for i := 0; i < t.n; i++ {
+		a := t.at(i)
+		es[next[a.h[1]]] = entry{a.h, a}
+		next[a.h[1]]++
+	}
+	for k := 0; k < 256; k++ {
+		sortBucket(es[counts[k]:counts[k+1]])
+	}
 	return es
+}
+
+// sortBucket sorts entries sharing their first two bytes: insertion sort
+// for the usual few dozen, pdqsort past that.
+func sortBucket(es []entry) {
+	less := func(x, y *entry) bool {
+		kx, ky := binary.BigEndian.Uint64(x.h[2:10]), binary.BigEndian.Uint64(y.h[2:10])
+		if kx != ky {
+			return kx < ky
+		}
+		return bytes.Compare(x.h[10:], y.h[10:]) < 0
+	}
+	if len(es) > 64 {
+		slices.SortFunc(es, func(x, y entry) int {
+			if less(&x, &y) {
+				return -1
+			}
+			if less(&y, &x) {
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for i := 1; i < len(es); i++ {
+		e := es[i]
+		j := i
+		for j > 0 && less(&e, &es[j-1]) {
+			es[j] = es[j-1]
+			j--
+		}
+		es[j] = e
+	}
 }
 
 func (b *batch) v2Of(a *agg) []byte {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -402,5 +403,33 @@ func TestColdFilesStayApart(t *testing.T) {
 	st := readState(t, data)
 	if len(st) != 4 || st[cold1.InfoHash].Tier != schema.TierHot || st[cold2.InfoHash].Tier != schema.TierCold || st[cold1.InfoHash].SeenCount != 2 {
 		t.Fatalf("state %+v", st)
+	}
+}
+
+// TestSortedOrder: a partition's aggregates come out in hash order
+// whether its buckets are small (insertion sort) or large (pdqsort).
+func TestSortedOrder(t *testing.T) {
+	for _, n := range []int{0, 1, 500, 40000} {
+		b := newBatch(3600_000)
+		r := rand.New(rand.NewPCG(uint64(n), 1))
+		for range n {
+			var h schema.Hash
+			h[0] = 7
+			for j := 1; j < len(h); j++ {
+				h[j] = byte(r.Uint32())
+			}
+			if r.IntN(10) == 0 {
+				h[2], h[3] = 0, 0 // share bytes 2-9 with others: the tie-break
+			}
+			b.add(h, nil, schema.HashV1, 1, schema.SourceGetPeers)
+		}
+		es := b.sorted(7)
+		if len(es) != b.parts[7].n {
+			t.Fatalf("n=%d: %d entries, want %d", n, len(es), b.parts[7].n)
+		}
+		if !slices.IsSortedFunc(es, func(x, y entry) int { return bytes.Compare(x.h[:], y.h[:]) }) {
+			t.Fatalf("n=%d: not in hash order", n)
+		}
+		b.release()
 	}
 }
