@@ -158,8 +158,12 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) b
 			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
 				start = m.DictionaryPageOffset
 			}
-			if _, err := io.Copy(sw.w, io.NewSectionReader(src.f, start, m.TotalCompressedSize)); err != nil {
-				return format.ColumnChunk{}, fmt.Errorf("statecol: copying column %v: %w", m.PathInSchema, err)
+			if start <= 0 || m.TotalCompressedSize < 0 {
+				return format.ColumnChunk{}, fmt.Errorf("statecol: column %v: chunk at %d of %d bytes", m.PathInSchema, start, m.TotalCompressedSize)
+			}
+			got, err := io.CopyN(sw.w, io.NewSectionReader(src.f, start, m.TotalCompressedSize), m.TotalCompressedSize)
+			if err != nil || got != m.TotalCompressedSize {
+				return format.ColumnChunk{}, fmt.Errorf("statecol: copying column %v: %d of %d bytes: %v", m.PathInSchema, got, m.TotalCompressedSize, err)
 			}
 			shift := sw.off - start
 			m.DataPageOffset += shift

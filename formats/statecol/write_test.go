@@ -332,3 +332,31 @@ func TestSpliceNeed(t *testing.T) {
 		t.Fatal("a change to an unread column was written")
 	}
 }
+
+// TestSpliceTruncatedSource: a source file whose chunks reach past its
+// end (cut short after it was opened) fails the splice instead of
+// writing a short chunk under the old sizes.
+func TestSpliceTruncatedSource(t *testing.T) {
+	rows := randomStates(2000, 5, false)
+	path := filepath.Join(t.TempDir(), "s.parquet")
+	var buf bytes.Buffer
+	if err := WriteState(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if err := os.Truncate(path, int64(buf.Len()/2)); err != nil {
+		t.Fatal(err)
+	}
+	err = Splice(io.Discard, in, AllColumns, func(int64, int64) bool { return false },
+		func(int64, []schema.State) (Columns, error) { return 0, nil })
+	if err == nil {
+		t.Fatal("spliced a truncated file")
+	}
+}
