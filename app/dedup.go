@@ -24,7 +24,14 @@ func dedupCommand() *cli.Command {
 		Description: `INPUT is an observation Parquet file, a folder of them, a text file of hex
 infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a
 hash list) on stdin. The kind is detected from the content. Stdin is first
-spooled durably to DIR/inbox/, so a kill loses nothing already read.
+spooled durably to DIR/inbox/, so a kill loses nothing already read: a run
+killed while still reading leaves its whole batches, which the next run sets
+aside as DIR/inbox/partial-*.arrow (listed by "infohash status"; apply it as
+an INPUT if the producer will not send it again).
+
+New hashes go to a file of their own in each partition; files holding hashes
+seen again are rewritten with only their changed columns re-encoded; a
+partition is compacted into one sorted file when it reaches 8 files.
 
 Every input is identified by a checksum of its content: an input already
 applied is skipped, so re-running a pass is a no-op. All inputs of one run
