@@ -26,8 +26,10 @@ func mergeCommand() *cli.Command {
 		Description: `RESULTS are fetch result files (Parquet), folders of them, or - for an Arrow
 IPC stream on stdin (spooled durably to DIR/inbox/merge/ first, and applied
 by the next merge if this one is killed; merge --data DIR with no RESULTS
-applies such leftovers). All of them are applied in one commit; bad input
-commits nothing.
+applies such leftovers; a merge killed while still reading leaves its whole
+batches as DIR/inbox/merge/partial-*.arrow, not applied: give it as RESULTS
+if fetch will not send them again). All of them are applied in one commit;
+bad input commits nothing.
 
 A result counts once: it is applied only while its (info_hash, lease_id)
 matches the hash's lease from plan-retries, which it then releases. A late
