@@ -53,54 +53,32 @@ func pageRows(defs []byte, nvals int) int {
 
 // readInt64Field decodes an INT64 column into the int64 field at off.
 func readInt64Field(c parquet.ColumnChunk, st []schema.State, off uintptr) error {
-	row, n := 0, len(st)
-	err := EachPage(c, func(p parquet.Page) error {
-		vs := values(p).Int64()
-		defs, err := levels(p, row, n, len(vs))
-		if err != nil {
-			return err
-		}
-		if len(defs) == 0 {
-			for k, v := range vs {
-				*(*int64)(fieldAt(st, row+k, off)) = v
-			}
-		} else {
-			k := 0
-			for j, d := range defs {
-				var v int64
-				if d != 0 {
-					if k >= len(vs) {
-						return errFewerValues
-					}
-					v = vs[k]
-					k++
-				}
-				*(*int64)(fieldAt(st, row+j, off)) = v
-			}
-		}
-		row += pageRows(defs, len(vs))
-		return nil
-	})
-	return complete(err, row, n)
+	return readWordField(c, st, off, func(p parquet.Page) []int64 { return values(p).Int64() })
 }
 
 // readDoubleField decodes a DOUBLE column into the float64 field at off.
 func readDoubleField(c parquet.ColumnChunk, st []schema.State, off uintptr) error {
+	return readWordField(c, st, off, func(p parquet.Page) []float64 { return values(p).Double() })
+}
+
+// readWordField decodes a column of 8-byte values (pageValues gives a
+// page's non-null ones) into the field of that type at off.
+func readWordField[T int64 | float64](c parquet.ColumnChunk, st []schema.State, off uintptr, pageValues func(parquet.Page) []T) error {
 	row, n := 0, len(st)
 	err := EachPage(c, func(p parquet.Page) error {
-		vs := values(p).Double()
+		vs := pageValues(p)
 		defs, err := levels(p, row, n, len(vs))
 		if err != nil {
 			return err
 		}
 		if len(defs) == 0 {
 			for k, v := range vs {
-				*(*float64)(fieldAt(st, row+k, off)) = v
+				*(*T)(fieldAt(st, row+k, off)) = v
 			}
 		} else {
 			k := 0
 			for j, d := range defs {
-				var v float64
+				var v T
 				if d != 0 {
 					if k >= len(vs) {
 						return errFewerValues
@@ -108,7 +86,7 @@ func readDoubleField(c parquet.ColumnChunk, st []schema.State, off uintptr) erro
 					v = vs[k]
 					k++
 				}
-				*(*float64)(fieldAt(st, row+j, off)) = v
+				*(*T)(fieldAt(st, row+j, off)) = v
 			}
 		}
 		row += pageRows(defs, len(vs))

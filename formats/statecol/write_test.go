@@ -88,34 +88,39 @@ func TestWriteStateRoundTrip(t *testing.T) {
 			defer func(n int) { rowGroupRows = n }(rowGroupRows)
 			rowGroupRows = 1000
 			rows := randomStates(tc.n, uint64(tc.n), tc.manyLeases)
-			path := filepath.Join(t.TempDir(), "s.parquet")
 			var buf bytes.Buffer
 			if err := WriteState(&buf, rows); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			// statecol's own reader.
-			got, err := ReadStateFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareStates(t, "statecol", got, rows)
-			// parquet-go's row reader, which checks the schema and levels its own way.
-			pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !parquet.EqualNodes(pf.Schema(), parquet.SchemaOf(schema.State{})) {
-				t.Fatalf("schema differs from parquet-go's:\n%v\nwant\n%v", pf.Schema(), parquet.SchemaOf(schema.State{}))
-			}
-			r := parquet.NewGenericReader[schema.State](pf)
-			back := make([]schema.State, tc.n+1)
-			k, _ := r.Read(back)
-			compareStates(t, "parquet-go", back[:k], rows)
+			checkReadsBack(t, buf.Bytes(), rows)
 		})
 	}
+}
+
+// checkReadsBack reads the state file data with statecol's reader and
+// with parquet-go's row reader (which checks the schema and the levels
+// its own way): both must give want.
+func checkReadsBack(t *testing.T, data []byte, want []schema.State) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.parquet")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadStateFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareStates(t, "statecol", got, want)
+	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !parquet.EqualNodes(pf.Schema(), parquet.SchemaOf(schema.State{})) {
+		t.Fatalf("schema differs from parquet-go's:\n%v\nwant\n%v", pf.Schema(), parquet.SchemaOf(schema.State{}))
+	}
+	back := make([]schema.State, len(want)+1)
+	k, _ := parquet.NewGenericReader[schema.State](pf).Read(back)
+	compareStates(t, "parquet-go", back[:k], want)
 }
 
 func compareStates(t *testing.T, reader string, got, want []schema.State) {
@@ -269,23 +274,7 @@ func TestSplice(t *testing.T) {
 				if touchedGroups != 2 {
 					t.Fatalf("%d row groups touched, want 2", touchedGroups)
 				}
-				dst := filepath.Join(dir, "dst.parquet")
-				if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				got, err := ReadStateFile(dst)
-				if err != nil {
-					t.Fatal(err)
-				}
-				compareStates(t, "statecol", got, want)
-				pf, err := parquet.OpenFile(bytes.NewReader(out.Bytes()), int64(out.Len()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r := parquet.NewGenericReader[schema.State](pf)
-				back := make([]schema.State, len(rows)+1)
-				k, _ := r.Read(back)
-				compareStates(t, "parquet-go", back[:k], want)
+				checkReadsBack(t, out.Bytes(), want)
 			})
 		}
 	}
