@@ -101,7 +101,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	ps.fresh = int64(len(es) - len(known))
 
 	if len(known) == 0 && len(files) < r.o.MaxFiles {
-		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
+		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0, buf)
 	}
 	if len(known) > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && r.spliceable(base, key, files, hits) {
 		return ps, r.update(tx, base, key, es, files, hits, known, existing, bf, bfi, &ps)
@@ -236,8 +236,13 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 // appendDelta adds a file of new hashes to the partition without touching
 // its existing files.
 func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es []entry,
-	files []dataset.FileInfo, bf bloomFilter, bfi dataset.FileInfo, existing []schema.Hash, haveExisting bool) error {
-	rows := make([]schema.State, len(es))
+	files []dataset.FileInfo, bf bloomFilter, bfi dataset.FileInfo, existing []schema.Hash, haveExisting bool, buf *[]schema.State) error {
+	// The rows go into the worker's buffer (every field is set): fresh
+	// memory for each partition cost page faults and clearing.
+	if cap(*buf) < len(es) {
+		*buf = make([]schema.State, 0, len(es))
+	}
+	rows := (*buf)[:len(es)]
 	for i, e := range es {
 		rows[i] = r.b.newState(e, r.now)
 	}
