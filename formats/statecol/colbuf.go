@@ -1,0 +1,257 @@
+// colBuf: one column chunk laid out from state rows (values, levels,
+// dictionary) before the writer compresses and frames it.
+
+package statecol
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// colBuf is one column chunk's content as it is laid out.
+type colBuf struct {
+	vals     []byte  // PLAIN values
+	def, rep []uint8 // levels (optional and list columns)
+	idx      []int32 // dictionary indexes
+	entries  int     // level entries (rows, or list elements + empty lists)
+	nulls    int64
+	lo, hi   int64 // integer statistics
+	hasStats bool
+	min, max []byte // info_hash statistics
+
+	dictCol bool // a dictionary-encoded string column
+	plain   bool // it had too many distinct values: PLAIN from then on
+	dict    []string
+	ids     map[string]int32
+	last    string
+	lastID  int32
+}
+
+func (c *colBuf) reset(rows int) {
+	c.vals, c.def, c.rep, c.idx = c.vals[:0], c.def[:0], c.rep[:0], c.idx[:0]
+	c.entries, c.nulls, c.hasStats = rows, 0, false
+	c.lo, c.hi = math.MaxInt64, math.MinInt64
+	c.min, c.max = nil, nil
+	c.plain, c.dict, c.ids, c.lastID = false, c.dict[:0], nil, -1
+}
+
+// int64v appends a required INT64.
+func (c *colBuf) int64v(v int64) {
+	c.vals = binary.LittleEndian.AppendUint64(c.vals, uint64(v))
+	c.lo, c.hi = min(c.lo, v), max(c.hi, v)
+}
+
+// optInt64 appends an optional INT64 (0 is null).
+func (c *colBuf) optInt64(v int64) {
+	if v == 0 {
+		c.def = append(c.def, 0)
+		c.nulls++
+		return
+	}
+	c.def = append(c.def, 1)
+	c.int64v(v)
+}
+
+// int32v appends a required INT32.
+func (c *colBuf) int32v(v int32) {
+	c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(v))
+	c.lo, c.hi = min(c.lo, int64(v)), max(c.hi, int64(v))
+}
+
+// str appends a string of a dictionary column.
+func (c *colBuf) str(v string) {
+	if c.lastID >= 0 && v == c.last {
+		c.idx = append(c.idx, c.lastID)
+		return
+	}
+	c.strSlow(v)
+}
+
+// optStr appends an optional string ("" is null).
+func (c *colBuf) optStr(v string) {
+	if v == "" {
+		c.def = append(c.def, 0)
+		c.nulls++
+		return
+	}
+	c.def = append(c.def, 1)
+	c.str(v)
+}
+
+// maxDictValues is the most distinct strings a chunk is
+// dictionary-encoded with; past it the values are written PLAIN.
+const maxDictValues = 4096
+
+func (c *colBuf) strSlow(v string) {
+	if c.plain {
+		c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(len(v)))
+		c.vals = append(c.vals, v...)
+		return
+	}
+	id := int32(-1)
+	if c.ids != nil {
+		if k, ok := c.ids[v]; ok {
+			id = k
+		}
+	} else {
+		for k, d := range c.dict {
+			if d == v {
+				id = int32(k)
+				break
+			}
+		}
+	}
+	if id < 0 {
+		if len(c.dict) == maxDictValues {
+			// Too many distinct values: lay out what was indexed as
+			// PLAIN values and go on that way.
+			for _, k := range c.idx {
+				c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(len(c.dict[k])))
+				c.vals = append(c.vals, c.dict[k]...)
+			}
+			c.plain, c.idx = true, c.idx[:0]
+			c.strSlow(v)
+			return
+		}
+		id = int32(len(c.dict))
+		c.dict = append(c.dict, v)
+		switch {
+		case c.ids != nil:
+			c.ids[v] = id
+		case len(c.dict) > 16:
+			c.ids = make(map[string]int32, 64)
+			for k, d := range c.dict {
+				c.ids[d] = int32(k)
+			}
+		}
+	}
+	c.last, c.lastID = v, id
+	c.idx = append(c.idx, id)
+}
+
+// fill lays out the columns of rows in mask in one pass over them: each
+// row's cache lines are read once, where a pass per column read them 20
+// times.
+func (sw *stateWriter) fill(rows []schema.State, mask Columns) {
+	c := &sw.cols
+	for k := range c {
+		c[k].reset(len(rows))
+		c[k].dictCol = k == cLastSource || k == cMetadataStatus || k == cTier || k == cLastFailure || k == cLeaseID
+	}
+	on := func(k int) bool { return mask&(1<<k) != 0 }
+	if on(cInfoHash) {
+		c[cInfoHash].vals = slices.Grow(c[cInfoHash].vals, 20*len(rows))
+	}
+	for _, k := range []int{cFirstSeen, cLastSeen, cSeenCount, cActivity} {
+		if on(k) {
+			c[k].vals = slices.Grow(c[k].vals, 8*len(rows))
+		}
+	}
+	c[cAvoidPeers].entries = 0
+	hash, v2, typ, first, last, count := on(cInfoHash), on(cInfoHashV2), on(cHashType), on(cFirstSeen), on(cLastSeen), on(cSeenCount)
+	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
+	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
+	react, avoid := on(cReactivated), on(cAvoidPeers)
+	for i := range rows {
+		s := &rows[i]
+		if hash {
+			c[cInfoHash].vals = append(c[cInfoHash].vals, s.InfoHash[:]...)
+		}
+		if v2 {
+			if v := s.InfoHashV2; len(v) > 0 {
+				c[cInfoHashV2].def = append(c[cInfoHashV2].def, 1)
+				c[cInfoHashV2].vals = binary.LittleEndian.AppendUint32(c[cInfoHashV2].vals, uint32(len(v)))
+				c[cInfoHashV2].vals = append(c[cInfoHashV2].vals, v...)
+			} else {
+				c[cInfoHashV2].def = append(c[cInfoHashV2].def, 0)
+				c[cInfoHashV2].nulls++
+			}
+		}
+		if typ {
+			c[cHashType].int32v(int32(s.HashType))
+		}
+		if first {
+			c[cFirstSeen].int64v(s.FirstSeen)
+		}
+		if last {
+			c[cLastSeen].int64v(s.LastSeen)
+		}
+		if count {
+			c[cSeenCount].int64v(s.SeenCount)
+		}
+		if src {
+			c[cLastSource].str(s.LastSource)
+		}
+		if act {
+			c[cActivity].vals = binary.LittleEndian.AppendUint64(c[cActivity].vals, math.Float64bits(s.Activity))
+		}
+		if status {
+			c[cMetadataStatus].str(s.MetadataStatus)
+		}
+		if attempts {
+			c[cAttempts].int32v(s.Attempts)
+		}
+		if lastAt {
+			c[cLastAttempt].optInt64(s.LastAttempt)
+		}
+		if fail {
+			c[cLastFailure].optStr(s.LastFailure)
+		}
+		if next {
+			c[cNextRetry].optInt64(s.NextRetry)
+		}
+		if lease {
+			c[cLeaseID].optStr(s.LeaseID)
+		}
+		if leaseUntil {
+			c[cLeaseUntil].optInt64(s.LeaseUntil)
+		}
+		if tier {
+			c[cTier].str(s.Tier)
+		}
+		if step {
+			c[cBackoffStep].int32v(s.BackoffStep)
+		}
+		if bad {
+			c[cBadMetadata].int32v(s.BadMetadata)
+		}
+		if react {
+			c[cReactivated].optInt64(s.Reactivated)
+		}
+		if !avoid {
+			continue
+		}
+		// required group (LIST) > repeated group list > required element:
+		// one entry per element, or one null entry for an empty list.
+		ap := &c[cAvoidPeers]
+		if len(s.AvoidPeers) == 0 {
+			ap.rep, ap.def = append(ap.rep, 0), append(ap.def, 0)
+			ap.entries++
+		}
+		for k, p := range s.AvoidPeers {
+			ap.rep, ap.def = append(ap.rep, min(uint8(k), 1)), append(ap.def, 1)
+			ap.vals = binary.LittleEndian.AppendUint32(ap.vals, uint32(len(p)))
+			ap.vals = append(ap.vals, p...)
+			ap.entries++
+		}
+	}
+	for k := range c {
+		c[k].hasStats = c[k].lo <= c[k].hi
+	}
+	c[cActivity].hasStats = false
+	if len(rows) > 0 && hash {
+		lo, hi := 0, 0
+		for i := range rows {
+			if bytes.Compare(rows[i].InfoHash[:], rows[lo].InfoHash[:]) < 0 {
+				lo = i
+			} else if bytes.Compare(rows[i].InfoHash[:], rows[hi].InfoHash[:]) > 0 {
+				hi = i
+			}
+		}
+		c[cInfoHash].min, c[cInfoHash].max = bytes.Clone(rows[lo].InfoHash[:]), bytes.Clone(rows[hi].InfoHash[:])
+	}
+}
