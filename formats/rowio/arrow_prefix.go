@@ -40,11 +40,11 @@ func ArrowPrefix(r io.Reader, lim Limits) (n int64, messages int, err error) {
 		if err != nil || body > lim.MaxArrowBuffer {
 			return n, messages, nil
 		}
-		if got, err := io.CopyN(io.Discard, br, body); err != nil || got != body {
-			if errors.Is(err, io.EOF) || got != body {
-				return n, messages, nil
+		if got, err := io.CopyN(io.Discard, br, body); got != body {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return n, messages, err
 			}
-			return n, messages, err
+			return n, messages, nil // the cut is in this body
 		}
 		n += 8 + ml + body
 		messages++

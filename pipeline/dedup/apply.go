@@ -26,11 +26,23 @@ type hashOnly struct {
 // readHashes appends the info_hash column of a state file to out, read
 // page by page (no row assembly).
 func readHashes(path string, out []schema.Hash) ([]schema.Hash, error) {
+	out, _, err := readHashesSpliceable(path, out)
+	return out, err
+}
+
+// readHashesSpliceable is readHashes that also reports whether the file
+// can be spliced (statecol.File.Spliceable), from the one opening.
+func readHashesSpliceable(path string, out []schema.Hash) ([]schema.Hash, bool, error) {
 	f, err := statecol.Open(path)
 	if err != nil {
-		return out, err
+		return out, false, err
 	}
 	defer f.Close()
+	out, err = appendHashes(f, path, out)
+	return out, err == nil && f.Spliceable() == nil, err
+}
+
+func appendHashes(f *statecol.File, path string, out []schema.Hash) ([]schema.Hash, error) {
 	for _, rg := range f.RowGroups() {
 		c, _ := f.Column(rg, "info_hash")
 		if c == nil {
@@ -78,12 +90,14 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	var existing []schema.Hash
 	known := map[int]bool{}
 	hits := make([][]hit, len(files))
+	spliceable := true // every file holding a known hash can be spliced
 	touchedCold := false
 	if len(cands) > 0 {
 		for fi, f := range files {
 			start := len(existing)
 			var err error
-			if existing, err = readHashes(r.d.FilePath(base, key, f), existing); err != nil {
+			var canSplice bool
+			if existing, canSplice, err = readHashesSpliceable(r.d.FilePath(base, key, f), existing); err != nil {
 				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
 			hs := existing[start:]
@@ -92,6 +106,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 					known[i] = true
 					hits[fi] = append(hits[fi], hit{row: int64(row), e: i})
 					touchedCold = touchedCold || schedule.IsColdFile(f.Name)
+					spliceable = spliceable && canSplice
 				}
 			}
 		}
@@ -103,7 +118,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	if len(known) == 0 && len(files) < r.o.MaxFiles {
 		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0, buf)
 	}
-	if len(known) > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && r.spliceable(base, key, files, hits) {
+	if len(known) > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
 		return ps, r.update(tx, base, key, es, files, hits, known, existing, bf, bfi, &ps)
 	}
 	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, buf)
@@ -114,26 +129,6 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 type hit struct {
 	row int64
 	e   int
-}
-
-// spliceable reports whether every file holding a known hash can be
-// spliced (current schema, a codec the writer has).
-func (r *runner) spliceable(base *dataset.Table, key string, files []dataset.FileInfo, hits [][]hit) bool {
-	for fi, f := range files {
-		if len(hits[fi]) == 0 {
-			continue
-		}
-		sf, err := statecol.Open(r.d.FilePath(base, key, f))
-		if err != nil {
-			return false // rewrite reports it
-		}
-		err = sf.Spliceable()
-		sf.Close()
-		if err != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // update is the incremental path: each file holding known hashes is
@@ -336,7 +331,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 		fresh = append(fresh, r.b.newState(e, r.now))
 	}
 	out := statecol.MergeSorted(old, fresh)
-	old = out
+	old = out // the deferred hand-back keeps the (possibly grown) array as the buffer
 	hot, cold := out, []schema.State(nil)
 	if touchedCold {
 		// Split in place: hot rows stay at the front, in order.
