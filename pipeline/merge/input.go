@@ -216,11 +216,10 @@ const (
 	maxChunkBytes  = 1 << 30 // the uncompressed size of one column chunk
 )
 
+// plausibleParquet checks a Parquet file's metadata against the limits.
 // There is no bound on the compression ratio: zstd shrinks a constant
 // column (hash_type of 100,000 v1 results: 400 kB) to a few hundred bytes,
 // and page-level limits (rowio) catch what a chunk's pages declare.
-
-// plausibleParquet checks a Parquet file's metadata against the limits.
 func plausibleParquet(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
