@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -31,8 +32,11 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 		return "", err
 	}
 	// Held while the copy runs (the kernel drops it if this process
-	// dies): Salvage leaves a locked spool alone.
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	// dies): Salvage leaves a locked spool alone. Between the creation
+	// and this lock the file is empty, and Salvage leaves a young empty
+	// spool alone too; it may hold the lock for an instant, hence the
+	// blocking call.
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		f.Abort()
 		return "", fmt.Errorf("%s: lock: %w", f.Name(), err)
 	}
@@ -74,8 +78,8 @@ const PartialPrefix = "partial-"
 // (a pipe from a crawler), the operator applies the file. Each recovery
 // is logged with the command to apply it.
 //
-// A spool still locked by a live writer is left alone; one with nothing
-// whole in it is removed; one in another format (a Parquet file cut short
+// A spool still locked by a live writer is left alone, and so is an empty
+// one less than a minute old; one with nothing whole in it is removed; one in another format (a Parquet file cut short
 // cannot be read) is renamed with the suffix ".bad". It returns the paths
 // of the spools it set aside.
 func Salvage(dir, ext string) ([]string, error) {
@@ -102,6 +106,10 @@ func Salvage(dir, ext string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// emptySpoolGrace is how old an empty spool must be before Salvage takes
+// it for debris rather than a spool whose writer is about to lock it.
+const emptySpoolGrace = time.Minute
 
 // salvage recovers one spool temp file; "" if there was nothing to keep
 // or its writer is alive.
@@ -131,6 +139,15 @@ func salvage(dir, path, ext string) (string, error) {
 	kind := ".txt"
 	switch {
 	case k == 0:
+		// Empty: either debris of a killed run or a spool created an
+		// instant ago whose writer has not taken its lock yet.
+		st, err := f.Stat()
+		if err != nil {
+			return "", err
+		}
+		if time.Since(st.ModTime()) < emptySpoolGrace {
+			return "", nil
+		}
 		return "", os.Remove(path)
 	case bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}):
 		n, messages, err := rowio.ArrowPrefix(f, rowio.DefaultLimits())

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -44,23 +45,31 @@ func TestSalvage(t *testing.T) {
 		name    string
 		content []byte
 		locked  bool   // a live writer holds the spool
+		young   bool   // the spool's mtime is now (else an hour ago)
 		want    string // "" nothing set aside; else the kind of the partial file
 		wantLen int    // its length
 		left    string // what else stays in the folder: "", "temp", "bad"
 	}{
-		{"arrow cut in the third batch", stream[:ends[2]-5], false, ".arrow", ends[1] + 8, ""},
-		{"arrow cut in the first batch", stream[:ends[0]-5], false, "", 0, ""},
-		{"text cut mid-line", []byte("aa\nbb\ncc"), false, ".txt", 6, ""},
-		{"text without a whole line", []byte("abc"), false, "", 0, ""},
-		{"empty", nil, false, "", 0, ""},
-		{"parquet cut short", []byte("PAR1xxxxxxxx"), false, "", 0, "bad"},
-		{"live writer", stream[:ends[2]-5], true, "", 0, "temp"},
+		{"arrow cut in the third batch", stream[:ends[2]-5], false, false, ".arrow", ends[1] + 8, ""},
+		{"arrow cut in the first batch", stream[:ends[0]-5], false, false, "", 0, ""},
+		{"text cut mid-line", []byte("aa\nbb\ncc"), false, false, ".txt", 6, ""},
+		{"text without a whole line", []byte("abc"), false, false, "", 0, ""},
+		{"empty", nil, false, false, "", 0, ""},
+		{"empty, just created, not locked yet", nil, false, true, "", 0, "temp"},
+		{"parquet cut short", []byte("PAR1xxxxxxxx"), false, false, "", 0, "bad"},
+		{"live writer", stream[:ends[2]-5], true, true, "", 0, "temp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tmp := filepath.Join(dir, fsutil.TempPrefix+"x.spool-123")
 			if err := os.WriteFile(tmp, tc.content, 0o644); err != nil {
 				t.Fatal(err)
+			}
+			if !tc.young {
+				old := time.Now().Add(-time.Hour)
+				if err := os.Chtimes(tmp, old, old); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if tc.locked {
 				f, err := os.Open(tmp)
@@ -129,34 +138,40 @@ func TestSalvage(t *testing.T) {
 	}
 }
 
-// TestSpoolHoldsItsLock: a spool being written is locked, so that
-// Salvage run by another process leaves it alone.
+// TestSpoolHoldsItsLock: a spool being written is locked (and empty
+// before that), so that Salvage run by another process at any instant
+// leaves it alone.
 func TestSpoolHoldsItsLock(t *testing.T) {
 	dir := t.TempDir()
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := Spool(dir, ".spool", pr)
-		done <- err
-	}()
-	pw.Write([]byte("aa\nbb\n"))
-	var tmp string
-	for tmp == "" {
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
-				tmp = e.Name()
-			}
+	for i := range 200 {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got, err := Salvage(dir, ".spool"); err != nil || len(got) != 0 {
-		t.Fatalf("salvaged a live spool: %v %v", got, err)
-	}
-	pw.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+		done := make(chan error, 1)
+		var path string
+		go func() {
+			var err error
+			path, err = Spool(dir, ".spool", pr)
+			done <- err
+		}()
+		if i%2 == 0 { // sometimes before, sometimes after the first bytes
+			pw.Write([]byte("aa\nbb\n"))
+		}
+		if got, err := Salvage(dir, ".spool"); err != nil || len(got) != 0 {
+			t.Fatalf("salvaged a live spool: %v %v", got, err)
+		}
+		if i%2 == 1 {
+			pw.Write([]byte("aa\nbb\n"))
+		}
+		pw.Close()
+		if err := <-done; err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || string(b) != "aa\nbb\n" {
+			t.Fatalf("round %d: spool holds %q, %v", i, b, err)
+		}
+		pr.Close()
 	}
 }
