@@ -149,33 +149,19 @@ func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) {
 	b.addID(&h, v2, typ, at, b.intern(src))
 }
 
-// addRows folds a decoded row group in: rows are bucketed by partition
-// so that each partition's table stays in cache while it is updated, and
-// the partitions are split between workers (they share no table).
+// addRows folds a decoded row group in (scattered by partition): each
+// partition's table stays in cache while it is updated, and the
+// partitions are split between workers (they share no table).
 //
 // The caller sets b.srcView to cover every source id in r.
 func (b *batch) addRows(r *rgBuf, rows int) {
-	var counts [257]int32
-	for i := 0; i < rows; i++ {
-		counts[int(r.hashes[i][0])+1]++
-	}
-	for p := 1; p <= 256; p++ {
-		counts[p] += counts[p-1]
-	}
-	r.order = resize(r.order, rows)
-	next := counts
-	for i := 0; i < rows; i++ {
-		p := r.hashes[i][0]
-		r.order[next[p]] = int32(i)
-		next[p]++
-	}
 	var wg sync.WaitGroup
 	for w := 0; w < b.workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
 			for p := w; p < 256; p += b.workers {
-				b.foldRows(r, r.order[counts[p]:counts[p+1]], &b.parts[p])
+				b.foldRecs(r, r.recs[r.bounds[p]:r.bounds[p+1]], &b.parts[p])
 			}
 		}(w)
 	}
@@ -184,24 +170,24 @@ func (b *batch) addRows(r *rgBuf, rows int) {
 	b.prog.Add(int64(rows))
 }
 
-// prefetchGroup is how many rows foldRows looks up at once.
+// prefetchGroup is how many rows foldRecs looks up at once.
 const prefetchGroup = 16
 
-// foldRows folds rows (indexes into r, all of partition t) into t. Each
-// observation costs a slot and an aggregate that are usually not in cache:
-// the rows are taken in groups whose slots, then aggregates, are loaded
-// first with independent loads, so that the processor waits for the group's
-// cache misses together instead of one after another.
-func (b *batch) foldRows(r *rgBuf, rows []int32, t *table) {
+// foldRecs folds recs (all of partition t) into t. Each observation costs
+// a slot and an aggregate that are usually not in cache at large batches:
+// the records are taken in groups whose slots, then aggregates, are loaded
+// first with independent loads, so that the processor waits for the
+// group's cache misses together instead of one after another.
+func (b *batch) foldRecs(r *rgBuf, recs []obsRec, t *table) {
 	var sink uint32
 	var idx [prefetchGroup]int32
-	for len(rows) > 0 {
-		g := rows[:min(prefetchGroup, len(rows))]
-		rows = rows[len(g):]
+	for len(recs) > 0 {
+		g := recs[:min(prefetchGroup, len(recs))]
+		recs = recs[len(g):]
 		if len(t.slots) > 0 {
 			mask := uint64(len(t.slots) - 1)
-			for k, i := range g {
-				idx[k] = t.slots[slotKey(&r.hashes[i])&mask]
+			for k := range g {
+				idx[k] = t.slots[slotKey(&g[k].h)&mask]
 			}
 			for k := range g {
 				if s := idx[k]; s > 0 && int(s) <= t.n {
@@ -209,12 +195,13 @@ func (b *batch) foldRows(r *rgBuf, rows []int32, t *table) {
 				}
 			}
 		}
-		for _, i := range g {
+		for k := range g {
+			o := &g[k]
 			var v2 []byte
-			if r.v2 != nil && r.hasV2[i>>6]&(1<<(i&63)) != 0 {
-				v2 = r.v2[int(i)]
+			if o.v2 {
+				v2 = r.v2[o.h]
 			}
-			b.fold1(&r.hashes[i], v2, r.typ[i], r.at[i], r.src[i])
+			b.fold1(&o.h, v2, o.typ, o.at, o.src)
 		}
 	}
 	t.sink += sink

@@ -433,3 +433,47 @@ func TestSortedOrder(t *testing.T) {
 		b.release()
 	}
 }
+
+// TestV2HashesThroughTheFastPath: full v2 hashes on some observations of
+// a hash (others carry only the truncation, as the DHT does) end up in the
+// state row of that hash, and only there.
+func TestV2HashesThroughTheFastPath(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	obs := genObs(3, 30000, 3000)
+	full := func(h schema.Hash) []byte {
+		return append(h[:], bytes.Repeat([]byte{h[19] ^ 0x5a}, 12)...)
+	}
+	isV2 := func(h schema.Hash) bool { return h[7]%5 == 0 }
+	for i := range obs {
+		if h := obs[i].InfoHash; isV2(h) {
+			obs[i].HashType = schema.HashV2
+			if i%2 == 0 {
+				obs[i].InfoHashV2 = full(h)
+			}
+		}
+	}
+	if _, err := run(t, data, nil, writeObs(t, dir, obs)); err != nil {
+		t.Fatal(err)
+	}
+	got := readState(t, data)
+	compare(t, got, truth(obs))
+	var withV2 int
+	for _, o := range obs {
+		s := got[o.InfoHash]
+		switch {
+		case o.InfoHashV2 != nil:
+			withV2++
+			if s.HashType != schema.HashV2 || !bytes.Equal(s.InfoHashV2, o.InfoHashV2) {
+				t.Fatalf("hash %x: state type %d v2 %x, want 2 and %x", o.InfoHash, s.HashType, s.InfoHashV2, o.InfoHashV2)
+			}
+		case !isV2(o.InfoHash):
+			if s.HashType != schema.HashV1 || s.InfoHashV2 != nil {
+				t.Fatalf("v1 hash %x: state type %d v2 %x", o.InfoHash, s.HashType, s.InfoHashV2)
+			}
+		}
+	}
+	if withV2 == 0 {
+		t.Fatal("the test made no v2 observation")
+	}
+}

@@ -65,9 +65,47 @@ type rgBuf struct {
 	at     []int64
 	src    []uint16
 	typ    []int8
-	v2     map[int][]byte
-	hasV2  []uint64 // bit per row: has an entry in v2 (a map lookup per row cost 3%)
-	order  []int32  // row numbers bucketed by partition
+	v2     map[schema.Hash][]byte // full v2 hashes by their truncation
+	hasV2  []uint64               // bit per row: has an entry in v2 (a map lookup per row cost 3%)
+
+	// The rows again, grouped by partition (recs[bounds[p]:bounds[p+1]]
+	// are partition p's): folding then reads them in order. Taking the
+	// columns in partition order instead (a gather) missed the cache on
+	// almost every row, and cost more than the tables' own misses.
+	recs   []obsRec
+	bounds [257]int32
+}
+
+// obsRec is one observation as the fold reads it (32 bytes).
+type obsRec struct {
+	h   schema.Hash
+	src uint16
+	typ int8
+	v2  bool // its full v2 hash is in rgBuf.v2[row]; row is in v2Rows
+	at  int64
+}
+
+// scatter fills recs and bounds from the decoded columns: a counting sort
+// by the hashes' first byte. It runs on the decoding goroutine, while the
+// columns are still in its cache.
+func (r *rgBuf) scatter(rows int) {
+	var counts [257]int32
+	for i := 0; i < rows; i++ {
+		counts[int(r.hashes[i][0])+1]++
+	}
+	for p := 1; p <= 256; p++ {
+		counts[p] += counts[p-1]
+	}
+	r.bounds = counts
+	r.recs = resize(r.recs, rows)
+	next := counts
+	for i := 0; i < rows; i++ {
+		h := &r.hashes[i]
+		k := next[h[0]]
+		next[h[0]]++
+		r.recs[k] = obsRec{h: *h, src: r.src[i], typ: r.typ[i], at: r.at[i],
+			v2: r.v2 != nil && r.hasV2[i>>6]&(1<<(i&63)) != 0}
+	}
 }
 
 // readFast feeds every row of pf to b; it returns the rows read. The
@@ -89,6 +127,7 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 				return 0, err
 			}
 		}
+		buf.scatter(rows)
 		return rows, nil
 	}
 	if len(rgs) == 0 {
@@ -220,10 +259,10 @@ func (r *rgBuf) load(rg parquet.RowGroup, c fastColumns, rows int, b *batch) err
 			}
 			return func(row, v int) {
 				if r.v2 == nil {
-					r.v2 = map[int][]byte{}
+					r.v2 = map[schema.Hash][]byte{}
 				}
 				if v+1 < len(offs) && offs[v+1]-offs[v] == 32 {
-					r.v2[row] = append([]byte(nil), data[offs[v]:offs[v+1]]...)
+					r.v2[r.hashes[row]] = append([]byte(nil), data[offs[v]:offs[v+1]]...)
 					r.hasV2[row>>6] |= 1 << (row & 63)
 				}
 			}
