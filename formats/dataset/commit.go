@@ -86,7 +86,7 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 			return err
 		}
 		dst := filepath.Join(dstDir, fname)
-		src := filepath.Join(tx.stage, name, key, fname)
+		src := tx.stagedFile(name, key, fname)
 		if tx.staged[filepath.Join(name, key, fname)] {
 			return os.Rename(src, dst)
 		}

@@ -70,16 +70,24 @@ func NewName(ext string) string {
 // StagePath is where the caller writes a new file name for partition key
 // of table (bloom: a Bloom filter rather than a data file).
 func (tx *Tx) StagePath(table, key, name string) string {
-	p := filepath.Join(tx.stage, table, key, name)
+	p := tx.stagedFile(table, key, name)
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	return p
+}
+
+// stagedFile is where file name of partition key of table is staged: one
+// folder per table, not per partition (a commit of 256 partitions made
+// 256 folders only to remove them; creating inodes is most of a commit's
+// file system time on ext4).
+func (tx *Tx) stagedFile(table, key, name string) string {
+	return filepath.Join(tx.stage, table, key+"_"+name)
 }
 
 // Stage records a file the caller finished writing at StagePath and
 // returns its FileInfo (size and CRC-32C computed here; rows from the
 // caller). Durability comes from one syncfs(2) at commit.
 func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
-	p := filepath.Join(tx.stage, table, key, name)
+	p := tx.stagedFile(table, key, name)
 	f, err := os.Open(p)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)

@@ -137,21 +137,35 @@ func (c *colBuf) strSlow(v string) {
 // row's cache lines are read once, where a pass per column read them 20
 // times.
 func (sw *stateWriter) fill(rows []schema.State, mask Columns) {
+	sw.fillBegin(len(rows), mask)
+	sw.fillRows(rows, mask)
+	sw.fillEnd(mask)
+}
+
+// fillBegin readies the column buffers for a row group of n rows.
+func (sw *stateWriter) fillBegin(n int, mask Columns) {
 	c := &sw.cols
 	for k := range c {
-		c[k].reset(len(rows))
+		c[k].reset(n)
 		c[k].dictCol = k == cLastSource || k == cMetadataStatus || k == cTier || k == cLastFailure || k == cLeaseID
 	}
 	on := func(k int) bool { return mask&(1<<k) != 0 }
 	if on(cInfoHash) {
-		c[cInfoHash].vals = slices.Grow(c[cInfoHash].vals, 20*len(rows))
+		c[cInfoHash].vals = slices.Grow(c[cInfoHash].vals, 20*n)
 	}
 	for _, k := range []int{cFirstSeen, cLastSeen, cSeenCount, cActivity} {
 		if on(k) {
-			c[k].vals = slices.Grow(c[k].vals, 8*len(rows))
+			c[k].vals = slices.Grow(c[k].vals, 8*n)
 		}
 	}
 	c[cAvoidPeers].entries = 0
+	sw.hashSet = false
+}
+
+// fillRows appends rows to the column buffers (the columns in mask).
+func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
+	c := &sw.cols
+	on := func(k int) bool { return mask&(1<<k) != 0 }
 	hash, v2, typ, first, last, count := on(cInfoHash), on(cInfoHashV2), on(cHashType), on(cFirstSeen), on(cLastSeen), on(cSeenCount)
 	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
 	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
@@ -239,10 +253,6 @@ func (sw *stateWriter) fill(rows []schema.State, mask Columns) {
 			ap.entries++
 		}
 	}
-	for k := range c {
-		c[k].hasStats = c[k].lo <= c[k].hi
-	}
-	c[cActivity].hasStats = false
 	if len(rows) > 0 && hash {
 		lo, hi := 0, 0
 		for i := range rows {
@@ -252,6 +262,24 @@ func (sw *stateWriter) fill(rows []schema.State, mask Columns) {
 				hi = i
 			}
 		}
-		c[cInfoHash].min, c[cInfoHash].max = bytes.Clone(rows[lo].InfoHash[:]), bytes.Clone(rows[hi].InfoHash[:])
+		if !sw.hashSet || bytes.Compare(rows[lo].InfoHash[:], sw.hashMin[:]) < 0 {
+			sw.hashMin = rows[lo].InfoHash
+		}
+		if !sw.hashSet || bytes.Compare(rows[hi].InfoHash[:], sw.hashMax[:]) > 0 {
+			sw.hashMax = rows[hi].InfoHash
+		}
+		sw.hashSet = true
+	}
+}
+
+// fillEnd completes the row group's statistics.
+func (sw *stateWriter) fillEnd(mask Columns) {
+	c := &sw.cols
+	for k := range c {
+		c[k].hasStats = c[k].lo <= c[k].hi
+	}
+	c[cActivity].hasStats = false
+	if sw.hashSet && mask&(1<<cInfoHash) != 0 {
+		c[cInfoHash].min, c[cInfoHash].max = bytes.Clone(sw.hashMin[:]), bytes.Clone(sw.hashMax[:])
 	}
 }

@@ -45,7 +45,7 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) b
 	// a re-encoded chunk uses the codec the column already has.
 	codecs := make([]format.CompressionCodec, numStateColumns)
 	for k := range codecs {
-		codecs[k] = format.Snappy
+		codecs[k] = defaultCodec(k)
 		if len(meta.RowGroups) > 0 {
 			codecs[k] = meta.RowGroups[0].Columns[k].MetaData.Codec
 		}
@@ -113,14 +113,14 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) b
 
 // Spliceable reports (as ErrSpliceSchema) why Splice cannot copy from f:
 // a schema other than the current state schema, or a codec the writer
-// does not have (Snappy and zstd it has).
+// does not have (none, Snappy and zstd it has).
 func (f *File) Spliceable() error {
 	if !parquet.EqualNodes(f.pf.Schema(), parquet.SchemaOf(schema.State{})) {
 		return ErrSpliceSchema
 	}
 	for _, rg := range f.pf.Metadata().RowGroups {
 		for _, c := range rg.Columns {
-			if c.MetaData.Codec != format.Snappy && c.MetaData.Codec != format.Zstd {
+			if c.MetaData.Codec != format.Snappy && c.MetaData.Codec != format.Zstd && c.MetaData.Codec != format.Uncompressed {
 				return fmt.Errorf("%w (codec %v)", ErrSpliceSchema, c.MetaData.Codec)
 			}
 		}

@@ -22,7 +22,8 @@ import (
 // WriteState writes rows (sorted by info_hash, as state files are) to w
 // as one Parquet file of the state schema, column by column: the values
 // are laid out straight from the rows (PLAIN, dictionary pages for the
-// low-cardinality strings), one Snappy-compressed page per column chunk.
+// low-cardinality strings), one page per column chunk, Snappy-compressed
+// (info_hash uncompressed: see defaultCodec).
 // parquet-go's row writer spent 4-5x longer on the same rows, and state
 // is rewritten by every dedup, merge and union.
 //
@@ -40,6 +41,52 @@ func WriteState(w io.Writer, rows []schema.State) error {
 	defer sw.release()
 	for start := 0; start < len(rows); start += rowGroupRows {
 		rg, err := sw.rowGroup(rows[start:min(len(rows), start+rowGroupRows)], len(md.RowGroups))
+		if err != nil {
+			return err
+		}
+		md.RowGroups = append(md.RowGroups, rg)
+	}
+	return sw.finish(md)
+}
+
+// defaultCodec is the codec of column k in a new file: Snappy, but none
+// for info_hash, whose random bytes do not compress (Snappy only spent
+// time finding that out, and wrote a few bytes more).
+func defaultCodec(k int) format.CompressionCodec {
+	if k == cInfoHash {
+		return format.Uncompressed
+	}
+	return format.Snappy
+}
+
+// genRows is how many rows WriteStateFunc asks for at a time: their
+// State structs stay in cache while their columns are laid out.
+const genRows = 512
+
+// WriteStateFunc is WriteState for n rows that gen makes on demand: it
+// fills dst with rows start, start+1, ... (in info_hash order). No slice
+// of all the rows is ever built: for a file of new hashes made from
+// aggregates, building one (250 bytes a row) cost more than laying out
+// its columns.
+func WriteStateFunc(w io.Writer, n int, gen func(start int, dst []schema.State)) error {
+	sw, md, err := beginState(w, int64(n))
+	if err != nil {
+		return err
+	}
+	defer sw.release()
+	if cap(sw.gen) < genRows {
+		sw.gen = make([]schema.State, genRows)
+	}
+	for start := 0; start < n; start += rowGroupRows {
+		end := min(n, start+rowGroupRows)
+		sw.fillBegin(end-start, AllColumns)
+		for s := start; s < end; s += genRows {
+			dst := sw.gen[:min(genRows, end-s)]
+			gen(s, dst)
+			sw.fillRows(dst, AllColumns)
+		}
+		sw.fillEnd(AllColumns)
+		rg, err := sw.writeRowGroup(end-start, len(md.RowGroups), AllColumns, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -158,12 +205,16 @@ type stateWriter struct {
 	w   *bufio.Writer
 	off int64
 
-	cols   [numStateColumns]colBuf
-	codec  format.CompressionCodec // of the pages being written: Snappy, or a spliced file's own
-	rows   []schema.State          // Splice's decoded row group
-	levels []byte
-	body   []byte
-	comp   []byte
+	cols  [numStateColumns]colBuf
+	codec format.CompressionCodec // of the pages being written: Snappy, or a spliced file's own
+	rows  []schema.State          // Splice's decoded row group
+	gen   []schema.State          // WriteStateFunc's rows of the moment
+
+	hashSet          bool // the row group's info_hash bounds so far
+	hashMin, hashMax schema.Hash
+	levels           []byte
+	body             []byte
+	comp             []byte
 }
 
 func (sw *stateWriter) rowGroup(rows []schema.State, ordinal int) (format.RowGroup, error) {
@@ -175,16 +226,25 @@ func (sw *stateWriter) rowGroup(rows []schema.State, ordinal int) (format.RowGro
 // chunk's bytes at sw.off and returns its metadata for there).
 func (sw *stateWriter) spliceRowGroup(rows []schema.State, ordinal int, mask Columns, codecs []format.CompressionCodec,
 	copyChunk func(col int) (format.ColumnChunk, error)) (format.RowGroup, error) {
-	rg := format.RowGroup{NumRows: int64(len(rows)), FileOffset: sw.off, Ordinal: int16(ordinal)}
 	if mask != 0 {
 		sw.fill(rows, mask)
 	}
+	return sw.writeRowGroup(len(rows), ordinal, mask, codecs, copyChunk)
+}
+
+// writeRowGroup writes a row group of n rows whose columns in mask are
+// filled, the others copied by copyChunk.
+func (sw *stateWriter) writeRowGroup(n, ordinal int, mask Columns, codecs []format.CompressionCodec,
+	copyChunk func(col int) (format.ColumnChunk, error)) (format.RowGroup, error) {
+	rg := format.RowGroup{NumRows: int64(n), FileOffset: sw.off, Ordinal: int16(ordinal)}
 	for k, leaf := range sw.t.leaves {
 		var cc format.ColumnChunk
 		var err error
 		if mask&(1<<k) != 0 {
 			if codecs != nil {
 				sw.codec = codecs[k]
+			} else {
+				sw.codec = defaultCodec(k)
 			}
 			cc, err = sw.writeChunk(leaf, &sw.cols[k])
 		} else {
@@ -291,6 +351,8 @@ func (sw *stateWriter) page(h *format.PageHeader, body []byte) (int64, error) {
 		return 0, fmt.Errorf("statecol: a page of %d bytes", len(body))
 	}
 	switch sw.codec {
+	case format.Uncompressed:
+		sw.comp = append(sw.comp[:0], body...)
 	case format.Snappy:
 		if n := s2.MaxEncodedLen(len(body)); cap(sw.comp) < n {
 			sw.comp = make([]byte, n)

@@ -272,35 +272,55 @@ type entry struct {
 	a *agg
 }
 
-// sorted returns partition p's aggregates in hash order.
-func (b *batch) sorted(p byte) []entry {
+// sorted returns partition p's aggregates in hash order, in dst's memory
+// when it is large enough (each worker reuses one: fresh memory per
+// partition cost page faults).
+func (b *batch) sorted(p byte, dst []entry) []entry {
 	t := &b.parts[p]
 	// Every hash here starts with byte p, and hashes are uniform: place
-	// them by their second byte (a counting sort), then sort each of the
-	// 256 small buckets by bytes 2-9 as one big-endian word. Linear where
-	// a comparison sort of the whole partition was 8% of a 10M run.
-	var counts [257]int
-	for i := 0; i < t.n; i++ {
-		counts[int(t.at(i).h[1])+1]++
+	// them by their next byte, or next two bytes in a large partition (a
+	// counting sort), then sort each small bucket by the following 8
+	// bytes as one big-endian word. Linear where a comparison sort of the
+	// whole partition was 8% of a 10M run, and pdqsort of buckets of ~300
+	// was 6% of a 100M run.
+	radix := 1
+	if t.n > 64<<10 {
+		radix = 2
 	}
-	for k := 1; k <= 256; k++ {
+	key := func(h *schema.Hash) int {
+		if radix == 2 {
+			return int(binary.BigEndian.Uint16(h[1:3]))
+		}
+		return int(h[1])
+	}
+	nb := 1 << (8 * radix)
+	counts := make([]int32, nb+1)
+	for i := 0; i < t.n; i++ {
+		counts[key(&t.at(i).h)+1]++
+	}
+	for k := 1; k <= nb; k++ {
 		counts[k] += counts[k-1]
 	}
-	es := make([]entry, t.n)
-	next := counts
+	es := dst[:0]
+	if cap(es) < t.n {
+		es = make([]entry, t.n)
+	}
+	es = es[:t.n]
+	next := slices.Clone(counts)
 	for i := 0; i < t.n; i++ {
 		a := t.at(i)
-		es[next[a.h[1]]] = entry{a.h, a}
-		next[a.h[1]]++
+		k := key(&a.h)
+		es[next[k]] = entry{a.h, a}
+		next[k]++
 	}
-	for k := 0; k < 256; k++ {
+	for k := 0; k < nb; k++ {
 		sortBucket(es[counts[k]:counts[k+1]])
 	}
 	return es
 }
 
-// sortBucket sorts entries sharing their first two bytes: insertion sort
-// for the usual few dozen, pdqsort past that.
+// sortBucket sorts entries sharing their first two bytes (or three):
+// insertion sort for the usual few dozen, pdqsort past that.
 func sortBucket(es []entry) {
 	less := func(x, y *entry) bool {
 		kx, ky := binary.BigEndian.Uint64(x.h[2:10]), binary.BigEndian.Uint64(y.h[2:10])

@@ -63,9 +63,10 @@ func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
 
 // applyPartition folds the batch's hashes of partition p into tx.
 // buf is the calling worker's row buffer.
-func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf *[]schema.State) (partStats, error) {
+func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf *[]schema.State, ebuf *[]entry) (partStats, error) {
 	var ps partStats
-	es := r.b.sorted(p)
+	es := r.b.sorted(p, *ebuf)
+	*ebuf = es
 	if len(es) == 0 {
 		return ps, nil
 	}
@@ -116,7 +117,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	ps.fresh = int64(len(es) - len(known))
 
 	if len(known) == 0 && len(files) < r.o.MaxFiles {
-		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0, buf)
+		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
 	}
 	if len(known) > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
 		return ps, r.update(tx, base, key, es, files, hits, known, existing, bf, bfi, &ps)
@@ -231,17 +232,17 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 // appendDelta adds a file of new hashes to the partition without touching
 // its existing files.
 func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es []entry,
-	files []dataset.FileInfo, bf bloomFilter, bfi dataset.FileInfo, existing []schema.Hash, haveExisting bool, buf *[]schema.State) error {
-	// The rows go into the worker's buffer (every field is set): fresh
-	// memory for each partition cost page faults and clearing.
-	if cap(*buf) < len(es) {
-		*buf = make([]schema.State, 0, len(es))
-	}
-	rows := (*buf)[:len(es)]
-	for i, e := range es {
-		rows[i] = r.b.newState(e, r.now)
-	}
-	fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
+	files []dataset.FileInfo, bf bloomFilter, bfi dataset.FileInfo, existing []schema.Hash, haveExisting bool) error {
+	// The rows are made from the aggregates as the writer asks for them:
+	// a slice of them all cost more than laying out their columns.
+	fi, err := dataset.WriteStagedWith(tx, dataset.TableState, key, dataset.NewName(".parquet"), int64(len(es)),
+		func(w io.Writer) error {
+			return statecol.WriteStateFunc(w, len(es), func(start int, dst []schema.State) {
+				for i := range dst {
+					dst[i] = r.b.newState(es[start+i], r.now)
+				}
+			})
+		})
 	if err != nil {
 		return err
 	}
@@ -265,11 +266,14 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 			}
 		}
 	}
-	for _, e := range es {
-		existing = append(existing, e.h)
+	nbf, c := newBloom(int64(len(existing)+len(es)), r.o.BloomFP)
+	for i := range existing {
+		nbf.Add(existing[i][:])
 	}
-	nbf, c := bloomOf(existing, r.o.BloomFP)
-	return stageBloom(tx, key, nbf, int64(len(existing)), c)
+	for _, e := range es {
+		nbf.Add(e.h[:])
+	}
+	return stageBloom(tx, key, nbf, int64(len(existing)+len(es)), c)
 }
 
 // rewrite merges the partition's hot files and the batch into one sorted

@@ -222,8 +222,9 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 		go func() {
 			defer wg.Done()
 			var buf []schema.State
+			var ebuf []entry
 			for p := range next {
-				ps, err := r.applyPartition(tx, base, byte(p), &buf)
+				ps, err := r.applyPartition(tx, base, byte(p), &buf, &ebuf)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err

@@ -407,9 +407,10 @@ func TestColdFilesStayApart(t *testing.T) {
 }
 
 // TestSortedOrder: a partition's aggregates come out in hash order
-// whether its buckets are small (insertion sort) or large (pdqsort).
+// whether its buckets are small (insertion sort) or large (pdqsort), by
+// one byte or (past 64k hashes) two.
 func TestSortedOrder(t *testing.T) {
-	for _, n := range []int{0, 1, 500, 40000} {
+	for _, n := range []int{0, 1, 500, 40000, 100000} {
 		b := newBatch(3600_000)
 		r := rand.New(rand.NewPCG(uint64(n), 1))
 		for range n {
@@ -423,7 +424,7 @@ func TestSortedOrder(t *testing.T) {
 			}
 			b.add(h, nil, schema.HashV1, 1, schema.SourceGetPeers)
 		}
-		es := b.sorted(7)
+		es := b.sorted(7, make([]entry, 3))
 		if len(es) != b.parts[7].n {
 			t.Fatalf("n=%d: %d entries, want %d", n, len(es), b.parts[7].n)
 		}
