@@ -23,6 +23,75 @@ func fieldAt(st []schema.State, i int, off uintptr) unsafe.Pointer {
 	return unsafe.Add(unsafe.Pointer(unsafe.SliceData(st)), uintptr(i)*stateSize+off)
 }
 
+// rowsOut is where a field reader stores a row group's values: row r in
+// out.st[r], or, with a selection, only rows sel[i] (sorted offsets in
+// the row group), each in st[i]. A splice that changes a few rows of a
+// large file decodes them alone: storing every row's fields, 250 bytes
+// apart, was most of its time.
+type rowsOut struct {
+	st   []schema.State
+	sel  []int32
+	n    int // rows in the row group
+	next int // the selection's next entry
+	pk   []pick
+}
+
+// allRows stores every row of a row group in st.
+func allRows(st []schema.State) *rowsOut { return &rowsOut{st: st, n: len(st)} }
+
+// at is st's index for row r, or -1 if r is not selected; rows are asked
+// in increasing order after a restart.
+func (o *rowsOut) at(r int) int {
+	if o.sel == nil {
+		return r
+	}
+	for o.next < len(o.sel) && int(o.sel[o.next]) < r {
+		o.next++
+	}
+	if o.next < len(o.sel) && int(o.sel[o.next]) == r {
+		o.next++
+		return o.next - 1
+	}
+	return -1
+}
+
+func (o *rowsOut) restart() { o.next = 0 }
+
+// pick is a selected row of a page: its index in st and the index of its
+// value in the page's values (-1 for a null).
+type pick struct{ i, v int32 }
+
+// picks lists the selected rows of a page covering rows [row, row+rows)
+// (defs its definition levels, nil for a required column), in order.
+// Walking the selection instead of every row is what makes decoding a
+// few rows of a large row group cheap.
+func (o *rowsOut) picks(defs []byte, row, rows int) []pick {
+	out := o.pk[:0]
+	j, v := 0, 0 // row in the page, values before it
+	for ; o.next < len(o.sel) && int(o.sel[o.next]) < row+rows; o.next++ {
+		r := int(o.sel[o.next]) - row
+		if r < 0 {
+			continue
+		}
+		if defs == nil {
+			out = append(out, pick{int32(o.next), int32(r)})
+			continue
+		}
+		for ; j < r; j++ {
+			if defs[j] != 0 {
+				v++
+			}
+		}
+		if defs[r] != 0 {
+			out = append(out, pick{int32(o.next), int32(v)})
+		} else {
+			out = append(out, pick{int32(o.next), -1})
+		}
+	}
+	o.pk = out
+	return out
+}
+
 var (
 	errMoreValues  = errors.New("more values than rows")
 	errFewerValues = errors.New("fewer values than definition levels")
@@ -52,30 +121,43 @@ func pageRows(defs []byte, nvals int) int {
 }
 
 // readInt64Field decodes an INT64 column into the int64 field at off.
-func readInt64Field(c parquet.ColumnChunk, st []schema.State, off uintptr) error {
-	return readWordField(c, st, off, func(p parquet.Page) []int64 { return values(p).Int64() })
+func readInt64Field(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
+	return readWordField(c, o, off, func(p parquet.Page) []int64 { return values(p).Int64() })
 }
 
 // readDoubleField decodes a DOUBLE column into the float64 field at off.
-func readDoubleField(c parquet.ColumnChunk, st []schema.State, off uintptr) error {
-	return readWordField(c, st, off, func(p parquet.Page) []float64 { return values(p).Double() })
+func readDoubleField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
+	return readWordField(c, o, off, func(p parquet.Page) []float64 { return values(p).Double() })
 }
 
 // readWordField decodes a column of 8-byte values (pageValues gives a
 // page's non-null ones) into the field of that type at off.
-func readWordField[T int64 | float64](c parquet.ColumnChunk, st []schema.State, off uintptr, pageValues func(parquet.Page) []T) error {
-	row, n := 0, len(st)
+func readWordField[T int64 | float64](c parquet.ColumnChunk, o *rowsOut, off uintptr, pageValues func(parquet.Page) []T) error {
+	row, n, st := 0, o.n, o.st
+	o.restart()
 	err := EachPage(c, func(p parquet.Page) error {
 		vs := pageValues(p)
 		defs, err := levels(p, row, n, len(vs))
 		if err != nil {
 			return err
 		}
-		if len(defs) == 0 {
+		switch {
+		case o.sel != nil:
+			for _, pk := range o.picks(defs, row, pageRows(defs, len(vs))) {
+				var v T
+				if pk.v >= 0 {
+					if int(pk.v) >= len(vs) {
+						return errFewerValues
+					}
+					v = vs[pk.v]
+				}
+				*(*T)(fieldAt(st, int(pk.i), off)) = v
+			}
+		case len(defs) == 0:
 			for k, v := range vs {
 				*(*T)(fieldAt(st, row+k, off)) = v
 			}
-		} else {
+		default:
 			k := 0
 			for j, d := range defs {
 				var v T
@@ -86,7 +168,9 @@ func readWordField[T int64 | float64](c parquet.ColumnChunk, st []schema.State, 
 					v = vs[k]
 					k++
 				}
-				*(*T)(fieldAt(st, row+j, off)) = v
+				if i := o.at(row + j); i >= 0 {
+					*(*T)(fieldAt(st, i, off)) = v
+				}
 			}
 		}
 		row += pageRows(defs, len(vs))
@@ -97,8 +181,9 @@ func readWordField[T int64 | float64](c parquet.ColumnChunk, st []schema.State, 
 
 // readInt32Field decodes an INT32 column into the int32 field at off, or
 // (int8Field) the int8 field.
-func readInt32Field(c parquet.ColumnChunk, st []schema.State, off uintptr, int8Field bool) error {
-	row, n := 0, len(st)
+func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bool) error {
+	row, n, st := 0, o.n, o.st
+	o.restart()
 	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Int32()
 		if d := p.Dictionary(); d != nil {
@@ -115,6 +200,24 @@ func readInt32Field(c parquet.ColumnChunk, st []schema.State, off uintptr, int8F
 		if err != nil {
 			return err
 		}
+		if o.sel != nil {
+			for _, pk := range o.picks(defs, row, pageRows(defs, len(vs))) {
+				var v int32
+				if pk.v >= 0 {
+					if int(pk.v) >= len(vs) {
+						return errFewerValues
+					}
+					v = vs[pk.v]
+				}
+				if int8Field {
+					*(*int8)(fieldAt(st, int(pk.i), off)) = int8(v)
+				} else {
+					*(*int32)(fieldAt(st, int(pk.i), off)) = v
+				}
+			}
+			row += pageRows(defs, len(vs))
+			return nil
+		}
 		k := 0
 		for j := range pageRows(defs, len(vs)) {
 			var v int32
@@ -125,10 +228,13 @@ func readInt32Field(c parquet.ColumnChunk, st []schema.State, off uintptr, int8F
 				v = vs[k]
 				k++
 			}
-			if int8Field {
-				*(*int8)(fieldAt(st, row+j, off)) = int8(v)
-			} else {
-				*(*int32)(fieldAt(st, row+j, off)) = v
+			i := o.at(row + j)
+			switch {
+			case i < 0:
+			case int8Field:
+				*(*int8)(fieldAt(st, i, off)) = int8(v)
+			default:
+				*(*int32)(fieldAt(st, i, off)) = v
 			}
 		}
 		row += pageRows(defs, len(vs))
@@ -139,8 +245,9 @@ func readInt32Field(c parquet.ColumnChunk, st []schema.State, off uintptr, int8F
 
 // readStringField decodes a string column (plain or dictionary) into the
 // string field at off; dictionary values are shared strings.
-func readStringField(c parquet.ColumnChunk, st []schema.State, off uintptr) error {
-	row, n := 0, len(st)
+func readStringField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
+	row, n, st := 0, o.n, o.st
+	o.restart()
 	var lastDict parquet.Dictionary // the pages of a chunk share one
 	var dictStrings []string
 	err := EachPage(c, func(p parquet.Page) error {
@@ -173,21 +280,43 @@ func readStringField(c parquet.ColumnChunk, st []schema.State, off uintptr) erro
 		if err != nil {
 			return err
 		}
+		if o.sel != nil {
+			for _, pk := range o.picks(defs, row, pageRows(defs, nvals)) {
+				var s string
+				switch {
+				case pk.v < 0:
+				case int(pk.v) >= nvals:
+					return errFewerValues
+				case dict != nil:
+					s = dict[ix[pk.v]]
+				default:
+					s = string(buf[offs[pk.v]:offs[pk.v+1]])
+				}
+				*(*string)(fieldAt(st, int(pk.i), off)) = s
+			}
+			row += pageRows(defs, nvals)
+			return nil
+		}
 		k := 0
 		for j := range pageRows(defs, nvals) {
+			i := o.at(row + j)
 			var s string
 			if len(defs) == 0 || defs[j] != 0 {
 				if k >= nvals {
 					return errFewerValues
 				}
-				if dict != nil {
+				switch {
+				case i < 0:
+				case dict != nil:
 					s = dict[ix[k]]
-				} else {
+				default:
 					s = string(buf[offs[k]:offs[k+1]])
 				}
 				k++
 			}
-			*(*string)(fieldAt(st, row+j, off)) = s
+			if i >= 0 {
+				*(*string)(fieldAt(st, i, off)) = s
+			}
 		}
 		row += pageRows(defs, nvals)
 		return nil
@@ -197,8 +326,9 @@ func readStringField(c parquet.ColumnChunk, st []schema.State, off uintptr) erro
 
 // readBytesField decodes a byte array column into the []byte field at
 // off (each value a copy; nil for null).
-func readBytesField(c parquet.ColumnChunk, st []schema.State, off uintptr) error {
-	row, n := 0, len(st)
+func readBytesField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
+	row, n, st := 0, o.n, o.st
+	o.restart()
 	err := EachPage(c, func(p parquet.Page) error {
 		buf, offs := values(p).ByteArray()
 		nvals := max(len(offs)-1, 0)
@@ -206,17 +336,36 @@ func readBytesField(c parquet.ColumnChunk, st []schema.State, off uintptr) error
 		if err != nil {
 			return err
 		}
+		if o.sel != nil {
+			for _, pk := range o.picks(defs, row, pageRows(defs, nvals)) {
+				var b []byte
+				if pk.v >= 0 {
+					if int(pk.v) >= nvals {
+						return errFewerValues
+					}
+					b = append([]byte(nil), buf[offs[pk.v]:offs[pk.v+1]]...)
+				}
+				*(*[]byte)(fieldAt(st, int(pk.i), off)) = b
+			}
+			row += pageRows(defs, nvals)
+			return nil
+		}
 		k := 0
 		for j := range pageRows(defs, nvals) {
+			i := o.at(row + j)
 			var b []byte
 			if len(defs) == 0 || defs[j] != 0 {
 				if k >= nvals {
 					return errFewerValues
 				}
-				b = append([]byte(nil), buf[offs[k]:offs[k+1]]...)
+				if i >= 0 {
+					b = append([]byte(nil), buf[offs[k]:offs[k+1]]...)
+				}
 				k++
 			}
-			*(*[]byte)(fieldAt(st, row+j, off)) = b
+			if i >= 0 {
+				*(*[]byte)(fieldAt(st, i, off)) = b
+			}
 		}
 		row += pageRows(defs, nvals)
 		return nil

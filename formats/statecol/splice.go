@@ -14,24 +14,58 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
+// layOut fills the column buffers of the columns in mask for a row group
+// of n rows whose rows sel (offsets) changed into st: the transcodable
+// ones from their old pages, the others (rare: v2 hashes, peer lists)
+// decoded into rows, the changed rows put in, and laid out by fill.
+func (sw *stateWriter) layOut(src *File, rg parquet.RowGroup, n int, mask Columns, sel []int32, st []schema.State) error {
+	rest := mask &^ transcodableMask
+	sw.fillBegin(n, rest)
+	if rest != 0 {
+		if cap(sw.rows) < n {
+			sw.rows = make([]schema.State, n)
+		}
+		rows := sw.rows[:n]
+		if err := src.readColumns(rg, allRows(rows), rest); err != nil {
+			return err
+		}
+		for k, r := range sel {
+			rows[r] = st[k]
+		}
+		sw.fillRows(rows, rest)
+	}
+	sw.fillEnd(rest)
+	for k := range numStateColumns {
+		if mask&rest&(1<<k) == 0 && mask&(1<<k) != 0 {
+			if err := sw.transcode(src, rg, k, n, sel, st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // ErrSpliceSchema is returned by Splice for a source file whose schema is
 // not the current state schema (an older format): rewrite it instead.
 var ErrSpliceSchema = errors.New("statecol: the file's schema is not the current state schema")
 
 // Splice writes to w a copy of the state file src in which fn changes
-// some rows in place. touched(first, n) says whether the row group of
-// rows [first, first+n) holds rows to change; if so its rows are decoded,
-// fn(first, rows) changes them (keeping every info_hash and the order)
-// and returns the columns it changed: those columns are re-encoded, and
+// some rows in place. touched(first, n) lists the rows to change in the
+// row group of rows [first, first+n), as sorted offsets in it; fn(first,
+// sel, st) gets those rows decoded (st[i] is row first+sel[i]), changes
+// them (keeping every info_hash) and returns the columns it changed. Those
+// columns are re-encoded (decoded whole, the changed rows put in), and
 // every other column chunk is copied byte for byte, compressed pages and
 // all. A row group nobody touches is copied whole without being decoded.
 //
-// So an update of a few columns of a big file costs reading it and
-// re-encoding those columns, not a full rewrite.
+// So an update of a few rows of a big file costs reading it and
+// re-encoding the columns that changed, not a full rewrite; only the
+// changed rows are decoded in full.
 //
 // Only the columns in need are decoded for fn (the others read as zero
 // values); fn must not change a column it does not need.
-func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) bool, fn func(first int64, rows []schema.State) (Columns, error)) error {
+func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) []int32,
+	fn func(first int64, sel []int32, st []schema.State) (Columns, error)) error {
 	if err := src.Spliceable(); err != nil {
 		return err
 	}
@@ -53,29 +87,36 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) b
 	var first int64
 	for i, rg := range src.RowGroups() {
 		n := rg.NumRows()
-		var rows []schema.State
 		var mask Columns
-		if touched(first, n) {
-			if cap(sw.rows) < int(n) {
-				sw.rows = make([]schema.State, n)
+		if sel := touched(first, n); len(sel) > 0 {
+			for k, r := range sel {
+				if r < 0 || int64(r) >= n || (k > 0 && r <= sel[k-1]) {
+					return fmt.Errorf("statecol: splice: row %d of a row group of %d out of order or range", r, n)
+				}
 			}
-			// No clearing: the readers set every row of the columns in
-			// need (nulls to zero values); the other fields keep what an
-			// earlier row group left, which fn must not use and nothing
-			// writes (mask ⊆ need).
-			rows = sw.rows[:n]
-			if err := src.readColumns(rg, rows, need); err != nil {
+			if cap(sw.sel) < len(sel) {
+				sw.sel = make([]schema.State, len(sel))
+			}
+			// No clearing: the readers set the columns in need of every
+			// selected row (nulls to zero values); the other fields keep
+			// what an earlier row group left, which fn must not use and
+			// nothing writes (mask ⊆ need).
+			st := sw.sel[:len(sel)]
+			if err := src.readColumns(rg, &rowsOut{st: st, sel: sel, n: int(n)}, need); err != nil {
 				return err
 			}
-			if mask, err = fn(first, rows); err != nil {
+			if mask, err = fn(first, sel, st); err != nil {
 				return err
 			}
 			if mask&^need != 0 {
 				return fmt.Errorf("statecol: splice changed columns %b it did not read", mask&^need)
 			}
+			if err := sw.layOut(src, rg, int(n), mask, sel, st); err != nil {
+				return err
+			}
 		}
 		srcCols := meta.RowGroups[i].Columns
-		out, err := sw.spliceRowGroup(rows, i, mask, codecs, func(col int) (format.ColumnChunk, error) {
+		out, err := sw.writeRowGroup(int(n), i, mask, codecs, func(col int) (format.ColumnChunk, error) {
 			m := srcCols[col].MetaData
 			start := m.DataPageOffset
 			if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {

@@ -76,12 +76,12 @@ func ReadStateFileInto(path string, buf []schema.State) ([]schema.State, error) 
 }
 
 func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {
-	return f.readColumns(rg, st, AllColumns)
+	return f.readColumns(rg, allRows(st), AllColumns)
 }
 
-// readColumns decodes the columns in need of row group rg into st.
-func (f *File) readColumns(rg parquet.RowGroup, st []schema.State, need Columns) error {
-	n := len(st)
+// readColumns decodes the columns in need of row group rg into o.
+func (f *File) readColumns(rg parquet.RowGroup, o *rowsOut, need Columns) error {
+	n, st := o.n, o.st
 	col := func(name ...string) parquet.ColumnChunk {
 		c, _ := f.Column(rg, name...)
 		return c
@@ -95,31 +95,34 @@ func (f *File) readColumns(rg parquet.RowGroup, st []schema.State, need Columns)
 		if err := Fixed(c, 20, hashes); err != nil {
 			return fmt.Errorf("info_hash: %w", err)
 		}
-		for i := range st {
-			copy(st[i].InfoHash[:], hashes[20*i:])
+		o.restart()
+		for r := range n {
+			if i := o.at(r); i >= 0 {
+				copy(st[i].InfoHash[:], hashes[20*r:])
+			}
 		}
 	}
 	var z schema.State
 	i64 := func(off uintptr) func(parquet.ColumnChunk) error {
-		return func(c parquet.ColumnChunk) error { return readInt64Field(c, st, off) }
+		return func(c parquet.ColumnChunk) error { return readInt64Field(c, o, off) }
 	}
 	i32 := func(off uintptr) func(parquet.ColumnChunk) error {
-		return func(c parquet.ColumnChunk) error { return readInt32Field(c, st, off, false) }
+		return func(c parquet.ColumnChunk) error { return readInt32Field(c, o, off, false) }
 	}
 	str := func(off uintptr) func(parquet.ColumnChunk) error {
-		return func(c parquet.ColumnChunk) error { return readStringField(c, st, off) }
+		return func(c parquet.ColumnChunk) error { return readStringField(c, o, off) }
 	}
 	for _, r := range []struct {
 		col  int
 		read func(parquet.ColumnChunk) error
 	}{
-		{cInfoHashV2, func(c parquet.ColumnChunk) error { return readBytesField(c, st, unsafe.Offsetof(z.InfoHashV2)) }},
-		{cHashType, func(c parquet.ColumnChunk) error { return readInt32Field(c, st, unsafe.Offsetof(z.HashType), true) }},
+		{cInfoHashV2, func(c parquet.ColumnChunk) error { return readBytesField(c, o, unsafe.Offsetof(z.InfoHashV2)) }},
+		{cHashType, func(c parquet.ColumnChunk) error { return readInt32Field(c, o, unsafe.Offsetof(z.HashType), true) }},
 		{cFirstSeen, i64(unsafe.Offsetof(z.FirstSeen))},
 		{cLastSeen, i64(unsafe.Offsetof(z.LastSeen))},
 		{cSeenCount, i64(unsafe.Offsetof(z.SeenCount))},
 		{cLastSource, str(unsafe.Offsetof(z.LastSource))},
-		{cActivity, func(c parquet.ColumnChunk) error { return readDoubleField(c, st, unsafe.Offsetof(z.Activity)) }},
+		{cActivity, func(c parquet.ColumnChunk) error { return readDoubleField(c, o, unsafe.Offsetof(z.Activity)) }},
 		{cMetadataStatus, str(unsafe.Offsetof(z.MetadataStatus))},
 		{cAttempts, i32(unsafe.Offsetof(z.Attempts))},
 		{cLastAttempt, i64(unsafe.Offsetof(z.LastAttempt))},
@@ -150,8 +153,20 @@ func (f *File) readColumns(rg parquet.RowGroup, st []schema.State, need Columns)
 	for i := range st {
 		st[i].AvoidPeers = nil // the reader appends
 	}
+	dst := func(r int) int { return r }
+	if o.sel != nil {
+		inv := make([]int32, n) // row -> 1 + index in st
+		for i, r := range o.sel {
+			inv[r] = int32(i + 1)
+		}
+		dst = func(r int) int { return int(inv[r]) - 1 }
+	}
 	if c, maxDef := f.Column(rg, "avoid_peers", "list", "element"); c != nil {
-		if err := StringLists(c, n, maxDef, func(i int, s string) { st[i].AvoidPeers = append(st[i].AvoidPeers, s) }); err != nil {
+		if err := StringLists(c, n, maxDef, func(r int, s string) {
+			if i := dst(r); i >= 0 {
+				st[i].AvoidPeers = append(st[i].AvoidPeers, s)
+			}
+		}); err != nil {
 			return fmt.Errorf("avoid_peers: %w", err)
 		}
 	}

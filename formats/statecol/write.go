@@ -208,6 +208,7 @@ type stateWriter struct {
 	cols  [numStateColumns]colBuf
 	codec format.CompressionCodec // of the pages being written: Snappy, or a spliced file's own
 	rows  []schema.State          // Splice's decoded row group
+	sel   []schema.State          // Splice's changed rows
 	gen   []schema.State          // WriteStateFunc's rows of the moment
 
 	hashSet          bool // the row group's info_hash bounds so far

@@ -203,15 +203,20 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 		name = schedule.ColdFileName()
 	}
 	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
-		return statecol.Splice(w, src, foldColumns, func(first, n int64) bool {
-			j := from(first)
-			return j < len(hits) && hits[j].row < first+n
-		}, func(first int64, rows []schema.State) (statecol.Columns, error) {
+		var sel []int32
+		return statecol.Splice(w, src, foldColumns, func(first, n int64) []int32 {
+			sel = sel[:0]
+			for j := from(first); j < len(hits) && hits[j].row < first+n; j++ {
+				sel = append(sel, int32(hits[j].row-first))
+			}
+			return sel
+		}, func(first int64, sel []int32, rows []schema.State) (statecol.Columns, error) {
 			var mask statecol.Columns
-			for j := from(first); j < len(hits) && hits[j].row < first+int64(len(rows)); j++ {
+			j0 := from(first)
+			for k := range sel {
 				// The row is the hash's: both come from this file's sorted
 				// info_hash column (readHashes), so it is not decoded again.
-				st, e := &rows[hits[j].row-first], es[hits[j].e]
+				st, e := &rows[k], es[hits[j0+k].e]
 				old := *st
 				seen := e.a.last > st.LastSeen
 				r.b.fold(st, e.a)

@@ -1,0 +1,239 @@
+// Transcoding: a changed column of a spliced row group laid out again from
+// its old pages, with the changed rows' new values put in.
+
+package statecol
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// fieldKind is how a column's values are read from its pages and laid out
+// (the colBuf method fill uses for it).
+type fieldKind uint8
+
+const (
+	kindInt64    fieldKind = iota // required INT64: int64v
+	kindOptInt64                  // optional INT64 timestamp, null is 0: optInt64
+	kindDouble                    // required DOUBLE
+	kindInt32                     // required INT32: int32v
+	kindInt8                      // required INT32 held in an int8 field
+	kindStr                       // required string: str
+	kindOptStr                    // optional string, null is "": optStr
+)
+
+// transcodable are the columns a splice lays out from their old pages;
+// the others (info_hash, info_hash_v2, avoid_peers) go through State rows.
+var transcodable = func() (m [numStateColumns]struct {
+	ok   bool
+	kind fieldKind
+	off  uintptr
+}) {
+	var z schema.State
+	set := func(col int, kind fieldKind, off uintptr) {
+		m[col].ok, m[col].kind, m[col].off = true, kind, off
+	}
+	set(cHashType, kindInt8, unsafe.Offsetof(z.HashType))
+	set(cFirstSeen, kindInt64, unsafe.Offsetof(z.FirstSeen))
+	set(cLastSeen, kindInt64, unsafe.Offsetof(z.LastSeen))
+	set(cSeenCount, kindInt64, unsafe.Offsetof(z.SeenCount))
+	set(cLastSource, kindStr, unsafe.Offsetof(z.LastSource))
+	set(cActivity, kindDouble, unsafe.Offsetof(z.Activity))
+	set(cMetadataStatus, kindStr, unsafe.Offsetof(z.MetadataStatus))
+	set(cAttempts, kindInt32, unsafe.Offsetof(z.Attempts))
+	set(cLastAttempt, kindOptInt64, unsafe.Offsetof(z.LastAttempt))
+	set(cLastFailure, kindOptStr, unsafe.Offsetof(z.LastFailure))
+	set(cNextRetry, kindOptInt64, unsafe.Offsetof(z.NextRetry))
+	set(cLeaseID, kindOptStr, unsafe.Offsetof(z.LeaseID))
+	set(cLeaseUntil, kindOptInt64, unsafe.Offsetof(z.LeaseUntil))
+	set(cTier, kindStr, unsafe.Offsetof(z.Tier))
+	set(cBackoffStep, kindInt32, unsafe.Offsetof(z.BackoffStep))
+	set(cBadMetadata, kindInt32, unsafe.Offsetof(z.BadMetadata))
+	set(cReactivated, kindOptInt64, unsafe.Offsetof(z.Reactivated))
+	return m
+}()
+
+// transcodableMask is the set of transcodable columns.
+var transcodableMask = func() Columns {
+	var m Columns
+	for k, t := range transcodable {
+		if t.ok {
+			m |= 1 << k
+		}
+	}
+	return m
+}()
+
+// littleEndian: the host's words are laid out as PLAIN values are, so a
+// run of them can be appended as bytes.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// transcode lays out column k of row group rg (n rows) in sw.cols[k],
+// already reset by fillBegin: every row's old value, except rows sel[i]
+// (sorted), which take st[i]'s field. The result is what fill would lay
+// out from the whole row group's rows with the changes made, without
+// decoding any row into a State (250 bytes a row, where a column's value
+// is 8).
+func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []int32, st []schema.State) error {
+	t := transcodable[k]
+	if !t.ok {
+		return fmt.Errorf("statecol: column %d cannot be transcoded", k)
+	}
+	c := &sw.cols[k]
+	name := stateColumnNames[k]
+	cc, _ := f.Column(rg, name)
+	if cc == nil {
+		return fmt.Errorf("statecol: no column %s", name)
+	}
+	next := 0 // sel's next entry
+	// emit appends row r's value: the changed row's, or the old one (zero
+	// for a null) given as a word, a string, or both as the kind needs.
+	emit := func(r int, w int64, s string) {
+		if next < len(sel) && int(sel[next]) == r {
+			p := fieldAt(st, next, t.off)
+			next++
+			switch t.kind {
+			case kindInt64, kindOptInt64:
+				w = *(*int64)(p)
+			case kindDouble:
+				w = int64(math.Float64bits(*(*float64)(p)))
+			case kindInt32:
+				w = int64(*(*int32)(p))
+			case kindInt8:
+				w = int64(*(*int8)(p))
+			case kindStr, kindOptStr:
+				s = *(*string)(p)
+			}
+		}
+		switch t.kind {
+		case kindInt64:
+			c.int64v(w)
+		case kindOptInt64:
+			c.optInt64(w)
+		case kindDouble:
+			c.vals = binary.LittleEndian.AppendUint64(c.vals, uint64(w))
+		case kindInt32, kindInt8:
+			c.int32v(int32(w))
+		case kindStr:
+			c.str(s)
+		case kindOptStr:
+			c.optStr(s)
+		}
+	}
+	row := 0
+	var lastDict parquet.Dictionary
+	var dictStrings []string
+	err := EachPage(cc, func(p parquet.Page) error {
+		var words []int64
+		var strs func(v int) string
+		nvals := 0
+		switch t.kind {
+		case kindInt64, kindOptInt64:
+			words = values(p).Int64()
+			nvals = len(words)
+		case kindDouble:
+			fs := values(p).Double()
+			words = unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(fs))), len(fs))
+			nvals = len(fs)
+		case kindInt32, kindInt8:
+			vs := values(p).Int32()
+			if d := p.Dictionary(); d != nil {
+				dict := values(d.Page()).Int32()
+				for j, x := range vs {
+					if x < 0 || int(x) >= len(dict) {
+						return errDictIndex
+					}
+					vs[j] = dict[x]
+				}
+			}
+			words = make([]int64, len(vs))
+			for j, v := range vs {
+				words[j] = int64(v)
+			}
+			nvals = len(vs)
+		default:
+			if d := p.Dictionary(); d != nil {
+				if d != lastDict || dictStrings == nil {
+					dictStrings = make([]string, d.Len())
+					for i := range dictStrings {
+						dictStrings[i] = string(d.Index(int32(i)).ByteArray())
+					}
+					lastDict = d
+				}
+				ix := values(p).Int32()
+				for _, x := range ix {
+					if x < 0 || int(x) >= len(dictStrings) {
+						return errDictIndex
+					}
+				}
+				strs, nvals = func(v int) string { return dictStrings[ix[v]] }, len(ix)
+			} else {
+				buf, offs := values(p).ByteArray()
+				strs, nvals = func(v int) string { return string(buf[offs[v]:offs[v+1]]) }, max(len(offs)-1, 0)
+			}
+		}
+		defs, err := levels(p, row, n, nvals)
+		if err != nil {
+			return err
+		}
+		if len(defs) == 0 && (t.kind == kindInt64 || t.kind == kindDouble) && littleEndian {
+			// The usual case: runs of old values copied as they are, the
+			// changed rows between them.
+			for j := 0; j < nvals; {
+				end := nvals
+				if next < len(sel) && int(sel[next])-row < end {
+					end = int(sel[next]) - row
+				}
+				if end > j {
+					run := words[j:end]
+					c.vals = append(c.vals, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(run))), 8*len(run))...)
+					if t.kind == kindInt64 {
+						for _, w := range run {
+							c.lo, c.hi = min(c.lo, w), max(c.hi, w)
+						}
+					}
+					j = end
+				}
+				if j < nvals {
+					emit(row+j, words[j], "")
+					j++
+				}
+			}
+			row += nvals
+			return nil
+		}
+		v := 0
+		for j := range pageRows(defs, nvals) {
+			var w int64
+			var s string
+			if len(defs) == 0 || defs[j] != 0 {
+				if v >= nvals {
+					return errFewerValues
+				}
+				if strs != nil {
+					s = strs(v)
+				} else {
+					w = words[v]
+				}
+				v++
+			}
+			emit(row+j, w, s)
+		}
+		row += pageRows(defs, nvals)
+		return nil
+	})
+	if err := complete(err, row, n); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	c.hasStats = c.lo <= c.hi && k != cActivity
+	return nil
+}
