@@ -132,9 +132,11 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 	row := 0
 	var lastDict parquet.Dictionary
 	var dictStrings []string
+	var remap []int32 // dictionary index -> id in c's dictionary, -1 unknown
 	err := EachPage(cc, func(p parquet.Page) error {
 		var words []int64
 		var strs func(v int) string
+		var dictIdx []int32 // a dictionary page's indexes
 		nvals := 0
 		switch t.kind {
 		case kindInt64, kindOptInt64:
@@ -168,6 +170,10 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 						dictStrings[i] = string(d.Index(int32(i)).ByteArray())
 					}
 					lastDict = d
+					remap = make([]int32, len(dictStrings))
+					for i := range remap {
+						remap[i] = -1
+					}
 				}
 				ix := values(p).Int32()
 				for _, x := range ix {
@@ -175,7 +181,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 						return errDictIndex
 					}
 				}
-				strs, nvals = func(v int) string { return dictStrings[ix[v]] }, len(ix)
+				strs, nvals, dictIdx = func(v int) string { return dictStrings[ix[v]] }, len(ix), ix
 			} else {
 				buf, offs := values(p).ByteArray()
 				strs, nvals = func(v int) string { return string(buf[offs[v]:offs[v+1]]) }, max(len(offs)-1, 0)
@@ -209,6 +215,39 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 				}
 			}
 			row += nvals
+			return nil
+		}
+		if dictIdx != nil {
+			// A dictionary page: each old index maps to one id of the
+			// new chunk's dictionary, looked up once.
+			v := 0
+			for j := range pageRows(defs, nvals) {
+				x := int32(-1)
+				if len(defs) == 0 || defs[j] != 0 {
+					if v >= nvals {
+						return errFewerValues
+					}
+					x = dictIdx[v]
+					v++
+				}
+				switch {
+				case next < len(sel) && int(sel[next]) == row+j:
+					emit(row+j, 0, "")
+				case x < 0 || (t.kind == kindOptStr && dictStrings[x] == ""):
+					c.optStr("")
+				case remap[x] >= 0 && !c.plain:
+					if t.kind == kindOptStr {
+						c.def = append(c.def, 1)
+					}
+					c.idx = append(c.idx, remap[x])
+				default:
+					emit(row+j, 0, dictStrings[x])
+					if !c.plain {
+						remap[x] = c.lastID
+					}
+				}
+			}
+			row += pageRows(defs, nvals)
 			return nil
 		}
 		v := 0
