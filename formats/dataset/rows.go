@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -55,7 +56,12 @@ func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.
 	}
 	crc := crc32.New(castagnoli)
 	cw := &countingWriter{w: io.MultiWriter(f, crc)}
-	bw := bufio.NewWriterSize(cw, 1<<20)
+	bw := stageBuffers.Get().(*bufio.Writer)
+	bw.Reset(cw)
+	defer func() {
+		bw.Reset(io.Discard)
+		stageBuffers.Put(bw)
+	}()
 	if err := write(bw); err != nil {
 		f.Close()
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
@@ -72,6 +78,11 @@ func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// stageBuffers are WriteStagedWith's write buffers: a fresh 1 MiB buffer
+// per staged file was 256 MB of garbage in a 10M-observation dedup (256
+// partitions), most of its allocations.
+var stageBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(io.Discard, 1<<20) }}
 
 // countingWriter counts the bytes written through it.
 type countingWriter struct {

@@ -269,8 +269,13 @@ func (b *batch) distinct() int64 {
 // entry is one aggregated hash, for sorting.
 type entry struct {
 	h schema.Hash
-	a *agg
+	i int32 // the aggregate's index in its partition's table
 }
+
+// agg is e's aggregate. Entries hold an index, not a pointer: a pointer
+// into the arena (off the Go heap) made the collector look up every
+// entry of the workers' buffers.
+func (b *batch) agg(e entry) *agg { return b.parts[e.h[0]].at(int(e.i)) }
 
 // sorted returns partition p's aggregates in hash order, in dst's memory
 // when it is large enough (each worker reuses one: fresh memory per
@@ -310,7 +315,7 @@ func (b *batch) sorted(p byte, dst []entry) []entry {
 	for i := 0; i < t.n; i++ {
 		a := t.at(i)
 		k := key(&a.h)
-		es[next[k]] = entry{a.h, a}
+		es[next[k]] = entry{a.h, int32(i)}
 		next[k]++
 	}
 	for k := 0; k < nb; k++ {
@@ -361,10 +366,11 @@ func (b *batch) v2Of(a *agg) []byte {
 
 // newState is the state row of a hash first seen in this batch.
 func (b *batch) newState(e entry, now int64) schema.State {
+	a := b.agg(e)
 	return schema.State{
-		InfoHash: e.h, InfoHashV2: b.v2Of(e.a), HashType: e.a.typ,
-		FirstSeen: e.a.first, LastSeen: e.a.last, SeenCount: int64(e.a.count),
-		LastSource: b.srcs[e.a.src], Activity: e.a.act,
+		InfoHash: e.h, InfoHashV2: b.v2Of(a), HashType: a.typ,
+		FirstSeen: a.first, LastSeen: a.last, SeenCount: int64(a.count),
+		LastSource: b.srcs[a.src], Activity: a.act,
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
 	}
 }

@@ -218,9 +218,10 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 				// info_hash column (readHashes), so it is not decoded again.
 				st, e := &rows[k], es[hits[j0+k].e]
 				old := *st
-				seen := e.a.last > st.LastSeen
-				r.b.fold(st, e.a)
-				if seen && r.o.Reactivate != nil && r.o.Reactivate(st, e.a.last) {
+				a := r.b.agg(e)
+				seen := a.last > st.LastSeen
+				r.b.fold(st, a)
+				if seen && r.o.Reactivate != nil && r.o.Reactivate(st, a.last) {
 					ps.reactivated++
 				}
 				mask |= statecol.Changed(&old, st)
@@ -330,9 +331,10 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 		if known[j] && i < len(old) && old[i].InfoHash == e.h {
 			st := &old[i]
 			i++
-			seen := e.a.last > st.LastSeen
-			r.b.fold(st, e.a)
-			if seen && r.o.Reactivate != nil && r.o.Reactivate(st, e.a.last) {
+			a := r.b.agg(e)
+			seen := a.last > st.LastSeen
+			r.b.fold(st, a)
+			if seen && r.o.Reactivate != nil && r.o.Reactivate(st, a.last) {
 				ps.reactivated++
 			}
 			continue
