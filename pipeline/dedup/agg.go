@@ -14,16 +14,31 @@ import (
 
 // agg is the in-batch aggregate of one hash's observations: the recent
 // set, the first dedup layer.
-// It is 56 bytes: with 20M distinct hashes in one run, every byte here is
-// 20 MB of peak memory.
+// It is 48 bytes: with 20M distinct hashes in one run, every byte here is
+// 20 MB of peak memory. The first sighting is kept as its distance to the
+// last (a batch spanning more than 49 days keeps it in batch.wide).
 type agg struct {
-	h           schema.Hash
-	typ         int8
-	hasV2       bool   // the full v2 hash is in batch.v2s (fits in padding)
-	src         uint16 // interned source of the latest observation
-	count       uint32 // observations in this run (saturates at 2^32-1)
-	first, last int64
-	act         float64 // activity evaluated at last
+	h      schema.Hash
+	flags  uint8  // aggV2, aggHasV2, aggWide
+	src    uint16 // interned source of the latest observation
+	count  uint32 // observations in this run (saturates at 2^32-1)
+	firstD uint32 // last - first, ms (unless aggWide)
+	last   int64
+	act    float64 // activity evaluated at last
+}
+
+const (
+	aggV2    = 1 << iota // a v2 hash (hash_type 2)
+	aggHasV2             // its full v2 hash is in batch.v2s
+	aggWide              // its first sighting is in batch.wide
+)
+
+// typ is the aggregate's hash_type.
+func (a *agg) typ() int8 {
+	if a.flags&aggV2 != 0 {
+		return schema.HashV2
+	}
+	return schema.HashV1
 }
 
 // blockBits sizes the blocks aggregates are stored in: growing a table
@@ -97,7 +112,8 @@ type batch struct {
 	srcView []string
 	srcID   map[string]uint16
 	v2s     map[schema.Hash][]byte // full v2 hashes (rare)
-	v2mu    sync.Mutex
+	wide    map[schema.Hash]int64  // first sightings too far from the last for agg.firstD (rare)
+	v2mu    sync.Mutex             // guards v2s and wide
 	workers int
 	prog    *progress.Reporter
 	arena   *arena // the aggregates' memory
@@ -222,16 +238,16 @@ func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) {
 	a, ok := b.parts[h[0]].find(h)
 	if !ok {
-		a.first, a.last, a.count, a.act, a.src, a.typ = at, at, 1, 1, src, typ
+		a.last, a.firstD, a.count, a.act, a.src, a.flags = at, 0, 1, 1, src, 0
 	} else {
 		if a.count < math.MaxUint32 {
 			a.count++
 		}
-		a.first = min(a.first, at)
+		first, last := b.first(a), a.last
 		switch {
 		case at > a.last:
 			a.act = a.act*b.decay(at-a.last) + 1
-			a.last, a.src = at, src
+			a.src = src
 		case at == a.last:
 			a.act++
 			if b.srcView[src] > b.srcView[a.src] {
@@ -240,12 +256,15 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 		default:
 			a.act += b.decay(a.last - at)
 		}
-		if typ == schema.HashV2 {
-			a.typ = typ
+		if at < first || at > last {
+			b.setSpan(a, min(first, at), max(last, at))
 		}
 	}
-	if v2 != nil && !a.hasV2 {
-		a.hasV2 = true
+	if typ == schema.HashV2 {
+		a.flags |= aggV2
+	}
+	if v2 != nil && a.flags&aggHasV2 == 0 {
+		a.flags |= aggHasV2
 		b.v2mu.Lock()
 		if _, ok := b.v2s[*h]; !ok {
 			if b.v2s == nil {
@@ -255,6 +274,32 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 		}
 		b.v2mu.Unlock()
 	}
+}
+
+// first is a's first sighting.
+func (b *batch) first(a *agg) int64 {
+	if a.flags&aggWide == 0 {
+		return a.last - int64(a.firstD)
+	}
+	b.v2mu.Lock()
+	defer b.v2mu.Unlock()
+	return b.wide[a.h]
+}
+
+// setSpan sets a's first and last sightings.
+func (b *batch) setSpan(a *agg, first, last int64) {
+	a.last = last
+	if d := last - first; d <= math.MaxUint32 {
+		a.firstD, a.flags = uint32(d), a.flags&^aggWide
+		return
+	}
+	a.flags |= aggWide
+	b.v2mu.Lock()
+	if b.wide == nil {
+		b.wide = map[schema.Hash]int64{}
+	}
+	b.wide[a.h] = first
+	b.v2mu.Unlock()
 }
 
 // distinct is the number of distinct hashes in the batch.
@@ -358,7 +403,7 @@ func sortBucket(es []entry) {
 }
 
 func (b *batch) v2Of(a *agg) []byte {
-	if !a.hasV2 {
+	if a.flags&aggHasV2 == 0 {
 		return nil
 	}
 	return b.v2s[a.h]
@@ -368,8 +413,8 @@ func (b *batch) v2Of(a *agg) []byte {
 func (b *batch) newState(e entry, now int64) schema.State {
 	a := b.agg(e)
 	return schema.State{
-		InfoHash: e.h, InfoHashV2: b.v2Of(a), HashType: a.typ,
-		FirstSeen: a.first, LastSeen: a.last, SeenCount: int64(a.count),
+		InfoHash: e.h, InfoHashV2: b.v2Of(a), HashType: a.typ(),
+		FirstSeen: b.first(a), LastSeen: a.last, SeenCount: int64(a.count),
 		LastSource: b.srcs[a.src], Activity: a.act,
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
 	}
@@ -378,7 +423,7 @@ func (b *batch) newState(e entry, now int64) schema.State {
 // fold merges a batch aggregate into a known hash's state (existence and
 // activity only; scheduling is the caller's).
 func (b *batch) fold(st *schema.State, a *agg) {
-	st.FirstSeen = min(st.FirstSeen, a.first)
+	st.FirstSeen = min(st.FirstSeen, b.first(a))
 	st.SeenCount += int64(a.count)
 	src := b.srcs[a.src]
 	switch {
@@ -391,7 +436,7 @@ func (b *batch) fold(st *schema.State, a *agg) {
 	default:
 		st.Activity += a.act * b.decay(st.LastSeen-a.last)
 	}
-	if a.typ == schema.HashV2 {
+	if a.flags&aggV2 != 0 {
 		st.HashType = schema.HashV2
 		if st.InfoHashV2 == nil {
 			st.InfoHashV2 = b.v2Of(a)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
@@ -477,4 +478,29 @@ func TestV2HashesThroughTheFastPath(t *testing.T) {
 	if withV2 == 0 {
 		t.Fatal("the test made no v2 observation")
 	}
+}
+
+// TestFirstSightingFarFromLast: an aggregate keeps its first sighting as a
+// 32-bit distance to the last; a batch spanning more than 49 days keeps
+// the far ones aside, and the state gets them right either way.
+func TestFirstSightingFarFromLast(t *testing.T) {
+	if size := unsafe.Sizeof(agg{}); size != 48 {
+		t.Fatalf("agg is %d bytes, want 48 (20M distinct hashes: 20 MB a byte)", size)
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	obs := genObs(4, 20000, 2000)
+	day := int64(24 * 3600 * 1000)
+	for i := range obs {
+		switch i % 4 {
+		case 1:
+			obs[i].ObservedAt -= 100 * day // far before the others
+		case 2:
+			obs[i].ObservedAt -= 30 * day // within reach of the last
+		}
+	}
+	if _, err := run(t, data, nil, writeObs(t, dir, obs)); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, readState(t, data), truth(obs))
 }
