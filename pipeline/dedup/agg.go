@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/progress"
@@ -51,7 +52,6 @@ type table struct {
 	slots  []int32 // 1 + index of the aggregate; 0 is empty
 	blocks [][]agg
 	n      int
-	sink   uint32 // keeps foldRows' prefetching loads from being optimised away
 	arena  *arena // where blocks come from (shared by the batch's tables)
 }
 
@@ -186,33 +186,28 @@ func (b *batch) addRows(r *rgBuf, rows int) {
 	b.prog.Add(int64(rows))
 }
 
-// prefetchGroup is how many rows foldRecs looks up at once.
+// prefetchGroup is how many records foldRecs prefetches at a time.
 const prefetchGroup = 16
 
 // foldRecs folds recs (all of partition t) into t. Each observation costs
-// a slot and an aggregate that are usually not in cache at large batches:
-// the records are taken in groups whose slots, then aggregates, are loaded
-// first with independent loads, so that the processor waits for the
-// group's cache misses together instead of one after another.
+// a slot and an aggregate that are usually not in cache at large batches,
+// so the fold is software-pipelined: while a group of records is folded,
+// the aggregates of the next group (whose slots are in cache by then) and
+// the slots of the one after are prefetched, so that memory serves many
+// misses at once instead of one after another. (Plain loads as a prefetch
+// only overlapped the misses within one group: a missing load holds up
+// the processor's reorder buffer, a prefetch instruction does not.)
 func (b *batch) foldRecs(r *rgBuf, recs []obsRec, t *table) {
-	var sink uint32
-	var idx [prefetchGroup]int32
-	for len(recs) > 0 {
-		g := recs[:min(prefetchGroup, len(recs))]
-		recs = recs[len(g):]
-		if len(t.slots) > 0 {
-			mask := uint64(len(t.slots) - 1)
-			for k := range g {
-				idx[k] = t.slots[slotKey(&g[k].h)&mask]
-			}
-			for k := range g {
-				if s := idx[k]; s > 0 && int(s) <= t.n {
-					sink += t.at(int(s) - 1).count
-				}
-			}
-		}
-		for k := range g {
-			o := &g[k]
+	const g = prefetchGroup
+	var addrs [2 * g]uintptr
+	t.prefetchSlots(recs, 0, &addrs)
+	t.prefetchSlots(recs, g, &addrs)
+	t.prefetchAggs(recs, 0, &addrs)
+	for i := 0; i < len(recs); i += g {
+		t.prefetchSlots(recs, i+2*g, &addrs)
+		t.prefetchAggs(recs, i+g, &addrs)
+		for k := i; k < min(i+g, len(recs)); k++ {
+			o := &recs[k]
 			var v2 []byte
 			if o.v2 {
 				v2 = r.v2[o.h]
@@ -220,7 +215,38 @@ func (b *batch) foldRecs(r *rgBuf, recs []obsRec, t *table) {
 			b.fold1(&o.h, v2, o.typ, o.at, o.src)
 		}
 	}
-	t.sink += sink
+}
+
+// prefetchSlots prefetches the slots of recs[i:i+prefetchGroup].
+func (t *table) prefetchSlots(recs []obsRec, i int, addrs *[2 * prefetchGroup]uintptr) {
+	if len(t.slots) == 0 || i >= len(recs) {
+		return
+	}
+	mask := uint64(len(t.slots) - 1)
+	n := 0
+	for k := i; k < min(i+prefetchGroup, len(recs)); k++ {
+		addrs[n] = uintptr(unsafe.Pointer(&t.slots[slotKey(&recs[k].h)&mask]))
+		n++
+	}
+	prefetch(&addrs[0], n)
+}
+
+// prefetchAggs prefetches the aggregates the slots of recs[i:i+prefetchGroup]
+// point to (both cache lines an aggregate may straddle).
+func (t *table) prefetchAggs(recs []obsRec, i int, addrs *[2 * prefetchGroup]uintptr) {
+	if len(t.slots) == 0 || i >= len(recs) {
+		return
+	}
+	mask := uint64(len(t.slots) - 1)
+	n := 0
+	for k := i; k < min(i+prefetchGroup, len(recs)); k++ {
+		if s := t.slots[slotKey(&recs[k].h)&mask]; s > 0 && int(s) <= t.n {
+			p := uintptr(unsafe.Pointer(t.at(int(s) - 1)))
+			addrs[n], addrs[n+1] = p, p+unsafe.Sizeof(agg{})-1
+			n += 2
+		}
+	}
+	prefetch(&addrs[0], n)
 }
 
 // addID folds one observation in; src is an interned id.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -134,6 +136,10 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 		return 0, nil
 	}
 	var n int64
+	var folding, waiting time.Duration // for --debug: which side of the pipeline waits
+	defer func() {
+		slog.Debug("dedup: read pipeline", "input", name, "folding_s", folding.Seconds(), "waiting_for_decode_s", waiting.Seconds())
+	}()
 	rows, err := load(0, cur, 0)
 	for i := range rgs {
 		if err != nil {
@@ -155,9 +161,13 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 				nrows, nerr = load(i+1, spare, first)
 			}(n + int64(rows))
 		}
+		t0 := time.Now()
 		b.addRows(cur, rows)
+		t1 := time.Now()
 		n += int64(rows)
 		wg.Wait()
+		folding += t1.Sub(t0)
+		waiting += time.Since(t1)
 		cur, spare = spare, cur
 		rows, err = nrows, nerr
 	}
