@@ -9,12 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
@@ -405,102 +403,4 @@ func TestColdFilesStayApart(t *testing.T) {
 	if len(st) != 4 || st[cold1.InfoHash].Tier != schema.TierHot || st[cold2.InfoHash].Tier != schema.TierCold || st[cold1.InfoHash].SeenCount != 2 {
 		t.Fatalf("state %+v", st)
 	}
-}
-
-// TestSortedOrder: a partition's aggregates come out in hash order
-// whether its buckets are small (insertion sort) or large (pdqsort), by
-// one byte or (past 64k hashes) two.
-func TestSortedOrder(t *testing.T) {
-	for _, n := range []int{0, 1, 500, 40000, 100000} {
-		b := newBatch(3600_000)
-		r := rand.New(rand.NewPCG(uint64(n), 1))
-		for range n {
-			var h schema.Hash
-			h[0] = 7
-			for j := 1; j < len(h); j++ {
-				h[j] = byte(r.Uint32())
-			}
-			if r.IntN(10) == 0 {
-				h[2], h[3] = 0, 0 // share bytes 2-9 with others: the tie-break
-			}
-			b.add(h, nil, schema.HashV1, 1, schema.SourceGetPeers)
-		}
-		es := b.sorted(7, make([]entry, 3))
-		if len(es) != b.parts[7].n {
-			t.Fatalf("n=%d: %d entries, want %d", n, len(es), b.parts[7].n)
-		}
-		if !slices.IsSortedFunc(es, func(x, y entry) int { return bytes.Compare(x.h[:], y.h[:]) }) {
-			t.Fatalf("n=%d: not in hash order", n)
-		}
-		b.release()
-	}
-}
-
-// TestV2HashesThroughTheFastPath: full v2 hashes on some observations of
-// a hash (others carry only the truncation, as the DHT does) end up in the
-// state row of that hash, and only there.
-func TestV2HashesThroughTheFastPath(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "ds")
-	obs := genObs(3, 30000, 3000)
-	full := func(h schema.Hash) []byte {
-		return append(h[:], bytes.Repeat([]byte{h[19] ^ 0x5a}, 12)...)
-	}
-	isV2 := func(h schema.Hash) bool { return h[7]%5 == 0 }
-	for i := range obs {
-		if h := obs[i].InfoHash; isV2(h) {
-			obs[i].HashType = schema.HashV2
-			if i%2 == 0 {
-				obs[i].InfoHashV2 = full(h)
-			}
-		}
-	}
-	if _, err := run(t, data, nil, writeObs(t, dir, obs)); err != nil {
-		t.Fatal(err)
-	}
-	got := readState(t, data)
-	compare(t, got, truth(obs))
-	var withV2 int
-	for _, o := range obs {
-		s := got[o.InfoHash]
-		switch {
-		case o.InfoHashV2 != nil:
-			withV2++
-			if s.HashType != schema.HashV2 || !bytes.Equal(s.InfoHashV2, o.InfoHashV2) {
-				t.Fatalf("hash %x: state type %d v2 %x, want 2 and %x", o.InfoHash, s.HashType, s.InfoHashV2, o.InfoHashV2)
-			}
-		case !isV2(o.InfoHash):
-			if s.HashType != schema.HashV1 || s.InfoHashV2 != nil {
-				t.Fatalf("v1 hash %x: state type %d v2 %x", o.InfoHash, s.HashType, s.InfoHashV2)
-			}
-		}
-	}
-	if withV2 == 0 {
-		t.Fatal("the test made no v2 observation")
-	}
-}
-
-// TestFirstSightingFarFromLast: an aggregate keeps its first sighting as a
-// 32-bit distance to the last; a batch spanning more than 49 days keeps
-// the far ones aside, and the state gets them right either way.
-func TestFirstSightingFarFromLast(t *testing.T) {
-	if size := unsafe.Sizeof(agg{}); size != 48 {
-		t.Fatalf("agg is %d bytes, want 48 (20M distinct hashes: 20 MB a byte)", size)
-	}
-	dir := t.TempDir()
-	data := filepath.Join(dir, "ds")
-	obs := genObs(4, 20000, 2000)
-	day := int64(24 * 3600 * 1000)
-	for i := range obs {
-		switch i % 4 {
-		case 1:
-			obs[i].ObservedAt -= 100 * day // far before the others
-		case 2:
-			obs[i].ObservedAt -= 30 * day // within reach of the last
-		}
-	}
-	if _, err := run(t, data, nil, writeObs(t, dir, obs)); err != nil {
-		t.Fatal(err)
-	}
-	compare(t, readState(t, data), truth(obs))
 }
