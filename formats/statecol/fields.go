@@ -92,6 +92,40 @@ func (o *rowsOut) picks(defs []byte, row, rows int) []pick {
 	return out
 }
 
+// pickedValue is the value of a picked row: vs[pk.v], or the zero value
+// for a null.
+func pickedValue[T any](pk pick, vs []T) (T, error) {
+	var v T
+	if pk.v < 0 {
+		return v, nil
+	}
+	if int(pk.v) >= len(vs) {
+		return v, errFewerValues
+	}
+	return vs[pk.v], nil
+}
+
+// chunkDict holds the strings of a column chunk's dictionary (its pages
+// share one), made once.
+type chunkDict struct {
+	d    parquet.Dictionary
+	strs []string
+}
+
+// of returns d's strings; fresh reports that they were just made (d is
+// not the dictionary of the pages before).
+func (c *chunkDict) of(d parquet.Dictionary) (strs []string, fresh bool) {
+	if d == c.d && c.strs != nil {
+		return c.strs, false
+	}
+	c.strs = make([]string, d.Len())
+	for i := range c.strs {
+		c.strs[i] = string(d.Index(int32(i)).ByteArray())
+	}
+	c.d = d
+	return c.strs, true
+}
+
 var (
 	errMoreValues  = errors.New("more values than rows")
 	errFewerValues = errors.New("fewer values than definition levels")
@@ -144,12 +178,9 @@ func readWordField[T int64 | float64](c parquet.ColumnChunk, o *rowsOut, off uin
 		switch {
 		case o.sel != nil:
 			for _, pk := range o.picks(defs, row, pageRows(defs, len(vs))) {
-				var v T
-				if pk.v >= 0 {
-					if int(pk.v) >= len(vs) {
-						return errFewerValues
-					}
-					v = vs[pk.v]
+				v, err := pickedValue(pk, vs)
+				if err != nil {
+					return err
 				}
 				*(*T)(fieldAt(st, int(pk.i), off)) = v
 			}
@@ -202,12 +233,9 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 		}
 		if o.sel != nil {
 			for _, pk := range o.picks(defs, row, pageRows(defs, len(vs))) {
-				var v int32
-				if pk.v >= 0 {
-					if int(pk.v) >= len(vs) {
-						return errFewerValues
-					}
-					v = vs[pk.v]
+				v, err := pickedValue(pk, vs)
+				if err != nil {
+					return err
 				}
 				if int8Field {
 					*(*int8)(fieldAt(st, int(pk.i), off)) = int8(v)
@@ -248,8 +276,7 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 func readStringField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
 	row, n, st := 0, o.n, o.st
 	o.restart()
-	var lastDict parquet.Dictionary // the pages of a chunk share one
-	var dictStrings []string
+	var cd chunkDict
 	err := EachPage(c, func(p parquet.Page) error {
 		var dict []string
 		var ix []int32
@@ -257,14 +284,7 @@ func readStringField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
 		var offs []uint32
 		nvals := 0
 		if d := p.Dictionary(); d != nil {
-			if d != lastDict || dictStrings == nil {
-				dictStrings = make([]string, d.Len())
-				for i := range dictStrings {
-					dictStrings[i] = string(d.Index(int32(i)).ByteArray())
-				}
-				lastDict = d
-			}
-			dict = dictStrings
+			dict, _ = cd.of(d)
 			ix = values(p).Int32()
 			for _, x := range ix {
 				if x < 0 || int(x) >= len(dict) {

@@ -130,7 +130,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 		}
 	}
 	row := 0
-	var lastDict parquet.Dictionary
+	var cd chunkDict
 	var dictStrings []string
 	var remap []int32 // dictionary index -> id in c's dictionary, -1 unknown
 	err := EachPage(cc, func(p parquet.Page) error {
@@ -164,12 +164,8 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 			nvals = len(vs)
 		default:
 			if d := p.Dictionary(); d != nil {
-				if d != lastDict || dictStrings == nil {
-					dictStrings = make([]string, d.Len())
-					for i := range dictStrings {
-						dictStrings[i] = string(d.Index(int32(i)).ByteArray())
-					}
-					lastDict = d
+				var fresh bool
+				if dictStrings, fresh = cd.of(d); fresh {
 					remap = make([]int32, len(dictStrings))
 					for i := range remap {
 						remap[i] = -1
