@@ -62,7 +62,7 @@ func appendHashes(f *statecol.File, path string, out []schema.Hash) ([]schema.Ha
 func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
 
 // applyPartition folds the batch's hashes of partition p into tx.
-// buf is the calling worker's row buffer.
+// buf and ebuf are the calling worker's buffers (state rows, sorted entries).
 func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf *[]schema.State, ebuf *[]entry) (partStats, error) {
 	var ps partStats
 	es := r.b.sorted(p, *ebuf)

@@ -83,7 +83,7 @@ type obsRec struct {
 	h   schema.Hash
 	src uint16
 	typ int8
-	v2  bool // its full v2 hash is in rgBuf.v2[row]; row is in v2Rows
+	v2  bool // its full v2 hash is in rgBuf.v2[h]
 	at  int64
 }
 
