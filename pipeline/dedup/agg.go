@@ -158,7 +158,7 @@ func (b *batch) decay(dt int64) float64 {
 	if dt <= 0 {
 		return 1
 	}
-	return math.Exp2(-float64(dt) / b.halfLife)
+	return exp2(-float64(dt) / b.halfLife)
 }
 
 func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) {
