@@ -89,7 +89,13 @@ func (t *table) find(h *schema.Hash) (*agg, bool) {
 
 func (t *table) grow() {
 	n := max(64, 2*len(t.slots))
-	t.slots = make([]int32, n)
+	old := t.slots
+	if t.arena != nil {
+		t.slots = t.arena.slots(n)
+		defer t.arena.freeSlots(old)
+	} else {
+		t.slots = make([]int32, n)
+	}
 	mask := uint64(n - 1)
 	for k := 0; k < t.n; k++ {
 		i := binary.LittleEndian.Uint64(t.at(k).h[4:12]) & mask

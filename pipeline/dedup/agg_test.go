@@ -108,3 +108,33 @@ func TestFirstSightingFarFromLast(t *testing.T) {
 	}
 	compare(t, readState(t, data), truth(obs))
 }
+
+// TestArenaSlots: slot arrays come zeroed and apart; a freed one gives its
+// pages back (reads as zeros again) without touching its neighbours, and
+// freeing a Go slice is a no-op.
+func TestArenaSlots(t *testing.T) {
+	a := &arena{}
+	defer a.release()
+	x, y := a.slots(1<<16), a.slots(1<<16)
+	for i := range x {
+		if x[i] != 0 || y[i] != 0 {
+			t.Fatal("a new slot array is not zeroed")
+		}
+		x[i], y[i] = int32(i+1), int32(i+2)
+	}
+	a.freeSlots(x)
+	for i := range y {
+		if y[i] != int32(i+2) {
+			t.Fatalf("freeing one array changed its neighbour at %d", i)
+		}
+	}
+	if x[len(x)/2] != 0 {
+		t.Fatal("a freed array's inner pages were not given back")
+	}
+	heap := make([]int32, 1<<16)
+	heap[100] = 7
+	a.freeSlots(heap)
+	if heap[100] != 7 {
+		t.Fatal("freeSlots touched memory it does not own")
+	}
+}
