@@ -148,18 +148,19 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 			nvals = len(fs)
 		case kindInt32, kindInt8:
 			vs := values(p).Int32()
-			if d := p.Dictionary(); d != nil {
+			words = make([]int64, len(vs))
+			if d := p.Dictionary(); d != nil { // not from our writer; the page's values stay as read
 				dict := values(d.Page()).Int32()
 				for j, x := range vs {
 					if x < 0 || int(x) >= len(dict) {
 						return errDictIndex
 					}
-					vs[j] = dict[x]
+					words[j] = int64(dict[x])
 				}
-			}
-			words = make([]int64, len(vs))
-			for j, v := range vs {
-				words[j] = int64(v)
+			} else {
+				for j, v := range vs {
+					words[j] = int64(v)
+				}
 			}
 			nvals = len(vs)
 		default:
