@@ -39,22 +39,6 @@ type rowsOut struct {
 // allRows stores every row of a row group in st.
 func allRows(st []schema.State) *rowsOut { return &rowsOut{st: st, n: len(st)} }
 
-// at is st's index for row r, or -1 if r is not selected; rows are asked
-// in increasing order after a restart.
-func (o *rowsOut) at(r int) int {
-	if o.sel == nil {
-		return r
-	}
-	for o.next < len(o.sel) && int(o.sel[o.next]) < r {
-		o.next++
-	}
-	if o.next < len(o.sel) && int(o.sel[o.next]) == r {
-		o.next++
-		return o.next - 1
-	}
-	return -1
-}
-
 func (o *rowsOut) restart() { o.next = 0 }
 
 // pick is a selected row of a page: its index in st and the index of its
@@ -199,9 +183,7 @@ func readWordField[T int64 | float64](c parquet.ColumnChunk, o *rowsOut, off uin
 					v = vs[k]
 					k++
 				}
-				if i := o.at(row + j); i >= 0 {
-					*(*T)(fieldAt(st, i, off)) = v
-				}
+				*(*T)(fieldAt(st, row+j, off)) = v
 			}
 		}
 		row += pageRows(defs, len(vs))
@@ -256,13 +238,10 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 				v = vs[k]
 				k++
 			}
-			i := o.at(row + j)
-			switch {
-			case i < 0:
-			case int8Field:
-				*(*int8)(fieldAt(st, i, off)) = int8(v)
-			default:
-				*(*int32)(fieldAt(st, i, off)) = v
+			if int8Field {
+				*(*int8)(fieldAt(st, row+j, off)) = int8(v)
+			} else {
+				*(*int32)(fieldAt(st, row+j, off)) = v
 			}
 		}
 		row += pageRows(defs, len(vs))
@@ -319,24 +298,19 @@ func readStringField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
 		}
 		k := 0
 		for j := range pageRows(defs, nvals) {
-			i := o.at(row + j)
 			var s string
 			if len(defs) == 0 || defs[j] != 0 {
 				if k >= nvals {
 					return errFewerValues
 				}
-				switch {
-				case i < 0:
-				case dict != nil:
+				if dict != nil {
 					s = dict[ix[k]]
-				default:
+				} else {
 					s = string(buf[offs[k]:offs[k+1]])
 				}
 				k++
 			}
-			if i >= 0 {
-				*(*string)(fieldAt(st, i, off)) = s
-			}
+			*(*string)(fieldAt(st, row+j, off)) = s
 		}
 		row += pageRows(defs, nvals)
 		return nil
@@ -372,20 +346,15 @@ func readBytesField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
 		}
 		k := 0
 		for j := range pageRows(defs, nvals) {
-			i := o.at(row + j)
 			var b []byte
 			if len(defs) == 0 || defs[j] != 0 {
 				if k >= nvals {
 					return errFewerValues
 				}
-				if i >= 0 {
-					b = append([]byte(nil), buf[offs[k]:offs[k+1]]...)
-				}
+				b = append([]byte(nil), buf[offs[k]:offs[k+1]]...)
 				k++
 			}
-			if i >= 0 {
-				*(*[]byte)(fieldAt(st, i, off)) = b
-			}
+			*(*[]byte)(fieldAt(st, row+j, off)) = b
 		}
 		row += pageRows(defs, nvals)
 		return nil

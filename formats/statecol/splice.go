@@ -36,7 +36,7 @@ func (sw *stateWriter) layOut(src *File, rg parquet.RowGroup, n int, mask Column
 	}
 	sw.fillEnd(rest)
 	for k := range numStateColumns {
-		if mask&rest&(1<<k) == 0 && mask&(1<<k) != 0 {
+		if (mask&^rest)&(1<<k) != 0 {
 			if err := sw.transcode(src, rg, k, n, sel, st); err != nil {
 				return err
 			}

@@ -95,11 +95,13 @@ func (f *File) readColumns(rg parquet.RowGroup, o *rowsOut, need Columns) error 
 		if err := Fixed(c, 20, hashes); err != nil {
 			return fmt.Errorf("info_hash: %w", err)
 		}
-		o.restart()
-		for r := range n {
-			if i := o.at(r); i >= 0 {
-				copy(st[i].InfoHash[:], hashes[20*r:])
+		if o.sel == nil {
+			for r := range st {
+				copy(st[r].InfoHash[:], hashes[20*r:])
 			}
+		}
+		for i, r := range o.sel {
+			copy(st[i].InfoHash[:], hashes[20*int(r):])
 		}
 	}
 	var z schema.State

@@ -135,8 +135,8 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 	var remap []int32 // dictionary index -> id in c's dictionary, -1 unknown
 	err := EachPage(cc, func(p parquet.Page) error {
 		var words []int64
-		var strs func(v int) string
-		var dictIdx []int32 // a dictionary page's indexes
+		var strs func(v int) string // a plain page's strings
+		var dictIdx []int32         // a dictionary page's indexes
 		nvals := 0
 		switch t.kind {
 		case kindInt64, kindOptInt64:
@@ -178,7 +178,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 						return errDictIndex
 					}
 				}
-				strs, nvals, dictIdx = func(v int) string { return dictStrings[ix[v]] }, len(ix), ix
+				nvals, dictIdx = len(ix), ix
 			} else {
 				buf, offs := values(p).ByteArray()
 				strs, nvals = func(v int) string { return string(buf[offs[v]:offs[v+1]]) }, max(len(offs)-1, 0)

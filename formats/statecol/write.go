@@ -218,23 +218,15 @@ type stateWriter struct {
 	comp             []byte
 }
 
+// rowGroup writes rows as one row group, every column laid out from them.
 func (sw *stateWriter) rowGroup(rows []schema.State, ordinal int) (format.RowGroup, error) {
-	return sw.spliceRowGroup(rows, ordinal, AllColumns, nil, nil)
-}
-
-// spliceRowGroup writes one row group: the columns in mask encoded from
-// rows, every other one copied by copyChunk (which writes the source
-// chunk's bytes at sw.off and returns its metadata for there).
-func (sw *stateWriter) spliceRowGroup(rows []schema.State, ordinal int, mask Columns, codecs []format.CompressionCodec,
-	copyChunk func(col int) (format.ColumnChunk, error)) (format.RowGroup, error) {
-	if mask != 0 {
-		sw.fill(rows, mask)
-	}
-	return sw.writeRowGroup(len(rows), ordinal, mask, codecs, copyChunk)
+	sw.fill(rows, AllColumns)
+	return sw.writeRowGroup(len(rows), ordinal, AllColumns, nil, nil)
 }
 
 // writeRowGroup writes a row group of n rows whose columns in mask are
-// filled, the others copied by copyChunk.
+// filled, the others copied by copyChunk (which writes the source chunk's
+// bytes at sw.off and returns its metadata for there).
 func (sw *stateWriter) writeRowGroup(n, ordinal int, mask Columns, codecs []format.CompressionCodec,
 	copyChunk func(col int) (format.ColumnChunk, error)) (format.RowGroup, error) {
 	rg := format.RowGroup{NumRows: int64(n), FileOffset: sw.off, Ordinal: int16(ordinal)}
