@@ -171,12 +171,12 @@ func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) {
 	b.addID(&h, v2, typ, at, b.intern(src))
 }
 
-// addRows folds a decoded row group in (scattered by partition): each
+// addRows folds a slice of decoded rows in (scattered by partition): each
 // partition's table stays in cache while it is updated, and the
 // partitions are split between workers (they share no table).
 //
 // The caller sets b.srcView to cover every source id in r.
-func (b *batch) addRows(r *rgBuf, rows int) {
+func (b *batch) addRows(r *recBuf) {
 	var wg sync.WaitGroup
 	for w := 0; w < b.workers; w++ {
 		wg.Add(1)
@@ -188,8 +188,8 @@ func (b *batch) addRows(r *rgBuf, rows int) {
 		}(w)
 	}
 	wg.Wait()
-	b.obs += int64(rows)
-	b.prog.Add(int64(rows))
+	b.obs += int64(len(r.recs))
+	b.prog.Add(int64(len(r.recs)))
 }
 
 // prefetchGroup is how many records foldRecs prefetches at a time.
@@ -203,7 +203,7 @@ const prefetchGroup = 16
 // misses at once instead of one after another. (Plain loads as a prefetch
 // only overlapped the misses within one group: a missing load holds up
 // the processor's reorder buffer, a prefetch instruction does not.)
-func (b *batch) foldRecs(r *rgBuf, recs []obsRec, t *table) {
+func (b *batch) foldRecs(r *recBuf, recs []obsRec, t *table) {
 	const g = prefetchGroup
 	var addrs [2 * g]uintptr
 	t.prefetchSlots(recs, 0, &addrs)

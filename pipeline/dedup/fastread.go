@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -61,7 +60,8 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	return c, true
 }
 
-// rgBuf holds one row group's decoded columns.
+// rgBuf holds one row group's decoded columns; only the decoding
+// goroutine touches it.
 type rgBuf struct {
 	hashes []schema.Hash
 	at     []int64
@@ -69,13 +69,18 @@ type rgBuf struct {
 	typ    []int8
 	v2     map[schema.Hash][]byte // full v2 hashes by their truncation
 	hasV2  []uint64               // bit per row: has an entry in v2 (a map lookup per row cost 3%)
+}
 
-	// The rows again, grouped by partition (recs[bounds[p]:bounds[p+1]]
-	// are partition p's): folding then reads them in order. Taking the
-	// columns in partition order instead (a gather) missed the cache on
-	// almost every row, and cost more than the tables' own misses.
+// recBuf is a slice of a row group's rows grouped by partition
+// (recs[bounds[p]:bounds[p+1]] are partition p's): folding reads them in
+// order. Taking the columns in partition order instead (a gather) missed
+// the cache on almost every row, and cost more than the tables' own
+// misses.
+type recBuf struct {
 	recs   []obsRec
 	bounds [257]int32
+	v2     map[schema.Hash][]byte // the row group's full v2 hashes
+	srcs   []string               // the sources interned when these rows were decoded
 }
 
 // obsRec is one observation as the fold reads it (32 bytes).
@@ -83,95 +88,118 @@ type obsRec struct {
 	h   schema.Hash
 	src uint16
 	typ int8
-	v2  bool // its full v2 hash is in rgBuf.v2[h]
+	v2  bool // its full v2 hash is in recBuf.v2[h]
 	at  int64
 }
 
-// scatter fills recs and bounds from the decoded columns: a counting sort
-// by the hashes' first byte. It runs on the decoding goroutine, while the
-// columns are still in its cache.
-func (r *rgBuf) scatter(rows int) {
+// scatter fills out with rows [lo, hi) of the decoded columns: a counting
+// sort by the hashes' first byte. It runs on the decoding goroutine, while
+// the columns are still in its cache.
+func (r *rgBuf) scatter(lo, hi int, out *recBuf) {
 	var counts [257]int32
-	for i := 0; i < rows; i++ {
+	for i := lo; i < hi; i++ {
 		counts[int(r.hashes[i][0])+1]++
 	}
 	for p := 1; p <= 256; p++ {
 		counts[p] += counts[p-1]
 	}
-	r.bounds = counts
-	r.recs = resize(r.recs, rows)
+	out.bounds = counts
+	out.recs = resize(out.recs, hi-lo)
+	out.v2 = r.v2
 	next := counts
-	for i := 0; i < rows; i++ {
+	for i := lo; i < hi; i++ {
 		h := &r.hashes[i]
 		k := next[h[0]]
 		next[h[0]]++
-		r.recs[k] = obsRec{h: *h, src: r.src[i], typ: r.typ[i], at: r.at[i],
+		out.recs[k] = obsRec{h: *h, src: r.src[i], typ: r.typ[i], at: r.at[i],
 			v2: r.v2 != nil && r.hasV2[i>>6]&(1<<(i&63)) != 0}
 	}
 }
 
-// readFast feeds every row of pf to b; it returns the rows read. The
-// next row group is decoded while the current one is folded in, on the
-// other core.
+// Folding works on slices of foldSlice rows; foldSlices of them are in
+// flight, together about one row group of the sizes infohash writes, so
+// the fold has a row group's work while the next one is decoded. (Two
+// whole decoded row groups, columns and records, cost twice the memory.)
+const (
+	foldSlice  = 1 << 16
+	foldSlices = 4
+)
+
+// readFast feeds every row of pf to b; it returns the rows read. A
+// goroutine decodes row groups and scatters them into slices that the
+// caller folds in as they come, on the other core.
 func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns, b *batch) (int64, error) {
 	rgs := pf.RowGroups()
-	cur, spare := &rgBuf{}, &rgBuf{}
-	load := func(i int, buf *rgBuf, first int64) (int, error) {
-		rows := int(rgs[i].NumRows())
-		if err := buf.load(rgs[i], c, rows, b); err != nil {
-			return 0, &rowio.CorruptError{Format: "Parquet", Err: fmt.Errorf("row group at row %d: %w", first, err)}
-		}
-		for k := 0; k < rows; k++ {
-			if buf.typ[k] == 0 {
-				buf.typ[k] = schema.HashV1
-			}
-			if err := checkObs(first+int64(k), buf.typ[k], buf.at[k]); err != nil {
-				return 0, err
-			}
-		}
-		buf.scatter(rows)
-		return rows, nil
-	}
 	if len(rgs) == 0 {
 		return 0, nil
 	}
+	free, full := make(chan *recBuf, foldSlices), make(chan *recBuf, foldSlices)
+	for range foldSlices {
+		free <- &recBuf{}
+	}
+	stop := make(chan struct{})
+	var decErr error
+	go func() {
+		defer close(full)
+		cols := &rgBuf{}
+		var first int64
+		for i := range rgs {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			rows := int(rgs[i].NumRows())
+			if err := cols.load(rgs[i], c, rows, b); err != nil {
+				decErr = &rowio.CorruptError{Format: "Parquet", Err: fmt.Errorf("row group at row %d: %w", first, err)}
+				return
+			}
+			for k := 0; k < rows; k++ {
+				if cols.typ[k] == 0 {
+					cols.typ[k] = schema.HashV1
+				}
+				if err := checkObs(first+int64(k), cols.typ[k], cols.at[k]); err != nil {
+					decErr = err
+					return
+				}
+			}
+			for lo := 0; lo < rows; lo += foldSlice {
+				var rb *recBuf
+				select {
+				case rb = <-free:
+				case <-stop:
+					return
+				}
+				cols.scatter(lo, min(lo+foldSlice, rows), rb)
+				rb.srcs = b.srcs // sources are only appended: the ids rb holds stay valid
+				full <- rb       // never blocks: there are only foldSlices buffers
+			}
+			first += int64(rows)
+		}
+	}()
 	var n int64
 	var folding, waiting time.Duration // for --debug: which side of the pipeline waits
 	defer func() {
 		slog.Debug("dedup: read pipeline", "input", name, "folding_s", folding.Seconds(), "waiting_for_decode_s", waiting.Seconds())
 	}()
-	rows, err := load(0, cur, 0)
-	for i := range rgs {
-		if err != nil {
-			return n, err
-		}
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		b.srcView = b.srcs // before the next load interns more
-		var (
-			wg    sync.WaitGroup
-			nrows int
-			nerr  error
-		)
-		if i+1 < len(rgs) {
-			wg.Add(1)
-			go func(first int64) {
-				defer wg.Done()
-				nrows, nerr = load(i+1, spare, first)
-			}(n + int64(rows))
-		}
-		t0 := time.Now()
-		b.addRows(cur, rows)
+	t0 := time.Now()
+	for rb := range full {
 		t1 := time.Now()
-		n += int64(rows)
-		wg.Wait()
-		folding += t1.Sub(t0)
-		waiting += time.Since(t1)
-		cur, spare = spare, cur
-		rows, err = nrows, nerr
+		waiting += t1.Sub(t0)
+		if err := ctx.Err(); err != nil {
+			close(stop)
+			for range full {
+			}
+			return n, err
+		}
+		b.srcView = rb.srcs
+		b.addRows(rb)
+		n += int64(len(rb.recs))
+		free <- rb
+		t0 = time.Now()
+		folding += t0.Sub(t1)
 	}
-	return n, nil
+	return n, decErr
 }
 
 func (r *rgBuf) load(rg parquet.RowGroup, c fastColumns, rows int, b *batch) error {

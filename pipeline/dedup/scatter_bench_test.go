@@ -25,10 +25,11 @@ func benchRowGroup(n int) *rgBuf {
 func BenchmarkScatter(b *testing.B) {
 	const n = 262144
 	rg := benchRowGroup(n)
-	rg.scatter(n)
+	out := &recBuf{}
+	rg.scatter(0, n, out)
 	b.ResetTimer()
 	for range b.N {
-		rg.scatter(n)
+		rg.scatter(0, n, out)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
 }
