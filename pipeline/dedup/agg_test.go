@@ -138,3 +138,43 @@ func TestArenaSlots(t *testing.T) {
 		t.Fatal("freeSlots touched memory it does not own")
 	}
 }
+
+// TestTableSlotWidths: a table keeps every aggregate findable while its
+// slots are 16-bit (checked at the fullest a narrow table gets) and after
+// it grows to 32-bit ones.
+func TestTableSlotWidths(t *testing.T) {
+	for run := range 2 {
+		tb := &table{arena: &arena{}}
+		defer tb.arena.release()
+		r := rand.New(rand.NewPCG(7, uint64(run)))
+		hs := make([]schema.Hash, 3*maxNarrowSlots/2)
+		for i := range hs {
+			for j := range hs[i] {
+				hs[i][j] = byte(r.Uint32())
+			}
+		}
+		check := func(n int, narrow bool) {
+			t.Helper()
+			if tb.narrow != narrow {
+				t.Fatalf("run %d: at %d aggregates narrow=%v, want %v", run, n, tb.narrow, narrow)
+			}
+			for i := range hs[:n] {
+				a, found := tb.find(&hs[i])
+				if !found || a.count != uint32(i) || a.h != hs[i] {
+					t.Fatalf("run %d: at %d aggregates: hash %d found %v, count %d", run, n, i, found, a.count)
+				}
+			}
+		}
+		for i := range hs {
+			if i == maxNarrowSlots/2-1 {
+				check(i, true)
+			}
+			a, found := tb.find(&hs[i])
+			if found {
+				t.Fatalf("hash %d found before it was added", i)
+			}
+			a.count = uint32(i)
+		}
+		check(len(hs), false)
+	}
+}
