@@ -10,7 +10,7 @@ import (
 
 // colReader hands out one column chunk's values a run of rows at a time,
 // so that the columns of a row group are decoded side by side in slices
-// of foldSlice rows instead of each whole (which held a row group's
+// (foldSliceRows) instead of each whole (which held a row group's
 // columns and records in memory at once).
 type colReader struct {
 	name   string
