@@ -42,114 +42,6 @@ func (a *agg) typ() int8 {
 	return schema.HashV1
 }
 
-// blockBits sizes the blocks aggregates are stored in: growing a table
-// never copies its aggregates, so peak memory stays near what they need.
-const blockBits = 12
-
-// table is an open-addressing hash table of aggregates for one partition.
-// Infohashes are uniformly random, so their bytes are the hash.
-//
-// A slot holds 1 + the index of an aggregate, 0 when empty. While a table
-// has at most 1<<15 aggregates its slots are 16-bit (slots16, narrow):
-// at 10M observations of 2M hashes that is 8 MB, a twentieth of the peak
-// memory. Past that they are 32-bit (slots).
-type table struct {
-	slots   []int32
-	slots16 []uint16
-	narrow  bool
-	nslots  int
-	blocks  [][]agg
-	n       int
-	arena   *arena // where blocks come from (shared by the batch's tables)
-}
-
-// maxNarrowSlots is the most slots a table with 16-bit slots has: it
-// grows at half full, so it never holds more than 1<<15 aggregates.
-const maxNarrowSlots = 1 << 16
-
-func (t *table) slot(i uint64) int {
-	if t.narrow {
-		return int(t.slots16[i])
-	}
-	return int(t.slots[i])
-}
-
-func (t *table) setSlot(i uint64, v int) {
-	if t.narrow {
-		t.slots16[i] = uint16(v)
-	} else {
-		t.slots[i] = int32(v)
-	}
-}
-
-func (t *table) slotAddr(i uint64) uintptr {
-	if t.narrow {
-		return uintptr(unsafe.Pointer(&t.slots16[i]))
-	}
-	return uintptr(unsafe.Pointer(&t.slots[i]))
-}
-
-// slotKey is the part of a hash the table's slots are chosen by.
-func slotKey(h *schema.Hash) uint64 { return binary.LittleEndian.Uint64(h[4:12]) }
-
-func (t *table) at(i int) *agg { return &t.blocks[i>>blockBits][i&(1<<blockBits-1)] }
-
-func (t *table) find(h *schema.Hash) (*agg, bool) {
-	if t.n*2 >= t.nslots {
-		t.grow()
-	}
-	mask := uint64(t.nslots - 1)
-	k := binary.LittleEndian.Uint64(h[4:12])
-	i := k & mask
-	for {
-		s := t.slot(i)
-		if s == 0 {
-			if t.n>>blockBits == len(t.blocks) {
-				t.blocks = append(t.blocks, t.arena.block())
-			}
-			a := t.at(t.n)
-			a.h = *h
-			t.n++
-			t.setSlot(i, t.n)
-			return a, false
-		}
-		// Compare 8 bytes first: a random mismatch almost always differs there.
-		if a := t.at(s - 1); binary.LittleEndian.Uint64(a.h[4:12]) == k && a.h == *h {
-			return a, true
-		}
-		i = (i + 1) & mask
-	}
-}
-
-func (t *table) grow() {
-	n := max(64, 2*t.nslots)
-	old, old16 := t.slots, t.slots16
-	t.narrow, t.nslots = n <= maxNarrowSlots, n
-	words := n // 32-bit words of the new slot array
-	if t.narrow {
-		words = n / 2
-	}
-	mem := t.arena.slots(words)
-	defer t.arena.freeSlots(old)
-	if old16 != nil {
-		defer t.arena.freeSlots(unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(old16))), len(old16)/2))
-	}
-	t.slots, t.slots16 = nil, nil
-	if t.narrow {
-		t.slots16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(mem))), n)
-	} else {
-		t.slots = mem
-	}
-	mask := uint64(n - 1)
-	for k := 0; k < t.n; k++ {
-		i := binary.LittleEndian.Uint64(t.at(k).h[4:12]) & mask
-		for t.slot(i) != 0 {
-			i = (i + 1) & mask
-		}
-		t.setSlot(i, k+1)
-	}
-}
-
 // batch aggregates observations per partition.
 type batch struct {
 	halfLife float64 // ms
@@ -247,9 +139,8 @@ const prefetchGroup = 16
 // misses at once instead of one after another. (Plain loads as a prefetch
 // only overlapped the misses within one group: a missing load holds up
 // the processor's reorder buffer, a prefetch instruction does not.) The
-// pipeline runs across partitions: restarting it for each one left the
-// first groups of every partition waiting on memory, which cost 10-20%
-// of a 100M-row fold once row groups were folded in 32k-row slices.
+// pipeline runs on from one partition to the next instead of restarting
+// for each, whose first groups would wait on memory.
 func (b *batch) foldRecs(r *recBuf, recs []obsRec) {
 	const g = prefetchGroup
 	var addrs [2 * g]uintptr
