@@ -130,15 +130,19 @@ func (c *colReader) close() {
 	c.pages.Close()
 }
 
-// checkDict checks that every index of a dictionary page points into a
-// dictionary of n values.
-func checkDict(idx []int32, n int) error {
+// dictIndexes returns a dictionary page's indexes, checked to be one per
+// non-null row and to point into a dictionary of n values.
+func dictIndexes(p parquet.Page, n int) ([]int32, error) {
+	idx := dataOf(p).Int32()
+	if err := checkCount(p, len(idx)); err != nil {
+		return nil, err
+	}
 	for _, ix := range idx {
 		if uint32(ix) >= uint32(n) {
-			return errors.New("dictionary index out of range")
+			return nil, errors.New("dictionary index out of range")
 		}
 	}
-	return nil
+	return idx, nil
 }
 
 // checkCount checks that a page decoded to as many values as it has

@@ -290,11 +290,8 @@ func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
 	}
 	if d := p.Dictionary(); d != nil {
 		dict, _ := dataOf(d.Page()).FixedLenByteArray()
-		idx := dataOf(p).Int32()
-		if err := checkCount(p, len(idx)); err != nil {
-			return nil, err
-		}
-		if err := checkDict(idx, len(dict)/20); err != nil {
+		idx, err := dictIndexes(p, len(dict)/20)
+		if err != nil {
 			return nil, err
 		}
 		return func(row, v, n int) {
@@ -316,11 +313,8 @@ func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
 func (r *rgBuf) atPage(p parquet.Page) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
 		dict := dataOf(d.Page()).Int64()
-		idx := dataOf(p).Int32()
-		if err := checkCount(p, len(idx)); err != nil {
-			return nil, err
-		}
-		if err := checkDict(idx, len(dict)); err != nil {
+		idx, err := dictIndexes(p, len(dict))
+		if err != nil {
 			return nil, err
 		}
 		return func(row, v, n int) {
@@ -345,11 +339,8 @@ func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
 		for j := 0; j+1 < len(offs); j++ {
 			ids = append(ids, b.intern(string(data[offs[j]:offs[j+1]])))
 		}
-		idx := dataOf(p).Int32()
-		if err := checkCount(p, len(idx)); err != nil {
-			return nil, err
-		}
-		if err := checkDict(idx, len(ids)); err != nil {
+		idx, err := dictIndexes(p, len(ids))
+		if err != nil {
 			return nil, err
 		}
 		return func(row, v, n int) {
@@ -375,21 +366,19 @@ func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
 }
 
 func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
-	vals := dataOf(p).Int32()
 	if d := p.Dictionary(); d != nil {
 		dict := dataOf(d.Page()).Int32()
-		if err := checkCount(p, len(vals)); err != nil {
-			return nil, err
-		}
-		if err := checkDict(vals, len(dict)); err != nil {
+		idx, err := dictIndexes(p, len(dict))
+		if err != nil {
 			return nil, err
 		}
 		return func(row, v, n int) {
-			for i, ix := range vals[v : v+n] {
+			for i, ix := range idx[v : v+n] {
 				r.typ[row+i] = int8(dict[ix])
 			}
 		}, nil
 	}
+	vals := dataOf(p).Int32()
 	if err := checkCount(p, len(vals)); err != nil {
 		return nil, err
 	}
