@@ -80,7 +80,7 @@ type rgBuf struct {
 type recBuf struct {
 	recs   []obsRec
 	bounds [257]int32
-	v2     map[schema.Hash][]byte // the row group's full v2 hashes
+	v2     map[schema.Hash][]byte // the slice's full v2 hashes
 	srcs   []string               // the sources interned when these rows were decoded
 }
 
