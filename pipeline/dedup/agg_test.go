@@ -155,8 +155,8 @@ func TestTableSlotWidths(t *testing.T) {
 		}
 		check := func(n int, narrow bool) {
 			t.Helper()
-			if tb.narrow != narrow {
-				t.Fatalf("run %d: at %d aggregates narrow=%v, want %v", run, n, tb.narrow, narrow)
+			if tb.narrow() != narrow {
+				t.Fatalf("run %d: at %d aggregates narrow=%v, want %v", run, n, tb.narrow(), narrow)
 			}
 			for i := range hs[:n] {
 				a, found := tb.find(&hs[i])

@@ -15,14 +15,14 @@ const blockBits = 12
 // Infohashes are uniformly random, so their bytes are the hash.
 //
 // A slot holds 1 + the index of an aggregate, 0 when empty. While a table
-// has at most 1<<15 aggregates its slots are 16-bit (slots16, narrow):
-// at 10M observations of 2M hashes that is 8 MB, a twentieth of the peak
-// memory. Past that they are 32-bit (slots).
+// has at most 1<<15 aggregates its slots are 16-bit (slots16): at 10M
+// observations of 2M hashes that is 8 MB, a twentieth of the peak memory.
+// Past that they are 32-bit (slots). Either is a view of mem.
 type table struct {
 	slots   []int32
 	slots16 []uint16
-	narrow  bool
-	nslots  int
+	mem     []int32 // the slot array's memory, from the arena
+	nslots  int     // slots in the array, whichever its width
 	blocks  [][]agg
 	n       int
 	arena   *arena // where blocks come from (shared by the batch's tables)
@@ -32,15 +32,18 @@ type table struct {
 // grows at half full, so it never holds more than 1<<15 aggregates.
 const maxNarrowSlots = 1 << 16
 
+// narrow reports whether the table's slots are 16-bit.
+func (t *table) narrow() bool { return t.slots16 != nil }
+
 func (t *table) slot(i uint64) int {
-	if t.narrow {
+	if t.slots16 != nil {
 		return int(t.slots16[i])
 	}
 	return int(t.slots[i])
 }
 
 func (t *table) setSlot(i uint64, v int) {
-	if t.narrow {
+	if t.slots16 != nil {
 		t.slots16[i] = uint16(v)
 	} else {
 		t.slots[i] = int32(v)
@@ -48,7 +51,7 @@ func (t *table) setSlot(i uint64, v int) {
 }
 
 func (t *table) slotAddr(i uint64) uintptr {
-	if t.narrow {
+	if t.slots16 != nil {
 		return uintptr(unsafe.Pointer(&t.slots16[i]))
 	}
 	return uintptr(unsafe.Pointer(&t.slots[i]))
@@ -64,7 +67,7 @@ func (t *table) find(h *schema.Hash) (*agg, bool) {
 		t.grow()
 	}
 	mask := uint64(t.nslots - 1)
-	k := binary.LittleEndian.Uint64(h[4:12])
+	k := slotKey(h)
 	i := k & mask
 	for {
 		s := t.slot(i)
@@ -88,26 +91,21 @@ func (t *table) find(h *schema.Hash) (*agg, bool) {
 
 func (t *table) grow() {
 	n := max(64, 2*t.nslots)
-	old, old16 := t.slots, t.slots16
-	t.narrow, t.nslots = n <= maxNarrowSlots, n
 	words := n // 32-bit words of the new slot array
-	if t.narrow {
+	if n <= maxNarrowSlots {
 		words = n / 2
 	}
-	mem := t.arena.slots(words)
-	defer t.arena.freeSlots(old)
-	if old16 != nil {
-		defer t.arena.freeSlots(unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(old16))), len(old16)/2))
-	}
+	defer t.arena.freeSlots(t.mem)
+	t.mem, t.nslots = t.arena.slots(words), n
 	t.slots, t.slots16 = nil, nil
-	if t.narrow {
-		t.slots16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(mem))), n)
+	if n <= maxNarrowSlots {
+		t.slots16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(t.mem))), n)
 	} else {
-		t.slots = mem
+		t.slots = t.mem
 	}
 	mask := uint64(n - 1)
 	for k := 0; k < t.n; k++ {
-		i := binary.LittleEndian.Uint64(t.at(k).h[4:12]) & mask
+		i := slotKey(&t.at(k).h) & mask
 		for t.slot(i) != 0 {
 			i = (i + 1) & mask
 		}
