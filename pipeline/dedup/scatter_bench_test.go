@@ -26,10 +26,10 @@ func BenchmarkScatter(b *testing.B) {
 	const n = 262144
 	rg := benchRowGroup(n)
 	out := &recBuf{}
-	rg.scatter(0, n, out)
+	rg.scatter(n, out)
 	b.ResetTimer()
 	for range b.N {
-		rg.scatter(0, n, out)
+		rg.scatter(n, out)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
 }
