@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/infohash/infohash/formats/fsutil"
 	"hash/crc32"
 	"io"
 	"os"
@@ -70,6 +71,7 @@ func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.
 		f.Close()
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
 	}
+	fsutil.StartWriteback(f)
 	if err := f.Close(); err != nil {
 		return FileInfo{}, err
 	}
