@@ -89,12 +89,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	phase := time.Now()
 	ins, err := resolveInputs(o.Inputs, o.Stdin, d)
 	if err != nil {
 		return st, err
 	}
-	slog.Debug("dedup: inputs checksummed", "inputs", len(ins), "seconds", time.Since(phase).Seconds())
+	sums := checksumAll(ins)
 	// The aggregation tables hold no pointers, so the collector's mark
 	// work stays small however large they grow; collecting at +25% instead
 	// of +100% keeps peak memory near what the tables need.
@@ -109,6 +108,15 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if err != nil {
 			return st, err
 		}
+		if sums != nil {
+			aggregated, err = r.readWhileChecksumming(ctx, tx.Base(), ins, sums, rows)
+			if err != nil {
+				tx.Abort()
+				return st, err
+			}
+			ids, _ := sums.wait() // no error: readWhileChecksumming returned it
+			ins, sums = withIDs(ins, ids), nil
+		}
 		pending := pendingInputs(tx.Base(), ins)
 		st.InputsSkipped = len(ins) - len(pending)
 		if len(pending) == 0 {
@@ -119,25 +127,18 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			st.Seconds = time.Since(start).Seconds()
 			return st, nil
 		}
-		phase = time.Now()
 		if ids := idsOf(pending); ids != aggregated {
-			r.b.release()
-			r.b = newBatch(o.HalfLife.Milliseconds())
-			r.b.prog = r.newProgress("dedup: reading observations", -1)
-			for _, in := range pending {
-				n, err := readInput(ctx, in, r.now, r.b)
-				if err != nil {
-					tx.Abort()
-					return st, err
-				}
-				rows[in.id] = n
-				slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
+			n, err := r.aggregate(ctx, pending)
+			if err != nil {
+				tx.Abort()
+				return st, err
+			}
+			for i, in := range pending {
+				rows[in.id] = n[i]
 			}
 			aggregated = ids
-			r.b.prog.Done()
-			slog.Debug("dedup: inputs aggregated", "seconds", time.Since(phase).Seconds())
 		}
-		phase = time.Now()
+		phase := time.Now()
 		setApplyGC()
 		r.prog = r.newProgress("dedup: applying partitions", 256)
 		ps, err := r.applyAll(ctx, tx)
@@ -175,6 +176,70 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		st.Seconds = time.Since(start).Seconds()
 		return st, nil
 	}
+}
+
+// aggregate reads ins into a fresh batch and returns how many
+// observations each held.
+func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
+	phase := time.Now()
+	r.b.release()
+	r.b = newBatch(r.o.HalfLife.Milliseconds())
+	r.b.prog = r.newProgress("dedup: reading observations", -1)
+	defer r.b.prog.Done()
+	rows := make([]int64, len(ins))
+	for i, in := range ins {
+		n, err := readInput(ctx, in, r.now, r.b)
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = n
+		slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
+	}
+	slog.Debug("dedup: inputs aggregated", "seconds", time.Since(phase).Seconds())
+	return rows, nil
+}
+
+// earlyStop lets readWhileChecksumming stop reading once it knows the
+// bet is lost; tests turn it off to take the path where the reading ends
+// first.
+var earlyStop = true
+
+// readWhileChecksumming is the first aggregation of a run: it reads every
+// input while their checksums are computed, betting that none was applied
+// before nor is named twice (the usual case), so that checksumming costs
+// no time of its own. It returns the ids it aggregated, as idsOf would
+// ("" if it stopped early): as soon as the checksums show an input to
+// skip, it stops reading, and Run aggregates the pending inputs afresh. A
+// re-run on applied input so costs only the checksums, as before.
+func (r *runner) readWhileChecksumming(ctx context.Context, base *dataset.Manifest, ins []input, sums *checksums, rows map[string]int64) (string, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		if ids, err := sums.wait(); earlyStop && (err != nil || len(pendingInputs(base, withIDs(ins, ids))) != len(ins)) {
+			cancel()
+		}
+	}()
+	n, err := r.aggregate(rctx, ins)
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return "", err // bad input is bad whether or not it was applied
+	}
+	ids, serr := sums.wait()
+	if serr != nil {
+		return "", serr
+	}
+	if err != nil {
+		return "", nil // stopped early: the bet was lost
+	}
+	// If it was lost all the same, Run sees that the ids differ from the
+	// pending inputs' and aggregates those.
+	withID := withIDs(ins, ids)
+	for i, in := range withID {
+		rows[in.id] = n[i]
+	}
+	return idsOf(withID), nil
 }
 
 func (r *runner) newProgress(label string, total int64) *progress.Reporter {
