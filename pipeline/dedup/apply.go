@@ -62,11 +62,11 @@ func appendHashes(f *statecol.File, path string, out []schema.Hash) ([]schema.Ha
 func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
 
 // applyPartition folds the batch's hashes of partition p into tx.
-// buf and ebuf are the calling worker's buffers (state rows, sorted entries).
-func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf *[]schema.State, ebuf *[]entry) (partStats, error) {
+// w holds the calling worker's buffers.
+func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *workerBufs) (partStats, error) {
 	var ps partStats
-	es := r.b.sorted(p, *ebuf)
-	*ebuf = es
+	es := r.b.sorted(p, w.ents)
+	w.ents = es
 	if len(es) == 0 {
 		return ps, nil
 	}
@@ -88,7 +88,8 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	}
 	// Layer 3: confirm every positive against the exact store, file by
 	// file (each file is sorted), noting whether a cold file is touched.
-	var existing []schema.Hash
+	existing := w.hashes[:0]
+	defer func() { w.hashes = existing[:0] }()
 	known := map[int]bool{}
 	hits := make([][]hit, len(files))
 	spliceable := true // every file holding a known hash can be spliced
@@ -122,7 +123,16 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, buf
 	if len(known) > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
 		return ps, r.update(tx, base, key, es, files, hits, known, existing, bf, bfi, &ps)
 	}
-	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, buf)
+	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, &w.rows)
+}
+
+// workerBufs are an apply worker's buffers, reused partition after
+// partition: state rows (rewrite), the partition's sorted batch entries,
+// and the hashes of its files (a 20M-hash state has ~1.5 MB per partition).
+type workerBufs struct {
+	rows   []schema.State
+	ents   []entry
+	hashes []schema.Hash
 }
 
 // hit is a known hash found in a state file: its row there and its batch

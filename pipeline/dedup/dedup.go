@@ -285,10 +285,9 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []schema.State
-			var ebuf []entry
+			var bufs workerBufs
 			for p := range next {
-				ps, err := r.applyPartition(tx, base, byte(p), &buf, &ebuf)
+				ps, err := r.applyPartition(tx, base, byte(p), &bufs)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = err
