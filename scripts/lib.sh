@@ -29,10 +29,13 @@ build_tools() {
 
 # timed NAME CMD...: runs CMD under /usr/bin/time, stderr to $OUT/NAME.log;
 # sets TIMED_S (wall seconds) and TIMED_MB (peak RSS in MB). Fails with the
-# log's tail if CMD fails.
+# log's tail if CMD fails. It syncs first, so that a command that makes its
+# output durable (dedup's commit ends with syncfs) does not also pay for
+# flushing what the script wrote just before (a dataset, DuckDB's copy).
 timed() {
 	local name=$1; shift
 	[ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install -y time"
+	sync
 	local log="$OUT/$name.log" tf="$OUT/$name.time"
 	if ! /usr/bin/time -f '%e %M' -o "$tf" "$@" >"$OUT/$name.out" 2>"$log"; then
 		tail -5 "$log" >&2

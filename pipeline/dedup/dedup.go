@@ -214,8 +214,9 @@ var earlyStop = true
 func (r *runner) readWhileChecksumming(ctx context.Context, base *dataset.Manifest, ins []input, sums *checksums, rows map[string]int64) (string, error) {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stop := earlyStop
 	go func() {
-		if ids, err := sums.wait(); earlyStop && (err != nil || len(pendingInputs(base, withIDs(ins, ids))) != len(ins)) {
+		if ids, err := sums.wait(); stop && (err != nil || len(pendingInputs(base, withIDs(ins, ids))) != len(ins)) {
 			cancel()
 		}
 	}()
