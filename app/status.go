@@ -14,16 +14,24 @@ func statusCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "status",
 		Usage: "summarise a dataset: hashes by status, tier and failure class, table sizes, retry waves",
-		UsageText: `infohash status --data DIR [--now TIME] [--format text|json]
+		UsageText: `infohash status --data DIR [--now TIME] [--format text|json] [--verify]
 
    infohash status --data /srv/ih
-   infohash status --data /srv/ih --format json | jq .retry_waves`,
+   infohash status --data /srv/ih --format json | jq .retry_waves
+   infohash status --data /srv/ih --verify     # also check every file against the manifest`,
 		Description: `Reads the latest committed snapshot (no lock taken). The retry waves count
 the hashes not yet fetched by when their next retry falls due.
 
+--verify reads every file of the snapshot (data and Bloom filters) and
+compares its size and CRC-32C with what the manifest recorded when it was
+written: a missing, truncated or altered file is listed and the exit status
+is 1. It changes nothing; restore such a file from a backup, or from an
+older snapshot (state/v/NNN) that has the same file name.
+
 ` + exitcode.Help,
 		Flags: []cli.Flag{dataFlag, nowFlag,
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&cli.BoolFlag{Name: "verify", Usage: "also check every file's size and CRC-32C against the manifest"}},
 		Action: func(c *cli.Context) error {
 			data, err := requireData(c)
 			if err != nil {
@@ -37,16 +45,23 @@ the hashes not yet fetched by when their next retry falls due.
 			if f != "text" && f != "json" {
 				return exitcode.BadInput(fmt.Errorf("--format %q: want text or json", f))
 			}
-			r, err := status.Run(c.Context, data, now)
+			o := status.Options{Verify: c.Bool("verify"), ProgressTo: c.App.ErrWriter}
+			r, err := status.Run(c.Context, data, now, o)
 			if err != nil {
 				return err
 			}
 			if f == "json" {
 				e := json.NewEncoder(c.App.Writer)
 				e.SetIndent("", "  ")
-				return e.Encode(r)
+				if err := e.Encode(r); err != nil {
+					return err
+				}
+			} else {
+				r.Print(c.App.Writer)
 			}
-			r.Print(c.App.Writer)
+			if v := r.Verified; v != nil && len(v.Problems) > 0 {
+				return fmt.Errorf("status: %s: %d of %d files do not match the manifest of snapshot %d", data, len(v.Problems), v.Files, r.Snapshot)
+			}
 			return nil
 		},
 	}

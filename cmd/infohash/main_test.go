@@ -407,3 +407,37 @@ func TestKilledWhileReadingAPipe(t *testing.T) {
 		t.Fatalf("the partial input added %d hashes, want the %d of its two whole batches", got, want)
 	}
 }
+
+// TestStatusVerifyFindsADamagedBloomFilter: `status --verify` checks the
+// Bloom filters too, names the damaged file and exits 1; intact, it exits 0.
+func TestStatusVerifyFindsADamagedBloomFilter(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	in := writeObs(t, filepath.Join(dir, "o.parquet"), genObs(4, 3000, 800))
+	if r := runBin(t, nil, "dedup", "--data", data, "--now", now, in); r.code != 0 {
+		t.Fatalf("dedup: %d %s", r.code, r.stderr)
+	}
+	if r := runBin(t, nil, "status", "--data", data, "--verify"); r.code != 0 || !strings.Contains(r.stdout, "all match") {
+		t.Fatalf("intact: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	blooms, _ := filepath.Glob(filepath.Join(data, "state", "current", "_bloom", "*.bloom"))
+	if len(blooms) == 0 {
+		t.Fatal("no Bloom filters in the snapshot")
+	}
+	victim, err := filepath.EvalSymlinks(blooms[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 0x80
+	if err := os.WriteFile(victim, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, nil, "status", "--data", data, "--verify")
+	if r.code != 1 || !strings.Contains(r.stdout, filepath.Base(victim)) || !strings.Contains(r.stderr, "do not match the manifest") {
+		t.Fatalf("damaged: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/progress"
 )
 
 // Waves are the horizons of the retry histogram.
@@ -47,6 +48,14 @@ type Report struct {
 	// not send them again.
 	Partial []string  `json:"partial_inputs"`
 	Now     time.Time `json:"now"`
+	// Verified is what --verify found (nil without it).
+	Verified *dataset.VerifyResult `json:"verified,omitempty"`
+}
+
+// Options control Run.
+type Options struct {
+	Verify     bool      // check every file against the manifest
+	ProgressTo io.Writer // progress of the verification (nil: none)
 }
 
 // stateView is the projection status reads.
@@ -59,7 +68,7 @@ type stateView struct {
 }
 
 // Run builds the report of the latest snapshot.
-func Run(ctx context.Context, dir string, now time.Time) (*Report, error) {
+func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, error) {
 	d, err := dataset.Open(ctx, dir, dataset.OpenOptions{})
 	if err != nil {
 		return nil, err
@@ -89,6 +98,14 @@ func Run(ctx context.Context, dir string, now time.Time) (*Report, error) {
 		}
 		return nil
 	})
+	if o.Verify {
+		if err := r.verify(ctx, d, m, o); err != nil {
+			return nil, err
+		}
+		if len(r.Verified.Problems) > 0 {
+			return r, nil // the counts would read damaged files
+		}
+	}
 	nowMs := now.UnixMilli()
 	for _, key := range st.PartitionKeys() {
 		if err := ctx.Err(); err != nil {
@@ -116,6 +133,33 @@ func Run(ctx context.Context, dir string, now time.Time) (*Report, error) {
 	return r, nil
 }
 
+// verify checks the snapshot's files (before reading any of them for the
+// counts, which a damaged file could make fail).
+func (r *Report) verify(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, o Options) error {
+	var total int64
+	for _, t := range m.Tables {
+		for _, fs := range t.Partitions {
+			for _, f := range fs {
+				total += f.Size
+			}
+		}
+		for _, f := range t.Blooms {
+			total += f.Size
+		}
+	}
+	var prog *progress.Reporter
+	if o.ProgressTo != nil {
+		prog = progress.New(o.ProgressTo, "status: verifying files (bytes)", total)
+	}
+	v, err := d.Verify(ctx, m, dataset.VerifyOptions{Progress: prog.Add})
+	prog.Done()
+	if err != nil {
+		return fmt.Errorf("status: %s: %w", r.Dir, err)
+	}
+	r.Verified = &v
+	return nil
+}
+
 func wave(inMs int64) string {
 	for _, w := range Waves {
 		if w.D < 0 || inMs <= w.D.Milliseconds() {
@@ -129,6 +173,15 @@ func wave(inMs int64) string {
 func (r *Report) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339))
+	if v := r.Verified; v != nil && len(v.Problems) > 0 {
+		tw.Flush()
+		fmt.Fprintf(w, "verified %d files (%s) against the manifest: %d do not match (not counted further)\n",
+			v.Files, humanBytes(v.Bytes), len(v.Problems))
+		for _, p := range v.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+		return
+	}
 	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %d inputs applied)\n", r.Hashes, r.Leased, r.InputsLedger)
 	fmt.Fprintf(tw, "by status\t%s\n", counts(r.ByStatus, nil))
 	fmt.Fprintf(tw, "by tier\t%s\n", counts(r.ByTier, nil))
@@ -145,6 +198,9 @@ func (r *Report) Print(w io.Writer) {
 	for _, wv := range Waves {
 		n := r.RetryWaves[wv.Name]
 		fmt.Fprintf(w, "  %-10s %9d %s\n", wv.Name, n, strings.Repeat("#", int(40*n/max)))
+	}
+	if v := r.Verified; v != nil {
+		fmt.Fprintf(w, "verified %d files (%s) against the manifest: all match\n", v.Files, humanBytes(v.Bytes))
 	}
 	for _, p := range r.Partial {
 		fmt.Fprintf(w, "partial input (set aside by a killed run, not applied): %s\n", p)

@@ -34,7 +34,7 @@ func TestReport(t *testing.T) {
 	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(context.Background(), d.Dir, now)
+	r, err := Run(context.Background(), d.Dir, now, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
