@@ -20,7 +20,8 @@ func dedupCommand() *cli.Command {
    infohash dedup --data ./ih observations.parquet
    infohash capture --duration 5m -o - | infohash dedup --data ./ih -
    infohash dedup --data ./ih hashes.txt          # hex infohashes or magnet URIs, one per line
-   infohash dedup --data ./ih --now 2026-01-01T00:00:00Z --stats-json stats.json obs/`,
+   infohash dedup --data ./ih --now 2026-01-01T00:00:00Z --stats-json stats.json obs/
+   infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes`,
 		Description: `INPUT is an observation Parquet file, a folder of them, a text file of hex
 infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a
 hash list) on stdin. The kind is detected from the content. Stdin is first
@@ -34,8 +35,12 @@ seen again are rewritten with only their changed columns re-encoded; a
 partition is compacted into one sorted file when it reaches 8 files.
 
 Every input is identified by a checksum of its content: an input already
-applied is skipped, so re-running a pass is a no-op. All inputs of one run
-are applied in one atomic commit; bad input commits nothing.
+applied is skipped, so re-running a pass is a no-op. The inputs of one run
+are applied in one atomic commit, unless together they hold more distinct
+hashes than --batch-hashes: then each group of whole inputs that reaches it
+is committed before the next is read (a backfill of a year of captures does
+not need a year's worth of memory), and a killed run resumes after the last
+group committed. Bad input commits nothing.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
@@ -44,6 +49,8 @@ are applied in one atomic commit; bad input commits nothing.
 			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers"},
 			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
 			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive rate per partition"},
+			&cli.Int64Flag{Name: "batch-hashes", Value: dedup.DefaultBatchHashes(),
+				Usage: "commit once the inputs read hold `N` distinct hashes, and go on with the rest in further commits (an input is never split; 0: one commit; default: what half the memory holds)"},
 		},
 		Action: func(c *cli.Context) error {
 			o := dedup.DefaultOptions()
@@ -59,6 +66,10 @@ are applied in one atomic commit; bad input commits nothing.
 			o.Keep = c.Int("keep")
 			o.LockWait = c.Duration("lock-wait")
 			o.BloomFP = c.Float64("bloom-fp")
+			o.BatchHashes = c.Int64("batch-hashes")
+			if o.BatchHashes < 0 {
+				return exitcode.BadInput(fmt.Errorf("--batch-hashes: %d is negative", o.BatchHashes))
+			}
 			if o.BloomFP <= 0 || o.BloomFP >= 1 {
 				return exitcode.BadInput(fmt.Errorf("--bloom-fp: %v is not between 0 and 1", o.BloomFP))
 			}
@@ -79,7 +90,7 @@ are applied in one atomic commit; bad input commits nothing.
 				"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 				"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
 				"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,
-				"snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+				"commits", st.Commits, "snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
 			return writeStatsJSON(c, st)
 		},
 	}

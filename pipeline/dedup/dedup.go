@@ -29,6 +29,11 @@ type Options struct {
 	BloomFP  float64       // Bloom filter false-positive rate per partition
 	MaxFiles int           // files per partition before dedup compacts it
 	Workers  int           // partitions applied in parallel
+	// BatchHashes bounds a commit's batch: once the inputs read hold this
+	// many distinct hashes, they are applied and committed, and the inputs
+	// after them go to further commits (an input is never split). 0: no
+	// bound.
+	BatchHashes int64
 	// Reactivate is the scheduler's rule for a fresh observation of a known
 	// hash (schedule.Reactivate bound to the dataset's policy); it reports
 	// whether the hash was reactivated.
@@ -41,7 +46,7 @@ type Options struct {
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
 	return Options{Now: time.Now().UTC(), HalfLife: 24 * time.Hour, Keep: 3, BloomFP: 0.01, MaxFiles: 8,
-		Workers: runtime.GOMAXPROCS(0), Stdin: os.Stdin}
+		Workers: runtime.GOMAXPROCS(0), Stdin: os.Stdin, BatchHashes: DefaultBatchHashes()}
 }
 
 // Stats are dedup's counters.
@@ -60,6 +65,7 @@ type Stats struct {
 	StateRows       int64   `json:"state_rows"`
 	Snapshot        int64   `json:"snapshot"`
 	CommitConflicts int     `json:"commit_conflicts"`
+	Commits         int     `json:"commits"`
 	Seconds         float64 `json:"seconds"`
 }
 
@@ -71,8 +77,9 @@ type runner struct {
 	now  int64
 }
 
-// Run folds the inputs into the dataset in one commit. Re-running it on
-// inputs already applied changes nothing.
+// Run folds the inputs into the dataset, in one commit unless they hold
+// more than o.BatchHashes distinct hashes (then in one commit per group of
+// whole inputs). Re-running it on inputs already applied changes nothing.
 func Run(ctx context.Context, o Options) (Stats, error) {
 	start := time.Now()
 	var st Stats
@@ -101,8 +108,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	r := &runner{o: o, d: d, now: schema.Millis(o.Now)}
 	defer func() { r.b.release() }() // the aggregates live outside the Go heap
 	rows := map[string]int64{}
-	aggregated := ""
+	aggregated := "" // idsOf the inputs in r.b
 	st.Inputs = len(ins)
+	first := true
 	for attempt := 0; ; attempt++ {
 		tx, err := d.Begin()
 		if err != nil {
@@ -118,7 +126,10 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			ins, sums = withIDs(ins, ids), nil
 		}
 		pending := pendingInputs(tx.Base(), ins)
-		st.InputsSkipped = len(ins) - len(pending)
+		if first {
+			st.InputsSkipped = len(ins) - len(pending)
+			first = false
+		}
 		if len(pending) == 0 {
 			tx.Abort()
 			removeInbox(ins)
@@ -127,16 +138,19 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			st.Seconds = time.Since(start).Seconds()
 			return st, nil
 		}
-		if ids := idsOf(pending); ids != aggregated {
+		// The batch is the first inputs pending, as many as aggregate took.
+		group := aggregatedPrefix(pending, aggregated)
+		if group == nil {
 			n, err := r.aggregate(ctx, pending)
 			if err != nil {
 				tx.Abort()
 				return st, err
 			}
-			for i, in := range pending {
+			group = pending[:len(n)]
+			for i, in := range group {
 				rows[in.id] = n[i]
 			}
-			aggregated = ids
+			aggregated = idsOf(group)
 		}
 		phase := time.Now()
 		setApplyGC()
@@ -147,7 +161,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			tx.Abort()
 			return st, err
 		}
-		for _, in := range pending {
+		for _, in := range group {
 			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})
 		}
 		if o.Policy != nil {
@@ -164,36 +178,75 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		} else if err != nil {
 			return st, err
 		}
-		removeInbox(ins) // every input is now in the ledger, duplicates included
-		st.Observations = r.b.obs
-		st.Distinct = r.b.distinct()
+		st.Commits++
+		st.Observations += r.b.obs
+		st.Distinct += r.b.distinct()
 		st.InBatchDups = st.Observations - st.Distinct
-		st.BloomNegatives, st.BloomPositives = ps.bloomNeg, ps.bloomPos
-		st.ConfirmedKnown, st.FalsePositives = ps.known, ps.falsePos
-		st.New, st.Reactivated = ps.fresh, ps.reactivated
+		st.BloomNegatives += ps.bloomNeg
+		st.BloomPositives += ps.bloomPos
+		st.ConfirmedKnown += ps.known
+		st.FalsePositives += ps.falsePos
+		st.New += ps.fresh
+		st.Reactivated += ps.reactivated
 		st.StateRows = m.Table(dataset.TableState).Rows()
 		st.Snapshot = m.Snapshot
+		if len(group) < len(pending) {
+			// More inputs than one batch holds: on to the next batch.
+			removeInbox(group)
+			slog.Info("dedup: committed a batch; reading the next inputs", "snapshot", m.Snapshot,
+				"inputs_done", len(ins)-len(pending)+len(group), "inputs", len(ins))
+			r.b.release()
+			r.b, aggregated, attempt = nil, "", -1
+			continue
+		}
+		removeInbox(ins) // every input is now in the ledger, duplicates included
 		st.Seconds = time.Since(start).Seconds()
 		return st, nil
 	}
 }
 
+// aggregatedPrefix returns the first inputs of pending if they are the
+// ones aggregated holds (as idsOf lists them), else nil.
+func aggregatedPrefix(pending []input, aggregated string) []input {
+	if aggregated == "" {
+		return nil
+	}
+	ids := ""
+	for k, in := range pending {
+		ids += in.id + ","
+		if len(ids) >= len(aggregated) {
+			if ids == aggregated {
+				return pending[:k+1]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
 // aggregate reads ins into a fresh batch and returns how many
-// observations each held.
+// observations each held. It stops after the input that brings the batch
+// to o.BatchHashes distinct hashes: the batch is the first len(rows)
+// inputs.
 func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
 	phase := time.Now()
 	r.b.release()
 	r.b = newBatch(r.o.HalfLife.Milliseconds())
 	r.b.prog = r.newProgress("dedup: reading observations", -1)
 	defer r.b.prog.Done()
-	rows := make([]int64, len(ins))
-	for i, in := range ins {
+	rows := make([]int64, 0, len(ins))
+	for _, in := range ins {
 		n, err := readInput(ctx, in, r.now, r.b)
 		if err != nil {
 			return nil, err
 		}
-		rows[i] = n
+		rows = append(rows, n)
 		slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
+		if d := r.b.distinct(); r.o.BatchHashes > 0 && d >= r.o.BatchHashes && len(rows) < len(ins) {
+			slog.Info("dedup: batch full; the inputs after this one go to the next commit",
+				"input", in.name, "distinct", d, "batch_hashes", r.o.BatchHashes)
+			break
+		}
 	}
 	slog.Debug("dedup: inputs aggregated", "seconds", time.Since(phase).Seconds())
 	return rows, nil
@@ -236,7 +289,7 @@ func (r *runner) readWhileChecksumming(ctx context.Context, base *dataset.Manife
 	}
 	// If it was lost all the same, Run sees that the ids differ from the
 	// pending inputs' and aggregates those.
-	withID := withIDs(ins, ids)
+	withID := withIDs(ins, ids)[:len(n)]
 	for i, in := range withID {
 		rows[in.id] = n[i]
 	}

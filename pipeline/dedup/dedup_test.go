@@ -471,3 +471,46 @@ func testSkips(t *testing.T, before, now []string, skipped int, want [][]schema.
 		}
 	}
 }
+
+// TestBatchesCommitSeparately: inputs holding more distinct hashes than
+// BatchHashes are applied in several commits of whole inputs, and the
+// state equals one commit's; a re-run changes nothing.
+func TestBatchesCommitSeparately(t *testing.T) {
+	cases := []struct {
+		name        string
+		batchHashes int64
+		commits     int
+	}{
+		{"no bound", 0, 1},
+		{"bound above the total", 1 << 30, 1},
+		{"every input its own commit", 1, 3},
+		{"two inputs then one", 9000, 2}, // the first input alone holds ~6k hashes
+	}
+	obs := [][]schema.Observation{genObs(21, 20000, 6000), genObs(22, 20000, 6000), genObs(23, 20000, 6000)}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "ds")
+			var ins []string
+			for _, o := range obs {
+				ins = append(ins, writeObs(t, dir, o))
+			}
+			opt := func(o *Options) { o.BatchHashes = c.batchHashes }
+			st, err := run(t, data, opt, ins...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Commits != c.commits || st.Observations != 60000 {
+				t.Fatalf("%d commits, %d observations; want %d, 60000", st.Commits, st.Observations, c.commits)
+			}
+			compare(t, readState(t, data), truth(obs...))
+			again, err := run(t, data, opt, ins...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.InputsSkipped != 3 || again.Commits != 0 {
+				t.Fatalf("re-run: %+v", again)
+			}
+		})
+	}
+}
