@@ -197,6 +197,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				"inputs_done", len(ins)-len(pending)+len(group), "inputs", len(ins))
 			r.b.release()
 			r.b, aggregated, attempt = nil, "", -1
+			debug.SetGCPercent(25) // as for the first batch's aggregation
 			continue
 		}
 		removeInbox(ins) // every input is now in the ledger, duplicates included
