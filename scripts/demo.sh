@@ -75,7 +75,7 @@ print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', [
       f"{sum(len(v) for v in truth.get('extra', {}).values())} hashes behind misbehaving peers")
 PY
 # fetch stamps attempts with the wall clock, so retry waves are shown from now.
-"$BIN" status --data "$DATA"
+"$BIN" status --data "$DATA" --verify # every file checked against the manifest too
 "$BIN" export --data "$DATA" --table catalog --format csv -o "$OUT/catalog.csv" 2>/dev/null || true
 
 cat <<MSG
