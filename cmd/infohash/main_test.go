@@ -200,7 +200,16 @@ func TestHelpListsExitStatusAndExamples(t *testing.T) {
 
 // Kill -9 dedup at random instants, many times; a clean re-run must then
 // leave exactly the state of one uninterrupted run.
+// TestKill9ThenRerunEqualsCleanRun kills dedup at random instants, with
+// all inputs in one commit and with a commit per input (--batch-hashes 1:
+// kills also land between commits), then re-runs it.
 func TestKill9ThenRerunEqualsCleanRun(t *testing.T) {
+	for _, batch := range []string{"0", "1"} {
+		t.Run("batch-hashes "+batch, func(t *testing.T) { testKill9(t, batch) })
+	}
+}
+
+func testKill9(t *testing.T, batchHashes string) {
 	dir := t.TempDir()
 	var inputs []string
 	for i := 0; i < 3; i++ {
@@ -208,7 +217,7 @@ func TestKill9ThenRerunEqualsCleanRun(t *testing.T) {
 	}
 	stdin := arrowOf(t, genObs(20, 20000, 5000))
 	args := func(data string) []string {
-		return append([]string{"dedup", "--data", data, "--now", now, "-"}, inputs...)
+		return append([]string{"dedup", "--data", data, "--now", now, "--batch-hashes", batchHashes, "-"}, inputs...)
 	}
 	clean := filepath.Join(dir, "clean")
 	if r := runBin(t, stdin, args(clean)...); r.code != 0 {
