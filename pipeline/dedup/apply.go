@@ -163,9 +163,9 @@ func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []en
 		out = append(out, nf)
 	}
 	var fresh []schema.State
-	for i, e := range es {
+	for i := range es {
 		if !known[i] {
-			fresh = append(fresh, r.b.newState(e, r.now))
+			fresh = append(fresh, r.b.newState(&es[i], r.now))
 		}
 	}
 	if len(fresh) > 0 {
@@ -226,9 +226,8 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 			for k := range sel {
 				// The row is the hash's: both come from this file's sorted
 				// info_hash column (readHashes), so it is not decoded again.
-				st, e := &rows[k], es[hits[j0+k].e]
+				st, a := &rows[k], &es[hits[j0+k].e].agg
 				old := *st
-				a := r.b.agg(e)
 				seen := a.last > st.LastSeen
 				r.b.fold(st, a)
 				if seen && r.o.Reactivate != nil && r.o.Reactivate(st, a.last) {
@@ -255,7 +254,7 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 		func(w io.Writer) error {
 			return statecol.WriteStateFunc(w, len(es), func(start int, dst []schema.State) {
 				for i := range dst {
-					dst[i] = r.b.newState(es[start+i], r.now)
+					dst[i] = r.b.newState(&es[start+i], r.now)
 				}
 			})
 		})
@@ -334,14 +333,15 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	}
 	fresh := make([]schema.State, 0, len(es)-len(known))
 	i := 0
-	for j, e := range es {
+	for j := range es {
+		e := &es[j]
 		for i < len(old) && hashCmp(old[i].InfoHash, e.h) < 0 {
 			i++
 		}
 		if known[j] && i < len(old) && old[i].InfoHash == e.h {
 			st := &old[i]
 			i++
-			a := r.b.agg(e)
+			a := &e.agg
 			seen := a.last > st.LastSeen
 			r.b.fold(st, a)
 			if seen && r.o.Reactivate != nil && r.o.Reactivate(st, a.last) {
