@@ -65,7 +65,8 @@ var ErrSpliceSchema = errors.New("statecol: the file's schema is not the current
 // Only the columns in need are decoded for fn (the others read as zero
 // values); fn must not change a column it does not need.
 func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) []int32,
-	fn func(first int64, sel []int32, st []schema.State) (Columns, error)) error {
+	fn func(first int64, sel []int32, st []schema.State) (Columns, error)) (err error) {
+	defer recoverCorrupt(&err, src.f.Name())
 	if err := src.Spliceable(); err != nil {
 		return err
 	}

@@ -8,18 +8,20 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
 // ReadState reads every row of a state file, one row group at a time:
 // fn receives each row group's rows (a buffer reused between calls).
 // Columns the file lacks (an older format) read as zero values.
-func ReadState(path string, fn func([]schema.State) error) error {
+func ReadState(path string, fn func([]schema.State) error) (err error) {
 	f, err := Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	defer recoverCorrupt(&err, path)
 	var buf []schema.State
 	for _, rg := range f.RowGroups() {
 		n := int(rg.NumRows())
@@ -53,7 +55,24 @@ func ReadStateFileInto(path string, buf []schema.State) ([]schema.State, error) 
 	if err != nil {
 		return nil, err
 	}
+	return f.readAll(path, buf)
+}
+
+// ReadUntrustedStateFile is ReadStateFile for a file from elsewhere (see
+// OpenUntrusted).
+func ReadUntrustedStateFile(path string) ([]schema.State, error) {
+	f, err := OpenUntrusted(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.readAll(path, nil)
+}
+
+// readAll reads every row of f (at path), into buf's memory if it is
+// large enough, and closes f.
+func (f *File) readAll(path string, buf []schema.State) (_ []schema.State, err error) {
 	defer f.Close()
+	defer recoverCorrupt(&err, path)
 	var out []schema.State
 	if n := int(f.NumRows()); cap(buf) >= n {
 		out = buf[:n]
@@ -72,7 +91,11 @@ func ReadStateFileInto(path string, buf []schema.State) ([]schema.State, error) 
 		}
 		at += n
 	}
-	return out[:at], nil
+	if at != len(out) {
+		return nil, fmt.Errorf("%s: %w", path, &rowio.CorruptError{Format: stateFormat,
+			Err: fmt.Errorf("row groups hold %d rows, the footer %d", at, len(out))})
+	}
+	return out, nil
 }
 
 func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {

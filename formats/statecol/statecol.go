@@ -13,6 +13,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
+
+	"github.com/infohash/infohash/formats/rowio"
 )
 
 // File is an open Parquet file whose row groups are read column by
@@ -22,8 +24,25 @@ type File struct {
 	pf *parquet.File
 }
 
-// Open opens the Parquet file at path.
-func Open(path string) (*File, error) {
+// Open opens the state file at path, one of the dataset's own (written by
+// infohash, CRC-checked by "status --verify"). Its footer is checked
+// against rowio.DefaultLimits before parquet-go decodes it, and a panic
+// while decoding the file becomes an error. Page headers are not checked
+// up front: that cost 0.15 ms a file, 4% of an incremental dedup. Use
+// OpenUntrusted for files from elsewhere.
+func Open(path string) (*File, error) { return openFile(path, noColumns) }
+
+// OpenUntrusted is Open for a state file from elsewhere (another dataset
+// given to merge): every page header is also checked against
+// rowio.DefaultLimits before anything is decoded, so that a damaged or
+// crafted header cannot make the reader allocate without bound.
+func OpenUntrusted(path string) (*File, error) { return openFile(path, nil) }
+
+// noColumns is the schema of no columns: rowio.OpenParquet then checks
+// the footer and scans no pages.
+var noColumns = parquet.NewSchema("none", parquet.Group{})
+
+func openFile(path string, scan *parquet.Schema) (_ *File, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -33,12 +52,29 @@ func Open(path string) (*File, error) {
 		f.Close()
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	defer recoverCorrupt(&err, path)
+	pf, err := rowio.OpenParquet(f, info.Size(), scan, rowio.DefaultLimits())
 	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &File{f: f, pf: pf}, nil
+}
+
+// stateFormat names state files in errors about damaged ones.
+const stateFormat = "Parquet state file"
+
+// recoverCorrupt turns a panic while decoding the state file at path
+// into a CorruptError in *err. Deferred by every exported reader: a
+// damaged file must fail the command that reads it, not crash it.
+func recoverCorrupt(err *error, path string) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%s: %w", path, rowio.PanicError(p, stateFormat))
+	}
 }
 
 // Close closes the file.
@@ -67,7 +103,13 @@ func values(p parquet.Page) *encoding.Values {
 }
 
 // EachPage calls fn for every page of a column chunk, releasing it after.
-func EachPage(c parquet.ColumnChunk, fn func(parquet.Page) error) error {
+// A panic while decoding a (damaged) page is returned as a CorruptError.
+func EachPage(c parquet.ColumnChunk, fn func(parquet.Page) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = rowio.PanicError(p, stateFormat)
+		}
+	}()
 	pages := c.Pages()
 	defer pages.Close()
 	for {

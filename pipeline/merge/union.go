@@ -171,11 +171,11 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 
 // statePartition joins partition key of both datasets.
 func (u *unioner) statePartition(key string) (added, combined int64, err error) {
-	mine, err := readPartition(u.d, u.base.Table(dataset.TableState), key)
+	mine, err := readPartition(u.d, u.base.Table(dataset.TableState), key, statecol.ReadStateFile)
 	if err != nil {
 		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.d.Dir, err)
 	}
-	theirs, err := readPartition(u.od, u.om.Table(dataset.TableState), key)
+	theirs, err := readPartition(u.od, u.om.Table(dataset.TableState), key, statecol.ReadUntrustedStateFile)
 	if err != nil {
 		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.od.Dir, err)
 	}
@@ -407,11 +407,12 @@ func cloneTorrent(t *schema.Torrent) schema.Torrent {
 	return c
 }
 
-// readPartition reads every state row of partition key of t.
-func readPartition(d *dataset.Dataset, t *dataset.Table, key string) ([]schema.State, error) {
+// readPartition reads every state row of partition key of t with read
+// (statecol.ReadUntrustedStateFile for the other dataset's files).
+func readPartition(d *dataset.Dataset, t *dataset.Table, key string, read func(string) ([]schema.State, error)) ([]schema.State, error) {
 	var out []schema.State
 	for _, f := range t.Partitions[key] {
-		rows, err := statecol.ReadStateFile(d.FilePath(t, key, f))
+		rows, err := read(d.FilePath(t, key, f))
 		if err != nil {
 			return nil, err
 		}
