@@ -19,6 +19,16 @@ type partStats struct {
 	bloomNeg, bloomPos, known, falsePos, fresh, reactivated int64
 }
 
+// add adds o's counts to s.
+func (s *partStats) add(o partStats) {
+	s.bloomNeg += o.bloomNeg
+	s.bloomPos += o.bloomPos
+	s.known += o.known
+	s.falsePos += o.falsePos
+	s.fresh += o.fresh
+	s.reactivated += o.reactivated
+}
+
 type hashOnly struct {
 	InfoHash schema.Hash `parquet:"info_hash"`
 }

@@ -108,7 +108,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	r := &runner{o: o, d: d, now: schema.Millis(o.Now)}
 	defer func() { r.b.release() }() // the aggregates live outside the Go heap
 	rows := map[string]int64{}
-	aggregated := "" // idsOf the inputs in r.b
+	aggregated := ""    // idsOf the inputs in r.b
+	var parts partStats // over the run's commits
 	st.Inputs = len(ins)
 	first := true
 	for attempt := 0; ; attempt++ {
@@ -182,12 +183,10 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		st.Observations += r.b.obs
 		st.Distinct += r.b.distinct()
 		st.InBatchDups = st.Observations - st.Distinct
-		st.BloomNegatives += ps.bloomNeg
-		st.BloomPositives += ps.bloomPos
-		st.ConfirmedKnown += ps.known
-		st.FalsePositives += ps.falsePos
-		st.New += ps.fresh
-		st.Reactivated += ps.reactivated
+		parts.add(ps)
+		st.BloomNegatives, st.BloomPositives = parts.bloomNeg, parts.bloomPos
+		st.ConfirmedKnown, st.FalsePositives = parts.known, parts.falsePos
+		st.New, st.Reactivated = parts.fresh, parts.reactivated
 		st.StateRows = m.Table(dataset.TableState).Rows()
 		st.Snapshot = m.Snapshot
 		if len(group) < len(pending) {
@@ -347,12 +346,7 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 				if err != nil && first == nil {
 					first = err
 				}
-				total.bloomNeg += ps.bloomNeg
-				total.bloomPos += ps.bloomPos
-				total.known += ps.known
-				total.falsePos += ps.falsePos
-				total.fresh += ps.fresh
-				total.reactivated += ps.reactivated
+				total.add(ps)
 				r.prog.Add(1)
 				mu.Unlock()
 			}
