@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -187,29 +186,6 @@ func TestBloomFalsePositivesLoseNothing(t *testing.T) {
 		t.Fatal("the saturated Bloom filter produced no false positives: the test proves nothing")
 	}
 	compare(t, readState(t, data), truth(all...))
-}
-
-func TestRerunIsNoop(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "ds")
-	in := writeObs(t, dir, genObs(3, 5000, 1000))
-	if _, err := run(t, data, nil, in); err != nil {
-		t.Fatal(err)
-	}
-	before := readState(t, data)
-	st, err := run(t, data, nil, in, in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.InputsSkipped != 2 || st.Observations != 0 {
-		t.Fatalf("rerun stats %+v", st)
-	}
-	after := readState(t, data)
-	for h, s := range before {
-		if !reflect.DeepEqual(after[h], s) {
-			t.Fatalf("rerun changed %x", h)
-		}
-	}
 }
 
 func TestBadInputsCommitNothing(t *testing.T) {
@@ -402,115 +378,5 @@ func TestColdFilesStayApart(t *testing.T) {
 	st := readState(t, data)
 	if len(st) != 4 || st[cold1.InfoHash].Tier != schema.TierHot || st[cold2.InfoHash].Tier != schema.TierCold || st[cold1.InfoHash].SeenCount != 2 {
 		t.Fatalf("state %+v", st)
-	}
-}
-
-// TestInputsSkippedByContent covers the first aggregation's bet (inputs
-// are read while checksummed, assuming none is to be skipped): whichever
-// way it goes, what lands is each distinct content once.
-func TestInputsSkippedByContent(t *testing.T) {
-	a, b := genObs(11, 40000, 9000), genObs(12, 30000, 7000)
-	cases := []struct {
-		name    string
-		before  []string // inputs applied by an earlier run
-		now     []string
-		skipped int
-		want    [][]schema.Observation
-	}{
-		{"all new", nil, []string{"a", "b"}, 0, [][]schema.Observation{a, b}},
-		{"one content under two names", nil, []string{"a", "a-copy"}, 1, [][]schema.Observation{a}},
-		{"applied then new", []string{"a"}, []string{"a", "b"}, 1, [][]schema.Observation{a, b}},
-		{"new then applied", []string{"a"}, []string{"b", "a-copy"}, 1, [][]schema.Observation{a, b}},
-		{"only applied", []string{"a", "b"}, []string{"b", "a"}, 2, [][]schema.Observation{a, b}},
-	}
-	for _, c := range cases {
-		for _, early := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/early stop %v", c.name, early), func(t *testing.T) {
-				defer func(was bool) { earlyStop = was }(earlyStop)
-				earlyStop = early
-				testSkips(t, c.before, c.now, c.skipped, c.want, a, b)
-			})
-		}
-	}
-}
-
-func testSkips(t *testing.T, before, now []string, skipped int, want [][]schema.Observation, a, b []schema.Observation) {
-	{
-		{
-			dir := t.TempDir()
-			data := filepath.Join(dir, "ds")
-			files := map[string]string{"a": writeObs(t, dir, a), "b": writeObs(t, dir, b)}
-			raw, err := os.ReadFile(files["a"])
-			if err != nil {
-				t.Fatal(err)
-			}
-			files["a-copy"] = filepath.Join(dir, "copy-of-a.parquet")
-			if err := os.WriteFile(files["a-copy"], raw, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			paths := func(names []string) []string {
-				var out []string
-				for _, n := range names {
-					out = append(out, files[n])
-				}
-				return out
-			}
-			if len(before) > 0 {
-				if _, err := run(t, data, nil, paths(before)...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			st, err := run(t, data, nil, paths(now)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.InputsSkipped != skipped {
-				t.Fatalf("skipped %d inputs, want %d", st.InputsSkipped, skipped)
-			}
-			compare(t, readState(t, data), truth(want...))
-		}
-	}
-}
-
-// TestBatchesCommitSeparately: inputs holding more distinct hashes than
-// BatchHashes are applied in several commits of whole inputs, and the
-// state equals one commit's; a re-run changes nothing.
-func TestBatchesCommitSeparately(t *testing.T) {
-	cases := []struct {
-		name        string
-		batchHashes int64
-		commits     int
-	}{
-		{"no bound", 0, 1},
-		{"bound above the total", 1 << 30, 1},
-		{"every input its own commit", 1, 3},
-		{"two inputs then one", 9000, 2}, // the first input alone holds ~6k hashes
-	}
-	obs := [][]schema.Observation{genObs(21, 20000, 6000), genObs(22, 20000, 6000), genObs(23, 20000, 6000)}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			data := filepath.Join(dir, "ds")
-			var ins []string
-			for _, o := range obs {
-				ins = append(ins, writeObs(t, dir, o))
-			}
-			opt := func(o *Options) { o.BatchHashes = c.batchHashes }
-			st, err := run(t, data, opt, ins...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if st.Commits != c.commits || st.Observations != 60000 {
-				t.Fatalf("%d commits, %d observations; want %d, 60000", st.Commits, st.Observations, c.commits)
-			}
-			compare(t, readState(t, data), truth(obs...))
-			again, err := run(t, data, opt, ins...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if again.InputsSkipped != 3 || again.Commits != 0 {
-				t.Fatalf("re-run: %+v", again)
-			}
-		})
 	}
 }
