@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -93,13 +91,12 @@ func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)
 	}
 	defer f.Close()
-	h := crc32.New(castagnoli)
-	n, err := io.Copy(h, f)
+	n, crc, err := crcOf(f, nil)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
 	}
 	tx.markStaged(table, key, name)
-	return FileInfo{Name: name, Rows: rows, Size: n, CRC32C: h.Sum32()}, nil
+	return FileInfo{Name: name, Rows: rows, Size: n, CRC32C: crc}, nil
 }
 
 func (tx *Tx) markStaged(table, key, name string) {

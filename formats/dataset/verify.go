@@ -28,73 +28,68 @@ type VerifyResult struct {
 	Problems []Problem `json:"problems"`
 }
 
-// VerifyOptions control Verify.
-type VerifyOptions struct {
-	Workers  int             // files checked at once (default 2)
-	Progress func(n int64)   // called with the bytes of each file checked
-	Tables   map[string]bool // only these tables (default all)
+// SnapshotFile is one file of a snapshot with what its manifest says of it.
+type SnapshotFile struct {
+	Table string
+	Path  string
+	Info  FileInfo
 }
 
-// Verify checks every file of snapshot m (data files and Bloom filters)
-// against the size and CRC-32C its manifest recorded when it was written:
-// a missing, truncated or altered file is a Problem. The manifest is the
-// truth; nothing is changed. Errors other than what a problem describes
-// (a cancelled ctx) are returned as the error.
-func (d *Dataset) Verify(ctx context.Context, m *Manifest, o VerifyOptions) (VerifyResult, error) {
-	type job struct {
-		table, path string
-		f           FileInfo
-	}
-	var jobs []job
+// Files lists every file of snapshot m, data files and Bloom filters, in
+// path order.
+func (d *Dataset) Files(m *Manifest) []SnapshotFile {
+	var out []SnapshotFile
 	for name, t := range m.Tables {
-		if o.Tables != nil && !o.Tables[name] {
-			continue
-		}
 		for key, files := range t.Partitions {
 			for _, f := range files {
-				jobs = append(jobs, job{name, d.FilePath(t, key, f), f})
+				out = append(out, SnapshotFile{name, d.FilePath(t, key, f), f})
 			}
 		}
 		for _, f := range t.Blooms {
-			jobs = append(jobs, job{name, d.Path(t.BloomPath(f)), f})
+			out = append(out, SnapshotFile{name, d.Path(t.BloomPath(f)), f})
 		}
 	}
-	sort.Slice(jobs, func(i, j int) bool { return jobs[i].path < jobs[j].path })
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Verify checks files (from Files) against the size and CRC-32C their
+// manifest recorded when they were written, two at a time: a missing,
+// truncated or altered file is a Problem. The manifest is the truth;
+// nothing is changed. progress (if not nil) gets the bytes of each file
+// checked. The error is ctx's, if it ends first.
+func Verify(ctx context.Context, files []SnapshotFile, progress func(n int64)) (VerifyResult, error) {
 	var (
 		res  VerifyResult
 		mu   sync.Mutex
 		wg   sync.WaitGroup
-		next = make(chan job)
+		next = make(chan SnapshotFile)
 	)
-	workers := max(o.Workers, 1)
-	if o.Workers == 0 {
-		workers = 2
-	}
-	for range workers {
+	for range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 1<<20)
-			for j := range next {
-				what := checkFile(j.path, j.f, buf)
+			for f := range next {
+				what := checkFile(f.Path, f.Info, buf)
 				mu.Lock()
 				res.Files++
-				res.Bytes += j.f.Size
+				res.Bytes += f.Info.Size
 				if what != "" {
-					res.Problems = append(res.Problems, Problem{Table: j.table, Path: j.path, What: what})
+					res.Problems = append(res.Problems, Problem{Table: f.Table, Path: f.Path, What: what})
 				}
 				mu.Unlock()
-				if o.Progress != nil {
-					o.Progress(j.f.Size)
+				if progress != nil {
+					progress(f.Info.Size)
 				}
 			}
 		}()
 	}
-	for _, j := range jobs {
+	for _, f := range files {
 		if ctx.Err() != nil {
 			break
 		}
-		next <- j
+		next <- f
 	}
 	close(next)
 	wg.Wait()
@@ -113,15 +108,22 @@ func checkFile(path string, f FileInfo, buf []byte) string {
 		return err.Error()
 	}
 	defer fh.Close()
-	h := crc32.New(castagnoli)
-	n, err := io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{fh}, buf)
+	n, crc, err := crcOf(fh, buf)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("reading: %v", err)
 	case n != f.Size:
 		return fmt.Sprintf("%d bytes, the manifest says %d", n, f.Size)
-	case h.Sum32() != f.CRC32C:
-		return fmt.Sprintf("CRC-32C %08x, the manifest says %08x (the content changed)", h.Sum32(), f.CRC32C)
+	case crc != f.CRC32C:
+		return fmt.Sprintf("CRC-32C %08x, the manifest says %08x (the content changed)", crc, f.CRC32C)
 	}
 	return ""
+}
+
+// crcOf reads r to its end, through buf (nil: io.Copy's), and returns its
+// size and CRC-32C (Castagnoli), as manifests record them.
+func crcOf(r io.Reader, buf []byte) (int64, uint32, error) {
+	h := crc32.New(castagnoli)
+	n, err := io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{r}, buf)
+	return n, h.Sum32(), err
 }

@@ -45,7 +45,7 @@ func TestVerify(t *testing.T) {
 			st := m.Table(TableState)
 			victim := d.FilePath(st, "01", st.Partitions["01"][0])
 			c.damage(t, victim)
-			v, err := d.Verify(context.Background(), m, VerifyOptions{})
+			v, err := Verify(context.Background(), d.Files(m), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

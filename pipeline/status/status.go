@@ -136,22 +136,16 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 // verify checks the snapshot's files (before reading any of them for the
 // counts, which a damaged file could make fail).
 func (r *Report) verify(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, o Options) error {
-	var total int64
-	for _, t := range m.Tables {
-		for _, fs := range t.Partitions {
-			for _, f := range fs {
-				total += f.Size
-			}
-		}
-		for _, f := range t.Blooms {
-			total += f.Size
-		}
-	}
+	files := d.Files(m)
 	var prog *progress.Reporter
 	if o.ProgressTo != nil {
+		var total int64
+		for _, f := range files {
+			total += f.Info.Size
+		}
 		prog = progress.New(o.ProgressTo, "status: verifying files (bytes)", total)
 	}
-	v, err := d.Verify(ctx, m, dataset.VerifyOptions{Progress: prog.Add})
+	v, err := dataset.Verify(ctx, files, prog.Add)
 	prog.Done()
 	if err != nil {
 		return fmt.Errorf("status: %s: %w", r.Dir, err)
