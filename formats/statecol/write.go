@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -22,8 +23,9 @@ import (
 // WriteState writes rows (sorted by info_hash, as state files are) to w
 // as one Parquet file of the state schema, column by column: the values
 // are laid out straight from the rows (PLAIN, dictionary pages for the
-// low-cardinality strings), one page per column chunk, Snappy-compressed
-// (info_hash uncompressed: see defaultCodec).
+// low-cardinality strings, DELTA_BINARY_PACKED timestamps), one page per
+// column chunk, Snappy-compressed (info_hash and the timestamps
+// uncompressed: see defaultCodec).
 // parquet-go's row writer spent 4-5x longer on the same rows, and state
 // is rewritten by every dedup, merge and union.
 //
@@ -51,13 +53,28 @@ func WriteState(w io.Writer, rows []schema.State) error {
 
 // defaultCodec is the codec of column k in a new file: Snappy, but none
 // for info_hash, whose random bytes do not compress (Snappy only spent
-// time finding that out, and wrote a few bytes more).
+// time finding that out, and wrote a few bytes more), nor for the
+// timestamps, which deltaColumns already packs.
 func defaultCodec(k int) format.CompressionCodec {
-	if k == cInfoHash {
+	if k == cInfoHash || deltaColumns[k] {
 		return format.Uncompressed
 	}
 	return format.Snappy
 }
+
+// deltaColumns are the columns written DELTA_BINARY_PACKED: the
+// timestamps. Rows are in hash order, so a timestamp is random from one
+// row to the next, and Snappy found nothing to compress in the 8 bytes of
+// a millisecond time taken at random over a month (and 0.64 of them on a
+// real crawl), at 500 MB/s; bit-packed deltas take ~4.1 bytes over a
+// month, 4.5 over a year, and are packed at 3 GB/s. Readers (parquet-go,
+// DuckDB) decode any encoding, so files of both kinds mix freely.
+var deltaColumns = func() (m [numStateColumns]bool) {
+	for _, k := range []int{cFirstSeen, cLastSeen, cLastAttempt, cNextRetry, cLeaseUntil, cReactivated} {
+		m[k] = true
+	}
+	return m
+}()
 
 // genRows is how many rows WriteStateFunc asks for at a time: their
 // State structs stay in cache while their columns are laid out.
@@ -216,6 +233,8 @@ type stateWriter struct {
 	levels           []byte
 	body             []byte
 	comp             []byte
+	ints             []int64 // a delta column's values
+	packed           []byte  // and their encoding
 }
 
 // rowGroup writes rows as one row group, every column laid out from them.
@@ -239,7 +258,7 @@ func (sw *stateWriter) writeRowGroup(n, ordinal int, mask Columns, codecs []form
 			} else {
 				sw.codec = defaultCodec(k)
 			}
-			cc, err = sw.writeChunk(leaf, &sw.cols[k])
+			cc, err = sw.writeChunk(k, leaf, &sw.cols[k])
 		} else {
 			cc, err = copyChunk(k)
 		}
@@ -255,7 +274,7 @@ func (sw *stateWriter) writeRowGroup(n, ordinal int, mask Columns, codecs []form
 
 // writeChunk writes c's pages (dictionary, then one data page) and returns
 // its metadata.
-func (sw *stateWriter) writeChunk(leaf leafColumn, c *colBuf) (format.ColumnChunk, error) {
+func (sw *stateWriter) writeChunk(k int, leaf leafColumn, c *colBuf) (format.ColumnChunk, error) {
 	start := sw.off
 	st := format.Statistics{NullCount: c.nulls, MinValue: c.min, MaxValue: c.max}
 	if c.hasStats {
@@ -273,7 +292,10 @@ func (sw *stateWriter) writeChunk(leaf leafColumn, c *colBuf) (format.ColumnChun
 	dictIdx := c.dictCol && !c.plain && len(c.dict) > 0
 	var uncompressed int64
 	valuesEnc := format.Plain
-	if dictIdx {
+	if deltaColumns[k] {
+		valuesEnc = format.DeltaBinaryPacked
+		md.Encoding = append(md.Encoding, format.DeltaBinaryPacked, format.RLE)
+	} else if dictIdx {
 		valuesEnc = format.RLEDictionary
 		md.DictionaryPageOffset = sw.off
 		sw.body = sw.body[:0]
@@ -305,13 +327,20 @@ func (sw *stateWriter) writeChunk(leaf leafColumn, c *colBuf) (format.ColumnChun
 			return format.ColumnChunk{}, err
 		}
 	}
-	if dictIdx {
+	switch {
+	case deltaColumns[k]:
+		if sw.body, err = sw.appendDelta(sw.body, c.vals); err != nil {
+			return format.ColumnChunk{}, err
+		}
+	case dictIdx:
 		enc := rle.DictionaryEncoding{}
 		if c.vals, err = enc.EncodeInt32(c.vals[:0], c.idx); err != nil {
 			return format.ColumnChunk{}, err
 		}
+		fallthrough
+	default:
+		sw.body = append(sw.body, c.vals...)
 	}
-	sw.body = append(sw.body, c.vals...)
 	h := format.PageHeader{Type: format.DataPage}
 	h.DataPageHeader.Set(format.DataPageHeader{NumValues: int32(c.entries), Encoding: valuesEnc,
 		DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE})
@@ -323,6 +352,24 @@ func (sw *stateWriter) writeChunk(leaf leafColumn, c *colBuf) (format.ColumnChun
 	md.TotalUncompressedSize = uncompressed
 	md.TotalCompressedSize = sw.off - start
 	return format.ColumnChunk{FileOffset: start, MetaData: md}, nil
+}
+
+// appendDelta appends the INT64 values laid out PLAIN in vals to dst,
+// DELTA_BINARY_PACKED.
+func (sw *stateWriter) appendDelta(dst, vals []byte) ([]byte, error) {
+	n := len(vals) / 8
+	if cap(sw.ints) < n {
+		sw.ints = make([]int64, n)
+	}
+	ints := sw.ints[:n]
+	for i := range ints {
+		ints[i] = int64(binary.LittleEndian.Uint64(vals[8*i:]))
+	}
+	var err error
+	if sw.packed, err = (&delta.BinaryPackedEncoding{}).EncodeInt64(sw.packed[:0], ints); err != nil {
+		return dst, fmt.Errorf("statecol: delta encoding: %w", err)
+	}
+	return append(dst, sw.packed...), nil
 }
 
 // appendLevels appends a v1 data page's level section: the byte length,

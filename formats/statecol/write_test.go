@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -185,6 +186,33 @@ func TestWriteStateStatistics(t *testing.T) {
 	l, _ := pf.Schema().Lookup("next_retry")
 	if got := cols[l.ColumnIndex].MetaData.Statistics.NullCount; got != nulls {
 		t.Fatalf("next_retry null count %d, want %d", got, nulls)
+	}
+}
+
+// TestTimestampEncoding: the timestamp columns are written
+// DELTA_BINARY_PACKED and uncompressed, the others not (TestWriteStateRoundTrip
+// reads them back with both readers).
+func TestTimestampEncoding(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteState(&buf, randomStates(3000, 5, false)); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := map[string]bool{"first_seen": true, "last_seen": true, "last_attempt": true,
+		"next_retry": true, "lease_until": true, "reactivated_at": true}
+	for _, c := range pf.Metadata().RowGroups[0].Columns {
+		m := c.MetaData
+		name := m.PathInSchema[0]
+		packed := slices.Contains(m.Encoding, format.DeltaBinaryPacked)
+		if packed != delta[name] {
+			t.Errorf("%s: encodings %v, DELTA_BINARY_PACKED expected: %v", name, m.Encoding, delta[name])
+		}
+		if delta[name] && m.Codec != format.Uncompressed {
+			t.Errorf("%s: codec %v, want none", name, m.Codec)
+		}
 	}
 }
 
