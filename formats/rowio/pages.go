@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -35,6 +36,11 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 	}
 	leaves(pf.Root())
 	s := pageScanner{r: r, lim: lim}
+	defer func() {
+		if s.zstd != nil {
+			s.zstd.Close()
+		}
+	}()
 	for i, rg := range pf.Metadata().RowGroups {
 		var bytes int64
 		for _, c := range cols {
@@ -84,6 +90,11 @@ type pageScanner struct {
 	r   io.ReaderAt
 	lim Limits
 	buf []byte
+	// checkLevels's: a zstd decoder made on first use, and a Snappy
+	// page with its decoder.
+	zstd   *zstd.Decoder
+	comp   []byte
+	snappy snappyPrefix
 }
 
 // chunk scans one column chunk and returns its pages' uncompressed bytes.
@@ -92,6 +103,7 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 	end := start + md.TotalCompressedSize
 	width := valueWidth(c)
 	flat := c.MaxRepetitionLevel() == 0
+	maxRep, maxDef := c.MaxRepetitionLevel(), c.MaxDefinitionLevel()
 	var values, total int64
 	for pos := start; pos < end; {
 		h, n, err := s.header(pos, end)
@@ -124,6 +136,11 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 		}
 		if compressed(h) {
 			if err := s.checkCodec(md.Codec, data+levels, csize-levels, usize-levels); err != nil {
+				return 0, fmt.Errorf("page at offset %d: %w", pos, err)
+			}
+		}
+		if isData && (maxRep > 0 || maxDef > 0 || deltaEncoded(dataEncoding(h))) {
+			if err := s.checkLevels(md.Codec, h, data, csize, nv, maxRep, maxDef); err != nil {
 				return 0, fmt.Errorf("page at offset %d: %w", pos, err)
 			}
 		}
@@ -187,6 +204,14 @@ func pageValues(h *format.PageHeader) (n, levels int64, data, ok bool) {
 		return int64(h.DictionaryPageHeader.V.NumValues), 0, false, true
 	}
 	return 0, 0, false, false
+}
+
+// dataEncoding is the encoding of a data page's values.
+func dataEncoding(h *format.PageHeader) format.Encoding {
+	if h.Type == format.DataPageV2 {
+		return h.DataPageHeaderV2.V.Encoding
+	}
+	return h.DataPageHeader.V.Encoding
 }
 
 func compressed(h *format.PageHeader) bool {

@@ -1,0 +1,245 @@
+package rowio
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// parquet-go expands each run of a page's repetition and definition
+// levels (RLE/bit-packed hybrid) into a byte a level before it compares
+// their number with the page's: a run header of 6 bytes can declare 2^31
+// levels, and each such run allocated and filled that many bytes (a
+// flipped bit in one took seconds and 400 MB; a few crafted runs exhaust
+// memory, which no recover catches). Its delta decoders likewise allocate
+// the value count a header declares. checkLevels walks the level runs and
+// reads the delta headers first, and refuses a page that declares more
+// levels or values than it has.
+
+// checkLevels checks the levels of the data page with header h whose data
+// (csize bytes, compressed with codec) starts at off, and the header of
+// its values when they are delta-encoded (see checkDelta); nv is the
+// page's value count, maxRep and maxDef the column's largest levels.
+func (s *pageScanner) checkLevels(codec format.CompressionCodec, h *format.PageHeader, off, csize, nv int64, maxRep, maxDef int) error {
+	if h.Type == format.DataPageV2 {
+		v := &h.DataPageHeaderV2.V
+		repLen, defLen := int64(v.RepetitionLevelsByteLength), int64(v.DefinitionLevelsByteLength)
+		b := make([]byte, repLen+defLen) // at most csize: scanPages checked it
+		if _, err := s.r.ReadAt(b, off); err != nil {
+			return fmt.Errorf("levels: %v", err)
+		}
+		if err := walkLevels("repetition", b[:repLen], maxRep, nv); err != nil {
+			return err
+		}
+		if err := walkLevels("definition", b[repLen:], maxDef, nv); err != nil {
+			return err
+		}
+		if !deltaEncoded(v.Encoding) {
+			return nil
+		}
+		if !compressed(h) {
+			codec = format.Uncompressed
+		}
+		r, err := s.decompressing(codec, off+repLen+defLen, csize-repLen-defLen)
+		if err != nil {
+			return err
+		}
+		return checkDelta(r, v.Encoding, nv)
+	}
+	// A v1 page: each kind of levels (repetition first) is a 4-byte length
+	// and the runs, at the start of the compressed data; the values follow.
+	v := &h.DataPageHeader.V
+	r, err := s.decompressing(codec, off, csize)
+	if err != nil {
+		return err
+	}
+	for _, lv := range []struct {
+		kind string
+		max  int
+		enc  format.Encoding
+	}{{"repetition", maxRep, v.RepetitionLevelEncoding}, {"definition", maxDef, v.DefinitionLevelEncoding}} {
+		if lv.max == 0 {
+			continue
+		}
+		if lv.enc != format.RLE {
+			return nil // BIT_PACKED (deprecated): sized by the value count
+		}
+		var n [4]byte
+		if _, err := io.ReadFull(r, n[:]); err != nil {
+			return fmt.Errorf("%s levels: %v", lv.kind, err)
+		}
+		size := int64(binary.LittleEndian.Uint32(n[:]))
+		if size > int64(h.UncompressedPageSize) {
+			return fmt.Errorf("%s levels of %d bytes in a page of %d", lv.kind, size, h.UncompressedPageSize)
+		}
+		b := make([]byte, size)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return fmt.Errorf("%s levels: %v", lv.kind, err)
+		}
+		if err := walkLevels(lv.kind, b, lv.max, nv); err != nil {
+			return err
+		}
+	}
+	if deltaEncoded(v.Encoding) {
+		return checkDelta(r, v.Encoding, nv)
+	}
+	return nil
+}
+
+// deltaEncoded reports whether values of encoding e start with a
+// DELTA_BINARY_PACKED header.
+func deltaEncoded(e format.Encoding) bool {
+	return e == format.DeltaBinaryPacked || e == format.DeltaLengthByteArray || e == format.DeltaByteArray
+}
+
+// checkDelta checks the DELTA_BINARY_PACKED headers at the start of a
+// page's values (r): parquet-go allocates the value count a header
+// declares, up to 2^31 values, before it decodes them. A DELTA_BYTE_ARRAY
+// page holds two such runs (prefix lengths, then suffix lengths): the
+// first is walked to find the second.
+func checkDelta(r io.Reader, e format.Encoding, nv int64) error {
+	br := bufio.NewReaderSize(r, 4096)
+	if err := deltaRun(br, nv, e == format.DeltaByteArray); err != nil {
+		return fmt.Errorf("%v values: %w", e, err)
+	}
+	if e == format.DeltaByteArray {
+		if err := deltaRun(br, nv, false); err != nil {
+			return fmt.Errorf("%v suffix lengths: %w", e, err)
+		}
+	}
+	return nil
+}
+
+// deltaRun reads a DELTA_BINARY_PACKED header from br and checks that it
+// declares at most nv values; with walk, it also reads past its blocks.
+func deltaRun(br *bufio.Reader, nv int64, walk bool) error {
+	var h [3]uint64 // block size, mini-blocks per block, total values
+	for i := range h {
+		u, err := binary.ReadUvarint(br)
+		if err != nil {
+			return fmt.Errorf("header: %v", err)
+		}
+		h[i] = u
+	}
+	if _, err := binary.ReadVarint(br); err != nil { // the first value
+		return fmt.Errorf("header: %v", err)
+	}
+	block, minis, total := h[0], h[1], h[2]
+	if total > uint64(nv) {
+		return fmt.Errorf("a header declares %d values in a page of %d", total, nv)
+	}
+	if !walk || total < 2 {
+		return nil
+	}
+	if block == 0 || block%128 != 0 || block > 1<<20 || minis == 0 || block%minis != 0 || (block/minis)%32 != 0 {
+		return fmt.Errorf("blocks of %d values in %d mini-blocks", block, minis)
+	}
+	per := int64(block / minis)
+	widths := make([]byte, minis)
+	for left := int64(total) - 1; left > 0; {
+		if _, err := binary.ReadVarint(br); err != nil { // the block's smallest delta
+			return fmt.Errorf("block: %v", err)
+		}
+		if _, err := io.ReadFull(br, widths); err != nil {
+			return fmt.Errorf("block: %v", err)
+		}
+		for _, w := range widths {
+			if left <= 0 {
+				break
+			}
+			if w > 64 {
+				return fmt.Errorf("a mini-block of %d-bit deltas", w)
+			}
+			if _, err := br.Discard(int(per * int64(w) / 8)); err != nil {
+				return fmt.Errorf("mini-block: %v", err)
+			}
+			left -= per
+		}
+	}
+	return nil
+}
+
+// decompressing returns a reader of the page data at off (n bytes),
+// decompressed only as far as it is read. checkCodec has bounded what the
+// data decompresses to.
+func (s *pageScanner) decompressing(codec format.CompressionCodec, off, n int64) (io.Reader, error) {
+	src := io.NewSectionReader(s.r, off, n)
+	switch codec {
+	case format.Uncompressed:
+		return src, nil
+	case format.Snappy:
+		s.comp = slices.Grow(s.comp[:0], int(n))[:n]
+		if _, err := src.ReadAt(s.comp, 0); err != nil {
+			return nil, fmt.Errorf("snappy: %v", err)
+		}
+		if err := s.snappy.reset(s.comp); err != nil {
+			return nil, err
+		}
+		return &s.snappy, nil
+	case format.Zstd:
+		if s.zstd == nil {
+			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(s.lim.MaxPageBytes)))
+			if err != nil {
+				return nil, fmt.Errorf("zstd: %v", err)
+			}
+			s.zstd = d
+		}
+		if err := s.zstd.Reset(src); err != nil {
+			return nil, fmt.Errorf("zstd: %v", err)
+		}
+		return s.zstd, nil
+	case format.Gzip:
+		g, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %v", err)
+		}
+		return g, nil
+	case format.Brotli:
+		return brotli.NewReader(src), nil
+	}
+	return nil, fmt.Errorf("%w: compression codec %s", ErrUnsupported, codec)
+}
+
+// walkLevels checks the RLE/bit-packed hybrid runs in b of levels up to
+// max: they must hold at most nv levels, give or take the padding of
+// bit-packed runs (groups of 8).
+func walkLevels(kind string, b []byte, max int, nv int64) error {
+	if max == 0 {
+		return nil
+	}
+	width := int64(bits.Len(uint(max)))
+	var levels, padding int64
+	for i := 0; i < len(b); {
+		u, k := binary.Uvarint(b[i:])
+		if k <= 0 {
+			return fmt.Errorf("%s levels: bad run header at byte %d", kind, i)
+		}
+		i += k
+		count := u >> 1
+		if u&1 != 0 { // bit-packed: count groups of 8 levels, width bytes each
+			if count > uint64(len(b)-i) || int64(count)*width > int64(len(b)-i) {
+				return fmt.Errorf("%s levels: a bit-packed run of %d groups runs past its %d bytes", kind, count, len(b))
+			}
+			i += int(int64(count) * width)
+			levels, padding = levels+8*int64(count), padding+7
+		} else {
+			if count > uint64(nv) {
+				return fmt.Errorf("%s levels: a run of %d in a page of %d values", kind, count, nv)
+			}
+			i += int((width + 7) / 8)
+			levels += int64(count)
+		}
+		if levels > nv+padding {
+			return fmt.Errorf("%s levels: runs of %d levels in a page of %d values", kind, levels, nv)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package rowio
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// FuzzSnappyPrefix: the lazy Snappy decoder reads what s2 decodes from a
+// valid block, every prefix of it alike, and never more than a block
+// declares from an invalid one.
+func FuzzSnappyPrefix(f *testing.F) {
+	for _, text := range [][]byte{nil, []byte("a"), bytes.Repeat([]byte("levels and values "), 500),
+		append(bytes.Repeat([]byte{0}, 70000), []byte("0123456789abcdef0123456789abcdef")...)} {
+		f.Add(s2.EncodeSnappy(nil, text), uint16(len(text)/3))
+	}
+	f.Add([]byte{0x05, 0x10, 'a', 'b', 'c', 'd', 'e'}, uint16(2))
+	f.Add([]byte{0x08, 0x00, 'a', 0x1d, 0x01}, uint16(5)) // an overlapping copy
+	f.Fuzz(func(t *testing.T, block []byte, k uint16) {
+		var s snappyPrefix
+		if err := s.reset(block); err != nil {
+			return
+		}
+		got, err := io.ReadAll(&s)
+		want, werr := s2.Decode(nil, block)
+		if werr == nil && (err != nil || !bytes.Equal(got, want)) {
+			t.Fatalf("got %d bytes (%v), s2 decodes %d", len(got), err, len(want))
+		}
+		if err == nil && len(got) != s.size {
+			t.Fatalf("read %d bytes of a block of %d", len(got), s.size)
+		}
+		if werr == nil {
+			s.reset(block)
+			pre := make([]byte, min(int(k), len(want)))
+			if _, err := io.ReadFull(&s, pre); err != nil || !bytes.Equal(pre, want[:len(pre)]) {
+				t.Fatalf("a prefix of %d bytes: %v", len(pre), err)
+			}
+		}
+	})
+}
