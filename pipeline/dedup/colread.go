@@ -13,9 +13,11 @@ import (
 // (foldSliceRows) instead of each whole (which held a row group's
 // columns and records in memory at once).
 type colReader struct {
-	name   string
-	pages  parquet.Pages
-	maxDef int
+	name    string
+	pages   parquet.Pages
+	maxDef  int
+	noNulls bool  // a null is bad input (info_hash, observed_at), reported by row
+	base    int64 // rows of the row group before the current page
 	// prepare checks a page and returns what copies its values: fill(row,
 	// v, n) puts values v..v+n-1 of the page into rows row..row+n-1 of the
 	// slice being decoded. It is called only for pages with values.
@@ -73,11 +75,22 @@ func (c *colReader) next() error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
+	c.base += int64(c.pageRows)
 	c.page, c.pos, c.val, c.fill, c.defs = p, 0, 0, nil, nil
 	c.pageRows = int(p.NumRows())
 	nulls := int(p.NumNulls())
 	if nulls > 0 && c.maxDef == 0 {
 		return fmt.Errorf("%s: nulls in a required column", c.name)
+	}
+	if nulls > 0 && c.noNulls {
+		row := c.base
+		for _, d := range p.DefinitionLevels() {
+			if int(d) != c.maxDef {
+				break
+			}
+			row++
+		}
+		return &rowError{row: row, msg: c.name + " is null"}
 	}
 	if nulls >= int(p.NumValues()) {
 		return nil
@@ -89,6 +102,9 @@ func (c *colReader) next() error {
 		}
 	}
 	if c.fill, err = c.prepare(p); err != nil {
+		if re, ok := err.(*rowError); ok { // a row of the page: place it in the row group
+			return &rowError{row: c.base + re.row, msg: re.msg}
+		}
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
 	return nil
@@ -129,6 +145,14 @@ func (c *colReader) close() {
 	c.release()
 	c.pages.Close()
 }
+
+// rowError is bad input in row row of a row group (not corruption).
+type rowError struct {
+	row int64
+	msg string
+}
+
+func (e *rowError) Error() string { return fmt.Sprintf("row %d: %s", e.row, e.msg) }
 
 // dictIndexes returns a dictionary page's indexes, checked to be one per
 // non-null row and to point into a dictionary of n values.

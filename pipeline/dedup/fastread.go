@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	stdbits "math/bits"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
@@ -16,26 +18,40 @@ import (
 )
 
 // The fast path reads observation files column by column from the pages'
-// decoded values, which is ~20× cheaper than assembling rows; it serves
-// files in infohash's own layout (info_hash FIXED_LEN_BYTE_ARRAY(20),
-// observed_at INT64 milliseconds) and leaves the rest to readParquet.
+// decoded values, which is ~20× cheaper than assembling rows. It serves
+// infohash's own layout (info_hash FIXED_LEN_BYTE_ARRAY(20), observed_at
+// INT64 milliseconds) and the usual layouts of other writers: info_hash as
+// BYTE_ARRAY (DuckDB's BLOB; 20 bytes, or 32 for a v2 hash), any column
+// optional (DuckDB's and Arrow's default), observed_at in micro- or
+// nanoseconds. It leaves the rest to readParquet.
 
 // fastColumns locates the columns the fast path needs; ok is false when
 // the layout does not fit it.
 type fastColumns struct {
 	hash, at, src, typ, v2 *parquet.Column
+	hashBytes              bool  // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
+	atDiv                  int64 // observed_at's units per millisecond
 }
 
 func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	root := pf.Root()
 	c := fastColumns{hash: root.Column("info_hash"), at: root.Column("observed_at"),
-		src: root.Column("source"), typ: root.Column("hash_type"), v2: root.Column("info_hash_v2")}
-	if c.hash == nil || c.at == nil || !c.hash.Leaf() || !c.at.Leaf() {
+		src: root.Column("source"), typ: root.Column("hash_type"), v2: root.Column("info_hash_v2"), atDiv: 1}
+	flat := func(col *parquet.Column) bool {
+		return col.Leaf() && col.MaxRepetitionLevel() == 0 && col.MaxDefinitionLevel() <= 1
+	}
+	if c.hash == nil || c.at == nil || !flat(c.hash) || !flat(c.at) {
 		return c, false
 	}
-	ht, at := c.hash.Type(), c.at.Type()
-	if ht.Kind() != parquet.FixedLenByteArray || ht.Length() != 20 || c.hash.MaxDefinitionLevel() != 0 ||
-		at.Kind() != parquet.Int64 || c.at.MaxDefinitionLevel() != 0 {
+	switch ht := c.hash.Type(); {
+	case ht.Kind() == parquet.FixedLenByteArray && ht.Length() == 20:
+	case ht.Kind() == parquet.ByteArray:
+		c.hashBytes = true
+	default:
+		return c, false
+	}
+	at := c.at.Type()
+	if at.Kind() != parquet.Int64 {
 		return c, false
 	}
 	if lt := at.LogicalType(); lt != nil && lt.Value != nil {
@@ -43,17 +59,30 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 		if !ok {
 			return c, false
 		}
-		if _, ms := ts.Unit.Value.(*format.MilliSeconds); !ms {
+		switch ts.Unit.Value.(type) {
+		case *format.MilliSeconds:
+		case *format.MicroSeconds:
+			c.atDiv = 1000
+		case *format.NanoSeconds:
+			c.atDiv = 1_000_000
+		default:
+			return c, false
+		}
+	} else if ct := at.ConvertedType(); ct != nil && *ct != deprecated.TimestampMillis {
+		return c, false // TIMESTAMP_MICROS without a logical type, or not a time
+	}
+	for _, col := range []*parquet.Column{c.src, c.typ, c.v2} {
+		if col != nil && !flat(col) {
 			return c, false
 		}
 	}
-	if c.src != nil && (!c.src.Leaf() || c.src.Type().Kind() != parquet.ByteArray || c.src.MaxRepetitionLevel() != 0) {
+	if c.src != nil && c.src.Type().Kind() != parquet.ByteArray {
 		return c, false
 	}
-	if c.typ != nil && (!c.typ.Leaf() || c.typ.Type().Kind() != parquet.Int32 || c.typ.MaxRepetitionLevel() != 0) {
+	if c.typ != nil && c.typ.Type().Kind() != parquet.Int32 {
 		return c, false
 	}
-	if c.v2 != nil && (!c.v2.Leaf() || c.v2.Type().Kind() != parquet.ByteArray || c.v2.MaxRepetitionLevel() != 0) {
+	if c.v2 != nil && c.v2.Type().Kind() != parquet.ByteArray {
 		return c, false
 	}
 	return c, true
@@ -68,6 +97,7 @@ type rgBuf struct {
 	typ    []int8
 	v2     map[schema.Hash][]byte // full v2 hashes by their truncation
 	hasV2  []uint64               // bit per row: has an entry in v2 (a map lookup per row cost 3%)
+	long   []uint64               // bit per row: info_hash was a 32-byte (v2) hash
 
 	readers []*colReader // the row group's columns being decoded
 }
@@ -160,6 +190,13 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 	var decErr error
 	go func() {
 		defer close(full)
+		defer func() {
+			// parquet-go panics on some crafted pages: bad input, as the
+			// reading goroutine's recover makes it (readInput).
+			if p := recover(); p != nil {
+				decErr = rowio.PanicError(p, "Parquet")
+			}
+		}()
 		cols := &rgBuf{}
 		defer cols.close()
 		var first int64
@@ -175,6 +212,10 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 				n := min(slice, rows-lo)
 				if err := cols.load(n, b); err != nil {
 					decErr = corrupt(first, err)
+					var re *rowError
+					if errors.As(err, &re) {
+						decErr = fmt.Errorf("row %d: %s", first+re.row, re.msg)
+					}
 					return
 				}
 				for k := 0; k < n; k++ {
@@ -232,9 +273,15 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 	r.close()
 	ccs := rg.ColumnChunks()
-	r.readers = append(r.readers,
-		newColReader("info_hash", ccs[c.hash.Index()], 0, r.hashPage),
-		newColReader("observed_at", ccs[c.at.Index()], 0, r.atPage))
+	hashPage := r.hashPage
+	if c.hashBytes {
+		hashPage = r.hashBytesPage
+	}
+	hash := newColReader("info_hash", ccs[c.hash.Index()], c.hash.MaxDefinitionLevel(), hashPage)
+	at := newColReader("observed_at", ccs[c.at.Index()], c.at.MaxDefinitionLevel(),
+		func(p parquet.Page) (func(row, v, n int), error) { return r.atPage(p, c.atDiv) })
+	hash.noNulls, at.noNulls = true, true
+	r.readers = append(r.readers, hash, at)
 	if c.src != nil {
 		r.readers = append(r.readers, newColReader("source", ccs[c.src.Index()], c.src.MaxDefinitionLevel(),
 			func(p parquet.Page) (func(row, v, n int), error) { return r.srcPage(p, b) }))
@@ -257,6 +304,8 @@ func (r *rgBuf) load(n int, b *batch) error {
 	r.v2 = nil
 	r.hasV2 = resize(r.hasV2, n/64+1)
 	clear(r.hasV2)
+	r.long = resize(r.long, n/64+1)
+	clear(r.long)
 	imp := b.intern(schema.SourceImport) // the source of rows without one
 	for i := range r.src {
 		r.src[i] = imp
@@ -264,6 +313,12 @@ func (r *rgBuf) load(n int, b *batch) error {
 	for _, cr := range r.readers {
 		if err := cr.read(0, n); err != nil {
 			return err
+		}
+	}
+	// A 32-byte info_hash is a v2 hash, whatever hash_type says.
+	for w, bits := range r.long {
+		for ; bits != 0; bits &= bits - 1 {
+			r.typ[w*64+stdbits.TrailingZeros64(bits)] = schema.HashV2
 		}
 	}
 	return nil
@@ -287,134 +342,6 @@ func (r *rgBuf) close() {
 		cr.close()
 	}
 	r.readers = r.readers[:0]
-}
-
-func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
-	data, size := dataOf(p).FixedLenByteArray()
-	if size != 20 {
-		return nil, errors.New("unexpected page layout")
-	}
-	if d := p.Dictionary(); d != nil {
-		dict, _ := dataOf(d.Page()).FixedLenByteArray()
-		idx, err := dictIndexes(p, len(dict)/20)
-		if err != nil {
-			return nil, err
-		}
-		return func(row, v, n int) {
-			for i, ix := range idx[v : v+n] {
-				copy(r.hashes[row+i][:], dict[int(ix)*20:])
-			}
-		}, nil
-	}
-	if err := checkCount(p, len(data)/20); err != nil {
-		return nil, err
-	}
-	return func(row, v, n int) {
-		for i := range n {
-			copy(r.hashes[row+i][:], data[(v+i)*20:])
-		}
-	}, nil
-}
-
-func (r *rgBuf) atPage(p parquet.Page) (func(row, v, n int), error) {
-	if d := p.Dictionary(); d != nil {
-		dict := dataOf(d.Page()).Int64()
-		idx, err := dictIndexes(p, len(dict))
-		if err != nil {
-			return nil, err
-		}
-		return func(row, v, n int) {
-			for i, ix := range idx[v : v+n] {
-				r.at[row+i] = dict[ix]
-			}
-		}, nil
-	}
-	vals := dataOf(p).Int64()
-	if err := checkCount(p, len(vals)); err != nil {
-		return nil, err
-	}
-	return func(row, v, n int) { copy(r.at[row:row+n], vals[v:v+n]) }, nil
-}
-
-// srcPage interns the source column's values; a dictionary page interns
-// each distinct value once.
-func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
-	if d := p.Dictionary(); d != nil {
-		data, offs := dataOf(d.Page()).ByteArray()
-		ids := make([]uint16, 0, len(offs))
-		for j := 0; j+1 < len(offs); j++ {
-			ids = append(ids, b.intern(string(data[offs[j]:offs[j+1]])))
-		}
-		idx, err := dictIndexes(p, len(ids))
-		if err != nil {
-			return nil, err
-		}
-		return func(row, v, n int) {
-			for i, ix := range idx[v : v+n] {
-				r.src[row+i] = ids[ix]
-			}
-		}, nil
-	}
-	data, offs := dataOf(p).ByteArray()
-	if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
-		return nil, err
-	}
-	return func(row, v, n int) {
-		for i := range n {
-			s := data[offs[v+i]:offs[v+i+1]]
-			id, ok := b.srcID[string(s)]
-			if !ok {
-				id = b.intern(string(s))
-			}
-			r.src[row+i] = id
-		}
-	}, nil
-}
-
-func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
-	if d := p.Dictionary(); d != nil {
-		dict := dataOf(d.Page()).Int32()
-		idx, err := dictIndexes(p, len(dict))
-		if err != nil {
-			return nil, err
-		}
-		return func(row, v, n int) {
-			for i, ix := range idx[v : v+n] {
-				r.typ[row+i] = int8(dict[ix])
-			}
-		}, nil
-	}
-	vals := dataOf(p).Int32()
-	if err := checkCount(p, len(vals)); err != nil {
-		return nil, err
-	}
-	return func(row, v, n int) {
-		for i, x := range vals[v : v+n] {
-			r.typ[row+i] = int8(x)
-		}
-	}, nil
-}
-
-func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
-	if p.Dictionary() != nil {
-		return func(int, int, int) {}, nil // v2 hashes are unique: never dictionary-encoded by us
-	}
-	data, offs := dataOf(p).ByteArray()
-	if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
-		return nil, err
-	}
-	return func(row, v, n int) {
-		for i := range n {
-			if offs[v+i+1]-offs[v+i] != 32 {
-				continue
-			}
-			if r.v2 == nil {
-				r.v2 = map[schema.Hash][]byte{}
-			}
-			r.v2[r.hashes[row+i]] = append([]byte(nil), data[offs[v+i]:offs[v+i+1]]...)
-			r.hasV2[(row+i)>>6] |= 1 << ((row + i) & 63)
-		}
-	}, nil
 }
 
 func resize[T any](s []T, n int) []T {

@@ -27,8 +27,14 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	w, _ := rowio.Create[schema.Observation]("-", &arrow)
 	w.Write(obs[:5])
 	w.Close()
-	seeds := [][]byte{own, duck, arrow.Bytes(), []byte("0123456789abcdef0123456789abcdef01234567\n")}
-	for _, b := range [][]byte{own, duck} {
+	blobs := make([]blobNanosDict, len(obs)) // optional, dictionaries, a 32-byte hash
+	for i, o := range obs {
+		blobs[i] = blobNanosDict{InfoHash: o.InfoHash[:], ObservedAt: o.ObservedAt * 1_000_000, Source: o.Source}
+	}
+	blobs[5].InfoHash = bytes.Repeat([]byte{9}, 32)
+	blob := readBack(t, writeRows(t, filepath.Join(dir, "blob.parquet"), blobs))
+	seeds := [][]byte{own, duck, blob, arrow.Bytes(), []byte("0123456789abcdef0123456789abcdef01234567\n")}
+	for _, b := range [][]byte{own, duck, blob} {
 		seeds = append(seeds, b[:len(b)/2], b[:len(b)-9], flip(b, len(b)-20), flip(b, len(b)/2), flip(b, 40))
 	}
 	return seeds

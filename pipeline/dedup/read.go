@@ -31,6 +31,10 @@ var obsColumns = parquet.SchemaOf(obsIn{})
 
 const readBatch = 8192
 
+// fastPath is false in tests that compare the fast path with the row
+// reader.
+var fastPath = true
+
 // readInput feeds every observation of in to b. A panic while decoding
 // the input (parquet-go and arrow have some on crafted files) fails this
 // input as bad input instead of crashing the program.
@@ -108,7 +112,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	if err := checkObsSchema(pf.Schema()); err != nil {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
-	if cols, ok := fastLayout(pf); ok {
+	if cols, ok := fastLayout(pf); ok && fastPath {
 		n, err := readFast(ctx, in.name, pf, cols, b)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			err = bad(err)

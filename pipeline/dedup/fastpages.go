@@ -1,0 +1,222 @@
+// The fast path's page readers: each checks a page of one column and
+// returns what copies its values into the rows being decoded.
+
+package dedup
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
+	data, size := dataOf(p).FixedLenByteArray()
+	if size != 20 {
+		return nil, errors.New("unexpected page layout")
+	}
+	if d := p.Dictionary(); d != nil {
+		dict, _ := dataOf(d.Page()).FixedLenByteArray()
+		idx, err := dictIndexes(p, len(dict)/20)
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, ix := range idx[v : v+n] {
+				copy(r.hashes[row+i][:], dict[int(ix)*20:])
+			}
+		}, nil
+	}
+	if err := checkCount(p, len(data)/20); err != nil {
+		return nil, err
+	}
+	return func(row, v, n int) {
+		for i := range n {
+			copy(r.hashes[row+i][:], data[(v+i)*20:])
+		}
+	}, nil
+}
+
+// atPage reads observed_at in units of 1/div ms.
+func (r *rgBuf) atPage(p parquet.Page, div int64) (func(row, v, n int), error) {
+	if d := p.Dictionary(); d != nil {
+		dict := dataOf(d.Page()).Int64()
+		idx, err := dictIndexes(p, len(dict))
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, ix := range idx[v : v+n] {
+				r.at[row+i] = dict[ix] / div
+			}
+		}, nil
+	}
+	vals := dataOf(p).Int64()
+	if err := checkCount(p, len(vals)); err != nil {
+		return nil, err
+	}
+	if div != 1 {
+		return func(row, v, n int) {
+			for i, x := range vals[v : v+n] {
+				r.at[row+i] = x / div
+			}
+		}, nil
+	}
+	return func(row, v, n int) { copy(r.at[row:row+n], vals[v:v+n]) }, nil
+}
+
+// srcPage interns the source column's values; a dictionary page interns
+// each distinct value once.
+func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
+	if d := p.Dictionary(); d != nil {
+		data, offs := dataOf(d.Page()).ByteArray()
+		ids := make([]uint16, 0, len(offs))
+		for j := 0; j+1 < len(offs); j++ {
+			ids = append(ids, b.intern(string(data[offs[j]:offs[j+1]])))
+		}
+		idx, err := dictIndexes(p, len(ids))
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, ix := range idx[v : v+n] {
+				r.src[row+i] = ids[ix]
+			}
+		}, nil
+	}
+	data, offs := dataOf(p).ByteArray()
+	if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
+		return nil, err
+	}
+	return func(row, v, n int) {
+		for i := range n {
+			s := data[offs[v+i]:offs[v+i+1]]
+			id, ok := b.srcID[string(s)]
+			if !ok {
+				id = b.intern(string(s))
+			}
+			r.src[row+i] = id
+		}
+	}, nil
+}
+
+func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
+	if d := p.Dictionary(); d != nil {
+		dict := dataOf(d.Page()).Int32()
+		idx, err := dictIndexes(p, len(dict))
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, ix := range idx[v : v+n] {
+				r.typ[row+i] = int8(dict[ix])
+			}
+		}, nil
+	}
+	vals := dataOf(p).Int32()
+	if err := checkCount(p, len(vals)); err != nil {
+		return nil, err
+	}
+	return func(row, v, n int) {
+		for i, x := range vals[v : v+n] {
+			r.typ[row+i] = int8(x)
+		}
+	}, nil
+}
+
+func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
+	var data []byte
+	var offs []uint32
+	var idx []int32 // DuckDB dictionary-encodes the column (mostly nulls)
+	if d := p.Dictionary(); d != nil {
+		data, offs = dataOf(d.Page()).ByteArray()
+		var err error
+		if idx, err = dictIndexes(p, max(len(offs)-1, 0)); err != nil {
+			return nil, err
+		}
+	} else {
+		data, offs = dataOf(p).ByteArray()
+		if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
+			return nil, err
+		}
+	}
+	return func(row, v, n int) {
+		for i := range n {
+			k := v + i
+			if idx != nil {
+				k = int(idx[k])
+			}
+			if offs[k+1]-offs[k] != 32 {
+				continue
+			}
+			if r.v2 == nil {
+				r.v2 = map[schema.Hash][]byte{}
+			}
+			r.v2[r.hashes[row+i]] = append([]byte(nil), data[offs[k]:offs[k+1]]...)
+			r.hasV2[(row+i)>>6] |= 1 << ((row + i) & 63)
+		}
+	}, nil
+}
+
+// hashBytesPage reads an info_hash column of BYTE_ARRAY values (DuckDB's
+// BLOB): each is a v1 hash (20 bytes) or a v2 one (32 bytes, keyed by its
+// first 20 as the DHT does, and kept whole). A value of another length is
+// bad input in its row.
+func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
+	var data []byte
+	var offs []uint32
+	var idx []int32
+	if d := p.Dictionary(); d != nil {
+		data, offs = dataOf(d.Page()).ByteArray()
+		var err error
+		if idx, err = dictIndexes(p, max(len(offs)-1, 0)); err != nil {
+			return nil, err
+		}
+	} else {
+		data, offs = dataOf(p).ByteArray()
+		if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
+			return nil, err
+		}
+	}
+	for j := 0; j+1 < len(offs); j++ {
+		if n := offs[j+1] - offs[j]; n != 20 && n != 32 {
+			row := j // the page's first row with it (a value, or an entry of its dictionary)
+			for k, ix := range idx {
+				if int(ix) == j {
+					row = k
+					break
+				}
+			}
+			return nil, &rowError{row: int64(row), msg: fmt.Sprintf("info_hash has %d bytes, want 20 (or 32 for v2)", n)}
+		}
+	}
+	put := func(row int, h []byte) {
+		copy(r.hashes[row][:], h)
+		if len(h) == 32 {
+			if r.v2 == nil {
+				r.v2 = map[schema.Hash][]byte{}
+			}
+			r.v2[r.hashes[row]] = append([]byte(nil), h...)
+			r.hasV2[row>>6] |= 1 << (row & 63)
+			r.long[row>>6] |= 1 << (row & 63)
+		}
+	}
+	if idx != nil {
+		return func(row, v, n int) {
+			for i, ix := range idx[v : v+n] {
+				put(row+i, data[offs[ix]:offs[ix+1]])
+			}
+		}, nil
+	}
+	return func(row, v, n int) {
+		for i := range n {
+			if offs[v+i+1]-offs[v+i] == 20 { // the usual case, without put's checks
+				copy(r.hashes[row+i][:], data[offs[v+i]:])
+				continue
+			}
+			put(row+i, data[offs[v+i]:offs[v+i+1]])
+		}
+	}, nil
+}
