@@ -162,3 +162,29 @@ func TestLimitAllocator(t *testing.T) {
 		t.Fatalf("%d bytes still counted", a.used.Load())
 	}
 }
+
+// TestLimitAllocatorRecycles: with recycle set, a freed buffer comes back
+// for the next request of its size class; without, it does not; the
+// accounting is the same either way.
+func TestLimitAllocatorRecycles(t *testing.T) {
+	for _, recycle := range []bool{false, true} {
+		a := newLimitAllocator(DefaultLimits())
+		a.recycle = recycle
+		b := a.Allocate(1000)
+		if len(b) != 1000 || cap(b) != 1024 {
+			t.Fatalf("len %d cap %d", len(b), cap(b))
+		}
+		a.Free(b)
+		c := a.Allocate(900)
+		if same := &b[:1][0] == &c[:1][0]; same != recycle {
+			t.Fatalf("recycle %v: reused %v", recycle, same)
+		}
+		if z := a.Allocate(0); len(z) != 0 {
+			t.Fatalf("Allocate(0) gave %d bytes", len(z))
+		}
+		c = a.Reallocate(5000, c)
+		if len(c) != 5000 || a.used.Load() != 8192+64 {
+			t.Fatalf("after Reallocate: len %d, %d bytes counted", len(c), a.used.Load())
+		}
+	}
+}

@@ -15,15 +15,16 @@ import (
 
 // Reader reads rows of type T from a Parquet file or an Arrow IPC stream.
 type Reader[T any] struct {
-	name string
-	f    *os.File
-	pr   *parquet.GenericReader[T]
-	ar   *ipc.Reader
-	bind []binding
-	rec  arrow.Record
-	pos  int
-	rows int64 // Arrow rows so far
-	err  error // sticky: a reader that failed stays failed
+	name  string
+	f     *os.File
+	pr    *parquet.GenericReader[T]
+	ar    *ipc.Reader
+	alloc *limitAllocator // the Arrow reader's
+	bind  []binding
+	rec   arrow.Record
+	pos   int
+	rows  int64 // Arrow rows so far
+	err   error // sticky: a reader that failed stays failed
 }
 
 // Open opens a row source: "-" reads an Arrow IPC stream from stdin,
@@ -63,7 +64,8 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 		}
 	}()
 	lim := DefaultLimits()
-	ar, err := ipc.NewReader(&framedReader{r: in, lim: lim}, ipc.WithAllocator(newLimitAllocator(lim)))
+	alloc := newLimitAllocator(lim)
+	ar, err := ipc.NewReader(&framedReader{r: in, lim: lim}, ipc.WithAllocator(alloc))
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty input (no Arrow IPC stream)", name)
@@ -78,7 +80,7 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 		ar.Release()
 		return nil, fmt.Errorf("%s: %w: %w", name, ErrSchema, err)
 	}
-	return &Reader[T]{name: name, ar: ar, bind: b}, nil
+	return &Reader[T]{name: name, ar: ar, alloc: alloc, bind: b}, nil
 }
 
 func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
@@ -219,6 +221,58 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// RecycleBuffers makes an Arrow stream's reader reuse the memory of each
+// record batch for the next ones, which reads a large stream several
+// times faster. The caller must then copy whatever it keeps of a batch
+// (strings and byte slices read from it alias its buffers) before asking
+// for the next batch or rows.
+func (r *Reader[T]) RecycleBuffers() {
+	if r.alloc != nil {
+		r.alloc.mu.Lock()
+		r.alloc.recycle = true
+		r.alloc.mu.Unlock()
+	}
+}
+
+// ArrowSchema is an Arrow stream's schema (nil for Parquet).
+func (r *Reader[T]) ArrowSchema() *arrow.Schema {
+	if r.ar == nil {
+		return nil
+	}
+	return r.ar.Schema()
+}
+
+// Record returns the next record batch of an Arrow stream, for readers
+// that take its columns whole instead of rows (Read and Record do not
+// mix); it is valid until the next call, and io.EOF ends the stream. The
+// batch's columns have the types the stream declares, which Open checked
+// against T's (see bind); a failure names the input, as Read's do.
+func (r *Reader[T]) Record() (rec arrow.Record, err error) {
+	if r.ar == nil {
+		return nil, fmt.Errorf("%s: not an Arrow stream", r.name)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	defer func() {
+		if err != nil && !errors.Is(err, io.EOF) {
+			r.err = err
+		}
+	}()
+	defer r.recover(&err, "Arrow IPC stream")
+	if !r.ar.Next() {
+		if err := r.ar.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.name, ourReason(err))
+		}
+		return nil, io.EOF
+	}
+	r.rec, r.pos = r.ar.Record(), 0
+	if err := r.checkBatch(); err != nil {
+		return nil, err
+	}
+	return r.rec, nil
 }
 
 // ourReason digs the error our checks gave out of arrow's layers of

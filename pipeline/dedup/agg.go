@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -90,6 +91,7 @@ func (b *batch) intern(s string) uint16 {
 		return 0 // absurdly many sources: fold the rest into the first
 	}
 	id := uint16(len(b.srcs))
+	s = strings.Clone(s) // s may alias an input's buffer, reused after
 	b.srcs = append(b.srcs, s)
 	b.srcID[s] = id
 	return id

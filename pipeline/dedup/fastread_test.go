@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -9,8 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -164,6 +170,192 @@ func TestFastPathBadRows(t *testing.T) {
 			}
 			_, err = readInput(context.Background(), in, t0.UnixMilli(), newBatch(3600_000))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// arrowStream writes an Arrow IPC stream of the observations as another
+// tool might: info_hash a BLOB (32 bytes for v2 hashes with v2Blobs),
+// times in microseconds, some sources null, in batches of batchRows.
+func arrowStream(t *testing.T, obs []schema.Observation, batchRows int, v2Blobs bool) []byte {
+	t.Helper()
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
+		{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+		{Name: "source", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "hash_type", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	}, nil)
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for i, o := range obs {
+		h := o.InfoHash[:]
+		if len(o.InfoHashV2) == 32 && v2Blobs {
+			h = o.InfoHashV2
+		}
+		b.Field(0).(*array.BinaryBuilder).Append(h)
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(o.ObservedAt*1000 + int64(i%1000)))
+		if i%5 == 0 {
+			b.Field(2).AppendNull()
+		} else {
+			b.Field(2).(*array.StringBuilder).Append(o.Source)
+		}
+		if i%3 == 0 {
+			b.Field(3).AppendNull()
+		} else {
+			b.Field(3).(*array.Int32Builder).Append(int32(o.HashType))
+		}
+		if (i+1)%batchRows == 0 || i == len(obs)-1 {
+			rec := b.NewRecord()
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestArrowColumnsMatchRowReader: Arrow streams (infohash's own and
+// another tool's layout, many batches, so recycled buffers) aggregate
+// column by column exactly as the row reader aggregates them.
+func TestArrowColumnsMatchRowReader(t *testing.T) {
+	defer func() { fastPath = true }()
+	obs := genObs(11, 30000, 5000)
+	sources := []string{"dht_get_peers", "dht_announce_peer", "dht_sample_infohashes", "import", "x-custom"}
+	for i := range obs {
+		obs[i].Source = sources[(i/700)%len(sources)] // a new source now and then, batch after batch
+		if i%97 == 0 {
+			obs[i].InfoHashV2 = append(obs[i].InfoHash[:], bytes.Repeat([]byte{byte(i)}, 12)...)
+			obs[i].HashType = schema.HashV2
+		}
+	}
+	dir := t.TempDir()
+	var own bytes.Buffer
+	w, err := rowio.Create[schema.Observation]("-", &own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < len(obs); lo += 1000 { // batches of 1000
+		if err := w.Write(obs[lo:min(lo+1000, len(obs))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	for name, stream := range map[string][]byte{"own": own.Bytes(), "BLOB, microseconds": arrowStream(t, obs, 777, false)} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(name, " ", "")+".arrow")
+			if err := os.WriteFile(p, stream, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			in, err := probe(p, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [2]string
+			for k, fast := range []bool{true, false} {
+				fastPath = fast
+				b := newBatch(3600_000)
+				if _, err := readInput(context.Background(), in, t0.UnixMilli(), b); err != nil {
+					t.Fatal(err)
+				}
+				got[k] = describe(b)
+				b.release()
+			}
+			if got[0] != got[1] {
+				t.Fatalf("column reader:\n%.1500s\nrow reader:\n%.1500s", got[0], got[1])
+			}
+		})
+	}
+}
+
+// TestArrowV2Blobs: a 32-byte info_hash in an Arrow stream is a v2 hash,
+// keyed by its first 20 bytes and kept whole.
+func TestArrowV2Blobs(t *testing.T) {
+	obs := genObs(12, 50, 50)
+	full := append(obs[7].InfoHash[:], bytes.Repeat([]byte{0xab}, 12)...)
+	obs[7].InfoHashV2 = full
+	p := filepath.Join(t.TempDir(), "v2.arrow")
+	if err := os.WriteFile(p, arrowStream(t, obs, 20, true), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := probe(p, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBatch(3600_000)
+	defer b.release()
+	if _, err := readInput(context.Background(), in, t0.UnixMilli(), b); err != nil {
+		t.Fatal(err)
+	}
+	h := obs[7].InfoHash
+	a, ok := b.parts[h[0]].find(&h)
+	if !ok || a.typ() != schema.HashV2 || !bytes.Equal(b.v2Of(a), full) {
+		t.Fatalf("found %v, type %d, v2 %x", ok, a.typ(), b.v2Of(a))
+	}
+}
+
+// TestArrowBadRows: a null or mis-sized info_hash and a null observed_at
+// in an Arrow stream are bad input named by row.
+func TestArrowBadRows(t *testing.T) {
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "info_hash", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}, Nullable: true},
+	}, nil)
+	stream := func(bad func(hb *array.BinaryBuilder, tb *array.TimestampBuilder)) string {
+		var buf bytes.Buffer
+		w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		defer b.Release()
+		for batch := range 2 {
+			for i := range 100 {
+				if batch == 1 && i == 42 {
+					bad(b.Field(0).(*array.BinaryBuilder), b.Field(1).(*array.TimestampBuilder))
+					continue
+				}
+				b.Field(0).(*array.BinaryBuilder).Append(make([]byte, 20))
+				b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(t0.UnixMilli()))
+			}
+			rec := b.NewRecord()
+			w.Write(rec)
+			rec.Release()
+		}
+		w.Close()
+		p := filepath.Join(t.TempDir(), "bad.arrow")
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		return p
+	}
+	at := arrow.Timestamp(t0.UnixMilli())
+	tests := []struct {
+		name string
+		bad  func(*array.BinaryBuilder, *array.TimestampBuilder)
+		want string
+	}{
+		{"null info_hash", func(hb *array.BinaryBuilder, tb *array.TimestampBuilder) { hb.AppendNull(); tb.Append(at) },
+			"row 142: info_hash is null"},
+		{"19 bytes", func(hb *array.BinaryBuilder, tb *array.TimestampBuilder) { hb.Append(make([]byte, 19)); tb.Append(at) },
+			"row 142: info_hash has 19 bytes, want 20 (or 32 for v2)"},
+		{"null observed_at", func(hb *array.BinaryBuilder, tb *array.TimestampBuilder) {
+			hb.Append(make([]byte, 20))
+			tb.AppendNull()
+		},
+			"row 142: observed_at is null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := stream(tt.bad)
+			in, err := probe(p, "in.arrow")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = readInput(context.Background(), in, t0.UnixMilli(), newBatch(3600_000))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.arrow") {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 		})

@@ -64,12 +64,16 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 			return 0, bad(err)
 		}
 		defer f.Close()
-		r, err := rowio.OpenArrow[schema.Observation](in.name, f)
+		r, err := rowio.OpenArrow[obsIn](in.name, f)
 		if err != nil {
 			return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 		}
 		defer r.Close()
-		buf := make([]schema.Observation, readBatch)
+		if l, ok := arrowLayoutOf(r.ArrowSchema()); ok && fastPath {
+			r.RecycleBuffers() // loadArrow copies what it keeps
+			return readArrowColumns(ctx, r, l, b, bad)
+		}
+		buf := make([]obsIn, readBatch)
 		var n int64
 		for {
 			if err := ctx.Err(); err != nil {
@@ -77,14 +81,9 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 			}
 			k, err := r.Read(buf)
 			for i := 0; i < k; i++ {
-				o := &buf[i]
-				if o.HashType == 0 {
-					o.HashType = schema.HashV1
-				}
-				if err := checkObs(n+int64(i), o.HashType, o.ObservedAt); err != nil {
+				if err := addRow(n+int64(i), &buf[i], b); err != nil {
 					return n, bad(err)
 				}
-				b.add(o.InfoHash, o.InfoHashV2, o.HashType, o.ObservedAt, o.Source)
 			}
 			n += int64(k)
 			if errors.Is(err, io.EOF) {
@@ -130,33 +129,9 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		clear(buf) // a null info_hash_v2 must read as nil, not as a reused row's empty slice
 		k, err := r.Read(buf)
 		for i := 0; i < k; i++ {
-			o := &buf[i]
-			var h schema.Hash
-			typ := o.HashType
-			switch len(o.InfoHash) {
-			case 20:
-			case 32:
-				if len(o.InfoHashV2) == 0 {
-					o.InfoHashV2 = o.InfoHash
-				}
-				typ = schema.HashV2
-			default:
-				return n, bad(fmt.Errorf("row %d: info_hash has %d bytes, want 20 (or 32 for v2)", n+int64(i), len(o.InfoHash)))
-			}
-			copy(h[:], o.InfoHash)
-			if typ == 0 {
-				typ = schema.HashV1
-			}
-			if err := checkObs(n+int64(i), typ, o.ObservedAt); err != nil {
+			if err := addRow(n+int64(i), &buf[i], b); err != nil {
 				return n, bad(err)
 			}
-			if o.Source == "" {
-				o.Source = schema.SourceImport
-			}
-			if len(o.InfoHashV2) == 0 {
-				o.InfoHashV2 = nil // null, whatever parquet-go handed back
-			}
-			b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source)
 		}
 		n += int64(k)
 		if errors.Is(err, io.EOF) {
@@ -166,6 +141,38 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			return n, bad(&rowio.CorruptError{Format: "Parquet", Err: err})
 		}
 	}
+}
+
+// addRow checks row o (number row of its input) and folds it into b: the
+// row readers' way, where the fast paths read columns.
+func addRow(row int64, o *obsIn, b *batch) error {
+	var h schema.Hash
+	typ := o.HashType
+	switch len(o.InfoHash) {
+	case 20:
+	case 32:
+		if len(o.InfoHashV2) == 0 {
+			o.InfoHashV2 = o.InfoHash
+		}
+		typ = schema.HashV2
+	default:
+		return fmt.Errorf("row %d: info_hash has %d bytes, want 20 (or 32 for v2)", row, len(o.InfoHash))
+	}
+	copy(h[:], o.InfoHash)
+	if typ == 0 {
+		typ = schema.HashV1
+	}
+	if err := checkObs(row, typ, o.ObservedAt); err != nil {
+		return err
+	}
+	if o.Source == "" {
+		o.Source = schema.SourceImport
+	}
+	if len(o.InfoHashV2) == 0 {
+		o.InfoHashV2 = nil // null, whatever parquet-go handed back
+	}
+	b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source)
+	return nil
 }
 
 // checkObsSchema requires info_hash (binary) and observed_at (INT64).
