@@ -7,6 +7,7 @@
 #   SIZES=10M scripts/bench-dedup.sh       # one size
 #   SIZES= INCREMENTAL=1 scripts/bench-dedup.sh   # only the incremental case
 #   REPEAT=3 SIZES=10M scripts/bench-dedup.sh      # best of 3 (the machine is shared)
+#   SIZES= INCREMENTAL=0 scripts/bench-dedup.sh    # only DuckDB-style Parquet and Arrow on stdin
 #
 # Inputs are generated once and cached in $BENCH_DIR (default bench-data/;
 # delete it to regenerate). Every dedup run writes into a fresh dataset.
@@ -18,6 +19,7 @@ cd "$ROOT"
 
 SIZES=${SIZES-"10M 100M"}
 INCREMENTAL=${INCREMENTAL:-1}
+LAYOUT_SIZE=${LAYOUT_SIZE-10M}  # other writers' layouts at this size ("" skips them)
 BENCH_DIR=${BENCH_DIR:-bench-data}
 SEED=${SEED:-1}
 REPEAT=${REPEAT:-1}            # runs per full-size case; the fastest counts
@@ -54,12 +56,16 @@ RESULTS=$BENCH_DIR/results.tsv
 [ -s "$RESULTS" ] || printf 'date\tcase\trows\tdedup_s\tdedup_mb\tduckdb_s\tduckdb_mb\tspeed_ratio\tmem_ratio\n' >"$RESULTS"
 record() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$@" >>"$RESULTS"; }
 
-report() { # case rows d_s d_mb k_s k_mb speed_target mem_target
+report() { # case rows d_s d_mb k_s k_mb speed_target mem_target (targets may be "")
 	local sr mr
 	sr=$(ratio "$5" "$3") mr=$(ratio "$4" "$6")
 	printf '  %-22s %8.2f s  %7.3f M rows/s  peak RSS %6d MB\n' "infohash dedup" "$3" "$(ratio "$2" "$3e6")" "$4"
 	printf '  %-22s %8.2f s  %7.3f M rows/s  peak RSS %6d MB\n' "DuckDB" "$5" "$(ratio "$2" "$5e6")" "$6"
-	printf '  speed: dedup is %sx DuckDB (target >= %sx): %s\n' "$sr" "$7" "$(verdict "$sr >= $7")"
+	if [ -n "$7" ]; then
+		printf '  speed: dedup is %sx DuckDB (target >= %sx): %s\n' "$sr" "$7" "$(verdict "$sr >= $7")"
+	else
+		printf '  speed: dedup is %sx DuckDB (no target)\n' "$sr"
+	fi
 	if [ -n "$8" ]; then
 		printf '  memory: dedup uses %s of DuckDB peak RSS (target <= %s): %s\n' "$mr" "$8" "$(verdict "$mr <= $8")"
 	fi
@@ -96,6 +102,49 @@ for size in $SIZES; do
 	report "full-$size" "$rows" "$d_s" "$d_mb" "$k_s" "$k_mb" "$target" 0.5
 	[ "$KEEP_STATE" = 1 ] || rm -rf "$ds"
 done
+
+# Other writers' layouts: the same rows as DuckDB writes Parquet (BLOB
+# hashes, optional columns, microseconds) and as an Arrow IPC stream on
+# stdin (what capture pipes to dedup; spooled to DIR/inbox/ first).
+if [ -n "$LAYOUT_SIZE" ]; then
+	rows=$(count_of "$LAYOUT_SIZE")
+	duckin=$BENCH_DIR/obs-$LAYOUT_SIZE-duckdb.parquet arrowin=$BENCH_DIR/obs-$LAYOUT_SIZE.arrow
+	gen "$duckin" --rows "$LAYOUT_SIZE" --distinct 20% --style duckdb
+	if [ ! -s "$arrowin" ]; then
+		say "generating $arrowin ..."
+		bin/obsgen --seed "$SEED" --rows "$LAYOUT_SIZE" --distinct 20% -o - >"$arrowin.tmp" || die "obsgen failed"
+		mv "$arrowin.tmp" "$arrowin"
+	fi
+	distinct=$(json_int "$duckin.json" distinct)
+	echo "== $LAYOUT_SIZE observations in other layouts"
+	cat "$duckin" "$arrowin" >/dev/null
+	d_s= a_s= k_s=
+	for r in $(seq "$REPEAT"); do
+		ds=$BENCH_DIR/ds-layout
+		rm -rf "$ds"
+		timed "dedup-duckdb-$LAYOUT_SIZE" "$IH" dedup --data "$ds" "$duckin"
+		if [ -z "$d_s" ] || [ "$(verdict "$TIMED_S < $d_s")" = ok ]; then d_s=$TIMED_S d_mb=$TIMED_MB; fi
+		echo "  run $r: dedup of DuckDB-style Parquet $TIMED_S s, $TIMED_MB MB; state check: $(check_state "$ds" "$distinct" "$rows")"
+		rm -rf "$ds"
+		timed "dedup-arrow-$LAYOUT_SIZE" sh -c 'exec "$0" dedup --data "$1" - <"$2"' "$IH" "$ds" "$arrowin"
+		if [ -z "$a_s" ] || [ "$(verdict "$TIMED_S < $a_s")" = ok ]; then a_s=$TIMED_S a_mb=$TIMED_MB; fi
+		echo "  run $r: dedup of an Arrow stream on stdin $TIMED_S s, $TIMED_MB MB; state check: $(check_state "$ds" "$distinct" "$rows")"
+		dout=$BENCH_DIR/duckdb-groupby-layout.parquet
+		rm -f "$dout"
+		timed "duckdb-duckdb-$LAYOUT_SIZE" "$DQ" --threads 2 "COPY (
+			SELECT info_hash, min(observed_at) AS first_seen, max(observed_at) AS last_seen, count(*) AS seen_count
+			FROM read_parquet('$duckin') GROUP BY info_hash
+		) TO '$dout' (FORMAT parquet, COMPRESSION zstd)"
+		if [ -z "$k_s" ] || [ "$(verdict "$TIMED_S < $k_s")" = ok ]; then k_s=$TIMED_S k_mb=$TIMED_MB; fi
+		echo "  run $r: DuckDB on the DuckDB-style Parquet $TIMED_S s, $TIMED_MB MB"
+		rm -f "$dout"
+	done
+	echo "-- DuckDB-style Parquet:"
+	report "duckdb-style-$LAYOUT_SIZE" "$rows" "$d_s" "$d_mb" "$k_s" "$k_mb" "" 0.5
+	echo "-- Arrow IPC stream on stdin (spooling included), against DuckDB on the same rows as Parquet:"
+	report "arrow-stdin-$LAYOUT_SIZE" "$rows" "$a_s" "$a_mb" "$k_s" "$k_mb" "" ""
+	[ "$KEEP_STATE" = 1 ] || rm -rf "$ds"
+fi
 
 if [ "$INCREMENTAL" = 1 ]; then
 	nstate=$(count_of "$STATE_SIZE") nbatch=$(count_of "$BATCH_SIZE")
