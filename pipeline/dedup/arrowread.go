@@ -116,14 +116,7 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[obsIn], l arrowLayout
 // loadArrow copies the rows of record batch rec into rows [0, n).
 func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 	n := int(rec.NumRows())
-	r.hashes = resize(r.hashes, n)
-	r.at = resize(r.at, n)
-	r.src = resize(r.src, n)
-	r.typ = resize(r.typ, n)
-	clear(r.typ)
-	r.v2 = nil
-	r.hasV2 = resize(r.hasV2, n/64+1)
-	clear(r.hasV2)
+	r.reset(n, b)
 	imp := b.intern(schema.SourceImport) // the source of rows without one
 	if err := noNulls(rec.Column(l.hash), "info_hash"); err != nil {
 		return err
@@ -172,9 +165,6 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			}
 		}
 	}
-	for i := range r.src {
-		r.src[i] = imp
-	}
 	if l.src >= 0 {
 		c := rec.Column(l.src)
 		strs := c.(interface{ Value(int) string })
@@ -206,15 +196,6 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		}
 	}
 	return nil
-}
-
-// keepV2 records row i's full v2 hash.
-func (r *rgBuf) keepV2(i int, h []byte) {
-	if r.v2 == nil {
-		r.v2 = map[schema.Hash][]byte{}
-	}
-	r.v2[r.hashes[i]] = append([]byte(nil), h...)
-	r.hasV2[i>>6] |= 1 << (i & 63)
 }
 
 // noNulls is a rowError for c's first null.

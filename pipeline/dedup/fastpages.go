@@ -8,8 +8,6 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
-
-	"github.com/infohash/infohash/formats/schema"
 )
 
 func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
@@ -127,20 +125,9 @@ func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
 }
 
 func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
-	var data []byte
-	var offs []uint32
-	var idx []int32 // DuckDB dictionary-encodes the column (mostly nulls)
-	if d := p.Dictionary(); d != nil {
-		data, offs = dataOf(d.Page()).ByteArray()
-		var err error
-		if idx, err = dictIndexes(p, max(len(offs)-1, 0)); err != nil {
-			return nil, err
-		}
-	} else {
-		data, offs = dataOf(p).ByteArray()
-		if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
-			return nil, err
-		}
+	data, offs, idx, err := byteArrays(p) // DuckDB dictionary-encodes the column (mostly nulls)
+	if err != nil {
+		return nil, err
 	}
 	return func(row, v, n int) {
 		for i := range n {
@@ -148,16 +135,24 @@ func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
 			if idx != nil {
 				k = int(idx[k])
 			}
-			if offs[k+1]-offs[k] != 32 {
-				continue
+			if offs[k+1]-offs[k] == 32 {
+				r.keepV2(row+i, data[offs[k]:offs[k+1]])
 			}
-			if r.v2 == nil {
-				r.v2 = map[schema.Hash][]byte{}
-			}
-			r.v2[r.hashes[row+i]] = append([]byte(nil), data[offs[k]:offs[k+1]]...)
-			r.hasV2[(row+i)>>6] |= 1 << ((row + i) & 63)
 		}
 	}, nil
+}
+
+// byteArrays returns the values of a BYTE_ARRAY page (data, and offs
+// bounding each), or those of its dictionary and the page's indexes into
+// them (idx, nil for a plain page), checked against the page's count.
+func byteArrays(p parquet.Page) (data []byte, offs []uint32, idx []int32, err error) {
+	if d := p.Dictionary(); d != nil {
+		data, offs = dataOf(d.Page()).ByteArray()
+		idx, err = dictIndexes(p, max(len(offs)-1, 0))
+		return data, offs, idx, err
+	}
+	data, offs = dataOf(p).ByteArray()
+	return data, offs, nil, checkCount(p, max(len(offs)-1, 0))
 }
 
 // hashBytesPage reads an info_hash column of BYTE_ARRAY values (DuckDB's
@@ -165,20 +160,9 @@ func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
 // first 20 as the DHT does, and kept whole). A value of another length is
 // bad input in its row.
 func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
-	var data []byte
-	var offs []uint32
-	var idx []int32
-	if d := p.Dictionary(); d != nil {
-		data, offs = dataOf(d.Page()).ByteArray()
-		var err error
-		if idx, err = dictIndexes(p, max(len(offs)-1, 0)); err != nil {
-			return nil, err
-		}
-	} else {
-		data, offs = dataOf(p).ByteArray()
-		if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
-			return nil, err
-		}
+	data, offs, idx, err := byteArrays(p)
+	if err != nil {
+		return nil, err
 	}
 	for j := 0; j+1 < len(offs); j++ {
 		if n := offs[j+1] - offs[j]; n != 20 && n != 32 {
@@ -195,11 +179,7 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 	put := func(row int, h []byte) {
 		copy(r.hashes[row][:], h)
 		if len(h) == 32 {
-			if r.v2 == nil {
-				r.v2 = map[schema.Hash][]byte{}
-			}
-			r.v2[r.hashes[row]] = append([]byte(nil), h...)
-			r.hasV2[row>>6] |= 1 << (row & 63)
+			r.keepV2(row, h)
 			r.long[row>>6] |= 1 << (row & 63)
 		}
 	}

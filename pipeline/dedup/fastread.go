@@ -296,20 +296,7 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 
 // load decodes the open row group's next n rows into rows [0, n).
 func (r *rgBuf) load(n int, b *batch) error {
-	r.hashes = resize(r.hashes, n)
-	r.at = resize(r.at, n)
-	r.src = resize(r.src, n)
-	r.typ = resize(r.typ, n)
-	clear(r.typ)
-	r.v2 = nil
-	r.hasV2 = resize(r.hasV2, n/64+1)
-	clear(r.hasV2)
-	r.long = resize(r.long, n/64+1)
-	clear(r.long)
-	imp := b.intern(schema.SourceImport) // the source of rows without one
-	for i := range r.src {
-		r.src[i] = imp
-	}
+	r.reset(n, b)
 	for _, cr := range r.readers {
 		if err := cr.read(0, n); err != nil {
 			return err
@@ -322,6 +309,34 @@ func (r *rgBuf) load(n int, b *batch) error {
 		}
 	}
 	return nil
+}
+
+// reset makes rows [0, n) empty: no hash type, the source of rows
+// without one ("import"), no v2 hash.
+func (r *rgBuf) reset(n int, b *batch) {
+	r.hashes = resize(r.hashes, n)
+	r.at = resize(r.at, n)
+	r.src = resize(r.src, n)
+	r.typ = resize(r.typ, n)
+	clear(r.typ)
+	r.v2 = nil
+	r.hasV2 = resize(r.hasV2, n/64+1)
+	clear(r.hasV2)
+	r.long = resize(r.long, n/64+1)
+	clear(r.long)
+	imp := b.intern(schema.SourceImport)
+	for i := range r.src {
+		r.src[i] = imp
+	}
+}
+
+// keepV2 records row i's full v2 hash.
+func (r *rgBuf) keepV2(i int, h []byte) {
+	if r.v2 == nil {
+		r.v2 = map[schema.Hash][]byte{}
+	}
+	r.v2[r.hashes[i]] = append([]byte(nil), h...)
+	r.hasV2[i>>6] |= 1 << (i & 63)
 }
 
 // finish checks that the row group's columns hold no more rows than read.

@@ -88,7 +88,6 @@ func otherWriters(t *testing.T, n int) map[string]string {
 // TestFastPathMatchesRowReader: files of other writers take the fast path
 // and aggregate exactly as the row reader aggregates them.
 func TestFastPathMatchesRowReader(t *testing.T) {
-	defer func() { fastPath = true }()
 	for name, p := range otherWriters(t, 20000) {
 		t.Run(name, func(t *testing.T) {
 			in, err := probe(p, p)
@@ -108,20 +107,28 @@ func TestFastPathMatchesRowReader(t *testing.T) {
 			if _, ok := fastLayout(pf); !ok {
 				t.Fatal("the fast path refuses the layout")
 			}
-			var got [2]string
-			for k, fast := range []bool{true, false} {
-				fastPath = fast
-				b := newBatch(3600_000)
-				if _, err := readInput(context.Background(), in, t0.UnixMilli(), b); err != nil {
-					t.Fatal(err)
-				}
-				got[k] = describe(b)
-				b.release()
-			}
-			if got[0] != got[1] {
-				t.Fatalf("fast path:\n%.2000s\nrow reader:\n%.2000s", got[0], got[1])
-			}
+			compareReaders(t, in)
 		})
+	}
+}
+
+// compareReaders reads in through the fast path and the row reader and
+// fails unless both aggregate it alike.
+func compareReaders(t *testing.T, in input) {
+	t.Helper()
+	defer func() { fastPath = true }()
+	var got [2]string
+	for k, fast := range []bool{true, false} {
+		fastPath = fast
+		b := newBatch(3600_000)
+		if _, err := readInput(context.Background(), in, t0.UnixMilli(), b); err != nil {
+			t.Fatal(err)
+		}
+		got[k] = describe(b)
+		b.release()
+	}
+	if got[0] != got[1] {
+		t.Fatalf("fast path:\n%.2000s\nrow reader:\n%.2000s", got[0], got[1])
 	}
 }
 
@@ -226,7 +233,6 @@ func arrowStream(t *testing.T, obs []schema.Observation, batchRows int, v2Blobs 
 // another tool's layout, many batches, so recycled buffers) aggregate
 // column by column exactly as the row reader aggregates them.
 func TestArrowColumnsMatchRowReader(t *testing.T) {
-	defer func() { fastPath = true }()
 	obs := genObs(11, 30000, 5000)
 	sources := []string{"dht_get_peers", "dht_announce_peer", "dht_sample_infohashes", "import", "x-custom"}
 	for i := range obs {
@@ -258,19 +264,7 @@ func TestArrowColumnsMatchRowReader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got [2]string
-			for k, fast := range []bool{true, false} {
-				fastPath = fast
-				b := newBatch(3600_000)
-				if _, err := readInput(context.Background(), in, t0.UnixMilli(), b); err != nil {
-					t.Fatal(err)
-				}
-				got[k] = describe(b)
-				b.release()
-			}
-			if got[0] != got[1] {
-				t.Fatalf("column reader:\n%.1500s\nrow reader:\n%.1500s", got[0], got[1])
-			}
+			compareReaders(t, in)
 		})
 	}
 }
