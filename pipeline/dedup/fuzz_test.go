@@ -101,7 +101,9 @@ func FuzzDedupParquetInput(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, err = readInput(context.Background(), in, t0.UnixMilli(), newBatch(3600_000))
+		b := newBatch(3600_000)
+		defer b.release() // its arena: 64 MB of address space a run otherwise
+		_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
 		if err == nil {
 			return
 		}
