@@ -175,7 +175,9 @@ func TestFastPathBadRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = readInput(context.Background(), in, t0.UnixMilli(), newBatch(3600_000))
+			b := newBatch(3600_000)
+			defer b.release()
+			_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -348,7 +350,9 @@ func TestArrowBadRows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = readInput(context.Background(), in, t0.UnixMilli(), newBatch(3600_000))
+			b := newBatch(3600_000)
+			defer b.release()
+			_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.arrow") {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}

@@ -28,9 +28,11 @@ func BenchmarkReadInput(b *testing.B) {
 	in := benchInput(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := readInput(context.Background(), in, t0.UnixMilli(), newBatch(3600_000)); err != nil {
+		bt := newBatch(3600_000)
+		if _, err := readInput(context.Background(), in, t0.UnixMilli(), bt); err != nil {
 			b.Fatal(err)
 		}
+		bt.release()
 	}
 	b.ReportMetric(1e6*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrows/s")
 }
