@@ -24,11 +24,15 @@ func dedupCommand() *cli.Command {
    infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes`,
 		Description: `INPUT is an observation Parquet file, a folder of them, a text file of hex
 infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a
-hash list) on stdin. The kind is detected from the content. Stdin is first
-spooled durably to DIR/inbox/, so a kill loses nothing already read: a run
-killed while still reading leaves its whole batches, which the next run sets
-aside as DIR/inbox/partial-*.arrow (listed by "infohash status"; apply it as
-an INPUT if the producer will not send it again).
+hash list) on stdin. The kind is detected from the content. Parquet and Arrow
+need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
+DuckDB writes it) and observed_at (a timestamp of any unit); hash_type, source
+and info_hash_v2 are read when present.
+
+Stdin is first spooled durably to DIR/inbox/, so a kill loses nothing already
+read: a run killed while still reading leaves its whole batches, which the next
+run sets aside as DIR/inbox/partial-*.arrow (listed by "infohash status"; apply
+it as an INPUT if the producer will not send it again).
 
 New hashes go to a file of their own in each partition; files holding hashes
 seen again are rewritten with only their changed columns re-encoded; a
