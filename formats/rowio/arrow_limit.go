@@ -26,7 +26,7 @@ type limitAllocator struct {
 	one, live int64
 	used      atomic.Int64
 
-	recycle bool
+	recycle atomic.Bool
 	mu      sync.Mutex
 	free    [64][][]byte // by log2 of the capacity
 }
@@ -60,6 +60,12 @@ func (a *limitAllocator) check(size, grow int) {
 
 // Allocate returns a buffer of size bytes, recycled when one is free.
 func (a *limitAllocator) Allocate(size int) []byte {
+	if !a.recycle.Load() {
+		a.check(size, size)
+		b := a.mem.Allocate(size)
+		a.used.Add(int64(cap(b)))
+		return b
+	}
 	c, k := sizeClass(size)
 	a.check(size, c)
 	a.used.Add(int64(c))
@@ -76,6 +82,13 @@ func (a *limitAllocator) Allocate(size int) []byte {
 
 // Reallocate grows or shrinks b to size bytes, keeping its content.
 func (a *limitAllocator) Reallocate(size int, b []byte) []byte {
+	if !a.recycle.Load() {
+		a.check(size, size-cap(b))
+		old := cap(b)
+		b = a.mem.Reallocate(size, b)
+		a.used.Add(int64(cap(b) - old))
+		return b
+	}
 	if size <= cap(b) {
 		return b[:size]
 	}
@@ -88,7 +101,7 @@ func (a *limitAllocator) Reallocate(size int, b []byte) []byte {
 // Free takes a buffer back, keeping it for reuse if there is room.
 func (a *limitAllocator) Free(b []byte) {
 	a.used.Add(-int64(cap(b)))
-	if c, k := sizeClass(cap(b)); a.recycle && c == cap(b) {
+	if c, k := sizeClass(cap(b)); a.recycle.Load() && c == cap(b) {
 		a.mu.Lock()
 		if len(a.free[k]) < keepFree {
 			a.free[k] = append(a.free[k], b[:0])

@@ -163,16 +163,17 @@ func TestLimitAllocator(t *testing.T) {
 	}
 }
 
-// TestLimitAllocatorRecycles: with recycle set, a freed buffer comes back
-// for the next request of its size class; without, it does not; the
-// accounting is the same either way.
+// TestLimitAllocatorRecycles: with recycle set, buffers get power-of-two
+// capacities and a freed one comes back for the next request of its size
+// class; without, buffers are exactly the size asked and never reused;
+// the accounting follows the capacities either way.
 func TestLimitAllocatorRecycles(t *testing.T) {
 	for _, recycle := range []bool{false, true} {
 		a := newLimitAllocator(DefaultLimits())
-		a.recycle = recycle
+		a.recycle.Store(recycle)
 		b := a.Allocate(1000)
-		if len(b) != 1000 || cap(b) != 1024 {
-			t.Fatalf("len %d cap %d", len(b), cap(b))
+		if want := map[bool]int{false: 1000, true: 1024}[recycle]; len(b) != 1000 || cap(b) != want {
+			t.Fatalf("len %d cap %d, want cap %d", len(b), cap(b), want)
 		}
 		a.Free(b)
 		c := a.Allocate(900)
@@ -181,10 +182,15 @@ func TestLimitAllocatorRecycles(t *testing.T) {
 		}
 		if z := a.Allocate(0); len(z) != 0 {
 			t.Fatalf("Allocate(0) gave %d bytes", len(z))
+		} else {
+			a.Free(z)
 		}
 		c = a.Reallocate(5000, c)
-		if len(c) != 5000 || a.used.Load() != 8192+64 {
-			t.Fatalf("after Reallocate: len %d, %d bytes counted", len(c), a.used.Load())
+		if len(c) != 5000 || a.used.Load() != int64(cap(c)) {
+			t.Fatalf("after Reallocate: len %d cap %d, %d bytes counted", len(c), cap(c), a.used.Load())
+		}
+		if recycle && cap(c) != 8192 {
+			t.Fatalf("recycled buffer of 5000 bytes has capacity %d", cap(c))
 		}
 	}
 }

@@ -102,8 +102,8 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 	start := chunkStart(md)
 	end := start + md.TotalCompressedSize
 	width := valueWidth(c)
-	flat := c.MaxRepetitionLevel() == 0
 	maxRep, maxDef := c.MaxRepetitionLevel(), c.MaxDefinitionLevel()
+	flat := maxRep == 0
 	var values, total int64
 	for pos := start; pos < end; {
 		h, n, err := s.header(pos, end)

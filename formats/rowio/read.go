@@ -230,9 +230,7 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 // for the next batch or rows.
 func (r *Reader[T]) RecycleBuffers() {
 	if r.alloc != nil {
-		r.alloc.mu.Lock()
-		r.alloc.recycle = true
-		r.alloc.mu.Unlock()
+		r.alloc.recycle.Store(true)
 	}
 }
 

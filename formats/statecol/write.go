@@ -337,7 +337,7 @@ func (sw *stateWriter) writeChunk(k int, leaf leafColumn, c *colBuf) (format.Col
 		if c.vals, err = enc.EncodeInt32(c.vals[:0], c.idx); err != nil {
 			return format.ColumnChunk{}, err
 		}
-		fallthrough
+		sw.body = append(sw.body, c.vals...)
 	default:
 		sw.body = append(sw.body, c.vals...)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/infohash/infohash/formats/rowio"
-	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -98,13 +97,8 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[obsIn], l arrowLayout
 			}
 			return n, bad(err)
 		}
-		for i := range k {
-			if rows.typ[i] == 0 {
-				rows.typ[i] = schema.HashV1
-			}
-			if err := checkObs(n+int64(i), rows.typ[i], rows.at[i]); err != nil {
-				return n, bad(err)
-			}
+		if err := rows.checkRows(k, n); err != nil {
+			return n, bad(err)
 		}
 		rows.scatter(k, &out)
 		b.srcView = b.srcs
@@ -116,24 +110,17 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[obsIn], l arrowLayout
 // loadArrow copies the rows of record batch rec into rows [0, n).
 func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 	n := int(rec.NumRows())
-	r.reset(n, b)
-	imp := b.intern(schema.SourceImport) // the source of rows without one
+	imp := r.reset(n, b)
 	if err := noNulls(rec.Column(l.hash), "info_hash"); err != nil {
 		return err
 	}
 	hashes := rec.Column(l.hash).(interface{ Value(int) []byte })
 	for i := range n {
 		h := hashes.Value(i)
-		switch len(h) {
-		case 20:
-			r.hashes[i] = schema.Hash(h)
-		case 32: // a v2 hash: keyed by its first 20 bytes, kept whole
-			r.hashes[i] = schema.Hash(h[:20])
-			r.typ[i] = schema.HashV2
-			r.keepV2(i, h)
-		default:
+		if len(h) != 20 && len(h) != 32 {
 			return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash has %d bytes, want 20 (or 32 for v2)", len(h))}
 		}
+		r.putHash(i, h)
 	}
 	at := rec.Column(l.at)
 	if err := noNulls(at, "observed_at"); err != nil {
@@ -152,7 +139,7 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 	if l.typ >= 0 {
 		c := rec.Column(l.typ)
 		for i := range n {
-			if c.IsNull(i) || r.typ[i] == schema.HashV2 {
+			if c.IsNull(i) {
 				continue
 			}
 			switch a := c.(type) {
@@ -195,6 +182,7 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			}
 		}
 	}
+	r.typeLongHashes()
 	return nil
 }
 

@@ -176,17 +176,10 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 			return nil, &rowError{row: int64(row), msg: fmt.Sprintf("info_hash has %d bytes, want 20 (or 32 for v2)", n)}
 		}
 	}
-	put := func(row int, h []byte) {
-		copy(r.hashes[row][:], h)
-		if len(h) == 32 {
-			r.keepV2(row, h)
-			r.long[row>>6] |= 1 << (row & 63)
-		}
-	}
 	if idx != nil {
 		return func(row, v, n int) {
 			for i, ix := range idx[v : v+n] {
-				put(row+i, data[offs[ix]:offs[ix+1]])
+				r.putHash(row+i, data[offs[ix]:offs[ix+1]])
 			}
 		}, nil
 	}
@@ -196,7 +189,7 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 				copy(r.hashes[row+i][:], data[offs[v+i]:])
 				continue
 			}
-			put(row+i, data[offs[v+i]:offs[v+i+1]])
+			r.putHash(row+i, data[offs[v+i]:offs[v+i+1]])
 		}
 	}, nil
 }

@@ -218,14 +218,9 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 					}
 					return
 				}
-				for k := 0; k < n; k++ {
-					if cols.typ[k] == 0 {
-						cols.typ[k] = schema.HashV1
-					}
-					if err := checkObs(first+int64(lo+k), cols.typ[k], cols.at[k]); err != nil {
-						decErr = err
-						return
-					}
+				if err := cols.checkRows(n, first+int64(lo)); err != nil {
+					decErr = err
+					return
 				}
 				var rb *recBuf
 				select {
@@ -302,18 +297,48 @@ func (r *rgBuf) load(n int, b *batch) error {
 			return err
 		}
 	}
-	// A 32-byte info_hash is a v2 hash, whatever hash_type says.
+	r.typeLongHashes()
+	return nil
+}
+
+// typeLongHashes types the rows whose info_hash had 32 bytes as v2, whatever
+// their hash_type column said; it runs after every column is read.
+func (r *rgBuf) typeLongHashes() {
 	for w, bits := range r.long {
 		for ; bits != 0; bits &= bits - 1 {
 			r.typ[w*64+stdbits.TrailingZeros64(bits)] = schema.HashV2
 		}
 	}
+}
+
+// checkRows checks rows [0, n) (row first of the input onwards): an
+// absent hash_type is v1, and every time must be plausible.
+func (r *rgBuf) checkRows(n int, first int64) error {
+	for k := range n {
+		if r.typ[k] == 0 {
+			r.typ[k] = schema.HashV1
+		}
+		if err := checkObs(first+int64(k), r.typ[k], r.at[k]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
+// putHash sets row's hash from a BYTE_ARRAY value of 20 bytes, or of 32:
+// a v2 hash, keyed by its first 20 as the DHT does, kept whole and typed
+// v2 by typeLongHashes.
+func (r *rgBuf) putHash(row int, h []byte) {
+	copy(r.hashes[row][:], h)
+	if len(h) == 32 {
+		r.keepV2(row, h)
+		r.long[row>>6] |= 1 << (row & 63)
+	}
+}
+
 // reset makes rows [0, n) empty: no hash type, the source of rows
-// without one ("import"), no v2 hash.
-func (r *rgBuf) reset(n int, b *batch) {
+// without one ("import", whose id it returns), no v2 hash.
+func (r *rgBuf) reset(n int, b *batch) (imp uint16) {
 	r.hashes = resize(r.hashes, n)
 	r.at = resize(r.at, n)
 	r.src = resize(r.src, n)
@@ -324,10 +349,11 @@ func (r *rgBuf) reset(n int, b *batch) {
 	clear(r.hasV2)
 	r.long = resize(r.long, n/64+1)
 	clear(r.long)
-	imp := b.intern(schema.SourceImport)
+	imp = b.intern(schema.SourceImport)
 	for i := range r.src {
 		r.src[i] = imp
 	}
+	return imp
 }
 
 // keepV2 records row i's full v2 hash.
