@@ -96,10 +96,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	ins, err := resolveInputs(o.Inputs, o.Stdin, d)
+	ins, err := resolveInputs(ctx, o.Inputs, o.Stdin, d)
 	if err != nil {
 		return st, err
 	}
+	defer settleLive(ctx, ins)
 	sums := checksumAll(ins)
 	// The aggregation tables hold no pointers, so the collector's mark
 	// work stays small however large they grow; collecting at +25% instead

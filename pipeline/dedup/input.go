@@ -2,7 +2,9 @@ package dedup
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -45,35 +47,48 @@ type input struct {
 	size  int64
 	kind  inputKind
 	inbox bool // spooled: removed once applied
+
+	// live is stdin still being spooled (Arrow streams and hash lists
+	// are read as they arrive); sum is its checksum, computed as it is
+	// copied. Both nil for files.
+	live *dataset.LiveSpool
+	sum  *xxh3.Hasher
 }
 
 // resolveInputs expands folders, spools stdin into the inbox and picks up
 // inbox files a killed run left behind.
-func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input, error) {
-	var out []input
+//
+// Stdin is read while it is spooled (see spoolStdin). If resolveInputs
+// fails, it first lets that spool finish, so that what stdin held waits
+// in the inbox for the next run, as if it had been spooled whole first.
+func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *dataset.Dataset) (out []input, err error) {
 	inbox := d.Path("inbox")
+	defer func() {
+		if err != nil {
+			settleLive(ctx, out)
+			out = nil
+		}
+	}()
+	if n := len(args) - len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-" })); n > 1 {
+		return nil, exitcode.BadInput(errors.New("dedup: - (stdin) named more than once"))
+	}
 	for _, a := range args {
 		if a == "-" {
-			p, err := dataset.Spool(inbox, ".spool", stdin)
+			in, err := spoolStdin(inbox, stdin)
 			if err != nil {
-				return nil, fmt.Errorf("dedup: stdin: %w", err)
+				return out, err
 			}
-			in, err := probe(p, "stdin ("+filepath.Join("inbox", filepath.Base(p))+")")
-			if err != nil {
-				return nil, setAside(input{path: p, inbox: true}, err)
-			}
-			in.inbox = true
 			out = append(out, in)
 			continue
 		}
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+			return out, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 		}
 		if !st.IsDir() {
 			in, err := probe(a, a)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = append(out, in)
 			continue
@@ -89,16 +104,16 @@ func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input,
 			return nil
 		})
 		if err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", a, err))
+			return out, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", a, err))
 		}
 		if len(files) == 0 {
-			return nil, exitcode.BadInput(fmt.Errorf("dedup: %s: folder holds no .parquet files", a))
+			return out, exitcode.BadInput(fmt.Errorf("dedup: %s: folder holds no .parquet files", a))
 		}
 		sort.Strings(files)
 		for _, p := range files {
 			in, err := probe(p, p)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = append(out, in)
 		}
@@ -106,7 +121,7 @@ func resolveInputs(args []string, stdin io.Reader, d *dataset.Dataset) ([]input,
 	// Spooled input of earlier runs that died before applying it. What a
 	// run killed while spooling had read is set aside (dataset.Salvage).
 	if _, err := dataset.Salvage(inbox, ".spool"); err != nil {
-		return nil, fmt.Errorf("dedup: %w", err)
+		return out, fmt.Errorf("dedup: %w", err)
 	}
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
@@ -140,6 +155,9 @@ func setAside(in input, err error) error {
 	if !in.inbox || exitcode.Of(err) != exitcode.Usage {
 		return err
 	}
+	if in.live != nil && in.live.Wait() != nil {
+		return err // no file to set aside: the spool failed, and says so
+	}
 	if os.Rename(in.path, in.path+badSuffix) != nil {
 		return err
 	}
@@ -170,25 +188,31 @@ func probe(path, name string) (input, error) {
 	defer f.Close()
 	var head [8]byte
 	n, _ := io.ReadFull(f, head[:])
-	if n == 0 {
-		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %s: empty input", name))
-	}
 	st, err := f.Stat()
 	if err != nil {
 		return input{}, fmt.Errorf("dedup: %s: %w", name, err)
 	}
-	in := input{name: name, path: path, size: st.Size()}
-	switch {
-	case bytes.HasPrefix(head[:n], parquetMagic):
-		in.kind = kindParquet
-	case bytes.HasPrefix(head[:n], arrowMagic):
-		in.kind = kindArrow
-	case bytes.IndexByte(head[:n], 0) >= 0:
-		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %s: neither Parquet, an Arrow IPC stream nor a text hash list", name))
-	default:
-		in.kind = kindText
+	kind, err := kindOf(head[:n], name)
+	if err != nil {
+		return input{}, err
 	}
-	return in, nil
+	return input{name: name, path: path, size: st.Size(), kind: kind}, nil
+}
+
+// kindOf tells an input's kind from its first bytes (up to 8; none is an
+// empty input).
+func kindOf(head []byte, name string) (inputKind, error) {
+	switch {
+	case len(head) == 0:
+		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: empty input", name))
+	case bytes.HasPrefix(head, parquetMagic):
+		return kindParquet, nil
+	case bytes.HasPrefix(head, arrowMagic):
+		return kindArrow, nil
+	case bytes.IndexByte(head, 0) >= 0:
+		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: neither Parquet, an Arrow IPC stream nor a text hash list", name))
+	}
+	return kindText, nil
 }
 
 // checksums are the content checksums of a run's inputs, computed in the
@@ -203,20 +227,28 @@ type checksums struct {
 // order, one file at a time) and returns at once.
 func checksumAll(ins []input) *checksums {
 	c := &checksums{done: make(chan struct{}), ids: make([]string, len(ins))}
-	paths, names := make([]string, len(ins)), make([]string, len(ins))
-	for i, in := range ins {
-		paths[i], names[i] = in.path, in.name
-	}
+	ins = slices.Clone(ins)
 	go func() {
 		defer close(c.done)
 		start := time.Now()
 		buf := make([]byte, checksumBuffer)
-		for i := range paths {
-			if c.ids[i], c.err = checksumFile(paths[i], names[i], buf); c.err != nil {
+		for i, in := range ins {
+			if in.live != nil {
+				// Summed as it was copied: the sum is whole once the
+				// spool is.
+				if err := in.live.Wait(); err != nil {
+					c.err = fmt.Errorf("dedup: stdin: %w", err)
+					return
+				}
+				sum := in.sum.Sum128().Bytes()
+				c.ids[i] = hex.EncodeToString(sum[:])
+				continue
+			}
+			if c.ids[i], c.err = checksumFile(in.path, in.name, buf); c.err != nil {
 				return
 			}
 		}
-		slog.Debug("dedup: inputs checksummed", "inputs", len(paths), "seconds", time.Since(start).Seconds())
+		slog.Debug("dedup: inputs checksummed", "inputs", len(ins), "seconds", time.Since(start).Seconds())
 	}()
 	return c
 }

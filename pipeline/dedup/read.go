@@ -40,7 +40,12 @@ var fastPath = true
 // input as bad input instead of crashing the program.
 func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err error) {
 	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
-	defer func() { err = setAside(in, err) }()
+	defer func() {
+		if err != nil && in.live != nil && in.live.Err() != nil {
+			err = fmt.Errorf("dedup: stdin: %w", in.live.Err()) // not the input's fault
+		}
+		err = setAside(in, err)
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			err = bad(rowio.PanicError(p, in.kind.format()))
@@ -48,7 +53,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 	}()
 	switch in.kind {
 	case kindText:
-		f, err := os.Open(in.path)
+		f, err := in.open()
 		if err != nil {
 			return 0, bad(err)
 		}
@@ -59,7 +64,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 		}
 		return n, nil
 	case kindArrow:
-		f, err := os.Open(in.path)
+		f, err := in.open()
 		if err != nil {
 			return 0, bad(err)
 		}

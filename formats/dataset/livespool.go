@@ -1,0 +1,196 @@
+// A spool that can be read while it is written.
+
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/formats/fsutil"
+)
+
+// LiveSpool is a Spool whose content can be read while it is being
+// written: a stage that streams its input (an Arrow IPC stream, a hash
+// list) reads it as it arrives instead of after the whole pipe has been
+// copied and fsynced. Durability is unchanged: the file gets its final
+// name only once complete and durable (Wait), and a stage must not
+// commit anything it read from it before then; a kill before that leaves
+// a temporary spool that Salvage recovers.
+type LiveSpool struct {
+	path string   // the final path
+	rf   *os.File // a read-only handle on the file, valid across the rename
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	written int64 // bytes in the file so far
+	done    bool  // the copy ended (err says how)
+	err     error
+	closed  bool
+}
+
+// spoolChunk is the size of the copy's reads and writes.
+const spoolChunk = 1 << 20
+
+// writebackEvery is how many bytes a live spool writes between asking the
+// kernel to start writing them back, so that the fsync at the end finds
+// little left to do.
+const writebackEvery = 64 << 20
+
+// StartSpool starts copying r into a new file with extension ext in the
+// inbox folder dir, as Spool does, and returns at once. Every byte copied
+// is also written to tee (a checksum, say) when it is not nil, before
+// readers see it.
+func StartSpool(dir, ext string, r io.Reader, tee io.Writer) (*LiveSpool, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, NewName(ext))
+	f, err := fsutil.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	// Locked as Spool's: Salvage leaves a live writer's spool alone.
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("%s: lock: %w", f.Name(), err)
+	}
+	rf, err := os.Open(f.Name())
+	if err != nil {
+		f.Abort()
+		return nil, err
+	}
+	s := &LiveSpool{path: path, rf: rf}
+	s.cond = sync.NewCond(&s.mu)
+	go s.copy(f, r, tee)
+	return s, nil
+}
+
+// copy runs the spool: r to f (and tee), then f made durable under its
+// final name.
+func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
+	buf := make([]byte, spoolChunk)
+	var sinceWriteback int64
+	var err error
+	for {
+		n, rerr := r.Read(buf)
+		if n > 0 {
+			if _, err = f.Write(buf[:n]); err != nil {
+				break
+			}
+			if tee != nil {
+				tee.Write(buf[:n])
+			}
+			if sinceWriteback += int64(n); sinceWriteback >= writebackEvery {
+				fsutil.StartWriteback(f.File)
+				sinceWriteback = 0
+			}
+			s.mu.Lock()
+			s.written += int64(n)
+			s.mu.Unlock()
+			s.cond.Broadcast()
+		}
+		if errors.Is(rerr, io.EOF) {
+			err = f.Commit()
+			break
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+	}
+	if err != nil {
+		f.Abort()
+	}
+	s.mu.Lock()
+	s.done, s.err = true, err
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// Path is the spool's final path, where the file is once Wait returns
+// nil.
+func (s *LiveSpool) Path() string { return s.path }
+
+// Wait blocks until the copy has ended and returns its error: nil once
+// the whole input is durable at Path.
+func (s *LiveSpool) Wait() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.done {
+		s.cond.Wait()
+	}
+	return s.err
+}
+
+// Err is the copy's error if it has ended with one.
+func (s *LiveSpool) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Size is how many bytes have been copied so far.
+func (s *LiveSpool) Size() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.written
+}
+
+// NewReader returns a reader of the spool's content from its first byte:
+// a read waits for bytes not copied yet, and the reader ends (io.EOF)
+// where the input ended. If the copy failed, reads return its error once
+// they reach the point where it stopped.
+func (s *LiveSpool) NewReader() io.Reader { return &spoolReader{s: s} }
+
+// Close releases the read handle; readers fail after it.
+func (s *LiveSpool) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.cond.Broadcast()
+	return s.rf.Close()
+}
+
+type spoolReader struct {
+	s   *LiveSpool
+	off int64
+}
+
+func (r *spoolReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	s := r.s
+	s.mu.Lock()
+	for r.off >= s.written && !s.done && !s.closed {
+		s.cond.Wait()
+	}
+	avail, done, err, closed := s.written-r.off, s.done, s.err, s.closed
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return 0, os.ErrClosed
+	case avail <= 0 && done && err != nil:
+		return 0, fmt.Errorf("spooling stdin: %w", err)
+	case avail <= 0:
+		return 0, io.EOF
+	}
+	n, rerr := s.rf.ReadAt(p[:min(int64(len(p)), avail)], r.off)
+	r.off += int64(n)
+	if n > 0 {
+		return n, nil
+	}
+	if rerr == nil || errors.Is(rerr, io.EOF) {
+		rerr = io.ErrUnexpectedEOF // the file holds less than was written to it
+	}
+	return 0, rerr
+}

@@ -1,0 +1,90 @@
+package dataset
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A live spool's reader sees each chunk while the source is still open,
+// reads the whole input in order, and the file is durable under its final
+// name once Wait returns; a source that fails leaves no file, and readers
+// get its error after the bytes copied before it.
+func TestLiveSpool(t *testing.T) {
+	chunks := [][]byte{[]byte("first chunk\n"), bytes.Repeat([]byte("x"), spoolChunk+7), []byte("last\n")}
+	var whole []byte
+	for _, c := range chunks {
+		whole = append(whole, c...)
+	}
+	for _, tt := range []struct {
+		name   string
+		srcErr error // how the source ends after the chunks (nil: EOF)
+	}{
+		{"complete", nil},
+		{"source fails", errors.New("pipe broke")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pr, pw := io.Pipe()
+			var tee bytes.Buffer
+			s, err := StartSpool(dir, ".spool", pr, &tee)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			r := s.NewReader()
+			var got []byte
+			for _, c := range chunks {
+				go pw.Write(c)
+				// The reader gets the chunk before anything more is sent.
+				part := make([]byte, len(c))
+				read := make(chan error, 1)
+				go func() { _, err := io.ReadFull(r, part); read <- err }()
+				select {
+				case err := <-read:
+					if err != nil {
+						t.Fatalf("reading a chunk while the source is open: %v", err)
+					}
+				case <-time.After(30 * time.Second):
+					t.Fatal("a chunk sent is not readable before the source ends")
+				}
+				got = append(got, part...)
+			}
+			pw.CloseWithError(tt.srcErr)
+			rest, rerr := io.ReadAll(r)
+			werr := s.Wait()
+			if len(rest) != 0 || !bytes.Equal(got, whole) {
+				t.Fatalf("reader got %d+%d bytes, want %d", len(got), len(rest), len(whole))
+			}
+			ents, _ := os.ReadDir(dir)
+			if tt.srcErr != nil {
+				if !errors.Is(rerr, tt.srcErr) || !errors.Is(werr, tt.srcErr) {
+					t.Fatalf("reader error %v, Wait %v: want the source's", rerr, werr)
+				}
+				if len(ents) != 0 {
+					t.Fatalf("a failed spool left %v", ents)
+				}
+				return
+			}
+			if rerr != nil || werr != nil {
+				t.Fatalf("reader error %v, Wait %v", rerr, werr)
+			}
+			onDisk, err := os.ReadFile(s.Path())
+			if err != nil || !bytes.Equal(onDisk, whole) || !bytes.Equal(tee.Bytes(), whole) {
+				t.Fatalf("file %d bytes (%v), tee %d bytes: want %d", len(onDisk), err, tee.Len(), len(whole))
+			}
+			if len(ents) != 1 || filepath.Join(dir, ents[0].Name()) != s.Path() || s.Size() != int64(len(whole)) {
+				t.Fatalf("dir holds %v, size %d; want only %s", ents, s.Size(), s.Path())
+			}
+			// A reader opened after the end reads the whole file too.
+			again, err := io.ReadAll(s.NewReader())
+			if err != nil || !bytes.Equal(again, whole) {
+				t.Fatalf("a later reader: %d bytes, %v", len(again), err)
+			}
+		})
+	}
+}
