@@ -189,10 +189,10 @@ func TestWriteStateStatistics(t *testing.T) {
 	}
 }
 
-// TestTimestampEncoding: the timestamp columns are written
+// TestIntegerEncoding: the timestamp and integer columns are written
 // DELTA_BINARY_PACKED and uncompressed, the others not (TestWriteStateRoundTrip
 // reads them back with both readers).
-func TestTimestampEncoding(t *testing.T) {
+func TestIntegerEncoding(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteState(&buf, randomStates(3000, 5, false)); err != nil {
 		t.Fatal(err)
@@ -202,7 +202,8 @@ func TestTimestampEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	delta := map[string]bool{"first_seen": true, "last_seen": true, "last_attempt": true,
-		"next_retry": true, "lease_until": true, "reactivated_at": true}
+		"next_retry": true, "lease_until": true, "reactivated_at": true,
+		"hash_type": true, "seen_count": true, "attempts": true, "backoff_step": true, "bad_metadata": true}
 	for _, c := range pf.Metadata().RowGroups[0].Columns {
 		m := c.MetaData
 		name := m.PathInSchema[0]
