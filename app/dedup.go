@@ -29,8 +29,9 @@ need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
 DuckDB writes it) and observed_at (a timestamp of any unit); hash_type, source
 and info_hash_v2 are read when present.
 
-Stdin is first spooled durably to DIR/inbox/, so a kill loses nothing already
-read: a run killed while still reading leaves its whole batches, which the next
+Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
+while it is spooled; nothing is committed before the spool is whole and
+fsynced), so a kill loses nothing already read: a run killed while still reading leaves its whole batches, which the next
 run sets aside as DIR/inbox/partial-*.arrow (listed by "infohash status"; apply
 it as an INPUT if the producer will not send it again).
 
