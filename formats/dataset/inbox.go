@@ -31,12 +31,20 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Held while the copy runs (the kernel drops it if this process
-	// dies): Salvage leaves a locked spool alone. Between the creation
-	// and this lock the file is empty, and Salvage leaves a young empty
-	// spool alone too; it may hold the lock for an instant, hence the
-	// blocking call.
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	// Held while the copy runs and until the file has its final name (the
+	// kernel drops it if this process dies): Salvage leaves a locked
+	// spool alone. It is taken through a handle of its own, which outlives
+	// the writing one, closed before the rename. Between the creation and
+	// this lock the file is empty, and Salvage leaves a young empty spool
+	// alone too; it may hold the lock for an instant, hence the blocking
+	// call.
+	lk, err := os.Open(f.Name())
+	if err != nil {
+		f.Abort()
+		return "", err
+	}
+	defer lk.Close()
+	if err := unix.Flock(int(lk.Fd()), unix.LOCK_EX); err != nil {
 		f.Abort()
 		return "", fmt.Errorf("%s: lock: %w", f.Name(), err)
 	}
@@ -127,6 +135,14 @@ func salvage(dir, path, ext string) (string, error) {
 			return "", nil // a live writer
 		}
 		return "", err
+	}
+	// The lock is free, but the writer may have finished between the
+	// open and the lock (Spool's lock goes with its handle, closed just
+	// before the rename): a file no longer at path is a committed spool.
+	if held, err := f.Stat(); err != nil {
+		return "", err
+	} else if now, err := os.Stat(path); err != nil || !os.SameFile(held, now) {
+		return "", nil
 	}
 	head := make([]byte, 4)
 	k, _ := io.ReadFull(f, head)

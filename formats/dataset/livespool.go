@@ -55,15 +55,19 @@ func StartSpool(dir, ext string, r io.Reader, tee io.Writer) (*LiveSpool, error)
 	if err != nil {
 		return nil, err
 	}
-	// Locked as Spool's: Salvage leaves a live writer's spool alone.
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Abort()
-		return nil, fmt.Errorf("%s: lock: %w", f.Name(), err)
-	}
+	// Locked as Spool's, so that Salvage leaves a live spool alone, but
+	// through the read handle, which stays open after the rename: a lock
+	// released with the writing handle (before the rename) let a Salvage
+	// that had opened the file just before take it for a dead writer's.
 	rf, err := os.Open(f.Name())
 	if err != nil {
 		f.Abort()
 		return nil, err
+	}
+	if err := unix.Flock(int(rf.Fd()), unix.LOCK_EX); err != nil {
+		rf.Close()
+		f.Abort()
+		return nil, fmt.Errorf("%s: lock: %w", f.Name(), err)
 	}
 	s := &LiveSpool{path: path, rf: rf}
 	s.cond = sync.NewCond(&s.mu)
@@ -148,7 +152,7 @@ func (s *LiveSpool) Size() int64 {
 // they reach the point where it stopped.
 func (s *LiveSpool) NewReader() io.Reader { return &spoolReader{s: s} }
 
-// Close releases the read handle; readers fail after it.
+// Close releases the read handle and the lock; readers fail after it.
 func (s *LiveSpool) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

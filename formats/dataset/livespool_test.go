@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,6 +85,61 @@ func TestLiveSpool(t *testing.T) {
 			again, err := io.ReadAll(s.NewReader())
 			if err != nil || !bytes.Equal(again, whole) {
 				t.Fatalf("a later reader: %d bytes, %v", len(again), err)
+			}
+		})
+	}
+}
+
+// Salvage running while spools finish never takes one for a dead
+// writer's: a spool that completes between Salvage's open and its lock
+// used to be truncated and renamed under its writer.
+func TestSalvageSparesFinishingSpools(t *testing.T) {
+	stream, _ := arrowBatches(t, 4)
+	for _, tt := range []struct {
+		name  string
+		spool func(dir string) (string, error)
+	}{
+		{"Spool", func(dir string) (string, error) { return Spool(dir, ".spool", bytes.NewReader(stream)) }},
+		{"StartSpool", func(dir string) (string, error) {
+			s, err := StartSpool(dir, ".spool", bytes.NewReader(stream), nil)
+			if err != nil {
+				return "", err
+			}
+			defer s.Close()
+			return s.Path(), s.Wait()
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stop := make(chan struct{})
+			salvaged := make(chan error, 1)
+			go func() {
+				for {
+					select {
+					case <-stop:
+						salvaged <- nil
+						return
+					default:
+					}
+					if set, err := Salvage(dir, ".spool"); err != nil || len(set) > 0 {
+						salvaged <- fmt.Errorf("Salvage set aside %v: %v", set, err)
+						return
+					}
+				}
+			}()
+			for range 300 {
+				p, err := tt.spool(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, stream) {
+					t.Fatalf("spool %s: %d bytes of %d, %v", p, len(got), len(stream), err)
+				}
+				os.Remove(p)
+			}
+			close(stop)
+			if err := <-salvaged; err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
