@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
@@ -361,35 +362,41 @@ func (sw *stateWriter) writeChunk(k int, leaf leafColumn, c *colBuf) (format.Col
 	return format.ColumnChunk{FileOffset: start, MetaData: md}, nil
 }
 
-// appendDelta appends the INT64 (or, with int32, INT32) values laid out
+// appendDelta appends the INT64 (or, with int32s, INT32) values laid out
 // PLAIN in vals to dst, DELTA_BINARY_PACKED.
 func (sw *stateWriter) appendDelta(dst, vals []byte, int32s bool) ([]byte, error) {
 	var err error
+	enc := &delta.BinaryPackedEncoding{}
 	if int32s {
-		n := len(vals) / 4
-		if cap(sw.int32s) < n {
-			sw.int32s = make([]int32, n)
-		}
-		ints := sw.int32s[:n]
-		for i := range ints {
-			ints[i] = int32(binary.LittleEndian.Uint32(vals[4*i:]))
-		}
-		sw.packed, err = (&delta.BinaryPackedEncoding{}).EncodeInt32(sw.packed[:0], ints)
+		sw.int32s = plainInts(sw.int32s, vals)
+		sw.packed, err = enc.EncodeInt32(sw.packed[:0], sw.int32s)
 	} else {
-		n := len(vals) / 8
-		if cap(sw.ints) < n {
-			sw.ints = make([]int64, n)
-		}
-		ints := sw.ints[:n]
-		for i := range ints {
-			ints[i] = int64(binary.LittleEndian.Uint64(vals[8*i:]))
-		}
-		sw.packed, err = (&delta.BinaryPackedEncoding{}).EncodeInt64(sw.packed[:0], ints)
+		sw.ints = plainInts(sw.ints, vals)
+		sw.packed, err = enc.EncodeInt64(sw.packed[:0], sw.ints)
 	}
 	if err != nil {
 		return dst, fmt.Errorf("statecol: delta encoding: %w", err)
 	}
 	return append(dst, sw.packed...), nil
+}
+
+// plainInts decodes the little-endian integers of vals into buf, grown
+// as needed.
+func plainInts[T int32 | int64](buf []T, vals []byte) []T {
+	size := int(unsafe.Sizeof(T(0)))
+	n := len(vals) / size
+	if cap(buf) < n {
+		buf = make([]T, n)
+	}
+	buf = buf[:n]
+	for i := range buf {
+		if size == 4 {
+			buf[i] = T(int32(binary.LittleEndian.Uint32(vals[4*i:])))
+		} else {
+			buf[i] = T(int64(binary.LittleEndian.Uint64(vals[8*i:])))
+		}
+	}
+	return buf
 }
 
 // appendLevels appends a v1 data page's level section: the byte length,
