@@ -1,8 +1,11 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -87,6 +90,15 @@ group committed. Bad input commits nothing.
 				return err
 			}
 			st, err := dedup.Run(c.Context, o)
+			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
+				if st.Commits == 0 && slices.Contains(o.Inputs, "-") {
+					return errors.New("dedup: interrupted; nothing committed (what stdin had sent stays in DIR/inbox for the next run)")
+				}
+				if st.Commits == 0 {
+					return errors.New("dedup: interrupted; nothing committed")
+				}
+				return fmt.Errorf("dedup: interrupted after %d commits (snapshot %d); re-run to apply the rest", st.Commits, st.Snapshot)
+			}
 			if err != nil {
 				return err
 			}

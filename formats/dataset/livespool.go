@@ -3,6 +3,7 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -122,14 +123,26 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 func (s *LiveSpool) Path() string { return s.path }
 
 // Wait blocks until the copy has ended and returns its error: nil once
-// the whole input is durable at Path.
-func (s *LiveSpool) Wait() error {
+// the whole input is durable at Path. It returns ctx's error if ctx ends
+// first.
+func (s *LiveSpool) Wait(ctx context.Context) error {
+	defer context.AfterFunc(ctx, s.wake)()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for !s.done {
+	for !s.done && ctx.Err() == nil {
 		s.cond.Wait()
 	}
+	if !s.done {
+		return ctx.Err()
+	}
 	return s.err
+}
+
+// wake wakes every waiter, to look at its context.
+func (s *LiveSpool) wake() {
+	s.mu.Lock()
+	s.cond.Broadcast()
+	s.mu.Unlock()
 }
 
 // Err is the copy's error if it has ended with one.
@@ -149,8 +162,12 @@ func (s *LiveSpool) Size() int64 {
 // NewReader returns a reader of the spool's content from its first byte:
 // a read waits for bytes not copied yet, and the reader ends (io.EOF)
 // where the input ended. If the copy failed, reads return its error once
-// they reach the point where it stopped.
-func (s *LiveSpool) NewReader() io.Reader { return &spoolReader{s: s} }
+// they reach the point where it stopped. A read waiting when ctx ends
+// returns ctx's error: an interrupted run does not hang on a silent pipe.
+func (s *LiveSpool) NewReader(ctx context.Context) io.Reader {
+	context.AfterFunc(ctx, s.wake)
+	return &spoolReader{s: s, ctx: ctx}
+}
 
 // Close releases the read handle and the lock; readers fail after it.
 func (s *LiveSpool) Close() error {
@@ -166,6 +183,7 @@ func (s *LiveSpool) Close() error {
 
 type spoolReader struct {
 	s   *LiveSpool
+	ctx context.Context
 	off int64
 }
 
@@ -175,7 +193,7 @@ func (r *spoolReader) Read(p []byte) (int, error) {
 	}
 	s := r.s
 	s.mu.Lock()
-	for r.off >= s.written && !s.done && !s.closed {
+	for r.off >= s.written && !s.done && !s.closed && r.ctx.Err() == nil {
 		s.cond.Wait()
 	}
 	avail, done, err, closed := s.written-r.off, s.done, s.err, s.closed
@@ -183,6 +201,8 @@ func (r *spoolReader) Read(p []byte) (int, error) {
 	switch {
 	case closed:
 		return 0, os.ErrClosed
+	case avail <= 0 && r.ctx.Err() != nil:
+		return 0, r.ctx.Err()
 	case avail <= 0 && done && err != nil:
 		return 0, fmt.Errorf("spooling stdin: %w", err)
 	case avail <= 0:

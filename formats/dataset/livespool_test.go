@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +38,7 @@ func TestLiveSpool(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			r := s.NewReader()
+			r := s.NewReader(context.Background())
 			var got []byte
 			for _, c := range chunks {
 				go pw.Write(c)
@@ -57,7 +58,7 @@ func TestLiveSpool(t *testing.T) {
 			}
 			pw.CloseWithError(tt.srcErr)
 			rest, rerr := io.ReadAll(r)
-			werr := s.Wait()
+			werr := s.Wait(context.Background())
 			if len(rest) != 0 || !bytes.Equal(got, whole) {
 				t.Fatalf("reader got %d+%d bytes, want %d", len(got), len(rest), len(whole))
 			}
@@ -82,7 +83,7 @@ func TestLiveSpool(t *testing.T) {
 				t.Fatalf("dir holds %v, size %d; want only %s", ents, s.Size(), s.Path())
 			}
 			// A reader opened after the end reads the whole file too.
-			again, err := io.ReadAll(s.NewReader())
+			again, err := io.ReadAll(s.NewReader(context.Background()))
 			if err != nil || !bytes.Equal(again, whole) {
 				t.Fatalf("a later reader: %d bytes, %v", len(again), err)
 			}
@@ -106,7 +107,7 @@ func TestSalvageSparesFinishingSpools(t *testing.T) {
 				return "", err
 			}
 			defer s.Close()
-			return s.Path(), s.Wait()
+			return s.Path(), s.Wait(context.Background())
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,7 +74,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 	}
 	for _, a := range args {
 		if a == "-" {
-			in, err := spoolStdin(inbox, stdin)
+			in, err := spoolStdin(ctx, inbox, stdin)
 			if err != nil {
 				return out, err
 			}
@@ -155,7 +155,7 @@ func setAside(in input, err error) error {
 	if !in.inbox || exitcode.Of(err) != exitcode.Usage {
 		return err
 	}
-	if in.live != nil && in.live.Wait() != nil {
+	if in.live != nil && in.live.Wait(context.Background()) != nil {
 		return err // no file to set aside: the spool failed, and says so
 	}
 	if os.Rename(in.path, in.path+badSuffix) != nil {
@@ -236,7 +236,7 @@ func checksumAll(ins []input) *checksums {
 			if in.live != nil {
 				// Summed as it was copied: the sum is whole once the
 				// spool is.
-				if err := in.live.Wait(); err != nil {
+				if err := in.live.Wait(context.Background()); err != nil {
 					c.err = fmt.Errorf("dedup: stdin: %w", err)
 					return
 				}

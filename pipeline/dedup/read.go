@@ -41,6 +41,14 @@ var fastPath = true
 func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err error) {
 	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
 	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = ctx.Err() // interrupted: the input is not at fault
+			return
+		}
+		if err != nil && in.live != nil && exitcode.Of(err) == exitcode.Usage && in.live.Wait(ctx) != nil && ctx.Err() != nil {
+			err = ctx.Err() // interrupted while the bad input was still arriving
+			return
+		}
 		if err != nil && in.live != nil && in.live.Err() != nil {
 			err = fmt.Errorf("dedup: stdin: %w", in.live.Err()) // not the input's fault
 		}
@@ -53,7 +61,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 	}()
 	switch in.kind {
 	case kindText:
-		f, err := in.open()
+		f, err := in.open(ctx)
 		if err != nil {
 			return 0, bad(err)
 		}
@@ -64,7 +72,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 		}
 		return n, nil
 	case kindArrow:
-		f, err := in.open()
+		f, err := in.open(ctx)
 		if err != nil {
 			return 0, bad(err)
 		}

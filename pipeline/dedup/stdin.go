@@ -20,7 +20,7 @@ import (
 // which is only whole then. Parquet needs its footer, so it is spooled
 // whole first, as is an input whose first bytes are bad (it is set aside
 // whole).
-func spoolStdin(inbox string, stdin io.Reader) (input, error) {
+func spoolStdin(ctx context.Context, inbox string, stdin io.Reader) (input, error) {
 	sum := xxh3.New()
 	ls, err := dataset.StartSpool(inbox, ".spool", stdin, sum)
 	if err != nil {
@@ -28,13 +28,16 @@ func spoolStdin(inbox string, stdin io.Reader) (input, error) {
 	}
 	name := "stdin (" + filepath.Join("inbox", filepath.Base(ls.Path())) + ")"
 	var head [8]byte
-	n, _ := io.ReadFull(ls.NewReader(), head[:])
+	n, _ := io.ReadFull(ls.NewReader(ctx), head[:])
 	kind, kerr := kindOf(head[:n], name)
-	if kerr == nil && kind != kindParquet {
+	if kerr == nil && kind != kindParquet && ctx.Err() == nil {
 		return input{name: name, path: ls.Path(), kind: kind, inbox: true, live: ls, sum: sum}, nil
 	}
-	err = ls.Wait()
+	err = ls.Wait(ctx)
 	ls.Close()
+	if ctx.Err() != nil {
+		return input{}, ctx.Err() // what was read is Salvage's
+	}
 	if err != nil {
 		return input{}, fmt.Errorf("dedup: stdin: %w", err)
 	}
@@ -58,18 +61,16 @@ func settleLive(ctx context.Context, ins []input) {
 		if in.live == nil {
 			continue
 		}
-		if ctx.Err() == nil {
-			in.live.Wait()
-		}
+		in.live.Wait(ctx)
 		in.live.Close()
 	}
 }
 
 // open returns a reader of the input's content from its start: the live
 // spool's for stdin still being spooled, else the file's.
-func (in input) open() (io.ReadCloser, error) {
+func (in input) open(ctx context.Context) (io.ReadCloser, error) {
 	if in.live != nil {
-		return io.NopCloser(in.live.NewReader()), nil
+		return io.NopCloser(in.live.NewReader(ctx)), nil
 	}
 	return os.Open(in.path)
 }

@@ -3,6 +3,7 @@ package dedup
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,5 +132,48 @@ func TestStdinNamedTwice(t *testing.T) {
 	}
 	if stdin.Len() == 0 {
 		t.Fatal("stdin was read")
+	}
+}
+
+// An interrupt while stdin is silent ends the run at once, with the
+// context's error and no commit, whether the run is reading a stream
+// (Arrow) or still waiting for the first bytes.
+func TestStdinInterruptedWhileWaiting(t *testing.T) {
+	stream := captureStream(t, genObs(43, 500, 100), 100)
+	for _, tt := range []struct {
+		name string
+		sent []byte
+	}{
+		{"mid-stream", stream[:len(stream)/2]},
+		{"nothing sent", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			go pw.Write(tt.sent)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				o := DefaultOptions()
+				o.Data, o.Inputs, o.Now, o.Stdin = data, []string{"-"}, t0, pr
+				_, err := Run(ctx, o)
+				done <- err
+			}()
+			time.Sleep(200 * time.Millisecond)
+			cancel()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("err = %v, want context.Canceled", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the run did not end on interrupt while stdin was silent")
+			}
+			d, _ := dataset.Open(context.Background(), data, dataset.OpenOptions{})
+			if m, _ := d.Current(); m.Snapshot != 0 {
+				t.Fatalf("an interrupted run committed snapshot %d", m.Snapshot)
+			}
+		})
 	}
 }
