@@ -69,7 +69,13 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 			out = nil
 		}
 	}()
-	if n := len(args) - len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-" })); n > 1 {
+	stdins := 0
+	for _, a := range args {
+		if a == "-" {
+			stdins++
+		}
+	}
+	if stdins > 1 {
 		return nil, exitcode.BadInput(errors.New("dedup: - (stdin) named more than once"))
 	}
 	for _, a := range args {

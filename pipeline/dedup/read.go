@@ -41,18 +41,20 @@ var fastPath = true
 func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err error) {
 	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
 	defer func() {
-		if err != nil && ctx.Err() != nil {
+		if err == nil {
+			return
+		}
+		if in.live != nil && exitcode.Of(err) == exitcode.Usage {
+			in.live.Wait(ctx) // bad input is set aside whole: let the rest arrive
+		}
+		switch {
+		case ctx.Err() != nil:
 			err = ctx.Err() // interrupted: the input is not at fault
-			return
+		case in.live != nil && in.live.Err() != nil:
+			err = fmt.Errorf("dedup: stdin: %w", in.live.Err()) // nor when stdin broke
+		default:
+			err = setAside(in, err)
 		}
-		if err != nil && in.live != nil && exitcode.Of(err) == exitcode.Usage && in.live.Wait(ctx) != nil && ctx.Err() != nil {
-			err = ctx.Err() // interrupted while the bad input was still arriving
-			return
-		}
-		if err != nil && in.live != nil && in.live.Err() != nil {
-			err = fmt.Errorf("dedup: stdin: %w", in.live.Err()) // not the input's fault
-		}
-		err = setAside(in, err)
 	}()
 	defer func() {
 		if p := recover(); p != nil {
