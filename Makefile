@@ -39,11 +39,8 @@ lint: ## go vet, gofmt, and tidy go.mod/go.sum in both modules
 	cd tools/duckcheck && $(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-fuzz: ## run every fuzz target for FUZZTIME each
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) || exit 1; \
-	  done; done
+fuzz: ## run every fuzz target for FUZZTIME each (scripts/fuzz.sh)
+	FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) scripts/fuzz.sh
 
 clean: ## remove build outputs
 	rm -rf bin demo-data bench-data
