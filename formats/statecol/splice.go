@@ -76,6 +76,7 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 		return err
 	}
 	defer sw.release()
+	defer src.releasePages() // kept by a row group that failed
 	// parquet-go reads a whole column with the codec of its first chunk:
 	// a re-encoded chunk uses the codec the column already has.
 	codecs := make([]format.CompressionCodec, numStateColumns)
@@ -103,7 +104,9 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			// what an earlier row group left, which fn must not use and
 			// nothing writes (mask ⊆ need).
 			st := sw.sel[:len(sel)]
+			src.keepPages(need) // for layOut, which reads the changed ones again
 			if err := src.readColumns(rg, &rowsOut{st: st, sel: sel, n: int(n)}, need); err != nil {
+				src.releasePages()
 				return err
 			}
 			if mask, err = fn(first, sel, st); err != nil {
@@ -112,7 +115,9 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			if mask&^need != 0 {
 				return fmt.Errorf("statecol: splice changed columns %b it did not read", mask&^need)
 			}
-			if err := sw.layOut(src, rg, int(n), mask, sel, st); err != nil {
+			err := sw.layOut(src, rg, int(n), mask, sel, st)
+			src.releasePages()
+			if err != nil {
 				return err
 			}
 		}

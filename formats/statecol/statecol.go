@@ -20,8 +20,9 @@ import (
 // File is an open Parquet file whose row groups are read column by
 // column.
 type File struct {
-	f  *os.File
-	pf *parquet.File
+	f    *os.File
+	pf   *parquet.File
+	keep *pageKeep // pages kept during a splice
 }
 
 // Open opens the state file at path, one of the dataset's own (written by
@@ -78,7 +79,10 @@ func recoverCorrupt(err *error, path string) {
 }
 
 // Close closes the file.
-func (f *File) Close() error { return f.f.Close() }
+func (f *File) Close() error {
+	f.releasePages()
+	return f.f.Close()
+}
 
 // NumRows is the file's row count.
 func (f *File) NumRows() int64 { return f.pf.NumRows() }
@@ -93,7 +97,13 @@ func (f *File) Column(rg parquet.RowGroup, path ...string) (parquet.ColumnChunk,
 	if !ok {
 		return nil, 0
 	}
-	return rg.ColumnChunks()[l.ColumnIndex], l.MaxDefinitionLevel
+	cc := rg.ColumnChunks()[l.ColumnIndex]
+	if f.keep != nil {
+		if kp := f.keep.cols[l.ColumnIndex]; kp != nil {
+			return keptChunk{cc, kp}, l.MaxDefinitionLevel
+		}
+	}
+	return cc, l.MaxDefinitionLevel
 }
 
 // values returns a page's (non-null) values.
@@ -110,6 +120,9 @@ func EachPage(c parquet.ColumnChunk, fn func(parquet.Page) error) (err error) {
 			err = rowio.PanicError(p, stateFormat)
 		}
 	}()
+	if kc, ok := c.(keptChunk); ok {
+		return kc.each(fn)
+	}
 	pages := c.Pages()
 	defer pages.Close()
 	for {
