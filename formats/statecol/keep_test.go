@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // Kept columns are decoded once: a second pass over them reads nothing
@@ -16,18 +18,7 @@ func TestKeptPagesServeSecondRead(t *testing.T) {
 	defer func(n int) { rowGroupRows = n }(rowGroupRows)
 	rowGroupRows = 1000
 	rows := randomStates(2500, 3, false)
-	p := filepath.Join(t.TempDir(), "s.parquet")
-	var buf bytes.Buffer
-	if err := WriteState(&buf, rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, _ := openStateFile(t, rows)
 	defer f.Close()
 	rg := f.RowGroups()[1]
 	f.keepPages(ColumnsNamed("seen_count", "activity", "last_source"))
@@ -81,4 +72,23 @@ func equalInts(a, b []int64) bool {
 		}
 	}
 	return true
+}
+
+// openStateFile writes rows as a state file and opens it; it returns
+// the file and its path.
+func openStateFile(t *testing.T, rows []schema.State) (*File, string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.parquet")
+	var buf bytes.Buffer
+	if err := WriteState(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, p
 }

@@ -389,21 +389,13 @@ func TestSpliceNeed(t *testing.T) {
 // end (cut short after it was opened) fails the splice instead of
 // writing a short chunk under the old sizes.
 func TestSpliceTruncatedSource(t *testing.T) {
-	rows := randomStates(2000, 5, false)
-	path := filepath.Join(t.TempDir(), "s.parquet")
-	var buf bytes.Buffer
-	if err := WriteState(&buf, rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in, err := Open(path)
+	in, path := openStateFile(t, randomStates(2000, 5, false))
+	defer in.Close()
+	st, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer in.Close()
-	if err := os.Truncate(path, int64(buf.Len()/2)); err != nil {
+	if err := os.Truncate(path, st.Size()/2); err != nil {
 		t.Fatal(err)
 	}
 	err = Splice(io.Discard, in, AllColumns, func(int64, int64) []int32 { return nil },
