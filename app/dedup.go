@@ -34,9 +34,10 @@ and info_hash_v2 are read when present.
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and
-fsynced), so a kill loses nothing already read: a run killed while still reading leaves its whole batches, which the next
-run sets aside as DIR/inbox/partial-*.arrow (listed by "infohash status"; apply
-it as an INPUT if the producer will not send it again).
+fsynced), so a kill loses nothing already read: a run killed while still
+reading leaves its whole batches, which the next run sets aside as
+DIR/inbox/partial-*.arrow (listed by "infohash status"; apply it as an INPUT
+if the producer will not send it again).
 
 New hashes go to a file of their own in each partition; files holding hashes
 seen again are rewritten with only their changed columns re-encoded; a

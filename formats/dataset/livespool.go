@@ -152,13 +152,6 @@ func (s *LiveSpool) Err() error {
 	return s.err
 }
 
-// Size is how many bytes have been copied so far.
-func (s *LiveSpool) Size() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.written
-}
-
 // NewReader returns a reader of the spool's content from its first byte:
 // a read waits for bytes not copied yet, and the reader ends (io.EOF)
 // where the input ended. If the copy failed, reads return its error once

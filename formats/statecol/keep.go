@@ -68,6 +68,7 @@ func (kp *keptPages) release() {
 	for _, p := range kp.pages {
 		parquet.Release(p)
 	}
+	clear(kp.pages) // no reference to a released page stays behind
 	kp.pages, kp.full = kp.pages[:0], false
 }
 

@@ -106,7 +106,6 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			st := sw.sel[:len(sel)]
 			src.keepPages(need) // for layOut, which reads the changed ones again
 			if err := src.readColumns(rg, &rowsOut{st: st, sel: sel, n: int(n)}, need); err != nil {
-				src.releasePages()
 				return err
 			}
 			if mask, err = fn(first, sel, st); err != nil {
@@ -116,7 +115,7 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 				return fmt.Errorf("statecol: splice changed columns %b it did not read", mask&^need)
 			}
 			err := sw.layOut(src, rg, int(n), mask, sel, st)
-			src.releasePages()
+			src.releasePages() // before the copies: only this row group needed them
 			if err != nil {
 				return err
 			}
