@@ -228,3 +228,26 @@ func TestReapply(t *testing.T) {
 		})
 	}
 }
+
+// TestStageErrorNamesTheFileOnce: a failed write already names the staged
+// file (os.PathError); other errors get it added.
+func TestStageErrorNamesTheFileOnce(t *testing.T) {
+	const p = "/d/staging/1-x/state/00_part-a.parquet"
+	for name, c := range map[string]struct {
+		err  error
+		want string
+	}{
+		"write failed": {&os.PathError{Op: "write", Path: p, Err: errors.New("no space left on device")},
+			"dataset: write " + p + ": no space left on device"},
+		"another file": {&os.PathError{Op: "open", Path: "/d/other", Err: errors.New("gone")},
+			"dataset: " + p + ": open /d/other: gone"},
+		"encoder": {errors.New("bad row"), "dataset: " + p + ": bad row"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := stageError(p, c.err)
+			if got.Error() != c.want || !errors.Is(got, c.err) {
+				t.Errorf("stageError = %q, want %q wrapping the cause", got, c.want)
+			}
+		})
+	}
+}

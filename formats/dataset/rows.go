@@ -7,6 +7,7 @@ import (
 	"github.com/infohash/infohash/formats/fsutil"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"sync"
 
@@ -65,11 +66,11 @@ func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.
 	}()
 	if err := write(bw); err != nil {
 		f.Close()
-		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
+		return FileInfo{}, stageError(p, err)
 	}
 	if err := bw.Flush(); err != nil {
 		f.Close()
-		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
+		return FileInfo{}, stageError(p, err)
 	}
 	fsutil.StartWriteback(f)
 	if err := f.Close(); err != nil {
@@ -80,6 +81,15 @@ func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// stageError names the staged file p in err, unless err already does (a
+// failed write to it: "write p: no space left on device").
+func stageError(p string, err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == p {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	return fmt.Errorf("dataset: %s: %w", p, err)
+}
 
 // stageBuffers are WriteStagedWith's write buffers: a fresh 1 MiB buffer
 // per staged file was 256 MB of garbage in a 10M-observation dedup (256
