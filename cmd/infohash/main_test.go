@@ -45,7 +45,13 @@ func runBin(t *testing.T, stdin []byte, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	return runCmd(t, exec.CommandContext(ctx, bin, args...), stdin)
+}
+
+// runCmd runs cmd with stdin (if not nil) and returns what it wrote and
+// its exit code; a command that cannot run fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd, stdin []byte) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if stdin != nil {

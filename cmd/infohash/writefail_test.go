@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"errors"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runLimited runs the binary as runBin does, with every file it writes
@@ -17,21 +17,10 @@ import (
 // SIGXFSZ that comes with it.
 func runLimited(t *testing.T, stdin []byte, blocks string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command("sh", append([]string{"-c", `ulimit -f "$0" && exec "$@"`, blocks, bin}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script := `ulimit -f "$0" && exec "$@"`
+	return runCmd(t, exec.CommandContext(ctx, "sh", append([]string{"-c", script, blocks, bin}, args...)...), stdin)
 }
 
 // TestFailedWriteCommitsNothing: when writing fails (a full disk, a file
