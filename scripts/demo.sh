@@ -46,7 +46,11 @@ pass() { # pass NAME NOW
 	local rc=$?
 	set -e
 	grep -E "crawl-pass .*: [a-z-]+: (partial|failed|bad|dataset locked)|done" "$OUT/pass-$1.log" | sed 's/^[^ ]* crawl-pass /  /' || true
-	echo "  exit status $rc (0 complete, 3 partial)"
+	case $rc in
+	0) echo "  exit status 0: the pass completed" ;;
+	3) echo "  exit status 3: partial (some jobs left for the next pass; what was done is committed)" ;;
+	*) echo "  exit status $rc" ;;
+	esac
 	[ $rc = 0 ] || [ $rc = 3 ] || { echo "demo: pass $1 failed; log in $OUT/pass-$1.log" >&2; exit 1; }
 }
 
