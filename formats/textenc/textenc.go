@@ -139,7 +139,9 @@ func object(fs []field, v reflect.Value) Object {
 type Encoder[T any] struct {
 	fields []field
 	csv    *csv.Writer
-	json   *json.Encoder
+	jsonw  io.Writer // JSON Lines go here
+	keys   [][]byte  // the fields' quoted JSON keys, with the colon
+	buf    []byte
 	header bool
 }
 
@@ -150,9 +152,11 @@ func NewCSV[T any](w io.Writer, skip ...string) *Encoder[T] {
 
 // NewJSONL writes one JSON object per line.
 func NewJSONL[T any](w io.Writer, skip ...string) *Encoder[T] {
-	e := json.NewEncoder(w)
-	e.SetEscapeHTML(false)
-	return &Encoder[T]{fields: fieldsFor[T](skip), json: e}
+	e := &Encoder[T]{fields: fieldsFor[T](skip), jsonw: w}
+	for _, f := range e.fields {
+		e.keys = append(e.keys, f.key())
+	}
+	return e
 }
 
 func fieldsFor[T any](skip []string) []field {
@@ -171,13 +175,8 @@ func (e *Encoder[T]) Object(row *T) Object {
 
 // Write encodes rows.
 func (e *Encoder[T]) Write(rows []T) error {
-	if e.json != nil {
-		for i := range rows {
-			if err := e.json.Encode(e.Object(&rows[i])); err != nil {
-				return err
-			}
-		}
-		return nil
+	if e.jsonw != nil {
+		return e.writeJSON(rows)
 	}
 	if !e.header {
 		e.header = true
@@ -197,6 +196,35 @@ func (e *Encoder[T]) Write(rows []T) error {
 		}
 		if err := e.csv.Write(rec); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// writeJSON writes rows as JSON Lines, through e.buf in pieces of
+// about 64 KiB.
+func (e *Encoder[T]) writeJSON(rows []T) error {
+	b := e.buf[:0]
+	defer func() { e.buf = b[:0] }()
+	for i := range rows {
+		v := reflect.ValueOf(&rows[i]).Elem()
+		b = append(b, '{')
+		for j, f := range e.fields {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e.keys[j]...)
+			var err error
+			if b, err = f.appendJSON(b, v.FieldByIndex(f.index)); err != nil {
+				return err
+			}
+		}
+		b = append(b, '}', '\n')
+		if len(b) >= 64<<10 || i == len(rows)-1 {
+			if _, err := e.jsonw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
 		}
 	}
 	return nil

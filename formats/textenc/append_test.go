@@ -1,0 +1,126 @@
+package textenc
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// objectJSONL is how JSON Lines were written before writeJSON: each row
+// an Object, marshalled by encoding/json. writeJSON must match it byte
+// for byte.
+func objectJSONL[T any](t *testing.T, e *Encoder[T], rows []T) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for i := range rows {
+		if err := enc.Encode(e.Object(&rows[i])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
+}
+
+func fastJSONL[T any](t *testing.T, rows []T) (string, *Encoder[T]) {
+	t.Helper()
+	var b bytes.Buffer
+	e := NewJSONL[T](&b)
+	if err := e.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), e
+}
+
+// TestJSONLMatchesObjectMarshalling covers what each kind of column can
+// hold: nulls and zero values, strings that need escaping, floats in
+// fixed and exponent form, lists empty and full, nested file lists.
+func TestJSONLMatchesObjectMarshalling(t *testing.T) {
+	names := []string{"", "plain name.mkv", `quote " and \ backslash`, "tab\tnewline\n", "<b>&amp;</b>",
+		"ünïcødé 日本語", "line\u2028sep", "bad utf-8 \xff\xfe", "del \x7f", "ctl \x01"}
+	floats := []float64{0, math.Copysign(0, -1), 1, -1.5, 0.1, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64}
+	var torrents []schema.Torrent
+	var states []schema.State
+	var catalog []schema.Catalog
+	for i, n := range names {
+		f := floats[i%len(floats)]
+		tr := schema.Torrent{InfoHash: schema.Hash{byte(i), 0xff}, HashType: int8(1 + i%2), FetchedAt: int64(i) * 1_700_000_000_123,
+			ServedBy: n, MetadataSize: int64(-i), Meta: schema.Meta{Name: n, NameRaw: []byte(n), NameUTF8Valid: i%2 == 0,
+				TotalSize: int64(i) << 40, Private: i%3 == 0}}
+		if i%2 == 1 {
+			tr.Files = []schema.File{{Path: n, PathRaw: []byte(n), Length: int64(i)}, {Path: "b", Length: 0}}
+		}
+		torrents = append(torrents, tr)
+		st := schema.State{InfoHash: tr.InfoHash, HashType: tr.HashType, FirstSeen: int64(i), LastSeen: int64(i) * 86_400_123,
+			SeenCount: int64(i) * 1e12, LastSource: n, Activity: f, MetadataStatus: "failed", Attempts: int32(i), LastFailure: n,
+			NextRetry: int64(i) * 1000, LeaseID: n, Tier: "cold", BackoffStep: -1, BadMetadata: 2, Reactivated: int64(i)}
+		switch i % 3 {
+		case 0:
+			st.InfoHashV2 = bytes.Repeat([]byte{byte(i)}, 32)
+			st.AvoidPeers = []string{"127.0.0.1:1", n}
+		case 1:
+			st.InfoHashV2, st.AvoidPeers = []byte{}, []string{} // empty, not nil
+		}
+		states = append(states, st)
+		catalog = append(catalog, schema.Catalog{InfoHash: st.InfoHash, Activity: f, Name: n, Files: tr.Files, LastFailure: n})
+	}
+	for _, f := range floats {
+		states = append(states, schema.State{Activity: f}, schema.State{Activity: -f})
+	}
+	check := func(name, got, want string) {
+		if got != want {
+			gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					t.Fatalf("%s: line %d:\n got %s\nwant %s", name, i+1, gl[i], wl[i])
+				}
+			}
+			t.Fatalf("%s: %d bytes, want %d", name, len(got), len(want))
+		}
+	}
+	got, e := fastJSONL(t, torrents)
+	check("torrents", got, objectJSONL(t, e, torrents))
+	gotS, es := fastJSONL(t, states)
+	check("state", gotS, objectJSONL(t, es, states))
+	gotC, ec := fastJSONL(t, catalog)
+	check("catalog", gotC, objectJSONL(t, ec, catalog))
+}
+
+// TestJSONLRefusesNaN: JSON has no NaN; the row is refused, naming the
+// column, as encoding/json refused it.
+func TestJSONLRefusesNaN(t *testing.T) {
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		var b bytes.Buffer
+		err := NewJSONL[schema.State](&b).Write([]schema.State{{Activity: f}})
+		if err == nil || !strings.Contains(err.Error(), "activity") || !strings.Contains(err.Error(), "unsupported value") {
+			t.Errorf("activity %v: error %v, want one naming the column and the unsupported value", f, err)
+		}
+	}
+}
+
+// FuzzJSONL compares writeJSON with Object marshalling on arbitrary
+// strings, bytes, numbers and timestamps.
+func FuzzJSONL(f *testing.F) {
+	f.Add("name", []byte("raw"), 1.5, int64(1700000000123), int64(3), true)
+	f.Add("<&>\u2028\xff", []byte{}, 1e-7, int64(-1), int64(0), false)
+	f.Fuzz(func(t *testing.T, s string, raw []byte, x float64, ms, n int64, flag bool) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return // refused by both (TestJSONLRefusesNaN)
+		}
+		rows := []schema.Torrent{{FetchedAt: ms, ServedBy: s, MetadataSize: n, Meta: schema.Meta{Name: s, NameRaw: raw,
+			NameUTF8Valid: flag, TotalSize: n, Files: []schema.File{{Path: s, PathRaw: raw, Length: n}}}}}
+		got, e := fastJSONL(t, rows)
+		if want := objectJSONL(t, e, rows); got != want {
+			t.Fatalf("torrent:\n got %s\nwant %s", got, want)
+		}
+		states := []schema.State{{LastSource: s, Activity: x, LastSeen: ms, SeenCount: n, InfoHashV2: raw, AvoidPeers: []string{s}}}
+		gotS, es := fastJSONL(t, states)
+		if want := objectJSONL(t, es, states); gotS != want {
+			t.Fatalf("state:\n got %s\nwant %s", gotS, want)
+		}
+	})
+}
