@@ -7,7 +7,10 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // JSON Lines are appended to a byte buffer column by column, without
@@ -109,4 +112,67 @@ func appendFloat(b []byte, x float64, name string) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// appendCSV appends the CSV cell of field f of a row, v: what cell makes
+// of f.value(v), quoted as encoding/csv quotes it, but without a string
+// per cell for the columns that are numbers, hex or timestamps.
+func (f field) appendCSV(b []byte, v reflect.Value) []byte {
+	if f.optional && v.IsZero() {
+		return b
+	}
+	switch v.Kind() {
+	case reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.CanAddr() {
+			return hex.AppendEncode(b, v.Bytes())
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return hex.AppendEncode(b, v.Bytes())
+		}
+	case reflect.String:
+		return appendCSVField(b, v.String())
+	case reflect.Bool:
+		return strconv.AppendBool(b, v.Bool())
+	case reflect.Int64:
+		if f.ts {
+			return time.UnixMilli(v.Int()).UTC().AppendFormat(b, timeLayout)
+		}
+		return strconv.AppendInt(b, v.Int(), 10)
+	case reflect.Int8, reflect.Int32:
+		return strconv.AppendInt(b, v.Int(), 10)
+	case reflect.Float64:
+		return strconv.AppendFloat(b, v.Float(), 'g', -1, 64)
+	}
+	return appendCSVField(b, cell(f.value(v)))
+}
+
+// appendCSVField appends s as encoding/csv's Writer writes a field
+// (comma-separated, \n line ends): quoted, with quotes doubled, when it
+// holds a comma, a quote or a line break, starts with a space, or is \.
+func appendCSVField(b []byte, s string) []byte {
+	if !csvNeedsQuotes(s) {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		b = append(append(b, s[:i+1]...), '"')
+		s = s[i+1:]
+	}
+	return append(append(b, s...), '"')
+}
+
+func csvNeedsQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` || strings.ContainsAny(s, ",\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
 }

@@ -2,8 +2,10 @@ package textenc
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -26,6 +28,46 @@ func objectJSONL[T any](t *testing.T, e *Encoder[T], rows []T) string {
 	return b.String()
 }
 
+// recordsCSV is how CSV was written before writeCSV appended cells: each
+// cell a string from cell(value), written by encoding/csv.
+func recordsCSV[T any](t *testing.T, rows []T) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	fs := fieldsFor[T](nil)
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	w.Write(names)
+	rec := make([]string, len(fs))
+	for i := range rows {
+		v := reflect.ValueOf(&rows[i]).Elem()
+		for j, f := range fs {
+			rec[j] = cell(f.value(v.FieldByIndex(f.index)))
+		}
+		w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func fastCSV[T any](t *testing.T, rows []T) string {
+	t.Helper()
+	var b bytes.Buffer
+	e := NewCSV[T](&b)
+	if err := e.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 func fastJSONL[T any](t *testing.T, rows []T) (string, *Encoder[T]) {
 	t.Helper()
 	var b bytes.Buffer
@@ -41,7 +83,8 @@ func fastJSONL[T any](t *testing.T, rows []T) (string, *Encoder[T]) {
 // fixed and exponent form, lists empty and full, nested file lists.
 func TestJSONLMatchesObjectMarshalling(t *testing.T) {
 	names := []string{"", "plain name.mkv", `quote " and \ backslash`, "tab\tnewline\n", "<b>&amp;</b>",
-		"ünïcødé 日本語", "line\u2028sep", "bad utf-8 \xff\xfe", "del \x7f", "ctl \x01"}
+		"ünïcødé 日本語", "line\u2028sep", "bad utf-8 \xff\xfe", "del \x7f", "ctl \x01",
+		`\.`, " leading space", "\u00a0nbsp first", "a,b", "cr\rlf", `"`, "trailing space "}
 	floats := []float64{0, math.Copysign(0, -1), 1, -1.5, 0.1, 1e-6, 9.99e-7, 1e-7, 1.5e-300, 1e20, 1e21, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64}
 	var torrents []schema.Torrent
 	var states []schema.State
@@ -88,6 +131,10 @@ func TestJSONLMatchesObjectMarshalling(t *testing.T) {
 	check("state", gotS, objectJSONL(t, es, states))
 	gotC, ec := fastJSONL(t, catalog)
 	check("catalog", gotC, objectJSONL(t, ec, catalog))
+	check("torrents csv", fastCSV(t, torrents), recordsCSV(t, torrents))
+	check("state csv", fastCSV(t, states), recordsCSV(t, states))
+	check("catalog csv", fastCSV(t, catalog), recordsCSV(t, catalog))
+	check("empty csv", fastCSV[schema.State](t, nil), recordsCSV[schema.State](t, nil))
 }
 
 // TestJSONLRefusesNaN: JSON has no NaN; the row is refused, naming the
@@ -102,8 +149,9 @@ func TestJSONLRefusesNaN(t *testing.T) {
 	}
 }
 
-// FuzzJSONL compares writeJSON with Object marshalling on arbitrary
-// strings, bytes, numbers and timestamps.
+// FuzzJSONL compares writeJSON with Object marshalling, and the CSV
+// writer with encoding/csv records, on arbitrary strings, bytes, numbers
+// and timestamps.
 func FuzzJSONL(f *testing.F) {
 	f.Add("name", []byte("raw"), 1.5, int64(1700000000123), int64(3), true)
 	f.Add("<&>\u2028\xff", []byte{}, 1e-7, int64(-1), int64(0), false)
@@ -121,6 +169,12 @@ func FuzzJSONL(f *testing.F) {
 		gotS, es := fastJSONL(t, states)
 		if want := objectJSONL(t, es, states); gotS != want {
 			t.Fatalf("state:\n got %s\nwant %s", gotS, want)
+		}
+		if got, want := fastCSV(t, rows), recordsCSV(t, rows); got != want {
+			t.Fatalf("torrent csv:\n got %q\nwant %q", got, want)
+		}
+		if got, want := fastCSV(t, states), recordsCSV(t, states); got != want {
+			t.Fatalf("state csv:\n got %q\nwant %q", got, want)
 		}
 	})
 }

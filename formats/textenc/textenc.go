@@ -6,7 +6,6 @@
 package textenc
 
 import (
-	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -138,7 +137,7 @@ func object(fs []field, v reflect.Value) Object {
 // Encoder writes rows of one struct type.
 type Encoder[T any] struct {
 	fields []field
-	csv    *csv.Writer
+	csvw   io.Writer // CSV goes here
 	jsonw  io.Writer // JSON Lines go here
 	keys   [][]byte  // the fields' quoted JSON keys, with the colon
 	buf    []byte
@@ -146,8 +145,9 @@ type Encoder[T any] struct {
 }
 
 // NewCSV writes CSV with a header row. skip names columns to leave out.
+// Fields are quoted as encoding/csv quotes them; lines end with \n.
 func NewCSV[T any](w io.Writer, skip ...string) *Encoder[T] {
-	return &Encoder[T]{fields: fieldsFor[T](skip), csv: csv.NewWriter(w)}
+	return &Encoder[T]{fields: fieldsFor[T](skip), csvw: w}
 }
 
 // NewJSONL writes one JSON object per line.
@@ -178,27 +178,36 @@ func (e *Encoder[T]) Write(rows []T) error {
 	if e.jsonw != nil {
 		return e.writeJSON(rows)
 	}
+	b := e.buf[:0]
+	defer func() { e.buf = b[:0] }()
 	if !e.header {
 		e.header = true
-		names := make([]string, len(e.fields))
 		for i, f := range e.fields {
-			names[i] = f.name
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCSVField(b, f.name)
 		}
-		if err := e.csv.Write(names); err != nil {
-			return err
-		}
+		b = append(b, '\n')
 	}
-	rec := make([]string, len(e.fields))
 	for i := range rows {
 		v := reflect.ValueOf(&rows[i]).Elem()
 		for j, f := range e.fields {
-			rec[j] = cell(f.value(v.FieldByIndex(f.index)))
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = f.appendCSV(b, v.FieldByIndex(f.index))
 		}
-		if err := e.csv.Write(rec); err != nil {
-			return err
+		b = append(b, '\n')
+		if len(b) >= 64<<10 {
+			if _, err := e.csvw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
 		}
 	}
-	return nil
+	_, err := e.csvw.Write(b)
+	return err
 }
 
 // writeJSON writes rows as JSON Lines, through e.buf in pieces of
@@ -249,12 +258,8 @@ func cell(x any) string {
 
 // Flush finishes the output (the header of an empty CSV included).
 func (e *Encoder[T]) Flush() error {
-	if e.csv == nil {
+	if e.csvw == nil || e.header {
 		return nil
 	}
-	if !e.header {
-		e.Write(nil)
-	}
-	e.csv.Flush()
-	return e.csv.Error()
+	return e.Write(nil)
 }
