@@ -54,7 +54,7 @@ func (f field) appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 	case reflect.Int64:
 		if f.ts {
 			b = append(b, '"')
-			b = time.UnixMilli(v.Int()).UTC().AppendFormat(b, timeLayout)
+			b = appendTime(b, v.Int())
 			return append(b, '"'), nil
 		}
 		return strconv.AppendInt(b, v.Int(), 10), nil
@@ -72,6 +72,60 @@ func (f field) appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 
 // timeLayout is how Time renders timestamps.
 const timeLayout = "2006-01-02T15:04:05.000Z"
+
+// appendTime appends ms (since the epoch) as Time renders it, without
+// time.Format's walk through the layout, which was a fifth of a CSV
+// export. The date comes from the day count by the usual civil-calendar
+// arithmetic (400-year eras of 146097 days, years starting in March);
+// years outside 0000-9999 go through time.Format.
+func appendTime(b []byte, ms int64) []byte {
+	const msPerDay = 86_400_000
+	days, rem := ms/msPerDay, ms%msPerDay
+	if rem < 0 {
+		days, rem = days-1, rem+msPerDay
+	}
+	z := days + 719_468 // days since 0000-03-01
+	era := z / 146_097
+	if z < 0 && z%146_097 != 0 {
+		era--
+	}
+	doe := z - era*146_097                                   // day of the era, 0-146096
+	yoe := (doe - doe/1460 + doe/36_524 - doe/146_096) / 365 // year of the era, 0-399
+	doy := doe - (365*yoe + yoe/4 - yoe/100)                 // day of the year from March 1, 0-365
+	mp := (5*doy + 2) / 153                                  // month from March, 0-11
+	day := doy - (153*mp+2)/5 + 1
+	month := mp + 3
+	if mp >= 10 {
+		month = mp - 9
+	}
+	year := yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	if year < 0 || year > 9999 {
+		return time.UnixMilli(ms).UTC().AppendFormat(b, timeLayout)
+	}
+	b = appendDigits(b, year, 4)
+	b = appendDigits(append(b, '-'), month, 2)
+	b = appendDigits(append(b, '-'), day, 2)
+	b = appendDigits(append(b, 'T'), rem/3_600_000, 2)
+	b = appendDigits(append(b, ':'), rem/60_000%60, 2)
+	b = appendDigits(append(b, ':'), rem/1000%60, 2)
+	b = appendDigits(append(b, '.'), rem%1000, 3)
+	return append(b, 'Z')
+}
+
+// appendDigits appends v (0 <= v < 10^n) as n decimal digits.
+func appendDigits(b []byte, v int64, n int) []byte {
+	for i := n - 1; i >= 0; i-- {
+		d := v
+		for range i {
+			d /= 10
+		}
+		b = append(b, byte('0'+d%10))
+	}
+	return b
+}
 
 func appendHex(b, raw []byte) []byte {
 	b = append(b, '"')
@@ -136,7 +190,7 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 		return strconv.AppendBool(b, v.Bool())
 	case reflect.Int64:
 		if f.ts {
-			return time.UnixMilli(v.Int()).UTC().AppendFormat(b, timeLayout)
+			return appendTime(b, v.Int())
 		}
 		return strconv.AppendInt(b, v.Int(), 10)
 	case reflect.Int8, reflect.Int32:

@@ -5,9 +5,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -177,4 +179,30 @@ func FuzzJSONL(f *testing.F) {
 			t.Fatalf("state csv:\n got %q\nwant %q", got, want)
 		}
 	})
+}
+
+// TestAppendTimeMatchesTimeFormat checks the civil-date arithmetic
+// against time.Format: the epoch and the millisecond before it, leap days
+// and century years, the ends of years 0000 and 9999 (and past them,
+// which fall back to time.Format), and random instants over ±12000 years.
+func TestAppendTimeMatchesTimeFormat(t *testing.T) {
+	at := func(y int, m time.Month, d, h, mi, s, ms int) int64 {
+		return time.Date(y, m, d, h, mi, s, ms*1e6, time.UTC).UnixMilli()
+	}
+	cases := []int64{0, -1, 1, 999, 1000, 86_399_999, 86_400_000, -86_400_000, -86_400_001,
+		at(2000, 2, 29, 23, 59, 59, 999), at(1900, 2, 28, 0, 0, 0, 0), at(1900, 3, 1, 0, 0, 0, 0),
+		at(2100, 2, 28, 12, 0, 0, 1), at(2024, 12, 31, 23, 59, 59, 999), at(1969, 12, 31, 23, 59, 59, 999),
+		at(0, 1, 1, 0, 0, 0, 0), at(0, 1, 1, 0, 0, 0, 0) - 1, at(-1, 12, 31, 0, 0, 0, 0),
+		at(9999, 12, 31, 23, 59, 59, 999), at(10000, 1, 1, 0, 0, 0, 0), at(1600, 2, 29, 1, 2, 3, 4),
+		math.MaxInt64 / 1_000_000, math.MinInt64 / 1_000_000}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 200_000 {
+		cases = append(cases, rng.Int64N(2*380_000_000_000_000)-380_000_000_000_000)
+	}
+	for _, ms := range cases {
+		want := time.UnixMilli(ms).UTC().Format(timeLayout)
+		if got := Time(ms); got != want {
+			t.Fatalf("Time(%d) = %s, want %s", ms, got, want)
+		}
+	}
 }

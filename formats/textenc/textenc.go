@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 )
 
 type field struct {
@@ -86,7 +85,7 @@ func (f field) value(v reflect.Value) any {
 
 // Time renders a schema timestamp (ms) as RFC 3339 UTC.
 func Time(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+	return string(appendTime(make([]byte, 0, len(timeLayout)), ms))
 }
 
 // Object is a row as ordered name/value pairs; it marshals to a JSON
