@@ -83,7 +83,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 	switch o.Table {
 	case "state":
-		return write(ctx, d, m, o, stateRows)
+		return write(ctx, d, m, o, stateSource())
 	case "torrents":
 		return write(ctx, d, m, o, torrentRows)
 	default:
