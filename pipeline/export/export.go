@@ -157,11 +157,16 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		}
 		st.Partitions++
 		// A partition may hold a base file and delta files, each sorted:
-		// export is sorted by info_hash as a whole.
-		sort.SliceStable(rows, func(i, j int) bool {
-			a, b := filterOf(&rows[i]).hash, filterOf(&rows[j]).hash
+		// export is sorted by info_hash as a whole. A partition of one
+		// file is sorted already, and sorting it anyway (moving rows of
+		// ~250 bytes) was a fifth of a Parquet export.
+		less := func(i, j int) bool {
+			a, b := hashOf(&rows[i]), hashOf(&rows[j])
 			return bytes.Compare(a[:], b[:]) < 0
-		})
+		}
+		if !sort.SliceIsSorted(rows, less) {
+			sort.SliceStable(rows, less)
+		}
 		kept := rows[:0]
 		for i := range rows {
 			f := filterOf(&rows[i])
@@ -196,6 +201,19 @@ type filterView struct {
 	status   string
 	tier     string
 	lastSeen int64
+}
+
+// hashOf is a row's info_hash.
+func hashOf(row any) *schema.Hash {
+	switch r := row.(type) {
+	case *schema.State:
+		return &r.InfoHash
+	case *schema.Catalog:
+		return &r.InfoHash
+	case *schema.Torrent:
+		return &r.InfoHash
+	}
+	panic("export: unknown row type")
 }
 
 func filterOf(row any) filterView {

@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,6 +179,48 @@ func TestBadOptions(t *testing.T) {
 		mod(&o)
 		if _, err := Run(context.Background(), o); exitcode.Of(err) != exitcode.Usage {
 			t.Fatalf("err %v: exit %d, want 2", err, exitcode.Of(err))
+		}
+	}
+}
+
+// TestSortsPartitionsOfSeveralFiles: a partition that several dedup runs
+// left in several files (each sorted, their hashes interleaved) is
+// exported sorted by info_hash as a whole, in every table.
+func TestSortsPartitionsOfSeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	var all []string
+	for run := range 3 {
+		var lines []string
+		for i := range 40 {
+			// Partition 5a; runs interleave in hash order.
+			h := fmt.Sprintf("5a%02x%02x", i, run) + strings.Repeat("0", 34)
+			lines = append(lines, h)
+			all = append(all, h)
+		}
+		list := filepath.Join(dir, fmt.Sprintf("h%d.txt", run))
+		os.WriteFile(list, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+		o := dedup.DefaultOptions()
+		o.Data, o.Inputs, o.Now = data, []string{list}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		if _, err := dedup.Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(data, "state", "current", "prefix=5a", "*.parquet")); len(files) < 2 {
+		t.Fatalf("the fixture left %d files in the partition; the test needs several", len(files))
+	}
+	slices.Sort(all)
+	for _, table := range []string{"state", "catalog"} {
+		recs, err := csv.NewReader(bytes.NewReader(export(t, data, table, "csv", nil))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range recs[1:] {
+			got = append(got, r[0])
+		}
+		if !slices.Equal(got, all) {
+			t.Errorf("%s: info_hash column %v..., want %v...", table, got[:min(4, len(got))], all[:4])
 		}
 	}
 }
