@@ -58,13 +58,14 @@ type Options struct {
 	ProgressTo io.Writer // progress of the verification (nil: none)
 }
 
-// stateView is the projection status reads.
+// stateView is the projection status reads (readViews): the state
+// columns of the same names, nulls as zero values.
 type stateView struct {
-	MetadataStatus string `parquet:"metadata_status"`
-	Tier           string `parquet:"tier"`
-	LastFailure    string `parquet:"last_failure,optional"`
-	NextRetry      int64  `parquet:"next_retry,optional,timestamp(millisecond)"`
-	LeaseUntil     int64  `parquet:"lease_until,optional,timestamp(millisecond)"`
+	MetadataStatus string
+	Tier           string
+	LastFailure    string
+	NextRetry      int64 // ms
+	LeaseUntil     int64 // ms
 }
 
 // Run builds the report of the latest snapshot.
@@ -107,11 +108,12 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		}
 	}
 	nowMs := now.UnixMilli()
+	var rows []stateView
 	for _, key := range st.PartitionKeys() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rows, err := dataset.ReadPartition[stateView](d, st, key)
+		rows, err = readViews(d, st, key, rows[:0])
 		if err != nil {
 			return nil, fmt.Errorf("status: partition %s: %w", key, err)
 		}
