@@ -87,7 +87,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	case "torrents":
 		return write(ctx, d, m, o, torrentRows)
 	default:
-		return write(ctx, d, m, o, catalogRows)
+		return write(ctx, d, m, o, catalogSource())
 	}
 }
 

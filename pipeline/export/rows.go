@@ -1,23 +1,18 @@
 package export
 
 import (
+	"slices"
+
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
 
-// stateRows reads a state partition, file after file, with statecol's
-// column reader: parquet-go's row reader was 62% of a Parquet export of
-// the state. Empty optional lists and v2 hashes come back nil, as the row
-// reader gives them, so that text formats render them as nulls.
-func stateRows(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.State, error) {
-	return readState(d, m, key, nil)
-}
-
-// stateSource is stateRows decoding partition after partition into the
-// same memory: every sink has copied or written a partition's rows
-// before the next is read, and fresh memory for each cost more (page
-// faults, and the collector clearing and scanning it) than decoding.
+// stateSource reads state partitions with readState, decoding partition
+// after partition into the same memory: every sink has copied or written
+// a partition's rows before the next is read, and fresh memory for each
+// cost more (page faults, and the collector clearing and scanning it)
+// than decoding.
 func stateSource() rowSource[schema.State] {
 	var buf []schema.State
 	return func(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.State, error) {
@@ -29,8 +24,11 @@ func stateSource() rowSource[schema.State] {
 	}
 }
 
-// readState reads a state partition into buf's memory when it is large
-// enough.
+// readState reads a state partition, file after file, into buf's memory
+// when it is large enough, with statecol's column reader: parquet-go's
+// row reader was 62% of a Parquet export of the state. Empty optional
+// lists and v2 hashes come back nil, as the row reader gave them, so that
+// text formats render them as nulls.
 func readState(d *dataset.Dataset, m *dataset.Manifest, key string, buf []schema.State) ([]schema.State, error) {
 	t := m.Table(dataset.TableState)
 	out := buf[:0]
@@ -64,38 +62,47 @@ func torrentRows(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.
 	return dataset.ReadPartition[schema.Torrent](d, m.Table(dataset.TableTorrents), key)
 }
 
-// catalogRows joins a state partition with the same torrents partition.
-func catalogRows(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.Catalog, error) {
-	sts, err := stateRows(d, m, key)
-	if err != nil {
-		return nil, err
-	}
-	var meta map[schema.Hash]*schema.Torrent
-	if _, ok := m.Table(dataset.TableTorrents).Partitions[key]; ok {
-		ts, err := torrentRows(d, m, key)
+// catalogSource joins a state partition with the same torrents
+// partition, reusing its state and catalog rows' memory partition after
+// partition as stateSource does (every catalog row is built whole).
+func catalogSource() rowSource[schema.Catalog] {
+	var sts []schema.State
+	var out []schema.Catalog
+	return func(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.Catalog, error) {
+		rows, err := readState(d, m, key, sts)
 		if err != nil {
 			return nil, err
 		}
-		meta = make(map[schema.Hash]*schema.Torrent, len(ts))
-		for i := range ts {
-			meta[ts[i].InfoHash] = &ts[i]
+		if cap(rows) > cap(sts) {
+			sts = rows[:0]
 		}
+		var meta map[schema.Hash]*schema.Torrent
+		if _, ok := m.Table(dataset.TableTorrents).Partitions[key]; ok {
+			ts, err := torrentRows(d, m, key)
+			if err != nil {
+				return nil, err
+			}
+			meta = make(map[schema.Hash]*schema.Torrent, len(ts))
+			for i := range ts {
+				meta[ts[i].InfoHash] = &ts[i]
+			}
+		}
+		out = slices.Grow(out[:0], len(rows))[:len(rows)]
+		for i := range rows {
+			s := &rows[i]
+			c := schema.Catalog{
+				InfoHash: s.InfoHash, InfoHashV2: s.InfoHashV2, HashType: s.HashType,
+				FirstSeen: s.FirstSeen, LastSeen: s.LastSeen, SeenCount: s.SeenCount, LastSource: s.LastSource,
+				Activity: s.Activity, MetadataStatus: s.MetadataStatus, Attempts: s.Attempts,
+				LastAttempt: s.LastAttempt, LastFailure: s.LastFailure, NextRetry: s.NextRetry, Tier: s.Tier,
+			}
+			if t := meta[s.InfoHash]; t != nil {
+				c.FetchedAt, c.ServedBy, c.MetadataSize = t.FetchedAt, t.ServedBy, t.MetadataSize
+				c.Name, c.NameRaw, c.NameUTF8Valid = t.Name, t.NameRaw, t.NameUTF8Valid
+				c.TotalSize, c.PieceLength, c.FileCount, c.Files, c.Private = t.TotalSize, t.PieceLength, t.FileCount, t.Files, t.Private
+			}
+			out[i] = c
+		}
+		return out, nil
 	}
-	out := make([]schema.Catalog, len(sts))
-	for i := range sts {
-		s := &sts[i]
-		c := schema.Catalog{
-			InfoHash: s.InfoHash, InfoHashV2: s.InfoHashV2, HashType: s.HashType,
-			FirstSeen: s.FirstSeen, LastSeen: s.LastSeen, SeenCount: s.SeenCount, LastSource: s.LastSource,
-			Activity: s.Activity, MetadataStatus: s.MetadataStatus, Attempts: s.Attempts,
-			LastAttempt: s.LastAttempt, LastFailure: s.LastFailure, NextRetry: s.NextRetry, Tier: s.Tier,
-		}
-		if t := meta[s.InfoHash]; t != nil {
-			c.FetchedAt, c.ServedBy, c.MetadataSize = t.FetchedAt, t.ServedBy, t.MetadataSize
-			c.Name, c.NameRaw, c.NameUTF8Valid = t.Name, t.NameRaw, t.NameUTF8Valid
-			c.TotalSize, c.PieceLength, c.FileCount, c.Files, c.Private = t.TotalSize, t.PieceLength, t.FileCount, t.Files, t.Private
-		}
-		out[i] = c
-	}
-	return out, nil
 }
