@@ -98,16 +98,6 @@ type KV struct {
 	Value any
 }
 
-// Get returns the value of column key (nil if absent).
-func (o Object) Get(key string) any {
-	for _, kv := range o {
-		if kv.Key == key {
-			return kv.Value
-		}
-	}
-	return nil
-}
-
 // MarshalJSON writes the columns in order.
 func (o Object) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
@@ -167,7 +157,9 @@ func fieldsFor[T any](skip []string) []field {
 	return fieldsOf(reflect.TypeOf(zero), nil, sk)
 }
 
-// Object renders one row as a JSON-ready map (used by es-bulk).
+// Object renders one row as ordered name/value pairs. JSON Lines are no
+// longer written through it (AppendJSON is faster); its marshalling is
+// the reference the tests hold AppendJSON's output to.
 func (e *Encoder[T]) Object(row *T) Object {
 	return object(e.fields, reflect.ValueOf(row).Elem())
 }
@@ -209,25 +201,35 @@ func (e *Encoder[T]) Write(rows []T) error {
 	return err
 }
 
+// AppendJSON appends row to b as one JSON object: a line of NewJSONL's
+// output without its newline. The Encoder must come from NewJSONL.
+func (e *Encoder[T]) AppendJSON(b []byte, row *T) ([]byte, error) {
+	v := reflect.ValueOf(row).Elem()
+	b = append(b, '{')
+	for j, f := range e.fields {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e.keys[j]...)
+		var err error
+		if b, err = f.appendJSON(b, v.FieldByIndex(f.index)); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
 // writeJSON writes rows as JSON Lines, through e.buf in pieces of
 // about 64 KiB.
 func (e *Encoder[T]) writeJSON(rows []T) error {
 	b := e.buf[:0]
 	defer func() { e.buf = b[:0] }()
 	for i := range rows {
-		v := reflect.ValueOf(&rows[i]).Elem()
-		b = append(b, '{')
-		for j, f := range e.fields {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, e.keys[j]...)
-			var err error
-			if b, err = f.appendJSON(b, v.FieldByIndex(f.index)); err != nil {
-				return err
-			}
+		var err error
+		if b, err = e.AppendJSON(b, &rows[i]); err != nil {
+			return err
 		}
-		b = append(b, '}', '\n')
+		b = append(b, '\n')
 		if len(b) >= 64<<10 || i == len(rows)-1 {
 			if _, err := e.jsonw.Write(b); err != nil {
 				return err

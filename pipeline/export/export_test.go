@@ -87,22 +87,24 @@ func TestFormats(t *testing.T) {
 			}
 		})
 		t.Run("es-bulk", func(t *testing.T) {
-			lines := strings.Split(strings.TrimSpace(string(export(t, data, table, "es-bulk", nil))), "\n")
+			const index = `logs-"<&>"-ü\\x` // escaped in the action lines
+			lines := strings.Split(strings.TrimSpace(string(export(t, data, table, "es-bulk", func(o *Options) { o.ES = index }))), "\n")
 			if len(lines) != 6 {
 				t.Fatalf("%d lines", len(lines))
 			}
 			for i := 0; i < len(lines); i += 2 {
 				var action struct {
 					Index struct {
-						ID string `json:"_id"`
+						ID    string `json:"_id"`
+						Index string `json:"_index"`
 					}
 				}
 				var doc map[string]any
 				if json.Unmarshal([]byte(lines[i]), &action) != nil || json.Unmarshal([]byte(lines[i+1]), &doc) != nil {
 					t.Fatalf("lines %d/%d do not parse", i, i+1)
 				}
-				if action.Index.ID == "" || action.Index.ID != doc["info_hash"] {
-					t.Fatalf("action id %q, doc %v", action.Index.ID, doc["info_hash"])
+				if action.Index.ID == "" || action.Index.ID != doc["info_hash"] || action.Index.Index != index {
+					t.Fatalf("action id %q index %q, doc %v", action.Index.ID, action.Index.Index, doc["info_hash"])
 				}
 			}
 		})

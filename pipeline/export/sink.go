@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -51,18 +52,32 @@ func newSink[T any](o Options) (*sink[T], error) {
 		e := textenc.NewJSONL[T](s.bw, "info_bytes")
 		s.write, s.end = e.Write, e.Flush
 	case "es-bulk":
+		// Each row: an action line {"index":{"_id":HASH,"_index":NAME}}
+		// (keys in encoding/json's map order), then the document.
 		e := textenc.NewJSONL[T](io.Discard, "info_bytes", "name_raw")
-		enc := json.NewEncoder(s.bw)
+		var name bytes.Buffer
+		enc := json.NewEncoder(&name)
 		enc.SetEscapeHTML(false)
+		if err := enc.Encode(o.ES); err != nil {
+			return nil, err
+		}
+		tail := append(append([]byte(`","_index":`), bytes.TrimSuffix(name.Bytes(), []byte("\n"))...), "}}\n"...)
+		var b []byte
 		s.write = func(rows []T) error {
 			for i := range rows {
-				doc := e.Object(&rows[i])
-				action := map[string]any{"index": map[string]any{"_index": o.ES, "_id": doc.Get("info_hash")}}
-				if err := enc.Encode(action); err != nil {
+				b = append(b, `{"index":{"_id":"`...)
+				b = hex.AppendEncode(b, hashOf(&rows[i])[:])
+				b = append(b, tail...)
+				var err error
+				if b, err = e.AppendJSON(b, &rows[i]); err != nil {
 					return err
 				}
-				if err := enc.Encode(doc); err != nil {
-					return err
+				b = append(b, '\n')
+				if len(b) >= 64<<10 || i == len(rows)-1 {
+					if _, err := s.bw.Write(b); err != nil {
+						return err
+					}
+					b = b[:0]
 				}
 			}
 			return nil
