@@ -68,7 +68,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 			return 0, bad(err)
 		}
 		defer f.Close()
-		n, err := readHashList(in.name, f, now, func(o schema.Observation) { b.add(o.InfoHash, o.InfoHashV2, o.HashType, o.ObservedAt, o.Source) })
+		n, err := foldHashList(in.name, f, now, b)
 		if err != nil {
 			return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 		}
