@@ -94,6 +94,15 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 	var n, lineNo int64
 	for sc.Scan() {
 		lineNo++
+		// The usual line, 40 hex digits, without a string per line.
+		if line := sc.Bytes(); len(line) == 40 {
+			var h schema.Hash
+			if _, err := hex.Decode(h[:], line); err == nil {
+				emit(schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: at, Source: schema.SourceImport})
+				n++
+				continue
+			}
+		}
 		h, v2, typ, ok, err := ParseHashLine(sc.Text())
 		if err != nil {
 			return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)

@@ -64,3 +64,43 @@ func FuzzParseHashLine(f *testing.F) {
 		}
 	})
 }
+
+// TestReadHashList reads a list through the 40-digit fast path and the
+// general parser: each line gives the hash ParseHashLine gives, and a bad
+// 40-character line is an error naming its line.
+func TestReadHashList(t *testing.T) {
+	const hx = "0123456789abcdef0123456789ABCDEF01234567"
+	want, _, _, _, _ := ParseHashLine(hx)
+	cases := []struct {
+		name, list string
+		hashes     int
+		err        string
+	}{
+		{"plain", hx + "\n" + hx + "\n", 2, ""},
+		{"mixed", hx + "\n\n  " + hx + " \r\n# note\nmagnet:?xt=urn:btih:" + hx + "\n", 3, ""},
+		{"no final newline", hx, 1, ""},
+		{"bad 40-character line", hx + "\n" + "zz" + hx[2:] + "\n", 1, "l.txt:2: infohash"},
+		{"bad short line", hx + "\n\nabc\n", 1, "l.txt:3: infohash"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []schema.Observation
+			n, err := readHashList("l.txt", strings.NewReader(c.list), 42, func(o schema.Observation) { got = append(got, o) })
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want one with %q", err, c.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if int(n) != c.hashes || len(got) != c.hashes {
+				t.Fatalf("%d hashes (%d emitted), want %d", n, len(got), c.hashes)
+			}
+			for _, o := range got {
+				if o.InfoHash != want || o.HashType != schema.HashV1 || o.ObservedAt != 42 || o.Source != schema.SourceImport {
+					t.Fatalf("observation %+v", o)
+				}
+			}
+		})
+	}
+}
