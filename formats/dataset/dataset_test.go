@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -249,5 +250,62 @@ func TestStageErrorNamesTheFileOnce(t *testing.T) {
 				t.Errorf("stageError = %q, want %q wrapping the cause", got, c.want)
 			}
 		})
+	}
+}
+
+// TestReadManifestCache: a manifest read again comes from the cache as a
+// copy the caller may change, and a file replaced under the same name (a
+// re-published snapshot number) or rewritten in place is parsed again.
+func TestReadManifestCache(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "000000000001.json")
+	write := func(m *Manifest) {
+		t.Helper()
+		if err := writeManifest(p, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := &Manifest{FormatVersion: FormatVersion, Snapshot: 1, Tables: map[string]*Table{
+		TableState: {Dir: "state/v/000000000001", Partitions: map[string][]FileInfo{"00": {{Name: "a.parquet", Rows: 3}}}}},
+		Applied: []Applied{{ID: "x", Name: "in.parquet", Rows: 3}}}
+	write(base)
+	m1, err := readManifest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1.Applied[0].ID = "changed by a caller"
+	m1.Tables[TableState].Partitions["00"][0].Rows = 99
+	m2, err := readManifest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Applied[0].ID != "x" || m2.Tables[TableState].Partitions["00"][0].Rows != 3 {
+		t.Fatalf("a second read shows a caller's changes to the first: %+v", m2)
+	}
+	// Replaced by rename, as writeManifest does: a new inode.
+	next := base.clone()
+	next.Applied = append(next.Applied, Applied{ID: "y", Name: "more.parquet", Rows: 1})
+	write(next)
+	m3, err := readManifest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m3.HasApplied("y") {
+		t.Fatal("a manifest replaced under the same name was not read again")
+	}
+	// Rewritten in place (same inode, other size).
+	b, _ := os.ReadFile(p)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte(strings.Replace(string(b), `"more.parquet"`, `"more-renamed.parquet"`, 1)))
+	f.Close()
+	m4, err := readManifest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m4.Applied[1].Name != "more-renamed.parquet" {
+		t.Fatalf("a manifest rewritten in place was not read again: %+v", m4.Applied)
 	}
 }
