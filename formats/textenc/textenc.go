@@ -230,14 +230,15 @@ func (e *Encoder[T]) writeJSON(rows []T) error {
 			return err
 		}
 		b = append(b, '\n')
-		if len(b) >= 64<<10 || i == len(rows)-1 {
+		if len(b) >= 64<<10 {
 			if _, err := e.jsonw.Write(b); err != nil {
 				return err
 			}
 			b = b[:0]
 		}
 	}
-	return nil
+	_, err := e.jsonw.Write(b)
+	return err
 }
 
 func cell(x any) string {

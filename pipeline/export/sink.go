@@ -62,22 +62,18 @@ func newSink[T any](o Options) (*sink[T], error) {
 			return nil, err
 		}
 		tail := append(append([]byte(`","_index":`), bytes.TrimSuffix(name.Bytes(), []byte("\n"))...), "}}\n"...)
-		var b []byte
+		var b []byte // one row's two lines; s.bw batches the writes
 		s.write = func(rows []T) error {
 			for i := range rows {
-				b = append(b, `{"index":{"_id":"`...)
+				b = append(b[:0], `{"index":{"_id":"`...)
 				b = hex.AppendEncode(b, hashOf(&rows[i])[:])
 				b = append(b, tail...)
 				var err error
 				if b, err = e.AppendJSON(b, &rows[i]); err != nil {
 					return err
 				}
-				b = append(b, '\n')
-				if len(b) >= 64<<10 || i == len(rows)-1 {
-					if _, err := s.bw.Write(b); err != nil {
-						return err
-					}
-					b = b[:0]
+				if _, err := s.bw.Write(append(b, '\n')); err != nil {
+					return err
 				}
 			}
 			return nil
