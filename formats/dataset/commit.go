@@ -25,6 +25,9 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
+	if err := tx.rollLedger(); err != nil {
+		return nil, err
+	}
 	l, err := acquireLock(ctx, tx.d.Dir, o.LockWait)
 	if err != nil {
 		return nil, err
@@ -144,7 +147,7 @@ func (d *Dataset) gc(latest int64, keep int) {
 		old = append(old, p)
 	}
 	sort.Strings(old)
-	for name := range map[string]bool{TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true} {
+	for name := range map[string]bool{TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true, TableLedger: true} {
 		vs, _ := os.ReadDir(filepath.Join(d.Dir, name, "v"))
 		for _, v := range vs {
 			rel := filepath.Join(name, "v", v.Name())

@@ -290,7 +290,7 @@ func TestReadManifestCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m3.HasApplied("y") {
+	if len(m3.Applied) != 2 || m3.Applied[1].ID != "y" {
 		t.Fatal("a manifest replaced under the same name was not read again")
 	}
 	// Rewritten in place (same inode, other size).

@@ -55,14 +55,14 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 	return path, f.Commit()
 }
 
-// Pending keeps the inputs that m's ledger has not applied yet, and the
+// Pending keeps the inputs that ledger l has not applied yet, and the
 // first of several with the same content id.
-func Pending[T any](m *Manifest, ins []T, id func(T) string) []T {
+func Pending[T any](l *Ledger, ins []T, id func(T) string) []T {
 	seen := map[string]bool{}
 	var out []T
 	for _, in := range ins {
 		k := id(in)
-		if m.HasApplied(k) || seen[k] {
+		if l.Has(k) || seen[k] {
 			continue
 		}
 		seen[k] = true

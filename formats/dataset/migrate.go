@@ -13,7 +13,9 @@ import (
 //
 //	1  state without backoff_step, bad_metadata, reactivated_at
 //	2  state without avoid_peers
-//	3  current
+//	3  the whole ledger of applied inputs in the manifest
+//	4  current: the manifest keeps the ledger's newest entries, the
+//	   ledger table the rest (ledger.go)
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
@@ -29,9 +31,13 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 			tx.Abort()
 			return nil
 		}
-		if err := migrateState(d, tx); err != nil {
-			tx.Abort()
-			return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
+		// From format 3 the state's schema is unchanged; the commit
+		// itself moves a long inline ledger into the ledger table.
+		if tx.Base().FormatVersion < 3 {
+			if err := migrateState(d, tx); err != nil {
+				tx.Abort()
+				return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
+			}
 		}
 		_, err = tx.Commit(ctx, CommitOptions{LockWait: wait, Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
 		if err == nil || !isConflict(err) {

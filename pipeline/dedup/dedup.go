@@ -127,7 +127,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			ids, _ := sums.wait() // no error: readWhileChecksumming returned it
 			ins, sums = withIDs(ins, ids), nil
 		}
-		pending := pendingInputs(tx.Base(), ins)
+		pending, err := pendingInputs(d, tx.Base(), ins)
+		if err != nil {
+			tx.Abort()
+			return st, err
+		}
 		if first {
 			st.InputsSkipped = len(ins) - len(pending)
 			first = false
@@ -270,8 +274,12 @@ func (r *runner) readWhileChecksumming(ctx context.Context, base *dataset.Manife
 	defer cancel()
 	stop := earlyStop
 	go func() {
-		if ids, err := sums.wait(); stop && (err != nil || len(pendingInputs(base, withIDs(ins, ids))) != len(ins)) {
-			cancel()
+		if ids, err := sums.wait(); stop {
+			if err != nil {
+				cancel()
+			} else if p, err := pendingInputs(r.d, base, withIDs(ins, ids)); err != nil || len(p) != len(ins) {
+				cancel()
+			}
 		}
 	}()
 	n, err := r.aggregate(rctx, ins)
@@ -304,10 +312,14 @@ func (r *runner) newProgress(label string, total int64) *progress.Reporter {
 	return progress.New(r.o.ProgressTo, label, total)
 }
 
-// pendingInputs drops inputs already in the ledger, and repeats by
-// content within this run.
-func pendingInputs(m *dataset.Manifest, ins []input) []input {
-	return dataset.Pending(m, ins, func(in input) string { return in.id })
+// pendingInputs drops inputs already in the ledger of snapshot m, and
+// repeats by content within this run.
+func pendingInputs(d *dataset.Dataset, m *dataset.Manifest, ins []input) ([]input, error) {
+	l, err := d.Ledger(m)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.Pending(l, ins, func(in input) string { return in.id }), nil
 }
 
 func idsOf(ins []input) string {

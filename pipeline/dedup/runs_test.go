@@ -143,3 +143,44 @@ func TestBatchesCommitSeparately(t *testing.T) {
 		})
 	}
 }
+
+// TestRerunAfterLedgerMovedToFiles: once a long ledger has moved out of
+// the manifest into the ledger table, its inputs are still skipped.
+func TestRerunAfterLedgerMovedToFiles(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	var lists []string
+	for i := range 300 {
+		p := filepath.Join(dir, fmt.Sprintf("list-%d.txt", i))
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("%040x\n", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lists = append(lists, p)
+	}
+	if _, err := run(t, data, nil, lists...); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(data, "ledger", "current", "*.parquet")); len(files) != 1 {
+		t.Fatalf("the ledger of 300 inputs is in %d files, want 1", len(files))
+	}
+	fresh := filepath.Join(dir, "fresh.txt")
+	if err := os.WriteFile(fresh, []byte(fmt.Sprintf("%040x\n", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := run(t, data, nil, lists[0], lists[150], fresh, lists[299])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.InputsSkipped != 3 || st.Observations != 1 {
+		t.Fatalf("re-run stats %+v", st)
+	}
+	s := readState(t, data)
+	if len(s) != 301 {
+		t.Fatalf("%d hashes, want 301", len(s))
+	}
+	for h, v := range s {
+		if v.SeenCount != 1 {
+			t.Fatalf("%x seen %d times", h, v.SeenCount)
+		}
+	}
+}

@@ -83,10 +83,14 @@ func (st *Stats) add(o partOut, torrents int) {
 	st.released = append(st.released, o.released...)
 }
 
-// pendingInputs drops inputs already in the ledger, and repeats by
-// content within this run.
-func pendingInputs(m *dataset.Manifest, ins []input) []input {
-	return dataset.Pending(m, ins, func(in input) string { return in.id })
+// pendingInputs drops inputs already in the ledger of snapshot m, and
+// repeats by content within this run.
+func pendingInputs(d *dataset.Dataset, m *dataset.Manifest, ins []input) ([]input, error) {
+	l, err := d.Ledger(m)
+	if err != nil {
+		return nil, err
+	}
+	return dataset.Pending(l, ins, func(in input) string { return in.id }), nil
 }
 
 // removeInbox deletes spooled inputs once they are applied (or were
@@ -145,7 +149,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if err != nil {
 			return st, err
 		}
-		pending := pendingInputs(tx.Base(), ins)
+		pending, err := pendingInputs(d, tx.Base(), ins)
+		if err != nil {
+			tx.Abort()
+			return st, err
+		}
 		st.InputsSkipped = len(ins) - len(pending)
 		if len(pending) == 0 {
 			tx.Abort()

@@ -72,7 +72,12 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		if err != nil {
 			return st, err
 		}
-		if tx.Base().HasApplied(id) {
+		l, err := d.Ledger(tx.Base())
+		if err != nil {
+			tx.Abort()
+			return st, err
+		}
+		if l.Has(id) {
 			tx.Abort()
 			st.Union.AlreadyMerged = true
 			st.Snapshot = tx.Base().Snapshot
@@ -122,21 +127,26 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 	var us UnionStats
 	// Counts add up only when the two histories share no input; otherwise
 	// the larger count is kept (a lower bound that never double counts).
-	mine := map[string]bool{}
-	for _, a := range u.base.Applied {
-		mine[a.ID] = true
+	mine, err := u.d.Ledger(u.base)
+	if err != nil {
+		return us, err
+	}
+	theirs, err := u.od.LedgerEntries(u.om)
+	if err != nil {
+		return us, fmt.Errorf("merge --from: %w", err)
 	}
 	u.additive = true
-	for _, a := range u.om.Applied {
-		if mine[a.ID] {
+	for _, a := range theirs {
+		if mine.Has(a.ID) {
 			u.additive = false
 		}
 	}
 	us.Additive = u.additive
-	for _, a := range u.om.Applied {
-		if !mine[a.ID] {
+	added := map[string]bool{}
+	for _, a := range theirs {
+		if !mine.Has(a.ID) && !added[a.ID] {
 			u.tx.AddApplied(a)
-			mine[a.ID] = true
+			added[a.ID] = true
 			us.LedgerEntries++
 		}
 	}

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -166,5 +167,47 @@ func TestUnionIntoFreshDataset(t *testing.T) {
 	o.Data, o.From = a, a
 	if _, err := Run(context.Background(), o); err == nil {
 		t.Errorf("merging a dataset into itself was accepted")
+	}
+}
+
+// TestUnionCarriesALedgerInFiles: the other dataset's ledger, most of it
+// in its ledger files, joins ours entry by entry, each once.
+func TestUnionCarriesALedgerInFiles(t *testing.T) {
+	b := makeDataset(t, []schema.State{newHash(hashAt(0x10, 1), t0)})
+	var theirs []string
+	for i := range 600 {
+		theirs = append(theirs, fmt.Sprintf("obs-b-%d", i))
+	}
+	addTables(t, b, nil, nil, nil, theirs)
+	a := makeDataset(t, []schema.State{newHash(hashAt(0x20, 2), t0)})
+	addTables(t, a, nil, nil, nil, []string{"obs-a", theirs[7]})
+
+	st := runFromT(t, a, b, t0+day)
+	if st.Union.Additive || st.Union.LedgerEntries != len(theirs)-1 {
+		t.Fatalf("union stats %+v", st.Union)
+	}
+	d, err := dataset.Open(context.Background(), a, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.Ledger(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ours, theirs, and the union itself
+	if want := 1 + len(theirs) + 1; l.Len() != want || m.LedgerLen() != int64(want) {
+		t.Fatalf("ledger after the union: %d entries (manifest says %d), want %d", l.Len(), m.LedgerLen(), want)
+	}
+	for _, id := range append(theirs, "obs-a") {
+		if !l.Has(id) {
+			t.Fatalf("%s missing from the ledger after the union", id)
+		}
+	}
+	if len(m.Applied) > 256 {
+		t.Fatalf("the manifest holds %d ledger entries", len(m.Applied))
 	}
 }

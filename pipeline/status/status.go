@@ -42,7 +42,7 @@ type Report struct {
 	RetryWaves   map[string]int64 `json:"retry_waves"`
 	TableRows    map[string]int64 `json:"table_rows"`
 	TableBytes   map[string]int64 `json:"table_bytes"`
-	InputsLedger int              `json:"inputs_applied"`
+	InputsLedger int64            `json:"inputs_applied"`
 	// Partial are inputs a killed run had half read from a pipe, set
 	// aside (not applied) under inbox/: apply them if their producer will
 	// not send them again.
@@ -84,7 +84,7 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		FrozenGlob: filepath.Join(dir, st.Dir, "prefix=*", "*.parquet"),
 		ByStatus:   map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
 		RetryWaves: map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
-		InputsLedger: len(m.Applied), Now: now}
+		InputsLedger: m.LedgerLen(), Now: now}
 	for name, t := range m.Tables {
 		r.TableRows[name] = t.Rows()
 		for _, fs := range t.Partitions {

@@ -1,0 +1,163 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// commitApplied commits one snapshot that records n new ledger entries,
+// numbered from first.
+func commitApplied(t *testing.T, d *Dataset, first, n int) *Manifest {
+	t.Helper()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := first; i < first+n; i++ {
+		tx.AddApplied(Applied{ID: fmt.Sprintf("id-%06d", i), Name: fmt.Sprintf("in-%d.parquet", i), Rows: int64(i),
+			At: time.UnixMilli(int64(i) * 1000).UTC()})
+	}
+	m, err := tx.Commit(context.Background(), CommitOptions{Writer: "test", Keep: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestLedgerMovesIntoFiles(t *testing.T) {
+	cases := []struct {
+		name    string
+		perPass int
+		passes  int
+	}{
+		{"cron passes of one input", 1, 600},
+		{"passes of 70 inputs", 70, 40},
+		{"one pass of 3000 inputs", 3000, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := openNew(t)
+			var m *Manifest
+			for p := 0; p < c.passes; p++ {
+				m = commitApplied(t, d, p*c.perPass, c.perPass)
+				if len(m.Applied) > ledgerInline {
+					t.Fatalf("pass %d: the manifest holds %d entries (at most %d)", p, len(m.Applied), ledgerInline)
+				}
+			}
+			total := c.perPass * c.passes
+			files := m.Table(TableLedger).Partitions[""]
+			if limit := 2 * bits.Len(uint(total/ledgerInline+1)); len(files) > limit {
+				t.Fatalf("%d ledger files for %d entries (at most %d)", len(files), total, limit)
+			}
+			if m.LedgerLen() != int64(total) {
+				t.Fatalf("LedgerLen %d, want %d", m.LedgerLen(), total)
+			}
+			l, err := d.Ledger(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.Len() != total {
+				t.Fatalf("ledger of %d ids, want %d", l.Len(), total)
+			}
+			for i := 0; i < total; i++ {
+				if !l.Has(fmt.Sprintf("id-%06d", i)) {
+					t.Fatalf("id-%06d lost", i)
+				}
+			}
+			if l.Has("id-never") {
+				t.Fatal("an input never applied is in the ledger")
+			}
+			all, err := d.LedgerEntries(m)
+			if err != nil || len(all) != total {
+				t.Fatalf("LedgerEntries: %d, %v", len(all), err)
+			}
+			for i, a := range all {
+				want := Applied{ID: fmt.Sprintf("id-%06d", i), Name: fmt.Sprintf("in-%d.parquet", i), Rows: int64(i),
+					At: time.UnixMilli(int64(i) * 1000).UTC()}
+				if a != want {
+					t.Fatalf("entry %d: %+v, want %+v", i, a, want)
+				}
+			}
+			// The ledger table is published like the others.
+			got, _ := filepath.Glob(filepath.Join(d.Dir, "ledger", "current", "*.parquet"))
+			if len(got) != len(files) {
+				t.Fatalf("ledger/current holds %d files, the manifest %d", len(got), len(files))
+			}
+			if problems := verifyAll(t, d, m); len(problems) > 0 {
+				t.Fatalf("verify: %v", problems)
+			}
+		})
+	}
+}
+
+func verifyAll(t *testing.T, d *Dataset, m *Manifest) []Problem {
+	t.Helper()
+	r, err := Verify(context.Background(), d.Files(m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Problems
+}
+
+// A ledger file that cannot be read is an error, never an empty ledger:
+// treating its inputs as new would apply them twice.
+func TestLedgerFileMissingIsAnError(t *testing.T) {
+	d := openNew(t)
+	m := commitApplied(t, d, 0, ledgerInline+1)
+	tl := m.Table(TableLedger)
+	if len(tl.Partitions[""]) != 1 {
+		t.Fatalf("ledger files %+v", tl.Partitions)
+	}
+	ledgerCache.Lock()
+	ledgerCache.key = ""
+	ledgerCache.Unlock()
+	if err := os.Remove(d.FilePath(tl, "", tl.Partitions[""][0])); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := d.Ledger(m); err == nil {
+		t.Fatalf("a missing ledger file read as a ledger of %d", l.Len())
+	}
+	if _, err := d.LedgerEntries(m); err == nil {
+		t.Fatal("LedgerEntries read a missing ledger file")
+	}
+}
+
+// TestMigrateFromV3Ledger opens a format-3 dataset whose manifest holds a
+// long ledger: it is moved into the ledger table, and no entry is lost.
+func TestMigrateFromV3Ledger(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
+	m := &Manifest{FormatVersion: 3, Snapshot: 5, Tables: map[string]*Table{}}
+	const n = 1000
+	for i := range n {
+		m.Applied = append(m.Applied, Applied{ID: fmt.Sprintf("sha-%d", i), Name: "in.parquet", Rows: 1})
+	}
+	writeManifest(filepath.Join(dir, "manifests", manifestName(5)), m)
+	os.WriteFile(filepath.Join(dir, "CURRENT"), []byte(manifestName(5)), 0o644)
+
+	d, err := Open(context.Background(), dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.FormatVersion != FormatVersion || cur.Snapshot != 6 || len(cur.Applied) != 0 || cur.LedgerLen() != n {
+		t.Fatalf("after migrate: version %d snapshot %d, %d inline of %d", cur.FormatVersion, cur.Snapshot, len(cur.Applied), cur.LedgerLen())
+	}
+	l, err := d.Ledger(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if !l.Has(fmt.Sprintf("sha-%d", i)) {
+			t.Fatalf("sha-%d lost in the migration", i)
+		}
+	}
+}
