@@ -88,6 +88,10 @@ func TestLedgerMovesIntoFiles(t *testing.T) {
 			if len(got) != len(files) {
 				t.Fatalf("ledger/current holds %d files, the manifest %d", len(got), len(files))
 			}
+			// Old snapshots' ledger folders go with them (Keep: 2).
+			if vs, _ := os.ReadDir(filepath.Join(d.Dir, "ledger", "v")); len(vs) > 2 {
+				t.Fatalf("%d ledger snapshot folders kept, want at most 2", len(vs))
+			}
 			if problems := verifyAll(t, d, m); len(problems) > 0 {
 				t.Fatalf("verify: %v", problems)
 			}
