@@ -56,7 +56,7 @@ type FileInfo struct {
 
 // Applied records an input that a commit folded in, by content checksum.
 type Applied struct {
-	ID   string    `json:"id"` // sha256 of the input's bytes, hex
+	ID   string    `json:"id"` // the content's checksum, hex (dedup: xxh3-128; merge: sha256)
 	Name string    `json:"name"`
 	Rows int64     `json:"rows"`
 	At   time.Time `json:"at"`

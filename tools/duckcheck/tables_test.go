@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -301,4 +302,39 @@ func fileList(v any) []string {
 		out = append(out, fmt.Sprintf("%v|%x|%v", m["path"], raw, m["length"]))
 	}
 	return out
+}
+
+// TestLedgerReadByDuckDB: once a long ledger of applied inputs has moved
+// into the ledger table, DuckDB reads it at ledger/current, one row per
+// input with its content checksum and row count.
+func TestLedgerReadByDuckDB(t *testing.T) {
+	need(t, "dedup")
+	dir := t.TempDir()
+	var args []string
+	const inputs = 300
+	for i := range inputs {
+		p := filepath.Join(dir, fmt.Sprintf("list-%03d.txt", i))
+		var b strings.Builder
+		for j := 0; j <= i%3; j++ {
+			fmt.Fprintf(&b, "%040x\n", i*10+j+1)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, p)
+	}
+	data := filepath.Join(dir, "data")
+	mustInfohash(t, append([]string{"dedup", "--data", data}, args...)...)
+	rel := "read_parquet(" + Quote(filepath.Join(data, "ledger", "current", "*.parquet")) + ")"
+	_, rows, err := Rows(duck(t), `SELECT count(*), count(DISTINCT id), sum(rows), min(length(id)),
+		count(*) FILTER (WHERE name LIKE '%list-%.txt') FROM `+rel)
+	if err != nil {
+		t.Fatalf("DuckDB cannot read the ledger: %v", err)
+	}
+	// 300 inputs of 1, 2 or 3 lines: 100 of each.
+	// An id is dedup's content checksum, xxh3-128 in hex.
+	want := []string{"300", "300", "600", "32", "300"}
+	if !slices.Equal(rows[0], want) {
+		t.Fatalf("ledger as DuckDB reads it: %v, want %v", rows[0], want)
+	}
 }
