@@ -84,13 +84,9 @@ func (d *Dataset) Ledger(m *Manifest) (*Ledger, error) {
 	}
 	ids := make(map[string]struct{}, t.Rows())
 	for _, f := range t.Partitions[""] {
-		p := d.FilePath(t, "", f)
-		rows, err := ReadFile[ledgerID](p) // the id column alone
+		rows, err := readLedgerFile[ledgerID](d, t, f) // the id column alone
 		if err != nil {
-			return nil, fmt.Errorf("dataset: ledger: %w", err)
-		}
-		if int64(len(rows)) != f.Rows {
-			return nil, fmt.Errorf("dataset: ledger: %s: %d entries, the manifest says %d", p, len(rows), f.Rows)
+			return nil, err
 		}
 		for _, r := range rows {
 			ids[r.ID] = struct{}{}
@@ -112,28 +108,47 @@ var ledgerCache struct {
 // from the ledger files have millisecond precision.
 func (d *Dataset) LedgerEntries(m *Manifest) ([]Applied, error) {
 	out := make([]Applied, 0, m.LedgerLen())
-	err := d.eachLedgerFile(m, func(rows []ledgerRow) {
+	t := m.Table(TableLedger)
+	for _, f := range t.Partitions[""] {
+		rows, err := readLedgerFile[ledgerRow](d, t, f)
+		if err != nil {
+			return nil, err
+		}
 		for _, r := range rows {
 			out = append(out, Applied{ID: r.ID, Name: r.Name, Rows: r.Rows, At: time.UnixMilli(r.At).UTC()})
 		}
-	})
-	return append(out, m.Applied...), err
+	}
+	return append(out, m.Applied...), nil
 }
 
-func (d *Dataset) eachLedgerFile(m *Manifest, fn func([]ledgerRow)) error {
-	t := m.Table(TableLedger)
-	for _, f := range t.Partitions[""] {
-		p := d.FilePath(t, "", f)
-		rows, err := ReadFile[ledgerRow](p)
-		if err != nil {
-			return fmt.Errorf("dataset: ledger: %w", err)
-		}
-		if int64(len(rows)) != f.Rows {
-			return fmt.Errorf("dataset: ledger: %s: %d entries, the manifest says %d", p, len(rows), f.Rows)
-		}
-		fn(rows)
+// readLedgerFile reads ledger file f of t (T: ledgerRow, or ledgerID for
+// the id column alone), checking that it holds the entries the manifest
+// says, each with an id (a file without the column reads as empty ids).
+func readLedgerFile[T interface{ ledgerRow | ledgerID }](d *Dataset, t *Table, f FileInfo) ([]T, error) {
+	p := d.FilePath(t, "", f)
+	rows, err := ReadFile[T](p)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: ledger: %w", err)
 	}
-	return nil
+	if int64(len(rows)) != f.Rows {
+		return nil, fmt.Errorf("dataset: ledger: %s: %d entries, the manifest says %d", p, len(rows), f.Rows)
+	}
+	for i := range rows {
+		if idOf(rows[i]) == "" {
+			return nil, fmt.Errorf("dataset: ledger: %s: entry %d has no id", p, i)
+		}
+	}
+	return rows, nil
+}
+
+func idOf[T interface{ ledgerRow | ledgerID }](r T) string {
+	switch r := any(r).(type) {
+	case ledgerRow:
+		return r.ID
+	case ledgerID:
+		return r.ID
+	}
+	return ""
 }
 
 // rollLedger moves the manifest's entries into a new ledger file when
@@ -152,10 +167,9 @@ func (tx *Tx) rollLedger() error {
 		rows = append(rows, ledgerRow{ID: a.ID, Name: a.Name, Rows: a.Rows, At: a.At.UnixMilli()})
 	}
 	for len(files) > 0 && files[len(files)-1].Rows <= 2*int64(len(rows)) {
-		f := files[len(files)-1]
-		old, err := ReadFile[ledgerRow](tx.d.FilePath(t, "", f))
+		old, err := readLedgerFile[ledgerRow](tx.d, t, files[len(files)-1])
 		if err != nil {
-			return fmt.Errorf("dataset: ledger: %w", err)
+			return err
 		}
 		rows = append(old, rows...)
 		files = files[:len(files)-1]

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // commitApplied commits one snapshot that records n new ledger entries,
@@ -110,24 +112,64 @@ func verifyAll(t *testing.T, d *Dataset, m *Manifest) []Problem {
 
 // A ledger file that cannot be read is an error, never an empty ledger:
 // treating its inputs as new would apply them twice.
-func TestLedgerFileMissingIsAnError(t *testing.T) {
-	d := openNew(t)
-	m := commitApplied(t, d, 0, ledgerInline+1)
-	tl := m.Table(TableLedger)
-	if len(tl.Partitions[""]) != 1 {
-		t.Fatalf("ledger files %+v", tl.Partitions)
+func TestDamagedLedgerFileIsAnError(t *testing.T) {
+	cases := []struct {
+		name   string
+		damage func(path string) error
+	}{
+		{"missing", os.Remove},
+		{"truncated", func(p string) error {
+			info, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p, info.Size()/2)
+		}},
+		{"not parquet", func(p string) error { return os.WriteFile(p, []byte("PAR1 but not really\n"), 0o644) }},
+		{"another table's file", func(p string) error {
+			src, err := os.ReadFile(filepath.Join(filepath.Dir(p), "..", "..", "..", "state", "current", "prefix=00", "s.parquet"))
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(p, src, 0o644)
+		}},
 	}
-	ledgerCache.Lock()
-	ledgerCache.key = ""
-	ledgerCache.Unlock()
-	if err := os.Remove(d.FilePath(tl, "", tl.Partitions[""][0])); err != nil {
-		t.Fatal(err)
-	}
-	if l, err := d.Ledger(m); err == nil {
-		t.Fatalf("a missing ledger file read as a ledger of %d", l.Len())
-	}
-	if _, err := d.LedgerEntries(m); err == nil {
-		t.Fatal("LedgerEntries read a missing ledger file")
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := openNew(t)
+			tx, _ := d.Begin()
+			state := make([]schema.State, ledgerInline+1) // as many rows as the ledger file
+			for i := range state {
+				state[i].InfoHash = schema.Hash{0, byte(i >> 8), byte(i)}
+			}
+			info, err := WriteStagedAs(tx, TableState, "00", "s.parquet", state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.SetPartition(TableState, "00", []FileInfo{info})
+			if _, err := tx.Commit(context.Background(), CommitOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			m := commitApplied(t, d, 0, ledgerInline+1)
+			tl := m.Table(TableLedger)
+			if len(tl.Partitions[""]) != 1 {
+				t.Fatalf("ledger files %+v", tl.Partitions)
+			}
+			ledgerCache.Lock()
+			ledgerCache.key = ""
+			ledgerCache.Unlock()
+			if err := c.damage(d.FilePath(tl, "", tl.Partitions[""][0])); err != nil {
+				t.Fatal(err)
+			}
+			if l, err := d.Ledger(m); err == nil {
+				t.Fatalf("a %s ledger file read as a ledger of %d", c.name, l.Len())
+			} else {
+				t.Log(err)
+			}
+			if _, err := d.LedgerEntries(m); err == nil {
+				t.Fatalf("LedgerEntries read a %s ledger file", c.name)
+			}
+		})
 	}
 }
 
