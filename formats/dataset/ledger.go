@@ -1,7 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
+	"hash/crc32"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -122,11 +125,23 @@ func (d *Dataset) LedgerEntries(m *Manifest) ([]Applied, error) {
 }
 
 // readLedgerFile reads ledger file f of t (T: ledgerRow, or ledgerID for
-// the id column alone), checking that it holds the entries the manifest
-// says, each with an id (a file without the column reads as empty ids).
+// the id column alone). The file must be the one the manifest describes
+// (size and CRC-32C, checked before it is parsed: a ledger read wrong
+// would apply inputs twice) and hold its entries, each with an id (a file
+// without the column reads as empty ids).
 func readLedgerFile[T interface{ ledgerRow | ledgerID }](d *Dataset, t *Table, f FileInfo) ([]T, error) {
 	p := d.FilePath(t, "", f)
-	rows, err := ReadFile[T](p)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: ledger: %w", err)
+	}
+	if int64(len(b)) != f.Size {
+		return nil, fmt.Errorf("dataset: ledger: %s: %d bytes, the manifest says %d", p, len(b), f.Size)
+	}
+	if crc := crc32.Checksum(b, castagnoli); crc != f.CRC32C {
+		return nil, fmt.Errorf("dataset: ledger: %s: CRC-32C %08x, the manifest says %08x (the content changed)", p, crc, f.CRC32C)
+	}
+	rows, err := readRows[T](bytes.NewReader(b), int64(len(b)), p)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: ledger: %w", err)
 	}

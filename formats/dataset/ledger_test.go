@@ -125,51 +125,86 @@ func TestDamagedLedgerFileIsAnError(t *testing.T) {
 			}
 			return os.Truncate(p, info.Size()/2)
 		}},
-		{"not parquet", func(p string) error { return os.WriteFile(p, []byte("PAR1 but not really\n"), 0o644) }},
-		{"another table's file", func(p string) error {
-			src, err := os.ReadFile(filepath.Join(filepath.Dir(p), "..", "..", "..", "state", "current", "prefix=00", "s.parquet"))
+		{"one byte changed", func(p string) error {
+			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
 			}
-			return os.WriteFile(p, src, 0o644)
+			b[len(b)/2] ^= 0x40
+			return os.WriteFile(p, b, 0o644)
 		}},
+		{"not parquet", func(p string) error { return os.WriteFile(p, []byte("PAR1 but not really\n"), 0o644) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := openNew(t)
-			tx, _ := d.Begin()
-			state := make([]schema.State, ledgerInline+1) // as many rows as the ledger file
-			for i := range state {
-				state[i].InfoHash = schema.Hash{0, byte(i >> 8), byte(i)}
-			}
-			info, err := WriteStagedAs(tx, TableState, "00", "s.parquet", state)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tx.SetPartition(TableState, "00", []FileInfo{info})
-			if _, err := tx.Commit(context.Background(), CommitOptions{}); err != nil {
-				t.Fatal(err)
-			}
 			m := commitApplied(t, d, 0, ledgerInline+1)
 			tl := m.Table(TableLedger)
 			if len(tl.Partitions[""]) != 1 {
 				t.Fatalf("ledger files %+v", tl.Partitions)
 			}
-			ledgerCache.Lock()
-			ledgerCache.key = ""
-			ledgerCache.Unlock()
+			forgetLedger()
 			if err := c.damage(d.FilePath(tl, "", tl.Partitions[""][0])); err != nil {
 				t.Fatal(err)
 			}
-			if l, err := d.Ledger(m); err == nil {
-				t.Fatalf("a %s ledger file read as a ledger of %d", c.name, l.Len())
-			} else {
-				t.Log(err)
-			}
-			if _, err := d.LedgerEntries(m); err == nil {
-				t.Fatalf("LedgerEntries read a %s ledger file", c.name)
-			}
+			expectLedgerError(t, d, m)
 		})
+	}
+}
+
+// TestLedgerFileOfTheWrongShape: a file the manifest describes correctly
+// but that does not hold what a ledger file must is an error too.
+func TestLedgerFileOfTheWrongShape(t *testing.T) {
+	cases := []struct {
+		name  string
+		write func(tx *Tx) (FileInfo, error)
+	}{
+		{"another table's file", func(tx *Tx) (FileInfo, error) {
+			return WriteStaged(tx, TableLedger, "", []schema.State{{InfoHash: schema.Hash{1}}, {InfoHash: schema.Hash{2}}})
+		}},
+		{"fewer entries than the manifest says", func(tx *Tx) (FileInfo, error) {
+			fi, err := WriteStaged(tx, TableLedger, "", []ledgerRow{{ID: "a"}, {ID: "b"}})
+			fi.Rows = 3
+			return fi, err
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := openNew(t)
+			tx, err := d.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, err := c.write(tx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.SetPartition(TableLedger, "", []FileInfo{fi})
+			m, err := tx.Commit(context.Background(), CommitOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			forgetLedger()
+			expectLedgerError(t, d, m)
+		})
+	}
+}
+
+func forgetLedger() {
+	ledgerCache.Lock()
+	ledgerCache.key = ""
+	ledgerCache.Unlock()
+}
+
+func expectLedgerError(t *testing.T, d *Dataset, m *Manifest) {
+	t.Helper()
+	if l, err := d.Ledger(m); err == nil {
+		t.Fatalf("read as a ledger of %d", l.Len())
+	} else {
+		t.Log(err)
+	}
+	if _, err := d.LedgerEntries(m); err == nil {
+		t.Fatal("LedgerEntries read it")
 	}
 }
 

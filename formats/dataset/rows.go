@@ -120,17 +120,23 @@ func ReadFile[T any](path string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
+	return readRows[T](f, st.Size(), path)
+}
+
+// readRows reads every row of the Parquet file of size bytes in r (named
+// path in errors).
+func readRows[T any](r io.ReaderAt, size int64, path string) ([]T, error) {
+	pf, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r := parquet.NewGenericReader[T](pf)
-	defer r.Close()
+	rr := parquet.NewGenericReader[T](pf)
+	defer rr.Close()
 	out := make([]T, 0, pf.NumRows())
 	buf := make([]T, min(4096, max(pf.NumRows(), 1)))
 	for {
 		clear(buf) // a null optional []byte must read as nil, not as the empty leftover of a reused row
-		n, err := r.Read(buf)
+		n, err := rr.Read(buf)
 		rowio.NormalizeNulls(buf[:n])
 		out = append(out, buf[:n]...)
 		if errors.Is(err, io.EOF) {
