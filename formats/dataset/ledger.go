@@ -1,9 +1,7 @@
 package dataset
 
 import (
-	"bytes"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"strings"
 	"sync"
@@ -131,17 +129,23 @@ func (d *Dataset) LedgerEntries(m *Manifest) ([]Applied, error) {
 // without the column reads as empty ids).
 func readLedgerFile[T interface{ ledgerRow | ledgerID }](d *Dataset, t *Table, f FileInfo) ([]T, error) {
 	p := d.FilePath(t, "", f)
-	b, err := os.ReadFile(p)
+	fh, err := os.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: ledger: %w", err)
 	}
-	if int64(len(b)) != f.Size {
-		return nil, fmt.Errorf("dataset: ledger: %s: %d bytes, the manifest says %d", p, len(b), f.Size)
-	}
-	if crc := crc32.Checksum(b, castagnoli); crc != f.CRC32C {
+	defer fh.Close()
+	// Checked through a small buffer, then parsed from the file: reading
+	// it whole into memory first cost more than reading it twice.
+	n, crc, err := crcOf(fh, make([]byte, 64<<10))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("dataset: ledger: %s: %w", p, err)
+	case n != f.Size:
+		return nil, fmt.Errorf("dataset: ledger: %s: %d bytes, the manifest says %d", p, n, f.Size)
+	case crc != f.CRC32C:
 		return nil, fmt.Errorf("dataset: ledger: %s: CRC-32C %08x, the manifest says %08x (the content changed)", p, crc, f.CRC32C)
 	}
-	rows, err := readRows[T](bytes.NewReader(b), int64(len(b)), p)
+	rows, err := readRows[T](fh, n, p)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: ledger: %w", err)
 	}
