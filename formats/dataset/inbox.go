@@ -27,27 +27,16 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, NewName(ext))
-	f, err := fsutil.Create(path)
+	// The lock is held while the copy runs and until the file has its
+	// final name (the kernel drops it if this process dies): Salvage
+	// leaves a locked spool alone. It is taken through a handle of its
+	// own, which outlives the writing one (Commit closes that before the
+	// rename).
+	f, lk, err := fsutil.CreateLocked(path)
 	if err != nil {
-		return "", err
-	}
-	// Held while the copy runs and until the file has its final name (the
-	// kernel drops it if this process dies): Salvage leaves a locked
-	// spool alone. It is taken through a handle of its own, which outlives
-	// the writing one, closed before the rename. Between the creation and
-	// this lock the file is empty, and Salvage leaves a young empty spool
-	// alone too; it may hold the lock for an instant, hence the blocking
-	// call.
-	lk, err := os.Open(f.Name())
-	if err != nil {
-		f.Abort()
 		return "", err
 	}
 	defer lk.Close()
-	if err := unix.Flock(int(lk.Fd()), unix.LOCK_EX); err != nil {
-		f.Abort()
-		return "", fmt.Errorf("%s: lock: %w", f.Name(), err)
-	}
 	if _, err := io.Copy(f, r); err != nil {
 		f.Abort()
 		return "", err
@@ -87,8 +76,10 @@ const PartialPrefix = "partial-"
 // is logged with the command to apply it.
 //
 // A spool still locked by a live writer is left alone, and so is an empty
-// one less than a minute old; one with nothing whole in it is removed; one in another format (a Parquet file cut short
-// cannot be read) is renamed with the suffix ".bad". It returns the paths
+// one less than a minute old that was not locked before it had a name
+// (fsutil.CreateLocked); one with nothing whole in it is removed; one in
+// another format (a Parquet file cut short cannot be read) is renamed
+// with the suffix ".bad". It returns the paths
 // of the spools it set aside.
 func Salvage(dir, ext string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
@@ -155,13 +146,14 @@ func salvage(dir, path, ext string) (string, error) {
 	kind := ".txt"
 	switch {
 	case k == 0:
-		// Empty: either debris of a killed run or a spool created an
-		// instant ago whose writer has not taken its lock yet.
+		// Empty: debris of a killed run, or (unless the spool was locked
+		// before it had a name) a spool created an instant ago whose
+		// writer has not taken its lock yet.
 		st, err := f.Stat()
 		if err != nil {
 			return "", err
 		}
-		if time.Since(st.ModTime()) < emptySpoolGrace {
+		if !fsutil.LockedAtBirth(path) && time.Since(st.ModTime()) < emptySpoolGrace {
 			return "", nil
 		}
 		return "", os.Remove(path)

@@ -49,19 +49,26 @@ func TestSalvage(t *testing.T) {
 		want    string // "" nothing set aside; else the kind of the partial file
 		wantLen int    // its length
 		left    string // what else stays in the folder: "", "temp", "bad"
+		marked  bool   // named by fsutil.CreateLocked after it was locked
 	}{
-		{"arrow cut in the third batch", stream[:ends[2]-5], false, false, ".arrow", ends[1] + 8, ""},
-		{"arrow cut in the first batch", stream[:ends[0]-5], false, false, "", 0, ""},
-		{"text cut mid-line", []byte("aa\nbb\ncc"), false, false, ".txt", 6, ""},
-		{"text without a whole line", []byte("abc"), false, false, "", 0, ""},
-		{"empty", nil, false, false, "", 0, ""},
-		{"empty, just created, not locked yet", nil, false, true, "", 0, "temp"},
-		{"parquet cut short", []byte("PAR1xxxxxxxx"), false, false, "", 0, "bad"},
-		{"live writer", stream[:ends[2]-5], true, true, "", 0, "temp"},
+		{"arrow cut in the third batch", stream[:ends[2]-5], false, false, ".arrow", ends[1] + 8, "", false},
+		{"arrow cut in the first batch", stream[:ends[0]-5], false, false, "", 0, "", false},
+		{"text cut mid-line", []byte("aa\nbb\ncc"), false, false, ".txt", 6, "", false},
+		{"text without a whole line", []byte("abc"), false, false, "", 0, "", false},
+		{"empty", nil, false, false, "", 0, "", false},
+		{"empty, just created, not locked yet", nil, false, true, "", 0, "temp", false},
+		// Locked before it had a name: unlocked, its writer is gone.
+		{"empty, just created, locked at birth", nil, false, true, "", 0, "", true},
+		{"empty, locked at birth, live writer", nil, true, true, "", 0, "temp", true},
+		{"parquet cut short", []byte("PAR1xxxxxxxx"), false, false, "", 0, "bad", false},
+		{"live writer", stream[:ends[2]-5], true, true, "", 0, "temp", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tmp := filepath.Join(dir, fsutil.TempPrefix+"x.spool-123")
+			if tc.marked {
+				tmp = filepath.Join(dir, fsutil.TempPrefix+"x.spool-L0a0b0c")
+			}
 			if err := os.WriteFile(tmp, tc.content, 0o644); err != nil {
 				t.Fatal(err)
 			}

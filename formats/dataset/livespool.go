@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/infohash/infohash/formats/fsutil"
 )
 
@@ -52,23 +50,13 @@ func StartSpool(dir, ext string, r io.Reader, tee io.Writer) (*LiveSpool, error)
 		return nil, err
 	}
 	path := filepath.Join(dir, NewName(ext))
-	f, err := fsutil.Create(path)
-	if err != nil {
-		return nil, err
-	}
 	// Locked as Spool's, so that Salvage leaves a live spool alone, but
 	// through the read handle, which stays open after the rename: a lock
 	// released with the writing handle (before the rename) let a Salvage
 	// that had opened the file just before take it for a dead writer's.
-	rf, err := os.Open(f.Name())
+	f, rf, err := fsutil.CreateLocked(path)
 	if err != nil {
-		f.Abort()
 		return nil, err
-	}
-	if err := unix.Flock(int(rf.Fd()), unix.LOCK_EX); err != nil {
-		rf.Close()
-		f.Abort()
-		return nil, fmt.Errorf("%s: lock: %w", f.Name(), err)
 	}
 	s := &LiveSpool{path: path, rf: rf}
 	s.cond = sync.NewCond(&s.mu)

@@ -1,10 +1,13 @@
 package fsutil
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestWriteFileReplacesAtomically(t *testing.T) {
@@ -43,5 +46,80 @@ func TestAbortLeavesNothing(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 0 {
 		t.Fatalf("leftover files: %v", ents)
+	}
+}
+
+// TestCreateLocked: the temporary file is locked from the moment it has a
+// name (marked so) where O_TMPFILE works, just after elsewhere, and
+// commits like Create's.
+func TestCreateLocked(t *testing.T) {
+	for _, unnamed := range []bool{true, false} {
+		t.Run(map[bool]string{true: "unnamed first", false: "fallback"}[unnamed], func(t *testing.T) {
+			defer func(was bool) { unnamedFirst = was }(unnamedFirst)
+			unnamedFirst = unnamed
+			dir := t.TempDir()
+			want := false
+			if unnamed {
+				probe, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+				if err != nil {
+					t.Skipf("no O_TMPFILE here: %v", err)
+				}
+				unix.Close(probe)
+				want = true
+			}
+			testCreateLocked(t, dir, want)
+		})
+	}
+}
+
+func testCreateLocked(t *testing.T, dir string, lockedAtBirth bool) {
+	final := filepath.Join(dir, "spool.arrow")
+	f, lk, err := CreateLocked(final)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if LockedAtBirth(f.Name()) != lockedAtBirth {
+		t.Fatalf("%s: LockedAtBirth %v, want %v", f.Name(), !lockedAtBirth, lockedAtBirth)
+	}
+	other, err := os.Open(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(other.Fd()), unix.LOCK_EX|unix.LOCK_NB); !errors.Is(err, unix.EWOULDBLOCK) {
+		t.Fatalf("another handle took the lock: %v", err)
+	}
+	if _, err := f.Write([]byte("data")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	lk.Close()
+	if err := unix.Flock(int(other.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatalf("the lock outlived its handle: %v", err)
+	}
+	other.Close()
+	if b, err := os.ReadFile(final); err != nil || string(b) != "data" {
+		t.Fatalf("committed %q, %v", b, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("left %d files, want the committed one", len(ents))
+	}
+}
+
+func TestLockedAtBirth(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{TempPrefix + "part-0a1b.arrow-L00ff00ff00ff", true},
+		{"/inbox/" + TempPrefix + "part-0a1b.txt-L1", true},
+		{TempPrefix + "part-0a1b.arrow-123456789", false}, // os.CreateTemp's
+		{"part-0a1b.arrow-L00", false},
+		{TempPrefix + "part-L1.arrow-99", false},
+	} {
+		if got := LockedAtBirth(c.name); got != c.want {
+			t.Errorf("LockedAtBirth(%q) = %v", c.name, got)
+		}
 	}
 }
