@@ -9,7 +9,7 @@
 //	state/v/NNNNNNNNNNNN/prefix=XX/*.parquet    immutable snapshot dirs
 //	state/current -> v/NNNNNNNNNNNN             what DuckDB globs
 //	torrents/…, peers/…        further tables, same scheme
-//	ledger/…                   the older inputs applied (ledger.go)
+//	ledger/…                   the inputs applied (ledger.go)
 //	bloom/…                    per-partition Bloom filters (inside snapshot dirs, _bloom/)
 //	inbox/                     stdin spooled before it is applied
 //	staging/                   files being built by running writers

@@ -12,18 +12,15 @@ import (
 // so that applying one again is a no-op. A cron pass adds one or a few
 // entries; a year of passes adds hundreds of thousands. Kept whole in the
 // manifest (format 3), 200k entries made a 32 MB manifest that every
-// commit rewrote and every open parsed. So a manifest now holds only the
-// newest entries (Manifest.Applied, at most ledgerInline after a commit);
-// the older ones live in the Parquet files of table TableLedger, which
-// commits publish like any table's (checksummed, linked into each
-// snapshot, DuckDB-readable at DIR/ledger/current/*.parquet).
+// commit rewrote and every open parsed. Since format 4 the ledger is a
+// table, TableLedger: each commit that applies inputs moves their entries
+// (Manifest.Applied while the transaction runs) into a file of it, which
+// is published like any table's (checksummed, linked into each snapshot)
+// and DuckDB reads whole at DIR/ledger/current/*.parquet. A committed
+// manifest's Applied is empty, except in format 3.
 
-// TableLedger holds the ledger's older entries (unpartitioned).
+// TableLedger holds the ledger (unpartitioned).
 const TableLedger = "ledger"
-
-// ledgerInline is how many entries a committed manifest may hold itself;
-// a commit with more moves them into a file of the ledger table.
-const ledgerInline = 256
 
 // ledgerRow is one ledger entry in a ledger file.
 type ledgerRow struct {
@@ -170,13 +167,12 @@ func idOf[T interface{ ledgerRow | ledgerID }](r T) string {
 	return ""
 }
 
-// rollLedger moves the manifest's entries into a new ledger file when
-// there are more than ledgerInline. The new file absorbs the newest
-// existing files while they are at most twice its size, so the ledger
-// stays a few files (O(log n)) and an entry is rewritten O(log n) times
-// over the dataset's life.
+// rollLedger moves the manifest's entries into a new ledger file. The
+// new file absorbs the newest existing files while they are at most twice
+// its size, so the ledger stays a few files (O(log n)) and an entry is
+// rewritten O(log n) times over the dataset's life.
 func (tx *Tx) rollLedger() error {
-	if len(tx.next.Applied) <= ledgerInline {
+	if len(tx.next.Applied) == 0 {
 		return nil
 	}
 	t := tx.table(TableLedger)

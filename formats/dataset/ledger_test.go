@@ -31,13 +31,13 @@ func commitApplied(t *testing.T, d *Dataset, first, n int) *Manifest {
 	return m
 }
 
-func TestLedgerMovesIntoFiles(t *testing.T) {
+func TestLedgerFilesStayFewAndComplete(t *testing.T) {
 	cases := []struct {
 		name    string
 		perPass int
 		passes  int
 	}{
-		{"cron passes of one input", 1, 600},
+		{"cron passes of one input", 1, 200},
 		{"passes of 70 inputs", 70, 40},
 		{"one pass of 3000 inputs", 3000, 1},
 	}
@@ -47,13 +47,13 @@ func TestLedgerMovesIntoFiles(t *testing.T) {
 			var m *Manifest
 			for p := 0; p < c.passes; p++ {
 				m = commitApplied(t, d, p*c.perPass, c.perPass)
-				if len(m.Applied) > ledgerInline {
-					t.Fatalf("pass %d: the manifest holds %d entries (at most %d)", p, len(m.Applied), ledgerInline)
+				if len(m.Applied) != 0 {
+					t.Fatalf("pass %d: the manifest holds %d ledger entries", p, len(m.Applied))
 				}
 			}
 			total := c.perPass * c.passes
 			files := m.Table(TableLedger).Partitions[""]
-			if limit := 2 * bits.Len(uint(total/ledgerInline+1)); len(files) > limit {
+			if limit := bits.Len(uint(total)) + 1; len(files) > limit {
 				t.Fatalf("%d ledger files for %d entries (at most %d)", len(files), total, limit)
 			}
 			if m.LedgerLen() != int64(total) {
@@ -138,7 +138,7 @@ func TestDamagedLedgerFileIsAnError(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := openNew(t)
-			m := commitApplied(t, d, 0, ledgerInline+1)
+			m := commitApplied(t, d, 0, 3)
 			tl := m.Table(TableLedger)
 			if len(tl.Partitions[""]) != 1 {
 				t.Fatalf("ledger files %+v", tl.Partitions)

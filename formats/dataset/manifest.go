@@ -31,7 +31,7 @@ type Manifest struct {
 	CreatedAt     time.Time         `json:"created_at"`
 	Writer        string            `json:"writer,omitempty"` // command that committed it
 	Tables        map[string]*Table `json:"tables"`
-	Applied       []Applied         `json:"applied"` // the ledger's newest entries (the rest: TableLedger; see ledger.go)
+	Applied       []Applied         `json:"applied,omitempty"` // entries for the ledger: a transaction's, which Commit moves into TableLedger (format 3: the whole ledger)
 	Policy        json.RawMessage   `json:"policy,omitempty"`
 }
 

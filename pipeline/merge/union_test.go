@@ -207,7 +207,7 @@ func TestUnionCarriesALedgerInFiles(t *testing.T) {
 			t.Fatalf("%s missing from the ledger after the union", id)
 		}
 	}
-	if len(m.Applied) > 256 {
+	if len(m.Applied) != 0 {
 		t.Fatalf("the manifest holds %d ledger entries", len(m.Applied))
 	}
 }

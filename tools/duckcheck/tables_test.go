@@ -304,9 +304,9 @@ func fileList(v any) []string {
 	return out
 }
 
-// TestLedgerReadByDuckDB: once a long ledger of applied inputs has moved
-// into the ledger table, DuckDB reads it at ledger/current, one row per
-// input with its content checksum and row count.
+// TestLedgerReadByDuckDB: DuckDB reads the whole ledger of applied inputs
+// at ledger/current, one row per input with its content checksum and row
+// count, whatever the commits that applied them.
 func TestLedgerReadByDuckDB(t *testing.T) {
 	need(t, "dedup")
 	dir := t.TempDir()
@@ -324,7 +324,10 @@ func TestLedgerReadByDuckDB(t *testing.T) {
 		args = append(args, p)
 	}
 	data := filepath.Join(dir, "data")
-	mustInfohash(t, append([]string{"dedup", "--data", data}, args...)...)
+	mustInfohash(t, append([]string{"dedup", "--data", data}, args[:290]...)...)
+	for _, a := range args[290:] {
+		mustInfohash(t, "dedup", "--data", data, a)
+	}
 	rel := "read_parquet(" + Quote(filepath.Join(data, "ledger", "current", "*.parquet")) + ")"
 	_, rows, err := Rows(duck(t), `SELECT count(*), count(DISTINCT id), sum(rows), min(length(id)),
 		count(*) FILTER (WHERE name LIKE '%list-%.txt') FROM `+rel)
