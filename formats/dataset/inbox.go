@@ -44,14 +44,15 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 	return path, f.Commit()
 }
 
-// Pending keeps the inputs that ledger l has not applied yet, and the
-// first of several with the same content id.
-func Pending[T any](l *Ledger, ins []T, id func(T) string) []T {
+// Pending keeps the inputs not applied yet (applied: from
+// Dataset.AppliedAmong), and the first of several with the same content
+// id.
+func Pending[T any](applied map[string]bool, ins []T, id func(T) string) []T {
 	seen := map[string]bool{}
 	var out []T
 	for _, in := range ins {
 		k := id(in)
-		if l.Has(k) || seen[k] {
+		if applied[k] || seen[k] {
 			continue
 		}
 		seen[k] = true

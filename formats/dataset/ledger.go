@@ -1,11 +1,13 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // The ledger lists the inputs a dataset has applied, by content checksum,
@@ -30,76 +32,43 @@ type ledgerRow struct {
 	At   int64  `parquet:"applied_at,timestamp(millisecond)"`
 }
 
-// ledgerID is a ledger file's id column.
-type ledgerID struct {
-	ID string `parquet:"id"`
-}
-
-// Ledger is the set of inputs one snapshot has applied.
-type Ledger struct {
-	files  map[string]struct{} // ids in the ledger files (shared: read only)
-	inline map[string]struct{} // ids in the manifest
-}
-
-// Has reports whether input id was applied.
-func (l *Ledger) Has(id string) bool {
-	if _, ok := l.inline[id]; ok {
-		return true
-	}
-	_, ok := l.files[id]
-	return ok
-}
-
-// Len is the number of inputs applied.
-func (l *Ledger) Len() int { return len(l.files) + len(l.inline) }
-
 // LedgerLen is the number of entries in m's ledger, from the manifest
 // alone.
 func (m *Manifest) LedgerLen() int64 {
 	return int64(len(m.Applied)) + m.Table(TableLedger).Rows()
 }
 
-// Ledger reads snapshot m's ledger: its files and the manifest's newest
-// entries. The files' ids are read once per process (a run asks for the
-// ledger of the same snapshot several times, and ledger files never
-// change).
-func (d *Dataset) Ledger(m *Manifest) (*Ledger, error) {
-	l := &Ledger{inline: make(map[string]struct{}, len(m.Applied))}
+// AppliedAmong returns which of ids snapshot m's ledger holds. It scans
+// the ledger files' id column without keeping it: a run asks about a few
+// inputs, and a year-old ledger holds hundreds of thousands.
+func (d *Dataset) AppliedAmong(m *Manifest, ids []string) (map[string]bool, error) {
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = false
+	}
 	for _, a := range m.Applied {
-		l.inline[a.ID] = struct{}{}
+		if _, ok := want[a.ID]; ok {
+			want[a.ID] = true
+		}
 	}
 	t := m.Table(TableLedger)
-	var key strings.Builder
-	key.WriteString(d.Dir)
 	for _, f := range t.Partitions[""] {
-		fmt.Fprintf(&key, "\x00%s/%s", t.Dir, f.Name)
-	}
-	ledgerCache.Lock()
-	defer ledgerCache.Unlock()
-	if ledgerCache.key == key.String() {
-		l.files = ledgerCache.ids
-		return l, nil
-	}
-	ids := make(map[string]struct{}, t.Rows())
-	for _, f := range t.Partitions[""] {
-		rows, err := readLedgerFile[ledgerID](d, t, f) // the id column alone
+		err := scanLedgerIDs(d, t, f, func(id []byte) {
+			if _, ok := want[string(id)]; ok {
+				want[string(id)] = true
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range rows {
-			ids[r.ID] = struct{}{}
+	}
+	found := make(map[string]bool, len(ids))
+	for id, ok := range want {
+		if ok {
+			found[id] = true
 		}
 	}
-	ledgerCache.key, ledgerCache.ids = key.String(), ids
-	l.files = ids
-	return l, nil
-}
-
-// ledgerCache holds the ids of the ledger files read last.
-var ledgerCache struct {
-	sync.Mutex
-	key string
-	ids map[string]struct{}
+	return found, nil
 }
 
 // LedgerEntries returns every entry of m's ledger, oldest first. Times
@@ -108,7 +77,7 @@ func (d *Dataset) LedgerEntries(m *Manifest) ([]Applied, error) {
 	out := make([]Applied, 0, m.LedgerLen())
 	t := m.Table(TableLedger)
 	for _, f := range t.Partitions[""] {
-		rows, err := readLedgerFile[ledgerRow](d, t, f)
+		rows, err := readLedgerFile(d, t, f)
 		if err != nil {
 			return nil, err
 		}
@@ -119,52 +88,124 @@ func (d *Dataset) LedgerEntries(m *Manifest) ([]Applied, error) {
 	return append(out, m.Applied...), nil
 }
 
-// readLedgerFile reads ledger file f of t (T: ledgerRow, or ledgerID for
-// the id column alone). The file must be the one the manifest describes
-// (size and CRC-32C, checked before it is parsed: a ledger read wrong
-// would apply inputs twice) and hold its entries, each with an id (a file
-// without the column reads as empty ids).
-func readLedgerFile[T interface{ ledgerRow | ledgerID }](d *Dataset, t *Table, f FileInfo) ([]T, error) {
+// openLedgerFile opens ledger file f of t, checked against what the
+// manifest says of it (size and CRC-32C, before anything parses it: a
+// ledger read wrong would apply inputs twice; and its entry count).
+func openLedgerFile(d *Dataset, t *Table, f FileInfo) (*os.File, *parquet.File, error) {
 	p := d.FilePath(t, "", f)
 	fh, err := os.Open(p)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: ledger: %w", err)
+		return nil, nil, fmt.Errorf("dataset: ledger: %w", err)
 	}
-	defer fh.Close()
 	// Checked through a small buffer, then parsed from the file: reading
 	// it whole into memory first cost more than reading it twice.
 	n, crc, err := crcOf(fh, make([]byte, 64<<10))
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("dataset: ledger: %s: %w", p, err)
+		err = fmt.Errorf("dataset: ledger: %s: %w", p, err)
 	case n != f.Size:
-		return nil, fmt.Errorf("dataset: ledger: %s: %d bytes, the manifest says %d", p, n, f.Size)
+		err = fmt.Errorf("dataset: ledger: %s: %d bytes, the manifest says %d", p, n, f.Size)
 	case crc != f.CRC32C:
-		return nil, fmt.Errorf("dataset: ledger: %s: CRC-32C %08x, the manifest says %08x (the content changed)", p, crc, f.CRC32C)
+		err = fmt.Errorf("dataset: ledger: %s: CRC-32C %08x, the manifest says %08x (the content changed)", p, crc, f.CRC32C)
 	}
-	rows, err := readRows[T](fh, n, p)
+	var pf *parquet.File
+	if err == nil {
+		if pf, err = parquet.OpenFile(fh, n); err != nil {
+			err = fmt.Errorf("dataset: ledger: %s: %w", p, err)
+		} else if pf.NumRows() != f.Rows {
+			err = fmt.Errorf("dataset: ledger: %s: %d entries, the manifest says %d", p, pf.NumRows(), f.Rows)
+		}
+	}
+	if err != nil {
+		fh.Close()
+		return nil, nil, err
+	}
+	return fh, pf, nil
+}
+
+// readLedgerFile reads every entry of ledger file f of t.
+func readLedgerFile(d *Dataset, t *Table, f FileInfo) ([]ledgerRow, error) {
+	fh, pf, err := openLedgerFile(d, t, f)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	rows, err := readParquet[ledgerRow](pf, fh.Name())
 	if err != nil {
 		return nil, fmt.Errorf("dataset: ledger: %w", err)
 	}
-	if int64(len(rows)) != f.Rows {
-		return nil, fmt.Errorf("dataset: ledger: %s: %d entries, the manifest says %d", p, len(rows), f.Rows)
-	}
 	for i := range rows {
-		if idOf(rows[i]) == "" {
-			return nil, fmt.Errorf("dataset: ledger: %s: entry %d has no id", p, i)
+		if rows[i].ID == "" { // a file without the column reads as empty ids
+			return nil, fmt.Errorf("dataset: ledger: %s: entry %d has no id", fh.Name(), i)
 		}
 	}
 	return rows, nil
 }
 
-func idOf[T interface{ ledgerRow | ledgerID }](r T) string {
-	switch r := any(r).(type) {
-	case ledgerRow:
-		return r.ID
-	case ledgerID:
-		return r.ID
+// scanLedgerIDs calls fn with the id of every entry of ledger file f of
+// t, read page by page from the id column (fn must not keep the slice).
+func scanLedgerIDs(d *Dataset, t *Table, f FileInfo, fn func(id []byte)) error {
+	fh, pf, err := openLedgerFile(d, t, f)
+	if err != nil {
+		return err
 	}
-	return ""
+	defer fh.Close()
+	col, ok := pf.Schema().Lookup("id")
+	if !ok {
+		return fmt.Errorf("dataset: ledger: %s: no id column", fh.Name())
+	}
+	var n int64
+	vals := make([]parquet.Value, 1024)
+	for _, rg := range pf.RowGroups() {
+		err := scanPages(rg.ColumnChunks()[col.ColumnIndex].Pages(), vals, func(v parquet.Value) error {
+			if v.IsNull() || len(v.ByteArray()) == 0 {
+				return fmt.Errorf("entry %d has no id", n)
+			}
+			fn(v.ByteArray())
+			n++
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("dataset: ledger: %s: %w", fh.Name(), err)
+		}
+	}
+	if n != f.Rows {
+		return fmt.Errorf("dataset: ledger: %s: %d ids, the manifest says %d entries", fh.Name(), n, f.Rows)
+	}
+	return nil
+}
+
+// scanPages calls fn with every value of a column chunk's pages, read
+// through vals.
+func scanPages(pages parquet.Pages, vals []parquet.Value, fn func(parquet.Value) error) error {
+	defer pages.Close()
+	for {
+		pg, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		vr := pg.Values()
+		for {
+			k, err := vr.ReadValues(vals)
+			for _, v := range vals[:k] {
+				if ferr := fn(v); ferr != nil {
+					parquet.Release(pg)
+					return ferr
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				parquet.Release(pg)
+				return err
+			}
+		}
+		parquet.Release(pg)
+	}
 }
 
 // rollLedger moves the manifest's entries into a new ledger file. The
@@ -182,7 +223,7 @@ func (tx *Tx) rollLedger() error {
 		rows = append(rows, ledgerRow{ID: a.ID, Name: a.Name, Rows: a.Rows, At: a.At.UnixMilli()})
 	}
 	for len(files) > 0 && files[len(files)-1].Rows <= 2*int64(len(rows)) {
-		old, err := readLedgerFile[ledgerRow](tx.d, t, files[len(files)-1])
+		old, err := readLedgerFile(tx.d, t, files[len(files)-1])
 		if err != nil {
 			return err
 		}

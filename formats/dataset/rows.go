@@ -130,6 +130,11 @@ func readRows[T any](r io.ReaderAt, size int64, path string) ([]T, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return readParquet[T](pf, path)
+}
+
+// readParquet reads every row of pf (named path in errors).
+func readParquet[T any](pf *parquet.File, path string) ([]T, error) {
 	rr := parquet.NewGenericReader[T](pf)
 	defer rr.Close()
 	out := make([]T, 0, pf.NumRows())

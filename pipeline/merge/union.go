@@ -72,12 +72,12 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		if err != nil {
 			return st, err
 		}
-		l, err := d.Ledger(tx.Base())
+		applied, err := d.AppliedAmong(tx.Base(), []string{id})
 		if err != nil {
 			tx.Abort()
 			return st, err
 		}
-		if l.Has(id) {
+		if applied[id] {
 			tx.Abort()
 			st.Union.AlreadyMerged = true
 			st.Snapshot = tx.Base().Snapshot
@@ -127,24 +127,23 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 	var us UnionStats
 	// Counts add up only when the two histories share no input; otherwise
 	// the larger count is kept (a lower bound that never double counts).
-	mine, err := u.d.Ledger(u.base)
-	if err != nil {
-		return us, err
-	}
 	theirs, err := u.od.LedgerEntries(u.om)
 	if err != nil {
 		return us, fmt.Errorf("merge --from: %w", err)
 	}
-	u.additive = true
-	for _, a := range theirs {
-		if mine.Has(a.ID) {
-			u.additive = false
-		}
+	ids := make([]string, len(theirs))
+	for i, a := range theirs {
+		ids[i] = a.ID
 	}
+	mine, err := u.d.AppliedAmong(u.base, ids)
+	if err != nil {
+		return us, err
+	}
+	u.additive = len(mine) == 0
 	us.Additive = u.additive
 	added := map[string]bool{}
 	for _, a := range theirs {
-		if !mine.Has(a.ID) && !added[a.ID] {
+		if !mine[a.ID] && !added[a.ID] {
 			u.tx.AddApplied(a)
 			added[a.ID] = true
 			us.LedgerEntries++
