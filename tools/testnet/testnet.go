@@ -232,6 +232,11 @@ func (n *Net) Announce(ctx context.Context, ih [20]byte, addr *net.TCPAddr) erro
 		return fmt.Errorf("testnet: announce %x: need a TCP port", ih)
 	}
 	nd := n.nodes[int(ih[0])%len(n.nodes)]
+	// Stored by a few nodes, so that a lookup on a loaded machine (some
+	// queries timing out) still meets one: a hash stored once was once
+	// found by no lookup of a 510-job fetch test under -race.
+	want := min(storedWanted, len(n.nodes))
+	stored := 0
 	for attempt := 0; attempt < 3; attempt++ {
 		a, err := nd.srv.AnnounceTraversal(ih, dht.AnnouncePeer(dht.AnnouncePeerOpts{Port: addr.Port}))
 		if err != nil {
@@ -246,18 +251,25 @@ func (n *Net) Announce(ctx context.Context, ih [20]byte, addr *net.TCPAddr) erro
 			return fmt.Errorf("testnet: announce %x: %w", ih, ctx.Err())
 		}
 		a.Close()
-		if n.storedBy(ih, addr.Port) > 0 {
+		if stored = n.storedBy(ih, addr.Port, want); stored >= want {
 			return nil
 		}
+	}
+	if stored > 0 {
+		return nil
 	}
 	return fmt.Errorf("testnet: announce %x to port %d: %w", ih, addr.Port, ErrNotStored)
 }
 
+// storedWanted is how many nodes Announce wants to store a peer.
+const storedWanted = 3
+
 // storedBy counts the nodes that store port as a peer of ih. The library
-// adds to the store in a goroutine, so give it a moment.
-func (n *Net) storedBy(ih [20]byte, port int) int {
+// adds to the store in a goroutine, so give it a moment to reach want.
+func (n *Net) storedBy(ih [20]byte, port, want int) int {
+	count := 0
 	for wait := 0; wait < 20; wait++ {
-		count := 0
+		count = 0
 		for _, nd := range n.nodes {
 			for _, p := range nd.store.GetPeers(ih) {
 				if p.Port == port {
@@ -266,12 +278,12 @@ func (n *Net) storedBy(ih [20]byte, port int) int {
 				}
 			}
 		}
-		if count > 0 {
+		if count >= want {
 			return count
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return 0
+	return count
 }
 
 // AddTruth records an extra ground-truth entry of the given kind (for
