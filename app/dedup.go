@@ -43,7 +43,8 @@ New hashes go to a file of their own in each partition; files holding hashes
 seen again are rewritten with only their changed columns re-encoded; a
 partition is compacted into one sorted file when it reaches 8 files.
 
-Every input is identified by a checksum of its content: an input already
+Every input is identified by a checksum of its content and recorded in the
+dataset's ledger (DuckDB: DIR/ledger/current/*.parquet): an input already
 applied is skipped, so re-running a pass is a no-op. The inputs of one run
 are applied in one atomic commit, unless together they hold more distinct
 hashes than --batch-hashes: then each group of whole inputs that reaches it
