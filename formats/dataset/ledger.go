@@ -71,6 +71,27 @@ func (d *Dataset) AppliedAmong(m *Manifest, ids []string) (map[string]bool, erro
 	return found, nil
 }
 
+// LastApplied returns the newest entry of m's ledger (nil if it is
+// empty). It reads the newest ledger file, the smallest but after a merge
+// of them all.
+func (d *Dataset) LastApplied(m *Manifest) (*Applied, error) {
+	if n := len(m.Applied); n > 0 {
+		a := m.Applied[n-1]
+		return &a, nil
+	}
+	t := m.Table(TableLedger)
+	files := t.Partitions[""]
+	if len(files) == 0 {
+		return nil, nil
+	}
+	rows, err := readLedgerFile(d, t, files[len(files)-1])
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	r := rows[len(rows)-1]
+	return &Applied{ID: r.ID, Name: r.Name, Rows: r.Rows, At: time.UnixMilli(r.At).UTC()}, nil
+}
+
 // LedgerEntries returns every entry of m's ledger, oldest first. Times
 // from the ledger files have millisecond precision.
 func (d *Dataset) LedgerEntries(m *Manifest) ([]Applied, error) {

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -43,6 +45,8 @@ type Report struct {
 	TableRows    map[string]int64 `json:"table_rows"`
 	TableBytes   map[string]int64 `json:"table_bytes"`
 	InputsLedger int64            `json:"inputs_applied"`
+	// LastInput is the newest entry of the ledger of applied inputs.
+	LastInput *dataset.Applied `json:"last_input,omitempty"`
 	// Partial are inputs a killed run had half read from a pipe, set
 	// aside (not applied) under inbox/: apply them if their producer will
 	// not send them again.
@@ -85,6 +89,9 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		ByStatus:   map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
 		RetryWaves: map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: now}
+	if r.LastInput, err = d.LastApplied(m); err != nil {
+		return nil, err
+	}
 	for name, t := range m.Tables {
 		r.TableRows[name] = t.Rows()
 		for _, fs := range t.Partitions {
@@ -182,7 +189,10 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(tw, "by status\t%s\n", counts(r.ByStatus, nil))
 	fmt.Fprintf(tw, "by tier\t%s\n", counts(r.ByTier, nil))
 	fmt.Fprintf(tw, "last failure\t%s\n", counts(r.ByFailure, nil))
-	for name := range r.TableRows {
+	if a := r.LastInput; a != nil {
+		fmt.Fprintf(tw, "last input\t%s (%d rows) applied at %s\n", a.Name, a.Rows, a.At.Format(time.RFC3339))
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.TableRows)) {
 		fmt.Fprintf(tw, "table %s\t%d rows, %s\n", name, r.TableRows[name], humanBytes(r.TableBytes[name]))
 	}
 	tw.Flush()

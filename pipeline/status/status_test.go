@@ -31,6 +31,8 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	tx.SetPartition(dataset.TableState, "00", []dataset.FileInfo{fi})
+	tx.AddApplied(dataset.Applied{ID: "a1", Name: "first.parquet", Rows: 3, At: now.Add(-time.Hour)})
+	tx.AddApplied(dataset.Applied{ID: "a2", Name: "second.parquet", Rows: 2, At: now.Add(-time.Minute)})
 	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +54,22 @@ func TestReport(t *testing.T) {
 		{"next day", r.RetryWaves["next day"], 1},
 		{"later", r.RetryWaves["later"], 1},
 		{"state rows", r.TableRows["state"], 5},
+		{"inputs applied", r.InputsLedger, 2},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
 		}
 	}
+	if a := r.LastInput; a == nil || a.Name != "second.parquet" || a.Rows != 2 || !a.At.Equal(now.Add(-time.Minute)) {
+		t.Errorf("last input %+v", a)
+	}
 	var out bytes.Buffer
 	r.Print(&out)
-	if !strings.Contains(out.String(), "no_peers 2, timeout 1") || !strings.Contains(out.String(), "read_parquet(") {
+	if !strings.Contains(out.String(), "no_peers 2, timeout 1") || !strings.Contains(out.String(), "read_parquet(") ||
+		!strings.Contains(out.String(), "last input    second.parquet (2 rows) applied at 2026-05-31T23:59:00Z") ||
+		!strings.Contains(out.String(), "table ledger") ||
+		strings.Index(out.String(), "table ledger") > strings.Index(out.String(), "table state") {
 		t.Fatalf("print:\n%s", out.String())
 	}
 }
