@@ -44,21 +44,26 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 	return path, f.Commit()
 }
 
-// Pending keeps the inputs not applied yet (applied: from
-// Dataset.AppliedAmong), and the first of several with the same content
-// id.
-func Pending[T any](applied map[string]bool, ins []T, id func(T) string) []T {
+// Pending keeps the inputs that snapshot m's ledger has not applied yet,
+// and the first of several with the same content id.
+func Pending[T any](d *Dataset, m *Manifest, ins []T, id func(T) string) ([]T, error) {
+	ids := make([]string, len(ins))
+	for i, in := range ins {
+		ids[i] = id(in)
+	}
+	applied, err := d.AppliedAmong(m, ids)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	var out []T
-	for _, in := range ins {
-		k := id(in)
-		if applied[k] || seen[k] {
-			continue
+	for i, in := range ins {
+		if k := ids[i]; !applied[k] && !seen[k] {
+			seen[k] = true
+			out = append(out, in)
 		}
-		seen[k] = true
-		out = append(out, in)
 	}
-	return out
+	return out, nil
 }
 
 // PartialPrefix starts the name of a spool recovered by Salvage. Runs do

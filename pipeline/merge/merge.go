@@ -86,15 +86,7 @@ func (st *Stats) add(o partOut, torrents int) {
 // pendingInputs drops inputs already in the ledger of snapshot m, and
 // repeats by content within this run.
 func pendingInputs(d *dataset.Dataset, m *dataset.Manifest, ins []input) ([]input, error) {
-	ids := make([]string, len(ins))
-	for i, in := range ins {
-		ids[i] = in.id
-	}
-	applied, err := d.AppliedAmong(m, ids)
-	if err != nil {
-		return nil, err
-	}
-	return dataset.Pending(applied, ins, func(in input) string { return in.id }), nil
+	return dataset.Pending(d, m, ins, func(in input) string { return in.id })
 }
 
 // removeInbox deletes spooled inputs once they are applied (or were
