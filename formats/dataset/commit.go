@@ -137,9 +137,9 @@ func (d *Dataset) gc(latest int64, keep int) {
 		}
 		p := filepath.Join(d.Dir, "manifests", e.Name())
 		if n > latest-int64(keep) {
-			if dirs, err := manifestTableDirs(p); err == nil {
-				for _, dir := range dirs {
-					referenced[dir] = true
+			if m, err := readManifest(p); err == nil {
+				for _, t := range m.Tables {
+					referenced[t.Dir] = true
 				}
 			}
 			continue

@@ -253,9 +253,11 @@ func TestStageErrorNamesTheFileOnce(t *testing.T) {
 	}
 }
 
-// TestReadManifestCache: a manifest read again comes from the cache as a
-// copy the caller may change, and a file replaced under the same name (a
-// re-published snapshot number) or rewritten in place is parsed again.
+// TestReadManifestCache: a manifest read again is a copy the caller may
+// change, and a file replaced under the same name (a re-published
+// snapshot number) or rewritten in place is read as it is now. (The name
+// is from a per-process cache, since removed; the test guards against
+// one coming back wrong.)
 func TestReadManifestCache(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "000000000001.json")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/statecol"
 )
 
 // The ledger lists the inputs a dataset has applied, by content checksum,
@@ -178,13 +180,24 @@ func scanLedgerIDs(d *Dataset, t *Table, f FileInfo, fn func(id []byte)) error {
 	var n int64
 	vals := make([]parquet.Value, 1024)
 	for _, rg := range pf.RowGroups() {
-		err := scanPages(rg.ColumnChunks()[col.ColumnIndex].Pages(), vals, func(v parquet.Value) error {
-			if v.IsNull() || len(v.ByteArray()) == 0 {
-				return fmt.Errorf("entry %d has no id", n)
+		err := statecol.EachPage(rg.ColumnChunks()[col.ColumnIndex], func(pg parquet.Page) error {
+			vr := pg.Values()
+			for {
+				k, err := vr.ReadValues(vals)
+				for _, v := range vals[:k] {
+					if v.IsNull() || len(v.ByteArray()) == 0 {
+						return fmt.Errorf("entry %d has no id", n)
+					}
+					fn(v.ByteArray())
+					n++
+				}
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
 			}
-			fn(v.ByteArray())
-			n++
-			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("dataset: ledger: %s: %w", fh.Name(), err)
@@ -194,39 +207,6 @@ func scanLedgerIDs(d *Dataset, t *Table, f FileInfo, fn func(id []byte)) error {
 		return fmt.Errorf("dataset: ledger: %s: %d ids, the manifest says %d entries", fh.Name(), n, f.Rows)
 	}
 	return nil
-}
-
-// scanPages calls fn with every value of a column chunk's pages, read
-// through vals.
-func scanPages(pages parquet.Pages, vals []parquet.Value, fn func(parquet.Value) error) error {
-	defer pages.Close()
-	for {
-		pg, err := pages.ReadPage()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		vr := pg.Values()
-		for {
-			k, err := vr.ReadValues(vals)
-			for _, v := range vals[:k] {
-				if ferr := fn(v); ferr != nil {
-					parquet.Release(pg)
-					return ferr
-				}
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				parquet.Release(pg)
-				return err
-			}
-		}
-		parquet.Release(pg)
-	}
 }
 
 // rollLedger moves the manifest's entries into a new ledger file. The

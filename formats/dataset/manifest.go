@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/infohash/infohash/formats/fsutil"
@@ -104,24 +103,11 @@ func (t *Table) BloomPath(f FileInfo) string { return filepath.Join(t.Dir, "_blo
 
 func manifestName(snap int64) string { return fmt.Sprintf("%012d.json", snap) }
 
-// readManifest reads the manifest at path: a copy of the one this
-// process parsed last from that path, when the file is still the same
-// (inode, size and modification time), since parsing it again would give
-// the same manifest. A commit reads the current manifest four times
-// (open, the snapshot it works on, the conflict check, the collection of
-// old snapshots) and the kept ones once more; when manifests held the
-// whole ledger (format 3), 200k entries took ~0.4 s a parse.
-// A published manifest never changes in place, but a writer that
-// re-publishes a snapshot number after a crash replaces the file (a new
-// inode), which the check sees.
+// readManifest reads and parses the manifest at path. (A per-process
+// cache of parsed manifests once softened the cost of format 3's ledger,
+// ~0.4 s a parse at 200k entries; without the ledger a manifest is a list
+// of files, ~100 KB for a 20M-hash state, and the cache no longer paid.)
 func readManifest(path string) (*Manifest, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if m := manifests.get(path, info); m != nil {
-		return m.clone(), nil
-	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -133,85 +119,7 @@ func readManifest(path string) (*Manifest, error) {
 	if m.Tables == nil {
 		m.Tables = map[string]*Table{}
 	}
-	if again, err := os.Stat(path); err == nil && sameFile(info, again) {
-		manifests.put(path, info, m)
-		return m.clone(), nil
-	}
 	return m, nil
-}
-
-// manifestTableDirs returns the table folders a manifest names, without
-// decoding the rest: the collection of old snapshots needs only these.
-func manifestTableDirs(path string) ([]string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if m := manifests.get(path, info); m != nil {
-		var dirs []string
-		for _, t := range m.Tables {
-			dirs = append(dirs, t.Dir)
-		}
-		return dirs, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var m struct {
-		Tables map[string]struct {
-			Dir string `json:"dir"`
-		} `json:"tables"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: corrupt manifest: %w", path, err)
-	}
-	var dirs []string
-	for _, t := range m.Tables {
-		dirs = append(dirs, t.Dir)
-	}
-	return dirs, nil
-}
-
-// manifests are the manifests this process parsed, by path (a few: the
-// current one and the kept ones).
-var manifests = &manifestCache{entries: map[string]cachedManifest{}}
-
-type manifestCache struct {
-	mu      sync.Mutex
-	entries map[string]cachedManifest
-}
-
-type cachedManifest struct {
-	info os.FileInfo
-	m    *Manifest // never handed out: callers get clones
-}
-
-// manifestCacheSize bounds the cache: more than the snapshots --keep
-// usually holds, so that collecting old snapshots parses each once.
-const manifestCacheSize = 8
-
-func (c *manifestCache) get(path string, info os.FileInfo) *Manifest {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.entries[path]; ok && sameFile(e.info, info) {
-		return e.m
-	}
-	return nil
-}
-
-func (c *manifestCache) put(path string, info os.FileInfo, m *Manifest) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= manifestCacheSize {
-		clear(c.entries)
-	}
-	c.entries[path] = cachedManifest{info: info, m: m}
-}
-
-// sameFile reports whether a and b describe the same, unchanged file.
-func sameFile(a, b os.FileInfo) bool {
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 func writeManifest(path string, m *Manifest) error {

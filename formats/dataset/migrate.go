@@ -14,8 +14,7 @@ import (
 //	1  state without backoff_step, bad_metadata, reactivated_at
 //	2  state without avoid_peers
 //	3  the whole ledger of applied inputs in the manifest
-//	4  current: the manifest keeps the ledger's newest entries, the
-//	   ledger table the rest (ledger.go)
+//	4  current: the ledger is a table of its own (ledger.go)
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
@@ -32,7 +31,7 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 			return nil
 		}
 		// From format 3 the state's schema is unchanged; the commit
-		// itself moves a long inline ledger into the ledger table.
+		// itself moves the manifest's ledger into the ledger table.
 		if tx.Base().FormatVersion < 3 {
 			if err := migrateState(d, tx); err != nil {
 				tx.Abort()

@@ -190,11 +190,9 @@ func (e *Encoder[T]) Write(rows []T) error {
 			b = f.appendCSV(b, v.FieldByIndex(f.index))
 		}
 		b = append(b, '\n')
-		if len(b) >= 64<<10 {
-			if _, err := e.csvw.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		var err error
+		if b, err = flushFull(e.csvw, b); err != nil {
+			return err
 		}
 	}
 	_, err := e.csvw.Write(b)
@@ -230,15 +228,22 @@ func (e *Encoder[T]) writeJSON(rows []T) error {
 			return err
 		}
 		b = append(b, '\n')
-		if len(b) >= 64<<10 {
-			if _, err := e.jsonw.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		if b, err = flushFull(e.jsonw, b); err != nil {
+			return err
 		}
 	}
 	_, err := e.jsonw.Write(b)
 	return err
+}
+
+// flushFull writes b to w once it holds 64 KiB or more, and returns it
+// emptied (or as it was, below that).
+func flushFull(w io.Writer, b []byte) ([]byte, error) {
+	if len(b) < 64<<10 {
+		return b, nil
+	}
+	_, err := w.Write(b)
+	return b[:0], err
 }
 
 func cell(x any) string {
