@@ -80,7 +80,13 @@ type runner struct {
 // Run folds the inputs into the dataset, in one commit unless they hold
 // more than o.BatchHashes distinct hashes (then in one commit per group of
 // whole inputs). Re-running it on inputs already applied changes nothing.
+// An error after some commits is partial (exit 3): what they applied stays.
 func Run(ctx context.Context, o Options) (Stats, error) {
+	st, err := runAll(ctx, o)
+	return st, partialAfterCommits(err, st)
+}
+
+func runAll(ctx context.Context, o Options) (Stats, error) {
 	start := time.Now()
 	var st Stats
 	if len(o.Inputs) == 0 {
@@ -101,6 +107,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		return st, err
 	}
 	defer settleLive(ctx, ins)
+	if len(ins) > 1 {
+		if err := precheck(ctx, ins); err != nil {
+			return st, err
+		}
+	}
 	sums := checksumAll(ins)
 	// The aggregation tables hold no pointers, so the collector's mark
 	// work stays small however large they grow; collecting at +25% instead

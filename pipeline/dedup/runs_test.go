@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 func TestRerunIsNoop(t *testing.T) {
@@ -188,5 +190,59 @@ func TestRerunSkipsInputsOfTheLedgerTable(t *testing.T) {
 		if v.SeenCount != 1 {
 			t.Fatalf("%x seen %d times", h, v.SeenCount)
 		}
+	}
+}
+
+// TestBadInputAfterABatch: with inputs in several commits, a Parquet
+// input that is truncated or of another schema is found before the first
+// commit (exit 2, nothing committed); a bad text list, found only when it
+// is read after a commit, makes the run partial (exit 3) with the inputs
+// before it applied.
+func TestBadInputAfterABatch(t *testing.T) {
+	dir := t.TempDir()
+	good := writeObs(t, dir, genObs(31, 5000, 2000))
+	whole, err := os.ReadFile(writeObs(t, dir, genObs(32, 5000, 2000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(dir, "truncated.parquet")
+	if err := os.WriteFile(truncated, whole[:len(whole)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badList := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(badList, []byte("0123456789abcdef0123456789abcdef01234567\nnot-a-hash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		inputs   []string
+		code     int
+		commits  int
+		snapshot bool // a snapshot holds the good input
+	}{
+		{"truncated Parquet", []string{good, truncated}, exitcode.Usage, 0, false},
+		{"bad list after a commit", []string{good, badList}, exitcode.Partial, 1, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			st, err := run(t, data, func(o *Options) { o.BatchHashes = 1 }, c.inputs...)
+			if got := exitcode.Of(err); got != c.code {
+				t.Fatalf("exit %d (%v), want %d", got, err, c.code)
+			}
+			if !strings.Contains(err.Error(), filepath.Base(c.inputs[1])) {
+				t.Fatalf("error %q does not name the input", err)
+			}
+			if st.Commits != c.commits {
+				t.Fatalf("%d commits, want %d", st.Commits, c.commits)
+			}
+			s := readState(t, data)
+			if c.snapshot != (len(s) > 0) {
+				t.Fatalf("state holds %d hashes after %q", len(s), err)
+			}
+			if c.snapshot {
+				compare(t, s, truth(genObs(31, 5000, 2000)))
+			}
+		})
 	}
 }

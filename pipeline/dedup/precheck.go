@@ -1,0 +1,68 @@
+package dedup
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// precheck opens the footer of every Parquet input and checks its schema
+// before anything is read or committed. A run whose inputs go into
+// several commits (--batch-hashes) would otherwise find a truncated or
+// foreign file only after committing the inputs before it; found here, it
+// is bad input with nothing committed. Text lists and Arrow streams can
+// only be checked by reading them whole: their faults are still found
+// while reading (and a run that has committed by then exits partial).
+func precheck(ctx context.Context, ins []input) error {
+	for _, in := range ins {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if in.kind != kindParquet || in.live != nil {
+			continue
+		}
+		if err := precheckParquet(in); err != nil {
+			return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err))
+		}
+	}
+	return nil
+}
+
+func precheckParquet(in input) (err error) {
+	defer rowio.Recover(&err, "Parquet")
+	f, err := os.Open(in.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	pf, err := rowio.OpenParquet(f, in.size, obsColumns, rowio.DefaultLimits())
+	if err != nil {
+		return err
+	}
+	if err := checkObsSchema(pf.Schema()); err != nil {
+		return fmt.Errorf("%w: %w", rowio.ErrSchema, err)
+	}
+	return nil
+}
+
+// partialAfterCommits turns an error met after some of a run's commits
+// into a partial outcome (exit 3): the inputs before the one at fault are
+// applied and stay so, which "bad input, nothing committed" (exit 2) or
+// "error" (exit 1) would deny. An interruption keeps its own status.
+func partialAfterCommits(err error, st Stats) error {
+	if err == nil || st.Commits == 0 || exitcode.Of(err) == exitcode.Interrupted {
+		return err
+	}
+	return exitcode.With(exitcode.Partial, fmt.Errorf("%w (the inputs before it were applied in %d %s, up to snapshot %d; fix or remove it and re-run for the rest)",
+		err, st.Commits, plural(st.Commits, "commit", "commits"), st.Snapshot))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
