@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"sync"
@@ -435,6 +436,10 @@ func (sw *stateWriter) page(h *format.PageHeader, body []byte) (int64, error) {
 	}
 	h.UncompressedPageSize = int32(len(body))
 	h.CompressedPageSize = int32(len(sw.comp))
+	// Every reader going through parquet-go (dedup, merge, plan, export,
+	// status) checks it, and a splice copies it with the page, so damage
+	// on disk is an error wherever the page is read, not a wrong hash.
+	h.CRC = int32(crc32.ChecksumIEEE(sw.comp))
 	hdr, err := thrift.Marshal(new(thrift.CompactProtocol), h)
 	if err != nil {
 		return 0, fmt.Errorf("statecol: page header: %w", err)
