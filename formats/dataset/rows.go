@@ -41,7 +41,7 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 			opts = append(opts, parquet.Compression(rowio.FastSnappy{}))
 		}
 		pw := parquet.NewGenericWriter[T](w, opts...)
-		if _, err := pw.Write(rows); err != nil {
+		if _, err := rowio.WriteParquet(pw, rows); err != nil {
 			return err
 		}
 		return pw.Close()

@@ -92,7 +92,7 @@ func (w *Writer[T]) Write(rows []T) error {
 	}
 	w.n += int64(len(rows))
 	if w.pw != nil {
-		if _, err := w.pw.Write(rows); err != nil {
+		if _, err := WriteParquet(w.pw, rows); err != nil {
 			w.err = fmt.Errorf("%s: %w", w.name, err)
 		}
 		return w.err

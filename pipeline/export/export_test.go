@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -225,4 +227,63 @@ func TestSortsPartitionsOfSeveralFiles(t *testing.T) {
 			t.Errorf("%s: info_hash column %v..., want %v...", table, got[:min(4, len(got))], all[:4])
 		}
 	}
+}
+
+// TestParquetKeepsNulls: a Parquet export writes a missing info_hash_v2
+// as a null, also after a row that has one in the same partition
+// (parquet-go's batch write made the rows after it empty BLOBs).
+func TestParquetKeepsNulls(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "h.txt")
+	os.WriteFile(list, []byte("aa00000000000000000000000000000000000000\n"+
+		"aa01000000000000000000000000000000000000000000000000000000000000\n"+
+		"aa02000000000000000000000000000000000000\naa03000000000000000000000000000000000000\n"), 0o644)
+	o := dedup.DefaultOptions()
+	o.Data, o.Inputs, o.Now = filepath.Join(dir, "ds"), []string{list}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if _, err := dedup.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "state.parquet")
+	os.WriteFile(out, export(t, o.Data, "state", "parquet", nil), 0o644)
+	rows := readParquetNulls(t, out, "info_hash_v2")
+	want := []bool{true, false, true, true}
+	if !slices.Equal(rows, want) {
+		t.Fatalf("info_hash_v2 null by row: %v, want %v", rows, want)
+	}
+}
+
+// readParquetNulls reports, row by row, whether column col is null.
+func readParquetNulls(t *testing.T, path, col string) []bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, ok := pf.Schema().Lookup(col)
+	if !ok {
+		t.Fatalf("no column %s", col)
+	}
+	var nulls []bool
+	for _, rg := range pf.RowGroups() {
+		pages := rg.ColumnChunks()[leaf.ColumnIndex].Pages()
+		for {
+			p, err := pages.ReadPage()
+			if err != nil {
+				break
+			}
+			v := make([]parquet.Value, p.NumValues())
+			n, _ := p.Values().ReadValues(v)
+			for _, x := range v[:n] {
+				nulls = append(nulls, x.IsNull())
+			}
+		}
+		pages.Close()
+	}
+	return nulls
 }

@@ -40,7 +40,7 @@ func newSink[T any](o Options) (*sink[T], error) {
 	case "parquet":
 		opts := append(rowio.ParquetOptions(), parquet.SortingWriterConfig(parquet.SortingColumns(parquet.Ascending("info_hash"))))
 		w := parquet.NewGenericWriter[T](s.bw, opts...)
-		s.write = func(rows []T) error { _, err := w.Write(rows); return err }
+		s.write = func(rows []T) error { _, err := rowio.WriteParquet(w, rows); return err }
 		s.end = w.Close
 	case "arrow":
 		w := rowio.NewArrowWriter[T](o.Output, s.bw)

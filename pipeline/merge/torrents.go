@@ -65,7 +65,7 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 			return dataset.FileInfo{}, fmt.Errorf("merge: compacting %s: %w", path, err)
 		}
 	}
-	if _, err := w.Write(rows); err != nil {
+	if _, err := rowio.WriteParquet(w, rows); err != nil {
 		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
 	}
 	n += int64(len(rows))
@@ -99,7 +99,7 @@ func copyRows(path string, buf []schema.Torrent, w *parquet.GenericWriter[schema
 	for {
 		k, err := rd.Read(buf)
 		if k > 0 {
-			if _, err := w.Write(buf[:k]); err != nil {
+			if _, err := rowio.WriteParquet(w, buf[:k]); err != nil {
 				return err
 			}
 			*n += int64(k)
