@@ -201,6 +201,23 @@ func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []en
 	return stageBloom(tx, key, nbf, int64(len(existing)), c)
 }
 
+// reactivate applies the scheduler's rule for the batch's fresh sightings
+// of a known hash (those after lastSeen, what the state knew before the
+// batch was folded in). The sighting that counts is the first fresh one,
+// as it would be had the batch's inputs come in separate runs; failing
+// that (the rule refuses it, e.g. too soon after the last reactivation),
+// the newest, as a later run would have tried. The aggregate keeps only
+// the two: a sighting between them is not tried.
+func (r *runner) reactivate(st *schema.State, a *agg, lastSeen int64) bool {
+	if r.o.Reactivate == nil || a.last <= lastSeen {
+		return false
+	}
+	if first := r.b.first(a); first > lastSeen && first < a.last && r.o.Reactivate(st, first) {
+		return true
+	}
+	return r.o.Reactivate(st, a.last)
+}
+
 // foldColumns are the state columns batch.fold and schedule.Reactivate
 // read or write: the only ones a splice decodes.
 var foldColumns = statecol.ColumnsNamed("info_hash_v2", "hash_type", "first_seen", "last_seen", "seen_count",
@@ -238,9 +255,8 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 				// info_hash column (readHashes), so it is not decoded again.
 				st, a := &rows[k], &es[hits[j0+k].e].agg
 				old := *st
-				seen := a.last > st.LastSeen
 				r.b.fold(st, a)
-				if seen && r.o.Reactivate != nil && r.o.Reactivate(st, a.last) {
+				if r.reactivate(st, a, old.LastSeen) {
 					ps.reactivated++
 				}
 				mask |= statecol.Changed(&old, st)
@@ -352,9 +368,9 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 			st := &old[i]
 			i++
 			a := &e.agg
-			seen := a.last > st.LastSeen
+			lastSeen := st.LastSeen
 			r.b.fold(st, a)
-			if seen && r.o.Reactivate != nil && r.o.Reactivate(st, a.last) {
+			if r.reactivate(st, a, lastSeen) {
 				ps.reactivated++
 			}
 			continue

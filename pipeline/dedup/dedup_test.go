@@ -380,3 +380,89 @@ func TestColdFilesStayApart(t *testing.T) {
 		t.Fatalf("state %+v", st)
 	}
 }
+
+// failAll marks every hash of the dataset failed (no_peers, last tried
+// at tried, next retry 30 days later), as merge would.
+func failAll(t *testing.T, data string, tried time.Time) {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, _ := d.Begin()
+	tb := tx.Base().Table(dataset.TableState)
+	for _, key := range tb.PartitionKeys() {
+		rows, _ := dataset.ReadPartition[schema.State](d, tb, key)
+		for i := range rows {
+			r := &rows[i]
+			r.MetadataStatus, r.LastFailure, r.Attempts = schema.StatusFailed, schema.OutcomeNoPeers, 5
+			r.LastAttempt, r.NextRetry = tried.UnixMilli(), tried.Add(30*24*time.Hour).UnixMilli()
+		}
+		sort.Slice(rows, func(i, j int) bool { return bytes.Compare(rows[i].InfoHash[:], rows[j].InfoHash[:]) < 0 })
+		fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
+	}
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReactivationIgnoresHowInputsAreSplit: fresh sightings of failed
+// hashes at day 2 and day 3 reactivate them at day 2 whether the two
+// inputs come in one run, in two runs, or in one run of two commits.
+func TestReactivationIgnoresHowInputsAreSplit(t *testing.T) {
+	base := genObs(41, 200, 50)
+	var day2, day3 []schema.Observation
+	for _, o := range base[:20] {
+		o.ObservedAt = t0.Add(48 * time.Hour).UnixMilli()
+		day2 = append(day2, o)
+		o.ObservedAt = t0.Add(72 * time.Hour).UnixMilli()
+		day3 = append(day3, o)
+	}
+	pol := schedule.Default()
+	reactivate := func(o *Options) {
+		o.Reactivate = func(st *schema.State, at int64) bool { return schedule.Reactivate(pol, st, at) }
+	}
+	cases := map[string][][]int{ // the runs' inputs (0: day 2, 1: day 3)
+		"one run":      {{0, 1}},
+		"two runs":     {{0}, {1}},
+		"reverse runs": {{1, 0}},
+	}
+	var states []map[schema.Hash]schema.State
+	for _, name := range []string{"one run", "two runs", "reverse runs"} {
+		dir := t.TempDir()
+		data := filepath.Join(dir, "ds")
+		if _, err := run(t, data, nil, writeObs(t, dir, base)); err != nil {
+			t.Fatal(err)
+		}
+		failAll(t, data, t0.Add(24*time.Hour))
+		ins := []string{writeObs(t, dir, day2), writeObs(t, dir, day3)}
+		for _, runIns := range cases[name] {
+			var args []string
+			for _, k := range runIns {
+				args = append(args, ins[k])
+			}
+			if _, err := run(t, data, reactivate, args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := readState(t, data)
+		for _, o := range day2 {
+			if got := s[o.InfoHash].Reactivated; got != o.ObservedAt {
+				t.Fatalf("%s: %x reactivated at %d, want %d (the first fresh sighting)", name, o.InfoHash, got, o.ObservedAt)
+			}
+		}
+		states = append(states, s)
+	}
+	for i := 1; i < len(states); i++ {
+		compare(t, states[i], states[0])
+		for h, w := range states[0] {
+			if g := states[i][h]; g.NextRetry != w.NextRetry || g.Reactivated != w.Reactivated || g.Tier != w.Tier {
+				t.Fatalf("%x: next_retry %d reactivated %d tier %s, want %d %d %s", h, g.NextRetry, g.Reactivated, g.Tier, w.NextRetry, w.Reactivated, w.Tier)
+			}
+		}
+	}
+}
