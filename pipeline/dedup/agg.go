@@ -54,6 +54,9 @@ type batch struct {
 	// (sources are only appended, so the ids it holds stay valid).
 	srcView []string
 	srcID   map[string]uint16
+	// tooManySources is set once a source is not interned: the batch
+	// has maxSources distinct ones. readInput fails the input then.
+	tooManySources bool
 	v2s     map[schema.Hash][]byte // full v2 hashes (rare)
 	wide    map[schema.Hash]int64  // first sightings too far from the last for agg.firstD (rare)
 	v2mu    sync.Mutex             // guards v2s and wide
@@ -82,13 +85,19 @@ func (b *batch) release() {
 	b.arena.release()
 }
 
+// maxSources is the most distinct source values a batch holds (ids are
+// 16 bits, to keep an aggregate small). Sources name a handful of
+// discovery methods; an input with more is not observations.
+const maxSources = math.MaxUint16
+
 // intern returns the id of source s.
 func (b *batch) intern(s string) uint16 {
 	if id, ok := b.srcID[s]; ok {
 		return id
 	}
-	if len(b.srcs) >= math.MaxUint16 {
-		return 0 // absurdly many sources: fold the rest into the first
+	if len(b.srcs) >= maxSources {
+		b.tooManySources = true // the input fails when its reader returns
+		return 0
 	}
 	id := uint16(len(b.srcs))
 	s = strings.Clone(s) // s may alias an input's buffer, reused after
@@ -236,7 +245,9 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 			b.setSpan(a, min(first, at), max(last, at))
 		}
 	}
-	if typ == schema.HashV2 {
+	// A full v2 hash whose first 20 bytes are h says h is a truncated
+	// v2 hash, whatever hash_type said (or with no hash_type column).
+	if typ == schema.HashV2 || (len(v2) == 32 && [20]byte(v2[:20]) == *h) {
 		a.flags |= aggV2
 	}
 	if v2 != nil && a.flags&aggHasV2 == 0 {

@@ -41,6 +41,9 @@ var fastPath = true
 func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err error) {
 	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
 	defer func() {
+		if err == nil && b.tooManySources {
+			err = bad(fmt.Errorf("more than %d distinct source values in one batch: not observations", maxSources))
+		}
 		if err == nil {
 			return
 		}
