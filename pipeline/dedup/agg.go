@@ -57,12 +57,12 @@ type batch struct {
 	// tooManySources is set once a source is not interned: the batch
 	// has maxSources distinct ones. readInput fails the input then.
 	tooManySources bool
-	v2s     map[schema.Hash][]byte // full v2 hashes (rare)
-	wide    map[schema.Hash]int64  // first sightings too far from the last for agg.firstD (rare)
-	v2mu    sync.Mutex             // guards v2s and wide
-	workers int
-	prog    *progress.Reporter
-	arena   *arena // the aggregates' memory
+	v2s            map[schema.Hash][]byte // full v2 hashes (rare)
+	wide           map[schema.Hash]int64  // first sightings too far from the last for agg.firstD (rare)
+	v2mu           sync.Mutex             // guards v2s and wide
+	workers        int
+	prog           *progress.Reporter
+	arena          *arena // the aggregates' memory
 }
 
 func newBatch(halfLifeMs int64) *batch {
