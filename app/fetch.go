@@ -25,7 +25,9 @@ func fetchCommand() *cli.Command {
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
-attempted job. Peers come from the job's peers column, from --peer, and from get_peers
+attempted job. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
+(BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a v2 hash (fetched as v2); any
+other length is bad input naming the file and row. Peers come from the job's peers column, from --peer, and from get_peers
 lookups on fetch's own DHT node (never announced). Metadata is fetched over BEP 3/10/9
 and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
 

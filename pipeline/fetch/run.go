@@ -15,24 +15,6 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-// jobRow is how fetch reads jobs: only info_hash is required, so a plain
-// list of hashes is a valid input; the planner's columns are used when
-// present.
-type jobRow struct {
-	InfoHash   schema.Hash `parquet:"info_hash"`
-	HashType   int8        `parquet:"hash_type,optional,int(8)"`
-	Attempt    int32       `parquet:"attempt,optional"`
-	LeaseID    string      `parquet:"lease_id,optional"`
-	LeaseUntil int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
-	Peers      []string    `parquet:"peers,list"`
-	AvoidPeers []string    `parquet:"avoid_peers,list"`
-}
-
-func (r jobRow) job() schema.Job {
-	return schema.Job{InfoHash: r.InfoHash, HashType: r.HashType, Attempt: r.Attempt, LeaseID: r.LeaseID,
-		LeaseUntil: r.LeaseUntil, Peers: r.Peers, AvoidPeers: r.AvoidPeers}
-}
-
 // resultRowGroup is the number of results per Parquet row group.
 const resultRowGroup = 1024
 
@@ -50,7 +32,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err := opts.Validate(); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
-	in, err := rowio.Open[jobRow](opts.Input, opts.Stdin)
+	in, err := openJobs(opts.Input, opts.Stdin)
 	if err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
