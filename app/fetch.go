@@ -37,8 +37,12 @@ no_ut_metadata > no_extension > handshake_failed > local_error > timeout >
 connect_failed > no_peers. Every peer's failure is listed in peer_failures.
 
 Jobs whose lease_until has passed are not started. On SIGINT/SIGTERM or --deadline,
-fetch stops starting jobs, abandons those in flight (they are absent from the output;
-their leases expire and the planner re-plans them) and commits the finished results.
+fetch stops starting jobs, abandons those in flight and commits the finished results.
+Jobs abandoned or never started have no result row (their leases expire and the planner
+re-plans them; a made-up failure would wrongly push back their next retry), but all of
+them count as unfinished: in the summary and --stats-json, jobs = attempted +
+lease_expired + unfinished, the rest of a Parquet input counted from its footer and the
+rest of a stream by reading it through (for at most 10s; a warning says if that fell short).
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
 open, which a home router handles; raise both on a server.

@@ -1,9 +1,11 @@
 package fetch
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -45,12 +47,18 @@ func (r jobRow) job() schema.Job {
 }
 
 // jobReader reads the jobs of a Parquet file or of an Arrow IPC stream.
+// Read and Unread belong to one goroutine; Close may come from another
+// while a Read blocks (a stream that does not end), and then takes
+// effect when that Read returns.
 type jobReader struct {
 	name  string
 	read  func([]jobRow) (int, error)
 	close func() error
 	total int64 // rows in the input: known for a Parquet file, -1 for a stream
 	n     int64 // rows returned so far
+
+	mu            sync.Mutex
+	reading, shut bool
 }
 
 // noColumns is a schema of no columns: rowio.OpenParquet then checks a
@@ -148,12 +156,50 @@ func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
 	return h, typ, nil
 }
 
+// errClosed is what Read returns after Close.
+var errClosed = errors.New("jobs input closed")
+
 // Read fills buf with up to len(buf) jobs; io.EOF ends the input.
 func (r *jobReader) Read(buf []jobRow) (int, error) {
+	r.mu.Lock()
+	if r.shut {
+		r.mu.Unlock()
+		return 0, fmt.Errorf("%s: %w", r.name, errClosed)
+	}
+	r.reading = true
+	r.mu.Unlock()
 	n, err := r.read(buf)
 	r.n += int64(n)
+	r.mu.Lock()
+	r.reading = false
+	closeNow := r.shut
+	r.mu.Unlock()
+	if closeNow {
+		_ = r.close()
+	}
 	return n, err
 }
 
-// Close releases the input.
-func (r *jobReader) Close() error { return r.close() }
+// Unread reports how many jobs are left without reading them: known for
+// a Parquet file (from its footer), not for a stream (ok false).
+func (r *jobReader) Unread() (n int64, ok bool) {
+	if r.total < 0 {
+		return 0, false
+	}
+	return max(r.total-r.n, 0), true
+}
+
+// Close releases the input, at once or, when a Read is under way, as
+// that Read returns.
+func (r *jobReader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shut {
+		return nil
+	}
+	r.shut = true
+	if r.reading {
+		return nil
+	}
+	return r.close()
+}
