@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/anacrolix/dht/v2"
 	"github.com/urfave/cli/v2"
@@ -89,8 +91,8 @@ func runFetch(c *cli.Context) error {
 	o.ConnectTimeout, o.Deadline = c.Duration("connect-timeout"), c.Duration("deadline")
 	o.MaxMetadataSize = c.Int64("max-metadata-size")
 	o.Logger = slog.Default()
-	if o.Input != "-" && o.Input == o.Output {
-		return exitcode.BadInput(fmt.Errorf("fetch: input and output are the same file %s", o.Input))
+	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
+		return exitcode.BadInput(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
 	}
 	stats, err := fetch.Run(c.Context, o)
 	if stats.Jobs > 0 || err == nil {
@@ -100,4 +102,18 @@ func runFetch(c *cli.Context) error {
 		}
 	}
 	return err
+}
+
+// sameFile reports whether paths a and b name one file: the same cleaned
+// absolute path, or (through symbolic or hard links) the same file on
+// disk.
+func sameFile(a, b string) bool {
+	pa, errA := filepath.Abs(a)
+	pb, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && pa == pb {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }

@@ -147,3 +147,54 @@ func TestFetchCLI(t *testing.T) {
 		}
 	})
 }
+
+// TestFetchRefusesToOverwriteInput: -o naming the jobs file, however it is
+// spelt or linked, is a usage error before any work; the input survives.
+func TestFetchRefusesToOverwriteInput(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, []schema.Job{{InfoHash: schema.Hash{1}, Peers: []string{"127.0.0.1:9"}}})
+	before, err := os.ReadFile(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(jobs, filepath.Join(dir, "sym.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(jobs, filepath.Join(dir, "hard.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct{ in, out string }{
+		"dot slash":         {"jobs.parquet", "./jobs.parquet"},
+		"dot dot":           {"jobs.parquet", "sub/../jobs.parquet"},
+		"absolute":          {"jobs.parquet", jobs},
+		"symlink as output": {"jobs.parquet", "sym.parquet"},
+		"symlink as input":  {"sym.parquet", "jobs.parquet"},
+		"hard link":         {"jobs.parquet", "hard.parquet"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(bin, "fetch", tt.in, "-o", tt.out, "--no-dht", "--peer", "127.0.0.1:9")
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Fatalf("exit %d, want 2\n%s", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "is the input") || strings.Contains(stderr.String(), "attempted") {
+				t.Fatalf("stderr:\n%s", stderr.String())
+			}
+			if after, err := os.ReadFile(jobs); err != nil || !bytes.Equal(after, before) {
+				t.Fatalf("input changed (%v)", err)
+			}
+			if fi, err := os.Lstat(filepath.Join(dir, "sym.parquet")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("symlink replaced (%v)", err)
+			}
+		})
+	}
+}
