@@ -46,6 +46,10 @@ them count as unfinished: in the summary and --stats-json, jobs = attempted +
 lease_expired + unfinished, the rest of a Parquet input counted from its footer and the
 rest of a stream by reading it through (for at most 10s; a warning says if that fell short).
 
+When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
+--log-format json one log record, msg "fetch: done", whose "stats" object holds what
+--stats-json writes.
+
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
 open, which a home router handles; raise both on a server.
 
@@ -96,7 +100,13 @@ func runFetch(c *cli.Context) error {
 	}
 	stats, err := fetch.Run(c.Context, o)
 	if stats.Jobs > 0 || err == nil {
-		_ = stats.WriteText(c.App.ErrWriter)
+		if c.String("log-format") == "json" {
+			// One record, its counters as --stats-json writes them: no
+			// text lines among the JSON ones.
+			slog.Info("fetch: done", "stats", stats)
+		} else {
+			_ = stats.WriteText(c.App.ErrWriter)
+		}
 		if jerr := writeStatsJSON(c, stats); jerr != nil && err == nil {
 			err = jerr
 		}

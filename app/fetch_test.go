@@ -198,3 +198,49 @@ func TestFetchRefusesToOverwriteInput(t *testing.T) {
 		})
 	}
 }
+
+// TestFetchJSONLogs: with --log-format json every line fetch writes on
+// stderr is a JSON record, and the summary is one of them ("fetch: done",
+// the counters under "stats"); text logs keep the text summary.
+func TestFetchJSONLogs(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	tor := badpeers.NewTorrent(23, 1, 5)
+	good := fetchPeer(t, badpeers.Good, tor)
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}})
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) {
+			cmd := exec.Command(bin, "fetch", jobs, "-o", filepath.Join(dir, format+".parquet"), "--no-dht", "--log-format", format)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			if format == "text" {
+				if !strings.Contains(stderr.String(), "fetch: 1 jobs, 1 attempted") || !strings.Contains(stderr.String(), "  outcomes: ok=1\n") {
+					t.Fatalf("no text summary:\n%s", stderr.String())
+				}
+				return
+			}
+			var done []map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("stderr line is not JSON: %q\n%s", line, stderr.String())
+				}
+				if rec["msg"] == "fetch: done" {
+					done = append(done, rec)
+				}
+			}
+			if len(done) != 1 {
+				t.Fatalf("%d summary records:\n%s", len(done), stderr.String())
+			}
+			st, _ := done[0]["stats"].(map[string]any)
+			outcomes, _ := st["outcomes"].(map[string]any)
+			if st["jobs"] != 1.0 || st["attempted"] != 1.0 || st["unfinished"] != 0.0 || outcomes["ok"] != 1.0 {
+				t.Fatalf("summary record %v", done[0])
+			}
+		})
+	}
+}
