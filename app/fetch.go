@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/anacrolix/dht/v2"
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/fetch"
 )
@@ -29,8 +29,11 @@ func fetchCommand() *cli.Command {
 lease_until, peers and avoid_peers are used when present) and writes one result row per
 attempted job. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
 (BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a v2 hash (fetched as v2); any
-other length is bad input naming the file and row. Peers come from the job's peers column, from --peer, and from get_peers
-lookups on fetch's own DHT node (never announced). Metadata is fetched over BEP 3/10/9
+other length is bad input naming the file and row.
+
+Peers come from the job's peers column, from --peer, and from get_peers lookups on
+fetch's own DHT node (never announced), which joins through --bootstrap as capture's
+nodes do (same syntax, same default public routers). Metadata is fetched over BEP 3/10/9
 and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
@@ -57,7 +60,7 @@ open, which a home router handles; raise both on a server.
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable)"},
-			&cli.StringSliceFlag{Name: "bootstrap", Value: cli.NewStringSlice(dht.DefaultGlobalBootstrapHostPorts...), Usage: "DHT bootstrap node `HOST:PORT` (repeatable)"},
+			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; same as --bootstrap \"\")"},
 			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
@@ -83,11 +86,7 @@ func runFetch(c *cli.Context) error {
 	o.Stdin, o.Stdout = c.App.Reader, c.App.Writer
 	o.Peers = c.StringSlice("peer")
 	if !c.Bool("no-dht") {
-		for _, b := range c.StringSlice("bootstrap") {
-			if b != "" { // --bootstrap "" means none, as for capture
-				o.Bootstrap = append(o.Bootstrap, b)
-			}
-		}
+		o.Bootstrap = dhtboot.Parse(c.StringSlice("bootstrap"))
 	}
 	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
 	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")

@@ -6,13 +6,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/tools/badpeers"
 )
 
@@ -242,5 +246,50 @@ func TestFetchJSONLogs(t *testing.T) {
 				t.Fatalf("summary record %v", done[0])
 			}
 		})
+	}
+}
+
+// TestBootstrapFlagShared: capture and fetch take --bootstrap the same
+// way, with the same default routers (which no test contacts).
+func TestBootstrapFlagShared(t *testing.T) {
+	var flags []*cli.StringSliceFlag
+	for _, c := range commands() {
+		if c.Name != "capture" && c.Name != "fetch" {
+			continue
+		}
+		for _, f := range c.Flags {
+			if f.Names()[0] == "bootstrap" {
+				sf, ok := f.(*cli.StringSliceFlag)
+				if !ok {
+					t.Fatalf("%s --bootstrap is a %T", c.Name, f)
+				}
+				flags = append(flags, sf)
+			}
+		}
+	}
+	if len(flags) != 2 {
+		t.Fatalf("found %d --bootstrap flags, want capture's and fetch's", len(flags))
+	}
+	for _, f := range flags {
+		if !reflect.DeepEqual(f.Value.Value(), dhtboot.Default()) || f.Usage != flags[0].Usage {
+			t.Fatalf("--bootstrap differs: %q %q vs %q", f.Value.Value(), f.Usage, flags[0].Usage)
+		}
+	}
+}
+
+// TestCaptureBootstrapRepeatable: capture takes repeated --bootstrap
+// flags as well as comma-separated lists (it used to keep only the last
+// flag). The addresses are loopback ports nobody answers on.
+func TestCaptureBootstrapRepeatable(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "obs.parquet")
+	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--passive", "--listen", "127.0.0.1:0", "--duration", "500ms",
+		"--bootstrap", "127.0.0.1:1", "--bootstrap", "127.0.0.1:2,127.0.0.1:3")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "bootstrap=3") {
+		t.Fatalf("want 3 bootstrap nodes:\n%s", stderr.String())
 	}
 }
