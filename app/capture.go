@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/capture"
 )
@@ -43,7 +43,7 @@ Counters are logged on stderr when done and written by --stats-json.
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write observations to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "node-ids", Value: d.NodeIDs, Usage: "run `K` DHT nodes with IDs spread over the keyspace"},
-			&cli.StringFlag{Name: "bootstrap", Value: strings.Join(d.Bootstrap, ","), Usage: "join the DHT through these `host:port,...`"},
+			dhtboot.Flag(),
 			&cli.StringFlag{Name: "listen", Value: d.Listen, Usage: "UDP `ADDR` of the first node (node i uses port+i; port 0 picks free ports)"},
 			&cli.StringFlag{Name: "dht-state", Usage: "keep node IDs and routing tables in `DIR` between runs"},
 			&cli.StringFlag{Name: "data", EnvVars: []string{"INFOHASH_DATA"}, Usage: "dataset `DIR`; the default --dht-state is DIR/dht-state"},
@@ -65,7 +65,7 @@ func runCapture(c *cli.Context) error {
 	o := capture.DefaultOptions()
 	o.NodeIDs = c.Int("node-ids")
 	o.Listen = c.String("listen")
-	o.Bootstrap = splitList(c.String("bootstrap"))
+	o.Bootstrap = dhtboot.Parse(c.StringSlice("bootstrap"))
 	o.StateDir = c.String("dht-state")
 	if o.StateDir == "" && c.String("data") != "" {
 		o.StateDir = filepath.Join(c.String("data"), "dht-state")
@@ -110,15 +110,4 @@ func runCapture(c *cli.Context) error {
 		return exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations committed to %s", st.Observations, out))
 	}
 	return nil
-}
-
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

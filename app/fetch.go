@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 
-	"github.com/anacrolix/dht/v2"
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/fetch"
 )
@@ -25,8 +27,13 @@ func fetchCommand() *cli.Command {
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
-attempted job. Peers come from the job's peers column, from --peer, and from get_peers
-lookups on fetch's own DHT node (never announced). Metadata is fetched over BEP 3/10/9
+attempted job. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
+(BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a v2 hash (fetched as v2); any
+other length is bad input naming the file and row.
+
+Peers come from the job's peers column, from --peer, and from get_peers lookups on
+fetch's own DHT node (never announced), which joins through --bootstrap as capture's
+nodes do (same syntax, same default public routers). Metadata is fetched over BEP 3/10/9
 and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
@@ -35,8 +42,16 @@ no_ut_metadata > no_extension > handshake_failed > local_error > timeout >
 connect_failed > no_peers. Every peer's failure is listed in peer_failures.
 
 Jobs whose lease_until has passed are not started. On SIGINT/SIGTERM or --deadline,
-fetch stops starting jobs, abandons those in flight (they are absent from the output;
-their leases expire and the planner re-plans them) and commits the finished results.
+fetch stops starting jobs, abandons those in flight and commits the finished results.
+Jobs abandoned or never started have no result row (their leases expire and the planner
+re-plans them; a made-up failure would wrongly push back their next retry), but all of
+them count as unfinished: in the summary and --stats-json, jobs = attempted +
+lease_expired + unfinished, the rest of a Parquet input counted from its footer and the
+rest of a stream by reading it through (for at most 10s; a warning says if that fell short).
+
+When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
+--log-format json one log record, msg "fetch: done", whose "stats" object holds what
+--stats-json writes.
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
 open, which a home router handles; raise both on a server.
@@ -45,7 +60,7 @@ open, which a home router handles; raise both on a server.
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable)"},
-			&cli.StringSliceFlag{Name: "bootstrap", Value: cli.NewStringSlice(dht.DefaultGlobalBootstrapHostPorts...), Usage: "DHT bootstrap node `HOST:PORT` (repeatable)"},
+			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; same as --bootstrap \"\")"},
 			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
@@ -71,11 +86,7 @@ func runFetch(c *cli.Context) error {
 	o.Stdin, o.Stdout = c.App.Reader, c.App.Writer
 	o.Peers = c.StringSlice("peer")
 	if !c.Bool("no-dht") {
-		for _, b := range c.StringSlice("bootstrap") {
-			if b != "" { // --bootstrap "" means none, as for capture
-				o.Bootstrap = append(o.Bootstrap, b)
-			}
-		}
+		o.Bootstrap = dhtboot.Parse(c.StringSlice("bootstrap"))
 	}
 	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
 	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")
@@ -83,15 +94,35 @@ func runFetch(c *cli.Context) error {
 	o.ConnectTimeout, o.Deadline = c.Duration("connect-timeout"), c.Duration("deadline")
 	o.MaxMetadataSize = c.Int64("max-metadata-size")
 	o.Logger = slog.Default()
-	if o.Input != "-" && o.Input == o.Output {
-		return exitcode.BadInput(fmt.Errorf("fetch: input and output are the same file %s", o.Input))
+	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
+		return exitcode.BadInput(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
 	}
 	stats, err := fetch.Run(c.Context, o)
 	if stats.Jobs > 0 || err == nil {
-		_ = stats.WriteText(c.App.ErrWriter)
+		if c.String("log-format") == "json" {
+			// One record, its counters as --stats-json writes them: no
+			// text lines among the JSON ones.
+			slog.Info("fetch: done", "stats", stats)
+		} else {
+			_ = stats.WriteText(c.App.ErrWriter)
+		}
 		if jerr := writeStatsJSON(c, stats); jerr != nil && err == nil {
 			err = jerr
 		}
 	}
 	return err
+}
+
+// sameFile reports whether paths a and b name one file: the same cleaned
+// absolute path, or (through symbolic or hard links) the same file on
+// disk.
+func sameFile(a, b string) bool {
+	pa, errA := filepath.Abs(a)
+	pb, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && pa == pb {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }

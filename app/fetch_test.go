@@ -6,13 +6,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/tools/badpeers"
 )
 
@@ -146,4 +150,146 @@ func TestFetchCLI(t *testing.T) {
 			t.Fatalf("want only the finished ok row, got %d rows (%v)", len(rows), err)
 		}
 	})
+}
+
+// TestFetchRefusesToOverwriteInput: -o naming the jobs file, however it is
+// spelt or linked, is a usage error before any work; the input survives.
+func TestFetchRefusesToOverwriteInput(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, []schema.Job{{InfoHash: schema.Hash{1}, Peers: []string{"127.0.0.1:9"}}})
+	before, err := os.ReadFile(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(jobs, filepath.Join(dir, "sym.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(jobs, filepath.Join(dir, "hard.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct{ in, out string }{
+		"dot slash":         {"jobs.parquet", "./jobs.parquet"},
+		"dot dot":           {"jobs.parquet", "sub/../jobs.parquet"},
+		"absolute":          {"jobs.parquet", jobs},
+		"symlink as output": {"jobs.parquet", "sym.parquet"},
+		"symlink as input":  {"sym.parquet", "jobs.parquet"},
+		"hard link":         {"jobs.parquet", "hard.parquet"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(bin, "fetch", tt.in, "-o", tt.out, "--no-dht", "--peer", "127.0.0.1:9")
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Fatalf("exit %d, want 2\n%s", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "is the input") || strings.Contains(stderr.String(), "attempted") {
+				t.Fatalf("stderr:\n%s", stderr.String())
+			}
+			if after, err := os.ReadFile(jobs); err != nil || !bytes.Equal(after, before) {
+				t.Fatalf("input changed (%v)", err)
+			}
+			if fi, err := os.Lstat(filepath.Join(dir, "sym.parquet")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("symlink replaced (%v)", err)
+			}
+		})
+	}
+}
+
+// TestFetchJSONLogs: with --log-format json every line fetch writes on
+// stderr is a JSON record, and the summary is one of them ("fetch: done",
+// the counters under "stats"); text logs keep the text summary.
+func TestFetchJSONLogs(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	tor := badpeers.NewTorrent(23, 1, 5)
+	good := fetchPeer(t, badpeers.Good, tor)
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}})
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) {
+			cmd := exec.Command(bin, "fetch", jobs, "-o", filepath.Join(dir, format+".parquet"), "--no-dht", "--log-format", format)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			if format == "text" {
+				if !strings.Contains(stderr.String(), "fetch: 1 jobs, 1 attempted") || !strings.Contains(stderr.String(), "  outcomes: ok=1\n") {
+					t.Fatalf("no text summary:\n%s", stderr.String())
+				}
+				return
+			}
+			var done []map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				var rec map[string]any
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("stderr line is not JSON: %q\n%s", line, stderr.String())
+				}
+				if rec["msg"] == "fetch: done" {
+					done = append(done, rec)
+				}
+			}
+			if len(done) != 1 {
+				t.Fatalf("%d summary records:\n%s", len(done), stderr.String())
+			}
+			st, _ := done[0]["stats"].(map[string]any)
+			outcomes, _ := st["outcomes"].(map[string]any)
+			if st["jobs"] != 1.0 || st["attempted"] != 1.0 || st["unfinished"] != 0.0 || outcomes["ok"] != 1.0 {
+				t.Fatalf("summary record %v", done[0])
+			}
+		})
+	}
+}
+
+// TestBootstrapFlagShared: capture and fetch take --bootstrap the same
+// way, with the same default routers (which no test contacts).
+func TestBootstrapFlagShared(t *testing.T) {
+	var flags []*cli.StringSliceFlag
+	for _, c := range commands() {
+		if c.Name != "capture" && c.Name != "fetch" {
+			continue
+		}
+		for _, f := range c.Flags {
+			if f.Names()[0] == "bootstrap" {
+				sf, ok := f.(*cli.StringSliceFlag)
+				if !ok {
+					t.Fatalf("%s --bootstrap is a %T", c.Name, f)
+				}
+				flags = append(flags, sf)
+			}
+		}
+	}
+	if len(flags) != 2 {
+		t.Fatalf("found %d --bootstrap flags, want capture's and fetch's", len(flags))
+	}
+	for _, f := range flags {
+		if !reflect.DeepEqual(f.Value.Value(), dhtboot.Default()) || f.Usage != flags[0].Usage {
+			t.Fatalf("--bootstrap differs: %q %q vs %q", f.Value.Value(), f.Usage, flags[0].Usage)
+		}
+	}
+}
+
+// TestCaptureBootstrapRepeatable: capture takes repeated --bootstrap
+// flags as well as comma-separated lists (it used to keep only the last
+// flag). The addresses are loopback ports nobody answers on.
+func TestCaptureBootstrapRepeatable(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "obs.parquet")
+	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--passive", "--listen", "127.0.0.1:0", "--duration", "500ms",
+		"--bootstrap", "127.0.0.1:1", "--bootstrap", "127.0.0.1:2,127.0.0.1:3")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "bootstrap=3") {
+		t.Fatalf("want 3 bootstrap nodes:\n%s", stderr.String())
+	}
 }

@@ -5,16 +5,8 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/dhtboot"
 )
-
-// DefaultBootstrap are the public routers used when no --bootstrap is
-// given. Tests never use them.
-var DefaultBootstrap = []string{
-	"router.bittorrent.com:6881",
-	"router.utorrent.com:6881",
-	"dht.transmissionbt.com:6881",
-	"dht.libtorrent.org:25401",
-}
 
 // Options configure a capture run.
 type Options struct {
@@ -60,7 +52,7 @@ func DefaultOptions() Options {
 	return Options{
 		NodeIDs:        1,
 		Listen:         ":6881",
-		Bootstrap:      DefaultBootstrap,
+		Bootstrap:      dhtboot.Default(), // the public routers fetch uses too
 		MaxRPS:         500,
 		Crawl:          true,
 		SampleInterval: 6 * time.Hour,

@@ -15,24 +15,6 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-// jobRow is how fetch reads jobs: only info_hash is required, so a plain
-// list of hashes is a valid input; the planner's columns are used when
-// present.
-type jobRow struct {
-	InfoHash   schema.Hash `parquet:"info_hash"`
-	HashType   int8        `parquet:"hash_type,optional,int(8)"`
-	Attempt    int32       `parquet:"attempt,optional"`
-	LeaseID    string      `parquet:"lease_id,optional"`
-	LeaseUntil int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
-	Peers      []string    `parquet:"peers,list"`
-	AvoidPeers []string    `parquet:"avoid_peers,list"`
-}
-
-func (r jobRow) job() schema.Job {
-	return schema.Job{InfoHash: r.InfoHash, HashType: r.HashType, Attempt: r.Attempt, LeaseID: r.LeaseID,
-		LeaseUntil: r.LeaseUntil, Peers: r.Peers, AvoidPeers: r.AvoidPeers}
-}
-
 // resultRowGroup is the number of results per Parquet row group.
 const resultRowGroup = 1024
 
@@ -43,14 +25,15 @@ var errDeadline = errors.New("run deadline reached")
 // result per attempted job to opts.Output. When ctx ends (SIGINT/SIGTERM)
 // or the deadline passes it stops starting jobs, abandons the ones in
 // flight, commits the finished results and returns an interrupted (ctx)
-// or partial (deadline) error. Jobs whose lease had expired are not
-// attempted and also make the run partial. Unreadable input is a bad-input
-// error and commits nothing.
+// or partial (deadline) error; the jobs it did not finish, read or not,
+// have no result and count as unfinished. Jobs whose lease had expired
+// are not attempted and also make the run partial. Unreadable input is a
+// bad-input error and commits nothing.
 func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err := opts.Validate(); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
-	in, err := rowio.Open[jobRow](opts.Input, opts.Stdin)
+	in, err := openJobs(opts.Input, opts.Stdin)
 	if err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
@@ -87,15 +70,23 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 
 type jobSource interface {
 	Read([]jobRow) (int, error)
+	Unread() (int64, bool)
 }
 
 type resultSink interface {
 	Write([]schema.Result) error
 }
 
+// drainGrace bounds how long a stopped run keeps reading a stream to
+// count the jobs it did not start: an upstream writer that neither
+// writes nor closes must not keep fetch from exiting.
+var drainGrace = 10 * time.Second
+
 // runJobs runs the worker pool: one reader, Concurrency workers, one
 // writer batching results. It returns a non-nil error only for bad input
-// or a failed write, in which case the output must be discarded.
+// or a failed write, in which case the output must be discarded. Every
+// job of the input is counted: attempted, lease expired, or unfinished
+// (never started, or abandoned when the run stopped).
 func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Stats, error) {
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
@@ -105,14 +96,15 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 	}
 	jobs := make(chan schema.Job, f.opts.Concurrency)
 	results := make(chan schema.Result, f.opts.Concurrency)
-	var readErr, writeErr error
+	type readEnd struct{ err, countErr error }
+	readDone := make(chan readEnd, 1)
 	var wg sync.WaitGroup
 	go func() { // reader
-		defer close(jobs)
-		readErr = readJobs(runCtx, in, jobs, f.stats)
-		if readErr != nil {
-			stopRun(readErr)
+		err, countErr := readJobs(runCtx, in, jobs, f.stats)
+		if err != nil {
+			stopRun(err)
 		}
+		readDone <- readEnd{err, countErr}
 	}()
 	for range f.opts.Concurrency {
 		wg.Go(func() {
@@ -134,11 +126,21 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 	}
 	go func() { wg.Wait(); close(results) }()
 	stopProgress := f.progress(runCtx)
-	writeErr = writeResults(results, out, func(err error) { stopRun(err) })
+	writeErr := writeResults(results, out, func(err error) { stopRun(err) })
 	stopProgress()
+	var end readEnd
+	select {
+	case end = <-readDone:
+	case <-time.After(drainGrace):
+		end.countErr = fmt.Errorf("still reading after %v", drainGrace)
+	}
+	if end.countErr != nil && f.opts.Logger != nil {
+		f.opts.Logger.Warn("fetch: could not count all the jobs the run did not start; jobs and unfinished miss the rest of the input",
+			"err", end.countErr.Error())
+	}
 	st := f.Stats()
-	if readErr != nil {
-		return st, exitcode.BadInput(fmt.Errorf("fetch: %w", readErr))
+	if end.err != nil {
+		return st, exitcode.BadInput(fmt.Errorf("fetch: %w", end.err))
 	}
 	if writeErr != nil {
 		return st, fmt.Errorf("fetch: %w", writeErr)
@@ -146,26 +148,66 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 	return st, nil
 }
 
-func readJobs(ctx context.Context, in jobSource, jobs chan<- schema.Job, st *counters) error {
+// readJobs hands the jobs of in to the workers and closes jobs. Once ctx
+// ends it starts no more: the rest of the input is counted (jobs and
+// unfinished) without being run, from a Parquet file's footer or by
+// reading a stream through. err is unreadable input (before the stop);
+// countErr says that the rest could not be counted (a stream that broke
+// after the stop), which is not bad input: the run was over.
+func readJobs(ctx context.Context, in jobSource, jobs chan<- schema.Job, st *counters) (err, countErr error) {
+	stopped := func(left int64, readErr error) error {
+		close(jobs)
+		st.jobs.Add(left)
+		st.unfinished.Add(left)
+		if errors.Is(readErr, io.EOF) {
+			return nil
+		}
+		if readErr != nil {
+			return readErr
+		}
+		return countRest(in, st)
+	}
 	buf := make([]jobRow, 256)
 	for {
 		n, err := in.Read(buf)
-		for _, r := range buf[:n] {
-			st.jobs.Add(1)
+		for i, r := range buf[:n] {
 			select {
 			case jobs <- r.job():
+				st.jobs.Add(1)
 			case <-ctx.Done():
-				st.unfinished.Add(1)
+				return nil, stopped(int64(n-i), err)
 			}
 		}
+		switch {
+		case errors.Is(err, io.EOF):
+			close(jobs)
+			return nil, nil
+		case err != nil:
+			close(jobs)
+			return err, nil
+		case ctx.Err() != nil:
+			return nil, stopped(0, nil)
+		}
+	}
+}
+
+// countRest counts the jobs left in in as unfinished.
+func countRest(in jobSource, st *counters) error {
+	if n, ok := in.Unread(); ok {
+		st.jobs.Add(n)
+		st.unfinished.Add(n)
+		return nil
+	}
+	buf := make([]jobRow, 1024)
+	for {
+		n, err := in.Read(buf)
+		st.jobs.Add(int64(n))
+		st.unfinished.Add(int64(n))
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
 			return err
-		}
-		if ctx.Err() != nil {
-			return nil
 		}
 	}
 }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,30 +150,44 @@ func TestRunBadInput(t *testing.T) {
 }
 
 // TestRunDeadlineAndInterrupt: when the run stops, finished results are
-// committed, unfinished jobs are absent, and the exit status says why.
+// committed, unfinished jobs are absent, the exit status says why, and
+// every job of the input is counted, the many never read included.
 func TestRunDeadlineAndInterrupt(t *testing.T) {
 	tor := badpeers.NewTorrent(14, 1, 5)
 	good := startPeer(t, badpeers.Good, tor)
 	stall := startPeer(t, badpeers.Stall)
+	jobs := []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}}
+	for i := range 2000 { // far more than one read: most are never read
+		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{byte(i>>8) + 1, byte(i)}, Peers: []string{stall.Addr()}})
+	}
 	tests := []struct {
 		name     string
+		arrow    bool
 		deadline time.Duration
 		cancel   time.Duration
 		want     int
 	}{
-		{"deadline", 300 * time.Millisecond, 0, exitcode.Partial},
-		{"interrupt", 0, 300 * time.Millisecond, exitcode.Interrupted},
+		{"deadline", false, 300 * time.Millisecond, 0, exitcode.Partial},
+		{"interrupt", false, 0, 300 * time.Millisecond, exitcode.Interrupted},
+		{"deadline stdin", true, 300 * time.Millisecond, 0, exitcode.Partial},
+		{"interrupt stdin", true, 0, 300 * time.Millisecond, exitcode.Interrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			jobs := []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}}
-			for i := range 5 {
-				jobs = append(jobs, schema.Job{InfoHash: schema.Hash{byte(i + 1)}, Peers: []string{stall.Addr()}})
-			}
 			in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "out.parquet")
-			writeRows(t, in, jobs)
 			o := testOptions()
+			if tt.arrow {
+				var stdin bytes.Buffer
+				w, _ := rowio.Create[schema.Job]("-", &stdin)
+				for i := 0; i < len(jobs); i += 100 {
+					w.Write(jobs[i:min(i+100, len(jobs))])
+				}
+				w.Close()
+				in, o.Stdin = "-", &stdin
+			} else {
+				writeRows(t, in, jobs)
+			}
 			o.Input, o.Output, o.Deadline = in, out, tt.deadline
 			o.Timeout, o.PeerTimeout = 10*time.Second, 10*time.Second
 			o.Concurrency = 2
@@ -190,8 +208,73 @@ func TestRunDeadlineAndInterrupt(t *testing.T) {
 			if len(res) != 1 || res[tor.InfoHash].Outcome != schema.OutcomeOK {
 				t.Fatalf("results %d, want only the finished ok one", len(res))
 			}
-			if st.Unfinished == 0 {
-				t.Fatalf("stats %+v: no unfinished jobs", st)
+			if st.Jobs != int64(len(jobs)) || st.Attempted != 1 || st.Unfinished != int64(len(jobs)-1) || st.LeaseExpired != 0 {
+				t.Fatalf("jobs %d attempted %d unfinished %d expired %d, want %d jobs, 1 attempted, the rest unfinished",
+					st.Jobs, st.Attempted, st.Unfinished, st.LeaseExpired, len(jobs))
+			}
+			if !strings.Contains(err.Error(), fmt.Sprintf("%d jobs unfinished", len(jobs)-1)) {
+				t.Fatalf("error %q does not count the unfinished jobs", err)
+			}
+		})
+	}
+}
+
+// TestRunStoppedStreamUncountable: a stopped run counts the rest of a
+// stream by reading it; if the stream then breaks, or stays open without
+// data, the finished results are still committed, within bounded time,
+// and a warning says the counts fall short.
+func TestRunStoppedStreamUncountable(t *testing.T) {
+	tor := badpeers.NewTorrent(16, 1, 5)
+	good := startPeer(t, badpeers.Good, tor)
+	stall := startPeer(t, badpeers.Stall)
+	jobs := []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}}
+	for i := range 1000 {
+		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xee, byte(i >> 8), byte(i)}, Peers: []string{stall.Addr()}})
+	}
+	var stream bytes.Buffer
+	w, _ := rowio.Create[schema.Job]("-", &stream)
+	for i := 0; i < len(jobs); i += 100 {
+		w.Write(jobs[i:min(i+100, len(jobs))])
+	}
+	w.Close()
+	defer func(g time.Duration) { drainGrace = g }(drainGrace)
+	drainGrace = 500 * time.Millisecond
+	tests := []struct {
+		name  string
+		stdin func(t *testing.T) io.Reader
+	}{
+		{"truncated", func(*testing.T) io.Reader { return bytes.NewReader(stream.Bytes()[:stream.Len()-200]) }},
+		{"never ends", func(t *testing.T) io.Reader {
+			pr, pw := io.Pipe()
+			go pw.Write(stream.Bytes()[:stream.Len()/2])
+			t.Cleanup(func() { pw.Close() })
+			return pr
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			out := filepath.Join(t.TempDir(), "out.parquet")
+			o := testOptions()
+			o.Input, o.Output, o.Stdin, o.Deadline = "-", out, tt.stdin(t), 300*time.Millisecond
+			o.Timeout, o.PeerTimeout, o.Concurrency = 10*time.Second, 10*time.Second, 2
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			start := time.Now()
+			st, err := Run(context.Background(), o)
+			if exitcode.Of(err) != exitcode.Partial {
+				t.Fatalf("err %v (exit %d), want partial", err, exitcode.Of(err))
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Fatalf("run took %v to stop", time.Since(start))
+			}
+			if res := readResults(t, out); len(res) != 1 {
+				t.Fatalf("%d results, want the finished one", len(res))
+			}
+			if st.Jobs >= int64(len(jobs)) || st.Jobs != st.Attempted+st.Unfinished {
+				t.Fatalf("stats %d jobs, %d attempted, %d unfinished", st.Jobs, st.Attempted, st.Unfinished)
+			}
+			if !strings.Contains(logs.String(), "could not count all the jobs") {
+				t.Fatalf("no warning:\n%s", logs.String())
 			}
 		})
 	}

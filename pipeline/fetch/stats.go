@@ -39,10 +39,12 @@ func (c *counters) addOutcome(outcome string, failures []string) {
 
 // Stats are the stage counters of a fetch run (stderr and --stats-json).
 type Stats struct {
-	Jobs         int64 `json:"jobs"`          // jobs read
+	// Jobs = Attempted + LeaseExpired + Unfinished: every job of the
+	// input, including those a stopped run never read.
+	Jobs         int64 `json:"jobs"`          // jobs in the input
 	Attempted    int64 `json:"attempted"`     // jobs with a result row
 	LeaseExpired int64 `json:"lease_expired"` // not attempted: lease_until had passed
-	Unfinished   int64 `json:"unfinished"`    // not attempted or abandoned: the run stopped
+	Unfinished   int64 `json:"unfinished"`    // no result row: the run stopped before starting or finishing them
 
 	Lookups          int64   `json:"lookups"`           // DHT get_peers traversals
 	LookupsFailed    int64   `json:"lookups_failed"`    // traversals no DHT node answered

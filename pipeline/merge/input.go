@@ -144,12 +144,13 @@ func decodeResults(in input) ([]schema.Result, error) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
 	head, _ := br.Peek(4)
-	var r *rowio.Reader[schema.Result]
+	var r resultSource
 	if bytes.Equal(head, []byte("PAR1")) {
-		if err := plausibleParquet(in.path); err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+		blob, perr := plausibleParquet(in.path)
+		if perr != nil {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
-		r, err = rowio.Open[schema.Result](in.path, nil)
+		r, err = openParquetResults(in.path, blob)
 	} else {
 		r, err = rowio.OpenArrow[schema.Result](in.name, br)
 	}
@@ -216,27 +217,29 @@ const (
 	maxChunkBytes  = 1 << 30 // the uncompressed size of one column chunk
 )
 
-// plausibleParquet checks a Parquet file's metadata against the limits.
+// plausibleParquet checks a Parquet file's metadata against the limits,
+// and reports whether its info_hash is a BYTE_ARRAY column (as DuckDB
+// writes a BLOB) rather than fetch's FIXED_LEN_BYTE_ARRAY(20).
 // There is no bound on the compression ratio: zstd shrinks a constant
 // column (hash_type of 100,000 v1 results: 400 kB) to a few hundred bytes,
 // and page-level limits (rowio) catch what a chunk's pages declare.
-func plausibleParquet(path string) error {
+func plausibleParquet(path string) (blob bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return err
+		return false, err
 	}
 	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return fmt.Errorf("not a readable Parquet file: %w", err)
+		return false, fmt.Errorf("not a readable Parquet file: %w", err)
 	}
 	md := pf.Metadata()
 	if md.NumRows < 0 || md.NumRows > info.Size()/minResultBytes+1 {
-		return fmt.Errorf("declares %d rows in %d bytes", md.NumRows, info.Size())
+		return false, fmt.Errorf("declares %d rows in %d bytes", md.NumRows, info.Size())
 	}
 	for _, rg := range md.RowGroups {
 		for _, c := range rg.Columns {
@@ -244,10 +247,24 @@ func plausibleParquet(path string) error {
 			if m.TotalUncompressedSize < 0 || m.TotalUncompressedSize > maxChunkBytes ||
 				m.TotalCompressedSize < 0 ||
 				m.NumValues < 0 || m.NumValues > info.Size()*8 {
-				return fmt.Errorf("column %v declares %d values in %d bytes (%d compressed)",
+				return false, fmt.Errorf("column %v declares %d values in %d bytes (%d compressed)",
 					m.PathInSchema, m.NumValues, m.TotalUncompressedSize, m.TotalCompressedSize)
 			}
 		}
 	}
-	return nil
+	c, ok := pf.Schema().Lookup("info_hash")
+	return ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray, nil
+}
+
+// openParquetResults opens a results file, reading a BYTE_ARRAY
+// info_hash (blob) through blobResults.
+func openParquetResults(path string, blob bool) (resultSource, error) {
+	if !blob {
+		return rowio.Open[schema.Result](path, nil)
+	}
+	r, err := rowio.Open[blobResult](path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &blobResults{r: r}, nil
 }

@@ -1,0 +1,51 @@
+package dhtboot
+
+import (
+	"net"
+	"reflect"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := map[string]struct {
+		in   []string
+		want []string
+	}{
+		"none given":  {nil, nil},
+		"empty":       {[]string{""}, nil},
+		"one":         {[]string{"127.0.0.1:1"}, []string{"127.0.0.1:1"}},
+		"repeated":    {[]string{"127.0.0.1:1", "127.0.0.1:2"}, []string{"127.0.0.1:1", "127.0.0.1:2"}},
+		"commas":      {[]string{"127.0.0.1:1,127.0.0.1:2"}, []string{"127.0.0.1:1", "127.0.0.1:2"}},
+		"both":        {[]string{"127.0.0.1:1, 127.0.0.1:2", " 127.0.0.1:3 "}, []string{"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"}},
+		"empty items": {[]string{",127.0.0.1:1,,", ""}, []string{"127.0.0.1:1"}},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if got := Parse(tt.in); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Parse(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDefault checks the list's form only: nothing here contacts it.
+func TestDefault(t *testing.T) {
+	d := Default()
+	if len(d) == 0 {
+		t.Fatal("no default routers")
+	}
+	seen := map[string]bool{}
+	for _, hp := range d {
+		if _, _, err := net.SplitHostPort(hp); err != nil || seen[hp] {
+			t.Errorf("%q: %v (or listed twice)", hp, err)
+		}
+		seen[hp] = true
+	}
+	d[0] = "changed"
+	if Default()[0] == "changed" {
+		t.Fatal("Default hands out the package's own slice")
+	}
+	if got := Flag().Value.Value(); !reflect.DeepEqual(got, Default()) {
+		t.Fatalf("flag default %q, want %q", got, Default())
+	}
+}

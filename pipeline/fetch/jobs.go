@@ -1,0 +1,205 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// jobFields are the job columns besides info_hash. Only info_hash is
+// required, so a plain list of hashes is a valid input; the planner's
+// columns are used when present.
+type jobFields struct {
+	HashType   int8     `parquet:"hash_type,optional,int(8)"`
+	Attempt    int32    `parquet:"attempt,optional"`
+	LeaseID    string   `parquet:"lease_id,optional"`
+	LeaseUntil int64    `parquet:"lease_until,optional,timestamp(millisecond)"`
+	Peers      []string `parquet:"peers,list"`
+	AvoidPeers []string `parquet:"avoid_peers,list"`
+}
+
+// jobRow is how fetch reads jobs: info_hash as infohash writes it,
+// FIXED_LEN_BYTE_ARRAY(20) (or, in an Arrow stream, any binary of 20
+// bytes).
+type jobRow struct {
+	InfoHash schema.Hash `parquet:"info_hash"`
+	jobFields
+}
+
+// blobJobRow is a job row of a Parquet file whose info_hash is a plain
+// BYTE_ARRAY, as DuckDB writes a BLOB column; its length is checked by
+// blobHash.
+type blobJobRow struct {
+	InfoHash []byte `parquet:"info_hash"`
+	jobFields
+}
+
+func (r jobRow) job() schema.Job {
+	return schema.Job{InfoHash: r.InfoHash, HashType: r.HashType, Attempt: r.Attempt, LeaseID: r.LeaseID,
+		LeaseUntil: r.LeaseUntil, Peers: r.Peers, AvoidPeers: r.AvoidPeers}
+}
+
+// jobReader reads the jobs of a Parquet file or of an Arrow IPC stream.
+// Read and Unread belong to one goroutine; Close may come from another
+// while a Read blocks (a stream that does not end), and then takes
+// effect when that Read returns.
+type jobReader struct {
+	name  string
+	read  func([]jobRow) (int, error)
+	close func() error
+	total int64 // rows in the input: known for a Parquet file, -1 for a stream
+	n     int64 // rows returned so far
+
+	mu            sync.Mutex
+	reading, shut bool
+}
+
+// noColumns is a schema of no columns: rowio.OpenParquet then checks a
+// file's footer and scans no pages.
+var noColumns = parquet.NewSchema("none", parquet.Group{})
+
+// openJobs opens path ("-": an Arrow IPC stream on stdin) for reading
+// jobs. A Parquet info_hash may be FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB
+// writes it, BYTE_ARRAY; an Arrow one any binary type (rowio checks its
+// length).
+func openJobs(path string, stdin io.Reader) (*jobReader, error) {
+	if path == "-" {
+		r, err := rowio.Open[jobRow](path, stdin)
+		if err != nil {
+			return nil, err
+		}
+		return &jobReader{name: "stdin", read: r.Read, close: r.Close, total: -1}, nil
+	}
+	blob, total, err := inspectJobs(path)
+	if err != nil {
+		return nil, err
+	}
+	if !blob {
+		r, err := rowio.Open[jobRow](path, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &jobReader{name: path, read: r.Read, close: r.Close, total: total}, nil
+	}
+	r, err := rowio.Open[blobJobRow](path, nil)
+	if err != nil {
+		return nil, err
+	}
+	jr := &jobReader{name: path, close: r.Close, total: total}
+	var tmp []blobJobRow
+	var bad error // sticky, as rowio's own errors are
+	jr.read = func(buf []jobRow) (int, error) {
+		if bad != nil {
+			return 0, bad
+		}
+		if cap(tmp) < len(buf) {
+			tmp = make([]blobJobRow, len(buf))
+		}
+		n, err := r.Read(tmp[:len(buf)])
+		for i := range tmp[:n] {
+			h, typ, herr := blobHash(tmp[i].InfoHash)
+			if herr != nil {
+				bad = fmt.Errorf("%s: row %d: %w", path, jr.n+int64(i), herr)
+				return i, bad
+			}
+			buf[i] = jobRow{InfoHash: h, jobFields: tmp[i].jobFields}
+			if typ != 0 {
+				buf[i].HashType = typ
+			}
+		}
+		return n, err
+	}
+	return jr, nil
+}
+
+// inspectJobs reads a Parquet file's footer: whether its info_hash is a
+// BYTE_ARRAY column, and how many rows it holds.
+func inspectJobs(path string) (blob bool, rows int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, 0, err
+	}
+	pf, err := rowio.OpenParquet(f, st.Size(), noColumns, rowio.DefaultLimits())
+	if err != nil {
+		return false, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if c, ok := pf.Schema().Lookup("info_hash"); ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray {
+		blob = true
+	}
+	return blob, pf.NumRows(), nil
+}
+
+// blobHash checks a BYTE_ARRAY info_hash: 20 bytes, or 32 for a v2 hash,
+// which the DHT (and fetch) key by its first 20 bytes; typ is then
+// HashV2, whatever the row's hash_type said, as dedup reads such rows.
+func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
+	switch len(b) {
+	case 20:
+	case 32:
+		typ = schema.HashV2
+	default:
+		return h, 0, fmt.Errorf("info_hash has %d bytes, want 20 (or 32 for v2)", len(b))
+	}
+	copy(h[:], b)
+	return h, typ, nil
+}
+
+// errClosed is what Read returns after Close.
+var errClosed = errors.New("jobs input closed")
+
+// Read fills buf with up to len(buf) jobs; io.EOF ends the input.
+func (r *jobReader) Read(buf []jobRow) (int, error) {
+	r.mu.Lock()
+	if r.shut {
+		r.mu.Unlock()
+		return 0, fmt.Errorf("%s: %w", r.name, errClosed)
+	}
+	r.reading = true
+	r.mu.Unlock()
+	n, err := r.read(buf)
+	r.n += int64(n)
+	r.mu.Lock()
+	r.reading = false
+	closeNow := r.shut
+	r.mu.Unlock()
+	if closeNow {
+		_ = r.close()
+	}
+	return n, err
+}
+
+// Unread reports how many jobs are left without reading them: known for
+// a Parquet file (from its footer), not for a stream (ok false).
+func (r *jobReader) Unread() (n int64, ok bool) {
+	if r.total < 0 {
+		return 0, false
+	}
+	return max(r.total-r.n, 0), true
+}
+
+// Close releases the input, at once or, when a Read is under way, as
+// that Read returns.
+func (r *jobReader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shut {
+		return nil
+	}
+	r.shut = true
+	if r.reading {
+		return nil
+	}
+	return r.close()
+}

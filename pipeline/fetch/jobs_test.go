@@ -1,0 +1,142 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+// duckJob is a job as DuckDB writes one: info_hash a BLOB (BYTE_ARRAY),
+// every column optional.
+type duckJob struct {
+	InfoHash []byte `parquet:"info_hash,optional"`
+	HashType int8   `parquet:"hash_type,optional,int(8)"`
+	LeaseID  string `parquet:"lease_id,optional"`
+}
+
+// requiredBlobJob has a required BYTE_ARRAY info_hash.
+type requiredBlobJob struct {
+	InfoHash []byte `parquet:"info_hash"`
+}
+
+func readAllJobs(t *testing.T, path string) ([]jobRow, int64, error) {
+	t.Helper()
+	r, err := openJobs(path, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer r.Close()
+	var out []jobRow
+	buf := make([]jobRow, 2) // several reads: row numbers must add up
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return out, r.total, nil
+		}
+		if err != nil {
+			return out, r.total, err
+		}
+	}
+}
+
+// TestOpenJobsLayouts: fetch reads info_hash as infohash writes it
+// (FIXED_LEN_BYTE_ARRAY(20)) and as DuckDB does (BYTE_ARRAY, optional),
+// and names the file and row of a hash of the wrong length.
+func TestOpenJobsLayouts(t *testing.T) {
+	h1, h2 := schema.Hash{1, 2, 3}, schema.Hash{4, 5, 6}
+	v2 := bytes.Repeat([]byte{7}, 32)
+	tests := []struct {
+		name    string
+		write   func(t *testing.T, path string)
+		want    []schema.Hash
+		types   []int8
+		wantErr string
+	}{
+		{"fixed", func(t *testing.T, p string) {
+			writeRows(t, p, []schema.Job{{InfoHash: h1, HashType: 1}, {InfoHash: h2, HashType: 1}})
+		}, []schema.Hash{h1, h2}, []int8{1, 1}, ""},
+		{"duckdb blob", func(t *testing.T, p string) {
+			writeRows(t, p, []duckJob{{InfoHash: h1[:], LeaseID: "a"}, {InfoHash: h2[:], HashType: 1}, {InfoHash: h1[:]}})
+		}, []schema.Hash{h1, h2, h1}, []int8{0, 1, 0}, ""},
+		{"required blob", func(t *testing.T, p string) {
+			writeRows(t, p, []requiredBlobJob{{h2[:]}})
+		}, []schema.Hash{h2}, []int8{0}, ""},
+		{"blob v2", func(t *testing.T, p string) {
+			writeRows(t, p, []duckJob{{InfoHash: v2, HashType: 1}})
+		}, []schema.Hash{schema.Hash(v2[:20])}, []int8{schema.HashV2}, ""},
+		{"blob too short", func(t *testing.T, p string) {
+			writeRows(t, p, []duckJob{{InfoHash: h1[:]}, {InfoHash: h1[:]}, {InfoHash: h1[:]}, {InfoHash: h2[:19]}})
+		}, nil, nil, "row 3: info_hash has 19 bytes, want 20"},
+		{"blob null", func(t *testing.T, p string) {
+			writeRows(t, p, []duckJob{{InfoHash: h1[:]}, {LeaseID: "x"}})
+		}, nil, nil, "row 1: info_hash has 0 bytes"},
+		{"no info_hash", func(t *testing.T, p string) {
+			writeRows(t, p, []struct {
+				X int32 `parquet:"x"`
+			}{{1}})
+		}, nil, nil, "info_hash"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "jobs.parquet")
+			tt.write(t, p)
+			rows, total, err := readAllJobs(t, p)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("err %v, want one naming %s and %q", err, p, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != int64(len(tt.want)) || len(rows) != len(tt.want) {
+				t.Fatalf("%d rows (total %d), want %d", len(rows), total, len(tt.want))
+			}
+			for i, r := range rows {
+				if r.InfoHash != tt.want[i] || r.HashType != tt.types[i] {
+					t.Errorf("row %d: %x type %d, want %x type %d", i, r.InfoHash, r.HashType, tt.want[i], tt.types[i])
+				}
+			}
+		})
+	}
+}
+
+// TestRunDuckDBJobs: a DuckDB-written jobs file is fetched like fetch's
+// own; one with a short hash is bad input naming the row, with no output.
+func TestRunDuckDBJobs(t *testing.T) {
+	tor := badpeers.NewTorrent(15, 1, 5)
+	good := startPeer(t, badpeers.Good, tor)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "duck.parquet"), filepath.Join(dir, "out.parquet")
+	writeRows(t, in, []duckJob{{InfoHash: tor.InfoHash[:], LeaseID: "d"}})
+	o := testOptions()
+	o.Input, o.Output, o.Peers = in, out, []string{good.Addr()}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if r := readResults(t, out)[tor.InfoHash]; r.Outcome != schema.OutcomeOK || r.LeaseID != "d" {
+		t.Fatalf("result %s %q", r.Outcome, r.LeaseID)
+	}
+
+	bad, badOut := filepath.Join(dir, "short.parquet"), filepath.Join(dir, "never.parquet")
+	writeRows(t, bad, []duckJob{{InfoHash: tor.InfoHash[:]}, {InfoHash: tor.InfoHash[:10]}})
+	o.Input, o.Output = bad, badOut
+	_, err := Run(context.Background(), o)
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), bad+": row 1: info_hash has 10 bytes") {
+		t.Fatalf("err %v (exit %d), want bad input naming %s row 1", err, exitcode.Of(err), bad)
+	}
+	if _, serr := os.Stat(badOut); !errors.Is(serr, os.ErrNotExist) {
+		t.Fatalf("output exists after bad input: %v", serr)
+	}
+}

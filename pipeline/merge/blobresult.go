@@ -1,0 +1,86 @@
+package merge
+
+import (
+	"fmt"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// blobResult is a result row of a Parquet file whose info_hash is a plain
+// BYTE_ARRAY: what DuckDB writes when it rewrites a results file (a BLOB
+// column), where fetch writes FIXED_LEN_BYTE_ARRAY(20). Its other columns
+// are schema.Result's (TestBlobResultColumns keeps them so).
+type blobResult struct {
+	InfoHash     []byte               `parquet:"info_hash"`
+	HashType     int8                 `parquet:"hash_type,int(8)"`
+	Attempt      int32                `parquet:"attempt"`
+	LeaseID      string               `parquet:"lease_id,optional"`
+	AttemptedAt  int64                `parquet:"attempted_at,timestamp(millisecond)"`
+	Outcome      string               `parquet:"outcome,dict"`
+	Detail       string               `parquet:"detail,optional"`
+	PeersFound   int32                `parquet:"peers_found"`
+	PeersTried   int32                `parquet:"peers_tried"`
+	PeerFailures []schema.PeerFailure `parquet:"peer_failures,list"`
+	LookupMs     int64                `parquet:"lookup_ms"`
+	ConnectMs    int64                `parquet:"connect_ms"`
+	MetadataMs   int64                `parquet:"metadata_ms"`
+	TotalMs      int64                `parquet:"total_ms"`
+	ServedBy     string               `parquet:"served_by,optional"`
+	MetadataSize int64                `parquet:"metadata_size,optional"`
+	schema.Meta
+}
+
+// result converts b, whose info_hash must have 20 bytes.
+func (b *blobResult) result() (schema.Result, error) {
+	r := schema.Result{HashType: b.HashType, Attempt: b.Attempt, LeaseID: b.LeaseID,
+		AttemptedAt: b.AttemptedAt, Outcome: b.Outcome, Detail: b.Detail, PeersFound: b.PeersFound,
+		PeersTried: b.PeersTried, PeerFailures: b.PeerFailures, LookupMs: b.LookupMs,
+		ConnectMs: b.ConnectMs, MetadataMs: b.MetadataMs, TotalMs: b.TotalMs, ServedBy: b.ServedBy,
+		MetadataSize: b.MetadataSize, Meta: b.Meta}
+	if len(b.InfoHash) != len(r.InfoHash) {
+		return r, fmt.Errorf("info_hash has %d bytes, want 20", len(b.InfoHash))
+	}
+	copy(r.InfoHash[:], b.InfoHash)
+	return r, nil
+}
+
+// resultSource reads results; blobResults adapts a reader of blobResult
+// rows to it.
+type resultSource interface {
+	Read([]schema.Result) (int, error)
+	Close() error
+}
+
+type blobResults struct {
+	r   *rowio.Reader[blobResult]
+	buf []blobResult
+	n   int // rows returned so far
+	err error
+}
+
+// Read converts the next rows; a row whose info_hash is not 20 bytes
+// long fails the input, naming the row (counted from 1, as
+// decodeResults counts).
+func (b *blobResults) Read(out []schema.Result) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if cap(b.buf) < len(out) {
+		b.buf = make([]blobResult, len(out))
+	}
+	n, err := b.r.Read(b.buf[:len(out)])
+	for i := range b.buf[:n] {
+		r, cerr := b.buf[i].result()
+		if cerr != nil {
+			b.err = fmt.Errorf("row %d: %w", b.n+i+1, cerr)
+			b.n += i
+			return i, b.err
+		}
+		out[i] = r
+	}
+	b.n += n
+	return n, err
+}
+
+func (b *blobResults) Close() error { return b.r.Close() }
