@@ -38,11 +38,9 @@ func commands() []*cli.Command {
 func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	cmds := commands()
 	for _, c := range cmds {
-		c.Flags = append(c.Flags, commonFlags()...)
-		c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
-		if c.Before == nil {
-			c.Before = setupLogging
+		wire(c)
+		for _, s := range c.Subcommands {
+			wire(s)
 		}
 	}
 	return &cli.App{
@@ -62,6 +60,17 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitcode.BadInput(err)
 		},
+	}
+}
+
+// wire gives a command (or subcommand) what every one shares: the common
+// flags, usage errors as exit 2, and logging set up before it runs.
+func wire(c *cli.Command) {
+	c.Flags = append(c.Flags, commonFlags()...)
+	c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
+	if c.Before == nil {
+		c.Before = setupLogging
 	}
 }
 

@@ -36,51 +36,80 @@ hand: fields left out keep their defaults.
 
 ` + exitcode.Help,
 		ArgsUsage: "show | set PATH=VALUE...",
-		Flags:     []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "show: print only the policy's fingerprint"}},
+		Flags:     []cli.Flag{dataFlag},
+		Subcommands: []*cli.Command{
+			{
+				Name:      "show",
+				Usage:     "print the policy in force (DIR/policy.json, or the defaults)",
+				UsageText: "infohash policy show --data DIR [--hash]",
+				Flags:     []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "print only the policy's fingerprint"}},
+				Action:    policyShow,
+			},
+			{
+				Name:      "set",
+				Usage:     "change settings of DIR/policy.json",
+				ArgsUsage: "PATH=VALUE...",
+				UsageText: `infohash policy set --data DIR PATH=VALUE...
+
+   infohash policy set --data ./ih jitter=0.1 backoff.no_peers=30m,2h,8h,1d,7d,30d`,
+				Flags:  []cli.Flag{dataFlag},
+				Action: policySet,
+			},
+		},
 		Action: func(c *cli.Context) error {
-			data, err := requireData(c)
-			if err != nil {
-				return err
-			}
-			p, err := schedule.Load(data)
-			if err != nil {
-				return exitcode.BadInput(err)
-			}
-			args := c.Args().Slice()
-			if len(args) == 0 {
+			if c.NArg() == 0 {
 				return exitcode.BadInput(errors.New("policy: say show or set PATH=VALUE..."))
 			}
-			switch args[0] {
-			case "show":
-				if len(args) > 1 {
-					return exitcode.BadInput(fmt.Errorf("policy show: unexpected argument %q", args[1]))
-				}
-				if c.Bool("hash") {
-					_, err = fmt.Fprintln(c.App.Writer, p.Hash())
-					return err
-				}
-				_, err = c.App.Writer.Write(p.JSON())
-				return err
-			case "set":
-				if len(args) == 1 {
-					return exitcode.BadInput(errors.New("policy set: give at least one PATH=VALUE"))
-				}
-				for _, a := range args[1:] {
-					path, value, ok := strings.Cut(a, "=")
-					if !ok {
-						return exitcode.BadInput(fmt.Errorf("policy set: %q is not PATH=VALUE", a))
-					}
-					if p, err = schedule.Set(p, path, value); err != nil {
-						return exitcode.BadInput(fmt.Errorf("policy set: %w", err))
-					}
-				}
-				if err := schedule.Save(data, p); err != nil {
-					return err
-				}
-				slog.Info("policy saved", "file", schedule.Path(data), "hash", p.Hash())
-				return nil
-			}
-			return exitcode.BadInput(fmt.Errorf("policy: %q is not show or set", args[0]))
+			return exitcode.BadInput(fmt.Errorf("policy: %q is not show or set", c.Args().First()))
 		},
 	}
+}
+
+func policyShow(c *cli.Context) error {
+	data, err := requireData(c)
+	if err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return exitcode.BadInput(fmt.Errorf("policy show: unexpected argument %q", c.Args().First()))
+	}
+	p, err := schedule.Load(data)
+	if err != nil {
+		return exitcode.BadInput(err)
+	}
+	if c.Bool("hash") {
+		_, err = fmt.Fprintln(c.App.Writer, p.Hash())
+		return err
+	}
+	_, err = c.App.Writer.Write(p.JSON())
+	return err
+}
+
+func policySet(c *cli.Context) error {
+	data, err := requireData(c)
+	if err != nil {
+		return err
+	}
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return exitcode.BadInput(errors.New("policy set: give at least one PATH=VALUE"))
+	}
+	p, err := schedule.Load(data)
+	if err != nil {
+		return exitcode.BadInput(err)
+	}
+	for _, a := range args {
+		path, value, ok := strings.Cut(a, "=")
+		if !ok {
+			return exitcode.BadInput(fmt.Errorf("policy set: %q is not PATH=VALUE", a))
+		}
+		if p, err = schedule.Set(p, path, value); err != nil {
+			return exitcode.BadInput(fmt.Errorf("policy set: %w", err))
+		}
+	}
+	if err := schedule.Save(data, p); err != nil {
+		return err
+	}
+	slog.Info("policy saved", "file", schedule.Path(data), "hash", p.Hash())
+	return nil
 }
