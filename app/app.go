@@ -64,13 +64,14 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 }
 
 // wire gives a command (or subcommand) what every one shares: the common
-// flags, usage errors as exit 2, and logging set up before it runs.
+// flags, usage errors as exit 2, and, before it runs, logging set up and
+// its flags' values checked (validate.go).
 func wire(c *cli.Command) {
 	c.Flags = append(c.Flags, commonFlags()...)
 	c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
 	if c.Before == nil {
-		c.Before = setupLogging
+		c.Before = beforeCommand
 	}
 }
 
