@@ -19,8 +19,10 @@ func statusCommand() *cli.Command {
    infohash status --data /srv/ih
    infohash status --data /srv/ih --format json | jq .retry_waves
    infohash status --data /srv/ih --verify     # also check every file against the manifest`,
-		Description: `Reads the latest committed snapshot (no lock taken). The retry waves count
-the hashes not yet fetched by when their next retry falls due.
+		Description: `Reads the latest committed snapshot (no lock taken). "leased" counts the
+live leases of DIR/leases/ (jobs planned and not yet merged). The retry
+waves count the hashes not yet fetched nor leased by when their next retry
+falls due.
 
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was
