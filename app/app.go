@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -38,9 +39,9 @@ func commands() []*cli.Command {
 func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	cmds := commands()
 	for _, c := range cmds {
-		wire(c)
+		wire(c, c.Name)
 		for _, s := range c.Subcommands {
-			wire(s)
+			wire(s, c.Name)
 		}
 	}
 	return &cli.App{
@@ -57,17 +58,31 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {}, // Main maps errors to codes
+		// Reached only when no command is named ("infohash" alone: help
+		// flags and unknown commands are handled before): a usage error.
+		Action: func(c *cli.Context) error {
+			cli.HelpPrinter(c.App.ErrWriter, cli.AppHelpTemplate, c.App)
+			return exitcode.BadInput(errors.New("no command given"))
+		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitcode.BadInput(err)
 		},
 	}
 }
 
-// wire gives a command (or subcommand) what every one shares: the common
-// flags, usage errors as exit 2, and, before it runs, logging set up and
-// its flags' values checked (validate.go).
-func wire(c *cli.Command) {
-	c.Flags = append(c.Flags, commonFlags()...)
+// noMetrics names the commands that have no counters for --metrics-file
+// (policy runs no stage).
+var noMetrics = map[string]bool{"policy": true}
+
+// wire gives a command (or subcommand of top) what every one shares: the
+// common flags, usage errors as exit 2, and, before it runs, logging set
+// up and its flags' values checked (validate.go).
+func wire(c *cli.Command, top string) {
+	for _, f := range commonFlags() {
+		if !(noMetrics[top] && slices.Contains(f.Names(), "metrics-file")) {
+			c.Flags = append(c.Flags, f)
+		}
+	}
 	c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
 	if c.Before == nil {

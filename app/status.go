@@ -3,9 +3,11 @@ package app
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/status"
 )
@@ -30,11 +32,22 @@ written: a missing, truncated or altered file is listed and the exit status
 is 1. It changes nothing; restore such a file from a backup, or from an
 older snapshot (state/v/NNN) that has the same file name.
 
+--metrics-file writes gauges for alerting (infohash_status_*): hashes by
+metadata_status and tier, failed hashes by last failure, live leases,
+overdue retries and the retry waves, rows and bytes per table, inputs
+applied and when the last one was, partial inputs, and the snapshot's
+number and commit time. With --verify it also has verify_problems; when
+files are damaged it has only that and the snapshot (the counts would read
+the damaged files).
+
 ` + exitcode.Help,
 		Flags: []cli.Flag{dataFlag, nowFlag,
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "verify", Usage: "also check every file's size and CRC-32C against the manifest"}},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exitcode.BadInput(fmt.Errorf("status: unexpected argument %q (the dataset is --data DIR)", c.Args().First()))
+			}
 			data, err := requireData(c)
 			if err != nil {
 				return err
@@ -60,6 +73,11 @@ older snapshot (state/v/NNN) that has the same file name.
 				}
 			} else {
 				r.Print(c.App.Writer)
+			}
+			if p := c.String("metrics-file"); p != "" {
+				if err := fsutil.WriteFile(p, r.Metrics(time.Since(started), time.Now())); err != nil {
+					return fmt.Errorf("--metrics-file: %w", err)
+				}
 			}
 			if v := r.Verified; v != nil && len(v.Problems) > 0 {
 				return fmt.Errorf("status: %s: %d of %d files do not match the manifest of snapshot %d", data, len(v.Problems), v.Files, r.Snapshot)

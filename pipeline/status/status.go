@@ -41,6 +41,8 @@ type Report struct {
 	ByStatus    map[string]int64 `json:"by_status"`
 	ByTier      map[string]int64 `json:"by_tier"`
 	ByFailure   map[string]int64 `json:"by_last_failure"`
+	// ByStatusTier counts hashes by metadata_status, then tier.
+	ByStatusTier map[string]map[string]int64 `json:"by_status_and_tier"`
 	// Leased counts the live leases of the leases table (lease_until
 	// after Now): hashes planned and not yet reported back by merge.
 	Leased int64 `json:"leased"`
@@ -94,7 +96,8 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		StateGlob:  filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
 		FrozenGlob: filepath.Join(dir, st.Dir, "prefix=*", "*.parquet"),
 		ByStatus:   map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
-		RetryWaves: map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
+		ByStatusTier: map[string]map[string]int64{},
+		RetryWaves:   map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: now}
 	if r.LastInput, err = d.LastApplied(m); err != nil {
 		return nil, err
@@ -148,6 +151,10 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			r.Hashes++
 			r.ByStatus[s.MetadataStatus]++
 			r.ByTier[s.Tier]++
+			if r.ByStatusTier[s.MetadataStatus] == nil {
+				r.ByStatusTier[s.MetadataStatus] = map[string]int64{}
+			}
+			r.ByStatusTier[s.MetadataStatus][s.Tier]++
 			if s.MetadataStatus == schema.StatusFailed && s.LastFailure != "" {
 				r.ByFailure[s.LastFailure]++
 			}

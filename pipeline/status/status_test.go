@@ -62,6 +62,8 @@ func TestReport(t *testing.T) {
 		{"hashes", r.Hashes, 7},
 		{"failed", r.ByStatus["failed"], 3},
 		{"cold", r.ByTier["cold"], 1},
+		{"failed cold", r.ByStatusTier["failed"]["cold"], 1},
+		{"new hot", r.ByStatusTier["new"]["hot"], 3},
 		{"no_peers", r.ByFailure["no_peers"], 2},
 		{"leased", r.Leased, 1},
 		{"overdue", r.RetryWaves["overdue"], 2},
