@@ -95,6 +95,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE) // a closed pipe becomes a write error, not a silent death
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return run(ctx, args, stdin, stdout, stderr)
+}
+
+// run is Main under ctx, which SIGINT/SIGTERM cancel.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := New(stdin, stdout, stderr)
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") && args[1] != "help" && a.Command(args[1]) == nil {
 		fmt.Fprintf(stderr, "infohash: unknown command %q (infohash --help lists them)\n", args[1])
@@ -108,11 +113,39 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code == exitcode.Error && isUsage(err) {
 		code = exitcode.Usage
 	}
+	msg := err.Error()
 	if ctx.Err() != nil && code == exitcode.Error {
 		code = exitcode.Interrupted
 	}
-	fmt.Fprintf(stderr, "infohash: %v\n", err)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		msg = interruptedMessage(msg, args)
+	}
+	fmt.Fprintf(stderr, "infohash: %s\n", msg)
 	return code
+}
+
+// interruptedMessage says "interrupted" where an error a signal caused
+// says "context canceled", naming the command when nothing else does.
+func interruptedMessage(msg string, args []string) string {
+	msg = strings.Replace(msg, context.Canceled.Error(), "interrupted", 1)
+	if msg == "interrupted" && len(args) > 1 {
+		msg = args[1] + ": interrupted"
+	}
+	return msg
+}
+
+// interrupted reports whether err is the cancellation that SIGINT or
+// SIGTERM caused.
+func interrupted(c *cli.Context, err error) bool {
+	return err != nil && c.Context.Err() != nil && errors.Is(err, context.Canceled)
+}
+
+// plural returns "1 commit", "2 commits".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // isUsage recognises the flag parser's own errors, which urfave/cli does

@@ -103,7 +103,7 @@ group committed. Bad input commits nothing.
 				if st.Commits == 0 {
 					return errors.New("dedup: interrupted; nothing committed")
 				}
-				return fmt.Errorf("dedup: interrupted after %d commits (snapshot %d); re-run to apply the rest", st.Commits, st.Snapshot)
+				return fmt.Errorf("dedup: interrupted after %s (snapshot %d); re-run to apply the rest", plural(st.Commits, "commit"), st.Snapshot)
 			}
 			if err != nil {
 				return err

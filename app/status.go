@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,6 +63,9 @@ the damaged files).
 			}
 			o := status.Options{Verify: c.Bool("verify"), ProgressTo: c.App.ErrWriter}
 			r, err := status.Run(c.Context, data, now, o)
+			if interrupted(c, err) {
+				return exitcode.With(exitcode.Interrupted, errors.New("status: interrupted"))
+			}
 			if err != nil {
 				return err
 			}
