@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -38,11 +39,9 @@ func commands() []*cli.Command {
 func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	cmds := commands()
 	for _, c := range cmds {
-		c.Flags = append(c.Flags, commonFlags()...)
-		c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
-		if c.Before == nil {
-			c.Before = setupLogging
+		wire(c, c.Name)
+		for _, s := range c.Subcommands {
+			wire(s, c.Name)
 		}
 	}
 	return &cli.App{
@@ -59,9 +58,35 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {}, // Main maps errors to codes
+		// Reached only when no command is named ("infohash" alone: help
+		// flags and unknown commands are handled before): a usage error.
+		Action: func(c *cli.Context) error {
+			cli.HelpPrinter(c.App.ErrWriter, cli.AppHelpTemplate, c.App)
+			return exitcode.BadInput(errors.New("no command given"))
+		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitcode.BadInput(err)
 		},
+	}
+}
+
+// noMetrics names the commands that have no counters for --metrics-file
+// (policy runs no stage).
+var noMetrics = map[string]bool{"policy": true}
+
+// wire gives a command (or subcommand of top) what every one shares: the
+// common flags, usage errors as exit 2, and, before it runs, logging set
+// up and its flags' values checked (validate.go).
+func wire(c *cli.Command, top string) {
+	for _, f := range commonFlags() {
+		if !(noMetrics[top] && slices.Contains(f.Names(), "metrics-file")) {
+			c.Flags = append(c.Flags, f)
+		}
+	}
+	c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
+	if c.Before == nil {
+		c.Before = beforeCommand
 	}
 }
 
@@ -70,6 +95,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE) // a closed pipe becomes a write error, not a silent death
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return run(ctx, args, stdin, stdout, stderr)
+}
+
+// run is Main under ctx, which SIGINT/SIGTERM cancel.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := New(stdin, stdout, stderr)
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") && args[1] != "help" && a.Command(args[1]) == nil {
 		fmt.Fprintf(stderr, "infohash: unknown command %q (infohash --help lists them)\n", args[1])
@@ -83,11 +113,39 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code == exitcode.Error && isUsage(err) {
 		code = exitcode.Usage
 	}
+	msg := err.Error()
 	if ctx.Err() != nil && code == exitcode.Error {
 		code = exitcode.Interrupted
 	}
-	fmt.Fprintf(stderr, "infohash: %v\n", err)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		msg = interruptedMessage(msg, args)
+	}
+	fmt.Fprintf(stderr, "infohash: %s\n", msg)
 	return code
+}
+
+// interruptedMessage says "interrupted" where an error a signal caused
+// says "context canceled", naming the command when nothing else does.
+func interruptedMessage(msg string, args []string) string {
+	msg = strings.Replace(msg, context.Canceled.Error(), "interrupted", 1)
+	if msg == "interrupted" && len(args) > 1 {
+		msg = args[1] + ": interrupted"
+	}
+	return msg
+}
+
+// interrupted reports whether err is the cancellation that SIGINT or
+// SIGTERM caused.
+func interrupted(c *cli.Context, err error) bool {
+	return err != nil && c.Context.Err() != nil && errors.Is(err, context.Canceled)
+}
+
+// plural returns "1 commit", "2 commits".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // isUsage recognises the flag parser's own errors, which urfave/cli does

@@ -1,15 +1,22 @@
 package app
 
 import (
+	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
 )
 
 func TestReorderArgs(t *testing.T) {
-	a := &cli.App{Commands: []*cli.Command{{Name: "dedup", Flags: []cli.Flag{
-		&cli.StringFlag{Name: "data"}, &cli.BoolFlag{Name: "debug"}, &cli.StringFlag{Name: "now"}}}}}
+	a := &cli.App{Commands: []*cli.Command{
+		{Name: "dedup", Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data"}, &cli.BoolFlag{Name: "debug"}, &cli.StringFlag{Name: "now"}}},
+		{Name: "policy", Flags: []cli.Flag{&cli.StringFlag{Name: "data"}}, Subcommands: []*cli.Command{
+			{Name: "show", Flags: []cli.Flag{&cli.StringFlag{Name: "data"}, &cli.BoolFlag{Name: "hash"}}},
+			{Name: "set", Flags: []cli.Flag{&cli.StringFlag{Name: "data"}}}}},
+	}}
 	tests := []struct {
 		name string
 		in   []string
@@ -22,6 +29,18 @@ func TestReorderArgs(t *testing.T) {
 		{"double dash", []string{"ih", "dedup", "--data", "D", "--", "--weird"}, []string{"ih", "dedup", "--data", "D", "--", "--weird"}},
 		{"unknown command untouched", []string{"ih", "nope", "x", "--y"}, []string{"ih", "nope", "x", "--y"}},
 		{"no positionals", []string{"ih", "dedup", "--data", "D"}, []string{"ih", "dedup", "--data", "D"}},
+		{"help after positional", []string{"ih", "dedup", "x.parquet", "-h"}, []string{"ih", "dedup", "--help"}},
+		{"help among flags", []string{"ih", "dedup", "--data", "D", "--help", "x"}, []string{"ih", "dedup", "--help"}},
+		{"help=true", []string{"ih", "dedup", "x", "--help=true"}, []string{"ih", "dedup", "--help"}},
+		{"help=false is not help", []string{"ih", "dedup", "x", "--help=false"}, []string{"ih", "dedup", "--help=false", "--", "x"}},
+		{"help after --- is a positional", []string{"ih", "dedup", "--", "-h"}, []string{"ih", "dedup", "--", "-h"}},
+		{"help as a flag's value", []string{"ih", "dedup", "--now", "-h", "x"}, []string{"ih", "dedup", "--now", "-h", "--", "x"}},
+		{"subcommand help", []string{"ih", "policy", "show", "--help"}, []string{"ih", "policy", "show", "--help"}},
+		{"subcommand help after flags", []string{"ih", "policy", "--data", "D", "set", "jitter=1", "-h"}, []string{"ih", "policy", "set", "--help"}},
+		{"subcommand flags go after it", []string{"ih", "policy", "--data", "D", "show", "--hash"}, []string{"ih", "policy", "show", "--data", "D", "--hash"}},
+		{"subcommand positionals", []string{"ih", "policy", "set", "a=1", "--data", "D", "b=2"}, []string{"ih", "policy", "set", "--data", "D", "--", "a=1", "b=2"}},
+		{"no subcommand", []string{"ih", "policy", "bogus", "--data", "D"}, []string{"ih", "policy", "--data", "D", "--", "bogus"}},
+		{"parent help", []string{"ih", "policy", "-h"}, []string{"ih", "policy", "--help"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -29,5 +48,45 @@ func TestReorderArgs(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestHelpAnywhere asks every command and subcommand for help with
+// --help or -h in front of, among and after positionals and flags: each
+// prints its own help on stdout and exits 0.
+func TestHelpAnywhere(t *testing.T) {
+	type target struct{ path []string }
+	var targets []target
+	for _, c := range commands() {
+		targets = append(targets, target{[]string{c.Name}})
+		for _, s := range c.Subcommands {
+			targets = append(targets, target{[]string{c.Name, s.Name}})
+		}
+	}
+	for _, tg := range targets {
+		for _, tail := range [][]string{
+			{"--help"},
+			{"-h"},
+			{"x.parquet", "--help"},
+			{"x.parquet", "-h", "y"},
+			{"--data", "D", "a=1", "-h"},
+		} {
+			args := append(append([]string{"infohash"}, tg.path...), tail...)
+			if len(tg.path) == 2 { // also with flags before the subcommand
+				args = append([]string{"infohash", tg.path[0], "--data", "D", tg.path[1]}, tail...)
+			}
+			name := strings.Join(args[1:], " ")
+			t.Run(name, func(t *testing.T) {
+				var out, errb bytes.Buffer
+				code := Main(args, strings.NewReader(""), &out, &errb)
+				if code != 0 {
+					t.Fatalf("exit %d, stderr %q", code, errb.String())
+				}
+				want := "infohash " + strings.Join(tg.path, " ") + " - "
+				if !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "OPTIONS:") {
+					t.Fatalf("stdout lacks %q:\n%s", want, out.String())
+				}
+			})
+		}
 	}
 }

@@ -11,9 +11,11 @@ import (
 
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/dedup"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 func dedupCommand() *cli.Command {
+	batchHashes := dedup.DefaultBatchHashes()
 	return &cli.Command{
 		Name:      "dedup",
 		Usage:     "fold observations into the dataset's state (one row per known hash)",
@@ -55,12 +57,14 @@ group committed. Bad input commits nothing.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, nowFlag, statsJSONFlag,
-			&cli.DurationFlag{Name: "half-life", Value: dedup.DefaultOptions().HalfLife, Usage: "activity half-life"},
+			&cli.DurationFlag{Name: "half-life", Usage: "activity half-life `D` for this run",
+				DefaultText: fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)},
 			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers"},
 			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
 			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive rate per partition"},
-			&cli.Int64Flag{Name: "batch-hashes", Value: dedup.DefaultBatchHashes(),
-				Usage: "commit once the inputs read hold `N` distinct hashes, and go on with the rest in further commits (an input is never split; 0: one commit; default: what half the memory holds)"},
+			&cli.Int64Flag{Name: "batch-hashes", Value: batchHashes,
+				Usage:       "commit once the inputs read hold `N` distinct hashes, and go on with the rest in further commits (an input is never split; 0: one commit)",
+				DefaultText: batchHashesDefault(batchHashes)},
 		},
 		Action: func(c *cli.Context) error {
 			o := dedup.DefaultOptions()
@@ -99,7 +103,7 @@ group committed. Bad input commits nothing.
 				if st.Commits == 0 {
 					return errors.New("dedup: interrupted; nothing committed")
 				}
-				return fmt.Errorf("dedup: interrupted after %d commits (snapshot %d); re-run to apply the rest", st.Commits, st.Snapshot)
+				return fmt.Errorf("dedup: interrupted after %s (snapshot %d); re-run to apply the rest", plural(st.Commits, "commit"), st.Snapshot)
 			}
 			if err != nil {
 				return err
@@ -113,4 +117,12 @@ group committed. Bad input commits nothing.
 			return writeStatsJSON(c, st)
 		},
 	}
+}
+
+// batchHashesDefault says what --batch-hashes defaults to on this machine.
+func batchHashesDefault(n int64) string {
+	if n == 0 {
+		return "0, one commit (this machine's memory is unknown)"
+	}
+	return fmt.Sprintf("%d, what half of this machine's memory holds", n)
 }

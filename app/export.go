@@ -87,6 +87,13 @@ A file output appears atomically when complete.
 				o.Blocklist = bl.Contains
 			}
 			st, err := export.Run(c.Context, o)
+			if interrupted(c, err) {
+				what := o.Output + " not written"
+				if o.Output == "-" {
+					what = "the output on stdout is incomplete"
+				}
+				return exitcode.With(exitcode.Interrupted, fmt.Errorf("export: interrupted; %s", what))
+			}
 			if err != nil {
 				return err
 			}

@@ -8,10 +8,11 @@ import (
 
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/plan"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 func planRetriesCommand() *cli.Command {
-	d := plan.DefaultOptions()
+	d, pd := plan.DefaultOptions(), schedule.Default()
 	return &cli.Command{
 		Name:  "plan-retries",
 		Usage: "lease the hashes to fetch next and write them as jobs",
@@ -45,9 +46,12 @@ only the best --limit candidates in memory.
 			dataFlag, nowFlag, statsJSONFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs"},
-			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes (default: the policy's, 0.5)"},
-			&cli.DurationFlag{Name: "lease", Usage: "lease jobs for `D` (default: the policy's, 2h)"},
-			&cli.Uint64Flag{Name: "seed", Usage: "tie-break seed `S` (default: the policy's)"},
+			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",
+				DefaultText: fmt.Sprintf("the policy's plan.new_share, %v unless changed", pd.Plan.NewShare)},
+			&cli.DurationFlag{Name: "lease", Usage: "lease jobs for `D`",
+				DefaultText: fmt.Sprintf("the policy's plan.lease, %s unless changed", pd.Plan.Lease)},
+			&cli.Uint64Flag{Name: "seed", Usage: "tie-break seed `S`",
+				DefaultText: fmt.Sprintf("the policy's seed, %d unless changed", pd.Seed)},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
 			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
 		},

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -29,58 +31,125 @@ Each commit records the policy it ran under, and --hash prints the
 fingerprint that manifests carry.
 
 PATH is the setting's JSON path as errors name it (backoff.no_peers,
-backoff.no_peers[2], peer_penalty.base.rejected). Lists take comma-separated
-items; durations read like 30m, 8h, 1d, 7d. An invalid result is refused
-with the reason and nothing is written. The file may also be edited by
-hand: fields left out keep their defaults.
+backoff.no_peers[2], peer_penalty.base.rejected); an unknown PATH is
+refused with the list of settings. Lists take comma-separated items;
+durations read like 30m, 8h, 1d, 7d. All the assignments are applied to
+the file as it is and the result is validated once: an invalid result is
+refused with the reason and nothing is written, and a file that breaks a
+rule can be repaired with set. "set" takes the dataset's writer lock
+(exit 75 while another writer holds it; --lock-wait waits). DIR must
+exist (mkdir it to set a policy before the first dedup). The file may also
+be edited by hand: fields left out keep their defaults.
 
 ` + exitcode.Help,
 		ArgsUsage: "show | set PATH=VALUE...",
-		Flags:     []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "show: print only the policy's fingerprint"}},
+		Flags:     []cli.Flag{dataFlag},
+		Subcommands: []*cli.Command{
+			{
+				Name:      "show",
+				Usage:     "print the policy in force (DIR/policy.json, or the defaults)",
+				UsageText: "infohash policy show --data DIR [--hash]",
+				Flags:     []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "print only the policy's fingerprint"}},
+				Action:    policyShow,
+			},
+			{
+				Name:      "set",
+				Usage:     "change settings of DIR/policy.json",
+				ArgsUsage: "PATH=VALUE...",
+				UsageText: `infohash policy set --data DIR PATH=VALUE...
+
+   infohash policy set --data ./ih jitter=0.1 backoff.no_peers=30m,2h,8h,1d,7d,30d`,
+				Flags: []cli.Flag{dataFlag,
+					&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"}},
+				Action: policySet,
+			},
+		},
 		Action: func(c *cli.Context) error {
-			data, err := requireData(c)
-			if err != nil {
-				return err
-			}
-			p, err := schedule.Load(data)
-			if err != nil {
-				return exitcode.BadInput(err)
-			}
-			args := c.Args().Slice()
-			if len(args) == 0 {
+			if c.NArg() == 0 {
 				return exitcode.BadInput(errors.New("policy: say show or set PATH=VALUE..."))
 			}
-			switch args[0] {
-			case "show":
-				if len(args) > 1 {
-					return exitcode.BadInput(fmt.Errorf("policy show: unexpected argument %q", args[1]))
-				}
-				if c.Bool("hash") {
-					_, err = fmt.Fprintln(c.App.Writer, p.Hash())
-					return err
-				}
-				_, err = c.App.Writer.Write(p.JSON())
-				return err
-			case "set":
-				if len(args) == 1 {
-					return exitcode.BadInput(errors.New("policy set: give at least one PATH=VALUE"))
-				}
-				for _, a := range args[1:] {
-					path, value, ok := strings.Cut(a, "=")
-					if !ok {
-						return exitcode.BadInput(fmt.Errorf("policy set: %q is not PATH=VALUE", a))
-					}
-					if p, err = schedule.Set(p, path, value); err != nil {
-						return exitcode.BadInput(fmt.Errorf("policy set: %w", err))
-					}
-				}
-				if err := schedule.Save(data, p); err != nil {
-					return err
-				}
-				slog.Info("policy saved", "file", schedule.Path(data), "hash", p.Hash())
-				return nil
-			}
-			return exitcode.BadInput(fmt.Errorf("policy: %q is not show or set", args[0]))
+			return exitcode.BadInput(fmt.Errorf("policy: %q is not show or set", c.Args().First()))
 		},
 	}
+}
+
+func policyShow(c *cli.Context) error {
+	data, err := policyDir(c)
+	if err != nil {
+		return err
+	}
+	if c.NArg() > 0 {
+		return exitcode.BadInput(fmt.Errorf("policy show: unexpected argument %q", c.Args().First()))
+	}
+	p, err := schedule.Load(data)
+	if errors.As(err, new(*schedule.FieldError)) {
+		return exitcode.BadInput(fmt.Errorf("%w (policy set PATH=VALUE can repair it)", err))
+	}
+	if err != nil {
+		return exitcode.BadInput(err)
+	}
+	if c.Bool("hash") {
+		_, err = fmt.Fprintln(c.App.Writer, p.Hash())
+		return err
+	}
+	_, err = c.App.Writer.Write(p.JSON())
+	return err
+}
+
+// policySet applies every PATH=VALUE to the file as it is (valid or not)
+// and validates the result once, under the dataset's writer lock.
+func policySet(c *cli.Context) error {
+	data, err := policyDir(c)
+	if err != nil {
+		return err
+	}
+	args := c.Args().Slice()
+	if len(args) == 0 {
+		return exitcode.BadInput(errors.New("policy set: give at least one PATH=VALUE"))
+	}
+	type assignment struct{ path, value string }
+	var as []assignment
+	for _, a := range args {
+		path, value, ok := strings.Cut(a, "=")
+		if !ok {
+			return exitcode.BadInput(fmt.Errorf("policy set: %q is not PATH=VALUE", a))
+		}
+		as = append(as, assignment{path, value})
+	}
+	l, err := dataset.LockWriter(c.Context, data, c.Duration("lock-wait"))
+	if err != nil {
+		return fmt.Errorf("policy set: %w", err)
+	}
+	defer l.Release()
+	p, err := schedule.LoadUnvalidated(data)
+	if err != nil {
+		return exitcode.BadInput(fmt.Errorf("policy set: %w", err))
+	}
+	for _, a := range as {
+		if p, err = schedule.Assign(p, a.path, a.value); err != nil {
+			return exitcode.BadInput(fmt.Errorf("policy set: %w", err))
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return exitcode.BadInput(fmt.Errorf("policy set: %s: %w (nothing written)", schedule.Path(data), err))
+	}
+	if err := schedule.Save(data, p); err != nil {
+		return err
+	}
+	slog.Info("policy saved", "file", schedule.Path(data), "hash", p.Hash())
+	return nil
+}
+
+// policyDir returns --data, which must be an existing directory: a
+// mistyped path is an error, not a dataset with the default policy.
+func policyDir(c *cli.Context) (string, error) {
+	data, err := requireData(c)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(data)
+	if err != nil || !info.IsDir() {
+		return "", exitcode.BadInput(fmt.Errorf("policy %s: no dataset at %s", c.Command.Name, data))
+	}
+	return data, nil
 }

@@ -2,10 +2,13 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/status"
 )
@@ -19,8 +22,10 @@ func statusCommand() *cli.Command {
    infohash status --data /srv/ih
    infohash status --data /srv/ih --format json | jq .retry_waves
    infohash status --data /srv/ih --verify     # also check every file against the manifest`,
-		Description: `Reads the latest committed snapshot (no lock taken). The retry waves count
-the hashes not yet fetched by when their next retry falls due.
+		Description: `Reads the latest committed snapshot (no lock taken). "leased" counts the
+live leases of DIR/leases/ (jobs planned and not yet merged). The retry
+waves count the hashes not yet fetched nor leased by when their next retry
+falls due.
 
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was
@@ -28,11 +33,22 @@ written: a missing, truncated or altered file is listed and the exit status
 is 1. It changes nothing; restore such a file from a backup, or from an
 older snapshot (state/v/NNN) that has the same file name.
 
+--metrics-file writes gauges for alerting (infohash_status_*): hashes by
+metadata_status and tier, failed hashes by last failure, live leases,
+overdue retries and the retry waves, rows and bytes per table, inputs
+applied and when the last one was, partial inputs, and the snapshot's
+number and commit time. With --verify it also has verify_problems; when
+files are damaged it has only that and the snapshot (the counts would read
+the damaged files).
+
 ` + exitcode.Help,
 		Flags: []cli.Flag{dataFlag, nowFlag,
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.BoolFlag{Name: "verify", Usage: "also check every file's size and CRC-32C against the manifest"}},
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return exitcode.BadInput(fmt.Errorf("status: unexpected argument %q (the dataset is --data DIR)", c.Args().First()))
+			}
 			data, err := requireData(c)
 			if err != nil {
 				return err
@@ -47,6 +63,9 @@ older snapshot (state/v/NNN) that has the same file name.
 			}
 			o := status.Options{Verify: c.Bool("verify"), ProgressTo: c.App.ErrWriter}
 			r, err := status.Run(c.Context, data, now, o)
+			if interrupted(c, err) {
+				return exitcode.With(exitcode.Interrupted, errors.New("status: interrupted"))
+			}
 			if err != nil {
 				return err
 			}
@@ -58,6 +77,11 @@ older snapshot (state/v/NNN) that has the same file name.
 				}
 			} else {
 				r.Print(c.App.Writer)
+			}
+			if p := c.String("metrics-file"); p != "" {
+				if err := fsutil.WriteFile(p, r.Metrics(time.Since(started), time.Now())); err != nil {
+					return fmt.Errorf("--metrics-file: %w", err)
+				}
 			}
 			if v := r.Verified; v != nil && len(v.Problems) > 0 {
 				return fmt.Errorf("status: %s: %d of %d files do not match the manifest of snapshot %d", data, len(v.Problems), v.Files, r.Snapshot)

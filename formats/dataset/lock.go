@@ -20,6 +20,14 @@ type Lock struct{ f *os.File }
 // ErrLocked is returned when another writer holds the lock.
 var ErrLocked = exitcode.ErrLocked
 
+// LockWriter takes dir's writer lock for a change made outside a snapshot
+// (policy set writes DIR/policy.json), so that it does not run while a
+// commit does. It waits up to wait (0: fail at once) and then fails with
+// ErrLocked, as Commit does. Release the lock when done.
+func LockWriter(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
+	return acquireLock(ctx, dir, wait)
+}
+
 // acquireLock takes the lock, waiting up to wait (0: fail at once).
 func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
 	path := filepath.Join(dir, "LOCK")

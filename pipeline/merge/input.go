@@ -138,8 +138,8 @@ func readResults(in input) (rs []schema.Result, err error) {
 
 func decodeResults(in input) ([]schema.Result, error) {
 	f, err := os.Open(in.path)
-	if err != nil {
-		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+	if err != nil { // names the path
+		return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
@@ -154,8 +154,10 @@ func decodeResults(in input) ([]schema.Result, error) {
 	} else {
 		r, err = rowio.OpenArrow[schema.Result](in.name, br)
 	}
+	// rowio's errors begin with the input's name (a Parquet file's path),
+	// as do its Read errors below.
 	if err != nil {
-		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+		return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer r.Close()
 	var out []schema.Result
@@ -176,7 +178,7 @@ func decodeResults(in input) ([]schema.Result, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, err))
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 	}
 }

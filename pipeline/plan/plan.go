@@ -149,8 +149,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				return st, fmt.Errorf("%w (the jobs stay leased until their lease ends)", err)
 			}
 		}
-		if err := w.Close(); err != nil {
-			return st, fmt.Errorf("plan-retries: %s: %w (the jobs stay leased until their lease ends)", outName(o), err)
+		if err := w.Close(); err != nil { // rowio's errors name the output
+			return st, fmt.Errorf("plan-retries: %w (the jobs stay leased until their lease ends)", err)
 		}
 		st.Snapshot = m.Snapshot
 		st.Seconds = time.Since(start).Seconds()
@@ -159,25 +159,19 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 }
 
 // writeJobs opens the output and writes jobs (Close publishes them).
+// rowio's errors begin with the output's name (its path, or stdout).
 func writeJobs(o Options, jobs []schema.Job) (*rowio.Writer[schema.Job], error) {
 	w, err := rowio.Create[schema.Job](o.Output, o.Stdout)
 	if err != nil {
-		return nil, fmt.Errorf("plan-retries: %s: %w", outName(o), err)
+		return nil, fmt.Errorf("plan-retries: %w", err)
 	}
 	if len(jobs) > 0 {
 		if err := w.Write(jobs); err != nil {
 			w.Abort()
-			return nil, fmt.Errorf("plan-retries: %s: %w", outName(o), err)
+			return nil, fmt.Errorf("plan-retries: %w", err)
 		}
 	}
 	return w, nil
-}
-
-func outName(o Options) string {
-	if o.Output == "-" {
-		return "stdout"
-	}
-	return o.Output
 }
 
 // planOnce scans the snapshot tx started from and returns the jobs, the

@@ -29,6 +29,21 @@ func Path(dir string) string { return filepath.Join(dir, FileName) }
 // before policies existed) gets Default. Errors name the file and the
 // field: "policy: DIR/policy.json: backoff.no_peers[2]: ...".
 func Load(dir string) (Policy, error) {
+	p, err := LoadUnvalidated(dir)
+	if err != nil {
+		return Policy{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Policy{}, fmt.Errorf("policy: %s: %w", Path(dir), err)
+	}
+	return p, nil
+}
+
+// LoadUnvalidated is Load without Validate: the file must be well-formed
+// JSON of the policy's fields and types, but its values may break the
+// policy's rules. "policy set" starts from it so that it can repair such
+// a file; it validates the result.
+func LoadUnvalidated(dir string) (Policy, error) {
 	path := Path(dir)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -45,7 +60,7 @@ func Load(dir string) (Policy, error) {
 	if len(data) > maxPolicySize {
 		return Policy{}, fmt.Errorf("policy: %s: larger than %d bytes", path, maxPolicySize)
 	}
-	return Parse(data, path)
+	return Decode(data, path)
 }
 
 // Parse decodes and validates a policy; name labels errors. Fields left
@@ -53,6 +68,19 @@ func Load(dir string) (Policy, error) {
 // merged key by key into the default one, and a list replaces the
 // default list.
 func Parse(data []byte, name string) (Policy, error) {
+	p, err := Decode(data, name)
+	if err != nil {
+		return Policy{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Policy{}, fmt.Errorf("policy: %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// Decode is Parse without Validate: it refuses only what is not a policy
+// at all (bad JSON, unknown fields, wrong types, bad durations).
+func Decode(data []byte, name string) (Policy, error) {
 	p := Default()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -61,9 +89,6 @@ func Parse(data []byte, name string) (Policy, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return Policy{}, fmt.Errorf("policy: %s: unexpected data after the policy object", name)
-	}
-	if err := p.Validate(); err != nil {
-		return Policy{}, fmt.Errorf("policy: %s: %w", name, err)
 	}
 	return p.canonical(), nil
 }

@@ -13,14 +13,34 @@ import (
 // set from text, then validated. Lists take comma-separated items
 // ("30m,2h,8h"); numbers, true/false and durations are written as such.
 func Set(p Policy, path, text string) (Policy, error) {
+	q, err := Assign(p, path, text)
+	if err != nil {
+		return Policy{}, err
+	}
+	if err := q.Validate(); err != nil {
+		return Policy{}, err
+	}
+	return q, nil
+}
+
+// Assign is Set without Validate: the value must have the setting's type,
+// but the result may still break the policy's rules. Several assignments
+// are applied with Assign and their result validated once, so that a
+// policy that is invalid (or becomes valid only after all of them) can be
+// repaired. A path that names no setting is an error listing the
+// settings there are.
+func Assign(p Policy, path, text string) (Policy, error) {
+	keys, idx, err := splitPath(path)
+	if err != nil {
+		return Policy{}, err
+	}
+	if err := checkSetting(path, keys); err != nil {
+		return Policy{}, err
+	}
 	var tree map[string]any
 	dec := json.NewDecoder(bytes.NewReader(p.JSON()))
 	dec.UseNumber() // seeds above 2^53 stay exact
 	if err := dec.Decode(&tree); err != nil {
-		return Policy{}, err
-	}
-	keys, idx, err := splitPath(path)
-	if err != nil {
 		return Policy{}, err
 	}
 	parent := tree
@@ -60,16 +80,7 @@ func Set(p Policy, path, text string) (Policy, error) {
 	if err != nil {
 		return Policy{}, err
 	}
-	q, err := parseStrict(b)
-	if err != nil {
-		return Policy{}, err
-	}
-	return q, nil
-}
-
-// parseStrict is Parse without the "policy: NAME:" prefix.
-func parseStrict(b []byte) (Policy, error) {
-	q, err := Parse(b, "")
+	q, err := Decode(b, "")
 	if err != nil {
 		return Policy{}, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "policy: : "))
 	}

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +29,15 @@ func TestSet(t *testing.T) {
 		{path: "backoff.no_peers", value: "1h,30m", wantErr: "backoff.no_peers[1]: 30m is shorter"},
 		{path: "backoff.no_peers[9]", value: "1h", wantErr: "no such list item"},
 		{path: "backoff.slow", value: "1h", wantErr: "backoff.slow: unknown failure class"},
-		{path: "plan.nope", value: "1", wantErr: `unknown field "nope"`},
-		{path: "nope.x", value: "1", wantErr: "no such setting"},
+		{path: "plan.nope", value: "1", wantErr: "plan.nope: unknown setting (settable: plan.new_share, plan.cold_share, plan.cold_partitions, plan.lease, plan.activity_half_life)"},
+		{path: "nope.x", value: "1", wantErr: "nope.x: unknown setting (settable: version, seed, jitter, retry_soon, backoff.CLASS, bad_metadata.sources,"},
+		{path: "nosuch", value: "1", wantErr: "nosuch: unknown setting (settable: version, seed, jitter,"},
+		{path: "nosuch", value: "x", wantErr: "nosuch: unknown setting"},
+		{path: "reactivation.nosuch[0]", value: "1h", wantErr: "reactivation.nosuch[0]: unknown setting (settable: reactivation.classes,"},
+		{path: "jitter.x", value: "1", wantErr: `jitter.x: no such setting ("jitter" is not an object)`},
+		{path: "backoff.no_peers.x", value: "1", wantErr: `no such setting ("no_peers" is not an object)`},
+		{path: "plan", value: "1", wantErr: "plan: cannot be set from the command line; edit policy.json"},
+		{path: "backoff", value: "1h", wantErr: "backoff: cannot be set from the command line; edit policy.json"},
 		{path: "archive.min_attempts", value: "1.5", wantErr: "archive.min_attempts: want an integer"},
 		{path: "plan.lease", value: "soon", wantErr: `plan.lease: duration "soon"`},
 		{path: "plan..lease", value: "1h", wantErr: "empty name"},
@@ -50,6 +58,70 @@ func TestSet(t *testing.T) {
 				t.Errorf("not set: %s", p.JSON())
 			}
 		})
+	}
+}
+
+// TestAssignRepairs starts from an invalid policy: Set refuses any change
+// (it validates the whole result), Assign applies it, and the repaired
+// policy validates.
+func TestAssignRepairs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(Path(dir), []byte(`{"jitter":5,"plan":{"lease":"0"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "jitter: 5 is outside") {
+		t.Fatalf("Load: %v", err)
+	}
+	p, err := LoadUnvalidated(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Set(p, "jitter", "0.1"); err == nil || !strings.Contains(err.Error(), "plan.lease: must be positive") {
+		t.Fatalf("Set on an invalid policy: %v", err)
+	}
+	if p, err = Assign(p, "jitter", "0.1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "plan.lease") {
+		t.Fatalf("half repaired: %v", err)
+	}
+	if p, err = Assign(p, "plan.lease", "1h"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(); err != nil || p.Jitter != 0.1 || p.Plan.Lease != Duration(time.Hour) {
+		t.Fatalf("repaired: %v\n%s", err, p.JSON())
+	}
+	if _, err := os.Stat(Path(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(Path(dir), []byte(`{"jitter":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadUnvalidated(dir); err == nil || !strings.Contains(err.Error(), "jitter: want a number") {
+		t.Fatalf("LoadUnvalidated of a malformed file: %v", err)
+	}
+}
+
+// TestSettingsAreSettable assigns every path Settings lists (a map's
+// CLASS as a real class) its current value.
+func TestSettingsAreSettable(t *testing.T) {
+	p := Default()
+	values := map[string]string{"version": "1", "seed": "7", "jitter": "0.1", "bad_metadata.sources": "3",
+		"peer_penalty.factor": "3", "reactivation.classes": "no_peers", "reactivation.reset_schedule": "true",
+		"archive.min_attempts": "4", "plan.new_share": "0.4", "plan.cold_share": "0.1", "plan.cold_partitions": "8"}
+	list := Settings()
+	if len(list) < 20 {
+		t.Fatalf("Settings() = %q", list)
+	}
+	for _, path := range list {
+		v, ok := values[path]
+		if !ok {
+			v = "9d"
+		}
+		path = strings.ReplaceAll(path, "CLASS", "timeout")
+		if _, err := Set(p, path, v); err != nil {
+			t.Errorf("Set(%s=%s): %v", path, v, err)
+		}
 	}
 }
 

@@ -7,25 +7,27 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
 
 // readViews appends the columns status counts of every state file of a
 // partition to out, read column by column with statecol's readers:
 // parquet-go's row reader made status take half a minute on a 20M-hash
-// state. A column an older file lacks reads as zero values.
-func readViews(d *dataset.Dataset, t *dataset.Table, key string, out []stateView) ([]stateView, error) {
+// state. A column an older file lacks reads as zero values. info_hash is
+// read only when withHash is set.
+func readViews(d *dataset.Dataset, t *dataset.Table, key string, withHash bool, out []stateView) ([]stateView, error) {
 	for _, fi := range t.Partitions[key] {
 		path := d.FilePath(t, key, fi)
 		var err error
-		if out, err = readFileViews(path, out); err != nil {
+		if out, err = readFileViews(path, withHash, out); err != nil {
 			return out, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	return out, nil
 }
 
-func readFileViews(path string, out []stateView) ([]stateView, error) {
+func readFileViews(path string, withHash bool, out []stateView) ([]stateView, error) {
 	f, err := statecol.Open(path)
 	if err != nil {
 		return out, err
@@ -53,8 +55,19 @@ func readFileViews(path string, out []stateView) ([]stateView, error) {
 			{"next_retry", func(c parquet.ColumnChunk) error {
 				return statecol.Int64(c, n, func(i int, v int64) { rows[i].NextRetry = v })
 			}},
-			{"lease_until", func(c parquet.ColumnChunk) error {
-				return statecol.Int64(c, n, func(i int, v int64) { rows[i].LeaseUntil = v })
+			{"info_hash", func(c parquet.ColumnChunk) error {
+				if !withHash {
+					return nil
+				}
+				const size = len(schema.Hash{})
+				hashes := make([]byte, n*size)
+				if err := statecol.Fixed(c, size, hashes); err != nil {
+					return err
+				}
+				for i := range rows {
+					copy(rows[i].InfoHash[:], hashes[i*size:])
+				}
+				return nil
 			}},
 		} {
 			c, _ := f.Column(rg, r.name)

@@ -19,6 +19,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/progress"
+	"github.com/infohash/infohash/pipeline/plan"
 )
 
 // Waves are the horizons of the retry histogram.
@@ -30,17 +31,23 @@ var Waves = []struct {
 
 // Report is what status prints (and --format json emits).
 type Report struct {
-	Dir          string           `json:"dir"`
-	Snapshot     int64            `json:"snapshot"`
-	CommittedAt  time.Time        `json:"committed_at"`
-	Writer       string           `json:"writer"`
-	StateGlob    string           `json:"state_glob"`
-	FrozenGlob   string           `json:"frozen_state_glob"`
-	Hashes       int64            `json:"hashes"`
-	ByStatus     map[string]int64 `json:"by_status"`
-	ByTier       map[string]int64 `json:"by_tier"`
-	ByFailure    map[string]int64 `json:"by_last_failure"`
-	Leased       int64            `json:"leased"`
+	Dir         string           `json:"dir"`
+	Snapshot    int64            `json:"snapshot"`
+	CommittedAt time.Time        `json:"committed_at"`
+	Writer      string           `json:"writer"`
+	StateGlob   string           `json:"state_glob"`
+	FrozenGlob  string           `json:"frozen_state_glob"`
+	Hashes      int64            `json:"hashes"`
+	ByStatus    map[string]int64 `json:"by_status"`
+	ByTier      map[string]int64 `json:"by_tier"`
+	ByFailure   map[string]int64 `json:"by_last_failure"`
+	// ByStatusTier counts hashes by metadata_status, then tier.
+	ByStatusTier map[string]map[string]int64 `json:"by_status_and_tier"`
+	// Leased counts the live leases of the leases table (lease_until
+	// after Now): hashes planned and not yet reported back by merge.
+	Leased int64 `json:"leased"`
+	// RetryWaves counts the hashes not fetched and not under a live
+	// lease by when their next retry falls due.
 	RetryWaves   map[string]int64 `json:"retry_waves"`
 	TableRows    map[string]int64 `json:"table_rows"`
 	TableBytes   map[string]int64 `json:"table_bytes"`
@@ -63,13 +70,15 @@ type Options struct {
 }
 
 // stateView is the projection status reads (readViews): the state
-// columns of the same names, nulls as zero values.
+// columns of the same names, nulls as zero values. InfoHash is read only
+// in partitions that hold a live lease. (The state's lease_id and
+// lease_until columns are always null: leases live in the leases table.)
 type stateView struct {
+	InfoHash       schema.Hash
 	MetadataStatus string
 	Tier           string
 	LastFailure    string
 	NextRetry      int64 // ms
-	LeaseUntil     int64 // ms
 }
 
 // Run builds the report of the latest snapshot.
@@ -87,7 +96,8 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		StateGlob:  filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
 		FrozenGlob: filepath.Join(dir, st.Dir, "prefix=*", "*.parquet"),
 		ByStatus:   map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
-		RetryWaves: map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
+		ByStatusTier: map[string]map[string]int64{},
+		RetryWaves:   map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: now}
 	if r.LastInput, err = d.LastApplied(m); err != nil {
 		return nil, err
@@ -115,12 +125,25 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		}
 	}
 	nowMs := now.UnixMilli()
+	leases, err := plan.ReadLeases(d, m)
+	if err != nil {
+		return nil, fmt.Errorf("status: %s: %w", dir, err)
+	}
+	live := map[schema.Hash]bool{}
+	leasedIn := map[string]bool{} // partitions holding a live lease
+	for h, l := range leases {
+		if l.LeaseUntil > nowMs {
+			live[h] = true
+			leasedIn[fmt.Sprintf("%02x", schema.Prefix(h))] = true
+		}
+	}
+	r.Leased = int64(len(live))
 	var rows []stateView
 	for _, key := range st.PartitionKeys() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rows, err = readViews(d, st, key, rows[:0])
+		rows, err = readViews(d, st, key, leasedIn[key], rows[:0])
 		if err != nil {
 			return nil, fmt.Errorf("status: partition %s: %w", key, err)
 		}
@@ -128,11 +151,15 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			r.Hashes++
 			r.ByStatus[s.MetadataStatus]++
 			r.ByTier[s.Tier]++
+			if r.ByStatusTier[s.MetadataStatus] == nil {
+				r.ByStatusTier[s.MetadataStatus] = map[string]int64{}
+			}
+			r.ByStatusTier[s.MetadataStatus][s.Tier]++
 			if s.MetadataStatus == schema.StatusFailed && s.LastFailure != "" {
 				r.ByFailure[s.LastFailure]++
 			}
-			if s.LeaseUntil > nowMs {
-				r.Leased++
+			if leasedIn[key] && live[s.InfoHash] {
+				continue // being fetched: not waiting for a retry
 			}
 			if s.NextRetry != 0 && s.MetadataStatus != schema.StatusFetched {
 				r.RetryWaves[wave(s.NextRetry-nowMs)]++

@@ -9,6 +9,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/plan"
 )
 
 func TestReport(t *testing.T) {
@@ -18,19 +19,33 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Leases live in the leases table; the state's lease columns stay
+	// null, as plan-retries leaves them.
 	rows := []schema.State{
-		{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Minute)},
+		{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Minute)}, // leased
 		{InfoHash: schema.Hash{0, 2}, MetadataStatus: "failed", Tier: "hot", LastFailure: "no_peers", NextRetry: ms(30 * time.Minute)},
-		{InfoHash: schema.Hash{0, 3}, MetadataStatus: "failed", Tier: "hot", LastFailure: "no_peers", NextRetry: ms(5 * time.Hour), LeaseUntil: ms(time.Minute)},
+		{InfoHash: schema.Hash{0, 3}, MetadataStatus: "failed", Tier: "hot", LastFailure: "no_peers", NextRetry: ms(5 * time.Hour)}, // lease ended
 		{InfoHash: schema.Hash{0, 4}, MetadataStatus: "failed", Tier: "cold", LastFailure: "timeout", NextRetry: ms(90 * 24 * time.Hour)},
 		{InfoHash: schema.Hash{0, 5}, MetadataStatus: "fetched", Tier: "hot"},
+		{InfoHash: schema.Hash{0, 6}, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Hour)},
+	}
+	other := []schema.State{ // a partition with no live lease
+		{InfoHash: schema.Hash{9, 1}, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Hour)},
 	}
 	tx, _ := d.Begin()
-	fi, err := dataset.WriteStaged(tx, dataset.TableState, "00", rows)
-	if err != nil {
+	for key, rows := range map[string][]schema.State{"00": rows, "09": other} {
+		fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
+	}
+	if err := plan.WriteLeases(tx, plan.Leases{
+		{0, 1}: {InfoHash: schema.Hash{0, 1}, LeaseID: "L1", LeaseUntil: ms(time.Hour), PlannedAt: ms(-time.Hour)},
+		{0, 3}: {InfoHash: schema.Hash{0, 3}, LeaseID: "L0", LeaseUntil: ms(-time.Minute), PlannedAt: ms(-3 * time.Hour)},
+	}); err != nil {
 		t.Fatal(err)
 	}
-	tx.SetPartition(dataset.TableState, "00", []dataset.FileInfo{fi})
 	tx.AddApplied(dataset.Applied{ID: "a1", Name: "first.parquet", Rows: 3, At: now.Add(-time.Hour)})
 	tx.AddApplied(dataset.Applied{ID: "a2", Name: "second.parquet", Rows: 2, At: now.Add(-time.Minute)})
 	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
@@ -44,16 +59,18 @@ func TestReport(t *testing.T) {
 		name      string
 		got, want int64
 	}{
-		{"hashes", r.Hashes, 5},
+		{"hashes", r.Hashes, 7},
 		{"failed", r.ByStatus["failed"], 3},
 		{"cold", r.ByTier["cold"], 1},
+		{"failed cold", r.ByStatusTier["failed"]["cold"], 1},
+		{"new hot", r.ByStatusTier["new"]["hot"], 3},
 		{"no_peers", r.ByFailure["no_peers"], 2},
 		{"leased", r.Leased, 1},
-		{"overdue", r.RetryWaves["overdue"], 1},
+		{"overdue", r.RetryWaves["overdue"], 2},
 		{"next hour", r.RetryWaves["next hour"], 1},
 		{"next day", r.RetryWaves["next day"], 1},
 		{"later", r.RetryWaves["later"], 1},
-		{"state rows", r.TableRows["state"], 5},
+		{"state rows", r.TableRows["state"], 7},
 		{"inputs applied", r.InputsLedger, 2},
 	}
 	for _, c := range checks {

@@ -1,0 +1,111 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// seedDataset makes a dataset of two hashes with a lease, through the CLI.
+func seedDataset(t *testing.T) (dir, data string) {
+	t.Helper()
+	dir = t.TempDir()
+	data = filepath.Join(dir, "ds")
+	hashes := filepath.Join(dir, "h.txt")
+	list := "0123456789abcdef0123456789abcdef01234567\nfedcba9876543210fedcba9876543210fedcba98\n"
+	if err := os.WriteFile(hashes, []byte(list), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runMain(t, "dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", hashes); code != 0 {
+		t.Fatalf("dedup: exit %d: %s", code, stderr)
+	}
+	return dir, data
+}
+
+// TestInterruptedSaysSo runs commands under a context already cancelled,
+// as SIGINT leaves it: exit 130 and "interrupted", never "context
+// canceled".
+func TestInterruptedSaysSo(t *testing.T) {
+	dir, data := seedDataset(t)
+	out := filepath.Join(dir, "state.csv")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"export to a file", []string{"export", "--data", data, "--format", "csv", "-o", out}, "infohash: export: interrupted; " + out + " not written\n"},
+		{"export to stdout", []string{"export", "--data", data, "--format", "csv", "-o", "-"}, "infohash: export: interrupted; the output on stdout is incomplete\n"},
+		{"status", []string{"status", "--data", data}, "infohash: status: interrupted\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var stdout, stderr bytes.Buffer
+			code := run(ctx, append([]string{"infohash"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+			if code != 130 || stderr.String() != tt.want {
+				t.Fatalf("exit %d stderr %q, want 130 and %q", code, stderr.String(), tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatalf("%s written by an interrupted export", out)
+	}
+}
+
+func TestInterruptedMessage(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"context canceled", "merge: interrupted"},
+		{"merge: context canceled", "merge: interrupted"},
+		{"plan-retries: context canceled (the jobs stay leased until their lease ends)", "plan-retries: interrupted (the jobs stay leased until their lease ends)"},
+	} {
+		if got := interruptedMessage(tt.in, []string{"infohash", "merge"}); got != tt.want {
+			t.Errorf("interruptedMessage(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	for n, want := range map[int]string{0: "0 commits", 1: "1 commit", 2: "2 commits"} {
+		if got := plural(n, "commit"); got != want {
+			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestErrorsNameThePathOnce: rowio's errors begin with the file they are
+// about; merge and plan-retries wrapped them with the same path again.
+func TestErrorsNameThePathOnce(t *testing.T) {
+	dir, data := seedDataset(t)
+	garbage := filepath.Join(dir, "garbage.parquet")
+	if err := os.WriteFile(garbage, []byte("not a results file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	obs := filepath.Join(dir, "obs.parquet") // a Parquet file of another schema: jobs
+	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", obs); code != 0 {
+		t.Fatalf("plan-retries: exit %d: %s", code, stderr)
+	}
+	missing := filepath.Join(dir, "no-such-dir", "jobs.parquet")
+	tests := []struct {
+		name, path string
+		args       []string
+		want       string
+	}{
+		{"merge, wrong schema", obs, []string{"merge", "--data", data, obs}, "wrong schema"},
+		{"merge, not Arrow nor Parquet", garbage, []string{"merge", "--data", data, garbage}, "not an Arrow IPC stream"},
+		{"plan-retries, output dir missing", missing, []string{"plan-retries", "--data", data, "--now", "2026-03-02T00:00:00Z", "-o", missing}, "no such file or directory"},
+		{"dedup, wrong schema", obs, []string{"dedup", "--data", data, obs}, "wrong schema"},
+		{"dedup, not a hash list", garbage, []string{"dedup", "--data", data, garbage}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runMain(t, tt.args...)
+			if code == 0 || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d stderr %q, want an error with %q", code, stderr, tt.want)
+			}
+			if n := strings.Count(stderr, tt.path); n > 1 {
+				t.Fatalf("%s named %d times: %q", tt.path, n, stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,111 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(append([]string{"infohash"}, args...), strings.NewReader(""), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestPolicyCLI(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(data, "policy.json")
+	tests := []struct {
+		name   string
+		before string // policy.json before the run ("": none)
+		args   []string
+		code   int
+		stderr string
+		after  string // in policy.json after the run
+	}{
+		{name: "set repairs an invalid file", before: `{"jitter":5}`,
+			args: []string{"policy", "set", "--data", data, "jitter=0.1"}, after: `"jitter": 0.1,`},
+		{name: "set repairs two rules at once", before: `{"jitter":5,"plan":{"lease":"0"}}`,
+			args: []string{"policy", "set", "--data", data, "jitter=0.1", "plan.lease=1h"}, after: `"lease": "1h",`},
+		{name: "set leaves an invalid result unwritten", before: `{"jitter":5,"plan":{"lease":"0"}}`,
+			args: []string{"policy", "set", "--data", data, "jitter=0.1"}, code: 2,
+			stderr: "plan.lease: must be positive (nothing written)", after: `{"jitter":5,"plan":{"lease":"0"}}`},
+		{name: "show names the bad rule and the repair", before: `{"jitter":5}`,
+			args: []string{"policy", "show", "--data", data}, code: 2,
+			stderr: "jitter: 5 is outside [0, 0.9] (policy set PATH=VALUE can repair it)"},
+		{name: "unknown setting lists the settings",
+			args: []string{"policy", "set", "--data", data, "nosuch=1"}, code: 2,
+			stderr: "policy set: nosuch: unknown setting (settable: version, seed, jitter, retry_soon, backoff.CLASS,"},
+		{name: "object is known but not settable",
+			args: []string{"policy", "set", "--data", data, "plan=1"}, code: 2,
+			stderr: "plan: cannot be set from the command line; edit policy.json"},
+		{name: "show on a missing directory",
+			args: []string{"policy", "show", "--data", filepath.Join(dir, "typo")}, code: 2,
+			stderr: "policy show: no dataset at " + filepath.Join(dir, "typo")},
+		{name: "set on a missing directory",
+			args: []string{"policy", "set", "--data", filepath.Join(dir, "typo"), "jitter=0.1"}, code: 2,
+			stderr: "policy set: no dataset at " + filepath.Join(dir, "typo")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(file)
+			if tt.before != "" {
+				if err := os.WriteFile(file, []byte(tt.before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, stderr, code := runMain(t, tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+				t.Fatalf("exit %d stderr %q, want %d and %q", code, stderr, tt.code, tt.stderr)
+			}
+			if tt.code != 0 && strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Fatalf("error is not one line: %q", stderr)
+			}
+			if tt.after != "" {
+				if b, _ := os.ReadFile(file); !strings.Contains(string(b), tt.after) {
+					t.Fatalf("policy.json lacks %q:\n%s", tt.after, b)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "typo")); err == nil {
+		t.Fatal("policy set created the mistyped directory")
+	}
+}
+
+// TestPolicySetTakesTheWriterLock holds DIR/LOCK as a committing writer
+// does: policy set fails with exit 75 and changes nothing.
+func TestPolicySetTakesTheWriterLock(t *testing.T) {
+	data := t.TempDir()
+	f, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runMain(t, "policy", "set", "--data", data, "jitter=0.1")
+	if code != 75 || !strings.Contains(stderr, "locked") {
+		t.Fatalf("exit %d stderr %q, want 75", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "policy.json")); err == nil {
+		t.Fatal("policy.json written while another writer held the lock")
+	}
+	_, stderr, code = runMain(t, "policy", "set", "--data", data, "--lock-wait", "-1s", "jitter=0.1")
+	if code != 2 || !strings.Contains(stderr, "--lock-wait") {
+		t.Fatalf("negative --lock-wait: exit %d stderr %q", code, stderr)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if _, stderr, code := runMain(t, "policy", "set", "--data", data, "--lock-wait", "1s", "jitter=0.1"); code != 0 {
+		t.Fatalf("unlocked: exit %d %s", code, stderr)
+	}
+}

@@ -1,0 +1,123 @@
+package app
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// flagChecks validate flags by name, in every command that defines them,
+// before the command does any work (they run in its Before). Each check
+// returns what is wrong with the value as given, or "". A flag left out
+// keeps its default, which is not checked.
+var flagChecks = []struct {
+	name  string
+	check func(c *cli.Context, name string) string
+}{
+	// dedup: a zero or negative half-life makes activity grow with age;
+	// the policy's own plan.activity_half_life refuses both.
+	{"half-life", func(c *cli.Context, name string) string {
+		if d := c.Duration(name); d <= 0 {
+			return fmt.Sprintf("%v is not positive", d)
+		}
+		return ""
+	}},
+	// dedup, merge, plan-retries: the snapshot being committed is one of
+	// the kept ones (formats/dataset would quietly read 0 as 3).
+	{"keep", func(c *cli.Context, name string) string {
+		if n := c.Int(name); n < 1 {
+			return fmt.Sprintf("%d is less than 1 (the snapshot just committed is always kept)", n)
+		}
+		return ""
+	}},
+	{"lock-wait", func(c *cli.Context, name string) string {
+		if d := c.Duration(name); d < 0 {
+			return fmt.Sprintf("%v is negative", d)
+		}
+		return ""
+	}},
+	// fetch: an endpoint that cannot be dialled fails every attempt and
+	// is penalised as a peer.
+	{"peer", func(c *cli.Context, name string) string {
+		for _, p := range c.StringSlice(name) {
+			if msg := checkHostPort(p); msg != "" {
+				return fmt.Sprintf("%q: %s", p, msg)
+			}
+		}
+		return ""
+	}},
+	{"es-index", func(c *cli.Context, name string) string {
+		if strings.TrimSpace(c.String(name)) == "" {
+			return "empty; es-bulk action lines need an index name"
+		}
+		return ""
+	}},
+	{"now", func(c *cli.Context, name string) string {
+		if c.String(name) == "" {
+			return "empty; give an RFC 3339 time, or leave the flag out for the wall clock"
+		}
+		return ""
+	}},
+}
+
+// checkFlags runs flagChecks on the flags c's command defines and the
+// user set, and returns the first problem as a usage error naming the
+// flag.
+func checkFlags(c *cli.Context) error {
+	for _, fc := range flagChecks {
+		if !defines(c.Command, fc.name) || !c.IsSet(fc.name) {
+			continue
+		}
+		if msg := fc.check(c, fc.name); msg != "" {
+			return exitcode.BadInput(fmt.Errorf("--%s: %s", fc.name, msg))
+		}
+	}
+	return nil
+}
+
+// defines reports whether cmd has a flag called name.
+func defines(cmd *cli.Command, name string) bool {
+	if cmd == nil {
+		return false
+	}
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkHostPort says what is wrong with s as a HOST:PORT to dial, or "".
+func checkHostPort(s string) string {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "not HOST:PORT"
+	}
+	if host == "" {
+		return "no host"
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return fmt.Sprintf("port %q is not a number", port)
+	}
+	if n < 1 || n > 65535 {
+		return fmt.Sprintf("port %d is outside 1-65535", n)
+	}
+	return ""
+}
+
+// beforeCommand sets up logging and checks the flags.
+func beforeCommand(c *cli.Context) error {
+	if err := setupLogging(c); err != nil {
+		return err
+	}
+	return checkFlags(c)
+}

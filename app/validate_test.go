@@ -1,0 +1,73 @@
+package app
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFlagValuesChecked runs commands with bad flag values on an empty
+// directory: each must fail with exit 2 and one line naming the flag,
+// before it reads an input or creates the dataset.
+func TestFlagValuesChecked(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	hashes := filepath.Join(dir, "h.txt")
+	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"negative half-life", []string{"dedup", "--data", data, "--half-life", "-1h", hashes}, "--half-life: -1h0m0s is not positive"},
+		{"zero half-life", []string{"dedup", "--data", data, "--half-life", "0", hashes}, "--half-life: 0s is not positive"},
+		{"dedup keep 0", []string{"dedup", "--data", data, "--keep", "0", hashes}, "--keep: 0 is less than 1"},
+		{"merge keep -1", []string{"merge", "--data", data, "--keep", "-1", hashes}, "--keep: -1 is less than 1"},
+		{"plan keep 0", []string{"plan-retries", "--data", data, "--keep", "0"}, "--keep: 0 is less than 1"},
+		{"dedup lock-wait", []string{"dedup", "--data", data, "--lock-wait", "-1s", hashes}, "--lock-wait: -1s is negative"},
+		{"merge lock-wait", []string{"merge", "--data", data, "--lock-wait", "-5m", hashes}, "--lock-wait: -5m0s is negative"},
+		{"plan lock-wait", []string{"plan-retries", "--data", data, "--lock-wait=-1s"}, "--lock-wait: -1s is negative"},
+		{"peer port too big", []string{"fetch", "--peer", "127.0.0.1:99999", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:99999": port 99999 is outside 1-65535`},
+		{"peer port 0", []string{"fetch", "--peer", "127.0.0.1:6881", "--peer", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:0": port 0 is outside`},
+		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1": not HOST:PORT`},
+		{"peer named port", []string{"fetch", "--peer", "127.0.0.1:http", hashes, "-o", filepath.Join(dir, "r.parquet")}, `port "http" is not a number`},
+		{"peer no host", []string{"fetch", "--peer", ":6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: ":6881": no host`},
+		{"empty es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index", ""}, "--es-index: empty"},
+		{"blank es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index= "}, "--es-index: empty"},
+		{"dedup empty now", []string{"dedup", "--data", data, "--now", "", hashes}, "--now: empty"},
+		{"merge empty now", []string{"merge", "--data", data, "--now=", hashes}, "--now: empty"},
+		{"status empty now", []string{"status", "--data", data, "--now", ""}, "--now: empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := Main(append([]string{"infohash"}, tt.args...), strings.NewReader(""), &out, &errb)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr %q", code, errb.String())
+			}
+			msg := strings.TrimSpace(errb.String())
+			if !strings.Contains(msg, tt.want) || strings.Contains(msg, "\n") {
+				t.Fatalf("stderr %q: want one line with %q", msg, tt.want)
+			}
+			if _, err := os.Stat(data); err == nil {
+				t.Fatalf("%s was created: the check came after work began", data)
+			}
+		})
+	}
+}
+
+func TestCheckHostPort(t *testing.T) {
+	for s, want := range map[string]string{
+		"127.0.0.1:6881": "", "[::1]:1": "", "localhost:65535": "",
+		"127.0.0.1:65536": "port 65536 is outside 1-65535", "127.0.0.1:-1": "port -1 is outside 1-65535",
+		"127.0.0.1": "not HOST:PORT", "": "not HOST:PORT", "::1:80": "not HOST:PORT", ":80": "no host",
+	} {
+		if got := checkHostPort(s); got != want {
+			t.Errorf("checkHostPort(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package status
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// Metrics renders the report as a Prometheus text file (node_exporter's
+// textfile collector) with the gauges an operator alerts on: hashes by
+// metadata_status and tier, live leases, overdue retries, table rows and
+// bytes, the last applied input's time and the snapshot. Known statuses,
+// tiers and waves are written even at 0, so that an alert rule always has
+// a series. A report whose --verify found damaged files has no counts:
+// then only the snapshot and the verification are written. took is the
+// run's duration, at the time the file describes.
+func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
+	var b strings.Builder
+	m := func(name, help string) *family {
+		return &family{b: &b, name: "infohash_status_" + name, help: help}
+	}
+	m("snapshot", "Number of the dataset's latest committed snapshot.").set(float64(r.Snapshot))
+	m("snapshot_timestamp_seconds", "When the latest snapshot was committed (Unix time).").set(unix(r.CommittedAt))
+	if v := r.Verified; v != nil {
+		m("verified_files", "Files of the snapshot read by --verify.").set(float64(v.Files))
+		m("verify_problems", "Files that do not match the manifest (--verify); 0 when all match.").set(float64(len(v.Problems)))
+		if len(v.Problems) > 0 {
+			return []byte(b.String())
+		}
+	}
+	h := m("hashes", "Known hashes by metadata_status and tier.")
+	statuses := union([]string{schema.StatusNew, schema.StatusFetched, schema.StatusFailed}, slices.Collect(maps.Keys(r.ByStatusTier)))
+	tiers := []string{schema.TierHot, schema.TierCold}
+	for _, byTier := range r.ByStatusTier {
+		tiers = union(tiers, slices.Collect(maps.Keys(byTier)))
+	}
+	for _, s := range statuses {
+		for _, t := range tiers {
+			h.set(float64(r.ByStatusTier[s][t]), "metadata_status", s, "tier", t)
+		}
+	}
+	f := m("failed_hashes", "Failed hashes by their last failure class.")
+	for _, c := range slices.Sorted(maps.Keys(r.ByFailure)) {
+		f.set(float64(r.ByFailure[c]), "last_failure", c)
+	}
+	m("leases_live", "Live leases: hashes planned by plan-retries and not yet merged.").set(float64(r.Leased))
+	m("overdue", "Hashes not fetched nor leased whose next retry is due.").set(float64(r.RetryWaves[Waves[0].Name]))
+	w := m("retry_wave", "Hashes not fetched nor leased by when their next retry falls due.")
+	for _, wv := range Waves {
+		w.set(float64(r.RetryWaves[wv.Name]), "wave", wv.Name)
+	}
+	tables := slices.Sorted(maps.Keys(r.TableRows))
+	rows := m("table_rows", "Rows of each table in the latest snapshot.")
+	for _, t := range tables {
+		rows.set(float64(r.TableRows[t]), "table", t)
+	}
+	size := m("table_bytes", "Bytes of each table's files in the latest snapshot.")
+	for _, t := range tables {
+		size.set(float64(r.TableBytes[t]), "table", t)
+	}
+	m("inputs_applied", "Inputs in the ledger of applied inputs.").set(float64(r.InputsLedger))
+	if a := r.LastInput; a != nil {
+		m("last_input_timestamp_seconds", "When the newest input of the ledger was applied (Unix time).").set(unix(a.At))
+	}
+	m("partial_inputs", "Half-read inputs set aside under DIR/inbox by killed runs (not applied).").set(float64(len(r.Partial)))
+	m("run_duration_seconds", "Wall time of the last successful status run.").set(took.Seconds())
+	m("last_success_timestamp_seconds", "When the last successful status run ended (Unix time).").set(unix(at))
+	return []byte(b.String())
+}
+
+// family writes one gauge's HELP and TYPE lines before its first sample;
+// its samples must be written before the next family's.
+type family struct {
+	b          *strings.Builder
+	name, help string
+	started    bool
+}
+
+// set writes a sample with label name/value pairs.
+func (f *family) set(v float64, labels ...string) {
+	if !f.started {
+		fmt.Fprintf(f.b, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
+		f.started = true
+	}
+	f.b.WriteString(f.name)
+	for i := 0; i+1 < len(labels); i += 2 {
+		sep := ","
+		if i == 0 {
+			sep = "{"
+		}
+		fmt.Fprintf(f.b, "%s%s=\"%s\"", sep, labels[i], escapeLabel(labels[i+1]))
+	}
+	if len(labels) > 0 {
+		f.b.WriteByte('}')
+	}
+	fmt.Fprintf(f.b, " %s\n", formatValue(v))
+}
+
+// escapeLabel escapes a label value as the text format wants: backslash,
+// double quote and newline.
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+func formatValue(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func unix(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixMilli()) / 1000
+}
+
+// union returns a followed by the items of b it lacks, sorted.
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	slices.Sort(b)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package status
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func TestMetrics(t *testing.T) {
+	committed := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	r := &Report{
+		Snapshot: 42, CommittedAt: committed, Hashes: 9,
+		ByStatusTier: map[string]map[string]int64{"new": {"hot": 4}, "failed": {"hot": 2, "cold": 1}, "fetched": {"hot": 2}},
+		ByFailure:    map[string]int64{"no_peers": 2, "timeout": 1},
+		Leased:       3,
+		RetryWaves:   map[string]int64{"overdue": 5, "later": 1},
+		TableRows:    map[string]int64{"state": 9, "leases": 3},
+		TableBytes:   map[string]int64{"state": 4096, "leases": 1500},
+		InputsLedger: 7,
+		LastInput:    &dataset.Applied{Name: "obs.parquet", At: committed.Add(-90 * time.Second)},
+		Partial:      []string{"inbox/partial-1.arrow"},
+		Verified:     &dataset.VerifyResult{Files: 12},
+	}
+	for _, tt := range []struct {
+		name   string
+		report *Report
+	}{
+		{"metrics.prom", r},
+		{"metrics-damaged.prom", func() *Report {
+			d := *r
+			d.Verified = &dataset.VerifyResult{Files: 12, Problems: []dataset.Problem{{Table: "state", Path: "x", What: "missing"}}}
+			return &d
+		}()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.report.Metrics(1500*time.Millisecond, committed.Add(time.Hour))
+			checkExposition(t, string(got))
+			golden := filepath.Join("testdata", tt.name)
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", got, golden, want)
+			}
+		})
+	}
+}
+
+// checkExposition checks what Prometheus's text parser insists on: each
+// family's HELP and TYPE once, before its samples, and its samples
+// together.
+func checkExposition(t *testing.T, text string) {
+	t.Helper()
+	seen := map[string]bool{}
+	current := ""
+	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if name, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name = strings.Fields(name)[0]
+			if seen[name] {
+				t.Fatalf("family %s declared twice", name)
+			}
+			seen[name], current = true, name
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, _, _ := strings.Cut(line, "{")
+		name, _, _ = strings.Cut(name, " ")
+		if name != current {
+			t.Fatalf("sample %q outside its family (current %s)", line, current)
+		}
+	}
+}
