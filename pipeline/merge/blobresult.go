@@ -53,10 +53,11 @@ type resultSource interface {
 }
 
 type blobResults struct {
-	r   *rowio.Reader[blobResult]
-	buf []blobResult
-	n   int // rows returned so far
-	err error
+	name string // the input as named, for errors
+	r    *rowio.Reader[blobResult]
+	buf  []blobResult
+	n    int // rows returned so far
+	err  error
 }
 
 // Read converts the next rows; a row whose info_hash is not 20 bytes
@@ -73,7 +74,7 @@ func (b *blobResults) Read(out []schema.Result) (int, error) {
 	for i := range b.buf[:n] {
 		r, cerr := b.buf[i].result()
 		if cerr != nil {
-			b.err = fmt.Errorf("row %d: %w", b.n+i+1, cerr)
+			b.err = fmt.Errorf("%s: row %d: %w", b.name, b.n+i+1, cerr)
 			b.n += i
 			return i, b.err
 		}

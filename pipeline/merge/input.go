@@ -150,7 +150,7 @@ func decodeResults(in input) ([]schema.Result, error) {
 		if perr != nil {
 			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
-		r, err = openParquetResults(in.path, blob)
+		r, err = openParquetResults(in.path, in.name, blob)
 	} else {
 		r, err = rowio.OpenArrow[schema.Result](in.name, br)
 	}
@@ -260,7 +260,7 @@ func plausibleParquet(path string) (blob bool, err error) {
 
 // openParquetResults opens a results file, reading a BYTE_ARRAY
 // info_hash (blob) through blobResults.
-func openParquetResults(path string, blob bool) (resultSource, error) {
+func openParquetResults(path, name string, blob bool) (resultSource, error) {
 	if !blob {
 		return rowio.Open[schema.Result](path, nil)
 	}
@@ -268,5 +268,5 @@ func openParquetResults(path string, blob bool) (resultSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &blobResults{r: r}, nil
+	return &blobResults{r: r, name: name}, nil
 }
