@@ -76,11 +76,16 @@ func parseNow(c *cli.Context) (time.Time, error) {
 var started = time.Now()
 
 // writeStatsJSON writes v to --stats-json and --metrics-file when given,
-// atomically.
+// through fsutil.CreateOutput: a file is replaced atomically (a symbolic
+// link's target, with the umask's mode), a FIFO or device written in place.
 func writeStatsJSON(c *cli.Context, v any) error {
 	if p := c.String("metrics-file"); p != "" {
-		if err := metrics.Write(p, c.Command.Name, v, time.Since(started), time.Now()); err != nil {
+		b, err := metrics.Render(c.Command.Name, v, time.Since(started), time.Now())
+		if err != nil {
 			return err
+		}
+		if err := fsutil.WriteOutput(p, b); err != nil {
+			return fmt.Errorf("--metrics-file: %w", err)
 		}
 	}
 	p := c.String("stats-json")
@@ -91,7 +96,7 @@ func writeStatsJSON(c *cli.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteFile(p, append(b, '\n')); err != nil {
+	if err := fsutil.WriteOutput(p, append(b, '\n')); err != nil {
 		return fmt.Errorf("--stats-json: %w", err)
 	}
 	return nil

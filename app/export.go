@@ -30,7 +30,8 @@ magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
 RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
 last_source; metadata keeps fetched_at and served_by, so a reader can tell a
 short-lived observation from a lasting fact. DIR/blocklist always applies.
-A file output appears atomically when complete.
+A file output appears atomically when complete; a FIFO or device is written
+in place.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{

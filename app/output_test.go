@@ -1,0 +1,132 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ihFiles runs the binary with extra open files as fds 3, 4, ...
+func ihFiles(t *testing.T, extra []*os.File, args ...string) cliRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, infohashBinary(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr, cmd.ExtraFiles = &out, &errb, extra
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return cliRun{out.Bytes(), errb.String(), code}
+}
+
+// TestOutputsRespectWhatIsThere: -o and --stats-json write into a FIFO,
+// through a symbolic link, and through /dev/fd/N in place instead of
+// putting a new regular file there; a device's write error fails the run.
+func TestOutputsRespectWhatIsThere(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	seedHashes(t, data, 20, 3)
+	want := stateCSV(t, data)
+	dir := t.TempDir()
+	export := func(extra []*os.File, out string, more ...string) cliRun {
+		return ihFiles(t, extra, append([]string{"export", "--data", data, "--table", "state", "-f", "csv", "-o", out}, more...)...)
+	}
+
+	t.Run("fifo", func(t *testing.T) {
+		ff := filepath.Join(dir, "ff")
+		if err := unix.Mkfifo(ff, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		got := make(chan string, 1)
+		go func() {
+			f, err := os.Open(ff)
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			b, _ := io.ReadAll(f)
+			f.Close()
+			got <- string(b)
+		}()
+		if r := export(nil, ff); r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		select {
+		case s := <-got:
+			if s != want {
+				t.Fatalf("the FIFO's reader got %d bytes, want the %d of the export", len(s), len(want))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the export never opened the FIFO")
+		}
+		if fi, err := os.Lstat(ff); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+			t.Fatalf("the FIFO was replaced: %v, %v", fi.Mode(), err)
+		}
+	})
+
+	t.Run("symlink", func(t *testing.T) {
+		target, link := filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")
+		if err := os.Symlink("target.csv", link); err != nil {
+			t.Fatal(err)
+		}
+		if r := export(nil, link); r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if to, err := os.Readlink(link); err != nil || to != "target.csv" {
+			t.Fatalf("the link became %q, %v", to, err)
+		}
+		b, err := os.ReadFile(target)
+		if err != nil || string(b) != want {
+			t.Fatalf("the target holds %d bytes, %v", len(b), err)
+		}
+		um := unix.Umask(0)
+		unix.Umask(um)
+		if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o666&^fs.FileMode(um) {
+			t.Fatalf("mode %v under umask %03o", fi.Mode().Perm(), um)
+		}
+	})
+
+	t.Run("device write error", func(t *testing.T) {
+		full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+		if err != nil {
+			t.Skipf("no /dev/full: %v", err)
+		}
+		defer full.Close()
+		r := export([]*os.File{full}, "/dev/fd/3")
+		if r.code != 1 || !strings.Contains(r.stderr, "no space left on device") {
+			t.Fatalf("exit %d, want 1 with ENOSPC: %s", r.code, r.stderr)
+		}
+	})
+
+	t.Run("stats through /dev/fd", func(t *testing.T) {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pr.Close()
+		r := export([]*os.File{pw}, filepath.Join(dir, "s.csv"), "--stats-json", "/dev/fd/3", "--metrics-file", "/dev/fd/3")
+		pw.Close()
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		b, _ := io.ReadAll(pr)
+		if !strings.Contains(string(b), "infohash_export_") || !strings.Contains(string(b), `"rows": 20`) {
+			t.Fatalf("the pipe got %q", b)
+		}
+	})
+}
