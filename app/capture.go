@@ -86,6 +86,9 @@ func runCapture(c *cli.Context) error {
 		slog.Warn("capture: no --duration or --max-observations: running until interrupted")
 	}
 	out := c.String("output")
+	if err := checkDataOutput(c); err != nil {
+		return err
+	}
 	w, err := rowio.Create[schema.Observation](out, c.App.Writer)
 	if err != nil {
 		return fmt.Errorf("capture: %w", err)

@@ -56,6 +56,9 @@ in place.
 			o.Stdout, o.Status, o.Prefixes, o.ES = c.App.Writer, c.StringSlice("status"), c.StringSlice("prefix"), c.String("es-index")
 			o.Tier = c.String("tier")
 			o.ProgressTo = c.App.ErrWriter
+			if err := checkDataOutput(c); err != nil {
+				return err
+			}
 			if o.Tier != "" && o.Tier != schema.TierHot && o.Tier != schema.TierCold {
 				return exitcode.BadInput(fmt.Errorf("--tier %q: want hot or cold", o.Tier))
 			}

@@ -86,6 +86,9 @@ func runFetch(c *cli.Context) error {
 	if o.Input != "-" && o.Input == o.Output {
 		return exitcode.BadInput(fmt.Errorf("fetch: input and output are the same file %s", o.Input))
 	}
+	if err := checkDataOutput(c); err != nil {
+		return err
+	}
 	stats, err := fetch.Run(c.Context, o)
 	if stats.Jobs > 0 || err == nil {
 		_ = stats.WriteText(c.App.ErrWriter)

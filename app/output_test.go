@@ -130,3 +130,68 @@ func TestOutputsRespectWhatIsThere(t *testing.T) {
 		}
 	})
 }
+
+// TestReportPathsCheckedBeforeWork: a --stats-json or --metrics-file that
+// cannot be written, or a second claim on stdout, is a usage error before
+// the run does anything (the dataset is not even created).
+func TestReportPathsCheckedBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "hashes.txt")
+	if err := os.WriteFile(list, []byte(strings.Repeat("ab", 20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope", "s.json")
+	for _, c := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"stats-json in a missing directory", []string{"dedup", "--stats-json", missing, list}, "--stats-json: " + missing},
+		{"metrics-file in a missing directory", []string{"dedup", "--metrics-file", missing, list}, "--metrics-file: " + missing},
+		{"stats-json names a directory", []string{"dedup", "--stats-json", dir, list}, "is a directory"},
+		{"both reports on stdout", []string{"dedup", "--stats-json", "-", "--metrics-file", "-", list}, "only one of them"},
+		{"export's data and stats on stdout", []string{"export", "-f", "csv", "--stats-json", "-"}, "--stats-json -: the command's data goes to stdout"},
+		{"plan-retries' data and metrics on stdout", []string{"plan-retries", "--metrics-file", "-"}, "--metrics-file -:"},
+		{"fetch's data and stats on stdout", []string{"fetch", "-o", "-", "--stats-json", "-", list}, "--stats-json -:"},
+		{"plan-retries -o in a missing directory", []string{"plan-retries", "-o", missing}, "plan-retries: -o: " + missing},
+		{"export -o a directory", []string{"export", "-o", dir}, "export: -o:"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ih")
+			args := append([]string{"infohash"}, c.args...)
+			if c.args[0] != "fetch" {
+				args = append(args, "--data", data)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := Main(args, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), c.msg) {
+				t.Fatalf("exit %d, want 2 saying %q: %s", code, c.msg, stderr.String())
+			}
+			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("the run did work before refusing: %v", err)
+			}
+			if stdout.Len() > 0 {
+				t.Fatalf("stdout got %q", stdout.String())
+			}
+		})
+	}
+}
+
+// TestBadOutputLeasesNothing: plan-retries -o into a missing directory
+// commits no leases (before, it leased the hashes for 2 h and then
+// failed), and --stats-json - puts the counters on stdout when the data
+// goes to a file.
+func TestBadOutputLeasesNothing(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	seedHashes(t, data, 10, 5)
+	dir := t.TempDir()
+	if r := ih(t, nil, "plan-retries", "--data", data, "-o", filepath.Join(dir, "nope", "jobs.parquet")); r.code != 2 {
+		t.Fatalf("exit %d, want 2: %s", r.code, r.stderr)
+	}
+	r := ih(t, nil, "plan-retries", "--data", data, "-o", filepath.Join(dir, "jobs.parquet"), "--stats-json", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !bytes.Contains(r.stdout, []byte(`"planned": 10`)) {
+		t.Fatalf("stdout %q, want the counters with all 10 hashes planned", r.stdout)
+	}
+}

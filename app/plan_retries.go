@@ -61,6 +61,9 @@ only the best --limit candidates in memory.
 			}
 			o := plan.DefaultOptions()
 			o.Data, o.Output, o.Stdout = data, c.String("output"), c.App.Writer
+			if err := checkDataOutput(c); err != nil {
+				return err
+			}
 			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), c.Duration("lock-wait"), c.Duration("lease")
 			if c.IsSet("new-share") {
 				v := c.Float64("new-share")
