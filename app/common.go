@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -52,18 +55,43 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 	}
 }
 
-// checkDataOutput vets a command's -o FILE before any work, so that a
-// path the data cannot be written to fails the run (exit 2) before
-// plan-retries commits leases or capture and fetch spend their time.
-func checkDataOutput(c *cli.Context) error {
+// checkDataOutput vets a command's -o before any work, so that an output
+// the data cannot go to fails the run (exit 2) before plan-retries commits
+// leases or capture and fetch spend their time: a FILE must be writable,
+// and "-" must not be a terminal when binary (stdoutFormat names it:
+// "Arrow", "Parquet"; "" for text, which a terminal shows well enough).
+func checkDataOutput(c *cli.Context, stdoutFormat string) error {
 	out := c.String("output")
 	if out == "-" {
+		if stdoutFormat != "" && isTerminal(c.App.Writer) {
+			return exitcode.BadInput(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it", c.Command.Name, stdoutFormat))
+		}
 		return nil
 	}
 	if err := fsutil.CheckOutput(out); err != nil {
 		return exitcode.BadInput(fmt.Errorf("%s: -o: %w", c.Command.Name, err))
 	}
 	return nil
+}
+
+// binaryFormats names export's binary formats, which a terminal is spared.
+var binaryFormats = map[string]string{"parquet": "Parquet", "arrow": "Arrow"}
+
+// isTerminal reports whether w is a terminal (tests replace it).
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var terr error
+	if err := rc.Control(func(fd uintptr) { _, terr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+		return false
+	}
+	return terr == nil
 }
 
 // dataFlag names the dataset directory.

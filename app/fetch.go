@@ -43,7 +43,7 @@ open, which a home router handles; raise both on a server.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout, not a terminal)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable)"},
 			&cli.StringSliceFlag{Name: "bootstrap", Value: cli.NewStringSlice(dht.DefaultGlobalBootstrapHostPorts...), Usage: "DHT bootstrap node `HOST:PORT` (repeatable)"},
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; same as --bootstrap \"\")"},
@@ -86,7 +86,7 @@ func runFetch(c *cli.Context) error {
 	if o.Input != "-" && o.Input == o.Output {
 		return exitcode.BadInput(fmt.Errorf("fetch: input and output are the same file %s", o.Input))
 	}
-	if err := checkDataOutput(c); err != nil {
+	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
 	stats, err := fetch.Run(c.Context, o)

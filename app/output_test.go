@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,109 @@ func TestBadOutputLeasesNothing(t *testing.T) {
 	}
 	if !bytes.Contains(r.stdout, []byte(`"planned": 10`)) {
 		t.Fatalf("stdout %q, want the counters with all 10 hashes planned", r.stdout)
+	}
+}
+
+// openPTY opens a pseudo-terminal pair without a library: the master from
+// /dev/ptmx, unlocked, and its slave /dev/pts/N.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		m.Close()
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetUint32(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		m.Close()
+		t.Skipf("ptsname: %v", err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Skipf("open the slave: %v", err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+func TestIsTerminal(t *testing.T) {
+	_, tty := openPTY(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for _, c := range []struct {
+		name string
+		w    io.Writer
+		want bool
+	}{
+		{"pty", tty, true},
+		{"pipe", w, false},
+		{"/dev/null", null, false},
+		{"buffer", &bytes.Buffer{}, false},
+	} {
+		if got := isTerminal(c.w); got != c.want {
+			t.Errorf("%s: isTerminal %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestBinaryToTerminalRefused: with stdout a terminal, Arrow and Parquet
+// on stdout are a usage error before anything is committed (plan-retries
+// leases nothing); text formats and files are fine.
+func TestBinaryToTerminalRefused(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	seedHashes(t, data, 10, 7)
+	dir := t.TempDir()
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, nil)
+	defer func(was func(io.Writer) bool) { isTerminal = was }(isTerminal)
+	isTerminal = func(io.Writer) bool { return true }
+	for _, c := range []struct {
+		name string
+		args []string
+		msg  string // "" when the run must succeed
+	}{
+		{"plan-retries", []string{"plan-retries", "--data", data}, "plan-retries: refusing to write Arrow to a terminal; use -o FILE or pipe it"},
+		{"export parquet", []string{"export", "--data", data}, "export: refusing to write Parquet to a terminal"},
+		{"export arrow", []string{"export", "--data", data, "-f", "arrow", "-o", "-"}, "export: refusing to write Arrow to a terminal"},
+		{"capture", []string{"capture", "-o", "-", "--listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1:1"}, "capture: refusing to write Arrow"},
+		{"fetch", []string{"fetch", "-o", "-", "--no-dht", jobs}, "fetch: refusing to write Arrow"},
+		{"export csv", []string{"export", "--data", data, "-f", "csv"}, ""},
+		{"export magnet", []string{"export", "--data", data, "-f", "magnet"}, ""},
+		{"export parquet to a file", []string{"export", "--data", data, "-o", filepath.Join(dir, "x.parquet")}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(append([]string{"infohash"}, c.args...), nil, &stdout, &stderr)
+			if c.msg == "" {
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr.String())
+				}
+				return
+			}
+			if code != 2 || !strings.Contains(stderr.String(), c.msg) || stdout.Len() > 0 {
+				t.Fatalf("exit %d, %d bytes out; want 2 saying %q: %s", code, stdout.Len(), c.msg, stderr.String())
+			}
+		})
+	}
+	// Nothing was leased: a planner writing to a file gets every hash.
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"infohash", "plan-retries", "--data", data, "-o", jobs, "--stats-json", "-"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"planned": 10`) {
+		t.Fatalf("stats %s, want all 10 hashes planned", stdout.String())
 	}
 }
