@@ -32,7 +32,7 @@ BEP 51 sample_infohashes walk, which honours each node's interval and falls
 back to find_node where a node answers 204.
 
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
-with -o -. The run stops after --duration or --max-observations; SIGINT or
+with -o - (refused when stdout is a terminal). The run stops after --duration or --max-observations; SIGINT or
 SIGTERM stops it too, and what was received is still written and committed
 (exit 130). Node IDs and routing tables are kept in --dht-state (default
 DIR/dht-state with --data DIR) so the next run rejoins warm.
@@ -86,6 +86,9 @@ func runCapture(c *cli.Context) error {
 		slog.Warn("capture: no --duration or --max-observations: running until interrupted")
 	}
 	out := c.String("output")
+	if err := checkDataOutput(c, "Arrow"); err != nil {
+		return err
+	}
 	w, err := rowio.Create[schema.Observation](out, c.App.Writer)
 	if err != nil {
 		return fmt.Errorf("capture: %w", err)

@@ -2,11 +2,15 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -18,12 +22,77 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 		&cli.BoolFlag{Name: "debug", Usage: "log debug detail"},
-		&cli.StringFlag{Name: "metrics-file", Usage: "write the run's counters and duration as a Prometheus text file to `PATH` (node_exporter textfile collector)"},
+		&cli.StringFlag{Name: "metrics-file", Usage: "write the run's counters and duration as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout)",
+			Action: checkReportPath("metrics-file")},
 	}
 }
 
 // statsJSONFlag is the --stats-json flag of every stage.
-var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters as JSON to `FILE`"}
+var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters as JSON to `FILE` (- for stdout)",
+	Action: checkReportPath("stats-json")}
+
+// checkReportPath vets --stats-json or --metrics-file (name) as soon as
+// the flags are parsed, so that a path the report cannot be written to is
+// a usage error before the run commits anything, not an error after. "-"
+// is stdout, and refused when the command's data (-o -) or the other
+// report already goes there.
+func checkReportPath(name string) func(*cli.Context, string) error {
+	return func(c *cli.Context, p string) error {
+		switch {
+		case p == "":
+			return nil
+		case p != "-":
+			if err := fsutil.CheckOutput(p); err != nil {
+				return exitcode.BadInput(fmt.Errorf("--%s: %w", name, err))
+			}
+			return nil
+		case c.String("output") == "-":
+			return exitcode.BadInput(fmt.Errorf("--%s -: the command's data goes to stdout (-o -); name a file for one of them", name))
+		case c.String("stats-json") == "-" && c.String("metrics-file") == "-":
+			return exitcode.BadInput(errors.New("--stats-json - and --metrics-file -: only one of them can go to stdout"))
+		}
+		return nil
+	}
+}
+
+// checkDataOutput vets a command's -o before any work, so that an output
+// the data cannot go to fails the run (exit 2) before plan-retries commits
+// leases or capture and fetch spend their time: a FILE must be writable,
+// and "-" must not be a terminal when binary (stdoutFormat names it:
+// "Arrow", "Parquet"; "" for text, which a terminal shows well enough).
+func checkDataOutput(c *cli.Context, stdoutFormat string) error {
+	out := c.String("output")
+	if out == "-" {
+		if stdoutFormat != "" && isTerminal(c.App.Writer) {
+			return exitcode.BadInput(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it", c.Command.Name, stdoutFormat))
+		}
+		return nil
+	}
+	if err := fsutil.CheckOutput(out); err != nil {
+		return exitcode.BadInput(fmt.Errorf("%s: -o: %w", c.Command.Name, err))
+	}
+	return nil
+}
+
+// binaryFormats names export's binary formats, which a terminal is spared.
+var binaryFormats = map[string]string{"parquet": "Parquet", "arrow": "Arrow"}
+
+// isTerminal reports whether w is a terminal (tests replace it).
+var isTerminal = func(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var terr error
+	if err := rc.Control(func(fd uintptr) { _, terr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+		return false
+	}
+	return terr == nil
+}
 
 // dataFlag names the dataset directory.
 var dataFlag = &cli.StringFlag{Name: "data", Usage: "dataset `DIR`", EnvVars: []string{"INFOHASH_DATA"}}
@@ -75,12 +144,18 @@ func parseNow(c *cli.Context) (time.Time, error) {
 // started is when the command began (for run durations).
 var started = time.Now()
 
-// writeStatsJSON writes v to --stats-json and --metrics-file when given,
-// atomically.
+// writeStatsJSON writes v to --stats-json and --metrics-file when given:
+// - is stdout; a file goes through fsutil.CreateOutput (replaced
+// atomically, a symbolic link's target, with the umask's mode), a FIFO or
+// device is written in place.
 func writeStatsJSON(c *cli.Context, v any) error {
 	if p := c.String("metrics-file"); p != "" {
-		if err := metrics.Write(p, c.Command.Name, v, time.Since(started), time.Now()); err != nil {
+		b, err := metrics.Render(c.Command.Name, v, time.Since(started), time.Now())
+		if err != nil {
 			return err
+		}
+		if err := writeReport(c, p, b); err != nil {
+			return fmt.Errorf("--metrics-file: %w", err)
 		}
 	}
 	p := c.String("stats-json")
@@ -91,8 +166,19 @@ func writeStatsJSON(c *cli.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteFile(p, append(b, '\n')); err != nil {
+	if err := writeReport(c, p, append(b, '\n')); err != nil {
 		return fmt.Errorf("--stats-json: %w", err)
+	}
+	return nil
+}
+
+// writeReport writes b to path, or to stdout for "-".
+func writeReport(c *cli.Context, path string, b []byte) error {
+	if path != "-" {
+		return fsutil.WriteOutput(path, b)
+	}
+	if _, err := c.App.Writer.Write(b); err != nil {
+		return fmt.Errorf("stdout: %w", err)
 	}
 	return nil
 }

@@ -30,7 +30,9 @@ magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
 RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
 last_source; metadata keeps fetched_at and served_by, so a reader can tell a
 short-lived observation from a lasting fact. DIR/blocklist always applies.
-A file output appears atomically when complete.
+A file output appears atomically when complete; a FIFO or device is written
+in place. Parquet and Arrow are not written to a terminal (-o - is the
+default): redirect or pipe them.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
@@ -55,6 +57,9 @@ A file output appears atomically when complete.
 			o.Stdout, o.Status, o.Prefixes, o.ES = c.App.Writer, c.StringSlice("status"), c.StringSlice("prefix"), c.String("es-index")
 			o.Tier = c.String("tier")
 			o.ProgressTo = c.App.ErrWriter
+			if err := checkDataOutput(c, binaryFormats[o.Format]); err != nil {
+				return err
+			}
 			if o.Tier != "" && o.Tier != schema.TierHot && o.Tier != schema.TierCold {
 				return exitcode.BadInput(fmt.Errorf("--tier %q: want hot or cold", o.Tier))
 			}

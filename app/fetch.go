@@ -58,7 +58,7 @@ open, which a home router handles; raise both on a server.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout, not a terminal)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable)"},
 			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; same as --bootstrap \"\")"},
@@ -96,6 +96,9 @@ func runFetch(c *cli.Context) error {
 	o.Logger = slog.Default()
 	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
 		return exitcode.BadInput(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
+	}
+	if err := checkDataOutput(c, "Arrow"); err != nil {
+		return err
 	}
 	stats, err := fetch.Run(c.Context, o)
 	if stats.Jobs > 0 || err == nil {

@@ -32,7 +32,8 @@ pass and take at most the policy's plan.cold_share of --limit.
 
 Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
 lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC
-stream to stdout with -o -. Their leases are committed to DIR/leases/ first:
+stream to stdout with -o - (refused, before any lease, when stdout is a
+terminal). Their leases are committed to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A jobs file
 appears only once the leases are committed.
@@ -65,6 +66,9 @@ only the best --limit candidates in memory.
 			}
 			o := plan.DefaultOptions()
 			o.Data, o.Output, o.Stdout = data, c.String("output"), c.App.Writer
+			if err := checkDataOutput(c, "Arrow"); err != nil {
+				return err
+			}
 			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), c.Duration("lock-wait"), c.Duration("lease")
 			if c.IsSet("new-share") {
 				v := c.Float64("new-share")

@@ -16,11 +16,13 @@ import (
 // skip names that carry it.
 const TempPrefix = ".tmp-"
 
-// File is a file being written under a temporary name.
+// File is a file being written under a temporary name, or, from
+// CreateOutput, a device or FIFO written in place.
 type File struct {
 	*os.File
-	final string
-	done  bool
+	final  string
+	done   bool
+	direct bool // written in place: Commit and Abort only close
 }
 
 // Create opens a temporary file in path's directory that Commit will
@@ -38,12 +40,18 @@ func Create(path string) (*File, error) {
 }
 
 // Commit makes the written bytes durable and publishes them at the final
-// path atomically.
+// path atomically. A file written in place is only closed.
 func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("%s: already committed or aborted", f.final)
 	}
 	f.done = true
+	if f.direct {
+		if err := f.File.Close(); err != nil {
+			return fmt.Errorf("%s: close: %w", f.final, err)
+		}
+		return nil
+	}
 	if err := f.File.Sync(); err != nil {
 		f.File.Close()
 		os.Remove(f.File.Name())
@@ -57,17 +65,20 @@ func (f *File) Commit() error {
 		os.Remove(f.File.Name())
 		return err
 	}
-	return SyncDir(filepath.Dir(f.final))
+	return SyncDir(dirOf(f.final))
 }
 
-// Abort discards the temporary file. It is a no-op after Commit.
+// Abort discards the temporary file (a file written in place is only
+// closed). It is a no-op after Commit.
 func (f *File) Abort() {
 	if f.done {
 		return
 	}
 	f.done = true
 	f.File.Close()
-	os.Remove(f.File.Name())
+	if !f.direct {
+		os.Remove(f.File.Name())
+	}
 }
 
 // SyncDir fsyncs a directory so that renames and creations in it are

@@ -1,6 +1,8 @@
 // Package rowio streams typed rows (the structs of formats/schema) in and
 // out of the two forms infohash stages exchange: Parquet files, written
 // atomically, and Arrow IPC streams on stdin/stdout for Unix pipelines.
+// Create is for outputs the user names (-o); CreateInternal for files of
+// the dataset itself.
 //
 //	w, _ := rowio.Create[schema.Job]("-", os.Stdout) // Arrow IPC on stdout
 //	w, _ := rowio.Create[schema.Job]("jobs.parquet", nil)
@@ -49,8 +51,11 @@ func ParquetOptions() []parquet.WriterOption {
 	}
 }
 
-// Create opens a row sink: path "-" is an Arrow IPC stream on stdout,
-// anything else a Parquet file committed atomically by Close.
+// Create opens a row sink for output a user asked for: path "-" is an
+// Arrow IPC stream on stdout, anything else a Parquet file opened by
+// fsutil.CreateOutput: committed atomically by Close (through a symbolic
+// link to its target, with the umask's mode), or, for a FIFO or device,
+// written in place.
 func Create[T any](path string, stdout io.Writer, opts ...parquet.WriterOption) (*Writer[T], error) {
 	if path == "-" {
 		if stdout == nil {
@@ -58,7 +63,18 @@ func Create[T any](path string, stdout io.Writer, opts ...parquet.WriterOption) 
 		}
 		return NewArrowWriter[T]("stdout", stdout), nil
 	}
-	f, err := fsutil.Create(path)
+	return createParquet[T](fsutil.CreateOutput, path, opts)
+}
+
+// CreateInternal writes a Parquet file of the dataset itself (or another
+// file only infohash reads) with fsutil.Create: a private temporary file
+// renamed onto path by Close, whatever path was.
+func CreateInternal[T any](path string, opts ...parquet.WriterOption) (*Writer[T], error) {
+	return createParquet[T](fsutil.Create, path, opts)
+}
+
+func createParquet[T any](create func(string) (*fsutil.File, error), path string, opts []parquet.WriterOption) (*Writer[T], error) {
+	f, err := create(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -144,7 +160,8 @@ func (w *Writer[T]) Close() error {
 	return w.err
 }
 
-// Abort discards a Parquet output (nothing appears at its path). For an
+// Abort discards a Parquet output (nothing appears at its path; a FIFO or
+// device written in place is closed, its reader seeing a cut file). For an
 // Arrow stream it closes the stream so that readers see a clean end.
 func (w *Writer[T]) Abort() {
 	if w.pw != nil {

@@ -16,8 +16,9 @@ import (
 	"github.com/infohash/infohash/formats/textenc"
 )
 
-// sink writes rows in one format to a file (committed atomically on close)
-// or to stdout.
+// sink writes rows in one format to stdout or to the file the user named,
+// opened by fsutil.CreateOutput: committed atomically on close, or, for a
+// FIFO or device, written in place.
 type sink[T any] struct {
 	file  *fsutil.File
 	bw    *bufio.Writer
@@ -29,7 +30,7 @@ func newSink[T any](o Options) (*sink[T], error) {
 	s := &sink[T]{}
 	var out io.Writer = o.Stdout
 	if o.Output != "-" {
-		f, err := fsutil.Create(o.Output)
+		f, err := fsutil.CreateOutput(o.Output)
 		if err != nil {
 			return nil, err
 		}

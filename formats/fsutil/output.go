@@ -1,0 +1,221 @@
+package fsutil
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// CreateOutput opens path for output a user asked for (-o FILE,
+// --stats-json, --metrics-file). Unlike Create, which is for files of the
+// dataset itself, it respects what is already at path:
+//
+//   - a character device, FIFO or socket, or a link in /proc (as
+//     /dev/stdout and /dev/fd/N are) is opened and written in place: no
+//     temporary file, no rename. Commit and Abort only close it, and a
+//     write error (ENOSPC from /dev/full) comes back from Write. Through a
+//     /proc link to a regular file (a shell redirection) it appends;
+//   - a symbolic link is followed and its target replaced atomically; the
+//     link stays;
+//   - a regular file or a new name is written under a temporary name in
+//     the same directory and renamed into place by Commit, as by Create.
+//     A new file gets mode 0666 less the umask, a replaced one keeps its
+//     mode.
+func CreateOutput(path string) (*File, error) {
+	t, err := resolveOutput(path)
+	if err != nil {
+		return nil, err
+	}
+	if t.kind == outDirect {
+		f, err := openDirect(t.path)
+		if err != nil {
+			return nil, err
+		}
+		return &File{File: f, final: t.path, direct: true}, nil
+	}
+	dir, base := filepath.Split(t.path)
+	f, err := createTemp(dir, base)
+	if err != nil {
+		return nil, err
+	}
+	if t.kind == outRegular {
+		if err := f.Chmod(t.mode); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+	}
+	return &File{File: f, final: t.path}, nil
+}
+
+// WriteOutput writes data to path as CreateOutput does.
+func WriteOutput(path string, data []byte) error {
+	f, err := CreateOutput(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// CheckOutput reports, before any work is done, why CreateOutput(path)
+// would certainly fail: path is a directory, its directory is missing or
+// not writable, or the device or FIFO it names is not writable. It
+// creates nothing.
+func CheckOutput(path string) error {
+	t, err := resolveOutput(path)
+	if err != nil {
+		return err
+	}
+	if t.kind == outDirect {
+		if err := unix.Access(t.path, unix.W_OK); err != nil {
+			return fmt.Errorf("%s: not writable: %w", path, err)
+		}
+		return nil
+	}
+	dir := dirOf(t.path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: directory %s: %w", path, dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+		return fmt.Errorf("%s: directory %s not writable: %w", path, dir, err)
+	}
+	return nil
+}
+
+type outKind int
+
+const (
+	outNew     outKind = iota // nothing at the path yet
+	outRegular                // a regular file, replaced atomically
+	outDirect                 // a device, FIFO, socket or /proc link, written in place
+)
+
+// outTarget is where an output goes once symbolic links are followed.
+type outTarget struct {
+	path string
+	kind outKind
+	mode fs.FileMode // permission bits of the regular file replaced
+}
+
+// maxLinks bounds the symbolic links followed, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// resolveOutput follows path's symbolic links one at a time, keeping
+// every link's directory unnormalised (so that ".." after a linked
+// directory means what the kernel takes it to), and says what is at the
+// end. A link in /proc is not followed: its target names an open file
+// ("pipe:[123]"), not a path, so it is written through as it is.
+func resolveOutput(path string) (outTarget, error) {
+	p := path
+	for hops := 0; ; hops++ {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return outTarget{path: p, kind: outNew}, nil
+		}
+		if err != nil {
+			return outTarget{}, err
+		}
+		m := fi.Mode()
+		switch {
+		case m&fs.ModeSymlink != 0:
+			if onProcFS(dirOf(p)) {
+				return outTarget{path: p, kind: outDirect}, nil
+			}
+			if hops == maxLinks {
+				return outTarget{}, &fs.PathError{Op: "open", Path: path, Err: unix.ELOOP}
+			}
+			to, err := os.Readlink(p)
+			if err != nil {
+				return outTarget{}, err
+			}
+			if !filepath.IsAbs(to) {
+				dir, _ := filepath.Split(p)
+				to = dir + to
+			}
+			p = to
+		case m.IsDir():
+			return outTarget{}, &fs.PathError{Op: "open", Path: path, Err: unix.EISDIR}
+		case m.IsRegular():
+			return outTarget{path: p, kind: outRegular, mode: m.Perm()}, nil
+		default:
+			return outTarget{path: p, kind: outDirect}, nil
+		}
+	}
+}
+
+// openDirect opens a device, FIFO or socket for writing, or what a /proc
+// link stands for: a regular file behind one is appended to (it is a
+// shell's redirection, already truncated by ">" or meant to grow by ">>").
+func openDirect(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	flag := os.O_WRONLY
+	switch {
+	case fi.IsDir():
+		return nil, &fs.PathError{Op: "open", Path: path, Err: unix.EISDIR}
+	case fi.Mode().IsRegular():
+		flag |= os.O_APPEND
+	}
+	return os.OpenFile(path, flag, 0)
+}
+
+// createTemp creates a new file named TempPrefix+base+"-<random>" in dir
+// with mode 0666, which the kernel reduces by the umask (os.CreateTemp
+// asks for 0600).
+func createTemp(dir, base string) (*os.File, error) {
+	var err error
+	for range 10 {
+		b := make([]byte, 6)
+		rand.Read(b)
+		name := dir + TempPrefix + base + "-" + hex.EncodeToString(b)
+		var f *os.File
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return nil, err
+}
+
+// dirOf is the directory part of p as filepath.Split gives it, not
+// cleaned, without its trailing slash ("." when p has none).
+func dirOf(p string) string {
+	dir, _ := filepath.Split(p)
+	switch {
+	case dir == "":
+		return "."
+	case strings.Trim(dir, "/") == "":
+		return "/"
+	}
+	return strings.TrimRight(dir, "/")
+}
+
+// onProcFS reports whether dir is on a proc filesystem.
+func onProcFS(dir string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(dir, &st) == nil && st.Type == unix.PROC_SUPER_MAGIC
+}

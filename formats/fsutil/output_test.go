@@ -1,0 +1,308 @@
+package fsutil
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// withUmask runs the test under umask m.
+func withUmask(t *testing.T, m int) {
+	t.Helper()
+	old := unix.Umask(m)
+	t.Cleanup(func() { unix.Umask(old) })
+}
+
+// onlyEntries fails unless dir holds exactly the names given (no temporary
+// files left behind).
+func onlyEntries(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, ",") != strings.Join(names, ",") {
+		t.Fatalf("%s holds %v, want %v", dir, got, names)
+	}
+}
+
+// TestCreateOutputMode: a new file gets 0666 less the umask (Create's
+// temp files are 0600 whatever the umask); a replaced file keeps its mode.
+func TestCreateOutputMode(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		umask    int
+		existing fs.FileMode // 0: no file yet
+		want     fs.FileMode
+	}{
+		{"new, umask 022", 0o022, 0, 0o644},
+		{"new, umask 002", 0o002, 0, 0o664},
+		{"new, umask 077", 0o077, 0, 0o600},
+		{"replaced 0640, umask 022", 0o022, 0o640, 0o640},
+		{"replaced 0666, umask 077", 0o077, 0o666, 0o666},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			withUmask(t, c.umask)
+			dir := t.TempDir()
+			p := filepath.Join(dir, "out.csv")
+			if c.existing != 0 {
+				if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(p, c.existing); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := WriteOutput(p, []byte("new")); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fi.Mode().IsRegular() || fi.Mode().Perm() != c.want {
+				t.Fatalf("mode %v, want regular %v", fi.Mode(), c.want)
+			}
+			if b, _ := os.ReadFile(p); string(b) != "new" {
+				t.Fatalf("content %q", b)
+			}
+			onlyEntries(t, dir, "out.csv")
+		})
+	}
+}
+
+// TestCreateOutputSymlink: the link's target is replaced, the link stays;
+// relative targets, chains and dangling links are followed as open(2)
+// would.
+func TestCreateOutputSymlink(t *testing.T) {
+	withUmask(t, 0o022)
+	for _, c := range []struct {
+		name   string
+		files  []string // created with "old"
+		links  [][2]string
+		write  string
+		target string // where the bytes must land
+	}{
+		{"relative", []string{"t.csv"}, [][2]string{{"link.csv", "t.csv"}}, "link.csv", "t.csv"},
+		{"chain", []string{"sub/t.csv"}, [][2]string{{"a", "b"}, {"b", "sub/t.csv"}}, "a", "sub/t.csv"},
+		{"dangling", []string{"sub/keep"}, [][2]string{{"link.csv", "sub/new.csv"}}, "link.csv", "sub/new.csv"},
+		{"relative to its own dir", []string{"sub/t.csv"}, [][2]string{{"sub/link", "t.csv"}}, "sub/link", "sub/t.csv"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range c.files {
+				p := filepath.Join(dir, f)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, l := range c.links {
+				if err := os.Symlink(l[1], filepath.Join(dir, l[0])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := WriteOutput(filepath.Join(dir, c.write), []byte("new")); err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range c.links {
+				if to, err := os.Readlink(filepath.Join(dir, l[0])); err != nil || to != l[1] {
+					t.Fatalf("link %s now %q, %v", l[0], to, err)
+				}
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, c.target)); err != nil || string(b) != "new" {
+				t.Fatalf("target holds %q, %v", b, err)
+			}
+			if fi, _ := os.Lstat(filepath.Join(dir, c.target)); !fi.Mode().IsRegular() {
+				t.Fatalf("target is %v", fi.Mode())
+			}
+		})
+	}
+}
+
+// TestCreateOutputFIFO: a FIFO's reader gets the bytes; the FIFO stays,
+// and nothing else appears beside it.
+func TestCreateOutputFIFO(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "ff")
+	if err := unix.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		r, err := os.Open(p)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		got <- string(b)
+	}()
+	if err := CheckOutput(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteOutput(p, []byte("rows\n")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "rows\n" {
+		t.Fatalf("reader got %q", s)
+	}
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("FIFO replaced: %v, %v", fi.Mode(), err)
+	}
+	onlyEntries(t, dir, "ff")
+}
+
+// TestCreateOutputProcLink: /proc/self/fd/N (what /dev/stdout is) is
+// written through, to a pipe or to the file a shell redirected to, and
+// not replaced by a new file.
+func TestCreateOutputProcLink(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, p := range []string{"/proc/self/fd/", "/dev/fd/"} {
+		p += strconv.Itoa(int(w.Fd()))
+		if _, err := os.Lstat(p); err != nil {
+			t.Skipf("no %s: %v", p, err)
+		}
+		if err := WriteOutput(p, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(r, b); err != nil || b[0] != 'x' {
+			t.Fatalf("%s: pipe got %q, %v", p, b, err)
+		}
+	}
+
+	// A redirection "> log": the bytes are appended to the open file,
+	// which keeps its inode.
+	log := filepath.Join(t.TempDir(), "log")
+	lf, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	lf.WriteString("head\n")
+	before, _ := os.Stat(log)
+	if err := WriteOutput("/proc/self/fd/"+strconv.Itoa(int(lf.Fd())), []byte("stats\n")); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(log)
+	if !os.SameFile(before, after) {
+		t.Fatal("the redirected file was replaced")
+	}
+	if b, _ := os.ReadFile(log); string(b) != "head\nstats\n" {
+		t.Fatalf("log holds %q", b)
+	}
+}
+
+// TestCreateOutputDevices never writes /dev/null, and writes /dev/full
+// only once sure it would be opened in place: the write error must come
+// back, and both must still be character devices.
+func TestCreateOutputDevices(t *testing.T) {
+	for _, dev := range []string{"/dev/null", "/dev/full"} {
+		fi, err := os.Lstat(dev)
+		if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+			t.Skipf("%s is not a character device here", dev)
+		}
+		tg, err := resolveOutput(dev)
+		if err != nil || tg.kind != outDirect || tg.path != dev {
+			t.Fatalf("%s resolves to %+v, %v: would not be written in place", dev, tg, err)
+		}
+		if err := CheckOutput(dev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := CreateOutput("/dev/full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.direct || f.Name() != "/dev/full" {
+		f.Abort()
+		t.Fatalf("/dev/full opened as %s", f.Name())
+	}
+	_, werr := f.Write([]byte("x"))
+	if !errors.Is(werr, unix.ENOSPC) {
+		t.Fatalf("write to /dev/full: %v, want ENOSPC", werr)
+	}
+	f.Abort()
+	if err := f.Commit(); err == nil {
+		t.Fatal("commit after abort succeeded")
+	}
+	if err := WriteOutput("/dev/full", []byte("x")); !errors.Is(err, unix.ENOSPC) {
+		t.Fatalf("WriteOutput(/dev/full): %v", err)
+	}
+	for _, dev := range []string{"/dev/null", "/dev/full"} {
+		if fi, err := os.Lstat(dev); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+			t.Fatalf("%s is no longer a character device: %v, %v", dev, fi.Mode(), err)
+		}
+	}
+}
+
+// TestCreateOutputRefuses: a directory, a socket (open(2) cannot write
+// one) and a missing directory are errors, and nothing is replaced.
+func TestCreateOutputRefuses(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "s.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	os.Symlink("d", filepath.Join(dir, "dlink"))
+	for _, c := range []struct {
+		name, path string
+		check      bool // CheckOutput catches it too
+	}{
+		{"directory", filepath.Join(dir, "d"), true},
+		{"link to a directory", filepath.Join(dir, "dlink"), true},
+		{"missing directory", filepath.Join(dir, "nope", "s.json"), true},
+		{"file as directory", filepath.Join(sock, "s.json"), true},
+		{"socket", sock, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := CheckOutput(c.path); (err != nil) != c.check {
+				t.Fatalf("CheckOutput: %v", err)
+			}
+			if err := WriteOutput(c.path, []byte("x")); err == nil {
+				t.Fatal("WriteOutput succeeded")
+			}
+		})
+	}
+	if fi, err := os.Lstat(sock); err != nil || fi.Mode()&fs.ModeSocket == 0 {
+		t.Fatalf("socket replaced: %v, %v", fi.Mode(), err)
+	}
+	onlyEntries(t, dir, "d", "dlink", "s.sock")
+	if err := CheckOutput(filepath.Join(dir, "new.json")); err != nil {
+		t.Fatalf("CheckOutput of a new file: %v", err)
+	}
+}
+
+// TestCheckOutputUnwritableDir needs a user the permission bits bind.
+func TestCheckOutputUnwritableDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes anywhere")
+	}
+	dir := filepath.Join(t.TempDir(), "ro")
+	os.Mkdir(dir, 0o555)
+	if err := CheckOutput(filepath.Join(dir, "s.json")); err == nil {
+		t.Fatal("CheckOutput accepted a read-only directory")
+	}
+}
