@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/infohash/infohash/formats/fsutil"
 )
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9_]`)
@@ -80,16 +78,4 @@ func num(v float64) string {
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-// Write renders and writes the file atomically.
-func Write(path, command string, stats any, duration time.Duration, at time.Time) error {
-	b, err := Render(command, stats, duration, at)
-	if err != nil {
-		return err
-	}
-	if err := fsutil.WriteFile(path, b); err != nil {
-		return fmt.Errorf("--metrics-file: %w", err)
-	}
-	return nil
 }

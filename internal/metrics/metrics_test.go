@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,12 +35,5 @@ func TestRender(t *testing.T) {
 	}
 	if strings.Contains(got, "note") {
 		t.Error("string field rendered")
-	}
-	p := filepath.Join(t.TempDir(), "ih.prom")
-	if err := Write(p, "fetch", stats{}, time.Second, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(p); !strings.Contains(string(b), "infohash_fetch_observations_read 0") {
-		t.Fatalf("file: %s", b)
 	}
 }

@@ -179,7 +179,7 @@ func partition(p byte, n, now int64, seed uint64) (hot, cold []schema.State) {
 }
 
 func write(tx *dataset.Tx, mu *sync.Mutex, key, name string, rows []schema.State) (dataset.FileInfo, error) {
-	w, err := rowio.Create[schema.State](tx.StagePath(dataset.TableState, key, name), nil)
+	w, err := rowio.CreateInternal[schema.State](tx.StagePath(dataset.TableState, key, name))
 	if err != nil {
 		return dataset.FileInfo{}, err
 	}
