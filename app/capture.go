@@ -100,7 +100,7 @@ func runCapture(c *cli.Context) error {
 		return runErr
 	}
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("capture: %s: %w", out, err)
+		return fmt.Errorf("capture: %w", err) // rowio names the file
 	}
 	slog.Info("capture: done", "stop", st.StopReason, "seconds", fmt.Sprintf("%.1f", st.Seconds),
 		"packets_in", st.PacketsIn, "queries", st.Queries, "malformed", st.Malformed,
