@@ -145,6 +145,9 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		k, err := r.Read(buf)
 		for i := 0; i < k; i++ {
 			if err := addRow(n+int64(i), &buf[i], b); err != nil {
+				if nerr := firstNull(pf, n+int64(i)); nerr != nil {
+					err = nerr // what made the row bad: a null read as empty or zero
+				}
 				return n, bad(err)
 			}
 		}
@@ -156,6 +159,60 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			return n, bad(&rowio.CorruptError{Format: "Parquet", Err: err})
 		}
 	}
+}
+
+// firstNull is the error for the first null info_hash or observed_at of
+// pf up to row last, or nil. The row reader reads a null as an empty hash
+// or a zero time, which addRow refuses without knowing why: only then are
+// these columns' levels read again, to say so.
+func firstNull(pf *parquet.File, last int64) error {
+	var err error
+	for _, name := range []string{"info_hash", "observed_at"} {
+		c := pf.Root().Column(name)
+		if c == nil || c.MaxDefinitionLevel() == 0 || c.MaxRepetitionLevel() > 0 {
+			continue
+		}
+		if row, ok := nullRow(pf, c, last); ok {
+			err, last = fmt.Errorf("row %d: %s is null", row, name), row
+		}
+	}
+	return err
+}
+
+// nullRow finds the first row up to last where leaf column c is null.
+func nullRow(pf *parquet.File, c *parquet.Column, last int64) (int64, bool) {
+	var first int64
+	for _, rg := range pf.RowGroups() {
+		if first > last {
+			break
+		}
+		pages := rg.ColumnChunks()[c.Index()].Pages()
+		row := first
+		for {
+			p, err := pages.ReadPage()
+			if err != nil {
+				break // the row reader read these pages: only the end
+			}
+			found := int64(-1)
+			if p.NumNulls() > 0 {
+				for i, d := range p.DefinitionLevels() {
+					if int(d) != c.MaxDefinitionLevel() {
+						found = row + int64(i)
+						break
+					}
+				}
+			}
+			row += p.NumRows()
+			parquet.Release(p)
+			if found >= 0 {
+				pages.Close()
+				return found, found <= last
+			}
+		}
+		pages.Close()
+		first += rg.NumRows()
+	}
+	return 0, false
 }
 
 // addRow checks row o (number row of its input) and folds it into b: the
