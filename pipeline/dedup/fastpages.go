@@ -193,3 +193,37 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 		}
 	}, nil
 }
+
+// hashTextPage reads an info_hash column of text (DuckDB's VARCHAR) of
+// type typ: hex v1 or v2 hashes, put as hashBytesPage puts bytes.
+func (r *rgBuf) hashTextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
+	return func(p parquet.Page) (func(row, v, n int), error) {
+		hs, err := textPage(p, "info_hash", typ, wantHexHash, func(n int) bool { return n > 0 })
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, h := range hs[v : v+n] {
+				r.putHash(row+i, h)
+			}
+		}, nil
+	}
+}
+
+// v2TextPage reads an info_hash_v2 column of text of type typ: hex v2
+// hashes, or empty (null, as in infohash's own files).
+func (r *rgBuf) v2TextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
+	return func(p parquet.Page) (func(row, v, n int), error) {
+		hs, err := textPage(p, "info_hash_v2", typ, wantHexV2, func(n int) bool { return n == 0 || n == 32 })
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, h := range hs[v : v+n] {
+				if len(h) == 32 {
+					r.keepV2(row+i, h)
+				}
+			}
+		}, nil
+	}
+}

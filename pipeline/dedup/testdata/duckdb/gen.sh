@@ -25,3 +25,15 @@ q "COPY (SELECT $hash AS info_hash, CASE WHEN i = 9 THEN NULL ELSE $at END AS ob
 # ... and by the row reader (hash_type BIGINT is not the fast path's).
 q "COPY (SELECT CASE WHEN i = 7 THEN NULL ELSE $hash END AS info_hash, $at AS observed_at, 1::BIGINT AS hash_type $(rows)) TO '$out/null_info_hash_bigint.parquet'"
 q "COPY (SELECT $hash AS info_hash, CASE WHEN i = 9 THEN NULL ELSE $at END AS observed_at, 1::BIGINT AS hash_type $(rows)) TO '$out/null_observed_at_bigint.parquet'"
+
+# Hashes as hex text (VARCHAR): 40 digits for v1, 64 for v2, either case;
+# hex_blob.parquet holds the same rows as BLOBs. hex_bad.parquet has 32
+# digits in row 3 (not a hash, though 32 bytes would pass as a v2 one).
+hexrows="FROM (SELECT i, md5((i % 10)::varchar) || '01234567' AS h1,
+	md5((i % 10)::varchar) || md5('v2' || (i % 10)) AS h2 FROM (SELECT range AS i FROM range(50)))"
+hexsel="CASE WHEN i % 10 = 3 THEN h2 WHEN i % 7 = 0 THEN upper(h1) ELSE h1 END"
+q "COPY (SELECT $hexsel AS info_hash, CASE WHEN i % 10 = 3 THEN upper(h2) END AS info_hash_v2,
+	$at AS observed_at $hexrows) TO '$out/hex.parquet'"
+q "COPY (SELECT unhex($hexsel) AS info_hash, unhex(CASE WHEN i % 10 = 3 THEN h2 END) AS info_hash_v2,
+	$at AS observed_at $hexrows) TO '$out/hex_blob.parquet'"
+q "COPY (SELECT CASE WHEN i = 3 THEN md5('x') ELSE h1 END AS info_hash, $at AS observed_at $hexrows) TO '$out/hex_bad.parquet'"
