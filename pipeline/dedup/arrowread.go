@@ -293,10 +293,15 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		c := rec.Column(l.v2)
 		vals := c.(interface{ Value(int) []byte })
 		for i := range n {
-			if !c.IsNull(i) {
-				if v := vals.Value(i); len(v) == 32 {
-					r.keepV2(i, v)
-				}
+			if c.IsNull(i) {
+				continue
+			}
+			switch v := vals.Value(i); len(v) {
+			case 32:
+				r.keepV2(i, v)
+			case 0: // null, as in infohash's own files
+			default:
+				return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash_v2 has %d bytes, want 32", len(v))}
 			}
 		}
 	}

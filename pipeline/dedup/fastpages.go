@@ -124,10 +124,26 @@ func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
 	}, nil
 }
 
+// v2Page reads an info_hash_v2 column of bytes: 32 of a v2 hash, or none
+// (null, as in infohash's own files). Another length is bad input in its
+// row (the schema promises the full hash; a cut one is not that).
 func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
 	data, offs, idx, err := byteArrays(p) // DuckDB dictionary-encodes the column (mostly nulls)
 	if err != nil {
 		return nil, err
+	}
+	values := len(idx)
+	if idx == nil {
+		values = max(len(offs)-1, 0)
+	}
+	for k := range values {
+		j := k
+		if idx != nil {
+			j = int(idx[k])
+		}
+		if n := offs[j+1] - offs[j]; n != 0 && n != 32 {
+			return nil, &rowError{row: int64(k), msg: fmt.Sprintf("info_hash_v2 has %d bytes, want 32", n)}
+		}
 	}
 	return func(row, v, n int) {
 		for i := range n {

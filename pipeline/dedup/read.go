@@ -219,6 +219,9 @@ func unhexRow(row int64, o *obsIn, hashText, v2Text string) error {
 func addRow(row int64, o *obsIn, b *batch) error {
 	var h schema.Hash
 	typ := o.HashType
+	if n := len(o.InfoHashV2); n != 0 && n != 32 {
+		return fmt.Errorf("row %d: info_hash_v2 has %d bytes, want 32", row, n)
+	}
 	switch len(o.InfoHash) {
 	case 20:
 	case 32:
