@@ -31,8 +31,8 @@ func dedupCommand() *cli.Command {
 infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a
 hash list) on stdin. The kind is detected from the content. Parquet and Arrow
 need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
-DuckDB writes it) and observed_at (a timestamp of any unit); hash_type, source
-and info_hash_v2 are read when present.
+DuckDB writes it; or text of 40 or 64 hex digits) and observed_at (a timestamp
+of any unit); hash_type, source and info_hash_v2 are read when present.
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and

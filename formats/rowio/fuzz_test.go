@@ -23,6 +23,9 @@ func FuzzRowioParquet(f *testing.F) {
 		append([]byte{1}, writeFile(f, sampleResults())...),
 		append([]byte{2}, writeFile(f, sampleObs(50))...),
 	}
+	if duck, err := os.ReadFile("testdata/duckdb/nulls.parquet"); err == nil { // padded level runs
+		seeds = append(seeds, append([]byte{2}, duck...))
+	}
 	for _, s := range seeds {
 		f.Add(s)
 		f.Add(s[:len(s)/2])

@@ -209,14 +209,20 @@ func (s *pageScanner) decompressing(codec format.CompressionCodec, off, n int64)
 }
 
 // walkLevels checks the RLE/bit-packed hybrid runs in b of levels up to
-// max: they must hold at most nv levels, give or take the padding of
-// bit-packed runs (groups of 8).
+// max: they must hold the page's nv levels and no more, but for the
+// padding of its last run. A bit-packed run holds groups of 8 levels,
+// and writers pad the last one as they like (DuckDB to 256 levels, 32
+// groups): the levels past nv are ignored (parquet-go drops them). So a
+// run with levels must start before level nv, an RLE run must end by it,
+// and each run's bytes must be there; the bytes of a bit-packed run bound
+// what its padding costs. A page without levels (b empty: a v2 page of a
+// column without nulls may leave them out) is accepted.
 func walkLevels(kind string, b []byte, max int, nv int64) error {
-	if max == 0 {
+	if max == 0 || len(b) == 0 {
 		return nil
 	}
 	width := int64(bits.Len(uint(max)))
-	var levels, padding int64
+	var levels int64
 	for i := 0; i < len(b); {
 		u, k := binary.Uvarint(b[i:])
 		if k <= 0 {
@@ -229,17 +235,27 @@ func walkLevels(kind string, b []byte, max int, nv int64) error {
 				return fmt.Errorf("%s levels: a bit-packed run of %d groups runs past its %d bytes", kind, count, len(b))
 			}
 			i += int(int64(count) * width)
-			levels, padding = levels+8*int64(count), padding+7
+			count *= 8
 		} else {
+			if count == 0 {
+				continue // parquet-go reads no value after it, so neither do we
+			}
 			if count > uint64(nv) {
 				return fmt.Errorf("%s levels: a run of %d in a page of %d values", kind, count, nv)
 			}
-			i += int((width + 7) / 8)
-			levels += int64(count)
+			if i += int((width + 7) / 8); i > len(b) {
+				return fmt.Errorf("%s levels: an RLE run's value runs past its %d bytes", kind, len(b))
+			}
 		}
-		if levels > nv+padding {
-			return fmt.Errorf("%s levels: runs of %d levels in a page of %d values", kind, levels, nv)
+		switch {
+		case count == 0:
+		case levels >= nv, u&1 == 0 && levels+int64(count) > nv: // levels past the page's: not its last run's padding
+			return fmt.Errorf("%s levels: runs of %d levels in a page of %d values", kind, levels+int64(count), nv)
 		}
+		levels += int64(count)
+	}
+	if levels < nv {
+		return fmt.Errorf("%s levels: %d levels in a page of %d values", kind, levels, nv)
 	}
 	return nil
 }

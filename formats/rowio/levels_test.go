@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/encoding/delta"
+	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -46,6 +49,25 @@ func TestWalkLevels(t *testing.T) {
 		{"huge run", hugeRun, 1, 100, "a run of 268435456"},
 		{"packed run past its bytes", binary.AppendUvarint(nil, 1<<40|1), 1, 100, "runs past its"},
 		{"bad header", []byte{0xff, 0xff}, 1, 100, "bad run header"},
+		// Writers pad the last bit-packed run as they like: DuckDB writes
+		// 32 groups (256 levels) for a page of 50 values.
+		{"last run padded to 256", packed(32, 1), 1, 50, ""},
+		{"runs then a padded run", cat(run(40, 1), packed(32, 1)), 1, 50, ""},
+		{"padded run then empty runs", cat(packed(32, 1), []byte{0, 1}), 1, 50, ""},
+		// parquet-go reads no value after an empty RLE run: the next byte
+		// is a run header (here of 24 levels, past the page's).
+		{"empty RLE run then a byte", cat(run(95, 1), run(0, '0'), packed(1, 1)), 1, 100, "runs of 119 levels in a page of 100"},
+		{"padded run of width 2", packed(32, 2), 3, 1, ""},
+		{"a run after the page's levels", cat(packed(32, 1), run(1, 1)), 1, 50, "runs of 257 levels in a page of 50"},
+		{"a packed run after the page's levels", cat(run(50, 1), packed(1, 1)), 1, 50, "runs of 58 levels in a page of 50"},
+		{"packed runs past the page", cat(packed(8, 1), packed(8, 1)), 1, 100, ""},
+		{"packed runs past the page, then more", cat(packed(16, 1), packed(1, 1)), 1, 100, "runs of 136 levels in a page of 100"},
+		{"too few levels", run(40, 1), 1, 50, "40 levels in a page of 50"},
+		{"truncated RLE run", binary.AppendUvarint(nil, 50<<1), 1, 50, "an RLE run's value runs past"},
+		{"truncated packed run", packed(7, 1)[:5], 1, 50, "runs past its"},
+		{"no levels in a page without values", nil, 1, 0, ""},
+		{"levels in a page without values", run(1, 1), 1, 0, "a run of 1 in a page of 0"},
+		{"packed levels in a page without values", packed(1, 1), 1, 0, "runs of 8 levels in a page of 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +76,48 @@ func TestWalkLevels(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// FuzzWalkLevels: whatever levels walkLevels accepts, parquet-go decodes
+// to at least the page's levels (it drops the padding past them), with no
+// more memory than their bytes bound.
+func FuzzWalkLevels(f *testing.F) {
+	run := func(count uint64, v byte) []byte { return append(binary.AppendUvarint(nil, count<<1), v) }
+	packed := func(groups uint64, width int) []byte {
+		return append(binary.AppendUvarint(nil, groups<<1|1), bytes.Repeat([]byte{0xb6}, int(groups)*width)...)
+	}
+	f.Add(packed(32, 1), uint8(1), uint16(50)) // DuckDB's: 256 levels for 50 values
+	f.Add(append(run(7, 1), packed(32, 1)...), uint8(1), uint16(50))
+	f.Add(append(run(95, 1), packed(1, 1)...), uint8(1), uint16(100))
+	f.Add(append(run(10, 3), packed(3, 2)...), uint8(3), uint16(34))
+	f.Add(hugeRun, uint8(1), uint16(100))
+	f.Fuzz(func(t *testing.T, b []byte, max uint8, nv uint16) {
+		max = max%7 + 1
+		if walkLevels("definition", b, int(max), int64(nv)) != nil || len(b) == 0 {
+			return
+		}
+		enc := rle.Encoding{BitWidth: bits.Len8(max)}
+		got, err := enc.DecodeLevels(nil, b)
+		if err != nil {
+			t.Fatalf("accepted levels do not decode: %v", err)
+		}
+		if len(got) < int(nv) || len(got) > int(nv)+8*len(b) {
+			t.Fatalf("%d levels decoded for a page of %d values from %d bytes", len(got), nv, len(b))
+		}
+	})
+}
+
+// TestOpenParquetDuckDBNulls: DuckDB pads the bit-packed run that ends
+// a page's definition levels to 256 levels, whatever the page's count
+// (testdata/duckdb/nulls.parquet: 50 rows, nulls in two columns).
+func TestOpenParquetDuckDBNulls(t *testing.T) {
+	b, err := os.ReadFile("testdata/duckdb/nulls.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := openBytes(b, DefaultLimits()); err != nil {
+		t.Fatal(err)
 	}
 }
 

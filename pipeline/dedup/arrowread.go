@@ -19,14 +19,78 @@ import (
 // folded. Filling a struct per row by reflection, then folding it, took
 // 9-10 s for 10M observations (the Parquet fast path: ~1 s).
 
-// arrowLayout is where an Arrow stream's columns are, by type; ok is false
-// for a layout only the row reader takes (other integer widths, say).
+// arrowLayout is where an Arrow stream's columns are, by type.
+// arrowLayoutOf's error says why the column reader does not take a
+// layout; the row reader may (observed_at as int32, say).
 type arrowLayout struct {
 	hash, at, typ, src, v2 int   // column indexes, -1 when absent
 	atMul, atDiv           int64 // observed_at in ms: v*atMul/atDiv
+	// The types of info_hash and info_hash_v2 when they hold text (hex,
+	// see texthash.go), else "".
+	hashText, v2Text string
 }
 
-func arrowLayoutOf(s *arrow.Schema) (arrowLayout, bool) {
+// readArrow feeds every observation of the Arrow IPC stream in to b. The
+// stream is opened without binding its columns to obsIn's, as the row
+// reader does: the column reader checks the layout itself (arrowLayoutOf)
+// and also reads hashes held as text, which the binding refuses.
+func readArrow(ctx context.Context, in input, b *batch, bad func(error) error) (int64, error) {
+	f, err := in.open(ctx)
+	if err != nil {
+		return 0, bad(err)
+	}
+	defer f.Close()
+	r, err := rowio.OpenArrow[struct{}](in.name, f)
+	if err != nil {
+		return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+	}
+	defer r.Close()
+	l, err := arrowLayoutOf(r.ArrowSchema())
+	switch {
+	case err == nil && fastPath:
+		r.RecycleBuffers() // loadArrow copies what it keeps
+		return readArrowColumns(ctx, r, l, b, bad)
+	case err != nil && (l.hashText != "" || l.v2Text != ""): // only the column reader reads hex
+		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
+	}
+	f2, err := in.open(ctx) // again, for the row reader
+	if err != nil {
+		return 0, bad(err)
+	}
+	defer f2.Close()
+	return readArrowRows(ctx, in.name, f2, b, bad)
+}
+
+// readArrowRows feeds every row of the Arrow IPC stream f to b, row by row.
+func readArrowRows(ctx context.Context, name string, f io.Reader, b *batch, bad func(error) error) (int64, error) {
+	r, err := rowio.OpenArrow[obsIn](name, f)
+	if err != nil {
+		return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+	}
+	defer r.Close()
+	buf := make([]obsIn, readBatch)
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		k, err := r.Read(buf)
+		for i := 0; i < k; i++ {
+			if err := addRow(n+int64(i), &buf[i], b); err != nil {
+				return n, bad(err)
+			}
+		}
+		n += int64(k)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+		}
+	}
+}
+
+func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 	col := func(name string) int {
 		if ix := s.FieldIndices(name); len(ix) > 0 {
 			return ix[0]
@@ -41,11 +105,28 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, bool) {
 		}
 		return s.Field(i).Type.ID()
 	}
+	// not is the reason the column reader does not take column i (name).
+	not := func(i int, name string) error {
+		if i < 0 {
+			return fmt.Errorf("missing column %q", name)
+		}
+		return fmt.Errorf("column %q is %s", name, s.Field(i).Type)
+	}
 	binary := func(t arrow.Type) bool {
 		return t == arrow.FIXED_SIZE_BINARY || t == arrow.BINARY || t == arrow.LARGE_BINARY
 	}
-	if !binary(typeOf(l.hash)) || (l.v2 >= 0 && !binary(typeOf(l.v2))) {
-		return l, false
+	text := func(i int) string {
+		if t := typeOf(i); t == arrow.STRING || t == arrow.LARGE_STRING {
+			return s.Field(i).Type.String()
+		}
+		return ""
+	}
+	l.hashText, l.v2Text = text(l.hash), text(l.v2)
+	if !binary(typeOf(l.hash)) && l.hashText == "" {
+		return l, not(l.hash, "info_hash")
+	}
+	if l.v2 >= 0 && !binary(typeOf(l.v2)) && l.v2Text == "" {
+		return l, not(l.v2, "info_hash_v2")
 	}
 	switch t := typeOf(l.at); t {
 	case arrow.INT64:
@@ -59,21 +140,23 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, bool) {
 			l.atDiv = 1_000_000
 		}
 	default:
-		return l, false
+		return l, not(l.at, "observed_at")
 	}
-	if t := typeOf(l.typ); l.typ >= 0 && t != arrow.INT8 && t != arrow.INT32 && t != arrow.INT64 {
-		return l, false
+	switch typeOf(l.typ) {
+	case arrow.NULL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
+	default:
+		return l, not(l.typ, "hash_type")
 	}
 	if t := typeOf(l.src); l.src >= 0 && t != arrow.STRING && t != arrow.LARGE_STRING {
-		return l, false
+		return l, not(l.src, "source")
 	}
-	return l, true
+	return l, nil
 }
 
 // readArrowColumns feeds every row of r, whose columns are laid out as l
 // says, to b; it returns the rows read. bad makes a bad-input error
 // naming the input.
-func readArrowColumns(ctx context.Context, r *rowio.Reader[obsIn], l arrowLayout, b *batch,
+func readArrowColumns(ctx context.Context, r *rowio.Reader[struct{}], l arrowLayout, b *batch,
 	bad func(error) error) (int64, error) {
 	var rows rgBuf
 	var out recBuf
@@ -114,13 +197,26 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 	if err := noNulls(rec.Column(l.hash), "info_hash"); err != nil {
 		return err
 	}
-	hashes := rec.Column(l.hash).(interface{ Value(int) []byte })
-	for i := range n {
-		h := hashes.Value(i)
-		if len(h) != 20 && len(h) != 32 {
-			return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash has %d bytes, want 20 (or 32 for v2)", len(h))}
+	if l.hashText != "" {
+		strs := rec.Column(l.hash).(interface{ Value(int) string })
+		var h [32]byte
+		for i := range n {
+			s := strs.Value(i)
+			k := unhexHash(&h, s)
+			if k == 0 {
+				return textHashError(int64(i), "info_hash", l.hashText, s, wantHexHash)
+			}
+			r.putHash(i, h[:k])
 		}
-		r.putHash(i, h)
+	} else {
+		hashes := rec.Column(l.hash).(interface{ Value(int) []byte })
+		for i := range n {
+			h := hashes.Value(i)
+			if len(h) != 20 && len(h) != 32 {
+				return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash has %d bytes, want 20 (or 32 for v2)", len(h))}
+			}
+			r.putHash(i, h)
+		}
 	}
 	at := rec.Column(l.at)
 	if err := noNulls(at, "observed_at"); err != nil {
@@ -145,9 +241,17 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			switch a := c.(type) {
 			case *array.Int8:
 				r.typ[i] = a.Value(i)
+			case *array.Int16:
+				r.typ[i] = int8(a.Value(i))
 			case *array.Int32:
 				r.typ[i] = int8(a.Value(i))
 			case *array.Int64:
+				r.typ[i] = int8(a.Value(i))
+			case *array.Uint8:
+				r.typ[i] = int8(a.Value(i))
+			case *array.Uint16:
+				r.typ[i] = int8(a.Value(i))
+			case *array.Uint32:
 				r.typ[i] = int8(a.Value(i))
 			}
 		}
@@ -171,14 +275,33 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			r.src[i] = lastID
 		}
 	}
-	if l.v2 >= 0 {
+	if l.v2 >= 0 && l.v2Text != "" {
+		c := rec.Column(l.v2)
+		strs := c.(interface{ Value(int) string })
+		var h [32]byte
+		for i := range n {
+			if c.IsNull(i) {
+				continue
+			}
+			if s := strs.Value(i); unhexHash(&h, s) == 32 {
+				r.keepV2(i, h[:])
+			} else if s != "" { // empty: null, as in infohash's own files
+				return textHashError(int64(i), "info_hash_v2", l.v2Text, s, wantHexV2)
+			}
+		}
+	} else if l.v2 >= 0 {
 		c := rec.Column(l.v2)
 		vals := c.(interface{ Value(int) []byte })
 		for i := range n {
-			if !c.IsNull(i) {
-				if v := vals.Value(i); len(v) == 32 {
-					r.keepV2(i, v)
-				}
+			if c.IsNull(i) {
+				continue
+			}
+			switch v := vals.Value(i); len(v) {
+			case 32:
+				r.keepV2(i, v)
+			case 0: // null, as in infohash's own files
+			default:
+				return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash_v2 has %d bytes, want 32", len(v))}
 			}
 		}
 	}

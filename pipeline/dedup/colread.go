@@ -102,12 +102,28 @@ func (c *colReader) next() error {
 		}
 	}
 	if c.fill, err = c.prepare(p); err != nil {
-		if re, ok := err.(*rowError); ok { // a row of the page: place it in the row group
-			return &rowError{row: c.base + re.row, msg: re.msg}
+		if re, ok := err.(*rowError); ok { // a value of the page: place its row in the row group
+			return &rowError{row: c.base + c.valueRow(re.row), msg: re.msg}
 		}
 		return fmt.Errorf("%s: %w", c.name, err)
 	}
 	return nil
+}
+
+// valueRow is the row of the page's value v: its nulls have none.
+func (c *colReader) valueRow(v int64) int64 {
+	if c.defs == nil {
+		return v
+	}
+	for i, d := range c.defs {
+		if int(d) == c.maxDef {
+			if v == 0 {
+				return int64(i)
+			}
+			v--
+		}
+	}
+	return v
 }
 
 // finish checks that the chunk holds no rows beyond those read, and

@@ -124,10 +124,26 @@ func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
 	}, nil
 }
 
+// v2Page reads an info_hash_v2 column of bytes: 32 of a v2 hash, or none
+// (null, as in infohash's own files). Another length is bad input in its
+// row (the schema promises the full hash; a cut one is not that).
 func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
 	data, offs, idx, err := byteArrays(p) // DuckDB dictionary-encodes the column (mostly nulls)
 	if err != nil {
 		return nil, err
+	}
+	values := len(idx)
+	if idx == nil {
+		values = max(len(offs)-1, 0)
+	}
+	for k := range values {
+		j := k
+		if idx != nil {
+			j = int(idx[k])
+		}
+		if n := offs[j+1] - offs[j]; n != 0 && n != 32 {
+			return nil, &rowError{row: int64(k), msg: fmt.Sprintf("info_hash_v2 has %d bytes, want 32", n)}
+		}
 	}
 	return func(row, v, n int) {
 		for i := range n {
@@ -192,4 +208,38 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 			r.putHash(row+i, data[offs[v+i]:offs[v+i+1]])
 		}
 	}, nil
+}
+
+// hashTextPage reads an info_hash column of text (DuckDB's VARCHAR) of
+// type typ: hex v1 or v2 hashes, put as hashBytesPage puts bytes.
+func (r *rgBuf) hashTextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
+	return func(p parquet.Page) (func(row, v, n int), error) {
+		hs, err := textPage(p, "info_hash", typ, wantHexHash, func(n int) bool { return n > 0 })
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, h := range hs[v : v+n] {
+				r.putHash(row+i, h)
+			}
+		}, nil
+	}
+}
+
+// v2TextPage reads an info_hash_v2 column of text of type typ: hex v2
+// hashes, or empty (null, as in infohash's own files).
+func (r *rgBuf) v2TextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
+	return func(p parquet.Page) (func(row, v, n int), error) {
+		hs, err := textPage(p, "info_hash_v2", typ, wantHexV2, func(n int) bool { return n == 0 || n == 32 })
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, h := range hs[v : v+n] {
+				if len(h) == 32 {
+					r.keepV2(row+i, h)
+				}
+			}
+		}, nil
+	}
 }

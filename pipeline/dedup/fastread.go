@@ -21,9 +21,10 @@ import (
 // decoded values, which is ~20× cheaper than assembling rows. It serves
 // infohash's own layout (info_hash FIXED_LEN_BYTE_ARRAY(20), observed_at
 // INT64 milliseconds) and the usual layouts of other writers: info_hash as
-// BYTE_ARRAY (DuckDB's BLOB; 20 bytes, or 32 for a v2 hash), any column
-// optional (DuckDB's and Arrow's default), observed_at in micro- or
-// nanoseconds. It leaves the rest to readParquet.
+// BYTE_ARRAY (DuckDB's BLOB; 20 bytes, or 32 for a v2 hash; or VARCHAR of
+// hex, see texthash.go), any column optional (DuckDB's and Arrow's
+// default), observed_at in micro- or nanoseconds. It leaves the rest to
+// readParquet.
 
 // fastColumns locates the columns the fast path needs; ok is false when
 // the layout does not fit it.
@@ -31,6 +32,9 @@ type fastColumns struct {
 	hash, at, src, typ, v2 *parquet.Column
 	hashBytes              bool  // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
 	atDiv                  int64 // observed_at's units per millisecond
+	// The string types of info_hash and info_hash_v2 when they hold
+	// text (hex), else "" (see parquetText).
+	hashText, v2Text string
 }
 
 func fastLayout(pf *parquet.File) (fastColumns, bool) {
@@ -46,7 +50,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	switch ht := c.hash.Type(); {
 	case ht.Kind() == parquet.FixedLenByteArray && ht.Length() == 20:
 	case ht.Kind() == parquet.ByteArray:
-		c.hashBytes = true
+		c.hashBytes, c.hashText = true, parquetText(ht)
 	default:
 		return c, false
 	}
@@ -84,6 +88,9 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	}
 	if c.v2 != nil && c.v2.Type().Kind() != parquet.ByteArray {
 		return c, false
+	}
+	if c.v2 != nil {
+		c.v2Text = parquetText(c.v2.Type())
 	}
 	return c, true
 }
@@ -269,7 +276,10 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 	r.close()
 	ccs := rg.ColumnChunks()
 	hashPage := r.hashPage
-	if c.hashBytes {
+	switch {
+	case c.hashText != "":
+		hashPage = r.hashTextPage(c.hashText)
+	case c.hashBytes:
 		hashPage = r.hashBytesPage
 	}
 	hash := newColReader("info_hash", ccs[c.hash.Index()], c.hash.MaxDefinitionLevel(), hashPage)
@@ -285,7 +295,11 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 		r.readers = append(r.readers, newColReader("hash_type", ccs[c.typ.Index()], c.typ.MaxDefinitionLevel(), r.typPage))
 	}
 	if c.v2 != nil {
-		r.readers = append(r.readers, newColReader("info_hash_v2", ccs[c.v2.Index()], c.v2.MaxDefinitionLevel(), r.v2Page))
+		v2Page := r.v2Page
+		if c.v2Text != "" {
+			v2Page = r.v2TextPage(c.v2Text)
+		}
+		r.readers = append(r.readers, newColReader("info_hash_v2", ccs[c.v2.Index()], c.v2.MaxDefinitionLevel(), v2Page))
 	}
 }
 

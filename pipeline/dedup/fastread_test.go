@@ -359,3 +359,77 @@ func TestArrowBadRows(t *testing.T) {
 		})
 	}
 }
+
+// TestV2WrongLength: an info_hash_v2 of other than 32 bytes (or none: null)
+// is bad input named by row, in plain and dictionary pages and Arrow
+// streams, through the column and the row readers; it was dropped.
+func TestV2WrongLength(t *testing.T) {
+	h := make([]byte, 20)
+	full := append(bytes.Clone(h), make([]byte, 12)...)
+	at := t0.UnixMilli()
+	plain := make([]blobMicros, 5000)
+	dict := make([]blobNanosDict, 5000)
+	for i := range plain {
+		plain[i] = blobMicros{InfoHash: h, ObservedAt: at * 1000}
+		dict[i] = blobNanosDict{InfoHash: h, ObservedAt: at * 1_000_000}
+		if i%3 == 0 { // v2 hashes between nulls: the rows are not the values' indexes
+			plain[i].InfoHashV2, dict[i].InfoHashV2 = full, full
+		}
+	}
+	plain[4322].InfoHashV2, dict[4322].InfoHashV2 = full[:16], full[:16]
+	dir := t.TempDir()
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
+		{Name: "info_hash_v2", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+	}, nil)
+	var stream bytes.Buffer
+	w := ipc.NewWriter(&stream, ipc.WithSchema(sch))
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	for i := range 300 {
+		rb.Field(0).(*array.BinaryBuilder).Append(h)
+		switch {
+		case i == 242:
+			rb.Field(1).(*array.BinaryBuilder).Append(full[:16])
+		case i%3 == 0:
+			rb.Field(1).(*array.BinaryBuilder).Append(full)
+		default:
+			rb.Field(1).AppendNull()
+		}
+		rb.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(at))
+		if i%100 == 99 {
+			rec := rb.NewRecord()
+			w.Write(rec)
+			rec.Release()
+		}
+	}
+	w.Close()
+	rb.Release()
+	arrowPath := filepath.Join(dir, "v2.arrow")
+	if err := os.WriteFile(arrowPath, stream.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, path, want string }{
+		{"plain", writeRows(t, filepath.Join(dir, "a.parquet"), plain), "row 4322: info_hash_v2 has 16 bytes, want 32"},
+		{"dictionary", writeRows(t, filepath.Join(dir, "b.parquet"), dict), "row 4322: info_hash_v2 has 16 bytes, want 32"},
+		{"Arrow", arrowPath, "row 242: info_hash_v2 has 16 bytes, want 32"},
+	}
+	defer func() { fastPath = true }()
+	for _, tt := range tests {
+		for _, fast := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s fast %v", tt.name, fast), func(t *testing.T) {
+				fastPath = fast
+				in, err := probe(tt.path, "in")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := newBatch(3600_000)
+				defer b.release()
+				_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
+				if err == nil || !strings.Contains(err.Error(), "dedup: in: "+tt.want) {
+					t.Fatalf("err = %v, want %q", err, tt.want)
+				}
+			})
+		}
+	}
+}

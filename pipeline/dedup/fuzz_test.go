@@ -37,6 +37,11 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	for _, b := range [][]byte{own, duck, blob} {
 		seeds = append(seeds, b[:len(b)/2], b[:len(b)-9], flip(b, len(b)-20), flip(b, len(b)/2), flip(b, 40))
 	}
+	// What DuckDB itself writes (padded level runs, nulls).
+	golden, _ := filepath.Glob(duckFile("*.parquet"))
+	for _, p := range golden {
+		seeds = append(seeds, readBack(t, p))
+	}
 	return seeds
 }
 

@@ -99,21 +99,9 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 			out = append(out, in)
 			continue
 		}
-		var files []string
-		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !e.IsDir() && strings.HasSuffix(p, ".parquet") && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
-				files = append(files, p)
-			}
-			return nil
-		})
+		files, err := folderFiles(a)
 		if err != nil {
-			return out, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", a, err))
-		}
-		if len(files) == 0 {
-			return out, exitcode.BadInput(fmt.Errorf("dedup: %s: folder holds no .parquet files", a))
+			return out, err
 		}
 		sort.Strings(files)
 		for _, p := range files {
@@ -149,6 +137,58 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		out = append(out, in)
 	}
 	return out, nil
+}
+
+// folderFiles lists the Parquet files under folder dir: those named
+// *.parquet, in any case. A folder is read for Parquet only (README:
+// "folders of Parquet"): the other files in it are skipped, since a
+// README.txt or a half-copied list would otherwise fail a cron pass as
+// bad input, and named in an info log line so that a text list put there
+// by mistake is not dropped unseen. Temporary files of writes in progress
+// are skipped too, at debug level.
+func folderFiles(dir string) ([]string, error) {
+	var files, others, temps []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case e.IsDir():
+		case strings.HasPrefix(e.Name(), fsutil.TempPrefix):
+			temps = append(temps, p)
+		case strings.EqualFold(filepath.Ext(p), ".parquet"):
+			files = append(files, p)
+		default:
+			others = append(others, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", dir, err))
+	}
+	if len(others) > 0 {
+		slog.Info("dedup: skipped files of a folder that are not .parquet", "folder", dir, "skipped", len(others),
+			"files", someNames(others), "why", "a folder is read for its Parquet files; name a text list as an input of its own")
+	}
+	if len(temps) > 0 {
+		slog.Debug("dedup: skipped temporary files of a folder (writes in progress)", "folder", dir, "skipped", len(temps), "files", someNames(temps))
+	}
+	if len(files) == 0 {
+		msg := fmt.Sprintf("dedup: %s: folder holds no .parquet files", dir)
+		if len(others) > 0 {
+			msg += fmt.Sprintf(" (skipped: %s)", someNames(others))
+		}
+		return nil, exitcode.BadInput(errors.New(msg))
+	}
+	return files, nil
+}
+
+// someNames lists the first few of names, for a log line.
+func someNames(names []string) string {
+	const few = 10
+	if len(names) <= few {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:few], ", "), len(names)-few)
 }
 
 // badSuffix marks spooled input that was bad: later runs leave it alone

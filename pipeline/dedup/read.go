@@ -77,40 +77,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 		}
 		return n, nil
 	case kindArrow:
-		f, err := in.open(ctx)
-		if err != nil {
-			return 0, bad(err)
-		}
-		defer f.Close()
-		r, err := rowio.OpenArrow[obsIn](in.name, f)
-		if err != nil {
-			return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
-		}
-		defer r.Close()
-		if l, ok := arrowLayoutOf(r.ArrowSchema()); ok && fastPath {
-			r.RecycleBuffers() // loadArrow copies what it keeps
-			return readArrowColumns(ctx, r, l, b, bad)
-		}
-		buf := make([]obsIn, readBatch)
-		var n int64
-		for {
-			if err := ctx.Err(); err != nil {
-				return n, err
-			}
-			k, err := r.Read(buf)
-			for i := 0; i < k; i++ {
-				if err := addRow(n+int64(i), &buf[i], b); err != nil {
-					return n, bad(err)
-				}
-			}
-			n += int64(k)
-			if errors.Is(err, io.EOF) {
-				return n, nil
-			}
-			if err != nil {
-				return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
-			}
-		}
+		return readArrow(ctx, in, b, bad)
 	}
 	return readParquet(ctx, in, b)
 }
@@ -136,6 +103,13 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		}
 		return n, err
 	}
+	var hashText, v2Text string
+	if c := pf.Root().Column("info_hash"); c != nil {
+		hashText = parquetText(c.Type())
+	}
+	if c := pf.Root().Column("info_hash_v2"); c != nil {
+		v2Text = parquetText(c.Type())
+	}
 	r := parquet.NewGenericReader[obsIn](pf)
 	defer r.Close()
 	buf := make([]obsIn, readBatch)
@@ -147,7 +121,14 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		clear(buf) // a null info_hash_v2 must read as nil, not as a reused row's empty slice
 		k, err := r.Read(buf)
 		for i := 0; i < k; i++ {
-			if err := addRow(n+int64(i), &buf[i], b); err != nil {
+			err := unhexRow(n+int64(i), &buf[i], hashText, v2Text)
+			if err == nil {
+				err = addRow(n+int64(i), &buf[i], b)
+			}
+			if err != nil {
+				if nerr := firstNull(pf, n+int64(i)); nerr != nil {
+					err = nerr // what made the row bad: a null read as empty or zero
+				}
 				return n, bad(err)
 			}
 		}
@@ -161,11 +142,89 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	}
 }
 
+// firstNull is the error for the first null info_hash or observed_at of
+// pf up to row last, or nil. The row reader reads a null as an empty hash
+// or a zero time, which addRow refuses without knowing why: only then are
+// these columns' levels read again, to say so.
+func firstNull(pf *parquet.File, last int64) error {
+	var err error
+	for _, name := range []string{"info_hash", "observed_at"} {
+		c := pf.Root().Column(name)
+		if c == nil || c.MaxDefinitionLevel() == 0 || c.MaxRepetitionLevel() > 0 {
+			continue
+		}
+		if row, ok := nullRow(pf, c, last); ok {
+			err, last = fmt.Errorf("row %d: %s is null", row, name), row
+		}
+	}
+	return err
+}
+
+// nullRow finds the first row up to last where leaf column c is null.
+func nullRow(pf *parquet.File, c *parquet.Column, last int64) (int64, bool) {
+	var first int64
+	for _, rg := range pf.RowGroups() {
+		if first > last {
+			break
+		}
+		pages := rg.ColumnChunks()[c.Index()].Pages()
+		row := first
+		for {
+			p, err := pages.ReadPage()
+			if err != nil {
+				break // the row reader read these pages: only the end
+			}
+			found := int64(-1)
+			if p.NumNulls() > 0 {
+				for i, d := range p.DefinitionLevels() {
+					if int(d) != c.MaxDefinitionLevel() {
+						found = row + int64(i)
+						break
+					}
+				}
+			}
+			row += p.NumRows()
+			parquet.Release(p)
+			if found >= 0 {
+				pages.Close()
+				return found, found <= last
+			}
+		}
+		pages.Close()
+		first += rg.NumRows()
+	}
+	return 0, false
+}
+
+// unhexRow decodes the hashes of row o (number row of its input) that
+// were read from text columns (hashText and v2Text their types, "" for
+// bytes): the row readers' way, as textPage is the fast path's.
+func unhexRow(row int64, o *obsIn, hashText, v2Text string) error {
+	var h [32]byte
+	if hashText != "" {
+		n := unhexHash(&h, o.InfoHash)
+		if n == 0 {
+			return textHashError(row, "info_hash", hashText, o.InfoHash, wantHexHash)
+		}
+		o.InfoHash = append([]byte(nil), h[:n]...)
+	}
+	if v2Text != "" && len(o.InfoHashV2) > 0 {
+		if unhexHash(&h, o.InfoHashV2) != 32 {
+			return textHashError(row, "info_hash_v2", v2Text, o.InfoHashV2, wantHexV2)
+		}
+		o.InfoHashV2 = append([]byte(nil), h[:]...)
+	}
+	return nil
+}
+
 // addRow checks row o (number row of its input) and folds it into b: the
 // row readers' way, where the fast paths read columns.
 func addRow(row int64, o *obsIn, b *batch) error {
 	var h schema.Hash
 	typ := o.HashType
+	if n := len(o.InfoHashV2); n != 0 && n != 32 {
+		return fmt.Errorf("row %d: info_hash_v2 has %d bytes, want 32", row, n)
+	}
 	switch len(o.InfoHash) {
 	case 20:
 	case 32:

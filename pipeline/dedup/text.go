@@ -2,9 +2,11 @@ package dedup
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base32"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -13,8 +15,14 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// maxLine bounds one line of a hash list.
-const maxLine = 64 << 10
+// maxLine bounds one line of a hash list: the line of a magnetico export
+// lists every file of its torrent (3000 files make ~300 KB), and the
+// buffer grows to the longest line, up to this. A variable for tests.
+var maxLine = 64 << 20
+
+// utf8BOM, which some editors put at the start of a text file, is not
+// part of a list's first line.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // ParseHashLine parses one line of a hash list: a 40/64-character hex
 // infohash, a magnet URI (btih in hex or base32, or a btmh v2 multihash),
@@ -94,8 +102,12 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 	var n, lineNo int64
 	for sc.Scan() {
 		lineNo++
+		line := sc.Bytes()
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
 		// The usual line, 40 hex digits, without a string per line.
-		if line := sc.Bytes(); len(line) == 40 {
+		if len(line) == 40 {
 			var h schema.Hash
 			if _, err := hex.Decode(h[:], line); err == nil {
 				emit(schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: at, Source: schema.SourceImport})
@@ -103,7 +115,7 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 				continue
 			}
 		}
-		h, v2, typ, ok, err := ParseHashLine(sc.Text())
+		h, v2, typ, ok, err := ParseHashLine(string(line))
 		if err != nil {
 			return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}
@@ -114,6 +126,9 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		n++
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return n, fmt.Errorf("%s:%d: line longer than %d bytes", name, lineNo+1, maxLine)
+		}
 		return n, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
 	}
 	return n, nil

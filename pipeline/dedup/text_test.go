@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,6 +82,10 @@ func TestReadHashList(t *testing.T) {
 		{"no final newline", hx, 1, ""},
 		{"bad 40-character line", hx + "\n" + "zz" + hx[2:] + "\n", 1, "l.txt:2: infohash"},
 		{"bad short line", hx + "\n\nabc\n", 1, "l.txt:3: infohash"},
+		{"byte order mark", "\ufeff" + hx + "\n" + hx + "\n", 2, ""},
+		{"byte order mark before JSON", "\ufeff{\"infoHash\":\"" + hx + "\"}\n", 1, ""},
+		{"byte order mark on a later line", hx + "\n\ufeff" + hx + "\n", 1, "l.txt:2: infohash"},
+		{"magnetico line of 3000 files", magneticoLine(hx, 3000) + "\n" + hx + "\n", 2, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,5 +107,35 @@ func TestReadHashList(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// magneticoLine is a magnetico export's line for a torrent of files files.
+func magneticoLine(hash string, files int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `{"infoHash":%q,"name":"many files","files":[`, hash)
+	for i := range files {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"size":%d,"path":"folder/subfolder/a rather long file name number %d.bin"}`, i*1000, i)
+	}
+	sb.WriteString("]}")
+	return sb.String()
+}
+
+// TestReadHashListLongLines: a line longer than maxLine is an error naming
+// the file and line, not bufio's "token too long".
+func TestReadHashListLongLines(t *testing.T) {
+	const hx = "0123456789abcdef0123456789abcdef01234567"
+	defer func(n int) { maxLine = n }(maxLine)
+	maxLine = 64 << 10
+	long := magneticoLine(hx, 3000)
+	if len(long) <= maxLine {
+		t.Fatalf("a line of %d bytes", len(long))
+	}
+	n, err := readHashList("l.txt", strings.NewReader(hx+"\n"+long+"\n"), 42, func(schema.Observation) {})
+	if want := "l.txt:2: line longer than 65536 bytes"; err == nil || err.Error() != want || n != 1 {
+		t.Fatalf("%d hashes, err %v, want %q", n, err, want)
 	}
 }

@@ -1,0 +1,68 @@
+package dedup
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// TestFolderFiles: a folder's Parquet files are those named *.parquet in
+// any case; other files are skipped and named in an info log line,
+// temporary files at debug level.
+func TestFolderFiles(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string
+		want  []string
+		err   string
+		info  string // in the info log line; "" for none
+	}{
+		{"any case", []string{"a.parquet", "sub/B.PARQUET", "c.Parquet"}, []string{"a.parquet", "c.Parquet", "sub/B.PARQUET"}, "", ""},
+		{"others skipped", []string{"a.parquet", "notes.txt", "README", ".tmp-b.parquet-1"}, []string{"a.parquet"}, "",
+			"skipped=2 files=\"D/README, D/notes.txt\""},
+		{"only a list", []string{"hashes.txt"}, nil, "D: folder holds no .parquet files (skipped: D/hashes.txt)", "skipped=1"},
+		{"empty", nil, nil, "D: folder holds no .parquet files", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range tt.files {
+				p := filepath.Join(dir, f)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var log bytes.Buffer
+			defer slog.SetDefault(slog.Default())
+			slog.SetDefault(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo})))
+			got, err := folderFiles(dir)
+			out := strings.ReplaceAll(log.String(), dir, "D")
+			if tt.err != "" {
+				if err == nil || strings.ReplaceAll(err.Error(), dir, "D") != "dedup: "+tt.err || exitcode.Of(err) != exitcode.Usage {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				got[i], _ = filepath.Rel(dir, got[i])
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("files %q, want %q", got, tt.want)
+			}
+			if (tt.info == "") != (out == "") || !strings.Contains(out, tt.info) {
+				t.Fatalf("log %q, want a line with %q", out, tt.info)
+			}
+			if strings.Contains(out, ".tmp-") {
+				t.Fatalf("temporary files logged at info: %q", out)
+			}
+		})
+	}
+}
