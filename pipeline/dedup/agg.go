@@ -246,8 +246,13 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 		}
 	}
 	// A full v2 hash whose first 20 bytes are h says h is a truncated
-	// v2 hash, whatever hash_type said (or with no hash_type column).
-	if typ == schema.HashV2 || (len(v2) == 32 && [20]byte(v2[:20]) == *h) {
+	// v2 hash, whatever hash_type said (or with no hash_type column). One
+	// that is not h's is not kept: h is the DHT key, and keeping either
+	// would make the state depend on the order of the inputs.
+	if len(v2) == 32 && [20]byte(v2[:20]) != *h {
+		v2 = nil
+	}
+	if typ == schema.HashV2 || v2 != nil {
 		a.flags |= aggV2
 	}
 	if v2 != nil && a.flags&aggHasV2 == 0 {

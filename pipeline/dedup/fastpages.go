@@ -8,6 +8,8 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
@@ -67,12 +69,21 @@ func (r *rgBuf) atPage(p parquet.Page, div int64) (func(row, v, n int), error) {
 
 // srcPage interns the source column's values; a dictionary page interns
 // each distinct value once.
+// sourceOf is an observation's source as the row readers take it: an
+// empty one is an import.
+func sourceOf(s []byte) string {
+	if len(s) == 0 {
+		return schema.SourceImport
+	}
+	return string(s)
+}
+
 func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
 		data, offs := dataOf(d.Page()).ByteArray()
 		ids := make([]uint16, 0, len(offs))
 		for j := 0; j+1 < len(offs); j++ {
-			ids = append(ids, b.intern(string(data[offs[j]:offs[j+1]])))
+			ids = append(ids, b.intern(sourceOf(data[offs[j]:offs[j+1]])))
 		}
 		idx, err := dictIndexes(p, len(ids))
 		if err != nil {
@@ -93,11 +104,21 @@ func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
 			s := data[offs[v+i]:offs[v+i+1]]
 			id, ok := b.srcID[string(s)]
 			if !ok {
-				id = b.intern(string(s))
+				id = b.intern(sourceOf(s))
 			}
 			r.src[row+i] = id
 		}
 	}, nil
+}
+
+// typeOf is a hash_type value as dedup holds it: one beyond int8 becomes
+// badType (which checkObs refuses), not the int8 it would wrap to (257
+// read as 1).
+func typeOf(x int32) int8 {
+	if x < -127 || x > 127 {
+		return badType
+	}
+	return int8(x)
 }
 
 func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
@@ -109,7 +130,7 @@ func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
 		}
 		return func(row, v, n int) {
 			for i, ix := range idx[v : v+n] {
-				r.typ[row+i] = int8(dict[ix])
+				r.typ[row+i] = typeOf(dict[ix])
 			}
 		}, nil
 	}
@@ -119,7 +140,7 @@ func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
 	}
 	return func(row, v, n int) {
 		for i, x := range vals[v : v+n] {
-			r.typ[row+i] = int8(x)
+			r.typ[row+i] = typeOf(x)
 		}
 	}, nil
 }

@@ -277,7 +277,13 @@ func checkObsSchema(s *parquet.Schema) error {
 // Plausible observation times: 2001 (BitTorrent) to 2200.
 const minTime, maxTime = 978307200000, 7258118400000
 
+// badType stands for a hash_type beyond int8 (see typeOf).
+const badType int8 = -128
+
 func checkObs(row int64, typ int8, at int64) error {
+	if typ == badType {
+		return fmt.Errorf("row %d: hash_type out of range, want 1 or 2", row)
+	}
 	if typ != schema.HashV1 && typ != schema.HashV2 {
 		return fmt.Errorf("row %d: hash_type %d, want 1 or 2", row, typ)
 	}

@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,5 +68,56 @@ func TestTooManySources(t *testing.T) {
 	_, err := run(t, filepath.Join(dir, "ds"), nil, in)
 	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "distinct source values") || !strings.Contains(err.Error(), filepath.Base(in)) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// wideTypeObs is an observation as another writer may lay it out: an
+// INT32 hash_type and any source string.
+type wideTypeObs struct {
+	InfoHash   schema.Hash `parquet:"info_hash"`
+	HashType   int32       `parquet:"hash_type"`
+	ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string      `parquet:"source"`
+}
+
+// TestOtherWritersValues: on the fast column path an empty source is an
+// import (as on the row and Arrow paths), and a hash_type beyond int8 is
+// bad input rather than the type it wraps to (257 read as 1).
+func TestOtherWritersValues(t *testing.T) {
+	h := schema.Hash{0x11, 1}
+	at := t0.UnixMilli()
+	cases := []struct {
+		name string
+		row  wideTypeObs
+		err  string // "" for none
+		src  string
+	}{
+		{"empty source", wideTypeObs{h, 1, at, ""}, "", schema.SourceImport},
+		{"a source", wideTypeObs{h, 1, at, "dht_get_peers"}, "", "dht_get_peers"},
+		{"hash_type 257", wideTypeObs{h, 257, at, "x"}, "hash_type out of range", ""},
+		{"hash_type 3", wideTypeObs{h, 3, at, "x"}, "hash_type 3", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in.parquet")
+			if err := os.WriteFile(in, writeRowsBytes(t, dir, []wideTypeObs{c.row}), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			data := filepath.Join(dir, "ds")
+			_, err := run(t, data, nil, in)
+			if c.err != "" {
+				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("got %v, want bad input %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := readState(t, data)[h].LastSource; got != c.src {
+				t.Fatalf("last_source %q, want %q", got, c.src)
+			}
+		})
 	}
 }
