@@ -52,7 +52,10 @@ are applied in one atomic commit, unless together they hold more distinct
 hashes than --batch-hashes: then each group of whole inputs that reaches it
 is committed before the next is read (a backfill of a year of captures does
 not need a year's worth of memory), and a killed run resumes after the last
-group committed. Bad input commits nothing.
+group committed. Bad input commits nothing (exit 2): every Parquet input's
+footer and schema are checked before the first group is read. A fault found
+only by reading (a text list, an Arrow stream, a damaged page) after a group
+was committed ends the run partial (exit 3), naming the input.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
