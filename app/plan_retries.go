@@ -26,8 +26,12 @@ not in DIR/blocklist. At most --limit are planned; when both kinds wait,
 never-tried hashes get at least --new-share of them, so a flood of retries
 cannot starve new work. The rest go by priority: reactivated first, then
 activity, fewer attempts, longer waiting, and a seeded hash for ties (never
-by prefix). Cold hashes are read by a budgeted sweep of a few partitions per
-pass and take at most the policy's plan.cold_share of --limit.
+by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
+cold files of the policy's plan.cold_partitions partitions (default 16)
+from where the previous pass stopped (a cursor kept in the manifest and
+moved in the pass's commit), so every cold partition is read once every
+256/cold_partitions passes whatever the cron interval. Cold hashes take at
+most the policy's plan.cold_share of --limit.
 
 Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
 lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC

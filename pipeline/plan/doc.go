@@ -7,7 +7,9 @@
 // needs), skipping hashes that are fetched, not yet due, blocklisted or
 // under a live lease, and keeps the best candidates in bounded heaps, one
 // per pool: never-tried hashes (new), failed ones (retry and
-// reactivated), and cold ones met in the budgeted cold sweep. Selection is
+// reactivated), and cold ones met in the budgeted cold sweep (the cold
+// files of plan.cold_partitions partitions from a cursor kept in the
+// manifest, which each plan commit moves on). Selection is
 // global across partitions; --limit is split so that new hashes get at
 // least --new-share of it when both kinds wait, cold ones at most the
 // policy's cold share, and within a pool hashes are taken in

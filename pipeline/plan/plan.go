@@ -62,6 +62,8 @@ type Stats struct {
 	PlannedCold        int     `json:"planned_cold"`
 	Relet              int     `json:"expired_leases_replanned"`
 	LeasesPruned       int     `json:"stale_leases_dropped"`
+	ColdSweepStart     int64   `json:"cold_sweep_start"` // first partition of this pass's cold window
+	ColdSweepNext      int64   `json:"cold_sweep_next"`  // where the next pass's starts
 	LeaseID            string  `json:"lease_id,omitempty"`
 	PolicyHash         string  `json:"policy"`
 	Snapshot           int64   `json:"snapshot"`
@@ -133,7 +135,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				return st, err
 			}
 		}
-		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0)
+		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0, st.ColdSweepStart, st.ColdSweepNext)
 		if err != nil && w != nil {
 			w.Abort()
 		}
@@ -189,14 +191,22 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit, coldBudget: coldBudget}
+	cursor := base.Cursor(dataset.CursorColdSweep)
+	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit,
+		coldBudget: coldBudget, cursor: cursor}
 	ps, c, err := s.scan(ctx, o.Workers)
 	if err != nil {
 		return nil, nil, err
 	}
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
-		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold}
+		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
+		ColdSweepStart: cursor, ColdSweepNext: cursor}
+	// The sweep moves on once this pass has had its look at the window,
+	// in the commit that leases what it picked there.
+	if coldBudget > 0 && s.hasCold() {
+		st.ColdSweepNext = schedule.NextColdCursor(p, cursor)
+	}
 	nNew, nRetry, nCold := quota(o.Limit, coldBudget, share, ps.new.Len(), ps.retry.Len(), ps.cold.Len())
 	picked := append(append(ps.new.sorted()[:nNew], ps.retry.sorted()[:nRetry]...), ps.cold.sorted()[:nCold]...)
 	slices.SortFunc(picked, func(a, b cand) int { return a.prio.Compare(b.prio) })
@@ -234,14 +244,22 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	return jobs, leases, nil
 }
 
-// commit records the leases and the policy, if anything changed.
-func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, changed bool) (*dataset.Manifest, error) {
-	if !changed {
+// commit records the leases (if they changed), the cold sweep's cursor
+// (if it moved from from to next) and the policy; it commits nothing when
+// neither changed.
+func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, leased bool, from, next int64) (*dataset.Manifest, error) {
+	swept := next != from
+	if !leased && !swept {
 		tx.Abort()
 		return tx.Base(), nil
 	}
-	if err := WriteLeases(tx, leases); err != nil {
-		return nil, err
+	if leased {
+		if err := WriteLeases(tx, leases); err != nil {
+			return nil, err
+		}
+	}
+	if swept {
+		tx.SetCursor(dataset.CursorColdSweep, next)
 	}
 	tx.SetPolicy(p.JSON())
 	return tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries", Now: o.Now})

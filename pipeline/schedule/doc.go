@@ -18,7 +18,8 @@
 // fingerprint (Policy.Hash) is recorded in each manifest. DIR/blocklist
 // lists hashes that are never planned nor exported (LoadBlocklist). Cold
 // rows are kept in their own files (ColdPrefix) in the same partitions;
-// plan-retries reads them only in its hourly window (InColdWindow).
+// plan-retries reads them only in its sweep window (InColdWindow), which
+// a cursor kept in the dataset moves on by one window per plan commit.
 //
 // Failure classes are the outcome constants of formats/schema. Each falls
 // in one of five kinds (KindOf):

@@ -101,9 +101,10 @@ type PlanRule struct {
 	// budgeted cold sweep).
 	ColdShare float64 `json:"cold_share"`
 	// ColdPartitions is how many prefix partitions' cold files one plan
-	// pass reads (the sweep window moves with the hour of the planning
-	// time, so the whole cold tier is read every 256/ColdPartitions hours
-	// of passes).
+	// pass reads. The window starts at a cursor kept in the dataset's
+	// manifest and each plan commit moves it on by this width, so the
+	// whole cold tier is read once every 256/ColdPartitions passes,
+	// however often passes run (see InColdWindow).
 	ColdPartitions int `json:"cold_partitions"`
 	// Lease is how long a planned job is reserved for its fetch.
 	Lease Duration `json:"lease"`
