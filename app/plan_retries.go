@@ -30,8 +30,9 @@ by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
 cold files of the policy's plan.cold_partitions partitions (default 16)
 from where the previous pass stopped (a cursor kept in the manifest and
 moved in the pass's commit), so every cold partition is read once every
-256/cold_partitions passes whatever the cron interval. Cold hashes take at
-most the policy's plan.cold_share of --limit.
+256/cold_partitions passes whatever the cron interval. Due cold hashes get
+the policy's plan.cold_share of --limit (rounded down, but at least one
+job), and any part of --limit that new and retried hashes leave unused.
 
 Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
 lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC

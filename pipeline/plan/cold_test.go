@@ -77,3 +77,71 @@ func TestNoColdFilesNoSweepCommit(t *testing.T) {
 		t.Fatalf("no cold files and nothing due: snapshot %d, sweep %d -> %d; want no commit", st.Snapshot, st.ColdSweepStart, st.ColdSweepNext)
 	}
 }
+
+func TestColdReserve(t *testing.T) {
+	tests := []struct {
+		name  string
+		limit int
+		share float64
+		want  int
+	}{
+		{"default share", 10000, 0.02, 200},
+		{"rounds to zero", 49, 0.02, 1},
+		{"one job", 1, 0.02, 1},
+		{"limit 0", 0, 0.02, 0},
+		{"all", 10, 1, 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := coldReserve(tt.limit, tt.share); got != tt.want {
+				t.Errorf("coldReserve(%d, %v) = %d, want %d", tt.limit, tt.share, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSmallLimitStillPlansCold(t *testing.T) {
+	p := schedule.Default()
+	p.Plan.ColdPartitions = 256 // every cold file in reach
+	var states []schema.State
+	for i := range uint64(241) {
+		st := failedHash(t, hashAt(byte(i), i), ms(t0), ms(t0))
+		st.Tier = schema.TierCold
+		states = append(states, st)
+	}
+	for i := range uint64(100) {
+		states = append(states, failedHash(t, hashAt(byte(i), 1000+i), ms(t0), ms(t0)))
+		states = append(states, newHash(hashAt(byte(i), 2000+i), ms(t0)))
+	}
+	dir := makeDataset(t, states, nil)
+	if err := schedule.Save(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	// --limit 49 at 2%: floor(0.98) = 0 used to plan no cold hash at all.
+	_, st := runPlan(t, dir, ms(t0)+day, 49, nil)
+	if st.DueCold != 241 || st.PlannedCold != 1 || st.Planned != 49 {
+		t.Fatalf("--limit 49 with 241 cold hashes due: planned %d (%d cold); want 49, 1 cold", st.Planned, st.PlannedCold)
+	}
+}
+
+func TestUnusedLimitGoesToCold(t *testing.T) {
+	p := schedule.Default()
+	p.Plan.ColdPartitions = 256
+	var states []schema.State
+	for i := range uint64(100) {
+		st := failedHash(t, hashAt(byte(i), i), ms(t0), ms(t0))
+		st.Tier = schema.TierCold
+		states = append(states, st)
+	}
+	for i := range uint64(5) {
+		states = append(states, newHash(hashAt(byte(i), 1000+i), ms(t0)))
+	}
+	dir := makeDataset(t, states, nil)
+	if err := schedule.Save(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	_, st := runPlan(t, dir, ms(t0)+day, 50, nil)
+	if st.PlannedNew != 5 || st.PlannedCold != 45 {
+		t.Fatalf("--limit 50, 5 new and 100 cold due: planned %d new, %d cold; want 5 and the 45 left", st.PlannedNew, st.PlannedCold)
+	}
+}

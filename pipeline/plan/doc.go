@@ -10,9 +10,10 @@
 // reactivated), and cold ones met in the budgeted cold sweep (the cold
 // files of plan.cold_partitions partitions from a cursor kept in the
 // manifest, which each plan commit moves on). Selection is
-// global across partitions; --limit is split so that new hashes get at
-// least --new-share of it when both kinds wait, cold ones at most the
-// policy's cold share, and within a pool hashes are taken in
+// global across partitions; --limit is split so that cold hashes get the
+// policy's cold share (at least one job) and whatever new and retried
+// hashes leave unused, new hashes at least --new-share of the rest when
+// both kinds wait, and within a pool hashes are taken in
 // schedule.Priority order (reactivated, activity, attempts, waiting time,
 // seeded tie-break).
 //

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -113,7 +112,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		seed = *o.Seed
 	}
 	now := schema.Millis(o.Now)
-	coldBudget := int(math.Floor(float64(o.Limit) * p.Plan.ColdShare))
+	coldBudget := coldReserve(o.Limit, p.Plan.ColdShare)
 
 	for attempt := 0; ; attempt++ {
 		tx, err := d.Begin()

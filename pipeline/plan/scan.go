@@ -63,7 +63,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 	keys := t.PartitionKeys()
 	var (
 		mu    sync.Mutex
-		all   = newPools(s.limit, s.coldBudget)
+		all   = newPools(s.limit)
 		total counts
 		first error
 		next  int
@@ -73,7 +73,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			local := newPools(s.limit, s.coldBudget)
+			local := newPools(s.limit)
 			var c counts
 			var g rowGroup
 			for {

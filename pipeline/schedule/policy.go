@@ -97,8 +97,10 @@ type PlanRule struct {
 	// NewShare is the least share of --limit kept for never-tried hashes
 	// when both kinds wait.
 	NewShare float64 `json:"new_share"`
-	// ColdShare is the share of --limit given to due cold hashes (the
-	// budgeted cold sweep).
+	// ColdShare is the share of --limit reserved for due cold hashes met
+	// in the cold sweep: floor(limit × share), but at least one job; slots
+	// that new and retried hashes leave unused go to cold ones too. In
+	// (0, 1]: cold hashes are retried, only rarely, so 0 is refused.
 	ColdShare float64 `json:"cold_share"`
 	// ColdPartitions is how many prefix partitions' cold files one plan
 	// pass reads. The window starts at a cursor kept in the dataset's

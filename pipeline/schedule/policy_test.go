@@ -166,6 +166,7 @@ func TestParseErrors(t *testing.T) {
 		{"reactivation class", `{"reactivation": {"classes": ["no_peers", "ok"]}}`, `reactivation.classes[1]: "ok" is not a failure class`},
 		{"reactivation dup", `{"reactivation": {"classes": ["no_peers", "no_peers"]}}`, `reactivation.classes[1]: "no_peers" is listed twice`},
 		{"new share", `{"plan": {"new_share": 1.5}}`, "plan.new_share: 1.5 is outside [0, 1]"},
+		{"cold share 0", `{"plan": {"cold_share": 0}}`, "plan.cold_share: 0 is outside (0, 1]: cold hashes are still retried"},
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
 		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
 	}

@@ -162,8 +162,8 @@ func (p Policy) validatePlan() error {
 	if !(r.NewShare >= 0 && r.NewShare <= 1) {
 		return fieldErr("plan.new_share", "%v is outside [0, 1]", r.NewShare)
 	}
-	if !(r.ColdShare >= 0 && r.ColdShare <= 1) {
-		return fieldErr("plan.cold_share", "%v is outside [0, 1]", r.ColdShare)
+	if !(r.ColdShare > 0 && r.ColdShare <= 1) {
+		return fieldErr("plan.cold_share", "%v is outside (0, 1]: cold hashes are still retried, give a small share such as 0.01", r.ColdShare)
 	}
 	if r.ColdPartitions < 1 || r.ColdPartitions > 256 {
 		return fieldErr("plan.cold_partitions", "%d is outside [1, 256]", r.ColdPartitions)
