@@ -39,7 +39,7 @@ counted. Each input is recorded by checksum, so applying it again is a no-op.
 ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/.
 A failure: attempts+1 (not for local_error), last_attempt, last_failure and
 next_retry from DIR/policy.json; the endpoints that failed are penalised in
-DIR/peers/ and avoided by the hash's next jobs. Failed hashes past the
+DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Failed hashes past the
 policy's archive threshold move to the cold tier (never deleted).
 
 --from OTHER_DIR unions another dataset (a second crawler, a restored

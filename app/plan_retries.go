@@ -36,7 +36,9 @@ job), and any part of --limit that new and retried hashes leave unused.
 
 Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
 lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC
-stream to stdout with -o -. Their leases are committed to DIR/leases/ first:
+stream to stdout with -o -. A job's avoid_peers keeps only the endpoints
+whose penalty in DIR/peers/ is still running at --now: once an endpoint's
+penalty ends it is tried again. Their leases are committed to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A jobs file
 appears only once the leases are committed.

@@ -17,6 +17,9 @@
 // schedule.Priority order (reactivated, activity, attempts, waiting time,
 // seeded tie-break).
 //
+// A job's avoid_peers are the hash's, less the endpoints whose penalty in
+// DIR/peers/ has ended (or that merge has forgotten).
+//
 // Leases live in a small side table, DIR/leases/ (schema.Lease), written
 // in the same commit: planning never rewrites the state. A hash whose
 // lease is live is not planned again; once the lease expires the hash

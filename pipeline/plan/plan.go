@@ -60,6 +60,8 @@ type Stats struct {
 	PlannedReactivated int     `json:"planned_reactivated"`
 	PlannedCold        int     `json:"planned_cold"`
 	Relet              int     `json:"expired_leases_replanned"`
+	PenaltiesLive      int     `json:"peer_penalties_live"` // endpoints penalised in peers/ at now
+	AvoidExpired       int     `json:"avoid_peers_expired"` // entries dropped from jobs' avoid_peers: penalty over
 	LeasesPruned       int     `json:"stale_leases_dropped"`
 	ColdSweepStart     int64   `json:"cold_sweep_start"` // first partition of this pass's cold window
 	ColdSweepNext      int64   `json:"cold_sweep_next"`  // where the next pass's starts
@@ -190,6 +192,10 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if err != nil {
 		return nil, nil, err
 	}
+	live, err := livePenalties(d, base, now)
+	if err != nil {
+		return nil, nil, err
+	}
 	cursor := base.Cursor(dataset.CursorColdSweep)
 	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit,
 		coldBudget: coldBudget, cursor: cursor}
@@ -200,7 +206,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
 		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
-		ColdSweepStart: cursor, ColdSweepNext: cursor}
+		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live)}
 	// The sweep moves on once this pass has had its look at the window,
 	// in the commit that leases what it picked there.
 	if coldBudget > 0 && s.hasCold() {
@@ -215,11 +221,10 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	st.LeasesPruned = leases.Prune(now)
 	jobs := make([]schema.Job, len(picked))
 	for i, c := range picked {
+		avoid, dropped := liveAvoid(c.avoid, live)
+		st.AvoidExpired += dropped
 		jobs[i] = schema.Job{InfoHash: c.hash, HashType: c.hashType, Attempt: c.attempt, Reason: c.reason,
-			LeaseID: id, LeaseUntil: until, Peers: []string{}, AvoidPeers: c.avoid}
-		if jobs[i].AvoidPeers == nil {
-			jobs[i].AvoidPeers = []string{}
-		}
+			LeaseID: id, LeaseUntil: until, Peers: []string{}, AvoidPeers: avoid}
 		leases[c.hash] = schema.Lease{InfoHash: c.hash, LeaseID: id, LeaseUntil: until, Attempt: c.attempt,
 			Reason: c.reason, PlannedAt: now}
 		switch c.reason {
