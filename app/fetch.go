@@ -25,7 +25,10 @@ func fetchCommand() *cli.Command {
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
-attempted job. Peers come from the job's peers column, from --peer, and from get_peers
+attempted job. The endpoints listed in the jobs file's metadata (key
+infohash.avoid_peers, written by plan-retries from DIR/peers/) are skipped for every job
+until their penalty ends, as a job's own avoid_peers are for that job; both count in
+peers_avoided. A malformed list is bad input. Peers come from the job's peers column, from --peer, and from get_peers
 lookups on fetch's own DHT node (never announced). Metadata is fetched over BEP 3/10/9
 and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
 

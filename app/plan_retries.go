@@ -38,7 +38,11 @@ Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
 lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC
 stream to stdout with -o -. A job's avoid_peers keeps only the endpoints
 whose penalty in DIR/peers/ is still running at --now: once an endpoint's
-penalty ends it is tried again. Their leases are committed to DIR/leases/ first:
+penalty ends it is tried again. The file also carries, once for all its
+jobs, every endpoint penalised in DIR/peers/ with the end of its penalty
+(metadata key infohash.avoid_peers: the Parquet file's key-value metadata,
+or the Arrow stream's schema metadata; at most 100,000 endpoints and 3 MiB,
+the longest penalties first): fetch skips them for every job. Their leases are committed to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A jobs file
 appears only once the leases are committed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -61,7 +62,7 @@ func (a *attempt) add(addrs []string) {
 		p = canonicalAddr(p)
 		switch {
 		case a.seen[p]:
-		case a.avoid[p]:
+		case a.avoid[p] || a.f.avoid.skips(p, time.Now()):
 			a.seen[p] = true
 			a.avoided++
 		default:

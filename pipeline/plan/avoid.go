@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -37,4 +38,20 @@ func liveAvoid(avoid []string, live map[string]schema.PeerPenalty) ([]string, in
 		}
 	}
 	return slices.Clip(out), len(avoid) - len(out)
+}
+
+// avoidList renders the live penalties as the jobs file's avoid list
+// (schema.AvoidPeersKey), the longest-lasting first when they are more
+// than a file carries (schema.MaxAvoidPeers, schema.MaxAvoidBytes): fetch
+// skips these endpoints for every job. It returns the text and how many
+// endpoints it lists.
+func avoidList(live map[string]schema.PeerPenalty) (string, int) {
+	ps := make([]schema.AvoidedPeer, 0, len(live))
+	for a, r := range live {
+		ps = append(ps, schema.AvoidedPeer{Addr: a, Until: r.Until})
+	}
+	slices.SortFunc(ps, func(a, b schema.AvoidedPeer) int {
+		return cmp.Or(cmp.Compare(b.Until, a.Until), cmp.Compare(a.Addr, b.Addr))
+	})
+	return schema.EncodeAvoidPeers(ps)
 }

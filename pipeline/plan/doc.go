@@ -18,7 +18,9 @@
 // seeded tie-break).
 //
 // A job's avoid_peers are the hash's, less the endpoints whose penalty in
-// DIR/peers/ has ended (or that merge has forgotten).
+// DIR/peers/ has ended (or that merge has forgotten). The jobs file carries
+// every live penalty once, in its metadata (schema.AvoidPeersKey), and
+// fetch skips those endpoints for every job.
 //
 // Leases live in a small side table, DIR/leases/ (schema.Lease), written
 // in the same commit: planning never rewrites the state. A hash whose

@@ -62,6 +62,7 @@ type Stats struct {
 	Relet              int     `json:"expired_leases_replanned"`
 	PenaltiesLive      int     `json:"peer_penalties_live"` // endpoints penalised in peers/ at now
 	AvoidExpired       int     `json:"avoid_peers_expired"` // entries dropped from jobs' avoid_peers: penalty over
+	AvoidListed        int     `json:"avoid_peers_listed"`  // endpoints in the jobs file's avoid list, for every job
 	LeasesPruned       int     `json:"stale_leases_dropped"`
 	ColdSweepStart     int64   `json:"cold_sweep_start"` // first partition of this pass's cold window
 	ColdSweepNext      int64   `json:"cold_sweep_next"`  // where the next pass's starts
@@ -121,7 +122,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if err != nil {
 			return st, err
 		}
-		jobs, leases, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
+		jobs, leases, avoid, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
 		if err != nil {
 			tx.Abort()
 			return st, err
@@ -131,7 +132,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		// taken back if the commit fails).
 		var w *rowio.Writer[schema.Job]
 		if o.Output != "-" {
-			if w, err = writeJobs(o, jobs); err != nil {
+			if w, err = writeJobs(o, jobs, avoid); err != nil {
 				tx.Abort()
 				return st, err
 			}
@@ -148,7 +149,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			return st, err
 		}
 		if w == nil {
-			if w, err = writeJobs(o, jobs); err != nil {
+			if w, err = writeJobs(o, jobs, avoid); err != nil {
 				return st, fmt.Errorf("%w (the jobs stay leased until their lease ends)", err)
 			}
 		}
@@ -161,11 +162,18 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 }
 
-// writeJobs opens the output and writes jobs (Close publishes them).
-func writeJobs(o Options, jobs []schema.Job) (*rowio.Writer[schema.Job], error) {
+// writeJobs opens the output and writes jobs, with the avoid list of
+// every job in the file's metadata (Close publishes them).
+func writeJobs(o Options, jobs []schema.Job, avoid string) (*rowio.Writer[schema.Job], error) {
 	w, err := rowio.Create[schema.Job](o.Output, o.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("plan-retries: %s: %w", outName(o), err)
+	}
+	if avoid != "" {
+		if err := w.SetMetadata(schema.AvoidPeersKey, avoid); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("plan-retries: %s: %w", outName(o), err)
+		}
 	}
 	if len(jobs) > 0 {
 		if err := w.Write(jobs); err != nil {
@@ -184,24 +192,24 @@ func outName(o Options) string {
 }
 
 // planOnce scans the snapshot tx started from and returns the jobs, the
-// lease table after them, and fills st.
+// lease table after them and the jobs file's avoid list, and fills st.
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
-	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, st *Stats) ([]schema.Job, Leases, error) {
+	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, st *Stats) ([]schema.Job, Leases, string, error) {
 	base := tx.Base()
 	leases, err := ReadLeases(d, base)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	live, err := livePenalties(d, base, now)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	cursor := base.Cursor(dataset.CursorColdSweep)
 	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit,
 		coldBudget: coldBudget, cursor: cursor}
 	ps, c, err := s.scan(ctx, o.Workers)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
@@ -245,7 +253,9 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if len(jobs) > 0 {
 		st.LeaseID = id
 	}
-	return jobs, leases, nil
+	avoid, listed := avoidList(live)
+	st.AvoidListed = listed
+	return jobs, leases, avoid, nil
 }
 
 // commit records the leases (if they changed), the cold sweep's cursor
