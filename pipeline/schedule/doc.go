@@ -35,7 +35,11 @@
 //   - bad metadata (hash_mismatch, invalid_metadata): retried soon with
 //     another peer; only repeats from distinct sources earn the long delay
 //     of Policy.BadMetadata.
-//   - too large: the long schedule of backoff.too_large (default +30d).
+//   - too large: the peer's metadata_size is its own unchecked claim, so
+//     like bad metadata it penalises that endpoint and the hash is retried
+//     soon; once bad_metadata.sources distinct peers (default 2) have
+//     served bad metadata or claimed too large, a too_large failure moves
+//     the hash along backoff.too_large (default +30d).
 //   - local: our own fault (disk, resources); retried soon and not counted
 //     as an attempt.
 //

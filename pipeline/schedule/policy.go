@@ -31,7 +31,8 @@ type Policy struct {
 	// the delay after the n-th counted step is Backoff[class][n], and the
 	// last entry repeats for ever. Delays must not decrease.
 	Backoff map[string][]Duration `json:"backoff"`
-	// BadMetadata is the rule for hash_mismatch and invalid_metadata.
+	// BadMetadata is the rule for hash_mismatch, invalid_metadata and
+	// too_large: how many distinct peers before the hash waits.
 	BadMetadata BadMetadataRule `json:"bad_metadata"`
 	// PeerPenalty is how long a failing endpoint is skipped.
 	PeerPenalty PeerPenaltyRule `json:"peer_penalty"`
@@ -43,11 +44,13 @@ type Policy struct {
 	Plan PlanRule `json:"plan"`
 }
 
-// BadMetadataRule: a peer that serves metadata failing validation is
-// penalised and the hash retried soon with another peer; only when
-// Sources distinct peers have served bad metadata (counted in the state's
-// bad_metadata column since the last success) does the hash wait the long
-// delay Long[bad_metadata-Sources] (last entry repeats).
+// BadMetadataRule: a peer that serves metadata failing validation, or
+// claims metadata over fetch's size cap (too_large), is penalised and the
+// hash retried soon with another peer; only when Sources distinct peers
+// have done so (counted in the state's bad_metadata column since the last
+// success) does the hash wait: the long delay Long[bad_metadata-Sources]
+// (last entry repeats) after bad metadata, the next step of
+// backoff.too_large after too_large.
 type BadMetadataRule struct {
 	Sources int32      `json:"sources"`
 	Long    []Duration `json:"long"`
@@ -149,6 +152,7 @@ func Default() Policy {
 				schema.OutcomeNoExtension:     Duration(7 * Day),
 				schema.OutcomeHashMismatch:    Duration(7 * Day),
 				schema.OutcomeInvalidMetadata: Duration(7 * Day),
+				schema.OutcomeTooLarge:        Duration(7 * Day),
 			},
 			Factor: 2,
 			Max:    Duration(30 * Day),

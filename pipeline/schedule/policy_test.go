@@ -230,3 +230,26 @@ func FuzzParsePolicy(f *testing.F) {
 		}
 	})
 }
+
+// TestPolicyWithoutTooLargePenaltyLoads: a policy.json written before
+// too_large penalised the endpoint (its peer_penalty.base has no
+// too_large) still loads, and takes the default penalty.
+func TestPolicyWithoutTooLargePenaltyLoads(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "policy_before_too_large_penalty.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(b, "old")
+	if err != nil {
+		t.Fatalf("an older policy file no longer loads: %v", err)
+	}
+	if got := time.Duration(p.PeerPenalty.Base["too_large"]); got != 7*Day {
+		t.Errorf("peer_penalty.base.too_large = %v, want the default 7d", got)
+	}
+	if got := time.Duration(p.Delay("too_large", 0)); got != 30*Day {
+		t.Errorf("backoff.too_large = %v, want 30d", got)
+	}
+	if _, err := Parse([]byte(`{"peer_penalty": {"base": {"too_large": "1d"}}}`), "new"); err != nil {
+		t.Errorf("peer_penalty.base.too_large refused: %v", err)
+	}
+}

@@ -115,7 +115,7 @@ func (p Policy) validatePeerPenalty() error {
 		switch k := KindOf(c); {
 		case k == KindUnknown:
 			return fieldErr(path, "unknown failure class")
-		case k == KindLocal || k == KindTooLarge || c == "no_peers":
+		case k == KindLocal || c == "no_peers":
 			return fieldErr(path, "%s is not a failure of one peer", c)
 		}
 		if d := r.Base[c]; d < 0 || time.Duration(d) > maxDuration {
