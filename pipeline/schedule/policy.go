@@ -68,8 +68,8 @@ type PeerPenaltyRule struct {
 }
 
 // ReactivationRule: a sighting of a dormant hash, made after its last
-// attempt, pulls next_retry to observedAt+Delay (never later than it was)
-// and makes the hash hot again. Dormant means cold, or failed with a last
+// attempt, pulls next_retry to observedAt+Delay plus a per-hash offset in
+// [0, Spread) (never later than it was) and makes the hash hot again. Dormant means cold, or failed with a last
 // failure listed in Classes and scheduled to wait at least DormantAfter
 // after its last attempt (hashes early in their schedule are retried soon
 // anyway). A hash is reactivated at most once per MinInterval: a hash that
@@ -81,10 +81,14 @@ type PeerPenaltyRule struct {
 // reactivated attempt is the fresh look the sighting earned; if it fails
 // too, the hash keeps its long delay until a sighting after MinInterval.
 type ReactivationRule struct {
-	Classes       []string `json:"classes"`
-	DormantAfter  Duration `json:"dormant_after"`
-	MinInterval   Duration `json:"min_interval"`
-	Delay         Duration `json:"delay"`
+	Classes      []string `json:"classes"`
+	DormantAfter Duration `json:"dormant_after"`
+	MinInterval  Duration `json:"min_interval"`
+	Delay        Duration `json:"delay"`
+	// Spread is the window reactivated retries are spread over (see
+	// ReactivationOffset), so that hashes woken by one sweep do not all
+	// come due at once. At most a day; 0 turns it off.
+	Spread        Duration `json:"spread"`
 	ResetSchedule bool     `json:"reset_schedule"`
 }
 
@@ -166,6 +170,7 @@ func Default() Policy {
 			},
 			DormantAfter: Duration(12 * time.Hour),
 			MinInterval:  Duration(7 * Day),
+			Spread:       Duration(30 * time.Minute),
 		},
 		Archive: ArchiveRule{MinAttempts: 6, Unseen: Duration(90 * Day)},
 		Plan: PlanRule{

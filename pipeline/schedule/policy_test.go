@@ -169,6 +169,7 @@ func TestParseErrors(t *testing.T) {
 		{"cold share 0", `{"plan": {"cold_share": 0}}`, "plan.cold_share: 0 is outside (0, 1]: cold hashes are still retried"},
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
 		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
+		{"reactivation spread", `{"reactivation": {"spread": "2d"}}`, "reactivation.spread: must be between 0 (none) and 1d, got 2d"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -154,6 +154,9 @@ func (p Policy) validateReactivation() error {
 	if r.Delay < 0 {
 		return fieldErr("reactivation.delay", "must not be negative")
 	}
+	if r.Spread < 0 || time.Duration(r.Spread) > Day {
+		return fieldErr("reactivation.spread", "must be between 0 (none) and 1d, got %s", r.Spread)
+	}
 	return nil
 }
 
