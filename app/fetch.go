@@ -29,7 +29,10 @@ func fetchCommand() *cli.Command {
 lease_until, peers and avoid_peers are used when present) and writes one result row per
 attempted job. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
 (BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a v2 hash (fetched as v2); any
-other length is bad input naming the file and row.
+other length is bad input naming the file and row. The endpoints listed in the jobs
+file's metadata (key infohash.avoid_peers, written by plan-retries from DIR/peers/) are
+skipped for every job until their penalty ends, as a job's own avoid_peers are for that
+job; both count in peers_avoided. A malformed list is bad input.
 
 Peers come from the job's peers column, from --peer, and from get_peers lookups on
 fetch's own DHT node (never announced), which joins through --bootstrap as capture's
@@ -39,7 +42,9 @@ and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
 no_ut_metadata > no_extension > handshake_failed > local_error > timeout >
-connect_failed > no_peers. Every peer's failure is listed in peer_failures.
+connect_failed > no_peers. Every peer's failure is listed in peer_failures. An attempt
+that found peers but skipped all of them as penalised reports rejected, a peer-level
+class (retried soon), not no_peers, which would count against the swarm.
 
 Jobs whose lease_until has passed are not started. On SIGINT/SIGTERM or --deadline,
 fetch stops starting jobs, abandons those in flight and commits the finished results.

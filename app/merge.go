@@ -34,12 +34,17 @@ bad input commits nothing.
 A result counts once: it is applied only while its (info_hash, lease_id)
 matches the hash's lease from plan-retries, which it then releases. A late
 ok (the lease moved on) is still stored; a late failure is ignored and
-counted. Each input is recorded by checksum, so applying it again is a no-op.
+counted. A result without a lease_id (a manual fetch of a hash list) is
+applied when the hash has no lease in DIR/leases/ (never planned, released
+by an earlier result, or expired more than 7 days ago) and its attempt is
+newer than the hash's last_attempt; otherwise a failure is ignored and
+counted (stale_failures_ignored, late_failures_ignored), an ok still
+stored. Each input is recorded by checksum, so applying it again is a no-op.
 
 ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/.
 A failure: attempts+1 (not for local_error), last_attempt, last_failure and
 next_retry from DIR/policy.json; the endpoints that failed are penalised in
-DIR/peers/ and avoided by the hash's next jobs. Failed hashes past the
+DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Failed hashes past the
 policy's archive threshold move to the cold tier (never deleted).
 
 --from OTHER_DIR unions another dataset (a second crawler, a restored

@@ -27,13 +27,25 @@ not in DIR/blocklist. At most --limit are planned; when both kinds wait,
 never-tried hashes get at least --new-share of them, so a flood of retries
 cannot starve new work. The rest go by priority: reactivated first, then
 activity, fewer attempts, longer waiting, and a seeded hash for ties (never
-by prefix). Cold hashes are read by a budgeted sweep of a few partitions per
-pass and take at most the policy's plan.cold_share of --limit.
+by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
+cold files of the policy's plan.cold_partitions partitions (default 16)
+from where the previous pass stopped (a cursor kept in the manifest and
+moved in the pass's commit), so every cold partition is read once every
+256/cold_partitions passes whatever the cron interval. Due cold hashes get
+the policy's plan.cold_share of --limit (rounded down, but at least one
+job), and any part of --limit that new and retried hashes leave unused.
 
 Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
 lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC
 stream to stdout with -o - (refused, before any lease, when stdout is a
-terminal). Their leases are committed to DIR/leases/ first:
+terminal). A job's avoid_peers keeps only the endpoints whose penalty in
+DIR/peers/ is still running at --now: once an endpoint's penalty ends it is
+tried again. The file also carries, once for all its jobs, every endpoint
+penalised in DIR/peers/ with the end of its penalty (metadata key
+infohash.avoid_peers: the Parquet file's key-value metadata, or the Arrow
+stream's schema metadata; at most 100,000 endpoints and 3 MiB, the longest
+penalties first): fetch skips them for every job. Their leases are committed
+to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A jobs file
 appears only once the leases are committed.

@@ -295,7 +295,8 @@ func TestDormantHashSeenAgainIsReactivated(t *testing.T) {
 	again := filepath.Join(t.TempDir(), "again.txt") // new content: the ledger would skip the same file
 	os.WriteFile(again, []byte("# seen again\n"+h+"\n"), 0o644)
 	mustRun(t, nil, "dedup", "--data", data, "--now", later.Format(time.RFC3339), again)
-	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", later.Add(time.Minute).Format(time.RFC3339), "-o", "-"))
+	// Due within reactivation.spread (30m) of the sighting.
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", later.Add(30*time.Minute).Format(time.RFC3339), "-o", "-"))
 	if len(jobs) != 1 || jobs[0].Reason != schema.ReasonReactivated || jobs[0].Attempt != 6 {
 		t.Fatalf("after the sighting: %+v, want one job with reason reactivated (attempt 6)", jobs)
 	}

@@ -311,3 +311,38 @@ func TestReadManifestCache(t *testing.T) {
 		t.Fatalf("a manifest rewritten in place was not read again: %+v", m4.Applied)
 	}
 }
+
+func TestCursorsMoveOnlyWithTheirCommit(t *testing.T) {
+	d := openNew(t)
+	tx, _ := d.Begin()
+	tx.SetCursor(CursorColdSweep, 16)
+	if _, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	// A commit that does not set it carries it over.
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
+	// A transaction that loses the race (or is aborted) moves nothing.
+	lost, _ := d.Begin()
+	lost.SetCursor(CursorColdSweep, 32)
+	commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}}})
+	if _, err := lost.Commit(context.Background(), CommitOptions{}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("stale commit: err = %v, want ErrConflict", err)
+	}
+	aborted, _ := d.Begin()
+	aborted.SetCursor(CursorColdSweep, 48)
+	aborted.Abort()
+	d2, err := Open(context.Background(), d.Dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d2.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Cursor(CursorColdSweep); got != 16 || m.Snapshot != 3 {
+		t.Fatalf("snapshot %d: cold sweep cursor %d, want 16 carried over from snapshot 1", m.Snapshot, got)
+	}
+	if m.Cursor("other") != 0 {
+		t.Errorf("an unset cursor reads %d, want 0", m.Cursor("other"))
+	}
+}

@@ -32,7 +32,20 @@ type Manifest struct {
 	Tables        map[string]*Table `json:"tables"`
 	Applied       []Applied         `json:"applied,omitempty"` // entries for the ledger: a transaction's, which Commit moves into TableLedger (format 3: the whole ledger)
 	Policy        json.RawMessage   `json:"policy,omitempty"`
+	// Cursors are small positions that stages keep in the dataset and
+	// move in their own commits, so that a crash or a lost race never
+	// moves one without the work it stands for (plan-retries' cold sweep:
+	// CursorColdSweep). Each commit carries them over unchanged unless
+	// its transaction sets them (Tx.SetCursor).
+	Cursors map[string]int64 `json:"cursors,omitempty"`
 }
+
+// CursorColdSweep is the first state partition (0-255) of plan-retries'
+// next cold-tier sweep window.
+const CursorColdSweep = "cold_sweep"
+
+// Cursor returns cursor name of the snapshot (0 if never set).
+func (m *Manifest) Cursor(name string) int64 { return m.Cursors[name] }
 
 // Table is one table's files in a snapshot.
 type Table struct {
@@ -145,5 +158,11 @@ func (m *Manifest) clone() *Manifest {
 		c.Tables[k] = nt
 	}
 	c.Applied = append([]Applied(nil), m.Applied...)
+	if m.Cursors != nil {
+		c.Cursors = make(map[string]int64, len(m.Cursors))
+		for k, v := range m.Cursors {
+			c.Cursors[k] = v
+		}
+	}
 	return &c
 }

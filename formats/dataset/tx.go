@@ -147,6 +147,17 @@ func (tx *Tx) AddApplied(a Applied) { tx.next.Applied = append(tx.next.Applied, 
 // SetPolicy records the policy in force.
 func (tx *Tx) SetPolicy(raw []byte) { tx.next.Policy = append([]byte(nil), raw...) }
 
+// SetCursor sets cursor name of the next snapshot (see Manifest.Cursors):
+// it is published by this transaction's commit, or not at all.
+func (tx *Tx) SetCursor(name string, v int64) {
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
+	if tx.next.Cursors == nil {
+		tx.next.Cursors = map[string]int64{}
+	}
+	tx.next.Cursors[name] = v
+}
+
 // CommitOptions control Commit.
 type CommitOptions struct {
 	LockWait time.Duration // wait this long for the lock (0: fail at once)

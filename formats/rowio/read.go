@@ -17,6 +17,7 @@ import (
 type Reader[T any] struct {
 	name  string
 	f     *os.File
+	pf    *parquet.File // for its key-value metadata
 	pr    *parquet.GenericReader[T]
 	ar    *ipc.Reader
 	alloc *limitAllocator // the Arrow reader's
@@ -102,7 +103,7 @@ func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
 	if err := CheckSchema(want, pf.Schema()); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", path, ErrSchema, err)
 	}
-	return &Reader[T]{name: path, f: f, pr: parquet.NewGenericReader[T](pf)}, nil
+	return &Reader[T]{name: path, f: f, pf: pf, pr: parquet.NewGenericReader[T](pf)}, nil
 }
 
 // CheckSchema verifies that every required leaf column of want is in got

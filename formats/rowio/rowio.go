@@ -33,12 +33,13 @@ type Writer[T any] struct {
 	file *fsutil.File
 	pw   *parquet.GenericWriter[T]
 	// arrow
-	bw  *bufio.Writer
-	aw  *ipc.Writer
-	rb  *array.RecordBuilder
-	pl  *plan
-	n   int64
-	err error
+	bw   *bufio.Writer
+	aw   *ipc.Writer
+	rb   *array.RecordBuilder
+	pl   *plan
+	meta map[string]string // Arrow schema metadata (SetMetadata)
+	n    int64
+	err  error
 }
 
 // ParquetOptions are the writer options used for every Parquet file

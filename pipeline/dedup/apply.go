@@ -219,7 +219,8 @@ func (r *runner) reactivate(st *schema.State, a *agg, lastSeen int64) bool {
 }
 
 // foldColumns are the state columns batch.fold and schedule.Reactivate
-// read or write: the only ones a splice decodes.
+// read or write: the only ones a splice decodes. (info_hash is known
+// without decoding it and is filled in from the batch.)
 var foldColumns = statecol.ColumnsNamed("info_hash_v2", "hash_type", "first_seen", "last_seen", "seen_count",
 	"last_source", "activity", "metadata_status", "last_attempt", "last_failure", "next_retry", "tier",
 	"backoff_step", "reactivated_at")
@@ -254,6 +255,7 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 				// The row is the hash's: both come from this file's sorted
 				// info_hash column (readHashes), so it is not decoded again.
 				st, a := &rows[k], &es[hits[j0+k].e].agg
+				st.InfoHash = a.h // not decoded, but Reactivate's spread reads it
 				old := *st
 				r.b.fold(st, a)
 				if r.reactivate(st, a, old.LastSeen) {

@@ -305,7 +305,9 @@ func TestReactivationOfFailedHash(t *testing.T) {
 	st, err := run(t, data, func(o *Options) {
 		o.Reactivate = func(s *schema.State, at int64) bool {
 			calls++
-			if at != seen || s.MetadataStatus != schema.StatusFailed {
+			// The rule sees the hash (its jitter reads it) even on the
+			// incremental path, which does not decode info_hash.
+			if at != seen || s.MetadataStatus != schema.StatusFailed || s.InfoHash != h {
 				t.Errorf("reactivate(%+v, %d)", s, at)
 			}
 			s.NextRetry = at

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -61,7 +62,7 @@ func (a *attempt) add(addrs []string) {
 		p = canonicalAddr(p)
 		switch {
 		case a.seen[p]:
-		case a.avoid[p]:
+		case a.avoid[p] || a.f.avoid.skips(p, time.Now()):
 			a.seen[p] = true
 			a.avoided++
 		default:
@@ -195,11 +196,33 @@ func (a *attempt) fill(res *schema.Result) {
 		outcome, detail = schema.OutcomeLocalError, a.lookupDetail()
 		decider = nil
 	}
+	// Peers were found but every one is penalised: the swarm answered and
+	// we passed its peers over, so this is not the swarm-level no_peers
+	// but a peer-level failure (see allAvoided).
+	if outcome == schema.OutcomeNoPeers && a.avoided > 0 {
+		outcome, detail = allAvoided, a.allAvoidedDetail()
+	}
 	res.Outcome, res.Detail = outcome, detail
 	if decider != nil {
 		res.MetadataSize = decider.MetadataSize
 		res.ConnectMs = decider.ConnectDur.Milliseconds()
 	}
+}
+
+// allAvoided is the outcome of an attempt whose found peers were all
+// skipped as penalised. It is a peer-level class, so the scheduler treats
+// the attempt as the peers' fault, not the swarm's: the hash is retried
+// soon (RetrySoon), and moves along its schedule only if the attempt
+// before it also ended peer-level — every reachable peer is bad. No
+// peer_failures are added: nobody was dialled, no penalty grows.
+const allAvoided = schema.OutcomeRejected
+
+func (a *attempt) allAvoidedDetail() string {
+	s := fmt.Sprintf("all %d peers found are penalised (avoided); none tried", a.avoided)
+	if a.lookup != nil {
+		s += fmt.Sprintf("; %d DHT nodes answered", a.lookup.responses)
+	}
+	return s
 }
 
 func (a *attempt) noPeersDetail() string {

@@ -13,7 +13,9 @@ import (
 // precedence ranks the failure classes: when the peers of one attempt fail
 // differently, the attempt's outcome is the class ranked highest here.
 // Evidence about the metadata itself outranks evidence about one peer,
-// which outranks the absence of evidence:
+// which outranks the absence of evidence (too_large is one peer's claim,
+// but it ranks high so that merge sees it and can count distinct peers
+// making it; one peer's claim alone only penalises that peer):
 //
 //	hash_mismatch > too_large > invalid_metadata
 //	  > rejected > no_ut_metadata > no_extension > handshake_failed

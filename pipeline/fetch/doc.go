@@ -4,7 +4,9 @@
 //
 // It reads jobs (formats/schema.Job), finds peers for each infohash in the
 // job's peers column, in Options.Peers and through get_peers lookups on its
-// own anacrolix/dht node (which never announces), and fetches the info
+// own anacrolix/dht node (which never announces), skips the job's
+// avoid_peers and the jobs file's avoid list (schema.AvoidPeersKey, for
+// every job: see avoid.go), and fetches the info
 // dictionary over the wire protocol it speaks itself on anacrolix's
 // peer_protocol and bencode packages:
 //
@@ -32,7 +34,9 @@
 //
 // where the job's own timeout counts as timeout only when it left found
 // peers untried or no peer was found at all, and a DHT lookup that no node
-// answered counts as local_error. Every peer's failure except local errors
+// answered counts as local_error. An attempt that would be no_peers but
+// found peers it skipped as penalised is rejected instead: a peer-level
+// failure, retried soon, not one against the swarm. Every peer's failure except local errors
 // is listed in the result's peer_failures, so the scheduler can penalise
 // endpoints rather than swarms.
 //

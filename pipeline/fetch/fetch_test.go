@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -162,15 +163,22 @@ func TestClassesOrder(t *testing.T) {
 	}
 }
 
-// TestAvoidPeers: avoided endpoints are never dialled.
+// TestAvoidPeers: avoided endpoints are never dialled, and an attempt
+// whose every found peer was avoided is a peer-level failure (rejected),
+// not the swarm-level no_peers that would move the hash along its
+// schedule.
 func TestAvoidPeers(t *testing.T) {
 	f := newFetcher(t, testOptions())
 	tor := badpeers.NewTorrent(5, 1, 10)
 	good := startPeer(t, badpeers.Good, tor)
 	job := schema.Job{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}, AvoidPeers: []string{good.Addr()}}
 	r, _ := f.Fetch(context.Background(), job)
-	if r.Outcome != schema.OutcomeNoPeers || r.PeersTried != 0 {
-		t.Fatalf("outcome %s (%s), tried %d", r.Outcome, r.Detail, r.PeersTried)
+	if r.Outcome != schema.OutcomeRejected || r.PeersTried != 0 || len(r.PeerFailures) != 0 ||
+		!strings.Contains(r.Detail, "all 1 peers found are penalised") {
+		t.Fatalf("outcome %s (%s), tried %d, peer failures %v; want rejected, none tried", r.Outcome, r.Detail, r.PeersTried, r.PeerFailures)
+	}
+	if r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: tor.InfoHash}); r.Outcome != schema.OutcomeNoPeers {
+		t.Fatalf("no peer found at all: outcome %s, want no_peers", r.Outcome)
 	}
 	if st := f.Stats(); st.Connects != 0 || st.PeersAvoided != 1 {
 		t.Fatalf("stats %+v", st)

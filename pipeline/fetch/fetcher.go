@@ -16,6 +16,7 @@ type Fetcher struct {
 	peerID [20]byte
 	stats  *counters
 	start  time.Time
+	avoid  avoidSet // skipped for every job (Options.AvoidPeers)
 }
 
 // NewFetcher validates opts and, when opts.Bootstrap is set, starts and
@@ -24,7 +25,7 @@ func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now()}
+	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now(), avoid: newAvoidSet(opts.AvoidPeers)}
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
 	if len(opts.Bootstrap) > 0 {

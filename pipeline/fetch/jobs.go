@@ -54,6 +54,7 @@ type jobReader struct {
 	name  string
 	read  func([]jobRow) (int, error)
 	close func() error
+	meta  func(key string) (string, bool) // the file's or stream's key-value metadata
 	total int64 // rows in the input: known for a Parquet file, -1 for a stream
 	n     int64 // rows returned so far
 
@@ -75,7 +76,7 @@ func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &jobReader{name: "stdin", read: r.Read, close: r.Close, total: -1}, nil
+		return &jobReader{name: "stdin", read: r.Read, close: r.Close, meta: r.Metadata, total: -1}, nil
 	}
 	blob, total, err := inspectJobs(path)
 	if err != nil {
@@ -86,13 +87,13 @@ func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &jobReader{name: path, read: r.Read, close: r.Close, total: total}, nil
+		return &jobReader{name: path, read: r.Read, close: r.Close, meta: r.Metadata, total: total}, nil
 	}
 	r, err := rowio.Open[blobJobRow](path, nil)
 	if err != nil {
 		return nil, err
 	}
-	jr := &jobReader{name: path, close: r.Close, total: total}
+	jr := &jobReader{name: path, close: r.Close, meta: r.Metadata, total: total}
 	var tmp []blobJobRow
 	var bad error // sticky, as rowio's own errors are
 	jr.read = func(buf []jobRow) (int, error) {
@@ -118,6 +119,10 @@ func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 	}
 	return jr, nil
 }
+
+// Metadata is the input's key-value metadata under key (jobsAvoidList
+// reads plan-retries' avoid list there).
+func (jr *jobReader) Metadata(key string) (string, bool) { return jr.meta(key) }
 
 // inspectJobs reads a Parquet file's footer: whether its info_hash is a
 // BYTE_ARRAY column, and how many rows it holds.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // DefaultMaxMetadataSize caps an info dictionary at 10 MiB, as magnetico
@@ -25,6 +27,10 @@ type Options struct {
 	Bootstrap    []string // DHT bootstrap nodes (host:port); empty: no DHT lookups
 	DHTListen    string   // UDP address of fetch's DHT node
 	DHTQueryRate float64  // DHT queries per second; 0 = unlimited
+
+	// AvoidPeers are endpoints skipped for every job until their time;
+	// Run adds the jobs file's list (see schema.AvoidPeersKey).
+	AvoidPeers []schema.AvoidedPeer
 
 	Concurrency     int           // jobs in flight
 	PeersPerHash    int           // peers tried at once for one job

@@ -38,6 +38,9 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
 	defer in.Close()
+	if opts.AvoidPeers, err = jobsAvoidList(in, opts.AvoidPeers); err != nil {
+		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: jobs: %w", err))
+	}
 	// Results carry info dictionaries (tens of KB each): small row groups
 	// keep the writer from holding a whole run in memory.
 	out, err := rowio.Create[schema.Result](opts.Output, opts.Stdout, parquet.MaxRowsPerRowGroup(resultRowGroup))

@@ -49,30 +49,33 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	case lease == nil && r.AttemptedAt <= st.LastAttempt:
 		return staleFailure, false
 	}
-	distinct := distinctSource(st, r)
-	if err := schedule.ApplyFailure(p, st, r.Outcome, r.AttemptedAt, distinct); err != nil {
+	if err := schedule.ApplyFailureFrom(p, st, r.Outcome, r.AttemptedAt, newSources(st, r)); err != nil {
 		return afterFetched, lease != nil // unreachable: classes are checked on input, fetched above
 	}
 	addAvoid(p, st, r)
 	return applied, lease != nil
 }
 
-// distinctSource reports whether a bad-metadata failure came from a peer
-// not already known to have served this hash bad metadata (or any
-// penalised peer on its avoid list). Without a named peer it counts as
-// distinct.
-func distinctSource(st *schema.State, r *schema.Result) bool {
+// newSources counts the distinct peers behind a bad-metadata or too_large
+// failure (peer_failures of the outcome's class) that are not already
+// known to have failed this hash (on its avoid list). A result naming no
+// such peer counts as one source.
+func newSources(st *schema.State, r *schema.Result) int32 {
+	var seen []string
 	named := false
 	for _, pf := range r.PeerFailures {
 		if pf.Class != r.Outcome {
 			continue
 		}
 		named = true
-		if !slices.Contains(st.AvoidPeers, pf.Addr) {
-			return true
+		if !slices.Contains(st.AvoidPeers, pf.Addr) && !slices.Contains(seen, pf.Addr) {
+			seen = append(seen, pf.Addr)
 		}
 	}
-	return !named
+	if !named {
+		return 1
+	}
+	return int32(len(seen))
 }
 
 // addAvoid appends the endpoints that failed this attempt with a

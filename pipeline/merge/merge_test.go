@@ -79,8 +79,8 @@ func TestMergeFailureSchedulesAndPenalises(t *testing.T) {
 	if len(next) != 1 || next[0].Reason != schema.ReasonRetry || next[0].Attempt != 2 {
 		t.Fatalf("retry jobs: %+v", next)
 	}
-	if strings.Join(next[0].AvoidPeers, ",") != "127.0.0.1:7001,127.0.0.1:7002" {
-		t.Errorf("job avoid_peers = %v", next[0].AvoidPeers)
+	if strings.Join(next[0].AvoidPeers, ",") != "127.0.0.1:7001" {
+		t.Errorf("job avoid_peers = %v, want only the endpoint still penalised", next[0].AvoidPeers)
 	}
 	st = runMerge(t, dir, got.NextRetry+20*minute, writeResults(t, []schema.Result{failure(next[0], schema.OutcomeNoPeers, got.NextRetry+16*minute)}))
 	if got := stateOf(t, dir)[h]; strings.Join(got.AvoidPeers, ",") != "127.0.0.1:7001" {

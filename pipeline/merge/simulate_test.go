@@ -18,7 +18,7 @@ func TestNoPeersForAYearThroughThePipeline(t *testing.T) {
 		t.Skip("simulates a year of passes")
 	}
 	p := schedule.Default()
-	p.Plan.ColdPartitions = 128 // a cold hash waits at most one hourly pass for the sweep
+	p.Plan.ColdPartitions = 128 // a cold hash waits at most one pass for the sweep
 	hs := []schema.Hash{hashAt(0x11, 1)}
 	dir := makeDataset(t, []schema.State{newHash(hs[0], t0)})
 	if err := schedule.Save(dir, p); err != nil {
@@ -54,7 +54,7 @@ func TestNoPeersForAYearThroughThePipeline(t *testing.T) {
 				next = st.NextRetry
 			}
 		}
-		if next <= now { // due but outside this hour's cold window
+		if next <= now { // due but outside this pass's cold window
 			next = now + hour
 		}
 		now = next

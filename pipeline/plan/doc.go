@@ -7,12 +7,20 @@
 // needs), skipping hashes that are fetched, not yet due, blocklisted or
 // under a live lease, and keeps the best candidates in bounded heaps, one
 // per pool: never-tried hashes (new), failed ones (retry and
-// reactivated), and cold ones met in the budgeted cold sweep. Selection is
-// global across partitions; --limit is split so that new hashes get at
-// least --new-share of it when both kinds wait, cold ones at most the
-// policy's cold share, and within a pool hashes are taken in
+// reactivated), and cold ones met in the budgeted cold sweep (the cold
+// files of plan.cold_partitions partitions from a cursor kept in the
+// manifest, which each plan commit moves on). Selection is
+// global across partitions; --limit is split so that cold hashes get the
+// policy's cold share (at least one job) and whatever new and retried
+// hashes leave unused, new hashes at least --new-share of the rest when
+// both kinds wait, and within a pool hashes are taken in
 // schedule.Priority order (reactivated, activity, attempts, waiting time,
 // seeded tie-break).
+//
+// A job's avoid_peers are the hash's, less the endpoints whose penalty in
+// DIR/peers/ has ended (or that merge has forgotten). The jobs file carries
+// every live penalty once, in its metadata (schema.AvoidPeersKey), and
+// fetch skips those endpoints for every job.
 //
 // Leases live in a small side table, DIR/leases/ (schema.Lease), written
 // in the same commit: planning never rewrites the state. A hash whose

@@ -91,8 +91,10 @@ type pools struct {
 	new, retry, cold *topK
 }
 
-func newPools(limit, coldBudget int) *pools {
-	return &pools{new: newTopK(limit), retry: newTopK(limit), cold: newTopK(coldBudget)}
+// newPools keeps up to limit candidates of each pool: cold hashes may
+// take what new and retried ones leave (see quota).
+func newPools(limit int) *pools {
+	return &pools{new: newTopK(limit), retry: newTopK(limit), cold: newTopK(limit)}
 }
 
 func (p *pools) pool(reason string) *topK {
@@ -111,14 +113,26 @@ func (p *pools) merge(o *pools) {
 	p.cold.merge(o.cold)
 }
 
-// quota splits limit between the pools: cold hashes take at most
-// coldBudget; of the rest, new hashes get at least ceil(rest × newShare)
-// when that many wait, and either pool takes what the other leaves.
-func quota(limit, coldBudget int, newShare float64, nNew, nRetry, nCold int) (takeNew, takeRetry, takeCold int) {
-	takeCold = min(nCold, coldBudget, limit)
+// coldReserve is the part of limit reserved for due cold hashes:
+// floor(limit × coldShare), but at least one job when limit allows any,
+// so that a small --limit never freezes the cold tier.
+func coldReserve(limit int, coldShare float64) int {
+	if limit < 1 {
+		return 0
+	}
+	return min(limit, max(1, int(math.Floor(float64(limit)*coldShare))))
+}
+
+// quota splits limit between the pools: cold hashes take up to budget
+// first; of the rest, new hashes get at least ceil(rest × newShare) when
+// that many wait, and either pool takes what the other leaves; what new
+// and retried hashes leave unused goes to more cold ones.
+func quota(limit, budget int, newShare float64, nNew, nRetry, nCold int) (takeNew, takeRetry, takeCold int) {
+	takeCold = min(nCold, budget, limit)
 	rest := limit - takeCold
 	wantNew := int(math.Ceil(float64(rest)*newShare - 1e-9))
 	takeNew = min(nNew, max(wantNew, rest-nRetry))
 	takeRetry = min(nRetry, rest-takeNew)
+	takeCold += min(nCold-takeCold, rest-takeNew-takeRetry)
 	return takeNew, takeRetry, takeCold
 }

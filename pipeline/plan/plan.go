@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -61,7 +60,12 @@ type Stats struct {
 	PlannedReactivated int     `json:"planned_reactivated"`
 	PlannedCold        int     `json:"planned_cold"`
 	Relet              int     `json:"expired_leases_replanned"`
+	PenaltiesLive      int     `json:"peer_penalties_live"` // endpoints penalised in peers/ at now
+	AvoidExpired       int     `json:"avoid_peers_expired"` // entries dropped from jobs' avoid_peers: penalty over
+	AvoidListed        int     `json:"avoid_peers_listed"`  // endpoints in the jobs file's avoid list, for every job
 	LeasesPruned       int     `json:"stale_leases_dropped"`
+	ColdSweepStart     int64   `json:"cold_sweep_start"` // first partition of this pass's cold window
+	ColdSweepNext      int64   `json:"cold_sweep_next"`  // where the next pass's starts
 	LeaseID            string  `json:"lease_id,omitempty"`
 	PolicyHash         string  `json:"policy"`
 	Snapshot           int64   `json:"snapshot"`
@@ -111,14 +115,14 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		seed = *o.Seed
 	}
 	now := schema.Millis(o.Now)
-	coldBudget := int(math.Floor(float64(o.Limit) * p.Plan.ColdShare))
+	coldBudget := coldReserve(o.Limit, p.Plan.ColdShare)
 
 	for attempt := 0; ; attempt++ {
 		tx, err := d.Begin()
 		if err != nil {
 			return st, err
 		}
-		jobs, leases, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
+		jobs, leases, avoid, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
 		if err != nil {
 			tx.Abort()
 			return st, err
@@ -128,12 +132,12 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		// taken back if the commit fails).
 		var w *rowio.Writer[schema.Job]
 		if o.Output != "-" {
-			if w, err = writeJobs(o, jobs); err != nil {
+			if w, err = writeJobs(o, jobs, avoid); err != nil {
 				tx.Abort()
 				return st, err
 			}
 		}
-		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0)
+		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0, st.ColdSweepStart, st.ColdSweepNext)
 		if err != nil && w != nil {
 			w.Abort()
 		}
@@ -145,7 +149,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			return st, err
 		}
 		if w == nil {
-			if w, err = writeJobs(o, jobs); err != nil {
+			if w, err = writeJobs(o, jobs, avoid); err != nil {
 				return st, fmt.Errorf("%w (the jobs stay leased until their lease ends)", err)
 			}
 		}
@@ -158,12 +162,19 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 }
 
-// writeJobs opens the output and writes jobs (Close publishes them).
-// rowio's errors begin with the output's name (its path, or stdout).
-func writeJobs(o Options, jobs []schema.Job) (*rowio.Writer[schema.Job], error) {
+// writeJobs opens the output and writes jobs, with the avoid list of
+// every job in the file's metadata (Close publishes them). rowio's errors
+// begin with the output's name (its path, or stdout).
+func writeJobs(o Options, jobs []schema.Job, avoid string) (*rowio.Writer[schema.Job], error) {
 	w, err := rowio.Create[schema.Job](o.Output, o.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("plan-retries: %w", err)
+	}
+	if avoid != "" {
+		if err := w.SetMetadata(schema.AvoidPeersKey, avoid); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("plan-retries: %s: %w", map[bool]string{true: "stdout", false: o.Output}[o.Output == "-"], err)
+		}
 	}
 	if len(jobs) > 0 {
 		if err := w.Write(jobs); err != nil {
@@ -175,22 +186,34 @@ func writeJobs(o Options, jobs []schema.Job) (*rowio.Writer[schema.Job], error) 
 }
 
 // planOnce scans the snapshot tx started from and returns the jobs, the
-// lease table after them, and fills st.
+// lease table after them and the jobs file's avoid list, and fills st.
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
-	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, st *Stats) ([]schema.Job, Leases, error) {
+	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, st *Stats) ([]schema.Job, Leases, string, error) {
 	base := tx.Base()
 	leases, err := ReadLeases(d, base)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit, coldBudget: coldBudget}
+	live, err := livePenalties(d, base, now)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	cursor := base.Cursor(dataset.CursorColdSweep)
+	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit,
+		coldBudget: coldBudget, cursor: cursor}
 	ps, c, err := s.scan(ctx, o.Workers)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
-		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold}
+		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
+		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live)}
+	// The sweep moves on once this pass has had its look at the window,
+	// in the commit that leases what it picked there.
+	if coldBudget > 0 && s.hasCold() {
+		st.ColdSweepNext = schedule.NextColdCursor(p, cursor)
+	}
 	nNew, nRetry, nCold := quota(o.Limit, coldBudget, share, ps.new.Len(), ps.retry.Len(), ps.cold.Len())
 	picked := append(append(ps.new.sorted()[:nNew], ps.retry.sorted()[:nRetry]...), ps.cold.sorted()[:nCold]...)
 	slices.SortFunc(picked, func(a, b cand) int { return a.prio.Compare(b.prio) })
@@ -200,11 +223,10 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	st.LeasesPruned = leases.Prune(now)
 	jobs := make([]schema.Job, len(picked))
 	for i, c := range picked {
+		avoid, dropped := liveAvoid(c.avoid, live)
+		st.AvoidExpired += dropped
 		jobs[i] = schema.Job{InfoHash: c.hash, HashType: c.hashType, Attempt: c.attempt, Reason: c.reason,
-			LeaseID: id, LeaseUntil: until, Peers: []string{}, AvoidPeers: c.avoid}
-		if jobs[i].AvoidPeers == nil {
-			jobs[i].AvoidPeers = []string{}
-		}
+			LeaseID: id, LeaseUntil: until, Peers: []string{}, AvoidPeers: avoid}
 		leases[c.hash] = schema.Lease{InfoHash: c.hash, LeaseID: id, LeaseUntil: until, Attempt: c.attempt,
 			Reason: c.reason, PlannedAt: now}
 		switch c.reason {
@@ -225,17 +247,27 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if len(jobs) > 0 {
 		st.LeaseID = id
 	}
-	return jobs, leases, nil
+	avoid, listed := avoidList(live)
+	st.AvoidListed = listed
+	return jobs, leases, avoid, nil
 }
 
-// commit records the leases and the policy, if anything changed.
-func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, changed bool) (*dataset.Manifest, error) {
-	if !changed {
+// commit records the leases (if they changed), the cold sweep's cursor
+// (if it moved from from to next) and the policy; it commits nothing when
+// neither changed.
+func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, leased bool, from, next int64) (*dataset.Manifest, error) {
+	swept := next != from
+	if !leased && !swept {
 		tx.Abort()
 		return tx.Base(), nil
 	}
-	if err := WriteLeases(tx, leases); err != nil {
-		return nil, err
+	if leased {
+		if err := WriteLeases(tx, leases); err != nil {
+			return nil, err
+		}
+	}
+	if swept {
+		tx.SetCursor(dataset.CursorColdSweep, next)
 	}
 	tx.SetPolicy(p.JSON())
 	return tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries", Now: o.Now})

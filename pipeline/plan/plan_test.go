@@ -15,12 +15,9 @@ import (
 
 func TestPlanPicksDueHashes(t *testing.T) {
 	p := schedule.Default()
-	p.Plan.ColdPartitions = 1 // only partition 00's cold files at this hour…
+	p.Plan.ColdPartitions = 1 // a new dataset's first sweep reads only partition 00's cold files
 	p.Plan.ColdShare = 0.5
 	now := ms(t0) + 30*day
-	for !schedule.InColdWindow(p, 0x00, now) {
-		now += hour // …found by moving the clock to the hour that reads it
-	}
 	var (
 		fresh     = newHash(hashAt(0x01, 1), ms(t0))
 		due       = failedHash(t, hashAt(0x02, 1), ms(t0), ms(t0))
@@ -236,6 +233,9 @@ func TestQuota(t *testing.T) {
 		{"odd", 7, 0, 0.5, 100, 100, 0, 4, 3, 0},
 		{"cold short", 100, 10, 0.5, 1000, 1000, 3, 49, 48, 3},
 		{"nothing", 100, 10, 0.5, 0, 0, 0, 0, 0, 0},
+		{"spare goes to cold", 100, 2, 0.5, 10, 20, 500, 10, 20, 70},
+		{"spare short of cold", 100, 2, 0.5, 10, 20, 30, 10, 20, 30},
+		{"only cold", 49, 1, 0.5, 0, 0, 241, 0, 0, 49},
 		{"limit 0", 0, 0, 0.5, 5, 5, 5, 0, 0, 0},
 	}
 	for _, tt := range tests {

@@ -41,6 +41,19 @@ type scanner struct {
 	seed       uint64
 	limit      int
 	coldBudget int
+	cursor     int64 // first partition of the cold sweep window
+}
+
+// hasCold reports whether the snapshot's state has any cold file.
+func (s *scanner) hasCold() bool {
+	for _, fs := range s.m.Table(dataset.TableState).Partitions {
+		for _, f := range fs {
+			if schedule.IsColdFile(f.Name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scan reads every partition (workers at a time) and returns the merged
@@ -50,7 +63,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 	keys := t.PartitionKeys()
 	var (
 		mu    sync.Mutex
-		all   = newPools(s.limit, s.coldBudget)
+		all   = newPools(s.limit)
 		total counts
 		first error
 		next  int
@@ -60,7 +73,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			local := newPools(s.limit, s.coldBudget)
+			local := newPools(s.limit)
 			var c counts
 			var g rowGroup
 			for {
@@ -102,7 +115,7 @@ func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, ps *pools
 	if err != nil {
 		return fmt.Errorf("plan-retries: state partition %q: not a hex prefix", key)
 	}
-	sweep := schedule.InColdWindow(s.p, byte(prefix), s.now)
+	sweep := schedule.InColdWindow(s.p, byte(prefix), s.cursor)
 	for _, f := range t.Partitions[key] {
 		cold := schedule.IsColdFile(f.Name)
 		if cold && (!sweep || s.coldBudget == 0) {

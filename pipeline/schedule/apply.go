@@ -12,10 +12,22 @@ import (
 // already fetched: fetched is final and a failure never undoes it.
 var ErrFetched = errors.New("metadata already fetched")
 
-// ApplyFailure records a failed fetch attempt of class (a failure outcome
-// of formats/schema) made at attemptedAt. distinctSource tells whether the
-// peer that served bad metadata (hash_mismatch, invalid_metadata) differs
-// from the ones that did so before; it is ignored for other classes.
+// ApplyFailure is ApplyFailureFrom with one new source when distinctSource
+// (the peer behind a bad-metadata or too_large failure is not one that
+// did so before) and none otherwise.
+func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, distinctSource bool) error {
+	var n int32
+	if distinctSource {
+		n = 1
+	}
+	return ApplyFailureFrom(p, st, class, attemptedAt, n)
+}
+
+// ApplyFailureFrom records a failed fetch attempt of class (a failure
+// outcome of formats/schema) made at attemptedAt. newSources is how many
+// distinct peers behind a bad-metadata (hash_mismatch, invalid_metadata)
+// or too_large failure were not among the ones that did so before; it is
+// ignored for other classes.
 //
 // It counts the attempt (except local_error), moves the backoff step as the
 // class's rule says (see the package documentation), sets last_attempt,
@@ -25,7 +37,7 @@ var ErrFetched = errors.New("metadata already fetched")
 //
 // Callers apply a result only while it holds the state's lease (merge);
 // ApplyFailure itself refuses only unknown classes and fetched hashes.
-func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, distinctSource bool) error {
+func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int64, newSources int32) error {
 	kind := KindOf(class)
 	if kind == KindUnknown {
 		return fmt.Errorf("schedule: %s: unknown failure class %q", schema.Hex(st.InfoHash), class)
@@ -45,7 +57,7 @@ func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, d
 	switch kind {
 	case KindLocal:
 		delay = p.RetrySoon
-	case KindSwarm, KindTooLarge:
+	case KindSwarm:
 		escalate()
 	case KindPeer:
 		if soft(prev) { // every peer reachable last time was bad too
@@ -53,17 +65,25 @@ func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, d
 		} else {
 			delay = p.RetrySoon
 		}
-	case KindBadMetadata:
-		if distinctSource {
+	case KindBadMetadata, KindTooLarge:
+		distinct := newSources > 0
+		for range max(newSources, 0) {
 			st.BadMetadata = inc(st.BadMetadata)
 		}
 		switch {
-		case distinctSource && st.BadMetadata >= p.BadMetadata.Sources:
+		case distinct && st.BadMetadata >= p.BadMetadata.Sources && kind == KindTooLarge:
+			escalate() // the hash's metadata is too large: backoff.too_large
+		case distinct && st.BadMetadata >= p.BadMetadata.Sources:
 			delay = pick(p.BadMetadata.Long, st.BadMetadata-p.BadMetadata.Sources)
 			st.BackoffStep = inc(st.BackoffStep)
-		case soft(prev):
+		case soft(prev) && kind == KindBadMetadata:
 			escalate()
 		default:
+			// One peer's claim of a size over our cap is unverified: that
+			// endpoint is penalised, the hash retried soon with others. If
+			// no other peer turns up, the next attempt finds only
+			// penalised peers (a peer-level failure after a soft one) and
+			// moves along the schedule.
 			delay = p.RetrySoon
 		}
 	}

@@ -82,7 +82,18 @@ func TestApplyFailureClasses(t *testing.T) {
 			wantDelay: 30 * time.Minute, wantAttempts: 2, wantStep: 1, wantBad: 1},
 		{name: "bad metadata after a swarm failure retries soon", prior: []step{{"no_peers", false}}, class: "invalid_metadata", distinct: true,
 			wantDelay: soon, wantAttempts: 2, wantStep: 1, wantBad: 1},
-		{name: "too_large waits long", class: "too_large", wantDelay: 30 * Day, wantAttempts: 1, wantStep: 1},
+		// One peer's metadata_size is its own unchecked claim: only a
+		// second distinct peer saying so makes it the hash's.
+		{name: "too_large from one peer retries soon", class: "too_large", distinct: true,
+			wantDelay: soon, wantAttempts: 1, wantBad: 1},
+		{name: "too_large from a second peer waits long", prior: []step{{"too_large", true}}, class: "too_large", distinct: true,
+			wantDelay: 30 * Day, wantAttempts: 2, wantStep: 1, wantBad: 2},
+		{name: "too_large again from the same peer retries soon", prior: []step{{"too_large", true}}, class: "too_large",
+			wantDelay: soon, wantAttempts: 2, wantBad: 1},
+		{name: "too_large after bad metadata from another peer waits long", prior: []step{{"hash_mismatch", true}}, class: "too_large", distinct: true,
+			wantDelay: 30 * Day, wantAttempts: 2, wantStep: 1, wantBad: 2},
+		{name: "peer-level after too_large backs off", prior: []step{{"too_large", true}}, class: "rejected",
+			wantDelay: 30 * time.Minute, wantAttempts: 2, wantStep: 1, wantBad: 1},
 		{name: "local_error not counted", prior: []step{{"no_peers", false}}, class: "local_error",
 			wantDelay: soon, wantAttempts: 1, wantStep: 1},
 		{name: "local_error on a new hash keeps it new", class: "local_error",
@@ -115,6 +126,23 @@ func TestApplyFailureClasses(t *testing.T) {
 				t.Errorf("last_attempt, last_failure, lease = %d, %q, %q/%d", st.LastAttempt, st.LastFailure, st.LeaseID, st.LeaseUntil)
 			}
 		})
+	}
+}
+
+func TestTwoSourcesInOneAttempt(t *testing.T) {
+	p := Default()
+	for _, tt := range []struct {
+		class string
+		want  time.Duration
+	}{{"too_large", 30 * Day}, {"hash_mismatch", 7 * Day}} {
+		st := newState(1)
+		if err := ApplyFailureFrom(p, &st, tt.class, t0, 2); err != nil {
+			t.Fatal(err)
+		}
+		inBand(t, tt.class+" from two peers in one attempt", st.NextRetry-t0, tt.want, p.Jitter)
+		if st.BadMetadata != 2 || st.BackoffStep != 1 {
+			t.Errorf("%s: bad %d, step %d; want 2 and 1", tt.class, st.BadMetadata, st.BackoffStep)
+		}
 	}
 }
 

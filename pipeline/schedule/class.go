@@ -45,10 +45,11 @@ func KindOf(c string) Kind {
 }
 
 // soft reports whether a class is retried soon rather than backed off:
-// peer-level and bad-metadata failures.
+// peer-level, bad-metadata and too_large failures (all blame a peer
+// first).
 func soft(c string) bool {
 	k := KindOf(c)
-	return k == KindPeer || k == KindBadMetadata
+	return k == KindPeer || k == KindBadMetadata || k == KindTooLarge
 }
 
 func (k Kind) String() string {

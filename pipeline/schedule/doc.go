@@ -18,7 +18,8 @@
 // fingerprint (Policy.Hash) is recorded in each manifest. DIR/blocklist
 // lists hashes that are never planned nor exported (LoadBlocklist). Cold
 // rows are kept in their own files (ColdPrefix) in the same partitions;
-// plan-retries reads them only in its hourly window (InColdWindow).
+// plan-retries reads them only in its sweep window (InColdWindow), which
+// a cursor kept in the dataset moves on by one window per plan commit.
 //
 // Failure classes are the outcome constants of formats/schema. Each falls
 // in one of five kinds (KindOf):
@@ -34,7 +35,11 @@
 //   - bad metadata (hash_mismatch, invalid_metadata): retried soon with
 //     another peer; only repeats from distinct sources earn the long delay
 //     of Policy.BadMetadata.
-//   - too large: the long schedule of backoff.too_large (default +30d).
+//   - too large: the peer's metadata_size is its own unchecked claim, so
+//     like bad metadata it penalises that endpoint and the hash is retried
+//     soon; once bad_metadata.sources distinct peers (default 2) have
+//     served bad metadata or claimed too large, a too_large failure moves
+//     the hash along backoff.too_large (default +30d).
 //   - local: our own fault (disk, resources); retried soon and not counted
 //     as an attempt.
 //

@@ -10,8 +10,9 @@ import (
 
 // Domain constants keep the jitter and tie-break hashes independent.
 const (
-	jitterDomain = 0x6a09e667f3bcc908
-	tieDomain    = 0xbb67ae8584caa73b
+	jitterDomain     = 0x6a09e667f3bcc908
+	tieDomain        = 0xbb67ae8584caa73b
+	reactivateDomain = 0x3c6ef372fe94f82b
 )
 
 // mix64 is the splitmix64 finalizer: a cheap bijection whose output bits

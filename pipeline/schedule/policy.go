@@ -31,7 +31,8 @@ type Policy struct {
 	// the delay after the n-th counted step is Backoff[class][n], and the
 	// last entry repeats for ever. Delays must not decrease.
 	Backoff map[string][]Duration `json:"backoff"`
-	// BadMetadata is the rule for hash_mismatch and invalid_metadata.
+	// BadMetadata is the rule for hash_mismatch, invalid_metadata and
+	// too_large: how many distinct peers before the hash waits.
 	BadMetadata BadMetadataRule `json:"bad_metadata"`
 	// PeerPenalty is how long a failing endpoint is skipped.
 	PeerPenalty PeerPenaltyRule `json:"peer_penalty"`
@@ -43,11 +44,13 @@ type Policy struct {
 	Plan PlanRule `json:"plan"`
 }
 
-// BadMetadataRule: a peer that serves metadata failing validation is
-// penalised and the hash retried soon with another peer; only when
-// Sources distinct peers have served bad metadata (counted in the state's
-// bad_metadata column since the last success) does the hash wait the long
-// delay Long[bad_metadata-Sources] (last entry repeats).
+// BadMetadataRule: a peer that serves metadata failing validation, or
+// claims metadata over fetch's size cap (too_large), is penalised and the
+// hash retried soon with another peer; only when Sources distinct peers
+// have done so (counted in the state's bad_metadata column since the last
+// success) does the hash wait: the long delay Long[bad_metadata-Sources]
+// (last entry repeats) after bad metadata, the next step of
+// backoff.too_large after too_large.
 type BadMetadataRule struct {
 	Sources int32      `json:"sources"`
 	Long    []Duration `json:"long"`
@@ -65,8 +68,8 @@ type PeerPenaltyRule struct {
 }
 
 // ReactivationRule: a sighting of a dormant hash, made after its last
-// attempt, pulls next_retry to observedAt+Delay (never later than it was)
-// and makes the hash hot again. Dormant means cold, or failed with a last
+// attempt, pulls next_retry to observedAt+Delay plus a per-hash offset in
+// [0, Spread) (never later than it was) and makes the hash hot again. Dormant means cold, or failed with a last
 // failure listed in Classes and scheduled to wait at least DormantAfter
 // after its last attempt (hashes early in their schedule are retried soon
 // anyway). A hash is reactivated at most once per MinInterval: a hash that
@@ -78,10 +81,14 @@ type PeerPenaltyRule struct {
 // reactivated attempt is the fresh look the sighting earned; if it fails
 // too, the hash keeps its long delay until a sighting after MinInterval.
 type ReactivationRule struct {
-	Classes       []string `json:"classes"`
-	DormantAfter  Duration `json:"dormant_after"`
-	MinInterval   Duration `json:"min_interval"`
-	Delay         Duration `json:"delay"`
+	Classes      []string `json:"classes"`
+	DormantAfter Duration `json:"dormant_after"`
+	MinInterval  Duration `json:"min_interval"`
+	Delay        Duration `json:"delay"`
+	// Spread is the window reactivated retries are spread over (see
+	// ReactivationOffset), so that hashes woken by one sweep do not all
+	// come due at once. At most a day; 0 turns it off.
+	Spread        Duration `json:"spread"`
 	ResetSchedule bool     `json:"reset_schedule"`
 }
 
@@ -97,13 +104,16 @@ type PlanRule struct {
 	// NewShare is the least share of --limit kept for never-tried hashes
 	// when both kinds wait.
 	NewShare float64 `json:"new_share"`
-	// ColdShare is the share of --limit given to due cold hashes (the
-	// budgeted cold sweep).
+	// ColdShare is the share of --limit reserved for due cold hashes met
+	// in the cold sweep: floor(limit × share), but at least one job; slots
+	// that new and retried hashes leave unused go to cold ones too. In
+	// (0, 1]: cold hashes are retried, only rarely, so 0 is refused.
 	ColdShare float64 `json:"cold_share"`
 	// ColdPartitions is how many prefix partitions' cold files one plan
-	// pass reads (the sweep window moves with the hour of the planning
-	// time, so the whole cold tier is read every 256/ColdPartitions hours
-	// of passes).
+	// pass reads. The window starts at a cursor kept in the dataset's
+	// manifest and each plan commit moves it on by this width, so the
+	// whole cold tier is read once every 256/ColdPartitions passes,
+	// however often passes run (see InColdWindow).
 	ColdPartitions int `json:"cold_partitions"`
 	// Lease is how long a planned job is reserved for its fetch.
 	Lease Duration `json:"lease"`
@@ -146,6 +156,7 @@ func Default() Policy {
 				schema.OutcomeNoExtension:     Duration(7 * Day),
 				schema.OutcomeHashMismatch:    Duration(7 * Day),
 				schema.OutcomeInvalidMetadata: Duration(7 * Day),
+				schema.OutcomeTooLarge:        Duration(7 * Day),
 			},
 			Factor: 2,
 			Max:    Duration(30 * Day),
@@ -159,6 +170,7 @@ func Default() Policy {
 			},
 			DormantAfter: Duration(12 * time.Hour),
 			MinInterval:  Duration(7 * Day),
+			Spread:       Duration(30 * time.Minute),
 		},
 		Archive: ArchiveRule{MinAttempts: 6, Unseen: Duration(90 * Day)},
 		Plan: PlanRule{

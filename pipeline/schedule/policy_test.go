@@ -166,8 +166,10 @@ func TestParseErrors(t *testing.T) {
 		{"reactivation class", `{"reactivation": {"classes": ["no_peers", "ok"]}}`, `reactivation.classes[1]: "ok" is not a failure class`},
 		{"reactivation dup", `{"reactivation": {"classes": ["no_peers", "no_peers"]}}`, `reactivation.classes[1]: "no_peers" is listed twice`},
 		{"new share", `{"plan": {"new_share": 1.5}}`, "plan.new_share: 1.5 is outside [0, 1]"},
+		{"cold share 0", `{"plan": {"cold_share": 0}}`, "plan.cold_share: 0 is outside (0, 1]: cold hashes are still retried"},
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
 		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
+		{"reactivation spread", `{"reactivation": {"spread": "2d"}}`, "reactivation.spread: must be between 0 (none) and 1d, got 2d"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,4 +230,27 @@ func FuzzParsePolicy(f *testing.F) {
 			t.Fatalf("round trip changed the policy:\n%s\n%s", p.JSON(), back.JSON())
 		}
 	})
+}
+
+// TestPolicyWithoutTooLargePenaltyLoads: a policy.json written before
+// too_large penalised the endpoint (its peer_penalty.base has no
+// too_large) still loads, and takes the default penalty.
+func TestPolicyWithoutTooLargePenaltyLoads(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "policy_before_too_large_penalty.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(b, "old")
+	if err != nil {
+		t.Fatalf("an older policy file no longer loads: %v", err)
+	}
+	if got := time.Duration(p.PeerPenalty.Base["too_large"]); got != 7*Day {
+		t.Errorf("peer_penalty.base.too_large = %v, want the default 7d", got)
+	}
+	if got := time.Duration(p.Delay("too_large", 0)); got != 30*Day {
+		t.Errorf("backoff.too_large = %v, want 30d", got)
+	}
+	if _, err := Parse([]byte(`{"peer_penalty": {"base": {"too_large": "1d"}}}`), "new"); err != nil {
+		t.Errorf("peer_penalty.base.too_large refused: %v", err)
+	}
 }

@@ -16,8 +16,8 @@ import (
 // p.Reactivation.DormantAfter), the sighting is fresh (after the last
 // attempt, which already saw the swarm as it was) and the hash was not
 // reactivated within p.Reactivation.MinInterval. Then next_retry is pulled
-// to observedAt + p.Reactivation.Delay (never pushed later), the hash is
-// made hot, reactivated_at is set to observedAt and, if
+// to observedAt + p.Reactivation.Delay + ReactivationOffset (never pushed
+// later), the hash is made hot, reactivated_at is set to observedAt and, if
 // p.Reactivation.ResetSchedule, the backoff step returns to 0. A lease is
 // left alone: the hash is planned once it ends.
 //
@@ -25,8 +25,8 @@ import (
 // later sighting without a new attempt in between changes nothing more.
 //
 // dedup's incremental path decodes only the columns this and its own fold
-// use (pipeline/dedup foldColumns): reading another field here means
-// adding its column there.
+// use (pipeline/dedup foldColumns; info_hash it fills in itself): reading
+// another field here means adding its column there.
 func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 	r := p.Reactivation
 	cold := st.Tier == schema.TierCold
@@ -39,7 +39,7 @@ func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 		return false
 	}
 	changed := false
-	if target := observedAt + millis(r.Delay); failed && st.NextRetry > target {
+	if target := observedAt + millis(r.Delay) + ReactivationOffset(p, st); failed && st.NextRetry > target {
 		st.NextRetry = target
 		changed = true
 	}
@@ -54,6 +54,23 @@ func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 		}
 	}
 	return changed
+}
+
+// ReactivationOffset spreads reactivated retries over
+// [0, p.Reactivation.Spread): a BEP 51 sweep or a busy capture pass that
+// sights many dormant hashes at once must not make them all due at the
+// same instant. The offset is drawn from a hash of (info_hash, last
+// attempt, policy seed), like JitterFactor: reproducible, the same for
+// every later sighting until the next attempt, different between hashes.
+// (The last attempt's time stands for the attempt: dedup's incremental
+// path decodes last_attempt but not attempts.)
+func ReactivationOffset(p Policy, st *schema.State) int64 {
+	w := millis(p.Reactivation.Spread)
+	if w <= 0 {
+		return 0
+	}
+	u := hashKey(st.InfoHash, uint64(st.LastAttempt), p.Seed^reactivateDomain) >> 11
+	return int64(float64(u) / (1 << 53) * float64(w))
 }
 
 // ShouldArchive reports whether a hot hash is past the policy's cold

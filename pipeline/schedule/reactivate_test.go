@@ -78,8 +78,9 @@ func TestReactivate(t *testing.T) {
 				if st.Tier != schema.TierHot || st.Reactivated != last+tt.observed || st.BackoffStep != before.BackoffStep {
 					t.Errorf("tier %s, reactivated_at %d, step %d", st.Tier, st.Reactivated, st.BackoffStep)
 				}
-				if tt.wantNext != 0 && st.NextRetry != last+tt.wantNext {
-					t.Errorf("next_retry = last+%d, want last+%d", st.NextRetry-last, tt.wantNext)
+				spread := millis(p.Reactivation.Spread)
+				if off := st.NextRetry - (last + tt.wantNext); tt.wantNext != 0 && (off < 0 || off >= spread) {
+					t.Errorf("next_retry = last+%d, want last+%d plus under %d of spread", st.NextRetry-last, tt.wantNext, spread)
 				}
 				if st.LeaseID != before.LeaseID || st.LeaseUntil != before.LeaseUntil {
 					t.Errorf("lease changed")
@@ -101,6 +102,48 @@ func TestReactivate(t *testing.T) {
 
 func cold(st schema.State) bool { return st.Tier == schema.TierCold }
 
+// TestReactivationSpreadsAWave: one sweep sighting a thousand dormant
+// hashes at the same instant makes them due over reactivation.spread, not
+// all at once; reproducibly, and unchanged by a later sighting.
+func TestReactivationSpreadsAWave(t *testing.T) {
+	p := Default()
+	_, last := dormant(t, p, schema.OutcomeNoPeers)
+	seen := last + 2*day // within its 30-day wait
+	spread := millis(p.Reactivation.Spread)
+	buckets := map[int64]int{}
+	for n := range uint64(1000) {
+		st, _ := dormant(t, p, schema.OutcomeNoPeers)
+		st.InfoHash = hashN(1000 + n)
+		if !Reactivate(p, &st, seen) {
+			t.Fatal("not reactivated")
+		}
+		off := st.NextRetry - seen
+		if off < 0 || off >= spread {
+			t.Fatalf("next_retry at sighting+%dms, outside [0, %d)", off, spread)
+		}
+		buckets[off/minute]++
+		again := st
+		again.NextRetry = st.LastAttempt + 30*day
+		again.Reactivated = 0
+		if !Reactivate(p, &again, seen+hour) || again.NextRetry-(seen+hour) != off {
+			t.Fatalf("a later sighting moved the hash to a different offset")
+		}
+	}
+	if len(buckets) < 28 {
+		t.Errorf("1000 reactivations fell in %d of the 30 minutes of the spread", len(buckets))
+	}
+	for m, n := range buckets {
+		if n > 80 {
+			t.Errorf("minute %d of the spread holds %d of 1000 reactivations", m, n)
+		}
+	}
+	p.Reactivation.Spread = 0
+	st, _ := dormant(t, p, schema.OutcomeNoPeers)
+	if !Reactivate(p, &st, seen) || st.NextRetry != seen {
+		t.Errorf("spread 0: next_retry at sighting+%dms, want the sighting", st.NextRetry-seen)
+	}
+}
+
 // TestReactivatedThenFailsAgain: the reactivated attempt is planned with
 // reason reactivated; if it fails the hash keeps its long delay by
 // default, or starts the schedule again with reset_schedule.
@@ -113,8 +156,8 @@ func TestReactivatedThenFailsAgain(t *testing.T) {
 		if !Reactivate(p, &st, seen) {
 			t.Fatal("not reactivated")
 		}
-		if !Due(&st, seen) || Reason(&st) != schema.ReasonReactivated {
-			t.Fatalf("reactivated hash not due with reason reactivated at the sighting")
+		if !Due(&st, seen+millis(p.Reactivation.Spread)) || Reason(&st) != schema.ReasonReactivated {
+			t.Fatalf("reactivated hash not due with reason reactivated within the spread of the sighting")
 		}
 		if pr := PriorityOf(p, &st, seen, 0); !pr.Reactivated {
 			t.Errorf("priority does not mark the reactivation")

@@ -20,18 +20,24 @@ func IsColdFile(name string) bool { return strings.HasPrefix(name, ColdPrefix) }
 func ColdFileName() string { return ColdPrefix + dataset.NewName(".parquet") }
 
 // InColdWindow reports whether plan-retries reads the cold files of
-// partition prefix in a pass at now: a window of p.Plan.ColdPartitions
-// consecutive prefixes that moves on by its own width every hour, so that
-// passes over a day sweep the whole cold tier at a bounded cost per pass.
-func InColdWindow(p Policy, prefix byte, now int64) bool {
+// partition prefix in a pass whose sweep starts at cursor: a window of
+// p.Plan.ColdPartitions consecutive prefixes (wrapping after ff). The
+// cursor is kept in the dataset (dataset.CursorColdSweep) and each plan
+// commit that read cold files moves it on by the window's width
+// (NextColdCursor), so every cold partition is read in turn, once every
+// 256/ColdPartitions passes, however often or rarely passes run.
+func InColdWindow(p Policy, prefix byte, cursor int64) bool {
 	w := int64(p.Plan.ColdPartitions)
 	if w >= 256 {
 		return true
 	}
-	hours := now / (60 * 60 * 1000)
-	if now < 0 {
-		hours = 0
-	}
-	start := (hours % 256) * w % 256
+	start := ((cursor % 256) + 256) % 256
 	return (int64(prefix)-start+256)%256 < w
+}
+
+// NextColdCursor is where the sweep starts in the pass after one that
+// started at cursor.
+func NextColdCursor(p Policy, cursor int64) int64 {
+	w := int64(min(max(p.Plan.ColdPartitions, 1), 256))
+	return (((cursor%256)+256)%256 + w) % 256
 }

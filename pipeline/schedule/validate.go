@@ -115,7 +115,7 @@ func (p Policy) validatePeerPenalty() error {
 		switch k := KindOf(c); {
 		case k == KindUnknown:
 			return fieldErr(path, "unknown failure class")
-		case k == KindLocal || k == KindTooLarge || c == "no_peers":
+		case k == KindLocal || c == "no_peers":
 			return fieldErr(path, "%s is not a failure of one peer", c)
 		}
 		if d := r.Base[c]; d < 0 || time.Duration(d) > maxDuration {
@@ -154,6 +154,9 @@ func (p Policy) validateReactivation() error {
 	if r.Delay < 0 {
 		return fieldErr("reactivation.delay", "must not be negative")
 	}
+	if r.Spread < 0 || time.Duration(r.Spread) > Day {
+		return fieldErr("reactivation.spread", "must be between 0 (none) and 1d, got %s", r.Spread)
+	}
 	return nil
 }
 
@@ -162,8 +165,8 @@ func (p Policy) validatePlan() error {
 	if !(r.NewShare >= 0 && r.NewShare <= 1) {
 		return fieldErr("plan.new_share", "%v is outside [0, 1]", r.NewShare)
 	}
-	if !(r.ColdShare >= 0 && r.ColdShare <= 1) {
-		return fieldErr("plan.cold_share", "%v is outside [0, 1]", r.ColdShare)
+	if !(r.ColdShare > 0 && r.ColdShare <= 1) {
+		return fieldErr("plan.cold_share", "%v is outside (0, 1]: cold hashes are still retried, give a small share such as 0.01", r.ColdShare)
 	}
 	if r.ColdPartitions < 1 || r.ColdPartitions > 256 {
 		return fieldErr("plan.cold_partitions", "%d is outside [1, 256]", r.ColdPartitions)

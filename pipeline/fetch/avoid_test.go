@@ -1,0 +1,84 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+// writeJobsWithAvoid writes jobs to path ("-": an Arrow stream into
+// stdin) with avoid as the file's avoid list.
+func writeJobsWithAvoid(t *testing.T, path string, stdin *bytes.Buffer, jobs []schema.Job, avoid string) {
+	t.Helper()
+	w, err := rowio.Create[schema.Job](path, stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetMetadata(schema.AvoidPeersKey, avoid); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJobsFileAvoidListIsSkippedForEveryJob: a peer without BEP 10,
+// penalised once in peers/, is not dialled again for any job of the file,
+// although no job's own avoid_peers names it; a penalty that has ended
+// is no longer avoided.
+func TestJobsFileAvoidListIsSkippedForEveryJob(t *testing.T) {
+	noExt := startPeer(t, badpeers.NoExtension)
+	over := startPeer(t, badpeers.Reject)
+	future, past := time.Now().Add(time.Hour).UnixMilli(), time.Now().Add(-time.Minute).UnixMilli()
+	avoid, _ := schema.EncodeAvoidPeers([]schema.AvoidedPeer{{Addr: noExt.Addr(), Until: future}, {Addr: over.Addr(), Until: past}})
+	var jobs []schema.Job
+	for i := range 3 {
+		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xa0, byte(i)}, Peers: []string{noExt.Addr()}})
+	}
+	jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xa1}, Peers: []string{over.Addr()}})
+	for _, in := range []string{"jobs.parquet", "-"} {
+		t.Run(in, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdin bytes.Buffer
+			path := in
+			if in != "-" {
+				path = filepath.Join(dir, in)
+			}
+			writeJobsWithAvoid(t, path, &stdin, jobs, avoid)
+			o := testOptions()
+			o.Input, o.Output, o.Stdin = path, filepath.Join(dir, "results.parquet"), &stdin
+			st, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.PeersAvoided != 3 || st.Connects != 1 {
+				t.Fatalf("peers_avoided %d, connects %d; want the penalised peer skipped by all 3 of its jobs and 1 dial to the peer whose penalty ended", st.PeersAvoided, st.Connects)
+			}
+			res := readResults(t, o.Output)
+			if r := res[schema.Hash{0xa1}]; r.Outcome != schema.OutcomeRejected {
+				t.Errorf("the peer whose penalty ended: outcome %s, want it tried (rejected)", r.Outcome)
+			}
+		})
+	}
+}
+
+func TestJobsFileBadAvoidListIsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "jobs.parquet")
+	writeJobsWithAvoid(t, in, nil, []schema.Job{{InfoHash: schema.Hash{1}}}, "127.0.0.1 soon\n")
+	o := testOptions()
+	o.Input, o.Output = in, filepath.Join(dir, "results.parquet")
+	if _, err := Run(context.Background(), o); exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("err %v (exit %d), want bad input (exit 2)", err, exitcode.Of(err))
+	}
+}
