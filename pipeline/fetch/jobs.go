@@ -55,8 +55,8 @@ type jobReader struct {
 	read  func([]jobRow) (int, error)
 	close func() error
 	meta  func(key string) (string, bool) // the file's or stream's key-value metadata
-	total int64 // rows in the input: known for a Parquet file, -1 for a stream
-	n     int64 // rows returned so far
+	total int64                           // rows in the input: known for a Parquet file, -1 for a stream
+	n     int64                           // rows returned so far
 
 	mu            sync.Mutex
 	reading, shut bool
