@@ -16,7 +16,7 @@ import (
 // bitmap (writeRowsFuncOfOptional) takes a run of k non-null rows
 // starting at offset k of a 64-row word, followed by nulls, for a run
 // that fills the word. So [null, value, null, null] came out as [null,
-// value, 0, 0]: DuckDB read 1970-01-01 for a missing last_attempt, ”
+// value, 0, 0]: DuckDB read 1970-01-01 for a missing last_attempt, an empty string
 // for a missing last_failure. Written one row per call the scan cannot go
 // wrong; for a type without optional columns the batch is safe and kept
 // (one row per call cost 1.6x the batch on the catalog).
