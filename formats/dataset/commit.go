@@ -81,6 +81,9 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 	oldDir := t.Dir
 	rel := filepath.Join(name, "v", fmt.Sprintf("%012d", snap))
 	abs := filepath.Join(tx.d.Dir, rel)
+	if rel == oldDir {
+		return fmt.Errorf("dataset: %s: table %s of snapshot %d is already in %s: corrupt manifest", tx.d.Dir, name, snap, rel)
+	}
 	if err := os.RemoveAll(abs); err != nil { // debris of a crashed commit
 		return err
 	}

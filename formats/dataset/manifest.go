@@ -1,11 +1,14 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/infohash/infohash/formats/fsutil"
@@ -114,6 +117,16 @@ func (m *Manifest) Table(name string) *Table {
 // BloomPath is the relative path of partition key's Bloom filter in t.
 func (t *Table) BloomPath(f FileInfo) string { return filepath.Join(t.Dir, "_bloom", f.Name) }
 
+// knownTable reports whether name is one of the dataset's tables (JSON
+// field names match case-insensitively; table names, map keys, do not).
+func knownTable(name string) bool {
+	switch name {
+	case TableState, TableTorrents, TablePeers, TableLeases, TableLedger:
+		return true
+	}
+	return false
+}
+
 func manifestName(snap int64) string { return fmt.Sprintf("%012d.json", snap) }
 
 // readManifest reads and parses the manifest at path. (A per-process
@@ -128,6 +141,29 @@ func readManifest(path string) (*Manifest, error) {
 	m := &Manifest{}
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("%s: corrupt manifest: %w", path, err)
+	}
+	if m.FormatVersion < 1 {
+		return nil, fmt.Errorf("%s: corrupt manifest: no format_version", path)
+	}
+	if m.FormatVersion == FormatVersion {
+		// A manifest of this build's format holds only fields it knows: an
+		// unknown one is damage ("ledgeR" for "ledger" would read as a
+		// dataset without a ledger, and old inputs would apply again).
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&Manifest{}); err != nil {
+			return nil, fmt.Errorf("%s: corrupt manifest: %w", path, err)
+		}
+		for name := range m.Tables {
+			if !knownTable(name) {
+				return nil, fmt.Errorf("%s: corrupt manifest: unknown table %q", path, name)
+			}
+		}
+	}
+	if want, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(path), ".json"), 10, 64); err == nil && m.Snapshot != want {
+		// A commit builds the snapshot after the base's and clears its
+		// directory first: with a wrong number that is the live one.
+		return nil, fmt.Errorf("%s: corrupt manifest: it says snapshot %d", path, m.Snapshot)
 	}
 	if m.Tables == nil {
 		m.Tables = map[string]*Table{}

@@ -120,6 +120,19 @@ func checkFile(path string, f FileInfo, buf []byte) string {
 	return ""
 }
 
+// CheckBytes reports how the content b of a file differs from what the
+// manifest says of it (f), or nil. Small files read whole (Bloom filters)
+// are checked with it before they are trusted.
+func CheckBytes(b []byte, f FileInfo) error {
+	if int64(len(b)) != f.Size {
+		return fmt.Errorf("%d bytes, the manifest says %d", len(b), f.Size)
+	}
+	if crc := crc32.Checksum(b, castagnoli); crc != f.CRC32C {
+		return fmt.Errorf("CRC-32C %08x, the manifest says %08x (the content changed)", crc, f.CRC32C)
+	}
+	return nil
+}
+
 // crcOf reads r to its end, through buf (nil: io.Copy's), and returns its
 // size and CRC-32C (Castagnoli), as manifests record them.
 func crcOf(r io.Reader, buf []byte) (int64, uint32, error) {

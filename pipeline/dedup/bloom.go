@@ -28,6 +28,11 @@ func loadBloom(d *dataset.Dataset, t *dataset.Table, key string) (*bloom.BloomFi
 	if err != nil {
 		return nil, fi, fmt.Errorf("dedup: bloom %s: %w", p, err)
 	}
+	// A damaged filter that says "surely new" of known hashes would add
+	// them a second time: it is checked against the manifest first.
+	if err := dataset.CheckBytes(b, fi); err != nil {
+		return nil, fi, fmt.Errorf("dedup: bloom %s: %w", p, err)
+	}
 	bf := &bloom.BloomFilter{}
 	if _, err := bf.ReadFrom(bytes.NewReader(b)); err != nil {
 		return nil, fi, fmt.Errorf("dedup: bloom %s: %w", p, err)
