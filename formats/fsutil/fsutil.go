@@ -96,8 +96,11 @@ func SyncDir(dir string) error {
 }
 
 // WriteFile writes data to path atomically and durably.
-func WriteFile(path string, data []byte) error {
-	f, err := Create(path)
+func WriteFile(path string, data []byte) error { return writeWith(Create, path, data) }
+
+// writeWith writes data to the file create opens for path and commits it.
+func writeWith(create func(string) (*File, error), path string, data []byte) error {
+	f, err := create(path)
 	if err != nil {
 		return err
 	}

@@ -56,17 +56,7 @@ func CreateOutput(path string) (*File, error) {
 }
 
 // WriteOutput writes data to path as CreateOutput does.
-func WriteOutput(path string, data []byte) error {
-	f, err := CreateOutput(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
-}
+func WriteOutput(path string, data []byte) error { return writeWith(CreateOutput, path, data) }
 
 // CheckOutput reports, before any work is done, why CreateOutput(path)
 // would certainly fail: path is a directory, its directory is missing or
