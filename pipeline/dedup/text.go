@@ -40,9 +40,36 @@ func ParseHashLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, er
 		h, v2, typ, err = schema.ParseHex(line)
 		return h, v2, typ, err == nil, err
 	}
+	hs, err := magnetHashes(line)
+	if err != nil {
+		return h, nil, 0, false, err
+	}
+	return hs[0].h, hs[0].v2, hs[0].typ, true, nil
+}
+
+// magnetHash is one infohash a magnet URI names.
+type magnetHash struct {
+	h   schema.Hash
+	v2  []byte
+	typ int8
+}
+
+// magnetHashes returns every infohash a magnet URI names, in order and
+// each once: one, or two for a hybrid torrent (urn:btih and urn:btmh, two
+// keys on the DHT).
+func magnetHashes(line string) ([]magnetHash, error) {
 	u, err := url.Parse(line)
 	if err != nil {
-		return h, nil, 0, false, fmt.Errorf("magnet URI: %w", err)
+		return nil, fmt.Errorf("magnet URI: %w", err)
+	}
+	var out []magnetHash
+	add := func(m magnetHash) {
+		for _, o := range out {
+			if o.h == m.h {
+				return
+			}
+		}
+		out = append(out, m)
 	}
 	for _, xt := range u.Query()["xt"] {
 		lx := strings.ToLower(xt)
@@ -51,29 +78,37 @@ func ParseHashLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, er
 			v := xt[len("urn:btih:"):]
 			switch len(v) {
 			case 40:
-				h, v2, typ, err = schema.ParseHex(v)
-				return h, v2, typ, err == nil, err
+				h, v2, typ, err := schema.ParseHex(v)
+				if err != nil {
+					return nil, err
+				}
+				add(magnetHash{h, v2, typ})
 			case 32:
 				b, err := base32.StdEncoding.DecodeString(strings.ToUpper(v))
 				if err != nil {
-					return h, nil, 0, false, fmt.Errorf("magnet btih %q: bad base32", v)
+					return nil, fmt.Errorf("magnet btih %q: bad base32", v)
 				}
+				var h schema.Hash
 				copy(h[:], b)
-				return h, nil, schema.HashV1, true, nil
+				add(magnetHash{h, nil, schema.HashV1})
 			default:
-				return h, nil, 0, false, fmt.Errorf("magnet btih %q: want 40 hex or 32 base32 characters", v)
+				return nil, fmt.Errorf("magnet btih %q: want 40 hex or 32 base32 characters", v)
 			}
 		case strings.HasPrefix(lx, "urn:btmh:1220"):
 			v := xt[len("urn:btmh:1220"):]
 			b, err := hex.DecodeString(v)
 			if err != nil || len(b) != 32 {
-				return h, nil, 0, false, fmt.Errorf("magnet btmh %q: want 64 hex characters after 1220", v)
+				return nil, fmt.Errorf("magnet btmh %q: want 64 hex characters after 1220", v)
 			}
+			var h schema.Hash
 			copy(h[:], b)
-			return h, b, schema.HashV2, true, nil
+			add(magnetHash{h, b, schema.HashV2})
 		}
 	}
-	return h, nil, 0, false, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
+	if len(out) == 0 {
+		return nil, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
+	}
+	return out, nil
 }
 
 // magneticoRecord is one line of a magnetico export (the tgragnato
@@ -124,6 +159,14 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		}
 		emit(schema.Observation{InfoHash: h, InfoHashV2: v2, HashType: typ, ObservedAt: at, Source: schema.SourceImport})
 		n++
+		if bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(line)), []byte("magnet:")) {
+			// A hybrid torrent's magnet names both its keys: the second too.
+			hs, _ := magnetHashes(strings.TrimSpace(string(line)))
+			for _, m := range hs[min(1, len(hs)):] {
+				emit(schema.Observation{InfoHash: m.h, InfoHashV2: m.v2, HashType: m.typ, ObservedAt: at, Source: schema.SourceImport})
+				n++
+			}
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

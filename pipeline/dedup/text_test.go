@@ -139,3 +139,39 @@ func TestReadHashListLongLines(t *testing.T) {
 		t.Fatalf("%d hashes, err %v, want %q", n, err, want)
 	}
 }
+
+// TestHybridMagnet: a hybrid torrent's magnet (urn:btih and urn:btmh)
+// names two DHT keys, and both are read; a key named twice is read once.
+func TestHybridMagnet(t *testing.T) {
+	const v1 = "0123456789abcdef0123456789abcdef01234567"
+	const v2 = "c0ffee0123456789abcdef0123456789abcdef0123456789abcdef0123456789"
+	cases := []struct {
+		name, line string
+		want       []string // hex of the 20-byte keys, in order
+		v2         bool     // the second is v2
+	}{
+		{"hybrid", "magnet:?xt=urn:btih:" + v1 + "&xt=urn:btmh:1220" + v2 + "&dn=x", []string{v1, v2[:40]}, true},
+		{"hybrid, v2 first", "magnet:?xt=urn:btmh:1220" + v2 + "&xt=urn:btih:" + v1, []string{v2[:40], v1}, false},
+		{"the same key twice", "magnet:?xt=urn:btih:" + v1 + "&xt=urn:btih:" + strings.ToUpper(v1), []string{v1}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []schema.Observation
+			n, err := readHashList("l.txt", strings.NewReader(c.line+"\n"), 42, func(o schema.Observation) { got = append(got, o) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int(n) != len(c.want) || len(got) != len(c.want) {
+				t.Fatalf("%d observations (%d emitted), want %d", n, len(got), len(c.want))
+			}
+			for i, w := range c.want {
+				if schema.Hex(got[i].InfoHash) != w {
+					t.Fatalf("key %d is %s, want %s", i, schema.Hex(got[i].InfoHash), w)
+				}
+			}
+			if c.v2 && (got[1].HashType != schema.HashV2 || len(got[1].InfoHashV2) != 32) {
+				t.Fatalf("second key %+v, want v2 with its full hash", got[1])
+			}
+		})
+	}
+}
