@@ -61,7 +61,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 		}
 		var files []string
 		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && strings.HasSuffix(p, ".parquet") && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+			if err == nil && !e.IsDir() && strings.HasSuffix(strings.ToLower(p), ".parquet") && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
 				files = append(files, p)
 			}
 			return err
@@ -151,8 +151,10 @@ func decodeResults(in input) ([]schema.Result, error) {
 			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
 		r, err = openParquetResults(in.path, in.name, blob)
-	} else {
+	} else if bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}) {
 		r, err = rowio.OpenArrow[schema.Result](in.name, br)
+	} else {
+		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: neither Parquet nor an Arrow IPC stream of fetch results", in.name))
 	}
 	// rowio's errors begin with the input's name (a Parquet file's path),
 	// as do its Read errors below.

@@ -102,3 +102,15 @@ func TestReadResultsCompressible(t *testing.T) {
 		t.Fatalf("read %d results, want %d", len(got), n)
 	}
 }
+
+// TestReadResultsOfAnotherKind: a file that is neither Parquet nor an
+// Arrow stream (a hash list given to merge by mistake) is named as such,
+// not as an Arrow stream declaring absurd metadata.
+func TestReadResultsOfAnotherKind(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "hashes.txt")
+	os.WriteFile(p, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644)
+	_, err := readResults(input{name: "hashes.txt", path: p})
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "hashes.txt: neither Parquet nor an Arrow IPC stream") {
+		t.Fatalf("got %v", err)
+	}
+}
