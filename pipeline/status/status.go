@@ -57,8 +57,11 @@ type Report struct {
 	// Partial are inputs a killed run had half read from a pipe, set
 	// aside (not applied) under inbox/: apply them if their producer will
 	// not send them again.
-	Partial []string  `json:"partial_inputs"`
-	Now     time.Time `json:"now"`
+	Partial []string `json:"partial_inputs"`
+	// Rejected are stdin spools set aside as bad input (DIR/inbox/*.bad):
+	// never applied, kept for a person to look at or delete.
+	Rejected []string  `json:"rejected_inputs"`
+	Now      time.Time `json:"now"`
 	// Verified is what --verify found (nil without it).
 	Verified *dataset.VerifyResult `json:"verified,omitempty"`
 }
@@ -111,8 +114,12 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		}
 	}
 	_ = filepath.WalkDir(filepath.Join(dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() && strings.HasPrefix(e.Name(), dataset.PartialPrefix) {
+		switch {
+		case err != nil || e.IsDir():
+		case strings.HasPrefix(e.Name(), dataset.PartialPrefix):
 			r.Partial = append(r.Partial, p)
+		case strings.HasSuffix(e.Name(), ".bad"):
+			r.Rejected = append(r.Rejected, p)
 		}
 		return nil
 	})
@@ -237,6 +244,9 @@ func (r *Report) Print(w io.Writer) {
 	}
 	for _, p := range r.Partial {
 		fmt.Fprintf(w, "partial input (set aside by a killed run, not applied): %s\n", p)
+	}
+	for _, p := range r.Rejected {
+		fmt.Fprintf(w, "rejected input (bad stdin, set aside, not applied; look or delete): %s\n", p)
 	}
 	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
 	fmt.Fprintf(w, "frozen: read_parquet('%s', hive_partitioning=true)\n", r.FrozenGlob)

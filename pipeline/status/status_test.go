@@ -3,6 +3,8 @@ package status
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,10 @@ func TestReport(t *testing.T) {
 	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
 		t.Fatal(err)
 	}
+	inbox := filepath.Join(d.Dir, "inbox")
+	os.MkdirAll(inbox, 0o755)
+	os.WriteFile(filepath.Join(inbox, dataset.PartialPrefix+"1.arrow"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(inbox, "stdin-2.txt.bad"), []byte("x"), 0o644)
 	r, err := Run(context.Background(), d.Dir, now, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +72,8 @@ func TestReport(t *testing.T) {
 		{"new hot", r.ByStatusTier["new"]["hot"], 3},
 		{"no_peers", r.ByFailure["no_peers"], 2},
 		{"leased", r.Leased, 1},
+		{"partial inputs", int64(len(r.Partial)), 1},
+		{"rejected inputs", int64(len(r.Rejected)), 1},
 		{"overdue", r.RetryWaves["overdue"], 2},
 		{"next hour", r.RetryWaves["next hour"], 1},
 		{"next day", r.RetryWaves["next day"], 1},
