@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -120,8 +121,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		msg = interruptedMessage(msg, args)
 	}
+	if jsonLogs(args) {
+		// One record like every other line on stderr, for log shippers.
+		slog.New(slog.NewJSONHandler(stderr, nil)).Error("infohash: "+msg, "exit", code)
+		return code
+	}
 	fmt.Fprintf(stderr, "infohash: %s\n", msg)
 	return code
+}
+
+// jsonLogs reports whether args ask for JSON logs (--log-format json).
+func jsonLogs(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--log-format=json", a == "-log-format=json":
+			return true
+		case (a == "--log-format" || a == "-log-format") && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
 }
 
 // interruptedMessage says "interrupted" where an error a signal caused

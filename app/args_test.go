@@ -2,6 +2,9 @@ package app
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -88,5 +91,46 @@ func TestHelpAnywhere(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestErrorLineFollowsLogFormat: with --log-format json the final error
+// is a JSON record (with the exit status) like the log lines before it;
+// with text logs it is the usual "infohash: ..." line.
+func TestErrorLineFollowsLogFormat(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.parquet")
+	for _, tc := range []struct {
+		name string
+		args []string
+		json bool
+	}{
+		{"text", []string{"infohash", "dedup", "--data", t.TempDir(), missing}, false},
+		{"json", []string{"infohash", "dedup", "--log-format", "json", "--data", t.TempDir(), missing}, true},
+		{"json, flag after", []string{"infohash", "dedup", "--data", t.TempDir(), missing, "--log-format=json"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
+			if code != 2 {
+				t.Fatalf("exit %d, stderr %s", code, errb.String())
+			}
+			lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+			last := lines[len(lines)-1]
+			var rec struct {
+				Level string `json:"level"`
+				Msg   string `json:"msg"`
+				Exit  int    `json:"exit"`
+			}
+			isJSON := json.Unmarshal([]byte(last), &rec) == nil
+			if isJSON != tc.json {
+				t.Fatalf("last stderr line %q: JSON %v, want %v", last, isJSON, tc.json)
+			}
+			if tc.json && (rec.Level != "ERROR" || rec.Exit != 2 || !strings.Contains(rec.Msg, "missing.parquet")) {
+				t.Fatalf("record %+v", rec)
+			}
+			if !tc.json && !strings.HasPrefix(last, "infohash: ") {
+				t.Fatalf("last line %q", last)
+			}
+		})
 	}
 }
