@@ -115,6 +115,7 @@ func (d *Dataset) maintain(m *Manifest) {
 	defer l.Release()
 	d.linkCurrent(m)
 	d.cleanStaging()
+	fsutil.SweepTemps(d.Dir, "") // e.g. a killed policy save's .tmp-policy.json-*
 }
 
 // linkCurrent points each table's current symlink at its directory in m.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -134,4 +136,29 @@ func SyncFS(dir string) error {
 // syncfs at commit. Errors are ignored: it is only a hint.
 func StartWriteback(f *os.File) {
 	_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+}
+
+// staleTempAge is how old a temporary file must be before a sweep takes
+// it for the debris of a killed writer: no writer of infohash keeps one
+// open for that long without writing to it.
+const staleTempAge = time.Hour
+
+// SweepTemps removes the temporary files in dir whose name starts with
+// TempPrefix+base ("" for any) and that nobody has modified for an hour:
+// what a killed writer left (an export to FILE, a policy save). Errors are
+// ignored: it is housekeeping.
+func SweepTemps(dir, base string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := TempPrefix + base
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleTempAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

@@ -41,6 +41,7 @@ func CreateOutput(path string) (*File, error) {
 		return &File{File: f, final: t.path, direct: true}, nil
 	}
 	dir, base := filepath.Split(t.path)
+	SweepTemps(dir, base+"-") // a killed earlier run's, of the same output
 	f, err := createTemp(dir, base)
 	if err != nil {
 		return nil, err
