@@ -150,6 +150,18 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 				continue
 			}
 		}
+		if l := strings.TrimSpace(string(line)); len(l) > 7 && strings.EqualFold(l[:7], "magnet:") {
+			// Every key a magnet names: both of a hybrid torrent's.
+			hs, err := magnetHashes(l)
+			if err != nil {
+				return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+			}
+			for _, m := range hs {
+				emit(schema.Observation{InfoHash: m.h, InfoHashV2: m.v2, HashType: m.typ, ObservedAt: at, Source: schema.SourceImport})
+				n++
+			}
+			continue
+		}
 		h, v2, typ, ok, err := ParseHashLine(string(line))
 		if err != nil {
 			return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
@@ -159,14 +171,6 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		}
 		emit(schema.Observation{InfoHash: h, InfoHashV2: v2, HashType: typ, ObservedAt: at, Source: schema.SourceImport})
 		n++
-		if bytes.HasPrefix(bytes.ToLower(bytes.TrimSpace(line)), []byte("magnet:")) {
-			// A hybrid torrent's magnet names both its keys: the second too.
-			hs, _ := magnetHashes(strings.TrimSpace(string(line)))
-			for _, m := range hs[min(1, len(hs)):] {
-				emit(schema.Observation{InfoHash: m.h, InfoHashV2: m.v2, HashType: m.typ, ObservedAt: at, Source: schema.SourceImport})
-				n++
-			}
-		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
