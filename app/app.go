@@ -114,6 +114,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if code == exitcode.Error && isUsage(err) {
 		code = exitcode.Usage
 	}
+	if code == exitcode.BrokenPipe {
+		// "infohash export -o - | head": the reader has what it wanted.
+		// Like a tool killed by SIGPIPE, say nothing; the status tells a
+		// pipeline that wanted everything.
+		return code
+	}
 	msg := err.Error()
 	if ctx.Err() != nil && code == exitcode.Error {
 		code = exitcode.Interrupted

@@ -6,6 +6,7 @@ package exitcode
 import (
 	"context"
 	"errors"
+	"syscall"
 )
 
 // Exit statuses shared by every command.
@@ -16,6 +17,7 @@ const (
 	Partial     = 3   // some inputs or jobs left unprocessed; what was done is committed
 	Locked      = 75  // the dataset is locked by another writer (EX_TEMPFAIL)
 	Interrupted = 130 // stopped by SIGINT/SIGTERM; what was done is committed
+	BrokenPipe  = 141 // the reader of the output went away (as a shell reports death by SIGPIPE)
 )
 
 // Help is the EXIT STATUS section every command's --help ends with.
@@ -25,7 +27,8 @@ const Help = `EXIT STATUS:
    2    usage error or bad input (nothing committed)
    3    partial: some inputs or jobs left unprocessed, what was done is committed
    75   dataset locked by another writer (retry later, or use --lock-wait)
-   130  interrupted (SIGINT/SIGTERM); what was done is committed`
+   130  interrupted (SIGINT/SIGTERM); what was done is committed
+   141  the output's reader went away (e.g. "| head"); nothing is printed`
 
 // coded is an error that carries its exit status.
 type coded struct {
@@ -66,6 +69,8 @@ func Of(err error) int {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return Interrupted
+	case errors.Is(err, syscall.EPIPE):
+		return BrokenPipe
 	case errors.Is(err, ErrLocked):
 		return Locked
 	case errors.Is(err, ErrPartial):

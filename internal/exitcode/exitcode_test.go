@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
 )
 
@@ -21,6 +23,7 @@ func TestOf(t *testing.T) {
 		{"partial", fmt.Errorf("fetch: %w", ErrPartial), Partial},
 		{"canceled", fmt.Errorf("x: %w", context.Canceled), Interrupted},
 		{"explicit wins", With(Partial, context.Canceled), Partial},
+		{"broken pipe", fmt.Errorf("export: -: %w", &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}), BrokenPipe},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
