@@ -242,17 +242,17 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			case *array.Int8:
 				r.typ[i] = a.Value(i)
 			case *array.Int16:
-				r.typ[i] = int8(a.Value(i))
+				r.typ[i] = typeOf(int64(a.Value(i)))
 			case *array.Int32:
-				r.typ[i] = int8(a.Value(i))
+				r.typ[i] = typeOf(int64(a.Value(i)))
 			case *array.Int64:
-				r.typ[i] = int8(a.Value(i))
+				r.typ[i] = typeOf(int64(a.Value(i)))
 			case *array.Uint8:
-				r.typ[i] = int8(a.Value(i))
+				r.typ[i] = typeOf(int64(a.Value(i)))
 			case *array.Uint16:
-				r.typ[i] = int8(a.Value(i))
+				r.typ[i] = typeOf(int64(a.Value(i)))
 			case *array.Uint32:
-				r.typ[i] = int8(a.Value(i))
+				r.typ[i] = typeOf(int64(a.Value(i)))
 			}
 		}
 	}

@@ -114,7 +114,7 @@ func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
 // typeOf is a hash_type value as dedup holds it: one beyond int8 becomes
 // badType (which checkObs refuses), not the int8 it would wrap to (257
 // read as 1).
-func typeOf(x int32) int8 {
+func typeOf[T int32 | int64](x T) int8 {
 	if x < -127 || x > 127 {
 		return badType
 	}

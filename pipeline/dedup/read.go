@@ -21,7 +21,7 @@ import (
 type obsIn struct {
 	InfoHash   []byte `parquet:"info_hash"`
 	InfoHashV2 []byte `parquet:"info_hash_v2,optional"`
-	HashType   int8   `parquet:"hash_type,optional,int(8)"`
+	HashType   int64  `parquet:"hash_type,optional"` // any integer width; typeOf narrows it
 	ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 	Source     string `parquet:"source,optional"`
 }
@@ -221,7 +221,7 @@ func unhexRow(row int64, o *obsIn, hashText, v2Text string) error {
 // row readers' way, where the fast paths read columns.
 func addRow(row int64, o *obsIn, b *batch) error {
 	var h schema.Hash
-	typ := o.HashType
+	typ := typeOf(o.HashType)
 	if n := len(o.InfoHashV2); n != 0 && n != 32 {
 		return fmt.Errorf("row %d: info_hash_v2 has %d bytes, want 32", row, n)
 	}

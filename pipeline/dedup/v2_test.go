@@ -1,12 +1,19 @@
 package dedup
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -80,44 +87,135 @@ type wideTypeObs struct {
 	Source     string      `parquet:"source"`
 }
 
-// TestOtherWritersValues: on the fast column path an empty source is an
-// import (as on the row and Arrow paths), and a hash_type beyond int8 is
-// bad input rather than the type it wraps to (257 read as 1).
+// bigTypeObs lays hash_type out as BIGINT (INT64), as DuckDB writes an
+// untyped integer column.
+type bigTypeObs struct {
+	InfoHash   schema.Hash `parquet:"info_hash"`
+	HashType   int64       `parquet:"hash_type"`
+	ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string      `parquet:"source"`
+}
+
+// TestOtherWritersValues: an empty source is an import (as on the Arrow
+// path), and a hash_type beyond int8 is bad input rather than the type it
+// wraps to (257 read as 1), on the fast column path and the row path, for
+// INT32 and INT64 columns.
 func TestOtherWritersValues(t *testing.T) {
 	h := schema.Hash{0x11, 1}
 	at := t0.UnixMilli()
 	cases := []struct {
 		name string
-		row  wideTypeObs
-		err  string // "" for none
+		typ  int64
 		src  string
+		err  string // "" for none
+		want string // last_source
 	}{
-		{"empty source", wideTypeObs{h, 1, at, ""}, "", schema.SourceImport},
-		{"a source", wideTypeObs{h, 1, at, "dht_get_peers"}, "", "dht_get_peers"},
-		{"hash_type 257", wideTypeObs{h, 257, at, "x"}, "hash_type out of range", ""},
-		{"hash_type 3", wideTypeObs{h, 3, at, "x"}, "hash_type 3", ""},
+		{"empty source", 1, "", "", schema.SourceImport},
+		{"a source", 1, "dht_get_peers", "", "dht_get_peers"},
+		{"hash_type 257", 257, "x", "hash_type out of range", ""},
+		{"hash_type -255", -255, "x", "hash_type out of range", ""},
+		{"hash_type 2^32+1", 1<<32 + 1, "x", "hash_type out of range", ""},
+		{"hash_type 3", 3, "x", "hash_type 3", ""},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			in := filepath.Join(dir, "in.parquet")
-			if err := os.WriteFile(in, writeRowsBytes(t, dir, []wideTypeObs{c.row}), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			data := filepath.Join(dir, "ds")
-			_, err := run(t, data, nil, in)
-			if c.err != "" {
-				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("got %v, want bad input %q", err, c.err)
+	defer func() { fastPath = true }()
+	for _, fast := range []bool{true, false} {
+		for _, width := range []string{"INT32", "INT64"} {
+			for _, c := range cases {
+				if width == "INT32" && int64(int32(c.typ)) != c.typ {
+					continue
 				}
-				return
+				t.Run(fmt.Sprintf("fast=%v/%s/%s", fast, width, c.name), func(t *testing.T) {
+					fastPath = fast
+					dir := t.TempDir()
+					in := filepath.Join(dir, "in.parquet")
+					var body []byte
+					if width == "INT32" {
+						body = writeRowsBytes(t, dir, []wideTypeObs{{h, int32(c.typ), at, c.src}})
+					} else {
+						body = writeRowsBytes(t, dir, []bigTypeObs{{h, c.typ, at, c.src}})
+					}
+					if err := os.WriteFile(in, body, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					data := filepath.Join(dir, "ds")
+					_, err := run(t, data, nil, in)
+					if c.err != "" {
+						if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), c.err) {
+							t.Fatalf("got %v, want bad input %q", err, c.err)
+						}
+						return
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := readState(t, data)[h].LastSource; got != c.want {
+						t.Fatalf("last_source %q, want %q", got, c.want)
+					}
+				})
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := readState(t, data)[h].LastSource; got != c.src {
-				t.Fatalf("last_source %q, want %q", got, c.src)
-			}
-		})
+		}
+	}
+}
+
+// TestArrowWideHashType: an Arrow hash_type of any integer width is read
+// by value: 257 is out of range (it was read as the int8 it wraps to, 1),
+// 2 is v2.
+func TestArrowWideHashType(t *testing.T) {
+	types := []arrow.DataType{arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
+		arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32}
+	for _, typ := range types {
+		for _, v := range []int64{257, 2} {
+			t.Run(fmt.Sprintf("%s/%d", typ, v), func(t *testing.T) {
+				sch := arrow.NewSchema([]arrow.Field{
+					{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
+					{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+					{Name: "hash_type", Type: typ},
+				}, nil)
+				b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+				defer b.Release()
+				b.Field(0).(*array.BinaryBuilder).Append(make([]byte, 20))
+				b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(t0.UnixMilli()))
+				switch fb := b.Field(2).(type) {
+				case *array.Int16Builder:
+					fb.Append(int16(v))
+				case *array.Int32Builder:
+					fb.Append(int32(v))
+				case *array.Int64Builder:
+					fb.Append(v)
+				case *array.Uint16Builder:
+					fb.Append(uint16(v))
+				case *array.Uint32Builder:
+					fb.Append(uint32(v))
+				}
+				var buf bytes.Buffer
+				w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+				rec := b.NewRecord()
+				if err := w.Write(rec); err != nil {
+					t.Fatal(err)
+				}
+				rec.Release()
+				w.Close()
+				p := filepath.Join(t.TempDir(), "in.arrow")
+				if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				in, err := probe(p, "in.arrow")
+				if err != nil {
+					t.Fatal(err)
+				}
+				bt := newBatch(3600_000)
+				defer bt.release()
+				_, err = readInput(context.Background(), in, t0.UnixMilli(), bt)
+				if v == 257 {
+					if err == nil || !strings.Contains(err.Error(), "row 0: hash_type out of range") {
+						t.Fatalf("err = %v, want hash_type out of range", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
