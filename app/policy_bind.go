@@ -13,13 +13,15 @@ import (
 )
 
 // loadPolicy reads DIR/policy.json, writing the documented defaults first
-// when the dataset has none yet. A bad policy file is bad input.
+// when the dataset has none yet (never over one that "policy set" wrote
+// meanwhile: the defaults only take a free name). A bad policy file is
+// bad input.
 func loadPolicy(dir string) (schedule.Policy, error) {
 	if _, err := os.Stat(schedule.Path(dir)); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return schedule.Policy{}, err
 		}
-		if err := schedule.Save(dir, schedule.Default()); err != nil {
+		if err := schedule.SaveDefault(dir); err != nil {
 			return schedule.Policy{}, err
 		}
 	}

@@ -100,6 +100,38 @@ func SyncDir(dir string) error {
 // WriteFile writes data to path atomically and durably.
 func WriteFile(path string, data []byte) error { return writeWith(Create, path, data) }
 
+// WriteFileIfAbsent writes data to path atomically and durably unless a
+// file is already there, which it leaves alone (no lock needed: the
+// temporary file is hard-linked into place, which fails if the name is
+// taken). created reports whether this call made the file.
+func WriteFileIfAbsent(path string, data []byte) (created bool, err error) {
+	f, err := Create(path)
+	if err != nil {
+		return false, err
+	}
+	tmp := f.File.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return false, err
+	}
+	f.done = true
+	if err := f.File.Sync(); err != nil {
+		f.File.Close()
+		return false, fmt.Errorf("%s: fsync: %w", path, err)
+	}
+	if err := f.File.Close(); err != nil {
+		return false, fmt.Errorf("%s: close: %w", path, err)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if os.IsExist(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, SyncDir(dirOf(path))
+}
+
 // writeWith writes data to the file create opens for path and commits it.
 func writeWith(create func(string) (*File, error), path string, data []byte) error {
 	f, err := create(path)

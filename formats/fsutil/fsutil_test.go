@@ -28,6 +28,30 @@ func TestWriteFileReplacesAtomically(t *testing.T) {
 	}
 }
 
+// TestWriteFileIfAbsent: the first writer makes the file, a later one
+// leaves it as it is, and neither leaves a temporary file behind.
+func TestWriteFileIfAbsent(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "policy.json")
+	for i, tt := range []struct {
+		data        string
+		wantCreated bool
+	}{{"first", true}, {"second", false}} {
+		created, err := WriteFileIfAbsent(p, []byte(tt.data))
+		if err != nil || created != tt.wantCreated {
+			t.Fatalf("write %d: created %v, %v; want %v", i, created, err, tt.wantCreated)
+		}
+		got, err := os.ReadFile(p)
+		if err != nil || string(got) != "first" {
+			t.Fatalf("write %d: read %q, %v; want %q", i, got, err, "first")
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("leftover files: %v", ents)
+	}
+}
+
 func TestAbortLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	f, err := Create(filepath.Join(dir, "y"))

@@ -90,6 +90,30 @@ func TestLoadMissingIsDefault(t *testing.T) {
 	}
 }
 
+// TestSaveDefaultKeepsAPolicySet: the defaults a reader writes into a new
+// dataset never replace a policy written before them.
+func TestSaveDefaultKeepsAPolicySet(t *testing.T) {
+	dir := t.TempDir()
+	custom := Default()
+	custom.Jitter = 0.05
+	if err := Save(dir, custom); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveDefault(dir); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Load(dir); err != nil || p.Hash() != custom.Hash() {
+		t.Fatalf("after SaveDefault: %v, jitter %v; want the policy set before (jitter 0.05)", err, p.Jitter)
+	}
+	empty := t.TempDir()
+	if err := SaveDefault(empty); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(Path(empty)); err != nil || !bytes.Equal(got, Default().JSON()) {
+		t.Fatalf("SaveDefault on a new dataset wrote %q, %v", got, err)
+	}
+}
+
 func TestSaveRefusesInvalid(t *testing.T) {
 	dir := t.TempDir()
 	p := Default()

@@ -106,6 +106,17 @@ func Save(dir string, p Policy) error {
 	return nil
 }
 
+// SaveDefault writes the Default policy to DIR/policy.json unless the
+// dataset already has a policy file, which it never replaces: a "policy
+// set" that got there first (under the writer lock) keeps its values.
+func SaveDefault(dir string) error {
+	path := Path(dir)
+	if _, err := fsutil.WriteFileIfAbsent(path, Default().JSON()); err != nil {
+		return fmt.Errorf("policy: %s: %w", path, err)
+	}
+	return nil
+}
+
 // JSON renders p as the indented, canonical text Save writes (and
 // `infohash policy show` prints), ending in a newline.
 func (p Policy) JSON() []byte {
