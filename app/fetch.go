@@ -42,7 +42,9 @@ and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
 no_ut_metadata > no_extension > handshake_failed > local_error > timeout >
-connect_failed > no_peers. Every peer's failure is listed in peer_failures. An attempt
+connect_failed > no_peers. Every peer's failure is listed in peer_failures, except a
+peer that served metadata matching the infohash that is no valid info dictionary (the
+hash's fault, reported as invalid_metadata, not the peer's). An attempt
 that found peers but skipped all of them as penalised reports rejected, a peer-level
 class (retried soon), not no_peers, which would count against the swarm.
 

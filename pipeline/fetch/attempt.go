@@ -155,7 +155,9 @@ func (a *attempt) fill(res *schema.Result) {
 	st.avoided.Add(int64(a.avoided))
 	res.PeerFailures = []schema.PeerFailure{}
 	for _, o := range a.outcomes {
-		if o.Err.Class != schema.OutcomeLocalError {
+		// A final outcome blames the metadata, which matched the
+		// infohash: the peer served it faithfully and is not penalised.
+		if o.Err.Class != schema.OutcomeLocalError && !o.Final {
 			res.PeerFailures = append(res.PeerFailures, schema.PeerFailure{Addr: o.Addr, Class: o.Err.Class, At: schema.Millis(o.At)})
 		}
 	}
