@@ -194,7 +194,10 @@ func resolveBootstrap(hostPorts []string) ([]netip.AddrPort, error) {
 	var firstErr error
 	for _, hp := range hostPorts {
 		ua, err := net.ResolveUDPAddr("udp4", hp)
-		if err != nil || ua.Port == 0 {
+		if err == nil && ua.Port == 0 {
+			err = errors.New("port 0")
+		}
+		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("capture: bootstrap %q: %v", hp, err)
 			}
