@@ -42,6 +42,7 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"capture bootstrap port 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1,127.0.0.1:0"}, `--bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
 		{"fetch bootstrap port 0", []string{"fetch", "--bootstrap", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
 		{"fetch bootstrap no port", []string{"fetch", "--bootstrap", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--bootstrap: "127.0.0.1": not HOST:PORT`},
+		{"capture dht-state is a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-state", hashes}, "capture: --dht-state " + hashes + ": not a directory"},
 		// A NaN rate was taken as no limit at all, a negative --dht-rate
 		// too (only 0 means unlimited).
 		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "NaN"}, "--max-rps: NaN is not a number of queries per second"},

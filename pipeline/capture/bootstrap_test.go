@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,5 +28,26 @@ func TestResolveBootstrapErrors(t *testing.T) {
 	got, err := resolveBootstrap([]string{"127.0.0.1:0", "127.0.0.1:6881"})
 	if err != nil || len(got) != 1 || got[0].Port() != 6881 {
 		t.Fatalf("mixed list: %v, %v", got, err)
+	}
+}
+
+// TestStateDirNotADirectory: a --dht-state naming a file is bad input
+// before the run; it used to run to the end and then only warn that the
+// state was not saved, so every cron pass started cold.
+func TestStateDirNotADirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{StateDir: file, Listen: "127.0.0.1:0"}
+	_, err := checkOptions(o)
+	want := "capture: --dht-state " + file + ": not a directory"
+	if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("error %v (exit %d), want %q (exit 2)", err, exitcode.Of(err), want)
+	}
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "new")} {
+		if _, err := checkOptions(Options{StateDir: dir}); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -183,6 +184,11 @@ func checkOptions(o Options) (Options, error) {
 	}
 	if o.MaxRPS < 0 || o.MaxObservations < 0 || o.Duration < 0 {
 		return o, exitcode.BadInput(errors.New("capture: --max-rps, --max-observations and --duration must not be negative"))
+	}
+	// A state "directory" that is a file would only fail when the run
+	// ends: the next run would start cold, and so would every one after.
+	if fi, err := os.Stat(o.StateDir); o.StateDir != "" && err == nil && !fi.IsDir() {
+		return o, exitcode.BadInput(fmt.Errorf("capture: --dht-state %s: not a directory", o.StateDir))
 	}
 	return o, nil
 }
