@@ -71,7 +71,11 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 		if isLocal(err) {
 			o.Err = failf(schema.OutcomeLocalError, "dial: %v", err)
 		} else {
-			cfg.Stats.connectsFailed.Add(1)
+			if ctx.Err() != context.Canceled {
+				// A dial we cancelled (another peer won, or the run
+				// stopped) did not fail; the deferred check drops it.
+				cfg.Stats.connectsFailed.Add(1)
+			}
 			o.Err = failf(schema.OutcomeConnectFailed, "dial: %v", err)
 		}
 		return o
