@@ -34,7 +34,7 @@ func newAttempt(f *Fetcher, job schema.Job, typ int8) *attempt {
 		cfg: exchangeConfig{
 			InfoHash: job.InfoHash, HashType: typ, PeerID: f.peerID,
 			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout,
-			Stats: f.stats,
+			Stats: f.stats, Mem: f.mem,
 		},
 		avoid:   make(map[string]bool, len(job.AvoidPeers)),
 		seen:    map[string]bool{},

@@ -45,5 +45,6 @@
 //
 // Peer input is decoded defensively: messages are bounded in length,
 // bencode is checked by a non-recursive scanner with a depth limit before
-// the reflective decoder sees it, and the metadata size is capped.
+// the reflective decoder sees it, the metadata size is capped, and so are
+// the metadata bytes all exchanges hold at once (Options.MetadataMemory).
 package fetch
