@@ -42,7 +42,9 @@ and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
 no_ut_metadata > no_extension > handshake_failed > local_error > timeout >
-connect_failed > no_peers. Every peer's failure is listed in peer_failures. An attempt
+connect_failed > no_peers. Every peer's failure is listed in peer_failures, except a
+peer that served metadata matching the infohash that is no valid info dictionary (the
+hash's fault, reported as invalid_metadata, not the peer's). An attempt
 that found peers but skipped all of them as penalised reports rejected, a peer-level
 class (retried soon), not no_peers, which would count against the swarm.
 
@@ -59,7 +61,11 @@ When done, fetch writes a summary of its counters on stderr: a few lines of text
 --stats-json writes.
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
-open, which a home router handles; raise both on a server.
+open, which a home router handles; raise both on a server. Metadata pieces received
+and not yet verified are bounded over all peers by --metadata-memory (real info
+dictionaries are tens of KiB; peers announcing the maximum size and sending garbage
+would otherwise hold --max-metadata-size each): a piece past the bound fails that
+peer's exchange as local_error, which counts against neither the peer nor the hash.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
@@ -76,6 +82,7 @@ open, which a home router handles; raise both on a server.
 			&cli.DurationFlag{Name: "connect-timeout", Value: d.ConnectTimeout, Usage: "TCP connect timeout"},
 			&cli.DurationFlag{Name: "deadline", Usage: "stop starting jobs after this long (0 = none); exit 3 if some were left"},
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
+			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
 			statsJSONFlag,
 		},
 		Action: runFetch,
@@ -98,6 +105,7 @@ func runFetch(c *cli.Context) error {
 	o.Timeout, o.PeerTimeout = c.Duration("timeout"), c.Duration("peer-timeout")
 	o.ConnectTimeout, o.Deadline = c.Duration("connect-timeout"), c.Duration("deadline")
 	o.MaxMetadataSize = c.Int64("max-metadata-size")
+	o.MetadataMemory = c.Int64("metadata-memory")
 	o.Logger = slog.Default()
 	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
 		return exitcode.BadInput(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))

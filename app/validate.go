@@ -2,12 +2,14 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -51,6 +53,21 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
+	// capture, fetch: a router that cannot be dialled (port 0, no port)
+	// was skipped in silence or failed every lookup as local_error.
+	// --bootstrap "" (none) stays allowed.
+	{"bootstrap", func(c *cli.Context, name string) string {
+		for _, p := range dhtboot.Parse(c.StringSlice(name)) {
+			if msg := checkHostPort(p); msg != "" {
+				return fmt.Sprintf("%q: %s", p, msg)
+			}
+		}
+		return ""
+	}},
+	// capture --max-rps, fetch --dht-rate: 0 means no limit; NaN and
+	// negative rates used to mean no limit too.
+	{"max-rps", checkRate},
+	{"dht-rate", checkRate},
 	{"es-index", func(c *cli.Context, name string) string {
 		if strings.TrimSpace(c.String(name)) == "" {
 			return "empty; es-bulk action lines need an index name"
@@ -63,6 +80,17 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
+}
+
+// checkRate checks a queries-per-second flag: a number, not negative.
+func checkRate(c *cli.Context, name string) string {
+	switch r := c.Float64(name); {
+	case math.IsNaN(r):
+		return "NaN is not a number of queries per second"
+	case r < 0:
+		return fmt.Sprintf("%v is negative", r)
+	}
+	return ""
 }
 
 // checkFlags runs flagChecks on the flags c's command defines and the

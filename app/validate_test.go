@@ -36,6 +36,20 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1": not HOST:PORT`},
 		{"peer named port", []string{"fetch", "--peer", "127.0.0.1:http", hashes, "-o", filepath.Join(dir, "r.parquet")}, `port "http" is not a number`},
 		{"peer no host", []string{"fetch", "--peer", ":6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: ":6881": no host`},
+		// capture and fetch dial their --bootstrap nodes: port 0 used to
+		// read "bootstrap \"127.0.0.1:0\": <nil>" (capture) or was
+		// taken and every lookup failed as local_error (fetch).
+		{"capture bootstrap port 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1,127.0.0.1:0"}, `--bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
+		{"fetch bootstrap port 0", []string{"fetch", "--bootstrap", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
+		{"fetch bootstrap no port", []string{"fetch", "--bootstrap", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--bootstrap: "127.0.0.1": not HOST:PORT`},
+		{"capture dht-state is a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-state", hashes}, "capture: --dht-state " + hashes + ": not a directory"},
+		// A NaN rate was taken as no limit at all, a negative --dht-rate
+		// too (only 0 means unlimited).
+		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "NaN"}, "--max-rps: NaN is not a number of queries per second"},
+		{"capture max-rps negative", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "-1"}, "--max-rps: -1 is negative"},
+		{"fetch dht-rate NaN", []string{"fetch", "--no-dht", "--dht-rate", "NaN", hashes, "-o", filepath.Join(dir, "r.parquet")}, "--dht-rate: NaN is not a number of queries per second"},
+		{"fetch dht-rate negative", []string{"fetch", "--bootstrap", "127.0.0.1:1", "--dht-rate", "-5", hashes, "-o", filepath.Join(dir, "r.parquet")}, "--dht-rate: -5 is negative"},
+		{"fetch metadata-memory negative", []string{"fetch", "--no-dht", "--metadata-memory", "-1", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: metadata memory -1 is negative"},
 		{"empty es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index", ""}, "--es-index: empty"},
 		{"blank es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index= "}, "--es-index: empty"},
 		{"dedup empty now", []string{"dedup", "--data", data, "--now", "", hashes}, "--now: empty"},

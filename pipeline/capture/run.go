@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -184,6 +185,11 @@ func checkOptions(o Options) (Options, error) {
 	if o.MaxRPS < 0 || o.MaxObservations < 0 || o.Duration < 0 {
 		return o, exitcode.BadInput(errors.New("capture: --max-rps, --max-observations and --duration must not be negative"))
 	}
+	// A state "directory" that is a file would only fail when the run
+	// ends: the next run would start cold, and so would every one after.
+	if fi, err := os.Stat(o.StateDir); o.StateDir != "" && err == nil && !fi.IsDir() {
+		return o, exitcode.BadInput(fmt.Errorf("capture: --dht-state %s: not a directory", o.StateDir))
+	}
 	return o, nil
 }
 
@@ -194,7 +200,10 @@ func resolveBootstrap(hostPorts []string) ([]netip.AddrPort, error) {
 	var firstErr error
 	for _, hp := range hostPorts {
 		ua, err := net.ResolveUDPAddr("udp4", hp)
-		if err != nil || ua.Port == 0 {
+		if err == nil && ua.Port == 0 {
+			err = errors.New("port 0")
+		}
+		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("capture: bootstrap %q: %v", hp, err)
 			}

@@ -34,7 +34,7 @@ func newAttempt(f *Fetcher, job schema.Job, typ int8) *attempt {
 		cfg: exchangeConfig{
 			InfoHash: job.InfoHash, HashType: typ, PeerID: f.peerID,
 			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout,
-			Stats: f.stats,
+			Stats: f.stats, Mem: f.mem,
 		},
 		avoid:   make(map[string]bool, len(job.AvoidPeers)),
 		seen:    map[string]bool{},
@@ -155,7 +155,9 @@ func (a *attempt) fill(res *schema.Result) {
 	st.avoided.Add(int64(a.avoided))
 	res.PeerFailures = []schema.PeerFailure{}
 	for _, o := range a.outcomes {
-		if o.Err.Class != schema.OutcomeLocalError {
+		// A final outcome blames the metadata, which matched the
+		// infohash: the peer served it faithfully and is not penalised.
+		if o.Err.Class != schema.OutcomeLocalError && !o.Final {
 			res.PeerFailures = append(res.PeerFailures, schema.PeerFailure{Addr: o.Addr, Class: o.Err.Class, At: schema.Millis(o.At)})
 		}
 	}

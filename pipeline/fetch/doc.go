@@ -38,9 +38,13 @@
 // found peers it skipped as penalised is rejected instead: a peer-level
 // failure, retried soon, not one against the swarm. Every peer's failure except local errors
 // is listed in the result's peer_failures, so the scheduler can penalise
-// endpoints rather than swarms.
+// endpoints rather than swarms. Metadata that hashes to the infohash but
+// is no valid info dictionary is the hash's fault, not the peer's: the
+// result is invalid_metadata, but peer_failures does not list the peer
+// that served it (it served exactly what the infohash names).
 //
 // Peer input is decoded defensively: messages are bounded in length,
 // bencode is checked by a non-recursive scanner with a depth limit before
-// the reflective decoder sees it, and the metadata size is capped.
+// the reflective decoder sees it, the metadata size is capped, and so are
+// the metadata bytes all exchanges hold at once (Options.MetadataMemory).
 package fetch

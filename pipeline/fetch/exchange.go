@@ -11,6 +11,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anacrolix/torrent/bencode"
@@ -32,7 +33,25 @@ type exchangeConfig struct {
 	MaxMetadataSize int64
 	ConnectTimeout  time.Duration
 	Stats           *counters
+	Mem             *memBudget // bounds the pieces held by all exchanges
 }
+
+// memBudget counts the metadata bytes that exchanges hold, up to limit.
+type memBudget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// take reserves n bytes, or reports false when that would pass the limit.
+func (m *memBudget) take(n int64) bool {
+	if m.used.Add(n) > m.limit {
+		m.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (m *memBudget) give(n int64) { m.used.Add(-n) }
 
 // peerOutcome is the result of one exchange with one peer.
 type peerOutcome struct {
@@ -71,7 +90,11 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 		if isLocal(err) {
 			o.Err = failf(schema.OutcomeLocalError, "dial: %v", err)
 		} else {
-			cfg.Stats.connectsFailed.Add(1)
+			if ctx.Err() != context.Canceled {
+				// A dial we cancelled (another peer won, or the run
+				// stopped) did not fail; the deferred check drops it.
+				cfg.Stats.connectsFailed.Add(1)
+			}
 			o.Err = failf(schema.OutcomeConnectFailed, "dial: %v", err)
 		}
 		return o
@@ -178,6 +201,8 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 	// Pieces are kept as they arrive and joined at the end, so memory
 	// follows what the peer actually sent, not what it announced.
 	got := make([][]byte, pieces)
+	var held int64
+	defer func() { cfg.Mem.give(held) }()
 	for left := pieces; left > 0; {
 		id, payload, err := readExtended(r, &buf)
 		if err != nil {
@@ -211,6 +236,10 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 			return nil, failf(schema.OutcomeInvalidMetadata, "metadata piece %d has %d bytes, want %d", m.Piece, len(m.Data), want)
 		}
 		if got[m.Piece] == nil {
+			if !cfg.Mem.take(int64(len(m.Data))) {
+				return nil, failf(schema.OutcomeLocalError, "metadata memory limit (%d bytes) reached: other exchanges hold it", cfg.Mem.limit)
+			}
+			held += int64(len(m.Data))
 			got[m.Piece] = append([]byte(nil), m.Data...)
 			left--
 		}

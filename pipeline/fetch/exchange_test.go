@@ -74,7 +74,7 @@ func runTalk(bits, stream []byte) peerOutcome {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	cfg := &exchangeConfig{InfoHash: ih, HashType: schema.HashV1, MaxMetadataSize: 1 << 20, Stats: newCounters()}
+	cfg := &exchangeConfig{InfoHash: ih, HashType: schema.HashV1, MaxMetadataSize: 1 << 20, Stats: newCounters(), Mem: &memBudget{limit: 1 << 20}}
 	var o peerOutcome
 	talk(ctx, ours, cfg, &o, time.Now())
 	return o
@@ -94,6 +94,10 @@ func TestTalk(t *testing.T) {
 	}{
 		{"serves", ltep[:], peerStream(n, data(0, n, fuzzInfo)), schema.OutcomeOK},
 		{"skips other messages", ltep[:], append([]byte{0, 0, 0, 0, 0, 0, 0, 3, 5, 0xff, 0, 0, 0, 0, 1, 1}, peerStream(n, data(0, n, fuzzInfo))...), schema.OutcomeOK},
+		// BEP 9: an unrecognised msg_type must be ignored, whatever it
+		// carries (it used to end the exchange as invalid_metadata).
+		{"unknown msg_type with a payload", ltep[:], peerStream(n, []byte("d8:msg_typei9ee-future-"), data(0, n, fuzzInfo)), schema.OutcomeOK},
+		{"unknown msg_type without piece", ltep[:], peerStream(n, []byte("d8:msg_typei3e4:whati1ee"), data(0, n, fuzzInfo)), schema.OutcomeOK},
 		{"duplicate piece", ltep[:], peerStream(n, data(0, n, fuzzInfo), data(0, n, fuzzInfo)), schema.OutcomeOK},
 		{"rejects", ltep[:], peerStream(n, []byte("d8:msg_typei2e5:piecei0ee")), schema.OutcomeRejected},
 		{"hangs up after its handshake", ltep[:], peerStream(n), schema.OutcomeRejected},

@@ -72,7 +72,8 @@ type rawMetadataMsg struct {
 }
 
 // parseMetadataMsg decodes a ut_metadata message: a bencoded dictionary,
-// followed by the piece bytes for data messages.
+// followed by the piece bytes for data messages. A message of a type BEP 9
+// does not define is returned with only Type set, for the caller to ignore.
 func parseMetadataMsg(payload []byte) (metadataMsg, error) {
 	m := metadataMsg{TotalSize: -1}
 	n, err := scanBencode(payload, 4)
@@ -85,6 +86,11 @@ func parseMetadataMsg(payload []byte) (metadataMsg, error) {
 	}
 	if m.Type, err = bencodeInt(raw.MsgType); err != nil {
 		return m, fmt.Errorf("ut_metadata message: msg_type: %w", err)
+	}
+	if m.Type != msgRequest && m.Type != msgData && m.Type != msgReject {
+		// BEP 9: an unrecognised message type must be ignored, so
+		// neither its keys nor what follows the dictionary are checked.
+		return m, nil
 	}
 	if m.Piece, err = bencodeInt(raw.Piece); err != nil {
 		return m, fmt.Errorf("ut_metadata message: piece: %w", err)

@@ -52,6 +52,7 @@ func TestParseMetadataMsg(t *testing.T) {
 		{"data without total_size", "d8:msg_typei1e5:piecei2eeXY", metadataMsg{Type: 1, Piece: 2, TotalSize: -1, Data: []byte("XY")}, false},
 		{"reject", "d8:msg_typei2e5:piecei7ee", metadataMsg{Type: 2, Piece: 7, TotalSize: -1, Data: []byte{}}, false},
 		{"request", "d8:msg_typei0e5:piecei1ee", metadataMsg{Type: 0, Piece: 1, TotalSize: -1, Data: []byte{}}, false},
+		{"unknown type, ignored whatever it carries", "d8:msg_typei9e3:fooi1eeXX", metadataMsg{Type: 9, TotalSize: -1}, false},
 		{"trailing bytes after reject", "d8:msg_typei2e5:piecei7eeXX", metadataMsg{}, true},
 		{"no msg_type", "d5:piecei0ee", metadataMsg{}, true},
 		{"no piece", "d8:msg_typei1ee", metadataMsg{}, true},

@@ -17,6 +17,7 @@ type Fetcher struct {
 	stats  *counters
 	start  time.Time
 	avoid  avoidSet // skipped for every job (Options.AvoidPeers)
+	mem    *memBudget
 }
 
 // NewFetcher validates opts and, when opts.Bootstrap is set, starts and
@@ -25,7 +26,8 @@ func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now(), avoid: newAvoidSet(opts.AvoidPeers)}
+	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now(), avoid: newAvoidSet(opts.AvoidPeers),
+		mem: &memBudget{limit: max(opts.MetadataMemory, opts.MaxMetadataSize)}}
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
 	if len(opts.Bootstrap) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"time"
 
 	"github.com/anacrolix/dht/v2"
@@ -77,6 +78,22 @@ func resolveNodes(hostPorts []string) ([]dht.Addr, error) {
 	return addrs, nil
 }
 
+// broadcast is the IPv4 limited broadcast address.
+var broadcast = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+
+// dialable returns a get_peers value as an address to dial, or false when
+// it cannot be a peer: port 0, the unspecified address (dialling it
+// reaches our own host), multicast or broadcast. Such values come from
+// broken or lying DHT nodes.
+func dialable(ip net.IP, port int) (netip.AddrPort, bool) {
+	a, ok := netip.AddrFromSlice(ip)
+	a = a.Unmap()
+	if !ok || port <= 0 || port > 65535 || a.IsUnspecified() || a.IsMulticast() || a == broadcast {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(a, uint16(port)), true
+}
+
 // lookupRun is one get_peers traversal in progress. Peers arrive on peers;
 // done is closed when the traversal has ended, after which err, responses
 // and took are set.
@@ -129,8 +146,8 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 			}
 			addrs := make([]string, 0, len(pv.Peers))
 			for _, p := range pv.Peers {
-				if p.Port != 0 {
-					addrs = append(addrs, p.String())
+				if ap, ok := dialable(p.IP, p.Port); ok {
+					addrs = append(addrs, ap.String())
 				}
 			}
 			select {

@@ -15,6 +15,13 @@ import (
 // and bitmagnet do.
 const DefaultMaxMetadataSize = 10 << 20
 
+// DefaultMetadataMemory bounds the metadata pieces all exchanges of a
+// run hold at once. Real info dictionaries are tens of KiB, so honest
+// peers never come near it; without it, peers that announce the maximum
+// size and send that much garbage could make the default 100 jobs x 4
+// peers hold 4 GiB.
+const DefaultMetadataMemory = 256 << 20
+
 // Options configure a fetch run. Peers come from the jobs' peers column,
 // from Peers, and from DHT lookups when Bootstrap is not empty.
 type Options struct {
@@ -39,6 +46,11 @@ type Options struct {
 	ConnectTimeout  time.Duration // per TCP dial
 	Deadline        time.Duration // whole run; 0 = none. Unstarted jobs are left out
 	MaxMetadataSize int64         // larger announced metadata fails as too_large
+	// MetadataMemory bounds the metadata bytes received and not yet
+	// verified, over all exchanges (at least MaxMetadataSize is always
+	// allowed). A piece that would exceed it fails its exchange as
+	// local_error: our limit, not the peer's fault nor the hash's.
+	MetadataMemory int64
 
 	Logger   *slog.Logger  // progress and warnings; nil = silent
 	Progress time.Duration // interval of progress log lines; 0 = none
@@ -59,6 +71,7 @@ func DefaultOptions() Options {
 		PeerTimeout:     15 * time.Second,
 		ConnectTimeout:  5 * time.Second,
 		MaxMetadataSize: DefaultMaxMetadataSize,
+		MetadataMemory:  DefaultMetadataMemory,
 		Progress:        10 * time.Second,
 	}
 }
@@ -76,6 +89,8 @@ func (o *Options) Validate() error {
 		return errors.New("deadline must not be negative")
 	case o.MaxMetadataSize < 1 || o.MaxMetadataSize > 1<<30:
 		return fmt.Errorf("max metadata size %d is outside 1 B .. 1 GiB", o.MaxMetadataSize)
+	case o.MetadataMemory < 0:
+		return fmt.Errorf("metadata memory %d is negative", o.MetadataMemory)
 	}
 	for _, p := range o.Peers {
 		if _, _, err := net.SplitHostPort(p); err != nil {

@@ -1,0 +1,106 @@
+package fetch
+
+import (
+	"context"
+	"encoding/binary"
+	"net"
+	"net/netip"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/capture/krpc"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+// startLyingNode starts a DHT node on 127.0.0.1 that answers every query
+// with the given peers as get_peers values (and no other nodes).
+func startLyingNode(t *testing.T, peers []netip.AddrPort) string {
+	t.Helper()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var e krpc.Enc
+	e.Str("values").List()
+	for _, p := range peers {
+		a := p.Addr().As4()
+		e.Bytes(binary.BigEndian.AppendUint16(a[:], p.Port()))
+	}
+	values := e.End().B
+	go func() {
+		buf := make([]byte, 1<<16)
+		var m krpc.Msg
+		id := []byte("lying-node-id-000001")
+		for {
+			n, from, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			if krpc.Parse(buf[:n], &m) != nil || m.Y != krpc.Query {
+				continue
+			}
+			r := krpc.Enc{}
+			r.Dict().Str("r").Dict().Str("id").Bytes(id).Str("nodes").Bytes(nil).Str("token").Str("tok1")
+			r.B = append(r.B, values...)
+			r.End().Str("t").Bytes(m.T).Str("y").Str("r").End()
+			_, _ = conn.WriteToUDPAddrPort(r.B, from)
+		}
+	}()
+	return conn.LocalAddr().String()
+}
+
+// TestBogusDHTPeersSkipped: get_peers values that cannot be a peer (the
+// unspecified address, which dials our own host, multicast and broadcast
+// addresses) are not dialled nor counted as peers found. The unspecified
+// address used to reach the local good peer a second time, as
+// "0.0.0.0:port".
+func TestBogusDHTPeersSkipped(t *testing.T) {
+	tor := badpeers.NewTorrent(12, 1, 10)
+	good := startPeer(t, badpeers.Good, tor)
+	port := good.TCPAddr().AddrPort().Port()
+	node := startLyingNode(t, []netip.AddrPort{
+		netip.AddrPortFrom(netip.IPv4Unspecified(), port),
+		netip.AddrPortFrom(netip.AddrFrom4([4]byte{224, 0, 0, 1}), port),
+		netip.AddrPortFrom(netip.AddrFrom4([4]byte{255, 255, 255, 255}), port),
+		netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), port),
+	})
+	o := testOptions()
+	o.Bootstrap = []string{node}
+	o.PeersPerHash = 1
+	f := newFetcher(t, o)
+	r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: tor.InfoHash})
+	if r.Outcome != schema.OutcomeOK || r.ServedBy != good.Addr() || r.PeersFound != 1 || r.PeersTried != 1 || len(r.PeerFailures) != 0 {
+		t.Fatalf("outcome %s (%s) served by %s, found %d, tried %d, failures %+v; want ok from %s, 1 found and tried",
+			r.Outcome, r.Detail, r.ServedBy, r.PeersFound, r.PeersTried, r.PeerFailures, good.Addr())
+	}
+}
+
+func TestDialable(t *testing.T) {
+	for _, tt := range []struct {
+		ip   net.IP
+		port int
+		want string // "" = not dialable
+	}{
+		{net.IPv4(127, 0, 0, 1), 6881, "127.0.0.1:6881"},
+		{net.IP{10, 1, 2, 3}, 1, "10.1.2.3:1"},
+		{net.ParseIP("2001:db8::1"), 80, "[2001:db8::1]:80"},
+		{net.IPv4(127, 0, 0, 1), 0, ""},
+		{net.IPv4(127, 0, 0, 1), 65536, ""},
+		{net.IPv4zero, 6881, ""},
+		{net.IPv6unspecified, 6881, ""},
+		{net.IPv4(239, 1, 1, 1), 6881, ""},
+		{net.IPv4bcast, 6881, ""},
+		{nil, 6881, ""},
+		{net.IP{1, 2, 3}, 6881, ""},
+	} {
+		ap, ok := dialable(tt.ip, tt.port)
+		got := ""
+		if ok {
+			got = ap.String()
+		}
+		if got != tt.want {
+			t.Errorf("dialable(%v, %d) = %q, want %q", tt.ip, tt.port, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+//go:build linux
+
+package fetch
+
+import (
+	"context"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+// hangingAddr returns a 127.0.0.1 address whose TCP dials hang: a socket
+// listening with a backlog of 0 whose accept queue is already full, so
+// the kernel drops further SYNs instead of answering them.
+func hangingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := (&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: sa.(*syscall.SockaddrInet4).Port}).String()
+	for range 8 { // fill the accept queue until a dial hangs
+		c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+		if err != nil {
+			return addr
+		}
+		t.Cleanup(func() { c.Close() })
+	}
+	t.Skip("could not fill the accept queue of a backlog-0 listener")
+	return ""
+}
+
+// TestCancelledDialIsNoConnectFailure: a dial still in progress when
+// another peer serves the metadata is cancelled by us; it is no failed
+// connect in the counters and no peer failure (connects_failed used to
+// count it, inflating the connect stage's failures whenever a fast peer
+// won over a slow one).
+func TestCancelledDialIsNoConnectFailure(t *testing.T) {
+	hang := hangingAddr(t)
+	o := testOptions()
+	o.ConnectTimeout = 5 * time.Second
+	o.Timeout, o.PeerTimeout = 5*time.Second, 5*time.Second
+	f := newFetcher(t, o)
+	tor := badpeers.NewTorrent(11, 1, 10)
+	good := startPeer(t, badpeers.Good, tor)
+	job := schema.Job{InfoHash: tor.InfoHash, Peers: []string{hang, good.Addr()}}
+	start := time.Now()
+	r, ok := f.Fetch(context.Background(), job)
+	if !ok || r.Outcome != schema.OutcomeOK || len(r.PeerFailures) != 0 {
+		t.Fatalf("outcome %s (%s), peer failures %+v", r.Outcome, r.Detail, r.PeerFailures)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("the hanging dial was not cancelled: %v", d)
+	}
+	st := f.Stats()
+	if st.Connects != 2 || st.ConnectsOK != 1 || st.ConnectsFailed != 0 {
+		t.Fatalf("connects %d, ok %d, failed %d; want 2, 1, 0", st.Connects, st.ConnectsOK, st.ConnectsFailed)
+	}
+}

@@ -1,0 +1,108 @@
+package fetch
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	pp "github.com/anacrolix/torrent/peer_protocol"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// startHoarder starts a TCP peer on 127.0.0.1 that announces size bytes
+// of metadata for any infohash, answers every request but the last piece's
+// with piece-sized garbage, and then stays silent: each exchange with it
+// holds size-16 KiB bytes until it times out.
+func startHoarder(t *testing.T, size int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() { defer c.Close(); hoard(c, size) })
+		}
+	})
+	return ln.Addr().String()
+}
+
+func hoard(c net.Conn, size int) {
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(c)
+	var hs [handshakeLen]byte
+	if _, err := io.ReadFull(r, hs[:]); err != nil {
+		return
+	}
+	w := bufio.NewWriter(c)
+	w.Write(append(append(append([]byte(pp.Protocol), ourExtensionBits[:]...), hs[28:48]...), "-HO0001-hoarder00001"...))
+	w.Write(appendExtended(nil, 0, fmt.Appendf(nil, "d1:md11:ut_metadatai7ee13:metadata_sizei%dee", size)))
+	w.Flush()
+	pieces := (size + metadataPieceSize - 1) / metadataPieceSize
+	junk := make([]byte, metadataPieceSize)
+	for i := 0; i < pieces-1; i++ {
+		msg := fmt.Appendf(nil, "d8:msg_typei1e5:piecei%de10:total_sizei%dee", i, size)
+		w.Write(appendExtended(nil, ourUTMetadataID, append(msg, junk...)))
+	}
+	w.Flush()
+	for { // read (and ignore) until the fetcher hangs up
+		var hdr [4]byte
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return
+		}
+		if _, err := r.Discard(int(binary.BigEndian.Uint32(hdr[:]))); err != nil {
+			return
+		}
+	}
+}
+
+// TestMetadataMemoryBounded: peers that announce large metadata and send
+// all of it but one piece make each exchange hold nearly the whole size.
+// Without a bound, Concurrency x PeersPerHash such exchanges held that
+// much each (4 GiB at the defaults). With MetadataMemory for one and a
+// half of them, two concurrent exchanges cannot both hold theirs: one
+// fails as local_error (our limit: not listed against the peer), the
+// other holds its pieces until the peer timeout.
+func TestMetadataMemoryBounded(t *testing.T) {
+	const size = 1 << 20
+	o := testOptions()
+	o.MaxMetadataSize, o.MetadataMemory = size, size+size/2
+	o.Timeout, o.PeerTimeout = 3*time.Second, time.Second
+	f := newFetcher(t, o)
+	var wg sync.WaitGroup
+	results := make([]schema.Result, 2)
+	for i := range results {
+		addr := startHoarder(t, size)
+		wg.Go(func() {
+			r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: schema.Hash{byte(i + 1)}, Peers: []string{addr}})
+			results[i] = r
+		})
+	}
+	wg.Wait()
+	got := map[string]int{}
+	for _, r := range results {
+		got[r.Outcome]++
+		if r.Outcome == schema.OutcomeLocalError && len(r.PeerFailures) != 0 {
+			t.Errorf("local_error lists peer failures %+v", r.PeerFailures)
+		}
+	}
+	if got[schema.OutcomeLocalError] != 1 || got[schema.OutcomeTimeout] != 1 {
+		t.Fatalf("outcomes %v, want one local_error (memory limit) and one timeout", got)
+	}
+	if used := f.mem.used.Load(); used != 0 {
+		t.Fatalf("%d bytes still reserved after the exchanges ended", used)
+	}
+}
