@@ -48,12 +48,18 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 			return nil
 		case c.String("output") == "-":
 			return exitcode.BadInput(fmt.Errorf("--%s -: the command's data goes to stdout (-o -); name a file for one of them", name))
+		case c.Command != nil && reportsOnStdout[c.Command.Name]:
+			return exitcode.BadInput(fmt.Errorf("--%s -: %s prints its report on stdout; name a file", name, c.Command.Name))
 		case c.String("stats-json") == "-" && c.String("metrics-file") == "-":
 			return exitcode.BadInput(errors.New("--stats-json - and --metrics-file -: only one of them can go to stdout"))
 		}
 		return nil
 	}
 }
+
+// reportsOnStdout names the commands whose data always goes to stdout
+// (status prints its report there): a report cannot go there too.
+var reportsOnStdout = map[string]bool{"status": true}
 
 // checkDataOutput vets a command's -o before any work, so that an output
 // the data cannot go to fails the run (exit 2) before plan-retries commits
