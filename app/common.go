@@ -37,8 +37,8 @@ var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the r
 // a usage error before the run commits anything, not an error after. "-"
 // is stdout, and refused when the command's data (-o -) or the other
 // report already goes there; a file is refused when it is also the -o
-// file or the other report's (the report, written last, would replace
-// it).
+// file, an input or the other report's (the report, written last, would
+// replace it).
 func checkReportPath(name string) func(*cli.Context, string) error {
 	return func(c *cli.Context, p string) error {
 		switch {
@@ -51,6 +51,11 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 			// Written after the data, the report would replace it.
 			if out := c.String("output"); out != "" && out != "-" && sameTarget(p, out) {
 				return exitcode.BadInput(fmt.Errorf("--%s: %s is also the output (-o); name another file", name, p))
+			}
+			for _, in := range c.Args().Slice() { // dedup's, merge's, fetch's inputs
+				if in != "-" && sameTarget(p, in) {
+					return exitcode.BadInput(fmt.Errorf("--%s: %s is also an input; name another file", name, p))
+				}
 			}
 			other := map[string]string{"stats-json": "metrics-file", "metrics-file": "stats-json"}[name]
 			if o := c.String(other); o != "" && o != "-" && sameTarget(p, o) {

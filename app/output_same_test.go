@@ -8,9 +8,10 @@ import (
 )
 
 // TestReportPathSharedWithOutput: a report named like the command's data
-// file or like the other report, however spelt, is a usage error before
-// any work; it used to replace the file written before it (plan-retries'
-// jobs file after its leases were committed). Devices (/dev/null) may be
+// file, an input or the other report, however spelt, is a usage error
+// before any work; it used to replace the file written before it
+// (plan-retries' jobs file after its leases were committed, dedup's input
+// after it was applied). Devices (/dev/null) may be
 // shared: they are written in place.
 func TestReportPathSharedWithOutput(t *testing.T) {
 	dir := t.TempDir()
@@ -34,6 +35,8 @@ func TestReportPathSharedWithOutput(t *testing.T) {
 			"--metrics-file: jobs.parquet is also the output (-o)"},
 		{"stats and metrics", []string{"dedup", "--data", data, "--stats-json", "r.txt", "--metrics-file", "sub/../r.txt", hashes},
 			"is also --"},
+		{"stats and an input", []string{"dedup", "--data", data, "--stats-json", "h.txt", hashes},
+			"--stats-json: h.txt is also an input"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
@@ -44,6 +47,9 @@ func TestReportPathSharedWithOutput(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
 		})
+	}
+	if b, err := os.ReadFile(hashes); err != nil || !strings.HasPrefix(string(b), "0123") {
+		t.Fatalf("the input was replaced: %q, %v", b, err)
 	}
 	stdout, stderr, code := runMain(t, "status", "--data", data)
 	if code != 0 || !strings.Contains(stdout, "(snapshot 1 by dedup") {
