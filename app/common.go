@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -35,7 +36,9 @@ var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the r
 // the flags are parsed, so that a path the report cannot be written to is
 // a usage error before the run commits anything, not an error after. "-"
 // is stdout, and refused when the command's data (-o -) or the other
-// report already goes there.
+// report already goes there; a file is refused when it is also the -o
+// file, an input or the other report's (the report, written last, would
+// replace it).
 func checkReportPath(name string) func(*cli.Context, string) error {
 	return func(c *cli.Context, p string) error {
 		switch {
@@ -45,15 +48,51 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 			if err := fsutil.CheckOutput(p); err != nil {
 				return exitcode.BadInput(fmt.Errorf("--%s: %w", name, err))
 			}
+			// Written after the data, the report would replace it.
+			if out := c.String("output"); out != "" && out != "-" && sameTarget(p, out) {
+				return exitcode.BadInput(fmt.Errorf("--%s: %s is also the output (-o); name another file", name, p))
+			}
+			for _, in := range c.Args().Slice() { // dedup's, merge's, fetch's inputs
+				if in != "-" && sameTarget(p, in) {
+					return exitcode.BadInput(fmt.Errorf("--%s: %s is also an input; name another file", name, p))
+				}
+			}
+			other := map[string]string{"stats-json": "metrics-file", "metrics-file": "stats-json"}[name]
+			if o := c.String(other); o != "" && o != "-" && sameTarget(p, o) {
+				return exitcode.BadInput(fmt.Errorf("--%s: %s is also --%s; name another file", name, p, other))
+			}
 			return nil
 		case c.String("output") == "-":
 			return exitcode.BadInput(fmt.Errorf("--%s -: the command's data goes to stdout (-o -); name a file for one of them", name))
+		case c.Command != nil && reportsOnStdout[c.Command.Name]:
+			return exitcode.BadInput(fmt.Errorf("--%s -: %s prints its report on stdout; name a file", name, c.Command.Name))
 		case c.String("stats-json") == "-" && c.String("metrics-file") == "-":
 			return exitcode.BadInput(errors.New("--stats-json - and --metrics-file -: only one of them can go to stdout"))
 		}
 		return nil
 	}
 }
+
+// sameTarget reports whether paths a and b name the same regular file,
+// or the same new one, however spelt (a FIFO or device is written in
+// place and may take both; fetch.go's sameFile refuses those too).
+func sameTarget(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return fa.Mode().IsRegular() && os.SameFile(fa, fb)
+	}
+	if errA == nil || errB == nil {
+		return false
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
+}
+
+// reportsOnStdout names the commands whose data always goes to stdout
+// (status prints its report there): a report cannot go there too.
+var reportsOnStdout = map[string]bool{"status": true}
 
 // checkDataOutput vets a command's -o before any work, so that an output
 // the data cannot go to fails the run (exit 2) before plan-retries commits

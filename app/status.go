@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/status"
 )
@@ -39,7 +38,8 @@ overdue retries and the retry waves, rows and bytes per table, inputs
 applied and when the last one was, partial inputs, and the snapshot's
 number and commit time. With --verify it also has verify_problems; when
 files are damaged it has only that and the snapshot (the counts would read
-the damaged files).
+the damaged files). It takes a file or FIFO, not - (the report is on
+stdout).
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{dataFlag, nowFlag,
@@ -79,7 +79,9 @@ the damaged files).
 				r.Print(c.App.Writer)
 			}
 			if p := c.String("metrics-file"); p != "" {
-				if err := fsutil.WriteFile(p, r.Metrics(time.Since(started), time.Now())); err != nil {
+				// As every command's: - is stdout, a file is replaced
+				// atomically with the umask's mode, a FIFO written in place.
+				if err := writeReport(c, p, r.Metrics(time.Since(started), time.Now())); err != nil {
 					return fmt.Errorf("--metrics-file: %w", err)
 				}
 			}

@@ -178,8 +178,12 @@ const staleTempAge = time.Hour
 // SweepTemps removes the temporary files in dir whose name starts with
 // TempPrefix+base ("" for any) and that nobody has modified for an hour:
 // what a killed writer left (an export to FILE, a policy save). Errors are
-// ignored: it is housekeeping.
+// ignored: it is housekeeping. dir "" is the working directory (what
+// filepath.Split gives for a bare name).
 func SweepTemps(dir, base string) {
+	if dir == "" {
+		dir = "."
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -62,7 +62,7 @@ func WriteOutput(path string, data []byte) error { return writeWith(CreateOutput
 // CheckOutput reports, before any work is done, why CreateOutput(path)
 // would certainly fail: path is a directory, its directory is missing or
 // not writable, or the device or FIFO it names is not writable. It
-// creates nothing.
+// creates nothing. An empty path is refused.
 func CheckOutput(path string) error {
 	t, err := resolveOutput(path)
 	if err != nil {
@@ -107,6 +107,9 @@ type outTarget struct {
 	mode fs.FileMode // permission bits of the regular file replaced
 }
 
+// errEmptyPath refuses an output named "" ("-o $OUT" with OUT unset).
+var errEmptyPath = errors.New("empty file name")
+
 // maxLinks bounds the symbolic links followed, as the kernel's ELOOP does.
 const maxLinks = 40
 
@@ -116,6 +119,11 @@ const maxLinks = 40
 // end. A link in /proc is not followed: its target names an open file
 // ("pipe:[123]"), not a path, so it is written through as it is.
 func resolveOutput(path string) (outTarget, error) {
+	if path == "" {
+		// os.Lstat("") fails as a missing file would: "" would pass for
+		// a new file here, and only Commit's rename would fail.
+		return outTarget{}, errEmptyPath
+	}
 	p := path
 	for hops := 0; ; hops++ {
 		fi, err := os.Lstat(p)

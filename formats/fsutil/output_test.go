@@ -306,3 +306,20 @@ func TestCheckOutputUnwritableDir(t *testing.T) {
 		t.Fatal("CheckOutput accepted a read-only directory")
 	}
 }
+
+// TestOutputEmptyPath: an empty path ("-o $OUT" with OUT unset) is
+// refused by CheckOutput and CreateOutput, before a temporary file is
+// made: CreateOutput took it for a new file in the working directory and
+// only Commit's rename failed, after the work (and plan-retries' commit).
+func TestOutputEmptyPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := CheckOutput(""); err == nil {
+		t.Error("CheckOutput accepted an empty path")
+	}
+	if f, err := CreateOutput(""); err == nil {
+		f.Abort()
+		t.Error("CreateOutput accepted an empty path")
+	}
+	onlyEntries(t, dir)
+}

@@ -43,3 +43,25 @@ func TestSweepTemps(t *testing.T) {
 		t.Error("a sweep took a fresh temporary file")
 	}
 }
+
+// TestCreateOutputSweepsInWorkingDir: an output named without a
+// directory ("-o out.csv") sweeps a killed earlier run's temporary file
+// in the working directory, as one named with a directory does.
+func TestCreateOutputSweepsInWorkingDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	stale := TempPrefix + "out.csv-aaaa"
+	if err := os.WriteFile(stale, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteOutput("out.csv", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, stale)); !os.IsNotExist(err) {
+		t.Fatalf("the stale temporary file of out.csv is still there: %v", err)
+	}
+}

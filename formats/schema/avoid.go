@@ -35,12 +35,18 @@ type AvoidedPeer struct {
 }
 
 // EncodeAvoidPeers renders ps in the jobs file format, keeping ps's order
-// and stopping before MaxAvoidPeers entries or MaxAvoidBytes bytes. It
-// returns the text and how many endpoints it holds.
+// and stopping before MaxAvoidPeers entries or MaxAvoidBytes bytes. An
+// endpoint DecodeAvoidPeers would refuse (not host:port, or holding a
+// space or newline: the peers table takes addresses from results files
+// unchecked) is left out, so that the list always decodes. It returns the
+// text and how many endpoints it holds.
 func EncodeAvoidPeers(ps []AvoidedPeer) (string, int) {
 	var b strings.Builder
 	n := 0
 	for _, p := range ps {
+		if !avoidAddrOK(p.Addr) {
+			continue
+		}
 		line := p.Addr + " " + strconv.FormatInt(p.Until, 10) + "\n"
 		if n == MaxAvoidPeers || b.Len()+len(line) > MaxAvoidBytes {
 			break
@@ -70,7 +76,7 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 		if !ok || len(addr) > maxAvoidAddrSz {
 			return nil, fmt.Errorf("%s: line %d: want ENDPOINT UNTIL_MS", AvoidPeersKey, line)
 		}
-		if _, port, err := net.SplitHostPort(string(addr)); err != nil || port == "" {
+		if !avoidAddrOK(string(addr)) {
 			return nil, fmt.Errorf("%s: line %d: %q is not host:port", AvoidPeersKey, line, addr)
 		}
 		t, err := strconv.ParseInt(string(until), 10, 64)
@@ -80,4 +86,15 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 		out = append(out, AvoidedPeer{Addr: string(addr), Until: t})
 	}
 	return out, nil
+}
+
+// avoidAddrOK reports whether addr can be a line's endpoint: host:port
+// with a port, at most maxAvoidAddrSz bytes, and no space or newline
+// (which end the endpoint and the line).
+func avoidAddrOK(addr string) bool {
+	if len(addr) > maxAvoidAddrSz || strings.ContainsAny(addr, " \n") {
+		return false
+	}
+	_, port, err := net.SplitHostPort(addr)
+	return err == nil && port != ""
 }

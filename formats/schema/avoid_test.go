@@ -78,3 +78,32 @@ func FuzzDecodeAvoidPeers(f *testing.F) {
 		}
 	})
 }
+
+// TestEncodeAvoidPeersSkipsBadEndpoints: an endpoint the decoder would
+// refuse (it comes from a results file's peer_failures, which nothing
+// checks) is left out of the list, not written into it: one such line
+// made every jobs file unreadable to fetch until its penalty ended.
+func TestEncodeAvoidPeersSkipsBadEndpoints(t *testing.T) {
+	good := []AvoidedPeer{{"127.0.0.1:6881", 5}, {"[::1]:51413", 6}}
+	for _, bad := range []string{
+		"",
+		"127.0.0.1",                     // no port
+		"127.0.0.1:",                    // empty port
+		"a b:1",                         // a space ends the endpoint
+		"a\n127.0.0.2:1 9",              // a newline ends the line
+		"1:2:3",                         // not host:port
+		strings.Repeat("h", 300) + ":1", // longer than an endpoint
+	} {
+		t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
+			in := []AvoidedPeer{good[0], {bad, 7}, good[1]}
+			s, n := EncodeAvoidPeers(in)
+			got, err := DecodeAvoidPeers(s)
+			if err != nil {
+				t.Fatalf("the encoded list does not decode: %v\n%q", err, s)
+			}
+			if n != len(good) || !reflect.DeepEqual(got, good) {
+				t.Fatalf("encoded %d: %v, want %v", n, got, good)
+			}
+		})
+	}
+}

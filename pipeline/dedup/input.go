@@ -227,6 +227,12 @@ var (
 // probe detects an input's kind from its first bytes. Its content
 // checksum (the id) comes later, from checksumAll.
 func probe(path, name string) (input, error) {
+	// An input is opened more than once (here for its kind, then to read
+	// and to checksum it): a pipe or device would give each open other
+	// bytes, and opening a FIFO no one writes to blocks. Stat first.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %s: not a regular file (%s); pipe it to - (stdin) instead", name, fileKind(fi.Mode())))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
@@ -243,6 +249,19 @@ func probe(path, name string) (input, error) {
 		return input{}, err
 	}
 	return input{name: name, path: path, size: st.Size(), kind: kind}, nil
+}
+
+// fileKind names what a non-regular file is, for errors.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a pipe"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }
 
 // kindOf tells an input's kind from its first bytes (up to 8; none is an

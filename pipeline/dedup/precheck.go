@@ -16,6 +16,9 @@ import (
 // is bad input with nothing committed. Text lists and Arrow streams can
 // only be checked by reading them whole: their faults are still found
 // while reading (and a run that has committed by then exits partial).
+// A spooled input it refuses (stdin, an inbox leftover) is set aside as
+// reading it would set it aside: left in the inbox, it would fail the
+// precheck of every later run.
 func precheck(ctx context.Context, ins []input) error {
 	for _, in := range ins {
 		if err := ctx.Err(); err != nil {
@@ -25,7 +28,7 @@ func precheck(ctx context.Context, ins []input) error {
 			continue
 		}
 		if err := precheckParquet(in); err != nil {
-			return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err))
+			return setAside(in, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)))
 		}
 	}
 	return nil

@@ -56,6 +56,11 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 		if !info.IsDir() {
+			if !info.Mode().IsRegular() {
+				// An input is read twice (checksum, then rows): a pipe
+				// would be empty the second time.
+				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file (a pipe or device); pipe it to - (stdin) instead", a))
+			}
 			out = append(out, input{name: a, path: a})
 			continue
 		}
