@@ -28,8 +28,19 @@ type File struct {
 }
 
 // Create opens a temporary file in path's directory that Commit will
-// rename to path.
+// rename to path. The file holds a flock(2) while it is open, so that
+// SweepTemps leaves it alone however long its writer pauses.
 func Create(path string) (*File, error) {
+	f, err := createUnheld(path)
+	if err == nil {
+		holdTemp(f.File)
+	}
+	return f, err
+}
+
+// createUnheld is Create without the lock (CreateLocked locks another
+// handle, which a lock on this one would block).
+func createUnheld(path string) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -39,6 +50,14 @@ func Create(path string) (*File, error) {
 		return nil, err
 	}
 	return &File{File: f, final: path}, nil
+}
+
+// holdTemp takes a shared flock(2) on a temporary file being written: it
+// tells SweepTemps that its writer lives (the kernel drops the lock when
+// the file is closed or the process dies). A file that cannot be locked
+// is written all the same: the lock only guards against the sweep.
+func holdTemp(f *os.File) {
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
 }
 
 // Commit makes the written bytes durable and publishes them at the final
@@ -194,7 +213,21 @@ func SweepTemps(dir, base string) {
 			continue
 		}
 		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleTempAge {
-			os.Remove(filepath.Join(dir, e.Name()))
+			removeUnheld(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// removeUnheld removes the file at p unless a live writer holds it, or it
+// is a CreateLocked file (a spool), whose exclusive lock also keeps it.
+func removeUnheld(p string) {
+	f, err := os.Open(p)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		return // held: its writer lives
+	}
+	os.Remove(p)
 }

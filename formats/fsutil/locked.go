@@ -34,7 +34,7 @@ func CreateLocked(path string) (*File, *os.File, error) {
 			return f, lk, nil
 		}
 	}
-	f, err := Create(path)
+	f, err := createUnheld(path)
 	if err != nil {
 		return nil, nil, err
 	}

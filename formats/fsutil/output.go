@@ -191,6 +191,7 @@ func createTemp(dir, base string) (*os.File, error) {
 		var f *os.File
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
+			holdTemp(f)
 			return f, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {

@@ -65,3 +65,47 @@ func TestCreateOutputSweepsInWorkingDir(t *testing.T) {
 		t.Fatalf("the stale temporary file of out.csv is still there: %v", err)
 	}
 }
+
+// TestSweepSparesALiveWriter: a writer that has not written for over an
+// hour (a fetch that finds little) keeps its temporary file from a sweep,
+// whichever way it was created, and commits it whole; once it has gone,
+// an equally old file is swept.
+func TestSweepSparesALiveWriter(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	for name, create := range map[string]func(string) (*File, error){
+		"Create":       Create,
+		"CreateOutput": CreateOutput,
+	} {
+		t.Run(name, func(t *testing.T) {
+			final := filepath.Join(dir, name+".parquet")
+			f, err := create(final)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write([]byte("rows so far")); err != nil {
+				t.Fatal(err)
+			}
+			os.Chtimes(f.Name(), old, old)
+			SweepTemps(dir, "")
+			if _, err := os.Stat(f.Name()); err != nil {
+				t.Fatalf("a live writer's temporary file was swept: %v", err)
+			}
+			if err := f.Commit(); err != nil {
+				t.Fatalf("commit after a sweep: %v", err)
+			}
+			if got, err := os.ReadFile(final); err != nil || string(got) != "rows so far" {
+				t.Fatalf("committed %q, %v", got, err)
+			}
+		})
+	}
+	dead := filepath.Join(dir, TempPrefix+"dead.parquet-0000")
+	if err := os.WriteFile(dead, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(dead, old, old)
+	SweepTemps(dir, "")
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatalf("a dead writer's old temporary file stayed: %v", err)
+	}
+}
