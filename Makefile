@@ -18,11 +18,17 @@ build: ## build bin/infohash
 test: build lint test-go test-duckdb ## everything CI runs
 	@echo "make test: all checks passed"
 
+# go test kills a test binary after 10 minutes by default. Under -race on
+# a 2-core machine running two packages at once, pipeline/dedup alone took
+# 385 s at load ~10 and passed 600 s (killed) at load ~16: the limit, not
+# the tests, failed. TESTTIMEOUT is per package binary.
+TESTTIMEOUT ?= 30m
+
 test-go: ## go test -race over the module
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout $(TESTTIMEOUT) ./...
 
 test-duckdb: build ## DuckDB reads what infohash writes (tools/duckcheck, its own module)
-	cd tools/duckcheck && $(GO) vet ./... && INFOHASH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+	cd tools/duckcheck && $(GO) vet ./... && INFOHASH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
 
 bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture load, fetch swarm
 	scripts/bench-dedup.sh

@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -47,22 +46,24 @@ func infohashBinary(t *testing.T) string {
 	return captureBin
 }
 
-func captureTestnet(t *testing.T) testnet.Truth {
+func captureTestnet(t *testing.T) *testnet.Net {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	n, err := testnet.Start(ctx, testnet.Config{Seed: 9, Nodes: 10, Torrents: 15, Dead: 2, Searched: 2})
+	// Start's context is the testnet's lifetime, not a start-up budget:
+	// a 30 s timeout here stopped its searchers mid-test, or failed a
+	// start slowed by load.
+	n, err := testnet.Start(t.Context(), testnet.Config{Seed: 9, Nodes: 10, Torrents: 15, Dead: 2, Searched: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	return n.Truth()
+	return n
 }
 
 // TestCaptureSIGINTCommitsWhatWasReceived runs the real binary against the
 // testnet, interrupts it, and reads the file back.
 func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
-	truth := captureTestnet(t)
+	n := captureTestnet(t)
+	truth := n.Truth()
 	dir := t.TempDir()
 	out, stats := filepath.Join(dir, "obs.parquet"), filepath.Join(dir, "stats.json")
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--bootstrap", strings.Join(truth.Bootstrap, ","),
@@ -72,9 +73,22 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	// Interrupt once capture is crawling and the testnet has answered its
+	// sample_infohashes, plus a moment to take the answers in; a fixed
+	// 2 s sleep also had to cover starting and bootstrapping, which a
+	// loaded machine can take longer than.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for n.SampleQueries() == 0 {
+		select {
+		case err := <-exited:
+			t.Fatalf("capture exited before crawling: %v; stderr:\n%s", err, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
+	err := <-exited
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
@@ -105,7 +119,7 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 }
 
 func TestCaptureArrowOnStdout(t *testing.T) {
-	truth := captureTestnet(t)
+	truth := captureTestnet(t).Truth()
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", "-", "--bootstrap", strings.Join(truth.Bootstrap, ","),
 		"--listen", "127.0.0.1:0", "--duration", "2s", "--max-rps", "0", "--log-format", "json")
 	var stdout, stderr bytes.Buffer

@@ -128,15 +128,28 @@ func TestFetchCLI(t *testing.T) {
 		}
 		in, out := filepath.Join(dir, "int.parquet"), filepath.Join(dir, "int-out.parquet")
 		writeJobs(t, in, js)
-		cmd := exec.Command(bin, "fetch", in, "-o", out, "--no-dht", "--timeout", "1m", "--peer-timeout", "1m")
+		// One job at a time: the good job runs first, and the stalling
+		// peer's first connection comes only once its result is in.
+		cmd := exec.Command(bin, "fetch", in, "-o", out, "--no-dht", "--timeout", "1m", "--peer-timeout", "1m", "--concurrency", "1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
+		before := stall.Accepted()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(700 * time.Millisecond)
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		// Interrupt once the good job is done (a fixed 700 ms sleep was
+		// too short for a loaded machine: 0 rows).
+		for stall.Accepted() == before {
+			select {
+			case <-exited:
+				t.Fatalf("fetch exited before reaching the stalling peer: %v\n%s", cmd.ProcessState, stderr.String())
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
 		cmd.Process.Signal(syscall.SIGINT)
-		cmd.Wait()
+		<-exited
 		if code := cmd.ProcessState.ExitCode(); code != 130 {
 			t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
 		}

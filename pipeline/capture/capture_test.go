@@ -35,9 +35,10 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func startTestnet(t *testing.T, cfg testnet.Config) *testnet.Net {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	n, err := testnet.Start(ctx, cfg)
+	// Start's context is the testnet's lifetime, not a start-up budget:
+	// a 30 s timeout here stopped its searchers mid-test, or failed a
+	// start slowed by load.
+	n, err := testnet.Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func runTalk(bits, stream []byte) peerOutcome {
 		reply = append(reply, make([]byte, 20)...)
 		theirs.Write(append(reply, stream...))
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), backstop)
 	defer cancel()
 	cfg := &exchangeConfig{InfoHash: ih, HashType: schema.HashV1, MaxMetadataSize: 1 << 20, Stats: newCounters(), Mem: &memBudget{limit: 1 << 20}}
 	var o peerOutcome

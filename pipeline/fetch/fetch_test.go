@@ -80,8 +80,6 @@ func TestEachClassFromItsPeer(t *testing.T) {
 func TestGoodBehindBadPeer(t *testing.T) {
 	o := testOptions()
 	o.PeersPerHash = 1
-	o.PeerTimeout = 500 * time.Millisecond // so a stalling first peer gives way
-	o.Timeout = 3 * time.Second
 	f := newFetcher(t, o)
 	tor := badpeers.NewTorrent(3, 2, 50)
 	good := startPeer(t, badpeers.Good, tor)
@@ -107,7 +105,6 @@ func TestGoodBehindBadPeer(t *testing.T) {
 func TestPrecedence(t *testing.T) {
 	o := testOptions()
 	o.PeersPerHash = 16
-	o.Timeout = time.Second
 	f := newFetcher(t, o)
 	tor := badpeers.NewTorrent(4, 1, 10)
 	peers := map[badpeers.Behaviour]*badpeers.Peer{}
@@ -213,12 +210,19 @@ func TestLocalErrorWhenDHTUnreachable(t *testing.T) {
 // TestAbandonedOnCancel: an attempt cut short by the run stopping yields
 // no result.
 func TestAbandonedOnCancel(t *testing.T) {
-	f := newFetcher(t, testOptions())
+	o := testOptions()
+	o.PeerTimeout = backstop // the stall ends only by the cancel
+	f := newFetcher(t, o)
 	tor := badpeers.NewTorrent(6, 1, 10)
 	stall := startPeer(t, badpeers.Stall)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	time.AfterFunc(200*time.Millisecond, cancel)
+	go func() { // cancel once the attempt is stuck on the stalling peer
+		for stall.Accepted() == 0 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
 	if r, ok := f.Fetch(ctx, schema.Job{InfoHash: tor.InfoHash, Peers: []string{stall.Addr()}}); ok {
 		t.Fatalf("got a result for an abandoned attempt: %s", r.Outcome)
 	}

@@ -31,7 +31,7 @@ func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
 	if len(opts.Bootstrap) > 0 {
-		n, nodes, err := startDHT(ctx, opts.DHTListen, opts.Bootstrap, opts.DHTQueryRate)
+		n, nodes, err := startDHT(ctx, opts.DHTListen, opts.Bootstrap, opts.DHTQueryRate, opts.DHTQueryTimeout)
 		if err != nil {
 			return nil, err
 		}

@@ -9,12 +9,27 @@ import (
 	"github.com/infohash/infohash/tools/badpeers"
 )
 
-// testOptions are fast options for loopback tests: short timeouts, no DHT.
+// Test timeouts. An outcome must come from what the peers do, not from how
+// fast a loaded machine (or -race) runs the exchange, so the only timeout
+// meant to fire is the peer timeout that ends a stalling peer.
+const (
+	// stallTimeout ends a stalling peer and must not end any other: an
+	// exchange with a loopback badpeers peer takes milliseconds, and
+	// 3 s leaves a machine at load 16 under -race a wide margin (500 ms
+	// and 2 s have been seen to fail there).
+	stallTimeout = 3 * time.Second
+	// backstop bounds what ends by itself (jobs, dials, exchanges that
+	// end by hanging up); it only fires when the code under test hangs.
+	backstop = time.Minute
+)
+
+// testOptions are options for loopback tests: no DHT, the stall timeout
+// per peer and backstops elsewhere.
 func testOptions() Options {
 	o := DefaultOptions()
-	o.Timeout = 2 * time.Second
-	o.PeerTimeout = 2 * time.Second
-	o.ConnectTimeout = time.Second
+	o.Timeout = backstop
+	o.PeerTimeout = stallTimeout
+	o.ConnectTimeout = backstop
 	o.DHTListen = "127.0.0.1:0"
 	o.DHTQueryRate = 0
 	o.Progress = 0

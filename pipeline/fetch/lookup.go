@@ -21,9 +21,10 @@ type dhtNode struct {
 
 // startDHT starts a DHT node on listen, bootstrapped from the host:port
 // addresses in bootstrap, and fills its routing table (bounded by ctx).
+// A query waits queryTimeout for its answer (0: the library's default).
 // A bootstrap that reaches nobody is not an error: lookups then fail one
 // by one as local errors, which the scheduler does not hold against hashes.
-func startDHT(ctx context.Context, listen string, bootstrap []string, queryRate float64) (*dhtNode, int, error) {
+func startDHT(ctx context.Context, listen string, bootstrap []string, queryRate float64, queryTimeout time.Duration) (*dhtNode, int, error) {
 	conn, err := net.ListenPacket("udp", listen)
 	if err != nil {
 		return nil, 0, fmt.Errorf("fetch: DHT listen %s: %w", listen, err)
@@ -37,6 +38,11 @@ func startDHT(ctx context.Context, listen string, bootstrap []string, queryRate 
 	cfg.Conn = conn
 	cfg.StartingNodes = func() ([]dht.Addr, error) { return resolveNodes(bootstrap) }
 	cfg.Logger = alog.Default.WithFilterLevel(alog.Disabled)
+	if queryTimeout > 0 {
+		// The library sends each lookup query once and gives up on it
+		// after this delay.
+		cfg.QueryResendDelay = func() time.Duration { return queryTimeout }
+	}
 	if queryRate <= 0 {
 		cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
 	} else {

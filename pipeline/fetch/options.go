@@ -34,6 +34,10 @@ type Options struct {
 	Bootstrap    []string // DHT bootstrap nodes (host:port); empty: no DHT lookups
 	DHTListen    string   // UDP address of fetch's DHT node
 	DHTQueryRate float64  // DHT queries per second; 0 = unlimited
+	// DHTQueryTimeout is how long one DHT query waits for its answer
+	// before the lookup counts the node as silent; 0 = 2 s (the DHT
+	// library's default, a slow home line's round trip).
+	DHTQueryTimeout time.Duration
 
 	// AvoidPeers are endpoints skipped for every job until their time;
 	// Run adds the jobs file's list (see schema.AvoidPeersKey).
@@ -87,6 +91,8 @@ func (o *Options) Validate() error {
 		return errors.New("timeouts must be positive")
 	case o.Deadline < 0:
 		return errors.New("deadline must not be negative")
+	case o.DHTQueryTimeout < 0:
+		return errors.New("DHT query timeout must not be negative")
 	case o.MaxMetadataSize < 1 || o.MaxMetadataSize > 1<<30:
 		return fmt.Errorf("max metadata size %d is outside 1 B .. 1 GiB", o.MaxMetadataSize)
 	case o.MetadataMemory < 0:

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anacrolix/torrent/bencode"
@@ -37,6 +38,7 @@ type Peer struct {
 	conns    map[net.Conn]struct{}
 	closed   bool
 	wg       sync.WaitGroup
+	accepted atomic.Int64
 }
 
 // Start starts a peer behaving as b on 127.0.0.1 with a free port.
@@ -69,6 +71,11 @@ func Start(b Behaviour, cfg Config) (*Peer, error) {
 	go p.accept()
 	return p, nil
 }
+
+// Accepted is how many connections the peer has accepted so far. A
+// connection is counted once it is the peer's to serve (and Close's to
+// close), so tests can wait for it rather than sleep.
+func (p *Peer) Accepted() int64 { return p.accepted.Load() }
 
 // Behaviour returns the peer's behaviour.
 func (p *Peer) Behaviour() Behaviour { return p.behaviour }
@@ -121,6 +128,7 @@ func (p *Peer) accept() {
 		}
 		p.conns[c] = struct{}{}
 		p.wg.Add(1)
+		p.accepted.Add(1)
 		p.mu.Unlock()
 		go func() {
 			defer p.wg.Done()

@@ -16,11 +16,13 @@ type countSink struct {
 	mu        sync.Mutex
 	hashes    map[[20]byte]int
 	announces int
+	rows      int
 }
 
 func (s *countSink) Write(rows []schema.Observation) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.rows += len(rows)
 	for _, r := range rows {
 		s.hashes[r.InfoHash]++
 		if r.Source == schema.SourceAnnouncePeer {
@@ -50,7 +52,10 @@ func TestEveryQueryIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Stop once capture has written every query: after a stop it drains
+	// its socket only until 20 ms pass, so queries still queued on a slow
+	// machine would be lost (a fixed 300 ms sleep here was the bet).
+	sink.waitRows(int(res.Sent + res.Setup))
 	cancel()
 	st := <-done
 	if res.Sent != 2000 || res.Announces != 500 || res.GetPeers != 1500 || res.Setup != 1 {
@@ -63,5 +68,25 @@ func TestEveryQueryIsRecorded(t *testing.T) {
 	}
 	if sink.announces != 500 || st.BadTokens != 0 || st.Observations != res.Sent+res.Setup {
 		t.Fatalf("announces %d, stats %+v", sink.announces, st)
+	}
+}
+
+// waitRows waits until the sink holds n rows, or until no row has come
+// for 10 s (the checks that follow then say what is missing).
+func (s *countSink) waitRows(n int) {
+	last, since := -1, time.Now()
+	for {
+		s.mu.Lock()
+		rows := s.rows
+		s.mu.Unlock()
+		switch {
+		case rows >= n:
+			return
+		case rows != last:
+			last, since = rows, time.Now()
+		case time.Since(since) > 10*time.Second:
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -19,9 +19,10 @@ import (
 
 func startNet(t *testing.T, cfg Config) *Net {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	n, err := Start(ctx, cfg)
+	// Start's context is the testnet's lifetime, not a start-up budget:
+	// a 30 s timeout here stopped its searchers mid-test, or failed a
+	// start slowed by load.
+	n, err := Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
