@@ -167,25 +167,35 @@ if [ "$INCREMENTAL" = 1 ]; then
 		FROM read_parquet('$ds/state/current/prefix=*/*.parquet', hive_partitioning=true)) TO '$dstate' (FORMAT parquet, COMPRESSION zstd)"
 
 	cat "$batch" "$dstate" >/dev/null
-	timed "inc-dedup" "$IH" dedup --data "$ds" "$batch"
-	d_s=$TIMED_S d_mb=$TIMED_MB
-	echo "  state check: $(check_state "$ds" "$after" "$((nstate + nbatch))")"
-
-	timed "inc-duckdb" "$DQ" --threads 2 "COPY (
-		WITH b AS (
-			SELECT info_hash::BLOB AS info_hash, any_value(hash_type) AS hash_type,
-				min(observed_at) AS f, max(observed_at) AS l, count(*) AS c,
-				arg_max(source, observed_at) AS src
-			FROM read_parquet('$batch') GROUP BY 1)
-		SELECT coalesce(s.info_hash, b.info_hash) AS info_hash,
-			coalesce(s.hash_type, b.hash_type) AS hash_type,
-			least(s.first_seen, b.f) AS first_seen, greatest(s.last_seen, b.l) AS last_seen,
-			coalesce(s.seen_count, 0) + coalesce(b.c, 0) AS seen_count,
-			coalesce(b.src, s.last_source) AS last_source,
-			s.* EXCLUDE (info_hash, hash_type, first_seen, last_seen, seen_count, last_source)
-		FROM read_parquet('$dstate') s FULL OUTER JOIN b ON s.info_hash = b.info_hash
-	) TO '$dmerged' (FORMAT parquet, COMPRESSION zstd)"
-	k_s=$TIMED_S k_mb=$TIMED_MB
+	# Each run applies the batch to a fresh copy of the state (made before
+	# the clock starts); like the full cases, the fastest of REPEAT runs
+	# counts on each side: one run's figure swung from 2.2 to 6 s.
+	d_s= k_s= run=$BENCH_DIR/ds-inc-run
+	for r in $(seq "$REPEAT"); do
+		rm -rf "$run"
+		cp -a "$ds" "$run"
+		timed "inc-dedup" "$IH" dedup --data "$run" "$batch"
+		if [ -z "$d_s" ] || [ "$(verdict "$TIMED_S < $d_s")" = ok ]; then d_s=$TIMED_S d_mb=$TIMED_MB; fi
+		echo "  run $r: dedup $TIMED_S s, $TIMED_MB MB; state check: $(check_state "$run" "$after" "$((nstate + nbatch))")"
+		rm -f "$dmerged"
+		timed "inc-duckdb" "$DQ" --threads 2 "COPY (
+			WITH b AS (
+				SELECT info_hash::BLOB AS info_hash, any_value(hash_type) AS hash_type,
+					min(observed_at) AS f, max(observed_at) AS l, count(*) AS c,
+					arg_max(source, observed_at) AS src
+				FROM read_parquet('$batch') GROUP BY 1)
+			SELECT coalesce(s.info_hash, b.info_hash) AS info_hash,
+				coalesce(s.hash_type, b.hash_type) AS hash_type,
+				least(s.first_seen, b.f) AS first_seen, greatest(s.last_seen, b.l) AS last_seen,
+				coalesce(s.seen_count, 0) + coalesce(b.c, 0) AS seen_count,
+				coalesce(b.src, s.last_source) AS last_source,
+				s.* EXCLUDE (info_hash, hash_type, first_seen, last_seen, seen_count, last_source)
+			FROM read_parquet('$dstate') s FULL OUTER JOIN b ON s.info_hash = b.info_hash
+		) TO '$dmerged' (FORMAT parquet, COMPRESSION zstd)"
+		if [ -z "$k_s" ] || [ "$(verdict "$TIMED_S < $k_s")" = ok ]; then k_s=$TIMED_S k_mb=$TIMED_MB; fi
+		echo "  run $r: DuckDB $TIMED_S s, $TIMED_MB MB"
+	done
+	rm -rf "$run"
 	echo "  DuckDB merge check: $(duck_scalar "SELECT CASE WHEN count(*) = $after AND sum(seen_count) = $((nstate + nbatch)) THEN 'ok' ELSE 'WRONG ' || count(*) END FROM read_parquet('$dmerged')")"
 	report "incremental-$BATCH_SIZE-into-$STATE_SIZE" "$nbatch" "$d_s" "$d_mb" "$k_s" "$k_mb" 10 ""
 	rm -f "$dstate" "$dmerged"
