@@ -91,6 +91,15 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		if err != nil {
 			return out, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 		}
+		if st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 {
+			// Readable once: spooled like stdin, then read from the inbox.
+			in, err := spoolPipe(ctx, inbox, a)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, in)
+			continue
+		}
 		if !st.IsDir() {
 			in, err := probe(a, a)
 			if err != nil {
@@ -229,9 +238,11 @@ var (
 func probe(path, name string) (input, error) {
 	// An input is opened more than once (here for its kind, then to read
 	// and to checksum it): a pipe or device would give each open other
-	// bytes, and opening a FIFO no one writes to blocks. Stat first.
+	// bytes, and opening a FIFO no one writes to blocks. Those named as
+	// INPUT are spooled first (spoolPipe); anything else that is not a
+	// regular file (a socket, a FIFO in a folder) is refused.
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %s: not a regular file (%s); pipe it to - (stdin) instead", name, fileKind(fi.Mode())))
+		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %s: not a regular file (%s)", name, fileKind(fi.Mode())))
 	}
 	f, err := os.Open(path)
 	if err != nil {

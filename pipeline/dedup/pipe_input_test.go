@@ -9,42 +9,71 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/internal/exitcode"
+	"golang.org/x/sys/unix"
 )
 
-// TestPipeNamedAsInputIsRefused: an input named by path that is a pipe
-// ("dedup <(zcat list.gz)" names /dev/fd/63) can be read only once, but
-// dedup opens an input several times (to tell its kind, to read it, to
-// checksum it): the first bytes went to the probe and the run applied
-// what was left, or nothing, and exited 0 with the input in the ledger.
-// It is refused up front; stdin (-) is the way to pipe an input.
-func TestPipeNamedAsInputIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "ds")
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+// TestPipeNamedAsInput: an input named by path that can be read only
+// once (a pipe, as "dedup <(zcat list.gz)" names /dev/fd/63, or a FIFO) is
+// spooled into the inbox like stdin and applied from there; dedup opens an
+// input several times, and reading a pipe each time applied part of it, or
+// nothing, while recording it as applied. The same content piped again is
+// already applied, and no spool is left in the inbox.
+func TestPipeNamedAsInput(t *testing.T) {
 	var list strings.Builder
-	for i := range 50 {
+	for i := range 5000 { // 205 KB: more than a pipe's buffer
 		fmt.Fprintf(&list, "%040x\n", i+1)
 	}
-	go func() { // 2 KB: the pipe's buffer takes it whole
-		w.WriteString(list.String())
-		w.Close()
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	o := DefaultOptions()
-	o.Data, o.Inputs, o.Now = data, []string{fmt.Sprintf("/proc/self/fd/%d", r.Fd())}, t0
-	_, err = Run(ctx, o)
-	if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "not a regular file") {
-		t.Fatalf("err = %v, want bad input: not a regular file", err)
-	}
-	if _, err := os.Stat(filepath.Join(data, "CURRENT")); err == nil {
-		if got := readState(t, data); len(got) != 0 {
-			t.Fatalf("committed %d hashes", len(got))
+	pipe := func(t *testing.T, dir string) string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
 		}
+		t.Cleanup(func() { r.Close() })
+		go func() {
+			w.WriteString(list.String())
+			w.Close()
+		}()
+		return fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	}
+	fifo := func(t *testing.T, dir string) string {
+		p := filepath.Join(dir, fmt.Sprintf("fifo-%d", time.Now().UnixNano()))
+		if err := unix.Mkfifo(p, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		go func() {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.WriteString(list.String())
+			f.Close()
+		}()
+		return p
+	}
+	for name, make := range map[string]func(*testing.T, string) string{"pipe": pipe, "fifo": fifo} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "ds")
+			for run, wantNew := range []int64{5000, 0} {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				o := DefaultOptions()
+				o.Data, o.Inputs, o.Now = data, []string{make(t, dir)}, t0
+				st, err := Run(ctx, o)
+				cancel()
+				if err != nil {
+					t.Fatalf("run %d: %v", run, err)
+				}
+				if st.New != wantNew {
+					t.Fatalf("run %d: %d new hashes, want %d", run, st.New, wantNew)
+				}
+			}
+			if got := readState(t, data); len(got) != 5000 {
+				t.Fatalf("state holds %d hashes, want 5000", len(got))
+			}
+			ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+			for _, e := range ents {
+				t.Errorf("left in the inbox: %s", e.Name())
+			}
+		})
 	}
 }

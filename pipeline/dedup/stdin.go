@@ -10,6 +10,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // spoolStdin starts spooling stdin into the inbox and returns it as an
@@ -21,12 +22,19 @@ import (
 // whole first, as is an input whose first bytes are bad (it is set aside
 // whole).
 func spoolStdin(ctx context.Context, inbox string, stdin io.Reader) (input, error) {
+	return spoolStream(ctx, inbox, "stdin", stdin)
+}
+
+// spoolStream is spoolStdin for any stream that can be read only once:
+// stdin, or an input named by path that is a pipe ("dedup <(zcat
+// list.gz)"), a FIFO or a character device. label names it in errors.
+func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (input, error) {
 	sum := xxh3.New()
-	ls, err := dataset.StartSpool(inbox, ".spool", stdin, sum)
+	ls, err := dataset.StartSpool(inbox, ".spool", stream, sum)
 	if err != nil {
-		return input{}, fmt.Errorf("dedup: stdin: %w", err)
+		return input{}, fmt.Errorf("dedup: %s: %w", label, err)
 	}
-	name := "stdin (" + filepath.Join("inbox", filepath.Base(ls.Path())) + ")"
+	name := label + " (" + filepath.Join("inbox", filepath.Base(ls.Path())) + ")"
 	var head [8]byte
 	n, _ := io.ReadFull(ls.NewReader(ctx), head[:])
 	kind, kerr := kindOf(head[:n], name)
@@ -39,7 +47,7 @@ func spoolStdin(ctx context.Context, inbox string, stdin io.Reader) (input, erro
 		return input{}, ctx.Err() // what was read is Salvage's
 	}
 	if err != nil {
-		return input{}, fmt.Errorf("dedup: stdin: %w", err)
+		return input{}, fmt.Errorf("dedup: %s: %w", label, err)
 	}
 	if kerr != nil {
 		return input{}, setAside(input{path: ls.Path(), inbox: true}, kerr)
@@ -73,4 +81,25 @@ func (in input) open(ctx context.Context) (io.ReadCloser, error) {
 		return io.NopCloser(in.live.NewReader(ctx)), nil
 	}
 	return os.Open(in.path)
+}
+
+// spoolPipe opens the pipe, FIFO or device at path once and spools it
+// (spoolStream); the file is closed when the spool has read it to its end.
+func spoolPipe(ctx context.Context, inbox, path string) (input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+	}
+	return spoolStream(ctx, inbox, path, &closeAtEnd{f: f})
+}
+
+// closeAtEnd closes f once a read of it fails or reaches its end.
+type closeAtEnd struct{ f *os.File }
+
+func (c *closeAtEnd) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	if err != nil {
+		c.f.Close()
+	}
+	return n, err
 }
