@@ -28,9 +28,9 @@ IPC stream on stdin (spooled durably to DIR/inbox/merge/ first, and applied
 by the next merge if this one is killed; merge --data DIR with no RESULTS
 applies such leftovers; a merge killed while still reading leaves its whole
 batches as DIR/inbox/merge/partial-*.arrow, not applied: give it as RESULTS
-if fetch will not send them again). A named RESULTS must be a regular file
-(a pipe such as <(fetch ... -o -) is refused: pipe it to -). All of them
-are applied in one commit;
+if fetch will not send them again). A named RESULTS that can be read only
+once (a pipe such as <(fetch ... -o -), a FIFO) is spooled the same way.
+All of them are applied in one commit;
 bad input commits nothing.
 
 A result counts once: it is applied only while its (info_hash, lease_id)

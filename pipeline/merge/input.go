@@ -55,11 +55,19 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 		if err != nil {
 			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
+		if info.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 {
+			// An input is read twice (checksum, then rows): a pipe ("merge
+			// <(fetch ... -o -)") is spooled once, like stdin.
+			in, err := spoolPipe(inbox, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, in)
+			continue
+		}
 		if !info.IsDir() {
 			if !info.Mode().IsRegular() {
-				// An input is read twice (checksum, then rows): a pipe
-				// would be empty the second time.
-				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file (a pipe or device); pipe it to - (stdin) instead", a))
+				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file", a))
 			}
 			out = append(out, input{name: a, path: a})
 			continue
@@ -104,6 +112,21 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 		out[i].id = id
 	}
 	return out, nil
+}
+
+// spoolPipe spools the pipe, FIFO or device at path into the inbox, as
+// stdin is, and returns the spool as an input.
+func spoolPipe(inbox, path string) (input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return input{}, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+	}
+	defer f.Close()
+	p, err := dataset.Spool(inbox, ".results", f)
+	if err != nil {
+		return input{}, fmt.Errorf("merge: %s: %w", path, err)
+	}
+	return input{name: path + " (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true}, nil
 }
 
 func spooled(ins []input, p string) bool {
