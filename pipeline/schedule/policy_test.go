@@ -114,6 +114,35 @@ func TestSaveDefaultKeepsAPolicySet(t *testing.T) {
 	}
 }
 
+// TestSaveKeepsLinkAndMode: a policy.json that is a symbolic link to a
+// managed file keeps the link (its target gets the new policy), and a
+// replaced file keeps its mode.
+func TestSaveKeepsLinkAndMode(t *testing.T) {
+	dir := t.TempDir()
+	managed := filepath.Join(t.TempDir(), "managed.json")
+	if err := os.WriteFile(managed, Default().JSON(), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(managed, Path(dir)); err != nil {
+		t.Fatal(err)
+	}
+	p := Default()
+	p.Jitter = 0.05
+	if err := Save(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(Path(dir)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("policy.json is no longer a link: %v", err)
+	}
+	fi, err := os.Stat(managed)
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("the linked file: %v, mode %v; want 0640", err, fi.Mode().Perm())
+	}
+	if got, err := Load(dir); err != nil || got.Jitter != 0.05 {
+		t.Fatalf("Load after Save through a link: jitter %v, %v", got.Jitter, err)
+	}
+}
+
 func TestSaveRefusesInvalid(t *testing.T) {
 	dir := t.TempDir()
 	p := Default()

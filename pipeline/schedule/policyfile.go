@@ -100,7 +100,9 @@ func Save(dir string, p Policy) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("policy: %s: %w", path, err)
 	}
-	if err := fsutil.WriteFile(path, p.JSON()); err != nil {
+	// As an output: a policy.json that links to a managed file keeps its
+	// link, and a replaced file its mode.
+	if err := fsutil.WriteOutput(path, p.JSON()); err != nil {
 		return fmt.Errorf("policy: %s: %w", path, err)
 	}
 	return nil
