@@ -19,12 +19,13 @@ func exportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "export",
 		Usage: "write a table of the dataset as parquet, csv, jsonl, arrow, magnet links or es-bulk",
-		UsageText: `infohash export --data DIR [--table state|torrents|catalog] --format F [filters] -o FILE|-
+		UsageText: `infohash export --data DIR [--table state|torrents|catalog|leases|peers|ledger] --format F [filters] -o FILE|-
 
    infohash export --data ./ih --table state --format csv -o state.csv
    infohash export --data ./ih --table catalog --format parquet -o catalog.parquet
    infohash export --data ./ih --table catalog --format es-bulk -o - | curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk
-   infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -`,
+   infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -
+   infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far`,
 		Description: `Reads the latest committed snapshot. In text formats (csv, jsonl, es-bulk,
 magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
 RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
@@ -37,7 +38,7 @@ default): redirect or pipe them.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, statsJSONFlag,
-			&cli.StringFlag{Name: "table", Value: "state", Usage: "state, torrents or catalog (state joined with metadata)"},
+			&cli.StringFlag{Name: "table", Value: "state", Usage: "state, torrents, catalog (state joined with metadata); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: strings.Join(export.Formats, ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
 			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is one of these (new, fetched, failed)"},

@@ -25,7 +25,7 @@ import (
 
 // Tables and formats export knows.
 var (
-	Tables  = []string{"state", "torrents", "catalog"}
+	Tables  = []string{"state", "torrents", "catalog", "leases", "peers", "ledger"}
 	Formats = []string{"parquet", "csv", "jsonl", "arrow", "magnet", "es-bulk"}
 )
 
@@ -68,6 +68,12 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if !contains(Formats, o.Format) {
 		return st, exitcode.BadInput(fmt.Errorf("export: --format %q: want one of %s", o.Format, strings.Join(Formats, ", ")))
 	}
+	whole := contains(wholeTables, o.Table)
+	if whole {
+		if err := checkWhole(o); err != nil {
+			return st, err
+		}
+	}
 	for _, p := range o.Prefixes {
 		if len(p) < 1 || len(p) > 2 || strings.Trim(strings.ToLower(p), "0123456789abcdef") != "" {
 			return st, exitcode.BadInput(fmt.Errorf("export: --prefix %q: want one or two hex digits", p))
@@ -80,6 +86,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	m, err := d.Current()
 	if err != nil {
 		return st, err
+	}
+	if whole {
+		return writeWholeTable(ctx, d, m, o)
 	}
 	switch o.Table {
 	case "state":

@@ -26,7 +26,11 @@ type sink[T any] struct {
 	end   func() error
 }
 
-func newSink[T any](o Options) (*sink[T], error) {
+func newSink[T any](o Options) (*sink[T], error) { return newSinkSorted[T](o, "info_hash") }
+
+// newSinkSorted is newSink for rows sorted by column sortedBy ("" for
+// none), which Parquet output records.
+func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 	s := &sink[T]{}
 	var out io.Writer = o.Stdout
 	if o.Output != "-" {
@@ -39,7 +43,10 @@ func newSink[T any](o Options) (*sink[T], error) {
 	s.bw = bufio.NewWriterSize(out, 1<<20)
 	switch o.Format {
 	case "parquet":
-		opts := append(rowio.ParquetOptions(), parquet.SortingWriterConfig(parquet.SortingColumns(parquet.Ascending("info_hash"))))
+		opts := rowio.ParquetOptions()
+		if sortedBy != "" {
+			opts = append(opts, parquet.SortingWriterConfig(parquet.SortingColumns(parquet.Ascending(sortedBy))))
+		}
 		w := parquet.NewGenericWriter[T](s.bw, opts...)
 		s.write = func(rows []T) error { _, err := rowio.WriteParquet(w, rows); return err }
 		s.end = w.Close
