@@ -116,8 +116,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if code == exitcode.BrokenPipe {
 		// "infohash export -o - | head": the reader has what it wanted.
-		// Like a tool killed by SIGPIPE, say nothing; the status tells a
-		// pipeline that wanted everything.
+		// Like a tool killed by SIGPIPE, say nothing on a terminal; the
+		// status tells a pipeline that wanted everything. A log shipper
+		// still gets its record of how the run ended.
+		if jsonLogs(args) {
+			slog.New(slog.NewJSONHandler(stderr, nil)).Info("infohash: the output's reader went away (broken pipe)", "exit", code)
+		}
 		return code
 	}
 	msg := err.Error()

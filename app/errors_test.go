@@ -130,4 +130,18 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 			}
 		})
 	}
+	// With JSON logs, the run's last record says how it ended.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"infohash", "export", "--data", data, "--format", "csv", "--log-format", "json", "-o", "-"}, strings.NewReader(""), w, &stderr)
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	last := lines[len(lines)-1]
+	if code != 141 || !strings.Contains(last, `"exit":141`) || !strings.Contains(last, "broken pipe") {
+		t.Fatalf("exit %d, last record %q; want 141 and a record of it", code, last)
+	}
 }
