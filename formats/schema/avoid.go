@@ -88,9 +88,13 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 	return out, nil
 }
 
-// avoidAddrOK reports whether addr can be a line's endpoint: host:port
-// with a port, at most maxAvoidAddrSz bytes, and no space or newline
-// (which end the endpoint and the line).
+// PeerAddrOK reports whether addr can be a peer endpoint as the dataset
+// records it (peer_failures, the peers table, avoid lists): host:port with
+// a port, at most 262 bytes (a host name with a port), and no space or
+// newline (which end an endpoint and a line of an avoid list).
+func PeerAddrOK(addr string) bool { return avoidAddrOK(addr) }
+
+// avoidAddrOK is PeerAddrOK.
 func avoidAddrOK(addr string) bool {
 	if len(addr) > maxAvoidAddrSz || strings.ContainsAny(addr, " \n") {
 		return false

@@ -225,6 +225,13 @@ func checkResult(r *schema.Result) error {
 	if r.Outcome == schema.OutcomeOK && !verified(r) {
 		return fmt.Errorf("%s: outcome ok but info_bytes do not hash to the infohash", h)
 	}
+	for i, pf := range r.PeerFailures {
+		// The endpoint becomes a row of peers/ and a line of every jobs
+		// file's avoid list: it must be one.
+		if !schema.PeerAddrOK(pf.Addr) {
+			return fmt.Errorf("%s: peer_failures[%d]: %q is not a peer endpoint (host:port)", h, i, pf.Addr)
+		}
+	}
 	return nil
 }
 
