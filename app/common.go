@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -74,20 +73,13 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 }
 
 // sameTarget reports whether paths a and b name the same regular file,
-// or the same new one, however spelt (a FIFO or device is written in
-// place and may take both; fetch.go's sameFile refuses those too).
+// or the same new one, however spelt: sameFile (fetch.go), except that a
+// FIFO or device, written in place, may take both.
 func sameTarget(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	if errA == nil && errB == nil {
-		return fa.Mode().IsRegular() && os.SameFile(fa, fb)
-	}
-	if errA == nil || errB == nil {
+	if fi, err := os.Stat(a); err == nil && !fi.Mode().IsRegular() {
 		return false
 	}
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
-	return errA == nil && errB == nil && absA == absB
+	return sameFile(a, b)
 }
 
 // reportsOnStdout names the commands whose data always goes to stdout

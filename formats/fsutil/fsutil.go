@@ -6,6 +6,7 @@ package fsutil
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,6 +164,11 @@ func writeWith(create func(string) (*File, error), path string, data []byte) err
 	}
 	return f.Commit()
 }
+
+// ReadOnce reports whether a file of mode m gives its bytes only once: a
+// pipe ("<(zcat list.gz)" names one), a FIFO or a character device. A
+// reader that opens its input more than once must spool such a file first.
+func ReadOnce(m fs.FileMode) bool { return m&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 }
 
 // SyncFS flushes every dirty file and directory of the filesystem that
 // holds dir (syncfs(2)): one call instead of an fsync per file when a

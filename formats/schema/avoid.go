@@ -44,7 +44,7 @@ func EncodeAvoidPeers(ps []AvoidedPeer) (string, int) {
 	var b strings.Builder
 	n := 0
 	for _, p := range ps {
-		if !avoidAddrOK(p.Addr) {
+		if !PeerAddrOK(p.Addr) {
 			continue
 		}
 		line := p.Addr + " " + strconv.FormatInt(p.Until, 10) + "\n"
@@ -76,7 +76,7 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 		if !ok || len(addr) > maxAvoidAddrSz {
 			return nil, fmt.Errorf("%s: line %d: want ENDPOINT UNTIL_MS", AvoidPeersKey, line)
 		}
-		if !avoidAddrOK(string(addr)) {
+		if !PeerAddrOK(string(addr)) {
 			return nil, fmt.Errorf("%s: line %d: %q is not host:port", AvoidPeersKey, line, addr)
 		}
 		t, err := strconv.ParseInt(string(until), 10, 64)
@@ -92,10 +92,7 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 // records it (peer_failures, the peers table, avoid lists): host:port with
 // a port, at most 262 bytes (a host name with a port), and no space or
 // newline (which end an endpoint and a line of an avoid list).
-func PeerAddrOK(addr string) bool { return avoidAddrOK(addr) }
-
-// avoidAddrOK is PeerAddrOK.
-func avoidAddrOK(addr string) bool {
+func PeerAddrOK(addr string) bool {
 	if len(addr) > maxAvoidAddrSz || strings.ContainsAny(addr, " \n") {
 		return false
 	}

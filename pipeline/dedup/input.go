@@ -91,7 +91,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		if err != nil {
 			return out, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 		}
-		if st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 {
+		if fsutil.ReadOnce(st.Mode()) {
 			// Readable once: spooled like stdin, then read from the inbox.
 			in, err := spoolPipe(ctx, inbox, a)
 			if err != nil {

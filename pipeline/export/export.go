@@ -9,7 +9,6 @@ package export
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -194,11 +193,8 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		}
 		st.Rows += int64(len(kept))
 	}
-	if err := sink.close(); err != nil {
-		if errors.Is(err, os.ErrClosed) {
-			return st, err
-		}
-		return st, fmt.Errorf("export: %s: %w", o.Output, err)
+	if err := sink.finish(o); err != nil {
+		return st, err
 	}
 	ok = true
 	return st, nil

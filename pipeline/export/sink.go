@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/url"
+	"os"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -114,6 +117,17 @@ func (s *sink[T]) close() error {
 		return s.file.Commit()
 	}
 	return nil
+}
+
+// finish closes the sink (see close) with its error named as export's
+// errors are, except a write to an output closed under the run, passed on
+// as it is.
+func (s *sink[T]) finish(o Options) error {
+	err := s.close()
+	if err == nil || errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("export: %s: %w", o.Output, err)
 }
 
 func (s *sink[T]) abort() {

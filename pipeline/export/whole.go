@@ -3,9 +3,7 @@ package export
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -121,11 +119,8 @@ func writeRows[T any](ctx context.Context, o Options, rows []T, st Stats, sorted
 		sink.abort()
 		return st, fmt.Errorf("export: %s: %w", o.Output, err)
 	}
-	if err := sink.close(); err != nil {
-		if errors.Is(err, os.ErrClosed) {
-			return st, err
-		}
-		return st, fmt.Errorf("export: %s: %w", o.Output, err)
+	if err := sink.finish(o); err != nil {
+		return st, err
 	}
 	st.Rows = int64(len(rows))
 	return st, nil

@@ -55,7 +55,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 		if err != nil {
 			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
-		if info.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 {
+		if fsutil.ReadOnce(info.Mode()) {
 			// An input is read twice (checksum, then rows): a pipe ("merge
 			// <(fetch ... -o -)") is spooled once, like stdin.
 			in, err := spoolPipe(inbox, a)
