@@ -35,6 +35,10 @@ type node struct {
 
 	table         atomic.Pointer[[]krpc.NodeInfo] // routing table snapshot
 	sampleQueries atomic.Int64
+	// dropGetPeers holds hashes whose next get_peers query the node drops
+	// unanswered, as a node whose socket overflows does (tests).
+	dropMu       sync.Mutex
+	dropGetPeers map[[20]byte]bool
 }
 
 // newNode makes a node on conn; the server starts serving at once but only
@@ -89,15 +93,7 @@ func (n *node) refreshTable(ctx context.Context, every time.Duration) {
 // closest returns up to k nodes of the snapshot nearest to target.
 func (n *node) closest(target krpc.ID, k int) krpc.CompactIPv4NodeInfo {
 	nodes := slices.Clone(*n.table.Load())
-	slices.SortFunc(nodes, func(a, b krpc.NodeInfo) int {
-		for i := range target {
-			da, db := a.ID[i]^target[i], b.ID[i]^target[i]
-			if da != db {
-				return int(da) - int(db)
-			}
-		}
-		return 0
-	})
+	slices.SortFunc(nodes, func(a, b krpc.NodeInfo) int { return xorCompare(target, a.ID, b.ID) })
 	var out krpc.CompactIPv4NodeInfo
 	for _, ni := range nodes {
 		if len(out) == k {
@@ -129,6 +125,9 @@ type sampleReturn struct {
 // onQuery answers sample_infohashes and lets the library handle the rest.
 // It runs under the server's lock: it must not call server methods.
 func (n *node) onQuery(m *krpc.Msg, src net.Addr) bool {
+	if m.Q == "get_peers" && m.A != nil && n.dropOnce(m.A.InfoHash) {
+		return false
+	}
 	if m.Q != "sample_infohashes" || m.A == nil {
 		return true
 	}
@@ -152,3 +151,94 @@ func (n *node) onQuery(m *krpc.Msg, src net.Addr) bool {
 	}
 	return false
 }
+
+// dropNextGetPeers makes the node drop the next get_peers query for ih.
+func (n *node) dropNextGetPeers(ih [20]byte) {
+	n.dropMu.Lock()
+	defer n.dropMu.Unlock()
+	if n.dropGetPeers == nil {
+		n.dropGetPeers = map[[20]byte]bool{}
+	}
+	n.dropGetPeers[ih] = true
+}
+
+// dropOnce reports whether a get_peers query for ih is to be dropped,
+// and forgets the hash if so.
+func (n *node) dropOnce(ih [20]byte) bool {
+	n.dropMu.Lock()
+	defer n.dropMu.Unlock()
+	if !n.dropGetPeers[ih] {
+		return false
+	}
+	delete(n.dropGetPeers, ih)
+	return true
+}
+
+// xorCompare orders the IDs a and b by their XOR distance to target.
+func xorCompare(target [20]byte, a, b krpc.ID) int {
+	for i := range target {
+		da, db := a[i]^target[i], b[i]^target[i]
+		if da != db {
+			return int(da) - int(db)
+		}
+	}
+	return 0
+}
+
+// stores reports whether the node stores a peer with port for ih.
+func (n *node) stores(ih [20]byte, port int) bool {
+	for _, p := range n.store.GetPeers(ih) {
+		if p.Port == port {
+			return true
+		}
+	}
+	return false
+}
+
+// storeOn makes the node to store a peer with port for ih, announcing it
+// from n with the two KRPC queries a client sends: get_peers for a token,
+// then announce_peer. Each query is sent up to storeTries times; the
+// library adds to the store in a goroutine, so the store is polled.
+func (n *node) storeOn(ctx context.Context, to *node, ih [20]byte, port int) error {
+	dst := dht.NewAddr(to.addr())
+	var last error
+	for range storeTries {
+		if to.stores(ih, port) {
+			return nil
+		}
+		res := n.srv.Query(ctx, dst, "get_peers", dht.QueryInput{
+			MsgArgs: krpc.MsgArgs{InfoHash: ih}, NumTries: storeTries})
+		if err := res.ToError(); err != nil {
+			last = fmt.Errorf("get_peers to %s: %w", dst, err)
+			continue
+		}
+		if res.Reply.R == nil || res.Reply.R.Token == nil {
+			last = fmt.Errorf("get_peers to %s: no token", dst)
+			continue
+		}
+		res = n.srv.Query(ctx, dst, "announce_peer", dht.QueryInput{
+			MsgArgs: krpc.MsgArgs{InfoHash: ih, Port: &port, Token: *res.Reply.R.Token}, NumTries: storeTries})
+		if err := res.ToError(); err != nil {
+			last = fmt.Errorf("announce_peer to %s: %w", dst, err)
+			continue
+		}
+		for range 100 {
+			if to.stores(ih, port) {
+				return nil
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		last = ErrNotStored
+	}
+	if to.stores(ih, port) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return last
+}
+
+// storeTries bounds the attempts storeOn makes, and the sends of each of
+// its queries.
+const storeTries = 5

@@ -224,3 +224,26 @@ func TestDeterministicAndTruthRoundTrips(t *testing.T) {
 		t.Fatal("AllHashes must hold announced hashes and not searched-only ones")
 	}
 }
+
+// TestAnnounceStoresOnTheClosestNodes: a lookup ends once it has heard
+// from the nodes nearest the hash, so an announce counts only if those
+// nodes store the peer. The nearest node drops the announcing
+// traversal's get_peers (as a loaded node's full socket does); Announce
+// must still leave the peer there, not settle for nodes farther away.
+func TestAnnounceStoresOnTheClosestNodes(t *testing.T) {
+	n := startNet(t, Config{Seed: 11, Nodes: 16, Torrents: 1, SearchEvery: -1, Reannounce: -1})
+	for i := range 6 {
+		ih := sha1.Sum(fmt.Appendf(nil, "closest-%d", i))
+		near := n.closestNodes(ih, storedWanted)
+		near[0].dropNextGetPeers(ih)
+		port := 40000 + i
+		if err := n.Announce(t.Context(), ih, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}); err != nil {
+			t.Fatal(err)
+		}
+		for rank, nd := range near {
+			if !nd.stores(ih, port) {
+				t.Errorf("hash %d: node %d nearest (%s) does not store the peer", i, rank+1, nd.addr())
+			}
+		}
+	}
+}
