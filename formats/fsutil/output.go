@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,7 +23,10 @@ import (
 //     /dev/stdout and /dev/fd/N are) is opened and written in place: no
 //     temporary file, no rename. Commit and Abort only close it, and a
 //     write error (ENOSPC from /dev/full) comes back from Write. Through a
-//     /proc link to a regular file (a shell redirection) it appends;
+//     /proc link to a regular file (a shell redirection) it appends; a
+//     socket, which open(2) cannot open, is written only when it is one
+//     of this process's descriptors (/dev/stdout under systemd), through
+//     a duplicate of it;
 //   - a symbolic link is followed and its target replaced atomically; the
 //     link stays;
 //   - a regular file or a new name is written under a temporary name in
@@ -61,7 +66,8 @@ func WriteOutput(path string, data []byte) error { return writeWith(CreateOutput
 
 // CheckOutput reports, before any work is done, why CreateOutput(path)
 // would certainly fail: path is a directory, its directory is missing or
-// not writable, or the device or FIFO it names is not writable. It
+// not writable, the device or FIFO it names is not writable, or it names
+// a socket that is not one of this process's descriptors. It
 // creates nothing. An empty path is refused.
 func CheckOutput(path string) error {
 	t, err := resolveOutput(path)
@@ -71,6 +77,11 @@ func CheckOutput(path string) error {
 	if t.kind == outDirect {
 		if err := unix.Access(t.path, unix.W_OK); err != nil {
 			return fmt.Errorf("%s: not writable: %w", path, err)
+		}
+		if fi, err := os.Stat(t.path); err == nil && fi.Mode()&fs.ModeSocket != 0 {
+			if _, ok := ownDescriptor(t.path, fi); !ok {
+				return fmt.Errorf("%s: a socket can be written only as one of this process's descriptors (/dev/stdout, /dev/fd/N, -o -)", path)
+			}
 		}
 		return nil
 	}
@@ -171,12 +182,42 @@ func openDirect(path string) (*os.File, error) {
 	}
 	flag := os.O_WRONLY
 	switch {
+	case fi.Mode()&fs.ModeSocket != 0:
+		// open(2) cannot open a socket (ENXIO), but one of our own
+		// descriptors (stdout under systemd is journald's socket) can be
+		// written through a duplicate of it.
+		if fd, ok := ownDescriptor(path, fi); ok {
+			d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+			if err != nil {
+				return nil, &fs.PathError{Op: "dup", Path: path, Err: err}
+			}
+			return os.NewFile(uintptr(d), path), nil
+		}
 	case fi.IsDir():
 		return nil, &fs.PathError{Op: "open", Path: path, Err: unix.EISDIR}
 	case fi.Mode().IsRegular():
 		flag |= os.O_APPEND
 	}
 	return os.OpenFile(path, flag, 0)
+}
+
+// ownDescriptor returns N when path ends in a descriptor number N
+// (/dev/fd/N, /proc/self/fd/N) and this process's descriptor N is the
+// file fi describes.
+func ownDescriptor(path string, fi fs.FileInfo) (int, bool) {
+	fd, err := strconv.Atoi(filepath.Base(path))
+	if err != nil || fd < 0 {
+		return 0, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return 0, false
+	}
+	want, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || uint64(want.Dev) != uint64(st.Dev) || uint64(want.Ino) != uint64(st.Ino) {
+		return 0, false
+	}
+	return fd, true
 }
 
 // createTemp creates a new file named TempPrefix+base+"-<random>" in dir

@@ -2,6 +2,7 @@ package fsutil
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net"
@@ -275,7 +276,7 @@ func TestCreateOutputRefuses(t *testing.T) {
 		{"link to a directory", filepath.Join(dir, "dlink"), true},
 		{"missing directory", filepath.Join(dir, "nope", "s.json"), true},
 		{"file as directory", filepath.Join(sock, "s.json"), true},
-		{"socket", sock, false},
+		{"socket", sock, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if err := CheckOutput(c.path); (err != nil) != c.check {
@@ -322,4 +323,39 @@ func TestOutputEmptyPath(t *testing.T) {
 		t.Error("CreateOutput accepted an empty path")
 	}
 	onlyEntries(t, dir)
+}
+
+// TestCreateOutputProcSocket: under systemd, stdout is often a socket
+// (journald), and open(2) cannot open a socket through /dev/stdout or
+// /dev/fd/N. Such an output of our own process is written through the
+// descriptor itself; the precheck and the write agree.
+func TestCreateOutputProcSocket(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Skipf("socketpair: %v", err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "r"), os.NewFile(uintptr(fds[1]), "w")
+	defer r.Close()
+	defer w.Close()
+	for _, p := range []string{"/proc/self/fd/", "/dev/fd/", fmt.Sprintf("/proc/%d/fd/", os.Getpid())} {
+		p += strconv.Itoa(int(w.Fd()))
+		if _, err := os.Lstat(p); err != nil {
+			t.Skipf("no %s: %v", p, err)
+		}
+		if err := CheckOutput(p); err != nil {
+			t.Fatalf("CheckOutput(%s): %v", p, err)
+		}
+		if err := WriteOutput(p, []byte("x")); err != nil {
+			t.Fatalf("WriteOutput(%s): %v", p, err)
+		}
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(r, b); err != nil || b[0] != 'x' {
+			t.Fatalf("%s: socket got %q, %v", p, b, err)
+		}
+	}
+	// The descriptor stays open for the rest of the process: only the
+	// duplicate was closed.
+	if _, err := w.Write([]byte("y")); err != nil {
+		t.Fatalf("the socket was closed: %v", err)
+	}
 }
