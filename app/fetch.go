@@ -47,6 +47,10 @@ peer that served metadata matching the infohash that is no valid info dictionary
 hash's fault, reported as invalid_metadata, not the peer's). An attempt
 that found peers but skipped all of them as penalised reports rejected, a peer-level
 class (retried soon), not no_peers, which would count against the swarm.
+Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout
+(connect_failed). When the job's --timeout runs out, the peers still being dialled or
+asked are cut off without a peer_failures entry (we stopped waiting; merge does not
+penalise them), and the attempt is timeout unless a peer's failure outranks it.
 
 Jobs whose lease_until has passed are not started. On SIGINT/SIGTERM or --deadline,
 fetch stops starting jobs, abandons those in flight and commits the finished results.
@@ -77,8 +81,8 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
 			&cli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "jobs in flight"},
 			&cli.IntFlag{Name: "peers-per-hash", Value: d.PeersPerHash, Usage: "peers tried at once for one job"},
-			&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Usage: "time budget per job"},
-			&cli.DurationFlag{Name: "peer-timeout", Value: d.PeerTimeout, Usage: "time budget per peer"},
+			&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Usage: "time budget per job (peers it cuts off are not penalised)"},
+			&cli.DurationFlag{Name: "peer-timeout", Value: d.PeerTimeout, Usage: "time budget per peer (a peer that exceeds it fails as timeout)"},
 			&cli.DurationFlag{Name: "connect-timeout", Value: d.ConnectTimeout, Usage: "TCP connect timeout"},
 			&cli.DurationFlag{Name: "deadline", Usage: "stop starting jobs after this long (0 = none); exit 3 if some were left"},
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},

@@ -20,6 +20,7 @@ type attempt struct {
 	avoided  int
 	tried    int
 	inflight int
+	cutOff   int // exchanges the job's deadline ended (not the peers' fault)
 	results  chan peerOutcome
 	outcomes []peerOutcome // failed peers, in the order they ended
 	winner   *peerOutcome
@@ -109,6 +110,11 @@ func (a *attempt) run(hctx context.Context) {
 			a.inflight--
 			switch {
 			case o.Cancelled:
+			case o.CutOff:
+				// The job's deadline passed: this may arrive before
+				// expired is seen, and must not read as the peer's end.
+				a.cutOff++
+				a.timedOut = true
 			case o.Err == nil:
 				if a.winner == nil {
 					a.winner = &o
@@ -187,10 +193,12 @@ func (a *attempt) fill(res *schema.Result) {
 	if decider != nil {
 		outcome, detail = decider.Err.Class, decider.Addr+": "+decider.Err.Detail
 	}
-	// The timeout counts when it left found peers untried, or found none;
-	// a lookup still running after every found peer failed adds nothing.
+	// The job's timeout counts when it left found peers untried or cut
+	// off mid-exchange (neither is in a.outcomes: no peer is blamed for
+	// our deadline), or found none; a lookup still running after every
+	// found peer failed adds nothing.
 	found := len(a.seen) - a.avoided
-	if a.timedOut && (len(a.queue) > 0 || found == 0) && Outranks(schema.OutcomeTimeout, outcome) {
+	if a.timedOut && (len(a.queue) > 0 || a.cutOff > 0 || found == 0) && Outranks(schema.OutcomeTimeout, outcome) {
 		outcome, detail = schema.OutcomeTimeout, a.timeoutDetail()
 		decider = nil
 	}
@@ -242,7 +250,11 @@ func (a *attempt) timeoutDetail() string {
 	if len(a.seen)-a.avoided == 0 {
 		return "no peers found before the timeout"
 	}
-	return fmt.Sprintf("timed out with %d of %d peers tried", a.tried, len(a.seen)-a.avoided)
+	s := fmt.Sprintf("timed out with %d of %d peers tried", a.tried, len(a.seen)-a.avoided)
+	if a.cutOff > 0 {
+		s += fmt.Sprintf(", %d of them cut off mid-exchange", a.cutOff)
+	}
+	return s
 }
 
 func (a *attempt) lookupDetail() string {

@@ -24,6 +24,11 @@ import (
 // Among the peer-level classes, the one that got further through the
 // exchange wins. local_error outranks timeout and connect_failed: when our
 // side failed too, an inconclusive attempt must not count against the hash.
+// timeout is a peer's own (no answer within PeerTimeout: listed against
+// it in peer_failures) or the job's (Options.Timeout or the lease passed,
+// which counts only when it left found peers untried or cut off
+// mid-exchange, or found none, and is listed against no peer: only a
+// peer's own limits blame it).
 var precedence = map[string]int{
 	schema.OutcomeHashMismatch:    11,
 	schema.OutcomeTooLarge:        10,

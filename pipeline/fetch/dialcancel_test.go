@@ -72,3 +72,23 @@ func TestCancelledDialIsNoConnectFailure(t *testing.T) {
 		t.Fatalf("connects %d, ok %d, failed %d; want 2, 1, 0", st.Connects, st.ConnectsOK, st.ConnectsFailed)
 	}
 }
+
+// TestDialCutOffByJobDeadline: a dial still hanging when the job's
+// Timeout passes is cut off by our deadline, not failed by the peer (its
+// own ConnectTimeout and PeerTimeout are backstops here): the attempt is
+// timeout, the peer is not in peer_failures, and no connect failed. It
+// used to be connect_failed, listed against the peer.
+func TestDialCutOffByJobDeadline(t *testing.T) {
+	hang := hangingAddr(t)
+	o := testOptions()
+	o.Timeout = stallTimeout
+	f := newFetcher(t, o)
+	job := schema.Job{InfoHash: schema.Hash{13}, Peers: []string{hang}}
+	r, ok := f.Fetch(context.Background(), job)
+	if !ok || r.Outcome != schema.OutcomeTimeout || len(r.PeerFailures) != 0 || r.PeersTried != 1 {
+		t.Fatalf("outcome %s (%s), %d tried, peer failures %+v; want timeout, 1 tried, none", r.Outcome, r.Detail, r.PeersTried, r.PeerFailures)
+	}
+	if st := f.Stats(); st.Connects != 1 || st.ConnectsFailed != 0 {
+		t.Fatalf("connects %d, failed %d; want 1, 0", st.Connects, st.ConnectsFailed)
+	}
+}

@@ -21,7 +21,8 @@
 // too_large, rejected (a reject, or a hang-up after agreeing to serve),
 // invalid_metadata (an undecodable or oversized message, a wrong-sized
 // piece, or verified bytes that are no valid info dictionary), hash_mismatch,
-// timeout (no answer within the peer's or the job's time) and local_error
+// timeout (no answer within the peer's time; the job's running out
+// blames no peer, see below) and local_error
 // (our side: out of descriptors, ports or buffers). Peers are tried
 // Options.PeersPerHash at a time; a failure moves on to the next peer, and
 // the first verified metadata ends the attempt.
@@ -33,12 +34,16 @@
 //	  > connect_failed > no_peers
 //
 // where the job's own timeout counts as timeout only when it left found
-// peers untried or no peer was found at all, and a DHT lookup that no node
-// answered counts as local_error. An attempt that would be no_peers but
-// found peers it skipped as penalised is rejected instead: a peer-level
-// failure, retried soon, not one against the swarm. Every peer's failure except local errors
-// is listed in the result's peer_failures, so the scheduler can penalise
-// endpoints rather than swarms. Metadata that hashes to the infohash but
+// peers untried or cut off mid-exchange, or no peer was found at all, and
+// a DHT lookup that no node answered counts as local_error. An attempt
+// that would be no_peers but found peers it skipped as penalised is
+// rejected instead: a peer-level failure, retried soon, not one against
+// the swarm. Every peer's failure except local errors is listed in the
+// result's peer_failures, so the scheduler can penalise endpoints rather
+// than swarms. Only a peer's own limits (Options.PeerTimeout and
+// ConnectTimeout) make its timeout or connect_failed a failure of its: an
+// exchange the job's deadline (Options.Timeout, or the lease) cuts off is
+// not listed, as the peer did not fail, we stopped waiting. Metadata that hashes to the infohash but
 // is no valid info dictionary is the hash's fault, not the peer's: the
 // result is invalid_metadata, but peer_failures does not list the peer
 // that served it (it served exactly what the infohash names).

@@ -58,6 +58,7 @@ type peerOutcome struct {
 	Addr         string
 	Err          *PeerError // nil when the peer served verified metadata
 	Cancelled    bool       // stopped by us (another peer won, or the run stopped)
+	CutOff       bool       // still exchanging when the job's deadline passed: no failure of this peer's
 	Final        bool       // the metadata itself is bad: other peers cannot do better
 	Meta         schema.Meta
 	MetadataSize int64 // size the peer announced (0 = none)
@@ -70,17 +71,32 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10)
 
 // exchange connects to addr and fetches the info dictionary of
 // cfg.InfoHash over BEP 3 + BEP 10 + BEP 9, verifying its hash. It always
-// returns; ctx bounds the whole exchange.
+// returns; ctx bounds the whole exchange. A deadline on ctx is the peer's
+// own (a timeout it is blamed for) unless its cause is errJobDeadline:
+// then the exchange was cut off by the job's deadline, which is ours.
 func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutcome) {
 	o.Addr = addr
 	start := time.Now()
+	dialFailed := false
 	defer func() {
 		o.At = time.Now()
-		// A deadline we forced because another peer won (or the run
-		// stopped) is no failure of this peer's.
-		if o.Err != nil && ctx.Err() == context.Canceled &&
-			(o.Err.Class == schema.OutcomeTimeout || o.Err.Class == schema.OutcomeConnectFailed) {
-			o.Err, o.Cancelled = nil, true
+		if o.Err != nil && (o.Err.Class == schema.OutcomeTimeout || o.Err.Class == schema.OutcomeConnectFailed) {
+			switch ended(ctx) {
+			case context.Canceled:
+				// A deadline we forced because another peer won (or
+				// the run stopped) is no failure of this peer's.
+				o.Err, o.Cancelled = nil, true
+			case context.DeadlineExceeded:
+				// Only the peer's own limits (PeerTimeout,
+				// ConnectTimeout) may blame it, never our deadline.
+				if errors.Is(context.Cause(ctx), errJobDeadline) {
+					o.Err, o.CutOff = nil, true
+				}
+			}
+		}
+		if dialFailed && o.Err != nil {
+			// A dial we cancelled or cut off did not fail.
+			cfg.Stats.connectsFailed.Add(1)
 		}
 	}()
 	cfg.Stats.connects.Add(1)
@@ -90,12 +106,7 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 		if isLocal(err) {
 			o.Err = failf(schema.OutcomeLocalError, "dial: %v", err)
 		} else {
-			if ctx.Err() != context.Canceled {
-				// A dial we cancelled (another peer won, or the run
-				// stopped) did not fail; the deferred check drops it.
-				cfg.Stats.connectsFailed.Add(1)
-			}
-			o.Err = failf(schema.OutcomeConnectFailed, "dial: %v", err)
+			o.Err, dialFailed = failf(schema.OutcomeConnectFailed, "dial: %v", err), true
 		}
 		return o
 	}
@@ -103,6 +114,17 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	defer conn.Close()
 	talk(ctx, conn, cfg, &o, start)
 	return o
+}
+
+// ended returns ctx.Err(), first waiting for ctx to end if its deadline
+// has passed: an I/O or dial deadline set from ctx's can fire before
+// ctx's own timer, and which deadline ended ctx (its cause) tells whose
+// limit the exchange hit.
+func ended(ctx context.Context) error {
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		<-ctx.Done()
+	}
+	return ctx.Err()
 }
 
 // talk runs the BitTorrent exchange on an open connection, filling o.

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -56,6 +57,12 @@ func (f *Fetcher) Close() {
 // Stats returns the counters so far.
 func (f *Fetcher) Stats() Stats { return f.stats.snapshot(time.Since(f.start)) }
 
+// errJobDeadline is the cause of a job's context ending at the job's own
+// deadline (Options.Timeout, or its lease running out). Exchanges it cuts
+// off are no failure of their peers': only a peer's own limits
+// (Options.PeerTimeout, Options.ConnectTimeout) blame it.
+var errJobDeadline = errors.New("the job's time is up")
+
 // Fetch makes one attempt at job's metadata and returns its result. It
 // returns false, and no result, when ctx is cancelled before the attempt
 // ends (the run is stopping): such a job is left for the planner to
@@ -70,11 +77,11 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 		InfoHash: job.InfoHash, HashType: typ, Attempt: job.Attempt,
 		LeaseID: job.LeaseID, AttemptedAt: schema.Millis(start),
 	}
-	hctx, cancel := context.WithTimeout(ctx, f.opts.Timeout)
+	hctx, cancel := context.WithTimeoutCause(ctx, f.opts.Timeout, errJobDeadline)
 	defer cancel()
 	if job.LeaseUntil != 0 {
 		var cancelLease context.CancelFunc
-		hctx, cancelLease = context.WithDeadline(hctx, schema.Time(job.LeaseUntil))
+		hctx, cancelLease = context.WithDeadlineCause(hctx, schema.Time(job.LeaseUntil), errJobDeadline)
 		defer cancelLease()
 	}
 	a := newAttempt(f, job, typ)

@@ -45,9 +45,9 @@ type Options struct {
 
 	Concurrency     int           // jobs in flight
 	PeersPerHash    int           // peers tried at once for one job
-	Timeout         time.Duration // per job, from start to outcome
-	PeerTimeout     time.Duration // per peer exchange (capped by Timeout)
-	ConnectTimeout  time.Duration // per TCP dial
+	Timeout         time.Duration // per job, from start to outcome; cuts off exchanges without blaming their peers
+	PeerTimeout     time.Duration // per peer exchange (capped by Timeout); a peer that hits it fails as timeout
+	ConnectTimeout  time.Duration // per TCP dial; a peer that hits it fails as connect_failed
 	Deadline        time.Duration // whole run; 0 = none. Unstarted jobs are left out
 	MaxMetadataSize int64         // larger announced metadata fails as too_large
 	// MetadataMemory bounds the metadata bytes received and not yet

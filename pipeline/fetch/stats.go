@@ -52,7 +52,7 @@ type Stats struct {
 	PeersAvoided     int64   `json:"peers_avoided"`     // skipped: listed in avoid_peers
 	Connects         int64   `json:"connects"`          // TCP dials
 	ConnectsOK       int64   `json:"connects_ok"`       // dials that connected
-	ConnectsFailed   int64   `json:"connects_failed"`   // dials that failed (not counting local errors or dials we cancelled)
+	ConnectsFailed   int64   `json:"connects_failed"`   // dials that failed (not counting local errors, or dials we cancelled or the job's deadline cut off)
 	Handshakes       int64   `json:"handshakes"`        // BitTorrent handshakes for the right infohash
 	ExtensionSupport int64   `json:"extension_support"` // of those, peers with BEP 10
 	UTMetadata       int64   `json:"ut_metadata"`       // of those, peers announcing ut_metadata and a size

@@ -1,0 +1,77 @@
+package fetch
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+// TestJobDeadlineBlamesNoPeer: only a peer's own limits (PeerTimeout,
+// ConnectTimeout) put it in peer_failures. A peer still mid-exchange when
+// the job's Timeout ends the attempt is cut off by our deadline, not
+// failed by its own: the attempt is timeout (it counts like a peer left
+// untried), and the peer is not listed, so merge does not penalise it.
+// The stall is the only timeout meant to fire in each row: whichever of
+// Timeout and PeerTimeout is the stall timeout ends it, the other is a
+// backstop, so the outcome does not depend on the machine's speed.
+func TestJobDeadlineBlamesNoPeer(t *testing.T) {
+	tor := badpeers.NewTorrent(12, 1, 10)
+	peers := map[badpeers.Behaviour]*badpeers.Peer{}
+	for _, b := range []badpeers.Behaviour{badpeers.Stall, badpeers.Refuse, badpeers.Close} {
+		peers[b] = startPeer(t, b, tor)
+	}
+	tests := []struct {
+		name                 string
+		timeout, peerTimeout time.Duration
+		mix                  []badpeers.Behaviour
+		want                 string
+		blamed               []badpeers.Behaviour // listed in peer_failures, each with its Expect class
+	}{
+		{"job deadline cuts the stall off", stallTimeout, backstop,
+			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, nil},
+		{"peer deadline ends the stall", backstop, stallTimeout,
+			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Stall}},
+		// Before the fix a cut-off peer counted as a failed one and the
+		// job's timeout as nothing: connect_failed would have stood.
+		{"job deadline outranks a refused dial", stallTimeout, backstop,
+			[]badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Refuse}},
+		{"a peer-level failure outranks the job deadline", stallTimeout, backstop,
+			[]badpeers.Behaviour{badpeers.Close, badpeers.Stall}, schema.OutcomeHandshakeFailed, []badpeers.Behaviour{badpeers.Close}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o := testOptions()
+			o.Timeout, o.PeerTimeout, o.PeersPerHash = tt.timeout, tt.peerTimeout, len(tt.mix)
+			f := newFetcher(t, o)
+			job := schema.Job{InfoHash: tor.InfoHash, HashType: schema.HashV1, Attempt: 1, LeaseID: "blame"}
+			for _, b := range tt.mix {
+				job.Peers = append(job.Peers, peers[b].Addr())
+			}
+			r, ok := f.Fetch(context.Background(), job)
+			if !ok {
+				t.Fatal("attempt abandoned")
+			}
+			checkResult(t, job, r)
+			if r.Outcome != tt.want || int(r.PeersTried) != len(tt.mix) {
+				t.Fatalf("outcome %s (%s), %d peers tried; want %s, %d tried", r.Outcome, r.Detail, r.PeersTried, tt.want, len(tt.mix))
+			}
+			var got, want []string
+			for _, pf := range r.PeerFailures {
+				got = append(got, pf.Addr+" "+pf.Class)
+			}
+			for _, b := range tt.blamed {
+				want = append(want, peers[b].Addr()+" "+b.Expect())
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("peer_failures %v, want %v", got, want)
+			}
+		})
+	}
+}
