@@ -21,7 +21,9 @@ func captureCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
 		Usage: "run DHT nodes and record the infohashes they hear of",
-		UsageText: `infohash capture --duration 10m -o observations.parquet
+		UsageText: `infohash capture [--duration D] [--node-ids K] [--data DIR] -o FILE|-
+
+   infohash capture --duration 10m -o observations.parquet
    infohash capture --duration 10m --data /srv/ih -o - | infohash dedup --data /srv/ih -
    infohash capture --node-ids 4 --listen :6881 --max-observations 1000000 -o obs.parquet
    */15 * * * *  infohash capture --data /srv/ih --duration 14m -o /srv/ih/in/obs-$(date +\%s).parquet`,
