@@ -87,7 +87,10 @@ func (n *node) serve(stop <-chan struct{}) {
 			}
 			continue // e.g. ICMP port unreachable surfacing as a read error
 		}
-		n.handle(buf[:nb], from, now)
+		// The time of arrival, not of the loop's top: the read may have
+		// waited up to its deadline, and a revisit scheduled from an
+		// earlier now would come before the interval the node asked for.
+		n.handle(buf[:nb], from, time.Now())
 	}
 }
 
