@@ -19,6 +19,7 @@
 // can be saved to a state directory so the next run rejoins warm.
 //
 // Run returns when Options.Duration has passed, Options.MaxObservations
-// are written, or its context ends; it flushes every observation it
-// received into the Sink before returning.
+// are written, or its context ends; it then drains the sockets until they
+// have been quiet for a moment (bounded, see drainQuiet and drainMax) and
+// flushes every observation it received into the Sink before returning.
 package capture
