@@ -16,15 +16,44 @@ import (
 
 const (
 	queryTimeout  = 3 * time.Second
-	minRevisit    = time.Second // never sample a node more often than this
-	maxRemotes    = 1 << 20     // bound on nodes remembered by the walk
-	maxFresh      = 1 << 16     // bound on nodes waiting for a first visit
+	maxRemotes    = 1 << 20 // bound on nodes remembered by the walk
+	maxFresh      = 1 << 16 // bound on nodes waiting for a first visit
 	retryAfter    = 5 * time.Second
 	maxFailures   = 2
 	kindSample    = 's'
 	kindFindNode  = 'f'
 	crawlerTIDTag = 'i' // first byte of our transaction IDs; see owns
 )
+
+// When a BEP 51 node is sampled again. Its reply's interval is a request
+// not to be sampled before that many seconds; the crawler honours it,
+// clamped to [minRevisit, maxRevisit].
+const (
+	// minRevisit is the floor, for an interval of 0 (BEP 51 allows it)
+	// or a negative one. It is low because the test networks (the
+	// loopback testnet, tools/libtorrentnode) ask for 1 s.
+	minRevisit = time.Second
+	// maxRevisit is BEP 51's maximum interval, 21600 s (6 h).
+	maxRevisit = 21600 * time.Second
+	// defaultRevisit is used when a reply carries samples but no
+	// interval: such a node is treated like a libtorrent node with its
+	// default settings, which reports BEP 51's maximum (21600 s), rather
+	// than re-sampled as fast as the floor allows. Within one run of
+	// normal length that means each such node is sampled once.
+	defaultRevisit = maxRevisit
+)
+
+// revisitAfter is how long to wait before sampling again the node that
+// sent BEP 51 reply m.
+func revisitAfter(m *krpc.Msg) time.Duration {
+	if !m.HasInterval {
+		return defaultRevisit
+	}
+	// Clamp the seconds before converting: a huge interval would
+	// overflow time.Duration into a negative wait.
+	s := min(max(m.Interval, int64(minRevisit/time.Second)), int64(maxRevisit/time.Second))
+	return time.Duration(s) * time.Second
+}
 
 // Remote node states in the walk.
 const (
@@ -264,8 +293,7 @@ func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Ti
 		c.r.c.sampleResponses.Add(1)
 		c.r.c.samples.Add(int64(len(m.Samples) / 20))
 		rm.state = stateBEP51
-		wait := max(time.Duration(m.Interval)*time.Second, minRevisit)
-		heap.Push(&c.due, dueItem{at: now.Add(wait), addr: from})
+		heap.Push(&c.due, dueItem{at: now.Add(revisitAfter(m)), addr: from})
 		samples = m.Samples
 	}
 	c.mu.Unlock()

@@ -8,8 +8,9 @@
 //   - passively, from incoming get_peers and announce_peer queries (with
 //     the announced port), answered as a well-behaved node would;
 //   - actively, by a BEP 51 sample_infohashes walk over the nodes it
-//     learns of, honouring each node's interval and falling back to
-//     find_node where a node does not support BEP 51.
+//     learns of, sampling each again only after the interval it asks for
+//     (clamped to [1 s, 21600 s]; 21600 s when it gives none) and falling
+//     back to find_node where a node does not support BEP 51.
 //
 // Each node owns its UDP socket: a read loop decodes packets with the
 // bounded decoder of package krpc, answers queries itself and records
@@ -18,6 +19,7 @@
 // can be saved to a state directory so the next run rejoins warm.
 //
 // Run returns when Options.Duration has passed, Options.MaxObservations
-// are written, or its context ends; it flushes every observation it
-// received into the Sink before returning.
+// are written, or its context ends; it then drains the sockets until they
+// have been quiet for a moment (bounded, see drainQuiet and drainMax) and
+// flushes every observation it received into the Sink before returning.
 package capture

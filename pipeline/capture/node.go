@@ -48,46 +48,71 @@ type node struct {
 	lastFlush time.Time
 }
 
+// Draining at stop: once stop is closed, the read loop goes on reading
+// (and answering, and recording) until the socket has been quiet for
+// drainQuiet, and for at most drainMax in all, so that replies and
+// queries already queued or in flight are not lost, while a node that
+// never falls quiet (any busy node on the real DHT) still stops.
+const (
+	drainQuiet = 200 * time.Millisecond
+	drainMax   = 2 * time.Second
+)
+
 // serve is the read loop. It returns when stop is closed (after draining
-// what the socket already holds) or the socket is closed.
+// the socket, see drainQuiet) or the socket is closed.
 func (n *node) serve(stop <-chan struct{}) {
 	buf := make([]byte, 1<<16)
-	var deadline time.Time
+	var deadline, drainEnd time.Time
 	draining := false
 	n.lastFlush = time.Now()
 	for {
 		now := time.Now()
+		if len(n.batch) > 0 && now.Sub(n.lastFlush) >= flushEvery {
+			n.flush(now)
+			now = time.Now() // the flush may have waited for the writer
+		}
 		if !draining {
 			select {
 			case <-stop:
 				draining = true
-				n.sock.SetReadDeadline(now.Add(20 * time.Millisecond))
+				drainEnd = now.Add(n.r.opts.drainMax)
 			default:
-				if deadline.Sub(now) < 50*time.Millisecond {
-					deadline = now.Add(100 * time.Millisecond)
-					n.sock.SetReadDeadline(deadline)
-				}
 			}
 		}
-		if len(n.batch) > 0 && now.Sub(n.lastFlush) >= flushEvery {
-			n.flush(now)
+		if draining {
+			// Set afresh right before each read, after the previous
+			// packet was handled (which may have waited for the writer):
+			// only a socket that stayed silent for drainQuiet ends the
+			// drain, not a slow handler. A deadline already passed makes
+			// the read fail at once, without looking at the socket.
+			d := now.Add(n.r.opts.drainQuiet)
+			if d.After(drainEnd) {
+				d = drainEnd
+			}
+			n.sock.SetReadDeadline(d)
+		} else if deadline.Sub(now) < 50*time.Millisecond {
+			deadline = now.Add(100 * time.Millisecond)
+			n.sock.SetReadDeadline(deadline)
 		}
 		nb, from, err := n.sock.ReadFromUDPAddrPort(buf)
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				if draining {
-					n.flush(now)
+					n.flush(time.Now())
 					return
 				}
 				continue
 			}
 			if errors.Is(err, net.ErrClosed) {
-				n.flush(now)
+				n.flush(time.Now())
 				return
 			}
 			continue // e.g. ICMP port unreachable surfacing as a read error
 		}
-		n.handle(buf[:nb], from, now)
+		// The time of arrival, not of the loop's top: the read may have
+		// waited up to its deadline, and a revisit scheduled from an
+		// earlier now would come before the interval the node asked for.
+		n.handle(buf[:nb], from, time.Now())
 	}
 }
 

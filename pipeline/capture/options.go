@@ -45,6 +45,10 @@ type Options struct {
 	// Ready, when set, is called with the nodes' UDP addresses once they
 	// listen (tests and benchmarks use it to find port-0 sockets).
 	Ready func(addrs []string)
+
+	// drainQuiet and drainMax bound the read loops' drain at stop
+	// (default the constants of the same names; tests change them).
+	drainQuiet, drainMax time.Duration
 }
 
 // DefaultOptions returns the settings of a plain `infohash capture`.

@@ -179,6 +179,12 @@ func checkOptions(o Options) (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.drainQuiet <= 0 {
+		o.drainQuiet = drainQuiet
+	}
+	if o.drainMax <= 0 {
+		o.drainMax = drainMax
+	}
 	if o.Listen == "" {
 		o.Listen = d.Listen
 	}
