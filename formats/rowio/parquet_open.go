@@ -11,6 +11,11 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
+// NoColumns is a schema of no columns: OpenParquet(r, size, NoColumns,
+// lim) checks a file's footer and scans no pages, for a caller that only
+// looks at the metadata (or opens the file again to read its rows).
+var NoColumns = parquet.NewSchema("none", parquet.Group{})
+
 // OpenParquet opens an untrusted Parquet file of size bytes. Before
 // parquet-go sees anything it checks the footer's encoding, the metadata
 // against lim and the file size, and the page headers (with compression

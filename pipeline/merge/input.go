@@ -262,6 +262,12 @@ const (
 // There is no bound on the compression ratio: zstd shrinks a constant
 // column (hash_type of 100,000 v1 results: 400 kB) to a few hundred bytes,
 // and page-level limits (rowio) catch what a chunk's pages declare.
+//
+// The footer is read through rowio.OpenParquet, never parquet.OpenFile
+// directly: parquet-go v0.32.0 allocates the footer length a file's last
+// bytes claim (up to 4 GiB) before checking that it fits in the file, and
+// decodes the footer trusting its list lengths and nesting, so a file of
+// a few dozen bytes could take gigabytes or crash the process.
 func plausibleParquet(path string) (blob bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -272,9 +278,9 @@ func plausibleParquet(path string) (blob bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := rowio.OpenParquet(f, info.Size(), rowio.NoColumns, rowio.DefaultLimits())
 	if err != nil {
-		return false, fmt.Errorf("not a readable Parquet file: %w", err)
+		return false, err
 	}
 	md := pf.Metadata()
 	if md.NumRows < 0 || md.NumRows > info.Size()/minResultBytes+1 {

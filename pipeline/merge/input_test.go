@@ -38,6 +38,12 @@ func TestArrowSchemaOOM(t *testing.T) {
 // FuzzReadResults feeds arbitrary bytes to merge's results reader (as a
 // file or a spooled stdin stream would arrive): it must never panic, and
 // a rejected input is bad input (exit 2) naming the input.
+//
+// A worker that dies with "exit status 2" and nothing else printed has
+// panicked or hit a fatal error: Go discards a fuzz worker's stderr, and
+// kills a worker whose input runs over 10 s (panic "deadlocked!"), which a
+// huge allocation can take under memory pressure though the same input is
+// fast alone. TestReadResultsHostileFooter has the case that did this.
 func FuzzReadResults(f *testing.F) {
 	info, h := torrentInfo("fuzz")
 	rs := []schema.Result{

@@ -1,0 +1,79 @@
+package merge
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// withFooter wraps a Thrift-encoded footer as a Parquet file: magic,
+// footer, its length, magic (no column data).
+func withFooter(footer []byte) []byte {
+	b := append([]byte("PAR1"), footer...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(footer)))
+	return append(b, "PAR1"...)
+}
+
+// TestReadResultsHostileFooter: a results file whose footer lies about
+// its own size, or declares lists and nesting its bytes cannot hold, is
+// bad input with a one-line message, and costs merge almost nothing.
+// merge once handed such files to parquet.OpenFile unchecked: the first
+// two made it allocate the 3.7 and 4 GiB their last bytes claim (a fuzz
+// worker taking 10 s to do so under memory pressure was killed by the
+// fuzzer's watchdog, with no output), the list one died of "fatal error:
+// runtime: out of memory" and the deep one of a goroutine stack over
+// 1 GB.
+func TestReadResultsHostileFooter(t *testing.T) {
+	// FileMetaData: version (i32) 1, then field 2 (schema) a list of
+	// 2^31-1 structs, followed by a few bytes.
+	list := append([]byte{0x15, 0x02, 0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07}, make([]byte, 16)...)
+	// An unknown struct field holding structs nested 5,000,000 deep.
+	const depth = 5_000_000
+	deep := append(append([]byte{0xfc}, bytes.Repeat([]byte{0x1c}, depth)...), make([]byte, depth+2)...)
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"footer length past the end (found by FuzzReadResults)", []byte("PAR1\xff\xff\xff\x7fage\xddPAR1"),
+			"corrupt Parquet: the footer claims 3714410337 bytes in a 16-byte file"},
+		{"footer length 4 GiB", []byte("PAR1\xff\xff\xff\xffPAR1"),
+			"corrupt Parquet: the footer claims 4294967295 bytes in a 12-byte file"},
+		{"list of 2^31-1 schema elements", withFooter(list),
+			"corrupt Parquet: the footer is truncated or declares more than it holds"},
+		{"structs nested 5,000,000 deep", withFooter(deep),
+			"corrupt Parquet: footer: thrift structs nested deeper than"},
+	}
+	dir := t.TempDir()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "in.parquet")
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := readResults(input{name: "IN", path: path})
+			runtime.ReadMemStats(&after)
+			switch {
+			case err == nil:
+				t.Fatal("accepted")
+			case exitcode.Of(err) != exitcode.Usage:
+				t.Errorf("exit %d, want %d (bad input): %v", exitcode.Of(err), exitcode.Usage, err)
+			case !strings.HasPrefix(err.Error(), "merge: IN: ") || !strings.Contains(err.Error(), tc.want) ||
+				strings.Contains(err.Error(), "\n"):
+				t.Errorf("error %q, want one line \"merge: IN: ...%s...\"", err, tc.want)
+			}
+			// The deep footer itself is 10 MB, read once.
+			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+				t.Errorf("reading a %d-byte file allocated %d MiB", len(tc.data), n>>20)
+			}
+		})
+	}
+}
