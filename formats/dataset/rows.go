@@ -124,9 +124,11 @@ func ReadFile[T any](path string) ([]T, error) {
 }
 
 // readRows reads every row of the Parquet file of size bytes in r (named
-// path in errors).
+// path in errors). The file is opened through rowio's checks: it may be
+// another dataset's (merge --from), and a damaged footer must be an error,
+// not gigabytes allocated or a crash inside parquet-go.
 func readRows[T any](r io.ReaderAt, size int64, path string) ([]T, error) {
-	pf, err := parquet.OpenFile(r, size)
+	pf, err := rowio.OpenParquet(r, size, parquet.SchemaOf(new(T)), rowio.DefaultLimits())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -31,17 +31,13 @@ type File struct {
 // while decoding the file becomes an error. Page headers are not checked
 // up front: that cost 0.15 ms a file, 4% of an incremental dedup. Use
 // OpenUntrusted for files from elsewhere.
-func Open(path string) (*File, error) { return openFile(path, noColumns) }
+func Open(path string) (*File, error) { return openFile(path, rowio.NoColumns) }
 
 // OpenUntrusted is Open for a state file from elsewhere (another dataset
 // given to merge): every page header is also checked against
 // rowio.DefaultLimits before anything is decoded, so that a damaged or
 // crafted header cannot make the reader allocate without bound.
 func OpenUntrusted(path string) (*File, error) { return openFile(path, nil) }
-
-// noColumns is the schema of no columns: rowio.OpenParquet then checks
-// the footer and scans no pages.
-var noColumns = parquet.NewSchema("none", parquet.Group{})
 
 func openFile(path string, scan *parquet.Schema) (_ *File, err error) {
 	f, err := os.Open(path)

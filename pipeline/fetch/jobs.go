@@ -62,10 +62,6 @@ type jobReader struct {
 	reading, shut bool
 }
 
-// noColumns is a schema of no columns: rowio.OpenParquet then checks a
-// file's footer and scans no pages.
-var noColumns = parquet.NewSchema("none", parquet.Group{})
-
 // openJobs opens path ("-": an Arrow IPC stream on stdin) for reading
 // jobs. A Parquet info_hash may be FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB
 // writes it, BYTE_ARRAY; an Arrow one any binary type (rowio checks its
@@ -136,7 +132,7 @@ func inspectJobs(path string) (blob bool, rows int64, err error) {
 	if err != nil {
 		return false, 0, err
 	}
-	pf, err := rowio.OpenParquet(f, st.Size(), noColumns, rowio.DefaultLimits())
+	pf, err := rowio.OpenParquet(f, st.Size(), rowio.NoColumns, rowio.DefaultLimits())
 	if err != nil {
 		return false, 0, fmt.Errorf("%s: %w", path, err)
 	}

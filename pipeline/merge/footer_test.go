@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -30,26 +32,7 @@ func withFooter(footer []byte) []byte {
 // runtime: out of memory" and the deep one of a goroutine stack over
 // 1 GB.
 func TestReadResultsHostileFooter(t *testing.T) {
-	// FileMetaData: version (i32) 1, then field 2 (schema) a list of
-	// 2^31-1 structs, followed by a few bytes.
-	list := append([]byte{0x15, 0x02, 0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07}, make([]byte, 16)...)
-	// An unknown struct field holding structs nested 5,000,000 deep.
-	const depth = 5_000_000
-	deep := append(append([]byte{0xfc}, bytes.Repeat([]byte{0x1c}, depth)...), make([]byte, depth+2)...)
-	tests := []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"footer length past the end (found by FuzzReadResults)", []byte("PAR1\xff\xff\xff\x7fage\xddPAR1"),
-			"corrupt Parquet: the footer claims 3714410337 bytes in a 16-byte file"},
-		{"footer length 4 GiB", []byte("PAR1\xff\xff\xff\xffPAR1"),
-			"corrupt Parquet: the footer claims 4294967295 bytes in a 12-byte file"},
-		{"list of 2^31-1 schema elements", withFooter(list),
-			"corrupt Parquet: the footer is truncated or declares more than it holds"},
-		{"structs nested 5,000,000 deep", withFooter(deep),
-			"corrupt Parquet: footer: thrift structs nested deeper than"},
-	}
+	tests := hostileFooters()
 	dir := t.TempDir()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,6 +56,67 @@ func TestReadResultsHostileFooter(t *testing.T) {
 			// The deep footer itself is 10 MB, read once.
 			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
 				t.Errorf("reading a %d-byte file allocated %d MiB", len(tc.data), n>>20)
+			}
+		})
+	}
+}
+
+// hostileFooters are Parquet files of a few bytes whose footers claim
+// gigabytes, and the error each must get instead.
+func hostileFooters() []struct {
+	name string
+	data []byte
+	want string
+} {
+	// FileMetaData: version (i32) 1, then field 2 (schema) a list of
+	// 2^31-1 structs, followed by a few bytes.
+	list := append([]byte{0x15, 0x02, 0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07}, make([]byte, 16)...)
+	// An unknown struct field holding structs nested 5,000,000 deep.
+	const depth = 5_000_000
+	deep := append(append([]byte{0xfc}, bytes.Repeat([]byte{0x1c}, depth)...), make([]byte, depth+2)...)
+	return []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"footer length past the end (found by FuzzReadResults)", []byte("PAR1\xff\xff\xff\x7fage\xddPAR1"),
+			"corrupt Parquet: the footer claims 3714410337 bytes in a 16-byte file"},
+		{"footer length 4 GiB", []byte("PAR1\xff\xff\xff\xffPAR1"),
+			"corrupt Parquet: the footer claims 4294967295 bytes in a 12-byte file"},
+		{"list of 2^31-1 schema elements", withFooter(list),
+			"corrupt Parquet: the footer is truncated or declares more than it holds"},
+		{"structs nested 5,000,000 deep", withFooter(deep),
+			"corrupt Parquet: footer: thrift structs nested deeper than"},
+	}
+}
+
+// TestOtherDatasetHostileFooter: merge --from reads another dataset's
+// files, which no manifest of ours vouches for; a damaged footer there is
+// an error naming the file, and costs nothing (parquet.OpenFile, used
+// before, allocated whatever the footer claimed).
+func TestOtherDatasetHostileFooter(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range hostileFooters() {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "t.parquet")
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			readers := map[string]func() error{
+				"torrents": func() error { return eachTorrent(path, func(*schema.Torrent) {}) },
+				"hashes":   func() error { _, err := dataset.ReadFile[hashOnly](path); return err },
+			}
+			for name, read := range readers {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				err := read()
+				runtime.ReadMemStats(&after)
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+					t.Errorf("%s: error %v, want one naming %s with %q", name, err, path, tc.want)
+				}
+				if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+					t.Errorf("%s: reading a %d-byte file allocated %d MiB", name, len(tc.data), n>>20)
+				}
 			}
 		})
 	}

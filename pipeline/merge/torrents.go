@@ -90,7 +90,7 @@ func copyRows(path string, buf []schema.Torrent, w *parquet.GenericWriter[schema
 	if err != nil {
 		return err
 	}
-	pf, err := parquet.OpenFile(in, info.Size())
+	pf, err := rowio.OpenParquet(in, info.Size(), nil, rowio.DefaultLimits())
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func eachTorrent(path string, fn func(*schema.Torrent)) error {
 	if err != nil {
 		return err
 	}
-	pf, err := parquet.OpenFile(in, info.Size())
+	pf, err := rowio.OpenParquet(in, info.Size(), nil, rowio.DefaultLimits())
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
