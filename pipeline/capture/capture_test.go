@@ -301,15 +301,7 @@ func TestInterruptKeepsEveryObservation(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := rowio.Open[schema.Observation](path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rows, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readObservations(t, path)
 	if len(rows) != n || st.Observations != n {
 		t.Fatalf("file holds %d rows, stats say %d; want %d", len(rows), st.Observations, n)
 	}
@@ -334,4 +326,19 @@ func TestMaxObservationsStopsTheRun(t *testing.T) {
 	if len(sink.rows) != 50 || st.Observations != 50 || st.StopReason != StopMaxObservations {
 		t.Fatalf("%d rows, stats %+v", len(sink.rows), st)
 	}
+}
+
+// readObservations reads back every row of an observations file.
+func readObservations(t *testing.T, path string) []schema.Observation {
+	t.Helper()
+	r, err := rowio.Open[schema.Observation](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -71,15 +71,7 @@ func TestDrainKeepsWhatIsQueuedAtStop(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := rowio.Open[schema.Observation](path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	rows, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readObservations(t, path)
 	seen := map[[20]byte]int{}
 	for _, o := range rows {
 		seen[o.InfoHash]++
