@@ -152,7 +152,7 @@ func TestReportPathsCheckedBeforeWork(t *testing.T) {
 		{"stats-json names a directory", []string{"dedup", "--stats-json", dir, list}, "is a directory"},
 		{"both reports on stdout", []string{"dedup", "--stats-json", "-", "--metrics-file", "-", list}, "only one of them"},
 		{"export's data and stats on stdout", []string{"export", "-f", "csv", "--stats-json", "-"}, "--stats-json -: the command's data goes to stdout"},
-		{"plan-retries' data and metrics on stdout", []string{"plan-retries", "--metrics-file", "-"}, "--metrics-file -:"},
+		{"plan-retries' data and metrics on stdout", []string{"plan-retries", "-o", "-", "--metrics-file", "-"}, "--metrics-file -:"},
 		{"fetch's data and stats on stdout", []string{"fetch", "-o", "-", "--stats-json", "-", list}, "--stats-json -:"},
 		{"plan-retries -o in a missing directory", []string{"plan-retries", "-o", missing}, "plan-retries: -o: " + missing},
 		{"export -o a directory", []string{"export", "-o", dir}, "export: -o:"},
@@ -268,7 +268,7 @@ func TestBinaryToTerminalRefused(t *testing.T) {
 		args []string
 		msg  string // "" when the run must succeed
 	}{
-		{"plan-retries", []string{"plan-retries", "--data", data}, "plan-retries: refusing to write Arrow to a terminal; use -o FILE or pipe it"},
+		{"plan-retries", []string{"plan-retries", "--data", data, "-o", "-"}, "plan-retries: refusing to write Arrow to a terminal; use -o FILE or pipe it"},
 		{"export parquet", []string{"export", "--data", data}, "export: refusing to write Parquet to a terminal"},
 		{"export arrow", []string{"export", "--data", data, "-f", "arrow", "-o", "-"}, "export: refusing to write Arrow to a terminal"},
 		{"capture", []string{"capture", "-o", "-", "--listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1:1"}, "capture: refusing to write Arrow"},

@@ -27,10 +27,14 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"zero half-life", []string{"dedup", "--data", data, "--half-life", "0", hashes}, "--half-life: 0s is not positive"},
 		{"dedup keep 0", []string{"dedup", "--data", data, "--keep", "0", hashes}, "--keep: 0 is less than 1"},
 		{"merge keep -1", []string{"merge", "--data", data, "--keep", "-1", hashes}, "--keep: -1 is less than 1"},
-		{"plan keep 0", []string{"plan-retries", "--data", data, "--keep", "0"}, "--keep: 0 is less than 1"},
+		{"plan keep 0", []string{"plan-retries", "--data", data, "-o", "-", "--keep", "0"}, "--keep: 0 is less than 1"},
 		{"dedup lock-wait", []string{"dedup", "--data", data, "--lock-wait", "-1s", hashes}, "--lock-wait: -1s is negative"},
 		{"merge lock-wait", []string{"merge", "--data", data, "--lock-wait", "-5m", hashes}, "--lock-wait: -5m0s is negative"},
-		{"plan lock-wait", []string{"plan-retries", "--data", data, "--lock-wait=-1s"}, "--lock-wait: -1s is negative"},
+		{"plan lock-wait", []string{"plan-retries", "--data", data, "-o", "-", "--lock-wait=-1s"}, "--lock-wait: -1s is negative"},
+		// plan-retries commits leases: its jobs go only where -o says
+		// (a default of stdout put Arrow into "plan-retries >>cron.log"
+		// and left the hashes leased).
+		{"plan no output", []string{"plan-retries", "--data", data}, `Required flag "output" not set`},
 		{"peer port too big", []string{"fetch", "--peer", "127.0.0.1:99999", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:99999": port 99999 is outside 1-65535`},
 		{"peer port 0", []string{"fetch", "--peer", "127.0.0.1:6881", "--peer", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:0": port 0 is outside`},
 		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1": not HOST:PORT`},

@@ -61,7 +61,7 @@ func DefaultOptions() Options {
 		Crawl:          true,
 		SampleInterval: 6 * time.Hour,
 		BatchSize:      4096,
-		Progress:       30 * time.Second,
+		Progress:       10 * time.Second,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -265,8 +266,11 @@ func (f *Fetcher) progress(ctx context.Context) func() {
 				return
 			case <-t.C:
 				s := f.Stats()
+				// ok, not verified: a verified info dictionary can still be
+				// invalid; the rate keeps two decimals (a slow swarm's
+				// 0.4/s is not 0).
 				f.opts.Logger.Info("fetch: progress", "jobs", s.Jobs, "attempted", s.Attempted,
-					"verified", s.Verified, "verified_per_sec", int(s.VerifiedPerSec), "connects", s.Connects)
+					"ok", s.Outcomes["ok"], "ok_per_sec", math.Round(s.VerifiedPerSec*100)/100, "connects", s.Connects)
 			}
 		}
 	}()

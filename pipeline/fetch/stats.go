@@ -59,7 +59,7 @@ type Stats struct {
 	MetadataReceived int64   `json:"metadata_received"` // complete info dictionaries received
 	Verified         int64   `json:"verified"`          // of those, matching the infohash (a job may verify on two peers at once)
 	ElapsedMs        int64   `json:"elapsed_ms"`        // wall time of the run
-	VerifiedPerSec   float64 `json:"verified_per_sec"`  // ok results per second of the run
+	VerifiedPerSec   float64 `json:"verified_per_sec"`  // ok results (not Verified) per second of the run
 
 	Outcomes     map[string]int64 `json:"outcomes"`      // result rows per outcome
 	PeerFailures map[string]int64 `json:"peer_failures"` // peer_failures entries per class
@@ -93,7 +93,7 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 // WriteText writes the counters as a short human-readable report.
 func (s Stats) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "fetch: %d jobs, %d attempted, %d lease expired, %d unfinished in %.1fs (%.0f verified/s)\n",
+	fmt.Fprintf(&b, "fetch: %d jobs, %d attempted, %d lease expired, %d unfinished in %.1fs (%.2f ok/s)\n",
 		s.Jobs, s.Attempted, s.LeaseExpired, s.Unfinished, float64(s.ElapsedMs)/1000, s.VerifiedPerSec)
 	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
 		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
