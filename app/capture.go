@@ -41,7 +41,8 @@ was received is still written and committed (exit 130). At a stop each
 node goes on reading until its socket has been quiet for 200ms (2s at
 most), so packets already on their way are kept. Node IDs and routing
 tables are kept in --dht-state (default DIR/dht-state with --data DIR) so
-the next run rejoins warm.
+the next run rejoins warm; a second capture started on a --dht-state in use
+exits 75 (captures that run at once need their own).
 
 Counters are logged on stderr when done and written by --stats-json.
 

@@ -55,6 +55,11 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 		return Stats{}, err
 	}
 	log := opts.Logger
+	release, err := lockState(opts.StateDir)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer release()
 	st, err := loadState(opts.StateDir)
 	if err != nil {
 		log.Warn("starting without saved DHT state", "err", err)

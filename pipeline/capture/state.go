@@ -9,8 +9,12 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // stateFileName is the file kept in Options.StateDir.
@@ -115,4 +119,42 @@ func nodeIDs(s state, k int, rnd func() uint64) [][20]byte {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// stateLockName is the file in Options.StateDir whose flock(2) a capture
+// holds while it uses the directory's node IDs.
+const stateLockName = "lock"
+
+// lockState takes dir for this run: two captures sharing one state would
+// run the same node IDs at once (which other nodes see as one node
+// flapping between addresses) and the last to stop would overwrite the
+// other's routing tables. The kernel drops the lock when the process
+// dies, so a killed capture never leaves it behind. The PID is written
+// inside for people.
+func lockState(dir string) (release func(), err error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("capture: dht state: %w", err)
+	}
+	p := filepath.Join(dir, stateLockName)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("capture: dht state: %w", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(p)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, exitcode.With(exitcode.Locked, fmt.Errorf(
+				"capture: --dht-state %s is in use by another capture (%s); give each capture running at once its own --dht-state",
+				dir, strings.TrimSpace(string(holder))))
+		}
+		return nil, fmt.Errorf("capture: dht state: locking %s: %w", p, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		fmt.Fprintf(f, "pid %d\n", os.Getpid())
+	}
+	return func() { f.Close() }, nil
 }

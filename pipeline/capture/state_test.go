@@ -3,10 +3,12 @@ package capture
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/tools/testnet"
 )
 
@@ -87,5 +89,39 @@ func TestNodeIDsSpreadOverTheKeyspace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStateDirInUse: a second capture on the state directory of a
+// running one is refused (exit 75, naming the directory) before it opens
+// a socket; it used to load the same node IDs and run them twice, and the
+// last to stop overwrote the other's routing tables. Once the first
+// stops, the directory is free again.
+func TestStateDirInUse(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions()
+	o.StateDir = dir
+	o.Bootstrap = nil
+	o.Crawl = false
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	o.Ready = func([]string) { close(ready) }
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, o, &memSink{})
+		done <- err
+	}()
+	<-ready
+	second := o
+	second.Ready = nil
+	_, err := Run(context.Background(), second, &memSink{})
+	if exitcode.Of(err) != exitcode.Locked || err == nil || !strings.Contains(err.Error(), "--dht-state "+dir+" is in use by another capture (pid ") {
+		t.Fatalf("second capture: %v (exit %d), want exit 75 naming %s", err, exitcode.Of(err), dir)
+	}
+	cancel()
+	<-done
+	second.Duration = 50 * time.Millisecond
+	if _, err := Run(context.Background(), second, &memSink{}); err != nil {
+		t.Fatalf("after the first stopped: %v", err)
 	}
 }
