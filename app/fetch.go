@@ -30,7 +30,9 @@ lease_until, peers and avoid_peers are used when present) and writes one result 
 attempted job. JOBS is Parquet (a file), an Arrow IPC stream, or a text list of
 infohashes (one hex infohash, magnet URI or magnetico JSON line a line, as dedup reads;
 blank lines and # comments skipped), told apart by content; hashes from a list are jobs
-without a lease. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
+without a lease. A hash is attempted once per run: a row repeating an earlier row's
+info_hash (a hash list, or capture's observations given as jobs) is skipped and counted
+in duplicates, not in jobs. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
 (BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a v2 hash (fetched as v2); any
 other length is bad input naming the file and row. The endpoints listed in the jobs
 file's metadata (key infohash.avoid_peers, written by plan-retries from DIR/peers/) are
