@@ -91,7 +91,7 @@ func TestErrorsNameThePathOnce(t *testing.T) {
 		args       []string
 		want       string
 	}{
-		{"merge, wrong schema", obs, []string{"merge", "--data", data, obs}, "wrong schema"},
+		{"merge, wrong schema", obs, []string{"merge", "--data", data, obs}, "not a results file"},
 		{"merge, not Arrow nor Parquet", garbage, []string{"merge", "--data", data, garbage}, "neither Parquet nor an Arrow IPC stream"},
 		{"plan-retries, output dir missing", missing, []string{"plan-retries", "--data", data, "--now", "2026-03-02T00:00:00Z", "-o", missing}, "no such file or directory"},
 		{"dedup, wrong schema", obs, []string{"dedup", "--data", data, obs}, "wrong schema"},

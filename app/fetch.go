@@ -27,7 +27,12 @@ func fetchCommand() *cli.Command {
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
-attempted job. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
+attempted job. JOBS is Parquet (a file), an Arrow IPC stream, or a text list of
+infohashes (one hex infohash, magnet URI or magnetico JSON line a line, as dedup reads;
+blank lines and # comments skipped), told apart by content; hashes from a list are jobs
+without a lease. A hash is attempted once per run: a row repeating an earlier row's
+info_hash (a hash list, or capture's observations given as jobs) is skipped and counted
+in duplicates, not in jobs. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
 (BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a v2 hash (fetched as v2); any
 other length is bad input naming the file and row. The endpoints listed in the jobs
 file's metadata (key infohash.avoid_peers, written by plan-retries from DIR/peers/) are
@@ -95,7 +100,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 
 func runFetch(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return exitcode.BadInput(errors.New("fetch: want one JOBS argument (a Parquet file or -)"))
+		return exitcode.BadInput(errors.New("fetch: want one JOBS argument (a Parquet file, a hash list or -)"))
 	}
 	o := fetch.DefaultOptions()
 	o.Input, o.Output = c.Args().First(), c.String("output")

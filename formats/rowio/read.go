@@ -78,8 +78,12 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 	}
 	b, err := pl.bind(ar.Schema())
 	if err != nil {
+		cols := make([]string, 0, ar.Schema().NumFields())
+		for _, f := range ar.Schema().Fields() {
+			cols = append(cols, f.Name)
+		}
 		ar.Release()
-		return nil, fmt.Errorf("%s: %w: %w", name, ErrSchema, err)
+		return nil, fmt.Errorf("%s: %w", name, &SchemaError{Columns: cols, Err: err})
 	}
 	return &Reader[T]{name: name, ar: ar, alloc: alloc, bind: b}, nil
 }
@@ -101,7 +105,11 @@ func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := CheckSchema(want, pf.Schema()); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", path, ErrSchema, err)
+		var cols []string
+		for _, f := range pf.Schema().Fields() {
+			cols = append(cols, f.Name())
+		}
+		return nil, fmt.Errorf("%s: %w", path, &SchemaError{Columns: cols, Err: err})
 	}
 	return &Reader[T]{name: path, f: f, pf: pf, pr: parquet.NewGenericReader[T](pf)}, nil
 }

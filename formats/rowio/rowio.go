@@ -175,3 +175,15 @@ func (w *Writer[T]) Abort() {
 // ErrSchema is wrapped by errors about input whose columns do not fit the
 // expected row type.
 var ErrSchema = errors.New("wrong schema")
+
+// SchemaError is an ErrSchema: the input's columns do not fit the row
+// type. Columns are the input's top-level column names, from which a
+// caller can tell what kind of file it was given instead.
+type SchemaError struct {
+	Columns []string
+	Err     error
+}
+
+func (e *SchemaError) Error() string        { return ErrSchema.Error() + ": " + e.Err.Error() }
+func (e *SchemaError) Unwrap() error        { return e.Err }
+func (e *SchemaError) Is(target error) bool { return target == ErrSchema }

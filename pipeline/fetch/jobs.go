@@ -1,6 +1,8 @@
 package fetch
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -62,18 +64,70 @@ type jobReader struct {
 	reading, shut bool
 }
 
-// openJobs opens path ("-": an Arrow IPC stream on stdin) for reading
-// jobs. A Parquet info_hash may be FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB
-// writes it, BYTE_ARRAY; an Arrow one any binary type (rowio checks its
-// length).
+// openJobs opens path ("-": stdin) for reading jobs, telling by the
+// first bytes what it holds: Parquet (a file only), an Arrow IPC stream,
+// or a text list of infohashes (hashList). A Parquet info_hash may be
+// FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB writes it, BYTE_ARRAY; an Arrow
+// one any binary type (rowio checks its length).
 func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 	if path == "-" {
-		r, err := rowio.Open[jobRow](path, stdin)
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		return openStream("stdin", bufio.NewReaderSize(stdin, 1<<20), func() error { return nil }, false)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	if head, _ := br.Peek(len(parquetMagic)); !bytes.Equal(head, parquetMagic) {
+		jr, err := openStream(path, br, f.Close, true)
+		if err != nil {
+			f.Close()
+		}
+		return jr, err
+	}
+	f.Close()
+	return openParquetJobs(path)
+}
+
+var (
+	parquetMagic = []byte("PAR1")
+	arrowMagic   = []byte{0xff, 0xff, 0xff, 0xff}
+)
+
+// openStream reads the jobs of an Arrow IPC stream or a hash list from
+// br (a file when file is set, else stdin); closeIn closes what br reads.
+func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) (*jobReader, error) {
+	head, err := br.Peek(8)
+	switch {
+	case len(head) == 0 && err != nil && !errors.Is(err, io.EOF):
+		return nil, fmt.Errorf("%s: %w", name, err)
+	case len(head) == 0:
+		return nil, fmt.Errorf("%s: empty input", name)
+	case bytes.HasPrefix(head, parquetMagic):
+		return nil, fmt.Errorf("%s: Parquet on stdin: name the file instead (stdin takes an Arrow IPC stream of jobs or a text list of infohashes)", name)
+	case bytes.HasPrefix(head, arrowMagic):
+		r, err := rowio.OpenArrow[jobRow](name, br)
 		if err != nil {
 			return nil, err
 		}
-		return &jobReader{name: "stdin", read: r.Read, close: r.Close, meta: r.Metadata, total: -1}, nil
+		return &jobReader{name: name, read: r.Read, meta: r.Metadata, total: -1,
+			close: func() error { r.Close(); return closeIn() }}, nil
+	case bytes.IndexByte(head, 0) >= 0:
+		if file {
+			return nil, fmt.Errorf("%s: neither Parquet jobs, an Arrow IPC stream of jobs nor a text list of infohashes", name)
+		}
+		return nil, fmt.Errorf("%s: neither an Arrow IPC stream of jobs nor a text list of infohashes", name)
 	}
+	l := newHashList(name, br)
+	return &jobReader{name: name, read: l.read, close: closeIn, total: -1,
+		meta: func(string) (string, bool) { return "", false }}, nil
+}
+
+// openParquetJobs reads the jobs of a Parquet file.
+func openParquetJobs(path string) (*jobReader, error) {
 	blob, total, err := inspectJobs(path)
 	if err != nil {
 		return nil, err

@@ -152,34 +152,43 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 	return st, nil
 }
 
-// readJobs hands the jobs of in to the workers and closes jobs. Once ctx
-// ends it starts no more: the rest of the input is counted (jobs and
-// unfinished) without being run, from a Parquet file's footer or by
-// reading a stream through. err is unreadable input (before the stop);
+// readJobs hands the jobs of in to the workers and closes jobs. A row
+// whose info_hash an earlier row had is skipped and counted as a
+// duplicate: one attempt per hash (a planner's jobs never repeat one; a
+// hash list or capture's observations given as jobs do). Once ctx ends it
+// starts no more: the rest of the input is counted (jobs and unfinished)
+// without being run, from a Parquet file's footer (repeats included) or
+// by reading a stream through. err is unreadable input (before the stop);
 // countErr says that the rest could not be counted (a stream that broke
 // after the stop), which is not bad input: the run was over.
 func readJobs(ctx context.Context, in jobSource, jobs chan<- schema.Job, st *counters) (err, countErr error) {
-	stopped := func(left int64, readErr error) error {
+	seen := hashSet{}
+	stopped := func(rest []jobRow, readErr error) error {
 		close(jobs)
-		st.jobs.Add(left)
-		st.unfinished.Add(left)
+		seen.count(rest, st)
 		if errors.Is(readErr, io.EOF) {
 			return nil
 		}
 		if readErr != nil {
 			return readErr
 		}
-		return countRest(in, st)
+		return countRest(in, seen, st)
 	}
 	buf := make([]jobRow, 256)
 	for {
 		n, err := in.Read(buf)
 		for i, r := range buf[:n] {
+			if !seen.add(r.InfoHash) {
+				st.duplicates.Add(1)
+				continue
+			}
 			select {
 			case jobs <- r.job():
 				st.jobs.Add(1)
 			case <-ctx.Done():
-				return nil, stopped(int64(n-i), err)
+				st.jobs.Add(1)
+				st.unfinished.Add(1)
+				return nil, stopped(buf[i+1:n], err)
 			}
 		}
 		switch {
@@ -190,13 +199,37 @@ func readJobs(ctx context.Context, in jobSource, jobs chan<- schema.Job, st *cou
 			close(jobs)
 			return err, nil
 		case ctx.Err() != nil:
-			return nil, stopped(0, nil)
+			return nil, stopped(nil, nil)
+		}
+	}
+}
+
+// hashSet holds the hashes of the jobs read so far.
+type hashSet map[schema.Hash]struct{}
+
+// add reports whether h is new, and adds it.
+func (s hashSet) add(h schema.Hash) bool {
+	if _, ok := s[h]; ok {
+		return false
+	}
+	s[h] = struct{}{}
+	return true
+}
+
+// count counts rows, not run, as unfinished jobs or duplicates.
+func (s hashSet) count(rows []jobRow, st *counters) {
+	for _, r := range rows {
+		if s.add(r.InfoHash) {
+			st.jobs.Add(1)
+			st.unfinished.Add(1)
+		} else {
+			st.duplicates.Add(1)
 		}
 	}
 }
 
 // countRest counts the jobs left in in as unfinished.
-func countRest(in jobSource, st *counters) error {
+func countRest(in jobSource, seen hashSet, st *counters) error {
 	if n, ok := in.Unread(); ok {
 		st.jobs.Add(n)
 		st.unfinished.Add(n)
@@ -205,8 +238,7 @@ func countRest(in jobSource, st *counters) error {
 	buf := make([]jobRow, 1024)
 	for {
 		n, err := in.Read(buf)
-		st.jobs.Add(int64(n))
-		st.unfinished.Add(int64(n))
+		seen.count(buf[:n], st)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}

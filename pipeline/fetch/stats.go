@@ -13,6 +13,7 @@ import (
 // counters are the live stage counters, updated from many goroutines.
 type counters struct {
 	jobs, attempted, expired, unfinished        atomic.Int64
+	duplicates                                  atomic.Int64
 	lookups, lookupsFailed, peersFound, avoided atomic.Int64
 	connects, connectsOK, connectsFailed        atomic.Int64
 	handshakes, extensionSupport                atomic.Int64
@@ -45,6 +46,7 @@ type Stats struct {
 	Attempted    int64 `json:"attempted"`     // jobs with a result row
 	LeaseExpired int64 `json:"lease_expired"` // not attempted: lease_until had passed
 	Unfinished   int64 `json:"unfinished"`    // no result row: the run stopped before starting or finishing them
+	Duplicates   int64 `json:"duplicates"`    // input rows skipped, not jobs: their info_hash was an earlier row's
 
 	Lookups          int64   `json:"lookups"`           // DHT get_peers traversals
 	LookupsFailed    int64   `json:"lookups_failed"`    // traversals no DHT node answered
@@ -68,7 +70,7 @@ type Stats struct {
 func (c *counters) snapshot(elapsed time.Duration) Stats {
 	s := Stats{
 		Jobs: c.jobs.Load(), Attempted: c.attempted.Load(), LeaseExpired: c.expired.Load(),
-		Unfinished: c.unfinished.Load(), Lookups: c.lookups.Load(), LookupsFailed: c.lookupsFailed.Load(),
+		Unfinished: c.unfinished.Load(), Duplicates: c.duplicates.Load(), Lookups: c.lookups.Load(), LookupsFailed: c.lookupsFailed.Load(),
 		PeersFound: c.peersFound.Load(), PeersAvoided: c.avoided.Load(), Connects: c.connects.Load(),
 		ConnectsOK: c.connectsOK.Load(), ConnectsFailed: c.connectsFailed.Load(),
 		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(),
@@ -93,8 +95,12 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 // WriteText writes the counters as a short human-readable report.
 func (s Stats) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "fetch: %d jobs, %d attempted, %d lease expired, %d unfinished in %.1fs (%.2f ok/s)\n",
-		s.Jobs, s.Attempted, s.LeaseExpired, s.Unfinished, float64(s.ElapsedMs)/1000, s.VerifiedPerSec)
+	fmt.Fprintf(&b, "fetch: %d jobs", s.Jobs)
+	if s.Duplicates > 0 {
+		fmt.Fprintf(&b, " (%d repeated rows skipped)", s.Duplicates)
+	}
+	fmt.Fprintf(&b, ", %d attempted, %d lease expired, %d unfinished in %.1fs (%.2f ok/s)\n",
+		s.Attempted, s.LeaseExpired, s.Unfinished, float64(s.ElapsedMs)/1000, s.VerifiedPerSec)
 	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
 		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
 	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d; handshakes %d; BEP 10 %d; ut_metadata %d\n",

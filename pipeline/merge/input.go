@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -187,6 +188,10 @@ func decodeResults(in input) ([]schema.Result, error) {
 	// rowio's errors begin with the input's name (a Parquet file's path),
 	// as do its Read errors below.
 	if err != nil {
+		var se *rowio.SchemaError
+		if errors.As(err, &se) && !slices.Contains(se.Columns, "outcome") {
+			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, notResults(se.Columns)))
+		}
 		return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer r.Close()
@@ -211,6 +216,16 @@ func decodeResults(in input) ([]schema.Result, error) {
 			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 	}
+}
+
+// notResults says that a file with these columns is not fetch's results
+// and, when its columns tell, what it is instead.
+func notResults(cols []string) error {
+	hint := ""
+	if k := schema.KindOfColumns(cols); k != "" {
+		hint = "is it " + k + "? "
+	}
+	return fmt.Errorf("not a results file: missing required column outcome (%smerge takes fetch's results)", hint)
 }
 
 // checkResult rejects rows merge cannot apply safely.
@@ -248,20 +263,20 @@ func verified(r *schema.Result) bool {
 	return sha1Sum(r.InfoBytes) == r.InfoHash
 }
 
-// Limits on what a results file may declare, checked before its rows are
-// decoded: parquet-go allocates what a file claims, so a small crafted file
-// could otherwise take gigabytes.
-const (
-	minResultBytes = 10      // every row holds a 20-byte infohash that does not compress
-	maxChunkBytes  = 1 << 30 // the uncompressed size of one column chunk
-)
+// maxChunkBytes bounds the uncompressed size of one column chunk of a
+// results file, checked before its rows are decoded.
+const maxChunkBytes = 1 << 30
 
-// plausibleParquet checks a Parquet file's metadata against the limits,
-// and reports whether its info_hash is a BYTE_ARRAY column (as DuckDB
-// writes a BLOB) rather than fetch's FIXED_LEN_BYTE_ARRAY(20).
-// There is no bound on the compression ratio: zstd shrinks a constant
-// column (hash_type of 100,000 v1 results: 400 kB) to a few hundred bytes,
-// and page-level limits (rowio) catch what a chunk's pages declare.
+// plausibleParquet checks a Parquet file's column chunk sizes, and
+// reports whether its info_hash is a BYTE_ARRAY column (as DuckDB writes
+// a BLOB) rather than fetch's FIXED_LEN_BYTE_ARRAY(20).
+// There is no bound on the compression ratio, nor on rows or values per
+// byte of file: zstd shrinks a constant column (hash_type of 100,000 v1
+// results: 400 kB) to a few hundred bytes, and dictionary or RLE encoding
+// with zstd makes 1317 results for 42 hashes (or capture's observations)
+// take under 10 bytes a row. rowio bounds what decoding may allocate from
+// the rows and values the footer and every page header declare
+// (Limits.MaxRows, MaxRowGroupRows, MaxPageValues, MaxPageBytes).
 //
 // The footer is read through rowio.OpenParquet, never parquet.OpenFile
 // directly: parquet-go v0.32.0 allocates the footer length a file's last
@@ -282,18 +297,12 @@ func plausibleParquet(path string) (blob bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	md := pf.Metadata()
-	if md.NumRows < 0 || md.NumRows > info.Size()/minResultBytes+1 {
-		return false, fmt.Errorf("declares %d rows in %d bytes", md.NumRows, info.Size())
-	}
-	for _, rg := range md.RowGroups {
+	for _, rg := range pf.Metadata().RowGroups {
 		for _, c := range rg.Columns {
-			m := c.MetaData
-			if m.TotalUncompressedSize < 0 || m.TotalUncompressedSize > maxChunkBytes ||
-				m.TotalCompressedSize < 0 ||
-				m.NumValues < 0 || m.NumValues > info.Size()*8 {
-				return false, fmt.Errorf("column %v declares %d values in %d bytes (%d compressed)",
-					m.PathInSchema, m.NumValues, m.TotalUncompressedSize, m.TotalCompressedSize)
+			// rowio.OpenParquet refused negative counts and sizes.
+			if m := c.MetaData; m.TotalUncompressedSize > maxChunkBytes {
+				return false, fmt.Errorf("column %v declares %d bytes (%d compressed)",
+					m.PathInSchema, m.TotalUncompressedSize, m.TotalCompressedSize)
 			}
 		}
 	}

@@ -1,0 +1,108 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/tools/badpeers"
+)
+
+// TestRunHashList: a text list of infohashes (hex, magnet URIs, comments),
+// as a file or on stdin, is a list of jobs: each hash attempted once,
+// results without a lease, as the README's "manual fetch of a hash list".
+func TestRunHashList(t *testing.T) {
+	tor := badpeers.NewTorrent(21, 1, 5)
+	good := startPeer(t, badpeers.Good, tor)
+	hexHash := hex.EncodeToString(tor.InfoHash[:])
+	for _, tt := range []struct {
+		name, list string
+		stdin      bool
+	}{
+		{"hex on stdin", hexHash + "\n", true},
+		{"hex file", "# wanted\n\n" + strings.ToUpper(hexHash) + "\n", false},
+		{"magnet file", "magnet:?xt=urn:btih:" + hexHash + "&dn=x\n", false},
+		{"no final newline", hexHash, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := testOptions()
+			o.Output = filepath.Join(dir, "r.parquet")
+			o.Peers = []string{good.Addr()}
+			if tt.stdin {
+				o.Input, o.Stdin = "-", strings.NewReader(tt.list)
+			} else {
+				o.Input = filepath.Join(dir, "hashes.txt")
+				if err := os.WriteFile(o.Input, []byte(tt.list), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := Run(context.Background(), o)
+			if err != nil || st.Jobs != 1 || st.Attempted != 1 {
+				t.Fatalf("stats %+v, err %v", st, err)
+			}
+			res := readResults(t, o.Output)[tor.InfoHash]
+			if res.Outcome != schema.OutcomeOK || res.LeaseID != "" || res.HashType != schema.HashV1 {
+				t.Fatalf("result %s lease %q type %d", res.Outcome, res.LeaseID, res.HashType)
+			}
+		})
+	}
+}
+
+// TestRunInputOfAnotherKind: input that is no jobs and no hash list is
+// bad input (exit 2) saying so in one line, not an Arrow reader's limit
+// or a Parquet magic number; nothing is written.
+func TestRunInputOfAnotherKind(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		content []byte
+		stdin   bool
+		want    string // after "fetch: NAME: " ("fetch: NAME:LINE: " with line)
+		line    int
+	}{
+		{"bad line", []byte("0123456789abcdef0123456789abcdef01234567\nnot a hash\n"), false,
+			`infohash "not a hash": want 40 or 64 hex characters, got 10 (a hash list has one infohash or magnet URI a line)`, 2},
+		{"binary", []byte("\x00\x01\x02garbage"), false,
+			"neither Parquet jobs, an Arrow IPC stream of jobs nor a text list of infohashes", 0},
+		{"binary on stdin", []byte("\x00\x01\x02garbage"), true,
+			"neither an Arrow IPC stream of jobs nor a text list of infohashes", 0},
+		{"parquet on stdin", []byte("PAR1\x00\x00\x00\x00PAR1"), true,
+			"Parquet on stdin: name the file instead (stdin takes an Arrow IPC stream of jobs or a text list of infohashes)", 0},
+		{"empty", nil, false, "empty input", 0},
+		{"empty stdin", nil, true, "empty input", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := testOptions()
+			o.Output = filepath.Join(dir, "r.parquet")
+			name := "stdin"
+			if tt.stdin {
+				o.Input, o.Stdin = "-", bytes.NewReader(tt.content)
+			} else {
+				o.Input = filepath.Join(dir, "in.txt")
+				name = o.Input
+				if err := os.WriteFile(o.Input, tt.content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := Run(context.Background(), o)
+			want := "fetch: " + name + ": " + tt.want
+			if tt.line > 0 {
+				want = fmt.Sprintf("fetch: %s:%d: %s", name, tt.line, tt.want)
+			}
+			if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("got %v (exit %d)\nwant %q (exit 2)", err, exitcode.Of(err), want)
+			}
+			if _, serr := os.Stat(o.Output); serr == nil {
+				t.Fatal("output written")
+			}
+		})
+	}
+}
