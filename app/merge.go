@@ -59,7 +59,7 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 			dataFlag, nowFlag, statsJSONFlag,
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
-			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
+			lockWaitFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			data, err := requireData(c)
@@ -68,7 +68,7 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 			}
 			o := merge.DefaultOptions()
 			o.Data, o.Inputs, o.From, o.Stdin = data, c.Args().Slice(), c.String("from"), c.App.Reader
-			o.Keep, o.LockWait = c.Int("keep"), c.Duration("lock-wait")
+			o.Keep, o.LockWait = c.Int("keep"), flagDuration(c, "lock-wait")
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}
