@@ -108,7 +108,7 @@ func runCapture(c *cli.Context) error {
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("capture: %w", err) // rowio names the file
 	}
-	slog.Info("capture: done", "stop", st.StopReason, "seconds", fmt.Sprintf("%.1f", st.Seconds),
+	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", st.Queries, "malformed", st.Malformed,
 		"sample_responses", st.SampleResponses, "samples", st.Samples,
 		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "output", out)

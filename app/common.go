@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"time"
 
@@ -170,6 +171,13 @@ func parseNow(c *cli.Context) (time.Time, error) {
 		return time.Time{}, exitcode.BadInput(fmt.Errorf("--now: %q is not an RFC 3339 time", s))
 	}
 	return t.UTC(), nil
+}
+
+// secondsAttr is the "seconds" attribute of a stage's final log record:
+// a number, as in --stats-json (a JSON log used to get the string
+// "0.02"), rounded to hundredths so that a text log stays short.
+func secondsAttr(s float64) slog.Attr {
+	return slog.Float64("seconds", math.Round(s*100)/100)
 }
 
 // started is when the command began (for run durations).

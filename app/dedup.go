@@ -118,7 +118,7 @@ was committed ends the run partial (exit 3), naming the input.
 				"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 				"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
 				"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,
-				"commits", st.Commits, "snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+				"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			return writeStatsJSON(c, st)
 		},
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/urfave/cli/v2"
@@ -80,14 +79,14 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 				slog.Info("merge --from done", "from", u.From, "from_snapshot", u.FromSnapshot,
 					"already_merged", u.AlreadyMerged, "counts_added", u.Additive, "hashes_added", u.HashesAdded,
 					"hashes_combined", u.HashesCombined, "torrents_added", u.TorrentsAdded,
-					"snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+					"snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			} else {
 				slog.Info("merge done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
 					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
-					"archived", st.Archived, "snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
 			return writeStatsJSON(c, st)
 		},

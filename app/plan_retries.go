@@ -101,7 +101,7 @@ only the best --limit candidates in memory.
 				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due,
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
 				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
-				"seconds", fmt.Sprintf("%.2f", st.Seconds))
+				secondsAttr(st.Seconds))
 			return writeStatsJSON(c, st)
 		},
 	}
