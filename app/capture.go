@@ -54,7 +54,7 @@ Counters are logged on stderr when done and written by --stats-json.
 			&cli.StringFlag{Name: "listen", Value: d.Listen, Usage: "UDP `ADDR` of the first node (node i uses port+i; port 0 picks free ports)"},
 			&cli.StringFlag{Name: "dht-state", Usage: "keep node IDs and routing tables in `DIR` between runs"},
 			&cli.StringFlag{Name: "data", EnvVars: []string{"INFOHASH_DATA"}, Usage: "dataset `DIR`; the default --dht-state is DIR/dht-state"},
-			&cli.DurationFlag{Name: "duration", Value: 10 * time.Minute, Usage: "stop after this long (0: only on --max-observations or a signal)"},
+			durationFlag("duration", 10*time.Minute, "stop after `D` (0: only on --max-observations or a signal)"),
 			&cli.Int64Flag{Name: "max-observations", Usage: "stop after writing `N` observations (0: no limit)"},
 			&cli.Float64Flag{Name: "max-rps", Value: d.MaxRPS, Usage: "at most `N` outgoing crawl queries per second (0: no limit)"},
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
@@ -77,7 +77,7 @@ func runCapture(c *cli.Context) error {
 	if o.StateDir == "" && c.String("data") != "" {
 		o.StateDir = filepath.Join(c.String("data"), "dht-state")
 	}
-	o.Duration = c.Duration("duration")
+	o.Duration = flagDuration(c, "duration")
 	o.MaxObservations = c.Int64("max-observations")
 	o.MaxRPS = c.Float64("max-rps")
 	o.Crawl = !c.Bool("passive")
@@ -109,7 +109,7 @@ func runCapture(c *cli.Context) error {
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("capture: %w", err) // rowio names the file
 	}
-	slog.Info("capture: done", "stop", st.StopReason, "seconds", fmt.Sprintf("%.1f", st.Seconds),
+	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", st.Queries, "malformed", st.Malformed,
 		"sample_responses", st.SampleResponses, "samples", st.Samples,
 		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "output", out)

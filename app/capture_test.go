@@ -148,6 +148,7 @@ func TestCaptureArrowOnStdout(t *testing.T) {
 	if samples == 0 || !strings.Contains(stderr.String(), `"msg":"capture: done"`) {
 		t.Fatalf("%d rows, %d samples; stderr:\n%s", len(rows), samples, stderr.String())
 	}
+	checkNumbers(t, doneRecord(t, stderr.String(), "capture: done"), "stop", "output")
 }
 
 func TestCaptureBadFlagsExit2(t *testing.T) {

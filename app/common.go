@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"time"
 
@@ -17,13 +18,17 @@ import (
 	"github.com/infohash/infohash/internal/metrics"
 )
 
-// commonFlags are added to every command.
-func commonFlags() []cli.Flag {
+// commonFlags are added to every command (top names it, or the command
+// above a subcommand).
+func commonFlags(top string) []cli.Flag {
+	metrics := "write the run's counters and duration as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout)"
+	if reportsOnStdout[top] { // checkReportPath refuses "-" there
+		metrics = "write the report's numbers and the run's duration as a Prometheus text file to `PATH` (node_exporter textfile collector; a file or FIFO, not -: the report is on stdout)"
+	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 		&cli.BoolFlag{Name: "debug", Usage: "log debug detail"},
-		&cli.StringFlag{Name: "metrics-file", Usage: "write the run's counters and duration as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout)",
-			Action: checkReportPath("metrics-file")},
+		&cli.StringFlag{Name: "metrics-file", Usage: metrics, Action: checkReportPath("metrics-file")},
 	}
 }
 
@@ -170,6 +175,13 @@ func parseNow(c *cli.Context) (time.Time, error) {
 		return time.Time{}, exitcode.BadInput(fmt.Errorf("--now: %q is not an RFC 3339 time", s))
 	}
 	return t.UTC(), nil
+}
+
+// secondsAttr is the "seconds" attribute of a stage's final log record:
+// a number, as in --stats-json (a JSON log used to get the string
+// "0.02"), rounded to hundredths so that a text log stays short.
+func secondsAttr(s float64) slog.Attr {
+	return slog.Float64("seconds", math.Round(s*100)/100)
 }
 
 // started is when the command began (for run durations).

@@ -62,10 +62,10 @@ was committed ends the run partial (exit 3), naming the input.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, nowFlag, statsJSONFlag,
-			&cli.DurationFlag{Name: "half-life", Usage: "activity half-life `D` for this run",
-				DefaultText: fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)},
+			policyDurationFlag("half-life", "activity half-life `D` for this run",
+				fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)),
 			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers"},
-			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
+			lockWaitFlag(),
 			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive rate per partition"},
 			&cli.Int64Flag{Name: "batch-hashes", Value: batchHashes,
 				Usage:       "commit once the inputs read hold `N` distinct hashes, and go on with the rest in further commits (an input is never split; 0: one commit)",
@@ -81,9 +81,9 @@ was committed ends the run partial (exit 3), naming the input.
 			o.Inputs = c.Args().Slice()
 			o.Stdin = c.App.Reader
 			o.ProgressTo = c.App.ErrWriter
-			o.HalfLife = c.Duration("half-life")
+			o.HalfLife = flagDuration(c, "half-life")
 			o.Keep = c.Int("keep")
-			o.LockWait = c.Duration("lock-wait")
+			o.LockWait = flagDuration(c, "lock-wait")
 			o.BloomFP = c.Float64("bloom-fp")
 			o.BatchHashes = c.Int64("batch-hashes")
 			if o.BatchHashes < 0 {
@@ -118,7 +118,7 @@ was committed ends the run partial (exit 3), naming the input.
 				"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 				"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
 				"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,
-				"commits", st.Commits, "snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+				"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			return writeStatsJSON(c, st)
 		},
 	}

@@ -42,7 +42,7 @@ default): redirect or pipe them.
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: strings.Join(export.Formats, ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
 			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is one of these (new, fetched, failed)"},
-			&cli.StringFlag{Name: "since", Usage: "keep only hashes seen at or after `TIME` (RFC 3339, or a duration such as 24h meaning that long ago)"},
+			&cli.StringFlag{Name: "since", Usage: "keep only hashes seen at or after `TIME` (RFC 3339, or a duration such as 24h or 7d meaning that long ago)"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with these hex digits"},
 			&cli.StringFlag{Name: "tier", Usage: "keep only hot or cold hashes"},
 			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hex hashes listed in `FILE`"},
@@ -110,13 +110,14 @@ default): redirect or pipe them.
 	}
 }
 
-// parseSince accepts RFC 3339 or a duration before now.
+// parseSince accepts RFC 3339 or a duration before now, with the units
+// of every duration flag (parseFlagDuration: 7d, 2w, 24h).
 func parseSince(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
 	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+	if d, err := parseFlagDuration(s); err == nil && d > 0 {
 		return time.Now().Add(-d), nil
 	}
-	return time.Time{}, exitcode.BadInput(fmt.Errorf("--since %q: want an RFC 3339 time or a duration such as 24h", s))
+	return time.Time{}, exitcode.BadInput(fmt.Errorf("--since: %q: want an RFC 3339 time or a duration such as 24h or 7d", s))
 }

@@ -86,10 +86,10 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
 			&cli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "jobs in flight"},
 			&cli.IntFlag{Name: "peers-per-hash", Value: d.PeersPerHash, Usage: "peers tried at once for one job"},
-			&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Usage: "time budget per job (peers it cuts off are not penalised)"},
-			&cli.DurationFlag{Name: "peer-timeout", Value: d.PeerTimeout, Usage: "time budget per peer (a peer that exceeds it fails as timeout)"},
-			&cli.DurationFlag{Name: "connect-timeout", Value: d.ConnectTimeout, Usage: "TCP connect timeout"},
-			&cli.DurationFlag{Name: "deadline", Usage: "stop starting jobs after this long (0 = none); exit 3 if some were left"},
+			durationFlag("timeout", d.Timeout, "time budget `D` per job (peers it cuts off are not penalised)"),
+			durationFlag("peer-timeout", d.PeerTimeout, "time budget `D` per peer (a peer that exceeds it fails as timeout)"),
+			durationFlag("connect-timeout", d.ConnectTimeout, "TCP connect timeout `D`"),
+			durationFlag("deadline", 0, "stop starting jobs after `D` (0 = none); exit 3 if some were left"),
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
 			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
 			statsJSONFlag,
@@ -111,8 +111,8 @@ func runFetch(c *cli.Context) error {
 	}
 	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
 	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")
-	o.Timeout, o.PeerTimeout = c.Duration("timeout"), c.Duration("peer-timeout")
-	o.ConnectTimeout, o.Deadline = c.Duration("connect-timeout"), c.Duration("deadline")
+	o.Timeout, o.PeerTimeout = flagDuration(c, "timeout"), flagDuration(c, "peer-timeout")
+	o.ConnectTimeout, o.Deadline = flagDuration(c, "connect-timeout"), flagDuration(c, "deadline")
 	o.MaxMetadataSize = c.Int64("max-metadata-size")
 	o.MetadataMemory = c.Int64("metadata-memory")
 	o.Logger = slog.Default()

@@ -56,3 +56,31 @@ func TestHelpDefaultsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpOffersStdoutOnlyWhereFree: --metrics-file and --stats-json
+// offer "-" (stdout) in --help only on commands that take it; status
+// prints its report there and refuses "-".
+func TestHelpOffersStdoutOnlyWhereFree(t *testing.T) {
+	for _, c := range commands() {
+		t.Run(c.Name, func(t *testing.T) {
+			if len(c.Subcommands) > 0 {
+				return // policy: no reports
+			}
+			seen := 0
+			for _, line := range strings.Split(helpOf(t, c.Name), "\n") {
+				f := strings.Fields(line)
+				if len(f) < 2 || (f[0] != "--metrics-file" && f[0] != "--stats-json") || (f[1] != "FILE" && f[1] != "PATH") {
+					continue
+				}
+				seen++
+				offers := strings.Contains(line, "- for stdout")
+				if offers == reportsOnStdout[c.Name] {
+					t.Errorf("%s %s: offers - for stdout: %v; want %v", c.Name, f[0], offers, !offers)
+				}
+			}
+			if seen == 0 {
+				t.Errorf("%s --help lists no report flag", c.Name)
+			}
+		})
+	}
+}

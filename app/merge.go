@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/urfave/cli/v2"
@@ -59,7 +58,7 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 			dataFlag, nowFlag, statsJSONFlag,
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
-			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
+			lockWaitFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			data, err := requireData(c)
@@ -68,7 +67,7 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 			}
 			o := merge.DefaultOptions()
 			o.Data, o.Inputs, o.From, o.Stdin = data, c.Args().Slice(), c.String("from"), c.App.Reader
-			o.Keep, o.LockWait = c.Int("keep"), c.Duration("lock-wait")
+			o.Keep, o.LockWait = c.Int("keep"), flagDuration(c, "lock-wait")
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}
@@ -80,14 +79,14 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 				slog.Info("merge --from done", "from", u.From, "from_snapshot", u.FromSnapshot,
 					"already_merged", u.AlreadyMerged, "counts_added", u.Additive, "hashes_added", u.HashesAdded,
 					"hashes_combined", u.HashesCombined, "torrents_added", u.TorrentsAdded,
-					"snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+					"snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			} else {
 				slog.Info("merge done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
 					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
-					"archived", st.Archived, "snapshot", st.Snapshot, "seconds", fmt.Sprintf("%.2f", st.Seconds))
+					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
 			return writeStatsJSON(c, st)
 		},

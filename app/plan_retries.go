@@ -61,12 +61,12 @@ only the best --limit candidates in memory.
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs"},
 			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",
 				DefaultText: fmt.Sprintf("the policy's plan.new_share, %v unless changed", pd.Plan.NewShare)},
-			&cli.DurationFlag{Name: "lease", Usage: "lease jobs for `D`",
-				DefaultText: fmt.Sprintf("the policy's plan.lease, %s unless changed", pd.Plan.Lease)},
+			policyDurationFlag("lease", "lease jobs for `D`",
+				fmt.Sprintf("the policy's plan.lease, %s unless changed", pd.Plan.Lease)),
 			&cli.Uint64Flag{Name: "seed", Usage: "tie-break seed `S`",
 				DefaultText: fmt.Sprintf("the policy's seed, %d unless changed", pd.Seed)},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
-			&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"},
+			lockWaitFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -81,7 +81,7 @@ only the best --limit candidates in memory.
 			if err := checkDataOutput(c, "Arrow"); err != nil {
 				return err
 			}
-			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), c.Duration("lock-wait"), c.Duration("lease")
+			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), flagDuration(c, "lock-wait"), flagDuration(c, "lease")
 			if c.IsSet("new-share") {
 				v := c.Float64("new-share")
 				o.NewShare = &v
@@ -89,9 +89,6 @@ only the best --limit candidates in memory.
 			if c.IsSet("seed") {
 				v := c.Uint64("seed")
 				o.Seed = &v
-			}
-			if c.IsSet("lease") && o.Lease <= 0 {
-				return exitcode.BadInput(fmt.Errorf("--lease %v: must be positive", o.Lease))
 			}
 			if o.Now, err = parseNow(c); err != nil {
 				return err
@@ -104,7 +101,7 @@ only the best --limit candidates in memory.
 				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due,
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
 				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
-				"seconds", fmt.Sprintf("%.2f", st.Seconds))
+				secondsAttr(st.Seconds))
 			return writeStatsJSON(c, st)
 		},
 	}

@@ -60,7 +60,7 @@ be edited by hand: fields left out keep their defaults.
 
    infohash policy set --data ./ih jitter=0.1 backoff.no_peers=30m,2h,8h,1d,7d,30d`,
 				Flags: []cli.Flag{dataFlag,
-					&cli.DurationFlag{Name: "lock-wait", Usage: "wait up to `D` for another writer instead of failing (exit 75)"}},
+					lockWaitFlag()},
 				Action: policySet,
 			},
 		},
@@ -116,7 +116,7 @@ func policySet(c *cli.Context) error {
 		}
 		as = append(as, assignment{path, value})
 	}
-	l, err := dataset.LockWriter(c.Context, data, c.Duration("lock-wait"))
+	l, err := dataset.LockWriter(c.Context, data, flagDuration(c, "lock-wait"))
 	if err != nil {
 		return fmt.Errorf("policy set: %w", err)
 	}

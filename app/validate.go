@@ -23,12 +23,9 @@ var flagChecks = []struct {
 }{
 	// dedup: a zero or negative half-life makes activity grow with age;
 	// the policy's own plan.activity_half_life refuses both.
-	{"half-life", func(c *cli.Context, name string) string {
-		if d := c.Duration(name); d <= 0 {
-			return fmt.Sprintf("%v is not positive", d)
-		}
-		return ""
-	}},
+	{"half-life", checkPositive},
+	// plan-retries: a lease that has already ended leases nothing.
+	{"lease", checkPositive},
 	// dedup, merge, plan-retries: the snapshot being committed is one of
 	// the kept ones (formats/dataset would quietly read 0 as 3).
 	{"keep", func(c *cli.Context, name string) string {
@@ -38,8 +35,8 @@ var flagChecks = []struct {
 		return ""
 	}},
 	{"lock-wait", func(c *cli.Context, name string) string {
-		if d := c.Duration(name); d < 0 {
-			return fmt.Sprintf("%v is negative", d)
+		if d := flagDuration(c, name); d < 0 {
+			return showDuration(d) + " is negative"
 		}
 		return ""
 	}},
@@ -82,6 +79,14 @@ var flagChecks = []struct {
 	}},
 }
 
+// checkPositive checks a duration flag that must be more than zero.
+func checkPositive(c *cli.Context, name string) string {
+	if d := flagDuration(c, name); d <= 0 {
+		return showDuration(d) + " is not positive"
+	}
+	return ""
+}
+
 // checkRate checks a queries-per-second flag: a number, not negative.
 func checkRate(c *cli.Context, name string) string {
 	switch r := c.Float64(name); {
@@ -93,10 +98,13 @@ func checkRate(c *cli.Context, name string) string {
 	return ""
 }
 
-// checkFlags runs flagChecks on the flags c's command defines and the
-// user set, and returns the first problem as a usage error naming the
-// flag.
+// checkFlags checks that every duration flag parsed (checkDurations), then
+// runs flagChecks on the flags c's command defines and the user set, and
+// returns the first problem as a usage error naming the flag.
 func checkFlags(c *cli.Context) error {
+	if err := checkDurations(c); err != nil {
+		return err
+	}
 	for _, fc := range flagChecks {
 		if !defines(c.Command, fc.name) || !c.IsSet(fc.name) {
 			continue

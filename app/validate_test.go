@@ -23,13 +23,17 @@ func TestFlagValuesChecked(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"negative half-life", []string{"dedup", "--data", data, "--half-life", "-1h", hashes}, "--half-life: -1h0m0s is not positive"},
+		{"negative half-life", []string{"dedup", "--data", data, "--half-life", "-1h", hashes}, "--half-life: -1h is not positive"},
+		{"bad half-life", []string{"dedup", "--data", data, "--half-life", "1x", hashes}, `--half-life: "1x": want a duration such as 90m, 2h or 1d`},
+		{"zero lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "0"}, "--lease: 0s is not positive"},
+		{"bad lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "soon"}, `--lease: "soon": want a duration such as 90m, 2h or 1d`},
+		{"bad lock-wait after positional", []string{"merge", "--data", data, hashes, "--lock-wait", "1d2"}, `--lock-wait: "1d2": want a duration`},
 		{"zero half-life", []string{"dedup", "--data", data, "--half-life", "0", hashes}, "--half-life: 0s is not positive"},
 		{"dedup keep 0", []string{"dedup", "--data", data, "--keep", "0", hashes}, "--keep: 0 is less than 1"},
 		{"merge keep -1", []string{"merge", "--data", data, "--keep", "-1", hashes}, "--keep: -1 is less than 1"},
 		{"plan keep 0", []string{"plan-retries", "--data", data, "-o", "-", "--keep", "0"}, "--keep: 0 is less than 1"},
 		{"dedup lock-wait", []string{"dedup", "--data", data, "--lock-wait", "-1s", hashes}, "--lock-wait: -1s is negative"},
-		{"merge lock-wait", []string{"merge", "--data", data, "--lock-wait", "-5m", hashes}, "--lock-wait: -5m0s is negative"},
+		{"merge lock-wait", []string{"merge", "--data", data, "--lock-wait", "-5m", hashes}, "--lock-wait: -5m is negative"},
 		{"plan lock-wait", []string{"plan-retries", "--data", data, "-o", "-", "--lock-wait=-1s"}, "--lock-wait: -1s is negative"},
 		// plan-retries commits leases: its jobs go only where -o says
 		// (a default of stdout put Arrow into "plan-retries >>cron.log"

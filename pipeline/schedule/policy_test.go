@@ -216,8 +216,11 @@ func TestParseErrors(t *testing.T) {
 		{"sources", `{"bad_metadata": {"sources": 0}}`, "bad_metadata.sources: must be at least 1"},
 		{"penalty class", `{"peer_penalty": {"base": {"no_peers": "1h"}}}`, "peer_penalty.base.no_peers: no_peers is not a failure of one peer"},
 		{"factor", `{"peer_penalty": {"factor": 0.5}}`, "peer_penalty.factor"},
-		{"reactivation class", `{"reactivation": {"classes": ["no_peers", "ok"]}}`, `reactivation.classes[1]: "ok" is not a failure class`},
-		{"reactivation dup", `{"reactivation": {"classes": ["no_peers", "no_peers"]}}`, `reactivation.classes[1]: "no_peers" is listed twice`},
+		// The classes are a set, kept sorted: an index would name the
+		// sorted position, not the one written, so the value is named.
+		{"reactivation class", `{"reactivation": {"classes": ["no_peers", "ok"]}}`, `reactivation.classes: "ok" is not a failure class`},
+		{"reactivation class first", `{"reactivation": {"classes": ["zzz", "no_peers"]}}`, `reactivation.classes: "zzz" is not a failure class`},
+		{"reactivation dup", `{"reactivation": {"classes": ["timeout", "no_peers", "timeout"]}}`, `reactivation.classes: "timeout" is listed twice`},
 		{"new share", `{"plan": {"new_share": 1.5}}`, "plan.new_share: 1.5 is outside [0, 1]"},
 		{"cold share 0", `{"plan": {"cold_share": 0}}`, "plan.cold_share: 0 is outside (0, 1]: cold hashes are still retried"},
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},

@@ -41,6 +41,8 @@ func TestSet(t *testing.T) {
 		{path: "archive.min_attempts", value: "1.5", wantErr: "archive.min_attempts: want an integer"},
 		{path: "plan.lease", value: "soon", wantErr: `plan.lease: duration "soon"`},
 		{path: "plan..lease", value: "1h", wantErr: "empty name"},
+		{path: "reactivation.classes", value: "zzz,no_peers", wantErr: `reactivation.classes: "zzz" is not a failure class`},
+		{path: "reactivation.classes", value: "no_peers,timeout,no_peers", wantErr: `reactivation.classes: "no_peers" is listed twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path+"="+tt.value, func(t *testing.T) {

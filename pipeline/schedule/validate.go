@@ -136,8 +136,10 @@ func (p Policy) validatePeerPenalty() error {
 
 func (p Policy) validateReactivation() error {
 	r := p.Reactivation
+	// The classes are a set, sorted when decoded: an index would be the
+	// sorted position, not the one written, so errors name the value.
+	const path = "reactivation.classes"
 	for i, c := range r.Classes {
-		path := fmt.Sprintf("reactivation.classes[%d]", i)
 		if k := KindOf(c); k == KindUnknown || k == KindLocal {
 			return fieldErr(path, "%q is not a failure class that can be reactivated", c)
 		}
