@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/internal/metrics"
@@ -51,6 +53,9 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 		case p != "-":
 			if err := fsutil.CheckOutput(p); err != nil {
 				return exitcode.BadInput(fmt.Errorf("--%s: %w", name, err))
+			}
+			if err := checkNotDatasetFile(c, "--"+name, p); err != nil {
+				return err
 			}
 			// Written after the data, the report would replace it.
 			if out := c.String("output"); out != "" && out != "-" && sameTarget(p, out) {
@@ -107,7 +112,35 @@ func checkDataOutput(c *cli.Context, stdoutFormat string) error {
 	if err := fsutil.CheckOutput(out); err != nil {
 		return exitcode.BadInput(fmt.Errorf("%s: -o: %w", c.Command.Name, err))
 	}
+	return checkNotDatasetFile(c, c.Command.Name+": -o", out)
+}
+
+// checkNotDatasetFile refuses an output path p (what names it:
+// "--stats-json") that is a file the dataset of --data manages (CURRENT, a manifest,
+// policy.json, a table's file…) or lies in capture's --dht-state, however
+// spelt (symbolic links, ".."): writing it would break the dataset for
+// every later command. The rest of DIR (DIR/export/) is the user's.
+func checkNotDatasetFile(c *cli.Context, what, p string) error {
+	if data := c.String("data"); data != "" {
+		if rel, ok := dataset.Owns(data, p); ok {
+			return exitcode.BadInput(fmt.Errorf("%s %s: that is the dataset's own %s (in %s); write elsewhere, e.g. under %s",
+				what, p, ownedName(rel), data, filepath.Join(data, "export")))
+		}
+	}
+	if st := c.String("dht-state"); st != "" {
+		if _, ok := dataset.Contains(st, p); ok {
+			return exitcode.BadInput(fmt.Errorf("%s %s: that is in the --dht-state directory %s; write elsewhere", what, p, st))
+		}
+	}
 	return nil
+}
+
+// ownedName describes dataset-relative path rel for an error.
+func ownedName(rel string) string {
+	if rel == "." {
+		return "directory"
+	}
+	return rel
 }
 
 // binaryFormats names export's binary formats, which a terminal is spared.

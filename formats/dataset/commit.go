@@ -22,9 +22,6 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	if o.Keep < 1 {
 		o.Keep = 3
 	}
-	if o.Now.IsZero() {
-		o.Now = time.Now().UTC()
-	}
 	if err := tx.rollLedger(); err != nil {
 		return nil, err
 	}
@@ -43,7 +40,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	next := tx.next
 	next.Snapshot = tx.base.Snapshot + 1
 	next.FormatVersion = FormatVersion
-	next.CreatedAt = o.Now
+	next.CreatedAt = time.Now().UTC() // the wall clock, never a stage's --now
 	next.Writer = o.Writer
 	for name := range tx.dirty {
 		if err := tx.buildTable(name, next.Snapshot); err != nil {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -83,15 +85,63 @@ func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
 
 // Current reads the latest committed manifest.
 func (d *Dataset) Current() (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(d.Dir, "CURRENT"))
+	name, size, err := readPointer(filepath.Join(d.Dir, "CURRENT"))
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", d.Dir, err)
 	}
-	name := strings.TrimSpace(string(b))
-	if strings.ContainsAny(name, "/\\") || !strings.HasSuffix(name, ".json") {
-		return nil, fmt.Errorf("dataset: %s/CURRENT: corrupt pointer %q", d.Dir, name)
+	if !isManifestName(name) {
+		// Something else was written over it (an export to DIR/CURRENT):
+		// quote what starts it, not all of it.
+		msg := excerpt(name)
+		if size > int64(len(name)) {
+			msg = fmt.Sprintf("%s… (%d bytes)", strconv.Quote(name), size)
+		}
+		return nil, fmt.Errorf("dataset: %s/CURRENT: corrupt pointer %s", d.Dir, msg)
 	}
 	return readManifest(filepath.Join(d.Dir, "manifests", name))
+}
+
+// maxPointer is more than CURRENT ever holds (a manifest name and a
+// newline).
+const maxPointer = excerptLen
+
+// readPointer reads the manifest name in the pointer file at path,
+// trimmed, and at most maxPointer bytes of it, however big the file is;
+// size is the file's size.
+func readPointer(path string) (name string, size int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	b := make([]byte, maxPointer)
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", 0, fmt.Errorf("%s: %w", path, err)
+	}
+	size = int64(n)
+	if fi, err := f.Stat(); err == nil && fi.Size() > size {
+		size = fi.Size()
+	}
+	if size > int64(n) {
+		return string(b[:n]), size, nil // too big to be a pointer: not trimmed
+	}
+	return strings.TrimSpace(string(b[:n])), size, nil
+}
+
+// isManifestName reports whether name is one manifestName makes: digits
+// and ".json", nothing that could leave DIR/manifests.
+func isManifestName(name string) bool {
+	num, ok := strings.CutSuffix(name, ".json")
+	if !ok || num == "" || len(num) > 19 {
+		return false
+	}
+	for _, c := range []byte(num) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Path joins a dataset-relative path onto the dataset directory.

@@ -31,7 +31,7 @@ func LockWriter(ctx context.Context, dir string, wait time.Duration) (*Lock, err
 // acquireLock takes the lock, waiting up to wait (0: fail at once).
 func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
 	path := filepath.Join(dir, "LOCK")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}

@@ -152,11 +152,11 @@ func readManifest(path string) (*Manifest, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&Manifest{}); err != nil {
-			return nil, fmt.Errorf("%s: corrupt manifest: %w", path, err)
+			return nil, fmt.Errorf("%s: corrupt manifest: %w", path, jsonError(err))
 		}
 		for name := range m.Tables {
 			if !knownTable(name) {
-				return nil, fmt.Errorf("%s: corrupt manifest: unknown table %q", path, name)
+				return nil, fmt.Errorf("%s: corrupt manifest: unknown table %s", path, excerpt(name))
 			}
 		}
 	}

@@ -163,7 +163,8 @@ type CommitOptions struct {
 	LockWait time.Duration // wait this long for the lock (0: fail at once)
 	Keep     int           // snapshots to keep for readers (min 1; default 3)
 	Writer   string        // command name recorded in the manifest
-	Now      time.Time     // manifest time (default: wall clock)
+	// No time: the manifest's created_at is when the snapshot is made,
+	// the wall clock, whatever a stage's --now (its logical clock) says.
 }
 
 // Abort discards the transaction's staged files.

@@ -29,8 +29,11 @@ type File struct {
 }
 
 // Create opens a temporary file in path's directory that Commit will
-// rename to path. The file holds a flock(2) while it is open, so that
-// SweepTemps leaves it alone however long its writer pauses.
+// rename to path. A file of the dataset is read by other users too (its
+// Parquet files by any query engine), so the file gets mode 0666 less the
+// umask, as a new CreateOutput file does. The file holds a flock(2)
+// while it is open, so that SweepTemps leaves it alone however long its
+// writer pauses.
 func Create(path string) (*File, error) {
 	f, err := createUnheld(path)
 	if err == nil {
@@ -43,10 +46,7 @@ func Create(path string) (*File, error) {
 // handle, which a lock on this one would block).
 func createUnheld(path string) (*File, error) {
 	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, TempPrefix+base+"-*")
+	f, err := openTemp(dir, base)
 	if err != nil {
 		return nil, err
 	}

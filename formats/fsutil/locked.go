@@ -71,7 +71,7 @@ func LockedAtBirth(name string) bool {
 // TempPrefix+base+"-L<random>" in dir. It fails where O_TMPFILE or
 // /proc/self/fd is missing; the caller then falls back to a named file.
 func createUnnamed(dir, base, final string) (*File, *os.File, error) {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
 	if err != nil {
 		return nil, nil, err
 	}

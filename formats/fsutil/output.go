@@ -220,19 +220,29 @@ func ownDescriptor(path string, fi fs.FileInfo) (int, bool) {
 	return fd, true
 }
 
-// createTemp creates a new file named TempPrefix+base+"-<random>" in dir
-// with mode 0666, which the kernel reduces by the umask (os.CreateTemp
-// asks for 0600).
+// createTemp is openTemp holding the temporary file (holdTemp) for the
+// sweep.
 func createTemp(dir, base string) (*os.File, error) {
+	f, err := openTemp(dir, base)
+	if err == nil {
+		holdTemp(f)
+	}
+	return f, err
+}
+
+// openTemp creates a new file named TempPrefix+base+"-<random>" in dir
+// ("" is the working directory) with mode 0666, which the kernel reduces
+// by the umask: os.CreateTemp asks for 0600, which would keep every other
+// user from reading what is renamed into place.
+func openTemp(dir, base string) (*os.File, error) {
 	var err error
 	for range 10 {
 		b := make([]byte, 6)
 		rand.Read(b)
-		name := dir + TempPrefix + base + "-" + hex.EncodeToString(b)
+		name := filepath.Join(dir, TempPrefix+base+"-"+hex.EncodeToString(b))
 		var f *os.File
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
-			holdTemp(f)
 			return f, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {

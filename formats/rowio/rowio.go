@@ -68,7 +68,7 @@ func Create[T any](path string, stdout io.Writer, opts ...parquet.WriterOption) 
 }
 
 // CreateInternal writes a Parquet file of the dataset itself (or another
-// file only infohash reads) with fsutil.Create: a private temporary file
+// file only infohash reads) with fsutil.Create: a temporary file
 // renamed onto path by Close, whatever path was.
 func CreateInternal[T any](path string, opts ...parquet.WriterOption) (*Writer[T], error) {
 	return createParquet[T](fsutil.Create, path, opts)

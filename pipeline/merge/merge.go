@@ -185,7 +185,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: int64(len(cache[in.id])), At: o.Now})
 		}
 		tx.SetPolicy(p.JSON())
-		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge", Now: o.Now})
+		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge"})
 		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("merge: dataset moved on while merging; merging again", "attempt", attempt+1)

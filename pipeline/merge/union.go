@@ -95,7 +95,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		tx.AddApplied(dataset.Applied{ID: id, Name: "merge --from " + o.From + fmt.Sprintf(" (snapshot %d)", om.Snapshot),
 			Rows: om.Table(dataset.TableState).Rows(), At: o.Now})
 		tx.SetPolicy(p.JSON())
-		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge --from", Now: o.Now})
+		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge --from"})
 		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("merge --from: dataset moved on while merging; merging again", "attempt", attempt+1)

@@ -270,7 +270,7 @@ func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, l
 		tx.SetCursor(dataset.CursorColdSweep, next)
 	}
 	tx.SetPolicy(p.JSON())
-	return tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries", Now: o.Now})
+	return tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries"})
 }
 
 // leaseID names the leases of one pass: reproducible from the seed, the

@@ -1,0 +1,92 @@
+package dataset
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ownedEntries are the entries of a dataset directory that infohash
+// manages: the commit pointer, the manifests, the tables, the inbox and
+// staging folders, the lock, the policy and blocklist it reads, and
+// capture's default --dht-state. Anything else under the directory (an
+// export/ folder, notes) is the user's.
+var ownedEntries = map[string]bool{
+	"CURRENT": true, "LOCK": true, "manifests": true, "staging": true, "inbox": true,
+	"policy.json": true, "blocklist": true, "dht-state": true,
+	TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true, TableLedger: true,
+}
+
+// Owns reports whether path names a file that the dataset in dir manages
+// (or would create), so that writing it would damage the dataset: it
+// returns the dataset-relative name, "." for dir itself. Both paths are
+// resolved first (symbolic links, "..", a /dev/fd/N link), as the writer
+// of path would follow them; a path that does not exist yet is resolved
+// through its directory. Temporary files (fsutil's ".tmp-" names) at the
+// top of dir count as owned too.
+func Owns(dir, path string) (rel string, owned bool) {
+	rel, ok := Contains(dir, path)
+	if !ok || rel == "." {
+		return rel, ok
+	}
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	return rel, ownedEntries[first] || strings.HasPrefix(first, ".tmp-")
+}
+
+// Contains reports whether path lies in directory dir (or is dir, rel
+// "."), both resolved as Owns resolves them, and returns path relative to
+// dir.
+func Contains(dir, path string) (rel string, ok bool) {
+	root, err := resolve(dir)
+	if err != nil {
+		return "", false
+	}
+	p, err := resolve(path)
+	if err != nil {
+		return "", false
+	}
+	rel, err = filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// resolve is p absolute with every symbolic link followed; a missing last
+// element (a file to be created) is resolved through its directory, and so
+// on up (a missing directory is left as spelt).
+func resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var tail []string
+	for hops := 0; ; {
+		r, err := filepath.EvalSymlinks(abs)
+		if err == nil {
+			return filepath.Join(append([]string{r}, tail...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		// A dangling symbolic link: follow it by hand once, as a writer
+		// would create its target.
+		if target, lerr := os.Readlink(abs); lerr == nil {
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(abs), target)
+			}
+			if hops++; hops <= 40 {
+				abs = filepath.Clean(target)
+				continue
+			}
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return filepath.Join(append([]string{abs}, tail...)...), nil
+		}
+		tail = append([]string{filepath.Base(abs)}, tail...)
+		abs = parent
+	}
+}
