@@ -105,6 +105,9 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 			if err != nil {
 				return out, err
 			}
+			// A partial input set aside in the inbox is removed once
+			// applied, as a spool is: status lists it until then.
+			in.inbox = dataset.IsPartial(inbox, a)
 			out = append(out, in)
 			continue
 		}
