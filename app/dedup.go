@@ -41,7 +41,7 @@ while it is spooled; nothing is committed before the spool is whole and
 fsynced), so a kill loses nothing already read: a run killed while still
 reading leaves its whole batches, which the next run sets aside as
 DIR/inbox/partial-*.arrow (listed by "infohash status"; apply it as an INPUT
-if the producer will not send it again).
+if the producer will not send it again: once applied, it is removed).
 
 New hashes go to a file of their own in each partition; files holding hashes
 seen again are rewritten with only their changed columns re-encoded; a

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,7 +49,9 @@ penalties first): fetch skips them for every job. Their leases are committed
 to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A jobs file
-appears only once the leases are committed.
+appears only once the leases are committed. If the reader of -o - goes
+away before taking the jobs (exit 141, silent for other commands), one
+line on stderr says how many jobs stay leased, and until when.
 
 Defaults for --new-share, --lease and --seed come from DIR/policy.json
 (see infohash policy show). The run reads each hot state file once, keeping
@@ -94,6 +97,15 @@ only the best --limit candidates in memory.
 				return err
 			}
 			st, err := plan.Run(c.Context, o)
+			if exitcode.Of(err) == exitcode.BrokenPipe && st.Planned > 0 {
+				// Exit 141 is quiet ("| head" has what it wanted), but
+				// this reader got none of the jobs whose leases are
+				// committed: say what stays leased, and until when.
+				until := st.LeaseUntil.Format(time.RFC3339)
+				verb := map[bool]string{true: "stays", false: "stay"}[st.Planned == 1]
+				slog.Warn(fmt.Sprintf("plan-retries: the output's reader went away before taking the jobs: %s %s leased until %s", plural(st.Planned, "job"), verb, until),
+					"jobs", st.Planned, "lease_until", until, "lease_id", st.LeaseID)
+			}
 			if err != nil {
 				return err
 			}

@@ -191,3 +191,18 @@ func TestBadStdinDoesNotBlockLaterRuns(t *testing.T) {
 		t.Fatalf("inbox holds %v, want the two bad inputs set aside", ents)
 	}
 }
+
+// Empty stdin is bad input too, but holds nothing worth keeping: it
+// leaves no .bad file for status to list from then on.
+func TestEmptyStdinLeavesNothing(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	_, err := run(t, data, func(o *Options) { o.Stdin = strings.NewReader("") }, "-")
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "dedup: stdin: empty input") ||
+		strings.Contains(err.Error(), "set aside") {
+		t.Fatalf("err = %v, want empty input, nothing set aside", err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+	for _, e := range ents {
+		t.Errorf("left in the inbox: %s", e.Name())
+	}
+}

@@ -105,6 +105,9 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 			if err != nil {
 				return out, err
 			}
+			// A partial input set aside in the inbox is removed once
+			// applied, as a spool is: status lists it until then.
+			in.inbox = dataset.IsPartial(inbox, a)
 			out = append(out, in)
 			continue
 		}
@@ -139,7 +142,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		in, err := probe(p, "leftover "+filepath.Join("inbox", e.Name()))
 		if err != nil {
 			// A leftover that cannot be read must not block new input forever.
-			os.Rename(p, p+badSuffix)
+			dataset.SetAside(p)
 			continue
 		}
 		in.inbox = true
@@ -204,8 +207,10 @@ func someNames(names []string) string {
 // (the user may inspect or delete it).
 const badSuffix = ".bad"
 
-// setAside renames spooled stdin input that failed as bad input, so that
-// it does not fail every later run as a leftover, and says so in err.
+// setAside moves spooled stdin input that failed as bad input out of the
+// way (dataset.SetAside: renamed with badSuffix, or removed if empty), so
+// that it does not fail every later run as a leftover, and says where it
+// was kept in err.
 func setAside(in input, err error) error {
 	if !in.inbox || exitcode.Of(err) != exitcode.Usage {
 		return err
@@ -213,10 +218,11 @@ func setAside(in input, err error) error {
 	if in.live != nil && in.live.Wait(context.Background()) != nil {
 		return err // no file to set aside: the spool failed, and says so
 	}
-	if os.Rename(in.path, in.path+badSuffix) != nil {
+	kept, aerr := dataset.SetAside(in.path)
+	if aerr != nil || kept == "" {
 		return err
 	}
-	return fmt.Errorf("%w (set aside as %s)", err, filepath.Join("inbox", filepath.Base(in.path)+badSuffix))
+	return fmt.Errorf("%w (set aside as %s)", err, filepath.Join("inbox", filepath.Base(kept)))
 }
 
 func containsPath(ins []input, p string) bool {

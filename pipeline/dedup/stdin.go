@@ -37,7 +37,11 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (in
 	name := label + " (" + filepath.Join("inbox", filepath.Base(ls.Path())) + ")"
 	var head [8]byte
 	n, _ := io.ReadFull(ls.NewReader(ctx), head[:])
-	kind, kerr := kindOf(head[:n], name)
+	who := name
+	if n == 0 {
+		who = label // an empty spool is not kept (setAside): name the stream
+	}
+	kind, kerr := kindOf(head[:n], who)
 	if kerr == nil && kind != kindParquet && ctx.Err() == nil {
 		return input{name: name, path: ls.Path(), kind: kind, inbox: true, live: ls, sum: sum}, nil
 	}

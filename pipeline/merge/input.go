@@ -70,7 +70,9 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 			if !info.Mode().IsRegular() {
 				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file", a))
 			}
-			out = append(out, input{name: a, path: a})
+			// A partial input set aside in the inbox is removed once
+			// applied, as a spool is: status lists it until then.
+			out = append(out, input{name: a, path: a, inbox: dataset.IsPartial(inbox, a)})
 			continue
 		}
 		var files []string

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -99,6 +100,20 @@ func removeInbox(ins []input) {
 	}
 }
 
+// setAside moves a spooled input that failed out of the way of later
+// runs (dataset.SetAside: renamed *.results.bad, or removed if empty) and
+// says where it was kept in err.
+func setAside(in input, err error) error {
+	kept, aerr := dataset.SetAside(in.path)
+	switch {
+	case aerr != nil:
+		return err
+	case kept == "":
+		return fmt.Errorf("%w (it was empty: nothing kept)", err)
+	}
+	return fmt.Errorf("%w (set aside as %s)", err, filepath.Join(inboxDir, filepath.Base(kept)))
+}
+
 // runner applies one batch to one transaction.
 type runner struct {
 	d      *dataset.Dataset
@@ -165,7 +180,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				if rs, err = readResults(in); err != nil {
 					tx.Abort()
 					if in.inbox {
-						os.Rename(in.path, in.path+".bad") // never block later runs
+						err = setAside(in, err) // never block later runs
 					}
 					return st, err
 				}

@@ -71,6 +71,9 @@ type Stats struct {
 	Snapshot           int64   `json:"snapshot"`
 	CommitConflicts    int     `json:"commit_conflicts"`
 	Seconds            float64 `json:"seconds"`
+
+	// LeaseUntil is when the planned jobs' lease ends (zero if none).
+	LeaseUntil time.Time `json:"lease_until,omitzero"`
 }
 
 // Run plans one batch of jobs: it leases them in one commit and then
@@ -245,7 +248,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	}
 	st.Planned = len(jobs)
 	if len(jobs) > 0 {
-		st.LeaseID = id
+		st.LeaseID, st.LeaseUntil = id, time.UnixMilli(until).UTC()
 	}
 	avoid, listed := avoidList(live)
 	st.AvoidListed = listed

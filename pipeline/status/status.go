@@ -56,7 +56,8 @@ type Report struct {
 	LastInput *dataset.Applied `json:"last_input,omitempty"`
 	// Partial are inputs a killed run had half read from a pipe, set
 	// aside (not applied) under inbox/: apply them if their producer will
-	// not send them again.
+	// not send them again (dedup, or merge for inbox/merge/, removes one
+	// once the commit that applies it is durable).
 	Partial []string `json:"partial_inputs"`
 	// Rejected are stdin spools set aside as bad input (DIR/inbox/*.bad):
 	// never applied, kept for a person to look at or delete.
@@ -243,7 +244,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "verified %d files (%s) against the manifest: all match\n", v.Files, humanBytes(v.Bytes))
 	}
 	for _, p := range r.Partial {
-		fmt.Fprintf(w, "partial input (set aside by a killed run, not applied): %s\n", p)
+		fmt.Fprintf(w, "partial input (set aside by a killed run, not applied; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
 	}
 	for _, p := range r.Rejected {
 		fmt.Fprintf(w, "rejected input (bad stdin, set aside, not applied; look or delete): %s\n", p)
