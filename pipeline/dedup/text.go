@@ -3,15 +3,13 @@ package dedup
 import (
 	"bufio"
 	"bytes"
-	"encoding/base32"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 
+	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -23,111 +21,6 @@ var maxLine = 64 << 20
 // utf8BOM, which some editors put at the start of a text file, is not
 // part of a list's first line.
 var utf8BOM = []byte("\xef\xbb\xbf")
-
-// ParseHashLine parses one line of a hash list: a 40/64-character hex
-// infohash, a magnet URI (btih in hex or base32, or a btmh v2 multihash),
-// or a JSON object of a magnetico export (its "infoHash" field).
-// Blank lines and lines starting with # give ok=false and no error.
-func ParseHashLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err error) {
-	line = strings.TrimSpace(line)
-	if line == "" || strings.HasPrefix(line, "#") {
-		return h, nil, 0, false, nil
-	}
-	if strings.HasPrefix(line, "{") {
-		return parseMagneticoLine(line)
-	}
-	if !strings.HasPrefix(strings.ToLower(line), "magnet:") {
-		h, v2, typ, err = schema.ParseHex(line)
-		return h, v2, typ, err == nil, err
-	}
-	hs, err := magnetHashes(line)
-	if err != nil {
-		return h, nil, 0, false, err
-	}
-	return hs[0].h, hs[0].v2, hs[0].typ, true, nil
-}
-
-// magnetHash is one infohash a magnet URI names.
-type magnetHash struct {
-	h   schema.Hash
-	v2  []byte
-	typ int8
-}
-
-// magnetHashes returns every infohash a magnet URI names, in order and
-// each once: one, or two for a hybrid torrent (urn:btih and urn:btmh, two
-// keys on the DHT).
-func magnetHashes(line string) ([]magnetHash, error) {
-	u, err := url.Parse(line)
-	if err != nil {
-		return nil, fmt.Errorf("magnet URI: %w", err)
-	}
-	var out []magnetHash
-	add := func(m magnetHash) {
-		for _, o := range out {
-			if o.h == m.h {
-				return
-			}
-		}
-		out = append(out, m)
-	}
-	for _, xt := range u.Query()["xt"] {
-		lx := strings.ToLower(xt)
-		switch {
-		case strings.HasPrefix(lx, "urn:btih:"):
-			v := xt[len("urn:btih:"):]
-			switch len(v) {
-			case 40:
-				h, v2, typ, err := schema.ParseHex(v)
-				if err != nil {
-					return nil, err
-				}
-				add(magnetHash{h, v2, typ})
-			case 32:
-				b, err := base32.StdEncoding.DecodeString(strings.ToUpper(v))
-				if err != nil {
-					return nil, fmt.Errorf("magnet btih %q: bad base32", v)
-				}
-				var h schema.Hash
-				copy(h[:], b)
-				add(magnetHash{h, nil, schema.HashV1})
-			default:
-				return nil, fmt.Errorf("magnet btih %q: want 40 hex or 32 base32 characters", v)
-			}
-		case strings.HasPrefix(lx, "urn:btmh:1220"):
-			v := xt[len("urn:btmh:1220"):]
-			b, err := hex.DecodeString(v)
-			if err != nil || len(b) != 32 {
-				return nil, fmt.Errorf("magnet btmh %q: want 64 hex characters after 1220", v)
-			}
-			var h schema.Hash
-			copy(h[:], b)
-			add(magnetHash{h, b, schema.HashV2})
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
-	}
-	return out, nil
-}
-
-// magneticoRecord is one line of a magnetico export (the tgragnato
-// fork's --export: JSON Lines of {"infoHash": hex, "name": …, "files": […]}).
-type magneticoRecord struct {
-	InfoHash *string `json:"infoHash"`
-}
-
-func parseMagneticoLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err error) {
-	var rec magneticoRecord
-	if err := json.Unmarshal([]byte(line), &rec); err != nil {
-		return h, nil, 0, false, fmt.Errorf("magnetico JSON line: %w", err)
-	}
-	if rec.InfoHash == nil {
-		return h, nil, 0, false, fmt.Errorf("magnetico JSON line without \"infoHash\"")
-	}
-	h, v2, typ, err = schema.ParseHex(*rec.InfoHash)
-	return h, v2, typ, err == nil, err
-}
 
 // readHashList reads a hash list, calling emit for each hash; errors name
 // the line.
@@ -152,17 +45,17 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		}
 		if l := strings.TrimSpace(string(line)); len(l) > 7 && strings.EqualFold(l[:7], "magnet:") {
 			// Every key a magnet names: both of a hybrid torrent's.
-			hs, err := magnetHashes(l)
+			hs, err := hashlist.MagnetHashes(l)
 			if err != nil {
 				return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 			}
 			for _, m := range hs {
-				emit(schema.Observation{InfoHash: m.h, InfoHashV2: m.v2, HashType: m.typ, ObservedAt: at, Source: schema.SourceImport})
+				emit(schema.Observation{InfoHash: m.H, InfoHashV2: m.V2, HashType: m.Type, ObservedAt: at, Source: schema.SourceImport})
 				n++
 			}
 			continue
 		}
-		h, v2, typ, ok, err := ParseHashLine(string(line))
+		h, v2, typ, ok, err := hashlist.ParseLine(string(line))
 		if err != nil {
 			return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
 		}

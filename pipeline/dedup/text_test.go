@@ -5,73 +5,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/schema"
 )
 
-func TestParseHashLine(t *testing.T) {
-	const hx = "0123456789abcdef0123456789abcdef01234567"
-	tests := []struct {
-		name, in string
-		ok       bool
-		typ      int8
-		wantErr  string
-	}{
-		{"hex", hx, true, schema.HashV1, ""},
-		{"hex with spaces", "  " + hx + "\r", true, schema.HashV1, ""},
-		{"blank", "   ", false, 0, ""},
-		{"comment", "# list", false, 0, ""},
-		{"magnet hex", "magnet:?xt=urn:btih:" + hx + "&dn=x", true, schema.HashV1, ""},
-		{"magnet base32", "magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH", true, schema.HashV1, ""},
-		{"magnet v2", "magnet:?xt=urn:btmh:1220" + hx + "0123456789abcdef01234567", true, schema.HashV2, ""},
-		{"magnetico json", `{"infoHash":"` + hx + `","name":"x","files":[{"size":1,"path":"a"}]}`, true, schema.HashV1, ""},
-		{"magnetico json no hash", `{"name":"x"}`, false, 0, "without \"infoHash\""},
-		{"magnetico bad json", `{"infoHash":`, false, 0, "magnetico JSON line"},
-		{"bad hex", "zz" + hx[2:], false, 0, "invalid byte"},
-		{"short", "abc", false, 0, "want 40 or 64"},
-		{"magnet no xt", "magnet:?dn=x", false, 0, "without a urn:btih"},
-		{"magnet bad btih", "magnet:?xt=urn:btih:abc", false, 0, "want 40 hex"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h, _, typ, ok, err := ParseHashLine(tt.in)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || ok != tt.ok || typ != tt.typ {
-				t.Fatalf("got ok=%v typ=%d err=%v", ok, typ, err)
-			}
-			if ok && h[0] != 0x01 {
-				t.Fatalf("hash %x", h)
-			}
-		})
-	}
-}
-
-func FuzzParseHashLine(f *testing.F) {
-	f.Add("0123456789abcdef0123456789abcdef01234567")
-	f.Add("magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH")
-	f.Add("magnet:?xt=urn:btmh:1220zz")
-	f.Add(`{"infoHash":"0123456789abcdef0123456789abcdef01234567","files":[]}`)
-	f.Fuzz(func(t *testing.T, s string) {
-		h, v2, typ, ok, err := ParseHashLine(s)
-		if err != nil && ok {
-			t.Fatal("error with ok")
-		}
-		if ok && typ == schema.HashV2 && (len(v2) != 32 || [20]byte(v2[:20]) != h) {
-			t.Fatal("v2 hash not truncated from full bytes")
-		}
-	})
-}
-
 // TestReadHashList reads a list through the 40-digit fast path and the
-// general parser: each line gives the hash ParseHashLine gives, and a bad
+// general parser: each line gives the hash hashlist.ParseLine gives, and a bad
 // 40-character line is an error naming its line.
 func TestReadHashList(t *testing.T) {
 	const hx = "0123456789abcdef0123456789ABCDEF01234567"
-	want, _, _, _, _ := ParseHashLine(hx)
+	want, _, _, _, _ := hashlist.ParseLine(hx)
 	cases := []struct {
 		name, list string
 		hashes     int

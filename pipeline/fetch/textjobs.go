@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/infohash/infohash/pipeline/dedup"
+	"github.com/infohash/infohash/formats/hashlist"
 )
 
 // maxHashLine bounds one line of a hash list (a magnetico export's line
@@ -17,7 +17,7 @@ const maxHashLine = 16 << 20
 // hashList reads a text list of infohashes as jobs, one per hash: what
 // dedup reads as a hash list (hex v1 or v2 infohashes, magnet URIs,
 // magnetico JSON lines; blank lines and # comments skipped), parsed by
-// dedup.ParseHashLine. The jobs have no lease: merge applies their
+// hashlist.ParseLine. The jobs have no lease: merge applies their
 // results as a manual fetch's.
 type hashList struct {
 	name string
@@ -54,7 +54,7 @@ func (l *hashList) read(buf []jobRow) (int, error) {
 		if l.line == 1 {
 			line = strings.TrimPrefix(line, "\ufeff") // an editor's byte order mark
 		}
-		h, _, typ, ok, err := dedup.ParseHashLine(line)
+		h, _, typ, ok, err := hashlist.ParseLine(line)
 		if err != nil {
 			l.err = fmt.Errorf("%s:%d: %w (a hash list has one infohash or magnet URI a line)", l.name, l.line, err)
 			return n, l.err
