@@ -41,7 +41,10 @@ while it is spooled; nothing is committed before the spool is whole and
 fsynced), so a kill loses nothing already read: a run killed while still
 reading leaves its whole batches, which the next run sets aside as
 DIR/inbox/partial-*.arrow (listed by "infohash status"; apply it as an INPUT
-if the producer will not send it again: once applied, it is removed).
+if the producer will not send it again: once applied, it is removed). On
+SIGINT/SIGTERM while reading a stream, dedup goes on for up to 10s, so that
+what the writer upstream flushes as it stops is applied too (exit 130); a
+second signal stops at once.
 
 New hashes go to a file of their own in each partition; files holding hashes
 seen again are rewritten with only their changed columns re-encoded; a
@@ -100,7 +103,9 @@ was committed ends the run partial (exit 3), naming the input.
 			if err := bindPolicy(o.Data, &o, c.IsSet("half-life")); err != nil {
 				return err
 			}
-			st, err := dedup.Run(c.Context, o)
+			g := withStreamGrace(c.Context, "dedup", o.Inputs)
+			st, err := dedup.Run(g.ctx, o)
+			g.done()
 			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 				if st.Commits == 0 && slices.Contains(o.Inputs, "-") {
 					return errors.New("dedup: interrupted; nothing committed (what stdin had sent stays in DIR/inbox for the next run)")
@@ -119,7 +124,13 @@ was committed ends the run partial (exit 3), naming the input.
 				"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
 				"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,
 				"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
-			return writeStatsJSON(c, st)
+			if err := writeStatsJSON(c, st); err != nil {
+				return err
+			}
+			if g.interrupted() {
+				return interruptedAfter("dedup", st.Snapshot)
+			}
+			return nil
 		},
 	}
 }

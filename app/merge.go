@@ -71,7 +71,9 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}
-			st, err := merge.Run(c.Context, o)
+			g := withStreamGrace(c.Context, "merge", o.Inputs)
+			st, err := merge.Run(g.ctx, o)
+			g.done()
 			if err != nil {
 				return err
 			}
@@ -88,7 +90,13 @@ applied-input ledgers are unioned. Repeating it changes nothing.
 					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
 					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
-			return writeStatsJSON(c, st)
+			if err := writeStatsJSON(c, st); err != nil {
+				return err
+			}
+			if g.interrupted() {
+				return interruptedAfter("merge", st.Snapshot)
+			}
+			return nil
 		},
 	}
 }

@@ -1,0 +1,106 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// streamGrace is how long dedup and merge go on after SIGINT or SIGTERM
+// when an input is a stream. In "capture -o - | dedup -" (or "fetch -o - |
+// merge -") Ctrl-C reaches both: the writer upstream then flushes what it
+// has and closes the pipe, and the reader applies it, so that its
+// "commits what was received" holds for the pipeline too. A second
+// signal, or the end of the grace, stops at once as before.
+var streamGrace = 10 * time.Second
+
+// streamInput reports whether an input argument is read only once: "-"
+// (stdin) or a pipe, FIFO or device.
+func streamInput(arg string) bool {
+	if arg == "-" {
+		return true
+	}
+	fi, err := os.Stat(arg)
+	return err == nil && fsutil.ReadOnce(fi.Mode())
+}
+
+// graceful is a run context for a command reading streams. It is not
+// cancelled by parent's first cancellation (the first signal) but
+// streamGrace later, or at a second signal; interrupted reports whether
+// the first came. done must be called when the run returns.
+type graceful struct {
+	ctx         context.Context
+	interrupted func() bool
+	done        func()
+}
+
+// withStreamGrace returns parent unchanged (and a no-op) unless some of
+// args are streams.
+func withStreamGrace(parent context.Context, cmd string, args []string) graceful {
+	streams := false
+	for _, a := range args {
+		streams = streams || streamInput(a)
+	}
+	if !streams {
+		return graceful{ctx: parent, interrupted: func() bool { return false }, done: func() {}}
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	var mu sync.Mutex
+	hit := false
+	finished := make(chan struct{})
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		defer signal.Stop(again)
+		select {
+		case <-finished:
+			return
+		case <-parent.Done():
+		}
+		mu.Lock()
+		hit = true
+		mu.Unlock()
+		// The first signal reaches again too, perhaps a moment after it
+		// cancelled parent: drop it (parent cancelled by other means
+		// sends none).
+		select {
+		case <-again:
+		case <-time.After(100 * time.Millisecond):
+		}
+		slog.Warn(fmt.Sprintf("%s: interrupted; applying what the stream still sends for up to %s (interrupt again to stop now)", cmd, streamGrace))
+		t := time.NewTimer(streamGrace)
+		defer t.Stop()
+		select {
+		case <-finished:
+		case <-again:
+			cancel()
+		case <-t.C:
+			cancel()
+		}
+	}()
+	var once sync.Once
+	return graceful{
+		ctx: ctx,
+		interrupted: func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return hit
+		},
+		done: func() { once.Do(func() { close(finished); cancel() }) },
+	}
+}
+
+// interruptedAfter is the error of a run that the first signal
+// interrupted but that finished within the grace: exit 130, saying what
+// was committed.
+func interruptedAfter(cmd string, snapshot int64) error {
+	return exitcode.With(exitcode.Interrupted, fmt.Errorf("%s: interrupted; what the stream sent was applied (snapshot %d)", cmd, snapshot))
+}

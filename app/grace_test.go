@@ -1,0 +1,113 @@
+package app
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// lockedBuffer collects a child's stderr for polling.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor polls cond until it holds or a minute passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// hexLines returns n hex infohashes, one per line, from seed.
+func hexLines(seed string, n int) string {
+	var sb strings.Builder
+	for i := range n {
+		h := sha1.Sum(fmt.Appendf(nil, "%s-%d", seed, i))
+		sb.WriteString(hex.EncodeToString(h[:]) + "\n")
+	}
+	return sb.String()
+}
+
+// TestInterruptAppliesWhatTheStreamStillSends: Ctrl-C in "capture -o - |
+// dedup -" reaches both; dedup goes on reading until the writer closes
+// the pipe and commits it all (exit 130), where it used to stop at once
+// with nothing committed. A second signal stops it at once.
+func TestInterruptAppliesWhatTheStreamStillSends(t *testing.T) {
+	bin := infohashBinary(t)
+	for _, second := range []bool{false, true} {
+		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			cmd := exec.Command(bin, "dedup", "--data", data, "-")
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			io.WriteString(stdin, hexLines("a", 100))
+			// The spool exists once dedup is reading (its handlers are set
+			// up before any input is opened).
+			waitFor(t, "the stdin spool", func() bool {
+				m, _ := filepath.Glob(filepath.Join(data, "inbox", "*"))
+				return len(m) > 0
+			})
+			cmd.Process.Signal(syscall.SIGINT)
+			waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
+			if second {
+				cmd.Process.Signal(syscall.SIGINT)
+			} else {
+				io.WriteString(stdin, hexLines("b", 100))
+				stdin.Close()
+			}
+			err = cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+				t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
+			}
+			if second {
+				if !strings.Contains(stderr.String(), "nothing committed") {
+					t.Fatalf("stderr:\n%s", stderr.String())
+				}
+				return
+			}
+			if !strings.Contains(stderr.String(), "what the stream sent was applied") {
+				t.Fatalf("stderr:\n%s", stderr.String())
+			}
+			out, err := exec.Command(bin, "export", "--data", data, "--format", "csv", "-o", "-").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows := strings.Count(string(out), "\n") - 1; rows != 200 {
+				t.Fatalf("state holds %d hashes, want 200", rows)
+			}
+		})
+	}
+}
