@@ -148,9 +148,8 @@ func TestStdinInterruptedWhileWaiting(t *testing.T) {
 		{"nothing sent", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			data := filepath.Join(t.TempDir(), "ds")
 			pr, pw := io.Pipe()
-			defer pw.Close()
+			data := filepath.Join(spoolTempDir(t, pw), "ds")
 			go pw.Write(tt.sent)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
@@ -176,4 +175,30 @@ func TestStdinInterruptedWhileWaiting(t *testing.T) {
 			}
 		})
 	}
+}
+
+// spoolTempDir is t.TempDir for a run whose stdin is pw and which the
+// test interrupts: the run returns while its spool still waits on stdin.
+// Closed normally at the end of the test, the pipe let that spool commit
+// its file into the inbox while the TempDir cleanup was removing it
+// ("directory not empty"). The pipe is closed with an error instead,
+// which makes the spool abort, and the removal is retried until the
+// spool has let go.
+func spoolTempDir(t *testing.T, pw *io.PipeWriter) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "dedup-stdin-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		pw.CloseWithError(errors.New("test over"))
+		for range 500 {
+			if err = os.RemoveAll(dir); err == nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Errorf("removing %s: %v", dir, err)
+	})
+	return dir
 }
