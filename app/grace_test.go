@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // lockedBuffer collects a child's stderr for polling.
@@ -109,5 +111,52 @@ func TestInterruptAppliesWhatTheStreamStillSends(t *testing.T) {
 				t.Fatalf("state holds %d hashes, want 200", rows)
 			}
 		})
+	}
+}
+
+// TestInterruptMergeAppliesTheRestOfTheStream: the same grace for
+// "fetch -o - | merge --data DIR -": the results still arriving after
+// Ctrl-C are applied and committed (exit 130).
+func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
+	bin := infohashBinary(t)
+	data := filepath.Join(t.TempDir(), "ih")
+	hs := seedHashes(t, data, 20, 1)
+	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+	rs := make([]schema.Result, len(hs))
+	for i, hx := range hs {
+		h, _, _, err := schema.ParseHex(hx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs[i] = schema.Result{InfoHash: h, HashType: schema.HashV1, AttemptedAt: at.UnixMilli(),
+			Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
+	}
+	stream := resultsArrow(t, rs)
+	cmd := exec.Command(bin, "merge", "--data", data, "--now", at.Add(time.Minute).Format(time.RFC3339), "-")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stdin.Write(stream[:len(stream)/2])
+	waitFor(t, "merge's stdin spool", func() bool {
+		m, _ := filepath.Glob(filepath.Join(data, "inbox", "merge", "*"))
+		return len(m) > 0
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
+	stdin.Write(stream[len(stream)/2:])
+	stdin.Close()
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "what the stream sent was applied") {
+		t.Fatalf("exit %v, want 130 saying it was applied; stderr:\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stateCSV(t, data), ",no_peers,"); n != len(hs) {
+		t.Fatalf("%d hashes failed no_peers in the state, want %d", n, len(hs))
 	}
 }
