@@ -110,6 +110,19 @@ func TestErrorsNameThePathOnce(t *testing.T) {
 	}
 }
 
+// readerGone returns the write end of a pipe whose reader went away before
+// the first byte ("| head" already done).
+func readerGone(t *testing.T) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
 // TestBrokenPipeIsQuiet: "infohash export -o - | head" ends when head
 // does, with the status a shell gives a tool killed by SIGPIPE and no
 // "broken pipe" error on stderr.
@@ -117,14 +130,8 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 	_, data := seedDataset(t)
 	for _, format := range []string{"csv", "jsonl", "parquet"} {
 		t.Run(format, func(t *testing.T) {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.Close() // the reader went away before the first row
-			defer w.Close()
 			var stderr bytes.Buffer
-			code := run(context.Background(), []string{"infohash", "export", "--data", data, "--format", format, "-o", "-"}, strings.NewReader(""), w, &stderr)
+			code := run(context.Background(), []string{"infohash", "export", "--data", data, "--format", format, "-o", "-"}, strings.NewReader(""), readerGone(t), &stderr)
 			if code != 141 || strings.Contains(stderr.String(), "infohash:") {
 				t.Fatalf("exit %d stderr %q, want 141 and no error line", code, stderr.String())
 			}

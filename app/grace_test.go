@@ -45,6 +45,25 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// startPiped starts the binary with a pipe on its stdin and its stderr
+// collected; the process is killed at the end of the test if still
+// running.
+func startPiped(t *testing.T, bin string, args ...string) (*exec.Cmd, io.WriteCloser, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, stdin, stderr
+}
+
 // hexLines returns n hex infohashes, one per line, from seed.
 func hexLines(seed string, n int) string {
 	var sb strings.Builder
@@ -64,17 +83,7 @@ func TestInterruptAppliesWhatTheStreamStillSends(t *testing.T) {
 	for _, second := range []bool{false, true} {
 		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
-			cmd := exec.Command(bin, "dedup", "--data", data, "-")
-			var stderr lockedBuffer
-			cmd.Stderr = &stderr
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
+			cmd, stdin, stderr := startPiped(t, bin, "dedup", "--data", data, "-")
 			io.WriteString(stdin, hexLines("a", 100))
 			// The spool exists once dedup is reading (its handlers are set
 			// up before any input is opened).
@@ -90,7 +99,7 @@ func TestInterruptAppliesWhatTheStreamStillSends(t *testing.T) {
 				io.WriteString(stdin, hexLines("b", 100))
 				stdin.Close()
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 				t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
 			}
@@ -132,17 +141,7 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 			Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
 	}
 	stream := resultsArrow(t, rs)
-	cmd := exec.Command(bin, "merge", "--data", data, "--now", at.Add(time.Minute).Format(time.RFC3339), "-")
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	cmd, stdin, stderr := startPiped(t, bin, "merge", "--data", data, "--now", at.Add(time.Minute).Format(time.RFC3339), "-")
 	stdin.Write(stream[:len(stream)/2])
 	waitFor(t, "merge's stdin spool", func() bool {
 		m, _ := filepath.Glob(filepath.Join(data, "inbox", "merge", "*"))
@@ -152,7 +151,7 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 	waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
 	stdin.Write(stream[len(stream)/2:])
 	stdin.Close()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "what the stream sent was applied") {
 		t.Fatalf("exit %v, want 130 saying it was applied; stderr:\n%s", err, stderr.String())
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,16 +11,8 @@ import (
 // jobs' leases and only then failed to rename its jobs file to "" (exit
 // 1, the hashes leased for nothing).
 func TestEmptyOutputRefusedBeforeWork(t *testing.T) {
-	dir := t.TempDir()
+	dir, data := seedDataset(t)
 	t.Chdir(dir)
-	data := filepath.Join(dir, "ds")
-	hashes := filepath.Join(dir, "h.txt")
-	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, stderr, code := runMain(t, "dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", hashes); code != 0 {
-		t.Fatalf("dedup: exit %d: %s", code, stderr)
-	}
 	for _, args := range [][]string{
 		{"plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", ""},
 		{"export", "--data", data, "--table", "state", "--format", "csv", "-o", ""},

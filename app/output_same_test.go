@@ -14,16 +14,9 @@ import (
 // after it was applied). Devices (/dev/null) may be
 // shared: they are written in place.
 func TestReportPathSharedWithOutput(t *testing.T) {
-	dir := t.TempDir()
+	dir, data := seedDataset(t)
 	t.Chdir(dir)
-	data := filepath.Join(dir, "ds")
 	hashes := filepath.Join(dir, "h.txt")
-	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, stderr, code := runMain(t, "dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", hashes); code != 0 {
-		t.Fatalf("dedup: exit %d: %s", code, stderr)
-	}
 	for _, tt := range []struct {
 		name string
 		args []string

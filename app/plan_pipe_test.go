@@ -24,15 +24,9 @@ func TestPlanRetriesBrokenPipeSaysWhatStaysLeased(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, data := seedDataset(t)
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.Close() // the reader went away before the first job
-			defer w.Close()
 			var stderr bytes.Buffer
 			args := append([]string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "--limit", "5000", "-o", "-"}, tt.extra...)
-			code := run(context.Background(), args, strings.NewReader(""), w, &stderr)
+			code := run(context.Background(), args, strings.NewReader(""), readerGone(t), &stderr)
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 			var line string
 			for _, l := range lines {

@@ -14,16 +14,8 @@ import (
 // is refused, since status's report goes to stdout (it wrote a file named
 // "-" in the working directory).
 func TestStatusMetricsFileOutput(t *testing.T) {
-	dir := t.TempDir()
+	dir, data := seedDataset(t)
 	t.Chdir(dir)
-	data := filepath.Join(dir, "ds")
-	hashes := filepath.Join(dir, "h.txt")
-	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, stderr, code := runMain(t, "dedup", "--data", data, hashes); code != 0 {
-		t.Fatalf("dedup: exit %d: %s", code, stderr)
-	}
 	// README: "- for stdout when the data does not go there"; status
 	// prints its report there.
 	_, stderr, code := runMain(t, "status", "--data", data, "--metrics-file", "-")
