@@ -4,10 +4,14 @@
 package hashlist
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/base32"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -118,3 +122,65 @@ func parseMagneticoLine(line string) (h schema.Hash, v2 []byte, typ int8, ok boo
 	h, v2, typ, err = schema.ParseHex(*rec.InfoHash)
 	return h, v2, typ, err == nil, err
 }
+
+// Scanner reads a hash list a line at a time, as bufio.Scanner does,
+// with what every reader of a list needs: an editor's byte order mark
+// dropped from the first line, lines up to a bound, and errors that say
+// NAME:LINE.
+type Scanner struct {
+	name string
+	max  int
+	sc   *bufio.Scanner
+	line int64
+}
+
+// NewScanner scans r, named name in errors, with lines of up to max
+// bytes.
+func NewScanner(name string, r io.Reader, max int) *Scanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), max)
+	return &Scanner{name: name, max: max, sc: sc}
+}
+
+// Scan advances to the next line; false at the end or on an error.
+func (s *Scanner) Scan() bool {
+	if !s.sc.Scan() {
+		return false
+	}
+	s.line++
+	return true
+}
+
+// Bytes is the current line, valid until the next Scan.
+func (s *Scanner) Bytes() []byte {
+	if s.line == 1 {
+		return bytes.TrimPrefix(s.sc.Bytes(), utf8BOM)
+	}
+	return s.sc.Bytes()
+}
+
+// Line is the current line's number, from 1.
+func (s *Scanner) Line() int64 { return s.line }
+
+// Errorf is an error about the current line: "NAME:LINE: ...".
+func (s *Scanner) Errorf(format string, args ...any) error {
+	return fmt.Errorf("%s:%d: "+format, append([]any{s.name, s.line}, args...)...)
+}
+
+// Err is the error that ended the scan, naming the line it came on; nil
+// at the end of the list.
+func (s *Scanner) Err() error {
+	err := s.sc.Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bufio.ErrTooLong):
+		return fmt.Errorf("%s:%d: line longer than %d bytes", s.name, s.line+1, s.max)
+	default:
+		return fmt.Errorf("%s:%d: %w", s.name, s.line+1, err)
+	}
+}
+
+// utf8BOM, which some editors put at the start of a text file, is not
+// part of a list's first line.
+var utf8BOM = []byte("\xef\xbb\xbf")

@@ -1,11 +1,7 @@
 package dedup
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 
@@ -18,22 +14,13 @@ import (
 // buffer grows to the longest line, up to this. A variable for tests.
 var maxLine = 64 << 20
 
-// utf8BOM, which some editors put at the start of a text file, is not
-// part of a list's first line.
-var utf8BOM = []byte("\xef\xbb\xbf")
-
 // readHashList reads a hash list, calling emit for each hash; errors name
 // the line.
 func readHashList(name string, r io.Reader, at int64, emit func(schema.Observation)) (int64, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), maxLine)
-	var n, lineNo int64
+	sc := hashlist.NewScanner(name, r, maxLine)
+	var n int64
 	for sc.Scan() {
-		lineNo++
 		line := sc.Bytes()
-		if lineNo == 1 {
-			line = bytes.TrimPrefix(line, utf8BOM)
-		}
 		// The usual line, 40 hex digits, without a string per line.
 		if len(line) == 40 {
 			var h schema.Hash
@@ -47,7 +34,7 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 			// Every key a magnet names: both of a hybrid torrent's.
 			hs, err := hashlist.MagnetHashes(l)
 			if err != nil {
-				return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+				return n, sc.Errorf("%w", err)
 			}
 			for _, m := range hs {
 				emit(schema.Observation{InfoHash: m.H, InfoHashV2: m.V2, HashType: m.Type, ObservedAt: at, Source: schema.SourceImport})
@@ -57,7 +44,7 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		}
 		h, v2, typ, ok, err := hashlist.ParseLine(string(line))
 		if err != nil {
-			return n, fmt.Errorf("%s:%d: %w", name, lineNo, err)
+			return n, sc.Errorf("%w", err)
 		}
 		if !ok {
 			continue
@@ -65,13 +52,7 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		emit(schema.Observation{InfoHash: h, InfoHashV2: v2, HashType: typ, ObservedAt: at, Source: schema.SourceImport})
 		n++
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return n, fmt.Errorf("%s:%d: line longer than %d bytes", name, lineNo+1, maxLine)
-		}
-		return n, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
-	}
-	return n, nil
+	return n, sc.Err()
 }
 
 // textSlice is how many lines of a hash list are folded at a time.

@@ -1,11 +1,7 @@
 package fetch
 
 import (
-	"bufio"
-	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/infohash/infohash/formats/hashlist"
 )
@@ -20,16 +16,12 @@ const maxHashLine = 16 << 20
 // hashlist.ParseLine. The jobs have no lease: merge applies their
 // results as a manual fetch's.
 type hashList struct {
-	name string
-	sc   *bufio.Scanner
-	line int64
-	err  error // sticky
+	sc  *hashlist.Scanner
+	err error // sticky
 }
 
 func newHashList(name string, r io.Reader) *hashList {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), maxHashLine)
-	return &hashList{name: name, sc: sc}
+	return &hashList{sc: hashlist.NewScanner(name, r, maxHashLine)}
 }
 
 func (l *hashList) read(buf []jobRow) (int, error) {
@@ -39,24 +31,14 @@ func (l *hashList) read(buf []jobRow) (int, error) {
 	n := 0
 	for n < len(buf) {
 		if !l.sc.Scan() {
-			switch err := l.sc.Err(); {
-			case errors.Is(err, bufio.ErrTooLong):
-				l.err = fmt.Errorf("%s:%d: line longer than %d bytes", l.name, l.line+1, maxHashLine)
-			case err != nil:
-				l.err = fmt.Errorf("%s:%d: %w", l.name, l.line+1, err)
-			default:
+			if l.err = l.sc.Err(); l.err == nil {
 				l.err = io.EOF
 			}
 			return n, l.err
 		}
-		l.line++
-		line := l.sc.Text()
-		if l.line == 1 {
-			line = strings.TrimPrefix(line, "\ufeff") // an editor's byte order mark
-		}
-		h, _, typ, ok, err := hashlist.ParseLine(line)
+		h, _, typ, ok, err := hashlist.ParseLine(string(l.sc.Bytes()))
 		if err != nil {
-			l.err = fmt.Errorf("%s:%d: %w (a hash list has one infohash or magnet URI a line)", l.name, l.line, err)
+			l.err = l.sc.Errorf("%w (a hash list has one infohash or magnet URI a line)", err)
 			return n, l.err
 		}
 		if ok {
