@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -92,11 +91,7 @@ func (d *Dataset) Current() (*Manifest, error) {
 	if !isManifestName(name) {
 		// Something else was written over it (an export to DIR/CURRENT):
 		// quote what starts it, not all of it.
-		msg := excerpt(name)
-		if size > int64(len(name)) {
-			msg = fmt.Sprintf("%s… (%d bytes)", strconv.Quote(name), size)
-		}
-		return nil, fmt.Errorf("dataset: %s/CURRENT: corrupt pointer %s", d.Dir, msg)
+		return nil, fmt.Errorf("dataset: %s/CURRENT: corrupt pointer %s", d.Dir, excerptOf(name, size))
 	}
 	return readManifest(filepath.Join(d.Dir, "manifests", name))
 }

@@ -14,15 +14,19 @@ const excerptLen = 64
 
 // excerpt quotes at most excerptLen bytes of s, escaped onto one line,
 // and says how long s was when it cut it.
-func excerpt(s string) string {
-	if len(s) <= excerptLen {
-		return strconv.Quote(s)
-	}
-	cut := excerptLen
-	for cut > excerptLen-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
+func excerpt(s string) string { return excerptOf(s, int64(len(s))) }
+
+// excerptOf is excerpt for s, the first bytes of content size bytes long
+// (a file read only in part).
+func excerptOf(s string, size int64) string {
+	cut := min(len(s), excerptLen)
+	for cut < len(s) && cut > excerptLen-utf8.UTFMax && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+	if int64(cut) == size {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), size)
 }
 
 // jsonError is err from decoding a manifest with the names it quotes
