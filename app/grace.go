@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,8 +54,7 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 		return graceful{ctx: parent, interrupted: func() bool { return false }, done: func() {}}
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
-	var mu sync.Mutex
-	hit := false
+	var hit atomic.Bool
 	finished := make(chan struct{})
 	again := make(chan os.Signal, 1)
 	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
@@ -65,9 +65,7 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 			return
 		case <-parent.Done():
 		}
-		mu.Lock()
-		hit = true
-		mu.Unlock()
+		hit.Store(true)
 		// The first signal reaches again too, perhaps a moment after it
 		// cancelled parent: drop it (parent cancelled by other means
 		// sends none).
@@ -88,13 +86,9 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 	}()
 	var once sync.Once
 	return graceful{
-		ctx: ctx,
-		interrupted: func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return hit
-		},
-		done: func() { once.Do(func() { close(finished); cancel() }) },
+		ctx:         ctx,
+		interrupted: hit.Load,
+		done:        func() { once.Do(func() { close(finished); cancel() }) },
 	}
 }
 
