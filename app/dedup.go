@@ -27,7 +27,10 @@ func dedupCommand() *cli.Command {
    infohash dedup --data ./ih hashes.txt          # hex infohashes or magnet URIs, one per line
    infohash dedup --data ./ih --now 2026-01-01T00:00:00Z --stats-json stats.json obs/
    infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes`,
-		Description: `INPUT is an observation Parquet file, a folder of them, a text file of hex
+		Description: `DIR gets a new, empty dataset when it holds none (its parent
+   folder must exist; dedup says so when it makes one).
+
+   INPUT is an observation Parquet file, a folder of them, a text file of hex
 infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a
 hash list) on stdin. The kind is detected from the content. A named INPUT
 that can be read only once (a pipe such as <(zcat list.gz), a FIFO) is

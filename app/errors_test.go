@@ -152,3 +152,27 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 		t.Fatalf("exit %d, last record %q; want 141 and a record of it", code, last)
 	}
 }
+
+// TestMistypedDataCreatesNothing: dedup makes a new dataset in an existing
+// folder (and says so), but a --data whose parent folder is missing is a
+// usage error with nothing created.
+func TestMistypedDataCreatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	hashes := filepath.Join(dir, "h.txt")
+	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	typo := filepath.Join(dir, "srv", "ih", "data")
+	_, stderr, code := runMain(t, "dedup", "--data", typo, hashes)
+	want := "parent folder " + filepath.Join(dir, "srv", "ih") + " does not exist"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "srv")); !os.IsNotExist(err) {
+		t.Fatalf("dedup made folders for a mistyped --data: %v", err)
+	}
+	_, stderr, code = runMain(t, "dedup", "--data", filepath.Join(dir, "ds"), hashes)
+	if code != 0 || !strings.Contains(stderr, "created a new, empty dataset") {
+		t.Fatalf("exit %d, stderr %q; want 0 and a note that the dataset is new", code, stderr)
+	}
+}

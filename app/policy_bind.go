@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/dedup"
@@ -18,7 +19,7 @@ import (
 // bad input.
 func loadPolicy(dir string) (schedule.Policy, error) {
 	if _, err := os.Stat(schedule.Path(dir)); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := dataset.MakeDir(dir); err != nil {
 			return schedule.Policy{}, err
 		}
 		if err := schedule.SaveDefault(dir); err != nil {

@@ -18,6 +18,8 @@ import (
 // Dataset is an open dataset directory.
 type Dataset struct {
 	Dir string
+	// Created is set when Open made a new, empty dataset (OpenOptions.Create).
+	Created bool
 }
 
 // OpenOptions control Open.
@@ -34,13 +36,14 @@ var ErrNotDataset = errors.New("not an infohash dataset (no CURRENT file)")
 // debris of dead writers.
 func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
 	d := &Dataset{Dir: dir}
-	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		if !o.Create {
 			return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
 		}
 		if err := d.create(ctx, o.LockWait); err != nil {
 			return nil, err
 		}
+		d.Created = true
 	} else if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", dir, err)
 	}
@@ -62,6 +65,9 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
 }
 
 func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
+	if err := MakeDir(d.Dir); err != nil {
+		return err
+	}
 	for _, sub := range []string{"", "manifests", "staging", "inbox"} {
 		if err := os.MkdirAll(filepath.Join(d.Dir, sub), 0o755); err != nil {
 			return fmt.Errorf("dataset: %s: %w", d.Dir, err)
@@ -80,6 +86,22 @@ func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
 		return err
 	}
 	return fsutil.WriteFile(filepath.Join(d.Dir, "CURRENT"), []byte(manifestName(0)+"\n"))
+}
+
+// MakeDir makes the folder of a new dataset dir unless it exists. Only
+// dir itself may be new, not its parent: a mistyped --data would otherwise
+// grow a whole tree and a dataset nobody reads (bad input).
+func MakeDir(dir string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if fi, err := os.Stat(parent); errors.Is(err, os.ErrNotExist) {
+		return exitcode.BadInput(fmt.Errorf("dataset: %s: no dataset there, and its parent folder %s does not exist to create one in", dir, parent))
+	} else if err == nil && !fi.IsDir() {
+		return exitcode.BadInput(fmt.Errorf("dataset: %s: no dataset there, and %s is not a folder to create one in", dir, parent))
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	return nil
 }
 
 // Current reads the latest committed manifest.

@@ -102,6 +102,9 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	if d.Created {
+		slog.Info("dedup: created a new, empty dataset", "dir", d.Dir)
+	}
 	ins, err := resolveInputs(ctx, o.Inputs, o.Stdin, d)
 	if err != nil {
 		return st, err

@@ -51,6 +51,9 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	if d.Created {
+		slog.Info("merge --from: created a new, empty dataset", "dir", d.Dir)
+	}
 	p, err := schedule.Load(d.Dir)
 	if err != nil {
 		return st, exitcode.BadInput(err)
