@@ -116,12 +116,19 @@ func checkDataOutput(c *cli.Context, stdoutFormat string) error {
 }
 
 // checkNotDatasetFile refuses an output path p (what names it:
-// "--stats-json") that is a file the dataset of --data manages (CURRENT, a manifest,
+// "--stats-json") that is a file the dataset of --data, or the dataset p
+// lies in, manages (CURRENT, a manifest,
 // policy.json, a table's file…) or lies in capture's --dht-state, however
 // spelt (symbolic links, ".."): writing it would break the dataset for
 // every later command. The rest of DIR (DIR/export/) is the user's.
 func checkNotDatasetFile(c *cli.Context, what, p string) error {
-	if data := c.String("data"); data != "" {
+	// The dataset of --data, and the one p lies in (fetch and capture
+	// take no --data; the path may name another dataset).
+	enclosing, _ := dataset.Enclosing(p)
+	for _, data := range []string{c.String("data"), enclosing} {
+		if data == "" {
+			continue
+		}
 		if rel, ok := dataset.Owns(data, p); ok {
 			return exitcode.BadInput(fmt.Errorf("%s %s: that is the dataset's own %s (in %s); write elsewhere, e.g. under %s",
 				what, p, ownedName(rel), data, filepath.Join(data, "export")))

@@ -18,6 +18,10 @@ func TestOutputIntoDatasetRefused(t *testing.T) {
 	if _, stderr, code := runMain(t, "policy", "show", "--data", data); code != 0 {
 		t.Fatalf("policy show: exit %d: %s", code, stderr)
 	}
+	other := filepath.Join(dir, "other")
+	if _, stderr, code := runMain(t, "dedup", "--data", other, "h.txt"); code != 0 {
+		t.Fatalf("dedup of a second dataset: exit %d: %s", code, stderr)
+	}
 	current := filepath.Join(data, "CURRENT")
 	before, err := os.ReadFile(current)
 	if err != nil {
@@ -56,6 +60,10 @@ func TestOutputIntoDatasetRefused(t *testing.T) {
 		{"dedup stats", []string{"dedup", "--data", data, "--stats-json", "ds/CURRENT", "h.txt"}, "--stats-json ds/CURRENT"},
 		{"status metrics", []string{"status", "--data", data, "--metrics-file", "ds/manifests/m.prom"}, "--metrics-file ds/manifests/m.prom"},
 		{"export stats", []string{"export", "--data", data, "-o", "ds/export/x.parquet", "--stats-json", "link"}, "--stats-json link"},
+		// fetch has no --data: the dataset the path lies in counts.
+		{"fetch without --data", []string{"fetch", "--no-dht", "h.txt", "-o", "ds/CURRENT"}, "ds/CURRENT"},
+		{"fetch stats without --data", []string{"fetch", "--no-dht", "h.txt", "-o", "r.parquet", "--stats-json", "ds/manifests/s.json"}, "--stats-json ds/manifests/s.json"},
+		{"export into another dataset", []string{"export", "--data", other, "-f", "csv", "-o", "ds/policy.json"}, "ds/policy.json"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := runMain(t, tt.args...)

@@ -90,3 +90,36 @@ func resolve(p string) (string, error) {
 		abs = parent
 	}
 }
+
+// Enclosing returns the dataset directory that path lies in (resolved as
+// Owns resolves it): the nearest folder above it, or path itself, holding
+// both a CURRENT file and a manifests/ folder. It lets a command that is
+// given no --data (fetch, capture) still refuse to write over a dataset's
+// own files.
+func Enclosing(path string) (dir string, ok bool) {
+	p, err := resolve(path)
+	if err != nil {
+		return "", false
+	}
+	for {
+		if isDatasetDir(p) {
+			return p, true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", false
+		}
+		p = parent
+	}
+}
+
+// isDatasetDir reports whether dir looks like a dataset: a CURRENT file
+// and a manifests folder.
+func isDatasetDir(dir string) bool {
+	cur, err := os.Stat(filepath.Join(dir, "CURRENT"))
+	if err != nil || !cur.Mode().IsRegular() {
+		return false
+	}
+	m, err := os.Stat(filepath.Join(dir, "manifests"))
+	return err == nil && m.IsDir()
+}

@@ -49,3 +49,30 @@ func TestOwns(t *testing.T) {
 		}
 	}
 }
+
+// TestEnclosing finds the dataset a path lies in, however deep, and none
+// for paths outside any dataset.
+func TestEnclosing(t *testing.T) {
+	d := openNew(t)
+	root, err := filepath.EvalSymlinks(d.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "CURRENT"), []byte("x\n"), 0o644) // no manifests/: not a dataset
+	for _, c := range []struct {
+		path, want string
+	}{
+		{filepath.Join(d.Dir, "CURRENT"), root},
+		{d.Dir, root},
+		{filepath.Join(d.Dir, "state", "v", "new", "x.parquet"), root},
+		{filepath.Join(d.Dir, "export", "a.csv"), root},
+		{filepath.Join(other, "CURRENT"), ""},
+		{filepath.Join(other, "sub", "f"), ""},
+	} {
+		got, ok := Enclosing(c.path)
+		if ok != (c.want != "") || got != c.want {
+			t.Errorf("Enclosing(%s) = %q, %v; want %q", c.path, got, ok, c.want)
+		}
+	}
+}
