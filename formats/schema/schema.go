@@ -77,8 +77,9 @@ type State struct {
 	// BackoffStep is the position in the failure class's backoff schedule
 	// (how many counted failures the next delay is based on).
 	BackoffStep int32 `parquet:"backoff_step"`
-	// BadMetadata counts invalid_metadata / hash_mismatch failures, each
-	// from a distinct source, since the last success.
+	// BadMetadata counts the distinct sources (peers) that served this
+	// hash bad metadata (hash_mismatch, invalid_metadata) or claimed it
+	// too large (too_large) since the last success.
 	BadMetadata int32 `parquet:"bad_metadata"`
 	// Reactivated is when a fresh observation last pulled a dormant hash
 	// back (null if never).

@@ -57,14 +57,15 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 }
 
 // newSources counts the distinct peers behind a bad-metadata or too_large
-// failure (peer_failures of the outcome's class) that are not already
-// known to have failed this hash (on its avoid list). A result naming no
-// such peer counts as one source.
+// failure (peer_failures of any of those classes: hash_mismatch,
+// invalid_metadata, too_large, whichever the outcome is) that are not
+// already known to have failed this hash (on its avoid list). A result
+// naming no such peer counts as one source.
 func newSources(st *schema.State, r *schema.Result) int32 {
 	var seen []string
 	named := false
 	for _, pf := range r.PeerFailures {
-		if pf.Class != r.Outcome {
+		if !badSource(pf.Class) {
 			continue
 		}
 		named = true
@@ -76,6 +77,13 @@ func newSources(st *schema.State, r *schema.Result) int32 {
 		return 1
 	}
 	return int32(len(seen))
+}
+
+// badSource reports whether a peer failing with class served bad metadata
+// or claimed metadata too large: the failures bad_metadata counts.
+func badSource(class string) bool {
+	k := schedule.KindOf(class)
+	return k == schedule.KindBadMetadata || k == schedule.KindTooLarge
 }
 
 // addAvoid appends the endpoints that failed this attempt with a
