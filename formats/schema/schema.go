@@ -84,9 +84,12 @@ type State struct {
 	// Reactivated is when a fresh observation last pulled a dormant hash
 	// back (null if never).
 	Reactivated int64 `parquet:"reactivated_at,optional,timestamp(millisecond)"`
-	// AvoidPeers are endpoints (ip:port) that failed this hash at peer
-	// level or served it bad metadata, most recent last, kept while their
-	// penalty lasts (merge); plan-retries hands them to fetch as avoid_peers.
+	// AvoidPeers are endpoints (ip:port), most recent last. While
+	// BadMetadata is 0, those that failed this hash with a penalising
+	// class, kept while their penalty lasts; from the first bad-metadata
+	// or too_large source to the next success, exactly those sources,
+	// kept after their penalty ends so that a source is counted once
+	// (merge). plan-retries hands a job the ones still penalised.
 	AvoidPeers []string `parquet:"avoid_peers,list"`
 }
 

@@ -318,15 +318,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.Stat
 		out.Tier = schema.TierHot
 	}
 	out.LeaseID, out.LeaseUntil = "", 0
-	out.AvoidPeers = slices.Clone(a.AvoidPeers)
-	for _, x := range b.AvoidPeers {
-		if !slices.Contains(out.AvoidPeers, x) {
-			out.AvoidPeers = append(out.AvoidPeers, x)
-		}
-	}
-	if n := len(out.AvoidPeers); n > maxAvoid {
-		out.AvoidPeers = out.AvoidPeers[n-maxAvoid:]
-	}
+	out.AvoidPeers = unionAvoid(out.BadMetadata, &a, &b)
 	return out
 }
 
