@@ -43,8 +43,9 @@ counted (stale_failures_ignored, late_failures_ignored), an ok still
 stored. Each input is recorded by checksum, so applying it again is a no-op.
 
 ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/.
-A failure: attempts+1 (not for local_error), last_attempt, last_failure and
-next_retry from DIR/policy.json; the endpoints that failed are penalised in
+A failure: attempts+1, last_attempt, last_failure and next_retry from
+DIR/policy.json (local_error is not counted: attempts and a failed hash's
+last_failure stay, so peer-level failures either side of it still back off); the endpoints that failed are penalised in
 DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Failed hashes past the
 policy's archive threshold move to the cold tier (never deleted).
 

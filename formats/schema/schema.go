@@ -77,15 +77,19 @@ type State struct {
 	// BackoffStep is the position in the failure class's backoff schedule
 	// (how many counted failures the next delay is based on).
 	BackoffStep int32 `parquet:"backoff_step"`
-	// BadMetadata counts invalid_metadata / hash_mismatch failures, each
-	// from a distinct source, since the last success.
+	// BadMetadata counts the distinct sources (peers) that served this
+	// hash bad metadata (hash_mismatch, invalid_metadata) or claimed it
+	// too large (too_large) since the last success.
 	BadMetadata int32 `parquet:"bad_metadata"`
 	// Reactivated is when a fresh observation last pulled a dormant hash
 	// back (null if never).
 	Reactivated int64 `parquet:"reactivated_at,optional,timestamp(millisecond)"`
-	// AvoidPeers are endpoints (ip:port) that failed this hash at peer
-	// level or served it bad metadata, most recent last, kept while their
-	// penalty lasts (merge); plan-retries hands them to fetch as avoid_peers.
+	// AvoidPeers are endpoints (ip:port), most recent last. While
+	// BadMetadata is 0, those that failed this hash with a penalising
+	// class, kept while their penalty lasts; from the first bad-metadata
+	// or too_large source to the next success, exactly those sources,
+	// kept after their penalty ends so that a source is counted once
+	// (merge). plan-retries hands a job the ones still penalised.
 	AvoidPeers []string `parquet:"avoid_peers,list"`
 }
 

@@ -49,33 +49,67 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	case lease == nil && r.AttemptedAt <= st.LastAttempt:
 		return staleFailure, false
 	}
+	hadSources := st.BadMetadata > 0
 	if err := schedule.ApplyFailureFrom(p, st, r.Outcome, r.AttemptedAt, newSources(st, r)); err != nil {
 		return afterFetched, lease != nil // unreachable: classes are checked on input, fetched above
 	}
-	addAvoid(p, st, r)
+	switch {
+	case st.BadMetadata == 0:
+		addAvoid(p, st, r)
+	case !hadSources: // the first source: the list holds sources from now on
+		st.AvoidPeers = nil
+		addSources(st, r)
+	default:
+		addSources(st, r)
+	}
 	return applied, lease != nil
 }
 
-// newSources counts the distinct peers behind a bad-metadata or too_large
-// failure (peer_failures of the outcome's class) that are not already
-// known to have failed this hash (on its avoid list). A result naming no
-// such peer counts as one source.
+// A hash's avoid_peers hold one of two things. Until a peer has served
+// it bad metadata or claimed it too large (bad_metadata 0), they are the
+// endpoints that failed it with a penalising class, kept while their
+// penalty lasts. From the first such source until the next success
+// (bad_metadata > 0), they are exactly those sources, however long ago
+// their penalty ended: they are what tells a new source from one counted
+// before. Either way plan-retries hands a job only the endpoints still
+// penalised, and every live penalty goes to fetch in the jobs file's avoid
+// list as well.
+
+// newSources counts the sources a bad-metadata or too_large result adds:
+// the distinct endpoints of its peer_failures of any of hash_mismatch,
+// invalid_metadata, too_large (whichever the outcome is) that are not
+// among the hash's sources counted before, or one for a result naming no
+// such endpoint. Other results add none.
 func newSources(st *schema.State, r *schema.Result) int32 {
-	var seen []string
+	if !badSource(r.Outcome) {
+		return 0
+	}
+	var known []string
+	if st.BadMetadata > 0 {
+		known = st.AvoidPeers
+	}
+	var fresh []string
 	named := false
 	for _, pf := range r.PeerFailures {
-		if pf.Class != r.Outcome {
+		if !badSource(pf.Class) || pf.Addr == "" {
 			continue
 		}
 		named = true
-		if !slices.Contains(st.AvoidPeers, pf.Addr) && !slices.Contains(seen, pf.Addr) {
-			seen = append(seen, pf.Addr)
+		if !slices.Contains(known, pf.Addr) && !slices.Contains(fresh, pf.Addr) {
+			fresh = append(fresh, pf.Addr)
 		}
 	}
 	if !named {
 		return 1
 	}
-	return int32(len(seen))
+	return int32(len(fresh))
+}
+
+// badSource reports whether a peer failing with class served bad metadata
+// or claimed metadata too large: the failures bad_metadata counts.
+func badSource(class string) bool {
+	k := schedule.KindOf(class)
+	return k == schedule.KindBadMetadata || k == schedule.KindTooLarge
 }
 
 // addAvoid appends the endpoints that failed this attempt with a
@@ -96,9 +130,54 @@ func addAvoid(p schedule.Policy, st *schema.State, r *schema.Result) {
 	}
 }
 
-// pruneAvoid keeps the endpoints whose penalty is still live at now.
+// addSources moves the bad-metadata and too_large endpoints of r to the
+// end of the hash's sources (most recent last, at most maxAvoid: a hash
+// with more distinct sources than that forgets the oldest).
+func addSources(st *schema.State, r *schema.Result) {
+	if !badSource(r.Outcome) {
+		return // the sources are only those newSources counted
+	}
+	for _, pf := range r.PeerFailures {
+		if !badSource(pf.Class) || pf.Addr == "" {
+			continue
+		}
+		if i := slices.Index(st.AvoidPeers, pf.Addr); i >= 0 {
+			st.AvoidPeers = slices.Delete(st.AvoidPeers, i, i+1)
+		}
+		st.AvoidPeers = append(st.AvoidPeers, pf.Addr)
+	}
+	if n := len(st.AvoidPeers); n > maxAvoid {
+		st.AvoidPeers = slices.Clone(st.AvoidPeers[n-maxAvoid:])
+	}
+}
+
+// unionAvoid is the avoid_peers of the union of a and b, whose
+// bad_metadata is bad: both lists (a's first; at most maxAvoid, the last
+// kept), but when bad > 0 only those of the sides that had sources: the
+// other side's are penalised endpoints, not sources.
+func unionAvoid(bad int32, a, b *schema.State) []string {
+	var out []string
+	for _, s := range []*schema.State{a, b} {
+		if bad > 0 && s.BadMetadata == 0 {
+			continue
+		}
+		for _, x := range s.AvoidPeers {
+			if !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+	}
+	if n := len(out); n > maxAvoid {
+		out = slices.Clone(out[n-maxAvoid:])
+	}
+	return out
+}
+
+// pruneAvoid keeps the endpoints whose penalty is still live at now, unless
+// they are the hash's bad-metadata sources (bad_metadata > 0), which stay
+// until the next success.
 func pruneAvoid(st *schema.State, peers map[string]schema.PeerPenalty, now int64) {
-	if len(st.AvoidPeers) == 0 {
+	if len(st.AvoidPeers) == 0 || st.BadMetadata > 0 {
 		return
 	}
 	st.AvoidPeers = slices.DeleteFunc(st.AvoidPeers, func(a string) bool {

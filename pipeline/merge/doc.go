@@ -13,7 +13,10 @@
 // An ok result makes the hash fetched and its verified metadata goes to
 // DIR/torrents/current/prefix=XX/. A failure goes through the retry policy
 // (schedule.ApplyFailure); the endpoints that failed go to DIR/peers/
-// (schedule.PenalizePeer) and to the hash's avoid_peers. While a state
+// (schedule.PenalizePeer) and to the hash's avoid_peers, which, once a
+// peer served the hash bad metadata or claimed it too large, hold those
+// sources only, until the next success, however long ago their penalties
+// ended: each distinct source counts once in bad_metadata. While a state
 // partition is rewritten, its failed hashes past the archive threshold
 // move to the cold tier (cold-*.parquet files in the same partition).
 //

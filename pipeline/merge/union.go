@@ -279,7 +279,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.Stat
 		return s.Activity * math.Exp2(-float64(out.LastSeen-s.LastSeen)/half)
 	}
 	if additive {
-		out.SeenCount = a.SeenCount + b.SeenCount
+		out.SeenCount = addSat64(a.SeenCount, b.SeenCount)
 		out.Activity = decay(a) + decay(b)
 	} else {
 		out.SeenCount = max(a.SeenCount, b.SeenCount)
@@ -306,7 +306,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.Stat
 	out.Attempts, out.BackoffStep, out.BadMetadata = src.Attempts, src.BackoffStep, src.BadMetadata
 	if out.MetadataStatus != schema.StatusFetched {
 		if additive {
-			out.Attempts = a.Attempts + b.Attempts
+			out.Attempts = addSat32(a.Attempts, b.Attempts)
 		} else {
 			out.Attempts = max(a.Attempts, b.Attempts)
 		}
@@ -318,15 +318,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.Stat
 		out.Tier = schema.TierHot
 	}
 	out.LeaseID, out.LeaseUntil = "", 0
-	out.AvoidPeers = slices.Clone(a.AvoidPeers)
-	for _, x := range b.AvoidPeers {
-		if !slices.Contains(out.AvoidPeers, x) {
-			out.AvoidPeers = append(out.AvoidPeers, x)
-		}
-	}
-	if n := len(out.AvoidPeers); n > maxAvoid {
-		out.AvoidPeers = out.AvoidPeers[n-maxAvoid:]
-	}
+	out.AvoidPeers = unionAvoid(out.BadMetadata, &a, &b)
 	return out
 }
 

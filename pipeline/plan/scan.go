@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 
@@ -196,7 +197,7 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile bool, ps *pools, c *counts)
 		avoid = append(avoid, g.avoid[g.avoidAt[i]:g.avoidAt[i+1]]...)
 	}
 	pool.offer(cand{
-		prio: prio, hash: st.InfoHash, hashType: st.HashType, attempt: st.Attempts + 1,
+		prio: prio, hash: st.InfoHash, hashType: st.HashType, attempt: min(st.Attempts, math.MaxInt32-1) + 1,
 		reason: reason, avoid: avoid, relet: st.LeaseID != "",
 	})
 }

@@ -35,6 +35,12 @@ func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, d
 // metadata failed and clears the lease. A local error on a never-tried
 // hash leaves it "new": it was never really tried.
 //
+// last_failure is the last counted failure: a local error on a hash that
+// already failed leaves it as it was, so the rule "a second soft failure
+// in a row backs off" reads the counted failure before it (local errors
+// in between are our own fault and neither break nor make such a run).
+// A never-tried hash has no counted failure to keep and shows local_error.
+//
 // Callers apply a result only while it holds the state's lease (merge);
 // ApplyFailure itself refuses only unknown classes and fetched hashes.
 func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int64, newSources int32) error {
@@ -94,7 +100,9 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 		st.MetadataStatus = schema.StatusFailed
 	}
 	st.LastAttempt = attemptedAt
-	st.LastFailure = class
+	if kind != KindLocal || prev == "" {
+		st.LastFailure = class
+	}
 	st.NextRetry = attemptedAt + jitteredMillis(p, delay, st.InfoHash, st.Attempts)
 	st.LeaseID, st.LeaseUntil = "", 0
 	return nil

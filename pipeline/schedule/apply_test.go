@@ -57,6 +57,7 @@ func TestApplyFailureClasses(t *testing.T) {
 		wantStep     int32
 		wantBad      int32
 		wantStatus   string
+		wantLast     string // last_failure after; "" means class
 	}{
 		{name: "no_peers first", class: "no_peers", wantDelay: 30 * time.Minute, wantAttempts: 1, wantStep: 1},
 		{name: "no_peers third", prior: []step{{"no_peers", false}, {"no_peers", false}}, class: "no_peers",
@@ -95,9 +96,20 @@ func TestApplyFailureClasses(t *testing.T) {
 		{name: "peer-level after too_large backs off", prior: []step{{"too_large", true}}, class: "rejected",
 			wantDelay: 30 * time.Minute, wantAttempts: 2, wantStep: 1, wantBad: 1},
 		{name: "local_error not counted", prior: []step{{"no_peers", false}}, class: "local_error",
-			wantDelay: soon, wantAttempts: 1, wantStep: 1},
+			wantDelay: soon, wantAttempts: 1, wantStep: 1, wantLast: "no_peers"},
 		{name: "local_error on a new hash keeps it new", class: "local_error",
 			wantDelay: soon, wantAttempts: 0, wantStep: 0, wantStatus: schema.StatusNew},
+		{name: "local_error keeps the counted last_failure", prior: []step{{"handshake_failed", false}}, class: "local_error",
+			wantDelay: soon, wantAttempts: 1, wantLast: "handshake_failed"},
+		{name: "peer-level after local_error after peer-level backs off",
+			prior: []step{{"handshake_failed", false}, {"local_error", false}}, class: "rejected",
+			wantDelay: 30 * time.Minute, wantAttempts: 2, wantStep: 1},
+		{name: "bad metadata after local_error after peer-level backs off",
+			prior: []step{{"no_ut_metadata", false}, {"local_error", false}}, class: "hash_mismatch",
+			wantDelay: 30 * time.Minute, wantAttempts: 2, wantStep: 1},
+		{name: "peer-level after local_error after swarm retries soon",
+			prior: []step{{"no_peers", false}, {"local_error", false}}, class: "handshake_failed",
+			wantDelay: soon, wantAttempts: 2, wantStep: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,10 +134,43 @@ func TestApplyFailureClasses(t *testing.T) {
 				t.Errorf("attempts, step, bad, status = %d, %d, %d, %s; want %d, %d, %d, %s",
 					st.Attempts, st.BackoffStep, st.BadMetadata, st.MetadataStatus, tt.wantAttempts, tt.wantStep, tt.wantBad, wantStatus)
 			}
-			if st.LastAttempt != now || st.LastFailure != tt.class || st.LeaseID != "" || st.LeaseUntil != 0 {
+			wantLast := tt.wantLast
+			if wantLast == "" {
+				wantLast = tt.class
+			}
+			if st.LastAttempt != now || st.LastFailure != wantLast || st.LeaseID != "" || st.LeaseUntil != 0 {
 				t.Errorf("last_attempt, last_failure, lease = %d, %q, %q/%d", st.LastAttempt, st.LastFailure, st.LeaseID, st.LeaseUntil)
 			}
 		})
+	}
+}
+
+// TestLocalErrorsDoNotStopBackoff alternates a peer-level failure with a
+// local error: the peer-level failures are a run all the same (local
+// errors are not counted), so the hash moves along its schedule.
+func TestLocalErrorsDoNotStopBackoff(t *testing.T) {
+	p := Default()
+	st := newState(1)
+	now := t0
+	var steps []int32
+	for i := range 7 {
+		class := "handshake_failed"
+		if i%2 == 1 {
+			class = "local_error"
+		}
+		if err := ApplyFailure(p, &st, class, now, false); err != nil {
+			t.Fatal(err)
+		}
+		if class != "local_error" {
+			steps = append(steps, st.BackoffStep)
+		}
+		now = st.NextRetry
+	}
+	if want := []int32{0, 1, 2, 3}; !reflect.DeepEqual(steps, want) {
+		t.Errorf("backoff steps after each handshake_failed: %v, want %v", steps, want)
+	}
+	if st.Attempts != 4 || st.LastFailure != "handshake_failed" {
+		t.Errorf("attempts %d, last_failure %q; want 4, handshake_failed", st.Attempts, st.LastFailure)
 	}
 }
 

@@ -41,7 +41,8 @@
 //     served bad metadata or claimed too large, a too_large failure moves
 //     the hash along backoff.too_large (default +30d).
 //   - local: our own fault (disk, resources); retried soon and not counted
-//     as an attempt.
+//     as an attempt. It leaves last_failure at the last counted failure, so
+//     "a second soft failure in a row" looks past it.
 //
 // Delays are multiplied by a jitter factor in [1-j, 1+j) derived from a
 // hash of (info_hash, attempt, policy seed): reproducible, yet hashes that
