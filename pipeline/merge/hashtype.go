@@ -62,3 +62,21 @@ func ownV2(st schema.State) []byte {
 	}
 	return st.InfoHashV2
 }
+
+// adoptHashType sets st's hash_type and info_hash_v2 from the verified
+// ok result r that fetched it: the metadata proves the type, where the
+// state's was only what some input claimed (a hash_type 2 on a v1 hash
+// made a good seeder's metadata a hash_mismatch). A v1 proof drops a v2
+// hash; a v2 result without one (written before fetch recorded it)
+// keeps the state's.
+func adoptHashType(st *schema.State, r *schema.Result) {
+	switch {
+	case r.HashType != schema.HashV2:
+		st.HashType, st.InfoHashV2 = schema.HashV1, nil
+	case len(r.InfoHashV2) == 32:
+		st.HashType, st.InfoHashV2 = schema.HashV2, r.InfoHashV2
+	default:
+		st.HashType = schema.HashV2
+		st.InfoHashV2 = ownV2(*st)
+	}
+}
