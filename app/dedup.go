@@ -37,7 +37,8 @@ that can be read only once (a pipe such as <(zcat list.gz), a FIFO) is
 spooled into DIR/inbox/ like stdin, then applied. Parquet and Arrow
 need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
 DuckDB writes it; or text of 40 or 64 hex digits) and observed_at (a timestamp
-of any unit); hash_type, source and info_hash_v2 are read when present.
+of any unit); hash_type, source and info_hash_v2 are read when present (a
+hash any input says is v2 is v2, unless a fetch proved it v1).
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and

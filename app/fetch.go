@@ -33,7 +33,7 @@ blank lines and # comments skipped), told apart by content; hashes from a list a
 without a lease. A hash is attempted once per run: a row repeating an earlier row's
 info_hash (a hash list, or capture's observations given as jobs) is skipped and counted
 in duplicates, not in jobs. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
-(BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a v2 hash (fetched as v2); any
+(BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a full v2 hash; any
 other length is bad input naming the file and row. The endpoints listed in the jobs
 file's metadata (key infohash.avoid_peers, written by plan-retries from DIR/peers/) are
 skipped for every job until their penalty ends, as a job's own avoid_peers are for that
@@ -42,7 +42,12 @@ job; both count in peers_avoided. A malformed list is bad input.
 Peers come from the job's peers column, from --peer, and from get_peers lookups on
 fetch's own DHT node (never announced), which joins through --bootstrap as capture's
 nodes do (same syntax, same default public routers). Metadata is fetched over BEP 3/10/9
-and its SHA-1 (SHA-256 for v2 jobs) checked against the infohash.
+and checked against the infohash: either SHA-1 of the info dictionary (v1) or the first
+20 bytes of its SHA-256 (v2) must equal it, whatever the job's hash_type says (a label
+from some input); an ok result's hash_type says which did, and info_hash_v2 holds the
+SHA-256 of a v2 one. A job that gives its full 32-byte v2 hash (a 64-hex hash in a list,
+a 32-byte info_hash, an info_hash_v2 column) takes only metadata whose SHA-256 it is.
+Metadata matching neither is hash_mismatch.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >

@@ -42,7 +42,8 @@ newer than the hash's last_attempt; otherwise a failure is ignored and
 counted (stale_failures_ignored, late_failures_ignored), an ok still
 stored. Each input is recorded by checksum, so applying it again is a no-op.
 
-ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/.
+ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/, and
+hash_type (and info_hash_v2) as the result's, which the metadata proved.
 A failure: attempts+1, last_attempt, last_failure and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's
 last_failure stay, so peer-level failures either side of it still back off); the endpoints that failed are penalised in
@@ -51,7 +52,8 @@ policy's archive threshold move to the cold tier (never deleted).
 
 --from OTHER_DIR unions another dataset (a second crawler, a restored
 backup): first_seen is the earlier, last_seen the later, fetched beats failed
-beats new, counts add up unless the two histories share an input, and the
+beats new, a fetched record's hash_type beats a claim (else v2 if either says so),
+counts add up unless the two histories share an input, and the
 applied-input ledgers are unioned. Repeating it changes nothing.
 
 ` + exitcode.Help,

@@ -110,7 +110,13 @@ type File struct {
 
 // Job is one unit of fetch work, leased by plan-retries.
 type Job struct {
-	InfoHash   Hash     `parquet:"info_hash"`
+	InfoHash Hash `parquet:"info_hash"`
+	// InfoHashV2 is the full 32-byte v2 hash when the job's input gave
+	// it (a 64-hex hash, a 32-byte info_hash, an info_hash_v2 column):
+	// fetch then accepts only metadata whose SHA-256 it is. Without it
+	// (plan-retries leaves it null) fetch accepts metadata that either
+	// hash proves to be info_hash's, whatever hash_type says.
+	InfoHashV2 []byte   `parquet:"info_hash_v2,optional"`
 	HashType   int8     `parquet:"hash_type,int(8)"`
 	Attempt    int32    `parquet:"attempt"`
 	Reason     string   `parquet:"reason,dict"` // new, retry, reactivated, cold
@@ -129,8 +135,14 @@ const (
 )
 
 // Result is the outcome of one fetch attempt for one job.
+//
+// For outcome ok, hash_type is the type the metadata proved (SHA-1 of the
+// info dictionary is info_hash: 1; the first 20 bytes of its SHA-256: 2,
+// and info_hash_v2 is that SHA-256), whatever the job said; otherwise it
+// is the job's, and info_hash_v2 is null.
 type Result struct {
 	InfoHash     Hash          `parquet:"info_hash"`
+	InfoHashV2   []byte        `parquet:"info_hash_v2,optional"`
 	HashType     int8          `parquet:"hash_type,int(8)"`
 	Attempt      int32         `parquet:"attempt"`
 	LeaseID      string        `parquet:"lease_id,optional"`

@@ -415,8 +415,8 @@ func (b *batch) newState(e *entry, now int64) schema.State {
 	}
 }
 
-// fold merges a batch aggregate into a known hash's state (existence and
-// activity only; scheduling is the caller's).
+// fold merges a batch aggregate into a known hash's state (existence,
+// activity and, unless fetched, hash type; scheduling is the caller's).
 func (b *batch) fold(st *schema.State, a *agg) {
 	st.FirstSeen = min(st.FirstSeen, b.first(a))
 	st.SeenCount += int64(a.count)
@@ -431,7 +431,9 @@ func (b *batch) fold(st *schema.State, a *agg) {
 	default:
 		st.Activity += a.act * b.decay(st.LastSeen-a.last)
 	}
-	if a.flags&aggV2 != 0 {
+	// v2 wins over v1 as a claim, but a fetched hash's type is the one
+	// its metadata proved (merge set it): a claim does not change it.
+	if a.flags&aggV2 != 0 && (st.MetadataStatus != schema.StatusFetched || st.HashType == schema.HashV2) {
 		st.HashType = schema.HashV2
 		if st.InfoHashV2 == nil {
 			st.InfoHashV2 = b.v2Of(a)

@@ -178,3 +178,44 @@ func TestTableSlotWidths(t *testing.T) {
 		check(len(hs), false)
 	}
 }
+
+// TestFoldKeepsAProvenHashType: observations claiming v2 make a hash v2,
+// unless it is fetched: then merge set its type from the metadata, and a
+// label (or a full v2 hash) from some input no longer changes it. A
+// fetched v2 hash still learns its full v2 hash.
+func TestFoldKeepsAProvenHashType(t *testing.T) {
+	h := schema.Hash{0x33, 1, 2}
+	full := append(h[:], bytes.Repeat([]byte{9}, 12)...)
+	for _, c := range []struct {
+		name    string
+		status  string
+		typ     int8
+		obsV2   []byte
+		obsTyp  int8
+		wantTyp int8
+		wantV2  []byte
+	}{
+		{"new v1, v2 label", schema.StatusNew, schema.HashV1, nil, schema.HashV2, schema.HashV2, nil},
+		{"failed v1, full v2", schema.StatusFailed, schema.HashV1, full, schema.HashV1, schema.HashV2, full},
+		{"fetched v1, v2 label", schema.StatusFetched, schema.HashV1, nil, schema.HashV2, schema.HashV1, nil},
+		{"fetched v1, full v2", schema.StatusFetched, schema.HashV1, full, schema.HashV2, schema.HashV1, nil},
+		{"fetched v2, full v2", schema.StatusFetched, schema.HashV2, full, schema.HashV2, schema.HashV2, full},
+		{"fetched v2, v1 label", schema.StatusFetched, schema.HashV2, nil, schema.HashV1, schema.HashV2, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBatch(3600_000)
+			defer b.release()
+			b.add(h, c.obsV2, c.obsTyp, 2000, schema.SourceGetPeers)
+			a, ok := b.parts[h[0]].find(&h)
+			if !ok {
+				t.Fatal("no aggregate")
+			}
+			st := schema.State{InfoHash: h, HashType: c.typ, FirstSeen: 1000, LastSeen: 1000, SeenCount: 1,
+				LastSource: schema.SourceImport, Activity: 1, MetadataStatus: c.status, Tier: schema.TierHot}
+			b.fold(&st, a)
+			if st.HashType != c.wantTyp || !bytes.Equal(st.InfoHashV2, c.wantV2) || st.SeenCount != 2 {
+				t.Errorf("hash_type %d, info_hash_v2 %x, seen %d; want %d, %x, 2", st.HashType, st.InfoHashV2, st.SeenCount, c.wantTyp, c.wantV2)
+			}
+		})
+	}
+}

@@ -29,11 +29,11 @@ type attempt struct {
 	lookup   *lookupRun
 }
 
-func newAttempt(f *Fetcher, job schema.Job, typ int8) *attempt {
+func newAttempt(f *Fetcher, job schema.Job) *attempt {
 	a := &attempt{
 		f: f,
 		cfg: exchangeConfig{
-			InfoHash: job.InfoHash, HashType: typ, PeerID: f.peerID,
+			InfoHash: job.InfoHash, InfoHashV2: fullV2(job), PeerID: f.peerID,
 			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout,
 			Stats: f.stats, Mem: f.mem,
 		},
@@ -178,6 +178,7 @@ func (a *attempt) fill(res *schema.Result) {
 		res.MetadataSize = int64(len(w.Meta.InfoBytes))
 		res.ConnectMs, res.MetadataMs = w.ConnectDur.Milliseconds(), w.MetadataDur.Milliseconds()
 		res.Meta = w.Meta
+		res.HashType, res.InfoHashV2 = w.HashType, w.InfoHashV2
 		return
 	}
 	if lookupFailed {

@@ -13,7 +13,9 @@
 //	TCP connect → BEP 3 handshake (infohash must match) → BEP 10 extended
 //	handshake (ut_metadata id, metadata_size ≤ cap) → BEP 9 requests for
 //	every 16 KiB piece → SHA-1 (v1) or truncated SHA-256 (v2) of the bytes
-//	must equal the infohash → info dictionary decoded.
+//	must equal the infohash, whichever the job's hash_type said (the full
+//	SHA-256 must equal a job's full v2 hash when it has one); the result's
+//	hash_type says which did → info dictionary decoded.
 //
 // Every peer exchange ends ok or in exactly one failure class, decided by
 // how far it got: connect_failed, handshake_failed (closed, wrong protocol

@@ -28,7 +28,7 @@ var ourExtHandshake = bencode.MustMarshal(map[string]any{
 // exchangeConfig is what one peer exchange needs to know.
 type exchangeConfig struct {
 	InfoHash        [20]byte
-	HashType        int8
+	InfoHashV2      []byte // the job's full v2 hash (32 bytes), or nil when not known
 	PeerID          [20]byte
 	MaxMetadataSize int64
 	ConnectTimeout  time.Duration
@@ -61,7 +61,9 @@ type peerOutcome struct {
 	CutOff       bool       // still exchanging when the job's deadline passed: no failure of this peer's
 	Final        bool       // the metadata itself is bad: other peers cannot do better
 	Meta         schema.Meta
-	MetadataSize int64 // size the peer announced (0 = none)
+	HashType     int8   // which hash of Meta.InfoBytes matched (see verifyInfo)
+	InfoHashV2   []byte // their SHA-256 when that matched
+	MetadataSize int64  // size the peer announced (0 = none)
 	ConnectDur   time.Duration
 	MetadataDur  time.Duration
 	At           time.Time
@@ -169,8 +171,9 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		return
 	}
 	cfg.Stats.metadataReceived.Add(1)
-	if !hashMatches(info, cfg.InfoHash, cfg.HashType) {
-		o.Err = failf(schema.OutcomeHashMismatch, "metadata from peer hashes to %s", hex.EncodeToString(hashOf(info, cfg.HashType)))
+	typ, v2, ok := verifyInfo(info, cfg.InfoHash, cfg.InfoHashV2)
+	if !ok {
+		o.Err = failf(schema.OutcomeHashMismatch, "%s", mismatchDetail(info, cfg.InfoHashV2))
 		return
 	}
 	cfg.Stats.verified.Add(1)
@@ -180,7 +183,7 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		o.Final = true // the bytes match the infohash: every peer serves the same
 		return
 	}
-	o.Meta = m
+	o.Meta, o.HashType, o.InfoHashV2 = m, typ, v2
 	o.MetadataDur = time.Since(metaStart)
 }
 
@@ -298,17 +301,30 @@ func appendReject(b []byte, i int64) []byte {
 
 func appendInt(b []byte, i int64) []byte { return strconv.AppendInt(b, i, 10) }
 
-// hashOf is the infohash of info bytes for a hash type: SHA-1 for v1,
-// SHA-256 truncated to 20 bytes for v2.
-func hashOf(info []byte, typ int8) []byte {
-	if typ == schema.HashV2 {
-		s := sha256.Sum256(info)
-		return s[:20]
+// verifyInfo checks info bytes against a job's hash and reports which
+// hash of them matched. A job that knows its full v2 hash (v2, 32 bytes)
+// takes only that: the SHA-256 of info. Otherwise ih, the 20-byte DHT
+// key, is proven by either hash whatever type the job was labelled with
+// (a label is only what some input claimed): SHA-1 of info (v1, or a
+// hybrid torrent's v1 key) or the first 20 bytes of its SHA-256 (v2,
+// BEP 52), which then gives the full v2 hash.
+func verifyInfo(info []byte, ih [20]byte, v2 []byte) (typ int8, full []byte, ok bool) {
+	sum := sha256.Sum256(info)
+	if len(v2) == 32 {
+		return schema.HashV2, sum[:], bytes.Equal(sum[:], v2)
 	}
-	s := sha1.Sum(info)
-	return s[:]
+	if sha1.Sum(info) == ih {
+		return schema.HashV1, nil, true
+	}
+	return schema.HashV2, sum[:], bytes.Equal(sum[:20], ih[:])
 }
 
-func hashMatches(info []byte, ih [20]byte, typ int8) bool {
-	return bytes.Equal(hashOf(info, typ), ih[:])
+// mismatchDetail says what info bytes that verifyInfo refused hash to.
+func mismatchDetail(info []byte, v2 []byte) string {
+	sum := sha256.Sum256(info)
+	if len(v2) == 32 {
+		return "metadata from peer hashes to " + hex.EncodeToString(sum[:]) + " (SHA-256), not the job's v2 hash " + hex.EncodeToString(v2)
+	}
+	s1 := sha1.Sum(info)
+	return "metadata from peer hashes to " + hex.EncodeToString(s1[:]) + " (SHA-1) and " + hex.EncodeToString(sum[:20]) + " (SHA-256, truncated)"
 }

@@ -74,7 +74,7 @@ func runTalk(bits, stream []byte) peerOutcome {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), backstop)
 	defer cancel()
-	cfg := &exchangeConfig{InfoHash: ih, HashType: schema.HashV1, MaxMetadataSize: 1 << 20, Stats: newCounters(), Mem: &memBudget{limit: 1 << 20}}
+	cfg := &exchangeConfig{InfoHash: ih, MaxMetadataSize: 1 << 20, Stats: newCounters(), Mem: &memBudget{limit: 1 << 20}}
 	var o peerOutcome
 	talk(ctx, ours, cfg, &o, time.Now())
 	return o

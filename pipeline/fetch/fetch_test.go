@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"net"
@@ -230,24 +229,6 @@ func TestAbandonedOnCancel(t *testing.T) {
 
 // TestV2Hash: a v2 job's hash is SHA-256 of the info truncated to 20
 // bytes; the same bytes checked as v1 are a mismatch.
-func TestV2Hash(t *testing.T) {
-	f := newFetcher(t, testOptions())
-	v1 := badpeers.NewTorrent(7, 2, 10)
-	sum := sha256.Sum256(v1.Info)
-	v2 := badpeers.Torrent{Info: v1.Info, Name: v1.Name}
-	copy(v2.InfoHash[:], sum[:20])
-	good := startPeer(t, badpeers.Good, v2)
-	for _, tt := range []struct {
-		typ  int8
-		want string
-	}{{schema.HashV2, schema.OutcomeOK}, {schema.HashV1, schema.OutcomeHashMismatch}} {
-		r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: v2.InfoHash, HashType: tt.typ, Peers: []string{good.Addr()}})
-		if r.Outcome != tt.want || r.HashType != tt.typ {
-			t.Fatalf("hash type %d: outcome %s (%s), want %s", tt.typ, r.Outcome, r.Detail, tt.want)
-		}
-	}
-}
-
 func TestIOFailureClasses(t *testing.T) {
 	tests := []struct {
 		err  error

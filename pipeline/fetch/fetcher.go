@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -63,7 +64,19 @@ func (f *Fetcher) Stats() Stats { return f.stats.snapshot(time.Since(f.start)) }
 // (Options.PeerTimeout, Options.ConnectTimeout) blame it.
 var errJobDeadline = errors.New("the job's time is up")
 
-// Fetch makes one attempt at job's metadata and returns its result. It
+// fullV2 is job's full v2 hash when it is one of its infohash (32 bytes,
+// the first 20 of them info_hash), else nil.
+func fullV2(job schema.Job) []byte {
+	if len(job.InfoHashV2) != 32 || !bytes.Equal(job.InfoHashV2[:20], job.InfoHash[:]) {
+		return nil
+	}
+	return job.InfoHashV2
+}
+
+// Fetch makes one attempt at job's metadata and returns its result. An
+// ok result's hash_type (and info_hash_v2) say which hash of the metadata
+// matched the job's (see verifyInfo), whatever the job's hash_type said;
+// a failed one keeps the job's. It
 // returns false, and no result, when ctx is cancelled before the attempt
 // ends (the run is stopping): such a job is left for the planner to
 // re-plan. A deadline on ctx bounds the attempt like Options.Timeout.
@@ -84,7 +97,7 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 		hctx, cancelLease = context.WithDeadlineCause(hctx, schema.Time(job.LeaseUntil), errJobDeadline)
 		defer cancelLease()
 	}
-	a := newAttempt(f, job, typ)
+	a := newAttempt(f, job)
 	a.run(hctx)
 	if a.winner == nil && ctx.Err() != nil {
 		return res, false

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func checkResult(t *testing.T, job schema.Job, r schema.Result) {
 		t.Errorf("unknown outcome %q", r.Outcome)
 	}
 	if r.Outcome == schema.OutcomeOK {
-		if schema.Hash(hashOf(r.InfoBytes, r.HashType)) != r.InfoHash || r.MetadataSize != int64(len(r.InfoBytes)) || r.ServedBy == "" {
+		if typ, v2, ok := verifyInfo(r.InfoBytes, r.InfoHash, r.InfoHashV2); !ok || typ != r.HashType || !bytes.Equal(v2, r.InfoHashV2) || r.MetadataSize != int64(len(r.InfoBytes)) || r.ServedBy == "" {
 			t.Errorf("ok result without verified info bytes: %+v", r)
 		}
 	} else if r.InfoBytes != nil || r.Detail == "" {

@@ -17,8 +17,10 @@ import (
 
 // jobFields are the job columns besides info_hash. Only info_hash is
 // required, so a plain list of hashes is a valid input; the planner's
-// columns are used when present.
+// columns are used when present. info_hash_v2, a full v2 hash of
+// info_hash, makes fetch verify against it (schema.Job.InfoHashV2).
 type jobFields struct {
+	InfoHashV2 []byte   `parquet:"info_hash_v2,optional"`
 	HashType   int8     `parquet:"hash_type,optional,int(8)"`
 	Attempt    int32    `parquet:"attempt,optional"`
 	LeaseID    string   `parquet:"lease_id,optional"`
@@ -44,7 +46,7 @@ type blobJobRow struct {
 }
 
 func (r jobRow) job() schema.Job {
-	return schema.Job{InfoHash: r.InfoHash, HashType: r.HashType, Attempt: r.Attempt, LeaseID: r.LeaseID,
+	return schema.Job{InfoHash: r.InfoHash, InfoHashV2: r.InfoHashV2, HashType: r.HashType, Attempt: r.Attempt, LeaseID: r.LeaseID,
 		LeaseUntil: r.LeaseUntil, Peers: r.Peers, AvoidPeers: r.AvoidPeers}
 }
 
@@ -163,6 +165,7 @@ func openParquetJobs(path string) (*jobReader, error) {
 			buf[i] = jobRow{InfoHash: h, jobFields: tmp[i].jobFields}
 			if typ != 0 {
 				buf[i].HashType = typ
+				buf[i].InfoHashV2 = tmp[i].InfoHash // the full v2 hash (rowio allocates it anew each Read)
 			}
 		}
 		return n, err
@@ -198,7 +201,8 @@ func inspectJobs(path string) (blob bool, rows int64, err error) {
 
 // blobHash checks a BYTE_ARRAY info_hash: 20 bytes, or 32 for a v2 hash,
 // which the DHT (and fetch) key by its first 20 bytes; typ is then
-// HashV2, whatever the row's hash_type said, as dedup reads such rows.
+// HashV2, whatever the row's hash_type said, as dedup reads such rows,
+// and the 32 bytes are the job's full v2 hash.
 func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
 	switch len(b) {
 	case 20:

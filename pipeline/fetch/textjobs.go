@@ -36,13 +36,13 @@ func (l *hashList) read(buf []jobRow) (int, error) {
 			}
 			return n, l.err
 		}
-		h, _, typ, ok, err := hashlist.ParseLine(string(l.sc.Bytes()))
+		h, v2, typ, ok, err := hashlist.ParseLine(string(l.sc.Bytes()))
 		if err != nil {
 			l.err = l.sc.Errorf("%w (a hash list has one infohash or magnet URI a line)", err)
 			return n, l.err
 		}
 		if ok {
-			buf[n] = jobRow{InfoHash: h, jobFields: jobFields{HashType: typ}}
+			buf[n] = jobRow{InfoHash: h, jobFields: jobFields{HashType: typ, InfoHashV2: v2}}
 			n++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 // are schema.Result's (TestBlobResultColumns keeps them so).
 type blobResult struct {
 	InfoHash     []byte               `parquet:"info_hash"`
+	InfoHashV2   []byte               `parquet:"info_hash_v2,optional"`
 	HashType     int8                 `parquet:"hash_type,int(8)"`
 	Attempt      int32                `parquet:"attempt"`
 	LeaseID      string               `parquet:"lease_id,optional"`
@@ -33,7 +34,7 @@ type blobResult struct {
 
 // result converts b, whose info_hash must have 20 bytes.
 func (b *blobResult) result() (schema.Result, error) {
-	r := schema.Result{HashType: b.HashType, Attempt: b.Attempt, LeaseID: b.LeaseID,
+	r := schema.Result{InfoHashV2: b.InfoHashV2, HashType: b.HashType, Attempt: b.Attempt, LeaseID: b.LeaseID,
 		AttemptedAt: b.AttemptedAt, Outcome: b.Outcome, Detail: b.Detail, PeersFound: b.PeersFound,
 		PeersTried: b.PeersTried, PeerFailures: b.PeerFailures, LookupMs: b.LookupMs,
 		ConnectMs: b.ConnectMs, MetadataMs: b.MetadataMs, TotalMs: b.TotalMs, ServedBy: b.ServedBy,

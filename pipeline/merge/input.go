@@ -207,7 +207,7 @@ func decodeResults(in input) ([]schema.Result, error) {
 				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
 			}
 			if res.Outcome != schema.OutcomeOK {
-				res.Meta = schema.Meta{}
+				res.Meta, res.InfoHashV2 = schema.Meta{}, nil
 			}
 			out = append(out, res)
 		}
@@ -253,16 +253,18 @@ func checkResult(r *schema.Result) error {
 }
 
 // verified reports whether an ok result's info dictionary hashes to its
-// infohash (SHA-1 for v1, SHA-256 truncated to 20 bytes for v2).
+// infohash as its hash_type says: SHA-1 for v1, SHA-256 truncated to 20
+// bytes for v2, and the full SHA-256 when info_hash_v2 is given (only a
+// v2 result may give one).
 func verified(r *schema.Result) bool {
 	if len(r.InfoBytes) == 0 {
 		return false
 	}
 	if r.HashType == schema.HashV2 {
 		sum := sha256.Sum256(r.InfoBytes)
-		return bytes.Equal(sum[:20], r.InfoHash[:])
+		return bytes.Equal(sum[:20], r.InfoHash[:]) && (len(r.InfoHashV2) == 0 || bytes.Equal(sum[:], r.InfoHashV2))
 	}
-	return sha1Sum(r.InfoBytes) == r.InfoHash
+	return sha1Sum(r.InfoBytes) == r.InfoHash && len(r.InfoHashV2) == 0
 }
 
 // maxChunkBytes bounds the uncompressed size of one column chunk of a

@@ -115,6 +115,7 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 			v, release := applyResult(r.p, st, res, lease)
 			out.verdicts[v]++
 			if (v == stored || v == lateStored) && before != schema.StatusFetched {
+				adoptHashType(st, res)
 				out.torrents = append(out.torrents, torrentOf(res))
 			}
 			if release && lease != nil {

@@ -257,19 +257,16 @@ func (u *unioner) statePartition(key string) (added, combined int64, err error) 
 //     larger as for seen_count, and backoff_step and bad_metadata are the
 //     larger of the two;
 //   - reactivated_at: the later; tier: hot if either is hot;
-//   - hash_type, info_hash_v2: whichever is known; avoid_peers: both lists;
+//   - hash_type, info_hash_v2: a fetched record's (its metadata proved
+//     them), else v2 if either says so (see unionHashType); avoid_peers:
+//     both lists;
 //   - lease columns: null (leases live in DIR/leases/).
 //
 // Every rule but the additive one is a maximum or minimum, so merging the
 // same or a newer copy of a dataset again changes nothing more.
 func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.State {
 	out := a
-	if out.HashType == 0 {
-		out.HashType = b.HashType
-	}
-	if len(out.InfoHashV2) == 0 {
-		out.InfoHashV2 = b.InfoHashV2
-	}
+	out.HashType, out.InfoHashV2 = unionHashType(a, b)
 	out.FirstSeen = minKnown(a.FirstSeen, b.FirstSeen)
 	if b.LastSeen > a.LastSeen {
 		out.LastSeen, out.LastSource = b.LastSeen, b.LastSource

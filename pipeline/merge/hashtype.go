@@ -1,0 +1,82 @@
+package merge
+
+import (
+	"bytes"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// unionHashType is the hash_type and info_hash_v2 of the union of two
+// records of one hash, whichever record comes first:
+//
+//   - a record that is fetched, when the other is not, brings both: its
+//     type is the one its metadata verified, the other's only a claim;
+//   - otherwise a full v2 hash known to either makes the hash v2 (as
+//     dedup reads an info_hash_v2), the smaller bytes when both know
+//     differing ones; without one, v2 beats v1 (dedup's rule).
+//
+// An info_hash_v2 whose first 20 bytes are not the hash's is no v2 hash
+// of it and is not kept.
+func unionHashType(a, b schema.State) (typ int8, v2 []byte) {
+	va, vb := ownV2(a), ownV2(b)
+	fa, fb := a.MetadataStatus == schema.StatusFetched, b.MetadataStatus == schema.StatusFetched
+	switch {
+	case fa && !fb:
+		return provenType(a.HashType, va, vb)
+	case fb && !fa:
+		return provenType(b.HashType, vb, va)
+	}
+	switch {
+	case va == nil:
+		v2 = vb
+	case vb == nil || bytes.Compare(va, vb) <= 0:
+		v2 = va
+	default:
+		v2 = vb
+	}
+	typ = max(a.HashType, b.HashType)
+	if v2 != nil {
+		typ = schema.HashV2
+	}
+	return typ, v2
+}
+
+// provenType is the type and v2 hash of a fetched record (type typ, v2
+// hash mine) joined with another's claim (theirs): a v2 hash keeps its
+// own full hash, or takes the other's; a v1 hash has none.
+func provenType(typ int8, mine, theirs []byte) (int8, []byte) {
+	if typ != schema.HashV2 {
+		return typ, nil
+	}
+	if mine == nil {
+		mine = theirs
+	}
+	return typ, mine
+}
+
+// ownV2 is st's info_hash_v2 when it is a full v2 hash of st's info_hash,
+// else nil.
+func ownV2(st schema.State) []byte {
+	if len(st.InfoHashV2) != 32 || !bytes.Equal(st.InfoHashV2[:20], st.InfoHash[:]) {
+		return nil
+	}
+	return st.InfoHashV2
+}
+
+// adoptHashType sets st's hash_type and info_hash_v2 from the verified
+// ok result r that fetched it: the metadata proves the type, where the
+// state's was only what some input claimed (a hash_type 2 on a v1 hash
+// made a good seeder's metadata a hash_mismatch). A v1 proof drops a v2
+// hash; a v2 result without one (written before fetch recorded it)
+// keeps the state's.
+func adoptHashType(st *schema.State, r *schema.Result) {
+	switch {
+	case r.HashType != schema.HashV2:
+		st.HashType, st.InfoHashV2 = schema.HashV1, nil
+	case len(r.InfoHashV2) == 32:
+		st.HashType, st.InfoHashV2 = schema.HashV2, r.InfoHashV2
+	default:
+		st.HashType = schema.HashV2
+		st.InfoHashV2 = ownV2(*st)
+	}
+}
