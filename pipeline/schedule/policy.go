@@ -94,6 +94,10 @@ type ReactivationRule struct {
 
 // ArchiveRule: a failed hash with at least MinAttempts counted attempts
 // and no observation for Unseen moves to the cold tier (never deleted).
+// MinAttempts counts attempts (schema.State.Attempts), not schedule
+// steps: a failure retried soon (peer-level, or bad metadata from a first
+// source) counts an attempt without moving the backoff step, so a hash
+// may go cold before its schedule reaches its last step.
 type ArchiveRule struct {
 	MinAttempts int32    `json:"min_attempts"`
 	Unseen      Duration `json:"unseen"`

@@ -187,6 +187,11 @@ func TestShouldArchive(t *testing.T) {
 		{"past schedule and 90 days unseen", nil, t0 + 90*day, true},
 		{"89 days unseen", nil, t0 + 89*day, false},
 		{"five attempts", func(st *schema.State) { st.Attempts = 5 }, t0 + 200*day, false},
+		// Attempts count, not schedule steps (README, ArchiveRule): a
+		// peer-level failure retried soon holds the step below its last.
+		{"six attempts, step 5", func(st *schema.State) {
+			st.BackoffStep, st.LastFailure = 5, schema.OutcomeHandshakeFailed
+		}, t0 + 90*day, true},
 		{"seen recently", func(st *schema.State) { st.LastSeen = last }, t0 + 90*day, false},
 		{"already cold", func(st *schema.State) { st.Tier = schema.TierCold }, t0 + 200*day, false},
 		{"fetched", func(st *schema.State) { ApplySuccess(st, last) }, t0 + 200*day, false},
