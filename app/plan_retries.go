@@ -27,9 +27,10 @@ func planRetriesCommand() *cli.Command {
 not in DIR/blocklist. At most --limit are planned; never-tried hashes get
 their --new-share of --limit first (rounded up, at least one job when any
 wait and the share is above 0), so a flood of retries or cold hashes
-cannot starve new work; what they leave goes to the others. The rest go by priority: reactivated first, then
-activity, fewer attempts, longer waiting, and a seeded hash for ties (never
-by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
+cannot starve new work; what they leave goes to the others. The rest go
+by priority: reactivated first (a sighting pulled their retry forward),
+then activity, fewer attempts, longer waiting, and a seeded hash for ties
+(never by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
 cold files of the policy's plan.cold_partitions partitions (default 16)
 from where the previous pass stopped (a cursor kept in the manifest and
 moved in the pass's commit), so every cold partition is read once every

@@ -72,7 +72,10 @@ type PeerPenaltyRule struct {
 // [0, Spread) (never later than it was) and makes the hash hot again. Dormant means cold, or failed with a last
 // failure listed in Classes and scheduled to wait at least DormantAfter
 // after its last attempt (hashes early in their schedule are retried soon
-// anyway). A hash is reactivated at most once per MinInterval: a hash that
+// anyway); only a failure listed in Classes is pulled forward, and only a
+// hash pulled forward counts as reactivated (reactivated_at, the job
+// reason; a cold hash otherwise just turns hot, see Reactivate). A hash is
+// reactivated at most once per MinInterval: a hash that
 // is looked up all the time but never served (common for dead torrents)
 // is then tried once per MinInterval rather than on every sighting.
 // ResetSchedule also returns the hash to the first step of its schedule.

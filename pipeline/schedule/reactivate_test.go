@@ -43,7 +43,12 @@ func TestReactivate(t *testing.T) {
 		{name: "too_large stays put", class: "too_large", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
 		{name: "hash_mismatch stays put", class: "hash_mismatch", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
 		{name: "already due soon", class: "no_peers", edit: func(st *schema.State, last int64) { st.NextRetry = last + day }, observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
-		{name: "cold too_large becomes hot", class: "too_large", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 100 * day, want: true, wantReason: schema.ReasonReactivated},
+		// A cold hash whose retry does not move is just hot again: no
+		// reactivated_at (it would jump the queue and use up MinInterval).
+		{name: "cold too_large becomes hot", class: "too_large", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 100 * day, want: true, wantReason: schema.ReasonRetry},
+		{name: "cold hash_mismatch becomes hot", class: "hash_mismatch", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 2 * day, want: true, wantReason: schema.ReasonRetry},
+		{name: "cold handshake_failed overdue becomes hot", class: "handshake_failed", edit: func(st *schema.State, last int64) { st.Tier, st.NextRetry = schema.TierCold, last+day }, observed: 100 * day, want: true, wantReason: schema.ReasonRetry},
+		{name: "cold no_peers overdue becomes hot", class: "no_peers", edit: func(st *schema.State, last int64) { st.Tier = schema.TierCold }, observed: 40 * day, want: true, wantReason: schema.ReasonRetry},
 		{name: "cold no_peers pulled and hot", class: "no_peers", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 10 * day, want: true, wantNext: 10 * day, wantReason: schema.ReasonReactivated},
 		{name: "new hash is not reactivated", class: "", observed: day, want: false, wantReason: schema.ReasonNew},
 		{name: "fetched hash is not reactivated", class: "ok", observed: 100 * day, want: false},
@@ -75,8 +80,15 @@ func TestReactivate(t *testing.T) {
 					t.Errorf("Reactivate returned false but changed the state")
 				}
 			} else {
-				if st.Tier != schema.TierHot || st.Reactivated != last+tt.observed || st.BackoffStep != before.BackoffStep {
-					t.Errorf("tier %s, reactivated_at %d, step %d", st.Tier, st.Reactivated, st.BackoffStep)
+				wantAt := last + tt.observed // reactivated: pulled forward
+				if tt.wantReason != schema.ReasonReactivated {
+					wantAt = before.Reactivated
+					if st.NextRetry != before.NextRetry {
+						t.Errorf("next_retry moved without reactivating")
+					}
+				}
+				if st.Tier != schema.TierHot || st.Reactivated != wantAt || st.BackoffStep != before.BackoffStep {
+					t.Errorf("tier %s, reactivated_at %d (want %d), step %d", st.Tier, st.Reactivated, wantAt, st.BackoffStep)
 				}
 				spread := millis(p.Reactivation.Spread)
 				if off := st.NextRetry - (last + tt.wantNext); tt.wantNext != 0 && (off < 0 || off >= spread) {
@@ -141,6 +153,31 @@ func TestReactivationSpreadsAWave(t *testing.T) {
 	st, _ := dormant(t, p, schema.OutcomeNoPeers)
 	if !Reactivate(p, &st, seen) || st.NextRetry != seen {
 		t.Errorf("spread 0: next_retry at sighting+%dms, want the sighting", st.NextRetry-seen)
+	}
+}
+
+// TestColdMadeHotKeepsSchedule: reset_schedule resets only a hash a
+// sighting pulled forward; a cold hash that just turns hot keeps its step,
+// and MinInterval does not start (a later pull is not held back).
+func TestColdMadeHotKeepsSchedule(t *testing.T) {
+	p := Default()
+	p.Reactivation.ResetSchedule = true
+	st, last := dormant(t, p, schema.OutcomeNoPeers)
+	st.Tier = schema.TierCold
+	step, next := st.BackoffStep, st.NextRetry
+	seen := next + day // the 30-day retry is already overdue
+	if !Reactivate(p, &st, seen) || st.Tier != schema.TierHot {
+		t.Fatal("cold hash not made hot")
+	}
+	if st.BackoffStep != step || st.NextRetry != next || st.Reactivated != 0 {
+		t.Fatalf("step %d (was %d), next_retry moved %dms, reactivated_at %d: want all unchanged",
+			st.BackoffStep, step, st.NextRetry-next, st.Reactivated)
+	}
+	// The overdue retry fails; a sighting a day later pulls it forward.
+	_ = ApplyFailure(p, &st, schema.OutcomeNoPeers, seen+hour, false)
+	if !Reactivate(p, &st, seen+day) || st.Reactivated != seen+day || st.BackoffStep != 0 {
+		t.Errorf("a sighting a day after the unpulled one: reactivated_at %d, step %d; want the sighting, 0",
+			st.Reactivated-last, st.BackoffStep)
 	}
 }
 
