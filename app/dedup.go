@@ -39,6 +39,11 @@ need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
 DuckDB writes it; or text of 40 or 64 hex digits) and observed_at (a timestamp
 of any unit); hash_type, source and info_hash_v2 are read when present (a
 hash any input says is v2 is v2, unless a fetch proved it v1).
+An observed_at more than 5 minutes (the clock skew allowed) after the run's
+clock (--now, or the wall clock) is read as that clock, so that a host's
+wrong clock cannot date a hash's last sighting in the future: such rows are
+counted (future_clamped; observations_future_clamped in --stats-json) and
+warned about once per input.
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and
@@ -123,7 +128,7 @@ was committed ends the run partial (exit 3), naming the input.
 				return err
 			}
 			slog.Info("dedup done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
-				"observations", st.Observations, "in_batch_duplicates", st.InBatchDups,
+				"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
 				"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 				"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
 				"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,

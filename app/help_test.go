@@ -2,8 +2,12 @@ package app
 
 import (
 	"bytes"
+	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // helpOf returns the help text of a command path ("plan-retries",
@@ -82,5 +86,45 @@ func TestHelpOffersStdoutOnlyWhereFree(t *testing.T) {
 				t.Errorf("%s --help lists no report flag", c.Name)
 			}
 		})
+	}
+}
+
+// TestReadmeReportFlags checks README's lists of the commands that take
+// --stats-json and --metrics-file against the commands' flags (wired as
+// in New, subcommands with their command).
+func TestReadmeReportFlags(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	const stagesSay = "The stages ("
+	i := strings.Index(readme, stagesSay)
+	if i < 0 {
+		t.Fatalf("README does not list the stages (%q)", stagesSay)
+	}
+	list, rest, ok := strings.Cut(readme[i+len(stagesSay):], ")")
+	if !ok || !strings.HasPrefix(rest, " take `--stats-json FILE`") {
+		t.Fatalf("README: %q is not followed by the --stats-json sentence", stagesSay+list+")")
+	}
+	stages := strings.Split(list, ", ")
+	metricsTakers := append(slices.Clone(stages), "status")
+	if !strings.Contains(readme, "The stages and `status` take `--metrics-file PATH`") {
+		t.Errorf("README does not say the stages and status take --metrics-file")
+	}
+	for _, c := range commands() {
+		wire(c, c.Name)
+		has := func(name string) bool {
+			return slices.ContainsFunc(c.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
+		}
+		if got, want := has("stats-json"), slices.Contains(stages, c.Name); got != want {
+			t.Errorf("%s: takes --stats-json %v, README says %v", c.Name, got, want)
+		}
+		if got, want := has("metrics-file"), slices.Contains(metricsTakers, c.Name); got != want {
+			t.Errorf("%s: takes --metrics-file %v, README says %v", c.Name, got, want)
+		}
+		if !has("log-format") || !has("debug") {
+			t.Errorf("%s: lacks --log-format or --debug, README says every command takes them", c.Name)
+		}
 	}
 }

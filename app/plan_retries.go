@@ -24,17 +24,20 @@ func planRetriesCommand() *cli.Command {
    infohash plan-retries --data ./ih --now 2026-01-01T00:00:00Z --seed 7 -o jobs.parquet
    */10 * * * *  infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -`,
 		Description: `Picks due hashes: metadata not fetched, next_retry reached, no live lease,
-not in DIR/blocklist. At most --limit are planned; when both kinds wait,
-never-tried hashes get at least --new-share of them, so a flood of retries
-cannot starve new work. The rest go by priority: reactivated first, then
-activity, fewer attempts, longer waiting, and a seeded hash for ties (never
-by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
+not in DIR/blocklist. At most --limit are planned; never-tried hashes get
+their --new-share of --limit first (rounded up, at least one job when any
+wait and the share is above 0), so a flood of retries or cold hashes
+cannot starve new work; what they leave goes to the others. The rest go
+by priority: reactivated first (a sighting pulled their retry forward),
+then activity, fewer attempts, longer waiting, and a seeded hash for ties
+(never by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
 cold files of the policy's plan.cold_partitions partitions (default 16)
 from where the previous pass stopped (a cursor kept in the manifest and
 moved in the pass's commit), so every cold partition is read once every
 256/cold_partitions passes whatever the cron interval. Due cold hashes get
 the policy's plan.cold_share of --limit (rounded down, but at least one
-job), and any part of --limit that new and retried hashes leave unused.
+job, out of what the new share leaves), and any part of --limit that new
+and retried hashes leave unused.
 
 Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
 lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC

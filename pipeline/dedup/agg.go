@@ -60,13 +60,16 @@ type batch struct {
 	v2s            map[schema.Hash][]byte // full v2 hashes (rare)
 	wide           map[schema.Hash]int64  // first sightings too far from the last for agg.firstD (rare)
 	v2mu           sync.Mutex             // guards v2s and wide
+	fut            future                 // bounds observation times (future.go)
+	futNotes       []futureNote           // inputs with times past it, for the warning
 	workers        int
 	prog           *progress.Reporter
 	arena          *arena // the aggregates' memory
 }
 
 func newBatch(halfLifeMs int64) *batch {
-	b := &batch{halfLife: float64(halfLifeMs), srcID: map[string]uint16{}, workers: max(1, runtime.GOMAXPROCS(0))}
+	b := &batch{halfLife: float64(halfLifeMs), srcID: map[string]uint16{}, workers: max(1, runtime.GOMAXPROCS(0)),
+		fut: noFuture}
 	b.arena = &arena{}
 	for i := range b.parts {
 		b.parts[i].arena = b.arena

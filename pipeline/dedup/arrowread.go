@@ -180,7 +180,7 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[struct{}], l arrowLay
 			}
 			return n, bad(err)
 		}
-		if err := rows.checkRows(k, n); err != nil {
+		if err := rows.checkRows(k, n, &b.fut); err != nil {
 			return n, bad(err)
 		}
 		rows.scatter(k, &out)

@@ -51,9 +51,12 @@ func DefaultOptions() Options {
 
 // Stats are dedup's counters.
 type Stats struct {
-	Inputs          int     `json:"inputs"`
-	InputsSkipped   int     `json:"inputs_already_applied"`
-	Observations    int64   `json:"observations_read"`
+	Inputs        int   `json:"inputs"`
+	InputsSkipped int   `json:"inputs_already_applied"`
+	Observations  int64 `json:"observations_read"`
+	// FutureClamped counts observations dated more than FutureSkew after
+	// the run's clock, read as dated at it.
+	FutureClamped   int64   `json:"observations_future_clamped"`
 	InBatchDups     int64   `json:"in_batch_duplicates"`
 	Distinct        int64   `json:"distinct_in_batch"`
 	BloomNegatives  int64   `json:"bloom_negatives"`
@@ -200,6 +203,8 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 		}
 		st.Commits++
 		st.Observations += r.b.obs
+		st.FutureClamped += r.b.fut.n
+		r.b.warnFuture()
 		st.Distinct += r.b.distinct()
 		st.InBatchDups = st.Observations - st.Distinct
 		parts.add(ps)
@@ -251,6 +256,7 @@ func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
 	phase := time.Now()
 	r.b.release()
 	r.b = newBatch(r.o.HalfLife.Milliseconds())
+	r.b.fut.setClock(r.now)
 	r.b.prog = r.newProgress("dedup: reading observations", -1)
 	defer r.b.prog.Done()
 	rows := make([]int64, 0, len(ins))
@@ -260,6 +266,7 @@ func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
 			return nil, err
 		}
 		rows = append(rows, n)
+		r.b.endInput(in.name)
 		slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
 		if d := r.b.distinct(); r.o.BatchHashes > 0 && d >= r.o.BatchHashes && len(rows) < len(ins) {
 			slog.Info("dedup: batch full; the inputs after this one go to the next commit",

@@ -225,7 +225,9 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 					}
 					return
 				}
-				if err := cols.checkRows(n, first+int64(lo)); err != nil {
+				// b.fut is this goroutine's while it runs: the
+				// caller reads it only after full is closed.
+				if err := cols.checkRows(n, first+int64(lo), &b.fut); err != nil {
 					decErr = err
 					return
 				}
@@ -326,14 +328,18 @@ func (r *rgBuf) typeLongHashes() {
 }
 
 // checkRows checks rows [0, n) (row first of the input onwards): an
-// absent hash_type is v1, and every time must be plausible.
-func (r *rgBuf) checkRows(n int, first int64) error {
+// absent hash_type is v1, and every time must be plausible. A time past
+// f's bound is read as the run's clock (see FutureSkew).
+func (r *rgBuf) checkRows(n int, first int64, f *future) error {
 	for k := range n {
 		if r.typ[k] == 0 {
 			r.typ[k] = schema.HashV1
 		}
 		if err := checkObs(first+int64(k), r.typ[k], r.at[k]); err != nil {
 			return err
+		}
+		if r.at[k] > f.latest {
+			r.at[k] = f.over(r.at[k])
 		}
 	}
 	return nil

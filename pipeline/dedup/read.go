@@ -242,6 +242,9 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	if err := checkObs(row, typ, o.ObservedAt); err != nil {
 		return err
 	}
+	if o.ObservedAt > b.fut.latest {
+		o.ObservedAt = b.fut.over(o.ObservedAt)
+	}
 	if o.Source == "" {
 		o.Source = schema.SourceImport
 	}

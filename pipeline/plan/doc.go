@@ -10,10 +10,11 @@
 // reactivated), and cold ones met in the budgeted cold sweep (the cold
 // files of plan.cold_partitions partitions from a cursor kept in the
 // manifest, which each plan commit moves on). Selection is
-// global across partitions; --limit is split so that cold hashes get the
-// policy's cold share (at least one job) and whatever new and retried
-// hashes leave unused, new hashes at least --new-share of the rest when
-// both kinds wait, and within a pool hashes are taken in
+// global across partitions; --limit is split in order: new hashes get
+// --new-share of it (rounded up, at least one job), cold hashes the
+// policy's cold share of what is left (at least one job), retried hashes
+// the rest, and a pool's unused part goes to the others (new, then retry,
+// then cold); within a pool hashes are taken in
 // schedule.Priority order (reactivated, activity, attempts, waiting time,
 // seeded tie-break).
 //

@@ -115,7 +115,8 @@ func (p *pools) merge(o *pools) {
 
 // coldReserve is the part of limit reserved for due cold hashes:
 // floor(limit × coldShare), but at least one job when limit allows any,
-// so that a small --limit never freezes the cold tier.
+// so that a small --limit never freezes the cold tier. quota takes it
+// out of what the new share leaves.
 func coldReserve(limit int, coldShare float64) int {
 	if limit < 1 {
 		return 0
@@ -123,16 +124,33 @@ func coldReserve(limit int, coldShare float64) int {
 	return min(limit, max(1, int(math.Floor(float64(limit)*coldShare))))
 }
 
-// quota splits limit between the pools: cold hashes take up to budget
-// first; of the rest, new hashes get at least ceil(rest × newShare) when
-// that many wait, and either pool takes what the other leaves; what new
-// and retried hashes leave unused goes to more cold ones.
+// quota splits limit between the pools, in this order:
+//
+//  1. new hashes take up to newLimit(limit, newShare): their share of
+//     the whole limit, rounded up, and at least one slot when the share
+//     is above 0, so that never-tried hashes always get capacity;
+//  2. cold hashes take up to budget (their reserve) of what is left;
+//  3. retried hashes take the rest.
+//
+// A pool that cannot fill its part leaves it to the others: first to
+// more new hashes, then to more retries, then to more cold ones.
 func quota(limit, budget int, newShare float64, nNew, nRetry, nCold int) (takeNew, takeRetry, takeCold int) {
-	takeCold = min(nCold, budget, limit)
-	rest := limit - takeCold
-	wantNew := int(math.Ceil(float64(rest)*newShare - 1e-9))
-	takeNew = min(nNew, max(wantNew, rest-nRetry))
-	takeRetry = min(nRetry, rest-takeNew)
-	takeCold += min(nCold-takeCold, rest-takeNew-takeRetry)
+	takeNew = min(nNew, newLimit(limit, newShare))
+	takeCold = min(nCold, budget, limit-takeNew)
+	takeRetry = min(nRetry, limit-takeNew-takeCold)
+	left := limit - takeNew - takeCold - takeRetry
+	more := min(nNew-takeNew, left)
+	takeNew, left = takeNew+more, left-more
+	takeCold += min(nCold-takeCold, left)
 	return takeNew, takeRetry, takeCold
+}
+
+// newLimit is the part of limit kept for never-tried hashes:
+// ceil(limit × newShare), but at least one slot when newShare > 0 and
+// limit allows any.
+func newLimit(limit int, newShare float64) int {
+	if limit < 1 || !(newShare > 0) {
+		return 0
+	}
+	return min(limit, max(1, int(math.Ceil(float64(limit)*newShare-1e-9))))
 }

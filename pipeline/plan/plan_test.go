@@ -224,14 +224,27 @@ func TestQuota(t *testing.T) {
 		nNew, nRetry, nCold     int
 		wantNew, wantRetry, wCo int
 	}{
-		{"both plenty", 100, 2, 0.5, 1000, 1000, 1000, 49, 49, 2},
+		// The new share is a share of the whole limit, taken before
+		// the cold reserve.
+		{"both plenty", 100, 2, 0.5, 1000, 1000, 1000, 50, 48, 2},
 		{"few new", 100, 0, 0.5, 10, 1000, 0, 10, 90, 0},
 		{"few retries", 100, 0, 0.5, 1000, 10, 0, 90, 10, 0},
 		{"share 0", 100, 0, 0, 1000, 1000, 0, 0, 100, 0},
 		{"share 0 no retries", 100, 0, 0, 1000, 0, 0, 100, 0, 0},
 		{"share 1", 100, 0, 1, 1000, 1000, 0, 100, 0, 0},
+		{"share 1 with cold", 100, 2, 1, 1000, 1000, 1000, 100, 0, 0},
+		{"share 1 few new", 10, 1, 1, 5, 100, 100, 5, 4, 1},
 		{"odd", 7, 0, 0.5, 100, 100, 0, 4, 3, 0},
-		{"cold short", 100, 10, 0.5, 1000, 1000, 3, 49, 48, 3},
+		{"odd with cold", 7, 1, 0.5, 100, 100, 100, 4, 2, 1},
+		{"cold short", 100, 10, 0.5, 1000, 1000, 3, 50, 47, 3},
+		{"limit 1", 1, 1, 0.5, 2, 5, 5, 1, 0, 0},
+		{"limit 2", 2, 1, 0.5, 2, 5, 5, 1, 0, 1},
+		{"limit 3", 3, 1, 0.5, 2, 5, 5, 2, 0, 1},
+		{"limit 3 one new", 3, 1, 0.5, 1, 5, 5, 1, 1, 1},
+		{"tiny share still one slot", 10, 1, 0.01, 2, 100, 5, 1, 8, 1},
+		{"limit 1 no new", 1, 1, 0.5, 0, 5, 5, 0, 0, 1},
+		{"limit 1 no new no cold", 1, 1, 0.5, 0, 5, 0, 0, 1, 0},
+		{"spare goes to new first", 10, 1, 0.5, 100, 2, 100, 7, 2, 1},
 		{"nothing", 100, 10, 0.5, 0, 0, 0, 0, 0, 0},
 		{"spare goes to cold", 100, 2, 0.5, 10, 20, 500, 10, 20, 70},
 		{"spare short of cold", 100, 2, 0.5, 10, 20, 30, 10, 20, 30},

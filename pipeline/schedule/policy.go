@@ -72,7 +72,10 @@ type PeerPenaltyRule struct {
 // [0, Spread) (never later than it was) and makes the hash hot again. Dormant means cold, or failed with a last
 // failure listed in Classes and scheduled to wait at least DormantAfter
 // after its last attempt (hashes early in their schedule are retried soon
-// anyway). A hash is reactivated at most once per MinInterval: a hash that
+// anyway); only a failure listed in Classes is pulled forward, and only a
+// hash pulled forward counts as reactivated (reactivated_at, the job
+// reason; a cold hash otherwise just turns hot, see Reactivate). A hash is
+// reactivated at most once per MinInterval: a hash that
 // is looked up all the time but never served (common for dead torrents)
 // is then tried once per MinInterval rather than on every sighting.
 // ResetSchedule also returns the hash to the first step of its schedule.
@@ -94,6 +97,10 @@ type ReactivationRule struct {
 
 // ArchiveRule: a failed hash with at least MinAttempts counted attempts
 // and no observation for Unseen moves to the cold tier (never deleted).
+// MinAttempts counts attempts (schema.State.Attempts), not schedule
+// steps: a failure retried soon (peer-level, or bad metadata from a first
+// source) counts an attempt without moving the backoff step, so a hash
+// may go cold before its schedule reaches its last step.
 type ArchiveRule struct {
 	MinAttempts int32    `json:"min_attempts"`
 	Unseen      Duration `json:"unseen"`
@@ -101,11 +108,14 @@ type ArchiveRule struct {
 
 // PlanRule holds plan-retries' defaults.
 type PlanRule struct {
-	// NewShare is the least share of --limit kept for never-tried hashes
-	// when both kinds wait.
+	// NewShare is the least share of --limit kept for never-tried hashes:
+	// ceil(limit × share), at least one job when the share is above 0,
+	// taken before the cold reserve and the retries; what new hashes do
+	// not use goes to the others.
 	NewShare float64 `json:"new_share"`
 	// ColdShare is the share of --limit reserved for due cold hashes met
-	// in the cold sweep: floor(limit × share), but at least one job; slots
+	// in the cold sweep: floor(limit × share), but at least one job, out
+	// of what the new share leaves; slots
 	// that new and retried hashes leave unused go to cold ones too. In
 	// (0, 1]: cold hashes are retried, only rarely, so 0 is refused.
 	ColdShare float64 `json:"cold_share"`

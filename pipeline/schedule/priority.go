@@ -9,7 +9,9 @@ import (
 
 // Reason says why a due hash is planned (the job's reason column):
 // cold for the cold tier, new for a never-tried hash, reactivated when a
-// sighting pulled it forward after its last attempt, retry otherwise.
+// sighting pulled its next_retry forward after its last attempt
+// (reactivated_at, which Reactivate sets only then), retry otherwise; a
+// cold hash a sighting made hot without moving its retry is a retry.
 func Reason(st *schema.State) string {
 	switch {
 	case st.Tier == schema.TierCold:

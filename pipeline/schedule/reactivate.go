@@ -15,14 +15,20 @@ import (
 // in p.Reactivation.Classes and a scheduled wait of at least
 // p.Reactivation.DormantAfter), the sighting is fresh (after the last
 // attempt, which already saw the swarm as it was) and the hash was not
-// reactivated within p.Reactivation.MinInterval. Then next_retry is pulled
-// to observedAt + p.Reactivation.Delay + ReactivationOffset (never pushed
-// later), the hash is made hot, reactivated_at is set to observedAt and, if
-// p.Reactivation.ResetSchedule, the backoff step returns to 0. A lease is
-// left alone: the hash is planned once it ends.
+// reactivated within p.Reactivation.MinInterval. Then a cold hash is made
+// hot, and a failed one in Classes has next_retry pulled to observedAt +
+// p.Reactivation.Delay + ReactivationOffset (never pushed later). Only a
+// hash whose next_retry moved is reactivated: reactivated_at is set to
+// observedAt (so Reason plans it as reactivated, first in its pool, and
+// MinInterval runs from it) and, if p.Reactivation.ResetSchedule, the
+// backoff step returns to 0. A cold hash whose retry does not move (its
+// class is not in Classes, or it is already due sooner) is just hot
+// again: its reactivated_at and step stay, and it is planned as a retry
+// when due. A lease is left alone: the hash is planned once it ends.
 //
-// It reports whether the state changed. Calling it again for the same or a
-// later sighting without a new attempt in between changes nothing more.
+// It reports whether the state changed (pulled forward, made hot, or
+// both). Calling it again for the same or a later sighting without a new
+// attempt in between changes nothing more.
 //
 // dedup's incremental path decodes only the columns this and its own fold
 // use (pipeline/dedup foldColumns; info_hash it fills in itself): reading
@@ -38,22 +44,21 @@ func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 		st.Reactivated != 0 && observedAt-st.Reactivated < millis(r.MinInterval):
 		return false
 	}
-	changed := false
+	pulled := false
 	if target := observedAt + millis(r.Delay) + ReactivationOffset(p, st); failed && st.NextRetry > target {
 		st.NextRetry = target
-		changed = true
+		pulled = true
 	}
-	if cold {
-		st.Tier = schema.TierHot
-		changed = true
-	}
-	if changed {
+	if pulled {
 		st.Reactivated = observedAt
 		if r.ResetSchedule {
 			st.BackoffStep = 0
 		}
 	}
-	return changed
+	if cold {
+		st.Tier = schema.TierHot
+	}
+	return pulled || cold
 }
 
 // ReactivationOffset spreads reactivated retries over

@@ -43,7 +43,12 @@ func TestReactivate(t *testing.T) {
 		{name: "too_large stays put", class: "too_large", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
 		{name: "hash_mismatch stays put", class: "hash_mismatch", observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
 		{name: "already due soon", class: "no_peers", edit: func(st *schema.State, last int64) { st.NextRetry = last + day }, observed: 2 * day, want: false, wantReason: schema.ReasonRetry},
-		{name: "cold too_large becomes hot", class: "too_large", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 100 * day, want: true, wantReason: schema.ReasonReactivated},
+		// A cold hash whose retry does not move is just hot again: no
+		// reactivated_at (it would jump the queue and use up MinInterval).
+		{name: "cold too_large becomes hot", class: "too_large", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 100 * day, want: true, wantReason: schema.ReasonRetry},
+		{name: "cold hash_mismatch becomes hot", class: "hash_mismatch", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 2 * day, want: true, wantReason: schema.ReasonRetry},
+		{name: "cold handshake_failed overdue becomes hot", class: "handshake_failed", edit: func(st *schema.State, last int64) { st.Tier, st.NextRetry = schema.TierCold, last+day }, observed: 100 * day, want: true, wantReason: schema.ReasonRetry},
+		{name: "cold no_peers overdue becomes hot", class: "no_peers", edit: func(st *schema.State, last int64) { st.Tier = schema.TierCold }, observed: 40 * day, want: true, wantReason: schema.ReasonRetry},
 		{name: "cold no_peers pulled and hot", class: "no_peers", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 10 * day, want: true, wantNext: 10 * day, wantReason: schema.ReasonReactivated},
 		{name: "new hash is not reactivated", class: "", observed: day, want: false, wantReason: schema.ReasonNew},
 		{name: "fetched hash is not reactivated", class: "ok", observed: 100 * day, want: false},
@@ -75,8 +80,15 @@ func TestReactivate(t *testing.T) {
 					t.Errorf("Reactivate returned false but changed the state")
 				}
 			} else {
-				if st.Tier != schema.TierHot || st.Reactivated != last+tt.observed || st.BackoffStep != before.BackoffStep {
-					t.Errorf("tier %s, reactivated_at %d, step %d", st.Tier, st.Reactivated, st.BackoffStep)
+				wantAt := last + tt.observed // reactivated: pulled forward
+				if tt.wantReason != schema.ReasonReactivated {
+					wantAt = before.Reactivated
+					if st.NextRetry != before.NextRetry {
+						t.Errorf("next_retry moved without reactivating")
+					}
+				}
+				if st.Tier != schema.TierHot || st.Reactivated != wantAt || st.BackoffStep != before.BackoffStep {
+					t.Errorf("tier %s, reactivated_at %d (want %d), step %d", st.Tier, st.Reactivated, wantAt, st.BackoffStep)
 				}
 				spread := millis(p.Reactivation.Spread)
 				if off := st.NextRetry - (last + tt.wantNext); tt.wantNext != 0 && (off < 0 || off >= spread) {
@@ -144,6 +156,31 @@ func TestReactivationSpreadsAWave(t *testing.T) {
 	}
 }
 
+// TestColdMadeHotKeepsSchedule: reset_schedule resets only a hash a
+// sighting pulled forward; a cold hash that just turns hot keeps its step,
+// and MinInterval does not start (a later pull is not held back).
+func TestColdMadeHotKeepsSchedule(t *testing.T) {
+	p := Default()
+	p.Reactivation.ResetSchedule = true
+	st, last := dormant(t, p, schema.OutcomeNoPeers)
+	st.Tier = schema.TierCold
+	step, next := st.BackoffStep, st.NextRetry
+	seen := next + day // the 30-day retry is already overdue
+	if !Reactivate(p, &st, seen) || st.Tier != schema.TierHot {
+		t.Fatal("cold hash not made hot")
+	}
+	if st.BackoffStep != step || st.NextRetry != next || st.Reactivated != 0 {
+		t.Fatalf("step %d (was %d), next_retry moved %dms, reactivated_at %d: want all unchanged",
+			st.BackoffStep, step, st.NextRetry-next, st.Reactivated)
+	}
+	// The overdue retry fails; a sighting a day later pulls it forward.
+	_ = ApplyFailure(p, &st, schema.OutcomeNoPeers, seen+hour, false)
+	if !Reactivate(p, &st, seen+day) || st.Reactivated != seen+day || st.BackoffStep != 0 {
+		t.Errorf("a sighting a day after the unpulled one: reactivated_at %d, step %d; want the sighting, 0",
+			st.Reactivated-last, st.BackoffStep)
+	}
+}
+
 // TestReactivatedThenFailsAgain: the reactivated attempt is planned with
 // reason reactivated; if it fails the hash keeps its long delay by
 // default, or starts the schedule again with reset_schedule.
@@ -187,6 +224,11 @@ func TestShouldArchive(t *testing.T) {
 		{"past schedule and 90 days unseen", nil, t0 + 90*day, true},
 		{"89 days unseen", nil, t0 + 89*day, false},
 		{"five attempts", func(st *schema.State) { st.Attempts = 5 }, t0 + 200*day, false},
+		// Attempts count, not schedule steps (README, ArchiveRule): a
+		// peer-level failure retried soon holds the step below its last.
+		{"six attempts, step 5", func(st *schema.State) {
+			st.BackoffStep, st.LastFailure = 5, schema.OutcomeHandshakeFailed
+		}, t0 + 90*day, true},
 		{"seen recently", func(st *schema.State) { st.LastSeen = last }, t0 + 90*day, false},
 		{"already cold", func(st *schema.State) { st.Tier = schema.TierCold }, t0 + 200*day, false},
 		{"fetched", func(st *schema.State) { ApplySuccess(st, last) }, t0 + 200*day, false},
