@@ -26,7 +26,8 @@ func exportCommand() *cli.Command {
    infohash export --data ./ih --table catalog --format es-bulk -o - | curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk
    infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -
    infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far`,
-		Description: `Reads the latest committed snapshot. In text formats (csv, jsonl, es-bulk,
+		Description: `Reads the latest committed snapshot and writes nothing under DIR (no lock
+taken; a dataset of an older format is read as it is, not migrated). In text formats (csv, jsonl, es-bulk,
 magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
 RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
 last_source; metadata keeps fetched_at and served_by, so a reader can tell a

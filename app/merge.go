@@ -54,7 +54,8 @@ policy's archive threshold move to the cold tier (never deleted).
 backup): first_seen is the earlier, last_seen the later, fetched beats failed
 beats new, a fetched record's hash_type beats a claim (else v2 if either says so),
 counts add up unless the two histories share an input, and the
-applied-input ledgers are unioned. Repeating it changes nothing.
+applied-input ledgers are unioned. Repeating it changes nothing. OTHER_DIR is
+only read, as export reads it: no lock, no migration, nothing written there.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{

@@ -21,8 +21,10 @@ func statusCommand() *cli.Command {
    infohash status --data /srv/ih
    infohash status --data /srv/ih --format json | jq .retry_waves
    infohash status --data /srv/ih --verify     # also check every file against the manifest`,
-		Description: `Reads the latest committed snapshot (no lock taken). "leased" counts the
-live leases of DIR/leases/ (jobs planned and not yet merged). The retry
+		Description: `Reads the latest committed snapshot and writes nothing under DIR: no lock
+taken, no migration (a dataset of an older format is read as it is; the next
+dedup or merge migrates it), so it works on a read-only copy and while a
+writer runs. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged). The retry
 waves count the hashes not yet fetched nor leased by when their next retry
 falls due.
 

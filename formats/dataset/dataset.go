@@ -20,6 +20,8 @@ type Dataset struct {
 	Dir string
 	// Created is set when Open made a new, empty dataset (OpenOptions.Create).
 	Created bool
+	// readOnly is set by OpenReadOnly: Begin refuses.
+	readOnly bool
 }
 
 // OpenOptions control Open.
@@ -33,7 +35,8 @@ var ErrNotDataset = errors.New("not an infohash dataset (no CURRENT file)")
 
 // Open opens (or creates) the dataset in dir, migrating an older format,
 // rolling forward a commit a crash left half-published, and removing the
-// debris of dead writers.
+// debris of dead writers: it is for writers. A command that only reads
+// uses OpenReadOnly.
 func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
 	d := &Dataset{Dir: dir}
 	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -52,7 +55,7 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
 		return nil, err
 	}
 	if m.FormatVersion > FormatVersion {
-		return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: format %d is newer than this build's %d; upgrade infohash", dir, m.FormatVersion, FormatVersion))
+		return nil, readableFormat(dir, m.FormatVersion, OldestReadFormat)
 	}
 	if m.FormatVersion < FormatVersion {
 		if err := d.migrate(ctx, m, o.LockWait); err != nil {

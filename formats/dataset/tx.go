@@ -33,6 +33,9 @@ type Tx struct {
 
 // Begin starts a transaction on the current snapshot.
 func (d *Dataset) Begin() (*Tx, error) {
+	if d.readOnly {
+		return nil, fmt.Errorf("dataset: %s: %w", d.Dir, errReadOnly)
+	}
 	base, err := d.Current()
 	if err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			return st, exitcode.BadInput(fmt.Errorf("export: --prefix %q: want one or two hex digits", p))
 		}
 	}
-	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{})
+	d, err := dataset.OpenReadOnly(o.Data)
 	if err != nil {
 		return st, err
 	}

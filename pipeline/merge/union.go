@@ -40,7 +40,7 @@ type UnionStats struct {
 // a no-op. Leases are not copied: the other dataset's jobs report to it.
 func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	st := Stats{Union: &UnionStats{From: o.From}}
-	od, err := dataset.Open(ctx, o.From, dataset.OpenOptions{})
+	od, err := dataset.OpenReadOnly(o.From)
 	if err != nil {
 		return st, fmt.Errorf("merge --from: %w", err)
 	}

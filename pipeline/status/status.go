@@ -87,7 +87,7 @@ type stateView struct {
 
 // Run builds the report of the latest snapshot.
 func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, error) {
-	d, err := dataset.Open(ctx, dir, dataset.OpenOptions{})
+	d, err := dataset.OpenReadOnly(dir)
 	if err != nil {
 		return nil, err
 	}

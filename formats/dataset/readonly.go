@@ -1,0 +1,62 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// OldestReadFormat is the oldest dataset format OpenReadOnly reads as it
+// is. Every migration so far (migrate.go) only adds state columns, which
+// the readers take as zero values where a file lacks them (as migrateState
+// itself does), and moves format 3's ledger out of the manifest, which the
+// ledger's readers find in either place (Manifest.Applied): a reader of an
+// unmigrated dataset sees what it would see after the migration. A format
+// that changes the meaning of what is there must raise this.
+const OldestReadFormat = 1
+
+// OpenReadOnly opens the dataset in dir for a command that only reads it
+// (status, export, merge --from's other dataset). Unlike Open it writes
+// nothing and takes no lock: no migration, no rolling forward of a
+// half-published commit, no cleaning of staging/, not even a LOCK file.
+// So it works on a read-only copy or mount, while a writer holds the lock,
+// and during an upgrade without committing under an older binary's
+// writer. Readers go through CURRENT, which a half-published commit has
+// already moved, so they see the latest snapshot either way. An older
+// format it cannot read is refused (bad input) rather than migrated.
+// Begin fails on the result.
+func OpenReadOnly(dir string) (*Dataset, error) {
+	d := &Dataset{Dir: dir, readOnly: true}
+	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
+	} else if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	m, err := d.Current()
+	if err != nil {
+		return nil, err
+	}
+	if err := readableFormat(dir, m.FormatVersion, OldestReadFormat); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// readableFormat says why a reader cannot read format version of the
+// dataset in dir, whose oldest readable format is oldest (nil if it can).
+func readableFormat(dir string, version, oldest int) error {
+	switch {
+	case version > FormatVersion:
+		return exitcode.BadInput(fmt.Errorf("dataset: %s: format %d is newer than this build's %d; upgrade infohash", dir, version, FormatVersion))
+	case version < oldest:
+		return exitcode.BadInput(fmt.Errorf("dataset %s is format %d; run a writer (dedup or merge) once to migrate it", dir, version))
+	}
+	return nil
+}
+
+// errReadOnly is what Begin returns on a dataset opened with OpenReadOnly.
+var errReadOnly = errors.New("opened read-only")

@@ -1,0 +1,160 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// oldDataset writes a dataset of format version by hand, as the migration
+// tests do: one state file in the v1 schema (format 1 and 2 files lack
+// columns; the format 3 one would have them, which reads the same), and
+// format 3's ledger inline in the manifest.
+func oldDataset(t *testing.T, version int) string {
+	t.Helper()
+	dir := t.TempDir()
+	pdir := filepath.Join(dir, "state", "v", "000000000004", "prefix=ab")
+	os.MkdirAll(pdir, 0o755)
+	os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "staging", "123-dead"), 0o755) // a dead writer's debris
+	rows := []stateV1{{InfoHash: schema.Hash{0xab, 1}, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, Tier: "hot"}}
+	if err := parquet.WriteFile(filepath.Join(pdir, "old.parquet"), rows); err != nil {
+		t.Fatal(err)
+	}
+	m := &Manifest{FormatVersion: version, Snapshot: 4, Tables: map[string]*Table{TableState: {Dir: "state/v/000000000004",
+		Partitions: map[string][]FileInfo{"ab": {{Name: "old.parquet", Rows: 1}}}}},
+		Applied: []Applied{{ID: "sha-1", Name: "in.parquet", Rows: 1}}}
+	if err := writeManifest(filepath.Join(dir, "manifests", manifestName(4)), m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "CURRENT"), []byte(manifestName(4)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// tree lists every path under dir with its type, size and mtime: what a
+// reader must leave as it found it.
+func tree(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		out[p] = fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOpenReadOnlyWritesNothing: an older format is read as it is, with
+// no migration, no lock (not even a LOCK file, nor while a writer holds
+// it) and no cleaning of staging/; Begin refuses.
+func TestOpenReadOnlyWritesNothing(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		version int
+		locked  bool
+	}{
+		{"format 1", 1, false},
+		{"format 3", 3, false},
+		{"format 3 while a writer holds the lock", 3, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := oldDataset(t, tt.version)
+			if tt.locked {
+				l, err := acquireLock(context.Background(), dir, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Release()
+			}
+			before := tree(t, dir)
+			d, err := OpenReadOnly(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := d.Current()
+			if err != nil || m.FormatVersion != tt.version || m.Snapshot != 4 {
+				t.Fatalf("read format %d snapshot %d (%v), want the dataset as it is", m.FormatVersion, m.Snapshot, err)
+			}
+			got, err := ReadPartition[schema.State](d, m.Table(TableState), "ab")
+			if err != nil || len(got) != 1 || got[0].SeenCount != 7 || got[0].BackoffStep != 0 {
+				t.Fatalf("rows %+v, %v", got, err)
+			}
+			if a, err := d.LastApplied(m); err != nil || a == nil || a.ID != "sha-1" {
+				t.Fatalf("last applied %+v, %v", a, err)
+			}
+			if tx, err := d.Begin(); err == nil {
+				tx.Abort()
+				t.Fatal("Begin on a read-only dataset")
+			}
+			after := tree(t, dir)
+			for p, s := range after {
+				if before[p] != s {
+					t.Errorf("%s: %q, was %q", p, s, before[p])
+				}
+			}
+			for p := range before {
+				if _, ok := after[p]; !ok {
+					t.Errorf("%s removed", p)
+				}
+			}
+		})
+	}
+}
+
+func TestReadableFormat(t *testing.T) {
+	for _, tt := range []struct {
+		name            string
+		version, oldest int
+		want            string // "" for readable
+	}{
+		{"current", FormatVersion, 1, ""},
+		{"older, readable", 3, 1, ""},
+		{"older than the readers read", 2, 3, "dataset D is format 2; run a writer (dedup or merge) once to migrate it"},
+		{"newer", FormatVersion + 1, 1, fmt.Sprintf("dataset: D: format %d is newer than this build's %d; upgrade infohash", FormatVersion+1, FormatVersion)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := readableFormat("D", tt.version, tt.oldest)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.want || exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("got %v (exit %d), want %q, exit 2", err, exitcode.Of(err), tt.want)
+			}
+		})
+	}
+}
+
+func TestOpenReadOnlyNotADataset(t *testing.T) {
+	dir := t.TempDir()
+	_, err := OpenReadOnly(dir)
+	if !errors.Is(err, ErrNotDataset) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("got %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("left %d entries in %s", len(ents), dir)
+	}
+}
