@@ -26,7 +26,8 @@ taken, no migration (a dataset of an older format is read as it is; the next
 dedup or merge migrates it), so it works on a read-only copy and while a
 writer runs. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged). The retry
 waves count the hashes not yet fetched nor leased by when their next retry
-falls due.
+falls due. The "frozen" line globs this snapshot's state files alone (they
+stay for --keep snapshots); it says "none" while there is no state table yet.
 
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was

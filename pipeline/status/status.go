@@ -31,16 +31,18 @@ var Waves = []struct {
 
 // Report is what status prints (and --format json emits).
 type Report struct {
-	Dir         string           `json:"dir"`
-	Snapshot    int64            `json:"snapshot"`
-	CommittedAt time.Time        `json:"committed_at"`
-	Writer      string           `json:"writer"`
-	StateGlob   string           `json:"state_glob"`
-	FrozenGlob  string           `json:"frozen_state_glob"`
-	Hashes      int64            `json:"hashes"`
-	ByStatus    map[string]int64 `json:"by_status"`
-	ByTier      map[string]int64 `json:"by_tier"`
-	ByFailure   map[string]int64 `json:"by_last_failure"`
+	Dir         string    `json:"dir"`
+	Snapshot    int64     `json:"snapshot"`
+	CommittedAt time.Time `json:"committed_at"`
+	Writer      string    `json:"writer"`
+	StateGlob   string    `json:"state_glob"`
+	// FrozenGlob globs the state files of this snapshot alone; absent
+	// (null) while the dataset has no state table yet (snapshot 0).
+	FrozenGlob string           `json:"frozen_state_glob,omitempty"`
+	Hashes     int64            `json:"hashes"`
+	ByStatus   map[string]int64 `json:"by_status"`
+	ByTier     map[string]int64 `json:"by_tier"`
+	ByFailure  map[string]int64 `json:"by_last_failure"`
 	// ByStatusTier counts hashes by metadata_status, then tier.
 	ByStatusTier map[string]map[string]int64 `json:"by_status_and_tier"`
 	// Leased counts the live leases of the leases table (lease_until
@@ -97,12 +99,14 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 	}
 	st := m.Table(dataset.TableState)
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
-		StateGlob:  filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
-		FrozenGlob: filepath.Join(dir, st.Dir, "prefix=*", "*.parquet"),
-		ByStatus:   map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
+		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
+		ByStatus:  map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
 		ByStatusTier: map[string]map[string]int64{},
 		RetryWaves:   map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: now}
+	if st.Dir != "" {
+		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
+	}
 	if r.LastInput, err = d.LastApplied(m); err != nil {
 		return nil, err
 	}
@@ -250,6 +254,10 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "rejected input (bad stdin, set aside, not applied; look or delete): %s\n", p)
 	}
 	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
+	if r.FrozenGlob == "" {
+		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
+		return
+	}
 	fmt.Fprintf(w, "frozen: read_parquet('%s', hive_partitioning=true)\n", r.FrozenGlob)
 }
 

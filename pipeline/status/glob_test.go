@@ -1,0 +1,72 @@
+package status
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestFrozenGlob: the frozen glob names the snapshot's state directory,
+// and there is none at snapshot 0 (a dataset with no state table yet,
+// which a dedup of a bad input leaves): text says so, JSON has null.
+func TestFrozenGlob(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name       string
+		withState  bool
+		wantText   string
+		wantInJSON any
+	}{
+		{"snapshot 0", false, "frozen: none (the snapshot has no state table yet)\n", nil},
+		{"with a state table", true, "frozen: read_parquet('DIR/state/v/000000000001/prefix=*/*.parquet', hive_partitioning=true)\n",
+			"DIR/state/v/000000000001/prefix=*/*.parquet"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := dataset.Open(context.Background(), t.TempDir(), dataset.OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.withState {
+				tx, err := d.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				fi, err := dataset.WriteStaged(tx, dataset.TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tx.SetPartition(dataset.TableState, "00", []dataset.FileInfo{fi})
+				if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := Run(context.Background(), d.Dir, now, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			r.Print(&out)
+			text := strings.ReplaceAll(out.String(), d.Dir, "DIR")
+			if i := strings.Index(text, "frozen:"); i < 0 || text[i:] != tt.wantText {
+				t.Errorf("text ends\n%s\nwant\n%s", text[max(0, strings.Index(text, "DuckDB")):], tt.wantText)
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(bytes.ReplaceAll(b, []byte(d.Dir), []byte("DIR")), &m); err != nil {
+				t.Fatal(err)
+			}
+			if got := m["frozen_state_glob"]; got != tt.wantInJSON {
+				t.Errorf("frozen_state_glob %v, want %v", got, tt.wantInJSON)
+			}
+		})
+	}
+}
