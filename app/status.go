@@ -32,8 +32,11 @@ stay for --keep snapshots); it says "none" while there is no state table yet.
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was
 written: a missing, truncated or altered file is listed and the exit status
-is 1. It changes nothing; restore such a file from a backup, or from an
-older snapshot (state/v/NNN) that has the same file name.
+is 1. Nothing is then read from the files: "hashes" is the manifest's row
+count, and the counts that read them (by status, tier and failure, leased,
+retry waves, last input) are left out of the text and null in --format json.
+It changes nothing; restore such a file from a backup, or from an older
+snapshot (state/v/NNN) that has the same file name.
 
 --metrics-file writes gauges for alerting (infohash_status_*): hashes by
 metadata_status and tier, failed hashes by last failure, live leases,

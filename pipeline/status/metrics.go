@@ -48,7 +48,7 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 	for _, c := range slices.Sorted(maps.Keys(r.ByFailure)) {
 		f.set(float64(r.ByFailure[c]), "last_failure", c)
 	}
-	m("leases_live", "Live leases: hashes planned by plan-retries and not yet merged.").set(float64(r.Leased))
+	m("leases_live", "Live leases: hashes planned by plan-retries and not yet merged.").set(float64(deref(r.Leased)))
 	m("overdue", "Hashes not fetched nor leased whose next retry is due.").set(float64(r.RetryWaves[Waves[0].Name]))
 	w := m("retry_wave", "Hashes not fetched nor leased by when their next retry falls due.")
 	for _, wv := range Waves {

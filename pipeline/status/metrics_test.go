@@ -19,7 +19,7 @@ func TestMetrics(t *testing.T) {
 		Snapshot: 42, CommittedAt: committed, Hashes: 9,
 		ByStatusTier: map[string]map[string]int64{"new": {"hot": 4}, "failed": {"hot": 2, "cold": 1}, "fetched": {"hot": 2}},
 		ByFailure:    map[string]int64{"no_peers": 2, "timeout": 1},
-		Leased:       3,
+		Leased:       new(int64(3)),
 		RetryWaves:   map[string]int64{"overdue": 5, "later": 1},
 		TableRows:    map[string]int64{"state": 9, "leases": 3},
 		TableBytes:   map[string]int64{"state": 4096, "leases": 1500},

@@ -38,16 +38,20 @@ type Report struct {
 	StateGlob   string    `json:"state_glob"`
 	// FrozenGlob globs the state files of this snapshot alone; absent
 	// (null) while the dataset has no state table yet (snapshot 0).
-	FrozenGlob string           `json:"frozen_state_glob,omitempty"`
-	Hashes     int64            `json:"hashes"`
-	ByStatus   map[string]int64 `json:"by_status"`
-	ByTier     map[string]int64 `json:"by_tier"`
-	ByFailure  map[string]int64 `json:"by_last_failure"`
+	FrozenGlob string `json:"frozen_state_glob,omitempty"`
+	// Hashes counts the state's rows. When --verify found damaged files
+	// nothing is read from the files: Hashes is then the manifest's row
+	// count of the state, and the counts below that come from reading
+	// them (ByStatus to RetryWaves, and LastInput) are nil, null in JSON.
+	Hashes    int64            `json:"hashes"`
+	ByStatus  map[string]int64 `json:"by_status"`
+	ByTier    map[string]int64 `json:"by_tier"`
+	ByFailure map[string]int64 `json:"by_last_failure"`
 	// ByStatusTier counts hashes by metadata_status, then tier.
 	ByStatusTier map[string]map[string]int64 `json:"by_status_and_tier"`
 	// Leased counts the live leases of the leases table (lease_until
 	// after Now): hashes planned and not yet reported back by merge.
-	Leased int64 `json:"leased"`
+	Leased *int64 `json:"leased"`
 	// RetryWaves counts the hashes not fetched and not under a live
 	// lease by when their next retry falls due.
 	RetryWaves   map[string]int64 `json:"retry_waves"`
@@ -100,15 +104,10 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 	st := m.Table(dataset.TableState)
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
 		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
-		ByStatus:  map[string]int64{}, ByTier: map[string]int64{}, ByFailure: map[string]int64{},
-		ByStatusTier: map[string]map[string]int64{},
-		RetryWaves:   map[string]int64{}, TableRows: map[string]int64{}, TableBytes: map[string]int64{},
+		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: now}
 	if st.Dir != "" {
 		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
-	}
-	if r.LastInput, err = d.LastApplied(m); err != nil {
-		return nil, err
 	}
 	for name, t := range m.Tables {
 		r.TableRows[name] = t.Rows()
@@ -133,9 +132,17 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			return nil, err
 		}
 		if len(r.Verified.Problems) > 0 {
-			return r, nil // the counts would read damaged files
+			// The counts would read damaged files: the manifest's
+			// count, and no others.
+			r.Hashes = st.Rows()
+			return r, nil
 		}
 	}
+	if r.LastInput, err = d.LastApplied(m); err != nil {
+		return nil, err
+	}
+	r.ByStatus, r.ByTier, r.ByFailure = map[string]int64{}, map[string]int64{}, map[string]int64{}
+	r.ByStatusTier, r.RetryWaves = map[string]map[string]int64{}, map[string]int64{}
 	nowMs := now.UnixMilli()
 	leases, err := plan.ReadLeases(d, m)
 	if err != nil {
@@ -149,7 +156,8 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			leasedIn[fmt.Sprintf("%02x", schema.Prefix(h))] = true
 		}
 	}
-	r.Leased = int64(len(live))
+	leased := int64(len(live))
+	r.Leased = &leased
 	var rows []stateView
 	for _, key := range st.PartitionKeys() {
 		if err := ctx.Err(); err != nil {
@@ -216,6 +224,7 @@ func (r *Report) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339))
 	if v := r.Verified; v != nil && len(v.Problems) > 0 {
+		fmt.Fprintf(tw, "hashes\t%d per the manifest (%d inputs applied)\n", r.Hashes, r.InputsLedger)
 		tw.Flush()
 		fmt.Fprintf(w, "verified %d files (%s) against the manifest: %d do not match (not counted further)\n",
 			v.Files, humanBytes(v.Bytes), len(v.Problems))
@@ -224,7 +233,7 @@ func (r *Report) Print(w io.Writer) {
 		}
 		return
 	}
-	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %d inputs applied)\n", r.Hashes, r.Leased, r.InputsLedger)
+	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %d inputs applied)\n", r.Hashes, deref(r.Leased), r.InputsLedger)
 	fmt.Fprintf(tw, "by status\t%s\n", counts(r.ByStatus, nil))
 	fmt.Fprintf(tw, "by tier\t%s\n", counts(r.ByTier, nil))
 	fmt.Fprintf(tw, "last failure\t%s\n", counts(r.ByFailure, nil))
@@ -259,6 +268,13 @@ func (r *Report) Print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "frozen: read_parquet('%s', hive_partitioning=true)\n", r.FrozenGlob)
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func maxI(a, b int64) int64 {

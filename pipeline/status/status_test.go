@@ -71,7 +71,7 @@ func TestReport(t *testing.T) {
 		{"failed cold", r.ByStatusTier["failed"]["cold"], 1},
 		{"new hot", r.ByStatusTier["new"]["hot"], 3},
 		{"no_peers", r.ByFailure["no_peers"], 2},
-		{"leased", r.Leased, 1},
+		{"leased", deref(r.Leased), 1},
 		{"partial inputs", int64(len(r.Partial)), 1},
 		{"rejected inputs", int64(len(r.Rejected)), 1},
 		{"overdue", r.RetryWaves["overdue"], 2},
