@@ -27,7 +27,12 @@ func exportCommand() *cli.Command {
    infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -
    infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far`,
 		Description: `Reads the latest committed snapshot and writes nothing under DIR (no lock
-taken; a dataset of an older format is read as it is, not migrated). In text formats (csv, jsonl, es-bulk,
+taken; a dataset of an older format is read as it is, not migrated). A
+writer may commit meanwhile: when its commit removes the files of the
+snapshot being read (they stay for the writers' --keep snapshots), export
+starts over on the newer snapshot, up to 5 times, so that the output is one
+snapshot; once part of the output has gone to stdout, a FIFO or a device it
+cannot, and fails saying so (raise --keep). In text formats (csv, jsonl, es-bulk,
 magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
 RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
 last_source; metadata keeps fetched_at and served_by, so a reader can tell a

@@ -90,6 +90,10 @@ func (f *File) Commit() error {
 	return SyncDir(dirOf(f.final))
 }
 
+// InPlace reports whether the file is written in place (a device or
+// FIFO from CreateOutput): what was written there cannot be taken back.
+func (f *File) InPlace() bool { return f.direct }
+
 // Abort discards the temporary file (a file written in place is only
 // closed). It is a no-op after Commit.
 func (f *File) Abort() {

@@ -43,6 +43,10 @@ type Options struct {
 	ES        string // es-bulk index name
 	// ProgressTo receives a progress bar (terminal) or periodic log lines.
 	ProgressTo io.Writer
+
+	// placed counts the bytes written where they cannot be taken back
+	// (set by Run; see sink).
+	placed *int64
 }
 
 // DefaultOptions returns the defaults.
@@ -82,11 +86,12 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	m, err := d.Current()
-	if err != nil {
-		return st, err
-	}
-	if whole {
+	return runLatest(ctx, d, o)
+}
+
+// exportSnapshot writes the table of snapshot m.
+func exportSnapshot(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, o Options) (Stats, error) {
+	if contains(wholeTables, o.Table) {
 		return writeWholeTable(ctx, d, m, o)
 	}
 	switch o.Table {
@@ -158,6 +163,9 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		}
 		if !o.keepPartition(key) {
 			continue
+		}
+		if testBeforePartition != nil {
+			testBeforePartition(key)
 		}
 		rows, err := src(d, m, key)
 		if err != nil {

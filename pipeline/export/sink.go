@@ -43,7 +43,10 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 		}
 		s.file, out = f, f
 	}
-	s.bw = bufio.NewWriterSize(out, 1<<20)
+	if o.placed != nil && (s.file == nil || s.file.InPlace()) {
+		out = &placingWriter{w: out, n: o.placed}
+	}
+	s.bw = bufio.NewWriterSize(out, sinkBuffer)
 	switch o.Format {
 	case "parquet":
 		opts := rowio.ParquetOptions()
@@ -102,6 +105,24 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 		s.end = func() error { return nil }
 	}
 	return s, nil
+}
+
+// sinkBuffer is the size of a sink's buffer: bytes reach the output a
+// buffer at a time (a variable for tests).
+var sinkBuffer = 1 << 20
+
+// placingWriter counts into *n the bytes written to an output that cannot
+// take them back (stdout, a FIFO or a device), so that export knows
+// whether it may still start over.
+type placingWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (p *placingWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	*p.n += int64(n)
+	return n, err
 }
 
 func (s *sink[T]) close() error {

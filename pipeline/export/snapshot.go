@@ -1,0 +1,69 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+
+	"github.com/infohash/infohash/formats/dataset"
+)
+
+// maxSnapshotTries is how many snapshots export starts on before it gives
+// up when each is collected under it.
+const maxSnapshotTries = 5
+
+// testBeforePartition, when set (by tests), runs before each partition is
+// read.
+var testBeforePartition func(key string)
+
+// runLatest exports the latest snapshot. Export takes no lock, so a
+// writer may commit meanwhile, and with --keep 1 its commit removes the
+// files of the snapshot being read: a file that is then missing is not
+// damage. Export starts over, from scratch, on the newer snapshot (so
+// that the output is one snapshot), up to maxSnapshotTries snapshots; it
+// cannot once bytes have reached an output that cannot take them back
+// (stdout, a FIFO), and then says what happened.
+func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error) {
+	var placed int64
+	o.placed = &placed
+	for try := 1; ; try++ {
+		m, err := d.Current()
+		if err != nil {
+			return Stats{}, err
+		}
+		st, err := exportSnapshot(ctx, d, m, o)
+		newer, gone := collected(d, m, err)
+		if !gone {
+			return st, err
+		}
+		out := o.Output
+		if out == "-" {
+			out = "stdout"
+		}
+		switch {
+		case placed > 0:
+			return st, fmt.Errorf("export: snapshot %d was collected under the export by a newer commit (snapshot %d) after output began, so the output on %s is incomplete: run it again, or have the writers keep more snapshots (--keep): %w",
+				m.Snapshot, newer, out, err)
+		case try == maxSnapshotTries:
+			return st, fmt.Errorf("export: %d snapshots in a row were collected under the export by newer commits (the last %d, now %d): run it again, or have the writers keep more snapshots (--keep): %w",
+				try, m.Snapshot, newer, err)
+		}
+		slog.Info("export: a newer commit collected the snapshot being read; starting over on the newer one",
+			"snapshot", m.Snapshot, "newer", newer)
+	}
+}
+
+// collected reports whether err is a file of snapshot m gone because a
+// newer snapshot (newer) was committed and collected m's files.
+func collected(d *dataset.Dataset, m *dataset.Manifest, err error) (newer int64, ok bool) {
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return 0, false
+	}
+	cur, cerr := d.Current()
+	if cerr != nil || cur.Snapshot <= m.Snapshot {
+		return 0, false
+	}
+	return cur.Snapshot, true
+}
