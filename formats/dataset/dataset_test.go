@@ -231,7 +231,8 @@ func TestReapply(t *testing.T) {
 }
 
 // TestStageErrorNamesTheFileOnce: a failed write already names the staged
-// file (os.PathError); other errors get it added.
+// file (os.PathError); a failed read of the source (SourceError) names only
+// the source; other errors get the staged file added.
 func TestStageErrorNamesTheFileOnce(t *testing.T) {
 	const p = "/d/staging/1-x/state/00_part-a.parquet"
 	for name, c := range map[string]struct {
@@ -243,6 +244,8 @@ func TestStageErrorNamesTheFileOnce(t *testing.T) {
 		"another file": {&os.PathError{Op: "open", Path: "/d/other", Err: errors.New("gone")},
 			"dataset: " + p + ": open /d/other: gone"},
 		"encoder": {errors.New("bad row"), "dataset: " + p + ": bad row"},
+		"reading the source": {&SourceError{Path: "/d/state/v/1/prefix=00/part-b.parquet", Err: errors.New("crc32 checksum mismatch")},
+			"/d/state/v/1/prefix=00/part-b.parquet: crc32 checksum mismatch"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := stageError(p, c.err)

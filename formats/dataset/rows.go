@@ -85,11 +85,26 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // stageError names the staged file p in err, unless err already does (a
 // failed write to it: "write p: no space left on device").
 func stageError(p string, err error) error {
+	if se := (*SourceError)(nil); errors.As(err, &se) {
+		return err // about what was read, not the staged file
+	}
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == p {
 		return fmt.Errorf("dataset: %w", err)
 	}
 	return fmt.Errorf("dataset: %s: %w", p, err)
 }
+
+// SourceError is what a WriteStagedWith write function returns when
+// reading its source failed rather than writing the staged file: the
+// error names the source (Path), and WriteStagedWith passes it on without
+// naming the staged file, which is no part of the problem.
+type SourceError struct {
+	Path string
+	Err  error
+}
+
+func (e *SourceError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *SourceError) Unwrap() error { return e.Err }
 
 // stageBuffers are WriteStagedWith's write buffers: a fresh 1 MiB buffer
 // per staged file was 256 MB of garbage in a 10M-observation dedup (256

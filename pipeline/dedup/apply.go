@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -242,7 +243,8 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 	}
 	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
 		var sel []int32
-		return statecol.Splice(w, src, foldColumns, func(first, n int64) []int32 {
+		out := &outputErr{w: w}
+		err := statecol.Splice(out, src, foldColumns, func(first, n int64) []int32 {
 			sel = sel[:0]
 			for j := from(first); j < len(hits) && hits[j].row < first+n; j++ {
 				sel = append(sel, int32(hits[j].row-first))
@@ -265,11 +267,34 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 			}
 			return mask, nil
 		})
+		if err != nil && out.err == nil {
+			// Not a failed write: reading the (damaged) state file did.
+			return &dataset.SourceError{Path: path, Err: err}
+		}
+		return err
 	})
+	if se := (*dataset.SourceError)(nil); errors.As(err, &se) {
+		return nf, fmt.Errorf("dedup: partition %s: %w", key, err)
+	}
 	if err != nil {
 		return nf, fmt.Errorf("dedup: partition %s: %s: %w", key, f.Name, err)
 	}
 	return nf, nil
+}
+
+// outputErr remembers the first error of writes to w: it tells a failed
+// write of the output from a failed read of the input.
+type outputErr struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outputErr) Write(b []byte) (int, error) {
+	n, err := o.w.Write(b)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
 }
 
 // appendDelta adds a file of new hashes to the partition without touching
