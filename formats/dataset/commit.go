@@ -54,7 +54,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	}
 	mdir := filepath.Join(tx.d.Dir, "manifests")
 	if err := os.MkdirAll(mdir, 0o755); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dataset: %s: publishing snapshot %d: %w", tx.d.Dir, next.Snapshot, err)
 	}
 	mname := manifestName(next.Snapshot)
 	if err := writeManifest(filepath.Join(mdir, mname), next); err != nil {
@@ -81,8 +81,11 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 	if rel == oldDir {
 		return fmt.Errorf("dataset: %s: table %s of snapshot %d is already in %s: corrupt manifest", tx.d.Dir, name, snap, rel)
 	}
-	if err := os.RemoveAll(abs); err != nil { // debris of a crashed commit
-		return err
+	fail := func(what string, err error) error {
+		return fmt.Errorf("dataset: %s: publishing snapshot %d: %s: %w", tx.d.Dir, snap, what, err)
+	}
+	if err := removeAll(abs); err != nil {
+		return fail("removing what an unfinished commit left in "+rel, err)
 	}
 	place := func(key, dstDir, fname, oldPath string) error {
 		if err := os.MkdirAll(dstDir, 0o755); err != nil {
@@ -94,7 +97,7 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 			return os.Rename(src, dst)
 		}
 		if oldDir == "" {
-			return fmt.Errorf("dataset: %s: file %s is neither staged nor in the base snapshot", name, fname)
+			return fmt.Errorf("file %s is neither staged nor in the base snapshot", fname)
 		}
 		return os.Link(filepath.Join(tx.d.Dir, oldPath), dst)
 	}
@@ -103,7 +106,7 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 		for _, f := range files {
 			old := filepath.Join((&Table{Dir: oldDir}).PartitionDir(key), f.Name)
 			if err := place(key, pdir, f.Name, old); err != nil {
-				return fmt.Errorf("dataset: %s: %w", name, err)
+				return fail("table "+name, err)
 			}
 		}
 	}
@@ -114,15 +117,19 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 		}
 		bdir := filepath.Join(abs, "_bloom")
 		if err := place(key, bdir, f.Name, filepath.Join(oldDir, "_bloom", f.Name)); err != nil {
-			return fmt.Errorf("dataset: %s bloom: %w", name, err)
+			return fail("table "+name+" Bloom filter", err)
 		}
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return err
+		return fail("table "+name, err)
 	}
 	t.Dir = rel
 	return nil
 }
+
+// removeAll is os.RemoveAll (a variable for tests: root removes what
+// chmod forbids).
+var removeAll = os.RemoveAll
 
 // gc removes manifests and snapshot directories older than the last keep
 // snapshots. Called under the lock.

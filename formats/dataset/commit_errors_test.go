@@ -1,0 +1,56 @@
+package dataset
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestCommitErrorsSayWhereAndWhat: a commit that cannot lay out its
+// snapshot directory names the dataset, the snapshot and the step.
+func TestCommitErrorsSayWhereAndWhat(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		spoil func(t *testing.T, d *Dataset, tx *Tx, staged string)
+		want  string // with D for the dataset directory
+	}{
+		{"clearing a directory fails", func(t *testing.T, d *Dataset, tx *Tx, staged string) {
+			removeAll = func(p string) error { return &os.PathError{Op: "unlinkat", Path: p, Err: syscall.EROFS} }
+			t.Cleanup(func() { removeAll = os.RemoveAll })
+		}, "dataset: D: publishing snapshot 1: removing what an unfinished commit left in state/v/000000000001: unlinkat D/state/v/000000000001: read-only file system"},
+		{"a staged file is gone", func(t *testing.T, d *Dataset, tx *Tx, staged string) {
+			if err := os.Remove(staged); err != nil {
+				t.Fatal(err)
+			}
+		}, "dataset: D: publishing snapshot 1: table state: rename "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := openNew(t)
+			tx, err := d.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.SetPartition(TableState, "00", []FileInfo{info})
+			tt.spoil(t, d, tx, tx.stagedFile(TableState, "00", info.Name))
+			_, err = tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+			if err == nil {
+				t.Fatal("committed")
+			}
+			if got := strings.ReplaceAll(err.Error(), d.Dir, "D"); !strings.HasPrefix(got, tt.want) {
+				t.Fatalf("error %q\nwant %q…", got, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(d.Dir, "manifests", manifestName(1))); err == nil {
+				t.Fatal("the snapshot was published")
+			}
+		})
+	}
+}
