@@ -22,7 +22,7 @@ func fetchCommand() *cli.Command {
 		ArgsUsage: "JOBS|-",
 		UsageText: `infohash fetch [flags] JOBS|- -o FILE|-
 
-   infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -
+   infohash plan-retries --data /srv/ih -o - | infohash fetch --dht-state /srv/ih/dht-state - -o - | infohash merge --data /srv/ih -
    infohash fetch jobs.parquet -o results.parquet --concurrency 200 --deadline 50m --stats-json fetch.json
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
@@ -48,6 +48,18 @@ from some input); an ok result's hash_type says which did, and info_hash_v2 hold
 SHA-256 of a v2 one. A job that gives its full 32-byte v2 hash (a 64-hex hash in a list,
 a 32-byte info_hash, an info_hash_v2 column) takes only metadata whose SHA-256 it is.
 Metadata matching neither is hash_mismatch.
+
+With --dht-state DIR, fetch keeps its DHT node's ID and the nodes that answered it in
+DIR/fetch-dht.json (written atomically when it exits, interrupted or not) and starts the
+next run from them: it pings them and begins its lookups as soon as some answer, without
+contacting the --bootstrap routers, which it only uses when none of the saved nodes
+answers. There is no default (fetch takes no --data); a cron pipeline can share capture's
+DIR/dht-state: fetch's files (fetch-dht.json, fetch.lock) are not capture's, so a capture
+and a fetch may run on one directory at once. Two fetches may not: a fetch holds
+DIR/fetch.lock while it runs, and a second one on the same DIR exits 75 before reading a
+job (give fetches that run at once their own --dht-state). A state file that is corrupt or
+not fetch's is named in a warning and ignored: the run bootstraps and replaces it. Without
+a DHT (--no-dht) the directory is not used.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
@@ -88,6 +100,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; same as --bootstrap \"\")"},
 			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
+			&cli.StringFlag{Name: "dht-state", Usage: "keep the DHT node's ID and the nodes that answered it in `DIR` between runs and start from them (none unless given; capture's --dht-state DIR may be shared)"},
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
 			&cli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "jobs in flight"},
 			&cli.IntFlag{Name: "peers-per-hash", Value: d.PeersPerHash, Usage: "peers tried at once for one job"},
@@ -115,6 +128,7 @@ func runFetch(c *cli.Context) error {
 		o.Bootstrap = dhtboot.Parse(c.StringSlice("bootstrap"))
 	}
 	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
+	o.DHTState = c.String("dht-state")
 	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")
 	o.Timeout, o.PeerTimeout = flagDuration(c, "timeout"), flagDuration(c, "peer-timeout")
 	o.ConnectTimeout, o.Deadline = flagDuration(c, "connect-timeout"), flagDuration(c, "deadline")

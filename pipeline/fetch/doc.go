@@ -4,7 +4,9 @@
 //
 // It reads jobs (formats/schema.Job), finds peers for each infohash in the
 // job's peers column, in Options.Peers and through get_peers lookups on its
-// own anacrolix/dht node (which never announces), skips the job's
+// own anacrolix/dht node (which never announces; with Options.DHTState it
+// starts from the nodes the previous run saved: dhtnode.go, dhtstate.go),
+// skips the job's
 // avoid_peers and the jobs file's avoid list (schema.AvoidPeersKey, for
 // every job: see avoid.go), and fetches the info
 // dictionary over the wire protocol it speaks itself on anacrolix's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -20,38 +21,107 @@ type Fetcher struct {
 	start  time.Time
 	avoid  avoidSet // skipped for every job (Options.AvoidPeers)
 	mem    *memBudget
+	// saved are the nodes of the loaded DHT state, kept by Close when no
+	// node answered this run (the network was down: its state says
+	// nothing about the nodes).
+	saved []savedNode
+	// release frees Options.DHTState's lock (nil: nothing to free).
+	release func()
 }
 
-// NewFetcher validates opts and, when opts.Bootstrap is set, starts and
-// bootstraps the DHT node. Close releases it.
+// NewFetcher validates opts and, when opts.Bootstrap is set, starts the
+// DHT node: warm from the nodes saved in opts.DHTState when one of them
+// answers, else bootstrapped. Close releases it (and saves the state).
 func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	release, err := lockStateFor(opts)
+	if err != nil {
+		return nil, err
+	}
+	f, err := startFetcher(ctx, opts, release)
+	if err != nil {
+		release()
+	}
+	return f, err
+}
+
+// lockStateFor takes opts.DHTState when the run uses it (a DHT node and a
+// directory); else it returns a no-op.
+func lockStateFor(opts Options) (release func(), err error) {
+	if len(opts.Bootstrap) == 0 || opts.DHTState == "" {
+		return func() {}, nil
+	}
+	return lockDHTState(opts.DHTState)
+}
+
+// startFetcher is NewFetcher once the DHT state is locked (release frees
+// it; the Fetcher's Close calls it). On error the caller releases.
+func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, error) {
 	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now(), avoid: newAvoidSet(opts.AvoidPeers),
-		mem: &memBudget{limit: max(opts.MetadataMemory, opts.MaxMetadataSize)}}
+		mem: &memBudget{limit: max(opts.MetadataMemory, opts.MaxMetadataSize)}, release: release}
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
-	if len(opts.Bootstrap) > 0 {
-		n, nodes, err := startDHT(ctx, opts.DHTListen, opts.Bootstrap, opts.DHTQueryRate, opts.DHTQueryTimeout)
-		if err != nil {
-			return nil, err
+	if len(opts.Bootstrap) == 0 {
+		return f, nil
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var saved *loadedState
+	if opts.DHTState != "" {
+		st, ok, err := loadDHTState(opts.DHTState)
+		switch {
+		case err != nil:
+			// Like capture: a state that cannot be used costs a cold
+			// start, not the run; this run's nodes replace it at exit.
+			log.Warn("fetch: ignoring the saved DHT state; bootstrapping", "err", err.Error())
+		case ok:
+			saved, f.saved = &st, st.Nodes
 		}
-		f.dht = n
-		if opts.Logger != nil {
-			opts.Logger.Info("fetch: DHT bootstrapped", "nodes", nodes, "addr", n.s.Addr().String())
-			if nodes == 0 {
-				opts.Logger.Warn("fetch: no DHT node answered the bootstrap; lookups will fail as local_error")
-			}
-		}
+	}
+	n, st, err := startDHT(ctx, opts, saved)
+	if err != nil {
+		return nil, err
+	}
+	f.dht = n
+	from := "bootstrap"
+	if st.Warm {
+		from = "saved state"
+	}
+	log.Info("fetch: DHT bootstrapped", "nodes", st.Nodes, "addr", n.s.Addr().String(), "from", from,
+		"saved_nodes", st.Saved, "saved_answered", st.Answered)
+	if st.Saved > 0 && !st.Warm {
+		log.Warn("fetch: no saved DHT node answered; bootstrapped through --bootstrap", "saved_nodes", st.Saved)
+	}
+	if st.Nodes == 0 {
+		log.Warn("fetch: no DHT node answered the bootstrap; lookups will fail as local_error")
 	}
 	return f, nil
 }
 
-// Close stops the DHT node.
+// Close stops the DHT node and, with Options.DHTState, saves its node ID
+// and the nodes that answered it for the next run (a failure to save is
+// logged: the results are what matters) and releases the state's lock.
 func (f *Fetcher) Close() {
 	if f.dht != nil {
+		good := f.dht.goodNodes()
+		if len(good) == 0 {
+			good = f.saved
+		}
 		f.dht.close()
+		if f.opts.DHTState != "" {
+			if err := saveDHTState(f.opts.DHTState, f.dht.s.ID(), good, time.Now()); err != nil && f.opts.Logger != nil {
+				f.opts.Logger.Warn("fetch: DHT state not saved", "err", err.Error())
+			}
+		}
+		f.dht = nil
+	}
+	if f.release != nil {
+		f.release()
+		f.release = nil
 	}
 }
 

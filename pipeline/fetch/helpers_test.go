@@ -37,7 +37,7 @@ func testOptions() Options {
 	return o
 }
 
-func newFetcher(t *testing.T, o Options) *Fetcher {
+func newFetcher(t testing.TB, o Options) *Fetcher {
 	t.Helper()
 	f, err := NewFetcher(context.Background(), o)
 	if err != nil {

@@ -3,64 +3,12 @@ package fetch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"time"
 
 	"github.com/anacrolix/dht/v2"
-	alog "github.com/anacrolix/log"
-	"golang.org/x/time/rate"
 )
-
-// dhtNode is fetch's own DHT node. It only looks peers up (get_peers
-// traversals); it never announces itself.
-type dhtNode struct {
-	s *dht.Server
-}
-
-// startDHT starts a DHT node on listen, bootstrapped from the host:port
-// addresses in bootstrap, and fills its routing table (bounded by ctx).
-// A query waits queryTimeout for its answer (0: the library's default).
-// A bootstrap that reaches nobody is not an error: lookups then fail one
-// by one as local errors, which the scheduler does not hold against hashes.
-func startDHT(ctx context.Context, listen string, bootstrap []string, queryRate float64, queryTimeout time.Duration) (*dhtNode, int, error) {
-	conn, err := net.ListenPacket("udp", listen)
-	if err != nil {
-		return nil, 0, fmt.Errorf("fetch: DHT listen %s: %w", listen, err)
-	}
-	if uc, ok := conn.(*net.UDPConn); ok {
-		// Hundreds of lookups at once answer in bursts; the default
-		// buffer (~200 KiB) drops replies, which costs a 2 s resend each.
-		_ = uc.SetReadBuffer(4 << 20)
-	}
-	cfg := dht.NewDefaultServerConfig()
-	cfg.Conn = conn
-	cfg.StartingNodes = func() ([]dht.Addr, error) { return resolveNodes(bootstrap) }
-	cfg.Logger = alog.Default.WithFilterLevel(alog.Disabled)
-	if queryTimeout > 0 {
-		// The library sends each lookup query once and gives up on it
-		// after this delay.
-		cfg.QueryResendDelay = func() time.Duration { return queryTimeout }
-	}
-	if queryRate <= 0 {
-		cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
-	} else {
-		cfg.SendLimiter = rate.NewLimiter(rate.Limit(queryRate), max(1, int(queryRate/10)))
-	}
-	s, err := dht.NewServer(cfg)
-	if err != nil {
-		conn.Close()
-		return nil, 0, fmt.Errorf("fetch: DHT node: %w", err)
-	}
-	bctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	_, _ = s.BootstrapContext(bctx)
-	go s.TableMaintainer()
-	return &dhtNode{s: s}, s.NumNodes(), nil
-}
-
-func (n *dhtNode) close() { n.s.Close() }
 
 // resolveNodes resolves bootstrap host:port strings; names that do not
 // resolve are skipped.

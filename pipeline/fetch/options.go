@@ -34,6 +34,12 @@ type Options struct {
 	Bootstrap    []string // DHT bootstrap nodes (host:port); empty: no DHT lookups
 	DHTListen    string   // UDP address of fetch's DHT node
 	DHTQueryRate float64  // DHT queries per second; 0 = unlimited
+	// DHTState is a directory where fetch keeps its DHT node ID and the
+	// nodes that answered it between runs ("" = none; unused without
+	// Bootstrap). A run holds its lock (exit 75 for a second run on it)
+	// and starts from the saved nodes, bootstrapping only when none of
+	// them answers. Its files do not collide with capture's StateDir.
+	DHTState string
 	// DHTQueryTimeout is how long one DHT query waits for its answer
 	// before the lookup counts the node as silent; 0 = 2 s (the DHT
 	// library's default, a slow home line's round trip).

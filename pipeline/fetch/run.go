@@ -34,6 +34,18 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err := opts.Validate(); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
+	// The DHT state first: a second fetch on it is refused before it
+	// reads a job or writes a byte.
+	release, err := lockStateFor(opts)
+	if err != nil {
+		return Stats{}, err
+	}
+	owned := false // by the Fetcher, whose Close releases it
+	defer func() {
+		if !owned {
+			release()
+		}
+	}()
 	in, err := openJobs(opts.Input, opts.Stdin)
 	if err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
@@ -48,11 +60,12 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
 	}
-	f, err := NewFetcher(ctx, opts)
+	f, err := startFetcher(ctx, opts, release)
 	if err != nil {
 		out.Abort()
 		return Stats{}, err
 	}
+	owned = true
 	defer f.Close()
 	stats, err := runJobs(ctx, f, in, out)
 	if err != nil {

@@ -62,7 +62,9 @@ step dedup "$IH" dedup --data "$DATA" "${now[@]}" --lock-wait 10m \
 if "$IH" plan-retries --help >/dev/null 2>&1; then
 	step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
 		--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$WORK/jobs.parquet"
-	step fetch "$IH" fetch "${boot[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
+	# fetch shares capture's DHT state directory (its own files there) to
+	# start warm from the nodes that answered it last pass.
+	step fetch "$IH" fetch "${boot[@]}" --dht-state "$DATA/dht-state" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
 		"$WORK/jobs.parquet" -o "$WORK/results.parquet"
 	step merge "$IH" merge --data "$DATA" "${now[@]}" --lock-wait 10m \
 		--stats-json "$WORK/merge.json" $(metrics merge) "$WORK/results.parquet"

@@ -1,0 +1,201 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/anacrolix/dht/v2"
+	"github.com/anacrolix/dht/v2/krpc"
+	alog "github.com/anacrolix/log"
+	"golang.org/x/time/rate"
+)
+
+// dhtNode is fetch's own DHT node. It only looks peers up (get_peers
+// traversals); it never announces itself.
+type dhtNode struct {
+	s    *dht.Server
+	conn *heardConn
+	// stopPings ends the pings of a warm start still waiting for answers.
+	stopPings context.CancelFunc
+}
+
+// dhtStart says how a node joined the DHT.
+type dhtStart struct {
+	Warm     bool // from saved nodes, without the bootstrap routers
+	Saved    int  // nodes in the saved state
+	Answered int  // saved nodes that answered before lookups began
+	Nodes    int  // routing table size when lookups began
+}
+
+// Warm starts stop waiting for the pings of saved nodes once warmEnough
+// of them have answered (a full bucket: enough for a traversal to fan
+// out), or warmGrace after the first answer; the pings still out go on
+// and add late answerers to the table.
+const (
+	warmEnough = 8
+	warmGrace  = 250 * time.Millisecond
+)
+
+// startDHT starts fetch's DHT node on o.DHTListen. With saved nodes (a
+// loaded --dht-state) it takes the saved node ID, pings the saved nodes
+// and, as soon as enough have answered, returns with them in the routing
+// table: lookups start from them at once while the table maintainer
+// refreshes the table in the background; the routers of o.Bootstrap are
+// not contacted. When no saved node answers (or none were saved), it
+// bootstraps from o.Bootstrap and fills the table first (bounded by ctx
+// and 15 s). A bootstrap that reaches nobody is not an error: lookups
+// then fail one by one as local errors, which the scheduler does not hold
+// against hashes.
+func startDHT(ctx context.Context, o Options, saved *loadedState) (*dhtNode, dhtStart, error) {
+	pc, err := net.ListenPacket("udp", o.DHTListen)
+	if err != nil {
+		return nil, dhtStart{}, fmt.Errorf("fetch: DHT listen %s: %w", o.DHTListen, err)
+	}
+	if uc, ok := pc.(*net.UDPConn); ok {
+		// Hundreds of lookups at once answer in bursts; the default
+		// buffer (~200 KiB) drops replies, which costs a 2 s resend each.
+		_ = uc.SetReadBuffer(4 << 20)
+	}
+	conn := &heardConn{PacketConn: pc, heard: map[netip.AddrPort]struct{}{}}
+	cfg := dht.NewDefaultServerConfig()
+	cfg.Conn = conn
+	bootstrap := o.Bootstrap
+	cfg.StartingNodes = func() ([]dht.Addr, error) { return resolveNodes(bootstrap) }
+	cfg.Logger = alog.Default.WithFilterLevel(alog.Disabled)
+	if o.DHTQueryTimeout > 0 {
+		// The library sends each lookup query once and gives up on it
+		// after this delay.
+		cfg.QueryResendDelay = func() time.Duration { return o.DHTQueryTimeout }
+	}
+	if o.DHTQueryRate <= 0 {
+		cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
+	} else {
+		cfg.SendLimiter = rate.NewLimiter(rate.Limit(o.DHTQueryRate), max(1, int(o.DHTQueryRate/10)))
+	}
+	var st dhtStart
+	if saved != nil {
+		// The saved routing table was built around this ID.
+		cfg.NodeId = krpc.ID(saved.ID)
+		st.Saved = len(saved.Nodes)
+	}
+	s, err := dht.NewServer(cfg)
+	if err != nil {
+		conn.Close()
+		return nil, dhtStart{}, fmt.Errorf("fetch: DHT node: %w", err)
+	}
+	pctx, stopPings := context.WithCancel(context.Background())
+	n := &dhtNode{s: s, conn: conn, stopPings: stopPings}
+	if st.Saved > 0 {
+		st.Answered = n.pingSaved(ctx, pctx, saved.Nodes)
+		st.Warm = st.Answered > 0
+	}
+	if !st.Warm {
+		bctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		_, _ = s.BootstrapContext(bctx)
+		cancel()
+	}
+	// On a warm start the maintainer bootstraps first, from the table.
+	go s.TableMaintainer()
+	st.Nodes = s.NumNodes()
+	return n, st, nil
+}
+
+// pingSaved pings nodes and returns how many answered before it stopped
+// waiting (see warmEnough, warmGrace) or ctx ended. A node that answers
+// enters the routing table (the library adds every node it hears a reply
+// from); one that does not stays out of it. The pings run under pctx.
+func (n *dhtNode) pingSaved(ctx, pctx context.Context, nodes []savedNode) int {
+	answers := make(chan bool, len(nodes))
+	for _, sn := range nodes {
+		addr := dht.NewAddr(net.UDPAddrFromAddrPort(sn.Addr))
+		go func() {
+			res := n.s.Query(pctx, addr, "ping", dht.QueryInput{NumTries: 1})
+			answers <- res.ToError() == nil
+		}()
+	}
+	answered := 0
+	var grace <-chan time.Time
+	for range nodes {
+		select {
+		case ok := <-answers:
+			if !ok {
+				continue
+			}
+			answered++
+			if answered >= min(warmEnough, len(nodes)) {
+				return answered
+			}
+			if grace == nil {
+				grace = time.After(warmGrace)
+			}
+		case <-grace:
+			return answered
+		case <-ctx.Done():
+			return answered
+		}
+	}
+	return answered
+}
+
+// goodNodes returns the nodes of the routing table that answered a query
+// of ours during this run: what the next run pings first. Nodes that only
+// queried us may sit behind a NAT that would not let a query in.
+func (n *dhtNode) goodNodes() []savedNode {
+	var out []savedNode
+	for _, ni := range n.s.Nodes() {
+		ap := unmapped(ni.Addr.ToNodeAddrPort().AddrPort)
+		if ap.Port() == 0 || !ap.Addr().IsValid() || !n.conn.answered(ap) {
+			continue
+		}
+		out = append(out, savedNode{ID: ni.ID, Addr: ap})
+	}
+	return out
+}
+
+func (n *dhtNode) close() {
+	n.stopPings()
+	n.s.Close()
+}
+
+// heardConn is the node's socket; it notes the addresses that sent a
+// KRPC response (a reply to one of our queries).
+type heardConn struct {
+	net.PacketConn
+	mu    sync.Mutex
+	heard map[netip.AddrPort]struct{}
+}
+
+// replyTag is how every bencoded KRPC reply says so ("y": "r"; keys
+// are sorted, values short: it is not split).
+var replyTag = []byte("1:y1:r")
+
+func (c *heardConn) ReadFrom(b []byte) (int, net.Addr, error) {
+	nr, addr, err := c.PacketConn.ReadFrom(b)
+	if err == nil && bytes.Contains(b[:nr], replyTag) {
+		if ua, ok := addr.(*net.UDPAddr); ok {
+			ap := unmapped(ua.AddrPort())
+			c.mu.Lock()
+			c.heard[ap] = struct{}{}
+			c.mu.Unlock()
+		}
+	}
+	return nr, addr, err
+}
+
+// answered reports whether ap sent a reply.
+func (c *heardConn) answered(ap netip.AddrPort) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.heard[ap]
+	return ok
+}
+
+// unmapped is ap with an IPv4-mapped IPv6 address as plain IPv4.
+func unmapped(ap netip.AddrPort) netip.AddrPort {
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
