@@ -80,27 +80,37 @@ func TestMetadataMemoryBounded(t *testing.T) {
 	const size = 1 << 20
 	o := testOptions()
 	o.MaxMetadataSize, o.MetadataMemory = size, size+size/2
-	o.Timeout, o.PeerTimeout = 3*time.Second, time.Second
+	// The first exchange must still hold its pieces when the second
+	// starts: a peer timeout long enough for a loaded -race run (at 1 s,
+	// with both started at once, the first sometimes timed out and let
+	// go before the second reserved anything: two timeouts).
+	o.Timeout, o.PeerTimeout = 20*time.Second, 5*time.Second
 	f := newFetcher(t, o)
 	var wg sync.WaitGroup
 	results := make([]schema.Result, 2)
-	for i := range results {
+	fetch := func(i int) {
 		addr := startHoarder(t, size)
 		wg.Go(func() {
 			r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: schema.Hash{byte(i + 1)}, Peers: []string{addr}})
 			results[i] = r
 		})
 	}
-	wg.Wait()
-	got := map[string]int{}
-	for _, r := range results {
-		got[r.Outcome]++
-		if r.Outcome == schema.OutcomeLocalError && len(r.PeerFailures) != 0 {
-			t.Errorf("local_error lists peer failures %+v", r.PeerFailures)
+	fetch(0)
+	// The second starts once the first holds all it will (every piece
+	// but the last).
+	for deadline := time.Now().Add(15 * time.Second); f.mem.used.Load() < size-metadataPieceSize; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first exchange holds %d bytes after 15 s, want %d", f.mem.used.Load(), size-metadataPieceSize)
 		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	if got[schema.OutcomeLocalError] != 1 || got[schema.OutcomeTimeout] != 1 {
-		t.Fatalf("outcomes %v, want one local_error (memory limit) and one timeout", got)
+	fetch(1)
+	wg.Wait()
+	if r := results[1]; r.Outcome != schema.OutcomeLocalError || len(r.PeerFailures) != 0 {
+		t.Errorf("second exchange: %s with peer failures %+v; want local_error (the memory limit), none listed", r.Outcome, r.PeerFailures)
+	}
+	if r := results[0]; r.Outcome != schema.OutcomeTimeout {
+		t.Errorf("first exchange: %s, want timeout (the hoarder goes silent)", r.Outcome)
 	}
 	if used := f.mem.used.Load(); used != 0 {
 		t.Fatalf("%d bytes still reserved after the exchanges ended", used)
