@@ -1,29 +1,45 @@
 #!/usr/bin/env bash
-# One unattended crawl pass: capture for a while, fold the observations in,
-# plan due retries, fetch their metadata, merge the results, export.
+# One unattended crawl pass: apply what earlier passes left unapplied,
+# capture for a while, fold the observations in, plan due retries, fetch
+# their metadata, merge the results, export.
 #
 #   crawl-pass.sh DATA_DIR [CAPTURE_DURATION]
 #
 # Environment: INFOHASH (binary, default infohash on PATH), BOOTSTRAP
-# (host:port,... for capture and fetch; default: infohash's public
-# routers), LIMIT (jobs per pass, default 5000), EXPORT_DIR (default
-# DATA_DIR/export), NOW (RFC 3339, fixes the clock: tests and demos),
-# METRICS_DIR (node_exporter textfile directory; off when unset),
+# (host:port,... for capture and fetch; unset: infohash's public routers;
+# set but empty: none), LIMIT (jobs per pass, default 5000), EXPORT_DIR
+# (default DATA_DIR/export), LOCK_WAIT (how long dedup and merge wait for
+# another writer, default 10m), NOW (RFC 3339, fixes the clock: tests and
+# demos), METRICS_DIR (node_exporter textfile directory; off when unset),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--listen 127.0.0.1:0",
 # "--timeout 5s").
 #
 # Every step's output is a file under DATA_DIR/work/PASS/ before the next
-# step reads it, so a failed step can be re-run alone and nothing is lost:
-# dedup and merge are idempotent on the same input. Exit statuses:
+# step reads it. Once dedup has committed observations.parquet, or merge
+# results.parquet, the file is marked applied (FILE.applied beside it). A
+# pass that stops before that (capture or fetch got SIGTERM, dedup or merge
+# found the dataset locked or failed) leaves the file unmarked, and every
+# pass first applies the unmarked files of all passes, in pass order:
+# dedup and merge skip an input already in the ledger, so applying one
+# again is safe. A file that is bad input (exit 2, the error naming it) is
+# moved to DATA_DIR/inbox/ (results: inbox/merge/) as
+# crawl-pass-PASS-NAME.bad, where `infohash status` lists it as rejected,
+# so that it does not stop every later pass; the pass goes on and exits 2.
+# A pass folder is removed once it is not among the 10 newest and nothing
+# in it is left to apply. Exit statuses:
 #   0  pass complete            75 another writer holds the dataset (skipped)
 #   3  pass partial (some work left for the next pass; what was done is committed)
 #   1/2 a step failed (see the log); 130 interrupted
+#
+# shellcheck disable=SC2046 # $(metrics STAGE) prints one word or none
 set -uo pipefail
+export LC_ALL=C # pass folders sort by name, bytewise
 
 DATA=${1:?usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]}
 DURATION=${2:-10m}
 IH=${INFOHASH:-infohash}
 LIMIT=${LIMIT:-5000}
+LOCK_WAIT=${LOCK_WAIT:-10m}
 EXPORT_DIR=${EXPORT_DIR:-$DATA/export}
 PASS=${PASS:-$(date -u +%Y%m%dT%H%M%SZ)}
 WORK=$DATA/work/$PASS
@@ -31,11 +47,22 @@ mkdir -p "$WORK" "$EXPORT_DIR"
 
 [ -n "${NOW:-}" ] && now=(--now "$NOW") || now=()
 boot=()
-[ -n "${BOOTSTRAP:-}" ] && boot=(--bootstrap "$BOOTSTRAP")
-metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1.prom"; }
+[ -n "${BOOTSTRAP+set}" ] && boot=(--bootstrap "$BOOTSTRAP")
 
+metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1.prom"; }
 log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
-partial=0
+partial=0 bad=0
+
+# stopped NAME RC: the log line for a status that ends the pass, then exit.
+stopped() {
+	case $2 in
+		75) log "$1: dataset locked by another writer (exit 75): skipping this pass" ;;
+		130) log "$1: interrupted (exit 130)" ;;
+		2) log "$1: bad input or usage (exit 2): stopping; fix and re-run" ;;
+		*) log "$1: failed (exit $2): stopping" ;;
+	esac
+	exit "$2"
+}
 
 # step NAME CMD...: run a step; decide from its exit status whether to go on.
 step() {
@@ -46,36 +73,102 @@ step() {
 	case $rc in
 		0) return 0 ;;
 		3) log "$name: partial (exit 3): committed what was done; going on"; partial=1; return 0 ;;
-		75) log "$name: dataset locked by another writer (exit 75): skipping this pass"; exit 75 ;;
-		130) log "$name: interrupted (exit 130)"; exit 130 ;;
-		2) log "$name: bad input or usage (exit 2): stopping; fix and re-run"; exit 2 ;;
-		*) log "$name: failed (exit $rc): stopping"; exit "$rc" ;;
+		*) stopped "$name" "$rc" ;;
 	esac
 }
+
+# pending FILE: FILE is there and not yet applied.
+pending() { [ -f "$1" ] && [ ! -e "$1.applied" ]; }
+
+# apply NAME FILE ASIDE CMD...: run step NAME (dedup or merge), which
+# folds FILE into the dataset, and mark FILE applied when it did. Bad input
+# that the error names is moved to the folder ASIDE and the pass goes on;
+# exit 2 for anything else (a usage error) stops it. A partial run (exit 3)
+# leaves FILE unmarked: the next pass applies it again.
+apply() {
+	local name=$1 file=$2 aside=$3; shift 3
+	local errf=$WORK/.$name.stderr
+	log "$name: $*"
+	# stderr is copied to errf to see what exit 2 was about; the copy
+	# ignores SIGINT and SIGTERM so that it outlives a step that commits
+	# after a signal, and never cuts its log short.
+	local fd tee rc named=0
+	exec {fd}> >(trap '' INT TERM; exec tee "$errf" >&2)
+	tee=$!
+	"$@" 2>&"$fd"
+	rc=$?
+	exec {fd}>&-
+	wait "$tee"
+	grep '^infohash: ' "$errf" | grep -qF -- "$file" && named=1
+	rm -f "$errf"
+	case $rc in
+		0) : >"$file.applied" ;;
+		3) log "$name: partial (exit 3): committed what was done; the next pass applies $file again"; partial=1 ;;
+		2) [ $named = 1 ] || stopped "$name" 2
+			local pass=${file%/*}
+			local kept=$aside/crawl-pass-${pass##*/}-${file##*/}.bad
+			{ mkdir -p "$aside" && mv -f -- "$file" "$kept"; } || stopped "$name" 1
+			log "$name: bad input (exit 2): set aside as $kept (not applied; \`infohash status\` lists it): look at it, then delete it or apply it by hand"
+			bad=1 ;;
+		*) stopped "$name" "$rc" ;;
+	esac
+}
+
+dedup() { # dedup FOLDER: apply FOLDER's observations
+	apply dedup "$1/observations.parquet" "$DATA/inbox" \
+		"$IH" dedup --data "$DATA" "${now[@]}" --lock-wait "$LOCK_WAIT" \
+		--stats-json "$1/dedup.json" $(metrics dedup) "$1/observations.parquet"
+}
+merge() { # merge FOLDER: apply FOLDER's fetch results
+	apply merge "$1/results.parquet" "$DATA/inbox/merge" \
+		"$IH" merge --data "$DATA" "${now[@]}" --lock-wait "$LOCK_WAIT" \
+		--stats-json "$1/merge.json" $(metrics merge) "$1/results.parquet"
+}
+
+# What earlier passes (and an earlier run of this PASS) left unapplied.
+for dir in "$DATA"/work/*/; do
+	dir=${dir%/}
+	if pending "$dir/observations.parquet"; then
+		log "catch-up: ${dir##*/}'s observations were not applied"
+		dedup "$dir"
+	fi
+	if pending "$dir/results.parquet"; then
+		log "catch-up: ${dir##*/}'s fetch results were not applied"
+		merge "$dir"
+	fi
+done
+rm -f "$WORK/observations.parquet.applied" "$WORK/results.parquet.applied"
 
 # shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists
 step capture "$IH" capture --data "$DATA" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
 	--stats-json "$WORK/capture.json" $(metrics capture) -o "$WORK/observations.parquet"
-step dedup "$IH" dedup --data "$DATA" "${now[@]}" --lock-wait 10m \
-	--stats-json "$WORK/dedup.json" $(metrics dedup) "$WORK/observations.parquet"
+dedup "$WORK"
 
 if "$IH" plan-retries --help >/dev/null 2>&1; then
 	step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
 		--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$WORK/jobs.parquet"
 	# fetch shares capture's DHT state directory (its own files there) to
 	# start warm from the nodes that answered it last pass.
+	# shellcheck disable=SC2086
 	step fetch "$IH" fetch "${boot[@]}" --dht-state "$DATA/dht-state" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
 		"$WORK/jobs.parquet" -o "$WORK/results.parquet"
-	step merge "$IH" merge --data "$DATA" "${now[@]}" --lock-wait 10m \
-		--stats-json "$WORK/merge.json" $(metrics merge) "$WORK/results.parquet"
+	merge "$WORK"
 fi
 
 step export "$IH" export --data "$DATA" --table catalog --format parquet \
 	$(metrics export) -o "$EXPORT_DIR/catalog.parquet"
 "$IH" status --data "$DATA" "${now[@]}" >&2 || true
 
-# Keep the work files of the last 10 passes for inspection.
-ls -1d "$DATA"/work/*/ 2>/dev/null | head -n -10 | xargs -r rm -rf
-log "done$([ $partial = 1 ] && echo ' (partial)')"
+# Keep the work files of the last 10 passes for inspection, and of any
+# pass with a file left to apply.
+folders=("$DATA"/work/*/)
+old=$((${#folders[@]} - 10))
+[ $old -gt 0 ] || old=0
+for dir in "${folders[@]:0:old}"; do
+	dir=${dir%/}
+	pending "$dir/observations.parquet" || pending "$dir/results.parquet" || rm -rf -- "$dir"
+done
+log "done$([ $bad = 1 ] && echo ' (bad input set aside)')$([ $partial = 1 ] && echo ' (partial)')"
+[ $bad = 1 ] && exit 2
 [ $partial = 1 ] && exit 3
 exit 0

@@ -1,0 +1,221 @@
+package cron
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+)
+
+// A pass first applies what earlier passes left: their observations and
+// fetch results, which dedup and merge had not committed, before the 10-
+// newest rule prunes their folders.
+func TestCrawlPassAppliesLeftovers(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	seed := filepath.Join(t.TempDir(), "seed.txt")
+	hexList(t, seed, hashes(1, 3)...)
+	ih(t, "dedup", "--data", data, seed)
+	// Pass p0 fetched, and stopped before dedup and merge.
+	p0 := filepath.Join(data, "work", "p0")
+	hexList(t, filepath.Join(p0, "observations.parquet"), hashes(100, 3)...)
+	ih(t, "plan-retries", "--data", data, "-o", filepath.Join(p0, "jobs.parquet"))
+	ih(t, "fetch", "--bootstrap", "", "--timeout", "1s", "--deadline", "2s",
+		filepath.Join(p0, "jobs.parquet"), "-o", filepath.Join(p0, "results.parquet"))
+	// Eleven later passes with nothing left to apply.
+	for i := 1; i <= 11; i++ {
+		q := filepath.Join(data, "work", fmt.Sprintf("q%02d", i))
+		if err := os.MkdirAll(q, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	log := runPass(t, data, "z1", "1s", 0)
+
+	for _, f := range []string{"observations.parquet", "results.parquet"} {
+		if !applied(t, data, filepath.Join(p0, f)) {
+			t.Errorf("p0's %s is not in the ledger; log:\n%s", f, log)
+		}
+	}
+	if !known(t, data, hashes(100, 3)...) {
+		t.Errorf("p0's hashes are not in the state")
+	}
+	ents, err := os.ReadDir(filepath.Join(data, "work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	if got, want := strings.Join(left, " "), "q03 q04 q05 q06 q07 q08 q09 q10 q11 z1"; got != want {
+		t.Errorf("pass folders left: %s, want %s", got, want)
+	}
+}
+
+// The auditor's case: capture gets SIGTERM, commits what it had and exits
+// 130, and the pass stops there (or, as systemd stops a unit, the whole
+// pass gets it, and the script dies at once). The next pass applies its
+// observations.
+func TestCrawlPassAfterSIGTERMInCapture(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		group bool // SIGTERM to the whole pass, not just capture
+		exit  int
+	}{
+		{"capture", false, 130},
+		{"whole pass", true, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			p := startPass(t, data, "a1", "60s")
+			addr := p.log.waitFor(t, regexp.MustCompile(`capture: listening.* addr=(\S+)`))
+			seen := getPeers(t, addr)
+			pid := child(t, p.cmd.Process.Pid)
+			if tc.group {
+				pid = -p.cmd.Process.Pid
+			}
+			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.wait(t); got != tc.exit {
+				t.Fatalf("pass a1: exit %d, want %d; log:\n%s", got, tc.exit, p.log)
+			}
+			obs := filepath.Join(data, "work", "a1", "observations.parquet")
+			if !exists(obs) || exists(obs+".applied") {
+				t.Fatalf("a1 left no unapplied observations; log:\n%s", p.log)
+			}
+
+			log := runPass(t, data, "a2", "1s", 0)
+			if !applied(t, data, obs) || !known(t, data, seen) {
+				t.Errorf("a1's observations (%s) were not applied; log:\n%s", seen, log)
+			}
+			if !exists(obs + ".applied") {
+				t.Errorf("a1's observations are not marked applied")
+			}
+		})
+	}
+}
+
+// A dedup that finds the dataset locked (exit 75) leaves the pass's
+// observations for the next pass.
+func TestCrawlPassLockedDedup(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	seed := filepath.Join(t.TempDir(), "seed.txt")
+	hexList(t, seed, hashes(1, 1)...)
+	ih(t, "dedup", "--data", data, seed)
+
+	p := startPass(t, data, "b1", "2s")
+	p.log.waitFor(t, regexp.MustCompile(`(capture: listening)`))
+	lock, err := dataset.LockWriter(context.Background(), data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.wait(t)
+	lock.Release()
+	if got != 75 {
+		t.Fatalf("pass b1: exit %d, want 75; log:\n%s", got, p.log)
+	}
+	obs := filepath.Join(data, "work", "b1", "observations.parquet")
+	if !exists(obs) || exists(obs+".applied") || applied(t, data, obs) {
+		t.Fatalf("b1's observations: want them left unapplied; log:\n%s", p.log)
+	}
+
+	log := runPass(t, data, "b2", "1s", 0)
+	if !applied(t, data, obs) {
+		t.Errorf("b1's observations were not applied; log:\n%s", log)
+	}
+}
+
+// A leftover that is bad input is set aside where status lists it, once:
+// it does not stop every later pass. A usage error sets nothing aside.
+func TestCrawlPassBadLeftover(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	obs := filepath.Join(data, "work", "p0", "observations.parquet")
+	res := filepath.Join(data, "work", "p1", "results.parquet")
+	hexList(t, obs, "not a hash")
+	hexList(t, res, "not results")
+
+	log := runPass(t, data, "z0", "1s", 2, "NOW=yesterday")
+	if !exists(obs) {
+		t.Fatalf("a usage error set p0's observations aside; log:\n%s", log)
+	}
+
+	log = runPass(t, data, "z1", "1s", 2)
+	keptObs := filepath.Join(data, "inbox", "crawl-pass-p0-observations.parquet.bad")
+	keptRes := filepath.Join(data, "inbox", "merge", "crawl-pass-p1-results.parquet.bad")
+	for _, f := range []string{keptObs, keptRes} {
+		if !exists(f) {
+			t.Errorf("%s: not set aside; log:\n%s", f, log)
+		}
+	}
+	if exists(obs) || exists(res) {
+		t.Errorf("a bad input is still where the next pass would apply it again")
+	}
+	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.parquet")) {
+		t.Errorf("z1 did not go on with its own capture; log:\n%s", log)
+	}
+	status := ih(t, "status", "--data", data)
+	for _, f := range []string{keptObs, keptRes} {
+		if !strings.Contains(status, f) {
+			t.Errorf("status does not list %s:\n%s", f, status)
+		}
+	}
+
+	runPass(t, data, "z2", "1s", 0)
+}
+
+// getPeers asks capture's node at addr for the peers of a hash, as a
+// DHT node would, until it answers, and returns the hash (hex).
+func getPeers(t *testing.T, addr string) string {
+	t.Helper()
+	hash := strings.Repeat("\x5a", 20)
+	msg := "d1:ad2:id20:" + strings.Repeat("\x01", 20) + "9:info_hash20:" + hash + "e1:q9:get_peers1:t2:aa1:y1:qe"
+	c, err := net.Dial("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	buf := make([]byte, 2048)
+	for try := 0; try < 20; try++ {
+		if _, err := c.Write([]byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		if _, err := c.Read(buf); err == nil {
+			return fmt.Sprintf("%x", hash)
+		}
+	}
+	t.Fatalf("capture at %s did not answer get_peers", addr)
+	return ""
+}
+
+// child returns the PID of the infohash process whose parent is pid.
+func child(t *testing.T, pid int) int {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+		for _, s := range stats {
+			b, err := os.ReadFile(s)
+			if err != nil {
+				continue
+			}
+			st := string(b)
+			f := strings.Fields(st[strings.LastIndexByte(st, ')')+1:])
+			if strings.Contains(st, "(infohash)") && len(f) > 1 && f[1] == strconv.Itoa(pid) {
+				n, _ := strconv.Atoi(filepath.Base(filepath.Dir(s)))
+				return n
+			}
+		}
+	}
+	t.Fatalf("process %d has no child", pid)
+	return 0
+}
