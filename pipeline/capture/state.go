@@ -9,9 +9,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strings"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -135,26 +132,14 @@ func lockState(dir string) (release func(), err error) {
 	if dir == "" {
 		return func() {}, nil
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	release, err = fsutil.TryLockDir(dir, stateLockName)
+	var held *fsutil.HeldError
+	switch {
+	case errors.As(err, &held):
+		return nil, exitcode.With(exitcode.Locked, fmt.Errorf(
+			"capture: --dht-state %s is in use by another capture (%s); give each capture running at once its own --dht-state", dir, held.Holder))
+	case err != nil:
 		return nil, fmt.Errorf("capture: dht state: %w", err)
 	}
-	p := filepath.Join(dir, stateLockName)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		return nil, fmt.Errorf("capture: dht state: %w", err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(p)
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, exitcode.With(exitcode.Locked, fmt.Errorf(
-				"capture: --dht-state %s is in use by another capture (%s); give each capture running at once its own --dht-state",
-				dir, strings.TrimSpace(string(holder))))
-		}
-		return nil, fmt.Errorf("capture: dht state: locking %s: %w", p, err)
-	}
-	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "pid %d\n", os.Getpid())
-	}
-	return func() { f.Close() }, nil
+	return release, nil
 }

@@ -9,10 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -116,29 +113,16 @@ func saveDHTState(dir string, id [20]byte, nodes []savedNode, now time.Time) err
 // kernel drops the lock when the process dies, so a killed fetch never
 // leaves it behind; the PID inside is for people.
 func lockDHTState(dir string) (release func(), err error) {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return nil, exitcode.BadInput(fmt.Errorf("fetch: --dht-state %s: not a directory", dir))
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	release, err = fsutil.TryLockDir(dir, stateLockName)
+	var held *fsutil.HeldError
+	switch {
+	case errors.As(err, &held):
+		return nil, exitcode.With(exitcode.Locked, fmt.Errorf(
+			"fetch: --dht-state %s is in use by another fetch (%s); give each fetch running at once its own --dht-state", dir, held.Holder))
+	case errors.Is(err, fsutil.ErrNotDir):
+		return nil, exitcode.BadInput(fmt.Errorf("fetch: --dht-state %w", err))
+	case err != nil:
 		return nil, fmt.Errorf("fetch: --dht-state: %w", err)
 	}
-	p := filepath.Join(dir, stateLockName)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o666)
-	if err != nil {
-		return nil, fmt.Errorf("fetch: --dht-state: %w", err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(p)
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, exitcode.With(exitcode.Locked, fmt.Errorf(
-				"fetch: --dht-state %s is in use by another fetch (%s); give each fetch running at once its own --dht-state",
-				dir, strings.TrimSpace(string(holder))))
-		}
-		return nil, fmt.Errorf("fetch: --dht-state: locking %s: %w", p, err)
-	}
-	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "pid %d\n", os.Getpid())
-	}
-	return func() { f.Close() }, nil
+	return release, nil
 }
