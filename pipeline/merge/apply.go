@@ -116,8 +116,15 @@ func badSource(class string) bool {
 // penalising class to the hash's avoid list (most recent last, at most
 // maxAvoid).
 func addAvoid(p schedule.Policy, st *schema.State, r *schema.Result) {
+	appendEndpoints(st, r, func(class string) bool { return p.PeerPenalty.Base[class] > 0 })
+}
+
+// appendEndpoints moves the endpoints of r's peer failures whose class
+// counts to the end of the hash's avoid_peers (most recent last), keeping
+// the last maxAvoid.
+func appendEndpoints(st *schema.State, r *schema.Result, counts func(class string) bool) {
 	for _, pf := range r.PeerFailures {
-		if p.PeerPenalty.Base[pf.Class] <= 0 || pf.Addr == "" {
+		if !counts(pf.Class) || pf.Addr == "" {
 			continue
 		}
 		if i := slices.Index(st.AvoidPeers, pf.Addr); i >= 0 {
@@ -137,18 +144,7 @@ func addSources(st *schema.State, r *schema.Result) {
 	if !badSource(r.Outcome) {
 		return // the sources are only those newSources counted
 	}
-	for _, pf := range r.PeerFailures {
-		if !badSource(pf.Class) || pf.Addr == "" {
-			continue
-		}
-		if i := slices.Index(st.AvoidPeers, pf.Addr); i >= 0 {
-			st.AvoidPeers = slices.Delete(st.AvoidPeers, i, i+1)
-		}
-		st.AvoidPeers = append(st.AvoidPeers, pf.Addr)
-	}
-	if n := len(st.AvoidPeers); n > maxAvoid {
-		st.AvoidPeers = slices.Clone(st.AvoidPeers[n-maxAvoid:])
-	}
+	appendEndpoints(st, r, badSource)
 }
 
 // unionAvoid is the avoid_peers of the union of a and b, whose
