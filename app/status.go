@@ -24,7 +24,10 @@ func statusCommand() *cli.Command {
 		Description: `Reads the latest committed snapshot and writes nothing under DIR: no lock
 taken, no migration (a dataset of an older format is read as it is; the next
 dedup or merge migrates it), so it works on a read-only copy and while a
-writer runs. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged). The retry
+writer runs. When a writer's commit removes the files of the snapshot
+being read (they stay for the writers' --keep snapshots), status starts
+over on the newer snapshot, up to 5 times, rather than report them
+missing. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged). The retry
 waves count the hashes not yet fetched nor leased by when their next retry
 falls due. The "frozen" line globs this snapshot's state files alone (they
 stay for --keep snapshots); it says "none" while there is no state table yet.

@@ -97,12 +97,15 @@ func Verify(ctx context.Context, files []SnapshotFile, progress func(n int64)) (
 	return res, ctx.Err()
 }
 
+// problemMissing is a Problem's What for a file that is not there.
+const problemMissing = "missing"
+
 // checkFile returns what is wrong with the file at path against f ("" if
 // nothing).
 func checkFile(path string, f FileInfo, buf []byte) string {
 	fh, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "missing"
+		return problemMissing
 	}
 	if err != nil {
 		return err.Error()

@@ -2,6 +2,9 @@ package dataset
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -60,6 +63,47 @@ func TestVerify(t *testing.T) {
 			}
 			if len(v.Problems) != 1 || v.Problems[0].Path != victim || !strings.Contains(v.Problems[0].What, c.want) {
 				t.Fatalf("problems %v, want one for %s saying %q", v.Problems, victim, c.want)
+			}
+		})
+	}
+}
+
+// TestCollected: a missing file is collection only while a newer
+// snapshot is CURRENT; Missing gives Verify's missing files as such an
+// error.
+func TestCollected(t *testing.T) {
+	d := openNew(t)
+	commit := func() *Manifest {
+		t.Helper()
+		tx, err := d.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	old, cur := commit(), commit()
+	missing := VerifyResult{Problems: []Problem{{Path: "p", What: "CRC-32C"}, {Path: "q", What: problemMissing}}}
+	for _, tt := range []struct {
+		name      string
+		m         *Manifest
+		err       error
+		wantNewer int64
+	}{
+		{"no error", old, nil, 0},
+		{"another error", old, errors.New("crc32 checksum mismatch"), 0},
+		{"missing, still current", cur, fs.ErrNotExist, 0},
+		{"missing, newer committed", old, fmt.Errorf("x: %w", fs.ErrNotExist), cur.Snapshot},
+		{"verified missing, newer committed", old, missing.Missing(), cur.Snapshot},
+		{"verified damaged only", old, VerifyResult{Problems: missing.Problems[:1]}.Missing(), 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			newer, ok := d.Collected(tt.m, tt.err)
+			if newer != tt.wantNewer || ok != (tt.wantNewer != 0) {
+				t.Fatalf("Collected = %d, %v; want %d", newer, ok, tt.wantNewer)
 			}
 		})
 	}

@@ -2,9 +2,7 @@ package export
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -34,7 +32,7 @@ func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error
 			return Stats{}, err
 		}
 		st, err := exportSnapshot(ctx, d, m, o)
-		newer, gone := collected(d, m, err)
+		newer, gone := d.Collected(m, err)
 		if !gone {
 			return st, err
 		}
@@ -53,17 +51,4 @@ func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error
 		slog.Info("export: a newer commit collected the snapshot being read; starting over on the newer one",
 			"snapshot", m.Snapshot, "newer", newer)
 	}
-}
-
-// collected reports whether err is a file of snapshot m gone because a
-// newer snapshot (newer) was committed and collected m's files.
-func collected(d *dataset.Dataset, m *dataset.Manifest, err error) (newer int64, ok bool) {
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return 0, false
-	}
-	cur, cerr := d.Current()
-	if cerr != nil || cur.Snapshot <= m.Snapshot {
-		return 0, false
-	}
-	return cur.Snapshot, true
 }

@@ -91,16 +91,10 @@ type stateView struct {
 	NextRetry      int64 // ms
 }
 
-// Run builds the report of the latest snapshot.
-func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, error) {
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		return nil, err
-	}
-	m, err := d.Current()
-	if err != nil {
-		return nil, err
-	}
+// report builds the report of snapshot m of d (dir), but for what is set
+// aside under DIR/inbox (listInbox).
+func report(ctx context.Context, d *dataset.Dataset, dir string, m *dataset.Manifest, now time.Time, o Options) (*Report, error) {
+	var err error
 	st := m.Table(dataset.TableState)
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
 		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
@@ -117,16 +111,6 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			}
 		}
 	}
-	_ = filepath.WalkDir(filepath.Join(dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
-		switch {
-		case err != nil || e.IsDir():
-		case strings.HasPrefix(e.Name(), dataset.PartialPrefix):
-			r.Partial = append(r.Partial, p)
-		case strings.HasSuffix(e.Name(), ".bad"):
-			r.Rejected = append(r.Rejected, p)
-		}
-		return nil
-	})
 	if o.Verify {
 		if err := r.verify(ctx, d, m, o); err != nil {
 			return nil, err
@@ -187,6 +171,20 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		}
 	}
 	return r, nil
+}
+
+// listInbox lists the inputs set aside under DIR/inbox.
+func (r *Report) listInbox() {
+	_ = filepath.WalkDir(filepath.Join(r.Dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil || e.IsDir():
+		case strings.HasPrefix(e.Name(), dataset.PartialPrefix):
+			r.Partial = append(r.Partial, p)
+		case strings.HasSuffix(e.Name(), ".bad"):
+			r.Rejected = append(r.Rejected, p)
+		}
+		return nil
+	})
 }
 
 // verify checks the snapshot's files (before reading any of them for the
