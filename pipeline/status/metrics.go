@@ -68,7 +68,7 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 		m("last_input_timestamp_seconds", "When the newest input of the ledger was applied (Unix time).").set(unix(a.At))
 	}
 	m("partial_inputs", "Half-read inputs set aside under DIR/inbox by killed runs (not applied).").set(float64(len(r.Partial)))
-	m("rejected_inputs", "Stdin spools set aside as bad input under DIR/inbox (*.bad, not applied).").set(float64(len(r.Rejected)))
+	m("rejected_inputs", "Inputs set aside as bad input under DIR/inbox (*.bad, not applied).").set(float64(len(r.Rejected)))
 	m("run_duration_seconds", "Wall time of the last successful status run.").set(took.Seconds())
 	m("last_success_timestamp_seconds", "When the last successful status run ended (Unix time).").set(unix(at))
 	return []byte(b.String())

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -65,8 +64,11 @@ type Report struct {
 	// not send them again (dedup, or merge for inbox/merge/, removes one
 	// once the commit that applies it is durable).
 	Partial []string `json:"partial_inputs"`
-	// Rejected are stdin spools set aside as bad input (DIR/inbox/*.bad):
-	// never applied, kept for a person to look at or delete.
+	// Rejected are inputs set aside as bad input (DIR/inbox/*.bad, and
+	// inbox/merge/): spooled stdin or pipes that dedup or merge refused,
+	// a killed run's spool cut short, crawl-pass files that dedup or
+	// merge refused (rejectedWhat tells them apart). Never applied, kept
+	// for a person to look at or delete.
 	Rejected []string  `json:"rejected_inputs"`
 	Now      time.Time `json:"now"`
 	// Verified is what --verify found (nil without it).
@@ -173,20 +175,6 @@ func report(ctx context.Context, d *dataset.Dataset, dir string, m *dataset.Mani
 	return r, nil
 }
 
-// listInbox lists the inputs set aside under DIR/inbox.
-func (r *Report) listInbox() {
-	_ = filepath.WalkDir(filepath.Join(r.Dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
-		switch {
-		case err != nil || e.IsDir():
-		case strings.HasPrefix(e.Name(), dataset.PartialPrefix):
-			r.Partial = append(r.Partial, p)
-		case strings.HasSuffix(e.Name(), ".bad"):
-			r.Rejected = append(r.Rejected, p)
-		}
-		return nil
-	})
-}
-
 // verify checks the snapshot's files (before reading any of them for the
 // counts, which a damaged file could make fail).
 func (r *Report) verify(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, o Options) error {
@@ -258,7 +246,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "partial input (set aside by a killed run, not applied; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
 	}
 	for _, p := range r.Rejected {
-		fmt.Fprintf(w, "rejected input (bad stdin, set aside, not applied; look or delete): %s\n", p)
+		fmt.Fprintf(w, "rejected input (%s; set aside, not applied: look, then delete or fix and apply it): %s\n", rejectedWhat(r.Dir, p), p)
 	}
 	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
 	if r.FrozenGlob == "" {

@@ -1,0 +1,52 @@
+package status
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
+)
+
+// listInbox lists the inputs set aside under DIR/inbox: a name ending in
+// .bad is rejected (even a partial input that turned out to be bad when
+// applied by hand), one with dataset.PartialPrefix is partial.
+func (r *Report) listInbox() {
+	_ = filepath.WalkDir(filepath.Join(r.Dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil || e.IsDir():
+		case strings.HasSuffix(e.Name(), ".bad"):
+			r.Rejected = append(r.Rejected, p)
+		case strings.HasPrefix(e.Name(), dataset.PartialPrefix):
+			r.Partial = append(r.Partial, p)
+		}
+		return nil
+	})
+}
+
+// rejectedWhat says what the rejected input at path (under dir/inbox)
+// is, from the name its maker gave it: dedup (DIR/inbox) and merge
+// (DIR/inbox/merge) set aside their spools of stdin or a pipe as
+// part-*.spool.bad and part-*.results.bad (dataset.SetAside), a partial
+// input as partial-*.bad; Salvage a killed run's spool that is a Parquet
+// file cut short as .tmp-*.bad; scripts/cron/crawl-pass.sh a work file
+// that dedup or merge refused as crawl-pass-PASS-NAME.bad.
+func rejectedWhat(dir, path string) string {
+	stage := "dedup"
+	if filepath.Dir(path) == filepath.Join(dir, "inbox", "merge") {
+		stage = "merge"
+	}
+	name := filepath.Base(path)
+	switch {
+	case strings.HasPrefix(name, "crawl-pass-"):
+		return "a crawl-pass work file that " + stage + " refused as bad input"
+	case strings.HasPrefix(name, fsutil.TempPrefix):
+		return "a killed run's spool of stdin or a pipe, a Parquet file cut short"
+	case strings.HasPrefix(name, dataset.PartialPrefix):
+		return "a partial input that " + stage + " refused as bad input"
+	case strings.HasPrefix(name, "part-") && (strings.HasSuffix(name, ".spool.bad") || strings.HasSuffix(name, ".results.bad")):
+		return "stdin or a pipe that " + stage + " spooled and refused as bad input"
+	}
+	return "bad input"
+}

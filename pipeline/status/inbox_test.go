@@ -1,0 +1,61 @@
+package status
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+)
+
+// TestRejectedInputs: status says what each *.bad file under DIR/inbox
+// is, from the name its maker gave it: only a spool of stdin or a pipe
+// is called one; a crawl-pass work file is not, nor is a partial input
+// that turned out bad listed as one to apply.
+func TestRejectedInputs(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name string
+		file string // under DIR/inbox
+		want string // what the line says the file is
+	}{
+		{"dedup stdin spool", dataset.NewName(".spool") + ".bad", "stdin or a pipe that dedup spooled and refused as bad input"},
+		{"merge stdin spool", "merge/" + dataset.NewName(".results") + ".bad", "stdin or a pipe that merge spooled and refused as bad input"},
+		{"crawl-pass observations", "crawl-pass-20260601T0000Z-observations.parquet.bad", "a crawl-pass work file that dedup refused as bad input"},
+		{"crawl-pass results", "merge/crawl-pass-20260601T0000Z-results.parquet.bad", "a crawl-pass work file that merge refused as bad input"},
+		{"spool cut short", ".tmp-" + dataset.NewName(".spool") + "-123.bad", "a killed run's spool of stdin or a pipe, a Parquet file cut short"},
+		{"partial applied by hand", dataset.PartialPrefix + "0011.arrow.bad", "a partial input that dedup refused as bad input"},
+		{"something else", "notes.bad", "bad input"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := dataset.Open(context.Background(), t.TempDir(), dataset.OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(d.Dir, "inbox", filepath.FromSlash(tt.file))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(context.Background(), d.Dir, now, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Rejected) != 1 || r.Rejected[0] != p || len(r.Partial) != 0 {
+				t.Fatalf("rejected %v, partial %v: want %s rejected alone", r.Rejected, r.Partial, p)
+			}
+			var out bytes.Buffer
+			r.Print(&out)
+			want := "rejected input (" + tt.want + "; set aside, not applied: look, then delete or fix and apply it): " + p + "\n"
+			if !strings.Contains(out.String(), want) {
+				t.Fatalf("text lacks\n%s\n%s", want, out.String())
+			}
+		})
+	}
+}
