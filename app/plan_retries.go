@@ -39,8 +39,9 @@ the policy's plan.cold_share of --limit (rounded down, but at least one
 job, out of what the new share leaves), and any part of --limit that new
 and retried hashes leave unused.
 
-Jobs (info_hash, attempt, reason new|retry|reactivated|cold, lease_id,
-lease_until, peers, avoid_peers) go to a Parquet file, or as an Arrow IPC
+Jobs (info_hash, hash_type, info_hash_v2, attempt, reason
+new|retry|reactivated|cold, lease_id, lease_until, peers, avoid_peers) go
+to a Parquet file, or as an Arrow IPC
 stream to stdout with -o - (refused, before any lease, when stdout is a
 terminal). A job's avoid_peers keeps only the endpoints whose penalty in
 DIR/peers/ is still running at --now: once an endpoint's penalty ends it is
@@ -51,7 +52,9 @@ stream's schema metadata; at most 100,000 endpoints and 3 MiB, the longest
 penalties first): fetch skips them for every job. Their leases are committed
 to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
-never reports back returns to the queue when its lease ends. A jobs file
+never reports back returns to the queue when its lease ends. A job's
+info_hash_v2 is the state's full v2 hash when the dataset knows it (null
+otherwise): fetch then accepts only metadata whose SHA-256 it is. A jobs file
 appears only once the leases are committed. If the reader of -o - goes
 away before taking the jobs (exit 141, silent for other commands), one
 line on stderr says how many jobs stay leased, and until when.

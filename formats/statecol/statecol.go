@@ -102,6 +102,19 @@ func (f *File) Column(rg parquet.RowGroup, path ...string) (parquet.ColumnChunk,
 	return cc, l.MaxDefinitionLevel
 }
 
+// AllNull reports whether the column chunk c of a row group of rows rows
+// holds only nulls, from its statistics alone (nothing is decoded): true
+// only when the writer recorded a null count of rows. A writer that
+// records no null count leaves it 0, so an unknown chunk reads false and
+// is decoded as usual.
+func AllNull(c parquet.ColumnChunk, rows int64) bool {
+	if kc, ok := c.(keptChunk); ok {
+		c = kc.ColumnChunk
+	}
+	fc, ok := c.(*parquet.FileColumnChunk)
+	return ok && rows > 0 && fc.NullCount() == rows
+}
+
 // values returns a page's (non-null) values.
 func values(p parquet.Page) *encoding.Values {
 	v := p.Data()

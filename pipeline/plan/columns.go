@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -45,11 +46,21 @@ type rowGroup struct {
 	reactivated []int64
 	avoidAt     []int32 // row i's avoid_peers are avoid[avoidAt[i]:avoidAt[i+1]]
 	avoid       []string
+	hasV2       bool     // whether info_hash_v2 was read (else v2 is stale)
+	v2          [][]byte // row i's full v2 hash, nil when not known
 }
 
 func (g *rowGroup) infoHash(i int) (h schema.Hash) {
 	copy(h[:], g.hash[i*20:])
 	return h
+}
+
+// infoHashV2 is row i's full 32-byte v2 hash, or nil when not known.
+func (g *rowGroup) infoHashV2(i int) []byte {
+	if !g.hasV2 {
+		return nil
+	}
+	return g.v2[i]
 }
 
 // eachRowGroup calls fn with the planning columns of every row group of
@@ -60,6 +71,7 @@ func eachRowGroup(path string, g *rowGroup, fn func(*rowGroup)) error {
 		return err
 	}
 	defer f.Close()
+	var first int64 // the file's row number of rg's first row
 	for _, rg := range f.RowGroups() {
 		n := int(rg.NumRows())
 		g.reset(n)
@@ -128,9 +140,43 @@ func eachRowGroup(path string, g *rowGroup, fn func(*rowGroup)) error {
 				g.avoidAt[r] = int32(len(g.avoid))
 			}
 		}
+		if err := g.readV2(f, rg, first); err != nil {
+			return fmt.Errorf("info_hash_v2: %w", err)
+		}
 		fn(g)
+		first += int64(n)
 	}
 	return nil
+}
+
+// readV2 reads the info_hash_v2 column of row group rg (whose first row
+// is the file's row first), if the file has one and its statistics do not
+// say it is all null: v2 hashes are rare, and most row groups skip the
+// column without decoding a page.
+func (g *rowGroup) readV2(f *statecol.File, rg parquet.RowGroup, first int64) error {
+	c, _ := f.Column(rg, "info_hash_v2")
+	if c == nil || statecol.AllNull(c, int64(g.n)) {
+		return nil
+	}
+	g.hasV2, g.v2 = true, zero(grow(g.v2, g.n))
+	var bad error
+	err := statecol.Bytes(c, g.n, func(i int, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		switch {
+		case bad != nil:
+		case len(b) != 32:
+			bad = fmt.Errorf("row %d: %d bytes, want 32", first+int64(i), len(b))
+		case !bytes.Equal(b[:20], g.hash[i*20:i*20+20]):
+			bad = fmt.Errorf("row %d: %x is not a v2 hash of info_hash %x", first+int64(i), b, g.hash[i*20:i*20+20])
+		}
+		g.v2[i] = b
+	})
+	if err == nil {
+		err = bad
+	}
+	return err
 }
 
 func (g *rowGroup) reset(n int) {
@@ -148,6 +194,7 @@ func (g *rowGroup) reset(n int) {
 	g.reactivated = zero(grow(g.reactivated, n))
 	g.avoidAt = zero(grow(g.avoidAt, n+1))
 	g.avoid = g.avoid[:0]
+	g.hasV2 = false // readV2 fills v2 only for row groups with a v2 hash
 }
 
 func grow[T any](s []T, n int) []T {

@@ -13,6 +13,7 @@ import (
 type cand struct {
 	prio     schedule.Priority
 	hash     schema.Hash
+	hashV2   []byte // the full v2 hash when the state knows it
 	hashType int8
 	attempt  int32
 	reason   string

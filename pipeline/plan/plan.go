@@ -228,7 +228,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	for i, c := range picked {
 		avoid, dropped := liveAvoid(c.avoid, live)
 		st.AvoidExpired += dropped
-		jobs[i] = schema.Job{InfoHash: c.hash, HashType: c.hashType, Attempt: c.attempt, Reason: c.reason,
+		jobs[i] = schema.Job{InfoHash: c.hash, InfoHashV2: c.hashV2, HashType: c.hashType, Attempt: c.attempt, Reason: c.reason,
 			LeaseID: id, LeaseUntil: until, Peers: []string{}, AvoidPeers: avoid}
 		leases[c.hash] = schema.Lease{InfoHash: c.hash, LeaseID: id, LeaseUntil: until, Attempt: c.attempt,
 			Reason: c.reason, PlannedAt: now}

@@ -197,7 +197,7 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile bool, ps *pools, c *counts)
 		avoid = append(avoid, g.avoid[g.avoidAt[i]:g.avoidAt[i+1]]...)
 	}
 	pool.offer(cand{
-		prio: prio, hash: st.InfoHash, hashType: st.HashType, attempt: min(st.Attempts, math.MaxInt32-1) + 1,
+		prio: prio, hash: st.InfoHash, hashV2: g.infoHashV2(i), hashType: st.HashType, attempt: min(st.Attempts, math.MaxInt32-1) + 1,
 		reason: reason, avoid: avoid, relet: st.LeaseID != "",
 	})
 }
