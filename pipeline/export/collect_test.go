@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -17,28 +17,7 @@ import (
 // older snapshot are collected.
 func commitKeepOne(t *testing.T, data string, extra byte) {
 	t.Helper()
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := dataset.ReadPartition[schema.State](d, tx.Base().Table(dataset.TableState), "80")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows = append(rows, schema.State{InfoHash: schema.Hash{0x80, 0xff, extra}, HashType: 1, MetadataStatus: "new", Tier: "hot"})
-	fi, err := dataset.WriteStaged(tx, dataset.TableState, "80", rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "80", []dataset.FileInfo{fi})
-	tx.DropBloom(dataset.TableState, "80")
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Keep: 1, Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.CommitState(t, data, schema.State{InfoHash: schema.Hash{0x80, 0xff, extra}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, 1)
 }
 
 // TestExportStartsOverOnACollectedSnapshot: a commit with --keep 1 while

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -18,27 +19,7 @@ import (
 // files of every older snapshot are collected.
 func commitState(t *testing.T, dir string, extra byte, keep int) {
 	t.Helper()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := dataset.ReadPartition[schema.State](d, tx.Base().Table(dataset.TableState), "80")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows = append(rows, schema.State{InfoHash: schema.Hash{0x80, extra}, MetadataStatus: "new", Tier: "hot"})
-	fi, err := dataset.WriteStaged(tx, dataset.TableState, "80", rows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "80", []dataset.FileInfo{fi})
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Keep: keep, Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0x80, extra}, MetadataStatus: "new", Tier: "hot"}, keep)
 }
 
 // TestStatusStartsOverOnACollectedSnapshot: a commit with --keep 1 after
