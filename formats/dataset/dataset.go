@@ -39,7 +39,9 @@ var ErrNotDataset = errors.New("not an infohash dataset (no CURRENT file)")
 // uses OpenReadOnly.
 func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
 	d := &Dataset{Dir: dir}
-	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	if ok, err := hasCurrent(dir); err != nil {
+		return nil, err
+	} else if !ok {
 		if !o.Create {
 			return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
 		}
@@ -47,8 +49,6 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
 			return nil, err
 		}
 		d.Created = true
-	} else if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", dir, err)
 	}
 	m, err := d.Current()
 	if err != nil {
@@ -89,6 +89,19 @@ func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
 		return err
 	}
 	return fsutil.WriteFile(filepath.Join(d.Dir, "CURRENT"), []byte(manifestName(0)+"\n"))
+}
+
+// hasCurrent reports whether dir holds a dataset's commit point (CURRENT);
+// a dir that is missing, or a file, holds none.
+func hasCurrent(dir string) (bool, error) {
+	_, err := os.Stat(filepath.Join(dir, "CURRENT"))
+	switch {
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	return true, nil
 }
 
 // MakeDir makes the folder of a new dataset dir unless it exists. Only

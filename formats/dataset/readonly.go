@@ -3,9 +3,6 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"syscall"
 
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -31,10 +28,10 @@ const OldestReadFormat = 1
 // Begin fails on the result.
 func OpenReadOnly(dir string) (*Dataset, error) {
 	d := &Dataset{Dir: dir, readOnly: true}
-	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	if ok, err := hasCurrent(dir); err != nil {
+		return nil, err
+	} else if !ok {
 		return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
-	} else if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", dir, err)
 	}
 	m, err := d.Current()
 	if err != nil {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -221,6 +222,15 @@ type Lease struct {
 	Attempt    int32  `parquet:"attempt"`
 	Reason     string `parquet:"reason,dict"`
 	PlannedAt  int64  `parquet:"planned_at,timestamp(millisecond)"`
+}
+
+// FullV2 returns v2 when it is a full v2 hash of h (32 bytes, the first
+// 20 of them h, as the DHT truncates it), else nil.
+func FullV2(h Hash, v2 []byte) []byte {
+	if len(v2) != 32 || !bytes.Equal(v2[:20], h[:]) {
+		return nil
+	}
+	return v2
 }
 
 // Prefix returns the partition of h: its first byte.

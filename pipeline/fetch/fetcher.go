@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -134,14 +133,8 @@ func (f *Fetcher) Stats() Stats { return f.stats.snapshot(time.Since(f.start)) }
 // (Options.PeerTimeout, Options.ConnectTimeout) blame it.
 var errJobDeadline = errors.New("the job's time is up")
 
-// fullV2 is job's full v2 hash when it is one of its infohash (32 bytes,
-// the first 20 of them info_hash), else nil.
-func fullV2(job schema.Job) []byte {
-	if len(job.InfoHashV2) != 32 || !bytes.Equal(job.InfoHashV2[:20], job.InfoHash[:]) {
-		return nil
-	}
-	return job.InfoHashV2
-}
+// fullV2 is job's full v2 hash when it is one of its infohash, else nil.
+func fullV2(job schema.Job) []byte { return schema.FullV2(job.InfoHash, job.InfoHashV2) }
 
 // Fetch makes one attempt at job's metadata and returns its result. An
 // ok result's hash_type (and info_hash_v2) say which hash of the metadata

@@ -56,12 +56,7 @@ func provenType(typ int8, mine, theirs []byte) (int8, []byte) {
 
 // ownV2 is st's info_hash_v2 when it is a full v2 hash of st's info_hash,
 // else nil.
-func ownV2(st schema.State) []byte {
-	if len(st.InfoHashV2) != 32 || !bytes.Equal(st.InfoHashV2[:20], st.InfoHash[:]) {
-		return nil
-	}
-	return st.InfoHashV2
-}
+func ownV2(st schema.State) []byte { return schema.FullV2(st.InfoHash, st.InfoHashV2) }
 
 // adoptHashType sets st's hash_type and info_hash_v2 from the verified
 // ok result r that fetched it: the metadata proves the type, where the
