@@ -36,7 +36,7 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		if testSnapshotRead != nil {
 			testSnapshotRead(m.Snapshot)
 		}
-		r, err := report(ctx, d, dir, m, now, o)
+		r, err := report(ctx, d, m, now, o)
 		gone := err
 		if err == nil && r.Verified != nil {
 			gone = r.Verified.Missing()

@@ -93,10 +93,11 @@ type stateView struct {
 	NextRetry      int64 // ms
 }
 
-// report builds the report of snapshot m of d (dir), but for what is set
-// aside under DIR/inbox (listInbox).
-func report(ctx context.Context, d *dataset.Dataset, dir string, m *dataset.Manifest, now time.Time, o Options) (*Report, error) {
+// report builds the report of snapshot m of d, but for what is set aside
+// under DIR/inbox (listInbox).
+func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now time.Time, o Options) (*Report, error) {
 	var err error
+	dir := d.Dir
 	st := m.Table(dataset.TableState)
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
 		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
