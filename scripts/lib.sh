@@ -45,6 +45,13 @@ timed() {
 	TIMED_MB=$(awk -v k="$kb" 'BEGIN { printf "%.0f", k / 1024 }')
 }
 
+# warm FILE...: reads FILEs into the page cache. On this VM a page nobody
+# touched for about a minute is paged out (DAMON's pageout scheme: regions
+# idle for 12 aggregation intervals of 5 s, up to 128 MB/s), so a file read
+# once before a loop of runs is partly on disk again by the later runs:
+# warm the inputs right before each timed command, on both sides.
+warm() { cat "$@" >/dev/null; }
+
 # json_int FILE KEY: an integer field of a flat JSON file (obsgen's ground truth).
 json_int() { sed -n "s/^ *\"$2\": *\(-\{0,1\}[0-9][0-9]*\).*/\1/p" "$1" | head -1; }
 
