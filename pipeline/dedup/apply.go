@@ -72,6 +72,24 @@ func appendHashes(f *statecol.File, path string, out []schema.Hash) ([]schema.Ha
 
 func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
 
+// searchFrom returns the first index k >= from with hs[k] >= *h (len(hs)
+// if none), hs being sorted: it gallops from from, then bisects the last
+// step. Looking up a sorted batch's hashes one after the other this way
+// reads the file's hashes near where the last lookup ended, where a
+// bisection of the whole file missed the cache at each step.
+func searchFrom(hs []schema.Hash, from int, h *schema.Hash) int {
+	lo, step := from, 1
+	hi := from
+	for hi < len(hs) && bytes.Compare(hs[hi][:], h[:]) < 0 {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, len(hs))
+	k, _ := slices.BinarySearchFunc(hs[lo:hi], *h, hashCmp)
+	return lo + k
+}
+
 // applyPartition folds the batch's hashes of partition p into tx.
 // w holds the calling worker's buffers.
 func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *workerBufs) (partStats, error) {
@@ -101,7 +119,8 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	// file (each file is sorted), noting whether a cold file is touched.
 	existing := w.hashes[:0]
 	defer func() { w.hashes = existing[:0] }()
-	known := map[int]bool{}
+	known := make([]bool, len(es)) // es[i] is in a file
+	nknown := 0
 	hits := make([][]hit, len(files))
 	spliceable := true // every file holding a known hash can be spliced
 	touchedCold := false
@@ -114,9 +133,14 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
 			hs := existing[start:]
+			row := 0
 			for _, i := range cands {
-				if row, ok := slices.BinarySearchFunc(hs, es[i].h, hashCmp); ok && !known[i] {
+				// cands, like es, is in hash order: each search starts
+				// where the last one ended.
+				row = searchFrom(hs, row, &es[i].h)
+				if row < len(hs) && hs[row] == es[i].h && !known[i] {
 					known[i] = true
+					nknown++
 					hits[fi] = append(hits[fi], hit{row: int64(row), e: i})
 					touchedCold = touchedCold || schedule.IsColdFile(f.Name)
 					spliceable = spliceable && canSplice
@@ -124,14 +148,14 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 			}
 		}
 	}
-	ps.known = int64(len(known))
-	ps.falsePos = int64(len(cands) - len(known))
-	ps.fresh = int64(len(es) - len(known))
+	ps.known = int64(nknown)
+	ps.falsePos = int64(len(cands) - nknown)
+	ps.fresh = int64(len(es) - nknown)
 
-	if len(known) == 0 && len(files) < r.o.MaxFiles {
+	if nknown == 0 && len(files) < r.o.MaxFiles {
 		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
 	}
-	if len(known) > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
+	if nknown > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
 		return ps, r.update(tx, base, key, es, files, hits, known, existing, bf, bfi, &ps)
 	}
 	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, &w.rows)
@@ -160,7 +184,7 @@ type hit struct {
 // partition stays exact (one row per hash); dedup compacts it into one
 // file when it reaches MaxFiles.
 func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []entry, files []dataset.FileInfo,
-	hits [][]hit, known map[int]bool, existing []schema.Hash, bf bloomFilter, bfi dataset.FileInfo, ps *partStats) error {
+	hits [][]hit, known []bool, existing []schema.Hash, bf bloomFilter, bfi dataset.FileInfo, ps *partStats) error {
 	out := make([]dataset.FileInfo, 0, len(files)+1)
 	for fi, f := range files {
 		if len(hits[fi]) == 0 {
@@ -353,7 +377,7 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 // Rows are decoded into buf (the worker's, reused partition after
 // partition), known hashes are updated in place and the new ones merged in
 // from the end: no row is copied more than once.
-func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known map[int]bool,
+func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known []bool,
 	touchedCold bool, ps *partStats, bf bloomFilter, bfi dataset.FileInfo, buf *[]schema.State) error {
 	var old []schema.State
 	var kept []dataset.FileInfo
@@ -384,7 +408,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	if len(base.Partitions[key])-len(kept) > 1 {
 		sort.Slice(old, func(i, j int) bool { return bytes.Compare(old[i].InfoHash[:], old[j].InfoHash[:]) < 0 })
 	}
-	fresh := make([]schema.State, 0, len(es)-len(known))
+	fresh := make([]schema.State, 0, len(es)-int(ps.known))
 	i := 0
 	for j := range es {
 		e := &es[j]
