@@ -171,13 +171,14 @@ func dataFiles(t *testing.T, data string) map[string]string {
 // TestFreshDataRemovedOnInterrupt: interrupted before its first commit, a
 // writer that created its dataset removes it.
 func TestFreshDataRemovedOnInterrupt(t *testing.T) {
-	dir := t.TempDir()
+	dir, seeded := seedDataset(t)
 	in := freshInputs(t, dir)
 	for _, tc := range []struct {
 		name string
 		args []string
 	}{
 		{"dedup", []string{"dedup", in["good.txt"]}},
+		{"merge --from", []string{"merge", "--from", seeded}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
