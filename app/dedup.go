@@ -27,8 +27,10 @@ func dedupCommand() *cli.Command {
    infohash dedup --data ./ih hashes.txt          # hex infohashes or magnet URIs, one per line
    infohash dedup --data ./ih --now 2026-01-01T00:00:00Z --stats-json stats.json obs/
    infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes`,
-		Description: `DIR gets a new, empty dataset when it holds none (its parent
-   folder must exist; dedup says so when it makes one).
+		Description: `DIR gets a new dataset when it holds none (its parent folder
+must exist; dedup says so once it has committed to it). A run that made DIR
+and then commits nothing (bad input, an error, an interrupt) removes it
+again, unless DIR/inbox/ holds what it read from stdin or a pipe (kept).
 
    INPUT is an observation Parquet file, a folder of them, a text file of hex
 infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a
@@ -109,12 +111,17 @@ was committed ends the run partial (exit 3), naming the input.
 				return err
 			}
 			o.Now = now
+			created := noteData("dedup", o.Data)
 			if err := bindPolicy(o.Data, &o, c.IsSet("half-life")); err != nil {
+				created.undo()
 				return err
 			}
 			g := withStreamGrace(c.Context, "dedup", o.Inputs)
 			st, err := dedup.Run(g.ctx, o)
 			g.done()
+			if err != nil && st.Commits == 0 {
+				created.undo()
+			}
 			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 				if st.Commits == 0 && slices.Contains(o.Inputs, "-") {
 					return errors.New("dedup: interrupted; nothing committed (what stdin had sent stays in DIR/inbox for the next run)")

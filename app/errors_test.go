@@ -172,7 +172,7 @@ func TestMistypedDataCreatesNothing(t *testing.T) {
 		t.Fatalf("dedup made folders for a mistyped --data: %v", err)
 	}
 	_, stderr, code = runMain(t, "dedup", "--data", filepath.Join(dir, "ds"), hashes)
-	if code != 0 || !strings.Contains(stderr, "created a new, empty dataset") {
+	if code != 0 || !strings.Contains(stderr, "created a new dataset") {
 		t.Fatalf("exit %d, stderr %q; want 0 and a note that the dataset is new", code, stderr)
 	}
 }

@@ -75,10 +75,14 @@ only read, as export reads it: no lock, no migration, nothing written there.
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}
+			created := noteData("merge --from", o.Data)
 			g := withStreamGrace(c.Context, "merge", o.Inputs)
 			st, err := merge.Run(g.ctx, o)
 			g.done()
 			if err != nil {
+				if o.From != "" { // one commit, so none (RemoveUnused checks)
+					created.undo()
+				}
 				return err
 			}
 			if u := st.Union; u != nil {

@@ -105,9 +105,9 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	if d.Created {
-		slog.Info("dedup: created a new, empty dataset", "dir", d.Dir)
-	}
+	// A new dataset is announced once the run keeps it: one that ends
+	// with nothing committed is removed again (see app's newData).
+	announced := !d.Created
 	ins, err := resolveInputs(ctx, o.Inputs, o.Stdin, d)
 	if err != nil {
 		return st, err
@@ -156,6 +156,9 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 		if len(pending) == 0 {
 			tx.Abort()
 			removeInbox(ins)
+			if !announced {
+				slog.Info("dedup: created a new, empty dataset", "dir", d.Dir)
+			}
 			st.StateRows = tx.Base().Table(dataset.TableState).Rows()
 			st.Snapshot = tx.Base().Snapshot
 			st.Seconds = time.Since(start).Seconds()
@@ -202,6 +205,10 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 			return st, err
 		}
 		st.Commits++
+		if !announced {
+			slog.Info("dedup: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)
+			announced = true
+		}
 		st.Observations += r.b.obs
 		st.FutureClamped += r.b.fut.n
 		r.b.warnFuture()

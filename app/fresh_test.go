@@ -1,0 +1,197 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// freshInputs writes the inputs of the tests below into dir: a good hash
+// list, a good observation Parquet file, and bad ones.
+func freshInputs(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	p := map[string]string{
+		"good.txt": filepath.Join(dir, "good.txt"), "bad.txt": filepath.Join(dir, "bad.txt"),
+		"obs.parquet": filepath.Join(dir, "obs.parquet"), "truncated.parquet": filepath.Join(dir, "truncated.parquet"),
+		"jobs.parquet": filepath.Join(dir, "jobs.parquet"), "missing": filepath.Join(dir, "missing.parquet"),
+		"empty folder": filepath.Join(dir, "nothing"),
+	}
+	files := map[string]string{
+		"good.txt": "0123456789abcdef0123456789abcdef01234567\n",
+		"bad.txt":  "0123456789abcdef0123456789abcdef01234567\nzzzz\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(p[name], []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := rowio.Create[schema.Observation](p["obs.parquet"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]schema.Observation{{InfoHash: schema.Hash{1}, ObservedAt: time.Now().UnixMilli(), Source: schema.SourceImport}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(p["obs.parquet"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p["truncated.parquet"], whole[:len(whole)-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeJobs(t, p["jobs.parquet"], []schema.Job{{InfoHash: schema.Hash{2}}})
+	if err := os.Mkdir(p["empty folder"], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// badStdin are streams dedup refuses as bad input on stdin.
+var badStdin = map[string][]byte{
+	"bad Arrow stream": []byte("\xff\xff\xff\xffnot an Arrow message at all"),
+	"bad hex line":     []byte("zzzz\n"),
+}
+
+// TestFreshDataRemovedOnBadInput: a dedup that creates its dataset and
+// then commits nothing removes it again, unless its inbox holds what was
+// read from stdin; bad input leaves an existing dataset as it was.
+func TestFreshDataRemovedOnBadInput(t *testing.T) {
+	dir := t.TempDir()
+	in := freshInputs(t, dir)
+	for _, tc := range []struct {
+		name   string
+		inputs []string // keys of in, or "-" for stdin
+		stdin  string   // key of badStdin
+		extra  []string // flags
+		code   int
+		exists bool   // DIR afterwards
+		inbox  string // suffix of the file DIR/inbox holds
+		log    string // in stderr
+	}{
+		{name: "bad hex line", inputs: []string{"bad.txt"}, code: 2},
+		{name: "truncated Parquet", inputs: []string{"truncated.parquet"}, code: 2},
+		{name: "truncated Parquet after a good input", inputs: []string{"good.txt", "truncated.parquet"}, code: 2},
+		{name: "wrong schema", inputs: []string{"jobs.parquet"}, code: 2},
+		{name: "missing file", inputs: []string{"missing"}, code: 2},
+		{name: "folder without Parquet", inputs: []string{"empty folder"}, code: 2},
+		{name: "no input", code: 2},
+		{name: "bad Arrow stream on stdin", inputs: []string{"-"}, stdin: "bad Arrow stream", code: 2, exists: true, inbox: ".bad", log: "kept the new dataset"},
+		{name: "bad hex line on stdin", inputs: []string{"-"}, stdin: "bad hex line", code: 2, exists: true, inbox: ".bad", log: "kept the new dataset"},
+		{name: "bad after a commit", inputs: []string{"good.txt", "bad.txt"}, extra: []string{"--batch-hashes", "1"}, code: 3, exists: true, log: "created a new dataset"},
+		{name: "good input", inputs: []string{"good.txt", "obs.parquet"}, code: 0, exists: true, log: "created a new dataset"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			args := append([]string{"dedup", "--data", data}, tc.extra...)
+			for _, k := range tc.inputs {
+				if k != "-" {
+					k = in[k]
+				}
+				args = append(args, k)
+			}
+			_, stderr, code := runMainIn(t, badStdin[tc.stdin], args...)
+			if code != tc.code || !strings.Contains(stderr, tc.log) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.log)
+			}
+			if tc.code == 2 && tc.inbox == "" && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr %q: want one line", stderr)
+			}
+			if strings.Contains(stderr, "created a new") && tc.code == 2 {
+				t.Errorf("stderr %q says a dataset was created by a run that committed nothing", stderr)
+			}
+			_, err := os.Stat(data)
+			if !tc.exists {
+				if !os.IsNotExist(err) {
+					t.Fatalf("%s left behind (stat: %v)", data, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", data, err)
+			}
+			ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+			if tc.inbox == "" {
+				if len(ents) > 0 {
+					t.Errorf("inbox holds %s", ents[0].Name())
+				}
+				return
+			}
+			if len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), tc.inbox) || !strings.Contains(stderr, "inbox/"+ents[0].Name()) {
+				t.Fatalf("inbox %v, stderr %q; want one *%s file, named", ents, stderr, tc.inbox)
+			}
+		})
+	}
+}
+
+// TestExistingDataUntouchedByBadInput: bad input given to an existing
+// dataset changes none of its files.
+func TestExistingDataUntouchedByBadInput(t *testing.T) {
+	dir, data := seedDataset(t)
+	in := freshInputs(t, dir)
+	snap, _ := currentManifest(t, data)
+	for _, k := range []string{"bad.txt", "truncated.parquet", "jobs.parquet", "missing"} {
+		t.Run(k, func(t *testing.T) {
+			before := dataFiles(t, data)
+			if _, stderr, code := runMain(t, "dedup", "--data", data, in[k]); code != 2 {
+				t.Fatalf("exit %d, stderr %q; want 2", code, stderr)
+			}
+			sameTree(t, before, dataFiles(t, data))
+			if now, _ := currentManifest(t, data); now != snap {
+				t.Errorf("snapshot %d, was %d", now, snap)
+			}
+		})
+	}
+}
+
+// dataFiles is fileTree without what opening a dataset to write changes:
+// DIR/LOCK (rewritten with the writer's PID) and the times of folders (a
+// transaction begun and aborted adds a folder to staging/ and removes it).
+func dataFiles(t *testing.T, data string) map[string]string {
+	t.Helper()
+	files := fileTree(t, data)
+	delete(files, filepath.Join(data, "LOCK"))
+	for p, s := range files {
+		if strings.HasPrefix(s, "d") {
+			files[p] = "folder"
+		}
+	}
+	return files
+}
+
+// TestFreshDataRemovedOnInterrupt: interrupted before its first commit, a
+// writer that created its dataset removes it.
+func TestFreshDataRemovedOnInterrupt(t *testing.T) {
+	dir, seeded := seedDataset(t)
+	in := freshInputs(t, dir)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"dedup", []string{"dedup", in["good.txt"]}},
+		{"merge --from", []string{"merge", "--from", seeded}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"infohash", tc.args[0], "--data", data}, tc.args[1:]...)
+			if code := run(ctx, args, strings.NewReader(""), &stdout, &stderr); code != 130 {
+				t.Fatalf("exit %d, stderr %q; want 130", code, stderr.String())
+			}
+			if _, err := os.Stat(data); !os.IsNotExist(err) {
+				t.Fatalf("%s left behind (stat: %v)", data, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/infohash/infohash/formats/fsutil"
+)
+
+// ownEntries are the names a dataset's writers make at the top of DIR:
+// what creating it makes, and what a commit that failed before its
+// commit point may have left.
+var ownEntries = map[string]bool{
+	"CURRENT": true, "LOCK": true, "manifests": true, "staging": true, "inbox": true, "policy.json": true,
+	TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true, TableLedger: true,
+}
+
+// RemoveUnused removes dir, a dataset created for a run that then
+// committed nothing (its input was bad, it failed, it was interrupted),
+// so that a mistyped or bad input leaves no dataset behind. The caller
+// must know that dir did not exist before the run: RemoveUnused cannot
+// tell a folder it made from one the user made.
+//
+// Under the writer lock (taken at once, or dir is kept), dir is removed
+// only if nobody committed to it (CURRENT, if there is one yet, names
+// snapshot 0), no writer stages into it (staging/ is empty), its inbox
+// holds no file (a spool of stdin, bad input set aside as *.bad, a
+// partial batch: what a run read from a stream is never lost), and it
+// holds nothing but a dataset's own entries. Otherwise kept says, for a
+// log line, what is worth keeping, and nothing is removed. CURRENT goes
+// first: a kill midway leaves a folder with no dataset in it, which the
+// next writer creates afresh.
+func RemoveUnused(dir string) (kept string, err error) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	l, err := acquireLock(context.Background(), dir, 0)
+	if errors.Is(err, ErrLocked) {
+		return "another writer holds its lock", nil
+	} else if err != nil {
+		return "", err
+	}
+	defer l.Release()
+	if kept, err := worthKeeping(dir); kept != "" || err != nil {
+		return kept, err
+	}
+	if err := os.Remove(filepath.Join(dir, "CURRENT")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	return "", nil
+}
+
+// worthKeeping says what in dir RemoveUnused must not remove ("" if
+// nothing).
+func worthKeeping(dir string) (string, error) {
+	if ok, err := hasCurrent(dir); err != nil {
+		return "", err
+	} else if ok {
+		m, err := (&Dataset{Dir: dir}).Current()
+		if err != nil {
+			return "", err
+		}
+		if m.Snapshot != 0 {
+			return fmt.Sprintf("snapshot %d was committed", m.Snapshot), nil
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		if !ownEntries[e.Name()] && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+			return fmt.Sprintf("it holds %s, which no dataset writer made", e.Name()), nil
+		}
+	}
+	if ents, err := os.ReadDir(filepath.Join(dir, "staging")); err == nil && len(ents) > 0 {
+		return "a writer is staging a commit in " + filepath.Join("staging", ents[0].Name()), nil
+	}
+	inbox := ""
+	err = filepath.WalkDir(filepath.Join(dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		case e.IsDir():
+			return nil
+		}
+		inbox, _ = filepath.Rel(dir, p)
+		return fs.SkipAll
+	})
+	if err != nil {
+		return "", fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	if inbox != "" {
+		return "it holds " + inbox + ", input read from a stream", nil
+	}
+	return "", nil
+}

@@ -1,0 +1,101 @@
+package dataset
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRemoveUnused: a dataset created for a run that committed nothing is
+// removed, unless it holds something worth keeping.
+func TestRemoveUnused(t *testing.T) {
+	write := func(t *testing.T, path string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, d *Dataset)
+		kept  string // in the reason given; "" if removed
+	}{
+		{"fresh", func(*testing.T, *Dataset) {}, ""},
+		{"with its default policy", func(t *testing.T, d *Dataset) { write(t, d.Path("policy.json")) }, ""},
+		{"creation cut short before CURRENT", func(t *testing.T, d *Dataset) {
+			os.Remove(d.Path("CURRENT"))
+		}, ""},
+		{"debris of a commit that failed before CURRENT", func(t *testing.T, d *Dataset) {
+			write(t, d.Path("manifests", manifestName(1)))
+			write(t, d.Path(TableState, "v", "000000000001", "prefix=00", "part-1.parquet"))
+			write(t, d.Path(".tmp-CURRENT-1"))
+		}, ""},
+		{"an empty inbox folder of merge", func(t *testing.T, d *Dataset) {
+			os.MkdirAll(d.Path("inbox", "merge"), 0o755)
+		}, ""},
+		{"committed", func(t *testing.T, d *Dataset) {
+			tx, err := d.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"}); err != nil {
+				t.Fatal(err)
+			}
+		}, "snapshot 1 was committed"},
+		{"bad stdin set aside", func(t *testing.T, d *Dataset) { write(t, d.Path("inbox", "stdin-1.spool.bad")) }, "inbox/stdin-1.spool.bad"},
+		{"a spool being written", func(t *testing.T, d *Dataset) { write(t, d.Path("inbox", ".tmp-x.spool-1")) }, "inbox/.tmp-x.spool-1"},
+		{"a merge spool", func(t *testing.T, d *Dataset) { write(t, d.Path("inbox", "merge", "r.spool")) }, "inbox/merge/r.spool"},
+		{"a partial batch", func(t *testing.T, d *Dataset) { write(t, d.Path("inbox", PartialPrefix+"1.arrow")) }, "inbox/partial-1.arrow"},
+		{"a writer staging", func(t *testing.T, d *Dataset) {
+			tx, err := d.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(tx.Abort)
+		}, "a writer is staging"},
+		{"a file of the user's", func(t *testing.T, d *Dataset) { write(t, d.Path("notes.txt")) }, "notes.txt"},
+		{"locked", func(t *testing.T, d *Dataset) {
+			l, err := LockWriter(context.Background(), d.Dir, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(l.Release)
+		}, "another writer holds its lock"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ds")
+			d, err := Open(context.Background(), dir, OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(t, d)
+			kept, err := RemoveUnused(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, serr := os.Stat(dir)
+			if tc.kept == "" {
+				if kept != "" || !os.IsNotExist(serr) {
+					t.Fatalf("kept %q (stat: %v), want %s removed", kept, serr, dir)
+				}
+				return
+			}
+			if !strings.Contains(kept, tc.kept) || serr != nil {
+				t.Fatalf("kept %q (stat: %v), want it kept for %q", kept, serr, tc.kept)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "manifests", manifestName(0))); err != nil {
+				t.Errorf("a kept dataset lost its snapshot 0: %v", err)
+			}
+		})
+	}
+	t.Run("missing", func(t *testing.T) {
+		if kept, err := RemoveUnused(filepath.Join(t.TempDir(), "none")); kept != "" || err != nil {
+			t.Fatalf("kept %q, err %v; want nothing done", kept, err)
+		}
+	})
+}
