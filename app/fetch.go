@@ -27,7 +27,8 @@ func fetchCommand() *cli.Command {
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
-attempted job. JOBS is Parquet (a file), an Arrow IPC stream, or a text list of
+attempted job (and, when it stops early, one released row per leased job it did not
+attempt: see below). JOBS is Parquet (a file), an Arrow IPC stream, or a text list of
 infohashes (one hex infohash, magnet URI or magnetico JSON line a line, as dedup reads;
 blank lines and # comments skipped), told apart by content; hashes from a list are jobs
 without a lease. A hash is attempted once per run: a row repeating an earlier row's
@@ -74,13 +75,22 @@ Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout
 asked are cut off without a peer_failures entry (we stopped waiting; merge does not
 penalise them), and the attempt is timeout unless a peer's failure outranks it.
 
-Jobs whose lease_until has passed are not started. On SIGINT/SIGTERM or --deadline,
-fetch stops starting jobs, abandons those in flight and commits the finished results.
-Jobs abandoned or never started have no result row (their leases expire and the planner
-re-plans them; a made-up failure would wrongly push back their next retry), but all of
+Jobs whose lease_until has passed are neither started nor released (lease_expired). On
+SIGINT/SIGTERM or --deadline, fetch stops starting jobs, abandons those in flight, reads
+the rest of its input (for at most 10s) and commits the finished results together with a
+row of outcome released for every leased job it read and did not finish (abandoned or
+never started). A released row is no attempt and no failure (a made-up failure would
+wrongly push back the next retry): it carries the job's info_hash, hash_type, attempt and
+lease_id, attempted_at is when the lease was released, detail says why, and it has no
+peer data. merge then ends the lease (if it is still the hash's), so that the next
+plan-retries plans the hash again at once instead of after lease_until. A job without a
+lease (a hash list) gets no row, nor do jobs left unread after those 10s (a stream that
+stalls) or dropped by kill -9: their leases run out at lease_until as before. All of
 them count as unfinished: in the summary and --stats-json, jobs = attempted +
-lease_expired + unfinished, the rest of a Parquet input counted from its footer and the
-rest of a stream by reading it through (for at most 10s; a warning says if that fell short).
+lease_expired + unfinished, released (part of unfinished) counts the released rows, and
+the outcomes count attempts only; what was left unread is counted from a Parquet input's
+footer, or by reading a stream through (for at most another 10s; a warning says if that
+fell short).
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
@@ -107,7 +117,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			durationFlag("timeout", d.Timeout, "time budget `D` per job (peers it cuts off are not penalised)"),
 			durationFlag("peer-timeout", d.PeerTimeout, "time budget `D` per peer (a peer that exceeds it fails as timeout)"),
 			durationFlag("connect-timeout", d.ConnectTimeout, "TCP connect timeout `D`"),
-			durationFlag("deadline", 0, "stop starting jobs after `D` (0 = none); exit 3 if some were left"),
+			durationFlag("deadline", 0, "stop starting jobs after `D` (0 = none) and release the leases of those left; exit 3 if some were left"),
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
 			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
 			statsJSONFlag,

@@ -42,6 +42,14 @@ newer than the hash's last_attempt; otherwise a failure is ignored and
 counted (stale_failures_ignored, late_failures_ignored), an ok still
 stored. Each input is recorded by checksum, so applying it again is a no-op.
 
+A released result (fetch stopped before attempting the job: no attempt, no
+failure) ends its lease when that lease is still the hash's, so that the
+next plan-retries can plan the hash at once; it changes nothing else (attempts,
+last_attempt, last_failure, next_retry, backoff, metadata_status, tier,
+avoid_peers, peer penalties) and is counted in released, or in
+stale_releases_ignored when the hash was planned again meanwhile. An attempt
+under the same lease in the same merge counts whatever the order of the rows.
+
 ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/, and
 hash_type (and info_hash_v2) as the result's, which the metadata proved.
 A failure: attempts+1, last_attempt, last_failure and next_retry from
@@ -95,6 +103,7 @@ only read, as export reads it: no lock, no migration, nothing written there.
 					"results", st.Results, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
+					"released", st.Released, "stale_releases_ignored", st.StaleReleases,
 					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
 					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}

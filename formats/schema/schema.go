@@ -191,6 +191,16 @@ const (
 	OutcomeLocalError      = "local_error"
 )
 
+// OutcomeReleased marks a result that is not an attempt: fetch read the
+// job but stopped (SIGINT/SIGTERM, --deadline) before starting or
+// finishing it, and gives its lease back so that the hash can be planned
+// again at once instead of when lease_until passes. Such a row carries the
+// job's info_hash, hash_type, attempt and lease_id, attempted_at is when
+// the lease was released, and it has no peer data; merge ends the lease
+// (when it is still the hash's) and changes nothing else. It is no
+// failure class.
+const OutcomeReleased = "released"
+
 // Torrent is a fetched torrent's metadata as merge stores it
 // (DIR/torrents/current/prefix=XX/).
 type Torrent struct {

@@ -52,6 +52,12 @@
 // result is invalid_metadata, but peer_failures does not list the peer
 // that served it (it served exactly what the infohash names).
 //
+// A run that stops early (its context ends, or Options.Deadline passes)
+// gives back the leases of the jobs it read and did not attempt: each gets
+// a result of outcome schema.OutcomeReleased, which merge turns into the
+// end of the lease (release.go). Jobs it never read keep their lease until
+// it runs out, as do those of a run that is killed outright.
+//
 // Peer input is decoded defensively: messages are bounded in length,
 // bencode is checked by a non-recursive scanner with a depth limit before
 // the reflective decoder sees it, the metadata size is capped, and so are

@@ -141,8 +141,9 @@ func fullV2(job schema.Job) []byte { return schema.FullV2(job.InfoHash, job.Info
 // matched the job's (see verifyInfo), whatever the job's hash_type said;
 // a failed one keeps the job's. It
 // returns false, and no result, when ctx is cancelled before the attempt
-// ends (the run is stopping): such a job is left for the planner to
-// re-plan. A deadline on ctx bounds the attempt like Options.Timeout.
+// ends (the run is stopping): Run then releases the job's lease (a
+// released row), as a made-up failure would push its next retry back. A
+// deadline on ctx bounds the attempt like Options.Timeout.
 func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, bool) {
 	start := time.Now()
 	typ := job.HashType

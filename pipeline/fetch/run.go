@@ -25,11 +25,13 @@ var errDeadline = errors.New("run deadline reached")
 // Run fetches the metadata of every job in opts.Input and writes one
 // result per attempted job to opts.Output. When ctx ends (SIGINT/SIGTERM)
 // or the deadline passes it stops starting jobs, abandons the ones in
-// flight, commits the finished results and returns an interrupted (ctx)
-// or partial (deadline) error; the jobs it did not finish, read or not,
-// have no result and count as unfinished. Jobs whose lease had expired
-// are not attempted and also make the run partial. Unreadable input is a
-// bad-input error and commits nothing.
+// flight, gives back the lease of every job it read and did not finish
+// (a released row each: see schema.OutcomeReleased), commits and returns
+// an interrupted (ctx) or partial (deadline) error. Jobs it did not read
+// (the rest of the input past drainGrace) have no row: they count as
+// unfinished, and their leases expire. Jobs whose lease had expired are
+// neither attempted nor released and also make the run partial.
+// Unreadable input is a bad-input error and commits nothing.
 func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err := opts.Validate(); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
@@ -77,10 +79,11 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	}
 	switch {
 	case ctx.Err() != nil:
-		return stats, exitcode.With(exitcode.Interrupted, fmt.Errorf("fetch: interrupted: %d results written, %d jobs unfinished", stats.Attempted, stats.Unfinished))
+		return stats, exitcode.With(exitcode.Interrupted, fmt.Errorf("fetch: interrupted: %d jobs attempted, %d jobs unfinished (%d leases released)",
+			stats.Attempted, stats.Unfinished, stats.Released))
 	case stats.Unfinished > 0 || stats.LeaseExpired > 0:
-		return stats, fmt.Errorf("fetch: %d results written, %d jobs unfinished, %d leases expired: %w",
-			stats.Attempted, stats.Unfinished, stats.LeaseExpired, exitcode.ErrPartial)
+		return stats, fmt.Errorf("fetch: %d jobs attempted, %d jobs unfinished (%d leases released), %d leases expired: %w",
+			stats.Attempted, stats.Unfinished, stats.Released, stats.LeaseExpired, exitcode.ErrPartial)
 	}
 	return stats, nil
 }
@@ -94,16 +97,18 @@ type resultSink interface {
 	Write([]schema.Result) error
 }
 
-// drainGrace bounds how long a stopped run keeps reading a stream to
-// count the jobs it did not start: an upstream writer that neither
-// writes nor closes must not keep fetch from exiting.
+// drainGrace bounds how long a stopped run goes on reading its input to
+// release the jobs it did not start, and then how long it waits for the
+// rest to be counted: an upstream writer that neither writes nor closes
+// must not keep fetch from exiting.
 var drainGrace = 10 * time.Second
 
 // runJobs runs the worker pool: one reader, Concurrency workers, one
 // writer batching results. It returns a non-nil error only for bad input
 // or a failed write, in which case the output must be discarded. Every
 // job of the input is counted: attempted, lease expired, or unfinished
-// (never started, or abandoned when the run stopped).
+// (never started, or abandoned when the run stopped); of the unfinished,
+// those read within drainGrace of the stop are released (runJob).
 func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Stats, error) {
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
@@ -111,13 +116,30 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 		t := time.AfterFunc(f.opts.Deadline, func() { stopRun(errDeadline) })
 		defer t.Stop()
 	}
+	giveUp := make(chan struct{}) // closed drainGrace after the stop
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-runCtx.Done():
+		case <-done:
+			return
+		}
+		t := time.NewTimer(drainGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			close(giveUp)
+		case <-done:
+		}
+	}()
 	jobs := make(chan schema.Job, f.opts.Concurrency)
 	results := make(chan schema.Result, f.opts.Concurrency)
 	type readEnd struct{ err, countErr error }
 	readDone := make(chan readEnd, 1)
 	var wg sync.WaitGroup
 	go func() { // reader
-		err, countErr := readJobs(runCtx, in, jobs, f.stats)
+		err, countErr := readJobs(runCtx, in, jobs, giveUp, f.stats)
 		if err != nil {
 			stopRun(err)
 		}
@@ -126,17 +148,8 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 	for range f.opts.Concurrency {
 		wg.Go(func() {
 			for job := range jobs {
-				switch {
-				case runCtx.Err() != nil:
-					f.stats.unfinished.Add(1)
-				case job.LeaseUntil != 0 && time.Now().UnixMilli() >= job.LeaseUntil:
-					f.stats.expired.Add(1)
-				default:
-					if res, ok := f.Fetch(runCtx, job); ok {
-						results <- res
-					} else {
-						f.stats.unfinished.Add(1)
-					}
+				if res, ok := f.runJob(runCtx, job); ok {
+					results <- res
 				}
 			}
 		})
@@ -165,32 +178,79 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 	return st, nil
 }
 
+// batch is what one Read of the jobs input returned.
+type batch struct {
+	rows []jobRow
+	err  error
+}
+
 // readJobs hands the jobs of in to the workers and closes jobs. A row
 // whose info_hash an earlier row had is skipped and counted as a
 // duplicate: one attempt per hash (a planner's jobs never repeat one; a
 // hash list or capture's observations given as jobs do). Once ctx ends it
-// starts no more: the rest of the input is counted (jobs and unfinished)
-// without being run, from a Parquet file's footer (repeats included) or
-// by reading a stream through. err is unreadable input (before the stop);
-// countErr says that the rest could not be counted (a stream that broke
-// after the stop), which is not bad input: the run was over.
-func readJobs(ctx context.Context, in jobSource, jobs chan<- schema.Job, st *counters) (err, countErr error) {
-	seen := hashSet{}
-	stopped := func(rest []jobRow, readErr error) error {
-		close(jobs)
-		seen.count(rest, st)
-		if errors.Is(readErr, io.EOF) {
-			return nil
+// goes on handing jobs over, for the workers to release them, until the
+// input ends or giveUp closes; then it counts the rest of the input
+// (jobs and unfinished) without handing it over, from a Parquet file's
+// footer (repeats included) or by reading a stream through. err is
+// unreadable input (before the stop); countErr says that the rest could
+// not be read or counted (a stream that broke after the stop), which is
+// not bad input: the run was over.
+//
+// The reads happen on a goroutine of their own, so that a stream that
+// stalls after the stop delays neither the workers nor the commit.
+func readJobs(ctx context.Context, in jobSource, jobs chan<- schema.Job, giveUp <-chan struct{}, st *counters) (err, countErr error) {
+	handing := true
+	closeJobs := func() { // at once: the rest may take long to count
+		if handing {
+			close(jobs)
+			handing = false
 		}
-		if readErr != nil {
-			return readErr
-		}
-		return countRest(in, seen, st)
 	}
-	buf := make([]jobRow, 256)
+	defer closeJobs()
+	seen := hashSet{}
+	batches := make(chan batch)
+	quit := make(chan struct{}) // closed when readJobs stops taking batches
+	counted := make(chan error, 1)
+	go func() {
+		for {
+			buf := make([]jobRow, 256)
+			n, err := in.Read(buf)
+			b := batch{buf[:n], err}
+			select {
+			case batches <- b:
+				if err != nil {
+					return
+				}
+			case <-quit: // seen is ours from here on
+				counted <- countLeft(in, seen, b, st)
+				return
+			}
+		}
+	}()
+	// stop gives up on the rest of the input once b's rows from i on are
+	// not handed over: it counts them and what is left to read.
+	stop := func(b batch, i int) error {
+		closeJobs()
+		seen.count(b.rows[i:], st)
+		switch {
+		case errors.Is(b.err, io.EOF):
+			return nil
+		case b.err != nil:
+			return b.err
+		}
+		close(quit)
+		return <-counted
+	}
 	for {
-		n, err := in.Read(buf)
-		for i, r := range buf[:n] {
+		var b batch
+		select {
+		case b = <-batches:
+		case <-giveUp:
+			closeJobs()
+			close(quit)
+			return nil, <-counted
+		}
+		for i, r := range b.rows {
 			if !seen.add(r.InfoHash) {
 				st.duplicates.Add(1)
 				continue
@@ -198,23 +258,34 @@ func readJobs(ctx context.Context, in jobSource, jobs chan<- schema.Job, st *cou
 			select {
 			case jobs <- r.job():
 				st.jobs.Add(1)
-			case <-ctx.Done():
+			case <-giveUp:
 				st.jobs.Add(1)
 				st.unfinished.Add(1)
-				return nil, stopped(buf[i+1:n], err)
+				return nil, stop(b, i+1)
 			}
 		}
 		switch {
-		case errors.Is(err, io.EOF):
-			close(jobs)
+		case errors.Is(b.err, io.EOF):
 			return nil, nil
-		case err != nil:
-			close(jobs)
-			return err, nil
-		case ctx.Err() != nil:
-			return nil, stopped(nil, nil)
+		case b.err != nil && ctx.Err() != nil:
+			return nil, b.err
+		case b.err != nil:
+			return b.err, nil
 		}
 	}
+}
+
+// countLeft counts b's rows and, unless b ended the input, the rest of
+// in as unfinished jobs.
+func countLeft(in jobSource, seen hashSet, b batch, st *counters) error {
+	seen.count(b.rows, st)
+	switch {
+	case errors.Is(b.err, io.EOF):
+		return nil
+	case b.err != nil:
+		return b.err
+	}
+	return countRest(in, seen, st)
 }
 
 // hashSet holds the hashes of the jobs read so far.

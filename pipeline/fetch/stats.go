@@ -13,6 +13,7 @@ import (
 // counters are the live stage counters, updated from many goroutines.
 type counters struct {
 	jobs, attempted, expired, unfinished        atomic.Int64
+	released                                    atomic.Int64
 	duplicates                                  atomic.Int64
 	lookups, lookupsFailed, peersFound, avoided atomic.Int64
 	connects, connectsOK, connectsFailed        atomic.Int64
@@ -41,11 +42,13 @@ func (c *counters) addOutcome(outcome string, failures []string) {
 // Stats are the stage counters of a fetch run (stderr and --stats-json).
 type Stats struct {
 	// Jobs = Attempted + LeaseExpired + Unfinished: every job of the
-	// input, including those a stopped run never read.
+	// input, including those a stopped run never read. Released is part
+	// of Unfinished.
 	Jobs         int64 `json:"jobs"`          // jobs in the input
-	Attempted    int64 `json:"attempted"`     // jobs with a result row
-	LeaseExpired int64 `json:"lease_expired"` // not attempted: lease_until had passed
-	Unfinished   int64 `json:"unfinished"`    // no result row: the run stopped before starting or finishing them
+	Attempted    int64 `json:"attempted"`     // jobs with an attempt's result row
+	LeaseExpired int64 `json:"lease_expired"` // neither attempted nor released: lease_until had passed
+	Unfinished   int64 `json:"unfinished"`    // not attempted: the run stopped before starting or finishing them
+	Released     int64 `json:"released"`      // of the unfinished, those with a released row (lease given back; the rest wait for lease_until)
 	Duplicates   int64 `json:"duplicates"`    // input rows skipped, not jobs: their info_hash was an earlier row's
 
 	Lookups          int64   `json:"lookups"`           // DHT get_peers traversals
@@ -63,14 +66,14 @@ type Stats struct {
 	ElapsedMs        int64   `json:"elapsed_ms"`        // wall time of the run
 	VerifiedPerSec   float64 `json:"verified_per_sec"`  // ok results (not Verified) per second of the run
 
-	Outcomes     map[string]int64 `json:"outcomes"`      // result rows per outcome
+	Outcomes     map[string]int64 `json:"outcomes"`      // attempts per outcome (ok or a failure class; released rows are Released, not here)
 	PeerFailures map[string]int64 `json:"peer_failures"` // peer_failures entries per class
 }
 
 func (c *counters) snapshot(elapsed time.Duration) Stats {
 	s := Stats{
 		Jobs: c.jobs.Load(), Attempted: c.attempted.Load(), LeaseExpired: c.expired.Load(),
-		Unfinished: c.unfinished.Load(), Duplicates: c.duplicates.Load(), Lookups: c.lookups.Load(), LookupsFailed: c.lookupsFailed.Load(),
+		Unfinished: c.unfinished.Load(), Released: c.released.Load(), Duplicates: c.duplicates.Load(), Lookups: c.lookups.Load(), LookupsFailed: c.lookupsFailed.Load(),
 		PeersFound: c.peersFound.Load(), PeersAvoided: c.avoided.Load(), Connects: c.connects.Load(),
 		ConnectsOK: c.connectsOK.Load(), ConnectsFailed: c.connectsFailed.Load(),
 		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(),
@@ -99,8 +102,8 @@ func (s Stats) WriteText(w io.Writer) error {
 	if s.Duplicates > 0 {
 		fmt.Fprintf(&b, " (%d repeated rows skipped)", s.Duplicates)
 	}
-	fmt.Fprintf(&b, ", %d attempted, %d lease expired, %d unfinished in %.1fs (%.2f ok/s)\n",
-		s.Attempted, s.LeaseExpired, s.Unfinished, float64(s.ElapsedMs)/1000, s.VerifiedPerSec)
+	fmt.Fprintf(&b, ", %d attempted, %d lease expired, %d unfinished (%d leases released) in %.1fs (%.2f ok/s)\n",
+		s.Attempted, s.LeaseExpired, s.Unfinished, s.Released, float64(s.ElapsedMs)/1000, s.VerifiedPerSec)
 	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
 		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
 	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d; handshakes %d; BEP 10 %d; ut_metadata %d\n",

@@ -11,13 +11,16 @@ import (
 type verdict int
 
 const (
-	stored       verdict = iota // ok: metadata stored, hash fetched
-	lateStored                  // ok after its lease moved on: stored all the same
-	duplicateOK                 // ok for a hash already fetched: nothing to do
-	applied                     // failure applied to the schedule
-	lateFailure                 // failure whose lease moved on: ignored
-	staleFailure                // unleased failure not newer than the last attempt: ignored
-	afterFetched                // failure of a hash already fetched: ignored
+	stored        verdict = iota // ok: metadata stored, hash fetched
+	lateStored                   // ok after its lease moved on: stored all the same
+	duplicateOK                  // ok for a hash already fetched: nothing to do
+	applied                      // failure applied to the schedule
+	lateFailure                  // failure whose lease moved on: ignored
+	staleFailure                 // unleased failure not newer than the last attempt: ignored
+	afterFetched                 // failure of a hash already fetched: ignored
+	releasedLease                // released row under the hash's lease: lease ended, nothing else
+	staleRelease                 // released row whose lease is not (or no longer) the hash's: ignored
+	numVerdicts
 )
 
 // maxAvoid bounds a hash's avoid_peers list.
@@ -28,8 +31,21 @@ const maxAvoid = 16
 // lease (an unleased result, lease_id null, counts when the hash has no
 // lease and the attempt is newer than the last one recorded). It reports
 // what it did and whether the lease is used up.
+//
+// A released result (fetch gave the job back unattempted) only ends the
+// lease it names, and only if that lease is still the hash's: it counts
+// no attempt and leaves every other column of st as it was.
 func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *schema.Lease) (v verdict, release bool) {
 	matches := (lease != nil && lease.LeaseID == r.LeaseID) || (lease == nil && r.LeaseID == "")
+	if r.Outcome == schema.OutcomeReleased {
+		if lease == nil || !matches {
+			return staleRelease, false
+		}
+		if st != nil && st.LeaseID == r.LeaseID { // the state's own columns, null since leases/ holds leases
+			st.LeaseID, st.LeaseUntil = "", 0
+		}
+		return releasedLease, true
+	}
 	if r.Outcome == schema.OutcomeOK {
 		if st.MetadataStatus == schema.StatusFetched {
 			return duplicateOK, lease != nil

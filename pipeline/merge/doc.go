@@ -10,6 +10,12 @@
 // and counted. Each input is recorded by checksum in the manifest's
 // ledger, so the same results applied twice change nothing.
 //
+// A released result (fetch gave the job back unattempted: see
+// schema.OutcomeReleased) only removes its lease, when it still matches,
+// and changes nothing else of the hash; it sorts after the attempts of
+// its hash, so that an attempt under the same lease counts whatever the
+// order of the rows.
+//
 // An ok result makes the hash fetched and its verified metadata goes to
 // DIR/torrents/current/prefix=XX/. A failure goes through the retry policy
 // (schedule.ApplyFailure); the endpoints that failed go to DIR/peers/

@@ -209,6 +209,9 @@ func decodeResults(in input) ([]schema.Result, error) {
 			if res.Outcome != schema.OutcomeOK {
 				res.Meta, res.InfoHashV2 = schema.Meta{}, nil
 			}
+			if res.Outcome == schema.OutcomeReleased {
+				res.PeerFailures = nil // no attempt: nobody to penalise
+			}
 			out = append(out, res)
 		}
 		if errors.Is(err, io.EOF) {
@@ -233,7 +236,7 @@ func notResults(cols []string) error {
 // checkResult rejects rows merge cannot apply safely.
 func checkResult(r *schema.Result) error {
 	h := schema.Hex(r.InfoHash)
-	if r.Outcome != schema.OutcomeOK && schedule.KindOf(r.Outcome) == schedule.KindUnknown {
+	if r.Outcome != schema.OutcomeOK && r.Outcome != schema.OutcomeReleased && schedule.KindOf(r.Outcome) == schedule.KindUnknown {
 		return fmt.Errorf("%s: unknown outcome %q", h, r.Outcome)
 	}
 	if r.AttemptedAt <= 0 {

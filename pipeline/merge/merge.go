@@ -51,6 +51,8 @@ type Stats struct {
 	LateFailures    int64       `json:"late_failures_ignored"`
 	StaleFailures   int64       `json:"stale_failures_ignored"`
 	AfterFetched    int64       `json:"failures_after_fetch_ignored"`
+	Released        int64       `json:"released"`               // released rows (no attempt) that ended their lease
+	StaleReleases   int64       `json:"stale_releases_ignored"` // released rows whose lease was not the hash's any more
 	UnknownHashes   int64       `json:"unknown_hashes_added"`
 	LeasesReleased  int         `json:"leases_released"`
 	LeasesPruned    int         `json:"stale_leases_dropped"`
@@ -77,11 +79,24 @@ func (st *Stats) add(o partOut, torrents int) {
 	st.LateFailures += o.verdicts[lateFailure]
 	st.StaleFailures += o.verdicts[staleFailure]
 	st.AfterFetched += o.verdicts[afterFetched]
+	st.Released += o.verdicts[releasedLease]
+	st.StaleReleases += o.verdicts[staleRelease]
 	st.UnknownHashes += o.unknown
 	st.Archived += o.archived
 	st.Partitions++
 	st.Torrents += int64(torrents)
 	st.released = append(st.released, o.released...)
+}
+
+// cmpReleased orders attempts before released rows.
+func cmpReleased(a, b *schema.Result) int {
+	isRel := func(r *schema.Result) int {
+		if r.Outcome == schema.OutcomeReleased {
+			return 1
+		}
+		return 0
+	}
+	return cmp.Compare(isRel(a), isRel(b))
 }
 
 // pendingInputs drops inputs already in the ledger of snapshot m, and
@@ -304,8 +319,10 @@ func (r *runner) apply(ctx context.Context, results []schema.Result, workers int
 	return st, nil
 }
 
-// sortResults orders results by hash, then attempt time, then input order
-// (sorting indexes: a Result is large).
+// sortResults orders results by hash, then attempts before released rows
+// (so that an attempt under a lease counts whatever the order of the
+// inputs: a released row then finds the lease used up), then attempt
+// time, then input order (sorting indexes: a Result is large).
 func sortResults(rs []schema.Result) []schema.Result {
 	idx := make([]int32, len(rs))
 	for i := range idx {
@@ -313,7 +330,7 @@ func sortResults(rs []schema.Result) []schema.Result {
 	}
 	slices.SortFunc(idx, func(i, j int32) int {
 		a, b := &rs[i], &rs[j]
-		return cmp.Or(bytes.Compare(a.InfoHash[:], b.InfoHash[:]), cmp.Compare(a.AttemptedAt, b.AttemptedAt), cmp.Compare(i, j))
+		return cmp.Or(bytes.Compare(a.InfoHash[:], b.InfoHash[:]), cmpReleased(a, b), cmp.Compare(a.AttemptedAt, b.AttemptedAt), cmp.Compare(i, j))
 	})
 	out := make([]schema.Result, len(rs))
 	for k, i := range idx {

@@ -19,7 +19,7 @@ func hashCmp(a, b schema.Hash) int { return bytes.Compare(a[:], b[:]) }
 
 // partOut is what applying one partition's results produced.
 type partOut struct {
-	verdicts [afterFetched + 1]int64
+	verdicts [numVerdicts]int64
 	unknown  int64
 	archived int64
 	released []schema.Hash
@@ -98,19 +98,41 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 
 	var added []schema.State
 	released := map[schema.Hash]bool{}
+	untouched := map[schema.Hash]bool{} // only released rows: not archived now
 	for i := 0; i < len(results); {
 		h := results[i].InfoHash
 		j := i
 		for j < len(results) && results[j].InfoHash == h {
 			j++
 		}
-		st := r.find(rows, &added, h, &results[i], &out)
 		var lease *schema.Lease
 		if l, ok := r.leases[h]; ok {
 			lease = &l
 		}
+		// Released rows sort last (sortResults): an attempt under the
+		// same lease has been applied by the time they come.
+		releasesOnly := results[i].Outcome == schema.OutcomeReleased
+		var st *schema.State
+		if releasesOnly {
+			// No attempt: the hash's row stays as it was (or absent), its
+			// avoid_peers unpruned and its tier unchanged below.
+			st = r.lookup(rows, added, h)
+			untouched[h] = true
+		} else {
+			st = r.find(rows, &added, h, &results[i], &out)
+		}
 		for k := i; k < j; k++ {
 			res := &results[k]
+			if res.Outcome == schema.OutcomeReleased {
+				v, release := applyResult(r.p, st, res, lease)
+				out.verdicts[v]++
+				if release {
+					out.released = append(out.released, h)
+					released[h] = true
+					lease = nil
+				}
+				continue
+			}
 			before := st.MetadataStatus
 			v, release := applyResult(r.p, st, res, lease)
 			out.verdicts[v]++
@@ -124,7 +146,9 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 				lease = nil
 			}
 		}
-		pruneAvoid(st, r.peers.rows, r.now)
+		if !releasesOnly {
+			pruneAvoid(st, r.peers.rows, r.now)
+		}
 		i = j
 	}
 	if len(added) > 0 {
@@ -138,7 +162,7 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 	hot := rows[:0]
 	for i := range rows {
 		st := &rows[i]
-		if st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) &&
+		if st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) && !untouched[st.InfoHash] &&
 			(released[st.InfoHash] || !r.leases.Live(st.InfoHash, r.now)) {
 			st.Tier = schema.TierCold
 			out.archived++
@@ -195,13 +219,8 @@ func sortStates(rows []schema.State) {
 // does not know (a fetch of a hash list that bypassed dedup): a hash is
 // never lost.
 func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash, first *schema.Result, out *partOut) *schema.State {
-	if i, ok := slices.BinarySearchFunc(rows, h, func(s schema.State, h schema.Hash) int { return hashCmp(s.InfoHash, h) }); ok {
-		return &rows[i]
-	}
-	for i := range *added {
-		if (*added)[i].InfoHash == h {
-			return &(*added)[i]
-		}
+	if st := r.lookup(rows, *added, h); st != nil {
+		return st
 	}
 	out.unknown++
 	typ := first.HashType
@@ -213,6 +232,20 @@ func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash,
 	return &(*added)[len(*added)-1]
 }
 
+// lookup returns the state row of h, or nil when the state does not know
+// it (a released row creates no row: there was no attempt).
+func (r *runner) lookup(rows []schema.State, added []schema.State, h schema.Hash) *schema.State {
+	if i, ok := slices.BinarySearchFunc(rows, h, func(s schema.State, h schema.Hash) int { return hashCmp(s.InfoHash, h) }); ok {
+		return &rows[i]
+	}
+	for i := range added {
+		if added[i].InfoHash == h {
+			return &added[i]
+		}
+	}
+	return nil
+}
+
 // touchesCold reports whether any result is for a hash in the cold files.
 func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileInfo, results []schema.Result) (bool, error) {
 	for _, f := range cold {
@@ -222,6 +255,9 @@ func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileIn
 		}
 		slices.SortFunc(hs, func(a, b hashOnly) int { return hashCmp(a.InfoHash, b.InfoHash) })
 		for i := range results {
+			if results[i].Outcome == schema.OutcomeReleased {
+				continue // changes no state row
+			}
 			if _, ok := slices.BinarySearchFunc(hs, results[i].InfoHash, func(x hashOnly, h schema.Hash) int { return hashCmp(x.InfoHash, h) }); ok {
 				return true, nil
 			}

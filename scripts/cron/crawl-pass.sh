@@ -21,10 +21,14 @@
 # found the dataset locked or failed) leaves the file unmarked, and every
 # pass first applies the unmarked files of all passes, in pass order:
 # dedup and merge skip an input already in the ledger, so applying one
-# again is safe. A file that is bad input (exit 2, the error naming it) is
-# moved to DATA_DIR/inbox/ (results: inbox/merge/) as
-# crawl-pass-PASS-NAME.bad, where `infohash status` lists it as rejected,
-# so that it does not stop every later pass; the pass goes on and exits 2.
+# again is safe. A fetch stopped early (SIGTERM, a --deadline in FETCH_ARGS)
+# writes a released row for each job it did not attempt: merging its
+# results gives those leases back, so the next plan-retries re-plans them
+# at once (jobs a kill -9 drops wait for lease_until). A file that is bad
+# input (exit 2, the error naming it) is moved to DATA_DIR/inbox/
+# (results: inbox/merge/) as crawl-pass-PASS-NAME.bad, where `infohash
+# status` lists it as rejected, so that it does not stop every later pass;
+# the pass goes on and exits 2.
 # A pass folder is removed once it is not among the 10 newest and nothing
 # in it is left to apply. Exit statuses:
 #   0  pass complete            75 another writer holds the dataset (skipped)

@@ -1,0 +1,59 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// runJob attempts job or, once the run has stopped, gives its lease back.
+// It returns the job's result row, if it has one: an attempt, or a
+// released row for a job the run did not start or abandoned in flight. A
+// job whose lease has already passed is neither attempted nor released:
+// it is not ours any more.
+func (f *Fetcher) runJob(ctx context.Context, job schema.Job) (schema.Result, bool) {
+	switch {
+	case leaseOver(job, time.Now()):
+		f.stats.expired.Add(1)
+		return schema.Result{}, false
+	case ctx.Err() != nil:
+		return f.releaseLease(job, "not started", context.Cause(ctx))
+	}
+	if res, ok := f.Fetch(ctx, job); ok {
+		return res, true
+	}
+	return f.releaseLease(job, "abandoned in flight", context.Cause(ctx))
+}
+
+// leaseOver reports whether job's lease (if it has one) has passed at now.
+func leaseOver(job schema.Job, now time.Time) bool {
+	return job.LeaseUntil != 0 && now.UnixMilli() >= job.LeaseUntil
+}
+
+// releaseLease counts job as unfinished and returns its released row
+// (schema.OutcomeReleased): why is what became of it, cause why the run
+// stopped. A job without a lease (a hash list) has nothing to give back,
+// and one whose lease passed meanwhile is not ours to: neither gets a row.
+func (f *Fetcher) releaseLease(job schema.Job, why string, cause error) (schema.Result, bool) {
+	f.stats.unfinished.Add(1)
+	now := time.Now()
+	if job.LeaseID == "" || leaseOver(job, now) {
+		return schema.Result{}, false
+	}
+	typ := job.HashType
+	if typ == 0 {
+		typ = schema.HashV1
+	}
+	f.stats.released.Add(1)
+	detail := why
+	if cause != nil {
+		detail = fmt.Sprintf("%s: %v", why, cause)
+	}
+	return schema.Result{
+		InfoHash: job.InfoHash, HashType: typ, Attempt: job.Attempt, LeaseID: job.LeaseID,
+		AttemptedAt: schema.Millis(now), Outcome: schema.OutcomeReleased, Detail: detail,
+		PeerFailures: []schema.PeerFailure{},
+	}, true
+}
