@@ -192,6 +192,24 @@ func TestFreshDataRemovedOnInterrupt(t *testing.T) {
 			if _, err := os.Stat(data); !os.IsNotExist(err) {
 				t.Fatalf("%s left behind (stat: %v)", data, err)
 			}
+			if strings.Contains(stderr.String(), "created a new") {
+				t.Fatalf("stderr announces a dataset that was removed: %q", stderr.String())
+			}
 		})
+	}
+}
+
+// TestMergeFromAnnouncesNewDataset: merge --from into a new DIR says it
+// made a dataset once it has committed to it.
+func TestMergeFromAnnouncesNewDataset(t *testing.T) {
+	_, seeded := seedDataset(t)
+	data := filepath.Join(t.TempDir(), "ds")
+	var stdout, stderr bytes.Buffer
+	args := []string{"infohash", "merge", "--data", data, "--from", seeded}
+	if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "merge --from: created a new dataset") {
+		t.Fatalf("no announcement of the new dataset in %q", stderr.String())
 	}
 }

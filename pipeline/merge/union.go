@@ -51,9 +51,8 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	if d.Created {
-		slog.Info("merge --from: created a new, empty dataset", "dir", d.Dir)
-	}
+	// A new dataset is announced once committed to: one that ends with
+	// nothing committed is removed again (app's newData).
 	p, err := schedule.Load(d.Dir)
 	if err != nil {
 		return st, exitcode.BadInput(err)
@@ -105,6 +104,9 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 			continue
 		} else if err != nil {
 			return st, err
+		}
+		if d.Created {
+			slog.Info("merge --from: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)
 		}
 		st.Snapshot = m.Snapshot
 		st.Seconds = time.Since(start).Seconds()
