@@ -46,7 +46,7 @@ A released result (fetch stopped before attempting the job: no attempt, no
 failure) ends its lease when that lease is still the hash's, so that the
 next plan-retries can plan the hash at once; it changes nothing else (attempts,
 last_attempt, last_failure, next_retry, backoff, metadata_status, tier,
-avoid_peers, peer penalties) and is counted in released, or in
+avoid_peers, peer penalties) and is counted in released_rows, or in
 stale_releases_ignored when the hash was planned again meanwhile. An attempt
 under the same lease in the same merge counts whatever the order of the rows.
 
@@ -103,7 +103,7 @@ only read, as export reads it: no lock, no migration, nothing written there.
 					"results", st.Results, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
-					"released", st.Released, "stale_releases_ignored", st.StaleReleases,
+					"released_rows", st.Released, "stale_releases_ignored", st.StaleReleases,
 					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
 					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}

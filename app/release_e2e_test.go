@@ -72,8 +72,8 @@ func TestFetchDeadlineReleasesLeases(t *testing.T) {
 	if len(results) != n || len(lease) != 0 {
 		t.Fatalf("%d results, %d jobs without one", len(results), len(lease))
 	}
-	if _, stderr, code := runMainIn(t, []byte(resOut), "merge", "--data", data, "-"); code != 0 || !strings.Contains(stderr, fmt.Sprintf("released=%d", n)) {
-		t.Fatalf("merge: exit %d, want 0 and released=%d: %s", code, n, stderr)
+	if _, stderr, code := runMainIn(t, []byte(resOut), "merge", "--data", data, "-"); code != 0 || !strings.Contains(stderr, fmt.Sprintf("released_rows=%d", n)) {
+		t.Fatalf("merge: exit %d, want 0 and released_rows=%d: %s", code, n, stderr)
 	}
 	again, stderr, code := runMainIn(t, nil, "plan-retries", "--data", data, "--limit", "100", "-o", "-")
 	if code != 0 {

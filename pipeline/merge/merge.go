@@ -51,7 +51,7 @@ type Stats struct {
 	LateFailures    int64       `json:"late_failures_ignored"`
 	StaleFailures   int64       `json:"stale_failures_ignored"`
 	AfterFetched    int64       `json:"failures_after_fetch_ignored"`
-	Released        int64       `json:"released"`               // released rows (no attempt) that ended their lease
+	Released        int64       `json:"released_rows"`          // released rows (no attempt) that ended their lease
 	StaleReleases   int64       `json:"stale_releases_ignored"` // released rows whose lease was not the hash's any more
 	UnknownHashes   int64       `json:"unknown_hashes_added"`
 	LeasesReleased  int         `json:"leases_released"`
