@@ -9,20 +9,35 @@ import (
 	"github.com/infohash/infohash/formats/fsutil"
 )
 
-// listInbox lists the inputs set aside under DIR/inbox: a name ending in
-// .bad is rejected (even a partial input that turned out to be bad when
-// applied by hand), one with dataset.PartialPrefix is partial.
+// listInbox lists what is under DIR/inbox: a name ending in .bad is
+// rejected (even a partial input that turned out to be bad when applied
+// by hand), one with dataset.PartialPrefix is partial, a whole spool of
+// stdin or a pipe (part-*.spool, part-*.results under inbox/merge) is
+// pending, and a spool still under its temporary name is spooling.
 func (r *Report) listInbox() {
 	_ = filepath.WalkDir(filepath.Join(r.Dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
+		name := e.Name()
 		switch {
 		case err != nil || e.IsDir():
-		case strings.HasSuffix(e.Name(), ".bad"):
+		case strings.HasSuffix(name, ".bad"):
 			r.Rejected = append(r.Rejected, p)
-		case strings.HasPrefix(e.Name(), dataset.PartialPrefix):
+		case strings.HasPrefix(name, dataset.PartialPrefix):
 			r.Partial = append(r.Partial, p)
+		case strings.HasPrefix(name, fsutil.TempPrefix) && (strings.Contains(name, ".spool-") || strings.Contains(name, ".results-")):
+			r.Spooling = append(r.Spooling, p)
+		case strings.HasPrefix(name, "part-") && (strings.HasSuffix(name, ".spool") || strings.HasSuffix(name, ".results")):
+			r.Pending = append(r.Pending, p)
 		}
 		return nil
 	})
+}
+
+// stageOf is the stage whose inbox holds path: merge's is DIR/inbox/merge.
+func stageOf(dir, path string) string {
+	if filepath.Dir(path) == filepath.Join(dir, "inbox", "merge") {
+		return "merge"
+	}
+	return "dedup"
 }
 
 // rejectedWhat says what the rejected input at path (under dir/inbox)
@@ -33,10 +48,7 @@ func (r *Report) listInbox() {
 // file cut short as .tmp-*.bad; scripts/cron/crawl-pass.sh a work file
 // that dedup or merge refused as crawl-pass-PASS-NAME.bad.
 func rejectedWhat(dir, path string) string {
-	stage := "dedup"
-	if filepath.Dir(path) == filepath.Join(dir, "inbox", "merge") {
-		stage = "merge"
-	}
+	stage := stageOf(dir, path)
 	name := filepath.Base(path)
 	switch {
 	case strings.HasPrefix(name, "crawl-pass-"):

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // TestRejectedInputs: status says what each *.bad file under DIR/inbox
@@ -55,6 +56,66 @@ func TestRejectedInputs(t *testing.T) {
 			want := "rejected input (" + tt.want + "; set aside, not applied: look, then delete or fix and apply it): " + p + "\n"
 			if !strings.Contains(out.String(), want) {
 				t.Fatalf("text lacks\n%s\n%s", want, out.String())
+			}
+		})
+	}
+}
+
+// TestSpoolsInInbox: status lists a whole spool of stdin or a pipe that
+// no run has applied yet as pending, and one still under its temporary
+// name (being written, or cut short by a killed run) as spooling, each
+// with the stage whose inbox holds it. The files are made the way dedup
+// and merge make them.
+func TestSpoolsInInbox(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name, sub, ext string // inbox sub-folder, spool extension
+		whole          bool   // committed under its final name
+		want           string // the text line, up to the path
+	}{
+		{"dedup spool applied later", "", ".spool", true, "pending input (stdin or a pipe that dedup spooled, not applied yet: the next dedup applies it): "},
+		{"merge spool applied later", "merge", ".results", true, "pending input (stdin or a pipe that merge spooled, not applied yet: the next merge applies it): "},
+		{"dedup spool being written", "", ".spool", false, "spooling (stdin or a pipe that dedup is reading now, or a killed run cut short: the next dedup sets it aside): "},
+		{"merge spool being written", "merge", ".results", false, "spooling (stdin or a pipe that merge is reading now, or a killed run cut short: the next merge sets it aside): "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := dataset.Open(context.Background(), t.TempDir(), dataset.OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inbox := filepath.Join(d.Dir, "inbox", tt.sub)
+			var p string
+			if tt.whole {
+				if p, err = dataset.Spool(inbox, tt.ext, strings.NewReader("0123\n")); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := os.MkdirAll(inbox, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				f, lk, err := fsutil.CreateLocked(filepath.Join(inbox, dataset.NewName(tt.ext)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer lk.Close()
+				defer f.Abort()
+				p = f.Name()
+			}
+			r, err := Run(context.Background(), d.Dir, now, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, other := r.Pending, r.Spooling
+			if !tt.whole {
+				got, other = r.Spooling, r.Pending
+			}
+			if len(got) != 1 || got[0] != p || len(other) != 0 || len(r.Rejected)+len(r.Partial) != 0 {
+				t.Fatalf("pending %v, spooling %v, rejected %v, partial %v: want %s alone", r.Pending, r.Spooling, r.Rejected, r.Partial, p)
+			}
+			var out bytes.Buffer
+			r.Print(&out)
+			if !strings.Contains(out.String(), tt.want+p+"\n") {
+				t.Fatalf("text lacks\n%s%s\n%s", tt.want, p, out.String())
 			}
 		})
 	}

@@ -69,7 +69,16 @@ type Report struct {
 	// a killed run's spool cut short, crawl-pass files that dedup or
 	// merge refused (rejectedWhat tells them apart). Never applied, kept
 	// for a person to look at or delete.
-	Rejected []string  `json:"rejected_inputs"`
+	Rejected []string `json:"rejected_inputs"`
+	// Pending are whole spools of stdin or a pipe (DIR/inbox/part-*.spool,
+	// inbox/merge/part-*.results) not applied yet: a run killed after
+	// spooling left them, or a run is applying them now; the next dedup
+	// (or merge) applies them.
+	Pending []string `json:"pending_inputs"`
+	// Spooling are spools still under their temporary names: a run is
+	// reading its stream now, or a killed run cut it short (the next
+	// dedup or merge sets what it holds aside as a partial input).
+	Spooling []string  `json:"spooling_inputs"`
 	Now      time.Time `json:"now"`
 	// Verified is what --verify found (nil without it).
 	Verified *dataset.VerifyResult `json:"verified,omitempty"`
@@ -248,6 +257,14 @@ func (r *Report) Print(w io.Writer) {
 	}
 	for _, p := range r.Rejected {
 		fmt.Fprintf(w, "rejected input (%s; set aside, not applied: look, then delete or fix and apply it): %s\n", rejectedWhat(r.Dir, p), p)
+	}
+	for _, p := range r.Pending {
+		st := stageOf(r.Dir, p)
+		fmt.Fprintf(w, "pending input (stdin or a pipe that %s spooled, not applied yet: the next %s applies it): %s\n", st, st, p)
+	}
+	for _, p := range r.Spooling {
+		st := stageOf(r.Dir, p)
+		fmt.Fprintf(w, "spooling (stdin or a pipe that %s is reading now, or a killed run cut short: the next %s sets it aside): %s\n", st, st, p)
 	}
 	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
 	if r.FrozenGlob == "" {
