@@ -28,7 +28,9 @@
 # input (exit 2, the error naming it) is moved to DATA_DIR/inbox/
 # (results: inbox/merge/) as crawl-pass-PASS-NAME.bad, where `infohash
 # status` lists it as rejected, so that it does not stop every later pass;
-# the pass goes on and exits 2.
+# the pass goes on and exits 2. A file left by an earlier pass that fails
+# with exit 1 stays for the next pass, and this pass goes on (exit 3)
+# rather than capture nothing new until someone acts.
 # A pass folder is removed once it is not among the 10 newest and nothing
 # in it is left to apply. Exit statuses:
 #   0  pass complete            75 another writer holds the dataset (skipped)
@@ -55,7 +57,7 @@ boot=()
 
 metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1.prom"; }
 log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
-partial=0 bad=0
+partial=0 bad=0 catchup=0
 
 # stopped NAME RC: the log line for a status that ends the pass, then exit.
 stopped() {
@@ -114,6 +116,9 @@ apply() {
 			{ mkdir -p "$aside" && mv -f -- "$file" "$kept"; } || stopped "$name" 1
 			log "$name: bad input (exit 2): set aside as $kept (not applied; \`infohash status\` lists it): look at it, then delete it or apply it by hand"
 			bad=1 ;;
+		1) [ "$catchup" = 1 ] || stopped "$name" 1
+			log "$name: failed (exit 1) on $file, left by an earlier pass: left for the next pass; going on with this one"
+			partial=1 ;;
 		*) stopped "$name" "$rc" ;;
 	esac
 }
@@ -130,6 +135,9 @@ merge() { # merge FOLDER: apply FOLDER's fetch results
 }
 
 # What earlier passes (and an earlier run of this PASS) left unapplied.
+# One that fails with exit 1 stays for the next pass, and this pass goes
+# on: a file that keeps failing must not stop every later capture.
+catchup=1
 for dir in "$DATA"/work/*/; do
 	dir=${dir%/}
 	if pending "$dir/observations.parquet"; then
@@ -141,6 +149,7 @@ for dir in "$DATA"/work/*/; do
 		merge "$dir"
 	fi
 done
+catchup=0
 rm -f "$WORK/observations.parquet.applied" "$WORK/results.parquet.applied"
 
 # shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists

@@ -173,6 +173,39 @@ func TestCrawlPassBadLeftover(t *testing.T) {
 	runPass(t, data, "z2", "1s", 0)
 }
 
+// A file left by an earlier pass that keeps failing with exit 1 (an I/O
+// error, say) no longer stops every later pass before capture: it stays
+// for the next pass, the pass goes on with its own work and ends partial
+// (exit 3), and once the failure is gone a pass applies it.
+func TestCrawlPassFailingLeftover(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	obs := filepath.Join(data, "work", "p0", "observations.parquet")
+	hexList(t, obs, hashes(200, 2)...)
+	// An infohash whose dedup fails on p0's file, as on a read error.
+	wrapper := filepath.Join(t.TempDir(), "infohash")
+	script := "#!/bin/sh\ncase \"$1 $*\" in\n\"dedup \"*" + obs + "*) echo \"infohash: dedup: " + obs +
+		": read: input/output error\" >&2; exit 1 ;;\nesac\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	log := runPass(t, data, "z1", "1s", 3, "INFOHASH="+wrapper)
+	if !strings.Contains(log, "left for the next pass; going on") {
+		t.Errorf("the log does not say p0's file is left for the next pass:\n%s", log)
+	}
+	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.parquet")) {
+		t.Errorf("z1 did not go on with its own capture; log:\n%s", log)
+	}
+	if applied(t, data, obs) || !exists(obs) || exists(obs+".applied") {
+		t.Fatalf("p0's file was marked applied or moved although dedup failed on it")
+	}
+
+	log = runPass(t, data, "z2", "1s", 0)
+	if !applied(t, data, obs) || !known(t, data, hashes(200, 2)...) {
+		t.Errorf("p0's observations were not applied once dedup could read them; log:\n%s", log)
+	}
+}
+
 // getPeers asks capture's node at addr for the peers of a hash, as a
 // DHT node would, until it answers, and returns the hash (hex).
 func getPeers(t *testing.T, addr string) string {
