@@ -116,7 +116,10 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 		t := time.AfterFunc(f.opts.Deadline, func() { stopRun(errDeadline) })
 		defer t.Stop()
 	}
-	giveUp := make(chan struct{}) // closed drainGrace after the stop
+	// grace is read once, here: the goroutine below may still run for a
+	// moment after runJobs has returned.
+	grace := drainGrace
+	giveUp := make(chan struct{}) // closed grace after the stop
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -125,7 +128,7 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 		case <-done:
 			return
 		}
-		t := time.NewTimer(drainGrace)
+		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -161,8 +164,8 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Sta
 	var end readEnd
 	select {
 	case end = <-readDone:
-	case <-time.After(drainGrace):
-		end.countErr = fmt.Errorf("still reading after %v", drainGrace)
+	case <-time.After(grace):
+		end.countErr = fmt.Errorf("still reading after %v", grace)
 	}
 	if end.countErr != nil && f.opts.Logger != nil {
 		f.opts.Logger.Warn("fetch: could not count all the jobs the run did not start; jobs and unfinished miss the rest of the input",
