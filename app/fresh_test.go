@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -153,12 +154,12 @@ func TestExistingDataUntouchedByBadInput(t *testing.T) {
 	}
 }
 
-// dataFiles is fileTree without what opening a dataset to write changes:
+// dataFiles is fsutiltest.Tree without what opening a dataset to write changes:
 // DIR/LOCK (rewritten with the writer's PID) and the times of folders (a
 // transaction begun and aborted adds a folder to staging/ and removes it).
 func dataFiles(t *testing.T, data string) map[string]string {
 	t.Helper()
-	files := fileTree(t, data)
+	files := fsutiltest.Tree(t, data)
 	delete(files, filepath.Join(data, "LOCK"))
 	for p, s := range files {
 		if strings.HasPrefix(s, "d") {

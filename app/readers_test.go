@@ -2,13 +2,14 @@ package app
 
 import (
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // toFormat3 rewrites data's latest manifest as format 3 wrote it: the
@@ -38,27 +39,6 @@ func toFormat3(t *testing.T, data string) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// fileTree lists every path under dir with its mode, size and mtime.
-func fileTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		out[p] = fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 func sameTree(t *testing.T, before, after map[string]string) {
@@ -103,7 +83,7 @@ func TestReadersWriteNothing(t *testing.T) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
-	before := fileTree(t, data)
+	before := fsutiltest.Tree(t, data)
 	for _, args := range readerRuns(data) {
 		stdout, stderr, code := runMain(t, args...)
 		if code != 0 {
@@ -120,7 +100,7 @@ func TestReadersWriteNothing(t *testing.T) {
 	if _, stderr, code := runMain(t, "merge", "--data", other, "--from", data); code != 0 {
 		t.Fatalf("merge --from: exit %d: %s", code, stderr)
 	}
-	sameTree(t, before, fileTree(t, data))
+	sameTree(t, before, fsutiltest.Tree(t, data))
 }
 
 // TestReadersOnAReadOnlyCopy: on a dataset no one may write to, status

@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/parquet-go/parquet-go"
 )
 
 // oldDataset writes a dataset of format version by hand, as the migration
@@ -43,28 +42,6 @@ func oldDataset(t *testing.T, version int) string {
 	return dir
 }
 
-// tree lists every path under dir with its type, size and mtime: what a
-// reader must leave as it found it.
-func tree(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		out[p] = fmt.Sprintf("%v %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // TestOpenReadOnlyWritesNothing: an older format is read as it is, with
 // no migration, no lock (not even a LOCK file, nor while a writer holds
 // it) and no cleaning of staging/; Begin refuses.
@@ -87,7 +64,7 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 				}
 				defer l.Release()
 			}
-			before := tree(t, dir)
+			before := fsutiltest.Tree(t, dir)
 			d, err := OpenReadOnly(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -107,7 +84,7 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 				tx.Abort()
 				t.Fatal("Begin on a read-only dataset")
 			}
-			after := tree(t, dir)
+			after := fsutiltest.Tree(t, dir)
 			for p, s := range after {
 				if before[p] != s {
 					t.Errorf("%s: %q, was %q", p, s, before[p])
