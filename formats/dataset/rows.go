@@ -1,18 +1,16 @@
 package dataset
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"github.com/infohash/infohash/formats/fsutil"
 	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
-	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
@@ -52,32 +50,22 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 // rows, written by write (buffered, and checksummed on the way).
 func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.Writer) error) (FileInfo, error) {
 	p := tx.StagePath(table, key, name)
-	f, err := os.Create(p)
+	// Around the page cache: a staged file is written once, synced at the
+	// commit, and read back, if at all, by a later run (fsutil.Uncached).
+	crc := crc32.New(castagnoli)
+	f, err := fsutil.CreateUncached(p, crc)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)
 	}
-	crc := crc32.New(castagnoli)
-	cw := &countingWriter{w: io.MultiWriter(f, crc)}
-	bw := stageBuffers.Get().(*bufio.Writer)
-	bw.Reset(cw)
-	defer func() {
-		bw.Reset(io.Discard)
-		stageBuffers.Put(bw)
-	}()
-	if err := write(bw); err != nil {
-		f.Close()
+	if err := write(f); err != nil {
+		f.Abort()
 		return FileInfo{}, stageError(p, err)
 	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return FileInfo{}, stageError(p, err)
-	}
-	fsutil.StartWriteback(f)
 	if err := f.Close(); err != nil {
-		return FileInfo{}, err
+		return FileInfo{}, stageError(p, err)
 	}
 	tx.markStaged(table, key, name)
-	return FileInfo{Name: name, Rows: rows, Size: cw.n, CRC32C: crc.Sum32()}, nil
+	return FileInfo{Name: name, Rows: rows, Size: f.Size(), CRC32C: crc.Sum32()}, nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -105,23 +93,6 @@ type SourceError struct {
 
 func (e *SourceError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *SourceError) Unwrap() error { return e.Err }
-
-// stageBuffers are WriteStagedWith's write buffers: a fresh 1 MiB buffer
-// per staged file was 256 MB of garbage in a 10M-observation dedup (256
-// partitions), most of its allocations.
-var stageBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(io.Discard, 1<<20) }}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
 
 // ReadFile reads every row of a data file. Columns the file lacks (an
 // older format) read as zero values.

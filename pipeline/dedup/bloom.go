@@ -1,9 +1,9 @@
 package dedup
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/bits-and-blooms/bloom/v3"
@@ -49,24 +49,10 @@ func newBloom(n int64, fp float64) (*bloom.BloomFilter, int64) {
 // stageBloom writes bf for partition key into tx.
 func stageBloom(tx *dataset.Tx, key string, bf *bloom.BloomFilter, keys, capacity int64) error {
 	name := dataset.NewName(".bloom")
-	p := tx.StagePath(dataset.TableState, key, name)
-	f, err := os.Create(p)
-	if err != nil {
+	fi, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, keys, func(w io.Writer) error {
+		_, err := bf.WriteTo(w)
 		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	if _, err := bf.WriteTo(w); err != nil {
-		f.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	fi, err := tx.Stage(dataset.TableState, key, name, keys)
+	})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,124 @@
+package fsutil
+
+import (
+	"bytes"
+	"errors"
+	"hash/crc32"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestUncachedWritesWhatItIsGiven writes files of sizes around the block
+// and buffer boundaries, in chunks of several sizes, with O_DIRECT and
+// without, and reads each back.
+func TestUncachedWritesWhatItIsGiven(t *testing.T) {
+	const buf = UncachedBuffer
+	sizes := map[string]int{
+		"empty": 0, "one byte": 1, "block less one": blockAlign - 1, "one block": blockAlign,
+		"block and one": blockAlign + 1, "buffer less one": buf - 1, "one buffer": buf,
+		"buffer and one": buf + 1, "many buffers and a tail": 3*buf + 12345,
+	}
+	chunks := map[string]int{"1 B": 1, "1000 B": 1000, "a buffer and 3 B": buf + 3}
+	dir := t.TempDir()
+	for sname, size := range sizes {
+		for cname, chunk := range chunks {
+			for _, direct := range []bool{true, false} {
+				name := sname + "/" + cname
+				if !direct {
+					name += "/page cache"
+				}
+				t.Run(name, func(t *testing.T) {
+					data := make([]byte, size)
+					rng := rand.New(rand.NewPCG(uint64(size), uint64(chunk)))
+					for i := range data {
+						data[i] = byte(rng.Uint32())
+					}
+					p := filepath.Join(dir, "f")
+					sum := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+					u, err := createUncached(p, sum, direct)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for rest := data; len(rest) > 0; {
+						n := min(chunk, len(rest))
+						if k, err := u.Write(rest[:n]); err != nil || k != n {
+							t.Fatalf("Write = %d, %v; want %d", k, err, n)
+						}
+						rest = rest[n:]
+					}
+					if u.Size() != int64(size) {
+						t.Fatalf("Size = %d, want %d", u.Size(), size)
+					}
+					if err := u.Close(); err != nil {
+						t.Fatal(err)
+					}
+					got, err := os.ReadFile(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, data) {
+						t.Fatalf("read back %d bytes, differing from the %d written", len(got), len(data))
+					}
+					if want := crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)); sum.Sum32() != want {
+						t.Fatalf("checksum %08x, want %08x", sum.Sum32(), want)
+					}
+					if _, err := u.Write([]byte{1}); !errors.Is(err, fs.ErrClosed) {
+						t.Fatalf("Write after Close: %v, want ErrClosed", err)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestUncachedOpensDirect checks that a file on the test's file system is
+// written with O_DIRECT where the file system takes it (the point of
+// Uncached), and that the file ends up without the flag's traces.
+func TestUncachedOpensDirect(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	u, err := CreateUncached(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Abort()
+	fl, err := unix.FcntlInt(u.f.Fd(), unix.F_GETFL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.direct != (fl&unix.O_DIRECT != 0) {
+		t.Fatalf("direct = %v, but the descriptor's O_DIRECT is %v", u.direct, fl&unix.O_DIRECT != 0)
+	}
+	if !u.direct {
+		t.Skipf("the file system of %s refuses O_DIRECT: written through the page cache", p)
+	}
+}
+
+// TestUncachedWriteErrors: a failing write (ENOSPC from /dev/full, which
+// refuses O_DIRECT too) is reported by Write or Close, naming the file,
+// for a file of whole buffers and for one under a block; Abort after it
+// returns.
+func TestUncachedWriteErrors(t *testing.T) {
+	for name, size := range map[string]int{"whole buffers": 4 * UncachedBuffer, "a tail": 100} {
+		t.Run(name, func(t *testing.T) {
+			u, err := CreateUncached("/dev/full", nil)
+			if err != nil {
+				t.Skipf("no /dev/full: %v", err)
+			}
+			_, werr := u.Write(make([]byte, size))
+			if werr != nil {
+				u.Abort()
+			} else {
+				werr = u.Close()
+			}
+			pe := (*fs.PathError)(nil)
+			if !errors.Is(werr, unix.ENOSPC) || !errors.As(werr, &pe) || pe.Path != "/dev/full" {
+				t.Fatalf("error %v, want ENOSPC naming /dev/full", werr)
+			}
+		})
+	}
+}
