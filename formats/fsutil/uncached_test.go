@@ -67,6 +67,9 @@ func TestUncachedWritesWhatItIsGiven(t *testing.T) {
 					if want := crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli)); sum.Sum32() != want {
 						t.Fatalf("checksum %08x, want %08x", sum.Sum32(), want)
 					}
+					if !direct && u.directN != 0 {
+						t.Fatalf("%d bytes written with O_DIRECT, want none", u.directN)
+					}
 					if _, err := u.Write([]byte{1}); !errors.Is(err, fs.ErrClosed) {
 						t.Fatalf("Write after Close: %v, want ErrClosed", err)
 					}
@@ -76,25 +79,38 @@ func TestUncachedWritesWhatItIsGiven(t *testing.T) {
 	}
 }
 
-// TestUncachedOpensDirect checks that a file on the test's file system is
-// written with O_DIRECT where the file system takes it (the point of
-// Uncached), and that the file ends up without the flag's traces.
-func TestUncachedOpensDirect(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "f")
-	u, err := CreateUncached(p, nil)
-	if err != nil {
-		t.Fatal(err)
+// TestUncachedGoesDirect checks which bytes are written with O_DIRECT
+// where the file system takes it (the point of Uncached): a file's whole
+// buffers and the whole blocks of its tail, but nothing of a file smaller
+// than a buffer.
+func TestUncachedGoesDirect(t *testing.T) {
+	cases := map[string]struct {
+		size       int
+		wantDirect int64
+	}{
+		"under a buffer":               {UncachedBuffer - 1, 0},
+		"a buffer":                     {UncachedBuffer, UncachedBuffer},
+		"buffers and a tail of blocks": {2*UncachedBuffer + 3*blockAlign + 10, 2*UncachedBuffer + 3*blockAlign},
 	}
-	defer u.Abort()
-	fl, err := unix.FcntlInt(u.f.Fd(), unix.F_GETFL, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u.direct != (fl&unix.O_DIRECT != 0) {
-		t.Fatalf("direct = %v, but the descriptor's O_DIRECT is %v", u.direct, fl&unix.O_DIRECT != 0)
-	}
-	if !u.direct {
-		t.Skipf("the file system of %s refuses O_DIRECT: written through the page cache", p)
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			u, err := CreateUncached(filepath.Join(t.TempDir(), "f"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := u.Write(make([]byte, c.size)); err != nil {
+				t.Fatal(err)
+			}
+			if err := u.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if c.wantDirect > 0 && u.directN == 0 && !u.mayDirect {
+				t.Skip("the test's file system refuses O_DIRECT: written through the page cache")
+			}
+			if u.directN != c.wantDirect {
+				t.Fatalf("%d bytes written with O_DIRECT, want %d", u.directN, c.wantDirect)
+			}
+		})
 	}
 }
 
