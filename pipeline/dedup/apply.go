@@ -37,20 +37,12 @@ type hashOnly struct {
 // readHashes appends the info_hash column of a state file to out, read
 // page by page (no row assembly).
 func readHashes(path string, out []schema.Hash) ([]schema.Hash, error) {
-	out, _, err := readHashesSpliceable(path, out)
-	return out, err
-}
-
-// readHashesSpliceable is readHashes that also reports whether the file
-// can be spliced (statecol.File.Spliceable), from the one opening.
-func readHashesSpliceable(path string, out []schema.Hash) ([]schema.Hash, bool, error) {
 	f, err := statecol.Open(path)
 	if err != nil {
-		return out, false, err
+		return out, err
 	}
 	defer f.Close()
-	out, err = appendHashes(f, path, out)
-	return out, err == nil && f.Spliceable() == nil, err
+	return appendHashes(f, path, out)
 }
 
 func appendHashes(f *statecol.File, path string, out []schema.Hash) ([]schema.Hash, error) {
@@ -122,16 +114,30 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	known := make([]bool, len(es)) // es[i] is in a file
 	nknown := 0
 	hits := make([][]hit, len(files))
+	// The files holding known hashes stay open for the update's splice.
+	opened := make([]*statecol.File, len(files))
+	defer func() {
+		for _, f := range opened {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
 	spliceable := true // every file holding a known hash can be spliced
 	touchedCold := false
 	if len(cands) > 0 {
 		for fi, f := range files {
 			start := len(existing)
-			var err error
-			var canSplice bool
-			if existing, canSplice, err = readHashesSpliceable(r.d.FilePath(base, key, f), existing); err != nil {
+			path := r.d.FilePath(base, key, f)
+			src, err := statecol.Open(path)
+			if err == nil {
+				opened[fi] = src
+				existing, err = appendHashes(src, path, existing)
+			}
+			if err != nil {
 				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
+			canSplice := src.Spliceable() == nil
 			hs := existing[start:]
 			row := 0
 			for _, i := range cands {
@@ -146,6 +152,10 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 					spliceable = spliceable && canSplice
 				}
 			}
+			if len(hits[fi]) == 0 {
+				src.Close()
+				opened[fi] = nil
+			}
 		}
 	}
 	ps.known = int64(nknown)
@@ -156,7 +166,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
 	}
 	if nknown > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
-		return ps, r.update(tx, base, key, es, files, hits, known, existing, bf, bfi, &ps)
+		return ps, r.update(tx, base, key, es, files, opened, hits, known, existing, bf, bfi, &ps)
 	}
 	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, &w.rows)
 }
@@ -184,14 +194,14 @@ type hit struct {
 // partition stays exact (one row per hash); dedup compacts it into one
 // file when it reaches MaxFiles.
 func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []entry, files []dataset.FileInfo,
-	hits [][]hit, known []bool, existing []schema.Hash, bf bloomFilter, bfi dataset.FileInfo, ps *partStats) error {
+	opened []*statecol.File, hits [][]hit, known []bool, existing []schema.Hash, bf bloomFilter, bfi dataset.FileInfo, ps *partStats) error {
 	out := make([]dataset.FileInfo, 0, len(files)+1)
 	for fi, f := range files {
 		if len(hits[fi]) == 0 {
 			out = append(out, f)
 			continue
 		}
-		nf, err := r.spliceFile(tx, base, key, f, es, hits[fi], ps)
+		nf, err := r.spliceFile(tx, base, key, f, opened[fi], es, hits[fi], ps)
 		if err != nil {
 			return err
 		}
@@ -250,16 +260,11 @@ var foldColumns = statecol.ColumnsNamed("info_hash_v2", "hash_type", "first_seen
 	"last_source", "activity", "metadata_status", "last_attempt", "last_failure", "next_retry", "tier",
 	"backoff_step", "reactivated_at")
 
-// spliceFile stages a copy of state file f with the rows of its hits
-// folded with their batch aggregates.
-func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f dataset.FileInfo, es []entry,
-	hits []hit, ps *partStats) (dataset.FileInfo, error) {
+// spliceFile stages a copy of state file f (open as src, from reading its
+// hashes) with the rows of its hits folded with their batch aggregates.
+func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f dataset.FileInfo, src *statecol.File,
+	es []entry, hits []hit, ps *partStats) (dataset.FileInfo, error) {
 	path := r.d.FilePath(base, key, f)
-	src, err := statecol.Open(path)
-	if err != nil {
-		return dataset.FileInfo{}, fmt.Errorf("dedup: partition %s: %w", key, err)
-	}
-	defer src.Close()
 	from := func(first int64) int { return sort.Search(len(hits), func(x int) bool { return hits[x].row >= first }) }
 	name := dataset.NewName(".parquet")
 	if schedule.IsColdFile(f.Name) {
