@@ -46,6 +46,29 @@ gen() {
 	bin/obsgen --seed "$SEED" "$@" -o "$f" --ground-truth "$f.json" || die "obsgen failed"
 }
 
+# fresh_ds NAME RUN: sets ds to a new dataset path for one timed run. The
+# datasets of the full-size and layout runs are removed together
+# (drop_spent), not between runs: on this VM's ext4 (no journal) creating a
+# file skips every inode of its group freed in the last 5 minutes, so a run
+# right after the previous one's removal paid for it (see SETTLE).
+spent=()
+fresh_ds() {
+	ds=$BENCH_DIR/$1-run-$2
+	rm -rf "$ds"
+	spent+=("$ds")
+}
+
+# drop_spent: remove the datasets fresh_ds handed out, but the last one of
+# each name with KEEP_STATE=1.
+drop_spent() {
+	local d
+	for d in "${spent[@]}"; do
+		[ "$KEEP_STATE" = 1 ] && [ "${d##*-run-}" = "$REPEAT" ] && continue
+		rm -rf "$d"
+	done
+	spent=()
+}
+
 # check_state DIR HASHES OBS: the committed state holds HASHES rows and
 # OBS observations (read by DuckDB through the documented glob).
 check_state() {
@@ -82,15 +105,13 @@ for size in $SIZES; do
 	case $size in 100M) target=4 ;; *) target=2 ;; esac
 
 	echo "== $size observations ($distinct distinct) from $in"
-	d_s= k_s= ds=$BENCH_DIR/ds-$size
-	rm -rf "$ds"
+	d_s= k_s=
 	for r in $(seq "$REPEAT"); do
+		fresh_ds "ds-$size" "$r"
 		warm "$in" # both sides start from a warm page cache
 		timed "dedup-$size" "$IH" dedup --data "$ds" "$in"
 		if [ -z "$d_s" ] || [ "$(verdict "$TIMED_S < $d_s")" = ok ]; then d_s=$TIMED_S d_mb=$TIMED_MB; fi
 		echo "  run $r: dedup $TIMED_S s, $TIMED_MB MB; state check: $(check_state "$ds" "$distinct" "$rows")"
-		# Removed now, not right before the next dedup run (see SETTLE).
-		[ "$KEEP_STATE" = 1 ] && [ "$r" = "$REPEAT" ] || rm -rf "$ds"
 
 		dout=$BENCH_DIR/duckdb-groupby-$size.parquet
 		rm -f "$dout"
@@ -120,19 +141,18 @@ if [ -n "$LAYOUT_SIZE" ]; then
 	fi
 	distinct=$(json_int "$duckin.json" distinct)
 	echo "== $LAYOUT_SIZE observations in other layouts"
-	d_s= a_s= k_s= ds=$BENCH_DIR/ds-layout
-	rm -rf "$ds"
+	d_s= a_s= k_s=
 	for r in $(seq "$REPEAT"); do
+		fresh_ds ds-layout-duckdb "$r"
 		warm "$duckin"
 		timed "dedup-duckdb-$LAYOUT_SIZE" "$IH" dedup --data "$ds" "$duckin"
 		if [ -z "$d_s" ] || [ "$(verdict "$TIMED_S < $d_s")" = ok ]; then d_s=$TIMED_S d_mb=$TIMED_MB; fi
 		echo "  run $r: dedup of DuckDB-style Parquet $TIMED_S s, $TIMED_MB MB; state check: $(check_state "$ds" "$distinct" "$rows")"
-		rm -rf "$ds"
+		fresh_ds ds-layout-arrow "$r"
 		warm "$arrowin"
 		timed "dedup-arrow-$LAYOUT_SIZE" sh -c 'exec "$0" dedup --data "$1" - <"$2"' "$IH" "$ds" "$arrowin"
 		if [ -z "$a_s" ] || [ "$(verdict "$TIMED_S < $a_s")" = ok ]; then a_s=$TIMED_S a_mb=$TIMED_MB; fi
 		echo "  run $r: dedup of an Arrow stream on stdin $TIMED_S s, $TIMED_MB MB; state check: $(check_state "$ds" "$distinct" "$rows")"
-		[ "$KEEP_STATE" = 1 ] && [ "$r" = "$REPEAT" ] || rm -rf "$ds"
 		dout=$BENCH_DIR/duckdb-groupby-layout.parquet
 		rm -f "$dout"
 		warm "$duckin"
@@ -190,6 +210,7 @@ if [ "$INCREMENTAL" = 1 ]; then
 	# cron pass deletes the previous pass's old snapshot files minutes
 	# earlier. SETTLE=0 skips the wait.
 	d_s= k_s= c_s= runs=()
+	drop_spent
 	rm -rf "$BENCH_DIR"/ds-inc-run*
 	if [ "$SETTLE" -gt 0 ]; then
 		say "waiting ${SETTLE}s for the deletions to settle (SETTLE=0 skips this) ..."
@@ -232,4 +253,5 @@ if [ "$INCREMENTAL" = 1 ]; then
 	rm -f "$dstate" "$dmerged"
 	[ "$KEEP_STATE" = 1 ] || rm -rf "$ds"
 fi
+drop_spent
 echo "results appended to $RESULTS; logs in $OUT/"
