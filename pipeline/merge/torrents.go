@@ -49,35 +49,30 @@ func (r *runner) torrentPartition(key string, rows []schema.Torrent) (int, error
 // compactTorrents streams the partition's files and the new rows into one
 // file, a batch at a time (metadata can be large).
 func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.FileInfo, rows []schema.Torrent) (dataset.FileInfo, error) {
-	name := dataset.NewName(".parquet")
-	p := r.tx.StagePath(dataset.TableTorrents, key, name)
-	f, err := os.Create(p)
+	r.mu.Lock()
+	tx := r.tx
+	r.mu.Unlock()
+	n := int64(0)
+	fi, err := dataset.WriteStagedWith(tx, dataset.TableTorrents, key, dataset.NewName(".parquet"), 0, func(out io.Writer) error {
+		w := parquet.NewGenericWriter[schema.Torrent](out, rowio.ParquetOptions()...)
+		buf := make([]schema.Torrent, 64)
+		for _, fi := range files {
+			path := r.d.FilePath(t, key, fi)
+			if err := copyRows(path, buf, w, &n); err != nil {
+				return &dataset.SourceError{Path: path, Err: fmt.Errorf("compacting: %w", err)}
+			}
+		}
+		if _, err := rowio.WriteParquet(w, rows); err != nil {
+			return err
+		}
+		n += int64(len(rows))
+		return w.Close()
+	})
 	if err != nil {
 		return dataset.FileInfo{}, fmt.Errorf("merge: %w", err)
 	}
-	defer f.Close()
-	w := parquet.NewGenericWriter[schema.Torrent](f, rowio.ParquetOptions()...)
-	n := int64(0)
-	buf := make([]schema.Torrent, 64)
-	for _, fi := range files {
-		path := r.d.FilePath(t, key, fi)
-		if err := copyRows(path, buf, w, &n); err != nil {
-			return dataset.FileInfo{}, fmt.Errorf("merge: compacting %s: %w", path, err)
-		}
-	}
-	if _, err := rowio.WriteParquet(w, rows); err != nil {
-		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
-	}
-	n += int64(len(rows))
-	if err := w.Close(); err != nil {
-		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
-	}
-	if err := f.Close(); err != nil {
-		return dataset.FileInfo{}, fmt.Errorf("merge: %s: %w", p, err)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.tx.Stage(dataset.TableTorrents, key, name, n)
+	fi.Rows = n
+	return fi, nil
 }
 
 func copyRows(path string, buf []schema.Torrent, w *parquet.GenericWriter[schema.Torrent], n *int64) error {
