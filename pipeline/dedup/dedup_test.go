@@ -470,3 +470,8 @@ func TestReactivationIgnoresHowInputsAreSplit(t *testing.T) {
 		}
 	}
 }
+
+// hashOnly reads only the info_hash column of a state file.
+type hashOnly struct {
+	InfoHash schema.Hash `parquet:"info_hash"`
+}
