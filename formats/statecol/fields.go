@@ -1,7 +1,9 @@
 package statecol
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -46,11 +48,25 @@ func (o *rowsOut) restart() { o.next = 0 }
 type pick struct{ i, v int32 }
 
 // picks lists the selected rows of a page covering rows [row, row+rows)
-// (defs its definition levels, nil for a required column), in order.
-// Walking the selection instead of every row is what makes decoding a
-// few rows of a large row group cheap.
-func (o *rowsOut) picks(defs []byte, row, rows int) []pick {
+// (defs its definition levels, nil for a required column; nvals its
+// non-null values), in order. Walking the selection instead of every row
+// is what makes decoding a few rows of a large row group cheap. A page
+// with no nulls (the usual one) or only nulls needs no count of its
+// levels; otherwise they are counted eight at a time.
+func (o *rowsOut) picks(defs []byte, nvals, row, rows int) []pick {
 	out := o.pk[:0]
+	switch {
+	case len(defs) > 0 && nvals == len(defs):
+		defs = nil // every row holds a value: row r is value r
+	case len(defs) > 0 && nvals == 0:
+		for ; o.next < len(o.sel) && int(o.sel[o.next]) < row+rows; o.next++ {
+			if int(o.sel[o.next]) >= row {
+				out = append(out, pick{int32(o.next), -1})
+			}
+		}
+		o.pk = out
+		return out
+	}
 	j, v := 0, 0 // row in the page, values before it
 	for ; o.next < len(o.sel) && int(o.sel[o.next]) < row+rows; o.next++ {
 		r := int(o.sel[o.next]) - row
@@ -61,11 +77,8 @@ func (o *rowsOut) picks(defs []byte, row, rows int) []pick {
 			out = append(out, pick{int32(o.next), int32(r)})
 			continue
 		}
-		for ; j < r; j++ {
-			if defs[j] != 0 {
-				v++
-			}
-		}
+		v += countDefined(defs[j:r])
+		j = r
 		if defs[r] != 0 {
 			out = append(out, pick{int32(o.next), int32(v)})
 		} else {
@@ -74,6 +87,24 @@ func (o *rowsOut) picks(defs []byte, row, rows int) []pick {
 	}
 	o.pk = out
 	return out
+}
+
+// countDefined counts the non-zero levels in defs, eight at a time.
+func countDefined(defs []byte) int {
+	n, k := 0, 0
+	for ; k+8 <= len(defs); k += 8 {
+		w := binary.LittleEndian.Uint64(defs[k:])
+		// Fold each byte's bits into its lowest: a byte counts once
+		// whatever its value, as in the loop below.
+		w = (w | w>>1 | w>>2 | w>>3 | w>>4 | w>>5 | w>>6 | w>>7) & 0x0101010101010101
+		n += bits.OnesCount64(w)
+	}
+	for ; k < len(defs); k++ {
+		if defs[k] != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // pickedValue is the value of a picked row: vs[pk.v], or the zero value
@@ -161,7 +192,7 @@ func readWordField[T int64 | float64](c parquet.ColumnChunk, o *rowsOut, off uin
 		}
 		switch {
 		case o.sel != nil:
-			for _, pk := range o.picks(defs, row, pageRows(defs, len(vs))) {
+			for _, pk := range o.picks(defs, len(vs), row, pageRows(defs, len(vs))) {
 				v, err := pickedValue(pk, vs)
 				if err != nil {
 					return err
@@ -214,7 +245,7 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 			return err
 		}
 		if o.sel != nil {
-			for _, pk := range o.picks(defs, row, pageRows(defs, len(vs))) {
+			for _, pk := range o.picks(defs, len(vs), row, pageRows(defs, len(vs))) {
 				v, err := pickedValue(pk, vs)
 				if err != nil {
 					return err
@@ -280,7 +311,7 @@ func readStringField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
 			return err
 		}
 		if o.sel != nil {
-			for _, pk := range o.picks(defs, row, pageRows(defs, nvals)) {
+			for _, pk := range o.picks(defs, nvals, row, pageRows(defs, nvals)) {
 				var s string
 				switch {
 				case pk.v < 0:
@@ -331,7 +362,7 @@ func readBytesField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
 			return err
 		}
 		if o.sel != nil {
-			for _, pk := range o.picks(defs, row, pageRows(defs, nvals)) {
+			for _, pk := range o.picks(defs, nvals, row, pageRows(defs, nvals)) {
 				var b []byte
 				if pk.v >= 0 {
 					if int(pk.v) >= nvals {
