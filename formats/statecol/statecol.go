@@ -102,16 +102,21 @@ func (f *File) Column(rg parquet.RowGroup, path ...string) (parquet.ColumnChunk,
 	return cc, l.MaxDefinitionLevel
 }
 
+// unkept is the file's own chunk under c (a keptChunk wraps it).
+func unkept(c parquet.ColumnChunk) parquet.ColumnChunk {
+	if kc, ok := c.(keptChunk); ok {
+		return kc.ColumnChunk
+	}
+	return c
+}
+
 // AllNull reports whether the column chunk c of a row group of rows rows
 // holds only nulls, from its statistics alone (nothing is decoded): true
 // only when the writer recorded a null count of rows. A writer that
 // records no null count leaves it 0, so an unknown chunk reads false and
 // is decoded as usual.
 func AllNull(c parquet.ColumnChunk, rows int64) bool {
-	if kc, ok := c.(keptChunk); ok {
-		c = kc.ColumnChunk
-	}
-	fc, ok := c.(*parquet.FileColumnChunk)
+	fc, ok := unkept(c).(*parquet.FileColumnChunk)
 	return ok && rows > 0 && fc.NullCount() == rows
 }
 

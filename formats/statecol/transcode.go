@@ -94,6 +94,19 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 	if cc == nil {
 		return fmt.Errorf("statecol: no column %s", name)
 	}
+	// A required INT64 chunk with statistics starts from its old bounds:
+	// the unchanged values lie within them, so they need no scan, and the
+	// changed ones widen them as they are put in (emit). The bounds may
+	// end up wider than the values (a changed row held the old minimum),
+	// which statistics allow: they bound the values.
+	bounded := false
+	if t.kind == kindInt64 {
+		if fc, ok := unkept(cc).(*parquet.FileColumnChunk); ok && fc.Type().Kind() == parquet.Int64 {
+			if lo, hi, ok := fc.Bounds(); ok && lo.Kind() == parquet.Int64 && hi.Kind() == parquet.Int64 && lo.Int64() <= hi.Int64() {
+				c.lo, c.hi, bounded = lo.Int64(), hi.Int64(), true
+			}
+		}
+	}
 	next := 0 // sel's next entry
 	// emit appends row r's value: the changed row's, or the old one (zero
 	// for a null) given as a word, a string, or both as the kind needs.
@@ -199,7 +212,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 				if end > j {
 					run := words[j:end]
 					c.vals = append(c.vals, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(run))), 8*len(run))...)
-					if t.kind == kindInt64 {
+					if t.kind == kindInt64 && !bounded {
 						for _, w := range run {
 							c.lo, c.hi = min(c.lo, w), max(c.hi, w)
 						}
@@ -208,6 +221,33 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 				}
 				if j < nvals {
 					emit(row+j, words[j], "")
+					j++
+				}
+			}
+			row += nvals
+			return nil
+		}
+		if dictIdx != nil && len(defs) == 0 && t.kind == kindStr {
+			// The usual string page (required, dictionary-encoded): the
+			// runs of old rows between changed ones are a lookup each.
+			for j := 0; j < nvals; {
+				end := nvals
+				if next < len(sel) && int(sel[next])-row < end {
+					end = int(sel[next]) - row
+				}
+				for ; j < end; j++ {
+					x := dictIdx[j]
+					if id := remap[x]; id >= 0 && !c.plain {
+						c.idx = append(c.idx, id)
+						continue
+					}
+					emit(row+j, 0, dictStrings[x])
+					if !c.plain {
+						remap[x] = c.lastID
+					}
+				}
+				if j < nvals {
+					emit(row+j, 0, "")
 					j++
 				}
 			}

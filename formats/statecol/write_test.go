@@ -270,6 +270,12 @@ func TestSplice(t *testing.T) {
 		}{
 			{"counts", func(s *schema.State) { s.SeenCount += 5; s.LastSeen += 1000; s.Activity += 1 }},
 			{"reactivation", func(s *schema.State) { s.Tier, s.NextRetry, s.Reactivated = schema.TierHot, 42, 43 }},
+			{"strings", func(s *schema.State) {
+				s.LastSource, s.MetadataStatus = "dht_sample_infohashes", schema.StatusFailed
+				if s.SeenCount%2 == 0 {
+					s.LastSource = "a_source_no_row_had" // not in the chunk's dictionary yet
+				}
+			}},
 			{"lists and v2", func(s *schema.State) { s.AvoidPeers = append(s.AvoidPeers, "127.0.0.9:9"); s.InfoHashV2 = nil }},
 		} {
 			t.Run(writer.name+"/"+tc.name, func(t *testing.T) {
