@@ -76,7 +76,7 @@ func equalInts(a, b []int64) bool {
 
 // openStateFile writes rows as a state file and opens it; it returns
 // the file and its path.
-func openStateFile(t *testing.T, rows []schema.State) (*File, string) {
+func openStateFile(t testing.TB, rows []schema.State) (*File, string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "s.parquet")
 	var buf bytes.Buffer

@@ -4,7 +4,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -17,23 +16,16 @@ import (
 // last_source). The file is INFOHASH_SPLICE_FILE when set (a partition
 // file of a real dataset), else 78k generated rows.
 func BenchmarkSplice(b *testing.B) {
-	path := os.Getenv("INFOHASH_SPLICE_FILE")
-	if path == "" {
+	var src *File
+	if path := os.Getenv("INFOHASH_SPLICE_FILE"); path != "" {
+		var err error
+		if src, err = Open(path); err != nil {
+			b.Fatal(err)
+		}
+	} else {
 		rows := randomStates(78_000, 5, false)
 		slices.SortFunc(rows, func(x, y schema.State) int { return slices.Compare(x.InfoHash[:], y.InfoHash[:]) })
-		path = filepath.Join(b.TempDir(), "state.parquet")
-		out, err := os.Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := WriteState(out, rows); err != nil {
-			b.Fatal(err)
-		}
-		out.Close()
-	}
-	src, err := Open(path)
-	if err != nil {
-		b.Fatal(err)
+		src, _ = openStateFile(b, rows)
 	}
 	defer src.Close()
 	n := src.NumRows()
