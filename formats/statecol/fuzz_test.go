@@ -42,8 +42,17 @@ func FuzzReadStateFile(f *testing.F) {
 			if int64(len(rows)) != src.NumRows() {
 				t.Fatalf("read %d rows of a file of %d", len(rows), src.NumRows())
 			}
-			_ = statecol.Splice(io.Discard, src, statecol.ColumnsNamed("last_seen", "seen_count"),
-				func(first, n int64) []int32 { return []int32{0} },
+			// The optional columns in need take the selection's
+			// level-counting path (picks) on every page.
+			need := statecol.ColumnsNamed("last_seen", "seen_count", "next_retry", "last_attempt", "last_failure",
+				"info_hash_v2", "tier")
+			_ = statecol.Splice(io.Discard, src, need,
+				func(first, n int64) []int32 {
+					if n > 1 {
+						return []int32{0, int32(n / 2), int32(n - 1)}
+					}
+					return []int32{0}
+				},
 				func(first int64, sel []int32, st []schema.State) (statecol.Columns, error) {
 					st[0].SeenCount++
 					return statecol.ColumnsNamed("seen_count"), nil
