@@ -200,41 +200,24 @@ func complete(err error, got, want int) error {
 
 // Int64 reads an int64 column of n rows (a null is 0).
 func Int64(c parquet.ColumnChunk, n int, set func(row int, v int64)) error {
-	row := 0
-	err := EachPage(c, func(p parquet.Page) error {
-		vs := values(p).Int64()
-		return rows(p, &row, n, len(vs), func(r, v int) {
-			if v < 0 {
-				set(r, 0)
-			} else {
-				set(r, vs[v])
-			}
-		})
-	})
-	return complete(err, row, n)
+	return numbers(c, n, set, func(v *encoding.Values) []int64 { return v.Int64() })
 }
 
-// Int32 reads an int32 column.
+// Int32 reads an int32 column (a null is 0).
 func Int32(c parquet.ColumnChunk, n int, set func(row int, v int32)) error {
-	row := 0
-	err := EachPage(c, func(p parquet.Page) error {
-		vs := values(p).Int32()
-		return rows(p, &row, n, len(vs), func(r, v int) {
-			if v < 0 {
-				set(r, 0)
-			} else {
-				set(r, vs[v])
-			}
-		})
-	})
-	return complete(err, row, n)
+	return numbers(c, n, set, func(v *encoding.Values) []int32 { return v.Int32() })
 }
 
-// Double reads a double column.
+// Double reads a double column (a null is 0).
 func Double(c parquet.ColumnChunk, n int, set func(row int, v float64)) error {
+	return numbers(c, n, set, func(v *encoding.Values) []float64 { return v.Double() })
+}
+
+// numbers reads a numeric column of n rows, a page's values taken by of.
+func numbers[T int32 | int64 | float64](c parquet.ColumnChunk, n int, set func(row int, v T), of func(*encoding.Values) []T) error {
 	row := 0
 	err := EachPage(c, func(p parquet.Page) error {
-		vs := values(p).Double()
+		vs := of(values(p))
 		return rows(p, &row, n, len(vs), func(r, v int) {
 			if v < 0 {
 				set(r, 0)
