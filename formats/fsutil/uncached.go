@@ -271,6 +271,7 @@ func (u *Uncached) Abort() {
 	if u.err == nil {
 		<-u.done
 	}
+	alignedBuffers.Put(u.buf[:cap(u.buf)]) // never in flight
 	for len(u.free) > 0 {
 		alignedBuffers.Put(<-u.free)
 	}

@@ -101,8 +101,9 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 	// which statistics allow: they bound the values.
 	bounded := false
 	if t.kind == kindInt64 {
-		if fc, ok := unkept(cc).(*parquet.FileColumnChunk); ok && fc.Type().Kind() == parquet.Int64 {
-			if lo, hi, ok := fc.Bounds(); ok && lo.Kind() == parquet.Int64 && hi.Kind() == parquet.Int64 && lo.Int64() <= hi.Int64() {
+		// Bounds gives values of the column's kind: INT64 ones are ours.
+		if fc, ok := unkept(cc).(*parquet.FileColumnChunk); ok {
+			if lo, hi, ok := fc.Bounds(); ok && lo.Kind() == parquet.Int64 && lo.Int64() <= hi.Int64() {
 				c.lo, c.hi, bounded = lo.Int64(), hi.Int64(), true
 			}
 		}
