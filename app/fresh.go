@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -10,29 +11,46 @@ import (
 )
 
 // newData is the --data folder of a writer that may create a dataset
-// there. A run that found no folder, made one, and then committed nothing
-// (bad input, an error, an interrupt) removes it again: a mistyped or bad
-// input must leave no dataset behind.
+// there. A run that found no folder (or an empty one), made a dataset
+// there, and then committed nothing (bad input, an error, an interrupt)
+// removes it again: a mistyped or bad input must leave no dataset behind.
 type newData struct {
 	cmd, dir string
 	missing  bool // dir did not exist when the run started
+	empty    bool // dir was an empty folder when the run started
 }
 
 // noteData looks at dir before a writer runs: call it before anything may
 // create dir.
 func noteData(cmd, dir string) newData {
+	n := newData{cmd: cmd, dir: dir}
 	_, err := os.Lstat(dir)
-	return newData{cmd: cmd, dir: dir, missing: errors.Is(err, fs.ErrNotExist)}
+	n.missing = errors.Is(err, fs.ErrNotExist)
+	if err == nil {
+		if f, err := os.Open(dir); err == nil {
+			names, err := f.Readdirnames(1)
+			n.empty = len(names) == 0 && errors.Is(err, io.EOF)
+			f.Close()
+		}
+	}
+	return n
 }
 
-// undo removes the dataset the run created in a missing dir, since it
-// committed nothing, unless it holds something worth keeping (an input
-// read from a stream: see dataset.RemoveUnused), which a log line names.
+// undo removes the dataset the run created in a missing or empty dir,
+// since it committed nothing (an empty dir stays, emptied), unless it
+// holds something worth keeping (an input read from a stream: see
+// dataset.RemoveUnused), which a log line names.
 func (n newData) undo() {
-	if !n.missing {
+	var kept string
+	var err error
+	switch {
+	case n.missing:
+		kept, err = dataset.RemoveUnused(n.dir)
+	case n.empty:
+		kept, err = dataset.EmptyUnused(n.dir)
+	default:
 		return
 	}
-	kept, err := dataset.RemoveUnused(n.dir)
 	switch {
 	case err != nil:
 		slog.Warn(n.cmd+": could not remove the new dataset it committed nothing to", "dir", n.dir, "err", err)

@@ -63,9 +63,10 @@ var badStdin = map[string][]byte{
 	"bad hex line":     []byte("zzzz\n"),
 }
 
-// TestFreshDataRemovedOnBadInput: a dedup that creates its dataset and
-// then commits nothing removes it again, unless its inbox holds what was
-// read from stdin; bad input leaves an existing dataset as it was.
+// TestFreshDataRemovedOnBadInput: a dedup that creates its dataset (in a
+// missing folder, or an empty one, which stays) and then commits nothing
+// removes it again, unless its inbox holds what was read from stdin; bad
+// input leaves an existing dataset as it was.
 func TestFreshDataRemovedOnBadInput(t *testing.T) {
 	dir := t.TempDir()
 	in := freshInputs(t, dir)
@@ -74,6 +75,7 @@ func TestFreshDataRemovedOnBadInput(t *testing.T) {
 		inputs []string // keys of in, or "-" for stdin
 		stdin  string   // key of badStdin
 		extra  []string // flags
+		empty  bool     // DIR is an empty folder to begin with
 		code   int
 		exists bool   // DIR afterwards
 		inbox  string // suffix of the file DIR/inbox holds
@@ -86,6 +88,9 @@ func TestFreshDataRemovedOnBadInput(t *testing.T) {
 		{name: "missing file", inputs: []string{"missing"}, code: 2},
 		{name: "folder without Parquet", inputs: []string{"empty folder"}, code: 2},
 		{name: "no input", code: 2},
+		{name: "bad hex line into an empty folder", inputs: []string{"bad.txt"}, empty: true, code: 2},
+		{name: "truncated Parquet after a good input into an empty folder", inputs: []string{"good.txt", "truncated.parquet"}, empty: true, code: 2},
+		{name: "bad hex line on stdin into an empty folder", inputs: []string{"-"}, stdin: "bad hex line", empty: true, code: 2, exists: true, inbox: ".bad", log: "kept the new dataset"},
 		{name: "bad Arrow stream on stdin", inputs: []string{"-"}, stdin: "bad Arrow stream", code: 2, exists: true, inbox: ".bad", log: "kept the new dataset"},
 		{name: "bad hex line on stdin", inputs: []string{"-"}, stdin: "bad hex line", code: 2, exists: true, inbox: ".bad", log: "kept the new dataset"},
 		{name: "bad after a commit", inputs: []string{"good.txt", "bad.txt"}, extra: []string{"--batch-hashes", "1"}, code: 3, exists: true, log: "created a new dataset"},
@@ -93,6 +98,11 @@ func TestFreshDataRemovedOnBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
+			if tc.empty {
+				if err := os.Mkdir(data, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
 			args := append([]string{"dedup", "--data", data}, tc.extra...)
 			for _, k := range tc.inputs {
 				if k != "-" {
@@ -110,7 +120,14 @@ func TestFreshDataRemovedOnBadInput(t *testing.T) {
 			if strings.Contains(stderr, "created a new") && tc.code == 2 {
 				t.Errorf("stderr %q says a dataset was created by a run that committed nothing", stderr)
 			}
-			_, err := os.Stat(data)
+			fi, err := os.Stat(data)
+			if !tc.exists && tc.empty {
+				ents, err := os.ReadDir(data)
+				if err != nil || len(ents) > 0 || fi.Mode().Perm() != 0o700 {
+					t.Fatalf("%s: %v (%v, %v); want the user's empty folder back", data, ents, fi, err)
+				}
+				return
+			}
 			if !tc.exists {
 				if !os.IsNotExist(err) {
 					t.Fatalf("%s left behind (stat: %v)", data, err)

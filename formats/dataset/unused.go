@@ -36,6 +36,18 @@ var ownEntries = map[string]bool{
 // first: a kill midway leaves a folder with no dataset in it, which the
 // next writer creates afresh.
 func RemoveUnused(dir string) (kept string, err error) {
+	return removeUnused(dir, false)
+}
+
+// EmptyUnused is RemoveUnused for a dir that existed, empty, before the
+// run: it removes what the run made in dir, under the same conditions,
+// and keeps dir itself (the user's folder, perhaps with its own
+// permissions or a mount on it).
+func EmptyUnused(dir string) (kept string, err error) {
+	return removeUnused(dir, true)
+}
+
+func removeUnused(dir string, keepDir bool) (kept string, err error) {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -52,10 +64,22 @@ func RemoveUnused(dir string) (kept string, err error) {
 	if err := os.Remove(filepath.Join(dir, "CURRENT")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("dataset: %s: %w", dir, err)
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if !keepDir {
+		if err := os.RemoveAll(dir); err != nil {
+			return "", fmt.Errorf("dataset: %s: %w", dir, err)
+		}
+		return "", nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
 		return "", fmt.Errorf("dataset: %s: %w", dir, err)
 	}
-	return "", nil
+	for _, e := range ents { // worthKeeping saw only the dataset's own
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return "", fmt.Errorf("dataset: %s: %w", dir, err)
+		}
+	}
+	return "", fsutil.SyncDir(dir)
 }
 
 // worthKeeping says what in dir RemoveUnused must not remove ("" if

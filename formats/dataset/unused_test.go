@@ -9,7 +9,8 @@ import (
 )
 
 // TestRemoveUnused: a dataset created for a run that committed nothing is
-// removed, unless it holds something worth keeping.
+// removed (EmptyUnused: its folder emptied), unless it holds something
+// worth keeping.
 func TestRemoveUnused(t *testing.T) {
 	write := func(t *testing.T, path string) {
 		t.Helper()
@@ -67,31 +68,43 @@ func TestRemoveUnused(t *testing.T) {
 			t.Cleanup(l.Release)
 		}, "another writer holds its lock"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "ds")
-			d, err := Open(context.Background(), dir, OpenOptions{Create: true})
-			if err != nil {
-				t.Fatal(err)
+		for _, keepDir := range []bool{false, true} {
+			name, remove := tc.name, RemoveUnused
+			if keepDir {
+				name, remove = tc.name+" (EmptyUnused)", EmptyUnused
 			}
-			tc.setup(t, d)
-			kept, err := RemoveUnused(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, serr := os.Stat(dir)
-			if tc.kept == "" {
-				if kept != "" || !os.IsNotExist(serr) {
-					t.Fatalf("kept %q (stat: %v), want %s removed", kept, serr, dir)
+			t.Run(name, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "ds")
+				d, err := Open(context.Background(), dir, OpenOptions{Create: true})
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if !strings.Contains(kept, tc.kept) || serr != nil {
-				t.Fatalf("kept %q (stat: %v), want it kept for %q", kept, serr, tc.kept)
-			}
-			if _, err := os.Stat(filepath.Join(dir, "manifests", manifestName(0))); err != nil {
-				t.Errorf("a kept dataset lost its snapshot 0: %v", err)
-			}
-		})
+				tc.setup(t, d)
+				kept, err := remove(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ents, serr := os.ReadDir(dir)
+				switch {
+				case tc.kept == "" && keepDir:
+					if kept != "" || serr != nil || len(ents) > 0 {
+						t.Fatalf("kept %q, left %v (%v); want %s emptied", kept, ents, serr, dir)
+					}
+					return
+				case tc.kept == "":
+					if kept != "" || !os.IsNotExist(serr) {
+						t.Fatalf("kept %q (stat: %v), want %s removed", kept, serr, dir)
+					}
+					return
+				}
+				if !strings.Contains(kept, tc.kept) || serr != nil {
+					t.Fatalf("kept %q (stat: %v), want it kept for %q", kept, serr, tc.kept)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "manifests", manifestName(0))); err != nil {
+					t.Errorf("a kept dataset lost its snapshot 0: %v", err)
+				}
+			})
+		}
 	}
 	t.Run("missing", func(t *testing.T) {
 		if kept, err := RemoveUnused(filepath.Join(t.TempDir(), "none")); kept != "" || err != nil {
