@@ -1,17 +1,12 @@
 package capture
 
 import (
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
 
-	"github.com/infohash/infohash/formats/fsutil"
-	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/dhtstate"
 )
 
 // stateFileName is the file kept in Options.StateDir.
@@ -20,58 +15,43 @@ const stateFileName = "dht-state.json"
 // state is what a run leaves for the next one: its node IDs, their
 // routing tables and nodes known to answer BEP 51.
 type state struct {
-	Version  int            `json:"version"`
-	Nodes    []stateNode    `json:"nodes"`
-	Samplers []stateContact `json:"samplers,omitempty"`
+	Version  int              `json:"version"`
+	Nodes    []stateNode      `json:"nodes"`
+	Samplers []dhtstate.Entry `json:"samplers,omitempty"`
 }
 
 type stateNode struct {
-	ID    string         `json:"id"` // hex
-	Table []stateContact `json:"table"`
+	ID    string           `json:"id"` // hex
+	Table []dhtstate.Entry `json:"table"`
 }
 
-type stateContact struct {
-	ID   string `json:"id"`
-	Addr string `json:"addr"`
-}
-
-func toState(cs []contact) []stateContact {
-	out := make([]stateContact, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, stateContact{ID: hex.EncodeToString(c.ID[:]), Addr: c.Addr.String()})
+// toState encodes contacts for the state file.
+func toState(cs []contact) []dhtstate.Entry {
+	out := make([]dhtstate.Contact, len(cs))
+	for i, c := range cs {
+		out[i] = dhtstate.Contact(c)
 	}
-	return out
+	return dhtstate.Entries(out)
 }
 
-func fromState(sc []stateContact) []contact {
-	var out []contact
-	for _, s := range sc {
-		id, err := hex.DecodeString(s.ID)
-		ap, err2 := netip.ParseAddrPort(s.Addr)
-		if err != nil || err2 != nil || len(id) != 20 || !ap.Addr().Is4() {
-			continue
-		}
-		out = append(out, contact{ID: [20]byte(id), Addr: ap})
+// fromState decodes saved contacts: capture's nodes speak IPv4 only.
+func fromState(es []dhtstate.Entry) []contact {
+	cs := dhtstate.Contacts(es, func(ap netip.AddrPort) bool { return ap.Addr().Is4() }, 0)
+	out := make([]contact, len(cs))
+	for i, c := range cs {
+		out[i] = contact(c)
 	}
 	return out
 }
 
 // loadState reads dir's state; a missing file is an empty state.
 func loadState(dir string) (state, error) {
-	if dir == "" {
-		return state{}, nil
-	}
-	p := filepath.Join(dir, stateFileName)
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return state{}, nil
-	}
-	if err != nil {
-		return state{}, fmt.Errorf("capture: dht state: %w", err)
-	}
 	var s state
-	if err := json.Unmarshal(b, &s); err != nil {
-		return state{}, fmt.Errorf("capture: dht state %s: %w", p, err)
+	if dir == "" {
+		return s, nil
+	}
+	if _, err := dhtstate.Load(filepath.Join(dir, stateFileName), &s); err != nil {
+		return state{}, fmt.Errorf("capture: dht state %w", err)
 	}
 	return s, nil
 }
@@ -85,11 +65,7 @@ func saveState(dir string, s state) error {
 		return fmt.Errorf("capture: dht state: %w", err)
 	}
 	s.Version = 1
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		return fmt.Errorf("capture: dht state: %w", err)
-	}
-	if err := fsutil.WriteFile(filepath.Join(dir, stateFileName), append(b, '\n')); err != nil {
+	if err := dhtstate.Save(filepath.Join(dir, stateFileName), s); err != nil {
 		return fmt.Errorf("capture: dht state: %w", err)
 	}
 	return nil
@@ -101,8 +77,8 @@ func saveState(dir string, s state) error {
 func nodeIDs(s state, k int, rnd func() uint64) [][20]byte {
 	ids := make([][20]byte, 0, k)
 	for _, sn := range s.Nodes {
-		if b, err := hex.DecodeString(sn.ID); err == nil && len(b) == 20 && len(ids) < k {
-			ids = append(ids, [20]byte(b))
+		if id, ok := dhtstate.ParseID(sn.ID); ok && len(ids) < k {
+			ids = append(ids, id)
 		}
 	}
 	base := uint32(rnd())
@@ -119,27 +95,13 @@ func nodeIDs(s state, k int, rnd func() uint64) [][20]byte {
 }
 
 // stateLockName is the file in Options.StateDir whose flock(2) a capture
-// holds while it uses the directory's node IDs.
+// holds while it uses the directory's node IDs (dhtstate.Lock).
 const stateLockName = "lock"
 
-// lockState takes dir for this run: two captures sharing one state would
-// run the same node IDs at once (which other nodes see as one node
-// flapping between addresses) and the last to stop would overwrite the
-// other's routing tables. The kernel drops the lock when the process
-// dies, so a killed capture never leaves it behind. The PID is written
-// inside for people.
+// lockState takes dir for this run (see dhtstate.Lock).
 func lockState(dir string) (release func(), err error) {
 	if dir == "" {
 		return func() {}, nil
 	}
-	release, err = fsutil.TryLockDir(dir, stateLockName)
-	var held *fsutil.HeldError
-	switch {
-	case errors.As(err, &held):
-		return nil, exitcode.With(exitcode.Locked, fmt.Errorf(
-			"capture: --dht-state %s is in use by another capture (%s); give each capture running at once its own --dht-state", dir, held.Holder))
-	case err != nil:
-		return nil, fmt.Errorf("capture: dht state: %w", err)
-	}
-	return release, nil
+	return dhtstate.Lock(dir, stateLockName, "capture")
 }

@@ -1,0 +1,117 @@
+// Package dhtstate keeps what a DHT node learnt between runs: the small
+// JSON files in which capture and fetch save node IDs and contacts, read
+// and written whole (atomically and durably), and the flock(2) that keeps
+// two runs from using one directory's node IDs at once.
+//
+// A state file is a cache: an entry that does not parse is skipped, and a
+// caller that cannot use a file at all starts cold instead of failing.
+package dhtstate
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/netip"
+	"os"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// Contact is a DHT node: its ID and UDP address.
+type Contact struct {
+	ID   [20]byte
+	Addr netip.AddrPort
+}
+
+// Entry is a Contact as a state file holds it.
+type Entry struct {
+	ID   string `json:"id"`   // 40 hex digits
+	Addr string `json:"addr"` // ip:port
+}
+
+// Entries encodes cs for a state file.
+func Entries(cs []Contact) []Entry {
+	out := make([]Entry, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, Entry{ID: hex.EncodeToString(c.ID[:]), Addr: c.Addr.String()})
+	}
+	return out
+}
+
+// Contacts decodes the entries with a node ID of 40 hex digits and an
+// address with a port that keep accepts (nil: any), at most max of them
+// (0: no limit). The others are skipped.
+func Contacts(es []Entry, keep func(netip.AddrPort) bool, max int) []Contact {
+	var out []Contact
+	for _, e := range es {
+		if max > 0 && len(out) == max {
+			break
+		}
+		id, ok := ParseID(e.ID)
+		ap, err := netip.ParseAddrPort(e.Addr)
+		if !ok || err != nil || ap.Port() == 0 || (keep != nil && !keep(ap)) {
+			continue
+		}
+		out = append(out, Contact{ID: id, Addr: ap})
+	}
+	return out
+}
+
+// ParseID parses a node ID written as 40 hex digits.
+func ParseID(s string) ([20]byte, bool) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 20 {
+		return [20]byte{}, false
+	}
+	return [20]byte(b), true
+}
+
+// Load reads the JSON file path into v. A missing file is not an error
+// (found is false); any other failure names path.
+func Load(path string, v any) (found bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("%s: not JSON: %w", path, err)
+	}
+	return true, nil
+}
+
+// Save writes v to path as indented JSON, atomically and durably.
+func Save(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, append(b, '\n'))
+}
+
+// Lock takes directory dir (made if missing) for this run of cmd, by the
+// flock(2) of its file name: two runs sharing one state would run the
+// same node IDs at once, which other nodes see as one node flapping
+// between addresses, and the last to stop would overwrite the other's
+// contacts. A second run is refused with the locked exit status, and a
+// dir that is a file is a usage error. The kernel drops the lock when the
+// process dies, so a killed run never leaves it behind.
+func Lock(dir, name, cmd string) (release func(), err error) {
+	release, err = fsutil.TryLockDir(dir, name)
+	var held *fsutil.HeldError
+	switch {
+	case errors.As(err, &held):
+		return nil, exitcode.With(exitcode.Locked, fmt.Errorf(
+			"%s: --dht-state %s is in use by another %s (%s); give each %s running at once its own --dht-state", cmd, dir, cmd, held.Holder, cmd))
+	case errors.Is(err, fsutil.ErrNotDir):
+		return nil, exitcode.BadInput(fmt.Errorf("%s: --dht-state %w", cmd, err))
+	case err != nil:
+		return nil, fmt.Errorf("%s: --dht-state: %w", cmd, err)
+	}
+	return release, nil
+}
