@@ -65,9 +65,7 @@ var ErrSpliceSchema = errors.New("statecol: the file's schema is not the current
 // Only the columns in need are decoded for fn (the others read as zero
 // values); fn must not change a column it does not need.
 //
-// A re-encoded required INT64 column keeps the old chunk's statistics,
-// widened by the changed values, without a scan of the others: its
-// min and max bound the values but may be wider than them.
+// Every chunk's statistics are exact, re-encoded or copied.
 func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) []int32,
 	fn func(first int64, sel []int32, st []schema.State) (Columns, error)) (err error) {
 	defer recoverCorrupt(&err, src.f.Name())

@@ -94,20 +94,6 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 	if cc == nil {
 		return fmt.Errorf("statecol: no column %s", name)
 	}
-	// A required INT64 chunk with statistics starts from its old bounds:
-	// the unchanged values lie within them, so they need no scan, and the
-	// changed ones widen them as they are put in (emit). The bounds may
-	// end up wider than the values (a changed row held the old minimum),
-	// which statistics allow: they bound the values.
-	bounded := false
-	if t.kind == kindInt64 {
-		// Bounds gives values of the column's kind: INT64 ones are ours.
-		if fc, ok := unkept(cc).(*parquet.FileColumnChunk); ok {
-			if lo, hi, ok := fc.Bounds(); ok && lo.Kind() == parquet.Int64 && lo.Int64() <= hi.Int64() {
-				c.lo, c.hi, bounded = lo.Int64(), hi.Int64(), true
-			}
-		}
-	}
 	next := 0 // sel's next entry
 	// emit appends row r's value: the changed row's, or the old one (zero
 	// for a null) given as a word, a string, or both as the kind needs.
@@ -213,7 +199,12 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 				if end > j {
 					run := words[j:end]
 					c.vals = append(c.vals, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(run))), 8*len(run))...)
-					if t.kind == kindInt64 && !bounded {
+					// Exact bounds, from every value: readers may answer
+					// min() and max() from them (arrow-rs and DataFusion
+					// take INT64 statistics without exactness flags as
+					// exact), so bounds kept from the old chunk, looser
+					// once its extreme row changed, would be wrong answers.
+					if t.kind == kindInt64 {
 						for _, w := range run {
 							c.lo, c.hi = min(c.lo, w), max(c.hi, w)
 						}
