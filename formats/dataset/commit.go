@@ -67,6 +67,12 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	if err := tx.d.linkCurrent(next); err != nil {
 		return next, err // committed; the next open rolls the link forward
 	}
+	// Old snapshots go after the lock is released: on a large dataset gc
+	// unlinks thousands of files (seconds, where the file system discards
+	// freed blocks at once), which other writers need not wait for. It
+	// only removes directories no kept manifest names, and a later
+	// writer's snapshot names only its own new directories and its base's.
+	l.Release()
 	tx.d.gc(next.Snapshot, o.Keep)
 	return next, nil
 }
@@ -131,9 +137,17 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 // chmod forbids).
 var removeAll = os.RemoveAll
 
+// gcStarts, when set (by tests), is called as gc starts.
+var gcStarts func()
+
 // gc removes manifests and snapshot directories older than the last keep
-// snapshots. Called under the lock.
+// snapshots, latest being the newest this writer committed. It runs
+// without the lock: writers may run it at once (a removal of what
+// another already removed is ignored).
 func (d *Dataset) gc(latest int64, keep int) {
+	if gcStarts != nil {
+		gcStarts()
+	}
 	ents, _ := os.ReadDir(filepath.Join(d.Dir, "manifests"))
 	referenced := map[string]bool{}
 	var old []string

@@ -63,7 +63,7 @@ func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
 		}
 		return d, nil
 	}
-	d.maintain(m)
+	d.maintain()
 	return d, nil
 }
 
@@ -190,13 +190,20 @@ func (d *Dataset) FilePath(t *Table, key string, f FileInfo) string {
 // maintain rolls table symlinks forward to the committed manifest and
 // removes staging directories whose writers are gone. It only acts when
 // the lock is free at once: a live writer will do the same itself.
-func (d *Dataset) maintain(m *Manifest) {
+//
+// The links follow CURRENT as read under the lock: a manifest read
+// before it may be stale (another writer committed since), and linking to
+// it would point them back at a snapshot whose directories gc may have
+// removed. A CURRENT of another format is left to its writers.
+func (d *Dataset) maintain() {
 	l, err := acquireLock(context.Background(), d.Dir, 0)
 	if err != nil {
 		return
 	}
 	defer l.Release()
-	d.linkCurrent(m)
+	if m, err := d.Current(); err == nil && m.FormatVersion == FormatVersion {
+		d.linkCurrent(m)
+	}
 	d.cleanStaging()
 	fsutil.SweepTemps(d.Dir, "") // e.g. a killed policy save's .tmp-policy.json-*
 }

@@ -96,10 +96,26 @@ func TestConflictAndLock(t *testing.T) {
 	l.Release()
 }
 
+// TestKeepAndGC: a commit keeps the last 3 snapshots (the default
+// --keep), and removes older ones only after it has released the lock.
 func TestKeepAndGC(t *testing.T) {
 	d := openNew(t)
+	gcs, locked := 0, 0
+	gcStarts = func() {
+		gcs++
+		l, err := acquireLock(context.Background(), d.Dir, 0)
+		if err != nil {
+			locked++
+			return
+		}
+		l.Release()
+	}
+	defer func() { gcStarts = nil }()
 	for i := 0; i < 6; i++ {
 		commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, byte(i)}}})
+	}
+	if gcs != 6 || locked != 0 {
+		t.Errorf("%d of %d collections ran under the writer lock", locked, gcs)
 	}
 	vs, _ := os.ReadDir(filepath.Join(d.Dir, "state", "v"))
 	if len(vs) != 3 {
@@ -108,6 +124,34 @@ func TestKeepAndGC(t *testing.T) {
 	ms, _ := os.ReadDir(filepath.Join(d.Dir, "manifests"))
 	if len(ms) != 3 {
 		t.Fatalf("kept %d manifests, want 3", len(ms))
+	}
+}
+
+// TestMaintainUnderAStaleView: a writer that read CURRENT just before
+// another committed, and then maintains the dataset, must not point the
+// table links back at its stale snapshot (with --keep 1 that snapshot's
+// directory is already gone): maintenance follows CURRENT as it is under
+// the lock.
+func TestMaintainUnderAStaleView(t *testing.T) {
+	d := openNew(t)
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
+	stale, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}}})
+	// What Open does after reading CURRENT: its version check, then
+	// maintenance, here with another commit in between.
+	if stale.Snapshot != 1 || stale.FormatVersion != FormatVersion {
+		t.Fatalf("setup: snapshot %d, format %d", stale.Snapshot, stale.FormatVersion)
+	}
+	d.maintain()
+	link := filepath.Join(d.Dir, "state", "current")
+	if got, _ := os.Readlink(link); got != "v/"+filepath.Base(m.Tables[TableState].Dir) {
+		t.Fatalf("state/current -> %s, want snapshot %d's directory", got, m.Snapshot)
+	}
+	if n := globRows(t, d); n != 2 {
+		t.Fatalf("glob sees %d rows, want 2", n)
 	}
 }
 
