@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -11,10 +12,12 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// checkExactStatistics fails t unless every INT32 and INT64 column chunk
-// of the Parquet file at path that has statistics has the exact minimum
-// and maximum of its non-null values: readers answer min() and max() from
-// them (arrow-rs and DataFusion take such statistics as exact).
+// checkExactStatistics fails t unless every INT32, INT64 and
+// FIXED_LEN_BYTE_ARRAY column chunk of the Parquet file at path that has
+// statistics has the exact minimum and maximum of its non-null values:
+// readers answer min() and max() from them (arrow-rs and DataFusion take
+// such statistics as exact), and skip row groups by them (DuckDB's
+// info_hash = X), where a wrong bound loses rows.
 func checkExactStatistics(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -34,7 +37,18 @@ func checkExactStatistics(t *testing.T, path string) {
 		for c, cc := range rg.ColumnChunks() {
 			md := pf.Metadata().RowGroups[g].Columns[c].MetaData
 			st := md.Statistics
-			if (md.Type != format.Int64 && md.Type != format.Int32) || st.MinValue == nil {
+			if st.MinValue == nil {
+				continue
+			}
+			if md.Type == format.FixedLenByteArray {
+				lo, hi, n := chunkByteBounds(t, path, cc)
+				if n == 0 || !bytes.Equal(st.MinValue, lo) || !bytes.Equal(st.MaxValue, hi) {
+					t.Errorf("%s: row group %d, column %v: statistics %x..%x, values %x..%x (%d of them)",
+						path, g, md.PathInSchema, st.MinValue, st.MaxValue, lo, hi, n)
+				}
+				continue
+			}
+			if md.Type != format.Int64 && md.Type != format.Int32 {
 				continue
 			}
 			lo, hi, n := chunkBounds(t, path, cc)
@@ -56,13 +70,49 @@ func checkExactStatistics(t *testing.T, path string) {
 // column chunk, and how many there are.
 func chunkBounds(t *testing.T, path string, cc parquet.ColumnChunk) (lo, hi int64, n int) {
 	t.Helper()
+	eachValue(t, path, cc, func(v parquet.Value) {
+		x := v.Int64()
+		if v.Kind() == parquet.Int32 {
+			x = int64(v.Int32())
+		}
+		if n == 0 || x < lo {
+			lo = x
+		}
+		if n == 0 || x > hi {
+			hi = x
+		}
+		n++
+	})
+	return lo, hi, n
+}
+
+// chunkByteBounds is chunkBounds for fixed-length byte arrays, ordered
+// as unsigned bytes.
+func chunkByteBounds(t *testing.T, path string, cc parquet.ColumnChunk) (lo, hi []byte, n int) {
+	t.Helper()
+	eachValue(t, path, cc, func(v parquet.Value) {
+		x := v.ByteArray()
+		if n == 0 || bytes.Compare(x, lo) < 0 {
+			lo = bytes.Clone(x)
+		}
+		if n == 0 || bytes.Compare(x, hi) > 0 {
+			hi = bytes.Clone(x)
+		}
+		n++
+	})
+	return lo, hi, n
+}
+
+// eachValue calls fn with each non-null value of column chunk cc.
+func eachValue(t *testing.T, path string, cc parquet.ColumnChunk, fn func(parquet.Value)) {
+	t.Helper()
 	pages := cc.Pages()
 	defer pages.Close()
 	buf := make([]parquet.Value, 1024)
 	for {
 		p, err := pages.ReadPage()
 		if errors.Is(err, io.EOF) {
-			return lo, hi, n
+			return
 		}
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -71,20 +121,9 @@ func chunkBounds(t *testing.T, path string, cc parquet.ColumnChunk) (lo, hi int6
 		for {
 			k, err := vr.ReadValues(buf)
 			for _, v := range buf[:k] {
-				if v.IsNull() {
-					continue
+				if !v.IsNull() {
+					fn(v)
 				}
-				x := v.Int64()
-				if v.Kind() == parquet.Int32 {
-					x = int64(v.Int32())
-				}
-				if n == 0 || x < lo {
-					lo = x
-				}
-				if n == 0 || x > hi {
-					hi = x
-				}
-				n++
 			}
 			if errors.Is(err, io.EOF) {
 				break
