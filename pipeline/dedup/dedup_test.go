@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -92,7 +93,7 @@ func readState(t *testing.T, data string) map[schema.Hash]schema.State {
 			out[r.InfoHash] = r
 		}
 		for _, f := range tb.Partitions[key] {
-			checkExactStatistics(t, d.FilePath(tb, key, f))
+			datasettest.CheckExactStatistics(t, d.FilePath(tb, key, f))
 			rows, _ := dataset.ReadFile[hashOnly](d.FilePath(tb, key, f))
 			if !sort.SliceIsSorted(rows, func(i, j int) bool { return bytes.Compare(rows[i].InfoHash[:], rows[j].InfoHash[:]) < 0 }) {
 				t.Fatalf("partition %s file %s not sorted", key, f.Name)

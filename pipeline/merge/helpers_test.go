@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/plan"
@@ -165,6 +166,7 @@ func readTable[T any](t *testing.T, dir, table string) []T {
 	more, _ := filepath.Glob(filepath.Join(dir, table, "current", "*.parquet"))
 	var out []T
 	for _, f := range append(files, more...) {
+		datasettest.CheckExactStatistics(t, f)
 		rows, err := dataset.ReadFile[T](f)
 		if err != nil {
 			t.Fatal(err)

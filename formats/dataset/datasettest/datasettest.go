@@ -1,5 +1,5 @@
-// Package datasettest helps tests of the stages that read a dataset while
-// another writer commits to it.
+// Package datasettest helps tests of the stages: it commits to a dataset
+// while a stage reads it, and checks the files a stage wrote.
 package datasettest
 
 import (

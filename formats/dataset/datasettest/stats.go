@@ -1,4 +1,4 @@
-package dedup
+package datasettest
 
 import (
 	"bytes"
@@ -12,13 +12,13 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// checkExactStatistics fails t unless every INT32, INT64 and
+// CheckExactStatistics fails t unless every INT32, INT64 and
 // FIXED_LEN_BYTE_ARRAY column chunk of the Parquet file at path that has
 // statistics has the exact minimum and maximum of its non-null values:
 // readers answer min() and max() from them (arrow-rs and DataFusion take
 // such statistics as exact), and skip row groups by them (DuckDB's
 // info_hash = X), where a wrong bound loses rows.
-func checkExactStatistics(t *testing.T, path string) {
+func CheckExactStatistics(t testing.TB, path string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -68,7 +68,7 @@ func checkExactStatistics(t *testing.T, path string) {
 
 // chunkBounds returns the least and greatest non-null value of an integer
 // column chunk, and how many there are.
-func chunkBounds(t *testing.T, path string, cc parquet.ColumnChunk) (lo, hi int64, n int) {
+func chunkBounds(t testing.TB, path string, cc parquet.ColumnChunk) (lo, hi int64, n int) {
 	t.Helper()
 	eachValue(t, path, cc, func(v parquet.Value) {
 		x := v.Int64()
@@ -88,7 +88,7 @@ func chunkBounds(t *testing.T, path string, cc parquet.ColumnChunk) (lo, hi int6
 
 // chunkByteBounds is chunkBounds for fixed-length byte arrays, ordered
 // as unsigned bytes.
-func chunkByteBounds(t *testing.T, path string, cc parquet.ColumnChunk) (lo, hi []byte, n int) {
+func chunkByteBounds(t testing.TB, path string, cc parquet.ColumnChunk) (lo, hi []byte, n int) {
 	t.Helper()
 	eachValue(t, path, cc, func(v parquet.Value) {
 		x := v.ByteArray()
@@ -104,7 +104,7 @@ func chunkByteBounds(t *testing.T, path string, cc parquet.ColumnChunk) (lo, hi 
 }
 
 // eachValue calls fn with each non-null value of column chunk cc.
-func eachValue(t *testing.T, path string, cc parquet.ColumnChunk, fn func(parquet.Value)) {
+func eachValue(t testing.TB, path string, cc parquet.ColumnChunk, fn func(parquet.Value)) {
 	t.Helper()
 	pages := cc.Pages()
 	defer pages.Close()
