@@ -42,12 +42,12 @@ func Entries(cs []Contact) []Entry {
 }
 
 // Contacts decodes the entries with a node ID of 40 hex digits and an
-// address with a port that keep accepts (nil: any), at most max of them
+// address with a port that keep accepts (nil: any), at most limit of them
 // (0: no limit). The others are skipped.
-func Contacts(es []Entry, keep func(netip.AddrPort) bool, max int) []Contact {
+func Contacts(es []Entry, keep func(netip.AddrPort) bool, limit int) []Contact {
 	var out []Contact
 	for _, e := range es {
-		if max > 0 && len(out) == max {
+		if limit > 0 && len(out) == limit {
 			break
 		}
 		id, ok := ParseID(e.ID)
