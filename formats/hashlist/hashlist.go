@@ -78,8 +78,9 @@ func MagnetHashes(line string) ([]Hash, error) {
 				}
 				add(Hash{h, v2, typ})
 			case 32:
+				// Padding ("=") would decode to fewer than 20 bytes.
 				b, err := base32.StdEncoding.DecodeString(strings.ToUpper(v))
-				if err != nil {
+				if err != nil || len(b) != len(schema.Hash{}) {
 					return nil, fmt.Errorf("magnet btih %q: bad base32", v)
 				}
 				var h schema.Hash

@@ -29,6 +29,9 @@ func TestParseLine(t *testing.T) {
 		{"short", "abc", false, 0, "want 40 or 64"},
 		{"magnet no xt", "magnet:?dn=x", false, 0, "without a urn:btih"},
 		{"magnet bad btih", "magnet:?xt=urn:btih:abc", false, 0, "want 40 hex"},
+		// 32 characters, but the padding leaves 19 bytes (or 18): not a hash.
+		{"magnet padded base32", "magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRL=", false, 0, "bad base32"},
+		{"magnet padded base32 x3", "magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASG===", false, 0, "bad base32"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

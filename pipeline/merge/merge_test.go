@@ -281,3 +281,38 @@ func TestColdRowsInHotFilesSurvive(t *testing.T) {
 		t.Errorf("cold files: %v", files)
 	}
 }
+
+// A lease past its grace (plan.LeaseGrace after its end) is gone for
+// results, although merge drops it from the table only at its commit: an
+// unleased result counts, and one under that lease is late.
+func TestLeasePastItsGrace(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		leased      bool
+		at          int64
+		applied     int64
+		late        int64
+		wantAttempt int32
+	}{
+		{"unleased within the grace", false, t0 + 6*day, 0, 1, 0},
+		{"unleased past the grace", false, t0 + 8*day, 1, 0, 1},
+		{"leased within the grace", true, t0 + 6*day, 1, 0, 1},
+		{"leased past the grace", true, t0 + 20*day, 0, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := hashAt(0x60, 1)
+			dir := makeDataset(t, []schema.State{newHash(h, t0)})
+			j := planJobs(t, dir, t0, 1)[0]
+			if !tc.leased {
+				j.LeaseID = ""
+			}
+			st := runMerge(t, dir, tc.at+minute, writeResults(t, []schema.Result{failure(j, schema.OutcomeNoPeers, tc.at)}))
+			if st.Applied != tc.applied || st.LateFailures != tc.late {
+				t.Fatalf("stats %+v, want %d applied and %d late", st, tc.applied, tc.late)
+			}
+			if got := stateOf(t, dir)[h]; got.Attempts != tc.wantAttempt {
+				t.Errorf("attempts = %d, want %d", got.Attempts, tc.wantAttempt)
+			}
+		})
+	}
+}

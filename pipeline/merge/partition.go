@@ -8,6 +8,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -106,7 +107,9 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 			j++
 		}
 		var lease *schema.Lease
-		if l, ok := r.leases[h]; ok {
+		// A lease past its grace is gone (Prune drops it at the commit):
+		// a result does not find it, and an unleased one counts.
+		if l, ok := r.leases[h]; ok && !plan.LeaseExpired(l, r.now) {
 			lease = &l
 		}
 		// Released rows sort last (sortResults): an attempt under the

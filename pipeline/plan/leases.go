@@ -39,12 +39,16 @@ func (ls Leases) Live(h schema.Hash, now int64) bool {
 	return ok && l.LeaseUntil > now
 }
 
+// LeaseExpired reports whether l ended more than LeaseGrace before now:
+// such a lease is gone for results (merge) and dropped at the next commit.
+func LeaseExpired(l schema.Lease, now int64) bool { return l.LeaseUntil+LeaseGrace < now }
+
 // Prune drops leases that ended more than LeaseGrace before now and
 // reports how many it dropped.
 func (ls Leases) Prune(now int64) int {
 	n := 0
 	for h, l := range ls {
-		if l.LeaseUntil+LeaseGrace < now {
+		if LeaseExpired(l, now) {
 			delete(ls, h)
 			n++
 		}

@@ -16,9 +16,12 @@ import (
 // pending, and a spool still under its temporary name is spooling.
 func (r *Report) listInbox() {
 	_ = filepath.WalkDir(filepath.Join(r.Dir, "inbox"), func(p string, e fs.DirEntry, err error) error {
+		if err != nil { // a missing inbox/ (a read-only copy, or removed by hand) is an empty one
+			return nil
+		}
 		name := e.Name()
 		switch {
-		case err != nil || e.IsDir():
+		case e.IsDir():
 		case strings.HasSuffix(name, ".bad"):
 			r.Rejected = append(r.Rejected, p)
 		case strings.HasPrefix(name, dataset.PartialPrefix):

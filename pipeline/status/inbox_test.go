@@ -120,3 +120,22 @@ func TestSpoolsInInbox(t *testing.T) {
 		})
 	}
 }
+
+// TestNoInbox: a dataset without DIR/inbox (removed by hand once its .bad
+// files were dealt with, or a copy made without it) has an empty inbox.
+func TestNoInbox(t *testing.T) {
+	d, err := dataset.Open(context.Background(), t.TempDir(), dataset.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(d.Dir, "inbox")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), d.Dir, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rejected)+len(r.Partial)+len(r.Pending)+len(r.Spooling) != 0 {
+		t.Fatalf("inbox lists %v %v %v %v", r.Rejected, r.Partial, r.Pending, r.Spooling)
+	}
+}
