@@ -50,7 +50,7 @@ default): redirect or pipe them.
 			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is one of these (new, fetched, failed)"},
 			&cli.StringFlag{Name: "since", Usage: "keep only hashes seen at or after `TIME` (RFC 3339, or a duration such as 24h or 7d meaning that long ago)"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with these hex digits"},
-			&cli.StringFlag{Name: "tier", Usage: "keep only hot or cold hashes"},
+			&cli.StringFlag{Name: "tier", Usage: "keep only hot or cold hashes (state, catalog)"},
 			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hex hashes listed in `FILE`"},
 			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index name in es-bulk action lines"},
 		},
@@ -69,6 +69,10 @@ default): redirect or pipe them.
 			}
 			if o.Tier != "" && o.Tier != schema.TierHot && o.Tier != schema.TierCold {
 				return exitcode.BadInput(fmt.Errorf("--tier %q: want hot or cold", o.Tier))
+			}
+			if o.Tier != "" && o.Table == "torrents" {
+				// A torrent row has no tier: filtering would need the state.
+				return exitcode.BadInput(fmt.Errorf("--tier: torrents have no tier; use --table catalog (state joined with metadata)"))
 			}
 			for _, s := range o.Status {
 				if s != schema.StatusNew && s != schema.StatusFetched && s != schema.StatusFailed {

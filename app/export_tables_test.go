@@ -92,6 +92,7 @@ func TestExportWholeTables(t *testing.T) {
 		{"--table", "ledger", "--status", "new"},
 		{"--table", "peers", "--prefix", "ab"},
 		{"--table", "leases", "--format", "magnet"},
+		{"--table", "torrents", "--tier", "cold"}, // torrents have no tier: catalog has
 	} {
 		args := append([]string{"export", "--data", data, "-o", "-"}, bad...)
 		if _, stderr, code := runMain(t, args...); code != 2 || strings.Count(stderr, "\n") != 1 {

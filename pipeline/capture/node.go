@@ -224,7 +224,9 @@ func (n *node) send(b []byte, to netip.AddrPort) {
 	_, _ = n.sock.WriteToUDPAddrPort(b, to)
 }
 
-// samples appends up to 20 random recently seen hashes.
+// samples appends up to 20 recently announced hashes, from a random place
+// in the ring (which holds each hash once, see record): consecutive
+// entries, so never one twice.
 func (n *node) samples(dst []byte) []byte {
 	have := min(n.nrecent, len(n.recent))
 	if have <= 20 {
@@ -235,7 +237,7 @@ func (n *node) samples(dst []byte) []byte {
 	}
 	start := n.rng.IntN(have)
 	for i := range 20 {
-		dst = append(dst, n.recent[(start+i*7)%have][:]...)
+		dst = append(dst, n.recent[(start+i)%have][:]...)
 	}
 	return dst
 }
@@ -266,9 +268,10 @@ func (n *node) record(ih []byte, source string, id []byte, from netip.AddrPort, 
 	})
 	if source == schema.SourceAnnouncePeer {
 		// Like a storing node, offer in our own BEP 51 samples only hashes
-		// someone announced to us, never mere lookup targets.
-		n.recent[n.nrecent%len(n.recent)] = [20]byte(ih)
-		n.nrecent++
+		// someone announced to us, never mere lookup targets; each once
+		// (clients re-announce every 30 minutes), so that num counts
+		// distinct hashes and samples repeat none.
+		n.remember([20]byte(ih))
 	}
 	if len(n.batch) >= n.r.opts.BatchSize {
 		n.flush(now)
@@ -283,4 +286,16 @@ func (n *node) flush(now time.Time) {
 	}
 	n.r.batches <- n.batch
 	n.batch = make([]schema.Observation, 0, n.r.opts.BatchSize)
+}
+
+// remember adds h to the ring of recently announced hashes, unless it is
+// there already.
+func (n *node) remember(h [20]byte) {
+	for i := range min(n.nrecent, len(n.recent)) {
+		if n.recent[i] == h {
+			return
+		}
+	}
+	n.recent[n.nrecent%len(n.recent)] = h
+	n.nrecent++
 }

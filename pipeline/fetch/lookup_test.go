@@ -89,3 +89,21 @@ func TestValidateDHTQueryTimeout(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateConcurrencyAndListen(t *testing.T) {
+	for _, tt := range []struct {
+		concurrency int
+		listen      string
+		ok          bool
+	}{
+		{1, ":0", true}, {MaxConcurrency, "127.0.0.1:6881", true}, {8, "", true}, {8, "[::1]:0", true},
+		{0, ":0", false}, {MaxConcurrency + 1, ":0", false}, {100000000, ":0", false},
+		{8, "bogus", false}, {8, ":70000", false}, {8, "localhost:1", true}, {8, "127.0.0.1:x", false},
+	} {
+		o := testOptions()
+		o.Concurrency, o.DHTListen = tt.concurrency, tt.listen
+		if err := o.Validate(); (err == nil) != tt.ok {
+			t.Errorf("concurrency %d, listen %q: Validate() = %v", tt.concurrency, tt.listen, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -86,11 +87,15 @@ func DefaultOptions() Options {
 	}
 }
 
+// MaxConcurrency bounds --concurrency: workers and their queues are sized
+// by it, and far past what a host's sockets allow it only exhausts memory.
+const MaxConcurrency = 1 << 16
+
 // Validate reports the first unusable option.
 func (o *Options) Validate() error {
 	switch {
-	case o.Concurrency < 1:
-		return errors.New("concurrency must be at least 1")
+	case o.Concurrency < 1 || o.Concurrency > MaxConcurrency:
+		return fmt.Errorf("concurrency %d is outside 1 .. %d", o.Concurrency, MaxConcurrency)
 	case o.PeersPerHash < 1:
 		return errors.New("peers per hash must be at least 1")
 	case o.Timeout <= 0 || o.PeerTimeout <= 0 || o.ConnectTimeout <= 0:
@@ -103,6 +108,17 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("max metadata size %d is outside 1 B .. 1 GiB", o.MaxMetadataSize)
 	case o.MetadataMemory < 0:
 		return fmt.Errorf("metadata memory %d is negative", o.MetadataMemory)
+	}
+	if o.DHTListen != "" {
+		_, port, err := net.SplitHostPort(o.DHTListen)
+		if err == nil {
+			if _, perr := strconv.ParseUint(port, 10, 16); perr != nil {
+				err = fmt.Errorf("port %q is not 0 .. 65535", port)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("DHT listen address %q: %v", o.DHTListen, err)
+		}
 	}
 	for _, p := range o.Peers {
 		if _, _, err := net.SplitHostPort(p); err != nil {
