@@ -6,6 +6,10 @@ import (
 	"os"
 
 	"github.com/infohash/infohash/app"
+	"github.com/infohash/infohash/internal/dhtboot"
 )
 
-func main() { os.Exit(app.Main(os.Args, os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	dhtboot.QuietLibraryLogs()
+	os.Exit(app.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}

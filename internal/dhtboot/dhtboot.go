@@ -1,11 +1,14 @@
 // Package dhtboot holds what capture and fetch share about joining the
-// DHT: the public routers they bootstrap from by default, and the one
-// syntax of their --bootstrap flag.
+// DHT: the public routers they bootstrap from by default, the one
+// syntax of their --bootstrap flag, and silencing the DHT library's
+// global logger.
 package dhtboot
 
 import (
 	"strings"
+	"sync"
 
+	alog "github.com/anacrolix/log"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,3 +55,20 @@ func Parse(values []string) []string {
 	}
 	return out
 }
+
+// QuietLibraryLogs silences anacrolix/log's package-level logger for the
+// process; the binary's main calls it before anything else runs.
+// anacrolix/dht v2.23.0 reports a KRPC message it cannot decode through
+// it (log.Printf in server.go), not through the logger a Server is
+// configured with, and at no level, which no filter level stops: any
+// peer could write a line to stderr per packet, and turn --log-format
+// json output into a mix of JSON and text. Dropping its handlers does.
+func QuietLibraryLogs() {
+	quietOnce.Do(func() {
+		l := alog.Default
+		l.Handlers = nil
+		alog.Default = l
+	})
+}
+
+var quietOnce sync.Once
