@@ -178,11 +178,18 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 			n.send(krpc.AppendError(n.out[:0], m.T, krpc.ErrProtocol, "bad token"), from)
 			return
 		}
-		port := int(m.Port)
-		if m.ImpliedPort || !m.HasPort {
-			port = int(from.Port())
+		// BEP 5: implied_port != 0 means the UDP source port, and port
+		// is ignored. A query with neither (port is required) still
+		// announced the hash, so it is recorded, with a null peer_port
+		// (0) rather than a source port the sender never claimed.
+		var port int64
+		switch {
+		case m.ImpliedPort:
+			port = int64(from.Port())
+		case m.HasPort:
+			port = m.Port
 		}
-		if port <= 0 || port > 65535 {
+		if (m.ImpliedPort || m.HasPort) && (port <= 0 || port > 65535) {
 			n.fail(m, from, "announce_peer with a bad port")
 			return
 		}
