@@ -50,7 +50,8 @@ type Hash struct {
 
 // MagnetHashes returns every infohash a magnet URI names, in order and
 // each once: one, or two for a hybrid torrent (urn:btih and urn:btmh, two
-// keys on the DHT).
+// keys on the DHT). The exact topics are the xt parameters, and the
+// numbered ones of BEP 9's multi-topic form (xt.1, xt.2, …).
 func MagnetHashes(line string) ([]Hash, error) {
 	u, err := url.Parse(line)
 	if err != nil {
@@ -65,7 +66,7 @@ func MagnetHashes(line string) ([]Hash, error) {
 		}
 		out = append(out, m)
 	}
-	for _, xt := range u.Query()["xt"] {
+	for _, xt := range exactTopics(u.RawQuery) {
 		lx := strings.ToLower(xt)
 		switch {
 		case strings.HasPrefix(lx, "urn:btih:"):
@@ -104,6 +105,44 @@ func MagnetHashes(line string) ([]Hash, error) {
 		return nil, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
 	}
 	return out, nil
+}
+
+// exactTopics returns the values of a magnet query's xt and xt.N
+// parameters, in the order they come. Each pair is read as url.Query
+// reads it (one it cannot read is skipped), but url.Values would lose the
+// order between xt.1 and xt.2.
+func exactTopics(rawQuery string) []string {
+	var out []string
+	for pair := range strings.SplitSeq(rawQuery, "&") {
+		vs, _ := url.ParseQuery(pair)
+		for k, v := range vs {
+			if isTopicKey(k) {
+				out = append(out, v...)
+			}
+		}
+	}
+	return out
+}
+
+// isTopicKey reports whether k is "xt" or "xt." followed by digits.
+func isTopicKey(k string) bool {
+	n, ok := strings.CutPrefix(k, "xt")
+	if !ok {
+		return false
+	}
+	if n == "" {
+		return true
+	}
+	n, ok = strings.CutPrefix(n, ".")
+	if !ok || n == "" {
+		return false
+	}
+	for _, c := range []byte(n) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // magneticoRecord is one line of a magnetico export (the tgragnato

@@ -22,6 +22,13 @@ func TestParseLine(t *testing.T) {
 		{"magnet hex", "magnet:?xt=urn:btih:" + hx + "&dn=x", true, schema.HashV1, ""},
 		{"magnet base32", "magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH", true, schema.HashV1, ""},
 		{"magnet v2", "magnet:?xt=urn:btmh:1220" + hx + "0123456789abcdef01234567", true, schema.HashV2, ""},
+		{"magnet xt.1", "magnet:?xt.1=urn:btih:" + hx + "&dn=x", true, schema.HashV1, ""},
+		{"magnet xt.1 and xt.2, hybrid", "magnet:?xt.1=urn:btih:" + hx + "&xt.2=urn:btmh:1220" + hx + "0123456789abcdef01234567", true, schema.HashV1, ""},
+		{"magnet xt.1 v2 first", "magnet:?xt.1=urn:btmh:1220" + hx + "0123456789abcdef01234567&xt.2=urn:btih:" + hx, true, schema.HashV2, ""},
+		{"magnet xt.x is no topic", "magnet:?xt.x=urn:btih:" + hx, false, 0, "without a urn:btih"},
+		{"magnet xt. is no topic", "magnet:?xt.=urn:btih:" + hx, false, 0, "without a urn:btih"},
+		{"magnet xtra is no topic", "magnet:?xtra=urn:btih:" + hx, false, 0, "without a urn:btih"},
+		{"magnet xt.1 bad btih", "magnet:?xt.1=urn:btih:abc", false, 0, "want 40 hex"},
 		{"magnetico json", `{"infoHash":"` + hx + `","name":"x","files":[{"size":1,"path":"a"}]}`, true, schema.HashV1, ""},
 		{"magnetico json no hash", `{"name":"x"}`, false, 0, "without \"infoHash\""},
 		{"magnetico bad json", `{"infoHash":`, false, 0, "magnetico JSON line"},
@@ -56,6 +63,7 @@ func FuzzParseLine(f *testing.F) {
 	f.Add("0123456789abcdef0123456789abcdef01234567")
 	f.Add("magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH")
 	f.Add("magnet:?xt=urn:btmh:1220zz")
+	f.Add("magnet:?xt.1=urn:btih:0123456789abcdef0123456789abcdef01234567&xt.2=urn:btmh:1220zz")
 	f.Add(`{"infoHash":"0123456789abcdef0123456789abcdef01234567","files":[]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		h, v2, typ, ok, err := ParseLine(s)

@@ -96,6 +96,10 @@ func TestHybridMagnet(t *testing.T) {
 		{"hybrid", "magnet:?xt=urn:btih:" + v1 + "&xt=urn:btmh:1220" + v2 + "&dn=x", []string{v1, v2[:40]}, true},
 		{"hybrid, v2 first", "magnet:?xt=urn:btmh:1220" + v2 + "&xt=urn:btih:" + v1, []string{v2[:40], v1}, false},
 		{"the same key twice", "magnet:?xt=urn:btih:" + v1 + "&xt=urn:btih:" + strings.ToUpper(v1), []string{v1}, false},
+		// BEP 9's multi-topic form numbers the xt parameters.
+		{"hybrid, xt.1 and xt.2", "magnet:?xt.1=urn:btih:" + v1 + "&xt.2=urn:btmh:1220" + v2 + "&dn=x", []string{v1, v2[:40]}, true},
+		{"hybrid, xt.2 before xt.1", "magnet:?xt.2=urn:btih:" + v1 + "&xt.1=urn:btmh:1220" + v2, []string{v1, v2[:40]}, true},
+		{"xt and xt.1", "magnet:?xt=urn:btih:" + v1 + "&xt.1=urn:btmh:1220" + v2, []string{v1, v2[:40]}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
