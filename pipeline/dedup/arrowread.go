@@ -284,7 +284,7 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 				continue
 			}
 			if s := strs.Value(i); unhexHash(&h, s) == 32 {
-				r.keepV2(i, h[:])
+				r.putV2(i, h[:])
 			} else if s != "" { // empty: null, as in infohash's own files
 				return textHashError(int64(i), "info_hash_v2", l.v2Text, s, wantHexV2)
 			}
@@ -298,7 +298,7 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			}
 			switch v := vals.Value(i); len(v) {
 			case 32:
-				r.keepV2(i, v)
+				r.putV2(i, v)
 			case 0: // null, as in infohash's own files
 			default:
 				return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash_v2 has %d bytes, want 32", len(v))}

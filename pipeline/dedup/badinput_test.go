@@ -105,6 +105,9 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 		{"LZ4_RAW", put("lz4.parquet", writeRowsBytes(t, dir, genObs(7, 100, 10), parquet.Compression(&lz4.Codec{}))),
 			"unsupported Parquet"},
 		{"arrow fields lie", put("fields.arrow", crafted), "not an Arrow IPC stream: malformed message metadata"},
+		{"info_hash_v2 not the 32-byte info_hash", put("v2.parquet", writeRowsBytes(t, dir, []blobMicros{
+			{InfoHash: bytes.Repeat([]byte{1}, 32), InfoHashV2: bytes.Repeat([]byte{2}, 32), ObservedAt: at * 1000}})),
+			"row 0: info_hash_v2 differs from the row's 32-byte info_hash 0101"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

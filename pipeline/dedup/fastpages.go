@@ -173,7 +173,7 @@ func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
 				k = int(idx[k])
 			}
 			if offs[k+1]-offs[k] == 32 {
-				r.keepV2(row+i, data[offs[k]:offs[k+1]])
+				r.putV2(row+i, data[offs[k]:offs[k+1]])
 			}
 		}
 	}, nil
@@ -258,7 +258,7 @@ func (r *rgBuf) v2TextPage(typ string) func(parquet.Page) (func(row, v, n int), 
 		return func(row, v, n int) {
 			for i, h := range hs[v : v+n] {
 				if len(h) == 32 {
-					r.keepV2(row+i, h)
+					r.putV2(row+i, h)
 				}
 			}
 		}, nil

@@ -105,6 +105,8 @@ type rgBuf struct {
 	v2     map[schema.Hash][]byte // full v2 hashes by their truncation
 	hasV2  []uint64               // bit per row: has an entry in v2 (a map lookup per row cost 3%)
 	long   []uint64               // bit per row: info_hash was a 32-byte (v2) hash
+	long32 [][32]byte             // those rows' info_hash, which info_hash_v2 must repeat (made on the first)
+	badV2  int                    // first row whose info_hash_v2 is not its 32-byte info_hash, -1 if none
 
 	readers []*colReader // the row group's columns being decoded
 }
@@ -332,6 +334,9 @@ func (r *rgBuf) typeLongHashes() {
 // f's bound is read as the run's clock (see FutureSkew).
 func (r *rgBuf) checkRows(n int, first int64, f *future) error {
 	for k := range n {
+		if k == r.badV2 {
+			return v2DiffersError(first+int64(k), r.long32[k][:])
+		}
 		if r.typ[k] == 0 {
 			r.typ[k] = schema.HashV1
 		}
@@ -353,7 +358,31 @@ func (r *rgBuf) putHash(row int, h []byte) {
 	if len(h) == 32 {
 		r.keepV2(row, h)
 		r.long[row>>6] |= 1 << (row & 63)
+		if len(r.long32) < len(r.hashes) {
+			r.long32 = make([][32]byte, len(r.hashes))
+		}
+		r.long32[row] = [32]byte(h)
 	}
+}
+
+// putV2 sets row's full v2 hash from its info_hash_v2 column, read after
+// info_hash. A row whose info_hash was a 32-byte hash gave its full v2
+// hash already; an info_hash_v2 that is another one is bad input, which
+// checkRows reports (the column readers cannot fail a row).
+func (r *rgBuf) putV2(row int, h []byte) {
+	if r.long[row>>6]&(1<<(row&63)) != 0 && [32]byte(h) != r.long32[row] {
+		if r.badV2 < 0 {
+			r.badV2 = row
+		}
+		return
+	}
+	r.keepV2(row, h)
+}
+
+// v2DiffersError is the bad input of row row, whose 32-byte info_hash h
+// and info_hash_v2 are two different v2 hashes.
+func v2DiffersError(row int64, h []byte) error {
+	return fmt.Errorf("row %d: info_hash_v2 differs from the row's 32-byte info_hash %x", row, h)
 }
 
 // reset makes rows [0, n) empty: no hash type, the source of rows
@@ -369,6 +398,7 @@ func (r *rgBuf) reset(n int, b *batch) (imp uint16) {
 	clear(r.hasV2)
 	r.long = resize(r.long, n/64+1)
 	clear(r.long)
+	r.badV2 = -1
 	imp = b.intern(schema.SourceImport)
 	for i := range r.src {
 		r.src[i] = imp

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -230,6 +231,8 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	case 32:
 		if len(o.InfoHashV2) == 0 {
 			o.InfoHashV2 = o.InfoHash
+		} else if !bytes.Equal(o.InfoHashV2, o.InfoHash) {
+			return v2DiffersError(row, o.InfoHash)
 		}
 		typ = schema.HashV2
 	default:

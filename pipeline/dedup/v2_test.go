@@ -219,3 +219,132 @@ func TestArrowWideHashType(t *testing.T) {
 		}
 	}
 }
+
+// TestV2DiffersFromLongHash: a row whose info_hash is a 32-byte v2 hash
+// and whose info_hash_v2 is another (in its last byte, or whole) is bad
+// input named by row, in plain and dictionary pages, text columns and
+// Arrow streams, through the column and the row readers; the column
+// readers took the info_hash_v2 or dropped it. Rows where both agree are
+// read.
+func TestV2DiffersFromLongHash(t *testing.T) {
+	long := bytes.Repeat([]byte{0x5a}, 32)
+	hx := fmt.Sprintf("%x", long)
+	defer func() { fastPath = true }()
+	for _, other := range []struct {
+		name string
+		v2   []byte
+	}{
+		{"last byte", append(bytes.Clone(long[:31]), 0x5b)},
+		{"whole", bytes.Repeat([]byte{0x6b}, 32)},
+	} {
+		at := t0.UnixMilli()
+		plain := make([]blobMicros, 5000)
+		dict := make([]blobNanosDict, 5000)
+		text := make([]textObs, 5000)
+		for i := range plain {
+			plain[i] = blobMicros{InfoHash: make([]byte, 20), ObservedAt: at * 1000}
+			dict[i] = blobNanosDict{InfoHash: make([]byte, 20), ObservedAt: at * 1_000_000}
+			text[i] = textObs{InfoHash: hx[:40], ObservedAt: at}
+			if i%3 == 0 { // 32-byte hashes that agree, between others
+				plain[i].InfoHash, plain[i].InfoHashV2 = long, long
+				dict[i].InfoHash, dict[i].InfoHashV2 = long, long
+				text[i].InfoHash, text[i].InfoHashV2 = hx, hx
+			}
+		}
+		plain[4322] = blobMicros{InfoHash: long, InfoHashV2: other.v2, ObservedAt: at * 1000}
+		dict[4322] = blobNanosDict{InfoHash: long, InfoHashV2: other.v2, ObservedAt: at * 1_000_000}
+		text[4322] = textObs{InfoHash: hx, InfoHashV2: fmt.Sprintf("%x", other.v2), ObservedAt: at}
+		dir := t.TempDir()
+		want := func(row int) string {
+			return fmt.Sprintf("dedup: in: row %d: info_hash_v2 differs from the row's 32-byte info_hash %s", row, hx)
+		}
+		tests := []struct{ name, path, want string }{
+			{"plain", writeRows(t, filepath.Join(dir, "a.parquet"), plain), want(4322)},
+			{"dictionary", writeRows(t, filepath.Join(dir, "b.parquet"), dict), want(4322)},
+			{"text", writeRows(t, filepath.Join(dir, "c.parquet"), text), want(4322)},
+			{"Arrow", v2Arrow(t, dir, false, long, other.v2), want(242)},
+			{"Arrow utf8", v2Arrow(t, dir, true, long, other.v2), want(242)},
+		}
+		for _, tt := range tests {
+			for _, fast := range []bool{true, false} {
+				if !fast && tt.name == "Arrow utf8" {
+					continue // only the column reader reads hex from Arrow
+				}
+				t.Run(fmt.Sprintf("%s/%s/fast=%v", other.name, tt.name, fast), func(t *testing.T) {
+					fastPath = fast
+					in, err := probe(tt.path, "in")
+					if err != nil {
+						t.Fatal(err)
+					}
+					b := newBatch(3600_000)
+					defer b.release()
+					_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
+					if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Of(err) != exitcode.Usage {
+						t.Fatalf("err = %v, want bad input %q", err, tt.want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// v2Arrow writes an Arrow stream of 3 batches of 100 rows whose every
+// third info_hash is the 32-byte hash long with info_hash_v2 the same,
+// and whose row 242 has info_hash long and info_hash_v2 other; hashes are
+// binary, or hex text (utf8); it returns the file.
+func v2Arrow(t *testing.T, dir string, text bool, long, other []byte) string {
+	t.Helper()
+	typ := arrow.BinaryTypes.Binary
+	if text {
+		typ = arrow.BinaryTypes.String
+	}
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "info_hash", Type: typ},
+		{Name: "info_hash_v2", Type: typ, Nullable: true},
+		{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+	}, nil)
+	put := func(b array.Builder, v []byte) {
+		if text {
+			b.(*array.StringBuilder).Append(fmt.Sprintf("%x", v))
+		} else {
+			b.(*array.BinaryBuilder).Append(v)
+		}
+	}
+	var stream bytes.Buffer
+	w := ipc.NewWriter(&stream, ipc.WithSchema(sch))
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer rb.Release()
+	for i := range 300 {
+		switch {
+		case i == 242:
+			put(rb.Field(0), long)
+			put(rb.Field(1), other)
+		case i%3 == 0:
+			put(rb.Field(0), long)
+			put(rb.Field(1), long)
+		default:
+			put(rb.Field(0), long[:20])
+			rb.Field(1).AppendNull()
+		}
+		rb.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(t0.UnixMilli()))
+		if i%100 == 99 {
+			rec := rb.NewRecord()
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := "v2.arrow"
+	if text {
+		name = "v2-text.arrow"
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, stream.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
