@@ -100,7 +100,7 @@ only read, as export reads it: no lock, no migration, nothing written there.
 					"snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			} else {
 				slog.Info("merge done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
-					"results", st.Results, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
+					"results", st.Results, "future_clamped", st.FutureClamped, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
 					"released_rows", st.Released, "stale_releases_ignored", st.StaleReleases,

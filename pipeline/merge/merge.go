@@ -44,6 +44,7 @@ type Stats struct {
 	Inputs          int         `json:"inputs"`
 	InputsSkipped   int         `json:"inputs_already_applied"`
 	Results         int64       `json:"results"`
+	FutureClamped   int64       `json:"results_future_clamped"` // results with a time past the clock (FutureSkew), read as dated at it
 	Stored          int64       `json:"ok_stored"`
 	LateStored      int64       `json:"late_ok_stored"`
 	DuplicateOK     int64       `json:"ok_already_fetched"`
@@ -170,6 +171,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 	st.Inputs = len(ins)
 	cache := map[string][]schema.Result{}
+	notes := map[string]futureNote{} // by input, as cache
 	for attempt := 0; ; attempt++ {
 		tx, err := d.Begin()
 		if err != nil {
@@ -199,6 +201,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 					}
 					return st, err
 				}
+				notes[in.id] = clampFuture(rs, schema.Millis(o.Now))
 				cache[in.id] = rs
 			}
 			results = append(results, rs...)
@@ -213,6 +216,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		st = bst
 		for _, in := range pending {
 			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: int64(len(cache[in.id])), At: o.Now})
+			st.FutureClamped += notes[in.id].n
 		}
 		tx.SetPolicy(p.JSON())
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge"})
@@ -222,6 +226,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			continue
 		} else if err != nil {
 			return st, err
+		}
+		for _, in := range pending {
+			warnFuture(in.name, notes[in.id], o.Now)
 		}
 		removeInbox(ins)
 		st.Snapshot = m.Snapshot
