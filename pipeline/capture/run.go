@@ -71,17 +71,14 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	}
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 64)}
 	seed := rand.Uint64()
-	ids := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
+	ids, tables := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
 	if err != nil {
 		return Stats{}, err
 	}
 	saved := fromState(st.Samplers)
 	for i, n := range nodes {
-		var tableSaved []contact
-		if i < len(st.Nodes) {
-			tableSaved = fromState(st.Nodes[i].Table)
-		}
+		tableSaved := fromState(tables[i])
 		saved = append(saved, tableSaved...)
 		if err := n.startLibrary(boot, tableSaved); err != nil {
 			closeNodes(nodes)

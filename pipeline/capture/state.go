@@ -73,11 +73,16 @@ func saveState(dir string, s state) error {
 
 // nodeIDs returns k IDs: those saved in s first, then new ones spread
 // evenly over the keyspace from a random base, so that the nodes of one
-// capture watch different parts of it.
-func nodeIDs(s state, k int, rnd func() uint64) [][20]byte {
-	ids := make([][20]byte, 0, k)
+// capture watch different parts of it. tables[i] is the routing table
+// saved with ids[i] (nil for a new ID): a saved entry whose ID does not
+// parse is skipped with its table, so the entries after it are not at the
+// index of their node.
+func nodeIDs(s state, k int, rnd func() uint64) (ids [][20]byte, tables [][]dhtstate.Entry) {
+	ids = make([][20]byte, 0, k)
+	tables = make([][]dhtstate.Entry, k)
 	for _, sn := range s.Nodes {
 		if id, ok := dhtstate.ParseID(sn.ID); ok && len(ids) < k {
+			tables[len(ids)] = sn.Table
 			ids = append(ids, id)
 		}
 	}
@@ -91,7 +96,7 @@ func nodeIDs(s state, k int, rnd func() uint64) [][20]byte {
 		}
 		ids = append(ids, id)
 	}
-	return ids
+	return ids, tables
 }
 
 // stateLockName is the file in Options.StateDir whose flock(2) a capture

@@ -25,9 +25,9 @@ func FuzzLoadState(f *testing.F) {
 		}
 		const k = 4
 		n := 0
-		ids := nodeIDs(s, k, func() uint64 { n++; return uint64(n) })
-		if len(ids) != k {
-			t.Fatalf("%d node IDs, want %d", len(ids), k)
+		ids, tables := nodeIDs(s, k, func() uint64 { n++; return uint64(n) })
+		if len(ids) != k || len(tables) != k {
+			t.Fatalf("%d node IDs and %d tables, want %d", len(ids), len(tables), k)
 		}
 		for _, sn := range s.Nodes {
 			for _, c := range fromState(sn.Table) {

@@ -3,6 +3,8 @@ package capture
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +75,7 @@ func TestNodeIDsSpreadOverTheKeyspace(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var x uint64
-			ids := nodeIDs(tc.saved, tc.k, func() uint64 { x += 0x9e3779b97f4a7c15; return x })
+			ids, _ := nodeIDs(tc.saved, tc.k, func() uint64 { x += 0x9e3779b97f4a7c15; return x })
 			if len(ids) != tc.k {
 				t.Fatalf("%d ids", len(ids))
 			}
@@ -123,5 +125,72 @@ func TestStateDirInUse(t *testing.T) {
 	second.Duration = 50 * time.Millisecond
 	if _, err := Run(context.Background(), second, &memSink{}); err != nil {
 		t.Fatalf("after the first stopped: %v", err)
+	}
+}
+
+// TestSavedTablesFollowTheirIDs: each node starts from the routing table
+// saved with its ID. A saved entry whose ID does not parse is skipped with
+// its table; node i used to get entry i's table, so a node took the
+// skipped entry's table or another node's. Checked by the state the run
+// leaves: a node's table holds the contacts it started from.
+func TestSavedTablesFollowTheirIDs(t *testing.T) {
+	// Loopback endpoints that never answer: a contact stays in the table
+	// for the short run.
+	listener := func(id byte) contact {
+		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		var cid [20]byte
+		cid[0], cid[19] = id, id
+		return contact{ID: cid, Addr: c.LocalAddr().(*net.UDPAddr).AddrPort()}
+	}
+	x, y, z := listener(0xa1), listener(0xa2), listener(0xa3)
+	const a = "0102030405060708090a0b0c0d0e0f1011121314"
+	const b = "8102030405060708090a0b0c0d0e0f1011121314"
+	entry := func(id string, cs ...contact) stateNode { return stateNode{ID: id, Table: toState(cs)} }
+	tests := []struct {
+		name  string
+		saved []stateNode
+		k     int
+		want  map[string]netip.AddrPort // node ID: the one contact of its table
+	}{
+		{"bad ID first", []stateNode{entry("zz", x), entry(a, y)}, 1, map[string]netip.AddrPort{a: y.Addr}},
+		{"short ID between", []stateNode{entry(a, y), entry(a[:38], x), entry(b, z)}, 2,
+			map[string]netip.AddrPort{a: y.Addr, b: z.Addr}},
+		{"all good", []stateNode{entry(a, y), entry(b, z)}, 2, map[string]netip.AddrPort{a: y.Addr, b: z.Addr}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := saveState(dir, state{Nodes: tt.saved}); err != nil {
+				t.Fatal(err)
+			}
+			o := testOptions()
+			o.StateDir = dir
+			o.NodeIDs = tt.k
+			o.Crawl = false
+			o.Duration = 300 * time.Millisecond
+			if _, err := Run(context.Background(), o, &memSink{}); err != nil {
+				t.Fatal(err)
+			}
+			after, err := loadState(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after.Nodes) != len(tt.want) {
+				t.Fatalf("%d nodes saved, want %d", len(after.Nodes), len(tt.want))
+			}
+			for _, sn := range after.Nodes {
+				var got []netip.AddrPort
+				for _, c := range fromState(sn.Table) {
+					got = append(got, c.Addr)
+				}
+				if want, ok := tt.want[sn.ID]; !ok || len(got) != 1 || got[0] != want {
+					t.Errorf("node %s: table %v, want [%v]", sn.ID, got, want)
+				}
+			}
+		})
 	}
 }
