@@ -43,14 +43,28 @@ type Writer[T any] struct {
 }
 
 // ParquetOptions are the writer options used for every Parquet file
-// infohash writes: zstd, 20-byte column-index bounds, page statistics.
+// infohash writes: zstd, 32-byte column-index bounds, page statistics
+// except on the blob columns.
 func ParquetOptions() []parquet.WriterOption {
-	return []parquet.WriterOption{
+	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
 		parquet.ColumnIndexSizeLimit(func([]string) int { return 32 }),
 		parquet.MaxRowsPerRowGroup(256 * 1024),
 	}
+	for _, c := range blobColumns {
+		opts = append(opts, parquet.SkipPageStatistics(c), parquet.SkipPageBounds(c))
+	}
+	return opts
 }
+
+// blobColumns are the columns of large opaque values (info_bytes: a whole
+// info dictionary, up to 10 MiB), written without min/max: parquet-go
+// copies a page's bounds whole into its page header (four times: min, max
+// and their deprecated twins), the column chunk's into the footer, and
+// every page's into memory until the row group is written (for the page
+// index). Nobody filters on such bounds. SkipPageBounds leaves the page
+// index entries empty and the chunk statistics a null count.
+var blobColumns = []string{"info_bytes"}
 
 // Create opens a row sink for output a user asked for: path "-" is an
 // Arrow IPC stream on stdout, anything else a Parquet file opened by

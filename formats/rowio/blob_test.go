@@ -1,0 +1,164 @@
+package rowio
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// blobResult returns result i carrying size bytes of pseudo-random info
+// dictionary (seeded by i: the same bytes on every run; random bytes, as
+// the SHA-1 piece hashes that make up most of a large info dictionary,
+// do not compress).
+func blobResult(i, size int) schema.Result {
+	info := make([]byte, size)
+	rand.NewChaCha8([32]byte{byte(i), byte(i >> 8)}).Read(info)
+	info[0] = 'd'
+	return schema.Result{InfoHash: sha1.Sum(info), HashType: schema.HashV1, AttemptedAt: 1700000000000 + int64(i),
+		Outcome: schema.OutcomeOK, MetadataSize: int64(size),
+		Meta: schema.Meta{Name: "n", NameRaw: []byte("n"), NameUTF8Valid: true, InfoBytes: info}}
+}
+
+// leafIndex returns the index of the leaf column at path in the file's
+// schema.
+func leafIndex(t *testing.T, b []byte, path ...string) int {
+	t.Helper()
+	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, ok := pf.Schema().Lookup(path...)
+	if !ok {
+		t.Fatalf("no column %v", path)
+	}
+	return leaf.ColumnIndex
+}
+
+// pageStatistics returns the statistics of every data page of a column
+// chunk of file b, read from the page headers.
+func pageStatistics(t *testing.T, b []byte, md *format.ColumnMetaData) []format.Statistics {
+	t.Helper()
+	s := pageScanner{r: bytes.NewReader(b), lim: DefaultLimits()}
+	var out []format.Statistics
+	end := chunkStart(md) + md.TotalCompressedSize
+	for pos := chunkStart(md); pos < end; {
+		h, n, err := s.header(pos, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case h.DataPageHeader.Valid:
+			out = append(out, h.DataPageHeader.V.Statistics)
+		case h.DataPageHeaderV2.Valid:
+			out = append(out, h.DataPageHeaderV2.V.Statistics)
+		}
+		pos += n + int64(h.CompressedPageSize)
+	}
+	return out
+}
+
+// columnIndex decodes the column index (page index bounds) of a column
+// chunk of file b.
+func columnIndex(t *testing.T, b []byte, cc *format.ColumnChunk) *format.ColumnIndex {
+	t.Helper()
+	ci := new(format.ColumnIndex)
+	if cc.ColumnIndexLength == 0 {
+		return ci
+	}
+	raw := b[cc.ColumnIndexOffset : cc.ColumnIndexOffset+int64(cc.ColumnIndexLength)]
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), raw, ci); err != nil {
+		t.Fatal(err)
+	}
+	return ci
+}
+
+func hasBounds(st format.Statistics) bool {
+	return st.MinValue != nil || st.MaxValue != nil || st.Min != nil || st.Max != nil
+}
+
+// TestBlobColumnsHaveNoStatistics checks that info_bytes has no min/max
+// anywhere: not in the column chunk statistics of the footer, not in the
+// page headers, not in the page index. Every bound was a whole info
+// dictionary (up to 10 MiB), written again and again: a file five times
+// the metadata it held, and page headers over what readers accept.
+func TestBlobColumnsHaveNoStatistics(t *testing.T) {
+	rows := []schema.Result{blobResult(1, 300<<10), blobResult(2, 5<<20), {InfoHash: schema.Hash{3}, Outcome: schema.OutcomeNoPeers}}
+	b := writeFile(t, rows, parquet.MaxRowsPerRowGroup(1024))
+	md := footerOf(t, b)
+	info := leafIndex(t, b, "info_bytes")
+	hash := leafIndex(t, b, "info_hash")
+	for g := range md.RowGroups {
+		cc := &md.RowGroups[g].Columns[info]
+		if hasBounds(cc.MetaData.Statistics) {
+			t.Errorf("row group %d: info_bytes chunk statistics carry min/max (%d+%d bytes)",
+				g, len(cc.MetaData.Statistics.MinValue), len(cc.MetaData.Statistics.MaxValue))
+		}
+		if cc.MetaData.Statistics.NullCount != 1 {
+			t.Errorf("row group %d: info_bytes null count %d, want 1", g, cc.MetaData.Statistics.NullCount)
+		}
+		for p, st := range pageStatistics(t, b, &cc.MetaData) {
+			if hasBounds(st) {
+				t.Errorf("row group %d page %d: info_bytes page header carries min/max (%d+%d bytes)", g, p, len(st.MinValue), len(st.MaxValue))
+			}
+		}
+		ci := columnIndex(t, b, cc)
+		for p := range ci.MinValues {
+			if len(ci.MinValues[p]) > 0 || len(ci.MaxValues[p]) > 0 {
+				t.Errorf("row group %d page %d: info_bytes page index carries min/max", g, p)
+			}
+		}
+		// Other columns keep theirs: readers skip row groups by info_hash.
+		if st := md.RowGroups[g].Columns[hash].MetaData.Statistics; len(st.MinValue) != 20 || len(st.MaxValue) != 20 {
+			t.Errorf("row group %d: info_hash lost its statistics", g)
+		}
+	}
+	if want := 300<<10 + 5<<20; len(b) > want*13/10 {
+		t.Errorf("file of %d bytes for %d bytes of info dictionaries", len(b), want)
+	}
+	checkBlobs(t, b, rows)
+}
+
+// checkBlobs reads file b back through Open (the reading limits merge
+// applies to fetch's output) and compares its info dictionaries with rows'.
+func checkBlobs(t *testing.T, b []byte, rows []schema.Result) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "back.parquet")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open[schema.Result](p, nil)
+	if err != nil {
+		t.Fatalf("reading back: %v", err)
+	}
+	defer r.Close()
+	buf := make([]schema.Result, 8)
+	i := 0
+	for {
+		n, err := r.Read(buf)
+		for _, got := range buf[:n] {
+			if i >= len(rows) || !bytes.Equal(got.InfoBytes, rows[i].InfoBytes) || got.InfoHash != rows[i].InfoHash {
+				t.Fatalf("row %d read back differs", i)
+			}
+			i++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("reading back: %v", err)
+		}
+	}
+	if i != len(rows) {
+		t.Fatalf("read back %d rows, want %d", i, len(rows))
+	}
+}
