@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -160,5 +161,38 @@ func checkBlobs(t *testing.T, b []byte, rows []schema.Result) {
 	}
 	if i != len(rows) {
 		t.Fatalf("read back %d rows, want %d", i, len(rows))
+	}
+}
+
+// TestRowGroupsBoundedByBytes checks that a writer allowed 1024 rows per
+// row group still ends one once it holds rowGroupBytes: a row group is
+// buffered whole before it is written, so 1024 info dictionaries of
+// 10 MiB would have held 10 GiB.
+func TestRowGroupsBoundedByBytes(t *testing.T) {
+	defer func(n int64) { rowGroupBytes = n }(rowGroupBytes)
+	rowGroupBytes = 4 << 20
+	const n, size = 14, 1 << 20
+	rows := make([]schema.Result, n)
+	for i := range rows {
+		rows[i] = blobResult(i, size)
+	}
+	b := writeFile(t, rows, parquet.MaxRowsPerRowGroup(1024))
+	md := footerOf(t, b)
+	if len(md.RowGroups) < 3 {
+		t.Errorf("%d rows of %d bytes made %d row groups, want one per %d bytes", n, size, len(md.RowGroups), rowGroupBytes)
+	}
+	for g, rg := range md.RowGroups {
+		if rg.TotalByteSize > rowGroupBytes+2*size {
+			t.Errorf("row group %d holds %d bytes, bound %d", g, rg.TotalByteSize, rowGroupBytes)
+		}
+	}
+	if len(b) > n*size*13/10 {
+		t.Errorf("file of %d bytes for %d bytes of info dictionaries", len(b), n*size)
+	}
+	checkBlobs(t, b, rows)
+	// Row groups still end at the row limit too.
+	small := slices.Repeat([]schema.Result{{InfoHash: schema.Hash{1}, Outcome: schema.OutcomeNoPeers}}, 10)
+	if md := footerOf(t, writeFile(t, small, parquet.MaxRowsPerRowGroup(4))); len(md.RowGroups) != 3 {
+		t.Errorf("10 rows at 4 per row group made %d row groups, want 3", len(md.RowGroups))
 	}
 }

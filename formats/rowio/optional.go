@@ -8,7 +8,7 @@ import (
 )
 
 // WriteParquet writes rows with w, and is how infohash hands rows to any
-// parquet-go GenericWriter.
+// parquet-go GenericWriter (ParquetWriter.Write goes through it).
 //
 // parquet-go v0.32.0 writes some zero values of optional value-type
 // fields (int64, string, []byte with an "optional" tag; zero means null)

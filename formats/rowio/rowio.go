@@ -31,7 +31,7 @@ type Writer[T any] struct {
 	name string
 	// parquet
 	file *fsutil.File
-	pw   *parquet.GenericWriter[T]
+	pw   *ParquetWriter[T]
 	// arrow
 	bw   *bufio.Writer
 	aw   *ipc.Writer
@@ -93,8 +93,7 @@ func createParquet[T any](create func(string) (*fsutil.File, error), path string
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &Writer[T]{name: path, file: f,
-		pw: parquet.NewGenericWriter[T](f, append(ParquetOptions(), opts...)...)}, nil
+	return &Writer[T]{name: path, file: f, pw: NewParquetWriter[T](f, opts...)}, nil
 }
 
 // NewArrowWriter writes an Arrow IPC stream of T rows to w (name labels
@@ -123,7 +122,7 @@ func (w *Writer[T]) Write(rows []T) error {
 	}
 	w.n += int64(len(rows))
 	if w.pw != nil {
-		if _, err := WriteParquet(w.pw, rows); err != nil {
+		if _, err := w.pw.Write(rows); err != nil {
 			w.err = fmt.Errorf("%s: %w", w.name, err)
 		}
 		return w.err

@@ -1,0 +1,76 @@
+package rowio
+
+import (
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// rowGroupBytes is the most a ParquetWriter buffers for one row group
+// before it writes it out (a variable for tests). Pages are compressed as
+// they fill, so this counts compressed pages plus the page being filled.
+var rowGroupBytes int64 = 64 << 20
+
+// ParquetWriter writes rows of T as Parquet with parquet-go's
+// GenericWriter, ending a row group at its row limit (MaxRowsPerRowGroup)
+// or once it holds about 64 MiB, whichever comes first. parquet-go keeps
+// a whole row group in memory until it writes it, and a row can carry an
+// info dictionary of up to 10 MiB: by rows alone, 1024 of them made a
+// row group of 10 GiB.
+type ParquetWriter[T any] struct {
+	pw  *parquet.GenericWriter[T]
+	out countingWriter
+}
+
+// NewParquetWriter writes Parquet to w with ParquetOptions, then opts.
+// Close writes the footer; it does not close w.
+func NewParquetWriter[T any](w io.Writer, opts ...parquet.WriterOption) *ParquetWriter[T] {
+	p := &ParquetWriter[T]{out: countingWriter{w: w}}
+	p.pw = parquet.NewGenericWriter[T](&p.out, append(ParquetOptions(), opts...)...)
+	return p
+}
+
+// Write appends rows through WriteParquet, a row at a time for types with
+// optional columns (see there) and 64 at a time otherwise, and ends the
+// row group whenever it has grown past the byte bound.
+func (p *ParquetWriter[T]) Write(rows []T) (int, error) {
+	step := 64
+	if hasOptional[T]() {
+		step = 1
+	}
+	for i := 0; i < len(rows); i += step {
+		j := min(i+step, len(rows))
+		if n, err := WriteParquet(p.pw, rows[i:j]); err != nil {
+			return i + n, err
+		}
+		// What parquet-go estimates the file to be, less what has reached
+		// the output: the row group, and at most its write buffer (32 KiB).
+		if p.pw.Size()-p.out.n >= rowGroupBytes {
+			if err := p.pw.Flush(); err != nil {
+				return j, err
+			}
+		}
+	}
+	return len(rows), nil
+}
+
+// SetKeyValueMetadata records key = value in the file's key-value
+// metadata.
+func (p *ParquetWriter[T]) SetKeyValueMetadata(key, value string) {
+	p.pw.SetKeyValueMetadata(key, value)
+}
+
+// Close writes the last row group and the footer.
+func (p *ParquetWriter[T]) Close() error { return p.pw.Close() }
+
+// countingWriter counts the bytes written to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
