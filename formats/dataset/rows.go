@@ -31,15 +31,15 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 			// of its own (same schema, several times faster).
 			return statecol.WriteState(w, st)
 		}
-		opts := rowio.ParquetOptions()
+		var opts []parquet.WriterOption
 		if table == TableState {
 			// Snappy rather than zstd: state files are rewritten often and
 			// read back by infohash itself, where speed matters more than
 			// size. Torrents (info dictionaries) keep zstd.
 			opts = append(opts, parquet.Compression(rowio.FastSnappy{}))
 		}
-		pw := parquet.NewGenericWriter[T](w, opts...)
-		if _, err := rowio.WriteParquet(pw, rows); err != nil {
+		pw := rowio.NewParquetWriter[T](w, opts...)
+		if _, err := pw.Write(rows); err != nil {
 			return err
 		}
 		return pw.Close()

@@ -49,12 +49,12 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 	s.bw = bufio.NewWriterSize(out, sinkBuffer)
 	switch o.Format {
 	case "parquet":
-		opts := rowio.ParquetOptions()
+		var opts []parquet.WriterOption
 		if sortedBy != "" {
 			opts = append(opts, parquet.SortingWriterConfig(parquet.SortingColumns(parquet.Ascending(sortedBy))))
 		}
-		w := parquet.NewGenericWriter[T](s.bw, opts...)
-		s.write = func(rows []T) error { _, err := rowio.WriteParquet(w, rows); return err }
+		w := rowio.NewParquetWriter[T](s.bw, opts...)
+		s.write = func(rows []T) error { _, err := w.Write(rows); return err }
 		s.end = w.Close
 	case "arrow":
 		w := rowio.NewArrowWriter[T](o.Output, s.bw)

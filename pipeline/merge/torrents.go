@@ -54,7 +54,7 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 	r.mu.Unlock()
 	n := int64(0)
 	fi, err := dataset.WriteStagedWith(tx, dataset.TableTorrents, key, dataset.NewName(".parquet"), 0, func(out io.Writer) error {
-		w := parquet.NewGenericWriter[schema.Torrent](out, rowio.ParquetOptions()...)
+		w := rowio.NewParquetWriter[schema.Torrent](out)
 		buf := make([]schema.Torrent, 64)
 		for _, fi := range files {
 			path := r.d.FilePath(t, key, fi)
@@ -62,7 +62,7 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 				return &dataset.SourceError{Path: path, Err: fmt.Errorf("compacting: %w", err)}
 			}
 		}
-		if _, err := rowio.WriteParquet(w, rows); err != nil {
+		if _, err := w.Write(rows); err != nil {
 			return err
 		}
 		n += int64(len(rows))
@@ -75,7 +75,7 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 	return fi, nil
 }
 
-func copyRows(path string, buf []schema.Torrent, w *parquet.GenericWriter[schema.Torrent], n *int64) error {
+func copyRows(path string, buf []schema.Torrent, w *rowio.ParquetWriter[schema.Torrent], n *int64) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func copyRows(path string, buf []schema.Torrent, w *parquet.GenericWriter[schema
 	for {
 		k, err := rd.Read(buf)
 		if k > 0 {
-			if _, err := rowio.WriteParquet(w, buf[:k]); err != nil {
+			if _, err := w.Write(buf[:k]); err != nil {
 				return err
 			}
 			*n += int64(k)
