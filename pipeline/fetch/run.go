@@ -56,9 +56,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if opts.AvoidPeers, err = jobsAvoidList(in, opts.AvoidPeers); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: jobs: %w", err))
 	}
-	// Results carry info dictionaries (tens of KB each): small row groups
-	// keep the writer from holding a whole run in memory.
-	out, err := rowio.Create[schema.Result](opts.Output, opts.Stdout, parquet.MaxRowsPerRowGroup(resultRowGroup))
+	out, err := createResults(opts.Output, opts.Stdout)
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
 	}
@@ -86,6 +84,14 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 			stats.Attempted, stats.Unfinished, stats.Released, stats.LeaseExpired, exitcode.ErrPartial)
 	}
 	return stats, nil
+}
+
+// createResults opens the results output (see rowio.Create). Results
+// carry info dictionaries (tens of KiB, up to 10 MiB each): small row
+// groups, which rowio also ends at 64 MiB, keep the writer from holding a
+// whole run in memory.
+func createResults(path string, stdout io.Writer) (*rowio.Writer[schema.Result], error) {
+	return rowio.Create[schema.Result](path, stdout, parquet.MaxRowsPerRowGroup(resultRowGroup))
 }
 
 type jobSource interface {
@@ -335,11 +341,19 @@ func countRest(in jobSource, seen hashSet, st *counters) error {
 	}
 }
 
-// writeResults writes results in batches, at least once a second. After a
+// resultBatchBytes bounds the info dictionaries in one batch of results
+// handed to the output: a fast run of large metadata must not pile up in
+// the writer (256 results of 10 MiB are 2.5 GiB), nor make one Arrow
+// record batch of it.
+const resultBatchBytes = 16 << 20
+
+// writeResults writes results in batches of up to 256 results or
+// resultBatchBytes of info dictionaries, at least once a second. After a
 // write error it keeps draining (so workers never block) and reports it.
 func writeResults(results <-chan schema.Result, out resultSink, onErr func(error)) error {
 	const batch = 256
 	buf := make([]schema.Result, 0, batch)
+	size := 0 // info dictionary bytes in buf
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var werr error
@@ -350,7 +364,7 @@ func writeResults(results <-chan schema.Result, out resultSink, onErr func(error
 			}
 		}
 		clear(buf)
-		buf = buf[:0]
+		buf, size = buf[:0], 0
 	}
 	for {
 		select {
@@ -360,7 +374,7 @@ func writeResults(results <-chan schema.Result, out resultSink, onErr func(error
 				return werr
 			}
 			buf = append(buf, r)
-			if len(buf) == batch {
+			if size += len(r.InfoBytes); len(buf) == batch || size >= resultBatchBytes {
 				flush()
 			}
 		case <-tick.C:
