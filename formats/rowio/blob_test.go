@@ -196,3 +196,23 @@ func TestRowGroupsBoundedByBytes(t *testing.T) {
 		t.Errorf("10 rows at 4 per row group made %d row groups, want 3", len(md.RowGroups))
 	}
 }
+
+// TestHasBlob checks which row types get the per-row byte check: those
+// with an info dictionary, and no others (a per-row check slowed state
+// exports).
+func TestHasBlob(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"Result", hasBlob[schema.Result](), true},
+		{"Torrent", hasBlob[schema.Torrent](), true},
+		{"State", hasBlob[schema.State](), false},
+		{"Observation", hasBlob[schema.Observation](), false},
+	} {
+		if c.got != c.want {
+			t.Errorf("hasBlob[%s] = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
