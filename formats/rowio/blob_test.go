@@ -112,11 +112,17 @@ func TestBlobColumnsHaveNoStatistics(t *testing.T) {
 				t.Errorf("row group %d page %d: info_bytes page header carries min/max (%d+%d bytes)", g, p, len(st.MinValue), len(st.MaxValue))
 			}
 		}
-		ci := columnIndex(t, b, cc)
-		for p := range ci.MinValues {
-			if len(ci.MinValues[p]) > 0 || len(ci.MaxValues[p]) > 0 {
-				t.Errorf("row group %d page %d: info_bytes page index carries min/max", g, p)
-			}
+		// No column index at all: parquet-go's has empty bounds for
+		// pages that hold values, which page-pruning engines would trust.
+		if cc.ColumnIndexOffset != 0 || cc.ColumnIndexLength != 0 {
+			t.Errorf("row group %d: info_bytes has a column index (%d bytes)", g, cc.ColumnIndexLength)
+		}
+		if cc.OffsetIndexLength == 0 {
+			t.Errorf("row group %d: info_bytes lost its offset index", g)
+		}
+		// Other columns keep a column index that decodes, with bounds.
+		if ci := columnIndex(t, b, &md.RowGroups[g].Columns[hash]); len(ci.MinValues) == 0 || len(ci.MinValues[0]) != 20 {
+			t.Errorf("row group %d: info_hash column index %+v", g, ci)
 		}
 		// Other columns keep theirs: readers skip row groups by info_hash.
 		if st := md.RowGroups[g].Columns[hash].MetaData.Statistics; len(st.MinValue) != 20 || len(st.MaxValue) != 20 {
@@ -190,6 +196,7 @@ func TestRowGroupsBoundedByBytes(t *testing.T) {
 		t.Errorf("file of %d bytes for %d bytes of info dictionaries", len(b), n*size)
 	}
 	checkBlobs(t, b, rows)
+	checkPageIndex(t, b)
 	// Row groups still end at the row limit too.
 	small := slices.Repeat([]schema.Result{{InfoHash: schema.Hash{1}, Outcome: schema.OutcomeNoPeers}}, 10)
 	if md := footerOf(t, writeFile(t, small, parquet.MaxRowsPerRowGroup(4))); len(md.RowGroups) != 3 {
@@ -215,4 +222,44 @@ func TestHasBlob(t *testing.T) {
 			t.Errorf("hasBlob[%s] = %v, want %v", c.name, c.got, c.want)
 		}
 	}
+}
+
+// checkPageIndex opens file b as parquet-go does by default (page index
+// read whole, as one piece) and checks every chunk's page index: a column
+// index for each column but info_bytes, an offset index for all.
+func checkPageIndex(t *testing.T, b []byte) {
+	t.Helper()
+	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatalf("opening with the page index: %v", err)
+	}
+	if _, _, err := pf.ReadPageIndex(); err != nil {
+		t.Fatalf("reading the page index: %v", err)
+	}
+	info := leafIndex(t, b, "info_bytes")
+	for g, rg := range pf.RowGroups() {
+		for c, cc := range rg.ColumnChunks() {
+			ci, err := cc.ColumnIndex()
+			if c == info {
+				if err == nil {
+					t.Errorf("row group %d: info_bytes has a column index", g)
+				}
+			} else if err != nil || ci.NumPages() == 0 {
+				t.Errorf("row group %d column %d: column index %v", g, c, err)
+			}
+			if oi, err := cc.OffsetIndex(); err != nil || oi.NumPages() == 0 {
+				t.Errorf("row group %d column %d: offset index %v", g, c, err)
+			}
+		}
+	}
+}
+
+// TestNoRowsNoBlobIndex checks that a results file with no row, whose
+// Close writes the magic number and the footer only, still reads back.
+func TestNoRowsNoBlobIndex(t *testing.T) {
+	b := writeFile[schema.Result](t, nil)
+	if md := footerOf(t, b); md.NumRows != 0 || len(md.RowGroups) != 0 {
+		t.Errorf("footer of an empty file: %d rows, %d row groups", md.NumRows, len(md.RowGroups))
+	}
+	checkBlobs(t, b, nil)
 }

@@ -1,6 +1,8 @@
 package rowio
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -65,16 +67,45 @@ func (p *ParquetWriter[T]) SetKeyValueMetadata(key, value string) {
 	p.pw.SetKeyValueMetadata(key, value)
 }
 
-// Close writes the last row group and the footer.
-func (p *ParquetWriter[T]) Close() error { return p.pw.Close() }
+// Close writes the last row group, the page index and the footer. For a
+// type with a blob column it holds the last two back and writes them
+// without the blob columns' column indexes (dropBlobIndexes).
+func (p *ParquetWriter[T]) Close() error {
+	if !hasBlob[T]() {
+		return p.pw.Close()
+	}
+	// The last row group goes out first: only the page index and the
+	// footer are held back.
+	if err := p.pw.Flush(); err != nil {
+		return err
+	}
+	start := p.out.n
+	p.out.hold = new(bytes.Buffer)
+	err := p.pw.Close()
+	tail := p.out.hold.Bytes()
+	p.out.hold = nil
+	if err != nil {
+		return err
+	}
+	if tail, err = dropBlobIndexes(tail, start); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	_, err = p.out.Write(tail)
+	return err
+}
 
-// countingWriter counts the bytes written to w.
+// countingWriter counts the bytes written to w; while hold is set it
+// keeps them there instead (counted once written to w).
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w    io.Writer
+	n    int64
+	hold *bytes.Buffer
 }
 
 func (c *countingWriter) Write(b []byte) (int, error) {
+	if c.hold != nil {
+		return c.hold.Write(b)
+	}
 	n, err := c.w.Write(b)
 	c.n += int64(n)
 	return n, err
