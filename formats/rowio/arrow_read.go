@@ -21,7 +21,9 @@ type binding struct {
 
 // bind matches p's fields against schema s by name, accepting the
 // conversions other tools need: binary for fixed-size binary (length
-// checked per value), any timestamp unit, any integer width.
+// checked per value: a value of another length is an error, never cut
+// short, so a reader that takes a 32-byte v2 infohash reads the column as
+// []byte), any timestamp unit, any integer width.
 func (p *plan) bind(s *arrow.Schema) ([]binding, error) {
 	out := make([]binding, 0, len(p.fields))
 	for i := range p.fields {
@@ -52,7 +54,7 @@ func getterFor(f *field, t arrow.DataType) (getter, error) {
 			w := f.width
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				b := binaryValue(c, i)
-				if len(b) != w && !(w == 20 && len(b) == 32) {
+				if len(b) != w {
 					return fmt.Errorf("column %q row %d: %d bytes, want %d", f.name, i, len(b), w)
 				}
 				reflect.Copy(d, reflect.ValueOf(b[:w]))

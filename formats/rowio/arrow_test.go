@@ -194,3 +194,52 @@ func TestLimitAllocatorRecycles(t *testing.T) {
 		}
 	}
 }
+
+// TestArrowFixedLength: a fixed-size field (a 20-byte infohash) takes a
+// binary value of exactly its size; any other length, a v2 hash's 32
+// bytes too, is an error naming the column and row, never cut short (a
+// reader that takes a full v2 hash reads the column as []byte).
+func TestArrowFixedLength(t *testing.T) {
+	type blobHash struct {
+		InfoHash []byte `parquet:"info_hash"`
+	}
+	type fixedHash struct {
+		InfoHash schema.Hash `parquet:"info_hash"`
+	}
+	for _, tt := range []struct {
+		name    string
+		n       int
+		wantErr string
+	}{
+		{"20 bytes", 20, ""},
+		{"19 bytes", 19, `s: column "info_hash" row 0: 19 bytes, want 20`},
+		{"32 bytes", 32, `s: column "info_hash" row 0: 32 bytes, want 20`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			w := NewArrowWriter[blobHash]("s", &b)
+			h := bytes.Repeat([]byte{7}, tt.n)
+			if err := w.Write([]blobHash{{h}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := OpenArrow[fixedHash]("s", &b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			rows, err := r.ReadAll()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("rows %x, err %v; want %q", rows, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(rows) != 1 || !bytes.Equal(rows[0].InfoHash[:], h) {
+				t.Fatalf("rows %x, err %v", rows, err)
+			}
+		})
+	}
+}

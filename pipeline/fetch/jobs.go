@@ -29,17 +29,17 @@ type jobFields struct {
 	AvoidPeers []string `parquet:"avoid_peers,list"`
 }
 
-// jobRow is how fetch reads jobs: info_hash as infohash writes it,
-// FIXED_LEN_BYTE_ARRAY(20) (or, in an Arrow stream, any binary of 20
-// bytes).
+// jobRow is a job as fetch reads it: info_hash as infohash writes it,
+// FIXED_LEN_BYTE_ARRAY(20). The other inputs (a BYTE_ARRAY Parquet
+// column, an Arrow stream) are read as blobJobRow and converted.
 type jobRow struct {
 	InfoHash schema.Hash `parquet:"info_hash"`
 	jobFields
 }
 
-// blobJobRow is a job row of a Parquet file whose info_hash is a plain
-// BYTE_ARRAY, as DuckDB writes a BLOB column; its length is checked by
-// blobHash.
+// blobJobRow is a job row whose info_hash is any binary: a Parquet
+// BYTE_ARRAY, as DuckDB writes a BLOB column, or any binary type of an
+// Arrow stream; its length is checked by blobHash.
 type blobJobRow struct {
 	InfoHash []byte `parquet:"info_hash"`
 	jobFields
@@ -70,7 +70,8 @@ type jobReader struct {
 // first bytes what it holds: Parquet (a file only), an Arrow IPC stream,
 // or a text list of infohashes (hashList). A Parquet info_hash may be
 // FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB writes it, BYTE_ARRAY; an Arrow
-// one any binary type (rowio checks its length).
+// one any binary type. Either binary holds 20 bytes or a v2 hash's full
+// 32 (blobHash).
 func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 	if path == "-" {
 		if stdin == nil {
@@ -111,12 +112,15 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 	case bytes.HasPrefix(head, parquetMagic):
 		return nil, fmt.Errorf("%s: Parquet on stdin: name the file instead (stdin takes an Arrow IPC stream of jobs or a text list of infohashes)", name)
 	case bytes.HasPrefix(head, arrowMagic):
-		r, err := rowio.OpenArrow[jobRow](name, br)
+		// Any binary info_hash: a 32-byte one is a full v2 hash (blobHash).
+		r, err := rowio.OpenArrow[blobJobRow](name, br)
 		if err != nil {
 			return nil, err
 		}
-		return &jobReader{name: name, read: r.Read, meta: r.Metadata, total: -1,
-			close: func() error { r.Close(); return closeIn() }}, nil
+		jr := &jobReader{name: name, meta: r.Metadata, total: -1,
+			close: func() error { r.Close(); return closeIn() }}
+		jr.read = blobJobs(jr, r.Read)
+		return jr, nil
 	case bytes.IndexByte(head, 0) >= 0:
 		if file {
 			return nil, fmt.Errorf("%s: neither Parquet jobs, an Arrow IPC stream of jobs nor a text list of infohashes", name)
@@ -146,20 +150,28 @@ func openParquetJobs(path string) (*jobReader, error) {
 		return nil, err
 	}
 	jr := &jobReader{name: path, close: r.Close, meta: r.Metadata, total: total}
+	jr.read = blobJobs(jr, r.Read)
+	return jr, nil
+}
+
+// blobJobs converts the rows read (rows of jr's input whose info_hash is
+// any binary) to jobRows, checking each hash with blobHash; a bad one
+// fails the input, naming its row (counted from 0).
+func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error)) func([]jobRow) (int, error) {
 	var tmp []blobJobRow
 	var bad error // sticky, as rowio's own errors are
-	jr.read = func(buf []jobRow) (int, error) {
+	return func(buf []jobRow) (int, error) {
 		if bad != nil {
 			return 0, bad
 		}
 		if cap(tmp) < len(buf) {
 			tmp = make([]blobJobRow, len(buf))
 		}
-		n, err := r.Read(tmp[:len(buf)])
+		n, err := read(tmp[:len(buf)])
 		for i := range tmp[:n] {
 			h, typ, herr := blobHash(tmp[i].InfoHash)
 			if herr != nil {
-				bad = fmt.Errorf("%s: row %d: %w", path, jr.n+int64(i), herr)
+				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
 				return i, bad
 			}
 			buf[i] = jobRow{InfoHash: h, jobFields: tmp[i].jobFields}
@@ -170,7 +182,6 @@ func openParquetJobs(path string) (*jobReader, error) {
 		}
 		return n, err
 	}
-	return jr, nil
 }
 
 // Metadata is the input's key-value metadata under key (jobsAvoidList

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/tools/badpeers"
@@ -151,5 +153,75 @@ func TestRunDuckDBJobs(t *testing.T) {
 	}
 	if _, serr := os.Stat(badOut); !errors.Is(serr, os.ErrNotExist) {
 		t.Fatalf("output exists after bad input: %v", serr)
+	}
+}
+
+// arrowJob is a job as another tool may stream one: info_hash any binary,
+// here a v2 hash's full 32 bytes.
+type arrowJob struct {
+	InfoHash []byte `parquet:"info_hash"`
+	HashType int8   `parquet:"hash_type,optional,int(8)"`
+}
+
+// arrowJobs is an Arrow IPC stream of jobs.
+func arrowJobs[T any](t *testing.T, rows []T) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	w := rowio.NewArrowWriter[T]("stdin", &b)
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &b
+}
+
+// TestRunArrowV2Jobs: an Arrow stream's 32-byte info_hash is a full v2
+// hash, as in a DuckDB Parquet file: fetch keys the job by its first 20
+// bytes and takes only metadata whose SHA-256 is all 32 (metadata that
+// differs in the last 12 bytes is hash_mismatch). A hash of another
+// length is bad input naming the row.
+func TestRunArrowV2Jobs(t *testing.T) {
+	tor := badpeers.NewTorrent(16, 2, 10)
+	sum := sha256.Sum256(tor.Info)
+	v2 := badpeers.Torrent{Info: tor.Info, Name: tor.Name}
+	copy(v2.InfoHash[:], sum[:20])
+	good := startPeer(t, badpeers.Good, v2)
+	other := append(sum[:20:20], bytes.Repeat([]byte{0xee}, 12)...)
+	for _, tt := range []struct {
+		name    string
+		job     arrowJob
+		want    string
+		wantV2  []byte
+		wantErr string
+	}{
+		{"full v2 hash matches", arrowJob{InfoHash: sum[:], HashType: schema.HashV1}, schema.OutcomeOK, sum[:], ""},
+		{"last 12 bytes differ", arrowJob{InfoHash: other}, schema.OutcomeHashMismatch, nil, ""},
+		{"20-byte hash", arrowJob{InfoHash: sum[:20]}, schema.OutcomeOK, sum[:], ""},
+		{"21-byte hash", arrowJob{InfoHash: sum[:21]}, "", nil, "stdin: row 0: info_hash has 21 bytes, want 20 (or 32 for v2)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.parquet")
+			o := testOptions()
+			o.Input, o.Stdin, o.Output, o.Peers = "-", arrowJobs(t, []arrowJob{tt.job}), out, []string{good.Addr()}
+			_, err := Run(context.Background(), o)
+			if tt.wantErr != "" {
+				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v (exit %d), want bad input %q", err, exitcode.Of(err), tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := readResults(t, out)[v2.InfoHash]
+			if !ok || r.Outcome != tt.want || !bytes.Equal(r.InfoHashV2, tt.wantV2) {
+				t.Fatalf("result %s (%s), info_hash_v2 %x; want %s, %x", r.Outcome, r.Detail, r.InfoHashV2, tt.want, tt.wantV2)
+			}
+			if r.Outcome == schema.OutcomeOK && r.HashType != schema.HashV2 {
+				t.Errorf("hash_type %d, want v2", r.HashType)
+			}
+		})
 	}
 }
