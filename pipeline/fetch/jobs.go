@@ -134,23 +134,25 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 
 // openParquetJobs reads the jobs of a Parquet file.
 func openParquetJobs(path string) (*jobReader, error) {
-	blob, total, err := inspectJobs(path)
+	info, err := inspectJobs(path)
 	if err != nil {
 		return nil, err
 	}
-	if !blob {
+	jr := &jobReader{name: path, total: info.rows}
+	if !info.blob {
 		r, err := rowio.Open[jobRow](path, nil)
 		if err != nil {
 			return nil, err
 		}
-		return &jobReader{name: path, read: r.Read, close: r.Close, meta: r.Metadata, total: total}, nil
+		jr.read, jr.close, jr.meta = r.Read, r.Close, r.Metadata
+	} else {
+		r, err := rowio.Open[blobJobRow](path, nil)
+		if err != nil {
+			return nil, err
+		}
+		jr.read, jr.close, jr.meta = blobJobs(jr, r.Read), r.Close, r.Metadata
 	}
-	r, err := rowio.Open[blobJobRow](path, nil)
-	if err != nil {
-		return nil, err
-	}
-	jr := &jobReader{name: path, close: r.Close, meta: r.Metadata, total: total}
-	jr.read = blobJobs(jr, r.Read)
+	jr.read = info.clearAbsentLists(jr.read)
 	return jr, nil
 }
 
@@ -188,26 +190,66 @@ func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error)) func([]jobRow
 // reads plan-retries' avoid list there).
 func (jr *jobReader) Metadata(key string) (string, bool) { return jr.meta(key) }
 
-// inspectJobs reads a Parquet file's footer: whether its info_hash is a
-// BYTE_ARRAY column, and how many rows it holds.
-func inspectJobs(path string) (blob bool, rows int64, err error) {
+// jobsFile is what fetch needs to know of a jobs file's footer.
+type jobsFile struct {
+	blob               bool  // info_hash is a BYTE_ARRAY column (DuckDB's BLOB)
+	rows               int64 // rows in the file
+	hasPeers, hasAvoid bool  // the file has a peers, an avoid_peers column
+}
+
+// inspectJobs reads a Parquet file's footer.
+func inspectJobs(path string) (jobsFile, error) {
+	var info jobsFile
 	f, err := os.Open(path)
 	if err != nil {
-		return false, 0, err
+		return info, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return false, 0, err
+		return info, err
 	}
 	pf, err := rowio.OpenParquet(f, st.Size(), rowio.NoColumns, rowio.DefaultLimits())
 	if err != nil {
-		return false, 0, fmt.Errorf("%s: %w", path, err)
+		return info, fmt.Errorf("%s: %w", path, err)
 	}
 	if c, ok := pf.Schema().Lookup("info_hash"); ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray {
-		blob = true
+		info.blob = true
 	}
-	return blob, pf.NumRows(), nil
+	for _, fl := range pf.Schema().Fields() {
+		switch fl.Name() {
+		case "peers":
+			info.hasPeers = true
+		case "avoid_peers":
+			info.hasAvoid = true
+		}
+	}
+	info.rows = pf.NumRows()
+	return info, nil
+}
+
+// clearAbsentLists makes read leave peers and avoid_peers empty when the
+// file has no such column. parquet-go v0.32.0 reads a list column the
+// file lacks as [""] in a row whose optional hash_type is set (DuckDB's
+// jobs with a hash_type column and no peers): fetch then skipped "" as
+// avoided and called the attempt rejected (every peer penalised), or
+// dialled "" and wrote a peer_failures entry merge refuses.
+func (info jobsFile) clearAbsentLists(read func([]jobRow) (int, error)) func([]jobRow) (int, error) {
+	if info.hasPeers && info.hasAvoid {
+		return read
+	}
+	return func(buf []jobRow) (int, error) {
+		n, err := read(buf)
+		for i := range buf[:n] {
+			if !info.hasPeers {
+				buf[i].Peers = nil
+			}
+			if !info.hasAvoid {
+				buf[i].AvoidPeers = nil
+			}
+		}
+		return n, err
+	}
 }
 
 // blobHash checks a BYTE_ARRAY info_hash: 20 bytes, or 32 for a v2 hash,

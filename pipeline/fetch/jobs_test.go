@@ -225,3 +225,55 @@ func TestRunArrowV2Jobs(t *testing.T) {
 		})
 	}
 }
+
+// typedJob is a job file with a v1 hash and an optional hash_type, and no
+// peers or avoid_peers column.
+type typedJob struct {
+	InfoHash schema.Hash `parquet:"info_hash"`
+	HashType int8        `parquet:"hash_type,optional,int(8)"`
+}
+
+// TestRunJobsWithoutPeerColumns: a jobs file without peers and
+// avoid_peers columns gives jobs without peers, whatever its other
+// columns hold (parquet-go read the missing lists as [""] in a row with a
+// hash_type): with no peer anywhere the attempt is no_peers, not
+// rejected as if every peer found were penalised.
+func TestRunJobsWithoutPeerColumns(t *testing.T) {
+	h1, h2 := schema.Hash{0x72, 1}, schema.Hash{0x72, 2}
+	for _, tt := range []struct {
+		name  string
+		write func(t *testing.T, path string)
+	}{
+		{"duckdb blob", func(t *testing.T, p string) {
+			writeRows(t, p, []duckJob{{InfoHash: h1[:]}, {InfoHash: h2[:], HashType: schema.HashV1}})
+		}},
+		{"fixed", func(t *testing.T, p string) {
+			writeRows(t, p, []typedJob{{InfoHash: h1}, {InfoHash: h2, HashType: schema.HashV1}})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "results.parquet")
+			tt.write(t, in)
+			rows, _, err := readAllJobs(t, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range rows {
+				if len(r.Peers) != 0 || len(r.AvoidPeers) != 0 {
+					t.Errorf("row %d: peers %q, avoid_peers %q; want none", i, r.Peers, r.AvoidPeers)
+				}
+			}
+			o := testOptions()
+			o.Input, o.Output = in, out
+			if _, err := Run(context.Background(), o); err != nil {
+				t.Fatal(err)
+			}
+			for h, r := range readResults(t, out) {
+				if r.Outcome != schema.OutcomeNoPeers || len(r.PeerFailures) != 0 {
+					t.Errorf("%x: %s (%s), peer_failures %+v; want no_peers", h, r.Outcome, r.Detail, r.PeerFailures)
+				}
+			}
+		})
+	}
+}
