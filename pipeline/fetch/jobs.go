@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
@@ -61,6 +63,7 @@ type jobReader struct {
 	meta  func(key string) (string, bool) // the file's or stream's key-value metadata
 	total int64                           // rows in the input: known for a Parquet file, -1 for a stream
 	n     int64                           // rows returned so far
+	bad   error                           // a row's peers were bad: sticky
 
 	mu            sync.Mutex
 	reading, shut bool
@@ -268,10 +271,37 @@ func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
 	return h, typ, nil
 }
 
+// jobPeersError says which of a job's peers is not an endpoint fetch may
+// dial (peerAddrError), or is nil.
+func jobPeersError(peers []string) error {
+	for i, p := range peers {
+		if err := peerAddrError(p); err != nil {
+			return fmt.Errorf("peers[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// peerAddrError says why addr is not a peer endpoint, or is nil. An
+// endpoint is what --peer takes (a host and a port 1-65535) and what
+// merge takes in peer_failures (schema.PeerAddrOK: no space or newline):
+// any other would be dialled in vain and make merge refuse the results.
+func peerAddrError(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil && host != "" && schema.PeerAddrOK(addr) {
+		if n, perr := strconv.Atoi(port); perr == nil && n >= 1 && n <= 65535 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not a peer endpoint (HOST:PORT, port 1-65535, no space)", addr)
+}
+
 // errClosed is what Read returns after Close.
 var errClosed = errors.New("jobs input closed")
 
-// Read fills buf with up to len(buf) jobs; io.EOF ends the input.
+// Read fills buf with up to len(buf) jobs; io.EOF ends the input. A job
+// whose peers are not all endpoints (jobPeersError) ends it with an error
+// naming its row, returning the jobs before it.
 func (r *jobReader) Read(buf []jobRow) (int, error) {
 	r.mu.Lock()
 	if r.shut {
@@ -280,7 +310,11 @@ func (r *jobReader) Read(buf []jobRow) (int, error) {
 	}
 	r.reading = true
 	r.mu.Unlock()
-	n, err := r.read(buf)
+	n, err := 0, r.bad
+	if r.bad == nil {
+		n, err = r.read(buf)
+		r.checkPeers(buf, &n, &err)
+	}
 	r.n += int64(n)
 	r.mu.Lock()
 	r.reading = false
@@ -290,6 +324,18 @@ func (r *jobReader) Read(buf []jobRow) (int, error) {
 		_ = r.close()
 	}
 	return n, err
+}
+
+// checkPeers cuts the *n rows read into buf before the first whose peers
+// are bad, making *err (and every later Read's) the error naming it.
+func (r *jobReader) checkPeers(buf []jobRow, n *int, err *error) {
+	for i := range buf[:*n] {
+		if perr := jobPeersError(buf[i].Peers); perr != nil {
+			r.bad = fmt.Errorf("%s: row %d: %w", r.name, r.n+int64(i), perr)
+			*n, *err = i, r.bad
+			return
+		}
+	}
 }
 
 // Unread reports how many jobs are left without reading them: known for

@@ -7,14 +7,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/merge"
 	"github.com/infohash/infohash/tools/badpeers"
 )
 
@@ -275,5 +278,79 @@ func TestRunJobsWithoutPeerColumns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunJobPeers: a job's peers must be endpoints as --peer takes them
+// and merge records them (HOST:PORT, port 1-65535, no space or newline):
+// fetch dials those and merge takes the peer_failures it writes; any
+// other entry is bad input naming the file, the row (counted from 0) and
+// the entry, and nothing is written, as for a bad info_hash.
+func TestRunJobPeers(t *testing.T) {
+	refusing := refusedAddr(t)
+	const why = " is not a peer endpoint (HOST:PORT, port 1-65535, no space)"
+	for _, tt := range []struct {
+		name    string
+		peers   []string
+		wantErr string // after "fetch: JOBS: "
+	}{
+		{"refusing peers", []string{refusing, "127.0.0.1:1"}, ""},
+		{"not host:port", []string{refusing, "nonsense"}, `row 1: peers[1]: "nonsense"` + why},
+		{"no port", []string{"127.0.0.1:"}, `row 1: peers[0]: "127.0.0.1:"` + why},
+		{"port 0", []string{"127.0.0.1:0"}, `row 1: peers[0]: "127.0.0.1:0"` + why},
+		{"port too big", []string{"127.0.0.1:65536"}, `row 1: peers[0]: "127.0.0.1:65536"` + why},
+		{"port name", []string{"127.0.0.1:http"}, `row 1: peers[0]: "127.0.0.1:http"` + why},
+		{"no host", []string{":6881"}, `row 1: peers[0]: ":6881"` + why},
+		{"newline", []string{"127.0.0.1:1\n"}, `row 1: peers[0]: "127.0.0.1:1\n"` + why},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "results.parquet")
+			writeRows(t, in, []schema.Job{{InfoHash: schema.Hash{0x71, 1}}, {InfoHash: schema.Hash{0x71, 2}, Peers: tt.peers}})
+			o := testOptions()
+			o.Input, o.Output = in, out
+			st, err := Run(context.Background(), o)
+			if tt.wantErr != "" {
+				want := "fetch: " + in + ": " + tt.wantErr
+				if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.Usage {
+					t.Fatalf("err %v (exit %d)\nwant %q (exit 2)", err, exitcode.Of(err), want)
+				}
+				if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
+					t.Fatalf("output exists after bad input: %v", serr)
+				}
+				return
+			}
+			if err != nil || st.PeerFailures[schema.OutcomeConnectFailed] != int64(len(tt.peers)) {
+				t.Fatalf("stats %+v, err %v", st, err)
+			}
+			mergeResults(t, out)
+		})
+	}
+}
+
+// refusedAddr is a loopback endpoint that refuses connections.
+func refusedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// mergeResults merges the results file path into a new dataset: merge
+// must take what fetch writes.
+func mergeResults(t *testing.T, path string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true}); err != nil {
+		t.Fatal(err)
+	}
+	o := merge.DefaultOptions()
+	o.Data, o.Inputs = dir, []string{path}
+	if _, err := merge.Run(context.Background(), o); err != nil {
+		t.Fatalf("merge refuses fetch's results: %v", err)
 	}
 }
