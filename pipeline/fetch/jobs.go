@@ -131,7 +131,7 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 		return nil, fmt.Errorf("%s: neither an Arrow IPC stream of jobs nor a text list of infohashes", name)
 	}
 	l := newHashList(name, br)
-	return &jobReader{name: name, read: l.read, close: closeIn, total: -1,
+	return &jobReader{name: name, read: l.read, close: func() error { l.close(); return closeIn() }, total: -1,
 		meta: func(string) (string, bool) { return "", false }}, nil
 }
 

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"io"
 
 	"github.com/infohash/infohash/formats/hashlist"
@@ -10,41 +11,109 @@ import (
 // lists every file of its torrent: 3000 files make ~300 KB).
 const maxHashLine = 16 << 20
 
+// hashListAhead bounds the jobs parsed ahead of the reader.
+const hashListAhead = 256
+
 // hashList reads a text list of infohashes as jobs, one per hash: what
 // dedup reads as a hash list (hex v1 or v2 infohashes, magnet URIs,
 // magnetico JSON lines; blank lines and # comments skipped), parsed by
 // hashlist.ParseLine. The jobs have no lease: merge applies their
 // results as a manual fetch's.
+//
+// A goroutine (scan) parses the list as it arrives, and read hands over
+// the jobs parsed so far once scan waits for input: a list piped in a
+// line at a time starts each job as its line comes, not when a batch is
+// full or the input ends.
 type hashList struct {
-	sc  *hashlist.Scanner
-	err error // sticky
+	sc      *hashlist.Scanner
+	rows    chan jobRow   // jobs parsed, in order; closed when scan ends
+	waiting chan struct{} // a token when scan waits for input
+	stop    chan struct{} // closed by close: scan hands over no more jobs
+	end     error         // why scan ended (io.EOF: the list's end); set before rows closes
+	err     error         // sticky: end, once read has seen rows close
 }
 
-func newHashList(name string, r io.Reader) *hashList {
-	return &hashList{sc: hashlist.NewScanner(name, r, maxHashLine)}
+func newHashList(name string, br *bufio.Reader) *hashList {
+	l := &hashList{rows: make(chan jobRow, hashListAhead), waiting: make(chan struct{}, 1), stop: make(chan struct{})}
+	l.sc = hashlist.NewScanner(name, &waitSignal{br: br, waiting: l.waiting}, maxHashLine)
+	go l.scan()
+	return l
 }
 
+// waitSignal reads br, leaving a token in waiting before a read that
+// finds nothing buffered (and so may wait for the writer).
+type waitSignal struct {
+	br      *bufio.Reader
+	waiting chan struct{}
+}
+
+func (w *waitSignal) Read(p []byte) (int, error) {
+	if w.br.Buffered() == 0 {
+		select {
+		case w.waiting <- struct{}{}:
+		default: // a token is there already
+		}
+	}
+	return w.br.Read(p)
+}
+
+// scan parses the list into l.rows until its end, a bad line or close.
+func (l *hashList) scan() {
+	defer close(l.rows)
+	for l.sc.Scan() {
+		h, v2, typ, ok, err := hashlist.ParseLine(string(l.sc.Bytes()))
+		if err != nil {
+			l.end = l.sc.Errorf("%w (a hash list has one infohash or magnet URI a line)", err)
+			return
+		}
+		if !ok {
+			continue
+		}
+		select {
+		case l.rows <- jobRow{InfoHash: h, jobFields: jobFields{HashType: typ, InfoHashV2: v2}}:
+		case <-l.stop:
+			l.end = errClosed
+			return
+		}
+	}
+	if l.end = l.sc.Err(); l.end == nil {
+		l.end = io.EOF
+	}
+}
+
+// read waits for a job, then fills buf with the jobs that follow it until
+// buf is full or scan waits for input; io.EOF ends the list.
 func (l *hashList) read(buf []jobRow) (int, error) {
 	if l.err != nil {
 		return 0, l.err
 	}
 	n := 0
 	for n < len(buf) {
-		if !l.sc.Scan() {
-			if l.err = l.sc.Err(); l.err == nil {
-				l.err = io.EOF
+		var row jobRow
+		var ok bool
+		select {
+		case row, ok = <-l.rows:
+		default:
+			if n > 0 {
+				select {
+				case row, ok = <-l.rows:
+				case <-l.waiting:
+					return n, nil
+				}
+			} else {
+				row, ok = <-l.rows
 			}
+		}
+		if !ok {
+			l.err = l.end
 			return n, l.err
 		}
-		h, v2, typ, ok, err := hashlist.ParseLine(string(l.sc.Bytes()))
-		if err != nil {
-			l.err = l.sc.Errorf("%w (a hash list has one infohash or magnet URI a line)", err)
-			return n, l.err
-		}
-		if ok {
-			buf[n] = jobRow{InfoHash: h, jobFields: jobFields{HashType: typ, InfoHashV2: v2}}
-			n++
-		}
+		buf[n] = row
+		n++
 	}
 	return n, nil
 }
+
+// close stops scan handing over jobs. A scan waiting for input ends when
+// the input gives some, or ends (closing a file ends it at once).
+func (l *hashList) close() { close(l.stop) }

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -102,6 +104,64 @@ func TestRunInputOfAnotherKind(t *testing.T) {
 			}
 			if _, serr := os.Stat(o.Output); serr == nil {
 				t.Fatal("output written")
+			}
+		})
+	}
+}
+
+// TestHashListStartsAsLinesArrive: a hash list piped in slowly starts
+// each job as its line arrives, not once 256 lines or the end have come:
+// with one line written and the writer still open, the job runs.
+func TestHashListStartsAsLinesArrive(t *testing.T) {
+	tors := []badpeers.Torrent{badpeers.NewTorrent(22, 1, 5), badpeers.NewTorrent(23, 1, 5)}
+	for _, tt := range []struct {
+		name  string
+		first string // written before waiting for the job to start
+	}{
+		{"one line", hex.EncodeToString(tors[0].InfoHash[:]) + "\n"},
+		{"a line and a comment", "# wanted\n" + hex.EncodeToString(tors[0].InfoHash[:]) + "\n# more to come\n"},
+		{"a line and part of the next", hex.EncodeToString(tors[0].InfoHash[:]) + "\n" + hex.EncodeToString(tors[1].InfoHash[:8])},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			good := startPeer(t, badpeers.Good, tors...)
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			o := testOptions()
+			o.Input, o.Stdin, o.Output = "-", pr, filepath.Join(t.TempDir(), "r.parquet")
+			o.Peers = []string{good.Addr()}
+			done := make(chan error, 1)
+			go func() { _, err := Run(context.Background(), o); done <- err }()
+			if _, err := io.WriteString(pw, tt.first); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(backstop)
+			for good.Accepted() == 0 {
+				select {
+				case err := <-done:
+					t.Fatalf("run ended before its input: %v", err)
+				default:
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no job started within %v of its line", backstop)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			rest := hex.EncodeToString(tors[1].InfoHash[:]) + "\n"
+			if strings.Contains(tt.name, "part") {
+				rest = hex.EncodeToString(tors[1].InfoHash[8:]) + "\n"
+			}
+			if _, err := io.WriteString(pw, rest); err != nil {
+				t.Fatal(err)
+			}
+			pw.Close()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			res := readResults(t, o.Output)
+			for _, tor := range tors {
+				if r := res[tor.InfoHash]; r.Outcome != schema.OutcomeOK {
+					t.Errorf("%x: %s (%s)", tor.InfoHash, r.Outcome, r.Detail)
+				}
 			}
 		})
 	}
