@@ -21,10 +21,12 @@
 //
 // Every peer exchange ends ok or in exactly one failure class, decided by
 // how far it got: connect_failed, handshake_failed (closed, wrong protocol
-// or other infohash), no_extension, no_ut_metadata (or no metadata_size),
-// too_large, rejected (a reject, or a hang-up after agreeing to serve),
-// invalid_metadata (an undecodable or oversized message, a wrong-sized
-// piece, or verified bytes that are no valid info dictionary), hash_mismatch,
+// or other infohash, or an extended handshake that does not decode or is
+// preceded by a message that does not), no_extension, no_ut_metadata (or
+// no metadata_size), too_large, rejected (a reject, or a hang-up after
+// agreeing to serve), invalid_metadata (an undecodable or oversized
+// message once metadata was asked for, a wrong-sized piece, or verified
+// bytes that are no valid info dictionary), hash_mismatch,
 // timeout (no answer within the peer's time; the job's running out
 // blames no peer, see below) and local_error
 // (our side: out of descriptors, ports or buffers). Peers are tried

@@ -193,15 +193,18 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 	var buf []byte
 	var eh extHandshake
 	for {
+		// Nothing said before or in the extended handshake is metadata:
+		// a peer that garbles it fails as a peer (handshake_failed), and
+		// the hash is not blamed (invalid_metadata counts against it).
 		id, payload, err := readExtended(r, &buf)
 		if err != nil {
-			return nil, wireFailure(err, schema.OutcomeHandshakeFailed, "waiting for the extended handshake")
+			return nil, wireFailure(err, schema.OutcomeHandshakeFailed, schema.OutcomeHandshakeFailed, "waiting for the extended handshake")
 		}
 		if id != extHandshakeID {
 			continue // nothing is ours to answer before the handshake
 		}
 		if eh, err = parseExtHandshake(payload); err != nil {
-			return nil, failf(schema.OutcomeInvalidMetadata, "%v", err)
+			return nil, failf(schema.OutcomeHandshakeFailed, "%v", err)
 		}
 		break
 	}
@@ -231,7 +234,7 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 	for left := pieces; left > 0; {
 		id, payload, err := readExtended(r, &buf)
 		if err != nil {
-			return nil, wireFailure(err, schema.OutcomeRejected, "before serving all metadata")
+			return nil, wireFailure(err, schema.OutcomeInvalidMetadata, schema.OutcomeRejected, "before serving all metadata")
 		}
 		if id != ourUTMetadataID {
 			continue // a repeated extended handshake
@@ -276,11 +279,11 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 	return info, nil
 }
 
-// wireFailure classifies a failure to read a wire message: oversize or
-// undecodable messages are invalid metadata; I/O errors go to ioFailure.
-func wireFailure(err error, onClose, stage string) *PeerError {
+// wireFailure classifies a failure to read a wire message: an oversize
+// or undecodable message is class garbled; I/O errors go to ioFailure.
+func wireFailure(err error, garbled, onClose, stage string) *PeerError {
 	if errors.Is(err, errMessageTooLong) || errors.Is(err, errBencode) {
-		return failf(schema.OutcomeInvalidMetadata, "%s: %v", stage, err)
+		return failf(garbled, "%s: %v", stage, err)
 	}
 	return ioFailure(err, onClose, stage)
 }

@@ -106,8 +106,14 @@ func TestTalk(t *testing.T) {
 		{"piece out of range", ltep[:], peerStream(n, data(1, n, fuzzInfo)), schema.OutcomeInvalidMetadata},
 		{"total_size disagrees", ltep[:], peerStream(n, data(0, n+1, fuzzInfo)), schema.OutcomeInvalidMetadata},
 		{"other bytes", ltep[:], peerStream(n, data(0, n, []byte("d6:lengthi6e4:name1:x12:piece lengthi16384ee"))), schema.OutcomeHashMismatch},
-		{"oversized message", ltep[:], []byte{0x7f, 0, 0, 0, 20}, schema.OutcomeInvalidMetadata},
-		{"garbage extended handshake", ltep[:], appendExtended(nil, 0, []byte("d1:m")), schema.OutcomeInvalidMetadata},
+		// What comes before and in the extended handshake is no
+		// metadata: garbling it fails the peer, not the hash.
+		{"oversized message before the extended handshake", ltep[:], []byte{0x7f, 0, 0, 0, 20}, schema.OutcomeHandshakeFailed},
+		{"empty extended message", ltep[:], []byte{0, 0, 0, 1, 20}, schema.OutcomeHandshakeFailed},
+		{"garbage extended handshake", ltep[:], appendExtended(nil, 0, []byte("d1:m")), schema.OutcomeHandshakeFailed},
+		{"extended handshake not a dictionary", ltep[:], appendExtended(nil, 0, []byte("i5e")), schema.OutcomeHandshakeFailed},
+		{"ut_metadata id out of range", ltep[:], appendExtended(nil, 0, []byte("d1:md11:ut_metadatai300ee13:metadata_sizei5ee")), schema.OutcomeHandshakeFailed},
+		{"oversized message after the extended handshake", ltep[:], append(peerStream(n), 0x7f, 0, 0, 0, 20), schema.OutcomeInvalidMetadata},
 		{"no metadata_size", ltep[:], appendExtended(nil, 0, []byte("d1:md11:ut_metadatai1eee")), schema.OutcomeNoUTMetadata},
 		{"no BEP 10", make([]byte, 8), nil, schema.OutcomeNoExtension},
 		{"closes before extended handshake", ltep[:], nil, schema.OutcomeHandshakeFailed},

@@ -118,6 +118,9 @@ func TestPrecedence(t *testing.T) {
 		{"mismatch beats all", []badpeers.Behaviour{badpeers.Refuse, badpeers.Stall, badpeers.Reject, badpeers.WrongTorrent, badpeers.TooLarge}, schema.OutcomeHashMismatch},
 		{"too large beats invalid", []badpeers.Behaviour{badpeers.Garbage, badpeers.TooLarge, badpeers.Close}, schema.OutcomeTooLarge},
 		{"invalid beats rejected", []badpeers.Behaviour{badpeers.Reject, badpeers.Garbage}, schema.OutcomeInvalidMetadata},
+		// A garbled extended handshake is the peer's failure, ranked
+		// among the peer-level classes, not above them as bad metadata.
+		{"rejected beats a bad extended handshake", []badpeers.Behaviour{badpeers.BadExtHandshake, badpeers.Reject}, schema.OutcomeRejected},
 		{"rejected beats no_ut_metadata", []badpeers.Behaviour{badpeers.NoUTMetadata, badpeers.Reject, badpeers.NoExtension}, schema.OutcomeRejected},
 		{"peer-level beats timeout", []badpeers.Behaviour{badpeers.Stall, badpeers.WrongHash}, schema.OutcomeHandshakeFailed},
 		{"timeout beats connect_failed", []badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout},

@@ -17,12 +17,15 @@ const (
 	TooLarge     Behaviour = "too_large"      // announces metadata above the cap: too_large
 	Stall        Behaviour = "stall"          // accepts and never answers: timeout
 	Garbage      Behaviour = "garbage"        // answers requests with undecodable messages: invalid_metadata
+	// BadExtHandshake sends an undecodable BEP 10 extended handshake:
+	// handshake_failed (the peer's fault, not the metadata's).
+	BadExtHandshake Behaviour = "bad_ext_handshake"
 )
 
 // Behaviours lists every behaviour, Good first.
 func Behaviours() []Behaviour {
 	return []Behaviour{Good, Refuse, WrongHash, Close, NoExtension, NoUTMetadata, Reject,
-		WrongTorrent, TooLarge, Stall, Garbage}
+		WrongTorrent, TooLarge, Stall, Garbage, BadExtHandshake}
 }
 
 // Expect is the fetch outcome (a schema.Outcome* value) of a job whose
@@ -33,7 +36,7 @@ func (b Behaviour) Expect() string {
 		return "ok"
 	case Refuse:
 		return "connect_failed"
-	case WrongHash, Close:
+	case WrongHash, Close, BadExtHandshake:
 		return "handshake_failed"
 	case NoExtension:
 		return "no_extension"

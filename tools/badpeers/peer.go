@@ -214,6 +214,14 @@ func (p *Peer) exchange(c net.Conn, r *bufio.Reader, info []byte) {
 	// A bitfield and an unchoke first: fetchers must skip what they did not ask for.
 	writeMsg(w, byte(pp.Bitfield), []byte{0xff, 0x80})
 	writeMsg(w, byte(pp.Unchoke), nil)
+	if p.behaviour == BadExtHandshake {
+		// A dictionary cut short after its first key.
+		writeExt(w, 0, []byte("d1:md11:ut_metadatai3e"))
+		if w.Flush() == nil {
+			_, _ = io.Copy(io.Discard, r) // until the fetcher hangs up
+		}
+		return
+	}
 	writeExt(w, 0, bencode.MustMarshal(hs))
 	if w.Flush() != nil {
 		return
