@@ -94,7 +94,7 @@ fell short).
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
---stats-json writes.
+--stats-json writes. When the reader of -o - went away (exit 141) it prints nothing.
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
 open, which a home router handles; raise both on a server. Metadata pieces received
@@ -152,6 +152,12 @@ func runFetch(c *cli.Context) error {
 		return err
 	}
 	stats, err := fetch.Run(c.Context, o)
+	if exitcode.Of(err) == exitcode.BrokenPipe {
+		// The reader of -o - went away: as for every command, nothing
+		// is printed and no report written (run logs how the run ended
+		// when logs are JSON).
+		return err
+	}
 	if stats.Jobs > 0 || err == nil {
 		if c.String("log-format") == "json" {
 			// One record, its counters as --stats-json writes them: no
