@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -242,4 +244,43 @@ func TestArrowFixedLength(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestArrowReadDoesNotWaitForTheNextBatch writes one record batch of 3
+// rows into a pipe kept open: Read with room for 256 must return those 3
+// at once rather than block for a batch that has not come (fetch reading
+// jobs from a slow writer started none until 256 arrived).
+func TestArrowReadDoesNotWaitForTheNextBatch(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	go func() {
+		w := NewArrowWriter[schema.Observation]("pipe", pw)
+		rows := make([]schema.Observation, 3)
+		for i := range rows {
+			rows[i].InfoHash[0], rows[i].HashType, rows[i].ObservedAt = byte(i+1), schema.HashV1, int64(i)
+		}
+		_ = w.Write(rows) // flushed: the reader sees it; the stream stays open
+	}()
+	r, err := OpenArrow[schema.Observation]("pipe", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := make(chan int, 1)
+	go func() {
+		n, err := r.Read(make([]schema.Observation, 256))
+		if err != nil {
+			t.Errorf("Read: %v", err)
+		}
+		got <- n
+	}()
+	select {
+	case n := <-got:
+		if n != 3 {
+			t.Errorf("Read returned %d rows, want the batch's 3", n)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read waited for a second batch instead of returning the first")
+	}
+	pw.Close()
 }

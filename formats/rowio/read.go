@@ -168,6 +168,8 @@ func joinPath(p []string) string {
 }
 
 // Read fills buf with up to len(buf) rows; it returns io.EOF at the end.
+// From an Arrow stream it returns the rows of the record batches already
+// received rather than wait for the next one (fewer than len(buf)).
 // A decoding failure (a CorruptError, or an error wrapping ErrLimit)
 // names the input, and every later Read returns it again.
 func (r *Reader[T]) Read(buf []T) (n int, err error) {
@@ -207,14 +209,17 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 	n := 0
 	for n < len(buf) {
 		if r.rec == nil || r.pos >= int(r.rec.NumRows()) {
+			if n > 0 {
+				// Return what the last batch gave before waiting for the
+				// next: a writer flushes each batch so that a reader
+				// downstream acts on it at once (fetch starts its jobs).
+				return n, nil
+			}
 			if !r.ar.Next() {
 				if err := r.ar.Err(); err != nil {
 					return n, fmt.Errorf("%s: %w", r.name, ourReason(err))
 				}
-				if n == 0 {
-					return 0, io.EOF
-				}
-				return n, nil
+				return 0, io.EOF
 			}
 			r.rec, r.pos = r.ar.Record(), 0
 			if err := r.checkBatch(); err != nil {
