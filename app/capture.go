@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -39,10 +40,13 @@ with -o - (refused when stdout is a terminal). The run stops after
 --duration or --max-observations; SIGINT or SIGTERM stops it too, and what
 was received is still written and committed (exit 130). At a stop each
 node goes on reading until its socket has been quiet for 200ms (2s at
-most), so packets already on their way are kept. Node IDs and routing
-tables are kept in --dht-state (default DIR/dht-state with --data DIR) so
-the next run rejoins warm; a second capture started on a --dht-state in use
-exits 75 (captures that run at once need their own).
+most), so packets already on their way are kept. With -o -, a write to
+stdout blocked for 10s after the signal (a reader that reads nothing), or
+a second signal, ends the run at once (exit 130): the stream is cut short
+and the DHT state may not be saved. Node IDs and routing tables are kept in
+--dht-state (default DIR/dht-state with --data DIR) so the next run rejoins
+warm; a second capture started on a --dht-state in use exits 75 (captures
+that run at once need their own).
 
 Counters are logged on stderr when done and written by --stats-json.
 
@@ -96,18 +100,27 @@ func runCapture(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
-	w, err := rowio.Create[schema.Observation](out, c.App.Writer)
+	var st capture.Stats
+	interrupted := false
+	err := deliver(c.Context, "capture", out, c.App.Writer, func(stdout io.Writer) error {
+		w, err := rowio.Create[schema.Observation](out, stdout)
+		if err != nil {
+			return fmt.Errorf("capture: %w", err)
+		}
+		var runErr error
+		st, runErr = capture.Run(c.Context, o, w)
+		interrupted = runErr != nil && c.Context.Err() != nil && errors.Is(runErr, c.Context.Err())
+		if runErr != nil && !interrupted {
+			w.Abort()
+			return runErr
+		}
+		if err := w.Close(); err != nil {
+			return fmt.Errorf("capture: %w", err) // rowio names the file
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("capture: %w", err)
-	}
-	st, runErr := capture.Run(c.Context, o, w)
-	interrupted := runErr != nil && c.Context.Err() != nil && errors.Is(runErr, c.Context.Err())
-	if runErr != nil && !interrupted {
-		w.Abort()
-		return runErr
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("capture: %w", err) // rowio names the file
+		return err
 	}
 	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", st.Queries, "malformed", st.Malformed,

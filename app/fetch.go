@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -90,7 +91,9 @@ them count as unfinished: in the summary and --stats-json, jobs = attempted +
 lease_expired + unfinished, released (part of unfinished) counts the released rows, and
 the outcomes count attempts only; what was left unread is counted from a Parquet input's
 footer, or by reading a stream through (for at most another 10s; a warning says if that
-fell short).
+fell short). With -o -, a write to stdout blocked for 10s after the signal (a reader that
+reads nothing), or a second signal, ends the run at once (exit 130): the stream is cut
+short (the jobs' leases run out at lease_until) and the DHT state may not be saved.
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
@@ -151,7 +154,16 @@ func runFetch(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
-	stats, err := fetch.Run(c.Context, o)
+	var stats fetch.Stats
+	err := deliver(c.Context, "fetch", o.Output, o.Stdout, func(stdout io.Writer) error {
+		o.Stdout = stdout
+		var err error
+		stats, err = fetch.Run(c.Context, o)
+		return err
+	})
+	if errors.Is(err, errUndelivered) {
+		return err // fetch.Run is still blocked: stats are not to be read
+	}
 	if exitcode.Of(err) == exitcode.BrokenPipe {
 		// The reader of -o - went away: as for every command, nothing
 		// is printed and no report written (run logs how the run ended

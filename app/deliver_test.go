@@ -1,0 +1,159 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/tools/loadgen"
+)
+
+// slowWriter takes each write after delay, or never while block is open.
+type slowWriter struct {
+	delay time.Duration
+	block chan struct{}
+}
+
+func (s slowWriter) Write(p []byte) (int, error) {
+	if s.block != nil {
+		<-s.block
+	}
+	time.Sleep(s.delay)
+	return len(p), nil
+}
+
+// TestDeliverGrace: after the stop (parent cancelled), deliver waits for
+// a run whose writes go through, however slowly, and gives up on one
+// whose write has been blocked for streamGrace, with exit 130.
+func TestDeliverGrace(t *testing.T) {
+	defer func(g time.Duration) { streamGrace = g }(streamGrace)
+	streamGrace = 300 * time.Millisecond
+	tests := []struct {
+		name      string
+		out       string
+		w         slowWriter
+		writes    int // of 64 KiB, after the stop
+		undeliver bool
+	}{
+		{name: "reader takes nothing", out: "-", w: slowWriter{block: make(chan struct{})}, writes: 1, undeliver: true},
+		{name: "slow reader", out: "-", w: slowWriter{delay: 50 * time.Millisecond}, writes: 20},
+		{name: "nothing left to write", out: "-", w: slowWriter{}, writes: 0},
+		{name: "a file", out: "x.parquet", w: slowWriter{delay: 50 * time.Millisecond}, writes: 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.w.block != nil {
+				defer close(tt.w.block)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			start := time.Now()
+			err := deliver(ctx, "test", tt.out, tt.w, func(w io.Writer) error {
+				cancel()
+				for range tt.writes {
+					if _, err := w.Write(make([]byte, 64<<10)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			took := time.Since(start)
+			if !tt.undeliver {
+				if err != nil {
+					t.Fatalf("err %v after %s, want the run's nil", err, took)
+				}
+				return
+			}
+			if !errors.Is(err, errUndelivered) || exitcode.Of(err) != exitcode.Interrupted {
+				t.Fatalf("err %v (exit %d), want the output undelivered, exit 130", err, exitcode.Of(err))
+			}
+			if took < streamGrace || took > streamGrace+2*time.Second {
+				t.Fatalf("gave up after %s, want the grace of %s", took, streamGrace)
+			}
+		})
+	}
+}
+
+// TestStalledStdoutStopsOnSecondSignal: "capture -o - | sleep 600" (or
+// fetch) blocks writing once the pipe is full. SIGINT stops the run but
+// its output cannot be written; a second SIGINT exits at once with 130
+// and one line saying the output was not delivered. It used to ignore
+// both signals.
+func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
+	bin := infohashBinary(t)
+	hashes := filepath.Join(t.TempDir(), "hashes.txt")
+	if err := os.WriteFile(hashes, []byte(hexLines("stall", 5000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		load bool // send get_peers/announce_peer queries to the node
+	}{
+		{name: "capture", load: true,
+			args: []string{"capture", "--passive", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1m", "-o", "-"}},
+		{name: "fetch",
+			args: []string{"fetch", "--no-dht", "--peer", "127.0.0.1:1", "--concurrency", "50", hashes, "-o", "-"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close() // held open and never read
+			cmd := exec.Command(bin, tt.args...)
+			stderr := &lockedBuffer{}
+			cmd.Stdout, cmd.Stderr = w, stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			defer cmd.Process.Kill()
+			if tt.load {
+				var port string
+				waitFor(t, "capture's address", func() bool {
+					m := regexp.MustCompile(`addr=127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
+					if m != nil {
+						port = m[1]
+					}
+					return m != nil
+				})
+				if _, err := loadgen.Run(t.Context(), loadgen.Config{Target: "127.0.0.1:" + port, Rate: 20000, Count: 20000, Senders: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, "the pipe to fill", func() bool {
+				n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ) // FIONREAD: bytes in the pipe
+				return err == nil && n >= 32<<10
+			})
+			cmd.Process.Signal(syscall.SIGINT)
+			time.Sleep(300 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGINT)
+			select {
+			case err := <-exited:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+					t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
+				}
+			case <-time.After(8 * time.Second):
+				t.Fatalf("still running 8s after the second SIGINT; stderr:\n%s", stderr.String())
+			}
+			if n := strings.Count(stderr.String(), "the output could not be delivered"); n != 1 {
+				t.Fatalf("%d lines say the output was not delivered, want 1; stderr:\n%s", n, stderr.String())
+			}
+		})
+	}
+}
