@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/infohash/infohash/internal/dhtstate"
 )
@@ -75,13 +76,15 @@ func saveState(dir string, s state) error {
 // evenly over the keyspace from a random base, so that the nodes of one
 // capture watch different parts of it. tables[i] is the routing table
 // saved with ids[i] (nil for a new ID): a saved entry whose ID does not
-// parse is skipped with its table, so the entries after it are not at the
-// index of their node.
+// parse is skipped with its table, and so is one repeating an earlier
+// entry's ID (two nodes with one ID would watch one part of the keyspace
+// twice), so the entries after it are not at the index of their node.
 func nodeIDs(s state, k int, rnd func() uint64) (ids [][20]byte, tables [][]dhtstate.Entry) {
 	ids = make([][20]byte, 0, k)
 	tables = make([][]dhtstate.Entry, k)
 	for _, sn := range s.Nodes {
-		if id, ok := dhtstate.ParseID(sn.ID); ok && len(ids) < k {
+		id, ok := dhtstate.ParseID(sn.ID)
+		if ok && len(ids) < k && !slices.Contains(ids, id) {
 			tables[len(ids)] = sn.Table
 			ids = append(ids, id)
 		}

@@ -194,3 +194,60 @@ func TestSavedTablesFollowTheirIDs(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeIDsSkipRepeatedIDs: a saved ID repeated in the state file (by
+// hand, or spelt in another case) is used once, with the first entry's
+// table; the node it would have gone to gets the next saved ID or a new
+// one. Two nodes used to start with one ID.
+func TestNodeIDsSkipRepeatedIDs(t *testing.T) {
+	const a = "0102030405060708090a0b0c0d0e0f1011121314"
+	const b = "8102030405060708090a0b0c0d0e0f1011121314"
+	x := contact{ID: [20]byte{1}, Addr: netip.MustParseAddrPort("127.0.0.1:1001")}
+	y := contact{ID: [20]byte{2}, Addr: netip.MustParseAddrPort("127.0.0.1:1002")}
+	z := contact{ID: [20]byte{3}, Addr: netip.MustParseAddrPort("127.0.0.1:1003")}
+	entry := func(id string, c contact) stateNode { return stateNode{ID: id, Table: toState([]contact{c})} }
+	tests := []struct {
+		name   string
+		saved  []stateNode
+		k      int
+		want   []string         // the saved IDs used, in order; the rest are new
+		tables []netip.AddrPort // the contact of each saved ID's table
+	}{
+		{"repeat before another", []stateNode{entry(a, x), entry(a, y), entry(b, z)}, 2,
+			[]string{a, b}, []netip.AddrPort{x.Addr, z.Addr}},
+		{"repeat in upper case", []stateNode{entry(a, x), entry(strings.ToUpper(a), y)}, 2,
+			[]string{a}, []netip.AddrPort{x.Addr}},
+		{"only repeats", []stateNode{entry(b, z), entry(b, x), entry(b, y)}, 3,
+			[]string{b}, []netip.AddrPort{z.Addr}},
+		{"repeat past k", []stateNode{entry(a, x), entry(b, y), entry(a, z)}, 2,
+			[]string{a, b}, []netip.AddrPort{x.Addr, y.Addr}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var n uint64
+			ids, tables := nodeIDs(state{Nodes: tt.saved}, tt.k, func() uint64 { n += 0x9e3779b97f4a7c15; return n })
+			if len(ids) != tt.k || len(tables) != tt.k {
+				t.Fatalf("%d IDs and %d tables, want %d", len(ids), len(tables), tt.k)
+			}
+			seen := map[[20]byte]bool{}
+			for i, id := range ids {
+				if seen[id] {
+					t.Fatalf("ID %x given to two nodes: %x", id, ids)
+				}
+				seen[id] = true
+				if i >= len(tt.want) {
+					if tables[i] != nil {
+						t.Errorf("new ID %x has a saved table", id)
+					}
+					continue
+				}
+				if got := fmt.Sprintf("%x", id); got != tt.want[i] {
+					t.Fatalf("node %d: ID %s, want %s", i, got, tt.want[i])
+				}
+				if cs := fromState(tables[i]); len(cs) != 1 || cs[0].Addr != tt.tables[i] {
+					t.Errorf("node %d: table %v, want [%v]", i, cs, tt.tables[i])
+				}
+			}
+		})
+	}
+}
