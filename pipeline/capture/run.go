@@ -71,12 +71,14 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	}
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 64)}
 	seed := rand.Uint64()
-	ids, tables := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
+	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
 	if err != nil {
 		return Stats{}, err
 	}
-	saved := fromState(st.Samplers)
+	// The crawler starts from every saved contact, those of tables no
+	// node took too (fewer --node-ids than last time, a bad ID).
+	saved := append(fromState(st.Samplers), fromState(spare)...)
 	for i, n := range nodes {
 		tableSaved := fromState(tables[i])
 		saved = append(saved, tableSaved...)

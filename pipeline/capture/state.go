@@ -79,7 +79,9 @@ func saveState(dir string, s state) error {
 // parse is skipped with its table, and so is one repeating an earlier
 // entry's ID (two nodes with one ID would watch one part of the keyspace
 // twice), so the entries after it are not at the index of their node.
-func nodeIDs(s state, k int, rnd func() uint64) (ids [][20]byte, tables [][]dhtstate.Entry) {
+// spare holds the tables of the saved entries no node took (those and
+// the entries past k): contacts still worth crawling from.
+func nodeIDs(s state, k int, rnd func() uint64) (ids [][20]byte, tables [][]dhtstate.Entry, spare []dhtstate.Entry) {
 	ids = make([][20]byte, 0, k)
 	tables = make([][]dhtstate.Entry, k)
 	for _, sn := range s.Nodes {
@@ -87,7 +89,9 @@ func nodeIDs(s state, k int, rnd func() uint64) (ids [][20]byte, tables [][]dhts
 		if ok && len(ids) < k && !slices.Contains(ids, id) {
 			tables[len(ids)] = sn.Table
 			ids = append(ids, id)
+			continue
 		}
+		spare = append(spare, sn.Table...)
 	}
 	base := uint32(rnd())
 	for i := len(ids); i < k; i++ {
@@ -99,7 +103,7 @@ func nodeIDs(s state, k int, rnd func() uint64) (ids [][20]byte, tables [][]dhts
 		}
 		ids = append(ids, id)
 	}
-	return ids, tables
+	return ids, tables, spare
 }
 
 // stateLockName is the file in Options.StateDir whose flock(2) a capture

@@ -26,7 +26,7 @@ func FuzzLoadState(f *testing.F) {
 		}
 		const k = 4
 		n := 0
-		ids, tables := nodeIDs(s, k, func() uint64 { n++; return uint64(n) })
+		ids, tables, _ := nodeIDs(s, k, func() uint64 { n++; return uint64(n) })
 		if len(ids) != k || len(tables) != k {
 			t.Fatalf("%d node IDs and %d tables, want %d", len(ids), len(tables), k)
 		}

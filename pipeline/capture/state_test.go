@@ -75,7 +75,7 @@ func TestNodeIDsSpreadOverTheKeyspace(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var x uint64
-			ids, _ := nodeIDs(tc.saved, tc.k, func() uint64 { x += 0x9e3779b97f4a7c15; return x })
+			ids, _, _ := nodeIDs(tc.saved, tc.k, func() uint64 { x += 0x9e3779b97f4a7c15; return x })
 			if len(ids) != tc.k {
 				t.Fatalf("%d ids", len(ids))
 			}
@@ -225,7 +225,7 @@ func TestNodeIDsSkipRepeatedIDs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var n uint64
-			ids, tables := nodeIDs(state{Nodes: tt.saved}, tt.k, func() uint64 { n += 0x9e3779b97f4a7c15; return n })
+			ids, tables, _ := nodeIDs(state{Nodes: tt.saved}, tt.k, func() uint64 { n += 0x9e3779b97f4a7c15; return n })
 			if len(ids) != tt.k || len(tables) != tt.k {
 				t.Fatalf("%d IDs and %d tables, want %d", len(ids), len(tables), tt.k)
 			}
@@ -247,6 +247,52 @@ func TestNodeIDsSkipRepeatedIDs(t *testing.T) {
 				if cs := fromState(tables[i]); len(cs) != 1 || cs[0].Addr != tt.tables[i] {
 					t.Errorf("node %d: table %v, want [%v]", i, cs, tt.tables[i])
 				}
+			}
+		})
+	}
+}
+
+// TestSpareTablesSeedTheCrawler: the table saved under an entry no node
+// takes (its ID does not parse, repeats an earlier one, or is past
+// --node-ids) is crawled from: its contact gets a query. Those tables
+// used to be dropped, contacts and all.
+func TestSpareTablesSeedTheCrawler(t *testing.T) {
+	const a = "0102030405060708090a0b0c0d0e0f1011121314"
+	const b = "8102030405060708090a0b0c0d0e0f1011121314"
+	tests := []struct {
+		name  string
+		saved func(x contact) []stateNode
+	}{
+		{"bad ID", func(x contact) []stateNode { return []stateNode{{ID: "zz", Table: toState([]contact{x})}, {ID: a}} }},
+		{"repeated ID", func(x contact) []stateNode { return []stateNode{{ID: a}, {ID: a, Table: toState([]contact{x})}} }},
+		{"past --node-ids", func(x contact) []stateNode { return []stateNode{{ID: a}, {ID: b, Table: toState([]contact{x})}} }},
+		{"the node's own", func(x contact) []stateNode { return []stateNode{{ID: a, Table: toState([]contact{x})}} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			peer, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer peer.Close()
+			x := contact{ID: [20]byte{0xa1}, Addr: peer.LocalAddr().(*net.UDPAddr).AddrPort()}
+			dir := t.TempDir()
+			if err := saveState(dir, state{Nodes: tt.saved(x)}); err != nil {
+				t.Fatal(err)
+			}
+			o := testOptions()
+			o.StateDir = dir
+			o.NodeIDs = 1
+			o.Duration = 500 * time.Millisecond
+			if _, err := Run(context.Background(), o, &memSink{}); err != nil {
+				t.Fatal(err)
+			}
+			// What capture sent waits in the socket's buffer.
+			buf := make([]byte, 1500)
+			peer.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			n, _, err := peer.ReadFromUDPAddrPort(buf)
+			if err != nil || !strings.Contains(string(buf[:n]), "1:y1:q") {
+				t.Fatalf("the saved contact got no query: %q, %v", buf[:n], err)
 			}
 		})
 	}
