@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -67,7 +66,7 @@ func dropBlobIndexes(tail []byte, start int64) ([]byte, error) {
 		if c.ColumnIndexLength == 0 {
 			continue
 		}
-		if p := c.MetaData.PathInSchema; len(p) == 1 && slices.Contains(blobColumns, p[0]) {
+		if isBlob(c.MetaData.PathInSchema) {
 			c.ColumnIndexOffset, c.ColumnIndexLength = 0, 0
 			continue
 		}

@@ -113,17 +113,13 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 
 var blobTypes sync.Map // reflect.Type → bool
 
-// hasBlob reports whether T's Parquet schema has one of blobColumns as a
-// top-level column.
+// hasBlob reports whether T's Parquet schema has one of blobColumns.
 func hasBlob[T any]() bool {
 	t := reflect.TypeFor[T]()
 	if v, ok := blobTypes.Load(t); ok {
 		return v.(bool)
 	}
-	has := false
-	for _, f := range parquet.SchemaOf(reflect.New(t).Interface()).Fields() {
-		has = has || slices.Contains(blobColumns, f.Name())
-	}
+	has := slices.ContainsFunc(parquet.SchemaOf(reflect.New(t).Interface()).Columns(), isBlob)
 	blobTypes.Store(t, has)
 	return has
 }

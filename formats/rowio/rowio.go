@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
@@ -52,19 +53,35 @@ func ParquetOptions() []parquet.WriterOption {
 		parquet.MaxRowsPerRowGroup(256 * 1024),
 	}
 	for _, c := range blobColumns {
-		opts = append(opts, parquet.SkipPageStatistics(c), parquet.SkipPageBounds(c))
+		opts = append(opts, parquet.SkipPageStatistics(c...), parquet.SkipPageBounds(c...))
 	}
 	return opts
 }
 
-// blobColumns are the columns of large opaque values (info_bytes: a whole
-// info dictionary, up to 10 MiB), written without min/max: parquet-go
-// copies a page's bounds whole into its page header (four times: min, max
-// and their deprecated twins), the column chunk's into the footer, and
-// every page's into memory until the row group is written (for the page
-// index). Nobody filters on such bounds. SkipPageBounds leaves the page
-// index entries empty and the chunk statistics a null count.
-var blobColumns = []string{"info_bytes"}
+// blobColumns are the columns (leaf paths) whose values can be megabytes:
+// info_bytes (a whole info dictionary, up to 10 MiB) and the names and
+// file paths taken from one (a hostile torrent can make one several MiB).
+// They are written without min/max: parquet-go copies a page's bounds
+// whole into its page header (four times: min, max and their deprecated
+// twins, so a 4 MiB name made a header over the 16 MiB readers accept,
+// and merge refused the whole results file), the column chunk's into the
+// footer, and every page's into memory until the row group is written
+// (for the page index, which ParquetWriter then leaves out for these
+// columns: see dropBlobIndexes). No pruning is lost that mattered: rows
+// are ordered by infohash, so every row group spans the alphabet of
+// names anyway.
+var blobColumns = [][]string{
+	{"info_bytes"},
+	{"name"},
+	{"name_raw"},
+	{"files", "list", "element", "path"},
+	{"files", "list", "element", "path_raw"},
+}
+
+// isBlob reports whether the leaf column at path is one of blobColumns.
+func isBlob(path []string) bool {
+	return slices.ContainsFunc(blobColumns, func(b []string) bool { return slices.Equal(b, path) })
+}
 
 // Create opens a row sink for output a user asked for: path "-" is an
 // Arrow IPC stream on stdout, anything else a Parquet file opened by
