@@ -26,6 +26,9 @@ type Reader[T any] struct {
 	pos   int
 	rows  int64 // Arrow rows so far
 	err   error // sticky: a reader that failed stays failed
+	// absent are the list fields of T the Parquet file has no column
+	// for, emptied after each Read (absentLists).
+	absent [][]int
 }
 
 // Open opens a row source: "-" reads an Arrow IPC stream from stdin,
@@ -111,7 +114,8 @@ func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, &SchemaError{Columns: cols, Err: err})
 	}
-	return &Reader[T]{name: path, f: f, pf: pf, pr: parquet.NewGenericReader[T](pf)}, nil
+	return &Reader[T]{name: path, f: f, pf: pf, pr: parquet.NewGenericReader[T](pf),
+		absent: absentLists(reflect.TypeFor[T](), want, pf.Schema())}, nil
 }
 
 // CheckSchema verifies that every required leaf column of want is in got
@@ -188,6 +192,9 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 		clear(buf)
 		n, err := r.pr.Read(buf)
 		NormalizeNulls(buf[:n])
+		if len(r.absent) > 0 {
+			clearAbsent(buf[:n], r.absent)
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			err = fmt.Errorf("%s: %w", r.name, &CorruptError{Format: "Parquet", Err: err})
 		}

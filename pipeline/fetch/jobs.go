@@ -155,7 +155,6 @@ func openParquetJobs(path string) (*jobReader, error) {
 		}
 		jr.read, jr.close, jr.meta = blobJobs(jr, r.Read), r.Close, r.Metadata
 	}
-	jr.read = info.clearAbsentLists(jr.read)
 	return jr, nil
 }
 
@@ -195,9 +194,8 @@ func (jr *jobReader) Metadata(key string) (string, bool) { return jr.meta(key) }
 
 // jobsFile is what fetch needs to know of a jobs file's footer.
 type jobsFile struct {
-	blob               bool  // info_hash is a BYTE_ARRAY column (DuckDB's BLOB)
-	rows               int64 // rows in the file
-	hasPeers, hasAvoid bool  // the file has a peers, an avoid_peers column
+	blob bool  // info_hash is a BYTE_ARRAY column (DuckDB's BLOB)
+	rows int64 // rows in the file
 }
 
 // inspectJobs reads a Parquet file's footer.
@@ -219,40 +217,8 @@ func inspectJobs(path string) (jobsFile, error) {
 	if c, ok := pf.Schema().Lookup("info_hash"); ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray {
 		info.blob = true
 	}
-	for _, fl := range pf.Schema().Fields() {
-		switch fl.Name() {
-		case "peers":
-			info.hasPeers = true
-		case "avoid_peers":
-			info.hasAvoid = true
-		}
-	}
 	info.rows = pf.NumRows()
 	return info, nil
-}
-
-// clearAbsentLists makes read leave peers and avoid_peers empty when the
-// file has no such column. parquet-go v0.32.0 reads a list column the
-// file lacks as [""] in a row whose optional hash_type is set (DuckDB's
-// jobs with a hash_type column and no peers): fetch then skipped "" as
-// avoided and called the attempt rejected (every peer penalised), or
-// dialled "" and wrote a peer_failures entry merge refuses.
-func (info jobsFile) clearAbsentLists(read func([]jobRow) (int, error)) func([]jobRow) (int, error) {
-	if info.hasPeers && info.hasAvoid {
-		return read
-	}
-	return func(buf []jobRow) (int, error) {
-		n, err := read(buf)
-		for i := range buf[:n] {
-			if !info.hasPeers {
-				buf[i].Peers = nil
-			}
-			if !info.hasAvoid {
-				buf[i].AvoidPeers = nil
-			}
-		}
-		return n, err
-	}
 }
 
 // blobHash checks a BYTE_ARRAY info_hash: 20 bytes, or 32 for a v2 hash,
