@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -46,6 +47,11 @@ var flagChecks = []struct {
 		for _, p := range c.StringSlice(name) {
 			if msg := checkHostPort(p); msg != "" {
 				return fmt.Sprintf("%q: %s", p, msg)
+			}
+			// merge refuses a peer_failures endpoint with a space or a
+			// newline, which would reject the whole results file.
+			if !schema.PeerAddrOK(p) {
+				return fmt.Sprintf("%q: not an endpoint merge accepts (no spaces or newlines, at most 262 bytes)", p)
 			}
 		}
 		return ""
