@@ -85,7 +85,7 @@ func TestDeliverGrace(t *testing.T) {
 }
 
 // TestStalledStdoutStopsOnSecondSignal: "capture -o - | sleep 600" (or
-// fetch) blocks writing once the pipe is full. SIGINT stops the run but
+// fetch, export, plan-retries) blocks writing once the pipe is full. SIGINT stops the run but
 // its output cannot be written; a second SIGINT exits at once with 130
 // and one line saying the output was not delivered. It used to ignore
 // both signals.
@@ -95,6 +95,13 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 	if err := os.WriteFile(hashes, []byte(hexLines("stall", 5000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A dataset of 20000 new hashes: more jobs and more CSV than a pipe holds.
+	data := filepath.Join(t.TempDir(), "ds")
+	many := filepath.Join(t.TempDir(), "many.txt")
+	if err := os.WriteFile(many, []byte(hexLines("stall-ds", 20000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, nil, "dedup", "--data", data, many)
 	tests := []struct {
 		name string
 		args []string
@@ -104,6 +111,8 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 			args: []string{"capture", "--passive", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1m", "-o", "-"}},
 		{name: "fetch",
 			args: []string{"fetch", "--no-dht", "--peer", "127.0.0.1:1", "--concurrency", "50", hashes, "-o", "-"}},
+		{name: "export", args: []string{"export", "--data", data, "--table", "state", "--format", "csv", "-o", "-"}},
+		{name: "plan-retries", args: []string{"plan-retries", "--data", data, "--limit", "20000", "-o", "-"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -102,7 +104,16 @@ default): redirect or pipe them.
 			} else if bl.Len() > 0 {
 				o.Blocklist = bl.Contains
 			}
-			st, err := export.Run(c.Context, o)
+			var st export.Stats
+			err = deliver(c.Context, "export", o.Output, o.Stdout, func(stdout io.Writer) error {
+				o.Stdout = stdout
+				var err error
+				st, err = export.Run(c.Context, o)
+				return err
+			})
+			if errors.Is(err, errUndelivered) {
+				return err // export.Run is still blocked: st is not to be read
+			}
 			if interrupted(c, err) {
 				what := o.Output + " not written"
 				if o.Output == "-" {

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -102,7 +104,16 @@ only the best --limit candidates in memory.
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}
-			st, err := plan.Run(c.Context, o)
+			var st plan.Stats
+			err = deliver(c.Context, "plan-retries", o.Output, o.Stdout, func(stdout io.Writer) error {
+				o.Stdout = stdout
+				var err error
+				st, err = plan.Run(c.Context, o)
+				return err
+			})
+			if errors.Is(err, errUndelivered) {
+				return err // plan.Run is still blocked: st is not to be read
+			}
 			if exitcode.Of(err) == exitcode.BrokenPipe && st.Planned > 0 {
 				// Exit 141 is quiet ("| head" has what it wanted), but
 				// this reader got none of the jobs whose leases are
