@@ -41,6 +41,20 @@ func ParseLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err er
 	return hs[0].H, hs[0].V2, hs[0].Type, true, nil
 }
 
+// LineHashes returns every infohash a line of a hash list names: none for
+// a blank line or a comment, both keys of a hybrid torrent's magnet URI,
+// and otherwise the one ParseLine reads.
+func LineHashes(line string) ([]Hash, error) {
+	if l := strings.TrimSpace(line); len(l) > 7 && strings.EqualFold(l[:7], "magnet:") {
+		return MagnetHashes(l)
+	}
+	h, v2, typ, ok, err := ParseLine(line)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return []Hash{{H: h, V2: v2, Type: typ}}, nil
+}
+
 // Hash is one infohash a line names.
 type Hash struct {
 	H    schema.Hash // the DHT key: a v2 hash truncated to 20 bytes

@@ -1,6 +1,7 @@
 package hashlist
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,4 +75,37 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatal("v2 hash not truncated from full bytes")
 		}
 	})
+}
+
+// TestLineHashes: how many keys each kind of line names.
+func TestLineHashes(t *testing.T) {
+	const hx = "0123456789abcdef0123456789abcdef01234567"
+	const v2 = "1220" + "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+	for _, tc := range []struct {
+		name, in string
+		types    []int8
+		wantErr  bool
+	}{
+		{"blank", "  ", nil, false},
+		{"comment", "# x", nil, false},
+		{"hex", hx, []int8{schema.HashV1}, false},
+		{"magnet v1", "magnet:?xt=urn:btih:" + hx, []int8{schema.HashV1}, false},
+		{"hybrid magnet", " MAGNET:?xt=urn:btih:" + hx + "&xt=urn:btmh:" + v2, []int8{schema.HashV1, schema.HashV2}, false},
+		{"hybrid, numbered", "magnet:?xt.1=urn:btmh:" + v2 + "&xt.2=urn:btih:" + hx, []int8{schema.HashV2, schema.HashV1}, false},
+		{"magnetico", `{"infoHash":"` + hx + `"}`, []int8{schema.HashV1}, false},
+		{"bad", "zz", nil, true},
+	} {
+		hs, err := LineHashes(tc.in)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s: err %v", tc.name, err)
+			continue
+		}
+		var types []int8
+		for _, h := range hs {
+			types = append(types, h.Type)
+		}
+		if !slices.Equal(types, tc.types) {
+			t.Errorf("%s: types %v, want %v", tc.name, types, tc.types)
+		}
+	}
 }

@@ -3,7 +3,6 @@ package dedup
 import (
 	"encoding/hex"
 	"io"
-	"strings"
 
 	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/schema"
@@ -30,27 +29,15 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 				continue
 			}
 		}
-		if l := strings.TrimSpace(string(line)); len(l) > 7 && strings.EqualFold(l[:7], "magnet:") {
-			// Every key a magnet names: both of a hybrid torrent's.
-			hs, err := hashlist.MagnetHashes(l)
-			if err != nil {
-				return n, sc.Errorf("%w", err)
-			}
-			for _, m := range hs {
-				emit(schema.Observation{InfoHash: m.H, InfoHashV2: m.V2, HashType: m.Type, ObservedAt: at, Source: schema.SourceImport})
-				n++
-			}
-			continue
-		}
-		h, v2, typ, ok, err := hashlist.ParseLine(string(line))
+		// Every key a line names: both of a hybrid torrent's magnet.
+		hs, err := hashlist.LineHashes(string(line))
 		if err != nil {
 			return n, sc.Errorf("%w", err)
 		}
-		if !ok {
-			continue
+		for _, m := range hs {
+			emit(schema.Observation{InfoHash: m.H, InfoHashV2: m.V2, HashType: m.Type, ObservedAt: at, Source: schema.SourceImport})
+			n++
 		}
-		emit(schema.Observation{InfoHash: h, InfoHashV2: v2, HashType: typ, ObservedAt: at, Source: schema.SourceImport})
-		n++
 	}
 	return n, sc.Err()
 }

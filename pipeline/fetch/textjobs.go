@@ -15,9 +15,9 @@ const maxHashLine = 16 << 20
 const hashListAhead = 256
 
 // hashList reads a text list of infohashes as jobs, one per hash: what
-// dedup reads as a hash list (hex v1 or v2 infohashes, magnet URIs,
-// magnetico JSON lines; blank lines and # comments skipped), parsed by
-// hashlist.ParseLine. The jobs have no lease: merge applies their
+// dedup reads as a hash list (hex v1 or v2 infohashes, magnet URIs, both
+// keys of a hybrid torrent's, magnetico JSON lines; blank lines and #
+// comments skipped), parsed by hashlist.LineHashes. The jobs have no lease: merge applies their
 // results as a manual fetch's.
 //
 // A goroutine (scan) parses the list as it arrives, and read hands over
@@ -61,19 +61,18 @@ func (w *waitSignal) Read(p []byte) (int, error) {
 func (l *hashList) scan() {
 	defer close(l.rows)
 	for l.sc.Scan() {
-		h, v2, typ, ok, err := hashlist.ParseLine(string(l.sc.Bytes()))
+		hs, err := hashlist.LineHashes(string(l.sc.Bytes()))
 		if err != nil {
 			l.end = l.sc.Errorf("%w (a hash list has one infohash or magnet URI a line)", err)
 			return
 		}
-		if !ok {
-			continue
-		}
-		select {
-		case l.rows <- jobRow{InfoHash: h, jobFields: jobFields{HashType: typ, InfoHashV2: v2}}:
-		case <-l.stop:
-			l.end = errClosed
-			return
+		for _, h := range hs { // a hybrid torrent's magnet names two keys
+			select {
+			case l.rows <- jobRow{InfoHash: h.H, jobFields: jobFields{HashType: h.Type, InfoHashV2: h.V2}}:
+			case <-l.stop:
+				l.end = errClosed
+				return
+			}
 		}
 	}
 	if l.end = l.sc.Err(); l.end == nil {

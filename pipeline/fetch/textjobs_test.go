@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -164,5 +165,39 @@ func TestHashListStartsAsLinesArrive(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHashListHybridMagnet: a hybrid torrent's magnet names two DHT keys
+// (urn:btih and urn:btmh); fetch makes a job of each, as dedup adds both
+// to the state. It used to take only the first.
+func TestHashListHybridMagnet(t *testing.T) {
+	v1 := strings.Repeat("ab", 20)
+	v2 := strings.Repeat("cd", 32)
+	for _, list := range []string{
+		"magnet:?xt=urn:btih:" + v1 + "&xt=urn:btmh:1220" + v2 + "\n",
+		"magnet:?xt.1=urn:btmh:1220" + v2 + "&xt.2=urn:btih:" + v1 + "&dn=x\n",
+	} {
+		l := newHashList("list", bufio.NewReader(strings.NewReader(list)))
+		var got []jobRow
+		buf := make([]jobRow, 4)
+		for {
+			n, err := l.read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.close()
+		keys := map[string]int8{}
+		for _, j := range got {
+			keys[hex.EncodeToString(j.InfoHash[:])] = j.HashType
+		}
+		if len(got) != 2 || keys[v1] != schema.HashV1 || keys[v2[:40]] != schema.HashV2 {
+			t.Errorf("%q: jobs %v, want the v1 key and the v2 key", list, keys)
+		}
 	}
 }
