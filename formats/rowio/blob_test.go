@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -205,24 +206,59 @@ func TestRowGroupsBoundedByBytes(t *testing.T) {
 	}
 }
 
-// TestHasBlob checks which row types get the per-row byte check: those
-// with an info dictionary, and no others (a per-row check slowed state
-// exports).
+// TestHasBlob checks which row types are written as having blob columns,
+// that the sizer finds each of their blob columns among the Go fields
+// (or a 10 MiB value would pass unseen between two checks of the byte
+// bound), and that none of them is a type's first column: parquet-go's
+// page index reader starts from the first chunk's column index, which
+// dropBlobIndexes removes for a blob column.
 func TestHasBlob(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		got  bool
-		want bool
+		name   string
+		typ    reflect.Type
+		has    bool
+		blobs  int
+		schema *parquet.Schema
 	}{
-		{"Result", hasBlob[schema.Result](), true},
-		{"Torrent", hasBlob[schema.Torrent](), true},
-		{"State", hasBlob[schema.State](), false},
-		{"Observation", hasBlob[schema.Observation](), false},
+		{"Result", reflect.TypeFor[schema.Result](), hasBlob[schema.Result](), 5, parquet.SchemaOf(new(schema.Result))},
+		{"Torrent", reflect.TypeFor[schema.Torrent](), hasBlob[schema.Torrent](), 5, parquet.SchemaOf(new(schema.Torrent))},
+		{"Catalog", reflect.TypeFor[schema.Catalog](), hasBlob[schema.Catalog](), -1, parquet.SchemaOf(new(schema.Catalog))},
+		{"State", reflect.TypeFor[schema.State](), hasBlob[schema.State](), 0, parquet.SchemaOf(new(schema.State))},
+		{"Observation", reflect.TypeFor[schema.Observation](), hasBlob[schema.Observation](), 0, parquet.SchemaOf(new(schema.Observation))},
 	} {
-		if c.got != c.want {
-			t.Errorf("hasBlob[%s] = %v, want %v", c.name, c.got, c.want)
+		inSchema := 0
+		for _, p := range c.schema.Columns() {
+			if isBlob(p) {
+				inSchema++
+			}
+		}
+		if c.has != (inSchema > 0) || (c.blobs >= 0 && inSchema != c.blobs) {
+			t.Errorf("%s: hasBlob %v, %d blob columns; want %d", c.name, c.has, inSchema, c.blobs)
+		}
+		if n := len(sizerOf(c.typ)); n != inSchema {
+			t.Errorf("%s: the sizer reaches %d blob columns of %d", c.name, n, inSchema)
+		}
+		if inSchema > 0 && isBlob(c.schema.Columns()[0]) {
+			t.Errorf("%s: its first column %v is a blob column", c.name, c.schema.Columns()[0])
 		}
 	}
+}
+
+// TestCloseTwice: a second Close says so and writes nothing.
+func TestCloseTwice(t *testing.T) {
+	var b bytes.Buffer
+	w := NewParquetWriter[schema.Result](&b)
+	if _, err := w.Write([]schema.Result{blobResult(1, 100)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := b.Len()
+	if err := w.Close(); err == nil || b.Len() != n {
+		t.Fatalf("second Close: %v, %d bytes more", err, b.Len()-n)
+	}
+	checkBlobs(t, b.Bytes(), []schema.Result{blobResult(1, 100)})
 }
 
 // checkPageIndex opens file b as parquet-go does by default (page index

@@ -42,6 +42,11 @@ func dropBlobIndexes(tail []byte, start int64) ([]byte, error) {
 			chunks = append(chunks, &md.RowGroups[g].Columns[c])
 		}
 	}
+	// parquet-go reads the page index from the first chunk's column index
+	// on: without one there, it would ignore every column's.
+	if len(chunks) == 0 || isBlob(chunks[0].MetaData.PathInSchema) {
+		return tail, nil
+	}
 	// The page index must be all that lies between the last row group and
 	// the footer, or the rewrite would lose or misplace something.
 	lo, total := footerAt, int64(0)
