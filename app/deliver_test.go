@@ -105,14 +105,16 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		load bool // send get_peers/announce_peer queries to the node
+		load bool   // send get_peers/announce_peer queries to the node
+		also string // another line stderr must hold
 	}{
 		{name: "capture", load: true,
 			args: []string{"capture", "--passive", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1m", "-o", "-"}},
 		{name: "fetch",
 			args: []string{"fetch", "--no-dht", "--peer", "127.0.0.1:1", "--concurrency", "50", hashes, "-o", "-"}},
 		{name: "export", args: []string{"export", "--data", data, "--table", "state", "--format", "csv", "-o", "-"}},
-		{name: "plan-retries", args: []string{"plan-retries", "--data", data, "--limit", "20000", "-o", "-"}},
+		{name: "plan-retries", args: []string{"plan-retries", "--data", data, "--limit", "20000", "-o", "-"},
+			also: "the jobs could not all be delivered: 20000 jobs stay leased until"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,6 +164,9 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 			}
 			if n := strings.Count(stderr.String(), "the output could not be delivered"); n != 1 {
 				t.Fatalf("%d lines say the output was not delivered, want 1; stderr:\n%s", n, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.also) {
+				t.Fatalf("stderr does not say %q:\n%s", tt.also, stderr.String())
 			}
 		})
 	}

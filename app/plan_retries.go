@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -105,6 +106,8 @@ only the best --limit candidates in memory.
 				return err
 			}
 			var st plan.Stats
+			var committed atomic.Pointer[plan.Stats]
+			o.Committed = func(s plan.Stats) { committed.Store(&s) }
 			err = deliver(c.Context, "plan-retries", o.Output, o.Stdout, func(stdout io.Writer) error {
 				o.Stdout = stdout
 				var err error
@@ -112,16 +115,17 @@ only the best --limit candidates in memory.
 				return err
 			})
 			if errors.Is(err, errUndelivered) {
-				return err // plan.Run is still blocked: st is not to be read
+				// plan.Run is still blocked: st is not to be read.
+				if cs := committed.Load(); cs != nil {
+					warnStillLeased(*cs, "the jobs could not all be delivered")
+				}
+				return err
 			}
-			if exitcode.Of(err) == exitcode.BrokenPipe && st.Planned > 0 {
+			if exitcode.Of(err) == exitcode.BrokenPipe {
 				// Exit 141 is quiet ("| head" has what it wanted), but
 				// this reader got none of the jobs whose leases are
 				// committed: say what stays leased, and until when.
-				until := st.LeaseUntil.Format(time.RFC3339)
-				verb := map[bool]string{true: "stays", false: "stay"}[st.Planned == 1]
-				slog.Warn(fmt.Sprintf("plan-retries: the output's reader went away before taking the jobs: %s %s leased until %s", plural(st.Planned, "job"), verb, until),
-					"jobs", st.Planned, "lease_until", until, "lease_id", st.LeaseID)
+				warnStillLeased(st, "the output's reader went away before taking the jobs")
 			}
 			if err != nil {
 				return err
@@ -134,4 +138,16 @@ only the best --limit candidates in memory.
 			return writeStatsJSON(c, st)
 		},
 	}
+}
+
+// warnStillLeased says which planned jobs stay leased, and until when,
+// when their reader got none or only some of them (why).
+func warnStillLeased(st plan.Stats, why string) {
+	if st.Planned == 0 {
+		return
+	}
+	until := st.LeaseUntil.Format(time.RFC3339)
+	verb := map[bool]string{true: "stays", false: "stay"}[st.Planned == 1]
+	slog.Warn(fmt.Sprintf("plan-retries: %s: %s %s leased until %s", why, plural(st.Planned, "job"), verb, until),
+		"jobs", st.Planned, "lease_until", until, "lease_id", st.LeaseID)
 }

@@ -33,6 +33,11 @@ type Options struct {
 	Keep     int           // snapshots kept for readers
 	LockWait time.Duration // wait for the writer lock instead of failing
 	Workers  int           // partitions scanned in parallel
+	// Committed, if set, is called with the run's counters once the
+	// leases are committed, before the jobs are written to stdout: a
+	// caller that gives up on a stalled stdout can still say what stays
+	// leased.
+	Committed func(Stats)
 }
 
 // DefaultOptions returns the defaults: 10,000 jobs, the policy's shares,
@@ -150,6 +155,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			continue
 		} else if err != nil {
 			return st, err
+		}
+		if o.Committed != nil {
+			o.Committed(st)
 		}
 		if w == nil {
 			if w, err = writeJobs(o, jobs, avoid); err != nil {
