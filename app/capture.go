@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -52,7 +54,7 @@ Counters are logged on stderr when done and written by --stats-json.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write observations to `FILE` (Parquet), or - for Arrow IPC on stdout"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write observations to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "node-ids", Value: d.NodeIDs, Usage: "run `K` DHT nodes with IDs spread over the keyspace"},
 			dhtboot.Flag(),
 			&cli.StringFlag{Name: "listen", Value: d.Listen, Usage: "UDP `ADDR` of the first node (node i uses port+i; port 0 picks free ports)"},
@@ -80,6 +82,10 @@ func runCapture(c *cli.Context) error {
 	o.StateDir = c.String("dht-state")
 	if o.StateDir == "" && c.String("data") != "" {
 		o.StateDir = filepath.Join(c.String("data"), "dht-state")
+		if _, err := os.Stat(c.String("data")); errors.Is(err, fs.ErrNotExist) {
+			slog.Warn("capture: --data names no folder yet: it is created, and the DHT state starts cold there (a first run, or a mistyped --data)",
+				"data", c.String("data"))
+		}
 	}
 	o.Duration = flagDuration(c, "duration")
 	o.MaxObservations = c.Int64("max-observations")

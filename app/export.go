@@ -57,6 +57,9 @@ default): redirect or pipe them.
 			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index name in es-bulk action lines"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return exitcode.BadInput(fmt.Errorf("export: unexpected argument %q (the output is -o FILE)", c.Args().First()))
+			}
 			data, err := requireData(c)
 			if err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/fetch"
@@ -60,8 +61,9 @@ DIR/dht-state: fetch's files (fetch-dht.json, fetch.lock) are not capture's, so 
 and a fetch may run on one directory at once. Two fetches may not: a fetch holds
 DIR/fetch.lock while it runs, and a second one on the same DIR exits 75 before reading a
 job (give fetches that run at once their own --dht-state). A state file that is corrupt or
-not fetch's is named in a warning and ignored: the run bootstraps and replaces it. Without
-a DHT (--no-dht) the directory is not used.
+not fetch's is named in a warning and ignored: the run bootstraps and replaces it. With
+--bootstrap "" the saved nodes are the only contacts (as for capture). Without a DHT
+(--no-dht) the directory is not used.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
@@ -108,10 +110,10 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout, not a terminal)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout, not a terminal)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable)"},
 			dhtboot.Flag(),
-			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; same as --bootstrap \"\")"},
+			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; --bootstrap \"\" does so too unless a --dht-state has saved nodes)"},
 			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
 			&cli.StringFlag{Name: "dht-state", Usage: "keep the DHT node's ID and the nodes that answered it in `DIR` between runs and start from them (none unless given; capture's --dht-state DIR may be shared)"},
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "DHT queries per second (0 = unlimited)"},
@@ -138,10 +140,11 @@ func runFetch(c *cli.Context) error {
 	o.Stdin, o.Stdout = c.App.Reader, c.App.Writer
 	o.Peers = c.StringSlice("peer")
 	if !c.Bool("no-dht") {
-		o.Bootstrap = dhtboot.Parse(c.StringSlice("bootstrap"))
+		o.Bootstrap, o.DHT = dhtboot.Parse(c.StringSlice("bootstrap")), true
 	}
 	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
 	o.DHTState = c.String("dht-state")
+
 	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")
 	o.Timeout, o.PeerTimeout = flagDuration(c, "timeout"), flagDuration(c, "peer-timeout")
 	o.ConnectTimeout, o.Deadline = flagDuration(c, "connect-timeout"), flagDuration(c, "deadline")
@@ -180,6 +183,12 @@ func runFetch(c *cli.Context) error {
 		}
 		if jerr := writeStatsJSON(c, stats); jerr != nil && err == nil {
 			err = jerr
+		}
+		if n := stats.Outcomes[schema.OutcomeNoPeers]; n > 0 && !o.DHTOn() && len(o.Peers) == 0 {
+			// merge counts no_peers against the hash like a swarm found
+			// empty: say that this run could not have found one.
+			slog.Warn(fmt.Sprintf(`fetch: %s ended no_peers, and this run had no DHT lookups (--no-dht, or --bootstrap "" without --dht-state) and no --peer: only the peers a jobs file lists were tried`,
+				plural(int(n), "job")), "no_peers", n)
 		}
 	}
 	return err

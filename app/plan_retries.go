@@ -69,7 +69,7 @@ only the best --limit candidates in memory.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, nowFlag, statsJSONFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs"},
 			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",
 				DefaultText: fmt.Sprintf("the policy's plan.new_share, %v unless changed", pd.Plan.NewShare)},

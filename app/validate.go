@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,14 @@ var flagChecks = []struct {
 	{"lock-wait", func(c *cli.Context, name string) string {
 		if d := flagDuration(c, name); d < 0 {
 			return showDuration(d) + " is negative"
+		}
+		return ""
+	}},
+	// Every command: a --data that names a file failed later with
+	// "open FILE/policy.json: not a directory", naming no flag.
+	{"data", func(c *cli.Context, name string) string {
+		if fi, err := os.Stat(c.String(name)); err == nil && !fi.IsDir() {
+			return fmt.Sprintf("%s is a file, not a dataset folder", c.String(name))
 		}
 		return ""
 	}},
@@ -111,6 +120,12 @@ func checkFlags(c *cli.Context) error {
 	if err := checkDurations(c); err != nil {
 		return err
 	}
+	// Not urfave/cli's Required: on a missing required flag it prints the
+	// command's help on stdout, which in "capture | dedup -" went down
+	// the pipe as input.
+	if c.Command != nil && outputRequired[c.Command.Name] && !c.IsSet("output") {
+		return exitcode.BadInput(fmt.Errorf("%s: -o is required: -o FILE for a Parquet file, or -o - for an Arrow IPC stream on stdout", c.Command.Name))
+	}
 	for _, fc := range flagChecks {
 		if !defines(c.Command, fc.name) || !c.IsSet(fc.name) {
 			continue
@@ -121,6 +136,10 @@ func checkFlags(c *cli.Context) error {
 	}
 	return nil
 }
+
+// outputRequired names the commands that must be told where to write
+// (-o): their output is their whole point.
+var outputRequired = map[string]bool{"capture": true, "fetch": true, "plan-retries": true}
 
 // defines reports whether cmd has a flag called name.
 func defines(cmd *cli.Command, name string) bool {

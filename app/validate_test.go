@@ -38,7 +38,9 @@ func TestFlagValuesChecked(t *testing.T) {
 		// plan-retries commits leases: its jobs go only where -o says
 		// (a default of stdout put Arrow into "plan-retries >>cron.log"
 		// and left the hashes leased).
-		{"plan no output", []string{"plan-retries", "--data", data}, `Required flag "output" not set`},
+		{"plan no output", []string{"plan-retries", "--data", data}, `plan-retries: -o is required`},
+		{"capture no output", []string{"capture", "--bootstrap", ""}, `capture: -o is required`},
+		{"fetch no output", []string{"fetch", "--no-dht", hashes}, `fetch: -o is required`},
 		{"peer port too big", []string{"fetch", "--peer", "127.0.0.1:99999", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:99999": port 99999 is outside 1-65535`},
 		{"peer port 0", []string{"fetch", "--peer", "127.0.0.1:6881", "--peer", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:0": port 0 is outside`},
 		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1": not HOST:PORT`},
@@ -61,6 +63,8 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"fetch metadata-memory negative", []string{"fetch", "--no-dht", "--metadata-memory", "-1", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: metadata memory -1 is negative"},
 		{"empty es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index", ""}, "--es-index: empty"},
 		{"blank es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index= "}, "--es-index: empty"},
+		{"export extra argument", []string{"export", "--data", data, "--format", "csv", "state.csv"}, `export: unexpected argument "state.csv"`},
+		{"data is a file", []string{"dedup", "--data", hashes, hashes}, "is a file, not a dataset folder"},
 		{"dedup empty now", []string{"dedup", "--data", data, "--now", "", hashes}, "--now: empty"},
 		{"merge empty now", []string{"merge", "--data", data, "--now=", hashes}, "--now: empty"},
 		{"status empty now", []string{"status", "--data", data, "--now", ""}, "--now: empty"},
@@ -75,6 +79,11 @@ func TestFlagValuesChecked(t *testing.T) {
 			msg := strings.TrimSpace(errb.String())
 			if !strings.Contains(msg, tt.want) || strings.Contains(msg, "\n") {
 				t.Fatalf("stderr %q: want one line with %q", msg, tt.want)
+			}
+			// Nothing on stdout: in a pipeline it is the next stage's input
+			// (a missing -o used to print the command's help there).
+			if out.Len() != 0 {
+				t.Fatalf("stdout holds %d bytes: %.80q", out.Len(), out.String())
 			}
 			if _, err := os.Stat(data); err == nil {
 				t.Fatalf("%s was created: the check came after work began", data)

@@ -118,6 +118,16 @@ func TestDHTStateWarmStart(t *testing.T) {
 		t.Errorf("warm run sent %d packets to the bootstrap router", p)
 	}
 	t.Logf("start to first lookup result: cold %v, warm %v (%d saved nodes)", cold, warm, len(st.Nodes))
+	f.Close()
+
+	// No routers at all (--bootstrap ""): the saved nodes still serve,
+	// as they do for capture. fetch used to run without a DHT then, and
+	// every job ended no_peers.
+	o.Bootstrap, o.DHT = nil, true
+	if _, f = firstPeers(t, o, ih, seeder); f.dht == nil {
+		t.Fatal("no DHT node without routers, though the state is warm")
+	}
+	f.Close()
 }
 
 // TestDHTStateFallsBackToBootstrap: when no saved node answers, fetch

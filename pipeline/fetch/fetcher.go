@@ -28,8 +28,7 @@ type Fetcher struct {
 	release func()
 }
 
-// NewFetcher validates opts and, when opts.Bootstrap is set, starts the
-// DHT node: warm from the nodes saved in opts.DHTState when one of them
+// NewFetcher validates opts and, when opts.DHTOn, starts the DHT node: warm from the nodes saved in opts.DHTState when one of them
 // answers, else bootstrapped. Close releases it (and saves the state).
 func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
 	if err := opts.Validate(); err != nil {
@@ -49,7 +48,7 @@ func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
 // lockStateFor takes opts.DHTState when the run uses it (a DHT node and a
 // directory); else it returns a no-op.
 func lockStateFor(opts Options) (release func(), err error) {
-	if len(opts.Bootstrap) == 0 || opts.DHTState == "" {
+	if !opts.DHTOn() || opts.DHTState == "" {
 		return func() {}, nil
 	}
 	return lockDHTState(opts.DHTState)
@@ -62,7 +61,7 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 		mem: &memBudget{limit: max(opts.MetadataMemory, opts.MaxMetadataSize)}, release: release}
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
-	if len(opts.Bootstrap) == 0 {
+	if !opts.DHTOn() {
 		return f, nil
 	}
 	log := opts.Logger

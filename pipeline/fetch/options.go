@@ -24,20 +24,23 @@ const DefaultMaxMetadataSize = 10 << 20
 const DefaultMetadataMemory = 256 << 20
 
 // Options configure a fetch run. Peers come from the jobs' peers column,
-// from Peers, and from DHT lookups when Bootstrap is not empty.
+// from Peers, and from DHT lookups when the run has a DHT node (DHTOn).
 type Options struct {
 	Input  string    // jobs: a Parquet file, or "-" for an Arrow IPC stream on Stdin
 	Output string    // results: a Parquet file, or "-" for an Arrow IPC stream on Stdout
 	Stdin  io.Reader // used when Input is "-"
 	Stdout io.Writer // used when Output is "-"
 
-	Peers        []string // extra peers (host:port) tried for every job
-	Bootstrap    []string // DHT bootstrap nodes (host:port); empty: no DHT lookups
-	DHTListen    string   // UDP address of fetch's DHT node
-	DHTQueryRate float64  // DHT queries per second; 0 = unlimited
+	Peers     []string // extra peers (host:port) tried for every job
+	Bootstrap []string // DHT bootstrap nodes (host:port); empty: none (see DHT)
+	// DHT runs a DHT node without Bootstrap routers, from the nodes saved
+	// in DHTState (--bootstrap "" with a warm state, as capture does).
+	DHT          bool
+	DHTListen    string  // UDP address of fetch's DHT node
+	DHTQueryRate float64 // DHT queries per second; 0 = unlimited
 	// DHTState is a directory where fetch keeps its DHT node ID and the
-	// nodes that answered it between runs ("" = none; unused without
-	// Bootstrap). A run holds its lock (exit 75 for a second run on it)
+	// nodes that answered it between runs ("" = none; unused without a
+	// DHT node). A run holds its lock (exit 75 for a second run on it)
 	// and starts from the saved nodes, bootstrapping only when none of
 	// them answers. Its files do not collide with capture's StateDir.
 	DHTState string
@@ -132,3 +135,9 @@ func (o *Options) Validate() error {
 	}
 	return nil
 }
+
+// DHTOn reports whether the run has a DHT node: bootstrap routers, or a
+// DHT asked for with a --dht-state whose saved nodes it starts from (none
+// answering, its lookups fail as local errors, which no hash is blamed
+// for, rather than as no_peers).
+func (o Options) DHTOn() bool { return len(o.Bootstrap) > 0 || (o.DHT && o.DHTState != "") }
