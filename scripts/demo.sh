@@ -81,17 +81,31 @@ print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', [
 PY
 # fetch stamps attempts with the wall clock, so retry waves are shown from now.
 "$BIN" status --data "$DATA" --verify # every file checked against the manifest too
-"$BIN" export --data "$DATA" --table catalog --format csv -o "$OUT/catalog.csv" 2>/dev/null || true
+"$BIN" export --data "$DATA" --table catalog --format csv -o "$OUT/catalog.csv" ||
+	echo "demo: the catalog export failed (above)" >&2
+
+Q_STATE="SELECT metadata_status, last_failure, count(*) AS hashes, sum(seen_count) AS sightings
+  FROM read_parquet('$DATA/state/current/prefix=*/*.parquet', hive_partitioning=true)
+  GROUP BY ALL ORDER BY hashes DESC"
+Q_TORRENTS="SELECT name, total_size, file_count, fetched_at, served_by
+  FROM read_parquet('$DATA/torrents/current/prefix=*/*.parquet', hive_partitioning=true)
+  ORDER BY name LIMIT 5"
+# DuckDB itself reads what the pipeline wrote: bin/duckq is a small DuckDB
+# command line (tools/duckcheck, the module the DuckDB tests use).
+say "reading the dataset back with DuckDB (bin/duckq)"
+if (cd tools/duckcheck && go build -o ../../bin/duckq ./cmd/duckq) 2>"$OUT/duckq-build.log"; then
+	bin/duckq "$Q_STATE;"
+	bin/duckq "$Q_TORRENTS;"
+else
+	echo "  bin/duckq could not be built (log: $OUT/duckq-build.log); run the queries below with any DuckDB"
+fi
 
 cat <<MSG
 
 Done in $(( $(date +%s) - START )) s. The dataset is in $DATA; exports in $DATA/export/ and $OUT/catalog.csv.
-Look at it with DuckDB:
+Query it with DuckDB (bin/duckq "SQL", or the duckdb CLI), through the globs:
 
-  SELECT metadata_status, last_failure, count(*) AS hashes, sum(seen_count) AS sightings
-  FROM read_parquet('$DATA/state/current/prefix=*/*.parquet', hive_partitioning=true)
-  GROUP BY ALL ORDER BY hashes DESC;
+  $Q_STATE;
 
-  SELECT name, total_size, file_count, fetched_at, served_by
-  FROM read_parquet('$DATA/torrents/current/prefix=*/*.parquet', hive_partitioning=true);
+  $Q_TORRENTS;
 MSG
