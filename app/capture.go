@@ -6,8 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -129,7 +131,7 @@ func runCapture(c *cli.Context) error {
 		return err
 	}
 	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
-		"packets_in", st.PacketsIn, "queries", st.Queries, "malformed", st.Malformed,
+		"packets_in", st.PacketsIn, "queries", queriesAttr(st.Queries), "malformed", st.Malformed,
 		"sample_responses", st.SampleResponses, "samples", st.Samples,
 		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "output", out)
 	if err := writeStatsJSON(c, st); err != nil {
@@ -139,4 +141,16 @@ func runCapture(c *cli.Context) error {
 		return exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations committed to %s", st.Observations, out))
 	}
 	return nil
+}
+
+// queriesAttr logs the incoming queries by method as a group
+// (queries.get_peers=141 in text, an object in JSON), not as Go's map
+// syntax in one string.
+func queriesAttr(q map[string]int64) slog.Value {
+	methods := slices.Sorted(maps.Keys(q))
+	attrs := make([]slog.Attr, 0, len(methods))
+	for _, m := range methods {
+		attrs = append(attrs, slog.Int64(m, q[m]))
+	}
+	return slog.GroupValue(attrs...)
 }

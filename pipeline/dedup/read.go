@@ -269,6 +269,14 @@ func checkObsSchema(s *parquet.Schema) error {
 	}
 	at, ok := s.Lookup("observed_at")
 	if !ok {
+		var cols []string
+		for _, f := range s.Fields() {
+			cols = append(cols, f.Name())
+		}
+		if k := schema.KindOfColumns(cols); k != "" {
+			// fetch's results or jobs given to dedup: say what it is.
+			return fmt.Errorf("missing column \"observed_at\" (is it %s? dedup takes observations or a hash list)", k)
+		}
 		return fmt.Errorf("missing column \"observed_at\"")
 	}
 	if k := at.Node.Type().Kind(); k != parquet.Int64 {
