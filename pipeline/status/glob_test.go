@@ -67,6 +67,27 @@ func TestFrozenGlob(t *testing.T) {
 			if got := m["frozen_state_glob"]; got != tt.wantInJSON {
 				t.Errorf("frozen_state_glob %v, want %v", got, tt.wantInJSON)
 			}
+			// For jq and alerting: lists are [] when empty, and every
+			// table and retry wave has its key, 0 included.
+			for _, k := range []string{"partial_inputs", "rejected_inputs", "pending_inputs", "spooling_inputs"} {
+				if l, ok := m[k].([]any); !ok || len(l) != 0 {
+					t.Errorf("%s = %v, want []", k, m[k])
+				}
+			}
+			rows, _ := m["table_rows"].(map[string]any)
+			bytesBy, _ := m["table_bytes"].(map[string]any)
+			for tbl := range rows {
+				if _, ok := bytesBy[tbl]; !ok {
+					t.Errorf("table_bytes has no %s, which table_rows has", tbl)
+				}
+			}
+			if waves, _ := m["retry_waves"].(map[string]any); tt.withState {
+				for _, wv := range Waves {
+					if _, ok := waves[wv.Name]; !ok {
+						t.Errorf("retry_waves %v has no %q", waves, wv.Name)
+					}
+				}
+			}
 		})
 	}
 }

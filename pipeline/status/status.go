@@ -111,12 +111,15 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
 		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
-		InputsLedger: m.LedgerLen(), Now: now}
+		InputsLedger: m.LedgerLen(), Now: now,
+		// [] rather than null in JSON when nothing is set aside.
+		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}}
 	if st.Dir != "" {
 		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
 	}
 	for name, t := range m.Tables {
 		r.TableRows[name] = t.Rows()
+		r.TableBytes[name] += 0 // every table of TableRows, empty ones too
 		for _, fs := range t.Partitions {
 			for _, f := range fs {
 				r.TableBytes[name] += f.Size
@@ -139,6 +142,9 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	}
 	r.ByStatus, r.ByTier, r.ByFailure = map[string]int64{}, map[string]int64{}, map[string]int64{}
 	r.ByStatusTier, r.RetryWaves = map[string]map[string]int64{}, map[string]int64{}
+	for _, wv := range Waves {
+		r.RetryWaves[wv.Name] = 0 // every wave, for "jq .retry_waves.overdue" to read 0
+	}
 	nowMs := now.UnixMilli()
 	leases, err := plan.ReadLeases(d, m)
 	if err != nil {
