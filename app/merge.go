@@ -1,7 +1,11 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -90,6 +94,18 @@ only read, as export reads it: no lock, no migration, nothing written there.
 			if err != nil {
 				if o.From != "" { // one commit, so none (RemoveUnused checks)
 					created.undo()
+				}
+				stdin := slices.Contains(o.Inputs, "-")
+				switch {
+				case errors.Is(err, context.Canceled) && c.Context.Err() != nil:
+					// merge commits once, at the end: a stop before it
+					// commits nothing (as dedup says).
+					if stdin {
+						return errors.New("merge: interrupted; nothing committed (what stdin had sent stays in DIR/inbox/merge for the next merge)")
+					}
+					return errors.New("merge: interrupted; nothing committed")
+				case exitcode.Of(err) == exitcode.Locked && stdin:
+					return fmt.Errorf("%w (what stdin sent is kept in DIR/inbox/merge; the next merge applies it)", err)
 				}
 				return err
 			}

@@ -1,13 +1,16 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -60,5 +63,43 @@ func TestMergeUnleasedResults(t *testing.T) {
 	}
 	if st := merge(later.Add(time.Minute), ""); st["late_failures_ignored"] != 1.0 {
 		t.Fatalf("an unleased result for a leased hash: %v, want it ignored", st)
+	}
+}
+
+// TestMergeStdinLockedSaysWhereResultsWait: merge - on a dataset another
+// writer holds exits 75 and says that what stdin sent waits in
+// DIR/inbox/merge (it does, and the next merge applies it).
+func TestMergeStdinLockedSaysWhereResultsWait(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	h := schema.Hash{0x42, 1}
+	if _, stderr, code := runMainIn(t, []byte(schema.Hex(h)+"\n"), "dedup", "--data", data, "-"); code != 0 {
+		t.Fatalf("dedup: exit %d: %s", code, stderr)
+	}
+	var stream bytes.Buffer
+	w := rowio.NewArrowWriter[schema.Result]("results", &stream)
+	if err := w.Write([]schema.Result{{InfoHash: h, HashType: schema.HashV1, AttemptedAt: time.Now().UnixMilli(), Outcome: schema.OutcomeNoPeers}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runMainIn(t, stream.Bytes(), "merge", "--data", data, "-")
+	if code != 75 || !strings.Contains(stderr, "kept in DIR/inbox/merge; the next merge applies it") {
+		t.Fatalf("exit %d, stderr %q; want 75 saying where the results wait", code, stderr)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if _, stderr, code := runMain(t, "merge", "--data", data); code != 0 {
+		t.Fatalf("the next merge: exit %d: %s", code, stderr)
+	}
+	if out, _, _ := runMain(t, "export", "--data", data, "--format", "csv", "-o", "-"); !strings.Contains(out, "no_peers") {
+		t.Fatalf("the kept result was not applied by the next merge:\n%s", out)
 	}
 }
