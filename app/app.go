@@ -46,8 +46,9 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		}
 	}
 	return &cli.App{
-		Name:  "infohash",
-		Usage: "crawl the BitTorrent DHT as batch passes over Parquet snapshots",
+		Name:    "infohash",
+		Version: version(),
+		Usage:   "crawl the BitTorrent DHT as batch passes over Parquet snapshots",
 		UsageText: `infohash COMMAND [flags] [args]
 
    infohash capture --duration 10m -o - | infohash dedup --data /srv/ih -
@@ -85,7 +86,11 @@ func wire(c *cli.Command, top string) {
 		}
 	}
 	c.HideHelpCommand = true // urfave/cli v2.27 mis-resolves "cmd --help" on leaf commands otherwise
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(err) }
+	name := top
+	if c.Name != top {
+		name = top + " " + c.Name
+	}
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(unknownFlag(name, c, err)) }
 	if c.Before == nil {
 		c.Before = beforeCommand
 	}

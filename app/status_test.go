@@ -54,7 +54,7 @@ func TestStatusCLI(t *testing.T) {
 	}{
 		{"status with an argument", []string{"status", "--data", data, "extra"}, `status: unexpected argument "extra"`},
 		{"no command", nil, "no command given"},
-		{"policy has no metrics", []string{"policy", "show", "--data", data, "--metrics-file", prom}, "flag provided but not defined: -metrics-file"},
+		{"policy has no metrics", []string{"policy", "show", "--data", data, "--metrics-file", prom}, "policy show: unknown flag --metrics-file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := runMain(t, tt.args...)

@@ -152,7 +152,7 @@ func TestExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"unknown flag", []string{"dedup", "--data", data, "--bogus", good}, 2, "flag provided but not defined"},
+		{"unknown flag", []string{"dedup", "--data", data, "--bogus", good}, 2, "dedup: unknown flag --bogus (infohash dedup --help lists them)"},
 		{"no data", []string{"dedup", good}, 2, "--data"},
 		{"bad now", []string{"dedup", "--data", data, "--now", "yesterday", good}, 2, "--now"},
 		{"bad hex", []string{"dedup", "--data", data, bad}, 2, "bad.txt:1"},

@@ -1,0 +1,68 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// unknownFlag rewrites the flag parser's "flag provided but not defined:
+// -dat" as "dedup: unknown flag --dat (did you mean --data? ...)": the
+// parser names neither the command nor the flag as it was typed, and
+// suggests nothing. Other usage errors pass through.
+func unknownFlag(name string, c *cli.Command, err error) error {
+	const prefix = "flag provided but not defined: "
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return err
+	}
+	typed := strings.TrimLeft(strings.TrimPrefix(msg, prefix), "-")
+	hint := ""
+	if best := closestFlag(typed, c); best != "" {
+		hint = "did you mean --" + best + "? "
+	}
+	return fmt.Errorf("%s: unknown flag --%s (%sinfohash %s --help lists them)", name, typed, hint, name)
+}
+
+// closestFlag returns the flag name of c nearest to typed: within two
+// edits, or one it starts (a shortened name); "" if none is.
+func closestFlag(typed string, c *cli.Command) string {
+	best, bestD := "", 3
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			if len(n) < 2 {
+				continue
+			}
+			d := editDistance(typed, n)
+			if strings.HasPrefix(n, typed) && len(typed) >= 2 {
+				d = min(d, 1)
+			}
+			if d < bestD {
+				best, bestD = n, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
