@@ -144,7 +144,6 @@ func runFetch(c *cli.Context) error {
 	}
 	o.DHTListen, o.DHTQueryRate = c.String("dht-listen"), c.Float64("dht-rate")
 	o.DHTState = c.String("dht-state")
-
 	o.Concurrency, o.PeersPerHash = c.Int("concurrency"), c.Int("peers-per-hash")
 	o.Timeout, o.PeerTimeout = flagDuration(c, "timeout"), flagDuration(c, "peer-timeout")
 	o.ConnectTimeout, o.Deadline = flagDuration(c, "connect-timeout"), flagDuration(c, "deadline")
