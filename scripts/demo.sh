@@ -46,7 +46,9 @@ pass() { # pass NAME NOW
 	NOW=$2 PASS=$1 scripts/cron/crawl-pass.sh "$DATA" 12s 2>"$OUT/pass-$1.log"
 	local rc=$?
 	set -e
-	grep -E "crawl-pass .*: [a-z-]+: (partial|failed|bad|dataset locked)|done" "$OUT/pass-$1.log" | sed 's/^[^ ]* crawl-pass /  /' || true
+	# Each stage's one-line summary (fetch's is a few lines: its first and
+	# its outcomes), and any stage that did not complete.
+	grep -E "crawl-pass .*: [a-z-]+: (partial|failed|bad|dataset locked)|done|^fetch: [0-9]+ jobs|^  outcomes: " "$OUT/pass-$1.log" | sed 's/^[^ ]* crawl-pass /  /' || true
 	case $rc in
 	0) echo "  exit status 0: the pass completed" ;;
 	3) echo "  exit status 3: partial (some jobs left for the next pass; what was done is committed)" ;;
@@ -74,7 +76,7 @@ for p in sorted(glob.glob(os.path.join(data, "work", "*"))):
         s = json.load(open(f))
         keep = {k: v for k, v in s.items() if isinstance(v, (int, float, dict)) and v not in (0, {}, 0.0)}
         txt = json.dumps(keep, separators=(",", ":"))
-        print(f"  {stage:8s} {txt[:400]}{'…' if len(txt) > 400 else ''}")
+        print(f"  {stage:8s} {txt[:700]}{'…' if len(txt) > 700 else ''}")
 announced = {e["info_hash"] for e in truth.get("announced", [])}
 print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', []))} dead, "
       f"{sum(len(v) for v in truth.get('extra', {}).values())} hashes behind misbehaving peers")
