@@ -74,6 +74,16 @@ func FuzzParseLine(f *testing.F) {
 		if ok && typ == schema.HashV2 && (len(v2) != 32 || [20]byte(v2[:20]) != h) {
 			t.Fatal("v2 hash not truncated from full bytes")
 		}
+		// LineHashes agrees: the same error, and ParseLine's hash first.
+		hs, lerr := LineHashes(s)
+		if (lerr != nil) != (err != nil) || (ok && (len(hs) == 0 || hs[0].H != h)) || (!ok && err == nil && len(hs) != 0) {
+			t.Fatalf("LineHashes %v, %v; ParseLine %x, %v, %v", hs, lerr, h, ok, err)
+		}
+		for _, x := range hs {
+			if x.Type == schema.HashV2 && (len(x.V2) != 32 || [20]byte(x.V2[:20]) != x.H) {
+				t.Fatal("LineHashes: v2 hash not truncated from full bytes")
+			}
+		}
 	})
 }
 
