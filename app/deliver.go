@@ -109,6 +109,23 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 	}
 }
 
+// deliverRun is deliver for a run that returns counters: the run's, or
+// zero when deliver gave up on it (the error wraps errUndelivered; the
+// run, still blocked, is never read from again).
+func deliverRun[S any](parent context.Context, cmd, out string, stdout io.Writer, run func(stdout io.Writer) (S, error)) (S, error) {
+	var st S
+	err := deliver(parent, cmd, out, stdout, func(w io.Writer) error {
+		var err error
+		st, err = run(w)
+		return err
+	})
+	if errors.Is(err, errUndelivered) {
+		var zero S
+		return zero, err
+	}
+	return st, err
+}
+
 // undelivered is deliver's error when it gives up on run: exit 130.
 func undelivered(cmd, why string) error {
 	return exitcode.With(exitcode.Interrupted,

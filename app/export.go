@@ -107,15 +107,12 @@ default): redirect or pipe them.
 			} else if bl.Len() > 0 {
 				o.Blocklist = bl.Contains
 			}
-			var st export.Stats
-			err = deliver(c.Context, "export", o.Output, o.Stdout, func(stdout io.Writer) error {
+			st, err := deliverRun(c.Context, "export", o.Output, o.Stdout, func(stdout io.Writer) (export.Stats, error) {
 				o.Stdout = stdout
-				var err error
-				st, err = export.Run(c.Context, o)
-				return err
+				return export.Run(c.Context, o)
 			})
 			if errors.Is(err, errUndelivered) {
-				return err // export.Run is still blocked: st is not to be read
+				return err
 			}
 			if interrupted(c, err) {
 				what := o.Output + " not written"

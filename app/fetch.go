@@ -156,15 +156,12 @@ func runFetch(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
-	var stats fetch.Stats
-	err := deliver(c.Context, "fetch", o.Output, o.Stdout, func(stdout io.Writer) error {
+	stats, err := deliverRun(c.Context, "fetch", o.Output, o.Stdout, func(stdout io.Writer) (fetch.Stats, error) {
 		o.Stdout = stdout
-		var err error
-		stats, err = fetch.Run(c.Context, o)
-		return err
+		return fetch.Run(c.Context, o)
 	})
 	if errors.Is(err, errUndelivered) {
-		return err // fetch.Run is still blocked: stats are not to be read
+		return err
 	}
 	if exitcode.Of(err) == exitcode.BrokenPipe {
 		// The reader of -o - went away: as for every command, nothing

@@ -105,17 +105,13 @@ only the best --limit candidates in memory.
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}
-			var st plan.Stats
 			var committed atomic.Pointer[plan.Stats]
 			o.Committed = func(s plan.Stats) { committed.Store(&s) }
-			err = deliver(c.Context, "plan-retries", o.Output, o.Stdout, func(stdout io.Writer) error {
+			st, err := deliverRun(c.Context, "plan-retries", o.Output, o.Stdout, func(stdout io.Writer) (plan.Stats, error) {
 				o.Stdout = stdout
-				var err error
-				st, err = plan.Run(c.Context, o)
-				return err
+				return plan.Run(c.Context, o)
 			})
 			if errors.Is(err, errUndelivered) {
-				// plan.Run is still blocked: st is not to be read.
 				if cs := committed.Load(); cs != nil {
 					warnStillLeased(*cs, "the jobs could not all be delivered")
 				}
