@@ -69,6 +69,9 @@ default): redirect or pipe them.
 			o.Stdout, o.Status, o.Prefixes, o.ES = c.App.Writer, c.StringSlice("status"), c.StringSlice("prefix"), c.String("es-index")
 			o.Tier = c.String("tier")
 			o.ProgressTo = c.App.ErrWriter
+			if o.Output == "-" && isTerminal(c.App.Writer) {
+				o.ProgressTo = nil // the rows go to the terminal: a bar would cut into them
+			}
 			if err := checkDataOutput(c, binaryFormats[o.Format]); err != nil {
 				return err
 			}

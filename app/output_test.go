@@ -300,3 +300,26 @@ func TestBinaryToTerminalRefused(t *testing.T) {
 		t.Fatalf("stats %s, want all 10 hashes planned", stdout.String())
 	}
 }
+
+// TestNoProgressBarAmongRows: export -o - to a terminal writes its rows
+// there, so it draws no progress bar on the (same) terminal's stderr: the
+// bar came out in front of the CSV header.
+func TestNoProgressBarAmongRows(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	seedHashes(t, data, 10, 7)
+	master, tty := openPTY(t)
+	defer func(was func(io.Writer) bool) { isTerminal = was }(isTerminal)
+	isTerminal = func(io.Writer) bool { return true }
+	var stdout bytes.Buffer
+	if code := Main([]string{"infohash", "export", "--data", data, "-f", "csv", "-o", "-"}, nil, &stdout, tty); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	tty.Close()
+	seen, _ := io.ReadAll(master) // EIO once the slave is closed and drained
+	if bytes.Contains(seen, []byte("export: partitions")) {
+		t.Fatalf("a progress bar among the rows: %q", seen)
+	}
+	if !strings.HasPrefix(stdout.String(), "info_hash,") {
+		t.Fatalf("stdout %.60q, want the CSV header first", stdout.String())
+	}
+}
