@@ -2,7 +2,6 @@ package rowio
 
 import (
 	"reflect"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -27,13 +26,8 @@ func absentLists(t reflect.Type, want, got *parquet.Schema) [][]int {
 		if have[n.Name()] || !(n.Repeated() || isList(n)) {
 			continue
 		}
-		for _, sf := range reflect.VisibleFields(t) {
-			if sf.Anonymous || !sf.IsExported() {
-				continue
-			}
-			if name, _, _ := strings.Cut(sf.Tag.Get("parquet"), ","); name == n.Name() || (name == "" && sf.Name == n.Name()) {
-				out = append(out, sf.Index)
-			}
+		if sf, ok := fieldByColumn(t, n.Name()); ok {
+			out = append(out, sf.Index)
 		}
 	}
 	return out

@@ -28,8 +28,9 @@ type Fetcher struct {
 	release func()
 }
 
-// NewFetcher validates opts and, when opts.DHTOn, starts the DHT node: warm from the nodes saved in opts.DHTState when one of them
-// answers, else bootstrapped. Close releases it (and saves the state).
+// NewFetcher validates opts and, when opts.DHTOn, starts the DHT node:
+// warm from the nodes saved in opts.DHTState when one of them answers,
+// else bootstrapped. Close releases it (and saves the state).
 func NewFetcher(ctx context.Context, opts Options) (*Fetcher, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err

@@ -17,8 +17,8 @@ const hashListAhead = 256
 // hashList reads a text list of infohashes as jobs, one per hash: what
 // dedup reads as a hash list (hex v1 or v2 infohashes, magnet URIs, both
 // keys of a hybrid torrent's, magnetico JSON lines; blank lines and #
-// comments skipped), parsed by hashlist.LineHashes. The jobs have no lease: merge applies their
-// results as a manual fetch's.
+// comments skipped), parsed by hashlist.LineHashes. The jobs have no
+// lease: merge applies their results as a manual fetch's.
 //
 // A goroutine (scan) parses the list as it arrives, and read hands over
 // the jobs parsed so far once scan waits for input: a list piped in a

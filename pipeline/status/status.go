@@ -119,12 +119,13 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	}
 	for name, t := range m.Tables {
 		r.TableRows[name] = t.Rows()
-		r.TableBytes[name] += 0 // every table of TableRows, empty ones too
+		size := int64(0) // set for every table of TableRows, empty ones too
 		for _, fs := range t.Partitions {
 			for _, f := range fs {
-				r.TableBytes[name] += f.Size
+				size += f.Size
 			}
 		}
+		r.TableBytes[name] = size
 	}
 	if o.Verify {
 		if err := r.verify(ctx, d, m, o); err != nil {
