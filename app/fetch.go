@@ -111,7 +111,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout, not a terminal)"},
-			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable; its failures are recorded against it, so a peer that lacks some of the torrents is penalised for all)"},
+			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable; tried even while the dataset penalises it; its failures are recorded against it as any peer's)"},
 			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; --bootstrap \"\" does so too unless a --dht-state has saved nodes)"},
 			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},

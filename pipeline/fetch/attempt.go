@@ -14,7 +14,8 @@ import (
 type attempt struct {
 	f        *Fetcher
 	cfg      exchangeConfig
-	avoid    map[string]bool
+	avoid    map[string]bool // the job's own avoid_peers
+	named    map[string]bool // --peer endpoints: tried whatever the dataset's penalties
 	seen     map[string]bool
 	queue    []string
 	avoided  int
@@ -44,6 +45,12 @@ func newAttempt(f *Fetcher, job schema.Job) *attempt {
 	for _, p := range job.AvoidPeers {
 		a.avoid[canonicalAddr(p)] = true
 	}
+	if len(f.opts.Peers) > 0 {
+		a.named = make(map[string]bool, len(f.opts.Peers))
+		for _, p := range f.opts.Peers {
+			a.named[canonicalAddr(p)] = true
+		}
+	}
 	a.add(job.Peers)
 	a.add(f.opts.Peers)
 	return a
@@ -58,12 +65,17 @@ func canonicalAddr(s string) string {
 	return s
 }
 
+// add queues the peers of addrs not seen before, but those the job's
+// avoid_peers lists or the dataset penalises (the jobs file's avoid list).
+// A --peer endpoint is exempt from the dataset's penalties: the user named
+// it, and a peer that lacks one of the torrents it is asked for fails that
+// hash's handshake, which penalises the endpoint for every hash.
 func (a *attempt) add(addrs []string) {
 	for _, p := range addrs {
 		p = canonicalAddr(p)
 		switch {
 		case a.seen[p]:
-		case a.avoid[p] || a.f.avoid.skips(p, time.Now()):
+		case a.avoid[p] || (!a.named[p] && a.f.avoid.skips(p, time.Now())):
 			a.seen[p] = true
 			a.avoided++
 		default:

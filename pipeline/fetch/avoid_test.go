@@ -72,6 +72,34 @@ func TestJobsFileAvoidListIsSkippedForEveryJob(t *testing.T) {
 	}
 }
 
+// TestNamedPeerIsTriedWhilePenalised: a --peer endpoint the dataset
+// penalises (a peer that lacked one torrent fails that hash's handshake,
+// which penalises it for all) is still dialled for every job: the user
+// named it. A job's own avoid_peers still skips it for that job.
+func TestNamedPeerIsTriedWhilePenalised(t *testing.T) {
+	p := startPeer(t, badpeers.Reject)
+	avoid, _ := schema.EncodeAvoidPeers([]schema.AvoidedPeer{{Addr: p.Addr(), Until: time.Now().Add(time.Hour).UnixMilli()}})
+	jobs := []schema.Job{{InfoHash: schema.Hash{0xb0}}, {InfoHash: schema.Hash{0xb1}}, {InfoHash: schema.Hash{0xb2}, AvoidPeers: []string{p.Addr()}}}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "jobs.parquet")
+	writeJobsWithAvoid(t, in, nil, jobs, avoid)
+	o := testOptions()
+	o.Input, o.Output, o.Peers = in, filepath.Join(dir, "results.parquet"), []string{p.Addr()}
+	st, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Connects != 2 || st.PeersAvoided != 1 {
+		t.Fatalf("connects %d, peers_avoided %d; want the named peer dialled for the 2 jobs that do not avoid it", st.Connects, st.PeersAvoided)
+	}
+	res := readResults(t, o.Output)
+	for _, h := range []schema.Hash{{0xb0}, {0xb1}} {
+		if r := res[h]; r.Outcome != schema.OutcomeRejected {
+			t.Errorf("job %x: outcome %s, want the named peer tried (rejected)", h[0], r.Outcome)
+		}
+	}
+}
+
 func TestJobsFileBadAvoidListIsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "jobs.parquet")
