@@ -59,8 +59,14 @@ func partialAfterCommits(err error, st Stats) error {
 	if err == nil || st.Commits == 0 || exitcode.Of(err) == exitcode.Interrupted {
 		return err
 	}
-	return exitcode.With(exitcode.Partial, fmt.Errorf("%w (the inputs before it were applied in %d %s, up to snapshot %d; fix or remove it and re-run for the rest)",
-		err, st.Commits, plural(st.Commits, "commit", "commits"), st.Snapshot))
+	// Only bad input is the input's fault; a full disk or a failed
+	// write is not, and the same input re-run then applies.
+	then := "re-run for the rest"
+	if exitcode.Of(err) == exitcode.Usage {
+		then = "fix or remove that input and re-run for the rest"
+	}
+	return exitcode.With(exitcode.Partial, fmt.Errorf("%w (the inputs before it were applied in %d %s, up to snapshot %d; %s)",
+		err, st.Commits, plural(st.Commits, "commit", "commits"), st.Snapshot, then))
 }
 
 func plural(n int, one, many string) string {
