@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"maps"
@@ -44,10 +43,11 @@ with -o - (refused when stdout is a terminal). The run stops after
 --duration or --max-observations; SIGINT or SIGTERM stops it too, and what
 was received is still written and committed (exit 130). At a stop each
 node goes on reading until its socket has been quiet for 200ms (2s at
-most), so packets already on their way are kept. With -o -, a write to
-stdout blocked for 10s after the signal (a reader that reads nothing), or
-a second signal, ends the run at once (exit 130): the stream is cut short
-and the DHT state may not be saved. Node IDs and routing tables are kept in
+most), so packets already on their way are kept. With -o - (or -o naming
+a FIFO or device), an output blocked for 10s after the signal (a reader
+that reads nothing, a FIFO that no reader opens), or a second signal,
+ends the run at once (exit 130): the stream is cut short and the DHT
+state may not be saved. Node IDs and routing tables are kept in
 --dht-state (default DIR/dht-state with --data DIR) so the next run rejoins
 warm; a second capture started on a --dht-state in use exits 75 (captures
 that run at once need their own).
@@ -110,8 +110,8 @@ func runCapture(c *cli.Context) error {
 	}
 	var st capture.Stats
 	interrupted := false
-	err := deliver(c.Context, "capture", out, c.App.Writer, func(stdout io.Writer) error {
-		w, err := rowio.Create[schema.Observation](out, stdout)
+	err := deliver(c.Context, "capture", out, c.App.Writer, func(dst output) error {
+		w, err := rowio.CreateWith[schema.Observation](dst.open, out, dst.stdout)
 		if err != nil {
 			return fmt.Errorf("capture: %w", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -22,12 +23,16 @@ var errUndelivered = errors.New("the output could not be delivered")
 // data slowly but steadily is seen making progress within every grace.
 const stallChunk = 64 << 10
 
-// stallWatch is stdout as a command writing -o - sees it: it notes when
-// the write under way began, so that deliver can tell a reader that takes
-// nothing.
+// stallWatch is the output of a command that deliver watches: stdout as
+// it sees it with -o -, and the opener of -o FILE, when FILE is written
+// in place (a FIFO, device or /dev/stdout). It notes when the open or
+// write under way began, so that deliver can tell a reader that takes
+// nothing, or a FIFO that no reader opens.
 type stallWatch struct {
 	w       io.Writer
-	pending atomic.Int64 // UnixNano at which the write under way began; 0: none
+	pending atomic.Int64                // UnixNano at which the write to w under way began; 0: none
+	opening atomic.Int64                // UnixNano at which the open under way began; 0: none
+	file    atomic.Pointer[fsutil.File] // what open opened last
 }
 
 // Write writes p to the underlying writer, stallChunk bytes at a time.
@@ -45,35 +50,64 @@ func (s *stallWatch) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// blockedSince returns when the write under way began (zero: none).
-func (s *stallWatch) blockedSince() time.Time {
-	if ns := s.pending.Load(); ns != 0 {
-		return time.Unix(0, ns)
+// open is fsutil.CreateOutput (an fsutil.Opener), noting the open under
+// way: a FIFO blocks it until a reader opens the FIFO. The file notes its
+// own writes (fsutil.File.BlockedSince).
+func (s *stallWatch) open(path string) (*fsutil.File, error) {
+	s.opening.Store(time.Now().UnixNano())
+	f, err := fsutil.CreateOutput(path)
+	s.opening.Store(0)
+	if err == nil {
+		s.file.Store(f)
 	}
-	return time.Time{}
+	return f, err
 }
 
-// deliver runs run, a command that writes its data to the writer it is
-// given, and returns run's error. Unless out is "-", run gets stdout
-// itself and deliver only waits for it.
+// blockedSince returns when the open or write under way began (zero:
+// none), and whether it is an open.
+func (s *stallWatch) blockedSince() (time.Time, bool) {
+	if ns := s.opening.Load(); ns != 0 {
+		return time.Unix(0, ns), true
+	}
+	if ns := s.pending.Load(); ns != 0 {
+		return time.Unix(0, ns), false
+	}
+	if f := s.file.Load(); f != nil {
+		return f.BlockedSince(), false
+	}
+	return time.Time{}, false
+}
+
+// output is where a run under deliver writes its data: stdout for -o -,
+// and open, which opens -o FILE (a stage's OpenOutput).
+type output struct {
+	stdout io.Writer
+	open   fsutil.Opener
+}
+
+// deliver runs run, a command that writes its data to the output it is
+// given, and returns run's error. When out is "-" or names a FIFO, a
+// device or /dev/stdout (fsutil.WrittenInPlace), deliver watches the
+// output; for a regular file it only waits for run.
 //
-// With -o -, a reader that stops reading ("capture -o - | sleep 600")
-// blocks run in a write for good, which no signal ends. So once parent
-// is cancelled (the first SIGINT or SIGTERM, which stops run), run has
-// until a write has been blocked for streamGrace since the signal to
-// finish; a second signal, or such a write, makes deliver return at once
-// an error that wraps errUndelivered (exit 130), leaving run blocked. The
-// process exits with it and the reader finds the stream cut short.
-func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func(stdout io.Writer) error) error {
-	if out != "-" {
-		return run(stdout)
+// A reader that stops reading ("capture -o - | sleep 600"), or a FIFO
+// that no reader opens, blocks run in a write or in open(2) for good,
+// which no signal ends. So once parent is cancelled (the first SIGINT or
+// SIGTERM, which stops run), run has until an open or write has been
+// blocked for streamGrace since the signal to finish; a second signal,
+// or such a block, makes deliver return at once an error that wraps
+// errUndelivered (exit 130), leaving run blocked. The process exits with
+// it and the reader finds the stream cut short.
+func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func(output) error) error {
+	if out != "-" && !fsutil.WrittenInPlace(out) {
+		return run(output{stdout: stdout, open: fsutil.CreateOutput})
 	}
 	again := make(chan os.Signal, 1)
 	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(again)
 	w := &stallWatch{w: stdout}
 	done := make(chan error, 1)
-	go func() { done <- run(w) }()
+	go func() { done <- run(output{stdout: w, open: w.open}) }()
 	select {
 	case err := <-done:
 		return err
@@ -86,6 +120,10 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 	case <-again:
 	case <-time.After(100 * time.Millisecond):
 	}
+	where := out
+	if out == "-" {
+		where = "stdout"
+	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -93,18 +131,25 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 		case err := <-done:
 			return err
 		case <-again:
-			return undelivered(cmd, "stopped by a second signal before it was all written")
+			if _, opening := w.blockedSince(); opening {
+				return undelivered(cmd, fmt.Sprintf("stopped by a second signal while no reader had opened %s (nothing was written to it)", where))
+			}
+			return undelivered(cmd, fmt.Sprintf("stopped by a second signal before it was all written (the stream on %s is cut short)", where))
 		case now := <-tick.C:
-			since := w.blockedSince()
+			since, opening := w.blockedSince()
 			if since.IsZero() {
 				continue
 			}
 			if since.Before(signalled) {
 				since = signalled
 			}
-			if now.Sub(since) >= streamGrace {
-				return undelivered(cmd, fmt.Sprintf("stdout's reader took nothing for %s", streamGrace))
+			if now.Sub(since) < streamGrace {
+				continue
 			}
+			if opening {
+				return undelivered(cmd, fmt.Sprintf("no reader opened %s for %s (nothing was written to it)", where, streamGrace))
+			}
+			return undelivered(cmd, fmt.Sprintf("%s's reader took nothing for %s (the stream on %s is cut short)", where, streamGrace, where))
 		}
 	}
 }
@@ -112,11 +157,11 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 // deliverRun is deliver for a run that returns counters: the run's, or
 // zero when deliver gave up on it (the error wraps errUndelivered; the
 // run, still blocked, is never read from again).
-func deliverRun[S any](parent context.Context, cmd, out string, stdout io.Writer, run func(stdout io.Writer) (S, error)) (S, error) {
+func deliverRun[S any](parent context.Context, cmd, out string, stdout io.Writer, run func(output) (S, error)) (S, error) {
 	var st S
-	err := deliver(parent, cmd, out, stdout, func(w io.Writer) error {
+	err := deliver(parent, cmd, out, stdout, func(dst output) error {
 		var err error
-		st, err = run(w)
+		st, err = run(dst)
 		return err
 	})
 	if errors.Is(err, errUndelivered) {
@@ -128,6 +173,5 @@ func deliverRun[S any](parent context.Context, cmd, out string, stdout io.Writer
 
 // undelivered is deliver's error when it gives up on run: exit 130.
 func undelivered(cmd, why string) error {
-	return exitcode.With(exitcode.Interrupted,
-		fmt.Errorf("%s: interrupted; %w: %s (the stream on stdout is cut short)", cmd, errUndelivered, why))
+	return exitcode.With(exitcode.Interrupted, fmt.Errorf("%s: interrupted; %w: %s", cmd, errUndelivered, why))
 }

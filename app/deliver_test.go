@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,10 +57,10 @@ func TestDeliverGrace(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			start := time.Now()
-			err := deliver(ctx, "test", tt.out, tt.w, func(w io.Writer) error {
+			err := deliver(ctx, "test", tt.out, tt.w, func(dst output) error {
 				cancel()
 				for range tt.writes {
-					if _, err := w.Write(make([]byte, 64<<10)); err != nil {
+					if _, err := dst.stdout.Write(make([]byte, 64<<10)); err != nil {
 						return err
 					}
 				}
@@ -85,10 +84,10 @@ func TestDeliverGrace(t *testing.T) {
 }
 
 // TestStalledStdoutStopsOnSecondSignal: "capture -o - | sleep 600" (or
-// fetch, export, plan-retries) blocks writing once the pipe is full. SIGINT stops the run but
-// its output cannot be written; a second SIGINT exits at once with 130
-// and one line saying the output was not delivered. It used to ignore
-// both signals.
+// fetch, export, plan-retries; or -o /dev/stdout) blocks writing once the
+// pipe is full. SIGINT stops the run but its output cannot be written; a
+// second SIGINT exits at once with 130 and one line saying the output was
+// not delivered. It used to ignore both signals.
 func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 	bin := infohashBinary(t)
 	hashes := filepath.Join(t.TempDir(), "hashes.txt")
@@ -113,6 +112,7 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 		{name: "fetch",
 			args: []string{"fetch", "--no-dht", "--peer", "127.0.0.1:1", "--concurrency", "50", hashes, "-o", "-"}},
 		{name: "export", args: []string{"export", "--data", data, "--table", "state", "--format", "csv", "-o", "-"}},
+		{name: "export -o /dev/stdout", args: []string{"export", "--data", data, "--table", "state", "--format", "csv", "-o", "/dev/stdout"}},
 		{name: "plan-retries", args: []string{"plan-retries", "--data", data, "--limit", "20000", "-o", "-"},
 			also: "the jobs could not all be delivered: 20000 jobs stay leased until"},
 	}

@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -40,8 +39,10 @@ RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
 last_source; metadata keeps fetched_at and served_by, so a reader can tell a
 short-lived observation from a lasting fact. DIR/blocklist always applies.
 A file output appears atomically when complete; a FIFO or device is written
-in place. Parquet and Arrow are not written to a terminal (-o - is the
-default): redirect or pipe them.
+in place. With -o - or a FIFO or device, an output blocked for 10s after
+SIGINT/SIGTERM (a reader that reads nothing, a FIFO that no reader opens),
+or a second signal, ends the run at once (exit 130). Parquet and Arrow are
+not written to a terminal (-o - is the default): redirect or pipe them.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
@@ -110,8 +111,8 @@ default): redirect or pipe them.
 			} else if bl.Len() > 0 {
 				o.Blocklist = bl.Contains
 			}
-			st, err := deliverRun(c.Context, "export", o.Output, o.Stdout, func(stdout io.Writer) (export.Stats, error) {
-				o.Stdout = stdout
+			st, err := deliverRun(c.Context, "export", o.Output, o.Stdout, func(dst output) (export.Stats, error) {
+				o.Stdout, o.OpenOutput = dst.stdout, dst.open
 				return export.Run(c.Context, o)
 			})
 			if errors.Is(err, errUndelivered) {

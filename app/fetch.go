@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -93,9 +92,10 @@ them count as unfinished: in the summary and --stats-json, jobs = attempted +
 lease_expired + unfinished, released (part of unfinished) counts the released rows, and
 the outcomes count attempts only; what was left unread is counted from a Parquet input's
 footer, or by reading a stream through (for at most another 10s; a warning says if that
-fell short). With -o -, a write to stdout blocked for 10s after the signal (a reader that
-reads nothing), or a second signal, ends the run at once (exit 130): the stream is cut
-short (the jobs' leases run out at lease_until) and the DHT state may not be saved.
+fell short). With -o - (or -o naming a FIFO or device), an output blocked for 10s after
+the signal (a reader that reads nothing, a FIFO that no reader opens), or a second signal,
+ends the run at once (exit 130): the stream is cut short (the jobs' leases run out at
+lease_until) and the DHT state may not be saved.
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
@@ -156,8 +156,8 @@ func runFetch(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
-	stats, err := deliverRun(c.Context, "fetch", o.Output, o.Stdout, func(stdout io.Writer) (fetch.Stats, error) {
-		o.Stdout = stdout
+	stats, err := deliverRun(c.Context, "fetch", o.Output, o.Stdout, func(dst output) (fetch.Stats, error) {
+		o.Stdout, o.OpenOutput = dst.stdout, dst.open
 		return fetch.Run(c.Context, o)
 	})
 	if errors.Is(err, errUndelivered) {

@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -60,7 +59,11 @@ info_hash_v2 is the state's full v2 hash when the dataset knows it (null
 otherwise): fetch then accepts only metadata whose SHA-256 it is. A jobs file
 appears only once the leases are committed. If the reader of -o - goes
 away before taking the jobs (exit 141, silent for other commands), one
-line on stderr says how many jobs stay leased, and until when.
+line on stderr says how many jobs stay leased, and until when. A FIFO or
+device named by -o is opened before the dataset (a FIFO waits for its
+reader then, with nothing leased) and, like stdout, written after the
+commit. With either, an output blocked for 10s after SIGINT/SIGTERM, or
+a second signal, ends the run at once (exit 130), saying the same.
 
 Defaults for --new-share, --lease and --seed come from DIR/policy.json
 (see infohash policy show). The run reads each hot state file once, keeping
@@ -107,8 +110,8 @@ only the best --limit candidates in memory.
 			}
 			var committed atomic.Pointer[plan.Stats]
 			o.Committed = func(s plan.Stats) { committed.Store(&s) }
-			st, err := deliverRun(c.Context, "plan-retries", o.Output, o.Stdout, func(stdout io.Writer) (plan.Stats, error) {
-				o.Stdout = stdout
+			st, err := deliverRun(c.Context, "plan-retries", o.Output, o.Stdout, func(dst output) (plan.Stats, error) {
+				o.Stdout, o.OpenOutput = dst.stdout, dst.open
 				return plan.Run(c.Context, o)
 			})
 			if errors.Is(err, errUndelivered) {

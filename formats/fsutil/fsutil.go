@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +27,9 @@ type File struct {
 	final  string
 	done   bool
 	direct bool // written in place: Commit and Abort only close
+	// busy is when the write under way to a file written in place
+	// began (UnixNano; 0: none).
+	busy atomic.Int64
 }
 
 // Create opens a temporary file in path's directory that Commit will
@@ -88,6 +92,43 @@ func (f *File) Commit() error {
 		return err
 	}
 	return SyncDir(dirOf(f.final))
+}
+
+// inPlaceChunk bounds one write(2) to a file written in place, so that a
+// reader that takes the data slowly but steadily is seen making progress
+// (BlockedSince).
+const inPlaceChunk = 64 << 10
+
+// Write writes p. To a file written in place (a FIFO or device, whose
+// reader may take nothing) it writes inPlaceChunk bytes at a time and
+// notes when each write began, for BlockedSince. Only Write is watched:
+// the writers of outputs (rowio, export) use nothing else.
+func (f *File) Write(p []byte) (int, error) {
+	if !f.direct {
+		return f.File.Write(p)
+	}
+	n := 0
+	for n < len(p) {
+		f.busy.Store(time.Now().UnixNano())
+		m, err := f.File.Write(p[n : n+min(len(p)-n, inPlaceChunk)])
+		f.busy.Store(0)
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// BlockedSince returns when the write under way to a file written in
+// place began: zero when none is, or the file is not written in place. A
+// caller that must not wait for good on a reader that takes nothing
+// (app's deliver, after a signal) polls it from another goroutine.
+func (f *File) BlockedSince() time.Time {
+	if ns := f.busy.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
 }
 
 // InPlace reports whether the file is written in place (a device or

@@ -2,10 +2,12 @@ package fsutil
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -145,5 +147,77 @@ func TestLockedAtBirth(t *testing.T) {
 		if got := LockedAtBirth(c.name); got != c.want {
 			t.Errorf("LockedAtBirth(%q) = %v", c.name, got)
 		}
+	}
+}
+
+// TestBlockedSince: a write to a FIFO whose reader takes nothing shows as
+// blocked since it began, and no longer once the reader takes the data;
+// a file written under a temporary name never shows.
+func TestBlockedSince(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := CreateOutput(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Abort()
+	if !f.BlockedSince().IsZero() {
+		t.Fatal("blocked before any write")
+	}
+	data := make([]byte, 4*inPlaceChunk) // more than a pipe holds
+	start := time.Now()
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := f.Write(data)
+		wrote <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for since := f.BlockedSince(); since.IsZero() || time.Since(since) < 100*time.Millisecond; since = f.BlockedSince() {
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled write never showed as blocked")
+		}
+		if !since.IsZero() && since.Before(start) {
+			t.Fatalf("blocked since %v, before the write began at %v", since, start)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := io.Copy(io.Discard, io.LimitReader(nonBlocking{r}, int64(len(data)))); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if !f.BlockedSince().IsZero() {
+		t.Fatal("still blocked after the write returned")
+	}
+
+	g, err := CreateOutput(filepath.Join(dir, "file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Abort()
+	if _, err := g.Write(data); err != nil || !g.BlockedSince().IsZero() {
+		t.Fatalf("a regular file: %v, blocked since %v", err, g.BlockedSince())
+	}
+}
+
+// nonBlocking reads a non-blocking descriptor, waiting out EAGAIN.
+type nonBlocking struct{ f *os.File }
+
+func (n nonBlocking) Read(p []byte) (int, error) {
+	for {
+		m, err := n.f.Read(p)
+		if !errors.Is(err, unix.EAGAIN) {
+			return m, err
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

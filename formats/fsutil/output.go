@@ -61,6 +61,21 @@ func CreateOutput(path string) (*File, error) {
 	return &File{File: f, final: t.path}, nil
 }
 
+// Opener opens an output a user asked for, as CreateOutput does. The
+// stages take one for their -o, so that a caller can watch the open and
+// the writes of an output written in place (see WrittenInPlace).
+type Opener func(path string) (*File, error)
+
+// WrittenInPlace reports whether CreateOutput(path) would write in place
+// (a FIFO, a device, a socket, or a /proc link such as /dev/stdout), as
+// opposed to under a temporary name renamed into place. Opening such an
+// output can block until a reader comes (a FIFO), and writing it until
+// the reader takes the data, for good if it never does.
+func WrittenInPlace(path string) bool {
+	t, err := resolveOutput(path)
+	return err == nil && t.kind == outDirect
+}
+
 // WriteOutput writes data to path as CreateOutput does.
 func WriteOutput(path string, data []byte) error { return writeWith(CreateOutput, path, data) }
 

@@ -359,3 +359,30 @@ func TestCreateOutputProcSocket(t *testing.T) {
 		t.Fatalf("the socket was closed: %v", err)
 	}
 }
+
+// TestWrittenInPlace: a FIFO, a device and a /proc link (/dev/stdout,
+// /dev/fd/N) are written in place, through symbolic links too; a regular
+// file, a link to one and a new name are not.
+func TestWrittenInPlace(t *testing.T) {
+	dir := t.TempDir()
+	fifo, file := filepath.Join(dir, "fifo"), filepath.Join(dir, "file")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"to-fifo": "fifo", "to-file": "file"} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for path, want := range map[string]bool{
+		fifo: true, filepath.Join(dir, "to-fifo"): true, "/dev/null": true, "/dev/stdout": true, "/dev/fd/2": true,
+		file: false, filepath.Join(dir, "to-file"): false, filepath.Join(dir, "new"): false, "": false,
+	} {
+		if got := WrittenInPlace(path); got != want {
+			t.Errorf("WrittenInPlace(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

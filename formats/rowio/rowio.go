@@ -89,13 +89,23 @@ func isBlob(path []string) bool {
 // link to its target, with the umask's mode), or, for a FIFO or device,
 // written in place.
 func Create[T any](path string, stdout io.Writer, opts ...parquet.WriterOption) (*Writer[T], error) {
+	return CreateWith[T](nil, path, stdout, opts...)
+}
+
+// CreateWith is Create opening a file output with open (nil:
+// fsutil.CreateOutput), which lets the caller watch an output written in
+// place.
+func CreateWith[T any](open fsutil.Opener, path string, stdout io.Writer, opts ...parquet.WriterOption) (*Writer[T], error) {
 	if path == "-" {
 		if stdout == nil {
 			stdout = os.Stdout
 		}
 		return NewArrowWriter[T]("stdout", stdout), nil
 	}
-	return createParquet[T](fsutil.CreateOutput, path, opts)
+	if open == nil {
+		open = fsutil.CreateOutput
+	}
+	return createParquet[T](open, path, opts)
 }
 
 // CreateInternal writes a Parquet file of the dataset itself (or another

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/internal/progress"
@@ -43,6 +44,10 @@ type Options struct {
 	ES        string // es-bulk index name
 	// ProgressTo receives a progress bar (terminal) or periodic log lines.
 	ProgressTo io.Writer
+	// OpenOutput opens Output when it is a file (nil:
+	// fsutil.CreateOutput), so that the caller can watch a FIFO or
+	// device that blocks.
+	OpenOutput fsutil.Opener
 
 	// placed counts the bytes written where they cannot be taken back
 	// (set by Run; see sink).

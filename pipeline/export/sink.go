@@ -20,7 +20,7 @@ import (
 )
 
 // sink writes rows in one format to stdout or to the file the user named,
-// opened by fsutil.CreateOutput: committed atomically on close, or, for a
+// opened by Options.OpenOutput (fsutil.CreateOutput): committed atomically on close, or, for a
 // FIFO or device, written in place.
 type sink[T any] struct {
 	file  *fsutil.File
@@ -37,7 +37,11 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 	s := &sink[T]{}
 	var out io.Writer = o.Stdout
 	if o.Output != "-" {
-		f, err := fsutil.CreateOutput(o.Output)
+		open := o.OpenOutput
+		if open == nil {
+			open = fsutil.CreateOutput
+		}
+		f, err := open(o.Output)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -30,6 +31,10 @@ type Options struct {
 	Output string    // results: a Parquet file, or "-" for an Arrow IPC stream on Stdout
 	Stdin  io.Reader // used when Input is "-"
 	Stdout io.Writer // used when Output is "-"
+	// OpenOutput opens Output when it is a file (nil:
+	// fsutil.CreateOutput), so that the caller can watch a FIFO or
+	// device that blocks.
+	OpenOutput fsutil.Opener
 
 	Peers     []string // extra peers (host:port) tried for every job
 	Bootstrap []string // DHT bootstrap nodes (host:port); empty: none (see DHT)

@@ -76,7 +76,7 @@ func TestLargeMetadataMemory(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	const n, size = 60, 4 << 20
 	path := filepath.Join(t.TempDir(), "results.parquet")
-	out, err := createResults(path, nil)
+	out, err := createResults(Options{Output: path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if opts.AvoidPeers, err = jobsAvoidList(in, opts.AvoidPeers); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: jobs: %w", err))
 	}
-	out, err := createResults(opts.Output, opts.Stdout)
+	out, err := createResults(opts)
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
 	}
@@ -90,8 +90,8 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 // carry info dictionaries (tens of KiB, up to 10 MiB each): small row
 // groups, which rowio also ends at 64 MiB, keep the writer from holding a
 // whole run in memory.
-func createResults(path string, stdout io.Writer) (*rowio.Writer[schema.Result], error) {
-	return rowio.Create[schema.Result](path, stdout, parquet.MaxRowsPerRowGroup(resultRowGroup))
+func createResults(opts Options) (*rowio.Writer[schema.Result], error) {
+	return rowio.CreateWith[schema.Result](opts.OpenOutput, opts.Output, opts.Stdout, parquet.MaxRowsPerRowGroup(resultRowGroup))
 }
 
 type jobSource interface {

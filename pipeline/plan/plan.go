@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -33,10 +34,14 @@ type Options struct {
 	Keep     int           // snapshots kept for readers
 	LockWait time.Duration // wait for the writer lock instead of failing
 	Workers  int           // partitions scanned in parallel
+	// OpenOutput opens Output when it is a file (nil:
+	// fsutil.CreateOutput), so that the caller can watch a FIFO or
+	// device that blocks.
+	OpenOutput fsutil.Opener
 	// Committed, if set, is called with the run's counters once the
-	// leases are committed, before the jobs are written to stdout: a
-	// caller that gives up on a stalled stdout can still say what stays
-	// leased.
+	// leases are committed, before the jobs are written to stdout (or a
+	// FIFO or device): a caller that gives up on a stalled stdout can
+	// still say what stays leased.
 	Committed func(Stats)
 }
 
@@ -97,6 +102,18 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if o.Lease < 0 {
 		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is negative", o.Lease))
 	}
+	// A FIFO or device is opened first, once: a FIFO that no reader
+	// opens then holds the run up before it takes the dataset's lock or
+	// any lease, and a commit retried below does not close it under its
+	// reader. Like stdout, it is written only after the commit.
+	var stream *rowio.Writer[schema.Job]
+	if o.Output != "-" && fsutil.WrittenInPlace(o.Output) {
+		var err error
+		if stream, err = openJobs(o); err != nil {
+			return st, err
+		}
+		defer stream.Abort() // closes it on error; nothing after Close
+	}
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 	if err != nil {
 		return st, err
@@ -136,11 +153,11 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			return st, err
 		}
 		// A jobs file is written aside before the commit and published
-		// after it; stdout only after the commit (a stream cannot be
-		// taken back if the commit fails).
+		// after it; stdout, a FIFO or a device only after the commit (a
+		// stream cannot be taken back if the commit fails).
 		var w *rowio.Writer[schema.Job]
-		if o.Output != "-" {
-			if w, err = writeJobs(o, jobs, avoid); err != nil {
+		if o.Output != "-" && stream == nil {
+			if w, err = writeJobs(o, nil, jobs, avoid); err != nil {
 				tx.Abort()
 				return st, err
 			}
@@ -160,7 +177,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			o.Committed(st)
 		}
 		if w == nil {
-			if w, err = writeJobs(o, jobs, avoid); err != nil {
+			if w, err = writeJobs(o, stream, jobs, avoid); err != nil {
 				return st, fmt.Errorf("%w (the jobs stay leased until their lease ends)", err)
 			}
 		}
@@ -173,13 +190,24 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 }
 
-// writeJobs opens the output and writes jobs, with the avoid list of
-// every job in the file's metadata (Close publishes them). rowio's errors
-// begin with the output's name (its path, or stdout).
-func writeJobs(o Options, jobs []schema.Job, avoid string) (*rowio.Writer[schema.Job], error) {
-	w, err := rowio.Create[schema.Job](o.Output, o.Stdout)
+// openJobs opens the output. rowio's errors begin with the output's name
+// (its path, or stdout).
+func openJobs(o Options) (*rowio.Writer[schema.Job], error) {
+	w, err := rowio.CreateWith[schema.Job](o.OpenOutput, o.Output, o.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("plan-retries: %w", err)
+	}
+	return w, nil
+}
+
+// writeJobs writes jobs to w (nil: the output, opened now), with the
+// avoid list of every job in the file's metadata (Close publishes them).
+func writeJobs(o Options, w *rowio.Writer[schema.Job], jobs []schema.Job, avoid string) (*rowio.Writer[schema.Job], error) {
+	if w == nil {
+		var err error
+		if w, err = openJobs(o); err != nil {
+			return nil, err
+		}
 	}
 	if avoid != "" {
 		if err := w.SetMetadata(schema.AvoidPeersKey, avoid); err != nil {
