@@ -46,8 +46,8 @@ node goes on reading until its socket has been quiet for 200ms (2s at
 most), so packets already on their way are kept. With -o - (or -o naming
 a FIFO or device), an output blocked for 10s after the signal (a reader
 that reads nothing, a FIFO that no reader opens), or a second signal,
-ends the run at once (exit 130): the stream is cut short and the DHT
-state may not be saved. Node IDs and routing tables are kept in
+ends the run at once (exit 130): the stream is cut short, and the DHT
+state is saved all the same. Node IDs and routing tables are kept in
 --dht-state (default DIR/dht-state with --data DIR) so the next run rejoins
 warm; a second capture started on a --dht-state in use exits 75 (captures
 that run at once need their own).
@@ -110,6 +110,8 @@ func runCapture(c *cli.Context) error {
 	}
 	var st capture.Stats
 	interrupted := false
+	var saver stateSaver
+	o.StateSaver = saver.set
 	err := deliver(c.Context, "capture", out, c.App.Writer, func(dst output) error {
 		w, err := rowio.CreateWith[schema.Observation](dst.open, out, dst.stdout)
 		if err != nil {
@@ -127,6 +129,11 @@ func runCapture(c *cli.Context) error {
 		}
 		return nil
 	})
+	if errors.Is(err, errUndelivered) {
+		// The nodes are blocked handing observations to the writer: their
+		// routing tables do not depend on the output, and are saved.
+		saver.run("capture")
+	}
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -174,4 +175,36 @@ func deliverRun[S any](parent context.Context, cmd, out string, stdout io.Writer
 // undelivered is deliver's error when it gives up on run: exit 130.
 func undelivered(cmd, why string) error {
 	return exitcode.With(exitcode.Interrupted, fmt.Errorf("%s: interrupted; %w: %s", cmd, errUndelivered, why))
+}
+
+// saveBound bounds how long a run that deliver gave up on may take to
+// save its DHT state before the process exits.
+const saveBound = 5 * time.Second
+
+// stateSaver holds what a stage hands over to save its DHT state at once
+// (fetch's and capture's Options.StateSaver): the routing table does not
+// depend on the output, and must not be lost with a run that deliver
+// gives up on.
+type stateSaver struct{ save atomic.Pointer[func()] }
+
+// set is the stage's Options.StateSaver.
+func (s *stateSaver) set(save func()) { s.save.Store(&save) }
+
+// run saves the state, if the stage handed a way to, waiting for it at
+// most saveBound.
+func (s *stateSaver) run(cmd string) {
+	save := s.save.Load()
+	if save == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		(*save)()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(saveBound):
+		slog.Warn(fmt.Sprintf("%s: the DHT state was not saved within %s; exiting without it", cmd, saveBound))
+	}
 }

@@ -94,8 +94,8 @@ the outcomes count attempts only; what was left unread is counted from a Parquet
 footer, or by reading a stream through (for at most another 10s; a warning says if that
 fell short). With -o - (or -o naming a FIFO or device), an output blocked for 10s after
 the signal (a reader that reads nothing, a FIFO that no reader opens), or a second signal,
-ends the run at once (exit 130): the stream is cut short (the jobs' leases run out at
-lease_until) and the DHT state may not be saved.
+ends the run at once (exit 130): the stream is cut short (the leases of the jobs whose rows
+did not get through run out at lease_until), and the DHT state is saved all the same.
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
@@ -156,12 +156,18 @@ func runFetch(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
+	var saver stateSaver
+	o.StateSaver = saver.set
 	stats, err := deliverRun(c.Context, "fetch", o.Output, o.Stdout, func(dst output) (fetch.Stats, error) {
 		o.Stdout, o.OpenOutput = dst.stdout, dst.open
 		return fetch.Run(c.Context, o)
 	})
 	if errors.Is(err, errUndelivered) {
-		return err
+		// The run is blocked writing its results (or released rows): the
+		// DHT state does not depend on them, and is saved all the same.
+		saver.run("fetch")
+		return exitcode.With(exitcode.Interrupted,
+			fmt.Errorf("%w; the leased jobs whose rows did not get through stay leased until their lease ends", err))
 	}
 	if exitcode.Of(err) == exitcode.BrokenPipe {
 		// The reader of -o - went away: as for every command, nothing

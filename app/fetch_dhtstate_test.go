@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,5 +172,67 @@ func TestFetchDHTStateUsage(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestFetchSavesDHTStateWhenStdoutStalls: "fetch --dht-state DIR -o -"
+// into a pipe nobody reads blocks writing its results; SIGTERM twice ends
+// it (exit 130) with the DHT node's state saved all the same, for the
+// next run to start warm, and a message saying that the jobs whose rows
+// did not get through stay leased. It used to exit without saving it.
+func TestFetchSavesDHTStateWhenStdoutStalls(t *testing.T) {
+	n := captureTestnet(t)
+	boot := strings.Join(n.Truth().Bootstrap, ",")
+	dir := t.TempDir()
+	state := filepath.Join(dir, "dht-state")
+	hashes := filepath.Join(dir, "hashes.txt")
+	if err := os.WriteFile(hashes, []byte(hexLines("dht-stall", 5000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close() // held open and never read
+	if _, err := unix.FcntlInt(r.Fd(), unix.F_SETPIPE_SZ, stalledPipe); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(infohashBinary(t), "fetch", "--bootstrap", boot, "--dht-listen", "127.0.0.1:0", "--dht-state", state,
+		"--peer", "127.0.0.1:1", "--concurrency", "50", "--timeout", "5s", hashes, "-o", "-")
+	stderr := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = w, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	waitFor(t, "the pipe to fill", func() bool { return pipeHolds(r, stalledPipe) })
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if exitCode(err) != 130 {
+			t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatalf("still running 8s after the second SIGTERM; stderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "the output could not be delivered") ||
+		!strings.Contains(stderr.String(), "stay leased until their lease ends") {
+		t.Fatalf("stderr does not say the output was cut and what stays leased:\n%s", stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(state, "fetch-dht.json"))
+	if err != nil {
+		t.Fatalf("fetch's DHT state was not saved: %v; stderr:\n%s", err, stderr.String())
+	}
+	var saved struct {
+		Kind  string            `json:"kind"`
+		Nodes []json.RawMessage `json:"nodes"`
+	}
+	if err := json.Unmarshal(b, &saved); err != nil || saved.Kind != "infohash fetch DHT state" || len(saved.Nodes) == 0 {
+		t.Fatalf("fetch's DHT state (%v) holds no nodes:\n%s", err, b)
 	}
 }

@@ -20,6 +20,13 @@ type Options struct {
 	Bootstrap []string
 	// StateDir keeps node IDs and routing tables between runs ("" = none).
 	StateDir string
+	// StateSaver, if set, is handed a function that saves the nodes'
+	// state to StateDir at once, as the end of the run does, once they
+	// run (not called without a StateDir). It may be called from any
+	// goroutine, and does nothing after the run's own save: a caller
+	// that has to exit before Run returns (a stdout nobody reads, which
+	// blocks the nodes once the writer's queue is full) calls it first.
+	StateSaver func(save func())
 	// Duration bounds the run (0 = until MaxObservations or the context).
 	Duration time.Duration
 	// MaxObservations stops the run once this many are written (0 = no

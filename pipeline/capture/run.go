@@ -133,13 +133,30 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 		bg.Go(func() { r.progress(runCtx, start) })
 	}
 
+	// The state is saved once: at the end of the run, or earlier by
+	// opts.StateSaver's caller, which may not wait for the end.
+	var saveMu sync.Mutex
+	stateSaved := false
+	save := func() {
+		saveMu.Lock()
+		defer saveMu.Unlock()
+		if stateSaved {
+			return
+		}
+		stateSaved = true
+		if err := saveState(opts.StateDir, r.state(nodes)); err != nil {
+			log.Warn("DHT state not saved", "err", err)
+		}
+	}
+	if opts.StateSaver != nil && opts.StateDir != "" {
+		opts.StateSaver(save) // r.crawler is set: r.state reads it
+	}
+
 	<-runCtx.Done()
 	bg.Wait()
 	close(stop)
 	loops.Wait()
-	if err := saveState(opts.StateDir, r.state(nodes)); err != nil {
-		log.Warn("DHT state not saved", "err", err)
-	}
+	save()
 	closeNodes(nodes)
 	close(r.batches)
 	<-writerDone

@@ -2,15 +2,20 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/capture/krpc"
 	"github.com/infohash/infohash/tools/testnet"
 )
 
@@ -296,4 +301,51 @@ func TestSpareTablesSeedTheCrawler(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stuckSink takes nothing until release is closed, as a stdout nobody
+// reads.
+type stuckSink struct{ release chan struct{} }
+
+func (s stuckSink) Write([]schema.Observation) error { <-s.release; return nil }
+
+// TestStateSaverWhileTheSinkIsStuck: with a sink that takes nothing, the
+// node blocks handing it observations once the writer's queue is full,
+// so that a stopped run never gets to its own save of the state; the
+// function handed to StateSaver (app calls it before exiting on a stalled
+// stdout) saves it all the same.
+func TestStateSaverWhileTheSinkIsStuck(t *testing.T) {
+	dir := t.TempDir()
+	o := testOptions()
+	o.Crawl = false
+	o.StateDir = dir
+	o.BatchSize = 1 // one batch per observation: the queue of 64 fills at once
+	o.Duration = 0
+	saves := make(chan func(), 1)
+	o.StateSaver = func(save func()) { saves <- save }
+	sink := stuckSink{release: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrs, wait := runAsync(t, ctx, o, sink)
+	defer func() {
+		close(sink.release)
+		wait()
+	}()
+	save := <-saves
+	var ps [][]byte
+	for i := range 200 {
+		ps = append(ps, krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)))
+	}
+	sendAll(t, addrs[0], ps...)
+	cancel()
+	time.Sleep(time.Second) // the drain reads the queries and blocks
+	state := filepath.Join(dir, stateFileName)
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the state is there before the save (%v): the run did not block, and tests nothing", err)
+	}
+	save()
+	st, err := loadState(dir)
+	if err != nil || len(st.Nodes) != 1 {
+		t.Fatalf("saved state: %+v, %v; want one node", st, err)
+	}
+	save() // once saved, nothing more
 }

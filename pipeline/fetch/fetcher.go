@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -26,6 +27,9 @@ type Fetcher struct {
 	saved []savedNode
 	// release frees Options.DHTState's lock (nil: nothing to free).
 	release func()
+	// stateMu serialises saving the DHT state (Options.StateSaver's
+	// function, from any goroutine) with Close.
+	stateMu sync.Mutex
 }
 
 // NewFetcher validates opts and, when opts.DHTOn, starts the DHT node:
@@ -105,22 +109,47 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 // and the nodes that answered it for the next run (a failure to save is
 // logged: the results are what matters) and releases the state's lock.
 func (f *Fetcher) Close() {
+	f.stateMu.Lock()
 	if f.dht != nil {
-		good := f.dht.goodNodes()
-		if len(good) == 0 {
-			good = f.saved
-		}
+		good := f.goodNodes()
 		f.dht.close()
-		if f.opts.DHTState != "" {
-			if err := saveDHTState(f.opts.DHTState, f.dht.s.ID(), good, time.Now()); err != nil && f.opts.Logger != nil {
-				f.opts.Logger.Warn("fetch: DHT state not saved", "err", err.Error())
-			}
-		}
+		f.writeState(good)
 		f.dht = nil
 	}
+	f.stateMu.Unlock()
 	if f.release != nil {
 		f.release()
 		f.release = nil
+	}
+}
+
+// saveState saves the DHT state now, as Close will, while the node runs
+// on; after Close it does nothing. It may be called from any goroutine.
+func (f *Fetcher) saveState() {
+	f.stateMu.Lock()
+	defer f.stateMu.Unlock()
+	if f.dht != nil {
+		f.writeState(f.goodNodes())
+	}
+}
+
+// goodNodes are the nodes to save: those that answered this run, or the
+// loaded state's when none did.
+func (f *Fetcher) goodNodes() []savedNode {
+	if good := f.dht.goodNodes(); len(good) > 0 {
+		return good
+	}
+	return f.saved
+}
+
+// writeState saves the node's ID and good to Options.DHTState, if any
+// (a failure is logged: the results are what matters).
+func (f *Fetcher) writeState(good []savedNode) {
+	if f.opts.DHTState == "" {
+		return
+	}
+	if err := saveDHTState(f.opts.DHTState, f.dht.s.ID(), good, time.Now()); err != nil && f.opts.Logger != nil {
+		f.opts.Logger.Warn("fetch: DHT state not saved", "err", err.Error())
 	}
 }
 

@@ -49,6 +49,13 @@ type Options struct {
 	// and starts from the saved nodes, bootstrapping only when none of
 	// them answers. Its files do not collide with capture's StateDir.
 	DHTState string
+	// StateSaver, if set, is handed a function that saves the DHT
+	// state to DHTState at once, as the end of the run does, once the
+	// node is up (not called without a DHT node or DHTState). It may be
+	// called from any goroutine, and does nothing after the run's own
+	// save: a caller that has to exit before Run returns (a stdout
+	// nobody reads) calls it first, so that the next run starts warm.
+	StateSaver func(save func())
 	// DHTQueryTimeout is how long one DHT query waits for its answer
 	// before the lookup counts the node as silent; 0 = 2 s (the DHT
 	// library's default, a slow home line's round trip).

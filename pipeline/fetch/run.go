@@ -67,6 +67,9 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	}
 	owned = true
 	defer f.Close()
+	if f.dht != nil && opts.DHTState != "" && opts.StateSaver != nil {
+		opts.StateSaver(f.saveState)
+	}
 	stats, err := runJobs(ctx, f, in, out)
 	if err != nil {
 		out.Abort()
