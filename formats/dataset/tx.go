@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/infohash/infohash/internal/exitcode"
@@ -40,17 +39,10 @@ func (d *Dataset) Begin() (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := make([]byte, 6)
-	rand.Read(id)
-	stage := filepath.Join(d.Dir, "staging", fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(id)))
-	if err := os.MkdirAll(stage, 0o755); err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
-	}
-	owner, err := os.Create(filepath.Join(stage, ".owner"))
+	stage, owner, err := d.ownedDir()
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
+		return nil, err
 	}
-	syscall.Flock(int(owner.Fd()), syscall.LOCK_SH)
 	return &Tx{d: d, base: base, next: base.clone(), stage: stage, owner: owner,
 		staged: map[string]bool{}, dirty: map[string]bool{}}, nil
 }

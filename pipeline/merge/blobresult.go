@@ -81,6 +81,7 @@ func (b *blobResults) Read(out []schema.Result) (int, error) {
 		}
 		out[i] = r
 	}
+	clear(b.buf[:n]) // out holds the rows now: their metadata is the caller's to drop
 	b.n += n
 	return n, err
 }

@@ -26,6 +26,13 @@
 // partition is rewritten, its failed hashes past the archive threshold
 // move to the cold tier (cold-*.parquet files in the same partition).
 //
+// Merge holds the results it applies in memory, but not their metadata
+// (megabytes a torrent): as each input is read, an ok result's metadata
+// goes to a spill file in a folder of DIR/staging (metaSpill), and is
+// read back a torrent at a time as the torrents files are written; the
+// folder is removed before the commit (or by the next writer after a
+// kill). A commit conflict reads the inputs again.
+//
 // With --from OTHER_DIR the other dataset is unioned in (see union.go for
 // the rule of each column).
 package merge

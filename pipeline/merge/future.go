@@ -3,8 +3,6 @@ package merge
 import (
 	"log/slog"
 	"time"
-
-	"github.com/infohash/infohash/formats/schema"
 )
 
 // FutureSkew is how far past the run's clock (--now, or the wall clock) a
@@ -24,7 +22,7 @@ type futureNote struct {
 }
 
 // clampFuture reads every time of rs past now+FutureSkew as now.
-func clampFuture(rs []schema.Result, now int64) futureNote {
+func clampFuture(rs []result, now int64) futureNote {
 	var note futureNote
 	bound := now + FutureSkew.Milliseconds()
 	for i := range rs {

@@ -154,20 +154,47 @@ func checksum(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// result is a row of an input as merge keeps it while it applies it:
+// an ok result's metadata is in the spill (meta), not in the row.
+type result struct {
+	schema.Result
+	meta metaRef
+}
+
+// infoLen is the length of an ok result's info dictionary.
+func (r *result) infoLen() int64 {
+	if r.meta.spilled() {
+		return r.meta.infoLen
+	}
+	return int64(len(r.InfoBytes))
+}
+
 // readResults reads every result of in, Parquet or Arrow IPC (told apart
 // by their first bytes), and checks each row. Failed results keep no
-// metadata. A decoder that panics on a malformed file (parquet-go does on
-// some corrupt page indexes) makes it bad input, not a crash.
-func readResults(in input) (rs []schema.Result, err error) {
+// metadata; ok results put theirs in sp (unless sp is nil: the rows keep
+// it). A decoder that panics on a malformed file (parquet-go does on
+// some corrupt page indexes) makes it bad input, not a crash. Every
+// error about the input itself is bad input (exit 2); one of the spill
+// is not.
+func readResults(in input, sp *metaSpill) (rs []result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rs, err = nil, exitcode.BadInput(fmt.Errorf("merge: %s: malformed input (decoder panic: %v)", in.name, p))
 		}
 	}()
-	return decodeResults(in)
+	return decodeResults(in, sp)
 }
 
-func decodeResults(in input) ([]schema.Result, error) {
+// Rows are read in batches of up to maxReadRows, fewer when they carry
+// metadata: a batch holds about readBatchBytes of it (by the previous
+// batch's rows; the first batch is one row). 256 rows of 4 MiB info
+// dictionaries made a batch of 1 GiB.
+const (
+	maxReadRows    = 256
+	readBatchBytes = 4 << 20
+)
+
+func decodeResults(in input, sp *metaSpill) ([]result, error) {
 	f, err := os.Open(in.path)
 	if err != nil { // names the path
 		return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
@@ -197,13 +224,17 @@ func decodeResults(in input) ([]schema.Result, error) {
 		return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer r.Close()
-	var out []schema.Result
-	buf := make([]schema.Result, 256)
+	var out []result
+	buf := make([]schema.Result, maxReadRows)
+	rows := 1
 	for {
-		n, err := r.Read(buf)
+		n, err := r.Read(buf[:rows])
+		heavy := int64(0)
 		for i := range buf[:n] {
-			res := buf[i]
-			if err := checkResult(&res); err != nil {
+			res := result{Result: buf[i]}
+			buf[i] = schema.Result{} // the batch keeps no metadata
+			heavy += metaBytes(&res.Meta)
+			if err := checkResult(&res.Result); err != nil {
 				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
 			}
 			if res.Outcome != schema.OutcomeOK {
@@ -212,7 +243,17 @@ func decodeResults(in input) ([]schema.Result, error) {
 			if res.Outcome == schema.OutcomeReleased {
 				res.PeerFailures = nil // no attempt: nobody to penalise
 			}
+			if res.Outcome == schema.OutcomeOK && sp != nil {
+				ref, err := sp.put(&res.Meta)
+				if err != nil {
+					return nil, fmt.Errorf("merge: %s: row %d: spilling its metadata: %w", in.name, len(out)+1, err)
+				}
+				res.Meta, res.meta = schema.Meta{}, ref
+			}
 			out = append(out, res)
+		}
+		if n > 0 {
+			rows = int(min(max(readBatchBytes*int64(n)/max(heavy, 1), 1), maxReadRows))
 		}
 		if errors.Is(err, io.EOF) {
 			return out, nil
@@ -221,6 +262,15 @@ func decodeResults(in input) ([]schema.Result, error) {
 			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 	}
+}
+
+// metaBytes is the size of m's variable-length fields.
+func metaBytes(m *schema.Meta) int64 {
+	n := len(m.Name) + len(m.NameRaw) + len(m.InfoBytes)
+	for i := range m.Files {
+		n += len(m.Files[i].Path) + len(m.Files[i].PathRaw) + 8
+	}
+	return int64(n)
 }
 
 // notResults says that a file with these columns is not fetch's results

@@ -90,8 +90,8 @@ func (st *Stats) add(o partOut, torrents int) {
 }
 
 // cmpReleased orders attempts before released rows.
-func cmpReleased(a, b *schema.Result) int {
-	isRel := func(r *schema.Result) int {
+func cmpReleased(a, b *result) int {
+	isRel := func(r *result) int {
 		if r.Outcome == schema.OutcomeReleased {
 			return 1
 		}
@@ -139,6 +139,7 @@ type runner struct {
 	now    int64
 	leases plan.Leases
 	peers  *peerTable
+	spill  *metaSpill // the metadata of the results applied (nil: in the rows)
 	mu     sync.Mutex // guards tx
 }
 
@@ -170,8 +171,6 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
 	}
 	st.Inputs = len(ins)
-	cache := map[string][]schema.Result{}
-	notes := map[string]futureNote{} // by input, as cache
 	for attempt := 0; ; attempt++ {
 		tx, err := d.Begin()
 		if err != nil {
@@ -190,24 +189,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			st.Seconds = time.Since(start).Seconds()
 			return st, nil
 		}
-		var results []schema.Result
-		for _, in := range pending {
-			rs, ok := cache[in.id]
-			if !ok {
-				if rs, err = readResults(in); err != nil {
-					tx.Abort()
-					if in.inbox {
-						err = setAside(in, err) // never block later runs
-					}
-					return st, err
-				}
-				notes[in.id] = clampFuture(rs, schema.Millis(o.Now))
-				cache[in.id] = rs
-			}
-			results = append(results, rs...)
-		}
 		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}
-		bst, err := r.apply(ctx, results, o.Workers)
+		bst, notes, err := r.applyInputs(ctx, pending, o.Workers)
 		if err != nil {
 			tx.Abort()
 			return st, err
@@ -215,8 +198,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		bst.Inputs, bst.InputsSkipped, bst.PolicyHash, bst.CommitConflicts = st.Inputs, st.InputsSkipped, st.PolicyHash, st.CommitConflicts
 		st = bst
 		for _, in := range pending {
-			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: int64(len(cache[in.id])), At: o.Now})
-			st.FutureClamped += notes[in.id].n
+			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: notes[in.id].rows, At: o.Now})
+			st.FutureClamped += notes[in.id].future.n
 		}
 		tx.SetPolicy(p.JSON())
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge"})
@@ -228,7 +211,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			return st, err
 		}
 		for _, in := range pending {
-			warnFuture(in.name, notes[in.id], o.Now)
+			warnFuture(in.name, notes[in.id].future, o.Now)
 		}
 		removeInbox(ins)
 		st.Snapshot = m.Snapshot
@@ -237,8 +220,43 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 }
 
+// inputNote is what applyInputs read of one input: its rows, and those
+// it read as dated at the run's clock.
+type inputNote struct {
+	rows   int64
+	future futureNote
+}
+
+// applyInputs reads the pending inputs and stages what they change in
+// r's transaction; it returns a note per input (by id). The inputs are
+// read at every attempt (a commit conflict is rare), and what is read is
+// not kept in memory whole: the rows keep their metadata in a spill file
+// (metaSpill) in the dataset's staging folder, removed on return, once
+// the torrents are staged. Kept to the commit, it made the commit's
+// syncfs write it out as well (a merge of 240 MiB of metadata wrote 480
+// MiB to the disk).
+func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) (Stats, map[string]inputNote, error) {
+	r.spill = newMetaSpill(r.d)
+	defer r.spill.close()
+	notes := map[string]inputNote{}
+	var results []result
+	for _, in := range pending {
+		rs, err := readResults(in, r.spill)
+		if err != nil {
+			if in.inbox && exitcode.Of(err) == exitcode.Usage {
+				err = setAside(in, err) // never block later runs
+			}
+			return Stats{}, nil, err
+		}
+		notes[in.id] = inputNote{rows: int64(len(rs)), future: clampFuture(rs, r.now)}
+		results = append(results, rs...)
+	}
+	st, err := r.apply(ctx, results, workers)
+	return st, notes, err
+}
+
 // apply stages everything results change.
-func (r *runner) apply(ctx context.Context, results []schema.Result, workers int) (Stats, error) {
+func (r *runner) apply(ctx context.Context, results []result, workers int) (Stats, error) {
 	var st Stats
 	st.Results = int64(len(results))
 	var err error
@@ -253,7 +271,7 @@ func (r *runner) apply(ctx context.Context, results []schema.Result, workers int
 	results = sortResults(results)
 	type part struct {
 		key string
-		rs  []schema.Result
+		rs  []result
 	}
 	var parts []part
 	for i := 0; i < len(results); {
@@ -330,7 +348,7 @@ func (r *runner) apply(ctx context.Context, results []schema.Result, workers int
 // (so that an attempt under a lease counts whatever the order of the
 // inputs: a released row then finds the lease used up), then attempt
 // time, then input order (sorting indexes: a Result is large).
-func sortResults(rs []schema.Result) []schema.Result {
+func sortResults(rs []result) []result {
 	idx := make([]int32, len(rs))
 	for i := range idx {
 		idx[i] = int32(i)
@@ -339,7 +357,7 @@ func sortResults(rs []schema.Result) []schema.Result {
 		a, b := &rs[i], &rs[j]
 		return cmp.Or(bytes.Compare(a.InfoHash[:], b.InfoHash[:]), cmpReleased(a, b), cmp.Compare(a.AttemptedAt, b.AttemptedAt), cmp.Compare(i, j))
 	})
-	out := make([]schema.Result, len(rs))
+	out := make([]result, len(rs))
 	for k, i := range idx {
 		out[k] = rs[i]
 	}

@@ -24,7 +24,7 @@ type partOut struct {
 	unknown  int64
 	archived int64
 	released []schema.Hash
-	torrents []schema.Torrent
+	torrents []torrentRow
 }
 
 // statePartition applies results (sorted by hash, then attempt time) to
@@ -33,7 +33,7 @@ type partOut struct {
 // for hashes archived now).
 //
 // buf is the calling worker's row buffer, reused partition after partition.
-func (r *runner) statePartition(key string, results []schema.Result, buf *[]schema.State) (partOut, error) {
+func (r *runner) statePartition(key string, results []result, buf *[]schema.State) (partOut, error) {
 	var out partOut
 	t := r.base.Table(dataset.TableState)
 	var hotFiles, coldFiles []dataset.FileInfo
@@ -122,12 +122,12 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 			st = r.lookup(rows, added, h)
 			untouched[h] = true
 		} else {
-			st = r.find(rows, &added, h, &results[i], &out)
+			st = r.find(rows, &added, h, &results[i].Result, &out)
 		}
 		for k := i; k < j; k++ {
 			res := &results[k]
 			if res.Outcome == schema.OutcomeReleased {
-				v, release := applyResult(r.p, st, res, lease)
+				v, release := applyResult(r.p, st, &res.Result, lease)
 				out.verdicts[v]++
 				if release {
 					out.released = append(out.released, h)
@@ -137,10 +137,10 @@ func (r *runner) statePartition(key string, results []schema.Result, buf *[]sche
 				continue
 			}
 			before := st.MetadataStatus
-			v, release := applyResult(r.p, st, res, lease)
+			v, release := applyResult(r.p, st, &res.Result, lease)
 			out.verdicts[v]++
 			if (v == stored || v == lateStored) && before != schema.StatusFetched {
-				adoptHashType(st, res)
+				adoptHashType(st, &res.Result)
 				out.torrents = append(out.torrents, torrentOf(res))
 			}
 			if release && lease != nil {
@@ -250,7 +250,7 @@ func (r *runner) lookup(rows []schema.State, added []schema.State, h schema.Hash
 }
 
 // touchesCold reports whether any result is for a hash in the cold files.
-func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileInfo, results []schema.Result) (bool, error) {
+func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileInfo, results []result) (bool, error) {
 	for _, f := range cold {
 		hs, err := dataset.ReadFile[hashOnly](r.d.FilePath(t, key, f))
 		if err != nil {
@@ -287,12 +287,13 @@ func (r *runner) writeStaged(table, key, name string, rows []schema.State) (data
 	return writeStaged(r, table, key, name, rows)
 }
 
-// torrentOf is the stored metadata of an ok result.
-func torrentOf(res *schema.Result) schema.Torrent {
+// torrentOf is the stored metadata of an ok result (its Meta still in
+// the spill if the result's is).
+func torrentOf(res *result) torrentRow {
 	typ := res.HashType
 	if typ == 0 {
 		typ = schema.HashV1
 	}
-	return schema.Torrent{InfoHash: res.InfoHash, HashType: typ, FetchedAt: res.AttemptedAt + max(res.TotalMs, 0),
-		ServedBy: res.ServedBy, MetadataSize: int64(len(res.InfoBytes)), Meta: res.Meta}
+	return torrentRow{Torrent: schema.Torrent{InfoHash: res.InfoHash, HashType: typ, FetchedAt: res.AttemptedAt + max(res.TotalMs, 0),
+		ServedBy: res.ServedBy, MetadataSize: res.infoLen(), Meta: res.Meta}, meta: res.meta}
 }

@@ -34,7 +34,7 @@ func readPeers(d *dataset.Dataset, m *dataset.Manifest) (*peerTable, error) {
 // endpoints: they count even when their result is late. A failure seen
 // again (the same result in another input) finds the endpoint still
 // penalised and does not escalate it.
-func (pt *peerTable) penalize(p schedule.Policy, results []schema.Result) int {
+func (pt *peerTable) penalize(p schedule.Policy, results []result) int {
 	var fs []schema.PeerFailure
 	for i := range results {
 		fs = append(fs, results[i].PeerFailures...)

@@ -18,37 +18,85 @@ import (
 // merge compacts it into one.
 const maxTorrentFiles = 16
 
+// torrentRow is a torrents row to write, its Meta still in the runner's
+// spill when meta says so.
+type torrentRow struct {
+	schema.Torrent
+	meta metaRef
+}
+
 // torrentPartition adds rows (new fetches) to torrents partition key as a
 // new file, compacting the partition when it has too many files.
-func (r *runner) torrentPartition(key string, rows []schema.Torrent) (int, error) {
+func (r *runner) torrentPartition(key string, rows []torrentRow) (int, error) {
 	if len(rows) == 0 {
 		return 0, nil
 	}
-	slices.SortFunc(rows, func(a, b schema.Torrent) int { return hashCmp(a.InfoHash, b.InfoHash) })
+	slices.SortFunc(rows, func(a, b torrentRow) int { return hashCmp(a.InfoHash, b.InfoHash) })
 	t := r.base.Table(dataset.TableTorrents)
 	files := slices.Clone(t.Partitions[key])
+	var fi dataset.FileInfo
+	var err error
 	if len(files)+1 > maxTorrentFiles {
-		fi, err := r.compactTorrents(t, key, files, rows)
-		if err != nil {
-			return 0, err
-		}
-		files = []dataset.FileInfo{fi}
+		fi, err = r.compactTorrents(t, key, files, rows)
+		files = nil
 	} else {
-		fi, err := writeStaged(r, dataset.TableTorrents, key, dataset.NewName(".parquet"), rows)
-		if err != nil {
-			return 0, err
-		}
-		files = append(files, fi)
+		fi, err = r.writeTorrentsFile(key, rows)
 	}
+	if err != nil {
+		return 0, err
+	}
+	files = append(files, fi)
 	r.mu.Lock()
 	r.tx.SetPartition(dataset.TableTorrents, key, files)
 	r.mu.Unlock()
 	return len(rows), nil
 }
 
+// writeTorrentsFile stages rows as a new file of partition key, as
+// dataset.WriteStaged would write them, but a row at a time: only one
+// torrent's metadata is read back from the spill at once.
+func (r *runner) writeTorrentsFile(key string, rows []torrentRow) (dataset.FileInfo, error) {
+	r.mu.Lock()
+	tx := r.tx
+	r.mu.Unlock()
+	fi, err := dataset.WriteStagedWith(tx, dataset.TableTorrents, key, dataset.NewName(".parquet"), int64(len(rows)), func(out io.Writer) error {
+		w := rowio.NewParquetWriter[schema.Torrent](out)
+		if err := r.writeTorrents(w, rows); err != nil {
+			return err
+		}
+		return w.Close()
+	})
+	if err != nil {
+		return fi, fmt.Errorf("merge: %w", err)
+	}
+	return fi, nil
+}
+
+// writeTorrents writes rows to w one at a time, each with its metadata.
+// rowio.ParquetWriter writes a row type with blob columns a row at a
+// time whatever it is given, so the file is the same as from one Write of
+// every row.
+func (r *runner) writeTorrents(w *rowio.ParquetWriter[schema.Torrent], rows []torrentRow) error {
+	one := make([]schema.Torrent, 1)
+	for i := range rows {
+		one[0] = rows[i].Torrent
+		if rows[i].meta.spilled() {
+			m, err := r.spill.get(rows[i].meta)
+			if err != nil {
+				return &dataset.SourceError{Path: r.spill.path(), Err: fmt.Errorf("torrent %s: %w", schema.Hex(rows[i].InfoHash), err)}
+			}
+			one[0].Meta = m
+		}
+		if _, err := w.Write(one); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // compactTorrents streams the partition's files and the new rows into one
 // file, a batch at a time (metadata can be large).
-func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.FileInfo, rows []schema.Torrent) (dataset.FileInfo, error) {
+func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.FileInfo, rows []torrentRow) (dataset.FileInfo, error) {
 	r.mu.Lock()
 	tx := r.tx
 	r.mu.Unlock()
@@ -62,7 +110,7 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 				return &dataset.SourceError{Path: path, Err: fmt.Errorf("compacting: %w", err)}
 			}
 		}
-		if _, err := w.Write(rows); err != nil {
+		if err := r.writeTorrents(w, rows); err != nil {
 			return err
 		}
 		n += int64(len(rows))

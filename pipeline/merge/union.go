@@ -347,12 +347,12 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 		}
 	}
 	ot := u.om.Table(dataset.TableTorrents)
-	var rows []schema.Torrent
+	var rows []torrentRow
 	for _, f := range ot.Partitions[key] {
 		err := eachTorrent(u.od.FilePath(ot, key, f), func(t *schema.Torrent) {
 			if !have[t.InfoHash] {
 				have[t.InfoHash] = true
-				rows = append(rows, cloneTorrent(t))
+				rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
 			}
 		})
 		if err != nil {
