@@ -16,7 +16,9 @@ import (
 // Commit publishes the transaction as the next snapshot. It holds the
 // writer lock only for the publish step. If another writer committed
 // since Begin, it returns ErrConflict and the caller re-applies its work
-// on the new base (or gives up with the locked exit status).
+// on the new base (or gives up with the locked exit status). An error
+// with a nil manifest committed nothing; an *AfterCommitError comes with
+// the committed manifest: a step after the commit point failed.
 func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	defer tx.Abort()
 	if o.Keep < 1 {
@@ -60,12 +62,17 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	if err := writeManifest(filepath.Join(mdir, mname), next); err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", tx.d.Dir, err)
 	}
-	// The commit point.
-	if err := fsutil.WriteFile(filepath.Join(tx.d.Dir, "CURRENT"), []byte(mname+"\n")); err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", tx.d.Dir, err)
+	// The commit point: once CURRENT is renamed, the snapshot is
+	// committed whatever fails after (an *AfterCommitError, returned
+	// with the manifest).
+	if err := fsutil.ReplaceFile(filepath.Join(tx.d.Dir, "CURRENT"), []byte(mname+"\n")); err != nil {
+		return nil, fmt.Errorf("dataset: publishing snapshot %d: %w", next.Snapshot, err)
 	}
-	if err := tx.d.linkCurrent(next); err != nil {
-		return next, err // committed; the next open rolls the link forward
+	err = tx.d.afterCommit(next)
+	if ac, ok := AsAfterCommit(err); ok && !ac.Durable {
+		// A crash may bring back the base snapshot: keep its files (the
+		// next commit collects them).
+		return next, err
 	}
 	// Old snapshots go after the lock is released: on a large dataset gc
 	// unlinks thousands of files (seconds, where the file system discards
@@ -74,7 +81,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	// writer's snapshot names only its own new directories and its base's.
 	l.Release()
 	tx.d.gc(next.Snapshot, o.Keep)
-	return next, nil
+	return next, err
 }
 
 // buildTable lays out the new snapshot directory of table: staged files
@@ -168,6 +175,9 @@ func (d *Dataset) gc(latest int64, keep int) {
 		old = append(old, p)
 	}
 	sort.Strings(old)
+	for dir := range d.linkedDirs() { // until a failed link update is rolled forward
+		referenced[dir] = true
+	}
 	for name := range map[string]bool{TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true, TableLedger: true} {
 		vs, _ := os.ReadDir(filepath.Join(d.Dir, name, "v"))
 		for _, v := range vs {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,36 +203,13 @@ func (d *Dataset) maintain() {
 	}
 	defer l.Release()
 	if m, err := d.Current(); err == nil && m.FormatVersion == FormatVersion {
-		d.linkCurrent(m)
+		if err := d.linkCurrent(m); err != nil { // rolling a failed update forward failed too
+			slog.Warn("dataset: could not point the tables' current links at the committed snapshot (DuckDB reads an older one)",
+				"dir", d.Dir, "snapshot", m.Snapshot, "err", err)
+		}
 	}
 	d.cleanStaging()
 	fsutil.SweepTemps(d.Dir, "") // e.g. a killed policy save's .tmp-policy.json-*
-}
-
-// linkCurrent points each table's current symlink at its directory in m.
-func (d *Dataset) linkCurrent(m *Manifest) error {
-	for name, t := range m.Tables {
-		link := filepath.Join(d.Dir, name, "current")
-		target, err := filepath.Rel(filepath.Join(d.Dir, name), filepath.Join(d.Dir, t.Dir))
-		if err != nil {
-			return err
-		}
-		if cur, err := os.Readlink(link); err == nil && cur == target {
-			continue
-		}
-		tmp := filepath.Join(d.Dir, name, fsutil.TempPrefix+"current")
-		os.Remove(tmp)
-		if err := os.Symlink(target, tmp); err != nil {
-			return fmt.Errorf("dataset: %s: %w", link, err)
-		}
-		if err := os.Rename(tmp, link); err != nil {
-			return fmt.Errorf("dataset: %s: %w", link, err)
-		}
-		if err := fsutil.SyncDir(filepath.Join(d.Dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // cleanStaging removes staging directories of writers that died: each live

@@ -19,9 +19,11 @@
 // partitions are hard links to the previous snapshot's files, so file
 // names are unique per content and never rewritten. A commit writes the
 // new manifest, renames CURRENT onto it (the atomic step), then points each
-// table's current symlink at its new directory. Readers inside infohash go
-// through CURRENT; DuckDB through the symlink, which is consistent per
-// partition: a partition's files come from one snapshot, and each hash
-// lives in exactly one partition. For a frozen view, glob the versioned
-// directory printed by `infohash status`.
+// table's current symlink at its new directory. What fails after the
+// rename (its directory's fsync, a symlink) fails Commit with an
+// *AfterCommitError: the snapshot is committed all the same. Readers
+// inside infohash go through CURRENT; DuckDB through the symlink, which
+// is consistent per partition: a partition's files come from one
+// snapshot, and each hash lives in exactly one partition. For a frozen
+// view, glob the versioned directory printed by `infohash status`.
 package dataset

@@ -39,6 +39,9 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 			}
 		}
 		_, err = tx.Commit(ctx, CommitOptions{LockWait: wait, Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
+		if ac, ok := AsAfterCommit(err); ok {
+			ac.What = fmt.Sprintf("the migration to format %d", FormatVersion)
+		}
 		if err == nil || !isConflict(err) {
 			return err
 		}

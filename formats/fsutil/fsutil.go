@@ -78,6 +78,15 @@ func (f *File) Commit() error {
 		}
 		return nil
 	}
+	if err := f.rename(); err != nil {
+		return err
+	}
+	return SyncDir(dirOf(f.final))
+}
+
+// rename fsyncs and closes the temporary file and renames it onto the
+// final path; on error it removes it, and the final path is unchanged.
+func (f *File) rename() error {
 	if err := f.File.Sync(); err != nil {
 		f.File.Close()
 		os.Remove(f.File.Name())
@@ -91,7 +100,7 @@ func (f *File) Commit() error {
 		os.Remove(f.File.Name())
 		return err
 	}
-	return SyncDir(dirOf(f.final))
+	return nil
 }
 
 // inPlaceChunk bounds one write(2) to a file written in place, so that a
@@ -164,6 +173,24 @@ func SyncDir(dir string) error {
 
 // WriteFile writes data to path atomically and durably.
 func WriteFile(path string, data []byte) error { return writeWith(Create, path, data) }
+
+// ReplaceFile is WriteFile but for the fsync of the directory after the
+// rename, which the caller does (SyncDir): it can then tell a failure
+// that left path as it was (an error from ReplaceFile) from one after
+// path was replaced, which a crash of the machine may yet undo (an error
+// from SyncDir). A commit point needs the difference.
+func ReplaceFile(path string, data []byte) error {
+	f, err := Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	f.done = true
+	return f.rename()
+}
 
 // WriteFileIfAbsent writes data to path atomically and durably unless a
 // file is already there, which it leaves alone (no lock needed: the

@@ -12,21 +12,28 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// TestWriteFileReplacesAtomically: WriteFile and ReplaceFile (which
+// leaves the directory's fsync to its caller) replace the file whole and
+// leave no temporary file.
 func TestWriteFileReplacesAtomically(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "x.json")
-	for _, content := range []string{"one", "two"} {
-		if err := WriteFile(p, []byte(content)); err != nil {
-			t.Fatal(err)
-		}
-		got, err := os.ReadFile(p)
-		if err != nil || string(got) != content {
-			t.Fatalf("read %q, %v; want %q", got, err, content)
-		}
-	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Fatalf("leftover files: %v", ents)
+	for name, write := range map[string]func(string, []byte) error{"WriteFile": WriteFile, "ReplaceFile": ReplaceFile} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "x.json")
+			for _, content := range []string{"one", "two"} {
+				if err := write(p, []byte(content)); err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(p)
+				if err != nil || string(got) != content {
+					t.Fatalf("read %q, %v; want %q", got, err, content)
+				}
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 1 {
+				t.Fatalf("leftover files: %v", ents)
+			}
+		})
 	}
 }
 
