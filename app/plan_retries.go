@@ -57,7 +57,8 @@ a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A job's
 info_hash_v2 is the state's full v2 hash when the dataset knows it (null
 otherwise): fetch then accepts only metadata whose SHA-256 it is. A jobs file
-appears only once the leases are committed. If the reader of -o - goes
+is written whole before the leases are committed (a full disk fails the run
+with nothing leased) and appears only once they are. If the reader of -o - goes
 away before taking the jobs (exit 141, silent for other commands), one
 line on stderr says how many jobs stay leased, and until when. A FIFO or
 device named by -o is opened before the dataset (a FIFO waits for its

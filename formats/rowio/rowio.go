@@ -41,6 +41,8 @@ type Writer[T any] struct {
 	meta map[string]string // Arrow schema metadata (SetMetadata)
 	n    int64
 	err  error
+	// finished: Finish wrote the Parquet file out; Close only publishes it.
+	finished bool
 }
 
 // ParquetOptions are the writer options used for every Parquet file
@@ -150,6 +152,9 @@ func (w *Writer[T]) Write(rows []T) error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.finished {
+		return fmt.Errorf("%s: rows written after Finish", w.name)
+	}
 	if len(rows) == 0 {
 		return nil
 	}
@@ -179,6 +184,37 @@ func (w *Writer[T]) Write(rows []T) error {
 // Rows reports how many rows were written.
 func (w *Writer[T]) Rows() int64 { return w.n }
 
+// InPlace reports whether the output is written where it goes as the
+// rows come (a FIFO or device, or an Arrow stream): a reader may take
+// them before Close, and what it took cannot be taken back.
+func (w *Writer[T]) InPlace() bool { return w.pw == nil || w.file.InPlace() }
+
+// Finish writes a Parquet file out whole under its temporary name (the
+// last row group, the page index and the footer) and fsyncs it, so that
+// a full disk fails Finish, and Close, which then only renames the file
+// into place, has nothing left to write. A caller that may publish the
+// file only after another step (plan-retries' commit) calls Finish
+// before that step and Close after it. No rows may be written after it.
+// An output written in place gets everything at once: it is no place to
+// call Finish early (see InPlace).
+func (w *Writer[T]) Finish() error {
+	if w.pw == nil || w.finished || w.err != nil {
+		return w.err
+	}
+	w.finished = true
+	if err := w.pw.Close(); err != nil {
+		w.err = fmt.Errorf("%s: %w", w.name, err)
+		return w.err
+	}
+	if !w.file.InPlace() {
+		if err := w.file.Sync(); err != nil {
+			w.err = fmt.Errorf("%s: fsync: %w", w.name, err)
+			return w.err
+		}
+	}
+	return nil
+}
+
 // Close finishes the output: the Parquet file is fsynced and renamed into
 // place; the Arrow stream gets its end-of-stream marker and is flushed.
 func (w *Writer[T]) Close() error {
@@ -186,6 +222,12 @@ func (w *Writer[T]) Close() error {
 		if w.err != nil {
 			w.file.Abort()
 			return w.err
+		}
+		if w.finished {
+			if err := w.file.Commit(); err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+			return nil
 		}
 		if err := w.pw.Close(); err != nil {
 			w.file.Abort()

@@ -87,9 +87,13 @@ type Stats struct {
 }
 
 // Run plans one batch of jobs: it leases them in one commit and then
-// writes them to o.Output (a file is published only after the commit, so
-// a crash leaves leased hashes that return to the queue when the lease
-// ends, never jobs without leases).
+// delivers them to o.Output. A jobs file is written out whole (fsynced
+// under a temporary name) before the commit, so that a full disk fails
+// the run before any lease, and renamed into place after it: a crash
+// leaves leased hashes that return to the queue when the lease ends,
+// never jobs without leases. Stdout, or a FIFO or device written in
+// place, gets the jobs only after the commit (what a reader took cannot
+// be taken back if the commit fails).
 func Run(ctx context.Context, o Options) (Stats, error) {
 	start := time.Now()
 	var st Stats
@@ -109,8 +113,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	var stream *rowio.Writer[schema.Job]
 	if o.Output != "-" && fsutil.WrittenInPlace(o.Output) {
 		var err error
-		if stream, err = openJobs(o); err != nil {
-			return st, err
+		if stream, err = rowio.CreateWith[schema.Job](o.OpenOutput, o.Output, o.Stdout); err != nil {
+			return st, fmt.Errorf("plan-retries: %w", err)
 		}
 		defer stream.Abort() // closes it on error; nothing after Close
 	}
@@ -152,18 +156,29 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			tx.Abort()
 			return st, err
 		}
-		// A jobs file is written aside before the commit and published
-		// after it; stdout, a FIFO or a device only after the commit (a
-		// stream cannot be taken back if the commit fails).
 		var w *rowio.Writer[schema.Job]
-		if o.Output != "-" && stream == nil {
-			if w, err = writeJobs(o, nil, jobs, avoid); err != nil {
+		written := false // the jobs are in w's temporary file, fsynced
+		if stream != nil {
+			if err = setAvoid(o, stream, avoid, attempt > 0); err != nil {
 				tx.Abort()
-				return st, err
+				return st, fmt.Errorf("plan-retries: %w", err)
+			}
+			w = stream // written after the commit
+		} else if o.Output != "-" {
+			if w, err = openJobs(o, avoid); err != nil {
+				tx.Abort()
+				return st, fmt.Errorf("plan-retries: %w", err)
+			}
+			if !w.InPlace() {
+				if err := writeJobs(w, jobs, true); err != nil {
+					tx.Abort()
+					return st, fmt.Errorf("plan-retries: %w (nothing leased)", err)
+				}
+				written = true
 			}
 		}
 		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0, st.ColdSweepStart, st.ColdSweepNext)
-		if err != nil && w != nil {
+		if err != nil && w != nil && w != stream {
 			w.Abort()
 		}
 		if retry, err := dataset.Reapply(err, attempt); retry {
@@ -173,55 +188,84 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		} else if err != nil {
 			return st, err
 		}
+		st.Snapshot = m.Snapshot
 		if o.Committed != nil {
 			o.Committed(st)
 		}
-		if w == nil {
-			if w, err = writeJobs(o, stream, jobs, avoid); err != nil {
-				return st, fmt.Errorf("%w (the jobs stay leased until their lease ends)", err)
-			}
+		if err := deliverJobs(o, w, written, jobs, avoid); err != nil {
+			return st, fmt.Errorf("plan-retries: %w", err)
 		}
-		if err := w.Close(); err != nil { // rowio's errors name the output
-			return st, fmt.Errorf("plan-retries: %w (the jobs stay leased until their lease ends)", err)
-		}
-		st.Snapshot = m.Snapshot
 		st.Seconds = time.Since(start).Seconds()
 		return st, nil
 	}
 }
 
-// openJobs opens the output. rowio's errors begin with the output's name
-// (its path, or stdout).
-func openJobs(o Options) (*rowio.Writer[schema.Job], error) {
+// finishJobs writes out the jobs file w before the commit (a variable for
+// tests, which make it fail as a full disk does).
+var finishJobs = (*rowio.Writer[schema.Job]).Finish
+
+// openJobs opens the output, with the avoid list of every job in its
+// metadata. Its errors, as writeJobs' and deliverJobs', begin with the
+// output's name (its path, or stdout), as rowio's do.
+func openJobs(o Options, avoid string) (*rowio.Writer[schema.Job], error) {
 	w, err := rowio.CreateWith[schema.Job](o.OpenOutput, o.Output, o.Stdout)
 	if err != nil {
-		return nil, fmt.Errorf("plan-retries: %w", err)
+		return nil, err
+	}
+	if err := setAvoid(o, w, avoid, false); err != nil {
+		w.Abort()
+		return nil, err
 	}
 	return w, nil
 }
 
-// writeJobs writes jobs to w (nil: the output, opened now), with the
-// avoid list of every job in the file's metadata (Close publishes them).
-func writeJobs(o Options, w *rowio.Writer[schema.Job], jobs []schema.Job, avoid string) (*rowio.Writer[schema.Job], error) {
+// setAvoid sets the avoid list of every job in w's metadata; an empty
+// list is left out unless replace (a FIFO or device kept across commit
+// retries, whose list from an earlier try it replaces).
+func setAvoid(o Options, w *rowio.Writer[schema.Job], avoid string, replace bool) error {
+	if avoid == "" && !replace {
+		return nil
+	}
+	if err := w.SetMetadata(schema.AvoidPeersKey, avoid); err != nil {
+		return fmt.Errorf("%s: %w", map[bool]string{true: "stdout", false: o.Output}[o.Output == "-"], err)
+	}
+	return nil
+}
+
+// writeJobs writes jobs to w, and with finish writes the file out
+// (finishJobs); on error it aborts w.
+func writeJobs(w *rowio.Writer[schema.Job], jobs []schema.Job, finish bool) error {
+	err := w.Write(jobs)
+	if err == nil && finish {
+		err = finishJobs(w)
+	}
+	if err != nil {
+		w.Abort()
+	}
+	return err
+}
+
+// deliverJobs delivers the jobs once their leases are committed: it
+// publishes w if they are written in it already, else writes them (to
+// w, or to stdout when w is nil) and closes the output. Its errors say
+// that the jobs stay leased.
+func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []schema.Job, avoid string) error {
+	const leased = "the jobs stay leased until their lease ends"
+	var err error
 	if w == nil {
-		var err error
-		if w, err = openJobs(o); err != nil {
-			return nil, err
+		if w, err = openJobs(o, avoid); err != nil {
+			return fmt.Errorf("%w (%s)", err, leased)
 		}
 	}
-	if avoid != "" {
-		if err := w.SetMetadata(schema.AvoidPeersKey, avoid); err != nil {
-			w.Abort()
-			return nil, fmt.Errorf("plan-retries: %s: %w", map[bool]string{true: "stdout", false: o.Output}[o.Output == "-"], err)
+	if !written {
+		if err := writeJobs(w, jobs, false); err != nil {
+			return fmt.Errorf("%w (%s)", err, leased)
 		}
 	}
-	if len(jobs) > 0 {
-		if err := w.Write(jobs); err != nil {
-			w.Abort()
-			return nil, fmt.Errorf("plan-retries: %w", err)
-		}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%w (%s)", err, leased)
 	}
-	return w, nil
+	return nil
 }
 
 // planOnce scans the snapshot tx started from and returns the jobs, the
