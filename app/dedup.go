@@ -131,16 +131,18 @@ was committed ends the run partial (exit 3), naming the input.
 				}
 				return fmt.Errorf("dedup: interrupted after %s (snapshot %d); re-run to apply the rest", plural(st.Commits, "commit"), st.Snapshot)
 			}
-			if err != nil {
+			if err != nil && !failedAfterCommit(err) {
 				return err
 			}
-			slog.Info("dedup done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
-				"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
-				"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
-				"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
-				"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,
-				"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
-			if err := writeStatsJSON(c, st); err != nil {
+			if err == nil { // else it failed after committing: no "done"
+				slog.Info("dedup done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
+					"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
+					"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
+					"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
+					"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,
+					"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
+			}
+			if err := endCommitted(c, st, st.Commits > 0, st.Snapshot, err); err != nil {
 				return err
 			}
 			if g.interrupted() {

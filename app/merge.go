@@ -91,7 +91,7 @@ only read, as export reads it: no lock, no migration, nothing written there.
 			g := withStreamGrace(c.Context, "merge", o.Inputs)
 			st, err := merge.Run(g.ctx, o)
 			g.done()
-			if err != nil {
+			if err != nil && !failedAfterCommit(err) {
 				if o.From != "" { // one commit, so none (RemoveUnused checks)
 					created.undo()
 				}
@@ -109,12 +109,14 @@ only read, as export reads it: no lock, no migration, nothing written there.
 				}
 				return err
 			}
-			if u := st.Union; u != nil {
+			switch u := st.Union; {
+			case err != nil: // it failed after committing: no "done"
+			case u != nil:
 				slog.Info("merge --from done", "from", u.From, "from_snapshot", u.FromSnapshot,
 					"already_merged", u.AlreadyMerged, "counts_added", u.Additive, "hashes_added", u.HashesAdded,
 					"hashes_combined", u.HashesCombined, "torrents_added", u.TorrentsAdded,
 					"snapshot", st.Snapshot, secondsAttr(st.Seconds))
-			} else {
+			default:
 				slog.Info("merge done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "future_clamped", st.FutureClamped, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
@@ -123,7 +125,7 @@ only read, as export reads it: no lock, no migration, nothing written there.
 					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
 					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
-			if err := writeStatsJSON(c, st); err != nil {
+			if err := endCommitted(c, st, st.Committed, st.Snapshot, err); err != nil {
 				return err
 			}
 			if g.interrupted() {

@@ -127,6 +127,12 @@ only the best --limit candidates in memory.
 				// committed: say what stays leased, and until when.
 				warnStillLeased(st, "the output's reader went away before taking the jobs")
 			}
+			if failedAfterCommit(err) {
+				// The leases are committed (and the jobs delivered unless
+				// err says otherwise): say until when they hold.
+				warnStillLeased(st, "the run failed after committing the leases")
+				return endCommitted(c, st, st.Committed, st.Snapshot, err)
+			}
 			if err != nil {
 				return err
 			}
@@ -135,7 +141,7 @@ only the best --limit candidates in memory.
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
 				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
 				secondsAttr(st.Seconds))
-			return writeStatsJSON(c, st)
+			return endCommitted(c, st, st.Committed, st.Snapshot, nil)
 		},
 	}
 }

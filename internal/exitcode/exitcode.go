@@ -12,7 +12,7 @@ import (
 // Exit statuses shared by every command.
 const (
 	OK          = 0   // everything asked for was done
-	Error       = 1   // an unexpected failure; nothing half-committed
+	Error       = 1   // an unexpected failure; nothing committed unless it says "committed snapshot N; then: …"
 	Usage       = 2   // bad flags or bad input; nothing committed
 	Partial     = 3   // some inputs or jobs left unprocessed; what was done is committed
 	Locked      = 75  // the dataset is locked by another writer (EX_TEMPFAIL)
@@ -23,7 +23,8 @@ const (
 // Help is the EXIT STATUS section every command's --help ends with.
 const Help = `EXIT STATUS:
    0    ok
-   1    error
+   1    error; nothing committed, unless it says "committed snapshot N; then: …"
+        (a step after that commit failed)
    2    usage error or bad input (nothing committed)
    3    partial: some inputs or jobs left unprocessed, what was done is committed
    75   dataset locked by another writer (retry later, or use --lock-wait)

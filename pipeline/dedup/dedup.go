@@ -3,6 +3,7 @@ package dedup
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -197,11 +198,12 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 		phase = time.Now()
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "dedup"})
 		slog.Debug("dedup: committed", "seconds", time.Since(phase).Seconds())
+		after, committed := dataset.AsAfterCommit(err)
 		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("dedup: dataset moved on while working; re-applying on the new snapshot", "attempt", attempt+1)
 			continue
-		} else if err != nil {
+		} else if err != nil && !committed {
 			return st, err
 		}
 		st.Commits++
@@ -220,6 +222,14 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 		st.New, st.Reactivated = parts.fresh, parts.reactivated
 		st.StateRows = m.Table(dataset.TableState).Rows()
 		st.Snapshot = m.Snapshot
+		if after != nil {
+			applied := group // what a durable commit lets go of, as below
+			if len(group) == len(pending) {
+				applied = ins
+			}
+			st.Seconds = time.Since(start).Seconds()
+			return st, afterCommit(after, applied, len(ins)-len(pending)+len(group), len(ins))
+		}
 		if len(group) < len(pending) {
 			// More inputs than one batch holds: on to the next batch.
 			removeInbox(group)
@@ -234,6 +244,22 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 		st.Seconds = time.Since(start).Seconds()
 		return st, nil
 	}
+}
+
+// afterCommit is the error of a run whose commit failed after the commit
+// point (after): it stops there, having applied done of its total
+// inputs. The spooled inputs among applied (now in the ledger) are
+// removed only if the commit is durable; else a later run removes them
+// once it finds them in the ledger, or applies them again if a crash of
+// the machine lost the commit.
+func afterCommit(after *dataset.AfterCommitError, applied []input, done, total int) error {
+	if after.Durable {
+		removeInbox(applied)
+	}
+	if done < total {
+		return fmt.Errorf("dedup: %w; %d of %d inputs are applied: re-run for the rest", after, done, total)
+	}
+	return fmt.Errorf("dedup: %w", after)
 }
 
 // aggregatedPrefix returns the first inputs of pending if they are the

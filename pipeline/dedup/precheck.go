@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -54,9 +55,14 @@ func precheckParquet(in input) (err error) {
 // partialAfterCommits turns an error met after some of a run's commits
 // into a partial outcome (exit 3): the inputs before the one at fault are
 // applied and stay so, which "bad input, nothing committed" (exit 2) or
-// "error" (exit 1) would deny. An interruption keeps its own status.
+// "error" (exit 1) would deny. An interruption keeps its own status, and
+// so does a failure after a commit point (exit 1, and it says what was
+// committed).
 func partialAfterCommits(err error, st Stats) error {
 	if err == nil || st.Commits == 0 || exitcode.Of(err) == exitcode.Interrupted {
+		return err
+	}
+	if _, ok := dataset.AsAfterCommit(err); ok {
 		return err
 	}
 	// Only bad input is the input's fault; a full disk or a failed

@@ -68,6 +68,9 @@ type Stats struct {
 	CommitConflicts int         `json:"commit_conflicts"`
 	Seconds         float64     `json:"seconds"`
 	Union           *UnionStats `json:"union,omitempty"`
+	// Committed is set once the run committed a snapshot (Snapshot), even
+	// if a step after the commit point failed (dataset.AfterCommitError).
+	Committed bool `json:"-"`
 
 	released []schema.Hash
 }
@@ -203,19 +206,27 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		tx.SetPolicy(p.JSON())
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge"})
+		after, committed := dataset.AsAfterCommit(err)
 		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("merge: dataset moved on while merging; merging again", "attempt", attempt+1)
 			continue
-		} else if err != nil {
+		} else if err != nil && !committed {
 			return st, err
 		}
 		for _, in := range pending {
 			warnFuture(in.name, notes[in.id].future, o.Now)
 		}
-		removeInbox(ins)
-		st.Snapshot = m.Snapshot
+		// A spooled input goes once the commit that records it is
+		// durable (a later run removes it when it finds it applied).
+		if after == nil || after.Durable {
+			removeInbox(ins)
+		}
+		st.Snapshot, st.Committed = m.Snapshot, true
 		st.Seconds = time.Since(start).Seconds()
+		if after != nil {
+			return st, fmt.Errorf("merge: %w", after)
+		}
 		return st, nil
 	}
 }

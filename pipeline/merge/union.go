@@ -98,18 +98,22 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 			Rows: om.Table(dataset.TableState).Rows(), At: o.Now})
 		tx.SetPolicy(p.JSON())
 		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge --from"})
+		after, committed := dataset.AsAfterCommit(err)
 		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("merge --from: dataset moved on while merging; merging again", "attempt", attempt+1)
 			continue
-		} else if err != nil {
+		} else if err != nil && !committed {
 			return st, err
 		}
 		if d.Created {
 			slog.Info("merge --from: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)
 		}
-		st.Snapshot = m.Snapshot
+		st.Snapshot, st.Committed = m.Snapshot, true
 		st.Seconds = time.Since(start).Seconds()
+		if after != nil {
+			return st, fmt.Errorf("merge --from: %w", after)
+		}
 		return st, nil
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
@@ -98,9 +99,12 @@ func TestJobsFileThatCannotBeWrittenLeasesNothing(t *testing.T) {
 	}
 	t.Cleanup(func() { finishJobs = (*rowio.Writer[schema.Job]).Finish })
 	o := planOptions(t, dir)
-	_, err := Run(context.Background(), o)
+	st, err := Run(context.Background(), o)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device (nothing leased)") {
 		t.Fatalf("error %v, want the full disk, and nothing leased", err)
+	}
+	if st.Committed {
+		t.Fatal("Stats say committed")
 	}
 	if ls, snap := leasesAt(t, dir); len(ls) != 0 || snap != before {
 		t.Fatalf("%d leases in snapshot %d, want none, and snapshot %d", len(ls), snap, before)
@@ -111,5 +115,41 @@ func TestJobsFileThatCannotBeWrittenLeasesNothing(t *testing.T) {
 	finishJobs = (*rowio.Writer[schema.Job]).Finish
 	if jobs, _ := runPlan(t, dir, ms(t0), 100, nil); len(jobs) != 10 {
 		t.Fatalf("the next run planned %d jobs, want the 10", len(jobs))
+	}
+}
+
+// TestJobsFileSurvivesAFailureAfterTheCommit: when a step after the
+// commit point fails (here the leases table's current link cannot be
+// made), the leases are committed and the run says so, and the jobs
+// file they lease is published.
+func TestJobsFileSurvivesAFailureAfterTheCommit(t *testing.T) {
+	dir := tenNew(t)
+	// Renaming the new link over a non-empty directory fails, as root too.
+	if err := os.MkdirAll(filepath.Join(dir, dataset.TableLeases, "current", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := planOptions(t, dir)
+	st, err := Run(context.Background(), o)
+	ac, ok := dataset.AsAfterCommit(err)
+	if !ok {
+		t.Fatalf("error %v, want one after the commit", err)
+	}
+	want := "plan-retries: dataset: " + dir + ": committed snapshot 2; then: pointing leases/current at v/000000000002: rename: "
+	if !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %q\nwant %q…", err, want)
+	}
+	ls, snap := leasesAt(t, dir)
+	if !st.Committed || st.Snapshot != 2 || ac.Snapshot != 2 || snap != 2 || len(ls) != 10 {
+		t.Fatalf("stats committed %v snapshot %d, error's snapshot %d; dataset at %d with %d leases; want snapshot 2 with 10",
+			st.Committed, st.Snapshot, ac.Snapshot, snap, len(ls))
+	}
+	jobs := readJobs(t, o.Output)
+	if len(jobs) != 10 || st.Planned != 10 || st.LeaseUntil.IsZero() {
+		t.Fatalf("jobs file holds %d jobs, %d planned until %v; want the 10 leased", len(jobs), st.Planned, st.LeaseUntil)
+	}
+	for _, j := range jobs {
+		if l := ls[j.InfoHash]; l.LeaseID != j.LeaseID || time.UnixMilli(l.LeaseUntil).UTC() != st.LeaseUntil {
+			t.Fatalf("job %x has lease %s, the dataset %s", j.InfoHash[:1], j.LeaseID, l.LeaseID)
+		}
 	}
 }

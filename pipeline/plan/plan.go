@@ -84,6 +84,9 @@ type Stats struct {
 
 	// LeaseUntil is when the planned jobs' lease ends (zero if none).
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
+	// Committed is set once the run committed a snapshot (Snapshot), even
+	// if a step after the commit point failed (dataset.AfterCommitError).
+	Committed bool `json:"-"`
 }
 
 // Run plans one batch of jobs: it leases them in one commit and then
@@ -93,7 +96,8 @@ type Stats struct {
 // leaves leased hashes that return to the queue when the lease ends,
 // never jobs without leases. Stdout, or a FIFO or device written in
 // place, gets the jobs only after the commit (what a reader took cannot
-// be taken back if the commit fails).
+// be taken back if the commit fails). A failure after the commit point
+// (dataset.AfterCommitError) still delivers the jobs, then returns it.
 func Run(ctx context.Context, o Options) (Stats, error) {
 	start := time.Now()
 	var st Stats
@@ -178,24 +182,32 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			}
 		}
 		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0, st.ColdSweepStart, st.ColdSweepNext)
-		if err != nil && w != nil && w != stream {
+		after, committed := dataset.AsAfterCommit(err)
+		if err != nil && !committed && w != nil && w != stream {
 			w.Abort()
 		}
 		if retry, err := dataset.Reapply(err, attempt); retry {
 			st.CommitConflicts++
 			slog.Info("plan-retries: dataset moved on while planning; planning again", "attempt", attempt+1)
 			continue
-		} else if err != nil {
+		} else if err != nil && !committed {
 			return st, err
 		}
 		st.Snapshot = m.Snapshot
+		st.Committed = m.Snapshot > tx.Base().Snapshot
 		if o.Committed != nil {
 			o.Committed(st)
 		}
 		if err := deliverJobs(o, w, written, jobs, avoid); err != nil {
+			if after != nil { // exit 1 (not 141 nor 130): it says what was committed
+				return st, exitcode.With(exitcode.Error, fmt.Errorf("plan-retries: %w; and %w", after, err))
+			}
 			return st, fmt.Errorf("plan-retries: %w", err)
 		}
 		st.Seconds = time.Since(start).Seconds()
+		if after != nil {
+			return st, fmt.Errorf("plan-retries: %w", after)
+		}
 		return st, nil
 	}
 }
