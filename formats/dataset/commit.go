@@ -60,7 +60,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	}
 	mname := manifestName(next.Snapshot)
 	if err := writeManifest(filepath.Join(mdir, mname), next); err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", tx.d.Dir, err)
+		return nil, fmt.Errorf("dataset: publishing snapshot %d: %w", next.Snapshot, err)
 	}
 	// The commit point: once CURRENT is renamed, the snapshot is
 	// committed whatever fails after (an *AfterCommitError, returned

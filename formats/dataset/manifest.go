@@ -174,9 +174,9 @@ func readManifest(path string) (*Manifest, error) {
 func writeManifest(path string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", " ")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return fsutil.WriteFile(path, append(b, '\n'))
+	return fsutil.WriteFile(path, append(b, '\n')) // its errors name path
 }
 
 // clone deep-copies m so a transaction can edit it.
