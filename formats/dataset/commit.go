@@ -19,7 +19,7 @@ import (
 // on the new base (or gives up with the locked exit status). An error
 // with a nil manifest committed nothing; an *AfterCommitError comes with
 // the committed manifest: a step after the commit point failed.
-func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
+func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err error) {
 	defer tx.Abort()
 	if o.Keep < 1 {
 		o.Keep = 3
@@ -44,6 +44,16 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	next.FormatVersion = FormatVersion
 	next.CreatedAt = time.Now().UTC() // the wall clock, never a stage's --now
 	next.Writer = o.Writer
+	// Until CURRENT names it, what this commit builds is nobody's: on an
+	// error before the commit point it goes, under the lock, rather than
+	// hold a whole snapshot's space against the retry (dropUnpublished
+	// reads CURRENT to tell; the error returned is the one that failed
+	// the commit).
+	defer func() {
+		if _, committed := AsAfterCommit(err); err != nil && !committed {
+			tx.d.dropUnpublished(tx.base.Snapshot)
+		}
+	}()
 	for name := range tx.dirty {
 		if err := tx.buildTable(name, next.Snapshot); err != nil {
 			return nil, err
@@ -51,7 +61,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (*Manifest, error) {
 	}
 	// Every staged file and new directory reaches the disk before the
 	// manifest that names them.
-	if err := fsutil.SyncFS(tx.d.Dir); err != nil {
+	if err := syncFS(tx.d.Dir); err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	mdir := filepath.Join(tx.d.Dir, "manifests")
@@ -143,6 +153,10 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 // removeAll is os.RemoveAll (a variable for tests: root removes what
 // chmod forbids).
 var removeAll = os.RemoveAll
+
+// syncFS is fsutil.SyncFS (a variable for tests: to fail a commit after
+// it has built its snapshot directories).
+var syncFS = fsutil.SyncFS
 
 // gcStarts, when set (by tests), is called as gc starts.
 var gcStarts func()

@@ -189,8 +189,11 @@ func (d *Dataset) FilePath(t *Table, key string, f FileInfo) string {
 }
 
 // maintain rolls table symlinks forward to the committed manifest and
-// removes staging directories whose writers are gone. It only acts when
-// the lock is free at once: a live writer will do the same itself.
+// removes what dead writers left: staging directories, and the snapshot
+// directories and manifests a commit built but never published
+// (dropUnpublished: a kill, or a failure whose cleanup failed too, before
+// CURRENT named them). It only acts when the lock is free at once: a
+// live writer will do the same itself.
 //
 // The links follow CURRENT as read under the lock: a manifest read
 // before it may be stale (another writer committed since), and linking to
@@ -207,9 +210,14 @@ func (d *Dataset) maintain() {
 			slog.Warn("dataset: could not point the tables' current links at the committed snapshot (DuckDB reads an older one)",
 				"dir", d.Dir, "snapshot", m.Snapshot, "err", err)
 		}
+		if gone := d.dropUnpublished(m.Snapshot); len(gone) > 0 {
+			slog.Info("dataset: removed what a commit that failed or was killed built for a snapshot it never published",
+				"dir", d.Dir, "snapshot", m.Snapshot, "removed", gone)
+		}
 	}
 	d.cleanStaging()
-	fsutil.SweepTemps(d.Dir, "") // e.g. a killed policy save's .tmp-policy.json-*
+	fsutil.SweepTemps(d.Dir, "")               // e.g. a killed policy save's .tmp-policy.json-*
+	fsutil.SweepTemps(d.Path("manifests"), "") // a killed manifest write's
 }
 
 // cleanStaging removes staging directories of writers that died: each live

@@ -176,8 +176,12 @@ func writeManifest(path string, m *Manifest) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return fsutil.WriteFile(path, append(b, '\n')) // its errors name path
+	return writeFile(path, append(b, '\n')) // its errors name path
 }
+
+// writeFile is fsutil.WriteFile (a variable for tests: to fail a
+// manifest's write, before or after its rename).
+var writeFile = fsutil.WriteFile
 
 // clone deep-copies m so a transaction can edit it.
 func (m *Manifest) clone() *Manifest {
