@@ -45,7 +45,9 @@ snapshot (state/v/NNN) that has the same file name.
 metadata_status and tier, failed hashes by last failure, live leases,
 overdue retries and the retry waves, rows and bytes per table, inputs
 applied and when the last one was, partial, pending and spooling inputs,
-and the snapshot's number and commit time. With --verify it also has
+the bytes held by what a failed or killed commit built for a snapshot it
+never published (the next writer removes it; the text lists it), and the
+snapshot's number and commit time. With --verify it also has
 verify_problems; when files are damaged it has only that and the snapshot
 (the counts would read the damaged files). It takes a file or FIFO, not -
 (the report is on stdout).

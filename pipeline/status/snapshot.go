@@ -47,6 +47,11 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			return nil, err
 		case !collected:
 			r.listInbox()
+			u := d.Unpublished(m)
+			if u.Paths != nil {
+				r.Unpublished = u.Paths
+			}
+			r.UnpublishedBytes = u.Bytes
 			return r, nil
 		case try == maxSnapshotTries:
 			return nil, fmt.Errorf("status: %d snapshots in a row were collected under status by newer commits (the last %d, now %d): run it again, or have the writers keep more snapshots (--keep): %w",

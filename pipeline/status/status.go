@@ -78,8 +78,16 @@ type Report struct {
 	// Spooling are spools still under their temporary names: a run is
 	// reading its stream now, or a killed run cut it short (the next
 	// dedup or merge sets what it holds aside as a partial input).
-	Spooling []string  `json:"spooling_inputs"`
-	Now      time.Time `json:"now"`
+	Spooling []string `json:"spooling_inputs"`
+	// Unpublished are the manifests and table directories numbered above
+	// the snapshot: what a commit that failed or was killed before
+	// CURRENT named them left (the next writer to open the dataset removes
+	// them), or what a commit running now is building. UnpublishedBytes
+	// is what they alone hold (a snapshot directory's unchanged files are
+	// hard links to the snapshot's).
+	Unpublished      []string  `json:"unpublished"`
+	UnpublishedBytes int64     `json:"unpublished_bytes"`
+	Now              time.Time `json:"now"`
 	// Verified is what --verify found (nil without it).
 	Verified *dataset.VerifyResult `json:"verified,omitempty"`
 }
@@ -113,7 +121,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: now,
 		// [] rather than null in JSON when nothing is set aside.
-		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}}
+		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{}}
 	if st.Dir != "" {
 		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
 	}
@@ -234,6 +242,7 @@ func (r *Report) Print(w io.Writer) {
 		for _, p := range v.Problems {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
+		r.printUnpublished(w)
 		return
 	}
 	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %d inputs applied)\n", r.Hashes, deref(r.Leased), r.InputsLedger)
@@ -273,12 +282,26 @@ func (r *Report) Print(w io.Writer) {
 		st := stageOf(r.Dir, p)
 		fmt.Fprintf(w, "spooling (stdin or a pipe that %s is reading now, or a killed run cut short: the next %s sets it aside): %s\n", st, st, p)
 	}
+	r.printUnpublished(w)
 	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
 	if r.FrozenGlob == "" {
 		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
 		return
 	}
 	fmt.Fprintf(w, "frozen: read_parquet('%s', hive_partitioning=true)\n", r.FrozenGlob)
+}
+
+// printUnpublished lists what commits built for snapshots that CURRENT
+// does not name.
+func (r *Report) printUnpublished(w io.Writer) {
+	if len(r.Unpublished) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "unpublished (above snapshot %d, %s: left by a commit that failed or was killed before CURRENT named them, "+
+		"or being built by one now; the next dedup, plan-retries or merge removes them):\n", r.Snapshot, humanBytes(r.UnpublishedBytes))
+	for _, p := range r.Unpublished {
+		fmt.Fprintf(w, "  %s\n", p)
+	}
 }
 
 func deref(p *int64) int64 {
