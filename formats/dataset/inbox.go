@@ -98,7 +98,8 @@ func Salvage(dir, ext string) ([]string, error) {
 	var out []string
 	for _, e := range ents {
 		name := e.Name()
-		if e.IsDir() || !strings.HasPrefix(name, fsutil.TempPrefix) || !strings.Contains(name, ext+"-") {
+		if e.IsDir() || !strings.HasPrefix(name, fsutil.TempPrefix) || !strings.Contains(name, ext+"-") ||
+			strings.HasSuffix(name, ".bad") { // a Parquet spool it set aside
 			continue
 		}
 		p, err := salvage(dir, filepath.Join(dir, name), ext)

@@ -140,6 +140,19 @@ func TestSalvage(t *testing.T) {
 					t.Fatalf("left %v, want the spool set aside as .bad", left)
 				}
 			}
+			// The next run's Salvage changes nothing.
+			if again, err := Salvage(dir, ".spool"); err != nil || len(again) != 0 {
+				t.Fatalf("Salvage again: %v, %v", again, err)
+			}
+			if after, _ := os.ReadDir(dir); len(after) != len(ents) {
+				t.Fatalf("Salvage again made %v of %v", after, ents)
+			} else {
+				for i := range after {
+					if after[i].Name() != ents[i].Name() {
+						t.Fatalf("Salvage again made %v of %v", after, ents)
+					}
+				}
+			}
 		})
 	}
 }
