@@ -51,8 +51,10 @@ Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and
 fsynced), so a kill loses nothing already read: a run killed while still
 reading leaves its whole batches, which the next run sets aside as
-DIR/inbox/partial-*.arrow (listed by "infohash status"; apply it as an INPUT
-if the producer will not send it again: once applied, it is removed). On
+DIR/inbox/partial-*.arrow, and a run whose disk fills while it spools sets
+them aside there at once (its error names the file). Such a file is listed
+by "infohash status"; apply it as an INPUT if the producer will not send it
+again: once applied, it is removed. On
 SIGINT/SIGTERM while reading a stream, dedup goes on for up to 10s, so that
 what the writer upstream flushes as it stops is applied too (exit 130); a
 second signal stops at once.

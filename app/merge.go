@@ -29,8 +29,9 @@ func mergeCommand() *cli.Command {
 		Description: `RESULTS are fetch result files (Parquet), folders of them, or - for an Arrow
 IPC stream on stdin (spooled durably to DIR/inbox/merge/ first, and applied
 by the next merge if this one is killed; merge --data DIR with no RESULTS
-applies such leftovers; a merge killed while still reading leaves its whole
-batches as DIR/inbox/merge/partial-*.arrow, not applied: give it as RESULTS
+applies such leftovers; a merge killed while still reading, or whose disk
+fills while it spools, leaves its whole batches as
+DIR/inbox/merge/partial-*.arrow, not applied: give it as RESULTS
 if fetch will not send them again, and it is removed once applied). A named RESULTS that can be read only
 once (a pipe such as <(fetch ... -o -), a FIFO) is spooled the same way.
 All of them are applied in one commit;

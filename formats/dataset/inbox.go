@@ -37,11 +37,59 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 		return "", err
 	}
 	defer lk.Close()
-	if _, err := io.Copy(f, r); err != nil {
+	w := &spoolWriter{f: f}
+	if _, err := io.Copy(w, r); err != nil {
+		if w.err != nil {
+			return "", keepWritten(f, dir, err)
+		}
 		f.Abort()
 		return "", err
 	}
 	return path, f.Commit()
+}
+
+// spoolWriter writes to a spool and remembers a failed write, to tell it
+// from a failed read.
+type spoolWriter struct {
+	f   *fsutil.File
+	err error
+}
+
+func (w *spoolWriter) Write(p []byte) (int, error) {
+	n, err := writeSpool(w.f, p)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// writeSpool writes p to spool f (a variable for tests: to fill the
+// disk, which root's writes ignore chmod for).
+var writeSpool = func(f *fsutil.File, p []byte) (int, error) { return f.Write(p) }
+
+// keepWritten is what a spool does when writing to it fails (a full
+// disk, an I/O error): what it read from a stream that will not give it
+// again is not thrown away but set aside as Salvage sets aside a killed
+// run's (setPartial), and werr is returned saying what was kept and
+// where. f is the spool's temporary file in the inbox folder dir, whose
+// lock the caller holds; it is closed.
+func keepWritten(f *fsutil.File, dir string, werr error) error {
+	defer f.Close()
+	a, err := setPartial(f.File, dir, f.Name())
+	switch {
+	case err != nil && a.path == "":
+		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", werr, err, f.Name())
+	case err != nil: // only the inbox folder's fsync failed
+		werr = fmt.Errorf("%w (and %v)", werr, err)
+	}
+	switch {
+	case a.bad:
+		return fmt.Errorf("%w; what was read, %s, cannot be applied: set aside as %s", werr, a.what, a.path)
+	case a.path == "":
+		return fmt.Errorf("%w; nothing was kept: %s", werr, a.what)
+	}
+	return fmt.Errorf("%w; what was read before is kept as %s (%d bytes: %s), not applied: once there is room, "+
+		"apply it with the same command and the file as input, unless the producer sends the input again", werr, a.path, a.bytes, a.what)
 }
 
 // Pending keeps the inputs that snapshot m's ledger has not applied yet,
@@ -142,68 +190,108 @@ func salvage(dir, path, ext string) (string, error) {
 	} else if now, err := os.Stat(path); err != nil || !os.SameFile(held, now) {
 		return "", nil
 	}
+	if st, err := f.Stat(); err != nil {
+		return "", err
+	} else if st.Size() == 0 && !fsutil.LockedAtBirth(path) && time.Since(st.ModTime()) < emptySpoolGrace {
+		// Empty, and not locked before it had a name: a spool created
+		// an instant ago whose writer has not taken its lock yet, or
+		// debris of a killed run, once old enough.
+		return "", nil
+	}
+	a, err := setPartial(f, dir, path)
+	switch {
+	case err != nil:
+		return "", err
+	case a.bad:
+		slog.Warn("dataset: a killed run's spool is a Parquet file cut short; set aside", "spool", a.path)
+		return "", nil
+	case a.path == "" && a.what == noWholeBatch:
+		slog.Warn("dataset: a killed run's spool held no whole record batch; removed", "spool", path)
+	case a.path != "":
+		slog.Warn("dataset: a run was killed while reading its input from a pipe; what it had read is set aside, "+
+			"not applied (a re-sent input would count it twice): apply it with the same command and the file "+
+			"as input if the producer will not send it again", "file", a.path, "bytes", a.bytes)
+	}
+	return a.path, nil
+}
+
+// A cutSpool is what setPartial made of a spool cut short.
+type cutSpool struct {
+	path  string // where it is now: a PartialPrefix name, or (bad) the spool's + ".bad"; "" if removed
+	bytes int64  // the bytes kept
+	bad   bool   // a Parquet file cut short, which cannot be read: set aside as bad input
+	what  string // what it holds, or (removed) why nothing was kept
+}
+
+// What a spool cut short holds, or why nothing of it was kept.
+const (
+	wholeBatches   = "whole record batches"
+	wholeLines     = "whole lines"
+	noWholeBatch   = "no whole record batch was written"
+	noWholeLine    = "no whole line was written"
+	nothingWritten = "nothing was written"
+)
+
+// setPartial keeps what can be applied of the spool f (named path in
+// the inbox folder dir) that was cut short: an Arrow IPC stream keeps its
+// whole messages and gets the end-of-stream marker, a text list its whole
+// lines; it is then made durable and renamed to PartialPrefix + a unique
+// name (.arrow or .txt). One with nothing whole in it is removed; a
+// Parquet file is renamed with the suffix ".bad". The caller holds the
+// spool's lock, or knows its writer is gone. f must be open for reading
+// and writing; its offset is moved. An error with a path set is the
+// inbox folder's fsync's, after the rename.
+func setPartial(f *os.File, dir, path string) (cutSpool, error) {
 	head := make([]byte, 4)
-	k, _ := io.ReadFull(f, head)
+	k, _ := f.ReadAt(head, 0)
 	head = head[:k]
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", err
+		return cutSpool{}, err
 	}
 	var keep int64
 	var tail []byte
-	kind := ".txt"
+	kind, what := ".txt", wholeLines
 	switch {
 	case k == 0:
-		// Empty: debris of a killed run, or (unless the spool was locked
-		// before it had a name) a spool created an instant ago whose
-		// writer has not taken its lock yet.
-		st, err := f.Stat()
-		if err != nil {
-			return "", err
-		}
-		if !fsutil.LockedAtBirth(path) && time.Since(st.ModTime()) < emptySpoolGrace {
-			return "", nil
-		}
-		return "", os.Remove(path)
+		return cutSpool{what: nothingWritten}, os.Remove(path)
 	case bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}):
 		n, messages, err := rowio.ArrowPrefix(f, rowio.DefaultLimits())
 		if err != nil {
-			return "", err
+			return cutSpool{}, err
 		}
 		if messages < 2 { // a schema alone holds no rows
-			slog.Warn("dataset: a killed run's spool held no whole record batch; removed", "spool", path)
-			return "", os.Remove(path)
+			return cutSpool{what: noWholeBatch}, os.Remove(path)
 		}
-		keep, tail, kind = n, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, ".arrow"
+		keep, tail, kind, what = n, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, ".arrow", wholeBatches
 	case bytes.Equal(head, []byte("PAR1")):
-		slog.Warn("dataset: a killed run's spool is a Parquet file cut short; set aside", "spool", path+".bad")
-		return "", os.Rename(path, path+".bad")
+		if err := os.Rename(path, path+".bad"); err != nil {
+			return cutSpool{}, err
+		}
+		return cutSpool{path: path + ".bad", bad: true, what: "a Parquet file cut short"}, nil
 	default:
 		n, err := lastLineEnd(f)
 		if err != nil {
-			return "", err
+			return cutSpool{}, err
 		}
 		if n == 0 {
-			return "", os.Remove(path)
+			return cutSpool{what: noWholeLine}, os.Remove(path)
 		}
 		keep = n
 	}
 	if err := f.Truncate(keep); err != nil {
-		return "", err
+		return cutSpool{}, err
 	}
 	if _, err := f.WriteAt(tail, keep); err != nil {
-		return "", err
+		return cutSpool{}, err
 	}
 	if err := f.Sync(); err != nil {
-		return "", err
+		return cutSpool{}, err
 	}
 	final := filepath.Join(dir, PartialPrefix+NewName(kind))
 	if err := os.Rename(path, final); err != nil {
-		return "", err
+		return cutSpool{}, err
 	}
-	slog.Warn("dataset: a run was killed while reading its input from a pipe; what it had read is set aside, "+
-		"not applied (a re-sent input would count it twice): apply it with the same command and the file "+
-		"as input if the producer will not send it again", "file", final, "bytes", keep)
-	return final, fsutil.SyncDir(dir)
+	return cutSpool{path: final, bytes: keep, what: what}, fsutil.SyncDir(dir)
 }
 
 // lastLineEnd is the length of r's content up to and including its last

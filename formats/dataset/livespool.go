@@ -20,7 +20,9 @@ import (
 // copied and fsynced. Durability is unchanged: the file gets its final
 // name only once complete and durable (Wait), and a stage must not
 // commit anything it read from it before then; a kill before that leaves
-// a temporary spool that Salvage recovers.
+// a temporary spool that Salvage recovers, and a failed write (a full
+// disk) sets what was written aside as Salvage would (Wait's error says
+// where).
 type LiveSpool struct {
 	path string   // the final path
 	rf   *os.File // a read-only handle on the file, valid across the rename
@@ -70,10 +72,14 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 	buf := make([]byte, spoolChunk)
 	var sinceWriteback int64
 	var err error
+	kept := false
 	for {
 		n, rerr := r.Read(buf)
 		if n > 0 {
-			if _, err = f.Write(buf[:n]); err != nil {
+			if _, err = writeSpool(f, buf[:n]); err != nil {
+				// Readers may see the file cut meanwhile; nothing they
+				// read is committed, since Wait returns the error.
+				err, kept = keepWritten(f, filepath.Dir(s.path), err), true
 				break
 			}
 			if tee != nil {
@@ -97,7 +103,7 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 			break
 		}
 	}
-	if err != nil {
+	if err != nil && !kept {
 		f.Abort()
 	}
 	s.mu.Lock()

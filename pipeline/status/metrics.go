@@ -67,7 +67,7 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 	if a := r.LastInput; a != nil {
 		m("last_input_timestamp_seconds", "When the newest input of the ledger was applied (Unix time).").set(unix(a.At))
 	}
-	m("partial_inputs", "Half-read inputs set aside under DIR/inbox by killed runs (not applied).").set(float64(len(r.Partial)))
+	m("partial_inputs", "Half-read inputs set aside under DIR/inbox by runs killed, or out of disk space, while reading a pipe (not applied).").set(float64(len(r.Partial)))
 	m("rejected_inputs", "Inputs set aside as bad input under DIR/inbox (*.bad, not applied).").set(float64(len(r.Rejected)))
 	m("pending_inputs", "Whole spools of stdin or a pipe under DIR/inbox not applied yet (the next dedup or merge applies them).").set(float64(len(r.Pending)))
 	m("spooling_inputs", "Spools under DIR/inbox still being written, or cut short by a killed run.").set(float64(len(r.Spooling)))

@@ -59,10 +59,11 @@ type Report struct {
 	InputsLedger int64            `json:"inputs_applied"`
 	// LastInput is the newest entry of the ledger of applied inputs.
 	LastInput *dataset.Applied `json:"last_input,omitempty"`
-	// Partial are inputs a killed run had half read from a pipe, set
-	// aside (not applied) under inbox/: apply them if their producer will
-	// not send them again (dedup, or merge for inbox/merge/, removes one
-	// once the commit that applies it is durable).
+	// Partial are inputs a run killed (or out of disk space) had half
+	// read from a pipe, set aside (not applied) under inbox/: apply them
+	// if their producer will not send them again (dedup, or merge for
+	// inbox/merge/, removes one once the commit that applies it is
+	// durable).
 	Partial []string `json:"partial_inputs"`
 	// Rejected are inputs set aside as bad input (DIR/inbox/*.bad, and
 	// inbox/merge/): spooled stdin or pipes that dedup or merge refused,
@@ -269,7 +270,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "verified %d files (%s) against the manifest: all match\n", v.Files, humanBytes(v.Bytes))
 	}
 	for _, p := range r.Partial {
-		fmt.Fprintf(w, "partial input (set aside by a killed run, not applied; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
+		fmt.Fprintf(w, "partial input (set aside, not applied, by a run killed or out of disk space while reading a pipe; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
 	}
 	for _, p := range r.Rejected {
 		fmt.Fprintf(w, "rejected input (%s; set aside, not applied: look, then delete or fix and apply it): %s\n", rejectedWhat(r.Dir, p), p)

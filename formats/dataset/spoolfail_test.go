@@ -1,0 +1,130 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// fillDiskAfter makes spool writes fail with ENOSPC once room bytes are
+// written, as a full disk does: the write that reaches it writes what
+// fits.
+func fillDiskAfter(t *testing.T, room int) {
+	t.Helper()
+	left := room
+	writeSpool = func(f *fsutil.File, p []byte) (int, error) {
+		if len(p) <= left {
+			left -= len(p)
+			return f.Write(p)
+		}
+		n, err := f.Write(p[:left])
+		left -= n
+		if err == nil {
+			err = &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
+		}
+		return n, err
+	}
+	t.Cleanup(func() { writeSpool = func(f *fsutil.File, p []byte) (int, error) { return f.Write(p) } })
+}
+
+// TestSpoolKeepsWhatWasWritten: a spool whose write fails (a full disk)
+// keeps what it had written as Salvage keeps a killed run's, a
+// partial-* file in the inbox, instead of throwing away what a pipe will
+// not send again; the error says what was kept and where, or that
+// nothing could be. Both spools: merge's (Spool) and dedup's (StartSpool,
+// whose readers get the error too).
+func TestSpoolKeepsWhatWasWritten(t *testing.T) {
+	stream, ends := arrowBatches(t, 4)
+	spools := []struct {
+		name, ext string
+		spool     func(dir string, r io.Reader) error
+	}{
+		{"Spool", ".results", func(dir string, r io.Reader) error {
+			_, err := Spool(dir, ".results", r)
+			return err
+		}},
+		{"StartSpool", ".spool", func(dir string, r io.Reader) error {
+			s, err := StartSpool(dir, ".spool", r, nil)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if _, rerr := io.ReadAll(s.NewReader(context.Background())); rerr == nil {
+				return errors.New("a reader of the failed spool read to a clean end")
+			}
+			return s.Wait(context.Background())
+		}},
+	}
+	for _, tt := range []struct {
+		name    string
+		content []byte
+		room    int    // bytes the disk takes
+		kind    string // the partial file's extension; "" none, ".bad" set aside as bad
+		keep    int    // its length
+		says    string // in the error, after the write's
+	}{
+		{"arrow cut in the third batch", stream, ends[2] - 5, ".arrow", ends[1] + 8, "; what was read before is kept as "},
+		{"text cut mid-line", []byte("aa\nbb\ncc\n"), 7, ".txt", 6, "; what was read before is kept as "},
+		{"arrow cut in the first batch", stream, ends[0] - 5, "", 0, "; nothing was kept: no whole record batch was written"},
+		{"nothing written", []byte("aa\n"), 0, "", 0, "; nothing was kept: nothing was written"},
+		{"parquet cut short", append([]byte("PAR1"), make([]byte, 100)...), 50, ".bad", 50, "; what was read, a Parquet file cut short, cannot be applied: set aside as "},
+	} {
+		for _, sp := range spools {
+			t.Run(tt.name+"/"+sp.name, func(t *testing.T) {
+				dir := t.TempDir()
+				fillDiskAfter(t, tt.room)
+				err := sp.spool(dir, bytes.NewReader(tt.content))
+				if !errors.Is(err, syscall.ENOSPC) {
+					t.Fatalf("spool: %v, want the write's ENOSPC", err)
+				}
+				ents, _ := os.ReadDir(dir)
+				if tt.kind == "" {
+					if len(ents) != 0 || !strings.Contains(err.Error(), "no space left on device"+tt.says) {
+						t.Fatalf("left %v; error %q", ents, err)
+					}
+					return
+				}
+				if len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), tt.kind) ||
+					(tt.kind != ".bad") != strings.HasPrefix(ents[0].Name(), PartialPrefix) {
+					t.Fatalf("inbox holds %v, want one %s file", ents, tt.kind)
+				}
+				p := filepath.Join(dir, ents[0].Name())
+				if want := "no space left on device" + tt.says + p; !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %q\nlacks %q", err, want)
+				}
+				b, rerr := os.ReadFile(p)
+				if rerr != nil || len(b) != tt.keep {
+					t.Fatalf("kept %d bytes (%v), want %d", len(b), rerr, tt.keep)
+				}
+				if tt.kind == ".arrow" {
+					r, err := rowio.OpenArrow[schema.Observation]("partial", bytes.NewReader(b))
+					if err != nil {
+						t.Fatal(err)
+					}
+					rows, err := r.ReadAll()
+					r.Close()
+					if err != nil || len(rows) != 6 {
+						t.Fatalf("the partial stream holds %d rows (%v), want the 6 of two whole batches", len(rows), err)
+					}
+				}
+				// The next run's Salvage leaves it as it is.
+				if got, err := Salvage(dir, sp.ext); err != nil || len(got) != 0 {
+					t.Fatalf("Salvage: %v, %v", got, err)
+				}
+				if after, _ := os.ReadDir(dir); len(after) != 1 || after[0].Name() != ents[0].Name() {
+					t.Fatalf("Salvage made %v of %s", after, ents[0].Name())
+				}
+			})
+		}
+	}
+}
