@@ -54,7 +54,9 @@ reading leaves its whole batches, which the next run sets aside as
 DIR/inbox/partial-*.arrow, and a run whose disk fills while it spools sets
 them aside there at once (its error names the file). Such a file is listed
 by "infohash status"; apply it as an INPUT if the producer will not send it
-again: once applied, it is removed. On
+again: once applied, it is removed. A run that fails once stdin is whole
+(a commit on a full disk, locked out) keeps it in DIR/inbox/ for the next
+run to apply, and its error says where. On
 SIGINT/SIGTERM while reading a stream, dedup goes on for up to 10s, so that
 what the writer upstream flushes as it stops is applied too (exit 130); a
 second signal stops at once.

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 
@@ -27,8 +26,9 @@ func mergeCommand() *cli.Command {
    infohash merge --data ./ih --now 2026-01-01T00:00:00Z --stats-json merge.json results/
    infohash merge --data ./ih --from /backup/ih`,
 		Description: `RESULTS are fetch result files (Parquet), folders of them, or - for an Arrow
-IPC stream on stdin (spooled durably to DIR/inbox/merge/ first, and applied
-by the next merge if this one is killed; merge --data DIR with no RESULTS
+IPC stream on stdin (spooled durably to DIR/inbox/merge/ first: if this
+merge is killed or fails, the next one applies it, and a failure says where
+it waits; merge --data DIR with no RESULTS
 applies such leftovers; a merge killed while still reading, or whose disk
 fills while it spools, leaves its whole batches as
 DIR/inbox/merge/partial-*.arrow, not applied: give it as RESULTS
@@ -96,17 +96,15 @@ only read, as export reads it: no lock, no migration, nothing written there.
 				if o.From != "" { // one commit, so none (RemoveUnused checks)
 					created.undo()
 				}
-				stdin := slices.Contains(o.Inputs, "-")
-				switch {
-				case errors.Is(err, context.Canceled) && c.Context.Err() != nil:
+				// Another failure says itself where what stdin sent
+				// waits (merge.Run).
+				if errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 					// merge commits once, at the end: a stop before it
 					// commits nothing (as dedup says).
-					if stdin {
+					if slices.Contains(o.Inputs, "-") {
 						return errors.New("merge: interrupted; nothing committed (what stdin had sent stays in DIR/inbox/merge for the next merge)")
 					}
 					return errors.New("merge: interrupted; nothing committed")
-				case exitcode.Of(err) == exitcode.Locked && stdin:
-					return fmt.Errorf("%w (what stdin sent is kept in DIR/inbox/merge; the next merge applies it)", err)
 				}
 				return err
 			}

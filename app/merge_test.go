@@ -92,7 +92,8 @@ func TestMergeStdinLockedSaysWhereResultsWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code := runMainIn(t, stream.Bytes(), "merge", "--data", data, "-")
-	if code != 75 || !strings.Contains(stderr, "kept in DIR/inbox/merge; the next merge applies it") {
+	if code != 75 || !strings.Contains(stderr, "(what stdin sent is kept as "+filepath.Join(data, "inbox", "merge")+"/part-") ||
+		!strings.Contains(stderr, ".results; the next merge applies it)") {
 		t.Fatalf("exit %d, stderr %q; want 75 saying where the results wait", code, stderr)
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

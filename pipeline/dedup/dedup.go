@@ -90,9 +90,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	return st, partialAfterCommits(err, st)
 }
 
-func runAll(ctx context.Context, o Options) (Stats, error) {
+func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	start := time.Now()
-	var st Stats
 	if len(o.Inputs) == 0 {
 		return st, exitcode.BadInput(errors.New("dedup: no input (name files, folders, or - for stdin)"))
 	}
@@ -113,6 +112,10 @@ func runAll(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	// A stream spooled whole waits in the inbox when the run fails (a
+	// commit on a full disk): the error says so. Deferred before
+	// settleLive, it runs after it, when stdin's spool is whole.
+	defer func() { err = keptNote(err, ins) }()
 	defer settleLive(ctx, ins)
 	if len(ins) > 1 {
 		if err := precheck(ctx, ins); err != nil {

@@ -47,6 +47,9 @@ type input struct {
 	size  int64
 	kind  inputKind
 	inbox bool // spooled: removed once applied
+	// spooled names the stream this run spooled the input from (stdin,
+	// or a pipe's path); "" for a file.
+	spooled string
 
 	// live is stdin still being spooled (Arrow streams and hash lists
 	// are read as they arrive); sum is its checksum, computed as it is

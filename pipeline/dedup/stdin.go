@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/zeebo/xxh3"
 
@@ -43,7 +44,7 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (in
 	}
 	kind, kerr := kindOf(head[:n], who)
 	if kerr == nil && kind != kindParquet && ctx.Err() == nil {
-		return input{name: name, path: ls.Path(), kind: kind, inbox: true, live: ls, sum: sum}, nil
+		return input{name: name, path: ls.Path(), kind: kind, inbox: true, spooled: label, live: ls, sum: sum}, nil
 	}
 	err = ls.Wait(ctx)
 	ls.Close()
@@ -60,8 +61,31 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (in
 	if err != nil {
 		return input{}, setAside(input{path: ls.Path(), inbox: true}, err)
 	}
-	in.inbox = true
+	in.inbox, in.spooled = true, label
 	return in, nil
+}
+
+// keptNote adds to err, a run's error, where the streams it spooled
+// whole wait: in the inbox, which the next dedup applies. (A stream set
+// aside as bad input, or whose spool failed, is not there, and err says
+// what became of it.)
+func keptNote(err error, ins []input) error {
+	if err == nil {
+		return nil
+	}
+	var kept []string
+	for _, in := range ins {
+		if in.spooled == "" {
+			continue
+		}
+		if _, serr := os.Stat(in.path); serr == nil {
+			kept = append(kept, fmt.Sprintf("what %s sent is kept as %s", in.spooled, in.path))
+		}
+	}
+	if len(kept) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (%s; the next dedup applies it)", err, strings.Join(kept, ", "))
 }
 
 // settleLive waits for the stdin spools among ins to end, so that what

@@ -36,6 +36,9 @@ type input struct {
 	path  string
 	id    string // sha256 of the content
 	inbox bool   // spooled: removed once applied
+	// spooled names the stream this run spooled the input from (stdin,
+	// or a pipe's path); "" for a file.
+	spooled string
 }
 
 // resolveInputs expands folders, spools stdin and picks up spooled input
@@ -49,7 +52,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 			if err != nil {
 				return nil, fmt.Errorf("merge: stdin: %w", err)
 			}
-			out = append(out, input{name: "stdin (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true})
+			out = append(out, input{name: "stdin (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: "stdin"})
 			continue
 		}
 		info, err := os.Stat(a)
@@ -129,7 +132,29 @@ func spoolPipe(inbox, path string) (input, error) {
 	if err != nil {
 		return input{}, fmt.Errorf("merge: %s: %w", path, err)
 	}
-	return input{name: path + " (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true}, nil
+	return input{name: path + " (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: path}, nil
+}
+
+// keptNote adds to err, a run's error, where the streams it spooled
+// wait: in the inbox, which the next merge applies. (A stream set aside
+// as bad input is not there, and err says where it went.)
+func keptNote(err error, ins []input) error {
+	if err == nil {
+		return nil
+	}
+	var kept []string
+	for _, in := range ins {
+		if in.spooled == "" {
+			continue
+		}
+		if _, serr := os.Stat(in.path); serr == nil {
+			kept = append(kept, fmt.Sprintf("what %s sent is kept as %s", in.spooled, in.path))
+		}
+	}
+	if len(kept) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (%s; the next merge applies it)", err, strings.Join(kept, ", "))
 }
 
 func spooled(ins []input, p string) bool {

@@ -148,9 +148,8 @@ type runner struct {
 
 // Run folds the results in o.Inputs (or the dataset o.From) into o.Data
 // in one commit.
-func Run(ctx context.Context, o Options) (Stats, error) {
+func Run(ctx context.Context, o Options) (st Stats, err error) {
 	start := time.Now()
-	var st Stats
 	if o.From != "" {
 		if len(o.Inputs) > 0 {
 			return st, exitcode.BadInput(errors.New("merge: --from takes no RESULTS arguments"))
@@ -170,6 +169,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	// Stdin spooled waits in the inbox when the run fails (a commit on a
+	// full disk, or locked out): the error says so.
+	defer func() { err = keptNote(err, ins) }()
 	if len(ins) == 0 { // without arguments, merge applies what a killed run spooled
 		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
 	}
