@@ -84,7 +84,13 @@ func keepWritten(f *fsutil.File, dir string, werr error) error {
 	}
 	switch {
 	case a.bad:
-		return fmt.Errorf("%w; what was read, %s, cannot be applied: set aside as %s", werr, a.what, a.path)
+		// Unlike a killed run's, left for a person to look at, this one
+		// would only hold room on a disk that has none: a Parquet file
+		// without its footer cannot be read.
+		if rerr := os.Remove(a.path); rerr != nil {
+			return fmt.Errorf("%w; what was read, %s, cannot be applied: set aside as %s", werr, a.what, a.path)
+		}
+		return fmt.Errorf("%w; nothing was kept: what was read is %s, which cannot be applied", werr, a.what)
 	case a.path == "":
 		return fmt.Errorf("%w; nothing was kept: %s", werr, a.what)
 	}

@@ -69,7 +69,7 @@ func TestSpoolKeepsWhatWasWritten(t *testing.T) {
 		name    string
 		content []byte
 		room    int    // bytes the disk takes
-		kind    string // the partial file's extension; "" none, ".bad" set aside as bad
+		kind    string // the partial file's extension; "" none
 		keep    int    // its length
 		says    string // in the error, after the write's
 	}{
@@ -77,7 +77,7 @@ func TestSpoolKeepsWhatWasWritten(t *testing.T) {
 		{"text cut mid-line", []byte("aa\nbb\ncc\n"), 7, ".txt", 6, "; what was read before is kept as "},
 		{"arrow cut in the first batch", stream, ends[0] - 5, "", 0, "; nothing was kept: no whole record batch was written"},
 		{"nothing written", []byte("aa\n"), 0, "", 0, "; nothing was kept: nothing was written"},
-		{"parquet cut short", append([]byte("PAR1"), make([]byte, 100)...), 50, ".bad", 50, "; what was read, a Parquet file cut short, cannot be applied: set aside as "},
+		{"parquet cut short", append([]byte("PAR1"), make([]byte, 100)...), 50, "", 0, "; nothing was kept: what was read is a Parquet file cut short, which cannot be applied"},
 	} {
 		for _, sp := range spools {
 			t.Run(tt.name+"/"+sp.name, func(t *testing.T) {
