@@ -133,6 +133,14 @@ only the best --limit candidates in memory.
 				warnStillLeased(st, "the run failed after committing the leases")
 				return endCommitted(c, st, st.Committed, st.Snapshot, err)
 			}
+			if err != nil && st.Committed {
+				// The jobs could not be delivered (a full disk, a
+				// failed rename): the leases hold all the same.
+				if exitcode.Of(err) != exitcode.BrokenPipe {
+					warnStillLeased(st, "the jobs could not be delivered")
+				}
+				return endCommitted(c, st, true, st.Snapshot, err)
+			}
 			if err != nil {
 				return err
 			}

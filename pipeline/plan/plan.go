@@ -110,18 +110,6 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if o.Lease < 0 {
 		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is negative", o.Lease))
 	}
-	// A FIFO or device is opened first, once: a FIFO that no reader
-	// opens then holds the run up before it takes the dataset's lock or
-	// any lease, and a commit retried below does not close it under its
-	// reader. Like stdout, it is written only after the commit.
-	var stream *rowio.Writer[schema.Job]
-	if o.Output != "-" && fsutil.WrittenInPlace(o.Output) {
-		var err error
-		if stream, err = rowio.CreateWith[schema.Job](o.OpenOutput, o.Output, o.Stdout); err != nil {
-			return st, fmt.Errorf("plan-retries: %w", err)
-		}
-		defer stream.Abort() // closes it on error; nothing after Close
-	}
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 	if err != nil {
 		return st, err
@@ -150,6 +138,19 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	now := schema.Millis(o.Now)
 	coldBudget := coldReserve(o.Limit, p.Plan.ColdShare)
 
+	// A FIFO or device is opened once, after the dataset, its policy and
+	// blocklist are read (bad input says so at once) and before planning:
+	// a FIFO that no reader opens holds the run up before it takes the
+	// writer lock or any lease, and a commit retried below does not close
+	// it under its reader. Like stdout, it is written only after the
+	// commit.
+	var stream *rowio.Writer[schema.Job]
+	if o.Output != "-" && fsutil.WrittenInPlace(o.Output) {
+		if stream, err = rowio.CreateWith[schema.Job](o.OpenOutput, o.Output, o.Stdout); err != nil {
+			return st, fmt.Errorf("plan-retries: %w", err)
+		}
+		defer stream.Abort() // closes it on error; nothing after Close
+	}
 	for attempt := 0; ; attempt++ {
 		tx, err := d.Begin()
 		if err != nil {
@@ -198,13 +199,16 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if o.Committed != nil {
 			o.Committed(st)
 		}
+		st.Seconds = time.Since(start).Seconds()
 		if err := deliverJobs(o, w, written, jobs, avoid); err != nil {
-			if after != nil { // exit 1 (not 141 nor 130): it says what was committed
+			switch {
+			case after != nil: // exit 1 (not 141 nor 130): it says what was committed
 				return st, exitcode.With(exitcode.Error, fmt.Errorf("plan-retries: %w; and %w", after, err))
+			case st.Committed: // the leases hold whatever the output did: say so (err keeps its exit status)
+				return st, fmt.Errorf("plan-retries: committed snapshot %d; then: %w", st.Snapshot, err)
 			}
 			return st, fmt.Errorf("plan-retries: %w", err)
 		}
-		st.Seconds = time.Since(start).Seconds()
 		if after != nil {
 			return st, fmt.Errorf("plan-retries: %w", after)
 		}
