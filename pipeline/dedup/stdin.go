@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/zeebo/xxh3"
 
@@ -65,27 +64,16 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (in
 	return in, nil
 }
 
-// keptNote adds to err, a run's error, where the streams it spooled
-// whole wait: in the inbox, which the next dedup applies. (A stream set
-// aside as bad input, or whose spool failed, is not there, and err says
-// what became of it.)
+// keptNote adds to err where the streams among ins that were spooled
+// wait (dataset.KeptNote).
 func keptNote(err error, ins []input) error {
-	if err == nil {
-		return nil
-	}
-	var kept []string
+	var spools []dataset.SpooledInput
 	for _, in := range ins {
-		if in.spooled == "" {
-			continue
-		}
-		if _, serr := os.Stat(in.path); serr == nil {
-			kept = append(kept, fmt.Sprintf("what %s sent is kept as %s", in.spooled, in.path))
+		if in.spooled != "" {
+			spools = append(spools, dataset.SpooledInput{From: in.spooled, Path: in.path})
 		}
 	}
-	if len(kept) == 0 {
-		return err
-	}
-	return fmt.Errorf("%w (%s; the next dedup applies it)", err, strings.Join(kept, ", "))
+	return dataset.KeptNote(err, "dedup", spools)
 }
 
 // settleLive waits for the stdin spools among ins to end, so that what

@@ -135,26 +135,16 @@ func spoolPipe(inbox, path string) (input, error) {
 	return input{name: path + " (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: path}, nil
 }
 
-// keptNote adds to err, a run's error, where the streams it spooled
-// wait: in the inbox, which the next merge applies. (A stream set aside
-// as bad input is not there, and err says where it went.)
+// keptNote adds to err where the streams among ins that were spooled
+// wait (dataset.KeptNote).
 func keptNote(err error, ins []input) error {
-	if err == nil {
-		return nil
-	}
-	var kept []string
+	var spools []dataset.SpooledInput
 	for _, in := range ins {
-		if in.spooled == "" {
-			continue
-		}
-		if _, serr := os.Stat(in.path); serr == nil {
-			kept = append(kept, fmt.Sprintf("what %s sent is kept as %s", in.spooled, in.path))
+		if in.spooled != "" {
+			spools = append(spools, dataset.SpooledInput{From: in.spooled, Path: in.path})
 		}
 	}
-	if len(kept) == 0 {
-		return err
-	}
-	return fmt.Errorf("%w (%s; the next merge applies it)", err, strings.Join(kept, ", "))
+	return dataset.KeptNote(err, "merge", spools)
 }
 
 func spooled(ins []input, p string) bool {
