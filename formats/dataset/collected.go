@@ -34,3 +34,17 @@ func (v VerifyResult) Missing() error {
 	}
 	return nil
 }
+
+// Moved is err, or, when err is a file of the transaction's base snapshot
+// gone because a newer snapshot's commit collected it (Collected: other
+// writers committed --keep times while this one worked), a conflict that
+// Reapply retries on the new snapshot, as if the commit had found the
+// base moved.
+func (tx *Tx) Moved(err error) error {
+	newer, ok := tx.d.Collected(tx.base, err)
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("dataset: %s: snapshot %d was collected by later commits (now %d) while in use: %w (%w)",
+		tx.d.Dir, tx.base.Snapshot, newer, ErrConflict, err)
+}

@@ -25,7 +25,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 		o.Keep = 3
 	}
 	if err := tx.rollLedger(); err != nil {
-		return nil, err
+		return nil, tx.Moved(err)
 	}
 	l, err := acquireLock(ctx, tx.d.Dir, o.LockWait)
 	if err != nil {

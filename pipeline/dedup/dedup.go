@@ -189,7 +189,13 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		r.prog.Done()
 		if err != nil {
 			tx.Abort()
-			return st, err
+			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
+				st.CommitConflicts++
+				slog.Info("dedup: the snapshot being read was collected by later commits; re-applying on the new one", "attempt", attempt+1)
+				continue
+			} else {
+				return st, err
+			}
 		}
 		for _, in := range group {
 			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})

@@ -198,7 +198,13 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		bst, notes, err := r.applyInputs(ctx, pending, o.Workers)
 		if err != nil {
 			tx.Abort()
-			return st, err
+			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
+				st.CommitConflicts++
+				slog.Info("merge: the snapshot being read was collected by later commits; starting over on the new one", "attempt", attempt+1)
+				continue
+			} else {
+				return st, err
+			}
 		}
 		bst.Inputs, bst.InputsSkipped, bst.PolicyHash, bst.CommitConflicts = st.Inputs, st.InputsSkipped, st.PolicyHash, st.CommitConflicts
 		st = bst

@@ -159,7 +159,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		jobs, leases, avoid, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
 		if err != nil {
 			tx.Abort()
-			return st, err
+			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
+				st.CommitConflicts++
+				slog.Info("plan-retries: the snapshot being read was collected by later commits; starting over on the new one", "attempt", attempt+1)
+				continue
+			} else {
+				return st, err
+			}
 		}
 		var w *rowio.Writer[schema.Job]
 		written := false // the jobs are in w's temporary file, fsynced
