@@ -135,18 +135,13 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 
 	// The state is saved once: at the end of the run, or earlier by
 	// opts.StateSaver's caller, which may not wait for the end.
-	var saveMu sync.Mutex
-	stateSaved := false
+	var saveOnce sync.Once
 	save := func() {
-		saveMu.Lock()
-		defer saveMu.Unlock()
-		if stateSaved {
-			return
-		}
-		stateSaved = true
-		if err := saveState(opts.StateDir, r.state(nodes)); err != nil {
-			log.Warn("DHT state not saved", "err", err)
-		}
+		saveOnce.Do(func() {
+			if err := saveState(opts.StateDir, r.state(nodes)); err != nil {
+				log.Warn("DHT state not saved", "err", err)
+			}
+		})
 	}
 	if opts.StateSaver != nil && opts.StateDir != "" {
 		opts.StateSaver(save) // r.crawler is set: r.state reads it
