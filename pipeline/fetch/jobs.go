@@ -111,6 +111,9 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 	case len(head) == 0 && err != nil && !errors.Is(err, io.EOF):
 		return nil, fmt.Errorf("%s: %w", name, err)
 	case len(head) == 0:
+		if !file {
+			return nil, fmt.Errorf("%s: empty input (nothing came through the pipe: did the command before it fail?)", name)
+		}
 		return nil, fmt.Errorf("%s: empty input", name)
 	case bytes.HasPrefix(head, parquetMagic):
 		return nil, fmt.Errorf("%s: Parquet on stdin: name the file instead (stdin takes an Arrow IPC stream of jobs or a text list of infohashes)", name)

@@ -79,7 +79,7 @@ func TestRunInputOfAnotherKind(t *testing.T) {
 		{"parquet on stdin", []byte("PAR1\x00\x00\x00\x00PAR1"), true,
 			"Parquet on stdin: name the file instead (stdin takes an Arrow IPC stream of jobs or a text list of infohashes)", 0},
 		{"empty", nil, false, "empty input", 0},
-		{"empty stdin", nil, true, "empty input", 0},
+		{"empty stdin", nil, true, "empty input (nothing came through the pipe: did the command before it fail?)", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -35,6 +35,9 @@ func TestBadStdinSetAside(t *testing.T) {
 				for _, e := range ents {
 					t.Errorf("left in the inbox: %s", e.Name())
 				}
+				if !strings.Contains(err.Error(), "empty input (nothing came through the pipe") {
+					t.Errorf("err = %v, want it to say the pipe brought nothing", err)
+				}
 				if strings.Contains(err.Error(), "set aside") {
 					t.Errorf("err = %v, says it set aside nothing", err)
 				}

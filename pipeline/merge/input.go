@@ -226,6 +226,8 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 		r, err = openParquetResults(in.path, in.name, blob)
 	} else if bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}) {
 		r, err = rowio.OpenArrow[schema.Result](in.name, br)
+	} else if len(head) == 0 {
+		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
 	} else {
 		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: neither Parquet nor an Arrow IPC stream of fetch results", in.name))
 	}
@@ -393,4 +395,14 @@ func openParquetResults(path, name string, blob bool) (resultSource, error) {
 		return nil, err
 	}
 	return &blobResults{r: r, name: name}, nil
+}
+
+// emptyHint is what an empty input's error adds when it came through a
+// pipe: the command before it most likely failed and wrote nothing (an
+// empty batch is still an Arrow stream with its schema).
+func emptyHint(piped bool) string {
+	if piped {
+		return " (nothing came through the pipe: did the command before it fail?)"
+	}
+	return ""
 }

@@ -121,14 +121,14 @@ func removeInbox(ins []input) {
 
 // setAside moves a spooled input that failed out of the way of later
 // runs (dataset.SetAside: renamed *.results.bad, or removed if empty) and
-// says where it was kept in err.
+// says where it was kept in err (an empty one is removed).
 func setAside(in input, err error) error {
 	kept, aerr := dataset.SetAside(in.path)
 	switch {
 	case aerr != nil:
 		return err
-	case kept == "":
-		return fmt.Errorf("%w (it was empty: nothing kept)", err)
+	case kept == "": // empty, and the error says so
+		return err
 	}
 	return fmt.Errorf("%w (set aside as %s)", err, filepath.Join(inboxDir, filepath.Base(kept)))
 }
