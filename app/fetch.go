@@ -66,10 +66,14 @@ not fetch's is named in a warning and ignored: the run bootstraps and replaces i
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
-no_ut_metadata > no_extension > handshake_failed > local_error > timeout >
-connect_failed > no_peers. Every peer's failure is listed in peer_failures, except a
-peer that served metadata matching the infohash that is no valid info dictionary (the
-hash's fault, reported as invalid_metadata, not the peer's). An attempt
+no_ut_metadata > no_extension > handshake_failed > peer_lacks_torrent > local_error >
+timeout > connect_failed > no_peers. peer_lacks_torrent is a peer that hung up on the
+handshake naming the hash (or answered for another): it does not serve this torrent, which
+says nothing of the others, so merge penalises no endpoint for it (handshake_failed is a
+peer that is not BitTorrent or broke off after answering for the hash). Every peer's
+failure is listed in peer_failures, except a peer that served metadata matching the
+infohash that is no valid info dictionary (the hash's fault, reported as
+invalid_metadata, not the peer's). An attempt
 that found peers but skipped all of them as penalised reports rejected, a peer-level
 class (retried soon), not no_peers, which would count against the swarm.
 Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout

@@ -191,6 +191,14 @@ const (
 	OutcomeLocalError      = "local_error"
 )
 
+// OutcomePeerLacksTorrent is the failure class of a peer that does not
+// serve the torrent asked for: it took our BEP 3 handshake, which names
+// the infohash, and hung up without answering it, or answered for another
+// infohash. It is a fact about one (peer, infohash) pair, not about the
+// endpoint, so it never penalises the endpoint in DIR/peers/ (the policy
+// refuses a peer_penalty.base for it): that peer may serve other hashes.
+const OutcomePeerLacksTorrent = "peer_lacks_torrent"
+
 // OutcomeReleased marks a result that is not an attempt: fetch read the
 // job but stopped (SIGINT/SIGTERM, --deadline) before starting or
 // finishing it, and gives its lease back so that the hash can be planned

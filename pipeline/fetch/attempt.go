@@ -68,8 +68,7 @@ func canonicalAddr(s string) string {
 // add queues the peers of addrs not seen before, but those the job's
 // avoid_peers lists or the dataset penalises (the jobs file's avoid list).
 // A --peer endpoint is exempt from the dataset's penalties: the user named
-// it, and a peer that lacks one of the torrents it is asked for fails that
-// hash's handshake, which penalises the endpoint for every hash.
+// it for every job, whatever it did before.
 func (a *attempt) add(addrs []string) {
 	for _, p := range addrs {
 		p = canonicalAddr(p)

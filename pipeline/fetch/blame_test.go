@@ -40,7 +40,7 @@ func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 		{"job deadline outranks a refused dial", stallTimeout, backstop,
 			[]badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Refuse}},
 		{"a peer-level failure outranks the job deadline", stallTimeout, backstop,
-			[]badpeers.Behaviour{badpeers.Close, badpeers.Stall}, schema.OutcomeHandshakeFailed, []badpeers.Behaviour{badpeers.Close}},
+			[]badpeers.Behaviour{badpeers.Close, badpeers.Stall}, schema.OutcomePeerLacksTorrent, []badpeers.Behaviour{badpeers.Close}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,10 +19,12 @@ import (
 //
 //	hash_mismatch > too_large > invalid_metadata
 //	  > rejected > no_ut_metadata > no_extension > handshake_failed
-//	  > local_error > timeout > connect_failed > no_peers
+//	  > peer_lacks_torrent > local_error > timeout > connect_failed > no_peers
 //
 // Among the peer-level classes, the one that got further through the
-// exchange wins. local_error outranks timeout and connect_failed: when our
+// exchange wins; peer_lacks_torrent (the peer took our handshake and
+// would not serve this infohash) ranks below handshake_failed, which
+// blames the peer itself. local_error outranks timeout and connect_failed: when our
 // side failed too, an inconclusive attempt must not count against the hash.
 // timeout is a peer's own (no answer within PeerTimeout: listed against
 // it in peer_failures) or the job's (Options.Timeout or the lease passed,
@@ -30,17 +32,18 @@ import (
 // mid-exchange, or found none, and is listed against no peer: only a
 // peer's own limits blame it).
 var precedence = map[string]int{
-	schema.OutcomeHashMismatch:    11,
-	schema.OutcomeTooLarge:        10,
-	schema.OutcomeInvalidMetadata: 9,
-	schema.OutcomeRejected:        8,
-	schema.OutcomeNoUTMetadata:    7,
-	schema.OutcomeNoExtension:     6,
-	schema.OutcomeHandshakeFailed: 5,
-	schema.OutcomeLocalError:      4,
-	schema.OutcomeTimeout:         3,
-	schema.OutcomeConnectFailed:   2,
-	schema.OutcomeNoPeers:         1,
+	schema.OutcomeHashMismatch:     12,
+	schema.OutcomeTooLarge:         11,
+	schema.OutcomeInvalidMetadata:  10,
+	schema.OutcomeRejected:         9,
+	schema.OutcomeNoUTMetadata:     8,
+	schema.OutcomeNoExtension:      7,
+	schema.OutcomeHandshakeFailed:  6,
+	schema.OutcomePeerLacksTorrent: 5,
+	schema.OutcomeLocalError:       4,
+	schema.OutcomeTimeout:          3,
+	schema.OutcomeConnectFailed:    2,
+	schema.OutcomeNoPeers:          1,
 }
 
 // Outranks reports whether failure class a takes precedence over b.
@@ -51,7 +54,7 @@ func Classes() []string {
 	return []string{
 		schema.OutcomeHashMismatch, schema.OutcomeTooLarge, schema.OutcomeInvalidMetadata,
 		schema.OutcomeRejected, schema.OutcomeNoUTMetadata, schema.OutcomeNoExtension,
-		schema.OutcomeHandshakeFailed, schema.OutcomeLocalError, schema.OutcomeTimeout,
+		schema.OutcomeHandshakeFailed, schema.OutcomePeerLacksTorrent, schema.OutcomeLocalError, schema.OutcomeTimeout,
 		schema.OutcomeConnectFailed, schema.OutcomeNoPeers,
 	}
 }

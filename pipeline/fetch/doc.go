@@ -20,9 +20,13 @@
 //	hash_type says which did → info dictionary decoded.
 //
 // Every peer exchange ends ok or in exactly one failure class, decided by
-// how far it got: connect_failed, handshake_failed (closed, wrong protocol
-// or other infohash, or an extended handshake that does not decode or is
-// preceded by a message that does not), no_extension, no_ut_metadata (or
+// how far it got: connect_failed, peer_lacks_torrent (the peer took our
+// handshake, which names the infohash, and hung up without answering it,
+// or answered for another infohash: it does not serve this torrent, which
+// says nothing about the others it may serve), handshake_failed (wrong
+// protocol, a hang-up after answering for our infohash or before our
+// handshake was sent whole, or an extended handshake that does not decode
+// or is preceded by a message that does not), no_extension, no_ut_metadata (or
 // no metadata_size), too_large, rejected (a reject, or a hang-up after
 // agreeing to serve), invalid_metadata (an undecodable or oversized
 // message once metadata was asked for, a wrong-sized piece, or verified
@@ -36,8 +40,8 @@
 // A failed attempt's outcome is the failure ranked highest (see Outranks):
 //
 //	hash_mismatch > too_large > invalid_metadata > rejected > no_ut_metadata
-//	  > no_extension > handshake_failed > local_error > timeout
-//	  > connect_failed > no_peers
+//	  > no_extension > handshake_failed > peer_lacks_torrent > local_error
+//	  > timeout > connect_failed > no_peers
 //
 // where the job's own timeout counts as timeout only when it left found
 // peers untried or cut off mid-exchange, or no peer was found at all, and
@@ -46,7 +50,8 @@
 // rejected instead: a peer-level failure, retried soon, not one against
 // the swarm. Every peer's failure except local errors is listed in the
 // result's peer_failures, so the scheduler can penalise endpoints rather
-// than swarms. Only a peer's own limits (Options.PeerTimeout and
+// than swarms (a peer_lacks_torrent entry records the pair and penalises
+// no endpoint). Only a peer's own limits (Options.PeerTimeout and
 // ConnectTimeout) make its timeout or connect_failed a failure of its: an
 // exchange the job's deadline (Options.Timeout, or the lease) cuts off is
 // not listed, as the peer did not fail, we stopped waiting. Metadata that hashes to the infohash but

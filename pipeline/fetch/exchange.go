@@ -143,17 +143,20 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 	w := make([]byte, 0, 128)
 	// Write errors are left to the next read to classify: a peer that
 	// said something and hung up must be judged by what it said.
-	_, _ = conn.Write(appendHandshake(w, cfg.InfoHash, cfg.PeerID))
-	h, err := readHandshake(r)
+	_, werr := conn.Write(appendHandshake(w, cfg.InfoHash, cfg.PeerID))
+	h, got, err := readHandshake(r)
 	switch {
 	case errors.Is(err, errBadProtocol):
 		o.Err = failf(schema.OutcomeHandshakeFailed, "peer does not speak the BitTorrent protocol")
 		return
 	case err != nil:
-		o.Err = ioFailure(err, schema.OutcomeHandshakeFailed, "to the handshake")
+		o.Err = ioFailure(err, handshakeHangUp(werr, got, h, cfg), "to the handshake")
+		if o.Err.Class == schema.OutcomePeerLacksTorrent {
+			o.Err.Detail = "peer hung up on our handshake without answering for this infohash (it does not serve it): " + err.Error()
+		}
 		return
 	case h.InfoHash != cfg.InfoHash:
-		o.Err = failf(schema.OutcomeHandshakeFailed, "peer answered for infohash %s", hex.EncodeToString(h.InfoHash[:]))
+		o.Err = failf(schema.OutcomePeerLacksTorrent, "peer answered for infohash %s", hex.EncodeToString(h.InfoHash[:]))
 		return
 	}
 	cfg.Stats.handshakes.Add(1)
@@ -185,6 +188,22 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 	}
 	o.Meta, o.HashType, o.InfoHashV2 = m, typ, v2
 	o.MetadataDur = time.Since(metaStart)
+}
+
+// handshakeHangUp is the class of a peer that hung up during the BEP 3
+// handshake, got bytes of its own handshake having arrived (h holds its
+// infohash when they include it). A peer that does not serve a torrent
+// hangs up once it has read the infohash we asked for (or answers for
+// another): that is peer_lacks_torrent, a fact about this hash only,
+// which must not cost the endpoint the hashes it does serve. Only when
+// our handshake was not sent whole (werr), or the peer had answered for
+// our infohash before it hung up, is it the peer's own failure,
+// handshake_failed.
+func handshakeHangUp(werr error, got int, h peerHandshake, cfg *exchangeConfig) string {
+	if werr != nil || (got >= infoHashEnd && h.InfoHash == cfg.InfoHash) {
+		return schema.OutcomeHandshakeFailed
+	}
+	return schema.OutcomePeerLacksTorrent
 }
 
 // fetchMetadata waits for the peer's extended handshake, requests every

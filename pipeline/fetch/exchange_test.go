@@ -131,3 +131,62 @@ func TestTalk(t *testing.T) {
 		})
 	}
 }
+
+// TestHandshakeHangUp: a peer that takes our handshake, which names the
+// infohash, and hangs up without answering it (or answers for another
+// infohash) does not serve this torrent: peer_lacks_torrent, which merge
+// does not hold against the endpoint. A peer that answered for our
+// infohash before hanging up, sent something that is no handshake, or
+// hung up before our handshake reached it, failed by itself:
+// handshake_failed.
+func TestHandshakeHangUp(t *testing.T) {
+	ih := sha1.Sum(fuzzInfo)
+	other := ih
+	other[0] ^= 0xff
+	ltep := pp.NewPeerExtensionBytes(pp.ExtensionBitLtep)
+	hs := func(h [20]byte) []byte {
+		b := append([]byte(pp.Protocol), ltep[:]...)
+		b = append(b, h[:]...)
+		return append(b, make([]byte, 20)...)
+	}
+	tests := []struct {
+		name     string
+		readOurs bool   // the peer reads our handshake before it answers
+		answer   []byte // what it sends before it hangs up
+		want     string
+	}{
+		{"hangs up on our infohash", true, nil, schema.OutcomePeerLacksTorrent},
+		{"hangs up after its protocol header", true, hs(ih)[:28], schema.OutcomePeerLacksTorrent},
+		{"answers for another infohash", true, hs(other), schema.OutcomePeerLacksTorrent},
+		{"hangs up mid-answer for another infohash", true, hs(other)[:50], schema.OutcomePeerLacksTorrent},
+		{"hangs up after answering for our infohash", true, hs(ih)[:50], schema.OutcomeHandshakeFailed},
+		{"not BitTorrent", true, []byte("HTTP/1.1 400 Bad Request\r\n\r\n"), schema.OutcomeHandshakeFailed},
+		{"a few bytes of garbage", true, []byte{1, 2, 3}, schema.OutcomeHandshakeFailed},
+		{"hangs up before reading our handshake", false, nil, schema.OutcomeHandshakeFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ours, theirs := net.Pipe()
+			defer ours.Close()
+			go func() {
+				defer theirs.Close()
+				if !tt.readOurs {
+					return
+				}
+				var b [handshakeLen]byte
+				if _, err := io.ReadFull(theirs, b[:]); err != nil {
+					return
+				}
+				theirs.Write(tt.answer)
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), backstop)
+			defer cancel()
+			cfg := &exchangeConfig{InfoHash: ih, MaxMetadataSize: 1 << 20, Stats: newCounters(), Mem: &memBudget{limit: 1 << 20}}
+			var o peerOutcome
+			talk(ctx, ours, cfg, &o, time.Now())
+			if o.Err == nil || o.Err.Class != tt.want {
+				t.Fatalf("got %v, want %s", o.Err, tt.want)
+			}
+		})
+	}
+}

@@ -39,7 +39,9 @@ func TestEachClassFromItsPeer(t *testing.T) {
 		// served it faithfully is not (peer_failures would penalise it
 		// for every hash it seeds).
 		row{"good peer, invalid info", startPeer(t, badpeers.Good, invalid), invalid, schema.OutcomeInvalidMetadata, false},
-		row{"good peer without the torrent", startPeer(t, badpeers.Good), tor, schema.OutcomeHandshakeFailed, true},
+		// It does not serve this torrent: a per-hash fact, listed so that
+		// the result shows it, which merge holds against no endpoint.
+		row{"good peer without the torrent", startPeer(t, badpeers.Good), tor, schema.OutcomePeerLacksTorrent, true},
 		row{"no peers", nil, tor, schema.OutcomeNoPeers, false},
 	)
 	for _, tt := range rows {
@@ -122,7 +124,11 @@ func TestPrecedence(t *testing.T) {
 		// among the peer-level classes, not above them as bad metadata.
 		{"rejected beats a bad extended handshake", []badpeers.Behaviour{badpeers.BadExtHandshake, badpeers.Reject}, schema.OutcomeRejected},
 		{"rejected beats no_ut_metadata", []badpeers.Behaviour{badpeers.NoUTMetadata, badpeers.Reject, badpeers.NoExtension}, schema.OutcomeRejected},
-		{"peer-level beats timeout", []badpeers.Behaviour{badpeers.Stall, badpeers.WrongHash}, schema.OutcomeHandshakeFailed},
+		{"peer-level beats timeout", []badpeers.Behaviour{badpeers.Stall, badpeers.WrongHash}, schema.OutcomePeerLacksTorrent},
+		// A peer that is not BitTorrent at all is the endpoint's fault; one
+		// that lacks the torrent (Close, WrongHash) is this hash's only.
+		{"handshake_failed beats peer_lacks_torrent", []badpeers.Behaviour{badpeers.Close, badpeers.NotBitTorrent, badpeers.WrongHash}, schema.OutcomeHandshakeFailed},
+		{"peer_lacks_torrent beats connect_failed", []badpeers.Behaviour{badpeers.Refuse, badpeers.Close}, schema.OutcomePeerLacksTorrent},
 		{"timeout beats connect_failed", []badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout},
 	}
 	for _, tt := range tests {

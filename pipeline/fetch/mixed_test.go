@@ -111,7 +111,7 @@ func TestMixedRunThroughDHT(t *testing.T) {
 	if wrong > 0 {
 		t.Fatalf("%d of %d jobs misclassified", wrong, len(jobs))
 	}
-	if len(byClass) != 11 {
+	if len(byClass) != 12 {
 		t.Fatalf("only %d classes exercised: %v", len(byClass), byClass)
 	}
 	if st.Lookups != int64(len(jobs)) || st.LookupsFailed != 0 || st.Outcomes["ok"] != int64(byClass["ok"]) || st.Verified < st.Outcomes["ok"] {

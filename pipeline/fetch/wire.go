@@ -50,25 +50,30 @@ type peerHandshake struct {
 
 var errBadProtocol = errors.New("not a BitTorrent handshake")
 
-// readHandshake reads the peer's 68-byte handshake.
-func readHandshake(r *bufio.Reader) (peerHandshake, error) {
-	var h peerHandshake
+// readHandshake reads the peer's 68-byte handshake. When it fails, got
+// is how many bytes of it arrived, and h holds the infohash if they
+// include it (got >= infoHashEnd). Bytes that cannot begin a BitTorrent
+// handshake fail as errBadProtocol, however few arrived.
+func readHandshake(r *bufio.Reader) (h peerHandshake, got int, err error) {
 	b, err := r.Peek(handshakeLen)
-	if err != nil {
-		if len(b) >= len(pp.Protocol) && string(b[:len(pp.Protocol)]) != pp.Protocol {
-			return h, errBadProtocol
-		}
-		return h, err
+	if n := min(len(b), len(pp.Protocol)); string(b[:n]) != pp.Protocol[:n] {
+		return h, len(b), errBadProtocol
 	}
-	if string(b[:len(pp.Protocol)]) != pp.Protocol {
-		return h, errBadProtocol
+	if err != nil {
+		if len(b) >= infoHashEnd {
+			copy(h.InfoHash[:], b[28:infoHashEnd])
+		}
+		return h, len(b), err
 	}
 	copy(h.Bits[:], b[20:28])
-	copy(h.InfoHash[:], b[28:48])
-	copy(h.PeerID[:], b[48:68])
+	copy(h.InfoHash[:], b[28:infoHashEnd])
+	copy(h.PeerID[:], b[infoHashEnd:68])
 	_, _ = r.Discard(handshakeLen)
-	return h, nil
+	return h, handshakeLen, nil
 }
+
+// infoHashEnd is where the infohash ends in a handshake.
+const infoHashEnd = 48
 
 // appendExtended appends a BEP 10 extended message with id and payload.
 func appendExtended(b []byte, id byte, payload []byte) []byte {

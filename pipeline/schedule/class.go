@@ -9,7 +9,7 @@ type Kind int
 const (
 	KindUnknown     Kind = iota
 	KindSwarm            // no_peers, connect_failed, timeout
-	KindPeer             // handshake_failed, no_extension, no_ut_metadata, rejected
+	KindPeer             // handshake_failed, peer_lacks_torrent, no_extension, no_ut_metadata, rejected
 	KindBadMetadata      // hash_mismatch, invalid_metadata
 	KindTooLarge         // too_large
 	KindLocal            // local_error
@@ -22,7 +22,7 @@ func FailureClasses() []string {
 		schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomeTimeout,
 		schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension, schema.OutcomeNoUTMetadata,
 		schema.OutcomeRejected, schema.OutcomeHashMismatch, schema.OutcomeInvalidMetadata,
-		schema.OutcomeTooLarge, schema.OutcomeLocalError,
+		schema.OutcomeTooLarge, schema.OutcomeLocalError, schema.OutcomePeerLacksTorrent,
 	}
 }
 
@@ -32,7 +32,8 @@ func KindOf(c string) Kind {
 	switch c {
 	case schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomeTimeout:
 		return KindSwarm
-	case schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension, schema.OutcomeNoUTMetadata, schema.OutcomeRejected:
+	case schema.OutcomeHandshakeFailed, schema.OutcomePeerLacksTorrent, schema.OutcomeNoExtension,
+		schema.OutcomeNoUTMetadata, schema.OutcomeRejected:
 		return KindPeer
 	case schema.OutcomeHashMismatch, schema.OutcomeInvalidMetadata:
 		return KindBadMetadata

@@ -27,11 +27,14 @@
 //   - swarm (no_peers, connect_failed, timeout): the swarm is unreachable;
 //     every failure counts and moves one step along the class's backoff
 //     schedule (default +30m, +2h, +8h, +1d, +7d, then +30d for ever).
-//   - peer (handshake_failed, no_extension, no_ut_metadata, rejected): one
-//     endpoint misbehaved; it is penalised (PenalizePeer) and the hash is
-//     retried soon (Policy.RetrySoon) with other peers. A second soft failure
-//     in a row means every reachable peer is bad: the hash then moves along
-//     its schedule like a swarm failure.
+//   - peer (handshake_failed, peer_lacks_torrent, no_extension,
+//     no_ut_metadata, rejected): one endpoint misbehaved; it is penalised
+//     (PenalizePeer) and the hash is retried soon (Policy.RetrySoon) with
+//     other peers. A second soft failure in a row means every reachable
+//     peer is bad: the hash then moves along its schedule like a swarm
+//     failure. peer_lacks_torrent (the peer does not serve this hash) is
+//     scheduled alike but never penalises the endpoint, which may serve
+//     other hashes: the policy refuses a peer_penalty.base for it.
 //   - bad metadata (hash_mismatch, invalid_metadata): retried soon with
 //     another peer; only repeats from distinct sources earn the long delay
 //     of Policy.BadMetadata.

@@ -42,6 +42,9 @@ func TestPenalizePeer(t *testing.T) {
 			prev:   &schema.PeerPenalty{Addr: addr, Class: "hash_mismatch", Until: t0 + 7*day, Failures: 1, LastAt: t0},
 			wantOK: true, wantUntil: t0 + 7*day, wantFailures: 1, wantClass: "hash_mismatch"},
 		{name: "no_peers is not a peer failure", class: "no_peers", at: t0, wantOK: false},
+		// The peer does not serve this one hash: the endpoint is not
+		// penalised for the hashes it does serve.
+		{name: "peer_lacks_torrent penalises no endpoint", class: "peer_lacks_torrent", at: t0, wantOK: false},
 		{name: "too_large penalises the peer that claimed it", class: "too_large", at: t0, wantOK: true,
 			wantUntil: t0 + 7*day, wantFailures: 1, wantClass: "too_large"},
 		{name: "local_error is not a peer failure", class: "local_error", at: t0, wantOK: false},

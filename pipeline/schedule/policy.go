@@ -59,7 +59,9 @@ type BadMetadataRule struct {
 // PeerPenaltyRule: an endpoint failing with class c is skipped until
 // at + Base[c]·Factor^(failures-1), at most Max. A penalty that expired
 // more than Forget ago is forgotten (failures start again at 1). Classes
-// missing from Base, or given "0", do not penalise the endpoint.
+// missing from Base, or given "0", do not penalise the endpoint;
+// peer_lacks_torrent (a fact about one hash) and no_peers may not be
+// given one.
 type PeerPenaltyRule struct {
 	Base   map[string]Duration `json:"base"`
 	Factor float64             `json:"factor"`
@@ -176,7 +178,7 @@ func Default() Policy {
 			Classes: []string{
 				schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomeTimeout,
 				schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension,
-				schema.OutcomeNoUTMetadata, schema.OutcomeRejected,
+				schema.OutcomeNoUTMetadata, schema.OutcomeRejected, schema.OutcomePeerLacksTorrent,
 			},
 			DormantAfter: Duration(12 * time.Hour),
 			MinInterval:  Duration(7 * Day),

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -215,6 +217,8 @@ func TestParseErrors(t *testing.T) {
 		{"negative seed", `{"seed": -1}`, "seed: want a non-negative integer"},
 		{"sources", `{"bad_metadata": {"sources": 0}}`, "bad_metadata.sources: must be at least 1"},
 		{"penalty class", `{"peer_penalty": {"base": {"no_peers": "1h"}}}`, "peer_penalty.base.no_peers: no_peers is not a failure of one peer"},
+		{"per-hash class", `{"peer_penalty": {"base": {"peer_lacks_torrent": "1h"}}}`,
+			"peer_penalty.base.peer_lacks_torrent: peer_lacks_torrent is a fact about one hash, not a failure of the endpoint"},
 		{"factor", `{"peer_penalty": {"factor": 0.5}}`, "peer_penalty.factor"},
 		// The classes are a set, kept sorted: an index would name the
 		// sorted position, not the one written, so the value is named.
@@ -308,5 +312,30 @@ func TestPolicyWithoutTooLargePenaltyLoads(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"peer_penalty": {"base": {"too_large": "1d"}}}`), "new"); err != nil {
 		t.Errorf("peer_penalty.base.too_large refused: %v", err)
+	}
+}
+
+// TestPolicyBeforePeerLacksTorrentLoads: a policy file written before the
+// class peer_lacks_torrent existed (the default of then) still loads, and
+// the class takes the default schedule, is peer-level and penalises no
+// endpoint.
+func TestPolicyBeforePeerLacksTorrentLoads(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "policy_before_peer_lacks_torrent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse(b, "old")
+	if err != nil {
+		t.Fatalf("an older policy file no longer loads: %v", err)
+	}
+	const c = schema.OutcomePeerLacksTorrent
+	if got := time.Duration(p.Delay(c, 0)); got != 30*time.Minute {
+		t.Errorf("backoff.%s[0] = %v, want the default 30m", c, got)
+	}
+	if KindOf(c) != KindPeer {
+		t.Errorf("%s is %v, want peer", c, KindOf(c))
+	}
+	if _, ok := p.PeerPenalty.Base[c]; ok {
+		t.Errorf("peer_penalty.base has %s", c)
 	}
 }

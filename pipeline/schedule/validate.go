@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // FieldError is a policy value that fails validation, named by its JSON
@@ -115,8 +117,12 @@ func (p Policy) validatePeerPenalty() error {
 		switch k := KindOf(c); {
 		case k == KindUnknown:
 			return fieldErr(path, "unknown failure class")
-		case k == KindLocal || c == "no_peers":
+		case k == KindLocal || c == schema.OutcomeNoPeers:
 			return fieldErr(path, "%s is not a failure of one peer", c)
+		case c == schema.OutcomePeerLacksTorrent:
+			// The peer does not serve one hash: penalising the endpoint
+			// would skip it for the hashes it serves.
+			return fieldErr(path, "%s is a fact about one hash, not a failure of the endpoint", c)
 		}
 		if d := r.Base[c]; d < 0 || time.Duration(d) > maxDuration {
 			return fieldErr(path, "penalty must be between 0 (none) and 100 years, got %s", d)

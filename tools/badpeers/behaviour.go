@@ -6,17 +6,21 @@ type Behaviour string
 // The behaviours, each with the fetch outcome it causes when it is a
 // hash's only peer.
 const (
-	Good         Behaviour = "good"           // serves the torrents added to it: ok
-	Refuse       Behaviour = "refuse"         // refuses TCP connections: connect_failed
-	WrongHash    Behaviour = "wrong_hash"     // handshakes for another infohash: handshake_failed
-	Close        Behaviour = "close"          // reads the handshake and closes: handshake_failed
-	NoExtension  Behaviour = "no_extension"   // handshake without the BEP 10 bit: no_extension
-	NoUTMetadata Behaviour = "no_ut_metadata" // BEP 10 without ut_metadata: no_ut_metadata
-	Reject       Behaviour = "reject"         // rejects every metadata request: rejected
-	WrongTorrent Behaviour = "wrong_torrent"  // serves another torrent's metadata: hash_mismatch
-	TooLarge     Behaviour = "too_large"      // announces metadata above the cap: too_large
-	Stall        Behaviour = "stall"          // accepts and never answers: timeout
-	Garbage      Behaviour = "garbage"        // answers requests with undecodable messages: invalid_metadata
+	Good      Behaviour = "good"       // serves the torrents added to it: ok
+	Refuse    Behaviour = "refuse"     // refuses TCP connections: connect_failed
+	WrongHash Behaviour = "wrong_hash" // handshakes for another infohash: peer_lacks_torrent
+	Close     Behaviour = "close"      // reads the handshake and closes: peer_lacks_torrent
+	// NotBitTorrent reads the handshake and answers with something that
+	// is no BitTorrent handshake: handshake_failed (the endpoint's fault,
+	// unlike a peer that only lacks the torrent).
+	NotBitTorrent Behaviour = "not_bittorrent"
+	NoExtension   Behaviour = "no_extension"   // handshake without the BEP 10 bit: no_extension
+	NoUTMetadata  Behaviour = "no_ut_metadata" // BEP 10 without ut_metadata: no_ut_metadata
+	Reject        Behaviour = "reject"         // rejects every metadata request: rejected
+	WrongTorrent  Behaviour = "wrong_torrent"  // serves another torrent's metadata: hash_mismatch
+	TooLarge      Behaviour = "too_large"      // announces metadata above the cap: too_large
+	Stall         Behaviour = "stall"          // accepts and never answers: timeout
+	Garbage       Behaviour = "garbage"        // answers requests with undecodable messages: invalid_metadata
 	// BadExtHandshake sends an undecodable BEP 10 extended handshake:
 	// handshake_failed (the peer's fault, not the metadata's).
 	BadExtHandshake Behaviour = "bad_ext_handshake"
@@ -25,7 +29,7 @@ const (
 // Behaviours lists every behaviour, Good first.
 func Behaviours() []Behaviour {
 	return []Behaviour{Good, Refuse, WrongHash, Close, NoExtension, NoUTMetadata, Reject,
-		WrongTorrent, TooLarge, Stall, Garbage, BadExtHandshake}
+		WrongTorrent, TooLarge, Stall, Garbage, BadExtHandshake, NotBitTorrent}
 }
 
 // Expect is the fetch outcome (a schema.Outcome* value) of a job whose
@@ -36,7 +40,9 @@ func (b Behaviour) Expect() string {
 		return "ok"
 	case Refuse:
 		return "connect_failed"
-	case WrongHash, Close, BadExtHandshake:
+	case WrongHash, Close:
+		return "peer_lacks_torrent"
+	case BadExtHandshake, NotBitTorrent:
 		return "handshake_failed"
 	case NoExtension:
 		return "no_extension"

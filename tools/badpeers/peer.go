@@ -160,6 +160,9 @@ func (p *Peer) serve(c net.Conn) {
 	switch p.behaviour {
 	case Close:
 		return
+	case NotBitTorrent:
+		_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"))
+		return
 	case Stall:
 		_, _ = io.Copy(io.Discard, r)
 		return
