@@ -251,7 +251,8 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	// A full v2 hash whose first 20 bytes are h says h is a truncated
 	// v2 hash, whatever hash_type said (or with no hash_type column). One
 	// that is not h's is not kept: h is the DHT key, and keeping either
-	// would make the state depend on the order of the inputs.
+	// would make the state depend on the order of the inputs. (The
+	// readers refuse such a row as bad input: this only guards them.)
 	if len(v2) == 32 && [20]byte(v2[:20]) != *h {
 		v2 = nil
 	}

@@ -108,6 +108,9 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 		{"info_hash_v2 not the 32-byte info_hash", put("v2.parquet", writeRowsBytes(t, dir, []blobMicros{
 			{InfoHash: bytes.Repeat([]byte{1}, 32), InfoHashV2: bytes.Repeat([]byte{2}, 32), ObservedAt: at * 1000}})),
 			"row 0: info_hash_v2 differs from the row's 32-byte info_hash 0101"},
+		{"info_hash_v2 not the 20-byte info_hash's", put("v2short.parquet", writeRowsBytes(t, dir, []blobMicros{
+			{InfoHash: bytes.Repeat([]byte{1}, 20), InfoHashV2: bytes.Repeat([]byte{2}, 32), ObservedAt: at * 1000}})),
+			"row 0: info_hash_v2 0202"},
 		{"fetch's results", put("results.parquet", writeRowsBytes(t, dir, []schema.Result{{InfoHash: schema.Hash{1}, HashType: schema.HashV1,
 			AttemptedAt: at, Outcome: schema.OutcomeNoPeers}})),
 			`missing column "observed_at" (is it results? dedup takes observations or a hash list)`},

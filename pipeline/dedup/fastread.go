@@ -106,7 +106,8 @@ type rgBuf struct {
 	hasV2  []uint64               // bit per row: has an entry in v2 (a map lookup per row cost 3%)
 	long   []uint64               // bit per row: info_hash was a 32-byte (v2) hash
 	long32 [][32]byte             // those rows' info_hash, which info_hash_v2 must repeat (made on the first)
-	badV2  int                    // first row whose info_hash_v2 is not its 32-byte info_hash, -1 if none
+	badV2  int                    // first row whose info_hash_v2 is not its info_hash's, -1 if none
+	badV2h [32]byte               // that row's info_hash_v2
 
 	readers []*colReader // the row group's columns being decoded
 }
@@ -335,7 +336,10 @@ func (r *rgBuf) typeLongHashes() {
 func (r *rgBuf) checkRows(n int, first int64, f *future) error {
 	for k := range n {
 		if k == r.badV2 {
-			return v2DiffersError(first+int64(k), r.long32[k][:])
+			if r.long[k>>6]&(1<<(k&63)) != 0 {
+				return v2DiffersError(first+int64(k), r.long32[k][:])
+			}
+			return v2NotOfHashError(first+int64(k), r.hashes[k], r.badV2h[:])
 		}
 		if r.typ[k] == 0 {
 			r.typ[k] = schema.HashV1
@@ -367,12 +371,14 @@ func (r *rgBuf) putHash(row int, h []byte) {
 
 // putV2 sets row's full v2 hash from its info_hash_v2 column, read after
 // info_hash. A row whose info_hash was a 32-byte hash gave its full v2
-// hash already; an info_hash_v2 that is another one is bad input, which
-// checkRows reports (the column readers cannot fail a row).
+// hash already, and a 20-byte info_hash is the first 20 bytes of its full
+// v2 hash (the DHT's key): an info_hash_v2 that is another hash is bad
+// input, which checkRows reports (the column readers cannot fail a row).
 func (r *rgBuf) putV2(row int, h []byte) {
-	if r.long[row>>6]&(1<<(row&63)) != 0 && [32]byte(h) != r.long32[row] {
+	long := r.long[row>>6]&(1<<(row&63)) != 0
+	if (long && [32]byte(h) != r.long32[row]) || (!long && [20]byte(h[:20]) != r.hashes[row]) {
 		if r.badV2 < 0 {
-			r.badV2 = row
+			r.badV2, r.badV2h = row, [32]byte(h)
 		}
 		return
 	}
@@ -383,6 +389,12 @@ func (r *rgBuf) putV2(row int, h []byte) {
 // and info_hash_v2 are two different v2 hashes.
 func v2DiffersError(row int64, h []byte) error {
 	return fmt.Errorf("row %d: info_hash_v2 differs from the row's 32-byte info_hash %x", row, h)
+}
+
+// v2NotOfHashError is the bad input of row row, whose info_hash_v2 v2
+// does not start with its 20-byte info_hash h: two different hashes.
+func v2NotOfHashError(row int64, h schema.Hash, v2 []byte) error {
+	return fmt.Errorf("row %d: info_hash_v2 %x does not start with the row's info_hash %x", row, v2, h)
 }
 
 // reset makes rows [0, n) empty: no hash type, the source of rows

@@ -228,6 +228,9 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	}
 	switch len(o.InfoHash) {
 	case 20:
+		if len(o.InfoHashV2) == 32 && !bytes.Equal(o.InfoHashV2[:20], o.InfoHash) {
+			return v2NotOfHashError(row, schema.Hash(o.InfoHash), o.InfoHashV2)
+		}
 	case 32:
 		if len(o.InfoHashV2) == 0 {
 			o.InfoHashV2 = o.InfoHash

@@ -220,22 +220,33 @@ func TestArrowWideHashType(t *testing.T) {
 	}
 }
 
-// TestV2DiffersFromLongHash: a row whose info_hash is a 32-byte v2 hash
-// and whose info_hash_v2 is another (in its last byte, or whole) is bad
-// input named by row, in plain and dictionary pages, text columns and
-// Arrow streams, through the column and the row readers; the column
-// readers took the info_hash_v2 or dropped it. Rows where both agree are
-// read.
-func TestV2DiffersFromLongHash(t *testing.T) {
+// TestV2NotTheRowsHash: a row whose info_hash_v2 is not its info_hash's
+// full v2 hash is bad input named by row, in plain and dictionary pages,
+// text columns and Arrow streams, through the column and the row
+// readers: with a 32-byte info_hash, another 32 bytes (in its last byte,
+// or whole); with a 20-byte one, 32 bytes that do not start with it (the
+// DHT key is a v2 hash's first 20 bytes). The column readers took the
+// other info_hash_v2 or dropped it, and every reader dropped the one that
+// did not start with a 20-byte info_hash, keeping the row. Rows where
+// both agree are read.
+func TestV2NotTheRowsHash(t *testing.T) {
 	long := bytes.Repeat([]byte{0x5a}, 32)
 	hx := fmt.Sprintf("%x", long)
 	defer func() { fastPath = true }()
 	for _, other := range []struct {
 		name string
+		hash []byte // the bad row's info_hash: long, or its first 20 bytes
 		v2   []byte
+		want string // the error after "row N: "
 	}{
-		{"last byte", append(bytes.Clone(long[:31]), 0x5b)},
-		{"whole", bytes.Repeat([]byte{0x6b}, 32)},
+		{"32 bytes, last byte", long, append(bytes.Clone(long[:31]), 0x5b),
+			"info_hash_v2 differs from the row's 32-byte info_hash " + hx},
+		{"32 bytes, whole", long, bytes.Repeat([]byte{0x6b}, 32),
+			"info_hash_v2 differs from the row's 32-byte info_hash " + hx},
+		{"20 bytes, another hash", long[:20], bytes.Repeat([]byte{0x6b}, 32),
+			fmt.Sprintf("info_hash_v2 %x does not start with the row's info_hash %s", bytes.Repeat([]byte{0x6b}, 32), hx[:40])},
+		{"20 bytes, byte 19", long[:20], append(append(bytes.Clone(long[:19]), 0x5b), long[20:]...),
+			fmt.Sprintf("info_hash_v2 %s5b%s does not start with the row's info_hash %s", hx[:38], hx[40:], hx[:40])},
 	} {
 		at := t0.UnixMilli()
 		plain := make([]blobMicros, 5000)
@@ -251,19 +262,17 @@ func TestV2DiffersFromLongHash(t *testing.T) {
 				text[i].InfoHash, text[i].InfoHashV2 = hx, hx
 			}
 		}
-		plain[4322] = blobMicros{InfoHash: long, InfoHashV2: other.v2, ObservedAt: at * 1000}
-		dict[4322] = blobNanosDict{InfoHash: long, InfoHashV2: other.v2, ObservedAt: at * 1_000_000}
-		text[4322] = textObs{InfoHash: hx, InfoHashV2: fmt.Sprintf("%x", other.v2), ObservedAt: at}
+		plain[4322] = blobMicros{InfoHash: other.hash, InfoHashV2: other.v2, ObservedAt: at * 1000}
+		dict[4322] = blobNanosDict{InfoHash: other.hash, InfoHashV2: other.v2, ObservedAt: at * 1_000_000}
+		text[4322] = textObs{InfoHash: fmt.Sprintf("%x", other.hash), InfoHashV2: fmt.Sprintf("%x", other.v2), ObservedAt: at}
 		dir := t.TempDir()
-		want := func(row int) string {
-			return fmt.Sprintf("dedup: in: row %d: info_hash_v2 differs from the row's 32-byte info_hash %s", row, hx)
-		}
+		want := func(row int) string { return fmt.Sprintf("dedup: in: row %d: %s", row, other.want) }
 		tests := []struct{ name, path, want string }{
 			{"plain", writeRows(t, filepath.Join(dir, "a.parquet"), plain), want(4322)},
 			{"dictionary", writeRows(t, filepath.Join(dir, "b.parquet"), dict), want(4322)},
 			{"text", writeRows(t, filepath.Join(dir, "c.parquet"), text), want(4322)},
-			{"Arrow", v2Arrow(t, dir, false, long, other.v2), want(242)},
-			{"Arrow utf8", v2Arrow(t, dir, true, long, other.v2), want(242)},
+			{"Arrow", v2Arrow(t, dir, false, long, other.hash, other.v2), want(242)},
+			{"Arrow utf8", v2Arrow(t, dir, true, long, other.hash, other.v2), want(242)},
 		}
 		for _, tt := range tests {
 			for _, fast := range []bool{true, false} {
@@ -290,9 +299,9 @@ func TestV2DiffersFromLongHash(t *testing.T) {
 
 // v2Arrow writes an Arrow stream of 3 batches of 100 rows whose every
 // third info_hash is the 32-byte hash long with info_hash_v2 the same,
-// and whose row 242 has info_hash long and info_hash_v2 other; hashes are
+// and whose row 242 has info_hash bad and info_hash_v2 other; hashes are
 // binary, or hex text (utf8); it returns the file.
-func v2Arrow(t *testing.T, dir string, text bool, long, other []byte) string {
+func v2Arrow(t *testing.T, dir string, text bool, long, bad, other []byte) string {
 	t.Helper()
 	typ := arrow.BinaryTypes.Binary
 	if text {
@@ -317,7 +326,7 @@ func v2Arrow(t *testing.T, dir string, text bool, long, other []byte) string {
 	for i := range 300 {
 		switch {
 		case i == 242:
-			put(rb.Field(0), long)
+			put(rb.Field(0), bad)
 			put(rb.Field(1), other)
 		case i%3 == 0:
 			put(rb.Field(0), long)
