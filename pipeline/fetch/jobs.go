@@ -182,6 +182,10 @@ func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error)) func([]jobRow
 				return i, bad
 			}
 			buf[i] = jobRow{InfoHash: h, jobFields: tmp[i].jobFields}
+			if v2 := tmp[i].InfoHashV2; typ != 0 && len(v2) != 0 && !bytes.Equal(v2, tmp[i].InfoHash) {
+				bad = fmt.Errorf("%s: row %d: info_hash_v2 differs from the row's 32-byte info_hash %x", jr.name, jr.n+int64(i), tmp[i].InfoHash)
+				return i, bad
+			}
 			if typ != 0 {
 				buf[i].HashType = typ
 				buf[i].InfoHashV2 = tmp[i].InfoHash // the full v2 hash (rowio allocates it anew each Read)
@@ -265,6 +269,21 @@ func peerAddrError(addr string) error {
 	return fmt.Errorf("%q is not a peer endpoint (HOST:PORT, port 1-65535, no space)", addr)
 }
 
+// jobV2Error says why a job's info_hash_v2 is not a full v2 hash of its
+// info_hash (32 bytes, the first 20 of them info_hash): such a job names
+// two hashes, and fetch would not know which to verify.
+func jobV2Error(j *jobRow) error {
+	switch v2 := j.InfoHashV2; {
+	case len(v2) == 0:
+		return nil
+	case len(v2) != 32:
+		return fmt.Errorf("info_hash_v2 has %d bytes, want 32", len(v2))
+	case !bytes.Equal(v2[:20], j.InfoHash[:]):
+		return fmt.Errorf("info_hash_v2 %x does not start with the row's info_hash %x", v2, j.InfoHash)
+	}
+	return nil
+}
+
 // errClosed is what Read returns after Close.
 var errClosed = errors.New("jobs input closed")
 
@@ -296,10 +315,15 @@ func (r *jobReader) Read(buf []jobRow) (int, error) {
 }
 
 // checkPeers cuts the *n rows read into buf before the first whose peers
-// are bad, making *err (and every later Read's) the error naming it.
+// or info_hash_v2 are bad, making *err (and every later Read's) the error
+// naming it.
 func (r *jobReader) checkPeers(buf []jobRow, n *int, err *error) {
 	for i := range buf[:*n] {
-		if perr := jobPeersError(buf[i].Peers); perr != nil {
+		perr := jobPeersError(buf[i].Peers)
+		if perr == nil {
+			perr = jobV2Error(&buf[i])
+		}
+		if perr != nil {
 			r.bad = fmt.Errorf("%s: row %d: %w", r.name, r.n+int64(i), perr)
 			*n, *err = i, r.bad
 			return

@@ -309,6 +309,13 @@ func checkResult(r *schema.Result) error {
 	if r.AttemptedAt <= 0 {
 		return fmt.Errorf("%s: attempted_at is missing", h)
 	}
+	// A full v2 hash starts with its 20-byte key, the info_hash: one that
+	// does not names another hash, and the row contradicts itself.
+	if v2 := r.InfoHashV2; len(v2) != 0 && len(v2) != 32 {
+		return fmt.Errorf("%s: info_hash_v2 has %d bytes, want 32", h, len(v2))
+	} else if len(v2) == 32 && !bytes.Equal(v2[:20], r.InfoHash[:]) {
+		return fmt.Errorf("%s: info_hash_v2 %x does not start with the row's info_hash", h, v2)
+	}
 	if r.Outcome == schema.OutcomeOK && !verified(r) {
 		return fmt.Errorf("%s: outcome ok but info_bytes do not hash to the infohash", h)
 	}
