@@ -19,7 +19,9 @@
 // An ok result makes the hash fetched and its verified metadata goes to
 // DIR/torrents/current/prefix=XX/. A failure goes through the retry policy
 // (schedule.ApplyFailure); the endpoints that failed go to DIR/peers/
-// (schedule.PenalizePeer) and to the hash's avoid_peers, which, once a
+// (schedule.PenalizePeer; not one that only lacked the torrent,
+// peer_lacks_torrent, a fact about that hash) and to the hash's
+// avoid_peers, which, once a
 // peer served the hash bad metadata or claimed it too large, hold those
 // sources only, until the next success, however long ago their penalties
 // ended: each distinct source counts once in bad_metadata. While a state
