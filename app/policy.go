@@ -27,8 +27,9 @@ func policyCommand() *cli.Command {
 		Description: `The policy is read by every stage that schedules: dedup (reactivation),
 plan-retries and merge. A dataset without DIR/policy.json uses (and "show"
 prints) the documented defaults; "set" writes the whole file atomically.
-Each commit records the policy it ran under, and --hash prints the
-fingerprint that manifests carry.
+Each commit records the policy it ran under (a writer running as "set"
+replaces it re-applies its work under the new one), and --hash prints
+the fingerprint that manifests carry.
 
 PATH is the setting's JSON path as errors name it (backoff.no_peers,
 backoff.no_peers[2], peer_penalty.base.rejected); an unknown PATH is

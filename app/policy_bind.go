@@ -34,16 +34,31 @@ func loadPolicy(dir string) (schedule.Policy, error) {
 }
 
 // bindPolicy gives dedup the scheduler's reactivation rule and the
-// policy's activity half-life (unless --half-life overrides it).
+// policy's activity half-life (unless --half-life overrides it), and has
+// each of dedup's tries bind them again to the policy its transaction
+// began with (after a "policy set", a re-applied try runs under the new
+// one).
 func bindPolicy(dir string, o *dedup.Options, halfLifeSet bool) error {
 	p, err := loadPolicy(dir)
 	if err != nil {
 		return err
 	}
+	bindTo(o, p, halfLifeSet)
+	o.BindPolicy = func(o *dedup.Options, tx *dataset.Tx) error {
+		p, err := schedule.Of(tx)
+		if err != nil {
+			return exitcode.BadInput(err)
+		}
+		bindTo(o, p, halfLifeSet)
+		return nil
+	}
+	return nil
+}
+
+func bindTo(o *dedup.Options, p schedule.Policy, halfLifeSet bool) {
 	o.Reactivate = func(st *schema.State, at int64) bool { return schedule.Reactivate(p, st, at) }
 	o.Policy = p.JSON()
 	if !halfLifeSet {
 		o.HalfLife = time.Duration(p.Plan.ActivityHalfLife)
 	}
-	return nil
 }

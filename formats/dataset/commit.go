@@ -14,9 +14,10 @@ import (
 )
 
 // Commit publishes the transaction as the next snapshot. It holds the
-// writer lock only for the publish step. If another writer committed
-// since Begin, it returns ErrConflict and the caller re-applies its work
-// on the new base (or gives up with the locked exit status). An error
+// writer lock only for the publish step. If another writer committed since Begin, or DIR/policy.json changed since
+// Begin under a transaction that records its policy (SetPolicy), it
+// returns ErrConflict and the caller re-applies its work on the new base
+// (or gives up with the locked exit status). An error
 // with a nil manifest committed nothing; an *AfterCommitError comes with
 // the committed manifest: a step after the commit point failed.
 func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err error) {
@@ -38,6 +39,9 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 	}
 	if cur.Snapshot != tx.base.Snapshot {
 		return nil, fmt.Errorf("dataset: %s: snapshot %d became %d: %w", tx.d.Dir, tx.base.Snapshot, cur.Snapshot, ErrConflict)
+	}
+	if err := tx.checkPolicy(); err != nil {
+		return nil, err
 	}
 	next := tx.next
 	next.Snapshot = tx.base.Snapshot + 1

@@ -28,6 +28,10 @@ type Tx struct {
 	owner  *os.File
 	staged map[string]bool // staging-relative paths of files this tx wrote
 	dirty  map[string]bool // tables changed
+	// policy is DIR/policy.json as Begin read it (PolicyFile); once
+	// SetPolicy records a policy, Commit checks the file still holds it.
+	policy     policyRead
+	usesPolicy bool
 }
 
 // Begin starts a transaction on the current snapshot.
@@ -44,7 +48,7 @@ func (d *Dataset) Begin() (*Tx, error) {
 		return nil, err
 	}
 	return &Tx{d: d, base: base, next: base.clone(), stage: stage, owner: owner,
-		staged: map[string]bool{}, dirty: map[string]bool{}}, nil
+		staged: map[string]bool{}, dirty: map[string]bool{}, policy: readPolicy(d.Dir)}, nil
 }
 
 // Base is the snapshot the transaction started from.
@@ -139,8 +143,13 @@ func (tx *Tx) table(name string) *Table {
 // AddApplied records an input in the ledger.
 func (tx *Tx) AddApplied(a Applied) { tx.next.Applied = append(tx.next.Applied, a) }
 
-// SetPolicy records the policy in force.
-func (tx *Tx) SetPolicy(raw []byte) { tx.next.Policy = append([]byte(nil), raw...) }
+// SetPolicy records the policy in force: the one the transaction's work
+// ran under, read from PolicyFile. Commit then refuses (ErrConflict) to
+// publish it if DIR/policy.json changed since Begin.
+func (tx *Tx) SetPolicy(raw []byte) {
+	tx.next.Policy = append([]byte(nil), raw...)
+	tx.usesPolicy = true
+}
 
 // SetCursor sets cursor name of the next snapshot (see Manifest.Cursors):
 // it is published by this transaction's commit, or not at all.

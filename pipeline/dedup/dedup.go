@@ -40,6 +40,11 @@ type Options struct {
 	// whether the hash was reactivated.
 	Reactivate func(st *schema.State, observedAt int64) bool
 	Policy     []byte // the policy in force, recorded in the manifest
+	// BindPolicy, when set, sets Reactivate, Policy and HalfLife from the
+	// policy that tx works under (schedule.Of): Run calls it at every try,
+	// as the transaction begins, so that a try re-applied after a "policy
+	// set" (a conflict at commit) runs under the new policy.
+	BindPolicy func(o *Options, tx *dataset.Tx) error
 	// ProgressTo receives a progress bar (terminal) or periodic log lines.
 	ProgressTo io.Writer
 }
@@ -139,6 +144,13 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		if err != nil {
 			return st, err
 		}
+		if err := r.bindPolicy(tx); err != nil {
+			tx.Abort()
+			return st, err
+		}
+		if r.b != nil && r.b.halfLife != float64(r.o.HalfLife.Milliseconds()) {
+			aggregated = "" // aggregated under another half-life: read again
+		}
 		if sums != nil {
 			aggregated, err = r.readWhileChecksumming(ctx, tx.Base(), ins, sums, rows)
 			if err != nil {
@@ -200,8 +212,8 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		for _, in := range group {
 			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})
 		}
-		if o.Policy != nil {
-			tx.SetPolicy(o.Policy)
+		if r.o.Policy != nil {
+			tx.SetPolicy(r.o.Policy)
 		}
 		slog.Debug("dedup: partitions applied", "seconds", time.Since(phase).Seconds())
 		phase = time.Now()
@@ -253,6 +265,15 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		st.Seconds = time.Since(start).Seconds()
 		return st, nil
 	}
+}
+
+// bindPolicy binds the options to the policy tx works under
+// (Options.BindPolicy), if the run has a binder.
+func (r *runner) bindPolicy(tx *dataset.Tx) error {
+	if r.o.BindPolicy == nil {
+		return nil
+	}
+	return r.o.BindPolicy(&r.o, tx)
 }
 
 // afterCommit is the error of a run whose commit failed after the commit

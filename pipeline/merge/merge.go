@@ -160,11 +160,11 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
-	p, err := schedule.Load(d.Dir)
-	if err != nil {
+	// Read here for its errors only (bad input before stdin is spooled):
+	// each try merges under the policy its transaction began with.
+	if _, err := schedule.Load(d.Dir); err != nil {
 		return st, exitcode.BadInput(err)
 	}
-	st.PolicyHash = p.Hash()
 	ins, err := resolveInputs(d, o.Inputs, o.Stdin)
 	if err != nil {
 		return st, err
@@ -181,6 +181,12 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		if err != nil {
 			return st, err
 		}
+		p, err := schedule.Of(tx)
+		if err != nil {
+			tx.Abort()
+			return st, exitcode.BadInput(err)
+		}
+		st.PolicyHash = p.Hash()
 		pending, err := pendingInputs(d, tx.Base(), ins)
 		if err != nil {
 			tx.Abort()

@@ -53,11 +53,9 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	}
 	// A new dataset is announced once committed to: one that ends with
 	// nothing committed is removed again (app's newData).
-	p, err := schedule.Load(d.Dir)
-	if err != nil {
+	if _, err := schedule.Load(d.Dir); err != nil { // each try reads it again (schedule.Of)
 		return st, exitcode.BadInput(err)
 	}
-	st.PolicyHash = p.Hash()
 	om, err := od.Current()
 	if err != nil {
 		return st, fmt.Errorf("merge --from: %w", err)
@@ -74,6 +72,12 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		if err != nil {
 			return st, err
 		}
+		p, err := schedule.Of(tx)
+		if err != nil {
+			tx.Abort()
+			return st, exitcode.BadInput(err)
+		}
+		st.PolicyHash = p.Hash()
 		applied, err := d.AppliedAmong(tx.Base(), []string{id})
 		if err != nil {
 			tx.Abort()

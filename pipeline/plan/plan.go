@@ -114,29 +114,16 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	p, err := schedule.Load(d.Dir)
-	if err != nil {
+	// Read here for its errors only (bad input before a FIFO is opened):
+	// each try plans under the policy its transaction began with.
+	if _, err := schedule.Load(d.Dir); err != nil {
 		return st, exitcode.BadInput(err)
 	}
 	bl, err := schedule.LoadBlocklist(d.Dir)
 	if err != nil {
 		return st, exitcode.BadInput(err)
 	}
-	st.PolicyHash = p.Hash()
-	share := p.Plan.NewShare
-	if o.NewShare != nil {
-		share = *o.NewShare
-	}
-	lease := time.Duration(p.Plan.Lease)
-	if o.Lease > 0 {
-		lease = o.Lease
-	}
-	seed := p.Seed
-	if o.Seed != nil {
-		seed = *o.Seed
-	}
 	now := schema.Millis(o.Now)
-	coldBudget := coldReserve(o.Limit, p.Plan.ColdShare)
 
 	// A FIFO or device is opened once, after the dataset, its policy and
 	// blocklist are read (bad input says so at once) and before planning:
@@ -156,6 +143,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if err != nil {
 			return st, err
 		}
+		p, err := schedule.Of(tx)
+		if err != nil {
+			tx.Abort()
+			return st, exitcode.BadInput(err)
+		}
+		st.PolicyHash = p.Hash()
+		share, lease, seed, coldBudget := passSettings(p, o)
 		jobs, leases, avoid, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
 		if err != nil {
 			tx.Abort()
@@ -220,6 +214,24 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		return st, nil
 	}
+}
+
+// passSettings are the pass's new-hash share, lease, seed and cold-tier
+// reserve: the policy's, unless the options override them.
+func passSettings(p schedule.Policy, o Options) (share float64, lease time.Duration, seed uint64, coldBudget int) {
+	share = p.Plan.NewShare
+	if o.NewShare != nil {
+		share = *o.NewShare
+	}
+	lease = time.Duration(p.Plan.Lease)
+	if o.Lease > 0 {
+		lease = o.Lease
+	}
+	seed = p.Seed
+	if o.Seed != nil {
+		seed = *o.Seed
+	}
+	return share, lease, seed, coldReserve(o.Limit, p.Plan.ColdShare)
 }
 
 // finishJobs writes out the jobs file w before the commit (a variable for

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
 )
 
@@ -57,10 +58,40 @@ func LoadUnvalidated(dir string) (Policy, error) {
 	if err != nil {
 		return Policy{}, fmt.Errorf("policy: %s: %w", path, err)
 	}
+	return decodeFile(data, path)
+}
+
+// decodeFile is Decode of the policy file at path, whose first
+// maxPolicySize+1 bytes are data.
+func decodeFile(data []byte, path string) (Policy, error) {
 	if len(data) > maxPolicySize {
 		return Policy{}, fmt.Errorf("policy: %s: larger than %d bytes", path, maxPolicySize)
 	}
 	return Decode(data, path)
+}
+
+// Of reads and validates the policy that transaction tx works under:
+// DIR/policy.json as tx's Begin read it (Default if there was none), as
+// Load would have then. A stage that schedules reads it at every try,
+// after Begin, and records it with tx.SetPolicy(p.JSON()): the commit is
+// then a conflict, re-applied under the new policy, if "policy set"
+// replaced it meanwhile.
+func Of(tx *dataset.Tx) (Policy, error) {
+	path, data, err := tx.PolicyFile()
+	if err != nil {
+		return Policy{}, fmt.Errorf("policy: %w", err)
+	}
+	if data == nil {
+		return Default(), nil
+	}
+	p, err := decodeFile(data, path)
+	if err != nil {
+		return Policy{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Policy{}, fmt.Errorf("policy: %s: %w", path, err)
+	}
+	return p, nil
 }
 
 // Parse decodes and validates a policy; name labels errors. Fields left
