@@ -14,7 +14,8 @@ import (
 )
 
 // Commit publishes the transaction as the next snapshot. It holds the
-// writer lock only for the publish step. If another writer committed since Begin, or DIR/policy.json changed since
+// writer lock only for the publish step (or from Begin: BeginAttempt). If
+// another writer committed since Begin, or DIR/policy.json changed since
 // Begin under a transaction that records its policy (SetPolicy), it
 // returns ErrConflict and the caller re-applies its work on the new base
 // (or gives up with the locked exit status). An error
@@ -28,9 +29,14 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 	if err := tx.rollLedger(); err != nil {
 		return nil, tx.Moved(err)
 	}
-	l, err := acquireLock(ctx, tx.d.Dir, o.LockWait)
-	if err != nil {
-		return nil, err
+	// A transaction begun under the lock (BeginAttempt) publishes under
+	// it: flock on a second descriptor of LOCK would wait for this one.
+	l := tx.lock
+	tx.lock = nil
+	if l == nil {
+		if l, err = acquireLock(ctx, tx.d.Dir, o.LockWait); err != nil {
+			return nil, err
+		}
 	}
 	defer l.Release()
 	cur, err := tx.d.Current()

@@ -28,6 +28,9 @@ type Tx struct {
 	owner  *os.File
 	staged map[string]bool // staging-relative paths of files this tx wrote
 	dirty  map[string]bool // tables changed
+	// lock is the writer lock when the transaction holds it from Begin
+	// (BeginAttempt): Commit publishes under it, Abort releases it.
+	lock *Lock
 	// policy is DIR/policy.json as Begin read it (PolicyFile); once
 	// SetPolicy records a policy, Commit checks the file still holds it.
 	policy     policyRead
@@ -171,8 +174,11 @@ type CommitOptions struct {
 	// the wall clock, whatever a stage's --now (its logical clock) says.
 }
 
-// Abort discards the transaction's staged files.
+// Abort discards the transaction's staged files, and releases the
+// writer lock if it holds it (BeginAttempt).
 func (tx *Tx) Abort() {
+	tx.lock.Release()
+	tx.lock = nil
 	if tx.owner != nil {
 		tx.owner.Close()
 		tx.owner = nil
@@ -191,7 +197,9 @@ func (tx *Tx) DropBloom(table, key string) {
 }
 
 // MaxReapply is how many times a writer re-applies its work on a newer
-// snapshot before it gives up with the locked exit status.
+// snapshot before it gives up with the locked exit status (a writer that
+// may wait for the lock holds it from its HoldLockAfter-th try on, and
+// so never loses that many).
 const MaxReapply = 10
 
 // Reapply decides what a writer does with Commit's error on its

@@ -140,7 +140,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	st.Inputs = len(ins)
 	first := true
 	for attempt := 0; ; attempt++ {
-		tx, err := d.Begin()
+		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
 		if err != nil {
 			return st, err
 		}

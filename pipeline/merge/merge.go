@@ -177,7 +177,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	}
 	st.Inputs = len(ins)
 	for attempt := 0; ; attempt++ {
-		tx, err := d.Begin()
+		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
 		if err != nil {
 			return st, err
 		}

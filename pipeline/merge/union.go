@@ -68,7 +68,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	id := "dataset:" + hex.EncodeToString(sum[:])
 	st.Union.FromSnapshot = om.Snapshot
 	for attempt := 0; ; attempt++ {
-		tx, err := d.Begin()
+		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
 		if err != nil {
 			return st, err
 		}

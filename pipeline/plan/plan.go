@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		defer stream.Abort() // closes it on error; nothing after Close
 	}
 	for attempt := 0; ; attempt++ {
-		tx, err := d.Begin()
+		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
 		if err != nil {
 			return st, err
 		}
@@ -380,6 +380,7 @@ func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, l
 	}
 	if leased {
 		if err := WriteLeases(tx, leases); err != nil {
+			tx.Abort() // and the writer lock, if it holds it
 			return nil, err
 		}
 	}
