@@ -21,31 +21,53 @@ import (
 // Spool copies r durably into a new file with extension ext in the inbox
 // folder dir (DIR/inbox or a stage's sub-folder), so that input read from
 // a pipe survives a kill and can be applied by a later run. The file
-// appears under its final name only once complete.
+// appears under its final name only once complete. Its lock is dropped on
+// return: a run that applies the spool itself uses SpoolHeld.
 func Spool(dir, ext string, r io.Reader) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+	path, release, err := SpoolHeld(dir, ext, r)
+	if release != nil {
+		release()
 	}
-	path := filepath.Join(dir, NewName(ext))
-	// The lock is held while the copy runs and until the file has its
+	return path, err
+}
+
+// SpoolHeld is Spool for the run that applies the spool: the spool's
+// lock, held from its creation, is still held on return, so that another
+// run starting meanwhile does not take the spool for a dead run's
+// leftover (ClaimLeftover) and apply it too. The caller calls release
+// once it has committed the spool (and removed it) or given it up; on
+// error release is nil.
+func SpoolHeld(dir, ext string, r io.Reader) (path string, release func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	path = filepath.Join(dir, NewName(ext))
+	// The lock is held while the copy runs and after the file has its
 	// final name (the kernel drops it if this process dies): Salvage
-	// leaves a locked spool alone. It is taken through a handle of its
-	// own, which outlives the writing one (Commit closes that before the
-	// rename).
+	// leaves a locked spool alone, and so does a run looking for
+	// leftovers. It is taken through a handle of its own, which outlives
+	// the writing one (Commit closes that before the rename).
 	f, lk, err := fsutil.CreateLocked(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	defer lk.Close()
+	defer func() {
+		if err != nil {
+			lk.Close()
+		}
+	}()
 	w := &spoolWriter{f: f}
 	if _, err := io.Copy(w, r); err != nil {
 		if w.err != nil {
-			return "", keepWritten(f, dir, err)
+			return "", nil, keepWritten(f, dir, err)
 		}
 		f.Abort()
-		return "", err
+		return "", nil, err
 	}
-	return path, f.Commit()
+	if err := f.Commit(); err != nil {
+		return "", nil, err
+	}
+	return path, func() { lk.Close() }, nil
 }
 
 // spoolWriter writes to a spool and remembers a failed write, to tell it
@@ -189,8 +211,8 @@ func salvage(dir, path, ext string) (string, error) {
 		return "", err
 	}
 	// The lock is free, but the writer may have finished between the
-	// open and the lock (Spool's lock goes with its handle, closed just
-	// before the rename): a file no longer at path is a committed spool.
+	// open and the lock (its lock outlives the rename, but not its run):
+	// a file no longer at path is a committed spool.
 	if held, err := f.Stat(); err != nil {
 		return "", err
 	} else if now, err := os.Stat(path); err != nil || !os.SameFile(held, now) {

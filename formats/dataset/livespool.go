@@ -22,7 +22,10 @@ import (
 // commit anything it read from it before then; a kill before that leaves
 // a temporary spool that Salvage recovers, and a failed write (a full
 // disk) sets what was written aside as Salvage would (Wait's error says
-// where).
+// where). The spool stays locked until Close, after its rename too: the
+// run that spooled it closes it once it has committed it or given it up,
+// and a run looking for leftovers meanwhile leaves it alone
+// (ClaimLeftover).
 type LiveSpool struct {
 	path string   // the final path
 	rf   *os.File // a read-only handle on the file, valid across the rename

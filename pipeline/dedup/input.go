@@ -56,6 +56,11 @@ type input struct {
 	// copied. Both nil for files.
 	live *dataset.LiveSpool
 	sum  *xxh3.Hasher
+	// release drops the lock the run holds on a spool in the inbox,
+	// its own (from its creation) or a leftover it took
+	// (dataset.ClaimLeftover), once it has committed it or given it up
+	// (settleLive); nil for other inputs.
+	release func()
 }
 
 // resolveInputs expands folders, spools stdin into the inbox and picks up
@@ -127,8 +132,9 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 			out = append(out, in)
 		}
 	}
-	// Spooled input of earlier runs that died before applying it. What a
-	// run killed while spooling had read is set aside (dataset.Salvage).
+	// Spooled input of earlier runs that died before applying it (not
+	// those of live runs: dataset.ClaimLeftover). What a run killed while
+	// spooling had read is set aside (dataset.Salvage).
 	if _, err := dataset.Salvage(inbox, ".spool"); err != nil {
 		return out, fmt.Errorf("dedup: %w", err)
 	}
@@ -142,13 +148,24 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		if containsPath(out, p) {
 			continue
 		}
+		// A live run's spool (its own run applies it) or a leftover
+		// another run is applying is locked: left alone.
+		release, ok, err := dataset.ClaimLeftover(p)
+		if err != nil {
+			slog.Warn("dedup: a leftover in the inbox cannot be locked; left for a later run", "file", p, "err", err)
+			continue
+		}
+		if !ok {
+			continue
+		}
 		in, err := probe(p, "leftover "+filepath.Join("inbox", e.Name()))
 		if err != nil {
 			// A leftover that cannot be read must not block new input forever.
 			dataset.SetAside(p)
+			release()
 			continue
 		}
-		in.inbox = true
+		in.inbox, in.release = true, release
 		out = append(out, in)
 	}
 	return out, nil

@@ -42,25 +42,31 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (in
 		who = label // an empty spool is not kept (setAside): name the stream
 	}
 	kind, kerr := kindOf(head[:n], who)
+	// The spool stays locked until the run has committed it or given it
+	// up (settleLive), so that no other run applies it as a leftover.
+	release := func() { ls.Close() }
 	if kerr == nil && kind != kindParquet && ctx.Err() == nil {
-		return input{name: name, path: ls.Path(), kind: kind, inbox: true, spooled: label, live: ls, sum: sum}, nil
+		return input{name: name, path: ls.Path(), kind: kind, inbox: true, spooled: label, live: ls, sum: sum, release: release}, nil
 	}
 	err = ls.Wait(ctx)
-	ls.Close()
 	if ctx.Err() != nil {
+		release()
 		return input{}, ctx.Err() // what was read is Salvage's
 	}
 	if err != nil {
+		release()
 		return input{}, fmt.Errorf("dedup: %s: %w", label, err)
 	}
 	if kerr != nil {
+		defer release()
 		return input{}, setAside(input{path: ls.Path(), inbox: true}, kerr)
 	}
 	in, err := probe(ls.Path(), name)
 	if err != nil {
+		defer release()
 		return input{}, setAside(input{path: ls.Path(), inbox: true}, err)
 	}
-	in.inbox, in.spooled = true, label
+	in.inbox, in.spooled, in.release = true, label, release
 	return in, nil
 }
 
@@ -78,15 +84,18 @@ func keptNote(err error, ins []input) error {
 
 // settleLive waits for the stdin spools among ins to end, so that what
 // stdin held is in the inbox when a run stops (for the next run to
-// apply), and releases their read handles. After an interrupt it does not
-// wait: a spool cut short is what Salvage is for.
+// apply), and releases their read handles and the locks the run holds
+// on its spools and on the leftovers it took: a run calls it once it has
+// committed them (and removed them) or given them up. After an interrupt
+// it does not wait: a spool cut short is what Salvage is for.
 func settleLive(ctx context.Context, ins []input) {
 	for _, in := range ins {
-		if in.live == nil {
-			continue
+		if in.live != nil {
+			in.live.Wait(ctx)
 		}
-		in.live.Wait(ctx)
-		in.live.Close()
+		if in.release != nil {
+			in.release()
+		}
 	}
 }
 

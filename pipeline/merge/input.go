@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,39 +40,50 @@ type input struct {
 	// spooled names the stream this run spooled the input from (stdin,
 	// or a pipe's path); "" for a file.
 	spooled string
+	// release drops the lock the run holds on a spool in the inbox,
+	// its own (from its creation) or a leftover it took
+	// (dataset.ClaimLeftover), once it has committed it or given it up
+	// (releaseAll); nil for other inputs.
+	release func()
 }
 
 // resolveInputs expands folders, spools stdin and picks up spooled input
-// that a killed run left behind.
-func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input, error) {
-	var out []input
+// that a killed run left behind. The run holds the lock of each spool
+// among the inputs until it calls releaseAll.
+func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []input, err error) {
 	inbox := d.Path(inboxDir)
+	defer func() {
+		if err != nil {
+			releaseAll(out)
+			out = nil
+		}
+	}()
 	for _, a := range args {
 		if a == "-" {
-			p, err := dataset.Spool(inbox, ".results", stdin)
+			p, release, err := dataset.SpoolHeld(inbox, ".results", stdin)
 			if err != nil {
-				return nil, fmt.Errorf("merge: stdin: %w", err)
+				return out, fmt.Errorf("merge: stdin: %w", err)
 			}
-			out = append(out, input{name: "stdin (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: "stdin"})
+			out = append(out, input{name: "stdin (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: "stdin", release: release})
 			continue
 		}
 		info, err := os.Stat(a)
 		if err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+			return out, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 		if fsutil.ReadOnce(info.Mode()) {
 			// An input is read twice (checksum, then rows): a pipe ("merge
 			// <(fetch ... -o -)") is spooled once, like stdin.
 			in, err := spoolPipe(inbox, a)
 			if err != nil {
-				return nil, err
+				return out, err
 			}
 			out = append(out, in)
 			continue
 		}
 		if !info.IsDir() {
 			if !info.Mode().IsRegular() {
-				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file", a))
+				return out, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file", a))
 			}
 			// A partial input set aside in the inbox is removed once
 			// applied, as a spool is: status lists it until then.
@@ -86,10 +98,10 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 			return err
 		})
 		if err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", a, err))
+			return out, exitcode.BadInput(fmt.Errorf("merge: %s: %w", a, err))
 		}
 		if len(files) == 0 {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: folder holds no .parquet files", a))
+			return out, exitcode.BadInput(fmt.Errorf("merge: %s: folder holds no .parquet files", a))
 		}
 		sort.Strings(files)
 		for _, p := range files {
@@ -97,9 +109,11 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 		}
 	}
 	// What a run killed while spooling had read is set aside
-	// (dataset.Salvage); every committed leftover is applied.
+	// (dataset.Salvage); every whole leftover is applied, unless a live
+	// run holds it: its own spool, or a leftover it applies
+	// (dataset.ClaimLeftover).
 	if _, err := dataset.Salvage(inbox, ".results"); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
+		return out, fmt.Errorf("merge: %w", err)
 	}
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
@@ -108,12 +122,19 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) ([]input,
 			strings.HasPrefix(e.Name(), dataset.PartialPrefix) || spooled(out, p) {
 			continue
 		}
-		out = append(out, input{name: "leftover " + filepath.Join(inboxDir, e.Name()), path: p, inbox: true})
+		release, ok, err := dataset.ClaimLeftover(p)
+		if err != nil {
+			slog.Warn("merge: a leftover in the inbox cannot be locked; left for a later run", "file", p, "err", err)
+			continue
+		}
+		if ok {
+			out = append(out, input{name: "leftover " + filepath.Join(inboxDir, e.Name()), path: p, inbox: true, release: release})
+		}
 	}
 	for i := range out {
 		id, err := checksum(out[i].path)
 		if err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", out[i].name, err))
+			return out, exitcode.BadInput(fmt.Errorf("merge: %s: %w", out[i].name, err))
 		}
 		out[i].id = id
 	}
@@ -128,11 +149,22 @@ func spoolPipe(inbox, path string) (input, error) {
 		return input{}, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer f.Close()
-	p, err := dataset.Spool(inbox, ".results", f)
+	p, release, err := dataset.SpoolHeld(inbox, ".results", f)
 	if err != nil {
 		return input{}, fmt.Errorf("merge: %s: %w", path, err)
 	}
-	return input{name: path + " (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: path}, nil
+	return input{name: path + " (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: path, release: release}, nil
+}
+
+// releaseAll drops the locks the run holds on the spools among ins (its
+// own and the leftovers it took): a run calls it once it has committed
+// them (and removed them) or given them up.
+func releaseAll(ins []input) {
+	for _, in := range ins {
+		if in.release != nil {
+			in.release()
+		}
+	}
 }
 
 // keptNote adds to err where the streams among ins that were spooled

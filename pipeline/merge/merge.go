@@ -169,6 +169,9 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
+	// The spools among ins stay locked until the run has committed them
+	// (and removed them) or given them up: no other run applies them.
+	defer releaseAll(ins)
 	// Stdin spooled waits in the inbox when the run fails (a commit on a
 	// full disk, or locked out): the error says so.
 	defer func() { err = keptNote(err, ins) }()

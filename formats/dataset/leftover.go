@@ -1,0 +1,48 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// ClaimLeftover takes, without waiting, the lock of the whole spool at
+// path that a run found in an inbox folder and would apply as a leftover.
+// A spool's lock is held by the run that spooled it from its creation
+// until that run has committed it or given it up (StartSpool,
+// SpoolHeld), and by a run applying it as a leftover until it is done: ok
+// is false, with no error, when another live process holds it, or when
+// the file is no longer at path (applied and removed meanwhile). When ok,
+// the caller holds the lock, keeps it while it applies the spool (so that
+// no other run applies it at the same time), removes the spool once its
+// commit is durable, and only then calls release.
+func ClaimLeftover(path string) (release func(), ok bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, false, nil // its writer, or a run applying it, lives
+		}
+		return nil, false, fmt.Errorf("%s: lock: %w", path, err)
+	}
+	// The holder may have removed it (applied) between the open and the
+	// lock, or set it aside: only the file still at path is a leftover.
+	held, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	if now, err := os.Stat(path); err != nil || !os.SameFile(held, now) {
+		f.Close()
+		return nil, false, nil
+	}
+	return func() { f.Close() }, true, nil
+}
