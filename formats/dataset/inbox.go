@@ -64,10 +64,60 @@ func SpoolHeld(dir, ext string, r io.Reader) (path string, release func(), err e
 		f.Abort()
 		return "", nil, err
 	}
-	if err := f.Commit(); err != nil {
+	if err := commitSpool(f, dir); err != nil {
 		return "", nil, err
 	}
 	return path, func() { lk.Close() }, nil
+}
+
+// commitSpool makes the whole spool f in the inbox folder dir durable
+// under its final name. If its fsync fails, what was read is not thrown
+// away, as Commit would (the stream will not send it again), but set
+// aside whole (keepWhole), and the error says where. The caller holds the
+// spool's lock.
+func commitSpool(f *fsutil.File, dir string) error {
+	if err := syncSpool(f); err != nil {
+		return keepWhole(f, dir, err)
+	}
+	return f.Commit()
+}
+
+// syncSpool fsyncs spool f before its Commit (a variable for tests: to
+// make the fsync fail, as a failing disk does).
+var syncSpool = func(f *fsutil.File) error { return f.Sync() }
+
+// keepWhole sets aside the whole spool f (in the inbox folder dir) whose
+// fsync failed with serr: it is renamed, as it is, to PartialPrefix + a
+// unique name (.arrow, .parquet or .txt, from its first bytes), which no
+// run applies on its own, since the disk may not hold all of it; serr is
+// returned saying where it is. An empty one is removed. f is closed.
+func keepWhole(f *fsutil.File, dir string, serr error) error {
+	defer f.Close()
+	head := make([]byte, 4)
+	k, _ := f.ReadAt(head, 0)
+	kind := ".txt"
+	switch {
+	case k == 0:
+		os.Remove(f.Name())
+		return fmt.Errorf("%w; nothing was kept: nothing was written", serr)
+	case bytes.Equal(head[:k], []byte{0xff, 0xff, 0xff, 0xff}):
+		kind = ".arrow"
+	case bytes.Equal(head[:k], []byte("PAR1")):
+		kind = ".parquet"
+	}
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	final := filepath.Join(dir, PartialPrefix+NewName(kind))
+	if err := os.Rename(f.Name(), final); err != nil {
+		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", serr, err, f.Name())
+	}
+	if err := fsutil.SyncDir(dir); err != nil {
+		serr = fmt.Errorf("%w (and %v)", serr, err)
+	}
+	return fmt.Errorf("%w; all that was read is kept as %s (%d bytes), not applied: its fsync failed, so check that "+
+		"it is whole, then apply it with the same command and the file as input, unless the producer sends the input again", serr, final, size)
 }
 
 // spoolWriter writes to a spool and remembers a failed write, to tell it

@@ -20,12 +20,12 @@ import (
 // copied and fsynced. Durability is unchanged: the file gets its final
 // name only once complete and durable (Wait), and a stage must not
 // commit anything it read from it before then; a kill before that leaves
-// a temporary spool that Salvage recovers, and a failed write (a full
-// disk) sets what was written aside as Salvage would (Wait's error says
-// where). The spool stays locked until Close, after its rename too: the
-// run that spooled it closes it once it has committed it or given it up,
-// and a run looking for leftovers meanwhile leaves it alone
-// (ClaimLeftover).
+// a temporary spool that Salvage recovers, a failed write (a full disk)
+// sets what was written aside as Salvage would, and a failed fsync sets
+// it aside whole (Wait's error says where). The spool stays locked until
+// Close, after its rename too: the run that spooled it closes it once it
+// has committed it or given it up, and a run looking for leftovers
+// meanwhile leaves it alone (ClaimLeftover).
 type LiveSpool struct {
 	path string   // the final path
 	rf   *os.File // a read-only handle on the file, valid across the rename
@@ -98,7 +98,9 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 			s.cond.Broadcast()
 		}
 		if errors.Is(rerr, io.EOF) {
-			err = f.Commit()
+			// A failed fsync sets the file aside, as a failed write
+			// does: it is not removed.
+			err, kept = commitSpool(f, filepath.Dir(s.path)), true
 			break
 		}
 		if rerr != nil {

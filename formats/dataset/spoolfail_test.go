@@ -37,6 +37,29 @@ func fillDiskAfter(t *testing.T, room int) {
 	t.Cleanup(func() { writeSpool = func(f *fsutil.File, p []byte) (int, error) { return f.Write(p) } })
 }
 
+// spoolers are the two spools, run to their end: merge's (Spool) and
+// dedup's (StartSpool, whose readers must get the spool's error too).
+var spoolers = []struct {
+	name, ext string
+	spool     func(dir string, r io.Reader) error
+}{
+	{"Spool", ".results", func(dir string, r io.Reader) error {
+		_, err := Spool(dir, ".results", r)
+		return err
+	}},
+	{"StartSpool", ".spool", func(dir string, r io.Reader) error {
+		s, err := StartSpool(dir, ".spool", r, nil)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if _, rerr := io.ReadAll(s.NewReader(context.Background())); rerr == nil {
+			return errors.New("a reader of the failed spool read to a clean end")
+		}
+		return s.Wait(context.Background())
+	}},
+}
+
 // TestSpoolKeepsWhatWasWritten: a spool whose write fails (a full disk)
 // keeps what it had written as Salvage keeps a killed run's, a
 // partial-* file in the inbox, instead of throwing away what a pipe will
@@ -45,26 +68,6 @@ func fillDiskAfter(t *testing.T, room int) {
 // whose readers get the error too).
 func TestSpoolKeepsWhatWasWritten(t *testing.T) {
 	stream, ends := arrowBatches(t, 4)
-	spools := []struct {
-		name, ext string
-		spool     func(dir string, r io.Reader) error
-	}{
-		{"Spool", ".results", func(dir string, r io.Reader) error {
-			_, err := Spool(dir, ".results", r)
-			return err
-		}},
-		{"StartSpool", ".spool", func(dir string, r io.Reader) error {
-			s, err := StartSpool(dir, ".spool", r, nil)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if _, rerr := io.ReadAll(s.NewReader(context.Background())); rerr == nil {
-				return errors.New("a reader of the failed spool read to a clean end")
-			}
-			return s.Wait(context.Background())
-		}},
-	}
 	for _, tt := range []struct {
 		name    string
 		content []byte
@@ -79,7 +82,7 @@ func TestSpoolKeepsWhatWasWritten(t *testing.T) {
 		{"nothing written", []byte("aa\n"), 0, "", 0, "; nothing was kept: nothing was written"},
 		{"parquet cut short", append([]byte("PAR1"), make([]byte, 100)...), 50, "", 0, "; nothing was kept: what was read is a Parquet file cut short, which cannot be applied"},
 	} {
-		for _, sp := range spools {
+		for _, sp := range spoolers {
 			t.Run(tt.name+"/"+sp.name, func(t *testing.T) {
 				dir := t.TempDir()
 				fillDiskAfter(t, tt.room)
@@ -118,6 +121,71 @@ func TestSpoolKeepsWhatWasWritten(t *testing.T) {
 					}
 				}
 				// The next run's Salvage leaves it as it is.
+				if got, err := Salvage(dir, sp.ext); err != nil || len(got) != 0 {
+					t.Fatalf("Salvage: %v, %v", got, err)
+				}
+				if after, _ := os.ReadDir(dir); len(after) != 1 || after[0].Name() != ents[0].Name() {
+					t.Fatalf("Salvage made %v of %s", after, ents[0].Name())
+				}
+			})
+		}
+	}
+}
+
+// failSync makes the fsync of every spool fail with EIO, as a failing
+// disk's does.
+func failSync(t *testing.T) {
+	t.Helper()
+	syncSpool = func(f *fsutil.File) error {
+		return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
+	}
+	t.Cleanup(func() { syncSpool = func(f *fsutil.File) error { return f.Sync() } })
+}
+
+// TestSpoolKeepsWhatFailedItsFsync: a spool whose fsync fails at the end
+// keeps all that was read, as it is (even a last line without its
+// newline, even Parquet), set aside as a partial-* file in the inbox,
+// which no run applies on its own; the error says where. It used to be
+// removed with the failed Commit: the stream had sent it, and would not
+// again.
+func TestSpoolKeepsWhatFailedItsFsync(t *testing.T) {
+	stream, _ := arrowBatches(t, 3)
+	parquet := append(append([]byte("PAR1"), make([]byte, 60)...), "PAR1"...)
+	for _, tt := range []struct {
+		name    string
+		content []byte
+		kind    string // the partial file's extension; "" none
+	}{
+		{"arrow", stream, ".arrow"},
+		{"text without a last newline", []byte("aa\nbb\ncc"), ".txt"},
+		{"parquet", parquet, ".parquet"},
+		{"empty", nil, ""},
+	} {
+		for _, sp := range spoolers {
+			t.Run(tt.name+"/"+sp.name, func(t *testing.T) {
+				dir := t.TempDir()
+				failSync(t)
+				err := sp.spool(dir, bytes.NewReader(tt.content))
+				if !errors.Is(err, syscall.EIO) {
+					t.Fatalf("spool: %v, want the fsync's EIO", err)
+				}
+				ents, _ := os.ReadDir(dir)
+				if tt.kind == "" {
+					if len(ents) != 0 || !strings.Contains(err.Error(), "; nothing was kept: nothing was written") {
+						t.Fatalf("left %v; error %q", ents, err)
+					}
+					return
+				}
+				if len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), PartialPrefix) || !strings.HasSuffix(ents[0].Name(), tt.kind) {
+					t.Fatalf("inbox holds %v, want one partial-*%s file", ents, tt.kind)
+				}
+				p := filepath.Join(dir, ents[0].Name())
+				if want := "input/output error; all that was read is kept as " + p; !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %q\nlacks %q", err, want)
+				}
+				if b, err := os.ReadFile(p); err != nil || !bytes.Equal(b, tt.content) {
+					t.Fatalf("kept %d bytes (%v), want the %d read", len(b), err, len(tt.content))
+				}
 				if got, err := Salvage(dir, sp.ext); err != nil || len(got) != 0 {
 					t.Fatalf("Salvage: %v, %v", got, err)
 				}
