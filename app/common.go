@@ -230,15 +230,17 @@ var started = time.Now()
 // writeStatsJSON writes v to --stats-json and --metrics-file when given:
 // - is stdout; a file goes through fsutil.CreateOutput (replaced
 // atomically, a symbolic link's target, with the umask's mode), a FIFO or
-// device is written in place.
+// device is written in place. Either is written under deliver
+// (writeReport), so that a FIFO no reader opens, or a stdout no reader
+// takes, does not hold the process past a signal.
 func writeStatsJSON(c *cli.Context, v any) error {
 	if p := c.String("metrics-file"); p != "" {
 		b, err := metrics.Render(c.Command.Name, v, time.Since(started), time.Now())
 		if err != nil {
 			return err
 		}
-		if err := writeReport(c, p, b); err != nil {
-			return fmt.Errorf("--metrics-file: %w", err)
+		if err := writeReport(c, "metrics-file", p, b); err != nil {
+			return err
 		}
 	}
 	p := c.String("stats-json")
@@ -249,19 +251,34 @@ func writeStatsJSON(c *cli.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := writeReport(c, p, append(b, '\n')); err != nil {
-		return fmt.Errorf("--stats-json: %w", err)
-	}
-	return nil
+	return writeReport(c, "stats-json", p, append(b, '\n'))
 }
 
-// writeReport writes b to path, or to stdout for "-".
-func writeReport(c *cli.Context, path string, b []byte) error {
-	if path != "-" {
-		return fsutil.WriteOutput(path, b)
+// writeReport writes b to path, or to stdout for "-", for the flag named
+// flag. A FIFO, device or stdout is written under deliver: after a
+// signal, an open that no reader answers or a write that no reader takes
+// ends the command (exit 130, one line naming the flag) once it has
+// been blocked for streamGrace, or at a second signal.
+func writeReport(c *cli.Context, flag, path string, b []byte) error {
+	err := deliver(c.Context, c.Command.Name+" --"+flag, path, c.App.Writer, func(dst output) error {
+		if path == "-" {
+			if _, err := dst.stdout.Write(b); err != nil {
+				return fmt.Errorf("stdout: %w", err)
+			}
+			return nil
+		}
+		f, err := dst.open(path)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(b); err != nil {
+			f.Abort()
+			return err
+		}
+		return f.Commit()
+	})
+	if err != nil && !errors.Is(err, errUndelivered) {
+		return fmt.Errorf("--%s: %w", flag, err)
 	}
-	if _, err := c.App.Writer.Write(b); err != nil {
-		return fmt.Errorf("stdout: %w", err)
-	}
-	return nil
+	return err
 }

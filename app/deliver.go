@@ -103,6 +103,9 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 	if out != "-" && !fsutil.WrittenInPlace(out) {
 		return run(output{stdout: stdout, open: fsutil.CreateOutput})
 	}
+	// Cancelled already (a report written after the run was stopped):
+	// the first signal came before again listened, and is not dropped.
+	late := parent.Err() != nil
 	again := make(chan os.Signal, 1)
 	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(again)
@@ -117,9 +120,11 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 	signalled := time.Now()
 	// The first signal reaches again too, perhaps a moment after it
 	// cancelled parent: drop it (as withStreamGrace does).
-	select {
-	case <-again:
-	case <-time.After(100 * time.Millisecond):
+	if !late {
+		select {
+		case <-again:
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	where := out
 	if out == "-" {

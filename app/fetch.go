@@ -188,8 +188,12 @@ func runFetch(c *cli.Context) error {
 		} else {
 			_ = stats.WriteText(c.App.ErrWriter)
 		}
-		if jerr := writeStatsJSON(c, stats); jerr != nil && err == nil {
+		switch jerr := writeStatsJSON(c, stats); {
+		case jerr == nil:
+		case err == nil:
 			err = jerr
+		case errors.Is(jerr, errUndelivered): // stopped by a signal: exit 130, saying both
+			err = exitcode.With(exitcode.Interrupted, fmt.Errorf("%w; and %w", err, jerr))
 		}
 		if n := stats.Outcomes[schema.OutcomeNoPeers]; n > 0 && !o.DHTOn() && len(o.Peers) == 0 {
 			// merge counts no_peers against the hash like a swarm found
