@@ -3,12 +3,17 @@ package export
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/infohash/infohash/formats/dataset/datasettest"
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -83,5 +88,54 @@ func TestExportStartsOverOnACollectedSnapshot(t *testing.T) {
 				t.Fatalf("%d rows:\n%s\nwant the new snapshot's 4:\n%s", st.Rows, got, want)
 			}
 		})
+	}
+}
+
+// TestExportStartsOverOnAFIFOOpenedOnce: -o FIFO whose snapshot is
+// collected before anything reached the FIFO starts over on the newer
+// snapshot in the FIFO opened for the first try. It used to close the
+// FIFO (its reader saw an empty stream end) and open it again (waiting
+// for a second reader), once per try.
+func TestExportStartsOverOnAFIFOOpenedOnce(t *testing.T) {
+	data, _ := fixture(t)
+	fifo := filepath.Join(t.TempDir(), "state.csv")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	read := make(chan []byte, 1)
+	go func() {
+		var got []byte
+		if r, err := os.Open(fifo); err == nil { // waits for the writer
+			got, _ = io.ReadAll(r)
+			r.Close()
+		}
+		read <- got
+	}()
+	commits := 0
+	testBeforePartition = func(key string) {
+		if key == "80" && commits == 0 {
+			commits++
+			commitKeepOne(t, data, 1)
+		}
+	}
+	defer func() { testBeforePartition = nil }()
+	opens := 0
+	o := DefaultOptions()
+	o.Data, o.Table, o.Format, o.Output = data, "state", "csv", fifo
+	o.OpenOutput = func(path string) (*fsutil.File, error) {
+		if opens++; opens > 1 {
+			return nil, fmt.Errorf("%s: opened %d times", path, opens)
+		}
+		return fsutil.CreateOutput(path)
+	}
+	st, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := <-read
+	testBeforePartition = nil
+	want := export(t, data, "state", "csv", nil)
+	if commits != 1 || st.Rows != 4 || !bytes.Equal(got, want) {
+		t.Fatalf("%d commits; %d rows, the reader got:\n%s\nwant the new snapshot's 4:\n%s", commits, st.Rows, got, want)
 	}
 }

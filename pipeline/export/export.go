@@ -52,6 +52,9 @@ type Options struct {
 	// placed counts the bytes written where they cannot be taken back
 	// (set by Run; see sink).
 	placed *int64
+	// inPlace is Output opened once when it is written in place (a FIFO
+	// or device): a start over writes on in it (see runLatest).
+	inPlace *fsutil.File
 }
 
 // DefaultOptions returns the defaults.

@@ -24,6 +24,7 @@ import (
 // FIFO or device, written in place.
 type sink[T any] struct {
 	file  *fsutil.File
+	kept  bool // file is Options.inPlace: abort leaves it open for a start over
 	bw    *bufio.Writer
 	write func([]T) error
 	end   func() error
@@ -36,7 +37,10 @@ func newSink[T any](o Options) (*sink[T], error) { return newSinkSorted[T](o, "i
 func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 	s := &sink[T]{}
 	var out io.Writer = o.Stdout
-	if o.Output != "-" {
+	switch {
+	case o.inPlace != nil:
+		s.file, s.kept, out = o.inPlace, true, o.inPlace
+	case o.Output != "-":
 		open := o.OpenOutput
 		if open == nil {
 			open = fsutil.CreateOutput
@@ -156,7 +160,7 @@ func (s *sink[T]) finish(o Options) error {
 }
 
 func (s *sink[T]) abort() {
-	if s.file != nil {
+	if s.file != nil && !s.kept {
 		s.file.Abort()
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // maxSnapshotTries is how many snapshots export starts on before it gives
@@ -22,10 +23,24 @@ var testBeforePartition func(key string)
 // damage. Export starts over, from scratch, on the newer snapshot (so
 // that the output is one snapshot), up to maxSnapshotTries snapshots; it
 // cannot once bytes have reached an output that cannot take them back
-// (stdout, a FIFO), and then says what happened.
+// (stdout, a FIFO), and then says what happened. A FIFO or device is
+// opened once, for every try: closing it would end its reader's stream
+// (empty), and a second open would wait for another reader.
 func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error) {
 	var placed int64
 	o.placed = &placed
+	if o.Output != "-" && fsutil.WrittenInPlace(o.Output) {
+		open := o.OpenOutput
+		if open == nil {
+			open = fsutil.CreateOutput
+		}
+		f, err := open(o.Output)
+		if err != nil {
+			return Stats{}, err
+		}
+		defer f.Abort() // closes it unless a try committed it
+		o.inPlace = f
+	}
 	for try := 1; ; try++ {
 		m, err := d.Current()
 		if err != nil {
