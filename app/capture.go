@@ -39,7 +39,9 @@ interval it asks for (clamped to 1s-21600s; 21600s, BEP 51's maximum, when
 it gives none) and falls back to find_node where a node answers 204.
 
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
-with -o - (refused when stdout is a terminal). The run stops after
+with -o - (refused when stdout is a terminal). Rows reach the file at
+least every 30s, so that a write error (a full disk) stops the run then,
+exit 1, saying the file was not kept, not at its end. The run stops after
 --duration or --max-observations; SIGINT or SIGTERM stops it too, and what
 was received is still written and committed (exit 130). At a stop each
 node goes on reading until its socket has been quiet for 200ms (2s at

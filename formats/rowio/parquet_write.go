@@ -1,6 +1,7 @@
 package rowio
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -23,7 +24,10 @@ var rowGroupBytes int64 = 64 << 20
 // info dictionary of up to 10 MiB: by rows alone, 1024 of them made a
 // row group of 10 GiB.
 type ParquetWriter[T any] struct {
-	pw     *parquet.GenericWriter[T]
+	pw *parquet.GenericWriter[T]
+	// buf is the write buffer parquet-go would keep (WriteBufferSize),
+	// kept here instead so that Flush can empty it.
+	buf    *bufio.Writer
 	out    countingWriter
 	rows   int  // rows written since the byte bound was last checked
 	blob   int  // their blob bytes (blobSizer)
@@ -34,8 +38,25 @@ type ParquetWriter[T any] struct {
 // Close writes the footer; it does not close w.
 func NewParquetWriter[T any](w io.Writer, opts ...parquet.WriterOption) *ParquetWriter[T] {
 	p := &ParquetWriter[T]{out: countingWriter{w: w}}
-	p.pw = parquet.NewGenericWriter[T](&p.out, append(ParquetOptions(), opts...)...)
+	p.buf = bufio.NewWriterSize(&p.out, parquetBuffer)
+	opts = append(append(ParquetOptions(), opts...), parquet.WriteBufferSize(0))
+	p.pw = parquet.NewGenericWriter[T](p.buf, opts...)
 	return p
+}
+
+// parquetBuffer is the size of a ParquetWriter's write buffer (parquet-go's
+// default).
+const parquetBuffer = 32 << 10
+
+// Flush ends the row group under way, if it holds rows, and writes out
+// everything buffered: every row written so far reaches the output (a
+// full disk fails Flush, not Close). Each call that ends a row group
+// adds one to the file.
+func (p *ParquetWriter[T]) Flush() error {
+	if err := p.pw.Flush(); err != nil {
+		return err
+	}
+	return p.buf.Flush()
 }
 
 // Write appends rows through WriteParquet and ends the row group whenever
@@ -92,16 +113,22 @@ func (p *ParquetWriter[T]) Close() error {
 	}
 	p.closed = true
 	if !hasBlob[T]() {
-		return p.pw.Close()
+		if err := p.pw.Close(); err != nil {
+			return err
+		}
+		return p.buf.Flush()
 	}
 	// The last row group goes out first: only the page index and the
 	// footer are held back.
-	if err := p.pw.Flush(); err != nil {
+	if err := p.Flush(); err != nil {
 		return err
 	}
 	start := p.out.n
 	p.out.hold = new(bytes.Buffer)
 	err := p.pw.Close()
+	if err == nil {
+		err = p.buf.Flush() // into hold
+	}
 	tail := p.out.hold.Bytes()
 	p.out.hold = nil
 	if err != nil {

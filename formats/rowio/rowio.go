@@ -17,6 +17,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
@@ -43,7 +44,23 @@ type Writer[T any] struct {
 	err  error
 	// finished: Finish wrote the Parquet file out; Close only publishes it.
 	finished bool
+	// flushEvery > 0 makes Write write out the row group under way once
+	// its first row is that old (pending, when it was written).
+	flushEvery time.Duration
+	pending    time.Time
 }
+
+// FlushInterval is how long a row may wait in the row group under way of
+// a Parquet output a user asked for (Create, CreateWith) before Write
+// writes it out. parquet-go holds a row group in memory until it is full
+// (256 Ki rows or 64 MiB): a long capture or fetch would otherwise meet
+// a full disk only then, or at Close, and lose its whole run; now within
+// about this long, at the cost of smaller row groups for a slow writer.
+// A variable for tests.
+var FlushInterval = 30 * time.Second
+
+// now is the clock of FlushInterval (a variable for tests).
+var now = time.Now
 
 // ParquetOptions are the writer options used for every Parquet file
 // infohash writes: zstd, 32-byte column-index bounds, page statistics
@@ -113,7 +130,11 @@ func CreateWith[T any](open fsutil.Opener, path string, stdout io.Writer, opts .
 	if open == nil {
 		open = fsutil.CreateOutput
 	}
-	return createParquet[T](open, path, opts)
+	w, err := createParquet[T](open, path, opts)
+	if err == nil {
+		w.flushEvery = FlushInterval
+	}
+	return w, err
 }
 
 // CreateInternal writes a Parquet file of the dataset itself (or another
@@ -161,9 +182,21 @@ func (w *Writer[T]) Write(rows []T) error {
 	w.n += int64(len(rows))
 	if w.pw != nil {
 		if _, err := w.pw.Write(rows); err != nil {
-			w.err = fmt.Errorf("%s: %w", w.name, err)
+			return w.fail(err)
 		}
-		return w.err
+		if w.flushEvery <= 0 {
+			return nil
+		}
+		switch t := now(); {
+		case w.pending.IsZero():
+			w.pending = t
+		case t.Sub(w.pending) >= w.flushEvery:
+			w.pending = time.Time{}
+			if err := w.pw.Flush(); err != nil {
+				return w.fail(err)
+			}
+		}
+		return nil
 	}
 	fbs := w.rb.Fields()
 	for i := range rows {
@@ -178,6 +211,19 @@ func (w *Writer[T]) Write(rows []T) error {
 	if err := w.bw.Flush(); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.name, err)
 	}
+	return w.err
+}
+
+// fail records err, a failure to write the Parquet output, as the
+// writer's error, saying what becomes of the output: the file is not
+// kept (Close removes its temporary file), or, written in place, its
+// reader has it cut short.
+func (w *Writer[T]) fail(err error) error {
+	what := "nothing was kept at " + w.name
+	if w.file.InPlace() {
+		what = "the stream on " + w.name + " is cut short"
+	}
+	w.err = fmt.Errorf("%s: %w (%s)", w.name, err, what)
 	return w.err
 }
 
@@ -231,7 +277,7 @@ func (w *Writer[T]) Close() error {
 		}
 		if err := w.pw.Close(); err != nil {
 			w.file.Abort()
-			return fmt.Errorf("%s: %w", w.name, err)
+			return w.fail(err)
 		}
 		if err := w.file.Commit(); err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
