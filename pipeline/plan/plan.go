@@ -97,7 +97,13 @@ type Stats struct {
 // never jobs without leases. Stdout, or a FIFO or device written in
 // place, gets the jobs only after the commit (what a reader took cannot
 // be taken back if the commit fails). A failure after the commit point
-// (dataset.AfterCommitError) still delivers the jobs, then returns it.
+// (dataset.AfterCommitError) still delivers the jobs, then returns it,
+// even when the commit is not durable: readers and the next writer see
+// the leases, and should a crash bring back the snapshot before them,
+// merge still stores the jobs' ok results (late) and ignores their
+// failures (the hashes, unleased, are planned again): nothing is lost,
+// nothing counted twice, where jobs withheld would leave their hashes
+// leased to no one until the lease ends.
 func Run(ctx context.Context, o Options) (Stats, error) {
 	start := time.Now()
 	var st Stats
@@ -388,7 +394,13 @@ func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, l
 		tx.SetCursor(dataset.CursorColdSweep, next)
 	}
 	tx.SetPolicy(p.JSON())
-	return tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries"})
+	return commitTx(ctx, tx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries"})
+}
+
+// commitTx is tx.Commit (a variable for tests, which make a commit end
+// as one whose fsync after the commit point failed).
+var commitTx = func(ctx context.Context, tx *dataset.Tx, o dataset.CommitOptions) (*dataset.Manifest, error) {
+	return tx.Commit(ctx, o)
 }
 
 // leaseID names the leases of one pass: reproducible from the seed, the
