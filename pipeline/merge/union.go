@@ -94,7 +94,13 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		us, err := u.run(ctx)
 		if err != nil {
 			tx.Abort()
-			return st, err
+			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
+				st.CommitConflicts++
+				slog.Info("merge --from: the snapshot being read was collected by later commits; starting over on the new one", "attempt", attempt+1)
+				continue
+			} else {
+				return st, err
+			}
 		}
 		us.From, us.FromSnapshot = o.From, om.Snapshot
 		st.Union = &us
