@@ -30,12 +30,40 @@ func LockWriter(ctx context.Context, dir string, wait time.Duration) (*Lock, err
 
 // acquireLock takes the lock, waiting up to wait (0: fail at once).
 func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(wait)
+	for try := 1; ; try++ {
+		l, moved, err := lockOnce(ctx, dir, deadline)
+		if !moved {
+			return l, err
+		}
+		if try == relocks {
+			return nil, fmt.Errorf("dataset: %s: LOCK was replaced %d times while being locked", dir, relocks)
+		}
+	}
+}
+
+// relocks bounds how often acquireLock opens DIR/LOCK anew after finding
+// that the file it locked was no longer DIR/LOCK.
+const relocks = 10
+
+// lockOpened, if set (by tests), runs between the opening of DIR/LOCK
+// and its flock.
+var lockOpened func(path string)
+
+// lockOnce opens DIR/LOCK and flocks it, waiting until deadline. A flock
+// on a LOCK file that was removed in the meantime (by a run that removed
+// the dataset it created, see RemoveUnused), perhaps re-created, locks
+// nothing anyone else locks: then moved is set, and the caller opens
+// DIR/LOCK again.
+func lockOnce(ctx context.Context, dir string, deadline time.Time) (l *Lock, moved bool, err error) {
 	path := filepath.Join(dir, "LOCK")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", path, err)
+		return nil, false, fmt.Errorf("dataset: %s: %w", path, err)
 	}
-	deadline := time.Now().Add(wait)
+	if lockOpened != nil {
+		lockOpened(path)
+	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -43,24 +71,39 @@ func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, er
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) {
 			f.Close()
-			return nil, fmt.Errorf("dataset: %s: flock: %w", path, err)
+			return nil, false, fmt.Errorf("dataset: %s: flock: %w", path, err)
 		}
 		if time.Now().After(deadline) {
 			holder, _ := os.ReadFile(path)
 			f.Close()
-			return nil, fmt.Errorf("dataset: %s: %w (held by %s)", dir, ErrLocked, trimHolder(holder))
+			return nil, false, fmt.Errorf("dataset: %s: %w (held by %s)", dir, ErrLocked, trimHolder(holder))
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+	if !samePath(f, path) {
+		f.Close()
+		return nil, true, nil
 	}
 	host, _ := os.Hostname()
 	f.Truncate(0)
 	fmt.Fprintf(f, "host=%s pid=%d since=%s\n", host, os.Getpid(), time.Now().UTC().Format(time.RFC3339))
-	return &Lock{f: f}, nil
+	return &Lock{f: f}, false, nil
+}
+
+// samePath reports whether the open file f is still the file at path
+// (same device and inode): not removed, nor replaced, since it was opened.
+func samePath(f *os.File, path string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	pi, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, pi)
 }
 
 func trimHolder(b []byte) string {
