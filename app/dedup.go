@@ -30,7 +30,8 @@ func dedupCommand() *cli.Command {
 		Description: `DIR gets a new dataset when it holds none (its parent folder
 must exist; dedup says so once it has committed to it). A run that made DIR
 and then commits nothing (bad input, an error, an interrupt) removes it
-again, unless DIR/inbox/ holds what it read from stdin or a pipe (kept).
+again, unless another run has it open or DIR/inbox/ holds what it read from
+stdin or a pipe (kept).
 
    INPUT is an observation Parquet file, a folder of them, a text file of hex
 infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a

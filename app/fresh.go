@@ -39,7 +39,9 @@ func noteData(cmd, dir string) newData {
 // undo removes the dataset the run created in a missing or empty dir,
 // since it committed nothing (an empty dir stays, emptied), unless it
 // holds something worth keeping (an input read from a stream: see
-// dataset.RemoveUnused), which a log line names.
+// dataset.RemoveUnused) or another run has it open (runs that started
+// together on a new dir), which a log line names. The run must have
+// closed its own dataset.Dataset first.
 func (n newData) undo() {
 	var kept string
 	var err error

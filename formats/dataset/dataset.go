@@ -23,6 +23,8 @@ type Dataset struct {
 	Created bool
 	// readOnly is set by OpenReadOnly: Begin refuses.
 	readOnly bool
+	// use holds a shared flock on Dir while the run uses it (useDir).
+	use *os.File
 }
 
 // OpenOptions control Open.
@@ -37,12 +39,22 @@ var ErrNotDataset = errors.New("not an infohash dataset (no CURRENT file)")
 // Open opens (or creates) the dataset in dir, migrating an older format,
 // rolling forward a commit a crash left half-published, and removing the
 // debris of dead writers: it is for writers. A command that only reads
-// uses OpenReadOnly.
-func Open(ctx context.Context, dir string, o OpenOptions) (*Dataset, error) {
-	d := &Dataset{Dir: dir}
+// uses OpenReadOnly. Close the Dataset when done with it: until then no
+// other run's RemoveUnused removes dir.
+func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error) {
+	use, err := useDir(dir, o.Create)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{Dir: dir, use: use}
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
 	if ok, err := hasCurrent(dir); err != nil {
 		return nil, err
-	} else if !ok {
+	} else if !ok || d.use == nil {
 		if !o.Create {
 			return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
 		}

@@ -27,14 +27,17 @@ var ownEntries = map[string]bool{
 // tell a folder it made from one the user made.
 //
 // Under the writer lock (taken at once, or dir is kept), dir is removed
-// only if nobody committed to it (CURRENT, if there is one yet, names
-// snapshot 0), no writer stages into it (staging/ is empty), its inbox
-// holds no file (a spool of stdin, bad input set aside as *.bad, a
-// partial batch: what a run read from a stream is never lost), and it
-// holds nothing but a dataset's own entries. Otherwise kept says, for a
-// log line, what is worth keeping, and nothing is removed. CURRENT goes
-// first: a kill midway leaves a folder with no dataset in it, which the
-// next writer creates afresh.
+// only if no Dataset has it open (another run is in it, perhaps waiting
+// for the lock to create it, or about to begin a transaction: the caller
+// closes its own Dataset first), nobody committed to it (CURRENT, if
+// there is one yet, names snapshot 0), no writer stages into it (staging/
+// is empty), its inbox holds no file (a spool of stdin, bad input set
+// aside as *.bad, a partial batch: what a run read from a stream is never
+// lost), and it holds nothing but a dataset's own entries. Otherwise kept
+// says, for a log line, what is worth keeping, and nothing is removed: an
+// empty dataset left behind is better than one removed under a run.
+// CURRENT goes first: a kill midway leaves a folder with no dataset in
+// it, which the next writer creates afresh.
 func RemoveUnused(dir string) (kept string, err error) {
 	return removeUnused(dir, false)
 }
@@ -58,6 +61,13 @@ func removeUnused(dir string, keepDir bool) (kept string, err error) {
 		return "", err
 	}
 	defer l.Release()
+	claim, err := claimUnused(dir)
+	if err != nil {
+		return "", err
+	} else if claim == nil {
+		return "another run has it open", nil
+	}
+	defer claim.Close()
 	if kept, err := worthKeeping(dir); kept != "" || err != nil {
 		return kept, err
 	}

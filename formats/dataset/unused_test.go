@@ -60,6 +60,13 @@ func TestRemoveUnused(t *testing.T) {
 			t.Cleanup(tx.Abort)
 		}, "a writer is staging"},
 		{"a file of the user's", func(t *testing.T, d *Dataset) { write(t, d.Path("notes.txt")) }, "notes.txt"},
+		{"open in another run", func(t *testing.T, d *Dataset) {
+			other, err := Open(context.Background(), d.Dir, OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { other.Close() })
+		}, "another run has it open"},
 		{"locked", func(t *testing.T, d *Dataset) {
 			l, err := LockWriter(context.Background(), d.Dir, 0)
 			if err != nil {
@@ -80,6 +87,7 @@ func TestRemoveUnused(t *testing.T) {
 					t.Fatal(err)
 				}
 				tc.setup(t, d)
+				d.Close() // the run is done with it
 				kept, err := remove(dir)
 				if err != nil {
 					t.Fatal(err)

@@ -110,6 +110,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
+	defer d.Close() // then app's newData may remove a dataset it created
 	// A new dataset is announced once the run keeps it: one that ends
 	// with nothing committed is removed again (see app's newData).
 	announced := !d.Created

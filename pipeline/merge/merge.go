@@ -160,6 +160,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
+	defer d.Close()
 	// Read here for its errors only (bad input before stdin is spooled):
 	// each try merges under the policy its transaction began with.
 	if _, err := schedule.Load(d.Dir); err != nil {

@@ -51,6 +51,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	defer d.Close() // then app's newData may remove a dataset it created
 	// A new dataset is announced once committed to: one that ends with
 	// nothing committed is removed again (app's newData).
 	if _, err := schedule.Load(d.Dir); err != nil { // each try reads it again (schedule.Of)

@@ -120,6 +120,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	defer d.Close()
 	// Read here for its errors only (bad input before a FIFO is opened):
 	// each try plans under the policy its transaction began with.
 	if _, err := schedule.Load(d.Dir); err != nil {

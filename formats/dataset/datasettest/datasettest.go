@@ -22,6 +22,7 @@ func CommitState(t testing.TB, dir string, row schema.State, keep int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer d.Close()
 	tx, err := d.Begin()
 	if err != nil {
 		t.Fatal(err)
