@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // freshInputs writes the inputs of the tests below into dir: a good hash
@@ -229,5 +231,30 @@ func TestMergeFromAnnouncesNewDataset(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "merge --from: created a new dataset") {
 		t.Fatalf("no announcement of the new dataset in %q", stderr.String())
+	}
+}
+
+// TestDefaultPolicyWhileNewDatasetRemoved: a run writing the default
+// policy into a new DIR while another run, whose input was bad, cleans up
+// the dataset it made there keeps DIR (the clean-up leaves it alone) and
+// writes its policy.
+func TestDefaultPolicyWhileNewDatasetRemoved(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	var kept string
+	policyDirReady = func(dir string) {
+		var err error
+		if kept, err = dataset.RemoveUnused(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { policyDirReady = nil })
+	if _, err := loadPolicy(data); err != nil {
+		t.Fatalf("loadPolicy while another run cleaned up: %v", err)
+	}
+	if kept != "another run has it open" {
+		t.Errorf("the clean-up kept %q; want it to leave DIR to the run writing its policy", kept)
+	}
+	if _, err := os.Stat(schedule.Path(data)); err != nil {
+		t.Errorf("no default policy: %v", err)
 	}
 }

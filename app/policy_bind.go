@@ -15,12 +15,18 @@ import (
 
 // loadPolicy reads DIR/policy.json, writing the documented defaults first
 // when the dataset has none yet (never over one that "policy set" wrote
-// meanwhile: the defaults only take a free name). A bad policy file is
-// bad input.
+// meanwhile: the defaults only take a free name), with DIR in use
+// (dataset.Use: another run's clean-up of the new dataset does not remove
+// DIR under the write). A bad policy file is bad input.
 func loadPolicy(dir string) (schedule.Policy, error) {
 	if _, err := os.Stat(schedule.Path(dir)); errors.Is(err, fs.ErrNotExist) {
-		if err := dataset.MakeDir(dir); err != nil {
+		use, err := dataset.Use(dir)
+		if err != nil {
 			return schedule.Policy{}, err
+		}
+		defer use.Close()
+		if policyDirReady != nil {
+			policyDirReady(dir)
 		}
 		if err := schedule.SaveDefault(dir); err != nil {
 			return schedule.Policy{}, err
@@ -32,6 +38,10 @@ func loadPolicy(dir string) (schedule.Policy, error) {
 	}
 	return p, nil
 }
+
+// policyDirReady, if set (by tests), runs when loadPolicy has DIR and is
+// about to write the default policy into it.
+var policyDirReady func(dir string)
 
 // bindPolicy gives dedup the scheduler's reactivation rule and the
 // policy's activity half-life (unless --half-life overrides it), and has

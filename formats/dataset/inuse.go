@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -55,6 +56,18 @@ func useDir(dir string, create bool) (*os.File, error) {
 			return nil, fmt.Errorf("dataset: %s: the folder was removed %d times while being opened", dir, useRetries)
 		}
 	}
+}
+
+// Use makes dir if it is missing (MakeDir) and marks it in use, as Open
+// does, until the returned Closer is closed: no other run's RemoveUnused
+// removes it meanwhile. It is for what a writer puts in DIR before it
+// opens the dataset (the default policy.json).
+func Use(dir string) (io.Closer, error) {
+	f, err := useDir(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // flockRetry is flock(2) retried when a signal interrupts it.
