@@ -68,6 +68,7 @@ func run(dir string, n, now int64, seed uint64, workers int) error {
 	if err != nil {
 		return err
 	}
+	defer d.Close()
 	if err := schedule.Save(dir, schedule.Default()); err != nil {
 		return err
 	}
