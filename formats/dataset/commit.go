@@ -105,7 +105,8 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 }
 
 // buildTable lays out the new snapshot directory of table: staged files
-// move in, kept files are hard-linked from the base snapshot.
+// move in, kept files are hard-linked from the base snapshot once a stat
+// shows they still have their recorded size (carryOver).
 func (tx *Tx) buildTable(name string, snap int64) error {
 	t := tx.next.Tables[name]
 	oldDir := t.Dir
@@ -120,25 +121,25 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 	if err := removeAll(abs); err != nil {
 		return fail("removing what an unfinished commit left in "+rel, err)
 	}
-	place := func(key, dstDir, fname, oldPath string) error {
+	place := func(key, dstDir string, f FileInfo, oldPath string) error {
 		if err := os.MkdirAll(dstDir, 0o755); err != nil {
 			return err
 		}
-		dst := filepath.Join(dstDir, fname)
-		src := tx.stagedFile(name, key, fname)
-		if tx.staged[filepath.Join(name, key, fname)] {
+		dst := filepath.Join(dstDir, f.Name)
+		src := tx.stagedFile(name, key, f.Name)
+		if tx.staged[filepath.Join(name, key, f.Name)] {
 			return os.Rename(src, dst)
 		}
 		if oldDir == "" {
-			return fmt.Errorf("file %s is neither staged nor in the base snapshot", fname)
+			return fmt.Errorf("file %s is neither staged nor in the base snapshot", f.Name)
 		}
-		return os.Link(filepath.Join(tx.d.Dir, oldPath), dst)
+		return carryOver(filepath.Join(tx.d.Dir, oldPath), dst, f)
 	}
 	for key, files := range t.Partitions {
 		pdir := filepath.Join(abs, strings.TrimPrefix((&Table{Dir: ""}).PartitionDir(key), "/"))
 		for _, f := range files {
 			old := filepath.Join((&Table{Dir: oldDir}).PartitionDir(key), f.Name)
-			if err := place(key, pdir, f.Name, old); err != nil {
+			if err := place(key, pdir, f, old); err != nil {
 				return fail("table "+name, err)
 			}
 		}
@@ -149,7 +150,7 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 			continue
 		}
 		bdir := filepath.Join(abs, "_bloom")
-		if err := place(key, bdir, f.Name, filepath.Join(oldDir, "_bloom", f.Name)); err != nil {
+		if err := place(key, bdir, f, filepath.Join(oldDir, "_bloom", f.Name)); err != nil {
 			return fail("table "+name+" Bloom filter", err)
 		}
 	}

@@ -1,0 +1,43 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// DamagedFileError is a file of the base snapshot that a commit would
+// carry over unchanged but that no longer has the size its manifest
+// recorded (or is gone): the commit refuses rather than publish a new
+// snapshot that links the damage in.
+type DamagedFileError struct {
+	Path string // the base snapshot's file
+	What string // e.g. "100 bytes, the manifest says 2345"
+}
+
+func (e *DamagedFileError) Error() string {
+	return fmt.Sprintf("%s: %s: damaged (status --verify lists every damaged file; "+
+		"restore them from a backup of the dataset, see status --help)", e.Path, e.What)
+}
+
+// carryOver hard-links src, a file of the base snapshot that the commit
+// does not change, to dst in the new snapshot, after checking with one
+// stat that it still has the size f records. Only the size is checked:
+// reading every untouched file for its CRC-32C would make each commit
+// cost as much as status --verify, so a file damaged in place at the
+// same size is carried over (status --verify finds it; readers fail on
+// it).
+func carryOver(src, dst string, f FileInfo) error {
+	st, err := os.Stat(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &DamagedFileError{Path: src, What: problemMissing}
+	}
+	if err != nil {
+		return err
+	}
+	if st.Size() != f.Size {
+		return &DamagedFileError{Path: src, What: fmt.Sprintf("%d bytes, the manifest says %d", st.Size(), f.Size)}
+	}
+	return os.Link(src, dst)
+}
