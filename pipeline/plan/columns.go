@@ -64,13 +64,22 @@ func (g *rowGroup) infoHashV2(i int) []byte {
 }
 
 // eachRowGroup calls fn with the planning columns of every row group of
-// the Parquet file at path.
+// the Parquet file at path. Its errors name path once (statecol.Open's
+// already do).
 func eachRowGroup(path string, g *rowGroup, fn func(*rowGroup)) error {
 	f, err := statecol.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if err := readRowGroups(f, g, fn); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// readRowGroups is eachRowGroup on the open file f.
+func readRowGroups(f *statecol.File, g *rowGroup, fn func(*rowGroup)) error {
 	var first int64 // the file's row number of rg's first row
 	for _, rg := range f.RowGroups() {
 		n := int(rg.NumRows())

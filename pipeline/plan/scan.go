@@ -129,7 +129,7 @@ func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, ps *pools
 			}
 		})
 		if err != nil {
-			return fmt.Errorf("plan-retries: %s: %w", path, err)
+			return fmt.Errorf("plan-retries: %w", err) // err names path
 		}
 	}
 	return nil

@@ -21,7 +21,7 @@ func readViews(d *dataset.Dataset, t *dataset.Table, key string, withHash bool, 
 		path := d.FilePath(t, key, fi)
 		var err error
 		if out, err = readFileViews(path, withHash, out); err != nil {
-			return out, fmt.Errorf("%s: %w", path, err)
+			return out, err // it names path
 		}
 	}
 	return out, nil
@@ -75,7 +75,7 @@ func readFileViews(path string, withHash bool, out []stateView) ([]stateView, er
 				continue
 			}
 			if err := r.read(c); err != nil {
-				return out, fmt.Errorf("%s: %w", r.name, err)
+				return out, fmt.Errorf("%s: %s: %w", path, r.name, err)
 			}
 		}
 	}
