@@ -38,8 +38,12 @@ written: a missing, truncated or altered file is listed and the exit status
 is 1. Nothing is then read from the files: "hashes" is the manifest's row
 count, and the counts that read them (by status, tier and failure, leased,
 retry waves, last input) are left out of the text and null in --format json.
-It changes nothing; restore such a file from a backup, or from an older
-snapshot (state/v/NNN) that has the same file name.
+It changes nothing. Snapshots share the files a commit left unchanged (hard
+links), so older ones hold the same damage: restore the file at the same
+path from a backup of the dataset (files never change once written) and run
+--verify again. There is no repair command: until then every command that
+reads the file fails, as does a commit that would link it into a new
+snapshot while its size is wrong.
 
 --metrics-file writes gauges for alerting (infohash_status_*): hashes by
 metadata_status and tier, failed hashes by last failure, live leases,
