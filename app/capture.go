@@ -50,7 +50,8 @@ a FIFO or device), an output blocked for 10s after the signal (a reader
 that reads nothing, a FIFO that no reader opens), or a second signal,
 ends the run at once (exit 130): the stream is cut short, and the DHT
 state is saved all the same. Node IDs and routing tables are kept in
---dht-state (default DIR/dht-state with --data DIR) so the next run rejoins
+--dht-state (default DIR/dht-state with --data DIR, where DIR or at least
+its parent folder must exist) so the next run rejoins
 warm; a second capture started on a --dht-state in use exits 75 (captures
 that run at once need their own).
 
@@ -87,6 +88,12 @@ func runCapture(c *cli.Context) error {
 	if o.StateDir == "" && c.String("data") != "" {
 		o.StateDir = filepath.Join(c.String("data"), "dht-state")
 		if _, err := os.Stat(c.String("data")); errors.Is(err, fs.ErrNotExist) {
+			// As dedup does: only DIR itself may be new, not its parent (a
+			// mistyped --data would otherwise grow a whole tree).
+			parent := filepath.Dir(filepath.Clean(c.String("data")))
+			if fi, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+				return exitcode.BadInput(fmt.Errorf("capture: --data %s: no such folder, and its parent folder %s does not exist to create it in", c.String("data"), parent))
+			}
 			slog.Warn("capture: --data names no folder yet: it is created, and the DHT state starts cold there (a first run, or a mistyped --data)",
 				"data", c.String("data"))
 		}

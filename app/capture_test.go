@@ -177,3 +177,31 @@ func TestCaptureBadFlagsExit2(t *testing.T) {
 		})
 	}
 }
+
+// A --data whose parent folder is missing (a mistyped path) is refused,
+// as dedup refuses it, with nothing created: no tree of folders for the
+// DHT state, no output. A new DIR in an existing folder is a first run.
+func TestCaptureMistypedData(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "obs.parquet")
+	typo := filepath.Join(dir, "srv", "ih", "data")
+	_, stderr, code := runMain(t, "capture", "--data", typo, "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms", "-o", out)
+	want := "parent folder " + filepath.Join(dir, "srv", "ih") + " does not exist"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, want)
+	}
+	for _, p := range []string{filepath.Join(dir, "srv"), out} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Fatalf("capture with a mistyped --data made %s: %v", p, err)
+		}
+	}
+
+	data := filepath.Join(dir, "ds")
+	_, stderr, code = runMain(t, "capture", "--data", data, "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms", "-o", out)
+	if code != 0 {
+		t.Fatalf("capture with a new --data in an existing folder: exit %d; stderr: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "dht-state")); err != nil {
+		t.Fatalf("capture kept no DHT state in the new --data: %v", err)
+	}
+}
