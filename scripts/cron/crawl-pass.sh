@@ -32,16 +32,22 @@
 # with exit 1 stays for the next pass, and this pass goes on (exit 3)
 # rather than capture nothing new until someone acts.
 # A pass folder is removed once it is not among the 10 newest and nothing
-# in it is left to apply. Exit statuses:
+# in it is left to apply. SIGINT or SIGTERM is passed on to the step at
+# work, which commits what it has; the pass waits for it and exits 130.
+# Before any step the arguments are checked (exit 2, one line): INFOHASH
+# names an executable, DATA_DIR is a folder or a new one in an existing
+# folder (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
+# likewise), CAPTURE_DURATION and LOCK_WAIT are durations, LIMIT a count,
+# NOW an RFC 3339 time. Exit statuses:
 #   0  pass complete            75 another writer holds the dataset (skipped)
 #   3  pass partial (some work left for the next pass; what was done is committed)
-#   1/2 a step failed (see the log); 130 interrupted
+#   1/2 a step failed (see the log), or 2: a bad argument; 130 interrupted
 #
 # shellcheck disable=SC2046 # $(metrics STAGE) prints one word or none
 set -uo pipefail
 export LC_ALL=C # pass folders sort by name, bytewise
 
-DATA=${1:?usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]}
+DATA=${1:-}
 DURATION=${2:-10m}
 IH=${INFOHASH:-infohash}
 LIMIT=${LIMIT:-5000}
@@ -49,15 +55,75 @@ LOCK_WAIT=${LOCK_WAIT:-10m}
 EXPORT_DIR=${EXPORT_DIR:-$DATA/export}
 PASS=${PASS:-$(date -u +%Y%m%dT%H%M%SZ)}
 WORK=$DATA/work/$PASS
-mkdir -p "$WORK" "$EXPORT_DIR"
+
+metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1.prom"; }
+log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
+usage() { log "$*"; exit 2; }
+partial=0 bad=0 catchup=0
+
+# SIGINT and SIGTERM are passed on to the step at work (each runs in the
+# background, as bash runs a trap only once a foreground command is done),
+# which stops, commits what it has, and ends; then the pass stops, exit 130.
+sig='' child='' nsig=0
+forward() {
+	sig=$1 nsig=$((nsig + 1))
+	[ -z "$child" ] || kill -s "$1" "$child" 2>/dev/null
+	return 0
+}
+trap 'forward INT' INT
+trap 'forward TERM' TERM
+
+# reap PID: wait for PID to end, whatever signals come meanwhile, and
+# return its exit status (bash keeps it for a later wait).
+reap() {
+	local n rc
+	while n=$nsig; wait "$1"; rc=$?; [ "$n" != "$nsig" ]; do :; done
+	return $rc
+}
+
+# run CMD...: run a step's command, passing signals on to it. A signal
+# that came before it starts means it does not start (exit 130).
+run() {
+	[ -z "$sig" ] || return 130
+	"$@" &
+	child=$!
+	# A signal that came as it started found no child to pass it to.
+	[ -z "$sig" ] || kill -s "$sig" "$child" 2>/dev/null
+	reap "$child"
+	local rc=$?
+	child=''
+	return $rc
+}
+
+# Check every argument before the first step, so that a bad one does not
+# cost a capture first (NOW and LIMIT are used only after it).
+[ $# -ge 1 ] && [ $# -le 2 ] && [ -n "$DATA" ] || usage "usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]"
+command -v -- "$IH" >/dev/null ||
+	usage "no infohash binary: INFOHASH=$IH is not an executable, nor a command on PATH=$PATH; set INFOHASH=/path/to/infohash"
+# folder WHAT DIR: DIR is a folder, or a new one in an existing folder.
+folder() {
+	if [ -e "$2" ]; then
+		[ -d "$2" ] || usage "$1 $2 is not a folder"
+	else
+		[ -d "$(dirname -- "$2")" ] || usage "$1 $2: its parent folder does not exist (a mistyped path?); create it first"
+	fi
+}
+folder DATA_DIR "$DATA"
+[ "$EXPORT_DIR" = "$DATA/export" ] || folder EXPORT_DIR "$EXPORT_DIR"
+# Durations as infohash takes them (90m, 1d12h, 1.5h): this refuses typos
+# and leaves the finer checks (at most 100 years) to infohash.
+dur='^[+]?(0|(([0-9]+[.]?[0-9]*|[.][0-9]+)(w|d|h|m|s|ms|us|µs|μs|ns))+)$'
+[[ $DURATION =~ $dur ]] || usage "CAPTURE_DURATION $DURATION: want a duration such as 12m, 1h or 1d"
+[[ $LOCK_WAIT =~ $dur ]] || usage "LOCK_WAIT=$LOCK_WAIT: want a duration such as 10m, 1h or 1d"
+[[ $LIMIT =~ ^[0-9]+$ ]] || usage "LIMIT=$LIMIT: want a number of jobs, such as 5000"
+# NOW: the RFC 3339 syntax infohash's --now takes, and a real date and time.
+[ -z "${NOW:-}" ] || { [[ $NOW =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$ ]] &&
+	date -u -d "$NOW" >/dev/null 2>&1; } || usage "NOW=$NOW: want an RFC 3339 time such as 2026-01-02T03:04:05Z"
+mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || usage "cannot create $WORK or $EXPORT_DIR"
 
 [ -n "${NOW:-}" ] && now=(--now "$NOW") || now=()
 boot=()
 [ -n "${BOOTSTRAP+set}" ] && boot=(--bootstrap "$BOOTSTRAP")
-
-metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1.prom"; }
-log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
-partial=0 bad=0 catchup=0
 
 # stopped NAME RC: the log line for a status that ends the pass, then exit.
 stopped() {
@@ -74,8 +140,9 @@ stopped() {
 step() {
 	local name=$1; shift
 	log "$name: $*"
-	"$@"
+	run "$@"
 	local rc=$?
+	[ -z "$sig" ] || stopped "$name" 130
 	case $rc in
 		0) return 0 ;;
 		3) log "$name: partial (exit 3): committed what was done; going on"; partial=1; return 0 ;;
@@ -101,10 +168,10 @@ apply() {
 	local fd tee rc named=0
 	exec {fd}> >(trap '' INT TERM; exec tee "$errf" >&2)
 	tee=$!
-	"$@" 2>&"$fd"
+	run "$@" 2>&"$fd"
 	rc=$?
 	exec {fd}>&-
-	wait "$tee"
+	reap "$tee"
 	grep '^infohash: ' "$errf" | grep -qF -- "$file" && named=1
 	rm -f "$errf"
 	case $rc in
@@ -121,6 +188,7 @@ apply() {
 			partial=1 ;;
 		*) stopped "$name" "$rc" ;;
 	esac
+	[ -z "$sig" ] || stopped "$name" 130
 }
 
 dedup() { # dedup FOLDER: apply FOLDER's observations
@@ -170,7 +238,8 @@ fi
 
 step export "$IH" export --data "$DATA" --table catalog --format parquet \
 	$(metrics export) -o "$EXPORT_DIR/catalog.parquet"
-"$IH" status --data "$DATA" "${now[@]}" >&2 || true
+run "$IH" status --data "$DATA" "${now[@]}" >&2
+[ -z "$sig" ] || stopped status 130
 
 # Keep the work files of the last 10 passes for inspection, and of any
 # pass with a file left to apply.

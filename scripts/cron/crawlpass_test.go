@@ -62,32 +62,40 @@ func TestCrawlPassAppliesLeftovers(t *testing.T) {
 }
 
 // The auditor's case: capture gets SIGTERM, commits what it had and exits
-// 130, and the pass stops there (or, as systemd stops a unit, the whole
-// pass gets it, and the script dies at once). The next pass applies its
-// observations.
+// 130, and the pass stops there. A signal to the script alone (kill PID,
+// Ctrl-C) or to the whole pass (as systemd stops a unit) is passed on to
+// capture, which commits, and the script waits for it, logs one
+// "interrupted" line and exits 130: no capture is left running as an
+// orphan. The next pass applies the observations.
 func TestCrawlPassAfterSIGTERMInCapture(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		group bool // SIGTERM to the whole pass, not just capture
-		exit  int
+		name   string
+		target string // capture, script or group
+		sig    syscall.Signal
 	}{
-		{"capture", false, 130},
-		{"whole pass", true, -1},
+		{"capture", "capture", syscall.SIGTERM},
+		{"script", "script", syscall.SIGTERM},
+		{"script SIGINT", "script", syscall.SIGINT},
+		{"whole pass", "group", syscall.SIGTERM},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
 			p := startPass(t, data, "a1", "60s")
 			addr := p.log.waitFor(t, regexp.MustCompile(`capture: listening.* addr=(\S+)`))
 			seen := getPeers(t, addr)
-			pid := child(t, p.cmd.Process.Pid)
-			if tc.group {
-				pid = -p.cmd.Process.Pid
-			}
-			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+			capture := child(t, p.cmd.Process.Pid)
+			pid := map[string]int{"capture": capture, "script": p.cmd.Process.Pid, "group": -p.cmd.Process.Pid}[tc.target]
+			if err := syscall.Kill(pid, tc.sig); err != nil {
 				t.Fatal(err)
 			}
-			if got := p.wait(t); got != tc.exit {
-				t.Fatalf("pass a1: exit %d, want %d; log:\n%s", got, tc.exit, p.log)
+			if got := p.wait(t); got != 130 {
+				t.Fatalf("pass a1: exit %d, want 130; log:\n%s", got, p.log)
+			}
+			if err := syscall.Kill(capture, 0); err == nil {
+				t.Fatalf("capture (PID %d) still runs after the pass ended; log:\n%s", capture, p.log)
+			}
+			if n := strings.Count(p.log.String(), "crawl-pass a1: capture: interrupted (exit 130)"); n != 1 {
+				t.Errorf("%d \"capture: interrupted\" lines in the log, want 1:\n%s", n, p.log)
 			}
 			obs := filepath.Join(data, "work", "a1", "observations.parquet")
 			if !exists(obs) || exists(obs+".applied") {

@@ -94,6 +94,9 @@ func startPass(t *testing.T, data, name, duration string, env ...string) *pass {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Whatever a failed test leaves of the pass (a step the script left
+	// running) goes with it.
+	t.Cleanup(func() { syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) })
 	return p
 }
 
