@@ -145,7 +145,7 @@ was committed ends the run partial (exit 3), naming the input.
 					"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
 					"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 					"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
-					"new", st.New, "reactivated", st.Reactivated, "state_rows", st.StateRows,
+					"new", st.New, "reactivated", st.Reactivated, "rewarmed", st.Rewarmed, "state_rows", st.StateRows,
 					"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
 			if err := endCommitted(c, st, st.Commits > 0, st.Snapshot, err); err != nil {

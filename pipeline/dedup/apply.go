@@ -15,7 +15,11 @@ import (
 
 // partStats are one partition's dedup counters.
 type partStats struct {
-	bloomNeg, bloomPos, known, falsePos, fresh, reactivated int64
+	bloomNeg, bloomPos, known, falsePos, fresh int64
+	// reactivated counts hashes whose next_retry a sighting pulled closer
+	// (reactivated_at set); rewarmed, cold hashes a sighting made hot
+	// (with or without a pull).
+	reactivated, rewarmed int64
 }
 
 // add adds o's counts to s.
@@ -26,6 +30,7 @@ func (s *partStats) add(o partStats) {
 	s.falsePos += o.falsePos
 	s.fresh += o.fresh
 	s.reactivated += o.reactivated
+	s.rewarmed += o.rewarmed
 }
 
 // applyPartition folds the batch's hashes of partition p into tx.
@@ -189,14 +194,25 @@ func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []en
 // that (the rule refuses it, e.g. too soon after the last reactivation),
 // the newest, as a later run would have tried. The aggregate keeps only
 // the two: a sighting between them is not tried.
-func (r *runner) reactivate(st *schema.State, a *agg, lastSeen int64) bool {
+//
+// It counts in ps what the rule did, read from the row: reactivated when
+// next_retry moved (the rule only ever pulls it closer), rewarmed when a
+// cold hash became hot. A cold hash already due is rewarmed, not
+// reactivated (README: "just hot again").
+func (r *runner) reactivate(st *schema.State, a *agg, lastSeen int64, ps *partStats) {
 	if r.o.Reactivate == nil || a.last <= lastSeen {
-		return false
+		return
 	}
-	if first := r.b.first(a); first > lastSeen && first < a.last && r.o.Reactivate(st, first) {
-		return true
+	retry, cold := st.NextRetry, st.Tier == schema.TierCold
+	if first := r.b.first(a); !(first > lastSeen && first < a.last && r.o.Reactivate(st, first)) {
+		r.o.Reactivate(st, a.last)
 	}
-	return r.o.Reactivate(st, a.last)
+	if st.NextRetry != retry {
+		ps.reactivated++
+	}
+	if cold && st.Tier != schema.TierCold {
+		ps.rewarmed++
+	}
 }
 
 // foldColumns are the state columns batch.fold and schedule.Reactivate
@@ -235,9 +251,7 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 				st.InfoHash = a.h // not decoded, but Reactivate's spread reads it
 				old := *st
 				r.b.fold(st, a)
-				if r.reactivate(st, a, old.LastSeen) {
-					ps.reactivated++
-				}
+				r.reactivate(st, a, old.LastSeen, ps)
 				mask |= statecol.Changed(&old, st)
 			}
 			return mask, nil
@@ -372,9 +386,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 			a := &e.agg
 			lastSeen := st.LastSeen
 			r.b.fold(st, a)
-			if r.reactivate(st, a, lastSeen) {
-				ps.reactivated++
-			}
+			r.reactivate(st, a, lastSeen, ps)
 			continue
 		}
 		fresh = append(fresh, r.b.newState(e, r.now))

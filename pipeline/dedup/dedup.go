@@ -70,7 +70,8 @@ type Stats struct {
 	ConfirmedKnown  int64   `json:"confirmed_known"`
 	FalsePositives  int64   `json:"false_positives"`
 	New             int64   `json:"new"`
-	Reactivated     int64   `json:"reactivated"`
+	Reactivated     int64   `json:"reactivated"` // next_retry pulled closer (reactivated_at set)
+	Rewarmed        int64   `json:"rewarmed"`    // cold made hot, pulled or not (one already due: only this)
 	StateRows       int64   `json:"state_rows"`
 	Snapshot        int64   `json:"snapshot"`
 	CommitConflicts int     `json:"commit_conflicts"`
@@ -241,7 +242,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		parts.add(ps)
 		st.BloomNegatives, st.BloomPositives = parts.bloomNeg, parts.bloomPos
 		st.ConfirmedKnown, st.FalsePositives = parts.known, parts.falsePos
-		st.New, st.Reactivated = parts.fresh, parts.reactivated
+		st.New, st.Reactivated, st.Rewarmed = parts.fresh, parts.reactivated, parts.rewarmed
 		st.StateRows = m.Table(dataset.TableState).Rows()
 		st.Snapshot = m.Snapshot
 		if after != nil {

@@ -21,5 +21,5 @@
 // observation of a failed or cold hash goes through schedule.Reactivate,
 // the one rule the retry scheduler also uses (it pulls a dormant retry
 // forward, and makes a cold hash hot). The reactivated counter counts the
-// hashes that rule changed.
+// hashes whose retry it pulled forward; rewarmed, the cold ones it made hot.
 package dedup
