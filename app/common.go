@@ -182,8 +182,18 @@ func requireData(c *cli.Context) (string, error) {
 	return d, nil
 }
 
-// nowFlag fixes the clock for reproducible runs.
-var nowFlag = &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as the current time, for reproducible runs"}
+// nowFlag fixes the clock for reproducible runs (status: the time its
+// counts are taken at).
+var nowFlag = &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as the current time " +
+	"(live leases, overdue retries, retry waves), for reproducible runs"}
+
+// nowFlagOf is a stage's --now: it sets only that run's own clock, whose
+// uses moves lists. Times the stage reads from its inputs (capture's
+// observed_at, fetch's attempted_at: both by the wall clock, as neither
+// takes --now) and what it derives from them keep theirs.
+func nowFlagOf(moves string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as this run's clock, for reproducible runs: " + moves}
+}
 
 func setupLogging(c *cli.Context) error {
 	lvl := slog.LevelInfo

@@ -72,7 +72,9 @@ only the best --limit candidates in memory.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
-			dataFlag, nowFlag, statsJSONFlag,
+			dataFlag, nowFlagOf("what is due (next_retry <= TIME), live leases and penalties, lease_until, planned_at; " +
+				"it moves no retry time: merge sets next_retry from fetch's attempted_at (the wall clock)"),
+			statsJSONFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs"},
 			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",
