@@ -40,6 +40,9 @@ func (p *plan) bind(s *arrow.Schema) ([]binding, error) {
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", f.name, err)
 		}
+		if f.ptr {
+			g = pointerTo(g)
+		}
 		out = append(out, binding{f: f, col: idx[0], get: g})
 	}
 	return out, nil
@@ -153,6 +156,18 @@ func getterFor(f *field, t arrow.DataType) (getter, error) {
 	return nil, bad
 }
 
+// pointerTo is get for a pointer field: the value goes into a new one.
+func pointerTo(get getter) getter {
+	return func(c arrow.Array, i int, d reflect.Value) error {
+		p := reflect.New(d.Type().Elem())
+		if err := get(c, i, p.Elem()); err != nil {
+			return err
+		}
+		d.Set(p)
+		return nil
+	}
+}
+
 // fill sets the fields of dst from row i of the columns col(k).
 func fill(bs []binding, col func(int) arrow.Array, i int, dst reflect.Value) error {
 	for _, b := range bs {
@@ -161,6 +176,9 @@ func fill(bs []binding, col func(int) arrow.Array, i int, dst reflect.Value) err
 		}
 		c := col(b.col)
 		if c.IsNull(i) {
+			if b.f.ptr {
+				dst.FieldByIndex(b.f.index).SetZero()
+			}
 			continue
 		}
 		if err := b.get(c, i, dst.FieldByIndex(b.f.index)); err != nil {

@@ -19,6 +19,9 @@ func (f *field) append(b array.Builder, v reflect.Value) {
 		b.AppendNull()
 		return
 	}
+	if f.ptr {
+		v = v.Elem()
+	}
 	switch f.kind {
 	case kFixed:
 		buf := make([]byte, f.width)

@@ -33,6 +33,7 @@ type field struct {
 	kind     kind
 	width    int // for kFixed
 	optional bool
+	ptr      bool  // a pointer field (*bool): nil is null
 	elem     *plan // for kStructList
 }
 
@@ -78,6 +79,10 @@ func (p *plan) collect(t reflect.Type, prefix []int) {
 			f.name = sf.Name
 		}
 		ts := false
+		typ := sf.Type
+		if typ.Kind() == reflect.Pointer { // nil is null, as for parquet-go
+			f.optional, f.ptr, typ = true, true, typ.Elem()
+		}
 		for _, o := range opts[1:] {
 			switch {
 			case o == "optional":
@@ -86,7 +91,7 @@ func (p *plan) collect(t reflect.Type, prefix []int) {
 				ts = true
 			}
 		}
-		f.kind, f.width, f.elem = kindOf(sf.Type, ts)
+		f.kind, f.width, f.elem = kindOf(typ, ts)
 		p.fields = append(p.fields, f)
 	}
 }

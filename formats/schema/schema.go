@@ -334,10 +334,10 @@ type Catalog struct {
 	MetadataSize   int64   `parquet:"metadata_size,optional"`
 	Name           string  `parquet:"name,optional"`
 	NameRaw        []byte  `parquet:"name_raw,optional"`
-	NameUTF8Valid  bool    `parquet:"name_utf8_valid"`
+	NameUTF8Valid  *bool   `parquet:"name_utf8_valid"` // null (unknown) until fetched
 	TotalSize      int64   `parquet:"total_size,optional"`
 	PieceLength    int64   `parquet:"piece_length,optional"`
 	FileCount      int32   `parquet:"file_count,optional"`
 	Files          []File  `parquet:"files,list"`
-	Private        bool    `parquet:"private"`
+	Private        *bool   `parquet:"private"` // null (unknown) until fetched
 }

@@ -33,6 +33,7 @@ func (f field) appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 	if f.optional && v.IsZero() {
 		return append(b, "null"...), nil
 	}
+	v = reflect.Indirect(v)
 	switch v.Kind() {
 	case reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.CanAddr() {
@@ -175,6 +176,7 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 	if f.optional && v.IsZero() {
 		return b
 	}
+	v = reflect.Indirect(v)
 	switch v.Kind() {
 	case reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.CanAddr() {

@@ -39,6 +39,7 @@ func fieldsOf(t reflect.Type, prefix []int, skip map[string]bool) []field {
 			continue
 		}
 		f := field{name: opts[0], index: idx}
+		f.optional = sf.Type.Kind() == reflect.Pointer // nil is null (*bool)
 		for _, o := range opts[1:] {
 			f.optional = f.optional || o == "optional"
 			f.ts = f.ts || strings.HasPrefix(o, "timestamp")
@@ -53,6 +54,7 @@ func (f field) value(v reflect.Value) any {
 	if f.optional && v.IsZero() {
 		return nil
 	}
+	v = reflect.Indirect(v)
 	switch v.Kind() {
 	case reflect.Array:
 		b := make([]byte, v.Len())

@@ -98,8 +98,8 @@ func catalogSource() rowSource[schema.Catalog] {
 			}
 			if t := meta[s.InfoHash]; t != nil {
 				c.FetchedAt, c.ServedBy, c.MetadataSize = t.FetchedAt, t.ServedBy, t.MetadataSize
-				c.Name, c.NameRaw, c.NameUTF8Valid = t.Name, t.NameRaw, t.NameUTF8Valid
-				c.TotalSize, c.PieceLength, c.FileCount, c.Files, c.Private = t.TotalSize, t.PieceLength, t.FileCount, t.Files, t.Private
+				c.Name, c.NameRaw, c.NameUTF8Valid = t.Name, t.NameRaw, &t.NameUTF8Valid
+				c.TotalSize, c.PieceLength, c.FileCount, c.Files, c.Private = t.TotalSize, t.PieceLength, t.FileCount, t.Files, &t.Private
 			}
 			out[i] = c
 		}

@@ -229,8 +229,10 @@ func structRow(v reflect.Value) map[string]any {
 		fv := v.Field(i)
 		var x any
 		switch {
-		case strings.Contains(tag, ",optional") && fv.IsZero():
+		case strings.Contains(tag, ",optional") && fv.IsZero(), fv.Kind() == reflect.Pointer && fv.IsNil():
 			x = nil
+		case fv.Kind() == reflect.Pointer: // *bool: null when nil
+			x = fv.Elem().Interface()
 		case strings.Contains(tag, "timestamp("):
 			x = time.UnixMilli(fv.Int()).UTC()
 		case fv.Kind() == reflect.Array:
