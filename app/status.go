@@ -50,8 +50,9 @@ metadata_status and tier, failed hashes by last failure, live leases,
 overdue retries and the retry waves, rows and bytes per table, inputs
 applied and when the last one was, partial, pending and spooling inputs,
 the bytes held by what a failed or killed commit built for a snapshot it
-never published (the next writer removes it; the text lists it), and the
-snapshot's number and commit time. With --verify it also has
+never published and by the folders under staging/ (a running writer's, or
+a killed one's: the next writer removes those; the text lists both), and
+the snapshot's number and commit time. With --verify it also has
 verify_problems; when files are damaged it has only that and the snapshot
 (the counts would read the damaged files). It takes a file or FIFO, not -
 (the report is on stdout).

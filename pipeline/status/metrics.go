@@ -72,6 +72,7 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 	m("pending_inputs", "Whole spools of stdin or a pipe under DIR/inbox not applied yet (the next dedup or merge applies them).").set(float64(len(r.Pending)))
 	m("spooling_inputs", "Spools under DIR/inbox still being written, or cut short by a killed run.").set(float64(len(r.Spooling)))
 	m("unpublished_bytes", "Bytes held by what commits built for snapshots CURRENT does not name (a failed or killed commit's, which the next writer removes, or a running one's).").set(float64(r.UnpublishedBytes))
+	m("staging_bytes", "Bytes held by the writers' folders under DIR/staging (a running writer's, or a killed one's, which the next writer removes).").set(float64(r.StagingBytes))
 	m("run_duration_seconds", "Wall time of the last successful status run.").set(took.Seconds())
 	m("last_success_timestamp_seconds", "When the last successful status run ended (Unix time).").set(unix(at))
 	return []byte(b.String())

@@ -52,6 +52,9 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 				r.Unpublished = u.Paths
 			}
 			r.UnpublishedBytes = u.Bytes
+			if s := d.Staged(); s.Paths != nil {
+				r.Staging, r.StagingBytes = s.Paths, s.Bytes
+			}
 			return r, nil
 		case try == maxSnapshotTries:
 			return nil, fmt.Errorf("status: %d snapshots in a row were collected under status by newer commits (the last %d, now %d): run it again, or have the writers keep more snapshots (--keep): %w",

@@ -91,6 +91,11 @@ type Report struct {
 	Now              time.Time `json:"now"`
 	// Verified is what --verify found (nil without it).
 	Verified *dataset.VerifyResult `json:"verified,omitempty"`
+	// Staging are the writers' folders under DIR/staging: a running
+	// writer's, or what a killed one left (the next writer to open the
+	// dataset removes those). StagingBytes is what they alone hold.
+	Staging      []string `json:"staging"`
+	StagingBytes int64    `json:"staging_bytes"`
 }
 
 // Options control Run.
@@ -122,7 +127,8 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: now,
 		// [] rather than null in JSON when nothing is set aside.
-		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{}}
+		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{},
+		Staging: []string{}}
 	if st.Dir != "" {
 		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
 	}
@@ -294,14 +300,21 @@ func (r *Report) Print(w io.Writer) {
 
 // printUnpublished lists what commits built for snapshots that CURRENT
 // does not name.
+// It lists the writers' folders under DIR/staging too.
 func (r *Report) printUnpublished(w io.Writer) {
-	if len(r.Unpublished) == 0 {
-		return
+	if len(r.Unpublished) > 0 {
+		fmt.Fprintf(w, "unpublished (above snapshot %d, %s: left by a commit that failed or was killed before CURRENT named them, "+
+			"or being built by one now; the next dedup, plan-retries or merge removes them):\n", r.Snapshot, humanBytes(r.UnpublishedBytes))
+		for _, p := range r.Unpublished {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
 	}
-	fmt.Fprintf(w, "unpublished (above snapshot %d, %s: left by a commit that failed or was killed before CURRENT named them, "+
-		"or being built by one now; the next dedup, plan-retries or merge removes them):\n", r.Snapshot, humanBytes(r.UnpublishedBytes))
-	for _, p := range r.Unpublished {
-		fmt.Fprintf(w, "  %s\n", p)
+	if len(r.Staging) > 0 {
+		fmt.Fprintf(w, "staging (%s: the files of a writer running now, or left by one that was killed; "+
+			"the next dedup, plan-retries or merge removes a dead writer's):\n", humanBytes(r.StagingBytes))
+		for _, p := range r.Staging {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
 	}
 }
 
