@@ -27,6 +27,10 @@ type File struct {
 	final  string
 	done   bool
 	direct bool // written in place: Commit and Abort only close
+	// hold, when set, is a second handle on the temporary file holding a
+	// shared flock(2) from before the file had its name until after
+	// Commit or Abort took it away (CreateOutput's; see sweepOutputTemps).
+	hold *os.File
 	// busy is when the write under way to a file written in place
 	// began (UnixNano; 0: none).
 	busy atomic.Int64
@@ -72,6 +76,7 @@ func (f *File) Commit() error {
 		return fmt.Errorf("%s: already committed or aborted", f.final)
 	}
 	f.done = true
+	defer f.release()
 	if f.direct {
 		if err := f.File.Close(); err != nil {
 			return fmt.Errorf("%s: close: %w", f.final, err)
@@ -154,6 +159,15 @@ func (f *File) Abort() {
 	f.File.Close()
 	if !f.direct {
 		os.Remove(f.File.Name())
+	}
+	f.release()
+}
+
+// release drops the lock of hold, once the temporary name is gone.
+func (f *File) release() {
+	if f.hold != nil {
+		f.hold.Close()
+		f.hold = nil
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -46,19 +47,18 @@ func CreateOutput(path string) (*File, error) {
 		return &File{File: f, final: t.path, direct: true}, nil
 	}
 	dir, base := filepath.Split(t.path)
-	SweepTemps(dir, base+"-") // a killed earlier run's, of the same output
-	f, err := createTemp(dir, base)
+	sweepOutputTemps(dir, base) // a killed earlier run's, of the same output
+	f, err := createTemp(dir, base, t.path)
 	if err != nil {
 		return nil, err
 	}
 	if t.kind == outRegular {
 		if err := f.Chmod(t.mode); err != nil {
-			f.Close()
-			os.Remove(f.Name())
+			f.Abort()
 			return nil, err
 		}
 	}
-	return &File{File: f, final: t.path}, nil
+	return f, nil
 }
 
 // Opener opens an output a user asked for, as CreateOutput does. The
@@ -235,14 +235,114 @@ func ownDescriptor(path string, fi fs.FileInfo) (int, bool) {
 	return fd, true
 }
 
-// createTemp is openTemp holding the temporary file (holdTemp) for the
-// sweep.
-func createTemp(dir, base string) (*os.File, error) {
-	f, err := openTemp(dir, base)
-	if err == nil {
-		holdTemp(f)
+// createTemp creates the temporary file of output final (base in dir),
+// held by a shared flock(2) so that a sweep tells its live writer from a
+// killed one's debris. Where the system allows it (O_TMPFILE and
+// /proc/self/fd, as CreateLocked), the file is created unnamed, locked
+// through a second handle, and only then linked as
+// TempPrefix+base+"-L<12 hex digits>"; that handle is closed once Commit
+// or Abort has taken the name away. So a file of that name found unlocked
+// is always a dead writer's, however young. Elsewhere the file is created
+// named (openTemp) and locked just after (holdTemp), until it is closed.
+func createTemp(dir, base, final string) (*File, error) {
+	if unnamedFirst {
+		if f, err := createUnnamedHeld(dir, base, final); err == nil {
+			return f, nil
+		}
 	}
-	return f, err
+	f, err := openTemp(dir, base)
+	if err != nil {
+		return nil, err
+	}
+	holdTemp(f)
+	return &File{File: f, final: final}, nil
+}
+
+// createUnnamedHeld is createTemp's unnamed way; it fails, having created
+// nothing, where O_TMPFILE or /proc/self/fd is missing.
+func createUnnamedHeld(dir, base, final string) (*File, error) {
+	if dir == "" {
+		dir = "."
+	}
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	proc := fmt.Sprintf("/proc/self/fd/%d", fd)
+	hold, err := os.Open(proc)
+	if err == nil {
+		err = unix.Flock(int(hold.Fd()), unix.LOCK_SH)
+	}
+	if err != nil {
+		if hold != nil {
+			hold.Close()
+		}
+		unix.Close(fd)
+		return nil, err
+	}
+	for range 10 {
+		name := filepath.Join(dir, TempPrefix+base+"-"+lockedMark+randomHex())
+		err = unix.Linkat(unix.AT_FDCWD, proc, unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
+		if err == nil {
+			return &File{File: os.NewFile(uintptr(fd), name), final: final, hold: hold}, nil
+		}
+		if !errors.Is(err, unix.EEXIST) {
+			break
+		}
+	}
+	hold.Close()
+	unix.Close(fd)
+	return nil, err
+}
+
+// randomHex is the random part of a temporary name: 12 hex digits.
+func randomHex() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// sweepOutputTemps removes from dir what killed writers of output base
+// left (a kill -9 of capture, fetch or export -o FILE): at once, every
+// file named exactly as createTemp names a file created locked for that
+// output (TempPrefix+base+"-L" and 12 hex digits) that no live writer
+// holds; after an hour unmodified (SweepTemps' rule), the other temporary
+// names of base+"-" that no writer holds (a writer's without O_TMPFILE,
+// locked only after its creation, or an older version's). Errors are
+// ignored: it is housekeeping.
+func sweepOutputTemps(dir, base string) {
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := TempPrefix + base + "-"
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		if rest := name[len(prefix):]; strings.HasPrefix(rest, lockedMark) && isRandomHex(rest[len(lockedMark):]) {
+			removeUnheld(filepath.Join(dir, name))
+		} else if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleTempAge {
+			removeUnheld(filepath.Join(dir, name))
+		}
+	}
+}
+
+// isRandomHex reports whether s is what randomHex gives.
+func isRandomHex(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // openTemp creates a new file named TempPrefix+base+"-<random>" in dir
@@ -252,9 +352,7 @@ func createTemp(dir, base string) (*os.File, error) {
 func openTemp(dir, base string) (*os.File, error) {
 	var err error
 	for range 10 {
-		b := make([]byte, 6)
-		rand.Read(b)
-		name := filepath.Join(dir, TempPrefix+base+"-"+hex.EncodeToString(b))
+		name := filepath.Join(dir, TempPrefix+base+"-"+randomHex())
 		var f *os.File
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
