@@ -9,8 +9,9 @@
 # (host:port,... for capture and fetch; unset: infohash's public routers;
 # set but empty: none), LIMIT (jobs per pass, default 5000), EXPORT_DIR
 # (default DATA_DIR/export), LOCK_WAIT (how long dedup and merge wait for
-# another writer, default 10m), NOW (RFC 3339, fixes the clock: tests and
-# demos), METRICS_DIR (node_exporter textfile directory; off when unset),
+# another writer, default 10m), NOW (RFC 3339: the --now of dedup,
+# plan-retries and merge, for tests and demos; capture's and fetch's
+# times stay on the wall clock, see README), METRICS_DIR (node_exporter textfile directory; off when unset),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--listen 127.0.0.1:0",
 # "--timeout 5s").
 #
