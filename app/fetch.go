@@ -104,7 +104,8 @@ did not get through run out at lease_until), and the DHT state is saved all the 
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
---stats-json writes. When the reader of -o - went away (exit 141) it prints nothing.
+--stats-json writes. On bad input (exit 2, nothing written) it prints only the error
+line; when the reader of -o - went away (exit 141), nothing.
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
 open, which a home router handles; raise both on a server. Metadata pieces received
@@ -180,7 +181,10 @@ func runFetch(c *cli.Context) error {
 		// when logs are JSON).
 		return err
 	}
-	if stats.Jobs > 0 || err == nil {
+	// Bad input (exit 2) commits nothing: its one error line says all,
+	// as for every command. A run that stopped early (partial,
+	// interrupted, a failed write) keeps its counters.
+	if (stats.Jobs > 0 || err == nil) && exitcode.Of(err) != exitcode.Usage {
 		if c.String("log-format") == "json" {
 			// One record, its counters as --stats-json writes them: no
 			// text lines among the JSON ones.

@@ -1,0 +1,55 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/rowio"
+)
+
+// blobJob is a job as DuckDB writes one: info_hash a BLOB (BYTE_ARRAY).
+type blobJob struct {
+	InfoHash []byte `parquet:"info_hash,optional"`
+}
+
+// TestFetchBadInputOneLine: fetch's bad input, found after some good
+// jobs were read, ends with the one error line and no counters (nothing
+// is written, as for every command's bad input).
+func TestFetchBadInputOneLine(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "l.txt")
+	if err := os.WriteFile(list, []byte(fmt.Sprintf("%040x\nnot-a-hash\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	duck := filepath.Join(dir, "duck.parquet")
+	w, err := rowio.Create[blobJob](duck, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := make([]byte, 20)
+	if err := w.Write([]blobJob{{good}, {[]byte{1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, in, want string }{
+		{"hash list", list, `l.txt:2: infohash "not-a-hash"`},
+		{"duckdb blob of 2 bytes", duck, "info_hash has 2 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, "r.parquet")
+			_, stderr, code := runMain(t, "fetch", "--no-dht", tt.in, "-o", out)
+			if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant 2 and one line with %q", code, stderr, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Fatalf("%s written after bad input", out)
+			}
+		})
+	}
+}
