@@ -176,3 +176,41 @@ func TestMistypedDataCreatesNothing(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want 0 and a note that the dataset is new", code, stderr)
 	}
 }
+
+// TestMissingDataFolder: every command that needs an existing dataset
+// says that a --data (or --from) that does not exist does not exist, in
+// one line, and keeps "not an infohash dataset" for a folder without one.
+func TestMissingDataFolder(t *testing.T) {
+	dir := t.TempDir()
+	typo := filepath.Join(dir, "typo")
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const missing, notDataset = ": the folder does not exist", ": not an infohash dataset"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"status", []string{"status", "--data", typo}, typo + missing},
+		{"export", []string{"export", "--data", typo, "--format", "csv", "-o", "-"}, typo + missing},
+		{"plan-retries", []string{"plan-retries", "--data", typo, "-o", filepath.Join(dir, "j.parquet")}, typo + missing},
+		{"merge", []string{"merge", "--data", typo}, typo + missing},
+		{"merge --from", []string{"merge", "--data", filepath.Join(dir, "new"), "--from", typo}, typo + missing},
+		{"policy show", []string{"policy", "show", "--data", typo}, typo + missing},
+		{"status, empty folder", []string{"status", "--data", empty}, empty + notDataset},
+		{"merge, empty folder", []string{"merge", "--data", empty}, empty + notDataset},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runMain(t, tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(typo); !os.IsNotExist(err) {
+		t.Fatalf("a command made the missing --data: %v", err)
+	}
+}

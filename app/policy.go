@@ -150,7 +150,7 @@ func policyDir(c *cli.Context) (string, error) {
 	}
 	info, err := os.Stat(data)
 	if err != nil || !info.IsDir() {
-		return "", exitcode.BadInput(fmt.Errorf("policy %s: no dataset at %s", c.Command.Name, data))
+		return "", exitcode.BadInput(fmt.Errorf("policy %s: dataset: %s: %w", c.Command.Name, data, dataset.ErrNoFolder))
 	}
 	return data, nil
 }

@@ -49,10 +49,10 @@ func TestPolicyCLI(t *testing.T) {
 			stderr: "plan: cannot be set from the command line; edit policy.json"},
 		{name: "show on a missing directory",
 			args: []string{"policy", "show", "--data", filepath.Join(dir, "typo")}, code: 2,
-			stderr: "policy show: no dataset at " + filepath.Join(dir, "typo")},
+			stderr: "policy show: dataset: " + filepath.Join(dir, "typo") + ": the folder does not exist"},
 		{name: "set on a missing directory",
 			args: []string{"policy", "set", "--data", filepath.Join(dir, "typo"), "jitter=0.1"}, code: 2,
-			stderr: "policy set: no dataset at " + filepath.Join(dir, "typo")},
+			stderr: "policy set: dataset: " + filepath.Join(dir, "typo") + ": the folder does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

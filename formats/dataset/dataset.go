@@ -33,7 +33,8 @@ type OpenOptions struct {
 	LockWait time.Duration // how long maintenance on open may wait for the lock
 }
 
-// ErrNotDataset is returned when DIR holds no dataset and Create is off.
+// ErrNotDataset is returned when the folder DIR holds no dataset and
+// Create is off (ErrNoFolder when there is no folder DIR).
 var ErrNotDataset = errors.New("not an infohash dataset (no CURRENT file)")
 
 // Open opens (or creates) the dataset in dir, migrating an older format,
@@ -56,7 +57,7 @@ func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error
 		return nil, err
 	} else if !ok || d.use == nil {
 		if !o.Create {
-			return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
+			return nil, notDataset(dir)
 		}
 		if err := d.create(ctx, o.LockWait); err != nil {
 			return nil, err

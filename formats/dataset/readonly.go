@@ -3,6 +3,9 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
 
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -31,7 +34,7 @@ func OpenReadOnly(dir string) (*Dataset, error) {
 	if ok, err := hasCurrent(dir); err != nil {
 		return nil, err
 	} else if !ok {
-		return nil, exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, ErrNotDataset))
+		return nil, notDataset(dir)
 	}
 	m, err := d.Current()
 	if err != nil {
@@ -57,3 +60,19 @@ func readableFormat(dir string, version, oldest int) error {
 
 // errReadOnly is what Begin returns on a dataset opened with OpenReadOnly.
 var errReadOnly = errors.New("opened read-only")
+
+// ErrNoFolder is returned instead of ErrNotDataset when DIR itself does
+// not exist: a mistyped --data is told apart from a folder that holds no
+// dataset.
+var ErrNoFolder = errors.New("the folder does not exist")
+
+// notDataset is the bad-input error for a dir that holds no dataset:
+// ErrNoFolder if dir does not exist (or a part of its path is a file),
+// ErrNotDataset otherwise.
+func notDataset(dir string) error {
+	why := ErrNotDataset
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		why = ErrNoFolder
+	}
+	return exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, why))
+}

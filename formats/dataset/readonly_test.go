@@ -135,3 +135,36 @@ func TestOpenReadOnlyNotADataset(t *testing.T) {
 		t.Fatalf("left %d entries in %s", len(ents), dir)
 	}
 }
+
+// TestNoFolderOrNoDataset: a --data that does not exist is named as such,
+// by writers (Open without Create) and readers alike; an existing folder
+// without CURRENT is "not an infohash dataset".
+func TestNoFolderOrNoDataset(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, dir string
+		want      error
+	}{
+		{"missing", filepath.Join(root, "typo"), ErrNoFolder},
+		{"under a file", filepath.Join(file, "ds"), ErrNoFolder},
+		{"empty folder", root, ErrNotDataset},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, rerr := OpenReadOnly(tt.dir)
+			_, werr := Open(context.Background(), tt.dir, OpenOptions{})
+			for _, err := range []error{rerr, werr} {
+				if !errors.Is(err, tt.want) || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.dir) {
+					t.Fatalf("got %v (exit %d), want %v naming %s, exit 2", err, exitcode.Of(err), tt.want, tt.dir)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(root, "typo")); !os.IsNotExist(err) {
+		t.Fatalf("opening a missing folder made it: %v", err)
+	}
+}
