@@ -90,7 +90,9 @@ func wire(c *cli.Command, top string) {
 	if c.Name != top {
 		name = top + " " + c.Name
 	}
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return exitcode.BadInput(unknownFlag(name, c, err)) }
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return exitcode.BadInput(badFlagValue(name, c, unknownFlag(name, c, err)))
+	}
 	if c.Before == nil {
 		c.Before = beforeCommand
 	}

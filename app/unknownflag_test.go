@@ -24,3 +24,26 @@ func TestUnknownFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestBadFlagValue: a numeric, size or boolean flag given a value it
+// cannot take names the command, the flag with two dashes, the value and
+// what it wants, on one line, exit 2.
+func TestBadFlagValue(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan-retries", "--data", "x", "--limit", "abc", "-o", "j"}, `plan-retries: --limit "abc": want a whole number` + "\n"},
+		{[]string{"plan-retries", "--data", "x", "--limit=99999999999999999999", "-o", "j"}, `plan-retries: --limit "99999999999999999999": out of range; want a whole number` + "\n"},
+		{[]string{"plan-retries", "--data", "x", "--seed", "-1", "-o", "j"}, `plan-retries: --seed "-1": want a whole number, 0 or more` + "\n"},
+		{[]string{"fetch", "--max-metadata-size", "10MiB", "x", "-o", "y"}, `fetch: --max-metadata-size "10MiB": want a whole number of bytes (no units: 10MiB is 10485760)` + "\n"},
+		{[]string{"fetch", "--dht-rate", "fast", "x", "-o", "y"}, `fetch: --dht-rate "fast": want a number` + "\n"},
+		{[]string{"fetch", "--no-dht=maybe", "x", "-o", "y"}, `fetch: --no-dht "maybe": want true or false` + "\n"},
+		{[]string{"policy", "show", "--data", "x", "--hash=maybe"}, `policy show: --hash "maybe": want true or false` + "\n"},
+	} {
+		stdout, stderr, code := runMain(t, tc.args...)
+		if code != 2 || !strings.HasSuffix(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line ending %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
