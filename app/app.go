@@ -61,10 +61,10 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {}, // Main maps errors to codes
 		// Reached only when no command is named ("infohash" alone: help
-		// flags and unknown commands are handled before): a usage error.
+		// flags and unknown commands are handled before): a usage error,
+		// one line saying where the help is (not the help itself).
 		Action: func(c *cli.Context) error {
-			cli.HelpPrinter(c.App.ErrWriter, cli.AppHelpTemplate, c.App)
-			return exitcode.BadInput(errors.New("no command given"))
+			return exitcode.BadInput(errors.New("no command given; run 'infohash --help' for the commands"))
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exitcode.BadInput(err)

@@ -128,3 +128,26 @@ func TestReadmeReportFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCommand: "infohash" alone is a usage error of one line that says
+// where the help is; "infohash --help" prints the help on stdout, exit 0.
+func TestNoCommand(t *testing.T) {
+	tests := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string // stdout: a part of it
+	}{
+		{"alone", nil, 2, "", "infohash: no command given; run 'infohash --help' for the commands\n"},
+		{"--help", []string{"--help"}, 0, "EXIT STATUS:", ""},
+		{"-h", []string{"-h"}, 0, "COMMANDS:", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runMain(t, tt.args...)
+			if code != tt.code || stderr != tt.stderr || !strings.Contains(stdout, tt.stdout) || (tt.stdout == "") != (stdout == "") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, stdout with %q, stderr %q", code, stdout, stderr, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
