@@ -151,3 +151,25 @@ func TestNoCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpHasExitStatus: every command's and subcommand's --help has a
+// description that lists the exit statuses (policy show and set had
+// neither).
+func TestHelpHasExitStatus(t *testing.T) {
+	for _, c := range commands() {
+		paths := [][]string{{c.Name}}
+		for _, s := range c.Subcommands {
+			paths = append(paths, []string{c.Name, s.Name})
+		}
+		for _, p := range paths {
+			t.Run(strings.Join(p, " "), func(t *testing.T) {
+				help := helpOf(t, p...)
+				desc := strings.Index(help, "DESCRIPTION:")
+				exit := strings.Index(help, "EXIT STATUS:")
+				if desc < 0 || exit < desc || !strings.Contains(help[exit:], "75   dataset locked") {
+					t.Fatalf("no DESCRIPTION with EXIT STATUS:\n%s", help)
+				}
+			})
+		}
+	}
+}

@@ -50,8 +50,15 @@ be edited by hand: fields left out keep their defaults.
 				Name:      "show",
 				Usage:     "print the policy in force (DIR/policy.json, or the defaults)",
 				UsageText: "infohash policy show --data DIR [--hash]",
-				Flags:     []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "print only the policy's fingerprint"}},
-				Action:    policyShow,
+				Description: `Prints the policy in force on stdout as JSON: DIR/policy.json with the
+fields it leaves out filled in from the defaults (all of them when there is
+no file). --hash prints only its fingerprint, which manifests carry. A file
+that breaks a rule is refused (exit 2) with the reason; "policy set" can
+repair it. DIR must exist. It takes no lock and writes nothing.
+
+` + exitcode.Help,
+				Flags:  []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "print only the policy's fingerprint"}},
+				Action: policyShow,
 			},
 			{
 				Name:      "set",
@@ -60,6 +67,17 @@ be edited by hand: fields left out keep their defaults.
 				UsageText: `infohash policy set --data DIR PATH=VALUE...
 
    infohash policy set --data ./ih jitter=0.1 backoff.no_peers=30m,2h,8h,1d,7d,30d`,
+				Description: `Applies every PATH=VALUE to DIR/policy.json as it is (the defaults when
+there is none), validates the result once and writes the whole file
+atomically; an invalid result is refused with the reason and nothing is
+written (exit 2). PATH is the setting's JSON path as errors name it
+(backoff.no_peers, backoff.no_peers[2], peer_penalty.base.rejected); an
+unknown PATH is refused with the list of settings. Lists take
+comma-separated items; durations read like 30m, 8h, 1d, 7d. It takes the
+dataset's writer lock (exit 75 while another writer holds it; --lock-wait
+waits). DIR must exist (mkdir it to set a policy before the first dedup).
+
+` + exitcode.Help,
 				Flags: []cli.Flag{dataFlag,
 					lockWaitFlag()},
 				Action: policySet,
