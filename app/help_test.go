@@ -2,12 +2,17 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // helpOf returns the help text of a command path ("plan-retries",
@@ -45,6 +50,7 @@ func TestHelpDefaultsOnce(t *testing.T) {
 		{"plan-retries", "--seed", "(default: the policy's seed, 0 unless changed)"},
 		{"dedup", "--half-life", "(default: the policy's plan.activity_half_life, 1d unless changed)"},
 		{"dedup", "--batch-hashes", "(default: "},
+		{"plan-retries", "--limit", "(0: none, a dry run that counts the due hot hashes and leases nothing)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd+" "+tt.flag, func(t *testing.T) {
@@ -171,5 +177,36 @@ func TestHelpHasExitStatus(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestPlanLimitZero: plan-retries --limit 0 does what its help says: a
+// dry run that counts the due hashes, plans and leases nothing, and
+// commits no snapshot.
+func TestPlanLimitZero(t *testing.T) {
+	dir, data := seedDataset(t)
+	before, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, stats := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "stats.json")
+	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "--limit", "0", "-o", jobs, "--stats-json", stats); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st struct{ Planned, Due int }
+	if b, err := os.ReadFile(stats); err != nil || json.Unmarshal(b, &st) != nil || st.Planned != 0 || st.Due != 2 {
+		t.Fatalf("stats %+v (%v), want 0 planned of 2 due", st, err)
+	}
+	after, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("CURRENT %q, was %q (%v): a dry run committed", after, before, err)
+	}
+	r, err := rowio.Open[schema.Job](jobs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if rows, err := r.ReadAll(); err != nil || len(rows) != 0 {
+		t.Fatalf("%d jobs (%v), want none", len(rows), err)
 	}
 }

@@ -76,7 +76,7 @@ only the best --limit candidates in memory.
 				"it moves no retry time: merge sets next_retry from fetch's attempted_at (the wall clock)"),
 			statsJSONFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
-			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs"},
+			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs (0: none, a dry run that counts the due hot hashes and leases nothing)"},
 			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",
 				DefaultText: fmt.Sprintf("the policy's plan.new_share, %v unless changed", pd.Plan.NewShare)},
 			policyDurationFlag("lease", "lease jobs for `D`",
