@@ -19,14 +19,15 @@ func dedupCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "dedup",
 		Usage:     "fold observations into the dataset's state (one row per known hash)",
-		ArgsUsage: "INPUT...",
-		UsageText: `infohash dedup --data DIR INPUT...
+		ArgsUsage: "[INPUT...]",
+		UsageText: `infohash dedup --data DIR [INPUT...]
 
    infohash dedup --data ./ih observations.parquet
    infohash capture --duration 5m -o - | infohash dedup --data ./ih -
    infohash dedup --data ./ih hashes.txt          # hex infohashes or magnet URIs, one per line
    infohash dedup --data ./ih --now 2026-01-01T00:00:00Z --stats-json stats.json obs/
-   infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes`,
+   infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes
+   infohash dedup --data ./ih                     # apply what a locked-out or killed run left in ./ih/inbox/`,
 		Description: `DIR gets a new dataset when it holds none (its parent folder
 must exist; dedup says so once it has committed to it). A run that made DIR
 and then commits nothing (bad input, an error, an interrupt) removes it
@@ -58,7 +59,8 @@ the file). Such a file is listed
 by "infohash status"; apply it as an INPUT if the producer will not send it
 again: once applied, it is removed. A run that fails once stdin is whole
 (a commit on a full disk, locked out) keeps it in DIR/inbox/ for the next
-run to apply, and its error says where. On
+run to apply, and its error says where; with no INPUT, dedup applies only
+such leftovers (no input, exit 2, when there are none). On
 SIGINT/SIGTERM while reading a stream, dedup goes on for up to 10s, so that
 what the writer upstream flushes as it stops is applied too (exit 130); a
 second signal stops at once.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -75,4 +76,55 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 		t.Fatalf("dedup of the applied partial again: exit %d: %s", code, stderr)
 	}
 	statusClear("after a re-run")
+}
+
+// TestBareDedupAppliesLeftovers: what stdin sent to a dedup locked out
+// (exit 75, "the next dedup applies it") is applied by a bare
+// "dedup --data DIR", as merge does with its own; with nothing left, a
+// bare dedup is "no input" (exit 2), and makes no dataset.
+func TestBareDedupAppliesLeftovers(t *testing.T) {
+	_, data := seedDataset(t)
+	lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	list := []byte("1111111111111111111111111111111111111111\n2222222222222222222222222222222222222222\n")
+	_, stderr, code := runMainIn(t, list, "dedup", "--data", data, "-")
+	if code != 75 || !strings.Contains(stderr, "the next dedup applies it") {
+		t.Fatalf("locked out: exit %d, stderr %q; want 75 saying the next dedup applies it", code, stderr)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "none")
+	tests := []struct {
+		name, data string
+		code       int
+		want       string // in stderr
+	}{
+		{"applies the leftover", data, 0, `"inputs":1`},
+		{"then nothing to do", data, 2, "infohash: dedup: no input: "},
+		{"no dataset", missing, 2, "infohash: dedup: no input: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runMain(t, "dedup", "--data", tt.data, "--log-format", "json")
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.want)
+			}
+			if code == 2 && strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("stderr %q: want one line", stderr)
+			}
+		})
+	}
+	if stdout, _, _ := runMain(t, "status", "--data", data); !strings.Contains(stdout, "hashes        4 ") {
+		t.Fatalf("the two hashes stdin sent were not applied:\n%s", stdout)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("a bare dedup made %s: %v", missing, err)
+	}
 }

@@ -21,7 +21,7 @@ import (
 // Options configure a dedup run.
 type Options struct {
 	Data     string        // dataset directory (created if missing)
-	Inputs   []string      // files, folders, or "-" for stdin
+	Inputs   []string      // files, folders, or "-" for stdin; none: only DIR/inbox/ leftovers
 	Stdin    io.Reader     // read for "-"
 	Now      time.Time     // the clock: next_retry of new hashes
 	HalfLife time.Duration // activity half-life
@@ -96,18 +96,26 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	return st, partialAfterCommits(err, st)
 }
 
+// errNoInput ends a run given no INPUT when DIR/inbox/ holds nothing
+// left to apply either.
+var errNoInput = exitcode.BadInput(errors.New("dedup: no input: name files, folders, or - for stdin (DIR/inbox/ holds nothing left to apply)"))
+
 func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	start := time.Now()
-	if len(o.Inputs) == 0 {
-		return st, exitcode.BadInput(errors.New("dedup: no input (name files, folders, or - for stdin)"))
-	}
 	if o.MaxFiles < 1 {
 		o.MaxFiles = 1
 	}
 	if o.Workers < 1 {
 		o.Workers = 1
 	}
-	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: true, LockWait: o.LockWait})
+	// Without arguments, dedup applies what earlier runs left in
+	// DIR/inbox/ (stdin kept by a run locked out, or killed), as merge
+	// does: that needs a dataset, and makes none.
+	bare := len(o.Inputs) == 0
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: !bare, LockWait: o.LockWait})
+	if bare && (errors.Is(err, dataset.ErrNotDataset) || errors.Is(err, dataset.ErrNoFolder)) {
+		return st, errNoInput
+	}
 	if err != nil {
 		return st, err
 	}
@@ -118,6 +126,9 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	ins, err := resolveInputs(ctx, o.Inputs, o.Stdin, d)
 	if err != nil {
 		return st, err
+	}
+	if len(ins) == 0 {
+		return st, errNoInput
 	}
 	// A stream spooled whole waits in the inbox when the run fails (a
 	// commit on a full disk): the error says so. Deferred before
