@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // newData is the --data folder of a writer that may create a dataset
@@ -47,9 +48,9 @@ func (n newData) undo() {
 	var err error
 	switch {
 	case n.missing:
-		kept, err = dataset.RemoveUnused(n.dir)
+		kept, err = dataset.RemoveUnused(n.dir, schedule.Default().JSON())
 	case n.empty:
-		kept, err = dataset.EmptyUnused(n.dir)
+		kept, err = dataset.EmptyUnused(n.dir, schedule.Default().JSON())
 	default:
 		return
 	}

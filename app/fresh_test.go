@@ -243,7 +243,7 @@ func TestDefaultPolicyWhileNewDatasetRemoved(t *testing.T) {
 	var kept string
 	policyDirReady = func(dir string) {
 		var err error
-		if kept, err = dataset.RemoveUnused(dir); err != nil {
+		if kept, err = dataset.RemoveUnused(dir, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

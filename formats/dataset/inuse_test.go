@@ -39,7 +39,7 @@ func TestRemoveUnusedSparesOpenDataset(t *testing.T) {
 			var kept string
 			d, err := tc.open(t, dir, func() {
 				var err error
-				if kept, err = RemoveUnused(dir); err != nil {
+				if kept, err = RemoveUnused(dir, nil); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -57,7 +57,7 @@ func TestRemoveUnusedSparesOpenDataset(t *testing.T) {
 				t.Fatalf("commit of the run that had the dataset open: %v", err)
 			}
 			d.Close()
-			if kept, err := RemoveUnused(dir); err != nil || kept != "snapshot 1 was committed" {
+			if kept, err := RemoveUnused(dir, nil); err != nil || kept != "snapshot 1 was committed" {
 				t.Fatalf("after the commit: kept %q, err %v", kept, err)
 			}
 		})
@@ -69,7 +69,7 @@ func TestRemoveUnusedSparesOpenDataset(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Close()
-		if kept, err := RemoveUnused(dir); kept != "" || err != nil {
+		if kept, err := RemoveUnused(dir, nil); kept != "" || err != nil {
 			t.Fatalf("kept %q, err %v; want it removed", kept, err)
 		}
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,20 +38,23 @@ var ownEntries = map[string]bool{
 // says, for a log line, what is worth keeping, and nothing is removed: an
 // empty dataset left behind is better than one removed under a run.
 // CURRENT goes first: a kill midway leaves a folder with no dataset in
-// it, which the next writer creates afresh.
-func RemoveUnused(dir string) (kept string, err error) {
-	return removeUnused(dir, false)
+// it, which the next writer creates afresh. policy is what the writers'
+// default DIR/policy.json holds: a policy.json that holds anything else
+// was set by someone ("policy set" on the new dataset) and is kept (nil:
+// any policy.json is a writer's own).
+func RemoveUnused(dir string, policy []byte) (kept string, err error) {
+	return removeUnused(dir, policy, false)
 }
 
 // EmptyUnused is RemoveUnused for a dir that existed, empty, before the
 // run: it removes what the run made in dir, under the same conditions,
 // and keeps dir itself (the user's folder, perhaps with its own
 // permissions or a mount on it).
-func EmptyUnused(dir string) (kept string, err error) {
-	return removeUnused(dir, true)
+func EmptyUnused(dir string, policy []byte) (kept string, err error) {
+	return removeUnused(dir, policy, true)
 }
 
-func removeUnused(dir string, keepDir bool) (kept string, err error) {
+func removeUnused(dir string, policy []byte, keepDir bool) (kept string, err error) {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -68,7 +72,7 @@ func removeUnused(dir string, keepDir bool) (kept string, err error) {
 		return "another run has it open", nil
 	}
 	defer claim.Close()
-	if kept, err := worthKeeping(dir); kept != "" || err != nil {
+	if kept, err := worthKeeping(dir, policy); kept != "" || err != nil {
 		return kept, err
 	}
 	if err := os.Remove(filepath.Join(dir, "CURRENT")); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -94,7 +98,7 @@ func removeUnused(dir string, keepDir bool) (kept string, err error) {
 
 // worthKeeping says what in dir RemoveUnused must not remove ("" if
 // nothing).
-func worthKeeping(dir string) (string, error) {
+func worthKeeping(dir string, policy []byte) (string, error) {
 	if ok, err := hasCurrent(dir); err != nil {
 		return "", err
 	} else if ok {
@@ -113,6 +117,15 @@ func worthKeeping(dir string) (string, error) {
 	for _, e := range ents {
 		if !ownEntries[e.Name()] && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
 			return fmt.Sprintf("it holds %s, which no dataset writer made", e.Name()), nil
+		}
+	}
+	if policy != nil {
+		b, err := os.ReadFile(filepath.Join(dir, "policy.json"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("dataset: %w", err)
+		}
+		if err == nil && !bytes.Equal(b, policy) {
+			return "it holds a policy.json someone set (not the default)", nil
 		}
 	}
 	if ents, err := os.ReadDir(filepath.Join(dir, "staging")); err == nil && len(ents) > 0 {

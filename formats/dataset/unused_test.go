@@ -28,6 +28,11 @@ func TestRemoveUnused(t *testing.T) {
 	}{
 		{"fresh", func(*testing.T, *Dataset) {}, ""},
 		{"with its default policy", func(t *testing.T, d *Dataset) { write(t, d.Path("policy.json")) }, ""},
+		{"a policy someone set", func(t *testing.T, d *Dataset) {
+			if err := os.WriteFile(d.Path("policy.json"), []byte("set"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "policy.json someone set"},
 		{"creation cut short before CURRENT", func(t *testing.T, d *Dataset) {
 			os.Remove(d.Path("CURRENT"))
 		}, ""},
@@ -88,7 +93,7 @@ func TestRemoveUnused(t *testing.T) {
 				}
 				tc.setup(t, d)
 				d.Close() // the run is done with it
-				kept, err := remove(dir)
+				kept, err := remove(dir, []byte("x")) // write's bytes: the default policy
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,7 +120,7 @@ func TestRemoveUnused(t *testing.T) {
 		}
 	}
 	t.Run("missing", func(t *testing.T) {
-		if kept, err := RemoveUnused(filepath.Join(t.TempDir(), "none")); kept != "" || err != nil {
+		if kept, err := RemoveUnused(filepath.Join(t.TempDir(), "none"), nil); kept != "" || err != nil {
 			t.Fatalf("kept %q, err %v; want nothing done", kept, err)
 		}
 	})
