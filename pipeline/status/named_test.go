@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -29,7 +28,7 @@ func TestDamagedStateFileNamedOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "partition 00: {path}: corrupt Parquet: no PAR1 magic at the end (truncated file?)"},
-		{"a byte of a page", func(t *testing.T, p string) { flipLastByteOf(t, p, "next_retry") },
+		{"a byte of a page", func(t *testing.T, p string) { datasettest.FlipLastByteOf(t, p, "next_retry") },
 			"partition 00: {path}: next_retry: crc32 checksum mismatch"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,32 +63,4 @@ func TestDamagedStateFileNamedOnce(t *testing.T) {
 			}
 		})
 	}
-}
-
-// flipLastByteOf flips the last byte of column col's chunk in the Parquet
-// file at path: page data, which the page's CRC-32 covers.
-func flipLastByteOf(t *testing.T, path, col string) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := parquet.OpenFile(strings.NewReader(string(b)), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range f.Metadata().RowGroups[0].Columns {
-		if strings.Join(c.MetaData.PathInSchema, ".") == col {
-			start := c.MetaData.DataPageOffset
-			if c.MetaData.DictionaryPageOffset != 0 {
-				start = c.MetaData.DictionaryPageOffset
-			}
-			b[start+c.MetaData.TotalCompressedSize-1] ^= 0xff
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
-	t.Fatalf("%s: no column %s", path, col)
 }

@@ -5,7 +5,11 @@ package datasettest
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
@@ -41,4 +45,32 @@ func CommitState(t testing.TB, dir string, row schema.State, keep int) {
 	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Keep: keep, Writer: "test"}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// FlipLastByteOf flips the last byte of column col's chunk in the Parquet
+// file at path: page data, which the page's CRC-32 covers.
+func FlipLastByteOf(t testing.TB, path, col string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(strings.NewReader(string(b)), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range f.Metadata().RowGroups[0].Columns {
+		if strings.Join(c.MetaData.PathInSchema, ".") == col {
+			start := c.MetaData.DataPageOffset
+			if c.MetaData.DictionaryPageOffset != 0 {
+				start = c.MetaData.DictionaryPageOffset
+			}
+			b[start+c.MetaData.TotalCompressedSize-1] ^= 0xff
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s: no column %s", path, col)
 }
