@@ -92,7 +92,7 @@ func TestRemoveUnused(t *testing.T) {
 					t.Fatal(err)
 				}
 				tc.setup(t, d)
-				d.Close() // the run is done with it
+				d.Close()                             // the run is done with it
 				kept, err := remove(dir, []byte("x")) // write's bytes: the default policy
 				if err != nil {
 					t.Fatal(err)
