@@ -92,8 +92,9 @@ func TestRemoveUnused(t *testing.T) {
 					t.Fatal(err)
 				}
 				tc.setup(t, d)
-				d.Close()                             // the run is done with it
-				kept, err := remove(dir, []byte("x")) // write's bytes: the default policy
+				d.Close() // the run is done with it
+				// write's bytes stand for the default policy.
+				kept, err := remove(dir, []byte("x"))
 				if err != nil {
 					t.Fatal(err)
 				}
