@@ -25,7 +25,10 @@ import (
 // it aside whole (Wait's error says where). The spool stays locked until
 // Close, after its rename too: the run that spooled it closes it once it
 // has committed it or given it up, and a run looking for leftovers
-// meanwhile leaves it alone (ClaimLeftover).
+// meanwhile leaves it alone (ClaimLeftover). A Close before the copy has
+// ended (an interrupted run) stops the copy and leaves what was written
+// under the temporary name, for Salvage; the lock goes only once the
+// copy has ended, so that no other run takes a file still written to.
 type LiveSpool struct {
 	path string   // the final path
 	rf   *os.File // a read-only handle on the file, valid across the rename
@@ -36,7 +39,11 @@ type LiveSpool struct {
 	done    bool  // the copy ended (err says how)
 	err     error
 	closed  bool
+	stop    chan struct{} // closed by a Close before the copy ended
 }
+
+// errStopped is the error of a copy that Close stopped.
+var errStopped = errors.New("spool stopped by Close before its input ended; what was written is left for Salvage")
 
 // spoolChunk is the size of the copy's reads and writes.
 const spoolChunk = 1 << 20
@@ -63,48 +70,67 @@ func StartSpool(dir, ext string, r io.Reader, tee io.Writer) (*LiveSpool, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &LiveSpool{path: path, rf: rf}
+	s := &LiveSpool{path: path, rf: rf, stop: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	go s.copy(f, r, tee)
 	return s, nil
 }
 
 // copy runs the spool: r to f (and tee), then f made durable under its
-// final name.
+// final name. The reads run in their own goroutine (readChunks), so that
+// a Close can stop the copy while a read waits on a silent pipe: that
+// read is abandoned, and what it returns is not written.
 func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
-	buf := make([]byte, spoolChunk)
+	free := make(chan []byte, 2)
+	free <- make([]byte, spoolChunk)
+	free <- make([]byte, spoolChunk)
+	reads := make(chan chunk)
+	ended := make(chan struct{})
+	defer close(ended) // the reads stop with the copy
+	go readChunks(r, free, reads, ended)
 	var sinceWriteback int64
 	var err error
 	kept := false
 	for {
-		n, rerr := r.Read(buf)
-		if n > 0 {
-			if _, err = writeSpool(f, buf[:n]); err != nil {
+		var c chunk
+		select {
+		case c = <-reads:
+		case <-s.stop:
+		}
+		if stopped(s.stop) {
+			// Not Abort: what was written is Salvage's, whole.
+			err, kept = errStopped, true
+			f.File.Close()
+			break
+		}
+		if c.n > 0 {
+			if _, err = writeSpool(f, c.buf[:c.n]); err != nil {
 				// Readers may see the file cut meanwhile; nothing they
 				// read is committed, since Wait returns the error.
 				err, kept = keepWritten(f, filepath.Dir(s.path), err), true
 				break
 			}
 			if tee != nil {
-				tee.Write(buf[:n])
+				tee.Write(c.buf[:c.n])
 			}
-			if sinceWriteback += int64(n); sinceWriteback >= writebackEvery {
+			if sinceWriteback += int64(c.n); sinceWriteback >= writebackEvery {
 				fsutil.StartWriteback(f.File)
 				sinceWriteback = 0
 			}
 			s.mu.Lock()
-			s.written += int64(n)
+			s.written += int64(c.n)
 			s.mu.Unlock()
 			s.cond.Broadcast()
 		}
-		if errors.Is(rerr, io.EOF) {
+		free <- c.buf
+		if errors.Is(c.err, io.EOF) {
 			// A failed fsync sets the file aside, as a failed write
 			// does: it is not removed.
 			err, kept = commitSpool(f, filepath.Dir(s.path)), true
 			break
 		}
-		if rerr != nil {
-			err = rerr
+		if c.err != nil {
+			err = c.err
 			break
 		}
 	}
@@ -113,8 +139,52 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 	}
 	s.mu.Lock()
 	s.done, s.err = true, err
+	if s.closed {
+		s.rf.Close() // the lock outlived Close until now
+	}
 	s.mu.Unlock()
 	s.cond.Broadcast()
+}
+
+// A chunk is one read of a live spool's source.
+type chunk struct {
+	buf []byte
+	n   int
+	err error
+}
+
+// readChunks reads r into the buffers from free and hands each read on
+// reads, until a read fails or ends or the copy has ended (ended is
+// closed); a read under way then is abandoned: what it returns is
+// dropped.
+func readChunks(r io.Reader, free <-chan []byte, reads chan<- chunk, ended <-chan struct{}) {
+	for {
+		var buf []byte
+		select {
+		case buf = <-free:
+		case <-ended:
+			return
+		}
+		n, err := r.Read(buf)
+		select {
+		case reads <- chunk{buf, n, err}:
+		case <-ended:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stopped reports whether c is closed.
+func stopped(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // Path is the spool's final path, where the file is once Wait returns
@@ -162,6 +232,10 @@ func (s *LiveSpool) NewReader(ctx context.Context) io.Reader {
 }
 
 // Close releases the read handle and the lock; readers fail after it.
+// Before the copy has ended, it stops the copy (Wait then returns an
+// error) and returns at once; the lock is released when the copy ends,
+// and not before: a copy held in a write that never returns keeps it
+// until the process exits.
 func (s *LiveSpool) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,6 +244,10 @@ func (s *LiveSpool) Close() error {
 	}
 	s.closed = true
 	s.cond.Broadcast()
+	if !s.done {
+		close(s.stop) // the copy's end releases the lock
+		return nil
+	}
 	return s.rf.Close()
 }
 

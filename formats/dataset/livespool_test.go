@@ -145,3 +145,65 @@ func TestSalvageSparesFinishingSpools(t *testing.T) {
 		})
 	}
 }
+
+// Closing a live spool while its copy runs (an interrupted run) stops
+// the copy and keeps the spool locked until the copy has ended, however
+// long that takes: the lock used to go at once, and another run's
+// ClaimLeftover or Salvage could take the spool while the dying run
+// still wrote to it. Nothing written before is lost.
+func TestLiveSpoolCloseWaitsForCopy(t *testing.T) {
+	dir := t.TempDir()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	tee := &gateWriter{entered: make(chan struct{}, 1), open: make(chan struct{})}
+	s, err := StartSpool(dir, ".spool", pr, tee)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := []byte("0123456789abcdef0123456789abcdef\n")
+	if _, err := pw.Write(first); err != nil {
+		t.Fatal(err)
+	}
+	<-tee.entered // the copy wrote first to the file and is held in the tee
+	temps, err := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+	if err != nil || len(temps) != 1 {
+		t.Fatalf("temporary spools %v (%v): want one", temps, err)
+	}
+	temp := temps[0]
+	s.Close()
+	if release, ok, err := ClaimLeftover(temp); ok || err != nil {
+		if ok {
+			release()
+		}
+		t.Fatalf("ClaimLeftover of a spool still being copied: ok %v, %v; want it held", ok, err)
+	}
+	close(tee.open)
+	// The copy ends although its source stays open and silent.
+	if err := s.Wait(context.Background()); err == nil {
+		t.Fatal("Wait of a stopped spool: nil error")
+	}
+	release, ok, err := ClaimLeftover(temp)
+	if !ok || err != nil {
+		t.Fatalf("ClaimLeftover once the copy ended: ok %v, %v; want it free", ok, err)
+	}
+	defer release()
+	if got, err := os.ReadFile(temp); err != nil || !bytes.Equal(got, first) {
+		t.Fatalf("the stopped spool holds %q (%v); want %q", got, err, first)
+	}
+}
+
+// gateWriter tells on entered that a write has begun and holds every
+// write until open is closed.
+type gateWriter struct {
+	entered chan struct{}
+	open    chan struct{}
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	<-g.open
+	return len(p), nil
+}

@@ -87,7 +87,10 @@ func keptNote(err error, ins []input) error {
 // apply), and releases their read handles and the locks the run holds
 // on its spools and on the leftovers it took: a run calls it once it has
 // committed them (and removed them) or given them up. After an interrupt
-// it does not wait: a spool cut short is what Salvage is for.
+// it does not wait: the release stops the copy, leaving a spool cut
+// short for Salvage, and the lock goes only once the copy has ended
+// (dataset.LiveSpool.Close), so that no other run takes a spool still
+// written to; a copy that cannot end keeps it until the process exits.
 func settleLive(ctx context.Context, ins []input) {
 	for _, in := range ins {
 		if in.live != nil {
