@@ -41,3 +41,13 @@ func carryOver(src, dst string, f FileInfo) error {
 	}
 	return os.Link(src, dst)
 }
+
+// StageError puts stage's name ("dedup") in front of a commit error that
+// a damaged carried-over file caused (DamagedFileError), as the stage's
+// other errors have it; other errors are returned as they are.
+func StageError(stage string, err error) error {
+	if _, ok := errors.AsType[*DamagedFileError](err); ok {
+		return fmt.Errorf("%s: %w", stage, err)
+	}
+	return err
+}

@@ -238,7 +238,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			slog.Info("dedup: dataset moved on while working; re-applying on the new snapshot", "attempt", attempt+1)
 			continue
 		} else if err != nil && !committed {
-			return st, err
+			return st, dataset.StageError("dedup", err)
 		}
 		st.Commits++
 		if !announced {

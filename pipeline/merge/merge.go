@@ -230,7 +230,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 			slog.Info("merge: dataset moved on while merging; merging again", "attempt", attempt+1)
 			continue
 		} else if err != nil && !committed {
-			return st, err
+			return st, dataset.StageError("merge", err)
 		}
 		for _, in := range pending {
 			warnFuture(in.name, notes[in.id].future, o.Now)

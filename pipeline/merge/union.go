@@ -115,7 +115,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 			slog.Info("merge --from: dataset moved on while merging; merging again", "attempt", attempt+1)
 			continue
 		} else if err != nil && !committed {
-			return st, err
+			return st, dataset.StageError("merge --from", err)
 		}
 		if d.Created {
 			slog.Info("merge --from: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)

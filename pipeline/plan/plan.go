@@ -199,7 +199,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			slog.Info("plan-retries: dataset moved on while planning; planning again", "attempt", attempt+1)
 			continue
 		} else if err != nil && !committed {
-			return st, err
+			return st, dataset.StageError("plan-retries", err)
 		}
 		st.Snapshot = m.Snapshot
 		st.Committed = m.Snapshot > tx.Base().Snapshot
