@@ -93,15 +93,26 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 	kept := false
 	for {
 		var c chunk
-		select {
-		case c = <-reads:
-		case <-s.stop:
-		}
 		if stopped(s.stop) {
-			// Not Abort: what was written is Salvage's, whole.
-			err, kept = errStopped, true
-			f.File.Close()
-			break
+			// Reads that have returned are written: their bytes left
+			// the pipe. Their buffers are not handed back, so at most
+			// two are; one still waiting is abandoned.
+			select {
+			case c = <-reads:
+			default:
+				// Not Abort: what was written is Salvage's, whole.
+				err, kept = errStopped, true
+				f.File.Close()
+			}
+			if err != nil {
+				break
+			}
+		} else {
+			select {
+			case c = <-reads:
+			case <-s.stop:
+				continue
+			}
 		}
 		if c.n > 0 {
 			if _, err = writeSpool(f, c.buf[:c.n]); err != nil {
@@ -122,7 +133,9 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 			s.mu.Unlock()
 			s.cond.Broadcast()
 		}
-		free <- c.buf
+		if !stopped(s.stop) {
+			free <- c.buf
+		}
 		if errors.Is(c.err, io.EOF) {
 			// A failed fsync sets the file aside, as a failed write
 			// does: it is not removed.

@@ -170,6 +170,12 @@ func TestLiveSpoolCloseWaitsForCopy(t *testing.T) {
 		t.Fatalf("temporary spools %v (%v): want one", temps, err)
 	}
 	temp := temps[0]
+	// A second read returns while the copy is held: its bytes have left
+	// the pipe, so the stopped spool must still hold them.
+	second := []byte("fedcba9876543210fedcba9876543210\n")
+	if _, err := pw.Write(second); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	if release, ok, err := ClaimLeftover(temp); ok || err != nil {
 		if ok {
@@ -187,8 +193,9 @@ func TestLiveSpoolCloseWaitsForCopy(t *testing.T) {
 		t.Fatalf("ClaimLeftover once the copy ended: ok %v, %v; want it free", ok, err)
 	}
 	defer release()
-	if got, err := os.ReadFile(temp); err != nil || !bytes.Equal(got, first) {
-		t.Fatalf("the stopped spool holds %q (%v); want %q", got, err, first)
+	want := append(append([]byte{}, first...), second...)
+	if got, err := os.ReadFile(temp); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("the stopped spool holds %q (%v); want %q", got, err, want)
 	}
 }
 
