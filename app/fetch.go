@@ -155,6 +155,11 @@ func runFetch(c *cli.Context) error {
 	o.ConnectTimeout, o.Deadline = flagDuration(c, "connect-timeout"), flagDuration(c, "deadline")
 	o.MaxMetadataSize = c.Int64("max-metadata-size")
 	o.MetadataMemory = c.Int64("metadata-memory")
+	if c.IsSet("metadata-memory") && o.MetadataMemory < o.MaxMetadataSize {
+		// One peer's metadata of the largest size allowed must fit.
+		slog.Warn("fetch: --metadata-memory is below --max-metadata-size; using --max-metadata-size",
+			"metadata_memory", o.MetadataMemory, "max_metadata_size", o.MaxMetadataSize)
+	}
 	o.Logger = slog.Default()
 	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
 		return exitcode.BadInput(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))

@@ -53,3 +53,31 @@ func TestFetchBadInputOneLine(t *testing.T) {
 		})
 	}
 }
+
+// TestMetadataMemoryRaisedSaysSo: a --metadata-memory below
+// --max-metadata-size is raised to it (one peer's largest metadata must
+// fit), and fetch says so rather than raise it silently.
+func TestMetadataMemoryRaisedSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "l.txt")
+	if err := os.WriteFile(list, []byte("not-a-hash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"below", []string{"--metadata-memory", "1"}, true},
+		{"default", nil, false},
+		{"equal", []string{"--metadata-memory", "1000", "--max-metadata-size", "1000"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(append([]string{"fetch", "--no-dht"}, tt.args...), list, "-o", filepath.Join(dir, "r.parquet"))
+			_, stderr, _ := runMain(t, args...)
+			if got := strings.Contains(stderr, "--metadata-memory is below --max-metadata-size"); got != tt.warn {
+				t.Fatalf("warned %v, want %v; stderr:\n%s", got, tt.warn, stderr)
+			}
+		})
+	}
+}
