@@ -155,8 +155,9 @@ func runFetch(c *cli.Context) error {
 	o.ConnectTimeout, o.Deadline = flagDuration(c, "connect-timeout"), flagDuration(c, "deadline")
 	o.MaxMetadataSize = c.Int64("max-metadata-size")
 	o.MetadataMemory = c.Int64("metadata-memory")
-	if c.IsSet("metadata-memory") && o.MetadataMemory < o.MaxMetadataSize {
-		// One peer's metadata of the largest size allowed must fit.
+	if c.IsSet("metadata-memory") && o.MetadataMemory >= 0 && o.MetadataMemory < o.MaxMetadataSize {
+		// One peer's metadata of the largest size allowed must fit (a
+		// negative value is refused as bad input further on).
 		slog.Warn("fetch: --metadata-memory is below --max-metadata-size; using --max-metadata-size",
 			"metadata_memory", o.MetadataMemory, "max_metadata_size", o.MaxMetadataSize)
 	}
