@@ -35,12 +35,7 @@ func ClaimLeftover(path string) (release func(), ok bool, err error) {
 	}
 	// The holder may have removed it (applied) between the open and the
 	// lock, or set it aside: only the file still at path is a leftover.
-	held, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, false, err
-	}
-	if now, err := os.Stat(path); err != nil || !os.SameFile(held, now) {
+	if !samePath(f, path) {
 		f.Close()
 		return nil, false, nil
 	}

@@ -1,11 +1,6 @@
 package dataset
 
-import (
-	"io/fs"
-	"os"
-	"path/filepath"
-	"syscall"
-)
+import "os"
 
 // Staged is what writers keep under DIR/staging, as a reader sees it.
 type Staged struct {
@@ -31,17 +26,7 @@ func (d *Dataset) Staged() Staged {
 		}
 		p := d.Path("staging", e.Name())
 		s.Paths = append(s.Paths, p)
-		_ = filepath.WalkDir(p, func(_ string, e fs.DirEntry, err error) error {
-			if err != nil || !e.Type().IsRegular() {
-				return nil
-			}
-			if fi, err := e.Info(); err == nil {
-				if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink <= 1 {
-					s.Bytes += fi.Size()
-				}
-			}
-			return nil
-		})
+		s.Bytes += ownBytes(p)
 	}
 	return s
 }

@@ -22,9 +22,8 @@ const maxPolicyRead = 1<<20 + 1
 
 // policyRead is the policy file as read at one moment.
 type policyRead struct {
-	raw     []byte // nil: no file
-	err     error
-	present bool
+	raw []byte // nil: no file (an empty file reads as empty, not nil)
+	err error
 }
 
 func readPolicy(dir string) policyRead {
@@ -41,7 +40,7 @@ func readPolicy(dir string) policyRead {
 	if err != nil {
 		return policyRead{err: fmt.Errorf("%s: %w", path, err)}
 	}
-	return policyRead{raw: append([]byte{}, raw...), present: true}
+	return policyRead{raw: raw} // io.ReadAll's slice is never nil
 }
 
 // PolicyFile returns the path of DIR/policy.json and its bytes as Begin
@@ -66,7 +65,7 @@ func (tx *Tx) checkPolicy() error {
 	if now.err != nil {
 		return fmt.Errorf("dataset: %w", now.err)
 	}
-	if tx.policy.err == nil && now.present == tx.policy.present && bytes.Equal(now.raw, tx.policy.raw) {
+	if tx.policy.err == nil && (now.raw == nil) == (tx.policy.raw == nil) && bytes.Equal(now.raw, tx.policy.raw) {
 		return nil
 	}
 	return fmt.Errorf("dataset: %s: %s changed since the transaction began (policy set): %w",

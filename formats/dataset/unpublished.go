@@ -119,17 +119,26 @@ func (d *Dataset) Unpublished(m *Manifest) Unpublished {
 		}
 		p := d.Path(n.rel)
 		u.Paths = append(u.Paths, p)
-		_ = filepath.WalkDir(p, func(_ string, e fs.DirEntry, err error) error {
-			if err != nil || !e.Type().IsRegular() {
-				return nil
-			}
-			if fi, err := e.Info(); err == nil {
-				if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink <= 1 {
-					u.Bytes += fi.Size()
-				}
-			}
-			return nil
-		})
+		u.Bytes += ownBytes(p)
 	}
 	return u
+}
+
+// ownBytes is the size of the regular files under p that no other name
+// links to (a file hard-linked into a snapshot as well counts for
+// nothing: removing p would not free it).
+func ownBytes(p string) int64 {
+	var n int64
+	_ = filepath.WalkDir(p, func(_ string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := e.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink <= 1 {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
