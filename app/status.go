@@ -29,7 +29,11 @@ being read (they stay for the writers' --keep snapshots), status starts
 over on the newer snapshot, up to 5 times, rather than report them
 missing. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged). The retry
 waves count the hashes not yet fetched nor leased by when their next retry
-falls due. The "frozen" line globs this snapshot's state files alone (they
+falls due, each hash in one wave: overdue, within_1h, within_1d (after the
+first hour), within_7d, within_30d, later. These are the keys of
+retry_waves in --format json (jq .retry_waves.within_1h) and the wave
+label of the metrics file; the text says "next hour", "next day", "next
+week", "next month". The "frozen" line globs this snapshot's state files alone (they
 stay for --keep snapshots); it says "none" while there is no state table yet.
 
 --verify reads every file of the snapshot (data and Bloom filters) and

@@ -3,9 +3,26 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/infohash/infohash/pipeline/status"
 )
+
+// TestStatusHelpNamesWaves: status --help names every retry wave as
+// --format json and the metrics file spell it, and as the text says it.
+func TestStatusHelpNamesWaves(t *testing.T) {
+	help := strings.Join(strings.Fields(helpOf(t, "status")), " ")
+	for _, wv := range status.Waves {
+		if !regexp.MustCompile(`(^|\W)` + wv.Name + `(\W|$)`).MatchString(help) {
+			t.Errorf("status --help does not name the wave %s", wv.Name)
+		}
+		if wv.Label != wv.Name && !strings.Contains(help, `"`+wv.Label+`"`) {
+			t.Errorf("status --help does not say what the text calls %s (%q)", wv.Name, wv.Label)
+		}
+	}
+}
 
 // TestStatusCLI: --metrics-file writes the status gauges (with the lease
 // plan-retries just took), extra arguments are refused, and a command

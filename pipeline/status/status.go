@@ -21,12 +21,22 @@ import (
 	"github.com/infohash/infohash/pipeline/plan"
 )
 
-// Waves are the horizons of the retry histogram.
+// Waves are the horizons of the retry histogram, nearest first. A hash
+// counts in the first wave whose horizon D its next retry is within (D -1:
+// no horizon). Name is the wave's key in --format json and its label in
+// the metrics file: no spaces, so that jq (.retry_waves.within_1h) and
+// alert rules take it as it is. Label is what the text report prints.
 var Waves = []struct {
-	Name string
-	D    time.Duration
-}{{"overdue", 0}, {"next hour", time.Hour}, {"next day", 24 * time.Hour}, {"next week", 7 * 24 * time.Hour},
-	{"next month", 30 * 24 * time.Hour}, {"later", -1}}
+	Name, Label string
+	D           time.Duration
+}{
+	{"overdue", "overdue", 0},
+	{"within_1h", "next hour", time.Hour},
+	{"within_1d", "next day", 24 * time.Hour},
+	{"within_7d", "next week", 7 * 24 * time.Hour},
+	{"within_30d", "next month", 30 * 24 * time.Hour},
+	{"later", "later", -1},
+}
 
 // Report is what status prints (and --format json emits).
 type Report struct {
@@ -228,13 +238,14 @@ func (r *Report) verify(ctx context.Context, d *dataset.Dataset, m *dataset.Mani
 	return nil
 }
 
+// wave names the wave of a next retry due inMs from now.
 func wave(inMs int64) string {
 	for _, w := range Waves {
 		if w.D < 0 || inMs <= w.D.Milliseconds() {
 			return w.Name
 		}
 	}
-	return "later"
+	return Waves[len(Waves)-1].Name
 }
 
 // Print writes the report for people.
@@ -270,7 +281,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	for _, wv := range Waves {
 		n := r.RetryWaves[wv.Name]
-		fmt.Fprintf(w, "  %-10s %9d %s\n", wv.Name, n, strings.Repeat("#", int(40*n/max)))
+		fmt.Fprintf(w, "  %-10s %9d %s\n", wv.Label, n, strings.Repeat("#", int(40*n/max)))
 	}
 	if v := r.Verified; v != nil {
 		fmt.Fprintf(w, "verified %d files (%s) against the manifest: all match\n", v.Files, humanBytes(v.Bytes))
