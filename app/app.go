@@ -38,7 +38,7 @@ func commands() []*cli.Command {
 // New builds the cli.App. stdin/stdout/stderr are the process streams
 // (tests pass buffers).
 func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	cmds := commands()
+	cmds := append(commands(), hiddenCommands()...)
 	for _, c := range cmds {
 		wire(c, c.Name)
 		for _, s := range c.Subcommands {
@@ -73,8 +73,8 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 }
 
 // noMetrics names the commands that have no counters for --metrics-file
-// (policy runs no stage).
-var noMetrics = map[string]bool{"policy": true}
+// (policy and clock run no stage).
+var noMetrics = map[string]bool{"policy": true, "clock": true}
 
 // wire gives a command (or subcommand of top) what every one shares: the
 // common flags, usage errors as exit 2, and, before it runs, logging set

@@ -39,7 +39,8 @@
 # names an executable, DATA_DIR is a folder or a new one in an existing
 # folder (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
 # likewise), CAPTURE_DURATION and LOCK_WAIT are durations, LIMIT a count,
-# NOW an RFC 3339 time. Exit statuses:
+# NOW an RFC 3339 time (as `infohash clock --now NOW` parses it: no GNU
+# date needed). Exit statuses:
 #   0  pass complete            75 another writer holds the dataset (skipped)
 #   3  pass partial (some work left for the next pass; what was done is committed)
 #   1/2 a step failed (see the log), or 2: a bad argument; 130 interrupted
@@ -117,9 +118,12 @@ dur='^[+]?(0|(([0-9]+[.]?[0-9]*|[.][0-9]+)(w|d|h|m|s|ms|us|µs|μs|ns))+)$'
 [[ $DURATION =~ $dur ]] || usage "CAPTURE_DURATION $DURATION: want a duration such as 12m, 1h or 1d"
 [[ $LOCK_WAIT =~ $dur ]] || usage "LOCK_WAIT=$LOCK_WAIT: want a duration such as 10m, 1h or 1d"
 [[ $LIMIT =~ ^[0-9]+$ ]] || usage "LIMIT=$LIMIT: want a number of jobs, such as 5000"
-# NOW: the RFC 3339 syntax infohash's --now takes, and a real date and time.
-[ -z "${NOW:-}" ] || { [[ $NOW =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$ ]] &&
-	date -u -d "$NOW" >/dev/null 2>&1; } || usage "NOW=$NOW: want an RFC 3339 time such as 2026-01-02T03:04:05Z"
+# NOW: a time infohash's --now takes, as infohash parses it (its hidden
+# "clock" command reads no dataset); date(1) cannot say: -d is GNU's alone.
+if [ -n "${NOW:-}" ]; then
+	why=$("$IH" clock --now "$NOW" 2>&1 >/dev/null) ||
+		usage "NOW=$NOW: want an RFC 3339 time such as 2026-01-02T03:04:05Z${why:+ (${why%%$'\n'*})}"
+fi
 mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || usage "cannot create $WORK or $EXPORT_DIR"
 
 [ -n "${NOW:-}" ] && now=(--now "$NOW") || now=()

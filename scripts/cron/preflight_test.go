@@ -3,6 +3,7 @@ package cron
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,9 @@ import (
 // A bad argument stops the pass before its first step, with one line
 // naming it and exit 2: no capture first (NOW, LIMIT and LOCK_WAIT were
 // used only after it), and no folder made. A DATA_DIR whose parent folder
-// is missing is a mistyped path, not a new dataset.
+// is missing is a mistyped path, not a new dataset. The checks need no
+// date(1) (noDate): NOW is one infohash itself refuses, whose reason the
+// line gives.
 func TestCrawlPassBadArguments(t *testing.T) {
 	for _, tc := range []struct {
 		name, data, duration, want string
@@ -19,8 +22,10 @@ func TestCrawlPassBadArguments(t *testing.T) {
 		{"mistyped DATA_DIR", "typo/sub/ih", "1s", "DATA_DIR", nil},
 		{"DATA_DIR a file", "file", "1s", "is not a folder", nil},
 		{"mistyped EXPORT_DIR", "ds", "1s", "EXPORT_DIR", []string{"EXPORT_DIR=typo/export"}},
-		{"NOW not RFC 3339", "ds", "1s", "NOW=yesterday", []string{"NOW=yesterday"}},
-		{"NOW no real day", "ds", "1s", "NOW=", []string{"NOW=2026-02-30T00:00:00Z"}},
+		{"NOW not RFC 3339", "ds", "1s", `NOW=yesterday: want an RFC 3339 time such as 2026-01-02T03:04:05Z (infohash: --now: "yesterday" is not an RFC 3339 time)`, []string{"NOW=yesterday"}},
+		{"NOW no real day", "ds", "1s", `NOW=2026-02-30T00:00:00Z: want an RFC 3339 time such as 2026-01-02T03:04:05Z (infohash: --now: "2026-02-30T00:00:00Z" is not`, []string{"NOW=2026-02-30T00:00:00Z"}},
+		{"NOW hour 24", "ds", "1s", `NOW=2026-01-02T24:00:00Z: want an RFC 3339 time`, []string{"NOW=2026-01-02T24:00:00Z"}},
+		{"NOW no zone", "ds", "1s", `NOW=2026-01-02T03:04:05: want an RFC 3339 time`, []string{"NOW=2026-01-02T03:04:05"}},
 		{"bad duration", "ds", "12x", "CAPTURE_DURATION 12x", nil},
 		{"bad LIMIT", "ds", "1s", "LIMIT=many", []string{"LIMIT=many"}},
 		{"bad LOCK_WAIT", "ds", "1s", "LOCK_WAIT=5", []string{"LOCK_WAIT=5"}},
@@ -36,7 +41,8 @@ func TestCrawlPassBadArguments(t *testing.T) {
 					tc.env[i] = k + "=" + filepath.Join(dir, v)
 				}
 			}
-			log := runPass(t, filepath.Join(dir, tc.data), "c1", tc.duration, 2, tc.env...)
+			env := append([]string{noDate(t)}, tc.env...) // "no binary" sets its own PATH
+			log := runPass(t, filepath.Join(dir, tc.data), "c1", tc.duration, 2, env...)
 			if strings.Count(log, "\n") != 1 || !strings.Contains(log, tc.want) {
 				t.Errorf("log: want one line naming %q, got:\n%s", tc.want, log)
 			}
@@ -60,4 +66,31 @@ func TestCrawlPassFirstRun(t *testing.T) {
 	if !applied(t, data, filepath.Join(data, "work", "c1", "observations.parquet")) {
 		t.Errorf("the first pass applied no observations; log:\n%s", log)
 	}
+}
+
+// A good NOW passes the checks without date(1) (noDate) and is the --now
+// of the stages that take one; an offset is kept as given.
+func TestCrawlPassNowWithoutDate(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	log := runPass(t, data, "c1", "1s", 0, noDate(t), "NOW=2026-01-02T03:04:05.5+01:00")
+	for _, stage := range []string{"dedup", "plan-retries", "merge"} {
+		if !regexp.MustCompile(`crawl-pass c1: ` + stage + `: \S+ ` + stage + ` .*--now 2026-01-02T03:04:05\.5\+01:00 `).MatchString(log) {
+			t.Errorf("%s ran without --now NOW; log:\n%s", stage, log)
+		}
+	}
+	if !applied(t, data, filepath.Join(data, "work", "c1", "observations.parquet")) {
+		t.Errorf("the pass applied no observations; log:\n%s", log)
+	}
+}
+
+// noDate returns a PATH setting whose date(1) fails whatever it is asked,
+// as BSD's and busybox's do on GNU's -d: the pass's checks must not need
+// it (its log lines then lack their time, and PASS must be set).
+func noDate(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "date"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
 }
