@@ -152,93 +152,88 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	var parts partStats // over the run's commits
 	st.Inputs = len(ins)
 	first := true
-	for attempt := 0; ; attempt++ {
-		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
-		if err != nil {
-			return st, err
-		}
-		if err := r.bindPolicy(tx); err != nil {
-			tx.Abort()
-			return st, err
-		}
-		if r.b != nil && r.b.halfLife != float64(r.o.HalfLife.Milliseconds()) {
-			aggregated = "" // aggregated under another half-life: read again
-		}
-		if sums != nil {
-			aggregated, err = r.readWhileChecksumming(ctx, tx.Base(), ins, sums, rows)
-			if err != nil {
-				tx.Abort()
-				return st, err
+	tries := dataset.Tries{Stage: "dedup", LockWait: o.LockWait, Conflicts: &st.CommitConflicts,
+		Collected: "the snapshot being read was collected by later commits; re-applying on the new one",
+		Conflict:  "dataset moved on while working; re-applying on the new snapshot",
+		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
+			phase := time.Now()
+			m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "dedup"})
+			slog.Debug("dedup: committed", "seconds", time.Since(phase).Seconds())
+			return m, err
+		}}
+	for { // a commit per batch
+		var (
+			base           *dataset.Manifest
+			pending, group []input
+			ps             partStats
+		)
+		m, after, err := tries.Run(ctx, d, func(tx *dataset.Tx, _ int) (_ bool, err error) {
+			base = tx.Base()
+			if err := r.bindPolicy(tx); err != nil {
+				return false, err
 			}
-			ids, _ := sums.wait() // no error: readWhileChecksumming returned it
-			ins, sums = withIDs(ins, ids), nil
-		}
-		pending, err := pendingInputs(d, tx.Base(), ins)
+			if r.b != nil && r.b.halfLife != float64(r.o.HalfLife.Milliseconds()) {
+				aggregated = "" // aggregated under another half-life: read again
+			}
+			if sums != nil {
+				if aggregated, err = r.readWhileChecksumming(ctx, tx.Base(), ins, sums, rows); err != nil {
+					return false, err
+				}
+				ids, _ := sums.wait() // no error: readWhileChecksumming returned it
+				ins, sums = withIDs(ins, ids), nil
+			}
+			if pending, err = pendingInputs(d, tx.Base(), ins); err != nil {
+				return false, err
+			}
+			if first {
+				st.InputsSkipped = len(ins) - len(pending)
+				first = false
+			}
+			if len(pending) == 0 {
+				return false, nil
+			}
+			// The batch is the first inputs pending, as many as aggregate took.
+			group = aggregatedPrefix(pending, aggregated)
+			if group == nil {
+				n, err := r.aggregate(ctx, pending)
+				if err != nil {
+					return false, err
+				}
+				group = pending[:len(n)]
+				for i, in := range group {
+					rows[in.id] = n[i]
+				}
+				aggregated = idsOf(group)
+			}
+			phase := time.Now()
+			setApplyGC()
+			r.prog = r.newProgress("dedup: applying partitions", 256)
+			ps, err = r.applyAll(ctx, tx)
+			r.prog.Done()
+			if err != nil {
+				return false, tx.Moved(err)
+			}
+			for _, in := range group {
+				tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})
+			}
+			if r.o.Policy != nil {
+				tx.SetPolicy(r.o.Policy)
+			}
+			slog.Debug("dedup: partitions applied", "seconds", time.Since(phase).Seconds())
+			return true, nil
+		})
 		if err != nil {
-			tx.Abort()
 			return st, err
 		}
-		if first {
-			st.InputsSkipped = len(ins) - len(pending)
-			first = false
-		}
-		if len(pending) == 0 {
-			tx.Abort()
+		if m == nil { // nothing pending: every input is in the ledger
 			removeInbox(ins)
 			if !announced {
 				slog.Info("dedup: created a new, empty dataset", "dir", d.Dir)
 			}
-			st.StateRows = tx.Base().Table(dataset.TableState).Rows()
-			st.Snapshot = tx.Base().Snapshot
+			st.StateRows = base.Table(dataset.TableState).Rows()
+			st.Snapshot = base.Snapshot
 			st.Seconds = time.Since(start).Seconds()
 			return st, nil
-		}
-		// The batch is the first inputs pending, as many as aggregate took.
-		group := aggregatedPrefix(pending, aggregated)
-		if group == nil {
-			n, err := r.aggregate(ctx, pending)
-			if err != nil {
-				tx.Abort()
-				return st, err
-			}
-			group = pending[:len(n)]
-			for i, in := range group {
-				rows[in.id] = n[i]
-			}
-			aggregated = idsOf(group)
-		}
-		phase := time.Now()
-		setApplyGC()
-		r.prog = r.newProgress("dedup: applying partitions", 256)
-		ps, err := r.applyAll(ctx, tx)
-		r.prog.Done()
-		if err != nil {
-			tx.Abort()
-			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
-				st.CommitConflicts++
-				slog.Info("dedup: the snapshot being read was collected by later commits; re-applying on the new one", "attempt", attempt+1)
-				continue
-			} else {
-				return st, err
-			}
-		}
-		for _, in := range group {
-			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})
-		}
-		if r.o.Policy != nil {
-			tx.SetPolicy(r.o.Policy)
-		}
-		slog.Debug("dedup: partitions applied", "seconds", time.Since(phase).Seconds())
-		phase = time.Now()
-		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "dedup"})
-		slog.Debug("dedup: committed", "seconds", time.Since(phase).Seconds())
-		after, committed := dataset.AsAfterCommit(err)
-		if retry, err := dataset.Reapply(err, attempt); retry {
-			st.CommitConflicts++
-			slog.Info("dedup: dataset moved on while working; re-applying on the new snapshot", "attempt", attempt+1)
-			continue
-		} else if err != nil && !committed {
-			return st, dataset.StageError("dedup", err)
 		}
 		st.Commits++
 		if !announced {
@@ -270,7 +265,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			slog.Info("dedup: committed a batch; reading the next inputs", "snapshot", m.Snapshot,
 				"inputs_done", len(ins)-len(pending)+len(group), "inputs", len(ins))
 			r.b.release()
-			r.b, aggregated, attempt = nil, "", -1
+			r.b, aggregated = nil, ""
 			debug.SetGCPercent(25) // as for the first batch's aggregation
 			continue
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -180,42 +179,28 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
 	}
 	st.Inputs = len(ins)
-	for attempt := 0; ; attempt++ {
-		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
+	var pending []input
+	var notes map[string]inputNote
+	var base *dataset.Manifest
+	m, after, err := o.tries("merge", &st).Run(ctx, d, func(tx *dataset.Tx, _ int) (bool, error) {
+		base = tx.Base()
+		p, err := policyOf(tx, &st)
 		if err != nil {
-			return st, err
+			return false, err
 		}
-		p, err := schedule.Of(tx)
-		if err != nil {
-			tx.Abort()
-			return st, exitcode.BadInput(err)
-		}
-		st.PolicyHash = p.Hash()
-		pending, err := pendingInputs(d, tx.Base(), ins)
-		if err != nil {
-			tx.Abort()
-			return st, err
+		if pending, err = pendingInputs(d, tx.Base(), ins); err != nil {
+			return false, err
 		}
 		st.InputsSkipped = len(ins) - len(pending)
 		if len(pending) == 0 {
-			tx.Abort()
-			removeInbox(ins)
-			st.Snapshot = tx.Base().Snapshot
-			st.Seconds = time.Since(start).Seconds()
-			return st, nil
+			return false, nil
 		}
 		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}
-		bst, notes, err := r.applyInputs(ctx, pending, o.Workers)
+		bst, n, err := r.applyInputs(ctx, pending, o.Workers)
 		if err != nil {
-			tx.Abort()
-			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
-				st.CommitConflicts++
-				slog.Info("merge: the snapshot being read was collected by later commits; starting over on the new one", "attempt", attempt+1)
-				continue
-			} else {
-				return st, err
-			}
+			return false, tx.Moved(err)
 		}
+		notes = n
 		bst.Inputs, bst.InputsSkipped, bst.PolicyHash, bst.CommitConflicts = st.Inputs, st.InputsSkipped, st.PolicyHash, st.CommitConflicts
 		st = bst
 		for _, in := range pending {
@@ -223,30 +208,49 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 			st.FutureClamped += notes[in.id].future.n
 		}
 		tx.SetPolicy(p.JSON())
-		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge"})
-		after, committed := dataset.AsAfterCommit(err)
-		if retry, err := dataset.Reapply(err, attempt); retry {
-			st.CommitConflicts++
-			slog.Info("merge: dataset moved on while merging; merging again", "attempt", attempt+1)
-			continue
-		} else if err != nil && !committed {
-			return st, dataset.StageError("merge", err)
-		}
-		for _, in := range pending {
-			warnFuture(in.name, notes[in.id].future, o.Now)
-		}
-		// A spooled input goes once the commit that records it is
-		// durable (a later run removes it when it finds it applied).
-		if after == nil || after.Durable {
-			removeInbox(ins)
-		}
-		st.Snapshot, st.Committed = m.Snapshot, true
+		return true, nil
+	})
+	if err != nil {
+		return st, err
+	}
+	if m == nil { // every input was applied before
+		removeInbox(ins)
+		st.Snapshot = base.Snapshot
 		st.Seconds = time.Since(start).Seconds()
-		if after != nil {
-			return st, fmt.Errorf("merge: %w", after)
-		}
 		return st, nil
 	}
+	for _, in := range pending {
+		warnFuture(in.name, notes[in.id].future, o.Now)
+	}
+	// A spooled input goes once the commit that records it is
+	// durable (a later run removes it when it finds it applied).
+	if after == nil || after.Durable {
+		removeInbox(ins)
+	}
+	st.Snapshot, st.Committed = m.Snapshot, true
+	st.Seconds = time.Since(start).Seconds()
+	if after != nil {
+		return st, fmt.Errorf("merge: %w", after)
+	}
+	return st, nil
+}
+
+// tries is the loop of tries of a merge run (stage "merge" or "merge
+// --from"), which counts its conflicts in st.
+func (o Options) tries(stage string, st *Stats) dataset.Tries {
+	return dataset.Tries{Stage: stage, LockWait: o.LockWait, Keep: o.Keep, Conflicts: &st.CommitConflicts,
+		Conflict: "dataset moved on while merging; merging again"}
+}
+
+// policyOf is the policy a try's transaction works under (schedule.Of:
+// bad input if it is not valid); st notes its hash.
+func policyOf(tx *dataset.Tx, st *Stats) (schedule.Policy, error) {
+	p, err := schedule.Of(tx)
+	if err != nil {
+		return p, exitcode.BadInput(err)
+	}
+	st.PolicyHash = p.Hash()
+	return p, nil
 }
 
 // inputNote is what applyInputs read of one input: its rows, and those

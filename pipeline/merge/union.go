@@ -68,65 +68,47 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	sum := sha256.Sum256(raw)
 	id := "dataset:" + hex.EncodeToString(sum[:])
 	st.Union.FromSnapshot = om.Snapshot
-	for attempt := 0; ; attempt++ {
-		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
+	var base *dataset.Manifest
+	m, after, err := o.tries("merge --from", &st).Run(ctx, d, func(tx *dataset.Tx, _ int) (bool, error) {
+		base = tx.Base()
+		p, err := policyOf(tx, &st)
 		if err != nil {
-			return st, err
+			return false, err
 		}
-		p, err := schedule.Of(tx)
-		if err != nil {
-			tx.Abort()
-			return st, exitcode.BadInput(err)
-		}
-		st.PolicyHash = p.Hash()
 		applied, err := d.AppliedAmong(tx.Base(), []string{id})
-		if err != nil {
-			tx.Abort()
-			return st, err
-		}
-		if applied[id] {
-			tx.Abort()
-			st.Union.AlreadyMerged = true
-			st.Snapshot = tx.Base().Snapshot
-			st.Seconds = time.Since(start).Seconds()
-			return st, nil
+		if err != nil || applied[id] {
+			return false, err
 		}
 		u := &unioner{runner: runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}, od: od, om: om}
 		us, err := u.run(ctx)
 		if err != nil {
-			tx.Abort()
-			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
-				st.CommitConflicts++
-				slog.Info("merge --from: the snapshot being read was collected by later commits; starting over on the new one", "attempt", attempt+1)
-				continue
-			} else {
-				return st, err
-			}
+			return false, tx.Moved(err)
 		}
 		us.From, us.FromSnapshot = o.From, om.Snapshot
 		st.Union = &us
 		tx.AddApplied(dataset.Applied{ID: id, Name: "merge --from " + o.From + fmt.Sprintf(" (snapshot %d)", om.Snapshot),
 			Rows: om.Table(dataset.TableState).Rows(), At: o.Now})
 		tx.SetPolicy(p.JSON())
-		m, err := tx.Commit(ctx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "merge --from"})
-		after, committed := dataset.AsAfterCommit(err)
-		if retry, err := dataset.Reapply(err, attempt); retry {
-			st.CommitConflicts++
-			slog.Info("merge --from: dataset moved on while merging; merging again", "attempt", attempt+1)
-			continue
-		} else if err != nil && !committed {
-			return st, dataset.StageError("merge --from", err)
-		}
-		if d.Created {
-			slog.Info("merge --from: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)
-		}
-		st.Snapshot, st.Committed = m.Snapshot, true
+		return true, nil
+	})
+	if err != nil {
+		return st, err
+	}
+	if m == nil { // merged before: the ledger has id
+		st.Union.AlreadyMerged = true
+		st.Snapshot = base.Snapshot
 		st.Seconds = time.Since(start).Seconds()
-		if after != nil {
-			return st, fmt.Errorf("merge --from: %w", after)
-		}
 		return st, nil
 	}
+	if d.Created {
+		slog.Info("merge --from: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)
+	}
+	st.Snapshot, st.Committed = m.Snapshot, true
+	st.Seconds = time.Since(start).Seconds()
+	if after != nil {
+		return st, fmt.Errorf("merge --from: %w", after)
+	}
+	return st, nil
 }
 
 func same(a, b string) bool {

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"runtime"
 	"slices"
@@ -145,82 +144,80 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		defer stream.Abort() // closes it on error; nothing after Close
 	}
-	for attempt := 0; ; attempt++ {
-		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
-		if err != nil {
-			return st, err
-		}
-		p, err := schedule.Of(tx)
-		if err != nil {
-			tx.Abort()
-			return st, exitcode.BadInput(err)
+	// What the last try planned, and where its jobs go: w (nil: stdout,
+	// opened after the commit); written: in w's temporary file, fsynced.
+	var (
+		p       schedule.Policy
+		base    *dataset.Manifest
+		jobs    []schema.Job
+		leases  Leases
+		avoid   string
+		w       *rowio.Writer[schema.Job]
+		written bool
+	)
+	tries := dataset.Tries{Stage: "plan-retries", LockWait: o.LockWait, Conflicts: &st.CommitConflicts,
+		Conflict: "dataset moved on while planning; planning again",
+		// The try's leases and cursor, if they changed (commit); a jobs
+		// file written for a commit that failed goes with it.
+		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
+			m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0, st.ColdSweepStart, st.ColdSweepNext)
+			if _, committed := dataset.AsAfterCommit(err); err != nil && !committed && w != nil && w != stream {
+				w.Abort()
+			}
+			return m, err
+		}}
+	m, after, err := tries.Run(ctx, d, func(tx *dataset.Tx, attempt int) (bool, error) {
+		base, w, written = tx.Base(), nil, false
+		var err error
+		if p, err = schedule.Of(tx); err != nil {
+			return false, exitcode.BadInput(err)
 		}
 		st.PolicyHash = p.Hash()
 		share, lease, seed, coldBudget := passSettings(p, o)
-		jobs, leases, avoid, err := planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
+		jobs, leases, avoid, err = planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
 		if err != nil {
-			tx.Abort()
-			if retry, err := dataset.Reapply(tx.Moved(err), attempt); retry {
-				st.CommitConflicts++
-				slog.Info("plan-retries: the snapshot being read was collected by later commits; starting over on the new one", "attempt", attempt+1)
-				continue
-			} else {
-				return st, err
-			}
+			return false, tx.Moved(err)
 		}
-		var w *rowio.Writer[schema.Job]
-		written := false // the jobs are in w's temporary file, fsynced
 		if stream != nil {
 			if err = setAvoid(o, stream, avoid, attempt > 0); err != nil {
-				tx.Abort()
-				return st, fmt.Errorf("plan-retries: %w", err)
+				return false, fmt.Errorf("plan-retries: %w", err)
 			}
 			w = stream // written after the commit
 		} else if o.Output != "-" {
 			if w, err = openJobs(o, avoid); err != nil {
-				tx.Abort()
-				return st, fmt.Errorf("plan-retries: %w", err)
+				return false, fmt.Errorf("plan-retries: %w", err)
 			}
 			if !w.InPlace() {
 				if err := writeJobs(w, jobs, true); err != nil {
-					tx.Abort()
-					return st, fmt.Errorf("plan-retries: %w (nothing leased)", err)
+					return false, fmt.Errorf("plan-retries: %w (nothing leased)", err)
 				}
 				written = true
 			}
 		}
-		m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0, st.ColdSweepStart, st.ColdSweepNext)
-		after, committed := dataset.AsAfterCommit(err)
-		if err != nil && !committed && w != nil && w != stream {
-			w.Abort()
-		}
-		if retry, err := dataset.Reapply(err, attempt); retry {
-			st.CommitConflicts++
-			slog.Info("plan-retries: dataset moved on while planning; planning again", "attempt", attempt+1)
-			continue
-		} else if err != nil && !committed {
-			return st, dataset.StageError("plan-retries", err)
-		}
-		st.Snapshot = m.Snapshot
-		st.Committed = m.Snapshot > tx.Base().Snapshot
-		if o.Committed != nil {
-			o.Committed(st)
-		}
-		st.Seconds = time.Since(start).Seconds()
-		if err := deliverJobs(o, w, written, jobs, avoid); err != nil {
-			switch {
-			case after != nil: // exit 1 (not 141 nor 130): it says what was committed
-				return st, exitcode.With(exitcode.Error, fmt.Errorf("plan-retries: %w; and %w", after, err))
-			case st.Committed: // the leases hold whatever the output did: say so (err keeps its exit status)
-				return st, fmt.Errorf("plan-retries: committed snapshot %d; then: %w", st.Snapshot, err)
-			}
-			return st, fmt.Errorf("plan-retries: %w", err)
-		}
-		if after != nil {
-			return st, fmt.Errorf("plan-retries: %w", after)
-		}
-		return st, nil
+		return true, nil
+	})
+	if err != nil {
+		return st, err
 	}
+	st.Snapshot = m.Snapshot
+	st.Committed = m.Snapshot > base.Snapshot
+	if o.Committed != nil {
+		o.Committed(st)
+	}
+	st.Seconds = time.Since(start).Seconds()
+	if err := deliverJobs(o, w, written, jobs, avoid); err != nil {
+		switch {
+		case after != nil: // exit 1 (not 141 nor 130): it says what was committed
+			return st, exitcode.With(exitcode.Error, fmt.Errorf("plan-retries: %w; and %w", after, err))
+		case st.Committed: // the leases hold whatever the output did: say so (err keeps its exit status)
+			return st, fmt.Errorf("plan-retries: committed snapshot %d; then: %w", st.Snapshot, err)
+		}
+		return st, fmt.Errorf("plan-retries: %w", err)
+	}
+	if after != nil {
+		return st, fmt.Errorf("plan-retries: %w", after)
+	}
+	return st, nil
 }
 
 // passSettings are the pass's new-hash share, lease, seed and cold-tier
