@@ -54,7 +54,7 @@ while it is spooled; nothing is committed before the spool is whole and
 fsynced), so a kill loses nothing already read: a run killed while still
 reading leaves its whole batches, which the next run sets aside as
 DIR/inbox/partial-*.arrow, and a run whose disk fills while it spools sets
-them aside there at once (all of it if the fsync fails; its error names
+them aside there at once (all of it if its fsync or rename fails; its error names
 the file). Such a file is listed
 by "infohash status"; apply it as an INPUT if the producer will not send it
 again: once applied, it is removed. A run that fails once stdin is whole

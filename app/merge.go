@@ -30,7 +30,7 @@ IPC stream on stdin (spooled durably to DIR/inbox/merge/ first: if this
 merge is killed or fails, the next one applies it, and a failure says where
 it waits; merge --data DIR with no RESULTS
 applies such leftovers; a merge killed while still reading, or whose disk
-fills while it spools, leaves its whole batches (all it read if the fsync
+fills while it spools, leaves its whole batches (all it read if its fsync or rename
 fails) as DIR/inbox/merge/partial-*, not applied: give it as RESULTS
 if fetch will not send them again, and it is removed once applied). A named RESULTS that can be read only
 once (a pipe such as <(fetch ... -o -), a FIFO) is spooled the same way.

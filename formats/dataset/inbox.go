@@ -71,53 +71,69 @@ func SpoolHeld(dir, ext string, r io.Reader) (path string, release func(), err e
 }
 
 // commitSpool makes the whole spool f in the inbox folder dir durable
-// under its final name. If its fsync fails, what was read is not thrown
-// away, as Commit would (the stream will not send it again), but set
-// aside whole (keepWhole), and the error says where. The caller holds the
-// spool's lock.
+// under its final name. If its fsync fails, or its close or rename after
+// the fsync, what was read is not thrown away, as Commit would (the
+// stream will not send it again), but set aside whole (keepWhole), and
+// the error says where. The caller holds the spool's lock.
 func commitSpool(f *fsutil.File, dir string) error {
 	if err := syncSpool(f); err != nil {
-		return keepWhole(f, dir, err)
+		f.Close()
+		return keepWhole(f.Name(), dir, err, false)
 	}
-	return f.Commit()
+	kept, err := f.CommitKeeping()
+	if kept != "" {
+		return keepWhole(kept, dir, err, true)
+	}
+	return err
 }
 
 // syncSpool fsyncs spool f before its Commit (a variable for tests: to
 // make the fsync fail, as a failing disk does).
 var syncSpool = func(f *fsutil.File) error { return f.Sync() }
 
-// keepWhole sets aside the whole spool f (in the inbox folder dir) whose
-// fsync failed with serr: it is renamed, as it is, to PartialPrefix + a
-// unique name (.arrow, .parquet or .txt, from its first bytes), which no
-// run applies on its own, since the disk may not hold all of it; serr is
-// returned saying where it is. An empty one is removed. f is closed.
-func keepWhole(f *fsutil.File, dir string, serr error) error {
-	defer f.Close()
+// keepWhole sets aside the whole spool at path (a temporary name in the
+// inbox folder dir), closed, that could not be committed (serr): it is
+// renamed, as it is, to PartialPrefix + a unique name (.arrow, .parquet
+// or .txt, from its first bytes), which no run applies on its own, and
+// serr is returned saying where it is. synced tells a spool whose fsync
+// succeeded (its close or rename failed), which is whole, from one whose
+// fsync failed, which the disk may not hold all of. An empty one is
+// removed.
+func keepWhole(path, dir string, serr error, synced bool) error {
+	r, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", serr, err, path)
+	}
 	head := make([]byte, 4)
-	k, _ := f.ReadAt(head, 0)
+	k, _ := r.ReadAt(head, 0)
+	var size int64
+	if st, err := r.Stat(); err == nil {
+		size = st.Size()
+	}
+	r.Close()
 	kind := ".txt"
 	switch {
 	case k == 0:
-		os.Remove(f.Name())
+		os.Remove(path)
 		return fmt.Errorf("%w; nothing was kept: nothing was written", serr)
 	case bytes.Equal(head[:k], []byte{0xff, 0xff, 0xff, 0xff}):
 		kind = ".arrow"
 	case bytes.Equal(head[:k], []byte("PAR1")):
 		kind = ".parquet"
 	}
-	var size int64
-	if st, err := f.Stat(); err == nil {
-		size = st.Size()
-	}
 	final := filepath.Join(dir, PartialPrefix+NewName(kind))
-	if err := os.Rename(f.Name(), final); err != nil {
-		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", serr, err, f.Name())
+	if err := os.Rename(path, final); err != nil {
+		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", serr, err, path)
 	}
 	if err := fsutil.SyncDir(dir); err != nil {
 		serr = fmt.Errorf("%w (and %v)", serr, err)
 	}
-	return fmt.Errorf("%w; all that was read is kept as %s (%d bytes), not applied: its fsync failed, so check that "+
-		"it is whole, then apply it with the same command and the file as input, unless the producer sends the input again", serr, final, size)
+	check := "its fsync failed, so check that it is whole, then apply it"
+	if synced {
+		check = "it is whole and was fsynced: apply it"
+	}
+	return fmt.Errorf("%w; all that was read is kept as %s (%d bytes), not applied: %s with the same command and "+
+		"the file as input, unless the producer sends the input again", serr, final, size, check)
 }
 
 // spoolWriter writes to a spool and remembers a failed write, to tell it

@@ -21,8 +21,8 @@ import (
 // name only once complete and durable (Wait), and a stage must not
 // commit anything it read from it before then; a kill before that leaves
 // a temporary spool that Salvage recovers, a failed write (a full disk)
-// sets what was written aside as Salvage would, and a failed fsync sets
-// it aside whole (Wait's error says where). The spool stays locked until
+// sets what was written aside as Salvage would, and a failed fsync (or
+// close or rename) sets it aside whole (Wait's error says where). The spool stays locked until
 // Close, after its rename too: the run that spooled it closes it once it
 // has committed it or given it up, and a run looking for leftovers
 // meanwhile leaves it alone (ClaimLeftover). A Close before the copy has
@@ -137,8 +137,8 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 			free <- c.buf
 		}
 		if errors.Is(c.err, io.EOF) {
-			// A failed fsync sets the file aside, as a failed write
-			// does: it is not removed.
+			// A failed fsync, close or rename sets the file aside,
+			// as a failed write does: it is not removed.
 			err, kept = commitSpool(f, filepath.Dir(s.path)), true
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -191,6 +192,92 @@ func TestSpoolKeepsWhatFailedItsFsync(t *testing.T) {
 				}
 				if after, _ := os.ReadDir(dir); len(after) != 1 || after[0].Name() != ents[0].Name() {
 					t.Fatalf("Salvage made %v of %s", after, ents[0].Name())
+				}
+			})
+		}
+	}
+}
+
+// blockFinalName is a reader of content that, before it reports the
+// end, puts a non-empty directory at the final name of the spool being
+// written in dir (found from its temporary name), so that the spool's
+// rename into place fails, as a real rename does (EISDIR).
+type blockFinalName struct {
+	t   *testing.T
+	dir string
+	r   io.Reader
+}
+
+func (b *blockFinalName) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != io.EOF {
+		return n, err
+	}
+	ents, _ := os.ReadDir(b.dir)
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, fsutil.TempPrefix) {
+			continue
+		}
+		final := filepath.Join(b.dir, strings.TrimPrefix(name[:strings.LastIndexByte(name, '-')], fsutil.TempPrefix))
+		if err := os.MkdirAll(filepath.Join(final, "in-the-way"), 0o755); err != nil {
+			b.t.Error(err)
+		}
+		return n, err
+	}
+	b.t.Errorf("no temporary spool in %s", b.dir)
+	return n, err
+}
+
+// TestSpoolKeepsWhatFailedItsRename: a spool whose fsync succeeded but
+// whose rename into place fails keeps all that was read, as one whose
+// fsync failed does, set aside whole as a partial-* file in the inbox;
+// the error says where, and that it is whole. Commit used to remove it
+// with its error: the stream had sent it, and would not again.
+func TestSpoolKeepsWhatFailedItsRename(t *testing.T) {
+	stream, _ := arrowBatches(t, 3)
+	for _, tt := range []struct {
+		name    string
+		content []byte
+		kind    string // the partial file's extension; "" none
+	}{
+		{"arrow", stream, ".arrow"},
+		{"text without a last newline", []byte("aa\nbb\ncc"), ".txt"},
+		{"empty", nil, ""},
+	} {
+		for _, sp := range spoolers {
+			t.Run(tt.name+"/"+sp.name, func(t *testing.T) {
+				dir := t.TempDir()
+				err := sp.spool(dir, &blockFinalName{t: t, dir: dir, r: bytes.NewReader(tt.content)})
+				if !errors.Is(err, syscall.EEXIST) {
+					t.Fatalf("spool: %v, want the rename's EEXIST", err)
+				}
+				var kept []string
+				ents, _ := os.ReadDir(dir)
+				for _, e := range ents {
+					if !e.IsDir() {
+						kept = append(kept, e.Name())
+					}
+				}
+				if tt.kind == "" {
+					if len(kept) != 0 || !strings.Contains(err.Error(), "; nothing was kept: nothing was written") {
+						t.Fatalf("left %v; error %q", kept, err)
+					}
+					return
+				}
+				if len(kept) != 1 || !strings.HasPrefix(kept[0], PartialPrefix) || !strings.HasSuffix(kept[0], tt.kind) {
+					t.Fatalf("inbox holds %v, want one partial-*%s file", kept, tt.kind)
+				}
+				p := filepath.Join(dir, kept[0])
+				want := fmt.Sprintf("file exists; all that was read is kept as %s (%d bytes), not applied: it is whole", p, len(tt.content))
+				if !strings.Contains(err.Error(), want) {
+					t.Fatalf("error %q\nlacks %q", err, want)
+				}
+				if b, err := os.ReadFile(p); err != nil || !bytes.Equal(b, tt.content) {
+					t.Fatalf("kept %d bytes (%v), want the %d read", len(b), err, len(tt.content))
+				}
+				if got, err := Salvage(dir, sp.ext); err != nil || len(got) != 0 {
+					t.Fatalf("Salvage: %v, %v", got, err)
 				}
 			})
 		}

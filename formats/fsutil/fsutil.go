@@ -83,26 +83,54 @@ func (f *File) Commit() error {
 		}
 		return nil
 	}
-	if err := f.rename(); err != nil {
+	if err := f.rename(false); err != nil {
 		return err
 	}
 	return SyncDir(dirOf(f.final))
 }
 
+// CommitKeeping is Commit for bytes that cannot be had again (a spool of
+// a pipe): when the fsync, the close or the rename fails, the temporary
+// file is not removed but left, closed, under its temporary name, which
+// kept returns with the error, for the caller to set aside. kept is ""
+// when nothing was left: the file was published (an error is then the
+// directory's fsync's) or is written in place.
+//
+// An ordinary output keeps Commit's removal: its bytes come from inputs
+// that are still there, so a later run writes them again, and a
+// temporary file left under a hidden name would only be debris.
+func (f *File) CommitKeeping() (kept string, err error) {
+	if f.done || f.direct {
+		return "", f.Commit()
+	}
+	f.done = true
+	defer f.release()
+	if err := f.rename(true); err != nil {
+		return f.File.Name(), err
+	}
+	return "", SyncDir(dirOf(f.final))
+}
+
 // rename fsyncs and closes the temporary file and renames it onto the
-// final path; on error it removes it, and the final path is unchanged.
-func (f *File) rename() error {
+// final path; on error the final path is unchanged, and the temporary
+// file is removed unless keep is set.
+func (f *File) rename(keep bool) error {
+	drop := func() {
+		if !keep {
+			os.Remove(f.File.Name())
+		}
+	}
 	if err := f.File.Sync(); err != nil {
 		f.File.Close()
-		os.Remove(f.File.Name())
+		drop()
 		return fmt.Errorf("%s: fsync: %w", f.final, err)
 	}
 	if err := f.File.Close(); err != nil {
-		os.Remove(f.File.Name())
+		drop()
 		return fmt.Errorf("%s: close: %w", f.final, err)
 	}
 	if err := os.Rename(f.File.Name(), f.final); err != nil {
-		os.Remove(f.File.Name())
+		drop()
 		return err
 	}
 	return nil
@@ -203,7 +231,7 @@ func ReplaceFile(path string, data []byte) error {
 		return err
 	}
 	f.done = true
-	return f.rename()
+	return f.rename(false)
 }
 
 // WriteFileIfAbsent writes data to path atomically and durably unless a

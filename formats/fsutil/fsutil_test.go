@@ -228,3 +228,46 @@ func (n nonBlocking) Read(p []byte) (int, error) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestCommitKeepingKeepsOnFailedRename: when the rename into place fails
+// (a non-empty directory holds the final name), Commit removes the
+// temporary file, as an ordinary output wants, and CommitKeeping leaves
+// it, closed and whole, under the temporary name it returns.
+func TestCommitKeepingKeepsOnFailedRename(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		commit func(*File) (string, error)
+		keep   bool
+	}{
+		{"Commit", func(f *File) (string, error) { return "", f.Commit() }, false},
+		{"CommitKeeping", (*File).CommitKeeping, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			final := filepath.Join(dir, "out")
+			if err := os.MkdirAll(filepath.Join(final, "in-the-way"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Create(final)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := f.Name()
+			f.Write([]byte("read once"))
+			kept, err := tt.commit(f)
+			if !errors.Is(err, unix.EEXIST) {
+				t.Fatalf("commit: %v, want the rename's EEXIST", err)
+			}
+			b, rerr := os.ReadFile(tmp)
+			switch {
+			case !tt.keep && (kept != "" || !errors.Is(rerr, os.ErrNotExist)):
+				t.Fatalf("kept %q; the temporary file: %q, %v; want it removed", kept, b, rerr)
+			case tt.keep && (kept != tmp || rerr != nil || string(b) != "read once"):
+				t.Fatalf("kept %q (temporary %s): %q, %v; want it whole", kept, tmp, b, rerr)
+			}
+			if _, err := f.File.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
+				t.Fatalf("the file is still open: write: %v", err)
+			}
+		})
+	}
+}
