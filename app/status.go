@@ -46,8 +46,8 @@ It changes nothing. Snapshots share the files a commit left unchanged (hard
 links), so older ones hold the same damage: restore the file at the same
 path from a backup of the dataset (files never change once written) and run
 --verify again. There is no repair command: until then every command that
-reads the file fails, as does a commit that would link it into a new
-snapshot while its size is wrong.
+reads the file fails, and while its size is wrong so does every commit
+whose snapshot would name it (a commit checks the size of each file).
 
 --metrics-file writes gauges for alerting (infohash_status_*): hashes by
 metadata_status and tier, failed hashes by last failure, live leases,

@@ -100,3 +100,95 @@ func TestCommitRefusesToCarryOverADamagedFile(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestCommitChecksUntouchedTables: a commit that does not touch a table
+// at all (plan-retries commits only leases) links none of its files: the
+// new manifest names the base's table directory as it is. A damaged file
+// there (truncated, appended to, removed) must still stop the commit,
+// with the DamagedFileError naming it, and publish nothing, as a damaged
+// file a commit carries over does; a Bloom filter is checked too.
+func TestCommitChecksUntouchedTables(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		bloom  bool // damage the partition's Bloom filter, not its data file
+		damage func(p string, size int64) error
+		want   string
+	}{
+		{"truncated", false, func(p string, size int64) error { return os.Truncate(p, 100) }, "{path}: 100 bytes, the manifest says SIZE: damaged (status --verify lists every damaged file; "},
+		{"appended to", false, func(p string, size int64) error {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.Write([]byte("junk"))
+			return err
+		}, "{path}: SIZE+4 bytes, the manifest says SIZE: damaged ("},
+		{"removed", false, func(p string, size int64) error { return os.Remove(p) }, "{path}: missing: damaged ("},
+		{"Bloom filter truncated", true, func(p string, size int64) error { return os.Truncate(p, 1) }, "{path}: 1 bytes, the manifest says SIZE: damaged ("},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := openNew(t)
+			tx, err := d.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{0x01, 1}, HashType: 1, SeenCount: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.SetPartition(TableState, "01", []FileInfo{info})
+			bloom := []byte("a Bloom filter")
+			if err := os.WriteFile(tx.StagePath(TableState, "01", "bloom-1.bin"), bloom, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			bi, err := tx.Stage(TableState, "01", "bloom-1.bin", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.SetBloom(TableState, "01", bi)
+			base, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := base.Table(TableState)
+			fi, path := st.Partitions["01"][0], d.FilePath(st, "01", st.Partitions["01"][0])
+			if tt.bloom {
+				fi = st.Blooms["01"]
+				path = d.Path(st.BloomPath(fi))
+			}
+			if err := tt.damage(path, fi.Size); err != nil {
+				t.Fatal(err)
+			}
+
+			tx, err = d.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			li, err := WriteStaged(tx, TableLeases, "", []schema.Lease{{InfoHash: schema.Hash{0x01, 1}, LeaseID: "l1"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx.SetPartition(TableLeases, "", []FileInfo{li})
+			m, err := tx.Commit(context.Background(), CommitOptions{Writer: "plan-retries"})
+			var de *DamagedFileError
+			if !errors.As(err, &de) || m != nil {
+				t.Fatalf("commit of %v: %v, want a DamagedFileError", m, err)
+			}
+			want := strings.NewReplacer("{path}", path, "SIZE+4", itoa(fi.Size+4), "SIZE", itoa(fi.Size)).Replace(tt.want)
+			if got := err.Error(); !strings.Contains(got, want) || strings.Contains(got, "\n") {
+				t.Fatalf("error %q\nwant one line with %q", got, want)
+			}
+			cur, err := d.Current()
+			if err != nil || cur.Snapshot != base.Snapshot {
+				t.Fatalf("current snapshot %v (%v), want %d: the commit published", cur, err, base.Snapshot)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(d.Dir, TableLeases, "v")); len(ents) != 0 {
+				t.Fatalf("the refused commit left leases/v/%s", ents[0].Name())
+			}
+			if _, err := os.Stat(filepath.Join(d.Dir, "manifests", manifestName(base.Snapshot+1))); err == nil {
+				t.Fatal("the refused commit left its manifest")
+			}
+		})
+	}
+}

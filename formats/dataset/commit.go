@@ -3,8 +3,10 @@ package dataset
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +66,17 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 			tx.d.dropUnpublished(tx.base.Snapshot)
 		}
 	}()
+	// A table the transaction did not touch keeps the base's directory,
+	// linking nothing: its files get the size check of the files a
+	// build carries over all the same, so that no commit publishes a
+	// snapshot naming a file known to be damaged.
+	for _, name := range slices.Sorted(maps.Keys(next.Tables)) {
+		if !tx.dirty[name] {
+			if err := checkUntouched(tx.d.Dir, next.Tables[name]); err != nil {
+				return nil, fmt.Errorf("dataset: %s: publishing snapshot %d: table %s: %w", tx.d.Dir, next.Snapshot, name, err)
+			}
+		}
+	}
 	for name := range tx.dirty {
 		if err := tx.buildTable(name, next.Snapshot); err != nil {
 			return nil, err
