@@ -9,10 +9,10 @@ import (
 	"syscall"
 )
 
-// A writer's Open takes a shared flock on the dataset directory itself and
-// holds it until Close: it says "a run is in here", which nothing on disk
-// says while a run is between Open and its first Begin, or waits for the
-// writer lock to create the dataset. RemoveUnused removes a dataset only
+// Open and OpenReadOnly take a shared flock on the dataset directory
+// itself and hold it until Close: it says "a run is in here", which
+// nothing on disk says while a run is between Open and its first Begin,
+// waits for the writer lock to create the dataset, or only reads. RemoveUnused removes a dataset only
 // if it gets an exclusive flock on the directory at once, so never one
 // that another run has open. The kernel drops the flock when its holder
 // dies, as it does the writer lock's.

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,4 +77,72 @@ func TestRemoveUnusedSparesOpenDataset(t *testing.T) {
 			t.Fatalf("%s left behind (stat: %v)", dir, err)
 		}
 	})
+}
+
+// TestCleanupSparesReadOnlyOpen: a read-only open (status, export) holds
+// the folder's shared flock as a writer's Open does, so a failing first
+// writer's clean-up (RemoveUnused, or EmptyUnused for a folder that was
+// there empty) leaves the new dataset while it is being read, and
+// removes it once the reader has closed it. The reader used to take no
+// lock, and saw the folder vanish under it.
+func TestCleanupSparesReadOnlyOpen(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cleanUp func(dir string, policy []byte) (string, error)
+		dirLeft bool // the folder itself stays once cleaned up
+	}{
+		{"RemoveUnused", RemoveUnused, false},
+		{"EmptyUnused", EmptyUnused, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ds")
+			w, err := Open(context.Background(), dir, OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Close() // the failing first writer, before its clean-up
+			r, err := OpenReadOnly(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept, err := tc.cleanUp(dir, nil)
+			if err != nil || kept != "another run has it open" {
+				t.Fatalf("clean-up under a reader: kept %q, err %v; want it kept", kept, err)
+			}
+			if m, err := r.Current(); err != nil || m.Snapshot != 0 {
+				t.Fatalf("the reader's snapshot: %v, %v", m, err)
+			}
+			r.Close()
+			r.Close()
+			if kept, err := tc.cleanUp(dir, nil); kept != "" || err != nil {
+				t.Fatalf("after the reader closed: kept %q, err %v; want it cleaned up", kept, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "CURRENT")); !os.IsNotExist(err) {
+				t.Fatalf("CURRENT left behind (stat: %v)", err)
+			}
+			if _, err := os.Stat(dir); (err == nil) != tc.dirLeft {
+				t.Fatalf("the folder: stat %v, want it left: %v", err, tc.dirLeft)
+			}
+		})
+	}
+}
+
+// TestFailedReadOnlyOpenHoldsNoFlock: a read-only open that fails (the
+// folder holds no dataset) leaves the folder's flock, so a clean-up
+// removes it; a read-only open of the removed folder then says so
+// (ErrNoFolder).
+func TestFailedReadOnlyOpenHoldsNoFlock(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ds")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(dir); !errors.Is(err, ErrNotDataset) {
+		t.Fatalf("OpenReadOnly of an empty folder: %v, want ErrNotDataset", err)
+	}
+	if kept, err := RemoveUnused(dir, nil); kept != "" || err != nil {
+		t.Fatalf("the failed read-only open kept the folder in use: kept %q, err %v", kept, err)
+	}
+	if _, err := OpenReadOnly(dir); !errors.Is(err, ErrNoFolder) {
+		t.Fatalf("OpenReadOnly of a removed folder: %v, want ErrNoFolder", err)
+	}
 }

@@ -21,7 +21,7 @@ const OldestReadFormat = 1
 
 // OpenReadOnly opens the dataset in dir for a command that only reads it
 // (status, export, merge --from's other dataset). Unlike Open it writes
-// nothing and takes no lock: no migration, no rolling forward of a
+// nothing and takes no writer lock: no migration, no rolling forward of a
 // half-published commit, no cleaning of staging/, not even a LOCK file.
 // So it works on a read-only copy or mount, while a writer holds the lock,
 // and during an upgrade without committing under an older binary's
@@ -29,8 +29,22 @@ const OldestReadFormat = 1
 // already moved, so they see the latest snapshot either way. An older
 // format it cannot read is refused (bad input) rather than migrated.
 // Begin fails on the result.
-func OpenReadOnly(dir string) (*Dataset, error) {
+//
+// Like Open, it holds the shared flock on dir (useDir) until Close, so
+// that a failing first writer's clean-up (RemoveUnused) does not remove a
+// new dataset while it is being read. A folder it cannot lock (one the
+// user may search but not list, a file system without flock) is read
+// without it: the flock guards only that clean-up.
+func OpenReadOnly(dir string) (_ *Dataset, err error) {
 	d := &Dataset{Dir: dir, readOnly: true}
+	if use, err := useDir(dir, false); err == nil {
+		d.use = use // nil: no folder there (now)
+	}
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
 	if ok, err := hasCurrent(dir); err != nil {
 		return nil, err
 	} else if !ok {

@@ -94,6 +94,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
+	defer d.Close()
 	return runLatest(ctx, d, o)
 }
 

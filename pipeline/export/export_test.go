@@ -17,6 +17,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -53,6 +54,7 @@ func export(t *testing.T, data, table, format string, mod func(*Options)) []byte
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
+	datasettest.NotInUse(t, data) // export closed the dataset
 	return out.Bytes()
 }
 

@@ -17,8 +17,8 @@ const maxSnapshotTries = 5
 // read.
 var testBeforePartition func(key string)
 
-// runLatest exports the latest snapshot. Export takes no lock, so a
-// writer may commit meanwhile, and with --keep 1 its commit removes the
+// runLatest exports the latest snapshot. Export takes no writer lock, so
+// a writer may commit meanwhile, and with --keep 1 its commit removes the
 // files of the snapshot being read: a file that is then missing is not
 // damage. Export starts over, from scratch, on the newer snapshot (so
 // that the output is one snapshot), up to maxSnapshotTries snapshots; it

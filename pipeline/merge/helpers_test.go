@@ -57,6 +57,7 @@ func makeDataset(t *testing.T, states []schema.State) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer d.Close()
 	tx, err := d.Begin()
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	if err != nil {
 		return st, fmt.Errorf("merge --from: %w", err)
 	}
+	defer od.Close()
 	if same(o.Data, o.From) {
 		return st, exitcode.BadInput(fmt.Errorf("merge --from: %s is the dataset itself", o.From))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -18,6 +19,7 @@ func addTables(t *testing.T, dir string, tor []schema.Torrent, peers []schema.Pe
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer d.Close()
 	tx, err := d.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +64,7 @@ func runFromT(t *testing.T, dir, from string, now int64) Stats {
 	if err != nil {
 		t.Fatalf("merge --from: %v", err)
 	}
+	datasettest.NotInUse(t, from) // merge closed the other dataset
 	return st
 }
 

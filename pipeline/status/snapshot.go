@@ -17,8 +17,9 @@ const maxSnapshotTries = 5
 // snapshot to report is read, before any of its files is.
 var testSnapshotRead func(snapshot int64)
 
-// Run builds the report of the latest snapshot. Status takes no lock, so
-// a writer may commit meanwhile, and with --keep 1 its commit removes the
+// Run builds the report of the latest snapshot. Status takes no writer
+// lock (only the folder's shared flock, dataset.OpenReadOnly), so a
+// writer may commit meanwhile, and with --keep 1 its commit removes the
 // files of the snapshot being read: a file that is then missing is not
 // damage (nor, with --verify, a problem of the dataset). Status starts
 // over on the newer snapshot, up to maxSnapshotTries snapshots, so that
@@ -28,6 +29,7 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 	if err != nil {
 		return nil, err
 	}
+	defer d.Close()
 	for try := 1; ; try++ {
 		m, err := d.Current()
 		if err != nil {

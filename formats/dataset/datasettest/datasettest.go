@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -73,4 +74,20 @@ func FlipLastByteOf(t testing.TB, path, col string) {
 		}
 	}
 	t.Fatalf("%s: no column %s", path, col)
+}
+
+// NotInUse fails the test if a Dataset of the folder dir is still open
+// in this process or another (its shared flock, which Open and
+// OpenReadOnly hold until Close): a stage must close every dataset it
+// opens, or a failing first writer's clean-up keeps the folder for good.
+func NotInUse(t testing.TB, dir string) {
+	t.Helper()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatalf("%s: still in use (a Dataset left open): flock: %v", dir, err)
+	}
 }
