@@ -125,11 +125,13 @@ func readRows[T any](r io.ReaderAt, size int64, path string) ([]T, error) {
 func readParquet[T any](pf *parquet.File, path string) ([]T, error) {
 	rr := parquet.NewGenericReader[T](pf)
 	defer rr.Close()
+	rows := rowio.NewParquetRows(rr)
 	out := make([]T, 0, pf.NumRows())
 	buf := make([]T, min(4096, max(pf.NumRows(), 1)))
 	for {
-		clear(buf) // a null optional []byte must read as nil, not as the empty leftover of a reused row
-		n, err := rr.Read(buf)
+		// rows.Read clears buf: a null optional []byte must read as nil,
+		// not as the empty leftover of a reused row.
+		n, err := rows.Read(buf)
 		rowio.NormalizeNulls(buf[:n])
 		out = append(out, buf[:n]...)
 		if errors.Is(err, io.EOF) {

@@ -67,8 +67,12 @@ func getterFor(f *field, t arrow.DataType) (getter, error) {
 	case kBinary:
 		switch t.ID() {
 		case arrow.FIXED_SIZE_BINARY, arrow.BINARY, arrow.LARGE_BINARY:
+			var empty []byte // what an empty value reads as: nil (null), or empty for keepEmpty
+			if f.keepEmpty {
+				empty = []byte{}
+			}
 			return func(c arrow.Array, i int, d reflect.Value) error {
-				d.SetBytes(append([]byte(nil), binaryValue(c, i)...))
+				d.SetBytes(append(empty, binaryValue(c, i)...))
 				return nil
 			}, nil
 		}

@@ -29,7 +29,7 @@ func blobResult(i, size int) schema.Result {
 	info[0] = 'd'
 	return schema.Result{InfoHash: sha1.Sum(info), HashType: schema.HashV1, AttemptedAt: 1700000000000 + int64(i),
 		Outcome: schema.OutcomeOK, MetadataSize: int64(size),
-		Meta: schema.Meta{Name: "n", NameRaw: []byte("n"), NameUTF8Valid: true, InfoBytes: info}}
+		Meta: schema.Meta{Name: new("n"), NameRaw: []byte("n"), NameUTF8Valid: true, InfoBytes: info}}
 }
 
 // leafIndex returns the index of the leaf column at path in the file's
@@ -309,7 +309,7 @@ func TestNoRowsNoBlobIndex(t *testing.T) {
 func TestLongNamesReadBack(t *testing.T) {
 	long := strings.Repeat("n", 5<<20)
 	r := blobResult(1, 100)
-	r.Name, r.NameRaw = long, []byte(long)
+	r.Name, r.NameRaw = &long, []byte(long)
 	r.Files = []schema.File{{Path: "a/" + long, PathRaw: []byte("a/" + long), Length: 1}, {Path: "b", PathRaw: []byte("b"), Length: 2}}
 	rows := []schema.Result{r, blobResult(2, 100)}
 	b := writeFile(t, rows)

@@ -69,7 +69,12 @@ func fieldByColumn(t reflect.Type, name string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
+// isBytes reports whether t is a string or []byte, or a pointer to one
+// (a nil pointer counts no bytes).
 func isBytes(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	return t.Kind() == reflect.String || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8)
 }
 
@@ -79,6 +84,12 @@ func (s blobSizer) size(v reflect.Value) int {
 	for _, p := range s {
 		f := v.FieldByIndex(p.field)
 		if p.elem == nil {
+			if f.Kind() == reflect.Pointer {
+				if f.IsNil() {
+					continue
+				}
+				f = f.Elem()
+			}
 			n += f.Len()
 			continue
 		}

@@ -3,6 +3,7 @@ package rowio
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,7 +36,16 @@ type field struct {
 	optional bool
 	ptr      bool  // a pointer field (*bool): nil is null
 	elem     *plan // for kStructList
+	// keepEmpty: an optional []byte column whose empty value is a known
+	// value, not null (emptyBytesColumns).
+	keepEmpty bool
 }
+
+// emptyBytesColumns are the optional []byte columns where nil alone is
+// null and an empty value is a value: name_raw, whose empty value is a
+// torrent's empty name. Elsewhere an empty optional []byte is null (a v2
+// hash, a node ID or an info dictionary is never empty).
+var emptyBytesColumns = []string{"name_raw"}
 
 // plan is the Arrow mapping of a row struct type.
 type plan struct {
@@ -92,6 +102,7 @@ func (p *plan) collect(t reflect.Type, prefix []int) {
 			}
 		}
 		f.kind, f.width, f.elem = kindOf(typ, ts)
+		f.keepEmpty = f.optional && f.kind == kBinary && slices.Contains(emptyBytesColumns, f.name)
 		p.fields = append(p.fields, f)
 	}
 }
@@ -158,11 +169,12 @@ func (f field) arrowType() arrow.DataType {
 	panic("rowio: unknown kind")
 }
 
-// nullBytes lists the optional []byte fields of p (top level).
+// nullBytes lists the optional []byte fields of p (top level) whose
+// empty value is null.
 func (p *plan) nullBytes() [][]int {
 	var out [][]int
 	for _, f := range p.fields {
-		if f.optional && f.kind == kBinary {
+		if f.optional && f.kind == kBinary && !f.ptr && !f.keepEmpty {
 			out = append(out, f.index)
 		}
 	}
@@ -172,6 +184,9 @@ func (p *plan) nullBytes() [][]int {
 // NormalizeNulls sets empty optional []byte fields of rows to nil: the
 // schema's convention is that an empty optional value is null, and
 // parquet-go may hand a null back as an empty slice of a reused buffer.
+// The columns whose empty value is known (emptyBytesColumns) are left as
+// read: a reader clears its rows before each read, and parquet-go then
+// gives nil for null and an empty slice for an empty value.
 func NormalizeNulls[T any](rows []T) {
 	var zero T
 	idx := planOf(reflect.TypeOf(zero)).nullBytes()

@@ -19,6 +19,7 @@ type Reader[T any] struct {
 	f     *os.File
 	pf    *parquet.File // for its key-value metadata
 	pr    *parquet.GenericReader[T]
+	prows *ParquetRows[T] // reads pr
 	ar    *ipc.Reader
 	alloc *limitAllocator // the Arrow reader's
 	bind  []binding
@@ -114,7 +115,8 @@ func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, &SchemaError{Columns: cols, Err: err})
 	}
-	return &Reader[T]{name: path, f: f, pf: pf, pr: parquet.NewGenericReader[T](pf),
+	pr := parquet.NewGenericReader[T](pf)
+	return &Reader[T]{name: path, f: f, pf: pf, pr: pr, prows: NewParquetRows(pr),
 		absent: absentLists(reflect.TypeFor[T](), want, pf.Schema())}, nil
 }
 
@@ -188,9 +190,9 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 	if r.pr != nil {
 		defer r.recover(&err, "Parquet")
 		// parquet-go reads a null optional []byte into a reused row as an
-		// empty, non-nil slice: start from zero rows so null stays nil.
-		clear(buf)
-		n, err := r.pr.Read(buf)
+		// empty, non-nil slice: prows.Read starts from zero rows so that
+		// null stays nil.
+		n, err := r.prows.Read(buf)
 		NormalizeNulls(buf[:n])
 		if len(r.absent) > 0 {
 			clearAbsent(buf[:n], r.absent)

@@ -18,7 +18,7 @@ func sampleResults() []schema.Result {
 			Outcome: schema.OutcomeOK, PeersFound: 3, PeersTried: 2,
 			PeerFailures: []schema.PeerFailure{{Addr: "127.0.0.1:1", Class: "rejected", At: 1700000000001}},
 			ServedBy:     "127.0.0.1:2", MetadataSize: 99,
-			Meta: schema.Meta{Name: "n", NameRaw: []byte("n"), NameUTF8Valid: true, TotalSize: 5, FileCount: 1,
+			Meta: schema.Meta{Name: new("n"), NameRaw: []byte("n"), NameUTF8Valid: true, TotalSize: new(int64(5)), FileCount: new(int32(1)),
 				Files: []schema.File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 5}}, InfoBytes: []byte("d4:name1:ne")}},
 		{InfoHash: schema.Hash{2}, HashType: 1, AttemptedAt: 1700000000999, Outcome: schema.OutcomeNoPeers},
 	}

@@ -11,5 +11,11 @@
 //   - Timestamps are int64 milliseconds since the Unix epoch, UTC, written
 //     with the TIMESTAMP(MILLIS, UTC) logical type. An optional timestamp
 //     column stores 0 as null ("unknown").
-//   - An optional string column stores "" as null.
+//   - Null means unknown. An optional column of a value type (string,
+//     int64, []byte) stores its zero value as null, so it is used only
+//     where the zero is never a known value (a timestamp, an address, a
+//     failure class). Where it can be (a torrent's name, size, file
+//     count) the field is a pointer, nil alone being null, and an
+//     optional []byte whose empty value is known (name_raw) keeps nil
+//     for null and a non-nil empty slice for empty (rowio reads it so).
 package schema

@@ -163,16 +163,50 @@ type Result struct {
 }
 
 // Meta is the decoded, verified metadata of a torrent (set for outcome ok).
+//
+// A torrent's name can be empty and its size and file count 0: those are
+// known values, so the fields are pointers (and NameRaw a non-nil empty
+// slice) whose nil alone is null, unknown (not fetched; piece_length also
+// when the info dictionary has none). Files written before this stored
+// such zeros as null; KnownZeros reads them back as the zeros they were.
 type Meta struct {
-	Name          string `parquet:"name,optional"`
-	NameRaw       []byte `parquet:"name_raw,optional"`
-	NameUTF8Valid bool   `parquet:"name_utf8_valid"`
-	TotalSize     int64  `parquet:"total_size,optional"`
-	PieceLength   int64  `parquet:"piece_length,optional"`
-	FileCount     int32  `parquet:"file_count,optional"`
-	Files         []File `parquet:"files,list"`
-	Private       bool   `parquet:"private"`
-	InfoBytes     []byte `parquet:"info_bytes,optional"` // the verified bencoded info dictionary
+	Name          *string `parquet:"name,optional"`
+	NameRaw       []byte  `parquet:"name_raw,optional"` // nil is null; empty (non-nil) is an empty name
+	NameUTF8Valid bool    `parquet:"name_utf8_valid"`
+	TotalSize     *int64  `parquet:"total_size,optional"`
+	PieceLength   *int64  `parquet:"piece_length,optional"`
+	FileCount     *int32  `parquet:"file_count,optional"`
+	Files         []File  `parquet:"files,list"`
+	Private       bool    `parquet:"private"`
+	InfoBytes     []byte  `parquet:"info_bytes,optional"` // the verified bencoded info dictionary
+}
+
+// KnownZeros sets the null name, name_raw, total_size and file_count of
+// metadata known whole (a torrents row, an ok result) to the zero values
+// they stand for: infohash wrote those zeros as null before it told
+// zero from unknown (the Parquet schema is the same). piece_length stays
+// as it is: a null there may as well be a missing key.
+func (m *Meta) KnownZeros() {
+	if m.Name == nil {
+		m.Name = new("")
+	}
+	if m.NameRaw == nil {
+		m.NameRaw = []byte{}
+	}
+	if m.TotalSize == nil {
+		m.TotalSize = new(int64(0))
+	}
+	if m.FileCount == nil {
+		m.FileCount = new(int32(0))
+	}
+}
+
+// NameOr returns the name, or "" when it is null.
+func (m *Meta) NameOr() string {
+	if m.Name == nil {
+		return ""
+	}
+	return *m.Name
 }
 
 // Fetch outcomes (column outcome): ok, or exactly one failure class.
@@ -313,7 +347,9 @@ func Time(ms int64) time.Time {
 // Catalog is one row per known hash: its state joined with its metadata
 // when fetched (export --table catalog). Every network-derived field keeps
 // its provenance: first_seen/last_seen/last_source for sightings,
-// fetched_at/served_by for metadata.
+// fetched_at/served_by for metadata. The metadata columns (fetched_at to
+// private) are null until the hash is fetched, and then hold what is
+// known, an empty name and a size of 0 included (see Meta).
 type Catalog struct {
 	InfoHash       Hash    `parquet:"info_hash"`
 	InfoHashV2     []byte  `parquet:"info_hash_v2,optional"`
@@ -332,12 +368,12 @@ type Catalog struct {
 	FetchedAt      int64   `parquet:"fetched_at,optional,timestamp(millisecond)"`
 	ServedBy       string  `parquet:"served_by,optional"`
 	MetadataSize   int64   `parquet:"metadata_size,optional"`
-	Name           string  `parquet:"name,optional"`
+	Name           *string `parquet:"name,optional"`
 	NameRaw        []byte  `parquet:"name_raw,optional"`
-	NameUTF8Valid  *bool   `parquet:"name_utf8_valid"` // null (unknown) until fetched
-	TotalSize      int64   `parquet:"total_size,optional"`
-	PieceLength    int64   `parquet:"piece_length,optional"`
-	FileCount      int32   `parquet:"file_count,optional"`
+	NameUTF8Valid  *bool   `parquet:"name_utf8_valid"`
+	TotalSize      *int64  `parquet:"total_size,optional"`
+	PieceLength    *int64  `parquet:"piece_length,optional"`
+	FileCount      *int32  `parquet:"file_count,optional"`
 	Files          []File  `parquet:"files,list"`
-	Private        *bool   `parquet:"private"` // null (unknown) until fetched
+	Private        *bool   `parquet:"private"`
 }

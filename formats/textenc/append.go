@@ -172,11 +172,18 @@ func appendFloat(b []byte, x float64, name string) ([]byte, error) {
 // appendCSV appends the CSV cell of field f of a row, v: what cell makes
 // of f.value(v), quoted as encoding/csv quotes it, but without a string
 // per cell for the columns that are numbers, hex or timestamps.
+//
+// A null is an empty cell; a known empty value of a nullable column (an
+// empty name, its empty raw bytes) is a quoted empty string, "", as
+// PostgreSQL's CSV tells them apart.
 func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 	if f.optional && v.IsZero() {
 		return b
 	}
 	v = reflect.Indirect(v)
+	if f.optional && (v.Kind() == reflect.String || v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8) && v.Len() == 0 {
+		return append(b, `""`...)
+	}
 	switch v.Kind() {
 	case reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 && v.CanAddr() {

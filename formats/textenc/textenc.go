@@ -1,8 +1,9 @@
 // Package textenc renders schema rows as text: CSV with a header row and
 // JSON Lines. Column names come from the parquet struct tags; binary
 // columns (hashes, raw names) are lowercase hex; timestamps RFC 3339 UTC
-// with milliseconds; nulls are empty CSV cells or JSON null; lists are
-// JSON arrays (a JSON string in a CSV cell).
+// with milliseconds; nulls are empty CSV cells or JSON null, where a known
+// empty string of a nullable column is "" in both; lists are JSON arrays
+// (a JSON string in a CSV cell).
 package textenc
 
 import (

@@ -13,7 +13,7 @@ import (
 func TestCSVAndJSONL(t *testing.T) {
 	rows := []schema.Torrent{
 		{InfoHash: schema.Hash{0xab, 0xcd}, HashType: 1, FetchedAt: 1700000000123, ServedBy: "127.0.0.1:1", MetadataSize: 9,
-			Meta: schema.Meta{Name: "a, \"quoted\"\nname", NameRaw: []byte{0xff, 'a'}, Files: []schema.File{{Path: "d/f", PathRaw: []byte("d/f"), Length: 3}}, InfoBytes: []byte("x")}},
+			Meta: schema.Meta{Name: new("a, \"quoted\"\nname"), NameRaw: []byte{0xff, 'a'}, Files: []schema.File{{Path: "d/f", PathRaw: []byte("d/f"), Length: 3}}, InfoBytes: []byte("x")}},
 		{InfoHash: schema.Hash{1}, HashType: 1, FetchedAt: 1700000000000},
 	}
 	var c bytes.Buffer
@@ -83,4 +83,52 @@ func indexOf(xs []string, x string) int {
 		}
 	}
 	return -1
+}
+
+// TestKnownEmptyIsNotNull: a torrent's known empty name (and raw name)
+// and size of 0 are a quoted empty CSV cell, "", and 0, and in JSON ""
+// and 0; unknown ones are an empty cell and null.
+func TestKnownEmptyIsNotNull(t *testing.T) {
+	rows := []schema.Catalog{
+		{Name: new(""), NameRaw: []byte{}, TotalSize: new(int64(0)), FileCount: new(int32(0))},
+		{},
+	}
+	tests := []struct {
+		name string
+		enc  func(*bytes.Buffer) *Encoder[schema.Catalog]
+		want []string // the rows' name, name_raw, total_size, file_count
+	}{
+		{"csv", func(b *bytes.Buffer) *Encoder[schema.Catalog] { return NewCSV[schema.Catalog](b) },
+			[]string{`"","",0,0`, `,,,`}},
+		{"jsonl", func(b *bytes.Buffer) *Encoder[schema.Catalog] { return NewJSONL[schema.Catalog](b) },
+			[]string{`"name":"","name_raw":"","name_utf8_valid":null,"total_size":0,"piece_length":null,"file_count":0`,
+				`"name":null,"name_raw":null,"name_utf8_valid":null,"total_size":null,"piece_length":null,"file_count":null`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			e := tt.enc(&b)
+			if err := e.Write(rows); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+			if tt.name == "csv" {
+				head := strings.Split(lines[0], ",")
+				lines = lines[1:]
+				for i, l := range lines {
+					cells := strings.Split(l, ",")
+					var got []string
+					for _, c := range []string{"name", "name_raw", "total_size", "file_count"} {
+						got = append(got, cells[indexOf(head, c)])
+					}
+					lines[i] = strings.Join(got, ",")
+				}
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(lines[i], w) {
+					t.Errorf("row %d: %s, want it to hold %s", i, lines[i], w)
+				}
+			}
+		})
+	}
 }

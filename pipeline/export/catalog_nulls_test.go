@@ -36,7 +36,7 @@ func TestCatalogMetadataFlagsNullUntilFetched(t *testing.T) {
 	}
 	key := hashes[0][:2]
 	fi, err := dataset.WriteStaged(tx, dataset.TableTorrents, key, []schema.Torrent{{InfoHash: fetched, HashType: schema.HashV1,
-		FetchedAt: 1, MetadataSize: 3, Meta: schema.Meta{Name: "\ufffd", NameRaw: []byte{0xff}, NameUTF8Valid: false, Private: false}}})
+		FetchedAt: 1, MetadataSize: 3, Meta: schema.Meta{Name: new("\ufffd"), NameRaw: []byte{0xff}, NameUTF8Valid: false, Private: false}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,8 +58,16 @@ func readState(d *dataset.Dataset, m *dataset.Manifest, key string, buf []schema
 	return out, nil
 }
 
+// torrentRows reads a torrents partition. Every row is a fetched
+// torrent, whose metadata is known whole: the nulls that files written
+// before infohash told zero from unknown hold for an empty name, a size
+// or file count of 0, read as those zeros (Meta.KnownZeros).
 func torrentRows(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.Torrent, error) {
-	return dataset.ReadPartition[schema.Torrent](d, m.Table(dataset.TableTorrents), key)
+	rows, err := dataset.ReadPartition[schema.Torrent](d, m.Table(dataset.TableTorrents), key)
+	for i := range rows {
+		rows[i].KnownZeros()
+	}
+	return rows, err
 }
 
 // catalogSource joins a state partition with the same torrents

@@ -175,9 +175,12 @@ func Magnet(row any) string {
 	case *schema.State:
 		h, v2 = r.InfoHash, r.InfoHashV2
 	case *schema.Catalog:
-		h, v2, name = r.InfoHash, r.InfoHashV2, r.Name
+		h, v2 = r.InfoHash, r.InfoHashV2
+		if r.Name != nil {
+			name = *r.Name
+		}
 	case *schema.Torrent:
-		h, name = r.InfoHash, r.Name
+		h, name = r.InfoHash, r.NameOr()
 	}
 	u := "magnet:?xt=urn:btih:" + hex.EncodeToString(h[:])
 	if len(v2) == 32 {

@@ -66,8 +66,8 @@ func TestEachClassFromItsPeer(t *testing.T) {
 			if len(r.PeerFailures) != len(want) || (len(want) == 1 && (r.PeerFailures[0].Addr != want[0].Addr || r.PeerFailures[0].Class != want[0].Class)) {
 				t.Fatalf("peer_failures %+v, want %+v", r.PeerFailures, want)
 			}
-			if tt.want == schema.OutcomeOK && (r.Name != tt.tor.Name || r.FileCount != 5 || r.ServedBy != tt.peer.Addr()) {
-				t.Fatalf("metadata not decoded: name %q files %d served by %s", r.Name, r.FileCount, r.ServedBy)
+			if tt.want == schema.OutcomeOK && (r.NameOr() != tt.tor.Name || r.FileCount == nil || *r.FileCount != 5 || r.ServedBy != tt.peer.Addr()) {
+				t.Fatalf("metadata not decoded: name %q files %v served by %s", r.NameOr(), r.FileCount, r.ServedBy)
 			}
 			if tt.want == schema.OutcomeTooLarge && r.MetadataSize != 10<<20+1 {
 				t.Fatalf("too_large result records metadata_size %d", r.MetadataSize)

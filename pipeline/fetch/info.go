@@ -19,7 +19,7 @@ import (
 type rawInfo struct {
 	Name        string        `bencode:"name"`
 	NameUTF8    string        `bencode:"name.utf-8"`
-	PieceLength int64         `bencode:"piece length"`
+	PieceLength *int64        `bencode:"piece length"` // nil when absent
 	Length      bencode.Bytes `bencode:"length"`
 	Files       []rawFile     `bencode:"files"`
 	Private     bencode.Bytes `bencode:"private"`
@@ -39,6 +39,10 @@ var errInvalidInfo = errors.New("invalid info dictionary")
 // field has the wrong type, when no file layout is present (length, files
 // or file tree), or when a length is negative or the sizes overflow.
 //
+// Everything the dictionary gives is set, zeros included (an empty name,
+// no files, a size of 0): only a missing "piece length" leaves
+// piece_length null.
+//
 // name_raw keeps the name bytes as sent; name is the same bytes made valid
 // UTF-8 (invalid sequences become U+FFFD) or, when those bytes are not
 // UTF-8 and a valid "name.utf-8" is present, that. A file's path joins its
@@ -49,15 +53,16 @@ func parseInfo(info []byte) (schema.Meta, error) {
 	if err := decodeDict(info, &raw); err != nil {
 		return m, fmt.Errorf("%w: %v", errInvalidInfo, err)
 	}
-	if raw.PieceLength < 0 {
+	if raw.PieceLength != nil && *raw.PieceLength < 0 {
 		return m, fmt.Errorf("%w: negative piece length", errInvalidInfo)
 	}
-	m.NameRaw = []byte(raw.Name)
+	m.NameRaw = append([]byte{}, raw.Name...) // non-nil: an empty name is a name
 	m.NameUTF8Valid = utf8.ValidString(raw.Name)
-	m.Name = strings.ToValidUTF8(raw.Name, "\uFFFD")
+	name := strings.ToValidUTF8(raw.Name, "\uFFFD")
 	if !m.NameUTF8Valid && raw.NameUTF8 != "" && utf8.ValidString(raw.NameUTF8) {
-		m.Name = raw.NameUTF8
+		name = raw.NameUTF8
 	}
+	m.Name = &name
 	m.PieceLength = raw.PieceLength
 	m.Private = bytes.Equal(raw.Private, []byte("i1e"))
 
@@ -70,7 +75,7 @@ func parseInfo(info []byte) (schema.Meta, error) {
 		if ierr != nil || n < 0 {
 			return m, fmt.Errorf("%w: length %q", errInvalidInfo, clipBytes(raw.Length))
 		}
-		m.Files = []schema.File{{Path: m.Name, PathRaw: m.NameRaw, Length: n}}
+		m.Files = []schema.File{{Path: name, PathRaw: m.NameRaw, Length: n}}
 	case raw.FileTree != nil:
 		m.Files, err = v2Files(raw.FileTree)
 	default:
@@ -79,13 +84,14 @@ func parseInfo(info []byte) (schema.Meta, error) {
 	if err != nil {
 		return m, err
 	}
+	var total int64
 	for _, f := range m.Files {
-		if f.Length > math.MaxInt64-m.TotalSize {
+		if f.Length > math.MaxInt64-total {
 			return m, fmt.Errorf("%w: total size overflows", errInvalidInfo)
 		}
-		m.TotalSize += f.Length
+		total += f.Length
 	}
-	m.FileCount = int32(len(m.Files))
+	m.TotalSize, m.FileCount = &total, new(int32(len(m.Files)))
 	m.InfoBytes = info
 	return m, nil
 }

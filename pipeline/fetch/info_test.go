@@ -14,6 +14,8 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestParseInfo(t *testing.T) {
+	// plen -1: piece_length null (no "piece length" key). Every other
+	// column of an accepted dictionary is set, its zeros included.
 	tests := []struct {
 		name      string
 		info      string
@@ -22,21 +24,26 @@ func TestParseInfo(t *testing.T) {
 		wantValid bool
 		wantFiles int32
 		wantSize  int64
+		plen      int64
 	}{
-		{"single file", "d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe", false, "a.txt", true, 1, 100},
-		{"multi file", "d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee", false, "d", true, 2, 3},
-		{"invalid utf-8 name", "d6:lengthi1e4:name2:\xff\xfe12:piece lengthi1ee", false, "\uFFFD", false, 1, 1},
-		{"name.utf-8 fallback", "d6:lengthi1e4:name2:\xff\xfe10:name.utf-83:abc12:piece lengthi1ee", false, "abc", false, 1, 1},
-		{"private", "d6:lengthi1e4:name1:x12:piece lengthi1e7:privatei1ee", false, "x", true, 1, 1},
-		{"v2 file tree", "d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee12:meta versioni2e4:name1:x12:piece lengthi16384ee", false, "x", true, 2, 11},
-		{"no files", "d4:name1:x12:piece lengthi1ee", true, "", false, 0, 0},
-		{"negative length", "d6:lengthi-1e4:name1:x12:piece lengthi1ee", true, "", false, 0, 0},
-		{"negative file length", "d5:filesld6:lengthi-1e4:pathl1:aeee4:name1:de", true, "", false, 0, 0},
-		{"overflow", "d5:filesld6:lengthi9223372036854775807e4:pathl1:aeed6:lengthi1e4:pathl1:beee4:name1:de", true, "", false, 0, 0},
-		{"name not a string", "d6:lengthi1e4:namei5ee", true, "", false, 0, 0},
-		{"not a dict", "li1ee", true, "", false, 0, 0},
-		{"file tree not a dict", "d9:file treei1e4:name1:xe", true, "", false, 0, 0},
-		{"truncated", "d6:lengthi1e4:name", true, "", false, 0, 0},
+		{"single file", "d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe", false, "a.txt", true, 1, 100, 16384},
+		{"multi file", "d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee", false, "d", true, 2, 3, 1},
+		{"invalid utf-8 name", "d6:lengthi1e4:name2:\xff\xfe12:piece lengthi1ee", false, "\uFFFD", false, 1, 1, 1},
+		{"name.utf-8 fallback", "d6:lengthi1e4:name2:\xff\xfe10:name.utf-83:abc12:piece lengthi1ee", false, "abc", false, 1, 1, 1},
+		{"private", "d6:lengthi1e4:name1:x12:piece lengthi1e7:privatei1ee", false, "x", true, 1, 1, 1},
+		{"v2 file tree", "d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee12:meta versioni2e4:name1:x12:piece lengthi16384ee", false, "x", true, 2, 11, 16384},
+		{"empty name, zero length", "d6:lengthi0e4:name0:12:piece lengthi16384e6:pieces0:e", false, "", true, 1, 0, 16384},
+		{"no name, empty file list", "d5:filesle12:piece lengthi0ee", false, "", true, 0, 0, 0},
+		{"no piece length", "d6:lengthi7e4:name1:xe", false, "x", true, 1, 7, -1},
+		{"no files", "d4:name1:x12:piece lengthi1ee", true, "", false, 0, 0, 0},
+		{"negative length", "d6:lengthi-1e4:name1:x12:piece lengthi1ee", true, "", false, 0, 0, 0},
+		{"negative piece length", "d6:lengthi1e4:name1:x12:piece lengthi-1ee", true, "", false, 0, 0, 0},
+		{"negative file length", "d5:filesld6:lengthi-1e4:pathl1:aeee4:name1:de", true, "", false, 0, 0, 0},
+		{"overflow", "d5:filesld6:lengthi9223372036854775807e4:pathl1:aeed6:lengthi1e4:pathl1:beee4:name1:de", true, "", false, 0, 0, 0},
+		{"name not a string", "d6:lengthi1e4:namei5ee", true, "", false, 0, 0, 0},
+		{"not a dict", "li1ee", true, "", false, 0, 0, 0},
+		{"file tree not a dict", "d9:file treei1e4:name1:xe", true, "", false, 0, 0, 0},
+		{"truncated", "d6:lengthi1e4:name", true, "", false, 0, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,8 +54,15 @@ func TestParseInfo(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if m.Name != tt.wantName || m.NameUTF8Valid != tt.wantValid || m.FileCount != tt.wantFiles || m.TotalSize != tt.wantSize {
-				t.Fatalf("got name %q valid %v files %d size %d", m.Name, m.NameUTF8Valid, m.FileCount, m.TotalSize)
+			if m.Name == nil || m.NameRaw == nil || m.FileCount == nil || m.TotalSize == nil {
+				t.Fatalf("name %v, name_raw nil %v, file_count %v, total_size %v: want all set (known)",
+					m.Name, m.NameRaw == nil, m.FileCount, m.TotalSize)
+			}
+			if *m.Name != tt.wantName || m.NameUTF8Valid != tt.wantValid || *m.FileCount != tt.wantFiles || *m.TotalSize != tt.wantSize {
+				t.Fatalf("got name %q valid %v files %d size %d", *m.Name, m.NameUTF8Valid, *m.FileCount, *m.TotalSize)
+			}
+			if (tt.plen < 0) != (m.PieceLength == nil) || (m.PieceLength != nil && *m.PieceLength != tt.plen) {
+				t.Fatalf("piece_length %v, want %d (-1: null)", m.PieceLength, tt.plen)
 			}
 			if string(m.InfoBytes) != tt.info {
 				t.Fatal("info_bytes differ from the input")
@@ -113,7 +127,7 @@ func FuzzParseInfo(f *testing.F) {
 			}
 			sum += file.Length
 		}
-		if sum != m.TotalSize || int(m.FileCount) != len(m.Files) {
+		if m.TotalSize == nil || m.FileCount == nil || sum != *m.TotalSize || int(*m.FileCount) != len(m.Files) {
 			t.Fatalf("inconsistent sizes for %q", b)
 		}
 	})

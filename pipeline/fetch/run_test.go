@@ -86,8 +86,8 @@ func TestRunParquet(t *testing.T) {
 	}
 	ok := res[tor.InfoHash]
 	checkResult(t, jobs[0], ok)
-	if ok.Outcome != schema.OutcomeOK || ok.Name != tor.Name || len(ok.Files) != 3 || !bytes.Equal(ok.InfoBytes, tor.Info) {
-		t.Fatalf("ok row: %s %q %d files", ok.Outcome, ok.Name, len(ok.Files))
+	if ok.Outcome != schema.OutcomeOK || ok.NameOr() != tor.Name || len(ok.Files) != 3 || !bytes.Equal(ok.InfoBytes, tor.Info) {
+		t.Fatalf("ok row: %s %q %d files", ok.Outcome, ok.NameOr(), len(ok.Files))
 	}
 	rej := res[other.InfoHash]
 	checkResult(t, jobs[1], rej)

@@ -288,6 +288,8 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 			}
 			if res.Outcome != schema.OutcomeOK {
 				res.Meta, res.InfoHashV2 = schema.Meta{}, nil
+			} else {
+				res.Meta.KnownZeros() // an older fetch wrote an empty name, a size of 0, as null
 			}
 			if res.Outcome == schema.OutcomeReleased {
 				res.PeerFailures = nil // no attempt: nobody to penalise
@@ -315,7 +317,7 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 
 // metaBytes is the size of m's variable-length fields.
 func metaBytes(m *schema.Meta) int64 {
-	n := len(m.Name) + len(m.NameRaw) + len(m.InfoBytes)
+	n := len(m.NameOr()) + len(m.NameRaw) + len(m.InfoBytes)
 	for i := range m.Files {
 		n += len(m.Files[i].Path) + len(m.Files[i].PathRaw) + 8
 	}

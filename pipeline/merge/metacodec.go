@@ -8,36 +8,41 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// Flags of an encoded schema.Meta: its bools, and which slices are
-// non-nil (null and empty differ in the rows read, and a torrents file
-// is written from what was read).
+// Flags of an encoded schema.Meta: its bools, and which slices and
+// pointers are non-nil (null and empty, or null and 0, differ in the rows
+// read, and a torrents file is written from what was read).
 const (
 	flagNameUTF8Valid = 1 << iota
 	flagPrivate
 	flagNameRaw
 	flagFiles
 	flagInfoBytes
+	flagName
+	flagTotalSize
+	flagPieceLength
+	flagFileCount
 )
 
 // appendMeta appends the encoding of m to b: every field, so that
-// decodeMeta gives back m exactly (a nil slice as nil, an empty one as
-// empty).
+// decodeMeta gives back m exactly (a nil slice or pointer as nil, an
+// empty one as empty, a pointer to 0 as that).
 func appendMeta(b []byte, m *schema.Meta) []byte {
-	var flags byte
+	var flags uint64
 	for _, f := range []struct {
 		on   bool
-		flag byte
+		flag uint64
 	}{{m.NameUTF8Valid, flagNameUTF8Valid}, {m.Private, flagPrivate}, {m.NameRaw != nil, flagNameRaw},
-		{m.Files != nil, flagFiles}, {m.InfoBytes != nil, flagInfoBytes}} {
+		{m.Files != nil, flagFiles}, {m.InfoBytes != nil, flagInfoBytes}, {m.Name != nil, flagName},
+		{m.TotalSize != nil, flagTotalSize}, {m.PieceLength != nil, flagPieceLength}, {m.FileCount != nil, flagFileCount}} {
 		if f.on {
 			flags |= f.flag
 		}
 	}
-	b = append(b, flags)
-	b = binary.AppendVarint(b, m.TotalSize)
-	b = binary.AppendVarint(b, m.PieceLength)
-	b = binary.AppendVarint(b, int64(m.FileCount))
-	b = appendBytes(b, m.Name)
+	b = binary.AppendUvarint(b, flags)
+	b = binary.AppendVarint(b, deref(m.TotalSize))
+	b = binary.AppendVarint(b, deref(m.PieceLength))
+	b = binary.AppendVarint(b, int64(deref(m.FileCount)))
+	b = appendBytes(b, m.NameOr())
 	b = appendBytes(b, m.NameRaw)
 	b = binary.AppendUvarint(b, uint64(len(m.Files)))
 	for i := range m.Files {
@@ -52,6 +57,22 @@ func appendMeta(b []byte, m *schema.Meta) []byte {
 
 func appendBytes[S string | []byte](b []byte, s S) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// deref is *p, or 0 for nil.
+func deref[T int32 | int64](p *T) T {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// ptrIf is a pointer to v when on, else nil.
+func ptrIf[T any](on bool, v T) *T {
+	if !on {
+		return nil
+	}
+	return &v
 }
 
 func nilFlag(b []byte) byte {
@@ -70,11 +91,12 @@ var errMetaCodec = errors.New("malformed spilled metadata")
 func decodeMeta(b []byte) (schema.Meta, error) {
 	d := metaDecoder{b: b}
 	var m schema.Meta
-	flags := d.byte()
+	flags := d.uvarint()
 	m.NameUTF8Valid, m.Private = flags&flagNameUTF8Valid != 0, flags&flagPrivate != 0
-	m.TotalSize, m.PieceLength = d.varint(), d.varint()
-	m.FileCount = int32(d.varint())
-	m.Name = string(d.bytes(true))
+	m.TotalSize = ptrIf(flags&flagTotalSize != 0, d.varint())
+	m.PieceLength = ptrIf(flags&flagPieceLength != 0, d.varint())
+	m.FileCount = ptrIf(flags&flagFileCount != 0, int32(d.varint()))
+	m.Name = ptrIf(flags&flagName != 0, string(d.bytes(true)))
 	m.NameRaw = d.bytes(flags&flagNameRaw != 0)
 	if n := d.uvarint(); flags&flagFiles != 0 && d.err == nil {
 		if n > uint64(len(d.b)) { // each file takes at least a byte

@@ -9,8 +9,9 @@ import (
 )
 
 // TestMetaCodecRoundTrip: decodeMeta gives back what appendMeta
-// encoded, nil slices as nil and empty ones as empty (a torrents file is
-// written from them).
+// encoded, nil slices and pointers as nil, empty slices as empty and
+// pointers to zero as zero (a torrents file is written from them: a
+// known empty name or size of 0 must not become null).
 func TestMetaCodecRoundTrip(t *testing.T) {
 	tests := []struct {
 		name string
@@ -18,11 +19,13 @@ func TestMetaCodecRoundTrip(t *testing.T) {
 	}{
 		{"zero", schema.Meta{}},
 		{"empty slices", schema.Meta{NameRaw: []byte{}, Files: []schema.File{}, InfoBytes: []byte{}}},
-		{"full", schema.Meta{Name: "x\uFFFD", NameRaw: []byte("x\xff"), NameUTF8Valid: true, TotalSize: 1 << 40,
-			PieceLength: 16384, FileCount: 3, Private: true, InfoBytes: []byte("d4:name1:xe"),
+		{"full", schema.Meta{Name: new("x\uFFFD"), NameRaw: []byte("x\xff"), NameUTF8Valid: true, TotalSize: new(int64(1 << 40)),
+			PieceLength: new(int64(16384)), FileCount: new(int32(3)), Private: true, InfoBytes: []byte("d4:name1:xe"),
 			Files: []schema.File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 7}, {Path: "", PathRaw: nil, Length: 0},
 				{Path: "c", PathRaw: []byte{}, Length: -1}}}},
-		{"negative sizes", schema.Meta{TotalSize: -5, PieceLength: -1, FileCount: -2}},
+		{"known zeros", schema.Meta{Name: new(""), NameRaw: []byte{}, TotalSize: new(int64(0)), PieceLength: new(int64(0)),
+			FileCount: new(int32(0)), Files: []schema.File{}, InfoBytes: []byte("de")}},
+		{"negative sizes", schema.Meta{TotalSize: new(int64(-5)), PieceLength: new(int64(-1)), FileCount: new(int32(-2))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +44,7 @@ func TestMetaCodecRoundTrip(t *testing.T) {
 // TestMetaCodecTruncated: every prefix of an encoding, and one with a
 // byte too many, is an error, never a panic.
 func TestMetaCodecTruncated(t *testing.T) {
-	m := schema.Meta{Name: "n", NameRaw: []byte("n"), InfoBytes: []byte("info"),
+	m := schema.Meta{Name: new("n"), NameRaw: []byte("n"), InfoBytes: []byte("info"),
 		Files: []schema.File{{Path: "p", PathRaw: []byte("p"), Length: 300}}}
 	b := appendMeta(nil, &m)
 	for n := range len(b) {
@@ -57,7 +60,7 @@ func TestMetaCodecTruncated(t *testing.T) {
 // FuzzDecodeMeta: decodeMeta never panics, and what it decodes encodes
 // to bytes that decode to the same.
 func FuzzDecodeMeta(f *testing.F) {
-	f.Add(appendMeta(nil, &schema.Meta{Name: "n", Files: []schema.File{{Path: "p"}}, InfoBytes: []byte("i")}))
+	f.Add(appendMeta(nil, &schema.Meta{Name: new("n"), Files: []schema.File{{Path: "p"}}, InfoBytes: []byte("i")}))
 	f.Add([]byte{0xff, 0x80})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := decodeMeta(b)

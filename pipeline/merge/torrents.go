@@ -139,8 +139,9 @@ func copyRows(path string, buf []schema.Torrent, w *rowio.ParquetWriter[schema.T
 	}
 	rd := parquet.NewGenericReader[schema.Torrent](pf)
 	defer rd.Close()
+	rows := rowio.NewParquetRows(rd) // null name, total_size... stay null
 	for {
-		k, err := rd.Read(buf)
+		k, err := rows.Read(buf)
 		if k > 0 {
 			if _, err := w.Write(buf[:k]); err != nil {
 				return err
@@ -173,9 +174,10 @@ func eachTorrent(path string, fn func(*schema.Torrent)) error {
 	}
 	rd := parquet.NewGenericReader[schema.Torrent](pf)
 	defer rd.Close()
+	rows := rowio.NewParquetRows(rd) // null name, total_size... stay null
 	buf := make([]schema.Torrent, 64)
 	for {
-		k, err := rd.Read(buf)
+		k, err := rows.Read(buf)
 		for i := range buf[:k] {
 			fn(&buf[i])
 		}
