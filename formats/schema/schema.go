@@ -374,6 +374,6 @@ type Catalog struct {
 	TotalSize      *int64  `parquet:"total_size,optional"`
 	PieceLength    *int64  `parquet:"piece_length,optional"`
 	FileCount      *int32  `parquet:"file_count,optional"`
-	Files          []File  `parquet:"files,list"`
+	Files          []File  `parquet:"files,optional,list"` // nil (null) until fetched; a fetched torrent's may be empty
 	Private        *bool   `parquet:"private"`
 }

@@ -206,3 +206,65 @@ func cells(name *string, raw []byte, total *int64, files *int32) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// TestCatalogFilesNullUntilFetched: the catalog's files column is null
+// for a hash not fetched, as its other metadata columns are, in every
+// format; a fetched torrent's is a list, empty when it has no files. It
+// was an empty list for every hash not fetched.
+func TestCatalogFilesNullUntilFetched(t *testing.T) {
+	data, _ := knownFixture(t)
+	want := []string{"[]", "null", "[]"} // by row, in hash order
+	t.Run("csv", func(t *testing.T) {
+		recs, err := csv.NewReader(bytes.NewReader(export(t, data, "catalog", "csv", nil))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range recs[1:] {
+			cell := r[slices.Index(recs[0], "files")]
+			if cell == "" {
+				cell = "null"
+			}
+			got = append(got, cell)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("files by row: %q, want %q", got, want)
+		}
+	})
+	t.Run("jsonl", func(t *testing.T) {
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(export(t, data, "catalog", "jsonl", nil))), "\n") {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(m["files"]))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("files by row: %q, want %q", got, want)
+		}
+	})
+	for _, format := range []string{"parquet", "arrow"} {
+		t.Run(format, func(t *testing.T) {
+			b := export(t, data, "catalog", format, nil)
+			path := "-"
+			if format == "parquet" {
+				path = filepath.Join(t.TempDir(), "c.parquet")
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string // rowio reads a null list as nil, an empty one as empty
+			for _, r := range readRows[schema.Catalog](t, path, b) {
+				if r.Files == nil {
+					got = append(got, "null")
+				} else {
+					got = append(got, fmt.Sprintf("%v", r.Files))
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("files by row: %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -108,6 +108,9 @@ func catalogSource() rowSource[schema.Catalog] {
 				c.FetchedAt, c.ServedBy, c.MetadataSize = t.FetchedAt, t.ServedBy, t.MetadataSize
 				c.Name, c.NameRaw, c.NameUTF8Valid = t.Name, t.NameRaw, &t.NameUTF8Valid
 				c.TotalSize, c.PieceLength, c.FileCount, c.Files, c.Private = t.TotalSize, t.PieceLength, t.FileCount, t.Files, &t.Private
+				if c.Files == nil {
+					c.Files = []schema.File{} // known: no files (null is for hashes not fetched)
+				}
 			}
 			out[i] = c
 		}

@@ -49,7 +49,7 @@ func catalogRel(data string) string {
 		s.last_source, s.activity, s.metadata_status, s.attempts, s.last_attempt, s.last_failure,
 		s.next_retry, s.tier, t.fetched_at, t.served_by, t.metadata_size, t.name, t.name_raw,
 		t.name_utf8_valid, t.total_size, t.piece_length,
-		t.file_count, coalesce(t.files, []) AS files, t.private
+		t.file_count, t.files, t.private
 	FROM ` + StateGlob(data) + ` s LEFT JOIN ` + torrentsGlob(data) + ` t USING (info_hash))`
 }
 

@@ -229,3 +229,46 @@ func TestKnownZerosReadByDuckDB(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogFilesNullReadByDuckDB: in every format of the catalog
+// export, files is null for a hash not fetched, as its other metadata
+// columns are, and a list for a fetched torrent, empty when it has no
+// files. It was an empty list for every hash not fetched.
+func TestCatalogFilesNullReadByDuckDB(t *testing.T) {
+	f := fetchTorrents(t, map[string]badpeers.Torrent{
+		"no files": info(map[string]any{"name": "no files", "files": []any{}, "piece length": 16384, "pieces": ""}),
+		"two files": info(map[string]any{"name": "two", "piece length": 16384, "pieces": strings.Repeat("p", 20),
+			"files": []any{map[string]any{"length": 1, "path": []string{"a"}}, map[string]any{"length": 2, "path": []string{"b"}}}}),
+	})
+	db := duck(t)
+	want := map[string]string{"no files": "false 0", "two files": "false 2", "missing": "true NULL"}
+	check := func(t *testing.T, got map[string]string) {
+		t.Helper()
+		for l, w := range want {
+			if got[l] != w {
+				t.Errorf("%s: files IS NULL, len(files) = %q, want %q", l, got[l], w)
+			}
+		}
+	}
+	for _, format := range []string{"parquet", "csv", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			rel, hash, _ := exportRel(f.export(t, "catalog", format), format)
+			files := "files"
+			if format == "csv" { // a JSON array in a cell
+				files = "files::JSON::VARCHAR[]"
+			}
+			check(t, cellsOf(t, db, f, rel, hash, []string{files + " IS NULL", "len(" + files + ")"}))
+		})
+	}
+	t.Run("arrow", func(t *testing.T) {
+		got := arrowCells(t, f, f.export(t, "catalog", "arrow"), []string{"files"})
+		for l, v := range got { // "[n]" for a list of n, NULL
+			if v == "NULL" {
+				got[l] = "true NULL"
+			} else {
+				got[l] = "false " + strings.Trim(v, "[]")
+			}
+		}
+		check(t, got)
+	})
+}
