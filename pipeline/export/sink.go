@@ -3,6 +3,7 @@ package export
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -165,8 +166,12 @@ func (s *sink[T]) abort() {
 	}
 }
 
-// Magnet renders a row as a magnet URI: the v1 btih (and the v2 btmh when
-// known) and the name when fetched.
+// Magnet renders a row as a magnet URI: the v2 btmh (multihash SHA-256)
+// when the row knows its full v2 hash, else the btih of its info_hash;
+// and the name when fetched. A torrents row has no info_hash_v2: a v2
+// torrent's is the SHA-256 of its verified info dictionary (torrentV2).
+// A btih of a v2 hash's 20-byte truncation would be checked as a SHA-1
+// by a client, and fail.
 func Magnet(row any) string {
 	var h schema.Hash
 	var v2 []byte
@@ -180,7 +185,7 @@ func Magnet(row any) string {
 			name = *r.Name
 		}
 	case *schema.Torrent:
-		h, name = r.InfoHash, r.NameOr()
+		h, v2, name = r.InfoHash, torrentV2(r), r.NameOr()
 	}
 	u := "magnet:?xt=urn:btih:" + hex.EncodeToString(h[:])
 	if len(v2) == 32 {
@@ -190,4 +195,16 @@ func Magnet(row any) string {
 		u += "&dn=" + url.QueryEscape(name)
 	}
 	return u
+}
+
+// torrentV2 is the full v2 hash of a torrents row of hash_type 2: the
+// SHA-256 of its info dictionary, which merge verified to begin with the
+// row's info_hash (nil for a v1 row, or info bytes that do not hash so).
+// A hybrid torrent fetched by its v1 key is a v1 row, as in the state.
+func torrentV2(t *schema.Torrent) []byte {
+	if t.HashType != schema.HashV2 {
+		return nil
+	}
+	sum := sha256.Sum256(t.InfoBytes)
+	return schema.FullV2(t.InfoHash, sum[:])
 }

@@ -3,9 +3,11 @@ package duckcheck
 import (
 	"bytes"
 	"crypto/sha1"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -271,4 +273,58 @@ func TestCatalogFilesNullReadByDuckDB(t *testing.T) {
 		}
 		check(t, got)
 	})
+}
+
+// TestV2TorrentMagnet: a v2-only torrent (BEP 52: meta version 2, a file
+// tree; its DHT key the first 20 bytes of the SHA-256 of its info
+// dictionary) fetched from a loopback peer gets the magnet
+// xt=urn:btmh:1220<full SHA-256> from the torrents table, as from the
+// state and the catalog, and that hash is the one DuckDB computes from
+// the table's info_bytes and reads from the state's info_hash_v2. The
+// torrents export gave urn:btih:<the truncation>, which a client checks
+// as a SHA-1 and fails. A v1 torrent keeps its btih.
+func TestV2TorrentMagnet(t *testing.T) {
+	v2Info := bencode.MustMarshal(map[string]any{"meta version": 2, "name": "v2 only", "piece length": 16384,
+		"file tree": map[string]any{"a.txt": map[string]any{"": map[string]any{"length": 5, "pieces root": strings.Repeat("r", 32)}}}})
+	full := sha256.Sum256(v2Info)
+	v2 := badpeers.Torrent{InfoHash: [20]byte(full[:20]), Info: v2Info}
+	f := fetchTorrents(t, map[string]badpeers.Torrent{
+		"v2": v2,
+		"v1": info(map[string]any{"name": "v1", "length": 5, "piece length": 16384, "pieces": strings.Repeat("p", 20)}),
+	})
+	db := duck(t)
+	wantV2 := hex.EncodeToString(full[:])
+	if got := cellsOf(t, db, f, torrentsGlob(f.data), "lower(hex(info_hash))", []string{"hash_type", "sha256(info_bytes)"})["v2"]; got != "2 "+wantV2 {
+		t.Fatalf("torrents row of the v2 torrent: hash_type, sha256(info_bytes) = %q, want 2 %s", got, wantV2)
+	}
+	if got := cellsOf(t, db, f, StateGlob(f.data), "lower(hex(info_hash))", []string{"lower(hex(info_hash_v2))"})["v2"]; got != wantV2 {
+		t.Fatalf("state: info_hash_v2 of the v2 torrent = %s, want %s", got, wantV2)
+	}
+	want := map[string]string{"v2": "urn:btmh:1220" + wantV2, "v1": "urn:btih:" + f.hashes["v1"], "missing": "urn:btih:" + f.hashes["missing"]}
+	for _, table := range []string{"torrents", "state", "catalog"} {
+		t.Run(table, func(t *testing.T) {
+			var rows [][]string
+			for i, line := range lines(t, f.export(t, table, "magnet")) {
+				u, err := url.Parse(string(line))
+				if err != nil || u.Scheme != "magnet" {
+					t.Fatalf("line %d is not a magnet URI (%v): %q", i+1, err, line)
+				}
+				xt := u.Query()["xt"]
+				if len(xt) != 1 {
+					t.Fatalf("line %d: xt %q, want one", i+1, xt)
+				}
+				h := strings.TrimPrefix(strings.TrimPrefix(xt[0], "urn:btih:"), "urn:btmh:1220")
+				rows = append(rows, []string{h[:min(40, len(h))], xt[0]}) // a v2 hash's key: its first 20 bytes
+			}
+			got := byLabel(f, rows)
+			for l, w := range want {
+				if table == "torrents" && l == "missing" {
+					continue
+				}
+				if got[l] != w {
+					t.Errorf("%s: xt %q, want %q", l, got[l], w)
+				}
+			}
+		})
+	}
 }
