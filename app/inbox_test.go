@@ -1,8 +1,10 @@
 package app
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,7 +65,7 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 	}
 	statusClear("after applying it")
 	stdout, _, _ = runMain(t, "status", "--data", data, now)
-	if !strings.Contains(stdout, "hashes        3 ") {
+	if !hashesLine(3).MatchString(stdout) {
 		t.Fatalf("the partial input's two hashes were not applied:\n%s", stdout)
 	}
 
@@ -121,10 +123,16 @@ func TestBareDedupAppliesLeftovers(t *testing.T) {
 			}
 		})
 	}
-	if stdout, _, _ := runMain(t, "status", "--data", data); !strings.Contains(stdout, "hashes        4 ") {
+	if stdout, _, _ := runMain(t, "status", "--data", data); !hashesLine(4).MatchString(stdout) {
 		t.Fatalf("the two hashes stdin sent were not applied:\n%s", stdout)
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Fatalf("a bare dedup made %s: %v", missing, err)
 	}
+}
+
+// hashesLine matches status's line of n hashes, however its labels are
+// aligned (the longest, "table torrents", sets the width).
+func hashesLine(n int) *regexp.Regexp {
+	return regexp.MustCompile(fmt.Sprintf(`(?m)^hashes +%d `, n))
 }

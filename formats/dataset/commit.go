@@ -31,6 +31,9 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 	if err := tx.rollLedger(); err != nil {
 		return nil, tx.Moved(err)
 	}
+	if err := tx.fillEmptyTables(); err != nil {
+		return nil, err
+	}
 	// A transaction begun under the lock (BeginAttempt) publishes under
 	// it: flock on a second descriptor of LOCK would wait for this one.
 	l := tx.lock

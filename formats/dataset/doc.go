@@ -26,4 +26,8 @@
 // is consistent per partition: a partition's files come from one
 // snapshot, and each hash lives in exactly one partition. For a frozen
 // view, glob the versioned directory printed by `infohash status`.
+//
+// Every table of a committed snapshot has at least one file, so that each
+// table's glob matches from the first commit on: an empty table holds
+// one 0-row file with its schema (empty.go).
 package dataset

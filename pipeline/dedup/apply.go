@@ -48,10 +48,15 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	if err != nil {
 		return ps, err
 	}
-	// Layer 2: the Bloom filter. Without files there is nothing to know.
+	// Layer 2: the Bloom filter. Without rows (no files, or only the
+	// 0-row file of an empty table) there is nothing to know.
+	none := true
+	for _, f := range files {
+		none = none && f.Rows == 0
+	}
 	var cands []int
 	for i := range es {
-		if len(files) == 0 || (bf != nil && !bf.Test(es[i].h[:])) {
+		if none || (bf != nil && !bf.Test(es[i].h[:])) {
 			ps.bloomNeg++
 			continue
 		}

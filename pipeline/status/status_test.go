@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -92,7 +93,7 @@ func TestReport(t *testing.T) {
 	var out bytes.Buffer
 	r.Print(&out)
 	if !strings.Contains(out.String(), "no_peers 2, timeout 1") || !strings.Contains(out.String(), "read_parquet(") ||
-		!strings.Contains(out.String(), "last input    second.parquet (2 rows) applied at 2026-05-31T23:59:00Z") ||
+		!regexp.MustCompile(`(?m)^last input +second\.parquet \(2 rows\) applied at 2026-05-31T23:59:00Z$`).MatchString(out.String()) ||
 		!strings.Contains(out.String(), "table ledger") ||
 		strings.Index(out.String(), "table ledger") > strings.Index(out.String(), "table state") {
 		t.Fatalf("print:\n%s", out.String())
