@@ -242,7 +242,7 @@ func TestParseSince(t *testing.T) {
 		{in: "-1h", want: "want an RFC 3339 time"},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseSince(tt.in)
+			got, err := parseSince("--since", tt.in)
 			switch {
 			case tt.want != "":
 				if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Of(err) != exitcode.Usage {

@@ -26,6 +26,7 @@ func exportCommand() *cli.Command {
    infohash export --data ./ih --table catalog --format parquet -o catalog.parquet
    infohash export --data ./ih --table catalog --format es-bulk -o - | curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk
    infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -
+   infohash export --data ./ih --table torrents --fetched-since 1d --format jsonl -o -   # metadata fetched in the last day
    infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far`,
 		Description: `Reads the latest committed snapshot and writes nothing under DIR (no lock
 taken; a dataset of an older format is read as it is, not migrated). A
@@ -37,7 +38,11 @@ cannot, and fails saying so (raise --keep). In text formats (csv, jsonl, es-bulk
 magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
 RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
 last_source; metadata keeps fetched_at and served_by, so a reader can tell a
-short-lived observation from a lasting fact. DIR/blocklist always applies.
+short-lived observation from a lasting fact. The two time filters follow
+the two: --since keeps hashes last seen since TIME (last_seen: state and
+catalog; refused on torrents, which have none), --fetched-since torrents
+fetched since TIME (fetched_at: torrents and catalog, where a hash not
+fetched is left out). DIR/blocklist always applies.
 A file output appears atomically when complete; a FIFO or device is written
 in place. With -o - or a FIFO or device, an output blocked for 10s after
 SIGINT/SIGTERM (a reader that reads nothing, a FIFO that no reader opens),
@@ -51,7 +56,8 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: strings.Join(export.Formats, ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
 			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is one of these (new, fetched, failed)"},
-			&cli.StringFlag{Name: "since", Usage: "keep only hashes seen at or after `TIME` (RFC 3339, or a duration such as 24h or 7d meaning that long ago)"},
+			&cli.StringFlag{Name: "since", Usage: "keep only hashes last seen (last_seen) at or after `TIME` (RFC 3339, or a duration such as 24h or 7d meaning that long ago); state and catalog (torrents have no last_seen)"},
+			&cli.StringFlag{Name: "fetched-since", Usage: "keep only torrents fetched (fetched_at) at or after `TIME` (as --since); torrents and catalog (leaves out hashes not fetched)"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with these hex digits"},
 			&cli.StringFlag{Name: "tier", Usage: "keep only hot or cold hashes (state, catalog)"},
 			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hex hashes listed in `FILE`"},
@@ -89,7 +95,12 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 				}
 			}
 			if s := c.String("since"); s != "" {
-				if o.Since, err = parseSince(s); err != nil {
+				if o.Since, err = parseSince("--since", s); err != nil {
+					return err
+				}
+			}
+			if s := c.String("fetched-since"); s != "" {
+				if o.FetchedSince, err = parseSince("--fetched-since", s); err != nil {
 					return err
 				}
 			}
@@ -136,13 +147,13 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 }
 
 // parseSince accepts RFC 3339 or a duration before now, with the units
-// of every duration flag (parseFlagDuration: 7d, 2w, 24h).
-func parseSince(s string) (time.Time, error) {
+// of every duration flag (parseFlagDuration: 7d, 2w, 24h), for flag.
+func parseSince(flag, s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
 	}
 	if d, err := parseFlagDuration(s); err == nil && d > 0 {
 		return time.Now().Add(-d), nil
 	}
-	return time.Time{}, exitcode.BadInput(fmt.Errorf("--since: %q: want an RFC 3339 time or a duration such as 24h or 7d", s))
+	return time.Time{}, exitcode.BadInput(fmt.Errorf("%s: %q: want an RFC 3339 time or a duration such as 24h or 7d", flag, s))
 }

@@ -31,17 +31,20 @@ var (
 
 // Options configure an export.
 type Options struct {
-	Data      string
-	Table     string
-	Format    string
-	Output    string    // file, or "-" for stdout
-	Stdout    io.Writer // used for "-"
-	Status    []string  // keep only these metadata statuses
-	Tier      string    // keep only this tier
-	Since     time.Time // keep hashes seen (last_seen) at or after
-	Prefixes  []string  // keep only these partitions (two hex digits, or one)
-	Blocklist func(schema.Hash) bool
-	ES        string // es-bulk index name
+	Data   string
+	Table  string
+	Format string
+	Output string    // file, or "-" for stdout
+	Stdout io.Writer // used for "-"
+	Status []string  // keep only these metadata statuses
+	Tier   string    // keep only this tier
+	Since  time.Time // keep hashes last seen (last_seen) at or after (state, catalog)
+	// FetchedSince keeps torrents fetched (fetched_at) at or after it
+	// (torrents, catalog: a hash not fetched has no fetched_at).
+	FetchedSince time.Time
+	Prefixes     []string // keep only these partitions (two hex digits, or one)
+	Blocklist    func(schema.Hash) bool
+	ES           string // es-bulk index name
 	// ProgressTo receives a progress bar (terminal) or periodic log lines.
 	ProgressTo io.Writer
 	// OpenOutput opens Output when it is a file (nil:
@@ -79,11 +82,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if !contains(Formats, o.Format) {
 		return st, exitcode.BadInput(fmt.Errorf("export: --format %q: want one of %s", o.Format, strings.Join(Formats, ", ")))
 	}
-	whole := contains(wholeTables, o.Table)
-	if whole {
+	if contains(wholeTables, o.Table) {
 		if err := checkWhole(o); err != nil {
 			return st, err
 		}
+	}
+	if err := checkTimeFilters(o); err != nil {
+		return st, err
 	}
 	for _, p := range o.Prefixes {
 		if len(p) < 1 || len(p) > 2 || strings.Trim(strings.ToLower(p), "0123456789abcdef") != "" {
@@ -219,10 +224,26 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 
 // filterView is what the filters look at in any table's row.
 type filterView struct {
-	hash     schema.Hash
-	status   string
-	tier     string
-	lastSeen int64
+	hash      schema.Hash
+	status    string
+	tier      string
+	lastSeen  int64 // 0 in a torrents row, which has none (--since is refused there)
+	fetchedAt int64 // 0 in a state row, and in a catalog row not fetched
+}
+
+// checkTimeFilters refuses a time filter on a table without its column:
+// --since is last_seen, which torrents lack; --fetched-since is
+// fetched_at, which the state lacks. (A torrents --since once filtered on
+// fetched_at, unlike the same filter on the catalog.)
+func checkTimeFilters(o Options) error {
+	switch {
+	case !o.Since.IsZero() && o.Table == "torrents":
+		return exitcode.BadInput(fmt.Errorf("export: --since keeps hashes by last_seen, which torrents lack: " +
+			"use --table catalog --status fetched --since for fetched hashes seen since, or --fetched-since for torrents fetched since"))
+	case !o.FetchedSince.IsZero() && o.Table == "state":
+		return exitcode.BadInput(fmt.Errorf("export: --fetched-since keeps torrents by fetched_at, which the state lacks: use --table catalog or torrents"))
+	}
+	return nil
 }
 
 // hashOf is a row's info_hash.
@@ -241,11 +262,11 @@ func hashOf(row any) *schema.Hash {
 func filterOf(row any) filterView {
 	switch r := row.(type) {
 	case *schema.State:
-		return filterView{r.InfoHash, r.MetadataStatus, r.Tier, r.LastSeen}
+		return filterView{r.InfoHash, r.MetadataStatus, r.Tier, r.LastSeen, 0}
 	case *schema.Catalog:
-		return filterView{r.InfoHash, r.MetadataStatus, r.Tier, r.LastSeen}
+		return filterView{r.InfoHash, r.MetadataStatus, r.Tier, r.LastSeen, r.FetchedAt}
 	case *schema.Torrent:
-		return filterView{r.InfoHash, schema.StatusFetched, "", r.FetchedAt}
+		return filterView{r.InfoHash, schema.StatusFetched, "", 0, r.FetchedAt}
 	}
 	panic("export: unknown row type")
 }
@@ -258,6 +279,9 @@ func (o Options) match(f filterView) bool {
 		return false
 	}
 	if !o.Since.IsZero() && f.lastSeen < o.Since.UnixMilli() {
+		return false
+	}
+	if !o.FetchedSince.IsZero() && (f.fetchedAt == 0 || f.fetchedAt < o.FetchedSince.UnixMilli()) {
 		return false
 	}
 	return true

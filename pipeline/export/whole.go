@@ -43,6 +43,9 @@ func checkWhole(o Options) error {
 	if !o.Since.IsZero() {
 		given = append(given, "--since")
 	}
+	if !o.FetchedSince.IsZero() {
+		given = append(given, "--fetched-since")
+	}
 	if len(o.Prefixes) > 0 {
 		given = append(given, "--prefix")
 	}
