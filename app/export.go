@@ -36,7 +36,12 @@ starts over on the newer snapshot, up to 5 times, so that the output is one
 snapshot; once part of the output has gone to stdout, a FIFO or a device it
 cannot, and fails saying so (raise --keep). In text formats (csv, jsonl, es-bulk,
 magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
-RFC 3339 UTC; csv has a header row. Sightings keep first_seen, last_seen and
+RFC 3339 UTC; csv has a header row. parquet and arrow carry every column;
+csv and jsonl leave out info_bytes (the raw info dictionary), es-bulk
+info_bytes and name_raw. The catalog is one row per known hash: the state's
+columns but lease_id, lease_until, backoff_step, bad_metadata,
+reactivated_at and avoid_peers, then the torrent's metadata but
+info_bytes (null until fetched). Sightings keep first_seen, last_seen and
 last_source; metadata keeps fetched_at and served_by, so a reader can tell a
 short-lived observation from a lasting fact. The two time filters follow
 the two: --since keeps hashes last seen since TIME (last_seen: state and
@@ -52,7 +57,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, statsJSONFlag,
-			&cli.StringFlag{Name: "table", Value: "state", Usage: "state, torrents, catalog (state joined with metadata); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},
+			&cli.StringFlag{Name: "table", Value: "state", Usage: "state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: strings.Join(export.Formats, ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
 			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is one of these (new, fetched, failed)"},

@@ -345,11 +345,15 @@ func Time(ms int64) time.Time {
 }
 
 // Catalog is one row per known hash: its state joined with its metadata
-// when fetched (export --table catalog). Every network-derived field keeps
-// its provenance: first_seen/last_seen/last_source for sightings,
-// fetched_at/served_by for metadata. The metadata columns (fetched_at to
-// private) are null until the hash is fetched, and then hold what is
-// known, an empty name and a size of 0 included (see Meta).
+// when fetched (export --table catalog), a selection of their columns: not
+// the state's lease_id, lease_until, backoff_step, bad_metadata,
+// reactivated_at and avoid_peers, nor the torrent's info_bytes (its
+// hash_type is the state's, which merge sets from the metadata). Every
+// network-derived field keeps its provenance: first_seen/last_seen/
+// last_source for sightings, fetched_at/served_by for metadata. The
+// metadata columns (fetched_at to private) are null until the hash is
+// fetched, and then hold what is known, an empty name and a size of 0
+// included (see Meta).
 type Catalog struct {
 	InfoHash       Hash    `parquet:"info_hash"`
 	InfoHashV2     []byte  `parquet:"info_hash_v2,optional"`
