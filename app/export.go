@@ -27,7 +27,7 @@ func exportCommand() *cli.Command {
    infohash export --data ./ih --table catalog --format es-bulk -o - | curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk
    infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -
    infohash export --data ./ih --table torrents --fetched-since 1d --format jsonl -o -   # metadata fetched in the last day
-   infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far`,
+   infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far, in the order applied (applied_at is each run's --now)`,
 		Description: `Reads the latest committed snapshot and writes nothing under DIR (no lock
 taken; a dataset of an older format is read as it is, not migrated). A
 writer may commit meanwhile: when its commit removes the files of the
