@@ -65,10 +65,14 @@ policy's archive threshold move to the cold tier (never deleted).
 
 --from OTHER_DIR unions another dataset (a second crawler, a restored
 backup): first_seen is the earlier, last_seen the later, fetched beats failed
-beats new, a fetched record's hash_type beats a claim (else v2 if either says so),
-counts add up unless the two histories share an input, and the
-applied-input ledgers are unioned. Repeating it changes nothing. OTHER_DIR is
-only read, as export reads it: no lock, no migration, nothing written there.
+beats new, a fetched record's hash_type beats a claim (else v2 if either says so).
+seen_count, activity and attempts add up only when the two ledgers share no
+input; when they share one, each hash keeps the larger, without the sightings
+of inputs only the other side applied. The applied-input ledgers are unioned,
+so OTHER_DIR's inputs are then already applied here: applying one of them
+again changes nothing, nor brings those sightings back. Repeating the union
+changes nothing. OTHER_DIR is only read, as export reads it: no lock, no
+migration, nothing written there.
 
 ` + exitcode.Help,
 		Flags: []cli.Flag{
