@@ -39,7 +39,7 @@ func TestSinceIsLastSeenEverywhere(t *testing.T) {
 			t.Fatal(err)
 		}
 		fi, err := dataset.WriteStaged(tx, dataset.TableTorrents, hx[:2], []schema.Torrent{{InfoHash: h, HashType: schema.HashV1,
-			FetchedAt: schema.Millis(at), MetadataSize: 3, Meta: schema.Meta{Name: "n"}}})
+			FetchedAt: schema.Millis(at), MetadataSize: 3, Meta: schema.Meta{Name: new("n")}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,7 +73,7 @@ func addTorrent(t *testing.T, data string, h schema.Hash) {
 	}
 	key := fmt.Sprintf("%02x", h[0])
 	fi, err := dataset.WriteStaged(tx, dataset.TableTorrents, key, []schema.Torrent{{InfoHash: h, HashType: schema.HashV1,
-		FetchedAt: time.Now().UnixMilli(), MetadataSize: 1, Meta: schema.Meta{Name: "t", NameRaw: []byte("t"), NameUTF8Valid: true}}})
+		FetchedAt: time.Now().UnixMilli(), MetadataSize: 1, Meta: schema.Meta{Name: new("t"), NameRaw: []byte("t"), NameUTF8Valid: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
