@@ -3,11 +3,13 @@ package dedup
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -93,20 +95,47 @@ func (b *batch) release() {
 // discovery methods; an input with more is not observations.
 const maxSources = math.MaxUint16
 
-// intern returns the id of source s.
-func (b *batch) intern(s string) uint16 {
+// maxSourceLen bounds one source value: sources name discovery methods
+// ("dht_sample_infohashes" is 21 bytes), and a batch holds up to
+// maxSources of them (16 MB at this bound).
+const maxSourceLen = 256
+
+// sourceError says why s cannot be an observation's source, or is nil.
+// The state's last_source is a STRING column, which must hold UTF-8:
+// DuckDB refuses to read a file with other bytes in one, and with it the
+// whole state glob.
+func sourceError(s string) error {
+	if len(s) > maxSourceLen {
+		return fmt.Errorf("source has %d bytes, more than %d", len(s), maxSourceLen)
+	}
+	if !utf8.ValidString(s) {
+		if len(s) > 64 {
+			s = s[:64] + "..."
+		}
+		return fmt.Errorf("source %q is not valid UTF-8", s)
+	}
+	return nil
+}
+
+// intern returns the id of source s. A source is checked (sourceError)
+// once, when it is first seen: one that fails is bad input, never
+// interned, and its error is returned for the caller to name the row.
+func (b *batch) intern(s string) (uint16, error) {
 	if id, ok := b.srcID[s]; ok {
-		return id
+		return id, nil
+	}
+	if err := sourceError(s); err != nil {
+		return 0, err
 	}
 	if len(b.srcs) >= maxSources {
 		b.tooManySources = true // the input fails when its reader returns
-		return 0
+		return 0, nil
 	}
 	id := uint16(len(b.srcs))
 	s = strings.Clone(s) // s may alias an input's buffer, reused after
 	b.srcs = append(b.srcs, s)
 	b.srcID[s] = id
-	return id
+	return id, nil
 }
 
 // decay is the weight of an observation dt ms older than the reference.
@@ -117,8 +146,15 @@ func (b *batch) decay(dt int64) float64 {
 	return exp2(-float64(dt) / b.halfLife)
 }
 
-func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) {
-	b.addID(&h, v2, typ, at, b.intern(src))
+// add folds one observation in; an invalid source (sourceError) is not
+// folded but returned.
+func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) error {
+	id, err := b.intern(src)
+	if err != nil {
+		return err
+	}
+	b.addID(&h, v2, typ, at, id)
+	return nil
 }
 
 // addRows folds a slice of decoded rows in (scattered by partition): the

@@ -269,7 +269,10 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			if s != last {
 				last, lastID = s, imp
 				if s != "" {
-					lastID = b.intern(s)
+					var err error
+					if lastID, err = b.intern(s); err != nil {
+						return &rowError{row: int64(i), msg: err.Error()}
+					}
 				}
 			}
 			r.src[i] = lastID

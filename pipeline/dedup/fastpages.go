@@ -6,6 +6,7 @@ package dedup
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -67,8 +68,6 @@ func (r *rgBuf) atPage(p parquet.Page, div int64) (func(row, v, n int), error) {
 	return func(row, v, n int) { copy(r.at[row:row+n], vals[v:v+n]) }, nil
 }
 
-// srcPage interns the source column's values; a dictionary page interns
-// each distinct value once.
 // sourceOf is an observation's source as the row readers take it: an
 // empty one is an import.
 func sourceOf(s []byte) string {
@@ -78,16 +77,25 @@ func sourceOf(s []byte) string {
 	return string(s)
 }
 
+// srcPage interns the source column's values, each distinct one checked
+// once (batch.intern): a dictionary page's entries, or a plain page's
+// values as they first appear. A source that is not one is bad input in
+// the first row that holds it.
 func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
 		data, offs := dataOf(d.Page()).ByteArray()
-		ids := make([]uint16, 0, len(offs))
-		for j := 0; j+1 < len(offs); j++ {
-			ids = append(ids, b.intern(sourceOf(data[offs[j]:offs[j+1]])))
-		}
+		ids := make([]uint16, max(len(offs)-1, 0))
 		idx, err := dictIndexes(p, len(ids))
 		if err != nil {
 			return nil, err
+		}
+		for j := range ids {
+			if ids[j], err = b.intern(sourceOf(data[offs[j]:offs[j+1]])); err != nil {
+				if k := slices.Index(idx, int32(j)); k >= 0 {
+					return nil, &rowError{row: int64(k), msg: err.Error()}
+				}
+				// No row holds it: never read.
+			}
 		}
 		return func(row, v, n int) {
 			for i, ix := range idx[v : v+n] {
@@ -99,16 +107,21 @@ func (r *rgBuf) srcPage(p parquet.Page, b *batch) (func(row, v, n int), error) {
 	if err := checkCount(p, max(len(offs)-1, 0)); err != nil {
 		return nil, err
 	}
-	return func(row, v, n int) {
-		for i := range n {
-			s := data[offs[v+i]:offs[v+i+1]]
-			id, ok := b.srcID[string(s)]
-			if !ok {
-				id = b.intern(sourceOf(s))
+	// Interned here rather than as rows are filled, which cannot fail.
+	ids := resize(r.srcIDs, max(len(offs)-1, 0))
+	r.srcIDs = ids
+	for k := range ids {
+		s := data[offs[k]:offs[k+1]]
+		id, ok := b.srcID[string(s)]
+		if !ok {
+			var err error
+			if id, err = b.intern(sourceOf(s)); err != nil {
+				return nil, &rowError{row: int64(k), msg: err.Error()}
 			}
-			r.src[row+i] = id
 		}
-	}, nil
+		ids[k] = id
+	}
+	return func(row, v, n int) { copy(r.src[row:row+n], ids[v:v+n]) }, nil
 }
 
 // typeOf is a hash_type value as dedup holds it: one beyond int8 becomes

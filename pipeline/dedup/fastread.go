@@ -108,6 +108,7 @@ type rgBuf struct {
 	long32 [][32]byte             // those rows' info_hash, which info_hash_v2 must repeat (made on the first)
 	badV2  int                    // first row whose info_hash_v2 is not its info_hash's, -1 if none
 	badV2h [32]byte               // that row's info_hash_v2
+	srcIDs []uint16               // a plain source page's interned values
 
 	readers []*colReader // the row group's columns being decoded
 }
@@ -411,7 +412,7 @@ func (r *rgBuf) reset(n int, b *batch) (imp uint16) {
 	r.long = resize(r.long, n/64+1)
 	clear(r.long)
 	r.badV2 = -1
-	imp = b.intern(schema.SourceImport)
+	imp, _ = b.intern(schema.SourceImport) // a valid source
 	for i := range r.src {
 		r.src[i] = imp
 	}

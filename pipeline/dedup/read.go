@@ -257,7 +257,9 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	if len(o.InfoHashV2) == 0 {
 		o.InfoHashV2 = nil // null, whatever parquet-go handed back
 	}
-	b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source)
+	if err := b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source); err != nil {
+		return fmt.Errorf("row %d: %w", row, err)
+	}
 	return nil
 }
 
