@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -105,6 +106,9 @@ func runCapture(c *cli.Context) error {
 	o.RunID = c.String("run-id")
 	if o.RunID == "" {
 		o.RunID = "capture-" + time.Now().UTC().Format("20060102T150405Z")
+	}
+	if !utf8.ValidString(o.RunID) { // every observation's run_id, a STRING column
+		return exitcode.BadInput(fmt.Errorf("capture: --run-id %q: not valid UTF-8", o.RunID))
 	}
 	o.Logger = slog.Default()
 	if o.NodeIDs < 1 {

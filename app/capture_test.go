@@ -205,3 +205,19 @@ func TestCaptureMistypedData(t *testing.T) {
 		t.Fatalf("capture kept no DHT state in the new --data: %v", err)
 	}
 }
+
+// A --run-id that is not UTF-8 is refused, with nothing written: it goes
+// into every observation's run_id, a STRING column that DuckDB refuses to
+// read with other bytes in it.
+func TestCaptureRunIDMustBeUTF8(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "obs.parquet")
+	_, stderr, code := runMain(t, "capture", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms",
+		"--run-id", "run\xff", "-o", out)
+	want := `capture: --run-id "run\xff": not valid UTF-8`
+	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("capture wrote %s: %v", out, err)
+	}
+}

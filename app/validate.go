@@ -60,7 +60,7 @@ var flagChecks = []struct {
 			// merge refuses a peer_failures endpoint with a space or a
 			// newline, which would reject the whole results file.
 			if !schema.PeerAddrOK(p) {
-				return fmt.Sprintf("%q: not an endpoint merge accepts (no spaces or newlines, at most 262 bytes)", p)
+				return fmt.Sprintf("%q: not an endpoint merge accepts (UTF-8, no spaces or newlines, at most 262 bytes)", p)
 			}
 		}
 		return ""

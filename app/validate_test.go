@@ -47,6 +47,7 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"peer named port", []string{"fetch", "--peer", "127.0.0.1:http", hashes, "-o", filepath.Join(dir, "r.parquet")}, `port "http" is not a number`},
 		{"peer no host", []string{"fetch", "--peer", ":6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: ":6881": no host`},
 		{"peer with a space", []string{"fetch", "--peer", "my host:6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "my host:6881": not an endpoint merge accepts`},
+		{"peer not UTF-8", []string{"fetch", "--peer", "bad\xffhost:6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "bad\xffhost:6881": not an endpoint merge accepts`},
 		// capture and fetch dial their --bootstrap nodes: port 0 used to
 		// read "bootstrap \"127.0.0.1:0\": <nil>" (capture) or was
 		// taken and every lookup failed as local_error (fetch).

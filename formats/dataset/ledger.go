@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
 
@@ -161,6 +162,9 @@ func readLedgerFile(d *Dataset, t *Table, f FileInfo) ([]ledgerRow, error) {
 		if rows[i].ID == "" { // a file without the column reads as empty ids
 			return nil, fmt.Errorf("dataset: ledger: %s: entry %d has no id", fh.Name(), i)
 		}
+		// An entry written before AddApplied escaped names: read as it
+		// writes them now, and so rewritten when its file is rolled.
+		rows[i].Name = schema.EscapeInvalidUTF8(rows[i].Name)
 	}
 	return rows, nil
 }

@@ -241,3 +241,60 @@ func TestMigrateFromV3Ledger(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerNamesAreUTF8: an input's name that is not UTF-8 (a file name
+// may hold any bytes) is stored with those bytes escaped, so that DuckDB
+// reads the ledger table; an entry an older version wrote raw reads
+// escaped too, and is rewritten so when its file is rolled.
+func TestLedgerNamesAreUTF8(t *testing.T) {
+	const raw, want = "bad\xffname,\"x\".txt", `bad\xffname,"x".txt`
+	d := openNew(t)
+	// An old ledger file, its name raw.
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := WriteStaged(tx, TableLedger, "", []ledgerRow{{ID: "old", Name: "old\xfe" + raw, Rows: 1, At: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetPartition(TableLedger, "", []FileInfo{fi})
+	if _, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err = d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.AddApplied(Applied{ID: "new", Name: raw, Rows: 2, At: time.UnixMilli(2000).UTC()})
+	m, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNames := []string{`old\xfe` + want, want}
+	all, err := d.LedgerEntries(m)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("LedgerEntries: %+v, %v", all, err)
+	}
+	for i, a := range all {
+		if a.Name != wantNames[i] {
+			t.Fatalf("entry %d: name %q, want %q", i, a.Name, wantNames[i])
+		}
+	}
+	// What DuckDB reads: the published files (the old one was rolled
+	// into the new: one entry each is at most twice the other).
+	files, _ := filepath.Glob(filepath.Join(d.Dir, "ledger", "current", "*.parquet"))
+	var names []string
+	for _, f := range files {
+		rows, err := ReadFile[ledgerRow](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			names = append(names, r.Name)
+		}
+	}
+	if fmt.Sprint(names) != fmt.Sprint(wantNames) {
+		t.Fatalf("ledger files hold names %q, want %q", names, wantNames)
+	}
+}

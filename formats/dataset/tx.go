@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -143,8 +144,14 @@ func (tx *Tx) table(name string) *Table {
 	return t
 }
 
-// AddApplied records an input in the ledger.
-func (tx *Tx) AddApplied(a Applied) { tx.next.Applied = append(tx.next.Applied, a) }
+// AddApplied records an input in the ledger. Its name is kept as given
+// but for bytes that are not UTF-8, escaped (schema.EscapeInvalidUTF8): a
+// file name may hold any bytes, and the ledger's name column is a STRING
+// that DuckDB must be able to read for as long as the entry lives.
+func (tx *Tx) AddApplied(a Applied) {
+	a.Name = schema.EscapeInvalidUTF8(a.Name)
+	tx.next.Applied = append(tx.next.Applied, a)
+}
 
 // SetPolicy records the policy in force: the one the transaction's work
 // ran under, read from PolicyFile. Commit then refuses (ErrConflict) to

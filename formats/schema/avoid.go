@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // A jobs file (plan-retries' output, fetch's input) carries, besides its
@@ -90,10 +91,12 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 
 // PeerAddrOK reports whether addr can be a peer endpoint as the dataset
 // records it (peer_failures, the peers table, avoid lists): host:port with
-// a port, at most 262 bytes (a host name with a port), and no space or
-// newline (which end an endpoint and a line of an avoid list).
+// a port, at most 262 bytes (a host name with a port), valid UTF-8 (it is
+// written into STRING columns: the peers table's addr, avoid_peers,
+// served_by), and no space or newline (which end an endpoint and a line
+// of an avoid list).
 func PeerAddrOK(addr string) bool {
-	if len(addr) > maxAvoidAddrSz || strings.ContainsAny(addr, " \n") {
+	if len(addr) > maxAvoidAddrSz || strings.ContainsAny(addr, " \n") || !utf8.ValidString(addr) {
 		return false
 	}
 	_, port, err := net.SplitHostPort(addr)

@@ -224,7 +224,8 @@ func (a *attempt) fill(res *schema.Result) {
 	if outcome == schema.OutcomeNoPeers && a.avoided > 0 {
 		outcome, detail = allAvoided, a.allAvoidedDetail()
 	}
-	res.Outcome, res.Detail = outcome, detail
+	// A detail may quote what a peer sent; results' detail is a STRING.
+	res.Outcome, res.Detail = outcome, schema.EscapeInvalidUTF8(detail)
 	if decider != nil {
 		res.MetadataSize = decider.MetadataSize
 		res.ConnectMs = decider.ConnectDur.Milliseconds()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -257,8 +258,9 @@ func jobPeersError(peers []string) error {
 
 // peerAddrError says why addr is not a peer endpoint, or is nil. An
 // endpoint is what --peer takes (a host and a port 1-65535) and what
-// merge takes in peer_failures (schema.PeerAddrOK: no space or newline):
-// any other would be dialled in vain and make merge refuse the results.
+// merge takes in peer_failures (schema.PeerAddrOK: UTF-8, no space or
+// newline): any other would be dialled in vain and make merge refuse the
+// results.
 func peerAddrError(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err == nil && host != "" && schema.PeerAddrOK(addr) {
@@ -266,7 +268,7 @@ func peerAddrError(addr string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q is not a peer endpoint (HOST:PORT, port 1-65535, no space)", addr)
+	return fmt.Errorf("%q is not a peer endpoint (HOST:PORT, port 1-65535, UTF-8, no space)", addr)
 }
 
 // jobV2Error says why a job's info_hash_v2 is not a full v2 hash of its
@@ -314,14 +316,19 @@ func (r *jobReader) Read(buf []jobRow) (int, error) {
 	return n, err
 }
 
-// checkPeers cuts the *n rows read into buf before the first whose peers
-// or info_hash_v2 are bad, making *err (and every later Read's) the error
-// naming it.
+// checkPeers cuts the *n rows read into buf before the first whose peers,
+// info_hash_v2 or lease_id are bad, making *err (and every later Read's)
+// the error naming it.
 func (r *jobReader) checkPeers(buf []jobRow, n *int, err *error) {
 	for i := range buf[:*n] {
 		perr := jobPeersError(buf[i].Peers)
 		if perr == nil {
 			perr = jobV2Error(&buf[i])
+		}
+		if perr == nil && !utf8.ValidString(buf[i].LeaseID) {
+			// fetch writes it into its results' lease_id, a STRING
+			// column (and plan-retries writes hex).
+			perr = fmt.Errorf("lease_id %q is not valid UTF-8", buf[i].LeaseID)
 		}
 		if perr != nil {
 			r.bad = fmt.Errorf("%s: row %d: %w", r.name, r.n+int64(i), perr)

@@ -288,7 +288,7 @@ func TestRunJobsWithoutPeerColumns(t *testing.T) {
 // the entry, and nothing is written, as for a bad info_hash.
 func TestRunJobPeers(t *testing.T) {
 	refusing := refusedAddr(t)
-	const why = " is not a peer endpoint (HOST:PORT, port 1-65535, no space)"
+	const why = " is not a peer endpoint (HOST:PORT, port 1-65535, UTF-8, no space)"
 	for _, tt := range []struct {
 		name    string
 		peers   []string
@@ -302,6 +302,7 @@ func TestRunJobPeers(t *testing.T) {
 		{"port name", []string{"127.0.0.1:http"}, `row 1: peers[0]: "127.0.0.1:http"` + why},
 		{"no host", []string{":6881"}, `row 1: peers[0]: ":6881"` + why},
 		{"newline", []string{"127.0.0.1:1\n"}, `row 1: peers[0]: "127.0.0.1:1\n"` + why},
+		{"not UTF-8", []string{"bad\xffhost:6881"}, `row 1: peers[0]: "bad\xffhost:6881"` + why},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -325,6 +326,26 @@ func TestRunJobPeers(t *testing.T) {
 			}
 			mergeResults(t, out)
 		})
+	}
+}
+
+// TestRunJobLeaseIDUTF8: a job's lease_id is copied into its result's
+// lease_id, a STRING column DuckDB refuses to read with other bytes in
+// it: a lease_id that is not UTF-8 is bad input naming the row, and
+// nothing is written.
+func TestRunJobLeaseIDUTF8(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "results.parquet")
+	writeRows(t, in, []schema.Job{{InfoHash: schema.Hash{0x72, 1}, LeaseID: "ok"}, {InfoHash: schema.Hash{0x72, 2}, LeaseID: "l\xffid"}})
+	o := testOptions()
+	o.Input, o.Output = in, out
+	_, err := Run(context.Background(), o)
+	want := "fetch: " + in + `: row 1: lease_id "l\xffid" is not valid UTF-8`
+	if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("err %v (exit %d)\nwant %q (exit 2)", err, exitcode.Of(err), want)
+	}
+	if _, serr := os.Stat(out); !errors.Is(serr, os.ErrNotExist) {
+		t.Fatalf("output exists after bad input: %v", serr)
 	}
 }
 

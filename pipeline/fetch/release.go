@@ -53,7 +53,7 @@ func (f *Fetcher) releaseLease(job schema.Job, why string, cause error) (schema.
 	}
 	return schema.Result{
 		InfoHash: job.InfoHash, HashType: typ, Attempt: job.Attempt, LeaseID: job.LeaseID,
-		AttemptedAt: schema.Millis(now), Outcome: schema.OutcomeReleased, Detail: detail,
+		AttemptedAt: schema.Millis(now), Outcome: schema.OutcomeReleased, Detail: schema.EscapeInvalidUTF8(detail),
 		PeerFailures: []schema.PeerFailure{},
 	}, true
 }

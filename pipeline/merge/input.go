@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -359,6 +360,10 @@ func checkResult(r *schema.Result) error {
 		if !schema.PeerAddrOK(pf.Addr) {
 			return fmt.Errorf("%s: peer_failures[%d]: %q is not a peer endpoint (host:port)", h, i, pf.Addr)
 		}
+	}
+	// served_by is stored in the torrents table, a STRING column.
+	if r.Outcome == schema.OutcomeOK && !utf8.ValidString(r.ServedBy) {
+		return fmt.Errorf("%s: served_by %q is not valid UTF-8", h, r.ServedBy)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ func TestPeerFailureAddressChecked(t *testing.T) {
 		{"a b:1", false},
 		{"1.2.3.4:1\n5.6.7.8:2", false},
 		{strings.Repeat("h", 300) + ":1", false},
+		{"bad\xffhost:1", false}, // the peers table's addr is a STRING
 	}
 	for _, tt := range tests {
 		t.Run(tt.addr, func(t *testing.T) {
@@ -46,5 +47,24 @@ func TestPeerFailureAddressChecked(t *testing.T) {
 				t.Fatalf("err %v, attempts %d; want bad input and nothing applied", err, attempts)
 			}
 		})
+	}
+}
+
+// TestServedByMustBeUTF8: an ok result's served_by goes into the torrents
+// table, a STRING column that DuckDB refuses to read with other bytes in
+// it: a results file whose served_by is not UTF-8 is bad input.
+func TestServedByMustBeUTF8(t *testing.T) {
+	info, h := torrentInfo("served")
+	dir := makeDataset(t, []schema.State{newHash(h, t0)})
+	j := planJobs(t, dir, t0, 1)[0]
+	r := success(j, info, t0+minute)
+	r.ServedBy = "bad\xffpeer:1"
+	_, err := tryMerge(dir, t0+2*minute, writeResults(t, []schema.Result{r}))
+	want := `served_by "bad\xffpeer:1" is not valid UTF-8`
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %v; want bad input %q", err, want)
+	}
+	if st := stateOf(t, dir)[h]; st.MetadataStatus != schema.StatusNew {
+		t.Fatalf("status %s: the result was applied", st.MetadataStatus)
 	}
 }

@@ -1,9 +1,14 @@
 package duckcheck
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // Every STRING column infohash writes must hold UTF-8: DuckDB refuses a
@@ -44,5 +49,46 @@ func TestDedupBlobSource(t *testing.T) {
 	}
 	if n := scalar[int64](t, db, "SELECT count(*) FROM "+StateGlob(data)+" WHERE last_source IS NOT NULL"); n != 5 {
 		t.Fatalf("the state has %d rows, want the 5 of the good input", n)
+	}
+}
+
+// Inputs whose file names are not UTF-8 (a file name may hold any bytes)
+// are recorded in the ledger with those bytes escaped: DuckDB reads the
+// ledger table and the CSV export of it, which held the raw bytes.
+func TestLedgerNamesReadByDuckDB(t *testing.T) {
+	need(t, "dedup")
+	need(t, "export")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	list := filepath.Join(dir, "bad\xffname,\"x\".txt")
+	if err := os.WriteFile(list, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustInfohash(t, "dedup", "--data", data, list)
+	res := filepath.Join(dir, "res\xfe.parquet")
+	w, err := rowio.Create[schema.Result](res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]schema.Result{{InfoHash: schema.Hash{0x01, 0x23}, HashType: schema.HashV1,
+		AttemptedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), Outcome: schema.OutcomeNoPeers}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustInfohash(t, "merge", "--data", data, res)
+
+	want := filepath.Join(dir, `bad\xffname,"x".txt`) + "|" + filepath.Join(dir, `res\xfe.parquet`)
+	db := duck(t)
+	ledger := "read_parquet(" + Quote(filepath.Join(data, "ledger", "current", "*.parquet")) + ")"
+	if got := scalar[string](t, db, "SELECT string_agg(name, '|' ORDER BY name) FROM "+ledger); got != want {
+		t.Errorf("ledger names %q, want %q", got, want)
+	}
+	out := filepath.Join(dir, "ledger.csv")
+	mustInfohash(t, "export", "--data", data, "--table", "ledger", "--format", "csv", "-o", out)
+	csv := "read_csv(" + Quote(out) + ", header=true)"
+	if got := scalar[string](t, db, "SELECT string_agg(name, '|' ORDER BY name) FROM "+csv); got != want {
+		t.Errorf("CSV export's names %q, want %q", got, want)
 	}
 }
