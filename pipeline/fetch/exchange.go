@@ -16,6 +16,7 @@ import (
 
 	"github.com/anacrolix/torrent/bencode"
 
+	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -180,7 +181,7 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		return
 	}
 	cfg.Stats.verified.Add(1)
-	m, err := parseInfo(info)
+	m, err := infodict.Parse(info)
 	if err != nil {
 		o.Err = failf(schema.OutcomeInvalidMetadata, "%v", err)
 		o.Final = true // the bytes match the infohash: every peer serves the same
@@ -301,7 +302,7 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 // wireFailure classifies a failure to read a wire message: an oversize
 // or undecodable message is class garbled; I/O errors go to ioFailure.
 func wireFailure(err error, garbled, onClose, stage string) *PeerError {
-	if errors.Is(err, errMessageTooLong) || errors.Is(err, errBencode) {
+	if errors.Is(err, errMessageTooLong) || errors.Is(err, infodict.ErrBencode) {
 		return failf(garbled, "%s: %v", stage, err)
 	}
 	return ioFailure(err, onClose, stage)

@@ -1,10 +1,11 @@
 package fetch
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/anacrolix/torrent/bencode"
+
+	"github.com/infohash/infohash/formats/infodict"
 )
 
 // BEP 9 ut_metadata message types.
@@ -37,20 +38,20 @@ type rawExtHandshake struct {
 func parseExtHandshake(payload []byte) (extHandshake, error) {
 	var h extHandshake
 	var raw rawExtHandshake
-	if err := decodeDict(payload, &raw); err != nil {
+	if err := infodict.DecodeDict(payload, &raw); err != nil {
 		return h, fmt.Errorf("extended handshake: %w", err)
 	}
 	if v, ok := raw.M["ut_metadata"]; ok {
-		id, err := bencodeInt(v)
+		id, err := infodict.Int(v)
 		if err != nil || id < 0 || id > 255 {
-			return h, fmt.Errorf("extended handshake: ut_metadata id %q", clipBytes(v))
+			return h, fmt.Errorf("extended handshake: ut_metadata id %q", infodict.Clip(v))
 		}
 		h.UTMetadata = int(id)
 	}
 	if raw.MetadataSize != nil {
-		n, err := bencodeInt(raw.MetadataSize)
+		n, err := infodict.Int(raw.MetadataSize)
 		if err != nil || n < 0 {
-			return h, fmt.Errorf("extended handshake: metadata_size %q", clipBytes(raw.MetadataSize))
+			return h, fmt.Errorf("extended handshake: metadata_size %q", infodict.Clip(raw.MetadataSize))
 		}
 		h.MetadataSize = n
 	}
@@ -76,15 +77,15 @@ type rawMetadataMsg struct {
 // does not define is returned with only Type set, for the caller to ignore.
 func parseMetadataMsg(payload []byte) (metadataMsg, error) {
 	m := metadataMsg{TotalSize: -1}
-	n, err := scanBencode(payload, 4)
+	n, err := infodict.Scan(payload, 4)
 	if err != nil {
 		return m, fmt.Errorf("ut_metadata message: %w", err)
 	}
 	var raw rawMetadataMsg
-	if err := decodeDict(payload[:n], &raw); err != nil {
+	if err := infodict.DecodeDict(payload[:n], &raw); err != nil {
 		return m, fmt.Errorf("ut_metadata message: %w", err)
 	}
-	if m.Type, err = bencodeInt(raw.MsgType); err != nil {
+	if m.Type, err = infodict.Int(raw.MsgType); err != nil {
 		return m, fmt.Errorf("ut_metadata message: msg_type: %w", err)
 	}
 	if m.Type != msgRequest && m.Type != msgData && m.Type != msgReject {
@@ -92,11 +93,11 @@ func parseMetadataMsg(payload []byte) (metadataMsg, error) {
 		// neither its keys nor what follows the dictionary are checked.
 		return m, nil
 	}
-	if m.Piece, err = bencodeInt(raw.Piece); err != nil {
+	if m.Piece, err = infodict.Int(raw.Piece); err != nil {
 		return m, fmt.Errorf("ut_metadata message: piece: %w", err)
 	}
 	if raw.TotalSize != nil {
-		if m.TotalSize, err = bencodeInt(raw.TotalSize); err != nil {
+		if m.TotalSize, err = infodict.Int(raw.TotalSize); err != nil {
 			return m, fmt.Errorf("ut_metadata message: total_size: %w", err)
 		}
 	}
@@ -105,53 +106,4 @@ func parseMetadataMsg(payload []byte) (metadataMsg, error) {
 		return m, fmt.Errorf("ut_metadata message: %d bytes after a msg_type %d dictionary", len(m.Data), m.Type)
 	}
 	return m, nil
-}
-
-// decodeDict decodes exactly one bencoded dictionary filling b into v after
-// checking its shape with the bounded scanner.
-func decodeDict(b []byte, v any) error {
-	n, err := scanBencode(b, maxBencodeDepth)
-	if err != nil {
-		return err
-	}
-	if n != len(b) {
-		return fmt.Errorf("%w: %d trailing bytes", errBencode, len(b)-n)
-	}
-	if b[0] != 'd' {
-		return fmt.Errorf("%w: not a dictionary", errBencode)
-	}
-	if err := bencode.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%w: %v", errBencode, err)
-	}
-	return nil
-}
-
-var errNotInt = errors.New("not a bencoded integer")
-
-// bencodeInt parses a raw bencoded integer ("i42e").
-func bencodeInt(b []byte) (int64, error) {
-	if len(b) < 3 || b[0] != 'i' {
-		return 0, errNotInt
-	}
-	n, err := scanInt(b[1:], 'e')
-	if err != nil || n != len(b)-1 {
-		return 0, errNotInt
-	}
-	neg := b[1] == '-'
-	digits := b[1 : len(b)-1]
-	if neg {
-		digits = digits[1:]
-	}
-	v, _ := parseDigits(digits)
-	if neg {
-		v = -v
-	}
-	return v, nil
-}
-
-func clipBytes(b []byte) []byte {
-	if len(b) > 32 {
-		return b[:32]
-	}
-	return b
 }

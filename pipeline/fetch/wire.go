@@ -8,6 +8,8 @@ import (
 	"io"
 
 	pp "github.com/anacrolix/torrent/peer_protocol"
+
+	"github.com/infohash/infohash/formats/infodict"
 )
 
 // handshakeLen is the length of a BEP 3 handshake: protocol string,
@@ -113,7 +115,7 @@ func readExtended(r *bufio.Reader, buf *[]byte) (id byte, payload []byte, err er
 			continue
 		}
 		if n < 2 {
-			return 0, nil, fmt.Errorf("%w: empty extended message", errBencode)
+			return 0, nil, fmt.Errorf("%w: empty extended message", infodict.ErrBencode)
 		}
 		if id, err = r.ReadByte(); err != nil {
 			return 0, nil, noEOF(err)

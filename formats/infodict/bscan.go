@@ -1,28 +1,28 @@
-package fetch
+package infodict
 
 import (
 	"errors"
 	"fmt"
 )
 
-// maxBencodeDepth bounds the nesting of lists and dictionaries accepted
+// MaxDepth bounds the nesting of lists and dictionaries accepted
 // from peers. Real info dictionaries nest a handful of levels (v2 file
 // trees one level per directory); the anacrolix decoder recurses per level,
 // so an unbounded depth would let a peer exhaust the goroutine stack.
-const maxBencodeDepth = 64
+const MaxDepth = 64
 
-// errBencode is wrapped by every error scanBencode returns.
-var errBencode = errors.New("bad bencode")
+// ErrBencode is wrapped by every error Scan returns.
+var ErrBencode = errors.New("bad bencode")
 
-// scanBencode checks that b starts with exactly one well-formed bencoded
+// Scan checks that b starts with exactly one well-formed bencoded
 // value nested at most maxDepth deep, and returns its length in bytes.
 // Strings must fit inside b, integers are decimal with an optional sign,
 // and dictionary keys must be strings. It never allocates and never
 // recurses, so it is safe on any input before a reflective decoder sees it.
-func scanBencode(b []byte, maxDepth int) (int, error) {
+func Scan(b []byte, maxDepth int) (int, error) {
 	// Each open container is one entry: 'l' (list), 'k' (dictionary
 	// expecting a key) or 'v' (dictionary expecting the key's value).
-	var stackBuf [maxBencodeDepth]byte
+	var stackBuf [MaxDepth]byte
 	if maxDepth > len(stackBuf) || maxDepth < 1 {
 		maxDepth = len(stackBuf)
 	}
@@ -30,7 +30,7 @@ func scanBencode(b []byte, maxDepth int) (int, error) {
 	i := 0
 	for {
 		if i >= len(b) {
-			return 0, fmt.Errorf("%w: truncated at offset %d", errBencode, i)
+			return 0, fmt.Errorf("%w: truncated at offset %d", ErrBencode, i)
 		}
 		var top byte
 		if len(stack) > 0 {
@@ -40,13 +40,13 @@ func scanBencode(b []byte, maxDepth int) (int, error) {
 		switch {
 		case c == 'e':
 			if top == 0 || top == 'v' {
-				return 0, fmt.Errorf("%w: unexpected 'e' at offset %d", errBencode, i)
+				return 0, fmt.Errorf("%w: unexpected 'e' at offset %d", ErrBencode, i)
 			}
 			stack = stack[:len(stack)-1]
 			i++
 		case top == 'k':
 			if c < '0' || c > '9' {
-				return 0, fmt.Errorf("%w: dictionary key is not a string at offset %d", errBencode, i)
+				return 0, fmt.Errorf("%w: dictionary key is not a string at offset %d", ErrBencode, i)
 			}
 			n, err := scanString(b, i)
 			if err != nil {
@@ -58,7 +58,7 @@ func scanBencode(b []byte, maxDepth int) (int, error) {
 		case c == 'i':
 			n, err := scanInt(b[i+1:], 'e')
 			if err != nil {
-				return 0, fmt.Errorf("%w: integer at offset %d: %v", errBencode, i, err)
+				return 0, fmt.Errorf("%w: integer at offset %d: %v", ErrBencode, i, err)
 			}
 			i += 1 + n
 		case c >= '0' && c <= '9':
@@ -69,7 +69,7 @@ func scanBencode(b []byte, maxDepth int) (int, error) {
 			i += n
 		case c == 'l' || c == 'd':
 			if len(stack) >= maxDepth {
-				return 0, fmt.Errorf("%w: nested deeper than %d at offset %d", errBencode, maxDepth, i)
+				return 0, fmt.Errorf("%w: nested deeper than %d at offset %d", ErrBencode, maxDepth, i)
 			}
 			if c == 'l' {
 				stack = append(stack, 'l')
@@ -79,7 +79,7 @@ func scanBencode(b []byte, maxDepth int) (int, error) {
 			i++
 			continue
 		default:
-			return 0, fmt.Errorf("%w: unexpected byte %q at offset %d", errBencode, c, i)
+			return 0, fmt.Errorf("%w: unexpected byte %q at offset %d", ErrBencode, c, i)
 		}
 		// A whole value ended at i.
 		if len(stack) == 0 {
@@ -95,11 +95,11 @@ func scanBencode(b []byte, maxDepth int) (int, error) {
 func scanString(b []byte, i int) (int, error) {
 	n, err := scanInt(b[i:], ':')
 	if err != nil {
-		return 0, fmt.Errorf("%w: string length at offset %d: %v", errBencode, i, err)
+		return 0, fmt.Errorf("%w: string length at offset %d: %v", ErrBencode, i, err)
 	}
 	l, _ := parseDigits(b[i : i+n-1])
 	if l > int64(len(b)-i-n) {
-		return 0, fmt.Errorf("%w: string at offset %d runs past the end", errBencode, i)
+		return 0, fmt.Errorf("%w: string at offset %d runs past the end", ErrBencode, i)
 	}
 	return n + int(l), nil
 }

@@ -1,4 +1,4 @@
-package fetch
+package infodict
 
 import (
 	"strings"
@@ -46,15 +46,15 @@ func TestScanBencode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, err := scanBencode([]byte(tt.in), tt.depth)
+			n, err := Scan([]byte(tt.in), tt.depth)
 			if tt.want < 0 {
 				if err == nil {
-					t.Fatalf("scanBencode(%q) = %d, want an error", tt.in, n)
+					t.Fatalf("Scan(%q) = %d, want an error", tt.in, n)
 				}
 				return
 			}
 			if err != nil || n != tt.want {
-				t.Fatalf("scanBencode(%q) = %d, %v; want %d", tt.in, n, err, tt.want)
+				t.Fatalf("Scan(%q) = %d, %v; want %d", tt.in, n, err, tt.want)
 			}
 		})
 	}
@@ -68,7 +68,7 @@ func FuzzScanBencode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		n, err := scanBencode(b, 16)
+		n, err := Scan(b, 16)
 		if err != nil {
 			return
 		}

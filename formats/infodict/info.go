@@ -1,4 +1,4 @@
-package fetch
+package infodict
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// rawInfo is the part of an info dictionary fetch decodes. Names and paths
+// rawInfo is the part of an info dictionary Parse decodes. Names and paths
 // are strings holding untrusted bytes; they are never used as local paths.
 type rawInfo struct {
 	Name        string        `bencode:"name"`
@@ -31,10 +31,10 @@ type rawFile struct {
 	Path   []string `bencode:"path"`
 }
 
-// errInvalidInfo is wrapped by every error parseInfo returns.
-var errInvalidInfo = errors.New("invalid info dictionary")
+// ErrInvalid is wrapped by every error Parse returns.
+var ErrInvalid = errors.New("invalid info dictionary")
 
-// parseInfo decodes a verified info dictionary into the result's metadata
+// Parse decodes a verified info dictionary into a result's metadata
 // columns. It fails when the bytes are not one bencoded dictionary, when a
 // field has the wrong type, when no file layout is present (length, files
 // or file tree), or when a length is negative or the sizes overflow.
@@ -47,14 +47,14 @@ var errInvalidInfo = errors.New("invalid info dictionary")
 // UTF-8 (invalid sequences become U+FFFD) or, when those bytes are not
 // UTF-8 and a valid "name.utf-8" is present, that. A file's path joins its
 // raw path elements with "/".
-func parseInfo(info []byte) (schema.Meta, error) {
+func Parse(info []byte) (schema.Meta, error) {
 	var m schema.Meta
 	var raw rawInfo
-	if err := decodeDict(info, &raw); err != nil {
-		return m, fmt.Errorf("%w: %v", errInvalidInfo, err)
+	if err := DecodeDict(info, &raw); err != nil {
+		return m, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
 	if raw.PieceLength != nil && *raw.PieceLength < 0 {
-		return m, fmt.Errorf("%w: negative piece length", errInvalidInfo)
+		return m, fmt.Errorf("%w: negative piece length", ErrInvalid)
 	}
 	m.NameRaw = append([]byte{}, raw.Name...) // non-nil: an empty name is a name
 	m.NameUTF8Valid = utf8.ValidString(raw.Name)
@@ -71,15 +71,15 @@ func parseInfo(info []byte) (schema.Meta, error) {
 	case raw.Files != nil:
 		m.Files, err = v1Files(raw.Files)
 	case raw.Length != nil:
-		n, ierr := bencodeInt(raw.Length)
+		n, ierr := Int(raw.Length)
 		if ierr != nil || n < 0 {
-			return m, fmt.Errorf("%w: length %q", errInvalidInfo, clipBytes(raw.Length))
+			return m, fmt.Errorf("%w: length %q", ErrInvalid, Clip(raw.Length))
 		}
 		m.Files = []schema.File{{Path: name, PathRaw: m.NameRaw, Length: n}}
 	case raw.FileTree != nil:
 		m.Files, err = v2Files(raw.FileTree)
 	default:
-		return m, fmt.Errorf("%w: no length, files or file tree", errInvalidInfo)
+		return m, fmt.Errorf("%w: no length, files or file tree", ErrInvalid)
 	}
 	if err != nil {
 		return m, err
@@ -87,7 +87,7 @@ func parseInfo(info []byte) (schema.Meta, error) {
 	var total int64
 	for _, f := range m.Files {
 		if f.Length > math.MaxInt64-total {
-			return m, fmt.Errorf("%w: total size overflows", errInvalidInfo)
+			return m, fmt.Errorf("%w: total size overflows", ErrInvalid)
 		}
 		total += f.Length
 	}
@@ -100,7 +100,7 @@ func v1Files(files []rawFile) ([]schema.File, error) {
 	out := make([]schema.File, 0, len(files))
 	for i, f := range files {
 		if f.Length < 0 {
-			return nil, fmt.Errorf("%w: file %d has a negative length", errInvalidInfo, i)
+			return nil, fmt.Errorf("%w: file %d has a negative length", ErrInvalid, i)
 		}
 		p := strings.Join(f.Path, "/")
 		out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: f.Length})
@@ -114,20 +114,20 @@ func v1Files(files []rawFile) ([]schema.File, error) {
 func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 	var root any
 	if err := bencode.Unmarshal(tree, &root); err != nil {
-		return nil, fmt.Errorf("%w: file tree: %v", errInvalidInfo, err)
+		return nil, fmt.Errorf("%w: file tree: %v", ErrInvalid, err)
 	}
 	var out []schema.File
 	var walk func(node any, path []string) error
 	walk = func(node any, path []string) error {
 		dir, ok := node.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%w: file tree entry %q is not a dictionary", errInvalidInfo, strings.Join(path, "/"))
+			return fmt.Errorf("%w: file tree entry %q is not a dictionary", ErrInvalid, strings.Join(path, "/"))
 		}
 		if leaf, ok := dir[""]; ok && len(path) > 0 {
 			attrs, ok := leaf.(map[string]any)
 			n, isInt := attrs["length"].(int64)
 			if !ok || !isInt || n < 0 {
-				return fmt.Errorf("%w: file tree file %q has no valid length", errInvalidInfo, strings.Join(path, "/"))
+				return fmt.Errorf("%w: file tree file %q has no valid length", ErrInvalid, strings.Join(path, "/"))
 			}
 			p := strings.Join(path, "/")
 			out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: n})

@@ -1,4 +1,4 @@
-package fetch
+package infodict
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ func TestParseInfo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := parseInfo([]byte(tt.info))
+			m, err := Parse([]byte(tt.info))
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}
@@ -85,7 +85,7 @@ func TestParseInfoGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := parseInfo(b)
+			m, err := Parse(b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee4:name1:xe"))
 	f.Add(bencode.MustMarshal(map[string]any{"name": "\xff", "length": 1, "private": 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := parseInfo(b)
+		m, err := Parse(b)
 		if err != nil {
 			return
 		}
