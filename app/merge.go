@@ -55,7 +55,9 @@ avoid_peers, peer penalties) and is counted in released_rows, or in
 stale_releases_ignored when the hash was planned again meanwhile. An attempt
 under the same lease in the same merge counts whatever the order of the rows.
 
-ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/, and
+ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/
+(every column decoded from info_bytes, which must hash to the infohash: the
+result's name, sizes, files and private are not taken as given), and
 hash_type (and info_hash_v2) as the result's, which the metadata proved.
 A failure: attempts+1, last_attempt, last_failure and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's

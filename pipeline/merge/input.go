@@ -277,6 +277,8 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 	var out []result
 	buf := make([]schema.Result, maxReadRows)
 	rows := 1
+	var differ int64 // ok rows whose metadata columns info_bytes contradict
+	var firstDiffer schema.Hash
 	for {
 		n, err := r.Read(buf[:rows])
 		heavy := int64(0)
@@ -289,8 +291,13 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 			}
 			if res.Outcome != schema.OutcomeOK {
 				res.Meta, res.InfoHashV2 = schema.Meta{}, nil
-			} else {
-				res.Meta.KnownZeros() // an older fetch wrote an empty name, a size of 0, as null
+			} else if differs, err := deriveMeta(&res.Result); err != nil {
+				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
+			} else if differs {
+				if differ == 0 {
+					firstDiffer = res.InfoHash
+				}
+				differ++
 			}
 			if res.Outcome == schema.OutcomeReleased {
 				res.PeerFailures = nil // no attempt: nobody to penalise
@@ -308,6 +315,10 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 			rows = int(min(max(readBatchBytes*int64(n)/max(heavy, 1), 1), maxReadRows))
 		}
 		if errors.Is(err, io.EOF) {
+			if differ > 0 {
+				slog.Warn("merge: metadata columns of ok results disagree with their info_bytes; stored what info_bytes say",
+					"input", in.name, "rows", differ, "first", schema.Hex(firstDiffer))
+			}
 			return out, nil
 		}
 		if err != nil {

@@ -1,12 +1,15 @@
 package duckcheck
 
 import (
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -90,5 +93,60 @@ func TestLedgerNamesReadByDuckDB(t *testing.T) {
 	csv := "read_csv(" + Quote(out) + ", header=true)"
 	if got := scalar[string](t, db, "SELECT string_agg(name, '|' ORDER BY name) FROM "+csv); got != want {
 		t.Errorf("CSV export's names %q, want %q", got, want)
+	}
+}
+
+// A results file rewritten with DuckDB to forge an ok row's metadata
+// columns (a name, a size, the private flag beside the real file list)
+// stores what its verified info_bytes say: merge derives every metadata
+// column from them, and warns that the row disagreed.
+func TestMergeDerivesMetadataFromInfoBytes(t *testing.T) {
+	need(t, "dedup")
+	dir := t.TempDir()
+	info := []byte("d5:filesld6:lengthi10e4:pathl1:aeed6:lengthi20e4:pathl1:beee4:name4:real12:piece lengthi16384e6:pieces20:" +
+		strings.Repeat("p", 20) + "e")
+	real, err := infodict.Parse(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha1Sum(info)
+	orig := filepath.Join(dir, "r.parquet")
+	w, err := rowio.Create[schema.Result](orig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]schema.Result{{InfoHash: h, HashType: schema.HashV1, Outcome: schema.OutcomeOK,
+		AttemptedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), ServedBy: "127.0.0.1:6881",
+		MetadataSize: int64(len(info)), PeerFailures: []schema.PeerFailure{}, Meta: real}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(dir, "forged.parquet")
+	db := duck(t)
+	if _, err := db.Exec(`COPY (SELECT * REPLACE ('forged name' AS name, 999::BIGINT AS total_size, true AS private)
+		FROM read_parquet(` + Quote(orig) + `)) TO ` + Quote(forged) + ` (FORMAT parquet)`); err != nil {
+		t.Fatalf("DuckDB COPY: %v", err)
+	}
+	data := filepath.Join(dir, "data")
+	list := filepath.Join(dir, "hashes.txt")
+	if err := os.WriteFile(list, []byte(hex.EncodeToString(h[:])+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustInfohash(t, "dedup", "--data", data, list)
+	_, stderr, code := infohash(t, "merge", "--data", data, forged)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr: %s", code, stderr)
+	}
+	_, rows, err := Rows(db, "SELECT name, total_size, private, file_count, len(files) FROM "+torrentsGlob(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"real", "30", "false", "2", "2"}}; fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("torrents: %v, want %v", rows, want)
+	}
+	if !strings.Contains(stderr, "disagree with their info_bytes") {
+		t.Errorf("no warning that the row disagreed; stderr: %s", stderr)
 	}
 }
