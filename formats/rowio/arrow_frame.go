@@ -13,12 +13,22 @@ import (
 // length a message declares before reading it, so a 4-byte lie is a
 // gigabyte allocation. Metadata over the limit or a body length that is
 // negative or over MaxArrowBuffer fails the read instead.
+//
+// It also tells a stream cut short from a corrupt one: r ending after
+// the first byte of a message and before its last is a CutError (the
+// arrow reader takes some such ends, after a message's first 4 or 8
+// bytes or before its body, for the end of the stream); r ending where a
+// message would begin is the end of the stream, as it is for the arrow
+// reader.
 type framedReader struct {
 	r       io.Reader
 	lim     Limits
 	pending []byte // prefix and metadata of the current message
 	body    int64  // body bytes of the current message still to pass
 	err     error
+	pos     int64 // bytes read from r
+	start   int64 // where the current message began in r
+	whole   int   // messages passed whole
 }
 
 func (g *framedReader) Read(p []byte) (int, error) {
@@ -33,29 +43,63 @@ func (g *framedReader) Read(p []byte) (int, error) {
 	if len(g.pending) > 0 {
 		n := copy(p, g.pending)
 		g.pending = g.pending[n:]
+		if len(g.pending) == 0 && g.body == 0 {
+			g.whole++
+		}
 		return n, nil
 	}
 	if int64(len(p)) > g.body {
 		p = p[:g.body]
 	}
 	n, err := g.r.Read(p)
+	g.pos += int64(n)
 	g.body -= int64(n)
-	if err == io.EOF && g.body > 0 {
-		err = io.ErrUnexpectedEOF
+	switch {
+	case err == io.EOF && g.body > 0:
+		err = g.cut()
+	case g.body == 0:
+		g.whole++
 	}
 	return n, err
 }
 
+// fill reads len(p) bytes of the current message from r. r ending
+// before then is a CutError, unless nothing of the message was read:
+// then it is the end of the stream, io.EOF.
+func (g *framedReader) fill(p []byte) error {
+	n := 0
+	var err error
+	for n < len(p) && err == nil {
+		var k int
+		k, err = g.r.Read(p[n:])
+		n += k
+	}
+	g.pos += int64(n)
+	switch {
+	case n == len(p):
+		return nil
+	case err == io.EOF && g.pos > g.start:
+		return g.cut()
+	}
+	return err
+}
+
+// cut is the error for r ending inside the current message.
+func (g *framedReader) cut() error {
+	return &CutError{Whole: g.start, Size: g.pos, Schema: g.whole > 0}
+}
+
 // next reads the next message's prefix and metadata into pending.
 func (g *framedReader) next() error {
+	g.start = g.pos
 	var h [8]byte
-	if _, err := io.ReadFull(g.r, h[:4]); err != nil {
+	if err := g.fill(h[:4]); err != nil {
 		return err
 	}
 	g.pending = append(g.pending[:0], h[:4]...)
 	n := binary.LittleEndian.Uint32(h[:4])
 	if n == 0xffffffff { // continuation marker, then the length
-		if _, err := io.ReadFull(g.r, h[4:]); err != nil {
+		if err := g.fill(h[4:]); err != nil {
 			return err
 		}
 		g.pending = append(g.pending, h[4:]...)
@@ -68,7 +112,7 @@ func (g *framedReader) next() error {
 		return fmt.Errorf("%w: an Arrow message declares %d bytes of metadata (limit %d)", ErrLimit, int32(n), g.lim.MaxArrowMetadata)
 	}
 	meta := make([]byte, n)
-	if _, err := io.ReadFull(g.r, meta); err != nil {
+	if err := g.fill(meta); err != nil {
 		return err
 	}
 	g.pending = append(g.pending, meta...)
@@ -85,7 +129,12 @@ func (g *framedReader) next() error {
 		// costs only the bytes actually sent.
 		var buf bytes.Buffer
 		buf.Write(g.pending)
-		if _, err := io.CopyN(&buf, g.r, body); err != nil {
+		got, err := io.CopyN(&buf, g.r, body)
+		g.pos += got
+		if err == io.EOF {
+			return g.cut()
+		}
+		if err != nil {
 			return &CorruptError{Format: "Arrow IPC stream", Err: fmt.Errorf("a message declares a %d-byte body: %v", body, err)}
 		}
 		g.pending = buf.Bytes()
@@ -96,8 +145,8 @@ func (g *framedReader) next() error {
 }
 
 // preReadOver is the body size above which framedReader reads a message
-// body before the Arrow reader allocates it.
-const preReadOver = 64 << 20
+// body before the Arrow reader allocates it (a variable for tests).
+var preReadOver int64 = 64 << 20
 
 // Arrow reads message metadata, a flatbuffer, without verifying it: it
 // makes slices as long as the vectors of fields, children and metadata

@@ -72,6 +72,9 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 	alloc := newLimitAllocator(lim)
 	ar, err := ipc.NewReader(&framedReader{r: in, lim: lim}, ipc.WithAllocator(alloc))
 	if err != nil {
+		if ce, ok := AsCut(err); ok {
+			return nil, fmt.Errorf("%s: %w", name, ce)
+		}
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty input (no Arrow IPC stream)", name)
 		}
@@ -226,7 +229,7 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 			}
 			if !r.ar.Next() {
 				if err := r.ar.Err(); err != nil {
-					return n, fmt.Errorf("%s: %w", r.name, ourReason(err))
+					return n, fmt.Errorf("%s: %w", r.name, r.reason(err))
 				}
 				return 0, io.EOF
 			}
@@ -285,7 +288,7 @@ func (r *Reader[T]) Record() (rec arrow.Record, err error) {
 	defer r.recover(&err, "Arrow IPC stream")
 	if !r.ar.Next() {
 		if err := r.ar.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", r.name, ourReason(err))
+			return nil, fmt.Errorf("%s: %w", r.name, r.reason(err))
 		}
 		return nil, io.EOF
 	}
@@ -296,12 +299,27 @@ func (r *Reader[T]) Record() (rec arrow.Record, err error) {
 	return r.rec, nil
 }
 
+// reason is ourReason for an error of the stream after its schema: a
+// cut one (CutError) gets the rows the reader returned before it.
+func (r *Reader[T]) reason(err error) error {
+	err = ourReason(err)
+	if ce, ok := err.(*CutError); ok {
+		c := *ce
+		c.Rows = r.rows
+		return &c
+	}
+	return err
+}
+
 // ourReason digs the error our checks gave out of arrow's layers of
 // context ("could not read message schema: could not read continuation
 // indicator: ..."), which would bury the one line that matters.
 func ourReason(err error) error {
 	var ce *CorruptError
+	var cut *CutError
 	switch {
+	case errors.As(err, &cut):
+		return cut
 	case errors.As(err, &ce):
 		return ce
 	case errors.Is(err, ErrLimit):

@@ -140,12 +140,18 @@ func FuzzArrowRead(f *testing.F) {
 	f.Add([]byte("ARROW1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := OpenArrow[schema.Result]("fuzz", bytes.NewReader(data))
+		var rows []schema.Result
 		if err == nil {
 			defer r.Close()
-			_, err = r.ReadAll()
+			rows, err = r.ReadAll()
 		}
 		if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "fuzz: ")) {
 			t.Fatalf("error not one line naming the input: %q", err)
+		}
+		// A cut is where the input ends, inside a message after whole
+		// ones, whose rows were all read.
+		if ce, ok := AsCut(err); ok && (ce.Size != int64(len(data)) || ce.Whole >= ce.Size || ce.Rows != int64(len(rows))) {
+			t.Fatalf("%+v: %d bytes, %d rows read", *ce, len(data), len(rows))
 		}
 	})
 }
