@@ -35,7 +35,12 @@ fails) as DIR/inbox/merge/partial-*, not applied: give it as RESULTS
 if fetch will not send them again, and it is removed once applied). A named RESULTS that can be read only
 once (a pipe such as <(fetch ... -o -), a FIFO) is spooled the same way.
 All of them are applied in one commit;
-bad input commits nothing.
+bad input commits nothing. An Arrow stream cut mid-message (fetch killed
+while writing a batch) is not bad input: its whole batches are applied (a
+result counts once, below) and merge exits 3, saying how many rows came
+whole; the jobs whose rows were cut off stay leased until their lease_until.
+One cut before its first whole batch is bad input; one that ends between
+two messages is read as whole.
 
 A result counts once: it is applied only while its (info_hash, lease_id)
 matches the hash's lease from plan-retries, which it then releases. A late
@@ -101,7 +106,10 @@ migration, nothing written there.
 			g := withStreamGrace(c.Context, "merge", o.Inputs)
 			st, err := merge.Run(g.ctx, o)
 			g.done()
-			if err != nil && !failedAfterCommit(err) {
+			// A partial run (a stream cut mid-message: its whole batches
+			// were applied) committed: it reports as a whole one does.
+			partial := exitcode.Of(err) == exitcode.Partial
+			if err != nil && !failedAfterCommit(err) && !partial {
 				if o.From != "" { // one commit, so none (RemoveUnused checks)
 					created.undo()
 				}
@@ -118,7 +126,7 @@ migration, nothing written there.
 				return err
 			}
 			switch u := st.Union; {
-			case err != nil: // it failed after committing: no "done"
+			case err != nil && !partial: // it failed after committing: no "done"
 			case u != nil:
 				slog.Info("merge --from done", "from", u.From, "from_snapshot", u.FromSnapshot,
 					"already_merged", u.AlreadyMerged, "counts_added", u.Additive, "hashes_added", u.HashesAdded,

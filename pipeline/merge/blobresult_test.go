@@ -87,7 +87,7 @@ func TestReadResultsBlobHash(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := readResults(input{name: "IN", path: path}, nil)
+			got, _, err := readResults(input{name: "IN", path: path}, nil)
 			if tt.wantErr != "" {
 				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err %v (exit %d), want bad input %q", err, exitcode.Of(err), tt.wantErr)
@@ -97,7 +97,7 @@ func TestReadResultsBlobHash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := readResults(input{name: "IN", path: writeResults(t, tt.want)}, nil)
+			want, _, err := readResults(input{name: "IN", path: writeResults(t, tt.want)}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ func TestReadResultsHostileFooter(t *testing.T) {
 			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err := readResults(input{name: "IN", path: path}, nil)
+			_, _, err := readResults(input{name: "IN", path: path}, nil)
 			runtime.ReadMemStats(&after)
 			switch {
 			case err == nil:

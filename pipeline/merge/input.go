@@ -224,10 +224,17 @@ func (r *result) infoLen() int64 {
 // some corrupt page indexes) makes it bad input, not a crash. Every
 // error about the input itself is bad input (exit 2); one of the spill
 // is not.
-func readResults(in input, sp *metaSpill) (rs []result, err error) {
+//
+// An Arrow stream cut mid-message (fetch killed while writing a batch)
+// after some whole batches is not bad input: rs are the rows of those
+// batches, and cut says where the stream ends. Applying them is safe, as
+// applying any results is (a result counts once per lease), and the jobs
+// whose rows were cut off stay leased until lease_until. A stream cut
+// before its first whole batch holds nothing to apply: bad input.
+func readResults(in input, sp *metaSpill) (rs []result, cut *rowio.CutError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rs, err = nil, exitcode.BadInput(fmt.Errorf("merge: %s: malformed input (decoder panic: %v)", in.name, p))
+			rs, cut, err = nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: malformed input (decoder panic: %v)", in.name, p))
 		}
 	}()
 	return decodeResults(in, sp)
@@ -242,10 +249,10 @@ const (
 	readBatchBytes = 4 << 20
 )
 
-func decodeResults(in input, sp *metaSpill) ([]result, error) {
+func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 	f, err := os.Open(in.path)
 	if err != nil { // names the path
-		return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
@@ -254,24 +261,24 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 	if bytes.Equal(head, []byte("PAR1")) {
 		blob, perr := plausibleParquet(in.path)
 		if perr != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
+			return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
 		r, err = openParquetResults(in.path, in.name, blob)
 	} else if bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}) {
 		r, err = rowio.OpenArrow[schema.Result](in.name, br)
 	} else if len(head) == 0 {
-		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
+		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
 	} else {
-		return nil, exitcode.BadInput(fmt.Errorf("merge: %s: neither Parquet nor an Arrow IPC stream of fetch results", in.name))
+		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: neither Parquet nor an Arrow IPC stream of fetch results", in.name))
 	}
 	// rowio's errors begin with the input's name (a Parquet file's path),
 	// as do its Read errors below.
 	if err != nil {
 		var se *rowio.SchemaError
 		if errors.As(err, &se) && !slices.Contains(se.Columns, "outcome") {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, notResults(se.Columns)))
+			return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, notResults(se.Columns)))
 		}
-		return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer r.Close()
 	var out []result
@@ -287,12 +294,12 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 			buf[i] = schema.Result{} // the batch keeps no metadata
 			heavy += metaBytes(&res.Meta)
 			if err := checkResult(&res.Result); err != nil {
-				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
+				return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
 			}
 			if res.Outcome != schema.OutcomeOK {
 				res.Meta, res.InfoHashV2 = schema.Meta{}, nil
 			} else if differs, err := deriveMeta(&res.Result); err != nil {
-				return nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
+				return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
 			} else if differs {
 				if differ == 0 {
 					firstDiffer = res.InfoHash
@@ -305,7 +312,7 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 			if res.Outcome == schema.OutcomeOK && sp != nil {
 				ref, err := sp.put(&res.Meta)
 				if err != nil {
-					return nil, fmt.Errorf("merge: %s: row %d: spilling its metadata: %w", in.name, len(out)+1, err)
+					return nil, nil, fmt.Errorf("merge: %s: row %d: spilling its metadata: %w", in.name, len(out)+1, err)
 				}
 				res.Meta, res.meta = schema.Meta{}, ref
 			}
@@ -315,14 +322,15 @@ func decodeResults(in input, sp *metaSpill) ([]result, error) {
 			rows = int(min(max(readBatchBytes*int64(n)/max(heavy, 1), 1), maxReadRows))
 		}
 		if errors.Is(err, io.EOF) {
-			if differ > 0 {
-				slog.Warn("merge: metadata columns of ok results disagree with their info_bytes; stored what info_bytes say",
-					"input", in.name, "rows", differ, "first", schema.Hex(firstDiffer))
-			}
-			return out, nil
+			warnDiffer(in.name, differ, firstDiffer)
+			return out, nil, nil
+		}
+		if cut, ok := rowio.AsCut(err); ok && cut.Rows > 0 {
+			warnDiffer(in.name, differ, firstDiffer)
+			return out, cut, nil
 		}
 		if err != nil {
-			return nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+			return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 	}
 }
@@ -462,4 +470,13 @@ func emptyHint(piped bool) string {
 		return " (nothing came through the pipe: did the command before it fail?)"
 	}
 	return ""
+}
+
+// warnDiffer logs once per input how many ok results held metadata columns
+// that disagree with their info_bytes (merge stored what info_bytes say).
+func warnDiffer(name string, differ int, first schema.Hash) {
+	if differ > 0 {
+		slog.Warn("merge: metadata columns of ok results disagree with their info_bytes; stored what info_bytes say",
+			"input", name, "rows", differ, "first", schema.Hex(first))
+	}
 }

@@ -30,7 +30,7 @@ func TestArrowSchemaOOM(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "in")
 	os.WriteFile(path, []byte(unq), 0o644)
-	if _, err := readResults(input{name: "IN", path: path}, nil); err == nil {
+	if _, _, err := readResults(input{name: "IN", path: path}, nil); err == nil {
 		t.Fatal("accepted")
 	}
 }
@@ -69,7 +69,7 @@ func FuzzReadResults(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readResults(input{name: "IN", path: path}, nil)
+		got, _, err := readResults(input{name: "IN", path: path}, nil)
 		if err != nil {
 			// rowio's errors name a file by its path (for a file named on
 			// the command line, the same as its input name).
@@ -103,7 +103,7 @@ func TestReadResultsCompressible(t *testing.T) {
 		rs[i] = schema.Result{InfoHash: h, HashType: schema.HashV1, Attempt: 1,
 			AttemptedAt: 1_700_000_000_000, Outcome: schema.OutcomeNoPeers}
 	}
-	got, err := readResults(input{name: "IN", path: writeResults(t, rs)}, nil)
+	got, _, err := readResults(input{name: "IN", path: writeResults(t, rs)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestReadResultsCompressible(t *testing.T) {
 func TestReadResultsOfAnotherKind(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "hashes.txt")
 	os.WriteFile(p, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644)
-	_, err := readResults(input{name: "hashes.txt", path: p}, nil)
+	_, _, err := readResults(input{name: "hashes.txt", path: p}, nil)
 	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "hashes.txt: neither Parquet nor an Arrow IPC stream") {
 		t.Fatalf("got %v", err)
 	}

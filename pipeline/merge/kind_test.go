@@ -96,7 +96,7 @@ func TestMergeReadsSmallResultsFiles(t *testing.T) {
 	if st, _ := os.Stat(path); st.Size()/int64(len(rs)) >= 10 {
 		t.Fatalf("%d bytes for %d results: not the small file this test is about", st.Size(), len(rs))
 	}
-	got, err := readResults(input{name: path, path: path}, nil)
+	got, _, err := readResults(input{name: path, path: path}, nil)
 	if err != nil || len(got) != len(rs) {
 		t.Fatalf("read %d results, err %v", len(got), err)
 	}

@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/plan"
@@ -232,7 +234,30 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if after != nil {
 		return st, fmt.Errorf("merge: %w", after)
 	}
-	return st, nil
+	return st, cutInputs(pending, notes)
+}
+
+// cutInputs is the partial outcome (exit 3) of a run that applied
+// streams cut mid-message (readResults): one line that says, for each,
+// how many rows came through whole and were applied, and what became of
+// the jobs whose rows were cut off; nil when none was cut. The ledger
+// records such a stream by the checksum of what came, as any input: the
+// same bytes again are a no-op, and the whole stream, if fetch's output
+// was kept and is merged later, is another input whose rows already
+// applied count once (by lease) while the rest apply.
+func cutInputs(pending []input, notes map[string]inputNote) error {
+	var cuts []string
+	for _, in := range pending {
+		if c := notes[in.id].cut; c != nil {
+			cuts = append(cuts, fmt.Sprintf("%s: the stream was cut mid-message after %d complete rows, which were applied "+
+				"(%d bytes of a cut message dropped)", in.name, c.Rows, c.Size-c.Whole))
+		}
+	}
+	if len(cuts) == 0 {
+		return nil
+	}
+	return exitcode.With(exitcode.Partial, fmt.Errorf("merge: %s; the jobs whose rows did not get through stay leased "+
+		"until their lease_until, when plan-retries plans them again", strings.Join(cuts, "; ")))
 }
 
 // tries is the loop of tries of a merge run (stage "merge" or "merge
@@ -253,11 +278,13 @@ func policyOf(tx *dataset.Tx, st *Stats) (schedule.Policy, error) {
 	return p, nil
 }
 
-// inputNote is what applyInputs read of one input: its rows, and those
-// it read as dated at the run's clock.
+// inputNote is what applyInputs read of one input: its rows, those it
+// read as dated at the run's clock, and, for a stream cut mid-message,
+// where it ends (its rows are those of its whole batches).
 type inputNote struct {
 	rows   int64
 	future futureNote
+	cut    *rowio.CutError
 }
 
 // applyInputs reads the pending inputs and stages what they change in
@@ -274,14 +301,14 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	notes := map[string]inputNote{}
 	var results []result
 	for _, in := range pending {
-		rs, err := readResults(in, r.spill)
+		rs, cut, err := readResults(in, r.spill)
 		if err != nil {
 			if in.inbox && exitcode.Of(err) == exitcode.Usage {
 				err = setAside(in, err) // never block later runs
 			}
 			return Stats{}, nil, err
 		}
-		notes[in.id] = inputNote{rows: int64(len(rs)), future: clampFuture(rs, r.now)}
+		notes[in.id] = inputNote{rows: int64(len(rs)), future: clampFuture(rs, r.now), cut: cut}
 		results = append(results, rs...)
 	}
 	st, err := r.apply(ctx, results, workers)

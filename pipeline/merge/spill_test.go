@@ -20,7 +20,7 @@ func TestSpillHoldsMetadata(t *testing.T) {
 	ok := success(schema.Job{InfoHash: h, HashType: schema.HashV1, Attempt: 1}, info, t0+hour)
 	ok.Files = []schema.File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 42}}
 	in := input{name: "IN", path: writeResults(t, []schema.Result{ok, failure(schema.Job{InfoHash: hashAt(1, 1)}, schema.OutcomeNoPeers, t0+hour)})}
-	want, err := readResults(in, nil)
+	want, _, err := readResults(in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestSpillHoldsMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp := newMetaSpill(d)
-	got, err := readResults(in, sp)
+	got, _, err := readResults(in, sp)
 	if err != nil {
 		t.Fatal(err)
 	}
