@@ -55,7 +55,11 @@ fsynced), so a kill loses nothing already read: a run killed while still
 reading leaves its whole batches, which the next run sets aside as
 DIR/inbox/partial-*.arrow, and a run whose disk fills while it spools sets
 them aside there at once (all of it if its fsync or rename fails; its error names
-the file). Such a file is listed
+the file). A stream cut mid-message (its writer killed while writing a batch)
+is kept the same way, at once: its whole batches as DIR/inbox/partial-*.arrow,
+the cut message beside it as DIR/inbox/part-*.spool.cut.bad; the run applies
+none of it and stops as on bad input (exit 2), saying how many rows came whole.
+(A stream that ends between two messages is read as whole.) Such a file is listed
 by "infohash status"; apply it as an INPUT if the producer will not send it
 again: once applied, it is removed. A run that fails once stdin is whole
 (a commit on a full disk, locked out) keeps it in DIR/inbox/ for the next

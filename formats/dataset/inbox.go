@@ -163,7 +163,7 @@ var writeSpool = func(f *fsutil.File, p []byte) (int, error) { return f.Write(p)
 // lock the caller holds; it is closed.
 func keepWritten(f *fsutil.File, dir string, werr error) error {
 	defer f.Close()
-	a, err := setPartial(f.File, dir, f.Name())
+	a, err := setPartial(f.File, dir, f.Name(), "")
 	switch {
 	case err != nil && a.path == "":
 		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", werr, err, f.Name())
@@ -292,7 +292,7 @@ func salvage(dir, path, ext string) (string, error) {
 		// debris of a killed run, once old enough.
 		return "", nil
 	}
-	a, err := setPartial(f, dir, path)
+	a, err := setPartial(f, dir, path, "")
 	switch {
 	case err != nil:
 		return "", err
@@ -329,13 +329,14 @@ const (
 // setPartial keeps what can be applied of the spool f (named path in
 // the inbox folder dir) that was cut short: an Arrow IPC stream keeps its
 // whole messages and gets the end-of-stream marker, a text list its whole
-// lines; it is then made durable and renamed to PartialPrefix + a unique
-// name (.arrow or .txt). One with nothing whole in it is removed; a
-// Parquet file is renamed with the suffix ".bad". The caller holds the
-// spool's lock, or knows its writer is gone. f must be open for reading
-// and writing; its offset is moved. An error with a path set is the
-// inbox folder's fsync's, after the rename.
-func setPartial(f *os.File, dir, path string) (cutSpool, error) {
+// lines; it is then made durable and renamed to name in dir, or if name
+// is "", to PartialPrefix + a unique name (.arrow or .txt). One with
+// nothing whole in it is removed; a Parquet file is renamed with the
+// suffix ".bad". The caller holds the spool's lock, or knows its writer
+// is gone. f must be open for reading and writing; its offset is moved.
+// An error with a path set is the inbox folder's fsync's, after the
+// rename.
+func setPartial(f *os.File, dir, path, name string) (cutSpool, error) {
 	head := make([]byte, 4)
 	k, _ := f.ReadAt(head, 0)
 	head = head[:k]
@@ -381,7 +382,10 @@ func setPartial(f *os.File, dir, path string) (cutSpool, error) {
 	if err := f.Sync(); err != nil {
 		return cutSpool{}, err
 	}
-	final := filepath.Join(dir, PartialPrefix+NewName(kind))
+	if name == "" {
+		name = PartialPrefix + NewName(kind)
+	}
+	final := filepath.Join(dir, name)
 	if err := os.Rename(path, final); err != nil {
 		return cutSpool{}, err
 	}

@@ -57,7 +57,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 		case in.live != nil && in.live.Err() != nil:
 			err = fmt.Errorf("dedup: stdin: %w", in.live.Err()) // nor when stdin broke
 		default:
-			err = setAside(in, err)
+			err = setAsideInput(in, err)
 		}
 	}()
 	defer func() {

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// batchedStream writes rows as an Arrow stream in batches of 10 and
+// returns it and where each batch ends in it.
+func batchedStream[T any](t *testing.T, rows []T) ([]byte, []int) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := rowio.NewArrowWriter[T]("test", &buf)
+	var ends []int
+	for lo := 0; lo < len(rows); lo += 10 {
+		if err := w.Write(rows[lo:min(lo+10, len(rows))]); err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, buf.Len())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), ends
+}
+
+// TestCutStreamsE2E: the real binary given a stream cut mid-message, as
+// a writer killed while writing a batch leaves it. dedup exits 2 with one
+// line that says how many rows came whole, where they are kept and the
+// command that applies them, which works; merge applies the whole
+// batches, reports and writes its stats as a whole run does, and exits 3
+// with one line saying how many rows were applied and that the other
+// jobs stay leased.
+func TestCutStreamsE2E(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	hs := seedHashes(t, data, 30, 11)
+	now := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+	nowFlag := "--now=" + now.Format(time.RFC3339)
+	obs := make([]schema.Observation, 40)
+	for i := range obs {
+		h, _, _, err := schema.ParseHex(hs[i%len(hs)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs[i] = schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: now.Add(-time.Minute).UnixMilli(),
+			Source: schema.SourceGetPeers}
+	}
+	stream, ends := batchedStream(t, obs)
+	r := ih(t, stream[:ends[1]+(ends[2]-ends[1])/2], "dedup", "--data", data, nowFlag, "-")
+	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin (inbox/part-") ||
+		!strings.Contains(r.stderr, "the stream was cut mid-message after 20 complete rows, none applied") {
+		t.Fatalf("dedup: exit %d, stderr %q; want 2 and one line saying 20 rows came whole", r.code, r.stderr)
+	}
+	apply := regexp.MustCompile(`"infohash (dedup --data \S+ \S+)"`).FindStringSubmatch(r.stderr)
+	if apply == nil {
+		t.Fatalf("stderr %q names no command to apply the rows", r.stderr)
+	}
+	if status := string(mustRun(t, nil, "status", "--data", data, nowFlag)); !strings.Contains(status, "partial input (") ||
+		!strings.Contains(status, "rejected input (the cut message of a stream cut mid-message") {
+		t.Fatalf("status does not list the partial input and the cut message:\n%s", status)
+	}
+	stats := filepath.Join(t.TempDir(), "dedup.json")
+	mustRun(t, nil, append(strings.Fields(apply[1]), nowFlag, "--stats-json", stats)...)
+	if b, _ := os.ReadFile(stats); !bytes.Contains(b, []byte(`"observations_read": 20`)) {
+		t.Fatalf("applying the partial input: %s", b)
+	}
+
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, nowFlag, "--limit", "100", "-o", "-"))
+	if len(jobs) != 30 {
+		t.Fatalf("planned %d jobs, want 30", len(jobs))
+	}
+	results, ends := batchedStream(t, fakeFetch(jobs, now.Add(time.Minute)))
+	stats = filepath.Join(t.TempDir(), "merge.json")
+	r = ih(t, results[:ends[1]+9], "merge", "--data", data, nowFlag, "--stats-json", stats, "-")
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin (inbox/merge/part-") ||
+		!strings.Contains(last, "the stream was cut mid-message after 20 complete rows, which were applied") ||
+		!strings.Contains(last, "the jobs whose rows did not get through stay leased until their lease_until") {
+		t.Fatalf("merge: exit %d, stderr %q; want 3 and a line saying 20 rows were applied", r.code, r.stderr)
+	}
+	var st map[string]any
+	if b, err := os.ReadFile(stats); err != nil || json.Unmarshal(b, &st) != nil || st["results"] != 20.0 {
+		t.Fatalf("merge stats: %v (%v)", st, err)
+	}
+	if !strings.Contains(r.stderr, "merge done") {
+		t.Fatalf("merge did not report what it committed: %q", r.stderr)
+	}
+}

@@ -1,0 +1,105 @@
+package dataset
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
+)
+
+// CutSuffix ends the name of the file KeepCut keeps the cut message of a
+// stream in: the bytes after the whole messages, which its partial input
+// holds. Nothing in it can be applied; it is kept for a person to look
+// at, as bad input is.
+const CutSuffix = ".cut.bad"
+
+// A KeptCut is where KeepCut put a spool cut mid-message.
+type KeptCut struct {
+	Partial string // the whole messages, closed with the end-of-stream marker
+	Tail    string // the cut message's bytes (CutSuffix)
+	Rest    int64  // the cut message's length
+}
+
+// KeepCut sets aside the whole spool at path, in an inbox folder, whose
+// Arrow IPC stream was cut mid-message after whole bytes of whole
+// messages (rowio.CutError), as Salvage sets aside what a killed run had
+// read: its whole messages become a partial input, PartialPrefix and the
+// spool's name with the extension .arrow, which no run applies on its own,
+// and the bytes after them (the cut message) the spool's name followed
+// by CutSuffix. All of the stream's bytes are kept: the partial input's,
+// less its end-of-stream marker, then the cut message's. ext is the
+// extension of the stage's spools (".spool", ".results"). The caller
+// holds the spool's lock, and sets the spool aside some other way if
+// KeepCut returns no Partial.
+//
+// The spool is renamed to a temporary name before it is cut to its whole
+// messages: a crash meanwhile leaves what Salvage takes for a killed
+// run's spool, and makes a partial input of, never a spool under its
+// final name that holds whole messages only, which a later run would
+// apply as a leftover. An error with Partial set is the inbox folder's
+// fsync's, after the last rename.
+func KeepCut(path, ext string, whole int64) (KeptCut, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return KeptCut{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return KeptCut{}, err
+	}
+	n, messages, err := rowio.ArrowPrefix(f, rowio.DefaultLimits())
+	switch {
+	case err != nil:
+		return KeptCut{}, err
+	case n != whole || messages < 2 || st.Size() <= whole:
+		return KeptCut{}, fmt.Errorf("%s: %d bytes of %d whole messages, of %d, where the reader found %d before the cut",
+			path, n, messages, st.Size(), whole)
+	}
+	tail := path + CutSuffix
+	if err := keepTail(f, whole, st.Size(), tail); err != nil {
+		return KeptCut{}, fmt.Errorf("%s: keeping its cut message: %w", tail, err)
+	}
+	dir := filepath.Dir(path)
+	tmp, name := cutNames(path, ext)
+	if err := os.Rename(path, tmp); err != nil {
+		return KeptCut{}, err
+	}
+	if err := fsutil.SyncDir(dir); err != nil {
+		return KeptCut{}, fmt.Errorf("%w: the spool is left as %s, which the next run sets aside", err, tmp)
+	}
+	a, err := setPartial(f, dir, tmp, name)
+	if a.path == "" {
+		if err == nil { // setPartial keeps any stream with a whole batch
+			err = fmt.Errorf("%s: no whole record batch", tmp)
+		}
+		return KeptCut{}, fmt.Errorf("%w: the spool is left as %s, which the next run sets aside", err, tmp)
+	}
+	return KeptCut{Partial: a.path, Tail: tail, Rest: st.Size() - whole}, err
+}
+
+// keepTail writes the bytes of f from off to size durably to path.
+func keepTail(f *os.File, off, size int64, path string) error {
+	t, err := fsutil.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(t, io.NewSectionReader(f, off, size-off)); err != nil {
+		t.Abort()
+		return err
+	}
+	return t.Commit()
+}
+
+// cutNames are the temporary path KeepCut moves the spool at path to
+// (one that Salvage takes for a spool of ext a killed run left) and the
+// name of the partial input it makes of it.
+func cutNames(path, ext string) (tmp, partial string) {
+	dir, base := filepath.Split(path)
+	stem := strings.TrimPrefix(strings.TrimSuffix(base, filepath.Ext(base)), PartialPrefix)
+	return filepath.Join(dir, fsutil.TempPrefix+stem+ext+"-cut"), PartialPrefix + stem + ".arrow"
+}

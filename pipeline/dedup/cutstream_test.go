@@ -1,0 +1,222 @@
+package dedup
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/status"
+)
+
+// cutCapture is obs as capture streams them, in batches of 100, and
+// where each batch ends in the stream.
+func cutCapture(t *testing.T, obs []schema.Observation) (stream []byte, ends []int) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := rowio.NewArrowWriter[schema.Observation]("test", &buf)
+	for lo := 0; lo < len(obs); lo += 100 {
+		if err := w.Write(obs[lo:min(lo+100, len(obs))]); err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, buf.Len())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), ends
+}
+
+// snapshotOf is data's current snapshot.
+func snapshotOf(t *testing.T, data string) int64 {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Snapshot
+}
+
+// TestDedupCutStream: capture killed while writing a batch leaves dedup
+// a stream cut mid-message. Its whole batches are not applied (a stream
+// sent again whole would count them twice) and not thrown in with the
+// cut message as bad input either: they are kept as a partial input,
+// which status lists, and the cut message beside it, so that every byte
+// of the stream is kept; the run exits 2 with one line saying how many
+// rows came whole, where they are and how to apply them. Applied as that
+// line says, the partial input gives the state those rows give, leaves
+// the inbox and status, and applied again is a no-op. A stream cut
+// exactly between two messages reads as ended there and is applied.
+func TestDedupCutStream(t *testing.T) {
+	obs := genObs(77, 600, 150)
+	stream, ends := cutCapture(t, obs)
+	for _, tt := range []struct {
+		name string
+		cut  int
+		fast bool // the column reader, else the row reader
+	}{
+		{"inside a message", ends[2] + (ends[3]-ends[2])/2, true},
+		{"inside a message, row reader", ends[2] + (ends[3]-ends[2])/2, false},
+		{"after a message's continuation marker", ends[2] + 4, true},
+		{"before a message's metadata", ends[2] + 8, true},
+		{"between messages", ends[2], true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() { fastPath = true }()
+			fastPath = tt.fast
+			dir := t.TempDir()
+			data := filepath.Join(dir, "ds")
+			cut := stream[:tt.cut]
+			_, err := run(t, data, func(o *Options) { o.Stdin = trickle(cut, 997) }, "-")
+			inbox := filepath.Join(data, "inbox")
+			if tt.cut == ends[2] {
+				if err != nil {
+					t.Fatalf("cut between messages: %v", err)
+				}
+				compare(t, readState(t, data), truth(obs[:300]))
+				if ents, _ := os.ReadDir(inbox); len(ents) != 0 {
+					t.Fatalf("inbox holds %v", ents)
+				}
+				return
+			}
+			if exitcode.Of(err) != exitcode.Usage || snapshotOf(t, data) != 0 {
+				t.Fatalf("exit %d (%v), snapshot %d: want 2, nothing committed", exitcode.Of(err), err, snapshotOf(t, data))
+			}
+			partials, _ := filepath.Glob(filepath.Join(inbox, dataset.PartialPrefix+"*.arrow"))
+			tails, _ := filepath.Glob(filepath.Join(inbox, "*"+dataset.CutSuffix))
+			if ents, _ := os.ReadDir(inbox); len(partials) != 1 || len(tails) != 1 || len(ents) != 2 {
+				t.Fatalf("inbox holds %v, want a partial input and the cut message", ents)
+			}
+			msg := err.Error()
+			apply := fmt.Sprintf(`"infohash dedup --data %s %s"`, data, partials[0])
+			for _, w := range []string{"the stream was cut mid-message after 300 complete rows, none applied",
+				"kept as inbox/" + filepath.Base(partials[0]), apply, "as inbox/" + filepath.Base(tails[0])} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("err = %q, want it to say %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "\n") || strings.Contains(msg, "set aside as") {
+				t.Errorf("err = %q, want one line, nothing set aside as bad input", msg)
+			}
+			// Every byte is kept: the partial input less its end marker,
+			// then the cut message.
+			part, _ := os.ReadFile(partials[0])
+			tail, _ := os.ReadFile(tails[0])
+			eos := []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
+			if !bytes.HasSuffix(part, eos) || !bytes.Equal(append(part[:len(part)-8:len(part)-8], tail...), cut) {
+				t.Fatalf("kept %d + %d bytes, not the %d of the stream", len(part), len(tail), len(cut))
+			}
+			r, err := status.Run(context.Background(), data, t0, status.Options{})
+			if err != nil || len(r.Partial) != 1 || r.Partial[0] != partials[0] || len(r.Rejected) != 1 || r.Rejected[0] != tails[0] {
+				t.Fatalf("status lists partial %v, rejected %v (%v)", r.Partial, r.Rejected, err)
+			}
+			// Applied as the error says.
+			if _, err := run(t, data, nil, partials[0]); err != nil {
+				t.Fatalf("applying the partial input: %v", err)
+			}
+			compare(t, readState(t, data), truth(obs[:300]))
+			if _, err := os.Stat(partials[0]); !os.IsNotExist(err) {
+				t.Fatalf("the applied partial input is still there (%v)", err)
+			}
+			if r, _ := status.Run(context.Background(), data, t0, status.Options{}); len(r.Partial) != 0 {
+				t.Fatalf("status still lists %v", r.Partial)
+			}
+			if err := os.WriteFile(partials[0], part, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if st, err := run(t, data, nil, partials[0]); err != nil || st.Commits != 0 || st.InputsSkipped != 1 {
+				t.Fatalf("the partial input again: %+v, %v; want a no-op", st, err)
+			}
+		})
+	}
+}
+
+// TestDedupCutLeftover: a cut stream left whole in the inbox (spooled by
+// a run locked out or killed after the spool) is kept apart the same way
+// by the next run, which applies nothing of it.
+func TestDedupCutLeftover(t *testing.T) {
+	obs := genObs(78, 400, 100)
+	stream, ends := cutCapture(t, obs)
+	data := filepath.Join(t.TempDir(), "ds")
+	if _, err := run(t, data, nil, writeObs(t, t.TempDir(), obs[:10])); err != nil {
+		t.Fatal(err)
+	}
+	inbox := filepath.Join(data, "inbox")
+	if err := os.WriteFile(filepath.Join(inbox, "part-0a1b.spool"), stream[:ends[1]+50], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, data, nil)
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "leftover inbox/part-0a1b.spool: the stream was cut mid-message after 200 complete rows") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, name := range []string{"partial-part-0a1b.arrow", "part-0a1b.spool" + dataset.CutSuffix} {
+		if _, err := os.Stat(filepath.Join(inbox, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := run(t, data, nil); exitcode.Of(err) != exitcode.Usage || err != errNoInput {
+		t.Fatalf("the next bare run: %v, want no input (the partial input is not applied on its own)", err)
+	}
+}
+
+// TestDedupCorruptStreamStaysBad: a stream whose messages are garbage,
+// not cut, is bad input as before, set aside whole; so is one cut before
+// its first whole batch, which holds nothing to keep apart.
+func TestDedupCorruptStreamStaysBad(t *testing.T) {
+	stream, ends := cutCapture(t, genObs(79, 300, 100))
+	junk := append(bytes.Clone(stream[:ends[1]]), 0xff, 0xff, 0xff, 0xff, 32, 0, 0, 0)
+	junk = append(junk, bytes.Repeat([]byte{0x5a}, 500)...)
+	for _, tt := range []struct {
+		name, want string
+		in         []byte
+	}{
+		{"malformed metadata after whole batches", "corrupt Arrow IPC stream: malformed message metadata", junk},
+		{"cut inside the first batch", "cut mid-message after 0 complete rows", stream[:ends[0]-10]},
+		{"cut inside the schema", "ends 30 bytes into its schema", stream[:30]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			_, err := run(t, data, func(o *Options) { o.Stdin = bytes.NewReader(tt.in) }, "-")
+			if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "set aside as inbox/") {
+				t.Fatalf("err = %v, want bad input saying %q, set aside", err, tt.want)
+			}
+			ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+			if len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), ".spool"+badSuffix) {
+				t.Fatalf("inbox holds %v, want the input set aside whole", ents)
+			}
+			if kept, _ := os.ReadFile(filepath.Join(data, "inbox", ents[0].Name())); !bytes.Equal(kept, tt.in) {
+				t.Fatalf("set aside %d bytes of %d", len(kept), len(tt.in))
+			}
+		})
+	}
+}
+
+// TestDedupCutFileNamed: a cut stream named as an INPUT (not a spool of
+// dedup's own) is bad input that says it was cut, and is left as it is.
+func TestDedupCutFileNamed(t *testing.T) {
+	stream, ends := cutCapture(t, genObs(80, 300, 100))
+	path := filepath.Join(t.TempDir(), "obs.arrow")
+	if err := os.WriteFile(path, stream[:ends[1]+20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "ds")
+	_, err := run(t, data, nil, path)
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), path+": the Arrow IPC stream was cut mid-message after 200 complete rows") {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(path); len(b) != ends[1]+20 {
+		t.Fatalf("the input was touched: %d bytes", len(b))
+	}
+}
