@@ -81,7 +81,7 @@ func BenchmarkReadOKResults(b *testing.B) {
 	in := input{name: "results.parquet", path: benchOKResults(b, 3000, 20, 8000)}
 	b.ResetTimer()
 	for range b.N {
-		rs, err := readResults(in, nil)
+		rs, _, err := readResults(in, nil)
 		if err != nil || len(rs) != 3000 {
 			b.Fatalf("%d rows, err %v", len(rs), err)
 		}

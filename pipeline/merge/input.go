@@ -474,7 +474,7 @@ func emptyHint(piped bool) string {
 
 // warnDiffer logs once per input how many ok results held metadata columns
 // that disagree with their info_bytes (merge stored what info_bytes say).
-func warnDiffer(name string, differ int, first schema.Hash) {
+func warnDiffer(name string, differ int64, first schema.Hash) {
 	if differ > 0 {
 		slog.Warn("merge: metadata columns of ok results disagree with their info_bytes; stored what info_bytes say",
 			"input", name, "rows", differ, "first", schema.Hex(first))
