@@ -51,6 +51,10 @@ func (s *stallWatch) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Unwrap returns the writer s watches, so that fsutil.ReaderGone can
+// look at stdout through it.
+func (s *stallWatch) Unwrap() io.Writer { return s.w }
+
 // open is fsutil.CreateOutput (an fsutil.Opener), noting the open under
 // way: a FIFO blocks it until a reader opens the FIFO. The file notes its
 // own writes (fsutil.File.BlockedSince).

@@ -56,15 +56,18 @@ to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A job's
 info_hash_v2 is the state's full v2 hash when the dataset knows it (null
-otherwise): fetch then accepts only metadata whose SHA-256 it is. A jobs file
-is written whole before the leases are committed (a full disk fails the run
-with nothing leased) and appears only once they are. If the reader of -o - goes
-away before taking the jobs (exit 141, silent for other commands), one
-line on stderr says how many jobs stay leased, and until when. A FIFO or
-device named by -o is opened before the dataset (a FIFO waits for its
-reader then, with nothing leased) and, like stdout, written after the
-commit. With either, an output blocked for 10s after SIGINT/SIGTERM, or
-a second signal, ends the run at once (exit 130), saying the same.
+otherwise): fetch then accepts only metadata whose SHA-256 it is. A jobs
+file is written whole before the leases are committed (a full disk fails the
+run with nothing leased) and appears only once they are. A FIFO or device
+named by -o is opened before the dataset (a FIFO waits for its reader then,
+with nothing leased) and, like stdout, written after the commit. If stdout
+or that FIFO is a pipe whose reader has gone when the leases are about to be
+committed (a "| fetch" that exited at once), the run leases nothing and
+exits 141, one line on stderr saying so. If the reader goes after that,
+before taking the jobs (exit 141, silent for other commands), one line says
+how many jobs stay leased, and until when. With either, an output blocked
+for 10s after SIGINT/SIGTERM, or a second signal, ends the run at once (exit
+130), saying the same.
 
 Defaults for --new-share, --lease and --seed come from DIR/policy.json
 (see infohash policy show). The run reads each hot state file once, keeping
@@ -123,9 +126,14 @@ only the best --limit candidates in memory.
 				}
 				return err
 			}
-			if exitcode.Of(err) == exitcode.BrokenPipe {
-				// Exit 141 is quiet ("| head" has what it wanted), but
-				// this reader got none of the jobs whose leases are
+			switch {
+			case errors.Is(err, plan.ErrReaderGone):
+				// Exit 141 is quiet ("| head" has what it wanted), but a
+				// pipeline that wanted jobs gets none: say that nothing
+				// was leased (the hashes stay due).
+				warnNothingLeased(st)
+			case exitcode.Of(err) == exitcode.BrokenPipe:
+				// This reader got none of the jobs whose leases are
 				// committed: say what stays leased, and until when.
 				warnStillLeased(st, "the output's reader went away before taking the jobs")
 			}
@@ -166,4 +174,11 @@ func warnStillLeased(st plan.Stats, why string) {
 	verb := map[bool]string{true: "stays", false: "stay"}[st.Planned == 1]
 	slog.Warn(fmt.Sprintf("plan-retries: %s: %s %s leased until %s", why, plural(st.Planned, "job"), verb, until),
 		"jobs", st.Planned, "lease_until", until, "lease_id", st.LeaseID)
+}
+
+// warnNothingLeased says that the jobs planned were dropped, unleased,
+// because the output's reader had gone before the commit.
+func warnNothingLeased(st plan.Stats) {
+	slog.Warn(fmt.Sprintf("plan-retries: %v: nothing leased (the %s planned were dropped; their hashes stay due)",
+		plan.ErrReaderGone, plural(st.Planned, "job")), "jobs", st.Planned, "leased", 0)
 }

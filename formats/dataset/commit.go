@@ -98,6 +98,11 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 	if err := writeManifest(filepath.Join(mdir, mname), next); err != nil {
 		return nil, fmt.Errorf("dataset: publishing snapshot %d: %w", next.Snapshot, err)
 	}
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			return nil, err
+		}
+	}
 	// The commit point: once CURRENT is renamed, the snapshot is
 	// committed whatever fails after (an *AfterCommitError, returned
 	// with the manifest).

@@ -177,6 +177,13 @@ type CommitOptions struct {
 	LockWait time.Duration // wait this long for the lock (0: fail at once)
 	Keep     int           // snapshots to keep for readers (min 1; default 3)
 	Writer   string        // command name recorded in the manifest
+	// Ready, if set, is asked under the writer lock once the snapshot is
+	// built and synced, just before its commit point: an error from it
+	// stops the commit there, publishing nothing, and Commit returns it
+	// as it is. A writer whose commit hands out work (plan-retries'
+	// leases) checks here, as late as it can, that the work still has a
+	// taker.
+	Ready func() error
 	// No time: the manifest's created_at is when the snapshot is made,
 	// the wall clock, whatever a stage's --now (its logical clock) says.
 }

@@ -35,6 +35,7 @@ type Writer[T any] struct {
 	file *fsutil.File
 	pw   *ParquetWriter[T]
 	// arrow
+	out  io.Writer // what bw writes to
 	bw   *bufio.Writer
 	aw   *ipc.Writer
 	rb   *array.RecordBuilder
@@ -160,6 +161,7 @@ func NewArrowWriter[T any](name string, w io.Writer) *Writer[T] {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	return &Writer[T]{
 		name: name,
+		out:  w,
 		bw:   bw,
 		aw:   ipc.NewWriter(bw, ipc.WithSchema(pl.schema)),
 		rb:   array.NewRecordBuilder(memory.DefaultAllocator, pl.schema),
@@ -234,6 +236,15 @@ func (w *Writer[T]) Rows() int64 { return w.n }
 // rows come (a FIFO or device, or an Arrow stream): a reader may take
 // them before Close, and what it took cannot be taken back.
 func (w *Writer[T]) InPlace() bool { return w.pw == nil || w.file.InPlace() }
+
+// ReaderGone reports whether w's output is a pipe or FIFO that no reader
+// holds open any more (fsutil.ReaderGone): what w writes would be lost.
+func (w *Writer[T]) ReaderGone() bool {
+	if w.pw != nil {
+		return fsutil.ReaderGone(w.file)
+	}
+	return fsutil.ReaderGone(w.out)
+}
 
 // Finish writes a Parquet file out whole under its temporary name (the
 // last row group, the page index and the footer) and fsyncs it, so that

@@ -95,7 +95,8 @@ type Stats struct {
 // leaves leased hashes that return to the queue when the lease ends,
 // never jobs without leases. Stdout, or a FIFO or device written in
 // place, gets the jobs only after the commit (what a reader took cannot
-// be taken back if the commit fails). A failure after the commit point
+// be taken back if the commit fails), which leases nothing when its
+// reader has gone (readerThere). A failure after the commit point
 // (dataset.AfterCommitError) still delivers the jobs, then returns it,
 // even when the commit is not durable: readers and the next writer see
 // the leases, and should a crash bring back the snapshot before them,
@@ -160,7 +161,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		// The try's leases and cursor, if they changed (commit); a jobs
 		// file written for a commit that failed goes with it.
 		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
-			m, err := commit(ctx, tx, o, p, leases, len(jobs) > 0 || st.LeasesPruned > 0, st.ColdSweepStart, st.ColdSweepNext)
+			ready := func() error { return readerThere(o, stream, len(jobs)) }
+			changed := len(jobs) > 0 || st.LeasesPruned > 0
+			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
 			if _, committed := dataset.AsAfterCommit(err); err != nil && !committed && w != nil && w != stream {
 				w.Abort()
 			}
@@ -375,8 +378,8 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 
 // commit records the leases (if they changed), the cold sweep's cursor
 // (if it moved from from to next) and the policy; it commits nothing when
-// neither changed.
-func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, leased bool, from, next int64) (*dataset.Manifest, error) {
+// neither changed. ready is the commit's last question (CommitOptions).
+func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, leased bool, from, next int64, ready func() error) (*dataset.Manifest, error) {
 	swept := next != from
 	if !leased && !swept {
 		tx.Abort()
@@ -392,7 +395,7 @@ func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, l
 		tx.SetCursor(dataset.CursorColdSweep, next)
 	}
 	tx.SetPolicy(p.JSON())
-	return commitTx(ctx, tx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries"})
+	return commitTx(ctx, tx, dataset.CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "plan-retries", Ready: ready})
 }
 
 // commitTx is tx.Commit (a variable for tests, which make a commit end
