@@ -57,17 +57,21 @@ a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A job's
 info_hash_v2 is the state's full v2 hash when the dataset knows it (null
 otherwise): fetch then accepts only metadata whose SHA-256 it is. A jobs
-file is written whole before the leases are committed (a full disk fails the
-run with nothing leased) and appears only once they are. A FIFO or device
-named by -o is opened before the dataset (a FIFO waits for its reader then,
-with nothing leased) and, like stdout, written after the commit. If stdout
-or that FIFO is a pipe whose reader has gone when the leases are about to be
-committed (a "| fetch" that exited at once), the run leases nothing and
-exits 141, one line on stderr saying so. If the reader goes after that,
-before taking the jobs (exit 141, silent for other commands), one line says
-how many jobs stay leased, and until when. With either, an output blocked
-for 10s after SIGINT/SIGTERM, or a second signal, ends the run at once (exit
-130), saying the same.
+file is written whole under a hidden temporary name before the leases are
+committed (a full disk fails the run with nothing leased) and renamed into
+place once they are. A run killed between the two leaves the leases with no
+jobs file: the next plan-retries to the same -o FILE ends the leases of such
+a file (when the dataset holds them as the file says), plans its hashes
+again and removes it; a run to another FILE leaves them leased until
+lease_until. A FIFO or device named by -o is opened before the dataset (a
+FIFO waits for its reader then, with nothing leased) and, like stdout,
+written after the commit. If stdout or that FIFO is a pipe whose reader has
+gone when the leases are about to be committed (a "| fetch" that exited at
+once), the run leases nothing and exits 141, one line on stderr saying so.
+If the reader goes after that, before taking the jobs (exit 141, silent for
+other commands), one line says how many jobs stay leased, and until when.
+With either, an output blocked for 10s after SIGINT/SIGTERM, or a second
+signal, ends the run at once (exit 130), saying the same.
 
 Defaults for --new-share, --lease and --seed come from DIR/policy.json
 (see infohash policy show). The run reads each hot state file once, keeping

@@ -81,6 +81,9 @@ type Stats struct {
 	CommitConflicts    int     `json:"commit_conflicts"`
 	Seconds            float64 `json:"seconds"`
 
+	// UnpublishedEnded counts the leases ended of the jobs files that
+	// killed runs to the same -o FILE left unpublished.
+	UnpublishedEnded int `json:"unpublished_leases_ended"`
 	// LeaseUntil is when the planned jobs' lease ends (zero if none).
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
 	// Committed is set once the run committed a snapshot (Snapshot), even
@@ -92,11 +95,12 @@ type Stats struct {
 // delivers them to o.Output. A jobs file is written out whole (fsynced
 // under a temporary name) before the commit, so that a full disk fails
 // the run before any lease, and renamed into place after it: a crash
-// leaves leased hashes that return to the queue when the lease ends,
-// never jobs without leases. Stdout, or a FIFO or device written in
-// place, gets the jobs only after the commit (what a reader took cannot
-// be taken back if the commit fails), which leases nothing when its
-// reader has gone (readerThere). A failure after the commit point
+// leaves leased hashes that return to the queue when the lease ends (or
+// at the next run to the same Output: unpublished), never jobs without
+// leases. Stdout, or a FIFO or device written in place, gets the jobs
+// only after the commit (what a reader took cannot be taken back if the
+// commit fails), which leases nothing when its reader has gone
+// (readerThere). A failure after the commit point
 // (dataset.AfterCommitError) still delivers the jobs, then returns it,
 // even when the commit is not durable: readers and the next writer see
 // the leases, and should a crash bring back the snapshot before them,
@@ -145,6 +149,13 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		defer stream.Abort() // closes it on error; nothing after Close
 	}
+	// The jobs files that killed runs to this -o FILE left unpublished,
+	// claimed before a try opens the output (which would sweep them).
+	u := &unpublished{}
+	if stream == nil {
+		u = claimUnpublished(o.Output)
+	}
+	defer u.close()
 	// What the last try planned, and where its jobs go: w (nil: stdout,
 	// opened after the commit); written: in w's temporary file, fsynced.
 	var (
@@ -162,7 +173,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		// file written for a commit that failed goes with it.
 		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
 			ready := func() error { return readerThere(o, stream, len(jobs)) }
-			changed := len(jobs) > 0 || st.LeasesPruned > 0
+			changed := len(jobs) > 0 || st.LeasesPruned > 0 || st.UnpublishedEnded > 0
 			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
 			if _, committed := dataset.AsAfterCommit(err); err != nil && !committed && w != nil && w != stream {
 				w.Abort()
@@ -177,7 +188,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		st.PolicyHash = p.Hash()
 		share, lease, seed, coldBudget := passSettings(p, o)
-		jobs, leases, avoid, err = planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, &st)
+		jobs, leases, avoid, err = planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, u, &st)
 		if err != nil {
 			return false, tx.Moved(err)
 		}
@@ -204,6 +215,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 	st.Snapshot = m.Snapshot
 	st.Committed = m.Snapshot > base.Snapshot
+	if after == nil {
+		u.remove(o.Output, st.UnpublishedEnded) // their leases are ended, or were not live
+	}
 	if o.Committed != nil {
 		o.Committed(st)
 	}
@@ -311,13 +325,15 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []sc
 
 // planOnce scans the snapshot tx started from and returns the jobs, the
 // lease table after them and the jobs file's avoid list, and fills st.
+// The leases of u's unpublished jobs files are ended first.
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
-	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, st *Stats) ([]schema.Job, Leases, string, error) {
+	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, st *Stats) ([]schema.Job, Leases, string, error) {
 	base := tx.Base()
 	leases, err := ReadLeases(d, base)
 	if err != nil {
 		return nil, nil, "", err
 	}
+	ended := u.release(leases, now)
 	live, err := livePenalties(d, base, now)
 	if err != nil {
 		return nil, nil, "", err
@@ -332,7 +348,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
 		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
-		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live)}
+		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live), UnpublishedEnded: ended}
 	// The sweep moves on once this pass has had its look at the window,
 	// in the commit that leases what it picked there.
 	if coldBudget > 0 && s.hasCold() {

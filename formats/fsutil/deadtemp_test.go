@@ -1,0 +1,79 @@
+package fsutil
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+// TestClaimDeadTemps: the temporary file a kill -9 left beside an output
+// is claimed, and nothing else (a live writer's, names not exactly the
+// output's). Claimed, it is safe from CreateOutput's sweep and from
+// other claimers until Release; Remove removes it.
+func TestClaimDeadTemps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "jobs.parquet")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledOutputHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envKilledOutput+"="+out)
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("helper: %v\n%s", err, b)
+	}
+	debris := temps(t, dir)
+	if len(debris) != 1 {
+		t.Fatalf("setup: the killed writer left %v, want one temporary file", debris)
+	}
+	for _, n := range []string{
+		TempPrefix + "jobs.parquet-2-L0123456789ab", // another output's
+		TempPrefix + "jobs.parquet-0123456789ab",    // an unheld fallback name
+		"jobs.parquet-L0123456789ab",                // not temporary
+	} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(ds []*DeadTemp) []string {
+		var n []string
+		for _, d := range ds {
+			n = append(n, filepath.Base(d.Name))
+		}
+		return n
+	}
+	claimed := ClaimDeadTemps(out)
+	if got := names(claimed); !slices.Equal(got, debris) {
+		t.Fatalf("claimed %v, want %v", got, debris)
+	}
+	// A writer at work: its sweep leaves the claimed file alone, and its
+	// own is claimed by no one.
+	live, err := CreateOutput(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Abort()
+	if !slices.Contains(temps(t, dir), debris[0]) {
+		t.Fatal("the sweep removed a claimed file")
+	}
+	if again := ClaimDeadTemps(out); len(again) != 0 {
+		t.Fatalf("claimed twice, or a live writer's: %v", names(again))
+	}
+	claimed[0].Release()
+	if again := ClaimDeadTemps(out); !slices.Equal(names(again), debris) {
+		t.Fatalf("after Release, claimed %v, want %v", names(again), debris)
+	} else {
+		again[0].Remove()
+	}
+	if slices.Contains(temps(t, dir), debris[0]) {
+		t.Fatal("Remove left the file")
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		if got := ClaimDeadTemps(fifo); got != nil {
+			t.Fatalf("claimed %v for a FIFO", names(got))
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package plan
+
+import (
+	"log/slog"
+	"slices"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// jobLease is the lease a job of a jobs file holds.
+type jobLease struct {
+	InfoHash   schema.Hash `parquet:"info_hash"`
+	LeaseID    string      `parquet:"lease_id"`
+	LeaseUntil int64       `parquet:"lease_until,timestamp(millisecond)"`
+}
+
+// unpublished are the jobs files that killed runs to the same -o FILE
+// left under their temporary names. A run writes its jobs file out whole
+// before it commits the leases and renames it into place after: one
+// killed in between leaves the leases committed and the jobs with no
+// one, the hashes held from every planner until the leases end. The next
+// run to that -o claims those files before it opens its own output
+// (which would sweep them away), ends those leases in its commit
+// (release), so that their hashes are planned again at once, and removes
+// the files once that commit is made (remove). A file of a run killed
+// before its commit holds leases the dataset never had: it ends none.
+// Only the files fsutil.CreateOutput created locked at birth (where the
+// file system offers O_TMPFILE) are claimed: elsewhere a temporary file
+// found unlocked may be a live writer's, and its leases wait for
+// lease_until as before.
+type unpublished struct {
+	files []*fsutil.DeadTemp
+	jobs  []jobLease
+	ids   []string // the lease IDs of jobs, once each
+}
+
+// claimUnpublished claims and reads the jobs files that killed runs to
+// output left (none for stdout, a FIFO or a device). A file that cannot
+// be read (a run killed while writing it, before any commit) gives no
+// jobs; it goes with the others.
+func claimUnpublished(output string) *unpublished {
+	u := &unpublished{}
+	if output == "-" {
+		return u
+	}
+	u.files = fsutil.ClaimDeadTemps(output)
+	for _, f := range u.files {
+		r, err := rowio.Open[jobLease](f.Name, nil)
+		if err != nil {
+			continue
+		}
+		jobs, err := r.ReadAll()
+		r.Close()
+		if err != nil {
+			continue
+		}
+		u.jobs = append(u.jobs, jobs...)
+		for _, j := range jobs {
+			if !slices.Contains(u.ids, j.LeaseID) {
+				u.ids = append(u.ids, j.LeaseID)
+			}
+		}
+	}
+	return u
+}
+
+// release ends at now, in leases, every lease a job of the files holds
+// (the same hash, lease_id and lease_until) that is live at now, and
+// returns how many it ended. The lease stays as a record, ended: the
+// hash is due again, and this pass may plan it under a lease of its own.
+func (u *unpublished) release(leases Leases, now int64) int {
+	n := 0
+	for _, j := range u.jobs {
+		l, ok := leases[j.InfoHash]
+		if ok && l.LeaseID == j.LeaseID && l.LeaseUntil == j.LeaseUntil && l.LeaseUntil > now {
+			l.LeaseUntil = now
+			leases[j.InfoHash] = l
+			n++
+		}
+	}
+	return n
+}
+
+// remove removes the files, once the leases they hold are ended in a
+// commit (or none were live), and says what it did.
+func (u *unpublished) remove(output string, released int) {
+	for _, f := range u.files {
+		f.Remove()
+	}
+	if released > 0 {
+		slog.Warn("plan-retries: "+output+": a killed run left its jobs file unpublished; its leases are ended and its hashes due again",
+			"leases_ended", released, "lease_ids", u.ids)
+	}
+	u.files = nil
+}
+
+// close lets go of the files still claimed, leaving them for the next
+// run (this one failed, or its commit may yet be undone by a crash).
+func (u *unpublished) close() {
+	for _, f := range u.files {
+		f.Release()
+	}
+	u.files = nil
+}

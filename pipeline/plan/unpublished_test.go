@@ -1,0 +1,130 @@
+package plan
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestUnpublishedJobsArePlannedAgain: a run to -o FILE killed between
+// its commit and the rename of its jobs file leaves the leases committed
+// and the jobs under a temporary name (here: the published file renamed
+// back). The next run to the same -o ends those leases and plans their
+// hashes again under its own, with one live lease each, and removes the
+// file. A file whose leases the dataset does not hold as they are in
+// the file (never committed, or ended already) ends nothing; one a live
+// writer holds is left alone.
+func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
+	const debris = ".tmp-jobs.parquet-L0123456789ab"
+	for _, tt := range []struct {
+		name string
+		// leave puts a temporary jobs file in the output's folder after a
+		// first run planned the 10 hashes into out, and returns the time
+		// of the next run.
+		leave       func(t *testing.T, out string) time.Time
+		planned     int  // by the next run (the others keep the first run's live lease)
+		ended       int  // leases it ends
+		debrisStays bool // a live writer's
+	}{
+		{"killed after its commit", func(t *testing.T, out string) time.Time {
+			rename(t, out, debris)
+			return t0.Add(time.Minute)
+		}, 10, 10, false},
+		{"leases never committed", func(t *testing.T, out string) time.Time {
+			jobs := readJobs(t, out)
+			for i := range jobs {
+				jobs[i].LeaseID = "L0000000000000000" // a run killed before its commit
+			}
+			writeJobsFile(t, filepath.Join(filepath.Dir(out), debris), jobs)
+			return t0.Add(time.Minute)
+		}, 0, 0, false},
+		{"leases ended already", func(t *testing.T, out string) time.Time {
+			rename(t, out, debris)
+			return t0.Add(3 * time.Hour) // past the 2h lease: due anyway
+		}, 10, 0, false},
+		{"a live writer's", func(t *testing.T, out string) time.Time {
+			p := rename(t, out, debris)
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
+				t.Fatal(err)
+			}
+			return t0.Add(time.Minute)
+		}, 0, 0, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tenNew(t)
+			o := planOptions(t, dir)
+			first, err := Run(context.Background(), o)
+			if err != nil || first.Planned != 10 {
+				t.Fatalf("first run: %v, %d planned", err, first.Planned)
+			}
+			o.Now = tt.leave(t, o.Output)
+			st, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Planned != tt.planned || st.UnpublishedEnded != tt.ended {
+				t.Fatalf("planned %d, ended %d leases; want %d and %d", st.Planned, st.UnpublishedEnded, tt.planned, tt.ended)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(o.Output), debris)); (err == nil) != tt.debrisStays {
+				t.Fatalf("the temporary jobs file: %v, want it kept: %v", err, tt.debrisStays)
+			}
+			// Each hash has one lease: the first run's, live while its
+			// jobs may be out there, or the one the new jobs carry.
+			leases, _ := leasesAt(t, dir)
+			jobs := jobSet(readJobs(t, o.Output))
+			firstLive := 0
+			for h, l := range leases {
+				if l.LeaseUntil <= ms(o.Now) {
+					continue
+				}
+				if l.LeaseID == first.LeaseID {
+					firstLive++
+				} else if j, ok := jobs[h]; !ok || j.LeaseID != l.LeaseID || l.LeaseID != st.LeaseID {
+					t.Errorf("%x: live lease %s, not the new jobs file's", h[:4], l.LeaseID)
+				}
+			}
+			if want := 10 - tt.planned; firstLive != want {
+				t.Errorf("%d of the first run's leases live, want %d", firstLive, want)
+			}
+		})
+	}
+}
+
+// rename moves the jobs file out back to a temporary name in its folder,
+// as a run killed before it renamed the file into place leaves it, and
+// returns its path.
+func rename(t *testing.T, out, name string) string {
+	t.Helper()
+	p := filepath.Join(filepath.Dir(out), name)
+	if err := os.Rename(out, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeJobsFile writes jobs as a Parquet file at p.
+func writeJobsFile(t *testing.T, p string, jobs []schema.Job) {
+	t.Helper()
+	w, err := rowio.CreateInternal[schema.Job](p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
