@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,10 +36,16 @@ func TestPlanRetriesBrokenPipeSaysWhatStaysLeased(t *testing.T) {
 		{"json", []string{"--log-format", "json"}, []string{`"level":"WARN"`, "2 jobs stay leased until 2026-03-01T02:00:00Z", `"jobs":2`, `"lease_until":"2026-03-01T02:00:00Z"`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, data := seedDataset(t)
+			dir, data := seedDataset(t)
 			var stderr bytes.Buffer
-			args := append([]string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "--limit", "5000", "-o", "-"}, tt.extra...)
+			statsPath := filepath.Join(dir, "plan.json")
+			args := append([]string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "--limit", "5000", "-o", "-",
+				"--stats-json", statsPath}, tt.extra...)
 			code := run(context.Background(), args, strings.NewReader(""), goneAfterCommit{}, &stderr)
+			// The report says the jobs are leased, and their reader gone.
+			if stats := readPlanStats(t, statsPath); stats["reader_gone"] != true || stats["planned"] != 2.0 || stats["planned_dropped"] != 0.0 {
+				t.Errorf("--stats-json %v, want reader_gone, 2 planned, none dropped", stats)
+			}
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 			var line string
 			for _, l := range lines {
@@ -84,10 +91,28 @@ func TestPlanRetriesBrokenPipeSaysWhatStaysLeased(t *testing.T) {
 // hashes.
 func TestPlanRetriesReaderGoneLeasesNothing(t *testing.T) {
 	dir, data := seedDataset(t)
+	// A cron wrapper's reports from an earlier run: replaced, not left
+	// stale.
+	statsPath, metricsPath := filepath.Join(dir, "plan.json"), filepath.Join(dir, "plan.prom")
+	for _, p := range []string{statsPath, metricsPath} {
+		if err := os.WriteFile(p, []byte("stale\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var stderr bytes.Buffer
-	args := []string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", "-"}
+	args := []string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", "-",
+		"--stats-json", statsPath, "--metrics-file", metricsPath}
 	if code := run(context.Background(), args, strings.NewReader(""), readerGone(t), &stderr); code != 141 {
 		t.Fatalf("exit %d, want 141: %s", code, stderr.String())
+	}
+	stats := readPlanStats(t, statsPath)
+	if stats["reader_gone"] != true || stats["planned"] != 0.0 || stats["planned_dropped"] != 2.0 ||
+		stats["due"] != 2.0 || stats["lease_id"] != nil || stats["lease_until"] != nil {
+		t.Errorf("--stats-json %v, want reader_gone, 0 planned, 2 dropped, 2 due, no lease", stats)
+	}
+	if b, err := os.ReadFile(metricsPath); err != nil || !strings.Contains(string(b), "\ninfohash_plan_retries_reader_gone 1\n") ||
+		!strings.Contains(string(b), "\ninfohash_plan_retries_planned 0\n") || !strings.Contains(string(b), "\ninfohash_plan_retries_planned_dropped 2\n") {
+		t.Errorf("--metrics-file (err %v):\n%s\nwant reader_gone 1, planned 0, planned_dropped 2", err, b)
 	}
 	want := "the output's reader went away before the leases were committed: nothing leased (the 2 jobs planned were dropped; their hashes stay due)"
 	if got := stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, want) || strings.Contains(got, "stay leased") {
@@ -101,4 +126,18 @@ func TestPlanRetriesReaderGoneLeasesNothing(t *testing.T) {
 	if _, stderrs, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:01:00Z", "-o", jobs); code != 0 || !strings.Contains(stderrs, "planned=2") {
 		t.Fatalf("next plan-retries: exit %d, want 2 jobs planned: %s", code, stderrs)
 	}
+}
+
+// readPlanStats reads the --stats-json file plan-retries wrote at path.
+func readPlanStats(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v:\n%s", path, err, b)
+	}
+	return m
 }

@@ -70,6 +70,8 @@ gone when the leases are about to be committed (a "| fetch" that exited at
 once), the run leases nothing and exits 141, one line on stderr saying so.
 If the reader goes after that, before taking the jobs (exit 141, silent for
 other commands), one line says how many jobs stay leased, and until when.
+Both still write --stats-json and --metrics-file, with reader_gone true
+(and, before the commit, planned 0 and planned_dropped the jobs dropped).
 With either, an output blocked for 10s after SIGINT/SIGTERM, or a second
 signal, ends the run at once (exit 130), saying the same.
 
@@ -134,8 +136,11 @@ only the best --limit candidates in memory.
 			case errors.Is(err, plan.ErrReaderGone):
 				// Exit 141 is quiet ("| head" has what it wanted), but a
 				// pipeline that wanted jobs gets none: say that nothing
-				// was leased (the hashes stay due).
+				// was leased (the hashes stay due). The run has an
+				// outcome, as after the commit: its counters say it
+				// (reader_gone, planned_dropped; planned 0).
 				warnNothingLeased(st)
+				return endCommitted(c, st, false, st.Snapshot, err)
 			case exitcode.Of(err) == exitcode.BrokenPipe:
 				// This reader got none of the jobs whose leases are
 				// committed: say what stays leased, and until when.
@@ -184,5 +189,5 @@ func warnStillLeased(st plan.Stats, why string) {
 // because the output's reader had gone before the commit.
 func warnNothingLeased(st plan.Stats) {
 	slog.Warn(fmt.Sprintf("plan-retries: %v: nothing leased (the %s planned were dropped; their hashes stay due)",
-		plan.ErrReaderGone, plural(st.Planned, "job")), "jobs", st.Planned, "leased", 0)
+		plan.ErrReaderGone, plural(st.Dropped, "job")), "jobs", st.Dropped, "leased", 0)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,6 +85,14 @@ type Stats struct {
 	// UnpublishedEnded counts the leases ended of the jobs files that
 	// killed runs to the same -o FILE left unpublished.
 	UnpublishedEnded int `json:"unpublished_leases_ended"`
+	// Dropped counts the jobs planned and then dropped, unleased, because
+	// the output's reader had gone before the commit (ErrReaderGone):
+	// Planned, and every count of what that commit would have done, are 0.
+	Dropped int `json:"planned_dropped"`
+	// ReaderGone is set when the output's reader went away (exit 141):
+	// before the commit (Dropped jobs, nothing leased) or after it (the
+	// Planned jobs stay leased, undelivered).
+	ReaderGone bool `json:"reader_gone"`
 	// LeaseUntil is when the planned jobs' lease ends (zero if none).
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
 	// Committed is set once the run committed a snapshot (Snapshot), even
@@ -210,6 +219,10 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		return true, nil
 	})
+	if errors.Is(err, ErrReaderGone) {
+		st.dropJobs(base.Snapshot)
+		st.Seconds = time.Since(start).Seconds()
+	}
 	if err != nil {
 		return st, err
 	}
@@ -223,6 +236,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 	st.Seconds = time.Since(start).Seconds()
 	if err := deliverJobs(o, w, written, jobs, avoid); err != nil {
+		st.ReaderGone = exitcode.Of(err) == exitcode.BrokenPipe
 		switch {
 		case after != nil: // exit 1 (not 141 nor 130): it says what was committed
 			return st, exitcode.With(exitcode.Error, fmt.Errorf("plan-retries: %w; and %w", after, err))

@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
@@ -39,4 +40,17 @@ func readerThere(o Options, stream *rowio.Writer[schema.Job], jobs int) error {
 		return nil
 	}
 	return exitcode.With(exitcode.BrokenPipe, fmt.Errorf("plan-retries: %s: %w", where, ErrReaderGone))
+}
+
+// dropJobs makes st, the counters of a run whose commit ErrReaderGone
+// stopped, say what the run did: the jobs planned are Dropped, and
+// nothing the commit would have done happened (no lease, no stale lease
+// dropped, no unpublished file's lease ended, the cold sweep's cursor
+// unmoved, no jobs delivered) on snapshot, the one planned from. What the
+// scan saw (due, under lease, ...) stays as counted.
+func (st *Stats) dropJobs(snapshot int64) {
+	st.Dropped, st.ReaderGone, st.Snapshot = st.Planned, true, snapshot
+	st.Planned, st.PlannedNew, st.PlannedRetry, st.PlannedReactivated, st.PlannedCold, st.Relet = 0, 0, 0, 0, 0, 0
+	st.LeasesPruned, st.UnpublishedEnded, st.AvoidExpired, st.AvoidListed = 0, 0, 0, 0
+	st.ColdSweepNext, st.LeaseID, st.LeaseUntil = st.ColdSweepStart, "", time.Time{}
 }

@@ -73,8 +73,8 @@ func TestReaderGoneBeforeCommitLeasesNothing(t *testing.T) {
 			st, err := Run(context.Background(), o)
 			leases, snap := leasesAt(t, dir)
 			if !tt.gone {
-				if err != nil || len(leases) != 10 || !st.Committed {
-					t.Fatalf("reader there: err %v, %d leases (committed %v), want 10 leases", err, len(leases), st.Committed)
+				if err != nil || len(leases) != 10 || !st.Committed || st.Planned != 10 || st.Dropped != 0 || st.ReaderGone {
+					t.Fatalf("reader there: err %v, %d leases (committed %v), stats %+v, want 10 leases and jobs planned", err, len(leases), st.Committed, st)
 				}
 				return
 			}
@@ -84,8 +84,14 @@ func TestReaderGoneBeforeCommitLeasesNothing(t *testing.T) {
 			if len(leases) != 0 || snap != 1 || st.Committed {
 				t.Fatalf("%d leases at snapshot %d (committed %v), want none and no new snapshot", len(leases), snap, st.Committed)
 			}
-			if st.Planned != 10 {
-				t.Fatalf("planned %d, want the 10 jobs dropped counted", st.Planned)
+			// The counters say what happened: 10 jobs dropped, none
+			// planned, leased or delivered, on the snapshot planned from.
+			want := Stats{Dropped: 10, ReaderGone: true, Snapshot: 1}
+			got := Stats{Dropped: st.Dropped, ReaderGone: st.ReaderGone, Snapshot: st.Snapshot,
+				Planned: st.Planned, PlannedNew: st.PlannedNew, LeaseID: st.LeaseID, LeaseUntil: st.LeaseUntil,
+				ColdSweepNext: st.ColdSweepNext - st.ColdSweepStart}
+			if got != want || st.Due != 10 {
+				t.Fatalf("stats %+v (due %d), want %+v and the 10 due hashes counted", got, st.Due, want)
 			}
 		})
 	}
