@@ -22,7 +22,11 @@ import (
 // returns ErrConflict and the caller re-applies its work on the new base
 // (or gives up with the locked exit status). An error
 // with a nil manifest committed nothing; an *AfterCommitError comes with
-// the committed manifest: a step after the commit point failed.
+// the committed manifest: a step after the commit point failed. The new
+// snapshot's tables are checked and built in a fixed order (tables by
+// name, partitions by key, then Bloom filters by key) and the first
+// failure stops the commit: of several damaged files, the error names
+// the same one every time.
 func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err error) {
 	defer tx.Abort()
 	if o.Keep < 1 {
@@ -80,7 +84,10 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 			}
 		}
 	}
-	for name := range tx.dirty {
+	// The tables it changed are built in name order (buildTable: each
+	// table's partitions in key order, then its Bloom filters), so that
+	// of several failures the same one is reported every time.
+	for _, name := range slices.Sorted(maps.Keys(tx.dirty)) {
 		if err := tx.buildTable(name, next.Snapshot); err != nil {
 			return nil, err
 		}
@@ -127,7 +134,10 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 
 // buildTable lays out the new snapshot directory of table: staged files
 // move in, kept files are hard-linked from the base snapshot once a stat
-// shows they still have their recorded size (carryOver).
+// shows they still have their recorded size (carryOver). It goes through
+// the partitions in key order (PartitionKeys), each partition's files in
+// the manifest's order, then the Bloom filters in key order, and stops at
+// the first failure: the same one whatever the run.
 func (tx *Tx) buildTable(name string, snap int64) error {
 	t := tx.next.Tables[name]
 	oldDir := t.Dir
@@ -156,16 +166,17 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 		}
 		return carryOver(filepath.Join(tx.d.Dir, oldPath), dst, f)
 	}
-	for key, files := range t.Partitions {
+	for _, key := range t.PartitionKeys() {
 		pdir := filepath.Join(abs, strings.TrimPrefix((&Table{Dir: ""}).PartitionDir(key), "/"))
-		for _, f := range files {
+		for _, f := range t.Partitions[key] {
 			old := filepath.Join((&Table{Dir: oldDir}).PartitionDir(key), f.Name)
 			if err := place(key, pdir, f, old); err != nil {
 				return fail("table "+name, err)
 			}
 		}
 	}
-	for key, f := range t.Blooms {
+	for _, key := range slices.Sorted(maps.Keys(t.Blooms)) {
+		f := t.Blooms[key]
 		if _, ok := t.Partitions[key]; !ok {
 			delete(t.Blooms, key)
 			continue
