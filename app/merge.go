@@ -67,7 +67,9 @@ hash_type (and info_hash_v2) as the result's, which the metadata proved.
 A failure: attempts+1, last_attempt, last_failure and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's
 last_failure stay, so peer-level failures either side of it still back off); the endpoints that failed are penalised in
-DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Failed hashes past the
+DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Peer failures
+count even in a late result; peer_penalties counts those that placed or extended
+a penalty (a failure sent again finds its penalty in place: none). Failed hashes past the
 policy's archive threshold move to the cold tier (never deleted).
 
 --from OTHER_DIR unions another dataset (a second crawler, a restored

@@ -30,10 +30,12 @@ func readPeers(d *dataset.Dataset, m *dataset.Manifest) (*peerTable, error) {
 }
 
 // penalize applies every peer failure of results, oldest first, and
-// reports how many penalised an endpoint. Peer failures are facts about
-// endpoints: they count even when their result is late. A failure seen
-// again (the same result in another input) finds the endpoint still
-// penalised and does not escalate it.
+// reports how many placed a penalty on an endpoint or extended its
+// penalty (a later until): merge's peer_penalties. Peer failures are
+// facts about endpoints: they count even when their result is late. A
+// failure seen again (the same result in another input, or sent again
+// after a cut stream) finds the endpoint's penalty in place: it does not
+// escalate it, and counts none.
 func (pt *peerTable) penalize(p schedule.Policy, results []result) int {
 	var fs []schema.PeerFailure
 	for i := range results {
@@ -56,7 +58,9 @@ func (pt *peerTable) penalize(p schedule.Policy, results []result) int {
 		if !ok {
 			continue
 		}
-		n++
+		if !had || next.Until > prev.Until {
+			n++
+		}
 		if !had || next != prev {
 			pt.rows[f.Addr] = next
 			pt.changed = true
