@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +61,34 @@ func TestClock(t *testing.T) {
 	}
 	if help := helpOf(t, "clock"); !strings.Contains(help, "EXIT STATUS:") {
 		t.Errorf("clock --help has no EXIT STATUS:\n%s", help)
+	}
+}
+
+// TestNowReason: a --now that does not parse gets one line that keeps
+// Go's reason in a short form, the same from clock as from a stage.
+func TestNowReason(t *testing.T) {
+	for _, tt := range []struct{ name, now, reason string }{
+		{"bad month", "2026-13-01T00:00:00Z", "month out of range"},
+		{"day out of range", "2026-02-30T00:00:00Z", "day out of range"},
+		{"hour 24", "2026-01-02T24:00:00Z", "hour out of range"},
+		{"missing zone", "2026-01-02T03:04:05", "missing the zone (Z or ±hh:mm)"},
+		{"date only", "2026-01-02", `missing "T" and the time of day`},
+		{"short month", "2026-1-02T03:04:05Z", `want the month (2 digits) at "1-02T03:04:05Z"`},
+		{"space for T", "2026-01-02 03:04:05Z", `want "T" and the time of day at " 03:04:05Z"`},
+		{"zone without colon", "2026-01-02T03:04:05+0200", `want the zone (Z or ±hh:mm) at "+0200"`},
+		{"trailing text", "2026-01-02T03:04:05Z!", `extra text: "!"`},
+		{"garbage", "yesterday", `want the year (4 digits) at "yesterday"`},
+		{"long garbage", "next tuesday around noon", `want the year (4 digits) at "next tuesday around …"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want := fmt.Sprintf("infohash: --now: %q is not an RFC 3339 time: %s\n", tt.now, tt.reason)
+			if _, stderr, code := runMain(t, "clock", "--now", tt.now); code != 2 || stderr != want {
+				t.Errorf("clock: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			}
+			missing := filepath.Join(t.TempDir(), "no-such-dataset")
+			if _, stderr, code := runMain(t, "status", "--data", missing, "--now", tt.now); code != 2 || stderr != want {
+				t.Errorf("status: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			}
+		})
 	}
 }

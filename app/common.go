@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -222,9 +224,43 @@ func parseNow(c *cli.Context) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, exitcode.BadInput(fmt.Errorf("--now: %q is not an RFC 3339 time", s))
+		return time.Time{}, exitcode.BadInput(fmt.Errorf("--now: %q is not an RFC 3339 time: %s", s, timeParseReason(err)))
 	}
 	return t.UTC(), nil
+}
+
+// timeParseReason says in a few words why time.Parse refused a value as
+// RFC 3339: Go's own reason when it has one ("day out of range"), else
+// which part it wanted where, in words rather than Go's layout digits.
+func timeParseReason(err error) string {
+	var pe *time.ParseError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	if pe.Message != "" {
+		return strings.TrimPrefix(pe.Message, ": ")
+	}
+	part, ok := map[string]string{
+		"2006":   "the year (4 digits)",
+		"01":     "the month (2 digits)",
+		"02":     "the day (2 digits)",
+		"T":      `"T" and the time of day`,
+		"15":     "the hour (2 digits)",
+		"04":     "the minute (2 digits)",
+		"05":     "the second (2 digits)",
+		"Z07:00": "the zone (Z or ±hh:mm)",
+	}[pe.LayoutElem]
+	if !ok {
+		part = strconv.Quote(pe.LayoutElem)
+	}
+	if pe.ValueElem == "" {
+		return "missing " + part
+	}
+	at := pe.ValueElem
+	if r := []rune(at); len(r) > 20 {
+		at = string(r[:20]) + "…"
+	}
+	return fmt.Sprintf("want %s at %q", part, at)
 }
 
 // secondsAttr is the "seconds" attribute of a stage's final log record:
