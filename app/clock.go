@@ -16,28 +16,40 @@ func hiddenCommands() []*cli.Command {
 }
 
 // clockCommand prints the clock a stage would run on: --now, parsed as
-// every stage's --now is (parseNow), or the wall clock. It reads no
-// dataset, so a script can check a --now it will pass later (exit 2, the
-// stages' own one-line error) before any step, on any system:
-// scripts/cron/crawl-pass.sh checks its NOW with it.
+// every stage's --now is (parseNow), or the wall clock, moved by --add.
+// It reads no dataset, so a script can check a --now it will pass later
+// (exit 2, the stages' own one-line error) before any step, and compute
+// a later or earlier clock, on any system: GNU date's -d is not on macOS
+// or the BSDs. scripts/cron/crawl-pass.sh checks its NOW with it;
+// scripts/demo.sh and scripts/bench-schedule.sh move a clock with --add.
 func clockCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "clock",
 		Hidden: true,
-		Usage:  "print the time a stage would take as its clock: --now in UTC, or the wall clock",
-		UsageText: `infohash clock [--now TIME]
+		Usage:  "print the time a stage would take as its clock: --now in UTC, or the wall clock, plus --add",
+		UsageText: `infohash clock [--now TIME] [--add DURATION]
 
-   infohash clock --now 2026-01-02T05:04:05+02:00     # 2026-01-02T03:04:05Z
-   infohash clock --now "$NOW" >/dev/null || exit 2   # a script's check of a --now it will pass`,
+   infohash clock --now 2026-01-02T05:04:05+02:00            # 2026-01-02T03:04:05Z
+   infohash clock --now "$NOW" >/dev/null || exit 2          # a script's check of a --now it will pass
+   infohash clock --now 2026-01-02T03:04:05Z --add 90m       # 2026-01-02T04:34:05Z
+   infohash clock --now 2026-01-02T03:04:05Z --add=-1d       # 2026-01-01T03:04:05Z
+   NOW=$(infohash clock --now "$(date -u +%FT%TZ)" --add 3h) # in 3 hours, in whole seconds`,
 		Description: `Parses --now as dedup, plan-retries, merge and status do and prints it in
 UTC (RFC 3339, with its fraction of a second if it has one); without
---now it prints the wall clock. It reads and writes nothing else, so it
-needs no dataset.
+--now it prints the wall clock. --add moves that time by a duration as
+the duration flags take it (Go's, such as 3h, 1h30m or -90m, plus d and
+w for days and weeks; a negative one moves it back). It reads and writes
+nothing else, so it needs no dataset: scripts use it in place of GNU
+date's -d, which macOS and the BSDs lack.
 
 EXIT STATUS:
    0    ok: the time is printed
-   2    --now is not an RFC 3339 time the stages take (one line says so), or another usage error`,
-		Flags: []cli.Flag{&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it"}},
+   2    --now is not an RFC 3339 time the stages take, --add is not a duration, or the
+        result is outside the years 0000-9999 (one line says so); or another usage error`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it"},
+			durationFlag("add", 0, "move the time printed by `DURATION` (3h, 1h30m, 1d; negative: back)"),
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return exitcode.BadInput(fmt.Errorf("clock: unexpected argument %q (the time is --now TIME)", c.Args().First()))
@@ -45,6 +57,11 @@ EXIT STATUS:
 			now, err := parseNow(c)
 			if err != nil {
 				return err
+			}
+			if d := flagDuration(c, "add"); d != 0 {
+				if now = now.Add(d); now.Year() < 0 || now.Year() > 9999 {
+					return exitcode.BadInput(fmt.Errorf("clock: --add %s moves the time out of the years 0000-9999 that RFC 3339 can write", showDuration(d)))
+				}
 			}
 			_, err = fmt.Fprintln(c.App.Writer, now.Format(time.RFC3339Nano))
 			return err

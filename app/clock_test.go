@@ -64,6 +64,58 @@ func TestClock(t *testing.T) {
 	}
 }
 
+// TestClockAdd: --add moves --now (or the wall clock) by a duration as
+// the duration flags take it, backwards when negative, and prints the
+// result as clock prints any time; a bad duration, or a result RFC 3339
+// cannot write, is one line and exit 2. Scripts use it instead of GNU
+// date -d.
+func TestClockAdd(t *testing.T) {
+	for _, tt := range []struct {
+		name, now, add string
+		want           string // stdout, or "" for a refusal
+		wantErr        string // the one line on stderr when refused
+	}{
+		{name: "hours", now: "2026-01-02T03:04:05Z", add: "3h", want: "2026-01-02T06:04:05Z\n"},
+		{name: "Go's compound form", now: "2026-01-02T03:04:05Z", add: "1h30m", want: "2026-01-02T04:34:05Z\n"},
+		{name: "negative", now: "2026-01-02T03:04:05Z", add: "-90m", want: "2026-01-02T01:34:05Z\n"},
+		{name: "plus sign", now: "2026-01-02T03:04:05Z", add: "+1s", want: "2026-01-02T03:04:06Z\n"},
+		{name: "days", now: "2026-02-28T12:00:00Z", add: "1d", want: "2026-03-01T12:00:00Z\n"},
+		{name: "back a day over a year", now: "2026-01-01T00:00:00Z", add: "-1d", want: "2025-12-31T00:00:00Z\n"},
+		{name: "zero", now: "2026-01-02T03:04:05Z", add: "0s", want: "2026-01-02T03:04:05Z\n"},
+		{name: "offset to UTC", now: "2026-01-02T05:04:05+02:00", add: "1h", want: "2026-01-02T04:04:05Z\n"},
+		{name: "fraction kept", now: "2026-01-02T03:04:05.25Z", add: "1.5s", want: "2026-01-02T03:04:06.75Z\n"},
+		{name: "words", now: "2026-01-02T03:04:05Z", add: "3 hours", wantErr: `infohash: --add: "3 hours": want a duration such as 90m, 2h or 1d` + "\n"},
+		{name: "no unit", now: "2026-01-02T03:04:05Z", add: "3", wantErr: `infohash: --add: "3": want a duration such as 90m, 2h or 1d` + "\n"},
+		{name: "empty", now: "2026-01-02T03:04:05Z", add: "", wantErr: `infohash: --add: "": want a duration such as 90m, 2h or 1d` + "\n"},
+		{name: "past year 9999", now: "9999-12-31T23:00:00Z", add: "2h", wantErr: "infohash: clock: --add 2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
+		{name: "before year 0000", now: "0000-01-01T01:00:00Z", add: "-2h", wantErr: "infohash: clock: --add -2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
+		{name: "bad --now first", now: "2026-02-30T00:00:00Z", add: "1h", wantErr: `infohash: --now: "2026-02-30T00:00:00Z" is not an RFC 3339 time: day out of range` + "\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runMain(t, "clock", "--now", tt.now, "--add", tt.add)
+			if tt.want != "" {
+				if code != 0 || stdout != tt.want || stderr != "" {
+					t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and %q", code, stdout, stderr, tt.want)
+				}
+				return
+			}
+			if code != 2 || stdout != "" || stderr != tt.wantErr {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, tt.wantErr)
+			}
+		})
+	}
+
+	// Without --now, --add moves the wall clock (what date -d "+3 hours" did).
+	stdout, stderr, code := runMain(t, "clock", "--add", "3h")
+	got, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(stdout))
+	if code != 0 || err != nil || time.Until(got.Add(-3*time.Hour)).Abs() > time.Minute {
+		t.Errorf("clock --add 3h: exit %d, %q (%v), stderr %q; want the wall clock plus 3 hours", code, stdout, err, stderr)
+	}
+	if help := helpOf(t, "clock"); !strings.Contains(help, "--add") {
+		t.Errorf("clock --help shows no --add example:\n%s", help)
+	}
+}
+
 // TestNowReason: a --now that does not parse gets one line that keeps
 // Go's reason in a short form, the same from clock as from a stage.
 func TestNowReason(t *testing.T) {

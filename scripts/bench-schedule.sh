@@ -31,6 +31,11 @@ if [ -z "${INFOHASH_BIN:-}" ]; then
 fi
 $GO build -o bin/stategen ./pipeline/plan/stategen || die "cannot build bin/stategen"
 IH=${INFOHASH_BIN:-bin/infohash}
+# merge runs an hour after plan-retries: infohash's clock arithmetic, not
+# GNU date -d, which macOS and the BSDs lack. It also checks NOW before a
+# state is generated.
+merge_now=$("$IH" clock --now "$NOW" --add 1h) ||
+	die "NOW=$NOW: cannot add an hour with $IH clock --add (see above)"
 
 for size in $SIZES; do
 	n=$(count_of "$size")
@@ -52,7 +57,6 @@ for size in $SIZES; do
 	planned=$(json_int "$OUT/plan-$size.json" planned)
 
 	bin/stategen -jobs "$OUT/jobs-$size.parquet" -results "$OUT/results-$size.parquet"
-	merge_now=$(date -u -d "$NOW + 1 hour" +%FT%TZ)
 	timed "merge-$size" "$IH" merge --data "$ds" --now "$merge_now" \
 		"$OUT/results-$size.parquet" --stats-json "$OUT/merge-$size.json"
 	merge_s=$TIMED_S merge_mb=$TIMED_MB
