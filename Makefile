@@ -1,4 +1,5 @@
-# infohash — see README.md. `make help` lists the targets.
+# infohash — see README.md. `make help` lists the targets. GNU make
+# ($(shell), $(if), MAKEFILE_LIST): macOS's make is GNU's; on a BSD run gmake.
 GO       ?= go
 BIN      := bin/infohash
 FUZZTIME ?= 20s
@@ -44,11 +45,12 @@ bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture 
 demo: build ## loopback testnet → the whole pipeline → DuckDB-readable output in demo-data/
 	scripts/demo.sh
 
-lint: ## go vet, gofmt, and tidy go.mod/go.sum in both modules
+lint: ## go vet, gofmt, tidy go.mod/go.sum in both modules, no GNU-only forms in the shell scripts
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	cd tools/duckcheck && $(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	sh scripts/portability.sh
 
 fuzz: ## run every fuzz target for FUZZTIME each (scripts/fuzz.sh)
 	FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) scripts/fuzz.sh

@@ -19,7 +19,7 @@ go build -o "$DIR/infohash" ./cmd/infohash
 go build -o "$DIR/loadgen" ./tools/loadgen/cmd/loadgen
 
 pin_cap=() pin_gen=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+if command -v taskset >/dev/null && [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
   pin_cap=(taskset -c 0) pin_gen=(taskset -c 1)
 fi
 secs=$(( COUNT / RATE + 30 ))

@@ -12,7 +12,8 @@
 #   scripts/bench-fetch.sh                     # 20,000 direct, 5,000 via DHT
 #   TORRENTS=50000 DHT_TORRENTS=0 scripts/bench-fetch.sh
 #
-# Target: >= 500 verified metadata/s with RSS < 1 GB.
+# Target: >= 500 verified metadata/s with RSS < 1 GB. Linux only: GNU time
+# (/usr/bin/time -f) measures the peak RSS.
 set -euo pipefail
 TORRENTS=${TORRENTS:-20000}
 DHT_TORRENTS=${DHT_TORRENTS:-5000}
@@ -47,6 +48,7 @@ start_swarm() {
 run_fetch() {
 	local name=$1; shift
 	rm -f "$DIR/$name-results.parquet"
+	# portability: Linux only, GNU time's -f and -o (peak RSS: %M)
 	/usr/bin/time -f '%e %M' -o "$DIR/$name.time" "$DIR/infohash" fetch "$DIR/$name-jobs.parquet" \
 		-o "$DIR/$name-results.parquet" --concurrency "$CONCURRENCY" --peers-per-hash 4 \
 		--stats-json "$DIR/$name-stats.json" "$@" 2>"$DIR/$name-fetch.log" || {

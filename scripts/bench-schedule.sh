@@ -14,7 +14,8 @@
 # the cached state stays as generated. The state mixes never-tried (35%),
 # fetched (20%) and failed hashes at every step of the schedule, due or
 # not, with some in the cold tier. merge applies one fetch result for
-# every planned job (no_peers, a tenth peer-level failures).
+# every planned job (no_peers, a tenth peer-level failures). Linux only:
+# GNU time (lib.sh's timed) and GNU cp -al.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
@@ -48,7 +49,7 @@ for size in $SIZES; do
 	fi
 	ds=$BENCH_DIR/ds-schedule-$size
 	rm -rf "$ds"
-	cp -al "$base" "$ds"
+	cp -al "$base" "$ds" # portability: Linux only, as timed (GNU time) is: GNU cp's hard-link copy
 	part_mb=$(du -sk "$base/state" | awk '{ printf "%.1f", $1 / 1024 / 256 }')
 
 	timed "plan-$size" "$IH" plan-retries --data "$ds" --now "$NOW" --limit "$LIMIT" \

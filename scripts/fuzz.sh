@@ -18,7 +18,7 @@ FUZZMINIMIZE=${FUZZMINIMIZE:-200x} # Go's default, 60 s per new input, left litt
 GO=${GO:-go}
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
-log=$(mktemp)
+log=$(mktemp "${TMPDIR:-/tmp}/infohash-fuzz.XXXXXX") # a template: GNU's and BSD's mktemp agree on that form
 trap 'rm -f "$log"' EXIT
 flakes=0
 for pkg in $("$GO" list "${pkgs[@]}"); do

@@ -1,5 +1,6 @@
 # Shared helpers for the scripts in this folder. Source it: . scripts/lib.sh
-# Needs bash, awk and /usr/bin/time (Debian package "time").
+# Needs bash, awk and GNU time as /usr/bin/time (Debian package "time"):
+# timed, and so every benchmark that uses it, runs on Linux only.
 
 GO=${GO:-go}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,8 +36,11 @@ build_tools() {
 timed() {
 	local name=$1; shift
 	[ -x /usr/bin/time ] || die "/usr/bin/time is missing: apt-get install -y time"
+	/usr/bin/time -f '' -o /dev/null true 2>/dev/null || # portability: Linux only, the check for GNU time
+		die "/usr/bin/time is not GNU time (no -f, -o): the benchmarks run on Linux only"
 	sync
 	local log="$OUT/$name.log" tf="$OUT/$name.time"
+	# portability: Linux only, GNU time's -f and -o (peak RSS: %M)
 	if ! /usr/bin/time -f '%e %M' -o "$tf" "$@" >"$OUT/$name.out" 2>"$log"; then
 		tail -5 "$log" >&2
 		die "$name failed: $*"
