@@ -145,7 +145,7 @@ func TestPlanFetchMergeCLI(t *testing.T) {
 	okHash := sha1.Sum(info)
 	rs := fakeFetch(jobs, at.Add(time.Minute))
 	rs = append(rs, schema.Result{InfoHash: okHash, HashType: 1, AttemptedAt: at.Add(time.Minute).UnixMilli(),
-		Outcome: schema.OutcomeOK, Meta: schema.Meta{Name: new("a"), NameRaw: []byte("a"), NameUTF8Valid: true, InfoBytes: info}})
+		Outcome: schema.OutcomeOK, ResultMeta: schema.OKMeta(schema.Meta{Name: new("a"), NameRaw: []byte("a"), NameUTF8Valid: true, InfoBytes: info})})
 	mustRun(t, resultsArrow(t, rs), "merge", "--data", data, "--now", at.Add(2*time.Minute).Format(time.RFC3339), "-")
 	csv := stateCSV(t, data)
 	if n := strings.Count(csv, ",failed,"); n != 100 {

@@ -34,13 +34,14 @@ type rawFile struct {
 // ErrInvalid is wrapped by every error Parse returns.
 var ErrInvalid = errors.New("invalid info dictionary")
 
-// Parse decodes a verified info dictionary into a result's metadata
-// columns. It fails when the bytes are not one bencoded dictionary, when a
+// Parse decodes a verified info dictionary into a torrent's metadata
+// columns (an ok result holds schema.OKMeta of them). It fails when the bytes are not one bencoded dictionary, when a
 // field has the wrong type, when no file layout is present (length, files
 // or file tree), or when a length is negative or the sizes overflow.
 //
 // Everything the dictionary gives is set, zeros included (an empty name,
-// no files, a size of 0): only a missing "piece length" leaves
+// no files, a size of 0; Files is nil for an empty v2 file tree, which a
+// Meta reads as no files): only a missing "piece length" leaves
 // piece_length null.
 //
 // name_raw keeps the name bytes as sent; name is the same bytes made valid

@@ -29,7 +29,7 @@ func blobResult(i, size int) schema.Result {
 	info[0] = 'd'
 	return schema.Result{InfoHash: sha1.Sum(info), HashType: schema.HashV1, AttemptedAt: 1700000000000 + int64(i),
 		Outcome: schema.OutcomeOK, MetadataSize: int64(size),
-		Meta: schema.Meta{Name: new("n"), NameRaw: []byte("n"), NameUTF8Valid: true, InfoBytes: info}}
+		ResultMeta: schema.OKMeta(schema.Meta{Name: new("n"), NameRaw: []byte("n"), NameUTF8Valid: true, InfoBytes: info})}
 }
 
 // leafIndex returns the index of the leaf column at path in the file's

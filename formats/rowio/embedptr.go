@@ -11,8 +11,9 @@ import (
 //
 // parquet-go v0.32.0 reaches a field of an embedded struct through its
 // fieldByIndex, which allocates every nil pointer on the way, the field's
-// own included: a null *string or *int64 of schema.Meta (embedded in
-// Torrent and Result) came back as a pointer to "" or 0, a known value.
+// own included: a null *string, *int64 or *bool of schema.Meta (embedded
+// in Torrent) or schema.ResultMeta (in Result) came back as a pointer to
+// "", 0 or false, a known value.
 // The same fields at the top level of a struct (schema.Catalog) read
 // right. For a row type with such fields, Read takes the rows as
 // parquet-go's Read does (ReadRows, then Reconstruct) and sets each of

@@ -18,8 +18,8 @@ func sampleResults() []schema.Result {
 			Outcome: schema.OutcomeOK, PeersFound: 3, PeersTried: 2,
 			PeerFailures: []schema.PeerFailure{{Addr: "127.0.0.1:1", Class: "rejected", At: 1700000000001}},
 			ServedBy:     "127.0.0.1:2", MetadataSize: 99,
-			Meta: schema.Meta{Name: new("n"), NameRaw: []byte("n"), NameUTF8Valid: true, TotalSize: new(int64(5)), FileCount: new(int32(1)),
-				Files: []schema.File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 5}}, InfoBytes: []byte("d4:name1:ne")}},
+			ResultMeta: schema.OKMeta(schema.Meta{Name: new("n"), NameRaw: []byte("n"), NameUTF8Valid: true, TotalSize: new(int64(5)), FileCount: new(int32(1)),
+				Files: []schema.File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 5}}, InfoBytes: []byte("d4:name1:ne")})},
 		{InfoHash: schema.Hash{2}, HashType: 1, AttemptedAt: 1700000000999, Outcome: schema.OutcomeNoPeers},
 	}
 }
@@ -163,7 +163,7 @@ func TestNullBytesStayNilAcrossBatches(t *testing.T) {
 	w, _ := Create[schema.Result](p, nil)
 	var rows []schema.Result
 	for i := 0; i < 10; i++ {
-		rows = append(rows, schema.Result{Outcome: "ok", ServedBy: "a", Meta: schema.Meta{InfoBytes: []byte("d1:ae"), NameRaw: []byte("n")}},
+		rows = append(rows, schema.Result{Outcome: "ok", ServedBy: "a", ResultMeta: schema.ResultMeta{InfoBytes: []byte("d1:ae"), NameRaw: []byte("n")}},
 			schema.Result{Outcome: "no_peers"})
 	}
 	w.Write(rows)
@@ -188,7 +188,7 @@ func TestNullBytesStayNilAcrossBatches(t *testing.T) {
 }
 
 func TestNormalizeNulls(t *testing.T) {
-	rows := []schema.Result{{Meta: schema.Meta{InfoBytes: []byte{}, NameRaw: []byte("x")}, ServedBy: ""}}
+	rows := []schema.Result{{ResultMeta: schema.ResultMeta{InfoBytes: []byte{}, NameRaw: []byte("x")}, ServedBy: ""}}
 	NormalizeNulls(rows)
 	if rows[0].InfoBytes != nil || string(rows[0].NameRaw) != "x" {
 		t.Fatalf("%#v %#v", rows[0].InfoBytes, rows[0].NameRaw)

@@ -140,7 +140,8 @@ const (
 // For outcome ok, hash_type is the type the metadata proved (SHA-1 of the
 // info dictionary is info_hash: 1; the first 20 bytes of its SHA-256: 2,
 // and info_hash_v2 is that SHA-256), whatever the job said; otherwise it
-// is the job's, and info_hash_v2 is null.
+// is the job's, and info_hash_v2 is null. Its metadata columns
+// (ResultMeta) are the torrent's for outcome ok, and null for every other.
 type Result struct {
 	InfoHash     Hash          `parquet:"info_hash"`
 	InfoHashV2   []byte        `parquet:"info_hash_v2,optional"`
@@ -159,10 +160,11 @@ type Result struct {
 	TotalMs      int64         `parquet:"total_ms"`
 	ServedBy     string        `parquet:"served_by,optional"`
 	MetadataSize int64         `parquet:"metadata_size,optional"`
-	Meta
+	ResultMeta
 }
 
-// Meta is the decoded, verified metadata of a torrent (set for outcome ok).
+// Meta is the decoded, verified metadata of a torrent, as the torrents
+// table stores it (a result carries it as ResultMeta).
 //
 // A torrent's name can be empty and its size and file count 0: those are
 // known values, so the fields are pointers (and NameRaw a non-nil empty

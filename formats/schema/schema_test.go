@@ -28,8 +28,8 @@ func TestSchemasRoundTrip(t *testing.T) {
 	h := Hash{1, 2, 3}
 	res := roundTrip(t, []Result{{InfoHash: h, HashType: HashV1, Outcome: OutcomeOK,
 		PeerFailures: []PeerFailure{{Addr: "127.0.0.1:1", Class: OutcomeRejected, At: 5}},
-		Meta:         Meta{Name: new("x"), NameRaw: []byte("x"), NameUTF8Valid: true, Files: []File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 3}}}}})
-	if res[0].InfoHash != h || res[0].Meta.Files[0].Length != 3 || res[0].PeerFailures[0].Class != OutcomeRejected || res[0].NameOr() != "x" {
+		ResultMeta:   OKMeta(Meta{Name: new("x"), NameRaw: []byte("x"), NameUTF8Valid: true, Files: []File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 3}}})}})
+	if res[0].InfoHash != h || res[0].Files[0].Length != 3 || res[0].PeerFailures[0].Class != OutcomeRejected || res[0].NameOr() != "x" {
 		t.Fatalf("result round trip: %+v", res[0])
 	}
 	st := roundTrip(t, []State{{InfoHash: h, HashType: HashV2, NextRetry: 0, LastFailure: ""}, {InfoHash: h, NextRetry: 7, LastFailure: "no_peers"}})

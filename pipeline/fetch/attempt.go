@@ -188,7 +188,7 @@ func (a *attempt) fill(res *schema.Result) {
 		res.ServedBy = w.Addr
 		res.MetadataSize = int64(len(w.Meta.InfoBytes))
 		res.ConnectMs, res.MetadataMs = w.ConnectDur.Milliseconds(), w.MetadataDur.Milliseconds()
-		res.Meta = w.Meta
+		res.ResultMeta = schema.OKMeta(w.Meta)
 		res.HashType, res.InfoHashV2 = w.HashType, w.InfoHashV2
 		return
 	}

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -71,8 +72,16 @@ func checkResult(t *testing.T, job schema.Job, r schema.Result) {
 		if typ, v2, ok := verifyInfo(r.InfoBytes, r.InfoHash, r.InfoHashV2); !ok || typ != r.HashType || !bytes.Equal(v2, r.InfoHashV2) || r.MetadataSize != int64(len(r.InfoBytes)) || r.ServedBy == "" {
 			t.Errorf("ok result without verified info bytes: %+v", r)
 		}
-	} else if r.InfoBytes != nil || r.Detail == "" {
-		t.Errorf("%s result with info bytes or without detail: %q", r.Outcome, r.Detail)
+		if r.NameUTF8Valid == nil || r.Private == nil || r.Files == nil || r.FileCount == nil || int(*r.FileCount) != len(r.Files) {
+			t.Errorf("ok result with null metadata: name_utf8_valid %v, private %v, files %v, file_count %v",
+				r.NameUTF8Valid, r.Private, r.Files, r.FileCount)
+		}
+	} else if r.Detail == "" {
+		t.Errorf("%s result without detail", r.Outcome)
+	} else if !reflect.DeepEqual(r.ResultMeta, schema.ResultMeta{}) {
+		// Nothing is known of the torrent: every metadata column is null
+		// (files was [], name_utf8_valid and private false).
+		t.Errorf("%s result with metadata: %+v", r.Outcome, r.ResultMeta)
 	}
 	if r.AttemptedAt == 0 || r.TotalMs < 0 || int(r.PeersTried) > int(r.PeersFound) {
 		t.Errorf("bad bookkeeping: attempted_at %d total_ms %d tried %d found %d", r.AttemptedAt, r.TotalMs, r.PeersTried, r.PeersFound)

@@ -21,7 +21,7 @@ func bigResult(i, size int) schema.Result {
 	rand.NewChaCha8([32]byte{byte(i), byte(i >> 8)}).Read(info)
 	info[0] = 'd'
 	return schema.Result{InfoHash: sha1.Sum(info), HashType: schema.HashV1, Outcome: schema.OutcomeOK,
-		AttemptedAt: 1700000000000 + int64(i), MetadataSize: int64(size), Meta: schema.Meta{InfoBytes: info}}
+		AttemptedAt: 1700000000000 + int64(i), MetadataSize: int64(size), ResultMeta: schema.ResultMeta{InfoBytes: info}}
 }
 
 // heapPeak samples HeapInuse every millisecond (and at each call of the
@@ -131,7 +131,7 @@ func TestWriteResultsBatchBytes(t *testing.T) {
 	info := make([]byte, size)
 	results := make(chan schema.Result, n)
 	for i := range n {
-		results <- schema.Result{InfoHash: schema.Hash{byte(i)}, Outcome: schema.OutcomeOK, Meta: schema.Meta{InfoBytes: info}}
+		results <- schema.Result{InfoHash: schema.Hash{byte(i)}, Outcome: schema.OutcomeOK, ResultMeta: schema.ResultMeta{InfoBytes: info}}
 	}
 	close(results)
 	var sink bytesSink

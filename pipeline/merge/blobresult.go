@@ -29,7 +29,7 @@ type blobResult struct {
 	TotalMs      int64                `parquet:"total_ms"`
 	ServedBy     string               `parquet:"served_by,optional"`
 	MetadataSize int64                `parquet:"metadata_size,optional"`
-	schema.Meta
+	schema.ResultMeta
 }
 
 // result converts b, whose info_hash must have 20 bytes.
@@ -38,7 +38,7 @@ func (b *blobResult) result() (schema.Result, error) {
 		AttemptedAt: b.AttemptedAt, Outcome: b.Outcome, Detail: b.Detail, PeersFound: b.PeersFound,
 		PeersTried: b.PeersTried, PeerFailures: b.PeerFailures, LookupMs: b.LookupMs,
 		ConnectMs: b.ConnectMs, MetadataMs: b.MetadataMs, TotalMs: b.TotalMs, ServedBy: b.ServedBy,
-		MetadataSize: b.MetadataSize, Meta: b.Meta}
+		MetadataSize: b.MetadataSize, ResultMeta: b.ResultMeta}
 	if len(b.InfoHash) != len(r.InfoHash) {
 		return r, fmt.Errorf("info_hash has %d bytes, want 20", len(b.InfoHash))
 	}

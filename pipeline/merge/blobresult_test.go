@@ -59,9 +59,9 @@ func TestReadResultsBlobHash(t *testing.T) {
 		Outcome: schema.OutcomeOK, Detail: "d", PeersFound: 4, PeersTried: 2, LookupMs: 6, ConnectMs: 7,
 		MetadataMs: 8, TotalMs: 9, ServedBy: "127.0.0.1:1", MetadataSize: int64(len(info)),
 		PeerFailures: []schema.PeerFailure{{Addr: "127.0.0.1:2", Class: schema.OutcomeRejected, At: 4}},
-		Meta: schema.Meta{Name: new("blob"), NameRaw: []byte("blob"), NameUTF8Valid: true, TotalSize: new(int64(42)),
+		ResultMeta: schema.OKMeta(schema.Meta{Name: new("blob"), NameRaw: []byte("blob"), NameUTF8Valid: true, TotalSize: new(int64(42)),
 			PieceLength: new(int64(16384)), FileCount: new(int32(1)), Files: []schema.File{{Path: "blob", PathRaw: []byte("blob"), Length: 42}},
-			InfoBytes: info}}
+			InfoBytes: info})}
 	failed := schema.Result{InfoHash: hashAt(1, 2), HashType: schema.HashV1, Attempt: 1, AttemptedAt: 5,
 		Outcome: schema.OutcomeNoPeers, Detail: "none"}
 	tests := []struct {

@@ -28,18 +28,19 @@ func deriveMeta(r *schema.Result) (differs bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("%s: outcome ok but info_bytes are not a valid info dictionary: %w", schema.Hex(r.InfoHash), err)
 	}
-	differs = !sameMeta(&r.Meta, &m)
-	r.Meta = m
+	differs = !sameMeta(&r.ResultMeta, &m)
+	r.ResultMeta = schema.OKMeta(m)
 	return differs, nil
 }
 
-// sameMeta reports whether a and b hold the same metadata (a null and an
-// empty byte string alike: writers differ there; an older fetch wrote an
-// empty name, a size or count of 0 as null, which reads as that zero).
-func sameMeta(a, b *schema.Meta) bool {
-	if !sameValue(a.Name, b.Name) || !bytes.Equal(a.NameRaw, b.NameRaw) || a.NameUTF8Valid != b.NameUTF8Valid ||
+// sameMeta reports whether a result's columns a hold the metadata b (a
+// null and an empty byte string or list alike: writers differ there; an
+// older fetch wrote an empty name, a size or count of 0 as null, which
+// reads as that zero, and a null boolean reads as false).
+func sameMeta(a *schema.ResultMeta, b *schema.Meta) bool {
+	if !sameValue(a.Name, b.Name) || !bytes.Equal(a.NameRaw, b.NameRaw) || !sameValue(a.NameUTF8Valid, &b.NameUTF8Valid) ||
 		!sameValue(a.TotalSize, b.TotalSize) || !sameValue(a.PieceLength, b.PieceLength) ||
-		!sameValue(a.FileCount, b.FileCount) || a.Private != b.Private || len(a.Files) != len(b.Files) {
+		!sameValue(a.FileCount, b.FileCount) || !sameValue(a.Private, &b.Private) || len(a.Files) != len(b.Files) {
 		return false
 	}
 	for i := range a.Files {

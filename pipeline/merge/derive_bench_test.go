@@ -38,7 +38,7 @@ func benchOKResults(b *testing.B, n, files, pieceBytes int) string {
 			b.Fatal(err)
 		}
 		rs[i] = schema.Result{InfoHash: sha1.Sum(info), HashType: schema.HashV1, Outcome: schema.OutcomeOK,
-			AttemptedAt: t0, ServedBy: "127.0.0.1:6881", MetadataSize: int64(len(info)), PeerFailures: []schema.PeerFailure{}, Meta: m}
+			AttemptedAt: t0, ServedBy: "127.0.0.1:6881", MetadataSize: int64(len(info)), PeerFailures: []schema.PeerFailure{}, ResultMeta: schema.OKMeta(m)}
 	}
 	path := filepath.Join(b.TempDir(), "results.parquet")
 	w, err := rowio.Create[schema.Result](path, nil)

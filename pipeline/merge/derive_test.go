@@ -29,29 +29,31 @@ func TestMetaDerivedFromInfoBytes(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		forge func(m *schema.Meta)
+		forge func(m *schema.ResultMeta)
 	}{
-		{"as fetch wrote it", func(m *schema.Meta) {}},
-		{"name, total_size, private", func(m *schema.Meta) { m.Name, m.TotalSize, m.Private = new("forged name"), new(int64(999)), true }},
-		{"name_raw, name_utf8_valid", func(m *schema.Meta) { m.NameRaw, m.NameUTF8Valid = []byte("forged"), true }},
-		{"piece_length, file_count", func(m *schema.Meta) { m.PieceLength, m.FileCount = new(int64(1)), new(int32(7)) }},
-		{"files", func(m *schema.Meta) {
+		{"as fetch wrote it", func(m *schema.ResultMeta) {}},
+		{"name, total_size, private", func(m *schema.ResultMeta) {
+			m.Name, m.TotalSize, m.Private = new("forged name"), new(int64(999)), new(true)
+		}},
+		{"name_raw, name_utf8_valid", func(m *schema.ResultMeta) { m.NameRaw, m.NameUTF8Valid = []byte("forged"), new(true) }},
+		{"piece_length, file_count", func(m *schema.ResultMeta) { m.PieceLength, m.FileCount = new(int64(1)), new(int32(7)) }},
+		{"files", func(m *schema.ResultMeta) {
 			m.Files = []schema.File{{Path: "evil.exe", PathRaw: []byte("evil.exe"), Length: 3}}
 		}},
-		{"a file's path", func(m *schema.Meta) {
+		{"a file's path", func(m *schema.ResultMeta) {
 			m.Files = append([]schema.File(nil), m.Files...)
 			m.Files[1].Path = "other"
 		}},
-		{"a name that is not UTF-8", func(m *schema.Meta) { m.Name = new("bad\xffname") }},
-		{"no columns but info_bytes", func(m *schema.Meta) { *m = schema.Meta{InfoBytes: m.InfoBytes} }},
+		{"a name that is not UTF-8", func(m *schema.ResultMeta) { m.Name = new("bad\xffname") }},
+		{"no columns but info_bytes", func(m *schema.ResultMeta) { *m = schema.ResultMeta{InfoBytes: m.InfoBytes} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := makeDataset(t, []schema.State{newHash(h, t0)})
 			j := planJobs(t, dir, t0, 1)[0]
 			r := success(j, info, t0+minute)
-			r.Meta = want
-			tt.forge(&r.Meta)
+			r.ResultMeta = schema.OKMeta(want)
+			tt.forge(&r.ResultMeta)
 			runMerge(t, dir, t0+2*minute, writeResults(t, []schema.Result{r}))
 			tor := readTable[schema.Torrent](t, dir, dataset.TableTorrents)
 			if len(tor) != 1 || !bytes.Equal(tor[0].InfoBytes, info) {

@@ -135,7 +135,7 @@ func failure(j schema.Job, class string, at int64, peers ...schema.PeerFailure) 
 func success(j schema.Job, info []byte, at int64) schema.Result {
 	return schema.Result{InfoHash: j.InfoHash, HashType: schema.HashV1, Attempt: j.Attempt, LeaseID: j.LeaseID,
 		AttemptedAt: at, Outcome: schema.OutcomeOK, ServedBy: "127.0.0.1:6881", TotalMs: 1500,
-		Meta: schema.Meta{Name: new("x"), NameRaw: []byte("x"), NameUTF8Valid: true, InfoBytes: info}}
+		ResultMeta: schema.OKMeta(schema.Meta{Name: new("x"), NameRaw: []byte("x"), NameUTF8Valid: true, InfoBytes: info})}
 }
 
 func readAll[T any](t *testing.T, path string) []T {

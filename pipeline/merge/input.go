@@ -292,12 +292,12 @@ func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 		for i := range buf[:n] {
 			res := result{Result: buf[i]}
 			buf[i] = schema.Result{} // the batch keeps no metadata
-			heavy += metaBytes(&res.Meta)
+			heavy += metaBytes(&res.ResultMeta)
 			if err := checkResult(&res.Result); err != nil {
 				return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
 			}
 			if res.Outcome != schema.OutcomeOK {
-				res.Meta, res.InfoHashV2 = schema.Meta{}, nil
+				res.ResultMeta, res.InfoHashV2 = schema.ResultMeta{}, nil
 			} else if differs, err := deriveMeta(&res.Result); err != nil {
 				return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
 			} else if differs {
@@ -310,11 +310,12 @@ func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 				res.PeerFailures = nil // no attempt: nobody to penalise
 			}
 			if res.Outcome == schema.OutcomeOK && sp != nil {
-				ref, err := sp.put(&res.Meta)
+				m := res.Meta()
+				ref, err := sp.put(&m)
 				if err != nil {
 					return nil, nil, fmt.Errorf("merge: %s: row %d: spilling its metadata: %w", in.name, len(out)+1, err)
 				}
-				res.Meta, res.meta = schema.Meta{}, ref
+				res.ResultMeta, res.meta = schema.ResultMeta{}, ref
 			}
 			out = append(out, res)
 		}
@@ -336,7 +337,7 @@ func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 }
 
 // metaBytes is the size of m's variable-length fields.
-func metaBytes(m *schema.Meta) int64 {
+func metaBytes(m *schema.ResultMeta) int64 {
 	n := len(m.NameOr()) + len(m.NameRaw) + len(m.InfoBytes)
 	for i := range m.Files {
 		n += len(m.Files[i].Path) + len(m.Files[i].PathRaw) + 8

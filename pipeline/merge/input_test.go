@@ -47,7 +47,7 @@ func TestArrowSchemaOOM(t *testing.T) {
 func FuzzReadResults(f *testing.F) {
 	info, h := torrentInfo("fuzz")
 	rs := []schema.Result{
-		{InfoHash: h, AttemptedAt: 1, Outcome: schema.OutcomeOK, Meta: schema.Meta{InfoBytes: info}},
+		{InfoHash: h, AttemptedAt: 1, Outcome: schema.OutcomeOK, ResultMeta: schema.ResultMeta{InfoBytes: info}},
 		{InfoHash: hashAt(1, 1), AttemptedAt: 2, Outcome: schema.OutcomeNoPeers,
 			PeerFailures: []schema.PeerFailure{{Addr: "127.0.0.1:1", Class: "rejected", At: 2}}},
 	}

@@ -25,10 +25,10 @@ func TestMergeStoresKnownZeros(t *testing.T) {
 	var results []schema.Result
 	for _, j := range planJobs(t, dir, t0+hour, 10) {
 		r := success(j, oldInfo, t0+hour+minute)
-		r.Meta = schema.Meta{InfoBytes: oldInfo, NameUTF8Valid: true} // as an older fetch wrote it
+		r.ResultMeta = schema.ResultMeta{InfoBytes: oldInfo, NameUTF8Valid: new(true), Private: new(false), Files: []schema.File{}} // as an older fetch wrote it
 		if j.InfoHash == h1 {
-			r.Meta = schema.Meta{Name: new(""), NameRaw: []byte{}, NameUTF8Valid: true, TotalSize: new(int64(0)),
-				FileCount: new(int32(0)), Files: []schema.File{}, InfoBytes: newInfo}
+			r.ResultMeta = schema.OKMeta(schema.Meta{Name: new(""), NameRaw: []byte{}, NameUTF8Valid: true, TotalSize: new(int64(0)),
+				FileCount: new(int32(0)), Files: []schema.File{}, InfoBytes: newInfo})
 		}
 		results = append(results, r)
 	}

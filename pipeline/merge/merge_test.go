@@ -235,7 +235,7 @@ func TestMergeBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown outcome", schema.Result{InfoHash: h, AttemptedAt: t0, Outcome: "gone"}, `unknown outcome "gone"`},
-		{"unverified ok", schema.Result{InfoHash: h, AttemptedAt: t0, Outcome: schema.OutcomeOK, Meta: schema.Meta{InfoBytes: []byte("d4:name1:xe")}}, "do not hash to the infohash"},
+		{"unverified ok", schema.Result{InfoHash: h, AttemptedAt: t0, Outcome: schema.OutcomeOK, ResultMeta: schema.ResultMeta{InfoBytes: []byte("d4:name1:xe")}}, "do not hash to the infohash"},
 		{"no time", schema.Result{InfoHash: h, Outcome: schema.OutcomeNoPeers}, "attempted_at is missing"},
 	}
 	for _, tt := range bad {

@@ -295,5 +295,5 @@ func torrentOf(res *result) torrentRow {
 		typ = schema.HashV1
 	}
 	return torrentRow{Torrent: schema.Torrent{InfoHash: res.InfoHash, HashType: typ, FetchedAt: res.AttemptedAt + max(res.TotalMs, 0),
-		ServedBy: res.ServedBy, MetadataSize: res.infoLen(), Meta: res.Meta}, meta: res.meta}
+		ServedBy: res.ServedBy, MetadataSize: res.infoLen(), Meta: res.Meta()}, meta: res.meta}
 }

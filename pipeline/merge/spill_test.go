@@ -34,7 +34,7 @@ func TestSpillHoldsMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || !got[0].meta.spilled() || !reflect.DeepEqual(got[0].Meta, schema.Meta{}) || got[1].meta.spilled() {
+	if len(got) != 2 || !got[0].meta.spilled() || !reflect.DeepEqual(got[0].ResultMeta, schema.ResultMeta{}) || got[1].meta.spilled() {
 		t.Fatalf("read %+v: want the ok row's metadata spilled, the failure's not", got)
 	}
 	if got[0].infoLen() != int64(len(info)) {
@@ -44,8 +44,8 @@ func TestSpillHoldsMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(m, want[0].Meta) {
-		t.Fatalf("spill gave back\n%#v\nwant\n%#v", m, want[0].Meta)
+	if !reflect.DeepEqual(m, want[0].Meta()) {
+		t.Fatalf("spill gave back\n%#v\nwant\n%#v", m, want[0].Meta())
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dir, "staging")); len(ents) != 1 {
 		t.Fatalf("staging holds %d entries, want the spill's folder", len(ents))

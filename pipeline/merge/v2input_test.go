@@ -75,7 +75,7 @@ func writeBlobResults(t *testing.T, rs []schema.Result) string {
 	}
 	for _, r := range rs {
 		b := blobResult{InfoHash: r.InfoHash[:], InfoHashV2: r.InfoHashV2, HashType: r.HashType, Attempt: r.Attempt,
-			LeaseID: r.LeaseID, AttemptedAt: r.AttemptedAt, Outcome: r.Outcome, PeerFailures: r.PeerFailures, Meta: r.Meta}
+			LeaseID: r.LeaseID, AttemptedAt: r.AttemptedAt, Outcome: r.Outcome, PeerFailures: r.PeerFailures, ResultMeta: r.ResultMeta}
 		if err := w.Write([]blobResult{b}); err != nil {
 			t.Fatal(err)
 		}

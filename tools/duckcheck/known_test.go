@@ -27,11 +27,13 @@ import (
 type fetched struct {
 	data, work string
 	hashes     map[string]string // label → lowercase hex info_hash
+	peer       string            // the peer's address, open until the test ends
 }
 
-// fetchTorrents runs dedup (of the hashes as a text list), plan-retries,
-// fetch (--no-dht, from the peer) and merge over torrents, labelled, and
-// a hash labelled "missing" that nobody serves.
+// fetchTorrents runs dedup (of the hashes as a text list, work/hashes.txt),
+// plan-retries, fetch (--no-dht, from the peer, into work/results.parquet)
+// and merge over torrents, labelled, and a hash labelled "missing" that
+// nobody serves.
 func fetchTorrents(t *testing.T, torrents map[string]badpeers.Torrent) *fetched {
 	t.Helper()
 	needCommands(t, "dedup", "plan-retries", "fetch", "merge", "export")
@@ -42,7 +44,7 @@ func fetchTorrents(t *testing.T, torrents map[string]badpeers.Torrent) *fetched 
 	}
 	t.Cleanup(func() { p.Close() })
 	dir := t.TempDir()
-	f := &fetched{data: filepath.Join(dir, "data"), work: dir, hashes: map[string]string{}}
+	f := &fetched{data: filepath.Join(dir, "data"), work: dir, hashes: map[string]string{}, peer: p.Addr()}
 	var list strings.Builder
 	for label, tor := range torrents {
 		p.Add(tor)

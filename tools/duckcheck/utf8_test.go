@@ -117,7 +117,7 @@ func TestMergeDerivesMetadataFromInfoBytes(t *testing.T) {
 	}
 	if err := w.Write([]schema.Result{{InfoHash: h, HashType: schema.HashV1, Outcome: schema.OutcomeOK,
 		AttemptedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(), ServedBy: "127.0.0.1:6881",
-		MetadataSize: int64(len(info)), PeerFailures: []schema.PeerFailure{}, Meta: real}}); err != nil {
+		MetadataSize: int64(len(info)), PeerFailures: []schema.PeerFailure{}, ResultMeta: schema.OKMeta(real)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
