@@ -31,7 +31,8 @@ func captureCommand() *cli.Command {
    infohash capture --duration 10m -o observations.parquet
    infohash capture --duration 10m --data /srv/ih -o - | infohash dedup --data /srv/ih -
    infohash capture --node-ids 4 --listen :6881 --max-observations 1000000 -o obs.parquet
-   */15 * * * *  infohash capture --data /srv/ih --duration 14m -o /srv/ih/in/obs-$(date +\%s).parquet`,
+   */15 * * * *  infohash capture --data /srv/ih --duration 14m -o /srv/ih/in/obs-$(date +\%s).parquet
+   (mkdir /srv/ih/in once; "infohash dedup --data /srv/ih /srv/ih/in/" applies the files, skipping those already applied)`,
 		Description: `Runs --node-ids DHT nodes (IDs spread over the keyspace) joined through
 --bootstrap, and records an observation for every incoming get_peers and
 announce_peer (with the announced port) and for every sample of an active

@@ -25,7 +25,7 @@ func dedupCommand() *cli.Command {
    infohash dedup --data ./ih observations.parquet
    infohash capture --duration 5m -o - | infohash dedup --data ./ih -
    infohash dedup --data ./ih hashes.txt          # hex infohashes or magnet URIs, one per line
-   infohash dedup --data ./ih --now 2026-01-01T00:00:00Z --stats-json stats.json obs/
+   NOW=$(date -u +%FT%TZ); infohash dedup --data ./ih --now "$NOW" --stats-json stats.json obs/   # a re-run with the same NOW equals this run
    infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes
    infohash dedup --data ./ih                     # apply what a locked-out or killed run left in ./ih/inbox/`,
 		Description: `DIR gets a new dataset when it holds none (its parent folder

@@ -23,7 +23,7 @@ func mergeCommand() *cli.Command {
 
    infohash merge --data ./ih results.parquet
    infohash plan-retries --data ./ih -o - | infohash fetch - -o - | infohash merge --data ./ih -
-   infohash merge --data ./ih --now 2026-01-01T00:00:00Z --stats-json merge.json results/
+   NOW=$(date -u +%FT%TZ); infohash merge --data ./ih --now "$NOW" --stats-json merge.json results/
    infohash merge --data ./ih --from /backup/ih`,
 		Description: `RESULTS are fetch result files (Parquet), folders of them, or - for an Arrow
 IPC stream on stdin (spooled durably to DIR/inbox/merge/ first: if this

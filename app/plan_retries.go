@@ -23,7 +23,7 @@ func planRetriesCommand() *cli.Command {
 
    infohash plan-retries --data ./ih --limit 5000 -o jobs.parquet
    infohash plan-retries --data ./ih -o - | infohash fetch - -o - | infohash merge --data ./ih -
-   infohash plan-retries --data ./ih --now 2026-01-01T00:00:00Z --seed 7 -o jobs.parquet
+   NOW=$(date -u +%FT%TZ); infohash plan-retries --data ./ih --now "$NOW" --seed 7 -o jobs.parquet
    */10 * * * *  infohash plan-retries --data /srv/ih --limit 2000 -o - | infohash fetch - -o - --dht-state /srv/ih/dht-state --deadline 8m | infohash merge --data /srv/ih -`,
 		Description: `Picks due hashes: metadata not fetched, next_retry reached, no live lease,
 not in DIR/blocklist. At most --limit are planned; never-tried hashes get

@@ -29,7 +29,8 @@ plan-retries and merge. A dataset without DIR/policy.json uses (and "show"
 prints) the documented defaults; "set" writes the whole file atomically.
 Each commit records the policy it ran under (a writer running as "set"
 replaces it re-applies its work under the new one), and --hash prints
-the fingerprint that manifests carry.
+its fingerprint: the "policy" that plan-retries' and merge's --stats-json
+and their "policy saved" log line carry.
 
 PATH is the setting's JSON path as errors name it (backoff.no_peers,
 backoff.no_peers[2], peer_penalty.base.rejected); an unknown PATH is
@@ -52,7 +53,8 @@ be edited by hand: fields left out keep their defaults.
 				UsageText: "infohash policy show --data DIR [--hash]",
 				Description: `Prints the policy in force on stdout as JSON: DIR/policy.json with the
 fields it leaves out filled in from the defaults (all of them when there is
-no file). --hash prints only its fingerprint, which manifests carry. A file
+no file). --hash prints only its fingerprint (the "policy" of plan-retries'
+and merge's --stats-json: equal for equal policies however written). A file
 that breaks a rule is refused (exit 2) with the reason; "policy set" can
 repair it. DIR must exist. It takes no lock and writes nothing.
 

@@ -195,7 +195,8 @@ func Default() Policy {
 	}
 }
 
-// Hash is the policy's fingerprint, recorded in manifests: the hex SHA-256
+// Hash is the policy's fingerprint, in the stats of the stages that
+// schedule (manifests carry the whole policy): the hex SHA-256
 // of its canonical JSON. Equal policies have equal hashes however their
 // files were written ("1d" and "24h" are the same delay).
 func (p Policy) Hash() string {
