@@ -65,7 +65,7 @@ func TestCutStreamsE2E(t *testing.T) {
 		t.Fatalf("stderr %q names no command to apply the rows", r.stderr)
 	}
 	if status := string(mustRun(t, nil, "status", "--data", data, nowFlag)); !strings.Contains(status, "partial input (") ||
-		!strings.Contains(status, "rejected input (the cut message of a stream cut mid-message") {
+		!strings.Contains(status, "rejected input (the cut end of a stream cut mid-message") {
 		t.Fatalf("status does not list the partial input and the cut message:\n%s", status)
 	}
 	stats := filepath.Join(t.TempDir(), "dedup.json")
@@ -94,5 +94,75 @@ func TestCutStreamsE2E(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "merge done") {
 		t.Fatalf("merge did not report what it committed: %q", r.stderr)
+	}
+}
+
+// TestStreamEndsE2E: the real binary given stdin whose writer was killed
+// where no message or line is cut in two. An Arrow stream that ends
+// between two batches without its end-of-stream marker: dedup exits 2
+// with one line saying so, keeps its batches as a partial input (there
+// is no cut message), and the command it names applies them; merge
+// applies the results and exits 3 with one line saying why. A hash list
+// whose last line, which no newline ends, is not an entry: dedup exits 2
+// with one line saying where its whole lines and the cut line are, and
+// the command it names applies those lines.
+func TestStreamEndsE2E(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	hs := seedHashes(t, data, 30, 12)
+	now := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+	nowFlag := "--now=" + now.Format(time.RFC3339)
+	obs := make([]schema.Observation, 40)
+	for i := range obs {
+		h, _, _, err := schema.ParseHex(hs[i%len(hs)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs[i] = schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: now.Add(-time.Minute).UnixMilli(),
+			Source: schema.SourceGetPeers}
+	}
+	stream, ends := batchedStream(t, obs)
+	list := strings.Join(hs[:12], "\n") + "\n" + hs[12][:25]
+	for _, tt := range []struct {
+		name, says string
+		in         []byte
+		rows       string // observations_read when the partial input is applied
+		cutBad     bool   // a *.cut.bad is kept too
+	}{
+		{"Arrow stream without its end marker", "the stream ended without its end-of-stream marker after 20 complete rows " +
+			"(its writer was stopped before closing it), none applied", stream[:ends[1]], `"observations_read": 20`, false},
+		{"hash list cut mid-line", "the list ends in a cut line: line 13, which no newline ends, is not an entry",
+			[]byte(list), `"observations_read": 12`, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := ih(t, tt.in, "dedup", "--data", data, nowFlag, "-")
+			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin (inbox/part-") ||
+				!strings.Contains(r.stderr, tt.says) {
+				t.Fatalf("dedup: exit %d, stderr %q; want 2 and one line saying %q", r.code, r.stderr, tt.says)
+			}
+			apply := regexp.MustCompile(`"infohash (dedup --data \S+ \S+)"`).FindStringSubmatch(r.stderr)
+			if apply == nil {
+				t.Fatalf("stderr %q names no command to apply the rows", r.stderr)
+			}
+			status := string(mustRun(t, nil, "status", "--data", data, nowFlag))
+			if !strings.Contains(status, "partial input (") || strings.Contains(status, "rejected input (") != tt.cutBad {
+				t.Fatalf("status does not list the partial input (and the cut line: %v):\n%s", tt.cutBad, status)
+			}
+			stats := filepath.Join(t.TempDir(), "dedup.json")
+			mustRun(t, nil, append(strings.Fields(apply[1]), nowFlag, "--stats-json", stats)...)
+			if b, _ := os.ReadFile(stats); !bytes.Contains(b, []byte(tt.rows)) {
+				t.Fatalf("applying the partial input: %s", b)
+			}
+		})
+	}
+
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, nowFlag, "--limit", "100", "-o", "-"))
+	results, ends := batchedStream(t, fakeFetch(jobs, now.Add(time.Minute)))
+	r := ih(t, results[:ends[1]], "merge", "--data", data, nowFlag, "-")
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin (inbox/merge/part-") ||
+		!strings.Contains(last, "the stream ended without its end-of-stream marker after 20 complete rows, which were applied") ||
+		!strings.Contains(last, "the jobs whose rows did not get through stay leased until their lease_until") {
+		t.Fatalf("merge: exit %d, stderr %q; want 3 and a line saying 20 rows were applied", r.code, r.stderr)
 	}
 }

@@ -55,13 +55,20 @@ fsynced), so a kill loses nothing already read: a run killed while still
 reading leaves its whole batches, which the next run sets aside as
 DIR/inbox/partial-*.arrow, and a run whose disk fills while it spools sets
 them aside there at once (all of it if its fsync or rename fails; its error names
-the file). A stream cut mid-message (its writer killed while writing a batch)
-is kept the same way, at once: its whole batches as DIR/inbox/partial-*.arrow,
-the cut message beside it as DIR/inbox/part-*.spool.cut.bad; the run applies
-none of it and stops as on bad input (exit 2), saying how many rows came whole.
-(A stream that ends between two messages is read as whole.) Such a file is listed
-by "infohash status"; apply it as an INPUT if the producer will not send it
-again: once applied, it is removed. A run that fails once stdin is whole
+the file). A stream whose writer was killed is kept the same way, at once:
+cut mid-message, its whole batches as DIR/inbox/partial-*.arrow and the cut
+message beside it as DIR/inbox/part-*.spool.cut.bad; ended between two
+messages without the end-of-stream marker (which every writer we know
+writes), all its batches as DIR/inbox/partial-*.arrow. So is a hash list
+whose last line has no newline and is not an entry: its whole lines as
+DIR/inbox/partial-*.txt, the cut line as DIR/inbox/part-*.spool.cut.bad (a
+last line without a newline that is an entry is read). The run applies
+none of it and stops as on bad input (exit 2), saying what it kept where.
+(A file named as INPUT needs no end-of-stream marker, and a bad last line
+in it is bad input.) Such a partial input is listed by
+"infohash status"; apply it as an INPUT if the producer will not send it
+again, or if its writer legitimately omits the end-of-stream marker: once
+applied, it is removed. A run that fails once stdin is whole
 (a commit on a full disk, locked out) keeps it in DIR/inbox/ for the next
 run to apply, and its error says where; with no INPUT, dedup applies only
 such leftovers (no input, exit 2, when there are none). On

@@ -39,8 +39,10 @@ bad input commits nothing. An Arrow stream cut mid-message (fetch killed
 while writing a batch) is not bad input: its whole batches are applied (a
 result counts once, below) and merge exits 3, saying how many rows came
 whole; the jobs whose rows were cut off stay leased until their lease_until.
-One cut before its first whole batch is bad input; one that ends between
-two messages is read as whole.
+So is one on stdin or a pipe that ends between two messages without the
+end-of-stream marker (fetch killed between two batches; every writer we
+know writes the marker): applied, exit 3 (a file named as RESULTS needs no
+marker). One cut before its first whole batch is bad input.
 
 A result counts once: it is applied only while its (info_hash, lease_id)
 matches the hash's lease from plan-retries, which it then releases. A late
@@ -108,8 +110,9 @@ migration, nothing written there.
 			g := withStreamGrace(c.Context, "merge", o.Inputs)
 			st, err := merge.Run(g.ctx, o)
 			g.done()
-			// A partial run (a stream cut mid-message: its whole batches
-			// were applied) committed: it reports as a whole one does.
+			// A partial run (a stream cut mid-message or without its end
+			// marker: its whole batches were applied) committed: it
+			// reports as a whole one does.
 			partial := exitcode.Of(err) == exitcode.Partial
 			if err != nil && !failedAfterCommit(err) && !partial {
 				if o.From != "" { // one commit, so none (RemoveUnused checks)

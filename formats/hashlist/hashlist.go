@@ -186,6 +186,11 @@ type Scanner struct {
 	max  int
 	sc   *bufio.Scanner
 	line int64
+	// start and end are where the current line begins and where the
+	// next one does, in bytes of r; unended is set when the current
+	// line is r's last and no newline ends it.
+	start, end int64
+	unended    bool
 }
 
 // NewScanner scans r, named name in errors, with lines of up to max
@@ -193,7 +198,20 @@ type Scanner struct {
 func NewScanner(name string, r io.Reader, max int) *Scanner {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), max)
-	return &Scanner{name: name, max: max, sc: sc}
+	s := &Scanner{name: name, max: max, sc: sc}
+	sc.Split(s.split)
+	return s
+}
+
+// split is bufio.ScanLines, noting where each line is and whether a
+// newline ends it.
+func (s *Scanner) split(data []byte, atEOF bool) (int, []byte, error) {
+	adv, tok, err := bufio.ScanLines(data, atEOF)
+	if tok != nil {
+		s.start, s.end = s.end, s.end+int64(adv)
+		s.unended = data[adv-1] != '\n'
+	}
+	return adv, tok, err
 }
 
 // Scan advances to the next line; false at the end or on an error.
@@ -219,6 +237,40 @@ func (s *Scanner) Line() int64 { return s.line }
 // Errorf is an error about the current line: "NAME:LINE: ...".
 func (s *Scanner) Errorf(format string, args ...any) error {
 	return fmt.Errorf("%s:%d: "+format, append([]any{s.name, s.line}, args...)...)
+}
+
+// BadLine is the error for the current line, which is not an entry of
+// the list (err says why): "NAME:LINE: err", a CutLineError if the line
+// is the list's last and no newline ends it.
+func (s *Scanner) BadLine(err error) error {
+	if s.unended {
+		return &CutLineError{Name: s.name, Line: s.line, Whole: s.start, Size: s.end, Err: err}
+	}
+	return s.Errorf("%w", err)
+}
+
+// CutLineError reports a list whose last line, which no newline ends, is
+// not an entry: most likely its writer was killed in the middle of it
+// (many files lack a final newline, but then their last line is whole).
+// The lines before it are whole. Its message is that of any bad line:
+// "NAME:LINE: why".
+type CutLineError struct {
+	Name  string
+	Line  int64 // the cut line's number, from 1
+	Whole int64 // the bytes of the whole lines before it: where it begins
+	Size  int64 // the list's length
+	Err   error // why the line is not an entry
+}
+
+func (e *CutLineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err) }
+
+func (e *CutLineError) Unwrap() error { return e.Err }
+
+// AsCutLine returns the CutLineError in err's chain, if any.
+func AsCutLine(err error) (*CutLineError, bool) {
+	var ce *CutLineError
+	ok := errors.As(err, &ce)
+	return ce, ok
 }
 
 // Err is the error that ended the scan, naming the line it came on; nil

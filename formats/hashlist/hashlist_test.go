@@ -1,6 +1,7 @@
 package hashlist
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -117,5 +118,46 @@ func TestLineHashes(t *testing.T) {
 		if !slices.Equal(types, tc.types) {
 			t.Errorf("%s: types %v, want %v", tc.name, types, tc.types)
 		}
+	}
+}
+
+// TestBadLineCut: a bad line is a CutLineError, saying where the whole
+// lines before it end, only when it is the list's last and no newline
+// ends it; its message is any bad line's.
+func TestBadLineCut(t *testing.T) {
+	const h = "0123456789abcdef0123456789abcdef01234567"
+	for _, tt := range []struct {
+		name  string
+		in    string
+		line  int64
+		cut   bool
+		whole int64
+	}{
+		{"last line cut", h + "\n" + h + "\nmagnet:?xt=urn:bt", 3, true, 82},
+		{"last line cut after CRLF", h + "\r\n" + h[:7] + "\r", 2, true, 42},
+		{"the only line cut", h[:13], 1, true, 0},
+		{"after a byte order mark", "\xef\xbb\xbf" + h + "\n" + h[:3], 2, true, 44},
+		{"last line bad, with its newline", h + "\nnot a hash\n", 2, false, 0},
+		{"a bad line before the last", "not a hash\n" + h, 1, false, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := NewScanner("in", strings.NewReader(tt.in), 1<<10)
+			var err error
+			for sc.Scan() && err == nil {
+				if _, lerr := LineHashes(string(sc.Bytes())); lerr != nil {
+					err = sc.BadLine(lerr)
+				}
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("in:%d: ", tt.line)) {
+				t.Fatalf("err = %v, want one about line %d", err, tt.line)
+			}
+			ce, ok := AsCutLine(err)
+			if ok != tt.cut {
+				t.Fatalf("err = %v: cut %v, want %v", err, ok, tt.cut)
+			}
+			if ok && (*ce != CutLineError{Name: "in", Line: tt.line, Whole: tt.whole, Size: int64(len(tt.in)), Err: ce.Err} || ce.Err == nil) {
+				t.Fatalf("%+v, want line %d after %d bytes of whole lines, of %d", *ce, tt.line, tt.whole, len(tt.in))
+			}
+		})
 	}
 }

@@ -12,7 +12,9 @@ var ErrCut = errors.New("Arrow IPC stream cut mid-message")
 // writer stopped in the middle of writing one (killed, or its pipe cut),
 // which is not a corrupt stream (CorruptError): every message before the
 // cut was whole and read. A stream that ends between two messages,
-// without the end-of-stream marker, is not cut: it reads as ended there.
+// without the end-of-stream marker, reads as ended there, unless its
+// reader requires the marker (Reader.RequireEndMarker): then it is a
+// CutError with NoEnd set.
 type CutError struct {
 	// Rows counts the rows of the whole record batches before the cut,
 	// all of which a Reader returned before this error.
@@ -24,9 +26,18 @@ type CutError struct {
 	// the cut is inside it, and nothing before it tells what the stream
 	// holds.
 	Schema bool
+	// NoEnd reports a stream that ended between two messages without
+	// its end-of-stream marker (Whole == Size): nothing of a message was
+	// cut, but its writer stopped without closing it, as one killed
+	// between two batches does.
+	NoEnd bool
 }
 
 func (e *CutError) Error() string {
+	if e.NoEnd {
+		return fmt.Sprintf("the Arrow IPC stream ended without its end-of-stream marker after %d complete rows (%d bytes of whole messages)",
+			e.Rows, e.Whole)
+	}
 	if !e.Schema {
 		return fmt.Sprintf("the Arrow IPC stream was cut mid-message: it ends %d bytes into its schema", e.Size)
 	}

@@ -3,7 +3,9 @@ package rowio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -42,6 +44,12 @@ func readCut(t *testing.T, stream []byte, records bool) (int64, error) {
 		return 0, err
 	}
 	defer r.Close()
+	return readAll(r, records)
+}
+
+// readAll reads every row of r, as Read does or as Record does, and
+// returns the rows and the error that ended the stream (nil: io.EOF).
+func readAll(r *Reader[schema.Observation], records bool) (int64, error) {
 	var rows int64
 	buf := make([]schema.Observation, 3)
 	for {
@@ -141,5 +149,57 @@ func TestArrowCutLargeBody(t *testing.T) {
 		if ce, ok := AsCut(err); !ok || ce.Rows != rows {
 			t.Fatalf("cut %d: %d rows, err = %v; want a CutError", cut, rows, err)
 		}
+	}
+}
+
+// TestArrowRequireEndMarker: with RequireEndMarker, a stream that ends
+// between two messages without the end-of-stream marker is a CutError
+// with NoEnd set, after the rows before it were returned, whether the
+// marker is missing after the schema or after a batch; a stream with
+// its marker (or the old 4-byte one) reads as whole, and a cut inside a
+// message is the CutError it was.
+func TestArrowRequireEndMarker(t *testing.T) {
+	stream, ends := cutStream(t)
+	legacy := append(bytes.Clone(stream[:ends[3]]), 0, 0, 0, 0)
+	for _, tt := range []struct {
+		name string
+		in   []byte
+		want *CutError // nil: read whole
+	}{
+		{"with its marker", stream, nil},
+		{"with the old 4-byte marker", legacy, nil},
+		{"no marker after the last batch", stream[:ends[3]], &CutError{Rows: 15, Whole: int64(ends[3]), Size: int64(ends[3]), Schema: true, NoEnd: true}},
+		{"no marker after a batch", stream[:ends[1]], &CutError{Rows: 5, Whole: int64(ends[1]), Size: int64(ends[1]), Schema: true, NoEnd: true}},
+		{"no marker after the schema", stream[:ends[0]], &CutError{Whole: int64(ends[0]), Size: int64(ends[0]), Schema: true, NoEnd: true}},
+		{"cut inside a message", stream[:ends[2]+3], &CutError{Rows: 10, Whole: int64(ends[2]), Size: int64(ends[2] + 3), Schema: true}},
+	} {
+		for _, records := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, records %v", tt.name, records), func(t *testing.T) {
+				r, err := OpenArrow[schema.Observation]("in", bytes.NewReader(tt.in))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				r.RequireEndMarker()
+				rows, err := readAll(r, records)
+				if tt.want == nil {
+					if err != nil || rows != 15 {
+						t.Fatalf("%d rows, %v; want 15, no error", rows, err)
+					}
+					return
+				}
+				ce, ok := AsCut(err)
+				if !ok || *ce != *tt.want || rows != ce.Rows || !errors.Is(err, ErrCut) {
+					t.Fatalf("%d rows, err = %v (%+v); want %+v", rows, err, ce, *tt.want)
+				}
+				if tt.want.NoEnd && !strings.Contains(err.Error(), "ended without its end-of-stream marker") {
+					t.Fatalf("err = %q", err)
+				}
+			})
+		}
+	}
+	// Without RequireEndMarker, the same stream reads as whole.
+	if rows, err := readCut(t, stream[:ends[1]], true); err != nil || rows != 5 {
+		t.Fatalf("without RequireEndMarker: %d rows, %v", rows, err)
 	}
 }

@@ -19,10 +19,13 @@ import (
 // arrow reader takes some such ends, after a message's first 4 or 8
 // bytes or before its body, for the end of the stream); r ending where a
 // message would begin is the end of the stream, as it is for the arrow
-// reader.
+// reader, unless needEnd is set: then r must end with the end-of-stream
+// marker, and ending where a message would begin after the schema is a
+// CutError with NoEnd set (the arrow reader takes it for the end).
 type framedReader struct {
 	r       io.Reader
 	lim     Limits
+	needEnd bool
 	pending []byte // prefix and metadata of the current message
 	body    int64  // body bytes of the current message still to pass
 	err     error
@@ -94,6 +97,9 @@ func (g *framedReader) next() error {
 	g.start = g.pos
 	var h [8]byte
 	if err := g.fill(h[:4]); err != nil {
+		if err == io.EOF && g.needEnd && g.whole > 0 {
+			return &CutError{Whole: g.start, Size: g.pos, Schema: true, NoEnd: true}
+		}
 		return err
 	}
 	g.pending = append(g.pending[:0], h[:4]...)

@@ -21,6 +21,7 @@ type Reader[T any] struct {
 	pr    *parquet.GenericReader[T]
 	prows *ParquetRows[T] // reads pr
 	ar    *ipc.Reader
+	frame *framedReader   // what ar reads
 	alloc *limitAllocator // the Arrow reader's
 	bind  []binding
 	rec   arrow.Record
@@ -70,7 +71,8 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 	}()
 	lim := DefaultLimits()
 	alloc := newLimitAllocator(lim)
-	ar, err := ipc.NewReader(&framedReader{r: in, lim: lim}, ipc.WithAllocator(alloc))
+	frame := &framedReader{r: in, lim: lim}
+	ar, err := ipc.NewReader(frame, ipc.WithAllocator(alloc))
 	if err != nil {
 		if ce, ok := AsCut(err); ok {
 			return nil, fmt.Errorf("%s: %w", name, ce)
@@ -92,7 +94,7 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 		ar.Release()
 		return nil, fmt.Errorf("%s: %w", name, &SchemaError{Columns: cols, Err: err})
 	}
-	return &Reader[T]{name: name, ar: ar, alloc: alloc, bind: b}, nil
+	return &Reader[T]{name: name, ar: ar, frame: frame, alloc: alloc, bind: b}, nil
 }
 
 func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
@@ -247,6 +249,21 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// RequireEndMarker makes an Arrow stream that ends between two messages
+// without its end-of-stream marker fail, after its rows, with a CutError
+// whose NoEnd is set, instead of reading as whole. The IPC format lets a
+// writer end a stream by closing it, and arrow's reader takes both ends
+// for the same, but every writer we know of writes the marker
+// (arrow-go's ipc.Writer.Close, pyarrow, arrow-rs, and capture and fetch
+// even when interrupted): a stream without it on a pipe is most likely
+// one whose writer was killed between two batches. Call it before the
+// first Read or Record; it does nothing for Parquet.
+func (r *Reader[T]) RequireEndMarker() {
+	if r.frame != nil {
+		r.frame.needEnd = true
+	}
 }
 
 // RecycleBuffers makes an Arrow stream's reader reuse the memory of each

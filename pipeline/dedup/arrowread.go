@@ -34,6 +34,12 @@ type arrowLayout struct {
 // stream is opened without binding its columns to obsIn's, as the row
 // reader does: the column reader checks the layout itself (arrowLayoutOf)
 // and also reads hashes held as text, which the binding refuses.
+//
+// A stream dedup spooled (stdin, a pipe, a leftover spool) must end with
+// its end-of-stream marker: one that ends between two messages without
+// it is taken for one whose writer was killed there (a rowio.CutError
+// with NoEnd), and its batches are kept apart as a cut stream's are
+// (setAsideInput). A file named as INPUT is read as it is.
 func readArrow(ctx context.Context, in input, b *batch, bad func(error) error) (int64, error) {
 	f, err := in.open(ctx)
 	if err != nil {
@@ -45,6 +51,9 @@ func readArrow(ctx context.Context, in input, b *batch, bad func(error) error) (
 		return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 	}
 	defer r.Close()
+	if in.inbox {
+		r.RequireEndMarker()
+	}
 	l, err := arrowLayoutOf(r.ArrowSchema())
 	switch {
 	case err == nil && fastPath:
@@ -58,16 +67,20 @@ func readArrow(ctx context.Context, in input, b *batch, bad func(error) error) (
 		return 0, bad(err)
 	}
 	defer f2.Close()
-	return readArrowRows(ctx, in.name, f2, b, bad)
+	return readArrowRows(ctx, in.name, f2, in.inbox, b, bad)
 }
 
-// readArrowRows feeds every row of the Arrow IPC stream f to b, row by row.
-func readArrowRows(ctx context.Context, name string, f io.Reader, b *batch, bad func(error) error) (int64, error) {
+// readArrowRows feeds every row of the Arrow IPC stream f to b, row by
+// row; needEnd requires its end-of-stream marker (see readArrow).
+func readArrowRows(ctx context.Context, name string, f io.Reader, needEnd bool, b *batch, bad func(error) error) (int64, error) {
 	r, err := rowio.OpenArrow[obsIn](name, f)
 	if err != nil {
 		return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 	}
 	defer r.Close()
+	if needEnd {
+		r.RequireEndMarker()
+	}
 	buf := make([]obsIn, readBatch)
 	var n int64
 	for {

@@ -5,28 +5,39 @@ import (
 	"path/filepath"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // setAsideInput moves a spooled input that failed as bad input (err) out
-// of the way of later runs, and says where in err. An Arrow stream cut
-// mid-message after whole batches (its writer killed while writing one)
-// is not garbage: keepCut keeps those batches apart. Anything else is
+// of the way of later runs, and says where in err. A stream whose writer
+// was killed is not garbage: an Arrow stream cut mid-message or ended
+// without its end-of-stream marker after whole batches, or a text list
+// whose last line, which no newline ends, is not an entry, after whole
+// lines: keepCut keeps those batches or lines apart. Anything else is
 // set aside whole (setAside).
 func setAsideInput(in input, err error) error {
-	if cut, ok := rowio.AsCut(err); ok && cut.Rows > 0 && in.inbox && exitcode.Of(err) == exitcode.Usage {
+	if !in.inbox || exitcode.Of(err) != exitcode.Usage {
+		return setAside(in, err)
+	}
+	if cut, ok := rowio.AsCut(err); ok && cut.Rows > 0 {
 		return keepCut(in, cut, err)
+	}
+	if cut, ok := hashlist.AsCutLine(err); ok && cut.Whole > 0 {
+		return keepCutLine(in, cut, err)
 	}
 	return setAside(in, err)
 }
 
 // keepCut sets aside the spool of in, an Arrow stream cut mid-message
-// after whole batches, as Salvage sets aside what a run killed while
-// reading had read (dataset.KeepCut): the whole batches become
+// or ended without its end-of-stream marker after whole batches, as
+// Salvage sets aside what a run killed while reading had read
+// (dataset.KeepCut): the whole batches become
 // DIR/inbox/partial-part-….arrow, which status lists and a person
-// applies as an INPUT, and the cut message is kept beside it as
-// part-….cut.bad. They are not applied here: observations add up
+// applies as an INPUT, and a cut message is kept beside it as
+// part-….cut.bad (a stream without its marker has none: all of it is in
+// the partial input). They are not applied here: observations add up
 // (seen_count), and a stream sent again whole (its checksum another
 // than the cut one's) would count them twice. The run stops as on bad
 // input (exit 2, nothing of it committed), with one line saying how many
@@ -37,16 +48,49 @@ func keepCut(in input, cut *rowio.CutError, err error) error {
 	if kept.Partial == "" {
 		return setAside(in, fmt.Errorf("%w (its whole batches could not be kept apart: %v)", err, kerr))
 	}
-	note := ""
-	if kerr != nil {
-		note = fmt.Sprintf(" (and %v)", kerr)
+	if cut.NoEnd {
+		return exitcode.BadInput(fmt.Errorf("dedup: %s: the stream ended without its end-of-stream marker after %d complete rows "+
+			"(its writer was stopped before closing it), none applied: they are kept as %s (apply them with %s if its writer "+
+			"legitimately ends streams without the marker, or if the producer will not send the whole stream again, "+
+			"which would count them twice)%s",
+			in.name, cut.Rows, inboxName(kept.Partial), applyCommand(kept.Partial), alsoNote(kerr)))
 	}
-	// A spool and a leftover are in DIR/inbox; a partial input applied
-	// by hand is there too (dataset.IsPartial).
-	inbox := filepath.Dir(kept.Partial)
 	return exitcode.BadInput(fmt.Errorf("dedup: %s: the stream was cut mid-message after %d complete rows, none applied: "+
-		"they are kept as %s (apply them with \"infohash dedup --data %s %s\" unless the producer sends the whole stream again, "+
+		"they are kept as %s (apply them with %s unless the producer sends the whole stream again, "+
 		"which would count them twice), the %d bytes of the cut message as %s%s",
-		in.name, cut.Rows, filepath.Join("inbox", filepath.Base(kept.Partial)), filepath.Dir(inbox), kept.Partial,
-		kept.Rest, filepath.Join("inbox", filepath.Base(kept.Tail)), note))
+		in.name, cut.Rows, inboxName(kept.Partial), applyCommand(kept.Partial), kept.Rest, inboxName(kept.Tail), alsoNote(kerr)))
+}
+
+// keepCutLine is keepCut for a text list whose last line, which no
+// newline ends, is not an entry (its writer killed in the middle of it):
+// the whole lines before it become DIR/inbox/partial-part-….txt and the
+// cut line part-….cut.bad; nothing is applied, as for a cut stream.
+func keepCutLine(in input, cut *hashlist.CutLineError, err error) error {
+	kept, kerr := dataset.KeepCut(in.path, ".spool", cut.Whole)
+	if kept.Partial == "" {
+		return setAside(in, fmt.Errorf("%w (its whole lines could not be kept apart: %v)", err, kerr))
+	}
+	return exitcode.BadInput(fmt.Errorf("dedup: %s: the list ends in a cut line: line %d, which no newline ends, is not an entry (%v); "+
+		"none applied: the %d complete lines before it are kept as %s (apply them with %s unless the producer sends "+
+		"the whole list again, which would count them twice), the %d bytes of the cut line as %s%s",
+		in.name, cut.Line, cut.Err, cut.Line-1, inboxName(kept.Partial), applyCommand(kept.Partial), kept.Rest,
+		inboxName(kept.Tail), alsoNote(kerr)))
+}
+
+// inboxName is path, a file in DIR/inbox, as "inbox/NAME".
+func inboxName(path string) string { return filepath.Join("inbox", filepath.Base(path)) }
+
+// applyCommand is the command, quoted, that applies partial, a partial
+// input in DIR/inbox (dataset.IsPartial: it leaves the inbox once applied).
+func applyCommand(partial string) string {
+	return fmt.Sprintf("\"infohash dedup --data %s %s\"", filepath.Dir(filepath.Dir(partial)), partial)
+}
+
+// alsoNote is " (and kerr)" for the error of the inbox folder's fsync
+// after a partial input was kept, else "".
+func alsoNote(kerr error) string {
+	if kerr == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (and %v)", kerr)
 }

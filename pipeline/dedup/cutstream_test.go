@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,28 +51,35 @@ func snapshotOf(t *testing.T, data string) int64 {
 }
 
 // TestDedupCutStream: capture killed while writing a batch leaves dedup
-// a stream cut mid-message. Its whole batches are not applied (a stream
-// sent again whole would count them twice) and not thrown in with the
-// cut message as bad input either: they are kept as a partial input,
-// which status lists, and the cut message beside it, so that every byte
-// of the stream is kept; the run exits 2 with one line saying how many
-// rows came whole, where they are and how to apply them. Applied as that
-// line says, the partial input gives the state those rows give, leaves
-// the inbox and status, and applied again is a no-op. A stream cut
-// exactly between two messages reads as ended there and is applied.
+// a stream cut mid-message; killed between two batches, a stream that
+// ends without its end-of-stream marker. Its whole batches are not
+// applied (a stream sent again whole would count them twice) and not
+// thrown in with the cut message as bad input either: they are kept as
+// a partial input, which status lists, and the cut message, if any,
+// beside it, so that every byte of the stream is kept; the run exits 2
+// with one line saying how many rows came whole, where they are and how
+// to apply them. Applied as that line says, the partial input gives the
+// state those rows give, leaves the inbox and status, and applied again
+// is a no-op.
 func TestDedupCutStream(t *testing.T) {
 	obs := genObs(77, 600, 150)
 	stream, ends := cutCapture(t, obs)
+	const cutMsg, noEnd = "the stream was cut mid-message after %d complete rows, none applied",
+		"the stream ended without its end-of-stream marker after %d complete rows (its writer was stopped before closing it), none applied"
 	for _, tt := range []struct {
 		name string
 		cut  int
 		fast bool // the column reader, else the row reader
+		rows int
+		want string // what the error says, of rows
 	}{
-		{"inside a message", ends[2] + (ends[3]-ends[2])/2, true},
-		{"inside a message, row reader", ends[2] + (ends[3]-ends[2])/2, false},
-		{"after a message's continuation marker", ends[2] + 4, true},
-		{"before a message's metadata", ends[2] + 8, true},
-		{"between messages", ends[2], true},
+		{"inside a message", ends[2] + (ends[3]-ends[2])/2, true, 300, cutMsg},
+		{"inside a message, row reader", ends[2] + (ends[3]-ends[2])/2, false, 300, cutMsg},
+		{"after a message's continuation marker", ends[2] + 4, true, 300, cutMsg},
+		{"before a message's metadata", ends[2] + 8, true, 300, cutMsg},
+		{"between messages, no end marker", ends[2], true, 300, noEnd},
+		{"between messages, no end marker, row reader", ends[2], false, 300, noEnd},
+		{"after the last batch, no end marker", ends[5], true, 600, noEnd},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func() { fastPath = true }()
@@ -81,28 +89,25 @@ func TestDedupCutStream(t *testing.T) {
 			cut := stream[:tt.cut]
 			_, err := run(t, data, func(o *Options) { o.Stdin = trickle(cut, 997) }, "-")
 			inbox := filepath.Join(data, "inbox")
-			if tt.cut == ends[2] {
-				if err != nil {
-					t.Fatalf("cut between messages: %v", err)
-				}
-				compare(t, readState(t, data), truth(obs[:300]))
-				if ents, _ := os.ReadDir(inbox); len(ents) != 0 {
-					t.Fatalf("inbox holds %v", ents)
-				}
-				return
-			}
 			if exitcode.Of(err) != exitcode.Usage || snapshotOf(t, data) != 0 {
 				t.Fatalf("exit %d (%v), snapshot %d: want 2, nothing committed", exitcode.Of(err), err, snapshotOf(t, data))
 			}
 			partials, _ := filepath.Glob(filepath.Join(inbox, dataset.PartialPrefix+"*.arrow"))
 			tails, _ := filepath.Glob(filepath.Join(inbox, "*"+dataset.CutSuffix))
-			if ents, _ := os.ReadDir(inbox); len(partials) != 1 || len(tails) != 1 || len(ents) != 2 {
-				t.Fatalf("inbox holds %v, want a partial input and the cut message", ents)
+			wantTails := 1
+			if tt.want == noEnd {
+				wantTails = 0 // nothing was cut: all of it is in the partial input
+			}
+			if ents, _ := os.ReadDir(inbox); len(partials) != 1 || len(tails) != wantTails || len(ents) != 1+wantTails {
+				t.Fatalf("inbox holds %v, want a partial input and %d cut message", ents, wantTails)
 			}
 			msg := err.Error()
 			apply := fmt.Sprintf(`"infohash dedup --data %s %s"`, data, partials[0])
-			for _, w := range []string{"the stream was cut mid-message after 300 complete rows, none applied",
-				"kept as inbox/" + filepath.Base(partials[0]), apply, "as inbox/" + filepath.Base(tails[0])} {
+			says := []string{fmt.Sprintf(tt.want, tt.rows), "kept as inbox/" + filepath.Base(partials[0]), apply}
+			for _, tail := range tails {
+				says = append(says, "as inbox/"+filepath.Base(tail))
+			}
+			for _, w := range says {
 				if !strings.Contains(msg, w) {
 					t.Errorf("err = %q, want it to say %q", msg, w)
 				}
@@ -113,20 +118,23 @@ func TestDedupCutStream(t *testing.T) {
 			// Every byte is kept: the partial input less its end marker,
 			// then the cut message.
 			part, _ := os.ReadFile(partials[0])
-			tail, _ := os.ReadFile(tails[0])
+			var tail []byte
+			for _, p := range tails {
+				tail, _ = os.ReadFile(p)
+			}
 			eos := []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
 			if !bytes.HasSuffix(part, eos) || !bytes.Equal(append(part[:len(part)-8:len(part)-8], tail...), cut) {
 				t.Fatalf("kept %d + %d bytes, not the %d of the stream", len(part), len(tail), len(cut))
 			}
 			r, err := status.Run(context.Background(), data, t0, status.Options{})
-			if err != nil || len(r.Partial) != 1 || r.Partial[0] != partials[0] || len(r.Rejected) != 1 || r.Rejected[0] != tails[0] {
+			if err != nil || len(r.Partial) != 1 || r.Partial[0] != partials[0] || !slices.Equal(r.Rejected, tails) {
 				t.Fatalf("status lists partial %v, rejected %v (%v)", r.Partial, r.Rejected, err)
 			}
 			// Applied as the error says.
 			if _, err := run(t, data, nil, partials[0]); err != nil {
 				t.Fatalf("applying the partial input: %v", err)
 			}
-			compare(t, readState(t, data), truth(obs[:300]))
+			compare(t, readState(t, data), truth(obs[:tt.rows]))
 			if _, err := os.Stat(partials[0]); !os.IsNotExist(err) {
 				t.Fatalf("the applied partial input is still there (%v)", err)
 			}
@@ -219,4 +227,23 @@ func TestDedupCutFileNamed(t *testing.T) {
 	if b, _ := os.ReadFile(path); len(b) != ends[1]+20 {
 		t.Fatalf("the input was touched: %d bytes", len(b))
 	}
+}
+
+// TestDedupNoEndFileNamed: a file named as an INPUT is read as it is: an
+// Arrow stream in it that ends between two messages without its
+// end-of-stream marker (one a writer legitimately ended by closing it,
+// or a partial input's bytes copied without its marker) is applied, as
+// before; only a stream dedup spooled must end with the marker.
+func TestDedupNoEndFileNamed(t *testing.T) {
+	obs := genObs(81, 300, 100)
+	stream, ends := cutCapture(t, obs)
+	path := filepath.Join(t.TempDir(), "obs.arrow")
+	if err := os.WriteFile(path, stream[:ends[1]], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "ds")
+	if _, err := run(t, data, nil, path); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, readState(t, data), truth(obs[:200]))
 }

@@ -14,7 +14,8 @@ import (
 var maxLine = 64 << 20
 
 // readHashList reads a hash list, calling emit for each hash; errors name
-// the line.
+// the line. A last line that no newline ends and that is not an entry
+// is a hashlist.CutLineError (the list was cut there).
 func readHashList(name string, r io.Reader, at int64, emit func(schema.Observation)) (int64, error) {
 	sc := hashlist.NewScanner(name, r, maxLine)
 	var n int64
@@ -32,7 +33,7 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		// Every key a line names: both of a hybrid torrent's magnet.
 		hs, err := hashlist.LineHashes(string(line))
 		if err != nil {
-			return n, sc.Errorf("%w", err)
+			return n, sc.BadLine(err) // a CutLineError for a cut last line
 		}
 		for _, m := range hs {
 			emit(schema.Observation{InfoHash: m.H, InfoHashV2: m.V2, HashType: m.Type, ObservedAt: at, Source: schema.SourceImport})

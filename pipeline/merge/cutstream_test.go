@@ -102,8 +102,9 @@ func tablesOf(t *testing.T, dir string) tables {
 // stream cut mid-message. Its whole batches are applied and committed,
 // and the run is partial (exit 3), saying in one line how many rows got
 // through and that the other jobs stay leased; the spool is not kept,
-// and not set aside as bad input. A stream cut exactly between two
-// messages reads as ended there: applied, exit 0. Either way, the whole
+// and not set aside as bad input. So is a stream that ends exactly
+// between two messages without its end-of-stream marker (fetch killed
+// between two batches): applied, exit 3, saying so. Either way, the whole
 // stream merged afterwards (fetch's output kept, sent again) applies the
 // rest and counts nothing twice: the dataset ends as one that merged the
 // whole stream once (state, torrents, peers, leases), and the cut bytes
@@ -120,17 +121,21 @@ func TestMergeCutStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := tablesOf(t, whole)
+	const cutMsg, noEnd = "the stream was cut mid-message after %d complete rows, which were applied",
+		"the stream ended without its end-of-stream marker after %d complete rows, which were applied"
 	for _, tt := range []struct {
 		name string
 		cut  int
 		rows int64
 		code int
+		want string // what the error says, of rows
 	}{
-		{"inside a message", ends[2] + (ends[3]-ends[2])/2, 15, exitcode.Partial},
-		{"inside a message's length", ends[2] + 6, 15, exitcode.Partial},
-		{"after a message's continuation marker", ends[2] + 4, 15, exitcode.Partial},
-		{"before a message's metadata", ends[2] + 8, 15, exitcode.Partial},
-		{"between messages", ends[2], 15, exitcode.OK},
+		{"inside a message", ends[2] + (ends[3]-ends[2])/2, 15, exitcode.Partial, cutMsg},
+		{"inside a message's length", ends[2] + 6, 15, exitcode.Partial, cutMsg},
+		{"after a message's continuation marker", ends[2] + 4, 15, exitcode.Partial, cutMsg},
+		{"before a message's metadata", ends[2] + 8, 15, exitcode.Partial, cutMsg},
+		{"between messages, no end marker", ends[2], 15, exitcode.Partial, noEnd},
+		{"after the last batch, no end marker", ends[4], 24, exitcode.Partial, noEnd},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -146,7 +151,7 @@ func TestMergeCutStream(t *testing.T) {
 			}
 			if tt.code == exitcode.Partial {
 				msg := err.Error()
-				for _, w := range []string{fmt.Sprintf("the stream was cut mid-message after %d complete rows, which were applied", tt.rows),
+				for _, w := range []string{fmt.Sprintf(tt.want, tt.rows),
 					"the jobs whose rows did not get through stay leased until their lease_until"} {
 					if !strings.Contains(msg, w) {
 						t.Errorf("err = %q, want it to say %q", msg, w)
@@ -236,5 +241,22 @@ func TestMergeCutFileNamed(t *testing.T) {
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMergeNoEndFileNamed: a file named as RESULTS is read as it is: a
+// stream in it that ends between two messages without its end-of-stream
+// marker is applied whole (exit 0), as before; only a stream merge
+// spooled must end with the marker.
+func TestMergeNoEndFileNamed(t *testing.T) {
+	dir := cutDataset(t)
+	stream, ends, _ := cutResults(t, dir)
+	path := filepath.Join(t.TempDir(), "results.arrow")
+	if err := os.WriteFile(path, stream[:ends[1]], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := tryMerge(dir, t0+10*minute, path)
+	if err != nil || st.Results != 10 {
+		t.Fatalf("%d results, err = %v; want 10 applied, no error", st.Results, err)
 	}
 }

@@ -230,7 +230,12 @@ func (r *result) infoLen() int64 {
 // batches, and cut says where the stream ends. Applying them is safe, as
 // applying any results is (a result counts once per lease), and the jobs
 // whose rows were cut off stay leased until lease_until. A stream cut
-// before its first whole batch holds nothing to apply: bad input.
+// before its first whole batch holds nothing to apply: bad input. A
+// stream merge spooled (stdin, a pipe, a leftover spool) that ends
+// between two messages without its end-of-stream marker (fetch killed
+// between two batches) is taken for cut there (a CutError with NoEnd):
+// its batches are applied, and the run is partial, as for a cut one. A
+// file named as RESULTS is read as it is.
 func readResults(in input, sp *metaSpill) (rs []result, cut *rowio.CutError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -265,7 +270,11 @@ func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 		}
 		r, err = openParquetResults(in.path, in.name, blob)
 	} else if bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}) {
-		r, err = rowio.OpenArrow[schema.Result](in.name, br)
+		var ar *rowio.Reader[schema.Result]
+		if ar, err = rowio.OpenArrow[schema.Result](in.name, br); err == nil && in.inbox {
+			ar.RequireEndMarker() // see readResults
+		}
+		r = ar
 	} else if len(head) == 0 {
 		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
 	} else {

@@ -238,7 +238,8 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 }
 
 // cutInputs is the partial outcome (exit 3) of a run that applied
-// streams cut mid-message (readResults): one line that says, for each,
+// streams cut mid-message or ended without their end-of-stream marker
+// (readResults): one line that says, for each,
 // how many rows came through whole and were applied, and what became of
 // the jobs whose rows were cut off; nil when none was cut. The ledger
 // records such a stream by the checksum of what came, as any input: the
@@ -248,7 +249,12 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 func cutInputs(pending []input, notes map[string]inputNote) error {
 	var cuts []string
 	for _, in := range pending {
-		if c := notes[in.id].cut; c != nil {
+		switch c := notes[in.id].cut; {
+		case c == nil:
+		case c.NoEnd:
+			cuts = append(cuts, fmt.Sprintf("%s: the stream ended without its end-of-stream marker after %d complete rows, "+
+				"which were applied (its writer was stopped before closing it)", in.name, c.Rows))
+		default:
 			cuts = append(cuts, fmt.Sprintf("%s: the stream was cut mid-message after %d complete rows, which were applied "+
 				"(%d bytes of a cut message dropped)", in.name, c.Rows, c.Size-c.Whole))
 		}

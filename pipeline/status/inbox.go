@@ -48,16 +48,18 @@ func stageOf(dir, path string) string {
 // (DIR/inbox/merge) set aside their spools of stdin or a pipe as
 // part-*.spool.bad and part-*.results.bad (dataset.SetAside), a partial
 // input as partial-*.bad, and the cut message of a stream cut mid-message
-// whose whole batches they kept as a partial input as *.cut.bad
-// (dataset.KeepCut); Salvage a killed run's spool that is a Parquet file
-// cut short as .tmp-*.bad; scripts/cron/crawl-pass.sh a work file that
-// dedup or merge refused as crawl-pass-PASS-NAME.bad.
+// (or the cut last line of a text list) whose whole batches (lines) they
+// kept as a partial input as *.cut.bad (dataset.KeepCut); Salvage a
+// killed run's spool that is a Parquet file cut short as .tmp-*.bad;
+// scripts/cron/crawl-pass.sh a work file that dedup or merge refused as
+// crawl-pass-PASS-NAME.bad.
 func rejectedWhat(dir, path string) string {
 	stage := stageOf(dir, path)
 	name := filepath.Base(path)
 	switch {
 	case strings.HasSuffix(name, dataset.CutSuffix):
-		return "the cut message of a stream cut mid-message, whose whole batches " + stage + " kept as a partial input; nothing in it can be applied"
+		return "the cut end of a stream cut mid-message or of a list cut mid-line, whose whole batches or lines " + stage +
+			" kept as a partial input; nothing in it can be applied"
 	case strings.HasPrefix(name, "crawl-pass-"):
 		return "a crawl-pass work file that " + stage + " refused as bad input"
 	case strings.HasPrefix(name, fsutil.TempPrefix):

@@ -30,7 +30,7 @@ func TestRejectedInputs(t *testing.T) {
 		{"crawl-pass results", "merge/crawl-pass-20260601T0000Z-results.parquet.bad", "a crawl-pass work file that merge refused as bad input"},
 		{"spool cut short", ".tmp-" + dataset.NewName(".spool") + "-123.bad", "a killed run's spool of stdin or a pipe, a Parquet file cut short"},
 		{"partial applied by hand", dataset.PartialPrefix + "0011.arrow.bad", "a partial input that dedup refused as bad input"},
-		{"cut message", dataset.NewName(".spool") + dataset.CutSuffix, "the cut message of a stream cut mid-message, whose whole batches dedup kept as a partial input; nothing in it can be applied"},
+		{"cut message", dataset.NewName(".spool") + dataset.CutSuffix, "the cut end of a stream cut mid-message or of a list cut mid-line, whose whole batches or lines dedup kept as a partial input; nothing in it can be applied"},
 		{"something else", "notes.bad", "bad input"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -287,7 +287,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "verified %d files (%s) against the manifest: all match\n", v.Files, humanBytes(v.Bytes))
 	}
 	for _, p := range r.Partial {
-		fmt.Fprintf(w, "partial input (set aside, not applied, by a run killed or out of disk space while reading a pipe, or whose stream was cut mid-message; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
+		fmt.Fprintf(w, "partial input (set aside, not applied, by a run killed or out of disk space while reading a pipe, or whose stream or list was cut short; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
 	}
 	for _, p := range r.Rejected {
 		fmt.Fprintf(w, "rejected input (%s; set aside, not applied: look, then delete or fix and apply it): %s\n", rejectedWhat(r.Dir, p), p)
