@@ -44,6 +44,10 @@
 #   0  pass complete            75 another writer holds the dataset (skipped)
 #   3  pass partial (some work left for the next pass; what was done is committed)
 #   1/2 a step failed (see the log), or 2: a bad argument; 130 interrupted
+# A step killed by a signal the pass did not pass on (kill -9, the OOM
+# killer: status 128+N) is a failed step, exit 1 (not 137): unlike one
+# interrupted (130) it did not commit what it had, and someone should
+# look. Only a pass that is itself killed ends with 128+N.
 #
 # shellcheck disable=SC2046 # $(metrics STAGE) prints one word or none
 set -uo pipefail
@@ -94,6 +98,13 @@ run() {
 	reap "$child"
 	local rc=$?
 	child=''
+	# A status above 128 is a step killed by a signal (kill -9, the OOM
+	# killer): interrupted if the pass passed one on, else a failure.
+	if [ $rc -gt 128 ] && [ $rc != 130 ]; then
+		[ -z "$sig" ] || return 130
+		log "$2: killed by SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))) (status $rc): a failure (exit 1)"
+		return 1
+	fi
 	return $rc
 }
 

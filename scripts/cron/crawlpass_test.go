@@ -260,3 +260,26 @@ func child(t *testing.T, pid int) int {
 	t.Fatalf("process %d has no child", pid)
 	return 0
 }
+
+// A step killed by a signal that the pass did not pass on (kill -9, the
+// OOM killer) is a failed step: the pass logs which signal and exits 1,
+// one of its documented statuses, not the shell's 137. What the killed
+// step left the next pass takes up.
+func TestCrawlPassStepKilled(t *testing.T) {
+	for _, stage := range []string{"capture", "dedup", "export"} {
+		t.Run(stage, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			// An infohash whose STAGE dies of SIGKILL as it starts.
+			wrapper := filepath.Join(t.TempDir(), "infohash")
+			script := "#!/bin/sh\n[ \"$1\" = " + stage + " ] && kill -KILL $$\nexec " + bin + " \"$@\"\n"
+			if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			log := runPass(t, data, "k1", "1s", 1, "INFOHASH="+wrapper)
+			if !strings.Contains(log, stage+": killed by SIGKILL (status 137): a failure (exit 1)") {
+				t.Errorf("the log does not say %s was killed:\n%s", stage, log)
+			}
+			runPass(t, data, "k2", "1s", 0)
+		})
+	}
+}
