@@ -16,7 +16,8 @@
 # "--timeout 5s").
 #
 # Every step's output is a file under DATA_DIR/work/PASS/ before the next
-# step reads it. Once dedup has committed observations.parquet, or merge
+# step reads it (plan-retries' by way of DATA_DIR/work/jobs.parquet, a
+# path kept from pass to pass: see JOBS below). Once dedup has committed observations.parquet, or merge
 # results.parquet, the file is marked applied (FILE.applied beside it). A
 # pass that stops before that (capture or fetch got SIGTERM, dedup or merge
 # found the dataset locked or failed) leaves the file unmarked, and every
@@ -241,9 +242,26 @@ step capture "$IH" capture --data "$DATA" "${boot[@]}" --duration "$DURATION" ${
 	--stats-json "$WORK/capture.json" $(metrics capture) -o "$WORK/observations.parquet"
 dedup "$WORK"
 
+# plan-retries writes to the same path in every pass, JOBS, and the pass
+# moves the file into its folder at once: a plan-retries killed between
+# its commit and its rename leaves its jobs under a temporary name beside
+# JOBS, and the next plan-retries to JOBS ends their leases and plans the
+# hashes again (to a new path each pass they stayed leased to no one for
+# the lease's length). A file at JOBS is one a pass published and did not
+# move (killed before the move; or plan-retries failed, or was
+# interrupted, after its commit): its leases are live, so this pass
+# fetches it in place of a new plan. A job whose lease has passed since,
+# fetch neither attempts nor releases (the pass ends partial), and plan
+# plans it again.
+JOBS=$DATA/work/jobs.parquet
 if "$IH" plan-retries --help >/dev/null 2>&1; then
-	step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
-		--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$WORK/jobs.parquet"
+	if [ -f "$JOBS" ]; then
+		log "plan-retries: $JOBS is a jobs file a stopped pass published but did not move: fetching it in this pass in place of a new plan"
+	else
+		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
+			--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$JOBS"
+	fi
+	mv -f -- "$JOBS" "$WORK/jobs.parquet" || stopped plan-retries 1
 	# fetch shares capture's DHT state directory (its own files there) to
 	# start warm from the nodes that answered it last pass.
 	# shellcheck disable=SC2086

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -280,6 +281,80 @@ func TestCrawlPassStepKilled(t *testing.T) {
 				t.Errorf("the log does not say %s was killed:\n%s", stage, log)
 			}
 			runPass(t, data, "k2", "1s", 0)
+		})
+	}
+}
+
+// A pass killed while plan-retries publishes its jobs leaves no lease
+// stranded: the next pass frees or fetches every job it leased. Killed
+// between plan-retries' commit and its rename (SIGKILL injected by
+// strace(1) as plan-retries renames its jobs file into place), the jobs
+// stay under a temporary name beside the plan's output, which crawl-pass
+// keeps from pass to pass so that the next plan-retries finds them and
+// ends their leases. Killed between that rename and the pass's move of
+// the file into its folder (a mv that kills the script), the jobs file
+// waits at that path, and the next pass fetches it.
+func TestCrawlPassPlanKilled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want int // pass p1's exit status
+		// env returns the settings that kill pass p1 at the moment.
+		env func(t *testing.T, data string) []string
+		// check checks how pass p2 took up p1's jobs.
+		check func(t *testing.T, p2, log string)
+	}{
+		{"between commit and rename", 1, func(t *testing.T, data string) []string {
+			if out, err := exec.Command("strace", "-f", "-qq", "-o", "/dev/null", "true").CombinedOutput(); err != nil {
+				t.Skipf("no working strace(1) to kill plan-retries at its rename: %v %s", err, out)
+			}
+			return []string{"INFOHASH=" + script(t, "infohash", `out=
+for a; do [ "${prev:-}" = -o ] && out=$a; prev=$a; done
+[ "$1" = plan-retries ] && [ -n "$out" ] && exec strace -f -qq -o /dev/null -P "$out" \
+	-e trace='?rename,renameat,renameat2' -e inject='?rename,renameat,renameat2:signal=KILL' `+bin+` "$@"
+exec `+bin+` "$@"`)}
+		}, func(t *testing.T, p2, log string) {
+			if n := statsJSON(t, filepath.Join(p2, "plan.json"))["unpublished_leases_ended"]; n != 5 {
+				t.Errorf("p2's plan ended %v leases of p1's unpublished jobs, want 5; log:\n%s", n, log)
+			}
+		}},
+		{"between rename and move", 137, func(t *testing.T, data string) []string {
+			mv, err := exec.LookPath("mv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Dir(script(t, "mv", `for a; do [ "$a" = "`+filepath.Join(data, "work", "jobs.parquet")+`" ] && kill -KILL $PPID && exit 1; done
+exec `+mv+` "$@"`))
+			return []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")}
+		}, func(t *testing.T, p2, log string) {
+			if exists(filepath.Join(p2, "plan.json")) || !strings.Contains(log, "fetching it in this pass in place of a new plan") {
+				t.Errorf("p2 did not fetch p1's jobs file in place of a plan; log:\n%s", log)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			seed := filepath.Join(t.TempDir(), "seed.txt")
+			hexList(t, seed, hashes(1, 20)...)
+			ih(t, "dedup", "--data", data, seed)
+
+			log := runPass(t, data, "p1", "1s", tc.want, append(tc.env(t, data), "LIMIT=5")...)
+			if n := len(liveLeases(t, data)); n != 5 {
+				t.Fatalf("setup: %d live leases after the killed pass, want its 5; log:\n%s", n, log)
+			}
+
+			log = runPass(t, data, "p2", "1s", 0, "LIMIT=5")
+			if live := liveLeases(t, data); len(live) > 0 {
+				t.Errorf("leases stranded after the next pass: %v; log:\n%s", live, log)
+			}
+			if exists(filepath.Join(data, "work", "jobs.parquet")) {
+				t.Errorf("a jobs file is left at the plan's path; log:\n%s", log)
+			}
+			p2 := filepath.Join(data, "work", "p2")
+			tc.check(t, p2, log)
+			fetch := statsJSON(t, filepath.Join(p2, "fetch.json"))
+			if fetch["attempted"] != 5 {
+				t.Errorf("p2 attempted %v jobs, want 5; log:\n%s", fetch["attempted"], log)
+			}
 		})
 	}
 }

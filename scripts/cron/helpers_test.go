@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -100,13 +101,17 @@ func startPass(t *testing.T, data, name, duration string, env ...string) *pass {
 	return p
 }
 
-// wait returns the pass's exit status. It returns once the script and
-// every step it started are gone (they share its stderr).
+// wait returns the pass's exit status (128+N, as a shell says it, if a
+// signal N killed the script). It returns once the script and every step
+// it started are gone (they share its stderr).
 func (p *pass) wait(t *testing.T) int {
 	t.Helper()
 	err := p.cmd.Wait()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
 		return ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
@@ -210,4 +215,53 @@ func hashes(first, n int) []string {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// liveLeases returns the hashes (hex) whose lease in the leases table has
+// not ended by the wall clock.
+func liveLeases(t *testing.T, data string) []string {
+	t.Helper()
+	hashes, until := column(t, data, "leases", "info_hash"), column(t, data, "leases", "lease_until")
+	var live []string
+	for i, u := range until {
+		end, err := time.Parse(time.RFC3339Nano, u)
+		if err != nil {
+			t.Fatalf("leases: lease_until %q: %v", u, err)
+		}
+		if end.After(time.Now()) {
+			live = append(live, hashes[i])
+		}
+	}
+	return live
+}
+
+// statsJSON reads a --stats-json file's numbers.
+func statsJSON(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	out := map[string]float64{}
+	for k, v := range raw {
+		if f, ok := v.(float64); ok {
+			out[k] = f
+		}
+	}
+	return out
+}
+
+// script writes an executable sh script named name, with body, into a
+// new temp folder and returns its path.
+func script(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
