@@ -2,10 +2,12 @@ package cron
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A bad argument stops the pass before its first step, with one line
@@ -93,4 +95,65 @@ func noDate(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// crontab.example keeps the disk bounded: once the day's state export is
+// written, the exports older than a week go, with a killed export's
+// temporary file (no later export writes that name again); a newer
+// export, a live export's temporary file and the rest of the folder stay.
+// Every log it appends to is under the rotation it shows.
+func TestCrontabPrunesStateExports(t *testing.T) {
+	b, err := os.ReadFile("crontab.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prune string
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "#") && strings.Contains(line, "--table state") {
+			_, prune, _ = strings.Cut(line, " && ")
+		}
+		for _, m := range regexp.MustCompile(`>>(/var/log/infohash/\S+)`).FindAllStringSubmatch(line, -1) {
+			if ok, _ := filepath.Match("/var/log/infohash/*.log", m[1]); !ok || !strings.Contains(string(b), "#   /var/log/infohash/*.log {") {
+				t.Errorf("%s: not under the logrotate snippet's /var/log/infohash/*.log", m[1])
+			}
+		}
+	}
+	if !strings.HasPrefix(prune, "find ") {
+		t.Fatalf("the state export's line prunes nothing after it: %q", prune)
+	}
+	const day = 24 * time.Hour
+	dir := t.TempDir()
+	export := filepath.Join(dir, "export")
+	if err := os.Mkdir(export, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := []struct {
+		name  string
+		age   time.Duration
+		stays bool
+	}{
+		{"state-2026-01-01.csv", 8 * day, false},
+		{".tmp-state-2026-01-01.csv-L0123456789ab", 8 * day, false},
+		{"state-2026-01-07.csv", 2 * day, true},
+		{".tmp-state-2026-01-09.csv-L0123456789ab", time.Minute, true},
+		{"catalog.parquet", 30 * day, true},
+	}
+	for _, f := range files {
+		p := filepath.Join(export, f.name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-f.age)
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("sh", "-c", strings.ReplaceAll(prune, "/srv/ih", dir)).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", prune, err, out)
+	}
+	for _, f := range files {
+		if kept := exists(filepath.Join(export, f.name)); kept != f.stays {
+			t.Errorf("%s (%v old): kept %v, want %v", f.name, f.age, kept, f.stays)
+		}
+	}
 }
