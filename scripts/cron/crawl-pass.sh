@@ -38,7 +38,7 @@
 # work, which commits what it has; the pass waits for it and exits 130.
 # Before any step the arguments are checked (exit 2, one line): INFOHASH
 # names an executable, DATA_DIR is a folder or a new one in an existing
-# folder (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
+# folder, not inside a dataset (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
 # likewise), CAPTURE_DURATION and LOCK_WAIT are durations, LIMIT a count,
 # NOW an RFC 3339 time (as `infohash clock --now NOW` parses it: no GNU
 # date needed). Exit statuses:
@@ -123,6 +123,20 @@ folder() {
 	fi
 }
 folder DATA_DIR "$DATA"
+# DATA_DIR must be a dataset's own folder, not one inside it (state/current,
+# a snapshot under state/v/): the pass would write its work/ and export/
+# folders into files the dataset manages. A dataset's folder holds CURRENT.
+abs=$(cd -- "$(dirname -- "$DATA")" && pwd -P) || usage "DATA_DIR $DATA: cannot resolve its folder"
+up=$abs
+[ -e "$DATA" ] && up=$(cd -- "$DATA" && pwd -P)
+while [ "$up" != / ] && [ -n "$up" ]; do
+	up=$(dirname -- "$up")
+	[ -f "$up/CURRENT" ] && [ -d "$up/manifests" ] &&
+		usage "DATA_DIR $DATA is inside the dataset $up: give the dataset's own folder"
+done
+if [ ! -e "$DATA" ] && [ -f "$abs/CURRENT" ] && [ -d "$abs/manifests" ]; then
+	usage "DATA_DIR $DATA is inside the dataset $abs: give the dataset's own folder"
+fi
 [ "$EXPORT_DIR" = "$DATA/export" ] || folder EXPORT_DIR "$EXPORT_DIR"
 # Durations as infohash takes them (90m, 1d12h, 1.5h): this refuses typos
 # and leaves the finer checks (at most 100 years) to infohash.

@@ -157,3 +157,54 @@ func TestCrontabPrunesStateExports(t *testing.T) {
 		}
 	}
 }
+
+// A DATA_DIR inside a dataset (state/current, a snapshot, a new folder in
+// one) is refused before any step, with one line naming the dataset, and
+// nothing is made there: the pass would write work/ and export/ into
+// folders the dataset manages. The dataset's own folder is accepted.
+func TestCrawlPassDataInsideDataset(t *testing.T) {
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	for _, d := range []string{"manifests", "state/v/000000000001/prefix=00"} {
+		if err := os.MkdirAll(filepath.Join(ds, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ds, "CURRENT"), []byte("000000000001.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("v/000000000001", filepath.Join(ds, "state", "current")); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{
+		"ds/state/current",
+		"ds/state/v/000000000001/prefix=00",
+		"ds/state",
+		"ds/newfolder",
+	} {
+		t.Run(data, func(t *testing.T) {
+			before := tree(t, ds)
+			log := runPass(t, filepath.Join(dir, data), "c1", "1s", 2, noDate(t))
+			if strings.Count(log, "\n") != 1 || !strings.Contains(log, "is inside the dataset") {
+				t.Errorf("log: want one line saying DATA_DIR is inside the dataset, got:\n%s", log)
+			}
+			if after := tree(t, ds); after != before {
+				t.Errorf("a refused pass changed the dataset:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}
+
+// tree lists every path under root, one per line.
+func tree(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(root, func(p string, _ os.DirEntry, err error) error {
+		b.WriteString(p + "\n")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
