@@ -31,6 +31,7 @@ func captureCommand() *cli.Command {
    infohash capture --duration 10m -o observations.parquet
    infohash capture --duration 10m --data /srv/ih -o - | infohash dedup --data /srv/ih -
    infohash capture --node-ids 4 --listen :6881 --max-observations 1000000 -o obs.parquet
+   infohash capture --now 2026-01-02T03:04:05Z --duration 10m -o obs.parquet   # observed_at from 03:04:05Z on
    */15 * * * *  infohash capture --data /srv/ih --duration 14m -o /srv/ih/in/obs-$(date +\%s).parquet
    (mkdir /srv/ih/in once; "infohash dedup --data /srv/ih /srv/ih/in/" applies the files, skipping those already applied)`,
 		Description: `Runs --node-ids DHT nodes (IDs spread over the keyspace) joined through
@@ -57,6 +58,11 @@ its parent folder must exist) so the next run rejoins
 warm; a second capture started on a --dht-state in use exits 75 (captures
 that run at once need their own).
 
+With --now TIME the run's clock starts at TIME and advances at the wall
+clock's pace (TIME + the real time elapsed): it stamps observed_at and the
+default --run-id, so that a pass replayed or simulated with dedup --now
+keeps one clock. --duration and --max-rps stay in real time.
+
 Counters are logged on stderr when done and written by --stats-json.
 
 ` + exitcode.Help,
@@ -72,6 +78,7 @@ Counters are logged on stderr when done and written by --stats-json.
 			&cli.Float64Flag{Name: "max-rps", Value: d.MaxRPS, Usage: "at most `N` outgoing crawl queries per second (0: no limit)"},
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
 			&cli.StringFlag{Name: "run-id", Usage: "run ID written into every observation (default capture-<UTC time>)"},
+			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),
 			statsJSONFlag,
 		},
 		Action: runCapture,
@@ -82,7 +89,12 @@ func runCapture(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return exitcode.BadInput(fmt.Errorf("capture: unexpected argument %q", c.Args().First()))
 	}
+	clk, err := parseClock(c)
+	if err != nil {
+		return err
+	}
 	o := capture.DefaultOptions()
+	o.Clock = clk
 	o.NodeIDs = c.Int("node-ids")
 	o.Listen = c.String("listen")
 	o.Bootstrap = dhtboot.Parse(c.StringSlice("bootstrap"))
@@ -106,7 +118,7 @@ func runCapture(c *cli.Context) error {
 	o.Crawl = !c.Bool("passive")
 	o.RunID = c.String("run-id")
 	if o.RunID == "" {
-		o.RunID = "capture-" + time.Now().UTC().Format("20060102T150405Z")
+		o.RunID = "capture-" + o.Clock.Now().UTC().Format("20060102T150405Z")
 	}
 	if !utf8.ValidString(o.RunID) { // every observation's run_id, a STRING column
 		return exitcode.BadInput(fmt.Errorf("capture: --run-id %q: not valid UTF-8", o.RunID))
@@ -126,7 +138,7 @@ func runCapture(c *cli.Context) error {
 	interrupted := false
 	var saver stateSaver
 	o.StateSaver = saver.set
-	err := deliver(c.Context, "capture", out, c.App.Writer, func(dst output) error {
+	err = deliver(c.Context, "capture", out, c.App.Writer, func(dst output) error {
 		w, err := rowio.CreateWith[schema.Observation](dst.open, out, dst.stdout)
 		if err != nil {
 			return fmt.Errorf("capture: %w", err)

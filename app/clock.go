@@ -34,7 +34,7 @@ func clockCommand() *cli.Command {
    infohash clock --now 2026-01-02T03:04:05Z --add 90m       # 2026-01-02T04:34:05Z
    infohash clock --now 2026-01-02T03:04:05Z --add=-1d       # 2026-01-01T03:04:05Z
    NOW=$(infohash clock --now "$(date -u +%FT%TZ)" --add 3h) # in 3 hours, in whole seconds`,
-		Description: `Parses --now as dedup, plan-retries, merge and status do and prints it in
+		Description: `Parses --now as the stages (all but export) and status do and prints it in
 UTC (RFC 3339, with its fraction of a second if it has one); without
 --now it prints the wall clock. --add moves that time by a duration as
 the duration flags take it (Go's, such as 3h, 1h30m or -90m, plus d and

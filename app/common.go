@@ -18,6 +18,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/clock"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/internal/metrics"
 )
@@ -191,8 +192,8 @@ var nowFlag = &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as the 
 
 // nowFlagOf is a stage's --now: it sets only that run's own clock, whose
 // uses moves lists. Times the stage reads from its inputs (capture's
-// observed_at, fetch's attempted_at: both by the wall clock, as neither
-// takes --now) and what it derives from them keep theirs.
+// observed_at, fetch's attempted_at: each by the clock of the run that
+// wrote it) and what it derives from them keep theirs.
 func nowFlagOf(moves string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as this run's clock, for reproducible runs: " + moves}
 }
@@ -261,6 +262,27 @@ func timeParseReason(err error) string {
 		at = string(r[:20]) + "…"
 	}
 	return fmt.Sprintf("want %s at %q", part, at)
+}
+
+// runningNowFlag is the --now of capture and fetch (parseClock): a clock
+// that starts at TIME and runs on; uses lists what it stamps and decides.
+func runningNowFlag(uses string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "now", Usage: "start this run's clock at `TIME` (RFC 3339) and run it at the wall clock's pace, " +
+		"to replay or simulate a pass: " + uses}
+}
+
+// parseClock returns the clock of a stage that runs for a while (capture,
+// fetch): with --now TIME (parsed as parseNow does), one that starts at
+// TIME and advances at the wall clock's pace; else the wall clock.
+func parseClock(c *cli.Context) (clock.Clock, error) {
+	if c.String("now") == "" {
+		return clock.Wall(), nil
+	}
+	t, err := parseNow(c)
+	if err != nil {
+		return clock.Clock{}, err
+	}
+	return clock.StartingAt(t), nil
 }
 
 // secondsAttr is the "seconds" attribute of a stage's final log record:

@@ -95,7 +95,7 @@ was committed ends the run partial (exit 3), naming the input.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("new hashes' next_retry (due at once), the limit past which an observed_at is read as the clock, " +
-				"the ledger's applied_at; last_seen and reactivation follow the sightings' observed_at (capture stamps the wall clock)"),
+				"the ledger's applied_at; last_seen and reactivation follow the sightings' observed_at (capture's clock: give capture the same --now)"),
 			statsJSONFlag,
 			policyDurationFlag("half-life", "activity half-life `D` for this run",
 				fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)),

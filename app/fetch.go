@@ -25,7 +25,8 @@ func fetchCommand() *cli.Command {
 
    infohash plan-retries --data /srv/ih -o - | infohash fetch --dht-state /srv/ih/dht-state - -o - | infohash merge --data /srv/ih -
    infohash fetch jobs.parquet -o results.parquet --concurrency 200 --deadline 50m --stats-json fetch.json
-   infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"`,
+   infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"
+   infohash plan-retries --data /srv/ih --now "$NOW" -o jobs.parquet && infohash fetch --now "$NOW" jobs.parquet -o results.parquet && infohash merge --data /srv/ih --now "$NOW" results.parquet`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
 attempted job (and, when it stops early, one released row per leased job it did not
@@ -82,6 +83,12 @@ Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout
 asked are cut off without a peer_failures entry (we stopped waiting; merge does not
 penalise them), and the attempt is timeout unless a peer's failure outranks it.
 
+With --now TIME (e.g. the --now plan-retries and merge take, to replay or simulate a pass
+at another time) the run's clock starts at TIME and advances at the wall clock's pace
+(TIME + the real time elapsed): it stamps attempted_at and peer_failures' at, and it
+decides when a lease (lease_until) or a penalty of the avoid list has ended. --timeout,
+--peer-timeout, --connect-timeout, --deadline and --dht-rate stay in real time.
+
 Jobs whose lease_until has passed are neither started nor released (lease_expired). On
 SIGINT/SIGTERM or --deadline, fetch stops starting jobs, abandons those in flight, reads
 the rest of its input (for at most 10s) and commits the finished results together with a
@@ -131,6 +138,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			durationFlag("deadline", 0, "stop starting jobs after `D` (0 = none) and release the leases of those left; exit 3 if some were left"),
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
 			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
+			runningNowFlag("attempted_at, peer_failures' at, when leases and penalties end (timeouts stay real time)"),
 			statsJSONFlag,
 		},
 		Action: runFetch,
@@ -141,7 +149,12 @@ func runFetch(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return exitcode.BadInput(errors.New("fetch: want one JOBS argument (a Parquet file, a hash list or -)"))
 	}
+	clk, err := parseClock(c)
+	if err != nil {
+		return err
+	}
 	o := fetch.DefaultOptions()
+	o.Clock = clk
 	o.Input, o.Output = c.Args().First(), c.String("output")
 	o.Stdin, o.Stdout = c.App.Reader, c.App.Writer
 	o.Peers = c.StringSlice("peer")

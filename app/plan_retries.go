@@ -82,7 +82,7 @@ only the best --limit candidates in memory.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("what is due (next_retry <= TIME), live leases and penalties, lease_until, planned_at; " +
-				"it moves no retry time: merge sets next_retry from fetch's attempted_at (the wall clock)"),
+				"it moves no retry time: merge sets next_retry from fetch's attempted_at (fetch's clock: give fetch the same --now)"),
 			statsJSONFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs (0: none, a dry run that counts the due hot hashes and leases nothing)"},

@@ -266,7 +266,7 @@ func (n *node) record(ih []byte, source string, id []byte, from netip.AddrPort, 
 	n.batch = append(n.batch, schema.Observation{
 		InfoHash:   [20]byte(ih),
 		HashType:   schema.HashV1,
-		ObservedAt: n.r.opts.Now().UnixMilli(),
+		ObservedAt: n.r.opts.Clock.Now().UnixMilli(),
 		Source:     source,
 		NodeAddr:   n.lastStr,
 		NodeID:     nid,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/clock"
 	"github.com/infohash/infohash/internal/dhtboot"
 )
 
@@ -41,8 +42,8 @@ type Options struct {
 	SampleInterval time.Duration
 	// RunID is written into every observation.
 	RunID string
-	// Now is the clock for observed_at (default time.Now).
-	Now func() time.Time
+	// Clock stamps observed_at (the zero Clock: the wall clock).
+	Clock clock.Clock
 	// Logger receives progress and problems (default slog.Default()).
 	Logger *slog.Logger
 	// BatchSize is how many observations travel to the sink at once.

@@ -189,9 +189,6 @@ func checkOptions(o Options) (Options, error) {
 	if o.BatchSize <= 0 {
 		o.BatchSize = d.BatchSize
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

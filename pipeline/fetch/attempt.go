@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -36,7 +35,7 @@ func newAttempt(f *Fetcher, job schema.Job) *attempt {
 		cfg: exchangeConfig{
 			InfoHash: job.InfoHash, InfoHashV2: fullV2(job), PeerID: f.peerID,
 			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout,
-			Stats: f.stats, Mem: f.mem,
+			Stats: f.stats, Mem: f.mem, Clock: f.opts.Clock,
 		},
 		avoid:   make(map[string]bool, len(job.AvoidPeers)),
 		seen:    map[string]bool{},
@@ -74,7 +73,7 @@ func (a *attempt) add(addrs []string) {
 		p = canonicalAddr(p)
 		switch {
 		case a.seen[p]:
-		case a.avoid[p] || (!a.named[p] && a.f.avoid.skips(p, time.Now())):
+		case a.avoid[p] || (!a.named[p] && a.f.avoid.skips(p, a.f.opts.Clock.Now())):
 			a.seen[p] = true
 			a.avoided++
 		default:

@@ -18,6 +18,7 @@ import (
 
 	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/clock"
 )
 
 // ourExtHandshake is the payload of our BEP 10 handshake: ut_metadata only.
@@ -34,7 +35,8 @@ type exchangeConfig struct {
 	MaxMetadataSize int64
 	ConnectTimeout  time.Duration
 	Stats           *counters
-	Mem             *memBudget // bounds the pieces held by all exchanges
+	Mem             *memBudget  // bounds the pieces held by all exchanges
+	Clock           clock.Clock // stamps the outcome (peerOutcome.At)
 }
 
 // memBudget counts the metadata bytes that exchanges hold, up to limit.
@@ -82,7 +84,7 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	start := time.Now()
 	dialFailed := false
 	defer func() {
-		o.At = time.Now()
+		o.At = cfg.Clock.Now()
 		if o.Err != nil && (o.Err.Class == schema.OutcomeTimeout || o.Err.Class == schema.OutcomeConnectFailed) {
 			switch ended(ctx) {
 			case context.Canceled:

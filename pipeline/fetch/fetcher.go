@@ -181,13 +181,15 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 	}
 	res := schema.Result{
 		InfoHash: job.InfoHash, HashType: typ, Attempt: job.Attempt,
-		LeaseID: job.LeaseID, AttemptedAt: schema.Millis(start),
+		LeaseID: job.LeaseID, AttemptedAt: schema.Millis(f.opts.Clock.Now()),
 	}
 	hctx, cancel := context.WithTimeoutCause(ctx, f.opts.Timeout, errJobDeadline)
 	defer cancel()
 	if job.LeaseUntil != 0 {
 		var cancelLease context.CancelFunc
-		hctx, cancelLease = context.WithDeadlineCause(hctx, schema.Time(job.LeaseUntil), errJobDeadline)
+		// lease_until is on the run's clock; the context's deadline is
+		// the wall-clock time it reads so.
+		hctx, cancelLease = context.WithDeadlineCause(hctx, f.opts.Clock.Deadline(schema.Time(job.LeaseUntil)), errJobDeadline)
 		defer cancelLease()
 	}
 	a := newAttempt(f, job)

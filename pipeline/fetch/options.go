@@ -11,6 +11,7 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/clock"
 )
 
 // DefaultMaxMetadataSize caps an info dictionary at 10 MiB, as magnetico
@@ -77,6 +78,11 @@ type Options struct {
 	// allowed). A piece that would exceed it fails its exchange as
 	// local_error: our limit, not the peer's fault nor the hash's.
 	MetadataMemory int64
+
+	// Clock stamps attempted_at and peer_failures.at, and decides whether
+	// a lease (lease_until) or a penalty (avoid lists) has ended (the zero
+	// Clock: the wall clock). Timeouts and rates take real time.
+	Clock clock.Clock
 
 	Logger   *slog.Logger  // progress and warnings; nil = silent
 	Progress time.Duration // interval of progress log lines; 0 = none

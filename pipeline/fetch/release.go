@@ -15,7 +15,7 @@ import (
 // it is not ours any more.
 func (f *Fetcher) runJob(ctx context.Context, job schema.Job) (schema.Result, bool) {
 	switch {
-	case leaseOver(job, time.Now()):
+	case leaseOver(job, f.opts.Clock.Now()):
 		f.stats.expired.Add(1)
 		return schema.Result{}, false
 	case ctx.Err() != nil:
@@ -38,7 +38,7 @@ func leaseOver(job schema.Job, now time.Time) bool {
 // and one whose lease passed meanwhile is not ours to: neither gets a row.
 func (f *Fetcher) releaseLease(job schema.Job, why string, cause error) (schema.Result, bool) {
 	f.stats.unfinished.Add(1)
-	now := time.Now()
+	now := f.opts.Clock.Now()
 	if job.LeaseID == "" || leaseOver(job, now) {
 		return schema.Result{}, false
 	}
