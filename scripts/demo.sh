@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make demo: a loopback DHT testnet (good torrents, dead hashes, every kind
 # of misbehaving peer), two crawl passes as cron runs them (the second with
-# the clock moved forward, so retries and a reactivation happen), then a
-# summary and the DuckDB query. Loopback only; stops by itself.
+# every step's clock moved forward past the first's retry waits, so its
+# failures are due and retried), then a summary and the DuckDB query.
+# Loopback only; stops by itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,6 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-have() { "$BIN" "$1" --help >/dev/null 2>&1; }
 
 say "building the loopback testnet"
 go build -o bin/testnet ./tools/testnet/cmd/testnet
@@ -27,14 +27,6 @@ for _ in $(seq 1 200); do [ -s "$OUT/testnet.out" ] && break; sleep 0.1; done
 BOOT=$(head -1 "$OUT/testnet.out")
 [ -n "$BOOT" ] || { echo "demo: the testnet did not start; see $OUT/testnet.log" >&2; exit 1; }
 echo "bootstrap: ${BOOT%%,*},… ($(awk -F, '{ print NF }' <<<"$BOOT") nodes)" # not wc -l: macOS pads it
-
-# The demo's policy: reactivation may fire for a hash dormant 20 minutes
-# (the default waits longer) and is not spread over the next 30 minutes,
-# so the second pass shows one.
-mkdir -p "$DATA"
-if have policy; then
-	"$BIN" policy set --data "$DATA" reactivation.dormant_after=20m reactivation.spread=0s >/dev/null
-fi
 
 export INFOHASH=$BIN BOOTSTRAP=$BOOT LIMIT=500
 export CAPTURE_ARGS="--listen 127.0.0.1:0 --node-ids 4"
@@ -83,8 +75,8 @@ announced = {e["info_hash"] for e in truth.get("announced", [])}
 print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', []))} dead, "
       f"{sum(len(v) for v in truth.get('extra', {}).values())} hashes behind misbehaving peers")
 PY
-# fetch stamps attempts with the wall clock, so retry waves are shown from now.
-"$BIN" status --data "$DATA" --verify # every file checked against the manifest too
+# Every step of pass 2 ran on its clock (NOW2), so retry waves are shown from it.
+"$BIN" status --data "$DATA" --now "$NOW2" --verify # every file checked against the manifest too
 "$BIN" export --data "$DATA" --table catalog --format csv -o "$OUT/catalog.csv" ||
 	echo "demo: the catalog export failed (above)" >&2
 

@@ -9,9 +9,10 @@
 # (host:port,... for capture and fetch; unset: infohash's public routers;
 # set but empty: none), LIMIT (jobs per pass, default 5000), EXPORT_DIR
 # (default DATA_DIR/export), LOCK_WAIT (how long dedup and merge wait for
-# another writer, default 10m), NOW (RFC 3339: the --now of dedup,
-# plan-retries and merge, for tests and demos; capture's and fetch's
-# times stay on the wall clock, see README), METRICS_DIR (node_exporter textfile directory; off when unset),
+# another writer, default 10m), NOW (RFC 3339: the --now of every step
+# but export, for tests and demos; capture's and fetch's clocks start at
+# NOW and run on at the wall clock's pace, see README, and dedup and merge
+# read a time over 5m past NOW as NOW: keep such passes short), METRICS_DIR (node_exporter textfile directory; off when unset),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--listen 127.0.0.1:0",
 # "--timeout 5s").
 #
@@ -252,7 +253,7 @@ catchup=0
 rm -f "$WORK/observations.parquet.applied" "$WORK/results.parquet.applied"
 
 # shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists
-step capture "$IH" capture --data "$DATA" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
+step capture "$IH" capture --data "$DATA" "${now[@]}" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
 	--stats-json "$WORK/capture.json" $(metrics capture) -o "$WORK/observations.parquet"
 dedup "$WORK"
 
@@ -279,7 +280,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	# fetch shares capture's DHT state directory (its own files there) to
 	# start warm from the nodes that answered it last pass.
 	# shellcheck disable=SC2086
-	step fetch "$IH" fetch "${boot[@]}" --dht-state "$DATA/dht-state" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
+	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
 		"$WORK/jobs.parquet" -o "$WORK/results.parquet"
 	merge "$WORK"
 fi

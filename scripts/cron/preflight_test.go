@@ -75,7 +75,7 @@ func TestCrawlPassFirstRun(t *testing.T) {
 func TestCrawlPassNowWithoutDate(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ds")
 	log := runPass(t, data, "c1", "1s", 0, noDate(t), "NOW=2026-01-02T03:04:05.5+01:00")
-	for _, stage := range []string{"dedup", "plan-retries", "merge"} {
+	for _, stage := range []string{"capture", "dedup", "plan-retries", "fetch", "merge"} {
 		if !regexp.MustCompile(`crawl-pass c1: ` + stage + `: \S+ ` + stage + ` .*--now 2026-01-02T03:04:05\.5\+01:00 `).MatchString(log) {
 			t.Errorf("%s ran without --now NOW; log:\n%s", stage, log)
 		}
