@@ -19,7 +19,7 @@ func statusCommand() *cli.Command {
 		UsageText: `infohash status --data DIR [--now TIME] [--format text|json] [--verify]
 
    infohash status --data /srv/ih
-   infohash status --data /srv/ih --format json | jq .retry_waves
+   infohash status --data /srv/ih --format json | jq .retry_waves_by_tier_and_kind.hot
    infohash status --data /srv/ih --verify     # also check every file against the manifest`,
 		Description: `Reads the latest committed snapshot and writes nothing under DIR: no lock
 taken, no migration (a dataset of an older format is read as it is; the next
@@ -28,12 +28,20 @@ writer runs. When a writer's commit removes the files of the snapshot
 being read (they stay for the writers' --keep snapshots), status starts
 over on the newer snapshot, up to 5 times, rather than report them
 missing. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged). The retry
-waves count the hashes not yet fetched nor leased by when their next retry
-falls due, each hash in one wave: overdue, within_1h, within_1d (after the
-first hour), within_7d, within_30d, later. These are the keys of
-retry_waves in --format json (jq .retry_waves.within_1h) and the wave
-label of the metrics file; the text says "next hour", "next day", "next
-week", "next month". The "frozen" line globs this snapshot's state files alone (they
+waves count the hashes not fetched, leased nor blocklisted by when their
+next retry falls due (a null one is overdue), each hash in one wave:
+overdue, within_1h, within_1d (after the first hour), within_7d,
+within_30d, later; split by tier (cold: a cold file's or tier's row) and
+kind (retry: failed before; new: never tried). Hot overdue retries are
+what plan-retries counts as due_retry at the same time, hot overdue new
+hashes its due_new; cold hashes are planned only in its cold sweep, a few
+a pass, so they stay overdue for long: alert on the hot ones. The waves
+are the keys of retry_waves in --format json (all tiers and kinds: jq
+.retry_waves.within_1h) and of retry_waves_by_tier_and_kind (jq
+.retry_waves_by_tier_and_kind.hot.retry.overdue), and the wave label of
+the metrics file (with tier and kind labels); the text has a column per
+tier and kind and says "next hour", "next day", "next week", "next
+month". The "frozen" line globs this snapshot's state files alone (they
 stay for --keep snapshots); it says "none" while there is no state table yet.
 
 --verify reads every file of the snapshot (data and Bloom filters) and
@@ -51,12 +59,13 @@ whose snapshot would name it (a commit checks the size of each file).
 
 --metrics-file writes gauges for alerting (infohash_status_*): hashes by
 metadata_status and tier, failed hashes by last failure, live leases,
-overdue retries and the retry waves, rows and bytes per table, inputs
-applied and when the last one was, partial, pending and spooling inputs,
-the bytes held by what a failed or killed commit built for a snapshot it
-never published and by the folders under staging/ (a running writer's, or
-a killed one's: the next writer removes those; the text lists both), and
-the snapshot's number and commit time. With --verify it also has
+overdue retries and the retry waves by tier and kind (alert on
+infohash_status_overdue{tier="hot",kind="retry"}), rows and bytes per
+table, inputs applied and when the last one was, partial, pending and
+spooling inputs, the bytes held by what a failed or killed commit built
+for a snapshot it never published and by the folders under staging/ (a
+running writer's, or a killed one's: the next writer removes those; the
+text lists both), and the snapshot's number and commit time. With --verify it also has
 verify_problems; when files are damaged it has only that and the snapshot
 (the counts would read the damaged files). It takes a file or FIFO, not -
 (the report is on stdout).

@@ -55,7 +55,8 @@ func TestStatusCLI(t *testing.T) {
 	for _, want := range []string{
 		`infohash_status_hashes{metadata_status="new",tier="hot"} 2` + "\n",
 		"infohash_status_leases_live 1\n",
-		"infohash_status_overdue 1\n",
+		`infohash_status_overdue{tier="hot",kind="new"} 1` + "\n",
+		`infohash_status_overdue{tier="hot",kind="retry"} 0` + "\n",
 		`infohash_status_table_rows{table="state"} 2` + "\n",
 		"infohash_status_snapshot 2\n",
 		"infohash_status_last_input_timestamp_seconds ",

@@ -18,7 +18,8 @@ import (
 // for every count that would read the files; text says the same.
 func TestVerifyDamagedReport(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	counted := []string{"by_status", "by_tier", "by_last_failure", "by_status_and_tier", "leased", "retry_waves"}
+	counted := []string{"by_status", "by_tier", "by_last_failure", "by_status_and_tier", "leased", "retry_waves",
+		"retry_waves_by_tier_and_kind"}
 	for _, tt := range []struct {
 		name     string
 		damage   bool

@@ -13,10 +13,10 @@ import (
 
 // Metrics renders the report as a Prometheus text file (node_exporter's
 // textfile collector) with the gauges an operator alerts on: hashes by
-// metadata_status and tier, live leases, overdue retries, table rows and
-// bytes, the last applied input's time and the snapshot. Known statuses,
-// tiers and waves are written even at 0, so that an alert rule always has
-// a series. A report whose --verify found damaged files has no counts:
+// metadata_status and tier, live leases, overdue retries and the retry
+// waves by tier and kind, table rows and bytes, the last applied input's
+// time and the snapshot. Known statuses, tiers, kinds and waves are
+// written even at 0, so that an alert rule always has a series. A report whose --verify found damaged files has no counts:
 // then only the snapshot and the verification are written. took is the
 // run's duration, at the time the file describes.
 func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
@@ -49,10 +49,21 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 		f.set(float64(r.ByFailure[c]), "last_failure", c)
 	}
 	m("leases_live", "Live leases: hashes planned by plan-retries and not yet merged.").set(float64(deref(r.Leased)))
-	m("overdue", "Hashes not fetched nor leased whose next retry is due.").set(float64(r.RetryWaves[Waves[0].Name]))
-	w := m("retry_wave", "Hashes not fetched nor leased by when their next retry falls due.")
-	for _, wv := range Waves {
-		w.set(float64(r.RetryWaves[wv.Name]), "wave", wv.Name)
+	o := m("overdue", "Hashes not fetched, leased nor blocklisted whose next retry is due, by tier and kind "+
+		"(retry: failed before; new: never tried). Hot retries are what plan-retries counts as due_retry, hot new ones its due_new; "+
+		"cold hashes are planned only in its cold sweep.")
+	for _, t := range WaveTiers {
+		for _, k := range WaveKinds {
+			o.set(float64(r.WavesBy[t][k][Waves[0].Name]), "tier", t, "kind", k)
+		}
+	}
+	w := m("retry_wave", "Hashes not fetched, leased nor blocklisted by tier, kind and when their next retry falls due.")
+	for _, t := range WaveTiers {
+		for _, k := range WaveKinds {
+			for _, wv := range Waves {
+				w.set(float64(r.WavesBy[t][k][wv.Name]), "tier", t, "kind", k, "wave", wv.Name)
+			}
+		}
 	}
 	tables := slices.Sorted(maps.Keys(r.TableRows))
 	rows := m("table_rows", "Rows of each table in the latest snapshot.")

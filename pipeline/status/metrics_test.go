@@ -21,6 +21,12 @@ func TestMetrics(t *testing.T) {
 		ByFailure:    map[string]int64{"no_peers": 2, "timeout": 1},
 		Leased:       new(int64(3)),
 		RetryWaves:   map[string]int64{"overdue": 5, "later": 1},
+		WavesBy: func() WavesBy {
+			w := newWavesBy()
+			w["hot"]["retry"]["overdue"], w["hot"]["new"]["overdue"], w["cold"]["retry"]["overdue"] = 2, 2, 1
+			w["cold"]["retry"]["later"] = 1
+			return w
+		}(),
 		TableRows:    map[string]int64{"state": 9, "leases": 3},
 		TableBytes:   map[string]int64{"state": 4096, "leases": 1500},
 		InputsLedger: 7,

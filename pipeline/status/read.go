@@ -9,19 +9,26 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // readViews appends the columns status counts of every state file of a
 // partition to out, read column by column with statecol's readers:
 // parquet-go's row reader made status take half a minute on a 20M-hash
 // state. A column an older file lacks reads as zero values. info_hash is
-// read only when withHash is set.
+// read only when withHash is set. Rows of a cold file have ColdFile set.
 func readViews(d *dataset.Dataset, t *dataset.Table, key string, withHash bool, out []stateView) ([]stateView, error) {
 	for _, fi := range t.Partitions[key] {
 		path := d.FilePath(t, key, fi)
 		var err error
+		start := len(out)
 		if out, err = readFileViews(path, withHash, out); err != nil {
 			return out, err // it names path
+		}
+		if schedule.IsColdFile(fi.Name) {
+			for i := range out[start:] {
+				out[start+i].ColdFile = true
+			}
 		}
 	}
 	return out, nil

@@ -19,24 +19,8 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/progress"
 	"github.com/infohash/infohash/pipeline/plan"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
-
-// Waves are the horizons of the retry histogram, nearest first. A hash
-// counts in the first wave whose horizon D its next retry is within (D -1:
-// no horizon). Name is the wave's key in --format json and its label in
-// the metrics file: no spaces, so that jq (.retry_waves.within_1h) and
-// alert rules take it as it is. Label is what the text report prints.
-var Waves = []struct {
-	Name, Label string
-	D           time.Duration
-}{
-	{"overdue", "overdue", 0},
-	{"within_1h", "next hour", time.Hour},
-	{"within_1d", "next day", 24 * time.Hour},
-	{"within_7d", "next week", 7 * 24 * time.Hour},
-	{"within_30d", "next month", 30 * 24 * time.Hour},
-	{"later", "later", -1},
-}
 
 // Report is what status prints (and --format json emits).
 type Report struct {
@@ -51,7 +35,7 @@ type Report struct {
 	// Hashes counts the state's rows. When --verify found damaged files
 	// nothing is read from the files: Hashes is then the manifest's row
 	// count of the state, and the counts below that come from reading
-	// them (ByStatus to RetryWaves, and LastInput) are nil, null in JSON.
+	// them (ByStatus to WavesBy, and LastInput) are nil, null in JSON.
 	Hashes    int64            `json:"hashes"`
 	ByStatus  map[string]int64 `json:"by_status"`
 	ByTier    map[string]int64 `json:"by_tier"`
@@ -61,9 +45,16 @@ type Report struct {
 	// Leased counts the live leases of the leases table (lease_until
 	// after Now): hashes planned and not yet reported back by merge.
 	Leased *int64 `json:"leased"`
-	// RetryWaves counts the hashes not fetched and not under a live
-	// lease by when their next retry falls due.
-	RetryWaves   map[string]int64 `json:"retry_waves"`
+	// RetryWaves counts the hashes not fetched, not under a live lease
+	// and not blocklisted by when their next retry falls due (a null
+	// next_retry is overdue), all tiers and kinds together: the sums of
+	// WavesBy.
+	RetryWaves map[string]int64 `json:"retry_waves"`
+	// WavesBy splits RetryWaves by tier (hot, cold) and kind (retry:
+	// failed before; new: never tried). Its hot overdue retries are what
+	// plan-retries counts as due_retry at the same time, its hot overdue
+	// new hashes its due_new.
+	WavesBy      WavesBy          `json:"retry_waves_by_tier_and_kind"`
 	TableRows    map[string]int64 `json:"table_rows"`
 	TableBytes   map[string]int64 `json:"table_bytes"`
 	InputsLedger int64            `json:"inputs_applied"`
@@ -116,14 +107,16 @@ type Options struct {
 
 // stateView is the projection status reads (readViews): the state
 // columns of the same names, nulls as zero values. InfoHash is read only
-// in partitions that hold a live lease. (The state's lease_id and
-// lease_until columns are always null: leases live in the leases table.)
+// in partitions that hold a live lease, or when the blocklist lists any
+// hash. (The state's lease_id and lease_until columns are always null:
+// leases live in the leases table.)
 type stateView struct {
 	InfoHash       schema.Hash
 	MetadataStatus string
 	Tier           string
 	LastFailure    string
 	NextRetry      int64 // ms
+	ColdFile       bool  // read from a cold file (schedule.IsColdFile)
 }
 
 // report builds the report of snapshot m of d, but for what is set aside
@@ -167,7 +160,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		return nil, err
 	}
 	r.ByStatus, r.ByTier, r.ByFailure = map[string]int64{}, map[string]int64{}, map[string]int64{}
-	r.ByStatusTier, r.RetryWaves = map[string]map[string]int64{}, map[string]int64{}
+	r.ByStatusTier, r.RetryWaves, r.WavesBy = map[string]map[string]int64{}, map[string]int64{}, newWavesBy()
 	for _, wv := range Waves {
 		r.RetryWaves[wv.Name] = 0 // every wave, for "jq .retry_waves.overdue" to read 0
 	}
@@ -176,10 +169,14 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	if err != nil {
 		return nil, fmt.Errorf("status: %s: %w", dir, err)
 	}
+	bl, err := schedule.LoadBlocklist(dir)
+	if err != nil {
+		return nil, fmt.Errorf("status: %w", err) // err names the file and line
+	}
 	live := map[schema.Hash]bool{}
 	leasedIn := map[string]bool{} // partitions holding a live lease
 	for h, l := range leases {
-		if l.LeaseUntil > nowMs {
+		if schedule.Leased(&schema.State{LeaseID: l.LeaseID, LeaseUntil: l.LeaseUntil}, nowMs) {
 			live[h] = true
 			leasedIn[fmt.Sprintf("%02x", schema.Prefix(h))] = true
 		}
@@ -191,11 +188,12 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rows, err = readViews(d, st, key, leasedIn[key], rows[:0])
+		rows, err = readViews(d, st, key, leasedIn[key] || bl.Len() > 0, rows[:0])
 		if err != nil {
 			return nil, fmt.Errorf("status: partition %s: %w", key, err)
 		}
-		for _, s := range rows {
+		for i := range rows {
+			s := &rows[i]
 			r.Hashes++
 			r.ByStatus[s.MetadataStatus]++
 			r.ByTier[s.Tier]++
@@ -206,11 +204,11 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 			if s.MetadataStatus == schema.StatusFailed && s.LastFailure != "" {
 				r.ByFailure[s.LastFailure]++
 			}
-			if leasedIn[key] && live[s.InfoHash] {
-				continue // being fetched: not waiting for a retry
-			}
-			if s.NextRetry != 0 && s.MetadataStatus != schema.StatusFetched {
-				r.RetryWaves[wave(s.NextRetry-nowMs)]++
+			if waiting(s, leasedIn[key] && live[s.InfoHash], bl) {
+				tier, kind := waveTierKind(s)
+				wv := wave(s.NextRetry - nowMs)
+				r.RetryWaves[wv]++
+				r.WavesBy[tier][kind][wv]++
 			}
 		}
 	}
@@ -236,16 +234,6 @@ func (r *Report) verify(ctx context.Context, d *dataset.Dataset, m *dataset.Mani
 	}
 	r.Verified = &v
 	return nil
-}
-
-// wave names the wave of a next retry due inMs from now.
-func wave(inMs int64) string {
-	for _, w := range Waves {
-		if w.D < 0 || inMs <= w.D.Milliseconds() {
-			return w.Name
-		}
-	}
-	return Waves[len(Waves)-1].Name
 }
 
 // Print writes the report for people.
@@ -274,15 +262,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "table %s\t%d rows, %s\n", name, r.TableRows[name], humanBytes(r.TableBytes[name]))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "retry waves (from %s):\n", r.Now.Format(time.RFC3339))
-	max := int64(1)
-	for _, v := range r.RetryWaves {
-		max = maxI(max, v)
-	}
-	for _, wv := range Waves {
-		n := r.RetryWaves[wv.Name]
-		fmt.Fprintf(w, "  %-10s %9d %s\n", wv.Label, n, strings.Repeat("#", int(40*n/max)))
-	}
+	r.printWaves(w)
 	if v := r.Verified; v != nil {
 		fmt.Fprintf(w, "verified %d files (%s) against the manifest: all match\n", v.Files, humanBytes(v.Bytes))
 	}
@@ -334,13 +314,6 @@ func deref(p *int64) int64 {
 		return 0
 	}
 	return *p
-}
-
-func maxI(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 func counts(m map[string]int64, _ []string) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,23 +54,36 @@ func TestWaveNames(t *testing.T) {
 	}
 }
 
-// TestWavesReported: a dataset with one hash due in each wave shows each
-// once under its machine name in --format json and in the metrics file,
-// and under its label in the text.
+// TestWavesReported: a dataset with hashes due in each wave, of each tier
+// and kind (n of the nth pair), shows them under the wave's machine name in
+// --format json and the metrics file, and under its label in the text, in
+// the pair's column; retry_waves sums the pairs.
 func TestWavesReported(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	d, err := dataset.Open(context.Background(), t.TempDir(), dataset.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	type pair struct{ tier, kind string }
+	var pairs []pair
+	for _, tier := range WaveTiers {
+		for _, kind := range WaveKinds {
+			pairs = append(pairs, pair{tier, kind})
+		}
+	}
+	status := map[string]string{KindRetry: "failed", KindNew: "new"}
 	var rows []schema.State
 	for i, wv := range Waves {
 		in := wv.D // the wave's horizon itself is in it
 		if in < 0 {
 			in = 90 * 24 * time.Hour
 		}
-		rows = append(rows, schema.State{InfoHash: schema.Hash{0, byte(i + 1)}, MetadataStatus: "failed", Tier: "hot",
-			LastFailure: "no_peers", NextRetry: now.Add(in).UnixMilli()})
+		for j, p := range pairs {
+			for k := range j + 1 {
+				rows = append(rows, schema.State{InfoHash: schema.Hash{0, byte(i + 1), byte(j), byte(k)},
+					MetadataStatus: status[p.kind], Tier: p.tier, NextRetry: now.Add(in).UnixMilli()})
+			}
+		}
 	}
 	tx, err := d.Begin()
 	if err != nil {
@@ -94,30 +108,41 @@ func TestWavesReported(t *testing.T) {
 	}
 	var js struct {
 		RetryWaves map[string]int64 `json:"retry_waves"`
+		By         WavesBy          `json:"retry_waves_by_tier_and_kind"`
 	}
 	if err := json.Unmarshal(b, &js); err != nil {
 		t.Fatal(err)
 	}
-	prom := map[string]string{}
+	prom := map[string]string{} // tier,kind,wave: value
+	sample := regexp.MustCompile(`^infohash_status_retry_wave\{tier="([^"]*)",kind="([^"]*)",wave="([^"]*)"\} (\S+)$`)
 	for _, line := range strings.Split(string(r.Metrics(time.Second, now)), "\n") {
-		if rest, ok := strings.CutPrefix(line, `infohash_status_retry_wave{wave="`); ok {
-			label, value, _ := strings.Cut(rest, `"} `)
-			prom[label] = value
+		if m := sample.FindStringSubmatch(line); m != nil {
+			prom[m[1]+","+m[2]+","+m[3]] = m[4]
 		}
 	}
 	var text bytes.Buffer
 	r.Print(&text)
 	_, waves, _ := strings.Cut(text.String(), "retry waves (from ")
+	if !regexp.MustCompile(`(?m)^ +hot retry +hot new +cold retry +cold new$`).MatchString(waves) {
+		t.Errorf("the text has no header naming the columns hot retry, hot new, cold retry, cold new:\n%s", text.String())
+	}
 
 	for _, wv := range Waves {
-		if n, ok := js.RetryWaves[wv.Name]; !ok || n != 1 {
-			t.Errorf("retry_waves[%q] = %d (present %v), want 1", wv.Name, n, ok)
+		if n, ok := js.RetryWaves[wv.Name]; !ok || n != 10 {
+			t.Errorf("retry_waves[%q] = %d (present %v), want 10", wv.Name, n, ok)
 		}
-		if v, ok := prom[wv.Name]; !ok || v != "1" {
-			t.Errorf(`retry_wave{wave=%q} = %q (present %v), want 1`, wv.Name, v, ok)
+		for j, p := range pairs {
+			want := int64(j + 1)
+			if n := js.By[p.tier][p.kind][wv.Name]; n != want {
+				t.Errorf("retry_waves_by_tier_and_kind.%s.%s.%s = %d, want %d", p.tier, p.kind, wv.Name, n, want)
+			}
+			key := p.tier + "," + p.kind + "," + wv.Name
+			if v, ok := prom[key]; !ok || v != strconv.FormatInt(want, 10) {
+				t.Errorf(`retry_wave{tier=%q,kind=%q,wave=%q} = %q (present %v), want %d`, p.tier, p.kind, wv.Name, v, ok, want)
+			}
 		}
-		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(wv.Label) + ` +1 `).MatchString(waves) {
-			t.Errorf("the text has no line %q with 1:\n%s", wv.Label, text.String())
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(wv.Label) + ` +1 +2 +3 +4$`).MatchString(waves) {
+			t.Errorf("the text has no line %q with 1 2 3 4:\n%s", wv.Label, text.String())
 		}
 	}
 	for k := range js.RetryWaves {
@@ -126,11 +151,13 @@ func TestWavesReported(t *testing.T) {
 		}
 	}
 	for k := range prom {
-		if !machineName.MatchString(k) {
-			t.Errorf("retry_wave label %q has characters an alert rule must quote", k)
+		for _, v := range strings.Split(k, ",") {
+			if !machineName.MatchString(v) {
+				t.Errorf("retry_wave label value %q has characters an alert rule must quote", v)
+			}
 		}
 	}
-	if len(js.RetryWaves) != len(Waves) || len(prom) != len(Waves) {
-		t.Errorf("retry_waves %v and metrics labels %v: want exactly the %d waves", js.RetryWaves, prom, len(Waves))
+	if len(js.RetryWaves) != len(Waves) || len(prom) != len(Waves)*len(pairs) {
+		t.Errorf("retry_waves %v and metrics labels %v: want exactly the %d waves, each of %d tiers and kinds", js.RetryWaves, prom, len(Waves), len(pairs))
 	}
 }
