@@ -81,7 +81,8 @@ class (retried soon), not no_peers, which would count against the swarm.
 Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout
 (connect_failed). When the job's --timeout runs out, the peers still being dialled or
 asked are cut off without a peer_failures entry (we stopped waiting; merge does not
-penalise them), and the attempt is timeout unless a peer's failure outranks it.
+penalise them), and the attempt is timeout unless a peer's failure outranks it; one
+that had found no peer at all by then is no_peers, as when its lookup ends with none.
 
 With --now TIME (e.g. the --now plan-retries and merge take, to replay or simulate a pass
 at another time) the run's clock starts at TIME and advances at the wall clock's pace

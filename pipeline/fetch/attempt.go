@@ -162,7 +162,8 @@ func (a *attempt) launch(pctx context.Context) {
 // fill writes the attempt's outcome into res. The outcome is ok when a
 // peer served verified metadata; otherwise the highest-precedence failure
 // class among the peers' failures, the timeout and the lookup (see
-// precedence); no_peers when nothing at all was found.
+// precedence); no_peers when nothing at all was found, by the job's
+// deadline or not.
 func (a *attempt) fill(res *schema.Result) {
 	st := a.f.stats
 	res.PeersFound = int32(len(a.seen) - a.avoided)
@@ -206,10 +207,12 @@ func (a *attempt) fill(res *schema.Result) {
 	}
 	// The job's timeout counts when it left found peers untried or cut
 	// off mid-exchange (neither is in a.outcomes: no peer is blamed for
-	// our deadline), or found none; a lookup still running after every
-	// found peer failed adds nothing.
-	found := len(a.seen) - a.avoided
-	if a.timedOut && (len(a.queue) > 0 || a.cutOff > 0 || found == 0) && Outranks(schema.OutcomeTimeout, outcome) {
+	// our deadline); a lookup still running after every found peer
+	// failed adds nothing. One that had found no peer at all by then
+	// leaves the attempt no_peers: nobody was there to time out, and the
+	// scheduler keeps "no peers" apart from "peers that did not answer
+	// in time".
+	if a.timedOut && (len(a.queue) > 0 || a.cutOff > 0) && Outranks(schema.OutcomeTimeout, outcome) {
 		outcome, detail = schema.OutcomeTimeout, a.timeoutDetail()
 		decider = nil
 	}
@@ -249,6 +252,9 @@ func (a *attempt) allAvoidedDetail() string {
 
 func (a *attempt) noPeersDetail() string {
 	s := "no peers found"
+	if a.timedOut {
+		s += " before the timeout"
+	}
 	if a.avoided > 0 {
 		s += fmt.Sprintf(" (%d avoided)", a.avoided)
 	}
@@ -259,9 +265,6 @@ func (a *attempt) noPeersDetail() string {
 }
 
 func (a *attempt) timeoutDetail() string {
-	if len(a.seen)-a.avoided == 0 {
-		return "no peers found before the timeout"
-	}
 	s := fmt.Sprintf("timed out with %d of %d peers tried", a.tried, len(a.seen)-a.avoided)
 	if a.cutOff > 0 {
 		s += fmt.Sprintf(", %d of them cut off mid-exchange", a.cutOff)

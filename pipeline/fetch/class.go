@@ -29,8 +29,9 @@ import (
 // timeout is a peer's own (no answer within PeerTimeout: listed against
 // it in peer_failures) or the job's (Options.Timeout or the lease passed,
 // which counts only when it left found peers untried or cut off
-// mid-exchange, or found none, and is listed against no peer: only a
-// peer's own limits blame it).
+// mid-exchange, and is listed against no peer: only a peer's own limits
+// blame it). An attempt that found no peer before the job's deadline is
+// no_peers, not timeout.
 var precedence = map[string]int{
 	schema.OutcomeHashMismatch:     12,
 	schema.OutcomeTooLarge:         11,

@@ -44,8 +44,10 @@
 //	  > timeout > connect_failed > no_peers
 //
 // where the job's own timeout counts as timeout only when it left found
-// peers untried or cut off mid-exchange, or no peer was found at all, and
-// a DHT lookup that no node answered counts as local_error. An attempt
+// peers untried or cut off mid-exchange (an attempt that had found no
+// peer at all by then is no_peers: nobody has the hash, which the
+// scheduler keeps apart from peers that did not answer in time), and a
+// DHT lookup that no node answered counts as local_error. An attempt
 // that would be no_peers but found peers it skipped as penalised is
 // rejected instead: a peer-level failure, retried soon, not one against
 // the swarm. Every peer's failure except local errors is listed in the

@@ -11,9 +11,9 @@ import (
 )
 
 // startSlowNode runs a one-node DHT on loopback that answers get_peers
-// with peer only after delay (other queries at once) and returns its
-// address.
-func startSlowNode(t *testing.T, delay time.Duration, peer krpc.NodeAddr) string {
+// with the peers values and the nodes nodes only after delay (other
+// queries at once, with neither) and returns its address.
+func startSlowNode(t *testing.T, delay time.Duration, peers []krpc.NodeAddr, nodes krpc.CompactIPv4NodeInfo) string {
 	t.Helper()
 	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
@@ -37,7 +37,7 @@ func startSlowNode(t *testing.T, delay time.Duration, peer krpc.NodeAddr) string
 			reply := krpc.Msg{T: m.T, Y: "r", R: &krpc.Return{ID: id}}
 			wait := time.Duration(0)
 			if m.Q == "get_peers" {
-				reply.R.Token, reply.R.Values = &token, []krpc.NodeAddr{peer}
+				reply.R.Token, reply.R.Values, reply.R.Nodes = &token, peers, nodes
 				wait = delay
 			}
 			b, err := bencode.Marshal(reply)
@@ -58,7 +58,7 @@ func startSlowNode(t *testing.T, delay time.Duration, peer krpc.NodeAddr) string
 func TestLookupWaitsDHTQueryTimeout(t *testing.T) {
 	peer := krpc.NodeAddr{IP: net.IPv4(127, 0, 0, 1).To4(), Port: 6881}
 	o := testOptions()
-	o.Bootstrap = []string{startSlowNode(t, 2500*time.Millisecond, peer)}
+	o.Bootstrap = []string{startSlowNode(t, 2500*time.Millisecond, []krpc.NodeAddr{peer}, nil)}
 	o.DHTQueryTimeout = time.Minute
 	f := newFetcher(t, o)
 	lr := f.dht.lookup(context.Background(), [20]byte{1, 2, 3})
