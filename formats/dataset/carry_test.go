@@ -140,10 +140,10 @@ func TestCommitChecksUntouchedTables(t *testing.T) {
 			}
 			tx.SetPartition(TableState, "01", []FileInfo{info})
 			bloom := []byte("a Bloom filter")
-			if err := os.WriteFile(tx.StagePath(TableState, "01", "bloom-1.bin"), bloom, 0o644); err != nil {
+			if err := os.WriteFile(tx.StagePath(TableState, "01", "bloom-1.bloom"), bloom, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			bi, err := tx.Stage(TableState, "01", "bloom-1.bin", 0)
+			bi, err := tx.Stage(TableState, "01", "bloom-1.bloom", 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -91,6 +92,10 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 		if err := tx.buildTable(name, next.Snapshot); err != nil {
 			return nil, err
 		}
+	}
+	// No commit publishes a manifest its readers would refuse as damaged.
+	if err := next.check(); err != nil {
+		return nil, fmt.Errorf("dataset: %s: publishing snapshot %d: %w", tx.d.Dir, next.Snapshot, err)
 	}
 	// Every staged file and new directory reaches the disk before the
 	// manifest that names them.
@@ -222,10 +227,8 @@ func (d *Dataset) gc(latest int64, keep int) {
 		}
 		p := filepath.Join(d.Dir, "manifests", e.Name())
 		if n > latest-int64(keep) {
-			if m, err := readManifest(p); err == nil {
-				for _, t := range m.Tables {
-					referenced[t.Dir] = true
-				}
+			for _, dir := range tableDirs(p) {
+				referenced[dir] = true
 			}
 			continue
 		}
@@ -249,4 +252,30 @@ func (d *Dataset) gc(latest int64, keep int) {
 	for _, p := range old {
 		os.Remove(p)
 	}
+}
+
+// tableDirs returns the table directories that the manifest at path
+// names, read as leniently as its JSON allows: a kept manifest that
+// readManifest refuses as damaged (or one of a format 4 from before
+// every table had a file) still keeps what it names from gc.
+func tableDirs(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var m struct {
+		Tables map[string]*struct {
+			Dir string `json:"dir"`
+		} `json:"tables"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	var dirs []string
+	for _, t := range m.Tables {
+		if t != nil && t.Dir != "" {
+			dirs = append(dirs, t.Dir)
+		}
+	}
+	return dirs
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -145,7 +146,14 @@ func (d *Dataset) Current() (*Manifest, error) {
 		// quote what starts it, not all of it.
 		return nil, fmt.Errorf("dataset: %s/CURRENT: corrupt pointer %s", d.Dir, excerptOf(name, size))
 	}
-	return readManifest(filepath.Join(d.Dir, "manifests", name))
+	p := filepath.Join(d.Dir, "manifests", name)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &shortError{msg: fmt.Sprintf("dataset: %s/CURRENT names manifest %s, which does not exist", d.Dir, name), err: err}
+	} else if err != nil {
+		return nil, fmt.Errorf("dataset: %s/CURRENT names manifest %s: %w", d.Dir, name, err)
+	}
+	return parseManifest(p, b)
 }
 
 // maxPointer is more than CURRENT ever holds (a manifest name and a

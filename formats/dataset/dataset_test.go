@@ -314,7 +314,8 @@ func TestReadManifestCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	base := &Manifest{FormatVersion: FormatVersion, Snapshot: 1, Tables: map[string]*Table{
+	// Format 3: the ledger in the manifest, and no table but state needed.
+	base := &Manifest{FormatVersion: 3, Snapshot: 1, Tables: map[string]*Table{
 		TableState: {Dir: "state/v/000000000001", Partitions: map[string][]FileInfo{"00": {{Name: "a.parquet", Rows: 3}}}}},
 		Applied: []Applied{{ID: "x", Name: "in.parquet", Rows: 3}}}
 	write(base)

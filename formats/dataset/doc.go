@@ -30,4 +30,8 @@
 // Every table of a committed snapshot has at least one file, so that each
 // table's glob matches from the first commit on: an empty table holds
 // one 0-row file with its schema (empty.go).
+//
+// A manifest is checked against its format's shape as it is read, and a
+// commit checks the one it publishes the same way (manifestcheck.go): a
+// manifest no writer leaves is a damaged dataset, not a smaller one.
 package dataset

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,14 +138,29 @@ func manifestName(snap int64) string { return fmt.Sprintf("%012d.json", snap) }
 func readManifest(path string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	return parseManifest(path, b)
+}
+
+// parseManifest parses b, the manifest at path DIR/manifests/NAME. What
+// no writer of its format leaves in a committed manifest is damage, an
+// error that says what is wrong (Manifest.check); a format newer than
+// this build's is refused as readableFormat refuses it.
+func parseManifest(path string, b []byte) (*Manifest, error) {
+	corrupt := func(format string, a ...any) error {
+		return fmt.Errorf("dataset: %s: corrupt manifest: "+format, append([]any{path}, a...)...)
 	}
 	m := &Manifest{}
 	if err := json.Unmarshal(b, m); err != nil {
-		return nil, fmt.Errorf("%s: corrupt manifest: %w", path, err)
+		return nil, corrupt("%w", err)
 	}
 	if m.FormatVersion < 1 {
-		return nil, fmt.Errorf("%s: corrupt manifest: no format_version", path)
+		return nil, corrupt("no format_version")
+	}
+	if m.FormatVersion > FormatVersion {
+		// Its layout is not this build's to check, nor to read.
+		return nil, readableFormat(filepath.Dir(filepath.Dir(path)), m.FormatVersion, OldestReadFormat)
 	}
 	if m.FormatVersion == FormatVersion {
 		// A manifest of this build's format holds only fields it knows: an
@@ -152,18 +169,23 @@ func readManifest(path string) (*Manifest, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&Manifest{}); err != nil {
-			return nil, fmt.Errorf("%s: corrupt manifest: %w", path, jsonError(err))
+			return nil, corrupt("%w", jsonError(err))
 		}
-		for name := range m.Tables {
-			if !knownTable(name) {
-				return nil, fmt.Errorf("%s: corrupt manifest: unknown table %s", path, excerpt(name))
-			}
+	}
+	// No format had tables of other names: "statE" would read as a
+	// dataset without its state (and migrate into one).
+	for _, name := range slices.Sorted(maps.Keys(m.Tables)) {
+		if !knownTable(name) {
+			return nil, corrupt("unknown table %s", excerpt(name))
 		}
 	}
 	if want, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(path), ".json"), 10, 64); err == nil && m.Snapshot != want {
 		// A commit builds the snapshot after the base's and clears its
 		// directory first: with a wrong number that is the live one.
-		return nil, fmt.Errorf("%s: corrupt manifest: it says snapshot %d", path, m.Snapshot)
+		return nil, corrupt("it says snapshot %d", m.Snapshot)
+	}
+	if err := m.check(); err != nil {
+		return nil, corrupt("%w", err)
 	}
 	if m.Tables == nil {
 		m.Tables = map[string]*Table{}

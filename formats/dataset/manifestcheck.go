@@ -1,0 +1,175 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A manifest is the only record of which files make a snapshot, and every
+// command trusts what it reads there: a table's directory and file names
+// become paths under DIR, its partition keys become prefix=XX folders and
+// hash prefixes, its row counts become status's counts. So readManifest
+// checks that a manifest has the shape its format's writers give it
+// (check) before anyone uses it. What it refuses is damage: a table
+// that is null would crash every reader, one whose partitions are gone
+// would read as an empty table (status --verify would find nothing
+// wrong, and the next commit would publish the loss), a directory of
+// "../.." would have readers open files outside DIR.
+
+// partitioned reports whether table name is partitioned by the first
+// byte of its keys (partition keys "00".."ff"); the other tables have
+// the one partition "".
+func partitioned(name string) bool { return name == TableState || name == TableTorrents }
+
+// check reports the first thing in m that no writer of m's format leaves
+// in a committed manifest (nil if there is none), in a fixed order:
+// tables in tableNames' order, each one's partitions by key, then its
+// Bloom filters by key. Tables of other names are left to the caller
+// (parseManifest refuses them).
+func (m *Manifest) check() error {
+	if m.Snapshot < 0 {
+		return fmt.Errorf("snapshot %d", m.Snapshot)
+	}
+	// A format 4 snapshot other than 0 (which creating a dataset writes)
+	// has every table, each with a file: every commit leaves it one
+	// (empty.go). Older formats made a table when something first went
+	// in it.
+	complete := m.FormatVersion >= 4 && m.Snapshot > 0
+	for _, name := range tableNames {
+		t, ok := m.Tables[name]
+		switch {
+		case !ok && complete:
+			return fmt.Errorf("table %s is missing", name)
+		case !ok:
+			continue
+		case t == nil:
+			return fmt.Errorf("table %s is null", name)
+		}
+		if err := t.check(name, m.Snapshot, complete); err != nil {
+			return fmt.Errorf("table %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// check is Manifest.check for table name of snapshot snap (complete: it
+// must have a file).
+func (t *Table) check(name string, snap int64, complete bool) error {
+	if err := checkDir(t.Dir, name, snap); err != nil {
+		return err
+	}
+	if t.Partitions == nil {
+		return errors.New("no partitions (missing or null)")
+	}
+	if len(t.Partitions) == 0 && complete {
+		return errors.New("no files (a committed table has at least one)")
+	}
+	for _, key := range slices.Sorted(maps.Keys(t.Partitions)) {
+		if err := checkKey(key, name); err != nil {
+			return err
+		}
+		fs := t.Partitions[key]
+		if len(fs) == 0 {
+			// A commit drops a partition left without files
+			// (Tx.SetPartition): an empty or null list is damage.
+			return fmt.Errorf("partition %s has no files", excerpt(key))
+		}
+		seen := make(map[string]bool, len(fs))
+		for _, f := range fs {
+			if err := checkEntry(f, ".parquet", seen); err != nil {
+				return fmt.Errorf("partition %s: %w", excerpt(key), err)
+			}
+		}
+	}
+	seen := make(map[string]bool, len(t.Blooms)) // all in Dir/_bloom
+	for _, key := range slices.Sorted(maps.Keys(t.Blooms)) {
+		if err := checkKey(key, name); err != nil {
+			return fmt.Errorf("Bloom filter: %w", err)
+		}
+		if err := checkEntry(t.Blooms[key], ".bloom", seen); err != nil {
+			return fmt.Errorf("Bloom filter of partition %s: %w", excerpt(key), err)
+		}
+	}
+	return nil
+}
+
+// checkDir checks a table's directory: the one a commit builds it in,
+// name/v/NNNNNNNNNNNN, of that commit's snapshot (at most snap).
+func checkDir(dir, name string, snap int64) error {
+	num, ok := strings.CutPrefix(dir, name+"/v/")
+	n, err := strconv.ParseInt(num, 10, 64)
+	if !ok || err != nil || n < 1 || num != snapshotDir(n) {
+		return fmt.Errorf("dir %s is not %s", excerpt(dir), filepath.Join(name, "v", "NNNNNNNNNNNN"))
+	}
+	if n > snap {
+		return fmt.Errorf("dir %s is of snapshot %d, after this one", dir, n)
+	}
+	return nil
+}
+
+// snapshotDir is the name of snapshot n's directory of a table.
+func snapshotDir(n int64) string { return fmt.Sprintf("%012d", n) }
+
+// checkKey checks a partition key of table name: two lowercase hex
+// digits in a partitioned table, "" in the others.
+func checkKey(key, name string) error {
+	if !partitioned(name) {
+		if key != "" {
+			return fmt.Errorf("partition key %s in a table that has only the partition \"\"", excerpt(key))
+		}
+		return nil
+	}
+	if len(key) != 2 || !isLowerHex(key[0]) || !isLowerHex(key[1]) {
+		return fmt.Errorf("partition key %s is not two lowercase hex digits", excerpt(key))
+	}
+	return nil
+}
+
+func isLowerHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+
+// checkEntry checks one file entry: a plain file name of the kind the
+// writers make (letters, digits, '-', '_' and '.', not starting with a
+// '.', ending in ext: NewName's part-….parquet, schedule's
+// cold-part-….parquet), not already in seen, and counts that are not
+// negative.
+func checkEntry(f FileInfo, ext string, seen map[string]bool) error {
+	if !isFileName(f.Name, ext) {
+		return fmt.Errorf("file name %s is not a plain name ending in %s", excerpt(f.Name), ext)
+	}
+	if seen[f.Name] {
+		return fmt.Errorf("file %s is listed twice", f.Name)
+	}
+	seen[f.Name] = true
+	switch {
+	case f.Rows < 0:
+		return fmt.Errorf("file %s: rows %d", f.Name, f.Rows)
+	case f.Size < 0:
+		return fmt.Errorf("file %s: size %d", f.Name, f.Size)
+	case f.Capacity < 0:
+		return fmt.Errorf("file %s: capacity %d", f.Name, f.Capacity)
+	}
+	return nil
+}
+
+// maxFileName is the longest file name most file systems take.
+const maxFileName = 255
+
+func isFileName(name, ext string) bool {
+	stem, ok := strings.CutSuffix(name, ext)
+	if !ok || stem == "" || stem[0] == '.' || len(name) > maxFileName {
+		return false
+	}
+	for _, c := range []byte(stem) {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}

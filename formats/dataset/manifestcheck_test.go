@@ -1,0 +1,289 @@
+package dataset
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// manifestEdits are damages a manifest may take that still parse as
+// JSON, each with what the error says of it. Each edit gets the manifest
+// of a dataset whose state has rows in partition 00 and a Bloom filter,
+// as a JSON object.
+var manifestEdits = []struct {
+	name string
+	edit func(m map[string]any)
+	want string
+}{
+	{"state null", setTable("state", nil), "table state is null"},
+	{"torrents null", setTable("torrents", nil), "table torrents is null"},
+	{"peers null", setTable("peers", nil), "table peers is null"},
+	{"leases null", setTable("leases", nil), "table leases is null"},
+	{"ledger null", setTable("ledger", nil), "table ledger is null"},
+	{"ledger missing", func(m map[string]any) { delete(m["tables"].(map[string]any), "ledger") }, "table ledger is missing"},
+	{"tables null", func(m map[string]any) { m["tables"] = nil }, "table state is missing"},
+	{"partitions missing", func(m map[string]any) { delete(jsonTable(m, "state"), "partitions") }, "table state: no partitions (missing or null)"},
+	{"partitions null", setField("state", "partitions", nil), "table state: no partitions (missing or null)"},
+	{"partitions empty", setField("state", "partitions", map[string]any{}), "table state: no files (a committed table has at least one)"},
+	{"partition null", setPartition("state", "00", nil), `table state: partition "00" has no files`},
+	{"partition empty", setPartition("state", "00", []any{}), `table state: partition "00" has no files`},
+	{"dir outside", setField("state", "dir", "../../.."), `table state: dir "../../.." is not state/v/NNNNNNNNNNNN`},
+	{"dir absolute", setField("state", "dir", "/tmp"), `table state: dir "/tmp" is not state/v/NNNNNNNNNNNN`},
+	{"dir of another table", setField("state", "dir", "torrents/v/000000000001"), `table state: dir "torrents/v/000000000001" is not state/v/NNNNNNNNNNNN`},
+	{"dir short number", setField("state", "dir", "state/v/1"), `table state: dir "state/v/1" is not state/v/NNNNNNNNNNNN`},
+	{"dir of a later snapshot", setField("state", "dir", "state/v/000000000002"), "table state: dir state/v/000000000002 is of snapshot 2, after this one"},
+	{"key not hex", renamePartition("state", "00", "zz"), `table state: partition key "zz" is not two lowercase hex digits`},
+	{"key upper case", renamePartition("state", "00", "0A"), `table state: partition key "0A" is not two lowercase hex digits`},
+	{"key in an unpartitioned table", renamePartition("ledger", "", "00"), `table ledger: partition key "00" in a table that has only the partition ""`},
+	{"no key in a partitioned table", renamePartition("state", "00", ""), `table state: partition key "" is not two lowercase hex digits`},
+	{"file name with a path", setFile("state", "00", "name", "../../x.parquet"), `table state: partition "00": file name "../../x.parquet" is not a plain name ending in .parquet`},
+	{"file name hidden", setFile("state", "00", "name", ".x.parquet"), `table state: partition "00": file name ".x.parquet" is not a plain name ending in .parquet`},
+	{"file name not parquet", setFile("state", "00", "name", "part-1.csv"), `table state: partition "00": file name "part-1.csv" is not a plain name ending in .parquet`},
+	{"file name empty", setFile("state", "00", "name", ""), `table state: partition "00": file name "" is not a plain name ending in .parquet`},
+	{"file listed twice", func(m map[string]any) {
+		p := jsonTable(m, "state")["partitions"].(map[string]any)
+		p["00"] = append(p["00"].([]any), p["00"].([]any)[0])
+	}, `table state: partition "00": file FILE is listed twice`},
+	{"negative rows", setFile("state", "00", "rows", -1), `table state: partition "00": file FILE: rows -1`},
+	{"negative size", setFile("state", "00", "size", -5), `table state: partition "00": file FILE: size -5`},
+	{"Bloom key not hex", func(m map[string]any) {
+		b := jsonTable(m, "state")["blooms"].(map[string]any)
+		b["g0"] = b["00"]
+		delete(b, "00")
+	}, `table state: Bloom filter: partition key "g0" is not two lowercase hex digits`},
+	{"Bloom name with a path", func(m map[string]any) {
+		jsonTable(m, "state")["blooms"].(map[string]any)["00"].(map[string]any)["name"] = "../x.bloom"
+	}, `table state: Bloom filter of partition "00": file name "../x.bloom" is not a plain name ending in .bloom`},
+}
+
+func jsonTable(m map[string]any, name string) map[string]any {
+	return m["tables"].(map[string]any)[name].(map[string]any)
+}
+
+func setTable(name string, v any) func(map[string]any) {
+	return func(m map[string]any) { m["tables"].(map[string]any)[name] = v }
+}
+
+func setField(name, field string, v any) func(map[string]any) {
+	return func(m map[string]any) { jsonTable(m, name)[field] = v }
+}
+
+func setPartition(name, key string, v any) func(map[string]any) {
+	return func(m map[string]any) { jsonTable(m, name)["partitions"].(map[string]any)[key] = v }
+}
+
+func renamePartition(name, from, to string) func(map[string]any) {
+	return func(m map[string]any) {
+		p := jsonTable(m, name)["partitions"].(map[string]any)
+		p[to] = p[from]
+		delete(p, from)
+	}
+}
+
+func setFile(name, key, field string, v any) func(map[string]any) {
+	return func(m map[string]any) {
+		jsonTable(m, name)["partitions"].(map[string]any)[key].([]any)[0].(map[string]any)[field] = v
+	}
+}
+
+// damagedDataset makes a dataset of one commit (state rows and a Bloom
+// filter in partition 00), applies edit to its manifest and returns the
+// dataset's folder, the manifest's path and the name of the first state
+// file.
+func damagedDataset(t *testing.T, edit func(map[string]any)) (dir, path, file string) {
+	t.Helper()
+	d := openNew(t)
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetPartition(TableState, "00", []FileInfo{info})
+	if err := os.WriteFile(tx.StagePath(TableState, "00", "part-1.bloom"), []byte("bloom"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bi, err := tx.Stage(TableState, "00", "part-1.bloom", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetBloom(TableState, "00", bi)
+	cm, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(d.Dir, "manifests", manifestName(cm.Snapshot))
+	editManifest(t, path, edit)
+	return d.Dir, path, info.Name
+}
+
+// editManifest rewrites the manifest at path through edit.
+func editManifest(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestManifestDamage: a manifest a writer would never leave stops every
+// way into the dataset (a reader's, a writer's) with one error, "dataset:
+// PATH: corrupt manifest: WHAT" (exit 1, a damaged dataset, not bad
+// input), before anything under DIR changes.
+func TestManifestDamage(t *testing.T) {
+	for _, c := range manifestEdits {
+		t.Run(c.name, func(t *testing.T) {
+			dir, path, file := damagedDataset(t, c.edit)
+			want := "dataset: " + path + ": corrupt manifest: " + strings.ReplaceAll(c.want, "FILE", file)
+			before := fsutiltest.Tree(t, dir)
+			for _, open := range []struct {
+				name string
+				open func() (*Dataset, error)
+			}{
+				{"OpenReadOnly", func() (*Dataset, error) { return OpenReadOnly(dir) }},
+				{"Open", func() (*Dataset, error) { return Open(context.Background(), dir, OpenOptions{}) }},
+			} {
+				d, err := open.open()
+				if err == nil {
+					d.Close()
+					t.Fatalf("%s opened it", open.name)
+				}
+				if err.Error() != want || exitcode.Of(err) != exitcode.Error {
+					t.Errorf("%s: %v (exit %d), want %s (exit 1)", open.name, err, exitcode.Of(err), want)
+				}
+			}
+			sameTree(t, before, fsutiltest.Tree(t, dir))
+		})
+	}
+}
+
+func sameTree(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	for p, s := range after {
+		if before[p] != s {
+			t.Errorf("%s: %q, was %q", p, s, before[p])
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			t.Errorf("%s removed", p)
+		}
+	}
+}
+
+// TestOlderFormatsNeedNoTable: a format 3 manifest may lack tables and
+// have a table without partitions (its writers made a table when
+// something first went in it), but what it has is checked as in format 4.
+func TestOlderFormatsNeedNoTable(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(map[string]any)
+		want string // "" for readable
+	}{
+		{"no ledger", func(m map[string]any) { delete(m["tables"].(map[string]any), "ledger") }, ""},
+		{"no tables", func(m map[string]any) { m["tables"] = nil }, ""},
+		{"state without partitions", setField("state", "partitions", map[string]any{}), ""},
+		{"state null", setTable("state", nil), "table state is null"},
+		{"misspelt table", func(m map[string]any) {
+			ts := m["tables"].(map[string]any)
+			ts["statE"] = ts["state"]
+			delete(ts, "state")
+		}, `unknown table "statE"`},
+		{"partitions null", setField("state", "partitions", nil), "table state: no partitions (missing or null)"},
+		{"dir outside", setField("state", "dir", "../../.."), `table state: dir "../../.." is not state/v/NNNNNNNNNNNN`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, path, _ := damagedDataset(t, func(m map[string]any) {
+				m["format_version"] = 3
+				c.edit(m)
+			})
+			d, err := OpenReadOnly(dir)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.Close()
+				return
+			}
+			if want := "dataset: " + path + ": corrupt manifest: " + c.want; err == nil || err.Error() != want {
+				t.Fatalf("got %v, want %s", err, want)
+			}
+		})
+	}
+}
+
+// TestCurrentNamesAMissingManifest: the error says that CURRENT names it.
+func TestCurrentNamesAMissingManifest(t *testing.T) {
+	d := openNew(t)
+	d.Close()
+	if err := os.WriteFile(filepath.Join(d.Dir, "CURRENT"), []byte(manifestName(99)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenReadOnly(d.Dir)
+	want := "dataset: " + d.Dir + "/CURRENT names manifest 000000000099.json, which does not exist"
+	if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.Error {
+		t.Fatalf("got %v, want %s (exit 1)", err, want)
+	}
+}
+
+// TestGCKeepsWhatADamagedManifestNames: a kept manifest that readers
+// refuse still keeps the directories it names from gc.
+func TestGCKeepsWhatADamagedManifestNames(t *testing.T) {
+	d := openNew(t)
+	defer d.Close()
+	m1 := commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 2}})
+	editManifest(t, d.Path("manifests", manifestName(m1.Snapshot)), func(m map[string]any) {
+		delete(m["tables"].(map[string]any), "ledger")
+	})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 3}}) // keeps 3
+	if _, err := os.Stat(d.Path(m1.Table(TableState).Dir)); err != nil {
+		t.Fatalf("gc removed the state of kept snapshot %d: %v", m1.Snapshot, err)
+	}
+}
+
+// TestCommitPublishesNoManifestReadersRefuse: a transaction that would
+// leave a manifest readers refuse (here a file name no writer makes)
+// fails its commit, and the dataset stays at its snapshot.
+func TestCommitPublishesNoManifestReadersRefuse(t *testing.T) {
+	d := openNew(t)
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := WriteStagedAs(tx, TableState, "00", "rows.bin", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetPartition(TableState, "00", []FileInfo{info})
+	_, err = tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+	want := "dataset: " + d.Dir + `: publishing snapshot 1: table state: partition "00": file name "rows.bin" is not a plain name ending in .parquet`
+	if err == nil || err.Error() != want {
+		t.Fatalf("commit: %v, want %s", err, want)
+	}
+	if m, err := d.Current(); err != nil || m.Snapshot != 0 {
+		t.Fatalf("after the failed commit: %+v, %v", m, err)
+	}
+}
