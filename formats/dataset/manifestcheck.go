@@ -41,6 +41,12 @@ func (m *Manifest) check() error {
 	// in it.
 	complete := m.FormatVersion >= 4 && m.Snapshot > 0
 	for _, name := range tableNames {
+		// Format 4 predates that rule for the tables a dataset can
+		// leave empty (torrents before the first fetch, leases after a
+		// complete pass, peers): a snapshot committed before it lacks
+		// them or has them empty, and stays readable. The state and the
+		// ledger were never left so once committed.
+		complete := complete && (name == TableState || name == TableLedger)
 		t, ok := m.Tables[name]
 		switch {
 		case !ok && complete:

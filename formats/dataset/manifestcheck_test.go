@@ -287,3 +287,38 @@ func TestCommitPublishesNoManifestReadersRefuse(t *testing.T) {
 		t.Fatalf("after the failed commit: %+v, %v", m, err)
 	}
 }
+
+// TestFormat4BeforeEveryTableKeptAFile: format 4 predates the rule that a
+// commit leaves every table a file. A snapshot an earlier build committed
+// lacks torrents, leases or peers, or has them without partitions, and
+// stays readable; the state and the ledger it always had are required.
+func TestFormat4BeforeEveryTableKeptAFile(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(map[string]any)
+		want string // "" for readable
+	}{
+		{"no torrents", func(m map[string]any) { delete(m["tables"].(map[string]any), "torrents") }, ""},
+		{"no leases", func(m map[string]any) { delete(m["tables"].(map[string]any), "leases") }, ""},
+		{"peers empty", setField("peers", "partitions", map[string]any{}), ""},
+		{"leases empty", setField("leases", "partitions", map[string]any{}), ""},
+		{"no ledger", func(m map[string]any) { delete(m["tables"].(map[string]any), "ledger") }, "table ledger is missing"},
+		{"state empty", setField("state", "partitions", map[string]any{}), "table state: no files (a committed table has at least one)"},
+		{"leases null", setField("leases", "partitions", nil), "table leases: no partitions (missing or null)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, path, _ := damagedDataset(t, c.edit)
+			d, err := OpenReadOnly(dir)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.Close()
+				return
+			}
+			if want := "dataset: " + path + ": corrupt manifest: " + c.want; err == nil || err.Error() != want {
+				t.Fatalf("got %v, want %s", err, want)
+			}
+		})
+	}
+}
