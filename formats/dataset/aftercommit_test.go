@@ -69,12 +69,12 @@ func TestAfterCommitError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Cleanup(func() { syncDir, gcStarts = realSyncDir, nil })
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			tx, err := d.Begin()
 			if err != nil {
 				t.Fatal(err)
 			}
-			info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{1}}})
+			info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func TestCommitBuildOrderIsFixed(t *testing.T) {
 		var err error
 		switch table {
 		case TableState:
-			info, err = WriteStaged(tx, table, key, []schema.State{{InfoHash: schema.Hash{h, 1}, HashType: 1, SeenCount: 1}})
+			info, err = WriteStaged(tx, table, key, []schema.State{{InfoHash: schema.Hash{h, 1}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 		case TableTorrents:
 			info, err = WriteStaged(tx, table, key, []schema.Torrent{{InfoHash: schema.Hash{h, 1}, HashType: 1}})
 		}

@@ -54,8 +54,8 @@ func TestCommitRefusesToCarryOverADamagedFile(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0x00, 1}, HashType: 1, SeenCount: 1}})
-			base := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{0x01, 1}, HashType: 1, SeenCount: 1}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0x00, 1}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
+			base := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{0x01, 1}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 			st := base.Table(TableState)
 			fi := st.Partitions["01"][0]
 			path := d.FilePath(st, "01", fi)
@@ -65,7 +65,7 @@ func TestCommitRefusesToCarryOverADamagedFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0x00, 2}, HashType: 1, SeenCount: 1}})
+			info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0x00, 2}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestCommitChecksUntouchedTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{0x01, 1}, HashType: 1, SeenCount: 1}})
+			info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{0x01, 1}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,7 +43,7 @@ func TestCommitErrorsSayWhereAndWhat(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestCommitReady(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			if err != nil {
 				t.Fatal(err)
 			}

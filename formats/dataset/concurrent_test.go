@@ -82,7 +82,7 @@ func commitOne(d *Dataset, key string) error {
 	}
 	var h schema.Hash
 	fmt.Sscanf(key, "%02x", &h[0])
-	info, err := WriteStaged(tx, TableState, key, []schema.State{{InfoHash: h}})
+	info, err := WriteStaged(tx, TableState, key, []schema.State{{InfoHash: h, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if err != nil {
 		tx.Abort()
 		return err

@@ -57,8 +57,8 @@ func globRows(t *testing.T, d *Dataset) int {
 
 func TestCommitPublishesThroughGlob(t *testing.T) {
 	d := openNew(t)
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}, {InfoHash: schema.Hash{0, 2}}})
-	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1, 1}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, {InfoHash: schema.Hash{0, 2}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
+	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if m.Snapshot != 2 || m.Table(TableState).Rows() != 3 {
 		t.Fatalf("snapshot %d rows %d", m.Snapshot, m.Table(TableState).Rows())
 	}
@@ -66,7 +66,7 @@ func TestCommitPublishesThroughGlob(t *testing.T) {
 		t.Fatalf("glob sees %d rows, want 3", n)
 	}
 	// Replacing a partition: the glob shows only the new file.
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 9}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 9}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if n := globRows(t, d); n != 2 {
 		t.Fatalf("glob sees %d rows after replace, want 2", n)
 	}
@@ -79,8 +79,8 @@ func TestCommitPublishesThroughGlob(t *testing.T) {
 func TestConflictAndLock(t *testing.T) {
 	d := openNew(t)
 	tx1, _ := d.Begin()
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
-	info, _ := WriteStaged(tx1, TableState, "02", []schema.State{{InfoHash: schema.Hash{2}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
+	info, _ := WriteStaged(tx1, TableState, "02", []schema.State{{InfoHash: schema.Hash{2}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	tx1.SetPartition(TableState, "02", []FileInfo{info})
 	if _, err := tx1.Commit(context.Background(), CommitOptions{}); !errors.Is(err, ErrConflict) {
 		t.Fatalf("stale base commit: err = %v, want ErrConflict", err)
@@ -112,7 +112,7 @@ func TestKeepAndGC(t *testing.T) {
 	}
 	defer func() { gcStarts = nil }()
 	for i := 0; i < 6; i++ {
-		commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, byte(i)}}})
+		commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, byte(i)}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	}
 	if gcs != 6 || locked != 0 {
 		t.Errorf("%d of %d collections ran under the writer lock", locked, gcs)
@@ -134,12 +134,12 @@ func TestKeepAndGC(t *testing.T) {
 // the lock.
 func TestMaintainUnderAStaleView(t *testing.T) {
 	d := openNew(t)
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	stale, err := d.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}}})
+	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	// What Open does after reading CURRENT: its version check, then
 	// maintenance, here with another commit in between.
 	if stale.Snapshot != 1 || stale.FormatVersion != FormatVersion {
@@ -157,8 +157,8 @@ func TestMaintainUnderAStaleView(t *testing.T) {
 
 func TestRollForwardAfterCrashBeforeLink(t *testing.T) {
 	d := openNew(t)
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
-	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
+	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	// Simulate a crash between CURRENT and the symlink: point it back.
 	link := filepath.Join(d.Dir, "state", "current")
 	os.Remove(link)
@@ -188,9 +188,11 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-// stateV1 is the state row of dataset format 1.
+// stateV1 is the state row of dataset format 1: schema.State without
+// backoff_step, bad_metadata, reactivated_at and avoid_peers (migrate.go).
 type stateV1 struct {
 	InfoHash       schema.Hash `parquet:"info_hash"`
+	InfoHashV2     []byte      `parquet:"info_hash_v2,optional"`
 	HashType       int8        `parquet:"hash_type,int(8)"`
 	FirstSeen      int64       `parquet:"first_seen,timestamp(millisecond)"`
 	LastSeen       int64       `parquet:"last_seen,timestamp(millisecond)"`
@@ -199,7 +201,11 @@ type stateV1 struct {
 	Activity       float64     `parquet:"activity"`
 	MetadataStatus string      `parquet:"metadata_status,dict"`
 	Attempts       int32       `parquet:"attempts"`
+	LastAttempt    int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
+	LastFailure    string      `parquet:"last_failure,optional,dict"`
 	NextRetry      int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
+	LeaseID        string      `parquet:"lease_id,optional"`
+	LeaseUntil     int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
 	Tier           string      `parquet:"tier,dict"`
 }
 
@@ -208,7 +214,7 @@ func TestMigrateFromV1(t *testing.T) {
 	pdir := filepath.Join(dir, "state", "v", "000000000001", "prefix=ab")
 	os.MkdirAll(pdir, 0o755)
 	os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
-	rows := []stateV1{{InfoHash: schema.Hash{0xab, 1}, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, NextRetry: 5, Tier: "hot"}}
+	rows := []stateV1{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, NextRetry: 5, Tier: "hot"}}
 	if err := parquet.WriteFile(filepath.Join(pdir, "old.parquet"), rows); err != nil {
 		t.Fatal(err)
 	}
@@ -368,11 +374,11 @@ func TestCursorsMoveOnlyWithTheirCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A commit that does not set it carries it over.
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	// A transaction that loses the race (or is aborted) moves nothing.
 	lost, _ := d.Begin()
 	lost.SetCursor(CursorColdSweep, 32)
-	commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}}})
+	commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if _, err := lost.Commit(context.Background(), CommitOptions{}); !errors.Is(err, ErrConflict) {
 		t.Fatalf("stale commit: err = %v, want ErrConflict", err)
 	}

@@ -104,7 +104,7 @@ func TestCommitGivesEmptyTablesAFile(t *testing.T) {
 	}
 
 	// Rows in partition ab of the state: its 0-row file in prefix=00 goes.
-	m = commitRows(t, d, "ab", []schema.State{{InfoHash: schema.Hash{0xab, 1}}})
+	m = commitRows(t, d, "ab", []schema.State{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if st := m.Tables[TableState]; len(st.Partitions) != 1 || len(st.Partitions["ab"]) != 1 {
 		t.Fatalf("state partitions %v, want only ab's file", st.Partitions)
 	}

@@ -40,7 +40,7 @@ func TestDamageErrorsQuoteAShortPrefix(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := openNew(t)
-			m := commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
+			m := commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 			p := filepath.Join(d.Dir, c.file)
 			if c.file == "" {
 				p = filepath.Join(d.Dir, "manifests", manifestName(m.Snapshot))

@@ -19,7 +19,7 @@ func commitKey(d *Dataset, key string, wait time.Duration) error {
 	}
 	var h schema.Hash
 	fmt.Sscanf(key, "%02x", &h[0])
-	info, err := WriteStaged(tx, TableState, key, []schema.State{{InfoHash: h}})
+	info, err := WriteStaged(tx, TableState, key, []schema.State{{InfoHash: h, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if err != nil {
 		tx.Abort()
 		return err
@@ -48,7 +48,7 @@ func raceEveryTry(d *Dataset, wait time.Duration) (tries, lockedOut int, err err
 			tx.Abort()
 			return tries, lockedOut, fmt.Errorf("competitor: %w", cerr)
 		}
-		info, err := WriteStaged(tx, TableState, "00", []schema.State{{}})
+		info, err := WriteStaged(tx, TableState, "00", []schema.State{{HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 		if err != nil {
 			tx.Abort()
 			return tries, lockedOut, err
@@ -145,7 +145,7 @@ func TestHeldLock(t *testing.T) {
 		if _, err := OpenReadOnly(d.Dir); err != nil {
 			t.Fatalf("a reader under the held lock: %v", err)
 		}
-		info, err := WriteStaged(tx, TableState, "00", []schema.State{{}})
+		info, err := WriteStaged(tx, TableState, "00", []schema.State{{HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,6 +26,7 @@ func bigRows(p byte, n int) []schema.State {
 			rows[i].InfoHash[j] = byte(rng.Uint32())
 		}
 		rows[i].SeenCount = int64(i)
+		rows[i].HashType, rows[i].MetadataStatus, rows[i].Tier = schema.HashV1, schema.StatusNew, schema.TierHot
 	}
 	// WriteStaged wants the partition's order.
 	slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })

@@ -162,7 +162,7 @@ func TestLedgerFileOfTheWrongShape(t *testing.T) {
 		write func(tx *Tx) (FileInfo, error)
 	}{
 		{"another table's file", func(tx *Tx) (FileInfo, error) {
-			return WriteStaged(tx, TableLedger, "", []schema.State{{InfoHash: schema.Hash{1}}, {InfoHash: schema.Hash{2}}})
+			return WriteStaged(tx, TableLedger, "", []schema.State{{InfoHash: schema.Hash{1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, {InfoHash: schema.Hash{2}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 		}},
 		{"fewer entries than the manifest says", func(tx *Tx) (FileInfo, error) {
 			fi, err := WriteStaged(tx, TableLedger, "", []ledgerRow{{ID: "a"}, {ID: "b"}})

@@ -29,7 +29,7 @@ func TestDamagedManifestIsAnError(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 			m, err := d.Current()
 			if err != nil {
 				t.Fatal(err)

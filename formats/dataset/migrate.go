@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
 )
 
 // Format history:
@@ -48,12 +48,27 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 	}
 }
 
+// StateLacks returns the state columns that a state file of snapshot m
+// may lack: those m's format version predates (the history above), which
+// read as zero values. A state file of format 3 or later has every column
+// and one it lacks is damage.
+func (m *Manifest) StateLacks() statecol.Columns {
+	switch {
+	case m.FormatVersion <= 1:
+		return statecol.ColumnsNamed("backoff_step", "bad_metadata", "reactivated_at", "avoid_peers")
+	case m.FormatVersion == 2:
+		return statecol.ColumnsNamed("avoid_peers")
+	}
+	return 0
+}
+
 func migrateState(d *Dataset, tx *Tx) error {
 	t := tx.Base().Table(TableState)
+	lacks := tx.Base().StateLacks()
 	for _, key := range t.PartitionKeys() {
 		var infos []FileInfo
 		for _, f := range t.Partitions[key] {
-			rows, err := ReadFile[schema.State](d.FilePath(t, key, f))
+			rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks)
 			if err != nil {
 				return err
 			}

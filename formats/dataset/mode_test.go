@@ -23,7 +23,7 @@ func TestDatasetFileModes(t *testing.T) {
 			old := unix.Umask(umask)
 			t.Cleanup(func() { unix.Umask(old) })
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			if _, err := Spool(filepath.Join(d.Dir, "inbox"), ".tsv", strings.NewReader("x\n")); err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 // still current, a missing file stays the error it is (damage).
 func TestMovedTurnsACollectedBaseIntoAConflict(t *testing.T) {
 	d := openNew(t)
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	tx, err := d.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +26,7 @@ func TestMovedTurnsACollectedBaseIntoAConflict(t *testing.T) {
 		t.Fatalf("base still current: Moved gave %v, want the error unchanged", got)
 	}
 	for i := range 4 { // the default --keep (3) collects the base
-		commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, byte(2 + i)}}})
+		commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, byte(2 + i)}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	}
 	got := tx.Moved(missing)
 	if !errors.Is(got, ErrConflict) || !errors.Is(got, fs.ErrNotExist) {

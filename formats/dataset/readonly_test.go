@@ -11,14 +11,15 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/parquet-go/parquet-go"
 )
 
 // oldDataset writes a dataset of format version by hand, as the migration
-// tests do: one state file in the v1 schema (format 1 and 2 files lack
-// columns; the format 3 one would have them, which reads the same), and
-// format 3's ledger inline in the manifest.
+// tests do: one state file in the schema of that format (format 1's
+// lacks columns; format 3's has them all), and format 3's ledger inline
+// in the manifest.
 func oldDataset(t *testing.T, version int) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -26,8 +27,15 @@ func oldDataset(t *testing.T, version int) string {
 	os.MkdirAll(pdir, 0o755)
 	os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "staging", "123-dead"), 0o755) // a dead writer's debris
-	rows := []stateV1{{InfoHash: schema.Hash{0xab, 1}, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, Tier: "hot"}}
-	if err := parquet.WriteFile(filepath.Join(pdir, "old.parquet"), rows); err != nil {
+	var err error
+	if version == 1 {
+		err = parquet.WriteFile(filepath.Join(pdir, "old.parquet"),
+			[]stateV1{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, Tier: "hot"}})
+	} else {
+		err = parquet.WriteFile(filepath.Join(pdir, "old.parquet"),
+			[]schema.State{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, Tier: "hot"}})
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	m := &Manifest{FormatVersion: version, Snapshot: 4, Tables: map[string]*Table{TableState: {Dir: "state/v/000000000004",
@@ -73,7 +81,8 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 			if err != nil || m.FormatVersion != tt.version || m.Snapshot != 4 {
 				t.Fatalf("read format %d snapshot %d (%v), want the dataset as it is", m.FormatVersion, m.Snapshot, err)
 			}
-			got, err := ReadPartition[schema.State](d, m.Table(TableState), "ab")
+			st := m.Table(TableState)
+			got, err := statecol.ReadStateFile(d.FilePath(st, "ab", st.Partitions["ab"][0]), m.StateLacks())
 			if err != nil || len(got) != 1 || got[0].SeenCount != 7 || got[0].BackoffStep != 0 {
 				t.Fatalf("rows %+v, %v", got, err)
 			}

@@ -94,8 +94,12 @@ type SourceError struct {
 func (e *SourceError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *SourceError) Unwrap() error { return e.Err }
 
-// ReadFile reads every row of a data file. Columns the file lacks (an
-// older format) read as zero values.
+// ReadFile reads every row of a data file of the dataset, which must have
+// every column of T as T's writer makes it (rowio.CheckTable): a column
+// missing from it is damage, not zero values. The torrents, peers, leases
+// and ledger tables have had the same columns in every format; state
+// files of an older format, which lack some, are read with statecol and
+// Manifest.StateLacks.
 func ReadFile[T any](path string) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -121,8 +125,12 @@ func readRows[T any](r io.ReaderAt, size int64, path string) ([]T, error) {
 	return readParquet[T](pf, path)
 }
 
-// readParquet reads every row of pf (named path in errors).
+// readParquet reads every row of pf (named path in errors), once it has
+// checked that pf has T's columns.
 func readParquet[T any](pf *parquet.File, path string) ([]T, error) {
+	if err := rowio.CheckTable(pf, parquet.SchemaOf(new(T)), "Parquet"); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	rr := parquet.NewGenericReader[T](pf)
 	defer rr.Close()
 	rows := rowio.NewParquetRows(rr)

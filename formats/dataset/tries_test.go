@@ -27,7 +27,7 @@ type triesRun struct {
 // stage01 stages partition 01 in tx and asks for the commit.
 func (r *triesRun) stage01(tx *Tx) (bool, error) {
 	r.t.Helper()
-	info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{1, 1}}})
+	info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{1, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestTriesRun(t *testing.T) {
 			defer slog.SetDefault(slog.Default())
 			slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			r := &triesRun{t: t, d: d}
 			tries, conflicts := 0, 0
 			o := Tries{Stage: "test", LockWait: tt.wait, Conflicts: &conflicts, Commit: tt.commit,

@@ -47,7 +47,7 @@ func policyTry(t *testing.T, d *Dataset, record bool, during string) (*Manifest,
 	if during != "-" {
 		setPolicyFile(t, d, during)
 	}
-	info, err := WriteStaged(tx, TableState, "00", []schema.State{{}})
+	info, err := WriteStaged(tx, TableState, "00", []schema.State{{HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if err != nil {
 		t.Fatal(err)
 	}

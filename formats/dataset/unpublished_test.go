@@ -24,7 +24,7 @@ func stageNext(t *testing.T, d *Dataset, b byte) *Tx {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{1, b}}})
+	info, err := WriteStaged(tx, TableState, "01", []schema.State{{InfoHash: schema.Hash{1, b}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestFailedCommitLeavesNoSnapshot(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			tx := stageNext(t, d, 1)
 			tt.spoil(t)
 			if _, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"}); !errors.Is(err, syscall.EIO) {
@@ -123,7 +123,7 @@ func TestFailedCommitLeavesNoSnapshot(t *testing.T) {
 // not remove what CURRENT names.
 func TestErrorPastTheCommitPointKeepsTheSnapshot(t *testing.T) {
 	d := openNew(t)
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	link := d.Path("state", "current")
 	if err := os.Remove(link); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestErrorPastTheCommitPointKeepsTheSnapshot(t *testing.T) {
 // Unpublished lists them for a reader, with the bytes they alone hold.
 func TestMaintainRemovesUnpublished(t *testing.T) {
 	d := openNew(t)
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 	keep := leftAbove(t, d, -1)
 	write := func(rel string, size int) string {
 		t.Helper()
@@ -264,7 +264,7 @@ func TestKilledCommitLeavesNothingInTheWay(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			cmd := exec.Command(os.Args[0], "-test.run=^TestKilledCommitHelper$", "-test.count=1")
 			cmd.Env = append(os.Environ(), envKillAt+"="+d.Dir)
 			out, err := cmd.CombinedOutput()
@@ -295,7 +295,7 @@ func TestKilledCommitLeavesNothingInTheWay(t *testing.T) {
 			}
 			// The next commit touches the state alone: the killed one's
 			// ledger directory must not survive it either.
-			commitRows(t, d2, "02", []schema.State{{InfoHash: schema.Hash{2, 1}}})
+			commitRows(t, d2, "02", []schema.State{{InfoHash: schema.Hash{2, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			m, err := d2.Current()
 			if err != nil || m.Snapshot != 2 || m.LedgerLen() != 0 {
 				t.Fatalf("next commit: %v, %+v", err, m)

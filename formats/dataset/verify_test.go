@@ -43,8 +43,8 @@ func TestVerify(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := openNew(t)
-			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}}, {InfoHash: schema.Hash{0, 2}}})
-			m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1, 1}}})
+			commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, {InfoHash: schema.Hash{0, 2}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
+			m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			st := m.Table(TableState)
 			victim := d.FilePath(st, "01", st.Partitions["01"][0])
 			c.damage(t, victim)

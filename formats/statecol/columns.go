@@ -32,6 +32,17 @@ func ColumnsNamed(names ...string) Columns {
 	return c
 }
 
+// names returns the names of the (top-level) columns in c.
+func (c Columns) names() []string {
+	var out []string
+	for k, n := range stateColumnNames {
+		if c&(1<<k) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // The state columns in file order (checked against the template).
 const (
 	cInfoHash = iota

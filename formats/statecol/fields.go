@@ -3,6 +3,7 @@ package statecol
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/bits"
 	"unsafe"
 
@@ -31,11 +32,12 @@ func fieldAt(st []schema.State, i int, off uintptr) unsafe.Pointer {
 // large file decodes them alone: storing every row's fields, 250 bytes
 // apart, was most of its time.
 type rowsOut struct {
-	st   []schema.State
-	sel  []int32
-	n    int // rows in the row group
-	next int // the selection's next entry
-	pk   []pick
+	st    []schema.State
+	sel   []int32
+	n     int   // rows in the row group
+	first int64 // the file's row number of the row group's first row, for errors
+	next  int   // the selection's next entry
+	pk    []pick
 }
 
 // allRows stores every row of a row group in st.
@@ -140,6 +142,10 @@ func (c *chunkDict) of(d parquet.Dictionary) (strs []string, fresh bool) {
 	c.d = d
 	return c.strs, true
 }
+
+// errInt8Range is the error for a value of an INT(8) column that an
+// int8 cannot hold: cut to 8 bits it could pass for another.
+func errInt8Range(v int32) error { return fmt.Errorf("value %d out of range of INT(8)", v) }
 
 var (
 	errMoreValues  = errors.New("more values than rows")
@@ -251,6 +257,9 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 					return err
 				}
 				if int8Field {
+					if v != int32(int8(v)) {
+						return errInt8Range(v)
+					}
 					*(*int8)(fieldAt(st, int(pk.i), off)) = int8(v)
 				} else {
 					*(*int32)(fieldAt(st, int(pk.i), off)) = v
@@ -270,6 +279,9 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 				k++
 			}
 			if int8Field {
+				if v != int32(int8(v)) {
+					return errInt8Range(v)
+				}
 				*(*int8)(fieldAt(st, row+j, off)) = int8(v)
 			} else {
 				*(*int32)(fieldAt(st, row+j, off)) = v

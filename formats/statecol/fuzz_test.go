@@ -32,9 +32,9 @@ func FuzzReadStateFile(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := statecol.ReadUntrustedStateFile(p)
+		rows, err := statecol.ReadUntrustedStateFile(p, 0)
 		if err == nil {
-			src, err := statecol.OpenUntrusted(p)
+			src, err := statecol.OpenUntrusted(p, 0)
 			if err != nil {
 				t.Fatalf("read %d rows, then Open failed: %v", len(rows), err)
 			}

@@ -107,7 +107,7 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			// nothing writes (mask ⊆ need).
 			st := sw.sel[:len(sel)]
 			src.keepPages(need) // for layOut, which reads the changed ones again
-			if err := src.readColumns(rg, &rowsOut{st: st, sel: sel, n: int(n)}, need); err != nil {
+			if err := src.readColumns(rg, &rowsOut{st: st, sel: sel, n: int(n), first: first}, need); err != nil {
 				return err
 			}
 			if mask, err = fn(first, sel, st); err != nil {
@@ -115,6 +115,9 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			}
 			if mask&^need != 0 {
 				return fmt.Errorf("statecol: splice changed columns %b it did not read", mask&^need)
+			}
+			if err := checkWrite(st, mask, func(i int) int64 { return first + int64(sel[i]) }); err != nil {
+				return err
 			}
 			err := sw.layOut(src, rg, int(n), mask, sel, st)
 			src.releasePages() // before the copies: only this row group needed them

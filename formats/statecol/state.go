@@ -14,15 +14,16 @@ import (
 
 // ReadState reads every row of a state file, one row group at a time:
 // fn receives each row group's rows (a buffer reused between calls).
-// Columns the file lacks (an older format) read as zero values.
-func ReadState(path string, fn func([]schema.State) error) (err error) {
-	f, err := Open(path)
+// Columns in lacks (see Open) that the file lacks read as zero values.
+func ReadState(path string, lacks Columns, fn func([]schema.State) error) (err error) {
+	f, err := Open(path, lacks)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	defer recoverCorrupt(&err, path)
 	var buf []schema.State
+	var first int64
 	for _, rg := range f.RowGroups() {
 		n := int(rg.NumRows())
 		if cap(buf) < n {
@@ -30,28 +31,30 @@ func ReadState(path string, fn func([]schema.State) error) (err error) {
 		}
 		buf = buf[:n]
 		clear(buf)
-		if err := f.readState(rg, buf); err != nil {
+		if err := f.readState(rg, first, buf); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		if err := fn(buf); err != nil {
 			return err
 		}
+		first += int64(n)
 	}
 	return nil
 }
 
 // ReadStateFile returns all rows of a state file, decoded straight into
-// one slice of the file's size.
-func ReadStateFile(path string) ([]schema.State, error) {
-	return ReadStateFileInto(path, nil)
+// one slice of the file's size. The file may lack the columns in lacks
+// (see Open).
+func ReadStateFile(path string, lacks Columns) ([]schema.State, error) {
+	return ReadStateFileInto(path, lacks, nil)
 }
 
 // ReadStateFileInto is ReadStateFile decoding into buf's memory when it is
 // large enough: a caller that reads partition after partition reuses one
 // buffer instead of faulting in fresh pages for each (on this VM a page
 // fault cost more than decoding the page's rows).
-func ReadStateFileInto(path string, buf []schema.State) ([]schema.State, error) {
-	f, err := Open(path)
+func ReadStateFileInto(path string, lacks Columns, buf []schema.State) ([]schema.State, error) {
+	f, err := Open(path, lacks)
 	if err != nil {
 		return nil, err
 	}
@@ -60,8 +63,8 @@ func ReadStateFileInto(path string, buf []schema.State) ([]schema.State, error) 
 
 // ReadUntrustedStateFile is ReadStateFile for a file from elsewhere (see
 // OpenUntrusted).
-func ReadUntrustedStateFile(path string) ([]schema.State, error) {
-	f, err := OpenUntrusted(path)
+func ReadUntrustedStateFile(path string, lacks Columns) ([]schema.State, error) {
+	f, err := OpenUntrusted(path, lacks)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +89,7 @@ func (f *File) readAll(path string, buf []schema.State) (_ []schema.State, err e
 		if at+n > len(out) {
 			return nil, fmt.Errorf("%s: row groups hold more rows than the file", path)
 		}
-		if err := f.readState(rg, out[at:at+n]); err != nil {
+		if err := f.readState(rg, int64(at), out[at:at+n]); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		at += n
@@ -98,12 +101,27 @@ func (f *File) readAll(path string, buf []schema.State) (_ []schema.State, err e
 	return out, nil
 }
 
-func (f *File) readState(rg parquet.RowGroup, st []schema.State) error {
-	return f.readColumns(rg, allRows(st), AllColumns)
+// readState reads every column of row group rg, whose first row is the
+// file's row first, into st.
+func (f *File) readState(rg parquet.RowGroup, first int64, st []schema.State) error {
+	o := allRows(st)
+	o.first = first
+	return f.readColumns(rg, o, AllColumns)
 }
 
-// readColumns decodes the columns in need of row group rg into o.
+// readColumns decodes the columns in need of row group rg into o, and
+// checks the values of those that hold one of a few (checkValues).
 func (f *File) readColumns(rg parquet.RowGroup, o *rowsOut, need Columns) error {
+	read, err := f.decodeColumns(rg, o, need)
+	if err != nil {
+		return err
+	}
+	return checkRead(o, read)
+}
+
+// decodeColumns decodes the columns in need of row group rg into o, and
+// returns those it read (not those in need the file lacks).
+func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (read Columns, _ error) {
 	n, st := o.n, o.st
 	col := func(name ...string) parquet.ColumnChunk {
 		c, _ := f.Column(rg, name...)
@@ -113,10 +131,10 @@ func (f *File) readColumns(rg parquet.RowGroup, o *rowsOut, need Columns) error 
 		hashes := make([]byte, 20*n)
 		c := col("info_hash")
 		if c == nil {
-			return fmt.Errorf("no info_hash column")
+			return 0, fmt.Errorf("no info_hash column")
 		}
 		if err := Fixed(c, 20, hashes); err != nil {
-			return fmt.Errorf("info_hash: %w", err)
+			return 0, fmt.Errorf("info_hash: %w", err)
 		}
 		if o.sel == nil {
 			for r := range st {
@@ -126,6 +144,7 @@ func (f *File) readColumns(rg parquet.RowGroup, o *rowsOut, need Columns) error 
 		for i, r := range o.sel {
 			copy(st[i].InfoHash[:], hashes[20*int(r):])
 		}
+		read |= 1 << cInfoHash
 	}
 	var z schema.State
 	i64 := func(off uintptr) func(parquet.ColumnChunk) error {
@@ -169,11 +188,12 @@ func (f *File) readColumns(rg parquet.RowGroup, o *rowsOut, need Columns) error 
 			continue
 		}
 		if err := r.read(c); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return 0, fmt.Errorf("%s: %w", name, err)
 		}
+		read |= 1 << r.col
 	}
 	if need&(1<<cAvoidPeers) == 0 {
-		return nil
+		return read, nil
 	}
 	for i := range st {
 		st[i].AvoidPeers = nil // the reader appends
@@ -192,10 +212,11 @@ func (f *File) readColumns(rg parquet.RowGroup, o *rowsOut, need Columns) error 
 				st[i].AvoidPeers = append(st[i].AvoidPeers, s)
 			}
 		}); err != nil {
-			return fmt.Errorf("avoid_peers: %w", err)
+			return 0, fmt.Errorf("avoid_peers: %w", err)
 		}
+		read |= 1 << cAvoidPeers
 	}
-	return nil
+	return read, nil
 }
 
 // MergeSorted merges b into a, both sorted by info_hash, in place at the

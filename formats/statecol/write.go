@@ -38,6 +38,9 @@ import (
 // Zero timestamps, empty strings and empty v2 hashes are nulls in the
 // optional columns, as parquet-go writes them.
 func WriteState(w io.Writer, rows []schema.State) error {
+	if err := checkWrite(rows, AllColumns, from(0)); err != nil {
+		return err
+	}
 	sw, md, err := beginState(w, int64(len(rows)))
 	if err != nil {
 		return err
@@ -108,6 +111,9 @@ func WriteStateFunc(w io.Writer, n int, gen func(start int, dst []schema.State))
 		for s := start; s < end; s += genRows {
 			dst := sw.gen[:min(genRows, end-s)]
 			gen(s, dst)
+			if err := checkWrite(dst, AllColumns, from(s)); err != nil {
+				return err
+			}
 			sw.fillRows(dst, AllColumns)
 		}
 		sw.fillEnd(AllColumns)

@@ -14,10 +14,10 @@ import (
 // sorted by info_hash, so a Bloom positive is confirmed by reading their
 // hash column and searching it.
 
-// readHashes appends the info_hash column of a state file to out, read
-// page by page (no row assembly).
-func readHashes(path string, out []schema.Hash) ([]schema.Hash, error) {
-	f, err := statecol.Open(path)
+// readHashes appends the info_hash column of a state file (which may lack
+// the columns in lacks) to out, read page by page (no row assembly).
+func readHashes(path string, lacks statecol.Columns, out []schema.Hash) ([]schema.Hash, error) {
+	f, err := statecol.Open(path, lacks)
 	if err != nil {
 		return out, err
 	}

@@ -31,17 +31,18 @@ func stateSource() rowSource[schema.State] {
 // text formats render them as nulls.
 func readState(d *dataset.Dataset, m *dataset.Manifest, key string, buf []schema.State) ([]schema.State, error) {
 	t := m.Table(dataset.TableState)
+	lacks := m.StateLacks() // export reads an older format as it is
 	out := buf[:0]
 	for i, f := range t.Partitions[key] {
 		if i == 0 {
-			rows, err := statecol.ReadStateFileInto(d.FilePath(t, key, f), buf)
+			rows, err := statecol.ReadStateFileInto(d.FilePath(t, key, f), lacks, buf)
 			if err != nil {
 				return nil, err
 			}
 			out = rows
 			continue
 		}
-		rows, err := statecol.ReadStateFile(d.FilePath(t, key, f))
+		rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -133,7 +134,7 @@ func copyRows(path string, buf []schema.Torrent, w *rowio.ParquetWriter[schema.T
 	if err != nil {
 		return err
 	}
-	pf, err := rowio.OpenParquet(in, info.Size(), nil, rowio.DefaultLimits())
+	pf, err := openTorrents(in, info.Size())
 	if err != nil {
 		return err
 	}
@@ -157,6 +158,23 @@ func copyRows(path string, buf []schema.Torrent, w *rowio.ParquetWriter[schema.T
 	}
 }
 
+// openTorrents opens a torrents file of size bytes in in: a dataset's,
+// which must have every column of schema.Torrent (rowio.CheckTable). A
+// column missing from it is damage, which copyRows would otherwise write
+// into the new file as nulls.
+func openTorrents(in io.ReaderAt, size int64) (*parquet.File, error) {
+	pf, err := rowio.OpenParquet(in, size, nil, rowio.DefaultLimits())
+	if err != nil {
+		return nil, err
+	}
+	if err := rowio.CheckTable(pf, torrentSchema(), "Parquet"); err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+var torrentSchema = sync.OnceValue(func() *parquet.Schema { return parquet.SchemaOf(schema.Torrent{}) })
+
 // eachTorrent streams the rows of a torrents file.
 func eachTorrent(path string, fn func(*schema.Torrent)) error {
 	in, err := os.Open(path)
@@ -168,7 +186,7 @@ func eachTorrent(path string, fn func(*schema.Torrent)) error {
 	if err != nil {
 		return err
 	}
-	pf, err := rowio.OpenParquet(in, info.Size(), nil, rowio.DefaultLimits())
+	pf, err := openTorrents(in, info.Size())
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

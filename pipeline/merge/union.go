@@ -183,11 +183,11 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 
 // statePartition joins partition key of both datasets.
 func (u *unioner) statePartition(key string) (added, combined int64, err error) {
-	mine, err := readPartition(u.d, u.base.Table(dataset.TableState), key, statecol.ReadStateFile)
+	mine, err := readPartition(u.d, u.base, key, statecol.ReadStateFile)
 	if err != nil {
 		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.d.Dir, err)
 	}
-	theirs, err := readPartition(u.od, u.om.Table(dataset.TableState), key, statecol.ReadUntrustedStateFile)
+	theirs, err := readPartition(u.od, u.om, key, statecol.ReadUntrustedStateFile)
 	if err != nil {
 		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.od.Dir, err)
 	}
@@ -408,12 +408,16 @@ func cloneTorrent(t *schema.Torrent) schema.Torrent {
 	return c
 }
 
-// readPartition reads every state row of partition key of t with read
-// (statecol.ReadUntrustedStateFile for the other dataset's files).
-func readPartition(d *dataset.Dataset, t *dataset.Table, key string, read func(string) ([]schema.State, error)) ([]schema.State, error) {
+// readPartition reads every state row of partition key of snapshot m
+// with read (statecol.ReadUntrustedStateFile for the other dataset's
+// files, which may be of an older format: the columns it lacks read as
+// zero values).
+func readPartition(d *dataset.Dataset, m *dataset.Manifest, key string,
+	read func(string, statecol.Columns) ([]schema.State, error)) ([]schema.State, error) {
 	var out []schema.State
+	t := m.Table(dataset.TableState)
 	for _, f := range t.Partitions[key] {
-		rows, err := read(d.FilePath(t, key, f))
+		rows, err := read(d.FilePath(t, key, f), m.StateLacks())
 		if err != nil {
 			return nil, err
 		}

@@ -64,10 +64,10 @@ func (g *rowGroup) infoHashV2(i int) []byte {
 }
 
 // eachRowGroup calls fn with the planning columns of every row group of
-// the Parquet file at path. Its errors name path once (statecol.Open's
-// already do).
-func eachRowGroup(path string, g *rowGroup, fn func(*rowGroup)) error {
-	f, err := statecol.Open(path)
+// the state file at path, which may lack the columns in lacks (see
+// statecol.Open). Its errors name path once (statecol.Open's already do).
+func eachRowGroup(path string, lacks statecol.Columns, g *rowGroup, fn func(*rowGroup)) error {
+	f, err := statecol.Open(path, lacks)
 	if err != nil {
 		return err
 	}
@@ -91,15 +91,34 @@ func readRowGroups(f *statecol.File, g *rowGroup, fn func(*rowGroup)) error {
 		if err := statecol.Fixed(c, 20, g.hash); err != nil {
 			return fmt.Errorf("info_hash: %w", err)
 		}
-		code := func(out []uint8) func(int, string) {
-			return func(i int, s string) { out[i] = codes[s] }
+		// A value that is none of the column's is damage: reading it as
+		// something else (codeOther plans a hash as new) would hide it.
+		var bad error
+		refuse := func(i int, err error) {
+			if bad == nil {
+				bad = statecol.BadRow(first+int64(i), err)
+			}
+		}
+		code := func(out []uint8, lo, hi uint8, check func(string) error) func(int, string) {
+			return func(i int, s string) {
+				c := codes[s]
+				if c < lo || c > hi {
+					refuse(i, check(s))
+				}
+				out[i] = c
+			}
 		}
 		for _, r := range []struct {
 			name string
 			read func(parquet.ColumnChunk) error
 		}{
 			{"hash_type", func(c parquet.ColumnChunk) error {
-				return statecol.Int32(c, n, func(i int, v int32) { g.hashType[i] = v })
+				return statecol.Int32(c, n, func(i int, v int32) {
+					if v != int32(schema.HashV1) && v != int32(schema.HashV2) {
+						refuse(i, schema.CheckHashType(v))
+					}
+					g.hashType[i] = v
+				})
 			}},
 			{"first_seen", func(c parquet.ColumnChunk) error {
 				return statecol.Int64(c, n, func(i int, v int64) { g.firstSeen[i] = v })
@@ -110,7 +129,9 @@ func readRowGroups(f *statecol.File, g *rowGroup, fn func(*rowGroup)) error {
 			{"activity", func(c parquet.ColumnChunk) error {
 				return statecol.Double(c, n, func(i int, v float64) { g.activity[i] = v })
 			}},
-			{"metadata_status", func(c parquet.ColumnChunk) error { return statecol.String(c, n, code(g.status)) }},
+			{"metadata_status", func(c parquet.ColumnChunk) error {
+				return statecol.String(c, n, code(g.status, codeNew, codeFetched, schema.CheckStatus))
+			}},
 			{"attempts", func(c parquet.ColumnChunk) error {
 				return statecol.Int32(c, n, func(i int, v int32) { g.attempts[i] = v })
 			}},
@@ -120,7 +141,9 @@ func readRowGroups(f *statecol.File, g *rowGroup, fn func(*rowGroup)) error {
 			{"next_retry", func(c parquet.ColumnChunk) error {
 				return statecol.Int64(c, n, func(i int, v int64) { g.nextRetry[i] = v })
 			}},
-			{"tier", func(c parquet.ColumnChunk) error { return statecol.String(c, n, code(g.tier)) }},
+			{"tier", func(c parquet.ColumnChunk) error {
+				return statecol.String(c, n, code(g.tier, codeHot, codeCold, schema.CheckTier))
+			}},
 			{"reactivated_at", func(c parquet.ColumnChunk) error {
 				return statecol.Int64(c, n, func(i int, v int64) { g.reactivated[i] = v })
 			}},
@@ -132,6 +155,9 @@ func readRowGroups(f *statecol.File, g *rowGroup, fn func(*rowGroup)) error {
 			if err := r.read(c); err != nil {
 				return fmt.Errorf("%s: %w", r.name, err)
 			}
+		}
+		if bad != nil {
+			return bad
 		}
 		if c, maxDef := f.Column(rg, "avoid_peers", "list", "element"); c != nil {
 			last := -1

@@ -19,7 +19,7 @@ import (
 // files of every older snapshot are collected.
 func commitState(t *testing.T, dir string, extra byte, keep int) {
 	t.Helper()
-	datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0x80, extra}, MetadataStatus: "new", Tier: "hot"}, keep)
+	datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0x80, extra}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, keep)
 }
 
 // TestStatusStartsOverOnACollectedSnapshot: a commit with --keep 1 after

@@ -38,8 +38,8 @@ func TestVerifyDamagedReport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows := []schema.State{{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot"},
-				{InfoHash: schema.Hash{0, 2}, MetadataStatus: "new", Tier: "hot"}, {InfoHash: schema.Hash{0, 3}, MetadataStatus: "failed", Tier: "hot"}}
+			rows := []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"},
+				{InfoHash: schema.Hash{0, 2}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, {InfoHash: schema.Hash{0, 3}, HashType: 1, MetadataStatus: "failed", Tier: "hot"}}
 			fi, err := dataset.WriteStaged(tx, dataset.TableState, "00", rows)
 			if err != nil {
 				t.Fatal(err)

@@ -37,7 +37,7 @@ func TestFrozenGlob(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fi, err := dataset.WriteStaged(tx, dataset.TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot"}})
+				fi, err := dataset.WriteStaged(tx, dataset.TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -41,7 +41,7 @@ func TestDamagedStateFileNamedOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			fi, err := dataset.WriteStaged(tx, dataset.TableState, "00",
-				[]schema.State{{InfoHash: schema.Hash{0, 1}, MetadataStatus: "failed", Tier: "hot", NextRetry: 12345}})
+				[]schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "failed", Tier: "hot", NextRetry: 12345}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,14 +15,15 @@ import (
 // readViews appends the columns status counts of every state file of a
 // partition to out, read column by column with statecol's readers:
 // parquet-go's row reader made status take half a minute on a 20M-hash
-// state. A column an older file lacks reads as zero values. info_hash is
-// read only when withHash is set. Rows of a cold file have ColdFile set.
-func readViews(d *dataset.Dataset, t *dataset.Table, key string, withHash bool, out []stateView) ([]stateView, error) {
+// state. A column in lacks that an older file lacks reads as zero values
+// (statecol.Open). info_hash is read only when withHash is set. Rows of a
+// cold file have ColdFile set.
+func readViews(d *dataset.Dataset, t *dataset.Table, lacks statecol.Columns, key string, withHash bool, out []stateView) ([]stateView, error) {
 	for _, fi := range t.Partitions[key] {
 		path := d.FilePath(t, key, fi)
 		var err error
 		start := len(out)
-		if out, err = readFileViews(path, withHash, out); err != nil {
+		if out, err = readFileViews(path, lacks, withHash, out); err != nil {
 			return out, err // it names path
 		}
 		if schedule.IsColdFile(fi.Name) {
@@ -34,12 +35,13 @@ func readViews(d *dataset.Dataset, t *dataset.Table, key string, withHash bool, 
 	return out, nil
 }
 
-func readFileViews(path string, withHash bool, out []stateView) ([]stateView, error) {
-	f, err := statecol.Open(path)
+func readFileViews(path string, lacks statecol.Columns, withHash bool, out []stateView) ([]stateView, error) {
+	f, err := statecol.Open(path, lacks)
 	if err != nil {
 		return out, err
 	}
 	defer f.Close()
+	var first int64 // the file's row number of rg's first row
 	for _, rg := range f.RowGroups() {
 		n := int(rg.NumRows())
 		start := len(out)
@@ -85,6 +87,18 @@ func readFileViews(path string, withHash bool, out []stateView) ([]stateView, er
 				return out, fmt.Errorf("%s: %s: %w", path, r.name, err)
 			}
 		}
+		// Counted under a name that is none of the column's, a damaged
+		// value would pass for a status or tier of its own.
+		for i := range rows {
+			err := schema.CheckStatus(rows[i].MetadataStatus)
+			if err == nil {
+				err = schema.CheckTier(rows[i].Tier)
+			}
+			if err != nil {
+				return out, fmt.Errorf("%s: %w", path, statecol.BadRow(first+int64(i), err))
+			}
+		}
+		first += int64(n)
 	}
 	return out, nil
 }

@@ -23,7 +23,7 @@ import (
 func TestStagingListed(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
-	datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot"}, 3)
+	datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, 3)
 	killed := filepath.Join(dir, "staging", "4242-0a0b0c0d0e0f")
 	if err := os.MkdirAll(filepath.Join(killed, "state", "prefix=00"), 0o755); err != nil {
 		t.Fatal(err)

@@ -25,15 +25,15 @@ func TestReport(t *testing.T) {
 	// Leases live in the leases table; the state's lease columns stay
 	// null, as plan-retries leaves them.
 	rows := []schema.State{
-		{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Minute)}, // leased
-		{InfoHash: schema.Hash{0, 2}, MetadataStatus: "failed", Tier: "hot", LastFailure: "no_peers", NextRetry: ms(30 * time.Minute)},
-		{InfoHash: schema.Hash{0, 3}, MetadataStatus: "failed", Tier: "hot", LastFailure: "no_peers", NextRetry: ms(5 * time.Hour)}, // lease ended
-		{InfoHash: schema.Hash{0, 4}, MetadataStatus: "failed", Tier: "cold", LastFailure: "timeout", NextRetry: ms(90 * 24 * time.Hour)},
-		{InfoHash: schema.Hash{0, 5}, MetadataStatus: "fetched", Tier: "hot"},
-		{InfoHash: schema.Hash{0, 6}, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Hour)},
+		{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Minute)}, // leased
+		{InfoHash: schema.Hash{0, 2}, HashType: 1, MetadataStatus: "failed", Tier: "hot", LastFailure: "no_peers", NextRetry: ms(30 * time.Minute)},
+		{InfoHash: schema.Hash{0, 3}, HashType: 1, MetadataStatus: "failed", Tier: "hot", LastFailure: "no_peers", NextRetry: ms(5 * time.Hour)}, // lease ended
+		{InfoHash: schema.Hash{0, 4}, HashType: 1, MetadataStatus: "failed", Tier: "cold", LastFailure: "timeout", NextRetry: ms(90 * 24 * time.Hour)},
+		{InfoHash: schema.Hash{0, 5}, HashType: 1, MetadataStatus: "fetched", Tier: "hot"},
+		{InfoHash: schema.Hash{0, 6}, HashType: 1, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Hour)},
 	}
 	other := []schema.State{ // a partition with no live lease
-		{InfoHash: schema.Hash{9, 1}, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Hour)},
+		{InfoHash: schema.Hash{9, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot", NextRetry: ms(-time.Hour)},
 	}
 	tx, _ := d.Begin()
 	for key, rows := range map[string][]schema.State{"00": rows, "09": other} {

@@ -26,11 +26,11 @@ func TestWavesByTierAndKind(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	ms := func(d time.Duration) int64 { return now.Add(d).UnixMilli() }
 	failed := func(h schema.Hash, tier string, in time.Duration) schema.State {
-		return schema.State{InfoHash: h, MetadataStatus: schema.StatusFailed, Tier: tier, Attempts: 1,
+		return schema.State{InfoHash: h, HashType: 1, MetadataStatus: schema.StatusFailed, Tier: tier, Attempts: 1,
 			LastAttempt: ms(-48 * time.Hour), LastFailure: "no_peers", NextRetry: ms(in)}
 	}
 	fresh := func(h schema.Hash, tier string, in time.Duration) schema.State {
-		return schema.State{InfoHash: h, MetadataStatus: schema.StatusNew, Tier: tier, NextRetry: ms(in)}
+		return schema.State{InfoHash: h, HashType: 1, MetadataStatus: schema.StatusNew, Tier: tier, NextRetry: ms(in)}
 	}
 	reactivated := failed(schema.Hash{0, 10}, "hot", -time.Minute)
 	reactivated.Reactivated = ms(-time.Hour)
@@ -44,7 +44,7 @@ func TestWavesByTierAndKind(t *testing.T) {
 		fresh(schema.Hash{0, 5}, "hot", -time.Hour),    // hot new
 		nullRetry, // hot new
 		failed(schema.Hash{0, 7}, "cold", -24*time.Hour), // cold tier in a hot file
-		{InfoHash: schema.Hash{0, 8}, MetadataStatus: schema.StatusFetched, Tier: "hot"},
+		{InfoHash: schema.Hash{0, 8}, HashType: 1, MetadataStatus: schema.StatusFetched, Tier: "hot"},
 		failed(schema.Hash{0, 9}, "hot", 5*time.Hour), // hot retry, next day
 		reactivated, // hot retry
 	}

@@ -32,7 +32,7 @@ func TestUnpublishedListed(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0, 1}, MetadataStatus: "new", Tier: "hot"}, 3)
+			datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}, 3)
 			r, err := Run(context.Background(), dir, now, Options{Verify: tt.verify})
 			if err != nil {
 				t.Fatal(err)

@@ -81,7 +81,7 @@ func TestWavesReported(t *testing.T) {
 		for j, p := range pairs {
 			for k := range j + 1 {
 				rows = append(rows, schema.State{InfoHash: schema.Hash{0, byte(i + 1), byte(j), byte(k)},
-					MetadataStatus: status[p.kind], Tier: p.tier, NextRetry: now.Add(in).UnixMilli()})
+					MetadataStatus: status[p.kind], Tier: p.tier, NextRetry: now.Add(in).UnixMilli(), HashType: 1})
 			}
 		}
 	}
