@@ -124,9 +124,6 @@ was committed ends the run partial (exit 3), naming the input.
 			if o.BatchHashes < 0 {
 				return exitcode.BadInput(fmt.Errorf("--batch-hashes: %d is negative", o.BatchHashes))
 			}
-			if o.BloomFP <= 0 || o.BloomFP >= 1 {
-				return exitcode.BadInput(fmt.Errorf("--bloom-fp: %v is not between 0 and 1", o.BloomFP))
-			}
 			now, err := parseNow(c)
 			if err != nil {
 				return err

@@ -80,6 +80,22 @@ var flagChecks = []struct {
 	// negative rates used to mean no limit too.
 	{"max-rps", checkRate},
 	{"dht-rate", checkRate},
+	// dedup: a rate of 0 or 1 (or NaN, which the check used to let
+	// through) sizes no Bloom filter: NaN panicked making one.
+	{"bloom-fp", func(c *cli.Context, name string) string {
+		if p := c.Float64(name); !(p > 0 && p < 1) {
+			return fmt.Sprintf("%v is not between 0 and 1 (both excluded)", p)
+		}
+		return ""
+	}},
+	// plan-retries: a share of --limit (plan.Run checks it too, for
+	// callers of the package, but only once the output is open).
+	{"new-share", func(c *cli.Context, name string) string {
+		if f := c.Float64(name); !(f >= 0 && f <= 1) {
+			return fmt.Sprintf("%v is outside [0, 1]", f)
+		}
+		return ""
+	}},
 	{"es-index", func(c *cli.Context, name string) string {
 		if strings.TrimSpace(c.String(name)) == "" {
 			return "empty; es-bulk action lines need an index name"
@@ -102,23 +118,45 @@ func checkPositive(c *cli.Context, name string) string {
 	return ""
 }
 
-// checkRate checks a queries-per-second flag: a number, not negative.
+// checkRate checks a queries-per-second flag: not negative (checkFloat
+// has refused NaN and the infinities).
 func checkRate(c *cli.Context, name string) string {
-	switch r := c.Float64(name); {
-	case math.IsNaN(r):
-		return "NaN is not a number of queries per second"
-	case r < 0:
+	if r := c.Float64(name); r < 0 {
 		return fmt.Sprintf("%v is negative", r)
 	}
 	return ""
 }
 
-// checkFlags checks that every duration flag parsed (checkDurations), then
-// runs flagChecks on the flags c's command defines and the user set, and
+// checkFloat says what is wrong with the value of a number flag that no
+// flag takes: NaN and the infinities, which compare false (NaN) or pass
+// a bound on one side only, and -0, which passes "not negative" while
+// its sign says otherwise (0 means "no limit" to the rates).
+func checkFloat(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Sprintf("%v is not a finite number", v)
+	case v == 0 && math.Signbit(v):
+		return "-0 is a negative zero; write 0 if 0 is meant"
+	}
+	return ""
+}
+
+// checkFlags checks that every duration flag parsed (checkDurations) and
+// every number flag set is a finite number (checkFloat), then runs
+// flagChecks on the flags c's command defines and the user set, and
 // returns the first problem as a usage error naming the flag.
 func checkFlags(c *cli.Context) error {
 	if err := checkDurations(c); err != nil {
 		return err
+	}
+	if c.Command != nil {
+		for _, f := range c.Command.Flags {
+			if ff, ok := f.(*cli.Float64Flag); ok && c.IsSet(ff.Name) {
+				if msg := checkFloat(c.Float64(ff.Name)); msg != "" {
+					return exitcode.BadInput(fmt.Errorf("--%s: %s", ff.Name, msg))
+				}
+			}
+		}
 	}
 	// Not urfave/cli's Required: on a missing required flag it prints the
 	// command's help on stdout, which in "capture | dedup -" went down

@@ -57,9 +57,9 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"capture dht-state is a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-state", hashes}, "capture: --dht-state " + hashes + ": not a directory"},
 		// A NaN rate was taken as no limit at all, a negative --dht-rate
 		// too (only 0 means unlimited).
-		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "NaN"}, "--max-rps: NaN is not a number of queries per second"},
+		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "NaN"}, "--max-rps: NaN is not a finite number"},
 		{"capture max-rps negative", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "-1"}, "--max-rps: -1 is negative"},
-		{"fetch dht-rate NaN", []string{"fetch", "--no-dht", "--dht-rate", "NaN", hashes, "-o", filepath.Join(dir, "r.parquet")}, "--dht-rate: NaN is not a number of queries per second"},
+		{"fetch dht-rate NaN", []string{"fetch", "--no-dht", "--dht-rate", "NaN", hashes, "-o", filepath.Join(dir, "r.parquet")}, "--dht-rate: NaN is not a finite number"},
 		{"fetch dht-rate negative", []string{"fetch", "--bootstrap", "127.0.0.1:1", "--dht-rate", "-5", hashes, "-o", filepath.Join(dir, "r.parquet")}, "--dht-rate: -5 is negative"},
 		{"fetch metadata-memory negative", []string{"fetch", "--no-dht", "--metadata-memory", "-1", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: metadata memory -1 is negative"},
 		{"empty es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index", ""}, "--es-index: empty"},

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,5 +215,25 @@ func TestEmptyStdinLeavesNothing(t *testing.T) {
 	ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
 	for _, e := range ents {
 		t.Errorf("left in the inbox: %s", e.Name())
+	}
+}
+
+// TestBloomFPOutOfRange: a false-positive rate that sizes no Bloom filter
+// is bad input before the dataset is touched. NaN passed the old check
+// (NaN <= 0 and NaN >= 1 are both false) and panicked making the filter.
+func TestBloomFPOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	in := writeObs(t, dir, genObs(6, 100, 50))
+	for _, fp := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -0.5, 2} {
+		t.Run(fmt.Sprint(fp), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			_, err := run(t, data, func(o *Options) { o.BloomFP = fp }, in)
+			if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "--bloom-fp") {
+				t.Fatalf("err %v (exit %d), want bad input naming --bloom-fp", err, exitcode.Of(err))
+			}
+			if _, err := os.Stat(data); err == nil {
+				t.Fatalf("%s was created", data)
+			}
+		})
 	}
 }
