@@ -124,9 +124,6 @@ func runCapture(c *cli.Context) error {
 		return exitcode.BadInput(fmt.Errorf("capture: --run-id %q: not valid UTF-8", o.RunID))
 	}
 	o.Logger = slog.Default()
-	if o.NodeIDs < 1 {
-		return exitcode.BadInput(fmt.Errorf("capture: --node-ids %d: need at least 1", o.NodeIDs))
-	}
 	if o.Duration == 0 && o.MaxObservations == 0 {
 		slog.Warn("capture: no --duration or --max-observations: running until interrupted")
 	}

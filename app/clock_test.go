@@ -42,7 +42,8 @@ func TestClock(t *testing.T) {
 			if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--now: ") {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and one line about --now", code, stdout, stderr)
 			}
-			if statusCode != 2 || statusErr != stderr {
+			// The same line, but for the command's name at its start.
+			if statusCode != 2 || strings.TrimPrefix(statusErr, "infohash: status") != strings.TrimPrefix(stderr, "infohash: clock") {
 				t.Fatalf("status --now %q: exit %d, %q; clock said %q", tt.now, statusCode, statusErr, stderr)
 			}
 		})
@@ -84,12 +85,12 @@ func TestClockAdd(t *testing.T) {
 		{name: "zero", now: "2026-01-02T03:04:05Z", add: "0s", want: "2026-01-02T03:04:05Z\n"},
 		{name: "offset to UTC", now: "2026-01-02T05:04:05+02:00", add: "1h", want: "2026-01-02T04:04:05Z\n"},
 		{name: "fraction kept", now: "2026-01-02T03:04:05.25Z", add: "1.5s", want: "2026-01-02T03:04:06.75Z\n"},
-		{name: "words", now: "2026-01-02T03:04:05Z", add: "3 hours", wantErr: `infohash: --add: "3 hours": want a duration such as 90m, 2h or 1d` + "\n"},
-		{name: "no unit", now: "2026-01-02T03:04:05Z", add: "3", wantErr: `infohash: --add: "3": want a duration such as 90m, 2h or 1d` + "\n"},
-		{name: "empty", now: "2026-01-02T03:04:05Z", add: "", wantErr: `infohash: --add: "": want a duration such as 90m, 2h or 1d` + "\n"},
+		{name: "words", now: "2026-01-02T03:04:05Z", add: "3 hours", wantErr: `infohash: clock: --add: "3 hours": want a duration such as 90m, 2h or 1d` + "\n"},
+		{name: "no unit", now: "2026-01-02T03:04:05Z", add: "3", wantErr: `infohash: clock: --add: "3": want a duration such as 90m, 2h or 1d` + "\n"},
+		{name: "empty", now: "2026-01-02T03:04:05Z", add: "", wantErr: `infohash: clock: --add: "": want a duration such as 90m, 2h or 1d` + "\n"},
 		{name: "past year 9999", now: "9999-12-31T23:00:00Z", add: "2h", wantErr: "infohash: clock: --add 2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
 		{name: "before year 0000", now: "0000-01-01T01:00:00Z", add: "-2h", wantErr: "infohash: clock: --add -2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
-		{name: "bad --now first", now: "2026-02-30T00:00:00Z", add: "1h", wantErr: `infohash: --now: "2026-02-30T00:00:00Z" is not an RFC 3339 time: day out of range` + "\n"},
+		{name: "bad --now first", now: "2026-02-30T00:00:00Z", add: "1h", wantErr: `infohash: clock: --now: "2026-02-30T00:00:00Z" is not an RFC 3339 time: day out of range` + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := runMain(t, "clock", "--now", tt.now, "--add", tt.add)
@@ -133,13 +134,13 @@ func TestNowReason(t *testing.T) {
 		{"long garbage", "next tuesday around noon", `want the year (4 digits) at "next tuesday around …"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			want := fmt.Sprintf("infohash: --now: %q is not an RFC 3339 time: %s\n", tt.now, tt.reason)
-			if _, stderr, code := runMain(t, "clock", "--now", tt.now); code != 2 || stderr != want {
-				t.Errorf("clock: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			want := fmt.Sprintf(": --now: %q is not an RFC 3339 time: %s\n", tt.now, tt.reason)
+			if _, stderr, code := runMain(t, "clock", "--now", tt.now); code != 2 || stderr != "infohash: clock"+want {
+				t.Errorf("clock: exit %d, stderr %q; want 2 and %q", code, stderr, "infohash: clock"+want)
 			}
 			missing := filepath.Join(t.TempDir(), "no-such-dataset")
-			if _, stderr, code := runMain(t, "status", "--data", missing, "--now", tt.now); code != 2 || stderr != want {
-				t.Errorf("status: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			if _, stderr, code := runMain(t, "status", "--data", missing, "--now", tt.now); code != 2 || stderr != "infohash: status"+want {
+				t.Errorf("status: exit %d, stderr %q; want 2 and %q", code, stderr, "infohash: status"+want)
 			}
 		})
 	}

@@ -55,31 +55,31 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 			return nil
 		case p != "-":
 			if err := fsutil.CheckOutput(p); err != nil {
-				return exitcode.BadInput(fmt.Errorf("--%s: %w", name, err))
+				return badFlag(c, "--%s: %w", name, err)
 			}
 			if err := checkNotDatasetFile(c, "--"+name, p); err != nil {
 				return err
 			}
 			// Written after the data, the report would replace it.
 			if out := c.String("output"); out != "" && out != "-" && sameTarget(p, out) {
-				return exitcode.BadInput(fmt.Errorf("--%s: %s is also the output (-o); name another file", name, p))
+				return badFlag(c, "--%s: %s is also the output (-o); name another file", name, p)
 			}
 			for _, in := range c.Args().Slice() { // dedup's, merge's, fetch's inputs
 				if in != "-" && sameTarget(p, in) {
-					return exitcode.BadInput(fmt.Errorf("--%s: %s is also an input; name another file", name, p))
+					return badFlag(c, "--%s: %s is also an input; name another file", name, p)
 				}
 			}
 			other := map[string]string{"stats-json": "metrics-file", "metrics-file": "stats-json"}[name]
 			if o := c.String(other); o != "" && o != "-" && sameTarget(p, o) {
-				return exitcode.BadInput(fmt.Errorf("--%s: %s is also --%s; name another file", name, p, other))
+				return badFlag(c, "--%s: %s is also --%s; name another file", name, p, other)
 			}
 			return nil
 		case c.String("output") == "-":
-			return exitcode.BadInput(fmt.Errorf("--%s -: the command's data goes to stdout (-o -); name a file for one of them", name))
+			return badFlag(c, "--%s -: the command's data goes to stdout (-o -); name a file for one of them", name)
 		case c.Command != nil && reportsOnStdout[c.Command.Name]:
-			return exitcode.BadInput(fmt.Errorf("--%s -: %s prints its report on stdout; name a file", name, c.Command.Name))
+			return badFlag(c, "--%s -: %s prints its report on stdout; name a file", name, c.Command.Name)
 		case c.String("stats-json") == "-" && c.String("metrics-file") == "-":
-			return exitcode.BadInput(errors.New("--stats-json - and --metrics-file -: only one of them can go to stdout"))
+			return badFlag(c, "--stats-json - and --metrics-file -: only one of them can go to stdout")
 		}
 		return nil
 	}
@@ -180,7 +180,7 @@ var dataFlag = &cli.StringFlag{Name: "data", Usage: "dataset `DIR`", EnvVars: []
 func requireData(c *cli.Context) (string, error) {
 	d := c.String("data")
 	if d == "" {
-		return "", exitcode.BadInput(fmt.Errorf("--data DIR (or INFOHASH_DATA) is required"))
+		return "", badFlag(c, "--data DIR (or INFOHASH_DATA) is required")
 	}
 	return d, nil
 }
@@ -225,7 +225,7 @@ func parseNow(c *cli.Context) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, exitcode.BadInput(fmt.Errorf("--now: %q is not an RFC 3339 time: %s", s, timeParseReason(err)))
+		return time.Time{}, badFlag(c, "--now: %q is not an RFC 3339 time: %s", s, timeParseReason(err))
 	}
 	return t.UTC(), nil
 }

@@ -121,9 +121,6 @@ was committed ends the run partial (exit 3), naming the input.
 			o.LockWait = flagDuration(c, "lock-wait")
 			o.BloomFP = c.Float64("bloom-fp")
 			o.BatchHashes = c.Int64("batch-hashes")
-			if o.BatchHashes < 0 {
-				return exitcode.BadInput(fmt.Errorf("--batch-hashes: %d is negative", o.BatchHashes))
-			}
 			now, err := parseNow(c)
 			if err != nil {
 				return err

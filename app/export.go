@@ -88,15 +88,15 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 				return err
 			}
 			if o.Tier != "" && o.Tier != schema.TierHot && o.Tier != schema.TierCold {
-				return exitcode.BadInput(fmt.Errorf("--tier %q: want hot or cold", o.Tier))
+				return badFlag(c, "--tier %q: want hot or cold", o.Tier)
 			}
 			if o.Tier != "" && o.Table == "torrents" {
 				// A torrent row has no tier: filtering would need the state.
-				return exitcode.BadInput(fmt.Errorf("--tier: torrents have no tier; use --table catalog (state joined with metadata)"))
+				return badFlag(c, "--tier: torrents have no tier; use --table catalog (state joined with metadata)")
 			}
 			for _, s := range o.Status {
 				if s != schema.StatusNew && s != schema.StatusFetched && s != schema.StatusFailed {
-					return exitcode.BadInput(fmt.Errorf("--status %q: want new, fetched or failed", s))
+					return badFlag(c, "--status %q: want new, fetched or failed", s)
 				}
 			}
 			if s := c.String("since"); s != "" {
@@ -116,7 +116,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			if p := c.String("blocklist"); p != "" {
 				f, err := os.Open(p)
 				if err != nil {
-					return exitcode.BadInput(fmt.Errorf("--blocklist: %w", err))
+					return badFlag(c, "--blocklist: %w", err)
 				}
 				extra, err := schedule.ParseBlocklist(f, p)
 				f.Close()
@@ -152,7 +152,8 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 }
 
 // parseSince accepts RFC 3339 or a duration before now, with the units
-// of every duration flag (parseFlagDuration: 7d, 2w, 24h), for flag.
+// of every duration flag (parseFlagDuration: 7d, 2w, 24h), for export's
+// flag.
 func parseSince(flag, s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
@@ -160,5 +161,5 @@ func parseSince(flag, s string) (time.Time, error) {
 	if d, err := parseFlagDuration(s); err == nil && d > 0 {
 		return time.Now().Add(-d), nil
 	}
-	return time.Time{}, exitcode.BadInput(fmt.Errorf("%s: %q: want an RFC 3339 time or a duration such as 24h or 7d", flag, s))
+	return time.Time{}, exitcode.BadInput(fmt.Errorf("export: %s: %q: want an RFC 3339 time or a duration such as 24h or 7d", flag, s))
 }

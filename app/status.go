@@ -88,7 +88,7 @@ verify_problems; when files are damaged it has only that and the snapshot
 			}
 			f := c.String("format")
 			if f != "text" && f != "json" {
-				return exitcode.BadInput(fmt.Errorf("--format %q: want text or json", f))
+				return badFlag(c, "--format %q: want text or json", f)
 			}
 			o := status.Options{Verify: c.Bool("verify"), ProgressTo: c.App.ErrWriter}
 			r, err := status.Run(c.Context, data, now, o)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -13,6 +14,8 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/capture"
+	"github.com/infohash/infohash/pipeline/fetch"
 )
 
 // flagChecks validate flags by name, in every command that defines them,
@@ -36,9 +39,56 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
-	{"lock-wait", func(c *cli.Context, name string) string {
-		if d := flagDuration(c, name); d < 0 {
-			return showDuration(d) + " is negative"
+	{"lock-wait", checkNotNegative},
+	// dedup: 0 means one commit; a negative bound used to mean one too.
+	{"batch-hashes", func(c *cli.Context, name string) string {
+		if n := c.Int64(name); n < 0 {
+			return fmt.Sprintf("%d is negative", n)
+		}
+		return ""
+	}},
+	// capture: the run's stops (0: no limit). capture.Run checks them
+	// too, for the package's callers, but only once -o is created.
+	{"duration", checkNotNegative},
+	{"max-observations", func(c *cli.Context, name string) string {
+		if n := c.Int64(name); n < 0 {
+			return fmt.Sprintf("%d is negative", n)
+		}
+		return ""
+	}},
+	{"node-ids", func(c *cli.Context, name string) string {
+		if n := c.Int(name); n < 1 || n > capture.MaxNodeIDs {
+			return fmt.Sprintf("%d is outside 1-%d", n, capture.MaxNodeIDs)
+		}
+		return ""
+	}},
+	// fetch: fetch.Options.Validate checks these too, for the package's
+	// callers; here they read as every other flag's.
+	{"concurrency", func(c *cli.Context, name string) string {
+		if n := c.Int(name); n < 1 || n > fetch.MaxConcurrency {
+			return fmt.Sprintf("%d is outside 1-%d", n, fetch.MaxConcurrency)
+		}
+		return ""
+	}},
+	{"peers-per-hash", func(c *cli.Context, name string) string {
+		if n := c.Int(name); n < 1 {
+			return fmt.Sprintf("%d is less than 1", n)
+		}
+		return ""
+	}},
+	{"timeout", checkPositive},
+	{"peer-timeout", checkPositive},
+	{"connect-timeout", checkPositive},
+	{"deadline", checkNotNegative},
+	{"max-metadata-size", func(c *cli.Context, name string) string {
+		if n := c.Int64(name); n < 1 || n > fetch.MaxMetadataSizeLimit {
+			return fmt.Sprintf("%d is outside 1-%d (1 GiB)", n, fetch.MaxMetadataSizeLimit)
+		}
+		return ""
+	}},
+	{"metadata-memory", func(c *cli.Context, name string) string {
+		if n := c.Int64(name); n < 0 {
+			return fmt.Sprintf("%d is negative", n)
 		}
 		return ""
 	}},
@@ -118,6 +168,14 @@ func checkPositive(c *cli.Context, name string) string {
 	return ""
 }
 
+// checkNotNegative checks a duration flag that may be 0 but not less.
+func checkNotNegative(c *cli.Context, name string) string {
+	if d := flagDuration(c, name); d < 0 {
+		return showDuration(d) + " is negative"
+	}
+	return ""
+}
+
 // checkRate checks a queries-per-second flag: not negative (checkFloat
 // has refused NaN and the infinities).
 func checkRate(c *cli.Context, name string) string {
@@ -162,7 +220,7 @@ func checkFlags(c *cli.Context) error {
 	// command's help on stdout, which in "capture | dedup -" went down
 	// the pipe as input.
 	if c.Command != nil && outputRequired[c.Command.Name] && !c.IsSet("output") {
-		return exitcode.BadInput(fmt.Errorf("%s: -o is required: -o FILE for a Parquet file, or -o - for an Arrow IPC stream on stdout", c.Command.Name))
+		return exitcode.BadInput(errors.New("-o is required: -o FILE for a Parquet file, or -o - for an Arrow IPC stream on stdout"))
 	}
 	for _, fc := range flagChecks {
 		if !defines(c.Command, fc.name) || !c.IsSet(fc.name) {
@@ -213,10 +271,39 @@ func checkHostPort(s string) string {
 	return ""
 }
 
-// beforeCommand sets up logging and checks the flags.
+// beforeCommand sets up logging and checks the flags. Its errors start
+// with the command's name, as the command's own do ("dedup: --keep: ...").
 func beforeCommand(c *cli.Context) error {
-	if err := setupLogging(c); err != nil {
-		return err
+	err := setupLogging(c)
+	if err == nil {
+		err = checkFlags(c)
 	}
-	return checkFlags(c)
+	if err != nil && commandName(c) != "" {
+		return fmt.Errorf("%s: %w", commandName(c), err)
+	}
+	return err
+}
+
+// commandName names c's command as it is typed ("dedup", "policy set"),
+// or "" outside a command.
+func commandName(c *cli.Context) string {
+	if c.Command == nil {
+		return ""
+	}
+	if c.App != nil {
+		if n, ok := strings.CutPrefix(c.Command.HelpName, c.App.HelpName+" "); ok {
+			return n
+		}
+	}
+	return c.Command.Name
+}
+
+// badFlag is a usage error about a flag of c's command, which the
+// message names: it starts with the command's name, as beforeCommand's.
+func badFlag(c *cli.Context, format string, a ...any) error {
+	err := fmt.Errorf(format, a...)
+	if n := commandName(c); n != "" {
+		err = fmt.Errorf("%s: %w", n, err)
+	}
+	return exitcode.BadInput(err)
 }

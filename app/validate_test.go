@@ -23,52 +23,76 @@ func TestFlagValuesChecked(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"negative half-life", []string{"dedup", "--data", data, "--half-life", "-1h", hashes}, "--half-life: -1h is not positive"},
-		{"bad half-life", []string{"dedup", "--data", data, "--half-life", "1x", hashes}, `--half-life: "1x": want a duration such as 90m, 2h or 1d`},
-		{"zero lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "0"}, "--lease: 0s is not positive"},
-		{"bad lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "soon"}, `--lease: "soon": want a duration such as 90m, 2h or 1d`},
-		{"bad lock-wait after positional", []string{"merge", "--data", data, hashes, "--lock-wait", "1d2"}, `--lock-wait: "1d2": want a duration`},
-		{"zero half-life", []string{"dedup", "--data", data, "--half-life", "0", hashes}, "--half-life: 0s is not positive"},
-		{"dedup keep 0", []string{"dedup", "--data", data, "--keep", "0", hashes}, "--keep: 0 is less than 1"},
-		{"merge keep -1", []string{"merge", "--data", data, "--keep", "-1", hashes}, "--keep: -1 is less than 1"},
-		{"plan keep 0", []string{"plan-retries", "--data", data, "-o", "-", "--keep", "0"}, "--keep: 0 is less than 1"},
-		{"dedup lock-wait", []string{"dedup", "--data", data, "--lock-wait", "-1s", hashes}, "--lock-wait: -1s is negative"},
-		{"merge lock-wait", []string{"merge", "--data", data, "--lock-wait", "-5m", hashes}, "--lock-wait: -5m is negative"},
-		{"plan lock-wait", []string{"plan-retries", "--data", data, "-o", "-", "--lock-wait=-1s"}, "--lock-wait: -1s is negative"},
+		{"negative half-life", []string{"dedup", "--data", data, "--half-life", "-1h", hashes}, "dedup: --half-life: -1h is not positive"},
+		{"bad half-life", []string{"dedup", "--data", data, "--half-life", "1x", hashes}, `dedup: --half-life: "1x": want a duration such as 90m, 2h or 1d`},
+		{"zero lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "0"}, "plan-retries: --lease: 0s is not positive"},
+		{"bad lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "soon"}, `plan-retries: --lease: "soon": want a duration such as 90m, 2h or 1d`},
+		{"bad lock-wait after positional", []string{"merge", "--data", data, hashes, "--lock-wait", "1d2"}, `merge: --lock-wait: "1d2": want a duration`},
+		{"zero half-life", []string{"dedup", "--data", data, "--half-life", "0", hashes}, "dedup: --half-life: 0s is not positive"},
+		{"dedup keep 0", []string{"dedup", "--data", data, "--keep", "0", hashes}, "dedup: --keep: 0 is less than 1"},
+		{"merge keep -1", []string{"merge", "--data", data, "--keep", "-1", hashes}, "merge: --keep: -1 is less than 1"},
+		{"plan keep 0", []string{"plan-retries", "--data", data, "-o", "-", "--keep", "0"}, "plan-retries: --keep: 0 is less than 1"},
+		{"dedup lock-wait", []string{"dedup", "--data", data, "--lock-wait", "-1s", hashes}, "dedup: --lock-wait: -1s is negative"},
+		{"merge lock-wait", []string{"merge", "--data", data, "--lock-wait", "-5m", hashes}, "merge: --lock-wait: -5m is negative"},
+		{"plan lock-wait", []string{"plan-retries", "--data", data, "-o", "-", "--lock-wait=-1s"}, "plan-retries: --lock-wait: -1s is negative"},
 		// plan-retries commits leases: its jobs go only where -o says
 		// (a default of stdout put Arrow into "plan-retries >>cron.log"
 		// and left the hashes leased).
 		{"plan no output", []string{"plan-retries", "--data", data}, `plan-retries: -o is required`},
 		{"capture no output", []string{"capture", "--bootstrap", ""}, `capture: -o is required`},
 		{"fetch no output", []string{"fetch", "--no-dht", hashes}, `fetch: -o is required`},
-		{"peer port too big", []string{"fetch", "--peer", "127.0.0.1:99999", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:99999": port 99999 is outside 1-65535`},
-		{"peer port 0", []string{"fetch", "--peer", "127.0.0.1:6881", "--peer", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1:0": port 0 is outside`},
-		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "127.0.0.1": not HOST:PORT`},
+		{"peer port too big", []string{"fetch", "--peer", "127.0.0.1:99999", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1:99999": port 99999 is outside 1-65535`},
+		{"peer port 0", []string{"fetch", "--peer", "127.0.0.1:6881", "--peer", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1:0": port 0 is outside`},
+		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1": not HOST:PORT`},
 		{"peer named port", []string{"fetch", "--peer", "127.0.0.1:http", hashes, "-o", filepath.Join(dir, "r.parquet")}, `port "http" is not a number`},
-		{"peer no host", []string{"fetch", "--peer", ":6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: ":6881": no host`},
-		{"peer with a space", []string{"fetch", "--peer", "my host:6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "my host:6881": not an endpoint merge accepts`},
-		{"peer not UTF-8", []string{"fetch", "--peer", "bad\xffhost:6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--peer: "bad\xffhost:6881": not an endpoint merge accepts`},
+		{"peer no host", []string{"fetch", "--peer", ":6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: ":6881": no host`},
+		{"peer with a space", []string{"fetch", "--peer", "my host:6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "my host:6881": not an endpoint merge accepts`},
+		{"peer not UTF-8", []string{"fetch", "--peer", "bad\xffhost:6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "bad\xffhost:6881": not an endpoint merge accepts`},
 		// capture and fetch dial their --bootstrap nodes: port 0 used to
 		// read "bootstrap \"127.0.0.1:0\": <nil>" (capture) or was
 		// taken and every lookup failed as local_error (fetch).
-		{"capture bootstrap port 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1,127.0.0.1:0"}, `--bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
-		{"fetch bootstrap port 0", []string{"fetch", "--bootstrap", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
-		{"fetch bootstrap no port", []string{"fetch", "--bootstrap", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `--bootstrap: "127.0.0.1": not HOST:PORT`},
+		{"capture bootstrap port 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1,127.0.0.1:0"}, `capture: --bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
+		{"fetch bootstrap port 0", []string{"fetch", "--bootstrap", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
+		{"fetch bootstrap no port", []string{"fetch", "--bootstrap", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --bootstrap: "127.0.0.1": not HOST:PORT`},
 		{"capture dht-state is a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-state", hashes}, "capture: --dht-state " + hashes + ": not a directory"},
 		// A NaN rate was taken as no limit at all, a negative --dht-rate
 		// too (only 0 means unlimited).
-		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "NaN"}, "--max-rps: NaN is not a finite number"},
-		{"capture max-rps negative", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "-1"}, "--max-rps: -1 is negative"},
-		{"fetch dht-rate NaN", []string{"fetch", "--no-dht", "--dht-rate", "NaN", hashes, "-o", filepath.Join(dir, "r.parquet")}, "--dht-rate: NaN is not a finite number"},
-		{"fetch dht-rate negative", []string{"fetch", "--bootstrap", "127.0.0.1:1", "--dht-rate", "-5", hashes, "-o", filepath.Join(dir, "r.parquet")}, "--dht-rate: -5 is negative"},
-		{"fetch metadata-memory negative", []string{"fetch", "--no-dht", "--metadata-memory", "-1", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: metadata memory -1 is negative"},
-		{"empty es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index", ""}, "--es-index: empty"},
-		{"blank es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index= "}, "--es-index: empty"},
+		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "NaN"}, "capture: --max-rps: NaN is not a finite number"},
+		{"capture max-rps negative", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "-1"}, "capture: --max-rps: -1 is negative"},
+		{"fetch dht-rate NaN", []string{"fetch", "--no-dht", "--dht-rate", "NaN", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --dht-rate: NaN is not a finite number"},
+		{"fetch dht-rate negative", []string{"fetch", "--bootstrap", "127.0.0.1:1", "--dht-rate", "-5", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --dht-rate: -5 is negative"},
+		{"fetch metadata-memory negative", []string{"fetch", "--no-dht", "--metadata-memory", "-1", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --metadata-memory: -1 is negative"},
+		{"empty es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index", ""}, "export: --es-index: empty"},
+		{"blank es-index", []string{"export", "--data", data, "--format", "es-bulk", "--es-index= "}, "export: --es-index: empty"},
 		{"export extra argument", []string{"export", "--data", data, "--format", "csv", "state.csv"}, `export: unexpected argument "state.csv"`},
 		{"data is a file", []string{"dedup", "--data", hashes, hashes}, "is a file, not a dataset folder"},
-		{"dedup empty now", []string{"dedup", "--data", data, "--now", "", hashes}, "--now: empty"},
-		{"merge empty now", []string{"merge", "--data", data, "--now=", hashes}, "--now: empty"},
-		{"status empty now", []string{"status", "--data", data, "--now", ""}, "--now: empty"},
+		{"dedup empty now", []string{"dedup", "--data", data, "--now", "", hashes}, "dedup: --now: empty"},
+		{"merge empty now", []string{"merge", "--data", data, "--now=", hashes}, "merge: --now: empty"},
+		{"status empty now", []string{"status", "--data", data, "--now", ""}, "status: --now: empty"},
+		// Checked in the command's action, in capture.Run or in
+		// fetch.Options.Validate before: the messages named no flag
+		// ("timeouts must be positive"), or three at once, or read
+		// "--batch-hashes: ..." with no command where the others had one.
+		{"dedup batch-hashes negative", []string{"dedup", "--data", data, "--batch-hashes", "-1", hashes}, "dedup: --batch-hashes: -1 is negative"},
+		{"dedup bloom-fp 1", []string{"dedup", "--data", data, "--bloom-fp", "1", hashes}, "dedup: --bloom-fp: 1 is not between 0 and 1"},
+		{"plan new-share", []string{"plan-retries", "--data", data, "-o", "-", "--new-share", "1.5"}, "plan-retries: --new-share: 1.5 is outside [0, 1]"},
+		{"capture node-ids 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--node-ids", "0"}, "capture: --node-ids: 0 is outside 1-256"},
+		{"capture node-ids 257", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--node-ids", "257"}, "capture: --node-ids: 257 is outside 1-256"},
+		{"capture max-observations", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--max-observations", "-1"}, "capture: --max-observations: -1 is negative"},
+		{"capture duration", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--duration=-1m"}, "capture: --duration: -1m is negative"},
+		{"fetch concurrency", []string{"fetch", "--no-dht", "--concurrency", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --concurrency: 0 is outside 1-65536"},
+		{"fetch peers-per-hash", []string{"fetch", "--no-dht", "--peers-per-hash", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --peers-per-hash: 0 is less than 1"},
+		{"fetch timeout", []string{"fetch", "--no-dht", "--timeout", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --timeout: 0s is not positive"},
+		{"fetch peer-timeout", []string{"fetch", "--no-dht", "--peer-timeout=-1s", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --peer-timeout: -1s is not positive"},
+		{"fetch connect-timeout", []string{"fetch", "--no-dht", "--connect-timeout", "0s", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --connect-timeout: 0s is not positive"},
+		{"fetch deadline", []string{"fetch", "--no-dht", "--deadline=-5m", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --deadline: -5m is negative"},
+		{"fetch max-metadata-size", []string{"fetch", "--no-dht", "--max-metadata-size", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --max-metadata-size: 0 is outside 1-1073741824"},
+		{"log-format", []string{"merge", "--data", data, "--log-format", "xml", hashes}, `merge: --log-format: "xml" is not text or json`},
+		{"stats-json is the output", []string{"fetch", "--no-dht", "--stats-json", filepath.Join(dir, "r.parquet"), hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --stats-json: " + filepath.Join(dir, "r.parquet") + " is also the output"},
+		{"no data", []string{"status"}, "status: --data DIR (or INFOHASH_DATA) is required"},
+		{"export tier", []string{"export", "--data", data, "--tier", "warm"}, `export: --tier "warm": want hot or cold`},
+		{"status format", []string{"status", "--data", data, "--format", "yaml"}, `status: --format "yaml": want text or json`},
+		{"policy set data is a file", []string{"policy", "set", "--data", hashes, "plan.lease=1h"}, "policy set: --data: " + hashes + " is a file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,6 +104,14 @@ func TestFlagValuesChecked(t *testing.T) {
 			msg := strings.TrimSpace(errb.String())
 			if !strings.Contains(msg, tt.want) || strings.Contains(msg, "\n") {
 				t.Fatalf("stderr %q: want one line with %q", msg, tt.want)
+			}
+			// Every message starts with the command, as the user typed it.
+			cmd := tt.args[0]
+			if cmd == "policy" {
+				cmd += " " + tt.args[1]
+			}
+			if !strings.HasPrefix(msg, "infohash: "+cmd+": ") {
+				t.Fatalf("stderr %q does not start with %q", msg, "infohash: "+cmd+": ")
 			}
 			// Nothing on stdout: in a pipeline it is the next stage's input
 			// (a missing -o used to print the command's help there).

@@ -178,13 +178,16 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	return s, nil
 }
 
+// MaxNodeIDs bounds Options.NodeIDs (--node-ids).
+const MaxNodeIDs = 256
+
 func checkOptions(o Options) (Options, error) {
 	d := DefaultOptions()
 	if o.NodeIDs <= 0 {
 		o.NodeIDs = 1
 	}
-	if o.NodeIDs > 256 {
-		return o, exitcode.BadInput(fmt.Errorf("capture: --node-ids %d: at most 256", o.NodeIDs))
+	if o.NodeIDs > MaxNodeIDs {
+		return o, exitcode.BadInput(fmt.Errorf("capture: --node-ids: %d is more than %d", o.NodeIDs, MaxNodeIDs))
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = d.BatchSize
@@ -201,8 +204,13 @@ func checkOptions(o Options) (Options, error) {
 	if o.Listen == "" {
 		o.Listen = d.Listen
 	}
-	if o.MaxRPS < 0 || o.MaxObservations < 0 || o.Duration < 0 {
-		return o, exitcode.BadInput(errors.New("capture: --max-rps, --max-observations and --duration must not be negative"))
+	switch {
+	case !(o.MaxRPS >= 0): // NaN too
+		return o, exitcode.BadInput(fmt.Errorf("capture: --max-rps: %v is not 0 or more", o.MaxRPS))
+	case o.MaxObservations < 0:
+		return o, exitcode.BadInput(fmt.Errorf("capture: --max-observations: %d is negative", o.MaxObservations))
+	case o.Duration < 0:
+		return o, exitcode.BadInput(fmt.Errorf("capture: --duration: %v is negative", o.Duration))
 	}
 	// A state "directory" that is a file would only fail when the run
 	// ends: the next run would start cold, and so would every one after.

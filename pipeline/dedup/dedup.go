@@ -111,7 +111,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	// NaN passed a check written as "<= 0 || >= 1" and panicked sizing
 	// the first Bloom filter.
 	if !(o.BloomFP > 0 && o.BloomFP < 1) {
-		return st, exitcode.BadInput(fmt.Errorf("dedup: --bloom-fp %v: not between 0 and 1 (both excluded)", o.BloomFP))
+		return st, exitcode.BadInput(fmt.Errorf("dedup: --bloom-fp: %v is not between 0 and 1 (both excluded)", o.BloomFP))
 	}
 	// Without arguments, dedup applies what earlier runs left in
 	// DIR/inbox/ (stdin kept by a run locked out, or killed), as merge

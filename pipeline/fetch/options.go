@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -112,23 +111,31 @@ func DefaultOptions() Options {
 // by it, and far past what a host's sockets allow it only exhausts memory.
 const MaxConcurrency = 1 << 16
 
-// Validate reports the first unusable option.
+// MaxMetadataSizeLimit bounds MaxMetadataSize (--max-metadata-size): 1 GiB.
+const MaxMetadataSizeLimit = 1 << 30
+
+// Validate reports the first unusable option, naming it by its flag (an
+// option that has none, by its field) and giving its value.
 func (o *Options) Validate() error {
 	switch {
 	case o.Concurrency < 1 || o.Concurrency > MaxConcurrency:
-		return fmt.Errorf("concurrency %d is outside 1 .. %d", o.Concurrency, MaxConcurrency)
+		return fmt.Errorf("--concurrency: %d is outside 1-%d", o.Concurrency, MaxConcurrency)
 	case o.PeersPerHash < 1:
-		return errors.New("peers per hash must be at least 1")
-	case o.Timeout <= 0 || o.PeerTimeout <= 0 || o.ConnectTimeout <= 0:
-		return errors.New("timeouts must be positive")
+		return fmt.Errorf("--peers-per-hash: %d is less than 1", o.PeersPerHash)
+	case o.Timeout <= 0:
+		return fmt.Errorf("--timeout: %v is not positive", o.Timeout)
+	case o.PeerTimeout <= 0:
+		return fmt.Errorf("--peer-timeout: %v is not positive", o.PeerTimeout)
+	case o.ConnectTimeout <= 0:
+		return fmt.Errorf("--connect-timeout: %v is not positive", o.ConnectTimeout)
 	case o.Deadline < 0:
-		return errors.New("deadline must not be negative")
+		return fmt.Errorf("--deadline: %v is negative", o.Deadline)
 	case o.DHTQueryTimeout < 0:
-		return errors.New("DHT query timeout must not be negative")
-	case o.MaxMetadataSize < 1 || o.MaxMetadataSize > 1<<30:
-		return fmt.Errorf("max metadata size %d is outside 1 B .. 1 GiB", o.MaxMetadataSize)
+		return fmt.Errorf("DHTQueryTimeout: %v is negative", o.DHTQueryTimeout)
+	case o.MaxMetadataSize < 1 || o.MaxMetadataSize > MaxMetadataSizeLimit:
+		return fmt.Errorf("--max-metadata-size: %d is outside 1-%d (1 GiB)", o.MaxMetadataSize, MaxMetadataSizeLimit)
 	case o.MetadataMemory < 0:
-		return fmt.Errorf("metadata memory %d is negative", o.MetadataMemory)
+		return fmt.Errorf("--metadata-memory: %d is negative", o.MetadataMemory)
 	}
 	if o.DHTListen != "" {
 		_, port, err := net.SplitHostPort(o.DHTListen)
@@ -138,17 +145,17 @@ func (o *Options) Validate() error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("DHT listen address %q: %v", o.DHTListen, err)
+			return fmt.Errorf("--dht-listen: %q: %v", o.DHTListen, err)
 		}
 	}
 	for _, p := range o.Peers {
 		if _, _, err := net.SplitHostPort(p); err != nil {
-			return fmt.Errorf("peer %q: %v", p, err)
+			return fmt.Errorf("--peer: %q: %v", p, err)
 		}
 	}
 	for _, b := range o.Bootstrap {
 		if _, _, err := net.SplitHostPort(b); err != nil {
-			return fmt.Errorf("bootstrap node %q: %v", b, err)
+			return fmt.Errorf("--bootstrap: %q: %v", b, err)
 		}
 	}
 	return nil
