@@ -62,6 +62,13 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
+	// capture: after --node-ids, which it depends on. capture.Run checked
+	// it only after looking up the --bootstrap routers (a bad --listen
+	// read as their DNS failure) and said "--listen \":65536\"" for a
+	// --listen :65535 --node-ids 2.
+	{"listen", func(c *cli.Context, name string) string {
+		return capture.ListenProblem(c.String(name), c.Int("node-ids"))
+	}},
 	// fetch: fetch.Options.Validate checks these too, for the package's
 	// callers; here they read as every other flag's.
 	{"concurrency", func(c *cli.Context, name string) string {

@@ -80,6 +80,12 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"capture node-ids 257", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--node-ids", "257"}, "capture: --node-ids: 257 is outside 1-256"},
 		{"capture max-observations", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--max-observations", "-1"}, "capture: --max-observations: -1 is negative"},
 		{"capture duration", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--duration=-1m"}, "capture: --duration: -1m is negative"},
+		// --listen was checked after the --bootstrap routers were looked
+		// up (with the default ones, a DNS failure was reported instead).
+		{"capture listen not HOST:PORT", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--listen", "abc"}, `capture: --listen: "abc" is not HOST:PORT`},
+		{"capture listen bad port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--listen", "127.0.0.1:http"}, `capture: --listen: "127.0.0.1:http": port "http" is not a number from 0 to 65535`},
+		{"capture listen past the last port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--listen", ":65535", "--node-ids", "2"},
+			`capture: --listen: ":65535" with --node-ids 2: node i listens on port 65535+i, past 65535 for the last one; give a port of at most 65534, or port 0 for free ports`},
 		{"fetch concurrency", []string{"fetch", "--no-dht", "--concurrency", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --concurrency: 0 is outside 1-65536"},
 		{"fetch peers-per-hash", []string{"fetch", "--no-dht", "--peers-per-hash", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --peers-per-hash: 0 is less than 1"},
 		{"fetch timeout", []string{"fetch", "--no-dht", "--timeout", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --timeout: 0s is not positive"},
@@ -120,6 +126,9 @@ func TestFlagValuesChecked(t *testing.T) {
 			}
 			if _, err := os.Stat(data); err == nil {
 				t.Fatalf("%s was created: the check came after work began", data)
+			}
+			if names, _ := os.ReadDir(dir); len(names) != 1 { // h.txt
+				t.Fatalf("%s holds %v: the check came after work began", dir, names)
 			}
 		})
 	}

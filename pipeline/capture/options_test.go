@@ -38,3 +38,44 @@ func TestCheckOptionsNamesTheOption(t *testing.T) {
 		})
 	}
 }
+
+// TestListenCheckedFirst: a bad Listen is bad input naming --listen as it
+// was given, before the bootstrap routers are looked up. With the default
+// routers, "capture --listen abc" used to fail on router.bittorrent.com's
+// DNS lookup; here a router with port 0 (refused without any lookup)
+// stands for that, so that no test contacts the network.
+func TestListenCheckedFirst(t *testing.T) {
+	for _, tt := range []struct {
+		listen  string
+		nodeIDs int
+		want    string
+	}{
+		{"abc", 1, `capture: --listen: "abc" is not HOST:PORT`},
+		{":x", 1, `capture: --listen: ":x": port "x" is not a number from 0 to 65535`},
+		{":99999", 1, `capture: --listen: ":99999": port "99999" is not a number`},
+		{"[::1]:6881", 1, `capture: --listen: "[::1]:6881": ::1 is not an IPv4 address`},
+		// Said "--listen \":65536\"", a port nobody typed.
+		{":65535", 2, `capture: --listen: ":65535" with --node-ids 2: node i listens on port 65535+i, past 65535 for the last one; give a port of at most 65534`},
+		{"127.0.0.1:65500", 40, `give a port of at most 65496, or port 0`},
+	} {
+		t.Run(tt.listen, func(t *testing.T) {
+			o := testOptions()
+			o.Listen, o.NodeIDs, o.Bootstrap = tt.listen, tt.nodeIDs, []string{"127.0.0.1:0"}
+			_, err := Run(t.Context(), o, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("error %v (exit %d), want %q (exit 2)", err, exitcode.Of(err), tt.want)
+			}
+			if strings.Contains(err.Error(), "65536") {
+				t.Fatalf("%q names port 65536, which nobody gave", err)
+			}
+		})
+	}
+	for _, ok := range []struct {
+		listen  string
+		nodeIDs int
+	}{{":0", 256}, {"127.0.0.1:6881", 1}, {":65534", 2}, {":65535", 1}, {"0.0.0.0:65281", 255}, {"localhost:6881", 4}, {"[::ffff:127.0.0.1]:1", 1}} {
+		if p := ListenProblem(ok.listen, ok.nodeIDs); p != "" {
+			t.Errorf("ListenProblem(%q, %d) = %q, want none", ok.listen, ok.nodeIDs, p)
+		}
+	}
+}

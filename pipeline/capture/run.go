@@ -204,6 +204,11 @@ func checkOptions(o Options) (Options, error) {
 	if o.Listen == "" {
 		o.Listen = d.Listen
 	}
+	// Before the bootstrap routers are looked up: a bad --listen used to
+	// be reported as their DNS failure, or after it.
+	if p := ListenProblem(o.Listen, o.NodeIDs); p != "" {
+		return o, exitcode.BadInput(fmt.Errorf("capture: --listen: %s", p))
+	}
 	switch {
 	case !(o.MaxRPS >= 0): // NaN too
 		return o, exitcode.BadInput(fmt.Errorf("capture: --max-rps: %v is not 0 or more", o.MaxRPS))
@@ -218,6 +223,30 @@ func checkOptions(o Options) (Options, error) {
 		return o, exitcode.BadInput(fmt.Errorf("capture: --dht-state %s: not a directory", o.StateDir))
 	}
 	return o, nil
+}
+
+// ListenProblem says what is wrong with listen as the address of the
+// first of nodeIDs nodes, in the terms it was given in, or "": it must be
+// HOST:PORT (HOST may be empty) with an IPv4 or unnamed host, and node i
+// listens on PORT+i, so PORT+nodeIDs-1 must be a port too (PORT 0 picks
+// free ports). A host name is left to the resolver.
+func ListenProblem(listen string, nodeIDs int) string {
+	host, portStr, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Sprintf("%q is not HOST:PORT (such as :6881 or 0.0.0.0:6881)", listen)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil || port < 0 || port > 65535 {
+		return fmt.Sprintf("%q: port %q is not a number from 0 to 65535", listen, portStr)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && !ip.Unmap().Is4() {
+		return fmt.Sprintf("%q: %s is not an IPv4 address (capture's nodes listen on IPv4)", listen, host)
+	}
+	if n := max(nodeIDs, 1); port != 0 && port > 65536-n {
+		return fmt.Sprintf("%q with --node-ids %d: node i listens on port %d+i, past 65535 for the last one; give a port of at most %d, or port 0 for free ports",
+			listen, n, port, 65536-n)
+	}
+	return ""
 }
 
 // resolveBootstrap turns host:port strings into IPv4 addresses. A name
@@ -248,13 +277,14 @@ func resolveBootstrap(hostPorts []string) ([]netip.AddrPort, error) {
 // openNodes binds one UDP socket per ID: the listen port, then the
 // following ones (or free ports when the port is 0).
 func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, error) {
+	// checkOptions has checked listen (ListenProblem).
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
-		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen %q: %v", listen, err))
+		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen: %q: %v", listen, err))
 	}
 	port, err := strconv.Atoi(portStr)
-	if err != nil || port < 0 || port > 65535 {
-		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen %q: bad port", listen))
+	if err != nil {
+		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen: %q: %v", listen, err))
 	}
 	var nodes []*node
 	for i, id := range ids {
@@ -265,8 +295,9 @@ func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, 
 		addr := net.JoinHostPort(host, strconv.Itoa(p))
 		ua, err := net.ResolveUDPAddr("udp4", addr)
 		if err != nil {
+			// listen, as given: addr's port may be one it did not say.
 			closeNodes(nodes)
-			return nil, exitcode.BadInput(fmt.Errorf("capture: --listen %q: %v", addr, err))
+			return nil, exitcode.BadInput(fmt.Errorf("capture: --listen: %q: %v", listen, err))
 		}
 		sock, err := net.ListenUDP("udp4", ua)
 		if err != nil {
