@@ -80,6 +80,9 @@ var noMetrics = map[string]bool{"policy": true, "clock": true}
 // common flags, usage errors as exit 2, and, before it runs, logging set
 // up and its flags' values checked (validate.go).
 func wire(c *cli.Command, top string) {
+	if defines(c, "now") {
+		c.Flags = append(c.Flags, farNowFlag)
+	}
 	for _, f := range commonFlags(top) {
 		if !(noMetrics[top] && slices.Contains(f.Names(), "metrics-file")) {
 			c.Flags = append(c.Flags, f)

@@ -44,10 +44,11 @@ date's -d, which macOS and the BSDs lack.
 
 EXIT STATUS:
    0    ok: the time is printed
-   2    --now is not an RFC 3339 time the stages take, --add is not a duration, or the
-        result is outside the years 0000-9999 (one line says so); or another usage error`,
+   2    --now is not an RFC 3339 time the stages take (or is more than 10 years from the
+        wall clock, without --far-now), --add is not a duration, or the result is outside
+        the years 0000-9999 (one line says so); or another usage error`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it"},
+			&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it (" + nowBounds + ")"},
 			durationFlag("add", 0, "move the time printed by `DURATION` (3h, 1h30m, 1d; negative: back)"),
 		},
 		Action: func(c *cli.Context) error {

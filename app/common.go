@@ -188,14 +188,18 @@ func requireData(c *cli.Context) (string, error) {
 // nowFlag fixes the clock for reproducible runs (status: the time its
 // counts are taken at).
 var nowFlag = &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as the current time " +
-	"(live leases, overdue retries, retry waves), for reproducible runs"}
+	"(live leases, overdue retries, retry waves), for reproducible runs; " + nowBounds}
+
+// nowBounds says which --now is taken, for the flag's help.
+var nowBounds = fmt.Sprintf("at most %d years from the wall clock unless --far-now", nowFarYears)
 
 // nowFlagOf is a stage's --now: it sets only that run's own clock, whose
 // uses moves lists. Times the stage reads from its inputs (capture's
 // observed_at, fetch's attempted_at: each by the clock of the run that
 // wrote it) and what it derives from them keep theirs.
 func nowFlagOf(moves string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as this run's clock, for reproducible runs: " + moves}
+	return &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as this run's clock, for reproducible runs: " + moves +
+		"; " + nowBounds + ", and a warning when more than 1 day ahead of it"}
 }
 
 func setupLogging(c *cli.Context) error {
@@ -217,7 +221,24 @@ func setupLogging(c *cli.Context) error {
 	return nil
 }
 
-// parseNow returns --now, or the wall clock.
+// farNowFlag goes with every --now (wire adds it): checkNow refuses a
+// --now more than nowFarYears from the wall clock without it.
+var farNowFlag = &cli.BoolFlag{Name: "far-now", Usage: fmt.Sprintf("take a --now more than %d years from the wall clock "+
+	"(replaying old archives, long simulations), which is otherwise refused as a likely typo", nowFarYears)}
+
+// nowWriters are the commands that commit times reckoned from --now
+// (leases, penalties, new hashes' next_retry), which runs on the wall
+// clock read as they stand: parseNow warns when --now is more than
+// nowAheadWarn ahead.
+var nowWriters = map[string]bool{"dedup": true, "plan-retries": true, "merge": true}
+
+// nowAheadWarn is how far ahead of the wall clock a writer's --now may be
+// without a warning: more than clock skew and time zones, less than
+// any simulation of days ahead.
+const nowAheadWarn = 24 * time.Hour
+
+// parseNow returns --now, or the wall clock. It warns once when a
+// writer's --now is more than nowAheadWarn ahead of the wall clock.
 func parseNow(c *cli.Context) (time.Time, error) {
 	s := c.String("now")
 	if s == "" {
@@ -226,6 +247,12 @@ func parseNow(c *cli.Context) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return time.Time{}, badFlag(c, "--now: %q is not an RFC 3339 time: %s", s, timeParseReason(err))
+	}
+	name := commandName(c)
+	if ahead := time.Until(t); nowWriters[name] && ahead > nowAheadWarn {
+		slog.Warn(fmt.Sprintf("%s: --now %s is %s ahead of the wall clock: the leases, penalties and retry times this run commits "+
+			"are reckoned from it, so runs on the wall clock see them as not yet due, or still held, until then", name, s,
+			showDuration(ahead.Round(time.Hour))), "now", t.UTC().Format(time.RFC3339Nano))
 	}
 	return t.UTC(), nil
 }

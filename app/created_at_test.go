@@ -48,7 +48,9 @@ func currentManifest(t *testing.T, data string) (snap int64, created time.Time) 
 func TestCreatedAtIsWallClock(t *testing.T) {
 	dir := t.TempDir()
 	data, other := filepath.Join(dir, "ds"), filepath.Join(dir, "other")
-	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	// Years back, but within the 10 years a --now may be from the wall
+	// clock without --far-now.
+	past := time.Now().UTC().AddDate(-3, 0, 0).Truncate(time.Hour)
 	at := func(d time.Duration) string { return past.Add(d).Format(time.RFC3339) }
 	hashes := filepath.Join(dir, "h.txt")
 	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -159,12 +160,41 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
-	{"now", func(c *cli.Context, name string) string {
-		if c.String(name) == "" {
-			return "empty; give an RFC 3339 time, or leave the flag out for the wall clock"
-		}
-		return ""
-	}},
+	{"now", checkNow},
+}
+
+// A --now further than nowFarYears from the wall clock, either way, is
+// refused unless --far-now is given: "plan-retries --now 9999-12-31T..."
+// committed leases that real-time runs counted as live for good. Tests
+// and demos run days or months ahead; archives replayed at their own
+// time go back a few years.
+const nowFarYears = 10
+
+// checkNow checks --now: an RFC 3339 time, within nowFarYears of the
+// wall clock unless --far-now.
+func checkNow(c *cli.Context, name string) string {
+	s := c.String(name)
+	if s == "" {
+		return "empty; give an RFC 3339 time, or leave the flag out for the wall clock"
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Sprintf("%q is not an RFC 3339 time: %s", s, timeParseReason(err))
+	}
+	wall := time.Now()
+	side := ""
+	switch {
+	case c.Bool(farNowFlag.Name):
+	case t.After(wall.AddDate(nowFarYears, 0, 0)):
+		side = "after"
+	case t.Before(wall.AddDate(-nowFarYears, 0, 0)):
+		side = "before"
+	}
+	if side != "" {
+		return fmt.Sprintf("%q is more than %d years %s the wall clock (%s): a mistyped year? Give --%s too if it is meant",
+			s, nowFarYears, side, wall.UTC().Format(time.RFC3339), farNowFlag.Name)
+	}
+	return ""
 }
 
 // checkPositive checks a duration flag that must be more than zero.
