@@ -71,7 +71,9 @@ func openingFIFO(pid int) bool {
 // TestDeliverGraceFIFO: with -o naming a FIFO, deliver watches the open
 // and the writes as it does stdout's: after the stop, an open that no
 // reader answers, or a write that a reader does not take, gives up after
-// streamGrace with exit 130 and says which.
+// streamGrace with exit 130 and says which: not before the grace, and
+// because of it (the error says so); how soon after is not timed
+// (hangGuard only).
 func TestDeliverGraceFIFO(t *testing.T) {
 	defer func(g time.Duration) { streamGrace = g }(streamGrace)
 	streamGrace = 300 * time.Millisecond
@@ -80,7 +82,7 @@ func TestDeliverGraceFIFO(t *testing.T) {
 		reader bool // a reader opens the FIFO and reads nothing
 		want   string
 	}{
-		{name: "no reader", want: "no reader opened "},
+		{name: "no reader", want: "for 300ms (nothing was written to it)"},
 		{name: "reader takes nothing", reader: true, want: "'s reader took nothing for 300ms"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,7 +100,7 @@ func TestDeliverGraceFIFO(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			start := time.Now()
-			err := deliver(ctx, "test", fifo, nil, func(dst output) error {
+			err := deliverGuarded(t, ctx, fifo, nil, func(dst output) error {
 				cancel()
 				f, err := dst.open(fifo)
 				if err != nil {
@@ -115,8 +117,8 @@ func TestDeliverGraceFIFO(t *testing.T) {
 			if !errors.Is(err, errUndelivered) || exitcode.Of(err) != exitcode.Interrupted || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v (exit %d), want the output undelivered (%q), exit 130", err, exitcode.Of(err), tt.want)
 			}
-			if took < streamGrace || took > streamGrace+2*time.Second {
-				t.Fatalf("gave up after %s, want the grace of %s", took, streamGrace)
+			if took < streamGrace {
+				t.Fatalf("gave up after %s, before the grace of %s", took, streamGrace)
 			}
 		})
 	}

@@ -50,22 +50,23 @@ func hangingAddr(t *testing.T) string {
 // connect in the counters and no peer failure (connects_failed used to
 // count it, inflating the connect stage's failures whenever a fast peer
 // won over a slow one).
+//
+// Nothing is timed: a dial left to run would end by its ConnectTimeout,
+// long after the good peer's milliseconds even on a loaded machine and
+// long before the job's backstop, as a failed connect and a peer failure,
+// which the outcome and the counters show.
 func TestCancelledDialIsNoConnectFailure(t *testing.T) {
 	hang := hangingAddr(t)
 	o := testOptions()
-	o.ConnectTimeout = 5 * time.Second
-	o.Timeout, o.PeerTimeout = 5*time.Second, 5*time.Second
+	o.ConnectTimeout = 10 * stallTimeout
+	o.Timeout, o.PeerTimeout = backstop, backstop
 	f := newFetcher(t, o)
 	tor := badpeers.NewTorrent(11, 1, 10)
 	good := startPeer(t, badpeers.Good, tor)
 	job := schema.Job{InfoHash: tor.InfoHash, Peers: []string{hang, good.Addr()}}
-	start := time.Now()
 	r, ok := f.Fetch(context.Background(), job)
 	if !ok || r.Outcome != schema.OutcomeOK || len(r.PeerFailures) != 0 {
 		t.Fatalf("outcome %s (%s), peer failures %+v", r.Outcome, r.Detail, r.PeerFailures)
-	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("the hanging dial was not cancelled: %v", d)
 	}
 	st := f.Stats()
 	if st.Connects != 2 || st.ConnectsOK != 1 || st.ConnectsFailed != 0 {
