@@ -16,6 +16,7 @@ import (
 // (jobs, results with nested lists, observations) and reads every row:
 // the outcome is rows or one line of error, never a panic or a hang.
 func FuzzRowioParquet(f *testing.F) {
+	FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
 	jobs := []schema.Job{{InfoHash: schema.Hash{1}, HashType: 1, Attempt: 2, Reason: "new", LeaseID: "L",
 		LeaseUntil: 1700000000000, Peers: []string{"127.0.0.1:1"}, AvoidPeers: []string{"127.0.0.1:2"}}}
 	seeds := [][]byte{

@@ -91,11 +91,19 @@ func Recover(err *error, format string) {
 
 // PanicError is the error for a panic value recovered while decoding an
 // input of the given format: the ErrLimit error a limited allocator
-// panicked with, or else a CorruptError.
+// panicked with, or else a CorruptError. It logs the panicking stack at
+// debug level. Call it from the deferred function that recovered p: under
+// FailOnOwnPanics (fuzz targets) it panics again when p was raised in this
+// module's code rather than in a decoding library.
 func PanicError(p any, format string) error {
 	slog.Debug("rowio: decoder panic", "format", format, "panic", p, "stack", string(debug.Stack()))
 	if e, ok := p.(error); ok && errors.Is(e, ErrLimit) {
 		return e
+	}
+	if strictPanics.Load() > 0 {
+		if site, own := panicSite(); own {
+			ownPanic(p, site, format)
+		}
 	}
 	return &CorruptError{Format: format, Err: fmt.Errorf("the decoder failed: %v", p)}
 }

@@ -127,6 +127,7 @@ func TestBadInputs(t *testing.T) {
 }
 
 func FuzzArrowRead(f *testing.F) {
+	FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
 	var buf, res bytes.Buffer
 	w, _ := Create[schema.Observation]("-", &buf)
 	w.Write([]schema.Observation{{InfoHash: schema.Hash{9}, Source: "import", ObservedAt: 5}})

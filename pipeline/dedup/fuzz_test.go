@@ -94,6 +94,7 @@ func writeRows[T any](t testing.TB, p string, rows []T) string {
 // FuzzDedupParquetInput feeds whole files through dedup's reading path:
 // every outcome must be rows read or one line of bad input, never a panic.
 func FuzzDedupParquetInput(f *testing.F) {
+	rowio.FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s)
 	}

@@ -221,7 +221,8 @@ func (r *result) infoLen() int64 {
 // by their first bytes), and checks each row. Failed results keep no
 // metadata; ok results put theirs in sp (unless sp is nil: the rows keep
 // it). A decoder that panics on a malformed file (parquet-go does on
-// some corrupt page indexes) makes it bad input, not a crash. Every
+// some corrupt page indexes) makes it bad input (rowio.PanicError), not a
+// crash. Every
 // error about the input itself is bad input (exit 2); one of the spill
 // is not.
 //
@@ -239,7 +240,7 @@ func (r *result) infoLen() int64 {
 func readResults(in input, sp *metaSpill) (rs []result, cut *rowio.CutError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rs, cut, err = nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: malformed input (decoder panic: %v)", in.name, p))
+			rs, cut, err = nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, rowio.PanicError(p, "fetch results")))
 		}
 	}()
 	return decodeResults(in, sp)

@@ -2,6 +2,8 @@ package merge
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -45,6 +47,7 @@ func TestArrowSchemaOOM(t *testing.T) {
 // huge allocation can take under memory pressure though the same input is
 // fast alone. TestReadResultsHostileFooter has the case that did this.
 func FuzzReadResults(f *testing.F) {
+	rowio.FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
 	info, h := torrentInfo("fuzz")
 	rs := []schema.Result{
 		{InfoHash: h, AttemptedAt: 1, Outcome: schema.OutcomeOK, ResultMeta: schema.ResultMeta{InfoBytes: info}},
@@ -121,5 +124,39 @@ func TestReadResultsOfAnotherKind(t *testing.T) {
 	_, _, err := readResults(input{name: "hashes.txt", path: p}, nil)
 	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "hashes.txt: neither Parquet nor an Arrow IPC stream") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestReadResultsPanic: a panic under readResults that is not the
+// decoders' (here a spill without its dataset, which panics in merge's
+// own code) is bad input carrying rowio's CorruptError, the stack logged
+// at debug level by rowio.PanicError; under rowio.FailOnOwnPanics, as in
+// the fuzz targets, it panics again instead, so that fuzzing reports it.
+func TestReadResultsPanic(t *testing.T) {
+	info, h := torrentInfo("panic")
+	path := writeResults(t, []schema.Result{{InfoHash: h, AttemptedAt: 1, Outcome: schema.OutcomeOK,
+		ResultMeta: schema.ResultMeta{InfoBytes: info}}})
+	for _, strict := range []bool{false, true} {
+		t.Run(fmt.Sprintf("strict=%v", strict), func(t *testing.T) {
+			if strict {
+				rowio.FailOnOwnPanics(t)
+			}
+			var err error
+			again := func() (p any) {
+				defer func() { p = recover() }()
+				_, _, err = readResults(input{name: "IN", path: path}, &metaSpill{})
+				return nil
+			}()
+			if strict {
+				if again == nil || !strings.Contains(fmt.Sprint(again), "a panic in this module's code") {
+					t.Fatalf("err %v, panic %v: want the panic raised again", err, again)
+				}
+				return
+			}
+			if again != nil || exitcode.Of(err) != exitcode.Usage || !errors.Is(err, rowio.ErrCorrupt) ||
+				!strings.HasPrefix(err.Error(), "merge: IN: corrupt fetch results: the decoder failed: runtime error") {
+				t.Fatalf("err %v (exit %d), panic %v: want bad input, a rowio.CorruptError", err, exitcode.Of(err), again)
+			}
+		})
 	}
 }
