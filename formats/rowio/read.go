@@ -356,13 +356,17 @@ func innermost(err, target error) error {
 }
 
 // checkBatch bounds the rows an Arrow stream declares, as OpenParquet
-// does for row groups.
+// does for row groups, and checks the batch's columns (checkColumns).
 func (r *Reader[T]) checkBatch() error {
 	lim := DefaultLimits()
 	k := r.rec.NumRows()
 	if r.rows += k; k > lim.MaxRowGroupRows || r.rows > lim.MaxRows {
 		return fmt.Errorf("%s: %w: a record batch of %d rows, %d in all (limits %d and %d)",
 			r.name, ErrLimit, k, r.rows, lim.MaxRowGroupRows, lim.MaxRows)
+	}
+	if err := checkColumns(r.rec); err != nil {
+		return fmt.Errorf("%s: %w", r.name, &CorruptError{Format: "Arrow IPC stream",
+			Err: fmt.Errorf("the record batch from row %d: %w", r.rows-k, err)})
 	}
 	return nil
 }

@@ -139,6 +139,9 @@ func FuzzArrowRead(f *testing.F) {
 	f.Add(res.Bytes())
 	f.Add(res.Bytes()[:res.Len()/2])
 	f.Add([]byte("ARROW1"))
+	if b, err := os.ReadFile("testdata/arrow/offsets-decrease.arrow"); err == nil {
+		f.Add(b) // value offsets that decrease (TestArrowOffsets)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := OpenArrow[schema.Result]("fuzz", bytes.NewReader(data))
 		var rows []schema.Result
