@@ -38,8 +38,12 @@ func TestArrowSchemaOOM(t *testing.T) {
 }
 
 // FuzzReadResults feeds arbitrary bytes to merge's results reader (as a
-// file or a spooled stdin stream would arrive): it must never panic, and
-// a rejected input is bad input (exit 2) naming the input.
+// file or a spooled stdin stream would arrive), Parquet or Arrow IPC: it
+// must never panic, a rejected input is bad input (exit 2) naming the
+// input, and a cut Arrow stream gives the rows of its whole batches.
+// Arrow input was once left out because arrow/go v17 allocates whatever a
+// schema message claims (TestArrowSchemaOOM); rowio bounds that now
+// (framedReader's message checks, limitAllocator).
 //
 // A worker that dies with "exit status 2" and nothing else printed has
 // panicked or hit a fatal error: Go discards a fuzz worker's stderr, and
@@ -62,25 +66,33 @@ func FuzzReadResults(f *testing.F) {
 	f.Add(b)
 	f.Add([]byte("PAR1"))
 	f.Add([]byte("PAR1garbagePAR1"))
+	// An Arrow stream of two batches, whole and cut in its second batch.
+	var stream bytes.Buffer
+	aw := rowio.NewArrowWriter[schema.Result]("seed", &stream)
+	aw.Write(rs[:1])
+	whole := stream.Len()
+	aw.Write(rs[1:])
+	aw.Close()
+	f.Add(stream.Bytes())
+	f.Add(stream.Bytes()[:whole+(stream.Len()-whole)/2])
+	f.Add(stream.Bytes()[:whole/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !bytes.HasPrefix(data, []byte("PAR1")) {
-			// Arrow IPC input is not fuzzed here: arrow/go v17 allocates
-			// whatever a schema message claims (see TestArrowSchemaOOM).
-			return
-		}
 		path := filepath.Join(t.TempDir(), "in")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := readResults(input{name: "IN", path: path}, nil)
+		got, cut, err := readResults(input{name: "IN", path: path}, nil)
 		if err != nil {
 			// rowio's errors name a file by its path (for a file named on
 			// the command line, the same as its input name).
 			named := strings.Contains(err.Error(), "merge: IN") || strings.Contains(err.Error(), "merge: "+path)
-			if exitcode.Of(err) != exitcode.Usage || !named {
-				t.Fatalf("error %v (exit %d) is not bad input naming the input", err, exitcode.Of(err))
+			if exitcode.Of(err) != exitcode.Usage || !named || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q (exit %d) is not one line of bad input naming the input", err, exitcode.Of(err))
 			}
 			return
+		}
+		if cut != nil && (cut.Rows != int64(len(got)) || cut.Rows == 0 || cut.Size != int64(len(data)) || cut.Whole >= cut.Size) {
+			t.Fatalf("%d rows read from a %d-byte input cut as %+v", len(got), len(data), *cut)
 		}
 		for i := range got {
 			if err := checkResult(&got[i].Result); err != nil {
