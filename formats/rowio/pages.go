@@ -20,7 +20,9 @@ import (
 // It costs one small read per page (plus the block headers of zstd
 // pages), no per-row work.
 
-func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits) error {
+// With trustCRC, a page whose header carries a CRC has only its header
+// checked (OpenOwnParquet).
+func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits, trustCRC bool) error {
 	var cols []*parquet.Column
 	var leaves func(c *parquet.Column)
 	leaves = func(c *parquet.Column) {
@@ -35,7 +37,7 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 		}
 	}
 	leaves(pf.Root())
-	s := pageScanner{r: r, lim: lim}
+	s := pageScanner{r: r, lim: lim, trustCRC: trustCRC}
 	defer func() {
 		if s.zstd != nil {
 			s.zstd.Close()
@@ -87,9 +89,10 @@ func reads(s *parquet.Schema, path []string) bool {
 }
 
 type pageScanner struct {
-	r   io.ReaderAt
-	lim Limits
-	buf []byte
+	r        io.ReaderAt
+	lim      Limits
+	trustCRC bool // skip the frames and levels of a page with a CRC
+	buf      []byte
 	// checkLevels's: a zstd decoder made on first use, and a Snappy
 	// page with its decoder.
 	zstd   *zstd.Decoder
@@ -133,6 +136,10 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			if values += nv; values > rows {
 				return 0, fmt.Errorf("pages hold more values than the row group's %d rows", rows)
 			}
+		}
+		if s.trustCRC && h.CRC != 0 {
+			pos = data + csize
+			continue
 		}
 		if compressed(h) {
 			if err := s.checkCodec(md.Codec, data+levels, csize-levels, usize-levels); err != nil {

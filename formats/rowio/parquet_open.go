@@ -22,7 +22,25 @@ var NoColumns = parquet.NewSchema("none", parquet.Group{})
 // frames) of every column whose path is in read (all columns if nil), so
 // that decoding those columns cannot allocate more than lim allows.
 // Problems are CorruptErrors or wrap ErrLimit; panics become errors.
-func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (pf *parquet.File, err error) {
+func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (*parquet.File, error) {
+	return openParquetFile(r, size, read, lim, false)
+}
+
+// OpenOwnParquet is OpenParquet reading every column of a file infohash
+// wrote itself (a dataset's state file), which may be damaged on disk but
+// is not crafted. Every page header's sizes and value counts are checked,
+// as OpenParquet checks them, but not the compression frames and levels
+// of a page whose header carries a CRC (infohash writes one on every
+// page): parquet-go verifies the CRC before it decodes anything of the
+// page, which refuses a page damaged on disk. Those checks decompress
+// every page with levels, which only a crafted file needs; the header
+// checks cost one small read per page. A page without a CRC is checked
+// in full.
+func OpenOwnParquet(r io.ReaderAt, size int64, lim Limits) (*parquet.File, error) {
+	return openParquetFile(r, size, nil, lim, true)
+}
+
+func openParquetFile(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits, trustCRC bool) (pf *parquet.File, err error) {
 	defer Recover(&err, "Parquet")
 	md, dataEnd, err := readFooter(r, size, lim)
 	if err != nil {
@@ -35,7 +53,7 @@ func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (p
 	if err != nil {
 		return nil, corrupt("%v", err)
 	}
-	if err := scanPages(r, pf, read, lim); err != nil {
+	if err := scanPages(r, pf, read, lim, trustCRC); err != nil {
 		return nil, err
 	}
 	return pf, nil
@@ -148,6 +166,12 @@ func checkMetadata(md *format.FileMetaData, dataEnd int64, lim Limits) error {
 				return bytesError(i, bytes, lim)
 			}
 		}
+	}
+	// Readers size their output from the file's count (statecol's
+	// ReadStateFile allocates it at once): one damaged varint must not
+	// make them allocate hundreds of gigabytes.
+	if rows != md.NumRows {
+		return corrupt("the footer declares %d rows, its row groups %d", md.NumRows, rows)
 	}
 	return nil
 }

@@ -5,6 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/rowio"
@@ -18,17 +21,7 @@ import (
 // same.
 func FuzzReadStateFile(f *testing.F) {
 	rowio.FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
-	var good bytes.Buffer
-	if err := statecol.WriteState(&good, sample(300)); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(good.Bytes())
-	for _, at := range []int{4, 100, good.Len() / 2, good.Len() - 40, good.Len() - 9} {
-		b := bytes.Clone(good.Bytes())
-		b[at] ^= 0x41
-		f.Add(b)
-	}
-	f.Add(good.Bytes()[:good.Len()/2])
+	addStateSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "state.parquet")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -61,4 +54,69 @@ func FuzzReadStateFile(f *testing.F) {
 				})
 		}
 	})
+}
+
+// addStateSeeds adds a state file of 300 rows to f's corpus, with bytes
+// flipped here and there, and cut in half.
+func addStateSeeds(f *testing.F) {
+	var good bytes.Buffer
+	if err := statecol.WriteState(&good, sample(300)); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good.Bytes())
+	for _, at := range []int{4, 100, good.Len() / 2, good.Len() - 40, good.Len() - 9} {
+		b := bytes.Clone(good.Bytes())
+		b[at] ^= 0x41
+		f.Add(b)
+	}
+	f.Add(good.Bytes()[:good.Len()/2])
+}
+
+// FuzzReadTrustedStateFile: the dataset's own state files are read
+// without the page header checks (Open, ReadStateFile, ReadState), which
+// cost time on every pass. Such a file can still be damaged on disk (bit
+// rot, a torn copy): it must read as an error, never a panic, nor make
+// the reader allocate much where the untrusted reader's checks would have
+// refused the file. What the untrusted reader reads, the trusted one must
+// read alike.
+func FuzzReadTrustedStateFile(f *testing.F) {
+	rowio.FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
+	addStateSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "state.parquet")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := allocated()
+		rows, err := statecol.ReadStateFile(p, 0)
+		grew := allocated() - before
+		if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), p+": ")) {
+			t.Fatalf("error not one line naming the file: %q", err)
+		}
+		urows, uerr := statecol.ReadUntrustedStateFile(p, 0)
+		switch {
+		case uerr == nil && err != nil:
+			t.Fatalf("the untrusted reader read %d rows, the trusted one failed: %v", len(urows), err)
+		case uerr == nil && !reflect.DeepEqual(rows, urows):
+			t.Fatalf("the trusted reader read other rows (%d) than the untrusted one (%d)", len(rows), len(urows))
+		case uerr != nil && grew > maxDamagedAlloc:
+			t.Fatalf("the trusted reader allocated %d MiB (%v) on a file the untrusted one refuses: %v", grew>>20, err, uerr)
+		}
+		n := 0
+		serr := statecol.ReadState(p, 0, func(st []schema.State) error { n += len(st); return nil })
+		if (serr == nil) != (err == nil) || (err == nil && n != len(rows)) {
+			t.Fatalf("ReadState: %d rows, %v; ReadStateFile: %d rows, %v", n, serr, len(rows), err)
+		}
+	})
+}
+
+// maxDamagedAlloc bounds what reading a damaged state file may allocate
+// (a 300-row state file takes about 1 MiB to read).
+const maxDamagedAlloc = 64 << 20
+
+// allocated is the bytes allocated so far by the program.
+func allocated() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc
 }

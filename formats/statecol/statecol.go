@@ -28,11 +28,14 @@ type File struct {
 }
 
 // Open opens the state file at path, one of the dataset's own (written by
-// infohash, CRC-checked by "status --verify"). Its footer is checked
-// against rowio.DefaultLimits before parquet-go decodes it, and a panic
-// while decoding the file becomes an error. Page headers are not checked
-// up front: that cost 0.15 ms a file, 4% of an incremental dedup. Use
-// OpenUntrusted for files from elsewhere.
+// infohash, CRC-checked by "status --verify"), which may be damaged on
+// disk but is not crafted. Its footer and page headers are checked
+// against rowio.DefaultLimits before parquet-go decodes anything
+// (rowio.OpenOwnParquet: a damaged page size made parquet-go allocate up
+// to 2.8 GB for one page), but not what is inside pages, which carry a
+// CRC that parquet-go checks before decoding them; and a panic while
+// decoding the file becomes an error. Use OpenUntrusted for files from
+// elsewhere.
 //
 // The file must have every state column, with the type and levels the
 // writer gives it, but those in lacks: the columns the dataset's format
@@ -40,15 +43,16 @@ type File struct {
 // values. A column missing otherwise is damage (a flipped bit in its name
 // in the footer), a CorruptError naming the file: read as zeros, it would
 // be written back as zeros by the next commit.
-func Open(path string, lacks Columns) (*File, error) { return openFile(path, rowio.NoColumns, lacks) }
+func Open(path string, lacks Columns) (*File, error) { return openFile(path, true, lacks) }
 
 // OpenUntrusted is Open for a state file from elsewhere (another dataset
-// given to merge): every page header is also checked against
-// rowio.DefaultLimits before anything is decoded, so that a damaged or
-// crafted header cannot make the reader allocate without bound.
-func OpenUntrusted(path string, lacks Columns) (*File, error) { return openFile(path, nil, lacks) }
+// given to merge), which may be crafted: every page's compression frames
+// and levels are also checked before anything is decoded (rowio.OpenParquet),
+// so that a crafted page, CRC and all, cannot make the reader allocate
+// without bound.
+func OpenUntrusted(path string, lacks Columns) (*File, error) { return openFile(path, false, lacks) }
 
-func openFile(path string, scan *parquet.Schema, lacks Columns) (_ *File, err error) {
+func openFile(path string, own bool, lacks Columns) (_ *File, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -64,7 +68,12 @@ func openFile(path string, scan *parquet.Schema, lacks Columns) (_ *File, err er
 		}
 	}()
 	defer recoverCorrupt(&err, path)
-	pf, err := rowio.OpenParquet(f, info.Size(), scan, rowio.DefaultLimits())
+	var pf *parquet.File
+	if own {
+		pf, err = rowio.OpenOwnParquet(f, info.Size(), rowio.DefaultLimits())
+	} else {
+		pf, err = rowio.OpenParquet(f, info.Size(), nil, rowio.DefaultLimits())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
