@@ -12,17 +12,40 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
+// ledgerRow is a ledger entry as formats/dataset writes it (its own type
+// is unexported there, and dataset imports rowio).
+type ledgerRow struct {
+	ID   string `parquet:"id"`
+	Name string `parquet:"name"`
+	Rows int64  `parquet:"rows"`
+	At   int64  `parquet:"applied_at,timestamp(millisecond)"`
+}
+
 // FuzzRowioParquet opens whole files as the row type the first byte picks
-// (jobs, results with nested lists, observations) and reads every row:
-// the outcome is rows or one line of error, never a panic or a hang.
+// (jobs, results with nested lists, observations, and the dataset's
+// leases, peers, ledger and torrents) and reads every row: the outcome is
+// rows or one line of error, never a panic or a hang.
 func FuzzRowioParquet(f *testing.F) {
 	FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
 	jobs := []schema.Job{{InfoHash: schema.Hash{1}, HashType: 1, Attempt: 2, Reason: "new", LeaseID: "L",
 		LeaseUntil: 1700000000000, Peers: []string{"127.0.0.1:1"}, AvoidPeers: []string{"127.0.0.1:2"}}}
+	leases := []schema.Lease{{InfoHash: schema.Hash{1}, LeaseID: "L", LeaseUntil: 1700000000000, Attempt: 1,
+		Reason: "new", PlannedAt: 1699999999000}, {InfoHash: schema.Hash{2}, LeaseID: "M", Reason: "retry"}}
+	peers := []schema.PeerPenalty{{Addr: "127.0.0.1:1", Class: "rejected", Until: 1700000000000, Failures: 2,
+		LastAt: 1699999999000}, {Addr: "[::1]:2", Class: "connect_failed"}}
+	ledger := []ledgerRow{{ID: "a1b2", Name: "results-1.parquet", Rows: 5, At: 1700000000000}, {ID: "c3", Name: "-"}}
+	torrents := []schema.Torrent{{InfoHash: schema.Hash{1}, HashType: 1, FetchedAt: 1700000000000, ServedBy: "127.0.0.1:2",
+		MetadataSize: 11, Meta: schema.Meta{Name: new("n"), NameRaw: []byte("n"), NameUTF8Valid: true, TotalSize: new(int64(5)),
+			FileCount: new(int32(1)), Files: []schema.File{{Path: "a/b", PathRaw: []byte("a/b"), Length: 5}},
+			InfoBytes: []byte("d4:name1:ne")}}, {InfoHash: schema.Hash{2}, HashType: 2}}
 	seeds := [][]byte{
 		append([]byte{0}, writeFile(f, jobs)...),
 		append([]byte{1}, writeFile(f, sampleResults())...),
 		append([]byte{2}, writeFile(f, sampleObs(50))...),
+		append([]byte{3}, writeFile(f, leases)...),
+		append([]byte{4}, writeFile(f, peers)...),
+		append([]byte{5}, writeFile(f, ledger)...),
+		append([]byte{6}, writeFile(f, torrents)...),
 	}
 	if duck, err := os.ReadFile("testdata/duckdb/nulls.parquet"); err == nil { // padded level runs
 		seeds = append(seeds, append([]byte{2}, duck...))
@@ -43,13 +66,21 @@ func FuzzRowioParquet(f *testing.F) {
 			t.Fatal(err)
 		}
 		var err error
-		switch data[0] % 3 {
+		switch data[0] % 7 {
 		case 0:
 			err = readAllFile[schema.Job](p)
 		case 1:
 			err = readAllFile[schema.Result](p)
-		default:
+		case 2:
 			err = readAllFile[schema.Observation](p)
+		case 3:
+			err = readAllFile[schema.Lease](p)
+		case 4:
+			err = readAllFile[schema.PeerPenalty](p)
+		case 5:
+			err = readAllFile[ledgerRow](p)
+		default:
+			err = readAllFile[schema.Torrent](p)
 		}
 		if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), p+": ")) {
 			t.Fatalf("error not one line naming the file: %q", err)
