@@ -1,12 +1,10 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/anacrolix/dht/v2"
@@ -61,7 +59,7 @@ func startDHT(ctx context.Context, o Options, saved *loadedState) (*dhtNode, dht
 		// buffer (~200 KiB) drops replies, which costs a 2 s resend each.
 		_ = uc.SetReadBuffer(4 << 20)
 	}
-	conn := &heardConn{PacketConn: pc, heard: map[netip.AddrPort]struct{}{}}
+	conn := newHeardConn(pc)
 	cfg := dht.NewDefaultServerConfig()
 	cfg.Conn = conn
 	bootstrap := o.Bootstrap
@@ -160,39 +158,6 @@ func (n *dhtNode) goodNodes() []savedNode {
 func (n *dhtNode) close() {
 	n.stopPings()
 	n.s.Close()
-}
-
-// heardConn is the node's socket; it notes the addresses that sent a
-// KRPC response (a reply to one of our queries).
-type heardConn struct {
-	net.PacketConn
-	mu    sync.Mutex
-	heard map[netip.AddrPort]struct{}
-}
-
-// replyTag is how every bencoded KRPC reply says so ("y": "r"; keys
-// are sorted, values short: it is not split).
-var replyTag = []byte("1:y1:r")
-
-func (c *heardConn) ReadFrom(b []byte) (int, net.Addr, error) {
-	nr, addr, err := c.PacketConn.ReadFrom(b)
-	if err == nil && bytes.Contains(b[:nr], replyTag) {
-		if ua, ok := addr.(*net.UDPAddr); ok {
-			ap := unmapped(ua.AddrPort())
-			c.mu.Lock()
-			c.heard[ap] = struct{}{}
-			c.mu.Unlock()
-		}
-	}
-	return nr, addr, err
-}
-
-// answered reports whether ap sent a reply.
-func (c *heardConn) answered(ap netip.AddrPort) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.heard[ap]
-	return ok
 }
 
 // unmapped is ap with an IPv4-mapped IPv6 address as plain IPv4.
