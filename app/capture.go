@@ -77,7 +77,7 @@ Counters are logged on stderr when done and written by --stats-json.
 			&cli.Int64Flag{Name: "max-observations", Usage: "stop after writing `N` observations (0: no limit)"},
 			&cli.Float64Flag{Name: "max-rps", Value: d.MaxRPS, Usage: "at most `N` outgoing crawl queries per second (0: no limit)"},
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
-			&cli.StringFlag{Name: "run-id", Usage: "run ID written into every observation (default capture-<UTC time>)"},
+			&cli.StringFlag{Name: "run-id", Usage: "run `ID` written into every observation (default capture-<UTC time>)"},
 			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),
 			statsJSONFlag,
 		},

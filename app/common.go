@@ -31,7 +31,7 @@ func commonFlags(top string) []cli.Flag {
 		metrics = "write the report's numbers and the run's duration as a Prometheus text file to `PATH` (node_exporter textfile collector; a file or FIFO, not -: the report is on stdout)"
 	}
 	return []cli.Flag{
-		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "write the logs on stderr as `text|json`"},
 		&cli.BoolFlag{Name: "debug", Usage: "log debug detail"},
 		&cli.StringFlag{Name: "metrics-file", Usage: metrics, Action: checkReportPath("metrics-file")},
 	}

@@ -101,7 +101,7 @@ was committed ends the run partial (exit 3), naming the input.
 				fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)),
 			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers"},
 			lockWaitFlag(),
-			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive rate per partition"},
+			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive `RATE` per partition (0 < RATE < 1)"},
 			&cli.Int64Flag{Name: "batch-hashes", Value: batchHashes,
 				Usage:       "commit once the inputs read hold `N` distinct hashes, and go on with the rest in further commits (an input is never split; 0: one commit)",
 				DefaultText: batchHashesDefault(batchHashes)},

@@ -20,7 +20,7 @@ func exportCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "export",
 		Usage: "write a table of the dataset as parquet, csv, jsonl, arrow, magnet links or es-bulk",
-		UsageText: `infohash export --data DIR [--table state|torrents|catalog|leases|peers|ledger] --format F [filters] -o FILE|-
+		UsageText: `infohash export --data DIR [--table state|torrents|catalog|leases|peers|ledger] [--format FORMAT] [filters] [-o FILE|-]
 
    infohash export --data ./ih --table state --format csv -o state.csv
    infohash export --data ./ih --table catalog --format parquet -o catalog.parquet
@@ -57,16 +57,16 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 ` + exitcode.Help,
 		Flags: []cli.Flag{
 			dataFlag, statsJSONFlag,
-			&cli.StringFlag{Name: "table", Value: "state", Usage: "state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: strings.Join(export.Formats, ", ")},
+			&cli.StringFlag{Name: "table", Value: "state", Usage: "`TABLE` to write: state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: "output `FORMAT`: " + strings.Join(export.Formats, ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
-			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is one of these (new, fetched, failed)"},
+			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is `STATUS` (new, fetched or failed; repeatable, or comma-separated)"},
 			&cli.StringFlag{Name: "since", Usage: "keep only hashes last seen (last_seen) at or after `TIME` (RFC 3339, or a duration such as 24h or 7d meaning that long ago); state and catalog (torrents have no last_seen)"},
 			&cli.StringFlag{Name: "fetched-since", Usage: "keep only torrents fetched (fetched_at) at or after `TIME` (as --since); torrents and catalog (leaves out hashes not fetched)"},
-			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with these hex digits"},
-			&cli.StringFlag{Name: "tier", Usage: "keep only hot or cold hashes (state, catalog)"},
+			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with the hex digits `HEX` (repeatable, or comma-separated)"},
+			&cli.StringFlag{Name: "tier", Usage: "keep only the hashes in `TIER`: hot or cold (state, catalog)"},
 			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hex hashes listed in `FILE`"},
-			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index name in es-bulk action lines"},
+			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index `NAME` in es-bulk action lines"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -208,5 +209,60 @@ func TestPlanLimitZero(t *testing.T) {
 	defer r.Close()
 	if rows, err := r.ReadAll(); err != nil || len(rows) != 0 {
 		t.Fatalf("%d jobs (%v), want none", len(rows), err)
+	}
+}
+
+// helpPaths lists every command path whose --help a user can ask for:
+// the top level (empty), each command, hidden ones too, and each
+// subcommand.
+func helpPaths() [][]string {
+	paths := [][]string{{}}
+	for _, c := range append(commands(), hiddenCommands()...) {
+		paths = append(paths, []string{c.Name})
+		for _, s := range c.Subcommands {
+			paths = append(paths, []string{c.Name, s.Name})
+		}
+	}
+	return paths
+}
+
+// bareValue matches a flag shown with urfave/cli's placeholder of last
+// resort ("--tier value", "-f value"), which says nothing of what the
+// flag takes.
+var bareValue = regexp.MustCompile(`(^|[\s,\[])--?[a-z][a-z0-9-]* value([\s,\]]|$)`)
+
+// TestHelpNoBareValue: every flag that takes a value names it in --help
+// (`FORMAT`, text|json, N…), not "value".
+func TestHelpNoBareValue(t *testing.T) {
+	for _, p := range helpPaths() {
+		t.Run("infohash "+strings.Join(p, " "), func(t *testing.T) {
+			for _, line := range strings.Split(helpOf(t, p...), "\n") {
+				if bareValue.MatchString(line) {
+					t.Errorf("bare value placeholder: %q", strings.TrimSpace(line))
+				}
+			}
+		})
+	}
+}
+
+// TestHelpHasExamples: every --help's USAGE gives, after its synopsis,
+// at least one runnable example (policy show had none).
+func TestHelpHasExamples(t *testing.T) {
+	for _, p := range helpPaths() {
+		t.Run("infohash "+strings.Join(p, " "), func(t *testing.T) {
+			_, usage, _ := strings.Cut(helpOf(t, p...), "\nUSAGE:\n")
+			n := 0
+			for _, line := range strings.Split(usage, "\n") {
+				if line != "" && line[0] != ' ' {
+					break // the next section ("DESCRIPTION:")
+				}
+				if strings.HasPrefix(strings.TrimSpace(line), "infohash ") || strings.Contains(line, "| infohash ") {
+					n++
+				}
+			}
+			if n < 2 {
+				t.Errorf("USAGE has its synopsis and no example:\n%s", usage)
+			}
+		})
 	}
 }

@@ -48,9 +48,13 @@ be edited by hand: fields left out keep their defaults.
 		Flags:     []cli.Flag{dataFlag},
 		Subcommands: []*cli.Command{
 			{
-				Name:      "show",
-				Usage:     "print the policy in force (DIR/policy.json, or the defaults)",
-				UsageText: "infohash policy show --data DIR [--hash]",
+				Name:  "show",
+				Usage: "print the policy in force (DIR/policy.json, or the defaults)",
+				UsageText: `infohash policy show --data DIR [--hash]
+
+   infohash policy show --data ./ih                    # the whole policy as JSON
+   infohash policy show --data ./ih | jq .backoff      # the backoff schedule per failure class
+   infohash policy show --data ./ih --hash             # its fingerprint, as plan-retries' and merge's --stats-json carry it`,
 				Description: `Prints the policy in force on stdout as JSON: DIR/policy.json with the
 fields it leaves out filled in from the defaults (all of them when there is
 no file). --hash prints only its fingerprint (the "policy" of plan-retries'
