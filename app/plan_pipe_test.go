@@ -66,21 +66,51 @@ func TestPlanRetriesBrokenPipeSaysWhatStaysLeased(t *testing.T) {
 			}
 		})
 	}
-	// With nothing planned, nothing stays leased: 141 stays quiet.
-	_, data := seedDataset(t)
-	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", os.DevNull); code != 0 {
-		t.Fatalf("plan-retries: exit %d: %s", code, stderr)
+}
+
+// TestPlanRetriesReaderGoneNothingPlanned: a run that plans nothing
+// (nothing due, or --limit 0) to a pipe whose reader is gone exits 141
+// as every run to such a pipe does, and says in one line what it leased
+// (nothing, and why), as README promises for plan-retries' 141; its
+// --stats-json says reader_gone. It used to exit 141 without a line or a
+// report.
+func TestPlanRetriesReaderGoneNothingPlanned(t *testing.T) {
+	tests := []struct {
+		name      string
+		now       string // the planning run's
+		extra     []string
+		want      string
+		due       float64
+		committed bool // stale leases dropped: a commit
+	}{
+		{"nothing due", "2026-03-01T00:01:00Z", nil, "nothing leased (nothing was due)", 0, false},
+		{"limit 0 drops expired leases", "2026-03-10T00:00:00Z", []string{"--limit", "0"}, "nothing leased (none planned of the 2 due)", 2, true},
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Close()
-	defer w.Close()
-	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:01:00Z", "-o", "-"}, strings.NewReader(""), w, &stderr)
-	if code == 141 && strings.Contains(stderr.String(), "stay leased") {
-		t.Fatalf("nothing leased, yet: %s", stderr.String())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, data := seedDataset(t)
+			// Both hashes leased until 02:00.
+			if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", os.DevNull); code != 0 {
+				t.Fatalf("plan-retries: exit %d: %s", code, stderr)
+			}
+			snap, _ := currentManifest(t, data)
+			statsPath := filepath.Join(dir, "plan.json")
+			var stderr bytes.Buffer
+			args := append([]string{"infohash", "plan-retries", "--data", data, "--now", tt.now, "-o", "-", "--stats-json", statsPath}, tt.extra...)
+			if code := run(context.Background(), args, strings.NewReader(""), readerGone(t), &stderr); code != 141 {
+				t.Fatalf("exit %d, want 141: %s", code, stderr.String())
+			}
+			if got := stderr.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "the output's reader went away: "+tt.want) {
+				t.Errorf("stderr %q, want one line saying %q", got, tt.want)
+			}
+			stats := readPlanStats(t, statsPath)
+			if stats["reader_gone"] != true || stats["planned"] != 0.0 || stats["planned_dropped"] != 0.0 || stats["due"] != tt.due {
+				t.Errorf("--stats-json %v, want reader_gone, nothing planned nor dropped, %v due", stats, tt.due)
+			}
+			if after, _ := currentManifest(t, data); (after > snap) != tt.committed {
+				t.Errorf("snapshot %d after %d: committed %v, want %v", after, snap, after > snap, tt.committed)
+			}
+		})
 	}
 }
 

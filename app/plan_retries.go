@@ -69,8 +69,9 @@ written after the commit. If stdout or that FIFO is a pipe whose reader has
 gone when the leases are about to be committed (a "| fetch" that exited at
 once), the run leases nothing and exits 141, one line on stderr saying so.
 If the reader goes after that, before taking the jobs (exit 141, silent for
-other commands), one line says how many jobs stay leased, and until when.
-Both still write --stats-json and --metrics-file, with reader_gone true
+other commands), one line says how many jobs stay leased, and until when;
+with nothing to lease (nothing due, or --limit 0), that nothing was leased.
+Each still writes --stats-json and --metrics-file, with reader_gone true
 (and, before the commit, planned 0 and planned_dropped the jobs dropped).
 With either, an output blocked for 10s after SIGINT/SIGTERM, or a second
 signal, ends the run at once (exit 130), saying the same.
@@ -141,6 +142,12 @@ only the best --limit candidates in memory.
 				// (reader_gone, planned_dropped; planned 0).
 				warnNothingLeased(st)
 				return endCommitted(c, st, false, st.Snapshot, err)
+			case exitcode.Of(err) == exitcode.BrokenPipe && st.Planned == 0:
+				// Nothing to lease (nothing due, or --limit 0): the
+				// line says so, and the report has reader_gone, as on
+				// the two paths that leased or dropped jobs.
+				noteNothingPlanned(st)
+				return endCommitted(c, st, st.Committed, st.Snapshot, err)
 			case exitcode.Of(err) == exitcode.BrokenPipe:
 				// This reader got none of the jobs whose leases are
 				// committed: say what stays leased, and until when.
@@ -183,6 +190,17 @@ func warnStillLeased(st plan.Stats, why string) {
 	verb := map[bool]string{true: "stays", false: "stay"}[st.Planned == 1]
 	slog.Warn(fmt.Sprintf("plan-retries: %s: %s %s leased until %s", why, plural(st.Planned, "job"), verb, until),
 		"jobs", st.Planned, "lease_until", until, "lease_id", st.LeaseID)
+}
+
+// noteNothingPlanned says that a run whose output's reader went away
+// leased nothing because it planned nothing: nothing was due, or none of
+// what was due was planned (--limit 0).
+func noteNothingPlanned(st plan.Stats) {
+	why := "nothing was due"
+	if st.Due > 0 {
+		why = fmt.Sprintf("none planned of the %d due", st.Due)
+	}
+	slog.Info(fmt.Sprintf("plan-retries: the output's reader went away: nothing leased (%s)", why), "jobs", 0, "leased", 0, "due", st.Due)
 }
 
 // warnNothingLeased says that the jobs planned were dropped, unleased,
