@@ -65,7 +65,7 @@ keeps one clock. --duration and --max-rps stay in real time.
 
 Counters are logged on stderr when done and written by --stats-json.
 
-` + exitcode.Help,
+` + exitHelp("capture"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write observations to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "node-ids", Value: d.NodeIDs, Usage: "run `K` DHT nodes with IDs spread over the keyspace"},

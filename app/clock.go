@@ -42,11 +42,7 @@ w for days and weeks; a negative one moves it back). It reads and writes
 nothing else, so it needs no dataset: scripts use it in place of GNU
 date's -d, which macOS and the BSDs lack.
 
-EXIT STATUS:
-   0    ok: the time is printed
-   2    --now is not an RFC 3339 time the stages take (or is more than 10 years from the
-        wall clock, without --far-now), --add is not a duration, or the result is outside
-        the years 0000-9999 (one line says so); or another usage error`,
+` + exitHelp("clock"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it (" + nowBounds + ")"},
 			durationFlag("add", 0, "move the time printed by `DURATION` (3h, 1h30m, 1d; negative: back)"),

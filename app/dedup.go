@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/dedup"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -92,7 +91,7 @@ footer and schema are checked before the first group is read. A fault found
 only by reading (a text list, an Arrow stream, a damaged page) after a group
 was committed ends the run partial (exit 3), naming the input.
 
-` + exitcode.Help,
+` + exitHelp("dedup"),
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("new hashes' next_retry (due at once), the limit past which an observed_at is read as the clock, " +
 				"the ledger's applied_at; last_seen and reactivation follow the sightings' observed_at (capture's clock: give capture the same --now)"),

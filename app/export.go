@@ -54,7 +54,7 @@ SIGINT/SIGTERM (a reader that reads nothing, a FIFO that no reader opens),
 or a second signal, ends the run at once (exit 130). Parquet and Arrow are
 not written to a terminal (-o - is the default): redirect or pipe them.
 
-` + exitcode.Help,
+` + exitHelp("export"),
 		Flags: []cli.Flag{
 			dataFlag, statsJSONFlag,
 			&cli.StringFlag{Name: "table", Value: "state", Usage: "`TABLE` to write: state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},

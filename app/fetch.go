@@ -122,7 +122,7 @@ dictionaries are tens of KiB; peers announcing the maximum size and sending garb
 would otherwise hold --max-metadata-size each): a piece past the bound fails that
 peer's exchange as local_error, which counts against neither the peer nor the hash.
 
-` + exitcode.Help,
+` + exitHelp("fetch"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout, not a terminal)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable; tried even while the dataset penalises it; its failures are recorded against it as any peer's)"},

@@ -85,7 +85,7 @@ again changes nothing, nor brings those sightings back. Repeating the union
 changes nothing. OTHER_DIR is only read, as export reads it: no lock, no
 migration, nothing written there.
 
-` + exitcode.Help,
+` + exitHelp("merge"),
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("live leases and penalties, archiving (unseen since TIME less archive.unseen), the limit past which " +
 				"an attempted_at is read as the clock, the ledger's applied_at; last_attempt and next_retry follow fetch's " +

@@ -80,7 +80,7 @@ Defaults for --new-share, --lease and --seed come from DIR/policy.json
 (see infohash policy show). The run reads each hot state file once, keeping
 only the best --limit candidates in memory.
 
-` + exitcode.Help,
+` + exitHelp("plan-retries"),
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("what is due (next_retry <= TIME), live leases and penalties, lease_until, planned_at; " +
 				"it moves no retry time: merge sets next_retry from fetch's attempted_at (fetch's clock: give fetch the same --now)"),

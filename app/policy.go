@@ -43,7 +43,7 @@ rule can be repaired with set. "set" takes the dataset's writer lock
 exist (mkdir it to set a policy before the first dedup). The file may also
 be edited by hand: fields left out keep their defaults.
 
-` + exitcode.Help,
+` + exitHelp("policy"),
 		ArgsUsage: "show | set PATH=VALUE...",
 		Flags:     []cli.Flag{dataFlag},
 		Subcommands: []*cli.Command{
@@ -62,7 +62,7 @@ and merge's --stats-json: equal for equal policies however written). A file
 that breaks a rule is refused (exit 2) with the reason; "policy set" can
 repair it. DIR must exist. It takes no lock and writes nothing.
 
-` + exitcode.Help,
+` + exitHelp("policy show"),
 				Flags:  []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "print only the policy's fingerprint"}},
 				Action: policyShow,
 			},
@@ -83,7 +83,7 @@ comma-separated items; durations read like 30m, 8h, 1d, 7d. It takes the
 dataset's writer lock (exit 75 while another writer holds it; --lock-wait
 waits). DIR must exist (mkdir it to set a policy before the first dedup).
 
-` + exitcode.Help,
+` + exitHelp("policy set"),
 				Flags: []cli.Flag{dataFlag,
 					lockWaitFlag()},
 				Action: policySet,

@@ -70,7 +70,7 @@ verify_problems; when files are damaged it has only that and the snapshot
 (the counts would read the damaged files). It takes a file or FIFO, not -
 (the report is on stdout).
 
-` + exitcode.Help,
+` + exitHelp("status"),
 		Flags: []cli.Flag{dataFlag, nowFlag,
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "print the report as `text|json`"},
 			&cli.BoolFlag{Name: "verify", Usage: "also check every file's size and CRC-32C against the manifest"}},

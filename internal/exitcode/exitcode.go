@@ -6,7 +6,10 @@ package exitcode
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Exit statuses shared by every command.
@@ -20,16 +23,52 @@ const (
 	BrokenPipe  = 141 // the reader of the output went away (as a shell reports death by SIGPIPE)
 )
 
-// Help is the EXIT STATUS section every command's --help ends with.
-const Help = `EXIT STATUS:
-   0    ok
-   1    error; nothing committed, unless it says "committed snapshot N; then: …"
-        (a step after that commit failed)
-   2    usage error or bad input (nothing committed)
-   3    partial: some inputs or jobs left unprocessed, what was done is committed
-   75   dataset locked by another writer (retry later, or use --lock-wait)
-   130  interrupted (SIGINT/SIGTERM); what was done is committed
-   141  the output's reader went away (e.g. "| head"); nothing is printed`
+// A Row is one line of an EXIT STATUS table: a status and what it means
+// for the command whose --help lists it (each command lists only the
+// statuses it can end with, in its own words).
+type Row struct {
+	Code int
+	Text string
+}
+
+// Generic are the rows of the top-level --help (and README's table): every
+// status, worded for all commands at once.
+var Generic = []Row{
+	{OK, "ok"},
+	{Error, `error; nothing committed, unless it says "committed snapshot N; then: …" (a step after that commit failed)`},
+	{Usage, "usage error or bad input (nothing committed)"},
+	{Partial, "partial (dedup, fetch, merge): some inputs or jobs left unprocessed, what was done is committed"},
+	{Locked, "dataset locked by another writer (retry later, or use --lock-wait); capture, fetch: their --dht-state in use by another run"},
+	{Interrupted, "interrupted (SIGINT/SIGTERM); what was done is committed"},
+	{BrokenPipe, `the output's reader went away (e.g. "| head"); nothing is printed, but plan-retries prints one line: what it leased (nothing, or how many jobs until when)`},
+}
+
+// helpWidth is the width an EXIT STATUS row's text is wrapped to.
+const helpWidth = 80
+
+// Help formats rows, in the order given, as the EXIT STATUS section a
+// --help ends with: a row's text is wrapped under itself.
+func Help(rows ...Row) string {
+	const indent = "        " // under the text: "   " + a code in 4 columns + " "
+	var b strings.Builder
+	b.WriteString("EXIT STATUS:")
+	for _, r := range rows {
+		line := fmt.Sprintf("\n   %-4d", r.Code)
+		width := utf8.RuneCountInString(line) - 1 // less the newline
+		for i, w := range strings.Fields(r.Text) {
+			n := utf8.RuneCountInString(w)
+			if i > 0 && width+1+n > helpWidth {
+				b.WriteString(line)
+				line, width = "\n"+indent+w, len(indent)+n
+				continue
+			}
+			line += " " + w
+			width += 1 + n
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
 
 // coded is an error that carries its exit status.
 type coded struct {
