@@ -320,3 +320,23 @@ func TestHelpHasExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpSaysIgnoredFailuresPenalisePeers: merge --help and README say
+// that a late (or stale) failure, ignored for its hash, still penalises
+// its peers' endpoints, and why (they said only "ignored and counted",
+// while merge logged late_failures_ignored=28 peer_penalties=28).
+func TestHelpSaysIgnoredFailuresPenalisePeers(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, tt := range []struct{ doc, text, want string }{
+		{"merge --help", helpOf(t, "merge"), "such a failure's peer_failures still penalise those endpoints in DIR/peers/ (counted in peer_penalties), since a peer that failed did so whichever lease asked"},
+		{"README", string(readme), "peer-level failures penalise the endpoint in `peers/`, not the swarm (even those ignored below: it failed whoever asked)"},
+	} {
+		if !strings.Contains(flat(tt.text), tt.want) {
+			t.Errorf("%s does not say %q", tt.doc, tt.want)
+		}
+	}
+}

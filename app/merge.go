@@ -52,7 +52,12 @@ applied when the hash has no lease in DIR/leases/ (never planned, released
 by an earlier result, or expired more than 7 days ago) and its attempt is
 newer than the hash's last_attempt; otherwise a failure is ignored and
 counted (stale_failures_ignored, late_failures_ignored), an ok still
-stored. Each input is recorded by checksum, so applying it again is a no-op.
+stored. Ignored is for the hash only (its attempts, backoff and next retry
+stay as they are): such a failure's peer_failures still penalise those
+endpoints in DIR/peers/ (counted in peer_penalties), since a peer that
+failed did so whichever lease asked, and the next jobs of every hash
+should skip it. Each input is recorded by checksum, so applying it again
+is a no-op.
 
 A released result (fetch stopped before attempting the job: no attempt, no
 failure) ends its lease when that lease is still the hash's, so that the
@@ -70,8 +75,8 @@ A failure: attempts+1, last_attempt, last_failure and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's
 last_failure stay, so peer-level failures either side of it still back off); the endpoints that failed are penalised in
 DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Peer failures
-count even in a late result; peer_penalties counts those that placed or extended
-a penalty (a failure sent again finds its penalty in place: none). Failed hashes past the
+count even in a late or stale result (above); peer_penalties counts those that placed or
+extended a penalty (a failure sent again finds its penalty in place: none). Failed hashes past the
 policy's archive threshold move to the cold tier (never deleted).
 
 --from OTHER_DIR unions another dataset (a second crawler, a restored

@@ -109,11 +109,17 @@ func TestLateResults(t *testing.T) {
 			oldG = j
 		}
 	}
-	// The first fetch finishes late: its ok is stored, its failure ignored.
+	// The first fetch finishes late: its ok is stored, its failure ignored
+	// for the hash, but not its peer's: the endpoint failed whichever
+	// lease asked, and is penalised (README, merge --help).
+	peer := schema.PeerFailure{Addr: "127.0.0.1:7009", Class: schema.OutcomeConnectFailed, At: t0 + 3*hour + minute}
 	st := runMerge(t, dir, t0+4*hour, writeResults(t, []schema.Result{
-		success(oldH, info, t0+3*hour+minute), failure(oldG, schema.OutcomeNoPeers, t0+3*hour+minute)}))
-	if st.LateStored != 1 || st.LateFailures != 1 || st.Applied != 0 || st.LeasesReleased != 1 {
+		success(oldH, info, t0+3*hour+minute), failure(oldG, schema.OutcomeConnectFailed, t0+3*hour+minute, peer)}))
+	if st.LateStored != 1 || st.LateFailures != 1 || st.Applied != 0 || st.LeasesReleased != 1 || st.PeerPenalties != 1 {
 		t.Fatalf("stats %+v", st)
+	}
+	if ps := readTable[schema.PeerPenalty](t, dir, dataset.TablePeers); len(ps) != 1 || ps[0].Addr != peer.Addr {
+		t.Errorf("peers %+v, want the late failure's endpoint penalised", ps)
 	}
 	s := stateOf(t, dir)
 	if s[h].MetadataStatus != schema.StatusFetched || s[g].MetadataStatus != schema.StatusNew || s[g].Attempts != 0 {
