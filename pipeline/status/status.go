@@ -49,7 +49,7 @@ type Report struct {
 	// and not blocklisted by when their next retry falls due (a null
 	// next_retry is overdue), all tiers and kinds together: the sums of
 	// WavesBy.
-	RetryWaves map[string]int64 `json:"retry_waves"`
+	RetryWaves WaveCounts `json:"retry_waves"`
 	// WavesBy splits RetryWaves by tier (hot, cold) and kind (retry:
 	// failed before; new: never tried). Its hot overdue retries are what
 	// plan-retries counts as due_retry at the same time, its hot overdue

@@ -47,16 +47,16 @@ var (
 )
 
 // WavesBy counts hashes by tier, kind and wave name.
-type WavesBy map[string]map[string]map[string]int64
+type WavesBy map[string]map[string]WaveCounts
 
 // newWavesBy returns every tier, kind and wave at 0, for "jq
 // .retry_waves_by_tier_and_kind.hot.retry.overdue" to read 0.
 func newWavesBy() WavesBy {
 	w := WavesBy{}
 	for _, t := range WaveTiers {
-		w[t] = map[string]map[string]int64{}
+		w[t] = map[string]WaveCounts{}
 		for _, k := range WaveKinds {
-			w[t][k] = map[string]int64{}
+			w[t][k] = WaveCounts{}
 			for _, wv := range Waves {
 				w[t][k][wv.Name] = 0
 			}
