@@ -32,7 +32,7 @@ func commonFlags(top string) []cli.Flag {
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "write the logs on stderr as `text|json`"},
-		&cli.BoolFlag{Name: "debug", Usage: "log debug detail"},
+		&cli.BoolFlag{Name: "debug", Usage: "also log debug records: what each step read and did, and how long it took (fetch: every attempt; capture: every node)"},
 		&cli.StringFlag{Name: "metrics-file", Usage: metrics, Action: checkReportPath("metrics-file")},
 	}
 }

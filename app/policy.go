@@ -113,6 +113,8 @@ func policyShow(c *cli.Context) error {
 	if err != nil {
 		return exitcode.BadInput(err)
 	}
+	_, serr := os.Stat(schedule.Path(data))
+	slog.Debug("policy show: read", "file", schedule.Path(data), "from_file", serr == nil, "hash", p.Hash())
 	if c.Bool("hash") {
 		_, err = fmt.Fprintln(c.App.Writer, p.Hash())
 		return err
@@ -150,6 +152,7 @@ func policySet(c *cli.Context) error {
 	if err != nil {
 		return exitcode.BadInput(fmt.Errorf("policy set: %w", err))
 	}
+	slog.Debug("policy set: read", "file", schedule.Path(data), "hash", p.Hash(), "assignments", len(as))
 	for _, a := range as {
 		if p, err = schedule.Assign(p, a.path, a.value); err != nil {
 			return exitcode.BadInput(fmt.Errorf("policy set: %w", err))

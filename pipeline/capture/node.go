@@ -46,6 +46,10 @@ type node struct {
 	recent    [256][20]byte // recently announced hashes, for our own BEP 51 replies
 	nrecent   int
 	lastFlush time.Time
+
+	// This node's own counters, for --debug (debugNodes): the run's
+	// counters add up all nodes'.
+	packetsIn, queriesIn, responsesIn, observed int64
 }
 
 // Draining at stop: once stop is closed, the read loop goes on reading
@@ -120,6 +124,7 @@ func (n *node) serve(stop <-chan struct{}) {
 func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 	c := &n.r.c
 	c.packetsIn.Add(1)
+	n.packetsIn++
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	m := &n.msg
 	if err := krpc.Parse(b, m); err != nil {
@@ -127,10 +132,12 @@ func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 		return
 	}
 	if m.Y == krpc.Query {
+		n.queriesIn++
 		n.query(m, b, from, now)
 		return
 	}
 	c.responses.Add(1)
+	n.responsesIn++
 	if cr := n.r.crawler; cr != nil && cr.owns(m.T) {
 		cr.deliver(n, m, from, now)
 		return
@@ -291,6 +298,7 @@ func (n *node) flush(now time.Time) {
 	if len(n.batch) == 0 {
 		return
 	}
+	n.observed += int64(len(n.batch))
 	n.r.batches <- n.batch
 	n.batch = make([]schema.Observation, 0, n.r.opts.BatchSize)
 }

@@ -162,6 +162,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	for _, n := range nodes {
 		s.RoutingTable += n.tbl.Load().len()
 	}
+	debugNodes(log, nodes)
 	cause := context.Cause(runCtx)
 	switch {
 	case werr != nil:

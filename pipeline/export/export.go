@@ -165,6 +165,7 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		}
 	}()
 	keys := partitionKeys(m, o.Table)
+	var ph phases // for --debug
 	var prog *progress.Reporter
 	if o.ProgressTo != nil {
 		prog = progress.New(o.ProgressTo, "export: partitions", int64(len(keys)))
@@ -176,15 +177,19 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 			return st, err
 		}
 		if !o.keepPartition(key) {
+			ph.skipped++
 			continue
 		}
 		if testBeforePartition != nil {
 			testBeforePartition(key)
 		}
+		began := time.Now()
 		rows, err := src(d, m, key)
 		if err != nil {
 			return st, fmt.Errorf("export: partition %s: %w", key, err)
 		}
+		ph.read += time.Since(began)
+		ph.rows += int64(len(rows))
 		st.Partitions++
 		// A partition may hold a base file and delta files, each sorted:
 		// export is sorted by info_hash as a whole. A partition of one
@@ -210,15 +215,20 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 			}
 			kept = append(kept, rows[i])
 		}
+		began = time.Now()
 		if err := sink.write(kept); err != nil {
 			return st, fmt.Errorf("export: %s: %w", o.Output, err)
 		}
+		ph.write += time.Since(began)
 		st.Rows += int64(len(kept))
 	}
+	began := time.Now()
 	if err := sink.finish(o); err != nil {
 		return st, err
 	}
+	ph.finish = time.Since(began)
 	ok = true
+	ph.log(m, o, st)
 	return st, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
@@ -46,9 +47,14 @@ func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error
 		if err != nil {
 			return Stats{}, err
 		}
+		began := time.Now()
 		st, err := exportSnapshot(ctx, d, m, o)
 		newer, gone := d.Collected(m, err)
 		if !gone {
+			if err == nil {
+				slog.Debug("export: snapshot exported", "snapshot", m.Snapshot, "try", try, "table", o.Table,
+					"format", o.Format, "output", o.Output, "rows", st.Rows, "seconds", secs(time.Since(began)))
+			}
 			return st, err
 		}
 		out := o.Output

@@ -199,6 +199,7 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 	}
 	a.fill(&res)
 	res.TotalMs = time.Since(start).Milliseconds()
+	f.debugAttempt(ctx, job, a, &res)
 	f.stats.attempted.Add(1)
 	classes := make([]string, len(res.PeerFailures))
 	for i, pf := range res.PeerFailures {

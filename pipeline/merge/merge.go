@@ -184,6 +184,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	var pending []input
 	var notes map[string]inputNote
 	var base *dataset.Manifest
+	var staged time.Time // when the last try had staged its changes: the commit follows
 	m, after, err := o.tries("merge", &st).Run(ctx, d, func(tx *dataset.Tx, _ int) (bool, error) {
 		base = tx.Base()
 		p, err := policyOf(tx, &st)
@@ -194,6 +195,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 			return false, err
 		}
 		st.InputsSkipped = len(ins) - len(pending)
+		debugSkipped(ins, pending)
 		if len(pending) == 0 {
 			return false, nil
 		}
@@ -210,8 +212,10 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 			st.FutureClamped += notes[in.id].future.n
 		}
 		tx.SetPolicy(p.JSON())
+		staged = time.Now()
 		return true, nil
 	})
+	debugCommitted(m, err, st.CommitConflicts, staged)
 	if err != nil {
 		return st, err
 	}
@@ -307,6 +311,7 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	notes := map[string]inputNote{}
 	var results []result
 	for _, in := range pending {
+		began := time.Now()
 		rs, cut, err := readResults(in, r.spill)
 		if err != nil {
 			if in.inbox && exitcode.Of(err) == exitcode.Usage {
@@ -315,9 +320,12 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 			return Stats{}, nil, err
 		}
 		notes[in.id] = inputNote{rows: int64(len(rs)), future: clampFuture(rs, r.now), cut: cut}
+		debugInput(in, notes[in.id], time.Since(began))
 		results = append(results, rs...)
 	}
+	began := time.Now()
 	st, err := r.apply(ctx, results, workers)
+	debugApplied(st, err, time.Since(began))
 	return st, notes, err
 }
 

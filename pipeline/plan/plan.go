@@ -183,7 +183,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
 			ready := func() error { return readerThere(o, stream, len(jobs)) }
 			changed := len(jobs) > 0 || st.LeasesPruned > 0 || st.UnpublishedEnded > 0
+			began := time.Now()
 			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
+			debugCommit(m, err, changed, len(jobs), time.Since(began))
 			if _, committed := dataset.AsAfterCommit(err); err != nil && !committed && w != nil && w != stream {
 				w.Abort()
 			}
@@ -235,7 +237,10 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		o.Committed(st)
 	}
 	st.Seconds = time.Since(start).Seconds()
-	if err := deliverJobs(o, w, written, jobs, avoid); err != nil {
+	began := time.Now()
+	err = deliverJobs(o, w, written, jobs, avoid)
+	debugDeliver(o, len(jobs), err, time.Since(began))
+	if err != nil {
 		st.ReaderGone = exitcode.Of(err) == exitcode.BrokenPipe
 		switch {
 		case after != nil: // exit 1 (not 141 nor 130): it says what was committed
@@ -343,6 +348,7 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []sc
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
 	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, st *Stats) ([]schema.Job, Leases, string, error) {
 	base := tx.Base()
+	ph := planPhases{began: time.Now()}
 	leases, err := ReadLeases(d, base)
 	if err != nil {
 		return nil, nil, "", err
@@ -355,10 +361,13 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	cursor := base.Cursor(dataset.CursorColdSweep)
 	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit,
 		coldBudget: coldBudget, cursor: cursor}
+	ph.read = time.Since(ph.began)
 	ps, c, err := s.scan(ctx, o.Workers)
 	if err != nil {
 		return nil, nil, "", err
 	}
+	ph.scan = time.Since(ph.began) - ph.read
+	ph.pools = [3]int{ps.new.Len(), ps.retry.Len(), ps.cold.Len()}
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
 		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
@@ -403,6 +412,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	}
 	avoid, listed := avoidList(live)
 	st.AvoidListed = listed
+	ph.log(base, st, len(leases))
 	return jobs, leases, avoid, nil
 }
 

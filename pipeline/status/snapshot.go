@@ -38,6 +38,7 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 		if testSnapshotRead != nil {
 			testSnapshotRead(m.Snapshot)
 		}
+		began := time.Now()
 		r, err := report(ctx, d, m, now, o)
 		gone := err
 		if err == nil && r.Verified != nil {
@@ -57,6 +58,7 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			if s := d.Staged(); s.Paths != nil {
 				r.Staging, r.StagingBytes = s.Paths, s.Bytes
 			}
+			debugRead(m, r, time.Since(began))
 			return r, nil
 		case try == maxSnapshotTries:
 			return nil, fmt.Errorf("status: %d snapshots in a row were collected under status by newer commits (the last %d, now %d): run it again, or have the writers keep more snapshots (--keep): %w",
