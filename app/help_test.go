@@ -333,7 +333,7 @@ func TestHelpSaysIgnoredFailuresPenalisePeers(t *testing.T) {
 	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	for _, tt := range []struct{ doc, text, want string }{
 		{"merge --help", helpOf(t, "merge"), "such a failure's peer_failures still penalise those endpoints in DIR/peers/ (counted in peer_penalties), since a peer that failed did so whichever lease asked"},
-		{"README", string(readme), "peer-level failures penalise the endpoint in `peers/`, not the swarm (even those ignored below: it failed whoever asked)"},
+		{"README", string(readme), "peer-level failures penalise the endpoint in `peers/`, not the swarm (even in results ignored below)"},
 	} {
 		if !strings.Contains(flat(tt.text), tt.want) {
 			t.Errorf("%s does not say %q", tt.doc, tt.want)

@@ -115,7 +115,7 @@ func TestNowBadInput(t *testing.T) {
 	for name, args := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, stderr, code := runMain(t, args...)
-			if want := "infohash: --now: \"yesterday\" is not an RFC 3339 time\n"; code != 2 || stderr != want {
+			if want := "infohash: " + name + ": --now: \"yesterday\" is not an RFC 3339 time: want the year (4 digits) at \"yesterday\"\n"; code != 2 || stderr != want {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {

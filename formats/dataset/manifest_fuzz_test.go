@@ -120,7 +120,7 @@ func TestSampleManifest(t *testing.T) {
 	}
 	d := openNew(t)
 	defer d.Close()
-	commitRows(t, d, "ab", []schema.State{{InfoHash: schema.Hash{0xab}, HashType: 1, SeenCount: 1}})
+	commitRows(t, d, "ab", []schema.State{{InfoHash: schema.Hash{0xab}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 	r, err := OpenReadOnly(d.Dir)
 	if err != nil {
 		t.Fatal(err)

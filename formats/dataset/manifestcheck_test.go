@@ -105,7 +105,7 @@ func damagedDataset(t *testing.T, edit func(map[string]any)) (dir, path, file st
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
+	info, err := WriteStaged(tx, TableState, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,12 +252,12 @@ func TestCurrentNamesAMissingManifest(t *testing.T) {
 func TestGCKeepsWhatADamagedManifestNames(t *testing.T) {
 	d := openNew(t)
 	defer d.Close()
-	m1 := commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 2}})
+	m1 := commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 2, MetadataStatus: "new", Tier: "hot"}})
 	editManifest(t, d.Path("manifests", manifestName(m1.Snapshot)), func(m map[string]any) {
 		delete(m["tables"].(map[string]any), "ledger")
 	})
-	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 3}}) // keeps 3
+	commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 3, MetadataStatus: "new", Tier: "hot"}}) // keeps 3
 	if _, err := os.Stat(d.Path(m1.Table(TableState).Dir)); err != nil {
 		t.Fatalf("gc removed the state of kept snapshot %d: %v", m1.Snapshot, err)
 	}
@@ -273,7 +273,7 @@ func TestCommitPublishesNoManifestReadersRefuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := WriteStagedAs(tx, TableState, "00", "rows.bin", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1}})
+	info, err := WriteStagedAs(tx, TableState, "00", "rows.bin", []schema.State{{InfoHash: schema.Hash{0}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}})
 	if err != nil {
 		t.Fatal(err)
 	}
