@@ -6,8 +6,8 @@ import (
 	"net"
 	"testing"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 )
 
 // TestAnnouncePeerPort sends announce_peer queries with each combination

@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 )
 
 const (

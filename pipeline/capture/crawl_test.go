@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 )
 
 // TestCrawlerRecordsEverySample: a BEP 51 reply with k samples gives

@@ -13,7 +13,7 @@
 //     back to find_node where a node does not support BEP 51.
 //
 // Each node owns its UDP socket: a read loop decodes packets with the
-// bounded decoder of package krpc, answers queries itself and records
+// bounded decoder of package formats/krpc, answers queries itself and records
 // observations, and hands everything else to an anacrolix/dht server that
 // keeps the routing table (bootstrap, refresh, pings). The routing table
 // can be saved to a state directory so the next run rejoins warm.

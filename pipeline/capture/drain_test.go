@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 )
 
 // slowSink passes each batch to next after a pause, like a sink on a

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 )
 
 // fuzzNode is a node with a real loopback socket and a crawler, but no

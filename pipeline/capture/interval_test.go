@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/pipeline/capture/krpc"
+	"github.com/infohash/infohash/formats/krpc"
 )
 
 // sampleReply encodes a BEP 51 reply carrying samples, with an interval

@@ -12,8 +12,8 @@ import (
 	"github.com/anacrolix/dht/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 )
 
 // libraryQueryRate is how many incoming queries per second a node passes

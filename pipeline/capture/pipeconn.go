@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/infohash/infohash/pipeline/capture/krpc"
+	"github.com/infohash/infohash/formats/krpc"
 )
 
 // pipeConn is the net.PacketConn the anacrolix server sees. The node's read

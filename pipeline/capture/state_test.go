@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 	"github.com/infohash/infohash/tools/testnet"
 )
 

@@ -7,8 +7,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/capture/krpc"
 	"github.com/infohash/infohash/tools/badpeers"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	ckrpc "github.com/infohash/infohash/pipeline/capture/krpc"
+	ckrpc "github.com/infohash/infohash/formats/krpc"
 )
 
 // heardConn is the DHT node's socket. It notes the nodes that answered a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	ckrpc "github.com/infohash/infohash/pipeline/capture/krpc"
+	ckrpc "github.com/infohash/infohash/formats/krpc"
 )
 
 // udpSocket is a UDP socket on 127.0.0.1, closed at the end of the test.

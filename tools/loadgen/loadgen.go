@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/net/ipv4"
 
-	"github.com/infohash/infohash/pipeline/capture/krpc"
+	"github.com/infohash/infohash/formats/krpc"
 )
 
 // Config describes one load run.

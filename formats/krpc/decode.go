@@ -19,7 +19,8 @@ const (
 )
 
 // Msg is a decoded KRPC message. Byte slices alias the packet buffer.
-// Only the fields capture uses are kept; others are checked and skipped.
+// Only the fields capture and fetch use are kept; others are checked and
+// skipped.
 type Msg struct {
 	T []byte // transaction ID
 	Y byte   // Query, Response or Error
