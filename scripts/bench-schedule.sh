@@ -8,7 +8,7 @@
 #   SIZES=10M scripts/bench-schedule.sh    # one size
 #   LIMIT=10000 SIZES=10M scripts/bench-schedule.sh
 #
-# States are generated once by pipeline/plan/stategen and cached in
+# States are generated once by tools/stategen and cached in
 # $BENCH_DIR (default bench-data/; delete state-* to regenerate). Each run
 # works on a hard-link copy (infohash never changes a file in place), so
 # the cached state stays as generated. The state mixes never-tried (35%),
@@ -30,7 +30,7 @@ mkdir -p "$OUT"
 if [ -z "${INFOHASH_BIN:-}" ]; then
 	$GO build -o bin/infohash ./cmd/infohash || die "cannot build bin/infohash"
 fi
-$GO build -o bin/stategen ./pipeline/plan/stategen || die "cannot build bin/stategen"
+$GO build -o bin/stategen ./tools/stategen || die "cannot build bin/stategen"
 IH=${INFOHASH_BIN:-bin/infohash}
 # merge runs an hour after plan-retries: infohash's clock arithmetic, not
 # GNU date -d, which macOS and the BSDs lack. It also checks NOW before a

@@ -3,13 +3,13 @@
 // never-tried, failed (at every step of the schedule, due and not due) and
 // fetched hashes, and some cold ones in cold files.
 //
-//	go run ./pipeline/plan/stategen -data /tmp/bench -n 10000000 -now 2026-03-01T00:00:00Z
+//	go run ./tools/stategen -data /tmp/bench -n 10000000 -now 2026-03-01T00:00:00Z
 //
 // With -jobs it instead answers a plan-retries jobs file with fetch
 // results, as a fetch that never succeeds would: mostly no_peers, some
 // peer-level failures naming the peers that failed.
 //
-//	go run ./pipeline/plan/stategen -jobs jobs.parquet -results results.parquet
+//	go run ./tools/stategen -jobs jobs.parquet -results results.parquet
 package main
 
 import (
