@@ -193,9 +193,20 @@ type Scanner struct {
 	unended    bool
 }
 
-// NewScanner scans r, named name in errors, with lines of up to max
+// MaxLine bounds one line of a hash list, for every command that reads
+// one (dedup imports it, fetch reads it as jobs): the line of a magnetico
+// export lists every file of its torrent (3000 files make ~300 KB), and a
+// Scanner's buffer grows to the longest line, up to this. A line that does
+// not fit in it with its line ending ends the scan: Err then says
+// "NAME:LINE: line longer than 67108864 bytes".
+const MaxLine = 64 << 20
+
+// NewScanner scans r, named name in errors, with lines of up to MaxLine
 // bytes.
-func NewScanner(name string, r io.Reader, max int) *Scanner {
+func NewScanner(name string, r io.Reader) *Scanner { return newScanner(name, r, MaxLine) }
+
+// newScanner is NewScanner with lines of up to max bytes, for tests.
+func newScanner(name string, r io.Reader, max int) *Scanner {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), max)
 	s := &Scanner{name: name, max: max, sc: sc}

@@ -141,7 +141,7 @@ func TestBadLineCut(t *testing.T) {
 		{"a bad line before the last", "not a hash\n" + h, 1, false, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			sc := NewScanner("in", strings.NewReader(tt.in), 1<<10)
+			sc := newScanner("in", strings.NewReader(tt.in), 1<<10)
 			var err error
 			for sc.Scan() && err == nil {
 				if _, lerr := LineHashes(string(sc.Bytes())); lerr != nil {
@@ -159,5 +159,42 @@ func TestBadLineCut(t *testing.T) {
 				t.Fatalf("%+v, want line %d after %d bytes of whole lines, of %d", *ce, tt.line, tt.whole, len(tt.in))
 			}
 		})
+	}
+}
+
+// TestScannerLineLimit: a line that does not fit in the limit with its
+// newline ends the scan with an error naming the list and the line, not
+// bufio's "token too long"; the lines before it were read.
+func TestScannerLineLimit(t *testing.T) {
+	const h = "0123456789abcdef0123456789abcdef01234567"
+	const max = 8 << 10 // over bufio.Scanner's first buffer (4096 bytes), which the limit cannot be under
+	for _, tt := range []struct {
+		name  string
+		in    string
+		lines int64  // lines read
+		err   string // "" for none
+	}{
+		{"a line that fits", h + "\n" + strings.Repeat("a", max-1) + "\n", 2, ""},
+		{"a line one byte over", h + "\n" + strings.Repeat("a", max) + "\n", 1, "in:2: line longer than 8192 bytes"},
+		{"a magnetico line over", h + "\n" + h + "\n" + `{"infoHash":"` + h + `","name":"` + strings.Repeat("x", max) + `"}` + "\n", 2,
+			"in:3: line longer than 8192 bytes"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := newScanner("in", strings.NewReader(tt.in), max)
+			for sc.Scan() {
+			}
+			err := sc.Err()
+			if sc.Line() != tt.lines || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+				t.Fatalf("%d lines, err %v; want %d, %q", sc.Line(), err, tt.lines, tt.err)
+			}
+		})
+	}
+}
+
+// TestNewScannerLimit: NewScanner, which dedup and fetch use, bounds a
+// line at MaxLine.
+func TestNewScannerLimit(t *testing.T) {
+	if sc := NewScanner("in", strings.NewReader("")); sc.max != MaxLine {
+		t.Fatalf("NewScanner's limit is %d, want MaxLine (%d)", sc.max, MaxLine)
 	}
 }

@@ -8,16 +8,12 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// maxLine bounds one line of a hash list: the line of a magnetico export
-// lists every file of its torrent (3000 files make ~300 KB), and the
-// buffer grows to the longest line, up to this. A variable for tests.
-var maxLine = 64 << 20
-
 // readHashList reads a hash list, calling emit for each hash; errors name
-// the line. A last line that no newline ends and that is not an entry
-// is a hashlist.CutLineError (the list was cut there).
+// the line, and a line over hashlist.MaxLine ends it. A last line that no
+// newline ends and that is not an entry is a hashlist.CutLineError (the
+// list was cut there).
 func readHashList(name string, r io.Reader, at int64, emit func(schema.Observation)) (int64, error) {
-	sc := hashlist.NewScanner(name, r, maxLine)
+	sc := hashlist.NewScanner(name, r)
 	var n int64
 	for sc.Scan() {
 		line := sc.Bytes()

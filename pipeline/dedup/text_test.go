@@ -67,22 +67,6 @@ func magneticoLine(hash string, files int) string {
 	return sb.String()
 }
 
-// TestReadHashListLongLines: a line longer than maxLine is an error naming
-// the file and line, not bufio's "token too long".
-func TestReadHashListLongLines(t *testing.T) {
-	const hx = "0123456789abcdef0123456789abcdef01234567"
-	defer func(n int) { maxLine = n }(maxLine)
-	maxLine = 64 << 10
-	long := magneticoLine(hx, 3000)
-	if len(long) <= maxLine {
-		t.Fatalf("a line of %d bytes", len(long))
-	}
-	n, err := readHashList("l.txt", strings.NewReader(hx+"\n"+long+"\n"), 42, func(schema.Observation) {})
-	if want := "l.txt:2: line longer than 65536 bytes"; err == nil || err.Error() != want || n != 1 {
-		t.Fatalf("%d hashes, err %v, want %q", n, err, want)
-	}
-}
-
 // TestHybridMagnet: a hybrid torrent's magnet (urn:btih and urn:btmh)
 // names two DHT keys, and both are read; a key named twice is read once.
 func TestHybridMagnet(t *testing.T) {

@@ -7,18 +7,15 @@ import (
 	"github.com/infohash/infohash/formats/hashlist"
 )
 
-// maxHashLine bounds one line of a hash list (a magnetico export's line
-// lists every file of its torrent: 3000 files make ~300 KB).
-const maxHashLine = 16 << 20
-
 // hashListAhead bounds the jobs parsed ahead of the reader.
 const hashListAhead = 256
 
 // hashList reads a text list of infohashes as jobs, one per hash: what
 // dedup reads as a hash list (hex v1 or v2 infohashes, magnet URIs, both
 // keys of a hybrid torrent's, magnetico JSON lines; blank lines and #
-// comments skipped), parsed by hashlist.LineHashes. The jobs have no
-// lease: merge applies their results as a manual fetch's.
+// comments skipped, lines up to hashlist.MaxLine), parsed by
+// hashlist.LineHashes. The jobs have no lease: merge applies their
+// results as a manual fetch's.
 //
 // A goroutine (scan) parses the list as it arrives, and read hands over
 // the jobs parsed so far once scan waits for input: a list piped in a
@@ -35,7 +32,7 @@ type hashList struct {
 
 func newHashList(name string, br *bufio.Reader) *hashList {
 	l := &hashList{rows: make(chan jobRow, hashListAhead), waiting: make(chan struct{}, 1), stop: make(chan struct{})}
-	l.sc = hashlist.NewScanner(name, &waitSignal{br: br, waiting: l.waiting}, maxHashLine)
+	l.sc = hashlist.NewScanner(name, &waitSignal{br: br, waiting: l.waiting})
 	go l.scan()
 	return l
 }

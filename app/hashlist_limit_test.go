@@ -1,0 +1,62 @@
+package app
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/hashlist"
+)
+
+// TestHashListLineLimit: dedup and fetch read a hash list with the same
+// line limit, hashlist.MaxLine, and a line over it ends either with exit
+// status 2 and one line naming the file, the line and the limit, and
+// nothing written. (dedup allowed 64 MiB and fetch 16 MiB.)
+func TestHashListLineLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a hash list of 64 MiB")
+	}
+	dir := t.TempDir()
+	list := filepath.Join(dir, "l.txt")
+	f, err := os.Create(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "%040x\n", 1)
+	chunk := strings.Repeat("a", 1<<16)
+	for n := 0; n <= hashlist.MaxLine; n += len(chunk) { // MaxLine bytes and more
+		w.WriteString(chunk)
+	}
+	w.WriteString("\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%s:2: line longer than %d bytes\n", list, hashlist.MaxLine)
+	data, out := filepath.Join(dir, "ds"), filepath.Join(dir, "r.parquet")
+	tests := []struct {
+		name    string
+		args    []string
+		written string // what must not exist after
+	}{
+		{"dedup", []string{"dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", list}, filepath.Join(data, "CURRENT")},
+		{"fetch", []string{"fetch", "--no-dht", list, "-o", out}, out},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runMain(t, tt.args...)
+			if code != 2 || stderr != "infohash: "+tt.name+": "+want {
+				t.Fatalf("exit %d, stderr:\n%s\nwant 2 and %q", code, stderr, "infohash: "+tt.name+": "+want)
+			}
+			if _, err := os.Stat(tt.written); err == nil {
+				t.Fatalf("%s written after a line over the limit", tt.written)
+			}
+		})
+	}
+}
