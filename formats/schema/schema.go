@@ -142,6 +142,26 @@ const (
 // and info_hash_v2 is that SHA-256), whatever the job said; otherwise it
 // is the job's, and info_hash_v2 is null. Its metadata columns
 // (ResultMeta) are the torrent's for outcome ok, and null for every other.
+//
+// The timings are whole milliseconds, rounded down: a stage that ran in
+// under a millisecond is 0, and a stage that did not run (or did not get
+// through) is null, never 0, so that avg() over a column counts only the
+// stages it timed. lookup_ms is how long the DHT lookup ran (until it
+// ended or the attempt no longer needed it), null when fetch had no DHT
+// node (--no-dht). connect_ms is how long the peer that decided the
+// outcome (served_by for ok, the failed peer whose class it is otherwise)
+// took from the dial to the end of the BEP 3 handshake, null when no peer
+// decided it (no_peers, the job's own timeout, a failed lookup, every
+// peer avoided) or that peer never completed the BEP 3 handshake
+// (connect_failed, peer_lacks_torrent, a handshake_failed there rather
+// than in the BEP 10 handshake after it). metadata_ms is how long
+// that peer then took to serve verified metadata: for ok only, null for
+// every failure. total_ms is the whole attempt. Results written before
+// these columns were nullable (required INT64) hold 0 where a stage did
+// not run; merge reads them as they are (it uses none of the timings).
+//
+// A released row (OutcomeReleased) is no attempt: all four timings are
+// null, peers_found and peers_tried 0 and peer_failures empty.
 type Result struct {
 	InfoHash     Hash          `parquet:"info_hash"`
 	InfoHashV2   []byte        `parquet:"info_hash_v2,optional"`
@@ -154,10 +174,10 @@ type Result struct {
 	PeersFound   int32         `parquet:"peers_found"`
 	PeersTried   int32         `parquet:"peers_tried"`
 	PeerFailures []PeerFailure `parquet:"peer_failures,list"`
-	LookupMs     int64         `parquet:"lookup_ms"`
-	ConnectMs    int64         `parquet:"connect_ms"`
-	MetadataMs   int64         `parquet:"metadata_ms"`
-	TotalMs      int64         `parquet:"total_ms"`
+	LookupMs     *int64        `parquet:"lookup_ms,optional"`
+	ConnectMs    *int64        `parquet:"connect_ms,optional"`
+	MetadataMs   *int64        `parquet:"metadata_ms,optional"`
+	TotalMs      *int64        `parquet:"total_ms,optional"`
 	ServedBy     string        `parquet:"served_by,optional"`
 	MetadataSize int64         `parquet:"metadata_size,optional"`
 	ResultMeta
@@ -240,7 +260,8 @@ const OutcomePeerLacksTorrent = "peer_lacks_torrent"
 // finishing it, and gives its lease back so that the hash can be planned
 // again at once instead of when lease_until passes. Such a row carries the
 // job's info_hash, hash_type, attempt and lease_id, attempted_at is when
-// the lease was released, and it has no peer data; merge ends the lease
+// the lease was released, and it has no peer data nor timings (see
+// Result); merge ends the lease
 // (when it is still the hash's) and changes nothing else. It is no
 // failure class.
 const OutcomeReleased = "released"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -163,7 +164,8 @@ func (a *attempt) launch(pctx context.Context) {
 // peer served verified metadata; otherwise the highest-precedence failure
 // class among the peers' failures, the timeout and the lookup (see
 // precedence); no_peers when nothing at all was found, by the job's
-// deadline or not.
+// deadline or not. The timings of stages that did not run stay nil
+// (null; see schema.Result); total_ms is the caller's.
 func (a *attempt) fill(res *schema.Result) {
 	st := a.f.stats
 	res.PeersFound = int32(len(a.seen) - a.avoided)
@@ -180,14 +182,14 @@ func (a *attempt) fill(res *schema.Result) {
 	}
 	lookupFailed := false
 	if a.lookup != nil {
-		res.LookupMs = a.lookup.took.Milliseconds()
+		res.LookupMs = millis(a.lookup.took)
 		lookupFailed = a.lookup.err != nil || a.lookup.responses == 0
 	}
 	if w := a.winner; w != nil {
 		res.Outcome = schema.OutcomeOK
 		res.ServedBy = w.Addr
 		res.MetadataSize = int64(len(w.Meta.InfoBytes))
-		res.ConnectMs, res.MetadataMs = w.ConnectDur.Milliseconds(), w.MetadataDur.Milliseconds()
+		res.ConnectMs, res.MetadataMs = millis(w.ConnectDur), millis(w.MetadataDur)
 		res.ResultMeta = schema.OKMeta(w.Meta)
 		res.HashType, res.InfoHashV2 = w.HashType, w.InfoHashV2
 		return
@@ -230,9 +232,15 @@ func (a *attempt) fill(res *schema.Result) {
 	res.Outcome, res.Detail = outcome, schema.EscapeInvalidUTF8(detail)
 	if decider != nil {
 		res.MetadataSize = decider.MetadataSize
-		res.ConnectMs = decider.ConnectDur.Milliseconds()
+		if decider.Handshook {
+			res.ConnectMs = millis(decider.ConnectDur)
+		}
 	}
 }
+
+// millis is d in whole milliseconds, rounded down, for a timing column
+// of a stage that ran (see schema.Result): never nil, 0 under 1 ms.
+func millis(d time.Duration) *int64 { return new(d.Milliseconds()) }
 
 // allAvoided is the outcome of an attempt whose found peers were all
 // skipped as penalised. It is a peer-level class, so the scheduler treats

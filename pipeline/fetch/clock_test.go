@@ -90,8 +90,11 @@ func TestRunOnItsClock(t *testing.T) {
 			// The stalled attempt ended when the run's clock read its
 			// lease_until: neither at once nor at the wall clock's.
 			r := res[stallH]
-			if endedAt := r.AttemptedAt + r.TotalMs; endedAt < jobs[5].LeaseUntil-500 || endedAt > jobs[5].LeaseUntil+3000 {
-				t.Errorf("stalled attempt ended at %v (%d ms), want when its lease ends, %v", schema.Time(endedAt), r.TotalMs, schema.Time(jobs[5].LeaseUntil))
+			if r.TotalMs == nil {
+				t.Fatalf("stalled attempt without total_ms: %+v", r)
+			}
+			if endedAt := r.AttemptedAt + *r.TotalMs; endedAt < jobs[5].LeaseUntil-500 || endedAt > jobs[5].LeaseUntil+3000 {
+				t.Errorf("stalled attempt ended at %v (%d ms), want when its lease ends, %v", schema.Time(endedAt), *r.TotalMs, schema.Time(jobs[5].LeaseUntil))
 			}
 			if r.Outcome != schema.OutcomeTimeout || len(r.PeerFailures) != 0 {
 				t.Errorf("stalled attempt: %s, peer_failures %+v; want timeout, the peer cut off unblamed", r.Outcome, r.PeerFailures)

@@ -16,7 +16,9 @@ const maxDebugPeers = 16
 // debugAttempt logs one job's attempt at debug level (--debug): its
 // outcome and why, the peers found, avoided, tried and cut off, each
 // failed peer with its class and why, the DHT lookup and the attempt's
-// durations. Nothing is built unless debug records are on.
+// durations: those of the stages that ran, a null timing column (see
+// schema.Result) being left out rather than logged as 0. Nothing is built
+// unless debug records are on.
 func (f *Fetcher) debugAttempt(ctx context.Context, job schema.Job, a *attempt, res *schema.Result) {
 	log := f.opts.Logger
 	if log == nil || !log.Enabled(ctx, slog.LevelDebug) {
@@ -43,8 +45,15 @@ func (f *Fetcher) debugAttempt(ctx context.Context, job schema.Job, a *attempt, 
 		attrs = append(attrs, "served_by", res.ServedBy, "metadata_size", res.MetadataSize)
 	}
 	if l := a.lookup; l != nil {
-		attrs = append(attrs, "dht_queried", l.queried, "dht_responses", l.responses, "lookup_ms", res.LookupMs)
+		attrs = append(attrs, "dht_queried", l.queried, "dht_responses", l.responses)
 	}
-	attrs = append(attrs, "connect_ms", res.ConnectMs, "metadata_ms", res.MetadataMs, "total_ms", res.TotalMs)
+	for _, c := range []struct {
+		key string
+		ms  *int64
+	}{{"lookup_ms", res.LookupMs}, {"connect_ms", res.ConnectMs}, {"metadata_ms", res.MetadataMs}, {"total_ms", res.TotalMs}} {
+		if c.ms != nil {
+			attrs = append(attrs, c.key, *c.ms)
+		}
+	}
 	log.Debug("fetch: attempt", attrs...)
 }

@@ -64,11 +64,12 @@ type peerOutcome struct {
 	CutOff       bool       // still exchanging when the job's deadline passed: no failure of this peer's
 	Final        bool       // the metadata itself is bad: other peers cannot do better
 	Meta         schema.Meta
-	HashType     int8   // which hash of Meta.InfoBytes matched (see verifyInfo)
-	InfoHashV2   []byte // their SHA-256 when that matched
-	MetadataSize int64  // size the peer announced (0 = none)
-	ConnectDur   time.Duration
-	MetadataDur  time.Duration
+	HashType     int8          // which hash of Meta.InfoBytes matched (see verifyInfo)
+	InfoHashV2   []byte        // their SHA-256 when that matched
+	MetadataSize int64         // size the peer announced (0 = none)
+	Handshook    bool          // the BEP 3 handshake completed: ConnectDur is set
+	ConnectDur   time.Duration // from the dial to the end of the BEP 3 handshake
+	MetadataDur  time.Duration // from then to verified metadata (set only then)
 	At           time.Time
 }
 
@@ -163,7 +164,7 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		return
 	}
 	cfg.Stats.handshakes.Add(1)
-	o.ConnectDur = time.Since(start)
+	o.Handshook, o.ConnectDur = true, time.Since(start)
 	if !h.Bits.SupportsExtended() {
 		o.Err = failf(schema.OutcomeNoExtension, "peer does not support BEP 10 (reserved %x)", h.Bits[:])
 		return

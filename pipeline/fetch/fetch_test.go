@@ -18,7 +18,9 @@ import (
 
 // TestEachClassFromItsPeer: a job whose only peer misbehaves in one way
 // ends with exactly that behaviour's class, and peer_failures names that
-// peer with that class.
+// peer with that class. Without a DHT node no lookup ran: lookup_ms is
+// null; the other timings are null where their stage did not run
+// (checkStageTimings).
 func TestEachClassFromItsPeer(t *testing.T) {
 	f := newFetcher(t, testOptions())
 	tor := badpeers.NewTorrent(1, 5, 1200) // metadata spans two BEP 9 pieces
@@ -68,6 +70,9 @@ func TestEachClassFromItsPeer(t *testing.T) {
 			}
 			if tt.want == schema.OutcomeOK && (r.NameOr() != tt.tor.Name || r.FileCount == nil || *r.FileCount != 5 || r.ServedBy != tt.peer.Addr()) {
 				t.Fatalf("metadata not decoded: name %q files %v served by %s", r.NameOr(), r.FileCount, r.ServedBy)
+			}
+			if r.LookupMs != nil {
+				t.Errorf("lookup_ms %d without a DHT node, want NULL", *r.LookupMs)
 			}
 			if tt.want == schema.OutcomeTooLarge && r.MetadataSize != 10<<20+1 {
 				t.Fatalf("too_large result records metadata_size %d", r.MetadataSize)

@@ -198,7 +198,7 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 		return res, false
 	}
 	a.fill(&res)
-	res.TotalMs = time.Since(start).Milliseconds()
+	res.TotalMs = millis(time.Since(start))
 	f.debugAttempt(ctx, job, a, &res)
 	f.stats.attempted.Add(1)
 	classes := make([]string, len(res.PeerFailures))

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"reflect"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -83,7 +85,49 @@ func checkResult(t *testing.T, job schema.Job, r schema.Result) {
 		// (files was [], name_utf8_valid and private false).
 		t.Errorf("%s result with metadata: %+v", r.Outcome, r.ResultMeta)
 	}
-	if r.AttemptedAt == 0 || r.TotalMs < 0 || int(r.PeersTried) > int(r.PeersFound) {
-		t.Errorf("bad bookkeeping: attempted_at %d total_ms %d tried %d found %d", r.AttemptedAt, r.TotalMs, r.PeersTried, r.PeersFound)
+	if r.AttemptedAt == 0 || r.TotalMs == nil || *r.TotalMs < 0 || int(r.PeersTried) > int(r.PeersFound) {
+		t.Errorf("bad bookkeeping: attempted_at %d total_ms %s tried %d found %d", r.AttemptedAt, msText(r.TotalMs), r.PeersTried, r.PeersFound)
+	}
+	checkStageTimings(t, r)
+}
+
+// msText renders a timing column as DuckDB would print it.
+func msText(ms *int64) string {
+	if ms == nil {
+		return "NULL"
+	}
+	return strconv.FormatInt(*ms, 10)
+}
+
+// Outcomes whose deciding peer always completed the BEP 3 handshake
+// (connect_ms set), and those no peer decided or whose peer never did
+// (connect_ms null). The rest (handshake_failed, rejected, timeout,
+// local_error) may be either, depending on where it failed.
+var (
+	handshookOutcomes = []string{schema.OutcomeOK, schema.OutcomeNoExtension, schema.OutcomeNoUTMetadata,
+		schema.OutcomeInvalidMetadata, schema.OutcomeHashMismatch, schema.OutcomeTooLarge}
+	unconnectedOutcomes = []string{schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomePeerLacksTorrent}
+)
+
+// checkStageTimings checks that an attempt's connect_ms and metadata_ms
+// are null exactly when their stage did not run: metadata_ms is an ok
+// result's alone, connect_ms as handshookOutcomes and
+// unconnectedOutcomes say. Timings are never negative.
+func checkStageTimings(t *testing.T, r schema.Result) {
+	t.Helper()
+	for _, ms := range []*int64{r.LookupMs, r.ConnectMs, r.MetadataMs} {
+		if ms != nil && *ms < 0 {
+			t.Errorf("%s: negative timing: lookup_ms %s connect_ms %s metadata_ms %s", r.Outcome,
+				msText(r.LookupMs), msText(r.ConnectMs), msText(r.MetadataMs))
+		}
+	}
+	if ok := r.Outcome == schema.OutcomeOK; (r.MetadataMs != nil) != ok {
+		t.Errorf("%s: metadata_ms %s, want it set for ok only", r.Outcome, msText(r.MetadataMs))
+	}
+	switch {
+	case slices.Contains(handshookOutcomes, r.Outcome) && r.ConnectMs == nil:
+		t.Errorf("%s: connect_ms NULL, want the deciding peer's handshake time", r.Outcome)
+	case slices.Contains(unconnectedOutcomes, r.Outcome) && r.ConnectMs != nil:
+		t.Errorf("%s: connect_ms %d, want NULL (no peer got through the handshake)", r.Outcome, *r.ConnectMs)
 	}
 }

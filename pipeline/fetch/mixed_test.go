@@ -119,7 +119,10 @@ func TestMixedRunThroughDHT(t *testing.T) {
 	}
 	var lk []int64
 	for _, r := range res {
-		lk = append(lk, r.LookupMs)
+		if r.LookupMs == nil { // every job was looked up
+			t.Fatalf("%x (%s): lookup_ms null after a DHT lookup", r.InfoHash, r.Outcome)
+		}
+		lk = append(lk, *r.LookupMs)
 	}
 	slices.Sort(lk)
 	t.Logf("lookup ms p50 %d p90 %d p99 %d max %d", lk[len(lk)/2], lk[len(lk)*9/10], lk[len(lk)*99/100], lk[len(lk)-1])

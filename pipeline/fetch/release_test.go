@@ -17,7 +17,8 @@ import (
 // TestRunReleasesLeases: a run that stops (deadline or interrupt) over
 // more jobs than it can start writes a released row for every leased job
 // it read and did not attempt (abandoned in flight, never started, or
-// read after the stop), carrying the job's identity and lease; a job
+// read after the stop), carrying the job's identity and lease and no
+// peer data nor timings (null: no stage ran); a job
 // without a lease and one whose lease had passed get none, and the counts
 // add up.
 func TestRunReleasesLeases(t *testing.T) {
@@ -112,7 +113,8 @@ func TestRunReleasesLeases(t *testing.T) {
 				}
 				if r.Outcome != schema.OutcomeReleased || r.LeaseID != j.LeaseID || r.HashType != j.HashType ||
 					r.Attempt != j.Attempt || r.AttemptedAt < start.UnixMilli() || r.AttemptedAt > time.Now().UnixMilli() ||
-					len(r.PeerFailures) != 0 || r.PeersFound != 0 || r.PeersTried != 0 || r.InfoBytes != nil || r.ServedBy != "" {
+					len(r.PeerFailures) != 0 || r.PeersFound != 0 || r.PeersTried != 0 || r.InfoBytes != nil || r.ServedBy != "" ||
+					r.LookupMs != nil || r.ConnectMs != nil || r.MetadataMs != nil || r.TotalMs != nil {
 					t.Fatalf("row of %x: %+v, want a released row with the job's lease %q", j.InfoHash, r, j.LeaseID)
 				}
 				why[strings.SplitN(r.Detail, ":", 2)[0]]++

@@ -23,10 +23,10 @@ type blobResult struct {
 	PeersFound   int32                `parquet:"peers_found"`
 	PeersTried   int32                `parquet:"peers_tried"`
 	PeerFailures []schema.PeerFailure `parquet:"peer_failures,list"`
-	LookupMs     int64                `parquet:"lookup_ms"`
-	ConnectMs    int64                `parquet:"connect_ms"`
-	MetadataMs   int64                `parquet:"metadata_ms"`
-	TotalMs      int64                `parquet:"total_ms"`
+	LookupMs     *int64               `parquet:"lookup_ms,optional"`
+	ConnectMs    *int64               `parquet:"connect_ms,optional"`
+	MetadataMs   *int64               `parquet:"metadata_ms,optional"`
+	TotalMs      *int64               `parquet:"total_ms,optional"`
 	ServedBy     string               `parquet:"served_by,optional"`
 	MetadataSize int64                `parquet:"metadata_size,optional"`
 	schema.ResultMeta

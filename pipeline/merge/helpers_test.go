@@ -134,7 +134,7 @@ func failure(j schema.Job, class string, at int64, peers ...schema.PeerFailure) 
 // success is the ok result of job j, serving info.
 func success(j schema.Job, info []byte, at int64) schema.Result {
 	return schema.Result{InfoHash: j.InfoHash, HashType: schema.HashV1, Attempt: j.Attempt, LeaseID: j.LeaseID,
-		AttemptedAt: at, Outcome: schema.OutcomeOK, ServedBy: "127.0.0.1:6881", TotalMs: 1500,
+		AttemptedAt: at, Outcome: schema.OutcomeOK, ServedBy: "127.0.0.1:6881", TotalMs: new(int64(1500)),
 		ResultMeta: schema.OKMeta(schema.Meta{Name: new("x"), NameRaw: []byte("x"), NameUTF8Valid: true, InfoBytes: info})}
 }
 

@@ -42,9 +42,9 @@ type resultV0 struct {
 	schema.Meta
 }
 
-// writeV0 writes rows in format (parquet, or an Arrow IPC stream) as an
-// older fetch did.
-func writeV0(t *testing.T, format string, rows []resultV0) string {
+// writeOld writes rows (of an older fetch's result type) in format
+// (parquet, or an Arrow IPC stream) as that fetch did.
+func writeOld[T any](t *testing.T, format string, rows []T) string {
 	t.Helper()
 	var stream bytes.Buffer
 	path := filepath.Join(t.TempDir(), "results."+format)
@@ -52,7 +52,7 @@ func writeV0(t *testing.T, format string, rows []resultV0) string {
 	if format == "arrow" {
 		out = "-"
 	}
-	w, err := rowio.Create[resultV0](out, &stream)
+	w, err := rowio.Create[T](out, &stream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestMergeReadsOlderResults(t *testing.T) {
 			var log bytes.Buffer
 			defer slog.SetDefault(slog.Default())
 			slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
-			st := runMerge(t, dir, t0+2*hour, writeV0(t, format, rows))
+			st := runMerge(t, dir, t0+2*hour, writeOld(t, format, rows))
 			if st.Results != 4 || st.Stored != 2 || st.Applied != 2 {
 				t.Fatalf("results %d, ok stored %d, failures applied %d; want 4, 2, 2", st.Results, st.Stored, st.Applied)
 			}

@@ -288,12 +288,18 @@ func (r *runner) writeStaged(table, key, name string, rows []schema.State) (data
 }
 
 // torrentOf is the stored metadata of an ok result (its Meta still in
-// the spill if the result's is).
+// the spill if the result's is). fetched_at is when the attempt ended:
+// attempted_at plus total_ms (fetch always sets it; a null one, from a
+// results file written by something else, adds nothing).
 func torrentOf(res *result) torrentRow {
 	typ := res.HashType
 	if typ == 0 {
 		typ = schema.HashV1
 	}
-	return torrentRow{Torrent: schema.Torrent{InfoHash: res.InfoHash, HashType: typ, FetchedAt: res.AttemptedAt + max(res.TotalMs, 0),
+	took := int64(0)
+	if res.TotalMs != nil {
+		took = max(*res.TotalMs, 0)
+	}
+	return torrentRow{Torrent: schema.Torrent{InfoHash: res.InfoHash, HashType: typ, FetchedAt: res.AttemptedAt + took,
 		ServedBy: res.ServedBy, MetadataSize: res.infoLen(), Meta: res.Meta()}, meta: res.meta}
 }
