@@ -69,3 +69,30 @@ func checkCells(t *testing.T, got, want map[string]string, cols string) {
 		t.Errorf("%d rows (%v), want %d", len(got), got, len(want))
 	}
 }
+
+// TestResultTimingsNullReadByDuckDB: in fetch's results, read by DuckDB,
+// the timings are BIGINT columns whose stages that did not run are NULL,
+// not 0: without a DHT (--no-dht) lookup_ms is NULL in every row, and a
+// hash the peer lacks has no connect_ms nor metadata_ms, so that
+// avg(connect_ms) is the served hash's alone. An ok row has the others.
+func TestResultTimingsNullReadByDuckDB(t *testing.T) {
+	f := fetchTorrents(t, map[string]badpeers.Torrent{
+		"served": info(map[string]any{"name": "timed", "length": 5, "piece length": 16384, "pieces": strings.Repeat("p", 20)}),
+	})
+	db := duck(t)
+	rel := "read_parquet(" + Quote(filepath.Join(f.work, "results.parquet")) + ")"
+	cols := map[string][]string{}
+	for _, c := range []string{"lookup_ms", "connect_ms", "metadata_ms", "total_ms"} {
+		cols[c] = []string{"BIGINT"}
+	}
+	checkTypes(t, db, "results", rel, cols)
+	got := cellsOf(t, db, f, rel, "lower(hex(info_hash))", []string{"outcome", "lookup_ms IS NULL", "connect_ms IS NULL",
+		"metadata_ms IS NULL", "total_ms IS NULL"})
+	checkCells(t, got, map[string]string{
+		"served":  "ok true false false false",
+		"missing": "peer_lacks_torrent true true true false",
+	}, "outcome, lookup_ms IS NULL, connect_ms IS NULL, metadata_ms IS NULL, total_ms IS NULL")
+	if same := scalar[bool](t, db, "SELECT avg(connect_ms) = max(connect_ms) AND count(connect_ms) = 1 FROM "+rel); !same {
+		t.Errorf("avg(connect_ms) counts rows without a connection")
+	}
+}
