@@ -84,7 +84,11 @@ func TestTimingsNullWhenStageDidNotRun(t *testing.T) {
 				cells := []*int64{row.LookupMs, row.ConnectMs, row.MetadataMs, row.TotalMs}
 				for i, name := range []string{"lookup_ms", "connect_ms", "metadata_ms", "total_ms"} {
 					if isNull := cells[i] == nil; isNull != nulls[w][i] {
-						t.Errorf("%s: %s = %s, want null %v", w, name, msText(cells[i]), nulls[w][i])
+						want := "a value"
+						if nulls[w][i] {
+							want = "NULL"
+						}
+						t.Errorf("%s: %s = %s, want %s", w, name, msText(cells[i]), want)
 					}
 				}
 				checkStageTimings(t, row)
