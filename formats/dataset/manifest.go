@@ -14,11 +14,16 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/rowio"
 )
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 4
+const FormatVersion = 5
+
+// FooterFormat is the first format whose manifests record every data
+// file's FooterSum (FileInfo.Footer).
+const FooterFormat = 5
 
 // Table names.
 const (
@@ -69,7 +74,22 @@ type FileInfo struct {
 	CRC32C uint32 `json:"crc32c"`
 	// Capacity is a Bloom filter's designed key count (Bloom files only).
 	Capacity int64 `json:"capacity,omitempty"`
+	// FooterSize and FooterCRC32C are the data file's rowio.FooterSum,
+	// recorded when the file is written and kept while it is carried
+	// over (format 5 on; Bloom files have none): every reader checks it
+	// before it trusts what the footer says (Footer).
+	FooterSize   int64  `json:"footer_size,omitempty"`
+	FooterCRC32C uint32 `json:"footer_crc32c,omitempty"`
 }
+
+// Footer is the FooterSum the manifest records of data file f, the zero
+// one (nothing to check) in a manifest of a format before FooterFormat.
+func (f FileInfo) Footer() rowio.FooterSum {
+	return rowio.FooterSum{Size: f.FooterSize, CRC32C: f.FooterCRC32C}
+}
+
+// setFooter records s in f.
+func (f *FileInfo) setFooter(s rowio.FooterSum) { f.FooterSize, f.FooterCRC32C = s.Size, s.CRC32C }
 
 // Applied records an input that a commit folded in, by content checksum.
 type Applied struct {

@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // table, state with rows and a Bloom filter in partition 00.
 func sampleManifest() *Manifest {
 	file := func(name string, rows int64) []FileInfo {
-		return []FileInfo{{Name: name, Rows: rows, Size: 300, CRC32C: 7}}
+		return []FileInfo{{Name: name, Rows: rows, Size: 300, CRC32C: 7, FooterSize: 120, FooterCRC32C: 9}}
 	}
 	m := &Manifest{FormatVersion: FormatVersion, Snapshot: 1, Writer: "dedup", Tables: map[string]*Table{
 		TableState: {Dir: "state/v/000000000001", Partitions: map[string][]FileInfo{"00": file("part-00000000000000aa.parquet", 3)},
@@ -49,10 +50,11 @@ func FuzzReadManifest(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b)
-		f.Add([]byte(strings.Replace(string(b), `"format_version":4`, `"format_version":3`, 1)))
+		f.Add([]byte(strings.Replace(string(b), fmt.Sprintf(`"format_version":%d`, FormatVersion), `"format_version":3`, 1)))
 	}
 	f.Add([]byte(`{"format_version":3,"snapshot":1,"tables":{"state":{"dir":"state/v/000000000001","partitions":{}}},"applied":[{"id":"x"}]}`))
 	f.Add([]byte(`{"format_version":4,"snapshot":0,"tables":{}}`))
+	f.Add([]byte(`{"format_version":5,"snapshot":0,"tables":{}}`))
 	const path = "D/manifests/000000000001.json"
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := parseManifest(path, b)

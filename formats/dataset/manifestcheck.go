@@ -56,7 +56,7 @@ func (m *Manifest) check() error {
 		case t == nil:
 			return fmt.Errorf("table %s is null", name)
 		}
-		if err := t.check(name, m.Snapshot, complete); err != nil {
+		if err := t.check(name, m.Snapshot, complete, m.FormatVersion >= FooterFormat); err != nil {
 			return fmt.Errorf("table %s: %w", name, err)
 		}
 	}
@@ -64,8 +64,8 @@ func (m *Manifest) check() error {
 }
 
 // check is Manifest.check for table name of snapshot snap (complete: it
-// must have a file).
-func (t *Table) check(name string, snap int64, complete bool) error {
+// must have a file; footers: its data files have a FooterSum).
+func (t *Table) check(name string, snap int64, complete, footers bool) error {
 	if err := checkDir(t.Dir, name, snap); err != nil {
 		return err
 	}
@@ -90,6 +90,9 @@ func (t *Table) check(name string, snap int64, complete bool) error {
 			if err := checkEntry(f, ".parquet", seen); err != nil {
 				return fmt.Errorf("partition %s: %w", excerpt(key), err)
 			}
+			if err := checkFooter(f, footers); err != nil {
+				return fmt.Errorf("partition %s: file %s: %w", excerpt(key), f.Name, err)
+			}
 		}
 	}
 	seen := make(map[string]bool, len(t.Blooms)) // all in Dir/_bloom
@@ -99,6 +102,9 @@ func (t *Table) check(name string, snap int64, complete bool) error {
 		}
 		if err := checkEntry(t.Blooms[key], ".bloom", seen); err != nil {
 			return fmt.Errorf("Bloom filter of partition %s: %w", excerpt(key), err)
+		}
+		if f := t.Blooms[key]; f.FooterSize != 0 || f.FooterCRC32C != 0 {
+			return fmt.Errorf("Bloom filter of partition %s: file %s: a footer checksum (Bloom filters have no footer)", excerpt(key), f.Name)
 		}
 	}
 	return nil
@@ -161,6 +167,28 @@ func checkEntry(f FileInfo, ext string, seen map[string]bool) error {
 	}
 	return nil
 }
+
+// checkFooter checks data file f's footer checksum: one that fits in
+// the file, which every file of a format that records them (want) has.
+// (Older formats' files have none, and the first commit of this build,
+// migrating them, records theirs.)
+func checkFooter(f FileInfo, want bool) error {
+	switch {
+	case f.FooterSize == 0 && f.FooterCRC32C == 0 && !want:
+		return nil
+	case f.FooterSize == 0:
+		return errors.New("no footer checksum (footer_size)")
+	case f.FooterSize < minFooter || f.FooterSize > f.Size-4:
+		// "PAR1", then at least a one-byte FileMetaData, its length and
+		// "PAR1" again.
+		return fmt.Errorf("footer_size %d in a file of %d bytes", f.FooterSize, f.Size)
+	}
+	return nil
+}
+
+// minFooter is the smallest Parquet footer: an empty FileMetaData (its
+// stop byte), its length and the magic.
+const minFooter = 1 + 8
 
 // maxFileName is the longest file name most file systems take.
 const maxFileName = 255

@@ -53,6 +53,20 @@ var manifestEdits = []struct {
 	}, `table state: partition "00": file FILE is listed twice`},
 	{"negative rows", setFile("state", "00", "rows", -1), `table state: partition "00": file FILE: rows -1`},
 	{"negative size", setFile("state", "00", "size", -5), `table state: partition "00": file FILE: size -5`},
+	{"no footer checksum", func(m map[string]any) {
+		delete(jsonTable(m, "state")["partitions"].(map[string]any)["00"].([]any)[0].(map[string]any), "footer_size")
+	}, `table state: partition "00": file FILE: no footer checksum (footer_size)`},
+	{"footer larger than the file", func(m map[string]any) {
+		setFile("state", "00", "size", 50)(m)
+		setFile("state", "00", "footer_size", 47)(m)
+	}, `table state: partition "00": file FILE: footer_size 47 in a file of 50 bytes`},
+	{"footer too short", func(m map[string]any) {
+		setFile("state", "00", "size", 50)(m)
+		setFile("state", "00", "footer_size", 8)(m)
+	}, `table state: partition "00": file FILE: footer_size 8 in a file of 50 bytes`},
+	{"footer checksum of a Bloom filter", func(m map[string]any) {
+		jsonTable(m, "state")["blooms"].(map[string]any)["00"].(map[string]any)["footer_size"] = 10
+	}, `table state: Bloom filter of partition "00": file part-1.bloom: a footer checksum (Bloom filters have no footer)`},
 	{"Bloom key not hex", func(m map[string]any) {
 		b := jsonTable(m, "state")["blooms"].(map[string]any)
 		b["g0"] = b["00"]
@@ -61,6 +75,24 @@ var manifestEdits = []struct {
 	{"Bloom name with a path", func(m map[string]any) {
 		jsonTable(m, "state")["blooms"].(map[string]any)["00"].(map[string]any)["name"] = "../x.bloom"
 	}, `table state: Bloom filter of partition "00": file name "../x.bloom" is not a plain name ending in .bloom`},
+}
+
+// asFormat makes m, a manifest of this build's format as JSON, one of
+// format v as its writers wrote it: before FooterFormat, without footer
+// checksums.
+func asFormat(m map[string]any, v int) {
+	m["format_version"] = v
+	if v >= FooterFormat {
+		return
+	}
+	for _, tb := range m["tables"].(map[string]any) {
+		for _, fs := range tb.(map[string]any)["partitions"].(map[string]any) {
+			for _, f := range fs.([]any) {
+				delete(f.(map[string]any), "footer_size")
+				delete(f.(map[string]any), "footer_crc32c")
+			}
+		}
+	}
 }
 
 func jsonTable(m map[string]any, name string) map[string]any {
@@ -215,7 +247,7 @@ func TestOlderFormatsNeedNoTable(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir, path, _ := damagedDataset(t, func(m map[string]any) {
-				m["format_version"] = 3
+				asFormat(m, 3)
 				c.edit(m)
 			})
 			d, err := OpenReadOnly(dir)
@@ -307,7 +339,10 @@ func TestFormat4BeforeEveryTableKeptAFile(t *testing.T) {
 		{"leases null", setField("leases", "partitions", nil), "table leases: no partitions (missing or null)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dir, path, _ := damagedDataset(t, c.edit)
+			dir, path, _ := damagedDataset(t, func(m map[string]any) {
+				asFormat(m, 4)
+				c.edit(m)
+			})
 			d, err := OpenReadOnly(dir)
 			if c.want == "" {
 				if err != nil {

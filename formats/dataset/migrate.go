@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/infohash/infohash/formats/statecol"
@@ -14,7 +16,9 @@ import (
 //	1  state without backoff_step, bad_metadata, reactivated_at
 //	2  state without avoid_peers
 //	3  the whole ledger of applied inputs in the manifest
-//	4  current: the ledger is a table of its own (ledger.go)
+//	4  the ledger is a table of its own (ledger.go)
+//	5  current: the manifest records every data file's footer checksum
+//	   (FileInfo.Footer), which readers check before trusting a footer
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
@@ -37,6 +41,10 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 				tx.Abort()
 				return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
 			}
+		}
+		if err := recordFooters(d, tx); err != nil {
+			tx.Abort()
+			return fmt.Errorf("dataset: %s: migrating: recording the footer checksums: %w", d.Dir, err)
 		}
 		_, err = tx.Commit(ctx, CommitOptions{LockWait: wait, Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
 		if ac, ok := AsAfterCommit(err); ok {
@@ -81,5 +89,35 @@ func migrateState(d *Dataset, tx *Tx) error {
 		tx.SetPartition(TableState, key, infos)
 	}
 	// Bloom filters hold hashes, not columns: they carry over unchanged.
+	return nil
+}
+
+// recordFooters records the FooterSum of every data file of the next
+// snapshot that has none: the files of a base of a format before
+// FooterFormat that the migration carries over, each summed from its
+// tail (its last 8 bytes, then its footer: never the whole file, so that
+// migrating costs about what opening every file once does). The files
+// stay where they are: a table the migration did not touch keeps its
+// directory. What a footer says now is what is recorded: status --verify,
+// before or after, checks each whole file against its CRC-32C.
+func recordFooters(d *Dataset, tx *Tx) error {
+	for _, name := range slices.Sorted(maps.Keys(tx.next.Tables)) {
+		t, base := tx.next.Tables[name], tx.base.Table(name)
+		for _, key := range t.PartitionKeys() {
+			fs := t.Partitions[key] // the transaction's copy (clone)
+			for i := range fs {
+				if fs[i].Footer().Recorded() {
+					continue // staged by this transaction
+				}
+				p := d.FilePath(base, key, fs[i])
+				if err := checkSize(p, fs[i]); err != nil {
+					return err
+				}
+				if err := fs[i].sumFooter(p); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -47,7 +48,8 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 }
 
 // WriteStagedWith stages file name of partition key of table, of rows
-// rows, written by write (buffered, and checksummed on the way).
+// rows, written by write (buffered, and checksummed on the way; a
+// .parquet data file's footer is then summed from its tail).
 func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.Writer) error) (FileInfo, error) {
 	p := tx.StagePath(table, key, name)
 	// Around the page cache: a staged file is written once, synced at the
@@ -64,8 +66,32 @@ func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.
 	if err := f.Close(); err != nil {
 		return FileInfo{}, stageError(p, err)
 	}
+	info := FileInfo{Name: name, Rows: rows, Size: f.Size(), CRC32C: crc.Sum32()}
+	if err := info.sumFooter(p); err != nil {
+		return FileInfo{}, fmt.Errorf("dataset: %w", err)
+	}
 	tx.markStaged(table, key, name)
-	return FileInfo{Name: name, Rows: rows, Size: f.Size(), CRC32C: crc.Sum32()}, nil
+	return info, nil
+}
+
+// sumFooter records in f the FooterSum of f's file at p, if f is a data
+// file (a .parquet, not a Bloom filter): read from the tail of the file
+// (of f.Size bytes), which its writer has just closed. Its errors name p.
+func (f *FileInfo) sumFooter(p string) error {
+	if !strings.HasSuffix(f.Name, ".parquet") {
+		return nil
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return err // it names p
+	}
+	defer fh.Close()
+	s, err := rowio.SumFooter(fh, f.Size)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	f.setFooter(s)
+	return nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -85,8 +85,8 @@ func (tx *Tx) stagedFile(table, key, name string) string {
 }
 
 // Stage records a file the caller finished writing at StagePath and
-// returns its FileInfo (size and CRC-32C computed here; rows from the
-// caller). Durability comes from one syncfs(2) at commit.
+// returns its FileInfo (size, CRC-32C and, of a .parquet data file, its
+// footer's FooterSum computed here; rows from the caller). Durability comes from one syncfs(2) at commit.
 func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
 	p := tx.stagedFile(table, key, name)
 	f, err := os.Open(p)
@@ -98,8 +98,12 @@ func (tx *Tx) Stage(table, key, name string, rows int64) (FileInfo, error) {
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
 	}
+	info := FileInfo{Name: name, Rows: rows, Size: n, CRC32C: crc}
+	if err := info.sumFooter(p); err != nil {
+		return FileInfo{}, fmt.Errorf("dataset: %w", err)
+	}
 	tx.markStaged(table, key, name)
-	return FileInfo{Name: name, Rows: rows, Size: n, CRC32C: crc}, nil
+	return info, nil
 }
 
 func (tx *Tx) markStaged(table, key, name string) {
