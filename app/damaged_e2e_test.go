@@ -1,6 +1,9 @@
 package app
 
 import (
+	"bytes"
+	"encoding/json"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
@@ -36,16 +40,52 @@ func stateFileOf(t *testing.T, data, hex string) string {
 	return d.FilePath(st, hex[:2], files[0])
 }
 
-// rewriteState rewrites the state file at path with parquet-go's writer
-// (which checks no value), after set changed its rows.
-func rewriteState(t *testing.T, path string, set func([]schema.State)) {
+// rewriteState rewrites the state file at path of the dataset at data
+// with parquet-go's writer (which checks no value), after set changed its
+// rows, and records the new file in the current manifest: as a writer
+// that wrote those values would have committed it.
+func rewriteState(t *testing.T, data, path string, set func([]schema.State)) {
 	t.Helper()
-	rows, err := statecol.ReadStateFile(path, 0)
+	rows, err := statecol.ReadStateFile(path, 0, rowio.FooterSum{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	set(rows)
 	if err := parquet.WriteFile(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := rowio.SumFooter(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mpath := filepath.Join(data, "manifests", strings.TrimSpace(string(cur)))
+	mb, err := os.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m dataset.Manifest
+	if err := json.Unmarshal(mb, &m); err != nil {
+		t.Fatal(err)
+	}
+	fs := m.Tables[dataset.TableState].Partitions[filepath.Base(filepath.Dir(path))[len("prefix="):]]
+	for i := range fs {
+		if fs[i].Name == filepath.Base(path) {
+			fs[i].Size, fs[i].CRC32C = int64(len(b)), crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))
+			fs[i].FooterSize, fs[i].FooterCRC32C = sum.Size, sum.CRC32C
+		}
+	}
+	if mb, err = json.Marshal(&m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mpath, mb, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -60,25 +100,29 @@ func rewriteState(t *testing.T, path string, set func([]schema.State)) {
 func TestDamagedStateStopsEveryCommand(t *testing.T) {
 	for _, dmg := range []struct {
 		name       string
-		damage     func(t *testing.T, path string)
+		damage     func(t *testing.T, data, path string)
 		want       string
 		statusSees bool
 	}{
-		{"hash_type renamed in the footer", func(t *testing.T, p string) { datasettest.RenameInFooter(t, p, "hash_type", 0) },
-			`corrupt Parquet state file: no column "hash_type" (unknown columns in the file: "hash_typd")`, true},
-		{"last_source renamed in the footer", func(t *testing.T, p string) { datasettest.RenameInFooter(t, p, "last_source", 0) },
-			`corrupt Parquet state file: no column "last_source"`, true},
-		{"a hash_type of 0", func(t *testing.T, p string) { rewriteState(t, p, func(r []schema.State) { r[0].HashType = 0 }) },
-			"corrupt Parquet state file: row 0: hash_type 0, want 1 or 2", false},
-		{"an unknown tier", func(t *testing.T, p string) { rewriteState(t, p, func(r []schema.State) { r[0].Tier = "warm" }) },
-			`corrupt Parquet state file: row 0: tier "warm", want hot or cold`, true},
+		// The footer's checksum in the manifest catches these first
+		// (the column checks did before).
+		{"hash_type renamed in the footer", func(t *testing.T, _, p string) { datasettest.RenameInFooter(t, p, "hash_type", 0) },
+			"footer CRC-32C ", true},
+		{"last_source renamed in the footer", func(t *testing.T, _, p string) { datasettest.RenameInFooter(t, p, "last_source", 0) },
+			"footer CRC-32C ", true},
+		{"a hash_type of 0", func(t *testing.T, data, p string) {
+			rewriteState(t, data, p, func(r []schema.State) { r[0].HashType = 0 })
+		}, "corrupt Parquet state file: row 0: hash_type 0, want 1 or 2", false},
+		{"an unknown tier", func(t *testing.T, data, p string) {
+			rewriteState(t, data, p, func(r []schema.State) { r[0].Tier = "warm" })
+		}, `corrupt Parquet state file: row 0: tier "warm", want hot or cold`, true},
 	} {
 		t.Run(dmg.name, func(t *testing.T) {
 			dir := t.TempDir()
 			data := filepath.Join(dir, "ih")
 			hs := seedHashes(t, data, 20, 11)
 			path := stateFileOf(t, data, hs[0])
-			dmg.damage(t, path)
+			dmg.damage(t, data, path)
 			list := filepath.Join(dir, "one.txt")
 			if err := os.WriteFile(list, []byte(hs[0]+"\n"), 0o644); err != nil {
 				t.Fatal(err)

@@ -76,7 +76,7 @@ func migrateState(d *Dataset, tx *Tx) error {
 	for _, key := range t.PartitionKeys() {
 		var infos []FileInfo
 		for _, f := range t.Partitions[key] {
-			rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks)
+			rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks, f.Footer())
 			if err != nil {
 				return err
 			}

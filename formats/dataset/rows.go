@@ -97,10 +97,14 @@ func (f *FileInfo) sumFooter(p string) error {
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // stageError names the staged file p in err, unless err already does (a
-// failed write to it: "write p: no space left on device").
+// failed write to it: "write p: no space left on device") or is about a
+// source read (SourceError, a source's FooterError).
 func stageError(p string, err error) error {
 	if se := (*SourceError)(nil); errors.As(err, &se) {
 		return err // about what was read, not the staged file
+	}
+	if _, ok := errors.AsType[*rowio.FooterError](err); ok {
+		return err // a damaged source, which it names
 	}
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == p {
 		return fmt.Errorf("dataset: %w", err)
@@ -120,13 +124,25 @@ type SourceError struct {
 func (e *SourceError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *SourceError) Unwrap() error { return e.Err }
 
-// ReadFile reads every row of a data file of the dataset, which must have
+// ReadFile reads every row of the Parquet file at path, which must have
 // every column of T as T's writer makes it (rowio.CheckTable): a column
-// missing from it is damage, not zero values. The torrents, peers, leases
-// and ledger tables have had the same columns in every format; state
-// files of an older format, which lack some, are read with statecol and
+// missing from it is damage, not zero values. It checks no footer
+// checksum: a file of a snapshot is read with ReadDataFile (or
+// ReadPartition), which does.
+func ReadFile[T any](path string) ([]T, error) { return readFile[T](path, rowio.FooterSum{}) }
+
+// ReadDataFile reads every row of data file f of partition key of table
+// t of the dataset, as ReadFile does, once the file's footer matches the
+// checksum the manifest records of it (FileInfo.Footer: a mismatch is a
+// *rowio.FooterError naming the file). The torrents, peers, leases and
+// ledger tables have had the same columns in every format; state files
+// of an older format, which lack some, are read with statecol and
 // Manifest.StateLacks.
-func ReadFile[T any](path string) ([]T, error) {
+func ReadDataFile[T any](d *Dataset, t *Table, key string, f FileInfo) ([]T, error) {
+	return readFile[T](d.FilePath(t, key, f), f.Footer())
+}
+
+func readFile[T any](path string, footer rowio.FooterSum) ([]T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -136,7 +152,11 @@ func ReadFile[T any](path string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readRows[T](f, st.Size(), path)
+	r, err := footer.Check(f, st.Size(), path) // before anything reads the footer
+	if err != nil {
+		return nil, err // it names path
+	}
+	return readRows[T](r, st.Size(), path)
 }
 
 // readRows reads every row of the Parquet file of size bytes in r (named
@@ -177,11 +197,12 @@ func readParquet[T any](pf *parquet.File, path string) ([]T, error) {
 	}
 }
 
-// ReadPartition reads all rows of partition key of table t.
+// ReadPartition reads all rows of partition key of table t (each file
+// with ReadDataFile).
 func ReadPartition[T any](d *Dataset, t *Table, key string) ([]T, error) {
 	var out []T
 	for _, f := range t.Partitions[key] {
-		rows, err := ReadFile[T](d.FilePath(t, key, f))
+		rows, err := ReadDataFile[T](d, t, key, f)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/infohash/infohash/formats/rowio"
 )
 
 // Problem is a file of a snapshot that does not match its manifest.
@@ -54,8 +57,9 @@ func (d *Dataset) Files(m *Manifest) []SnapshotFile {
 }
 
 // Verify checks files (from Files) against the size and CRC-32C their
-// manifest recorded when they were written, two at a time: a missing,
-// truncated or altered file is a Problem. The manifest is the truth;
+// manifest recorded when they were written, and a data file's footer
+// against its footer checksum (FileInfo.Footer), two at a time: a
+// missing, truncated or altered file is a Problem. The manifest is the truth;
 // nothing is changed. progress (if not nil) gets the bytes of each file
 // checked. The error is ctx's, if it ends first.
 func Verify(ctx context.Context, files []SnapshotFile, progress func(n int64)) (VerifyResult, error) {
@@ -117,10 +121,22 @@ func checkFile(path string, f FileInfo, buf []byte) string {
 		return fmt.Sprintf("reading: %v", err)
 	case n != f.Size:
 		return fmt.Sprintf("%d bytes, the manifest says %d", n, f.Size)
-	case crc != f.CRC32C:
-		return fmt.Sprintf("CRC-32C %08x, the manifest says %08x (the content changed)", crc, f.CRC32C)
 	}
-	return ""
+	var what []string
+	if crc != f.CRC32C {
+		what = append(what, fmt.Sprintf("CRC-32C %08x, the manifest says %08x (the content changed)", crc, f.CRC32C))
+	}
+	// The footer checksum, which readers check, is reported too: with the
+	// file intact, a mismatch is a damaged record of it, which would stop
+	// every reader all the same.
+	if _, err := f.Footer().Check(fh, n, path); err != nil {
+		if fe, ok := errors.AsType[*rowio.FooterError](err); ok {
+			what = append(what, fe.What)
+		} else {
+			what = append(what, err.Error())
+		}
+	}
+	return strings.Join(what, "; ")
 }
 
 // CheckBytes reports how the content b of a file differs from what the

@@ -39,6 +39,18 @@ func TestVerify(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "missing"},
+		// A bit of the footer: the file's CRC-32C and the footer's, which
+		// readers check, both differ.
+		{"a footer byte changed", func(t *testing.T, p string) {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)-10] ^= 0x20
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "(the content changed); footer CRC-32C "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,5 +118,24 @@ func TestCollected(t *testing.T) {
 				t.Fatalf("Collected = %d, %v; want %d", newer, ok, tt.wantNewer)
 			}
 		})
+	}
+}
+
+// TestVerifyFooterRecord: with the file intact, a footer checksum in the
+// manifest that does not match (its record damaged) is a problem too:
+// every reader would refuse the file.
+func TestVerifyFooterRecord(t *testing.T) {
+	d := openNew(t)
+	m := commitRows(t, d, "01", []schema.State{{InfoHash: schema.Hash{1, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
+	f := &m.Table(TableState).Partitions["01"][0]
+	got := f.FooterCRC32C
+	f.FooterCRC32C ^= 1
+	v, err := Verify(context.Background(), d.Files(m), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("footer CRC-32C %08x, the manifest says %08x", got, got^1)
+	if len(v.Problems) != 1 || v.Problems[0].What != want {
+		t.Fatalf("problems %v, want one: %s", v.Problems, want)
 	}
 }

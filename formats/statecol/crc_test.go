@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/rowio"
 )
 
 // TestPageChecksums: every page a state file holds carries a CRC, so one
@@ -42,7 +44,7 @@ func TestPageChecksums(t *testing.T) {
 			if err := os.WriteFile(path, damaged, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ReadStateFile(path, 0); err == nil || !strings.Contains(err.Error(), "checksum") {
+			if _, err := ReadStateFile(path, 0, rowio.FooterSum{}); err == nil || !strings.Contains(err.Error(), "checksum") {
 				t.Fatalf("reading a damaged %s page: %v, want a checksum error", name, err)
 			}
 		})

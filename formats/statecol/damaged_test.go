@@ -36,22 +36,22 @@ var stateReaders = []struct {
 	read func(path string, lacks statecol.Columns) error
 }{
 	{"Open", func(p string, lacks statecol.Columns) error {
-		f, err := statecol.Open(p, lacks)
+		f, err := statecol.Open(p, lacks, rowio.FooterSum{})
 		if err == nil {
 			f.Close()
 		}
 		return err
 	}},
 	{"ReadStateFile", func(p string, lacks statecol.Columns) error {
-		_, err := statecol.ReadStateFile(p, lacks)
+		_, err := statecol.ReadStateFile(p, lacks, rowio.FooterSum{})
 		return err
 	}},
 	{"ReadUntrustedStateFile", func(p string, lacks statecol.Columns) error {
-		_, err := statecol.ReadUntrustedStateFile(p, lacks)
+		_, err := statecol.ReadUntrustedStateFile(p, lacks, rowio.FooterSum{})
 		return err
 	}},
 	{"ReadState", func(p string, lacks statecol.Columns) error {
-		return statecol.ReadState(p, lacks, func([]schema.State) error { return nil })
+		return statecol.ReadState(p, lacks, rowio.FooterSum{}, func([]schema.State) error { return nil })
 	}},
 }
 
@@ -163,7 +163,7 @@ func TestOlderFormatLacks(t *testing.T) {
 		{dataset.FormatVersion, `no column "backoff_step"`},
 	} {
 		lacks := (&dataset.Manifest{FormatVersion: tt.version}).StateLacks()
-		rows, err := statecol.ReadStateFile(path, lacks)
+		rows, err := statecol.ReadStateFile(path, lacks, rowio.FooterSum{})
 		switch {
 		case tt.want == "" && (err != nil || len(rows) != 1 || rows[0].SeenCount != 7 || rows[0].BackoffStep != 0 || rows[0].AvoidPeers != nil):
 			t.Errorf("format %d: %+v, %v; want the row with zero values", tt.version, rows, err)
@@ -278,7 +278,7 @@ func TestBadValuesNotWritten(t *testing.T) {
 
 			// Splice: the row changed into the bad value is refused.
 			good := sampleRows(5)
-			src, err := statecol.Open(writeStateFile(t, good), 0)
+			src, err := statecol.Open(writeStateFile(t, good), 0, rowio.FooterSum{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -86,7 +87,7 @@ func openStateFile(t testing.TB, rows []schema.State) (*File, string) {
 	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(p, 0)
+	f, err := Open(p, 0, rowio.FooterSum{})
 	if err != nil {
 		t.Fatal(err)
 	}

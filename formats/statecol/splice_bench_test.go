@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkSplice(b *testing.B) {
 	var src *File
 	if path := os.Getenv("INFOHASH_SPLICE_FILE"); path != "" {
 		var err error
-		if src, err = Open(path, 0); err != nil {
+		if src, err = Open(path, 0, rowio.FooterSum{}); err != nil {
 			b.Fatal(err)
 		}
 	} else {

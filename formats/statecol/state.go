@@ -14,9 +14,10 @@ import (
 
 // ReadState reads every row of a state file, one row group at a time:
 // fn receives each row group's rows (a buffer reused between calls).
-// Columns in lacks (see Open) that the file lacks read as zero values.
-func ReadState(path string, lacks Columns, fn func([]schema.State) error) (err error) {
-	f, err := Open(path, lacks)
+// Columns in lacks (see Open) that the file lacks read as zero values;
+// its footer is checked against footer (see Open).
+func ReadState(path string, lacks Columns, footer rowio.FooterSum, fn func([]schema.State) error) (err error) {
+	f, err := Open(path, lacks, footer)
 	if err != nil {
 		return err
 	}
@@ -43,18 +44,18 @@ func ReadState(path string, lacks Columns, fn func([]schema.State) error) (err e
 }
 
 // ReadStateFile returns all rows of a state file, decoded straight into
-// one slice of the file's size. The file may lack the columns in lacks
-// (see Open).
-func ReadStateFile(path string, lacks Columns) ([]schema.State, error) {
-	return ReadStateFileInto(path, lacks, nil)
+// one slice of the file's size. The file may lack the columns in lacks;
+// its footer is checked against footer (see Open).
+func ReadStateFile(path string, lacks Columns, footer rowio.FooterSum) ([]schema.State, error) {
+	return ReadStateFileInto(path, lacks, footer, nil)
 }
 
 // ReadStateFileInto is ReadStateFile decoding into buf's memory when it is
 // large enough: a caller that reads partition after partition reuses one
 // buffer instead of faulting in fresh pages for each (on this VM a page
 // fault cost more than decoding the page's rows).
-func ReadStateFileInto(path string, lacks Columns, buf []schema.State) ([]schema.State, error) {
-	f, err := Open(path, lacks)
+func ReadStateFileInto(path string, lacks Columns, footer rowio.FooterSum, buf []schema.State) ([]schema.State, error) {
+	f, err := Open(path, lacks, footer)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +64,8 @@ func ReadStateFileInto(path string, lacks Columns, buf []schema.State) ([]schema
 
 // ReadUntrustedStateFile is ReadStateFile for a file from elsewhere (see
 // OpenUntrusted).
-func ReadUntrustedStateFile(path string, lacks Columns) ([]schema.State, error) {
-	f, err := OpenUntrusted(path, lacks)
+func ReadUntrustedStateFile(path string, lacks Columns, footer rowio.FooterSum) ([]schema.State, error) {
+	f, err := OpenUntrusted(path, lacks, footer)
 	if err != nil {
 		return nil, err
 	}

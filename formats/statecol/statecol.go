@@ -43,16 +43,27 @@ type File struct {
 // values. A column missing otherwise is damage (a flipped bit in its name
 // in the footer), a CorruptError naming the file: read as zeros, it would
 // be written back as zeros by the next commit.
-func Open(path string, lacks Columns) (*File, error) { return openFile(path, true, lacks) }
+//
+// Before any of that, the file's footer is checked against footer, the
+// checksum its dataset's manifest recorded (dataset.FileInfo.Footer): the
+// page CRCs do not cover the footer, whose statistics readers act on
+// (AllNull) and Splice copies. A mismatch is a *rowio.FooterError naming
+// the file. The zero FooterSum (a file of an older dataset format, or
+// one that is no dataset's) checks nothing.
+func Open(path string, lacks Columns, footer rowio.FooterSum) (*File, error) {
+	return openFile(path, true, lacks, footer)
+}
 
 // OpenUntrusted is Open for a state file from elsewhere (another dataset
 // given to merge), which may be crafted: every page's compression frames
 // and levels are also checked before anything is decoded (rowio.OpenParquet),
 // so that a crafted page, CRC and all, cannot make the reader allocate
 // without bound.
-func OpenUntrusted(path string, lacks Columns) (*File, error) { return openFile(path, false, lacks) }
+func OpenUntrusted(path string, lacks Columns, footer rowio.FooterSum) (*File, error) {
+	return openFile(path, false, lacks, footer)
+}
 
-func openFile(path string, own bool, lacks Columns) (_ *File, err error) {
+func openFile(path string, own bool, lacks Columns, footer rowio.FooterSum) (_ *File, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -68,11 +79,15 @@ func openFile(path string, own bool, lacks Columns) (_ *File, err error) {
 		}
 	}()
 	defer recoverCorrupt(&err, path)
+	r, err := footer.Check(f, info.Size(), path) // before anything reads the footer
+	if err != nil {
+		return nil, err // it names path
+	}
 	var pf *parquet.File
 	if own {
-		pf, err = rowio.OpenOwnParquet(f, info.Size(), rowio.DefaultLimits())
+		pf, err = rowio.OpenOwnParquet(r, info.Size(), rowio.DefaultLimits())
 	} else {
-		pf, err = rowio.OpenParquet(f, info.Size(), nil, rowio.DefaultLimits())
+		pf, err = rowio.OpenParquet(r, info.Size(), nil, rowio.DefaultLimits())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

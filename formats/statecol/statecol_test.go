@@ -31,7 +31,7 @@ func TestAllNull(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		f, err := Open(p, 0)
+		f, err := Open(p, 0, rowio.FooterSum{})
 		if err != nil {
 			t.Fatal(err)
 		}

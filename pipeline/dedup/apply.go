@@ -85,7 +85,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 		for fi, f := range files {
 			start := len(existing)
 			path := r.d.FilePath(base, key, f)
-			src, err := statecol.Open(path, tx.Base().StateLacks())
+			src, err := statecol.Open(path, tx.Base().StateLacks(), f.Footer())
 			if err == nil {
 				opened[fi] = src
 				existing, err = appendHashes(src, path, existing)
@@ -323,7 +323,7 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 	if !haveExisting {
 		for _, f := range files {
 			var err error
-			if existing, err = readHashes(r.d.FilePath(base, key, f), tx.Base().StateLacks(), existing); err != nil {
+			if existing, err = readHashes(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer(), existing); err != nil {
 				return fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
 		}
@@ -357,14 +357,14 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 			continue
 		}
 		if old == nil {
-			rows, err := statecol.ReadStateFileInto(r.d.FilePath(base, key, f), tx.Base().StateLacks(), *buf)
+			rows, err := statecol.ReadStateFileInto(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer(), *buf)
 			if err != nil {
 				return fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
 			old = rows
 			continue
 		}
-		rows, err := statecol.ReadStateFile(r.d.FilePath(base, key, f), tx.Base().StateLacks())
+		rows, err := statecol.ReadStateFile(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer())
 		if err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
 		}
@@ -444,7 +444,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	}
 	for _, f := range kept {
 		var err error
-		if hs, err = readHashes(r.d.FilePath(base, key, f), tx.Base().StateLacks(), hs); err != nil {
+		if hs, err = readHashes(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer(), hs); err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
@@ -15,9 +16,10 @@ import (
 // hash column and searching it.
 
 // readHashes appends the info_hash column of a state file (which may lack
-// the columns in lacks) to out, read page by page (no row assembly).
-func readHashes(path string, lacks statecol.Columns, out []schema.Hash) ([]schema.Hash, error) {
-	f, err := statecol.Open(path, lacks)
+// the columns in lacks; its footer checked against footer, see
+// statecol.Open) to out, read page by page (no row assembly).
+func readHashes(path string, lacks statecol.Columns, footer rowio.FooterSum, out []schema.Hash) ([]schema.Hash, error) {
+	f, err := statecol.Open(path, lacks, footer)
 	if err != nil {
 		return out, err
 	}

@@ -35,14 +35,14 @@ func readState(d *dataset.Dataset, m *dataset.Manifest, key string, buf []schema
 	out := buf[:0]
 	for i, f := range t.Partitions[key] {
 		if i == 0 {
-			rows, err := statecol.ReadStateFileInto(d.FilePath(t, key, f), lacks, buf)
+			rows, err := statecol.ReadStateFileInto(d.FilePath(t, key, f), lacks, f.Footer(), buf)
 			if err != nil {
 				return nil, err
 			}
 			out = rows
 			continue
 		}
-		rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks)
+		rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks, f.Footer())
 		if err != nil {
 			return nil, err
 		}

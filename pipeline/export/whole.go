@@ -99,7 +99,7 @@ func readWhole[T any](d *dataset.Dataset, m *dataset.Manifest, table string) ([]
 	t := m.Table(table)
 	var out []T
 	for _, f := range t.Partitions[""] {
-		rows, err := dataset.ReadFile[T](d.FilePath(t, "", f))
+		rows, err := dataset.ReadDataFile[T](d, t, "", f)
 		if err != nil {
 			return nil, fmt.Errorf("export: %s: %w", table, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -103,7 +104,7 @@ func TestOtherDatasetHostileFooter(t *testing.T) {
 				t.Fatal(err)
 			}
 			readers := map[string]func() error{
-				"torrents": func() error { return eachTorrent(path, func(*schema.Torrent) {}) },
+				"torrents": func() error { return eachTorrent(path, rowio.FooterSum{}, func(*schema.Torrent) {}) },
 				"hashes":   func() error { _, err := dataset.ReadFile[hashOnly](path); return err },
 			}
 			for name, read := range readers {

@@ -67,14 +67,14 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	var rows []schema.State
 	for _, f := range hotFiles {
 		if rows == nil { // the usual single file: decoded into buf
-			rs, err := statecol.ReadStateFileInto(r.d.FilePath(t, key, f), r.base.StateLacks(), *buf)
+			rs, err := statecol.ReadStateFileInto(r.d.FilePath(t, key, f), r.base.StateLacks(), f.Footer(), *buf)
 			if err != nil {
 				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 			}
 			rows = rs
 			continue
 		}
-		rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f), r.base.StateLacks())
+		rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f), r.base.StateLacks(), f.Footer())
 		if err != nil {
 			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
@@ -87,7 +87,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	}()
 	if coldTouched {
 		for _, f := range coldFiles {
-			rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f), r.base.StateLacks())
+			rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f), r.base.StateLacks(), f.Footer())
 			if err != nil {
 				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 			}
@@ -252,7 +252,7 @@ func (r *runner) lookup(rows []schema.State, added []schema.State, h schema.Hash
 // touchesCold reports whether any result is for a hash in the cold files.
 func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileInfo, results []result) (bool, error) {
 	for _, f := range cold {
-		hs, err := dataset.ReadFile[hashOnly](r.d.FilePath(t, key, f))
+		hs, err := dataset.ReadDataFile[hashOnly](r.d, t, key, f)
 		if err != nil {
 			return false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}

@@ -107,7 +107,10 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 		buf := make([]schema.Torrent, 64)
 		for _, fi := range files {
 			path := r.d.FilePath(t, key, fi)
-			if err := copyRows(path, buf, w, &n); err != nil {
+			if err := copyRows(path, fi.Footer(), buf, w, &n); err != nil {
+				if _, ok := errors.AsType[*rowio.FooterError](err); ok {
+					return err // it names path
+				}
 				return &dataset.SourceError{Path: path, Err: fmt.Errorf("compacting: %w", err)}
 			}
 		}
@@ -124,7 +127,9 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 	return fi, nil
 }
 
-func copyRows(path string, buf []schema.Torrent, w *rowio.ParquetWriter[schema.Torrent], n *int64) error {
+// copyRows writes the rows of the torrents file at path (whose footer the
+// manifest says is footer) to w, counting them in n.
+func copyRows(path string, footer rowio.FooterSum, buf []schema.Torrent, w *rowio.ParquetWriter[schema.Torrent], n *int64) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return err
@@ -134,7 +139,7 @@ func copyRows(path string, buf []schema.Torrent, w *rowio.ParquetWriter[schema.T
 	if err != nil {
 		return err
 	}
-	pf, err := openTorrents(in, info.Size())
+	pf, err := openTorrents(in, info.Size(), footer, path)
 	if err != nil {
 		return err
 	}
@@ -158,12 +163,17 @@ func copyRows(path string, buf []schema.Torrent, w *rowio.ParquetWriter[schema.T
 	}
 }
 
-// openTorrents opens a torrents file of size bytes in in: a dataset's,
-// which must have every column of schema.Torrent (rowio.CheckTable). A
-// column missing from it is damage, which copyRows would otherwise write
-// into the new file as nulls.
-func openTorrents(in io.ReaderAt, size int64) (*parquet.File, error) {
-	pf, err := rowio.OpenParquet(in, size, nil, rowio.DefaultLimits())
+// openTorrents opens a torrents file of size bytes in in (at path): a
+// dataset's, whose footer must match footer, the manifest's record of it
+// (a *rowio.FooterError otherwise), and which must have every column of
+// schema.Torrent (rowio.CheckTable). A column missing from it is damage,
+// which copyRows would otherwise write into the new file as nulls.
+func openTorrents(in io.ReaderAt, size int64, footer rowio.FooterSum, path string) (*parquet.File, error) {
+	r, err := footer.Check(in, size, path)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := rowio.OpenParquet(r, size, nil, rowio.DefaultLimits())
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +185,9 @@ func openTorrents(in io.ReaderAt, size int64) (*parquet.File, error) {
 
 var torrentSchema = sync.OnceValue(func() *parquet.Schema { return parquet.SchemaOf(schema.Torrent{}) })
 
-// eachTorrent streams the rows of a torrents file.
-func eachTorrent(path string, fn func(*schema.Torrent)) error {
+// eachTorrent streams the rows of a torrents file (whose footer the
+// manifest says is footer).
+func eachTorrent(path string, footer rowio.FooterSum, fn func(*schema.Torrent)) error {
 	in, err := os.Open(path)
 	if err != nil {
 		return err
@@ -186,8 +197,10 @@ func eachTorrent(path string, fn func(*schema.Torrent)) error {
 	if err != nil {
 		return err
 	}
-	pf, err := openTorrents(in, info.Size())
-	if err != nil {
+	pf, err := openTorrents(in, info.Size(), footer, path)
+	if _, ok := errors.AsType[*rowio.FooterError](err); ok {
+		return err // it names path
+	} else if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	rd := parquet.NewGenericReader[schema.Torrent](pf)

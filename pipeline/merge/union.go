@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -336,7 +337,7 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 	mt := u.base.Table(dataset.TableTorrents)
 	have := map[schema.Hash]bool{}
 	for _, f := range mt.Partitions[key] {
-		hs, err := dataset.ReadFile[hashOnly](u.d.FilePath(mt, key, f))
+		hs, err := dataset.ReadDataFile[hashOnly](u.d, mt, key, f)
 		if err != nil {
 			return 0, fmt.Errorf("merge --from: %w", err)
 		}
@@ -347,7 +348,7 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 	ot := u.om.Table(dataset.TableTorrents)
 	var rows []torrentRow
 	for _, f := range ot.Partitions[key] {
-		err := eachTorrent(u.od.FilePath(ot, key, f), func(t *schema.Torrent) {
+		err := eachTorrent(u.od.FilePath(ot, key, f), f.Footer(), func(t *schema.Torrent) {
 			if !have[t.InfoHash] {
 				have[t.InfoHash] = true
 				rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
@@ -411,13 +412,13 @@ func cloneTorrent(t *schema.Torrent) schema.Torrent {
 // readPartition reads every state row of partition key of snapshot m
 // with read (statecol.ReadUntrustedStateFile for the other dataset's
 // files, which may be of an older format: the columns it lacks read as
-// zero values).
+// zero values), each file's footer checked against m's record of it.
 func readPartition(d *dataset.Dataset, m *dataset.Manifest, key string,
-	read func(string, statecol.Columns) ([]schema.State, error)) ([]schema.State, error) {
+	read func(string, statecol.Columns, rowio.FooterSum) ([]schema.State, error)) ([]schema.State, error) {
 	var out []schema.State
 	t := m.Table(dataset.TableState)
 	for _, f := range t.Partitions[key] {
-		rows, err := read(d.FilePath(t, key, f), m.StateLacks())
+		rows, err := read(d.FilePath(t, key, f), m.StateLacks(), f.Footer())
 		if err != nil {
 			return nil, err
 		}

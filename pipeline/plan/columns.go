@@ -7,6 +7,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
@@ -65,9 +66,10 @@ func (g *rowGroup) infoHashV2(i int) []byte {
 
 // eachRowGroup calls fn with the planning columns of every row group of
 // the state file at path, which may lack the columns in lacks (see
+// statecol.Open), once its footer matches footer (the manifest's, see
 // statecol.Open). Its errors name path once (statecol.Open's already do).
-func eachRowGroup(path string, lacks statecol.Columns, g *rowGroup, fn func(*rowGroup)) error {
-	f, err := statecol.Open(path, lacks)
+func eachRowGroup(path string, lacks statecol.Columns, footer rowio.FooterSum, g *rowGroup, fn func(*rowGroup)) error {
+	f, err := statecol.Open(path, lacks, footer)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -103,7 +104,7 @@ func TestPlanSkipsNullV2(t *testing.T) {
 	path := d.FilePath(tab, "01", tab.Partitions["01"][0])
 	spoilColumn(t, path, "info_hash_v2")
 
-	f, err := statecol.Open(path, 0)
+	f, err := statecol.Open(path, 0, rowio.FooterSum{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, ps *pools
 			continue
 		}
 		path := s.d.FilePath(t, key, f)
-		err := eachRowGroup(path, s.m.StateLacks(), g, func(g *rowGroup) {
+		err := eachRowGroup(path, s.m.StateLacks(), f.Footer(), g, func(g *rowGroup) {
 			for i := range g.n {
 				s.offer(g, i, cold, ps, c)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -23,7 +24,7 @@ func readViews(d *dataset.Dataset, t *dataset.Table, lacks statecol.Columns, key
 		path := d.FilePath(t, key, fi)
 		var err error
 		start := len(out)
-		if out, err = readFileViews(path, lacks, withHash, out); err != nil {
+		if out, err = readFileViews(path, lacks, fi.Footer(), withHash, out); err != nil {
 			return out, err // it names path
 		}
 		if schedule.IsColdFile(fi.Name) {
@@ -35,8 +36,10 @@ func readViews(d *dataset.Dataset, t *dataset.Table, lacks statecol.Columns, key
 	return out, nil
 }
 
-func readFileViews(path string, lacks statecol.Columns, withHash bool, out []stateView) ([]stateView, error) {
-	f, err := statecol.Open(path, lacks)
+// readFileViews is readViews of the state file at path, whose footer
+// the manifest says is footer (statecol.Open checks it).
+func readFileViews(path string, lacks statecol.Columns, footer rowio.FooterSum, withHash bool, out []stateView) ([]stateView, error) {
+	f, err := statecol.Open(path, lacks, footer)
 	if err != nil {
 		return out, err
 	}
