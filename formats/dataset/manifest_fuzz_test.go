@@ -31,8 +31,9 @@ func sampleManifest() *Manifest {
 // FuzzReadManifest: no manifest makes parsing panic or fail with more
 // than one line, and a manifest it accepts is safe to use: every table
 // and partition list there, every file a plain name inside its table's
-// snapshot directory under DIR, no negative count, and it writes back as
-// a manifest that reads the same.
+// snapshot directory under DIR, no negative count, the cold sweep's
+// cursor a state partition, no ledger inline in format 4, and it writes
+// back as a manifest that reads the same.
 func FuzzReadManifest(f *testing.F) {
 	good, err := json.Marshal(sampleManifest())
 	if err != nil {
@@ -93,6 +94,12 @@ func FuzzReadManifest(f *testing.F) {
 				inside(t, filepath.Join(tb.Dir, "_bloom"), tb.BloomPath(fi))
 			}
 			_, _ = tb.Rows(), tb.PartitionKeys()
+		}
+		if c, ok := m.Cursors[CursorColdSweep]; ok && (c < 0 || c > 255) {
+			t.Fatalf("accepted cold sweep cursor %d", c)
+		}
+		if m.FormatVersion >= 4 && len(m.Applied) > 0 {
+			t.Fatalf("accepted a format %d manifest with %d ledger entries inline", m.FormatVersion, len(m.Applied))
 		}
 		_ = m.LedgerLen()
 		again, err := json.Marshal(m.clone())

@@ -29,7 +29,7 @@ func partitioned(name string) bool { return name == TableState || name == TableT
 // check reports the first thing in m that no writer of m's format leaves
 // in a committed manifest (nil if there is none), in a fixed order:
 // tables in tableNames' order, each one's partitions by key, then its
-// Bloom filters by key. Tables of other names are left to the caller
+// Bloom filters by key; then the inline ledger and the cursors. Tables of other names are left to the caller
 // (parseManifest refuses them).
 func (m *Manifest) check() error {
 	if m.Snapshot < 0 {
@@ -59,6 +59,18 @@ func (m *Manifest) check() error {
 		if err := t.check(name, m.Snapshot, complete, m.FormatVersion >= FooterFormat); err != nil {
 			return fmt.Errorf("table %s: %w", name, err)
 		}
+	}
+	if len(m.Applied) > 0 && m.FormatVersion >= 4 {
+		// Format 4 keeps the ledger in TableLedger, and every commit
+		// moves the entries it applies there (rollLedger) before it
+		// publishes: DuckDB's view of the ledger, ledger/current, would
+		// miss entries left in the manifest.
+		return fmt.Errorf("applied: ledger entries inline (%d), which format 4 keeps in table %s", len(m.Applied), TableLedger)
+	}
+	// The cold sweep's cursor is a state partition: plan-retries never
+	// sets another, and one out of range would sweep from where it wraps.
+	if c, ok := m.Cursors[CursorColdSweep]; ok && (c < 0 || c > 255) {
+		return fmt.Errorf("cursor %s is %d, not a state partition (0-255)", CursorColdSweep, c)
 	}
 	return nil
 }

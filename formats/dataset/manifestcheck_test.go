@@ -75,6 +75,16 @@ var manifestEdits = []struct {
 	{"Bloom name with a path", func(m map[string]any) {
 		jsonTable(m, "state")["blooms"].(map[string]any)["00"].(map[string]any)["name"] = "../x.bloom"
 	}, `table state: Bloom filter of partition "00": file name "../x.bloom" is not a plain name ending in .bloom`},
+	{"cold sweep cursor over 255", setCursor(CursorColdSweep, 9999), "cursor cold_sweep is 9999, not a state partition (0-255)"},
+	{"cold sweep cursor 256", setCursor(CursorColdSweep, 256), "cursor cold_sweep is 256, not a state partition (0-255)"},
+	{"cold sweep cursor negative", setCursor(CursorColdSweep, -1), "cursor cold_sweep is -1, not a state partition (0-255)"},
+	{"inline ledger in format 4", func(m map[string]any) {
+		m["applied"] = []any{map[string]any{"id": "a1", "name": "in.txt", "rows": 1, "at": "2026-02-01T00:00:00Z"}}
+	}, "applied: ledger entries inline (1), which format 4 keeps in table ledger"},
+}
+
+func setCursor(name string, v int64) func(map[string]any) {
+	return func(m map[string]any) { m["cursors"] = map[string]any{name: v} }
 }
 
 // asFormat makes m, a manifest of this build's format as JSON, one of
@@ -353,6 +363,44 @@ func TestFormat4BeforeEveryTableKeptAFile(t *testing.T) {
 			}
 			if want := "dataset: " + path + ": corrupt manifest: " + c.want; err == nil || err.Error() != want {
 				t.Fatalf("got %v, want %s", err, want)
+			}
+		})
+	}
+}
+
+// TestManifestWithinItsFormat: what the checks refuse in format 4 has
+// values its writers do leave, which read. The cold sweep's cursor takes
+// every state partition; format 3 kept its whole ledger in the manifest
+// (Manifest.Applied), which the readers find there until the migration
+// moves it.
+func TestManifestWithinItsFormat(t *testing.T) {
+	applied := func(m map[string]any) {
+		m["format_version"] = 3
+		m["applied"] = []any{map[string]any{"id": "a1", "name": "in.txt", "rows": 1, "at": "2026-02-01T00:00:00Z"}}
+	}
+	for _, c := range []struct {
+		name    string
+		edit    func(map[string]any)
+		cursor  int64
+		ledgers int64
+	}{
+		{"cold sweep at the first partition", setCursor(CursorColdSweep, 0), 0, 0},
+		{"cold sweep at the last partition", setCursor(CursorColdSweep, 255), 255, 0},
+		{"inline ledger in format 3", applied, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, _, _ := damagedDataset(t, c.edit)
+			d, err := OpenReadOnly(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			m, err := d.Current()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Cursor(CursorColdSweep) != c.cursor || m.LedgerLen() != c.ledgers {
+				t.Fatalf("cursor %d, ledger of %d; want %d and %d", m.Cursor(CursorColdSweep), m.LedgerLen(), c.cursor, c.ledgers)
 			}
 		})
 	}
