@@ -172,15 +172,22 @@ func readRows[T any](r io.ReaderAt, size int64, path string) ([]T, error) {
 }
 
 // readParquet reads every row of pf (named path in errors), once it has
-// checked that pf has T's columns.
-func readParquet[T any](pf *parquet.File, path string) ([]T, error) {
+// checked that pf has T's columns. parquet-go panics on some damaged
+// pages that rowio's checks let through: that is an error naming the
+// file (rowio.PanicError), not a crash of the command reading it.
+func readParquet[T any](pf *parquet.File, path string) (out []T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("%s: %w", path, rowio.PanicError(p, "Parquet"))
+		}
+	}()
 	if err := rowio.CheckTable(pf, parquet.SchemaOf(new(T)), "Parquet"); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	rr := parquet.NewGenericReader[T](pf)
 	defer rr.Close()
 	rows := rowio.NewParquetRows(rr)
-	out := make([]T, 0, pf.NumRows())
+	out = make([]T, 0, pf.NumRows())
 	buf := make([]T, min(4096, max(pf.NumRows(), 1)))
 	for {
 		// rows.Read clears buf: a null optional []byte must read as nil,
