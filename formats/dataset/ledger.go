@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
@@ -34,6 +36,9 @@ type ledgerRow struct {
 	Rows int64  `parquet:"rows"`
 	At   int64  `parquet:"applied_at,timestamp(millisecond)"`
 }
+
+// ledgerSchema is a ledger file's schema, as WriteStaged writes ledgerRow.
+var ledgerSchema = sync.OnceValue(func() *parquet.Schema { return parquet.SchemaOf(ledgerRow{}) })
 
 // LedgerLen is the number of entries in m's ledger, from the manifest
 // alone.
@@ -134,7 +139,10 @@ func openLedgerFile(d *Dataset, t *Table, f FileInfo) (*os.File, *parquet.File, 
 	}
 	var pf *parquet.File
 	if err == nil {
-		if pf, err = parquet.OpenFile(fh, n); err != nil {
+		// Through rowio's checks, as readRows opens the other tables:
+		// the CRC-32C catches damage on disk, not a crafted file of
+		// another dataset (merge --from) whose manifest matches it.
+		if pf, err = rowio.OpenParquet(fh, n, ledgerSchema(), rowio.DefaultLimits()); err != nil {
 			err = fmt.Errorf("dataset: ledger: %s: %w", p, err)
 		} else if pf.NumRows() != f.Rows {
 			err = fmt.Errorf("dataset: ledger: %s: %d entries, the manifest says %d", p, pf.NumRows(), f.Rows)
