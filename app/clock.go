@@ -20,32 +20,39 @@ func hiddenCommands() []*cli.Command {
 // It reads no dataset, so a script can check a --now it will pass later
 // (exit 2, the stages' own one-line error) before any step, and compute
 // a later or earlier clock, on any system: GNU date's -d is not on macOS
-// or the BSDs. scripts/cron/crawl-pass.sh checks its NOW with it;
+// or the BSDs. scripts/cron/crawl-pass.sh checks its NOW with it, and
+// gives each step NOW plus the time since the pass began with --since;
 // scripts/demo.sh and scripts/bench-schedule.sh move a clock with --add.
 func clockCommand() *cli.Command {
 	return &cli.Command{
 		Name:   "clock",
 		Hidden: true,
 		Usage:  "print the time a stage would take as its clock: --now in UTC, or the wall clock, plus --add",
-		UsageText: `infohash clock [--now TIME] [--add DURATION]
+		UsageText: `infohash clock [--now TIME [--since WALL]] [--add DURATION]
 
    infohash clock --now 2026-01-02T05:04:05+02:00            # 2026-01-02T03:04:05Z
    infohash clock --now "$NOW" >/dev/null || exit 2          # a script's check of a --now it will pass
    infohash clock --now 2026-01-02T03:04:05Z --add 90m       # 2026-01-02T04:34:05Z
    infohash clock --now 2026-01-02T03:04:05Z --add=-1d       # 2026-01-01T03:04:05Z
-   NOW=$(infohash clock --now "$(date -u +%FT%TZ)" --add 3h) # in 3 hours, in whole seconds`,
+   NOW=$(infohash clock --now "$(date -u +%FT%TZ)" --add 3h) # in 3 hours, in whole seconds
+   START=$(infohash clock); ...; infohash clock --now "$NOW" --since "$START"   # NOW + the time since START`,
 		Description: `Parses --now as the stages (all but export) and status do and prints it in
 UTC (RFC 3339, with its fraction of a second if it has one); without
 --now it prints the wall clock. --add moves that time by a duration as
 the duration flags take it (Go's, such as 3h, 1h30m or -90m, plus d and
-w for days and weeks; a negative one moves it back). It reads and writes
-nothing else, so it needs no dataset: scripts use it in place of GNU
-date's -d, which macOS and the BSDs lack.
+w for days and weeks; a negative one moves it back). --since WALL, a
+wall-clock time as clock prints it without --now, moves --now on by the
+wall-clock time elapsed since WALL (none if WALL is later): a clock that
+read --now at WALL and ran on since, as capture's and fetch's --now does;
+crawl-pass.sh reckons each step's --now so. It reads and writes nothing
+else, so it needs no dataset: scripts use it in place of GNU date's -d,
+which macOS and the BSDs lack, and of date +%N, GNU's alone.
 
 ` + exitHelp("clock"),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it (" + nowBounds + ")"},
 			durationFlag("add", 0, "move the time printed by `DURATION` (3h, 1h30m, 1d; negative: back)"),
+			&cli.StringFlag{Name: "since", Usage: "move --now on by the wall-clock time elapsed since `WALL` (RFC 3339, as clock prints the wall clock; none if WALL is later)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -54,6 +61,21 @@ date's -d, which macOS and the BSDs lack.
 			now, err := parseNow(c)
 			if err != nil {
 				return err
+			}
+			if c.IsSet("since") {
+				s := c.String("since")
+				if c.String("now") == "" {
+					return badFlag(c, "--since needs --now: the wall clock has already moved on since %s", s)
+				}
+				wall, err := time.Parse(time.RFC3339Nano, s)
+				if err != nil {
+					return badFlag(c, "--since: %q is not an RFC 3339 time: %s", s, timeParseReason(err))
+				}
+				// A WALL later than the wall clock (set back since) adds
+				// nothing: the clock does not run backwards.
+				if now = now.Add(max(time.Since(wall), 0)); now.Year() > 9999 {
+					return badFlag(c, "--since %s moves the time past the year 9999 that RFC 3339 can write", s)
+				}
 			}
 			if d := flagDuration(c, "add"); d != 0 {
 				if now = now.Add(d); now.Year() < 0 || now.Year() > 9999 {

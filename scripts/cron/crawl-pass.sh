@@ -9,10 +9,11 @@
 # (host:port,... for capture and fetch; unset: infohash's public routers;
 # set but empty: none), LIMIT (jobs per pass, default 5000), EXPORT_DIR
 # (default DATA_DIR/export), LOCK_WAIT (how long dedup and merge wait for
-# another writer, default 10m), NOW (RFC 3339: the --now of every step
-# but export, for tests and demos; capture's and fetch's clocks start at
-# NOW and run on at the wall clock's pace, see README, and dedup and merge
-# read a time over 5m past NOW as NOW: keep such passes short), METRICS_DIR (node_exporter textfile directory; off when unset),
+# another writer, default 10m), NOW (RFC 3339, for tests and demos: the
+# pass's clock reads NOW as it begins and runs on at the wall clock's pace;
+# each step but export gets --now NOW plus the time elapsed since, so the
+# steps' times agree as they do on the wall clock), METRICS_DIR
+# (node_exporter textfile directory; off when unset),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--listen 127.0.0.1:0",
 # "--timeout 5s").
 #
@@ -150,10 +151,27 @@ dur='^[+]?(0|(([0-9]+[.]?[0-9]*|[.][0-9]+)(w|d|h|m|s|ms|us|µs|μs|ns))+)$'
 if [ -n "${NOW:-}" ]; then
 	why=$("$IH" clock --now "$NOW" 2>&1 >/dev/null) ||
 		usage "NOW=$NOW: want an RFC 3339 time such as 2026-01-02T03:04:05Z${why:+ (${why%%$'\n'*})}"
+	# The wall clock as the pass's clock reads NOW (infohash's, in
+	# fractions of a second: date +%N is GNU's alone).
+	start=$("$IH" clock) || usage "$IH clock: cannot read the wall clock"
 fi
 mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || usage "cannot create $WORK or $EXPORT_DIR"
 
-[ -n "${NOW:-}" ] && now=(--now "$NOW") || now=()
+# tick: set now, the --now of the step about to start: with NOW, NOW plus
+# the wall-clock time elapsed since the pass began (infohash clock
+# --since), as a clock that started at NOW reads; capture and fetch run
+# on from it at the wall clock's pace. Every step on one clock: what
+# capture stamps is not after the --now of the dedup that folds it in (the
+# same NOW for every step read a long capture's later sightings as future
+# times, and clamped them), and a hash a sighting makes due is due for
+# the plan-retries after it (not a pass later), as in a pass without NOW.
+now=()
+tick() {
+	[ -n "${NOW:-}" ] || return 0
+	local t
+	t=$("$IH" clock --now "$NOW" --since "$start") || stopped clock 1
+	now=(--now "$t")
+}
 boot=()
 [ -n "${BOOTSTRAP+set}" ] && boot=(--bootstrap "$BOOTSTRAP")
 
@@ -224,11 +242,13 @@ apply() {
 }
 
 dedup() { # dedup FOLDER: apply FOLDER's observations
+	tick
 	apply dedup "$1/observations.parquet" "$DATA/inbox" \
 		"$IH" dedup --data "$DATA" "${now[@]}" --lock-wait "$LOCK_WAIT" \
 		--stats-json "$1/dedup.json" $(metrics dedup) "$1/observations.parquet"
 }
 merge() { # merge FOLDER: apply FOLDER's fetch results
+	tick
 	apply merge "$1/results.parquet" "$DATA/inbox/merge" \
 		"$IH" merge --data "$DATA" "${now[@]}" --lock-wait "$LOCK_WAIT" \
 		--stats-json "$1/merge.json" $(metrics merge) "$1/results.parquet"
@@ -252,6 +272,7 @@ done
 catchup=0
 rm -f "$WORK/observations.parquet.applied" "$WORK/results.parquet.applied"
 
+tick
 # shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists
 step capture "$IH" capture --data "$DATA" "${now[@]}" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
 	--stats-json "$WORK/capture.json" $(metrics capture) -o "$WORK/observations.parquet"
@@ -273,12 +294,14 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	if [ -f "$JOBS" ]; then
 		log "plan-retries: $JOBS is a jobs file a stopped pass published but did not move: fetching it in this pass in place of a new plan"
 	else
+		tick
 		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
 			--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$JOBS"
 	fi
 	mv -f -- "$JOBS" "$WORK/jobs.parquet" || stopped plan-retries 1
 	# fetch shares capture's DHT state directory (its own files there) to
 	# start warm from the nodes that answered it last pass.
+	tick
 	# shellcheck disable=SC2086
 	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
 		"$WORK/jobs.parquet" -o "$WORK/results.parquet"
@@ -287,6 +310,7 @@ fi
 
 step export "$IH" export --data "$DATA" --table catalog --format parquet \
 	$(metrics export) -o "$EXPORT_DIR/catalog.parquet"
+tick
 run "$IH" status --data "$DATA" "${now[@]}" >&2
 [ -z "$sig" ] || stopped status 130
 

@@ -70,14 +70,23 @@ func TestCrawlPassFirstRun(t *testing.T) {
 	}
 }
 
-// A good NOW passes the checks without date(1) (noDate) and is the --now
-// of the stages that take one; an offset is kept as given.
+// A good NOW passes the checks without date(1) (noDate), and the stages
+// that take a --now get NOW (an offset and a fraction read as they are)
+// plus the time elapsed since the pass began. NOW is a month back from the
+// wall clock, whatever its year: a fixed date would be refused as more
+// than 10 years away once the wall clock had moved on.
 func TestCrawlPassNowWithoutDate(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ds")
-	log := runPass(t, data, "c1", "1s", 0, noDate(t), "NOW=2026-01-02T03:04:05.5+01:00")
+	now := time.Now().Add(-30 * 24 * time.Hour).Truncate(time.Second).Add(500 * time.Millisecond)
+	log := runPass(t, data, "c1", "1s", 0, noDate(t), "NOW="+now.In(time.FixedZone("", 3600)).Format(time.RFC3339Nano))
 	for _, stage := range []string{"capture", "dedup", "plan-retries", "fetch", "merge"} {
-		if !regexp.MustCompile(`crawl-pass c1: ` + stage + `: \S+ ` + stage + ` .*--now 2026-01-02T03:04:05\.5\+01:00 `).MatchString(log) {
-			t.Errorf("%s ran without --now NOW; log:\n%s", stage, log)
+		m := regexp.MustCompile(`crawl-pass c1: ` + stage + `: \S+ ` + stage + ` .*--now (\S+) `).FindStringSubmatch(log)
+		if m == nil {
+			t.Errorf("%s ran without --now; log:\n%s", stage, log)
+			continue
+		}
+		if got, err := time.Parse(time.RFC3339Nano, m[1]); err != nil || got.Before(now) || got.After(now.Add(time.Minute)) {
+			t.Errorf("%s ran with --now %s, want NOW (%s) plus the time since the pass began; log:\n%s", stage, m[1], now.UTC().Format(time.RFC3339Nano), log)
 		}
 	}
 	if !applied(t, data, filepath.Join(data, "work", "c1", "observations.parquet")) {
