@@ -293,9 +293,13 @@ func timeParseReason(err error) string {
 
 // runningNowFlag is the --now of capture and fetch (parseClock): a clock
 // that starts at TIME and runs on; uses lists what it stamps and decides.
+// checkNow bounds it as every --now; parseNow does not warn when it is
+// ahead (nowWriters), which the help says with the reason.
 func runningNowFlag(uses string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "now", Usage: "start this run's clock at `TIME` (RFC 3339) and run it at the wall clock's pace, " +
-		"to replay or simulate a pass: " + uses}
+		"to replay or simulate a pass: " + uses + "; " + nowBounds + "; no warning when more than 1 day ahead of it, " +
+		"unlike dedup, plan-retries and merge: this run commits nothing, and the dedup or merge applying its output reads " +
+		"a time over 5m past its own clock as that clock (and warns)"}
 }
 
 // parseClock returns the clock of a stage that runs for a while (capture,

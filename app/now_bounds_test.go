@@ -3,9 +3,12 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // TestNowFarFromTheWallClock: a --now more than 10 years from the wall
@@ -124,6 +127,68 @@ func TestNowAheadWarns(t *testing.T) {
 	for _, cmd := range []string{"dedup", "plan-retries", "merge", "status", "clock"} {
 		if help := helpOf(t, cmd); !strings.Contains(help, "at most 10 years from the wall clock unless --far-now") || !strings.Contains(help, "--far-now") {
 			t.Errorf("%s --help does not give --now's bounds:\n%s", cmd, help)
+		}
+	}
+}
+
+// TestRunningNowBounds: capture's and fetch's --now, a clock that runs on
+// from TIME, is bounded as every --now and their help says so: more than
+// 10 years from the wall clock is refused (exit 2, one line naming
+// --far-now, no output) unless --far-now is given. More than a day ahead
+// runs without the warning that dedup, plan-retries and merge give, and
+// their help says that too, and why: they commit nothing. (Their help
+// used to give no bound and say nothing of the warning.)
+func TestRunningNowBounds(t *testing.T) {
+	jobs := filepath.Join(t.TempDir(), "jobs.parquet")
+	writeJobs(t, jobs, []schema.Job{{InfoHash: schema.Hash{1}}})
+	wall := time.Now().UTC()
+	stages := map[string][]string{
+		"capture": {"capture", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms"},
+		"fetch":   {"fetch", "--no-dht", "--timeout", "1s", jobs},
+	}
+	for _, tt := range []struct {
+		name string
+		now  time.Time
+		far  bool // give --far-now
+		code int
+	}{
+		{"11 years ahead", wall.AddDate(11, 0, 0), false, 2},
+		{"11 years back", wall.AddDate(-11, 0, 0), false, 2},
+		{"11 years back with --far-now", wall.AddDate(-11, 0, 0), true, 0},
+		{"3 days ahead", wall.Add(72 * time.Hour), false, 0},
+	} {
+		for stage, args := range stages {
+			t.Run(tt.name+"/"+stage, func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "out.parquet")
+				args := append(slices.Clone(args), "--now", tt.now.Format(time.RFC3339), "-o", out)
+				if tt.far {
+					args = append(args, "--far-now")
+				}
+				_, stderr, code := runMain(t, args...)
+				if code != tt.code {
+					t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.code, stderr)
+				}
+				if tt.code == 2 {
+					if !strings.HasPrefix(stderr, "infohash: "+stage+": --now: ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--far-now") {
+						t.Errorf("stderr %q; want one line about --now naming --far-now", stderr)
+					}
+					if _, err := os.Stat(out); err == nil {
+						t.Errorf("a refused --now wrote %s", out)
+					}
+					return
+				}
+				if strings.Contains(stderr, "ahead of the wall clock") {
+					t.Errorf("warned, which --help says it does not:\n%s", stderr)
+				}
+			})
+		}
+	}
+	for stage := range stages {
+		help := helpOf(t, stage)
+		for _, want := range []string{"at most 10 years from the wall clock unless --far-now", "no warning when more than 1 day ahead", "--far-now"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("%s --help does not say %q:\n%s", stage, want, help)
+			}
 		}
 	}
 }
