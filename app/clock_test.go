@@ -10,7 +10,9 @@ import (
 
 // TestClock: infohash clock takes and refuses the --now values the
 // stages do, with their one-line error and exit 2, reading no dataset,
-// and prints the time in UTC; it is left out of infohash --help.
+// and prints the time in UTC; it is left out of infohash --help. The
+// fixed dates are the point (what clock prints for each); --far-now takes
+// them when the wall clock has gone more than 10 years past them.
 func TestClock(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-dataset")
 	for _, tt := range []struct {
@@ -27,9 +29,9 @@ func TestClock(t *testing.T) {
 		{"empty", "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runMain(t, "clock", "--now", tt.now)
+			stdout, stderr, code := runMain(t, "clock", "--now", tt.now, "--far-now")
 			// status parses --now before it looks for the dataset.
-			_, statusErr, statusCode := runMain(t, "status", "--data", missing, "--now", tt.now)
+			_, statusErr, statusCode := runMain(t, "status", "--data", missing, "--now", tt.now, "--far-now")
 			if tt.want != "" {
 				if code != 0 || stdout != tt.want || stderr != "" {
 					t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and %q", code, stdout, stderr, tt.want)
@@ -69,13 +71,13 @@ func TestClock(t *testing.T) {
 // the duration flags take it, backwards when negative, and prints the
 // result as clock prints any time; a bad duration, or a result RFC 3339
 // cannot write, is one line and exit 2. Scripts use it instead of GNU
-// date -d.
+// date -d. Every case gives --far-now: the fixed dates are the point, and
+// the years 0000 and 9999 are far from any wall clock.
 func TestClockAdd(t *testing.T) {
 	for _, tt := range []struct {
 		name, now, add string
 		want           string // stdout, or "" for a refusal
 		wantErr        string // the one line on stderr when refused
-		far            bool   // --far-now: a --now more than 10 years away
 	}{
 		{name: "hours", now: "2026-01-02T03:04:05Z", add: "3h", want: "2026-01-02T06:04:05Z\n"},
 		{name: "Go's compound form", now: "2026-01-02T03:04:05Z", add: "1h30m", want: "2026-01-02T04:34:05Z\n"},
@@ -89,16 +91,12 @@ func TestClockAdd(t *testing.T) {
 		{name: "words", now: "2026-01-02T03:04:05Z", add: "3 hours", wantErr: `infohash: clock: --add: "3 hours": want a duration such as 90m, 2h or 1d` + "\n"},
 		{name: "no unit", now: "2026-01-02T03:04:05Z", add: "3", wantErr: `infohash: clock: --add: "3": want a duration such as 90m, 2h or 1d` + "\n"},
 		{name: "empty", now: "2026-01-02T03:04:05Z", add: "", wantErr: `infohash: clock: --add: "": want a duration such as 90m, 2h or 1d` + "\n"},
-		{name: "past year 9999", now: "9999-12-31T23:00:00Z", far: true, add: "2h", wantErr: "infohash: clock: --add 2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
-		{name: "before year 0000", now: "0000-01-01T01:00:00Z", far: true, add: "-2h", wantErr: "infohash: clock: --add -2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
+		{name: "past year 9999", now: "9999-12-31T23:00:00Z", add: "2h", wantErr: "infohash: clock: --add 2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
+		{name: "before year 0000", now: "0000-01-01T01:00:00Z", add: "-2h", wantErr: "infohash: clock: --add -2h moves the time out of the years 0000-9999 that RFC 3339 can write\n"},
 		{name: "bad --now first", now: "2026-02-30T00:00:00Z", add: "1h", wantErr: `infohash: clock: --now: "2026-02-30T00:00:00Z" is not an RFC 3339 time: day out of range` + "\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			args := []string{"clock", "--now", tt.now, "--add", tt.add}
-			if tt.far {
-				args = append(args, "--far-now")
-			}
-			stdout, stderr, code := runMain(t, args...)
+			stdout, stderr, code := runMain(t, "clock", "--now", tt.now, "--add", tt.add, "--far-now")
 			if tt.want != "" {
 				if code != 0 || stdout != tt.want || stderr != "" {
 					t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and %q", code, stdout, stderr, tt.want)

@@ -27,13 +27,13 @@ const committedHash = "0123456789abcdef0123456789abcdef01234567"
 var committedCases = []committedCase{
 	{name: "dedup", table: "state",
 		args: func(data, out string) []string {
-			return []string{"dedup", "--data", data, "--now", "2026-03-01T01:00:00Z", "-"}
+			return []string{"dedup", "--data", data, "--far-now", "--now", "2026-03-01T01:00:00Z", "-"}
 		},
 		stdin: func(*testing.T) []byte { return []byte("fedcba9876543210fedcba9876543210fedcba98\n") },
 	},
 	{name: "merge", table: "state",
 		args: func(data, out string) []string {
-			return []string{"merge", "--data", data, "--now", "2026-03-01T01:00:00Z", "-"}
+			return []string{"merge", "--data", data, "--far-now", "--now", "2026-03-01T01:00:00Z", "-"}
 		},
 		stdin: func(t *testing.T) []byte {
 			h, _, _, err := schema.ParseHex(committedHash)
@@ -46,7 +46,7 @@ var committedCases = []committedCase{
 	},
 	{name: "plan-retries", table: "leases",
 		args: func(data, out string) []string {
-			return []string{"plan-retries", "--data", data, "--now", "2026-03-01T01:00:00Z", "-o", filepath.Join(out, "jobs.parquet")}
+			return []string{"plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T01:00:00Z", "-o", filepath.Join(out, "jobs.parquet")}
 		},
 		check: func(t *testing.T, out, stderr string) {
 			r, err := rowio.Open[schema.Job](filepath.Join(out, "jobs.parquet"), nil)
@@ -72,7 +72,7 @@ func newCommittedData(t *testing.T) (data, out string) {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := runMainIn(t, []byte(committedHash+"\n"), "dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", "-"); code != 0 {
+	if _, stderr, code := runMainIn(t, []byte(committedHash+"\n"), "dedup", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-"); code != 0 {
 		t.Fatalf("dedup: exit %d: %s", code, stderr)
 	}
 	return data, out

@@ -55,7 +55,7 @@ func TestCutStreamsE2E(t *testing.T) {
 			Source: schema.SourceGetPeers}
 	}
 	stream, ends := batchedStream(t, obs)
-	r := ih(t, stream[:ends[1]+(ends[2]-ends[1])/2], "dedup", "--data", data, nowFlag, "-")
+	r := ih(t, stream[:ends[1]+(ends[2]-ends[1])/2], "dedup", "--data", data, nowFlag, "--far-now", "-")
 	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin (inbox/part-") ||
 		!strings.Contains(r.stderr, "the stream was cut mid-message after 20 complete rows, none applied") {
 		t.Fatalf("dedup: exit %d, stderr %q; want 2 and one line saying 20 rows came whole", r.code, r.stderr)
@@ -64,23 +64,23 @@ func TestCutStreamsE2E(t *testing.T) {
 	if apply == nil {
 		t.Fatalf("stderr %q names no command to apply the rows", r.stderr)
 	}
-	if status := string(mustRun(t, nil, "status", "--data", data, nowFlag)); !strings.Contains(status, "partial input (") ||
+	if status := string(mustRun(t, nil, "status", "--data", data, nowFlag, "--far-now")); !strings.Contains(status, "partial input (") ||
 		!strings.Contains(status, "rejected input (the cut end of a stream cut mid-message") {
 		t.Fatalf("status does not list the partial input and the cut message:\n%s", status)
 	}
 	stats := filepath.Join(t.TempDir(), "dedup.json")
-	mustRun(t, nil, append(strings.Fields(apply[1]), nowFlag, "--stats-json", stats)...)
+	mustRun(t, nil, append(strings.Fields(apply[1]), nowFlag, "--far-now", "--stats-json", stats)...)
 	if b, _ := os.ReadFile(stats); !bytes.Contains(b, []byte(`"observations_read": 20`)) {
 		t.Fatalf("applying the partial input: %s", b)
 	}
 
-	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, nowFlag, "--limit", "100", "-o", "-"))
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, nowFlag, "--far-now", "--limit", "100", "-o", "-"))
 	if len(jobs) != 30 {
 		t.Fatalf("planned %d jobs, want 30", len(jobs))
 	}
 	results, ends := batchedStream(t, fakeFetch(jobs, now.Add(time.Minute)))
 	stats = filepath.Join(t.TempDir(), "merge.json")
-	r = ih(t, results[:ends[1]+9], "merge", "--data", data, nowFlag, "--stats-json", stats, "-")
+	r = ih(t, results[:ends[1]+9], "merge", "--data", data, nowFlag, "--far-now", "--stats-json", stats, "-")
 	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 	last := lines[len(lines)-1]
 	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin (inbox/merge/part-") ||
@@ -134,7 +134,7 @@ func TestStreamEndsE2E(t *testing.T) {
 			[]byte(list), `"observations_read": 12`, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ih(t, tt.in, "dedup", "--data", data, nowFlag, "-")
+			r := ih(t, tt.in, "dedup", "--data", data, nowFlag, "--far-now", "-")
 			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin (inbox/part-") ||
 				!strings.Contains(r.stderr, tt.says) {
 				t.Fatalf("dedup: exit %d, stderr %q; want 2 and one line saying %q", r.code, r.stderr, tt.says)
@@ -143,21 +143,21 @@ func TestStreamEndsE2E(t *testing.T) {
 			if apply == nil {
 				t.Fatalf("stderr %q names no command to apply the rows", r.stderr)
 			}
-			status := string(mustRun(t, nil, "status", "--data", data, nowFlag))
+			status := string(mustRun(t, nil, "status", "--data", data, nowFlag, "--far-now"))
 			if !strings.Contains(status, "partial input (") || strings.Contains(status, "rejected input (") != tt.cutBad {
 				t.Fatalf("status does not list the partial input (and the cut line: %v):\n%s", tt.cutBad, status)
 			}
 			stats := filepath.Join(t.TempDir(), "dedup.json")
-			mustRun(t, nil, append(strings.Fields(apply[1]), nowFlag, "--stats-json", stats)...)
+			mustRun(t, nil, append(strings.Fields(apply[1]), nowFlag, "--far-now", "--stats-json", stats)...)
 			if b, _ := os.ReadFile(stats); !bytes.Contains(b, []byte(tt.rows)) {
 				t.Fatalf("applying the partial input: %s", b)
 			}
 		})
 	}
 
-	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, nowFlag, "--limit", "100", "-o", "-"))
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, nowFlag, "--far-now", "--limit", "100", "-o", "-"))
 	results, ends := batchedStream(t, fakeFetch(jobs, now.Add(time.Minute)))
-	r := ih(t, results[:ends[1]], "merge", "--data", data, nowFlag, "-")
+	r := ih(t, results[:ends[1]], "merge", "--data", data, nowFlag, "--far-now", "-")
 	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 	last := lines[len(lines)-1]
 	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin (inbox/merge/part-") ||

@@ -134,8 +134,8 @@ func TestDamagedStateStopsEveryCommand(t *testing.T) {
 				{"export", "--data", data, "--table", "catalog", "-o", filepath.Join(dir, "catalog.parquet")},
 				{"status", "--data", data},
 				{"status", "--data", data, "--format", "json"},
-				{"dedup", "--data", data, "--now", "2026-03-02T00:00:00Z", list},
-				{"plan-retries", "--data", data, "--now", "2026-03-02T00:00:00Z", "-o", filepath.Join(dir, "jobs.parquet")},
+				{"dedup", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", list},
+				{"plan-retries", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", "-o", filepath.Join(dir, "jobs.parquet")},
 				{"merge", "--data", other, "--from", data},
 			} {
 				r := ih(t, nil, args...)

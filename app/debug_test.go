@@ -28,11 +28,11 @@ func TestDebugAddsDetail(t *testing.T) {
 		}},
 		{"dedup", []string{"dedup: inputs aggregated", "dedup: committed"}, func(t *testing.T) ([]byte, []string) {
 			_, data := seedDataset(t)
-			return []byte("00112233445566778899aabbccddeeff00112233\n"), []string{"dedup", "--data", data, "--now", now, "-"}
+			return []byte("00112233445566778899aabbccddeeff00112233\n"), []string{"dedup", "--data", data, "--far-now", "--now", now, "-"}
 		}},
 		{"plan-retries", []string{"plan-retries: planned", "plan-retries: commit", "plan-retries: deliver"}, func(t *testing.T) ([]byte, []string) {
 			dir, data := seedDataset(t)
-			return nil, []string{"plan-retries", "--data", data, "--now", now, "-o", filepath.Join(dir, "jobs.parquet")}
+			return nil, []string{"plan-retries", "--data", data, "--far-now", "--now", now, "-o", filepath.Join(dir, "jobs.parquet")}
 		}},
 		{"fetch", []string{"fetch: attempt"}, func(t *testing.T) ([]byte, []string) {
 			// Port 1 on loopback refuses at once: a connect_failed attempt.
@@ -48,7 +48,7 @@ func TestDebugAddsDetail(t *testing.T) {
 			at := time.Date(2026, 3, 1, 0, 30, 0, 0, time.UTC).UnixMilli()
 			rs := []schema.Result{{InfoHash: h, HashType: schema.HashV1, AttemptedAt: at, Outcome: schema.OutcomeNoPeers,
 				PeerFailures: []schema.PeerFailure{}}}
-			return resultsArrow(t, rs), []string{"merge", "--data", data, "--now", "2026-03-01T01:00:00Z", "-"}
+			return resultsArrow(t, rs), []string{"merge", "--data", data, "--far-now", "--now", "2026-03-01T01:00:00Z", "-"}
 		}},
 		{"export", []string{"export: partitions written", "export: snapshot exported"}, func(t *testing.T) ([]byte, []string) {
 			dir, data := seedDataset(t)
@@ -56,7 +56,7 @@ func TestDebugAddsDetail(t *testing.T) {
 		}},
 		{"status", []string{"status: read snapshot"}, func(t *testing.T) ([]byte, []string) {
 			_, data := seedDataset(t)
-			return nil, []string{"status", "--data", data, "--now", now}
+			return nil, []string{"status", "--data", data, "--far-now", "--now", now}
 		}},
 		{"policy show", []string{"policy show: read"}, func(t *testing.T) ([]byte, []string) {
 			_, data := seedDataset(t)

@@ -19,7 +19,7 @@ func seedDataset(t *testing.T) (dir, data string) {
 	if err := os.WriteFile(hashes, []byte(list), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := runMain(t, "dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", hashes); code != 0 {
+	if _, stderr, code := runMain(t, "dedup", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", hashes); code != 0 {
 		t.Fatalf("dedup: exit %d: %s", code, stderr)
 	}
 	return dir, data
@@ -82,7 +82,7 @@ func TestErrorsNameThePathOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := filepath.Join(dir, "obs.parquet") // a Parquet file of another schema: jobs
-	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", obs); code != 0 {
+	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", obs); code != 0 {
 		t.Fatalf("plan-retries: exit %d: %s", code, stderr)
 	}
 	missing := filepath.Join(dir, "no-such-dir", "jobs.parquet")
@@ -93,7 +93,7 @@ func TestErrorsNameThePathOnce(t *testing.T) {
 	}{
 		{"merge, wrong schema", obs, []string{"merge", "--data", data, obs}, "not a results file"},
 		{"merge, not Arrow nor Parquet", garbage, []string{"merge", "--data", data, garbage}, "neither Parquet nor an Arrow IPC stream"},
-		{"plan-retries, output dir missing", missing, []string{"plan-retries", "--data", data, "--now", "2026-03-02T00:00:00Z", "-o", missing}, "no such file or directory"},
+		{"plan-retries, output dir missing", missing, []string{"plan-retries", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", "-o", missing}, "no such file or directory"},
 		{"dedup, wrong schema", obs, []string{"dedup", "--data", data, obs}, "wrong schema"},
 		{"dedup, not a hash list", garbage, []string{"dedup", "--data", data, garbage}, ""},
 	}

@@ -16,7 +16,7 @@ import (
 func TestExportWholeTables(t *testing.T) {
 	dir, data := seedDataset(t)
 	jobsPath := filepath.Join(dir, "jobs.parquet")
-	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", jobsPath); code != 0 {
+	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", jobsPath); code != 0 {
 		t.Fatalf("plan-retries: exit %d: %s", code, stderr)
 	}
 	jobs, err := dataset.ReadFile[schema.Job](jobsPath)
@@ -50,7 +50,7 @@ func TestExportWholeTables(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := runMain(t, "merge", "--data", data, "--now", "2026-03-01T00:02:00Z", res); code != 0 {
+	if _, stderr, code := runMain(t, "merge", "--data", data, "--far-now", "--now", "2026-03-01T00:02:00Z", res); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 

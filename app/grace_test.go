@@ -141,7 +141,7 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 			Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
 	}
 	stream := resultsArrow(t, rs)
-	cmd, stdin, stderr := startPiped(t, bin, "merge", "--data", data, "--now", at.Add(time.Minute).Format(time.RFC3339), "-")
+	cmd, stdin, stderr := startPiped(t, bin, "merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "-")
 	stdin.Write(stream[:len(stream)/2])
 	waitFor(t, "merge's stdin spool", func() bool {
 		m, _ := filepath.Glob(filepath.Join(data, "inbox", "merge", "*"))

@@ -245,7 +245,7 @@ func TestPlanLimitZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs, stats := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "stats.json")
-	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "--limit", "0", "-o", jobs, "--stats-json", stats); code != 0 {
+	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "--limit", "0", "-o", jobs, "--stats-json", stats); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var st struct{ Planned, Due int }

@@ -24,7 +24,7 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := "--now=2026-03-01T00:00:00Z"
-	if _, stderr, code := runMain(t, "dedup", "--data", data, now, hashes); code != 0 {
+	if _, stderr, code := runMain(t, "dedup", "--data", data, now, "--far-now", hashes); code != 0 {
 		t.Fatalf("dedup: exit %d: %s", code, stderr)
 	}
 	// A spool whose writer was killed mid-line (its lock died with it).
@@ -33,7 +33,7 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(inbox, ".tmp-part-0a1b.spool-L1"), []byte(killed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, stderr, code := runMain(t, "dedup", "--data", data, now, hashes); code != 0 {
+	if _, stderr, code := runMain(t, "dedup", "--data", data, now, "--far-now", hashes); code != 0 {
 		t.Fatalf("dedup after the kill: exit %d: %s", code, stderr)
 	}
 	partials, _ := filepath.Glob(filepath.Join(inbox, "partial-*"))
@@ -45,14 +45,14 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, _ := runMain(t, "status", "--data", data, now)
+	stdout, _, _ := runMain(t, "status", "--data", data, now, "--far-now")
 	if !strings.Contains(stdout, "partial input") {
 		t.Fatalf("status does not list the partial input:\n%s", stdout)
 	}
 	statusClear := func(when string) {
 		t.Helper()
 		prom := filepath.Join(dir, "status.prom")
-		stdout, stderr, code := runMain(t, "status", "--data", data, now, "--metrics-file", prom)
+		stdout, stderr, code := runMain(t, "status", "--data", data, now, "--far-now", "--metrics-file", prom)
 		if code != 0 || strings.Contains(stdout, "partial input") {
 			t.Fatalf("status %s: exit %d:\n%s%s", when, code, stdout, stderr)
 		}
@@ -60,11 +60,11 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 			t.Fatalf("metrics %s:\n%s", when, b)
 		}
 	}
-	if _, stderr, code := runMain(t, "dedup", "--data", data, now, partial); code != 0 {
+	if _, stderr, code := runMain(t, "dedup", "--data", data, now, "--far-now", partial); code != 0 {
 		t.Fatalf("dedup %s: exit %d: %s", partial, code, stderr)
 	}
 	statusClear("after applying it")
-	stdout, _, _ = runMain(t, "status", "--data", data, now)
+	stdout, _, _ = runMain(t, "status", "--data", data, now, "--far-now")
 	if !hashesLine(3).MatchString(stdout) {
 		t.Fatalf("the partial input's two hashes were not applied:\n%s", stdout)
 	}
@@ -73,7 +73,7 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 	if err := os.WriteFile(partial, kept, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := runMain(t, "dedup", "--data", data, now, "--log-format", "json", partial)
+	_, stderr, code := runMain(t, "dedup", "--data", data, now, "--far-now", "--log-format", "json", partial)
 	if code != 0 || !strings.Contains(stderr, `"already_applied":1`) || !strings.Contains(stderr, `"commits":0`) {
 		t.Fatalf("dedup of the applied partial again: exit %d: %s", code, stderr)
 	}

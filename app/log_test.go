@@ -65,8 +65,8 @@ func TestJSONLogNumbers(t *testing.T) {
 		args      []string
 	}{
 		{"dedup", "dedup done", []byte(hs[1] + "\n"), []string{"dedup", "--data", data, "-"}},
-		{"plan-retries", "plan-retries done", nil, []string{"plan-retries", "--data", data, "--now", at.Format(time.RFC3339), "-o", filepath.Join(dir, "jobs.parquet")}},
-		{"merge", "merge done", resultsArrow(t, rs), []string{"merge", "--data", data, "--now", at.Add(time.Minute).Format(time.RFC3339), "-"}},
+		{"plan-retries", "plan-retries done", nil, []string{"plan-retries", "--data", data, "--far-now", "--now", at.Format(time.RFC3339), "-o", filepath.Join(dir, "jobs.parquet")}},
+		{"merge", "merge done", resultsArrow(t, rs), []string{"merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "-"}},
 		{"merge --from", "merge --from done", nil, []string{"merge", "--data", data, "--from", other}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,7 +40,7 @@ func TestMergeUnleasedResults(t *testing.T) {
 		rs := []schema.Result{{InfoHash: h, HashType: 1, LeaseID: lease, AttemptedAt: at.UnixMilli(),
 			Outcome: schema.OutcomeNoPeers, Detail: strings.Repeat("x", n), PeerFailures: []schema.PeerFailure{}}}
 		stats := filepath.Join(t.TempDir(), "merge.json")
-		mustRun(t, resultsArrow(t, rs), "merge", "--data", data, "--now", at.Add(time.Minute).Format(time.RFC3339), "--stats-json", stats, "-")
+		mustRun(t, resultsArrow(t, rs), "merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "--stats-json", stats, "-")
 		b, err := os.ReadFile(stats)
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ func TestMergeUnleasedResults(t *testing.T) {
 		t.Fatalf("an unleased result not newer than last_attempt: %v, want it ignored", st)
 	}
 	later := now.Add(time.Hour) // past the 30m retry: due
-	if jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", later.Format(time.RFC3339), "-o", "-")); len(jobs) != 1 {
+	if jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", later.Format(time.RFC3339), "-o", "-")); len(jobs) != 1 {
 		t.Fatalf("planned %d jobs, want the hash", len(jobs))
 	}
 	if st := merge(later.Add(time.Minute), ""); st["late_failures_ignored"] != 1.0 {

@@ -40,10 +40,11 @@ func readRows[T any](t *testing.T, path string) []T {
 
 // TestCaptureNow: capture --now TIME on the loopback testnet stamps
 // observed_at (and the default run ID) from TIME on, not by the wall
-// clock.
+// clock. TIME is years back from the wall clock, whatever its year (a
+// fixed 2020 was refused, more than 10 years back, from 2030 on).
 func TestCaptureNow(t *testing.T) {
 	truth := captureTestnet(t).Truth()
-	at := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := time.Now().UTC().AddDate(-6, 0, 0).Truncate(time.Second)
 	out := filepath.Join(t.TempDir(), "obs.parquet")
 	start := time.Now()
 	cmd := exec.Command(infohashBinary(t), "capture", "--now", at.Format(time.RFC3339), "-o", out,
@@ -59,7 +60,7 @@ func TestCaptureNow(t *testing.T) {
 	}
 	for _, r := range rows {
 		onClock(t, "observed_at", r.ObservedAt, at, start)
-		if want := "capture-20200102T030405Z"; r.RunID != want {
+		if want := "capture-" + at.Format("20060102T150405Z"); r.RunID != want {
 			t.Fatalf("run_id %q, want %q (the default, on the --now clock)", r.RunID, want)
 		}
 	}
@@ -67,13 +68,14 @@ func TestCaptureNow(t *testing.T) {
 
 // TestFetchNow: fetch --now TIME stamps attempted_at and peer_failures'
 // at from TIME on, and takes a lease_until after TIME as live, although
-// the wall clock is years past it.
+// the wall clock is years past it (whatever its year, as in
+// TestCaptureNow).
 func TestFetchNow(t *testing.T) {
 	dir := t.TempDir()
 	good := badpeers.NewTorrent(31, 1, 5)
 	goodPeer := fetchPeer(t, badpeers.Good, good)
 	reject := fetchPeer(t, badpeers.Reject)
-	at := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := time.Now().UTC().AddDate(-6, 0, 0).Truncate(time.Second)
 	lease := at.Add(time.Hour).UnixMilli()
 	jobs, results := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "results.parquet")
 	writeJobs(t, jobs, []schema.Job{
@@ -81,7 +83,7 @@ func TestFetchNow(t *testing.T) {
 		{InfoHash: schema.Hash{0xd1}, HashType: 1, Attempt: 2, LeaseID: "x", LeaseUntil: lease, Peers: []string{reject.Addr()}},
 	})
 	start := time.Now()
-	if r := ih(t, nil, "fetch", "--now", "2020-01-02T05:04:05+02:00", "--no-dht", jobs, "-o", results); r.code != 0 {
+	if r := ih(t, nil, "fetch", "--now", at.In(time.FixedZone("", 2*3600)).Format(time.RFC3339), "--no-dht", jobs, "-o", results); r.code != 0 {
 		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
 	}
 	rows := readRows[schema.Result](t, results)
@@ -125,8 +127,9 @@ func TestNowBadInput(t *testing.T) {
 	}
 }
 
-// TestPassesOnOneClock: passes whose every stage takes the same --now (as
-// crawl-pass.sh's NOW gives it) keep the retry schedule on that clock: a
+// TestPassesOnOneClock: passes whose every stage takes the same --now (a
+// short pass by hand; crawl-pass.sh gives each step NOW plus the time
+// since the pass began) keep the retry schedule on that clock: a
 // hash whose fetch failed waits its backoff (+30m ±20% after a first
 // failure, +2h ±20% after a second) from the attempt's --now time. With
 // fetch on the wall clock, 100 days behind, every failure was due again

@@ -14,7 +14,7 @@ func TestEmptyOutputRefusedBeforeWork(t *testing.T) {
 	dir, data := seedDataset(t)
 	t.Chdir(dir)
 	for _, args := range [][]string{
-		{"plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", ""},
+		{"plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", ""},
 		{"export", "--data", data, "--table", "state", "--format", "csv", "-o", ""},
 	} {
 		t.Run(args[0], func(t *testing.T) {

@@ -39,7 +39,7 @@ func TestPlanRetriesBrokenPipeSaysWhatStaysLeased(t *testing.T) {
 			dir, data := seedDataset(t)
 			var stderr bytes.Buffer
 			statsPath := filepath.Join(dir, "plan.json")
-			args := append([]string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "--limit", "5000", "-o", "-",
+			args := append([]string{"infohash", "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "--limit", "5000", "-o", "-",
 				"--stats-json", statsPath}, tt.extra...)
 			code := run(context.Background(), args, strings.NewReader(""), goneAfterCommit{}, &stderr)
 			// The report says the jobs are leased, and their reader gone.
@@ -90,13 +90,13 @@ func TestPlanRetriesReaderGoneNothingPlanned(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, data := seedDataset(t)
 			// Both hashes leased until 02:00.
-			if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", os.DevNull); code != 0 {
+			if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", os.DevNull); code != 0 {
 				t.Fatalf("plan-retries: exit %d: %s", code, stderr)
 			}
 			snap, _ := currentManifest(t, data)
 			statsPath := filepath.Join(dir, "plan.json")
 			var stderr bytes.Buffer
-			args := append([]string{"infohash", "plan-retries", "--data", data, "--now", tt.now, "-o", "-", "--stats-json", statsPath}, tt.extra...)
+			args := append([]string{"infohash", "plan-retries", "--data", data, "--far-now", "--now", tt.now, "-o", "-", "--stats-json", statsPath}, tt.extra...)
 			if code := run(context.Background(), args, strings.NewReader(""), readerGone(t), &stderr); code != 141 {
 				t.Fatalf("exit %d, want 141: %s", code, stderr.String())
 			}
@@ -130,7 +130,7 @@ func TestPlanRetriesReaderGoneLeasesNothing(t *testing.T) {
 		}
 	}
 	var stderr bytes.Buffer
-	args := []string{"infohash", "plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "-o", "-",
+	args := []string{"infohash", "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", "-",
 		"--stats-json", statsPath, "--metrics-file", metricsPath}
 	if code := run(context.Background(), args, strings.NewReader(""), readerGone(t), &stderr); code != 141 {
 		t.Fatalf("exit %d, want 141: %s", code, stderr.String())
@@ -153,7 +153,7 @@ func TestPlanRetriesReaderGoneLeasesNothing(t *testing.T) {
 		t.Fatalf("status: exit %d, want nothing leased and no new snapshot:\n%s%s", code, out, stderrs)
 	}
 	jobs := filepath.Join(dir, "jobs.parquet")
-	if _, stderrs, code := runMain(t, "plan-retries", "--data", data, "--now", "2026-03-01T00:01:00Z", "-o", jobs); code != 0 || !strings.Contains(stderrs, "planned=2") {
+	if _, stderrs, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:01:00Z", "-o", jobs); code != 0 || !strings.Contains(stderrs, "planned=2") {
 		t.Fatalf("next plan-retries: exit %d, want 2 jobs planned: %s", code, stderrs)
 	}
 }

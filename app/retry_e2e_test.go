@@ -77,7 +77,7 @@ func seedHashes(t *testing.T, data string, n int, seed uint64) []string {
 	if err := os.WriteFile(list, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, nil, "dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", list)
+	mustRun(t, nil, "dedup", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", list)
 	return hs
 }
 
@@ -131,7 +131,7 @@ func TestPlanFetchMergeCLI(t *testing.T) {
 	hs := seedHashes(t, data, 300, 1)
 	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
 	stats := filepath.Join(t.TempDir(), "plan.json")
-	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", at.Format(time.RFC3339),
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", at.Format(time.RFC3339),
 		"--limit", "100", "-o", "-", "--stats-json", stats))
 	if len(jobs) != 100 {
 		t.Fatalf("planned %d jobs, want 100", len(jobs))
@@ -146,7 +146,7 @@ func TestPlanFetchMergeCLI(t *testing.T) {
 	rs := fakeFetch(jobs, at.Add(time.Minute))
 	rs = append(rs, schema.Result{InfoHash: okHash, HashType: 1, AttemptedAt: at.Add(time.Minute).UnixMilli(),
 		Outcome: schema.OutcomeOK, ResultMeta: schema.OKMeta(schema.Meta{Name: new("a"), NameRaw: []byte("a"), NameUTF8Valid: true, InfoBytes: info})})
-	mustRun(t, resultsArrow(t, rs), "merge", "--data", data, "--now", at.Add(2*time.Minute).Format(time.RFC3339), "-")
+	mustRun(t, resultsArrow(t, rs), "merge", "--data", data, "--far-now", "--now", at.Add(2*time.Minute).Format(time.RFC3339), "-")
 	csv := stateCSV(t, data)
 	if n := strings.Count(csv, ",failed,"); n != 100 {
 		t.Errorf("%d failed hashes after merge, want 100", n)
@@ -158,7 +158,7 @@ func TestPlanFetchMergeCLI(t *testing.T) {
 		t.Errorf("state rows: %d", len(strings.Split(strings.TrimSpace(csv), "\n")))
 	}
 	// The next pass plans the 200 never tried; the 100 failures wait 30m.
-	next := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", at.Add(10*time.Minute).Format(time.RFC3339), "-o", "-"))
+	next := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", at.Add(10*time.Minute).Format(time.RFC3339), "-o", "-"))
 	if len(next) != 200 {
 		t.Fatalf("second pass planned %d, want the 200 new ones", len(next))
 	}
@@ -224,7 +224,7 @@ func TestKill9LosesNothing(t *testing.T) {
 	killed := 0
 	for i := range 6 {
 		if killAt(t, time.Duration(rnd.IntN(250))*time.Millisecond, nil, "plan-retries", "--data", data,
-			"--now", at.Add(time.Duration(i)*time.Minute).Format(time.RFC3339), "--limit", "3000",
+			"--far-now", "--now", at.Add(time.Duration(i)*time.Minute).Format(time.RFC3339), "--limit", "3000",
 			"-o", filepath.Join(t.TempDir(), "jobs.parquet")) {
 			killed++
 		}
@@ -232,7 +232,7 @@ func TestKill9LosesNothing(t *testing.T) {
 	t.Logf("plan-retries killed %d of 6 times", killed)
 	// Once every lease (2h) has ended, every hash is due again.
 	after := at.Add(3 * time.Hour)
-	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", after.Format(time.RFC3339), "--limit", "100000", "-o", "-"))
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", after.Format(time.RFC3339), "--limit", "100000", "-o", "-"))
 	if len(jobs) != len(hs) {
 		t.Fatalf("after the leases ended, %d of %d hashes were planned", len(jobs), len(hs))
 	}
@@ -246,17 +246,17 @@ func TestKill9LosesNothing(t *testing.T) {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	mergeAt := after.Add(2 * time.Minute).Format(time.RFC3339)
-	mustRun(t, nil, "merge", "--data", clean, "--now", mergeAt, resFile)
+	mustRun(t, nil, "merge", "--data", clean, "--far-now", "--now", mergeAt, resFile)
 	want := stateCSV(t, clean)
 
 	killed = 0
 	for range 4 {
-		if killAt(t, time.Duration(rnd.IntN(2000))*time.Millisecond, results, "merge", "--data", data, "--now", mergeAt, "-") {
+		if killAt(t, time.Duration(rnd.IntN(2000))*time.Millisecond, results, "merge", "--data", data, "--far-now", "--now", mergeAt, "-") {
 			killed++
 		}
 	}
 	t.Logf("merge killed %d of 4 times", killed)
-	mustRun(t, nil, "merge", "--data", data, "--now", mergeAt, resFile)
+	mustRun(t, nil, "merge", "--data", data, "--far-now", "--now", mergeAt, resFile)
 	ents, _ := os.ReadDir(filepath.Join(data, "inbox", "merge"))
 	for _, e := range ents {
 		// A spool cut short by a kill is set aside as partial-* (what it
@@ -279,24 +279,24 @@ func TestDormantHashSeenAgainIsReactivated(t *testing.T) {
 	list := filepath.Join(t.TempDir(), "h.txt")
 	os.WriteFile(list, []byte(h+"\n"), 0o644)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	mustRun(t, nil, "dedup", "--data", data, "--now", now.Format(time.RFC3339), list)
+	mustRun(t, nil, "dedup", "--data", data, "--far-now", "--now", now.Format(time.RFC3339), list)
 	for _, d := range []time.Duration{0, 37 * time.Minute, 145 * time.Minute, 10 * time.Hour, 29 * time.Hour} {
 		now = now.Add(d)
-		jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", now.Format(time.RFC3339), "-o", "-"))
+		jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", now.Format(time.RFC3339), "-o", "-"))
 		if len(jobs) != 1 {
 			t.Fatalf("at %s: %d jobs, want the hash (due)", now, len(jobs))
 		}
-		mustRun(t, resultsArrow(t, fakeFetch(jobs, now)), "merge", "--data", data, "--now", now.Add(time.Minute).Format(time.RFC3339), "-")
+		mustRun(t, resultsArrow(t, fakeFetch(jobs, now)), "merge", "--data", data, "--far-now", "--now", now.Add(time.Minute).Format(time.RFC3339), "-")
 	}
 	later := now.Add(2 * 24 * time.Hour) // the fifth failure waits ~7 days
-	if jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", later.Format(time.RFC3339), "-o", "-")); len(jobs) != 0 {
+	if jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", later.Format(time.RFC3339), "-o", "-")); len(jobs) != 0 {
 		t.Fatalf("a dormant hash was planned before it was seen: %+v", jobs)
 	}
 	again := filepath.Join(t.TempDir(), "again.txt") // new content: the ledger would skip the same file
 	os.WriteFile(again, []byte("# seen again\n"+h+"\n"), 0o644)
-	mustRun(t, nil, "dedup", "--data", data, "--now", later.Format(time.RFC3339), again)
+	mustRun(t, nil, "dedup", "--data", data, "--far-now", "--now", later.Format(time.RFC3339), again)
 	// Due within reactivation.spread (30m) of the sighting.
-	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--now", later.Add(30*time.Minute).Format(time.RFC3339), "-o", "-"))
+	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", later.Add(30*time.Minute).Format(time.RFC3339), "-o", "-"))
 	if len(jobs) != 1 || jobs[0].Reason != schema.ReasonReactivated || jobs[0].Attempt != 6 {
 		t.Fatalf("after the sighting: %+v, want one job with reason reactivated (attempt 6)", jobs)
 	}

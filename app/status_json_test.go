@@ -14,7 +14,7 @@ import (
 // waves (they came by name: within_1d before within_1h).
 func TestStatusJSONWavesInTimeOrder(t *testing.T) {
 	_, data := seedDataset(t)
-	out, stderr, code := runMain(t, "status", "--data", data, "--now", "2026-03-01T00:00:00Z", "--format", "json")
+	out, stderr, code := runMain(t, "status", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "--format", "json")
 	if code != 0 {
 		t.Fatalf("status: exit %d: %s", code, stderr)
 	}

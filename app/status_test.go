@@ -36,15 +36,15 @@ func TestStatusCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", hashes},
-		{"plan-retries", "--data", data, "--now", "2026-03-01T00:00:00Z", "--limit", "1", "-o", filepath.Join(dir, "jobs.parquet")},
+		{"dedup", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", hashes},
+		{"plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "--limit", "1", "-o", filepath.Join(dir, "jobs.parquet")},
 	} {
 		if _, stderr, code := runMain(t, args...); code != 0 {
 			t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
 		}
 	}
 	prom := filepath.Join(dir, "status.prom")
-	stdout, stderr, code := runMain(t, "status", "--data", data, "--now", "2026-03-01T00:10:00Z", "--metrics-file", prom)
+	stdout, stderr, code := runMain(t, "status", "--data", data, "--far-now", "--now", "2026-03-01T00:10:00Z", "--metrics-file", prom)
 	if code != 0 || !strings.Contains(stdout, "(1 leased to fetch jobs") {
 		t.Fatalf("status: exit %d: %s%s", code, stdout, stderr)
 	}

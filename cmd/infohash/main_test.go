@@ -126,10 +126,10 @@ func TestFlagsAfterPositionals(t *testing.T) {
 	dir := t.TempDir()
 	in := writeObs(t, filepath.Join(dir, "o.parquet"), genObs(1, 3000, 800))
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	if r := runBin(t, nil, "dedup", "--data", a, "--now", now, in); r.code != 0 {
+	if r := runBin(t, nil, "dedup", "--data", a, "--far-now", "--now", now, in); r.code != 0 {
 		t.Fatalf("flags first: %d %s", r.code, r.stderr)
 	}
-	if r := runBin(t, nil, "dedup", in, "--now", now, "--data", b); r.code != 0 {
+	if r := runBin(t, nil, "dedup", in, "--far-now", "--now", now, "--data", b); r.code != 0 {
 		t.Fatalf("flags after: %d %s", r.code, r.stderr)
 	}
 	if exportState(t, a) != exportState(t, b) {
@@ -224,7 +224,7 @@ func testKill9(t *testing.T, batchHashes string) {
 	}
 	stdin := arrowOf(t, genObs(20, 20000, 5000))
 	args := func(data string) []string {
-		return append([]string{"dedup", "--data", data, "--now", now, "--batch-hashes", batchHashes, "-"}, inputs...)
+		return append([]string{"dedup", "--data", data, "--far-now", "--now", now, "--batch-hashes", batchHashes, "-"}, inputs...)
 	}
 	clean := filepath.Join(dir, "clean")
 	if r := runBin(t, stdin, args(clean)...); r.code != 0 {
@@ -294,15 +294,15 @@ func TestConcurrentWriters(t *testing.T) {
 	a := writeObs(t, filepath.Join(dir, "a.parquet"), genObs(30, 40000, 9000))
 	b := writeObs(t, filepath.Join(dir, "b.parquet"), genObs(31, 40000, 9000))
 	both := filepath.Join(dir, "both")
-	if r := runBin(t, nil, "dedup", "--data", both, "--now", now, a, b); r.code != 0 {
+	if r := runBin(t, nil, "dedup", "--data", both, "--far-now", "--now", now, a, b); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	runBin(t, nil, "dedup", "--data", data, "--now", now, writeObs(t, filepath.Join(dir, "seed.parquet"), nil))
-	runBin(t, nil, "dedup", "--data", both, "--now", now, filepath.Join(dir, "seed.parquet"))
+	runBin(t, nil, "dedup", "--data", data, "--far-now", "--now", now, writeObs(t, filepath.Join(dir, "seed.parquet"), nil))
+	runBin(t, nil, "dedup", "--data", both, "--far-now", "--now", now, filepath.Join(dir, "seed.parquet"))
 	done := make(chan result, 2)
 	for _, in := range []string{a, b} {
 		go func(in string) {
-			cmd := exec.Command(bin, "dedup", "--data", data, "--now", now, "--lock-wait", "60s", in)
+			cmd := exec.Command(bin, "dedup", "--data", data, "--far-now", "--now", now, "--lock-wait", "60s", in)
 			var errb bytes.Buffer
 			cmd.Stderr = &errb
 			err := cmd.Run()
@@ -371,7 +371,7 @@ func TestKilledWhileReadingAPipe(t *testing.T) {
 	w.Write(first)
 	partial := buf.Bytes()[:whole+100]
 
-	cmd := exec.Command(bin, "dedup", "--data", data, "--now", now, "-")
+	cmd := exec.Command(bin, "dedup", "--data", data, "--far-now", "--now", now, "-")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -404,7 +404,7 @@ func TestKilledWhileReadingAPipe(t *testing.T) {
 	cmd.Wait()
 
 	other := writeObs(t, filepath.Join(dir, "other.parquet"), genObs(33, 100, 100))
-	r := runBin(t, nil, "dedup", "--data", data, "--now", now, other)
+	r := runBin(t, nil, "dedup", "--data", data, "--far-now", "--now", now, other)
 	if r.code != 0 {
 		t.Fatalf("next run: %d %s", r.code, r.stderr)
 	}
@@ -426,7 +426,7 @@ func TestKilledWhileReadingAPipe(t *testing.T) {
 	}
 	rows := func() int { return strings.Count(exportState(t, data), "\n") - 1 }
 	before := rows()
-	if r := runBin(t, nil, "dedup", "--data", data, "--now", now, set[0]); r.code != 0 {
+	if r := runBin(t, nil, "dedup", "--data", data, "--far-now", "--now", now, set[0]); r.code != 0 {
 		t.Fatalf("applying the partial input: %s", r.stderr)
 	}
 	if got, want := rows()-before, len(distinct); got != want {
@@ -440,7 +440,7 @@ func TestStatusVerifyFindsADamagedBloomFilter(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "ds")
 	in := writeObs(t, filepath.Join(dir, "o.parquet"), genObs(4, 3000, 800))
-	if r := runBin(t, nil, "dedup", "--data", data, "--now", now, in); r.code != 0 {
+	if r := runBin(t, nil, "dedup", "--data", data, "--far-now", "--now", now, in); r.code != 0 {
 		t.Fatalf("dedup: %d %s", r.code, r.stderr)
 	}
 	if r := runBin(t, nil, "status", "--data", data, "--verify"); r.code != 0 || !strings.Contains(r.stdout, "all match") {

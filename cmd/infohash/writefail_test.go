@@ -39,13 +39,13 @@ func TestFailedWriteCommitsNothing(t *testing.T) {
 
 	want := filepath.Join(dir, "want")
 	for _, in := range []string{first, second} {
-		if r := runBin(t, nil, "dedup", "--data", want, "--now", now, in); r.code != 0 {
+		if r := runBin(t, nil, "dedup", "--data", want, "--far-now", "--now", now, in); r.code != 0 {
 			t.Fatalf("reference run: exit %d: %s", r.code, r.stderr)
 		}
 	}
 
 	data := filepath.Join(dir, "data")
-	if r := runBin(t, nil, "dedup", "--data", data, "--now", now, first); r.code != 0 {
+	if r := runBin(t, nil, "dedup", "--data", data, "--far-now", "--now", now, first); r.code != 0 {
 		t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
 	}
 	current := func() string {
@@ -67,7 +67,7 @@ func TestFailedWriteCommitsNothing(t *testing.T) {
 		{"arrow stream on stdin", arrowOf(t, batch), "-"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := runLimited(t, c.stdin, "8", "dedup", "--data", data, "--now", now, c.input)
+			r := runLimited(t, c.stdin, "8", "dedup", "--data", data, "--far-now", "--now", now, c.input)
 			msg := strings.TrimSpace(r.stderr)
 			if r.code != 1 || strings.Count(msg, "\n") != 0 || !strings.Contains(msg, "file too large") {
 				t.Fatalf("exit %d, stderr %q; want exit 1 and one line saying the file is too large", r.code, msg)
@@ -89,7 +89,7 @@ func TestFailedWriteCommitsNothing(t *testing.T) {
 		})
 	}
 
-	if r := runBin(t, nil, "dedup", "--data", data, "--now", now, second); r.code != 0 {
+	if r := runBin(t, nil, "dedup", "--data", data, "--far-now", "--now", now, second); r.code != 0 {
 		t.Fatalf("run without the limit: exit %d: %s", r.code, r.stderr)
 	}
 	if exportState(t, data) != exportState(t, want) {

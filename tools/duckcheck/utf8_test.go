@@ -38,14 +38,14 @@ func TestDedupBlobSource(t *testing.T) {
 	}
 	data := filepath.Join(dir, "data")
 	good := write("good.parquet", `'x-custom'`)
-	mustInfohash(t, "dedup", "--data", data, "--now", "2026-01-02T00:00:00Z", good)
+	mustInfohash(t, "dedup", "--data", data, "--far-now", "--now", "2026-01-02T00:00:00Z", good)
 	got := scalar[string](t, db, "SELECT string_agg(DISTINCT last_source, ',' ORDER BY last_source) FROM "+StateGlob(data))
 	if got != "dht_get_peers,x-custom" {
 		t.Fatalf("last_source %q", got)
 	}
 
 	bad := write("bad.parquet", `'\xFFsrc'`)
-	_, stderr, code := infohash(t, "dedup", "--data", data, "--now", "2026-01-02T00:00:00Z", bad)
+	_, stderr, code := infohash(t, "dedup", "--data", data, "--far-now", "--now", "2026-01-02T00:00:00Z", bad)
 	want := "dedup: " + bad + `: row 3: source "\xffsrc" is not valid UTF-8`
 	if code != 2 || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, want 2 and %q; stderr: %s", code, want, stderr)
