@@ -78,3 +78,23 @@ func TestCrawlPassOneClock(t *testing.T) {
 		last = got
 	}
 }
+
+// A SIGTERM to the whole pass as it reads a step's clock (infohash clock
+// --since) ends that clock read too: the pass stops as interrupted (130,
+// one "interrupted" line), as for a step the signal stopped, not as a
+// failed step (exit 1).
+func TestCrawlPassSignalDuringClock(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	// An infohash whose clock --since signals the pass and itself, as a
+	// SIGTERM to the process group does.
+	wrapper := script(t, "infohash", `case " $* " in *" --since "*) kill -TERM $PPID; kill -TERM $$ ;; esac
+exec `+bin+` "$@"`)
+	now := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
+	log := runPass(t, data, "i1", "1s", 130, "INFOHASH="+wrapper, "NOW="+now)
+	if n := strings.Count(log, "crawl-pass i1: clock: interrupted (exit 130)"); n != 1 {
+		t.Errorf("%d \"clock: interrupted\" lines, want 1; log:\n%s", n, log)
+	}
+	if strings.Contains(log, "capture: ") {
+		t.Errorf("capture ran after the signal; log:\n%s", log)
+	}
+}

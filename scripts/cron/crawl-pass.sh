@@ -169,7 +169,8 @@ now=()
 tick() {
 	[ -n "${NOW:-}" ] || return 0
 	local t
-	t=$("$IH" clock --now "$NOW" --since "$start") || stopped clock 1
+	# A signal to the whole pass may end clock too: interrupted, not failed.
+	t=$("$IH" clock --now "$NOW" --since "$start") || { [ -z "$sig" ] || stopped clock 130; stopped clock 1; }
 	now=(--now "$t")
 }
 boot=()
