@@ -84,7 +84,7 @@ func TestDamagedFooterStopsEveryCommand(t *testing.T) {
 			cmds := [][]string{
 				{"status", "--data", data},
 				{"status", "--data", data, "--verify"},
-				{"plan-retries", "--data", data, "--now", "2026-03-02T00:00:00Z", "-o", filepath.Join(dir, "jobs2.parquet")},
+				{"plan-retries", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", "-o", filepath.Join(dir, "jobs2.parquet")},
 			}
 			if table == dataset.TableState {
 				path = stateFileOf(t, data, hs[0])
@@ -92,10 +92,10 @@ func TestDamagedFooterStopsEveryCommand(t *testing.T) {
 				cmds = append(cmds,
 					[]string{"export", "--data", data, "--table", "state", "--format", "csv", "-o", "-"},
 					// hs[0] is known: dedup splices its file.
-					[]string{"dedup", "--data", data, "--now", "2026-03-02T00:00:00Z", list},
+					[]string{"dedup", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", list},
 					[]string{"merge", "--data", filepath.Join(dir, "other"), "--from", data})
 			} else {
-				mustRun(t, nil, "plan-retries", "--data", data, "--now", "2026-03-02T00:00:00Z", "-o", filepath.Join(dir, "jobs.parquet"))
+				mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", "-o", filepath.Join(dir, "jobs.parquet"))
 				path = fileOfTable(t, data, table)
 				flipInFooterValue(t, path, hs...)
 				cmds = append(cmds, []string{"export", "--data", data, "--table", "leases", "--format", "csv", "-o", "-"})
@@ -146,7 +146,7 @@ func TestSplicesKeepFooterChecksums(t *testing.T) {
 			t.Fatal(err)
 		}
 		old := stateFileOf(t, data, hs[0])
-		mustRun(t, nil, "dedup", "--data", data, "--now", now, list)
+		mustRun(t, nil, "dedup", "--data", data, "--far-now", "--now", now, list)
 		if nf := stateFileOf(t, data, hs[0]); nf == old {
 			t.Fatalf("dedup %d left %s as it was", i, old)
 		}
@@ -154,7 +154,7 @@ func TestSplicesKeepFooterChecksums(t *testing.T) {
 		checkFooters(t, data)
 	}
 	mustRun(t, nil, "export", "--data", data, "--table", "state", "--format", "csv", "-o", filepath.Join(dir, "state.csv"))
-	mustRun(t, nil, "plan-retries", "--data", data, "--now", "2026-03-05T00:00:00Z", "-o", filepath.Join(dir, "jobs.parquet"))
+	mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-05T00:00:00Z", "-o", filepath.Join(dir, "jobs.parquet"))
 }
 
 // checkFooters checks that every data file of the current snapshot of

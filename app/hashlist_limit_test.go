@@ -45,7 +45,7 @@ func TestHashListLineLimit(t *testing.T) {
 		args    []string
 		written string // what must not exist after
 	}{
-		{"dedup", []string{"dedup", "--data", data, "--now", "2026-03-01T00:00:00Z", list}, filepath.Join(data, "CURRENT")},
+		{"dedup", []string{"dedup", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", list}, filepath.Join(data, "CURRENT")},
 		{"fetch", []string{"fetch", "--no-dht", list, "-o", out}, out},
 	}
 	for _, tt := range tests {
