@@ -23,7 +23,7 @@ cd "$ROOT"
 SIZES=${SIZES-"10M 100M"}
 BENCH_DIR=${BENCH_DIR:-bench-data}
 LIMIT=${LIMIT:-100000}
-NOW=${NOW:-2026-03-01T00:00:00Z}
+NOW=${NOW:-$(date -u +%Y-%m-%dT00:00:00Z)} # today: a fixed date would be refused 10 years on
 OUT=$BENCH_DIR/run
 mkdir -p "$OUT"
 

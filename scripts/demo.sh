@@ -75,7 +75,8 @@ announced = {e["info_hash"] for e in truth.get("announced", [])}
 print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', []))} dead, "
       f"{sum(len(v) for v in truth.get('extra', {}).values())} hashes behind misbehaving peers")
 PY
-# Every step of pass 2 ran on its clock (NOW2), so retry waves are shown from it.
+# Pass 2 ran on one clock that started at NOW2 (each step at NOW2 plus the
+# time since the pass began), so retry waves are shown from NOW2.
 "$BIN" status --data "$DATA" --now "$NOW2" --verify # every file checked against the manifest too
 "$BIN" export --data "$DATA" --table catalog --format csv -o "$OUT/catalog.csv" ||
 	echo "demo: the catalog export failed (above)" >&2
