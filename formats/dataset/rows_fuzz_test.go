@@ -99,13 +99,15 @@ func oneLine(t *testing.T, err error, p string) {
 // allocate: reading the seeds takes under 2 MiB. It leaves room for
 // zstdWindow, which rowio's page checks can take for a few bytes of
 // input, but not for row buffers sized from what a footer claims.
-func maxTableAlloc(n int) uint64 { return 64<<20 + 64*uint64(n) + zstdWindow }
+func maxTableAlloc(n int) uint64 { return 64<<20 + 64*uint64(n) + zstdWindow(n) }
 
-// zstdWindow is what rowio's page checks may allocate for one zstd frame:
-// they decode it with the window the frame declares, up to MaxPageBytes
-// (a 10-byte frame declaring 512 MiB allocates 513 MiB), rather than one
-// bounded by the page's size.
-const zstdWindow = 513 << 20
+// zstdWindow is what rowio's page checks may allocate for the zstd frames
+// of a file of n bytes: they decode a frame with the window it declares,
+// which may be 8 MiB (rowio's minZstdWindow) or the page's size, and a
+// page's size is at most what its blocks hold (128 KiB for a 4-byte RLE
+// block). Before rowio bounded the window by the page, a 10-byte frame
+// declaring 512 MiB allocated 513 MiB.
+func zstdWindow(n int) uint64 { return 9<<20 + (128<<10)/4*uint64(n) }
 
 // allocated is the bytes allocated so far by the program.
 func allocated() uint64 {

@@ -49,7 +49,7 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 			return lie(most)
 		}
 	case format.Zstd:
-		most, err := zstdBound(io.NewSectionReader(s.r, off, n), n, lim)
+		most, err := zstdBound(io.NewSectionReader(s.r, off, n), n, lim, min(lim, max(usize, minZstdWindow)))
 		if err != nil {
 			return err
 		}
@@ -89,11 +89,20 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 	return nil
 }
 
+// minZstdWindow is the largest zstd window a page may declare whatever its
+// size: rowio's own page checks decode zstd as a stream, whose decoder
+// allocates the window a frame declares up front. Bounded by lim alone, a
+// 10-byte frame made it allocate 513 MiB. Writers size the window to the
+// data (libzstd and klauspost's one-shot encoders when the size is known)
+// or use a level's default (8 MiB at most below libzstd's --ultra levels),
+// so a window over both the page and this is refused as a limit.
+const minZstdWindow = 8 << 20
+
 // zstdBound walks the frames and block headers of a zstd page (RFC 8878)
 // and returns the most its decoding can produce; it fails if that or a
-// frame's declared size is over lim, or a frame declares more than its
-// blocks hold.
-func zstdBound(r io.ReaderAt, n, lim int64) (int64, error) {
+// frame's declared size is over lim, a frame's window is over window, or
+// a frame declares more than its blocks hold.
+func zstdBound(r io.ReaderAt, n, lim, window int64) (int64, error) {
 	var b [18]byte
 	at := func(off int64, k int) ([]byte, error) {
 		if off+int64(k) > n {
@@ -153,8 +162,8 @@ func zstdBound(r io.ReaderAt, n, lim int64) (int64, error) {
 		if !single {
 			wd := h[1]
 			base := int64(1) << (10 + wd>>3)
-			if window := base + base/8*int64(wd&7); window > lim {
-				return 0, fmt.Errorf("%w: zstd window of %d bytes (limit %d)", ErrLimit, window, lim)
+			if w := base + base/8*int64(wd&7); w > window {
+				return 0, fmt.Errorf("%w: zstd window of %d bytes (limit %d for this page)", ErrLimit, w, window)
 			}
 		}
 		pos += 4 + int64(hdrLen)

@@ -32,6 +32,20 @@ func TestCheckCodec(t *testing.T) {
 	zLie = append(zLie, 0x01, 0, 0)
 	zShort := bytes.Clone(zLie)
 	binary.LittleEndian.PutUint64(zShort[5:], 1000) // 1000 bytes from an empty block
+	// Frames with a window descriptor (not single segment, no content
+	// size) and one raw last block of 5 bytes: a 512 MiB window, and the
+	// 8 MiB any page may have.
+	zWindow := func(wd byte) []byte {
+		f := binary.LittleEndian.AppendUint32(nil, 0xfd2fb528)
+		return append(f, 0x00, wd, 5<<3|1, 0, 0, 'h', 'e', 'l', 'l', 'o')
+	}
+	var zs bytes.Buffer // a streaming encoder's frame: no content size, an 8 MiB window
+	e, err := kzstd.NewWriter(&zs, kzstd.WithWindowSize(8<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Write([]byte("hello"))
+	e.Close()
 	var gz bytes.Buffer
 	w := kgzip.NewWriter(&gz)
 	w.Write(make([]byte, 1<<20))
@@ -50,6 +64,9 @@ func TestCheckCodec(t *testing.T) {
 		{"zstd size lie", format.Zstd, z, 1 << 25, 1 << 30, false, "hold at most"},
 		{"zstd frame declares 1 TiB", format.Zstd, zLie, 0, 1 << 30, true, "zstd frame declares 1099511627776 bytes"},
 		{"zstd frame over its blocks", format.Zstd, zShort, 0, 1 << 30, false, "its blocks hold at most 0"},
+		{"zstd window of 512 MiB on a 5-byte page", format.Zstd, zWindow(19 << 3), 5, 1 << 30, true, "zstd window of 536870912 bytes (limit 8388608 for this page)"},
+		{"zstd window of 8 MiB on a 5-byte page", format.Zstd, zWindow(13 << 3), 5, 1 << 30, false, ""},
+		{"zstd stream", format.Zstd, zs.Bytes(), 5, 1 << 30, false, ""},
 		{"zstd over the limit", format.Zstd, z, int64(len(text)), 1000, true, "(limit 1000)"},
 		{"zstd truncated", format.Zstd, z[:len(z)/2], int64(len(text)), 1 << 30, false, "truncated"},
 		{"not zstd", format.Zstd, []byte("hello, world"), 12, 1 << 30, false, "not a zstd frame"},
@@ -90,7 +107,7 @@ func TestZstdBoundIsABound(t *testing.T) {
 			}
 		}
 		z := zstdFrame(t, data)
-		most, err := zstdBound(bytes.NewReader(z), int64(len(z)), 1<<30)
+		most, err := zstdBound(bytes.NewReader(z), int64(len(z)), 1<<30, 1<<30)
 		if err != nil || most < int64(n) {
 			t.Fatalf("%d bytes: bound %d, err %v", n, most, err)
 		}
