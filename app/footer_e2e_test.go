@@ -111,7 +111,7 @@ func TestDamagedFooterStopsEveryCommand(t *testing.T) {
 					}
 					continue
 				}
-				if r.code != 1 || !strings.HasPrefix(last, "infohash: ") ||
+				if r.code != 1 || !strings.HasPrefix(last, "infohash: "+args[0]) ||
 					!strings.Contains(last, "dataset: "+path+": footer CRC-32C ") || !strings.Contains(last, ", the manifest says ") ||
 					strings.Count(r.stderr, path) != 1 {
 					t.Errorf("%s: exit %d, stderr:\n%s\nwant exit 1 and one line …dataset: %s: footer CRC-32C …", strings.Join(args, " "), r.code, r.stderr, path)

@@ -351,7 +351,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	ph := planPhases{began: time.Now()}
 	leases, err := ReadLeases(d, base)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", fmt.Errorf("plan-retries: %w", err)
 	}
 	ended := u.release(leases, now)
 	live, err := livePenalties(d, base, now)
