@@ -208,7 +208,7 @@ func NewScanner(name string, r io.Reader) *Scanner { return newScanner(name, r, 
 // newScanner is NewScanner with lines of up to max bytes, for tests.
 func newScanner(name string, r io.Reader, max int) *Scanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 4096), max)
+	sc.Buffer(make([]byte, 4096), max+1) // a line of max bytes and its newline
 	s := &Scanner{name: name, max: max, sc: sc}
 	sc.Split(s.split)
 	return s

@@ -174,8 +174,10 @@ func TestScannerLineLimit(t *testing.T) {
 		lines int64  // lines read
 		err   string // "" for none
 	}{
-		{"a line that fits", h + "\n" + strings.Repeat("a", max-1) + "\n", 2, ""},
-		{"a line one byte over", h + "\n" + strings.Repeat("a", max) + "\n", 1, "in:2: line longer than 8192 bytes"},
+		{"a line that fits", h + "\n" + strings.Repeat("a", max) + "\n", 2, ""},
+		{"a last line that fits", h + "\n" + strings.Repeat("a", max), 2, ""},
+		{"a line one byte over", h + "\n" + strings.Repeat("a", max+1) + "\n", 1, "in:2: line longer than 8192 bytes"},
+		{"a last line one byte over", h + "\n" + strings.Repeat("a", max+1), 1, "in:2: line longer than 8192 bytes"},
 		{"a magnetico line over", h + "\n" + h + "\n" + `{"infoHash":"` + h + `","name":"` + strings.Repeat("x", max) + `"}` + "\n", 2,
 			"in:3: line longer than 8192 bytes"},
 	} {
