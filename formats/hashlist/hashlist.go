@@ -196,9 +196,9 @@ type Scanner struct {
 // MaxLine bounds one line of a hash list, for every command that reads
 // one (dedup imports it, fetch reads it as jobs): the line of a magnetico
 // export lists every file of its torrent (3000 files make ~300 KB), and a
-// Scanner's buffer grows to the longest line, up to this. A line that does
-// not fit in it with its line ending ends the scan: Err then says
-// "NAME:LINE: line longer than 67108864 bytes".
+// Scanner's buffer grows to the longest line, up to this. A line of more
+// bytes (its \n not counted, a \r before it counted) ends the scan: Err
+// then says "NAME:LINE: line longer than 67108864 bytes".
 const MaxLine = 64 << 20
 
 // NewScanner scans r, named name in errors, with lines of up to MaxLine
