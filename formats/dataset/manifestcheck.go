@@ -67,6 +67,17 @@ func (m *Manifest) check() error {
 		// miss entries left in the manifest.
 		return fmt.Errorf("applied: ledger entries inline (%d), which format 4 keeps in table %s", len(m.Applied), TableLedger)
 	}
+	// Formats 1-3 kept the ledger inline: an entry without an id, or
+	// with a negative row count, was written by no build, and migrating
+	// it would write a ledger file that every later read refuses.
+	for i, a := range m.Applied {
+		switch {
+		case a.ID == "":
+			return fmt.Errorf("applied: entry %d (%s) has no id", i, excerpt(a.Name))
+		case a.Rows < 0:
+			return fmt.Errorf("applied: entry %d (%s) has %d rows", i, excerpt(a.Name), a.Rows)
+		}
+	}
 	// The cold sweep's cursor is a state partition: plan-retries never
 	// sets another, and one out of range would sweep from where it wraps.
 	if c, ok := m.Cursors[CursorColdSweep]; ok && (c < 0 || c > 255) {

@@ -81,6 +81,15 @@ var manifestEdits = []struct {
 	{"inline ledger in format 4", func(m map[string]any) {
 		m["applied"] = []any{map[string]any{"id": "a1", "name": "in.txt", "rows": 1, "at": "2026-02-01T00:00:00Z"}}
 	}, "applied: ledger entries inline (1), which format 4 keeps in table ledger"},
+	{"inline ledger entry without an id", func(m map[string]any) {
+		m["format_version"] = 3
+		m["applied"] = []any{map[string]any{"id": "a1", "name": "a.txt", "rows": 1, "at": "2026-02-01T00:00:00Z"},
+			map[string]any{"id": "", "name": "in.txt", "rows": 1, "at": "2026-02-01T00:00:00Z"}}
+	}, `applied: entry 1 ("in.txt") has no id`},
+	{"inline ledger entry with negative rows", func(m map[string]any) {
+		m["format_version"] = 3
+		m["applied"] = []any{map[string]any{"id": "a1", "name": "in.txt", "rows": -1, "at": "2026-02-01T00:00:00Z"}}
+	}, `applied: entry 0 ("in.txt") has -1 rows`},
 }
 
 func setCursor(name string, v int64) func(map[string]any) {
