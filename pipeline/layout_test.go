@@ -48,3 +48,33 @@ func TestOnePackagePerStage(t *testing.T) {
 		t.Fatalf("not run from pipeline/: %v", err)
 	}
 }
+
+// TestNoStageImportsAnother: a stage's code imports no other stage, but
+// schedule, the retry policy the scheduling stages share. What two stages
+// both need (a table such as the leases) sits under formats/.
+func TestNoStageImportsAnother(t *testing.T) {
+	const prefix = "github.com/infohash/infohash/pipeline/"
+	files, err := filepath.Glob("*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no stage files found: not run from pipeline/")
+	}
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stage := filepath.Dir(path)
+		for _, imp := range f.Imports {
+			other, ok := strings.CutPrefix(strings.Trim(imp.Path.Value, `"`), prefix)
+			if ok && other != stage && other != "schedule" {
+				t.Errorf("pipeline/%s imports stage %s (move what they share under formats/)", filepath.ToSlash(path), other)
+			}
+		}
+	}
+}

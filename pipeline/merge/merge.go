@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
-	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -141,7 +141,7 @@ type runner struct {
 	base   *dataset.Manifest
 	p      schedule.Policy
 	now    int64
-	leases plan.Leases
+	leases leases.Set
 	peers  *peerTable
 	spill  *metaSpill // the metadata of the results applied (nil: in the rows)
 	mu     sync.Mutex // guards tx
@@ -339,7 +339,7 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 	}
 	st.PeerPenalties = r.peers.penalize(r.p, results)
 	st.PeersForgotten = r.peers.prune(r.p, r.now)
-	if r.leases, err = plan.ReadLeases(r.d, r.base); err != nil {
+	if r.leases, err = leases.Read(r.d, r.base); err != nil {
 		return st, fmt.Errorf("merge: %w", err)
 	}
 	results = sortResults(results)
@@ -406,7 +406,7 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 	st.LeasesReleased = len(st.released)
 	st.LeasesPruned = r.leases.Prune(r.now)
 	if st.LeasesReleased+st.LeasesPruned > 0 {
-		if err := plan.WriteLeases(r.tx, r.leases); err != nil {
+		if err := leases.Write(r.tx, r.leases); err != nil {
 			return st, fmt.Errorf("merge: %w", err)
 		}
 	}

@@ -288,7 +288,7 @@ func TestColdRowsInHotFilesSurvive(t *testing.T) {
 	}
 }
 
-// A lease past its grace (plan.LeaseGrace after its end) is gone for
+// A lease past its grace (leases.Grace after its end) is gone for
 // results, although merge drops it from the table only at its commit: an
 // unleased result counts, and one under that lease is late.
 func TestLeasePastItsGrace(t *testing.T) {

@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
-	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -109,7 +109,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 		var lease *schema.Lease
 		// A lease past its grace is gone (Prune drops it at the commit):
 		// a result does not find it, and an unleased one counts.
-		if l, ok := r.leases[h]; ok && !plan.LeaseExpired(l, r.now) {
+		if l, ok := r.leases[h]; ok && !leases.Expired(l, r.now) {
 			lease = &l
 		}
 		// Released rows sort last (sortResults): an attempt under the

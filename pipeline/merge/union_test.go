@@ -7,13 +7,13 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/dataset/datasettest"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // addTables commits torrents, peers, leases and ledger entries into dir.
-func addTables(t *testing.T, dir string, tor []schema.Torrent, peers []schema.PeerPenalty, leases []schema.Lease, applied []string) {
+func addTables(t *testing.T, dir string, tor []schema.Torrent, peers []schema.PeerPenalty, leaseRows []schema.Lease, applied []string) {
 	t.Helper()
 	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
 	if err != nil {
@@ -39,12 +39,12 @@ func addTables(t *testing.T, dir string, tor []schema.Torrent, peers []schema.Pe
 		}
 		tx.SetPartition(dataset.TablePeers, "", []dataset.FileInfo{fi})
 	}
-	if len(leases) > 0 {
-		ls := plan.Leases{}
-		for _, l := range leases {
+	if len(leaseRows) > 0 {
+		ls := leases.Set{}
+		for _, l := range leaseRows {
 			ls[l.InfoHash] = l
 		}
-		if err := plan.WriteLeases(tx, ls); err != nil {
+		if err := leases.Write(tx, ls); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -35,7 +36,7 @@ func planOptions(t *testing.T, dir string) Options {
 }
 
 // leasesAt returns the leases of dir's current snapshot and its number.
-func leasesAt(t *testing.T, dir string) (Leases, int64) {
+func leasesAt(t *testing.T, dir string) (leases.Set, int64) {
 	t.Helper()
 	d, err := dataset.OpenReadOnly(dir)
 	if err != nil {
@@ -45,7 +46,7 @@ func leasesAt(t *testing.T, dir string) (Leases, int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := ReadLeases(d, m)
+	ls, err := leases.Read(d, m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,9 +23,10 @@
 // every live penalty once, in its metadata (schema.AvoidPeersKey), and
 // fetch skips those endpoints for every job.
 //
-// Leases live in a small side table, DIR/leases/ (schema.Lease), written
-// in the same commit: planning never rewrites the state. A hash whose
-// lease is live is not planned again; once the lease expires the hash
-// returns to the queue, so a crashed fetch never loses a job. merge
-// removes a lease when the job's result is applied.
+// Leases live in a small side table, DIR/leases/ (schema.Lease, read and
+// written with formats/leases), written in the same commit: planning
+// never rewrites the state. A hash whose lease is live is not planned
+// again; once the lease expires the hash returns to the queue, so a
+// crashed fetch never loses a job. merge removes a lease when the job's
+// result is applied.
 package plan

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -52,18 +53,18 @@ func failedHash(t *testing.T, h schema.Hash, seen, failedAt int64) schema.State 
 
 // makeDataset writes states (hot ones, and cold ones into cold files) as
 // one commit of a new dataset and returns its directory.
-func makeDataset(t *testing.T, states []schema.State, leases []schema.Lease) string {
+func makeDataset(t *testing.T, states []schema.State, leaseRows []schema.Lease) string {
 	t.Helper()
 	dir := t.TempDir()
 	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeStates(t, d, states, leases)
+	writeStates(t, d, states, leaseRows)
 	return dir
 }
 
-func writeStates(t *testing.T, d *dataset.Dataset, states []schema.State, leases []schema.Lease) {
+func writeStates(t *testing.T, d *dataset.Dataset, states []schema.State, leaseRows []schema.Lease) {
 	t.Helper()
 	tx, err := d.Begin()
 	if err != nil {
@@ -98,12 +99,12 @@ func writeStates(t *testing.T, d *dataset.Dataset, states []schema.State, leases
 		}
 		tx.SetPartition(dataset.TableState, key, files)
 	}
-	if leases != nil {
-		ls := Leases{}
-		for _, l := range leases {
+	if leaseRows != nil {
+		ls := leases.Set{}
+		for _, l := range leaseRows {
 			ls[l.InfoHash] = l
 		}
-		if err := WriteLeases(tx, ls); err != nil {
+		if err := leases.Write(tx, ls); err != nil {
 			t.Fatal(err)
 		}
 	}

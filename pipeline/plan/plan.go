@@ -15,6 +15,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -171,7 +172,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		p       schedule.Policy
 		base    *dataset.Manifest
 		jobs    []schema.Job
-		leases  Leases
+		leases  leases.Set
 		avoid   string
 		w       *rowio.Writer[schema.Job]
 		written bool
@@ -346,10 +347,10 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []sc
 // lease table after them and the jobs file's avoid list, and fills st.
 // The leases of u's unpublished jobs files are ended first.
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
-	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, st *Stats) ([]schema.Job, Leases, string, error) {
+	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, st *Stats) ([]schema.Job, leases.Set, string, error) {
 	base := tx.Base()
 	ph := planPhases{began: time.Now()}
-	leases, err := ReadLeases(d, base)
+	leases, err := leases.Read(d, base)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("plan-retries: %w", err)
 	}
@@ -419,14 +420,14 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 // commit records the leases (if they changed), the cold sweep's cursor
 // (if it moved from from to next) and the policy; it commits nothing when
 // neither changed. ready is the commit's last question (CommitOptions).
-func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, leases Leases, leased bool, from, next int64, ready func() error) (*dataset.Manifest, error) {
+func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, ls leases.Set, leased bool, from, next int64, ready func() error) (*dataset.Manifest, error) {
 	swept := next != from
 	if !leased && !swept {
 		tx.Abort()
 		return tx.Base(), nil
 	}
 	if leased {
-		if err := WriteLeases(tx, leases); err != nil {
+		if err := leases.Write(tx, ls); err != nil {
 			tx.Abort() // and the writer lock, if it holds it
 			return nil, err
 		}

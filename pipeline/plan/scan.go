@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -37,7 +38,7 @@ type scanner struct {
 	m          *dataset.Manifest
 	p          schedule.Policy
 	bl         schedule.Blocklist
-	leases     Leases
+	leases     leases.Set
 	now        int64
 	seed       uint64
 	limit      int

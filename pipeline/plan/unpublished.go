@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -70,7 +71,7 @@ func claimUnpublished(output string) *unpublished {
 // (the same hash, lease_id and lease_until) that is live at now, and
 // returns how many it ended. The lease stays as a record, ended: the
 // hash is due again, and this pass may plan it under a lease of its own.
-func (u *unpublished) release(leases Leases, now int64) int {
+func (u *unpublished) release(leases leases.Set, now int64) int {
 	n := 0
 	for _, j := range u.jobs {
 		l, ok := leases[j.InfoHash]

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/progress"
-	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -165,7 +165,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		r.RetryWaves[wv.Name] = 0 // every wave, for "jq .retry_waves.overdue" to read 0
 	}
 	nowMs := now.UnixMilli()
-	leases, err := plan.ReadLeases(d, m)
+	leases, err := leases.Read(d, m)
 	if err != nil {
 		return nil, fmt.Errorf("status: %s: %w", dir, err)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/pipeline/plan"
 )
 
 func TestReport(t *testing.T) {
@@ -43,7 +43,7 @@ func TestReport(t *testing.T) {
 		}
 		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
 	}
-	if err := plan.WriteLeases(tx, plan.Leases{
+	if err := leases.Write(tx, leases.Set{
 		{0, 1}: {InfoHash: schema.Hash{0, 1}, LeaseID: "L1", LeaseUntil: ms(time.Hour), PlannedAt: ms(-time.Hour)},
 		{0, 3}: {InfoHash: schema.Hash{0, 3}, LeaseID: "L0", LeaseUntil: ms(-time.Minute), PlannedAt: ms(-3 * time.Hour)},
 	}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -74,7 +75,7 @@ func TestWavesByTierAndKind(t *testing.T) {
 	tx.SetPartition(dataset.TableState, "00", []dataset.FileInfo{
 		stage("00", dataset.NewName(".parquet"), hot), stage("00", schedule.ColdFileName(), cold)})
 	tx.SetPartition(dataset.TableState, "07", []dataset.FileInfo{stage("07", dataset.NewName(".parquet"), other)})
-	if err := plan.WriteLeases(tx, plan.Leases{
+	if err := leases.Write(tx, leases.Set{
 		{0, 2}: {InfoHash: schema.Hash{0, 2}, LeaseID: "L1", LeaseUntil: ms(time.Hour), PlannedAt: ms(-time.Hour)},
 		{0, 3}: {InfoHash: schema.Hash{0, 3}, LeaseID: "L0", LeaseUntil: ms(-time.Minute), PlannedAt: ms(-3 * time.Hour)},
 	}); err != nil {

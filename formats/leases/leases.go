@@ -1,4 +1,8 @@
-package plan
+// Package leases reads and writes a dataset's leases table: which hashes
+// plan-retries handed to fetch jobs, until when, and under which lease_id.
+// plan-retries writes it; merge reads it to apply a result once, by lease,
+// and releases what it applied; status reports it.
+package leases
 
 import (
 	"bytes"
@@ -9,22 +13,22 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// LeaseGrace is how long an expired lease is kept after its end: a late
+// Grace is how long an expired lease is kept after its end: a late
 // result still finds the lease it was planned under (and is applied) until
 // the hash is planned again or the grace ends.
-const LeaseGrace = 7 * 24 * 60 * 60 * 1000 // ms
+const Grace = 7 * 24 * 60 * 60 * 1000 // ms
 
-// Leases maps each leased hash to its lease.
-type Leases map[schema.Hash]schema.Lease
+// Set maps each leased hash to its lease.
+type Set map[schema.Hash]schema.Lease
 
-// ReadLeases reads the lease table of snapshot m.
-func ReadLeases(d *dataset.Dataset, m *dataset.Manifest) (Leases, error) {
+// Read reads the lease table of snapshot m.
+func Read(d *dataset.Dataset, m *dataset.Manifest) (Set, error) {
 	t := m.Table(dataset.TableLeases)
 	rows, err := dataset.ReadPartition[schema.Lease](d, t, "")
 	if err != nil {
 		return nil, fmt.Errorf("leases: %w", err)
 	}
-	out := make(Leases, len(rows))
+	out := make(Set, len(rows))
 	for _, l := range rows {
 		if old, ok := out[l.InfoHash]; !ok || l.PlannedAt >= old.PlannedAt {
 			out[l.InfoHash] = l
@@ -34,21 +38,21 @@ func ReadLeases(d *dataset.Dataset, m *dataset.Manifest) (Leases, error) {
 }
 
 // Live reports whether h is leased at now.
-func (ls Leases) Live(h schema.Hash, now int64) bool {
+func (ls Set) Live(h schema.Hash, now int64) bool {
 	l, ok := ls[h]
 	return ok && l.LeaseUntil > now
 }
 
-// LeaseExpired reports whether l ended more than LeaseGrace before now:
+// Expired reports whether l ended more than Grace before now:
 // such a lease is gone for results (merge) and dropped at the next commit.
-func LeaseExpired(l schema.Lease, now int64) bool { return l.LeaseUntil+LeaseGrace < now }
+func Expired(l schema.Lease, now int64) bool { return l.LeaseUntil+Grace < now }
 
-// Prune drops leases that ended more than LeaseGrace before now and
+// Prune drops leases that ended more than Grace before now and
 // reports how many it dropped.
-func (ls Leases) Prune(now int64) int {
+func (ls Set) Prune(now int64) int {
 	n := 0
 	for h, l := range ls {
-		if LeaseExpired(l, now) {
+		if Expired(l, now) {
 			delete(ls, h)
 			n++
 		}
@@ -56,9 +60,9 @@ func (ls Leases) Prune(now int64) int {
 	return n
 }
 
-// WriteLeases stages ls as the whole lease table of tx (one file sorted by
+// Write stages ls as the whole lease table of tx (one file sorted by
 // hash; none when empty).
-func WriteLeases(tx *dataset.Tx, ls Leases) error {
+func Write(tx *dataset.Tx, ls Set) error {
 	if len(ls) == 0 {
 		tx.SetPartition(dataset.TableLeases, "", nil)
 		return nil
