@@ -29,8 +29,8 @@ func partitioned(name string) bool { return name == TableState || name == TableT
 // check reports the first thing in m that no writer of m's format leaves
 // in a committed manifest (nil if there is none), in a fixed order:
 // tables in tableNames' order, each one's partitions by key, then its
-// Bloom filters by key; then the inline ledger and the cursors. Tables of other names are left to the caller
-// (parseManifest refuses them).
+// Bloom filters by key; then the inline ledger and the cursors. Tables of
+// other names are left to the caller (parseManifest refuses them).
 func (m *Manifest) check() error {
 	if m.Snapshot < 0 {
 		return fmt.Errorf("snapshot %d", m.Snapshot)

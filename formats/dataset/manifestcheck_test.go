@@ -264,23 +264,29 @@ func TestOlderFormatsNeedNoTable(t *testing.T) {
 		{"partitions null", setField("state", "partitions", nil), "table state: no partitions (missing or null)"},
 		{"dir outside", setField("state", "dir", "../../.."), `table state: dir "../../.." is not state/v/NNNNNNNNNNNN`},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir, path, _ := damagedDataset(t, func(m map[string]any) {
-				asFormat(m, 3)
-				c.edit(m)
-			})
-			d, err := OpenReadOnly(dir)
-			if c.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				d.Close()
-				return
-			}
-			if want := "dataset: " + path + ": corrupt manifest: " + c.want; err == nil || err.Error() != want {
-				t.Fatalf("got %v, want %s", err, want)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { openAsFormat(t, 3, c.edit, c.want) })
+	}
+}
+
+// openAsFormat checks that a dataset whose manifest is made one of
+// format version, then edited, opens (want "") or is refused as a
+// corrupt manifest for want.
+func openAsFormat(t *testing.T, version int, edit func(map[string]any), want string) {
+	t.Helper()
+	dir, path, _ := damagedDataset(t, func(m map[string]any) {
+		asFormat(m, version)
+		edit(m)
+	})
+	d, err := OpenReadOnly(dir)
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		return
+	}
+	if want := "dataset: " + path + ": corrupt manifest: " + want; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
 	}
 }
 
@@ -357,23 +363,7 @@ func TestFormat4BeforeEveryTableKeptAFile(t *testing.T) {
 		{"state empty", setField("state", "partitions", map[string]any{}), "table state: no files (a committed table has at least one)"},
 		{"leases null", setField("leases", "partitions", nil), "table leases: no partitions (missing or null)"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir, path, _ := damagedDataset(t, func(m map[string]any) {
-				asFormat(m, 4)
-				c.edit(m)
-			})
-			d, err := OpenReadOnly(dir)
-			if c.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				d.Close()
-				return
-			}
-			if want := "dataset: " + path + ": corrupt manifest: " + c.want; err == nil || err.Error() != want {
-				t.Fatalf("got %v, want %s", err, want)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { openAsFormat(t, 4, c.edit, c.want) })
 	}
 }
 
