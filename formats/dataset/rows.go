@@ -126,10 +126,10 @@ func (e *SourceError) Unwrap() error { return e.Err }
 
 // ReadFile reads every row of the Parquet file at path, which must have
 // every column of T as T's writer makes it (rowio.CheckTable): a column
-// missing from it is damage, not zero values. It checks no footer
-// checksum: a file of a snapshot is read with ReadDataFile (or
-// ReadPartition), which does.
-func ReadFile[T any](path string) ([]T, error) { return readFile[T](path, rowio.FooterSum{}) }
+// missing from it is damage, not zero values. The file is no snapshot's
+// (rowio.UnrecordedFile): it checks no footer checksum. A file of a
+// snapshot is read with ReadDataFile (or ReadPartition), which does.
+func ReadFile[T any](path string) ([]T, error) { return readFile[T](rowio.UnrecordedFile(path)) }
 
 // ReadDataFile reads every row of data file f of partition key of table
 // t of the dataset, as ReadFile does, once the file's footer matches the
@@ -137,26 +137,21 @@ func ReadFile[T any](path string) ([]T, error) { return readFile[T](path, rowio.
 // *rowio.FooterError naming the file). The torrents, peers, leases and
 // ledger tables have had the same columns in every format; state files
 // of an older format, which lack some, are read with statecol and
-// Manifest.StateLacks.
+// Dataset.DataFile.
 func ReadDataFile[T any](d *Dataset, t *Table, key string, f FileInfo) ([]T, error) {
-	return readFile[T](d.FilePath(t, key, f), f.Footer())
+	return readFile[T](d.dataFile(t, key, f))
 }
 
-func readFile[T any](path string, footer rowio.FooterSum) ([]T, error) {
-	f, err := os.Open(path)
+// readFile reads every row of df, which must have every column of T
+// whatever df.Lacks says (see ReadDataFile), once its footer matches
+// df.Footer.
+func readFile[T any](df rowio.DataFile) ([]T, error) {
+	f, r, size, err := df.Open() // checks the footer before anything reads it
 	if err != nil {
-		return nil, err
+		return nil, err // it names the file
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	r, err := footer.Check(f, st.Size(), path) // before anything reads the footer
-	if err != nil {
-		return nil, err // it names path
-	}
-	return readRows[T](r, st.Size(), path)
+	return readRows[T](r, size, df.Path())
 }
 
 // readRows reads every row of the Parquet file of size bytes in r (named

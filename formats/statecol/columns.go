@@ -32,8 +32,9 @@ func ColumnsNamed(names ...string) Columns {
 	return c
 }
 
-// names returns the names of the (top-level) columns in c.
-func (c Columns) names() []string {
+// Names returns the names of the (top-level) columns in c, in file order
+// (nil for none): what a rowio.DataFile of a state file lacks.
+func (c Columns) Names() []string {
 	var out []string
 	for k, n := range stateColumnNames {
 		if c&(1<<k) != 0 {

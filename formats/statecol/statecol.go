@@ -92,7 +92,7 @@ func openFile(path string, own bool, lacks Columns, footer rowio.FooterSum) (_ *
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := rowio.CheckTable(pf, stateSchema(), stateFormat, lacks.names()...); err != nil {
+	if err := rowio.CheckTable(pf, stateSchema(), stateFormat, lacks.Names()...); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &File{f: f, pf: pf}, nil
