@@ -46,7 +46,7 @@ func stateFileOf(t *testing.T, data, hex string) string {
 // that wrote those values would have committed it.
 func rewriteState(t *testing.T, data, path string, set func([]schema.State)) {
 	t.Helper()
-	rows, err := statecol.ReadStateFile(path, 0, rowio.FooterSum{})
+	rows, err := statecol.ReadStateFile(rowio.UnrecordedFile(path))
 	if err != nil {
 		t.Fatal(err)
 	}

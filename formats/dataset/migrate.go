@@ -71,12 +71,12 @@ func (m *Manifest) StateLacks() statecol.Columns {
 }
 
 func migrateState(d *Dataset, tx *Tx) error {
-	t := tx.Base().Table(TableState)
-	lacks := tx.Base().StateLacks()
+	base := tx.Base()
+	t := base.Table(TableState)
 	for _, key := range t.PartitionKeys() {
 		var infos []FileInfo
 		for _, f := range t.Partitions[key] {
-			rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks, f.Footer())
+			rows, err := statecol.ReadStateFile(d.DataFile(base, TableState, key, f))
 			if err != nil {
 				return err
 			}

@@ -82,7 +82,7 @@ func TestOpenReadOnlyWritesNothing(t *testing.T) {
 				t.Fatalf("read format %d snapshot %d (%v), want the dataset as it is", m.FormatVersion, m.Snapshot, err)
 			}
 			st := m.Table(TableState)
-			got, err := statecol.ReadStateFile(d.FilePath(st, "ab", st.Partitions["ab"][0]), m.StateLacks(), st.Partitions["ab"][0].Footer())
+			got, err := statecol.ReadStateFile(d.DataFile(m, TableState, "ab", st.Partitions["ab"][0]))
 			if err != nil || len(got) != 1 || got[0].SeenCount != 7 || got[0].BackoffStep != 0 {
 				t.Fatalf("rows %+v, %v", got, err)
 			}

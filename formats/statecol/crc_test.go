@@ -44,7 +44,7 @@ func TestPageChecksums(t *testing.T) {
 			if err := os.WriteFile(path, damaged, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ReadStateFile(path, 0, rowio.FooterSum{}); err == nil || !strings.Contains(err.Error(), "checksum") {
+			if _, err := ReadStateFile(rowio.UnrecordedFile(path)); err == nil || !strings.Contains(err.Error(), "checksum") {
 				t.Fatalf("reading a damaged %s page: %v, want a checksum error", name, err)
 			}
 		})

@@ -57,11 +57,11 @@ func TestDamagedRowCount(t *testing.T) {
 		{"a row group's", func(md *format.FileMetaData) { md.RowGroups[0].NumRows = 1 << 20 }, "the footer declares 300 rows, its row groups 1048576"},
 	}
 	readers := map[string]func(p string) error{
-		"ReadStateFile": func(p string) error { _, err := statecol.ReadStateFile(p, 0, rowio.FooterSum{}); return err },
+		"ReadStateFile": func(p string) error { _, err := statecol.ReadStateFile(rowio.UnrecordedFile(p)); return err },
 		"ReadState": func(p string) error {
-			return statecol.ReadState(p, 0, rowio.FooterSum{}, func([]schema.State) error { return nil })
+			return statecol.ReadState(rowio.UnrecordedFile(p), func([]schema.State) error { return nil })
 		},
-		"ReadUntrustedStateFile": func(p string) error { _, err := statecol.ReadUntrustedStateFile(p, 0, rowio.FooterSum{}); return err },
+		"ReadUntrustedStateFile": func(p string) error { _, err := statecol.ReadUntrustedStateFile(rowio.UnrecordedFile(p)); return err },
 	}
 	for _, tt := range tests {
 		p := filepath.Join(t.TempDir(), "state.parquet")
@@ -149,11 +149,11 @@ func TestDamagedPageHeader(t *testing.T) {
 		{"values 2e9", grow(values, 2e9), "over a reading limit: row group 0 column \"info_hash\": page at offset 4 declares 2000000000 values"},
 	}
 	readers := map[string]func(p string) error{
-		"ReadStateFile": func(p string) error { _, err := statecol.ReadStateFile(p, 0, rowio.FooterSum{}); return err },
+		"ReadStateFile": func(p string) error { _, err := statecol.ReadStateFile(rowio.UnrecordedFile(p)); return err },
 		"ReadState": func(p string) error {
-			return statecol.ReadState(p, 0, rowio.FooterSum{}, func([]schema.State) error { return nil })
+			return statecol.ReadState(rowio.UnrecordedFile(p), func([]schema.State) error { return nil })
 		},
-		"ReadUntrustedStateFile": func(p string) error { _, err := statecol.ReadUntrustedStateFile(p, 0, rowio.FooterSum{}); return err },
+		"ReadUntrustedStateFile": func(p string) error { _, err := statecol.ReadUntrustedStateFile(rowio.UnrecordedFile(p)); return err },
 	}
 	for _, tt := range tests {
 		p := filepath.Join(t.TempDir(), "state.parquet")

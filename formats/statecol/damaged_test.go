@@ -33,25 +33,25 @@ func writeStateFile(t *testing.T, rows []schema.State) string {
 // stateReaders are the ways a state file is opened.
 var stateReaders = []struct {
 	name string
-	read func(path string, lacks statecol.Columns) error
+	read func(df rowio.DataFile) error
 }{
-	{"Open", func(p string, lacks statecol.Columns) error {
-		f, err := statecol.Open(p, lacks, rowio.FooterSum{})
+	{"Open", func(df rowio.DataFile) error {
+		f, err := statecol.Open(df)
 		if err == nil {
 			f.Close()
 		}
 		return err
 	}},
-	{"ReadStateFile", func(p string, lacks statecol.Columns) error {
-		_, err := statecol.ReadStateFile(p, lacks, rowio.FooterSum{})
+	{"ReadStateFile", func(df rowio.DataFile) error {
+		_, err := statecol.ReadStateFile(df)
 		return err
 	}},
-	{"ReadUntrustedStateFile", func(p string, lacks statecol.Columns) error {
-		_, err := statecol.ReadUntrustedStateFile(p, lacks, rowio.FooterSum{})
+	{"ReadUntrustedStateFile", func(df rowio.DataFile) error {
+		_, err := statecol.ReadUntrustedStateFile(df)
 		return err
 	}},
-	{"ReadState", func(p string, lacks statecol.Columns) error {
-		return statecol.ReadState(p, lacks, rowio.FooterSum{}, func([]schema.State) error { return nil })
+	{"ReadState", func(df rowio.DataFile) error {
+		return statecol.ReadState(df, func([]schema.State) error { return nil })
 	}},
 }
 
@@ -95,7 +95,7 @@ func TestDamagedFooter(t *testing.T) {
 			path := writeStateFile(t, rows)
 			c.damage(t, path)
 			for _, r := range stateReaders {
-				err := r.read(path, 0)
+				err := r.read(rowio.UnrecordedFile(path))
 				if err == nil {
 					t.Fatalf("%s read the damaged file", r.name)
 				}
@@ -162,8 +162,9 @@ func TestOlderFormatLacks(t *testing.T) {
 		{3, `no column "backoff_step"`},
 		{dataset.FormatVersion, `no column "backoff_step"`},
 	} {
+		// A file of a format before 5, which recorded no footer checksum.
 		lacks := (&dataset.Manifest{FormatVersion: tt.version}).StateLacks()
-		rows, err := statecol.ReadStateFile(path, lacks, rowio.FooterSum{})
+		rows, err := statecol.ReadStateFile(rowio.RecordedFile(path, rowio.FooterSum{}, lacks.Names()...))
 		switch {
 		case tt.want == "" && (err != nil || len(rows) != 1 || rows[0].SeenCount != 7 || rows[0].BackoffStep != 0 || rows[0].AvoidPeers != nil):
 			t.Errorf("format %d: %+v, %v; want the row with zero values", tt.version, rows, err)
@@ -239,7 +240,7 @@ func TestBadValuesOnRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range stateReaders[1:] { // Open decodes no rows
-				err := r.read(path, 0)
+				err := r.read(rowio.UnrecordedFile(path))
 				if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tt.want) {
 					t.Errorf("%s: %v, want %s: …%s", r.name, err, path, tt.want)
 				}
@@ -278,7 +279,7 @@ func TestBadValuesNotWritten(t *testing.T) {
 
 			// Splice: the row changed into the bad value is refused.
 			good := sampleRows(5)
-			src, err := statecol.Open(writeStateFile(t, good), 0, rowio.FooterSum{})
+			src, err := statecol.Open(rowio.UnrecordedFile(writeStateFile(t, good)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -57,11 +57,11 @@ func BenchmarkOpenFooterCheck(b *testing.B) {
 						f.Close()
 						continue
 					}
-					var s rowio.FooterSum
+					df := rowio.UnrecordedFile(p)
 					if bc.check {
-						s = sums[i]
+						df = rowio.RecordedFile(p, sums[i])
 					}
-					f, err := Open(p, 0, s)
+					f, err := Open(df)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -27,9 +27,9 @@ func FuzzReadStateFile(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := statecol.ReadUntrustedStateFile(p, 0, rowio.FooterSum{})
+		rows, err := statecol.ReadUntrustedStateFile(rowio.UnrecordedFile(p))
 		if err == nil {
-			src, err := statecol.OpenUntrusted(p, 0, rowio.FooterSum{})
+			src, err := statecol.OpenUntrusted(rowio.UnrecordedFile(p))
 			if err != nil {
 				t.Fatalf("read %d rows, then Open failed: %v", len(rows), err)
 			}
@@ -88,12 +88,12 @@ func FuzzReadTrustedStateFile(f *testing.F) {
 			t.Fatal(err)
 		}
 		before := allocated()
-		rows, err := statecol.ReadStateFile(p, 0, rowio.FooterSum{})
+		rows, err := statecol.ReadStateFile(rowio.UnrecordedFile(p))
 		grew := allocated() - before
 		if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), p+": ")) {
 			t.Fatalf("error not one line naming the file: %q", err)
 		}
-		urows, uerr := statecol.ReadUntrustedStateFile(p, 0, rowio.FooterSum{})
+		urows, uerr := statecol.ReadUntrustedStateFile(rowio.UnrecordedFile(p))
 		switch {
 		case uerr == nil && err != nil:
 			t.Fatalf("the untrusted reader read %d rows, the trusted one failed: %v", len(urows), err)
@@ -103,7 +103,7 @@ func FuzzReadTrustedStateFile(f *testing.F) {
 			t.Fatalf("the trusted reader allocated %d MiB (%v) on a file the untrusted one refuses: %v", grew>>20, err, uerr)
 		}
 		n := 0
-		serr := statecol.ReadState(p, 0, rowio.FooterSum{}, func(st []schema.State) error { n += len(st); return nil })
+		serr := statecol.ReadState(rowio.UnrecordedFile(p), func(st []schema.State) error { n += len(st); return nil })
 		if (serr == nil) != (err == nil) || (err == nil && n != len(rows)) {
 			t.Fatalf("ReadState: %d rows, %v; ReadStateFile: %d rows, %v", n, serr, len(rows), err)
 		}

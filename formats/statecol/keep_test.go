@@ -87,7 +87,7 @@ func openStateFile(t testing.TB, rows []schema.State) (*File, string) {
 	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(p, 0, rowio.FooterSum{})
+	f, err := Open(rowio.UnrecordedFile(p))
 	if err != nil {
 		t.Fatal(err)
 	}

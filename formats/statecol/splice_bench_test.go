@@ -20,7 +20,7 @@ func BenchmarkSplice(b *testing.B) {
 	var src *File
 	if path := os.Getenv("INFOHASH_SPLICE_FILE"); path != "" {
 		var err error
-		if src, err = Open(path, 0, rowio.FooterSum{}); err != nil {
+		if src, err = Open(rowio.UnrecordedFile(path)); err != nil {
 			b.Fatal(err)
 		}
 	} else {

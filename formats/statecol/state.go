@@ -12,15 +12,16 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// ReadState reads every row of a state file, one row group at a time:
-// fn receives each row group's rows (a buffer reused between calls).
-// Columns in lacks (see Open) that the file lacks read as zero values;
-// its footer is checked against footer (see Open).
-func ReadState(path string, lacks Columns, footer rowio.FooterSum, fn func([]schema.State) error) (err error) {
-	f, err := Open(path, lacks, footer)
+// ReadState reads every row of the state file df, one row group at a
+// time: fn receives each row group's rows (a buffer reused between
+// calls). Columns that df lacks (see Open) read as zero values; its footer
+// is checked first (see Open).
+func ReadState(df rowio.DataFile, fn func([]schema.State) error) (err error) {
+	f, err := Open(df)
 	if err != nil {
 		return err
 	}
+	path := df.Path()
 	defer f.Close()
 	defer recoverCorrupt(&err, path)
 	var buf []schema.State
@@ -43,33 +44,33 @@ func ReadState(path string, lacks Columns, footer rowio.FooterSum, fn func([]sch
 	return nil
 }
 
-// ReadStateFile returns all rows of a state file, decoded straight into
-// one slice of the file's size. The file may lack the columns in lacks;
-// its footer is checked against footer (see Open).
-func ReadStateFile(path string, lacks Columns, footer rowio.FooterSum) ([]schema.State, error) {
-	return ReadStateFileInto(path, lacks, footer, nil)
+// ReadStateFile returns all rows of the state file df, decoded straight
+// into one slice of the file's size. The columns df lacks read as zero
+// values; its footer is checked first (see Open).
+func ReadStateFile(df rowio.DataFile) ([]schema.State, error) {
+	return ReadStateFileInto(df, nil)
 }
 
 // ReadStateFileInto is ReadStateFile decoding into buf's memory when it is
 // large enough: a caller that reads partition after partition reuses one
 // buffer instead of faulting in fresh pages for each (on this VM a page
 // fault cost more than decoding the page's rows).
-func ReadStateFileInto(path string, lacks Columns, footer rowio.FooterSum, buf []schema.State) ([]schema.State, error) {
-	f, err := Open(path, lacks, footer)
+func ReadStateFileInto(df rowio.DataFile, buf []schema.State) ([]schema.State, error) {
+	f, err := Open(df)
 	if err != nil {
 		return nil, err
 	}
-	return f.readAll(path, buf)
+	return f.readAll(df.Path(), buf)
 }
 
 // ReadUntrustedStateFile is ReadStateFile for a file from elsewhere (see
 // OpenUntrusted).
-func ReadUntrustedStateFile(path string, lacks Columns, footer rowio.FooterSum) ([]schema.State, error) {
-	f, err := OpenUntrusted(path, lacks, footer)
+func ReadUntrustedStateFile(df rowio.DataFile) ([]schema.State, error) {
+	f, err := OpenUntrusted(df)
 	if err != nil {
 		return nil, err
 	}
-	return f.readAll(path, nil)
+	return f.readAll(df.Path(), nil)
 }
 
 // readAll reads every row of f (at path), into buf's memory if it is

@@ -74,7 +74,7 @@ func TestReadStateMatchesRowReader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := statecol.ReadStateFile(path, 0, rowio.FooterSum{})
+			got, err := statecol.ReadStateFile(rowio.UnrecordedFile(path))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func BenchmarkReadState(b *testing.B) {
 	w.Close()
 	b.Run("columns", func(b *testing.B) {
 		for b.Loop() {
-			if err := statecol.ReadState(path, 0, rowio.FooterSum{}, func([]schema.State) error { return nil }); err != nil {
+			if err := statecol.ReadState(rowio.UnrecordedFile(path), func([]schema.State) error { return nil }); err != nil {
 				b.Fatal(err)
 			}
 		}

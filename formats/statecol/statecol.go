@@ -27,7 +27,7 @@ type File struct {
 	keep *pageKeep // pages kept during a splice
 }
 
-// Open opens the state file at path, one of the dataset's own (written by
+// Open opens the state file f, one of the dataset's own (written by
 // infohash, CRC-checked by "status --verify"), which may be damaged on
 // disk but is not crafted. Its footer and page headers are checked
 // against rowio.DefaultLimits before parquet-go decodes anything
@@ -38,20 +38,21 @@ type File struct {
 // elsewhere.
 //
 // The file must have every state column, with the type and levels the
-// writer gives it, but those in lacks: the columns the dataset's format
-// version predates (dataset.Manifest.StateLacks), which read as zero
-// values. A column missing otherwise is damage (a flipped bit in its name
-// in the footer), a CorruptError naming the file: read as zeros, it would
-// be written back as zeros by the next commit.
+// writer gives it, but those f lacks (rowio.DataFile.Lacks): the columns
+// the dataset's format version predates (dataset.Manifest.StateLacks),
+// which read as zero values. A column missing otherwise is damage (a
+// flipped bit in its name in the footer), a CorruptError naming the file:
+// read as zeros, it would be written back as zeros by the next commit.
 //
-// Before any of that, the file's footer is checked against footer, the
-// checksum its dataset's manifest recorded (dataset.FileInfo.Footer): the
-// page CRCs do not cover the footer, whose statistics readers act on
-// (AllNull) and Splice copies. A mismatch is a *rowio.FooterError naming
-// the file. The zero FooterSum (a file of an older dataset format, or
-// one that is no dataset's) checks nothing.
-func Open(path string, lacks Columns, footer rowio.FooterSum) (*File, error) {
-	return openFile(path, true, lacks, footer)
+// Before any of that, the file's footer is checked against the checksum
+// its dataset's manifest recorded (rowio.DataFile.Footer, which
+// dataset.Dataset.DataFile takes from the manifest): the page CRCs do not
+// cover the footer, whose statistics readers act on (AllNull) and Splice
+// copies. A mismatch is a *rowio.FooterError naming the file. An
+// unrecorded file (rowio.UnrecordedFile), or one of an older dataset
+// format, has no checksum to check.
+func Open(f rowio.DataFile) (*File, error) {
+	return openFile(f, true)
 }
 
 // OpenUntrusted is Open for a state file from elsewhere (another dataset
@@ -59,19 +60,15 @@ func Open(path string, lacks Columns, footer rowio.FooterSum) (*File, error) {
 // and levels are also checked before anything is decoded (rowio.OpenParquet),
 // so that a crafted page, CRC and all, cannot make the reader allocate
 // without bound.
-func OpenUntrusted(path string, lacks Columns, footer rowio.FooterSum) (*File, error) {
-	return openFile(path, false, lacks, footer)
+func OpenUntrusted(f rowio.DataFile) (*File, error) {
+	return openFile(f, false)
 }
 
-func openFile(path string, own bool, lacks Columns, footer rowio.FooterSum) (_ *File, err error) {
-	f, err := os.Open(path)
+func openFile(df rowio.DataFile, own bool) (_ *File, err error) {
+	path := df.Path()
+	f, r, size, err := df.Open() // checks the footer before anything reads it
 	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+		return nil, err // it names path
 	}
 	defer func() {
 		if err != nil {
@@ -79,20 +76,16 @@ func openFile(path string, own bool, lacks Columns, footer rowio.FooterSum) (_ *
 		}
 	}()
 	defer recoverCorrupt(&err, path)
-	r, err := footer.Check(f, info.Size(), path) // before anything reads the footer
-	if err != nil {
-		return nil, err // it names path
-	}
 	var pf *parquet.File
 	if own {
-		pf, err = rowio.OpenOwnParquet(r, info.Size(), rowio.DefaultLimits())
+		pf, err = rowio.OpenOwnParquet(r, size, rowio.DefaultLimits())
 	} else {
-		pf, err = rowio.OpenParquet(r, info.Size(), nil, rowio.DefaultLimits())
+		pf, err = rowio.OpenParquet(r, size, nil, rowio.DefaultLimits())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := rowio.CheckTable(pf, stateSchema(), stateFormat, lacks.Names()...); err != nil {
+	if err := rowio.CheckTable(pf, stateSchema(), stateFormat, df.Lacks()...); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &File{f: f, pf: pf}, nil

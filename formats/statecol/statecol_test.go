@@ -31,7 +31,7 @@ func TestAllNull(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		f, err := Open(p, 0, rowio.FooterSum{})
+		f, err := Open(rowio.UnrecordedFile(p))
 		if err != nil {
 			t.Fatal(err)
 		}

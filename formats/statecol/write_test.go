@@ -124,7 +124,7 @@ func checkReadsBack(t *testing.T, data []byte, want []schema.State) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadStateFile(path, 0, rowio.FooterSum{})
+	got, err := ReadStateFile(rowio.UnrecordedFile(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestSplice(t *testing.T) {
 				for i := range changed {
 					tc.change(&want[i])
 				}
-				in, err := Open(src, 0, rowio.FooterSum{})
+				in, err := Open(rowio.UnrecordedFile(src))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -374,7 +374,7 @@ func TestSpliceNeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	in, err := Open(path, 0, rowio.FooterSum{})
+	in, err := Open(rowio.UnrecordedFile(path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,11 +84,11 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	if len(cands) > 0 {
 		for fi, f := range files {
 			start := len(existing)
-			path := r.d.FilePath(base, key, f)
-			src, err := statecol.Open(path, tx.Base().StateLacks(), f.Footer())
+			df := r.d.DataFile(tx.Base(), dataset.TableState, key, f)
+			src, err := statecol.Open(df)
 			if err == nil {
 				opened[fi] = src
-				existing, err = appendHashes(src, path, existing)
+				existing, err = appendHashes(src, df.Path(), existing)
 			}
 			if err != nil {
 				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
@@ -323,7 +323,7 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 	if !haveExisting {
 		for _, f := range files {
 			var err error
-			if existing, err = readHashes(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer(), existing); err != nil {
+			if existing, err = readHashes(r.d.DataFile(tx.Base(), dataset.TableState, key, f), existing); err != nil {
 				return fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
 		}
@@ -357,14 +357,14 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 			continue
 		}
 		if old == nil {
-			rows, err := statecol.ReadStateFileInto(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer(), *buf)
+			rows, err := statecol.ReadStateFileInto(r.d.DataFile(tx.Base(), dataset.TableState, key, f), *buf)
 			if err != nil {
 				return fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
 			old = rows
 			continue
 		}
-		rows, err := statecol.ReadStateFile(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer())
+		rows, err := statecol.ReadStateFile(r.d.DataFile(tx.Base(), dataset.TableState, key, f))
 		if err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
 		}
@@ -444,7 +444,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	}
 	for _, f := range kept {
 		var err error
-		if hs, err = readHashes(r.d.FilePath(base, key, f), tx.Base().StateLacks(), f.Footer(), hs); err != nil {
+		if hs, err = readHashes(r.d.DataFile(tx.Base(), dataset.TableState, key, f), hs); err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
 		}
 	}

@@ -15,16 +15,16 @@ import (
 // sorted by info_hash, so a Bloom positive is confirmed by reading their
 // hash column and searching it.
 
-// readHashes appends the info_hash column of a state file (which may lack
-// the columns in lacks; its footer checked against footer, see
-// statecol.Open) to out, read page by page (no row assembly).
-func readHashes(path string, lacks statecol.Columns, footer rowio.FooterSum, out []schema.Hash) ([]schema.Hash, error) {
-	f, err := statecol.Open(path, lacks, footer)
+// readHashes appends the info_hash column of the state file df (its
+// footer checked first, see statecol.Open) to out, read page by page (no
+// row assembly).
+func readHashes(df rowio.DataFile, out []schema.Hash) ([]schema.Hash, error) {
+	f, err := statecol.Open(df)
 	if err != nil {
 		return out, err
 	}
 	defer f.Close()
-	return appendHashes(f, path, out)
+	return appendHashes(f, df.Path(), out)
 }
 
 func appendHashes(f *statecol.File, path string, out []schema.Hash) ([]schema.Hash, error) {

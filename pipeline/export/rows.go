@@ -31,18 +31,17 @@ func stateSource() rowSource[schema.State] {
 // text formats render them as nulls.
 func readState(d *dataset.Dataset, m *dataset.Manifest, key string, buf []schema.State) ([]schema.State, error) {
 	t := m.Table(dataset.TableState)
-	lacks := m.StateLacks() // export reads an older format as it is
-	out := buf[:0]
+	out := buf[:0] // an older format is read as it is (DataFile: the columns it lacks)
 	for i, f := range t.Partitions[key] {
 		if i == 0 {
-			rows, err := statecol.ReadStateFileInto(d.FilePath(t, key, f), lacks, f.Footer(), buf)
+			rows, err := statecol.ReadStateFileInto(d.DataFile(m, dataset.TableState, key, f), buf)
 			if err != nil {
 				return nil, err
 			}
 			out = rows
 			continue
 		}
-		rows, err := statecol.ReadStateFile(d.FilePath(t, key, f), lacks, f.Footer())
+		rows, err := statecol.ReadStateFile(d.DataFile(m, dataset.TableState, key, f))
 		if err != nil {
 			return nil, err
 		}

@@ -67,14 +67,14 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	var rows []schema.State
 	for _, f := range hotFiles {
 		if rows == nil { // the usual single file: decoded into buf
-			rs, err := statecol.ReadStateFileInto(r.d.FilePath(t, key, f), r.base.StateLacks(), f.Footer(), *buf)
+			rs, err := statecol.ReadStateFileInto(r.d.DataFile(r.base, dataset.TableState, key, f), *buf)
 			if err != nil {
 				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 			}
 			rows = rs
 			continue
 		}
-		rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f), r.base.StateLacks(), f.Footer())
+		rs, err := statecol.ReadStateFile(r.d.DataFile(r.base, dataset.TableState, key, f))
 		if err != nil {
 			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
@@ -87,7 +87,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	}()
 	if coldTouched {
 		for _, f := range coldFiles {
-			rs, err := statecol.ReadStateFile(r.d.FilePath(t, key, f), r.base.StateLacks(), f.Footer())
+			rs, err := statecol.ReadStateFile(r.d.DataFile(r.base, dataset.TableState, key, f))
 			if err != nil {
 				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 			}

@@ -412,13 +412,14 @@ func cloneTorrent(t *schema.Torrent) schema.Torrent {
 // readPartition reads every state row of partition key of snapshot m
 // with read (statecol.ReadUntrustedStateFile for the other dataset's
 // files, which may be of an older format: the columns it lacks read as
-// zero values), each file's footer checked against m's record of it.
+// zero values), each file's footer checked against m's record of it
+// (dataset.Dataset.DataFile).
 func readPartition(d *dataset.Dataset, m *dataset.Manifest, key string,
-	read func(string, statecol.Columns, rowio.FooterSum) ([]schema.State, error)) ([]schema.State, error) {
+	read func(rowio.DataFile) ([]schema.State, error)) ([]schema.State, error) {
 	var out []schema.State
 	t := m.Table(dataset.TableState)
 	for _, f := range t.Partitions[key] {
-		rows, err := read(d.FilePath(t, key, f), m.StateLacks(), f.Footer())
+		rows, err := read(d.DataFile(m, dataset.TableState, key, f))
 		if err != nil {
 			return nil, err
 		}

@@ -65,17 +65,17 @@ func (g *rowGroup) infoHashV2(i int) []byte {
 }
 
 // eachRowGroup calls fn with the planning columns of every row group of
-// the state file at path, which may lack the columns in lacks (see
-// statecol.Open), once its footer matches footer (the manifest's, see
-// statecol.Open). Its errors name path once (statecol.Open's already do).
-func eachRowGroup(path string, lacks statecol.Columns, footer rowio.FooterSum, g *rowGroup, fn func(*rowGroup)) error {
-	f, err := statecol.Open(path, lacks, footer)
+// the state file df, once its footer matches the manifest's record (see
+// statecol.Open). Its errors name the file once (statecol.Open's already
+// do).
+func eachRowGroup(df rowio.DataFile, g *rowGroup, fn func(*rowGroup)) error {
+	f, err := statecol.Open(df)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	if err := readRowGroups(f, g, fn); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", df.Path(), err)
 	}
 	return nil
 }

@@ -104,7 +104,7 @@ func TestPlanSkipsNullV2(t *testing.T) {
 	path := d.FilePath(tab, "01", tab.Partitions["01"][0])
 	spoilColumn(t, path, "info_hash_v2")
 
-	f, err := statecol.Open(path, 0, rowio.FooterSum{})
+	f, err := statecol.Open(rowio.UnrecordedFile(path))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,8 +123,7 @@ func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, ps *pools
 		if cold && (!sweep || s.coldBudget == 0) {
 			continue
 		}
-		path := s.d.FilePath(t, key, f)
-		err := eachRowGroup(path, s.m.StateLacks(), f.Footer(), g, func(g *rowGroup) {
+		err := eachRowGroup(s.d.DataFile(s.m, dataset.TableState, key, f), g, func(g *rowGroup) {
 			for i := range g.n {
 				s.offer(g, i, cold, ps, c)
 			}

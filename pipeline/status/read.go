@@ -16,16 +16,15 @@ import (
 // readViews appends the columns status counts of every state file of a
 // partition to out, read column by column with statecol's readers:
 // parquet-go's row reader made status take half a minute on a 20M-hash
-// state. A column in lacks that an older file lacks reads as zero values
-// (statecol.Open). info_hash is read only when withHash is set. Rows of a
+// state of snapshot m. A column that m's format predates reads as zero
+// values (statecol.Open). info_hash is read only when withHash is set. Rows of a
 // cold file have ColdFile set.
-func readViews(d *dataset.Dataset, t *dataset.Table, lacks statecol.Columns, key string, withHash bool, out []stateView) ([]stateView, error) {
-	for _, fi := range t.Partitions[key] {
-		path := d.FilePath(t, key, fi)
+func readViews(d *dataset.Dataset, m *dataset.Manifest, key string, withHash bool, out []stateView) ([]stateView, error) {
+	for _, fi := range m.Table(dataset.TableState).Partitions[key] {
 		var err error
 		start := len(out)
-		if out, err = readFileViews(path, lacks, fi.Footer(), withHash, out); err != nil {
-			return out, err // it names path
+		if out, err = readFileViews(d.DataFile(m, dataset.TableState, key, fi), withHash, out); err != nil {
+			return out, err // it names the file
 		}
 		if schedule.IsColdFile(fi.Name) {
 			for i := range out[start:] {
@@ -36,13 +35,14 @@ func readViews(d *dataset.Dataset, t *dataset.Table, lacks statecol.Columns, key
 	return out, nil
 }
 
-// readFileViews is readViews of the state file at path, whose footer
-// the manifest says is footer (statecol.Open checks it).
-func readFileViews(path string, lacks statecol.Columns, footer rowio.FooterSum, withHash bool, out []stateView) ([]stateView, error) {
-	f, err := statecol.Open(path, lacks, footer)
+// readFileViews is readViews of the state file df (statecol.Open checks
+// its footer against the manifest's record).
+func readFileViews(df rowio.DataFile, withHash bool, out []stateView) ([]stateView, error) {
+	f, err := statecol.Open(df)
 	if err != nil {
 		return out, err
 	}
+	path := df.Path()
 	defer f.Close()
 	var first int64 // the file's row number of rg's first row
 	for _, rg := range f.RowGroups() {

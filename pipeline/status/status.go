@@ -188,7 +188,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rows, err = readViews(d, st, m.StateLacks(), key, leasedIn[key] || bl.Len() > 0, rows[:0])
+		rows, err = readViews(d, m, key, leasedIn[key] || bl.Len() > 0, rows[:0])
 		if err != nil {
 			return nil, fmt.Errorf("status: partition %s: %w", key, err)
 		}
