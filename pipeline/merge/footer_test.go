@@ -3,6 +3,8 @@ package merge
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -104,7 +106,7 @@ func TestOtherDatasetHostileFooter(t *testing.T) {
 				t.Fatal(err)
 			}
 			readers := map[string]func() error{
-				"torrents": func() error { return eachTorrent(path, rowio.FooterSum{}, func(*schema.Torrent) {}) },
+				"torrents": func() error { return eachTorrent(rowio.UnrecordedFile(path), func(*schema.Torrent) {}) },
 				"hashes":   func() error { _, err := dataset.ReadFile[hashOnly](path); return err },
 			}
 			for name, read := range readers {
@@ -120,5 +122,54 @@ func TestOtherDatasetHostileFooter(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTorrentReadersCheckTheRecordedFooter: copyRows (compaction) and
+// eachTorrent (merge --from) read a torrents file through the
+// rowio.DataFile they are given, whose recorded footer checksum a
+// damaged footer no longer matches: a *rowio.FooterError naming the
+// file, before the footer is decoded.
+func TestTorrentReadersCheckTheRecordedFooter(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	w, err := rowio.Create[schema.Torrent](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]schema.Torrent{{InfoHash: schema.Hash{1}, HashType: 1, Meta: schema.Meta{Name: new("x"), InfoBytes: []byte("d1:xi0ee")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := rowio.SumFooter(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := rowio.RecordedFile(path, sum)
+	readers := map[string]func() error{
+		"copyRows": func() error {
+			var n int64
+			return copyRows(df, make([]schema.Torrent, 4), rowio.NewParquetWriter[schema.Torrent](io.Discard), &n)
+		},
+		"eachTorrent": func() error { return eachTorrent(df, func(*schema.Torrent) {}) },
+	}
+	for name, read := range readers {
+		if err := read(); err != nil {
+			t.Fatalf("%s: the intact file: %v", name, err)
+		}
+	}
+	b[len(b)-9] ^= 1 // the footer's last byte
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range readers {
+		if fe, ok := errors.AsType[*rowio.FooterError](read()); !ok || fe.Path != path {
+			t.Errorf("%s: the damaged file: %v, want a FooterError naming %s", name, read(), path)
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync"
 
@@ -38,7 +37,7 @@ func (r *runner) torrentPartition(key string, rows []torrentRow) (int, error) {
 	var fi dataset.FileInfo
 	var err error
 	if len(files)+1 > maxTorrentFiles {
-		fi, err = r.compactTorrents(t, key, files, rows)
+		fi, err = r.compactTorrents(key, files, rows)
 		files = nil
 	} else {
 		fi, err = r.writeTorrentsFile(key, rows)
@@ -95,9 +94,9 @@ func (r *runner) writeTorrents(w *rowio.ParquetWriter[schema.Torrent], rows []to
 	return nil
 }
 
-// compactTorrents streams the partition's files and the new rows into one
-// file, a batch at a time (metadata can be large).
-func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.FileInfo, rows []torrentRow) (dataset.FileInfo, error) {
+// compactTorrents streams the partition's files (the base snapshot's) and
+// the new rows into one file, a batch at a time (metadata can be large).
+func (r *runner) compactTorrents(key string, files []dataset.FileInfo, rows []torrentRow) (dataset.FileInfo, error) {
 	r.mu.Lock()
 	tx := r.tx
 	r.mu.Unlock()
@@ -106,12 +105,12 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 		w := rowio.NewParquetWriter[schema.Torrent](out)
 		buf := make([]schema.Torrent, 64)
 		for _, fi := range files {
-			path := r.d.FilePath(t, key, fi)
-			if err := copyRows(path, fi.Footer(), buf, w, &n); err != nil {
+			df := r.d.DataFile(r.base, dataset.TableTorrents, key, fi)
+			if err := copyRows(df, buf, w, &n); err != nil {
 				if _, ok := errors.AsType[*rowio.FooterError](err); ok {
-					return err // it names path
+					return err // it names the file
 				}
-				return &dataset.SourceError{Path: path, Err: fmt.Errorf("compacting: %w", err)}
+				return &dataset.SourceError{Path: df.Path(), Err: fmt.Errorf("compacting: %w", err)}
 			}
 		}
 		if err := r.writeTorrents(w, rows); err != nil {
@@ -127,19 +126,16 @@ func (r *runner) compactTorrents(t *dataset.Table, key string, files []dataset.F
 	return fi, nil
 }
 
-// copyRows writes the rows of the torrents file at path (whose footer the
-// manifest says is footer) to w, counting them in n.
-func copyRows(path string, footer rowio.FooterSum, buf []schema.Torrent, w *rowio.ParquetWriter[schema.Torrent], n *int64) error {
-	in, err := os.Open(path)
+// copyRows writes the rows of the torrents file df to w, once its footer
+// matches the manifest's record (rowio.DataFile.Open), counting them in
+// n.
+func copyRows(df rowio.DataFile, buf []schema.Torrent, w *rowio.ParquetWriter[schema.Torrent], n *int64) error {
+	in, r, size, err := df.Open()
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	info, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	pf, err := openTorrents(in, info.Size(), footer, path)
+	pf, err := openTorrents(r, size)
 	if err != nil {
 		return err
 	}
@@ -163,16 +159,12 @@ func copyRows(path string, footer rowio.FooterSum, buf []schema.Torrent, w *rowi
 	}
 }
 
-// openTorrents opens a torrents file of size bytes in in (at path): a
-// dataset's, whose footer must match footer, the manifest's record of it
-// (a *rowio.FooterError otherwise), and which must have every column of
-// schema.Torrent (rowio.CheckTable). A column missing from it is damage,
-// which copyRows would otherwise write into the new file as nulls.
-func openTorrents(in io.ReaderAt, size int64, footer rowio.FooterSum, path string) (*parquet.File, error) {
-	r, err := footer.Check(in, size, path)
-	if err != nil {
-		return nil, err
-	}
+// openTorrents opens a dataset's torrents file of size bytes in r, whose
+// footer rowio.DataFile.Open has checked against the manifest's record
+// of it, and which must have every column of schema.Torrent
+// (rowio.CheckTable). A column missing from it is damage, which copyRows
+// would otherwise write into the new file as nulls.
+func openTorrents(r io.ReaderAt, size int64) (*parquet.File, error) {
 	pf, err := rowio.OpenParquet(r, size, nil, rowio.DefaultLimits())
 	if err != nil {
 		return nil, err
@@ -185,22 +177,17 @@ func openTorrents(in io.ReaderAt, size int64, footer rowio.FooterSum, path strin
 
 var torrentSchema = sync.OnceValue(func() *parquet.Schema { return parquet.SchemaOf(schema.Torrent{}) })
 
-// eachTorrent streams the rows of a torrents file (whose footer the
-// manifest says is footer).
-func eachTorrent(path string, footer rowio.FooterSum, fn func(*schema.Torrent)) error {
-	in, err := os.Open(path)
+// eachTorrent streams the rows of the torrents file df, once its footer
+// matches the manifest's record (rowio.DataFile.Open).
+func eachTorrent(df rowio.DataFile, fn func(*schema.Torrent)) error {
+	in, r, size, err := df.Open()
 	if err != nil {
-		return err
+		return err // it names the file
 	}
 	defer in.Close()
-	info, err := in.Stat()
+	path := df.Path()
+	pf, err := openTorrents(r, size)
 	if err != nil {
-		return err
-	}
-	pf, err := openTorrents(in, info.Size(), footer, path)
-	if _, ok := errors.AsType[*rowio.FooterError](err); ok {
-		return err // it names path
-	} else if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	rd := parquet.NewGenericReader[schema.Torrent](pf)

@@ -348,7 +348,7 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 	ot := u.om.Table(dataset.TableTorrents)
 	var rows []torrentRow
 	for _, f := range ot.Partitions[key] {
-		err := eachTorrent(u.od.FilePath(ot, key, f), f.Footer(), func(t *schema.Torrent) {
+		err := eachTorrent(u.od.DataFile(u.om, dataset.TableTorrents, key, f), func(t *schema.Torrent) {
 			if !have[t.InfoHash] {
 				have[t.InfoHash] = true
 				rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
