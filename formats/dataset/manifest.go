@@ -84,6 +84,8 @@ type FileInfo struct {
 
 // Footer is the FooterSum the manifest records of data file f, the zero
 // one (nothing to check) in a manifest of a format before FooterFormat.
+// Readers get it with the file's path in a rowio.DataFile
+// (Dataset.DataFile).
 func (f FileInfo) Footer() rowio.FooterSum {
 	return rowio.FooterSum{Size: f.FooterSize, CRC32C: f.FooterCRC32C}
 }

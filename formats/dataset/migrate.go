@@ -59,7 +59,8 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 // StateLacks returns the state columns that a state file of snapshot m
 // may lack: those m's format version predates (the history above), which
 // read as zero values. A state file of format 3 or later has every column
-// and one it lacks is damage.
+// and one it lacks is damage. Readers get them, by name, in the
+// rowio.DataFile of a state file (Dataset.DataFile).
 func (m *Manifest) StateLacks() statecol.Columns {
 	switch {
 	case m.FormatVersion <= 1:

@@ -12,7 +12,8 @@ import (
 // column chunk offsets, statistics) carries none: one flipped bit in a
 // null count or a minimum goes unnoticed, and readers act on it. A
 // dataset's manifest records a FooterSum of every data file it commits,
-// and readers check it (FooterSum.Check) before they trust the footer.
+// and readers check it (FooterSum.Check, through DataFile.Open) before
+// they trust the footer.
 
 // FooterSum is what a manifest records of a Parquet file's footer: the
 // bytes from the footer's start to the end of the file (the FileMetaData,

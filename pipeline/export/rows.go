@@ -31,7 +31,7 @@ func stateSource() rowSource[schema.State] {
 // text formats render them as nulls.
 func readState(d *dataset.Dataset, m *dataset.Manifest, key string, buf []schema.State) ([]schema.State, error) {
 	t := m.Table(dataset.TableState)
-	out := buf[:0] // an older format is read as it is (DataFile: the columns it lacks)
+	out := buf[:0] // an older format is read as it is: DataFile says which columns it lacks
 	for i, f := range t.Partitions[key] {
 		if i == 0 {
 			rows, err := statecol.ReadStateFileInto(d.DataFile(m, dataset.TableState, key, f), buf)
