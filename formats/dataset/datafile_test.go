@@ -3,8 +3,14 @@ package dataset_test
 import (
 	"context"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -125,6 +131,63 @@ func flipFooterByte(t *testing.T, path string) {
 	}
 	b[len(b)-9] ^= 0x01
 	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDataFilesAreBuiltInOnePlace: outside tests, a rowio.DataFile with
+// a footer checksum is built only by Dataset.DataFile (dataFile), and an
+// unrecorded one only by ReadFile, for files that are no snapshot's: a
+// reader of a snapshot that built its own could leave the checksum out
+// (UnrecordedFile of a snapshot's path) or take it from another
+// manifest. A new caller of either belongs in this list only if it reads
+// no snapshot's file, or builds the value from a manifest entry as
+// dataFile does.
+func TestDataFilesAreBuiltInOnePlace(t *testing.T) {
+	allowed := map[string][]string{
+		"RecordedFile":   {"formats/dataset/datafile.go"},
+		"UnrecordedFile": {"formats/dataset/rows.go"},
+	}
+	root := filepath.Join("..", "..") // the module's
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); (err == nil && p != root) || e.Name() == "testdata" {
+				return filepath.SkipDir // another module (tools/duckcheck), or no code
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || strings.HasPrefix(rel, "formats/rowio/") {
+			return nil // rowio defines them
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			s, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := s.X.(*ast.Ident); ok && x.Name == "rowio" {
+				if where, ok := allowed[s.Sel.Name]; ok && !slices.Contains(where, rel) {
+					t.Errorf("%s: rowio.%s outside %s: get a snapshot's file from Dataset.DataFile",
+						fset.Position(s.Pos()), s.Sel.Name, strings.Join(where, ", "))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
