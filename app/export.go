@@ -47,7 +47,10 @@ short-lived observation from a lasting fact. The two time filters follow
 the two: --since keeps hashes last seen since TIME (last_seen: state and
 catalog; refused on torrents, which have none), --fetched-since torrents
 fetched since TIME (fetched_at: torrents and catalog, where a hash not
-fetched is left out). DIR/blocklist always applies.
+fetched is left out). DIR/blocklist always applies. magnet writes a
+link per hash: btmh for a v2 hash known in full, btih for a v1 hash; a v2
+hash known only by its 20-byte DHT key has no valid link and is left out,
+counted as unlinkable_v2 (in the log and --stats-json).
 A file output appears atomically when complete; a FIFO or device is written
 in place. With -o - or a FIFO or device, an output blocked for 10s after
 SIGINT/SIGTERM (a reader that reads nothing, a FIFO that no reader opens),
@@ -144,8 +147,12 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			if err != nil {
 				return err
 			}
+			if st.UnlinkableV2 > 0 {
+				slog.Warn("export: v2 hashes left out of the magnet links: their full 32-byte v2 hash is unknown (a link of the 20-byte DHT key would fail a client's check)",
+					"unlinkable_v2", st.UnlinkableV2)
+			}
 			slog.Info("export done", "table", o.Table, "format", o.Format, "output", o.Output, "rows", st.Rows,
-				"filtered", st.Filtered, "blocklisted", st.Blocklisted)
+				"filtered", st.Filtered, "blocklisted", st.Blocklisted, "unlinkable_v2", st.UnlinkableV2)
 			return writeStatsJSON(c, st)
 		},
 	}

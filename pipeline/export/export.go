@@ -70,7 +70,11 @@ type Stats struct {
 	Rows        int64 `json:"rows"`
 	Filtered    int64 `json:"filtered"`
 	Blocklisted int64 `json:"blocklisted"`
-	Partitions  int   `json:"partitions"`
+	// UnlinkableV2 counts the rows --format magnet left out: of
+	// hash_type 2, their full v2 hash unknown, which no magnet can name
+	// (see Magnet). Not in Rows.
+	UnlinkableV2 int64 `json:"unlinkable_v2"`
+	Partitions   int   `json:"partitions"`
 }
 
 // Run writes the table.
@@ -216,11 +220,14 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 			kept = append(kept, rows[i])
 		}
 		began = time.Now()
+		unlinkable := sink.unlinkable
 		if err := sink.write(kept); err != nil {
 			return st, fmt.Errorf("export: %s: %w", o.Output, err)
 		}
 		ph.write += time.Since(began)
-		st.Rows += int64(len(kept))
+		unlinkable = sink.unlinkable - unlinkable
+		st.UnlinkableV2 += unlinkable
+		st.Rows += int64(len(kept)) - unlinkable
 	}
 	began := time.Now()
 	if err := sink.finish(o); err != nil {

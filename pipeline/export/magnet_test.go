@@ -1,14 +1,20 @@
 package export
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/anacrolix/torrent/bencode"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/dedup"
 )
 
 // TestMagnetOfV2Torrent: a torrents row of a v2 torrent gives the btmh of
@@ -30,7 +36,7 @@ func TestMagnetOfV2Torrent(t *testing.T) {
 	tests := []struct {
 		name string
 		row  any
-		want string
+		want string // "": no magnet (ok false)
 	}{
 		{"v2 torrent", &schema.Torrent{InfoHash: v2Key, HashType: schema.HashV2, Meta: schema.Meta{Name: new("v2 only"), InfoBytes: v2Info}},
 			btmh + "&dn=v2+only"},
@@ -43,11 +49,73 @@ func TestMagnetOfV2Torrent(t *testing.T) {
 			"magnet:?xt=urn:btih:" + hex.EncodeToString(hybridKey[:]) + "&dn=hybrid"},
 		{"empty name", &schema.Torrent{InfoHash: v1Key, HashType: schema.HashV1, Meta: schema.Meta{Name: new(""), InfoBytes: v1Info}},
 			"magnet:?xt=urn:btih:" + hex.EncodeToString(v1Key[:])},
+		// A v2 hash known only by its 20-byte DHT key has no magnet.
+		{"v2 state, full hash unknown", &schema.State{InfoHash: v2Key, HashType: schema.HashV2}, ""},
+		{"v2 catalog, full hash unknown", &schema.Catalog{InfoHash: v2Key, HashType: schema.HashV2, Name: new("v2 only")}, ""},
+		{"v2 torrent, info not of its key", &schema.Torrent{InfoHash: v1Key, HashType: schema.HashV2, Meta: schema.Meta{Name: new("v1"), InfoBytes: v1Info}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Magnet(tt.row); got != tt.want {
-				t.Errorf("got  %s\nwant %s", got, tt.want)
+			got, ok := Magnet(tt.row)
+			if got != tt.want || ok != (tt.want != "") {
+				t.Errorf("got  %q, %v\nwant %q, %v", got, ok, tt.want, tt.want != "")
+			}
+		})
+	}
+}
+
+// TestMagnetLeavesOutUnlinkableV2: export --format magnet leaves out a
+// hash of hash_type 2 whose full v2 hash is unknown (an observation gave
+// only its 20-byte DHT key) and counts it in Stats.UnlinkableV2, not in
+// Rows, from the state and the catalog; the other formats keep its row.
+// It wrote magnet:?xt=urn:btih:<the truncation>, which a client checks
+// as a SHA-1 and fails.
+func TestMagnetLeavesOutUnlinkableV2(t *testing.T) {
+	dir := t.TempDir()
+	v1 := schema.Hash{0x01, 1}
+	full := sha256.Sum256([]byte("full"))
+	full[0] = 0x80
+	known, truncated := schema.Hash(full[:20]), schema.Hash{0xc0, 2}
+	obs := filepath.Join(dir, "obs.parquet")
+	w, err := rowio.Create[schema.Observation](obs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()
+	if err := w.Write([]schema.Observation{
+		{InfoHash: v1, HashType: schema.HashV1, ObservedAt: at, Source: schema.SourceImport},
+		{InfoHash: known, InfoHashV2: full[:], HashType: schema.HashV2, ObservedAt: at, Source: schema.SourceImport},
+		{InfoHash: truncated, HashType: schema.HashV2, ObservedAt: at, Source: schema.SourceImport},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o := dedup.DefaultOptions()
+	o.Data, o.Inputs, o.Now = filepath.Join(dir, "ds"), []string{obs}, time.UnixMilli(at)
+	if _, err := dedup.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	want := "magnet:?xt=urn:btih:" + schema.Hex(v1) + "\n" + "magnet:?xt=urn:btmh:1220" + hex.EncodeToString(full[:]) + "\n"
+	for _, table := range []string{"state", "catalog"} {
+		t.Run(table, func(t *testing.T) {
+			var out bytes.Buffer
+			eo := DefaultOptions()
+			eo.Data, eo.Table, eo.Format, eo.Stdout = o.Data, table, "magnet", &out
+			st, err := Run(context.Background(), eo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != want {
+				t.Errorf("got\n%swant\n%s", out.String(), want)
+			}
+			if st.Rows != 2 || st.UnlinkableV2 != 1 {
+				t.Errorf("rows %d, unlinkable_v2 %d; want 2, 1", st.Rows, st.UnlinkableV2)
+			}
+			eo.Format, eo.Stdout = "csv", new(bytes.Buffer)
+			if st, err := Run(context.Background(), eo); err != nil || st.Rows != 3 || st.UnlinkableV2 != 0 {
+				t.Errorf("csv: rows %d, unlinkable_v2 %d, %v; want 3, 0", st.Rows, st.UnlinkableV2, err)
 			}
 		})
 	}

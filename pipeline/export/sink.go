@@ -29,6 +29,9 @@ type sink[T any] struct {
 	bw    *bufio.Writer
 	write func([]T) error
 	end   func() error
+	// unlinkable counts the rows the magnet format left out: no magnet
+	// names them rightly (see Magnet).
+	unlinkable int64
 }
 
 func newSink[T any](o Options) (*sink[T], error) { return newSinkSorted[T](o, "info_hash") }
@@ -105,7 +108,12 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 	case "magnet":
 		s.write = func(rows []T) error {
 			for i := range rows {
-				if _, err := io.WriteString(s.bw, Magnet(any(&rows[i]))+"\n"); err != nil {
+				u, ok := Magnet(any(&rows[i]))
+				if !ok {
+					s.unlinkable++
+					continue
+				}
+				if _, err := io.WriteString(s.bw, u+"\n"); err != nil {
 					return err
 				}
 			}
@@ -170,31 +178,40 @@ func (s *sink[T]) abort() {
 // when the row knows its full v2 hash, else the btih of its info_hash;
 // and the name when fetched. A torrents row has no info_hash_v2: a v2
 // torrent's is the SHA-256 of its verified info dictionary (torrentV2).
-// A btih of a v2 hash's 20-byte truncation would be checked as a SHA-1
-// by a client, and fail.
-func Magnet(row any) string {
+// ok is false, and the URI empty, for a row of hash_type 2 whose full v2
+// hash is unknown (a state or catalog row with info_hash_v2 null, as the
+// DHT gives only the 20-byte truncation; a torrents row whose info bytes
+// do not hash to its key): a btih of the truncation would be checked as
+// a SHA-1 by a client, and fail, and a btmh needs all 32 bytes, so no
+// magnet names such a hash.
+func Magnet(row any) (uri string, ok bool) {
+	var typ int8
 	var h schema.Hash
 	var v2 []byte
 	var name string
 	switch r := row.(type) {
 	case *schema.State:
-		h, v2 = r.InfoHash, r.InfoHashV2
+		h, v2, typ = r.InfoHash, r.InfoHashV2, r.HashType
 	case *schema.Catalog:
-		h, v2 = r.InfoHash, r.InfoHashV2
+		h, v2, typ = r.InfoHash, r.InfoHashV2, r.HashType
 		if r.Name != nil {
 			name = *r.Name
 		}
 	case *schema.Torrent:
-		h, v2, name = r.InfoHash, torrentV2(r), r.NameOr()
+		h, v2, typ, name = r.InfoHash, torrentV2(r), r.HashType, r.NameOr()
 	}
-	u := "magnet:?xt=urn:btih:" + hex.EncodeToString(h[:])
-	if len(v2) == 32 {
-		u = "magnet:?xt=urn:btmh:1220" + hex.EncodeToString(v2)
+	switch {
+	case len(v2) == 32:
+		uri = "magnet:?xt=urn:btmh:1220" + hex.EncodeToString(v2)
+	case typ == schema.HashV2:
+		return "", false
+	default:
+		uri = "magnet:?xt=urn:btih:" + hex.EncodeToString(h[:])
 	}
 	if name != "" {
-		u += "&dn=" + url.QueryEscape(name)
+		uri += "&dn=" + url.QueryEscape(name)
 	}
-	return u
+	return uri, true
 }
 
 // torrentV2 is the full v2 hash of a torrents row of hash_type 2: the
