@@ -47,7 +47,8 @@ marker). One cut before its first whole batch is bad input.
 A result counts once: it is applied only while its (info_hash, lease_id)
 matches the hash's lease from plan-retries, which it then releases. A late
 ok (the lease moved on) is still stored; a late failure is ignored and
-counted. A result without a lease_id (a manual fetch of a hash list) is
+counted (so is a failure sent again in another input: its first copy
+released the lease). A result without a lease_id (a manual fetch of a hash list) is
 applied when the hash has no lease in DIR/leases/ (never planned, released
 by an earlier result, or expired more than 7 days ago) and its attempt is
 newer than the hash's last_attempt; otherwise a failure is ignored and
@@ -64,7 +65,8 @@ failure) ends its lease when that lease is still the hash's, so that the
 next plan-retries can plan the hash at once; it changes nothing else (attempts,
 last_attempt, last_failure, next_retry, backoff, metadata_status, tier,
 avoid_peers, peer penalties) and is counted in released_rows, or in
-stale_releases_ignored when the hash was planned again meanwhile. An attempt
+stale_releases_ignored when that lease is not the hash's any more (planned
+again meanwhile, or ended: a row sent again in another input). An attempt
 under the same lease in the same merge counts whatever the order of the rows.
 
 ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/

@@ -93,6 +93,10 @@ func (st *Stats) add(o partOut, torrents int) {
 	st.released = append(st.released, o.released...)
 }
 
+// testBeforeCommit, when set (by tests), runs after a try has staged its
+// changes, before their commit.
+var testBeforeCommit func()
+
 // cmpReleased orders attempts before released rows.
 func cmpReleased(a, b *result) int {
 	isRel := func(r *result) int {
@@ -186,6 +190,10 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	var base *dataset.Manifest
 	var staged time.Time // when the last try had staged its changes: the commit follows
 	m, after, err := o.tries("merge", &st).Run(ctx, d, func(tx *dataset.Tx, _ int) (bool, error) {
+		// A try counts only what it applies: an earlier try's counters
+		// went with its transaction (its inputs may be applied by the
+		// writer that overtook it, and then this run applies nothing).
+		st = Stats{Inputs: st.Inputs, CommitConflicts: st.CommitConflicts}
 		base = tx.Base()
 		p, err := policyOf(tx, &st)
 		if err != nil {
@@ -213,6 +221,9 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		tx.SetPolicy(p.JSON())
 		staged = time.Now()
+		if testBeforeCommit != nil {
+			testBeforeCommit()
+		}
 		return true, nil
 	})
 	debugCommitted(m, err, st.CommitConflicts, staged)

@@ -72,6 +72,9 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	st.Union.FromSnapshot = om.Snapshot
 	var base *dataset.Manifest
 	m, after, err := o.tries("merge --from", &st).Run(ctx, d, func(tx *dataset.Tx, _ int) (bool, error) {
+		// A try counts only what it unions: an earlier try's counters
+		// went with its transaction (see Run).
+		st.Union = &UnionStats{From: o.From, FromSnapshot: om.Snapshot}
 		base = tx.Base()
 		p, err := policyOf(tx, &st)
 		if err != nil {
@@ -91,6 +94,9 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		tx.AddApplied(dataset.Applied{ID: id, Name: "merge --from " + o.From + fmt.Sprintf(" (snapshot %d)", om.Snapshot),
 			Rows: om.Table(dataset.TableState).Rows(), At: o.Now})
 		tx.SetPolicy(p.JSON())
+		if testBeforeCommit != nil {
+			testBeforeCommit()
+		}
 		return true, nil
 	})
 	if err != nil {
