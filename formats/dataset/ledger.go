@@ -24,7 +24,9 @@ import (
 // (Manifest.Applied while the transaction runs) into a file of it, which
 // is published like any table's (checksummed, linked into each snapshot)
 // and DuckDB reads whole at DIR/ledger/current/*.parquet. A committed
-// manifest's Applied is empty, except in format 3.
+// manifest's Applied is empty, except in format 3. An entry's id is the
+// applying stage's checksum of the input (32 or 64 hex digits, by stage:
+// see Applied).
 
 // TableLedger holds the ledger (unpartitioned).
 const TableLedger = "ledger"

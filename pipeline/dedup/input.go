@@ -375,7 +375,8 @@ func withIDs(ins []input, ids []string) []input {
 	return out
 }
 
-// checksumFile is the content checksum of the file at path, as hex.
+// checksumFile is the content checksum of the file at path, as hex: its
+// xxh3-128, dedup's ledger id (fixed for good: see dataset.Applied).
 func checksumFile(path, name string, buf []byte) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -189,6 +189,8 @@ func spooled(ins []input, p string) bool {
 	return false
 }
 
+// checksum is the ledger id of the input at path: the SHA-256 of its
+// bytes, as hex (merge's, fixed for good: see dataset.Applied).
 func checksum(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -67,6 +67,8 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	if err != nil {
 		return st, fmt.Errorf("merge --from: %w", err)
 	}
+	// The union's ledger id: the other manifest's SHA-256 (see
+	// dataset.Applied).
 	sum := sha256.Sum256(raw)
 	id := "dataset:" + hex.EncodeToString(sum[:])
 	st.Union.FromSnapshot = om.Snapshot
