@@ -52,6 +52,21 @@
 # interrupted (130) it did not commit what it had, and someone should
 # look. Only a pass that is itself killed ends with 128+N.
 #
+# It needs bash 5.0 or newer: exec {fd}> (4.1), "${a[@]}" of an empty array
+# under set -u (4.4), and wait on the last process substitution (5.0, per
+# bash's NEWS; apply waits so for its copy of a step's stderr). macOS's
+# /bin/bash is 3.2, CentOS 7's 4.2, RHEL 8's 4.4: the check below, the
+# script's first command, says so in one line (exit 2) rather than let it
+# fail half-way or race. It reads BASH_VERSION in forms that bash 3.2 and a
+# POSIX sh parse (BASH_VERSINFO is an array, which sh cannot read), so that
+# `sh crawl-pass.sh` is told too.
+case ${BASH_VERSION:-} in
+'' | [0-4].*)
+	printf '%s\n' "crawl-pass.sh: needs bash 5.0 or newer (exec {fd}>, empty arrays under set -u, wait on a process substitution); this is ${BASH_VERSION:+bash }${BASH_VERSION:-not bash}: run it with a newer bash, e.g. /opt/homebrew/bin/bash $0 DATA_DIR [CAPTURE_DURATION] on macOS after brew install bash, or put that bash first on PATH (#!/usr/bin/env bash runs the first)" >&2
+	exit 2
+	;;
+esac
+
 # shellcheck disable=SC2046 # $(metrics STAGE) prints one word or none
 set -uo pipefail
 export LC_ALL=C # pass folders sort by name, bytewise

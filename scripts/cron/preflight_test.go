@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,4 +217,58 @@ func tree(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// The pass needs bash 5.0 or newer and says so first, in one line (exit
+// 2: what it needs, what runs it, how to run it with a newer bash), rather
+// than fail half-way under macOS's /bin/bash 3.2, RHEL 8's 4.4 or a sh. No
+// old bash is at hand: the bash cases run the script sourced by this bash
+// with BASH_VERSION set to the old one's, which is what the check reads
+// (the script has no test switch); the sh case is a real sh that is not
+// bash.
+func TestCrawlPassNeedsBash5(t *testing.T) {
+	const need = "crawl-pass.sh: needs bash 5.0 or newer"
+	sourced := func(version string) []string {
+		return []string{"bash", "-c", `BASH_VERSION='` + version + `'; . "$0" "$@"`, "./crawl-pass.sh"}
+	}
+	for _, tc := range []struct {
+		name string
+		cmd  []string
+		want string // "": the check passes (the usage line follows)
+	}{
+		{"bash 3.2, as macOS has", sourced("3.2.57(1)-release"), "this is bash 3.2.57(1)-release: run it with a newer bash"},
+		{"bash 4.4, as RHEL 8 has", sourced("4.4.20(1)-release"), "this is bash 4.4.20(1)-release: run it with a newer bash"},
+		{"sh", []string{"sh", "./crawl-pass.sh"}, "this is not bash: run it with a newer bash"},
+		{"bash 5.0", sourced("5.0.0(1)-release"), ""},
+		{"this bash", []string{"./crawl-pass.sh"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.cmd[0] == "sh" {
+				if out, _ := exec.Command("sh", "-c", "echo ${BASH_VERSION:-}").Output(); strings.TrimSpace(string(out)) != "" {
+					t.Skipf("sh is bash %s here", strings.TrimSpace(string(out)))
+				}
+			}
+			data := filepath.Join(t.TempDir(), "ds")
+			args := append(tc.cmd[1:], data, "1s", "extra") // one argument too many: a usage error once past the check
+			cmd := exec.Command(tc.cmd[0], args...)
+			cmd.Env = append(os.Environ(), "INFOHASH="+bin)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+				t.Fatalf("exit %v, want 2; output:\n%s", err, out)
+			}
+			log := string(out)
+			switch {
+			case strings.Count(log, "\n") != 1:
+				t.Errorf("want one line, got:\n%s", log)
+			case tc.want == "" && (strings.Contains(log, need) || !strings.Contains(log, "usage: crawl-pass.sh")):
+				t.Errorf("want the check passed and the usage line, got:\n%s", log)
+			case tc.want != "" && (!strings.HasPrefix(log, need) || !strings.Contains(log, tc.want) || !strings.Contains(log, "/bin/bash ./crawl-pass.sh DATA_DIR")):
+				t.Errorf("want %q ... %q and how to run it, got:\n%s", need, tc.want, log)
+			}
+			if exists(data) {
+				t.Errorf("a refused pass made %s", data)
+			}
+		})
+	}
 }
