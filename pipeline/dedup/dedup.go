@@ -156,7 +156,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	aggregated := ""    // idsOf the inputs in r.b
 	var parts partStats // over the run's commits
 	st.Inputs = len(ins)
-	first := true
+	committed := 0 // inputs this run's commits applied
 	tries := dataset.Tries{Stage: "dedup", LockWait: o.LockWait, Conflicts: &st.CommitConflicts,
 		Collected: "the snapshot being read was collected by later commits; re-applying on the new one",
 		Conflict:  "dataset moved on while working; re-applying on the new snapshot",
@@ -190,10 +190,10 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			if pending, err = pendingInputs(d, tx.Base(), ins); err != nil {
 				return false, err
 			}
-			if first {
-				st.InputsSkipped = len(ins) - len(pending)
-				first = false
-			}
+			// Already applied: what the ledger holds but this run did not
+			// commit, found at the start or applied by another writer
+			// while this try worked.
+			st.InputsSkipped = len(ins) - len(pending) - committed
 			if len(pending) == 0 {
 				return false, nil
 			}
@@ -241,6 +241,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			return st, nil
 		}
 		st.Commits++
+		committed += len(group)
 		if !announced {
 			slog.Info("dedup: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)
 			announced = true

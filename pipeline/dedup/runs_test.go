@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -280,5 +281,32 @@ func TestDamagedBloomIsAnError(t *testing.T) {
 	}
 	if s := readState(t, data); len(s) != before {
 		t.Fatalf("state has %d hashes, want %d", len(s), before)
+	}
+}
+
+// TestInputsSkippedWhenAnotherAppliesThem: an input another dedup applies
+// while this run works (its commit then conflicts, and the next try finds
+// the input in the ledger) counts as already applied, as if the run had
+// found it there at the start.
+func TestInputsSkippedWhenAnotherAppliesThem(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	in := writeObs(t, dir, genObs(7, 2000, 500))
+	tries := 0
+	st, err := run(t, data, func(o *Options) {
+		o.BindPolicy = func(o *Options, tx *dataset.Tx) error {
+			if tries++; tries == 1 { // another run applies the input meanwhile
+				if _, err := run(t, data, nil, in); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tries != 2 || st.Commits != 0 || st.InputsSkipped != 1 {
+		t.Fatalf("%d tries, %d commits, %d inputs already applied; want 2, 0, 1", tries, st.Commits, st.InputsSkipped)
 	}
 }
