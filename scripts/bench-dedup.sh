@@ -73,7 +73,7 @@ drop_spent() {
 # OBS observations (read by DuckDB through the documented glob).
 check_state() {
 	local got
-	got=$(duck_scalar "SELECT count(*) || ' ' || sum(seen_count) FROM read_parquet('$1/state/current/prefix=*/*.parquet', hive_partitioning=true)")
+	got=$(duck_scalar "SELECT count(*) || ' ' || sum(seen_count) FROM read_parquet('$1/state/current/prefix=*/*.parquet', hive_partitioning=true, hive_types={'prefix': VARCHAR})")
 	if [ "$got" = "$2 $3" ]; then echo "ok"; else echo "WRONG (state has hashes/observations $got, want $2 $3)"; fi
 }
 
@@ -197,7 +197,7 @@ if [ "$INCREMENTAL" = 1 ]; then
 	dstate=$BENCH_DIR/duckdb-state-$STATE_SIZE.parquet dmerged=$BENCH_DIR/duckdb-merged.parquet
 	rm -f "$dstate" "$dmerged"
 	timed "inc-duckdb-state" "$DQ" --threads 2 "COPY (SELECT * EXCLUDE (prefix)
-		FROM read_parquet('$ds/state/current/prefix=*/*.parquet', hive_partitioning=true)) TO '$dstate' (FORMAT parquet, COMPRESSION zstd)"
+		FROM read_parquet('$ds/state/current/prefix=*/*.parquet', hive_partitioning=true, hive_types={'prefix': VARCHAR})) TO '$dstate' (FORMAT parquet, COMPRESSION zstd)"
 
 	# Each run applies the batch to a fresh copy of the state (made before
 	# the clock starts); like the full cases, the fastest of REPEAT runs

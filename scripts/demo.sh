@@ -82,10 +82,10 @@ PY
 	echo "demo: the catalog export failed (above)" >&2
 
 Q_STATE="SELECT metadata_status, last_failure, count(*) AS hashes, sum(seen_count) AS sightings
-  FROM read_parquet('$DATA/state/current/prefix=*/*.parquet', hive_partitioning=true)
+  FROM read_parquet('$DATA/state/current/prefix=*/*.parquet', hive_partitioning=true, hive_types={'prefix': VARCHAR})
   GROUP BY ALL ORDER BY hashes DESC"
 Q_TORRENTS="SELECT name, total_size, file_count, fetched_at, served_by
-  FROM read_parquet('$DATA/torrents/current/prefix=*/*.parquet', hive_partitioning=true)
+  FROM read_parquet('$DATA/torrents/current/prefix=*/*.parquet', hive_partitioning=true, hive_types={'prefix': VARCHAR})
   ORDER BY name LIMIT 5"
 # DuckDB itself reads what the pipeline wrote: bin/duckq is a small DuckDB
 # command line (tools/duckcheck, the module the DuckDB tests use).

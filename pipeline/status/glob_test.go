@@ -24,7 +24,7 @@ func TestFrozenGlob(t *testing.T) {
 		wantInJSON any
 	}{
 		{"snapshot 0", false, "frozen: none (the snapshot has no state table yet)\n", nil},
-		{"with a state table", true, "frozen: read_parquet('DIR/state/v/000000000001/prefix=*/*.parquet', hive_partitioning=true)\n",
+		{"with a state table", true, "frozen: read_parquet('DIR/state/v/000000000001/prefix=*/*.parquet', hive_partitioning=true, hive_types={'prefix': VARCHAR})\n",
 			"DIR/state/v/000000000001/prefix=*/*.parquet"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

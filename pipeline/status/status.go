@@ -281,13 +281,20 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "spooling (stdin or a pipe that %s is reading now, or a killed run cut short: the next %s sets it aside): %s\n", st, st, p)
 	}
 	r.printUnpublished(w)
-	fmt.Fprintf(w, "DuckDB: read_parquet('%s', hive_partitioning=true)\n", r.StateGlob)
+	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", r.StateGlob)
 	if r.FrozenGlob == "" {
 		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
 		return
 	}
-	fmt.Fprintf(w, "frozen: read_parquet('%s', hive_partitioning=true)\n", r.FrozenGlob)
+	fmt.Fprintf(w, "frozen: "+duckRead+"\n", r.FrozenGlob)
 }
+
+// duckRead is the DuckDB read_parquet call status prints for a state
+// glob. hive_types pins the prefix column to VARCHAR: DuckDB otherwise
+// infers its type from the partitions present, so a dataset whose
+// folders all look numeric (prefix=12, or prefix=00 alone) reads it as
+// BIGINT, 12 rather than '12', and prefix = 'ab' fails to convert.
+const duckRead = "read_parquet('%s', hive_partitioning=true, hive_types={'prefix': VARCHAR})"
 
 // printUnpublished lists what commits built for snapshots that CURRENT
 // does not name.

@@ -4,7 +4,8 @@
 //
 // StateGlob is the documented read path of the committed state:
 //
-//	SELECT * FROM read_parquet('DIR/state/current/prefix=*/*.parquet', hive_partitioning=true)
+//	SELECT * FROM read_parquet('DIR/state/current/prefix=*/*.parquet',
+//		hive_partitioning=true, hive_types={'prefix': VARCHAR})
 package duckcheck
 
 import (
@@ -52,11 +53,22 @@ func StatePattern(dir string) string {
 	return filepath.Join(dir, "state", "current", "prefix=*", "*.parquet")
 }
 
+// HiveTypes is the read_parquet option that pins the type of the prefix
+// column of a partitioned table to VARCHAR. Without it DuckDB infers the
+// type from the prefix= folders present: all numeric-looking (prefix=12
+// alone) make it BIGINT, which reads 12 rather than '12' and fails
+// prefix = 'ab' with a conversion error.
+const HiveTypes = "hive_types={'prefix': VARCHAR}"
+
+// HiveRead is the read_parquet call, as documented for analysts, of a
+// pattern of prefix= folders.
+func HiveRead(pattern string) string {
+	return fmt.Sprintf("read_parquet(%s, hive_partitioning=true, %s)", Quote(pattern), HiveTypes)
+}
+
 // StateGlob is the read_parquet call that loads dataset dir's committed
 // state, as documented for analysts.
-func StateGlob(dir string) string {
-	return fmt.Sprintf("read_parquet(%s, hive_partitioning=true)", Quote(StatePattern(dir)))
-}
+func StateGlob(dir string) string { return HiveRead(StatePattern(dir)) }
 
 // Format renders one scanned value for text output: BLOBs as lowercase
 // hex, times as RFC 3339 in UTC, NULL as "NULL".

@@ -86,9 +86,10 @@ func addTorrent(t *testing.T, data string, h schema.Hash) {
 // TestReadmeQueries runs README's DuckDB queries on a dataset with new
 // hashes (due), failed ones (due within the hour), live leases and a
 // torrent: each runs, a hash prints as lowercase hex (DuckDB's hex() is
-// uppercase), and "retries due within a day"
-// counts what status's waves overdue, within_1h and within_1d count (it
-// counted the leased hashes too).
+// uppercase), and "retries due within a day" counts what status's waves
+// overdue, within_1h and within_1d count (it counted the leased hashes
+// too), first with no DIR/blocklist, then with one listing 3 due hashes
+// (it counted them too: status leaves them out).
 func TestReadmeQueries(t *testing.T) {
 	needCommands(t, "dedup", "plan-retries", "merge", "status")
 	dir := t.TempDir()
@@ -114,9 +115,44 @@ func TestReadmeQueries(t *testing.T) {
 	results := filepath.Join(dir, "results.parquet")
 	writeResults(t, results, plan("jobs1.parquet", 4), schema.OutcomeNoPeers)
 	mustInfohash(t, "merge", "--data", data, results)
-	plan("jobs2.parquet", 3) // live leases
+	leased := plan("jobs2.parquet", 3) // live leases
 	addTorrent(t, data, schema.Hash{0xab, 0xcd, 0xef})
 
+	t.Run("no blocklist", func(t *testing.T) { checkReadmeQueries(t, data, 9) })
+
+	// Three due hashes, each written as a blocklist may write it: in
+	// uppercase after blanks with a comment, as a 64-digit v2 hash whose
+	// first 20 bytes are the key, and with a CR line end.
+	isLeased := map[schema.Hash]bool{}
+	for _, j := range leased {
+		isLeased[j.InfoHash] = true
+	}
+	forms := []string{"  %s  # spam\n", "%s" + strings.Repeat("e", 24) + "\n", "%s\r\n"}
+	block, n := "# blocked hashes\n\n", 0
+	for _, line := range strings.Split(strings.TrimSpace(list.String()), "\n") {
+		h, _, _, err := schema.ParseHex(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if isLeased[h] || n == len(forms) {
+			continue
+		}
+		if n == 0 {
+			line = strings.ToUpper(line)
+		}
+		block += fmt.Sprintf(forms[n], line)
+		n++
+	}
+	if err := os.WriteFile(filepath.Join(data, "blocklist"), []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("3 hashes blocklisted", func(t *testing.T) { checkReadmeQueries(t, data, 6) })
+}
+
+// checkReadmeQueries runs README's queries on dataset data, whose status
+// must count wantDue hashes in its waves overdue, within_1h and within_1d.
+func checkReadmeQueries(t *testing.T, data string, wantDue int64) {
+	t.Helper()
 	var st struct {
 		RetryWaves map[string]int64 `json:"retry_waves"`
 		Leased     int64            `json:"leased"`
@@ -124,9 +160,9 @@ func TestReadmeQueries(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustInfohash(t, "status", "--data", data, "--format", "json")), &st); err != nil {
 		t.Fatal(err)
 	}
-	wantDue := st.RetryWaves["overdue"] + st.RetryWaves["within_1h"] + st.RetryWaves["within_1d"]
-	if st.Leased != 3 || st.RetryWaves["within_1h"] != 4 || wantDue != 9 {
-		t.Fatalf("status: %d leased, waves %v: the dataset is not what this test needs", st.Leased, st.RetryWaves)
+	if due := st.RetryWaves["overdue"] + st.RetryWaves["within_1h"] + st.RetryWaves["within_1d"]; st.Leased != 3 || due != wantDue {
+		t.Fatalf("status: %d leased, waves %v (%d due within a day, want %d): the dataset is not what this test needs",
+			st.Leased, st.RetryWaves, due, wantDue)
 	}
 
 	db := duck(t)

@@ -94,7 +94,7 @@ func checkState(t *testing.T, db *sql.DB, dir string, w stateWant) {
 	// Each partition file is sorted by info_hash.
 	unsorted := scalar[int64](t, db, `SELECT count(*) FROM (
 		SELECT info_hash, lag(info_hash) OVER (PARTITION BY filename ORDER BY file_row_number) AS prev
-		FROM read_parquet(`+Quote(StatePattern(dir))+`, hive_partitioning=true, filename=true, file_row_number=true))
+		FROM read_parquet(`+Quote(StatePattern(dir))+`, hive_partitioning=true, `+HiveTypes+`, filename=true, file_row_number=true))
 		WHERE prev >= info_hash`)
 	check("rows not in info_hash order within their file", unsorted, 0)
 }

@@ -20,8 +20,7 @@ import (
 
 // torrentsGlob is the documented read path of the fetched metadata.
 func torrentsGlob(dir string) string {
-	return fmt.Sprintf("read_parquet(%s, hive_partitioning=true)",
-		Quote(filepath.Join(dir, "torrents", "current", "prefix=*", "*.parquet")))
+	return HiveRead(filepath.Join(dir, "torrents", "current", "prefix=*", "*.parquet"))
 }
 
 func sha1Sum(b []byte) [20]byte { return sha1.Sum(b) }
