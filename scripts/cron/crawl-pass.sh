@@ -159,6 +159,9 @@ fi
 # and leaves the finer checks (at most 100 years) to infohash.
 dur='^[+]?(0|(([0-9]+[.]?[0-9]*|[.][0-9]+)(w|d|h|m|s|ms|us|µs|μs|ns))+)$'
 [[ $DURATION =~ $dur ]] || usage "CAPTURE_DURATION $DURATION: want a duration such as 12m, 1h or 1d"
+# capture --duration 0 means no limit: such a pass would capture until
+# killed, and every later cron slot would find the lock held and skip.
+[[ $DURATION =~ [1-9] ]] || usage "CAPTURE_DURATION $DURATION: want more than zero (capture would run until killed), such as 12m, 1h or 1d"
 [[ $LOCK_WAIT =~ $dur ]] || usage "LOCK_WAIT=$LOCK_WAIT: want a duration such as 10m, 1h or 1d"
 [[ $LIMIT =~ ^[0-9]+$ ]] || usage "LIMIT=$LIMIT: want a number of jobs, such as 5000"
 # NOW: a time infohash's --now takes, as infohash parses it (its hidden

@@ -13,8 +13,10 @@ import (
 
 // A bad argument stops the pass before its first step, with one line
 // naming it and exit 2: no capture first (NOW, LIMIT and LOCK_WAIT were
-// used only after it), and no folder made. A DATA_DIR whose parent folder
-// is missing is a mistyped path, not a new dataset. The checks need no
+// used only after it), and no folder made. A zero CAPTURE_DURATION is
+// refused (capture --duration 0 has no limit: the pass would never end).
+// A DATA_DIR whose parent folder is missing is a mistyped path, not a new
+// dataset. The checks need no
 // date(1) (noDate): NOW is one infohash itself refuses, whose reason the
 // line gives.
 func TestCrawlPassBadArguments(t *testing.T) {
@@ -30,6 +32,8 @@ func TestCrawlPassBadArguments(t *testing.T) {
 		{"NOW hour 24", "ds", "1s", `NOW=2026-01-02T24:00:00Z: want an RFC 3339 time`, []string{"NOW=2026-01-02T24:00:00Z"}},
 		{"NOW no zone", "ds", "1s", `NOW=2026-01-02T03:04:05: want an RFC 3339 time such as 2026-01-02T03:04:05Z (infohash: clock: --now: "2026-01-02T03:04:05" is not an RFC 3339 time: missing the zone (Z or ±hh:mm))`, []string{"NOW=2026-01-02T03:04:05"}},
 		{"bad duration", "ds", "12x", "CAPTURE_DURATION 12x", nil},
+		{"zero duration", "ds", "0", "CAPTURE_DURATION 0: want more than zero", nil},
+		{"zero duration with units", "ds", "0h0.0m", "CAPTURE_DURATION 0h0.0m: want more than zero", nil},
 		{"bad LIMIT", "ds", "1s", "LIMIT=many", []string{"LIMIT=many"}},
 		{"bad LOCK_WAIT", "ds", "1s", "LOCK_WAIT=5", []string{"LOCK_WAIT=5"}},
 		{"no binary", "ds", "1s", "INFOHASH=", []string{"INFOHASH=no-such-infohash", "PATH=/usr/bin:/bin"}},
