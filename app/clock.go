@@ -31,11 +31,11 @@ func clockCommand() *cli.Command {
 		UsageText: `infohash clock [--now TIME [--since WALL]] [--add DURATION]
 
    infohash clock --now 2026-01-02T05:04:05+02:00            # 2026-01-02T03:04:05Z
-   infohash clock --now "$NOW" >/dev/null || exit 2          # a script's check of a --now it will pass
+   NOW=2026-01-02T03:04:05Z; infohash clock --now "$NOW" >/dev/null || exit 2   # a script's check of a --now it will pass
    infohash clock --now 2026-01-02T03:04:05Z --add 90m       # 2026-01-02T04:34:05Z
    infohash clock --now 2026-01-02T03:04:05Z --add=-1d       # 2026-01-01T03:04:05Z
    NOW=$(infohash clock --now "$(date -u +%FT%TZ)" --add 3h) # in 3 hours, in whole seconds
-   START=$(infohash clock); ...; infohash clock --now "$NOW" --since "$START"   # NOW + the time since START`,
+   NOW=2026-01-02T03:04:05Z START=$(infohash clock); sleep 2; infohash clock --now "$NOW" --since "$START"   # NOW + the time since START (2s)`,
 		Description: `Parses --now as the stages (all but export) and status do and prints it in
 UTC (RFC 3339, with its fraction of a second if it has one); without
 --now it prints the wall clock. --add moves that time by a duration as

@@ -340,3 +340,56 @@ func TestHelpSaysIgnoredFailuresPenalisePeers(t *testing.T) {
 		}
 	}
 }
+
+// shellUse and shellSet find a shell variable's uses ("$NOW", "${NOW}")
+// and assignments ("NOW=...") in an example.
+var (
+	shellUse = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+	shellSet = regexp.MustCompile(`(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=`)
+)
+
+// unsetVars returns the variables that script uses before it sets them.
+func unsetVars(script string) []string {
+	set := map[string]int{}
+	for _, m := range shellSet.FindAllStringSubmatchIndex(script, -1) {
+		if name := script[m[2]:m[3]]; set[name] == 0 {
+			set[name] = m[2] + 1
+		}
+	}
+	var unset []string
+	for _, m := range shellUse.FindAllStringSubmatchIndex(script, -1) {
+		if at := set[script[m[2]:m[3]]]; at == 0 || at > m[0] {
+			unset = append(unset, script[m[2]:m[3]])
+		}
+	}
+	return unset
+}
+
+// TestExamplesSetTheirVariables: every --help example (a line of USAGE)
+// and every README code block sets each variable it uses ("$NOW") before
+// using it, so that it runs as written (fetch's used a $NOW it never set:
+// "--now: empty", exit 2).
+func TestExamplesSetTheirVariables(t *testing.T) {
+	for _, p := range helpPaths() {
+		_, usage, _ := strings.Cut(helpOf(t, p...), "\nUSAGE:\n")
+		for _, line := range strings.Split(usage, "\n") {
+			if line != "" && line[0] != ' ' {
+				break
+			}
+			if unset := unsetVars(line); len(unset) > 0 {
+				t.Errorf("infohash %s --help: %v not set in %q", strings.Join(p, " "), unset, strings.TrimSpace(line))
+			}
+		}
+	}
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, block := range strings.Split(string(b), "```") {
+		if i%2 == 1 {
+			if unset := unsetVars(block); len(unset) > 0 {
+				t.Errorf("README: %v not set in the example:\n%s", unset, block)
+			}
+		}
+	}
+}
