@@ -38,7 +38,7 @@ func commands() []*cli.Command {
 // New builds the cli.App. stdin/stdout/stderr are the process streams
 // (tests pass buffers).
 func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	cmds := append(commands(), hiddenCommands()...)
+	cmds := append(commands(), helperCommands()...)
 	for _, c := range cmds {
 		wire(c, c.Name)
 		for _, s := range c.Subcommands {

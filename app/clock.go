@@ -9,9 +9,9 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-// hiddenCommands are helpers for scripts, left out of infohash --help
-// (each has its own --help) and of the stages' data flow.
-func hiddenCommands() []*cli.Command {
+// helperCommands are helpers for scripts, listed in infohash --help after
+// the commands of the data flow (commands), which they are no part of.
+func helperCommands() []*cli.Command {
 	return []*cli.Command{clockCommand()}
 }
 
@@ -25,9 +25,8 @@ func hiddenCommands() []*cli.Command {
 // scripts/demo.sh and scripts/bench-schedule.sh move a clock with --add.
 func clockCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "clock",
-		Hidden: true,
-		Usage:  "print the time a stage would take as its clock: --now in UTC, or the wall clock, plus --add",
+		Name:  "clock",
+		Usage: "print the clock a stage would run on (--now or the wall clock, in UTC), moved by --add or --since",
 		UsageText: `infohash clock [--now TIME [--since WALL]] [--add DURATION]
 
    infohash clock --now 2026-01-02T05:04:05+02:00            # 2026-01-02T03:04:05Z

@@ -267,11 +267,11 @@ func TestPlanLimitZero(t *testing.T) {
 }
 
 // helpPaths lists every command path whose --help a user can ask for:
-// the top level (empty), each command, hidden ones too, and each
+// the top level (empty), each command, helpers too, and each
 // subcommand.
 func helpPaths() [][]string {
 	paths := [][]string{{}}
-	for _, c := range append(commands(), hiddenCommands()...) {
+	for _, c := range append(commands(), helperCommands()...) {
 		paths = append(paths, []string{c.Name})
 		for _, s := range c.Subcommands {
 			paths = append(paths, []string{c.Name, s.Name})

@@ -164,8 +164,8 @@ dur='^[+]?(0|(([0-9]+[.]?[0-9]*|[.][0-9]+)(w|d|h|m|s|ms|us|µs|μs|ns))+)$'
 [[ $DURATION =~ [1-9] ]] || usage "CAPTURE_DURATION $DURATION: want more than zero (capture would run until killed), such as 12m, 1h or 1d"
 [[ $LOCK_WAIT =~ $dur ]] || usage "LOCK_WAIT=$LOCK_WAIT: want a duration such as 10m, 1h or 1d"
 [[ $LIMIT =~ ^[0-9]+$ ]] || usage "LIMIT=$LIMIT: want a number of jobs, such as 5000"
-# NOW: a time infohash's --now takes, as infohash parses it (its hidden
-# "clock" command reads no dataset); date(1) cannot say: -d is GNU's alone.
+# NOW: a time infohash's --now takes, as infohash parses it (its "clock"
+# command reads no dataset); date(1) cannot say: -d is GNU's alone.
 if [ -n "${NOW:-}" ]; then
 	why=$("$IH" clock --now "$NOW" 2>&1 >/dev/null) ||
 		usage "NOW=$NOW: want an RFC 3339 time such as 2026-01-02T03:04:05Z${why:+ (${why%%$'\n'*})}"
