@@ -10,12 +10,12 @@ import (
 // unknownFlag rewrites the flag parser's "flag provided but not defined:
 // -dat" as "dedup: unknown flag --dat (did you mean --data? ...)": the
 // parser names neither the command nor the flag as it was typed, and
-// suggests nothing. Other usage errors pass through.
+// suggests nothing. Other usage errors go to otherFlagError.
 func unknownFlag(name string, c *cli.Command, err error) error {
 	const prefix = "flag provided but not defined: "
 	msg := err.Error()
 	if !strings.HasPrefix(msg, prefix) {
-		return err
+		return otherFlagError(name, msg, err)
 	}
 	typed := strings.TrimLeft(strings.TrimPrefix(msg, prefix), "-")
 	hint := ""
@@ -23,6 +23,31 @@ func unknownFlag(name string, c *cli.Command, err error) error {
 		hint = "did you mean --" + best + "? "
 	}
 	return fmt.Errorf("%s: unknown flag --%s (%sinfohash %s --help lists them)", name, typed, hint, name)
+}
+
+// otherFlagError rewrites the parser's other errors that name neither the
+// command nor the flag as typed: "flag needs an argument: -limit" becomes
+// "plan-retries: flag needs an argument: --limit", and "Cannot use two
+// forms of the same flag: f format" becomes "export: --format and -f are
+// one flag: give it once". Other errors pass through.
+func otherFlagError(name, msg string, err error) error {
+	if flag, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return fmt.Errorf("%s: flag needs an argument: %s", name, dashed(strings.TrimLeft(flag, "-")))
+	}
+	if forms, ok := strings.CutPrefix(msg, "Cannot use two forms of the same flag: "); ok {
+		if later, first, ok := strings.Cut(forms, " "); ok {
+			return fmt.Errorf("%s: %s and %s are one flag: give it once", name, dashed(first), dashed(later))
+		}
+	}
+	return err
+}
+
+// dashed writes a flag's name as it is typed: -o, --data.
+func dashed(flag string) string {
+	if len(flag) == 1 {
+		return "-" + flag
+	}
+	return "--" + flag
 }
 
 // closestFlag returns the flag name of c nearest to typed: within two

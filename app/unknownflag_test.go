@@ -25,6 +25,28 @@ func TestUnknownFlag(t *testing.T) {
 	}
 }
 
+// TestFlagErrorsNameCommand: the parser's other usage errors (a flag
+// given no value, a flag given in two spellings) name the command and the
+// flag as typed, on one line, exit 2 ("infohash: flag needs an argument:
+// -limit" named neither).
+func TestFlagErrorsNameCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan-retries", "--data", "x", "--limit"}, "infohash: plan-retries: flag needs an argument: --limit\n"},
+		{[]string{"dedup", "--data"}, "infohash: dedup: flag needs an argument: --data\n"},
+		{[]string{"export", "--data", "x", "-o"}, "infohash: export: flag needs an argument: -o\n"},
+		{[]string{"policy", "set", "--data"}, "infohash: policy set: flag needs an argument: --data\n"},
+		{[]string{"export", "--data", "x", "-f", "csv", "--format", "jsonl", "-o", "-"}, "infohash: export: --format and -f are one flag: give it once\n"},
+	} {
+		stdout, stderr, code := runMain(t, tc.args...)
+		if code != 2 || stderr != tc.want || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
 // TestBadFlagValue: a numeric, size or boolean flag given a value it
 // cannot take names the command, the flag with two dashes, the value and
 // what it wants, on one line, exit 2.
