@@ -135,6 +135,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	msg := err.Error()
+	if code == exitcode.Locked {
+		msg = withCommand(a, args, msg)
+	}
 	if ctx.Err() != nil && code == exitcode.Error {
 		code = exitcode.Interrupted
 	}
@@ -148,6 +151,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stderr, "infohash: %s\n", msg)
 	return code
+}
+
+// withCommand starts msg with the command args run ("dedup: ", "policy
+// set: ") unless it starts so already: the dataset's lock error ("dataset:
+// DIR: dataset locked by another writer") reaches several commands as the
+// dataset package wrote it.
+func withCommand(a *cli.App, args []string, msg string) string {
+	if len(args) < 2 {
+		return msg
+	}
+	cmd := a.Command(args[1])
+	if cmd == nil {
+		return msg
+	}
+	name := cmd.Name
+	if len(args) > 2 {
+		if sub := cmd.Command(args[2]); sub != nil {
+			name += " " + sub.Name
+		}
+	}
+	if strings.HasPrefix(msg, name+": ") || strings.HasPrefix(msg, name+" ") {
+		return msg
+	}
+	return name + ": " + msg
 }
 
 // jsonLogs reports whether args ask for JSON logs (--log-format json).
