@@ -99,12 +99,12 @@ waits). DIR must exist (mkdir it to set a policy before the first dedup).
 }
 
 func policyShow(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return exitcode.BadInput(fmt.Errorf("policy show: unexpected argument %q (the dataset is --data DIR)", c.Args().First()))
+	}
 	data, err := policyDir(c)
 	if err != nil {
 		return err
-	}
-	if c.NArg() > 0 {
-		return exitcode.BadInput(fmt.Errorf("policy show: unexpected argument %q", c.Args().First()))
 	}
 	p, err := schedule.Load(data)
 	if errors.As(err, new(*schedule.FieldError)) {
@@ -126,11 +126,19 @@ func policyShow(c *cli.Context) error {
 // policySet applies every PATH=VALUE to the file as it is (valid or not)
 // and validates the result once, under the dataset's writer lock.
 func policySet(c *cli.Context) error {
+	args := c.Args().Slice()
+	if c.String("data") == "" {
+		// "policy set DIR k=v": a stray DIR, not a PATH=VALUE to refuse.
+		for _, a := range args {
+			if !strings.Contains(a, "=") {
+				return exitcode.BadInput(fmt.Errorf("policy set: unexpected argument %q (the dataset is --data DIR)", a))
+			}
+		}
+	}
 	data, err := policyDir(c)
 	if err != nil {
 		return err
 	}
-	args := c.Args().Slice()
 	if len(args) == 0 {
 		return exitcode.BadInput(errors.New("policy set: give at least one PATH=VALUE"))
 	}

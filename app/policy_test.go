@@ -109,3 +109,27 @@ func TestPolicySetTakesTheWriterLock(t *testing.T) {
 		t.Fatalf("unlocked: exit %d %s", code, stderr)
 	}
 }
+
+// TestPolicyStrayArgument: a dataset given as a positional argument
+// ("policy show DIR") is named, and pointed to --data DIR, as status
+// does, not reported as a missing --data; a set without --data whose
+// arguments are all PATH=VALUE still asks for --data.
+func TestPolicyStrayArgument(t *testing.T) {
+	t.Setenv("INFOHASH_DATA", "")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"policy", "show", dir}, `infohash: policy show: unexpected argument "` + dir + `" (the dataset is --data DIR)` + "\n"},
+		{[]string{"policy", "show", "--data", dir, "extra"}, `infohash: policy show: unexpected argument "extra" (the dataset is --data DIR)` + "\n"},
+		{[]string{"policy", "set", dir, "jitter=0.1"}, `infohash: policy set: unexpected argument "` + dir + `" (the dataset is --data DIR)` + "\n"},
+		{[]string{"policy", "set", "jitter=0.1"}, "infohash: policy set: --data DIR (or INFOHASH_DATA) is required\n"},
+		{[]string{"policy", "set", "--data", dir, "jitter"}, `infohash: policy set: "jitter" is not PATH=VALUE` + "\n"},
+	} {
+		stdout, stderr, code := runMain(t, tc.args...)
+		if code != 2 || stderr != tc.want || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
