@@ -22,7 +22,7 @@ func unknownFlag(name string, c *cli.Command, err error) error {
 	if best := closestFlag(typed, c); best != "" {
 		hint = "did you mean --" + best + "? "
 	}
-	return fmt.Errorf("%s: unknown flag --%s (%sinfohash %s --help lists them)", name, typed, hint, name)
+	return fmt.Errorf("%s: unknown flag %s (%sinfohash %s --help lists them)", name, dashed(typed), hint, name)
 }
 
 // otherFlagError rewrites the parser's other errors that name neither the

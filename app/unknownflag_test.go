@@ -17,6 +17,7 @@ func TestUnknownFlag(t *testing.T) {
 		{[]string{"fetch", "-o", "-", "--concurency", "5", "x"}, "fetch: unknown flag --concurency (did you mean --concurrency?"},
 		{[]string{"policy", "set", "--dta", "x"}, "policy set: unknown flag --dta (did you mean --data?"},
 		{[]string{"dedup", "--zzzzzz", "1"}, "dedup: unknown flag --zzzzzz (infohash dedup --help lists them)"},
+		{[]string{"dedup", "--data", "d", "x", "-y"}, "dedup: unknown flag -y ("},
 	} {
 		stdout, stderr, code := runMain(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
