@@ -44,7 +44,10 @@
 # likewise), CAPTURE_DURATION and LOCK_WAIT are durations, LIMIT a count,
 # NOW an RFC 3339 time (as `infohash clock --now NOW` parses it: no GNU
 # date needed). Exit statuses:
-#   0  pass complete            75 another writer holds the dataset (skipped)
+#   0  pass complete
+#   75 a step found its lock held (the rest of the pass skipped): dedup,
+#      plan-retries or merge the dataset's (another writer), capture or
+#      fetch DATA_DIR/dht-state's (another capture, or fetch, on it)
 #   3  pass partial (some work left for the next pass; what was done is committed)
 #   1/2 a step failed (see the log), or 2: a bad argument; 130 interrupted
 # A step killed by a signal the pass did not pass on (kill -9, the OOM
@@ -195,9 +198,21 @@ boot=()
 [ -n "${BOOTSTRAP+set}" ] && boot=(--bootstrap "$BOOTSTRAP")
 
 # stopped NAME RC: the log line for a status that ends the pass, then exit.
+# Each step's exit 75 names its own lock: capture and fetch lock their
+# files in DATA_DIR/dht-state, the others the dataset (a pass holds no
+# lock between its steps). A fetch refused so (before it read a job)
+# puts the pass's jobs file back at JOBS, where the next pass fetches it.
 stopped() {
 	case $2 in
-		75) log "$1: dataset locked by another writer (exit 75): skipping this pass" ;;
+		75) case $1 in
+			capture) log "capture: $DATA/dht-state is in use by another capture (exit 75): skipping this pass" ;;
+			fetch) if [ ! -e "$JOBS" ] && mv -- "$WORK/jobs.parquet" "$JOBS"; then
+					log "fetch: $DATA/dht-state is in use by another fetch (exit 75): its jobs, still leased, go back to $JOBS for the next pass to fetch; skipping the rest of this pass"
+				else
+					log "fetch: $DATA/dht-state is in use by another fetch (exit 75): skipping the rest of this pass; its jobs in $WORK/jobs.parquet stay leased until their lease_until"
+				fi ;;
+			*) log "$1: dataset locked by another writer (exit 75): skipping this pass" ;;
+		esac ;;
 		130) log "$1: interrupted (exit 130)" ;;
 		2) log "$1: bad input or usage (exit 2): stopping; fix and re-run" ;;
 		*) log "$1: failed (exit $2): stopping" ;;
@@ -304,14 +319,15 @@ dedup "$WORK"
 # hashes again (to a new path each pass they stayed leased to no one for
 # the lease's length). A file at JOBS is one a pass published and did not
 # move (killed before the move; or plan-retries failed, or was
-# interrupted, after its commit): its leases are live, so this pass
+# interrupted, after its commit), or one whose fetch found DATA_DIR/
+# dht-state locked and put back unread: its leases are live, so this pass
 # fetches it in place of a new plan. A job whose lease has passed since,
 # fetch neither attempts nor releases (the pass ends partial), and plan
 # plans it again.
 JOBS=$DATA/work/jobs.parquet
 if "$IH" plan-retries --help >/dev/null 2>&1; then
 	if [ -f "$JOBS" ]; then
-		log "plan-retries: $JOBS is a jobs file a stopped pass published but did not move: fetching it in this pass in place of a new plan"
+		log "plan-retries: $JOBS is a jobs file a stopped pass left unfetched: fetching it in this pass in place of a new plan"
 	else
 		tick
 		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
