@@ -39,7 +39,9 @@ var exitRows = map[string][]exitcode.Row{
 		exitReportPipe,
 	},
 	"plan-retries": {
-		exitOK, exitCommitted, exitBadInput, exitLocked,
+		exitOK, exitCommitted,
+		{Code: exitcode.Usage, Text: "usage error or bad input, or -o FILE holds jobs still leased (see --replace); nothing committed"},
+		exitLocked,
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); nothing leased before the commit; after it, one line says how many jobs stay leased, until when"},
 		{Code: exitcode.BrokenPipe, Text: `the output's reader went away (e.g. a "| fetch" that exited); one line says what was leased: nothing (the reader gone before the commit, or nothing to lease), or how many jobs stay leased, until when`},
 	},

@@ -63,7 +63,17 @@ place once they are. A run killed between the two leaves the leases with no
 jobs file: the next plan-retries to the same -o FILE ends the leases of such
 a file (when the dataset holds them as the file says), plans its hashes
 again and removes it; a run to another FILE leaves them leased until
-lease_until. A FIFO or device named by -o is opened before the dataset (a
+lease_until. An -o FILE that holds jobs still leased in DIR (an earlier
+run's, not yet fetched and merged) is not written over: the run exits 2
+before it leases anything, saying how many and until when, since writing
+over them would leave those hashes leased to no one until lease_until.
+Fetch FILE and merge its results first (merge frees the leases), or give
+--replace: the run then ends those leases in its commit and plans their
+hashes again. Only --replace a FILE no fetch is reading: such a fetch
+works on jobs whose leases are gone (merge ignores their failures and
+stores their metadata late: a hash may be fetched twice). Refusing is the
+default because only the caller knows whether a fetch has FILE open. A
+FIFO or device named by -o is opened before the dataset (a
 FIFO waits for its reader then, with nothing leased) and, like stdout,
 written after the commit. If stdout or that FIFO is a pipe whose reader has
 gone when the leases are about to be committed (a "| fetch" that exited at
@@ -95,6 +105,7 @@ only the best --limit candidates in memory.
 				DefaultText: fmt.Sprintf("the policy's seed, %d unless changed", pd.Seed)},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
 			lockWaitFlag(),
+			&cli.BoolFlag{Name: "replace", Usage: "write over an -o FILE whose jobs are still leased (not yet fetched and merged), ending those leases; only if no fetch is reading FILE"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -110,6 +121,7 @@ only the best --limit candidates in memory.
 				return err
 			}
 			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), flagDuration(c, "lock-wait"), flagDuration(c, "lease")
+			o.Replace = c.Bool("replace")
 			if c.IsSet("new-share") {
 				v := c.Float64("new-share")
 				o.NewShare = &v

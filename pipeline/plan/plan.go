@@ -35,6 +35,10 @@ type Options struct {
 	Keep     int           // snapshots kept for readers
 	LockWait time.Duration // wait for the writer lock instead of failing
 	Workers  int           // partitions scanned in parallel
+	// Replace lets the run write over a jobs file at Output whose jobs
+	// are still leased (not yet fetched and merged), ending those leases;
+	// without it such a run is refused (exit 2). See replaced.
+	Replace bool
 	// OpenOutput opens Output when it is a file (nil:
 	// fsutil.CreateOutput), so that the caller can watch a FIFO or
 	// device that blocks.
@@ -86,6 +90,9 @@ type Stats struct {
 	// UnpublishedEnded counts the leases ended of the jobs files that
 	// killed runs to the same -o FILE left unpublished.
 	UnpublishedEnded int `json:"unpublished_leases_ended"`
+	// ReplacedEnded counts the leases ended (Options.Replace) of the jobs
+	// file at -o FILE that this run's jobs replace.
+	ReplacedEnded int `json:"replaced_leases_ended"`
 	// Dropped counts the jobs planned and then dropped, unleased, because
 	// the output's reader had gone before the commit (ErrReaderGone):
 	// Planned, and every count of what that commit would have done, are 0.
@@ -161,9 +168,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	}
 	// The jobs files that killed runs to this -o FILE left unpublished,
 	// claimed before a try opens the output (which would sweep them).
-	u := &unpublished{}
+	u, prev := &unpublished{}, &replaced{}
 	if stream == nil {
-		u = claimUnpublished(o.Output)
+		u, prev = claimUnpublished(o.Output), readReplaced(o.Output)
 	}
 	defer u.close()
 	// What the last try planned, and where its jobs go: w (nil: stdout,
@@ -183,7 +190,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		// file written for a commit that failed goes with it.
 		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
 			ready := func() error { return readerThere(o, stream, len(jobs)) }
-			changed := len(jobs) > 0 || st.LeasesPruned > 0 || st.UnpublishedEnded > 0
+			changed := len(jobs) > 0 || st.LeasesPruned > 0 || st.UnpublishedEnded > 0 || st.ReplacedEnded > 0
 			began := time.Now()
 			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
 			debugCommit(m, err, changed, len(jobs), time.Since(began))
@@ -200,7 +207,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}
 		st.PolicyHash = p.Hash()
 		share, lease, seed, coldBudget := passSettings(p, o)
-		jobs, leases, avoid, err = planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, u, &st)
+		jobs, leases, avoid, err = planOnce(ctx, d, tx, p, bl, now, seed, o, share, lease, coldBudget, u, prev, &st)
 		if err != nil {
 			return false, tx.Moved(err)
 		}
@@ -233,6 +240,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	st.Committed = m.Snapshot > base.Snapshot
 	if after == nil {
 		u.remove(o.Output, st.UnpublishedEnded) // their leases are ended, or were not live
+		prev.note(st.ReplacedEnded)
 	}
 	if o.Committed != nil {
 		o.Committed(st)
@@ -345,9 +353,12 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []sc
 
 // planOnce scans the snapshot tx started from and returns the jobs, the
 // lease table after them and the jobs file's avoid list, and fills st.
-// The leases of u's unpublished jobs files are ended first.
+// The leases of u's unpublished jobs files are ended first, and those of
+// the jobs file prev that the output replaces if o.Replace (if not, and
+// any of them is live, the run is refused).
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
-	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, st *Stats) ([]schema.Job, leases.Set, string, error) {
+	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, prev *replaced,
+	st *Stats) ([]schema.Job, leases.Set, string, error) {
 	base := tx.Base()
 	ph := planPhases{began: time.Now()}
 	leases, err := leases.Read(d, base)
@@ -355,6 +366,10 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 		return nil, nil, "", fmt.Errorf("plan-retries: %w", err)
 	}
 	ended := u.release(leases, now)
+	replacedEnded, err := prev.check(leases, now, o.Replace)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	live, err := livePenalties(d, base, now)
 	if err != nil {
 		return nil, nil, "", err
@@ -372,7 +387,8 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
 		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
-		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live), UnpublishedEnded: ended}
+		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live), UnpublishedEnded: ended,
+		ReplacedEnded: replacedEnded}
 	// The sweep moves on once this pass has had its look at the window,
 	// in the commit that leases what it picked there.
 	if coldBudget > 0 && s.hasCold() {

@@ -72,8 +72,15 @@ func claimUnpublished(output string) *unpublished {
 // returns how many it ended. The lease stays as a record, ended: the
 // hash is due again, and this pass may plan it under a lease of its own.
 func (u *unpublished) release(leases leases.Set, now int64) int {
+	return endLeases(u.jobs, leases, now)
+}
+
+// endLeases ends at now, in leases, every lease one of jobs holds (the
+// same hash, lease_id and lease_until) that is live at now, and returns
+// how many it ended.
+func endLeases(jobs []jobLease, leases leases.Set, now int64) int {
 	n := 0
-	for _, j := range u.jobs {
+	for _, j := range jobs {
 		l, ok := leases[j.InfoHash]
 		if ok && l.LeaseID == j.LeaseID && l.LeaseUntil == j.LeaseUntil && l.LeaseUntil > now {
 			l.LeaseUntil = now
