@@ -56,6 +56,10 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if opts.AvoidPeers, err = jobsAvoidList(in, opts.AvoidPeers); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: jobs: %w", err))
 	}
+	src, err := primeJobs(ctx, in)
+	if err != nil {
+		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
+	}
 	out, err := createResults(opts)
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
@@ -70,7 +74,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if f.dht != nil && opts.DHTState != "" && opts.StateSaver != nil {
 		opts.StateSaver(f.saveState)
 	}
-	stats, err := runJobs(ctx, f, in, out)
+	stats, err := runJobs(ctx, f, src, out)
 	if err != nil {
 		out.Abort()
 		return stats, err
