@@ -136,7 +136,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			durationFlag("timeout", d.Timeout, "time budget `D` per job (peers it cuts off are not penalised)"),
 			durationFlag("peer-timeout", d.PeerTimeout, "time budget `D` per peer (a peer that exceeds it fails as timeout)"),
 			durationFlag("connect-timeout", d.ConnectTimeout, "TCP connect timeout `D`"),
-			durationFlag("deadline", 0, "stop starting jobs after `D` (0 = none) and release the leases of those left; exit 3 if some were left"),
+			durationFlag("deadline", 0, "stop starting jobs `D` after fetch starts, DHT bootstrap included (0 = none), and release the leases of those left; exit 3 if some were left"),
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
 			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
 			runningNowFlag("attempted_at, peer_failures' at, when leases and penalties end (timeouts stay real time)"),

@@ -99,7 +99,12 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 	if st.Saved > 0 && !st.Warm {
 		log.Warn("fetch: no saved DHT node answered; bootstrapped through --bootstrap", "saved_nodes", st.Saved)
 	}
-	if st.Nodes == 0 {
+	switch {
+	case st.Nodes == 0 && ctx.Err() != nil:
+		// Run's deadline (or a signal) came first: no job will be
+		// looked up.
+		log.Warn("fetch: DHT bootstrap cut short", "cause", context.Cause(ctx).Error())
+	case st.Nodes == 0:
 		log.Warn("fetch: no DHT node answered the bootstrap; lookups will fail as local_error")
 	}
 	return f, nil

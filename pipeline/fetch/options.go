@@ -70,7 +70,7 @@ type Options struct {
 	Timeout         time.Duration // per job, from start to outcome; cuts off exchanges without blaming their peers
 	PeerTimeout     time.Duration // per peer exchange (capped by Timeout); a peer that hits it fails as timeout
 	ConnectTimeout  time.Duration // per TCP dial; a peer that hits it fails as connect_failed
-	Deadline        time.Duration // whole run; 0 = none. Unstarted jobs get a released row (see Run)
+	Deadline        time.Duration // whole run, DHT bootstrap included; 0 = none. Unstarted jobs get a released row (see Run)
 	MaxMetadataSize int64         // larger announced metadata fails as too_large
 	// MetadataMemory bounds the metadata bytes received and not yet
 	// verified, over all exchanges (at least MaxMetadataSize is always

@@ -33,6 +33,16 @@ var errDeadline = errors.New("run deadline reached")
 // neither attempted nor released and also make the run partial.
 // Unreadable input is a bad-input error and commits nothing.
 func Run(ctx context.Context, opts Options) (Stats, error) {
+	// The deadline counts from here: waiting for the first jobs and the
+	// DHT bootstrap are part of the run.
+	var deadline time.Time
+	startCtx := ctx // ends at the deadline too: the bootstrap is cut short
+	if opts.Deadline > 0 {
+		deadline = time.Now().Add(opts.Deadline)
+		var cancel context.CancelFunc
+		startCtx, cancel = context.WithDeadlineCause(ctx, deadline, errDeadline)
+		defer cancel()
+	}
 	if err := opts.Validate(); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
@@ -56,7 +66,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if opts.AvoidPeers, err = jobsAvoidList(in, opts.AvoidPeers); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: jobs: %w", err))
 	}
-	src, err := primeJobs(ctx, in)
+	src, err := primeJobs(startCtx, in)
 	if err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
@@ -64,7 +74,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
 	}
-	f, err := startFetcher(ctx, opts, release)
+	f, err := startFetcher(startCtx, opts, release)
 	if err != nil {
 		out.Abort()
 		return Stats{}, err
@@ -74,7 +84,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if f.dht != nil && opts.DHTState != "" && opts.StateSaver != nil {
 		opts.StateSaver(f.saveState)
 	}
-	stats, err := runJobs(ctx, f, src, out)
+	stats, err := runJobs(ctx, f, src, out, deadline)
 	if err != nil {
 		out.Abort()
 		return stats, err
@@ -121,12 +131,13 @@ var drainGrace = 10 * time.Second
 // or a failed write, in which case the output must be discarded. Every
 // job of the input is counted: attempted, lease expired, or unfinished
 // (never started, or abandoned when the run stopped); of the unfinished,
-// those read within drainGrace of the stop are released (runJob).
-func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink) (Stats, error) {
+// those read within drainGrace of the stop are released (runJob). The
+// run stops at deadline unless it is zero.
+func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink, deadline time.Time) (Stats, error) {
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	if f.opts.Deadline > 0 {
-		t := time.AfterFunc(f.opts.Deadline, func() { stopRun(errDeadline) })
+	if !deadline.IsZero() {
+		t := time.AfterFunc(time.Until(deadline), func() { stopRun(errDeadline) })
 		defer t.Stop()
 	}
 	// grace is read once, here: the goroutine below may still run for a
