@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anacrolix/dht/v2"
@@ -37,8 +38,12 @@ var (
 
 // runner is the state shared by a run's nodes, crawler and writer.
 type runner struct {
-	opts    Options
-	c       counters
+	opts Options
+	c    counters
+	// nodes is the number of nodes; booted counts those whose first
+	// bootstrap has ended (see bootstrapped).
+	nodes   int
+	booted  atomic.Int32
 	tokens  *tokens
 	crawler *crawler
 	batches chan []schema.Observation
@@ -76,6 +81,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
+	r.nodes = len(nodes)
 	// The crawler starts from every saved contact, those of tables no
 	// node took too (fewer --node-ids than last time, a bad ID).
 	saved := append(fromState(st.Samplers), fromState(spare)...)
@@ -355,12 +361,17 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	lastBoot := time.Time{}
+	first := true
 	for {
 		if n.srv.NumNodes() < 8 && time.Since(lastBoot) > 30*time.Second {
 			lastBoot = time.Now()
 			bctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			_, _ = n.srv.BootstrapContext(bctx)
 			cancel()
+			if first && ctx.Err() == nil {
+				first = false
+				n.r.bootstrapped()
+			}
 		}
 		n.tbl.Store(newTable(n.srv.Nodes()))
 		select {
@@ -368,6 +379,17 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// bootstrapped is called by each node once its first bootstrap has ended
+// (not cut short by the end of the run). After the last node's, it warns
+// when no DHT node has answered any of them (routers nor saved contacts):
+// a firewall or a dead network, which would otherwise make an empty pass
+// that looks like a quiet one (responses_in stays 0 in the stats).
+func (r *runner) bootstrapped() {
+	if int(r.booted.Add(1)) == r.nodes && r.c.responses.Load() == 0 {
+		r.opts.Logger.Warn("capture: no DHT node answered the bootstrap; nothing is captured until one does", "nodes", r.nodes)
 	}
 }
 
