@@ -33,7 +33,7 @@ type fastColumns struct {
 	hashBytes              bool  // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
 	atDiv                  int64 // observed_at's units per millisecond
 	// The string types of info_hash and info_hash_v2 when they hold
-	// text (hex), else "" (see parquetText).
+	// text (hex), else "" (see rowio.TextType).
 	hashText, v2Text string
 }
 
@@ -50,7 +50,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	switch ht := c.hash.Type(); {
 	case ht.Kind() == parquet.FixedLenByteArray && ht.Length() == 20:
 	case ht.Kind() == parquet.ByteArray:
-		c.hashBytes, c.hashText = true, parquetText(ht)
+		c.hashBytes, c.hashText = true, rowio.TextType(ht)
 	default:
 		return c, false
 	}
@@ -90,7 +90,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 		return c, false
 	}
 	if c.v2 != nil {
-		c.v2Text = parquetText(c.v2.Type())
+		c.v2Text = rowio.TextType(c.v2.Type())
 	}
 	return c, true
 }

@@ -106,10 +106,10 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	}
 	var hashText, v2Text string
 	if c := pf.Root().Column("info_hash"); c != nil {
-		hashText = parquetText(c.Type())
+		hashText = rowio.TextType(c.Type())
 	}
 	if c := pf.Root().Column("info_hash_v2"); c != nil {
-		v2Text = parquetText(c.Type())
+		v2Text = rowio.TextType(c.Type())
 	}
 	r := parquet.NewGenericReader[obsIn](pf)
 	defer r.Close()

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // A hash column may hold text (DuckDB's VARCHAR, Arrow's utf8): its
@@ -19,31 +17,6 @@ const (
 	wantHexHash = "a hex infohash (40 or 64 digits)"
 	wantHexV2   = "a hex v2 hash (64 digits)"
 )
-
-// parquetText names the string type of a BYTE_ARRAY column of type t
-// ("STRING", "UTF8", ...), or is "" for bytes.
-func parquetText(t parquet.Type) string {
-	if t.Kind() != parquet.ByteArray {
-		return ""
-	}
-	if lt := t.LogicalType(); lt != nil && lt.Value != nil {
-		switch lt.Value.(type) {
-		case *format.StringType, *format.EnumType, *format.JsonType:
-			return lt.Value.String()
-		}
-	}
-	if ct := t.ConvertedType(); ct != nil {
-		switch *ct {
-		case deprecated.UTF8:
-			return "UTF8"
-		case deprecated.Enum:
-			return "ENUM"
-		case deprecated.Json:
-			return "JSON"
-		}
-	}
-	return ""
-}
 
 // unhexHash decodes s, 40 or 64 hex digits, into dst and returns the
 // hash's length (20 or 32), or 0 if s is not such a hash.

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -73,9 +74,10 @@ type jobReader struct {
 // openJobs opens path ("-": stdin) for reading jobs, telling by the
 // first bytes what it holds: Parquet (a file only), an Arrow IPC stream,
 // or a text list of infohashes (hashList). A Parquet info_hash may be
-// FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB writes it, BYTE_ARRAY; an Arrow
-// one any binary type. Either binary holds 20 bytes or a v2 hash's full
-// 32 (blobHash).
+// FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB writes it, BYTE_ARRAY: a BLOB,
+// or a VARCHAR of hex (40 or 64 digits, as dedup reads it); an Arrow one
+// any binary type. Either binary holds 20 bytes or a v2 hash's full 32
+// (blobHash).
 func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 	if path == "-" {
 		if stdin == nil {
@@ -126,7 +128,7 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 		}
 		jr := &jobReader{name: name, meta: r.Metadata, total: -1,
 			close: func() error { r.Close(); return closeIn() }}
-		jr.read = blobJobs(jr, r.Read)
+		jr.read = blobJobs(jr, r.Read, "")
 		return jr, nil
 	case bytes.IndexByte(head, 0) >= 0:
 		if file {
@@ -157,15 +159,17 @@ func openParquetJobs(path string) (*jobReader, error) {
 		if err != nil {
 			return nil, err
 		}
-		jr.read, jr.close, jr.meta = blobJobs(jr, r.Read), r.Close, r.Metadata
+		jr.read, jr.close, jr.meta = blobJobs(jr, r.Read, info.text), r.Close, r.Metadata
 	}
 	return jr, nil
 }
 
 // blobJobs converts the rows read (rows of jr's input whose info_hash is
 // any binary) to jobRows, checking each hash with blobHash; a bad one
-// fails the input, naming its row (counted from 0).
-func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error)) func([]jobRow) (int, error) {
+// fails the input, naming its row (counted from 0). When text names the
+// string type of the info_hash column (rowio.TextType), its values are
+// hex and decoded first.
+func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error), text string) func([]jobRow) (int, error) {
 	var tmp []blobJobRow
 	var bad error // sticky, as rowio's own errors are
 	return func(buf []jobRow) (int, error) {
@@ -177,6 +181,14 @@ func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error)) func([]jobRow
 		}
 		n, err := read(tmp[:len(buf)])
 		for i := range tmp[:n] {
+			if text != "" {
+				raw, herr := unhexText(tmp[i].InfoHash, text)
+				if herr != nil {
+					bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
+					return i, bad
+				}
+				tmp[i].InfoHash = raw
+			}
 			h, typ, herr := blobHash(tmp[i].InfoHash)
 			if herr != nil {
 				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
@@ -202,8 +214,9 @@ func (jr *jobReader) Metadata(key string) (string, bool) { return jr.meta(key) }
 
 // jobsFile is what fetch needs to know of a jobs file's footer.
 type jobsFile struct {
-	blob bool  // info_hash is a BYTE_ARRAY column (DuckDB's BLOB)
-	rows int64 // rows in the file
+	blob bool   // info_hash is a BYTE_ARRAY column (DuckDB's BLOB or VARCHAR)
+	text string // the string type of such a column of text (hex), else ""
+	rows int64  // rows in the file
 }
 
 // inspectJobs reads a Parquet file's footer.
@@ -223,7 +236,7 @@ func inspectJobs(path string) (jobsFile, error) {
 		return info, fmt.Errorf("%s: %w", path, err)
 	}
 	if c, ok := pf.Schema().Lookup("info_hash"); ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray {
-		info.blob = true
+		info.blob, info.text = true, rowio.TextType(c.Node.Type())
 	}
 	info.rows = pf.NumRows()
 	return info, nil
@@ -243,6 +256,22 @@ func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
 	}
 	copy(h[:], b)
 	return h, typ, nil
+}
+
+// unhexText decodes a text info_hash (of string type typ): 40 hex digits
+// (a v1 hash) or 64 (a full v2 one), in either case, as dedup reads such
+// a column. Its bytes taken as a hash would be wrong.
+func unhexText(b []byte, typ string) ([]byte, error) {
+	s := string(b)
+	if len(s) == 40 || len(s) == 64 {
+		if raw, err := hex.DecodeString(s); err == nil {
+			return raw, nil
+		}
+	}
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return nil, fmt.Errorf("info_hash %q (a %s column) is not a hex infohash (40 or 64 digits)", s, typ)
 }
 
 // jobPeersError says which of a job's peers is not an endpoint fetch may

@@ -1,0 +1,34 @@
+package rowio
+
+import (
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// TextType names the string type of a BYTE_ARRAY column of type t
+// ("STRING", "UTF8", "ENUM", "JSON": DuckDB writes a VARCHAR so), or is
+// "" for bytes (a BLOB) and any other type. A hash column of text holds
+// hex, which the stages decode rather than take its bytes as a hash.
+func TextType(t parquet.Type) string {
+	if t.Kind() != parquet.ByteArray {
+		return ""
+	}
+	if lt := t.LogicalType(); lt != nil && lt.Value != nil {
+		switch lt.Value.(type) {
+		case *format.StringType, *format.EnumType, *format.JsonType:
+			return lt.Value.String()
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.UTF8:
+			return "UTF8"
+		case deprecated.Enum:
+			return "ENUM"
+		case deprecated.Json:
+			return "JSON"
+		}
+	}
+	return ""
+}
