@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -24,7 +25,10 @@ type ledgerRow struct {
 // FuzzRowioParquet opens whole files as the row type the first byte picks
 // (jobs, results with nested lists, observations, and the dataset's
 // leases, peers, ledger and torrents) and reads every row: the outcome is
-// rows or one line of error, never a panic or a hang.
+// rows or one line of error, never a panic or a hang. A file whose pages'
+// CRCs do not match is read again with matching ones
+// (rowiotest.FixPageCRCs), as a crafted file would have them: else the
+// CRC check would stop every change to a page before its decoders.
 func FuzzRowioParquet(f *testing.F) {
 	FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
 	jobs := []schema.Job{{InfoHash: schema.Hash{1}, HashType: 1, Attempt: 2, Reason: "new", LeaseID: "L",
@@ -62,30 +66,41 @@ func FuzzRowioParquet(f *testing.F) {
 		if len(data) == 0 {
 			return
 		}
-		if err := os.WriteFile(p, data[1:], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		switch data[0] % 7 {
-		case 0:
-			err = readAllFile[schema.Job](p)
-		case 1:
-			err = readAllFile[schema.Result](p)
-		case 2:
-			err = readAllFile[schema.Observation](p)
-		case 3:
-			err = readAllFile[schema.Lease](p)
-		case 4:
-			err = readAllFile[schema.PeerPenalty](p)
-		case 5:
-			err = readAllFile[ledgerRow](p)
-		default:
-			err = readAllFile[schema.Torrent](p)
-		}
-		if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), p+": ")) {
-			t.Fatalf("error not one line naming the file: %q", err)
+		readFuzzFile(t, p, data[0], data[1:])
+		if fixed, n := rowiotest.FixPageCRCs(data[1:]); n > 0 {
+			t.Logf("read again with the CRCs of %d pages fixed", n)
+			readFuzzFile(t, p, data[0], fixed)
 		}
 	})
+}
+
+// readFuzzFile is FuzzRowioParquet's check of one file, written to p and
+// read as the row type kind picks.
+func readFuzzFile(t *testing.T, p string, kind byte, file []byte) {
+	t.Helper()
+	if err := os.WriteFile(p, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	switch kind % 7 {
+	case 0:
+		err = readAllFile[schema.Job](p)
+	case 1:
+		err = readAllFile[schema.Result](p)
+	case 2:
+		err = readAllFile[schema.Observation](p)
+	case 3:
+		err = readAllFile[schema.Lease](p)
+	case 4:
+		err = readAllFile[schema.PeerPenalty](p)
+	case 5:
+		err = readAllFile[ledgerRow](p)
+	default:
+		err = readAllFile[schema.Torrent](p)
+	}
+	if err != nil && (strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), p+": ")) {
+		t.Fatalf("error not one line naming the file: %q", err)
+	}
 }
 
 func readAllFile[T any](p string) error {
@@ -102,5 +117,52 @@ func readAllFile[T any](p string) error {
 			}
 			return err
 		}
+	}
+}
+
+// TestPatchedCRCsReachDecoders: whichever byte of a file parquet-go wrote
+// (zstd pages, dictionaries, nested lists) is flipped, FuzzRowioParquet's
+// second read, of the file FixPageCRCs patched, meets no page CRC
+// mismatch, where the first read of some flips stops at one.
+func TestPatchedCRCsReachDecoders(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "in.parquet")
+	for _, tc := range []struct {
+		name string
+		file []byte
+		read func(string) error
+	}{
+		{"results", writeFile(t, sampleResults()), readAllFile[schema.Result]},
+		{"observations", writeFile(t, sampleObs(200)), readAllFile[schema.Observation]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			read := func(b []byte) bool {
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				err := tc.read(p)
+				return err != nil && strings.Contains(err.Error(), "checksum mismatch")
+			}
+			flips, stopped, patched := 0, 0, 0
+			for at := 4; at < len(tc.file)-8; at += 41 {
+				flips++
+				b := bytes.Clone(tc.file)
+				b[at] ^= 0x10
+				if read(b) {
+					stopped++
+				}
+				fixed, n := rowiotest.FixPageCRCs(b)
+				if n == 0 {
+					continue
+				}
+				patched++
+				if read(fixed) {
+					t.Fatalf("byte %d flipped, %d pages patched: still a CRC mismatch", at, n)
+				}
+			}
+			if stopped == 0 || patched < stopped {
+				t.Fatalf("%d flips stopped at a page CRC, %d patched", stopped, patched)
+			}
+			t.Logf("%d of %d flips stopped at a page CRC, %d patched", stopped, flips, patched)
+		})
 	}
 }
