@@ -69,7 +69,12 @@ type Hash struct {
 func MagnetHashes(line string) ([]Hash, error) {
 	u, err := url.Parse(line)
 	if err != nil {
-		return nil, fmt.Errorf("magnet URI: %w", err)
+		// url.Error quotes the whole line, however long.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("magnet URI %s: %w", schema.Quote(line), err)
 	}
 	var out []Hash
 	add := func(m Hash) {
@@ -96,19 +101,19 @@ func MagnetHashes(line string) ([]Hash, error) {
 				// Padding ("=") would decode to fewer than 20 bytes.
 				b, err := base32.StdEncoding.DecodeString(strings.ToUpper(v))
 				if err != nil || len(b) != len(schema.Hash{}) {
-					return nil, fmt.Errorf("magnet btih %q: bad base32", v)
+					return nil, fmt.Errorf("magnet btih %s: bad base32", schema.Quote(v))
 				}
 				var h schema.Hash
 				copy(h[:], b)
 				add(Hash{h, nil, schema.HashV1})
 			default:
-				return nil, fmt.Errorf("magnet btih %q: want 40 hex or 32 base32 characters", v)
+				return nil, fmt.Errorf("magnet btih %s: want 40 hex or 32 base32 characters", schema.Quote(v))
 			}
 		case strings.HasPrefix(lx, "urn:btmh:1220"):
 			v := xt[len("urn:btmh:1220"):]
 			b, err := hex.DecodeString(v)
 			if err != nil || len(b) != 32 {
-				return nil, fmt.Errorf("magnet btmh %q: want 64 hex characters after 1220", v)
+				return nil, fmt.Errorf("magnet btmh %s: want 64 hex characters after 1220", schema.Quote(v))
 			}
 			var h schema.Hash
 			copy(h[:], b)

@@ -333,22 +333,15 @@ func ParseHex(s string) (h Hash, v2 []byte, typ int8, err error) {
 		copy(h[:], v2)
 		return h, v2, HashV2, nil
 	default:
-		return h, nil, 0, fmt.Errorf("infohash %q: want 40 or 64 hex characters, got %d", clip(s), len(s))
+		return h, nil, 0, fmt.Errorf("infohash %s: want 40 or 64 hex characters, got %d", Quote(s), len(s))
 	}
 }
 
 func wrapHex(s string, err error) error {
 	if err != nil {
-		return fmt.Errorf("infohash %q: %w", clip(s), err)
+		return fmt.Errorf("infohash %s: %w", Quote(s), err)
 	}
 	return nil
-}
-
-func clip(s string) string {
-	if len(s) > 70 {
-		return s[:67] + "..."
-	}
-	return s
 }
 
 // Millis converts t to the schema's timestamp unit (0 for the zero time).

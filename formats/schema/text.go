@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -37,4 +38,28 @@ func EscapeInvalidUTF8(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// QuoteMax bounds what Quote returns, in bytes, its "..." included.
+const QuoteMax = 60
+
+// Quote returns s for an error message that quotes input: Go-quoted as by
+// %q (a control or invalid byte becomes an escape such as \x1f, so binary
+// input cannot garble a terminal or a log), and cut to the longest prefix
+// whose quoted form, with "..." after it, fits in QuoteMax bytes. A
+// prefix ends on a whole rune; escapes make it shorter for binary input.
+func Quote(s string) string {
+	if q := strconv.Quote(s); len(q) <= QuoteMax {
+		return q
+	}
+	q := `""`
+	for i := 0; i < len(s); {
+		_, n := utf8.DecodeRuneInString(s[i:])
+		next := strconv.Quote(s[:i+n])
+		if len(next)+len("...") > QuoteMax {
+			break
+		}
+		q, i = next, i+n
+	}
+	return q + "..."
 }

@@ -24,13 +24,13 @@ func CheckStatus(s string) error {
 	case StatusNew, StatusFetched, StatusFailed:
 		return nil
 	}
-	return fmt.Errorf("metadata_status %q, want %s, %s or %s", clip(s), StatusNew, StatusFetched, StatusFailed)
+	return fmt.Errorf("metadata_status %s, want %s, %s or %s", Quote(s), StatusNew, StatusFetched, StatusFailed)
 }
 
 // CheckTier checks a tier: hot or cold.
 func CheckTier(s string) error {
 	if s != TierHot && s != TierCold {
-		return fmt.Errorf("tier %q, want %s or %s", clip(s), TierHot, TierCold)
+		return fmt.Errorf("tier %s, want %s or %s", Quote(s), TierHot, TierCold)
 	}
 	return nil
 }

@@ -109,10 +109,7 @@ func sourceError(s string) error {
 		return fmt.Errorf("source has %d bytes, more than %d", len(s), maxSourceLen)
 	}
 	if !utf8.ValidString(s) {
-		if len(s) > 64 {
-			s = s[:64] + "..."
-		}
-		return fmt.Errorf("source %q is not valid UTF-8", s)
+		return fmt.Errorf("source %s is not valid UTF-8", schema.Quote(s))
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // A hash column may hold text (DuckDB's VARCHAR, Arrow's utf8): its
@@ -49,11 +51,7 @@ func unhexDigit(c byte) byte {
 // textHashError is the bad input of row row, whose value v in the text
 // column col (of type typ) is not what the column must hold (want).
 func textHashError[S ~string | ~[]byte](row int64, col, typ string, v S, want string) *rowError {
-	s := string(v)
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	return &rowError{row: row, msg: fmt.Sprintf("%s %q (a %s column) is not %s", col, s, typ, want)}
+	return &rowError{row: row, msg: fmt.Sprintf("%s %s (a %s column) is not %s", col, schema.Quote(string(v)), typ, want)}
 }
 
 // unhexValues decodes the text hashes of a BYTE_ARRAY page's values (or
