@@ -34,8 +34,8 @@ again, unless another run has it open or DIR/inbox/ holds what it read from
 stdin or a pipe (kept).
 
    INPUT is an observation Parquet file, a folder of them, a text file of hex
-infohashes or magnet URIs (one per line), or - for an Arrow IPC stream (or a
-hash list) on stdin. The kind is detected from the content. A named INPUT
+infohashes, magnet URIs or JSON lines (magnetico's, or export --format jsonl's),
+one per line, or - for an Arrow IPC stream (or a hash list) on stdin. The kind is detected from the content. A named INPUT
 that can be read only once (a pipe such as <(zcat list.gz), a FIFO) is
 spooled into DIR/inbox/ like stdin, then applied. Parquet and Arrow
 need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as

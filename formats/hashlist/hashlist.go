@@ -1,5 +1,6 @@
 // Package hashlist parses the lines of a hash list ("crawl this list"):
-// hex infohashes, magnet URIs and magnetico's JSON export lines. dedup
+// hex infohashes, magnet URIs, and the JSON lines of magnetico's export or
+// of our own export --format jsonl. dedup
 // imports such lists as observations, fetch as jobs.
 package hashlist
 
@@ -20,7 +21,9 @@ import (
 
 // ParseLine parses one line of a hash list: a 40/64-character hex
 // infohash, a magnet URI (btih in hex or base32, or a btmh v2 multihash),
-// or a JSON object of a magnetico export (its "infoHash" field).
+// or a JSON object: a magnetico export's line (its "infoHash" field) or
+// one of export --format jsonl (its "info_hash", or "info_hash_v2" when
+// not null).
 // Blank lines and lines starting with # give ok=false and no error.
 func ParseLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err error) {
 	line = strings.TrimSpace(line)
@@ -164,21 +167,32 @@ func isTopicKey(k string) bool {
 	return true
 }
 
-// magneticoRecord is one line of a magnetico export (the tgragnato
-// fork's --export: JSON Lines of {"infoHash": hex, "name": …, "files": […]}).
-type magneticoRecord struct {
-	InfoHash *string `json:"infoHash"`
+// jsonRecord is one JSON line of a list: a magnetico export's (the
+// tgragnato fork's --export: JSON Lines of {"infoHash": hex, "name": …,
+// "files": […]}) or our own export --format jsonl's ({"info_hash": 40
+// hex, "info_hash_v2": 64 hex or null, …}).
+type jsonRecord struct {
+	InfoHash   *string `json:"infoHash"`
+	InfoHashV1 *string `json:"info_hash"`
+	InfoHashV2 *string `json:"info_hash_v2"`
 }
 
 func parseMagneticoLine(line string) (h schema.Hash, v2 []byte, typ int8, ok bool, err error) {
-	var rec magneticoRecord
+	var rec jsonRecord
 	if err := json.Unmarshal([]byte(line), &rec); err != nil {
-		return h, nil, 0, false, fmt.Errorf("magnetico JSON line: %w", err)
+		return h, nil, 0, false, fmt.Errorf("JSON line: %w", err)
 	}
-	if rec.InfoHash == nil {
-		return h, nil, 0, false, fmt.Errorf("magnetico JSON line without \"infoHash\"")
+	hx := rec.InfoHash
+	switch {
+	case rec.InfoHashV2 != nil:
+		hx = rec.InfoHashV2 // a v2 hash's full 32 bytes; info_hash is its DHT key
+	case rec.InfoHashV1 != nil:
+		hx = rec.InfoHashV1
 	}
-	h, v2, typ, err = schema.ParseHex(*rec.InfoHash)
+	if hx == nil {
+		return h, nil, 0, false, fmt.Errorf("JSON line without \"infoHash\" (magnetico) or \"info_hash\" (export --format jsonl)")
+	}
+	h, v2, typ, err = schema.ParseHex(*hx)
 	return h, v2, typ, err == nil, err
 }
 
