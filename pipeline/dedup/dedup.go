@@ -133,7 +133,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		return st, err
 	}
 	if len(ins) == 0 {
-		return st, errNoInput
+		return st, noInput(d, o.Data)
 	}
 	// A stream spooled whole waits in the inbox when the run fails (a
 	// commit on a full disk): the error says so. Deferred before
