@@ -31,7 +31,7 @@ func fetchCommand() *cli.Command {
 lease_until, peers and avoid_peers are used when present) and writes one result row per
 attempted job (and, when it stops early, one released row per leased job it did not
 attempt: see below). JOBS is Parquet (a file), an Arrow IPC stream, or a text list of
-infohashes (one hex infohash, magnet URI or magnetico JSON line a line, as dedup reads;
+infohashes (one hex infohash, magnet URI or JSON line a line, as dedup reads;
 blank lines and # comments skipped), told apart by content; hashes from a list are jobs
 without a lease. A hash is attempted once per run: a row repeating an earlier row's
 info_hash (a hash list, or capture's observations given as jobs) is skipped and counted

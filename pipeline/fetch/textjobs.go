@@ -12,7 +12,7 @@ const hashListAhead = 256
 
 // hashList reads a text list of infohashes as jobs, one per hash: what
 // dedup reads as a hash list (hex v1 or v2 infohashes, magnet URIs, both
-// keys of a hybrid torrent's, magnetico JSON lines; blank lines and #
+// keys of a hybrid torrent's, JSON lines (magnetico's, export jsonl's); blank lines and #
 // comments skipped, lines up to hashlist.MaxLine), parsed by
 // hashlist.LineHashes. The jobs have no lease: merge applies their
 // results as a manual fetch's.
