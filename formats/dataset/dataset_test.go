@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/schema/schematest"
 )
 
 func openNew(t *testing.T) *Dataset {
@@ -188,33 +189,12 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-// stateV1 is the state row of dataset format 1: schema.State without
-// backoff_step, bad_metadata, reactivated_at and avoid_peers (migrate.go).
-type stateV1 struct {
-	InfoHash       schema.Hash `parquet:"info_hash"`
-	InfoHashV2     []byte      `parquet:"info_hash_v2,optional"`
-	HashType       int8        `parquet:"hash_type,int(8)"`
-	FirstSeen      int64       `parquet:"first_seen,timestamp(millisecond)"`
-	LastSeen       int64       `parquet:"last_seen,timestamp(millisecond)"`
-	SeenCount      int64       `parquet:"seen_count"`
-	LastSource     string      `parquet:"last_source,dict"`
-	Activity       float64     `parquet:"activity"`
-	MetadataStatus string      `parquet:"metadata_status,dict"`
-	Attempts       int32       `parquet:"attempts"`
-	LastAttempt    int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
-	LastFailure    string      `parquet:"last_failure,optional,dict"`
-	NextRetry      int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
-	LeaseID        string      `parquet:"lease_id,optional"`
-	LeaseUntil     int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
-	Tier           string      `parquet:"tier,dict"`
-}
-
 func TestMigrateFromV1(t *testing.T) {
 	dir := t.TempDir()
 	pdir := filepath.Join(dir, "state", "v", "000000000001", "prefix=ab")
 	os.MkdirAll(pdir, 0o755)
 	os.MkdirAll(filepath.Join(dir, "manifests"), 0o755)
-	rows := []stateV1{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, NextRetry: 5, Tier: "hot"}}
+	rows := []schematest.StateV1{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, NextRetry: 5, Tier: "hot"}}
 	if err := parquet.WriteFile(filepath.Join(pdir, "old.parquet"), rows); err != nil {
 		t.Fatal(err)
 	}

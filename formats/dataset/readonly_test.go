@@ -11,6 +11,7 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/schema/schematest"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/parquet-go/parquet-go"
@@ -30,7 +31,7 @@ func oldDataset(t *testing.T, version int) string {
 	var err error
 	if version == 1 {
 		err = parquet.WriteFile(filepath.Join(pdir, "old.parquet"),
-			[]stateV1{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, Tier: "hot"}})
+			[]schematest.StateV1{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, Tier: "hot"}})
 	} else {
 		err = parquet.WriteFile(filepath.Join(pdir, "old.parquet"),
 			[]schema.State{{InfoHash: schema.Hash{0xab, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Attempts: 3, Tier: "hot"}})

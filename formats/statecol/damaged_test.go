@@ -13,6 +13,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/schema/schematest"
 	"github.com/infohash/infohash/formats/statecol"
 )
 
@@ -118,36 +119,16 @@ func sampleRows(n int) []schema.State {
 	return rows
 }
 
-// stateV1 is the state row of dataset format 1 (dataset/migrate.go).
-type stateV1 struct {
-	InfoHash       schema.Hash `parquet:"info_hash"`
-	InfoHashV2     []byte      `parquet:"info_hash_v2,optional"`
-	HashType       int8        `parquet:"hash_type,int(8)"`
-	FirstSeen      int64       `parquet:"first_seen,timestamp(millisecond)"`
-	LastSeen       int64       `parquet:"last_seen,timestamp(millisecond)"`
-	SeenCount      int64       `parquet:"seen_count"`
-	LastSource     string      `parquet:"last_source,dict"`
-	Activity       float64     `parquet:"activity"`
-	MetadataStatus string      `parquet:"metadata_status,dict"`
-	Attempts       int32       `parquet:"attempts"`
-	LastAttempt    int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
-	LastFailure    string      `parquet:"last_failure,optional,dict"`
-	NextRetry      int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
-	LeaseID        string      `parquet:"lease_id,optional"`
-	LeaseUntil     int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
-	Tier           string      `parquet:"tier,dict"`
-}
-
 // TestOlderFormatLacks: a state file of format 1 lacks four columns, which
 // read as zero values in a dataset of format 1 (as export and status read
 // it, unmigrated), and are damage in one of a later format.
 func TestOlderFormatLacks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.parquet")
-	w, err := rowio.Create[stateV1](path, nil)
+	w, err := rowio.Create[schematest.StateV1](path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write([]stateV1{{InfoHash: schema.Hash{1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Tier: "hot"}}); err != nil {
+	if err := w.Write([]schematest.StateV1{{InfoHash: schema.Hash{1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed", Tier: "hot"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
