@@ -81,15 +81,17 @@ count even in a late or stale result (above); peer_penalties counts those that p
 extended a penalty (a failure sent again finds its penalty in place: none). Failed hashes past the
 policy's archive threshold move to the cold tier (never deleted).
 
---from OTHER_DIR unions another dataset (a second crawler, a restored
-backup): first_seen is the earlier, last_seen the later, fetched beats failed
+--from OTHER_DIR unions another dataset once (a restored backup, a crawler
+being retired): first_seen is the earlier, last_seen the later, fetched beats failed
 beats new, a fetched record's hash_type beats a claim (else v2 if either says so).
 seen_count, activity and attempts add up only when the two ledgers share no
 input; when they share one, each hash keeps the larger, without the sightings
 of inputs only the other side applied. The applied-input ledgers are unioned,
 so OTHER_DIR's inputs are then already applied here: applying one of them
 again changes nothing, nor brings those sightings back. Repeating the union
-changes nothing. OTHER_DIR is only read, as export reads it: no lock, no
+changes nothing, so it cannot keep two live crawlers in step: a later union
+drops what the other side saw since the first. Give a second crawler's
+capture files to dedup here instead (each applies once). OTHER_DIR is only read, as export reads it: no lock, no
 migration, nothing written there.
 
 ` + exitHelp("merge"),
