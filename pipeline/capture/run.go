@@ -355,12 +355,17 @@ func (n *node) startLibrary(boot []netip.AddrPort, saved []contact) error {
 	return nil
 }
 
+// warmCheckAfter is how long a node that starts from a saved table big
+// enough to skip the bootstrap runs before it counts as bootstrapped (for
+// the warning of runner.bootstrapped): as long as a bootstrap may take.
+var warmCheckAfter = 20 * time.Second
+
 // maintain bootstraps the node, keeps its table snapshot fresh, and
 // bootstraps again when the table runs dry.
 func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
-	lastBoot := time.Time{}
+	start, lastBoot := time.Now(), time.Time{}
 	first := true
 	for {
 		if n.srv.NumNodes() < 8 && time.Since(lastBoot) > 30*time.Second {
@@ -372,6 +377,11 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 				first = false
 				n.r.bootstrapped()
 			}
+		} else if first && time.Since(start) >= warmCheckAfter {
+			// A warm start from saved contacts skipped the bootstrap:
+			// they have had as long to answer as routers would.
+			first = false
+			n.r.bootstrapped()
 		}
 		n.tbl.Store(newTable(n.srv.Nodes()))
 		select {
@@ -383,7 +393,8 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 }
 
 // bootstrapped is called by each node once its first bootstrap has ended
-// (not cut short by the end of the run). After the last node's, it warns
+// (not cut short by the end of the run), or warmCheckAfter into a warm
+// start that skipped it. After the last node's, it warns
 // when no DHT node has answered any of them (routers nor saved contacts):
 // a firewall or a dead network, which would otherwise make an empty pass
 // that looks like a quiet one (responses_in stays 0 in the stats).
