@@ -25,7 +25,9 @@
 # found the dataset locked or failed) leaves the file unmarked, and every
 # pass first applies the unmarked files of all passes, in pass order:
 # dedup and merge skip an input already in the ledger, so applying one
-# again is safe. A fetch stopped early (SIGTERM, a --deadline in FETCH_ARGS)
+# again is safe (results wait while DATA_DIR holds no dataset, as a new
+# one whose first dedup committed nothing, until the pass's own dedup
+# makes it: merge makes none). A fetch stopped early (SIGTERM, a --deadline in FETCH_ARGS)
 # writes a released row for each job it did not attempt: merging its
 # results gives those leases back, so the next plan-retries re-plans them
 # at once (jobs a kill -9 drops wait for lease_until). A file that is bad
@@ -291,6 +293,12 @@ merge() { # merge FOLDER: apply FOLDER's fetch results
 # What earlier passes (and an earlier run of this PASS) left unapplied.
 # One that fails with exit 1 stays for the next pass, and this pass goes
 # on: a file that keeps failing must not stop every later capture.
+# Results wait while DATA_DIR holds no dataset (no CURRENT: a new
+# DATA_DIR whose first dedup committed nothing, which removes the dataset
+# it made): merge makes none, and would fail on the folder before it read
+# the file, so neither apply it nor tell it from bad input. They are
+# applied once this pass's dedup has made the dataset (see late below).
+late=()
 catchup=1
 for dir in "$DATA"/work/*/; do
 	dir=${dir%/}
@@ -299,8 +307,13 @@ for dir in "$DATA"/work/*/; do
 		dedup "$dir"
 	fi
 	if pending "$dir/results.parquet"; then
-		log "catch-up: ${dir##*/}'s fetch results were not applied"
-		merge "$dir"
+		if [ -f "$DATA/CURRENT" ]; then
+			log "catch-up: ${dir##*/}'s fetch results were not applied"
+			merge "$dir"
+		else
+			log "catch-up: ${dir##*/}'s fetch results were not applied; $DATA holds no dataset yet: they wait for this pass's dedup to make it"
+			late+=("$dir")
+		fi
 	fi
 done
 catchup=0
@@ -311,6 +324,21 @@ tick
 step capture "$IH" capture --data "$DATA" "${now[@]}" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
 	--stats-json "$WORK/capture.json" $(metrics capture) -o "$WORK/observations.parquet"
 dedup "$WORK"
+# late: the earlier passes' results that waited for a dataset. Still none
+# (this pass's observations were bad input): they stay for a later pass.
+if [ ${#late[@]} -gt 0 ]; then
+	if [ -f "$DATA/CURRENT" ]; then
+		catchup=1
+		for dir in "${late[@]}"; do
+			log "catch-up: ${dir##*/}'s fetch results, now that $DATA holds a dataset"
+			merge "$dir"
+		done
+		catchup=0
+	else
+		log "catch-up: $DATA still holds no dataset: the fetch results of ${late[*]##*/} stay for a later pass"
+		partial=1
+	fi
+fi
 
 # plan-retries writes to the same path in every pass, JOBS, and the pass
 # moves the file into its folder at once: a plan-retries killed between

@@ -182,6 +182,38 @@ func TestCrawlPassBadLeftover(t *testing.T) {
 	runPass(t, data, "z2", "1s", 0)
 }
 
+// Fetch results left in a DATA_DIR that holds no dataset (a new one whose
+// first dedup committed nothing, and so removed the dataset it made) wait
+// for the pass's own dedup to make one, then are merged: merge makes no
+// dataset, and run first it failed on the folder (exit 2) and stopped the
+// pass before its capture, pass after pass.
+func TestCrawlPassResultsWaitForDataset(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	seed := filepath.Join(t.TempDir(), "seed.txt")
+	hexList(t, seed, hashes(1, 3)...)
+	ih(t, "dedup", "--data", src, seed)
+	jobs := filepath.Join(t.TempDir(), "jobs.parquet")
+	ih(t, "plan-retries", "--data", src, "-o", jobs)
+	data := filepath.Join(t.TempDir(), "ds")
+	res := filepath.Join(data, "work", "p1", "results.parquet")
+	if err := os.MkdirAll(filepath.Dir(res), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ih(t, "fetch", "--bootstrap", "", "--timeout", "1s", "--deadline", "2s", jobs, "-o", res)
+
+	log := runPass(t, data, "z1", "1s", 0)
+	if !applied(t, data, res) || !exists(res+".applied") {
+		t.Errorf("p1's results were not merged once the pass's dedup made the dataset; log:\n%s", log)
+	}
+	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.parquet")) {
+		t.Errorf("z1 did not go on with its own capture; log:\n%s", log)
+	}
+	wait, merged := strings.Index(log, "holds no dataset yet"), strings.Index(log, "now that "+data+" holds a dataset")
+	if wait < 0 || merged < wait {
+		t.Errorf("the log does not say that p1's results waited for the dataset, then were merged:\n%s", log)
+	}
+}
+
 // A file left by an earlier pass that keeps failing with exit 1 (an I/O
 // error, say) no longer stops every later pass before capture: it stays
 // for the next pass, the pass goes on with its own work and ends partial
