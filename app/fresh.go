@@ -2,23 +2,25 @@ package app
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // newData is the --data folder of a writer that may create a dataset
-// there. A run that found no folder (or an empty one), made a dataset
-// there, and then committed nothing (bad input, an error, an interrupt)
-// removes it again: a mistyped or bad input must leave no dataset behind.
+// there. A run that found no folder (or one without a dataset), made a
+// dataset there, and then committed nothing (bad input, an error, an
+// interrupt) removes it again: a mistyped or bad input must leave no
+// dataset behind, and none of the folder's other files goes with it.
 type newData struct {
 	cmd, dir string
-	missing  bool // dir did not exist when the run started
-	empty    bool // dir was an empty folder when the run started
+	missing  bool     // dir did not exist when the run started
+	empty    bool     // dir was an empty folder when the run started
+	theirs   []string // else the names in dir when the run started, if it held no dataset (no CURRENT)
 }
 
 // noteData looks at dir before a writer runs: call it before anything may
@@ -29,16 +31,23 @@ func noteData(cmd, dir string) newData {
 	n.missing = errors.Is(err, fs.ErrNotExist)
 	if err == nil {
 		if f, err := os.Open(dir); err == nil {
-			names, err := f.Readdirnames(1)
-			n.empty = len(names) == 0 && errors.Is(err, io.EOF)
+			names, err := f.Readdirnames(-1)
 			f.Close()
+			switch {
+			case err != nil:
+			case len(names) == 0:
+				n.empty = true
+			case !slices.Contains(names, "CURRENT"):
+				n.theirs = names
+			}
 		}
 	}
 	return n
 }
 
-// undo removes the dataset the run created in a missing or empty dir,
-// since it committed nothing (an empty dir stays, emptied), unless it
+// undo removes the dataset the run created in a missing dir, or one
+// without a dataset, since it committed nothing (dir stays if it was
+// there, with only the entries it held), unless it
 // holds something worth keeping (an input read from a stream: see
 // dataset.RemoveUnused) or another run has it open (runs that started
 // together on a new dir), which a log line names. The run must have
@@ -51,6 +60,8 @@ func (n newData) undo() {
 		kept, err = dataset.RemoveUnused(n.dir, schedule.Default().JSON())
 	case n.empty:
 		kept, err = dataset.EmptyUnused(n.dir, schedule.Default().JSON())
+	case n.theirs != nil:
+		kept, err = dataset.ClearUnused(n.dir, schedule.Default().JSON(), n.theirs)
 	default:
 		return
 	}

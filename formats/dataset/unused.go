@@ -43,7 +43,7 @@ var ownEntries = map[string]bool{
 // was set by someone ("policy set" on the new dataset) and is kept (nil:
 // any policy.json is a writer's own).
 func RemoveUnused(dir string, policy []byte) (kept string, err error) {
-	return removeUnused(dir, policy, false)
+	return removeUnused(dir, policy, false, nil)
 }
 
 // EmptyUnused is RemoveUnused for a dir that existed, empty, before the
@@ -51,10 +51,22 @@ func RemoveUnused(dir string, policy []byte) (kept string, err error) {
 // and keeps dir itself (the user's folder, perhaps with its own
 // permissions or a mount on it).
 func EmptyUnused(dir string, policy []byte) (kept string, err error) {
-	return removeUnused(dir, policy, true)
+	return removeUnused(dir, policy, true, nil)
 }
 
-func removeUnused(dir string, policy []byte, keepDir bool) (kept string, err error) {
+// ClearUnused is EmptyUnused for a dir that held other entries (theirs,
+// by name: the user's files, a lock file of a cron line) and no dataset
+// before the run: it removes only what the run made in dir, under the
+// same conditions, and keeps theirs and dir itself.
+func ClearUnused(dir string, policy []byte, theirs []string) (kept string, err error) {
+	keep := make(map[string]bool, len(theirs))
+	for _, name := range theirs {
+		keep[name] = true
+	}
+	return removeUnused(dir, policy, true, keep)
+}
+
+func removeUnused(dir string, policy []byte, keepDir bool, theirs map[string]bool) (kept string, err error) {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -72,7 +84,7 @@ func removeUnused(dir string, policy []byte, keepDir bool) (kept string, err err
 		return "another run has it open", nil
 	}
 	defer claim.Close()
-	if kept, err := worthKeeping(dir, policy); kept != "" || err != nil {
+	if kept, err := worthKeeping(dir, policy, theirs); kept != "" || err != nil {
 		return kept, err
 	}
 	if err := os.Remove(filepath.Join(dir, "CURRENT")); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -88,7 +100,10 @@ func removeUnused(dir string, policy []byte, keepDir bool) (kept string, err err
 	if err != nil {
 		return "", fmt.Errorf("dataset: %s: %w", dir, err)
 	}
-	for _, e := range ents { // worthKeeping saw only the dataset's own
+	for _, e := range ents { // worthKeeping saw only the dataset's own, and theirs
+		if theirs[e.Name()] {
+			continue
+		}
 		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 			return "", fmt.Errorf("dataset: %s: %w", dir, err)
 		}
@@ -98,7 +113,7 @@ func removeUnused(dir string, policy []byte, keepDir bool) (kept string, err err
 
 // worthKeeping says what in dir RemoveUnused must not remove ("" if
 // nothing).
-func worthKeeping(dir string, policy []byte) (string, error) {
+func worthKeeping(dir string, policy []byte, theirs map[string]bool) (string, error) {
 	if ok, err := hasCurrent(dir); err != nil {
 		return "", err
 	} else if ok {
@@ -115,7 +130,7 @@ func worthKeeping(dir string, policy []byte) (string, error) {
 		return "", fmt.Errorf("dataset: %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		if !ownEntries[e.Name()] && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+		if !ownEntries[e.Name()] && !theirs[e.Name()] && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
 			return fmt.Sprintf("it holds %s, which no dataset writer made", e.Name()), nil
 		}
 	}

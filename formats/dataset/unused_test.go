@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -125,4 +126,78 @@ func TestRemoveUnused(t *testing.T) {
 			t.Fatalf("kept %q, err %v; want nothing done", kept, err)
 		}
 	})
+}
+
+// TestClearUnused: in a folder that held the user's entries and no
+// dataset, a dataset created for a run that committed nothing goes, and
+// exactly the user's entries stay; anything else worth keeping keeps it
+// all, as RemoveUnused does.
+func TestClearUnused(t *testing.T) {
+	theirs := []string{".pass.lock", "README", "inbox", "work"}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		kept  string // in the reason given; "" if removed
+	}{
+		{"fresh", func(*testing.T, string) {}, ""},
+		{"with its default policy", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "policy.json"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+		{"a file that came meanwhile", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "notes.txt"},
+		{"a file in the inbox it found", func(t *testing.T, dir string) {
+			if err := os.WriteFile(filepath.Join(dir, "inbox", "a.bad"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "inbox/a.bad"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ds")
+			for _, p := range []string{"inbox", "work"} {
+				if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, p := range []string{".pass.lock", "README", filepath.Join("work", "x")} {
+				if err := os.WriteFile(filepath.Join(dir, p), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, err := Open(context.Background(), dir, OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(t, dir)
+			d.Close()
+			kept, err := ClearUnused(dir, []byte("x"), theirs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			if tc.kept != "" {
+				if !strings.Contains(kept, tc.kept) || !slices.Contains(names, "CURRENT") {
+					t.Fatalf("kept %q, left %v; want the dataset kept for %q", kept, names, tc.kept)
+				}
+				return
+			}
+			if kept != "" || !slices.Equal(names, theirs) {
+				t.Fatalf("kept %q, left %v; want only %v", kept, names, theirs)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "work", "x")); err != nil {
+				t.Errorf("a file in the user's folder went: %v", err)
+			}
+		})
+	}
 }
