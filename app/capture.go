@@ -30,7 +30,7 @@ func captureCommand() *cli.Command {
 
    infohash capture --duration 10m -o observations.parquet
    infohash capture --duration 10m --data /srv/ih -o - | infohash dedup --data /srv/ih -
-   infohash capture --node-ids 4 --listen :6881 --max-observations 1000000 -o obs.parquet
+   infohash capture --node-ids 4 --dht-listen :6881 --max-observations 1000000 -o obs.parquet
    infohash capture --now 2026-01-02T03:04:05Z --duration 10m -o obs.parquet   # observed_at from 03:04:05Z on
    */15 * * * *  infohash capture --data /srv/ih --duration 14m -o /srv/ih/in/obs-$(date +\%s).parquet
    (mkdir /srv/ih/in once; "infohash dedup --data /srv/ih /srv/ih/in/" applies the files, skipping those already applied)`,
@@ -61,7 +61,7 @@ that run at once need their own).
 With --now TIME the run's clock starts at TIME and advances at the wall
 clock's pace (TIME + the real time elapsed): it stamps observed_at and the
 default --run-id, so that a pass replayed or simulated with dedup --now
-keeps one clock. --duration and --max-rps stay in real time.
+keeps one clock. --duration and --dht-rate stay in real time.
 
 Counters are logged on stderr when done and written by --stats-json.
 
@@ -70,12 +70,12 @@ Counters are logged on stderr when done and written by --stats-json.
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write observations to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "node-ids", Value: d.NodeIDs, Usage: "run `K` DHT nodes with IDs spread over the keyspace"},
 			dhtboot.Flag(),
-			&cli.StringFlag{Name: "listen", Value: d.Listen, Usage: "UDP `ADDR` of the first node (node i uses port+i; port 0 picks free ports)"},
+			&cli.StringFlag{Name: "dht-listen", Aliases: []string{"listen"}, Value: d.Listen, Usage: "UDP `ADDR` of the first node (node i uses port+i; port 0 picks free ports)"},
 			&cli.StringFlag{Name: "dht-state", Usage: "keep node IDs and routing tables in `DIR` between runs"},
 			&cli.StringFlag{Name: "data", EnvVars: []string{"INFOHASH_DATA"}, Usage: "dataset `DIR`; the default --dht-state is DIR/dht-state"},
 			durationFlag("duration", 10*time.Minute, "stop after `D` (0: only on --max-observations or a signal)"),
 			&cli.Int64Flag{Name: "max-observations", Usage: "stop after writing `N` observations (0: no limit)"},
-			&cli.Float64Flag{Name: "max-rps", Value: d.MaxRPS, Usage: "at most `N` outgoing crawl queries per second (0: no limit)"},
+			&cli.Float64Flag{Name: "dht-rate", Aliases: []string{"max-rps"}, Value: d.MaxRPS, Usage: "at most `N` outgoing DHT crawl queries per second (0: no limit)"},
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
 			&cli.StringFlag{Name: "run-id", Usage: "run `ID` written into every observation (default capture-<UTC time>)"},
 			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),
@@ -96,7 +96,7 @@ func runCapture(c *cli.Context) error {
 	o := capture.DefaultOptions()
 	o.Clock = clk
 	o.NodeIDs = c.Int("node-ids")
-	o.Listen = c.String("listen")
+	o.Listen = c.String("dht-listen")
 	o.Bootstrap = dhtboot.Parse(c.StringSlice("bootstrap"))
 	o.StateDir = c.String("dht-state")
 	if o.StateDir == "" && c.String("data") != "" {
@@ -114,7 +114,7 @@ func runCapture(c *cli.Context) error {
 	}
 	o.Duration = flagDuration(c, "duration")
 	o.MaxObservations = c.Int64("max-observations")
-	o.MaxRPS = c.Float64("max-rps")
+	o.MaxRPS = c.Float64("dht-rate")
 	o.Crawl = !c.Bool("passive")
 	o.RunID = c.String("run-id")
 	if o.RunID == "" {

@@ -67,7 +67,7 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 	dir := t.TempDir()
 	out, stats := filepath.Join(dir, "obs.parquet"), filepath.Join(dir, "stats.json")
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--bootstrap", strings.Join(truth.Bootstrap, ","),
-		"--listen", "127.0.0.1:0", "--duration", "1m", "--max-rps", "0", "--stats-json", stats, "--data", dir)
+		"--dht-listen", "127.0.0.1:0", "--duration", "1m", "--dht-rate", "0", "--stats-json", stats, "--data", dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -121,7 +121,7 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 func TestCaptureArrowOnStdout(t *testing.T) {
 	truth := captureTestnet(t).Truth()
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", "-", "--bootstrap", strings.Join(truth.Bootstrap, ","),
-		"--listen", "127.0.0.1:0", "--duration", "2s", "--max-rps", "0", "--log-format", "json")
+		"--dht-listen", "127.0.0.1:0", "--duration", "2s", "--dht-rate", "0", "--log-format", "json")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -153,9 +153,9 @@ func TestCaptureArrowOnStdout(t *testing.T) {
 
 func TestCaptureBadFlagsExit2(t *testing.T) {
 	tests := map[string][]string{
-		"bad listen":    {"capture", "-o", "x.parquet", "--listen", "nope", "--bootstrap", "127.0.0.1:1"},
-		"bad bootstrap": {"capture", "-o", "x.parquet", "--listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1"},
-		"no output":     {"capture", "--listen", "127.0.0.1:0"},
+		"bad listen":    {"capture", "-o", "x.parquet", "--dht-listen", "nope", "--bootstrap", "127.0.0.1:1"},
+		"bad bootstrap": {"capture", "-o", "x.parquet", "--dht-listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1"},
+		"no output":     {"capture", "--dht-listen", "127.0.0.1:0"},
 		"extra arg":     {"capture", "-o", "x.parquet", "stray"},
 	}
 	for name, args := range tests {
@@ -185,7 +185,7 @@ func TestCaptureMistypedData(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "obs.parquet")
 	typo := filepath.Join(dir, "srv", "ih", "data")
-	_, stderr, code := runMain(t, "capture", "--data", typo, "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms", "-o", out)
+	_, stderr, code := runMain(t, "capture", "--data", typo, "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1ms", "-o", out)
 	want := "parent folder " + filepath.Join(dir, "srv", "ih") + " does not exist"
 	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, want)
@@ -197,7 +197,7 @@ func TestCaptureMistypedData(t *testing.T) {
 	}
 
 	data := filepath.Join(dir, "ds")
-	_, stderr, code = runMain(t, "capture", "--data", data, "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms", "-o", out)
+	_, stderr, code = runMain(t, "capture", "--data", data, "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1ms", "-o", out)
 	if code != 0 {
 		t.Fatalf("capture with a new --data in an existing folder: exit %d; stderr: %s", code, stderr)
 	}
@@ -211,7 +211,7 @@ func TestCaptureMistypedData(t *testing.T) {
 // read with other bytes in it.
 func TestCaptureRunIDMustBeUTF8(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "obs.parquet")
-	_, stderr, code := runMain(t, "capture", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms",
+	_, stderr, code := runMain(t, "capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1ms",
 		"--run-id", "run\xff", "-o", out)
 	want := `capture: --run-id "run\xff": not valid UTF-8`
 	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {

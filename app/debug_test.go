@@ -23,7 +23,7 @@ func TestDebugAddsDetail(t *testing.T) {
 		setup func(t *testing.T) ([]byte, []string)
 	}{
 		{"capture", []string{"capture: node"}, func(t *testing.T) ([]byte, []string) {
-			return nil, []string{"capture", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "200ms",
+			return nil, []string{"capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "200ms",
 				"-o", filepath.Join(t.TempDir(), "obs.parquet")}
 		}},
 		{"dedup", []string{"dedup: inputs aggregated", "dedup: committed"}, func(t *testing.T) ([]byte, []string) {

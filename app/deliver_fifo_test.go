@@ -150,7 +150,7 @@ func TestStalledFIFOStopsOnSecondSignal(t *testing.T) {
 		noReader string // another line stderr must hold
 	}{
 		{name: "capture", load: true,
-			args: []string{"capture", "--passive", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1m"}},
+			args: []string{"capture", "--passive", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1m"}},
 		{name: "fetch", args: []string{"fetch", "--no-dht", "--peer", "127.0.0.1:1", "--concurrency", "50", hashes},
 			stalled:  "the leased jobs whose rows did not get through stay leased until their lease ends",
 			noReader: "the leased jobs whose rows did not get through stay leased until their lease ends"},

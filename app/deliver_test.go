@@ -131,7 +131,7 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 		also string // another line stderr must hold
 	}{
 		{name: "capture", load: true,
-			args: []string{"capture", "--passive", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1m", "-o", "-"}},
+			args: []string{"capture", "--passive", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1m", "-o", "-"}},
 		{name: "fetch",
 			args: []string{"fetch", "--no-dht", "--peer", "127.0.0.1:1", "--concurrency", "50", hashes, "-o", "-"},
 			also: "the leased jobs whose rows did not get through stay leased until their lease ends"},

@@ -130,7 +130,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; --bootstrap \"\" does so too unless a --dht-state has saved nodes)"},
 			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
 			&cli.StringFlag{Name: "dht-state", Usage: "keep the DHT node's ID and the nodes that answered it in `DIR` between runs and start from them (none unless given; capture's --dht-state DIR may be shared)"},
-			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "at most `N` DHT queries per second (0 = unlimited)"},
+			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "at most `N` DHT queries per second (0: no limit)"},
 			&cli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "`N` jobs in flight"},
 			&cli.IntFlag{Name: "peers-per-hash", Value: d.PeersPerHash, Usage: "`N` peers tried at once for one job"},
 			durationFlag("timeout", d.Timeout, "time budget `D` per job (peers it cuts off are not penalised)"),

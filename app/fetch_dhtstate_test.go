@@ -54,7 +54,7 @@ func TestFetchDHTStateBesideCapture(t *testing.T) {
 	bin := infohashBinary(t)
 
 	capture := exec.Command(bin, "capture", "-o", filepath.Join(dir, "obs.parquet"), "--bootstrap", boot,
-		"--listen", "127.0.0.1:0", "--duration", "1m", "--dht-state", state)
+		"--dht-listen", "127.0.0.1:0", "--duration", "1m", "--dht-state", state)
 	var captureErr bytes.Buffer
 	capture.Stderr = &captureErr
 	if err := capture.Start(); err != nil {

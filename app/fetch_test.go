@@ -295,7 +295,7 @@ func TestBootstrapFlagShared(t *testing.T) {
 // flag). The addresses are loopback ports nobody answers on.
 func TestCaptureBootstrapRepeatable(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "obs.parquet")
-	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--passive", "--listen", "127.0.0.1:0", "--duration", "500ms",
+	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--passive", "--dht-listen", "127.0.0.1:0", "--duration", "500ms",
 		"--bootstrap", "127.0.0.1:1", "--bootstrap", "127.0.0.1:2,127.0.0.1:3")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

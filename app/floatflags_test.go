@@ -61,7 +61,7 @@ func TestFloatFlagsRefuseNonFinite(t *testing.T) {
 					args := append(slices.Clone(cc.path), "--"+ff.Name+"="+v)
 					for name, value := range map[string]string{
 						"data": filepath.Join(dir, "ds"), "output": filepath.Join(dir, "out"),
-						"bootstrap": "127.0.0.1:1", "listen": "127.0.0.1:0", "dht-listen": "127.0.0.1:0",
+						"bootstrap": "127.0.0.1:1", "dht-listen": "127.0.0.1:0",
 						"duration": "1s", "lock-wait": "0s",
 					} {
 						if defines(cmd, name) {

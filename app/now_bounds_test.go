@@ -143,7 +143,7 @@ func TestRunningNowBounds(t *testing.T) {
 	writeJobs(t, jobs, []schema.Job{{InfoHash: schema.Hash{1}}})
 	wall := time.Now().UTC()
 	stages := map[string][]string{
-		"capture": {"capture", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms"},
+		"capture": {"capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1ms"},
 		"fetch":   {"fetch", "--no-dht", "--timeout", "1s", jobs},
 	}
 	for _, tt := range []struct {

@@ -48,7 +48,7 @@ func TestCaptureNow(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "obs.parquet")
 	start := time.Now()
 	cmd := exec.Command(infohashBinary(t), "capture", "--now", at.Format(time.RFC3339), "-o", out,
-		"--bootstrap", strings.Join(truth.Bootstrap, ","), "--listen", "127.0.0.1:0", "--duration", "3s", "--max-rps", "0")
+		"--bootstrap", strings.Join(truth.Bootstrap, ","), "--dht-listen", "127.0.0.1:0", "--duration", "3s", "--dht-rate", "0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -111,7 +111,7 @@ func TestNowBadInput(t *testing.T) {
 	writeJobs(t, jobs, []schema.Job{{InfoHash: schema.Hash{1}}})
 	out := filepath.Join(dir, "out.parquet")
 	tests := map[string][]string{
-		"capture": {"capture", "--now", "yesterday", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "1ms", "-o", out},
+		"capture": {"capture", "--now", "yesterday", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1ms", "-o", out},
 		"fetch":   {"fetch", "--now", "yesterday", "--no-dht", jobs, "-o", out},
 	}
 	for name, args := range tests {

@@ -271,7 +271,7 @@ func TestBinaryToTerminalRefused(t *testing.T) {
 		{"plan-retries", []string{"plan-retries", "--data", data, "-o", "-"}, "plan-retries: refusing to write Arrow to a terminal; use -o FILE or pipe it"},
 		{"export parquet", []string{"export", "--data", data}, "export: refusing to write Parquet to a terminal"},
 		{"export arrow", []string{"export", "--data", data, "-f", "arrow", "-o", "-"}, "export: refusing to write Arrow to a terminal"},
-		{"capture", []string{"capture", "-o", "-", "--listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1:1"}, "capture: refusing to write Arrow"},
+		{"capture", []string{"capture", "-o", "-", "--dht-listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1:1"}, "capture: refusing to write Arrow"},
 		{"fetch", []string{"fetch", "-o", "-", "--no-dht", jobs}, "fetch: refusing to write Arrow"},
 		{"export csv", []string{"export", "--data", data, "-f", "csv"}, ""},
 		{"export magnet", []string{"export", "--data", data, "-f", "magnet"}, ""},

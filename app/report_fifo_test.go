@@ -37,7 +37,7 @@ func TestReportToFIFOStopsOnSignals(t *testing.T) {
 		wants string // another line stderr must hold
 	}{
 		{name: "capture", flag: "--stats-json", args: func(t *testing.T) []string {
-			return []string{"capture", "--passive", "--bootstrap", "", "--listen", "127.0.0.1:0", "--duration", "10ms",
+			return []string{"capture", "--passive", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "10ms",
 				"-o", filepath.Join(t.TempDir(), "obs.parquet")}
 		}},
 		{name: "dedup", flag: "--stats-json", wants: "dedup: committed snapshot 1; then: dedup --stats-json: interrupted",

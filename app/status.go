@@ -72,7 +72,7 @@ verify_problems; when files are damaged it has only that and the snapshot
 
 ` + exitHelp("status"),
 		Flags: []cli.Flag{dataFlag, nowFlag,
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "print the report as `text|json`"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "print the report as `text|json`"},
 			&cli.BoolFlag{Name: "verify", Usage: "also check every file's size and CRC-32C against the manifest"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

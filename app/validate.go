@@ -64,10 +64,14 @@ var flagChecks = []struct {
 		return ""
 	}},
 	// capture: after --node-ids, which it depends on. capture.Run checked
-	// it only after looking up the --bootstrap routers (a bad --listen
-	// read as their DNS failure) and said "--listen \":65536\"" for a
-	// --listen :65535 --node-ids 2.
-	{"listen", func(c *cli.Context, name string) string {
+	// it only after looking up the --bootstrap routers (a bad --dht-listen
+	// read as their DNS failure) and said "--dht-listen \":65536\"" for a
+	// --dht-listen :65535 --node-ids 2. fetch's one node checks its own
+	// (fetch.Options.Validate).
+	{"dht-listen", func(c *cli.Context, name string) string {
+		if !defines(c.Command, "node-ids") {
+			return ""
+		}
 		return capture.ListenProblem(c.String(name), c.Int("node-ids"))
 	}},
 	// fetch: fetch.Options.Validate checks these too, for the package's
@@ -134,9 +138,8 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
-	// capture --max-rps, fetch --dht-rate: 0 means no limit; NaN and
-	// negative rates used to mean no limit too.
-	{"max-rps", checkRate},
+	// capture and fetch --dht-rate (capture's alias --max-rps): 0 means
+	// no limit; NaN and negative rates used to mean no limit too.
 	{"dht-rate", checkRate},
 	// dedup: a rate of 0 or 1 (or NaN, which the check used to let
 	// through) sizes no Bloom filter: NaN panicked making one.

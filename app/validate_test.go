@@ -51,14 +51,14 @@ func TestFlagValuesChecked(t *testing.T) {
 		// capture and fetch dial their --bootstrap nodes: port 0 used to
 		// read "bootstrap \"127.0.0.1:0\": <nil>" (capture) or was
 		// taken and every lookup failed as local_error (fetch).
-		{"capture bootstrap port 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1,127.0.0.1:0"}, `capture: --bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
+		{"capture bootstrap port 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1,127.0.0.1:0"}, `capture: --bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
 		{"fetch bootstrap port 0", []string{"fetch", "--bootstrap", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
 		{"fetch bootstrap no port", []string{"fetch", "--bootstrap", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --bootstrap: "127.0.0.1": not HOST:PORT`},
-		{"capture dht-state is a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-state", hashes}, "capture: --dht-state " + hashes + ": not a directory"},
+		{"capture dht-state is a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-state", hashes}, "capture: --dht-state " + hashes + ": not a directory"},
 		// A NaN rate was taken as no limit at all, a negative --dht-rate
 		// too (only 0 means unlimited).
-		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "NaN"}, "capture: --max-rps: NaN is not a finite number"},
-		{"capture max-rps negative", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--max-rps", "-1"}, "capture: --max-rps: -1 is negative"},
+		{"capture max-rps NaN", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-rate", "NaN"}, "capture: --dht-rate: NaN is not a finite number"},
+		{"capture max-rps negative", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-rate", "-1"}, "capture: --dht-rate: -1 is negative"},
 		{"fetch dht-rate NaN", []string{"fetch", "--no-dht", "--dht-rate", "NaN", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --dht-rate: NaN is not a finite number"},
 		{"fetch dht-rate negative", []string{"fetch", "--bootstrap", "127.0.0.1:1", "--dht-rate", "-5", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --dht-rate: -5 is negative"},
 		{"fetch metadata-memory negative", []string{"fetch", "--no-dht", "--metadata-memory", "-1", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --metadata-memory: -1 is negative"},
@@ -80,12 +80,12 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"capture node-ids 257", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--node-ids", "257"}, "capture: --node-ids: 257 is outside 1-256"},
 		{"capture max-observations", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--max-observations", "-1"}, "capture: --max-observations: -1 is negative"},
 		{"capture duration", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--duration=-1m"}, "capture: --duration: -1m is negative"},
-		// --listen was checked after the --bootstrap routers were looked
+		// --dht-listen was checked after the --bootstrap routers were looked
 		// up (with the default ones, a DNS failure was reported instead).
-		{"capture listen not HOST:PORT", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--listen", "abc"}, `capture: --listen: "abc" is not HOST:PORT`},
-		{"capture listen bad port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--listen", "127.0.0.1:http"}, `capture: --listen: "127.0.0.1:http": port "http" is not a number from 0 to 65535`},
-		{"capture listen past the last port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--listen", ":65535", "--node-ids", "2"},
-			`capture: --listen: ":65535" with --node-ids 2: node i listens on port 65535+i, past 65535 for the last one; give a port of at most 65534, or port 0 for free ports`},
+		{"capture listen not HOST:PORT", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--dht-listen", "abc"}, `capture: --dht-listen: "abc" is not HOST:PORT`},
+		{"capture listen bad port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--dht-listen", "127.0.0.1:http"}, `capture: --dht-listen: "127.0.0.1:http": port "http" is not a number from 0 to 65535`},
+		{"capture listen past the last port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--dht-listen", ":65535", "--node-ids", "2"},
+			`capture: --dht-listen: ":65535" with --node-ids 2: node i listens on port 65535+i, past 65535 for the last one; give a port of at most 65534, or port 0 for free ports`},
 		{"fetch concurrency", []string{"fetch", "--no-dht", "--concurrency", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --concurrency: 0 is outside 1-65536"},
 		{"fetch peers-per-hash", []string{"fetch", "--no-dht", "--peers-per-hash", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --peers-per-hash: 0 is less than 1"},
 		{"fetch timeout", []string{"fetch", "--no-dht", "--timeout", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --timeout: 0s is not positive"},

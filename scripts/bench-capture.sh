@@ -24,7 +24,7 @@ if command -v taskset >/dev/null && [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; th
 fi
 secs=$(( COUNT / RATE + 30 ))
 rm -f "$DIR/obs.parquet" "$DIR/stats.json"
-GOMAXPROCS=1 "${pin_cap[@]}" "$DIR/infohash" capture --passive --bootstrap "" --listen 127.0.0.1:0 \
+GOMAXPROCS=1 "${pin_cap[@]}" "$DIR/infohash" capture --passive --bootstrap "" --dht-listen 127.0.0.1:0 \
   --duration "${secs}s" -o "$DIR/obs.parquet" --stats-json "$DIR/stats.json" 2>"$DIR/capture.log" &
 cap=$!
 port=""

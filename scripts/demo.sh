@@ -29,7 +29,7 @@ BOOT=$(head -1 "$OUT/testnet.out")
 echo "bootstrap: ${BOOT%%,*},… ($(awk -F, '{ print NF }' <<<"$BOOT") nodes)" # not wc -l: macOS pads it
 
 export INFOHASH=$BIN BOOTSTRAP=$BOOT LIMIT=500
-export CAPTURE_ARGS="--listen 127.0.0.1:0 --node-ids 4"
+export CAPTURE_ARGS="--dht-listen 127.0.0.1:0 --node-ids 4"
 export FETCH_ARGS="--timeout 10s --deadline 60s"
 
 pass() { # pass NAME NOW

@@ -11,7 +11,7 @@ import (
 
 // TestCheckOptionsNamesTheOption: each unusable option is bad input whose
 // message names its flag and the value given. One message used to cover
-// three ("--max-rps, --max-observations and --duration must not be
+// three ("--dht-rate, --max-observations and --duration must not be
 // negative"), naming neither which nor the value.
 func TestCheckOptionsNamesTheOption(t *testing.T) {
 	for _, tt := range []struct {
@@ -19,8 +19,8 @@ func TestCheckOptionsNamesTheOption(t *testing.T) {
 		edit func(*Options)
 		want string
 	}{
-		{"max-rps negative", func(o *Options) { o.MaxRPS = -2 }, "capture: --max-rps: -2 is not 0 or more"},
-		{"max-rps NaN", func(o *Options) { o.MaxRPS = math.NaN() }, "capture: --max-rps: NaN is not 0 or more"},
+		{"max-rps negative", func(o *Options) { o.MaxRPS = -2 }, "capture: --dht-rate: -2 is not 0 or more"},
+		{"max-rps NaN", func(o *Options) { o.MaxRPS = math.NaN() }, "capture: --dht-rate: NaN is not 0 or more"},
 		{"max-observations", func(o *Options) { o.MaxObservations = -5 }, "capture: --max-observations: -5 is negative"},
 		{"duration", func(o *Options) { o.Duration = -time.Minute }, "capture: --duration: -1m0s is negative"},
 		{"node-ids", func(o *Options) { o.NodeIDs = 300 }, "capture: --node-ids: 300 is more than 256"},
@@ -39,9 +39,9 @@ func TestCheckOptionsNamesTheOption(t *testing.T) {
 	}
 }
 
-// TestListenCheckedFirst: a bad Listen is bad input naming --listen as it
+// TestListenCheckedFirst: a bad Listen is bad input naming --dht-listen as it
 // was given, before the bootstrap routers are looked up. With the default
-// routers, "capture --listen abc" used to fail on router.bittorrent.com's
+// routers, "capture --dht-listen abc" used to fail on router.bittorrent.com's
 // DNS lookup; here a router with port 0 (refused without any lookup)
 // stands for that, so that no test contacts the network.
 func TestListenCheckedFirst(t *testing.T) {
@@ -50,12 +50,12 @@ func TestListenCheckedFirst(t *testing.T) {
 		nodeIDs int
 		want    string
 	}{
-		{"abc", 1, `capture: --listen: "abc" is not HOST:PORT`},
-		{":x", 1, `capture: --listen: ":x": port "x" is not a number from 0 to 65535`},
-		{":99999", 1, `capture: --listen: ":99999": port "99999" is not a number`},
-		{"[::1]:6881", 1, `capture: --listen: "[::1]:6881": ::1 is not an IPv4 address`},
-		// Said "--listen \":65536\"", a port nobody typed.
-		{":65535", 2, `capture: --listen: ":65535" with --node-ids 2: node i listens on port 65535+i, past 65535 for the last one; give a port of at most 65534`},
+		{"abc", 1, `capture: --dht-listen: "abc" is not HOST:PORT`},
+		{":x", 1, `capture: --dht-listen: ":x": port "x" is not a number from 0 to 65535`},
+		{":99999", 1, `capture: --dht-listen: ":99999": port "99999" is not a number`},
+		{"[::1]:6881", 1, `capture: --dht-listen: "[::1]:6881": ::1 is not an IPv4 address`},
+		// Said "--dht-listen \":65536\"", a port nobody typed.
+		{":65535", 2, `capture: --dht-listen: ":65535" with --node-ids 2: node i listens on port 65535+i, past 65535 for the last one; give a port of at most 65534`},
 		{"127.0.0.1:65500", 40, `give a port of at most 65496, or port 0`},
 	} {
 		t.Run(tt.listen, func(t *testing.T) {

@@ -211,14 +211,14 @@ func checkOptions(o Options) (Options, error) {
 	if o.Listen == "" {
 		o.Listen = d.Listen
 	}
-	// Before the bootstrap routers are looked up: a bad --listen used to
+	// Before the bootstrap routers are looked up: a bad --dht-listen used to
 	// be reported as their DNS failure, or after it.
 	if p := ListenProblem(o.Listen, o.NodeIDs); p != "" {
-		return o, exitcode.BadInput(fmt.Errorf("capture: --listen: %s", p))
+		return o, exitcode.BadInput(fmt.Errorf("capture: --dht-listen: %s", p))
 	}
 	switch {
 	case !(o.MaxRPS >= 0): // NaN too
-		return o, exitcode.BadInput(fmt.Errorf("capture: --max-rps: %v is not 0 or more", o.MaxRPS))
+		return o, exitcode.BadInput(fmt.Errorf("capture: --dht-rate: %v is not 0 or more", o.MaxRPS))
 	case o.MaxObservations < 0:
 		return o, exitcode.BadInput(fmt.Errorf("capture: --max-observations: %d is negative", o.MaxObservations))
 	case o.Duration < 0:
@@ -287,11 +287,11 @@ func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, 
 	// checkOptions has checked listen (ListenProblem).
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
-		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen: %q: %v", listen, err))
+		return nil, exitcode.BadInput(fmt.Errorf("capture: --dht-listen: %q: %v", listen, err))
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil {
-		return nil, exitcode.BadInput(fmt.Errorf("capture: --listen: %q: %v", listen, err))
+		return nil, exitcode.BadInput(fmt.Errorf("capture: --dht-listen: %q: %v", listen, err))
 	}
 	var nodes []*node
 	for i, id := range ids {
@@ -304,7 +304,7 @@ func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, 
 		if err != nil {
 			// listen, as given: addr's port may be one it did not say.
 			closeNodes(nodes)
-			return nil, exitcode.BadInput(fmt.Errorf("capture: --listen: %q: %v", listen, err))
+			return nil, exitcode.BadInput(fmt.Errorf("capture: --dht-listen: %q: %v", listen, err))
 		}
 		sock, err := net.ListenUDP("udp4", ua)
 		if err != nil {

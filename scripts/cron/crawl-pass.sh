@@ -14,7 +14,7 @@
 # each step but export gets --now NOW plus the time elapsed since, so the
 # steps' times agree as they do on the wall clock), METRICS_DIR
 # (node_exporter textfile directory; off when unset),
-# CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--listen 127.0.0.1:0",
+# CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--dht-listen 127.0.0.1:0",
 # "--timeout 5s").
 #
 # Every step's output is a file under DATA_DIR/work/PASS/ before the next

@@ -135,7 +135,7 @@ func runCrawl(t *testing.T) *crawl {
 	boot := strings.Join(truth.Bootstrap, ",")
 
 	c.start = time.Now().Add(-time.Second).Truncate(time.Millisecond)
-	stage(t, c, "capture", "--data", c.data, "--bootstrap", boot, "--listen", "127.0.0.1:0",
+	stage(t, c, "capture", "--data", c.data, "--bootstrap", boot, "--dht-listen", "127.0.0.1:0",
 		"--node-ids", "2", "--duration", "8s", "-o", c.obs)
 	stage(t, c, "dedup", "--data", c.data, c.obs)
 	stage(t, c, "plan-retries", "--data", c.data, "-o", jobs)
