@@ -67,7 +67,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			&cli.StringFlag{Name: "since", Usage: "keep only hashes last seen (last_seen) at or after `TIME` (RFC 3339, or a duration such as 24h or 7d meaning that long ago); state and catalog (torrents have no last_seen)"},
 			&cli.StringFlag{Name: "fetched-since", Usage: "keep only torrents fetched (fetched_at) at or after `TIME` (as --since); torrents and catalog (leaves out hashes not fetched)"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with the hex digits `HEX` (repeatable, or comma-separated)"},
-			&cli.StringFlag{Name: "tier", Usage: "keep only the hashes in `TIER`: hot or cold (state, catalog)"},
+			&cli.StringSliceFlag{Name: "tier", Usage: "keep only the hashes in `TIER`: hot or cold (state, catalog; repeatable, or comma-separated)"},
 			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hex hashes listed in `FILE`"},
 			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index `NAME` in es-bulk action lines"},
 		},
@@ -82,7 +82,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			o := export.DefaultOptions()
 			o.Data, o.Table, o.Format, o.Output = data, c.String("table"), c.String("format"), c.String("output")
 			o.Stdout, o.Status, o.Prefixes, o.ES = c.App.Writer, c.StringSlice("status"), c.StringSlice("prefix"), c.String("es-index")
-			o.Tier = c.String("tier")
+			o.Tiers = c.StringSlice("tier")
 			o.ProgressTo = c.App.ErrWriter
 			if o.Output == "-" && isTerminal(c.App.Writer) {
 				o.ProgressTo = nil // the rows go to the terminal: a bar would cut into them
@@ -90,10 +90,12 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			if err := checkDataOutput(c, binaryFormats[o.Format]); err != nil {
 				return err
 			}
-			if o.Tier != "" && o.Tier != schema.TierHot && o.Tier != schema.TierCold {
-				return badFlag(c, "--tier %q: want hot or cold", o.Tier)
+			for _, t := range o.Tiers {
+				if t != schema.TierHot && t != schema.TierCold {
+					return badFlag(c, "--tier %q: want hot or cold", t)
+				}
 			}
-			if o.Tier != "" && o.Table == "torrents" {
+			if len(o.Tiers) > 0 && o.Table == "torrents" {
 				// A torrent row has no tier: filtering would need the state.
 				return badFlag(c, "--tier: torrents have no tier; use --table catalog (state joined with metadata)")
 			}

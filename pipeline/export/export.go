@@ -37,7 +37,7 @@ type Options struct {
 	Output string    // file, or "-" for stdout
 	Stdout io.Writer // used for "-"
 	Status []string  // keep only these metadata statuses
-	Tier   string    // keep only this tier
+	Tiers  []string  // keep only these tiers (state, catalog)
 	Since  time.Time // keep hashes last seen (last_seen) at or after (state, catalog)
 	// FetchedSince keeps torrents fetched (fetched_at) at or after it
 	// (torrents, catalog: a hash not fetched has no fetched_at).
@@ -292,7 +292,7 @@ func (o Options) match(f filterView) bool {
 	if len(o.Status) > 0 && !contains(o.Status, f.status) {
 		return false
 	}
-	if o.Tier != "" && f.tier != "" && f.tier != o.Tier {
+	if len(o.Tiers) > 0 && f.tier != "" && !contains(o.Tiers, f.tier) {
 		return false
 	}
 	if !o.Since.IsZero() && f.lastSeen < o.Since.UnixMilli() {

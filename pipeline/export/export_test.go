@@ -160,6 +160,10 @@ func TestFiltersAndBlocklist(t *testing.T) {
 		{"prefix nibble", func(o *Options) { o.Prefixes = []string{"0", "8"} }, 2},
 		{"status new", func(o *Options) { o.Status = []string{"new"} }, 3},
 		{"status failed", func(o *Options) { o.Status = []string{"failed"} }, 0},
+		// New hashes are hot: a hash is kept when its tier is any given.
+		{"tier hot", func(o *Options) { o.Tiers = []string{"hot"} }, 3},
+		{"tier cold", func(o *Options) { o.Tiers = []string{"cold"} }, 0},
+		{"tier cold or hot", func(o *Options) { o.Tiers = []string{"cold", "hot"} }, 3},
 		{"since later", func(o *Options) { o.Since = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC) }, 0},
 		{"blocklist", func(o *Options) { o.Blocklist = func(h schema.Hash) bool { return schema.Hex(h) == hashes[2] } }, 2},
 	}

@@ -37,7 +37,7 @@ func checkWhole(o Options) error {
 	if len(o.Status) > 0 {
 		given = append(given, "--status")
 	}
-	if o.Tier != "" {
+	if len(o.Tiers) > 0 {
 		given = append(given, "--tier")
 	}
 	if !o.Since.IsZero() {
