@@ -34,23 +34,26 @@ writer may commit meanwhile: when its commit removes the files of the
 snapshot being read (they stay for the writers' --keep snapshots), export
 starts over on the newer snapshot, up to 5 times, so that the output is one
 snapshot; once part of the output has gone to stdout, a FIFO or a device it
-cannot, and fails saying so (raise --keep). In text formats (csv, jsonl, es-bulk,
-magnet) a hash is 40 (or 64) lowercase hex characters and a timestamp is
-RFC 3339 UTC; csv has a header row. parquet and arrow carry every column;
-csv and jsonl leave out info_bytes (the raw info dictionary), es-bulk
-info_bytes and name_raw. The catalog is one row per known hash: the state's
-columns but lease_id, lease_until, backoff_step, bad_metadata,
-reactivated_at and avoid_peers, then the torrent's metadata but
-info_bytes (null until fetched). Sightings keep first_seen, last_seen and
-last_source; metadata keeps fetched_at and served_by, so a reader can tell a
-short-lived observation from a lasting fact. The two time filters follow
-the two: --since keeps hashes last seen since TIME (last_seen: state and
-catalog; refused on torrents, which have none), --fetched-since torrents
-fetched since TIME (fetched_at: torrents and catalog, where a hash not
-fetched is left out). DIR/blocklist always applies. magnet writes a
-link per hash: btmh for a v2 hash known in full, btih for a v1 hash; a v2
-hash known only by its 20-byte DHT key has no valid link and is left out,
-counted as unlinkable_v2 (in the log and --stats-json).
+cannot, and fails saying so (raise --keep). In text formats (csv, jsonl,
+es-bulk, magnet) a hash is 40 (or 64) lowercase hex characters and a
+timestamp is RFC 3339 UTC; csv has a header row. parquet and arrow carry
+every column; csv and jsonl leave out info_bytes (the raw info dictionary),
+es-bulk info_bytes and name_raw. The state's lease_id and lease_until come
+from the leases table (--table leases): the hash's lease, live while
+lease_until is in the future (an ended one stays for up to 7 days, until the
+hash is planned again or a late result ends it), null when it has none. The
+catalog is one row per known hash: the state's columns but lease_id,
+lease_until, backoff_step, bad_metadata, reactivated_at and avoid_peers,
+then the torrent's metadata but info_bytes (null until fetched). Sightings
+keep first_seen, last_seen and last_source; metadata keeps fetched_at and
+served_by, so a reader can tell a short-lived observation from a lasting
+fact. The two time filters follow the two: --since keeps hashes last seen
+since TIME (last_seen: state and catalog; refused on torrents, which have
+none), --fetched-since torrents fetched since TIME (fetched_at: torrents and
+catalog, where a hash not fetched is left out). DIR/blocklist always
+applies. magnet writes a link per hash: btmh for a v2 hash known in full,
+btih for a v1 hash; a v2 hash known only by its 20-byte DHT key has no valid
+link and is left out, counted as unlinkable_v2 (in the log and --stats-json).
 A file output appears atomically when complete; a FIFO or device is written
 in place. With -o - or a FIFO or device, an output blocked for 10s after
 SIGINT/SIGTERM (a reader that reads nothing, a FIFO that no reader opens),

@@ -18,6 +18,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/internal/progress"
@@ -114,7 +115,11 @@ func exportSnapshot(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest
 	}
 	switch o.Table {
 	case "state":
-		return write(ctx, d, m, o, stateSource())
+		ls, err := leases.Read(d, m)
+		if err != nil {
+			return Stats{}, fmt.Errorf("export: %w", err)
+		}
+		return write(ctx, d, m, o, stateSource(ls))
 	case "torrents":
 		return write(ctx, d, m, o, torrentRows)
 	default:

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
@@ -13,12 +14,22 @@ import (
 // a partition's rows before the next is read, and fresh memory for each
 // cost more (page faults, and the collector clearing and scanning it)
 // than decoding.
-func stateSource() rowSource[schema.State] {
+//
+// A row's lease_id and lease_until, always null in the state's files
+// (leases have a table of their own), are taken from ls, the snapshot's
+// leases table: the hash's lease as that table holds it, live or ended
+// (lease_until says which), or null when it has none. Left null, they
+// read as if nothing were leased.
+func stateSource(ls leases.Set) rowSource[schema.State] {
 	var buf []schema.State
 	return func(d *dataset.Dataset, m *dataset.Manifest, key string) ([]schema.State, error) {
 		rows, err := readState(d, m, key, buf)
 		if cap(rows) > cap(buf) {
 			buf = rows[:0]
+		}
+		for i := range rows {
+			l := ls[rows[i].InfoHash] // the zero Lease (nulls) when none
+			rows[i].LeaseID, rows[i].LeaseUntil = l.LeaseID, l.LeaseUntil
 		}
 		return rows, err
 	}
