@@ -3,7 +3,8 @@
 // columns (hashes, raw names) are lowercase hex; timestamps RFC 3339 UTC
 // with milliseconds; nulls are empty CSV cells or JSON null, where a known
 // empty string of a nullable column is "" in both; lists are JSON arrays
-// (a JSON string in a CSV cell).
+// (a JSON string in a CSV cell). The other way, UnhexHash decodes the hex
+// of a text hash column, which dedup and fetch read.
 package textenc
 
 import (

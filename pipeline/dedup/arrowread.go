@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/textenc"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -215,9 +216,9 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		var h [32]byte
 		for i := range n {
 			s := strs.Value(i)
-			k := unhexHash(&h, s)
+			k := textenc.UnhexHash(&h, s)
 			if k == 0 {
-				return textHashError(int64(i), "info_hash", l.hashText, s, wantHexHash)
+				return textHashError(int64(i), "info_hash", l.hashText, s, textenc.WantHexHash)
 			}
 			r.putHash(i, h[:k])
 		}
@@ -299,10 +300,10 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			if c.IsNull(i) {
 				continue
 			}
-			if s := strs.Value(i); unhexHash(&h, s) == 32 {
+			if s := strs.Value(i); textenc.UnhexHash(&h, s) == 32 {
 				r.putV2(i, h[:])
 			} else if s != "" { // empty: null, as in infohash's own files
-				return textHashError(int64(i), "info_hash_v2", l.v2Text, s, wantHexV2)
+				return textHashError(int64(i), "info_hash_v2", l.v2Text, s, textenc.WantHexV2)
 			}
 		}
 	} else if l.v2 >= 0 {

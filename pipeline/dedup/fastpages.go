@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/textenc"
 )
 
 func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
@@ -248,7 +249,7 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 // type typ: hex v1 or v2 hashes, put as hashBytesPage puts bytes.
 func (r *rgBuf) hashTextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
 	return func(p parquet.Page) (func(row, v, n int), error) {
-		hs, err := textPage(p, "info_hash", typ, wantHexHash, func(n int) bool { return n > 0 })
+		hs, err := textPage(p, "info_hash", typ, textenc.WantHexHash, func(n int) bool { return n > 0 })
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +265,7 @@ func (r *rgBuf) hashTextPage(typ string) func(parquet.Page) (func(row, v, n int)
 // hashes, or empty (null, as in infohash's own files).
 func (r *rgBuf) v2TextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
 	return func(p parquet.Page) (func(row, v, n int), error) {
-		hs, err := textPage(p, "info_hash_v2", typ, wantHexV2, func(n int) bool { return n == 0 || n == 32 })
+		hs, err := textPage(p, "info_hash_v2", typ, textenc.WantHexV2, func(n int) bool { return n == 0 || n == 32 })
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/textenc"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -203,15 +204,15 @@ func nullRow(pf *parquet.File, c *parquet.Column, last int64) (int64, bool) {
 func unhexRow(row int64, o *obsIn, hashText, v2Text string) error {
 	var h [32]byte
 	if hashText != "" {
-		n := unhexHash(&h, o.InfoHash)
+		n := textenc.UnhexHash(&h, o.InfoHash)
 		if n == 0 {
-			return textHashError(row, "info_hash", hashText, o.InfoHash, wantHexHash)
+			return textHashError(row, "info_hash", hashText, o.InfoHash, textenc.WantHexHash)
 		}
 		o.InfoHash = append([]byte(nil), h[:n]...)
 	}
 	if v2Text != "" && len(o.InfoHashV2) > 0 {
-		if unhexHash(&h, o.InfoHashV2) != 32 {
-			return textHashError(row, "info_hash_v2", v2Text, o.InfoHashV2, wantHexV2)
+		if textenc.UnhexHash(&h, o.InfoHashV2) != 32 {
+			return textHashError(row, "info_hash_v2", v2Text, o.InfoHashV2, textenc.WantHexV2)
 		}
 		o.InfoHashV2 = append([]byte(nil), h[:]...)
 	}

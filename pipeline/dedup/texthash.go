@@ -1,57 +1,19 @@
 package dedup
 
 import (
-	"fmt"
-
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/textenc"
 )
 
-// A hash column may hold text (DuckDB's VARCHAR, Arrow's utf8): its
-// values are then hex, 40 digits for a v1 hash and 64 for a v2 one, in
-// either case, as in hash lists. Bytes of text taken as a hash would be
-// wrong (32 hex digits read as a 32-byte v2 hash): any other text is bad
-// input.
-
-// What a text hash column must hold, for errors.
-const (
-	wantHexHash = "a hex infohash (40 or 64 digits)"
-	wantHexV2   = "a hex v2 hash (64 digits)"
-)
-
-// unhexHash decodes s, 40 or 64 hex digits, into dst and returns the
-// hash's length (20 or 32), or 0 if s is not such a hash.
-func unhexHash[S ~string | ~[]byte](dst *[32]byte, s S) int {
-	if len(s) != 40 && len(s) != 64 {
-		return 0
-	}
-	for i := 0; i < len(s); i += 2 {
-		hi, lo := unhexDigit(s[i]), unhexDigit(s[i+1])
-		if hi > 15 || lo > 15 {
-			return 0
-		}
-		dst[i/2] = hi<<4 | lo
-	}
-	return len(s) / 2
-}
-
-func unhexDigit(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 255
-}
+// A text hash column holds hex (textenc.UnhexHash); any other text is
+// bad input.
 
 // textHashError is the bad input of row row, whose value v in the text
-// column col (of type typ) is not what the column must hold (want).
+// column col (of type typ) is not what the column must hold (want,
+// textenc.WantHexHash or textenc.WantHexV2).
 func textHashError[S ~string | ~[]byte](row int64, col, typ string, v S, want string) *rowError {
-	return &rowError{row: row, msg: fmt.Sprintf("%s %s (a %s column) is not %s", col, schema.Quote(string(v)), typ, want)}
+	return &rowError{row: row, msg: textenc.HexHashError(col, typ, v, want)}
 }
 
 // unhexValues decodes the text hashes of a BYTE_ARRAY page's values (or
@@ -67,7 +29,7 @@ func unhexValues(data []byte, offs []uint32, ok func(n int) bool) (vals [][]byte
 	for j := range vals {
 		dst := (*[32]byte)(flat[32*j:])
 		v := data[offs[j]:offs[j+1]]
-		if n := unhexHash(dst, v); (n > 0 || len(v) == 0) && ok(n) {
+		if n := textenc.UnhexHash(dst, v); (n > 0 || len(v) == 0) && ok(n) {
 			vals[j] = dst[:n]
 		}
 	}

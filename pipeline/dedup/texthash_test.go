@@ -19,35 +19,6 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-func TestUnhexHash(t *testing.T) {
-	const v1 = "0123456789abcdef0123456789ABCDEF01234567"
-	tests := []struct {
-		name, in string
-		want     int
-	}{
-		{"v1", v1, 20},
-		{"v1 upper case", strings.ToUpper(v1), 20},
-		{"v2", v1 + "89abcdef0123456789abcdef", 32},
-		{"32 digits", v1[:32], 0},
-		{"41 digits", v1 + "0", 0},
-		{"not hex", "zz" + v1[2:], 0},
-		{"empty", "", 0},
-		{"spaces", " " + v1[1:], 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var h [32]byte
-			n := unhexHash(&h, tt.in)
-			if n != tt.want || unhexHash(&h, []byte(tt.in)) != n {
-				t.Fatalf("n = %d, want %d", n, tt.want)
-			}
-			if want, _ := hex.DecodeString(tt.in); n > 0 && !bytes.Equal(h[:n], want) {
-				t.Fatalf("%x, want %x", h[:n], want)
-			}
-		})
-	}
-}
-
 // readAll reads one input into a new batch and describes it.
 func readAll(t *testing.T, p string) string {
 	t.Helper()

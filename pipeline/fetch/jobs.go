@@ -3,7 +3,6 @@ package fetch
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/textenc"
 )
 
 // jobFields are the job columns besides info_hash. Only info_hash is
@@ -258,20 +258,16 @@ func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
 	return h, typ, nil
 }
 
-// unhexText decodes a text info_hash (of string type typ): 40 hex digits
-// (a v1 hash) or 64 (a full v2 one), in either case, as dedup reads such
-// a column. Its bytes taken as a hash would be wrong.
+// unhexText decodes a text info_hash (of string type typ): hex, 40
+// digits (a v1 hash) or 64 (a full v2 one), as dedup reads such a column
+// (textenc.UnhexHash). Its bytes taken as a hash would be wrong.
 func unhexText(b []byte, typ string) ([]byte, error) {
-	s := string(b)
-	if len(s) == 40 || len(s) == 64 {
-		if raw, err := hex.DecodeString(s); err == nil {
-			return raw, nil
-		}
+	var h [32]byte
+	n := textenc.UnhexHash(&h, b)
+	if n == 0 {
+		return nil, errors.New(textenc.HexHashError("info_hash", typ, b, textenc.WantHexHash))
 	}
-	if len(s) > 80 {
-		s = s[:80] + "…"
-	}
-	return nil, fmt.Errorf("info_hash %q (a %s column) is not a hex infohash (40 or 64 digits)", s, typ)
+	return h[:n:n], nil
 }
 
 // jobPeersError says which of a job's peers is not an endpoint fetch may

@@ -1,0 +1,56 @@
+package textenc
+
+import (
+	"fmt"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// A hash column may hold text (DuckDB's VARCHAR, Arrow's utf8): its
+// values are then hex, 40 digits for a v1 hash and 64 for a v2 one, in
+// either case, as in hash lists. Bytes of text taken as a hash would be
+// wrong (32 hex digits read as a 32-byte v2 hash): any other text is bad
+// input. dedup and fetch read such columns with UnhexHash, and say what
+// is wrong with a value with HexHashError.
+
+// What a text hash column must hold, for HexHashError.
+const (
+	WantHexHash = "a hex infohash (40 or 64 digits)"
+	WantHexV2   = "a hex v2 hash (64 digits)"
+)
+
+// UnhexHash decodes s, 40 or 64 hex digits in either case and nothing
+// else (no space, no prefix), into dst and returns the hash's length (20
+// or 32), or 0 if s is not such a hash; dst may then hold part of s.
+func UnhexHash[S ~string | ~[]byte](dst *[32]byte, s S) int {
+	if len(s) != 40 && len(s) != 64 {
+		return 0
+	}
+	for i := 0; i < len(s); i += 2 {
+		hi, lo := unhexDigit(s[i]), unhexDigit(s[i+1])
+		if hi > 15 || lo > 15 {
+			return 0
+		}
+		dst[i/2] = hi<<4 | lo
+	}
+	return len(s) / 2
+}
+
+func unhexDigit(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 255
+}
+
+// HexHashError says that v, a value of the text column col (of string
+// type typ, such as STRING or utf8), is not what the column must hold
+// (want: WantHexHash or WantHexV2), v quoted by schema.Quote.
+func HexHashError[S ~string | ~[]byte](col, typ string, v S, want string) string {
+	return fmt.Sprintf("%s %s (a %s column) is not %s", col, schema.Quote(string(v)), typ, want)
+}

@@ -1,0 +1,91 @@
+package textenc
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestUnhexHash(t *testing.T) {
+	const v1 = "0123456789abcdef0123456789ABCDEF01234567"
+	tests := []struct {
+		name, in string
+		want     int
+	}{
+		{"v1", v1, 20},
+		{"v1 upper case", strings.ToUpper(v1), 20},
+		{"v1 lower case", strings.ToLower(v1), 20},
+		{"v2", v1 + "89abcdef0123456789abcdef", 32},
+		{"32 digits", v1[:32], 0},
+		{"39 digits", v1[:39], 0},
+		{"41 digits", v1 + "0", 0},
+		{"63 digits", v1 + "89abcdef0123456789abcde", 0},
+		{"not hex", "zz" + v1[2:], 0},
+		{"last digit not hex", v1[:39] + "g", 0},
+		{"empty", "", 0},
+		{"leading space", " " + v1[1:], 0},
+		{"trailing newline", v1[:39] + "\n", 0},
+		{"0x prefix", "0x" + v1[2:], 0},
+		{"non-ASCII", "é" + v1[2:], 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h, hb [32]byte
+			n := UnhexHash(&h, tt.in)
+			if nb := UnhexHash(&hb, []byte(tt.in)); n != tt.want || nb != n {
+				t.Fatalf("n = %d (%d from bytes), want %d", n, nb, tt.want)
+			}
+			if want, _ := hex.DecodeString(tt.in); n > 0 && (!bytes.Equal(h[:n], want) || !bytes.Equal(hb[:n], want)) {
+				t.Fatalf("%x, want %x", h[:n], want)
+			}
+		})
+	}
+}
+
+func TestHexHashError(t *testing.T) {
+	tests := []struct {
+		name, col, typ, v, want, msg string
+	}{
+		{"short", "info_hash", "STRING", "abc", WantHexHash, `info_hash "abc" (a STRING column) is not ` + WantHexHash},
+		{"control bytes", "info_hash_v2", "utf8", "a\x1f\xff", WantHexV2, `info_hash_v2 "a\x1f\xff" (a utf8 column) is not ` + WantHexV2},
+		{"long", "info_hash", "STRING", strings.Repeat("a", 100), WantHexHash,
+			`info_hash "` + strings.Repeat("a", 55) + `"... (a STRING column) is not ` + WantHexHash},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := HexHashError(tt.col, tt.typ, tt.v, tt.want); got != tt.msg {
+				t.Fatalf("got  %s\nwant %s", got, tt.msg)
+			}
+		})
+	}
+}
+
+// FuzzUnhexHash holds UnhexHash to encoding/hex: a hash exactly when s is
+// 40 or 64 hex digits, with the bytes hex decodes, from a string or its
+// bytes alike; and HexHashError quotes any value in bounded UTF-8.
+func FuzzUnhexHash(f *testing.F) {
+	for _, s := range []string{"", strings.Repeat("ab", 20), strings.Repeat("AB", 32), strings.Repeat("zz", 20), " " + strings.Repeat("a", 39), "\xff\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var h, hb [32]byte
+		n, nb := UnhexHash(&h, s), UnhexHash(&hb, []byte(s))
+		if n != nb || (n > 0 && h != hb) {
+			t.Fatalf("%q: string gives %d %x, bytes %d %x", s, n, h[:n], nb, hb[:nb])
+		}
+		want, err := hex.DecodeString(s)
+		ok := err == nil && (len(s) == 40 || len(s) == 64)
+		switch {
+		case ok && (n != len(s)/2 || !bytes.Equal(h[:n], want)):
+			t.Fatalf("%q: got %d %x, want %x", s, n, h[:n], want)
+		case !ok && n != 0:
+			t.Fatalf("%q: got a %d-byte hash, want none", s, n)
+		}
+		msg := HexHashError("info_hash", "STRING", s, WantHexHash)
+		if !utf8.ValidString(msg) || len(msg) > 200 {
+			t.Fatalf("%q: error %q not bounded UTF-8", s, msg)
+		}
+	})
+}
