@@ -36,11 +36,12 @@ blank lines and # comments skipped), told apart by content; hashes from a list a
 without a lease. A hash is attempted once per run: a row repeating an earlier row's
 info_hash (a hash list, or capture's observations given as jobs) is skipped and counted
 in duplicates, not in jobs. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
-(BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a full v2 hash (a VARCHAR holds
-40 or 64 hex digits, as dedup reads it); any other is bad input naming the file and row, as is an info_hash_v2 that is not
-the row's info_hash (32 bytes) or does not start with it (20). The endpoints listed in the jobs
-file's metadata (key infohash.avoid_peers, written by plan-retries from DIR/peers/) are
-skipped for every job until their penalty ends, as a job's own avoid_peers are for that
+(BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a full v2 hash (text, a VARCHAR or an
+Arrow utf8, holds 40 or 64 hex digits, and an info_hash_v2 of text 64, as dedup reads them);
+any other is bad input naming the file and row, as is an info_hash_v2 that is not the row's
+info_hash (32 bytes) or does not start with it (20). The endpoints listed in the jobs file's
+metadata (key infohash.avoid_peers, written by plan-retries from DIR/peers/) are skipped for
+every job until their penalty ends, as a job's own avoid_peers are for that
 job; both count in peers_avoided. A malformed list is bad input.
 
 Peers come from the job's peers column, from --peer, and from get_peers lookups on

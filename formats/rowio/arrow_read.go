@@ -3,6 +3,7 @@ package rowio
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -23,8 +24,10 @@ type binding struct {
 // conversions other tools need: binary for fixed-size binary (length
 // checked per value: a value of another length is an error, never cut
 // short, so a reader that takes a 32-byte v2 infohash reads the column as
-// []byte), any timestamp unit, any integer width.
-func (p *plan) bind(s *arrow.Schema) ([]binding, error) {
+// []byte), any timestamp unit, any integer width. The []byte fields
+// named in text also take a string column, read as its values' bytes
+// (see OpenArrowText).
+func (p *plan) bind(s *arrow.Schema, text []string) ([]binding, error) {
 	out := make([]binding, 0, len(p.fields))
 	for i := range p.fields {
 		f := &p.fields[i]
@@ -36,7 +39,7 @@ func (p *plan) bind(s *arrow.Schema) ([]binding, error) {
 			out = append(out, binding{f: f, col: -1})
 			continue
 		}
-		g, err := getterFor(f, s.Field(idx[0]).Type)
+		g, err := getterFor(f, s.Field(idx[0]).Type, slices.Contains(text, f.name))
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", f.name, err)
 		}
@@ -48,7 +51,7 @@ func (p *plan) bind(s *arrow.Schema) ([]binding, error) {
 	return out, nil
 }
 
-func getterFor(f *field, t arrow.DataType) (getter, error) {
+func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 	bad := fmt.Errorf("want %s, got %s", f.arrowType(), t)
 	switch f.kind {
 	case kFixed:
@@ -73,6 +76,14 @@ func getterFor(f *field, t arrow.DataType) (getter, error) {
 			}
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				d.SetBytes(append(empty, binaryValue(c, i)...))
+				return nil
+			}, nil
+		case arrow.STRING, arrow.LARGE_STRING:
+			if !text {
+				break
+			}
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				d.SetBytes(append([]byte{}, c.(interface{ Value(int) string }).Value(i)...))
 				return nil
 			}, nil
 		}
@@ -138,7 +149,7 @@ func getterFor(f *field, t arrow.DataType) (getter, error) {
 			if !ok {
 				return nil, bad
 			}
-			inner, err := f.elem.bind(arrow.NewSchema(st.Fields(), nil))
+			inner, err := f.elem.bind(arrow.NewSchema(st.Fields(), nil), nil)
 			if err != nil {
 				return nil, err
 			}

@@ -43,7 +43,7 @@ func Open[T any](path string, stdin io.Reader) (*Reader[T], error) {
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		return openArrow[T]("stdin", bufio.NewReaderSize(stdin, 1<<20), pl)
+		return openArrow[T]("stdin", bufio.NewReaderSize(stdin, 1<<20), pl, nil)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -60,10 +60,20 @@ func Open[T any](path string, stdin io.Reader) (*Reader[T], error) {
 // OpenArrow reads an Arrow IPC stream from r, naming it name in errors.
 func OpenArrow[T any](name string, r io.Reader) (*Reader[T], error) {
 	var zero T
-	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)))
+	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), nil)
 }
 
-func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err error) {
+// OpenArrowText is OpenArrow, but the []byte fields of T named in text
+// also take a string column (utf8, large_utf8), whose values they read
+// as bytes: a hash column of text holds hex, which the caller decodes
+// (ArrowTextType tells it which columns are text). Elsewhere a string
+// column for a []byte field is an ErrSchema, as its bytes are no hash.
+func OpenArrowText[T any](name string, r io.Reader, text ...string) (*Reader[T], error) {
+	var zero T
+	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), text)
+}
+
+func openArrow[T any](name string, in io.Reader, pl *plan, text []string) (_ *Reader[T], err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s: %w", name, PanicError(p, "Arrow IPC stream"))
@@ -85,7 +95,7 @@ func openArrow[T any](name string, in io.Reader, pl *plan) (_ *Reader[T], err er
 		}
 		return nil, fmt.Errorf("%s: not an Arrow IPC stream: %w", name, err)
 	}
-	b, err := pl.bind(ar.Schema())
+	b, err := pl.bind(ar.Schema(), text)
 	if err != nil {
 		cols := make([]string, 0, ar.Schema().NumFields())
 		for _, f := range ar.Schema().Fields() {

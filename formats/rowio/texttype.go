@@ -1,6 +1,7 @@
 package rowio
 
 import (
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
@@ -29,6 +30,24 @@ func TextType(t parquet.Type) string {
 		case deprecated.Json:
 			return "JSON"
 		}
+	}
+	return ""
+}
+
+// ArrowTextType names the string type of column col of an Arrow schema
+// ("utf8", "large_utf8"), or is "" when col is of another type or absent:
+// TextType's answer for an Arrow stream.
+func ArrowTextType(s *arrow.Schema, col string) string {
+	if s == nil {
+		return ""
+	}
+	idx := s.FieldIndices(col)
+	if len(idx) == 0 {
+		return ""
+	}
+	switch t := s.Field(idx[0]).Type; t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING:
+		return t.String()
 	}
 	return ""
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/formats/textenc"
 )
 
 // jobFields are the job columns besides info_hash. Only info_hash is
@@ -76,8 +75,8 @@ type jobReader struct {
 // or a text list of infohashes (hashList). A Parquet info_hash may be
 // FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB writes it, BYTE_ARRAY: a BLOB,
 // or a VARCHAR of hex (40 or 64 digits, as dedup reads it); an Arrow one
-// any binary type. Either binary holds 20 bytes or a v2 hash's full 32
-// (blobHash).
+// any binary type, or utf8 of hex. Either binary holds 20 bytes or a v2
+// hash's full 32 (blobHash). An info_hash_v2 of text is hex too (textCols).
 func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 	if path == "-" {
 		if stdin == nil {
@@ -121,14 +120,16 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 	case bytes.HasPrefix(head, parquetMagic):
 		return nil, fmt.Errorf("%s: Parquet on stdin: name the file instead (stdin takes an Arrow IPC stream of jobs or a text list of infohashes)", name)
 	case bytes.HasPrefix(head, arrowMagic):
-		// Any binary info_hash: a 32-byte one is a full v2 hash (blobHash).
-		r, err := rowio.OpenArrow[blobJobRow](name, br)
+		// Any binary info_hash: a 32-byte one is a full v2 hash (blobHash);
+		// a utf8 one holds hex, as a VARCHAR in Parquet (textCols).
+		r, err := rowio.OpenArrowText[blobJobRow](name, br, "info_hash", "info_hash_v2")
 		if err != nil {
 			return nil, err
 		}
 		jr := &jobReader{name: name, meta: r.Metadata, total: -1,
 			close: func() error { r.Close(); return closeIn() }}
-		jr.read = blobJobs(jr, r.Read, "")
+		s := r.ArrowSchema()
+		jr.read = blobJobs(jr, r.Read, textCols{rowio.ArrowTextType(s, "info_hash"), rowio.ArrowTextType(s, "info_hash_v2")})
 		return jr, nil
 	case bytes.IndexByte(head, 0) >= 0:
 		if file {
@@ -154,6 +155,9 @@ func openParquetJobs(path string) (*jobReader, error) {
 			return nil, err
 		}
 		jr.read, jr.close, jr.meta = r.Read, r.Close, r.Metadata
+		if info.text.v2 != "" {
+			jr.read = v2TextJobs(jr, r.Read, info.text.v2)
+		}
 	} else {
 		r, err := rowio.Open[blobJobRow](path, nil)
 		if err != nil {
@@ -166,10 +170,9 @@ func openParquetJobs(path string) (*jobReader, error) {
 
 // blobJobs converts the rows read (rows of jr's input whose info_hash is
 // any binary) to jobRows, checking each hash with blobHash; a bad one
-// fails the input, naming its row (counted from 0). When text names the
-// string type of the info_hash column (rowio.TextType), its values are
-// hex and decoded first.
-func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error), text string) func([]jobRow) (int, error) {
+// fails the input, naming its row (counted from 0). The hash columns
+// text names are hex, decoded first.
+func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error), text textCols) func([]jobRow) (int, error) {
 	var tmp []blobJobRow
 	var bad error // sticky, as rowio's own errors are
 	return func(buf []jobRow) (int, error) {
@@ -181,13 +184,9 @@ func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error), text string) 
 		}
 		n, err := read(tmp[:len(buf)])
 		for i := range tmp[:n] {
-			if text != "" {
-				raw, herr := unhexText(tmp[i].InfoHash, text)
-				if herr != nil {
-					bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
-					return i, bad
-				}
-				tmp[i].InfoHash = raw
+			if herr := text.unhex(&tmp[i]); herr != nil {
+				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
+				return i, bad
 			}
 			h, typ, herr := blobHash(tmp[i].InfoHash)
 			if herr != nil {
@@ -214,9 +213,9 @@ func (jr *jobReader) Metadata(key string) (string, bool) { return jr.meta(key) }
 
 // jobsFile is what fetch needs to know of a jobs file's footer.
 type jobsFile struct {
-	blob bool   // info_hash is a BYTE_ARRAY column (DuckDB's BLOB or VARCHAR)
-	text string // the string type of such a column of text (hex), else ""
-	rows int64  // rows in the file
+	blob bool     // info_hash is a BYTE_ARRAY column (DuckDB's BLOB or VARCHAR)
+	text textCols // the hash columns of text (hex)
+	rows int64    // rows in the file
 }
 
 // inspectJobs reads a Parquet file's footer.
@@ -236,7 +235,10 @@ func inspectJobs(path string) (jobsFile, error) {
 		return info, fmt.Errorf("%s: %w", path, err)
 	}
 	if c, ok := pf.Schema().Lookup("info_hash"); ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray {
-		info.blob, info.text = true, rowio.TextType(c.Node.Type())
+		info.blob, info.text.hash = true, rowio.TextType(c.Node.Type())
+	}
+	if c, ok := pf.Schema().Lookup("info_hash_v2"); ok && c.Node.Leaf() {
+		info.text.v2 = rowio.TextType(c.Node.Type())
 	}
 	info.rows = pf.NumRows()
 	return info, nil
@@ -256,18 +258,6 @@ func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
 	}
 	copy(h[:], b)
 	return h, typ, nil
-}
-
-// unhexText decodes a text info_hash (of string type typ): hex, 40
-// digits (a v1 hash) or 64 (a full v2 one), as dedup reads such a column
-// (textenc.UnhexHash). Its bytes taken as a hash would be wrong.
-func unhexText(b []byte, typ string) ([]byte, error) {
-	var h [32]byte
-	n := textenc.UnhexHash(&h, b)
-	if n == 0 {
-		return nil, errors.New(textenc.HexHashError("info_hash", typ, b, textenc.WantHexHash))
-	}
-	return h[:n:n], nil
 }
 
 // jobPeersError says which of a job's peers is not an endpoint fetch may

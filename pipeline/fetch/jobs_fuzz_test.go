@@ -57,7 +57,14 @@ func FuzzOpenJobs(f *testing.F) {
 	w.Close()
 	text := "# jobs\n" + schema.Hex(jobs[0].InfoHash) + "\n\n" + hex.EncodeToString(v2) + "\n" +
 		"magnet:?xt=urn:btih:" + schema.Hex(jobs[0].InfoHash) + "&dn=x\n"
-	for _, s := range [][]byte{pq, blob, stream.Bytes(), []byte(text)} {
+	// Hash columns of text (hex), in Parquet and in an Arrow stream.
+	hexJobs := []hexJob{{schema.Hex(jobs[0].InfoHash), ""}, {hex.EncodeToString(v2[:20]), hex.EncodeToString(v2)}}
+	hexPq := seedFile(func(p string) error { return writeFileRows(p, hexJobs) })
+	var hexStream bytes.Buffer
+	hw := rowio.NewArrowWriter[hexJob]("seed", &hexStream)
+	hw.Write(hexJobs)
+	hw.Close()
+	for _, s := range [][]byte{pq, blob, stream.Bytes(), []byte(text), hexPq, hexStream.Bytes()} {
 		f.Add(s)
 		f.Add(s[:len(s)/2])
 	}

@@ -1,0 +1,144 @@
+package fetch
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// hexJob is a job whose hash columns are text (DuckDB's VARCHAR, Arrow's
+// utf8); fixedHexV2Job and blobHexV2Job have only info_hash_v2 of text.
+type (
+	hexJob struct {
+		InfoHash   string `parquet:"info_hash"`
+		InfoHashV2 string `parquet:"info_hash_v2,optional"`
+	}
+	fixedHexV2Job struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		InfoHashV2 string      `parquet:"info_hash_v2,optional"`
+	}
+	blobHexV2Job struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		InfoHashV2 string `parquet:"info_hash_v2,optional"`
+	}
+)
+
+// readJobsFrom reads every job of path (stdin when "-") as openJobs does.
+func readJobsFrom(t *testing.T, path string, stdin io.Reader) ([]jobRow, error) {
+	t.Helper()
+	r, err := openJobs(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var out []jobRow
+	buf := make([]jobRow, 2)
+	for {
+		n, err := r.Read(buf)
+		out = append(out, buf[:n]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// TestOpenJobsTextHashColumns: a text info_hash_v2 (with info_hash of
+// any kind) in Parquet, and text hash columns in an Arrow stream, hold
+// hex as a Parquet VARCHAR info_hash does: decoded, and any other text
+// bad input naming the row, the column and its type, quoted as dedup
+// quotes it. fetch used to read such an info_hash_v2's hex as its bytes
+// (64 of them: bad input) and to refuse an Arrow utf8 info_hash.
+func TestOpenJobsTextHashColumns(t *testing.T) {
+	v1 := strings.Repeat("ab", 20)
+	full := bytes.Repeat([]byte{0xc0, 0x1d}, 16)
+	v2 := strings.ToUpper(hex.EncodeToString(full))
+	unhex := func(s string) []byte { b, _ := hex.DecodeString(s); return b }
+	type input struct {
+		typ      string // the text columns' type, as errors name it
+		textHash bool   // info_hash is text too
+		make     func(t *testing.T, dir string, rows []hexJob) (string, io.Reader)
+	}
+	inputs := map[string]input{
+		"parquet": {"STRING", false, func(t *testing.T, dir string, rows []hexJob) (string, io.Reader) {
+			out := make([]fixedHexV2Job, len(rows))
+			for i, r := range rows {
+				out[i] = fixedHexV2Job{schema.Hash(unhex(r.InfoHash)), r.InfoHashV2}
+			}
+			p := filepath.Join(dir, "jobs.parquet")
+			writeRows(t, p, out)
+			return p, nil
+		}},
+		"blob parquet": {"STRING", false, func(t *testing.T, dir string, rows []hexJob) (string, io.Reader) {
+			out := make([]blobHexV2Job, len(rows))
+			for i, r := range rows {
+				out[i] = blobHexV2Job{unhex(r.InfoHash), r.InfoHashV2}
+			}
+			p := filepath.Join(dir, "jobs.parquet")
+			writeRows(t, p, out)
+			return p, nil
+		}},
+		"text parquet": {"STRING", true, func(t *testing.T, dir string, rows []hexJob) (string, io.Reader) {
+			p := filepath.Join(dir, "jobs.parquet")
+			writeRows(t, p, rows)
+			return p, nil
+		}},
+		"arrow": {"utf8", true, func(t *testing.T, _ string, rows []hexJob) (string, io.Reader) {
+			return "-", arrowJobs(t, rows)
+		}},
+		"arrow binary info_hash": {"utf8", false, func(t *testing.T, _ string, rows []hexJob) (string, io.Reader) {
+			out := make([]blobHexV2Job, len(rows))
+			for i, r := range rows {
+				out[i] = blobHexV2Job{unhex(r.InfoHash), r.InfoHashV2}
+			}
+			return "-", arrowJobs(t, out)
+		}},
+	}
+	tests := []struct {
+		name     string
+		row      hexJob // row 1, after a plain v1 job
+		want     string // the error after "row 1: " (%s: the column type), "" for none
+		textHash bool   // only where info_hash is text
+	}{
+		{"v2 of text", hexJob{v2[:40], v2}, "", false},
+		{"v2 as info_hash", hexJob{v2, ""}, "", true},
+		{"v2 not hex", hexJob{v1, strings.Repeat("zz", 32)}, `info_hash_v2 "` + strings.Repeat("z", 55) + `"... (a %s column) is not a hex v2 hash (64 digits)`, false},
+		{"v2 of 40 digits", hexJob{v1, v1}, `info_hash_v2 "` + v1 + `" (a %s column) is not a hex v2 hash (64 digits)`, false},
+		{"info_hash not hex", hexJob{"abc", ""}, `info_hash "abc" (a %s column) is not a hex infohash (40 or 64 digits)`, true},
+	}
+	for _, tt := range tests {
+		for name, in := range inputs {
+			if tt.textHash && !in.textHash {
+				continue
+			}
+			t.Run(tt.name+"/"+name, func(t *testing.T) {
+				path, stdin := in.make(t, t.TempDir(), []hexJob{{v1, ""}, tt.row})
+				rows, err := readJobsFrom(t, path, stdin)
+				if tt.want != "" {
+					want := "row 1: " + fmt.Sprintf(tt.want, in.typ)
+					if err == nil || !strings.Contains(err.Error(), want) || len(rows) != 1 {
+						t.Fatalf("%d rows, error %v; want 1 row and an error with %q", len(rows), err, want)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rows) != 2 || rows[0].InfoHash != schema.Hash(unhex(v1)) || rows[0].InfoHashV2 != nil {
+					t.Fatalf("rows %+v; want 2, the first %s", rows, v1)
+				}
+				if r := rows[1]; r.InfoHash != schema.Hash(full) || !bytes.Equal(r.InfoHashV2, full) {
+					t.Fatalf("row 1 %x v2 %x; want %x", r.InfoHash, r.InfoHashV2, full)
+				}
+			})
+		}
+	}
+}
