@@ -281,7 +281,7 @@ func probe(path, name string) (input, error) {
 	if err != nil {
 		return input{}, fmt.Errorf("dedup: %s: %w", name, err)
 	}
-	kind, err := kindOf(head[:n], name)
+	kind, err := kindOf(head[:n], name, path)
 	if err != nil {
 		return input{}, err
 	}
@@ -302,11 +302,14 @@ func fileKind(m fs.FileMode) string {
 }
 
 // kindOf tells an input's kind from its first bytes (up to 8; none is an
-// empty input).
-func kindOf(head []byte, name string) (inputKind, error) {
+// empty input). A compressed input is refused (compressedError; path is
+// the file's, "" for a stream).
+func kindOf(head []byte, name, path string) (inputKind, error) {
 	switch {
 	case len(head) == 0:
 		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: empty input", name))
+	case compressedAs(head) != nil:
+		return 0, compressedError(compressedAs(head), name, path)
 	case bytes.HasPrefix(head, parquetMagic):
 		return kindParquet, nil
 	case bytes.HasPrefix(head, arrowMagic):

@@ -41,7 +41,7 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (in
 	if n == 0 {
 		who = label // an empty spool is not kept (setAside): name the stream
 	}
-	kind, kerr := kindOf(head[:n], who)
+	kind, kerr := kindOf(head[:n], who, "")
 	// The spool stays locked until the run has committed it or given it
 	// up (settleLive), so that no other run applies it as a leftover.
 	release := func() { ls.Close() }
