@@ -2,8 +2,53 @@ package fetch
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
 	"testing"
 )
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestOurExtMessagesGolden compares the BEP 9/10 messages fetch sends with
+// testdata/extmsg.golden, one "name quoted-bytes" line each, so that a
+// change to how they are encoded cannot change a byte on the wire
+// unnoticed (go test -run TestOurExtMessagesGolden -update rewrites it).
+func TestOurExtMessagesGolden(t *testing.T) {
+	msgs := []struct {
+		name string
+		b    []byte
+	}{
+		{"ext_handshake", ourExtHandshake},
+		{"request_0", appendRequest(nil, 0)},
+		{"request_37", appendRequest(nil, 37)},
+		{"request_appended", appendRequest([]byte("prefix:"), 1)},
+		{"reject_0", appendReject(nil, 0)},
+		{"reject_negative", appendReject(nil, -5)},
+		{"reject_max", appendReject(nil, 1<<63-1)},
+	}
+	var got []byte
+	for _, m := range msgs {
+		got = fmt.Appendf(got, "%s %s\n", m.name, strconv.Quote(string(m.b)))
+	}
+	const golden = "testdata/extmsg.golden"
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("encoded messages differ from %s:\ngot\n%s\nwant\n%s", golden, got, want)
+	}
+}
 
 func TestParseExtHandshake(t *testing.T) {
 	tests := []struct {
