@@ -1,8 +1,10 @@
-// Package bencode is the one bounded bencode walker of infohash: a decoder
-// that reads untrusted bencode in place, token by token, with caps on
-// nesting depth, the number of values, integer digits and string lengths.
-// It never allocates (but for an error) and never recurses, so a hostile
-// input costs at most a linear scan.
+// Package bencode is the one bounded bencode walker of infohash, and its
+// one general encoder. The Decoder reads untrusted bencode in place, token
+// by token, with caps on nesting depth, the number of values, integer
+// digits and string lengths. It never allocates (but for an error) and
+// never recurses, so a hostile input costs at most a linear scan. The
+// Encoder appends bencode token by token: formats/krpc writes DHT queries
+// and replies with it, and fetch its BEP 9/10 messages to peers.
 //
 // Its callers differ in what they tolerate, and say so in Limits:
 // formats/krpc walks DHT packets with small caps (depth 10, 1000 values,

@@ -1,42 +1,6 @@
 package krpc
 
-import "strconv"
-
-// Enc appends bencode to B. Callers write dictionary keys in sorted order.
-type Enc struct{ B []byte }
-
-// Dict opens a dictionary; List a list; End closes either.
-func (e *Enc) Dict() *Enc { e.B = append(e.B, 'd'); return e }
-
-// List opens a list.
-func (e *Enc) List() *Enc { e.B = append(e.B, 'l'); return e }
-
-// End closes the innermost dictionary or list.
-func (e *Enc) End() *Enc { e.B = append(e.B, 'e'); return e }
-
-// Bytes appends a byte string.
-func (e *Enc) Bytes(s []byte) *Enc {
-	e.B = strconv.AppendInt(e.B, int64(len(s)), 10)
-	e.B = append(e.B, ':')
-	e.B = append(e.B, s...)
-	return e
-}
-
-// Str appends a string.
-func (e *Enc) Str(s string) *Enc {
-	e.B = strconv.AppendInt(e.B, int64(len(s)), 10)
-	e.B = append(e.B, ':')
-	e.B = append(e.B, s...)
-	return e
-}
-
-// Int appends an integer.
-func (e *Enc) Int(v int64) *Enc {
-	e.B = append(e.B, 'i')
-	e.B = strconv.AppendInt(e.B, v, 10)
-	e.B = append(e.B, 'e')
-	return e
-}
+import "github.com/infohash/infohash/formats/bencode"
 
 // Error codes (BEP 5).
 const (
@@ -48,8 +12,8 @@ const (
 
 // AppendQuery appends a query with method q and transaction t; args
 // writes the body of the argument dictionary, keys sorted ("id" first).
-func AppendQuery(dst []byte, t []byte, q string, args func(e *Enc)) []byte {
-	e := Enc{B: dst}
+func AppendQuery(dst []byte, t []byte, q string, args func(e *bencode.Encoder)) []byte {
+	e := bencode.Encoder{B: dst}
 	e.Dict().Str("a").Dict()
 	args(&e)
 	e.End()
@@ -59,14 +23,14 @@ func AppendQuery(dst []byte, t []byte, q string, args func(e *Enc)) []byte {
 
 // AppendGetPeers appends a get_peers query.
 func AppendGetPeers(dst, t, id, infoHash []byte) []byte {
-	return AppendQuery(dst, t, "get_peers", func(e *Enc) {
+	return AppendQuery(dst, t, "get_peers", func(e *bencode.Encoder) {
 		e.Str("id").Bytes(id).Str("info_hash").Bytes(infoHash)
 	})
 }
 
 // AppendAnnouncePeer appends an announce_peer query for port.
 func AppendAnnouncePeer(dst, t, id, infoHash []byte, port int, token []byte) []byte {
-	return AppendQuery(dst, t, "announce_peer", func(e *Enc) {
+	return AppendQuery(dst, t, "announce_peer", func(e *bencode.Encoder) {
 		e.Str("id").Bytes(id).Str("info_hash").Bytes(infoHash).
 			Str("port").Int(int64(port)).Str("token").Bytes(token)
 	})
@@ -74,21 +38,21 @@ func AppendAnnouncePeer(dst, t, id, infoHash []byte, port int, token []byte) []b
 
 // AppendSampleInfohashes appends a BEP 51 sample_infohashes query.
 func AppendSampleInfohashes(dst, t, id, target []byte) []byte {
-	return AppendQuery(dst, t, "sample_infohashes", func(e *Enc) {
+	return AppendQuery(dst, t, "sample_infohashes", func(e *bencode.Encoder) {
 		e.Str("id").Bytes(id).Str("target").Bytes(target)
 	})
 }
 
 // AppendFindNode appends a find_node query.
 func AppendFindNode(dst, t, id, target []byte) []byte {
-	return AppendQuery(dst, t, "find_node", func(e *Enc) {
+	return AppendQuery(dst, t, "find_node", func(e *bencode.Encoder) {
 		e.Str("id").Bytes(id).Str("target").Bytes(target)
 	})
 }
 
 // AppendPing appends a ping query.
 func AppendPing(dst, t, id []byte) []byte {
-	return AppendQuery(dst, t, "ping", func(e *Enc) { e.Str("id").Bytes(id) })
+	return AppendQuery(dst, t, "ping", func(e *bencode.Encoder) { e.Str("id").Bytes(id) })
 }
 
 // Reply is the content of a response; empty fields are left out except
@@ -107,7 +71,7 @@ type Reply struct {
 // AppendReply appends a response to transaction t. ip, when 6 bytes, is
 // the querier's compact address (BEP 42 "ip" key).
 func AppendReply(dst, t []byte, r Reply, ip []byte) []byte {
-	e := Enc{B: dst}
+	e := bencode.Encoder{B: dst}
 	e.Dict()
 	if len(ip) == 6 {
 		e.Str("ip").Bytes(ip)
@@ -131,7 +95,7 @@ func AppendReply(dst, t []byte, r Reply, ip []byte) []byte {
 
 // AppendError appends an error response.
 func AppendError(dst, t []byte, code int64, msg string) []byte {
-	e := Enc{B: dst}
+	e := bencode.Encoder{B: dst}
 	e.Dict().Str("e").List().Int(code).Str(msg).End().
 		Str("t").Bytes(t).Str("y").Str("e").End()
 	return e.B

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/infohash/infohash/formats/bencode"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -29,7 +31,7 @@ func TestEncodeGolden(t *testing.T) {
 		{"sample_infohashes", AppendSampleInfohashes(nil, []byte("zz"), id20, ih20)},
 		{"find_node", AppendFindNode(nil, []byte("\x00\xff"), id20, ih20)},
 		{"ping", AppendPing(nil, []byte("p"), id20)},
-		{"query_nested_args", AppendQuery(nil, []byte("q1"), "vote", func(e *Enc) {
+		{"query_nested_args", AppendQuery(nil, []byte("q1"), "vote", func(e *bencode.Encoder) {
 			e.Str("id").Bytes(id20).Str("list").List().Int(-3).Str("").Dict().Str("k").Int(0).End().End()
 		})},
 		{"reply_minimal", AppendReply(nil, []byte("r1"), Reply{ID: id20}, nil)},

@@ -6,6 +6,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -42,7 +43,7 @@ func TestAnnouncePeerPort(t *testing.T) {
 	tok := append([]byte(nil), replies(t, c, 1)[0].Token...)
 	for i, tt := range tests {
 		// Keys in bencode order: id, implied_port, info_hash, port, token.
-		q := krpc.AppendQuery(nil, []byte(fmt.Sprint(i)), "announce_peer", func(e *krpc.Enc) {
+		q := krpc.AppendQuery(nil, []byte(fmt.Sprint(i)), "announce_peer", func(e *bencode.Encoder) {
 			e.Str("id").Bytes(peerID)
 			if tt.implied != nil {
 				e.Str("implied_port").Int(*tt.implied)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -187,7 +188,7 @@ func TestMalformedPacketsAreCountedAndSurvived(t *testing.T) {
 		krpc.AppendPing(nil, []byte("p1"), peerID),
 		krpc.AppendFindNode(nil, []byte("f1"), peerID, hashN(2)),
 		krpc.AppendSampleInfohashes(nil, []byte("s1"), peerID, hashN(3)),
-		krpc.AppendQuery(nil, []byte("u1"), "vote", func(e *krpc.Enc) { e.Str("id").Bytes(peerID) }),
+		krpc.AppendQuery(nil, []byte("u1"), "vote", func(e *bencode.Encoder) { e.Str("id").Bytes(peerID) }),
 	}
 	c := sendAll(t, addrs[0], append(bad, good...)...)
 	// Replies: error 203 for the one bad query that parses, then the good ones.
@@ -231,7 +232,7 @@ func TestAnnouncePeerNeedsTokenAndRecordsPort(t *testing.T) {
 	c := sendAll(t, addrs[0], krpc.AppendGetPeers(nil, []byte("g1"), peerID, hashN(7)))
 	tok := replies(t, c, 1)[0].Token
 	tok = append([]byte(nil), tok...)
-	implied := krpc.AppendQuery(nil, []byte("a3"), "announce_peer", func(e *krpc.Enc) {
+	implied := krpc.AppendQuery(nil, []byte("a3"), "announce_peer", func(e *bencode.Encoder) {
 		e.Str("id").Bytes(peerID).Str("implied_port").Int(1).Str("info_hash").Bytes(hashN(9)).
 			Str("port").Int(1).Str("token").Bytes(tok)
 	})

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/krpc"
 )
 
 // sampleReply encodes a BEP 51 reply carrying samples, with an interval
 // only when interval is not nil (krpc.AppendReply always writes one).
 func sampleReply(t, id, samples []byte, interval *int64) []byte {
-	var e krpc.Enc
+	var e bencode.Encoder
 	e.Dict().Str("r").Dict().Str("id").Bytes(id)
 	if interval != nil {
 		e.Str("interval").Int(*interval)

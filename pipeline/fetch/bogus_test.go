@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/tools/badpeers"
@@ -21,7 +22,7 @@ func startLyingNode(t *testing.T, peers []netip.AddrPort) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	var e krpc.Enc
+	var e bencode.Encoder
 	e.Str("values").List()
 	for _, p := range peers {
 		a := p.Addr().As4()
@@ -40,7 +41,7 @@ func startLyingNode(t *testing.T, peers []netip.AddrPort) string {
 			if krpc.Parse(buf[:n], &m) != nil || m.Y != krpc.Query {
 				continue
 			}
-			r := krpc.Enc{}
+			var r bencode.Encoder
 			r.Dict().Str("r").Dict().Str("id").Bytes(id).Str("nodes").Bytes(nil).Str("token").Str("tok1")
 			r.B = append(r.B, values...)
 			r.End().Str("t").Bytes(m.T).Str("y").Str("r").End()

@@ -10,7 +10,8 @@
 // avoid_peers and the jobs file's avoid list (schema.AvoidPeersKey, for
 // every job: see avoid.go), and fetches the info
 // dictionary over the wire protocol it speaks itself on anacrolix's
-// peer_protocol and bencode packages:
+// peer_protocol and bencode packages (what it sends is written with
+// formats/bencode's Encoder):
 //
 //	TCP connect → BEP 3 handshake (infohash must match) → BEP 10 extended
 //	handshake (ut_metadata id, metadata_size ≤ cap) → BEP 9 requests for

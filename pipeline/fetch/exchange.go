@@ -9,23 +9,20 @@ import (
 	"encoding/hex"
 	"errors"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/anacrolix/torrent/bencode"
-
+	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/clock"
 )
 
 // ourExtHandshake is the payload of our BEP 10 handshake: ut_metadata only.
-var ourExtHandshake = bencode.MustMarshal(map[string]any{
-	"m": map[string]int{"ut_metadata": ourUTMetadataID},
-	"v": "infohash",
-})
+var ourExtHandshake = new(bencode.Encoder).Dict().
+	Str("m").Dict().Str("ut_metadata").Int(ourUTMetadataID).End().
+	Str("v").Str("infohash").End().B
 
 // exchangeConfig is what one peer exchange needs to know.
 type exchangeConfig struct {
@@ -312,20 +309,17 @@ func wireFailure(err error, garbled, onClose, stage string) *PeerError {
 }
 
 // appendRequest appends a ut_metadata request dictionary for piece i.
-func appendRequest(b []byte, i int) []byte {
-	b = append(b, "d8:msg_typei0e5:piecei"...)
-	b = appendInt(b, int64(i))
-	return append(b, "ee"...)
-}
+func appendRequest(b []byte, i int) []byte { return appendMetadataMsg(b, msgRequest, int64(i)) }
 
 // appendReject appends a ut_metadata reject dictionary for piece i.
-func appendReject(b []byte, i int64) []byte {
-	b = append(b, "d8:msg_typei2e5:piecei"...)
-	b = appendInt(b, i)
-	return append(b, "ee"...)
-}
+func appendReject(b []byte, i int64) []byte { return appendMetadataMsg(b, msgReject, i) }
 
-func appendInt(b []byte, i int64) []byte { return strconv.AppendInt(b, i, 10) }
+// appendMetadataMsg appends a ut_metadata message of type typ for piece i
+// that carries no data (BEP 9: a request or a reject).
+func appendMetadataMsg(b []byte, typ int64, i int64) []byte {
+	e := bencode.Encoder{B: b}
+	return e.Dict().Str("msg_type").Int(typ).Str("piece").Int(i).End().B
+}
 
 // verifyInfo checks info bytes against a job's hash and reports which
 // hash of them matched. A job that knows its full v2 hash (v2, 32 bytes)
