@@ -83,6 +83,15 @@ func NewDecoder(b []byte, lim Limits) *Decoder {
 // read from the start, that value's length.
 func (d *Decoder) Offset() int { return d.pos }
 
+// Peek returns the next byte without reading it: 'd', 'l', 'i' or a
+// digit starts a value, 'e' ends a container; 0 at the end of the input.
+func (d *Decoder) Peek() byte {
+	if d.pos >= len(d.b) {
+		return 0
+	}
+	return d.b[d.pos]
+}
+
 // Fail returns a SyntaxError at the decoder's position, for a caller's own
 // checks of what it read.
 func (d *Decoder) Fail(what string) error { return &SyntaxError{Offset: d.pos, What: what} }

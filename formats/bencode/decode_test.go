@@ -339,3 +339,30 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+func TestPeek(t *testing.T) {
+	d := NewDecoder([]byte("li7ee"), Limits{})
+	var got []byte
+	for {
+		c := d.Peek()
+		got = append(got, c)
+		if c == 0 {
+			break
+		}
+		switch c {
+		case 'l':
+			if err := d.List(); err != nil {
+				t.Fatal(err)
+			}
+		case 'e':
+			d.End()
+		default:
+			if err := d.Skip(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if string(got) != "lie\x00" {
+		t.Fatalf("peeked %q, want %q", got, "lie\x00")
+	}
+}

@@ -35,9 +35,11 @@ type rawFile struct {
 var ErrInvalid = errors.New("invalid info dictionary")
 
 // Parse decodes a verified info dictionary into a torrent's metadata
-// columns (an ok result holds schema.OKMeta of them). It fails when the bytes are not one bencoded dictionary, when a
-// field has the wrong type, when no file layout is present (length, files
-// or file tree), or when a length is negative or the sizes overflow.
+// columns (an ok result holds schema.OKMeta of them). It fails when the
+// bytes are not one bencoded dictionary, when a dictionary at any level
+// repeats a key (unsorted keys are accepted), when a field has the wrong
+// type, when no file layout is present (length, files or file tree), or
+// when a length is negative or the sizes overflow.
 //
 // Everything the dictionary gives is set, zeros included (an empty name,
 // no files, a size of 0; Files is nil for an empty v2 file tree, which a
@@ -51,6 +53,9 @@ var ErrInvalid = errors.New("invalid info dictionary")
 func Parse(info []byte) (schema.Meta, error) {
 	var m schema.Meta
 	var raw rawInfo
+	if err := uniqueKeys(info); err != nil {
+		return m, err
+	}
 	if err := DecodeDict(info, &raw); err != nil {
 		return m, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}

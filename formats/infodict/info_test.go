@@ -115,6 +115,7 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee"))
 	f.Add([]byte("d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee4:name1:xe"))
 	f.Add(bencode.MustMarshal(map[string]any{"name": "\xff", "length": 1, "private": 1}))
+	f.Add([]byte("d6:lengthi1e4:name1:a4:name1:b12:piece lengthi1ee"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Parse(b)
 		if err != nil {

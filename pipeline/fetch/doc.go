@@ -31,7 +31,8 @@
 // no metadata_size), too_large, rejected (a reject, or a hang-up after
 // agreeing to serve), invalid_metadata (an undecodable or oversized
 // message once metadata was asked for, a wrong-sized piece, or verified
-// bytes that are no valid info dictionary), hash_mismatch,
+// bytes that are no valid info dictionary, a key repeated in any of its
+// dictionaries included), hash_mismatch,
 // timeout (no answer within the peer's time; the job's running out
 // blames no peer, see below) and local_error
 // (our side: out of descriptors, ports or buffers). Peers are tried

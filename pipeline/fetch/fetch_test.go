@@ -35,12 +35,14 @@ func TestEachClassFromItsPeer(t *testing.T) {
 	for _, b := range badpeers.Behaviours() {
 		rows = append(rows, row{string(b), startPeer(t, b, tor), tor, b.Expect(), b != badpeers.Good})
 	}
-	invalid := badpeers.InvalidTorrent(2)
+	invalid, repeated := badpeers.InvalidTorrent(2), badpeers.RepeatedKeyTorrent(3)
 	rows = append(rows,
 		// The info matches its infohash: the hash is bad, the peer that
 		// served it faithfully is not (peer_failures would penalise it
 		// for every hash it seeds).
 		row{"good peer, invalid info", startPeer(t, badpeers.Good, invalid), invalid, schema.OutcomeInvalidMetadata, false},
+		// Two names under one hash: no reading of them is the right one.
+		row{"good peer, info with a repeated key", startPeer(t, badpeers.Good, repeated), repeated, schema.OutcomeInvalidMetadata, false},
 		// It does not serve this torrent: a per-hash fact, listed so that
 		// the result shows it, which merge holds against no endpoint.
 		row{"good peer without the torrent", startPeer(t, badpeers.Good), tor, schema.OutcomePeerLacksTorrent, true},

@@ -116,9 +116,10 @@ func TestTorrents(t *testing.T) {
 	if a.InfoHash != b.InfoHash || sha1.Sum(a.Info) != a.InfoHash || len(a.Info) < 16384 {
 		t.Fatalf("torrent not deterministic or too small: %d bytes", len(a.Info))
 	}
-	inv := InvalidTorrent(1)
-	if sha1.Sum(inv.Info) != inv.InfoHash {
-		t.Fatal("invalid torrent hash")
+	for _, inv := range []Torrent{InvalidTorrent(1), RepeatedKeyTorrent(1)} {
+		if sha1.Sum(inv.Info) != inv.InfoHash {
+			t.Fatalf("invalid torrent %s: hash", inv.Name)
+		}
 	}
 }
 

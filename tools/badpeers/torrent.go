@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/anacrolix/torrent/bencode"
+
+	ibencode "github.com/infohash/infohash/formats/bencode"
 )
 
 // Torrent is an info dictionary and its v1 infohash.
@@ -46,4 +48,16 @@ func InvalidTorrent(seed uint64) Torrent {
 	name := fmt.Sprintf("badpeers-invalid-%d", seed)
 	info := bencode.MustMarshal(map[string]any{"name": name, "piece length": 16384})
 	return Torrent{InfoHash: sha1.Sum(info), Info: info, Name: name}
+}
+
+// RepeatedKeyTorrent is a torrent whose info dictionary hashes correctly
+// but holds its "name" key twice, with two different names (a reader
+// keeping the first disagrees with one keeping the last): fetching it
+// from a Good peer ends invalid_metadata. Name is the second name.
+func RepeatedKeyTorrent(seed uint64) Torrent {
+	name := fmt.Sprintf("badpeers-repeated-%d", seed)
+	var e ibencode.Encoder
+	e.Dict().Str("length").Int(1).Str("name").Str("first-" + name).Str("name").Str(name).
+		Str("piece length").Int(16384).Str("pieces").Bytes(make([]byte, 20)).End()
+	return Torrent{InfoHash: sha1.Sum(e.B), Info: e.B, Name: name}
 }
