@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -29,9 +31,16 @@ var fuzzTables = []string{TableLeases, TablePeers, TableLedger, TableTorrents}
 // CRCs do not match is read again with matching ones
 // (rowiotest.FixPageCRCs), as a crafted file would have them: else the
 // CRC check would stop every change to a page before its decoders.
+//
+// Each file is read twice: as a file no manifest records (ReadFile), and
+// as a snapshot's reader reads it (ReadDataFile), against the footer sum
+// the manifest recorded of the intact seed file of that table, so that
+// FooterSum.Check meets damaged files too (readTableFile says what each
+// read must give).
 func FuzzReadTableFile(f *testing.F) {
 	rowio.FailOnOwnPanics(f) // a panic of our own code is a bug, not bad input
-	for i, b := range committedTableFiles(f) {
+	files, sums := committedTableFiles(f)
+	for i, b := range files {
 		s := append([]byte{byte(i)}, b...)
 		f.Add(s)
 		f.Add(s[:len(s)/2])
@@ -51,18 +60,25 @@ func FuzzReadTableFile(f *testing.F) {
 		if len(data) == 0 {
 			return
 		}
-		table, body := fuzzTables[int(data[0])%len(fuzzTables)], data[1:]
-		readTableFile(t, d, lt, table, body)
+		i := int(data[0]) % len(fuzzTables)
+		table, body := fuzzTables[i], data[1:]
+		readTableFile(t, d, lt, table, body, sums[i])
 		if fixed, n := rowiotest.FixPageCRCs(body); n > 0 {
 			t.Logf("read again with the CRCs of %d pages fixed", n)
-			readTableFile(t, d, lt, table, fixed)
+			readTableFile(t, d, lt, table, fixed, sums[i])
 		}
 	})
 }
 
 // readTableFile is FuzzReadTableFile's check of one file (body) of the
-// table named table, as the file of the ledger table lt of d.
-func readTableFile(t *testing.T, d *Dataset, lt *Table, table string, body []byte) {
+// table named table, as the file of the ledger table lt of d. It reads
+// body as no manifest's file, then as a snapshot's file whose manifest
+// entry records the footer sum recorded: when body's last recorded.Size
+// bytes do not match that sum, that read must fail with a
+// *rowio.FooterError; when they do, it must read what the first read did
+// (the same rows, the same error), through the checked copy of the footer
+// that FooterSum.Check serves.
+func readTableFile(t *testing.T, d *Dataset, lt *Table, table string, body []byte, recorded rowio.FooterSum) {
 	t.Helper()
 	fi := FileInfo{Name: "part-1.parquet", Size: int64(len(body)), CRC32C: crc32.Checksum(body, castagnoli)}
 	p := d.FilePath(lt, "", fi)
@@ -70,22 +86,16 @@ func readTableFile(t *testing.T, d *Dataset, lt *Table, table string, body []byt
 		t.Fatal(err)
 	}
 	before := allocated()
-	reads := 1
-	var err error
-	switch table {
-	case TableLeases:
-		_, err = ReadFile[schema.Lease](p)
-	case TablePeers:
-		_, err = ReadFile[schema.PeerPenalty](p)
-	case TableTorrents:
-		_, err = ReadFile[schema.Torrent](p)
-	case TableLedger:
-		var rows []ledgerRow
-		rows, err = ReadFile[ledgerRow](p)
+	reads := 2
+	n, err := readTableAs(table, rowio.UnrecordedFile(p))
+	rfi := fi
+	rfi.FooterSize, rfi.FooterCRC32C = recorded.Size, recorded.CRC32C
+	rn, rerr := readTableAs(table, d.dataFile(lt, "", rfi))
+	if table == TableLedger {
 		// The ledger's reader, given a manifest entry that matches
 		// the file (size, CRC-32C, and the rows ReadFile found), as
 		// merge --from gets from the other dataset's manifest.
-		fi.Rows = int64(len(rows))
+		fi.Rows = int64(n)
 		reads++
 		if _, lerr := readLedgerFile(d, lt, fi); lerr != nil {
 			oneLine(t, lerr, p)
@@ -100,6 +110,42 @@ func readTableFile(t *testing.T, d *Dataset, lt *Table, table string, body []byt
 			t.Fatalf("error does not start with the file: %q", err)
 		}
 	}
+	size := recorded.Size
+	if size > int64(len(body)) || crc32.Checksum(body[int64(len(body))-size:], castagnoli) != recorded.CRC32C {
+		if fe := (*rowio.FooterError)(nil); !errors.As(rerr, &fe) || rn != 0 {
+			t.Fatalf("footer does not match the recorded sum %+v: read %d rows, %v; want a FooterError", recorded, rn, rerr)
+		}
+		oneLine(t, rerr, p)
+		return
+	}
+	if rn != n || fmt.Sprint(rerr) != fmt.Sprint(err) {
+		t.Fatalf("footer matches the recorded sum: read %d rows, %v; unrecorded, %d rows, %v", rn, rerr, n, err)
+	}
+}
+
+// readTableAs reads every row of df as the row type of table.
+func readTableAs(table string, df rowio.DataFile) (int, error) {
+	var rows int
+	var err error
+	switch table {
+	case TableLeases:
+		var r []schema.Lease
+		r, err = readFile[schema.Lease](df)
+		rows = len(r)
+	case TablePeers:
+		var r []schema.PeerPenalty
+		r, err = readFile[schema.PeerPenalty](df)
+		rows = len(r)
+	case TableTorrents:
+		var r []schema.Torrent
+		r, err = readFile[schema.Torrent](df)
+		rows = len(r)
+	default:
+		var r []ledgerRow
+		r, err = readFile[ledgerRow](df)
+		rows = len(r)
+	}
+	return rows, err
 }
 
 // oneLine fails t unless err is one line that names the file at p.
@@ -133,8 +179,8 @@ func allocated() uint64 {
 
 // committedTableFiles commits rows to each of fuzzTables through the
 // package's writers and returns the bytes of each one's committed file,
-// in fuzzTables' order.
-func committedTableFiles(f *testing.F) [][]byte {
+// and the footer sum the manifest records of it, in fuzzTables' order.
+func committedTableFiles(f *testing.F) ([][]byte, []rowio.FooterSum) {
 	f.Helper()
 	d, err := Open(context.Background(), f.TempDir(), OpenOptions{Create: true})
 	if err != nil {
@@ -178,17 +224,22 @@ func committedTableFiles(f *testing.F) [][]byte {
 		f.Fatal(err)
 	}
 	var out [][]byte
+	var sums []rowio.FooterSum
 	for _, name := range fuzzTables {
 		t := m.Table(name)
 		key := ""
 		if name == TableTorrents {
 			key = "42"
 		}
-		b, err := os.ReadFile(d.FilePath(t, key, t.Partitions[key][0]))
+		fi := t.Partitions[key][0]
+		b, err := os.ReadFile(d.FilePath(t, key, fi))
 		if err != nil {
 			f.Fatal(err)
 		}
-		out = append(out, b)
+		if !fi.Footer().Recorded() {
+			f.Fatalf("%s: the manifest records no footer sum", name)
+		}
+		out, sums = append(out, b), append(sums, fi.Footer())
 	}
-	return out
+	return out, sums
 }
