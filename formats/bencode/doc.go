@@ -14,6 +14,7 @@
 // lengths in canonical decimal (no leading zeros, no "-0", within int64),
 // dictionary keys that are strings, every length inside the input.
 // Neither asks for sorted dictionary keys, which DHT nodes and old
-// torrents in the wild do not always send; a caller that needs canonical
-// key order checks it itself.
+// torrents in the wild do not always send, and the Decoder does not refuse
+// a repeated key either: a caller that needs canonical key order or unique
+// keys checks it itself (infodict.Parse refuses repeated keys).
 package bencode
