@@ -126,7 +126,7 @@ func TestMixedRunThroughDHT(t *testing.T) {
 	}
 	slices.Sort(lk)
 	t.Logf("lookup ms p50 %d p90 %d p99 %d max %d", lk[len(lk)/2], lk[len(lk)*9/10], lk[len(lk)*99/100], lk[len(lk)-1])
-	t.Logf("%d jobs, classes %v, %.0f verified/s", len(jobs), byClass, st.VerifiedPerSec)
+	t.Logf("%d jobs, classes %v, %.0f ok/s", len(jobs), byClass, st.OKPerSec)
 }
 
 // rankStall orders the jobs whose only peer stalls before the others.

@@ -421,7 +421,7 @@ func (f *Fetcher) progress(ctx context.Context) func() {
 				// invalid; the rate keeps two decimals (a slow swarm's
 				// 0.4/s is not 0).
 				f.opts.Logger.Info("fetch: progress", "jobs", s.Jobs, "attempted", s.Attempted,
-					"ok", s.Outcomes["ok"], "ok_per_sec", math.Round(s.VerifiedPerSec*100)/100, "connects", s.Connects)
+					"ok", s.Outcomes["ok"], "ok_per_sec", math.Round(s.OKPerSec*100)/100, "connects", s.Connects)
 			}
 		}
 	}()

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // counters are the live stage counters, updated from many goroutines.
@@ -64,7 +66,7 @@ type Stats struct {
 	MetadataReceived int64   `json:"metadata_received"` // complete info dictionaries received
 	Verified         int64   `json:"verified"`          // of those, matching the infohash (a job may verify on two peers at once)
 	ElapsedMs        int64   `json:"elapsed_ms"`        // wall time of the run
-	VerifiedPerSec   float64 `json:"verified_per_sec"`  // ok results (not Verified) per second of the run
+	OKPerSec         float64 `json:"ok_per_sec"`        // ok results (jobs done, not Verified) per second of the run
 
 	Outcomes     map[string]int64 `json:"outcomes"`      // attempts per outcome (ok or a failure class; released rows are Released, not here)
 	PeerFailures map[string]int64 `json:"peer_failures"` // peer_failures entries per class
@@ -86,7 +88,7 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 		s.Outcomes[k] = v
 	}
 	if elapsed > 0 {
-		s.VerifiedPerSec = float64(s.Outcomes["ok"]) / elapsed.Seconds()
+		s.OKPerSec = float64(s.Outcomes[schema.OutcomeOK]) / elapsed.Seconds()
 	}
 	for k, v := range c.peerFailures {
 		s.PeerFailures[k] = v
@@ -103,7 +105,7 @@ func (s Stats) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, " (%d repeated rows skipped)", s.Duplicates)
 	}
 	fmt.Fprintf(&b, ", %d attempted, %d lease expired, %d unfinished (%d leases released) in %.1fs (%.2f ok/s)\n",
-		s.Attempted, s.LeaseExpired, s.Unfinished, s.Released, float64(s.ElapsedMs)/1000, s.VerifiedPerSec)
+		s.Attempted, s.LeaseExpired, s.Unfinished, s.Released, float64(s.ElapsedMs)/1000, s.OKPerSec)
 	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
 		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
 	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d; handshakes %d; BEP 10 %d; ut_metadata %d\n",
