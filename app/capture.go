@@ -164,13 +164,14 @@ func runCapture(c *cli.Context) error {
 		"packets_in", st.PacketsIn, "queries", queriesAttr(st.Queries), "malformed", st.Malformed,
 		"sample_responses", st.SampleResponses, "samples", st.Samples,
 		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "output", out)
-	if err := writeStatsJSON(c, st); err != nil {
+	var runErr error
+	if interrupted {
+		runErr = exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations committed to %s", st.Observations, out))
+	}
+	if err := writeStatsJSON(c, st, runErr); err != nil {
 		return err
 	}
-	if interrupted {
-		return exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations committed to %s", st.Observations, out))
-	}
-	return nil
+	return runErr
 }
 
 // queriesAttr logs the incoming queries by method as a group

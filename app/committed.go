@@ -25,7 +25,7 @@ func failedAfterCommit(err error) bool {
 // cannot be written after a commit (committed: snapshot) says that the
 // snapshot was committed: only the report is missing.
 func endCommitted(c *cli.Context, stats any, committed bool, snapshot int64, runErr error) error {
-	err := writeStatsJSON(c, stats)
+	err := writeStatsJSON(c, stats, runErr)
 	switch {
 	case err == nil:
 		return runErr

@@ -26,7 +26,8 @@ import (
 // commonFlags are added to every command (top names it, or the command
 // above a subcommand).
 func commonFlags(top string) []cli.Flag {
-	metrics := "write the run's counters and duration as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout)"
+	metrics := "write the run's counters, duration and exit status as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout); " +
+		"its last_success_timestamp_seconds moves only when the run exits 0 (else: the replaced file's)"
 	if reportsOnStdout[top] { // checkReportPath refuses "-" there
 		metrics = "write the report's numbers and the run's duration as a Prometheus text file to `PATH` (node_exporter textfile collector; a file or FIFO, not -: the report is on stdout)"
 	}
@@ -331,10 +332,16 @@ var started = time.Now()
 // atomically, a symbolic link's target, with the umask's mode), a FIFO or
 // device is written in place. Either is written under deliver
 // (writeReport), so that a FIFO no reader opens, or a stdout no reader
-// takes, does not hold the process past a signal.
-func writeStatsJSON(c *cli.Context, v any) error {
+// takes, does not hold the process past a signal. runErr is how the run
+// ended: unless it is nil, the metrics keep the last success time of the
+// file they replace (lastSuccess).
+func writeStatsJSON(c *cli.Context, v any, runErr error) error {
 	if p := c.String("metrics-file"); p != "" {
-		b, err := metrics.Render(c.Command.Name, v, time.Since(started), time.Now())
+		run := metrics.Run{Duration: time.Since(started), At: time.Now(), Exit: exitcode.Of(runErr)}
+		if run.Exit != exitcode.OK {
+			run.LastSuccess = lastSuccess(c.Command.Name, p)
+		}
+		b, err := metrics.Render(c.Command.Name, v, run)
 		if err != nil {
 			return err
 		}
@@ -351,6 +358,22 @@ func writeStatsJSON(c *cli.Context, v any) error {
 		return err
 	}
 	return writeReport(c, "stats-json", p, append(b, '\n'))
+}
+
+// lastSuccess returns the last success time in the metrics file of
+// command at path, 0 for none: a regular file only (a FIFO or device is
+// not read back), its first 1 MiB.
+func lastSuccess(command, path string) float64 {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	return metrics.LastSuccess(b, command)
 }
 
 // writeReport writes b to path, or to stdout for "-", for the flag named

@@ -213,7 +213,7 @@ func runFetch(c *cli.Context) error {
 		} else {
 			_ = stats.WriteText(c.App.ErrWriter)
 		}
-		switch jerr := writeStatsJSON(c, stats); {
+		switch jerr := writeStatsJSON(c, stats, err); {
 		case jerr == nil:
 		case err == nil:
 			err = jerr

@@ -1,6 +1,10 @@
 package capture
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/infohash/infohash/internal/metrics"
+)
 
 // Query methods counted separately; anything else is "other".
 var methods = [...]string{"ping", "find_node", "get_peers", "announce_peer", "sample_infohashes", "other"}
@@ -13,6 +17,12 @@ const (
 	mSampleInfohashes
 	mOther
 )
+
+// MetricLabels names the label of the incoming queries in --metrics-file
+// (metrics.Labeler): method, every one counted written even at 0.
+func (Stats) MetricLabels() map[string]metrics.Label {
+	return map[string]metrics.Label{"queries_by_method": {Name: "method", Known: methods[:]}}
+}
 
 func methodIndex(q []byte) int {
 	for i, m := range methods[:mOther] {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/metrics"
 )
 
 // counters are the live stage counters, updated from many goroutines.
@@ -131,4 +132,27 @@ func formatCounts(m map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s=%d", k, m[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// MetricLabels names the labels of the map counters in --metrics-file
+// (metrics.Labeler): every outcome and every class a peer can fail with
+// is written, at 0 when no attempt or peer ended so.
+func (Stats) MetricLabels() map[string]metrics.Label {
+	return map[string]metrics.Label{
+		"outcomes":      {Name: "outcome", Known: append([]string{schema.OutcomeOK}, Classes()...)},
+		"peer_failures": {Name: "class", Known: peerFailureClasses()},
+	}
+}
+
+// peerFailureClasses lists the classes a peer_failures entry can have:
+// every failure class but no_peers (no peer to blame) and local_error
+// (our side's, never listed against a peer; see attempt.fill).
+func peerFailureClasses() []string {
+	var out []string
+	for _, c := range Classes() {
+		if c != schema.OutcomeNoPeers && c != schema.OutcomeLocalError {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -2,11 +2,17 @@ package fetch
 
 import (
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/metrics"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestOKPerSec: the rate counts ok results (jobs done), not the info
 // dictionaries verified, of which a job may have two; its name says so.
@@ -33,5 +39,45 @@ func TestOKPerSec(t *testing.T) {
 	}
 	if _, ok := m["verified_per_sec"]; ok {
 		t.Errorf("verified_per_sec still written: %s", b)
+	}
+}
+
+// TestStatsMetrics: --metrics-file labels the outcomes by outcome and the
+// peer failures by class, and writes every one of them, at 0 when no
+// attempt or peer ended so (testdata/metrics.prom; go test -update
+// rewrites it).
+func TestStatsMetrics(t *testing.T) {
+	c := newCounters()
+	c.jobs.Add(4)
+	c.attempted.Add(3)
+	c.connects.Add(5)
+	c.connectsOK.Add(3)
+	c.connectsFailed.Add(2)
+	c.handshakes.Add(3)
+	c.metadataReceived.Add(2)
+	c.verified.Add(2)
+	c.addOutcome(schema.OutcomeOK, []string{schema.OutcomeConnectFailed})
+	c.addOutcome(schema.OutcomeOK, nil)
+	c.addOutcome(schema.OutcomeNoUTMetadata, []string{schema.OutcomeNoUTMetadata, schema.OutcomeConnectFailed})
+	for name, s := range map[string]Stats{"metrics.prom": c.snapshot(2 * time.Second), "metrics-empty.prom": {}} {
+		t.Run(name, func(t *testing.T) {
+			b, err := metrics.Render("fetch", s, metrics.Run{Duration: 2 * time.Second, At: time.Unix(1780000000, 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", name)
+			if *update {
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != string(want) {
+				t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", b, path, want)
+			}
+		})
 	}
 }

@@ -9,16 +9,19 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // Metrics renders the report as a Prometheus text file (node_exporter's
 // textfile collector) with the gauges an operator alerts on: hashes by
-// metadata_status and tier, live leases, overdue retries and the retry
-// waves by tier and kind, table rows and bytes, the last applied input's
-// time and the snapshot. Known statuses, tiers, kinds and waves are
-// written even at 0, so that an alert rule always has a series. A report whose --verify found damaged files has no counts:
-// then only the snapshot and the verification are written. took is the
-// run's duration, at the time the file describes.
+// metadata_status and tier, failed hashes by last_failure, live leases,
+// overdue retries and the retry waves by tier and kind, table rows and
+// bytes, the last applied input's time and the snapshot. Known statuses,
+// tiers, failure classes, kinds and waves are written even at 0, so that
+// an alert rule always has a series. A report whose --verify found
+// damaged files has no counts: then only the snapshot and the
+// verification are written. took is the run's duration, at the time the
+// file describes.
 func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 	var b strings.Builder
 	m := func(name, help string) *family {
@@ -45,7 +48,7 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 		}
 	}
 	f := m("failed_hashes", "Failed hashes by their last failure class.")
-	for _, c := range slices.Sorted(maps.Keys(r.ByFailure)) {
+	for _, c := range union(slices.Sorted(slices.Values(schedule.FailureClasses())), slices.Collect(maps.Keys(r.ByFailure))) {
 		f.set(float64(r.ByFailure[c]), "last_failure", c)
 	}
 	m("leases_live", "Live leases: hashes planned by plan-retries and not yet merged.").set(float64(deref(r.Leased)))
