@@ -189,6 +189,58 @@ func TestDHTStateKeptWhenNobodyAnswers(t *testing.T) {
 	}
 }
 
+// TestBootstrapLogSaysItOnce: a bootstrap no node answered is said once,
+// as a warning (with the saved nodes tried), with no "DHT bootstrapped
+// nodes=0" line before it; a bootstrap that found nodes says so.
+func TestBootstrapLogSaysItOnce(t *testing.T) {
+	n, _, _ := dhtTestnet(t)
+	router, _ := blackhole(t)
+	gone, _ := blackhole(t)
+	for _, tt := range []struct {
+		name      string
+		bootstrap []string
+		saved     bool
+		want      []string
+		not       []string
+	}{
+		{"nobody answered", []string{router}, false,
+			[]string{"level=WARN msg=\"fetch: no DHT node answered the bootstrap", "saved_nodes=0"},
+			[]string{"DHT bootstrapped", "no saved DHT node answered"}},
+		{"nor the saved nodes", []string{router}, true,
+			[]string{"level=WARN msg=\"fetch: no DHT node answered the bootstrap", "saved_nodes=1"},
+			[]string{"DHT bootstrapped", "no saved DHT node answered"}},
+		{"a real bootstrap", n.BootstrapAddrs(), false,
+			[]string{"level=INFO msg=\"fetch: DHT bootstrapped\" nodes="},
+			[]string{" nodes=0 ", "no DHT node answered", "level=WARN"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			o := testOptions()
+			o.Bootstrap = tt.bootstrap
+			o.DHTQueryTimeout = 300 * time.Millisecond
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			if tt.saved {
+				o.DHTState = t.TempDir()
+				if err := saveDHTState(o.DHTState, [20]byte{0xab}, []savedNode{{ID: [20]byte{1}, Addr: mustAddrPort(t, gone)}}, time.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			newFetcher(t, o).Close()
+			got := logs.String()
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("no %q in the logs:\n%s", w, got)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(got, w) {
+					t.Errorf("%q in the logs:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
 // TestDHTStateUnusable: a state file that is not fetch's (corrupt, or
 // another program's) is named in a one-line warning and ignored: the run
 // bootstraps and overwrites it with its own.

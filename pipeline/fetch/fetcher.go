@@ -90,22 +90,25 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 		return nil, err
 	}
 	f.dht = n
-	from := "bootstrap"
-	if st.Warm {
-		from = "saved state"
-	}
-	log.Info("fetch: DHT bootstrapped", "nodes", st.Nodes, "addr", n.s.Addr().String(), "from", from,
-		"saved_nodes", st.Saved, "saved_answered", st.Answered)
-	if st.Saved > 0 && !st.Warm {
-		log.Warn("fetch: no saved DHT node answered; bootstrapped through --bootstrap", "saved_nodes", st.Saved)
-	}
+	addr := n.s.Addr().String()
 	switch {
 	case st.Nodes == 0 && ctx.Err() != nil:
 		// Run's deadline (or a signal) came first: no job will be
 		// looked up.
-		log.Warn("fetch: DHT bootstrap cut short", "cause", context.Cause(ctx).Error())
+		log.Warn("fetch: DHT bootstrap cut short", "cause", context.Cause(ctx).Error(), "addr", addr, "saved_nodes", st.Saved)
 	case st.Nodes == 0:
-		log.Warn("fetch: no DHT node answered the bootstrap; lookups will fail as local_error")
+		// Said once, as a warning: no "bootstrapped nodes=0" before it.
+		log.Warn("fetch: no DHT node answered the bootstrap; lookups will fail as local_error", "addr", addr, "saved_nodes", st.Saved)
+	default:
+		from := "bootstrap"
+		if st.Warm {
+			from = "saved state"
+		}
+		log.Info("fetch: DHT bootstrapped", "nodes", st.Nodes, "addr", addr, "from", from,
+			"saved_nodes", st.Saved, "saved_answered", st.Answered)
+		if st.Saved > 0 && !st.Warm {
+			log.Warn("fetch: no saved DHT node answered; bootstrapped through --bootstrap", "saved_nodes", st.Saved)
+		}
 	}
 	return f, nil
 }
