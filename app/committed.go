@@ -23,9 +23,16 @@ func failedAfterCommit(err error) bool {
 // nil or a failure after the commit point, which keeps exit 1 (the
 // status that prints its message) whatever else failed. A report that
 // cannot be written after a commit (committed: snapshot) says that the
-// snapshot was committed: only the report is missing.
-func endCommitted(c *cli.Context, stats any, committed bool, snapshot int64, runErr error) error {
-	err := writeStatsJSON(c, stats, runErr)
+// snapshot was committed: only the report is missing. stopped says that
+// a run runErr calls done ends with exit 130 all the same (a signal in
+// the stream grace: interruptedAfter, which the caller returns), for the
+// metrics' exit status.
+func endCommitted(c *cli.Context, stats any, committed bool, snapshot int64, runErr error, stopped bool) error {
+	ended := runErr
+	if ended == nil && stopped {
+		ended = interruptedAfter(c.Command.Name, snapshot)
+	}
+	err := writeStatsJSON(c, stats, ended)
 	switch {
 	case err == nil:
 		return runErr

@@ -158,10 +158,11 @@ was committed ends the run partial (exit 3), naming the input.
 					"new", st.New, "reactivated", st.Reactivated, "rewarmed", st.Rewarmed, "state_rows", st.StateRows,
 					"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
-			if err := endCommitted(c, st, st.Commits > 0, st.Snapshot, err); err != nil {
+			stopped := g.interrupted() // read once: the metrics say the exit it gets
+			if err := endCommitted(c, st, st.Commits > 0, st.Snapshot, err, stopped); err != nil {
 				return err
 			}
-			if g.interrupted() {
+			if stopped {
 				return interruptedAfter("dedup", st.Snapshot)
 			}
 			return nil

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -141,7 +142,9 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 			Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
 	}
 	stream := resultsArrow(t, rs)
-	cmd, stdin, stderr := startPiped(t, bin, "merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "-")
+	prom := filepath.Join(t.TempDir(), "merge.prom")
+	cmd, stdin, stderr := startPiped(t, bin, "merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339),
+		"--metrics-file", prom, "-")
 	stdin.Write(stream[:len(stream)/2])
 	waitFor(t, "merge's stdin spool", func() bool {
 		m, _ := filepath.Glob(filepath.Join(data, "inbox", "merge", "*"))
@@ -157,5 +160,10 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 	}
 	if n := strings.Count(stateCSV(t, data), ",no_peers,"); n != len(hs) {
 		t.Fatalf("%d hashes failed no_peers in the state, want %d", n, len(hs))
+	}
+	// The metrics say how it ended: no success to time.
+	if b, err := os.ReadFile(prom); err != nil || !strings.Contains(string(b), "\ninfohash_merge_exit_status 130\n") ||
+		strings.Contains(string(b), "last_success_timestamp_seconds") {
+		t.Errorf("--metrics-file (err %v):\n%s\nwant exit_status 130 and no last_success", err, b)
 	}
 }

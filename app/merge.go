@@ -155,10 +155,11 @@ migration, nothing written there.
 					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
 					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
-			if err := endCommitted(c, st, st.Committed, st.Snapshot, err); err != nil {
+			stopped := g.interrupted() // read once: the metrics say the exit it gets
+			if err := endCommitted(c, st, st.Committed, st.Snapshot, err, stopped); err != nil {
 				return err
 			}
-			if g.interrupted() {
+			if stopped {
 				return interruptedAfter("merge", st.Snapshot)
 			}
 			return nil

@@ -153,13 +153,13 @@ only the best --limit candidates in memory.
 				// outcome, as after the commit: its counters say it
 				// (reader_gone, planned_dropped; planned 0).
 				warnNothingLeased(st)
-				return endCommitted(c, st, false, st.Snapshot, err)
+				return endCommitted(c, st, false, st.Snapshot, err, false)
 			case exitcode.Of(err) == exitcode.BrokenPipe && st.Planned == 0:
 				// Nothing to lease (nothing due, or --limit 0): the
 				// line says so, and the report has reader_gone, as on
 				// the two paths that leased or dropped jobs.
 				noteNothingPlanned(st)
-				return endCommitted(c, st, st.Committed, st.Snapshot, err)
+				return endCommitted(c, st, st.Committed, st.Snapshot, err, false)
 			case exitcode.Of(err) == exitcode.BrokenPipe:
 				// This reader got none of the jobs whose leases are
 				// committed: say what stays leased, and until when.
@@ -169,7 +169,7 @@ only the best --limit candidates in memory.
 				// The leases are committed (and the jobs delivered unless
 				// err says otherwise): say until when they hold.
 				warnStillLeased(st, "the run failed after committing the leases")
-				return endCommitted(c, st, st.Committed, st.Snapshot, err)
+				return endCommitted(c, st, st.Committed, st.Snapshot, err, false)
 			}
 			if err != nil && st.Committed {
 				// The jobs could not be delivered (a full disk, a
@@ -177,7 +177,7 @@ only the best --limit candidates in memory.
 				if exitcode.Of(err) != exitcode.BrokenPipe {
 					warnStillLeased(st, "the jobs could not be delivered")
 				}
-				return endCommitted(c, st, true, st.Snapshot, err)
+				return endCommitted(c, st, true, st.Snapshot, err, false)
 			}
 			if err != nil {
 				return err
@@ -187,7 +187,7 @@ only the best --limit candidates in memory.
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
 				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
 				secondsAttr(st.Seconds))
-			return endCommitted(c, st, st.Committed, st.Snapshot, nil)
+			return endCommitted(c, st, st.Committed, st.Snapshot, nil, false)
 		},
 	}
 }
