@@ -55,7 +55,7 @@ type Stats struct {
 	Duplicates   int64 `json:"duplicates"`    // input rows skipped, not jobs: their info_hash was an earlier row's
 
 	Lookups          int64   `json:"lookups"`           // DHT get_peers traversals
-	LookupsFailed    int64   `json:"lookups_failed"`    // traversals no DHT node answered
+	LookupsFailed    int64   `json:"lookups_failed"`    // traversals no DHT node answered, of attempts not ok (an ok one may cut its lookup short)
 	PeersFound       int64   `json:"peers_found"`       // distinct peers per job, summed
 	PeersAvoided     int64   `json:"peers_avoided"`     // skipped: listed in avoid_peers
 	Connects         int64   `json:"connects"`          // TCP dials
