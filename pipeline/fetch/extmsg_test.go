@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// update rewrites the golden files under testdata/ (go test -update).
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestOurExtMessagesGolden compares the BEP 9/10 messages fetch sends with
 // testdata/extmsg.golden, one "name quoted-bytes" line each, so that a

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,8 +10,6 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/metrics"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestOKPerSec: the rate counts ok results (jobs done), not the info
 // dictionaries verified, of which a job may have two; its name says so.
