@@ -110,7 +110,7 @@ verify_problems; when files are damaged it has only that and the snapshot
 			if p := c.String("metrics-file"); p != "" {
 				// As every command's: - is stdout, a file is replaced
 				// atomically with the umask's mode, a FIFO written in place.
-				if err := writeReport(c, "metrics-file", p, r.Metrics(time.Since(started), time.Now())); err != nil {
+				if err := writeReport(c, "metrics-file", p, r.Metrics(time.Since(started), time.Now(), lastSuccess(c.Command.Name, p))); err != nil {
 					return err
 				}
 			}

@@ -35,3 +35,51 @@ func TestStatusMetricsFileOutput(t *testing.T) {
 		t.Fatalf("%s: mode %v, %v; want 0644 under umask 022", prom, fi.Mode(), err)
 	}
 }
+
+// TestStatusVerifyFailureKeepsLastSuccess: a status --verify that finds a
+// damaged file exits 1 and is no success: its metrics file keeps the
+// last_success_timestamp_seconds of the file it replaces (it used to drop
+// the gauge, and an alert on its absence fired as if status never ran).
+func TestStatusVerifyFailureKeepsLastSuccess(t *testing.T) {
+	dir, data := seedDataset(t)
+	prom := filepath.Join(dir, "status.prom")
+	if _, stderr, code := runMain(t, "status", "--data", data, "--metrics-file", prom); code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr)
+	}
+	gauge := func() string {
+		b, err := os.ReadFile(prom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "infohash_status_last_success_timestamp_seconds "); ok {
+				return v
+			}
+		}
+		t.Fatalf("%s has no last_success_timestamp_seconds:\n%s", prom, b)
+		return ""
+	}
+	before := gauge()
+	var damaged string
+	filepath.WalkDir(filepath.Join(data, "state"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && damaged == "" && strings.HasSuffix(p, ".parquet") {
+			damaged = p
+		}
+		return nil
+	})
+	if damaged == "" {
+		t.Fatal("no state file to damage")
+	}
+	f, err := os.OpenFile(damaged, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("x"))
+	f.Close()
+	if _, stderr, code := runMain(t, "status", "--data", data, "--verify", "--metrics-file", prom); code != 1 {
+		t.Fatalf("status --verify on a damaged file: exit %d, want 1: %s", code, stderr)
+	}
+	if after := gauge(); after != before {
+		t.Errorf("last_success_timestamp_seconds moved from %s to %s on a failed --verify", before, after)
+	}
+}

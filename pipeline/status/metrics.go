@@ -20,9 +20,11 @@ import (
 // tiers, failure classes, kinds and waves are written even at 0, so that
 // an alert rule always has a series. A report whose --verify found
 // damaged files has no counts: then only the snapshot and the
-// verification are written. took is the run's duration, at the time the
-// file describes.
-func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
+// verification are written, and last, the last_success_timestamp_seconds
+// of the file this one replaces (read back by the caller; 0 for none): a
+// run that found damage is no success. took is the run's duration, at the
+// time the file describes.
+func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte {
 	var b strings.Builder
 	m := func(name, help string) *family {
 		return &family{b: &b, name: "infohash_status_" + name, help: help}
@@ -33,6 +35,9 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 		m("verified_files", "Files of the snapshot read by --verify.").set(float64(v.Files))
 		m("verify_problems", "Files that do not match the manifest (--verify); 0 when all match.").set(float64(len(v.Problems)))
 		if len(v.Problems) > 0 {
+			if last > 0 {
+				m("last_success_timestamp_seconds", lastSuccessHelp).set(last)
+			}
 			return []byte(b.String())
 		}
 	}
@@ -88,9 +93,12 @@ func (r *Report) Metrics(took time.Duration, at time.Time) []byte {
 	m("unpublished_bytes", "Bytes held by what commits built for snapshots CURRENT does not name (a failed or killed commit's, which the next writer removes, or a running one's).").set(float64(r.UnpublishedBytes))
 	m("staging_bytes", "Bytes held by the writers' folders under DIR/staging (a running writer's, or a killed one's, which the next writer removes).").set(float64(r.StagingBytes))
 	m("run_duration_seconds", "Wall time of the last successful status run.").set(took.Seconds())
-	m("last_success_timestamp_seconds", "When the last successful status run ended (Unix time).").set(unix(at))
+	m("last_success_timestamp_seconds", lastSuccessHelp).set(unix(at))
 	return []byte(b.String())
 }
+
+// lastSuccessHelp is the HELP of last_success_timestamp_seconds.
+const lastSuccessHelp = "When the last successful status run ended (Unix time); one whose --verify found damage leaves it as it was."
 
 // family writes one gauge's HELP and TYPE lines before its first sample;
 // its samples must be written before the next family's.

@@ -46,7 +46,7 @@ func TestMetrics(t *testing.T) {
 		}()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tt.report.Metrics(1500*time.Millisecond, committed.Add(time.Hour))
+			got := tt.report.Metrics(1500*time.Millisecond, committed.Add(time.Hour), float64(committed.Add(-time.Hour).Unix()))
 			checkExposition(t, string(got))
 			golden := filepath.Join("testdata", tt.name)
 			if *update {

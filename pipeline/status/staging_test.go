@@ -55,7 +55,7 @@ func TestStagingListed(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil || !slices.Equal(got.Staging, []string{killed}) || got.Bytes != 7000 {
 		t.Fatalf("JSON %s: %v", b, err)
 	}
-	if m := string(r.Metrics(time.Second, now)); !strings.Contains(m, "\ninfohash_status_staging_bytes 7000\n") {
+	if m := string(r.Metrics(time.Second, now, 0)); !strings.Contains(m, "\ninfohash_status_staging_bytes 7000\n") {
 		t.Fatalf("metrics lack the staging bytes:\n%s", m)
 	}
 	// The next writer removes it (a folder is left alone for its first

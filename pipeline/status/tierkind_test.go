@@ -127,7 +127,7 @@ func TestWavesByTierAndKind(t *testing.T) {
 		t.Errorf("plan-retries due_new %d, status hot new overdue %d: want them equal", st.DueNew, hn)
 	}
 
-	prom := string(r.Metrics(time.Second, now))
+	prom := string(r.Metrics(time.Second, now, 0))
 	for _, want := range []string{
 		`infohash_status_overdue{tier="hot",kind="retry"} 4` + "\n",
 		`infohash_status_overdue{tier="hot",kind="new"} 2` + "\n",

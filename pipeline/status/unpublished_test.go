@@ -78,7 +78,7 @@ func TestUnpublishedListed(t *testing.T) {
 			if err := json.Unmarshal(b, &got); err != nil || len(got.Unpublished) != 2 || got.Bytes != 5100 {
 				t.Fatalf("JSON %s: %v", b, err)
 			}
-			if m := string(r.Metrics(time.Second, now)); !strings.Contains(m, "\ninfohash_status_unpublished_bytes 5100\n") {
+			if m := string(r.Metrics(time.Second, now, 0)); !strings.Contains(m, "\ninfohash_status_unpublished_bytes 5100\n") {
 				t.Fatalf("metrics lack the unpublished bytes:\n%s", m)
 			}
 			// The next writer removes them.

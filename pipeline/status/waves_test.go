@@ -115,7 +115,7 @@ func TestWavesReported(t *testing.T) {
 	}
 	prom := map[string]string{} // tier,kind,wave: value
 	sample := regexp.MustCompile(`^infohash_status_retry_wave\{tier="([^"]*)",kind="([^"]*)",wave="([^"]*)"\} (\S+)$`)
-	for _, line := range strings.Split(string(r.Metrics(time.Second, now)), "\n") {
+	for _, line := range strings.Split(string(r.Metrics(time.Second, now, 0)), "\n") {
 		if m := sample.FindStringSubmatch(line); m != nil {
 			prom[m[1]+","+m[2]+","+m[3]] = m[4]
 		}
