@@ -32,7 +32,7 @@ func duckHash(i int) schema.Hash {
 // source is an import, a null hash_type v1), through the fast path and
 // the row reader alike.
 func TestDuckDBNulls(t *testing.T) {
-	in, err := probe(duckFile("nulls.parquet"), "nulls.parquet")
+	in, err := probe(duckFile("nulls.parquet"), "nulls.parquet", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func otherWriters(t *testing.T, n int) map[string]string {
 func TestFastPathMatchesRowReader(t *testing.T) {
 	for name, p := range otherWriters(t, 20000) {
 		t.Run(name, func(t *testing.T) {
-			in, err := probe(p, p)
+			in, err := probe(p, p, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,7 +171,7 @@ func TestFastPathBadRows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in, err := probe(tt.path, "in.parquet")
+			in, err := probe(tt.path, "in.parquet", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,7 +262,7 @@ func TestArrowColumnsMatchRowReader(t *testing.T) {
 			if err := os.WriteFile(p, stream, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			in, err := probe(p, p)
+			in, err := probe(p, p, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -281,7 +281,7 @@ func TestArrowV2Blobs(t *testing.T) {
 	if err := os.WriteFile(p, arrowStream(t, obs, 20, true), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := probe(p, p)
+	in, err := probe(p, p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestArrowBadRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := stream(tt.bad)
-			in, err := probe(p, "in.arrow")
+			in, err := probe(p, "in.arrow", "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -419,7 +419,7 @@ func TestV2WrongLength(t *testing.T) {
 		for _, fast := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s fast %v", tt.name, fast), func(t *testing.T) {
 				fastPath = fast
-				in, err := probe(tt.path, "in")
+				in, err := probe(tt.path, "in", "")
 				if err != nil {
 					t.Fatal(err)
 				}

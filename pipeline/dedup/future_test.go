@@ -71,7 +71,7 @@ func TestFutureObservationsClamped(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fastPath = tt.fast
-			in, err := probe(tt.path, tt.path)
+			in, err := probe(tt.path, tt.path, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -119,7 +119,7 @@ func readFuzzInput(t *testing.T, p string, data []byte) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := probe(p, "in.parquet")
+	in, err := probe(p, "in.parquet", "")
 	if err != nil {
 		return
 	}

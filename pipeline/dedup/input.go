@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -88,7 +88,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 	}
 	for _, a := range args {
 		if a == "-" {
-			in, err := spoolStdin(ctx, inbox, stdin)
+			in, err := spoolStdin(ctx, inbox, stdin, d.Dir)
 			if err != nil {
 				return out, err
 			}
@@ -101,7 +101,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		}
 		if fsutil.ReadOnce(st.Mode()) {
 			// Readable once: spooled like stdin, then read from the inbox.
-			in, err := spoolPipe(ctx, inbox, a)
+			in, err := spoolPipe(ctx, inbox, a, d.Dir)
 			if err != nil {
 				return out, err
 			}
@@ -109,7 +109,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 			continue
 		}
 		if !st.IsDir() {
-			in, err := probe(a, a)
+			in, err := probe(a, a, d.Dir)
 			if err != nil {
 				return out, err
 			}
@@ -125,7 +125,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		}
 		sort.Strings(files)
 		for _, p := range files {
-			in, err := probe(p, p)
+			in, err := probe(p, p, d.Dir)
 			if err != nil {
 				return out, err
 			}
@@ -158,7 +158,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		if !ok {
 			continue
 		}
-		in, err := probe(p, "leftover "+filepath.Join("inbox", e.Name()))
+		in, err := probe(p, "leftover "+filepath.Join("inbox", e.Name()), d.Dir)
 		if err != nil {
 			// A leftover that cannot be read must not block new input forever.
 			dataset.SetAside(p)
@@ -254,14 +254,10 @@ func containsPath(ins []input, p string) bool {
 	return false
 }
 
-var (
-	parquetMagic = []byte("PAR1")
-	arrowMagic   = []byte{0xff, 0xff, 0xff, 0xff}
-)
-
-// probe detects an input's kind from its first bytes. Its content
-// checksum (the id) comes later, from checksumAll.
-func probe(path, name string) (input, error) {
+// probe detects an input's kind from its first bytes (data is the
+// dataset's, for kindOf's hints). Its content checksum (the id) comes
+// later, from checksumAll.
+func probe(path, name, data string) (input, error) {
 	// An input is opened more than once (here for its kind, then to read
 	// and to checksum it): a pipe or device would give each open other
 	// bytes, and opening a FIFO no one writes to blocks. Those named as
@@ -275,13 +271,13 @@ func probe(path, name string) (input, error) {
 		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 	}
 	defer f.Close()
-	var head [8]byte
+	var head [sniff.HeadSize]byte
 	n, _ := io.ReadFull(f, head[:])
 	st, err := f.Stat()
 	if err != nil {
 		return input{}, fmt.Errorf("dedup: %s: %w", name, err)
 	}
-	kind, err := kindOf(head[:n], name, path)
+	kind, err := kindOf(head[:n], name, path, data)
 	if err != nil {
 		return input{}, err
 	}
@@ -301,20 +297,21 @@ func fileKind(m fs.FileMode) string {
 	return m.Type().String()
 }
 
-// kindOf tells an input's kind from its first bytes (up to 8; none is an
-// empty input). A compressed input is refused (compressedError; path is
-// the file's, "" for a stream).
-func kindOf(head []byte, name, path string) (inputKind, error) {
-	switch {
-	case len(head) == 0:
+// kindOf tells an input's kind from its first bytes (up to
+// sniff.HeadSize; none is an empty input). A compressed input is refused
+// (compressedError; path is the file's, "" for a stream; data the
+// dataset's, for the hint).
+func kindOf(head []byte, name, path, data string) (inputKind, error) {
+	switch sniff.Of(head) {
+	case sniff.Empty:
 		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: empty input", name))
-	case compressedAs(head) != nil:
-		return 0, compressedError(compressedAs(head), name, path)
-	case bytes.HasPrefix(head, parquetMagic):
+	case sniff.Compressed:
+		return 0, compressedError(sniff.CompressionOf(head), name, path, data)
+	case sniff.Parquet:
 		return kindParquet, nil
-	case bytes.HasPrefix(head, arrowMagic):
+	case sniff.Arrow:
 		return kindArrow, nil
-	case bytes.IndexByte(head, 0) >= 0:
+	case sniff.Binary:
 		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: neither Parquet, an Arrow IPC stream nor a text hash list", name))
 	}
 	return kindText, nil

@@ -15,7 +15,7 @@ import (
 func benchInput(b *testing.B) input {
 	b.Helper()
 	p := writeRows(b, filepath.Join(b.TempDir(), "obs.parquet"), genObs(1, 1_000_000, 200_000))
-	in, err := probe(p, p)
+	in, err := probe(p, p, "")
 	if err != nil {
 		b.Fatal(err)
 	}

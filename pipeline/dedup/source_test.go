@@ -176,7 +176,7 @@ func TestBlobSourceRead(t *testing.T) {
 		rows[i] = blobSourceDict{InfoHash: hs[i], ObservedAt: t0.UnixMicro(), Source: ss[i]}
 	}
 	p := writeRows(t, filepath.Join(t.TempDir(), "blob.parquet"), rows)
-	in, err := probe(p, "blob.parquet")
+	in, err := probe(p, "blob.parquet", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -21,27 +22,28 @@ import (
 // which is only whole then. Parquet needs its footer, so it is spooled
 // whole first, as is an input whose first bytes are bad (it is set aside
 // whole).
-func spoolStdin(ctx context.Context, inbox string, stdin io.Reader) (input, error) {
-	return spoolStream(ctx, inbox, "stdin", stdin)
+func spoolStdin(ctx context.Context, inbox string, stdin io.Reader, data string) (input, error) {
+	return spoolStream(ctx, inbox, "stdin", stdin, data)
 }
 
 // spoolStream is spoolStdin for any stream that can be read only once:
 // stdin, or an input named by path that is a pipe ("dedup <(zcat
-// list.gz)"), a FIFO or a character device. label names it in errors.
-func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (input, error) {
+// list.gz)"), a FIFO or a character device. label names it in errors;
+// data is the dataset's, for kindOf's hints.
+func spoolStream(ctx context.Context, inbox, label string, stream io.Reader, data string) (input, error) {
 	sum := xxh3.New()
 	ls, err := dataset.StartSpool(inbox, ".spool", stream, sum)
 	if err != nil {
 		return input{}, fmt.Errorf("dedup: %s: %w", label, err)
 	}
 	name := label + " (" + filepath.Join("inbox", filepath.Base(ls.Path())) + ")"
-	var head [8]byte
+	var head [sniff.HeadSize]byte
 	n, _ := io.ReadFull(ls.NewReader(ctx), head[:])
 	who := name
 	if n == 0 {
 		who = label // an empty spool is not kept (setAside): name the stream
 	}
-	kind, kerr := kindOf(head[:n], who, "")
+	kind, kerr := kindOf(head[:n], who, "", data)
 	// The spool stays locked until the run has committed it or given it
 	// up (settleLive), so that no other run applies it as a leftover.
 	release := func() { ls.Close() }
@@ -61,7 +63,7 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader) (in
 		defer release()
 		return input{}, setAside(input{path: ls.Path(), inbox: true}, kerr)
 	}
-	in, err := probe(ls.Path(), name)
+	in, err := probe(ls.Path(), name, data)
 	if err != nil {
 		defer release()
 		return input{}, setAside(input{path: ls.Path(), inbox: true}, err)
@@ -113,12 +115,12 @@ func (in input) open(ctx context.Context) (io.ReadCloser, error) {
 
 // spoolPipe opens the pipe, FIFO or device at path once and spools it
 // (spoolStream); the file is closed when the spool has read it to its end.
-func spoolPipe(ctx context.Context, inbox, path string) (input, error) {
+func spoolPipe(ctx context.Context, inbox, path, data string) (input, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 	}
-	return spoolStream(ctx, inbox, path, &closeAtEnd{f: f})
+	return spoolStream(ctx, inbox, path, &closeAtEnd{f: f}, data)
 }
 
 // closeAtEnd closes f once a read of it fails or reaches its end.

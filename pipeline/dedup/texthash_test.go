@@ -22,7 +22,7 @@ import (
 // readAll reads one input into a new batch and describes it.
 func readAll(t *testing.T, p string) string {
 	t.Helper()
-	in, err := probe(p, p)
+	in, err := probe(p, p, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestDuckDBHexHashes(t *testing.T) {
 	if !strings.Contains(text, "50 observations") || strings.Count(text, "\n") != 11 {
 		t.Fatalf("want 10 hashes, one v2, 50 observations:\n%s", text)
 	}
-	in, err := probe(duckFile("hex.parquet"), "hex.parquet")
+	in, err := probe(duckFile("hex.parquet"), "hex.parquet", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestTextHashBadRows(t *testing.T) {
 			}
 			t.Run(tt.name, func(t *testing.T) {
 				fastPath = fast
-				in, err := probe(tt.path, "in")
+				in, err := probe(tt.path, "in", "")
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -199,7 +199,7 @@ func TestArrowWideHashType(t *testing.T) {
 				if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				in, err := probe(p, "in.arrow")
+				in, err := probe(p, "in.arrow", "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -281,7 +281,7 @@ func TestV2NotTheRowsHash(t *testing.T) {
 				}
 				t.Run(fmt.Sprintf("%s/%s/fast=%v", other.name, tt.name, fast), func(t *testing.T) {
 					fastPath = fast
-					in, err := probe(tt.path, "in")
+					in, err := probe(tt.path, "in", "")
 					if err != nil {
 						t.Fatal(err)
 					}
