@@ -33,7 +33,8 @@ attempted job (and, when it stops early, one released row per leased job it did 
 attempt: see below). JOBS is Parquet (a file), an Arrow IPC stream, or a text list of
 infohashes (one hex infohash, magnet URI or JSON line a line, as dedup reads;
 blank lines and # comments skipped), told apart by content; hashes from a list are jobs
-without a lease. A hash is attempted once per run: a row repeating an earlier row's
+without a lease. Compressed jobs (gzip, zstd, bzip2, xz) are bad input: decompress them
+into a pipe (zcat jobs.gz | infohash fetch - -o FILE), Parquet into a file. A hash is attempted once per run: a row repeating an earlier row's
 info_hash (a hash list, or capture's observations given as jobs) is skipped and counted
 in duplicates, not in jobs. info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
 (BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a full v2 hash (text, a VARCHAR or an

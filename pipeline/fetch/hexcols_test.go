@@ -32,7 +32,7 @@ type (
 // readJobsFrom reads every job of path (stdin when "-") as openJobs does.
 func readJobsFrom(t *testing.T, path string, stdin io.Reader) ([]jobRow, error) {
 	t.Helper()
-	r, err := openJobs(path, stdin)
+	r, err := openJobs(path, stdin, "")
 	if err != nil {
 		return nil, err
 	}

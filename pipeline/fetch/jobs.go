@@ -16,6 +16,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/sniff"
 )
 
 // jobFields are the job columns besides info_hash. Only info_hash is
@@ -71,26 +72,28 @@ type jobReader struct {
 }
 
 // openJobs opens path ("-": stdin) for reading jobs, telling by the
-// first bytes what it holds: Parquet (a file only), an Arrow IPC stream,
-// or a text list of infohashes (hashList). A Parquet info_hash may be
-// FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB writes it, BYTE_ARRAY: a BLOB,
-// or a VARCHAR of hex (40 or 64 digits, as dedup reads it); an Arrow one
-// any binary type, or utf8 of hex. Either binary holds 20 bytes or a v2
-// hash's full 32 (blobHash). An info_hash_v2 of text is hex too (textCols).
-func openJobs(path string, stdin io.Reader) (*jobReader, error) {
+// first bytes what it holds (sniff.Of): Parquet (a file only), an Arrow
+// IPC stream, or a text list of infohashes (hashList). A Parquet
+// info_hash may be FIXED_LEN_BYTE_ARRAY(20) or, as DuckDB writes it,
+// BYTE_ARRAY: a BLOB, or a VARCHAR of hex (40 or 64 digits, as dedup
+// reads it); an Arrow one any binary type, or utf8 of hex. Either binary
+// holds 20 bytes or a v2 hash's full 32 (blobHash). An info_hash_v2 of
+// text is hex too (textCols). A compressed input is refused, saying how
+// to give it to fetch writing to output (-o; "" when not known).
+func openJobs(path string, stdin io.Reader, output string) (*jobReader, error) {
 	if path == "-" {
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		return openStream("stdin", bufio.NewReaderSize(stdin, 1<<20), func() error { return nil }, false)
+		return openStream("stdin", bufio.NewReaderSize(stdin, 1<<20), func() error { return nil }, false, output)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	br := bufio.NewReaderSize(f, 1<<20)
-	if head, _ := br.Peek(len(parquetMagic)); !bytes.Equal(head, parquetMagic) {
-		jr, err := openStream(path, br, f.Close, true)
+	if head, _ := br.Peek(sniff.HeadSize); sniff.Of(head) != sniff.Parquet {
+		jr, err := openStream(path, br, f.Close, true, output)
 		if err != nil {
 			f.Close()
 		}
@@ -100,26 +103,25 @@ func openJobs(path string, stdin io.Reader) (*jobReader, error) {
 	return openParquetJobs(path)
 }
 
-var (
-	parquetMagic = []byte("PAR1")
-	arrowMagic   = []byte{0xff, 0xff, 0xff, 0xff}
-)
-
 // openStream reads the jobs of an Arrow IPC stream or a hash list from
 // br (a file when file is set, else stdin); closeIn closes what br reads.
-func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) (*jobReader, error) {
-	head, err := br.Peek(8)
+// output is fetch's -o, for the hint refusing a compressed input.
+func openStream(name string, br *bufio.Reader, closeIn func() error, file bool, output string) (*jobReader, error) {
+	head, err := br.Peek(sniff.HeadSize)
+	kind := sniff.Of(head)
 	switch {
-	case len(head) == 0 && err != nil && !errors.Is(err, io.EOF):
+	case kind == sniff.Empty && err != nil && !errors.Is(err, io.EOF):
 		return nil, fmt.Errorf("%s: %w", name, err)
-	case len(head) == 0:
+	case kind == sniff.Empty:
 		if !file {
 			return nil, fmt.Errorf("%s: empty input (nothing came through the pipe: did the command before it fail?)", name)
 		}
 		return nil, fmt.Errorf("%s: empty input", name)
-	case bytes.HasPrefix(head, parquetMagic):
+	case kind == sniff.Compressed:
+		return nil, compressedJobs(sniff.CompressionOf(head), name, file, output)
+	case kind == sniff.Parquet:
 		return nil, fmt.Errorf("%s: Parquet on stdin: name the file instead (stdin takes an Arrow IPC stream of jobs or a text list of infohashes)", name)
-	case bytes.HasPrefix(head, arrowMagic):
+	case kind == sniff.Arrow:
 		// Any binary info_hash: a 32-byte one is a full v2 hash (blobHash);
 		// a utf8 one holds hex, as a VARCHAR in Parquet (textCols).
 		r, err := rowio.OpenArrowText[blobJobRow](name, br, "info_hash", "info_hash_v2")
@@ -131,7 +133,7 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 		s := r.ArrowSchema()
 		jr.read = blobJobs(jr, r.Read, textCols{rowio.ArrowTextType(s, "info_hash"), rowio.ArrowTextType(s, "info_hash_v2")})
 		return jr, nil
-	case bytes.IndexByte(head, 0) >= 0:
+	case kind == sniff.Binary:
 		if file {
 			return nil, fmt.Errorf("%s: neither Parquet jobs, an Arrow IPC stream of jobs nor a text list of infohashes", name)
 		}
@@ -140,6 +142,23 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool) 
 	l := newHashList(name, br)
 	return &jobReader{name: name, read: l.read, close: func() error { l.close(); return closeIn() }, total: -1,
 		meta: func(string) (string, bool) { return "", false }}, nil
+}
+
+// compressedJobs refuses the jobs input name (a file when file is set,
+// else stdin), compressed as c, saying how to give it to fetch:
+// decompressed, on stdin, which takes an Arrow stream or a hash list but
+// not Parquet, which must be decompressed into a file first. output is
+// fetch's -o ("": FILE).
+func compressedJobs(c *sniff.Compression, name string, file bool, output string) error {
+	out := "FILE"
+	if output != "" {
+		out = sniff.ShellWord(output)
+	}
+	h := sniff.Hint{Name: name, Cmd: "infohash fetch - -o " + out, Note: "Parquet jobs: into a file, named as JOBS"}
+	if file {
+		h.Path = name
+	}
+	return c.Refuse(h)
 }
 
 // openParquetJobs reads the jobs of a Parquet file.

@@ -36,7 +36,7 @@ type requiredBlobJob struct {
 
 func readAllJobs(t *testing.T, path string) ([]jobRow, int64, error) {
 	t.Helper()
-	r, err := openJobs(path, nil)
+	r, err := openJobs(path, nil, "")
 	if err != nil {
 		return nil, 0, err
 	}

@@ -58,7 +58,7 @@ func TestReadPlannedV2(t *testing.T) {
 			if _, err := plan.Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}
-			r, err := openJobs(o.Output, &stdout)
+			r, err := openJobs(o.Output, &stdout, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 			release()
 		}
 	}()
-	in, err := openJobs(opts.Input, opts.Stdin)
+	in, err := openJobs(opts.Input, opts.Stdin, opts.Output)
 	if err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
