@@ -23,6 +23,7 @@ import (
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -41,6 +42,7 @@ type input struct {
 	// spooled names the stream this run spooled the input from (stdin,
 	// or a pipe's path); "" for a file.
 	spooled string
+	data    string // the dataset's directory, for hints (compressedResults)
 	// release drops the lock the run holds on a spool in the inbox,
 	// its own (from its creation) or a leftover it took
 	// (dataset.ClaimLeftover), once it has committed it or given it up
@@ -137,7 +139,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 		if err != nil {
 			return out, exitcode.BadInput(fmt.Errorf("merge: %s: %w", out[i].name, err))
 		}
-		out[i].id = id
+		out[i].id, out[i].data = id, d.Dir
 	}
 	return out, nil
 }
@@ -264,23 +266,26 @@ func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
-	head, _ := br.Peek(4)
+	head, _ := br.Peek(sniff.HeadSize)
 	var r resultSource
-	if bytes.Equal(head, []byte("PAR1")) {
+	switch sniff.Of(head) {
+	case sniff.Parquet:
 		blob, perr := plausibleParquet(in.path)
 		if perr != nil {
 			return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
 		r, err = openParquetResults(in.path, in.name, blob)
-	} else if bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}) {
+	case sniff.Arrow:
 		var ar *rowio.Reader[schema.Result]
 		if ar, err = rowio.OpenArrow[schema.Result](in.name, br); err == nil && in.inbox {
 			ar.RequireEndMarker() // see readResults
 		}
 		r = ar
-	} else if len(head) == 0 {
+	case sniff.Empty:
 		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
-	} else {
+	case sniff.Compressed:
+		return nil, nil, compressedResults(sniff.CompressionOf(head), in)
+	default:
 		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: neither Parquet nor an Arrow IPC stream of fetch results", in.name))
 	}
 	// rowio's errors begin with the input's name (a Parquet file's path),
@@ -473,16 +478,6 @@ func openParquetResults(path, name string, blob bool) (resultSource, error) {
 		return nil, err
 	}
 	return &blobResults{r: r, name: name}, nil
-}
-
-// emptyHint is what an empty input's error adds when it came through a
-// pipe: the command before it most likely failed and wrote nothing (an
-// empty batch is still an Arrow stream with its schema).
-func emptyHint(piped bool) string {
-	if piped {
-		return " (nothing came through the pipe: did the command before it fail?)"
-	}
-	return ""
 }
 
 // warnDiffer logs once per input how many ok results held metadata columns
