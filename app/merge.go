@@ -85,6 +85,8 @@ policy's archive threshold move to the cold tier (never deleted).
 --from OTHER_DIR unions another dataset once (a restored backup, a crawler
 being retired): first_seen is the earlier, last_seen the later, fetched beats failed
 beats new, a fetched record's hash_type beats a claim (else v2 if either says so).
+A sighting one side made after the other's last_seen wakes a dormant hash of the
+other as dedup's would (reactivated, rewarmed in --stats-json's union).
 seen_count, activity and attempts add up only when the two ledgers share no
 input; when they share one, each hash keeps the larger, without the sightings
 of inputs only the other side applied. The applied-input ledgers are unioned,
@@ -145,7 +147,8 @@ migration, nothing written there.
 			case u != nil:
 				slog.Info("merge --from done", "from", u.From, "from_snapshot", u.FromSnapshot,
 					"already_merged", u.AlreadyMerged, "counts_added", u.Additive, "hashes_added", u.HashesAdded,
-					"hashes_combined", u.HashesCombined, "torrents_added", u.TorrentsAdded,
+					"hashes_combined", u.HashesCombined, "reactivated", u.Reactivated, "rewarmed", u.Rewarmed,
+					"torrents_added", u.TorrentsAdded,
 					"snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			default:
 				slog.Info("merge done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,

@@ -39,7 +39,7 @@ func TestAddSat(t *testing.T) {
 func TestUnionCountsSaturate(t *testing.T) {
 	a := failedState(math.MaxInt32-1, math.MaxInt64-1)
 	b := failedState(5, 7)
-	got := unionState(schedule.Default(), a, b, true)
+	got, _ := unionState(schedule.Default(), a, b, true)
 	if got.Attempts != math.MaxInt32 || got.SeenCount != math.MaxInt64 {
 		t.Errorf("attempts %d, seen_count %d; want %d, %d", got.Attempts, got.SeenCount, int32(math.MaxInt32), int64(math.MaxInt64))
 	}

@@ -29,6 +29,8 @@ type UnionStats struct {
 	Partitions     int    `json:"partitions_rewritten"`
 	HashesAdded    int64  `json:"hashes_added"`
 	HashesCombined int64  `json:"hashes_combined"`
+	Reactivated    int64  `json:"reactivated"` // combined hashes whose next_retry a sighting pulled closer (as dedup's)
+	Rewarmed       int64  `json:"rewarmed"`    // combined hashes a sighting made hot again (as dedup's)
 	TorrentsAdded  int64  `json:"torrents_added"`
 	PeersCombined  int    `json:"peer_rows"`
 	LedgerEntries  int    `json:"ledger_entries_added"`
@@ -166,13 +168,15 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 		if err := ctx.Err(); err != nil {
 			return us, err
 		}
-		added, combined, err := u.statePartition(key)
+		ps, err := u.statePartition(key)
 		if err != nil {
 			return us, err
 		}
 		us.Partitions++
-		us.HashesAdded += added
-		us.HashesCombined += combined
+		us.HashesAdded += ps.added
+		us.HashesCombined += ps.combined
+		us.Reactivated += ps.reactivated
+		us.Rewarmed += ps.rewarmed
 	}
 	tt := u.om.Table(dataset.TableTorrents)
 	for _, key := range tt.PartitionKeys() {
@@ -190,15 +194,20 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 	return us, nil
 }
 
+// unionCounts are the counters of one partition's union.
+type unionCounts struct {
+	added, combined, reactivated, rewarmed int64
+}
+
 // statePartition joins partition key of both datasets.
-func (u *unioner) statePartition(key string) (added, combined int64, err error) {
+func (u *unioner) statePartition(key string) (c unionCounts, err error) {
 	mine, err := readPartition(u.d, u.base, key, statecol.ReadStateFile)
 	if err != nil {
-		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.d.Dir, err)
+		return c, fmt.Errorf("merge --from: %s: %w", u.d.Dir, err)
 	}
 	theirs, err := readPartition(u.od, u.om, key, statecol.ReadUntrustedStateFile)
 	if err != nil {
-		return 0, 0, fmt.Errorf("merge --from: %s: %w", u.od.Dir, err)
+		return c, fmt.Errorf("merge --from: %s: %w", u.od.Dir, err)
 	}
 	byHash := func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }
 	slices.SortFunc(mine, byHash)
@@ -214,11 +223,18 @@ func (u *unioner) statePartition(key string) (added, combined int64, err error) 
 			s := theirs[j]
 			s.LeaseID, s.LeaseUntil = "", 0
 			out = append(out, s)
-			added++
+			c.added++
 			j++
 		default:
-			out = append(out, unionState(u.p, mine[i], theirs[j], u.additive))
-			combined++
+			s, w := unionState(u.p, mine[i], theirs[j], u.additive)
+			out = append(out, s)
+			c.combined++
+			if w.reactivated {
+				c.reactivated++
+			}
+			if w.rewarmed {
+				c.rewarmed++
+			}
 			i++
 			j++
 		}
@@ -241,15 +257,15 @@ func (u *unioner) statePartition(key string) (added, combined int64, err error) 
 		}
 		fi, err := u.writeStaged(dataset.TableState, key, part.name, part.rows)
 		if err != nil {
-			return 0, 0, err
+			return c, err
 		}
 		files = append(files, fi)
 	}
 	u.tx.SetPartition(dataset.TableState, key, files)
-	if added > 0 {
+	if c.added > 0 {
 		u.tx.DropBloom(dataset.TableState, key)
 	}
-	return added, combined, nil
+	return c, nil
 }
 
 // unionState combines the two records of one hash. Each column's rule:
@@ -262,18 +278,25 @@ func (u *unioner) statePartition(key string) (added, combined int64, err error) 
 //     brings its attempt columns, and no retry;
 //   - otherwise the retry columns (last_attempt, last_failure, next_retry,
 //     backoff_step, bad_metadata) come from the record with the later
-//     last_attempt (ties: the later next_retry), attempts are added or the
-//     larger as for seen_count, and backoff_step and bad_metadata are the
-//     larger of the two;
+//     last_attempt (ties: the later reactivated_at, which pulled its
+//     next_retry for a newer sighting, then the later next_retry),
+//     attempts are added or the larger as for seen_count, and
+//     backoff_step and bad_metadata are the larger of the two;
 //   - reactivated_at: the later; tier: hot if either is hot;
+//   - then, if the record the retry columns came from has not seen the
+//     newer last_seen (its own is older), that sighting goes through the
+//     reactivation rule, as dedup would have put it (schedule.Reactivate:
+//     a dormant hash has next_retry pulled closer, a cold one is made hot);
 //   - hash_type, info_hash_v2: a fetched record's (its metadata proved
 //     them), else v2 if either says so (see unionHashType); avoid_peers:
 //     both lists;
 //   - lease columns: null (leases live in DIR/leases/).
 //
 // Every rule but the additive one is a maximum or minimum, so merging the
-// same or a newer copy of a dataset again changes nothing more.
-func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.State {
+// same or a newer copy of a dataset again changes nothing more (a record
+// the rule reactivated has the sighting as its own last_seen and, by its
+// later reactivated_at, keeps its retry columns).
+func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.State, woke) {
 	out := a
 	out.HashType, out.InfoHashV2 = unionHashType(a, b)
 	out.FirstSeen = minKnown(a.FirstSeen, b.FirstSeen)
@@ -301,6 +324,10 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.Stat
 		if b.LastAttempt > a.LastAttempt {
 			src = b
 		}
+	case b.Reactivated != a.Reactivated:
+		if b.Reactivated > a.Reactivated {
+			src = b
+		}
 	case b.NextRetry > a.NextRetry:
 		src = b
 	}
@@ -325,7 +352,23 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) schema.Stat
 	}
 	out.LeaseID, out.LeaseUntil = "", 0
 	out.AvoidPeers = unionAvoid(out.BadMetadata, &a, &b)
-	return out
+	var w woke
+	if out.LastSeen > src.LastSeen {
+		retry := out.NextRetry
+		schedule.Reactivate(p, &out, out.LastSeen)
+		w.reactivated = out.NextRetry != retry
+		w.rewarmed = src.Tier == schema.TierCold && out.Tier != schema.TierCold
+	}
+	return out, w
+}
+
+// woke is what a sighting did to a combined record, counted as dedup
+// counts it: reactivated when the rule moved next_retry (it only pulls it
+// closer), rewarmed when the record the schedule came from was cold and
+// the combined one is hot (made so by the rule, or by the other side's
+// hot record of the sighting).
+type woke struct {
+	reactivated, rewarmed bool
 }
 
 func minKnown(a, b int64) int64 {
