@@ -14,6 +14,8 @@
 //	inbox/                     stdin spooled before it is applied
 //	staging/                   files being built by running writers
 //	policy.json, blocklist     scheduling policy (see pipeline/schedule)
+//	input-cache                dedup's cache of input checksums: no data, only
+//	                           saves re-reading inputs (pipeline/dedup)
 //
 // A snapshot directory is complete before it is published: unchanged
 // partitions are hard links to the previous snapshot's files, so file

@@ -10,12 +10,12 @@ import (
 
 // ownedEntries are the entries of a dataset directory that infohash
 // manages: the commit pointer, the manifests, the tables, the inbox and
-// staging folders, the lock, the policy and blocklist it reads, and
-// capture's default --dht-state. Anything else under the directory (an
-// export/ folder, notes) is the user's.
+// staging folders, the lock, the policy and blocklist it reads, dedup's
+// input cache, and capture's default --dht-state. Anything else under the
+// directory (an export/ folder, notes) is the user's.
 var ownedEntries = map[string]bool{
 	"CURRENT": true, "LOCK": true, "manifests": true, "staging": true, "inbox": true,
-	"policy.json": true, "blocklist": true, "dht-state": true,
+	"policy.json": true, "blocklist": true, "dht-state": true, InputCacheFile: true,
 	TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true, TableLedger: true,
 }
 

@@ -14,10 +14,10 @@ import (
 )
 
 // ownEntries are the names a dataset's writers make at the top of DIR:
-// what creating it makes, and what a commit that failed before its
-// commit point may have left.
+// what creating it makes, what a commit that failed before its commit
+// point may have left, and dedup's input cache (only a cache).
 var ownEntries = map[string]bool{
-	"CURRENT": true, "LOCK": true, "manifests": true, "staging": true, "inbox": true, "policy.json": true,
+	"CURRENT": true, "LOCK": true, "manifests": true, "staging": true, "inbox": true, "policy.json": true, InputCacheFile: true,
 	TableState: true, TableTorrents: true, TablePeers: true, TableLeases: true, TableLedger: true,
 }
 

@@ -128,7 +128,8 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	// A new dataset is announced once the run keeps it: one that ends
 	// with nothing committed is removed again (see app's newData).
 	announced := !d.Created
-	ins, err := resolveInputs(ctx, o.Inputs, o.Stdin, d)
+	cache := loadInputCache(d)
+	ins, err := resolveInputs(ctx, o.Inputs, o.Stdin, d, cache)
 	if err != nil {
 		return st, err
 	}
@@ -141,11 +142,13 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	defer func() { err = keptNote(err, ins) }()
 	defer settleLive(ctx, ins)
 	if len(ins) > 1 {
-		if err := precheck(ctx, ins); err != nil {
+		// Not the inputs the input cache knows applied: they are not read.
+		if err := precheck(ctx, notApplied(d, nil, ins)); err != nil {
 			return st, err
 		}
 	}
 	sums := checksumAll(ins)
+	defer cache.save(ctx, sums) // with the checksums it computes
 	// The aggregation tables hold no pointers, so the collector's mark
 	// work stays small however large they grow; collecting at +25% instead
 	// of +100% keeps peak memory near what the tables need.
@@ -353,54 +356,6 @@ func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
 	}
 	slog.Debug("dedup: inputs aggregated", "seconds", time.Since(phase).Seconds())
 	return rows, nil
-}
-
-// earlyStop lets readWhileChecksumming stop reading once it knows the
-// bet is lost; tests turn it off to take the path where the reading ends
-// first.
-var earlyStop = true
-
-// readWhileChecksumming is the first aggregation of a run: it reads every
-// input while their checksums are computed, betting that none was applied
-// before nor is named twice (the usual case), so that checksumming costs
-// no time of its own. It returns the ids it aggregated, as idsOf would
-// ("" if it stopped early): as soon as the checksums show an input to
-// skip, it stops reading, and Run aggregates the pending inputs afresh. A
-// re-run on applied input so costs only the checksums, as before.
-func (r *runner) readWhileChecksumming(ctx context.Context, base *dataset.Manifest, ins []input, sums *checksums, rows map[string]int64) (string, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := earlyStop
-	go func() {
-		if ids, err := sums.wait(); stop {
-			if err != nil {
-				cancel()
-			} else if p, err := pendingInputs(r.d, base, withIDs(ins, ids)); err != nil || len(p) != len(ins) {
-				cancel()
-			}
-		}
-	}()
-	n, err := r.aggregate(rctx, ins)
-	if ctx.Err() != nil {
-		return "", ctx.Err()
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return "", err // bad input is bad whether or not it was applied
-	}
-	ids, serr := sums.wait()
-	if serr != nil {
-		return "", serr
-	}
-	if err != nil {
-		return "", nil // stopped early: the bet was lost
-	}
-	// If it was lost all the same, Run sees that the ids differ from the
-	// pending inputs' and aggregates those.
-	withID := withIDs(ins, ids)[:len(n)]
-	for i, in := range withID {
-		rows[in.id] = n[i]
-	}
-	return idsOf(withID), nil
 }
 
 func (r *runner) newProgress(label string, total int64) *progress.Reporter {

@@ -64,12 +64,13 @@ type input struct {
 }
 
 // resolveInputs expands folders, spools stdin into the inbox and picks up
-// inbox files a killed run left behind.
+// inbox files a killed run left behind. The files that cache (nil: none)
+// knows unchanged come with their id set, unopened.
 //
 // Stdin is read while it is spooled (see spoolStdin). If resolveInputs
 // fails, it first lets that spool finish, so that what stdin held waits
 // in the inbox for the next run, as if it had been spooled whole first.
-func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *dataset.Dataset) (out []input, err error) {
+func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *dataset.Dataset, cache *inputCache) (out []input, err error) {
 	inbox := d.Path("inbox")
 	defer func() {
 		if err != nil {
@@ -109,7 +110,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 			continue
 		}
 		if !st.IsDir() {
-			in, err := probe(a, a, d.Dir)
+			in, err := cache.probe(a, a, d.Dir)
 			if err != nil {
 				return out, err
 			}
@@ -125,7 +126,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		}
 		sort.Strings(files)
 		for _, p := range files {
-			in, err := probe(p, p, d.Dir)
+			in, err := cache.probe(p, p, d.Dir)
 			if err != nil {
 				return out, err
 			}
@@ -158,7 +159,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		if !ok {
 			continue
 		}
-		in, err := probe(p, "leftover "+filepath.Join("inbox", e.Name()), d.Dir)
+		in, err := cache.probe(p, "leftover "+filepath.Join("inbox", e.Name()), d.Dir)
 		if err != nil {
 			// A leftover that cannot be read must not block new input forever.
 			dataset.SetAside(p)
@@ -323,10 +324,14 @@ type checksums struct {
 	done chan struct{}
 	ids  []string
 	err  error
+	// fresh are the cache entries of the files read for their checksum
+	// (those clean enough to cache: see inputCache).
+	fresh []cacheEntry
 }
 
 // checksumAll starts checksumming ins (xxh3-128 of the whole content, in
-// order, one file at a time) and returns at once.
+// order, one file at a time) and returns at once. An input whose id is
+// set already (from the input cache) is not read.
 func checksumAll(ins []input) *checksums {
 	c := &checksums{done: make(chan struct{}), ids: make([]string, len(ins))}
 	ins = slices.Clone(ins)
@@ -334,6 +339,7 @@ func checksumAll(ins []input) *checksums {
 		defer close(c.done)
 		start := time.Now()
 		buf := make([]byte, checksumBuffer)
+		cached := 0
 		for i, in := range ins {
 			if in.live != nil {
 				// Summed as it was copied: the sum is whole once the
@@ -346,11 +352,20 @@ func checksumAll(ins []input) *checksums {
 				c.ids[i] = hex.EncodeToString(sum[:])
 				continue
 			}
-			if c.ids[i], c.err = checksumFile(in.path, in.name, buf); c.err != nil {
+			if in.id != "" {
+				c.ids[i] = in.id
+				cached++
+				continue
+			}
+			var e *cacheEntry
+			if c.ids[i], e, c.err = checksumFile(in, buf); c.err != nil {
 				return
 			}
+			if e != nil {
+				c.fresh = append(c.fresh, *e)
+			}
 		}
-		slog.Debug("dedup: inputs checksummed", "inputs", len(ins), "seconds", time.Since(start).Seconds())
+		slog.Debug("dedup: inputs checksummed", "inputs", len(ins), "from_cache", cached, "seconds", time.Since(start).Seconds())
 	}()
 	return c
 }
@@ -375,19 +390,38 @@ func withIDs(ins []input, ids []string) []input {
 	return out
 }
 
-// checksumFile is the content checksum of the file at path, as hex: its
-// xxh3-128, dedup's ledger id (fixed for good: see dataset.Applied).
-func checksumFile(path, name string, buf []byte) (string, error) {
-	f, err := os.Open(path)
+// checksumFile is the content checksum of input file in, as hex: its
+// xxh3-128, dedup's ledger id (fixed for good: see dataset.Applied). e is
+// its entry for the input cache, nil unless the file was the same (fstat)
+// before and after it was read, and clean (cacheEntry.clean).
+func checksumFile(in input, buf []byte) (id string, e *cacheEntry, err error) {
+	at := time.Now()
+	f, err := os.Open(in.path)
 	if err != nil {
-		return "", fmt.Errorf("dedup: %s: %w", name, err)
+		return "", nil, fmt.Errorf("dedup: %s: %w", in.name, err)
 	}
 	defer f.Close()
+	before, berr := f.Stat()
 	h := xxh3.New()
 	// Wrapped, so that neither side's ReadFrom/WriteTo replaces buf.
 	if _, err := io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{f}, buf); err != nil {
-		return "", fmt.Errorf("dedup: %s: %w", name, err)
+		return "", nil, fmt.Errorf("dedup: %s: %w", in.name, err)
 	}
 	sum := h.Sum128().Bytes()
-	return hex.EncodeToString(sum[:]), nil
+	id = hex.EncodeToString(sum[:])
+	after, aerr := f.Stat()
+	abs, perr := filepath.Abs(in.path)
+	if berr != nil || aerr != nil || perr != nil {
+		return id, nil, nil
+	}
+	k1, ok1 := statEntry(abs, before)
+	k2, ok2 := statEntry(abs, after)
+	if !ok1 || !ok2 || !k1.sameFile(k2) {
+		return id, nil, nil
+	}
+	k1.ID, k1.Kind, k1.At = id, in.kind, at.UnixNano()
+	if !k1.valid() || !k1.clean() {
+		return id, nil, nil // changed too lately to trust (or empty): read again next run
+	}
+	return id, &k1, nil
 }
