@@ -148,7 +148,11 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		}
 	}
 	sums := checksumAll(ins)
-	defer cache.save(ctx, sums) // with the checksums it computes
+	defer func(sums *checksums) { // Run sets sums to nil once it has the ids
+		if err == nil { // a failed run changes no file of the dataset
+			cache.save(ctx, sums)
+		}
+	}(sums)
 	// The aggregation tables hold no pointers, so the collector's mark
 	// work stays small however large they grow; collecting at +25% instead
 	// of +100% keeps peak memory near what the tables need.

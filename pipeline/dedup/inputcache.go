@@ -200,12 +200,13 @@ func (c *inputCache) lookup(path string) (cacheEntry, bool) {
 	return e, true
 }
 
-// save writes the cache back once the run's checksums are done, with the
-// entries they computed: the entries for files that are gone or changed
-// are dropped then. It is skipped if the run was interrupted, if the
-// checksums are not done (the run failed first) or if they add nothing
-// (and the file was usable). A failure is logged at debug level: the
-// next run reads its inputs again.
+// save writes the cache back, with the entries the run's checksums
+// computed, at the end of a run that succeeded (Run calls it only then: a
+// failed run changes no file of the dataset); the entries of files that
+// are gone or changed are dropped then. It writes nothing if the run was
+// interrupted, if the checksums are not done, or if they add nothing (and
+// the file was usable). A failure is logged at debug level: the next run
+// reads its inputs again.
 func (c *inputCache) save(ctx context.Context, sums *checksums) {
 	if ctx.Err() != nil {
 		return

@@ -304,3 +304,33 @@ func TestInputCachePrunes(t *testing.T) {
 		t.Fatalf("cache holds %v, want fresh.txt and kept.txt", got)
 	}
 }
+
+// TestInputCacheNotWrittenByFailedRun: a run that fails (bad input among
+// old, cacheable files) changes no file of the dataset, the cache
+// included.
+func TestInputCacheNotWrittenByFailedRun(t *testing.T) {
+	shortRacyWindow(t)
+	dir := t.TempDir()
+	data := filepath.Join(t.TempDir(), "ih")
+	first := hashList(t, dir, "first.txt", 1, 5)
+	good := hashList(t, dir, "good.txt", 2, 5)
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte("not a hash\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if _, err := run(t, data, nil, first); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(data, dataset.InputCacheFile)
+	before, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, data, nil, good, bad); err == nil {
+		t.Fatal("a bad input was applied")
+	}
+	if after, err := os.ReadFile(cache); err != nil || !bytes.Equal(after, before) {
+		t.Fatalf("a failed run rewrote the input cache (%v)", err)
+	}
+}
