@@ -28,6 +28,7 @@ func TestOwns(t *testing.T) {
 	}{
 		{filepath.Join(d.Dir, "CURRENT"), "CURRENT"},
 		{filepath.Join(d.Dir, "policy.json"), "policy.json"},
+		{filepath.Join(d.Dir, "input-cache"), "input-cache"},
 		{filepath.Join(d.Dir, "export", "..", "LOCK"), "LOCK"},
 		{filepath.Join(d.Dir, "manifests", "000000000000.json"), filepath.Join("manifests", "000000000000.json")},
 		{filepath.Join(d.Dir, "state", "v", "x", "y.parquet"), filepath.Join("state", "v", "x", "y.parquet")},

@@ -29,6 +29,7 @@ func TestRemoveUnused(t *testing.T) {
 	}{
 		{"fresh", func(*testing.T, *Dataset) {}, ""},
 		{"with its default policy", func(t *testing.T, d *Dataset) { write(t, d.Path("policy.json")) }, ""},
+		{"with dedup's input cache", func(t *testing.T, d *Dataset) { write(t, d.Path(InputCacheFile)) }, ""},
 		{"a policy someone set", func(t *testing.T, d *Dataset) {
 			if err := os.WriteFile(d.Path("policy.json"), []byte("set"), 0o644); err != nil {
 				t.Fatal(err)
