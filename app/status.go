@@ -43,6 +43,11 @@ the metrics file (with tier and kind labels); the text has a column per
 tier and kind and says "next hour", "next day", "next week", "next
 month". The "frozen" line globs this snapshot's state files alone (they
 stay for --keep snapshots); it says "none" while there is no state table yet.
+An "unapplied work" line names a file scripts/cron/crawl-pass.sh keeps
+under DIR/work/PASS/ (observations.parquet, results.parquet) that dedup or
+merge has not committed (no FILE.applied marker beside it): a pass that
+stopped or failed left it for the next pass, or, briefly, a pass running
+now has yet to apply it (unapplied_work in --format json).
 
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was
@@ -62,7 +67,7 @@ metadata_status and tier, failed hashes by last failure, live leases,
 overdue retries and the retry waves by tier and kind (alert on
 infohash_status_overdue{tier="hot",kind="retry"}), rows and bytes per
 table, inputs applied and when the last one was, partial, pending and
-spooling inputs, the bytes held by what a failed or killed commit built
+spooling inputs, unapplied work files (unapplied_work_files), the bytes held by what a failed or killed commit built
 for a snapshot it never published and by the folders under staging/ (a
 running writer's, or a killed one's: the next writer removes those; the
 text lists both), and the snapshot's number and commit time. With --verify it also has

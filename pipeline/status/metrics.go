@@ -16,7 +16,8 @@ import (
 // textfile collector) with the gauges an operator alerts on: hashes by
 // metadata_status and tier, failed hashes by last_failure, live leases,
 // overdue retries and the retry waves by tier and kind, table rows and
-// bytes, the last applied input's time and the snapshot. Known statuses,
+// bytes, the last applied input's time, what is set aside under DIR/inbox,
+// crawl-pass's unapplied work files, and the snapshot. Known statuses,
 // tiers, failure classes, kinds and waves are written even at 0, so that
 // an alert rule always has a series. A report whose --verify found
 // damaged files has no counts: then only the snapshot and the
@@ -90,6 +91,8 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 	m("rejected_inputs", "Inputs set aside as bad input under DIR/inbox (*.bad, not applied).").set(float64(len(r.Rejected)))
 	m("pending_inputs", "Whole spools of stdin or a pipe under DIR/inbox not applied yet (the next dedup or merge applies them).").set(float64(len(r.Pending)))
 	m("spooling_inputs", "Spools under DIR/inbox still being written, or cut short by a killed run.").set(float64(len(r.Spooling)))
+	m("unapplied_work_files", "Files crawl-pass keeps under DIR/work/*/ (observations.parquet, results.parquet) that dedup or merge has not committed "+
+		"(no FILE.applied marker): left by passes that stopped or failed, or briefly a running pass's own.").set(float64(len(r.UnappliedWork)))
 	m("unpublished_bytes", "Bytes held by what commits built for snapshots CURRENT does not name (a failed or killed commit's, which the next writer removes, or a running one's).").set(float64(r.UnpublishedBytes))
 	m("staging_bytes", "Bytes held by the writers' folders under DIR/staging (a running writer's, or a killed one's, which the next writer removes).").set(float64(r.StagingBytes))
 	m("run_duration_seconds", "Wall time of the last successful status run.").set(took.Seconds())

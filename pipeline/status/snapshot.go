@@ -50,6 +50,7 @@ func Run(ctx context.Context, dir string, now time.Time, o Options) (*Report, er
 			return nil, err
 		case !collected:
 			r.listInbox()
+			r.listWork()
 			u := d.Unpublished(m)
 			if u.Paths != nil {
 				r.Unpublished = u.Paths

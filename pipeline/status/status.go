@@ -81,6 +81,12 @@ type Report struct {
 	// reading its stream now, or a killed run cut it short (the next
 	// dedup or merge sets what it holds aside as a partial input).
 	Spooling []string `json:"spooling_inputs"`
+	// UnappliedWork are the files scripts/cron/crawl-pass.sh keeps under
+	// DIR/work/PASS/ (observations.parquet, results.parquet) that dedup
+	// or merge has not committed (no FILE.applied marker): left by a pass
+	// that stopped or failed (the next pass applies them), or the file of
+	// a pass running now, unmarked until its dedup or merge commits it.
+	UnappliedWork []string `json:"unapplied_work"`
 	// Unpublished are the manifests and table directories numbered above
 	// the snapshot: what a commit that failed or was killed before
 	// CURRENT named them left (the next writer to open the dataset removes
@@ -120,7 +126,8 @@ type stateView struct {
 }
 
 // report builds the report of snapshot m of d, but for what is set aside
-// under DIR/inbox (listInbox).
+// under DIR/inbox (listInbox) and the unapplied work of crawl-pass
+// (listWork).
 func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now time.Time, o Options) (*Report, error) {
 	var err error
 	dir := d.Dir
@@ -131,7 +138,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		InputsLedger: m.LedgerLen(), Now: now,
 		// [] rather than null in JSON when nothing is set aside.
 		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{},
-		Staging: []string{}}
+		Staging: []string{}, UnappliedWork: []string{}}
 	if st.Dir != "" {
 		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
 	}
@@ -279,6 +286,10 @@ func (r *Report) Print(w io.Writer) {
 	for _, p := range r.Spooling {
 		st := stageOf(r.Dir, p)
 		fmt.Fprintf(w, "spooling (stdin or a pipe that %s is reading now, or a killed run cut short: the next %s sets it aside): %s\n", st, st, p)
+	}
+	for _, p := range r.UnappliedWork {
+		fmt.Fprintf(w, "unapplied work (a crawl-pass file that %s has not committed: a pass that stopped or failed left it for the next pass to apply, "+
+			"or a pass running now has yet to apply it): %s\n", workStage(p), p)
 	}
 	r.printUnpublished(w)
 	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", r.StateGlob)
