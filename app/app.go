@@ -135,15 +135,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	msg := err.Error()
-	if code == exitcode.Locked {
-		msg = withCommand(a, args, msg)
-	}
 	if ctx.Err() != nil && code == exitcode.Error {
 		code = exitcode.Interrupted
 	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		msg = interruptedMessage(msg, args)
 	}
+	msg = withCommand(a, args, msg)
 	if jsonLogs(args) {
 		// One record like every other line on stderr, for log shippers.
 		slog.New(slog.NewJSONHandler(stderr, nil)).Error("infohash: "+msg, "exit", code)
@@ -154,15 +152,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // withCommand starts msg with the command args run ("dedup: ", "policy
-// set: ") unless it starts so already: the dataset's lock error ("dataset:
-// DIR: dataset locked by another writer") reaches several commands as the
-// dataset package wrote it.
+// set: ") unless it starts with that command's name already ("dedup: ",
+// "merge --from: ", or "policy: " for policy set): errors of the shared
+// layers reach every command as those wrote them, the dataset's
+// ("dataset: DIR: dataset locked by another writer", "dataset: mkdir
+// DIR/staging/...: permission denied") among them. The help command's
+// errors, and those of no command, are left as they are.
 func withCommand(a *cli.App, args []string, msg string) string {
 	if len(args) < 2 {
 		return msg
 	}
 	cmd := a.Command(args[1])
-	if cmd == nil {
+	if cmd == nil || cmd.Name == "help" {
 		return msg
 	}
 	name := cmd.Name
@@ -171,7 +172,8 @@ func withCommand(a *cli.App, args []string, msg string) string {
 			name += " " + sub.Name
 		}
 	}
-	if strings.HasPrefix(msg, name+": ") || strings.HasPrefix(msg, name+" ") {
+	// "NAME: ", or "NAME " ("merge --from: ", "policy set: ").
+	if strings.HasPrefix(msg, cmd.Name+": ") || strings.HasPrefix(msg, cmd.Name+" ") {
 		return msg
 	}
 	return name + ": " + msg

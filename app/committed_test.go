@@ -160,7 +160,7 @@ func TestReportAfterCommitSaysCommitted(t *testing.T) {
 				return // a second run commits (its cold sweep): no case without a commit
 			}
 			_, stderr, code = runMainIn(t, stdin, append(tt.args(data, out), "--stats-json", "/dev/full")...)
-			if want := "infohash: --stats-json: write /dev/full: no space left on device\n"; code != 1 || !strings.HasSuffix(stderr, want) {
+			if want := "infohash: " + tt.name + ": --stats-json: write /dev/full: no space left on device\n"; code != 1 || !strings.HasSuffix(stderr, want) {
 				t.Fatalf("nothing committed: exit %d, want 1 and %q:\n%s", code, want, stderr)
 			}
 		})
