@@ -48,7 +48,7 @@ var exitRows = map[string][]exitcode.Row{
 	"fetch": {
 		exitOK,
 		{Code: exitcode.Error, Text: "error; the -o FILE is not kept"},
-		{Code: exitcode.Usage, Text: "usage error or bad jobs input (no results written)"},
+		{Code: exitcode.Usage, Text: "usage error or bad jobs input; no results written (a bad row found mid-input may come after attempts: their jobs stay leased until lease_until)"},
 		{Code: exitcode.Partial, Text: "partial: --deadline reached, or jobs whose lease had expired; the results are written, with a released row for each leased job left"},
 		{Code: exitcode.Locked, Text: "its --dht-state is in use by another fetch (give fetches that run at once their own)"},
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); the results so far are written, with a released row for each leased job left (an output still blocked 10s after the signal is cut short, and says so)"},
