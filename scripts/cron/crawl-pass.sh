@@ -13,7 +13,8 @@
 # pass's clock reads NOW as it begins and runs on at the wall clock's pace;
 # each step but export gets --now NOW plus the time elapsed since, so the
 # steps' times agree as they do on the wall clock), METRICS_DIR
-# (node_exporter textfile directory; off when unset),
+# (node_exporter textfile directory; off when unset: each step's and
+# status's infohash_STEP.prom, and the pass's infohash_crawl_pass.prom),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--dht-listen 127.0.0.1:0",
 # "--timeout 5s").
 #
@@ -89,6 +90,36 @@ metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infoh
 log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
 usage() { log "$*"; exit 2; }
 partial=0 bad=0 catchup=0
+
+# With METRICS_DIR, the pass ends by writing its own gauges there, in
+# infohash_crawl_pass.prom, whatever its status (a usage error's too), to
+# alert on passes that keep ending 3 or 75: exit_status, run_duration_seconds
+# and last_success_timestamp_seconds, which moves only on exit 0 (else the
+# replaced file's stays). It is written aside and renamed into place, so
+# node_exporter never reads half of it. EPOCHREALTIME (bash 5.0) needs no
+# date(1).
+began=${EPOCHREALTIME/./}
+passmetrics() {
+	local rc=$1 f=$METRICS_DIR/infohash_crawl_pass.prom end=${EPOCHREALTIME/./} last='' us
+	[ "$rc" = 0 ] && last=${end%??????}
+	[ -n "$last" ] || [ ! -f "$f" ] ||
+		last=$(sed -n 's/^infohash_crawl_pass_last_success_timestamp_seconds \([0-9.e+]*\)$/\1/p' "$f")
+	us=$((end - began))
+	{
+		printf '# HELP infohash_crawl_pass_exit_status Exit status of the last crawl pass: 0 ok, 1 error, 2 bad input or usage, 3 partial, 75 a lock held, 130 interrupted.\n'
+		printf '# TYPE infohash_crawl_pass_exit_status gauge\ninfohash_crawl_pass_exit_status %d\n' "$rc"
+		printf '# HELP infohash_crawl_pass_run_duration_seconds Wall time of the last crawl pass, whatever its exit_status.\n'
+		printf '# TYPE infohash_crawl_pass_run_duration_seconds gauge\ninfohash_crawl_pass_run_duration_seconds %d.%06d\n' $((us / 1000000)) $((us % 1000000))
+		if [ -n "$last" ]; then
+			printf '# HELP infohash_crawl_pass_last_success_timestamp_seconds When the last crawl pass that exited 0 ended (Unix time); a pass that did not leaves it as it was.\n'
+			printf '# TYPE infohash_crawl_pass_last_success_timestamp_seconds gauge\ninfohash_crawl_pass_last_success_timestamp_seconds %s\n' "$last"
+		fi
+	} >"$f.tmp$$" && mv -f -- "$f.tmp$$" "$f" || {
+		rm -f -- "$f.tmp$$"
+		log "cannot write $f (METRICS_DIR)"
+	}
+}
+[ -z "${METRICS_DIR:-}" ] || trap 'passmetrics $?' EXIT
 
 # SIGINT and SIGTERM are passed on to the step at work (each runs in the
 # background, as bash runs a trap only once a foreground command is done),
@@ -374,7 +405,7 @@ fi
 step export "$IH" export --data "$DATA" --table catalog --format parquet \
 	$(metrics export) -o "$EXPORT_DIR/catalog.parquet"
 tick
-run "$IH" status --data "$DATA" "${now[@]}" >&2
+run "$IH" status --data "$DATA" "${now[@]}" $(metrics status) >&2
 [ -z "$sig" ] || stopped status 130
 
 # Keep the work files of the last 10 passes for inspection, and of any
