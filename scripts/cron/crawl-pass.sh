@@ -234,12 +234,17 @@ boot=()
 # Each step's exit 75 names its own lock: capture and fetch lock their
 # files in DATA_DIR/dht-state, the others the dataset (a pass holds no
 # lock between its steps). A fetch refused so (before it read a job)
-# puts the pass's jobs file back at JOBS, where the next pass fetches it.
+# puts the pass's jobs file back at JOBS, where the next pass fetches it,
+# with the end of its leases beside it (JOBS.lease_until), unless its plan
+# held no job: then there is nothing to fetch, and the next pass plans.
 stopped() {
 	case $2 in
 		75) case $1 in
 			capture) log "capture: $DATA/dht-state is in use by another capture (exit 75): skipping this pass" ;;
-			fetch) if [ ! -e "$JOBS" ] && mv -- "$WORK/jobs.parquet" "$JOBS"; then
+			fetch) if [ -f "$WORK/plan.json" ] && [ "$(statsval planned "$WORK/plan.json")" = 0 ]; then
+					log "fetch: $DATA/dht-state is in use by another fetch (exit 75): its plan has no jobs, so none go back for the next pass, which plans afresh; skipping the rest of this pass"
+				elif [ ! -e "$JOBS" ] && { [ ! -f "$WORK/jobs.parquet.lease_until" ] || mv -f -- "$WORK/jobs.parquet.lease_until" "$JOBS.lease_until"; } &&
+					mv -- "$WORK/jobs.parquet" "$JOBS"; then
 					log "fetch: $DATA/dht-state is in use by another fetch (exit 75): its jobs, still leased, go back to $JOBS for the next pass to fetch; skipping the rest of this pass"
 				else
 					log "fetch: $DATA/dht-state is in use by another fetch (exit 75): skipping the rest of this pass; its jobs in $WORK/jobs.parquet stay leased until their lease_until"
@@ -266,6 +271,10 @@ step() {
 		*) stopped "$name" "$rc" ;;
 	esac
 }
+
+# statsval NAME FILE: the value of NAME, a number or a string, in FILE, a
+# --stats-json file (one "name": value a line); nothing when it has none.
+statsval() { sed -n 's/^[[:space:]]*"'"$1"'":[[:space:]]*"\{0,1\}\([^",]*\).*/\1/p' "$2"; }
 
 # pending FILE: FILE is there and not yet applied.
 pending() { [ -f "$1" ] && [ ! -e "$1.applied" ]; }
@@ -382,15 +391,40 @@ fi
 # dht-state locked and put back unread: its leases are live, so this pass
 # fetches it in place of a new plan. A job whose lease has passed since,
 # fetch neither attempts nor releases (the pass ends partial), and plan
-# plans it again.
+# plans it again. So a file whose leases have all ended by this pass's
+# clock (JOBS.lease_until, the plan's lease_until, which the pass writes
+# beside JOBS after its plan-retries, says when: a pass that came after
+# it, cron paused) is dropped: this pass plans afresh, and plan-retries
+# plans those hashes again as their leases ended.
 JOBS=$DATA/work/jobs.parquet
 if "$IH" plan-retries --help >/dev/null 2>&1; then
+	rm -f -- "$WORK/jobs.parquet.lease_until"
+	if [ -f "$JOBS" ] && [ -f "$JOBS.lease_until" ]; then
+		tick
+		t=${now[1]:-}
+		[ -n "$t" ] || t=$("$IH" clock) || stopped clock 1
+		until=$(cat -- "$JOBS.lease_until") || stopped plan-retries 1
+		# RFC 3339 in UTC, as infohash clock prints it: to the second,
+		# they compare as strings.
+		if [[ ${until%%[.Z]*} < ${t%%[.Z]*} ]]; then
+			log "plan-retries: $JOBS, a jobs file a stopped pass left unfetched, holds only leases that ended at $until (this pass's clock: $t): dropping it and planning afresh (plan-retries plans those hashes again)"
+			rm -f -- "$JOBS" || stopped plan-retries 1
+		fi
+	fi
 	if [ -f "$JOBS" ]; then
 		log "plan-retries: $JOBS is a jobs file a stopped pass left unfetched: fetching it in this pass in place of a new plan"
 	else
+		rm -f -- "$JOBS.lease_until"
 		tick
 		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
 			--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$JOBS"
+		until=$(statsval lease_until "$WORK/plan.json")
+		if [ -n "$until" ] && until=$("$IH" clock --far-now --now "$until"); then
+			printf '%s\n' "$until" >"$JOBS.lease_until" || stopped plan-retries 1
+		fi
+	fi
+	if [ -f "$JOBS.lease_until" ]; then
+		mv -f -- "$JOBS.lease_until" "$WORK/jobs.parquet.lease_until" || stopped plan-retries 1
 	fi
 	mv -f -- "$JOBS" "$WORK/jobs.parquet" || stopped plan-retries 1
 	# fetch shares capture's DHT state directory (its own files there) to

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/internal/dhtstate"
 )
@@ -81,4 +83,56 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A jobs file that fetch found DATA_DIR/dht-state locked for goes back for
+// the next pass only if it is worth fetching: a plan with no job is not
+// put back (the next pass fetched it in place of a plan: nothing, while
+// hashes were due), and one whose leases have all ended by the next
+// pass's clock (it came after the lease: cron paused) is dropped, and
+// that pass plans afresh, its plan-retries planning those hashes again
+// (fetched in place, it attempted nothing).
+func TestCrawlPassPutBackJobs(t *testing.T) {
+	// Pass l1 runs 3 hours back: its leases (2 hours) have ended by l2.
+	seen, l1 := time.Now().UTC().Add(-4*time.Hour).Format(time.RFC3339), time.Now().UTC().Add(-3*time.Hour).Format(time.RFC3339)
+	for _, tc := range []struct {
+		name string
+		env  []string // pass l1's settings, with fetch locked out
+		log  string   // what pass l2's log says
+	}{
+		{"empty plan", []string{"LIMIT=0"}, ""},
+		{"leases ended", []string{"LIMIT=5", "NOW=" + l1}, "holds only leases that ended at "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			seed := filepath.Join(t.TempDir(), "seed.txt")
+			hexList(t, seed, hashes(1, 20)...)
+			ih(t, "dedup", "--data", data, "--now", seen, seed)
+			release, err := dhtstate.Lock(filepath.Join(data, "dht-state"), "fetch.lock", "fetch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := runPass(t, data, "l1", "1s", 75, tc.env...)
+			release()
+			jobs := filepath.Join(data, "work", "jobs.parquet")
+			if exists(jobs) != (tc.log != "") {
+				t.Fatalf("jobs file at %s: %v, want %v; log:\n%s", jobs, exists(jobs), tc.log != "", log)
+			}
+
+			log = runPass(t, data, "l2", "1s", 0, "LIMIT=5")
+			l2 := filepath.Join(data, "work", "l2")
+			if !exists(filepath.Join(l2, "plan.json")) || strings.Contains(log, "in place of a new plan") {
+				t.Errorf("l2 did not plan afresh; log:\n%s", log)
+			}
+			if !strings.Contains(log, tc.log) {
+				t.Errorf("l2's log does not say %q:\n%s", tc.log, log)
+			}
+			if n := statsJSON(t, filepath.Join(l2, "fetch.json"))["attempted"]; n != 5 {
+				t.Errorf("l2 attempted %v jobs, want 5; log:\n%s", n, log)
+			}
+			if exists(jobs) || exists(jobs+".lease_until") {
+				t.Errorf("a jobs file is left at %s; log:\n%s", jobs, log)
+			}
+		})
+	}
 }
