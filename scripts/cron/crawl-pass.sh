@@ -9,7 +9,9 @@
 # (host:port,... for capture and fetch; unset: infohash's public routers;
 # set but empty: none), LIMIT (jobs per pass, default 5000), EXPORT_DIR
 # (default DATA_DIR/export), LOCK_WAIT (how long dedup and merge wait for
-# another writer, default 10m), NOW (RFC 3339, for tests and demos: the
+# another writer, default 10m), KEEP (snapshots dedup, plan-retries and
+# merge keep for readers, their --keep; default theirs, 3: raise it for
+# reads of status's frozen: path that outlast a pass), NOW (RFC 3339, for tests and demos: the
 # pass's clock reads NOW as it begins and runs on at the wall clock's pace;
 # each step but export gets --now NOW plus the time elapsed since, so the
 # steps' times agree as they do on the wall clock), METRICS_DIR
@@ -45,7 +47,7 @@
 # names an executable, DATA_DIR is a folder or a new one in an existing
 # folder, not inside a dataset (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
 # likewise), CAPTURE_DURATION and LOCK_WAIT are durations, LIMIT a count,
-# NOW an RFC 3339 time (as `infohash clock --now NOW` parses it: no GNU
+# KEEP one of 1 or more, NOW an RFC 3339 time (as `infohash clock --now NOW` parses it: no GNU
 # date needed). Exit statuses:
 #   0  pass complete
 #   75 a step found its lock held (the rest of the pass skipped): dedup,
@@ -200,6 +202,11 @@ dur='^[+]?(0|(([0-9]+[.]?[0-9]*|[.][0-9]+)(w|d|h|m|s|ms|us|µs|μs|ns))+)$'
 [[ $DURATION =~ [1-9] ]] || usage "CAPTURE_DURATION $DURATION: want more than zero (capture would run until killed), such as 12m, 1h or 1d"
 [[ $LOCK_WAIT =~ $dur ]] || usage "LOCK_WAIT=$LOCK_WAIT: want a duration such as 10m, 1h or 1d"
 [[ $LIMIT =~ ^[0-9]+$ ]] || usage "LIMIT=$LIMIT: want a number of jobs, such as 5000"
+keep=()
+if [ -n "${KEEP:-}" ]; then
+	[[ $KEEP =~ ^[1-9][0-9]*$ ]] || usage "KEEP=$KEEP: want a number of snapshots, 1 or more, such as 10"
+	keep=(--keep "$KEEP")
+fi
 # NOW: a time infohash's --now takes, as infohash parses it (its "clock"
 # command reads no dataset); date(1) cannot say: -d is GNU's alone.
 if [ -n "${NOW:-}" ]; then
@@ -320,13 +327,13 @@ apply() {
 dedup() { # dedup FOLDER: apply FOLDER's observations
 	tick
 	apply dedup "$1/observations.parquet" "$DATA/inbox" \
-		"$IH" dedup --data "$DATA" "${now[@]}" --lock-wait "$LOCK_WAIT" \
+		"$IH" dedup --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" \
 		--stats-json "$1/dedup.json" $(metrics dedup) "$1/observations.parquet"
 }
 merge() { # merge FOLDER: apply FOLDER's fetch results
 	tick
 	apply merge "$1/results.parquet" "$DATA/inbox/merge" \
-		"$IH" merge --data "$DATA" "${now[@]}" --lock-wait "$LOCK_WAIT" \
+		"$IH" merge --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" \
 		--stats-json "$1/merge.json" $(metrics merge) "$1/results.parquet"
 }
 
@@ -416,7 +423,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	else
 		rm -f -- "$JOBS.lease_until"
 		tick
-		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" --limit "$LIMIT" \
+		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" "${keep[@]}" --limit "$LIMIT" \
 			--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$JOBS"
 		until=$(statsval lease_until "$WORK/plan.json")
 		if [ -n "$until" ] && until=$("$IH" clock --far-now --now "$until"); then

@@ -136,3 +136,28 @@ func TestCrawlPassPutBackJobs(t *testing.T) {
 		})
 	}
 }
+
+// KEEP is the --keep of the steps that commit (dedup, plan-retries,
+// merge): status's frozen: snapshot, which README recommends for long
+// reads, outlasts the passes after it (with the default 3 it went after
+// about one pass).
+func TestCrawlPassKeep(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	seed := filepath.Join(t.TempDir(), "seed.txt")
+	hexList(t, seed, hashes(1, 20)...)
+	ih(t, "dedup", "--data", data, seed)
+	runPass(t, data, "k1", "1s", 0, "LIMIT=5", "KEEP=8")
+	m := regexp.MustCompile(`frozen: read_parquet\('(.*)/prefix=`).FindStringSubmatch(ih(t, "status", "--data", data))
+	if m == nil {
+		t.Fatalf("status prints no frozen: snapshot")
+	}
+	for _, p := range []string{"k2", "k3"} {
+		log := runPass(t, data, p, "1s", 0, "LIMIT=5", "KEEP=8")
+		if !strings.Contains(log, " --keep 8 ") {
+			t.Errorf("pass %s gave no step --keep 8; log:\n%s", p, log)
+		}
+	}
+	if !exists(m[1]) {
+		t.Errorf("the frozen: snapshot %s after k1 is gone two passes later, with KEEP=8", m[1])
+	}
+}
