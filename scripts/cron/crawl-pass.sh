@@ -41,7 +41,7 @@
 # with exit 1 stays for the next pass, and this pass goes on (exit 3)
 # rather than capture nothing new until someone acts.
 # A pass folder is removed once it is not among the 10 newest and nothing
-# in it is left to apply. SIGINT or SIGTERM is passed on to the step at
+# in it is left to apply, or as the pass ends if it holds nothing. SIGINT or SIGTERM is passed on to the step at
 # work, which commits what it has; the pass waits for it and exits 130.
 # Before any step the arguments are checked (exit 2, one line): INFOHASH
 # names an executable, DATA_DIR is a folder or a new one in an existing
@@ -121,7 +121,16 @@ passmetrics() {
 		log "cannot write $f (METRICS_DIR)"
 	}
 }
-[ -z "${METRICS_DIR:-}" ] || trap 'passmetrics $?' EXIT
+# finish: on the way out, whatever the status. A pass that left nothing
+# in its folder (locked out at capture) removes it, so that it does not
+# count among the 10 kept and push out real passes' files.
+made=''
+finish() {
+	local rc=$?
+	[ -z "$made" ] || rmdir -- "$WORK" 2>/dev/null
+	[ -z "${METRICS_DIR:-}" ] || passmetrics "$rc"
+}
+trap finish EXIT
 
 # SIGINT and SIGTERM are passed on to the step at work (each runs in the
 # background, as bash runs a trap only once a foreground command is done),
@@ -216,6 +225,7 @@ if [ -n "${NOW:-}" ]; then
 	# fractions of a second: date +%N is GNU's alone).
 	start=$("$IH" clock) || usage "$IH clock: cannot read the wall clock"
 fi
+[ -d "$WORK" ] || made=1
 mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || usage "cannot create $WORK or $EXPORT_DIR"
 
 # tick: set now, the --now of the step about to start: with NOW, NOW plus

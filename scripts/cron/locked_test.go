@@ -41,6 +41,11 @@ func TestCrawlPassStepLockHeld(t *testing.T) {
 			if n := len(liveLeases(t, data)); n != tc.leased {
 				t.Fatalf("%d live leases after the stopped pass, want %d; log:\n%s", n, tc.leased, log)
 			}
+			// A pass locked out at capture leaves no empty folder to count
+			// among the 10 kept.
+			if l1 := filepath.Join(data, "work", "l1"); exists(l1) != (tc.step == "fetch") {
+				t.Errorf("pass folder %s: %v, want %v", l1, exists(l1), tc.step == "fetch")
+			}
 			jobs := filepath.Join(data, "work", "jobs.parquet")
 			if exists(jobs) != (tc.leased > 0) {
 				t.Fatalf("jobs file at %s: %v, want %v; log:\n%s", jobs, exists(jobs), tc.leased > 0, log)
