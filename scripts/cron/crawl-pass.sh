@@ -54,7 +54,9 @@
 #      plan-retries or merge the dataset's (another writer), capture or
 #      fetch DATA_DIR/dht-state's (another capture, or fetch, on it)
 #   3  pass partial (some work left for the next pass; what was done is committed)
-#   1/2 a step failed (see the log), or 2: a bad argument; 130 interrupted
+#   1/2 a step failed (see the log); or 1: the pass cannot create its
+#      folders in DATA_DIR or EXPORT_DIR; or 2: a bad argument
+#   130 interrupted
 # A step killed by a signal the pass did not pass on (kill -9, the OOM
 # killer: status 128+N) is a failed step, exit 1 (not 137): unlike one
 # interrupted (130) it did not commit what it had, and someone should
@@ -225,8 +227,13 @@ if [ -n "${NOW:-}" ]; then
 	# fractions of a second: date +%N is GNU's alone).
 	start=$("$IH" clock) || usage "$IH clock: cannot read the wall clock"
 fi
+# A folder the pass cannot make (a read-only or full disk, permissions) is
+# an operational failure, not a usage error: exit 1.
 [ -d "$WORK" ] || made=1
-mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || usage "cannot create $WORK or $EXPORT_DIR"
+mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || {
+	log "cannot create $WORK or $EXPORT_DIR: failed (exit 1): stopping"
+	exit 1
+}
 
 # tick: set now, the --now of the step about to start: with NOW, NOW plus
 # the wall-clock time elapsed since the pass began (infohash clock

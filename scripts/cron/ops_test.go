@@ -161,3 +161,20 @@ func TestCrawlPassKeep(t *testing.T) {
 		t.Errorf("the frozen: snapshot %s after k1 is gone two passes later, with KEEP=8", m[1])
 	}
 }
+
+// A DATA_DIR the pass cannot make its folders in (here DATA_DIR/work is a
+// file; a read-only disk or permissions likewise) is an operational
+// failure, exit 1, not a usage error (2); nothing runs.
+func TestCrawlPassUnwritableData(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "work"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := runPass(t, data, "w1", "1s", 1)
+	if !strings.Contains(log, "crawl-pass w1: cannot create "+filepath.Join(data, "work", "w1")) || strings.Contains(log, "capture: ") {
+		t.Errorf("the log does not say the pass folder cannot be created, or a step ran:\n%s", log)
+	}
+}
