@@ -11,7 +11,12 @@
 # (default DATA_DIR/export), LOCK_WAIT (how long dedup and merge wait for
 # another writer, default 10m), KEEP (snapshots dedup, plan-retries and
 # merge keep for readers, their --keep; default theirs, 3: raise it for
-# reads of status's frozen: path that outlast a pass), NOW (RFC 3339, for tests and demos: the
+# reads of status's frozen: path that outlast a pass), PASS_BUDGET (how
+# long the pass may take, in whole hours, minutes and seconds such as 14m
+# or 1h30m: fetch gets --deadline of what is left of it as it starts, at
+# least 1s, unless FETCH_ARGS gives one; so that a pass of slow, failing
+# jobs ends within its cron slot, where flock -n would skip the next
+# slots; the jobs it does not start are released; unset: no budget), NOW (RFC 3339, for tests and demos: the
 # pass's clock reads NOW as it begins and runs on at the wall clock's pace;
 # each step but export gets --now NOW plus the time elapsed since, so the
 # steps' times agree as they do on the wall clock), METRICS_DIR
@@ -46,9 +51,9 @@
 # Before any step the arguments are checked (exit 2, one line): INFOHASH
 # names an executable, DATA_DIR is a folder or a new one in an existing
 # folder, not inside a dataset (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
-# likewise), CAPTURE_DURATION and LOCK_WAIT are durations, LIMIT a count,
-# KEEP one of 1 or more, NOW an RFC 3339 time (as `infohash clock --now NOW` parses it: no GNU
-# date needed). Exit statuses:
+# likewise), CAPTURE_DURATION, LOCK_WAIT and PASS_BUDGET are durations,
+# LIMIT a count, KEEP one of 1 or more, NOW an RFC 3339 time (as
+# `infohash clock --now NOW` parses it: no GNU date needed). Exit statuses:
 #   0  pass complete
 #   75 a step found its lock held (the rest of the pass skipped): dedup,
 #      plan-retries or merge the dataset's (another writer), capture or
@@ -217,6 +222,13 @@ keep=()
 if [ -n "${KEEP:-}" ]; then
 	[[ $KEEP =~ ^[1-9][0-9]*$ ]] || usage "KEEP=$KEEP: want a number of snapshots, 1 or more, such as 10"
 	keep=(--keep "$KEEP")
+fi
+budget='' # PASS_BUDGET, in seconds
+if [ -n "${PASS_BUDGET:-}" ]; then
+	[[ $PASS_BUDGET =~ ^(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?$ ]] &&
+		budget=$((10#${BASH_REMATCH[2]:-0} * 3600 + 10#${BASH_REMATCH[4]:-0} * 60 + 10#${BASH_REMATCH[6]:-0})) &&
+		[ "$budget" -gt 0 ] ||
+		usage "PASS_BUDGET=$PASS_BUDGET: want more than zero in whole hours, minutes and seconds, such as 14m or 1h30m"
 fi
 # NOW: a time infohash's --now takes, as infohash parses it (its "clock"
 # command reads no dataset); date(1) cannot say: -d is GNU's alone.
@@ -452,10 +464,21 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	fi
 	mv -f -- "$JOBS" "$WORK/jobs.parquet" || stopped plan-retries 1
 	# fetch shares capture's DHT state directory (its own files there) to
-	# start warm from the nodes that answered it last pass.
+	# start warm from the nodes that answered it last pass. With
+	# PASS_BUDGET, its --deadline is what is left of it (at least 1s:
+	# --deadline 0 is none), unless FETCH_ARGS sets one.
+	deadline=()
+	if [ -n "$budget" ] && [[ " ${FETCH_ARGS:-} " != *" --deadline"[\ =]* ]]; then
+		ms=$((budget * 1000 - (${EPOCHREALTIME/./} - began) / 1000))
+		if [ $ms -lt 1000 ]; then
+			log "fetch: PASS_BUDGET=$PASS_BUDGET is spent: fetch gets --deadline 1s, and releases the jobs it does not start"
+			ms=1000
+		fi
+		deadline=(--deadline "${ms}ms")
+	fi
 	tick
 	# shellcheck disable=SC2086
-	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
+	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" "${deadline[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
 		"$WORK/jobs.parquet" -o "$WORK/results.parquet"
 	merge "$WORK"
 fi

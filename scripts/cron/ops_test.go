@@ -178,3 +178,38 @@ func TestCrawlPassUnwritableData(t *testing.T) {
 		t.Errorf("the log does not say the pass folder cannot be created, or a step ran:\n%s", log)
 	}
 }
+
+// PASS_BUDGET gives fetch a --deadline of what is left of it, so that a
+// pass of slow jobs ends within its cron slot: at least 1s (--deadline 0
+// is none), and none over one FETCH_ARGS gives.
+func TestCrawlPassBudget(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	seed := filepath.Join(t.TempDir(), "seed.txt")
+	hexList(t, seed, hashes(1, 20)...)
+	ih(t, "dedup", "--data", data, seed)
+	deadline := regexp.MustCompile(`crawl-pass \w+: fetch: \S+ fetch .* --deadline (\S+) `)
+	for _, tc := range []struct {
+		name, budget, fetchArgs string
+		want                    func(d time.Duration) bool
+	}{
+		{"left of the budget", "1m", "--timeout 1s", func(d time.Duration) bool { return d > 30*time.Second && d < time.Minute }},
+		{"spent", "1s", "--timeout 1s", func(d time.Duration) bool { return d == time.Second }},
+		{"FETCH_ARGS'", "1m", "--timeout 1s --deadline 2s", func(d time.Duration) bool { return d == 2*time.Second }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPass(t, data, "b1", "2s", "LIMIT=5", "PASS_BUDGET="+tc.budget, "FETCH_ARGS="+tc.fetchArgs)
+			// A fetch its deadline stopped ends partial.
+			if got := p.wait(t); got != 0 && got != 3 {
+				t.Fatalf("pass b1: exit %d, want 0 or 3; log:\n%s", got, p.log)
+			}
+			log := p.log.String()
+			m := deadline.FindAllStringSubmatch(log, -1)
+			if len(m) != 1 {
+				t.Fatalf("%d fetch --deadline in the log, want 1:\n%s", len(m), log)
+			}
+			if d, err := time.ParseDuration(m[0][1]); err != nil || !tc.want(d) {
+				t.Errorf("fetch --deadline %s with PASS_BUDGET=%s, FETCH_ARGS=%q; log:\n%s", m[0][1], tc.budget, tc.fetchArgs, log)
+			}
+		})
+	}
+}
