@@ -16,10 +16,11 @@
 # or 1h30m: fetch gets --deadline of what is left of it as it starts, at
 # least 1s, unless FETCH_ARGS gives one; so that a pass of slow, failing
 # jobs ends within its cron slot, where flock -n would skip the next
-# slots; the jobs it does not start are released; unset: no budget), NOW (RFC 3339, for tests and demos: the
-# pass's clock reads NOW as it begins and runs on at the wall clock's pace;
-# each step but export gets --now NOW plus the time elapsed since, so the
-# steps' times agree as they do on the wall clock), METRICS_DIR
+# slots; the jobs it does not start are released; unset: no budget), NOW
+# (RFC 3339, for tests and demos: the pass's clock reads NOW as it begins
+# and runs on at the wall clock's pace; each step but export gets --now
+# NOW plus the time elapsed since, so the steps' times agree as they do on
+# the wall clock), METRICS_DIR
 # (node_exporter textfile directory; off when unset: each step's and
 # status's infohash_STEP.prom, and the pass's infohash_crawl_pass.prom),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--dht-listen 127.0.0.1:0",
@@ -46,8 +47,9 @@
 # with exit 1 stays for the next pass, and this pass goes on (exit 3)
 # rather than capture nothing new until someone acts.
 # A pass folder is removed once it is not among the 10 newest and nothing
-# in it is left to apply, or as the pass ends if it holds nothing. SIGINT or SIGTERM is passed on to the step at
-# work, which commits what it has; the pass waits for it and exits 130.
+# in it is left to apply, or as the pass ends if it holds nothing. SIGINT
+# or SIGTERM is passed on to the step at work, which commits what it has;
+# the pass waits for it and exits 130.
 # Before any step the arguments are checked (exit 2, one line): INFOHASH
 # names an executable, DATA_DIR is a folder or a new one in an existing
 # folder, not inside a dataset (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
@@ -438,7 +440,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	if [ -f "$JOBS" ] && [ -f "$JOBS.lease_until" ]; then
 		tick
 		t=${now[1]:-}
-		[ -n "$t" ] || t=$("$IH" clock) || stopped clock 1
+		[ -n "$t" ] || t=$("$IH" clock) || { [ -z "$sig" ] || stopped clock 130; stopped clock 1; }
 		until=$(cat -- "$JOBS.lease_until") || stopped plan-retries 1
 		# RFC 3339 in UTC, as infohash clock prints it: to the second,
 		# they compare as strings.
