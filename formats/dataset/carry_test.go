@@ -143,7 +143,7 @@ func TestCommitChecksUntouchedTables(t *testing.T) {
 			if err := os.WriteFile(tx.StagePath(TableState, "01", "bloom-1.bloom"), bloom, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			bi, err := tx.Stage(TableState, "01", "bloom-1.bloom", 0)
+			bi, err := tx.Stage(TableState, "01", "bloom-1.bloom", 1) // one key: the partition's one hash
 			if err != nil {
 				t.Fatal(err)
 			}

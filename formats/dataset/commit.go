@@ -39,6 +39,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 	if err := tx.fillEmptyTables(); err != nil {
 		return nil, err
 	}
+	tx.dropUncounted()
 	// A transaction begun under the lock (BeginAttempt) publishes under
 	// it: flock on a second descriptor of LOCK would wait for this one.
 	l := tx.lock
@@ -93,8 +94,12 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 			return nil, err
 		}
 	}
-	// No commit publishes a manifest its readers would refuse as damaged.
+	// No commit publishes a manifest its readers would refuse as damaged,
+	// nor a Bloom filter that misses some of its partition's hashes.
 	if err := next.check(); err != nil {
+		return nil, fmt.Errorf("dataset: %s: publishing snapshot %d: %w", tx.d.Dir, next.Snapshot, err)
+	}
+	if err := next.checkBlooms(); err != nil {
 		return nil, fmt.Errorf("dataset: %s: publishing snapshot %d: %w", tx.d.Dir, next.Snapshot, err)
 	}
 	// Every staged file and new directory reaches the disk before the
