@@ -36,7 +36,8 @@ func streamInput(arg string) bool {
 // graceful is a run context for a command reading streams. It is not
 // cancelled by parent's first cancellation (the first signal) but
 // streamGrace later, or at a second signal; interrupted reports whether
-// the first came. done must be called when the run returns.
+// the first came before done, which must be called when the run returns:
+// from then on interrupted no longer changes.
 type graceful struct {
 	ctx         context.Context
 	interrupted func() bool
@@ -54,7 +55,14 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 		return graceful{ctx: parent, interrupted: func() bool { return false }, done: func() {}}
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
+	// hit is set under mu, and only while ended is false: when parent
+	// and finished are both ready, the goroutine below may pick parent
+	// after done has run, and would otherwise turn interrupted from false
+	// to true after the caller had read it, or leave it false for a
+	// signal that came before done. done settles it instead.
 	var hit atomic.Bool
+	var mu sync.Mutex
+	ended := false
 	finished := make(chan struct{})
 	again := make(chan os.Signal, 1)
 	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
@@ -65,12 +73,22 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 			return
 		case <-parent.Done():
 		}
-		hit.Store(true)
+		mu.Lock()
+		late := ended
+		if !late {
+			hit.Store(true)
+		}
+		mu.Unlock()
+		if late {
+			return
+		}
 		// The first signal reaches again too, perhaps a moment after it
 		// cancelled parent: drop it (parent cancelled by other means
 		// sends none).
 		select {
 		case <-again:
+		case <-finished:
+			return
 		case <-time.After(100 * time.Millisecond):
 		}
 		slog.Warn(fmt.Sprintf("%s: interrupted; applying what the stream still sends for up to %s (interrupt again to stop now)", cmd, streamGrace))
@@ -88,7 +106,18 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 	return graceful{
 		ctx:         ctx,
 		interrupted: hit.Load,
-		done:        func() { once.Do(func() { close(finished); cancel() }) },
+		done: func() {
+			once.Do(func() {
+				mu.Lock()
+				ended = true
+				if parent.Err() != nil {
+					hit.Store(true)
+				}
+				mu.Unlock()
+				close(finished)
+				cancel()
+			})
+		},
 	}
 }
 

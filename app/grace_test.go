@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -165,5 +166,42 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 	if b, err := os.ReadFile(prom); err != nil || !strings.Contains(string(b), "\ninfohash_merge_exit_status 130\n") ||
 		strings.Contains(string(b), "last_success_timestamp_seconds") {
 		t.Errorf("--metrics-file (err %v):\n%s\nwant exit_status 130 and no last_success", err, b)
+	}
+}
+
+// TestGraceInterruptedSettlesAtDone: interrupted says whether parent was
+// cancelled before done, and no longer changes once done has returned.
+// When parent's cancellation and done came together, the grace goroutine
+// could pick parent after done and set it a moment later (a run that
+// ended before the signal then exited 130), or not yet have set it when
+// the run read it (one interrupted before it ended exited 0).
+func TestGraceInterruptedSettlesAtDone(t *testing.T) {
+	tests := []struct {
+		name         string
+		cancelBefore bool // cancel parent before done, else just after
+	}{
+		{"signal before done", true},
+		{"signal after done", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range 200 {
+				parent, cancel := context.WithCancel(context.Background())
+				t.Cleanup(cancel)
+				g := withStreamGrace(parent, "test", []string{"-"})
+				if tt.cancelBefore {
+					cancel()
+				}
+				g.done()
+				if !tt.cancelBefore {
+					cancel()
+				}
+				first := g.interrupted()
+				time.Sleep(2 * time.Millisecond) // let the goroutine run
+				if last := g.interrupted(); first != tt.cancelBefore || last != first {
+					t.Fatalf("round %d: interrupted() = %v right after done, %v later; want %v", i, first, last, tt.cancelBefore)
+				}
+			}
+		})
 	}
 }
