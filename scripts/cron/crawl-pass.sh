@@ -67,7 +67,9 @@
 # A step killed by a signal the pass did not pass on (kill -9, the OOM
 # killer: status 128+N) is a failed step, exit 1 (not 137): unlike one
 # interrupted (130) it did not commit what it had, and someone should
-# look. Only a pass that is itself killed ends with 128+N.
+# look. Only a pass that is itself killed ends with 128+N. status, the
+# last step, failing is a failed step too (its exit status, not 0, 2 or 3)
+# that does not stop the pass: the work folders are tidied first.
 #
 # It needs bash 5.0 or newer: exec {fd}> (4.1), "${a[@]}" of an empty array
 # under set -u (4.4), and wait on the last process substitution (5.0, per
@@ -489,7 +491,11 @@ step export "$IH" export --data "$DATA" --table catalog --format parquet \
 	$(metrics export) -o "$EXPORT_DIR/catalog.parquet"
 tick
 run "$IH" status --data "$DATA" "${now[@]}" $(metrics status) >&2
+statusrc=$?
 [ -z "$sig" ] || stopped status 130
+# A status that fails (exit 1: it cannot read the dataset) undoes nothing
+# the steps committed: the pass tidies up as usual, then exits with it.
+[ $statusrc = 0 ] || log "status: failed (exit $statusrc): what the steps did is committed; the pass ends $statusrc"
 
 # Keep the work files of the last 10 passes for inspection, and of any
 # pass with a file left to apply.
@@ -500,7 +506,8 @@ for dir in "${folders[@]:0:old}"; do
 	dir=${dir%/}
 	pending "$dir/observations.parquet" || pending "$dir/results.parquet" || rm -rf -- "$dir"
 done
-log "done$([ $bad = 1 ] && echo ' (bad input set aside)')$([ $partial = 1 ] && echo ' (partial)')"
+log "done$([ $bad = 1 ] && echo ' (bad input set aside)')$([ $partial = 1 ] && echo ' (partial)')$([ $statusrc = 0 ] || echo ' (status failed)')"
+[ $statusrc = 0 ] || exit $statusrc
 [ $bad = 1 ] && exit 2
 [ $partial = 1 ] && exit 3
 exit 0

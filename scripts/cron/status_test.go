@@ -1,0 +1,40 @@
+package cron
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A status that fails at the end of a pass (exit 1: it cannot read the
+// dataset, or --verify found damage) makes the pass exit 1, as a failed
+// step does, after it has tidied up as usual; it used to exit 0, having
+// checked only for a signal.
+func TestCrawlPassStatusFails(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string // script: what the wrapper does for status
+		log          string
+	}{
+		{"exit 1", "echo 'infohash: status: cannot read the dataset' >&2; exit 1", "status: failed (exit 1): what the steps did is committed; the pass ends 1"},
+		{"killed", "kill -KILL $$", "status: killed by SIGKILL (status 137): a failure (exit 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			wrapper := filepath.Join(t.TempDir(), "infohash")
+			script := "#!/bin/sh\nif [ \"$1\" = status ]; then " + tc.script + "; fi\nexec " + bin + " \"$@\"\n"
+			if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			log := runPass(t, data, "s1", "1s", 1, "INFOHASH="+wrapper)
+			if !strings.Contains(log, tc.log) || !strings.Contains(log, ": done (status failed)\n") {
+				t.Errorf("the log does not say status failed, then done:\n%s", log)
+			}
+			// What the pass did is committed: the next pass goes on from it.
+			log = runPass(t, data, "s2", "1s", 0)
+			if strings.Contains(log, "catch-up") {
+				t.Errorf("the failed status left work to catch up:\n%s", log)
+			}
+		})
+	}
+}
