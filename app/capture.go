@@ -168,10 +168,12 @@ func runCapture(c *cli.Context) error {
 	if interrupted {
 		runErr = exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations committed to %s", st.Observations, out))
 	}
-	if err := writeStatsJSON(c, st, runErr); err != nil {
-		return err
-	}
-	return runErr
+	return writeStatsJSON(c, st, func(reportErr error) error {
+		if reportErr != nil {
+			return reportErr
+		}
+		return runErr
+	})
 }
 
 // queriesAttr logs the incoming queries by method as a group

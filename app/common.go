@@ -327,37 +327,49 @@ func secondsAttr(s float64) slog.Attr {
 // started is when the command began (for run durations).
 var started = time.Now()
 
-// writeStatsJSON writes v to --stats-json and --metrics-file when given:
-// - is stdout; a file goes through fsutil.CreateOutput (replaced
-// atomically, a symbolic link's target, with the umask's mode), a FIFO or
-// device is written in place. Either is written under deliver
-// (writeReport), so that a FIFO no reader opens, or a stdout no reader
-// takes, does not hold the process past a signal. runErr is how the run
-// ended: unless it is nil, the metrics keep the last success time of the
-// file they replace (lastSuccess).
-func writeStatsJSON(c *cli.Context, v any, runErr error) error {
-	if p := c.String("metrics-file"); p != "" {
-		run := metrics.Run{Duration: time.Since(started), At: time.Now(), Exit: exitcode.Of(runErr)}
-		if run.Exit != exitcode.OK {
-			run.LastSuccess = lastSuccess(c.Command.Name, p)
+// writeStatsJSON writes v to --stats-json and --metrics-file when given,
+// and returns the error the run ends with: end(nil), or end of the error
+// writing a report. end maps that error (nil when both were written) to
+// how the run ends, as the caller would combine it with the run's own.
+// --stats-json is written first, so that the metrics record that end:
+// their exit status is the run's, and unless it is 0 they keep the last
+// success time of the file they replace (lastSuccess); written first,
+// they said exit 0 for a run that a --stats-json it could not write
+// then ended with exit 1. - is stdout; a file goes through
+// fsutil.CreateOutput (replaced atomically, a symbolic link's target,
+// with the umask's mode), a FIFO or device is written in place. Either
+// is written under deliver (writeReport), so that a FIFO no reader
+// opens, or a stdout no reader takes, does not hold the process past a
+// signal.
+func writeStatsJSON(c *cli.Context, v any, end func(reportErr error) error) error {
+	var jerr error
+	if p := c.String("stats-json"); p != "" {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err == nil {
+			err = writeReport(c, "stats-json", p, append(b, '\n'))
 		}
-		b, err := metrics.Render(c.Command.Name, v, run)
-		if err != nil {
-			return err
-		}
-		if err := writeReport(c, "metrics-file", p, b); err != nil {
-			return err
-		}
+		jerr = err
 	}
-	p := c.String("stats-json")
+	ended := end(jerr)
+	p := c.String("metrics-file")
 	if p == "" {
-		return nil
+		return ended
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
+	run := metrics.Run{Duration: time.Since(started), At: time.Now(), Exit: exitcode.Of(ended)}
+	if run.Exit != exitcode.OK {
+		run.LastSuccess = lastSuccess(c.Command.Name, p)
 	}
-	return writeReport(c, "stats-json", p, append(b, '\n'))
+	b, err := metrics.Render(c.Command.Name, v, run)
+	if err == nil {
+		err = writeReport(c, "metrics-file", p, b)
+	}
+	switch {
+	case err == nil:
+		return ended
+	case jerr != nil:
+		return ended // the first report's error says it already
+	}
+	return end(err)
 }
 
 // lastSuccess returns the last success time in the metrics file of

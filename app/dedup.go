@@ -162,13 +162,7 @@ input.
 					"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
 			stopped := g.interrupted() // read once: the metrics say the exit it gets
-			if err := endCommitted(c, st, st.Commits > 0, st.Snapshot, err, stopped); err != nil {
-				return err
-			}
-			if stopped {
-				return interruptedAfter("dedup", st.Snapshot)
-			}
-			return nil
+			return endCommitted(c, st, st.Commits > 0, st.Snapshot, err, stopped)
 		},
 	}
 }

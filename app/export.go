@@ -158,7 +158,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			}
 			slog.Info("export done", "table", o.Table, "format", o.Format, "output", o.Output, "rows", st.Rows,
 				"filtered", st.Filtered, "blocklisted", st.Blocklisted, "unlinkable_v2", st.UnlinkableV2)
-			return writeStatsJSON(c, st, nil)
+			return writeStatsJSON(c, st, func(reportErr error) error { return reportErr })
 		},
 	}
 }

@@ -214,13 +214,17 @@ func runFetch(c *cli.Context) error {
 		} else {
 			_ = stats.WriteText(c.App.ErrWriter)
 		}
-		switch jerr := writeStatsJSON(c, stats, err); {
-		case jerr == nil:
-		case err == nil:
-			err = jerr
-		case errors.Is(jerr, errUndelivered): // stopped by a signal: exit 130, saying both
-			err = exitcode.With(exitcode.Interrupted, fmt.Errorf("%w; and %w", err, jerr))
-		}
+		runErr := err
+		err = writeStatsJSON(c, stats, func(jerr error) error {
+			switch {
+			case jerr == nil:
+			case runErr == nil:
+				return jerr
+			case errors.Is(jerr, errUndelivered): // stopped by a signal: exit 130, saying both
+				return exitcode.With(exitcode.Interrupted, fmt.Errorf("%w; and %w", runErr, jerr))
+			}
+			return runErr
+		})
 		if n := stats.Outcomes[schema.OutcomeNoPeers]; n > 0 && !o.DHTOn() && len(o.Peers) == 0 {
 			// merge counts no_peers against the hash like a swarm found
 			// empty: say that this run could not have found one.

@@ -160,13 +160,7 @@ migration, nothing written there.
 					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
 			stopped := g.interrupted() // read once: the metrics say the exit it gets
-			if err := endCommitted(c, st, st.Committed, st.Snapshot, err, stopped); err != nil {
-				return err
-			}
-			if stopped {
-				return interruptedAfter("merge", st.Snapshot)
-			}
-			return nil
+			return endCommitted(c, st, st.Committed, st.Snapshot, err, stopped)
 		},
 	}
 }
