@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/sniff"
 )
 
 // Spool copies r durably into a new file with extension ext in the inbox
@@ -93,8 +93,8 @@ var syncSpool = func(f *fsutil.File) error { return f.Sync() }
 
 // keepWhole sets aside the whole spool at path (a temporary name in the
 // inbox folder dir), closed, that could not be committed (serr): it is
-// renamed, as it is, to PartialPrefix + a unique name (.arrow, .parquet
-// or .txt, from its first bytes), which no run applies on its own, and
+// renamed, as it is, to PartialPrefix + a unique name (its extension as
+// spoolKind tells), which no run applies on its own, and
 // serr is returned saying where it is. synced tells a spool whose fsync
 // succeeded (its close or rename failed), which is whole, from one whose
 // fsync failed, which the disk may not hold all of. An empty one is
@@ -104,24 +104,17 @@ func keepWhole(path, dir string, serr error, synced bool) error {
 	if err != nil {
 		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", serr, err, path)
 	}
-	head := make([]byte, 4)
-	k, _ := r.ReadAt(head, 0)
+	kind, _, ext := spoolKind(r)
 	var size int64
 	if st, err := r.Stat(); err == nil {
 		size = st.Size()
 	}
 	r.Close()
-	kind := ".txt"
-	switch {
-	case k == 0:
+	if kind == sniff.Empty {
 		os.Remove(path)
 		return fmt.Errorf("%w; nothing was kept: nothing was written", serr)
-	case bytes.Equal(head[:k], []byte{0xff, 0xff, 0xff, 0xff}):
-		kind = ".arrow"
-	case bytes.Equal(head[:k], []byte("PAR1")):
-		kind = ".parquet"
 	}
-	final := filepath.Join(dir, PartialPrefix+NewName(kind))
+	final := filepath.Join(dir, PartialPrefix+NewName(ext))
 	if err := os.Rename(path, final); err != nil {
 		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", serr, err, path)
 	}
@@ -134,6 +127,29 @@ func keepWhole(path, dir string, serr error, synced bool) error {
 	}
 	return fmt.Errorf("%w; all that was read is kept as %s (%d bytes), not applied: %s with the same command and "+
 		"the file as input, unless the producer sends the input again", serr, final, size, check)
+}
+
+// spoolKind tells what the spool r holds from its first bytes (sniff.Of),
+// its compression if it is compressed, and the extension of the name it
+// is set aside under: .arrow, .parquet, a compressed one's (.gz, .zst,
+// .bz2, .xz), else .txt (text, or binary that is none of these).
+func spoolKind(r io.ReaderAt) (sniff.Kind, *sniff.Compression, string) {
+	head := make([]byte, sniff.HeadSize)
+	k, _ := r.ReadAt(head, 0)
+	head = head[:k]
+	switch kind := sniff.Of(head); kind {
+	case sniff.Empty:
+		return kind, nil, ""
+	case sniff.Arrow:
+		return kind, nil, ".arrow"
+	case sniff.Parquet:
+		return kind, nil, ".parquet"
+	case sniff.Compressed:
+		c := sniff.CompressionOf(head)
+		return kind, c, c.Ext
+	default:
+		return kind, nil, ".txt"
+	}
 }
 
 // spoolWriter writes to a spool and remembers a failed write, to tell it
@@ -216,8 +232,9 @@ const PartialPrefix = "partial-"
 // Salvage recovers the spools in dir (extension ext) that a killed
 // process left half-written, so that what it had read from its pipe is
 // not lost: an Arrow IPC stream keeps its whole messages (closed with the
-// end-of-stream marker), a text list its whole lines. The result is set
-// aside as PartialPrefix + a unique name (.arrow or .txt) and is not
+// end-of-stream marker), a text list its whole lines, a compressed stream
+// all its bytes. The result is set aside as PartialPrefix + a unique name
+// (.arrow, .txt, or a compressed one's such as .gz) and is not
 // applied automatically: if the producer sends the whole input again (a
 // re-run of the same command) the part would count twice; if it cannot
 // (a pipe from a crawler), the operator applies the file. Each recovery
@@ -329,27 +346,33 @@ const (
 // setPartial keeps what can be applied of the spool f (named path in
 // the inbox folder dir) that was cut short: an Arrow IPC stream keeps its
 // whole messages and gets the end-of-stream marker, a text list its whole
-// lines; it is then made durable and renamed to name in dir, or if name
-// is "", to PartialPrefix + a unique name (.arrow or .txt). One with
-// nothing whole in it is removed; a Parquet file is renamed with the
-// suffix ".bad". The caller holds the spool's lock, or knows its writer
-// is gone. f must be open for reading and writing; its offset is moved.
-// An error with a path set is the inbox folder's fsync's, after the
-// rename.
+// lines, a compressed stream all its bytes (what it holds up to the cut
+// decompresses, before the decompressor's error; a text list's lines
+// cannot be told in it); it is then made durable and renamed to name in
+// dir, or if name is "", to PartialPrefix + a unique name (its extension
+// as spoolKind tells). One with nothing whole in it is removed; a
+// Parquet file is renamed with the suffix ".bad". The caller holds the
+// spool's lock, or knows its writer is gone. f must be open for reading
+// and writing; its offset is moved. An error with a path set is the
+// inbox folder's fsync's, after the rename.
 func setPartial(f *os.File, dir, path, name string) (cutSpool, error) {
-	head := make([]byte, 4)
-	k, _ := f.ReadAt(head, 0)
-	head = head[:k]
+	sk, c, kind := spoolKind(f)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return cutSpool{}, err
 	}
 	var keep int64
 	var tail []byte
-	kind, what := ".txt", wholeLines
-	switch {
-	case k == 0:
+	what := wholeLines
+	switch sk {
+	case sniff.Empty:
 		return cutSpool{what: nothingWritten}, os.Remove(path)
-	case bytes.Equal(head, []byte{0xff, 0xff, 0xff, 0xff}):
+	case sniff.Compressed:
+		n, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			return cutSpool{}, err
+		}
+		keep, what = n, "the start of a "+c.Name+" stream, cut short"
+	case sniff.Arrow:
 		n, messages, err := rowio.ArrowPrefix(f, rowio.DefaultLimits())
 		if err != nil {
 			return cutSpool{}, err
@@ -357,13 +380,13 @@ func setPartial(f *os.File, dir, path, name string) (cutSpool, error) {
 		if messages < 2 { // a schema alone holds no rows
 			return cutSpool{what: noWholeBatch}, os.Remove(path)
 		}
-		keep, tail, kind, what = n, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, ".arrow", wholeBatches
-	case bytes.Equal(head, []byte("PAR1")):
+		keep, tail, what = n, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, wholeBatches
+	case sniff.Parquet:
 		if err := os.Rename(path, path+".bad"); err != nil {
 			return cutSpool{}, err
 		}
 		return cutSpool{path: path + ".bad", bad: true, what: "a Parquet file cut short"}, nil
-	default:
+	default: // text, or binary: its whole lines
 		n, err := lastLineEnd(f)
 		if err != nil {
 			return cutSpool{}, err

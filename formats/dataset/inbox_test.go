@@ -13,6 +13,7 @@ import (
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/sniff/snifftest"
 )
 
 // arrowBatches is an Arrow stream of n batches of 3 observations, and
@@ -41,6 +42,7 @@ func arrowBatches(t *testing.T, n int) ([]byte, []int) {
 
 func TestSalvage(t *testing.T) {
 	stream, ends := arrowBatches(t, 3)
+	gz := snifftest.Gzip(t, bytes.Repeat([]byte("0123456789abcdef0123456789abcdef01234567\n"), 50))
 	for _, tc := range []struct {
 		name    string
 		content []byte
@@ -61,6 +63,8 @@ func TestSalvage(t *testing.T) {
 		{"empty, just created, locked at birth", nil, false, true, "", 0, "", true},
 		{"empty, locked at birth, live writer", nil, true, true, "", 0, "temp", true},
 		{"parquet cut short", []byte("PAR1xxxxxxxx"), false, false, "", 0, "bad", false},
+		// All of it, as compressed: it was cut at a newline byte, or removed, as text.
+		{"gzip cut short", gz[:len(gz)-3], false, false, ".gz", len(gz) - 3, "", false},
 		{"live writer", stream[:ends[2]-5], true, true, "", 0, "temp", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/sniff/snifftest"
 )
 
 // fillDiskAfter makes spool writes fail with ENOSPC once room bytes are
@@ -69,6 +70,7 @@ var spoolers = []struct {
 // whose readers get the error too).
 func TestSpoolKeepsWhatWasWritten(t *testing.T) {
 	stream, ends := arrowBatches(t, 4)
+	gz := snifftest.Gzip(t, bytes.Repeat([]byte("0123456789abcdef0123456789abcdef01234567\n"), 50))
 	for _, tt := range []struct {
 		name    string
 		content []byte
@@ -82,6 +84,8 @@ func TestSpoolKeepsWhatWasWritten(t *testing.T) {
 		{"arrow cut in the first batch", stream, ends[0] - 5, "", 0, "; nothing was kept: no whole record batch was written"},
 		{"nothing written", []byte("aa\n"), 0, "", 0, "; nothing was kept: nothing was written"},
 		{"parquet cut short", append([]byte("PAR1"), make([]byte, 100)...), 50, "", 0, "; nothing was kept: what was read is a Parquet file cut short, which cannot be applied"},
+		// All its bytes, named as compressed: not cut at a newline byte and named .txt.
+		{"gzip cut short", gz, len(gz) - 3, ".gz", len(gz) - 3, "; what was read before is kept as "},
 	} {
 		for _, sp := range spoolers {
 			t.Run(tt.name+"/"+sp.name, func(t *testing.T) {
@@ -152,6 +156,7 @@ func failSync(t *testing.T) {
 func TestSpoolKeepsWhatFailedItsFsync(t *testing.T) {
 	stream, _ := arrowBatches(t, 3)
 	parquet := append(append([]byte("PAR1"), make([]byte, 60)...), "PAR1"...)
+	hashes := []byte("0123456789abcdef0123456789abcdef01234567\n")
 	for _, tt := range []struct {
 		name    string
 		content []byte
@@ -160,6 +165,8 @@ func TestSpoolKeepsWhatFailedItsFsync(t *testing.T) {
 		{"arrow", stream, ".arrow"},
 		{"text without a last newline", []byte("aa\nbb\ncc"), ".txt"},
 		{"parquet", parquet, ".parquet"},
+		{"gzip", snifftest.Gzip(t, hashes), ".gz"}, // was .txt
+		{"zstd", snifftest.Zstd(t, hashes), ".zst"},
 		{"empty", nil, ""},
 	} {
 		for _, sp := range spoolers {

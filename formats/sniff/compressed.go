@@ -14,6 +14,7 @@ import (
 type Compression struct {
 	Name string // as errors say it: "gzip"
 	Cat  string // the command that decompresses it to stdout: "zcat"
+	Ext  string // the extension of a file name that says so: ".gz"
 
 	magic []byte
 	// then, when set, are bytes one of which must follow magic (bzip2's
@@ -24,11 +25,11 @@ type Compression struct {
 }
 
 var compressions = []Compression{
-	{Name: "gzip", Cat: "zcat", magic: []byte{0x1f, 0x8b}},
-	{Name: "zstd", Cat: "zstdcat", magic: []byte{0x28, 0xb5, 0x2f, 0xfd}},
-	{Name: "bzip2", Cat: "bzcat", magic: []byte("BZh"), then: "123456789",
+	{Name: "gzip", Cat: "zcat", Ext: ".gz", magic: []byte{0x1f, 0x8b}},
+	{Name: "zstd", Cat: "zstdcat", Ext: ".zst", magic: []byte{0x28, 0xb5, 0x2f, 0xfd}},
+	{Name: "bzip2", Cat: "bzcat", Ext: ".bz2", magic: []byte("BZh"), then: "123456789",
 		next: [][]byte{{0x31, 0x41, 0x59, 0x26}, {0x17, 0x72, 0x45, 0x38}}},
-	{Name: "xz", Cat: "xzcat", magic: []byte{0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00}},
+	{Name: "xz", Cat: "xzcat", Ext: ".xz", magic: []byte{0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00}},
 }
 
 // CompressionOf is the compression whose magic bytes head (an input's
