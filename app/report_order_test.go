@@ -27,6 +27,10 @@ func TestMetricsRecordAFailedStatsJSON(t *testing.T) {
 			}
 			return []string{"fetch", "--no-dht", "-o", filepath.Join(out, "r.parquet"), hashes}
 		}},
+		{name: "capture", args: func(t *testing.T, data, out string) []string {
+			return []string{"capture", "--data", filepath.Join(out, "capture"), "--bootstrap", "", "--dht-listen", "127.0.0.1:0",
+				"--duration", "1s", "-o", filepath.Join(out, "obs.parquet")}
+		}},
 		{name: "export", args: func(t *testing.T, data, out string) []string {
 			return []string{"export", "--data", data, "--format", "csv", "-o", filepath.Join(out, "state.csv")}
 		}},
