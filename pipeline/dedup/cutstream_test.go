@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -33,21 +34,6 @@ func cutCapture(t *testing.T, obs []schema.Observation) (stream []byte, ends []i
 		t.Fatal(err)
 	}
 	return buf.Bytes(), ends
-}
-
-// snapshotOf is data's current snapshot.
-func snapshotOf(t *testing.T, data string) int64 {
-	t.Helper()
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.Snapshot
 }
 
 // TestDedupCutStream: capture killed while writing a batch leaves dedup
@@ -89,8 +75,8 @@ func TestDedupCutStream(t *testing.T) {
 			cut := stream[:tt.cut]
 			_, err := run(t, data, func(o *Options) { o.Stdin = trickle(cut, 997) }, "-")
 			inbox := filepath.Join(data, "inbox")
-			if exitcode.Of(err) != exitcode.Usage || snapshotOf(t, data) != 0 {
-				t.Fatalf("exit %d (%v), snapshot %d: want 2, nothing committed", exitcode.Of(err), err, snapshotOf(t, data))
+			if exitcode.Of(err) != exitcode.Usage || datasettest.Snapshot(t, data) != 0 {
+				t.Fatalf("exit %d (%v), snapshot %d: want 2, nothing committed", exitcode.Of(err), err, datasettest.Snapshot(t, data))
 			}
 			partials, _ := filepath.Glob(filepath.Join(inbox, dataset.PartialPrefix+"*.arrow"))
 			tails, _ := filepath.Glob(filepath.Join(inbox, "*"+dataset.CutSuffix))

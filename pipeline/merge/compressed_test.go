@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/sniff/snifftest"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -79,7 +79,7 @@ func TestCompressedResultsRefused(t *testing.T) {
 			if exitcode.Of(err) != exitcode.Usage {
 				t.Fatalf("exit code %d, want %d", exitcode.Of(err), exitcode.Usage)
 			}
-			if snap := snapshot(t, data); snap != 1 {
+			if snap := datasettest.Snapshot(t, data); snap != 1 {
 				t.Fatalf("bad input committed snapshot %d", snap)
 			}
 		})
@@ -94,19 +94,4 @@ func TestCompressedResultsRefused(t *testing.T) {
 	if st, err := Run(context.Background(), o); err != nil || st.Results != 1 || st.Snapshot != 2 {
 		t.Fatalf("the hint's pipe: %+v, %v", st, err)
 	}
-}
-
-// snapshot is the dataset's current snapshot number.
-func snapshot(t *testing.T, data string) int64 {
-	t.Helper()
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.Snapshot
 }

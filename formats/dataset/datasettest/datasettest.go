@@ -91,3 +91,19 @@ func NotInUse(t testing.TB, dir string) {
 		t.Fatalf("%s: still in use (a Dataset left open): flock: %v", dir, err)
 	}
 }
+
+// Snapshot returns the number of the current snapshot of the dataset at
+// dir (0 when nothing was committed).
+func Snapshot(t testing.TB, dir string) int64 {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Snapshot
+}
