@@ -152,6 +152,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		if err == nil { // a failed run changes no file of the dataset
 			cache.save(ctx, sums)
 		}
+		sums.halt() // (done already, unless the run failed first)
 	}(sums)
 	// The aggregation tables hold no pointers, so the collector's mark
 	// work stays small however large they grow; collecting at +25% instead

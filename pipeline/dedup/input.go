@@ -324,6 +324,9 @@ type checksums struct {
 	done chan struct{}
 	ids  []string
 	err  error
+	// ctx ends when the run stops waiting for the checksums (halt).
+	ctx  context.Context
+	stop context.CancelFunc
 	// fresh are the cache entries of the files read for their checksum
 	// (those clean enough to cache: see inputCache).
 	fresh []cacheEntry
@@ -334,6 +337,7 @@ type checksums struct {
 // set already (from the input cache) is not read.
 func checksumAll(ins []input) *checksums {
 	c := &checksums{done: make(chan struct{}), ids: make([]string, len(ins))}
+	c.ctx, c.stop = context.WithCancel(context.Background())
 	ins = slices.Clone(ins)
 	go func() {
 		defer close(c.done)
@@ -344,7 +348,7 @@ func checksumAll(ins []input) *checksums {
 			if in.live != nil {
 				// Summed as it was copied: the sum is whole once the
 				// spool is.
-				if err := in.live.Wait(context.Background()); err != nil {
+				if err := in.live.Wait(c.ctx); err != nil {
 					c.err = fmt.Errorf("dedup: stdin: %w", err)
 					return
 				}
@@ -358,7 +362,7 @@ func checksumAll(ins []input) *checksums {
 				continue
 			}
 			var e *cacheEntry
-			if c.ids[i], e, c.err = checksumFile(in, buf); c.err != nil {
+			if c.ids[i], e, c.err = checksumFile(c.ctx, in, buf); c.err != nil {
 				return
 			}
 			if e != nil {
@@ -394,7 +398,7 @@ func withIDs(ins []input, ids []string) []input {
 // xxh3-128, dedup's ledger id (fixed for good: see dataset.Applied). e is
 // its entry for the input cache, nil unless the file was the same (fstat)
 // before and after it was read, and clean (cacheEntry.clean).
-func checksumFile(in input, buf []byte) (id string, e *cacheEntry, err error) {
+func checksumFile(ctx context.Context, in input, buf []byte) (id string, e *cacheEntry, err error) {
 	at := time.Now()
 	f, err := os.Open(in.path)
 	if err != nil {
@@ -404,7 +408,7 @@ func checksumFile(in input, buf []byte) (id string, e *cacheEntry, err error) {
 	before, berr := f.Stat()
 	h := xxh3.New()
 	// Wrapped, so that neither side's ReadFrom/WriteTo replaces buf.
-	if _, err := io.CopyBuffer(struct{ io.Writer }{h}, struct{ io.Reader }{f}, buf); err != nil {
+	if _, err := io.CopyBuffer(struct{ io.Writer }{h}, stopReader{ctx, f}, buf); err != nil {
 		return "", nil, fmt.Errorf("dedup: %s: %w", in.name, err)
 	}
 	sum := h.Sum128().Bytes()
