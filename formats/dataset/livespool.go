@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/infohash/infohash/formats/fsutil"
 )
@@ -40,6 +41,11 @@ type LiveSpool struct {
 	err     error
 	closed  bool
 	stop    chan struct{} // closed by a Close before the copy ended
+	// returned counts the source's reads that have returned (counted
+	// before each is handed to the copy): a stopped copy that has
+	// received fewer waits for the one on its way, whose bytes have left
+	// the source.
+	returned atomic.Int64
 }
 
 // errStopped is the error of a copy that Close stopped.
@@ -87,7 +93,8 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 	reads := make(chan chunk)
 	ended := make(chan struct{})
 	defer close(ended) // the reads stop with the copy
-	go readChunks(r, free, reads, ended)
+	got := int64(0)    // chunks received
+	go readChunks(r, free, reads, ended, &s.returned)
 	var sinceWriteback int64
 	var err error
 	kept := false
@@ -97,12 +104,16 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 			// Reads that have returned are written: their bytes left
 			// the pipe. Their buffers are not handed back, so at most
 			// two are; one still waiting is abandoned.
-			select {
-			case c = <-reads:
-			default:
-				// Not Abort: what was written is Salvage's, whole.
-				err, kept = errStopped, true
-				f.File.Close()
+			if s.returned.Load() > got {
+				c = <-reads // a read that returned: it comes
+			} else {
+				select {
+				case c = <-reads:
+				default:
+					// Not Abort: what was written is Salvage's, whole.
+					err, kept = errStopped, true
+					f.File.Close()
+				}
 			}
 			if err != nil {
 				break
@@ -114,6 +125,7 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 				continue
 			}
 		}
+		got++
 		if c.n > 0 {
 			if _, err = writeSpool(f, c.buf[:c.n]); err != nil {
 				// Readers may see the file cut meanwhile; nothing they
@@ -169,8 +181,9 @@ type chunk struct {
 // readChunks reads r into the buffers from free and hands each read on
 // reads, until a read fails or ends or the copy has ended (ended is
 // closed); a read under way then is abandoned: what it returns is
-// dropped.
-func readChunks(r io.Reader, free <-chan []byte, reads chan<- chunk, ended <-chan struct{}) {
+// dropped. It counts each read that returns in returned before handing
+// it on.
+func readChunks(r io.Reader, free <-chan []byte, reads chan<- chunk, ended <-chan struct{}, returned *atomic.Int64) {
 	for {
 		var buf []byte
 		select {
@@ -179,6 +192,7 @@ func readChunks(r io.Reader, free <-chan []byte, reads chan<- chunk, ended <-cha
 			return
 		}
 		n, err := r.Read(buf)
+		returned.Add(1)
 		select {
 		case reads <- chunk{buf, n, err}:
 		case <-ended:

@@ -176,6 +176,13 @@ func TestLiveSpoolCloseWaitsForCopy(t *testing.T) {
 	if _, err := pw.Write(second); err != nil {
 		t.Fatal(err)
 	}
+	// Write returns as the source's Read does; the spool counts that
+	// read once its goroutine runs again, which a loaded machine delays
+	// (the stopped copy then dropped it, and this test failed now and
+	// then).
+	for s.returned.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
 	s.Close()
 	if release, ok, err := ClaimLeftover(temp); ok || err != nil {
 		if ok {
