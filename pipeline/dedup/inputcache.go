@@ -129,19 +129,23 @@ func decodeCache(b []byte) ([]cacheEntry, error) {
 	if err := json.Unmarshal(body, &entries); err != nil {
 		return nil, err
 	}
+	paths := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		if !e.valid() {
+		if !e.valid() || paths[e.Path] {
 			return nil, fmt.Errorf("entry for %q is not one a writer makes", e.Path)
 		}
+		paths[e.Path] = true
 	}
 	return entries, nil
 }
 
-// valid reports whether e is an entry the cache could hold.
+// valid reports whether e is an entry the cache could hold: its id is as
+// checksumFile gives it (lowercase hex), since an input's id must match
+// the one the manifest recorded when it was applied.
 func (e cacheEntry) valid() bool {
 	id, err := hex.DecodeString(e.ID)
 	return filepath.IsAbs(e.Path) && filepath.Clean(e.Path) == e.Path && err == nil && len(id) == 16 &&
-		e.Kind >= kindParquet && e.Kind <= kindText && e.Size > 0
+		hex.EncodeToString(id) == e.ID && e.Kind >= kindParquet && e.Kind <= kindText && e.Size > 0
 }
 
 // clean reports whether e's file was last changed clearly before its

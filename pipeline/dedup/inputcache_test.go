@@ -2,10 +2,12 @@ package dedup
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -250,7 +252,10 @@ func TestInputCacheRacyEntryIgnored(t *testing.T) {
 }
 
 // FuzzDecodeCache: no cache file makes decodeCache panic, and what it
-// accepts holds only entries a writer makes, and encodes back to itself.
+// accepts holds only entries a writer makes (one per path, its id as
+// checksumFile writes it), and encodes back to itself. Each input is tried as a whole file and as the body of one with a
+// right checksum: only the latter reaches the JSON, as a fuzzer hardly
+// ever makes a checksum match.
 func FuzzDecodeCache(f *testing.F) {
 	good := cacheEntry{Path: "/in/a.parquet", Dev: 1, Ino: 2, Size: 3, Mtime: 4, Ctime: 5,
 		ID: strings.Repeat("0f", 16), Kind: kindArrow, At: 6e9}
@@ -258,19 +263,28 @@ func FuzzDecodeCache(f *testing.F) {
 	f.Add(encodeCache(nil))
 	f.Add([]byte(cacheMagic + "0000000000000000\n[]"))
 	f.Add([]byte("garbage"))
+	other := good
+	other.Path = "/in/b.txt"
+	body, _ := json.Marshal([]cacheEntry{good, other})
+	f.Add(body)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		es, err := decodeCache(b)
-		if err != nil {
-			return
-		}
-		for _, e := range es {
-			if !e.valid() {
-				t.Fatalf("accepted an entry no writer makes: %+v", e)
+		sealed := append(fmt.Appendf(nil, "%s%016x\n", cacheMagic, xxh3.Hash(b)), b...)
+		for _, file := range [][]byte{b, sealed} {
+			es, err := decodeCache(file)
+			if err != nil {
+				continue
 			}
-		}
-		again, err := decodeCache(encodeCache(es))
-		if err != nil || len(again) != len(es) {
-			t.Fatalf("re-encoded: %d entries, %v; want %d", len(again), err, len(es))
+			paths := map[string]bool{}
+			for _, e := range es {
+				if !e.valid() || paths[e.Path] || len(e.ID) != 32 || strings.ToLower(e.ID) != e.ID {
+					t.Fatalf("accepted an entry no writer makes (one per path, a lowercase hex id): %+v", e)
+				}
+				paths[e.Path] = true
+			}
+			again, err := decodeCache(encodeCache(es))
+			if err != nil || !reflect.DeepEqual(again, es) {
+				t.Fatalf("%q: re-encoded, decodes to %+v, %v; want %+v", file, again, err, es)
+			}
 		}
 	})
 }
