@@ -83,11 +83,7 @@ func FuzzReadResults(f *testing.F) {
 	f.Add(stream.Bytes()[:whole+(stream.Len()-whole)/2])
 	f.Add(stream.Bytes()[:whole/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		readFuzzResults(t, data)
-		if fixed, n := rowiotest.FixPageCRCs(data); n > 0 {
-			t.Logf("read again with the CRCs of %d pages fixed", n)
-			readFuzzResults(t, fixed)
-		}
+		rowiotest.AsIsAndFixed(t, data, readFuzzResults)
 	})
 }
 
