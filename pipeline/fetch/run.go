@@ -402,13 +402,16 @@ func writeResults(results <-chan schema.Result, out resultSink, onErr func(error
 }
 
 // progress logs the counters every opts.Progress until the returned stop
-// is called.
+// is called; stop returns once the logging goroutine has ended, so that no
+// progress line is written after the run returns (its caller may be writing
+// to the same stderr by then).
 func (f *Fetcher) progress(ctx context.Context) func() {
 	if f.opts.Logger == nil || f.opts.Progress <= 0 {
 		return func() {}
 	}
-	done := make(chan struct{})
+	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(ended)
 		t := time.NewTicker(f.opts.Progress)
 		defer t.Stop()
 		for {
@@ -425,5 +428,5 @@ func (f *Fetcher) progress(ctx context.Context) func() {
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() { close(done); <-ended }
 }
