@@ -61,7 +61,7 @@ func TestClock(t *testing.T) {
 		t.Errorf("clock with an argument: exit %d, %q; want 2 pointing at --now", code, stderr)
 	}
 	// dedup, plan-retries, fetch and merge --help send the reader to
-	// "infohash clock --since": infohash --help lists it.
+	// "infohash clock --started": infohash --help lists it.
 	if help, _, _ := runMain(t, "--help"); !regexp.MustCompile(`(?m)^   clock +print `).MatchString(help) {
 		t.Errorf("infohash --help does not list the clock command:\n%s", help)
 	}
@@ -152,53 +152,66 @@ func TestNowReason(t *testing.T) {
 	}
 }
 
-// TestClockSince: --since WALL moves --now on by the wall-clock time
+// TestClockStarted: --started WALL moves --now on by the wall-clock time
 // elapsed since WALL, as a clock that read --now at WALL reads now
 // (crawl-pass.sh's steps' --now), and by nothing when WALL is later; with
 // --add it moves by both. Without --now, or with a WALL that does not
-// parse, it is one line and exit 2.
-func TestClockSince(t *testing.T) {
+// parse, it is one line and exit 2. --since, its first name, works as it
+// did (scripts pass it) and is named so in errors, but --help shows only
+// --started: export's --since is a filter on last_seen, another thing.
+func TestClockStarted(t *testing.T) {
 	now := time.Now().UTC().Add(-30 * 24 * time.Hour).Truncate(time.Second)
 	at := now.Format(time.RFC3339)
-	for _, tt := range []struct {
-		name     string
-		args     []string
-		min, max time.Duration // the printed time less --now
-	}{
-		{"2s ago", []string{"--since", time.Now().Add(-2 * time.Second).Format(time.RFC3339Nano)}, 2 * time.Second, 2*time.Second + time.Minute},
-		{"an offset", []string{"--since", time.Now().Add(-time.Hour).In(time.FixedZone("", -5*3600)).Format(time.RFC3339Nano)}, time.Hour, time.Hour + time.Minute},
-		{"later than the wall clock", []string{"--since", time.Now().Add(time.Hour).Format(time.RFC3339Nano)}, 0, 0},
-		{"and --add", []string{"--since", time.Now().Add(-2 * time.Second).Format(time.RFC3339Nano), "--add", "1h"}, time.Hour + 2*time.Second, time.Hour + 2*time.Second + time.Minute},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runMain(t, append([]string{"clock", "--now", at}, tt.args...)...)
-			got, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(stdout))
-			if code != 0 || err != nil || stderr != "" {
-				t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, stdout, err, stderr)
-			}
-			if d := got.Sub(now); d < tt.min || d > tt.max {
-				t.Errorf("clock --now %s %v printed %s: %v later, want %v to %v", at, tt.args, stdout, d, tt.min, tt.max)
-			}
-		})
+	for _, flag := range []string{"--started", "--since"} {
+		for _, tt := range []struct {
+			name     string
+			args     []string
+			min, max time.Duration // the printed time less --now
+		}{
+			{"2s ago", []string{flag, time.Now().Add(-2 * time.Second).Format(time.RFC3339Nano)}, 2 * time.Second, 2*time.Second + time.Minute},
+			{"an offset", []string{flag, time.Now().Add(-time.Hour).In(time.FixedZone("", -5*3600)).Format(time.RFC3339Nano)}, time.Hour, time.Hour + time.Minute},
+			{"later than the wall clock", []string{flag, time.Now().Add(time.Hour).Format(time.RFC3339Nano)}, 0, 0},
+			{"and --add", []string{flag, time.Now().Add(-2 * time.Second).Format(time.RFC3339Nano), "--add", "1h"}, time.Hour + 2*time.Second, time.Hour + 2*time.Second + time.Minute},
+		} {
+			t.Run(flag+" "+tt.name, func(t *testing.T) {
+				stdout, stderr, code := runMain(t, append([]string{"clock", "--now", at}, tt.args...)...)
+				got, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(stdout))
+				if code != 0 || err != nil || stderr != "" {
+					t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, stdout, err, stderr)
+				}
+				if d := got.Sub(now); d < tt.min || d > tt.max {
+					t.Errorf("clock --now %s %v printed %s: %v later, want %v to %v", at, tt.args, stdout, d, tt.min, tt.max)
+				}
+			})
+		}
+		for _, tt := range []struct {
+			name    string
+			args    []string
+			wantErr string
+		}{
+			{"without --now", []string{flag, "2026-01-02T03:04:05Z"}, "infohash: clock: " + flag + " needs --now: the wall clock has already moved on since 2026-01-02T03:04:05Z\n"},
+			{"not a time", []string{"--now", at, flag, "yesterday"}, `infohash: clock: ` + flag + `: "yesterday" is not an RFC 3339 time: want the year (4 digits) at "yesterday"` + "\n"},
+			{"past year 9999", []string{"--now", "9999-12-31T23:59:59Z", "--far-now", flag, time.Now().Add(-2 * time.Second).Format(time.RFC3339Nano)},
+				"moves the time past the year 9999 that RFC 3339 can write\n"},
+		} {
+			t.Run(flag+" "+tt.name, func(t *testing.T) {
+				stdout, stderr, code := runMain(t, append([]string{"clock"}, tt.args...)...)
+				if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, tt.wantErr) {
+					t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and one line ending %q", code, stdout, stderr, tt.wantErr)
+				}
+			})
+		}
 	}
-	for _, tt := range []struct {
-		name    string
-		args    []string
-		wantErr string
-	}{
-		{"without --now", []string{"--since", "2026-01-02T03:04:05Z"}, "infohash: clock: --since needs --now: the wall clock has already moved on since 2026-01-02T03:04:05Z\n"},
-		{"not a time", []string{"--now", at, "--since", "yesterday"}, `infohash: clock: --since: "yesterday" is not an RFC 3339 time: want the year (4 digits) at "yesterday"` + "\n"},
-		{"past year 9999", []string{"--now", "9999-12-31T23:59:59Z", "--far-now", "--since", time.Now().Add(-2 * time.Second).Format(time.RFC3339Nano)},
-			"moves the time past the year 9999 that RFC 3339 can write\n"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runMain(t, append([]string{"clock"}, tt.args...)...)
-			if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, tt.wantErr) {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and one line ending %q", code, stdout, stderr, tt.wantErr)
-			}
-		})
+	wall := time.Now().Format(time.RFC3339Nano)
+	stdout, stderr, code := runMain(t, "clock", "--now", at, "--started", wall, "--since", wall)
+	if want := "infohash: clock: --started and --since are one flag: give it once\n"; code != 2 || stdout != "" || stderr != want {
+		t.Errorf("clock --started --since: exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
 	}
-	if help := helpOf(t, "clock"); !strings.Contains(help, "--since WALL") {
-		t.Errorf("clock --help does not show --since:\n%s", help)
+	help := helpOf(t, "clock")
+	if !strings.Contains(help, "--started WALL") {
+		t.Errorf("clock --help does not show --started:\n%s", help)
+	}
+	if regexp.MustCompile(`(?m)^ +--since`).MatchString(help) {
+		t.Errorf("clock --help lists --since, the hidden old name of --started:\n%s", help)
 	}
 }

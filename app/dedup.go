@@ -99,7 +99,7 @@ input.
 ` + exitHelp("dedup"),
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("new hashes' next_retry (due at once), the limit past which an observed_at is read as the clock, " +
-				"the ledger's applied_at; last_seen and reactivation follow the sightings' observed_at (capture's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --since)"),
+				"the ledger's applied_at; last_seen and reactivation follow the sightings' observed_at (capture's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag,
 			policyDurationFlag("half-life", "activity half-life `D` for this run",
 				fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)),

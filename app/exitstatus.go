@@ -98,7 +98,7 @@ var exitRows = map[string][]exitcode.Row{
 	},
 	"clock": {
 		{Code: exitcode.OK, Text: "ok: the time is printed"},
-		{Code: exitcode.Usage, Text: "--now is not an RFC 3339 time the stages take (or is more than 10 years from the wall clock, without --far-now), --add is not a duration, --since is not an RFC 3339 time or comes without --now, or the result is outside the years 0000-9999 (one line says so); or another usage error"},
+		{Code: exitcode.Usage, Text: "--now is not an RFC 3339 time the stages take (or is more than 10 years from the wall clock, without --far-now), --add is not a duration, --started (or --since, its old name) is not an RFC 3339 time or comes without --now, or both are given, or the result is outside the years 0000-9999 (one line says so); or another usage error"},
 	},
 }
 

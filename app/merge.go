@@ -101,7 +101,7 @@ migration, nothing written there.
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("live leases and penalties, archiving (unseen since TIME less archive.unseen), the limit past which " +
 				"an attempted_at is read as the clock, the ledger's applied_at; last_attempt and next_retry follow fetch's " +
-				"attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --since)"),
+				"attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag,
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},

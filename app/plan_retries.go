@@ -93,7 +93,7 @@ only the best --limit candidates in memory.
 ` + exitHelp("plan-retries"),
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("what is due (next_retry <= TIME), live leases and penalties, lease_until, planned_at; " +
-				"it moves no retry time: merge sets next_retry from fetch's attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --since)"),
+				"it moves no retry time: merge sets next_retry from fetch's attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs (0: none, a dry run that counts the due hot hashes and leases nothing)"},
