@@ -333,11 +333,28 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 		notes[in.id] = inputNote{rows: int64(len(rs)), future: clampFuture(rs, r.now), cut: cut}
 		debugInput(in, notes[in.id], time.Since(began))
 		results = append(results, rs...)
+		checkpoint()
 	}
 	began := time.Now()
 	st, err := r.apply(ctx, results, workers)
 	debugApplied(st, err, time.Since(began))
 	return st, notes, err
+}
+
+// testCheckpoint, when a test sets it, is called where merge holds the
+// most: once each input is read (its rows held for apply), and once each
+// torrent row is written (its metadata read back from the spill, the
+// writer's buffers filling). It runs on the goroutine doing that work,
+// so with one worker a garbage collection forced there measures what
+// merge holds, whatever the collector's pacing under load made of the
+// live heap meanwhile (TestMergeHeapBelowMetadata). Nil outside tests.
+var testCheckpoint func()
+
+// checkpoint calls testCheckpoint if a test set it.
+func checkpoint() {
+	if testCheckpoint != nil {
+		testCheckpoint()
+	}
 }
 
 // apply stages everything results change.

@@ -90,6 +90,7 @@ func (r *runner) writeTorrents(w *rowio.ParquetWriter[schema.Torrent], rows []to
 		if _, err := w.Write(one); err != nil {
 			return err
 		}
+		checkpoint()
 	}
 	return nil
 }
