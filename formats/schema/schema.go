@@ -154,13 +154,22 @@ const (
 // decided it (no_peers, the job's own timeout, a failed lookup, every
 // peer avoided) or that peer never completed the BEP 3 handshake
 // (connect_failed, peer_lacks_torrent, a handshake_failed there rather
-// than in the BEP 10 handshake after it). metadata_ms is how long
-// that peer then took to serve verified metadata: for ok only, null for
-// every failure. total_ms is the whole attempt. Results written before
-// these columns were nullable (required INT64) hold 0 where a stage did
-// not run; merge reads them as they are (it uses none of the timings).
+// than in the BEP 10 handshake after it); handshake_ms is the part of it
+// after the TCP connection (the BEP 3 handshake), set when connect_ms is.
+// metadata_ms is how long that peer then took to serve verified
+// metadata: for ok only, null for every failure. Two of its parts are
+// columns of their own: extension_ms, from the end of the BEP 3
+// handshake to the peer's BEP 10 extended handshake (null when the peer
+// sent none that decodes: no_extension, handshake_failed, or a failure
+// before it), and verify_ms, the hashing of the received info dictionary
+// against the infohash (null unless it matched: ok, or invalid_metadata
+// for bytes that match but are no info dictionary). total_ms is the whole
+// attempt. Results written before these columns were nullable (required
+// INT64) hold 0 where a stage did not run, and results written before
+// handshake_ms, extension_ms and verify_ms lack them (read as null);
+// merge reads both as they are (it uses no timing but total_ms).
 //
-// A released row (OutcomeReleased) is no attempt: all four timings are
+// A released row (OutcomeReleased) is no attempt: all its timings are
 // null, peers_found and peers_tried 0 and peer_failures empty.
 type Result struct {
 	InfoHash     Hash          `parquet:"info_hash"`
@@ -181,6 +190,9 @@ type Result struct {
 	ServedBy     string        `parquet:"served_by,optional"`
 	MetadataSize int64         `parquet:"metadata_size,optional"`
 	ResultMeta
+	HandshakeMs *int64 `parquet:"handshake_ms,optional"`
+	ExtensionMs *int64 `parquet:"extension_ms,optional"`
+	VerifyMs    *int64 `parquet:"verify_ms,optional"`
 }
 
 // Meta is the decoded, verified metadata of a torrent, as the torrents

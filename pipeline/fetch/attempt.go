@@ -190,6 +190,7 @@ func (a *attempt) fill(res *schema.Result) {
 		res.ServedBy = w.Addr
 		res.MetadataSize = int64(len(w.Meta.InfoBytes))
 		res.ConnectMs, res.MetadataMs = millis(w.ConnectDur), millis(w.MetadataDur)
+		res.HandshakeMs, res.ExtensionMs, res.VerifyMs = millis(w.HandshakeDur), millis(w.ExtensionDur), millis(w.VerifyDur)
 		res.ResultMeta = schema.OKMeta(w.Meta)
 		res.HashType, res.InfoHashV2 = w.HashType, w.InfoHashV2
 		return
@@ -233,7 +234,13 @@ func (a *attempt) fill(res *schema.Result) {
 	if decider != nil {
 		res.MetadataSize = decider.MetadataSize
 		if decider.Handshook {
-			res.ConnectMs = millis(decider.ConnectDur)
+			res.ConnectMs, res.HandshakeMs = millis(decider.ConnectDur), millis(decider.HandshakeDur)
+		}
+		if decider.Extended {
+			res.ExtensionMs = millis(decider.ExtensionDur)
+		}
+		if decider.Verified {
+			res.VerifyMs = millis(decider.VerifyDur)
 		}
 	}
 }

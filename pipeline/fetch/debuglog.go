@@ -50,7 +50,8 @@ func (f *Fetcher) debugAttempt(ctx context.Context, job schema.Job, a *attempt, 
 	for _, c := range []struct {
 		key string
 		ms  *int64
-	}{{"lookup_ms", res.LookupMs}, {"connect_ms", res.ConnectMs}, {"metadata_ms", res.MetadataMs}, {"total_ms", res.TotalMs}} {
+	}{{"lookup_ms", res.LookupMs}, {"connect_ms", res.ConnectMs}, {"handshake_ms", res.HandshakeMs}, {"extension_ms", res.ExtensionMs},
+		{"metadata_ms", res.MetadataMs}, {"verify_ms", res.VerifyMs}, {"total_ms", res.TotalMs}} {
 		if c.ms != nil {
 			attrs = append(attrs, c.key, *c.ms)
 		}

@@ -64,9 +64,14 @@ type peerOutcome struct {
 	HashType     int8          // which hash of Meta.InfoBytes matched (see verifyInfo)
 	InfoHashV2   []byte        // their SHA-256 when that matched
 	MetadataSize int64         // size the peer announced (0 = none)
-	Handshook    bool          // the BEP 3 handshake completed: ConnectDur is set
+	Handshook    bool          // the BEP 3 handshake completed: ConnectDur and HandshakeDur are set
 	ConnectDur   time.Duration // from the dial to the end of the BEP 3 handshake
-	MetadataDur  time.Duration // from then to verified metadata (set only then)
+	HandshakeDur time.Duration // from the connection to the end of the BEP 3 handshake
+	Extended     bool          // the peer's BEP 10 extended handshake decoded: ExtensionDur is set
+	ExtensionDur time.Duration // from the end of the BEP 3 handshake to the peer's extended handshake
+	Verified     bool          // the info dictionary matched the infohash: VerifyDur is set
+	VerifyDur    time.Duration // hashing the info dictionary
+	MetadataDur  time.Duration // from the end of the BEP 3 handshake to verified metadata (set only then)
 	At           time.Time
 }
 
@@ -115,7 +120,7 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	}
 	cfg.Stats.connectsOK.Add(1)
 	defer conn.Close()
-	talk(ctx, conn, cfg, &o, start)
+	talk(ctx, conn, cfg, &o, start, time.Now())
 	return o
 }
 
@@ -130,8 +135,9 @@ func ended(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// talk runs the BitTorrent exchange on an open connection, filling o.
-func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcome, start time.Time) {
+// talk runs the BitTorrent exchange on an open connection, filling o:
+// start is when the dial began, connected when it ended.
+func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcome, start, connected time.Time) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
@@ -161,26 +167,28 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		return
 	}
 	cfg.Stats.handshakes.Add(1)
-	o.Handshook, o.ConnectDur = true, time.Since(start)
+	handshook := time.Now()
+	o.Handshook, o.ConnectDur, o.HandshakeDur = true, handshook.Sub(start), handshook.Sub(connected)
 	if !h.Bits.SupportsExtended() {
 		o.Err = failf(schema.OutcomeNoExtension, "peer does not support BEP 10 (reserved %x)", h.Bits[:])
 		return
 	}
 	cfg.Stats.extensionSupport.Add(1)
-	metaStart := time.Now()
 	_, _ = conn.Write(appendExtended(w[:0], extHandshakeID, ourExtHandshake))
-	info, perr := fetchMetadata(conn, r, cfg, o)
+	info, perr := fetchMetadata(conn, r, cfg, o, handshook)
 	if perr != nil {
 		o.Err = perr
 		return
 	}
 	cfg.Stats.metadataReceived.Add(1)
+	verifying := time.Now()
 	typ, v2, ok := verifyInfo(info, cfg.InfoHash, cfg.InfoHashV2)
 	if !ok {
 		o.Err = failf(schema.OutcomeHashMismatch, "%s", mismatchDetail(info, cfg.InfoHashV2))
 		return
 	}
 	cfg.Stats.verified.Add(1)
+	o.Verified, o.VerifyDur = true, time.Since(verifying)
 	m, err := infodict.Parse(info)
 	if err != nil {
 		o.Err = failf(schema.OutcomeInvalidMetadata, "%v", err)
@@ -188,7 +196,7 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		return
 	}
 	o.Meta, o.HashType, o.InfoHashV2 = m, typ, v2
-	o.MetadataDur = time.Since(metaStart)
+	o.MetadataDur = time.Since(handshook)
 }
 
 // handshakeHangUp is the class of a peer that hung up during the BEP 3
@@ -207,9 +215,10 @@ func handshakeHangUp(werr error, got int, h peerHandshake, cfg *exchangeConfig) 
 	return schema.OutcomePeerLacksTorrent
 }
 
-// fetchMetadata waits for the peer's extended handshake, requests every
-// metadata piece and assembles them.
-func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerOutcome) ([]byte, *PeerError) {
+// fetchMetadata waits for the peer's extended handshake (timed from
+// handshook, the end of the BEP 3 handshake), requests every metadata
+// piece and assembles them.
+func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerOutcome, handshook time.Time) ([]byte, *PeerError) {
 	var buf []byte
 	var eh extHandshake
 	for {
@@ -228,6 +237,7 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 		}
 		break
 	}
+	o.Extended, o.ExtensionDur = true, time.Since(handshook)
 	o.MetadataSize = eh.MetadataSize
 	switch {
 	case eh.UTMetadata == 0:

@@ -76,7 +76,7 @@ func runTalk(bits, stream []byte) peerOutcome {
 	defer cancel()
 	cfg := &exchangeConfig{InfoHash: ih, MaxMetadataSize: 1 << 20, Stats: newCounters(), Mem: &memBudget{limit: 1 << 20}}
 	var o peerOutcome
-	talk(ctx, ours, cfg, &o, time.Now())
+	talk(ctx, ours, cfg, &o, time.Now(), time.Now())
 	return o
 }
 
@@ -183,7 +183,7 @@ func TestHandshakeHangUp(t *testing.T) {
 			defer cancel()
 			cfg := &exchangeConfig{InfoHash: ih, MaxMetadataSize: 1 << 20, Stats: newCounters(), Mem: &memBudget{limit: 1 << 20}}
 			var o peerOutcome
-			talk(ctx, ours, cfg, &o, time.Now())
+			talk(ctx, ours, cfg, &o, time.Now(), time.Now())
 			if o.Err == nil || o.Err.Class != tt.want {
 				t.Fatalf("got %v, want %s", o.Err, tt.want)
 			}

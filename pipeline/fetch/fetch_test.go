@@ -20,7 +20,9 @@ import (
 // ends with exactly that behaviour's class, and peer_failures names that
 // peer with that class. Without a DHT node no lookup ran: lookup_ms is
 // null; the other timings are null where their stage did not run
-// (checkStageTimings).
+// (checkStageTimings), and handshake_ms, extension_ms and verify_ms are
+// set exactly when that peer got through the BEP 3 handshake, the BEP 10
+// one and the hash check (stages: "h", "he", "hev").
 func TestEachClassFromItsPeer(t *testing.T) {
 	f := newFetcher(t, testOptions())
 	tor := badpeers.NewTorrent(1, 5, 1200) // metadata spans two BEP 9 pieces
@@ -29,24 +31,27 @@ func TestEachClassFromItsPeer(t *testing.T) {
 		peer    *badpeers.Peer
 		tor     badpeers.Torrent
 		want    string
-		failure bool // peer_failures lists the peer
+		failure bool   // peer_failures lists the peer
+		stages  string // h: handshake_ms set, e: extension_ms, v: verify_ms
 	}
+	stages := map[badpeers.Behaviour]string{badpeers.Good: "hev", badpeers.NoExtension: "h", badpeers.BadExtHandshake: "h",
+		badpeers.NoUTMetadata: "he", badpeers.Reject: "he", badpeers.WrongTorrent: "he", badpeers.TooLarge: "he", badpeers.Garbage: "he"}
 	var rows []row
 	for _, b := range badpeers.Behaviours() {
-		rows = append(rows, row{string(b), startPeer(t, b, tor), tor, b.Expect(), b != badpeers.Good})
+		rows = append(rows, row{string(b), startPeer(t, b, tor), tor, b.Expect(), b != badpeers.Good, stages[b]})
 	}
 	invalid, repeated := badpeers.InvalidTorrent(2), badpeers.RepeatedKeyTorrent(3)
 	rows = append(rows,
 		// The info matches its infohash: the hash is bad, the peer that
 		// served it faithfully is not (peer_failures would penalise it
 		// for every hash it seeds).
-		row{"good peer, invalid info", startPeer(t, badpeers.Good, invalid), invalid, schema.OutcomeInvalidMetadata, false},
+		row{"good peer, invalid info", startPeer(t, badpeers.Good, invalid), invalid, schema.OutcomeInvalidMetadata, false, "hev"},
 		// Two names under one hash: no reading of them is the right one.
-		row{"good peer, info with a repeated key", startPeer(t, badpeers.Good, repeated), repeated, schema.OutcomeInvalidMetadata, false},
+		row{"good peer, info with a repeated key", startPeer(t, badpeers.Good, repeated), repeated, schema.OutcomeInvalidMetadata, false, "hev"},
 		// It does not serve this torrent: a per-hash fact, listed so that
 		// the result shows it, which merge holds against no endpoint.
-		row{"good peer without the torrent", startPeer(t, badpeers.Good), tor, schema.OutcomePeerLacksTorrent, true},
-		row{"no peers", nil, tor, schema.OutcomeNoPeers, false},
+		row{"good peer without the torrent", startPeer(t, badpeers.Good), tor, schema.OutcomePeerLacksTorrent, true, ""},
+		row{"no peers", nil, tor, schema.OutcomeNoPeers, false, ""},
 	)
 	for _, tt := range rows {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,6 +80,14 @@ func TestEachClassFromItsPeer(t *testing.T) {
 			}
 			if r.LookupMs != nil {
 				t.Errorf("lookup_ms %d without a DHT node, want NULL", *r.LookupMs)
+			}
+			for i, c := range []struct {
+				name string
+				ms   *int64
+			}{{"handshake_ms", r.HandshakeMs}, {"extension_ms", r.ExtensionMs}, {"verify_ms", r.VerifyMs}} {
+				if want := strings.Contains(tt.stages, "hev"[i:i+1]); (c.ms != nil) != want {
+					t.Errorf("%s %s, want it set: %v", c.name, msText(c.ms), want)
+				}
 			}
 			if tt.want == schema.OutcomeTooLarge && r.MetadataSize != 10<<20+1 {
 				t.Fatalf("too_large result records metadata_size %d", r.MetadataSize)

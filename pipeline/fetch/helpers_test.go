@@ -102,23 +102,34 @@ func msText(ms *int64) string {
 // Outcomes whose deciding peer always completed the BEP 3 handshake
 // (connect_ms set), and those no peer decided or whose peer never did
 // (connect_ms null). The rest (handshake_failed, rejected, timeout,
-// local_error) may be either, depending on where it failed.
+// local_error) may be either, depending on where it failed. Likewise for
+// the peer's BEP 10 extended handshake (extension_ms): extendedOutcomes
+// always got through it (an invalid_metadata, for a message once
+// metadata was asked for), unextendedOutcomes never did.
 var (
 	handshookOutcomes = []string{schema.OutcomeOK, schema.OutcomeNoExtension, schema.OutcomeNoUTMetadata,
 		schema.OutcomeInvalidMetadata, schema.OutcomeHashMismatch, schema.OutcomeTooLarge}
 	unconnectedOutcomes = []string{schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomePeerLacksTorrent}
+	extendedOutcomes    = []string{schema.OutcomeOK, schema.OutcomeNoUTMetadata, schema.OutcomeInvalidMetadata,
+		schema.OutcomeHashMismatch, schema.OutcomeTooLarge}
+	unextendedOutcomes = append([]string{schema.OutcomeNoExtension, schema.OutcomeHandshakeFailed}, unconnectedOutcomes...)
 )
 
-// checkStageTimings checks that an attempt's connect_ms and metadata_ms
-// are null exactly when their stage did not run: metadata_ms is an ok
-// result's alone, connect_ms as handshookOutcomes and
-// unconnectedOutcomes say. Timings are never negative.
+// checkStageTimings checks that an attempt's timings are null exactly
+// when their stage did not run: metadata_ms is an ok result's alone,
+// connect_ms as handshookOutcomes and unconnectedOutcomes say, and
+// handshake_ms with it; extension_ms as extendedOutcomes and
+// unextendedOutcomes say; verify_ms is set for ok, null for all but ok
+// and invalid_metadata (the bytes may have matched). Timings are never
+// negative, and a stage's part is no longer than the stage:
+// handshake_ms <= connect_ms, extension_ms and verify_ms <= metadata_ms.
 func checkStageTimings(t *testing.T, r schema.Result) {
 	t.Helper()
-	for _, ms := range []*int64{r.LookupMs, r.ConnectMs, r.MetadataMs} {
+	for _, ms := range []*int64{r.LookupMs, r.ConnectMs, r.HandshakeMs, r.ExtensionMs, r.MetadataMs, r.VerifyMs} {
 		if ms != nil && *ms < 0 {
-			t.Errorf("%s: negative timing: lookup_ms %s connect_ms %s metadata_ms %s", r.Outcome,
-				msText(r.LookupMs), msText(r.ConnectMs), msText(r.MetadataMs))
+			t.Errorf("%s: negative timing: lookup_ms %s connect_ms %s handshake_ms %s extension_ms %s metadata_ms %s verify_ms %s",
+				r.Outcome, msText(r.LookupMs), msText(r.ConnectMs), msText(r.HandshakeMs), msText(r.ExtensionMs),
+				msText(r.MetadataMs), msText(r.VerifyMs))
 		}
 	}
 	if ok := r.Outcome == schema.OutcomeOK; (r.MetadataMs != nil) != ok {
@@ -129,5 +140,34 @@ func checkStageTimings(t *testing.T, r schema.Result) {
 		t.Errorf("%s: connect_ms NULL, want the deciding peer's handshake time", r.Outcome)
 	case slices.Contains(unconnectedOutcomes, r.Outcome) && r.ConnectMs != nil:
 		t.Errorf("%s: connect_ms %d, want NULL (no peer got through the handshake)", r.Outcome, *r.ConnectMs)
+	}
+	if (r.HandshakeMs != nil) != (r.ConnectMs != nil) {
+		t.Errorf("%s: handshake_ms %s with connect_ms %s: want both set or both NULL", r.Outcome, msText(r.HandshakeMs), msText(r.ConnectMs))
+	} else if r.HandshakeMs != nil && *r.HandshakeMs > *r.ConnectMs {
+		t.Errorf("%s: handshake_ms %d over connect_ms %d, which includes it", r.Outcome, *r.HandshakeMs, *r.ConnectMs)
+	}
+	switch {
+	case slices.Contains(extendedOutcomes, r.Outcome) && r.ExtensionMs == nil:
+		t.Errorf("%s: extension_ms NULL, want the deciding peer's BEP 10 handshake time", r.Outcome)
+	case slices.Contains(unextendedOutcomes, r.Outcome) && r.ExtensionMs != nil:
+		t.Errorf("%s: extension_ms %d, want NULL (no peer got through the BEP 10 handshake)", r.Outcome, *r.ExtensionMs)
+	case r.ExtensionMs != nil && r.HandshakeMs == nil:
+		t.Errorf("%s: extension_ms %d without handshake_ms", r.Outcome, *r.ExtensionMs)
+	}
+	switch {
+	case r.Outcome == schema.OutcomeOK && r.VerifyMs == nil:
+		t.Errorf("ok: verify_ms NULL, want the hash check's time")
+	case r.Outcome != schema.OutcomeOK && r.Outcome != schema.OutcomeInvalidMetadata && r.VerifyMs != nil:
+		t.Errorf("%s: verify_ms %d, want NULL (no metadata matched)", r.Outcome, *r.VerifyMs)
+	case r.VerifyMs != nil && r.ExtensionMs == nil:
+		t.Errorf("%s: verify_ms %d without extension_ms", r.Outcome, *r.VerifyMs)
+	}
+	if r.MetadataMs != nil {
+		for _, part := range []*int64{r.ExtensionMs, r.VerifyMs} {
+			if part != nil && *part > *r.MetadataMs {
+				t.Errorf("%s: extension_ms %s, verify_ms %s: over metadata_ms %d, which includes them", r.Outcome,
+					msText(r.ExtensionMs), msText(r.VerifyMs), *r.MetadataMs)
+			}
+		}
 	}
 }

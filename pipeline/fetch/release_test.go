@@ -114,7 +114,8 @@ func TestRunReleasesLeases(t *testing.T) {
 				if r.Outcome != schema.OutcomeReleased || r.LeaseID != j.LeaseID || r.HashType != j.HashType ||
 					r.Attempt != j.Attempt || r.AttemptedAt < start.UnixMilli() || r.AttemptedAt > time.Now().UnixMilli() ||
 					len(r.PeerFailures) != 0 || r.PeersFound != 0 || r.PeersTried != 0 || r.InfoBytes != nil || r.ServedBy != "" ||
-					r.LookupMs != nil || r.ConnectMs != nil || r.MetadataMs != nil || r.TotalMs != nil {
+					r.LookupMs != nil || r.ConnectMs != nil || r.MetadataMs != nil || r.TotalMs != nil ||
+					r.HandshakeMs != nil || r.ExtensionMs != nil || r.VerifyMs != nil {
 					t.Fatalf("row of %x: %+v, want a released row with the job's lease %q", j.InfoHash, r, j.LeaseID)
 				}
 				why[strings.SplitN(r.Detail, ":", 2)[0]]++

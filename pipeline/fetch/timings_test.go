@@ -18,7 +18,8 @@ import (
 // stages that ran. A hash nobody announces (no_peers) and one whose peer
 // went away (connect_failed) have a lookup_ms and a total_ms, but a null
 // connect_ms and metadata_ms: they were 0, which avg(connect_ms) counted
-// as connections made in no time. A served hash (ok) has all four.
+// as connections made in no time, and so are handshake_ms, extension_ms
+// and verify_ms. A served hash (ok) has all seven.
 func TestTimingsNullWhenStageDidNotRun(t *testing.T) {
 	n, err := testnet.Start(context.Background(), testnet.Config{Nodes: 8, Seeders: 1, Torrents: 1, Searched: 1, Dead: 1,
 		Seed: 29, SearchEvery: -1, Reannounce: -1})
@@ -41,11 +42,12 @@ func TestTimingsNullWhenStageDidNotRun(t *testing.T) {
 		t.Fatalf("testnet ground truth %v: want one ok, one no_peers, one connect_failed", byOutcome)
 	}
 	// Which cells are null (true) for each outcome: lookup_ms,
-	// connect_ms, metadata_ms, total_ms.
-	nulls := map[string][4]bool{
-		schema.OutcomeOK:            {false, false, false, false},
-		schema.OutcomeNoPeers:       {false, true, true, false},
-		schema.OutcomeConnectFailed: {false, true, true, false},
+	// connect_ms, metadata_ms, total_ms, handshake_ms, extension_ms,
+	// verify_ms.
+	nulls := map[string][7]bool{
+		schema.OutcomeOK:            {false, false, false, false, false, false, false},
+		schema.OutcomeNoPeers:       {false, true, true, false, true, true, true},
+		schema.OutcomeConnectFailed: {false, true, true, false, true, true, true},
 	}
 	for _, format := range []string{"parquet", "arrow"} {
 		t.Run(format, func(t *testing.T) {
@@ -81,8 +83,8 @@ func TestTimingsNullWhenStageDidNotRun(t *testing.T) {
 				if row.Outcome != w {
 					t.Fatalf("%x: outcome %s (%s), ground truth %s", row.InfoHash, row.Outcome, row.Detail, w)
 				}
-				cells := []*int64{row.LookupMs, row.ConnectMs, row.MetadataMs, row.TotalMs}
-				for i, name := range []string{"lookup_ms", "connect_ms", "metadata_ms", "total_ms"} {
+				cells := []*int64{row.LookupMs, row.ConnectMs, row.MetadataMs, row.TotalMs, row.HandshakeMs, row.ExtensionMs, row.VerifyMs}
+				for i, name := range []string{"lookup_ms", "connect_ms", "metadata_ms", "total_ms", "handshake_ms", "extension_ms", "verify_ms"} {
 					if isNull := cells[i] == nil; isNull != nulls[w][i] {
 						want := "a value"
 						if nulls[w][i] {

@@ -30,6 +30,9 @@ type blobResult struct {
 	ServedBy     string               `parquet:"served_by,optional"`
 	MetadataSize int64                `parquet:"metadata_size,optional"`
 	schema.ResultMeta
+	HandshakeMs *int64 `parquet:"handshake_ms,optional"`
+	ExtensionMs *int64 `parquet:"extension_ms,optional"`
+	VerifyMs    *int64 `parquet:"verify_ms,optional"`
 }
 
 // result converts b, whose info_hash must have 20 bytes.
@@ -38,7 +41,8 @@ func (b *blobResult) result() (schema.Result, error) {
 		AttemptedAt: b.AttemptedAt, Outcome: b.Outcome, Detail: b.Detail, PeersFound: b.PeersFound,
 		PeersTried: b.PeersTried, PeerFailures: b.PeerFailures, LookupMs: b.LookupMs,
 		ConnectMs: b.ConnectMs, MetadataMs: b.MetadataMs, TotalMs: b.TotalMs, ServedBy: b.ServedBy,
-		MetadataSize: b.MetadataSize, ResultMeta: b.ResultMeta}
+		MetadataSize: b.MetadataSize, ResultMeta: b.ResultMeta, HandshakeMs: b.HandshakeMs, ExtensionMs: b.ExtensionMs,
+		VerifyMs: b.VerifyMs}
 	if len(b.InfoHash) != len(r.InfoHash) {
 		return r, fmt.Errorf("info_hash has %d bytes, want 20", len(b.InfoHash))
 	}

@@ -57,7 +57,8 @@ func TestReadResultsBlobHash(t *testing.T) {
 	info, h := torrentInfo("blob")
 	ok := schema.Result{InfoHash: h, HashType: schema.HashV1, Attempt: 3, LeaseID: "l", AttemptedAt: 5,
 		Outcome: schema.OutcomeOK, Detail: "d", PeersFound: 4, PeersTried: 2, LookupMs: new(int64(6)), ConnectMs: new(int64(0)),
-		MetadataMs: new(int64(8)), TotalMs: new(int64(9)), ServedBy: "127.0.0.1:1", MetadataSize: int64(len(info)),
+		MetadataMs: new(int64(8)), TotalMs: new(int64(9)), HandshakeMs: new(int64(1)), ExtensionMs: new(int64(2)), VerifyMs: new(int64(3)),
+		ServedBy: "127.0.0.1:1", MetadataSize: int64(len(info)),
 		PeerFailures: []schema.PeerFailure{{Addr: "127.0.0.1:2", Class: schema.OutcomeRejected, At: 4}},
 		ResultMeta: schema.OKMeta(schema.Meta{Name: new("blob"), NameRaw: []byte("blob"), NameUTF8Valid: true, TotalSize: new(int64(42)),
 			PieceLength: new(int64(16384)), FileCount: new(int32(1)), Files: []schema.File{{Path: "blob", PathRaw: []byte("blob"), Length: 42}},
