@@ -66,7 +66,9 @@ DIR/inbox/partial-*.txt, the cut line as DIR/inbox/part-*.spool.cut.bad (a
 last line without a newline that is an entry is read). The run applies
 none of it and stops as on bad input (exit 2), saying what it kept where.
 (A file named as INPUT needs no end-of-stream marker, and a bad last line
-in it is bad input.) Such a partial input is listed by
+in it is bad input; an Arrow file cut mid-message, its writer killed while
+writing a batch ("capture -o - > FILE"), has its whole batches applied
+and committed, exit 3, and applied again changes nothing.) Such a partial input is listed by
 "infohash status"; apply it as an INPUT if the producer will not send it
 again, or if its writer legitimately omits the end-of-stream marker: once
 applied, it is removed. A run that fails once stdin is whole
@@ -150,10 +152,13 @@ input.
 				}
 				return fmt.Errorf("dedup: interrupted after %s (snapshot %d); re-run to apply the rest", plural(st.Commits, "commit"), st.Snapshot)
 			}
-			if err != nil && !failedAfterCommit(err) {
+			// A run that left part of its input out (an Arrow file cut
+			// mid-message) applied the rest: it reports as a whole one does.
+			leftOut := errors.Is(err, dedup.ErrLeftOut)
+			if err != nil && !failedAfterCommit(err) && !leftOut {
 				return err
 			}
-			if err == nil { // else it failed after committing: no "done"
+			if err == nil || leftOut { // else it failed after committing: no "done"
 				slog.Info("dedup done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
 					"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,

@@ -104,7 +104,9 @@ type output struct {
 // errUndelivered (exit 130), leaving run blocked. The process exits with
 // it and the reader finds the stream cut short.
 func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func(output) error) error {
-	if out != "-" && !fsutil.WrittenInPlace(out) {
+	if (out != "-" && !fsutil.WrittenInPlace(out)) || (out == "-" && regularFile(stdout)) {
+		// A regular file (-o FILE, or stdout redirected to one: -o - >
+		// FILE) takes every write: nothing to watch.
 		return run(output{stdout: stdout, open: fsutil.CreateOutput})
 	}
 	// Cancelled already (a report written after the run was stopped):
@@ -216,4 +218,14 @@ func (s *stateSaver) run(cmd string) {
 	case <-time.After(saveBound):
 		slog.Warn(fmt.Sprintf("%s: the DHT state was not saved within %s; exiting without it", cmd, saveBound))
 	}
+}
+
+// regularFile reports whether w is an *os.File open on a regular file.
+func regularFile(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
 }

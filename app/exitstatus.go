@@ -33,7 +33,7 @@ var exitRows = map[string][]exitcode.Row{
 	},
 	"dedup": {
 		exitOK, exitCommitted, exitBadInput,
-		{Code: exitcode.Partial, Text: "partial: an input found bad only by reading it after an earlier group of inputs was committed (--batch-hashes); the groups before it are committed"},
+		{Code: exitcode.Partial, Text: "partial: an input found bad only by reading it after an earlier group of inputs was committed (--batch-hashes), the groups before it committed; or an Arrow file named as INPUT cut mid-message (its writer killed), its whole batches committed"},
 		exitLocked,
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); the message says what was committed (re-run to apply the rest)"},
 		exitReportPipe,

@@ -64,6 +64,7 @@ type batch struct {
 	v2mu           sync.Mutex             // guards v2s and wide
 	fut            future                 // bounds observation times (future.go)
 	futNotes       []futureNote           // inputs with times past it, for the warning
+	cuts           []cutNote              // named Arrow files cut mid-message, read up to the cut
 	workers        int
 	prog           *progress.Reporter
 	arena          *arena // the aggregates' memory

@@ -40,8 +40,20 @@ type arrowLayout struct {
 // its end-of-stream marker: one that ends between two messages without
 // it is taken for one whose writer was killed there (a rowio.CutError
 // with NoEnd), and its batches are kept apart as a cut stream's are
-// (setAsideInput). A file named as INPUT is read as it is.
+// (setAsideInput). A file named as INPUT is read as it is: one cut
+// mid-message after whole batches (its writer killed while writing one)
+// gives those batches, and the run notes the cut (batch.cutFile).
 func readArrow(ctx context.Context, in input, b *batch, bad func(error) error) (int64, error) {
+	n, err := readArrowStream(ctx, in, b, bad)
+	if cut, ok := rowio.AsCut(err); ok && !in.inbox && !cut.NoEnd && cut.Rows > 0 && cut.Rows == n {
+		b.cutFile(in, cut)
+		return n, nil
+	}
+	return n, err
+}
+
+// readArrowStream is readArrow without the cut file's note.
+func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) error) (int64, error) {
 	f, err := in.open(ctx)
 	if err != nil {
 		return 0, bad(err)

@@ -1,8 +1,11 @@
 package dedup
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/hashlist"
@@ -93,4 +96,56 @@ func alsoNote(kerr error) string {
 		return ""
 	}
 	return fmt.Sprintf(" (and %v)", kerr)
+}
+
+// ErrLeftOut is matched (errors.Is) by the partial outcome (exit 3) of a
+// run that applied all it could of its inputs and committed, but left
+// some of them out: the cut message of an Arrow file named as INPUT.
+// The run reports as a whole one does.
+var ErrLeftOut = errors.New("part of the input left out")
+
+// cutNote is a file named as INPUT whose Arrow stream was cut
+// mid-message (its writer killed while writing a batch): its whole
+// batches were read, the cut message is left out.
+type cutNote struct {
+	name string
+	cut  *rowio.CutError
+}
+
+// cutFile notes that in, a file named as INPUT, is an Arrow stream cut
+// mid-message, read up to the cut. Unlike a spooled stream's (keepCut)
+// its whole batches are applied: the file is the input, and the ledger
+// keys it by the checksum of all its bytes, so applying the same file
+// again is a no-op; a file still being written is not read at all (its
+// writer's lock, see lockedInputs).
+func (b *batch) cutFile(in input, cut *rowio.CutError) {
+	b.cuts = append(b.cuts, cutNote{name: in.name, cut: cut})
+}
+
+// cutsOf returns the notes of b about the inputs of group.
+func (b *batch) cutsOf(group []input) []cutNote {
+	var out []cutNote
+	for _, c := range b.cuts {
+		if slices.ContainsFunc(group, func(in input) bool { return in.name == c.name }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// leftOut is the outcome of a run that committed what it read: nil, or
+// the partial outcome (exit 3, an ErrLeftOut) that says, in one line, which
+// named Arrow files were cut mid-message.
+func leftOut(cuts []cutNote) error {
+	if len(cuts) == 0 {
+		return nil
+	}
+	var says []string
+	for _, c := range cuts {
+		says = append(says, fmt.Sprintf("%s: the Arrow IPC stream was cut mid-message after %d complete rows, which were "+
+			"applied (its writer was killed while writing a batch: the %d bytes of the cut one are left out)",
+			c.name, c.cut.Rows, c.cut.Size-c.cut.Whole))
+	}
+	return exitcode.With(exitcode.Partial, fmt.Errorf("dedup: %s (%w: applying the same file again changes nothing)",
+		strings.Join(says, "; "), ErrLeftOut))
 }

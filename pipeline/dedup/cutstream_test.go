@@ -203,20 +203,58 @@ func TestDedupCorruptStreamStaysBad(t *testing.T) {
 }
 
 // TestDedupCutFileNamed: a cut stream named as an INPUT (not a spool of
-// dedup's own) is bad input that says it was cut, and is left as it is.
+// dedup's own: a file capture -o - > FILE left when killed mid-batch) is
+// the input itself: its whole batches are applied and committed, the run
+// is partial (exit 3) with one line saying how many rows came whole and
+// how many bytes of the cut message were left out, and the file is left
+// as it is. Applied again it is a no-op (the ledger holds its checksum).
+// Cut before its first whole batch it holds nothing: bad input, as
+// before.
 func TestDedupCutFileNamed(t *testing.T) {
-	stream, ends := cutCapture(t, genObs(80, 300, 100))
-	path := filepath.Join(t.TempDir(), "obs.arrow")
-	if err := os.WriteFile(path, stream[:ends[1]+20], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(t.TempDir(), "ds")
-	_, err := run(t, data, nil, path)
-	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), path+": the Arrow IPC stream was cut mid-message after 200 complete rows") {
-		t.Fatalf("err = %v", err)
-	}
-	if b, _ := os.ReadFile(path); len(b) != ends[1]+20 {
-		t.Fatalf("the input was touched: %d bytes", len(b))
+	obs := genObs(80, 300, 100)
+	stream, ends := cutCapture(t, obs)
+	for _, tt := range []struct {
+		name string
+		fast bool
+		cut  int
+		rows int // 0: bad input
+	}{
+		{"after two batches", true, ends[1] + 20, 200},
+		{"after two batches, row reader", false, ends[1] + 20, 200},
+		{"inside the first batch", true, ends[0] - 10, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() { fastPath = true }()
+			fastPath = tt.fast
+			path := filepath.Join(t.TempDir(), "obs.arrows")
+			if err := os.WriteFile(path, stream[:tt.cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			data := filepath.Join(t.TempDir(), "ds")
+			st, err := run(t, data, nil, path)
+			if tt.rows == 0 {
+				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), path+": the Arrow IPC stream was cut mid-message after 0 complete rows") {
+					t.Fatalf("err = %v, want bad input", err)
+				}
+				return
+			}
+			want := fmt.Sprintf("dedup: %s: the Arrow IPC stream was cut mid-message after %d complete rows, which were applied "+
+				"(its writer was killed while writing a batch: the %d bytes of the cut one are left out)", path, tt.rows, tt.cut-ends[1])
+			if exitcode.Of(err) != exitcode.Partial || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v (exit %d), want exit 3 saying %q", err, exitcode.Of(err), want)
+			}
+			if st.Commits != 1 || st.Observations != int64(tt.rows) {
+				t.Fatalf("stats %+v, want one commit of %d observations", st, tt.rows)
+			}
+			compare(t, readState(t, data), truth(obs[:tt.rows]))
+			if b, _ := os.ReadFile(path); len(b) != tt.cut {
+				t.Fatalf("the input was touched: %d bytes", len(b))
+			}
+			if st, err := run(t, data, nil, path); err != nil || st.Commits != 0 || st.InputsSkipped != 1 {
+				t.Fatalf("the same file again: %+v, %v; want a no-op", st, err)
+			}
+			compare(t, readState(t, data), truth(obs[:tt.rows]))
+		})
 	}
 }
 

@@ -164,7 +164,8 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	aggregated := ""    // idsOf the inputs in r.b
 	var parts partStats // over the run's commits
 	st.Inputs = len(ins)
-	committed := 0 // inputs this run's commits applied
+	committed := 0     // inputs this run's commits applied
+	var cuts []cutNote // of the inputs committed: see leftOut
 	tries := dataset.Tries{Stage: "dedup", LockWait: o.LockWait, Conflicts: &st.CommitConflicts,
 		Collected: "the snapshot being read was collected by later commits; re-applying on the new one",
 		Conflict:  "dataset moved on while working; re-applying on the new snapshot",
@@ -246,10 +247,11 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			st.StateRows = base.Table(dataset.TableState).Rows()
 			st.Snapshot = base.Snapshot
 			st.Seconds = time.Since(start).Seconds()
-			return st, nil
+			return st, leftOut(cuts)
 		}
 		st.Commits++
 		committed += len(group)
+		cuts = append(cuts, r.b.cutsOf(group)...)
 		if !announced {
 			slog.Info("dedup: created a new dataset", "dir", d.Dir, "snapshot", m.Snapshot)
 			announced = true
@@ -285,7 +287,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		removeInbox(ins) // every input is now in the ledger, duplicates included
 		st.Seconds = time.Since(start).Seconds()
-		return st, nil
+		return st, leftOut(cuts)
 	}
 }
 

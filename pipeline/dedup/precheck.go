@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -59,7 +60,7 @@ func precheckParquet(in input) (err error) {
 // so does a failure after a commit point (exit 1, and it says what was
 // committed).
 func partialAfterCommits(err error, st Stats) error {
-	if err == nil || st.Commits == 0 || exitcode.Of(err) == exitcode.Interrupted {
+	if err == nil || st.Commits == 0 || exitcode.Of(err) == exitcode.Interrupted || errors.Is(err, ErrLeftOut) {
 		return err
 	}
 	if _, ok := dataset.AsAfterCommit(err); ok {

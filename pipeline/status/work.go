@@ -8,10 +8,14 @@ import (
 
 // workFiles are the files scripts/cron/crawl-pass.sh keeps in each pass's
 // folder DIR/work/PASS/ for dedup (observations) and merge (results) to
-// apply, with the stage that applies each.
+// apply, with the stage that applies each: Arrow IPC streams (capture's
+// and fetch's -o -, which a kill -9 leaves readable up to its last whole
+// batch), and the Parquet files of passes before them.
 var workFiles = []struct{ name, stage string }{
 	{"observations.parquet", "dedup"},
+	{"observations.arrows", "dedup"},
 	{"results.parquet", "merge"},
+	{"results.arrows", "merge"},
 }
 
 // listWork lists the work files of crawl-pass under DIR/work/*/ that are

@@ -28,9 +28,19 @@
 #
 # Every step's output is a file under DATA_DIR/work/PASS/ before the next
 # step reads it (plan-retries' by way of DATA_DIR/work/jobs.parquet, a
-# path kept from pass to pass: see JOBS below). Once dedup has committed observations.parquet, or merge
-# results.parquet, the file is marked applied (FILE.applied beside it). A
-# pass that stops before that (capture or fetch got SIGTERM, dedup or merge
+# path kept from pass to pass: see JOBS below). capture and fetch write
+# theirs as Arrow IPC streams (-o - into observations.arrows and
+# results.arrows), batch by batch as rows come (capture within 200ms,
+# fetch within 1s), so that a step killed with SIGKILL (or by the OOM
+# killer) leaves every whole batch it wrote: dedup and merge apply a
+# stream cut short up to its last whole batch (exit 3: partial), and a
+# stream its writer still writes they skip (its lock). Passes before
+# this wrote Parquet (observations.parquet, results.parquet): their
+# leftovers are applied too. Once dedup has committed the observations,
+# or merge the results, the file is marked applied (FILE.applied beside
+# it); an empty one (its step killed before it wrote anything) holds
+# nothing to apply and is marked so. A
+# pass that stops before that (capture or fetch got SIGTERM or SIGKILL, dedup or merge
 # found the dataset locked or failed) leaves the file unmarked, and every
 # pass first applies the unmarked files of all passes, in pass order:
 # dedup and merge skip an input already in the ledger, so applying one
@@ -138,6 +148,12 @@ passmetrics() {
 made=''
 finish() {
 	local rc=$?
+	local f
+	# An empty output of capture or fetch (locked out, or killed before
+	# it wrote anything) holds nothing to apply.
+	for f in "$WORK"/observations.arrows "$WORK"/results.arrows; do
+		[ -s "$f" ] || [ ! -f "$f" ] || [ -e "$f.applied" ] || rm -f -- "$f"
+	done
 	[ -z "$made" ] || rmdir -- "$WORK" 2>/dev/null
 	[ -z "${METRICS_DIR:-}" ] || passmetrics "$rc"
 }
@@ -164,10 +180,19 @@ reap() {
 }
 
 # run CMD...: run a step's command, passing signals on to it. A signal
-# that came before it starts means it does not start (exit 130).
+# that came before it starts means it does not start (exit 130). With
+# to set, the command's stdout goes to the file it names (the redirection
+# made in the child alone); run clears it.
+to=''
 run() {
+	local out=$to
+	to=''
 	[ -z "$sig" ] || return 130
-	"$@" &
+	if [ -n "$out" ]; then
+		"$@" >"$out" &
+	else
+		"$@" &
+	fi
 	child=$!
 	# A signal that came as it started found no child to pass it to.
 	[ -z "$sig" ] || kill -s "$sig" "$child" 2>/dev/null
@@ -280,8 +305,12 @@ boot=()
 stopped() {
 	case $2 in
 		75) case $1 in
-			capture) log "capture: $DATA/dht-state is in use by another capture (exit 75): skipping this pass" ;;
-			fetch) if [ -f "$WORK/plan.json" ] && [ "$(statsval planned "$WORK/plan.json")" = 0 ]; then
+			# Locked out before it read or captured anything: its
+			# output (an empty stream) holds nothing to apply.
+			capture) rm -f -- "$WORK/observations.arrows"
+				log "capture: $DATA/dht-state is in use by another capture (exit 75): skipping this pass" ;;
+			fetch) rm -f -- "$WORK/results.arrows"
+				if [ -f "$WORK/plan.json" ] && [ "$(statsval planned "$WORK/plan.json")" = 0 ]; then
 					log "fetch: $DATA/dht-state is in use by another fetch (exit 75): its plan has no jobs, so none go back for the next pass, which plans afresh; skipping the rest of this pass"
 				elif [ ! -e "$JOBS" ] && { [ ! -f "$WORK/jobs.parquet.lease_until" ] || mv -f -- "$WORK/jobs.parquet.lease_until" "$JOBS.lease_until"; } &&
 					mv -- "$WORK/jobs.parquet" "$JOBS"; then
@@ -327,6 +356,11 @@ pending() { [ -f "$1" ] && [ ! -e "$1.applied" ]; }
 apply() {
 	local name=$1 file=$2 aside=$3; shift 3
 	local errf=$WORK/.$name.stderr
+	if [ ! -s "$file" ]; then
+		log "$name: $file is empty (its step stopped before it wrote anything): nothing to apply"
+		: >"$file.applied"
+		return 0
+	fi
 	log "$name: $*"
 	# stderr is copied to errf to see what exit 2 was about; the copy
 	# ignores SIGINT and SIGTERM so that it outlives a step that commits
@@ -357,18 +391,23 @@ apply() {
 	[ -z "$sig" ] || stopped "$name" 130
 }
 
-dedup() { # dedup FOLDER: apply FOLDER's observations
+dedup() { # dedup FILE: apply the observations in FILE
 	tick
-	apply dedup "$1/observations.parquet" "$DATA/inbox" \
+	apply dedup "$1" "$DATA/inbox" \
 		"$IH" dedup --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" \
-		--stats-json "$1/dedup.json" $(metrics dedup) "$1/observations.parquet"
+		--stats-json "${1%/*}/dedup.json" $(metrics dedup) "$1"
 }
-merge() { # merge FOLDER: apply FOLDER's fetch results
+merge() { # merge FILE: apply the fetch results in FILE
 	tick
-	apply merge "$1/results.parquet" "$DATA/inbox/merge" \
+	apply merge "$1" "$DATA/inbox/merge" \
 		"$IH" merge --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" \
-		--stats-json "$1/merge.json" $(metrics merge) "$1/results.parquet"
+		--stats-json "${1%/*}/merge.json" $(metrics merge) "$1"
 }
+# The work files of each kind, older passes' Parquet first: a pass
+# folder holds one or the other (both only when a pass was run again
+# under its name across the upgrade).
+OBS=(observations.parquet observations.arrows)
+RES=(results.parquet results.arrows)
 
 # What earlier passes (and an earlier run of this PASS) left unapplied.
 # One that fails with exit 1 stays for the next pass, and this pass goes
@@ -382,40 +421,52 @@ late=()
 catchup=1
 for dir in "$DATA"/work/*/; do
 	dir=${dir%/}
-	if pending "$dir/observations.parquet"; then
-		log "catch-up: ${dir##*/}'s observations were not applied"
-		dedup "$dir"
-	fi
-	if pending "$dir/results.parquet"; then
-		if [ -f "$DATA/CURRENT" ]; then
-			log "catch-up: ${dir##*/}'s fetch results were not applied"
-			merge "$dir"
-		else
-			log "catch-up: ${dir##*/}'s fetch results were not applied; $DATA holds no dataset yet: they wait for this pass's dedup to make it"
-			late+=("$dir")
+	for f in "${OBS[@]}"; do
+		if pending "$dir/$f"; then
+			log "catch-up: ${dir##*/}'s observations ($f) were not applied"
+			dedup "$dir/$f"
 		fi
-	fi
+	done
+	for f in "${RES[@]}"; do
+		pending "$dir/$f" || continue
+		if [ -f "$DATA/CURRENT" ]; then
+			log "catch-up: ${dir##*/}'s fetch results ($f) were not applied"
+			merge "$dir/$f"
+		else
+			log "catch-up: ${dir##*/}'s fetch results ($f) were not applied; $DATA holds no dataset yet: they wait for this pass's dedup to make it"
+			late+=("$dir/$f")
+		fi
+	done
 done
 catchup=0
-rm -f "$WORK/observations.parquet.applied" "$WORK/results.parquet.applied"
+for f in "${OBS[@]}" "${RES[@]}"; do
+	rm -f "$WORK/$f.applied"
+done
 
 tick
 # shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists
+to=$WORK/observations.arrows
 step capture "$IH" capture --data "$DATA" "${now[@]}" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
-	--stats-json "$WORK/capture.json" $(metrics capture) -o "$WORK/observations.parquet"
-dedup "$WORK"
+	--stats-json "$WORK/capture.json" $(metrics capture) -o -
+dedup "$WORK/observations.arrows"
 # late: the earlier passes' results that waited for a dataset. Still none
 # (this pass's observations were bad input): they stay for a later pass.
 if [ ${#late[@]} -gt 0 ]; then
 	if [ -f "$DATA/CURRENT" ]; then
 		catchup=1
-		for dir in "${late[@]}"; do
-			log "catch-up: ${dir##*/}'s fetch results, now that $DATA holds a dataset"
-			merge "$dir"
+		for f in "${late[@]}"; do
+			dir=${f%/*}
+			log "catch-up: ${dir##*/}'s fetch results (${f##*/}), now that $DATA holds a dataset"
+			merge "$f"
 		done
 		catchup=0
 	else
-		log "catch-up: $DATA still holds no dataset: the fetch results of ${late[*]##*/} stay for a later pass"
+		waiting=()
+		for f in "${late[@]}"; do
+			dir=${f%/*}
+			waiting+=("${dir##*/}")
+		done
+		log "catch-up: $DATA still holds no dataset: the fetch results of ${waiting[*]} stay for a later pass"
 		partial=1
 	fi
 fi
@@ -482,9 +533,10 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	fi
 	tick
 	# shellcheck disable=SC2086
+	to=$WORK/results.arrows
 	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" "${deadline[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
-		"$WORK/jobs.parquet" -o "$WORK/results.parquet"
-	merge "$WORK"
+		"$WORK/jobs.parquet" -o -
+	merge "$WORK/results.arrows"
 fi
 
 step export "$IH" export --data "$DATA" --table catalog --format parquet \
@@ -504,7 +556,11 @@ old=$((${#folders[@]} - 10))
 [ $old -gt 0 ] || old=0
 for dir in "${folders[@]:0:old}"; do
 	dir=${dir%/}
-	pending "$dir/observations.parquet" || pending "$dir/results.parquet" || rm -rf -- "$dir"
+	left=0
+	for f in "${OBS[@]}" "${RES[@]}"; do
+		pending "$dir/$f" && left=1
+	done
+	[ $left = 1 ] || rm -rf -- "$dir"
 done
 log "done$([ $bad = 1 ] && echo ' (bad input set aside)')$([ $partial = 1 ] && echo ' (partial)')$([ $statusrc = 0 ] || echo ' (status failed)')"
 [ $statusrc = 0 ] || exit $statusrc

@@ -98,7 +98,7 @@ func TestCrawlPassAfterSIGTERMInCapture(t *testing.T) {
 			if n := strings.Count(p.log.String(), "crawl-pass a1: capture: interrupted (exit 130)"); n != 1 {
 				t.Errorf("%d \"capture: interrupted\" lines in the log, want 1:\n%s", n, p.log)
 			}
-			obs := filepath.Join(data, "work", "a1", "observations.parquet")
+			obs := filepath.Join(data, "work", "a1", "observations.arrows")
 			if !exists(obs) || exists(obs+".applied") {
 				t.Fatalf("a1 left no unapplied observations; log:\n%s", p.log)
 			}
@@ -133,7 +133,7 @@ func TestCrawlPassLockedDedup(t *testing.T) {
 	if got != 75 {
 		t.Fatalf("pass b1: exit %d, want 75; log:\n%s", got, p.log)
 	}
-	obs := filepath.Join(data, "work", "b1", "observations.parquet")
+	obs := filepath.Join(data, "work", "b1", "observations.arrows")
 	if !exists(obs) || exists(obs+".applied") || applied(t, data, obs) {
 		t.Fatalf("b1's observations: want them left unapplied; log:\n%s", p.log)
 	}
@@ -169,7 +169,7 @@ func TestCrawlPassBadLeftover(t *testing.T) {
 	if exists(obs) || exists(res) {
 		t.Errorf("a bad input is still where the next pass would apply it again")
 	}
-	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.parquet")) {
+	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.arrows")) {
 		t.Errorf("z1 did not go on with its own capture; log:\n%s", log)
 	}
 	status := ih(t, "status", "--data", data)
@@ -205,7 +205,7 @@ func TestCrawlPassResultsWaitForDataset(t *testing.T) {
 	if !applied(t, data, res) || !exists(res+".applied") {
 		t.Errorf("p1's results were not merged once the pass's dedup made the dataset; log:\n%s", log)
 	}
-	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.parquet")) {
+	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.arrows")) {
 		t.Errorf("z1 did not go on with its own capture; log:\n%s", log)
 	}
 	wait, merged := strings.Index(log, "holds no dataset yet"), strings.Index(log, "now that "+data+" holds a dataset")
@@ -234,7 +234,7 @@ func TestCrawlPassFailingLeftover(t *testing.T) {
 	if !strings.Contains(log, "left for the next pass; going on") {
 		t.Errorf("the log does not say p0's file is left for the next pass:\n%s", log)
 	}
-	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.parquet")) {
+	if !applied(t, data, filepath.Join(data, "work", "z1", "observations.arrows")) {
 		t.Errorf("z1 did not go on with its own capture; log:\n%s", log)
 	}
 	if applied(t, data, obs) || !exists(obs) || exists(obs+".applied") {

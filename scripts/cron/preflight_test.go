@@ -72,7 +72,7 @@ func TestCrawlPassBadArguments(t *testing.T) {
 func TestCrawlPassFirstRun(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ds")
 	log := runPass(t, data, "c1", "1s", 0)
-	if !applied(t, data, filepath.Join(data, "work", "c1", "observations.parquet")) {
+	if !applied(t, data, filepath.Join(data, "work", "c1", "observations.arrows")) {
 		t.Errorf("the first pass applied no observations; log:\n%s", log)
 	}
 }
@@ -96,7 +96,7 @@ func TestCrawlPassNowWithoutDate(t *testing.T) {
 			t.Errorf("%s ran with --now %s, want NOW (%s) plus the time since the pass began; log:\n%s", stage, m[1], now.UTC().Format(time.RFC3339Nano), log)
 		}
 	}
-	if !applied(t, data, filepath.Join(data, "work", "c1", "observations.parquet")) {
+	if !applied(t, data, filepath.Join(data, "work", "c1", "observations.arrows")) {
 		t.Errorf("the pass applied no observations; log:\n%s", log)
 	}
 }
