@@ -44,7 +44,15 @@ it gives none) and falls back to find_node where a node answers 204.
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
 with -o - (refused when stdout is a terminal). Rows reach the file at
 least every 30s, so that a write error (a full disk) stops the run then,
-exit 1, saying the file was not kept, not at its end. The run stops after
+exit 1, saying the file was not kept, not at its end. A Parquet file is
+only readable once whole: a kill -9 (or the OOM killer) loses it all.
+With -o - redirected to a file ("-o - > obs.arrows", as crawl-pass.sh
+does), each batch reaches the file within 200ms of its observations and
+the disk (fsync) within 1s more, so a kill -9 loses at most that (a
+machine crash, that second too): dedup applies the file up to its last
+whole batch. While it writes, capture holds the file's flock(2): dedup
+and merge skip the file (exit 3) until capture is done, and a second
+writer redirected to it exits 75. The run stops after
 --duration or --max-observations; SIGINT or SIGTERM stops it too, and what
 was received is still written and committed (exit 130). At a stop each
 node goes on reading until its socket has been quiet for 200ms (2s at
@@ -131,6 +139,10 @@ func runCapture(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
+	hold, err := holdStream("capture", out, c.App.Writer)
+	if err != nil {
+		return err
+	}
 	var st capture.Stats
 	interrupted := false
 	var saver stateSaver
@@ -156,6 +168,9 @@ func runCapture(c *cli.Context) error {
 		// The nodes are blocked handing observations to the writer: their
 		// routing tables do not depend on the output, and are saved.
 		saver.run("capture")
+	}
+	if err == nil {
+		err = hold.close("capture")
 	}
 	if err != nil {
 		return err

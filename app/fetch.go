@@ -112,6 +112,17 @@ the signal (a reader that reads nothing, a FIFO that no reader opens), or a seco
 ends the run at once (exit 130): the stream is cut short (the leases of the jobs whose rows
 did not get through run out at lease_until), and the DHT state is saved all the same.
 
+Results are written as they come, in batches at least once a second. To
+-o FILE (Parquet) they are readable only once the file is whole: a kill -9
+(or the OOM killer) loses them all, and their jobs wait for lease_until.
+With -o - redirected to a file ("-o - > results.arrows", as crawl-pass.sh
+does), each batch reaches the file within 1s of its results and the disk
+(fsync) within 1s more, so a kill -9 loses at most that (a machine crash,
+that second too): merge applies the file up to its last whole batch.
+While it writes, fetch holds the file's flock(2): dedup and merge skip
+the file (exit 3) until fetch is done, and a second writer redirected to
+it exits 75.
+
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
 --stats-json writes. On bad input (exit 2, nothing written) it prints only the error
@@ -184,6 +195,10 @@ func runFetch(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
+	hold, err := holdStream("fetch", o.Output, o.Stdout)
+	if err != nil {
+		return err
+	}
 	var saver stateSaver
 	o.StateSaver = saver.set
 	stats, err := deliverRun(c.Context, "fetch", o.Output, o.Stdout, func(dst output) (fetch.Stats, error) {
@@ -196,6 +211,13 @@ func runFetch(c *cli.Context) error {
 		saver.run("fetch")
 		return exitcode.With(exitcode.Interrupted,
 			fmt.Errorf("%w; the leased jobs whose rows did not get through stay leased until their lease ends", err))
+	}
+	if herr := hold.close("fetch"); err == nil || exitcode.Of(err) == exitcode.Partial || exitcode.Of(err) == exitcode.Interrupted {
+		// What reached the file is not sure to be on disk: a failure
+		// (exit 1) outranks a partial or interrupted run's status.
+		if herr != nil {
+			err = herr
+		}
 	}
 	if exitcode.Of(err) == exitcode.BrokenPipe {
 		// The reader of -o - went away: as for every command, nothing

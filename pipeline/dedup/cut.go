@@ -99,8 +99,9 @@ func alsoNote(kerr error) string {
 }
 
 // ErrLeftOut is matched (errors.Is) by the partial outcome (exit 3) of a
-// run that applied all it could of its inputs and committed, but left
-// some of them out: the cut message of an Arrow file named as INPUT.
+// run that applied all it could of its inputs, but left some of them
+// out: a file named as INPUT that a stream is still being written into
+// (skipped whole), or the cut message of an Arrow file named as INPUT.
 // The run reports as a whole one does.
 var ErrLeftOut = errors.New("part of the input left out")
 
@@ -134,18 +135,25 @@ func (b *batch) cutsOf(group []input) []cutNote {
 }
 
 // leftOut is the outcome of a run that committed what it read: nil, or
-// the partial outcome (exit 3, an ErrLeftOut) that says, in one line, which
-// named Arrow files were cut mid-message.
-func leftOut(cuts []cutNote) error {
-	if len(cuts) == 0 {
+// the partial outcome (exit 3, an ErrLeftOut) that says, in one line,
+// which files named as INPUT it left out, being written (busy), and
+// which Arrow files were cut mid-message.
+func leftOut(cuts []cutNote, busy []string) error {
+	if len(cuts) == 0 && len(busy) == 0 {
 		return nil
 	}
 	var says []string
+	for _, b := range busy {
+		says = append(says, b+": skipped, not applied (apply it once its writer is done)")
+	}
 	for _, c := range cuts {
 		says = append(says, fmt.Sprintf("%s: the Arrow IPC stream was cut mid-message after %d complete rows, which were "+
 			"applied (its writer was killed while writing a batch: the %d bytes of the cut one are left out)",
 			c.name, c.cut.Rows, c.cut.Size-c.cut.Whole))
 	}
-	return exitcode.With(exitcode.Partial, fmt.Errorf("dedup: %s (%w: applying the same file again changes nothing)",
-		strings.Join(says, "; "), ErrLeftOut))
+	again := ""
+	if len(cuts) > 0 {
+		again = ": applying the same file again changes nothing"
+	}
+	return exitcode.With(exitcode.Partial, fmt.Errorf("dedup: %s (%w%s)", strings.Join(says, "; "), ErrLeftOut, again))
 }

@@ -129,9 +129,12 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	// with nothing committed is removed again (see app's newData).
 	announced := !d.Created
 	cache := loadInputCache(d)
-	ins, err := resolveInputs(ctx, o.Inputs, o.Stdin, d, cache)
+	ins, busy, err := resolveInputs(ctx, o.Inputs, o.Stdin, d, cache)
 	if err != nil {
 		return st, err
+	}
+	if len(ins) == 0 && len(busy) > 0 {
+		return st, leftOut(nil, busy)
 	}
 	if len(ins) == 0 {
 		return st, noInput(d, o.Data)
@@ -247,7 +250,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			st.StateRows = base.Table(dataset.TableState).Rows()
 			st.Snapshot = base.Snapshot
 			st.Seconds = time.Since(start).Seconds()
-			return st, leftOut(cuts)
+			return st, leftOut(cuts, busy)
 		}
 		st.Commits++
 		committed += len(group)
@@ -287,7 +290,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		removeInbox(ins) // every input is now in the ledger, duplicates included
 		st.Seconds = time.Since(start).Seconds()
-		return st, leftOut(cuts)
+		return st, leftOut(cuts, busy)
 	}
 }
 

@@ -65,12 +65,15 @@ type input struct {
 
 // resolveInputs expands folders, spools stdin into the inbox and picks up
 // inbox files a killed run left behind. The files that cache (nil: none)
-// knows unchanged come with their id set, unopened.
+// knows unchanged come with their id set, unopened. A file that a stream
+// is still being written into (its writer holds its lock:
+// fsutil.Writing) is left out, before it is even looked at, and named in
+// busy: applied now, and again once whole, its rows would count twice.
 //
 // Stdin is read while it is spooled (see spoolStdin). If resolveInputs
 // fails, it first lets that spool finish, so that what stdin held waits
 // in the inbox for the next run, as if it had been spooled whole first.
-func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *dataset.Dataset, cache *inputCache) (out []input, err error) {
+func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *dataset.Dataset, cache *inputCache) (out []input, busy []string, err error) {
 	inbox := d.Path("inbox")
 	defer func() {
 		if err != nil {
@@ -85,34 +88,37 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		}
 	}
 	if stdins > 1 {
-		return nil, exitcode.BadInput(errors.New("dedup: - (stdin) named more than once"))
+		return nil, nil, exitcode.BadInput(errors.New("dedup: - (stdin) named more than once"))
 	}
 	for _, a := range args {
 		if a == "-" {
 			in, err := spoolStdin(ctx, inbox, stdin, d.Dir)
 			if err != nil {
-				return out, err
+				return out, busy, err
 			}
 			out = append(out, in)
 			continue
 		}
 		st, err := os.Stat(a)
 		if err != nil {
-			return out, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
+			return out, busy, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 		}
 		if fsutil.ReadOnce(st.Mode()) {
 			// Readable once: spooled like stdin, then read from the inbox.
 			in, err := spoolPipe(ctx, inbox, a, d.Dir)
 			if err != nil {
-				return out, err
+				return out, busy, err
 			}
 			out = append(out, in)
 			continue
 		}
 		if !st.IsDir() {
-			in, err := cache.probe(a, a, d.Dir)
+			in, ok, err := cache.probeUnlessWritten(a, d.Dir, &busy)
 			if err != nil {
-				return out, err
+				return out, busy, err
+			}
+			if !ok {
+				continue
 			}
 			// A partial input set aside in the inbox is removed once
 			// applied, as a spool is: status lists it until then.
@@ -122,13 +128,16 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		}
 		files, err := folderFiles(a)
 		if err != nil {
-			return out, err
+			return out, busy, err
 		}
 		sort.Strings(files)
 		for _, p := range files {
-			in, err := cache.probe(p, p, d.Dir)
+			in, ok, err := cache.probeUnlessWritten(p, d.Dir, &busy)
 			if err != nil {
-				return out, err
+				return out, busy, err
+			}
+			if !ok {
+				continue
 			}
 			out = append(out, in)
 		}
@@ -137,7 +146,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 	// those of live runs: dataset.ClaimLeftover). What a run killed while
 	// spooling had read is set aside (dataset.Salvage).
 	if _, err := dataset.Salvage(inbox, ".spool"); err != nil {
-		return out, fmt.Errorf("dedup: %w", err)
+		return out, busy, fmt.Errorf("dedup: %w", err)
 	}
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
@@ -169,7 +178,28 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		in.inbox, in.release = true, release
 		out = append(out, in)
 	}
-	return out, nil
+	return out, busy, nil
+}
+
+// probeUnlessWritten is c.probe for a file named as INPUT (or found in a
+// folder named so), unless a stream is still being written into it
+// (fsutil.Writing: its writer holds its lock): then it notes the file in
+// busy and returns ok false. The check comes before the file is read
+// (a stream just begun is empty, which probe refuses), and after the
+// cache: a file the cache knows unchanged is not opened at all, and was
+// read whole once, its writer done.
+func (c *inputCache) probeUnlessWritten(path, data string, busy *[]string) (in input, ok bool, err error) {
+	if c != nil {
+		if e, hit := c.lookup(path); hit {
+			return input{name: path, path: path, id: e.ID, size: e.Size, kind: e.Kind}, true, nil
+		}
+	}
+	if who, writing := fsutil.Writing(path); writing {
+		*busy = append(*busy, fmt.Sprintf("%s: still being written by %s", path, who))
+		return input{}, false, nil
+	}
+	in, err = probe(path, path, data)
+	return in, err == nil, err
 }
 
 // folderFiles lists the Parquet files under folder dir: those named

@@ -85,7 +85,7 @@ func TestLiveSpoolIsNoLeftover(t *testing.T) {
 				t.Fatal(err)
 			}
 			other := writeObs(t, dir, obs[:10])
-			ins, err := resolveInputs(ctx, []string{other}, nil, d, nil)
+			ins, _, err := resolveInputs(ctx, []string{other}, nil, d, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,11 +121,11 @@ func TestLiveSpoolIsNoLeftover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := resolveInputs(ctx, []string{writeObs(t, dir, obs[:1])}, nil, d, nil)
+	first, _, err := resolveInputs(ctx, []string{writeObs(t, dir, obs[:1])}, nil, d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := resolveInputs(ctx, []string{writeObs(t, dir, obs[1:2])}, nil, d, nil)
+	second, _, err := resolveInputs(ctx, []string{writeObs(t, dir, obs[1:2])}, nil, d, nil)
 	settleLive(ctx, second)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -175,12 +176,16 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
+	ins, busy := skipWriting(ins)
 	// The spools among ins stay locked until the run has committed them
 	// (and removed them) or given them up: no other run applies them.
 	defer releaseAll(ins)
 	// Stdin spooled waits in the inbox when the run fails (a commit on a
 	// full disk, or locked out): the error says so.
 	defer func() { err = keptNote(err, ins) }()
+	if len(ins) == 0 && len(busy) > 0 {
+		return st, cutInputs(nil, nil, busy)
+	}
 	if len(ins) == 0 { // without arguments, merge applies what a killed run spooled
 		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
 	}
@@ -234,7 +239,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		removeInbox(ins)
 		st.Snapshot = base.Snapshot
 		st.Seconds = time.Since(start).Seconds()
-		return st, nil
+		return st, cutInputs(nil, nil, busy)
 	}
 	for _, in := range pending {
 		warnFuture(in.name, notes[in.id].future, o.Now)
@@ -249,20 +254,42 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if after != nil {
 		return st, fmt.Errorf("merge: %w", after)
 	}
-	return st, cutInputs(pending, notes)
+	return st, cutInputs(pending, notes, busy)
 }
 
-// cutInputs is the partial outcome (exit 3) of a run that applied
-// streams cut mid-message or ended without their end-of-stream marker
-// (readResults): one line that says, for each,
+// skipWriting leaves out of ins the files named as RESULTS that a stream
+// is still being written into ("fetch -o - > FILE" at work: its writer
+// holds the file's lock, fsutil.Writing), and names each in busy: one
+// applied now and again once whole would be two inputs, each counting
+// its results' peer failures.
+func skipWriting(ins []input) (kept []input, busy []string) {
+	kept = ins[:0:0]
+	for _, in := range ins {
+		if in.inbox || in.spooled != "" {
+			kept = append(kept, in)
+			continue
+		}
+		if who, ok := fsutil.Writing(in.path); ok {
+			busy = append(busy, fmt.Sprintf("%s: still being written by %s: skipped, not applied (apply it once its writer is done)", in.name, who))
+			continue
+		}
+		kept = append(kept, in)
+	}
+	return kept, busy
+}
+
+// cutInputs is the partial outcome (exit 3) of a run that left out the
+// files in busy (skipWriting) or applied streams cut mid-message or
+// ended without their end-of-stream marker (readResults): one line that
+// says, for each,
 // how many rows came through whole and were applied, and what became of
 // the jobs whose rows were cut off; nil when none was cut. The ledger
 // records such a stream by the checksum of what came, as any input: the
 // same bytes again are a no-op, and the whole stream, if fetch's output
 // was kept and is merged later, is another input whose rows already
 // applied count once (by lease) while the rest apply.
-func cutInputs(pending []input, notes map[string]inputNote) error {
-	var cuts []string
+func cutInputs(pending []input, notes map[string]inputNote, busy []string) error {
+	cuts := slices.Clone(busy)
 	for _, in := range pending {
 		switch c := notes[in.id].cut; {
 		case c == nil:
@@ -277,8 +304,11 @@ func cutInputs(pending []input, notes map[string]inputNote) error {
 	if len(cuts) == 0 {
 		return nil
 	}
-	return exitcode.With(exitcode.Partial, fmt.Errorf("merge: %s; the jobs whose rows did not get through stay leased "+
-		"until their lease_until, when plan-retries plans them again", strings.Join(cuts, "; ")))
+	jobs := ""
+	if len(cuts) > len(busy) {
+		jobs = "; the jobs whose rows did not get through stay leased until their lease_until, when plan-retries plans them again"
+	}
+	return exitcode.With(exitcode.Partial, fmt.Errorf("merge: %s%s", strings.Join(cuts, "; "), jobs))
 }
 
 // tries is the loop of tries of a merge run (stage "merge" or "merge
