@@ -111,7 +111,8 @@ WORK=$DATA/work/$PASS
 
 metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1.prom"; }
 log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
-usage() { log "$*"; exit 2; }
+usage() { log "$*"; usage_err=1; exit 2; }
+usage_err=''  # the pass ends on a usage error: its one line says all
 partial=0 bad=0 catchup=0
 
 # With METRICS_DIR, the pass ends by writing its own gauges there, in
@@ -137,9 +138,10 @@ passmetrics() {
 			printf '# HELP infohash_crawl_pass_last_success_timestamp_seconds When the last crawl pass that exited 0 ended (Unix time); a pass that did not leaves it as it was.\n'
 			printf '# TYPE infohash_crawl_pass_last_success_timestamp_seconds gauge\ninfohash_crawl_pass_last_success_timestamp_seconds %s\n' "$last"
 		fi
-	} >"$f.tmp$$" && mv -f -- "$f.tmp$$" "$f" || {
+	} 2>/dev/null >"$f.tmp$$" && mv -f -- "$f.tmp$$" "$f" 2>/dev/null || {
 		rm -f -- "$f.tmp$$"
-		log "cannot write $f (METRICS_DIR)"
+		# One line (not the shell's too); none after a usage error's.
+		[ -n "$usage_err" ] || log "cannot write $f (METRICS_DIR)"
 	}
 }
 # finish: on the way out, whatever the status. A pass that left nothing
@@ -502,22 +504,34 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 			rm -f -- "$JOBS" || stopped plan-retries 1
 		fi
 	fi
-	if [ -f "$JOBS" ]; then
+	# A file at JOBS without JOBS.lease_until (a pass killed between its
+	# plan and writing it, or an empty plan, which has none) says nothing
+	# of when its leases end: stale, planned over (--replace ends its
+	# leases, and plans their hashes again).
+	replace=()
+	if [ -f "$JOBS" ] && [ ! -f "$JOBS.lease_until" ]; then
+		log "plan-retries: $JOBS, a jobs file a stopped pass left unfetched, has no $JOBS.lease_until to say when its leases end: planning afresh over it (--replace ends them, and plans those hashes again)"
+		replace=(--replace)
+	fi
+	if [ -f "$JOBS" ] && [ ${#replace[@]} = 0 ]; then
 		log "plan-retries: $JOBS is a jobs file a stopped pass left unfetched: fetching it in this pass in place of a new plan"
 	else
 		rm -f -- "$JOBS.lease_until"
 		tick
-		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" "${keep[@]}" --limit "$LIMIT" \
+		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" "${keep[@]}" --limit "$LIMIT" "${replace[@]}" \
 			--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$JOBS"
 		until=$(statsval lease_until "$WORK/plan.json")
 		if [ -n "$until" ] && until=$("$IH" clock --far-now --now "$until"); then
 			printf '%s\n' "$until" >"$JOBS.lease_until" || stopped plan-retries 1
 		fi
 	fi
+	# The record leaves JOBS after the jobs file (copied before, removed
+	# after): a pass killed between the two leaves both for the next.
 	if [ -f "$JOBS.lease_until" ]; then
-		mv -f -- "$JOBS.lease_until" "$WORK/jobs.parquet.lease_until" || stopped plan-retries 1
+		cp -f -- "$JOBS.lease_until" "$WORK/jobs.parquet.lease_until" || stopped plan-retries 1
 	fi
 	mv -f -- "$JOBS" "$WORK/jobs.parquet" || stopped plan-retries 1
+	rm -f -- "$JOBS.lease_until"
 	# fetch shares capture's DHT state directory (its own files there) to
 	# start warm from the nodes that answered it last pass. With
 	# PASS_BUDGET, its --deadline is what is left of it (at least 1s:

@@ -35,6 +35,8 @@ func TestCrawlPassBadArguments(t *testing.T) {
 		{"zero duration", "ds", "0", "CAPTURE_DURATION 0: want more than zero", nil},
 		{"zero duration with units", "ds", "0h0.0m", "CAPTURE_DURATION 0h0.0m: want more than zero", nil},
 		{"bad LIMIT", "ds", "1s", "LIMIT=many", []string{"LIMIT=many"}},
+		// The pass's gauges cannot be written: no more lines for that.
+		{"bad LIMIT, no METRICS_DIR", "ds", "1s", "LIMIT=many", []string{"LIMIT=many", "METRICS_DIR=no-metrics"}},
 		{"bad PASS_BUDGET", "ds", "1s", "PASS_BUDGET=1.5h: want more than zero", []string{"PASS_BUDGET=1.5h"}},
 		{"zero KEEP", "ds", "1s", "KEEP=0: want a number of snapshots, 1 or more", []string{"KEEP=0"}},
 		{"bad LOCK_WAIT", "ds", "1s", "LOCK_WAIT=5", []string{"LOCK_WAIT=5"}},
@@ -46,7 +48,7 @@ func TestCrawlPassBadArguments(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, e := range tc.env {
-				if k, v, _ := strings.Cut(e, "="); k == "EXPORT_DIR" {
+				if k, v, _ := strings.Cut(e, "="); k == "EXPORT_DIR" || k == "METRICS_DIR" {
 					tc.env[i] = k + "=" + filepath.Join(dir, v)
 				}
 			}
