@@ -80,14 +80,14 @@ func TestCrawlPassOneClock(t *testing.T) {
 }
 
 // A SIGTERM to the whole pass as it reads a step's clock (infohash clock
-// --since) ends that clock read too: the pass stops as interrupted (130,
+// --started) ends that clock read too: the pass stops as interrupted (130,
 // one "interrupted" line), as for a step the signal stopped, not as a
 // failed step (exit 1).
 func TestCrawlPassSignalDuringClock(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ds")
-	// An infohash whose clock --since signals the pass and itself, as a
+	// An infohash whose clock --started signals the pass and itself, as a
 	// SIGTERM to the process group does.
-	wrapper := script(t, "infohash", `case " $* " in *" --since "*) kill -TERM $PPID; kill -TERM $$ ;; esac
+	wrapper := script(t, "infohash", `case " $* " in *" --started "*) kill -TERM $PPID; kill -TERM $$ ;; esac
 exec `+bin+` "$@"`)
 	now := time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)
 	log := runPass(t, data, "i1", "1s", 130, "INFOHASH="+wrapper, "NOW="+now)

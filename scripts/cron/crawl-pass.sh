@@ -280,7 +280,7 @@ mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || {
 
 # tick: set now, the --now of the step about to start: with NOW, NOW plus
 # the wall-clock time elapsed since the pass began (infohash clock
-# --since), as a clock that started at NOW reads; capture and fetch run
+# --started), as a clock that started at NOW reads; capture and fetch run
 # on from it at the wall clock's pace. Every step on one clock: what
 # capture stamps is not after the --now of the dedup that folds it in (the
 # same NOW for every step read a long capture's later sightings as future
@@ -291,7 +291,7 @@ tick() {
 	[ -n "${NOW:-}" ] || return 0
 	local t
 	# A signal to the whole pass may end clock too: interrupted, not failed.
-	t=$("$IH" clock --now "$NOW" --since "$start") || { [ -z "$sig" ] || stopped clock 130; stopped clock 1; }
+	t=$("$IH" clock --now "$NOW" --started "$start") || { [ -z "$sig" ] || stopped clock 130; stopped clock 1; }
 	now=(--now "$t")
 }
 boot=()
