@@ -103,9 +103,10 @@ func TestDataFileCarriesTheManifestsRecord(t *testing.T) {
 		version int
 		lacks   []string
 	}{
-		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers"}},
-		{2, []string{"avoid_peers"}},
-		{3, nil},
+		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers"}},
+		{2, []string{"avoid_peers", "peers"}},
+		{3, []string{"peers"}},
+		{5, []string{"peers"}},
 		{dataset.FormatVersion, nil},
 	} {
 		old := *m

@@ -17,8 +17,9 @@ import (
 //	2  state without avoid_peers
 //	3  the whole ledger of applied inputs in the manifest
 //	4  the ledger is a table of its own (ledger.go)
-//	5  current: the manifest records every data file's footer checksum
+//	5  the manifest records every data file's footer checksum
 //	   (FileInfo.Footer), which readers check before trusting a footer
+//	6  current: the state has peers (announced endpoints)
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
@@ -34,9 +35,9 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 			tx.Abort()
 			return nil
 		}
-		// From format 3 the state's schema is unchanged; the commit
-		// itself moves the manifest's ledger into the ledger table.
-		if tx.Base().FormatVersion < 3 {
+		// Formats 3 to 5 share the state's schema (less peers); the
+		// commit itself moves format 3's ledger into the ledger table.
+		if tx.Base().FormatVersion < 6 {
 			if err := migrateState(d, tx); err != nil {
 				tx.Abort()
 				return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
@@ -58,15 +59,17 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 
 // StateLacks returns the state columns that a state file of snapshot m
 // may lack: those m's format version predates (the history above), which
-// read as zero values. A state file of format 3 or later has every column
+// read as zero values. A state file of format 6 or later has every column
 // and one it lacks is damage. Readers get them, by name, in the
 // rowio.DataFile of a state file (Dataset.DataFile).
 func (m *Manifest) StateLacks() statecol.Columns {
 	switch {
 	case m.FormatVersion <= 1:
-		return statecol.ColumnsNamed("backoff_step", "bad_metadata", "reactivated_at", "avoid_peers")
+		return statecol.ColumnsNamed("backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers")
 	case m.FormatVersion == 2:
-		return statecol.ColumnsNamed("avoid_peers")
+		return statecol.ColumnsNamed("avoid_peers", "peers")
+	case m.FormatVersion < 6:
+		return statecol.ColumnsNamed("peers")
 	}
 	return 0
 }

@@ -92,7 +92,17 @@ type State struct {
 	// kept after their penalty ends so that a source is counted once
 	// (merge). plan-retries hands a job the ones still penalised.
 	AvoidPeers []string `parquet:"avoid_peers,list"`
+	// Peers are endpoints (ip:port) that announced this hash
+	// (announce_peer: the sender's address with the port it announced),
+	// newest first, each once, at most MaxStatePeers: dedup puts a
+	// batch's announcers before those already known, merge drops one
+	// that failed the hash, plan-retries hands a job those not in its
+	// live avoid_peers.
+	Peers []string `parquet:"peers,list"`
 }
+
+// MaxStatePeers bounds State.Peers.
+const MaxStatePeers = 8
 
 // PeerFailure is one peer's failure during a fetch attempt.
 type PeerFailure struct {

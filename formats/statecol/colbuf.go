@@ -133,6 +133,23 @@ func (c *colBuf) strSlow(v string) {
 	c.idx = append(c.idx, id)
 }
 
+// strList appends a list<string> (required group (LIST) > repeated group
+// list > required element): one entry per element, or one null entry for
+// an empty list.
+func (c *colBuf) strList(l []string) {
+	if len(l) == 0 {
+		c.rep, c.def = append(c.rep, 0), append(c.def, 0)
+		c.entries++
+		return
+	}
+	for k, p := range l {
+		c.rep, c.def = append(c.rep, min(uint8(k), 1)), append(c.def, 1)
+		c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(len(p)))
+		c.vals = append(c.vals, p...)
+		c.entries++
+	}
+}
+
 // fill lays out the columns of rows in mask in one pass over them: each
 // row's cache lines are read once, where a pass per column read them 20
 // times.
@@ -158,7 +175,7 @@ func (sw *stateWriter) fillBegin(n int, mask Columns) {
 			c[k].vals = slices.Grow(c[k].vals, 8*n)
 		}
 	}
-	c[cAvoidPeers].entries = 0
+	c[cAvoidPeers].entries, c[cPeers].entries = 0, 0
 	sw.hashSet = false
 }
 
@@ -169,7 +186,7 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 	hash, v2, typ, first, last, count := on(cInfoHash), on(cInfoHashV2), on(cHashType), on(cFirstSeen), on(cLastSeen), on(cSeenCount)
 	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
 	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
-	react, avoid := on(cReactivated), on(cAvoidPeers)
+	react, avoid, peers := on(cReactivated), on(cAvoidPeers), on(cPeers)
 	for i := range rows {
 		s := &rows[i]
 		if hash {
@@ -236,21 +253,11 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 		if react {
 			c[cReactivated].optInt64(s.Reactivated)
 		}
-		if !avoid {
-			continue
+		if avoid {
+			c[cAvoidPeers].strList(s.AvoidPeers)
 		}
-		// required group (LIST) > repeated group list > required element:
-		// one entry per element, or one null entry for an empty list.
-		ap := &c[cAvoidPeers]
-		if len(s.AvoidPeers) == 0 {
-			ap.rep, ap.def = append(ap.rep, 0), append(ap.def, 0)
-			ap.entries++
-		}
-		for k, p := range s.AvoidPeers {
-			ap.rep, ap.def = append(ap.rep, min(uint8(k), 1)), append(ap.def, 1)
-			ap.vals = binary.LittleEndian.AppendUint32(ap.vals, uint32(len(p)))
-			ap.vals = append(ap.vals, p...)
-			ap.entries++
+		if peers {
+			c[cPeers].strList(s.Peers)
 		}
 	}
 	if len(rows) > 0 && hash {

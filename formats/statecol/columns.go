@@ -66,13 +66,14 @@ const (
 	cBadMetadata
 	cReactivated
 	cAvoidPeers
+	cPeers
 	numStateColumns
 )
 
 var stateColumnNames = [numStateColumns]string{"info_hash", "info_hash_v2", "hash_type", "first_seen",
 	"last_seen", "seen_count", "last_source", "activity", "metadata_status", "attempts", "last_attempt",
 	"last_failure", "next_retry", "lease_id", "lease_until", "tier", "backoff_step", "bad_metadata",
-	"reactivated_at", "avoid_peers"}
+	"reactivated_at", "avoid_peers", "peers"}
 
 // Changed reports the columns in which a and b differ.
 func Changed(a, b *schema.State) Columns {
@@ -102,5 +103,6 @@ func Changed(a, b *schema.State) Columns {
 	set(cBadMetadata, a.BadMetadata != b.BadMetadata)
 	set(cReactivated, a.Reactivated != b.Reactivated)
 	set(cAvoidPeers, !slices.Equal(a.AvoidPeers, b.AvoidPeers))
+	set(cPeers, !slices.Equal(a.Peers, b.Peers))
 	return c
 }

@@ -178,6 +178,7 @@ type stateWide struct {
 	BadMetadata    int32       `parquet:"bad_metadata"`
 	Reactivated    int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
 	AvoidPeers     []string    `parquet:"avoid_peers,list"`
+	Peers          []string    `parquet:"peers,list"`
 }
 
 // TestBadValuesOnRead: a hash_type other than 1 or 2, or a status or tier
@@ -209,7 +210,7 @@ func TestBadValuesOnRead(t *testing.T) {
 				for i, r := range rows {
 					wide[i] = stateWide{r.InfoHash, r.InfoHashV2, int32(r.HashType), r.FirstSeen, r.LastSeen, r.SeenCount,
 						r.LastSource, r.Activity, r.MetadataStatus, r.Attempts, r.LastAttempt, r.LastFailure, r.NextRetry,
-						r.LeaseID, r.LeaseUntil, r.Tier, r.BackoffStep, r.BadMetadata, r.Reactivated, r.AvoidPeers}
+						r.LeaseID, r.LeaseUntil, r.Tier, r.BackoffStep, r.BadMetadata, r.Reactivated, r.AvoidPeers, r.Peers}
 				}
 				wide[2].HashType = tt.wide
 				err = parquet.WriteFile(path, wide)

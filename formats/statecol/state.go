@@ -194,11 +194,17 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 		}
 		read |= 1 << r.col
 	}
-	if need&(1<<cAvoidPeers) == 0 {
+	lists := need & (1<<cAvoidPeers | 1<<cPeers)
+	if lists == 0 {
 		return read, nil
 	}
 	for i := range st {
-		st[i].AvoidPeers = nil // the reader appends
+		if lists&(1<<cAvoidPeers) != 0 {
+			st[i].AvoidPeers = nil // the reader appends
+		}
+		if lists&(1<<cPeers) != 0 {
+			st[i].Peers = nil
+		}
 	}
 	dst := func(r int) int { return r }
 	if o.sel != nil {
@@ -208,15 +214,30 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 		}
 		dst = func(r int) int { return int(inv[r]) - 1 }
 	}
-	if c, maxDef := f.Column(rg, "avoid_peers", "list", "element"); c != nil {
+	for _, l := range []struct {
+		col   int
+		field func(*schema.State) *[]string
+	}{
+		{cAvoidPeers, func(s *schema.State) *[]string { return &s.AvoidPeers }},
+		{cPeers, func(s *schema.State) *[]string { return &s.Peers }},
+	} {
+		if lists&(1<<l.col) == 0 {
+			continue
+		}
+		name := stateColumnNames[l.col]
+		c, maxDef := f.Column(rg, name, "list", "element")
+		if c == nil {
+			continue
+		}
 		if err := StringLists(c, n, maxDef, func(r int, s string) {
 			if i := dst(r); i >= 0 {
-				st[i].AvoidPeers = append(st[i].AvoidPeers, s)
+				p := l.field(&st[i])
+				*p = append(*p, s)
 			}
 		}); err != nil {
-			return 0, fmt.Errorf("avoid_peers: %w", err)
+			return 0, fmt.Errorf("%s: %w", name, err)
 		}
-		read |= 1 << cAvoidPeers
+		read |= 1 << l.col
 	}
 	return read, nil
 }

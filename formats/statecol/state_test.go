@@ -37,6 +37,9 @@ func sample(n int) []schema.State {
 		if i%6 == 0 {
 			st.AvoidPeers = []string{"127.0.0.1:1", "127.0.0.1:" + string(rune('0'+i%10))}
 		}
+		if i%5 == 0 {
+			st.Peers = []string{"10.0.0.1:" + string(rune('1'+i%9)), "[::1]:6881"}
+		}
 		out[i] = st
 	}
 	return out
@@ -88,6 +91,9 @@ func TestReadStateMatchesRowReader(t *testing.T) {
 				}
 				if len(w.AvoidPeers) == 0 && len(g.AvoidPeers) == 0 {
 					w.AvoidPeers, g.AvoidPeers = nil, nil
+				}
+				if len(w.Peers) == 0 && len(g.Peers) == 0 {
+					w.Peers, g.Peers = nil, nil
 				}
 				if !reflect.DeepEqual(w, g) {
 					t.Fatalf("row %d:\n got %+v\nwant %+v", i, g, w)

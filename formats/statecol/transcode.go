@@ -29,7 +29,7 @@ const (
 )
 
 // transcodable are the columns a splice lays out from their old pages;
-// the others (info_hash, info_hash_v2, avoid_peers) go through State rows.
+// the others (info_hash, info_hash_v2, avoid_peers, peers) go through State rows.
 var transcodable = func() (m [numStateColumns]struct {
 	ok   bool
 	kind fieldKind

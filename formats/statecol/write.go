@@ -332,7 +332,7 @@ func (sw *stateWriter) writeChunk(k int, leaf leafColumn, c *colBuf) (format.Col
 	md.DataPageOffset = sw.off
 	sw.body = sw.body[:0]
 	var err error
-	if leaf.path[0] == "avoid_peers" {
+	if k == cAvoidPeers || k == cPeers {
 		if sw.body, err = sw.appendLevels(sw.body, c.rep); err != nil {
 			return format.ColumnChunk{}, err
 		}

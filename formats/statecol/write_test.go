@@ -68,6 +68,9 @@ func randomStates(n int, seed uint64, manyLeases bool) []schema.State {
 		for k := range r.IntN(4) * r.IntN(2) {
 			s.AvoidPeers = append(s.AvoidPeers, fmt.Sprintf("127.0.0.%d:%d", k+1, 6881+r.IntN(100)))
 		}
+		for k := range r.IntN(9) * r.IntN(2) {
+			s.Peers = append(s.Peers, fmt.Sprintf("10.0.%d.%d:%d", k, r.IntN(256), 1+r.IntN(65535)))
+		}
 	}
 	slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
 	return rows
@@ -150,6 +153,9 @@ func compareStates(t *testing.T, reader string, got, want []schema.State) {
 		g, w := got[i], want[i]
 		if len(g.AvoidPeers) == 0 && len(w.AvoidPeers) == 0 {
 			g.AvoidPeers, w.AvoidPeers = nil, nil
+		}
+		if len(g.Peers) == 0 && len(w.Peers) == 0 {
+			g.Peers, w.Peers = nil, nil
 		}
 		if len(g.InfoHashV2) == 0 && len(w.InfoHashV2) == 0 {
 			g.InfoHashV2, w.InfoHashV2 = nil, nil
@@ -277,6 +283,7 @@ func TestSplice(t *testing.T) {
 				}
 			}},
 			{"lists and v2", func(s *schema.State) { s.AvoidPeers = append(s.AvoidPeers, "127.0.0.9:9"); s.InfoHashV2 = nil }},
+			{"peers", func(s *schema.State) { s.Peers = append([]string{"10.9.9.9:9"}, s.Peers...) }},
 		} {
 			t.Run(writer.name+"/"+tc.name, func(t *testing.T) {
 				dir := t.TempDir()
