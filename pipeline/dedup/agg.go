@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"net/netip"
 	"runtime"
 	"slices"
 	"strings"
@@ -23,7 +24,7 @@ import (
 // last (a batch spanning more than 49 days keeps it in batch.wide).
 type agg struct {
 	h      schema.Hash
-	flags  uint8  // aggV2, aggHasV2, aggWide
+	flags  uint8  // aggV2, aggHasV2, aggWide, aggPeers
 	src    uint16 // interned source of the latest observation
 	count  uint32 // observations in this run (saturates at 2^32-1)
 	firstD uint32 // last - first, ms (unless aggWide)
@@ -35,6 +36,7 @@ const (
 	aggV2    = 1 << iota // a v2 hash (hash_type 2)
 	aggHasV2             // its full v2 hash is in batch.v2s
 	aggWide              // its first sighting is in batch.wide
+	aggPeers             // it has announced peers in its table's peers (peers.go)
 )
 
 // typ is the aggregate's hash_type.
@@ -68,6 +70,12 @@ type batch struct {
 	workers        int
 	prog           *progress.Reporter
 	arena          *arena // the aggregates' memory
+	// announce is the source id of announce_peer (noSource until an
+	// input names it); peerAddrs the
+	// endpoints announce_peer rows named, interned by peerID (peers.go).
+	announce  uint16
+	peerAddrs []netip.AddrPort
+	peerID    map[netip.AddrPort]uint32
 }
 
 func newBatch(halfLifeMs int64) *batch {
@@ -77,6 +85,7 @@ func newBatch(halfLifeMs int64) *batch {
 	for i := range b.parts {
 		b.parts[i].arena = b.arena
 	}
+	b.announce = noSource // until interned
 	return b
 }
 
@@ -95,6 +104,9 @@ func (b *batch) release() {
 // 16 bits, to keep an aggregate small). Sources name a handful of
 // discovery methods; an input with more is not observations.
 const maxSources = math.MaxUint16
+
+// noSource is no interned source's id (ids are below maxSources).
+const noSource = math.MaxUint16
 
 // maxSourceLen bounds one source value: sources name discovery methods
 // ("dht_sample_infohashes" is 21 bytes), and a batch holds up to
@@ -133,6 +145,9 @@ func (b *batch) intern(s string) (uint16, error) {
 	s = strings.Clone(s) // s may alias an input's buffer, reused after
 	b.srcs = append(b.srcs, s)
 	b.srcID[s] = id
+	if s == schema.SourceAnnouncePeer {
+		b.announce = id
+	}
 	return id, nil
 }
 
@@ -168,6 +183,9 @@ func (b *batch) addRows(r *recBuf) {
 			defer wg.Done()
 			lo, hi := w*256/b.workers, (w+1)*256/b.workers
 			b.foldRecs(r, r.recs[r.bounds[lo]:r.bounds[hi]])
+			if len(r.peer) > 0 {
+				b.foldPeers(r, int(r.bounds[lo]), int(r.bounds[hi]))
+			}
 		}(w)
 	}
 	wg.Wait()
@@ -450,6 +468,7 @@ func (b *batch) newState(e *entry, now int64) schema.State {
 		FirstSeen: b.first(a), LastSeen: a.last, SeenCount: int64(a.count),
 		LastSource: b.srcs[a.src], Activity: a.act,
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
+		Peers: b.peersOf(a),
 	}
 }
 
@@ -458,6 +477,7 @@ func (b *batch) newState(e *entry, now int64) schema.State {
 func (b *batch) fold(st *schema.State, a *agg) {
 	st.FirstSeen = min(st.FirstSeen, b.first(a))
 	st.SeenCount += int64(a.count)
+	st.Peers = mergePeers(b.peersOf(a), st.Peers)
 	src := b.srcs[a.src]
 	switch {
 	case a.last > st.LastSeen:

@@ -37,6 +37,7 @@ func (s *partStats) add(o partStats) {
 // w holds the calling worker's buffers.
 func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *workerBufs) (partStats, error) {
 	var ps partStats
+	r.b.finishPeers(p)
 	es := r.b.sorted(p, w.ents)
 	w.ents = es
 	if len(es) == 0 {
@@ -227,6 +228,10 @@ var foldColumns = statecol.ColumnsNamed("info_hash_v2", "hash_type", "first_seen
 	"last_source", "activity", "metadata_status", "last_attempt", "last_failure", "next_retry", "tier",
 	"backoff_step", "reactivated_at")
 
+// peersColumn is the state's peers list, which batch.fold extends with
+// the batch's announced peers.
+var peersColumn = statecol.ColumnsNamed("peers")
+
 // spliceFile stages a copy of state file f (open as src, from reading its
 // hashes) with the rows of its hits folded with their batch aggregates.
 func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f dataset.FileInfo, src *statecol.File,
@@ -240,7 +245,11 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
 		var sel []int32
 		out := &outputErr{w: w}
-		err := statecol.Splice(out, src, foldColumns, func(first, n int64) []int32 {
+		need := foldColumns
+		if r.b.hasPeers(es[hits[0].e].h[0]) {
+			need |= peersColumn // decoded only when the batch has announced peers here
+		}
+		err := statecol.Splice(out, src, need, func(first, n int64) []int32 {
 			sel = sel[:0]
 			for j := from(first); j < len(hits) && hits[j].row < first+n; j++ {
 				sel = append(sel, int32(hits[j].row-first))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -25,6 +26,7 @@ import (
 // layout; the row reader may (observed_at as int32, say).
 type arrowLayout struct {
 	hash, at, typ, src, v2 int   // column indexes, -1 when absent
+	port, addr             int   // peer_port (INT32) and node_addr (text), both or neither (peers.go)
 	atMul, atDiv           int64 // observed_at in ms: v*atMul/atDiv
 	// The types of info_hash and info_hash_v2 when they hold text (hex,
 	// see texthash.go), else "".
@@ -175,6 +177,12 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 	}
 	if t := typeOf(l.src); l.src >= 0 && t != arrow.STRING && t != arrow.LARGE_STRING {
 		return l, not(l.src, "source")
+	}
+	// Announced peers are read from these columns when they are what
+	// capture writes; otherwise they are not read (nor refused).
+	l.port, l.addr = col("peer_port"), col("node_addr")
+	if t := typeOf(l.addr); typeOf(l.port) != arrow.INT32 || (t != arrow.STRING && t != arrow.LARGE_STRING) || l.src < 0 {
+		l.port, l.addr = -1, -1
 	}
 	return l, nil
 }
@@ -335,7 +343,34 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		}
 	}
 	r.typeLongHashes()
+	r.loadArrowPeers(rec, l, b)
 	return nil
+}
+
+// loadArrowPeers notes the endpoints the announce_peer rows of rec name
+// (see peers.go).
+func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) {
+	if l.port < 0 {
+		return
+	}
+	ports, ok := rec.Column(l.port).(*array.Int32)
+	if !ok || ports.NullN() == ports.Len() {
+		return
+	}
+	addrs := rec.Column(l.addr)
+	strs, ok := addrs.(interface{ Value(int) string })
+	if !ok {
+		return
+	}
+	for i := range int(rec.NumRows()) {
+		if ports.IsNull(i) || addrs.IsNull(i) || r.src[i] != b.announce {
+			continue
+		}
+		if p := ports.Value(i); p != 0 {
+			s := strs.Value(i)
+			r.notePeer(i, unsafe.Slice(unsafe.StringData(s), len(s)), p, b)
+		}
+	}
 }
 
 // noNulls is a rowError for c's first null.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
 )
 
 // The fast path reads observation files column by column from the pages'
@@ -30,8 +31,9 @@ import (
 // the layout does not fit it.
 type fastColumns struct {
 	hash, at, src, typ, v2 *parquet.Column
-	hashBytes              bool  // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
-	atDiv                  int64 // observed_at's units per millisecond
+	port, addr             *parquet.Column // peer_port and node_addr, when both are there (peers.go)
+	hashBytes              bool            // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
+	atDiv                  int64           // observed_at's units per millisecond
 	// The string types of info_hash and info_hash_v2 when they hold
 	// text (hex), else "" (see rowio.TextType).
 	hashText, v2Text string
@@ -92,6 +94,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	if c.v2 != nil {
 		c.v2Text = rowio.TextType(c.v2.Type())
 	}
+	c.port, c.addr = peerColumns(root, flat)
 	return c, true
 }
 
@@ -109,6 +112,13 @@ type rgBuf struct {
 	badV2  int                    // first row whose info_hash_v2 is not its info_hash's, -1 if none
 	badV2h [32]byte               // that row's info_hash_v2
 	srcIDs []uint16               // a plain source page's interned values
+	// Announced peers (peers.go): whether the row group's peer_port and
+	// node_addr are read, the rows' ports, and 1 + the interned endpoint
+	// of each row that named one (peer is valid while hasPeers).
+	peerCols bool
+	port     []int32
+	peer     []uint32
+	hasPeers bool
 
 	readers []*colReader // the row group's columns being decoded
 }
@@ -123,6 +133,7 @@ type recBuf struct {
 	bounds [257]int32
 	v2     map[schema.Hash][]byte // the slice's full v2 hashes
 	srcs   []string               // the sources interned when these rows were decoded
+	peer   []uint32               // per record, 1 + its announced endpoint's id, 0 if none; empty when no record has one
 }
 
 // obsRec is one observation as the fold reads it (32 bytes).
@@ -162,6 +173,7 @@ func (r *rgBuf) scatter(n int, out *recBuf) {
 		out.recs[k] = obsRec{h: *h, src: r.src[i], typ: r.typ[i], at: r.at[i],
 			v2: r.v2 != nil && r.hasV2[i>>6]&(1<<(i&63)) != 0}
 	}
+	r.scatterPeers(n, &counts, out)
 }
 
 // Row groups are decoded, all columns side by side, and folded in
@@ -307,6 +319,14 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 		}
 		r.readers = append(r.readers, newColReader("info_hash_v2", ccs[c.v2.Index()], c.v2.MaxDefinitionLevel(), v2Page))
 	}
+	// Last: they read the source. A chunk of null ports (no
+	// announce_peer row) is not decoded at all.
+	r.peerCols = c.port != nil && c.src != nil && !statecol.AllNull(ccs[c.port.Index()], rg.NumRows())
+	if r.peerCols {
+		r.readers = append(r.readers,
+			newColReader("peer_port", ccs[c.port.Index()], c.port.MaxDefinitionLevel(), r.portPage),
+			newColReader("node_addr", ccs[c.addr.Index()], c.addr.MaxDefinitionLevel(), r.nodeAddrPage(b)))
+	}
 }
 
 // load decodes the open row group's next n rows into rows [0, n).
@@ -412,6 +432,11 @@ func (r *rgBuf) reset(n int, b *batch) (imp uint16) {
 	r.long = resize(r.long, n/64+1)
 	clear(r.long)
 	r.badV2 = -1
+	r.hasPeers = false
+	if r.peerCols {
+		r.port = resize(r.port, n)
+		clear(r.port)
+	}
 	imp, _ = b.intern(schema.SourceImport) // a valid source
 	for i := range r.src {
 		r.src[i] = imp

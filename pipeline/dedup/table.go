@@ -26,6 +26,10 @@ type table struct {
 	blocks  [][]agg
 	n       int
 	arena   *arena // where blocks come from (shared by the batch's tables)
+	// peers are the partition's announcements (peers.go); the first
+	// peersKept of them are compacted.
+	peers     []peerRec
+	peersKept int
 }
 
 // maxNarrowSlots is the most slots a table with 16-bit slots has: it

@@ -1,0 +1,274 @@
+// Announced peers: an announce_peer observation says its sender has the
+// hash (node_addr's IP, and the port it announced, peer_port). The batch
+// keeps, per hash, the newest few distinct ones, and the state's peers
+// list takes them, newest first, ahead of those it knew.
+
+package dedup
+
+import (
+	"net/netip"
+	"slices"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// peerRec is one announcement folded into a partition's table: the
+// aggregate's index there, the interned endpoint (batch.peerAddrs) and
+// when. 16 bytes: an input can hold millions.
+type peerRec struct {
+	idx  uint32
+	addr uint32
+	at   int64
+}
+
+// peerEndpoint is the endpoint an announce_peer row names: the sender's
+// IP (node_addr, "ip:port" as capture writes it) with the announced port
+// (capture has already resolved BEP 5's implied_port to the UDP source
+// port). ok is false for a value that names no dialable peer: no
+// address, port 0, an unspecified, multicast or broadcast IP (fetch would
+// not dial it).
+func peerEndpoint(nodeAddr []byte, port int32) (netip.AddrPort, bool) {
+	if port <= 0 || port > 65535 || len(nodeAddr) == 0 || len(nodeAddr) > 64 {
+		return netip.AddrPort{}, false
+	}
+	ap, err := netip.ParseAddrPort(unsafe.String(unsafe.SliceData(nodeAddr), len(nodeAddr)))
+	if err != nil {
+		return netip.AddrPort{}, false
+	}
+	ip := ap.Addr().Unmap().WithZone("")
+	if ip.IsUnspecified() || ip.IsMulticast() || ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return netip.AddrPort{}, false
+	}
+	return netip.AddrPortFrom(ip, uint16(port)), true
+}
+
+// internPeer returns 1 + the id of endpoint ap in b.peerAddrs. Only the
+// decoding goroutine calls it (inputs are read one at a time).
+func (b *batch) internPeer(ap netip.AddrPort) uint32 {
+	if id, ok := b.peerID[ap]; ok {
+		return id
+	}
+	if b.peerID == nil {
+		b.peerID = map[netip.AddrPort]uint32{}
+	}
+	b.peerAddrs = append(b.peerAddrs, ap)
+	id := uint32(len(b.peerAddrs))
+	b.peerID[ap] = id
+	return id
+}
+
+// notePeer records that row (an announce_peer) names the endpoint of
+// nodeAddr and port; a row naming none is left without.
+func (r *rgBuf) notePeer(row int, nodeAddr []byte, port int32, b *batch) {
+	ap, ok := peerEndpoint(nodeAddr, port)
+	if !ok {
+		return
+	}
+	if !r.hasPeers {
+		r.hasPeers = true
+		r.peer = resize(r.peer, len(r.hashes))
+		clear(r.peer)
+	}
+	r.peer[row] = b.internPeer(ap)
+}
+
+// portPage reads a peer_port column (INT32, null for all but
+// announce_peer rows) into r.port.
+func (r *rgBuf) portPage(p parquet.Page) (func(row, v, n int), error) {
+	if d := p.Dictionary(); d != nil {
+		dict := dataOf(d.Page()).Int32()
+		idx, err := dictIndexes(p, len(dict))
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i, ix := range idx[v : v+n] {
+				r.port[row+i] = dict[ix]
+			}
+		}, nil
+	}
+	vals := dataOf(p).Int32()
+	if err := checkCount(p, len(vals)); err != nil {
+		return nil, err
+	}
+	return func(row, v, n int) { copy(r.port[row:row+n], vals[v:v+n]) }, nil
+}
+
+// nodeAddrPage reads a node_addr column for the rows that announced a
+// port as announce_peer (read after source and peer_port).
+func (r *rgBuf) nodeAddrPage(b *batch) func(p parquet.Page) (func(row, v, n int), error) {
+	return func(p parquet.Page) (func(row, v, n int), error) {
+		data, offs, idx, err := byteArrays(p)
+		if err != nil {
+			return nil, err
+		}
+		return func(row, v, n int) {
+			for i := range n {
+				k := row + i
+				if r.port[k] == 0 || r.src[k] != b.announce {
+					continue
+				}
+				j := v + i
+				if idx != nil {
+					j = int(idx[j])
+				}
+				r.notePeer(k, data[offs[j]:offs[j+1]], r.port[k], b)
+			}
+		}, nil
+	}
+}
+
+// peerColumns returns the peer_port and node_addr columns of an input
+// when both are what capture writes (flat INT32 and BYTE_ARRAY); else
+// neither, and the input's announced peers are not read (nor refused).
+func peerColumns(root *parquet.Column, flat func(*parquet.Column) bool) (port, addr *parquet.Column) {
+	port, addr = root.Column("peer_port"), root.Column("node_addr")
+	if port == nil || addr == nil || !flat(port) || !flat(addr) ||
+		port.Type().Kind() != parquet.Int32 || addr.Type().Kind() != parquet.ByteArray {
+		return nil, nil
+	}
+	return port, addr
+}
+
+// scatterPeers places the endpoints of the n rows as scatter placed the
+// rows (by the partition bounds counts), if any row has one.
+func (r *rgBuf) scatterPeers(n int, counts *[257]int32, out *recBuf) {
+	out.peer = out.peer[:0]
+	if !r.hasPeers {
+		return
+	}
+	out.peer = resize(out.peer, n)
+	next := *counts
+	for i := 0; i < n; i++ {
+		k := next[r.hashes[i][0]]
+		next[r.hashes[i][0]]++
+		out.peer[k] = r.peer[i]
+	}
+}
+
+// foldPeers adds the announcements of recs (a run of whole partitions,
+// folded by the calling worker alone) to their partitions' tables.
+func (b *batch) foldPeers(r *recBuf, lo, hi int) {
+	for k := lo; k < hi; k++ {
+		id := r.peer[k]
+		if id == 0 {
+			continue
+		}
+		o := &r.recs[k]
+		t := &b.parts[o.h[0]]
+		i, ok := t.index(&o.h)
+		if !ok {
+			continue // not folded: cannot happen
+		}
+		t.at(i).flags |= aggPeers
+		t.peers = append(t.peers, peerRec{idx: uint32(i), addr: id - 1, at: o.at})
+		if len(t.peers) >= 2*t.peersKept+4096 {
+			t.compactPeers()
+		}
+	}
+}
+
+// compactPeers keeps, per aggregate, its schema.MaxStatePeers newest
+// distinct endpoints, sorted by aggregate then newest first: the records
+// of a partition take at most 16 bytes times 8 a hash, however many
+// announcements an input holds.
+func (t *table) compactPeers() {
+	slices.SortFunc(t.peers, func(x, y peerRec) int {
+		switch {
+		case x.idx != y.idx:
+			return int(x.idx) - int(y.idx)
+		case x.at != y.at:
+			if x.at > y.at {
+				return -1
+			}
+			return 1
+		}
+		return int(x.addr) - int(y.addr)
+	})
+	out := t.peers[:0]
+	for i := 0; i < len(t.peers); {
+		j, kept := i, 0
+		for ; j < len(t.peers) && t.peers[j].idx == t.peers[i].idx; j++ {
+			p := t.peers[j]
+			if kept == schema.MaxStatePeers || slices.ContainsFunc(out[len(out)-kept:], func(q peerRec) bool { return q.addr == p.addr }) {
+				continue
+			}
+			out = append(out, p)
+			kept++
+		}
+		i = j
+	}
+	t.peers = out
+	t.peersKept = len(out)
+}
+
+// finishPeers readies partition p's announcements for peersOf: called by
+// the worker applying p, before it reads them.
+func (b *batch) finishPeers(p byte) {
+	if t := &b.parts[p]; len(t.peers) > 0 && len(t.peers) != t.peersKept {
+		t.compactPeers()
+	}
+}
+
+// hasPeers reports whether the batch saw an announced peer of partition p.
+func (b *batch) hasPeers(p byte) bool { return len(b.parts[p].peers) > 0 }
+
+// peersOf returns the endpoints announced for a's hash in the batch,
+// newest first (nil if none; finishPeers must have run for its
+// partition). A hash without any costs a flag test.
+func (b *batch) peersOf(a *agg) []string {
+	if a.flags&aggPeers == 0 {
+		return nil
+	}
+	t := &b.parts[a.h[0]]
+	i, ok := t.index(&a.h)
+	if !ok {
+		return nil
+	}
+	k, _ := slices.BinarySearchFunc(t.peers, uint32(i), func(p peerRec, idx uint32) int { return int(p.idx) - int(idx) })
+	var out []string
+	for ; k < len(t.peers) && t.peers[k].idx == uint32(i); k++ {
+		out = append(out, b.peerAddrs[t.peers[k].addr].String())
+	}
+	return out
+}
+
+// mergePeers returns the batch's endpoints (fresh, newest first) ahead of
+// those known before (old), each once, at most schema.MaxStatePeers.
+func mergePeers(fresh, old []string) []string {
+	if len(fresh) == 0 {
+		return old
+	}
+	out := slices.Clone(fresh)
+	for _, p := range old {
+		if len(out) == schema.MaxStatePeers {
+			break
+		}
+		if !slices.Contains(fresh, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// index is the index of h's aggregate in t, if h has one (it inserts
+// nothing).
+func (t *table) index(h *schema.Hash) (int, bool) {
+	if t.nslots == 0 {
+		return 0, false
+	}
+	mask := uint64(t.nslots - 1)
+	k := slotKey(h)
+	for i := k & mask; ; i = (i + 1) & mask {
+		s := t.slot(i)
+		if s == 0 {
+			return 0, false
+		}
+		if a := t.at(s - 1); a.h == *h {
+			return s - 1, true
+		}
+	}
+}

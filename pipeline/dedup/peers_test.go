@@ -1,0 +1,128 @@
+package dedup
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// announce is an announce_peer observation of h from node addr, which
+// announced port, at t0 plus ms.
+func announce(h schema.Hash, addr string, port int32, ms int64) schema.Observation {
+	return schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: t0.UnixMilli() + ms,
+		Source: schema.SourceAnnouncePeer, NodeAddr: addr, PeerPort: port, RunID: "t"}
+}
+
+// TestAnnouncedPeers: the state's peers are the endpoints announce_peer
+// rows name (the sender's IP, the announced port), newest first, each
+// once, at most 8, with a batch's ahead of those already known; rows of
+// other sources and endpoints no one can dial are not peers. Through
+// both column readers (Parquet files, an Arrow stream on stdin), into
+// new rows and into known ones (a splice).
+func TestAnnouncedPeers(t *testing.T) {
+	a, b, c, d, e := schema.Hash{0x10, 1}, schema.Hash{0x10, 2}, schema.Hash{0x20, 3}, schema.Hash{0x30, 4}, schema.Hash{0x10, 5}
+	get := func(h schema.Hash, addr string, ms int64) schema.Observation {
+		o := announce(h, addr, 0, ms)
+		o.Source = schema.SourceGetPeers
+		return o
+	}
+	first := []schema.Observation{
+		get(a, "9.9.9.9:1", 50), // a lookup, not an announcement
+		announce(a, "1.1.1.1:5000", 6881, 1000),
+		announce(a, "2.2.2.2:5000", 6882, 3000),
+		announce(a, "1.1.1.1:7000", 6881, 2000), // the same endpoint again, newer
+		announce(a, "[2001:db8::1]:5", 443, 0),
+		announce(a, "[::ffff:3.3.3.3]:5", 80, -1000), // v4-mapped: read as IPv4
+		announce(a, "4.4.4.4:5", 0, 4000),            // no port (null)
+		announce(a, "0.0.0.0:1", 5, 4000),            // cannot be a peer
+		announce(a, "224.0.0.1:1", 5, 4000),          // nor multicast
+		announce(a, "not an address", 5, 4000),
+		announce(a, "", 5, 4000),
+		get(b, "8.8.8.8:1", 10),
+		get(c, "8.8.8.8:1", 10),
+		announce(e, "6.6.6.6:1", 1, 10),
+		announce(e, "6.6.6.7:1", 1, 20),
+	}
+	// d: more announcers than the bound, more rows than a partition
+	// keeps before compacting them.
+	for k := range 5000 {
+		first = append(first, announce(d, fmt.Sprintf("10.1.%d.%d:9", k/256, k%256), 1000, int64(k)))
+	}
+	second := []schema.Observation{
+		get(c, "8.8.8.8:1", 9000),
+		announce(a, "2.2.2.2:1", 6882, 20_000), // known: back to the front
+	}
+	for k := 1; k <= 7; k++ {
+		second = append(second, announce(a, fmt.Sprintf("10.0.0.%d:1", k), 1000, 10_000+int64(k)))
+	}
+	second = append(second, announce(b, "5.5.5.5:1", 5, 9000), announce(e, "6.6.6.8:1", 1, 5))
+	dNewest := []string{}
+	for k := 4999; k > 4991; k-- {
+		dNewest = append(dNewest, fmt.Sprintf("10.1.%d.%d:1000", k/256, k%256))
+	}
+	want1 := map[schema.Hash][]string{
+		a: {"2.2.2.2:6882", "1.1.1.1:6881", "[2001:db8::1]:443", "3.3.3.3:80"},
+		d: dNewest,
+		e: {"6.6.6.7:1", "6.6.6.6:1"},
+	}
+	want2 := map[schema.Hash][]string{
+		a: {"2.2.2.2:6882", "10.0.0.7:1000", "10.0.0.6:1000", "10.0.0.5:1000", "10.0.0.4:1000", "10.0.0.3:1000",
+			"10.0.0.2:1000", "10.0.0.1:1000"},
+		b: {"5.5.5.5:5"},
+		d: dNewest,
+		e: {"6.6.6.8:1", "6.6.6.7:1", "6.6.6.6:1"}, // a batch's first, however old
+	}
+	for _, kind := range []string{"parquet", "arrow"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "ds")
+			for i, obs := range [][]schema.Observation{first, second} {
+				var err error
+				if kind == "parquet" {
+					_, err = run(t, data, nil, writeObs(t, dir, obs))
+				} else {
+					var buf bytes.Buffer
+					w, _ := rowio.Create[schema.Observation]("-", &buf)
+					w.Write(obs)
+					w.Close()
+					_, err = run(t, data, func(o *Options) { o.Stdin = &buf }, "-")
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := []map[schema.Hash][]string{want1, want2}[i]
+				st := readState(t, data)
+				for _, h := range []schema.Hash{a, b, c, d, e} {
+					if got := st[h].Peers; !slices.Equal(got, want[h]) {
+						t.Errorf("run %d: %x: peers %q, want %q", i+1, h[:2], got, want[h])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMergePeers: the batch's endpoints come first, then those known
+// before that the batch did not name, up to the bound.
+func TestMergePeers(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		fresh, old, want []string
+	}{
+		{"none fresh", nil, []string{"a"}, []string{"a"}},
+		{"none known", []string{"a", "b"}, nil, []string{"a", "b"}},
+		{"known again", []string{"b", "c"}, []string{"a", "b"}, []string{"b", "c", "a"}},
+		{"bound", []string{"1", "2", "3", "4", "5", "6"}, []string{"a", "b", "c", "d"}, []string{"1", "2", "3", "4", "5", "6", "a", "b"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mergePeers(tt.fresh, tt.old); !slices.Equal(got, tt.want) {
+				t.Errorf("mergePeers(%q, %q) = %q, want %q", tt.fresh, tt.old, got, tt.want)
+			}
+		})
+	}
+}
