@@ -135,11 +135,13 @@ func (c *colBuf) strSlow(v string) {
 
 // strList appends a list<string> (required group (LIST) > repeated group
 // list > required element): one entry per element, or one null entry for
-// an empty list.
+// an empty list, counted as a null in the chunk's statistics as
+// parquet-go counts it (a chunk of empty lists is AllNull).
 func (c *colBuf) strList(l []string) {
 	if len(l) == 0 {
 		c.rep, c.def = append(c.rep, 0), append(c.def, 0)
 		c.entries++
+		c.nulls++
 		return
 	}
 	for k, p := range l {

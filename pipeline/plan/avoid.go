@@ -40,6 +40,20 @@ func liveAvoid(avoid []string, live map[string]schema.PeerPenalty) ([]string, in
 	return slices.Clip(out), len(avoid) - len(out)
 }
 
+// jobPeers returns the endpoints of a hash's peers (announced, newest
+// first) to hand its job, in order: those neither in its live avoid list
+// (avoid, from liveAvoid) nor penalised in peers/ (live), which fetch
+// would skip anyway; and how many it left out.
+func jobPeers(peers, avoid []string, live map[string]schema.PeerPenalty) ([]string, int) {
+	out := make([]string, 0, len(peers))
+	for _, p := range peers {
+		if _, penalised := live[p]; !penalised && !slices.Contains(avoid, p) {
+			out = append(out, p)
+		}
+	}
+	return slices.Clip(out), len(peers) - len(out)
+}
+
 // avoidList renders the live penalties as the jobs file's avoid list
 // (schema.AvoidPeersKey), the longest-lasting first when they are more
 // than a file carries (schema.MaxAvoidPeers, schema.MaxAvoidBytes): fetch

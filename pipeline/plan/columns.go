@@ -47,6 +47,8 @@ type rowGroup struct {
 	reactivated []int64
 	avoidAt     []int32 // row i's avoid_peers are avoid[avoidAt[i]:avoidAt[i+1]]
 	avoid       []string
+	peersAt     []int32 // row i's peers are peers[peersAt[i]:peersAt[i+1]]
+	peers       []string
 	hasV2       bool     // whether info_hash_v2 was read (else v2 is stale)
 	v2          [][]byte // row i's full v2 hash, nil when not known
 }
@@ -161,27 +163,43 @@ func readRowGroups(f *statecol.File, g *rowGroup, fn func(*rowGroup)) error {
 		if bad != nil {
 			return bad
 		}
-		if c, maxDef := f.Column(rg, "avoid_peers", "list", "element"); c != nil {
-			last := -1
-			err := statecol.StringLists(c, n, maxDef, func(i int, s string) {
-				for r := last + 1; r <= i; r++ {
-					g.avoidAt[r] = int32(len(g.avoid))
-				}
-				last = i
-				g.avoid = append(g.avoid, s)
-			})
-			if err != nil {
-				return fmt.Errorf("avoid_peers: %w", err)
-			}
-			for r := last + 1; r <= n; r++ {
-				g.avoidAt[r] = int32(len(g.avoid))
-			}
+		if err := readList(f, rg, "avoid_peers", n, g.avoidAt, &g.avoid); err != nil {
+			return err
+		}
+		if err := readList(f, rg, "peers", n, g.peersAt, &g.peers); err != nil {
+			return err
 		}
 		if err := g.readV2(f, rg, first); err != nil {
 			return fmt.Errorf("info_hash_v2: %w", err)
 		}
 		fn(g)
 		first += int64(n)
+	}
+	return nil
+}
+
+// readList reads the list<string> column name of row group rg (n rows)
+// into vals, row i's elements at vals[at[i]:at[i+1]], unless the file
+// lacks it or its statistics say every list is empty (most row groups'
+// peers): then at stays all 0.
+func readList(f *statecol.File, rg parquet.RowGroup, name string, n int, at []int32, vals *[]string) error {
+	c, maxDef := f.Column(rg, name, "list", "element")
+	if c == nil || statecol.AllNull(c, int64(n)) {
+		return nil
+	}
+	last := -1
+	err := statecol.StringLists(c, n, maxDef, func(i int, s string) {
+		for r := last + 1; r <= i; r++ {
+			at[r] = int32(len(*vals))
+		}
+		last = i
+		*vals = append(*vals, s)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	for r := last + 1; r <= n; r++ {
+		at[r] = int32(len(*vals))
 	}
 	return nil
 }
@@ -231,6 +249,8 @@ func (g *rowGroup) reset(n int) {
 	g.reactivated = zero(grow(g.reactivated, n))
 	g.avoidAt = zero(grow(g.avoidAt, n+1))
 	g.avoid = g.avoid[:0]
+	g.peersAt = zero(grow(g.peersAt, n+1))
+	g.peers = g.peers[:0]
 	g.hasV2 = false // readV2 fills v2 only for row groups with a v2 hash
 }
 

@@ -18,7 +18,8 @@ type cand struct {
 	attempt  int32
 	reason   string
 	avoid    []string
-	relet    bool // its previous lease expired unanswered
+	peers    []string // the state's peers (announced endpoints)
+	relet    bool     // its previous lease expired unanswered
 }
 
 // topK keeps the k best candidates seen (best = lowest

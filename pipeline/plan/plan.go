@@ -78,6 +78,8 @@ type Stats struct {
 	PenaltiesLive      int     `json:"peer_penalties_live"` // endpoints penalised in peers/ at now
 	AvoidExpired       int     `json:"avoid_peers_expired"` // entries dropped from jobs' avoid_peers: penalty over
 	AvoidListed        int     `json:"avoid_peers_listed"`  // endpoints in the jobs file's avoid list, for every job
+	JobPeers           int     `json:"job_peers"`           // endpoints in jobs' peers (the state's announced peers)
+	JobPeersAvoided    int     `json:"job_peers_avoided"`   // the state's peers left out of jobs: penalised
 	LeasesPruned       int     `json:"stale_leases_dropped"`
 	ColdSweepStart     int64   `json:"cold_sweep_start"` // first partition of this pass's cold window
 	ColdSweepNext      int64   `json:"cold_sweep_next"`  // where the next pass's starts
@@ -405,8 +407,11 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	for i, c := range picked {
 		avoid, dropped := liveAvoid(c.avoid, live)
 		st.AvoidExpired += dropped
+		peers, withheld := jobPeers(c.peers, avoid, live)
+		st.JobPeers += len(peers)
+		st.JobPeersAvoided += withheld
 		jobs[i] = schema.Job{InfoHash: c.hash, InfoHashV2: c.hashV2, HashType: c.hashType, Attempt: c.attempt, Reason: c.reason,
-			LeaseID: id, LeaseUntil: until, Peers: []string{}, AvoidPeers: avoid}
+			LeaseID: id, LeaseUntil: until, Peers: peers, AvoidPeers: avoid}
 		leases[c.hash] = schema.Lease{InfoHash: c.hash, LeaseID: id, LeaseUntil: until, Attempt: c.attempt,
 			Reason: c.reason, PlannedAt: now}
 		switch c.reason {

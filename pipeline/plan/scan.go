@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -196,8 +197,12 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile bool, ps *pools, c *counts)
 	if g.avoidAt[i+1] > g.avoidAt[i] {
 		avoid = append(avoid, g.avoid[g.avoidAt[i]:g.avoidAt[i+1]]...)
 	}
+	var peers []string
+	if g.peersAt[i+1] > g.peersAt[i] {
+		peers = slices.Clone(g.peers[g.peersAt[i]:g.peersAt[i+1]])
+	}
 	pool.offer(cand{
 		prio: prio, hash: st.InfoHash, hashV2: g.infoHashV2(i), hashType: st.HashType, attempt: min(st.Attempts, math.MaxInt32-1) + 1,
-		reason: reason, avoid: avoid, relet: st.LeaseID != "",
+		reason: reason, avoid: avoid, peers: peers, relet: st.LeaseID != "",
 	})
 }
