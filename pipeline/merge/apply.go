@@ -46,6 +46,7 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 		}
 		return releasedLease, true
 	}
+	dropFailedPeers(st, r)
 	if r.Outcome == schema.OutcomeOK {
 		if st.MetadataStatus == schema.StatusFetched {
 			return duplicateOK, lease != nil
@@ -79,6 +80,41 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 		addSources(st, r)
 	}
 	return applied, lease != nil
+}
+
+// dropFailedPeers removes from the hash's peers (announced endpoints,
+// which plan-retries hands its jobs) every endpoint r's attempt failed
+// with, whatever the class (peer_lacks_torrent too: that peer does not
+// serve this hash) and whether or not the result counts: a failure is a
+// fact about that endpoint and this hash, as its penalty is (a peer that
+// announces the hash again comes back with dedup). A penalised endpoint
+// is in avoid_peers; the peers list is only what may be worth dialling.
+func dropFailedPeers(st *schema.State, r *schema.Result) {
+	if len(st.Peers) == 0 || len(r.PeerFailures) == 0 {
+		return
+	}
+	st.Peers = slices.DeleteFunc(slices.Clone(st.Peers), func(a string) bool {
+		return slices.ContainsFunc(r.PeerFailures, func(pf schema.PeerFailure) bool { return pf.Addr == a })
+	})
+}
+
+// unionPeers is the peers of the union of a and b: the list of the one
+// seen last first (the newer announcements), then the other's, each once,
+// at most schema.MaxStatePeers.
+func unionPeers(a, b *schema.State) []string {
+	if b.LastSeen > a.LastSeen {
+		a, b = b, a
+	}
+	out := slices.Clone(a.Peers)
+	for _, x := range b.Peers {
+		if len(out) >= schema.MaxStatePeers {
+			break
+		}
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // A hash's avoid_peers hold one of two things. Until a peer has served
