@@ -385,7 +385,7 @@ func Time(ms int64) time.Time {
 // Catalog is one row per known hash: its state joined with its metadata
 // when fetched (export --table catalog), a selection of their columns: not
 // the state's lease_id, lease_until, backoff_step, bad_metadata,
-// reactivated_at and avoid_peers, nor the torrent's info_bytes (its
+// reactivated_at, avoid_peers and peers, nor the torrent's info_bytes (its
 // hash_type is the state's, which merge sets from the metadata). Every
 // network-derived field keeps its provenance: first_seen/last_seen/
 // last_source for sightings, fetched_at/served_by for metadata. The

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/anacrolix/torrent/bencode"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/rowio"
@@ -23,7 +25,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // goldenDataset builds a small dataset with the stages themselves, each
 // with a fixed clock (--now): two dedup passes of hash lists (a v1 hash
-// seen twice, a v2 hash, a v1 hash seen once), then a merge of fetch
+// seen twice, a v2 hash, a v1 hash seen once), one of observations (two
+// peers announce the third hash), then a merge of fetch
 // results in which the first is fetched (a two-file torrent whose name
 // and paths need quoting and escaping) and the third failed with no
 // peers.
@@ -65,6 +68,28 @@ func goldenDataset(t *testing.T) string {
 	}
 	failedHash, _, _, err := schema.ParseHex(failed)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Two peers announce the third hash: its peers column.
+	obs := filepath.Join(dir, "announces.parquet")
+	ow, err := rowio.Create[schema.Observation](obs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	announced := func(node string, port int32, at time.Time) schema.Observation {
+		return schema.Observation{InfoHash: failedHash, HashType: schema.HashV1, ObservedAt: at.UnixMilli(),
+			Source: schema.SourceAnnouncePeer, NodeAddr: node, PeerPort: port, RunID: "golden"}
+	}
+	if err := ow.Write([]schema.Observation{announced("198.51.100.7:4000", 51413, t0.Add(30*time.Minute)),
+		announced("[2001:db8::2]:4000", 6881, t0.Add(40*time.Minute))}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ow.Close(); err != nil {
+		t.Fatal(err)
+	}
+	od := dedup.DefaultOptions()
+	od.Data, od.Inputs, od.Now = filepath.Join(dir, "ds"), []string{obs}, t0.Add(time.Hour)
+	if _, err := dedup.Run(context.Background(), od); err != nil {
 		t.Fatal(err)
 	}
 	at := t0.Add(90 * time.Minute).UnixMilli()
@@ -119,5 +144,28 @@ func TestGolden(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStatePeersInParquet: export --table state --format parquet has
+// the peers column (the golden files show it in the text formats).
+func TestStatePeersInParquet(t *testing.T) {
+	data := goldenDataset(t)
+	out := filepath.Join(t.TempDir(), "state.parquet")
+	if err := os.WriteFile(out, export(t, data, "state", "parquet", nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.ReadFile[schema.State](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, r := range rows {
+		if len(r.Peers) > 0 {
+			got = append(got, r.Peers)
+		}
+	}
+	if want := []string{"[2001:db8::2]:6881", "198.51.100.7:51413"}; len(got) != 1 || !slices.Equal(got[0], want) {
+		t.Fatalf("peers %q, want one row's %q", got, want)
 	}
 }

@@ -65,6 +65,9 @@ func readState(d *dataset.Dataset, m *dataset.Manifest, key string, buf []schema
 		if len(out[i].AvoidPeers) == 0 {
 			out[i].AvoidPeers = nil
 		}
+		if len(out[i].Peers) == 0 {
+			out[i].Peers = nil
+		}
 	}
 	return out, nil
 }

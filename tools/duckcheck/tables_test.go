@@ -37,7 +37,7 @@ var (
 		"attempts": {"INTEGER"}, "last_attempt": tsTypes, "last_failure": {"VARCHAR"},
 		"next_retry": tsTypes, "lease_id": {"VARCHAR"}, "lease_until": tsTypes, "tier": {"VARCHAR"},
 		"backoff_step": {"INTEGER"}, "bad_metadata": {"INTEGER"}, "reactivated_at": tsTypes,
-		"avoid_peers": {"VARCHAR[]"},
+		"avoid_peers": {"VARCHAR[]"}, "peers": {"VARCHAR[]"},
 	}
 	torrentTypes = map[string][]string{
 		"info_hash": {"BLOB"}, "hash_type": {"TINYINT"}, "fetched_at": tsTypes,
