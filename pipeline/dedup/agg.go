@@ -71,11 +71,11 @@ type batch struct {
 	prog           *progress.Reporter
 	arena          *arena // the aggregates' memory
 	// announce is the source id of announce_peer (noSource until an
-	// input names it); peerAddrs the
-	// endpoints announce_peer rows named, interned by peerID (peers.go).
-	announce  uint16
-	peerAddrs []netip.AddrPort
-	peerID    map[netip.AddrPort]uint32
+	// input names it); peers6 the IPv6 addresses announce_peer rows
+	// named, interned by peer6ID (peers.go).
+	announce uint16
+	peers6   []netip.Addr
+	peer6ID  map[netip.Addr]uint32
 }
 
 func newBatch(halfLifeMs int64) *batch {

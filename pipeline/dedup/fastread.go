@@ -117,7 +117,7 @@ type rgBuf struct {
 	// of each row that named one (peer is valid while hasPeers).
 	peerCols bool
 	port     []int32
-	peer     []uint32
+	peer     []endpoint
 	hasPeers bool
 
 	readers []*colReader // the row group's columns being decoded
@@ -133,7 +133,7 @@ type recBuf struct {
 	bounds [257]int32
 	v2     map[schema.Hash][]byte // the slice's full v2 hashes
 	srcs   []string               // the sources interned when these rows were decoded
-	peer   []uint32               // per record, 1 + its announced endpoint's id, 0 if none; empty when no record has one
+	peer   []endpoint             // per record, its announced endpoint (0: none); empty when no record has one
 }
 
 // obsRec is one observation as the fold reads it (32 bytes).

@@ -6,6 +6,9 @@
 package dedup
 
 import (
+	"cmp"
+	"encoding/binary"
+	"math"
 	"net/netip"
 	"slices"
 	"unsafe"
@@ -16,13 +19,27 @@ import (
 )
 
 // peerRec is one announcement folded into a partition's table: the
-// aggregate's index there, the interned endpoint (batch.peerAddrs) and
-// when. 16 bytes: an input can hold millions.
+// aggregate's index there, the endpoint (an IPv4 address, or the index of
+// an IPv6 one in batch.peers6; the port) and when, in whole seconds. 16
+// bytes and no per-endpoint memory: an input can hold millions of
+// announcements, mostly from distinct endpoints.
 type peerRec struct {
 	idx  uint32
 	addr uint32
-	at   int64
+	port uint16
+	v6   bool
+	sec  uint32
 }
+
+// endpoint packs an announced endpoint in 64 bits, 0 for none: bit 63
+// set, bit 48 for IPv6, the port in bits 32-47, and the IPv4 address (or
+// the index in batch.peers6) in bits 0-31.
+type endpoint uint64
+
+const (
+	epSet endpoint = 1 << 63
+	epV6  endpoint = 1 << 48
+)
 
 // peerEndpoint is the endpoint an announce_peer row names: the sender's
 // IP (node_addr, "ip:port" as capture writes it) with the announced port
@@ -45,19 +62,35 @@ func peerEndpoint(nodeAddr []byte, port int32) (netip.AddrPort, bool) {
 	return netip.AddrPortFrom(ip, uint16(port)), true
 }
 
-// internPeer returns 1 + the id of endpoint ap in b.peerAddrs. Only the
+// endpointOf packs ap; an IPv6 address is interned in b.peers6. Only the
 // decoding goroutine calls it (inputs are read one at a time).
-func (b *batch) internPeer(ap netip.AddrPort) uint32 {
-	if id, ok := b.peerID[ap]; ok {
-		return id
+func (b *batch) endpointOf(ap netip.AddrPort) endpoint {
+	e := epSet | endpoint(ap.Port())<<32
+	if ip := ap.Addr(); ip.Is4() {
+		a := ip.As4()
+		return e | endpoint(binary.BigEndian.Uint32(a[:]))
 	}
-	if b.peerID == nil {
-		b.peerID = map[netip.AddrPort]uint32{}
+	id, ok := b.peer6ID[ap.Addr()]
+	if !ok {
+		if b.peer6ID == nil {
+			b.peer6ID = map[netip.Addr]uint32{}
+		}
+		id = uint32(len(b.peers6))
+		b.peers6 = append(b.peers6, ap.Addr())
+		b.peer6ID[ap.Addr()] = id
 	}
-	b.peerAddrs = append(b.peerAddrs, ap)
-	id := uint32(len(b.peerAddrs))
-	b.peerID[ap] = id
-	return id
+	return e | epV6 | endpoint(id)
+}
+
+// String renders p's endpoint as ip:port.
+func (b *batch) peerString(p peerRec) string {
+	var a [4]byte
+	binary.BigEndian.PutUint32(a[:], p.addr)
+	ip := netip.AddrFrom4(a)
+	if p.v6 {
+		ip = b.peers6[p.addr]
+	}
+	return netip.AddrPortFrom(ip, p.port).String()
 }
 
 // notePeer records that row (an announce_peer) names the endpoint of
@@ -72,7 +105,7 @@ func (r *rgBuf) notePeer(row int, nodeAddr []byte, port int32, b *batch) {
 		r.peer = resize(r.peer, len(r.hashes))
 		clear(r.peer)
 	}
-	r.peer[row] = b.internPeer(ap)
+	r.peer[row] = b.endpointOf(ap)
 }
 
 // portPage reads a peer_port column (INT32, null for all but
@@ -153,8 +186,8 @@ func (r *rgBuf) scatterPeers(n int, counts *[257]int32, out *recBuf) {
 // folded by the calling worker alone) to their partitions' tables.
 func (b *batch) foldPeers(r *recBuf, lo, hi int) {
 	for k := lo; k < hi; k++ {
-		id := r.peer[k]
-		if id == 0 {
+		e := r.peer[k]
+		if e == 0 {
 			continue
 		}
 		o := &r.recs[k]
@@ -164,7 +197,8 @@ func (b *batch) foldPeers(r *recBuf, lo, hi int) {
 			continue // not folded: cannot happen
 		}
 		t.at(i).flags |= aggPeers
-		t.peers = append(t.peers, peerRec{idx: uint32(i), addr: id - 1, at: o.at})
+		t.peers = append(t.peers, peerRec{idx: uint32(i), addr: uint32(e), port: uint16(e >> 32), v6: e&epV6 != 0,
+			sec: uint32(min(max(o.at/1000, 0), math.MaxUint32))})
 		if len(t.peers) >= 2*t.peersKept+4096 {
 			t.compactPeers()
 		}
@@ -177,23 +211,17 @@ func (b *batch) foldPeers(r *recBuf, lo, hi int) {
 // announcements an input holds.
 func (t *table) compactPeers() {
 	slices.SortFunc(t.peers, func(x, y peerRec) int {
-		switch {
-		case x.idx != y.idx:
-			return int(x.idx) - int(y.idx)
-		case x.at != y.at:
-			if x.at > y.at {
-				return -1
-			}
-			return 1
-		}
-		return int(x.addr) - int(y.addr)
+		return cmp.Or(cmp.Compare(x.idx, y.idx), cmp.Compare(y.sec, x.sec), // newest first
+			cmp.Compare(x.addr, y.addr), cmp.Compare(x.port, y.port), boolCmp(x.v6, y.v6))
 	})
 	out := t.peers[:0]
 	for i := 0; i < len(t.peers); {
 		j, kept := i, 0
 		for ; j < len(t.peers) && t.peers[j].idx == t.peers[i].idx; j++ {
 			p := t.peers[j]
-			if kept == schema.MaxStatePeers || slices.ContainsFunc(out[len(out)-kept:], func(q peerRec) bool { return q.addr == p.addr }) {
+			if kept == schema.MaxStatePeers || slices.ContainsFunc(out[len(out)-kept:], func(q peerRec) bool {
+				return q.addr == p.addr && q.port == p.port && q.v6 == p.v6
+			}) {
 				continue
 			}
 			out = append(out, p)
@@ -231,9 +259,20 @@ func (b *batch) peersOf(a *agg) []string {
 	k, _ := slices.BinarySearchFunc(t.peers, uint32(i), func(p peerRec, idx uint32) int { return int(p.idx) - int(idx) })
 	var out []string
 	for ; k < len(t.peers) && t.peers[k].idx == uint32(i); k++ {
-		out = append(out, b.peerAddrs[t.peers[k].addr].String())
+		out = append(out, b.peerString(t.peers[k]))
 	}
 	return out
+}
+
+// boolCmp orders false before true.
+func boolCmp(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case y:
+		return -1
+	}
+	return 1
 }
 
 // mergePeers returns the batch's endpoints (fresh, newest first) ahead of

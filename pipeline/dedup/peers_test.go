@@ -19,8 +19,8 @@ func announce(h schema.Hash, addr string, port int32, ms int64) schema.Observati
 }
 
 // TestAnnouncedPeers: the state's peers are the endpoints announce_peer
-// rows name (the sender's IP, the announced port), newest first, each
-// once, at most 8, with a batch's ahead of those already known; rows of
+// rows name (the sender's IP, the announced port), newest first (to the
+// second), each once, at most 8, with a batch's ahead of those already known; rows of
 // other sources and endpoints no one can dial are not peers. Through
 // both column readers (Parquet files, an Arrow stream on stdin), into
 // new rows and into known ones (a splice).
@@ -45,22 +45,22 @@ func TestAnnouncedPeers(t *testing.T) {
 		announce(a, "", 5, 4000),
 		get(b, "8.8.8.8:1", 10),
 		get(c, "8.8.8.8:1", 10),
-		announce(e, "6.6.6.6:1", 1, 10),
-		announce(e, "6.6.6.7:1", 1, 20),
+		announce(e, "6.6.6.6:1", 1, 10_000),
+		announce(e, "6.6.6.7:1", 1, 20_000),
 	}
 	// d: more announcers than the bound, more rows than a partition
 	// keeps before compacting them.
 	for k := range 5000 {
-		first = append(first, announce(d, fmt.Sprintf("10.1.%d.%d:9", k/256, k%256), 1000, int64(k)))
+		first = append(first, announce(d, fmt.Sprintf("10.1.%d.%d:9", k/256, k%256), 1000, int64(k)*1000))
 	}
 	second := []schema.Observation{
 		get(c, "8.8.8.8:1", 9000),
-		announce(a, "2.2.2.2:1", 6882, 20_000), // known: back to the front
+		announce(a, "2.2.2.2:1", 6882, 30_000), // known: back to the front
 	}
 	for k := 1; k <= 7; k++ {
-		second = append(second, announce(a, fmt.Sprintf("10.0.0.%d:1", k), 1000, 10_000+int64(k)))
+		second = append(second, announce(a, fmt.Sprintf("10.0.0.%d:1", k), 1000, 10_000+int64(k)*1000))
 	}
-	second = append(second, announce(b, "5.5.5.5:1", 5, 9000), announce(e, "6.6.6.8:1", 1, 5))
+	second = append(second, announce(b, "5.5.5.5:1", 5, 9000), announce(e, "6.6.6.8:1", 1, 5000))
 	dNewest := []string{}
 	for k := 4999; k > 4991; k-- {
 		dNewest = append(dNewest, fmt.Sprintf("10.1.%d.%d:1000", k/256, k%256))
