@@ -133,7 +133,7 @@ type Job struct {
 	Reason     string   `parquet:"reason,dict"` // new, retry, reactivated, cold
 	LeaseID    string   `parquet:"lease_id"`
 	LeaseUntil int64    `parquet:"lease_until,timestamp(millisecond)"`
-	Peers      []string `parquet:"peers,list"`       // known good peers, ip:port
+	Peers      []string `parquet:"peers,list"`       // peers that announced the hash (the state's, less penalised ones), ip:port
 	AvoidPeers []string `parquet:"avoid_peers,list"` // penalised endpoints, ip:port
 }
 

@@ -182,10 +182,7 @@ func (b *batch) addRows(r *recBuf) {
 		go func(w int) {
 			defer wg.Done()
 			lo, hi := w*256/b.workers, (w+1)*256/b.workers
-			b.foldRecs(r, r.recs[r.bounds[lo]:r.bounds[hi]])
-			if len(r.peer) > 0 {
-				b.foldPeers(r, int(r.bounds[lo]), int(r.bounds[hi]))
-			}
+			b.foldRecs(r, int(r.bounds[lo]), int(r.bounds[hi]))
 		}(w)
 	}
 	wg.Wait()
@@ -207,7 +204,15 @@ const prefetchGroup = 16
 // the processor's reorder buffer, a prefetch instruction does not.) The
 // pipeline runs on from one partition to the next instead of restarting
 // for each, whose first groups would wait on memory.
-func (b *batch) foldRecs(r *recBuf, recs []obsRec) {
+//
+// The records are r.recs[lo:hi]; an announced peer is folded right after
+// its observation, while the hash's slot is in cache (peers.go).
+func (b *batch) foldRecs(r *recBuf, lo, hi int) {
+	recs := r.recs[lo:hi]
+	var peers []endpoint
+	if len(r.peer) > 0 {
+		peers = r.peer[lo:hi]
+	}
 	const g = prefetchGroup
 	var addrs [2 * g]uintptr
 	b.prefetchSlots(recs, 0, &addrs)
@@ -223,6 +228,9 @@ func (b *batch) foldRecs(r *recBuf, recs []obsRec) {
 				v2 = r.v2[o.h]
 			}
 			b.fold1(&o.h, v2, o.typ, o.at, o.src)
+			if peers != nil && peers[k] != 0 {
+				b.parts[o.h[0]].addPeer(&o.h, peers[k], o.at)
+			}
 		}
 	}
 }

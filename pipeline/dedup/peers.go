@@ -6,7 +6,6 @@
 package dedup
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math"
 	"net/netip"
@@ -82,15 +81,15 @@ func (b *batch) endpointOf(ap netip.AddrPort) endpoint {
 	return e | epV6 | endpoint(id)
 }
 
-// String renders p's endpoint as ip:port.
-func (b *batch) peerString(p peerRec) string {
+// appendPeer appends p's endpoint as ip:port to dst.
+func (b *batch) appendPeer(dst []byte, p peerRec) []byte {
 	var a [4]byte
 	binary.BigEndian.PutUint32(a[:], p.addr)
 	ip := netip.AddrFrom4(a)
 	if p.v6 {
 		ip = b.peers6[p.addr]
 	}
-	return netip.AddrPortFrom(ip, p.port).String()
+	return netip.AddrPortFrom(ip, p.port).AppendTo(dst)
 }
 
 // notePeer records that row (an announce_peer) names the endpoint of
@@ -182,55 +181,96 @@ func (r *rgBuf) scatterPeers(n int, counts *[257]int32, out *recBuf) {
 	}
 }
 
-// foldPeers adds the announcements of recs (a run of whole partitions,
-// folded by the calling worker alone) to their partitions' tables.
-func (b *batch) foldPeers(r *recBuf, lo, hi int) {
-	for k := lo; k < hi; k++ {
-		e := r.peer[k]
-		if e == 0 {
-			continue
-		}
-		o := &r.recs[k]
-		t := &b.parts[o.h[0]]
-		i, ok := t.index(&o.h)
-		if !ok {
-			continue // not folded: cannot happen
-		}
-		t.at(i).flags |= aggPeers
-		t.peers = append(t.peers, peerRec{idx: uint32(i), addr: uint32(e), port: uint16(e >> 32), v6: e&epV6 != 0,
-			sec: uint32(min(max(o.at/1000, 0), math.MaxUint32))})
-		if len(t.peers) >= 2*t.peersKept+4096 {
-			t.compactPeers()
-		}
+// addPeer adds an announcement of h (folded into t) by endpoint e at
+// time at (ms). Only the worker folding t's partition calls it.
+func (t *table) addPeer(h *schema.Hash, e endpoint, at int64) {
+	i, ok := t.index(h)
+	if !ok {
+		return // not folded: cannot happen
+	}
+	t.at(i).flags |= aggPeers
+	t.peers = append(t.peers, peerRec{idx: uint32(i), addr: uint32(e), port: uint16(e >> 32), v6: e&epV6 != 0,
+		sec: uint32(min(max(at/1000, 0), math.MaxUint32))})
+	if len(t.peers) >= 2*t.peersKept+4096 {
+		t.compactPeers()
 	}
 }
 
 // compactPeers keeps, per aggregate, its schema.MaxStatePeers newest
-// distinct endpoints, sorted by aggregate then newest first: the records
-// of a partition take at most 16 bytes times 8 a hash, however many
-// announcements an input holds.
+// distinct endpoints, grouped by aggregate (a counting sort by index),
+// newest first: the records of a partition take at most 16 bytes times 8
+// a hash, however many announcements an input holds. peerAt then gives
+// each aggregate's records.
 func (t *table) compactPeers() {
-	slices.SortFunc(t.peers, func(x, y peerRec) int {
-		return cmp.Or(cmp.Compare(x.idx, y.idx), cmp.Compare(y.sec, x.sec), // newest first
-			cmp.Compare(x.addr, y.addr), cmp.Compare(x.port, y.port), boolCmp(x.v6, y.v6))
-	})
-	out := t.peers[:0]
-	for i := 0; i < len(t.peers); {
-		j, kept := i, 0
-		for ; j < len(t.peers) && t.peers[j].idx == t.peers[i].idx; j++ {
-			p := t.peers[j]
-			if kept == schema.MaxStatePeers || slices.ContainsFunc(out[len(out)-kept:], func(q peerRec) bool {
-				return q.addr == p.addr && q.port == p.port && q.v6 == p.v6
-			}) {
-				continue
-			}
-			out = append(out, p)
-			kept++
-		}
-		i = j
+	n := t.n
+	at := resize(t.peerAt, n+1)
+	clear(at)
+	for _, p := range t.peers {
+		at[p.idx+1]++
 	}
-	t.peers = out
+	for k := 1; k <= n; k++ {
+		at[k] += at[k-1]
+	}
+	byAgg := make([]peerRec, len(t.peers))
+	for _, p := range t.peers {
+		byAgg[at[p.idx]] = p
+		at[p.idx]++ // at[k] ends as the end of k's group
+	}
+	// Compacted in place: a group's survivors land at or before where
+	// the group began. The old array goes (no scratch kept: that would
+	// double the records' memory).
+	out := byAgg[:0]
+	lo := int32(0)
+	for k := 0; k < n; k++ {
+		hi := at[k]
+		at[k] = int32(len(out))
+		if g := byAgg[lo:hi]; len(g) > 0 {
+			sortNewestFirst(g)
+			kept := 0
+			for _, p := range g {
+				if kept == schema.MaxStatePeers {
+					break
+				}
+				if !slices.ContainsFunc(out[len(out)-kept:], func(q peerRec) bool { return q.endpoint() == p.endpoint() }) {
+					out = append(out, p)
+					kept++
+				}
+			}
+		}
+		lo = hi
+	}
+	at[n] = int32(len(out))
+	t.peers, t.peerAt = out, at
 	t.peersKept = len(out)
+}
+
+// sortNewestFirst sorts one aggregate's records newest first (ties by
+// endpoint): insertion sort for the usual few.
+func sortNewestFirst(g []peerRec) {
+	less := func(x, y *peerRec) bool {
+		return x.sec > y.sec || (x.sec == y.sec && x.endpoint() < y.endpoint())
+	}
+	if len(g) > 32 {
+		slices.SortFunc(g, func(x, y peerRec) int {
+			if less(&x, &y) {
+				return -1
+			}
+			if less(&y, &x) {
+				return 1
+			}
+			return 0
+		})
+		return
+	}
+	for i := 1; i < len(g); i++ {
+		p := g[i]
+		j := i
+		for j > 0 && less(&p, &g[j-1]) {
+			g[j] = g[j-1]
+			j--
+		}
+		g[j] = p
+	}
 }
 
 // finishPeers readies partition p's announcements for peersOf: called by
@@ -256,23 +296,35 @@ func (b *batch) peersOf(a *agg) []string {
 	if !ok {
 		return nil
 	}
-	k, _ := slices.BinarySearchFunc(t.peers, uint32(i), func(p peerRec, idx uint32) int { return int(p.idx) - int(idx) })
-	var out []string
-	for ; k < len(t.peers) && t.peers[k].idx == uint32(i); k++ {
-		out = append(out, b.peerString(t.peers[k]))
+	if i+1 >= len(t.peerAt) {
+		return nil
+	}
+	recs := t.peers[t.peerAt[i]:t.peerAt[i+1]]
+	if len(recs) == 0 {
+		return nil
+	}
+	// Two allocations a hash: the endpoints rendered into one array, the
+	// strings carved from it once it no longer grows.
+	var offs [schema.MaxStatePeers + 1]int
+	text := make([]byte, 0, 22*len(recs))
+	for j, p := range recs {
+		text = b.appendPeer(text, p)
+		offs[j+1] = len(text)
+	}
+	out := make([]string, len(recs))
+	for j := range out {
+		out[j] = unsafe.String(&text[offs[j]], offs[j+1]-offs[j])
 	}
 	return out
 }
 
-// boolCmp orders false before true.
-func boolCmp(x, y bool) int {
-	switch {
-	case x == y:
-		return 0
-	case y:
-		return -1
+// endpoint is p's endpoint, packed.
+func (p peerRec) endpoint() endpoint {
+	e := epSet | endpoint(p.port)<<32 | endpoint(p.addr)
+	if p.v6 {
+		e |= epV6
 	}
-	return 1
+	return e
 }
 
 // mergePeers returns the batch's endpoints (fresh, newest first) ahead of

@@ -30,6 +30,7 @@ type table struct {
 	// peersKept of them are compacted.
 	peers     []peerRec
 	peersKept int
+	peerAt    []int32 // after compactPeers: aggregate k's records are peers[peerAt[k]:peerAt[k+1]]
 }
 
 // maxNarrowSlots is the most slots a table with 16-bit slots has: it

@@ -21,7 +21,8 @@
 // A job's avoid_peers are the hash's, less the endpoints whose penalty in
 // DIR/peers/ has ended (or that merge has forgotten). The jobs file carries
 // every live penalty once, in its metadata (schema.AvoidPeersKey), and
-// fetch skips those endpoints for every job.
+// fetch skips those endpoints for every job. A job's peers are the
+// hash's (announced, newest first) less every endpoint penalised then.
 //
 // Leases live in a small side table, DIR/leases/ (schema.Lease, read and
 // written with formats/leases), written in the same commit: planning
