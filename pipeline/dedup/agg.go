@@ -227,9 +227,9 @@ func (b *batch) foldRecs(r *recBuf, lo, hi int) {
 			if o.v2 {
 				v2 = r.v2[o.h]
 			}
-			b.fold1(&o.h, v2, o.typ, o.at, o.src)
+			a, i := b.fold1(&o.h, v2, o.typ, o.at, o.src)
 			if peers != nil && peers[k] != 0 {
-				b.parts[o.h[0]].addPeer(&o.h, peers[k], o.at)
+				b.parts[o.h[0]].addPeer(a, i, peers[k], o.at)
 			}
 		}
 	}
@@ -281,10 +281,11 @@ func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	b.fold1(h, v2, typ, at, src)
 }
 
-// fold1 folds one observation into its partition's table. Workers may call
-// it concurrently for different partitions.
-func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) {
-	a, ok := b.parts[h[0]].find(h)
+// fold1 folds one observation into its partition's table and returns
+// the hash's aggregate and its index there. Workers may call it
+// concurrently for different partitions.
+func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) (*agg, int) {
+	a, idx, ok := b.parts[h[0]].find(h)
 	if !ok {
 		a.last, a.firstD, a.count, a.act, a.src, a.flags = at, 0, 1, 1, src, 0
 	} else {
@@ -330,6 +331,7 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 		}
 		b.v2mu.Unlock()
 	}
+	return a, idx
 }
 
 // first is a's first sighting.

@@ -159,7 +159,7 @@ func TestTableSlotWidths(t *testing.T) {
 				t.Fatalf("run %d: at %d aggregates narrow=%v, want %v", run, n, tb.narrow(), narrow)
 			}
 			for i := range hs[:n] {
-				a, found := tb.find(&hs[i])
+				a, _, found := tb.find(&hs[i])
 				if !found || a.count != uint32(i) || a.h != hs[i] {
 					t.Fatalf("run %d: at %d aggregates: hash %d found %v, count %d", run, n, i, found, a.count)
 				}
@@ -169,7 +169,7 @@ func TestTableSlotWidths(t *testing.T) {
 			if i == maxNarrowSlots/2-1 {
 				check(i, true)
 			}
-			a, found := tb.find(&hs[i])
+			a, _, found := tb.find(&hs[i])
 			if found {
 				t.Fatalf("hash %d found before it was added", i)
 			}
@@ -206,7 +206,7 @@ func TestFoldKeepsAProvenHashType(t *testing.T) {
 			b := newBatch(3600_000)
 			defer b.release()
 			b.add(h, c.obsV2, c.obsTyp, 2000, schema.SourceGetPeers)
-			a, ok := b.parts[h[0]].find(&h)
+			a, _, ok := b.parts[h[0]].find(&h)
 			if !ok {
 				t.Fatal("no aggregate")
 			}

@@ -46,7 +46,7 @@ func TestDuckDBNulls(t *testing.T) {
 	base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
 	for i := range 50 {
 		h := duckHash(i)
-		a, ok := b.parts[h[0]].find(&h)
+		a, _, ok := b.parts[h[0]].find(&h)
 		if !ok {
 			t.Fatalf("row %d: hash %x not read", i, h)
 		}

@@ -291,7 +291,7 @@ func TestArrowV2Blobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := obs[7].InfoHash
-	a, ok := b.parts[h[0]].find(&h)
+	a, _, ok := b.parts[h[0]].find(&h)
 	if !ok || a.typ() != schema.HashV2 || !bytes.Equal(b.v2Of(a), full) {
 		t.Fatalf("found %v, type %d, v2 %x", ok, a.typ(), b.v2Of(a))
 	}

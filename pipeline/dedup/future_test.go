@@ -83,7 +83,7 @@ func TestFutureObservationsClamped(t *testing.T) {
 			}
 			b.endInput("in")
 			for hh, fl := range want {
-				a, ok := b.parts[hh[0]].find(&hh)
+				a, _, ok := b.parts[hh[0]].find(&hh)
 				if !ok {
 					t.Fatalf("%x not read", hh[:2])
 				}

@@ -181,14 +181,11 @@ func (r *rgBuf) scatterPeers(n int, counts *[257]int32, out *recBuf) {
 	}
 }
 
-// addPeer adds an announcement of h (folded into t) by endpoint e at
-// time at (ms). Only the worker folding t's partition calls it.
-func (t *table) addPeer(h *schema.Hash, e endpoint, at int64) {
-	i, ok := t.index(h)
-	if !ok {
-		return // not folded: cannot happen
-	}
-	t.at(i).flags |= aggPeers
+// addPeer adds an announcement of a's hash (aggregate i of t, just
+// folded) by endpoint e at time at (ms). Only the worker folding t's
+// partition calls it.
+func (t *table) addPeer(a *agg, i int, e endpoint, at int64) {
+	a.flags |= aggPeers
 	t.peers = append(t.peers, peerRec{idx: uint32(i), addr: uint32(e), port: uint16(e >> 32), v6: e&epV6 != 0,
 		sec: uint32(min(max(at/1000, 0), math.MaxUint32))})
 	if len(t.peers) >= 2*t.peersKept+4096 {

@@ -67,7 +67,9 @@ func slotKey(h *schema.Hash) uint64 { return binary.LittleEndian.Uint64(h[4:12])
 
 func (t *table) at(i int) *agg { return &t.blocks[i>>blockBits][i&(1<<blockBits-1)] }
 
-func (t *table) find(h *schema.Hash) (*agg, bool) {
+// find returns h's aggregate, its index, and whether it was there (else
+// it is new, zero but for its hash).
+func (t *table) find(h *schema.Hash) (*agg, int, bool) {
 	if t.n*2 >= t.nslots {
 		t.grow()
 	}
@@ -84,11 +86,11 @@ func (t *table) find(h *schema.Hash) (*agg, bool) {
 			a.h = *h
 			t.n++
 			t.setSlot(i, t.n)
-			return a, false
+			return a, t.n - 1, false
 		}
 		// Compare 8 bytes first: a random mismatch almost always differs there.
 		if a := t.at(s - 1); binary.LittleEndian.Uint64(a.h[4:12]) == k && a.h == *h {
-			return a, true
+			return a, s - 1, true
 		}
 		i = (i + 1) & mask
 	}
