@@ -3,6 +3,7 @@ package dedup
 import (
 	"bytes"
 	"fmt"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -125,4 +126,35 @@ func TestMergePeers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPeerEndpoint: whatever node_addr holds, peerEndpoint either refuses
+// it or returns a dialable endpoint with the announced port whose text
+// parses back to it, and packing it into a record and rendering it back
+// gives that text.
+func FuzzPeerEndpoint(f *testing.F) {
+	for _, s := range []string{"1.2.3.4:5", "[2001:db8::1]:5", "[::ffff:3.3.3.3]:5", "0.0.0.0:1", "224.0.0.1:1",
+		"255.255.255.255:1", "[fe80::1%eth0]:5", "x", "", "1.2.3.4", ":5"} {
+		f.Add([]byte(s), int32(6881))
+	}
+	f.Fuzz(func(t *testing.T, addr []byte, port int32) {
+		ap, ok := peerEndpoint(addr, port)
+		if !ok {
+			return
+		}
+		if int32(ap.Port()) != port || !ap.Addr().IsValid() || ap.Addr().IsUnspecified() || ap.Addr().IsMulticast() || ap.Addr().Zone() != "" {
+			t.Fatalf("%q port %d: endpoint %v", addr, port, ap)
+		}
+		back, err := netip.ParseAddrPort(ap.String())
+		if err != nil || back != ap {
+			t.Fatalf("%q: %v does not parse back: %v, %v", addr, ap, back, err)
+		}
+		b := newBatch(3600_000)
+		defer b.release()
+		e := b.endpointOf(ap)
+		p := peerRec{addr: uint32(e), port: uint16(e >> 32), v6: e&epV6 != 0}
+		if got := string(b.appendPeer(nil, p)); got != ap.String() {
+			t.Fatalf("%q: packed and rendered %q, want %q", addr, got, ap.String())
+		}
+	})
 }
