@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -428,39 +427,6 @@ func (b *batch) sorted(p byte, dst []entry) []entry {
 		sortBucket(es[counts[k]:counts[k+1]])
 	}
 	return es
-}
-
-// sortBucket sorts entries sharing their first two bytes (or three):
-// insertion sort for the usual few dozen, pdqsort past that.
-func sortBucket(es []entry) {
-	less := func(x, y *entry) bool {
-		kx, ky := binary.BigEndian.Uint64(x.h[2:10]), binary.BigEndian.Uint64(y.h[2:10])
-		if kx != ky {
-			return kx < ky
-		}
-		return bytes.Compare(x.h[10:], y.h[10:]) < 0
-	}
-	if len(es) > 64 {
-		slices.SortFunc(es, func(x, y entry) int {
-			if less(&x, &y) {
-				return -1
-			}
-			if less(&y, &x) {
-				return 1
-			}
-			return 0
-		})
-		return
-	}
-	for i := 1; i < len(es); i++ {
-		e := es[i]
-		j := i
-		for j > 0 && less(&e, &es[j-1]) {
-			es[j] = es[j-1]
-			j--
-		}
-		es[j] = e
-	}
 }
 
 func (b *batch) v2Of(a *agg) []byte {
