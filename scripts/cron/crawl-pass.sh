@@ -8,8 +8,8 @@
 # Environment: INFOHASH (binary, default infohash on PATH), BOOTSTRAP
 # (host:port,... for capture and fetch; unset: infohash's public routers;
 # set but empty: none), LIMIT (jobs per pass, default 5000), EXPORT_DIR
-# (default DATA_DIR/export), LOCK_WAIT (how long dedup and merge wait for
-# another writer, default 10m), KEEP (snapshots dedup, plan-retries and
+# (default DATA_DIR/export), LOCK_WAIT (how long dedup, plan-retries and merge wait
+# for another writer, default 10m), KEEP (snapshots dedup, plan-retries and
 # merge keep for readers, their --keep; default theirs, 3: raise it for
 # reads of status's frozen: path that outlast a pass), PASS_BUDGET (how
 # long the pass may take, in whole hours, minutes and seconds such as 14m
@@ -518,7 +518,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	else
 		rm -f -- "$JOBS.lease_until"
 		tick
-		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" "${keep[@]}" --limit "$LIMIT" "${replace[@]}" \
+		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" --limit "$LIMIT" "${replace[@]}" \
 			--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$JOBS"
 		until=$(statsval lease_until "$WORK/plan.json")
 		if [ -n "$until" ] && until=$("$IH" clock --far-now --now "$until"); then

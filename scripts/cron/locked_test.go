@@ -64,3 +64,20 @@ func TestCrawlPassStepLockHeld(t *testing.T) {
 		})
 	}
 }
+
+// plan-retries waits LOCK_WAIT for another writer, as dedup and merge do:
+// a manual dedup or `policy set` publishing as the pass plans (here a lock
+// held for 2s) no longer stops the pass with exit 75 before fetch.
+func TestCrawlPassPlanWaitsForLock(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	seed := filepath.Join(t.TempDir(), "seed.txt")
+	hexList(t, seed, hashes(1, 5)...)
+	ih(t, "dedup", "--data", data, seed)
+	wrapper := script(t, "infohash", `case " $* " in *" plan-retries --data "*)
+	flock "`+filepath.Join(data, "LOCK")+`" sleep 2 & sleep 0.5 ;; esac
+exec `+bin+` "$@"`)
+	log := runPass(t, data, "w1", "1s", 0, "INFOHASH="+wrapper, "LIMIT=5", "LOCK_WAIT=30s")
+	if n := statsJSON(t, filepath.Join(data, "work", "w1", "fetch.json"))["attempted"]; n != 5 {
+		t.Errorf("the pass attempted %v jobs, want 5; log:\n%s", n, log)
+	}
+}
