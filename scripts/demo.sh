@@ -30,7 +30,7 @@ echo "bootstrap: ${BOOT%%,*},… ($(awk -F, '{ print NF }' <<<"$BOOT") nodes)" #
 
 export INFOHASH=$BIN BOOTSTRAP=$BOOT LIMIT=500
 export CAPTURE_ARGS="--dht-listen 127.0.0.1:0 --node-ids 4"
-export FETCH_ARGS="--timeout 10s --deadline 60s"
+export FETCH_ARGS="--dht-listen 127.0.0.1:0 --timeout 10s --deadline 60s"
 
 pass() { # pass NAME NOW
 	say "crawl pass $1 (clock: $2): capture 12 s → dedup → plan-retries → fetch → merge → export"

@@ -89,7 +89,7 @@ func startPass(t *testing.T, data, name, duration string, env ...string) *pass {
 	p.cmd.Cancel = func() error { return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
 	p.cmd.WaitDelay = 5 * time.Second
 	p.cmd.Env = append(os.Environ(), "INFOHASH="+bin, "PASS="+name, "BOOTSTRAP=",
-		"CAPTURE_ARGS=--dht-listen 127.0.0.1:0", "FETCH_ARGS=--timeout 1s --deadline 2s", "LOCK_WAIT=1s")
+		"CAPTURE_ARGS=--dht-listen 127.0.0.1:0", "FETCH_ARGS=--dht-listen 127.0.0.1:0 --timeout 1s --deadline 2s", "LOCK_WAIT=1s")
 	p.cmd.Env = append(p.cmd.Env, env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
