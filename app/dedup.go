@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -145,7 +146,7 @@ input.
 			}
 			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 				if st.Commits == 0 && slices.Contains(o.Inputs, "-") {
-					return errors.New("dedup: interrupted; nothing committed (what stdin had sent stays in DIR/inbox for the next run)")
+					return fmt.Errorf("dedup: interrupted; nothing committed (what stdin had sent is kept in %s: the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again)", filepath.Join(o.Data, "inbox"))
 				}
 				if st.Commits == 0 {
 					return errors.New("dedup: interrupted; nothing committed")

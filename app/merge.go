@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -136,7 +138,7 @@ migration, nothing written there.
 					// merge commits once, at the end: a stop before it
 					// commits nothing (as dedup says).
 					if slices.Contains(o.Inputs, "-") {
-						return errors.New("merge: interrupted; nothing committed (what stdin had sent stays in DIR/inbox/merge for the next merge)")
+						return fmt.Errorf("merge: interrupted; nothing committed (what stdin had sent is kept in %s: the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again)", filepath.Join(o.Data, "inbox", "merge"))
 					}
 					return errors.New("merge: interrupted; nothing committed")
 				}
