@@ -1,0 +1,60 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExportFormatFromName: without --format, export writes the format
+// -o's extension names (it wrote Parquet into x.csv without a word); a
+// --format given wins, with a warning; --es-index outside es-bulk is a
+// usage error (it was ignored).
+func TestExportFormatFromName(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ih")
+	mustRun(t, []byte(hexLines("fmt", 3)), "dedup", "--data", data, "-")
+	for _, tt := range []struct {
+		name, out string
+		args      []string
+		code      int
+		head      string // what the file starts with
+		warn      string // in stderr
+	}{
+		{"csv", "x.csv", nil, 0, "info_hash,", ""},
+		{"CSV upper case", "x.CSV", nil, 0, "info_hash,", ""},
+		{"jsonl", "x.jsonl", nil, 0, `{"info_hash":`, ""},
+		{"ndjson", "x.ndjson", nil, 0, `{"info_hash":`, ""},
+		{"parquet", "x.parquet", nil, 0, "PAR1", ""},
+		{"arrow", "x.arrows", nil, 0, "\xff\xff\xff\xff", ""},
+		{"other name: parquet", "x.out", nil, 0, "PAR1", ""},
+		{"given format wins", "y.parquet", []string{"--format", "csv"}, 0, "info_hash,", "names a parquet file, but --format is csv"},
+		{"es-index without es-bulk", "z.csv", []string{"--es-index", "ih"}, 2, "", "--es-index is for --format es-bulk, not csv"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, tt.out)
+			args := append([]string{"export", "--data", data, "-o", out}, tt.args...)
+			_, stderr, code := runMain(t, args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, stderr)
+			}
+			if !strings.Contains(stderr, tt.warn) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.warn)
+			}
+			if tt.head == "" {
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("a refused export wrote %s", out)
+				}
+				return
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(b), tt.head) {
+				t.Errorf("%s starts %q, want %q", tt.out, b[:min(len(b), 16)], tt.head)
+			}
+		})
+	}
+}
