@@ -108,6 +108,7 @@ input.
 				fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)),
 			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers"},
 			lockWaitFlag(),
+			&cli.BoolFlag{Name: "announced-peers", Usage: "keep the endpoints of announce_peer rows (node_addr's IP, peer_port) in the state's peers, newest 8 per hash, for plan-retries to hand to fetch (off: the state's peers are kept as they are; on costs ~40% more time and ~30% more memory when a fifth of the rows are announcements; crawl-pass turns it on)"},
 			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive `RATE` per partition (0 < RATE < 1)"},
 			&cli.Int64Flag{Name: "batch-hashes", Value: batchHashes,
 				Usage:       "commit once the inputs read hold `N` distinct hashes, and go on with the rest in further commits (an input is never split; 0: one commit)",
@@ -127,6 +128,7 @@ input.
 			o.Keep = c.Int("keep")
 			o.LockWait = flagDuration(c, "lock-wait")
 			o.BloomFP = c.Float64("bloom-fp")
+			o.AnnouncedPeers = c.Bool("announced-peers")
 			o.BatchHashes = c.Int64("batch-hashes")
 			now, err := parseNow(c)
 			if err != nil {

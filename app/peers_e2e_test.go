@@ -70,7 +70,7 @@ func TestAnnouncedPeerReachesFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	stamp := now.Format(time.RFC3339)
-	mustRun(t, nil, "dedup", "--data", data, "--now", stamp, path)
+	mustRun(t, nil, "dedup", "--data", data, "--announced-peers", "--now", stamp, path)
 	wantPeers := []string{goneAddr.String(), seeder.Addr()} // newest first
 	if got := statePeers(t, data, tor.InfoHash); !slices.Equal(got, wantPeers) {
 		t.Fatalf("state peers %q, want %q", got, wantPeers)

@@ -49,9 +49,11 @@ func (a *agg) typ() int8 {
 // batch aggregates observations per partition.
 type batch struct {
 	halfLife float64 // ms
-	parts    [256]table
-	obs      int64
-	srcs     []string
+	// noPeers leaves announced endpoints unread (Options.AnnouncedPeers).
+	noPeers bool
+	parts   [256]table
+	obs     int64
+	srcs    []string
 	// srcView is srcs as the folding goroutines see it: a copy of the
 	// slice taken before a row group's sources are interned alongside
 	// (sources are only appended, so the ids it holds stay valid).

@@ -70,6 +70,9 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 		r.RequireEndMarker()
 	}
 	l, err := arrowLayoutOf(r.ArrowSchema())
+	if b.noPeers {
+		l.port, l.addr = -1, -1
+	}
 	switch {
 	case err == nil && fastPath:
 		r.RecycleBuffers() // loadArrow copies what it keeps

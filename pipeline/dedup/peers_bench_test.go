@@ -56,6 +56,7 @@ func BenchmarkRunPeers(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				o := DefaultOptions()
+				o.AnnouncedPeers = announces
 				o.Data, o.Inputs, o.Now = filepath.Join(dir, fmt.Sprintf("ds%d", i)), []string{p}, t0.Add(2*3600e9)
 				if _, err := Run(context.Background(), o); err != nil {
 					b.Fatal(err)

@@ -78,33 +78,47 @@ func TestAnnouncedPeers(t *testing.T) {
 		d: dNewest,
 		e: {"6.6.6.8:1", "6.6.6.7:1", "6.6.6.6:1"}, // a batch's first, however old
 	}
-	for _, kind := range []string{"parquet", "arrow"} {
-		t.Run(kind, func(t *testing.T) {
-			dir := t.TempDir()
-			data := filepath.Join(dir, "ds")
-			for i, obs := range [][]schema.Observation{first, second} {
-				var err error
-				if kind == "parquet" {
-					_, err = run(t, data, nil, writeObs(t, dir, obs))
-				} else {
-					var buf bytes.Buffer
-					w, _ := rowio.Create[schema.Observation]("-", &buf)
-					w.Write(obs)
-					w.Close()
-					_, err = run(t, data, func(o *Options) { o.Stdin = &buf }, "-")
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := []map[schema.Hash][]string{want1, want2}[i]
-				st := readState(t, data)
-				for _, h := range []schema.Hash{a, b, c, d, e} {
-					if got := st[h].Peers; !slices.Equal(got, want[h]) {
-						t.Errorf("run %d: %x: peers %q, want %q", i+1, h[:2], got, want[h])
+	none := map[schema.Hash][]string{}
+	// Options.AnnouncedPeers per run, and the peers each run leaves: off,
+	// the endpoints are not read and the state's are carried as they are.
+	for _, tc := range []struct {
+		name string
+		on   [2]bool
+		want [2]map[schema.Hash][]string
+	}{
+		{"on", [2]bool{true, true}, [2]map[schema.Hash][]string{want1, want2}},
+		{"off", [2]bool{false, false}, [2]map[schema.Hash][]string{none, none}},
+		{"on then off", [2]bool{true, false}, [2]map[schema.Hash][]string{want1, want1}},
+	} {
+		for _, kind := range []string{"parquet", "arrow"} {
+			t.Run(tc.name+"/"+kind, func(t *testing.T) {
+				dir := t.TempDir()
+				data := filepath.Join(dir, "ds")
+				for i, obs := range [][]schema.Observation{first, second} {
+					var err error
+					on := func(o *Options) { o.AnnouncedPeers = tc.on[i] }
+					if kind == "parquet" {
+						_, err = run(t, data, on, writeObs(t, dir, obs))
+					} else {
+						var buf bytes.Buffer
+						w, _ := rowio.Create[schema.Observation]("-", &buf)
+						w.Write(obs)
+						w.Close()
+						_, err = run(t, data, func(o *Options) { on(o); o.Stdin = &buf }, "-")
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := tc.want[i]
+					st := readState(t, data)
+					for _, h := range []schema.Hash{a, b, c, d, e} {
+						if got := st[h].Peers; !slices.Equal(got, want[h]) {
+							t.Errorf("run %d: %x: peers %q, want %q", i+1, h[:2], got, want[h])
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

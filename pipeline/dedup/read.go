@@ -99,6 +99,9 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
 	if cols, ok := fastLayout(pf); ok && fastPath {
+		if b.noPeers {
+			cols.port, cols.addr = nil, nil
+		}
 		n, err := readFast(ctx, in.name, pf, cols, b)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			err = bad(err)

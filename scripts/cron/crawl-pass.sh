@@ -396,7 +396,7 @@ apply() {
 dedup() { # dedup FILE: apply the observations in FILE
 	tick
 	apply dedup "$1" "$DATA/inbox" \
-		"$IH" dedup --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" \
+		"$IH" dedup --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" --announced-peers \
 		--stats-json "${1%/*}/dedup.json" $(metrics dedup) "$1"
 }
 merge() { # merge FILE: apply the fetch results in FILE
