@@ -54,6 +54,7 @@ func goldenDataset(t *testing.T) string {
 			t.Fatal(err)
 		}
 		o := dedup.DefaultOptions()
+		o.AnnouncedPeers = true
 		o.Data, o.Inputs, o.Now = filepath.Join(dir, "ds"), []string{list}, at
 		if _, err := dedup.Run(context.Background(), o); err != nil {
 			t.Fatal(err)
@@ -88,6 +89,7 @@ func goldenDataset(t *testing.T) string {
 		t.Fatal(err)
 	}
 	od := dedup.DefaultOptions()
+	od.AnnouncedPeers = true // the announce_peer row below names a peer
 	od.Data, od.Inputs, od.Now = filepath.Join(dir, "ds"), []string{obs}, t0.Add(time.Hour)
 	if _, err := dedup.Run(context.Background(), od); err != nil {
 		t.Fatal(err)
