@@ -46,6 +46,19 @@ func primeJobs(ctx context.Context, in jobSource) (*primedJobs, error) {
 	return p, nil
 }
 
+// empty reports whether the input ended without a job: its first batch,
+// read by primeJobs, holds no row and ends it. It is false while that
+// batch has not come (primeJobs cut short).
+func (p *primedJobs) empty() bool {
+	select {
+	case b := <-p.first:
+		p.first <- b
+		return len(b.rows) == 0 && errors.Is(b.err, io.EOF)
+	default:
+		return false
+	}
+}
+
 // Read hands over the first batch, then reads the input.
 func (p *primedJobs) Read(buf []jobRow) (int, error) {
 	if p.first != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"sync"
 	"time"
 
@@ -46,11 +47,24 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err := opts.Validate(); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
 	}
-	// The DHT state first: a second fetch on it is refused before it
-	// reads a job or writes a byte.
-	release, err := lockStateFor(opts)
-	if err != nil {
-		return Stats{}, err
+	// A stream of jobs (stdin, a FIFO) is read once the DHT state is
+	// locked: a second fetch on it is refused before it takes a job from
+	// the pipe or writes a byte. A jobs file, which can be read again, is
+	// read first, so that one holding no job (an idle pass's plan) ends
+	// the run before --dht-state is touched.
+	stream := !isRegularFile(opts.Input)
+	release := func() {}
+	lock := func() error {
+		r, err := lockStateFor(opts)
+		if err == nil {
+			release = r
+		}
+		return err
+	}
+	if stream {
+		if err := lock(); err != nil {
+			return Stats{}, err
+		}
 	}
 	owned := false // by the Fetcher, whose Close releases it
 	defer func() {
@@ -69,6 +83,14 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	src, err := primeJobs(startCtx, in)
 	if err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
+	}
+	if src.empty() {
+		return runIdle(opts)
+	}
+	if !stream {
+		if err := lock(); err != nil {
+			return Stats{}, err
+		}
 	}
 	out, err := createResults(opts)
 	if err != nil {
@@ -101,6 +123,34 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 			stats.Attempted, stats.Unfinished, stats.Released, stats.LeaseExpired, exitcode.ErrPartial)
 	}
 	return stats, nil
+}
+
+// runIdle ends a run whose input holds no job: its output, empty, is
+// written, and no DHT node is started (no router nor saved node is
+// contacted, and the DHT state is not written).
+func runIdle(opts Options) (Stats, error) {
+	start := time.Now()
+	out, err := createResults(opts)
+	if err != nil {
+		return Stats{}, fmt.Errorf("fetch: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return Stats{}, fmt.Errorf("fetch: %w", err)
+	}
+	if opts.Logger != nil {
+		opts.Logger.Info("fetch: no jobs in the input: nothing to fetch, no DHT node started")
+	}
+	return newCounters().snapshot(time.Since(start)), nil
+}
+
+// isRegularFile reports whether path (not "-") names a regular file,
+// through symbolic links.
+func isRegularFile(path string) bool {
+	if path == "-" {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // createResults opens the results output (see rowio.Create). Results

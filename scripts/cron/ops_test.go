@@ -91,17 +91,19 @@ func readFile(t *testing.T, path string) string {
 // hashes were due), and one whose leases have all ended by the next
 // pass's clock (it came after the lease: cron paused) is dropped, and
 // that pass plans afresh, its plan-retries planning those hashes again
-// (fetched in place, it attempted nothing).
+// (fetched in place, it attempted nothing). A plan with no job is not even
+// locked out: fetch ends at once without its DHT state (exit 0).
 func TestCrawlPassPutBackJobs(t *testing.T) {
 	// Pass l1 runs 3 hours back: its leases (2 hours) have ended by l2.
 	seen, l1 := time.Now().UTC().Add(-4*time.Hour).Format(time.RFC3339), time.Now().UTC().Add(-3*time.Hour).Format(time.RFC3339)
 	for _, tc := range []struct {
 		name string
 		env  []string // pass l1's settings, with fetch locked out
+		rc   int      // pass l1's exit status
 		log  string   // what pass l2's log says
 	}{
-		{"empty plan", []string{"LIMIT=0"}, ""},
-		{"leases ended", []string{"LIMIT=5", "NOW=" + l1}, "holds only leases that ended at "},
+		{"empty plan", []string{"LIMIT=0"}, 0, ""},
+		{"leases ended", []string{"LIMIT=5", "NOW=" + l1}, 75, "holds only leases that ended at "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
@@ -112,7 +114,7 @@ func TestCrawlPassPutBackJobs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			log := runPass(t, data, "l1", "1s", 75, tc.env...)
+			log := runPass(t, data, "l1", "1s", tc.rc, tc.env...)
 			release()
 			jobs := filepath.Join(data, "work", "jobs.parquet")
 			if exists(jobs) != (tc.log != "") {
