@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -214,6 +213,10 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}
 		bst, n, err := r.applyInputs(ctx, pending, o.Workers)
+		if errors.Is(err, errNoResults) {
+			notes = n
+			return false, nil
+		}
 		if err != nil {
 			return false, tx.Moved(err)
 		}
@@ -235,11 +238,11 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
-	if m == nil { // every input was applied before
+	if m == nil { // every input was applied before, or holds no result
 		removeInbox(ins)
 		st.Snapshot = base.Snapshot
 		st.Seconds = time.Since(start).Seconds()
-		return st, cutInputs(nil, nil, busy)
+		return st, cutInputs(pending, notes, busy)
 	}
 	for _, in := range pending {
 		warnFuture(in.name, notes[in.id].future, o.Now)
@@ -278,39 +281,6 @@ func skipWriting(ins []input) (kept []input, busy []string) {
 	return kept, busy
 }
 
-// cutInputs is the partial outcome (exit 3) of a run that left out the
-// files in busy (skipWriting) or applied streams cut mid-message or
-// ended without their end-of-stream marker (readResults): one line that
-// says, for each,
-// how many rows came through whole and were applied, and what became of
-// the jobs whose rows were cut off; nil when none was cut. The ledger
-// records such a stream by the checksum of what came, as any input: the
-// same bytes again are a no-op, and the whole stream, if fetch's output
-// was kept and is merged later, is another input whose rows already
-// applied count once (by lease) while the rest apply.
-func cutInputs(pending []input, notes map[string]inputNote, busy []string) error {
-	cuts := slices.Clone(busy)
-	for _, in := range pending {
-		switch c := notes[in.id].cut; {
-		case c == nil:
-		case c.NoEnd:
-			cuts = append(cuts, fmt.Sprintf("%s: the stream ended without its end-of-stream marker after %d complete rows, "+
-				"which were applied (its writer was stopped before closing it)", in.name, c.Rows))
-		default:
-			cuts = append(cuts, fmt.Sprintf("%s: the stream was cut mid-message after %d complete rows, which were applied "+
-				"(%d bytes of a cut message dropped)", in.name, c.Rows, c.Size-c.Whole))
-		}
-	}
-	if len(cuts) == 0 {
-		return nil
-	}
-	jobs := ""
-	if len(cuts) > len(busy) {
-		jobs = "; the jobs whose rows did not get through stay leased until their lease_until, when plan-retries plans them again"
-	}
-	return exitcode.With(exitcode.Partial, fmt.Errorf("merge: %s%s", strings.Join(cuts, "; "), jobs))
-}
-
 // tries is the loop of tries of a merge run (stage "merge" or "merge
 // --from"), which counts its conflicts in st.
 func (o Options) tries(stage string, st *Stats) dataset.Tries {
@@ -338,6 +308,13 @@ type inputNote struct {
 	cut    *rowio.CutError
 }
 
+// errNoResults is applyInputs' answer for inputs that hold no result row
+// (the output of a fetch given no job, an idle pass's): they change
+// nothing, so the run commits no snapshot (one would shorten the window
+// of --keep snapshots readers rely on) and records them in no ledger:
+// applied again, they still change nothing.
+var errNoResults = errors.New("no results")
+
 // applyInputs reads the pending inputs and stages what they change in
 // r's transaction; it returns a note per input (by id). The inputs are
 // read at every attempt (a commit conflict is rare), and what is read is
@@ -364,6 +341,9 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 		debugInput(in, notes[in.id], time.Since(began))
 		results = append(results, rs...)
 		checkpoint()
+	}
+	if len(results) == 0 {
+		return Stats{}, notes, errNoResults
 	}
 	began := time.Now()
 	st, err := r.apply(ctx, results, workers)
