@@ -116,7 +116,7 @@ migration, nothing written there.
 			}
 			o := merge.DefaultOptions()
 			o.Data, o.Inputs, o.From, o.Stdin = data, c.Args().Slice(), c.String("from"), c.App.Reader
-			o.Keep, o.LockWait = c.Int("keep"), flagDuration(c, "lock-wait")
+			o.Keep, o.LockWait, o.ProgressTo = c.Int("keep"), flagDuration(c, "lock-wait"), c.App.ErrWriter
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}

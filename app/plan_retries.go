@@ -122,7 +122,7 @@ only the best --limit candidates in memory.
 				return err
 			}
 			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), flagDuration(c, "lock-wait"), flagDuration(c, "lease")
-			o.Replace = c.Bool("replace")
+			o.Replace, o.ProgressTo = c.Bool("replace"), c.App.ErrWriter
 			if c.IsSet("new-share") {
 				v := c.Float64("new-share")
 				o.NewShare = &v

@@ -20,6 +20,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/progress"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -33,6 +34,9 @@ type Options struct {
 	Keep     int           // snapshots kept for readers
 	LockWait time.Duration // wait for the writer lock instead of failing
 	Workers  int           // partitions rewritten in parallel
+	// ProgressTo receives a progress bar (terminal) or periodic log
+	// lines of the partitions rewritten (nil: none).
+	ProgressTo io.Writer
 }
 
 // DefaultOptions returns the defaults.
@@ -140,15 +144,16 @@ func setAside(in input, err error) error {
 
 // runner applies one batch to one transaction.
 type runner struct {
-	d      *dataset.Dataset
-	tx     *dataset.Tx
-	base   *dataset.Manifest
-	p      schedule.Policy
-	now    int64
-	leases leases.Set
-	peers  *peerTable
-	spill  *metaSpill // the metadata of the results applied (nil: in the rows)
-	mu     sync.Mutex // guards tx
+	d          *dataset.Dataset
+	tx         *dataset.Tx
+	base       *dataset.Manifest
+	p          schedule.Policy
+	now        int64
+	leases     leases.Set
+	peers      *peerTable
+	spill      *metaSpill // the metadata of the results applied (nil: in the rows)
+	progressTo io.Writer  // Options.ProgressTo
+	mu         sync.Mutex // guards tx
 }
 
 // Run folds the results in o.Inputs (or the dataset o.From) into o.Data
@@ -211,7 +216,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		if len(pending) == 0 {
 			return false, nil
 		}
-		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}
+		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}
 		bst, n, err := r.applyInputs(ctx, pending, o.Workers)
 		if errors.Is(err, errNoResults) {
 			notes = n
@@ -394,6 +399,11 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 		parts = append(parts, part{fmt.Sprintf("%02x", results[i].InfoHash[0]), results[i:j]})
 		i = j
 	}
+	var prog *progress.Reporter
+	if r.progressTo != nil {
+		prog = progress.New(r.progressTo, "merge: applying partitions", int64(len(parts)))
+		defer prog.Done()
+	}
 	var (
 		mu    sync.Mutex
 		first error
@@ -422,6 +432,7 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 				if err == nil {
 					err = ctx.Err()
 				}
+				prog.Add(1)
 				mu.Lock()
 				if err != nil {
 					if first == nil {

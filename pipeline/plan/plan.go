@@ -43,6 +43,9 @@ type Options struct {
 	// fsutil.CreateOutput), so that the caller can watch a FIFO or
 	// device that blocks.
 	OpenOutput fsutil.Opener
+	// ProgressTo receives a progress bar (terminal) or periodic log
+	// lines of the scan of the partitions (nil: none).
+	ProgressTo io.Writer
 	// Committed, if set, is called with the run's counters once the
 	// leases are committed, before the jobs are written to stdout (or a
 	// FIFO or device): a caller that gives up on a stalled stdout can
@@ -380,7 +383,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit,
 		coldBudget: coldBudget, cursor: cursor}
 	ph.read = time.Since(ph.began)
-	ps, c, err := s.scan(ctx, o.Workers)
+	ps, c, err := s.scan(ctx, o.Workers, o.ProgressTo)
 	if err != nil {
 		return nil, nil, "", err
 	}

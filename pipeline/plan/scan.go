@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/progress"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -60,10 +62,16 @@ func (s *scanner) hasCold() bool {
 }
 
 // scan reads every partition (workers at a time) and returns the merged
-// candidate pools.
-func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error) {
+// candidate pools. It reports progress, a partition at a time, on
+// progressTo unless nil.
+func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (*pools, counts, error) {
 	t := s.m.Table(dataset.TableState)
 	keys := t.PartitionKeys()
+	var prog *progress.Reporter
+	if progressTo != nil {
+		prog = progress.New(progressTo, "plan-retries: scanning partitions", int64(len(keys)))
+		defer prog.Done()
+	}
 	var (
 		mu    sync.Mutex
 		all   = newPools(s.limit)
@@ -92,6 +100,7 @@ func (s *scanner) scan(ctx context.Context, workers int) (*pools, counts, error)
 				if err == nil {
 					err = s.partition(t, key, &g, local, &c)
 				}
+				prog.Add(1)
 				if err != nil {
 					mu.Lock()
 					if first == nil {
