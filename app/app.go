@@ -155,7 +155,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // set: ") unless it starts with that command's name already ("dedup: ",
 // "merge --from: ", or "policy: " for policy set): errors of the shared
 // layers reach every command as those wrote them, the dataset's
-// ("dataset: DIR: dataset locked by another writer", "dataset: mkdir
+// ("dataset: DIR: locked by another writer", "dataset: mkdir
 // DIR/staging/...: permission denied") among them. The help command's
 // errors, and those of no command, are left as they are.
 func withCommand(a *cli.App, args []string, msg string) string {

@@ -41,6 +41,10 @@ func TestLockedNamesCommand(t *testing.T) {
 			if code != 75 || !strings.HasPrefix(stderr, "infohash: "+tc.name+": ") || !strings.Contains(stderr, "locked") {
 				t.Errorf("exit %d, stderr %q; want 75 and a line starting %q", code, stderr, "infohash: "+tc.name+": ")
 			}
+			// "dataset" once: not "dataset: DIR: dataset locked by another writer".
+			if n := strings.Count(strings.ReplaceAll(stderr, data, "DIR"), "dataset"); n != 1 {
+				t.Errorf("stderr %q says \"dataset\" %d times, want once", stderr, n)
+			}
 		})
 	}
 }

@@ -115,7 +115,7 @@ func TestTriesRun(t *testing.T) {
 		{name: "another error stops without a retry", tries: 1, snapshot: 1, err: "disk on fire", is: []error{disk},
 			try: func(r *triesRun, tx *Tx, _ int) (bool, error) { return false, disk }},
 		{name: "every race lost without a lock wait", tries: MaxReapply + 1, conflicts: MaxReapply,
-			snapshot: 1 + MaxReapply + 1, err: "dataset locked by another writer: ", is: []error{ErrLocked, ErrConflict}, log: conflict,
+			snapshot: 1 + MaxReapply + 1, err: "locked by another writer: ", is: []error{ErrLocked, ErrConflict}, log: conflict,
 			try: func(r *triesRun, tx *Tx, attempt int) (bool, error) {
 				r.compete(fmt.Sprintf("%02x", 0x80+attempt))
 				return r.stage01(tx)

@@ -91,7 +91,7 @@ func With(code int, err error) error {
 func BadInput(err error) error { return With(Usage, err) }
 
 // ErrLocked is wrapped by errors reporting a dataset held by another writer.
-var ErrLocked = errors.New("dataset locked by another writer")
+var ErrLocked = errors.New("locked by another writer")
 
 // ErrPartial is wrapped by errors reporting that some work was left undone
 // after what was done had been committed.
