@@ -93,8 +93,8 @@ func wire(c *cli.Command, top string) {
 	if c.Name != top {
 		name = top + " " + c.Name
 	}
-	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return exitcode.BadInput(badFlagValue(name, c, unknownFlag(name, c, err)))
+	c.OnUsageError = func(cCtx *cli.Context, err error, _ bool) error {
+		return exitcode.BadInput(badFlagValue(name, c, unknownFlag(name, c, commandLine(cCtx), err)))
 	}
 	if c.Before == nil {
 		c.Before = beforeCommand

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -10,19 +11,80 @@ import (
 // unknownFlag rewrites the flag parser's "flag provided but not defined:
 // -dat" as "dedup: unknown flag --dat (did you mean --data? ...)": the
 // parser names neither the command nor the flag as it was typed, and
-// suggests nothing. Other usage errors go to otherFlagError.
-func unknownFlag(name string, c *cli.Command, err error) error {
+// suggests nothing. A one-letter flag run together with its value
+// ("-fcsv") is named as typed, with a note that the value goes apart.
+// line is the command line as far as the caller knows it (nil: unknown).
+// Other usage errors go to otherFlagError.
+func unknownFlag(name string, c *cli.Command, line []string, err error) error {
 	const prefix = "flag provided but not defined: "
 	msg := err.Error()
 	if !strings.HasPrefix(msg, prefix) {
 		return otherFlagError(name, msg, err)
 	}
 	typed := strings.TrimLeft(strings.TrimPrefix(msg, prefix), "-")
-	hint := ""
-	if best := closestFlag(typed, c); best != "" {
+	hint, shown := "", asTyped(typed, line)
+	if short, value, ok := joinedShort(typed, c); ok && !strings.HasPrefix(shown, "--") {
+		hint = fmt.Sprintf("-%s takes its value as a separate word: -%s %s; ", short, short, value)
+	} else if best := closestFlag(typed, c); best != "" {
 		hint = "did you mean --" + best + "? "
 	}
-	return fmt.Errorf("%s: unknown flag %s (%sinfohash %s --help lists them)", name, dashed(typed), hint, name)
+	return fmt.Errorf("%s: unknown flag %s (%sinfohash %s --help lists them)", name, shown, hint, name)
+}
+
+// asTyped writes flag with the dashes the user gave it in line ("-fcsv"
+// stays "-fcsv"), or as dashed does when line does not hold it.
+func asTyped(flag string, line []string) string {
+	for _, a := range line {
+		if a == "--" {
+			break
+		}
+		bare := strings.TrimLeft(a, "-")
+		if n := len(a) - len(bare); n == 1 || n == 2 {
+			if before, _, _ := strings.Cut(bare, "="); before == flag {
+				return a[:n] + flag
+			}
+		}
+	}
+	return dashed(flag)
+}
+
+// joinedShort reports whether typed is a one-letter flag of c that takes
+// a value, run together with that value ("fcsv": -f and csv).
+func joinedShort(typed string, c *cli.Command) (short, value string, ok bool) {
+	if len(typed) < 2 {
+		return "", "", false
+	}
+	for _, f := range c.Flags {
+		if !slices.Contains(f.Names(), typed[:1]) {
+			continue
+		}
+		if dv, isDocs := f.(cli.DocGenerationFlag); isDocs && dv.TakesValue() {
+			return typed[:1], typed[1:], true
+		}
+	}
+	return "", "", false
+}
+
+// commandLine returns the longest argument list among cCtx and its
+// parents (the command line from the command's name on), or nil.
+func commandLine(cCtx *cli.Context) []string {
+	if cCtx == nil {
+		return nil
+	}
+	var line []string
+	for _, l := range cCtx.Lineage() {
+		if args, ok := contextArgs(l); ok && len(args) > len(line) {
+			line = args
+		}
+	}
+	return line
+}
+
+// contextArgs returns cCtx's arguments; ok is false for a context that
+// has no flag set (cli's Args then panics).
+func contextArgs(cCtx *cli.Context) (line []string, ok bool) {
+	defer func() { _ = recover() }()
+	return cCtx.Args().Slice(), true
 }
 
 // otherFlagError rewrites the parser's other errors that name neither the

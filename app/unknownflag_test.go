@@ -18,6 +18,11 @@ func TestUnknownFlag(t *testing.T) {
 		{[]string{"policy", "set", "--dta", "x"}, "policy set: unknown flag --dta (did you mean --data?"},
 		{[]string{"dedup", "--zzzzzz", "1"}, "dedup: unknown flag --zzzzzz (infohash dedup --help lists them)"},
 		{[]string{"dedup", "--data", "d", "x", "-y"}, "dedup: unknown flag -y ("},
+		// A one-letter flag run together with its value, named as typed.
+		{[]string{"export", "-fcsv"}, "export: unknown flag -fcsv (-f takes its value as a separate word: -f csv; infohash export --help"},
+		{[]string{"export", "--fcsv"}, "export: unknown flag --fcsv (infohash export --help lists them)"},
+		{[]string{"export", "-datax"}, "export: unknown flag -datax (did you mean --data?"},
+		{[]string{"policy", "set", "-dta=x"}, "policy set: unknown flag -dta (did you mean --data?"},
 	} {
 		stdout, stderr, code := runMain(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
