@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/textenc"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -70,6 +71,16 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 		r.RequireEndMarker()
 	}
 	l, err := arrowLayoutOf(r.ArrowSchema())
+	if l.at < 0 {
+		var cols []string
+		for _, f := range r.ArrowSchema().Fields() {
+			cols = append(cols, f.Name)
+		}
+		if k := schema.KindOfColumns(cols); k != "" {
+			// As the Parquet path says it (checkObsSchema).
+			return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, missingObservedAt(cols)))
+		}
+	}
 	if b.noPeers {
 		l.port, l.addr = -1, -1
 	}

@@ -84,7 +84,26 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 		t.Fatal("no fields vector found")
 	}
 
+	arrowOf := func(write func(w *bytes.Buffer) error) []byte {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	state := []schema.State{{InfoHash: schema.Hash{1}, HashType: schema.HashV1, FirstSeen: at, LastSeen: at, SeenCount: 1}}
+	results := []schema.Result{{InfoHash: schema.Hash{1}, HashType: schema.HashV1, AttemptedAt: at, Outcome: schema.OutcomeNoPeers}}
+	stateArrow := arrowOf(func(buf *bytes.Buffer) error { return writeArrowRows(buf, state) })
+	resultsArrow := arrowOf(func(buf *bytes.Buffer) error { return writeArrowRows(buf, results) })
+
 	tests := []struct{ name, path, want string }{
+		// A state file or fetch's results says what it is, as Parquet and as Arrow alike.
+		{"state as Parquet", put("state.parquet", writeRowsBytes(t, dir, state)),
+			`missing column "observed_at" (is it state? dedup takes observations or a hash list)`},
+		{"state as Arrow", put("state.arrow", stateArrow),
+			`missing column "observed_at" (is it state? dedup takes observations or a hash list)`},
+		{"results as Arrow", put("results.arrow", resultsArrow),
+			`missing column "observed_at" (is it results? dedup takes observations or a hash list)`},
 		{"truncated at 4", put("t4.parquet", good[:4]), "corrupt Parquet"},
 		{"truncated at 100", put("t100.parquet", good[:100]), "corrupt Parquet: no PAR1 magic at the end"},
 		{"truncated in half", put("thalf.parquet", good[:len(good)/2]), "corrupt Parquet"},
@@ -236,4 +255,16 @@ func TestBloomFPOutOfRange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeArrowRows writes rows to w as an Arrow IPC stream.
+func writeArrowRows[T any](w *bytes.Buffer, rows []T) error {
+	aw, err := rowio.Create[T]("-", w)
+	if err != nil {
+		return err
+	}
+	if err := aw.Write(rows); err != nil {
+		return err
+	}
+	return aw.Close()
 }

@@ -267,6 +267,16 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	return nil
 }
 
+// missingObservedAt is the error for an input whose columns cols lack
+// observed_at, Parquet or Arrow: it says what the file is when its columns
+// tell (fetch's results, a state file or jobs given to dedup).
+func missingObservedAt(cols []string) error {
+	if k := schema.KindOfColumns(cols); k != "" {
+		return fmt.Errorf("missing column \"observed_at\" (is it %s? dedup takes observations or a hash list)", k)
+	}
+	return fmt.Errorf("missing column \"observed_at\"")
+}
+
 // checkObsSchema requires info_hash (binary) and observed_at (INT64).
 func checkObsSchema(s *parquet.Schema) error {
 	ih, ok := s.Lookup("info_hash")
@@ -282,11 +292,7 @@ func checkObsSchema(s *parquet.Schema) error {
 		for _, f := range s.Fields() {
 			cols = append(cols, f.Name())
 		}
-		if k := schema.KindOfColumns(cols); k != "" {
-			// fetch's results or jobs given to dedup: say what it is.
-			return fmt.Errorf("missing column \"observed_at\" (is it %s? dedup takes observations or a hash list)", k)
-		}
-		return fmt.Errorf("missing column \"observed_at\"")
+		return missingObservedAt(cols)
 	}
 	if k := at.Node.Type().Kind(); k != parquet.Int64 {
 		return fmt.Errorf("column \"observed_at\" is %s, want INT64 timestamp", k)
