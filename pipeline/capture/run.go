@@ -41,9 +41,11 @@ type runner struct {
 	opts Options
 	c    counters
 	// nodes is the number of nodes; booted counts those whose first
-	// bootstrap has ended (see bootstrapped).
+	// bootstrap has ended, asked those that had a router or saved contact
+	// to ask (see bootstrapped).
 	nodes   int
 	booted  atomic.Int32
+	asked   atomic.Int32
 	tokens  *tokens
 	crawler *crawler
 	batches chan []schema.Observation
@@ -331,6 +333,9 @@ func (n *node) startLibrary(boot []netip.AddrPort, saved []contact) error {
 	cfg.NoSecurity = true
 	cfg.SendLimiter = rate.NewLimiter(rate.Limit(100), 20)
 	cfg.Logger = alog.Default.FilterLevel(alog.Disabled)
+	if len(boot)+len(saved) > 0 {
+		n.r.asked.Add(1)
+	}
 	cfg.StartingNodes = func() ([]dht.Addr, error) {
 		var out []dht.Addr
 		for _, a := range boot {
@@ -397,11 +402,18 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 // start that skipped it. After the last node's, it warns
 // when no DHT node has answered any of them (routers nor saved contacts):
 // a firewall or a dead network, which would otherwise make an empty pass
-// that looks like a quiet one (responses_in stays 0 in the stats).
+// that looks like a quiet one (responses_in stays 0 in the stats). A run
+// that had no one to ask (--bootstrap "" and no saved contacts) says
+// that instead, as an info line.
 func (r *runner) bootstrapped() {
-	if int(r.booted.Add(1)) == r.nodes && r.c.responses.Load() == 0 {
-		r.opts.Logger.Warn("capture: no DHT node answered the bootstrap; nothing is captured until one does", "nodes", r.nodes)
+	if int(r.booted.Add(1)) != r.nodes || r.c.responses.Load() != 0 {
+		return
 	}
+	if r.asked.Load() == 0 {
+		r.opts.Logger.Info("capture: no bootstrap: waiting for incoming queries", "nodes", r.nodes)
+		return
+	}
+	r.opts.Logger.Warn("capture: no DHT node answered the bootstrap; nothing is captured until one does", "nodes", r.nodes)
 }
 
 func closeNodes(nodes []*node) {

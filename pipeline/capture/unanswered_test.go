@@ -25,12 +25,14 @@ func TestWarnsWhenNoNodeAnswers(t *testing.T) {
 	t.Cleanup(func() { silent.Close() })
 	tn := startTestnet(t, testnet.Config{Seed: 5, Nodes: 8, Torrents: 4})
 	for _, tt := range []struct {
-		name string
-		boot []string
-		warn int
+		name       string
+		boot       []string
+		warn, info int
 	}{
-		{"silent router", []string{silent.LocalAddr().String()}, 1},
-		{"testnet", tn.Truth().Bootstrap, 0},
+		{"silent router", []string{silent.LocalAddr().String()}, 1, 0},
+		{"testnet", tn.Truth().Bootstrap, 0, 0},
+		// --bootstrap "": nobody was asked, so nobody failed to answer.
+		{"no bootstrap", nil, 0, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
@@ -43,6 +45,9 @@ func TestWarnsWhenNoNodeAnswers(t *testing.T) {
 			}
 			if got := strings.Count(logs.String(), "no DHT node answered"); got != tt.warn {
 				t.Errorf("%d warnings, want %d (responses_in %d); logs:\n%s", got, tt.warn, st.Responses, logs.String())
+			}
+			if got := strings.Count(logs.String(), "level=INFO msg=\"capture: no bootstrap: waiting for incoming queries\""); got != tt.info {
+				t.Errorf("%d \"no bootstrap\" lines, want %d; logs:\n%s", got, tt.info, logs.String())
 			}
 		})
 	}
