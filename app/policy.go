@@ -25,8 +25,10 @@ func policyCommand() *cli.Command {
    infohash policy set --data ./ih jitter=0.1 backoff.no_peers=30m,2h,8h,1d,7d,30d
    infohash policy set --data ./ih reactivation.reset_schedule=true plan.lease=90m`,
 		Description: `The policy is read by every stage that schedules: dedup (reactivation),
-plan-retries and merge. A dataset without DIR/policy.json uses (and "show"
-prints) the documented defaults; "set" writes the whole file atomically.
+plan-retries and merge. dedup writes DIR/policy.json with the documented
+defaults when the dataset has none; until then plan-retries and merge use
+(and "show" prints) the defaults without writing the file. "set" writes
+the whole file atomically.
 Each commit records the policy it ran under (a writer running as "set"
 replaces it re-applies its work under the new one), and --hash prints
 its fingerprint: the "policy" that plan-retries' and merge's --stats-json

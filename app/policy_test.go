@@ -133,3 +133,55 @@ func TestPolicyStrayArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyFileWrittenByDedupOnly: of the commands that read the policy,
+// only dedup writes DIR/policy.json (the defaults) when it is missing;
+// plan-retries and policy show use the defaults without writing it. The
+// help of policy and README say so (policy's help said a dataset without
+// the file uses the defaults; README that it is written on first use).
+func TestPolicyFileWrittenByDedupOnly(t *testing.T) {
+	dir, data := seedDataset(t)
+	list := filepath.Join(dir, "more.txt")
+	if err := os.WriteFile(list, []byte("2222222222222222222222222222222222222222\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		written bool
+	}{
+		{"policy show", []string{"policy", "show", "--data", data}, false},
+		{"plan-retries", []string{"plan-retries", "--data", data, "-o", filepath.Join(dir, "jobs.parquet")}, false},
+		{"dedup", []string{"dedup", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", list}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.Remove(filepath.Join(data, "policy.json")); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			if _, stderr, code := runMain(t, tc.args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			_, err := os.Stat(filepath.Join(data, "policy.json"))
+			if written := err == nil; written != tc.written {
+				t.Errorf("policy.json written: %v, want %v", written, tc.written)
+			}
+		})
+	}
+	help := strings.Join(strings.Fields(helpOf(t, "policy")), " ")
+	if want := "dedup writes DIR/policy.json with the documented defaults when the dataset has none; until then plan-retries and merge use (and \"show\" prints) the defaults without writing the file."; !strings.Contains(help, want) {
+		t.Errorf("policy --help does not say %q:\n%s", want, help)
+	}
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{"dedup writes it with the defaults if missing", "retry policy (dedup writes the defaults when it is missing)"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README does not say %q", want)
+		}
+	}
+	if strings.Contains(readme, "on first use") {
+		t.Error(`README still says policy.json is written "on first use"`)
+	}
+}
