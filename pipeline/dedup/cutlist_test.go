@@ -90,7 +90,7 @@ func TestDedupCutList(t *testing.T) {
 				compare(t, readState(t, data), truth(obs[:tt.rows]))
 				return
 			case tt.partial == 0:
-				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "set aside as inbox/") {
+				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "set aside as "+filepath.Join(data, "inbox")+"/") {
 					t.Fatalf("err = %v, want bad input set aside whole", err)
 				}
 				ents, _ := os.ReadDir(inbox)

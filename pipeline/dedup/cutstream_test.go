@@ -188,7 +188,7 @@ func TestDedupCorruptStreamStaysBad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
 			_, err := run(t, data, func(o *Options) { o.Stdin = bytes.NewReader(tt.in) }, "-")
-			if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "set aside as inbox/") {
+			if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "set aside as "+filepath.Join(data, "inbox")+"/") {
 				t.Fatalf("err = %v, want bad input saying %q, set aside", err, tt.want)
 			}
 			ents, _ := os.ReadDir(filepath.Join(data, "inbox"))

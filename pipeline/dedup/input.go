@@ -273,7 +273,7 @@ func setAside(in input, err error) error {
 	if aerr != nil || kept == "" {
 		return err
 	}
-	return fmt.Errorf("%w (set aside as %s)", err, filepath.Join("inbox", filepath.Base(kept)))
+	return fmt.Errorf("%w (set aside as %s)", err, kept) // DIR joined as the user gave it
 }
 
 func containsPath(ins []input, p string) bool {
