@@ -3,23 +3,17 @@ package merge
 import (
 	"bytes"
 	"context"
-	"log/slog"
-	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/internal/progress"
+	"github.com/infohash/infohash/internal/progress/progresstest"
 )
 
 // TestMergeReportsProgress: merge reports the partitions it rewrites on
 // Options.ProgressTo (here not a terminal: log lines, as dedup's and
 // export's), and says nothing without it.
 func TestMergeReportsProgress(t *testing.T) {
-	var logs bytes.Buffer
-	old, oldEvery := slog.Default(), progress.Interval
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-	progress.Interval = 0 // a line at every partition
-	defer func() { slog.SetDefault(old); progress.Interval = oldEvery }()
+	logs := progresstest.Capture(t) // a line at every partition
 	for _, tc := range []struct {
 		name string
 		to   *bytes.Buffer
@@ -46,15 +40,7 @@ func TestMergeReportsProgress(t *testing.T) {
 			if st, err := Run(context.Background(), o); err != nil || st.Applied != 3 {
 				t.Fatalf("merge: %v, %+v", err, st)
 			}
-			got := logs.String()
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("no %q in the logs:\n%s", w, got)
-				}
-			}
-			if tc.want == nil && strings.Contains(got, "merge: applying") {
-				t.Errorf("progress without ProgressTo:\n%s", got)
-			}
+			progresstest.Check(t, logs.String(), "merge: applying", tc.want)
 		})
 	}
 }

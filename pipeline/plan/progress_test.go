@@ -2,24 +2,18 @@ package plan
 
 import (
 	"bytes"
-	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/internal/progress"
+	"github.com/infohash/infohash/internal/progress/progresstest"
 )
 
 // TestPlanReportsProgress: plan-retries reports its scan a partition at a
 // time on Options.ProgressTo (here not a terminal: log lines, as dedup's
 // and export's), and says nothing without it.
 func TestPlanReportsProgress(t *testing.T) {
-	var logs bytes.Buffer
-	old, oldEvery := slog.Default(), progress.Interval
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
-	progress.Interval = 0 // a line at every partition
-	defer func() { slog.SetDefault(old); progress.Interval = oldEvery }()
+	logs := progresstest.Capture(t) // a line at every partition
 	for _, tc := range []struct {
 		name string
 		to   *bytes.Buffer
@@ -40,15 +34,7 @@ func TestPlanReportsProgress(t *testing.T) {
 			if len(jobs) != 3 {
 				t.Fatalf("planned %d jobs, want 3", len(jobs))
 			}
-			got := logs.String()
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("no %q in the logs:\n%s", w, got)
-				}
-			}
-			if tc.want == nil && strings.Contains(got, "plan-retries: scanning") {
-				t.Errorf("progress without ProgressTo:\n%s", got)
-			}
+			progresstest.Check(t, logs.String(), "plan-retries: scanning", tc.want)
 		})
 	}
 }
