@@ -19,7 +19,7 @@ import (
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 6
+const FormatVersion = 7
 
 // FooterFormat is the first format whose manifests record every data
 // file's FooterSum (FileInfo.Footer).
@@ -48,6 +48,14 @@ type Manifest struct {
 	// CursorColdSweep). Each commit carries them over unchanged unless
 	// its transaction sets them (Tx.SetCursor).
 	Cursors map[string]int64 `json:"cursors,omitempty"`
+	// Totals are cumulative counts of the work the dataset's commits
+	// applied, by name (TotalDedupObservations...): each commit adds its
+	// own work to its base's, so a run that fails or is killed before its
+	// commit point adds nothing, and an input the ledger holds adds
+	// nothing again. They only grow (format 7; older datasets start at 0
+	// when migrated), which makes them Prometheus counters (status
+	// --metrics-file).
+	Totals map[string]int64 `json:"totals,omitempty"`
 }
 
 // CursorColdSweep is the first state partition (0-255) of plan-retries'
@@ -262,5 +270,6 @@ func (m *Manifest) clone() *Manifest {
 			c.Cursors[k] = v
 		}
 	}
+	c.Totals = maps.Clone(m.Totals)
 	return &c
 }

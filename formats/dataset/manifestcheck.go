@@ -83,6 +83,12 @@ func (m *Manifest) check() error {
 	if c, ok := m.Cursors[CursorColdSweep]; ok && (c < 0 || c > 255) {
 		return fmt.Errorf("cursor %s is %d, not a state partition (0-255)", CursorColdSweep, c)
 	}
+	// Totals only grow from 0: a negative one was written by no build.
+	for _, k := range slices.Sorted(maps.Keys(m.Totals)) {
+		if v := m.Totals[k]; v < 0 || k == "" {
+			return fmt.Errorf("totals: %s is %d (a count never below 0)", excerpt(k), v)
+		}
+	}
 	return nil
 }
 

@@ -19,7 +19,9 @@ import (
 //	4  the ledger is a table of its own (ledger.go)
 //	5  the manifest records every data file's footer checksum
 //	   (FileInfo.Footer), which readers check before trusting a footer
-//	6  current: the state has peers (announced endpoints)
+//	6  the state has peers (announced endpoints)
+//	7  current: the manifest keeps cumulative totals (Manifest.Totals);
+//	   migrating from 6 rewrites no file
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable

@@ -176,6 +176,22 @@ func (tx *Tx) SetCursor(name string, v int64) {
 	tx.next.Cursors[name] = v
 }
 
+// AddTotal adds n to total name of the next snapshot (see
+// Manifest.Totals): published with this transaction's commit, or not at
+// all. A transaction re-applied on a moved base begins anew, from that
+// base's totals.
+func (tx *Tx) AddTotal(name string, n int64) {
+	if n == 0 {
+		return
+	}
+	tx.mu.Lock()
+	defer tx.mu.Unlock()
+	if tx.next.Totals == nil {
+		tx.next.Totals = map[string]int64{}
+	}
+	tx.next.Totals[name] += n
+}
+
 // CommitOptions control Commit.
 type CommitOptions struct {
 	LockWait time.Duration // wait this long for the lock (0: fail at once)

@@ -239,6 +239,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			for _, in := range group {
 				tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})
 			}
+			addTotals(tx, len(group), r.b.obs, ps)
 			if r.o.Policy != nil {
 				tx.SetPolicy(r.o.Policy)
 			}
@@ -461,4 +462,14 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 func setApplyGC() {
 	debug.FreeOSMemory()
 	debug.SetGCPercent(50)
+}
+
+// addTotals adds a commit's work to the dataset's totals (published with
+// it, or not at all).
+func addTotals(tx *dataset.Tx, inputs int, obs int64, ps partStats) {
+	tx.AddTotal(dataset.TotalDedupInputs, int64(inputs))
+	tx.AddTotal(dataset.TotalDedupObservations, obs)
+	tx.AddTotal(dataset.TotalDedupNew, ps.fresh)
+	tx.AddTotal(dataset.TotalDedupReactivated, ps.reactivated)
+	tx.AddTotal(dataset.TotalDedupRewarmed, ps.rewarmed)
 }

@@ -78,9 +78,16 @@ type Stats struct {
 	Committed bool `json:"-"`
 
 	released []schema.Hash
+	attempts map[string]int64 // by outcome, for the dataset's totals
 }
 
 func (st *Stats) add(o partOut, torrents int) {
+	for k, n := range o.attempts {
+		if st.attempts == nil {
+			st.attempts = map[string]int64{}
+		}
+		st.attempts[k] += n
+	}
 	st.Stored += o.verdicts[stored]
 	st.LateStored += o.verdicts[lateStored]
 	st.DuplicateOK += o.verdicts[duplicateOK]
@@ -232,6 +239,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: notes[in.id].rows, At: o.Now})
 			st.FutureClamped += notes[in.id].future.n
 		}
+		addTotals(tx, len(pending), &st)
 		tx.SetPolicy(p.JSON())
 		staged = time.Now()
 		if testBeforeCommit != nil {

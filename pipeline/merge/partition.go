@@ -21,6 +21,7 @@ func hashCmp(a, b schema.Hash) int { return bytes.Compare(a[:], b[:]) }
 // partOut is what applying one partition's results produced.
 type partOut struct {
 	verdicts [numVerdicts]int64
+	attempts map[string]int64 // attempts applied by outcome (released rows are none)
 	unknown  int64
 	archived int64
 	released []schema.Hash
@@ -139,6 +140,10 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 			before := st.MetadataStatus
 			v, release := applyResult(r.p, st, &res.Result, lease)
 			out.verdicts[v]++
+			if out.attempts == nil {
+				out.attempts = map[string]int64{}
+			}
+			out.attempts[res.Outcome]++
 			if (v == stored || v == lateStored) && before != schema.StatusFetched {
 				adoptHashType(st, &res.Result)
 				out.torrents = append(out.torrents, torrentOf(res))

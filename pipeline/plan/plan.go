@@ -197,6 +197,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			ready := func() error { return readerThere(o, stream, len(jobs)) }
 			changed := len(jobs) > 0 || st.LeasesPruned > 0 || st.UnpublishedEnded > 0 || st.ReplacedEnded > 0
 			began := time.Now()
+			for kind, n := range map[string]int{"new": st.PlannedNew, "retry": st.PlannedRetry, "reactivated": st.PlannedReactivated, "cold": st.PlannedCold} {
+				tx.AddTotal(dataset.TotalKey(dataset.TotalPlanJobs, kind), int64(n))
+			}
 			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
 			debugCommit(m, err, changed, len(jobs), time.Since(began))
 			if _, committed := dataset.AsAfterCommit(err); err != nil && !committed && w != nil && w != stream {

@@ -32,6 +32,7 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 	}
 	m("snapshot", "Number of the dataset's latest committed snapshot.").set(float64(r.Snapshot))
 	m("snapshot_timestamp_seconds", "When the latest snapshot was committed (Unix time).").set(unix(r.CommittedAt))
+	r.totalMetrics(&b)
 	if v := r.Verified; v != nil {
 		m("verified_files", "Files of the snapshot read by --verify.").set(float64(v.Files))
 		m("verify_problems", "Files that do not match the manifest (--verify); 0 when all match.").set(float64(len(v.Problems)))
@@ -103,18 +104,23 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 // lastSuccessHelp is the HELP of last_success_timestamp_seconds.
 const lastSuccessHelp = "When the last successful status run ended (Unix time); one whose --verify found damage leaves it as it was."
 
-// family writes one gauge's HELP and TYPE lines before its first sample;
-// its samples must be written before the next family's.
+// family writes one gauge's (or counter's) HELP and TYPE lines before its
+// first sample; its samples must be written before the next family's.
 type family struct {
 	b          *strings.Builder
 	name, help string
+	counter    bool
 	started    bool
 }
 
 // set writes a sample with label name/value pairs.
 func (f *family) set(v float64, labels ...string) {
 	if !f.started {
-		fmt.Fprintf(f.b, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
+		kind := "gauge"
+		if f.counter {
+			kind = "counter"
+		}
+		fmt.Fprintf(f.b, "# HELP %s %s\n# TYPE %s %s\n", f.name, f.help, f.name, kind)
 		f.started = true
 	}
 	f.b.WriteString(f.name)

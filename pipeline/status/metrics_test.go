@@ -33,6 +33,9 @@ func TestMetrics(t *testing.T) {
 		LastInput:    &dataset.Applied{Name: "obs.parquet", At: committed.Add(-90 * time.Second)},
 		Partial:      []string{"inbox/partial-1.arrow"},
 		Verified:     &dataset.VerifyResult{Files: 12},
+		Totals: map[string]int64{dataset.TotalDedupObservations: 1000, dataset.TotalDedupNew: 9,
+			dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6, dataset.TotalKey(dataset.TotalMergeAttempts, "no_peers"): 2,
+			dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 2, dataset.TotalMergeTorrents: 2},
 	}
 	for _, tt := range []struct {
 		name   string

@@ -103,6 +103,10 @@ type Report struct {
 	// dataset removes those). StagingBytes is what they alone hold.
 	Staging      []string `json:"staging"`
 	StagingBytes int64    `json:"staging_bytes"`
+	// Totals are the snapshot's cumulative counts of committed work
+	// (dataset.Manifest.Totals; {} before any, or in a dataset older than
+	// format 7 not yet migrated).
+	Totals map[string]int64 `json:"totals"`
 }
 
 // Options control Run.
@@ -135,7 +139,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
 		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
-		InputsLedger: m.LedgerLen(), Now: now,
+		InputsLedger: m.LedgerLen(), Now: now, Totals: maps.Clone(m.Totals),
 		// [] rather than null in JSON when nothing is set aside.
 		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{},
 		Staging: []string{}, UnappliedWork: []string{}}
@@ -267,6 +271,11 @@ func (r *Report) Print(w io.Writer) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.TableRows)) {
 		fmt.Fprintf(tw, "table %s\t%d rows, %s\n", name, r.TableRows[name], humanBytes(r.TableBytes[name]))
+	}
+	if t := r.Totals; len(t) > 0 {
+		fmt.Fprintf(tw, "totals\t%d observations, %d new hashes, %d jobs planned, %d attempts merged (%d torrents stored)\n",
+			t[dataset.TotalDedupObservations], t[dataset.TotalDedupNew], sumFamily(t, dataset.TotalPlanJobs),
+			sumFamily(t, dataset.TotalMergeAttempts), t[dataset.TotalMergeTorrents])
 	}
 	tw.Flush()
 	r.printWaves(w)
