@@ -139,10 +139,11 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
 		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
-		InputsLedger: m.LedgerLen(), Now: now, Totals: maps.Clone(m.Totals),
+		InputsLedger: m.LedgerLen(), Now: now, Totals: map[string]int64{},
 		// [] rather than null in JSON when nothing is set aside.
 		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{},
 		Staging: []string{}, UnappliedWork: []string{}}
+	maps.Copy(r.Totals, m.Totals)
 	if st.Dir != "" {
 		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
 	}
