@@ -46,11 +46,11 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 		}
 		return releasedLease, true
 	}
-	dropFailedPeers(st, r)
 	if r.Outcome == schema.OutcomeOK {
 		if st.MetadataStatus == schema.StatusFetched {
 			return duplicateOK, lease != nil
 		}
+		dropFailedPeers(st, r)
 		schedule.ApplySuccess(st, r.AttemptedAt)
 		st.AvoidPeers = nil
 		if matches {
@@ -65,6 +65,9 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 		return lateFailure, false
 	case lease == nil && r.AttemptedAt <= st.LastAttempt:
 		return staleFailure, false
+	}
+	if schedule.KindOf(r.Outcome) != schedule.KindLocal {
+		dropFailedPeers(st, r)
 	}
 	hadSources := st.BadMetadata > 0
 	if err := schedule.ApplyFailureFrom(p, st, r.Outcome, r.AttemptedAt, newSources(st, r)); err != nil {
@@ -84,18 +87,28 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 
 // dropFailedPeers removes from the hash's peers (announced endpoints,
 // which plan-retries hands its jobs) every endpoint r's attempt failed
-// with, whatever the class (peer_lacks_torrent too: that peer does not
-// serve this hash) and whether or not the result counts: a failure is a
-// fact about that endpoint and this hash, as its penalty is (a peer that
-// announces the hash again comes back with dedup). A penalised endpoint
-// is in avoid_peers; the peers list is only what may be worth dialling.
+// with a peer-level class (peerLevel). applyResult calls it only for an
+// attempt that counts (stored, or a failure applied that is not
+// local_error): a late, stale or local result says nothing about the
+// endpoint now (a peer that announces the hash again comes back with
+// dedup). A penalised endpoint is in avoid_peers; the peers list is only
+// what may be worth dialling.
 func dropFailedPeers(st *schema.State, r *schema.Result) {
 	if len(st.Peers) == 0 || len(r.PeerFailures) == 0 {
 		return
 	}
 	st.Peers = slices.DeleteFunc(slices.Clone(st.Peers), func(a string) bool {
-		return slices.ContainsFunc(r.PeerFailures, func(pf schema.PeerFailure) bool { return pf.Addr == a })
+		return slices.ContainsFunc(r.PeerFailures, func(pf schema.PeerFailure) bool { return pf.Addr == a && peerLevel(pf.Class) })
 	})
+}
+
+// peerLevel reports whether class is one a peer can fail with (fetch's
+// peer failure classes): every failure class but no_peers (no peer to
+// blame) and local_error (ours: it says nothing about the endpoint).
+// peer_lacks_torrent is one: that peer does not serve this hash.
+func peerLevel(class string) bool {
+	k := schedule.KindOf(class)
+	return k != schedule.KindUnknown && k != schedule.KindLocal && class != schema.OutcomeNoPeers
 }
 
 // unionPeers is the peers of the union of a and b: the list of the one
