@@ -62,7 +62,9 @@ endpoints in DIR/peers/ (counted in peer_penalties), since a peer that
 failed did so whichever lease asked, and the next jobs of every hash
 should skip it. Each input is recorded by checksum, so applying it again
 is a no-op. Inputs that hold no result row (a fetch given no job) change
-nothing: no snapshot is committed for them, nor are they recorded.
+nothing and are not recorded; such a merge commits a snapshot only when
+there is housekeeping to do, as every merge does it: leases that ended
+over 7 days ago, peer penalties past peer_penalty.forget.
 
 A released result (fetch stopped before attempting the job: no attempt, no
 failure) ends its lease when that lease is still the hash's, so that the

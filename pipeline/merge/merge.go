@@ -225,18 +225,24 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}
 		bst, n, err := r.applyInputs(ctx, pending, o.Workers)
-		if errors.Is(err, errNoResults) {
-			notes = n
-			return false, nil
+		notes = n
+		idle := errors.Is(err, errNoResults) // no result row: housekeeping only, if any
+		var pruned bool
+		if idle {
+			bst, pruned, err = r.housekeep()
 		}
 		if err != nil {
 			return false, tx.Moved(err)
 		}
-		notes = n
+		if idle && !pruned {
+			return false, nil
+		}
 		bst.Inputs, bst.InputsSkipped, bst.PolicyHash, bst.CommitConflicts = st.Inputs, st.InputsSkipped, st.PolicyHash, st.CommitConflicts
 		st = bst
 		for _, in := range pending {
-			tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: notes[in.id].rows, At: o.Now})
+			if !idle { // an idle run's inputs are recorded nowhere
+				tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: notes[in.id].rows, At: o.Now})
+			}
 			st.FutureClamped += notes[in.id].future.n
 		}
 		addTotals(tx, len(pending), &st)
@@ -323,9 +329,10 @@ type inputNote struct {
 
 // errNoResults is applyInputs' answer for inputs that hold no result row
 // (the output of a fetch given no job, an idle pass's): they change
-// nothing, so the run commits no snapshot (one would shorten the window
-// of --keep snapshots readers rely on) and records them in no ledger:
-// applied again, they still change nothing.
+// nothing, so the run records them in no ledger (applied again, they
+// still change nothing) and commits no snapshot (one would shorten the
+// window of --keep snapshots readers rely on) unless housekeeping has
+// something to prune (runner.housekeep).
 var errNoResults = errors.New("no results")
 
 // applyInputs reads the pending inputs and stages what they change in
