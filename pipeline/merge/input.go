@@ -25,6 +25,7 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/progress"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -241,13 +242,18 @@ func (r *result) infoLen() int64 {
 // between two batches) is taken for cut there (a CutError with NoEnd):
 // its batches are applied, and the run is partial, as for a cut one. A
 // file named as RESULTS is read as it is.
-func readResults(in input, sp *metaSpill) (rs []result, cut *rowio.CutError, err error) {
+func readResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
+	return readResultsTo(in, sp, nil)
+}
+
+// readResultsTo is readResults counting the rows read on prog (nil: none).
+func readResultsTo(in input, sp *metaSpill, prog *progress.Reporter) (rs []result, cut *rowio.CutError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rs, cut, err = nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, rowio.PanicError(p, "fetch results")))
 		}
 	}()
-	return decodeResults(in, sp)
+	return decodeResults(in, sp, prog)
 }
 
 // Rows are read in batches of up to maxReadRows, fewer when they carry
@@ -259,7 +265,7 @@ const (
 	readBatchBytes = 4 << 20
 )
 
-func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
+func decodeResults(in input, sp *metaSpill, prog *progress.Reporter) ([]result, *rowio.CutError, error) {
 	f, err := os.Open(in.path)
 	if err != nil { // names the path
 		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
@@ -338,6 +344,7 @@ func decodeResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 		}
 		if n > 0 {
 			rows = int(min(max(readBatchBytes*int64(n)/max(heavy, 1), 1), maxReadRows))
+			prog.Add(int64(n))
 		}
 		if errors.Is(err, io.EOF) {
 			warnDiffer(in.name, differ, firstDiffer)

@@ -20,7 +20,6 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
-	"github.com/infohash/infohash/internal/progress"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -35,7 +34,7 @@ type Options struct {
 	LockWait time.Duration // wait for the writer lock instead of failing
 	Workers  int           // partitions rewritten in parallel
 	// ProgressTo receives a progress bar (terminal) or periodic log
-	// lines of the partitions rewritten (nil: none).
+	// lines of the results read and partitions rewritten (nil: none).
 	ProgressTo io.Writer
 }
 
@@ -348,9 +347,11 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	defer r.spill.close()
 	notes := map[string]inputNote{}
 	var results []result
+	prog := r.newProgress("merge: reading results", -1)
+	defer prog.Done()
 	for _, in := range pending {
 		began := time.Now()
-		rs, cut, err := readResults(in, r.spill)
+		rs, cut, err := readResultsTo(in, r.spill, prog)
 		if err != nil {
 			if in.inbox && exitcode.Of(err) == exitcode.Usage {
 				err = setAside(in, err) // never block later runs
@@ -414,11 +415,8 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 		parts = append(parts, part{fmt.Sprintf("%02x", results[i].InfoHash[0]), results[i:j]})
 		i = j
 	}
-	var prog *progress.Reporter
-	if r.progressTo != nil {
-		prog = progress.New(r.progressTo, "merge: applying partitions", int64(len(parts)))
-		defer prog.Done()
-	}
+	prog := r.newProgress("merge: applying partitions", int64(len(parts)))
+	defer prog.Done()
 	var (
 		mu    sync.Mutex
 		first error

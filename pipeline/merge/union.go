@@ -88,7 +88,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		if err != nil || applied[id] {
 			return false, err
 		}
-		u := &unioner{runner: runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now)}, od: od, om: om}
+		u := &unioner{runner: runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}, od: od, om: om}
 		us, err := u.run(ctx)
 		if err != nil {
 			return false, tx.Moved(err)
@@ -163,7 +163,9 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 			us.LedgerEntries++
 		}
 	}
-	ot := u.om.Table(dataset.TableState)
+	ot, tt := u.om.Table(dataset.TableState), u.om.Table(dataset.TableTorrents)
+	prog := u.newProgress("merge --from: unioning partitions", int64(len(ot.PartitionKeys())+len(tt.PartitionKeys())))
+	defer prog.Done()
 	for _, key := range ot.PartitionKeys() {
 		if err := ctx.Err(); err != nil {
 			return us, err
@@ -172,18 +174,19 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 		if err != nil {
 			return us, err
 		}
+		prog.Add(1)
 		us.Partitions++
 		us.HashesAdded += ps.added
 		us.HashesCombined += ps.combined
 		us.Reactivated += ps.reactivated
 		us.Rewarmed += ps.rewarmed
 	}
-	tt := u.om.Table(dataset.TableTorrents)
 	for _, key := range tt.PartitionKeys() {
 		n, err := u.torrentPartitionFrom(key)
 		if err != nil {
 			return us, err
 		}
+		prog.Add(1)
 		us.TorrentsAdded += n
 	}
 	n, err := u.peersFrom()
