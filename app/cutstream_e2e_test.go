@@ -83,7 +83,7 @@ func TestCutStreamsE2E(t *testing.T) {
 	r = ih(t, results[:ends[1]+9], "merge", "--data", data, nowFlag, "--far-now", "--stats-json", stats, "-")
 	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 	last := lines[len(lines)-1]
-	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin (inbox/merge/part-") ||
+	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin: the stream ") ||
 		!strings.Contains(last, "the stream was cut mid-message after 20 complete rows, which were applied") ||
 		!strings.Contains(last, "the jobs whose rows did not get through stay leased until their lease_until") {
 		t.Fatalf("merge: exit %d, stderr %q; want 3 and a line saying 20 rows were applied", r.code, r.stderr)
@@ -160,7 +160,7 @@ func TestStreamEndsE2E(t *testing.T) {
 	r := ih(t, results[:ends[1]], "merge", "--data", data, nowFlag, "--far-now", "-")
 	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
 	last := lines[len(lines)-1]
-	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin (inbox/merge/part-") ||
+	if r.code != 3 || !strings.HasPrefix(last, "infohash: merge: stdin: the stream ") ||
 		!strings.Contains(last, "the stream ended without its end-of-stream marker after 20 complete rows, which were applied") ||
 		!strings.Contains(last, "the jobs whose rows did not get through stay leased until their lease_until") {
 		t.Fatalf("merge: exit %d, stderr %q; want 3 and a line saying 20 rows were applied", r.code, r.stderr)

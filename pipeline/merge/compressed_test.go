@@ -52,7 +52,7 @@ func TestCompressedResultsRefused(t *testing.T) {
 			"merge: DIR/results.bz2: bzip2-compressed input; decompress it first (bzcat DIR/results.bz2" + cmd},
 		{"xz, a name with a space", "my results.xz", snifftest.XzHead,
 			"merge: DIR/my results.xz: xz-compressed input; decompress it first (xzcat 'DIR/my results.xz'" + cmd},
-		{"gzip on stdin", "", gz, "merge: stdin (inbox/merge/"},
+		{"gzip on stdin", "", gz, "merge: stdin: gzip-compressed input"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestCompressedResultsRefused(t *testing.T) {
 				t.Fatalf("err = %v\nwant one line starting %s", err, want)
 			}
 			if tt.file == "" {
-				if stream := "gzip-compressed input; decompress it first (... | zcat" + cmd + " (set aside as inbox/merge/"; !strings.Contains(err.Error(), stream) {
+				if stream := "gzip-compressed input; decompress it first (... | zcat" + cmd + " (set aside as " + filepath.Join(data, inboxDir) + "/"; !strings.Contains(err.Error(), stream) {
 					t.Fatalf("err = %v, want the stream form of the hint: %s", err, stream)
 				}
 			}

@@ -68,7 +68,9 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 			if err != nil {
 				return out, fmt.Errorf("merge: stdin: %w", err)
 			}
-			out = append(out, input{name: "stdin (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: "stdin", release: release})
+			// Named "stdin": its spool is gone once applied (or empty);
+			// setAside and keptNote name it where it stays.
+			out = append(out, input{name: "stdin", path: p, inbox: true, spooled: "stdin", release: release})
 			continue
 		}
 		info, err := os.Stat(a)
@@ -157,7 +159,7 @@ func spoolPipe(inbox, path string) (input, error) {
 	if err != nil {
 		return input{}, fmt.Errorf("merge: %s: %w", path, err)
 	}
-	return input{name: path + " (" + filepath.Join(inboxDir, filepath.Base(p)) + ")", path: p, inbox: true, spooled: path, release: release}, nil
+	return input{name: path, path: p, inbox: true, spooled: path, release: release}, nil // named as stdin is
 }
 
 // releaseAll drops the locks the run holds on the spools among ins (its

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -136,7 +135,8 @@ func removeInbox(ins []input) {
 
 // setAside moves a spooled input that failed out of the way of later
 // runs (dataset.SetAside: renamed *.results.bad, or removed if empty) and
-// says where it was kept in err (an empty one is removed).
+// says where it was kept in err, joined with --data as given (an empty
+// one is removed, and the error names no file).
 func setAside(in input, err error) error {
 	kept, aerr := dataset.SetAside(in.path)
 	switch {
@@ -145,7 +145,7 @@ func setAside(in input, err error) error {
 	case kept == "": // empty, and the error says so
 		return err
 	}
-	return fmt.Errorf("%w (set aside as %s)", err, filepath.Join(inboxDir, filepath.Base(kept)))
+	return fmt.Errorf("%w (set aside as %s)", err, kept)
 }
 
 // runner applies one batch to one transaction.
