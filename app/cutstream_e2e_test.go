@@ -92,7 +92,7 @@ func TestCutStreamsE2E(t *testing.T) {
 	if b, err := os.ReadFile(stats); err != nil || json.Unmarshal(b, &st) != nil || st["results"] != 20.0 {
 		t.Fatalf("merge stats: %v (%v)", st, err)
 	}
-	if !strings.Contains(r.stderr, "merge done") {
+	if !strings.Contains(r.stderr, "merge: done") {
 		t.Fatalf("merge did not report what it committed: %q", r.stderr)
 	}
 }

@@ -66,8 +66,8 @@ func TestJSONLogNumbers(t *testing.T) {
 	}{
 		{"dedup", "dedup done", []byte(hs[1] + "\n"), []string{"dedup", "--data", data, "-"}},
 		{"plan-retries", "plan-retries done", nil, []string{"plan-retries", "--data", data, "--far-now", "--now", at.Format(time.RFC3339), "-o", filepath.Join(dir, "jobs.parquet")}},
-		{"merge", "merge done", resultsArrow(t, rs), []string{"merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "-"}},
-		{"merge --from", "merge --from done", nil, []string{"merge", "--data", data, "--from", other}},
+		{"merge", "merge: done", resultsArrow(t, rs), []string{"merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "-"}},
+		{"merge --from", "merge --from: done", nil, []string{"merge", "--data", data, "--from", other}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := ih(t, tt.stdin, append(tt.args, "--log-format", "json")...)

@@ -150,13 +150,13 @@ migration, nothing written there.
 			switch u := st.Union; {
 			case err != nil && !partial: // it failed after committing: no "done"
 			case u != nil:
-				slog.Info("merge --from done", "from", u.From, "from_snapshot", u.FromSnapshot,
+				slog.Info("merge --from: done", "from", u.From, "from_snapshot", u.FromSnapshot,
 					"already_merged", u.AlreadyMerged, "counts_added", u.Additive, "hashes_added", u.HashesAdded,
 					"hashes_combined", u.HashesCombined, "reactivated", u.Reactivated, "rewarmed", u.Rewarmed,
 					"torrents_added", u.TorrentsAdded,
 					"snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			default:
-				slog.Info("merge done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
+				slog.Info("merge: done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "future_clamped", st.FutureClamped, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
