@@ -71,7 +71,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			&cli.StringFlag{Name: "fetched-since", Usage: "keep only torrents fetched (fetched_at) at or after `TIME` (as --since); torrents and catalog (leaves out hashes not fetched)"},
 			&cli.StringSliceFlag{Name: "prefix", Usage: "keep only partitions starting with the hex digits `HEX` (repeatable, or comma-separated)"},
 			&cli.StringSliceFlag{Name: "tier", Usage: "keep only the hashes in `TIER`: hot or cold (state, catalog; repeatable, or comma-separated)"},
-			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hex hashes listed in `FILE`"},
+			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hashes listed in `FILE` (lines as DIR/blocklist's: hex, magnet URIs, JSON)"},
 			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index `NAME` in es-bulk action lines"},
 		},
 		Action: func(c *cli.Context) error {

@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -10,14 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/schema"
 )
 
 // BlocklistName is the blocklist's file name inside a dataset directory.
 const BlocklistName = "blocklist"
-
-// maxBlocklistLine bounds one line of a blocklist file.
-const maxBlocklistLine = 4096
 
 // Blocklist is a set of hashes that are never planned nor exported. The
 // zero value is an empty list.
@@ -57,33 +54,39 @@ func LoadBlocklist(dir string) (Blocklist, error) {
 	return ParseBlocklist(f, path)
 }
 
-// ParseBlocklist reads hashes, one per line: 40 hex characters (v1) or 64
-// (v2, kept as its 20-byte DHT form), surrounding blanks ignored. A "#"
-// starts a comment that runs to the end of the line; blank lines are
-// skipped. Errors name the file and line: "blocklist: DIR/blocklist:7: ...".
+// ParseBlocklist reads a blocklist: the lines of a hash list as dedup
+// imports it (formats/hashlist: a 40- or 64-digit hex infohash, a magnet
+// URI, whose btih and btmh keys are all listed, or a JSON line of
+// magnetico's or our own export), each hash kept as its 20-byte DHT key.
+// Blank lines and lines starting with "#" are skipped, and, as blocklists
+// always allowed, a "#" after a hash starts a comment that runs to the end
+// of the line (but in a JSON line, whose strings may hold one). Errors
+// name the file and line: "blocklist: DIR/blocklist:7: ...".
 func ParseBlocklist(r io.Reader, name string) (Blocklist, error) {
 	var b Blocklist
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 256), maxBlocklistLine)
-	line := 0
+	sc := hashlist.NewScanner(name, r)
 	for sc.Scan() {
-		line++
-		text, _, _ := strings.Cut(sc.Text(), "#")
-		text = strings.TrimSpace(text)
-		if text == "" {
-			continue
-		}
-		h, _, _, err := schema.ParseHex(text)
+		hs, err := hashlist.LineHashes(uncomment(string(sc.Bytes())))
 		if err != nil {
-			return Blocklist{}, fmt.Errorf("blocklist: %s:%d: %w", name, line, err)
+			return Blocklist{}, fmt.Errorf("blocklist: %w", sc.Errorf("%w", err))
 		}
-		b.Add(h)
+		for _, h := range hs {
+			b.Add(h.H)
+		}
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("line longer than %d bytes", maxBlocklistLine)
-		}
-		return Blocklist{}, fmt.Errorf("blocklist: %s:%d: %w", name, line+1, err)
+		return Blocklist{}, fmt.Errorf("blocklist: %w", err)
 	}
 	return b, nil
+}
+
+// uncomment drops a comment after a hash ("HEX  # reason"). A magnet
+// URI loses nothing it names: a "#" in it begins its fragment, which holds
+// no exact topic. A JSON line is left whole.
+func uncomment(line string) string {
+	if strings.HasPrefix(strings.TrimSpace(line), "{") {
+		return line
+	}
+	line, _, _ = strings.Cut(line, "#")
+	return line
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -22,6 +23,8 @@ const (
 	hexA  = "0123456789abcdef0123456789abcdef01234567"
 	hexB  = "ffffffffffffffffffffffffffffffffffffffff"
 	hexV2 = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbbbbbbbbb"
+	// base32A is hexA in base32, as a magnet's btih may write it.
+	base32A = "AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH"
 )
 
 func TestParseBlocklist(t *testing.T) {
@@ -42,7 +45,20 @@ func TestParseBlocklist(t *testing.T) {
 		{name: "short", in: hexA + "\n# ok\nabc\n", wantErr: "blocklist: F:3: infohash \"abc\": want 40 or 64 hex characters"},
 		{name: "not hex", in: strings.Repeat("z", 40), wantErr: "blocklist: F:1: infohash"},
 		{name: "two per line", in: hexA + " " + hexB, wantErr: "blocklist: F:1:"},
-		{name: "long line", in: hexA + "\n" + strings.Repeat("a", maxBlocklistLine+10), wantErr: "blocklist: F:2: line longer than"},
+		{name: "long line", in: hexA + "\n" + strings.Repeat("a", hashlist.MaxLine+1) + "\n", wantErr: "blocklist: F:2: line longer than"},
+		// The lines of dedup's hash lists.
+		{name: "magnet btih hex", in: "magnet:?xt=urn:btih:" + strings.ToUpper(hexA) + "&dn=a%23b&tr=udp%3A%2F%2Ft%3A1\n", want: []string{hexA}, wantLen: 1},
+		{name: "magnet btih base32", in: "magnet:?xt=urn:btih:" + base32A + "\n", want: []string{hexA}, wantLen: 1},
+		{name: "magnet btmh", in: "  magnet:?xt=urn:btmh:1220" + hexV2 + "  # v2\n", want: []string{hexV2[:40]}, wantLen: 1},
+		{name: "magnet hybrid", in: "magnet:?xt=urn:btih:" + hexB + "&xt=urn:btmh:1220" + hexV2 + "#frag\n", want: []string{hexB, hexV2[:40]}, wantLen: 2},
+		{name: "magnet multi-topic", in: "MAGNET:?xt.1=urn:btih:" + hexA + "&xt.2=urn:btih:" + hexB + "\n", want: []string{hexA, hexB}, wantLen: 2},
+		{name: "export jsonl", in: `{"info_hash":"` + hexV2[:40] + `","info_hash_v2":"` + hexV2 + `","name":"C# #1"}` + "\n", want: []string{hexV2[:40]}, wantLen: 1},
+		{name: "magnetico jsonl", in: `{"infoHash":"` + hexA + `","name":"x"}` + "\n", want: []string{hexA}, wantLen: 1},
+		{name: "byte order mark", in: "\xef\xbb\xbf" + hexA + "\n", want: []string{hexA}, wantLen: 1},
+		{name: "magnet without topic", in: hexA + "\nmagnet:?dn=x&tr=y\n", wantErr: "blocklist: F:2: magnet URI without a urn:btih or urn:btmh xt parameter"},
+		{name: "magnet bad btih", in: "magnet:?xt=urn:btih:abc\n", wantErr: "blocklist: F:1: magnet btih \"abc\": want 40 hex or 32 base32 characters"},
+		{name: "magnet topic in fragment", in: "magnet:?dn=x#xt=urn:btih:" + hexA + "\n", wantErr: "blocklist: F:1: magnet URI without"},
+		{name: "JSON without hash", in: `{"name":"x"}` + "\n", wantErr: "blocklist: F:1: JSON line without"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +116,9 @@ func FuzzParseBlocklist(f *testing.F) {
 	f.Add(hexV2 + "\r\n")
 	f.Add("abc\n")
 	f.Add(strings.Repeat("0", 40) + "#" + strings.Repeat("1", 40))
+	f.Add("magnet:?xt=urn:btih:" + base32A + "&xt=urn:btmh:1220" + hexV2 + "#x\n")
+	f.Add(`{"info_hash":"` + hexA + `","name":"#"}` + "\n")
+	f.Add("\xef\xbb\xbfmagnet:?xt.1=urn:btih:" + hexB + "\r\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		b, err := ParseBlocklist(strings.NewReader(in), "F")
 		if err != nil {
