@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/base32"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,6 +98,64 @@ func TestBlocklistHashListLines(t *testing.T) {
 		want := "infohash: " + args[0] + ": blocklist: " + path + ":7: magnet URI without a urn:btih or urn:btmh xt parameter\n"
 		if code != 2 || stderr != want {
 			t.Errorf("%s with a bad line: exit %d, stderr %q; want 2 and %q", args[0], code, stderr, want)
+		}
+	}
+}
+
+// TestStatusBadBlocklistWritesGauges: status with a blocklist it cannot
+// read prints its report and writes its gauges (blocklist_unreadable 1,
+// every count but the retry waves; the last success's time kept), then
+// fails with one line naming DIR/blocklist:LINE (exit 1). It used to
+// exit 1 before writing either, and monitoring went blind.
+func TestStatusBadBlocklistWritesGauges(t *testing.T) {
+	dir, data := seedDataset(t)
+	prom := filepath.Join(dir, "status.prom")
+	if _, stderr, code := runMain(t, "status", "--data", data, "--metrics-file", prom); code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr)
+	}
+	read := func() string {
+		b, err := os.ReadFile(prom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	lastSuccess := func(s string) string {
+		_, v, _ := strings.Cut(s, "\ninfohash_status_last_success_timestamp_seconds ")
+		return v
+	}
+	before := lastSuccess(read())
+	path := filepath.Join(data, "blocklist")
+	if err := os.WriteFile(path, []byte("magnet:?xt=urn:btih:0123456789abcdef0123456789abcdef01234567\nzz\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantErr := "infohash: status: blocklist: " + path + `:2: infohash "zz": want 40 or 64 hex characters, got 2` + "\n"
+	for _, format := range []string{"text", "json"} {
+		stdout, stderr, code := runMain(t, "status", "--data", data, "--format", format, "--metrics-file", prom)
+		if code != 1 || stderr != wantErr {
+			t.Fatalf("status --format %s: exit %d, stderr %q; want 1 and %q", format, code, stderr, wantErr)
+		}
+		if format == "json" {
+			var r struct {
+				Hashes         int64            `json:"hashes"`
+				RetryWaves     map[string]int64 `json:"retry_waves"`
+				BlocklistError *string          `json:"blocklist_error"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.Hashes != 2 || r.RetryWaves != nil || r.BlocklistError == nil {
+				t.Fatalf("status --format json: %v: %s", err, stdout)
+			}
+		} else if !strings.Contains(stdout, "hashes") || !strings.Contains(stdout, "unreadable, retry waves not counted: blocklist: "+path+":2:") {
+			t.Fatalf("status report:\n%s", stdout)
+		}
+		got := read()
+		for _, want := range []string{"infohash_status_blocklist_unreadable 1\n", `infohash_status_hashes{metadata_status="new",tier="hot"} 2` + "\n",
+			`infohash_status_table_rows{table="state"} 2` + "\n"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q:\n%s", prom, want, got)
+			}
+		}
+		if after := lastSuccess(got); after != before || strings.Contains(got, "infohash_status_overdue") {
+			t.Errorf("last success %q (was %q), or overdue counted without the blocklist:\n%s", after, before, got)
 		}
 	}
 }

@@ -70,7 +70,7 @@ var exitRows = map[string][]exitcode.Row{
 	},
 	"status": {
 		exitOK,
-		{Code: exitcode.Error, Text: "error, or --verify found files that do not match the manifest (listed)"},
+		{Code: exitcode.Error, Text: "error, or --verify found files that do not match the manifest (listed), or DIR/blocklist cannot be read (the report and gauges are written, without the retry waves)"},
 		{Code: exitcode.Usage, Text: "usage error or bad input (no dataset in DIR)"},
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); no report printed"},
 		{Code: exitcode.BrokenPipe, Text: `the reader of the --format json report went away (e.g. "| head"); nothing more is printed`},

@@ -72,8 +72,12 @@ for a snapshot it never published and by the folders under staging/ (a
 running writer's, or a killed one's: the next writer removes those; the
 text lists both), and the snapshot's number and commit time. With --verify it also has
 verify_problems; when files are damaged it has only that and the snapshot
-(the counts would read the damaged files). It takes a file or FIFO, not -
-(the report is on stdout).
+(the counts would read the damaged files). blocklist_unreadable is 1 when
+DIR/blocklist cannot be read (a line that is not a hash: plan-retries and
+export refuse to run): status then writes its report and every gauge but
+the retry waves and overdue (null in --format json, with the error in
+blocklist_error), and exits 1 naming DIR/blocklist:LINE. It takes a file
+or FIFO, not - (the report is on stdout).
 
 ` + exitHelp("status"),
 		Flags: []cli.Flag{dataFlag, nowFlag,
@@ -121,6 +125,9 @@ verify_problems; when files are damaged it has only that and the snapshot
 			}
 			if v := r.Verified; v != nil && len(v.Problems) > 0 {
 				return fmt.Errorf("status: %s: %d of %d files do not match the manifest of snapshot %d", data, len(v.Problems), v.Files, r.Snapshot)
+			}
+			if r.BlocklistError != nil {
+				return fmt.Errorf("status: %s", *r.BlocklistError) // names DIR/blocklist:LINE
 			}
 			return nil
 		},

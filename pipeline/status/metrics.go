@@ -20,10 +20,13 @@ import (
 // crawl-pass's unapplied work files, and the snapshot. Known statuses,
 // tiers, failure classes, kinds and waves are written even at 0, so that
 // an alert rule always has a series. A report whose --verify found
-// damaged files has no counts: then only the snapshot and the
-// verification are written, and last, the last_success_timestamp_seconds
-// of the file this one replaces (read back by the caller; 0 for none): a
-// run that found damage is no success. took is the run's duration, at the
+// damaged files has no counts: then only the snapshot, blocklist_unreadable
+// and the verification are written, and last, the
+// last_success_timestamp_seconds of the file this one replaces (read back
+// by the caller; 0 for none): a run that found damage is no success. Nor
+// is one that could not read DIR/blocklist: blocklist_unreadable is 1, the
+// overdue and retry_wave gauges (which leave its hashes out) are missing,
+// every other count is written, and the last success's time is kept. took is the run's duration, at the
 // time the file describes.
 func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte {
 	var b strings.Builder
@@ -33,6 +36,12 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 	m("snapshot", "Number of the dataset's latest committed snapshot.").set(float64(r.Snapshot))
 	m("snapshot_timestamp_seconds", "When the latest snapshot was committed (Unix time).").set(unix(r.CommittedAt))
 	r.totalMetrics(&b)
+	unreadable := 0.0
+	if r.BlocklistError != nil {
+		unreadable = 1
+	}
+	m("blocklist_unreadable", "1 when DIR/blocklist could not be read (plan-retries and export refuse to run; status counts no retry waves "+
+		"and exits 1), else 0.").set(unreadable)
 	if v := r.Verified; v != nil {
 		m("verified_files", "Files of the snapshot read by --verify.").set(float64(v.Files))
 		m("verify_problems", "Files that do not match the manifest (--verify); 0 when all match.").set(float64(len(v.Problems)))
@@ -59,21 +68,8 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 		f.set(float64(r.ByFailure[c]), "last_failure", c)
 	}
 	m("leases_live", "Live leases: hashes planned by plan-retries and not yet merged.").set(float64(deref(r.Leased)))
-	o := m("overdue", "Hashes not fetched, leased nor blocklisted whose next retry is due, by tier and kind "+
-		"(retry: failed before; new: never tried). Hot retries are what plan-retries counts as due_retry, hot new ones its due_new; "+
-		"cold hashes are planned only in its cold sweep.")
-	for _, t := range WaveTiers {
-		for _, k := range WaveKinds {
-			o.set(float64(r.WavesBy[t][k][Waves[0].Name]), "tier", t, "kind", k)
-		}
-	}
-	w := m("retry_wave", "Hashes not fetched, leased nor blocklisted by tier, kind and when their next retry falls due.")
-	for _, t := range WaveTiers {
-		for _, k := range WaveKinds {
-			for _, wv := range Waves {
-				w.set(float64(r.WavesBy[t][k][wv.Name]), "tier", t, "kind", k, "wave", wv.Name)
-			}
-		}
+	if r.WavesBy != nil {
+		r.waveMetrics(m)
 	}
 	tables := slices.Sorted(maps.Keys(r.TableRows))
 	rows := m("table_rows", "Rows of each table in the latest snapshot.")
@@ -96,13 +92,40 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 		"(no FILE.applied marker): left by passes that stopped or failed, or briefly a running pass's own.").set(float64(len(r.UnappliedWork)))
 	m("unpublished_bytes", "Bytes held by what commits built for snapshots CURRENT does not name (a failed or killed commit's, which the next writer removes, or a running one's).").set(float64(r.UnpublishedBytes))
 	m("staging_bytes", "Bytes held by the writers' folders under DIR/staging (a running writer's, or a killed one's, which the next writer removes).").set(float64(r.StagingBytes))
+	if r.BlocklistError != nil {
+		// No success: as after damage, the last one's time stays.
+		if last > 0 {
+			m("last_success_timestamp_seconds", lastSuccessHelp).set(last)
+		}
+		return []byte(b.String())
+	}
 	m("run_duration_seconds", "Wall time of the last successful status run.").set(took.Seconds())
 	m("last_success_timestamp_seconds", lastSuccessHelp).set(unix(at))
 	return []byte(b.String())
 }
 
+// waveMetrics writes the overdue hashes and the retry waves.
+func (r *Report) waveMetrics(m func(name, help string) *family) {
+	o := m("overdue", "Hashes not fetched, leased nor blocklisted whose next retry is due, by tier and kind "+
+		"(retry: failed before; new: never tried). Hot retries are what plan-retries counts as due_retry, hot new ones its due_new; "+
+		"cold hashes are planned only in its cold sweep.")
+	for _, t := range WaveTiers {
+		for _, k := range WaveKinds {
+			o.set(float64(r.WavesBy[t][k][Waves[0].Name]), "tier", t, "kind", k)
+		}
+	}
+	w := m("retry_wave", "Hashes not fetched, leased nor blocklisted by tier, kind and when their next retry falls due.")
+	for _, t := range WaveTiers {
+		for _, k := range WaveKinds {
+			for _, wv := range Waves {
+				w.set(float64(r.WavesBy[t][k][wv.Name]), "tier", t, "kind", k, "wave", wv.Name)
+			}
+		}
+	}
+}
+
 // lastSuccessHelp is the HELP of last_success_timestamp_seconds.
-const lastSuccessHelp = "When the last successful status run ended (Unix time); one whose --verify found damage leaves it as it was."
+const lastSuccessHelp = "When the last successful status run ended (Unix time); one whose --verify found damage, or that could not read DIR/blocklist, leaves it as it was."
 
 // family writes one gauge's (or counter's) HELP and TYPE lines before its
 // first sample; its samples must be written before the next family's.

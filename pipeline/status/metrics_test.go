@@ -47,6 +47,12 @@ func TestMetrics(t *testing.T) {
 			d.Verified = &dataset.VerifyResult{Files: 12, Problems: []dataset.Problem{{Table: "state", Path: "x", What: "missing"}}}
 			return &d
 		}()},
+		{"metrics-blocklist.prom", func() *Report {
+			d := *r
+			d.RetryWaves, d.WavesBy = nil, nil // not counted
+			d.BlocklistError = new("blocklist: DIR/blocklist:3: magnet URI without a urn:btih or urn:btmh xt parameter")
+			return &d
+		}()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := tt.report.Metrics(1500*time.Millisecond, committed.Add(time.Hour), float64(committed.Add(-time.Hour).Unix()))

@@ -48,7 +48,7 @@ type Report struct {
 	// RetryWaves counts the hashes not fetched, not under a live lease
 	// and not blocklisted by when their next retry falls due (a null
 	// next_retry is overdue), all tiers and kinds together: the sums of
-	// WavesBy.
+	// WavesBy. Both are nil (null) when the blocklist is unreadable.
 	RetryWaves WaveCounts `json:"retry_waves"`
 	// WavesBy splits RetryWaves by tier (hot, cold) and kind (retry:
 	// failed before; new: never tried). Its hot overdue retries are what
@@ -107,6 +107,12 @@ type Report struct {
 	// (dataset.Manifest.Totals; {} before any, or in a dataset older than
 	// format 7 not yet migrated).
 	Totals map[string]int64 `json:"totals"`
+	// BlocklistError says why DIR/blocklist could not be read
+	// ("blocklist: DIR/blocklist:7: ..."); null when it was read or there
+	// is none. Then the retry waves, which leave its hashes out, are not
+	// counted (nil), every other count is, and the run fails (exit 1)
+	// after its report and gauges are written.
+	BlocklistError *string `json:"blocklist_error"`
 }
 
 // Options control Run.
@@ -157,6 +163,11 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		}
 		r.TableBytes[name] = size
 	}
+	bl, err := schedule.LoadBlocklist(dir)
+	if err != nil {
+		msg := err.Error() // names the file and line
+		r.BlocklistError = &msg
+	}
 	if o.Verify {
 		if err := r.verify(ctx, d, m, o); err != nil {
 			return nil, err
@@ -172,18 +183,17 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		return nil, err
 	}
 	r.ByStatus, r.ByTier, r.ByFailure = map[string]int64{}, map[string]int64{}, map[string]int64{}
-	r.ByStatusTier, r.RetryWaves, r.WavesBy = map[string]map[string]int64{}, map[string]int64{}, newWavesBy()
-	for _, wv := range Waves {
-		r.RetryWaves[wv.Name] = 0 // every wave, for "jq .retry_waves.overdue" to read 0
+	r.ByStatusTier = map[string]map[string]int64{}
+	if r.BlocklistError == nil {
+		r.RetryWaves, r.WavesBy = map[string]int64{}, newWavesBy()
+		for _, wv := range Waves {
+			r.RetryWaves[wv.Name] = 0 // every wave, for "jq .retry_waves.overdue" to read 0
+		}
 	}
 	nowMs := now.UnixMilli()
 	leases, err := leases.Read(d, m)
 	if err != nil {
 		return nil, fmt.Errorf("status: %s: %w", dir, err)
-	}
-	bl, err := schedule.LoadBlocklist(dir)
-	if err != nil {
-		return nil, fmt.Errorf("status: %w", err) // err names the file and line
 	}
 	live := map[schema.Hash]bool{}
 	leasedIn := map[string]bool{} // partitions holding a live lease
@@ -216,7 +226,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 			if s.MetadataStatus == schema.StatusFailed && s.LastFailure != "" {
 				r.ByFailure[s.LastFailure]++
 			}
-			if waiting(s, leasedIn[key] && live[s.InfoHash], bl) {
+			if r.WavesBy != nil && waiting(s, leasedIn[key] && live[s.InfoHash], bl) {
 				tier, kind := waveTierKind(s)
 				wv := wave(s.NextRetry - nowMs)
 				r.RetryWaves[wv]++
@@ -254,6 +264,7 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339))
 	if v := r.Verified; v != nil && len(v.Problems) > 0 {
 		fmt.Fprintf(tw, "hashes\t%d per the manifest (%d inputs applied)\n", r.Hashes, r.InputsLedger)
+		r.printBlocklist(tw)
 		tw.Flush()
 		fmt.Fprintf(w, "verified %d files (%s) against the manifest: %d do not match (not counted further)\n",
 			v.Files, humanBytes(v.Bytes), len(v.Problems))
@@ -267,6 +278,7 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(tw, "by status\t%s\n", counts(r.ByStatus, nil))
 	fmt.Fprintf(tw, "by tier\t%s\n", counts(r.ByTier, nil))
 	fmt.Fprintf(tw, "last failure\t%s\n", counts(r.ByFailure, nil))
+	r.printBlocklist(tw)
 	if a := r.LastInput; a != nil {
 		fmt.Fprintf(tw, "last input\t%s (%d rows) applied at %s\n", a.Name, a.Rows, a.At.Format(time.RFC3339))
 	}
@@ -308,6 +320,13 @@ func (r *Report) Print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "frozen: "+duckRead+"\n", r.FrozenGlob)
+}
+
+// printBlocklist says that DIR/blocklist is unreadable, if it is.
+func (r *Report) printBlocklist(w io.Writer) {
+	if r.BlocklistError != nil {
+		fmt.Fprintf(w, "blocklist\tunreadable, retry waves not counted: %s\n", *r.BlocklistError)
+	}
 }
 
 // duckRead is the DuckDB read_parquet call status prints for a state

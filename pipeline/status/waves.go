@@ -100,6 +100,9 @@ func wave(inMs int64) string {
 // printWaves writes the retry waves for people: a line per wave, a
 // column per tier and kind.
 func (r *Report) printWaves(w io.Writer) {
+	if r.WavesBy == nil {
+		return // not counted: the blocklist is unreadable (printBlocklist)
+	}
 	fmt.Fprintf(w, "retry waves (from %s; hashes not fetched, leased nor blocklisted; cold ones wait for the cold sweep):\n",
 		r.Now.Format(time.RFC3339))
 	fmt.Fprintf(w, "  %-10s", "")
