@@ -34,7 +34,9 @@ and then commits nothing (bad input, an error, an interrupt) removes it
 again, unless another run has it open or DIR/inbox/ holds what it read from
 stdin or a pipe (kept).
 
-   INPUT is an observation Parquet file, a folder of them, a text file of hex
+   INPUT is an observation Parquet file, an Arrow IPC stream file, a folder of
+them (its *.parquet, *.arrows and *.arrow files, in any case, are read as if
+named; other files are skipped and logged), a text file of hex
 infohashes, magnet URIs or JSON lines (magnetico's, or export --format jsonl's),
 one per line, or - for an Arrow IPC stream (or a hash list) on stdin. The kind is
 detected from the content; a compressed input (gzip, zstd, bzip2, xz) is bad

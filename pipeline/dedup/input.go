@@ -202,13 +202,23 @@ func (c *inputCache) probeUnlessWritten(path, data string, busy *[]string) (in i
 	return in, err == nil, err
 }
 
-// folderFiles lists the Parquet files under folder dir: those named
-// *.parquet, in any case. A folder is read for Parquet only (README:
-// "folders of Parquet"): the other files in it are skipped, since a
-// README.txt or a half-copied list would otherwise fail a cron pass as
-// bad input, and named in an info log line so that a text list put there
-// by mistake is not dropped unseen. Temporary files of writes in progress
-// are skipped too, at debug level.
+// folderExts are the names a folder named as INPUT contributes, in any
+// case: Parquet, and Arrow IPC streams as capture and fetch write them
+// (-o - > obs.arrows) and as dedup sets them aside (partial-*.arrow).
+var folderExts = []string{".parquet", ".arrows", ".arrow"}
+
+// folderExtsText lists folderExts for messages and help.
+const folderExtsText = "*.parquet, *.arrows and *.arrow"
+
+// folderFiles lists the input files under folder dir: those named as
+// folderExts says. A folder is read for those only: the other files in
+// it are skipped, since a README.txt or a half-copied list would
+// otherwise fail a cron pass as bad input, and named in an info log line
+// so that a text list put there by mistake is not dropped unseen.
+// Temporary files of writes in progress are skipped too, at debug level.
+// A file in it is then read as a file named as INPUT is (its content
+// tells its kind; one a stream is still written into is skipped, one cut
+// mid-message applied up to the cut).
 func folderFiles(dir string) ([]string, error) {
 	var files, others, temps []string
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
@@ -218,7 +228,7 @@ func folderFiles(dir string) ([]string, error) {
 		case e.IsDir():
 		case strings.HasPrefix(e.Name(), fsutil.TempPrefix):
 			temps = append(temps, p)
-		case strings.EqualFold(filepath.Ext(p), ".parquet"):
+		case slices.ContainsFunc(folderExts, func(x string) bool { return strings.EqualFold(filepath.Ext(p), x) }):
 			files = append(files, p)
 		default:
 			others = append(others, p)
@@ -229,14 +239,14 @@ func folderFiles(dir string) ([]string, error) {
 		return nil, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", dir, err))
 	}
 	if len(others) > 0 {
-		slog.Info("dedup: skipped files of a folder that are not .parquet", "folder", dir, "skipped", len(others),
-			"files", someNames(others), "why", "a folder is read for its Parquet files; name a text list as an input of its own")
+		slog.Info("dedup: skipped files of a folder that are not "+folderExtsText, "folder", dir, "skipped", len(others),
+			"files", someNames(others), "why", "a folder is read for its Parquet and Arrow files; name a text list as an input of its own")
 	}
 	if len(temps) > 0 {
 		slog.Debug("dedup: skipped temporary files of a folder (writes in progress)", "folder", dir, "skipped", len(temps), "files", someNames(temps))
 	}
 	if len(files) == 0 {
-		msg := fmt.Sprintf("dedup: %s: folder holds no .parquet files", dir)
+		msg := fmt.Sprintf("dedup: %s: folder holds no %s files", dir, folderExtsText)
 		if len(others) > 0 {
 			msg += fmt.Sprintf(" (skipped: %s)", someNames(others))
 		}

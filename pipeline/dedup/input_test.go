@@ -12,9 +12,9 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-// TestFolderFiles: a folder's Parquet files are those named *.parquet in
-// any case; other files are skipped and named in an info log line,
-// temporary files at debug level.
+// TestFolderFiles: a folder's input files are those named *.parquet,
+// *.arrows or *.arrow in any case; other files are skipped and named in
+// an info log line, temporary files at debug level.
 func TestFolderFiles(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -26,8 +26,10 @@ func TestFolderFiles(t *testing.T) {
 		{"any case", []string{"a.parquet", "sub/B.PARQUET", "c.Parquet"}, []string{"a.parquet", "c.Parquet", "sub/B.PARQUET"}, "", ""},
 		{"others skipped", []string{"a.parquet", "notes.txt", "README", ".tmp-b.parquet-1"}, []string{"a.parquet"}, "",
 			"skipped=2 files=\"D/README, D/notes.txt\""},
-		{"only a list", []string{"hashes.txt"}, nil, "D: folder holds no .parquet files (skipped: D/hashes.txt)", "skipped=1"},
-		{"empty", nil, nil, "D: folder holds no .parquet files", ""},
+		{"arrow streams", []string{"in/x.arrows", "y.ARROW", "z.Arrows", "w.arrow.txt", ".tmp-v.arrows-2"},
+			[]string{"in/x.arrows", "y.ARROW", "z.Arrows"}, "", "skipped=1 files=D/w.arrow.txt"},
+		{"only a list", []string{"hashes.txt"}, nil, "D: folder holds no *.parquet, *.arrows and *.arrow files (skipped: D/hashes.txt)", "skipped=1"},
+		{"empty", nil, nil, "D: folder holds no *.parquet, *.arrows and *.arrow files", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
