@@ -36,7 +36,9 @@ stdin or a pipe (kept).
 
    INPUT is an observation Parquet file, an Arrow IPC stream file, a folder of
 them (its *.parquet, *.arrows and *.arrow files, in any case, are read as if
-named; other files are skipped and logged), a text file of hex
+named; other files are skipped and logged: a folder holding none is nothing
+to do, one info line, exit 0; when every INPUT is such a folder, DIR is not
+opened unless DIR/inbox/ holds leftovers to apply), a text file of hex
 infohashes, magnet URIs or JSON lines (magnetico's, or export --format jsonl's),
 one per line, or - for an Arrow IPC stream (or a hash list) on stdin. The kind is
 detected from the content; a compressed input (gzip, zstd, bzip2, xz) is bad
@@ -137,6 +139,11 @@ input.
 				return err
 			}
 			o.Now = now
+			if dedup.NothingToApply(o.Data, o.Inputs) {
+				// Every INPUT a folder holding no input file, no leftover in
+				// DIR/inbox/: exit 0, DIR neither opened nor made.
+				return endCommitted(c, dedup.Stats{}, false, 0, nil, false)
+			}
 			created := noteData("dedup", o.Data)
 			if err := bindPolicy(o.Data, &o, c.IsSet("half-life")); err != nil {
 				created.undo()

@@ -88,7 +88,8 @@ func TestFreshDataRemovedOnBadInput(t *testing.T) {
 		{name: "truncated Parquet after a good input", inputs: []string{"good.txt", "truncated.parquet"}, code: 2},
 		{name: "wrong schema", inputs: []string{"jobs.parquet"}, code: 2},
 		{name: "missing file", inputs: []string{"missing"}, code: 2},
-		{name: "folder without Parquet", inputs: []string{"empty folder"}, code: 2},
+		{name: "folder without input files", inputs: []string{"empty folder"}, code: 0, log: "no input files; nothing to apply"},
+		{name: "folder without input files into an empty folder", inputs: []string{"empty folder"}, empty: true, code: 0, log: "no input files; nothing to apply"},
 		{name: "no input", code: 2},
 		{name: "bad hex line into an empty folder", inputs: []string{"bad.txt"}, empty: true, code: 2},
 		{name: "truncated Parquet after a good input into an empty folder", inputs: []string{"good.txt", "truncated.parquet"}, empty: true, code: 2},
@@ -116,7 +117,7 @@ func TestFreshDataRemovedOnBadInput(t *testing.T) {
 			if code != tc.code || !strings.Contains(stderr, tc.log) {
 				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.log)
 			}
-			if tc.code == 2 && tc.inbox == "" && strings.Count(stderr, "\n") != 1 {
+			if (tc.code == 2 && tc.inbox == "" || tc.code == 0 && !tc.exists) && strings.Count(stderr, "\n") != 1 {
 				t.Errorf("stderr %q: want one line", stderr)
 			}
 			if strings.Contains(stderr, "created a new") && tc.code == 2 {

@@ -122,9 +122,21 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	// Without arguments, dedup applies what earlier runs left in
 	// DIR/inbox/ (stdin kept by a run locked out, or killed), as merge
 	// does: that needs a dataset, and makes none.
+	// INPUTs that are all folders holding no input file are nothing to
+	// do (exit 0), but for leftovers, applied then as a bare run does.
+	empty := onlyEmptyFolders(o.Inputs)
+	if empty && !leftoversIn(o.Data) {
+		return st, nil
+	}
+	if empty {
+		o.Inputs = nil
+	}
 	bare := len(o.Inputs) == 0
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: !bare, LockWait: o.LockWait})
 	if bare && (errors.Is(err, dataset.ErrNotDataset) || errors.Is(err, dataset.ErrNoFolder)) {
+		if empty {
+			return st, nil
+		}
 		return st, errNoInput
 	}
 	if err != nil {
@@ -141,6 +153,9 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	}
 	if len(ins) == 0 && len(busy) > 0 {
 		return st, leftOut(nil, busy)
+	}
+	if len(ins) == 0 && empty {
+		return st, nil
 	}
 	if len(ins) == 0 {
 		return st, noInput(d, o.Data)

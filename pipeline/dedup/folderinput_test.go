@@ -1,13 +1,17 @@
 package dedup
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -70,4 +74,112 @@ func TestDedupFolderArrowStreams(t *testing.T) {
 	if st, err := run(t, data, nil, in); err != nil || st.Commits != 0 || st.InputsSkipped != 4 {
 		t.Fatalf("a third time: %+v, %v; want a no-op", st, err)
 	}
+}
+
+// TestDedupEmptyFolderNothingToDo: a folder named as INPUT that holds no
+// input file (no capture has finished yet) is nothing to do: no error,
+// no commit; when every INPUT is such a folder the run opens and makes
+// nothing, unless DIR/inbox/ holds a leftover, which it applies as a bare
+// run does. An empty file, empty stdin and a missing path stay bad input.
+func TestDedupEmptyFolderNothingToDo(t *testing.T) {
+	obs := genObs(94, 200, 60)
+	for _, tt := range []struct {
+		name     string
+		existing bool     // DIR holds a dataset first
+		inputs   []string // "empty", "list" (only notes.txt), "obs" (a Parquet file), "blank" (an empty file), "missing", "-"
+		leftover bool     // DIR/inbox/ holds a leftover spool of obs
+		code     int
+		commits  int
+	}{
+		{"empty folder, no dataset", false, []string{"empty"}, false, 0, 0},
+		{"empty folder, a dataset", true, []string{"empty"}, false, 0, 0},
+		{"folders of no input file", true, []string{"empty", "list"}, false, 0, 0},
+		{"an empty folder and a file", false, []string{"empty", "obs"}, false, 0, 1},
+		{"an empty folder and a leftover", true, []string{"empty"}, true, 0, 1},
+		{"an empty file", true, []string{"empty", "blank"}, false, 2, 0},
+		{"a missing path", true, []string{"empty", "missing"}, false, 2, 0},
+		{"empty stdin", true, []string{"empty", "-"}, false, 2, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			paths := map[string]string{"empty": filepath.Join(dir, "empty") + "/", "list": filepath.Join(dir, "list"),
+				"blank": filepath.Join(dir, "blank.parquet"), "missing": filepath.Join(dir, "missing"), "-": "-"}
+			for _, d := range []string{"empty", "list"} {
+				if err := os.Mkdir(paths[d], 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.WriteFile(filepath.Join(paths["list"], "notes.txt"), []byte("x\n"), 0o644)
+			os.WriteFile(paths["blank"], nil, 0o644)
+			paths["obs"] = writeObs(t, dir, obs)
+			data := filepath.Join(dir, "ds")
+			var want map[schema.Hash]schema.State
+			if tt.existing {
+				if _, err := run(t, data, nil, writeObs(t, dir, obs[:50])); err != nil {
+					t.Fatal(err)
+				}
+				want = truth(obs[:50])
+			}
+			if tt.leftover {
+				b, err := os.ReadFile(paths["obs"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(data, "inbox", "part-0123456789abcdef.spool"), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.commits > 0 {
+				want = truth(obs)
+				if tt.existing {
+					want = truth(obs[:50], obs)
+				}
+			}
+			var before []string
+			if tt.existing {
+				before = treeOf(t, data)
+			}
+			var ins []string
+			for _, k := range tt.inputs {
+				ins = append(ins, paths[k])
+			}
+			st, err := run(t, data, func(o *Options) { o.Stdin = strings.NewReader("") }, ins...)
+			if exitcode.Of(err) != tt.code || st.Commits != tt.commits {
+				t.Fatalf("exit %d (%v), %d commits; want exit %d, %d commits", exitcode.Of(err), err, st.Commits, tt.code, tt.commits)
+			}
+			if !tt.existing && tt.commits == 0 {
+				if _, err := os.Lstat(data); !os.IsNotExist(err) {
+					t.Fatalf("%s made (%v), want nothing made", data, err)
+				}
+				return
+			}
+			if tt.commits == 0 && tt.code == 0 {
+				if after := treeOf(t, data); !slices.Equal(before, after) {
+					t.Fatalf("the dataset changed:\n%q\nwas\n%q", after, before)
+				}
+			}
+			compare(t, readState(t, data), want)
+		})
+	}
+}
+
+// treeOf lists the files under dir with their sizes and times.
+func treeOf(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -219,9 +219,34 @@ const folderExtsText = "*.parquet, *.arrows and *.arrow"
 // A file in it is then read as a file named as INPUT is (its content
 // tells its kind; one a stream is still written into is skipped, one cut
 // mid-message applied up to the cut).
+//
+// A folder that holds none is nothing to do, not bad input (a cron pass
+// over a folder no capture has finished writing to yet): folderFiles
+// logs one info line that says so and returns no files, no error.
 func folderFiles(dir string) ([]string, error) {
-	var files, others, temps []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+	files, others, temps, err := listFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(temps) > 0 {
+		slog.Debug("dedup: skipped temporary files of a folder (writes in progress)", "folder", dir, "skipped", len(temps), "files", someNames(temps))
+	}
+	switch {
+	case len(files) == 0 && len(others) > 0:
+		slog.Info("dedup: "+dir+": no input files; nothing to apply", "reads", folderExtsText, "skipped", len(others), "files", someNames(others))
+	case len(files) == 0:
+		slog.Info("dedup: "+dir+": no input files; nothing to apply", "reads", folderExtsText)
+	case len(others) > 0:
+		slog.Info("dedup: skipped files of a folder that are not "+folderExtsText, "folder", dir, "skipped", len(others),
+			"files", someNames(others), "why", "a folder is read for its Parquet and Arrow files; name a text list as an input of its own")
+	}
+	return files, nil
+}
+
+// listFolder walks folder dir: files are those folderExts names, temps
+// the temporary files of writes in progress, others the rest.
+func listFolder(dir string) (files, others, temps []string, err error) {
+	err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
@@ -236,23 +261,9 @@ func folderFiles(dir string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", dir, err))
+		return nil, nil, nil, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", dir, err))
 	}
-	if len(others) > 0 {
-		slog.Info("dedup: skipped files of a folder that are not "+folderExtsText, "folder", dir, "skipped", len(others),
-			"files", someNames(others), "why", "a folder is read for its Parquet and Arrow files; name a text list as an input of its own")
-	}
-	if len(temps) > 0 {
-		slog.Debug("dedup: skipped temporary files of a folder (writes in progress)", "folder", dir, "skipped", len(temps), "files", someNames(temps))
-	}
-	if len(files) == 0 {
-		msg := fmt.Sprintf("dedup: %s: folder holds no %s files", dir, folderExtsText)
-		if len(others) > 0 {
-			msg += fmt.Sprintf(" (skipped: %s)", someNames(others))
-		}
-		return nil, exitcode.BadInput(errors.New(msg))
-	}
-	return files, nil
+	return files, others, temps, nil
 }
 
 // someNames lists the first few of names, for a log line.

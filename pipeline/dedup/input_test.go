@@ -14,7 +14,8 @@ import (
 
 // TestFolderFiles: a folder's input files are those named *.parquet,
 // *.arrows or *.arrow in any case; other files are skipped and named in
-// an info log line, temporary files at debug level.
+// an info log line, temporary files at debug level. A folder that holds
+// none is no error: one info line says there is nothing to apply.
 func TestFolderFiles(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -28,8 +29,9 @@ func TestFolderFiles(t *testing.T) {
 			"skipped=2 files=\"D/README, D/notes.txt\""},
 		{"arrow streams", []string{"in/x.arrows", "y.ARROW", "z.Arrows", "w.arrow.txt", ".tmp-v.arrows-2"},
 			[]string{"in/x.arrows", "y.ARROW", "z.Arrows"}, "", "skipped=1 files=D/w.arrow.txt"},
-		{"only a list", []string{"hashes.txt"}, nil, "D: folder holds no *.parquet, *.arrows and *.arrow files (skipped: D/hashes.txt)", "skipped=1"},
-		{"empty", nil, nil, "D: folder holds no *.parquet, *.arrows and *.arrow files", ""},
+		{"only a list", []string{"hashes.txt"}, nil, "", "msg=\"dedup: D: no input files; nothing to apply\" reads=\"*.parquet, *.arrows and *.arrow\" skipped=1 files=D/hashes.txt\n"},
+		{"empty", nil, nil, "", "msg=\"dedup: D: no input files; nothing to apply\" reads=\"*.parquet, *.arrows and *.arrow\"\n"},
+		{"only temporary files", []string{".tmp-a.parquet-1"}, nil, "", "msg=\"dedup: D: no input files; nothing to apply\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,6 +63,9 @@ func TestFolderFiles(t *testing.T) {
 			}
 			if (tt.info == "") != (out == "") || !strings.Contains(out, tt.info) {
 				t.Fatalf("log %q, want a line with %q", out, tt.info)
+			}
+			if strings.Count(out, "\n") > 1 {
+				t.Fatalf("log %q, want one line at most", out)
 			}
 			if strings.Contains(out, ".tmp-") {
 				t.Fatalf("temporary files logged at info: %q", out)

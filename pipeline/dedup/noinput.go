@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -33,4 +34,52 @@ func noInput(d *dataset.Dataset, data string) error {
 	return exitcode.BadInput(fmt.Errorf("dedup: no input: %s holds only partial input, which no run applies on its own (its producer may send it again): %s; "+
 		"if it will not, apply it as an INPUT (infohash dedup --data %s %s), which removes it once applied",
 		filepath.Join(data, "inbox")+string(filepath.Separator), strings.Join(parts, ", "), data, parts[0]))
+}
+
+// onlyEmptyFolders reports whether every one of inputs (one at least) is
+// a folder that holds no input file (folderFiles), logging for each the
+// info line that says so: then the run has nothing to apply but what
+// DIR/inbox/ may hold (leftoversIn), and exits 0 without even opening
+// the dataset when that holds nothing. Anything else (a file, stdin, a
+// missing path, a folder that cannot be read) is for resolveInputs.
+func onlyEmptyFolders(inputs []string) bool {
+	for _, a := range inputs {
+		if a == "-" {
+			return false
+		}
+		if st, err := os.Stat(a); err != nil || !st.IsDir() {
+			return false
+		}
+		if files, _, _, err := listFolder(a); err != nil || len(files) > 0 {
+			return false
+		}
+	}
+	for _, a := range inputs {
+		folderFiles(a) // the info line
+	}
+	return len(inputs) > 0
+}
+
+// NothingToApply reports whether a run on inputs into data has nothing
+// to do: every INPUT is a folder holding no input file (one info line
+// says so for each), and DIR/inbox/ holds no leftover. Run then returns
+// at once, exit 0; a caller may skip what it does before Run (app writes
+// DIR's default policy), so that such a run opens and makes nothing.
+func NothingToApply(data string, inputs []string) bool {
+	return onlyEmptyFolders(inputs) && !leftoversIn(data)
+}
+
+// leftoversIn reports whether the folder DIR/inbox/ of data (which may
+// hold no dataset) holds a file resolveInputs would take up as a
+// leftover of an earlier run, locked or not.
+func leftoversIn(data string) bool {
+	ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
+	for _, e := range ents {
+		n := e.Name()
+		if !e.IsDir() && !strings.HasPrefix(n, fsutil.TempPrefix) && !strings.HasSuffix(n, badSuffix) &&
+			!strings.HasPrefix(n, dataset.PartialPrefix) {
+			return true
+		}
+	}
+	return false
 }
