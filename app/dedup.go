@@ -73,7 +73,8 @@ none of it and stops as on bad input (exit 2), saying what it kept where.
 (A file named as INPUT needs no end-of-stream marker, and a bad last line
 in it is bad input; an Arrow file cut mid-message, its writer killed while
 writing a batch ("capture -o - > FILE"), has its whole batches applied
-and committed, exit 3, and applied again changes nothing.) Such a partial input is listed by
+and committed, exit 3 (cut inside its first batch, none: only its ledger
+entry is committed), and applied again changes nothing (exit 0).) Such a partial input is listed by
 "infohash status"; apply it as an INPUT if the producer will not send it
 again, or if its writer legitimately omits the end-of-stream marker: once
 applied, it is removed. A run that fails once stdin is whole

@@ -45,10 +45,13 @@ type arrowLayout struct {
 // with NoEnd), and its batches are kept apart as a cut stream's are
 // (setAsideInput). A file named as INPUT is read as it is: one cut
 // mid-message after whole batches (its writer killed while writing one)
-// gives those batches, and the run notes the cut (batch.cutFile).
+// gives those batches, and the run notes the cut (batch.cutFile); so
+// does one cut inside its first batch (its schema whole), which gives
+// none: what a capture killed while writing its first batch leaves. One
+// cut inside its schema is bad input: nothing tells what it holds.
 func readArrow(ctx context.Context, in input, b *batch, bad func(error) error) (int64, error) {
 	n, err := readArrowStream(ctx, in, b, bad)
-	if cut, ok := rowio.AsCut(err); ok && !in.inbox && !cut.NoEnd && cut.Rows > 0 && cut.Rows == n {
+	if cut, ok := rowio.AsCut(err); ok && !in.inbox && !cut.NoEnd && cut.Schema && cut.Rows == n {
 		b.cutFile(in, cut)
 		return n, nil
 	}

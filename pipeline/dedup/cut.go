@@ -114,7 +114,8 @@ type cutNote struct {
 }
 
 // cutFile notes that in, a file named as INPUT, is an Arrow stream cut
-// mid-message, read up to the cut. Unlike a spooled stream's (keepCut)
+// mid-message, read up to the cut (none, cut inside its first batch:
+// then it commits only its ledger entry). Unlike a spooled stream's (keepCut)
 // its whole batches are applied: the file is the input, and the ledger
 // keys it by the checksum of all its bytes, so applying the same file
 // again is a no-op; a file still being written is not read at all (its
@@ -147,6 +148,11 @@ func leftOut(cuts []cutNote, busy []string) error {
 		says = append(says, b+": skipped, not applied (apply it once its writer is done)")
 	}
 	for _, c := range cuts {
+		if c.cut.Rows == 0 {
+			says = append(says, fmt.Sprintf("%s: the Arrow IPC stream was cut before its first whole batch, nothing applied "+
+				"(its writer was killed while writing it: the %d bytes of the cut batch are left out)", c.name, c.cut.Size-c.cut.Whole))
+			continue
+		}
 		says = append(says, fmt.Sprintf("%s: the Arrow IPC stream was cut mid-message after %d complete rows, which were "+
 			"applied (its writer was killed while writing a batch: the %d bytes of the cut one are left out)",
 			c.name, c.cut.Rows, c.cut.Size-c.cut.Whole))

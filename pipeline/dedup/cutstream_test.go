@@ -208,8 +208,10 @@ func TestDedupCorruptStreamStaysBad(t *testing.T) {
 // is partial (exit 3) with one line saying how many rows came whole and
 // how many bytes of the cut message were left out, and the file is left
 // as it is. Applied again it is a no-op (the ledger holds its checksum).
-// Cut before its first whole batch it holds nothing: bad input, as
-// before.
+// Cut inside its first batch (its schema whole: a capture killed while
+// writing its first batch) it is such a file with no whole batch: nothing
+// applied but its ledger entry, exit 3 saying it was cut before its first
+// whole batch, and a no-op (exit 0) again.
 func TestDedupCutFileNamed(t *testing.T) {
 	obs := genObs(80, 300, 100)
 	stream, ends := cutCapture(t, obs)
@@ -217,11 +219,12 @@ func TestDedupCutFileNamed(t *testing.T) {
 		name string
 		fast bool
 		cut  int
-		rows int // 0: bad input
+		rows int
 	}{
 		{"after two batches", true, ends[1] + 20, 200},
 		{"after two batches, row reader", false, ends[1] + 20, 200},
 		{"inside the first batch", true, ends[0] - 10, 0},
+		{"inside the first batch, row reader", false, ends[0] - 10, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func() { fastPath = true }()
@@ -232,14 +235,13 @@ func TestDedupCutFileNamed(t *testing.T) {
 			}
 			data := filepath.Join(t.TempDir(), "ds")
 			st, err := run(t, data, nil, path)
-			if tt.rows == 0 {
-				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), path+": the Arrow IPC stream was cut mid-message after 0 complete rows") {
-					t.Fatalf("err = %v, want bad input", err)
-				}
-				return
-			}
 			want := fmt.Sprintf("dedup: %s: the Arrow IPC stream was cut mid-message after %d complete rows, which were applied "+
 				"(its writer was killed while writing a batch: the %d bytes of the cut one are left out)", path, tt.rows, tt.cut-ends[1])
+			if tt.rows == 0 {
+				want = fmt.Sprintf("dedup: %s: the Arrow IPC stream was cut before its first whole batch, nothing applied "+
+					"(its writer was killed while writing it: the %d bytes of the cut batch are left out) (%v: applying the same file again changes nothing)",
+					path, tt.cut-schemaEnd(t, stream), ErrLeftOut)
+			}
 			if exitcode.Of(err) != exitcode.Partial || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("err = %v (exit %d), want exit 3 saying %q", err, exitcode.Of(err), want)
 			}
