@@ -172,7 +172,7 @@ input.
 				return err
 			}
 			if err == nil || leftOut { // else it failed after committing: no "done"
-				slog.Info("dedup done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
+				slog.Info("dedup: done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
 					"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 					"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,

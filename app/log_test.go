@@ -64,7 +64,7 @@ func TestJSONLogNumbers(t *testing.T) {
 		stdin     []byte
 		args      []string
 	}{
-		{"dedup", "dedup done", []byte(hs[1] + "\n"), []string{"dedup", "--data", data, "-"}},
+		{"dedup", "dedup: done", []byte(hs[1] + "\n"), []string{"dedup", "--data", data, "-"}},
 		{"plan-retries", "plan-retries done", nil, []string{"plan-retries", "--data", data, "--far-now", "--now", at.Format(time.RFC3339), "-o", filepath.Join(dir, "jobs.parquet")}},
 		{"merge", "merge: done", resultsArrow(t, rs), []string{"merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "-"}},
 		{"merge --from", "merge --from: done", nil, []string{"merge", "--data", data, "--from", other}},
@@ -75,6 +75,27 @@ func TestJSONLogNumbers(t *testing.T) {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
 			checkNumbers(t, doneRecord(t, r.stderr, tt.msg), "lease_id", "from", "output")
+		})
+	}
+}
+
+// TestDedupDoneLine: dedup's final log line is "dedup: done", as
+// capture's and fetch's are "capture: done" and "fetch: done", in the
+// text log format and the JSON one.
+func TestDedupDoneLine(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	hs := seedHashes(t, data, 3, 7)
+	for _, tt := range []struct {
+		format, want string
+	}{
+		{"text", ` level=INFO msg="dedup: done" inputs=1 `},
+		{"json", `"level":"INFO","msg":"dedup: done","inputs":1,`},
+	} {
+		t.Run(tt.format, func(t *testing.T) {
+			r := ih(t, []byte(hs[1]+"\n"), "dedup", "--data", data, "--log-format", tt.format, "-")
+			if r.code != 0 || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "dedup done") {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit 0 and a line with %s", r.code, r.stderr, tt.want)
+			}
 		})
 	}
 }
