@@ -56,7 +56,7 @@ func TestCutStreamsE2E(t *testing.T) {
 	}
 	stream, ends := batchedStream(t, obs)
 	r := ih(t, stream[:ends[1]+(ends[2]-ends[1])/2], "dedup", "--data", data, nowFlag, "--far-now", "-")
-	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin (inbox/part-") ||
+	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin: ") ||
 		!strings.Contains(r.stderr, "the stream was cut mid-message after 20 complete rows, none applied") {
 		t.Fatalf("dedup: exit %d, stderr %q; want 2 and one line saying 20 rows came whole", r.code, r.stderr)
 	}
@@ -135,7 +135,7 @@ func TestStreamEndsE2E(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := ih(t, tt.in, "dedup", "--data", data, nowFlag, "--far-now", "-")
-			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin (inbox/part-") ||
+			if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin: ") ||
 				!strings.Contains(r.stderr, tt.says) {
 				t.Fatalf("dedup: exit %d, stderr %q; want 2 and one line saying %q", r.code, r.stderr, tt.says)
 			}

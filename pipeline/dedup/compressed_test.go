@@ -41,7 +41,7 @@ func TestCompressedInputRefused(t *testing.T) {
 		{"zstd", "obs.parquet.zst", snifftest.Zstd(t, []byte(hashLine)), "zstd-compressed input; decompress it first (zstdcat "},
 		{"bzip2", "hashes.bz2", snifftest.Bzip2Head, "bzip2-compressed input; decompress it first (bzcat "},
 		{"xz", "hashes.xz", snifftest.XzHead, "xz-compressed input; decompress it first (xzcat "},
-		{"gzip on stdin", "", gz, "dedup: stdin (inbox/"},
+		{"gzip on stdin", "", gz, "dedup: stdin (" + filepath.Join(data, "inbox") + "/part-"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,12 +56,12 @@ func keepCut(in input, cut *rowio.CutError, err error) error {
 			"(its writer was stopped before closing it), none applied: they are kept as %s (apply them with %s if its writer "+
 			"legitimately ends streams without the marker, or if the producer will not send the whole stream again, "+
 			"which would count them twice)%s",
-			in.name, cut.Rows, inboxName(kept.Partial), applyCommand(kept.Partial), alsoNote(kerr)))
+			streamName(in), cut.Rows, kept.Partial, applyCommand(kept.Partial), alsoNote(kerr)))
 	}
 	return exitcode.BadInput(fmt.Errorf("dedup: %s: the stream was cut mid-message after %d complete rows, none applied: "+
 		"they are kept as %s (apply them with %s unless the producer sends the whole stream again, "+
 		"which would count them twice), the %d bytes of the cut message as %s%s",
-		in.name, cut.Rows, inboxName(kept.Partial), applyCommand(kept.Partial), kept.Rest, inboxName(kept.Tail), alsoNote(kerr)))
+		streamName(in), cut.Rows, kept.Partial, applyCommand(kept.Partial), kept.Rest, kept.Tail, alsoNote(kerr)))
 }
 
 // keepCutLine is keepCut for a text list whose last line, which no
@@ -76,12 +76,19 @@ func keepCutLine(in input, cut *hashlist.CutLineError, err error) error {
 	return exitcode.BadInput(fmt.Errorf("dedup: %s: the list ends in a cut line: line %d, which no newline ends, is not an entry (%v); "+
 		"none applied: the %d complete lines before it are kept as %s (apply them with %s unless the producer sends "+
 		"the whole list again, which would count them twice), the %d bytes of the cut line as %s%s",
-		in.name, cut.Line, cut.Err, cut.Line-1, inboxName(kept.Partial), applyCommand(kept.Partial), kept.Rest,
-		inboxName(kept.Tail), alsoNote(kerr)))
+		streamName(in), cut.Line, cut.Err, cut.Line-1, kept.Partial, applyCommand(kept.Partial), kept.Rest,
+		kept.Tail, alsoNote(kerr)))
 }
 
-// inboxName is path, a file in DIR/inbox, as "inbox/NAME".
-func inboxName(path string) string { return filepath.Join("inbox", filepath.Base(path)) }
+// streamName is what messages call in once its spool was split into a
+// partial input and a cut end (keepCut), which they name: the stream it
+// was read from (stdin, a pipe's path), or the leftover's name.
+func streamName(in input) string {
+	if in.spooled != "" {
+		return in.spooled
+	}
+	return in.name
+}
 
 // applyCommand is the command, quoted, that applies partial, a partial
 // input in DIR/inbox (dataset.IsPartial: it leaves the inbox once applied).

@@ -41,7 +41,7 @@ func (k inputKind) format() string {
 
 // input is one file to apply.
 type input struct {
-	name  string // as the user named it (stdin inputs: "stdin (inbox/…)")
+	name  string // as the user named it (stdin inputs: "stdin (DIR/inbox/…)", DIR as given)
 	path  string
 	id    string // content checksum
 	size  int64
@@ -168,7 +168,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 		if !ok {
 			continue
 		}
-		in, err := cache.probe(p, "leftover "+filepath.Join("inbox", e.Name()), d.Dir)
+		in, err := cache.probe(p, "leftover "+p, d.Dir)
 		if err != nil {
 			// A leftover that cannot be read must not block new input forever.
 			dataset.SetAside(p)
@@ -273,28 +273,6 @@ func someNames(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:few], ", "), len(names)-few)
-}
-
-// badSuffix marks spooled input that was bad: later runs leave it alone
-// (the user may inspect or delete it).
-const badSuffix = ".bad"
-
-// setAside moves spooled stdin input that failed as bad input out of the
-// way (dataset.SetAside: renamed with badSuffix, or removed if empty), so
-// that it does not fail every later run as a leftover, and says where it
-// was kept in err.
-func setAside(in input, err error) error {
-	if !in.inbox || exitcode.Of(err) != exitcode.Usage {
-		return err
-	}
-	if in.live != nil && in.live.Wait(context.Background()) != nil {
-		return err // no file to set aside: the spool failed, and says so
-	}
-	kept, aerr := dataset.SetAside(in.path)
-	if aerr != nil || kept == "" {
-		return err
-	}
-	return fmt.Errorf("%w (set aside as %s)", err, kept) // DIR joined as the user gave it
 }
 
 func containsPath(ins []input, p string) bool {

@@ -19,7 +19,7 @@ func TestPrecheckSetsAsideBadSpool(t *testing.T) {
 	good := readBack(t, writeObs(t, dir, genObs(8, 200, 50)))
 	_, err := run(t, data, func(o *Options) { o.Stdin = strings.NewReader(string(good[:len(good)-5])) },
 		"-", writeObs(t, dir, genObs(9, 10, 10)))
-	if err == nil || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "(set aside as "+filepath.Join(data, "inbox")+"/") {
+	if err == nil || exitcode.Of(err) != exitcode.Usage || !namesSetAside(err, data) {
 		t.Fatalf("err = %v, want bad input set aside", err)
 	}
 	for i := range 2 { // a later run, twice: with one input, and with two

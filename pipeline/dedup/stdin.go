@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/zeebo/xxh3"
 
@@ -36,7 +35,7 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader, dat
 	if err != nil {
 		return input{}, fmt.Errorf("dedup: %s: %w", label, err)
 	}
-	name := label + " (" + filepath.Join("inbox", filepath.Base(ls.Path())) + ")"
+	name := label + " (" + ls.Path() + ")" // DIR joined as the user gave it
 	var head [sniff.HeadSize]byte
 	n, _ := io.ReadFull(ls.NewReader(ctx), head[:])
 	who := name
@@ -61,12 +60,12 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader, dat
 	}
 	if kerr != nil {
 		defer release()
-		return input{}, setAside(input{path: ls.Path(), inbox: true}, kerr)
+		return input{}, setAside(input{name: who, path: ls.Path(), inbox: true}, kerr)
 	}
 	in, err := probe(ls.Path(), name, data)
 	if err != nil {
 		defer release()
-		return input{}, setAside(input{path: ls.Path(), inbox: true}, err)
+		return input{}, setAside(input{name: name, path: ls.Path(), inbox: true}, err)
 	}
 	in.inbox, in.spooled, in.release = true, label, release
 	return in, nil

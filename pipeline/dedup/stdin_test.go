@@ -105,7 +105,7 @@ func TestStdinBadMidStream(t *testing.T) {
 	bad := append(append([]byte(nil), good[:len(good)-8]...), 0xff, 0xff, 0xff, 0xff, 0xf0, 0xff, 0xff, 0x7f)
 	bad = append(bad, bytes.Repeat([]byte{7}, 100_000)...)
 	_, err := run(t, data, func(o *Options) { o.Stdin = trickle(bad, 997) }, "-")
-	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), "set aside as "+filepath.Join(data, "inbox")+"/") {
+	if exitcode.Of(err) != exitcode.Usage || !namesSetAside(err, data) {
 		t.Fatalf("err = %v, want bad input set aside", err)
 	}
 	ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
