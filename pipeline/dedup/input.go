@@ -244,9 +244,15 @@ func folderFiles(dir string) ([]string, error) {
 }
 
 // listFolder walks folder dir: files are those folderExts names, temps
-// the temporary files of writes in progress, others the rest.
+// the temporary files of writes in progress, others the rest. A dir that
+// is a symbolic link to a folder is walked as that folder (WalkDir would
+// take the link for a file: the folder would go unread).
 func listFolder(dir string) (files, others, temps []string, err error) {
-	err = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+	root := dir
+	if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		root = dir + string(filepath.Separator)
+	}
+	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
