@@ -350,6 +350,15 @@ func kindOf(head []byte, name, path, data string) (inputKind, error) {
 	case sniff.Binary:
 		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: neither Parquet, an Arrow IPC stream nor a text hash list", name))
 	}
+	// A file named as Parquet or Arrow that holds text is damage (or
+	// the wrong file), not a hash list: its lines would each fail as a
+	// hash, or worse, some read as one.
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".parquet":
+		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: not a Parquet file (no PAR1 magic; it starts with text)", name))
+	case ".arrows", ".arrow":
+		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: not an Arrow IPC stream (no continuation marker; it starts with text)", name))
+	}
 	return kindText, nil
 }
 
