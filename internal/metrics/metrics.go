@@ -52,31 +52,20 @@ type Run struct {
 // a bool 0 or 1, a map of numbers one gauge with the label its Labeler
 // names (its known keys at 0 when absent), and a nested struct the gauges
 // infohash_<command>_<field>_<its field>. It adds the run's duration, exit
-// status and the time of the last successful run.
+// status and the time of the last successful run. A nil stats (a run that
+// ended before it counted anything: locked out, bad input) gives only
+// those.
 func Render(command string, stats any, run Run) ([]byte, error) {
-	var labels map[string]Label
-	if l, ok := stats.(Labeler); ok {
-		labels = l.MetricLabels()
-	}
-	for _, f := range mapFields(reflect.TypeOf(stats)) {
-		if labels[f].Name == "" {
-			return nil, fmt.Errorf("metrics: %T: map %s has no label (MetricLabels)", stats, f)
-		}
-	}
-	b, err := json.Marshal(stats)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("metrics: %T is not an object of counters", stats)
-	}
 	prefix := "infohash_" + name(command) + "_"
 	var out strings.Builder
-	writeFields(&out, prefix, command, "", m, labels)
+	if stats != nil {
+		if err := renderCounters(&out, prefix, command, stats); err != nil {
+			return nil, err
+		}
+	}
 	gauge(&out, prefix+"run_duration_seconds", "Wall time of the last run, whatever its exit_status.")
 	fmt.Fprintf(&out, "%srun_duration_seconds %s\n", prefix, num(run.Duration.Seconds()))
-	gauge(&out, prefix+"exit_status", "Exit status of the last run: 0 ok, 1 error after its commit, 3 partial, 130 interrupted, 141 reader gone.")
+	gauge(&out, prefix+"exit_status", "Exit status of the last run: 0 ok, 1 error, 2 bad input, 3 partial, 75 locked, 130 interrupted, 141 reader gone.")
 	fmt.Fprintf(&out, "%sexit_status %d\n", prefix, run.Exit)
 	last := run.LastSuccess
 	if run.Exit == 0 {
@@ -87,6 +76,29 @@ func Render(command string, stats any, run Run) ([]byte, error) {
 		fmt.Fprintf(&out, "%slast_success_timestamp_seconds %s\n", prefix, num(last))
 	}
 	return []byte(out.String()), nil
+}
+
+// renderCounters writes the gauges of stats (see Render) to out.
+func renderCounters(out *strings.Builder, prefix, command string, stats any) error {
+	var labels map[string]Label
+	if l, ok := stats.(Labeler); ok {
+		labels = l.MetricLabels()
+	}
+	for _, f := range mapFields(reflect.TypeOf(stats)) {
+		if labels[f].Name == "" {
+			return fmt.Errorf("metrics: %T: map %s has no label (MetricLabels)", stats, f)
+		}
+	}
+	b, err := json.Marshal(stats)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("metrics: %T is not an object of counters", stats)
+	}
+	writeFields(out, prefix, command, "", m, labels)
+	return nil
 }
 
 // LastSuccess returns the infohash_<command>_last_success_timestamp_seconds

@@ -53,6 +53,10 @@ func TestRender(t *testing.T) {
 		{"zero.prom", stats{}, Run{Duration: time.Second, At: at}},
 		{"partial.prom", full, Run{Duration: time.Second, At: at, Exit: 3, LastSuccess: 1600000000}},
 		{"partial-first.prom", full, Run{Duration: time.Second, At: at, Exit: 3}},
+		// A run that ended before it counted anything: the run's gauges only.
+		{"locked.prom", nil, Run{Duration: time.Second, At: at, Exit: 75, LastSuccess: 1600000000}},
+		{"locked-first.prom", nil, Run{Duration: time.Second, At: at, Exit: 75}},
+		{"nothing-ok.prom", nil, Run{Duration: time.Second, At: at}},
 	} {
 		t.Run(tt.golden, func(t *testing.T) {
 			b, err := Render("dedup", tt.stats, tt.run)
