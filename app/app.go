@@ -99,6 +99,7 @@ func wire(c *cli.Command, top string) {
 	if c.Before == nil {
 		c.Before = beforeCommand
 	}
+	metricsOnEveryExit(c)
 }
 
 // Main runs the command line and returns the process exit status.
@@ -120,10 +121,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitcode.OK
 	}
-	code := exitcode.Of(err)
-	if code == exitcode.Error && isUsage(err) {
-		code = exitcode.Usage
-	}
+	code := exitStatus(ctx, err)
 	if code == exitcode.BrokenPipe {
 		// "infohash export -o - | head": the reader has what it wanted.
 		// Like a tool killed by SIGPIPE, say nothing on a terminal; the
@@ -135,9 +133,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return code
 	}
 	msg := err.Error()
-	if ctx.Err() != nil && code == exitcode.Error {
-		code = exitcode.Interrupted
-	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		msg = interruptedMessage(msg, args)
 	}

@@ -95,7 +95,7 @@ Counters are logged on stderr when done and written by --stats-json.
 
 func runCapture(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return exitcode.BadInput(fmt.Errorf("capture: unexpected argument %q", c.Args().First()))
+		return usageError(fmt.Errorf("capture: unexpected argument %q", c.Args().First()))
 	}
 	clk, err := parseClock(c)
 	if err != nil {
@@ -114,7 +114,7 @@ func runCapture(c *cli.Context) error {
 			// mistyped --data would otherwise grow a whole tree).
 			parent := filepath.Dir(filepath.Clean(c.String("data")))
 			if fi, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
-				return exitcode.BadInput(fmt.Errorf("capture: --data %s: no such folder, and its parent folder %s does not exist to create it in", c.String("data"), parent))
+				return usageError(fmt.Errorf("capture: --data %s: no such folder, and its parent folder %s does not exist to create it in", c.String("data"), parent))
 			}
 			slog.Warn("capture: --data names no folder yet: it is created, and the DHT state starts cold there (a first run, or a mistyped --data)",
 				"data", c.String("data"))
@@ -129,7 +129,7 @@ func runCapture(c *cli.Context) error {
 		o.RunID = "capture-" + o.Clock.Now().UTC().Format("20060102T150405Z")
 	}
 	if !utf8.ValidString(o.RunID) { // every observation's run_id, a STRING column
-		return exitcode.BadInput(fmt.Errorf("capture: --run-id %q: not valid UTF-8", o.RunID))
+		return usageError(fmt.Errorf("capture: --run-id %q: not valid UTF-8", o.RunID))
 	}
 	o.Logger = slog.Default()
 	if o.Duration == 0 && o.MaxObservations == 0 {

@@ -26,7 +26,12 @@ import (
 // commonFlags are added to every command (top names it, or the command
 // above a subcommand).
 func commonFlags(top string) []cli.Flag {
-	metrics := "write the run's counters, duration and exit status as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout); " +
+	but := "a usage error (bad flags, arguments or -o: nothing is written)"
+	if quietOnPipe[top] {
+		but += " or 141"
+	}
+	metrics := "write the run's counters, duration and exit status as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout), " +
+		"on every exit but " + but + ", with no counters when the run ended before counting (locked out, bad input); " +
 		"its last_success_timestamp_seconds moves only when the run exits 0 (else: the replaced file's)"
 	if reportsOnStdout[top] { // checkReportPath refuses "-" there
 		metrics = "write the report's numbers and the run's duration as a Prometheus text file to `PATH` (node_exporter textfile collector; a file or FIFO, not -: the report is on stdout)"
@@ -109,12 +114,12 @@ func checkDataOutput(c *cli.Context, stdoutFormat string) error {
 	out := c.String("output")
 	if out == "-" {
 		if stdoutFormat != "" && isTerminal(c.App.Writer) {
-			return exitcode.BadInput(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it", c.Command.Name, stdoutFormat))
+			return usageError(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it", c.Command.Name, stdoutFormat))
 		}
 		return nil
 	}
 	if err := fsutil.CheckOutput(out); err != nil {
-		return exitcode.BadInput(fmt.Errorf("%s: -o: %w", c.Command.Name, err))
+		return usageError(fmt.Errorf("%s: -o: %w", c.Command.Name, err))
 	}
 	return checkNotDatasetFile(c, c.Command.Name+": -o", out)
 }
@@ -134,13 +139,13 @@ func checkNotDatasetFile(c *cli.Context, what, p string) error {
 			continue
 		}
 		if rel, ok := dataset.Owns(data, p); ok {
-			return exitcode.BadInput(fmt.Errorf("%s %s: that is the dataset's own %s (in %s); write elsewhere, e.g. under %s",
+			return usageError(fmt.Errorf("%s %s: that is the dataset's own %s (in %s); write elsewhere, e.g. under %s",
 				what, p, ownedName(rel), data, filepath.Join(data, "export")))
 		}
 	}
 	if st := c.String("dht-state"); st != "" {
 		if _, ok := dataset.Contains(st, p); ok {
-			return exitcode.BadInput(fmt.Errorf("%s %s: that is in the --dht-state directory %s; write elsewhere", what, p, st))
+			return usageError(fmt.Errorf("%s %s: that is in the --dht-state directory %s; write elsewhere", what, p, st))
 		}
 	}
 	return nil
@@ -351,18 +356,10 @@ func writeStatsJSON(c *cli.Context, v any, end func(reportErr error) error) erro
 		jerr = err
 	}
 	ended := end(jerr)
-	p := c.String("metrics-file")
-	if p == "" {
+	if c.String("metrics-file") == "" {
 		return ended
 	}
-	run := metrics.Run{Duration: time.Since(started), At: time.Now(), Exit: exitcode.Of(ended)}
-	if run.Exit != exitcode.OK {
-		run.LastSuccess = lastSuccess(c.Command.Name, p)
-	}
-	b, err := metrics.Render(c.Command.Name, v, run)
-	if err == nil {
-		err = writeReport(c, "metrics-file", p, b)
-	}
+	err := writeMetrics(c, v, exitStatus(c.Context, ended))
 	switch {
 	case err == nil:
 		return ended
@@ -370,6 +367,24 @@ func writeStatsJSON(c *cli.Context, v any, end func(reportErr error) error) erro
 		return ended // the first report's error says it already
 	}
 	return end(err)
+}
+
+// writeMetrics writes v, the run's counters, to --metrics-file with the
+// status the run exits with (exitStatus): unless it is 0, with the last
+// success time of the file it replaces (lastSuccess). It notes in the
+// run's context that the file was tried (metricsOnEveryExit).
+func writeMetrics(c *cli.Context, v any, exit int) error {
+	noteMetricsTried(c.Context)
+	p := c.String("metrics-file")
+	run := metrics.Run{Duration: time.Since(started), At: time.Now(), Exit: exit}
+	if run.Exit != exitcode.OK {
+		run.LastSuccess = lastSuccess(c.Command.Name, p)
+	}
+	b, err := metrics.Render(c.Command.Name, v, run)
+	if err == nil {
+		err = writeReport(c, "metrics-file", p, b)
+	}
+	return err
 }
 
 // lastSuccess returns the last success time in the metrics file of

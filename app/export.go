@@ -76,7 +76,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return exitcode.BadInput(fmt.Errorf("export: unexpected argument %q (the output is -o FILE)", c.Args().First()))
+				return usageError(fmt.Errorf("export: unexpected argument %q (the output is -o FILE)", c.Args().First()))
 			}
 			data, err := requireData(c)
 			if err != nil {
@@ -186,5 +186,5 @@ func parseSince(flag, s string) (time.Time, error) {
 	if d, err := parseFlagDuration(s); err == nil && d > 0 {
 		return time.Now().Add(-d), nil
 	}
-	return time.Time{}, exitcode.BadInput(fmt.Errorf("export: %s: %q: want an RFC 3339 time or a duration such as 24h or 7d", flag, s))
+	return time.Time{}, usageError(fmt.Errorf("export: %s: %q: want an RFC 3339 time or a duration such as 24h or 7d", flag, s))
 }

@@ -163,7 +163,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 
 func runFetch(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return exitcode.BadInput(errors.New("fetch: want one JOBS argument (a Parquet file, a hash list or -)"))
+		return usageError(errors.New("fetch: want one JOBS argument (a Parquet file, a hash list or -)"))
 	}
 	clk, err := parseClock(c)
 	if err != nil {
@@ -192,7 +192,7 @@ func runFetch(c *cli.Context) error {
 	}
 	o.Logger = slog.Default()
 	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
-		return exitcode.BadInput(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
+		return usageError(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
 	}
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err

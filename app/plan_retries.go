@@ -110,7 +110,7 @@ only the best --limit candidates in memory.
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return exitcode.BadInput(fmt.Errorf("plan-retries: unexpected argument %q", c.Args().First()))
+				return usageError(fmt.Errorf("plan-retries: unexpected argument %q", c.Args().First()))
 			}
 			data, err := requireData(c)
 			if err != nil {

@@ -345,5 +345,5 @@ func badFlag(c *cli.Context, format string, a ...any) error {
 	if n := commandName(c); n != "" {
 		err = fmt.Errorf("%s: %w", n, err)
 	}
-	return exitcode.BadInput(err)
+	return usageError(err)
 }
