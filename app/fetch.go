@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/fetch"
@@ -87,6 +86,10 @@ Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout
 asked are cut off without a peer_failures entry (we stopped waiting; merge does not
 penalise them), and the attempt is timeout unless a peer's failure outranks it; one
 that had found no peer at all by then is no_peers, as when its lookup ends with none.
+A job that had nowhere to look (no DHT node, as with --no-dht or --bootstrap ""
+without --dht-state; no --peer; no peers of its own) is local_error, detail "no peer
+source: …", which merge holds against no hash (no_peers would back it off); such a
+run warns as it starts.
 
 With --now TIME (e.g. the --now plan-retries and merge take, to replay or simulate a pass
 at another time) the run's clock starts at TIME and advances at the wall clock's pace
@@ -249,12 +252,6 @@ func runFetch(c *cli.Context) error {
 			}
 			return runErr
 		})
-		if n := stats.Outcomes[schema.OutcomeNoPeers]; n > 0 && !o.DHTOn() && len(o.Peers) == 0 {
-			// merge counts no_peers against the hash like a swarm found
-			// empty: say that this run could not have found one.
-			slog.Warn(fmt.Sprintf(`fetch: %s ended no_peers, and this run had no DHT lookups (--no-dht, or --bootstrap "" without --dht-state) and no --peer: only the peers a jobs file lists were tried`,
-				plural(int(n), "job")), "no_peers", n)
-		}
 	}
 	return err
 }

@@ -133,16 +133,19 @@ func TestNowBadInput(t *testing.T) {
 // hash whose fetch failed waits its backoff (+30m ±20% after a first
 // failure, +2h ±20% after a second) from the attempt's --now time. With
 // fetch on the wall clock, 100 days behind, every failure was due again
-// at the next pass.
+// at the next pass. fetch's one peer source is a --peer that refuses:
+// each attempt fails (connect_failed, backed off as no_peers is), where
+// no peer source at all would be a local_error, retried soon.
 func TestPassesOnOneClock(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ih")
 	hs := seedHashes(t, data, 1, 5)
 	t0 := time.Now().Add(100 * 24 * time.Hour).Truncate(time.Hour).UTC()
+	refused := refusingAddr(t)
 	passes := []struct {
 		at      time.Duration
 		attempt int32 // the attempt planned, 0 for none
 	}{
-		{0, 1},                                // new: planned at once; no peers, so it fails
+		{0, 1},                                // new: planned at once; its peer refuses, so it fails
 		{20 * time.Minute, 0},                 // due 24m..36m after that failure
 		{40 * time.Minute, 2},                 // due; fails again
 		{40*time.Minute + 90*time.Minute, 0},  // due 96m..144m after it
@@ -163,7 +166,7 @@ func TestPassesOnOneClock(t *testing.T) {
 		if len(planned) != 1 || schema.Hex(planned[0].InfoHash) != hs[0] || planned[0].Attempt != p.attempt {
 			t.Fatalf("pass at %s planned %+v, want attempt %d of %s", now, planned, p.attempt, hs[0])
 		}
-		mustRun(t, nil, "fetch", "--now", now, "--no-dht", jobs, "-o", results)
+		mustRun(t, nil, "fetch", "--now", now, "--no-dht", "--peer", refused, jobs, "-o", results)
 		mustRun(t, nil, "merge", "--data", data, "--now", now, results)
 	}
 }

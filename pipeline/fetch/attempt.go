@@ -28,6 +28,10 @@ type attempt struct {
 	final    bool // the metadata itself was found bad: stop trying peers
 	timedOut bool
 	lookup   *lookupRun
+	// noSource: the attempt had nowhere to find a peer (no DHT node, no
+	// --peer, no peers in the job). Its end is our configuration's doing,
+	// not the swarm's: local_error, which counts against no hash.
+	noSource bool
 }
 
 func newAttempt(f *Fetcher, job schema.Job) *attempt {
@@ -53,6 +57,7 @@ func newAttempt(f *Fetcher, job schema.Job) *attempt {
 	}
 	a.add(job.Peers)
 	a.add(f.opts.Peers)
+	a.noSource = f.dht == nil && len(f.opts.Peers) == 0 && len(job.Peers) == 0
 	return a
 }
 
@@ -222,6 +227,12 @@ func (a *attempt) fill(res *schema.Result) {
 	if lookupFailed && Outranks(schema.OutcomeLocalError, outcome) {
 		outcome, detail = schema.OutcomeLocalError, a.lookupDetail()
 		decider = nil
+	}
+	// Nowhere to look (no DHT node, no --peer, no peers in the job): a
+	// run set up so says nothing of the swarm, and no_peers would back
+	// the hash off as if nobody had it.
+	if a.noSource && outcome == schema.OutcomeNoPeers {
+		outcome, detail = schema.OutcomeLocalError, a.f.opts.noSourceDetail()
 	}
 	// Peers were found but every one is penalised: the swarm answered and
 	// we passed its peers over, so this is not the swarm-level no_peers

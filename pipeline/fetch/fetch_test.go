@@ -51,7 +51,9 @@ func TestEachClassFromItsPeer(t *testing.T) {
 		// It does not serve this torrent: a per-hash fact, listed so that
 		// the result shows it, which merge holds against no endpoint.
 		row{"good peer without the torrent", startPeer(t, badpeers.Good), tor, schema.OutcomePeerLacksTorrent, true, ""},
-		row{"no peers", nil, tor, schema.OutcomeNoPeers, false, ""},
+		// No DHT node, no --peer, no peer in the job: nowhere to look,
+		// our set-up's doing, not the swarm's (TestNoPeerSource).
+		row{"no peer source", nil, tor, schema.OutcomeLocalError, false, ""},
 	)
 	for _, tt := range rows {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,9 +196,12 @@ func TestClassesOrder(t *testing.T) {
 // TestAvoidPeers: avoided endpoints are never dialled, and an attempt
 // whose every found peer was avoided is a peer-level failure (rejected),
 // not the swarm-level no_peers that would move the hash along its
-// schedule.
+// schedule. The fetcher's DHT node (one loopback node that knows no
+// peer) is there so that a job without peers has looked somewhere.
 func TestAvoidPeers(t *testing.T) {
-	f := newFetcher(t, testOptions())
+	o := testOptions()
+	o.Bootstrap = []string{startSlowNode(t, 0, nil, nil)}
+	f := newFetcher(t, o)
 	tor := badpeers.NewTorrent(5, 1, 10)
 	good := startPeer(t, badpeers.Good, tor)
 	job := schema.Job{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}, AvoidPeers: []string{good.Addr()}}

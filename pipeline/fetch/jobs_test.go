@@ -239,8 +239,9 @@ type typedJob struct {
 // TestRunJobsWithoutPeerColumns: a jobs file without peers and
 // avoid_peers columns gives jobs without peers, whatever its other
 // columns hold (parquet-go read the missing lists as [""] in a row with a
-// hash_type): with no peer anywhere the attempt is no_peers, not
-// rejected as if every peer found were penalised.
+// hash_type): with no peer anywhere (its DHT, one loopback node, knows
+// none) the attempt is no_peers, not rejected as if every peer found were
+// penalised.
 func TestRunJobsWithoutPeerColumns(t *testing.T) {
 	h1, h2 := schema.Hash{0x72, 1}, schema.Hash{0x72, 2}
 	for _, tt := range []struct {
@@ -269,6 +270,7 @@ func TestRunJobsWithoutPeerColumns(t *testing.T) {
 			}
 			o := testOptions()
 			o.Input, o.Output = in, out
+			o.Bootstrap = []string{startSlowNode(t, 0, nil, nil)}
 			if _, err := Run(context.Background(), o); err != nil {
 				t.Fatal(err)
 			}

@@ -78,3 +78,47 @@ func TestJobDeadlineWithoutPeers(t *testing.T) {
 		})
 	}
 }
+
+// TestNoPeerSource: an attempt that had nowhere to look for a peer (no
+// DHT node, no --peer, no peer in the job: fetch --no-dht alone) is
+// local_error, saying why, which merge counts against no hash; it was
+// no_peers, which merge counts as an attempt and backs off. Any one peer
+// source, even one that finds nobody, keeps the swarm's classes.
+func TestNoPeerSource(t *testing.T) {
+	for i, tt := range []struct {
+		name       string
+		set        func(o *Options, job *schema.Job)
+		want       string
+		wantDetail string
+	}{
+		{"--no-dht", func(*Options, *schema.Job) {}, schema.OutcomeLocalError,
+			"no peer source: --no-dht, no --peer, and the job has no peers"},
+		{`--bootstrap "" without --dht-state`, func(o *Options, _ *schema.Job) { o.DHT = true }, schema.OutcomeLocalError,
+			`no peer source: --bootstrap "" without --dht-state, no --peer, and the job has no peers`},
+		{"a --peer that refuses", func(o *Options, _ *schema.Job) { o.Peers = []string{refusedAddr(t)} },
+			schema.OutcomeConnectFailed, "refused"},
+		{"a job's peer that refuses", func(_ *Options, job *schema.Job) { job.Peers = []string{refusedAddr(t)} },
+			schema.OutcomeConnectFailed, "refused"},
+		{"a DHT that knows no peer", func(o *Options, _ *schema.Job) { o.Bootstrap = []string{startSlowNode(t, 0, nil, nil)} },
+			schema.OutcomeNoPeers, "no peers found; 1 DHT nodes answered"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := testOptions()
+			job := schema.Job{InfoHash: schema.Hash(sha1.Sum(fmt.Appendf(nil, "no peer source %d", i))),
+				HashType: schema.HashV1, Attempt: 1, LeaseID: "L"}
+			tt.set(&o, &job)
+			f := newFetcher(t, o)
+			r, ok := f.Fetch(context.Background(), job)
+			if !ok {
+				t.Fatal("no result")
+			}
+			checkResult(t, job, r)
+			if r.Outcome != tt.want || !strings.Contains(r.Detail, tt.wantDetail) {
+				t.Fatalf("outcome %s (%s); want %s (%q)", r.Outcome, r.Detail, tt.want, tt.wantDetail)
+			}
+			if st := f.Stats(); st.Attempted != 1 || st.Outcomes[tt.want] != 1 {
+				t.Fatalf("stats: attempted %d, outcomes %v; want 1 %s", st.Attempted, st.Outcomes, tt.want)
+			}
+		})
+	}
+}

@@ -166,3 +166,18 @@ func (o *Options) Validate() error {
 // answering, its lookups fail as local errors, which no hash is blamed
 // for, rather than as no_peers).
 func (o Options) DHTOn() bool { return len(o.Bootstrap) > 0 || (o.DHT && o.DHTState != "") }
+
+// noSourceDetail is the detail of an attempt that had no peer source:
+// why the run has no DHT node, and that neither --peer nor the job named
+// a peer.
+func (o Options) noSourceDetail() string {
+	return "no peer source: " + o.noDHTFlags() + ", no --peer, and the job has no peers"
+}
+
+// noDHTFlags names the flags that left a run without a DHT node.
+func (o Options) noDHTFlags() string {
+	if o.DHT {
+		return `--bootstrap "" without --dht-state`
+	}
+	return "--no-dht"
+}

@@ -96,6 +96,12 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
 	}
+	if !opts.DHTOn() && len(opts.Peers) == 0 && opts.Logger != nil {
+		// Said once, before the first attempt: every job without peers
+		// of its own will end local_error (see attempt.noSource).
+		opts.Logger.Warn("fetch: " + opts.noDHTFlags() + " without --peer: only the jobs' own peers are tried; " +
+			`a job with none ends local_error ("no peer source"), which merge holds against no hash`)
+	}
 	f, err := startFetcher(startCtx, opts, release)
 	if err != nil {
 		out.Abort()

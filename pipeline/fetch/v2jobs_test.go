@@ -76,7 +76,7 @@ func TestRunJobV2NotTheRowsHash(t *testing.T) {
 				o.Output = out
 				st, err := Run(context.Background(), o)
 				if tt.want == "" {
-					if err != nil || st.Outcomes[schema.OutcomeNoPeers] != 2 {
+					if err != nil || st.Attempted != 2 {
 						t.Fatalf("err %v, outcomes %v; want both jobs attempted", err, st.Outcomes)
 					}
 					return
