@@ -42,7 +42,8 @@ interval it asks for (clamped to 1s-21600s; 21600s, BEP 51's maximum, when
 it gives none) and falls back to find_node where a node answers 204.
 
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
-with -o - (refused when stdout is a terminal). Rows reach the file at
+with -o - (refused when stdout is a terminal). An -o FILE that exists is
+refused (exit 2) unless --replace is given. Rows reach the file at
 least every 30s, so that a write error (a full disk) stops the run then,
 exit 1, saying the file was not kept, not at its end. A Parquet file is
 only readable once whole: a kill -9 (or the OOM killer) loses it all.
@@ -87,6 +88,7 @@ Counters are logged on stderr when done and written by --stats-json.
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
 			&cli.StringFlag{Name: "run-id", Usage: "run `ID` written into every observation (default capture-<UTC time>)"},
 			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),
+			replaceFlag,
 			statsJSONFlag,
 		},
 		Action: runCapture,
@@ -137,6 +139,9 @@ func runCapture(c *cli.Context) error {
 	}
 	out := c.String("output")
 	if err := checkDataOutput(c, "Arrow"); err != nil {
+		return err
+	}
+	if err := checkNotReplacing(c); err != nil {
 		return err
 	}
 	hold, err := holdStream("capture", out, c.App.Writer)

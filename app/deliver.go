@@ -12,9 +12,30 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 )
+
+// replaceFlag lets capture and fetch write over an existing -o FILE.
+var replaceFlag = &cli.BoolFlag{Name: "replace", Usage: "write over an existing -o FILE (without it, an existing FILE is refused: exit 2)"}
+
+// checkNotReplacing refuses -o FILE when FILE is an existing regular file
+// (through symbolic links) and --replace is not given: a re-run into the
+// same file must not silently replace what an earlier run wrote, before
+// it was applied. -o -, and a FIFO or device written in place, are not
+// replaced and pass.
+func checkNotReplacing(c *cli.Context) error {
+	out := c.String("output")
+	if out == "" || out == "-" || c.Bool("replace") || fsutil.WrittenInPlace(out) {
+		return nil
+	}
+	if fi, err := os.Stat(out); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	return exitcode.BadInput(fmt.Errorf("%s: -o %s exists: give --replace to write over it", c.Command.Name, out))
+}
 
 // errUndelivered marks the error of a run that deliver gave up on: its
 // data could not all be written to stdout, and the run is still blocked.

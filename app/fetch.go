@@ -117,7 +117,8 @@ the signal (a reader that reads nothing, a FIFO that no reader opens), or a seco
 ends the run at once (exit 130): the stream is cut short (the leases of the jobs whose rows
 did not get through run out at lease_until), and the DHT state is saved all the same.
 
-Results are written as they come, in batches at least once a second. To
+Results are written as they come, in batches at least once a second. An
+-o FILE that exists is refused (exit 2) unless --replace is given. To
 -o FILE (Parquet) they are readable only once the file is whole: a kill -9
 (or the OOM killer) loses them all, and their jobs wait for lease_until.
 With -o - redirected to a file ("-o - > results.arrows", as crawl-pass.sh
@@ -158,6 +159,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
 			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
 			runningNowFlag("attempted_at, peer_failures' at, when leases and penalties end (timeouts stay real time)"),
+			replaceFlag,
 			statsJSONFlag,
 		},
 		Action: runFetch,
@@ -198,6 +200,9 @@ func runFetch(c *cli.Context) error {
 		return usageError(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
 	}
 	if err := checkDataOutput(c, "Arrow"); err != nil {
+		return err
+	}
+	if err := checkNotReplacing(c); err != nil {
 		return err
 	}
 	hold, err := holdStream("fetch", o.Output, o.Stdout)

@@ -41,7 +41,8 @@ func TestFetchMetricsLastSuccess(t *testing.T) {
 		{"success moves it", nil, 0, false, "0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"fetch", "--no-dht", "-o", filepath.Join(dir, "r.parquet"), "--metrics-file", prom}, tt.args...)
+			// Each run its own -o: an existing one is refused without --replace.
+			args := append([]string{"fetch", "--no-dht", "-o", filepath.Join(t.TempDir(), "r.parquet"), "--metrics-file", prom}, tt.args...)
 			if _, stderr, code := runMain(t, append(args, hashes)...); code != tt.exit {
 				t.Fatalf("fetch: exit %d, want %d: %s", code, tt.exit, stderr)
 			}

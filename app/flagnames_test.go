@@ -73,8 +73,6 @@ func TestRenamedFlagsHelpAndOldNames(t *testing.T) {
 			t.Errorf("capture --help does not list --%s with its old name --%s after it", name, old)
 		}
 	}
-	dir := t.TempDir()
-	out := filepath.Join(dir, "obs.parquet")
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -89,6 +87,8 @@ func TestRenamedFlagsHelpAndOldNames(t *testing.T) {
 		{"new names run", []string{"--dht-listen", "127.0.0.1:0", "--dht-rate", "0"}, 0, `msg="capture: listening" nodes=1 addr=127.0.0.1:`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			// Each run its own -o: an existing one is refused without --replace.
+			out := filepath.Join(t.TempDir(), "obs.parquet")
 			args := append([]string{"capture", "--bootstrap", "", "--duration", "1ms", "-o", out}, tt.args...)
 			_, stderr, code := runMain(t, args...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
