@@ -69,8 +69,21 @@ func TestCancelledDialIsNoConnectFailure(t *testing.T) {
 		t.Fatalf("outcome %s (%s), peer failures %+v", r.Outcome, r.Detail, r.PeerFailures)
 	}
 	st := f.Stats()
-	if st.Connects != 2 || st.ConnectsOK != 1 || st.ConnectsFailed != 0 {
-		t.Fatalf("connects %d, ok %d, failed %d; want 2, 1, 0", st.Connects, st.ConnectsOK, st.ConnectsFailed)
+	if st.Connects != 2 || st.ConnectsOK != 1 || st.ConnectsFailed != 0 || st.ConnectsCancelled != 1 {
+		t.Fatalf("connects %d, ok %d, failed %d, cancelled %d; want 2, 1, 0, 1", st.Connects, st.ConnectsOK, st.ConnectsFailed, st.ConnectsCancelled)
+	}
+	checkConnectsAddUp(t, st)
+}
+
+// checkConnectsAddUp checks that every dial of a finished run is counted
+// once: connected, failed, cancelled or a local error. A dial we
+// cancelled was in none of the others, and the summary's connects did not
+// add up.
+func checkConnectsAddUp(t *testing.T, st Stats) {
+	t.Helper()
+	if sum := st.ConnectsOK + st.ConnectsFailed + st.ConnectsCancelled + st.ConnectsLocalError; sum != st.Connects {
+		t.Errorf("connects %d, but ok %d + failed %d + cancelled %d + local errors %d = %d",
+			st.Connects, st.ConnectsOK, st.ConnectsFailed, st.ConnectsCancelled, st.ConnectsLocalError, sum)
 	}
 }
 
@@ -89,7 +102,9 @@ func TestDialCutOffByJobDeadline(t *testing.T) {
 	if !ok || r.Outcome != schema.OutcomeTimeout || len(r.PeerFailures) != 0 || r.PeersTried != 1 {
 		t.Fatalf("outcome %s (%s), %d tried, peer failures %+v; want timeout, 1 tried, none", r.Outcome, r.Detail, r.PeersTried, r.PeerFailures)
 	}
-	if st := f.Stats(); st.Connects != 1 || st.ConnectsFailed != 0 {
-		t.Fatalf("connects %d, failed %d; want 1, 0", st.Connects, st.ConnectsFailed)
+	st := f.Stats()
+	if st.Connects != 1 || st.ConnectsFailed != 0 || st.ConnectsCancelled != 1 {
+		t.Fatalf("connects %d, failed %d, cancelled %d; want 1, 0, 1", st.Connects, st.ConnectsFailed, st.ConnectsCancelled)
 	}
+	checkConnectsAddUp(t, st)
 }

@@ -85,7 +85,7 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10)
 func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutcome) {
 	o.Addr = addr
 	start := time.Now()
-	dialFailed := false
+	dialFailed, dialLocal := false, false
 	defer func() {
 		o.At = cfg.Clock.Now()
 		if o.Err != nil && (o.Err.Class == schema.OutcomeTimeout || o.Err.Class == schema.OutcomeConnectFailed) {
@@ -102,9 +102,14 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 				}
 			}
 		}
-		if dialFailed && o.Err != nil {
-			// A dial we cancelled or cut off did not fail.
+		switch {
+		case dialFailed && o.Err != nil:
 			cfg.Stats.connectsFailed.Add(1)
+		case dialFailed:
+			// A dial we cancelled or cut off did not fail.
+			cfg.Stats.connectsCancelled.Add(1)
+		case dialLocal:
+			cfg.Stats.connectsLocal.Add(1)
 		}
 	}()
 	cfg.Stats.connects.Add(1)
@@ -112,7 +117,7 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		if isLocal(err) {
-			o.Err = failf(schema.OutcomeLocalError, "dial: %v", err)
+			o.Err, dialLocal = failf(schema.OutcomeLocalError, "dial: %v", err), true
 		} else {
 			o.Err, dialFailed = failf(schema.OutcomeConnectFailed, "dial: %v", err), true
 		}

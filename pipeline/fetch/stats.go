@@ -20,6 +20,7 @@ type counters struct {
 	duplicates                                  atomic.Int64
 	lookups, lookupsFailed, peersFound, avoided atomic.Int64
 	connects, connectsOK, connectsFailed        atomic.Int64
+	connectsCancelled, connectsLocal            atomic.Int64
 	handshakes, extensionSupport                atomic.Int64
 	utMetadataSupport, metadataReceived         atomic.Int64
 	verified                                    atomic.Int64
@@ -43,6 +44,8 @@ func (c *counters) addOutcome(outcome string, failures []string) {
 }
 
 // Stats are the stage counters of a fetch run (stderr and --stats-json).
+// Once the run has ended, Connects = ConnectsOK + ConnectsFailed +
+// ConnectsCancelled + ConnectsLocalError.
 type Stats struct {
 	// Jobs = Attempted + LeaseExpired + Unfinished: every job of the
 	// input, including those a stopped run never read. Released is part
@@ -54,20 +57,22 @@ type Stats struct {
 	Released     int64 `json:"released"`      // of the unfinished, those with a released row (lease given back; the rest wait for lease_until)
 	Duplicates   int64 `json:"duplicates"`    // input rows skipped, not jobs: their info_hash was an earlier row's
 
-	Lookups          int64   `json:"lookups"`           // DHT get_peers traversals
-	LookupsFailed    int64   `json:"lookups_failed"`    // traversals no DHT node answered, of attempts not ok (an ok one may cut its lookup short)
-	PeersFound       int64   `json:"peers_found"`       // distinct peers per job, summed
-	PeersAvoided     int64   `json:"peers_avoided"`     // skipped: listed in avoid_peers
-	Connects         int64   `json:"connects"`          // TCP dials
-	ConnectsOK       int64   `json:"connects_ok"`       // dials that connected
-	ConnectsFailed   int64   `json:"connects_failed"`   // dials that failed (not counting local errors, or dials we cancelled or the job's deadline cut off)
-	Handshakes       int64   `json:"handshakes"`        // BitTorrent handshakes for the right infohash
-	ExtensionSupport int64   `json:"extension_support"` // of those, peers with BEP 10
-	UTMetadata       int64   `json:"ut_metadata"`       // of those, peers announcing ut_metadata and a size
-	MetadataReceived int64   `json:"metadata_received"` // complete info dictionaries received
-	Verified         int64   `json:"verified"`          // of those, matching the infohash (a job may verify on two peers at once)
-	ElapsedMs        int64   `json:"elapsed_ms"`        // wall time of the run
-	OKPerSec         float64 `json:"ok_per_sec"`        // ok results (jobs done, not Verified) per second of the run
+	Lookups            int64   `json:"lookups"`              // DHT get_peers traversals
+	LookupsFailed      int64   `json:"lookups_failed"`       // traversals no DHT node answered, of attempts not ok (an ok one may cut its lookup short)
+	PeersFound         int64   `json:"peers_found"`          // distinct peers per job, summed
+	PeersAvoided       int64   `json:"peers_avoided"`        // skipped: listed in avoid_peers
+	Connects           int64   `json:"connects"`             // TCP dials
+	ConnectsOK         int64   `json:"connects_ok"`          // dials that connected
+	ConnectsFailed     int64   `json:"connects_failed"`      // dials the peer failed: refused, unreachable, no answer within --connect-timeout or --peer-timeout
+	ConnectsCancelled  int64   `json:"connects_cancelled"`   // dials we stopped: another peer won, the run stopped, or the job's deadline cut them off
+	ConnectsLocalError int64   `json:"connects_local_error"` // dials that failed on our side (out of sockets or memory, no local address)
+	Handshakes         int64   `json:"handshakes"`           // BitTorrent handshakes for the right infohash
+	ExtensionSupport   int64   `json:"extension_support"`    // of those, peers with BEP 10
+	UTMetadata         int64   `json:"ut_metadata"`          // of those, peers announcing ut_metadata and a size
+	MetadataReceived   int64   `json:"metadata_received"`    // complete info dictionaries received
+	Verified           int64   `json:"verified"`             // of those, matching the infohash (a job may verify on two peers at once)
+	ElapsedMs          int64   `json:"elapsed_ms"`           // wall time of the run
+	OKPerSec           float64 `json:"ok_per_sec"`           // ok results (jobs done, not Verified) per second of the run
 
 	Outcomes     map[string]int64 `json:"outcomes"`      // attempts per outcome (ok or a failure class; released rows are Released, not here)
 	PeerFailures map[string]int64 `json:"peer_failures"` // peer_failures entries per class
@@ -79,6 +84,7 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 		Unfinished: c.unfinished.Load(), Released: c.released.Load(), Duplicates: c.duplicates.Load(), Lookups: c.lookups.Load(), LookupsFailed: c.lookupsFailed.Load(),
 		PeersFound: c.peersFound.Load(), PeersAvoided: c.avoided.Load(), Connects: c.connects.Load(),
 		ConnectsOK: c.connectsOK.Load(), ConnectsFailed: c.connectsFailed.Load(),
+		ConnectsCancelled: c.connectsCancelled.Load(), ConnectsLocalError: c.connectsLocal.Load(),
 		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(),
 		UTMetadata: c.utMetadataSupport.Load(), MetadataReceived: c.metadataReceived.Load(),
 		Verified: c.verified.Load(), ElapsedMs: elapsed.Milliseconds(),
@@ -109,8 +115,9 @@ func (s Stats) WriteText(w io.Writer) error {
 		s.Attempted, s.LeaseExpired, s.Unfinished, s.Released, float64(s.ElapsedMs)/1000, s.OKPerSec)
 	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
 		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
-	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d; handshakes %d; BEP 10 %d; ut_metadata %d\n",
-		s.Connects, s.ConnectsOK, s.ConnectsFailed, s.Handshakes, s.ExtensionSupport, s.UTMetadata)
+	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d, cancelled %d, local errors %d; handshakes %d; BEP 10 %d; ut_metadata %d\n",
+		s.Connects, s.ConnectsOK, s.ConnectsFailed, s.ConnectsCancelled, s.ConnectsLocalError,
+		s.Handshakes, s.ExtensionSupport, s.UTMetadata)
 	fmt.Fprintf(&b, "  metadata received %d, verified %d\n", s.MetadataReceived, s.Verified)
 	fmt.Fprintf(&b, "  outcomes: %s\n", formatCounts(s.Outcomes))
 	fmt.Fprintf(&b, "  peer failures: %s\n", formatCounts(s.PeerFailures))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,9 +48,10 @@ func TestStatsMetrics(t *testing.T) {
 	c := newCounters()
 	c.jobs.Add(4)
 	c.attempted.Add(3)
-	c.connects.Add(5)
+	c.connects.Add(6)
 	c.connectsOK.Add(3)
 	c.connectsFailed.Add(2)
+	c.connectsCancelled.Add(1)
 	c.handshakes.Add(3)
 	c.metadataReceived.Add(2)
 	c.verified.Add(2)
@@ -76,5 +78,48 @@ func TestStatsMetrics(t *testing.T) {
 				t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", b, path, want)
 			}
 		})
+	}
+}
+
+// TestStatsText: the summary on stderr (testdata/summary.txt; go test
+// -update rewrites it) shows every way a dial ended, so that its connects
+// add up: ok, failed, cancelled (by us, or the job's deadline) and local
+// errors. The cancelled ones were in none of the counts shown.
+func TestStatsText(t *testing.T) {
+	c := newCounters()
+	c.jobs.Add(4)
+	c.attempted.Add(4)
+	c.lookups.Add(4)
+	c.peersFound.Add(6)
+	c.connects.Add(6)
+	c.connectsOK.Add(2)
+	c.connectsFailed.Add(1)
+	c.connectsCancelled.Add(2)
+	c.connectsLocal.Add(1)
+	c.handshakes.Add(2)
+	c.extensionSupport.Add(2)
+	c.utMetadataSupport.Add(1)
+	c.metadataReceived.Add(1)
+	c.verified.Add(1)
+	c.addOutcome(schema.OutcomeOK, nil)
+	c.addOutcome(schema.OutcomeConnectFailed, []string{schema.OutcomeConnectFailed})
+	c.addOutcome(schema.OutcomeLocalError, nil)
+	c.addOutcome(schema.OutcomeNoUTMetadata, []string{schema.OutcomeNoUTMetadata})
+	var b strings.Builder
+	if err := c.snapshot(2 * time.Second).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "summary.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", b.String(), path, want)
 	}
 }
