@@ -67,7 +67,9 @@ DIR/fetch.lock while it runs, and a second one on the same DIR exits 75 before r
 job (give fetches that run at once their own --dht-state). A state file that is corrupt or
 not fetch's is named in a warning and ignored: the run bootstraps and replaces it. With
 --bootstrap "" the saved nodes are the only contacts (as for capture). Without a DHT
-(--no-dht) the directory is not used.
+(--no-dht) the directory is not used. Before its first lookup fetch waits for the saved
+nodes' pings, or up to 15s for the bootstrap to fill its routing table; --debug logs
+that wait as it starts, the table's size every second, and when and why it ends.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >

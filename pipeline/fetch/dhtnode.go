@@ -89,12 +89,17 @@ func startDHT(ctx context.Context, o Options, saved *loadedState) (*dhtNode, dht
 	pctx, stopPings := context.WithCancel(context.Background())
 	n := &dhtNode{s: s, conn: conn, stopPings: stopPings}
 	if st.Saved > 0 {
-		st.Answered = n.pingSaved(ctx, pctx, saved.Nodes)
+		w := startBootWait(o.Logger, s, "fetch: DHT warm start", "saved_nodes", st.Saved)
+		var why string
+		st.Answered, why = n.pingSaved(ctx, pctx, saved.Nodes)
 		st.Warm = st.Answered > 0
+		w.end(why, "answered", st.Answered)
 	}
 	if !st.Warm {
-		bctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		_, _ = s.BootstrapContext(bctx)
+		w := startBootWait(o.Logger, s, "fetch: DHT bootstrap", "routers", len(bootstrap), "timeout", bootstrapWait.String())
+		bctx, cancel := context.WithTimeout(ctx, bootstrapWait)
+		ts, err := s.BootstrapContext(bctx)
+		w.end(bootstrapEnd(ctx, bctx, ts, err))
 		cancel()
 	}
 	// On a warm start the maintainer bootstraps first, from the table.
@@ -104,10 +109,11 @@ func startDHT(ctx context.Context, o Options, saved *loadedState) (*dhtNode, dht
 }
 
 // pingSaved pings nodes and returns how many answered before it stopped
-// waiting (see warmEnough, warmGrace) or ctx ended. A node that answers
-// enters the routing table (the library adds every node it hears a reply
-// from); one that does not stays out of it. The pings run under pctx.
-func (n *dhtNode) pingSaved(ctx, pctx context.Context, nodes []savedNode) int {
+// waiting (see warmEnough, warmGrace) or ctx ended, and why it stopped
+// (for --debug). A node that answers enters the routing table (the
+// library adds every node it hears a reply from); one that does not stays
+// out of it. The pings run under pctx.
+func (n *dhtNode) pingSaved(ctx, pctx context.Context, nodes []savedNode) (int, string) {
 	answers := make(chan bool, len(nodes))
 	for _, sn := range nodes {
 		addr := dht.NewAddr(net.UDPAddrFromAddrPort(sn.Addr))
@@ -126,18 +132,21 @@ func (n *dhtNode) pingSaved(ctx, pctx context.Context, nodes []savedNode) int {
 			}
 			answered++
 			if answered >= min(warmEnough, len(nodes)) {
-				return answered
+				return answered, "enough saved nodes answered"
 			}
 			if grace == nil {
 				grace = time.After(warmGrace)
 			}
 		case <-grace:
-			return answered
+			return answered, "grace after the first answer passed: " + warmGrace.String()
 		case <-ctx.Done():
-			return answered
+			return answered, "cut short: " + context.Cause(ctx).Error()
 		}
 	}
-	return answered
+	if answered == 0 {
+		return 0, "no saved node answered"
+	}
+	return answered, "every saved node answered or failed"
 }
 
 // goodNodes returns the nodes of the routing table that answered a query

@@ -1,0 +1,109 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/netip"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a logger's writes from several
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestBootWaitDebug: with debug records on (--debug), the DHT start says
+// when it starts waiting (for the bootstrap routers, or for the saved
+// nodes to answer their pings), the routing table's size every second
+// while it waits, and when and why it stopped waiting: the bootstrap
+// finished, timed out, or was cut short (a --deadline), or the saved
+// nodes answered. It used to sit silent for up to 15 s. Without debug
+// records none of it is logged.
+func TestBootWaitDebug(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		set    func(t *testing.T, o *Options) context.Context
+		wait   time.Duration // bootstrapWait
+		msg    string        // the wait's messages start so
+		why    string
+		ticked bool // a "still waiting" line is expected
+	}{
+		{"bootstrap finishes", func(t *testing.T, o *Options) context.Context {
+			o.Bootstrap = []string{startSlowNode(t, 0, nil, nil)}
+			return context.Background()
+		}, bootstrapWait, "fetch: DHT bootstrap", `why="finished: no closer node left to ask"`, false},
+		{"bootstrap times out", func(t *testing.T, o *Options) context.Context {
+			o.Bootstrap = []string{silentNode(t).String()}
+			return context.Background()
+		}, 1500 * time.Millisecond, "fetch: DHT bootstrap", `why="timeout: 1.5s passed"`, true},
+		{"bootstrap cut short by the deadline", func(t *testing.T, o *Options) context.Context {
+			o.Bootstrap = []string{silentNode(t).String()}
+			ctx, cancel := context.WithTimeoutCause(context.Background(), 1500*time.Millisecond, errDeadline)
+			t.Cleanup(cancel)
+			return ctx
+		}, bootstrapWait, "fetch: DHT bootstrap", `why="cut short: run deadline reached"`, true},
+		{"saved nodes answer", func(t *testing.T, o *Options) context.Context {
+			dir := t.TempDir()
+			node := netip.MustParseAddrPort(startSlowNode(t, 0, nil, nil))
+			if err := saveDHTState(dir, [20]byte{1}, []savedNode{{ID: [20]byte{2}, Addr: node}}, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			o.DHT, o.DHTState = true, dir
+			return context.Background()
+		}, bootstrapWait, "fetch: DHT warm start", `why="enough saved nodes answered"`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func(d time.Duration) { bootstrapWait = d }(bootstrapWait)
+			bootstrapWait = tt.wait
+			for _, level := range []slog.Level{slog.LevelDebug, slog.LevelInfo} {
+				var logs syncBuffer
+				o := testOptions()
+				o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: level}))
+				ctx := tt.set(t, &o)
+				f, err := NewFetcher(ctx, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+				got := logs.String()
+				if level != slog.LevelDebug {
+					if strings.Contains(got, "waiting") {
+						t.Errorf("without --debug, the wait is logged:\n%s", got)
+					}
+					continue
+				}
+				want := []string{`msg="` + tt.msg + `: waiting"`, `msg="` + tt.msg + `: done waiting" ` + tt.why}
+				if tt.ticked {
+					want = append(want, `msg="`+tt.msg+`: still waiting" nodes=`)
+				}
+				for _, w := range want {
+					if !strings.Contains(got, w) {
+						t.Errorf("no %q in the log:\n%s", w, got)
+					}
+				}
+				if n := regexp.MustCompile(`waiting" .*waited=`).FindAllString(got, -1); tt.ticked && len(n) == 0 {
+					t.Errorf("no line says how long it waited:\n%s", got)
+				}
+			}
+		})
+	}
+}
