@@ -28,8 +28,10 @@ func dedupCommand() *cli.Command {
    NOW=$(date -u +%FT%TZ); infohash dedup --data ./ih --now "$NOW" --stats-json stats.json obs/   # a re-run with the same NOW equals this run
    infohash dedup --data ./ih --batch-hashes 50000000 archive/2025/   # commit every ~50M distinct hashes
    infohash dedup --data ./ih                     # apply what a locked-out or killed run left in ./ih/inbox/`,
-		Description: `DIR gets a new dataset when it holds none (its parent folder
-must exist; dedup says so once it has committed to it). A run that made DIR
+		Description: `DIR gets a new dataset when it holds none and is a new folder
+(its parent must exist) or an empty one (crawl-pass's work/, export/,
+dht-state/ and .pass.lock may be there); another folder is refused (exit 2).
+dedup says so once it has committed to it. A run that made DIR
 and then commits nothing (bad input, an error, an interrupt) removes it
 again, unless another run has it open or DIR/inbox/ holds what it read from
 stdin or a pipe (kept).

@@ -121,7 +121,9 @@ func hasCurrent(dir string) (bool, error) {
 
 // MakeDir makes the folder of a new dataset dir unless it exists. Only
 // dir itself may be new, not its parent: a mistyped --data would otherwise
-// grow a whole tree and a dataset nobody reads (bad input).
+// grow a whole tree and a dataset nobody reads (bad input). A folder that
+// exists must be one a dataset may be made in (creatable): a non-empty
+// folder that holds no dataset is bad input.
 func MakeDir(dir string) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if fi, err := os.Stat(parent); errors.Is(err, os.ErrNotExist) {
@@ -129,7 +131,11 @@ func MakeDir(dir string) error {
 	} else if err == nil && !fi.IsDir() {
 		return exitcode.BadInput(fmt.Errorf("dataset: %s: no dataset there, and %s is not a folder to create one in", dir, parent))
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+	err := os.Mkdir(dir, 0o755)
+	switch {
+	case errors.Is(err, os.ErrExist):
+		return creatable(dir)
+	case err != nil:
 		return fmt.Errorf("dataset: %w", err)
 	}
 	return nil

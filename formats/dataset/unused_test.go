@@ -130,11 +130,12 @@ func TestRemoveUnused(t *testing.T) {
 }
 
 // TestClearUnused: in a folder that held the user's entries and no
-// dataset, a dataset created for a run that committed nothing goes, and
+// dataset (those a dataset may be created among: crawl-pass's, capture's),
+// a dataset created for a run that committed nothing goes, and
 // exactly the user's entries stay; anything else worth keeping keeps it
 // all, as RemoveUnused does.
 func TestClearUnused(t *testing.T) {
-	theirs := []string{".pass.lock", "README", "inbox", "work"}
+	theirs := []string{".pass.lock", "dht-state", "inbox", "work"}
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T, dir string)
@@ -159,12 +160,12 @@ func TestClearUnused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "ds")
-			for _, p := range []string{"inbox", "work"} {
+			for _, p := range []string{"inbox", "work", "dht-state"} {
 				if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
 					t.Fatal(err)
 				}
 			}
-			for _, p := range []string{".pass.lock", "README", filepath.Join("work", "x")} {
+			for _, p := range []string{".pass.lock", filepath.Join("dht-state", "dht-state.json"), filepath.Join("work", "x")} {
 				if err := os.WriteFile(filepath.Join(dir, p), []byte("x"), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -1,0 +1,78 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// A dataset is created only in a folder that is missing, empty, already a
+// dataset (it holds CURRENT), or that holds nothing but what infohash puts
+// in a dataset's folder: a dataset's own entries (ownEntries: what a
+// creation killed midway leaves, or a removal of an unused dataset killed
+// midway, is no more than that) and its companions. Creating one in any
+// other folder (--data . or --data ~) would scatter state/, inbox/,
+// policy.json among the user's files.
+
+// companionEntries are what infohash's documented setup puts in DIR
+// before the first dedup makes the dataset: capture's default
+// --dht-state (dht-state/), crawl-pass.sh's work/ and export/ folders,
+// the flock(1) lock file of its cron line (crontab.example's .pass.lock),
+// and a blocklist the operator wrote first.
+var companionEntries = map[string]bool{
+	"dht-state": true, "work": true, "export": true, ".pass.lock": true, "blocklist": true,
+}
+
+// ErrNotEmpty is the cause of the bad-input error for a folder a dataset
+// may not be created in: it holds no dataset and other files.
+var ErrNotEmpty = errors.New("not an infohash dataset and not empty")
+
+// creatable checks that a dataset may be created in dir, an existing
+// path: nil when dir holds a dataset or only what creatable allows, a
+// bad-input error naming a few of the entries that stop it otherwise. A
+// dir that is not a folder is left to the caller's own error.
+func creatable(dir string) error {
+	if ok, err := hasCurrent(dir); err != nil || ok {
+		return err
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+		return fmt.Errorf("dataset: %w", err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("dataset: %s: %w", dir, err)
+	}
+	var foreign []string
+	for _, name := range names {
+		if !ownEntries[name] && !companionEntries[name] && !strings.HasPrefix(name, fsutil.TempPrefix) {
+			foreign = append(foreign, name)
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	sort.Strings(foreign)
+	const shown = 3
+	holds := make([]string, 0, shown+1)
+	for _, name := range foreign[:min(shown, len(foreign))] {
+		holds = append(holds, fmt.Sprintf("%q", name))
+	}
+	if len(foreign) > shown {
+		holds = append(holds, fmt.Sprintf("%d more", len(foreign)-shown))
+	}
+	return exitcode.BadInput(fmt.Errorf("dataset: %s: %w (it holds %s); give a new or empty folder",
+		dir, ErrNotEmpty, strings.Join(holds, ", ")))
+}
