@@ -15,7 +15,7 @@ import (
 )
 
 func dedupCommand() *cli.Command {
-	batchHashes := dedup.DefaultBatchHashes()
+	batchHashes := dedup.DefaultBatchHashes(false)
 	return &cli.Command{
 		Name:      "dedup",
 		Usage:     "fold observations into the dataset's state (one row per known hash)",
@@ -119,7 +119,7 @@ input.
 			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive `RATE` per partition (0 < RATE < 1)"},
 			&cli.Int64Flag{Name: "batch-hashes", Value: batchHashes,
 				Usage:       "commit once the inputs read hold `N` distinct hashes, and go on with the rest in further commits (an input is never split; 0: one commit)",
-				DefaultText: batchHashesDefault(batchHashes)},
+				DefaultText: batchHashesDefault(batchHashes, dedup.DefaultBatchHashes(true))},
 		},
 		Action: func(c *cli.Context) error {
 			o := dedup.DefaultOptions()
@@ -137,6 +137,9 @@ input.
 			o.BloomFP = c.Float64("bloom-fp")
 			o.AnnouncedPeers = c.Bool("announced-peers")
 			o.BatchHashes = c.Int64("batch-hashes")
+			if !c.IsSet("batch-hashes") { // peers kept cost more a hash
+				o.BatchHashes = dedup.DefaultBatchHashes(o.AnnouncedPeers)
+			}
 			now, err := parseNow(c)
 			if err != nil {
 				return err
@@ -187,10 +190,11 @@ input.
 	}
 }
 
-// batchHashesDefault says what --batch-hashes defaults to on this machine.
-func batchHashesDefault(n int64) string {
+// batchHashesDefault says what --batch-hashes defaults to on this
+// machine: n, or withPeers with --announced-peers.
+func batchHashesDefault(n, withPeers int64) string {
 	if n == 0 {
 		return "0, one commit (this machine's memory is unknown)"
 	}
-	return fmt.Sprintf("%d, what half of this machine's memory holds", n)
+	return fmt.Sprintf("%d, what half of this machine's memory holds (%d with --announced-peers)", n, withPeers)
 }

@@ -13,17 +13,37 @@ import (
 // sorted entry, the apply phase's buffers).
 const bytesPerHash = 72
 
+// peerBytesPerHash is what keeping announced peers (AnnouncedPeers) adds
+// per distinct hash at most: up to schema.MaxStatePeers 16-byte records
+// (peerRec) kept per hash, as many again appended before a partition's
+// records are compacted, the records' index, and the endpoints rendered
+// while the partition is written. 1M hashes announced by 12 peers each
+// peaked 288 B a hash above the same input read without peers (500k: 330
+// B, fixed costs included).
+const peerBytesPerHash = 288
+
 // DefaultBatchHashes is the default Options.BatchHashes: as many distinct
 // hashes as half of the memory this process may use holds (the machine's,
 // or its cgroup's limit if lower), so that a large backfill commits in
 // several batches instead of running out of memory, and a run that is
-// killed for memory is not retried with the same batch forever.
-func DefaultBatchHashes() int64 {
-	mem := memoryLimit()
+// killed for memory is not retried with the same batch forever. peers
+// says whether the run keeps announced peers (AnnouncedPeers), which cost
+// more a hash.
+func DefaultBatchHashes(peers bool) int64 {
+	return batchHashesFor(memoryLimit(), peers)
+}
+
+// batchHashesFor is DefaultBatchHashes for mem bytes of memory (0 if
+// unknown: no bound).
+func batchHashesFor(mem int64, peers bool) int64 {
 	if mem <= 0 {
 		return 0
 	}
-	return max(mem/2/bytesPerHash, 1<<20)
+	per := int64(bytesPerHash)
+	if peers {
+		per += peerBytesPerHash
+	}
+	return max(mem/2/per, 1<<20)
 }
 
 // memoryLimit is the memory available to this process in bytes (0 if

@@ -39,7 +39,8 @@ type Options struct {
 	// BatchHashes bounds a commit's batch: once the inputs read hold this
 	// many distinct hashes, they are applied and committed, and the inputs
 	// after them go to further commits (an input is never split). 0: no
-	// bound.
+	// bound. DefaultOptions' is DefaultBatchHashes(false): a run with
+	// AnnouncedPeers needs DefaultBatchHashes(true).
 	BatchHashes int64
 	// Reactivate is the scheduler's rule for a fresh observation of a known
 	// hash (schedule.Reactivate bound to the dataset's policy); it reports
@@ -58,7 +59,7 @@ type Options struct {
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
 	return Options{Now: time.Now().UTC(), HalfLife: 24 * time.Hour, Keep: 3, BloomFP: 0.01, MaxFiles: 8,
-		Workers: runtime.GOMAXPROCS(0), Stdin: os.Stdin, BatchHashes: DefaultBatchHashes()}
+		Workers: runtime.GOMAXPROCS(0), Stdin: os.Stdin, BatchHashes: DefaultBatchHashes(false)}
 }
 
 // Stats are dedup's counters.
@@ -114,6 +115,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	if o.Workers < 1 {
 		o.Workers = 1
 	}
+	slog.Debug("dedup: batch bound", "batch_hashes", o.BatchHashes, "announced_peers", o.AnnouncedPeers)
 	// NaN passed a check written as "<= 0 || >= 1" and panicked sizing
 	// the first Bloom filter.
 	if !(o.BloomFP > 0 && o.BloomFP < 1) {
