@@ -7,6 +7,9 @@ package dedup
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"net/netip"
 	"slices"
@@ -358,5 +361,77 @@ func (t *table) index(h *schema.Hash) (int, bool) {
 		if a := t.at(s - 1); a.h == *h {
 			return s - 1, true
 		}
+	}
+}
+
+// rowPeerReader reads the endpoint columns of a Parquet input beside the
+// row reader (readParquet), row for row; nil when the run keeps no
+// announced peers or the input lacks the columns as capture writes them
+// (as peerColumns decides for the column reader: not read, nor refused).
+type rowPeerReader struct {
+	r   *parquet.GenericReader[peerIn]
+	buf []peerIn
+}
+
+func rowPeers(pf *parquet.File, b *batch) *rowPeerReader {
+	flat := func(c *parquet.Column) bool {
+		return c.Leaf() && c.MaxRepetitionLevel() == 0 && c.MaxDefinitionLevel() <= 1
+	}
+	if b.noPeers {
+		return nil
+	}
+	if port, _ := peerColumns(pf.Root(), flat); port == nil {
+		return nil
+	}
+	return &rowPeerReader{r: parquet.NewGenericReader[peerIn](pf), buf: make([]peerIn, readBatch)}
+}
+
+// read reads the endpoints of the next n rows, those the row reader just
+// read.
+func (p *rowPeerReader) read(n int) error {
+	if p == nil {
+		return nil
+	}
+	buf := p.buf[:n]
+	clear(buf) // a null node_addr must read as nil, not as a reused row's
+	for got := 0; got < n; {
+		k, err := p.r.Read(buf[got:])
+		got += k
+		switch {
+		case got == n:
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("node_addr, peer_port: fewer rows than the other columns")
+		case err != nil:
+			return fmt.Errorf("node_addr, peer_port: %w", err)
+		case k == 0:
+			return fmt.Errorf("node_addr, peer_port: no rows read")
+		}
+	}
+	return nil
+}
+
+// add folds the endpoint row i of the rows read last announced, if o (that
+// row, just folded by addRow: its time as the batch took it) is an
+// announce_peer naming a dialable one: the row reader's way of what
+// foldRecs does with the column readers' endpoints.
+func (p *rowPeerReader) add(i int, o *obsIn, b *batch) {
+	if p == nil || o.Source != schema.SourceAnnouncePeer {
+		return
+	}
+	ap, ok := peerEndpoint(p.buf[i].NodeAddr, p.buf[i].PeerPort)
+	if !ok {
+		return
+	}
+	var h schema.Hash
+	copy(h[:], o.InfoHash)
+	t := &b.parts[h[0]]
+	if k, ok := t.index(&h); ok {
+		t.addPeer(t.at(k), k, b.endpointOf(ap), o.ObservedAt)
+	}
+}
+
+func (p *rowPeerReader) close() {
+	if p != nil {
+		p.r.Close()
 	}
 }

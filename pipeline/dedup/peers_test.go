@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -23,8 +26,9 @@ func announce(h schema.Hash, addr string, port int32, ms int64) schema.Observati
 // rows name (the sender's IP, the announced port), newest first (to the
 // second), each once, at most 8, with a batch's ahead of those already known; rows of
 // other sources and endpoints no one can dial are not peers. Through
-// both column readers (Parquet files, an Arrow stream on stdin), into
-// new rows and into known ones (a splice).
+// both column readers (Parquet files, an Arrow stream on stdin) and the
+// Parquet row reader (unusual layouts), into new rows and into known ones
+// (a splice).
 func TestAnnouncedPeers(t *testing.T) {
 	a, b, c, d, e := schema.Hash{0x10, 1}, schema.Hash{0x10, 2}, schema.Hash{0x20, 3}, schema.Hash{0x30, 4}, schema.Hash{0x10, 5}
 	get := func(h schema.Hash, addr string, ms int64) schema.Observation {
@@ -90,14 +94,16 @@ func TestAnnouncedPeers(t *testing.T) {
 		{"off", [2]bool{false, false}, [2]map[schema.Hash][]string{none, none}},
 		{"on then off", [2]bool{true, false}, [2]map[schema.Hash][]string{want1, want1}},
 	} {
-		for _, kind := range []string{"parquet", "arrow"} {
+		for _, kind := range []string{"parquet", "parquet row reader", "arrow"} {
 			t.Run(tc.name+"/"+kind, func(t *testing.T) {
+				defer func() { fastPath = true }()
+				fastPath = kind != "parquet row reader"
 				dir := t.TempDir()
 				data := filepath.Join(dir, "ds")
 				for i, obs := range [][]schema.Observation{first, second} {
 					var err error
 					on := func(o *Options) { o.AnnouncedPeers = tc.on[i] }
-					if kind == "parquet" {
+					if kind != "arrow" {
 						_, err = run(t, data, on, writeObs(t, dir, obs))
 					} else {
 						var buf bytes.Buffer
@@ -171,4 +177,84 @@ func FuzzPeerEndpoint(f *testing.F) {
 			t.Fatalf("%q: packed and rendered %q, want %q", addr, got, ap.String())
 		}
 	})
+}
+
+// TestAnnouncedPeersUnusualLayout: an input the column reader does not
+// take (hash_type BIGINT, as DuckDB writes an untyped integer) is read row
+// by row, its announced endpoints too; endpoint columns not as capture
+// writes them (peer_port BIGINT) are not read, nor refused, as on the
+// column reader.
+func TestAnnouncedPeersUnusualLayout(t *testing.T) {
+	type bigType struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		HashType   int64       `parquet:"hash_type"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string      `parquet:"source"`
+		NodeAddr   string      `parquet:"node_addr,optional"`
+		PeerPort   int32       `parquet:"peer_port,optional"`
+	}
+	type bigPort struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		HashType   int64       `parquet:"hash_type"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string      `parquet:"source"`
+		NodeAddr   string      `parquet:"node_addr,optional"`
+		PeerPort   int64       `parquet:"peer_port,optional"`
+	}
+	a, b := schema.Hash{0x10, 1}, schema.Hash{0x20, 2}
+	var big []bigType
+	var port []bigPort
+	for k := range 3 * readBatch { // rows past the first read, peers among them
+		ms := t0.UnixMilli() + int64(k)
+		h, src, addr, p := a, schema.SourceGetPeers, "9.9.9.9:1", int32(0)
+		switch {
+		case k == readBatch+5:
+			src, addr, p = schema.SourceAnnouncePeer, "1.1.1.1:5000", 6881
+		case k == 2*readBatch+7:
+			src, addr, p = schema.SourceAnnouncePeer, "[2001:db8::1]:5", 443
+		case k == 2*readBatch+8:
+			h, src, addr, p = b, schema.SourceAnnouncePeer, "2.2.2.2:1", 80
+		case k == 2*readBatch+9:
+			h, src, addr, p = b, schema.SourceAnnouncePeer, "", 80 // no address (null)
+		}
+		big = append(big, bigType{InfoHash: h, HashType: 1, ObservedAt: ms, Source: src, NodeAddr: addr, PeerPort: p})
+		port = append(port, bigPort{InfoHash: h, HashType: 1, ObservedAt: ms, Source: src, NodeAddr: addr, PeerPort: int64(p)})
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		path string
+		want map[schema.Hash][]string
+	}{
+		{"hash_type BIGINT", writeRows(t, filepath.Join(dir, "big.parquet"), big),
+			map[schema.Hash][]string{a: {"[2001:db8::1]:443", "1.1.1.1:6881"}, b: {"2.2.2.2:80"}}},
+		{"peer_port BIGINT too", writeRows(t, filepath.Join(dir, "port.parquet"), port), map[schema.Hash][]string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := os.Open(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, _ := f.Stat()
+			pf, err := parquet.OpenFile(f, st.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, fast := fastLayout(pf)
+			f.Close()
+			if fast {
+				t.Fatal("the column reader takes the layout: this tests the row reader")
+			}
+			data := filepath.Join(t.TempDir(), "ds")
+			if _, err := run(t, data, func(o *Options) { o.AnnouncedPeers = true }, tc.path); err != nil {
+				t.Fatal(err)
+			}
+			state := readState(t, data)
+			for _, h := range []schema.Hash{a, b} {
+				if got := state[h].Peers; !slices.Equal(got, tc.want[h]) {
+					t.Errorf("%x: peers %q, want %q", h[:2], got, tc.want[h])
+				}
+			}
+		})
+	}
 }

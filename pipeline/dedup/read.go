@@ -31,6 +31,20 @@ type obsIn struct {
 // obsColumns are the columns dedup reads: only their pages are checked.
 var obsColumns = parquet.SchemaOf(obsIn{})
 
+// peerIn is the projection of the announced endpoint columns (peers.go)
+// the row reader reads beside obsIn when the run keeps announced peers.
+type peerIn struct {
+	NodeAddr []byte `parquet:"node_addr,optional"`
+	PeerPort int32  `parquet:"peer_port,optional"`
+}
+
+// obsPeerColumns are obsColumns and the endpoint columns: the columns
+// dedup reads, and checks the pages of, when it keeps announced peers.
+var obsPeerColumns = parquet.SchemaOf(struct {
+	obsIn
+	peerIn
+}{})
+
 const readBatch = 8192
 
 // fastPath is false in tests that compare the fast path with the row
@@ -91,7 +105,11 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		return 0, bad(err)
 	}
 	defer f.Close()
-	pf, err := rowio.OpenParquet(f, in.size, obsColumns, rowio.DefaultLimits())
+	read := obsColumns
+	if !b.noPeers {
+		read = obsPeerColumns
+	}
+	pf, err := rowio.OpenParquet(f, in.size, read, rowio.DefaultLimits())
 	if err != nil {
 		return 0, bad(err)
 	}
@@ -118,6 +136,8 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	r := parquet.NewGenericReader[obsIn](pf)
 	defer r.Close()
 	buf := make([]obsIn, readBatch)
+	peers := rowPeers(pf, b)
+	defer peers.close()
 	var n int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -125,10 +145,16 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		}
 		clear(buf) // a null info_hash_v2 must read as nil, not as a reused row's empty slice
 		k, err := r.Read(buf)
+		if perr := peers.read(k); perr != nil {
+			return n, bad(&rowio.CorruptError{Format: "Parquet", Err: perr})
+		}
 		for i := 0; i < k; i++ {
 			err := unhexRow(n+int64(i), &buf[i], hashText, v2Text)
 			if err == nil {
 				err = addRow(n+int64(i), &buf[i], b)
+			}
+			if err == nil {
+				peers.add(i, &buf[i], b)
 			}
 			if err != nil {
 				if nerr := firstNull(pf, n+int64(i)); nerr != nil {
