@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -254,6 +255,67 @@ func TestAnnouncedPeersUnusualLayout(t *testing.T) {
 				if got := state[h].Peers; !slices.Equal(got, tc.want[h]) {
 					t.Errorf("%x: peers %q, want %q", h[:2], got, tc.want[h])
 				}
+			}
+		})
+	}
+}
+
+// TestPeerColumnsPagesChecked: with announced peers kept, node_addr's and
+// peer_port's page headers are checked against the reading limits before
+// anything is decoded, as the other columns' are (a node_addr page that
+// claims more values than its row group has rows is bad input, said so);
+// without, those columns are not read and the same file is applied.
+func TestPeerColumnsPagesChecked(t *testing.T) {
+	const rows = 1000
+	obs := make([]schema.Observation, rows)
+	for i := range obs {
+		obs[i] = announce(schema.Hash{byte(i), 1}, fmt.Sprintf("10.0.%d.%d:1", i/256, i%256), 6881, int64(i))
+	}
+	dir := t.TempDir()
+	p := writeRows(t, filepath.Join(dir, "obs.parquet"), obs)
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, fast := fastLayout(pf); !fast {
+		t.Fatal("capture's layout does not take the column reader")
+	}
+	// The first data page of node_addr: its DataPageHeader's num_values
+	// (field 1, i32: 0x15, then zigzag varint) from rows to rows+500, the
+	// same length of varint.
+	md := pf.Metadata().RowGroups[0].Columns[pf.Root().Column("node_addr").Index()].MetaData
+	varint := func(v int64) []byte {
+		var out []byte
+		for u := uint64(v << 1); ; u >>= 7 {
+			if u < 0x80 {
+				return append(out, byte(u))
+			}
+			out = append(out, byte(u)|0x80)
+		}
+	}
+	off := md.DataPageOffset
+	at := bytes.Index(raw[off:off+64], append([]byte{0x15}, varint(rows)...))
+	if at < 0 || len(varint(rows)) != len(varint(rows+500)) {
+		t.Fatalf("setup: no num_values %d in node_addr's first page header", rows)
+	}
+	copy(raw[off+int64(at)+1:], varint(rows+500))
+	if err := os.WriteFile(p, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, peers := range []bool{true, false} {
+		t.Run(fmt.Sprintf("announced peers %v", peers), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = peers }, p)
+			want := `column "node_addr": pages hold more values than the row group's 1000 rows`
+			if peers && (err == nil || !strings.Contains(err.Error(), want)) {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+			if !peers && err != nil {
+				t.Fatalf("without peers, node_addr is not read: %v", err)
 			}
 		})
 	}
