@@ -169,8 +169,8 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 				slog.Warn("export: v2 hashes left out of the magnet links: their full 32-byte v2 hash is unknown (a link of the 20-byte DHT key would fail a client's check)",
 					"unlinkable_v2", st.UnlinkableV2)
 			}
-			slog.Info("export done", "table", o.Table, "format", o.Format, "output", o.Output, "rows", st.Rows,
-				"filtered", st.Filtered, "blocklisted", st.Blocklisted, "unlinkable_v2", st.UnlinkableV2)
+			slog.Info("export: done", "table", o.Table, "format", o.Format, "output", o.Output, "rows", st.Rows,
+				"filtered", st.Filtered, "blocklisted", st.Blocklisted, "unlinkable_v2", st.UnlinkableV2, secondsAttr(time.Since(started).Seconds()))
 			return writeStatsJSON(c, st, func(reportErr error) error { return reportErr })
 		},
 	}

@@ -65,9 +65,10 @@ func TestJSONLogNumbers(t *testing.T) {
 		args      []string
 	}{
 		{"dedup", "dedup: done", []byte(hs[1] + "\n"), []string{"dedup", "--data", data, "-"}},
-		{"plan-retries", "plan-retries done", nil, []string{"plan-retries", "--data", data, "--far-now", "--now", at.Format(time.RFC3339), "-o", filepath.Join(dir, "jobs.parquet")}},
+		{"plan-retries", "plan-retries: done", nil, []string{"plan-retries", "--data", data, "--far-now", "--now", at.Format(time.RFC3339), "-o", filepath.Join(dir, "jobs.parquet")}},
 		{"merge", "merge: done", resultsArrow(t, rs), []string{"merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339), "-"}},
 		{"merge --from", "merge --from: done", nil, []string{"merge", "--data", data, "--from", other}},
+		{"export", "export: done", nil, []string{"export", "--data", data, "--format", "csv", "-o", filepath.Join(dir, "state.csv")}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := ih(t, tt.stdin, append(tt.args, "--log-format", "json")...)

@@ -183,7 +183,7 @@ only the best --limit candidates in memory.
 			if err != nil {
 				return err
 			}
-			slog.Info("plan-retries done", "planned", st.Planned, "new", st.PlannedNew, "retry", st.PlannedRetry,
+			slog.Info("plan-retries: done", "planned", st.Planned, "new", st.PlannedNew, "retry", st.PlannedRetry,
 				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due,
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
 				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
