@@ -3,7 +3,8 @@
 # capture for a while, fold the observations in, plan due retries, fetch
 # their metadata, merge the results, export.
 #
-#   crawl-pass.sh DATA_DIR [CAPTURE_DURATION]
+#   crawl-pass.sh [--] DATA_DIR [CAPTURE_DURATION]
+#   crawl-pass.sh --help      (this text; any other "-" argument: exit 2)
 #
 # Environment: INFOHASH (binary, default infohash on PATH), BOOTSTRAP
 # (host:port,... for capture and fetch; unset: infohash's public routers;
@@ -100,7 +101,26 @@ esac
 set -uo pipefail
 export LC_ALL=C # pass folders sort by name, bytewise
 
+# Arguments starting with "-" are options, of which there are two: -h and
+# --help print the comment above (exit 0); any other is a usage error, so
+# that a mistyped option is not taken for DATA_DIR (a folder made, a
+# capture toward the public routers). "--" ends them (a DATA_DIR that
+# starts with "-"; or write ./-DIR).
+if [ "${1:-}" = -- ]; then shift; else for a in "$@"; do
+	case $a in
+		-h | --help)
+			sed -n '2,/^[^#]/s/^# \{0,1\}//p' -- "$0" 2>/dev/null ||
+				echo "usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]"
+			exit 0 ;;
+		-*) printf '%s\n' "crawl-pass.sh: $a: no such option (it takes none: settings are environment variables, which --help lists); usage: crawl-pass.sh [--] DATA_DIR [CAPTURE_DURATION]" >&2
+			exit 2 ;;
+	esac
+done; fi
+
 DATA=${1:-}
+# A DATA_DIR given after "--" that starts with "-" is a path to the steps
+# too (their arguments, tee's, grep's), not an option.
+case $DATA in -*) DATA=./$DATA ;; esac
 DURATION=${2:-10m}
 IH=${INFOHASH:-infohash}
 LIMIT=${LIMIT:-5000}
@@ -375,14 +395,14 @@ apply() {
 	exec {fd}>&-
 	reap "$tee"
 	grep '^infohash: ' "$errf" | grep -qF -- "$file" && named=1
-	rm -f "$errf"
+	rm -f -- "$errf"
 	case $rc in
 		0) : >"$file.applied" ;;
 		3) log "$name: partial (exit 3): committed what was done; the next pass applies $file again"; partial=1 ;;
 		2) [ $named = 1 ] || stopped "$name" 2
 			local pass=${file%/*}
 			local kept=$aside/crawl-pass-${pass##*/}-${file##*/}.bad
-			{ mkdir -p "$aside" && mv -f -- "$file" "$kept"; } || stopped "$name" 1
+			{ mkdir -p -- "$aside" && mv -f -- "$file" "$kept"; } || stopped "$name" 1
 			log "$name: bad input (exit 2): set aside as $kept (not applied; \`infohash status\` lists it): look at it, then delete it or apply it by hand"
 			bad=1 ;;
 		1) [ "$catchup" = 1 ] || stopped "$name" 1
@@ -442,7 +462,7 @@ for dir in "$DATA"/work/*/; do
 done
 catchup=0
 for f in "${OBS[@]}" "${RES[@]}"; do
-	rm -f "$WORK/$f.applied"
+	rm -f -- "$WORK/$f.applied"
 done
 
 tick
