@@ -62,7 +62,8 @@
 # or SIGTERM is passed on to the step at work, which commits what it has;
 # the pass waits for it and exits 130.
 # Before any step the arguments are checked (exit 2, one line): INFOHASH
-# names an executable, DATA_DIR is a folder or a new one in an existing
+# names an executable that runs (--version), METRICS_DIR (if set) is a
+# folder it can write in, DATA_DIR is a folder or a new one in an existing
 # folder, not inside a dataset (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
 # likewise), CAPTURE_DURATION, LOCK_WAIT and PASS_BUDGET are durations,
 # LIMIT a count, KEEP one of 1 or more, NOW an RFC 3339 time (as
@@ -236,6 +237,9 @@ run() {
 [ $# -ge 1 ] && [ $# -le 2 ] && [ -n "$DATA" ] || usage "usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]"
 command -v -- "$IH" >/dev/null ||
 	usage "no infohash binary: INFOHASH=$IH is not an executable, nor a command on PATH=$PATH; set INFOHASH=/path/to/infohash"
+# It runs (not another system's build, nor a broken wrapper).
+why=$("$IH" --version 2>&1 >/dev/null) ||
+	usage "INFOHASH=$IH does not run: \`$IH --version\` failed${why:+ (${why%%$'\n'*})}; set INFOHASH to a working infohash"
 # folder WHAT DIR: DIR is a folder, or a new one in an existing folder.
 folder() {
 	if [ -e "$2" ]; then
@@ -280,6 +284,11 @@ if [ -n "${PASS_BUDGET:-}" ]; then
 		budget=$((10#${BASH_REMATCH[2]:-0} * 3600 + 10#${BASH_REMATCH[4]:-0} * 60 + 10#${BASH_REMATCH[6]:-0})) &&
 		[ "$budget" -gt 0 ] ||
 		usage "PASS_BUDGET=$PASS_BUDGET: want more than zero in whole hours, minutes and seconds, such as 14m or 1h30m"
+fi
+# METRICS_DIR, where capture, the first step, writes its gauges: a
+# missing one failed capture (exit 2) in every pass.
+if [ -n "${METRICS_DIR:-}" ] && { [ ! -d "$METRICS_DIR" ] || [ ! -w "$METRICS_DIR" ]; }; then
+	usage "METRICS_DIR=$METRICS_DIR is not a folder this pass can write in: create it (node_exporter's --collector.textfile.directory) or unset METRICS_DIR"
 fi
 # NOW: a time infohash's --now takes, as infohash parses it (its "clock"
 # command reads no dataset); date(1) cannot say: -d is GNU's alone.

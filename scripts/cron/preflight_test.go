@@ -16,7 +16,8 @@ import (
 // used only after it), and no folder made. A zero CAPTURE_DURATION is
 // refused (capture --duration 0 has no limit: the pass would never end).
 // A DATA_DIR whose parent folder is missing is a mistyped path, not a new
-// dataset. The checks need no
+// dataset. METRICS_DIR, if set, is a folder it can write in, and
+// INFOHASH runs (--version). The checks need no
 // date(1) (noDate): NOW is one infohash itself refuses, whose reason the
 // line gives.
 func TestCrawlPassBadArguments(t *testing.T) {
@@ -41,6 +42,11 @@ func TestCrawlPassBadArguments(t *testing.T) {
 		{"zero KEEP", "ds", "1s", "KEEP=0: want a number of snapshots, 1 or more", []string{"KEEP=0"}},
 		{"bad LOCK_WAIT", "ds", "1s", "LOCK_WAIT=5", []string{"LOCK_WAIT=5"}},
 		{"no binary", "ds", "1s", "INFOHASH=", []string{"INFOHASH=no-such-infohash", "PATH=/usr/bin:/bin"}},
+		// Found only as capture failed (exit 2), in every pass.
+		{"no METRICS_DIR", "ds", "1s", "/no-metrics is not a folder this pass can write in", []string{"METRICS_DIR=no-metrics"}},
+		{"METRICS_DIR a file", "ds", "1s", "/file is not a folder this pass can write in", []string{"METRICS_DIR=file"}},
+		// Another system's build, a broken wrapper: a step failed each pass.
+		{"binary does not run", "ds", "1s", "does not run: `", []string{"INFOHASH=broken"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -50,6 +56,8 @@ func TestCrawlPassBadArguments(t *testing.T) {
 			for i, e := range tc.env {
 				if k, v, _ := strings.Cut(e, "="); k == "EXPORT_DIR" || k == "METRICS_DIR" {
 					tc.env[i] = k + "=" + filepath.Join(dir, v)
+				} else if e == "INFOHASH=broken" {
+					tc.env[i] = "INFOHASH=" + script(t, "infohash", "echo 'infohash: cannot execute binary file: Exec format error' >&2; exit 126")
 				}
 			}
 			env := append([]string{noDate(t)}, tc.env...) // "no binary" sets its own PATH
