@@ -57,6 +57,10 @@
 # the pass goes on and exits 2. A file left by an earlier pass that fails
 # with exit 1 stays for the next pass, and this pass goes on (exit 3)
 # rather than capture nothing new until someone acts.
+# One pass runs at a time over DATA_DIR: each holds the flock(2) of
+# DATA_DIR/work/.pass.lock (needs flock(1), util-linux's), and makes a new
+# folder DATA_DIR/work/PASS (PASS-2, ... if the name is taken). An empty
+# file still being written (its writer holds its lock) is left unmarked.
 # A pass folder is removed once it is not among the 10 newest and nothing
 # in it is left to apply, or as the pass ends if it holds nothing. SIGINT
 # or SIGTERM is passed on to the step at work, which commits what it has;
@@ -69,7 +73,8 @@
 # LIMIT a count, KEEP one of 1 or more, NOW an RFC 3339 time (as
 # `infohash clock --now NOW` parses it: no GNU date needed). Exit statuses:
 #   0  pass complete
-#   75 a step found its lock held (the rest of the pass skipped): dedup,
+#   75 another pass holds DATA_DIR/work/.pass.lock (nothing done); or
+#      a step found its lock held (the rest of the pass skipped): dedup,
 #      plan-retries or merge the dataset's (another writer), capture or
 #      fetch DATA_DIR/dht-state's (another capture, or fetch, on it)
 #   3  pass partial (some work left for the next pass; what was done is committed)
@@ -174,10 +179,13 @@ finish() {
 	local f
 	# An empty output of capture or fetch (locked out, or killed before
 	# it wrote anything) holds nothing to apply.
-	for f in "$WORK"/observations.arrows "$WORK"/results.arrows; do
-		[ -s "$f" ] || [ ! -f "$f" ] || [ -e "$f.applied" ] || rm -f -- "$f"
-	done
-	[ -z "$made" ] || rmdir -- "$WORK" 2>/dev/null
+	# Only this pass's own folder (not an earlier pass's of that name).
+	if [ -n "$made" ]; then
+		for f in "$WORK"/observations.arrows "$WORK"/results.arrows; do
+			[ -s "$f" ] || [ ! -f "$f" ] || [ -e "$f.applied" ] || rm -f -- "$f"
+		done
+		rmdir -- "$WORK" 2>/dev/null
+	fi
 	[ -z "${METRICS_DIR:-}" ] || passmetrics "$rc"
 }
 trap finish EXIT
@@ -285,6 +293,8 @@ if [ -n "${PASS_BUDGET:-}" ]; then
 		[ "$budget" -gt 0 ] ||
 		usage "PASS_BUDGET=$PASS_BUDGET: want more than zero in whole hours, minutes and seconds, such as 14m or 1h30m"
 fi
+command -v flock >/dev/null ||
+	usage "no flock(1) on PATH=$PATH: the pass takes its lock with it (util-linux; macOS: brew install flock)"
 # METRICS_DIR, where capture, the first step, writes its gauges: a
 # missing one failed capture (exit 2) in every pass.
 if [ -n "${METRICS_DIR:-}" ] && { [ ! -d "$METRICS_DIR" ] || [ ! -w "$METRICS_DIR" ]; }; then
@@ -301,11 +311,37 @@ if [ -n "${NOW:-}" ]; then
 fi
 # A folder the pass cannot make (a read-only or full disk, permissions) is
 # an operational failure, not a usage error: exit 1.
-[ -d "$WORK" ] || made=1
-mkdir -p -- "$DATA" && mkdir -p -- "$WORK" "$EXPORT_DIR" || {
+mkdir -p -- "$DATA" && mkdir -p -- "$DATA/work" "$EXPORT_DIR" || {
 	log "cannot create $WORK or $EXPORT_DIR: failed (exit 1): stopping"
 	exit 1
 }
+# One pass at a time over DATA_DIR, whatever runs it (cron's flock -n, or
+# none; a pass by hand): the pass holds the flock(2) of
+# DATA_DIR/work/.pass.lock from here to its end (and so do the steps it
+# started, which inherit it), and a second pass exits 75 at once. Two
+# passes at once shared a folder in the same second (one's capture,
+# locked out, removed the file the other's capture wrote), or marked the
+# other's empty, still written file applied.
+exec {passlock}>>"$DATA/work/.pass.lock" || {
+	log "cannot open $DATA/work/.pass.lock: failed (exit 1): stopping"
+	exit 1
+}
+flock -n "$passlock" || {
+	log "another crawl pass holds $DATA/work/.pass.lock (an overrun, or a pass run by hand): skipping this pass (exit 75)"
+	exit 75
+}
+# The pass's folder is new: a name taken (an earlier pass in the same
+# second, or PASS given again) gets -2, -3, ... (they sort after it).
+base=$PASS n=1
+while [ -e "$WORK" ] || [ -L "$WORK" ]; do
+	n=$((n + 1)) PASS=$base-$n WORK=$DATA/work/$base-$n
+done
+mkdir -- "$WORK" || {
+	log "cannot create $WORK or $EXPORT_DIR: failed (exit 1): stopping"
+	exit 1
+}
+made=1
+[ "$PASS" = "$base" ] || log "$DATA/work/$base exists (an earlier pass of that name): this pass's folder is $WORK"
 
 # tick: set now, the --now of the step about to start: with NOW, NOW plus
 # the wall-clock time elapsed since the pass began (infohash clock
@@ -328,8 +364,8 @@ boot=()
 
 # stopped NAME RC: the log line for a status that ends the pass, then exit.
 # Each step's exit 75 names its own lock: capture and fetch lock their
-# files in DATA_DIR/dht-state, the others the dataset (a pass holds no
-# lock between its steps). A fetch refused so (before it read a job)
+# files in DATA_DIR/dht-state, the others the dataset (a pass holds none
+# of these between its steps, only its own DATA_DIR/work/.pass.lock). A fetch refused so (before it read a job)
 # puts the pass's jobs file back at JOBS, where the next pass fetches it,
 # with the end of its leases beside it (JOBS.lease_until), unless its plan
 # held no job: then there is nothing to fetch, and the next pass plans.
@@ -388,6 +424,15 @@ apply() {
 	local name=$1 file=$2 aside=$3; shift 3
 	local errf=$WORK/.$name.stderr
 	if [ ! -s "$file" ]; then
+		# Empty, but its writer (capture, fetch) may still hold it: a
+		# step of a killed pass that runs on. It is not marked then.
+		local held=0
+		flock -n -s -E 75 "$file" true 2>/dev/null || held=$?
+		if [ "$held" = 75 ]; then
+			log "$name: $file is empty and still being written (its writer holds its lock): left for a later pass"
+			partial=1
+			return 0
+		fi
 		log "$name: $file is empty (its step stopped before it wrote anything): nothing to apply"
 		: >"$file.applied"
 		return 0

@@ -55,7 +55,9 @@ func TestCrawlPassAppliesLeftovers(t *testing.T) {
 	}
 	var left []string
 	for _, e := range ents {
-		left = append(left, e.Name())
+		if !strings.HasPrefix(e.Name(), ".") { // .pass.lock
+			left = append(left, e.Name())
+		}
 	}
 	if got, want := strings.Join(left, " "), "q03 q04 q05 q06 q07 q08 q09 q10 q11 z1"; got != want {
 		t.Errorf("pass folders left: %s, want %s", got, want)

@@ -189,7 +189,7 @@ func TestCrawlPassBudget(t *testing.T) {
 	seed := filepath.Join(t.TempDir(), "seed.txt")
 	hexList(t, seed, hashes(1, 20)...)
 	ih(t, "dedup", "--data", data, seed)
-	deadline := regexp.MustCompile(`crawl-pass \w+: fetch: \S+ fetch .* --deadline (\S+) `)
+	deadline := regexp.MustCompile(`crawl-pass \S+: fetch: \S+ fetch .* --deadline (\S+) `)
 	for _, tc := range []struct {
 		name, budget, fetchArgs string
 		want                    func(d time.Duration) bool
