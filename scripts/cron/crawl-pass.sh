@@ -84,9 +84,9 @@
 # A step killed by a signal the pass did not pass on (kill -9, the OOM
 # killer: status 128+N) is a failed step, exit 1 (not 137): unlike one
 # interrupted (130) it did not commit what it had, and someone should
-# look. Only a pass that is itself killed ends with 128+N. status, the
-# last step, failing is a failed step too (its exit status, not 0, 2 or 3)
-# that does not stop the pass: the work folders are tidied first.
+# look. Only a pass that is itself killed ends with 128+N. export or
+# status failing is a failed step too (its exit status; status's first)
+# that does not stop the pass: status runs, the work folders are tidied.
 #
 # It needs bash 5.0 or newer: exec {fd}> (4.1), "${a[@]}" of an empty array
 # under set -u (4.4), and wait on the last process substitution (5.0, per
@@ -627,8 +627,15 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	merge "$WORK/results.arrows"
 fi
 
-step export "$IH" export --data "$DATA" --table catalog --format parquet \
+# An export that fails (a full or read-only export disk) stops nothing
+# else: status and the tidy-up below still run (monitoring stays, work/
+# does not grow), and the pass then ends with its exit status.
+log "export: $IH export --data $DATA --table catalog --format parquet $(metrics export) -o $EXPORT_DIR/catalog.parquet"
+run "$IH" export --data "$DATA" --table catalog --format parquet \
 	$(metrics export) -o "$EXPORT_DIR/catalog.parquet"
+exportrc=$?
+[ -z "$sig" ] || stopped export 130
+[ $exportrc = 0 ] || log "export: failed (exit $exportrc): what the steps did is committed; status and the tidy-up go on; the pass ends $exportrc"
 tick
 run "$IH" status --data "$DATA" "${now[@]}" $(metrics status) >&2
 statusrc=$?
@@ -650,8 +657,9 @@ for dir in "${folders[@]:0:old}"; do
 	done
 	[ $left = 1 ] || rm -rf -- "$dir"
 done
-log "done$([ $bad = 1 ] && echo ' (bad input set aside)')$([ $partial = 1 ] && echo ' (partial)')$([ $statusrc = 0 ] || echo ' (status failed)')"
+log "done$([ $bad = 1 ] && echo ' (bad input set aside)')$([ $partial = 1 ] && echo ' (partial)')$([ $exportrc = 0 ] || echo ' (export failed)')$([ $statusrc = 0 ] || echo ' (status failed)')"
 [ $statusrc = 0 ] || exit $statusrc
+[ $exportrc = 0 ] || exit $exportrc
 [ $bad = 1 ] && exit 2
 [ $partial = 1 ] && exit 3
 exit 0

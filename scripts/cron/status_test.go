@@ -38,3 +38,20 @@ func TestCrawlPassStatusFails(t *testing.T) {
 		})
 	}
 }
+
+// An export that fails (a full or read-only export disk) no longer stops
+// the pass before status and the tidy-up of work/: status still writes
+// its gauges and the pass ends with the export's status (1).
+func TestCrawlPassExportFails(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	metrics := t.TempDir()
+	wrapper := script(t, "infohash", `if [ "$1" = export ]; then echo 'infohash: export: write catalog.parquet: no space left on device' >&2; exit 1; fi
+exec `+bin+` "$@"`)
+	log := runPass(t, data, "e1", "1s", 1, "INFOHASH="+wrapper, "METRICS_DIR="+metrics)
+	if !strings.Contains(log, "export: failed (exit 1)") || !strings.Contains(log, ": done (export failed)\n") {
+		t.Errorf("the log does not say export failed, then done:\n%s", log)
+	}
+	if !exists(filepath.Join(metrics, "infohash_status.prom")) {
+		t.Errorf("status did not run after the failed export; log:\n%s", log)
+	}
+}
