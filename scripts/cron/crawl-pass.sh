@@ -143,17 +143,22 @@ partial=0 bad=0 catchup=0
 
 # With METRICS_DIR, the pass ends by writing its own gauges there, in
 # infohash_crawl_pass.prom, whatever its status (a usage error's too), to
-# alert on passes that keep ending 3 or 75: exit_status, run_duration_seconds
-# and last_success_timestamp_seconds, which moves only on exit 0 (else the
-# replaced file's stays). It is written aside and renamed into place, so
+# alert on passes that keep ending 3 or 75: exit_status, run_duration_seconds,
+# last_success_timestamp_seconds, which moves only on exit 0, and
+# last_completed_timestamp_seconds, which moves on exit 0 or 3 (a pass
+# that ran every step, partial or not: with PASS_BUDGET a busy pass ends
+# 3 every time), else the replaced file's stay. It is written aside and renamed into place, so
 # node_exporter never reads half of it. EPOCHREALTIME (bash 5.0) needs no
 # date(1).
 began=${EPOCHREALTIME/./}
 passmetrics() {
-	local rc=$1 f=$METRICS_DIR/infohash_crawl_pass.prom end=${EPOCHREALTIME/./} last='' us
+	local rc=$1 f=$METRICS_DIR/infohash_crawl_pass.prom end=${EPOCHREALTIME/./} last='' completed='' us
 	[ "$rc" = 0 ] && last=${end%??????}
+	[ "$rc" = 0 ] || [ "$rc" = 3 ] && completed=${end%??????}
 	[ -n "$last" ] || [ ! -f "$f" ] ||
 		last=$(sed -n 's/^infohash_crawl_pass_last_success_timestamp_seconds \([0-9.e+]*\)$/\1/p' "$f")
+	[ -n "$completed" ] || [ ! -f "$f" ] ||
+		completed=$(sed -n 's/^infohash_crawl_pass_last_completed_timestamp_seconds \([0-9.e+]*\)$/\1/p' "$f")
 	us=$((end - began))
 	{
 		printf '# HELP infohash_crawl_pass_exit_status Exit status of the last crawl pass: 0 ok, 1 error, 2 bad input or usage, 3 partial, 75 a lock held, 130 interrupted.\n'
@@ -163,6 +168,10 @@ passmetrics() {
 		if [ -n "$last" ]; then
 			printf '# HELP infohash_crawl_pass_last_success_timestamp_seconds When the last crawl pass that exited 0 ended (Unix time); a pass that did not leaves it as it was.\n'
 			printf '# TYPE infohash_crawl_pass_last_success_timestamp_seconds gauge\ninfohash_crawl_pass_last_success_timestamp_seconds %s\n' "$last"
+		fi
+		if [ -n "$completed" ]; then
+			printf '# HELP infohash_crawl_pass_last_completed_timestamp_seconds When the last crawl pass that ran every step ended, exit 0 or 3 (partial: e.g. PASS_BUDGET cut its fetch) (Unix time); a pass that did not leaves it as it was.\n'
+			printf '# TYPE infohash_crawl_pass_last_completed_timestamp_seconds gauge\ninfohash_crawl_pass_last_completed_timestamp_seconds %s\n' "$completed"
 		fi
 	} 2>/dev/null >"$f.tmp$$" && mv -f -- "$f.tmp$$" "$f" 2>/dev/null || {
 		rm -f -- "$f.tmp$$"
