@@ -82,10 +82,12 @@ type Report struct {
 	// dedup or merge sets what it holds aside as a partial input).
 	Spooling []string `json:"spooling_inputs"`
 	// UnappliedWork are the files scripts/cron/crawl-pass.sh keeps under
-	// DIR/work/PASS/ (observations.parquet, results.parquet) that dedup
-	// or merge has not committed (no FILE.applied marker): left by a pass
-	// that stopped or failed (the next pass applies them), or the file of
-	// a pass running now, unmarked until its dedup or merge commits it.
+	// DIR/work/PASS/ (observations.arrows, results.arrows; older passes'
+	// .parquet) that dedup or merge has not committed (no FILE.applied
+	// marker): left by a pass that stopped or failed (the next pass
+	// applies them), or the file of a pass running now, unmarked until
+	// its dedup or merge commits it; and DIR/work/jobs.parquet while its
+	// leases are live (jobs a stopped pass left unfetched).
 	UnappliedWork []string `json:"unapplied_work"`
 	// Unpublished are the manifests and table directories numbered above
 	// the snapshot: what a commit that failed or was killed before

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // workFiles are the files scripts/cron/crawl-pass.sh keeps in each pass's
@@ -22,7 +23,8 @@ var workFiles = []struct{ name, stage string }{
 // not marked applied (no FILE.applied beside them), passes in name order
 // as crawl-pass applies them: what a pass that stopped or failed left for
 // the next one, or the file of a pass running now between its capture
-// (or fetch) and its dedup (or merge). It reads, as crawl-pass's glob
+// (or fetch) and its dedup (or merge). Then DIR/work/jobs.parquet, if its
+// leases are live: jobs planned and leased, not yet fetched. It reads, as crawl-pass's glob
 // does, the folders whose names do not start with a dot, and follows
 // symbolic links.
 func (r *Report) listWork() {
@@ -50,10 +52,40 @@ func (r *Report) listWork() {
 			r.UnappliedWork = append(r.UnappliedWork, p)
 		}
 	}
+	if r.jobsWaiting(work) {
+		r.UnappliedWork = append(r.UnappliedWork, filepath.Join(work, jobsFile))
+	}
+}
+
+// jobsFile is the jobs file crawl-pass keeps at DIR/work/jobs.parquet
+// between passes: one a pass published and did not move into its folder,
+// or whose fetch found DIR/dht-state locked and put back unread. The next
+// pass fetches it, then merges the results, in place of a new plan.
+const jobsFile = "jobs.parquet"
+
+// jobsWaiting reports whether DIR/work/jobs.parquet is work waiting: its
+// leases are live (jobs.parquet.lease_until, which crawl-pass writes
+// beside it, is after r.Now). One whose leases have ended, or without
+// that record, the next pass drops or plans over: those hashes are
+// planned again, so they are not counted twice.
+func (r *Report) jobsWaiting(work string) bool {
+	p := filepath.Join(work, jobsFile)
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	b, err := os.ReadFile(p + ".lease_until")
+	if err != nil {
+		return false
+	}
+	until, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b)))
+	return err == nil && until.After(r.Now)
 }
 
 // workStage is the stage that applies the crawl-pass work file at path.
 func workStage(path string) string {
+	if filepath.Base(path) == jobsFile {
+		return "fetch, then merge,"
+	}
 	for _, w := range workFiles {
 		if filepath.Base(path) == w.name {
 			return w.stage
