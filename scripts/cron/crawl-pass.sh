@@ -24,6 +24,7 @@
 # the wall clock), METRICS_DIR
 # (node_exporter textfile directory; off when unset: each step's and
 # status's infohash_STEP.prom, and the pass's infohash_crawl_pass.prom),
+# KEEP_PASSES (pass folders kept under DATA_DIR/work, default 10),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--dht-listen 127.0.0.1:0",
 # "--timeout 5s").
 #
@@ -39,8 +40,8 @@
 # this wrote Parquet (observations.parquet, results.parquet): their
 # leftovers are applied too. Once dedup has committed the observations,
 # or merge the results, the file is marked applied (FILE.applied beside
-# it); an empty one (its step killed before it wrote anything) holds
-# nothing to apply and is marked so. A
+# it) and removed; an empty one (its step killed before it wrote
+# anything) holds nothing to apply and is marked so. A
 # pass that stops before that (capture or fetch got SIGTERM or SIGKILL, dedup or merge
 # found the dataset locked or failed) leaves the file unmarked, and every
 # pass first applies the unmarked files of all passes, in pass order:
@@ -61,8 +62,12 @@
 # DATA_DIR/work/.pass.lock (needs flock(1), util-linux's), and makes a new
 # folder DATA_DIR/work/PASS (PASS-2, ... if the name is taken). An empty
 # file still being written (its writer holds its lock) is left unmarked.
-# A pass folder is removed once it is not among the 10 newest and nothing
-# in it is left to apply, or as the pass ends if it holds nothing. SIGINT
+# A file applied is removed (its marker FILE.applied stays, so that no
+# pass applies it again); one not applied is kept, whatever its age. A
+# pass folder (then the steps' --stats-json files, plan-retries' jobs
+# file, markers, files left to apply) is removed once it is not among the
+# KEEP_PASSES (default 10) newest and nothing in it is left to apply, or
+# as the pass ends if it holds nothing. SIGINT
 # or SIGTERM is passed on to the step at work, which commits what it has;
 # the pass waits for it and exits 130.
 # Before any step the arguments are checked (exit 2, one line): INFOHASH
@@ -70,7 +75,7 @@
 # folder it can write in, DATA_DIR is a folder or a new one in an existing
 # folder, not inside a dataset (a mistyped path is refused, not grown into a new tree; EXPORT_DIR
 # likewise), CAPTURE_DURATION, LOCK_WAIT and PASS_BUDGET are durations,
-# LIMIT a count, KEEP one of 1 or more, NOW an RFC 3339 time (as
+# LIMIT a count, KEEP and KEEP_PASSES one of 1 or more, NOW an RFC 3339 time (as
 # `infohash clock --now NOW` parses it: no GNU date needed). Exit statuses:
 #   0  pass complete
 #   75 another pass holds DATA_DIR/work/.pass.lock (nothing done); or
@@ -181,7 +186,7 @@ passmetrics() {
 }
 # finish: on the way out, whatever the status. A pass that left nothing
 # in its folder (locked out at capture) removes it, so that it does not
-# count among the 10 kept and push out real passes' files.
+# count among the KEEP_PASSES kept and push out real passes' files.
 made=''
 finish() {
 	local rc=$?
@@ -295,6 +300,8 @@ if [ -n "${KEEP:-}" ]; then
 	[[ $KEEP =~ ^[1-9][0-9]*$ ]] || usage "KEEP=$KEEP: want a number of snapshots, 1 or more, such as 10"
 	keep=(--keep "$KEEP")
 fi
+keeppasses=${KEEP_PASSES:-10}
+[[ $keeppasses =~ ^[1-9][0-9]*$ ]] || usage "KEEP_PASSES=$KEEP_PASSES: want a number of pass folders, 1 or more, such as 10"
 budget='' # PASS_BUDGET, in seconds
 if [ -n "${PASS_BUDGET:-}" ]; then
 	[[ $PASS_BUDGET =~ ^(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?$ ]] &&
@@ -443,7 +450,7 @@ apply() {
 			return 0
 		fi
 		log "$name: $file is empty (its step stopped before it wrote anything): nothing to apply"
-		: >"$file.applied"
+		: >"$file.applied" && rm -f -- "$file"
 		return 0
 	fi
 	log "$name: $*"
@@ -460,7 +467,9 @@ apply() {
 	grep '^infohash: ' "$errf" | grep -qF -- "$file" && named=1
 	rm -f -- "$errf"
 	case $rc in
-		0) : >"$file.applied" ;;
+		# Applied (committed, synced): the file goes, its marker stays,
+		# so nothing applies it again (an .arrows is ~160 B a row).
+		0) : >"$file.applied" && rm -f -- "$file" ;;
 		3) log "$name: partial (exit 3): committed what was done; the next pass applies $file again"; partial=1 ;;
 		2) [ $named = 1 ] || stopped "$name" 2
 			local pass=${file%/*}
@@ -653,10 +662,10 @@ statusrc=$?
 # the steps committed: the pass tidies up as usual, then exits with it.
 [ $statusrc = 0 ] || log "status: failed (exit $statusrc): what the steps did is committed; the pass ends $statusrc"
 
-# Keep the work files of the last 10 passes for inspection, and of any
-# pass with a file left to apply.
+# Keep the folders of the last KEEP_PASSES passes for inspection, and of
+# any pass with a file left to apply.
 folders=("$DATA"/work/*/)
-old=$((${#folders[@]} - 10))
+old=$((${#folders[@]} - keeppasses))
 [ $old -gt 0 ] || old=0
 for dir in "${folders[@]:0:old}"; do
 	dir=${dir%/}

@@ -40,6 +40,7 @@ func TestCrawlPassBadArguments(t *testing.T) {
 		{"bad LIMIT, no METRICS_DIR", "ds", "1s", "LIMIT=many", []string{"LIMIT=many", "METRICS_DIR=no-metrics"}},
 		{"bad PASS_BUDGET", "ds", "1s", "PASS_BUDGET=1.5h: want more than zero", []string{"PASS_BUDGET=1.5h"}},
 		{"zero KEEP", "ds", "1s", "KEEP=0: want a number of snapshots, 1 or more", []string{"KEEP=0"}},
+		{"zero KEEP_PASSES", "ds", "1s", "KEEP_PASSES=0: want a number of pass folders, 1 or more", []string{"KEEP_PASSES=0"}},
 		{"bad LOCK_WAIT", "ds", "1s", "LOCK_WAIT=5", []string{"LOCK_WAIT=5"}},
 		{"no binary", "ds", "1s", "INFOHASH=", []string{"INFOHASH=no-such-infohash", "PATH=/usr/bin:/bin"}},
 		// Found only as capture failed (exit 2), in every pass.
