@@ -44,10 +44,11 @@ tier and kind and says "next hour", "next day", "next week", "next
 month". The "frozen" line globs this snapshot's state files alone (they
 stay for --keep snapshots); it says "none" while there is no state table yet.
 An "unapplied work" line names a file scripts/cron/crawl-pass.sh keeps
-under DIR/work/PASS/ (observations.parquet, results.parquet) that dedup or
-merge has not committed (no FILE.applied marker beside it): a pass that
-stopped or failed left it for the next pass, or, briefly, a pass running
-now has yet to apply it (unapplied_work in --format json).
+under DIR/work/PASS/ (observations.arrows, results.arrows; older passes'
+.parquet) that dedup or merge has not committed (no FILE.applied marker
+beside it): a pass that stopped or failed left it for the next pass, or,
+briefly, a pass running now has yet to apply it; and DIR/work/jobs.parquet
+while its leases are live (unapplied_work in --format json).
 
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was

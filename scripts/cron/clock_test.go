@@ -23,22 +23,23 @@ func TestCrawlPassOneClock(t *testing.T) {
 	if err := os.Mkdir(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ih(t, "policy", "set", "--data", data, "jitter=0", "backoff.no_peers=1d", "reactivation.spread=0s")
+	ih(t, "policy", "set", "--data", data, "jitter=0", "backoff.connect_failed=1d", "reactivation.spread=0s")
 	hash := strings.Repeat("5a", 20) // what getPeers asks capture for
 	seed := filepath.Join(t.TempDir(), "seed.txt")
 	hexList(t, seed, hash)
 	// Three days ago on the wall clock (a simulated pass, not a fixed
-	// date): the hash is seen, tried, and fails as no_peers, due again a
-	// day later: dormant.
+	// date): the hash is seen, tried on a loopback port that refuses, and
+	// fails as connect_failed, due again a day later: dormant. (With no
+	// peer source at all, fetch writes local_error, which backs nothing off.)
 	t0 := time.Now().UTC().Add(-72 * time.Hour).Truncate(time.Second)
 	at := t0.Format(time.RFC3339)
 	jobs, results := filepath.Join(t.TempDir(), "jobs.parquet"), filepath.Join(t.TempDir(), "results.parquet")
 	ih(t, "dedup", "--data", data, "--now", at, seed)
 	ih(t, "plan-retries", "--data", data, "--now", at, "-o", jobs)
-	ih(t, "fetch", "--now", at, "--bootstrap", "", "--timeout", "1s", "--deadline", "2s", jobs, "-o", results)
+	ih(t, "fetch", "--now", at, "--bootstrap", "", "--peer", "127.0.0.1:1", "--timeout", "1s", "--deadline", "2s", jobs, "-o", results)
 	ih(t, "merge", "--data", data, "--now", at, results)
-	if got := column(t, data, "state", "last_failure"); len(got) != 1 || got[0] != "no_peers" {
-		t.Fatalf("setup: last_failure %v, want [no_peers]", got)
+	if got := column(t, data, "state", "last_failure"); len(got) != 1 || got[0] != "connect_failed" {
+		t.Fatalf("setup: last_failure %v, want [connect_failed]", got)
 	}
 
 	now := t0.Add(2 * time.Hour)
