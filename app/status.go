@@ -80,6 +80,16 @@ the retry waves and overdue (null in --format json, with the error in
 blocklist_error), and exits 1 naming DIR/blocklist:LINE. It takes a file
 or FIFO, not - (the report is on stdout).
 
+Totals: every commit adds the work it applied to the dataset's totals, in
+its manifest, once (a failed commit or an input applied again adds
+nothing; counted from the migration to format 7; merge --from adds none).
+The text's "totals" line sums them, --format json has them as "totals"
+(NAME or NAME:LABEL to a count), and --metrics-file as Prometheus counters
+infohash_dataset_NAME_total: dedup_inputs, dedup_observations,
+dedup_new_hashes, dedup_reactivated, dedup_rewarmed, plan_jobs{kind},
+merge_inputs, merge_results, merge_attempts{outcome}, merge_torrents,
+merge_unknown_hashes, merge_archived_to_cold. Use rate() on them.
+
 ` + exitHelp("status"),
 		Flags: []cli.Flag{dataFlag, nowFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "print the report as `text|json`"},

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -84,12 +85,12 @@ func TestTotalsCountCommittedWorkOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"# TYPE infohash_dedup_observations_total counter",
-		"infohash_dedup_observations_total 600",
-		`infohash_plan_jobs_total{kind="new"} 100`,
-		`infohash_merge_attempts_total{outcome="no_peers"} 100`,
-		`infohash_merge_attempts_total{outcome="timeout"} 0`,
-		"infohash_merge_torrents_total 1",
+		"# TYPE infohash_dataset_dedup_observations_total counter",
+		"infohash_dataset_dedup_observations_total 600",
+		`infohash_dataset_plan_jobs_total{kind="new"} 100`,
+		`infohash_dataset_merge_attempts_total{outcome="no_peers"} 100`,
+		`infohash_dataset_merge_attempts_total{outcome="timeout"} 0`,
+		"infohash_dataset_merge_torrents_total 1",
 	} {
 		if !strings.Contains(string(b), line+"\n") {
 			t.Errorf("status --metrics-file lacks %q", line)
@@ -98,5 +99,19 @@ func TestTotalsCountCommittedWorkOnce(t *testing.T) {
 	text := string(mustRun(t, nil, "status", "--data", data))
 	if !strings.Contains(text, "600 observations, 300 new hashes, 100 jobs planned, 101 attempts merged (1 torrents stored)") {
 		t.Errorf("status text lacks the totals line:\n%s", text)
+	}
+}
+
+// TestStatusHelpNamesTotals: status --help names every total this build
+// keeps (a new one must be documented where users look for it).
+func TestStatusHelpNamesTotals(t *testing.T) {
+	help, _, code := runMain(t, "status", "--help")
+	if code != 0 {
+		t.Fatalf("status --help: exit %d", code)
+	}
+	for _, f := range dataset.TotalFamilies {
+		if !strings.Contains(help, f.Name) {
+			t.Errorf("status --help does not name the total %s", f.Name)
+		}
 	}
 }

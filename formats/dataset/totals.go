@@ -5,7 +5,9 @@ import "strings"
 // A TotalFamily is one cumulative count kept in Manifest.Totals, or a
 // family of them told apart by one label (Label set: the key is
 // Name:value, see TotalKey). status --metrics-file writes each as the
-// Prometheus counter infohash_NAME_total.
+// Prometheus counter infohash_dataset_NAME_total (not infohash_NAME_total:
+// OpenMetrics names a counter's family without _total, which would be
+// the name of a stage's gauge of its last run, infohash_dedup_inputs...).
 type TotalFamily struct {
 	Name  string
 	Label string // "" for a single count

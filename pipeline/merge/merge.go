@@ -244,7 +244,9 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 			}
 			st.FutureClamped += notes[in.id].future.n
 		}
-		addTotals(tx, len(pending), &st)
+		if !idle { // nor counted: housekeeping applies no input
+			addTotals(tx, len(pending), &st)
+		}
 		tx.SetPolicy(p.JSON())
 		staged = time.Now()
 		if testBeforeCommit != nil {

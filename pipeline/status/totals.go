@@ -10,7 +10,7 @@ import (
 )
 
 // totalMetrics writes the snapshot's totals as Prometheus counters,
-// infohash_NAME_total: every family this build keeps, at 0 when no commit
+// infohash_dataset_NAME_total: every family this build keeps, at 0 when no commit
 // added to it yet, and for a labelled one the values an alert rule
 // expects (outcome classes, plan kinds) at 0 too, so that rate() has a
 // series from the first scrape.
@@ -24,7 +24,7 @@ func (r *Report) totalMetrics(b *strings.Builder) {
 		byFamily[name][value] = v
 	}
 	for _, tf := range dataset.TotalFamilies {
-		f := &family{b: b, name: "infohash_" + tf.Name + "_total", help: tf.Help, counter: true}
+		f := &family{b: b, name: "infohash_dataset_" + tf.Name + "_total", help: tf.Help, counter: true}
 		got := byFamily[tf.Name]
 		if tf.Label == "" {
 			f.set(float64(got[""]))
