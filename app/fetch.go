@@ -133,7 +133,9 @@ it exits 75.
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
---stats-json writes. On bad input (exit 2, nothing written) it prints only the error
+--stats-json writes. Its dials add up: connects = connects_ok + connects_failed (the
+peer's: refused, unreachable, silent) + connects_cancelled (we stopped them: another peer
+won, the run stopped, the job's --timeout) + connects_local_error (our side: sockets). On bad input (exit 2, nothing written) it prints only the error
 line; when the reader of -o - went away (exit 141), nothing.
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
