@@ -27,7 +27,7 @@ func TestCrawlPassAppliesLeftovers(t *testing.T) {
 	ih(t, "dedup", "--data", data, seed)
 	// Pass p0 fetched, and stopped before dedup and merge.
 	p0 := filepath.Join(data, "work", "p0")
-	hexList(t, filepath.Join(p0, "observations.parquet"), hashes(100, 3)...)
+	obsParquet(t, filepath.Join(p0, "observations.parquet"), hashes(100, 3)...)
 	ih(t, "plan-retries", "--data", data, "-o", filepath.Join(p0, "jobs.parquet"))
 	ih(t, "fetch", "--bootstrap", "", "--timeout", "1s", "--deadline", "2s",
 		filepath.Join(p0, "jobs.parquet"), "-o", filepath.Join(p0, "results.parquet"))
@@ -223,7 +223,7 @@ func TestCrawlPassResultsWaitForDataset(t *testing.T) {
 func TestCrawlPassFailingLeftover(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ds")
 	obs := filepath.Join(data, "work", "p0", "observations.parquet")
-	hexList(t, obs, hashes(200, 2)...)
+	obsParquet(t, obs, hashes(200, 2)...)
 	// An infohash whose dedup fails on p0's file, as on a read error.
 	wrapper := filepath.Join(t.TempDir(), "infohash")
 	script := "#!/bin/sh\ncase \"$1 $*\" in\n\"dedup \"*" + obs + "*) echo \"infohash: dedup: " + obs +

@@ -20,6 +20,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
 )
 
 var bin string // the infohash built by TestMain
@@ -264,4 +267,31 @@ func script(t *testing.T, name, body string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// obsParquet writes an observations Parquet file of hashes (hex), as an
+// older pass's work/PASS/observations.parquet held them.
+func obsParquet(t *testing.T, path string, hashes ...string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	obs := make([]schema.Observation, len(hashes))
+	for i, s := range hashes {
+		h, _, _, err := schema.ParseHex(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs[i] = schema.Observation{InfoHash: h, HashType: 1, ObservedAt: time.Now().UnixMilli(), Source: "dht_get_peers", RunID: "test"}
+	}
+	w, err := rowio.Create[schema.Observation](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(obs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
