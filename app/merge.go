@@ -161,7 +161,8 @@ migration, nothing written there.
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
 					"released_rows", st.Released, "stale_releases_ignored", st.StaleReleases,
-					"leases_released", st.LeasesReleased, "peer_penalties", st.PeerPenalties,
+					"leases_released", st.LeasesReleased, "stale_leases_dropped", st.LeasesPruned,
+					"peer_penalties", st.PeerPenalties, "peers_forgotten", st.PeersForgotten,
 					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			}
 			stopped := g.interrupted() // read once: the metrics say the exit it gets
