@@ -61,10 +61,11 @@ stay as they are): such a failure's peer_failures still penalise those
 endpoints in DIR/peers/ (counted in peer_penalties), since a peer that
 failed did so whichever lease asked, and the next jobs of every hash
 should skip it. Each input is recorded by checksum, so applying it again
-is a no-op. Inputs that hold no result row (a fetch given no job) change
-nothing and are not recorded; such a merge commits a snapshot only when
-there is housekeeping to do, as every merge does it: leases that ended
-over 7 days ago, peer penalties past peer_penalty.forget.
+changes nothing. Inputs that hold no result row (a fetch given no job) change
+nothing and are not recorded. A merge of such inputs, or of inputs all
+applied before, commits a snapshot only when there is housekeeping to do,
+as every merge does it: leases that ended over 7 days ago, peer penalties
+past peer_penalty.forget (and records nothing in the ledger).
 
 A released result (fetch stopped before attempting the job: no attempt, no
 failure) ends its lease when that lease is still the hash's, so that the

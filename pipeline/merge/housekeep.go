@@ -6,8 +6,9 @@ import (
 	"github.com/infohash/infohash/formats/leases"
 )
 
-// housekeep is what a merge whose inputs hold no result row (errNoResults)
-// still does: it prunes what apply prunes at every merge with rows, the
+// housekeep is what a merge with nothing to apply (its inputs were all
+// applied before, or hold no result row: errNoResults) still does: it
+// prunes what apply prunes at every merge with rows, the
 // leases that ended over leases.Grace ago and the peer penalties past the
 // policy's forget time, and stages the tables that changed. It reports
 // whether anything was pruned: if not, the run stays a no-op (no

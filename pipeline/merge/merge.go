@@ -219,13 +219,12 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		st.InputsSkipped = len(ins) - len(pending)
 		debugSkipped(ins, pending)
-		if len(pending) == 0 {
-			return false, nil
-		}
 		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}
-		bst, n, err := r.applyInputs(ctx, pending, o.Workers)
-		notes = n
-		idle := errors.Is(err, errNoResults) // no result row: housekeeping only, if any
+		bst, idle := Stats{}, len(pending) == 0 // all applied before, or (below) no result row: housekeeping only, if any
+		if !idle {
+			bst, notes, err = r.applyInputs(ctx, pending, o.Workers)
+			idle = errors.Is(err, errNoResults)
+		}
 		var pruned bool
 		if idle {
 			bst, pruned, err = r.housekeep()
@@ -258,7 +257,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if err != nil {
 		return st, err
 	}
-	if m == nil { // every input was applied before, or holds no result
+	if m == nil { // every input was applied before, or holds no result, and nothing was pruned
 		removeInbox(ins)
 		st.Snapshot = base.Snapshot
 		st.Seconds = time.Since(start).Seconds()
