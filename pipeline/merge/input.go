@@ -134,7 +134,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 			continue
 		}
 		if ok {
-			out = append(out, input{name: "leftover " + filepath.Join(inboxDir, e.Name()), path: p, inbox: true, release: release})
+			out = append(out, input{name: "leftover " + p, path: p, inbox: true, release: release}) // under --data as given
 		}
 	}
 	for i := range out {
