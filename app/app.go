@@ -99,6 +99,7 @@ func wire(c *cli.Command, top string) {
 	if c.Before == nil {
 		c.Before = beforeCommand
 	}
+	statsOnEveryExit(c) // before: --stats-json is written first
 	metricsOnEveryExit(c)
 }
 

@@ -44,7 +44,8 @@ func commonFlags(top string) []cli.Flag {
 }
 
 // statsJSONFlag is the --stats-json flag of every stage.
-var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters as JSON to `FILE` (- for stdout)",
+var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters as JSON to `FILE` (- for stdout), " +
+	"on every exit --metrics-file is written on; only {\"exit_status\": N} when the run ended before writing its counters (locked out, bad input, an error or a signal before its end)",
 	Action: checkReportPath("stats-json")}
 
 // checkReportPath vets --stats-json or --metrics-file (name) as soon as
@@ -349,6 +350,7 @@ var started = time.Now()
 func writeStatsJSON(c *cli.Context, v any, end func(reportErr error) error) error {
 	var jerr error
 	if p := c.String("stats-json"); p != "" {
+		noteStatsTried(c.Context)
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err == nil {
 			err = writeReport(c, "stats-json", p, append(b, '\n'))
