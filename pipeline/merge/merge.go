@@ -1,15 +1,12 @@
 package merge
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 
@@ -105,17 +102,6 @@ func (st *Stats) add(o partOut, torrents int) {
 // testBeforeCommit, when set (by tests), runs after a try has staged its
 // changes, before their commit.
 var testBeforeCommit func()
-
-// cmpReleased orders attempts before released rows.
-func cmpReleased(a, b *result) int {
-	isRel := func(r *result) int {
-		if r.Outcome == schema.OutcomeReleased {
-			return 1
-		}
-		return 0
-	}
-	return cmp.Compare(isRel(a), isRel(b))
-}
 
 // pendingInputs drops inputs already in the ledger of snapshot m, and
 // repeats by content within this run.
@@ -479,24 +465,4 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 	st.PeerRows = len(r.peers.rows)
 	st.released = nil
 	return st, nil
-}
-
-// sortResults orders results by hash, then attempts before released rows
-// (so that an attempt under a lease counts whatever the order of the
-// inputs: a released row then finds the lease used up), then attempt
-// time, then input order (sorting indexes: a Result is large).
-func sortResults(rs []result) []result {
-	idx := make([]int32, len(rs))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortFunc(idx, func(i, j int32) int {
-		a, b := &rs[i], &rs[j]
-		return cmp.Or(bytes.Compare(a.InfoHash[:], b.InfoHash[:]), cmpReleased(a, b), cmp.Compare(a.AttemptedAt, b.AttemptedAt), cmp.Compare(i, j))
-	})
-	out := make([]result, len(rs))
-	for k, i := range idx {
-		out[k] = rs[i]
-	}
-	return out
 }
