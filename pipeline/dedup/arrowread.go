@@ -99,40 +99,8 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 		return 0, bad(err)
 	}
 	defer f2.Close()
-	return readArrowRows(ctx, in.name, f2, in.inbox, b, bad)
-}
-
-// readArrowRows feeds every row of the Arrow IPC stream f to b, row by
-// row; needEnd requires its end-of-stream marker (see readArrow).
-func readArrowRows(ctx context.Context, name string, f io.Reader, needEnd bool, b *batch, bad func(error) error) (int64, error) {
-	r, err := rowio.OpenArrow[obsIn](name, f)
-	if err != nil {
-		return 0, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
-	}
-	defer r.Close()
-	if needEnd {
-		r.RequireEndMarker()
-	}
-	buf := make([]obsIn, readBatch)
-	var n int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		k, err := r.Read(buf)
-		for i := 0; i < k; i++ {
-			if err := addRow(n+int64(i), &buf[i], b); err != nil {
-				return n, bad(err)
-			}
-		}
-		n += int64(k)
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
-		}
-	}
+	peers := !b.noPeers && arrowPeerColumns(r.ArrowSchema()) >= 0
+	return readArrowRows(ctx, in.name, f2, in.inbox, peers, b, bad)
 }
 
 func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
@@ -195,13 +163,30 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 	if t := typeOf(l.src); l.src >= 0 && t != arrow.STRING && t != arrow.LARGE_STRING {
 		return l, not(l.src, "source")
 	}
-	// Announced peers are read from these columns when they are what
-	// capture writes; otherwise they are not read (nor refused).
-	l.port, l.addr = col("peer_port"), col("node_addr")
-	if t := typeOf(l.addr); typeOf(l.port) != arrow.INT32 || (t != arrow.STRING && t != arrow.LARGE_STRING) || l.src < 0 {
-		l.port, l.addr = -1, -1
+	if l.port = arrowPeerColumns(s); l.port >= 0 {
+		l.addr = col("node_addr")
+	} else {
+		l.addr = -1
 	}
 	return l, nil
+}
+
+// arrowPeerColumns is the index of s's peer_port column when it and
+// node_addr are as capture writes them (INT32, text) beside a source
+// column, else -1. Announced peers are read from these columns only
+// then; otherwise they are not read (nor refused), by either reader.
+func arrowPeerColumns(s *arrow.Schema) int {
+	typeOf := func(name string) arrow.Type {
+		if ix := s.FieldIndices(name); len(ix) > 0 {
+			return s.Field(ix[0]).Type.ID()
+		}
+		return arrow.NULL
+	}
+	if t := typeOf("node_addr"); typeOf("peer_port") != arrow.INT32 || (t != arrow.STRING && t != arrow.LARGE_STRING) ||
+		len(s.FieldIndices("source")) == 0 {
+		return -1
+	}
+	return s.FieldIndices("peer_port")[0]
 }
 
 // readArrowColumns feeds every row of r, whose columns are laid out as l

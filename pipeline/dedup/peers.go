@@ -410,15 +410,23 @@ func (p *rowPeerReader) read(n int) error {
 	return nil
 }
 
-// add folds the endpoint row i of the rows read last announced, if o (that
-// row, just folded by addRow: its time as the batch took it) is an
-// announce_peer naming a dialable one: the row reader's way of what
-// foldRecs does with the column readers' endpoints.
+// add folds the endpoint of row i of the rows read last, o (just folded
+// by addRow), as addRowPeer does.
 func (p *rowPeerReader) add(i int, o *obsIn, b *batch) {
-	if p == nil || o.Source != schema.SourceAnnouncePeer {
+	if p != nil {
+		b.addRowPeer(o, p.buf[i].NodeAddr, p.buf[i].PeerPort)
+	}
+}
+
+// addRowPeer adds the endpoint (nodeAddr, port) to the aggregate of o's
+// hash if o (a row addRow just folded: its time as the batch took it) is
+// an announce_peer naming a dialable one: the row readers' way of what
+// foldRecs does with the column readers' endpoints.
+func (b *batch) addRowPeer(o *obsIn, nodeAddr []byte, port int32) {
+	if o.Source != schema.SourceAnnouncePeer {
 		return
 	}
-	ap, ok := peerEndpoint(p.buf[i].NodeAddr, p.buf[i].PeerPort)
+	ap, ok := peerEndpoint(nodeAddr, port)
 	if !ok {
 		return
 	}

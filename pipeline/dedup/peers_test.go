@@ -27,9 +27,9 @@ func announce(h schema.Hash, addr string, port int32, ms int64) schema.Observati
 // rows name (the sender's IP, the announced port), newest first (to the
 // second), each once, at most 8, with a batch's ahead of those already known; rows of
 // other sources and endpoints no one can dial are not peers. Through
-// both column readers (Parquet files, an Arrow stream on stdin) and the
-// Parquet row reader (unusual layouts), into new rows and into known ones
-// (a splice).
+// both column readers (Parquet files, an Arrow stream on stdin) and both
+// row readers (unusual layouts), into new rows and into known ones (a
+// splice).
 func TestAnnouncedPeers(t *testing.T) {
 	a, b, c, d, e := schema.Hash{0x10, 1}, schema.Hash{0x10, 2}, schema.Hash{0x20, 3}, schema.Hash{0x30, 4}, schema.Hash{0x10, 5}
 	get := func(h schema.Hash, addr string, ms int64) schema.Observation {
@@ -95,16 +95,16 @@ func TestAnnouncedPeers(t *testing.T) {
 		{"off", [2]bool{false, false}, [2]map[schema.Hash][]string{none, none}},
 		{"on then off", [2]bool{true, false}, [2]map[schema.Hash][]string{want1, want1}},
 	} {
-		for _, kind := range []string{"parquet", "parquet row reader", "arrow"} {
+		for _, kind := range []string{"parquet", "parquet row reader", "arrow", "arrow row reader"} {
 			t.Run(tc.name+"/"+kind, func(t *testing.T) {
 				defer func() { fastPath = true }()
-				fastPath = kind != "parquet row reader"
+				fastPath = !strings.HasSuffix(kind, "row reader")
 				dir := t.TempDir()
 				data := filepath.Join(dir, "ds")
 				for i, obs := range [][]schema.Observation{first, second} {
 					var err error
 					on := func(o *Options) { o.AnnouncedPeers = tc.on[i] }
-					if kind != "arrow" {
+					if !strings.HasPrefix(kind, "arrow") {
 						_, err = run(t, data, on, writeObs(t, dir, obs))
 					} else {
 						var buf bytes.Buffer
