@@ -169,7 +169,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	defer settleLive(ctx, ins)
 	if len(ins) > 1 {
 		// Not the inputs the input cache knows applied: they are not read.
-		if err := precheck(ctx, notApplied(d, nil, ins)); err != nil {
+		if err := precheck(ctx, notApplied(d, nil, ins), o.AnnouncedPeers); err != nil {
 			return st, err
 		}
 	}

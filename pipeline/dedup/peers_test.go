@@ -266,12 +266,32 @@ func TestAnnouncedPeersUnusualLayout(t *testing.T) {
 // claims more values than its row group has rows is bad input, said so);
 // without, those columns are not read and the same file is applied.
 func TestPeerColumnsPagesChecked(t *testing.T) {
+	p := badNodeAddrPage(t, t.TempDir())
+	for _, peers := range []bool{true, false} {
+		t.Run(fmt.Sprintf("announced peers %v", peers), func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = peers }, p)
+			want := `column "node_addr": pages hold more values than the row group's 1000 rows`
+			if peers && (err == nil || !strings.Contains(err.Error(), want)) {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+			if !peers && err != nil {
+				t.Fatalf("without peers, node_addr is not read: %v", err)
+			}
+		})
+	}
+}
+
+// badNodeAddrPage writes into dir a capture-layout file of 1000
+// announce_peer rows whose first node_addr page claims 500 more values
+// than its row group's rows, and returns its path.
+func badNodeAddrPage(t *testing.T, dir string) string {
+	t.Helper()
 	const rows = 1000
 	obs := make([]schema.Observation, rows)
 	for i := range obs {
 		obs[i] = announce(schema.Hash{byte(i), 1}, fmt.Sprintf("10.0.%d.%d:1", i/256, i%256), 6881, int64(i))
 	}
-	dir := t.TempDir()
 	p := writeRows(t, filepath.Join(dir, "obs.parquet"), obs)
 	raw, err := os.ReadFile(p)
 	if err != nil {
@@ -306,17 +326,5 @@ func TestPeerColumnsPagesChecked(t *testing.T) {
 	if err := os.WriteFile(p, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, peers := range []bool{true, false} {
-		t.Run(fmt.Sprintf("announced peers %v", peers), func(t *testing.T) {
-			data := filepath.Join(t.TempDir(), "ds")
-			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = peers }, p)
-			want := `column "node_addr": pages hold more values than the row group's 1000 rows`
-			if peers && (err == nil || !strings.Contains(err.Error(), want)) {
-				t.Fatalf("err = %v, want %q", err, want)
-			}
-			if !peers && err != nil {
-				t.Fatalf("without peers, node_addr is not read: %v", err)
-			}
-		})
-	}
+	return p
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -20,8 +22,14 @@ import (
 // while reading (and a run that has committed by then exits partial).
 // A spooled input it refuses (stdin, an inbox leftover) is set aside as
 // reading it would set it aside: left in the inbox, it would fail the
-// precheck of every later run.
-func precheck(ctx context.Context, ins []input) error {
+// precheck of every later run. With peers (the run keeps announced
+// peers) the page headers of node_addr and peer_port are checked too, as
+// the read of a single input checks them at its open (readParquet).
+func precheck(ctx context.Context, ins []input, peers bool) error {
+	cols := obsColumns
+	if peers {
+		cols = obsPeerColumns
+	}
 	for _, in := range ins {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -29,21 +37,21 @@ func precheck(ctx context.Context, ins []input) error {
 		if in.kind != kindParquet || in.live != nil {
 			continue
 		}
-		if err := precheckParquet(in); err != nil {
+		if err := precheckParquet(in, cols); err != nil {
 			return setAside(in, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)))
 		}
 	}
 	return nil
 }
 
-func precheckParquet(in input) (err error) {
+func precheckParquet(in input, cols *parquet.Schema) (err error) {
 	defer rowio.Recover(&err, "Parquet")
 	f, err := os.Open(in.path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	pf, err := rowio.OpenParquet(f, in.size, obsColumns, rowio.DefaultLimits())
+	pf, err := rowio.OpenParquet(f, in.size, cols, rowio.DefaultLimits())
 	if err != nil {
 		return err
 	}
