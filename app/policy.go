@@ -42,8 +42,9 @@ the file as it is and the result is validated once: an invalid result is
 refused with the reason and nothing is written, and a file that breaks a
 rule can be repaired with set. "set" takes the dataset's writer lock
 (exit 75 while another writer holds it; --lock-wait waits). DIR must
-exist (mkdir it to set a policy before the first dedup). The file may also
-be edited by hand: fields left out keep their defaults.
+exist (mkdir it to set a policy before the first dedup); "set" refuses a
+folder dedup would not make a dataset in (not one, and not empty: exit 2).
+The file may also be edited by hand: fields left out keep their defaults.
 
 ` + exitHelp("policy"),
 		ArgsUsage: "show | set PATH=VALUE...",
@@ -83,7 +84,9 @@ written (exit 2). PATH is the setting's JSON path as errors name it
 unknown PATH is refused with the list of settings. Lists take
 comma-separated items; durations read like 30m, 8h, 1d, 7d. It takes the
 dataset's writer lock (exit 75 while another writer holds it; --lock-wait
-waits). DIR must exist (mkdir it to set a policy before the first dedup).
+waits). DIR must exist (mkdir it to set a policy before the first dedup)
+and be a dataset or a folder dedup would make one in: a folder of other
+files is refused (exit 2) and nothing is written there.
 
 ` + exitHelp("policy set"),
 				Flags: []cli.Flag{dataFlag,
@@ -152,6 +155,10 @@ func policySet(c *cli.Context) error {
 			return exitcode.BadInput(fmt.Errorf("policy set: %q is not PATH=VALUE", a))
 		}
 		as = append(as, assignment{path, value})
+	}
+	// LOCK and policy.json are a dataset's: not among the user's files.
+	if err := dataset.Creatable(data); err != nil {
+		return fmt.Errorf("policy set: %w", err)
 	}
 	l, err := dataset.LockWriter(c.Context, data, flagDuration(c, "lock-wait"))
 	if err != nil {

@@ -77,3 +77,12 @@ func creatable(dir string) error {
 	return exitcode.BadInput(fmt.Errorf("dataset: %s: %w (it holds %s); give a new or empty folder",
 		dir, ErrNotEmpty, strings.Join(holds, ", ")))
 }
+
+// Creatable checks that dir, an existing folder, holds a dataset or is one
+// a dataset may be made in, as a creating open checks it (MakeDir): a
+// bad-input error (ErrNotEmpty) for a folder of other files. policy set,
+// which writes LOCK and policy.json into DIR before the first dedup may
+// have made the dataset, refuses the same folders.
+func Creatable(dir string) error {
+	return creatable(dir)
+}

@@ -1,0 +1,94 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPolicySetFolders: policy set writes LOCK and policy.json only where
+// dedup would make a dataset (or into one): a folder of the user's files
+// is refused as dedup refuses it (exit 2, one line, nothing written); an
+// empty folder, one holding what crawl-pass puts there first and a
+// dataset take the policy, and a later dedup makes the dataset with it.
+func TestPolicySetFolders(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "h.txt")
+	if err := os.WriteFile(in, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, dataset := seedDataset(t)
+	for _, tc := range []struct {
+		name    string
+		dir     string   // an existing folder, or "" for a new empty one
+		entries []string // made in it first (a trailing / makes a folder)
+		refused string   // what the one line says it holds; "" when taken
+	}{
+		{"empty", "", nil, ""},
+		{"crawl-pass folders", "", []string{"work/", "export/", "dht-state/", ".pass.lock"}, ""},
+		{"a dataset", dataset, nil, ""},
+		{"user files", "", []string{".bashrc", "Documents/", "notes.txt", "z.txt"},
+			`".bashrc", "Documents", "notes.txt", 1 more`},
+		{"user file beside crawl-pass's", "", []string{"work/", "todo.txt"}, `"todo.txt"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tc.dir
+			if data == "" {
+				data = filepath.Join(t.TempDir(), "ih")
+				if err := os.Mkdir(data, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, e := range tc.entries {
+				var err error
+				if name, ok := strings.CutSuffix(e, "/"); ok {
+					err = os.Mkdir(filepath.Join(data, name), 0o755)
+				} else {
+					err = os.WriteFile(filepath.Join(data, e), []byte("x\n"), 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := names(t, data)
+			_, stderr, code := runMain(t, "policy", "set", "--data", data, "jitter=0.3")
+			if tc.refused != "" {
+				want := "infohash: policy set: dataset: " + data + ": not an infohash dataset and not empty (it holds " +
+					tc.refused + "); give a new or empty folder\n"
+				if code != 2 || stderr != want {
+					t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+				}
+				if after := names(t, data); !slices.Equal(after, before) {
+					t.Fatalf("%s holds %q, want the user's %q", data, after, before)
+				}
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			// The first dedup (or the next) makes the dataset with it.
+			if _, stderr, code := runMain(t, "dedup", "--data", data, "--far-now", "--now", "2026-03-02T00:00:00Z", in); code != 0 {
+				t.Fatalf("dedup after policy set: exit %d: %s", code, stderr)
+			}
+			out, stderr, code := runMain(t, "policy", "show", "--data", data)
+			if code != 0 || !strings.Contains(out, `"jitter": 0.3,`) {
+				t.Fatalf("policy show: exit %d, %s; stdout lacks the policy set:\n%s", code, stderr, out)
+			}
+		})
+	}
+}
+
+// names lists dir's entries.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
