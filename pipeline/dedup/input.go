@@ -19,6 +19,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/inputdir"
 	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -202,16 +203,8 @@ func (c *inputCache) probeUnlessWritten(path, data string, busy *[]string) (in i
 	return in, err == nil, err
 }
 
-// folderExts are the names a folder named as INPUT contributes, in any
-// case: Parquet, and Arrow IPC streams as capture and fetch write them
-// (-o - > obs.arrows) and as dedup sets them aside (partial-*.arrow).
-var folderExts = []string{".parquet", ".arrows", ".arrow"}
-
-// folderExtsText lists folderExts for messages and help.
-const folderExtsText = "*.parquet, *.arrows and *.arrow"
-
 // folderFiles lists the input files under folder dir: those named as
-// folderExts says. A folder is read for those only: the other files in
+// inputdir.Exts says. A folder is read for those only: the other files in
 // it are skipped, since a README.txt or a half-copied list would
 // otherwise fail a cron pass as bad input, and named in an info log line
 // so that a text list put there by mistake is not dropped unseen.
@@ -224,61 +217,11 @@ const folderExtsText = "*.parquet, *.arrows and *.arrow"
 // over a folder no capture has finished writing to yet): folderFiles
 // logs one info line that says so and returns no files, no error.
 func folderFiles(dir string) ([]string, error) {
-	files, others, temps, err := listFolder(dir)
+	files, err := inputdir.Files("dedup", dir, "a folder is read for its Parquet and Arrow files; name a text list as an input of its own")
 	if err != nil {
-		return nil, err
-	}
-	if len(temps) > 0 {
-		slog.Debug("dedup: skipped temporary files of a folder (writes in progress)", "folder", dir, "skipped", len(temps), "files", someNames(temps))
-	}
-	switch {
-	case len(files) == 0 && len(others) > 0:
-		slog.Info("dedup: "+dir+": no input files; nothing to apply", "reads", folderExtsText, "skipped", len(others), "files", someNames(others))
-	case len(files) == 0:
-		slog.Info("dedup: "+dir+": no input files; nothing to apply", "reads", folderExtsText)
-	case len(others) > 0:
-		slog.Info("dedup: skipped files of a folder that are not "+folderExtsText, "folder", dir, "skipped", len(others),
-			"files", someNames(others), "why", "a folder is read for its Parquet and Arrow files; name a text list as an input of its own")
+		return nil, exitcode.BadInput(err)
 	}
 	return files, nil
-}
-
-// listFolder walks folder dir: files are those folderExts names, temps
-// the temporary files of writes in progress, others the rest. A dir that
-// is a symbolic link to a folder is walked as that folder (WalkDir would
-// take the link for a file: the folder would go unread).
-func listFolder(dir string) (files, others, temps []string, err error) {
-	root := dir
-	if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		root = dir + string(filepath.Separator)
-	}
-	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			return err
-		case e.IsDir():
-		case strings.HasPrefix(e.Name(), fsutil.TempPrefix):
-			temps = append(temps, p)
-		case slices.ContainsFunc(folderExts, func(x string) bool { return strings.EqualFold(filepath.Ext(p), x) }):
-			files = append(files, p)
-		default:
-			others = append(others, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, nil, exitcode.BadInput(fmt.Errorf("dedup: %s: %w", dir, err))
-	}
-	return files, others, temps, nil
-}
-
-// someNames lists the first few of names, for a log line.
-func someNames(names []string) string {
-	const few = 10
-	if len(names) <= few {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(names[:few], ", "), len(names)-few)
 }
 
 func containsPath(ins []input, p string) bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/inputdir"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -47,10 +48,7 @@ func onlyEmptyFolders(inputs []string) bool {
 		if a == "-" {
 			return false
 		}
-		if st, err := os.Stat(a); err != nil || !st.IsDir() {
-			return false
-		}
-		if files, _, _, err := listFolder(a); err != nil || len(files) > 0 {
+		if !inputdir.Empty(a) {
 			return false
 		}
 	}
