@@ -27,7 +27,12 @@ func mergeCommand() *cli.Command {
    infohash plan-retries --data ./ih -o - | infohash fetch - -o - | infohash merge --data ./ih -
    NOW=$(date -u +%FT%TZ); infohash merge --data ./ih --now "$NOW" --stats-json merge.json results/
    infohash merge --data ./ih --from /backup/ih`,
-		Description: `RESULTS are fetch result files (Parquet), folders of them, or - for an Arrow
+		Description: `RESULTS are fetch result files (Parquet, or an Arrow IPC stream as fetch -o - >
+FILE writes it), folders of them (their *.parquet, *.arrows and *.arrow
+files, in any case, are read as if named; other files are skipped and
+logged: a folder holding none is nothing to do, one info line, exit 0, and
+when every RESULTS is such a folder only leftovers in DIR/inbox/merge/, if
+any, are applied), or - for an Arrow
 IPC stream on stdin (spooled durably to DIR/inbox/merge/ first: if this
 merge is killed or fails, the next one applies it, and a failure says where
 it waits; merge --data DIR with no RESULTS
@@ -101,7 +106,9 @@ again changes nothing, nor brings those sightings back. Repeating the union
 changes nothing, so it cannot keep two live crawlers in step: a later union
 drops what the other side saw since the first. Give a second crawler's
 capture files to dedup here instead (each applies once). OTHER_DIR is only read, as export reads it: no lock, no
-migration, nothing written there.
+migration, nothing written there. --from creates a dataset in DIR only in a new or empty folder
+(its parent must exist; crawl-pass's files may be there, as for dedup); another folder
+that holds no dataset is refused (exit 2).
 
 ` + exitHelp("merge"),
 		Flags: []cli.Flag{
@@ -123,6 +130,11 @@ migration, nothing written there.
 			o.Keep, o.LockWait, o.ProgressTo = c.Int("keep"), flagDuration(c, "lock-wait"), c.App.ErrWriter
 			if o.Now, err = parseNow(c); err != nil {
 				return err
+			}
+			if o.From == "" && merge.NothingToApply(o.Data, o.Inputs) {
+				// Every RESULTS a folder holding no input file, no leftover
+				// in DIR/inbox/merge/: exit 0, nothing committed or made.
+				return endCommitted(c, merge.Stats{}, false, 0, nil, false)
 			}
 			created := noteData("merge --from", o.Data)
 			g := withStreamGrace(c.Context, "merge", o.Inputs)

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/inputdir"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/sniff"
@@ -96,21 +96,18 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 			out = append(out, input{name: a, path: a, inbox: dataset.IsPartial(inbox, a)})
 			continue
 		}
-		var files []string
-		err = filepath.WalkDir(a, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && !e.IsDir() && strings.HasSuffix(strings.ToLower(p), ".parquet") && !strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
-				files = append(files, p)
-			}
-			return err
-		})
+		// A folder gives its Parquet files and Arrow streams; one that
+		// holds none gives nothing (Run: nothing to do).
+		files, err := inputdir.Files("merge", a, "a folder is read for its Parquet and Arrow files")
 		if err != nil {
-			return out, exitcode.BadInput(fmt.Errorf("merge: %s: %w", a, err))
-		}
-		if len(files) == 0 {
-			return out, exitcode.BadInput(fmt.Errorf("merge: %s: folder holds no .parquet files", a))
+			return out, exitcode.BadInput(err)
 		}
 		sort.Strings(files)
 		for _, p := range files {
+			// A FIFO in the folder would block the checksum.
+			if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
+				return out, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file", p))
+			}
 			out = append(out, input{name: p, path: p})
 		}
 	}

@@ -149,7 +149,9 @@ type runner struct {
 }
 
 // Run folds the results in o.Inputs (or the dataset o.From) into o.Data
-// in one commit.
+// in one commit. A folder among o.Inputs gives its results files
+// (inputdir.Exts); when none gives any and DIR/inbox/merge/ holds no
+// leftover, there is nothing to do: no commit, no error.
 func Run(ctx context.Context, o Options) (st Stats, err error) {
 	start := time.Now()
 	if o.From != "" {
@@ -181,6 +183,9 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	defer func() { err = keptNote(err, ins) }()
 	if len(ins) == 0 && len(busy) > 0 {
 		return st, cutInputs(nil, nil, busy)
+	}
+	if len(ins) == 0 && len(o.Inputs) > 0 { // every RESULTS a folder holding no input file: nothing to do
+		return st, nil
 	}
 	if len(ins) == 0 { // without arguments, merge applies what a killed run spooled
 		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))

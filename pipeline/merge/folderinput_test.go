@@ -1,0 +1,261 @@
+package merge
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// arrowStream is rs as an Arrow IPC stream in batches of per rows, and
+// where each batch ends in it.
+func arrowStream(t *testing.T, rs []schema.Result, per int) (stream []byte, ends []int) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := rowio.NewArrowWriter[schema.Result]("test", &buf)
+	for lo := 0; lo < len(rs); lo += per {
+		if err := w.Write(rs[lo:min(lo+per, len(rs))]); err != nil {
+			t.Fatal(err)
+		}
+		ends = append(ends, buf.Len())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), ends
+}
+
+// folderResults plans the jobs of cutDataset and returns a failure with
+// a peer to penalise for each.
+func folderResults(t *testing.T, dir string) []schema.Result {
+	t.Helper()
+	var rs []schema.Result
+	for i, j := range planJobs(t, dir, t0, 100) {
+		at := t0 + minute + int64(i)*1000
+		rs = append(rs, failure(j, schema.OutcomeHashMismatch, at,
+			schema.PeerFailure{Addr: fmt.Sprintf("127.0.0.1:%d", 7000+i), Class: schema.OutcomeHashMismatch, At: at}))
+	}
+	if len(rs) != 24 {
+		t.Fatalf("planned %d jobs, want 24", len(rs))
+	}
+	return rs
+}
+
+// TestMergeFolderArrowStreams: a folder named as RESULTS gives its
+// Parquet files and its Arrow IPC streams (*.arrows, as fetch -o - >
+// FILE writes them, and *.arrow), in any case, each read as a file named
+// so is: a whole one applied, one cut mid-message applied up to its last
+// whole batch, one a fetch still writes into (its flock) skipped, the run
+// partial (exit 3) saying both. Other names are skipped. Merged again
+// once the writer is done, only the skipped one is new.
+func TestMergeFolderArrowStreams(t *testing.T) {
+	dir := cutDataset(t)
+	rs := folderResults(t, dir)
+	in := filepath.Join(t.TempDir(), "res")
+	if err := os.MkdirAll(filepath.Join(in, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := arrowStream(t, rs[6:12], 3)
+	cut, ends := arrowStream(t, rs[12:20], 4)
+	busyStream, _ := arrowStream(t, rs[20:24], 4)
+	pq, err := os.ReadFile(writeResults(t, rs[:6]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{
+		"a.parquet":       pq,
+		"b.arrows":        whole,
+		"sub/C.ARROW":     cut[:ends[0]+30],
+		"d.arrows":        busyStream,
+		"notes.txt":       []byte("not results\n"),
+		"e.arrows.bak":    []byte("junk"),
+		".tmp-f.arrows-1": []byte("half"),
+	} {
+		if err := os.WriteFile(filepath.Join(in, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy := filepath.Join(in, "d.arrows")
+	lock, err := os.Open(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err := tryMerge(dir, t0+10*minute, in+"/")
+	for _, want := range []string{busy + ": still being written by ", filepath.Join(in, "sub/C.ARROW") + ": the stream was cut"} {
+		if exitcode.Of(err) != exitcode.Partial || !strings.Contains(err.Error(), want) {
+			t.Fatalf("err = %v (exit %d), want exit 3 saying %q", err, exitcode.Of(err), want)
+		}
+	}
+	if st.Inputs != 3 || !st.Committed || st.Results != 6+6+4 || st.Applied != 16 {
+		t.Fatalf("stats %+v, want 3 inputs, 16 failures applied in one commit", st)
+	}
+
+	unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	st, err = tryMerge(dir, t0+11*minute, in)
+	if err != nil || st.Inputs != 4 || st.InputsSkipped != 3 || st.Results != 4 || st.Applied != 4 {
+		t.Fatalf("again, its writer done: %+v, %v; want only %s applied", st, err, busy)
+	}
+	if st, err := tryMerge(dir, t0+12*minute, in); err != nil || st.Committed || st.InputsSkipped != 4 {
+		t.Fatalf("a third time: %+v, %v; want a no-op", st, err)
+	}
+}
+
+// TestMergeEmptyFolderNothingToDo: a folder named as RESULTS that holds
+// no results file (no fetch has finished yet) is nothing to do: exit 0,
+// no commit, the dataset unchanged (NothingToApply says so first, and
+// Run agrees); with a leftover in DIR/inbox/merge/ the run applies it as
+// a bare run does. A bare run with no leftover, an empty file, empty
+// stdin and a missing path stay bad input.
+func TestMergeEmptyFolderNothingToDo(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		inputs   []string // "empty", "list" (only notes.txt), "res" (a results file), "blank" (an empty file), "missing", "-"
+		leftover bool     // DIR/inbox/merge/ holds a leftover spool of res
+		code     int
+		results  int64
+		nothing  bool // NothingToApply
+	}{
+		{"an empty folder", []string{"empty"}, false, 0, 0, true},
+		{"folders of no results file", []string{"empty", "list"}, false, 0, 0, true},
+		{"an empty folder and a file", []string{"empty", "res"}, false, 0, 6, false},
+		{"an empty folder and a leftover", []string{"empty"}, true, 0, 6, false},
+		{"a bare run and a leftover", nil, true, 0, 6, false},
+		{"a bare run", nil, false, 2, 0, false},
+		{"an empty file", []string{"empty", "blank"}, false, 2, 0, false},
+		{"a missing path", []string{"empty", "missing"}, false, 2, 0, false},
+		{"empty stdin", []string{"empty", "-"}, false, 2, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := cutDataset(t)
+			rs := folderResults(t, data)
+			dir := t.TempDir()
+			paths := map[string]string{"empty": filepath.Join(dir, "empty") + "/", "list": filepath.Join(dir, "list"),
+				"blank": filepath.Join(dir, "blank.parquet"), "missing": filepath.Join(dir, "missing"), "-": "-",
+				"res": writeResults(t, rs[:6])}
+			for _, d := range []string{"empty", "list"} {
+				if err := os.Mkdir(paths[d], 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.WriteFile(filepath.Join(paths["list"], "notes.txt"), []byte("x\n"), 0o644)
+			os.WriteFile(paths["blank"], nil, 0o644)
+			if tt.leftover {
+				b, err := os.ReadFile(paths["res"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.MkdirAll(filepath.Join(data, inboxDir), 0o755)
+				if err := os.WriteFile(filepath.Join(data, inboxDir, "part-0123456789abcdef.results"), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var ins []string
+			for _, k := range tt.inputs {
+				ins = append(ins, paths[k])
+			}
+			before := treeOf(t, data)
+			if got := NothingToApply(data, ins); got != tt.nothing {
+				t.Fatalf("NothingToApply = %v, want %v", got, tt.nothing)
+			}
+			o := DefaultOptions()
+			o.Data, o.Now, o.Inputs, o.Stdin = data, tm(t0+10*minute), ins, strings.NewReader("")
+			st, err := Run(t.Context(), o)
+			if exitcode.Of(err) != tt.code || st.Results != tt.results || st.Committed != (tt.results > 0) {
+				t.Fatalf("exit %d (%v), %+v; want exit %d, %d results", exitcode.Of(err), err, st, tt.code, tt.results)
+			}
+			if tt.results == 0 && tt.code == 0 {
+				if after := treeOf(t, data); !slices.Equal(before, after) {
+					t.Fatalf("the dataset changed:\n%q\nwas\n%q", after, before)
+				}
+			}
+		})
+	}
+	if NothingToApply(filepath.Join(t.TempDir(), "nodata"), []string{t.TempDir()}) {
+		t.Fatal("NothingToApply true for a --data that holds no dataset: want Run to say so")
+	}
+}
+
+// treeOf lists the files under dir with their sizes, and the times of
+// those a run would change (not the folders, nor the LOCK file every
+// opening takes).
+func treeOf(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if e.IsDir() || e.Name() == "LOCK" {
+			out = append(out, p)
+		} else {
+			out = append(out, fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano()))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestMergeFolderFIFO: a FIFO in a folder named as RESULTS, named like a
+// results file, is bad input (exit 2) that names it, as a FIFO can only
+// be named as RESULTS itself (spooled); reading it would block the run
+// for as long as nobody writes to it. Nothing is committed.
+func TestMergeFolderFIFO(t *testing.T) {
+	dir := cutDataset(t)
+	rs := folderResults(t, dir)
+	in := t.TempDir()
+	pq, err := os.ReadFile(writeResults(t, rs[:6]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "a.parquet"), pq, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(in, "b.arrows")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type ret struct {
+		st  Stats
+		err error
+	}
+	done := make(chan ret, 1)
+	go func() {
+		st, err := tryMerge(dir, t0+10*minute, in)
+		done <- ret{st, err}
+	}()
+	select {
+	case r := <-done:
+		if exitcode.Of(r.err) != exitcode.Usage || !strings.Contains(r.err.Error(), fifo+": not a regular file") || r.st.Committed {
+			t.Fatalf("%+v, %v; want exit 2 naming %s, no commit", r.st, r.err, fifo)
+		}
+	case <-time.After(20 * time.Second):
+		// Unblock the reader so that the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("merge blocked on a FIFO in the folder")
+	}
+}
