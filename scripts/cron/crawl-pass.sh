@@ -389,8 +389,9 @@ stopped() {
 	case $2 in
 		75) case $1 in
 			# Locked out before it read or captured anything: its
-			# output (an empty stream) holds nothing to apply.
-			capture) rm -f -- "$WORK/observations.arrows"
+			# output (an empty stream) holds nothing to apply, its
+			# --stats-json only {"exit_status": 75}.
+			capture) rm -f -- "$WORK/observations.arrows" "$WORK/capture.json"
 				log "capture: $DATA/dht-state is in use by another capture (exit 75): skipping this pass" ;;
 			fetch) rm -f -- "$WORK/results.arrows"
 				if [ -f "$WORK/plan.json" ] && [ "$(statsval planned "$WORK/plan.json")" = 0 ]; then
