@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -84,7 +83,7 @@ func wire(c *cli.Command, top string) {
 		c.Flags = append(c.Flags, farNowFlag)
 	}
 	for _, f := range commonFlags(top) {
-		if !(noMetrics[top] && slices.Contains(f.Names(), "metrics-file")) {
+		if !noMetrics[top] || !strings.HasPrefix(f.Names()[0], "metrics-") {
 			c.Flags = append(c.Flags, f)
 		}
 	}

@@ -30,17 +30,39 @@ func commonFlags(top string) []cli.Flag {
 	if quietOnPipe[top] {
 		but += " or 141"
 	}
-	metrics := "write the run's counters, duration and exit status as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout), " +
+	mUsage := "write the run's counters, duration and exit status as a Prometheus text file to `PATH` (node_exporter textfile collector; - for stdout), " +
 		"on every exit but " + but + ", with no counters when the run ended before counting (locked out, bad input); " +
 		"its last_success_timestamp_seconds moves only when the run exits 0 (else: the replaced file's)"
 	if reportsOnStdout[top] { // checkReportPath refuses "-" there
-		metrics = "write the report's numbers and the run's duration as a Prometheus text file to `PATH` (node_exporter textfile collector; a file or FIFO, not -: the report is on stdout)"
+		mUsage = "write the report's numbers and the run's duration as a Prometheus text file to `PATH` (node_exporter textfile collector; a file or FIFO, not -: the report is on stdout)"
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "write the logs on stderr as `text|json`"},
 		&cli.BoolFlag{Name: "debug", Usage: "also log debug records: what each step read and did, and how long it took (fetch: every attempt; capture: every node)"},
-		&cli.StringFlag{Name: "metrics-file", Usage: metrics, Action: checkReportPath("metrics-file")},
+		&cli.StringFlag{Name: "metrics-file", Usage: mUsage, Action: checkReportPath("metrics-file")},
+		&cli.StringSliceFlag{Name: "metrics-label", Usage: "add the label `NAME=VALUE` to every series of --metrics-file (repeat it, or separate them with commas), " +
+			"so that the files of two datasets can share one textfile folder; NAME is not __*, nor a label the series use (" +
+			strings.Join(metrics.Reserved, ", ") + ")", Action: checkMetricsLabels},
 	}
+}
+
+// checkMetricsLabels vets --metrics-label as soon as the flags are
+// parsed: a bad one is a usage error (exit 2), before the run does
+// anything.
+func checkMetricsLabels(c *cli.Context, v []string) error {
+	if _, err := metrics.ParseLabels(v); err != nil {
+		return badFlag(c, "--metrics-label %w", err)
+	}
+	return nil
+}
+
+// labelMetrics adds the --metrics-label labels to b, a metrics file.
+func labelMetrics(c *cli.Context, b []byte) ([]byte, error) {
+	l, err := metrics.ParseLabels(c.StringSlice("metrics-label"))
+	if err != nil {
+		return nil, err
+	}
+	return metrics.AddLabels(b, l)
 }
 
 // statsJSONFlag is the --stats-json flag of every stage.
@@ -383,6 +405,9 @@ func writeMetrics(c *cli.Context, v any, exit int) error {
 		run.LastSuccess = lastSuccess(c.Command.Name, p)
 	}
 	b, err := metrics.Render(c.Command.Name, v, run)
+	if err == nil {
+		b, err = labelMetrics(c, b)
+	}
 	if err == nil {
 		err = writeReport(c, "metrics-file", p, b)
 	}

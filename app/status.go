@@ -130,7 +130,11 @@ merge_unknown_hashes, merge_archived_to_cold. Use rate() on them.
 			if p := c.String("metrics-file"); p != "" {
 				// As every command's: - is stdout, a file is replaced
 				// atomically with the umask's mode, a FIFO written in place.
-				if err := writeReport(c, "metrics-file", p, r.Metrics(time.Since(started), time.Now(), lastSuccess(c.Command.Name, p))); err != nil {
+				b, err := labelMetrics(c, r.Metrics(time.Since(started), time.Now(), lastSuccess(c.Command.Name, p)))
+				if err != nil {
+					return fmt.Errorf("status: --metrics-file: %w", err)
+				}
+				if err := writeReport(c, "metrics-file", p, b); err != nil {
 					return err
 				}
 			}

@@ -102,15 +102,26 @@ func renderCounters(out *strings.Builder, prefix, command string, stats any) err
 }
 
 // LastSuccess returns the infohash_<command>_last_success_timestamp_seconds
-// sample of old, a file Render wrote, or 0 when it has none.
+// sample of old, a file Render wrote (its labels, AddLabels', whatever
+// they are), or 0 when it has none.
 func LastSuccess(old []byte, command string) float64 {
-	want := "infohash_" + name(command) + "_last_success_timestamp_seconds "
+	want := "infohash_" + name(command) + "_last_success_timestamp_seconds"
 	sc := bufio.NewScanner(bytes.NewReader(old))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), want); ok {
-			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f > 0 && !math.IsInf(f, 0) {
-				return f
+		rest, ok := strings.CutPrefix(sc.Text(), want)
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		v := strings.TrimSpace(rest)
+		if rest[0] == '{' { // the value follows the labels' closing brace
+			i := strings.LastIndexByte(v, '}')
+			if i < 0 {
+				continue
 			}
+			v = strings.TrimSpace(v[i+1:])
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 && !math.IsInf(f, 0) {
+			return f
 		}
 	}
 	return 0
