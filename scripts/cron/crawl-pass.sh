@@ -23,7 +23,11 @@
 # NOW plus the time elapsed since, so the steps' times agree as they do on
 # the wall clock), METRICS_DIR
 # (node_exporter textfile directory; off when unset: each step's and
-# status's infohash_STEP.prom, and the pass's infohash_crawl_pass.prom),
+# status's infohash_STEP.prom, and the pass's infohash_crawl_pass.prom,
+# whose catchup_exit_status{step} and catchup_inputs{step} tell of the
+# catch-up runs, which write theirs, and their --stats-json, into the
+# pass's folder as catchup-STEP-PASS.prom and .json: a catch-up's failure
+# is not replaced by the pass's own run),
 # KEEP_PASSES (pass folders kept under DATA_DIR/work, default 10),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--dht-listen 127.0.0.1:0",
 # "--timeout 5s").
@@ -145,6 +149,8 @@ log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
 usage() { log "$*"; usage_err=1; exit 2; }
 usage_err=''  # the pass ends on a usage error: its one line says all
 partial=0 bad=0 catchup=0
+# The catch-up runs' worst exit status and the files they applied, by step.
+cu_exit_dedup=0 cu_exit_merge=0 cu_in_dedup=0 cu_in_merge=0
 
 # With METRICS_DIR, the pass ends by writing its own gauges there, in
 # infohash_crawl_pass.prom, whatever its status (a usage error's too), to
@@ -174,6 +180,12 @@ passmetrics() {
 			printf '# HELP infohash_crawl_pass_last_success_timestamp_seconds When the last crawl pass that exited 0 ended (Unix time); a pass that did not leaves it as it was.\n'
 			printf '# TYPE infohash_crawl_pass_last_success_timestamp_seconds gauge\ninfohash_crawl_pass_last_success_timestamp_seconds %s\n' "$last"
 		fi
+		printf '# HELP infohash_crawl_pass_catchup_exit_status The worst exit status (1, then 2, 130, 75, 3) of the catch-up runs of a step (dedup or merge applying earlier passes'"'"' files) in the last pass; 0 when none failed or none ran.\n'
+		printf '# TYPE infohash_crawl_pass_catchup_exit_status gauge\n'
+		printf 'infohash_crawl_pass_catchup_exit_status{step="%s"} %d\n' dedup "$cu_exit_dedup" merge "$cu_exit_merge"
+		printf '# HELP infohash_crawl_pass_catchup_inputs Files a step'"'"'s catch-up runs applied (committed whole) in the last pass.\n'
+		printf '# TYPE infohash_crawl_pass_catchup_inputs gauge\n'
+		printf 'infohash_crawl_pass_catchup_inputs{step="%s"} %d\n' dedup "$cu_in_dedup" merge "$cu_in_merge"
 		if [ -n "$completed" ]; then
 			printf '# HELP infohash_crawl_pass_last_completed_timestamp_seconds When the last crawl pass that ran every step ended, exit 0 or 3 (partial: e.g. PASS_BUDGET cut its fetch) (Unix time); a pass that did not leaves it as it was.\n'
 			printf '# TYPE infohash_crawl_pass_last_completed_timestamp_seconds gauge\ninfohash_crawl_pass_last_completed_timestamp_seconds %s\n' "$completed"
@@ -467,6 +479,7 @@ apply() {
 	reap "$tee"
 	grep '^infohash: ' "$errf" | grep -qF -- "$file" && named=1
 	rm -f -- "$errf"
+	[ "$catchup" = 0 ] || caughtup "$name" "$rc"
 	case $rc in
 		# Applied (committed, synced): the file goes, its marker stays,
 		# so nothing applies it again (an .arrows is ~160 B a row).
@@ -486,17 +499,48 @@ apply() {
 	[ -z "$sig" ] || stopped "$name" 130
 }
 
+# caughtup STEP RC: a catch-up run of STEP ended with RC: keep the worst
+# status (1, then 2, 130, 75, 3, 0) and count the files applied.
+caughtup() {
+	local worst=cu_exit_$1 n=cu_in_$1
+	[ "$2" != 0 ] || printf -v "$n" %d $((${!n} + 1))
+	[ "$(severity "$2")" -le "$(severity "${!worst}")" ] || printf -v "$worst" %d "$2"
+}
+severity() { case $1 in 0) echo 0 ;; 3) echo 1 ;; 75) echo 2 ;; 130) echo 3 ;; 2) echo 4 ;; *) echo 5 ;; esac; }
+
+# reports STEP FILE: the --stats-json and --metrics-file flags of a run of
+# STEP on FILE. The pass's own run writes FILE's folder's STEP.json and
+# METRICS_DIR/infohash_STEP.prom; a catch-up run (an earlier pass's FILE)
+# writes both into this pass's folder, as catchup-STEP-PASS.json and .prom,
+# so that it replaces neither that pass's record of its own run nor the
+# STEP.prom of this pass's run (a catch-up that failed, then the pass's
+# own run exiting 0, left exit_status 0; infohash_crawl_pass.prom's
+# catchup_exit_status says it).
+reports() {
+	if [ "$catchup" = 0 ]; then
+		printf '%s\n' --stats-json "${2%/*}/$1.json" $(metrics "$1")
+		return
+	fi
+	local at=${2%/*}
+	at=$WORK/catchup-$1-${at##*/}
+	printf '%s\n' --stats-json "$at.json"
+	[ -z "${METRICS_DIR:-}" ] || printf '%s\n' "--metrics-file=$at.prom"
+}
 dedup() { # dedup FILE: apply the observations in FILE
+	local r
 	tick
+	mapfile -t r < <(reports dedup "$1")
 	apply dedup "$1" "$DATA/inbox" \
 		"$IH" dedup --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" --announced-peers \
-		--stats-json "${1%/*}/dedup.json" $(metrics dedup) "$1"
+		"${r[@]}" "$1"
 }
 merge() { # merge FILE: apply the fetch results in FILE
+	local r
 	tick
+	mapfile -t r < <(reports merge "$1")
 	apply merge "$1" "$DATA/inbox/merge" \
 		"$IH" merge --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" \
-		--stats-json "${1%/*}/merge.json" $(metrics merge) "$1"
+		"${r[@]}" "$1"
 }
 # The work files of each kind, older passes' Parquet first: a pass
 # folder holds one or the other (both only when a pass was run again
