@@ -27,7 +27,13 @@
 # whose catchup_exit_status{step} and catchup_inputs{step} tell of the
 # catch-up runs, which write theirs, and their --stats-json, into the
 # pass's folder as catchup-STEP-PASS.prom and .json: a catch-up's failure
-# is not replaced by the pass's own run),
+# is not replaced by the pass's own run), METRICS_LABEL (NAME=VALUE,...,
+# e.g. dataset=main: for datasets whose passes share one METRICS_DIR; each
+# step and status gets --metrics-label, the pass's series get the labels
+# too, and every file's name gets them, as infohash_STEP.dataset=main.prom
+# (characters but letters, digits and _.,=+- as _); unset: the names
+# above; setting it leaves the files of those names for you to remove;
+# ignored without METRICS_DIR),
 # KEEP_PASSES (pass folders kept under DATA_DIR/work, default 10),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--dht-listen 127.0.0.1:0",
 # "--timeout 5s").
@@ -144,7 +150,10 @@ EXPORT_DIR=${EXPORT_DIR:-$DATA/export}
 PASS=${PASS:-$(date -u +%Y%m%dT%H%M%SZ)}
 WORK=$DATA/work/$PASS
 
-metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1.prom"; }
+metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1$msuffix.prom"; }
+# METRICS_LABEL (checked below): mlabel, the steps' --metrics-label;
+# plabels, the pass's own series' labels; msuffix, the files' names'.
+mlabel=() plabels='' msuffix=''
 log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
 usage() { log "$*"; usage_err=1; exit 2; }
 usage_err=''  # the pass ends on a usage error: its one line says all
@@ -163,32 +172,33 @@ cu_exit_dedup=0 cu_exit_merge=0 cu_in_dedup=0 cu_in_merge=0
 # date(1).
 began=${EPOCHREALTIME/./}
 passmetrics() {
-	local rc=$1 f=$METRICS_DIR/infohash_crawl_pass.prom end=${EPOCHREALTIME/./} last='' completed='' us
+	local rc=$1 f=$METRICS_DIR/infohash_crawl_pass$msuffix.prom end=${EPOCHREALTIME/./} last='' completed='' us
+	local l=${plabels:+\{$plabels\}} s=${plabels:+$plabels,}
 	[ "$rc" = 0 ] && last=${end%??????}
 	[ "$rc" = 0 ] || [ "$rc" = 3 ] && completed=${end%??????}
 	[ -n "$last" ] || [ ! -f "$f" ] ||
-		last=$(sed -n 's/^infohash_crawl_pass_last_success_timestamp_seconds \([0-9.e+]*\)$/\1/p' "$f")
+		last=$(sed -n 's/^infohash_crawl_pass_last_success_timestamp_seconds\({.*}\)\{0,1\} \([0-9.e+]*\)$/\2/p' "$f")
 	[ -n "$completed" ] || [ ! -f "$f" ] ||
-		completed=$(sed -n 's/^infohash_crawl_pass_last_completed_timestamp_seconds \([0-9.e+]*\)$/\1/p' "$f")
+		completed=$(sed -n 's/^infohash_crawl_pass_last_completed_timestamp_seconds\({.*}\)\{0,1\} \([0-9.e+]*\)$/\2/p' "$f")
 	us=$((end - began))
 	{
 		printf '# HELP infohash_crawl_pass_exit_status Exit status of the last crawl pass: 0 ok, 1 error, 2 bad input or usage, 3 partial, 75 a lock held, 130 interrupted.\n'
-		printf '# TYPE infohash_crawl_pass_exit_status gauge\ninfohash_crawl_pass_exit_status %d\n' "$rc"
+		printf '# TYPE infohash_crawl_pass_exit_status gauge\ninfohash_crawl_pass_exit_status%s %d\n' "$l" "$rc"
 		printf '# HELP infohash_crawl_pass_run_duration_seconds Wall time of the last crawl pass, whatever its exit_status.\n'
-		printf '# TYPE infohash_crawl_pass_run_duration_seconds gauge\ninfohash_crawl_pass_run_duration_seconds %d.%06d\n' $((us / 1000000)) $((us % 1000000))
+		printf '# TYPE infohash_crawl_pass_run_duration_seconds gauge\ninfohash_crawl_pass_run_duration_seconds%s %d.%06d\n' "$l" $((us / 1000000)) $((us % 1000000))
 		if [ -n "$last" ]; then
 			printf '# HELP infohash_crawl_pass_last_success_timestamp_seconds When the last crawl pass that exited 0 ended (Unix time); a pass that did not leaves it as it was.\n'
-			printf '# TYPE infohash_crawl_pass_last_success_timestamp_seconds gauge\ninfohash_crawl_pass_last_success_timestamp_seconds %s\n' "$last"
+			printf '# TYPE infohash_crawl_pass_last_success_timestamp_seconds gauge\ninfohash_crawl_pass_last_success_timestamp_seconds%s %s\n' "$l" "$last"
 		fi
 		printf '# HELP infohash_crawl_pass_catchup_exit_status The worst exit status (1, then 2, 130, 75, 3) of the catch-up runs of a step (dedup or merge applying earlier passes'"'"' files) in the last pass; 0 when none failed or none ran.\n'
 		printf '# TYPE infohash_crawl_pass_catchup_exit_status gauge\n'
-		printf 'infohash_crawl_pass_catchup_exit_status{step="%s"} %d\n' dedup "$cu_exit_dedup" merge "$cu_exit_merge"
+		printf 'infohash_crawl_pass_catchup_exit_status{%sstep="%s"} %d\n' "$s" dedup "$cu_exit_dedup" "$s" merge "$cu_exit_merge"
 		printf '# HELP infohash_crawl_pass_catchup_inputs Files a step'"'"'s catch-up runs applied (committed whole) in the last pass.\n'
 		printf '# TYPE infohash_crawl_pass_catchup_inputs gauge\n'
-		printf 'infohash_crawl_pass_catchup_inputs{step="%s"} %d\n' dedup "$cu_in_dedup" merge "$cu_in_merge"
+		printf 'infohash_crawl_pass_catchup_inputs{%sstep="%s"} %d\n' "$s" dedup "$cu_in_dedup" "$s" merge "$cu_in_merge"
 		if [ -n "$completed" ]; then
 			printf '# HELP infohash_crawl_pass_last_completed_timestamp_seconds When the last crawl pass that ran every step ended, exit 0 or 3 (partial: e.g. PASS_BUDGET cut its fetch) (Unix time); a pass that did not leaves it as it was.\n'
-			printf '# TYPE infohash_crawl_pass_last_completed_timestamp_seconds gauge\ninfohash_crawl_pass_last_completed_timestamp_seconds %s\n' "$completed"
+			printf '# TYPE infohash_crawl_pass_last_completed_timestamp_seconds gauge\ninfohash_crawl_pass_last_completed_timestamp_seconds%s %s\n' "$l" "$completed"
 		fi
 	} 2>/dev/null >"$f.tmp$$" && mv -f -- "$f.tmp$$" "$f" 2>/dev/null || {
 		rm -f -- "$f.tmp$$"
@@ -266,6 +276,32 @@ run() {
 	return $rc
 }
 
+# METRICS_LABEL: NAME=VALUE,... as --metrics-label takes it. NAME is a
+# Prometheus label name, not __*, nor one the series use (this list is
+# infohash's, metrics.Reserved); VALUE not empty, without a newline. It is
+# checked first: a bad one leaves no name to write the pass's gauges under
+# (finish writes none, rather than the unlabelled file's).
+if [ -n "${METRICS_LABEL:-}" ] && [ -n "${METRICS_DIR:-}" ]; then
+	badlabel() { METRICS_DIR=''; usage "METRICS_LABEL=$METRICS_LABEL: $*"; }
+	[[ $METRICS_LABEL != *$'\n'* ]] || badlabel "a newline: want NAME=VALUE,..., such as dataset=main"
+	IFS=, read -r -a pairs <<<"$METRICS_LABEL"
+	pl='' ms='' seen=''
+	for pair in "${pairs[@]}"; do
+		lname=${pair%%=*} lvalue=${pair#*=}
+		[[ $pair == *=* && $lname =~ ^[a-zA-Z_][a-zA-Z0-9_]*$ && -n $lvalue ]] ||
+			badlabel "$pair: want NAME=VALUE (NAME letters, digits and _, not first a digit; VALUE not empty), such as dataset=main"
+		[[ $lname != __* ]] || badlabel "$lname: names starting with __ are Prometheus's own"
+		case " class kind last_failure metadata_status method outcome step table tier wave " in
+			*" $lname "*) badlabel "$lname is a label the series already use: name another" ;;
+		esac
+		case "$seen " in *" $lname "*) badlabel "$lname given twice" ;; esac
+		seen+=" $lname"
+		lvalue=${lvalue//\\/\\\\}
+		pl+=${pl:+,}$lname=\"${lvalue//\"/\\\"}\"
+		ms+=${ms:+,}$pair
+	done
+	mlabel=(--metrics-label "$METRICS_LABEL") plabels=$pl msuffix=.${ms//[^a-zA-Z0-9_.,=+-]/_}
+fi
 # Check every argument before the first step, so that a bad one does not
 # cost a capture first (NOW and LIMIT are used only after it).
 [ $# -ge 1 ] && [ $# -le 2 ] && [ -n "$DATA" ] || usage "usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]"
@@ -518,13 +554,13 @@ severity() { case $1 in 0) echo 0 ;; 3) echo 1 ;; 75) echo 2 ;; 130) echo 3 ;; 2
 # catchup_exit_status says it).
 reports() {
 	if [ "$catchup" = 0 ]; then
-		printf '%s\n' --stats-json "${2%/*}/$1.json" $(metrics "$1")
+		printf '%s\n' --stats-json "${2%/*}/$1.json" $(metrics "$1") "${mlabel[@]}"
 		return
 	fi
 	local at=${2%/*}
 	at=$WORK/catchup-$1-${at##*/}
 	printf '%s\n' --stats-json "$at.json"
-	[ -z "${METRICS_DIR:-}" ] || printf '%s\n' "--metrics-file=$at.prom"
+	[ -z "${METRICS_DIR:-}" ] || printf '%s\n' "--metrics-file=$at.prom" "${mlabel[@]}"
 }
 dedup() { # dedup FILE: apply the observations in FILE
 	local r
@@ -586,7 +622,7 @@ tick
 # shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists
 to=$WORK/observations.arrows
 step capture "$IH" capture --data "$DATA" "${now[@]}" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
-	--stats-json "$WORK/capture.json" $(metrics capture) -o -
+	--stats-json "$WORK/capture.json" $(metrics capture) "${mlabel[@]}" -o -
 dedup "$WORK/observations.arrows"
 # late: the earlier passes' results that waited for a dataset. Still none
 # (this pass's observations were bad input): they stay for a later pass.
@@ -656,7 +692,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 		rm -f -- "$JOBS.lease_until"
 		tick
 		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" --limit "$LIMIT" "${replace[@]}" \
-			--stats-json "$WORK/plan.json" $(metrics plan_retries) -o "$JOBS"
+			--stats-json "$WORK/plan.json" $(metrics plan_retries) "${mlabel[@]}" -o "$JOBS"
 		until=$(statsval lease_until "$WORK/plan.json")
 		if [ -n "$until" ] && until=$("$IH" clock --far-now --now "$until"); then
 			printf '%s\n' "$until" >"$JOBS.lease_until" || stopped plan-retries 1
@@ -685,7 +721,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	tick
 	# shellcheck disable=SC2086
 	to=$WORK/results.arrows
-	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" "${deadline[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) \
+	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" "${deadline[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) "${mlabel[@]}" \
 		"$WORK/jobs.parquet" -o -
 	merge "$WORK/results.arrows"
 fi
@@ -693,14 +729,14 @@ fi
 # An export that fails (a full or read-only export disk) stops nothing
 # else: status and the tidy-up below still run (monitoring stays, work/
 # does not grow), and the pass then ends with its exit status.
-log "export: $IH export --data $DATA --table catalog --format parquet $(metrics export) -o $EXPORT_DIR/catalog.parquet"
+log "export: $IH export --data $DATA --table catalog --format parquet $(metrics export) ${mlabel[*]} -o $EXPORT_DIR/catalog.parquet"
 run "$IH" export --data "$DATA" --table catalog --format parquet \
-	$(metrics export) -o "$EXPORT_DIR/catalog.parquet"
+	$(metrics export) "${mlabel[@]}" -o "$EXPORT_DIR/catalog.parquet"
 exportrc=$?
 [ -z "$sig" ] || stopped export 130
 [ $exportrc = 0 ] || log "export: failed (exit $exportrc): what the steps did is committed; status and the tidy-up go on; the pass ends $exportrc"
 tick
-run "$IH" status --data "$DATA" "${now[@]}" $(metrics status) >&2
+run "$IH" status --data "$DATA" "${now[@]}" $(metrics status) "${mlabel[@]}" >&2
 statusrc=$?
 [ -z "$sig" ] || stopped status 130
 # A status that fails (exit 1: it cannot read the dataset) undoes nothing
