@@ -70,7 +70,13 @@
 # rather than capture nothing new until someone acts.
 # One pass runs at a time over DATA_DIR: each holds the flock(2) of
 # DATA_DIR/work/.pass.lock (needs flock(1), util-linux's), and makes a new
-# folder DATA_DIR/work/PASS (PASS-2, ... if the name is taken). An empty
+# folder DATA_DIR/work/PASS (PASS-2, ... if the name is taken). The steps
+# it starts hold that lock too (they inherit it), on purpose: a step left
+# running by a pass killed with SIGKILL still writes into its pass's folder
+# and the dataset, so later passes skip (exit 75) until it ends, as it
+# does by itself (capture after CAPTURE_DURATION, fetch at its deadline,
+# dedup or merge once committed); `fuser -v DATA_DIR/work/.pass.lock`
+# names it, should it have to go sooner (SIGTERM: it commits what it has). An empty
 # file still being written (its writer holds its lock) is left unmarked.
 # A file applied is removed (its marker FILE.applied stays, so that no
 # pass applies it again); one not applied is kept, whatever its age. A
@@ -391,7 +397,7 @@ exec {passlock}>>"$DATA/work/.pass.lock" || {
 	exit 1
 }
 flock -n "$passlock" || {
-	log "another crawl pass holds $DATA/work/.pass.lock (an overrun, or a pass run by hand): skipping this pass (exit 75)"
+	log "another crawl pass holds $DATA/work/.pass.lock (an overrun, a pass run by hand, or a step a killed pass left running: fuser -v names it): skipping this pass (exit 75)"
 	exit 75
 }
 # The pass's folder is new: a name taken (an earlier pass in the same
