@@ -99,3 +99,38 @@ func TestLabelledFilesDistinct(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLabels: whatever --metrics-label gets, ParseLabels refuses it or
+// its labels go on every sample, once, and the last success still reads
+// back.
+func FuzzLabels(f *testing.F) {
+	for _, s := range []string{"dataset=main", `a=b"c\d`, "x=1\n2", "__a=b", "tier=x", "a==", "=", "é=1"} {
+		f.Add(s)
+	}
+	base, err := Render("merge", stats{ByClass: map[string]int64{"ok": 1}}, Run{At: time.Unix(1700000000, 0)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		labels, err := ParseLabels([]string{spec})
+		if err != nil {
+			return
+		}
+		got, err := AddLabels(base, labels)
+		if err != nil {
+			t.Fatalf("%q: %v", spec, err)
+		}
+		if LastSuccess(got, "merge") != 1700000000 {
+			t.Fatalf("%q: last success lost:\n%s", spec, got)
+		}
+		want := labels[0].Name + `="` + escape(labels[0].Value) + `"`
+		for line := range strings.Lines(string(got)) {
+			if strings.HasPrefix(line, "#") {
+				continue
+			}
+			if !strings.Contains(line, "{"+want) || strings.Count(line, "\n") != 1 {
+				t.Fatalf("%q: sample %q", spec, line)
+			}
+		}
+	})
+}
