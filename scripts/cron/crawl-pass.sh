@@ -94,7 +94,8 @@
 # LIMIT a count, KEEP and KEEP_PASSES one of 1 or more, NOW an RFC 3339 time (as
 # `infohash clock --now NOW` parses it: no GNU date needed). Exit statuses:
 #   0  pass complete
-#   75 another pass holds DATA_DIR/work/.pass.lock (nothing done); or
+#   75 another pass holds DATA_DIR/work/.pass.lock (nothing done, no metrics
+#      written: they are the running pass's); or
 #      a step found its lock held (the rest of the pass skipped): dedup,
 #      plan-retries or merge the dataset's (another writer), capture or
 #      fetch DATA_DIR/dht-state's (another capture, or fetch, on it)
@@ -228,8 +229,9 @@ finish() {
 		done
 		rmdir -- "$WORK" 2>/dev/null
 	fi
-	[ -z "${METRICS_DIR:-}" ] || passmetrics "$rc"
+	[ -z "${METRICS_DIR:-}" ] || [ -n "$passlocked" ] || passmetrics "$rc"
 }
+passlocked=''
 trap finish EXIT
 
 # SIGINT and SIGTERM are passed on to the step at work (each runs in the
@@ -398,6 +400,10 @@ exec {passlock}>>"$DATA/work/.pass.lock" || {
 }
 flock -n "$passlock" || {
 	log "another crawl pass holds $DATA/work/.pass.lock (an overrun, a pass run by hand, or a step a killed pass left running: fuser -v names it): skipping this pass (exit 75)"
+	# The pass metrics are the running pass's to write: a 75 here would
+	# stand in them, alerting, until that healthy pass ends. An overrun
+	# shows as last_success/last_completed going stale.
+	passlocked=1
 	exit 75
 }
 # The pass's folder is new: a name taken (an earlier pass in the same
