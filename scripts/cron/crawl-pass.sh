@@ -468,6 +468,13 @@ stopped() {
 		2) log "$1: bad input or usage (exit 2): stopping; fix and re-run" ;;
 		*) log "$1: failed (exit $2): stopping" ;;
 	esac
+	# Monitoring still learns what the dataset looks like when a step
+	# stops the pass (a bad DIR/blocklist stops plan-retries: status's
+	# blocklist_unreadable says why), unless the pass was interrupted or
+	# status itself is what stopped. Its own failure changes nothing here.
+	if [ -n "${METRICS_DIR:-}" ] && [ "$2" != 130 ] && [ "$1" != status ] && [ -e "$DATA/CURRENT" ]; then
+		"$IH" status --data "$DATA" "${now[@]}" $(metrics status) "${mlabel[@]}" >/dev/null 2>&1 || true
+	fi
 	exit "$2"
 }
 

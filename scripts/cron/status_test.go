@@ -55,3 +55,27 @@ exec `+bin+` "$@"`)
 		t.Errorf("status did not run after the failed export; log:\n%s", log)
 	}
 }
+
+// A step that stops the pass still lets status write its gauges: a bad
+// DIR/blocklist stops plan-retries (exit 2), and monitoring learns why
+// from infohash_status_blocklist_unreadable, which a pass that stopped
+// before status never wrote.
+func TestCrawlPassStoppedStillWritesStatus(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ds")
+	metrics := t.TempDir()
+	runPass(t, data, "b0", "1s", 0, "METRICS_DIR="+metrics)
+	prom := filepath.Join(metrics, "infohash_status.prom")
+	if got := gauge(t, prom, "infohash_status_blocklist_unreadable"); got != "0" {
+		t.Fatalf("blocklist_unreadable %q before the bad blocklist, want 0", got)
+	}
+	if err := os.WriteFile(filepath.Join(data, "blocklist"), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := runPass(t, data, "b1", "1s", 2, "METRICS_DIR="+metrics)
+	if !strings.Contains(log, "plan-retries: bad input or usage (exit 2): stopping") {
+		t.Fatalf("the pass did not stop at plan-retries; log:\n%s", log)
+	}
+	if got := gauge(t, prom, "infohash_status_blocklist_unreadable"); got != "1" {
+		t.Errorf("blocklist_unreadable %q after the pass stopped on a bad blocklist, want 1; log:\n%s", got, log)
+	}
+}
