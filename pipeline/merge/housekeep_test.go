@@ -64,7 +64,7 @@ func TestIdleMergeHousekeeps(t *testing.T) {
 					}
 					return st
 				}
-				snap, ledger, totals := datasettest.Snapshot(t, dir), ledgerLen(t, dir), totalsOf(t, dir)
+				snap, ledger, totals := datasettest.Snapshot(t, dir), ledgerLen(t, dir), datasettest.Current(t, dir).Totals
 				if st := idle(tc.early); st.Committed || datasettest.Snapshot(t, dir) != snap {
 					t.Fatalf("nothing to prune yet: committed %+v", st)
 				}
@@ -87,7 +87,7 @@ func TestIdleMergeHousekeeps(t *testing.T) {
 				if got := ledgerLen(t, dir); got != ledger {
 					t.Errorf("ledger %d entries, was %d: the empty input was recorded", got, ledger)
 				}
-				if got := totalsOf(t, dir); !maps.Equal(got, totals) {
+				if got := datasettest.Current(t, dir).Totals; !maps.Equal(got, totals) {
 					t.Errorf("totals %v, were %v: housekeeping counted as applied work", got, totals)
 				}
 				if st := idle(tc.late + hour); st.Committed || datasettest.Snapshot(t, dir) != snap+1 {
@@ -111,19 +111,4 @@ func ledgerLen(t *testing.T, dir string) int64 {
 		t.Fatal(err)
 	}
 	return m.LedgerLen()
-}
-
-// totalsOf is the dataset's current totals.
-func totalsOf(t *testing.T, dir string) map[string]int64 {
-	t.Helper()
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.Totals
 }

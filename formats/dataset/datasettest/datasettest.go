@@ -107,3 +107,19 @@ func Snapshot(t testing.TB, dir string) int64 {
 	}
 	return m.Snapshot
 }
+
+// Current returns the current snapshot's manifest of the dataset at dir,
+// read as a reader reads it (no migration, no lock).
+func Current(t testing.TB, dir string) *dataset.Manifest {
+	t.Helper()
+	d, err := dataset.OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
