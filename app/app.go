@@ -98,8 +98,7 @@ func wire(c *cli.Command, top string) {
 	if c.Before == nil {
 		c.Before = beforeCommand
 	}
-	statsOnEveryExit(c) // before: --stats-json is written first
-	metricsOnEveryExit(c)
+	reportsOnEveryExit(c)
 }
 
 // Main runs the command line and returns the process exit status.

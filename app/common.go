@@ -372,7 +372,7 @@ var started = time.Now()
 func writeStatsJSON(c *cli.Context, v any, end func(reportErr error) error) error {
 	var jerr error
 	if p := c.String("stats-json"); p != "" {
-		noteStatsTried(c.Context)
+		noteReportTried(c.Context, "stats-json")
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err == nil {
 			err = writeReport(c, "stats-json", p, append(b, '\n'))
@@ -396,9 +396,9 @@ func writeStatsJSON(c *cli.Context, v any, end func(reportErr error) error) erro
 // writeMetrics writes v, the run's counters, to --metrics-file with the
 // status the run exits with (exitStatus): unless it is 0, with the last
 // success time of the file it replaces (lastSuccess). It notes in the
-// run's context that the file was tried (metricsOnEveryExit).
+// run's context that the file was tried (reportOnEveryExit).
 func writeMetrics(c *cli.Context, v any, exit int) error {
-	noteMetricsTried(c.Context)
+	noteReportTried(c.Context, "metrics-file")
 	p := c.String("metrics-file")
 	run := metrics.Run{Duration: time.Since(started), At: time.Now(), Exit: exit}
 	if run.Exit != exitcode.OK {

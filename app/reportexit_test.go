@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -283,6 +285,106 @@ func TestExitStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := exitStatus(tt.ctx, tt.err); got != tt.want {
 				t.Errorf("exitStatus = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReportsOnEveryExit runs the wrappers wire installs on a stage whose
+// Action stands for a run that ends one way: which reports they write
+// after it, with which status, and how the run then ends. --stats-json
+// is written first: when it fails (/dev/full) after a run that exited 0,
+// the metrics record the 1 that failure makes, not the 0 before it; after
+// a run that failed, the run's status stays, its error joined with the
+// report's. A report the run itself tried is left to it, and the other
+// still written.
+func TestReportsOnEveryExit(t *testing.T) {
+	const old = "old\n"
+	locked := fmt.Errorf("dedup: %w", exitcode.ErrLocked)
+	ok := func(*cli.Context) error { return nil }
+	for _, tt := range []struct {
+		name      string
+		command   string
+		action    func(cc *cli.Context) error
+		statsFull bool   // --stats-json /dev/full
+		exit      int    // how the run ends
+		errWants  string // in its error ("": none)
+		stats     bool   // --stats-json written: {"exit_status": exit} (false: old kept)
+		metrics   bool   // --metrics-file written, with exit_status exit (false: old kept)
+	}{
+		{name: "ok", command: "dedup", action: ok, exit: 0, stats: true, metrics: true},
+		{name: "locked", command: "dedup", action: func(*cli.Context) error { return locked }, exit: 75, errWants: "dedup: ", stats: true, metrics: true},
+		{name: "ok, --stats-json fails", command: "dedup", action: ok, statsFull: true, exit: 1, errWants: "--stats-json: ", metrics: true},
+		{name: "locked, --stats-json fails", command: "dedup", action: func(*cli.Context) error { return locked }, statsFull: true,
+			exit: 75, errWants: "; and --stats-json: ", metrics: true},
+		{name: "run tried both", command: "dedup", action: func(cc *cli.Context) error {
+			noteReportTried(cc.Context, "stats-json")
+			noteReportTried(cc.Context, "metrics-file")
+			return nil
+		}, exit: 0},
+		{name: "run tried --stats-json", command: "dedup", action: func(cc *cli.Context) error {
+			noteReportTried(cc.Context, "stats-json")
+			return nil
+		}, exit: 0, metrics: true},
+		{name: "run tried --metrics-file", command: "dedup", action: func(cc *cli.Context) error {
+			noteReportTried(cc.Context, "metrics-file")
+			return locked
+		}, exit: 75, errWants: "dedup: ", stats: true},
+		{name: "usage error", command: "dedup", action: func(*cli.Context) error { return usageError(errors.New("dedup: -o: bad")) },
+			exit: 2, errWants: "-o: bad"},
+		{name: "141, reported", command: "dedup", action: func(*cli.Context) error {
+			return exitcode.With(exitcode.BrokenPipe, errors.New("stdout: broken pipe"))
+		}, exit: 141, errWants: "broken pipe", stats: true, metrics: true},
+		{name: "141, quiet", command: "export", action: func(*cli.Context) error {
+			return exitcode.With(exitcode.BrokenPipe, errors.New("stdout: broken pipe"))
+		}, exit: 141, errWants: "broken pipe"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			stats, prom := filepath.Join(dir, "stats.json"), filepath.Join(dir, "run.prom")
+			for _, p := range []string{stats, prom} {
+				if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			statsArg := stats
+			if tt.statsFull {
+				statsArg = "/dev/full"
+			}
+			c := &cli.Command{Name: tt.command, Action: tt.action,
+				Flags: []cli.Flag{&cli.StringFlag{Name: "stats-json"}, &cli.StringFlag{Name: "metrics-file"}}}
+			reportsOnEveryExit(c)
+			var stdout, stderr bytes.Buffer
+			a := &cli.App{Name: "infohash", Commands: []*cli.Command{c}, Writer: &stdout, ErrWriter: &stderr,
+				ExitErrHandler: func(*cli.Context, error) {}}
+			ctx := context.Background()
+			err := a.RunContext(ctx, []string{"infohash", tt.command, "--stats-json", statsArg, "--metrics-file", prom})
+			if got := exitStatus(ctx, err); got != tt.exit {
+				t.Fatalf("exit %d, want %d: %v", got, tt.exit, err)
+			}
+			if (err != nil) != (tt.errWants != "") || err != nil && !strings.Contains(err.Error(), tt.errWants) {
+				t.Fatalf("error %v, want one holding %q", err, tt.errWants)
+			}
+			b, err := os.ReadFile(stats)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("{\n  \"exit_status\": %d\n}\n", tt.exit); tt.stats && string(b) != want {
+				t.Errorf("--stats-json %q, want %q", b, want)
+			} else if !tt.stats && string(b) != old {
+				t.Errorf("--stats-json written: %q", b)
+			}
+			p, err := os.ReadFile(prom)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case !tt.metrics && string(p) != old:
+				t.Errorf("--metrics-file written:\n%s", p)
+			case tt.metrics:
+				if got := sample(t, string(p), metricsPrefix(tt.command)+"exit_status"); got != float64(tt.exit) {
+					t.Errorf("metrics exit_status %v, want %d:\n%s", got, tt.exit, p)
+				}
 			}
 		})
 	}
