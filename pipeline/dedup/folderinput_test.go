@@ -183,31 +183,3 @@ func treeOf(t *testing.T, dir string) []string {
 	}
 	return out
 }
-
-// TestFolderFilesThroughSymlink: a folder named by a symbolic link to it,
-// with or without a trailing slash, gives the files of the folder (the
-// link is not taken for a file of its own, which would leave the folder
-// unread, "nothing to apply").
-func TestFolderFilesThroughSymlink(t *testing.T) {
-	dir := t.TempDir()
-	real := filepath.Join(dir, "real")
-	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"a.parquet", "sub/b.arrows", "notes.txt"} {
-		if err := os.WriteFile(filepath.Join(real, f), []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := filepath.Join(dir, "in")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{link, link + "/"} {
-		got, err := folderFiles(name)
-		want := []string{filepath.Join(link, "a.parquet"), filepath.Join(link, "sub", "b.arrows")}
-		if err != nil || !slices.Equal(got, want) {
-			t.Fatalf("folderFiles(%s) = %q, %v; want %q", name, got, err, want)
-		}
-	}
-}
