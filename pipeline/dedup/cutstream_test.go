@@ -12,7 +12,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/dataset/datasettest"
-	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/inputdir/inputdirtest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/status"
@@ -22,18 +22,7 @@ import (
 // where each batch ends in the stream.
 func cutCapture(t *testing.T, obs []schema.Observation) (stream []byte, ends []int) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := rowio.NewArrowWriter[schema.Observation]("test", &buf)
-	for lo := 0; lo < len(obs); lo += 100 {
-		if err := w.Write(obs[lo:min(lo+100, len(obs))]); err != nil {
-			t.Fatal(err)
-		}
-		ends = append(ends, buf.Len())
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), ends
+	return inputdirtest.Stream(t, obs, 100)
 }
 
 // TestDedupCutStream: capture killed while writing a batch leaves dedup

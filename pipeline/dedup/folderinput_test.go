@@ -1,16 +1,14 @@
 package dedup
 
 import (
-	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
+	"github.com/infohash/infohash/formats/inputdir/inputdirtest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -24,38 +22,16 @@ import (
 // Applied again once the writer is done, only the skipped one is new.
 func TestDedupFolderArrowStreams(t *testing.T) {
 	whole, cutObs, busyObs, pq := genObs(90, 300, 100), genObs(91, 300, 100), genObs(92, 200, 80), genObs(93, 200, 80)
-	in := filepath.Join(t.TempDir(), "in")
-	if err := os.MkdirAll(filepath.Join(in, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	wholeStream, _ := cutCapture(t, whole)
 	cutStream, ends := cutCapture(t, cutObs)
 	busyStream, _ := cutCapture(t, busyObs)
-	for name, b := range map[string][]byte{
-		"a.arrows":     wholeStream,
-		"sub/B.ARROW":  cutStream[:ends[1]+20],
-		"c.arrows":     busyStream,
-		"notes.txt":    []byte("not an input\n"),
-		"d.arrows.bak": []byte("junk"),
-	} {
-		if err := os.WriteFile(filepath.Join(in, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeObs(t, in, pq)
-	busy := filepath.Join(in, "c.arrows")
-	lock, err := os.Open(busy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	f := inputdirtest.Build(t, inputdirtest.Contents{Parquet: readBack(t, writeObs(t, t.TempDir(), pq)),
+		Whole: wholeStream, Cut: cutStream[:ends[1]+20], Busy: busyStream})
+	in, busy := f.Dir, f.Busy
 
 	data := filepath.Join(t.TempDir(), "ds")
 	st, err := run(t, data, nil, in+"/")
-	for _, want := range []string{busy + ": still being written by ", filepath.Join(in, "sub/B.ARROW") + ": the Arrow IPC stream was cut mid-message after 200 complete rows, which were applied"} {
+	for _, want := range []string{busy + ": still being written by ", f.Cut + ": the Arrow IPC stream was cut mid-message after 200 complete rows, which were applied"} {
 		if exitcode.Of(err) != exitcode.Partial || !strings.Contains(err.Error(), want) {
 			t.Fatalf("err = %v (exit %d), want exit 3 saying %q", err, exitcode.Of(err), want)
 		}
@@ -65,7 +41,7 @@ func TestDedupFolderArrowStreams(t *testing.T) {
 	}
 	compare(t, readState(t, data), truth(whole, cutObs[:200], pq))
 
-	unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	f.Release()
 	st, err = run(t, data, nil, in)
 	if err != nil || st.Inputs != 4 || st.InputsSkipped != 3 || st.Observations != int64(len(busyObs)) {
 		t.Fatalf("again, its writer done: %+v, %v; want only %s applied", st, err, busy)
@@ -102,15 +78,7 @@ func TestDedupEmptyFolderNothingToDo(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			paths := map[string]string{"empty": filepath.Join(dir, "empty") + "/", "list": filepath.Join(dir, "list"),
-				"blank": filepath.Join(dir, "blank.parquet"), "missing": filepath.Join(dir, "missing"), "-": "-"}
-			for _, d := range []string{"empty", "list"} {
-				if err := os.Mkdir(paths[d], 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			os.WriteFile(filepath.Join(paths["list"], "notes.txt"), []byte("x\n"), 0o644)
-			os.WriteFile(paths["blank"], nil, 0o644)
+			paths := inputdirtest.Nothing(t, dir)
 			paths["obs"] = writeObs(t, dir, obs)
 			data := filepath.Join(dir, "ds")
 			var want map[schema.Hash]schema.State
@@ -135,9 +103,9 @@ func TestDedupEmptyFolderNothingToDo(t *testing.T) {
 					want = truth(obs[:50], obs)
 				}
 			}
-			var before []string
+			var before map[string]string
 			if tt.existing {
-				before = treeOf(t, data)
+				before = fsutiltest.Tree(t, data)
 			}
 			var ins []string
 			for _, k := range tt.inputs {
@@ -154,32 +122,11 @@ func TestDedupEmptyFolderNothingToDo(t *testing.T) {
 				return
 			}
 			if tt.commits == 0 && tt.code == 0 {
-				if after := treeOf(t, data); !slices.Equal(before, after) {
+				if after := fsutiltest.Tree(t, data); !maps.Equal(before, after) {
 					t.Fatalf("the dataset changed:\n%q\nwas\n%q", after, before)
 				}
 			}
 			compare(t, readState(t, data), want)
 		})
 	}
-}
-
-// treeOf lists the files under dir with their sizes and times.
-func treeOf(t *testing.T, dir string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		out = append(out, fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano()))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -1,40 +1,21 @@
 package merge
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
+	"github.com/infohash/infohash/formats/inputdir/inputdirtest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
-
-// arrowStream is rs as an Arrow IPC stream in batches of per rows, and
-// where each batch ends in it.
-func arrowStream(t *testing.T, rs []schema.Result, per int) (stream []byte, ends []int) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := rowio.NewArrowWriter[schema.Result]("test", &buf)
-	for lo := 0; lo < len(rs); lo += per {
-		if err := w.Write(rs[lo:min(lo+per, len(rs))]); err != nil {
-			t.Fatal(err)
-		}
-		ends = append(ends, buf.Len())
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), ends
-}
 
 // folderResults plans the jobs of cutDataset and returns a failure with
 // a peer to penalise for each.
@@ -62,42 +43,18 @@ func folderResults(t *testing.T, dir string) []schema.Result {
 func TestMergeFolderArrowStreams(t *testing.T) {
 	dir := cutDataset(t)
 	rs := folderResults(t, dir)
-	in := filepath.Join(t.TempDir(), "res")
-	if err := os.MkdirAll(filepath.Join(in, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	whole, _ := arrowStream(t, rs[6:12], 3)
-	cut, ends := arrowStream(t, rs[12:20], 4)
-	busyStream, _ := arrowStream(t, rs[20:24], 4)
+	whole, _ := inputdirtest.Stream(t, rs[6:12], 3)
+	cut, ends := inputdirtest.Stream(t, rs[12:20], 4)
+	busyStream, _ := inputdirtest.Stream(t, rs[20:24], 4)
 	pq, err := os.ReadFile(writeResults(t, rs[:6]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, b := range map[string][]byte{
-		"a.parquet":       pq,
-		"b.arrows":        whole,
-		"sub/C.ARROW":     cut[:ends[0]+30],
-		"d.arrows":        busyStream,
-		"notes.txt":       []byte("not results\n"),
-		"e.arrows.bak":    []byte("junk"),
-		".tmp-f.arrows-1": []byte("half"),
-	} {
-		if err := os.WriteFile(filepath.Join(in, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	busy := filepath.Join(in, "d.arrows")
-	lock, err := os.Open(busy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	f := inputdirtest.Build(t, inputdirtest.Contents{Parquet: pq, Whole: whole, Cut: cut[:ends[0]+30], Busy: busyStream})
+	in, busy := f.Dir, f.Busy
 
 	st, err := tryMerge(dir, t0+10*minute, in+"/")
-	for _, want := range []string{busy + ": still being written by ", filepath.Join(in, "sub/C.ARROW") + ": the stream was cut"} {
+	for _, want := range []string{busy + ": still being written by ", f.Cut + ": the stream was cut"} {
 		if exitcode.Of(err) != exitcode.Partial || !strings.Contains(err.Error(), want) {
 			t.Fatalf("err = %v (exit %d), want exit 3 saying %q", err, exitcode.Of(err), want)
 		}
@@ -106,7 +63,7 @@ func TestMergeFolderArrowStreams(t *testing.T) {
 		t.Fatalf("stats %+v, want 3 inputs, 16 failures applied in one commit", st)
 	}
 
-	unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	f.Release()
 	st, err = tryMerge(dir, t0+11*minute, in)
 	if err != nil || st.Inputs != 4 || st.InputsSkipped != 3 || st.Results != 4 || st.Applied != 4 {
 		t.Fatalf("again, its writer done: %+v, %v; want only %s applied", st, err, busy)
@@ -145,16 +102,8 @@ func TestMergeEmptyFolderNothingToDo(t *testing.T) {
 			data := cutDataset(t)
 			rs := folderResults(t, data)
 			dir := t.TempDir()
-			paths := map[string]string{"empty": filepath.Join(dir, "empty") + "/", "list": filepath.Join(dir, "list"),
-				"blank": filepath.Join(dir, "blank.parquet"), "missing": filepath.Join(dir, "missing"), "-": "-",
-				"res": writeResults(t, rs[:6])}
-			for _, d := range []string{"empty", "list"} {
-				if err := os.Mkdir(paths[d], 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			os.WriteFile(filepath.Join(paths["list"], "notes.txt"), []byte("x\n"), 0o644)
-			os.WriteFile(paths["blank"], nil, 0o644)
+			paths := inputdirtest.Nothing(t, dir)
+			paths["res"] = writeResults(t, rs[:6])
 			if tt.leftover {
 				b, err := os.ReadFile(paths["res"])
 				if err != nil {
@@ -180,7 +129,7 @@ func TestMergeEmptyFolderNothingToDo(t *testing.T) {
 				t.Fatalf("exit %d (%v), %+v; want exit %d, %d results", exitcode.Of(err), err, st, tt.code, tt.results)
 			}
 			if tt.results == 0 && tt.code == 0 {
-				if after := treeOf(t, data); !slices.Equal(before, after) {
+				if after := treeOf(t, data); !maps.Equal(before, after) {
 					t.Fatalf("the dataset changed:\n%q\nwas\n%q", after, before)
 				}
 			}
@@ -191,31 +140,17 @@ func TestMergeEmptyFolderNothingToDo(t *testing.T) {
 	}
 }
 
-// treeOf lists the files under dir with their sizes, and the times of
-// those a run would change (not the folders, nor the LOCK file every
-// opening takes).
-func treeOf(t *testing.T, dir string) []string {
+// treeOf is fsutiltest.Tree of dir, less the times of what every run
+// changes (the folders, and the LOCK file every opening takes).
+func treeOf(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	tree := fsutiltest.Tree(t, dir)
+	for p, v := range tree {
+		if strings.HasPrefix(v, "d") || filepath.Base(p) == "LOCK" {
+			tree[p] = ""
 		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		if e.IsDir() || e.Name() == "LOCK" {
-			out = append(out, p)
-		} else {
-			out = append(out, fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano()))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	return out
+	return tree
 }
 
 // TestMergeFolderFIFO: a FIFO in a folder named as RESULTS, named like a
