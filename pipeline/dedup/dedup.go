@@ -169,9 +169,11 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	defer settleLive(ctx, ins)
 	if len(ins) > 1 {
 		// Not the inputs the input cache knows applied: they are not read.
-		if err := precheck(ctx, notApplied(d, nil, ins), o.AnnouncedPeers); err != nil {
+		checked, err := precheck(ctx, notApplied(d, nil, ins), o.AnnouncedPeers)
+		if err != nil {
 			return st, err
 		}
+		ins = withChecked(ins, checked)
 	}
 	sums := checksumAll(ins)
 	defer func(sums *checksums) { // Run sets sums to nil once it has the ids

@@ -62,6 +62,9 @@ type input struct {
 	// (dataset.ClaimLeftover), once it has committed it or given it up
 	// (settleLive); nil for other inputs.
 	release func()
+	// checked is what the precheck checked of the input, nil if nothing:
+	// its read need not check it again (openInput).
+	checked *pagesChecked
 }
 
 // resolveInputs expands folders, spools stdin into the inbox and picks up

@@ -109,7 +109,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	if !b.noPeers {
 		read = obsPeerColumns
 	}
-	pf, err := rowio.OpenParquet(f, in.size, read, rowio.DefaultLimits())
+	pf, err := openInput(f, in, read)
 	if err != nil {
 		return 0, bad(err)
 	}
