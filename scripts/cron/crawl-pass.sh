@@ -54,7 +54,8 @@
 # anything) holds nothing to apply and is marked so. A
 # pass that stops before that (capture or fetch got SIGTERM or SIGKILL, dedup or merge
 # found the dataset locked or failed) leaves the file unmarked, and every
-# pass first applies the unmarked files of all passes, in pass order:
+# pass first applies the unmarked files of all passes, oldest pass first
+# (the order the folders were made, which each one's .pass.seq keeps):
 # dedup and merge skip an input already in the ledger, so applying one
 # again is safe (results wait while DATA_DIR holds no dataset, as a new
 # one whose first dedup committed nothing, until the pass's own dedup
@@ -82,7 +83,8 @@
 # pass applies it again); one not applied is kept, whatever its age. A
 # pass folder (then the steps' --stats-json files, plan-retries' jobs
 # file, markers, files left to apply) is removed once it is not among the
-# KEEP_PASSES (default 10) newest and nothing in it is left to apply, or
+# KEEP_PASSES (default 10) newest (made last, whatever their names) and
+# nothing in it is left to apply, or
 # as the pass ends if it holds nothing. SIGINT
 # or SIGTERM is passed on to the step at work, which commits what it has;
 # the pass waits for it and exits 130.
@@ -127,7 +129,7 @@ esac
 
 # shellcheck disable=SC2046 # $(metrics STAGE) prints one word or none
 set -uo pipefail
-export LC_ALL=C # pass folders sort by name, bytewise
+export LC_ALL=C # sort(1) compares the pass folders' keys bytewise
 
 # Arguments starting with "-" are options, of which there are two: -h and
 # --help print the comment above (exit 0); any other is a usage error, so
@@ -213,6 +215,60 @@ passmetrics() {
 		[ -n "$usage_err" ] || log "cannot write $f (METRICS_DIR)"
 	}
 }
+# The order of the pass folders, DATA_DIR/work/*/, for the catch-up
+# (oldest first) and KEEP_PASSES (the newest kept) is the order the passes
+# made them, not their names' (bytewise, a-2/ came before a/, as - is
+# below /, and 10/ before 9/). Each pass writes into the folder it makes
+# its sequence number, SEQ: one more than the highest there (under
+# .pass.lock, so no two passes draw the same). Fallback: a folder with no
+# SEQ (or not a number of up to 18 digits), made by a crawl-pass.sh
+# before this one or by hand, is taken as made before every folder that
+# has one, and comes first; among themselves such folders go by name,
+# each run of digits taken as a number (9 before 10; a before a-2 before
+# a-10), as older passes named theirs.
+SEQ=.pass.seq
+# seqof DIR: pseq, DIR's sequence number; empty if it has none.
+seqof() {
+	pseq=''
+	[ ! -f "$1/$SEQ" ] || IFS= read -r pseq <"$1/$SEQ" 2>/dev/null
+	if [[ $pseq =~ ^[0-9]{1,18}$ ]]; then pseq=$((10#$pseq)); else pseq=''; fi
+}
+# natkey NAME: key, NAME with each run of digits as its length (two
+# digits) and its value: bytewise, keys sort the runs as numbers. Bytes
+# other than printable ASCII are ? (no tab or newline in sort's lines).
+natkey() {
+	local s=${1//[^[:print:]]/?} run
+	key=''
+	while [[ $s =~ ^([^0-9]*)([0-9]+)(.*)$ ]]; do
+		key+=${BASH_REMATCH[1]} run=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+		while [ ${#run} -gt 1 ] && [ "${run:0:1}" = 0 ]; do run=${run:1}; done
+		printf -v run '%02d%s' ${#run} "$run"
+		key+=$run
+	done
+	key+=$s
+}
+# passorder: passes, the pass folders (no trailing /), oldest first. The
+# lines sorted are "0 NAMEKEY" (no SEQ) or "1 SEQKEY", a tab (below any
+# key's byte: a key that is another's prefix comes first), and the index.
+passes=()
+passorder() {
+	local d line dirs=() lines=()
+	passes=()
+	for d in "$DATA"/work/*/; do
+		[ -d "$d" ] || continue # no folder: the pattern itself
+		d=${d%/}
+		seqof "$d"
+		if [ -n "$pseq" ]; then natkey "$pseq"; key="1 $key"; else natkey "${d##*/}"; key="0 $key"; fi
+		printf -v line '%s\t%06d' "$key" ${#dirs[@]}
+		lines+=("$line")
+		dirs+=("$d")
+	done
+	[ ${#dirs[@]} -gt 0 ] || return 0
+	while IFS= read -r line; do
+		passes+=("${dirs[10#${line##*$'\t'}]}")
+	done < <(printf '%s\n' "${lines[@]}" | sort)
+}
+
 # finish: on the way out, whatever the status. A pass that left nothing
 # in its folder (locked out at capture) removes it, so that it does not
 # count among the KEEP_PASSES kept and push out real passes' files.
@@ -227,6 +283,8 @@ finish() {
 		for f in "$WORK"/observations.arrows "$WORK"/results.arrows; do
 			[ -s "$f" ] || [ ! -f "$f" ] || [ -e "$f.applied" ] || rm -f -- "$f"
 		done
+		# Its sequence number alone is nothing to keep.
+		[ "$(ls -A -- "$WORK" 2>/dev/null)" != "$SEQ" ] || rm -f -- "$WORK/$SEQ"
 		rmdir -- "$WORK" 2>/dev/null
 	fi
 	[ -z "${METRICS_DIR:-}" ] || [ -n "$passlocked" ] || passmetrics "$rc"
@@ -407,16 +465,26 @@ flock -n "$passlock" || {
 	exit 75
 }
 # The pass's folder is new: a name taken (an earlier pass in the same
-# second, or PASS given again) gets -2, -3, ... (they sort after it).
+# second, or PASS given again) gets -2, -3, ... It is stamped with the
+# next sequence number (see passorder), drawn under .pass.lock.
 base=$PASS n=1
 while [ -e "$WORK" ] || [ -L "$WORK" ]; do
 	n=$((n + 1)) PASS=$base-$n WORK=$DATA/work/$base-$n
+done
+top=0
+for dir in "$DATA"/work/*/; do
+	seqof "${dir%/}"
+	[ -z "$pseq" ] || [ "$pseq" -le "$top" ] || top=$pseq
 done
 mkdir -- "$WORK" || {
 	log "cannot create $WORK or $EXPORT_DIR: failed (exit 1): stopping"
 	exit 1
 }
 made=1
+printf '%s\n' $((top + 1)) >"$WORK/$SEQ" || {
+	log "cannot write $WORK/$SEQ: failed (exit 1): stopping"
+	exit 1
+}
 [ "$PASS" = "$base" ] || log "$DATA/work/$base exists (an earlier pass of that name): this pass's folder is $WORK"
 
 # tick: set now, the --now of the step about to start: with NOW, NOW plus
@@ -613,8 +681,8 @@ RES=(results.parquet results.arrows)
 # applied once this pass's dedup has made the dataset (see late below).
 late=()
 catchup=1
-for dir in "$DATA"/work/*/; do
-	dir=${dir%/}
+passorder
+for dir in "${passes[@]}"; do
 	for f in "${OBS[@]}"; do
 		if pending "$dir/$f"; then
 			log "catch-up: ${dir##*/}'s observations ($f) were not applied"
@@ -764,11 +832,10 @@ statusrc=$?
 
 # Keep the folders of the last KEEP_PASSES passes for inspection, and of
 # any pass with a file left to apply.
-folders=("$DATA"/work/*/)
-old=$((${#folders[@]} - keeppasses))
+passorder
+old=$((${#passes[@]} - keeppasses))
 [ $old -gt 0 ] || old=0
-for dir in "${folders[@]:0:old}"; do
-	dir=${dir%/}
+for dir in "${passes[@]:0:old}"; do
 	left=0
 	for f in "${OBS[@]}" "${RES[@]}"; do
 		pending "$dir/$f" && left=1
