@@ -21,13 +21,19 @@
 # (RFC 3339, for tests and demos: the pass's clock reads NOW as it begins
 # and runs on at the wall clock's pace; each step but export gets --now
 # NOW plus the time elapsed since, so the steps' times agree as they do on
-# the wall clock), METRICS_DIR
+# the wall clock), PASS (the pass's name: its folder DATA_DIR/work/PASS,
+# its log lines' tag; default the UTC time it starts, such as
+# 20261204T131500Z; a name taken gets -2, -3, ...), METRICS_DIR
 # (node_exporter textfile directory; off when unset: each step's and
-# status's infohash_STEP.prom, and the pass's infohash_crawl_pass.prom,
-# whose catchup_exit_status{step} and catchup_inputs{step} tell of the
-# catch-up runs, which write theirs, and their --stats-json, into the
-# pass's folder as catchup-STEP-PASS.prom and .json: a catch-up's failure
-# is not replaced by the pass's own run), METRICS_LABEL (NAME=VALUE,...,
+# status's infohash_STEP.prom, and the pass's infohash_crawl_pass.prom:
+# infohash_crawl_pass_exit_status, _run_duration_seconds,
+# _last_success_timestamp_seconds (moves on exit 0 only),
+# infohash_crawl_pass_last_completed_timestamp_seconds (moves on exit 0
+# or 3: every step ran), and catchup_exit_status{step} and
+# catchup_inputs{step}, which tell of the catch-up runs, which write
+# theirs, and their --stats-json, into the pass's folder as
+# catchup-STEP-PASS.prom and .json: a catch-up's failure is not replaced
+# by the pass's own run), METRICS_LABEL (NAME=VALUE,...,
 # e.g. dataset=main: for datasets whose passes share one METRICS_DIR; each
 # step and status gets --metrics-label, the pass's series get the labels
 # too, and every file's name gets them, as infohash_STEP.dataset=main.prom

@@ -33,6 +33,8 @@ func TestCrawlPassOptions(t *testing.T) {
 	}{
 		{"--help", []string{"--help"}, 0, "crawl-pass.sh [--] DATA_DIR [CAPTURE_DURATION]", "", ""},
 		{"-h after DATA_DIR", []string{"ds", "-h"}, 0, "Exit statuses:", "", ""},
+		{"--help names PASS", []string{"--help"}, 0, "PASS (the pass's name", "", ""},
+		{"--help names the completed gauge", []string{"--help"}, 0, "infohash_crawl_pass_last_completed_timestamp_seconds", "", ""},
 		{"unknown option", []string{"-v", "1s"}, 2, "", "crawl-pass.sh: -v: no such option", ""},
 		{"unknown option after DATA_DIR", []string{"ds", "--duration=1s"}, 2, "", "crawl-pass.sh: --duration=1s: no such option", ""},
 		{"DATA_DIR after --", []string{"--", "-ds", "1s"}, 0, "", "", "-ds"},
