@@ -21,12 +21,13 @@ var workFiles = []struct{ name, stage string }{
 
 // listWork lists the work files of crawl-pass under DIR/work/*/ that are
 // not marked applied (no FILE.applied beside them), passes in name order
-// as crawl-pass applies them: what a pass that stopped or failed left for
-// the next one, or the file of a pass running now between its capture
-// (or fetch) and its dedup (or merge). Then DIR/work/jobs.parquet, if its
-// leases are live: jobs planned and leased, not yet fetched. It reads, as crawl-pass's glob
-// does, the folders whose names do not start with a dot, and follows
-// symbolic links.
+// (crawl-pass applies them in the order the passes made them, by their
+// .pass.seq: the list is the same set, perhaps in another order): what a
+// pass that stopped or failed left for the next one, or the file of a pass
+// running now between its capture (or fetch) and its dedup (or merge).
+// Then DIR/work/jobs.parquet, if its leases are live: jobs planned and
+// leased, not yet fetched. It reads, as crawl-pass's glob does, the
+// folders whose names do not start with a dot, and follows symbolic links.
 func (r *Report) listWork() {
 	work := filepath.Join(r.Dir, "work")
 	entries, err := os.ReadDir(work)
