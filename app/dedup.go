@@ -47,7 +47,8 @@ one per line, or - for an Arrow IPC stream (or a hash list) on stdin. The kind i
 detected from the content; a compressed input (gzip, zstd, bzip2, xz) is bad
 input: decompress it into a pipe. A named INPUT that can be read only once (a
 pipe such as <(zcat list.gz), a FIFO) is spooled into DIR/inbox/ like stdin,
-then applied. Parquet and Arrow
+then applied; a FIFO or device inside a folder INPUT is bad input (exit 2),
+never opened. Parquet and Arrow
 need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
 DuckDB writes it; or text of 40 or 64 hex digits) and observed_at (a timestamp
 of any unit); hash_type, source and info_hash_v2 are read when present (a

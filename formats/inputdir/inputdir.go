@@ -29,11 +29,18 @@ const ExtsText = "*.parquet, *.arrows and *.arrow"
 // in the order of the walk (lexical). A dir that is a symbolic link to a
 // folder is walked as that folder (WalkDir would take the link for a
 // file: the folder would go unread). An error names dir.
+//
+// A file named as Exts says that is not a regular file, nor a link to
+// one (a FIFO, a socket, a device), is an error that names it, not dir:
+// it can be read only once, or never (opening a FIFO that nobody writes
+// to blocks), while a command reads its inputs more than once. List
+// opens nothing: it stats such a file only, and no other.
 func List(dir string) (files, others, temps []string, err error) {
 	root := dir
 	if fi, lerr := os.Lstat(dir); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		root = dir + string(filepath.Separator)
 	}
+	var odd error
 	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -42,6 +49,9 @@ func List(dir string) (files, others, temps []string, err error) {
 		case strings.HasPrefix(e.Name(), fsutil.TempPrefix):
 			temps = append(temps, p)
 		case slices.ContainsFunc(Exts, func(x string) bool { return strings.EqualFold(filepath.Ext(p), x) }):
+			if odd = notRegular(p, e); odd != nil {
+				return fs.SkipAll
+			}
 			files = append(files, p)
 		default:
 			others = append(others, p)
@@ -51,7 +61,46 @@ func List(dir string) (files, others, temps []string, err error) {
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	if odd != nil {
+		return nil, nil, nil, odd
+	}
 	return files, others, temps, nil
+}
+
+// notRegular is the error for entry e at p if it is neither a regular
+// file nor a link to one; nil otherwise, and for a link that leads
+// nowhere (the command's read says why). Only a link is stat'ed, and
+// what the walk's directory read tells as something else.
+func notRegular(p string, e fs.DirEntry) error {
+	m := e.Type()
+	if m.IsRegular() {
+		return nil
+	}
+	if m&fs.ModeSymlink != 0 || m&fs.ModeIrregular != 0 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil
+		}
+		m = fi.Mode()
+	}
+	if m.IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s: not a regular file (%s); a FIFO or device is read as a stream only when named as an input itself", p, kind(m))
+}
+
+// kind names what a file of mode m that is not a regular file is, for
+// errors: "a pipe", "a device", "a socket".
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a pipe"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }
 
 // Files is List for command cmd ("dedup", "merge"), saying what it

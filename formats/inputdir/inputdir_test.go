@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestList: a folder's input files are those named *.parquet, *.arrows
@@ -113,6 +115,63 @@ func TestListErrors(t *testing.T) {
 	}
 	if Empty(missing) || Empty(filepath.Join(real, "notes.txt")) {
 		t.Fatal("a missing path or a file taken for an empty folder")
+	}
+}
+
+// TestListFIFO: a FIFO named like an input file, or a link to one,
+// is an error that names it (a command would block opening it); List
+// only stats it. A FIFO of another name is skipped as others are, a link
+// to a file is listed, and so is a link that leads nowhere (the command's
+// read says why).
+func TestListFIFO(t *testing.T) {
+	tests := []struct {
+		name  string
+		fifo  string            // made a FIFO in the folder
+		links map[string]string // link name: target (in the folder)
+		want  []string          // files
+		bad   string            // the entry the error names; "" for none
+	}{
+		{"FIFO named as a stream", "b.arrows", nil, nil, "b.arrows"},
+		{"link to a FIFO", "pipe", map[string]string{"c.parquet": "pipe"}, nil, "c.parquet"},
+		{"FIFO of another name", "b.fifo", nil, []string{"a.parquet"}, ""},
+		{"link to a file", "", map[string]string{"c.parquet": "a.parquet"}, []string{"a.parquet", "c.parquet"}, ""},
+		{"link to nothing", "", map[string]string{"c.parquet": "gone"}, []string{"a.parquet", "c.parquet"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "a.parquet"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tt.fifo != "" {
+				if err := unix.Mkfifo(filepath.Join(dir, tt.fifo), 0o644); err != nil {
+					t.Skipf("mkfifo: %v", err)
+				}
+			}
+			for name, to := range tt.links {
+				if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			files, _, _, err := List(dir)
+			_, ferr := Files("cmd", dir, "W")
+			if tt.bad != "" {
+				want := filepath.Join(dir, tt.bad) + ": not a regular file (a pipe)"
+				if err == nil || !strings.HasPrefix(err.Error(), want) || ferr == nil || !strings.HasPrefix(ferr.Error(), "cmd: "+want) {
+					t.Fatalf("List: %v; Files: %v; want errors starting %q", err, ferr, want)
+				}
+				if Empty(dir) {
+					t.Fatal("a folder that holds a FIFO taken for an empty folder")
+				}
+				return
+			}
+			for i := range files {
+				files[i], _ = filepath.Rel(dir, files[i])
+			}
+			if err != nil || ferr != nil || !slices.Equal(files, tt.want) {
+				t.Fatalf("List = %q, %v; Files: %v; want %q, no error", files, err, ferr, tt.want)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/inputdir/inputdirtest"
@@ -128,5 +131,46 @@ func TestDedupEmptyFolderNothingToDo(t *testing.T) {
 			}
 			compare(t, readState(t, data), want)
 		})
+	}
+}
+
+// TestDedupFolderFIFO: a FIFO in a folder named as INPUT, named like an
+// Arrow stream, is bad input (exit 2) that names it, as merge says of
+// one (TestMergeFolderFIFO): a FIFO is read as a stream only when named
+// as an INPUT itself (TestPipeNamedAsInput). Nothing opens it: the run
+// used to block in the file-in-use check until someone wrote to it.
+// Nothing is committed.
+func TestDedupFolderFIFO(t *testing.T) {
+	in := t.TempDir()
+	writeObs(t, in, genObs(95, 100, 40))
+	fifo := filepath.Join(in, "b.arrows")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	data := filepath.Join(t.TempDir(), "ds")
+	type ret struct {
+		st  Stats
+		err error
+	}
+	done := make(chan ret, 1)
+	go func() {
+		st, err := run(t, data, nil, in)
+		done <- ret{st, err}
+	}()
+	// A bound on a hang, not a timing: the run takes milliseconds.
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if exitcode.Of(r.err) != exitcode.Usage || !strings.Contains(r.err.Error(), fifo+": not a regular file") || r.st.Commits != 0 {
+			t.Fatalf("%+v, %v (exit %d); want exit 2 naming %s, no commit", r.st, r.err, exitcode.Of(r.err), fifo)
+		}
+	case <-timer.C:
+		// Let the blocked open return, so that the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatal("dedup blocked on a FIFO in the folder")
 	}
 }

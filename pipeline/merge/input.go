@@ -104,10 +104,8 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 		}
 		sort.Strings(files)
 		for _, p := range files {
-			// A FIFO in the folder would block the checksum.
-			if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
-				return out, exitcode.BadInput(fmt.Errorf("merge: %s: not a regular file", p))
-			}
+			// A FIFO in the folder, which would block the checksum, is
+			// inputdir's error.
 			out = append(out, input{name: p, path: p})
 		}
 	}
