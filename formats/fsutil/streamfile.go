@@ -164,8 +164,15 @@ func (s *StreamFile) Close() error {
 // written into it. writer names that process as LockHolder does. It
 // takes a shared lock for a moment to tell; a file it cannot open is
 // not being written as far as it knows (the caller's open fails then).
+// Anything but a regular file is not opened at all: opening a FIFO that
+// nobody writes to blocks, and one a writer waits on would let it in.
 func Writing(path string) (writer string, busy bool) {
-	f, err := os.Open(path)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	// Non-blocking all the same, should a FIFO take the file's place
+	// between the Stat and the open.
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return "", false
 	}

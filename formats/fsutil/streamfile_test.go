@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // unwrapper wraps a writer as app's stallWatch wraps stdout.
@@ -82,6 +84,37 @@ func TestHoldStream(t *testing.T) {
 	}
 	if _, busy := Writing(missing); busy {
 		t.Fatal("a missing file is being written")
+	}
+}
+
+// TestWritingFIFO: Writing does not open a FIFO (dedup named a folder
+// holding one blocked in it until someone wrote to the FIFO): it is no
+// stream being written into a file, and Writing returns at once.
+func TestWritingFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "b.arrows")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan bool, 1)
+	go func() {
+		_, busy := Writing(fifo)
+		done <- busy
+	}()
+	// A bound on a hang, not a timing: Writing takes microseconds.
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case busy := <-done:
+		if busy {
+			t.Fatal("a FIFO is being written, says Writing")
+		}
+	case <-timer.C:
+		// Let the blocked open return, so that the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatal("Writing blocked opening a FIFO")
 	}
 }
 
