@@ -117,6 +117,21 @@
 # look. Only a pass that is itself killed ends with 128+N. export or
 # status failing is a failed step too (its exit status; status's first)
 # that does not stop the pass: status runs, the work folders are tidied.
+# EXPORT_EVERY: the export (export --table catalog --format parquet -o
+# EXPORT_DIR/catalog.parquet) reads the whole state: at 20M hashes some
+# 50s of CPU and 1 GB written. Unset or empty, every pass exports.
+# EXPORT_EVERY=DURATION (whole days, hours and minutes: 55m, 6h, 1d)
+# exports only in a pass that began at least DURATION after the last pass
+# that exported began (in whole minutes of the wall clock, as cron starts
+# passes; NOW changes nothing), or when EXPORT_DIR/catalog.parquet is
+# missing; EXPORT_EVERY=never never exports (export from a cron line of
+# its own). A pass that skips it says so in its log and exits as if it
+# had exported; METRICS_DIR's infohash_export.prom keeps the last
+# export's gauges: its last_success_timestamp_seconds says when the
+# catalog was written (alert on it older than DURATION and a pass). The
+# last export's pass is recorded in DATA_DIR/work/export.last; an export
+# that fails or is interrupted is not, so the next pass exports. A bad
+# value is refused before any step (exit 2).
 #
 # It needs bash 5.0 or newer: exec {fd}> (4.1), "${a[@]}" of an empty array
 # under set -u (4.4), and wait on the last process substitution (5.0, per
@@ -429,6 +444,16 @@ if [ -n "${PASS_BUDGET:-}" ]; then
 		[ "$budget" -gt 0 ] ||
 		usage "PASS_BUDGET=$PASS_BUDGET: want more than zero in whole hours, minutes and seconds, such as 14m or 1h30m"
 fi
+# EXPORT_EVERY: exportevery, in minutes; '' every pass; never.
+exportevery=''
+case ${EXPORT_EVERY:-} in
+	'') ;;
+	never) exportevery=never ;;
+	*) [[ $EXPORT_EVERY =~ ^(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?$ ]] &&
+		exportevery=$((10#${BASH_REMATCH[2]:-0} * 1440 + 10#${BASH_REMATCH[4]:-0} * 60 + 10#${BASH_REMATCH[6]:-0})) &&
+		[ "$exportevery" -gt 0 ] ||
+		usage "EXPORT_EVERY=$EXPORT_EVERY: want more than zero in whole days, hours and minutes, such as 55m, 6h or 1d; or never" ;;
+esac
 command -v flock >/dev/null ||
 	usage "no flock(1) on PATH=$PATH: the pass takes its lock with it (util-linux; macOS: brew install flock)"
 # METRICS_DIR, where capture, the first step, writes its gauges: a
@@ -822,12 +847,38 @@ fi
 # An export that fails (a full or read-only export disk) stops nothing
 # else: status and the tidy-up below still run (monitoring stays, work/
 # does not grow), and the pass then ends with its exit status.
-log "export: $IH export --data $DATA --table catalog --format parquet $(metrics export) ${mlabel[*]} -o $EXPORT_DIR/catalog.parquet"
-run "$IH" export --data "$DATA" --table catalog --format parquet \
-	$(metrics export) "${mlabel[@]}" -o "$EXPORT_DIR/catalog.parquet"
-exportrc=$?
-[ -z "$sig" ] || stopped export 130
-[ $exportrc = 0 ] || log "export: failed (exit $exportrc): what the steps did is committed; status and the tidy-up go on; the pass ends $exportrc"
+# EXPORT_EVERY skips it while the last export (EXPORTED: the wall-clock
+# second its pass began, and its name) is younger, in whole minutes of
+# the passes' starts; a record from a later minute (a clock set back)
+# or unreadable is none.
+EXPORTED=$DATA/work/export.last
+exportrc=0 skip=''
+if [ "$exportevery" = never ]; then
+	skip="EXPORT_EVERY=never"
+elif [ -n "$exportevery" ] && [ -f "$EXPORT_DIR/catalog.parquet" ] && [ -f "$EXPORTED" ] &&
+	read -r lastsec lastpass <"$EXPORTED" && [[ $lastsec =~ ^[0-9]{1,12}$ ]]; then
+	ago=$((${began%??????} / 60 - 10#$lastsec / 60))
+	[ $ago -lt 0 ] || [ $ago -ge "$exportevery" ] ||
+		skip="pass ${lastpass:-?} exported $ago minutes before this one began, less than EXPORT_EVERY=$EXPORT_EVERY"
+fi
+if [ -n "$skip" ]; then
+	log "export: skipped ($skip): the last export's $EXPORT_DIR/catalog.parquet${METRICS_DIR:+ and $METRICS_DIR/infohash_export$msuffix.prom} left as they are"
+else
+	log "export: $IH export --data $DATA --table catalog --format parquet $(metrics export) ${mlabel[*]} -o $EXPORT_DIR/catalog.parquet"
+	run "$IH" export --data "$DATA" --table catalog --format parquet \
+		$(metrics export) "${mlabel[@]}" -o "$EXPORT_DIR/catalog.parquet"
+	exportrc=$?
+	[ -z "$sig" ] || stopped export 130
+	[ $exportrc = 0 ] || log "export: failed (exit $exportrc): what the steps did is committed; status and the tidy-up go on; the pass ends $exportrc"
+	# Written aside and renamed: a pass killed meanwhile leaves the last
+	# record whole. One not written makes the next pass export again.
+	if [ $exportrc = 0 ] && [ -n "$exportevery" ]; then
+		{ printf '%s %s\n' "${began%??????}" "$PASS" >"$EXPORTED.tmp" && mv -f -- "$EXPORTED.tmp" "$EXPORTED"; } 2>/dev/null || {
+			rm -f -- "$EXPORTED.tmp"
+			log "export: cannot write $EXPORTED: the next pass exports again"
+		}
+	fi
+fi
 tick
 run "$IH" status --data "$DATA" "${now[@]}" $(metrics status) "${mlabel[@]}" >&2
 statusrc=$?
