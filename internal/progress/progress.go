@@ -59,25 +59,40 @@ func (r *Reporter) Add(n int64) {
 	}
 	if now := time.Now(); now.Sub(r.last) >= r.every {
 		r.last = now
-		args := []any{"done", r.done, "elapsed", now.Sub(r.start).Round(time.Second).String()}
-		if r.total > 0 {
-			args = append(args, "total", r.total, "percent", 100*r.done/r.total)
-		}
-		slog.Info(r.label, args...)
+		r.log(now)
 	}
 }
 
-// Done ends the report.
+// log logs the count so far (the caller holds r.mu), and more args.
+func (r *Reporter) log(now time.Time, more ...any) {
+	args := []any{"done", r.done, "elapsed", now.Sub(r.start).Round(time.Second).String()}
+	if r.total > 0 {
+		args = append(args, "total", r.total, "percent", 100*r.done/r.total)
+	}
+	slog.Info(r.label, append(args, more...)...)
+}
+
+// Done ends the report. Without a bar, work that lasted an interval or
+// more (it may have logged its count) logs its final count, with
+// finished=true: a long pass ends on its total, not on the count of its
+// last periodic line.
 func (r *Reporter) Done() {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.bar != nil && !r.finished {
-		r.bar.Finish()
+	if r.finished {
+		return
 	}
 	r.finished = true
+	if r.bar != nil {
+		r.bar.Finish()
+		return
+	}
+	if now := time.Now(); now.Sub(r.start) >= r.every {
+		r.log(now, "finished", true)
+	}
 }
 
 // Count reports the units done so far.
