@@ -339,7 +339,7 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	defer r.spill.close()
 	notes := map[string]inputNote{}
 	var results []result
-	prog := r.newProgress("merge: reading results", -1)
+	prog := r.readingProgress(pending)
 	defer prog.Done()
 	for _, in := range pending {
 		began := time.Now()
@@ -355,6 +355,7 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 		results = append(results, rs...)
 		checkpoint()
 	}
+	prog.Done() // the final count, before apply's steps
 	if len(results) == 0 {
 		return Stats{}, notes, errNoResults
 	}
@@ -385,15 +386,23 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 	var st Stats
 	st.Results = int64(len(results))
 	var err error
-	if r.peers, err = readPeers(r.d, r.base); err != nil {
+	ph := r.phase("merge: reading the peers table")
+	r.peers, err = readPeers(r.d, r.base)
+	if ph.End(); err != nil {
 		return st, err
 	}
+	ph = r.phase("merge: penalizing peers")
 	st.PeerPenalties = r.peers.penalize(r.p, results)
 	st.PeersForgotten = r.peers.prune(r.p, r.now)
-	if r.leases, err = leases.Read(r.d, r.base); err != nil {
+	ph.End()
+	ph = r.phase("merge: reading the leases table")
+	r.leases, err = leases.Read(r.d, r.base)
+	if ph.End(); err != nil {
 		return st, fmt.Errorf("merge: %w", err)
 	}
+	ph = r.phase("merge: sorting results")
 	results = sortResults(results)
+	ph.End()
 	type part struct {
 		key string
 		rs  []result
@@ -451,12 +460,15 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 		}()
 	}
 	wg.Wait()
+	prog.Done()
 	if first != nil {
 		return st, first
 	}
 	for _, h := range st.released {
 		delete(r.leases, h)
 	}
+	ph = r.phase("merge: staging the leases and peers tables")
+	defer ph.End()
 	st.LeasesReleased = len(st.released)
 	st.LeasesPruned = r.leases.Prune(r.now)
 	if st.LeasesReleased+st.LeasesPruned > 0 {
