@@ -120,7 +120,7 @@ type Report struct {
 // Options control Run.
 type Options struct {
 	Verify     bool      // check every file against the manifest
-	ProgressTo io.Writer // progress of the verification (nil: none)
+	ProgressTo io.Writer // progress of the verification and of the counts (nil: none)
 }
 
 // stateView is the projection status reads (readViews): the state
@@ -193,8 +193,9 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		}
 	}
 	nowMs := now.UnixMilli()
+	ph := o.phase("status: reading the leases table")
 	leases, err := leases.Read(d, m)
-	if err != nil {
+	if ph.End(); err != nil {
 		return nil, fmt.Errorf("status: %s: %w", dir, err)
 	}
 	live := map[schema.Hash]bool{}
@@ -208,6 +209,8 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	leased := int64(len(live))
 	r.Leased = &leased
 	var rows []stateView
+	prog := o.progress("status: counting hashes", st.Rows())
+	defer prog.Done()
 	for _, key := range st.PartitionKeys() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -216,6 +219,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		if err != nil {
 			return nil, fmt.Errorf("status: partition %s: %w", key, err)
 		}
+		prog.Add(int64(len(rows)))
 		for i := range rows {
 			s := &rows[i]
 			r.Hashes++
@@ -243,14 +247,11 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 // counts, which a damaged file could make fail).
 func (r *Report) verify(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, o Options) error {
 	files := d.Files(m)
-	var prog *progress.Reporter
-	if o.ProgressTo != nil {
-		var total int64
-		for _, f := range files {
-			total += f.Info.Size
-		}
-		prog = progress.New(o.ProgressTo, "status: verifying files (bytes)", total)
+	var total int64
+	for _, f := range files {
+		total += f.Info.Size
 	}
+	prog := o.progress("status: verifying files (bytes)", total)
 	v, err := dataset.Verify(ctx, files, prog.Add)
 	prog.Done()
 	if err != nil {
@@ -391,4 +392,22 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// progress starts a report of work on label with total units on
+// ProgressTo, or returns nil (reports nothing) without one.
+func (o Options) progress(label string, total int64) *progress.Reporter {
+	if o.ProgressTo == nil {
+		return nil
+	}
+	return progress.New(o.ProgressTo, label, total)
+}
+
+// phase starts reporting a step that counts nothing
+// (progress.StartPhase) when ProgressTo is set, or returns nil.
+func (o Options) phase(label string) *progress.Phase {
+	if o.ProgressTo == nil {
+		return nil
+	}
+	return progress.StartPhase(label)
 }
