@@ -28,12 +28,17 @@ func LockWriter(ctx context.Context, dir string, wait time.Duration) (*Lock, err
 	return acquireLock(ctx, dir, wait)
 }
 
-// acquireLock takes the lock, waiting up to wait (0: fail at once).
+// acquireLock takes the lock, waiting up to wait (0: fail at once). A
+// writer that waits says so (lockWaiter).
 func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
 	deadline := time.Now().Add(wait)
+	w := &lockWaiter{dir: dir, wait: wait}
 	for try := 1; ; try++ {
-		l, moved, err := lockOnce(ctx, dir, deadline)
+		l, moved, err := lockOnce(ctx, dir, deadline, w)
 		if !moved {
+			if err == nil {
+				w.took()
+			}
 			return l, err
 		}
 		if try == relocks {
@@ -55,7 +60,7 @@ var lockOpened func(path string)
 // the dataset it created, see RemoveUnused), perhaps re-created, locks
 // nothing anyone else locks: then moved is set, and the caller opens
 // DIR/LOCK again.
-func lockOnce(ctx context.Context, dir string, deadline time.Time) (l *Lock, moved bool, err error) {
+func lockOnce(ctx context.Context, dir string, deadline time.Time, w *lockWaiter) (l *Lock, moved bool, err error) {
 	path := filepath.Join(dir, "LOCK")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
 	if err != nil {
@@ -74,10 +79,11 @@ func lockOnce(ctx context.Context, dir string, deadline time.Time) (l *Lock, mov
 			return nil, false, fmt.Errorf("dataset: %s: flock: %w", path, err)
 		}
 		if time.Now().After(deadline) {
-			holder, _ := os.ReadFile(path)
+			holder := holderOf(path)
 			f.Close()
-			return nil, false, fmt.Errorf("dataset: %s: %w (held by %s)", dir, ErrLocked, trimHolder(holder))
+			return nil, false, fmt.Errorf("dataset: %s: %w (held by %s)", dir, ErrLocked, holder)
 		}
+		w.waiting(path)
 		select {
 		case <-ctx.Done():
 			f.Close()
