@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // DamagedFileError is a file of the base snapshot that a commit would
@@ -33,6 +34,37 @@ func carryOver(src, dst string, f FileInfo) error {
 	}
 	return os.Link(src, dst)
 }
+
+// carriedName is the name under which a commit of snapshot snap links a
+// data file of its base snapshot named name: name with a tag of snap
+// (".sNNNNNNNNNNNN") before its extension, in place of the tag an
+// earlier commit gave it. DuckDB lists a table's current/prefix=XX
+// folders one after the other, and a commit may move current between
+// two listings: a name listed in one snapshot is so never found in
+// another, and the read fails (a missing file) rather than return one
+// snapshot's partition beside another's. The content is the same file
+// (a hard link), and the start of the name too, which tells a file's
+// kind (schedule's cold-part-…); names stay plain (isFileName) and
+// within maxFileName.
+func carriedName(name string, snap int64) string {
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	if i := strings.LastIndex(stem, carriedTag); i >= 0 {
+		if num := stem[i+len(carriedTag):]; len(num) >= len(snapshotDir(0)) {
+			if _, ok := snapshotNumber(num); ok {
+				stem = stem[:i]
+			}
+		}
+	}
+	tag := carriedTag + snapshotDir(snap)
+	if over := len(stem) + len(tag) + len(ext) - maxFileName; over > 0 {
+		stem = stem[:max(len(stem)-over, 0)]
+	}
+	return stem + tag + ext
+}
+
+// carriedTag starts the snapshot tag of a carried file's name.
+const carriedTag = ".s"
 
 // checkSize checks with one stat that src, a file of the base snapshot
 // that the new one names too, still has the size f records. Only the

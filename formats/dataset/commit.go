@@ -144,10 +144,11 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 
 // buildTable lays out the new snapshot directory of table: staged files
 // move in, kept files are hard-linked from the base snapshot once a stat
-// shows they still have their recorded size (carryOver). It goes through
-// the partitions in key order (PartitionKeys), each partition's files in
-// the manifest's order, then the Bloom filters in key order, and stops at
-// the first failure: the same one whatever the run.
+// shows they still have their recorded size (carryOver), under a name of
+// this snapshot's (carriedName), which the new manifest records. It goes
+// through the partitions in key order (PartitionKeys), each partition's
+// files in the manifest's order, then the Bloom filters in key order, and
+// stops at the first failure: the same one whatever the run.
 func (tx *Tx) buildTable(name string, snap int64) error {
 	t := tx.next.Tables[name]
 	oldDir := t.Dir
@@ -162,28 +163,37 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 	if err := removeAll(abs); err != nil {
 		return fail("removing what an unfinished commit left in "+rel, err)
 	}
-	place := func(key, dstDir string, f FileInfo, oldPath string) error {
+	// place puts f in dstDir under newName: moved in if staged, else
+	// linked from oldPath in the base snapshot.
+	place := func(key, dstDir string, f FileInfo, oldPath, newName string) error {
 		if err := os.MkdirAll(dstDir, 0o755); err != nil {
 			return err
 		}
-		dst := filepath.Join(dstDir, f.Name)
-		src := tx.stagedFile(name, key, f.Name)
 		if tx.staged[filepath.Join(name, key, f.Name)] {
-			return os.Rename(src, dst)
+			return os.Rename(tx.stagedFile(name, key, f.Name), filepath.Join(dstDir, f.Name))
 		}
 		if oldDir == "" {
 			return fmt.Errorf("file %s is neither staged nor in the base snapshot", f.Name)
 		}
-		return carryOver(filepath.Join(tx.d.Dir, oldPath), dst, f)
+		return carryOver(filepath.Join(tx.d.Dir, oldPath), filepath.Join(dstDir, newName), f)
 	}
 	for _, key := range t.PartitionKeys() {
 		pdir := filepath.Join(abs, strings.TrimPrefix((&Table{Dir: ""}).PartitionDir(key), "/"))
-		for _, f := range t.Partitions[key] {
+		// A new list: the caller's (SetPartition) may be the base
+		// manifest's own, which keeps the base's names.
+		files := make([]FileInfo, len(t.Partitions[key]))
+		for i, f := range t.Partitions[key] {
 			old := filepath.Join((&Table{Dir: oldDir}).PartitionDir(key), f.Name)
-			if err := place(key, pdir, f, old); err != nil {
+			nf := f
+			if !tx.staged[filepath.Join(name, key, f.Name)] {
+				nf.Name = carriedName(f.Name, snap)
+			}
+			if err := place(key, pdir, f, old, nf.Name); err != nil {
 				return fail("table "+name, err)
 			}
+			files[i] = nf
 		}
+		t.Partitions[key] = files
 	}
 	for _, key := range slices.Sorted(maps.Keys(t.Blooms)) {
 		f := t.Blooms[key]
@@ -192,7 +202,9 @@ func (tx *Tx) buildTable(name string, snap int64) error {
 			continue
 		}
 		bdir := filepath.Join(abs, "_bloom")
-		if err := place(key, bdir, f, filepath.Join(oldDir, "_bloom", f.Name)); err != nil {
+		// Bloom filters keep their names: no glob lists _bloom/, and
+		// each reader finds its partition's filter by the manifest.
+		if err := place(key, bdir, f, filepath.Join(oldDir, "_bloom", f.Name), f.Name); err != nil {
 			return fail("table "+name+" Bloom filter", err)
 		}
 	}

@@ -17,17 +17,20 @@
 //	input-cache                dedup's cache of input checksums: no data, only
 //	                           saves re-reading inputs (pipeline/dedup)
 //
-// A snapshot directory is complete before it is published: unchanged
-// partitions are hard links to the previous snapshot's files, so file
-// names are unique per content and never rewritten. A commit writes the
-// new manifest, renames CURRENT onto it (the atomic step), then points each
-// table's current symlink at its new directory. What fails after the
-// rename (its directory's fsync, a symlink) fails Commit with an
-// *AfterCommitError: the snapshot is committed all the same. Readers
-// inside infohash go through CURRENT; DuckDB through the symlink, which
-// is consistent per partition: a partition's files come from one
-// snapshot, and each hash lives in exactly one partition. For a frozen
-// view, glob the versioned directory printed by `infohash status`.
+// A snapshot directory is complete before it is published: the files a
+// commit keeps are hard links to the previous snapshot's, under names of
+// the new snapshot's (carriedName), so a file's content is never
+// rewritten and no name is in two snapshot directories of a table. A
+// commit writes the new manifest, renames CURRENT onto it (the atomic
+// step), then points each table's current symlink at its new directory.
+// What fails after the rename (its directory's fsync, a symlink) fails
+// Commit with an *AfterCommitError: the snapshot is committed all the
+// same. Readers inside infohash go through CURRENT; DuckDB through the
+// symlink, listing its partitions one after the other: a listing that
+// spans a commit names files that the new directory lacks, so the read
+// fails with a missing file rather than return one snapshot's partitions
+// beside another's (mixed or duplicated rows). For a frozen view, glob
+// the versioned directory printed by `infohash status`.
 //
 // Every table of a committed snapshot has at least one file, so that each
 // table's glob matches from the first commit on: an empty table holds

@@ -349,12 +349,14 @@ func TestColdFilesStayApart(t *testing.T) {
 	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	coldFiles := func() []string {
+	// A kept file is linked into each snapshot under a name of its own:
+	// it is told by its content's checksum.
+	coldFiles := func() []dataset.FileInfo {
 		m, _ := d.Current()
-		var out []string
+		var out []dataset.FileInfo
 		for _, f := range m.Table(dataset.TableState).Partitions["42"] {
 			if schedule.IsColdFile(f.Name) {
-				out = append(out, f.Name)
+				out = append(out, f)
 			}
 		}
 		return out
@@ -366,8 +368,8 @@ func TestColdFilesStayApart(t *testing.T) {
 	if _, err := run(t, data, nil, seen(hot.InfoHash, time.Hour), seen(schema.Hash{0x42, 9}, time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if got := coldFiles(); len(got) != 1 || got[0] != cf.Name {
-		t.Fatalf("cold files after a hot-only batch: %v, want [%s]", got, cf.Name)
+	if got := coldFiles(); len(got) != 1 || got[0].CRC32C != cf.CRC32C || got[0].Size != cf.Size {
+		t.Fatalf("cold files after a hot-only batch: %+v, want [%+v]", got, cf)
 	}
 	// A sighting of cold1: it is reactivated into the hot file, cold2 stays cold.
 	react := func(o *Options) {
@@ -377,8 +379,8 @@ func TestColdFilesStayApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := coldFiles()
-	if len(got) != 1 || got[0] == cf.Name {
-		t.Fatalf("cold files after a cold sighting: %v", got)
+	if len(got) != 1 || got[0].CRC32C == cf.CRC32C {
+		t.Fatalf("cold files after a cold sighting: %+v", got)
 	}
 	st := readState(t, data)
 	if len(st) != 4 || st[cold1.InfoHash].Tier != schema.TierHot || st[cold2.InfoHash].Tier != schema.TierCold || st[cold1.InfoHash].SeenCount != 2 {
