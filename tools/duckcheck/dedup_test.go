@@ -196,20 +196,14 @@ func partitions(db *sql.DB, dir string) (map[string][2]int64, error) {
 	return m, nil
 }
 
-// The documented glob keeps working while dedup commits: every query
-// succeeds (no file vanishes under a reader) and shows each partition as
-// it was either before or after the commit, never half-written.
-//
-// Known issue (issue 2, "never sees a half-written or mixed snapshot"):
-// with state/current a symlink swapped at commit, a reader that globbed
-// the old snapshot's file names opens them through the new symlink target
-// and fails with "No such file or directory". Until the dataset layout
-// fixes that, the test runs only with DUCKCHECK_READERS=1.
+// The documented glob while dedup commits: a query either fails with a
+// missing file (README: a query running across a commit may) or shows
+// every partition as it was before the commit, or every one as it is
+// after it: never some of each (issue 2). Each snapshot names its files
+// anew, so a listing that straddles the commit names files that the new
+// snapshot directory lacks.
 func TestReaderDuringCommit(t *testing.T) {
 	need(t, "dedup")
-	if os.Getenv("DUCKCHECK_READERS") == "" {
-		t.Skip("known issue: readers of state/current fail with a missing file while dedup commits; DUCKCHECK_READERS=1 runs this")
-	}
 	dir := t.TempDir()
 	base, tb := generate(t, dir, "base.parquet", config(40_000, nil), obsgen.Native)
 	batch, _ := generate(t, dir, "batch.parquet", config(150_000, func(c *obsgen.Config) {
@@ -234,6 +228,7 @@ func TestReaderDuringCommit(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var polls []map[string][2]int64
+	failed := 0
 	for running := true; running; {
 		select {
 		case err := <-done:
@@ -243,6 +238,10 @@ func TestReaderDuringCommit(t *testing.T) {
 			running = false
 		default:
 			m, err := partitions(db, data)
+			if err != nil && strings.Contains(err.Error(), "No such file") {
+				failed++
+				continue
+			}
 			if err != nil {
 				t.Fatalf("poll %d while dedup commits: %v", len(polls), err)
 			}
@@ -253,14 +252,14 @@ func TestReaderDuringCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mixed int
 	for i, m := range polls {
 		var old, fresh int
 		for p, v := range m {
-			switch v {
-			case before[p]:
+			switch {
+			case before[p] == after[p] && v == before[p]:
+			case v == before[p]:
 				old++
-			case after[p]:
+			case v == after[p]:
 				fresh++
 			default:
 				t.Fatalf("poll %d: partition %s has %v, neither before (%v) nor after (%v)", i, p, v, before[p], after[p])
@@ -269,12 +268,9 @@ func TestReaderDuringCommit(t *testing.T) {
 		if len(m) != len(before) && len(m) != len(after) {
 			t.Fatalf("poll %d saw %d partitions (before %d, after %d)", i, len(m), len(before), len(after))
 		}
-		if old > 0 && fresh > 0 && old+fresh == len(m) {
-			mixed++
+		if old > 0 && fresh > 0 {
+			t.Errorf("poll %d returned %d partitions from before the commit and %d from after it, without an error", i, old, fresh)
 		}
 	}
-	// A glob is listed before its files are opened, so one query may
-	// straddle the commit: it then sees some partitions old, some new
-	// (each hash lives in one partition, so every hash is consistent).
-	t.Logf("%d polls during the commit, %d of them straddled it", len(polls), mixed)
+	t.Logf("%d polls during the commit read, %d failed with a missing file", len(polls), failed)
 }
