@@ -10,7 +10,8 @@ import (
 
 // planPhases are where a try's planning time went, for --debug: reading
 // the leases and penalties, scanning the state, picking the jobs; and
-// the candidates kept per pool (new, retry, cold: each at most --limit).
+// the candidates kept per pool (new, retry, cold: at most --limit in all,
+// each at most what quota can still give it: caps).
 type planPhases struct {
 	began      time.Time
 	read, scan time.Duration

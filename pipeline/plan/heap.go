@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"container/heap"
 	"math"
 	"slices"
 
@@ -9,45 +8,83 @@ import (
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
-// cand is a due hash that may be planned.
+// cand is a due hash that may be planned. It is kept small (72 bytes,
+// one pointer, nil for most hashes), since a pass may hold about --limit
+// of them: what only a job needs (v2 hash, avoid list, peers) sits in
+// extra, set only when the row has any.
 type cand struct {
 	prio     schedule.Priority
 	hash     schema.Hash
-	hashV2   []byte // the full v2 hash when the state knows it
 	hashType int8
+	reason   uint8 // reasonNew, reasonRetry, reasonReactivated or reasonCold
+	relet    bool  // its previous lease expired unanswered
 	attempt  int32
-	reason   string
-	avoid    []string
-	peers    []string // the state's peers (announced endpoints)
-	relet    bool     // its previous lease expired unanswered
+	extra    *candExtra
+}
+
+// candExtra holds a candidate's lists and full v2 hash.
+type candExtra struct {
+	hashV2 []byte   // the full v2 hash when the state knows it
+	avoid  []string // the state's avoid_peers
+	peers  []string // the state's peers (announced endpoints)
+}
+
+// Reason codes of a cand; pools are indexed by poolOf(code).
+const (
+	reasonNew uint8 = iota
+	reasonRetry
+	reasonReactivated
+	reasonCold
+)
+
+var reasonNames = [...]string{reasonNew: schema.ReasonNew, reasonRetry: schema.ReasonRetry,
+	reasonReactivated: schema.ReasonReactivated, reasonCold: schema.ReasonCold}
+
+func reasonCode(reason string) uint8 {
+	switch reason {
+	case schema.ReasonNew:
+		return reasonNew
+	case schema.ReasonReactivated:
+		return reasonReactivated
+	case schema.ReasonCold:
+		return reasonCold
+	}
+	return reasonRetry
+}
+
+func (c *cand) hashV2() []byte {
+	if c.extra == nil {
+		return nil
+	}
+	return c.extra.hashV2
+}
+
+func (c *cand) avoid() []string {
+	if c.extra == nil {
+		return nil
+	}
+	return c.extra.avoid
+}
+
+func (c *cand) peers() []string {
+	if c.extra == nil {
+		return nil
+	}
+	return c.extra.peers
 }
 
 // topK keeps the k best candidates seen (best = lowest
-// Priority.Compare). The heap orders small entries, worst at the root,
-// that point at their candidate's slot.
+// Priority.Compare) in a binary heap, worst at the root. k may only
+// shrink (limit), dropping the worst.
 type topK struct {
-	k     int
-	heap  []entry
-	slots []cand
+	k    int
+	heap []cand
 }
 
-type entry struct {
-	prio schedule.Priority
-	slot int32
-}
+func (t *topK) Len() int { return len(t.heap) }
 
-func newTopK(k int) *topK { return &topK{k: k} }
-
-func (t *topK) Len() int           { return len(t.heap) }
-func (t *topK) Less(i, j int) bool { return t.heap[i].prio.Compare(t.heap[j].prio) > 0 }
-func (t *topK) Swap(i, j int)      { t.heap[i], t.heap[j] = t.heap[j], t.heap[i] }
-func (t *topK) Push(x any)         { t.heap = append(t.heap, x.(entry)) }
-func (t *topK) Pop() any {
-	n := len(t.heap) - 1
-	e := t.heap[n]
-	t.heap = t.heap[:n]
-	return e
-}
+// worse reports whether heap[i] goes after heap[j].
+func (t *topK) worse(i, j int) bool { return t.heap[i].prio.Compare(t.heap[j].prio) > 0 }
 
 // wants reports whether a candidate of priority p would be kept, so the
 // caller can skip building it.
@@ -56,63 +93,80 @@ func (t *topK) wants(p schedule.Priority) bool {
 }
 
 // offer keeps c if it is among the k best.
-func (t *topK) offer(c cand) {
+func (t *topK) offer(c *cand) {
 	if !t.wants(c.prio) {
 		return
 	}
 	if len(t.heap) < t.k {
-		t.slots = append(t.slots, c)
-		heap.Push(t, entry{c.prio, int32(len(t.slots) - 1)})
+		t.heap = append(t.heap, *c)
+		t.up(len(t.heap) - 1)
 		return
 	}
-	slot := t.heap[0].slot
-	t.slots[slot] = c
-	t.heap[0] = entry{c.prio, slot}
-	heap.Fix(t, 0)
+	t.heap[0] = *c
+	t.down(0)
 }
 
-// merge offers every candidate of o.
-func (t *topK) merge(o *topK) {
-	for _, e := range o.heap {
-		t.offer(o.slots[e.slot])
+// limit lowers k to at most k, dropping the worst candidates kept.
+func (t *topK) limit(k int) {
+	t.k = min(t.k, max(k, 0))
+	for len(t.heap) > t.k {
+		n := len(t.heap) - 1
+		t.heap[0] = t.heap[n]
+		t.heap[n] = cand{}
+		t.heap = t.heap[:n]
+		t.down(0)
+	}
+	if len(t.heap) == 0 {
+		t.heap = nil
 	}
 }
 
-// sorted returns the kept candidates, best first.
+// bar is what a worker may reject without asking t (see bar).
+func (t *topK) bar() bar {
+	if t.k == 0 {
+		return bar{closed: true}
+	}
+	if len(t.heap) < t.k {
+		return bar{}
+	}
+	return bar{set: true, worst: t.heap[0].prio}
+}
+
+func (t *topK) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !t.worse(i, parent) {
+			return
+		}
+		t.heap[i], t.heap[parent] = t.heap[parent], t.heap[i]
+		i = parent
+	}
+}
+
+func (t *topK) down(i int) {
+	n := len(t.heap)
+	for {
+		worst, l := i, 2*i+1
+		if l < n && t.worse(l, worst) {
+			worst = l
+		}
+		if r := l + 1; r < n && t.worse(r, worst) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		t.heap[i], t.heap[worst] = t.heap[worst], t.heap[i]
+		i = worst
+	}
+}
+
+// sorted returns the kept candidates, best first, in place: t is spent.
 func (t *topK) sorted() []cand {
-	out := make([]cand, 0, len(t.heap))
-	for _, e := range t.heap {
-		out = append(out, t.slots[e.slot])
-	}
+	out := t.heap
+	t.heap, t.k = nil, 0
 	slices.SortFunc(out, func(a, b cand) int { return a.prio.Compare(b.prio) })
 	return out
-}
-
-// pools holds the candidates of one scan, by pool.
-type pools struct {
-	new, retry, cold *topK
-}
-
-// newPools keeps up to limit candidates of each pool: cold hashes may
-// take what new and retried ones leave (see quota).
-func newPools(limit int) *pools {
-	return &pools{new: newTopK(limit), retry: newTopK(limit), cold: newTopK(limit)}
-}
-
-func (p *pools) pool(reason string) *topK {
-	switch reason {
-	case schema.ReasonNew:
-		return p.new
-	case schema.ReasonCold:
-		return p.cold
-	}
-	return p.retry
-}
-
-func (p *pools) merge(o *pools) {
-	p.new.merge(o.new)
-	p.retry.merge(o.retry)
-	p.cold.merge(o.cold)
 }
 
 // coldReserve is the part of limit reserved for due cold hashes:

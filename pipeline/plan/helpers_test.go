@@ -53,7 +53,7 @@ func failedHash(t *testing.T, h schema.Hash, seen, failedAt int64) schema.State 
 
 // makeDataset writes states (hot ones, and cold ones into cold files) as
 // one commit of a new dataset and returns its directory.
-func makeDataset(t *testing.T, states []schema.State, leaseRows []schema.Lease) string {
+func makeDataset(t testing.TB, states []schema.State, leaseRows []schema.Lease) string {
 	t.Helper()
 	dir := t.TempDir()
 	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
@@ -64,7 +64,7 @@ func makeDataset(t *testing.T, states []schema.State, leaseRows []schema.Lease) 
 	return dir
 }
 
-func writeStates(t *testing.T, d *dataset.Dataset, states []schema.State, leaseRows []schema.Lease) {
+func writeStates(t testing.TB, d *dataset.Dataset, states []schema.State, leaseRows []schema.Lease) {
 	t.Helper()
 	tx, err := d.Begin()
 	if err != nil {
@@ -113,7 +113,7 @@ func writeStates(t *testing.T, d *dataset.Dataset, states []schema.State, leaseR
 	}
 }
 
-func writeCold(t *testing.T, tx *dataset.Tx, key string, rows []schema.State) dataset.FileInfo {
+func writeCold(t testing.TB, tx *dataset.Tx, key string, rows []schema.State) dataset.FileInfo {
 	t.Helper()
 	name := schedule.ColdFileName()
 	w, err := rowio.Create[schema.State](tx.StagePath(dataset.TableState, key, name), nil)

@@ -383,7 +383,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 		return nil, nil, "", err
 	}
 	cursor := base.Cursor(dataset.CursorColdSweep)
-	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit,
+	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit, share: share,
 		coldBudget: coldBudget, cursor: cursor}
 	ph.read = time.Since(ph.began)
 	ps, c, err := s.scan(ctx, o.Workers, o.ProgressTo)
@@ -391,7 +391,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 		return nil, nil, "", err
 	}
 	ph.scan = time.Since(ph.began) - ph.read
-	ph.pools = [3]int{ps.new.Len(), ps.retry.Len(), ps.cold.Len()}
+	ph.pools = [3]int{ps.k[poolNew].Len(), ps.k[poolRetry].Len(), ps.k[poolCold].Len()}
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
 		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
@@ -402,8 +402,12 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if coldBudget > 0 && s.hasCold() {
 		st.ColdSweepNext = schedule.NextColdCursor(p, cursor)
 	}
-	nNew, nRetry, nCold := quota(o.Limit, coldBudget, share, ps.new.Len(), ps.retry.Len(), ps.cold.Len())
-	picked := append(append(ps.new.sorted()[:nNew], ps.retry.sorted()[:nRetry]...), ps.cold.sorted()[:nCold]...)
+	// Each pool holds at least what quota gives it (caps): its best.
+	nNew, nRetry, nCold := quota(o.Limit, coldBudget, share, ps.due[poolNew], ps.due[poolRetry], ps.due[poolCold])
+	picked := make([]cand, 0, nNew+nRetry+nCold)
+	for i, n := range [3]int{nNew, nRetry, nCold} {
+		picked = append(picked, ps.k[i].sorted()[:n]...)
+	}
 	slices.SortFunc(picked, func(a, b cand) int { return a.prio.Compare(b.prio) })
 
 	id := leaseID(seed, now, base.Snapshot)
@@ -411,21 +415,22 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	st.LeasesPruned = leases.Prune(now)
 	jobs := make([]schema.Job, len(picked))
 	for i, c := range picked {
-		avoid, dropped := liveAvoid(c.avoid, live)
+		avoid, dropped := liveAvoid(c.avoid(), live)
 		st.AvoidExpired += dropped
-		peers, withheld := jobPeers(c.peers, avoid, live)
+		peers, withheld := jobPeers(c.peers(), avoid, live)
 		st.JobPeers += len(peers)
 		st.JobPeersAvoided += withheld
-		jobs[i] = schema.Job{InfoHash: c.hash, InfoHashV2: c.hashV2, HashType: c.hashType, Attempt: c.attempt, Reason: c.reason,
+		reason := reasonNames[c.reason]
+		jobs[i] = schema.Job{InfoHash: c.hash, InfoHashV2: c.hashV2(), HashType: c.hashType, Attempt: c.attempt, Reason: reason,
 			LeaseID: id, LeaseUntil: until, Peers: peers, AvoidPeers: avoid}
 		leases[c.hash] = schema.Lease{InfoHash: c.hash, LeaseID: id, LeaseUntil: until, Attempt: c.attempt,
-			Reason: c.reason, PlannedAt: now}
+			Reason: reason, PlannedAt: now}
 		switch c.reason {
-		case schema.ReasonNew:
+		case reasonNew:
 			st.PlannedNew++
-		case schema.ReasonReactivated:
+		case reasonReactivated:
 			st.PlannedReactivated++
-		case schema.ReasonCold:
+		case reasonCold:
 			st.PlannedCold++
 		default:
 			st.PlannedRetry++

@@ -45,6 +45,7 @@ type scanner struct {
 	now        int64
 	seed       uint64
 	limit      int
+	share      float64 // the new share (quota)
 	coldBudget int
 	cursor     int64 // first partition of the cold sweep window
 }
@@ -61,9 +62,9 @@ func (s *scanner) hasCold() bool {
 	return false
 }
 
-// scan reads every partition (workers at a time) and returns the merged
-// candidate pools. It reports progress, a partition at a time, on
-// progressTo unless nil.
+// scan reads every partition (workers at a time) and returns the
+// candidate pools, which its workers share. It reports progress, a
+// partition at a time, on progressTo unless nil.
 func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (*pools, counts, error) {
 	t := s.m.Table(dataset.TableState)
 	keys := t.PartitionKeys()
@@ -74,7 +75,7 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 	}
 	var (
 		mu    sync.Mutex
-		all   = newPools(s.limit)
+		all   = newPools(s.limit, s.coldBudget, s.share)
 		total counts
 		first error
 		next  int
@@ -84,7 +85,7 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			local := newPools(s.limit)
+			w := all.picker()
 			var c counts
 			var g rowGroup
 			for {
@@ -98,7 +99,7 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 				mu.Unlock()
 				err := ctx.Err()
 				if err == nil {
-					err = s.partition(t, key, &g, local, &c)
+					err = s.partition(t, key, &g, w, &c)
 				}
 				prog.Add(1)
 				if err != nil {
@@ -110,8 +111,8 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 					break
 				}
 			}
+			w.flush()
 			mu.Lock()
-			all.merge(local)
 			total.add(c)
 			mu.Unlock()
 		}()
@@ -122,7 +123,7 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 
 // partition offers the due hashes of one partition: its hot files, and
 // its cold files when the partition is in this pass's cold window.
-func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, ps *pools, c *counts) error {
+func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, w *picker, c *counts) error {
 	prefix, err := strconv.ParseUint(key, 16, 8)
 	if err != nil {
 		return fmt.Errorf("plan-retries: state partition %q: not a hex prefix", key)
@@ -135,8 +136,9 @@ func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, ps *pools
 		}
 		err := eachRowGroup(s.d.DataFile(s.m, dataset.TableState, key, f), g, func(g *rowGroup) {
 			for i := range g.n {
-				s.offer(g, i, cold, ps, c)
+				s.offer(g, i, cold, w, c)
 			}
+			w.flush() // the pools' counts, caps and bars move on
 		})
 		if err != nil {
 			return fmt.Errorf("plan-retries: %w", err) // err names path
@@ -154,7 +156,7 @@ var (
 )
 
 // offer considers row i of a row group.
-func (s *scanner) offer(g *rowGroup, i int, coldFile bool, ps *pools, c *counts) {
+func (s *scanner) offer(g *rowGroup, i int, coldFile bool, w *picker, c *counts) {
 	if coldFile {
 		c.ColdScanned++
 	} else {
@@ -184,34 +186,32 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile bool, ps *pools, c *counts)
 		c.Blocked++
 		return
 	}
-	reason := schedule.Reason(&st)
-	if coldFile && reason != schema.ReasonCold { // a hot row left in a cold file
-		reason = schema.ReasonCold
+	reason := reasonCode(schedule.Reason(&st))
+	if coldFile { // a hot row left in a cold file
+		reason = reasonCold
 	}
 	c.Due++
-	switch reason {
-	case schema.ReasonNew:
+	pool := poolOf(reason)
+	switch pool {
+	case poolNew:
 		c.DueNew++
-	case schema.ReasonCold:
+	case poolCold:
 		c.DueCold++
 	default:
 		c.DueRetry++
 	}
-	pool := ps.pool(reason)
+	w.met(pool)
 	prio := schedule.PriorityOf(s.p, &st, s.now, s.seed)
-	if !pool.wants(prio) {
+	if !w.wants(pool, prio) {
 		return
 	}
-	avoid := []string{}
-	if g.avoidAt[i+1] > g.avoidAt[i] {
-		avoid = append(avoid, g.avoid[g.avoidAt[i]:g.avoidAt[i+1]]...)
+	// Most rows have no lists nor v2 hash: their candidate has no extra.
+	var extra *candExtra
+	v2 := g.infoHashV2(i)
+	if g.avoidAt[i+1] > g.avoidAt[i] || g.peersAt[i+1] > g.peersAt[i] || v2 != nil {
+		extra = &candExtra{hashV2: slices.Clone(v2), avoid: slices.Clone(g.avoid[g.avoidAt[i]:g.avoidAt[i+1]]),
+			peers: slices.Clone(g.peers[g.peersAt[i]:g.peersAt[i+1]])}
 	}
-	var peers []string
-	if g.peersAt[i+1] > g.peersAt[i] {
-		peers = slices.Clone(g.peers[g.peersAt[i]:g.peersAt[i+1]])
-	}
-	pool.offer(cand{
-		prio: prio, hash: st.InfoHash, hashV2: g.infoHashV2(i), hashType: st.HashType, attempt: min(st.Attempts, math.MaxInt32-1) + 1,
-		reason: reason, avoid: avoid, peers: peers, relet: st.LeaseID != "",
-	})
+	w.keep(cand{prio: prio, hash: st.InfoHash, hashType: st.HashType, reason: reason,
+		relet: st.LeaseID != "", attempt: min(st.Attempts, math.MaxInt32-1) + 1, extra: extra})
 }
