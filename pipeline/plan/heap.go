@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"iter"
 	"math"
 	"slices"
 
@@ -167,6 +168,25 @@ func (t *topK) sorted() []cand {
 	t.heap, t.k = nil, 0
 	slices.SortFunc(out, func(a, b cand) int { return a.prio.Compare(b.prio) })
 	return out
+}
+
+// bestFirst yields the candidates of lists, each sorted best first, in
+// one order, best first, with their rank.
+func bestFirst(lists [3][]cand) iter.Seq2[int, *cand] {
+	return func(yield func(int, *cand) bool) {
+		for n := 0; ; n++ {
+			best := -1
+			for i := range lists {
+				if len(lists[i]) > 0 && (best < 0 || lists[i][0].prio.Compare(lists[best][0].prio) < 0) {
+					best = i
+				}
+			}
+			if best < 0 || !yield(n, &lists[best][0]) {
+				return
+			}
+			lists[best] = lists[best][1:]
+		}
+	}
 }
 
 // coldReserve is the part of limit reserved for due cold hashes:

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -404,17 +403,16 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	}
 	// Each pool holds at least what quota gives it (caps): its best.
 	nNew, nRetry, nCold := quota(o.Limit, coldBudget, share, ps.due[poolNew], ps.due[poolRetry], ps.due[poolCold])
-	picked := make([]cand, 0, nNew+nRetry+nCold)
+	var picked [3][]cand
 	for i, n := range [3]int{nNew, nRetry, nCold} {
-		picked = append(picked, ps.k[i].sorted()[:n]...)
+		picked[i] = ps.k[i].sorted()[:n]
 	}
-	slices.SortFunc(picked, func(a, b cand) int { return a.prio.Compare(b.prio) })
 
 	id := leaseID(seed, now, base.Snapshot)
 	until := now + lease.Milliseconds()
 	st.LeasesPruned = leases.Prune(now)
-	jobs := make([]schema.Job, len(picked))
-	for i, c := range picked {
+	jobs := make([]schema.Job, nNew+nRetry+nCold)
+	for i, c := range bestFirst(picked) {
 		avoid, dropped := liveAvoid(c.avoid(), live)
 		st.AvoidExpired += dropped
 		peers, withheld := jobPeers(c.peers(), avoid, live)
