@@ -7,10 +7,11 @@ import (
 )
 
 // A scan's workers share one set of pools, each bounded by the most that
-// quota can still give it (caps), so that a pass holds about --limit
-// candidates in all, whatever the number of workers. A worker checks a
-// row against its own copy of each pool's bar first, without the lock,
-// and hands what passes to the pools in batches.
+// quota can still give it (caps), so that a pass holds at most --limit
+// candidates in all (and a batch per worker), whatever the number of
+// workers. A worker checks a row against its own copy of each pool's
+// bar first, without the lock, and hands what passes to the pools in
+// batches.
 
 // The pools, in pools.k.
 const (
@@ -55,7 +56,8 @@ func newPools(limit, budget int, share float64) *pools {
 // counts met so far (they only grow) for the other pools, and no bound
 // for the pool itself. quota gives a pool no more when the others have
 // more (TestCapsBoundQuota), so a candidate a cap drops is never
-// picked: at most cap of the pool's candidates are, the best ones.
+// picked: at most cap of the pool's candidates are, the best ones. Pools
+// within their caps hold at most limit candidates in all (same test).
 func caps(limit, budget int, share float64, due [3]int) [3]int {
 	n := due
 	for i := range n {
