@@ -99,6 +99,9 @@ func (t *topK) offer(c *cand) {
 		return
 	}
 	if len(t.heap) < t.k {
+		if n := len(t.heap); n == cap(t.heap) { // double, but never past k
+			t.heap = slices.Grow(t.heap, min(max(2*n, 64), t.k)-n)
+		}
 		t.heap = append(t.heap, *c)
 		t.up(len(t.heap) - 1)
 		return

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"time"
@@ -412,6 +413,11 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	until := now + lease.Milliseconds()
 	st.LeasesPruned = leases.Prune(now)
 	jobs := make([]schema.Job, nNew+nRetry+nCold)
+	// Room for the jobs' leases at once: a table grown a lease at a time
+	// cost more CPU than the scan at --limit 1M.
+	grown := make(map[schema.Hash]schema.Lease, len(leases)+len(jobs))
+	maps.Copy(grown, leases)
+	leases = grown
 	for i, c := range bestFirst(picked) {
 		avoid, dropped := liveAvoid(c.avoid(), live)
 		st.AvoidExpired += dropped
