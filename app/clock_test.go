@@ -28,6 +28,11 @@ func TestClock(t *testing.T) {
 		{"no zone", "2026-01-02T03:04:05", ""},
 		{"date only", "2026-01-02", ""},
 		{"empty", "", ""},
+		// RFC 3339 both, but in the years 10000 and -1 in UTC, which
+		// clock printed as 10000-01-01T00:30:00Z and -0001-12-31T23:30:00Z.
+		{"year 10000 in UTC", "9999-12-31T23:30:00-01:00", ""},
+		{"year -1 in UTC", "0000-01-01T00:30:00+01:00", ""},
+		{"year 9999 in UTC", "9999-12-31T23:30:00+01:00", "9999-12-31T22:30:00Z\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := runMain(t, "clock", "--now", tt.now, "--far-now")

@@ -273,9 +273,9 @@ func parseNow(c *cli.Context) (time.Time, error) {
 	if s == "" {
 		return time.Now().UTC(), nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, badFlag(c, "--now: %q is not an RFC 3339 time: %s", s, timeParseReason(err))
+	t, problem := parseNowTime(s)
+	if problem != "" {
+		return time.Time{}, badFlag(c, "--now: %q %s", s, problem)
 	}
 	name := commandName(c)
 	if ahead := time.Until(t); nowWriters[name] && ahead > nowAheadWarn {
@@ -284,6 +284,22 @@ func parseNow(c *cli.Context) (time.Time, error) {
 			showDuration(ahead.Round(time.Hour))), "now", t.UTC().Format(time.RFC3339Nano))
 	}
 	return t.UTC(), nil
+}
+
+// parseNowTime parses a --now TIME: RFC 3339 that, in UTC as the stages
+// write their times, falls within the years 0000-9999 RFC 3339 can write
+// (9999-12-31T23:30:00-01:00 is in the year 10000 in UTC, which clock
+// printed as 10000-01-01T00:30:00Z and nothing parsed back). problem is
+// what is wrong, following the quoted value in an error; "" if nothing.
+func parseNowTime(s string) (t time.Time, problem string) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, "is not an RFC 3339 time: " + timeParseReason(err)
+	}
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return time.Time{}, fmt.Sprintf("is in the year %d in UTC, outside the years 0000-9999 that RFC 3339 can write", y)
+	}
+	return t, ""
 }
 
 // timeParseReason says in a few words why time.Parse refused a value as

@@ -180,9 +180,9 @@ func checkNow(c *cli.Context, name string) string {
 	if s == "" {
 		return "empty; give an RFC 3339 time, or leave the flag out for the wall clock"
 	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return fmt.Sprintf("%q is not an RFC 3339 time: %s", s, timeParseReason(err))
+	t, problem := parseNowTime(s)
+	if problem != "" {
+		return fmt.Sprintf("%q %s", s, problem)
 	}
 	wall := time.Now()
 	side := ""
