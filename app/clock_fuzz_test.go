@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // FuzzClock feeds the time flags (--now, which every stage parses as
@@ -49,6 +51,37 @@ func FuzzClock(f *testing.F) {
 			}
 		default:
 			t.Fatalf("%q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	})
+}
+
+// FuzzParseSince: export's --since is an RFC 3339 time, taken as it
+// reads, or a positive duration (as the duration flags take it) before
+// the wall clock; anything else is one line naming the flag, exit 2.
+func FuzzParseSince(f *testing.F) {
+	for _, s := range []string{"7d", "24h", "1w", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00.5+01:00", "1x", "0", "-1h", "",
+		"9999999999w", "2026-02-30T00:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		before := time.Now()
+		got, err := parseSince("--since", s)
+		after := time.Now()
+		if err != nil {
+			if exitcode.Of(err) != exitcode.Usage || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "--since") {
+				t.Fatalf("%q: exit %d, %q: want 2 and one line naming --since", s, exitcode.Of(err), err)
+			}
+			return
+		}
+		if at, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			if !got.Equal(at) {
+				t.Fatalf("%q: %v, want %v", s, got, at)
+			}
+			return
+		}
+		d, err := parseFlagDuration(s)
+		if err != nil || d <= 0 || got.Before(before.Add(-d)) || got.After(after.Add(-d)) {
+			t.Fatalf("%q: took %v, which is not the time it gives (%v, %v) before the wall clock", s, got, d, err)
 		}
 	})
 }
