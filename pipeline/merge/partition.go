@@ -107,56 +107,16 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 		for j < len(results) && results[j].InfoHash == h {
 			j++
 		}
-		var lease *schema.Lease
-		// A lease past its grace is gone (Prune drops it at the commit):
-		// a result does not find it, and an unleased one counts.
-		if l, ok := r.leases[h]; ok && !leases.Expired(l, r.now) {
-			lease = &l
-		}
-		// Released rows sort last (sortResults): an attempt under the
-		// same lease has been applied by the time they come.
-		releasesOnly := results[i].Outcome == schema.OutcomeReleased
 		var st *schema.State
-		if releasesOnly {
-			// No attempt: the hash's row stays as it was (or absent), its
-			// avoid_peers unpruned and its tier unchanged below.
+		if results[i].Outcome == schema.OutcomeReleased {
+			// Released rows only: the hash's row stays as it was (or
+			// absent) and its tier unchanged below.
 			st = r.lookup(rows, added, h)
 			untouched[h] = true
 		} else {
 			st = r.find(rows, &added, h, &results[i].Result, &out)
 		}
-		for k := i; k < j; k++ {
-			res := &results[k]
-			if res.Outcome == schema.OutcomeReleased {
-				v, release := applyResult(r.p, st, &res.Result, lease)
-				out.verdicts[v]++
-				if release {
-					out.released = append(out.released, h)
-					released[h] = true
-					lease = nil
-				}
-				continue
-			}
-			before := st.MetadataStatus
-			v, release := applyResult(r.p, st, &res.Result, lease)
-			out.verdicts[v]++
-			if out.attempts == nil {
-				out.attempts = map[string]int64{}
-			}
-			out.attempts[res.Outcome]++
-			if (v == stored || v == lateStored) && before != schema.StatusFetched {
-				adoptHashType(st, &res.Result)
-				out.torrents = append(out.torrents, torrentOf(res))
-			}
-			if release && lease != nil {
-				out.released = append(out.released, h)
-				released[h] = true
-				lease = nil
-			}
-		}
-		if !releasesOnly {
-			pruneAvoid(st, r.peers.rows, r.now)
-		}
+		r.applyHash(st, results[i:j], &out, released)
 		i = j
 	}
 	if len(added) > 0 {
@@ -213,6 +173,57 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	}
 	r.mu.Unlock()
 	return out, nil
+}
+
+// applyHash folds rs, the results of one hash (sorted by attempt time,
+// released rows last), into st, the hash's state row (nil only for a
+// hash the state does not know whose results are all released rows). It
+// counts what it did in out and notes in released a hash whose lease it
+// ended.
+func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released map[schema.Hash]bool) {
+	h := rs[0].InfoHash
+	var lease *schema.Lease
+	// A lease past its grace is gone (Prune drops it at the commit):
+	// a result does not find it, and an unleased one counts.
+	if l, ok := r.leases[h]; ok && !leases.Expired(l, r.now) {
+		lease = &l
+	}
+	// Released rows sort last (sortResults): an attempt under the same
+	// lease has been applied by the time they come. A hash with released
+	// rows only had no attempt: its avoid_peers stay unpruned.
+	releasesOnly := rs[0].Outcome == schema.OutcomeReleased
+	for k := range rs {
+		res := &rs[k]
+		if res.Outcome == schema.OutcomeReleased {
+			v, release := applyResult(r.p, st, &res.Result, lease)
+			out.verdicts[v]++
+			if release {
+				out.released = append(out.released, h)
+				released[h] = true
+				lease = nil
+			}
+			continue
+		}
+		before := st.MetadataStatus
+		v, release := applyResult(r.p, st, &res.Result, lease)
+		out.verdicts[v]++
+		if out.attempts == nil {
+			out.attempts = map[string]int64{}
+		}
+		out.attempts[res.Outcome]++
+		if (v == stored || v == lateStored) && before != schema.StatusFetched {
+			adoptHashType(st, &res.Result)
+			out.torrents = append(out.torrents, torrentOf(res))
+		}
+		if release && lease != nil {
+			out.released = append(out.released, h)
+			released[h] = true
+			lease = nil
+		}
+	}
+	if !releasesOnly {
+		pruneAvoid(st, r.peers.rows, r.now)
+	}
 }
 
 // sortStates sorts rows by hash unless they already are (one sorted file,
