@@ -42,7 +42,7 @@ func genObs(seed uint64, n, distinct int) []schema.Observation {
 	return out
 }
 
-func writeObs(t *testing.T, dir string, obs []schema.Observation) string {
+func writeObs(t testing.TB, dir string, obs []schema.Observation) string {
 	t.Helper()
 	p := filepath.Join(dir, fmt.Sprintf("obs-%d.parquet", rand.Int()))
 	w, err := rowio.Create[schema.Observation](p, nil)

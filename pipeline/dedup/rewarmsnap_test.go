@@ -1,0 +1,196 @@
+package dedup
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// coldState writes a dataset at data shaped like tools/stategen's (35%
+// never tried, 20% fetched, the rest failed at some backoff step, the
+// archived ones in a cold file) over parts partitions of n hashes each.
+// Every partition's hot rows are split over hotFiles sorted files (their
+// hashes interleaved), as deltas leave them. It returns a batch: two
+// sightings at seen of every 7th hash, cold ones included, and one of a
+// new hash per 50 rows.
+func coldState(t testing.TB, data string, parts, n, hotFiles int, seen int64) []schema.Observation {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := schedule.Default()
+	now := t0.UnixMilli()
+	var obs []schema.Observation
+	sight := func(h schema.Hash, k int) {
+		for i := range k {
+			obs = append(obs, schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: seen + int64(i)*1000,
+				Source: schema.SourceGetPeers, RunID: "rewarm"})
+		}
+	}
+	for p := range parts {
+		r := rand.New(rand.NewPCG(7, uint64(p)))
+		rows := make([]schema.State, n)
+		for i := range rows {
+			var h schema.Hash
+			h[0] = byte(p * 17)
+			binary.BigEndian.PutUint64(h[1:], r.Uint64())
+			binary.BigEndian.PutUint64(h[9:], r.Uint64())
+			binary.BigEndian.PutUint32(h[16:], r.Uint32())
+			first := now - r.Int64N(180*24*3600*1000)
+			last := first + r.Int64N(now-first+1)
+			st := schema.State{InfoHash: h, HashType: schema.HashV1, FirstSeen: first, LastSeen: last,
+				SeenCount: 1 + r.Int64N(50), LastSource: schema.SourceGetPeers, Activity: r.Float64() * 8,
+				MetadataStatus: schema.StatusNew, Tier: schema.TierHot}
+			switch x := r.IntN(100); {
+			case x < 35:
+			case x < 55:
+				schedule.ApplySuccess(&st, last)
+			default:
+				at := last
+				for range 1 + r.IntN(8) {
+					schedule.ApplyFailure(pol, &st, schema.OutcomeNoPeers, at, false)
+					at = st.NextRetry
+				}
+				shift := st.NextRetry - now + r.Int64N(14*24*3600*1000) - 7*24*3600*1000
+				st.LastAttempt -= shift
+				st.NextRetry -= shift
+				if schedule.ShouldArchive(pol, &st, now) {
+					st.Tier = schema.TierCold
+				}
+			}
+			rows[i] = st
+			if i%7 == 0 {
+				sight(h, 2)
+			}
+			if i%50 == 0 {
+				h[19] ^= 0x5a // a new hash next to a known one
+				sight(h, 1)
+			}
+		}
+		slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
+		hot, cold := make([][]schema.State, hotFiles), []schema.State(nil)
+		for i, st := range rows {
+			if st.Tier == schema.TierCold {
+				cold = append(cold, st)
+			} else {
+				hot[i%hotFiles] = append(hot[i%hotFiles], st)
+			}
+		}
+		key := fmt.Sprintf("%02x", p*17)
+		var files []dataset.FileInfo
+		for _, part := range append(hot, cold) {
+			name := dataset.NewName(".parquet")
+			if len(part) > 0 && part[0].Tier == schema.TierCold {
+				name = schedule.ColdFileName()
+			}
+			fi, err := dataset.WriteStagedAs(tx, dataset.TableState, key, name, part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, fi)
+		}
+		tx.SetPartition(dataset.TableState, key, files)
+	}
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return obs
+}
+
+// rewarmOpts sets the scheduler's reactivation rule, as the CLI does.
+func rewarmOpts(o *Options) {
+	pol := schedule.Default()
+	o.Reactivate = func(s *schema.State, at int64) bool { return schedule.Reactivate(pol, s, at) }
+}
+
+// stateSnapshot describes the committed state file by file, in the
+// manifest's order: partition, hot or cold, rows and a digest of the rows
+// in file order.
+func stateSnapshot(t *testing.T, data string) string {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m, _ := d.Current()
+	tb := m.Table(dataset.TableState)
+	var b strings.Builder
+	for _, key := range tb.PartitionKeys() {
+		for _, f := range tb.Partitions[key] {
+			rows, err := statecol.ReadStateFile(d.DataFile(m, dataset.TableState, key, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := sha256.New()
+			for _, r := range rows {
+				fmt.Fprintf(h, "%v\n", r)
+			}
+			kind := "hot"
+			if schedule.IsColdFile(f.Name) {
+				kind = "cold"
+			}
+			fmt.Fprintf(&b, "%s %s rows=%d sha256=%x\n", key, kind, len(rows), h.Sum(nil))
+		}
+	}
+	return b.String()
+}
+
+// TestColdTouchSnapshot: a batch that touches cold files (compacting the
+// partition) leaves the state golden/rewarm-snapshot.golden describes,
+// row for row, whatever way rewrite gathers the partition's rows. The
+// golden file was made before rewrite merged the sorted files instead of
+// sorting their concatenation (regenerate with -update).
+func TestColdTouchSnapshot(t *testing.T) {
+	for _, hotFiles := range []int{1, 3} {
+		t.Run(fmt.Sprintf("%d hot files", hotFiles), func(t *testing.T) {
+			dir := t.TempDir()
+			data := filepath.Join(dir, "ds")
+			obs := coldState(t, data, 4, 3000, hotFiles, t0.Add(time.Hour).UnixMilli())
+			st, err := run(t, data, rewarmOpts, writeObs(t, dir, obs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("known=%d new=%d reactivated=%d rewarmed=%d\n%s",
+				st.ConfirmedKnown, st.New, st.Reactivated, st.Rewarmed, stateSnapshot(t, data))
+			golden := filepath.Join("testdata", fmt.Sprintf("rewarm-snapshot-%d.golden", hotFiles))
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Fatalf("state after the batch:\n%s\nwant (%s):\n%s", got, golden, want)
+			}
+			if st.Rewarmed == 0 || st.Reactivated == 0 {
+				t.Fatalf("the batch rewarmed %d and reactivated %d hashes: it must do both", st.Rewarmed, st.Reactivated)
+			}
+		})
+	}
+}
