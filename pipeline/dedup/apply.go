@@ -1,10 +1,10 @@
 package dedup
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -125,14 +125,16 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	if nknown > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
 		return ps, r.update(tx, base, key, es, files, opened, hits, known, existing, bf, bfi, &ps)
 	}
-	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, &w.rows)
+	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, w)
 }
 
 // workerBufs are an apply worker's buffers, reused partition after
-// partition: state rows (rewrite), the partition's sorted batch entries,
-// and the hashes of its files (a 20M-hash state has ~1.5 MB per partition).
+// partition: state rows (rewrite: the partition's, and one more file's or
+// the cold rows), the partition's sorted batch entries, and the hashes of
+// its files (a 20M-hash state has ~1.5 MB per partition).
 type workerBufs struct {
 	rows   []schema.State
+	more   []schema.State
 	ents   []entry
 	hashes []schema.Hash
 }
@@ -353,40 +355,50 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 // hashes: their rows go to a new cold file, except the hashes a sighting
 // reactivated, which join the hot file.
 //
-// Rows are decoded into buf (the worker's, reused partition after
-// partition), known hashes are updated in place and the new ones merged in
-// from the end: no row is copied more than once.
+// Rows are decoded into w.rows (the worker's, reused partition after
+// partition, sized once for every row the partition will have), each
+// further file into w.more and merged in: every file is sorted, so the
+// partition is a merge of sorted runs, not a sort of their concatenation
+// (which, on State's wide rows, cost more than decoding them). Known
+// hashes are updated in place and the new ones merged in from the end.
 func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known []bool,
-	touchedCold bool, ps *partStats, bf bloomFilter, bfi dataset.FileInfo, buf *[]schema.State) error {
-	var old []schema.State
-	var kept []dataset.FileInfo
+	touchedCold bool, ps *partStats, bf bloomFilter, bfi dataset.FileInfo, w *workerBufs) error {
+	var kept, read []dataset.FileInfo
+	size := len(es) - int(ps.known) // the new rows
 	for _, f := range base.Partitions[key] {
 		if schedule.IsColdFile(f.Name) && !touchedCold {
 			kept = append(kept, f)
 			continue
 		}
-		if old == nil {
-			rows, err := statecol.ReadStateFileInto(r.d.DataFile(tx.Base(), dataset.TableState, key, f), *buf)
+		read = append(read, f)
+		size += int(f.Rows)
+	}
+	if cap(w.rows) < size {
+		w.rows = make([]schema.State, 0, size)
+	}
+	old := w.rows[:0]
+	for k, f := range read {
+		df := r.d.DataFile(tx.Base(), dataset.TableState, key, f)
+		if k == 0 {
+			rows, err := statecol.ReadStateFileInto(df, old)
 			if err != nil {
 				return fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
-			old = rows
+			old = sortedRun(rows)
 			continue
 		}
-		rows, err := statecol.ReadStateFile(r.d.DataFile(tx.Base(), dataset.TableState, key, f))
+		rows, err := statecol.ReadStateFileInto(df, w.more)
 		if err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
 		}
-		old = append(old, rows...)
+		w.more = rows[:0]
+		old = statecol.MergeSorted(old, sortedRun(rows))
 	}
 	defer func() {
-		if cap(old) > cap(*buf) {
-			*buf = old[:0]
+		if cap(old) > cap(w.rows) {
+			w.rows = old[:0]
 		}
 	}()
-	if len(base.Partitions[key])-len(kept) > 1 {
-		sort.Slice(old, func(i, j int) bool { return bytes.Compare(old[i].InfoHash[:], old[j].InfoHash[:]) < 0 })
-	}
 	fresh := make([]schema.State, 0, len(es)-int(ps.known))
 	i := 0
 	for j := range es {
@@ -409,8 +421,10 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	old = out // the deferred hand-back keeps the (possibly grown) array as the buffer
 	hot, cold := out, []schema.State(nil)
 	if touchedCold {
-		// Split in place: hot rows stay at the front, in order.
-		hot = out[:0]
+		// Split in place: hot rows stay at the front, in order; the cold
+		// ones go to w.more, free once the files are merged.
+		hot, cold = out[:0], w.more[:0]
+		defer func() { w.more = cold[:0] }()
 		for k := range out {
 			if out[k].Tier == schema.TierCold {
 				cold = append(cold, out[k])
@@ -459,6 +473,16 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	}
 	bf, c := bloomOf(hs, r.o.BloomFP)
 	return stageBloom(tx, key, bf, int64(len(hs)), c)
+}
+
+// sortedRun returns rows sorted by hash: a state file's rows are, and
+// are checked to be, in one pass; a file written otherwise is sorted.
+func sortedRun(rows []schema.State) []schema.State {
+	byHash := func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }
+	if !slices.IsSortedFunc(rows, byHash) {
+		slices.SortFunc(rows, byHash)
+	}
+	return rows
 }
 
 // extendBloom adds the new hashes to the partition's old filter and
