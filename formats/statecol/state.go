@@ -75,8 +75,16 @@ func ReadUntrustedStateFile(df rowio.DataFile) ([]schema.State, error) {
 
 // readAll reads every row of f (at path), into buf's memory if it is
 // large enough, and closes f.
-func (f *File) readAll(path string, buf []schema.State) (_ []schema.State, err error) {
+func (f *File) readAll(path string, buf []schema.State) ([]schema.State, error) {
 	defer f.Close()
+	return f.ReadAllInto(path, buf)
+}
+
+// ReadAllInto reads every row of f (opened from path) into buf's memory
+// when it is large enough, as ReadStateFileInto does, but leaves f open:
+// a caller that opened the file to search its hashes decodes its rows
+// without reading and checking its footer again.
+func (f *File) ReadAllInto(path string, buf []schema.State) (_ []schema.State, err error) {
 	defer recoverCorrupt(&err, path)
 	var out []schema.State
 	if n := int(f.NumRows()); cap(buf) >= n {

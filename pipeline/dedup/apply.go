@@ -71,7 +71,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	known := make([]bool, len(es)) // es[i] is in a file
 	nknown := 0
 	hits := make([][]hit, len(files))
-	// The files holding known hashes stay open for the update's splice.
+	// The files stay open for the update's splice or the rewrite.
 	opened := make([]*statecol.File, len(files))
 	defer func() {
 		for _, f := range opened {
@@ -109,10 +109,6 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 					spliceable = spliceable && canSplice
 				}
 			}
-			if len(hits[fi]) == 0 {
-				src.Close()
-				opened[fi] = nil
-			}
 		}
 	}
 	ps.known = int64(nknown)
@@ -125,7 +121,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	if nknown > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
 		return ps, r.update(tx, base, key, es, files, opened, hits, known, existing, bf, bfi, &ps)
 	}
-	return ps, r.rewrite(tx, base, key, es, known, touchedCold, &ps, bf, bfi, w)
+	return ps, r.rewrite(tx, base, key, es, opened, known, touchedCold, &ps, bf, bfi, w)
 }
 
 // workerBufs are an apply worker's buffers, reused partition after
@@ -361,35 +357,44 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 // partition is a merge of sorted runs, not a sort of their concatenation
 // (which, on State's wide rows, cost more than decoding them). Known
 // hashes are updated in place and the new ones merged in from the end.
-func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, known []bool,
-	touchedCold bool, ps *partStats, bf bloomFilter, bfi dataset.FileInfo, w *workerBufs) error {
-	var kept, read []dataset.FileInfo
+func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, opened []*statecol.File,
+	known []bool, touchedCold bool, ps *partStats, bf bloomFilter, bfi dataset.FileInfo, w *workerBufs) error {
+	var kept []dataset.FileInfo
+	var read []int                  // indexes of the files read, in base.Partitions[key] and opened
 	size := len(es) - int(ps.known) // the new rows
-	for _, f := range base.Partitions[key] {
+	for fi, f := range base.Partitions[key] {
 		if schedule.IsColdFile(f.Name) && !touchedCold {
 			kept = append(kept, f)
 			continue
 		}
-		read = append(read, f)
+		read = append(read, fi)
 		size += int(f.Rows)
 	}
 	if cap(w.rows) < size {
 		w.rows = make([]schema.State, 0, size)
 	}
 	old := w.rows[:0]
-	for k, f := range read {
-		df := r.d.DataFile(tx.Base(), dataset.TableState, key, f)
+	for k, fi := range read {
+		// A file applyPartition opened (to search its hashes) is
+		// decoded as it is, without parsing its footer again.
+		df := r.d.DataFile(tx.Base(), dataset.TableState, key, base.Partitions[key][fi])
+		into := w.more
 		if k == 0 {
-			rows, err := statecol.ReadStateFileInto(df, old)
-			if err != nil {
-				return fmt.Errorf("dedup: partition %s: %w", key, err)
-			}
-			old = sortedRun(rows)
-			continue
+			into = old
 		}
-		rows, err := statecol.ReadStateFileInto(df, w.more)
+		var rows []schema.State
+		var err error
+		if src := opened[fi]; src != nil {
+			rows, err = src.ReadAllInto(df.Path(), into)
+		} else {
+			rows, err = statecol.ReadStateFileInto(df, into)
+		}
 		if err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
+		}
+		if k == 0 {
+			old = sortedRun(rows)
+			continue
 		}
 		w.more = rows[:0]
 		old = statecol.MergeSorted(old, sortedRun(rows))
