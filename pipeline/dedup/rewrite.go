@@ -1,0 +1,156 @@
+package dedup
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// rewrite merges the partition's hot files and the batch into one sorted
+// hot file. Cold files (the archived tier, kept apart so that planning
+// does not scan them) are rewritten only when the batch saw one of their
+// hashes: their rows go to a new cold file, except the hashes a sighting
+// reactivated, which join the hot file.
+//
+// Rows are decoded into w.rows (the worker's, reused partition after
+// partition, sized once for every row the partition will have), each
+// further file into w.more and merged in: every file is sorted, so the
+// partition is a merge of sorted runs, not a sort of their concatenation
+// (which, on State's wide rows, cost more than decoding them). Known
+// hashes are updated in place and the new ones merged in from the end.
+func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []entry, opened []*statecol.File,
+	known []bool, touchedCold bool, ps *partStats, bf bloomFilter, bfi dataset.FileInfo, w *workerBufs) error {
+	var kept []dataset.FileInfo
+	var read []int                  // indexes of the files read, in base.Partitions[key] and opened
+	size := len(es) - int(ps.known) // the new rows
+	for fi, f := range base.Partitions[key] {
+		if schedule.IsColdFile(f.Name) && !touchedCold {
+			kept = append(kept, f)
+			continue
+		}
+		read = append(read, fi)
+		size += int(f.Rows)
+	}
+	if cap(w.rows) < size {
+		w.rows = make([]schema.State, 0, size)
+	}
+	old := w.rows[:0]
+	for k, fi := range read {
+		// A file applyPartition opened (to search its hashes) is
+		// decoded as it is, without parsing its footer again.
+		df := r.d.DataFile(tx.Base(), dataset.TableState, key, base.Partitions[key][fi])
+		into := w.more
+		if k == 0 {
+			into = old
+		}
+		var rows []schema.State
+		var err error
+		if src := opened[fi]; src != nil {
+			rows, err = src.ReadAllInto(df.Path(), into)
+		} else {
+			rows, err = statecol.ReadStateFileInto(df, into)
+		}
+		if err != nil {
+			return fmt.Errorf("dedup: partition %s: %w", key, err)
+		}
+		if k == 0 {
+			old = sortedRun(rows)
+			continue
+		}
+		w.more = rows[:0]
+		old = statecol.MergeSorted(old, sortedRun(rows))
+	}
+	defer func() {
+		if cap(old) > cap(w.rows) {
+			w.rows = old[:0]
+		}
+	}()
+	fresh := make([]schema.State, 0, len(es)-int(ps.known))
+	i := 0
+	for j := range es {
+		e := &es[j]
+		for i < len(old) && hashCmp(old[i].InfoHash, e.h) < 0 {
+			i++
+		}
+		if known[j] && i < len(old) && old[i].InfoHash == e.h {
+			st := &old[i]
+			i++
+			a := &e.agg
+			lastSeen := st.LastSeen
+			r.b.fold(st, a)
+			r.reactivate(st, a, lastSeen, ps)
+			continue
+		}
+		fresh = append(fresh, r.b.newState(e, r.now))
+	}
+	out := statecol.MergeSorted(old, fresh)
+	old = out // the deferred hand-back keeps the (possibly grown) array as the buffer
+	hot, cold := out, []schema.State(nil)
+	if touchedCold {
+		// Split in place: hot rows stay at the front, in order; the cold
+		// ones go to w.more, free once the files are merged.
+		hot, cold = out[:0], w.more[:0]
+		defer func() { w.more = cold[:0] }()
+		for k := range out {
+			if out[k].Tier == schema.TierCold {
+				cold = append(cold, out[k])
+			} else {
+				hot = append(hot, out[k])
+			}
+		}
+	}
+	files := kept
+	for _, part := range []struct {
+		rows []schema.State
+		name string
+	}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		fi, err := dataset.WriteStagedAs(tx, dataset.TableState, key, part.name, part.rows)
+		if err != nil {
+			return err
+		}
+		files = append(files, fi)
+	}
+	tx.SetPartition(dataset.TableState, key, files)
+	// A rewrite only adds hashes: while the old filter has room, add the
+	// new ones to it instead of rebuilding it from every hash.
+	total := int64(len(hot) + len(cold))
+	for _, f := range kept {
+		total += f.Rows
+	}
+	if ok, err := extendBloom(tx, key, bf, bfi, total, fresh); ok {
+		return err
+	}
+	// The filter covers every hash of the partition, kept cold files too.
+	hs := make([]schema.Hash, 0, len(hot)+len(cold))
+	for k := range hot {
+		hs = append(hs, hot[k].InfoHash)
+	}
+	for k := range cold {
+		hs = append(hs, cold[k].InfoHash)
+	}
+	for _, f := range kept {
+		var err error
+		if hs, err = readHashes(r.d.DataFile(tx.Base(), dataset.TableState, key, f), hs); err != nil {
+			return fmt.Errorf("dedup: partition %s: %w", key, err)
+		}
+	}
+	bf, c := bloomOf(hs, r.o.BloomFP)
+	return stageBloom(tx, key, bf, int64(len(hs)), c)
+}
+
+// sortedRun returns rows sorted by hash: a state file's rows are, and
+// are checked to be, in one pass; a file written otherwise is sorted.
+func sortedRun(rows []schema.State) []schema.State {
+	byHash := func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }
+	if !slices.IsSortedFunc(rows, byHash) {
+		slices.SortFunc(rows, byHash)
+	}
+	return rows
+}
