@@ -86,12 +86,12 @@ func notRegular(p string, e fs.DirEntry) error {
 	if m.IsRegular() {
 		return nil
 	}
-	return fmt.Errorf("%s: not a regular file (%s); a FIFO or device is read as a stream only when named as an input itself", p, kind(m))
+	return fmt.Errorf("%s: not a regular file (%s); a FIFO or device is read as a stream only when named as an input itself", p, FileKind(m))
 }
 
-// kind names what a file of mode m that is not a regular file is, for
+// FileKind names what a file of mode m that is not a regular file is, for
 // errors: "a pipe", "a device", "a socket".
-func kind(m fs.FileMode) string {
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a pipe"

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -246,7 +245,7 @@ func probe(path, name, data string) (input, error) {
 	// INPUT are spooled first (spoolPipe); anything else that is not a
 	// regular file (a socket, a FIFO in a folder) is refused.
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %s: not a regular file (%s)", name, fileKind(fi.Mode())))
+		return input{}, exitcode.BadInput(fmt.Errorf("dedup: %s: not a regular file (%s)", name, inputdir.FileKind(fi.Mode())))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -264,19 +263,6 @@ func probe(path, name, data string) (input, error) {
 		return input{}, err
 	}
 	return input{name: name, path: path, size: st.Size(), kind: kind}, nil
-}
-
-// fileKind names what a non-regular file is, for errors.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a pipe"
-	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
 }
 
 // kindOf tells an input's kind from its first bytes (up to
