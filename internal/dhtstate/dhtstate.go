@@ -69,12 +69,31 @@ func ParseID(s string) ([20]byte, bool) {
 	return [20]byte(b), true
 }
 
+// maxStateFile bounds a state file: ours hold a few hundred contacts
+// (tens of KiB).
+const maxStateFile = 16 << 20
+
 // Load reads the JSON file path into v. A missing file is not an error
-// (found is false); any other failure names path.
+// (found is false); any other failure names path. Only a regular file of
+// at most maxStateFile bytes is read: a FIFO put there would block the
+// run, a huge file fill its memory.
 func Load(path string, v any) (found bool, err error) {
-	b, err := os.ReadFile(path)
+	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !st.Mode().IsRegular() {
+		return false, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	if st.Size() > maxStateFile {
+		return false, fmt.Errorf("%s: %d bytes, more than a state file holds (%d)", path, st.Size(), maxStateFile)
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil // removed since
 	}
 	if err != nil {
 		return false, err

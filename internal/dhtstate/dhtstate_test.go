@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -72,6 +74,39 @@ func TestLoadSave(t *testing.T) {
 	}
 	if found, err := Load(p, &v); found || err == nil || !strings.Contains(err.Error(), p+": not JSON") {
 		t.Fatalf("truncated file: found %v, err %v; want an error naming %s", found, err, p)
+	}
+}
+
+// TestLoadRefuses: a FIFO or an oversized file at the state's path is an
+// error naming it, read neither (a FIFO blocked the run).
+func TestLoadRefuses(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, maxStateFile+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{{fifo, "not a regular file"}, {big, "more than a state file holds"}} {
+		done := make(chan error, 1)
+		go func() {
+			var v struct{ Nodes []Entry }
+			_, err := Load(c.path, &v)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.HasPrefix(err.Error(), c.path+": ") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Load(%s): err %v, want %q", c.path, err, c.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Load(%s) blocked", c.path)
+		}
 	}
 }
 

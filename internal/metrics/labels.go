@@ -83,6 +83,9 @@ func AddLabels(text []byte, labels []ConstLabel) ([]byte, error) {
 					return nil, fmt.Errorf("metrics: %s: already has a label %s", line[:i], l.Name)
 				}
 			}
+			if !strings.Contains(line[i:], "}") {
+				return nil, fmt.Errorf("metrics: %q: labels not closed", strings.TrimSpace(line))
+			}
 			if line[i+1] != '}' {
 				out.WriteByte(',')
 			}

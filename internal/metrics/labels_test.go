@@ -74,6 +74,16 @@ func TestAddLabels(t *testing.T) {
 	}
 }
 
+// TestAddLabelsMalformed: a sample line whose labels are not closed is an
+// error, not a panic (a last line ending in "{" indexed past its end).
+func TestAddLabelsMalformed(t *testing.T) {
+	for _, text := range []string{"x{", "x{\n", "x{a=\"1\" 2\n"} {
+		if _, err := AddLabels([]byte(text), []ConstLabel{{"dataset", "main"}}); err == nil || !strings.Contains(err.Error(), "not closed") {
+			t.Errorf("AddLabels(%q): err %v, want labels not closed", text, err)
+		}
+	}
+}
+
 // TestLabelledFilesDistinct: two datasets' files, labelled apart, hold no
 // series in common (node_exporter refuses a series two files hold).
 func TestLabelledFilesDistinct(t *testing.T) {
