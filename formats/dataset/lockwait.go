@@ -16,7 +16,7 @@ var lockWaitLogEvery = 30 * time.Second
 // one when it takes the lock (how long it waited). A writer that takes
 // the lock at once logs nothing; one that waits in vain fails with
 // ErrLocked, whose message names the holder.
-type lockWaiter struct { // unused without the fix
+type lockWaiter struct {
 	dir         string
 	wait        time.Duration // the most it waits
 	start, last time.Time     // zero until it waits
