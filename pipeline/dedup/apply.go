@@ -88,7 +88,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 			src, err := statecol.Open(df)
 			if err == nil {
 				opened[fi] = src
-				existing, err = appendHashes(src, df.Path(), existing)
+				existing, err = src.AppendHashes(existing)
 			}
 			if err != nil {
 				return ps, fmt.Errorf("dedup: partition %s: %w", key, err)
@@ -257,7 +257,7 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 			j0 := from(first)
 			for k := range sel {
 				// The row is the hash's: both come from this file's sorted
-				// info_hash column (readHashes), so it is not decoded again.
+				// info_hash column (statecol.AppendHashes), so it is not decoded again.
 				st, a := &rows[k], &es[hits[j0+k].e].agg
 				st.InfoHash = a.h // not decoded, but Reactivate's spread reads it
 				old := *st
@@ -329,7 +329,7 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 	if !haveExisting {
 		for _, f := range files {
 			var err error
-			if existing, err = readHashes(r.d.DataFile(tx.Base(), dataset.TableState, key, f), existing); err != nil {
+			if existing, err = statecol.ReadHashes(r.d.DataFile(tx.Base(), dataset.TableState, key, f), existing); err != nil {
 				return fmt.Errorf("dedup: partition %s: %w", key, err)
 			}
 		}

@@ -2,47 +2,14 @@ package dedup
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
-	"unsafe"
 
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/formats/statecol"
 )
 
 // The exact store, dedup's last layer: a partition's state files are
 // sorted by info_hash, so a Bloom positive is confirmed by reading their
-// hash column and searching it.
-
-// readHashes appends the info_hash column of the state file df (its
-// footer checked first, see statecol.Open) to out, read page by page (no
-// row assembly).
-func readHashes(df rowio.DataFile, out []schema.Hash) ([]schema.Hash, error) {
-	f, err := statecol.Open(df)
-	if err != nil {
-		return out, err
-	}
-	defer f.Close()
-	return appendHashes(f, df.Path(), out)
-}
-
-func appendHashes(f *statecol.File, path string, out []schema.Hash) ([]schema.Hash, error) {
-	for _, rg := range f.RowGroups() {
-		c, _ := f.Column(rg, "info_hash")
-		if c == nil {
-			return out, fmt.Errorf("%s: no info_hash column", path)
-		}
-		n := int(rg.NumRows())
-		start := len(out)
-		out = slices.Grow(out, n)[:start+n]
-		buf := unsafe.Slice((*byte)(unsafe.Pointer(&out[start])), n*20)
-		if err := statecol.Fixed(c, 20, buf); err != nil {
-			return out[:start], fmt.Errorf("%s: info_hash: %w", path, err)
-		}
-	}
-	return out, nil
-}
+// hash column (statecol.AppendHashes) and searching it.
 
 func hashCmp(x, y schema.Hash) int { return bytes.Compare(x[:], y[:]) }
 

@@ -137,7 +137,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	}
 	for _, f := range kept {
 		var err error
-		if hs, err = readHashes(r.d.DataFile(tx.Base(), dataset.TableState, key, f), hs); err != nil {
+		if hs, err = statecol.ReadHashes(r.d.DataFile(tx.Base(), dataset.TableState, key, f), hs); err != nil {
 			return fmt.Errorf("dedup: partition %s: %w", key, err)
 		}
 	}

@@ -45,7 +45,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 			hotFiles = append(hotFiles, f)
 		}
 	}
-	coldTouched, err := r.touchesCold(t, key, coldFiles, results)
+	coldTouched, err := r.touchesCold(key, coldFiles, results)
 	if err != nil {
 		return out, err
 	}
@@ -266,18 +266,22 @@ func (r *runner) lookup(rows []schema.State, added []schema.State, h schema.Hash
 }
 
 // touchesCold reports whether any result is for a hash in the cold files.
-func (r *runner) touchesCold(t *dataset.Table, key string, cold []dataset.FileInfo, results []result) (bool, error) {
+// Only their info_hash column is read (statecol.ReadHashes), page by page.
+func (r *runner) touchesCold(key string, cold []dataset.FileInfo, results []result) (bool, error) {
+	var hs []schema.Hash
 	for _, f := range cold {
-		hs, err := dataset.ReadDataFile[hashOnly](r.d, t, key, f)
-		if err != nil {
+		var err error
+		if hs, err = statecol.ReadHashes(r.d.DataFile(r.base, dataset.TableState, key, f), hs[:0]); err != nil {
 			return false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		slices.SortFunc(hs, func(a, b hashOnly) int { return hashCmp(a.InfoHash, b.InfoHash) })
+		if !slices.IsSortedFunc(hs, hashCmp) { // a check: state files are sorted
+			slices.SortFunc(hs, hashCmp)
+		}
 		for i := range results {
 			if results[i].Outcome == schema.OutcomeReleased {
 				continue // changes no state row
 			}
-			if _, ok := slices.BinarySearchFunc(hs, results[i].InfoHash, func(x hashOnly, h schema.Hash) int { return hashCmp(x.InfoHash, h) }); ok {
+			if _, ok := slices.BinarySearchFunc(hs, results[i].InfoHash, hashCmp); ok {
 				return true, nil
 			}
 		}
