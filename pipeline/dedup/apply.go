@@ -79,7 +79,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 			}
 		}
 	}()
-	spliceable := true // every file holding a known hash can be spliced
+	spliceable := true // every hot file holding a known hash can be spliced
 	touchedCold := false
 	if len(cands) > 0 {
 		for fi, f := range files {
@@ -104,8 +104,11 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 					known[i] = true
 					nknown++
 					hits[fi] = append(hits[fi], hit{row: int64(row), e: i})
-					touchedCold = touchedCold || schedule.IsColdFile(f.Name)
-					spliceable = spliceable && canSplice
+					if schedule.IsColdFile(f.Name) {
+						touchedCold = true // its file is rewritten (thaw), not spliced
+					} else {
+						spliceable = spliceable && canSplice
+					}
 				}
 			}
 		}
@@ -117,8 +120,10 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	if nknown == 0 && len(files) < r.o.MaxFiles {
 		return ps, r.appendDelta(tx, base, key, es, files, bf, bfi, existing, len(cands) > 0)
 	}
-	if nknown > 0 && !touchedCold && (ps.fresh == 0 || len(files) < r.o.MaxFiles) && spliceable {
-		return ps, r.update(tx, base, key, es, files, opened, hits, known, existing, bf, bfi, &ps)
+	// The update adds a file when there are new hashes or cold ones
+	// sighted (made hot): past MaxFiles files the partition is compacted.
+	if nknown > 0 && (ps.fresh == 0 && !touchedCold || len(files) < r.o.MaxFiles) && spliceable {
+		return ps, r.update(tx, base, key, es, files, opened, hits, known, existing, bf, bfi, &ps, w)
 	}
 	return ps, r.rewrite(tx, base, key, es, opened, known, touchedCold, &ps, bf, bfi, w)
 }
@@ -141,18 +146,31 @@ type hit struct {
 	e   int
 }
 
-// update is the incremental path: each file holding known hashes is
+// update is the incremental path: each hot file holding known hashes is
 // spliced (their rows updated in place, only the columns that changed
-// re-encoded, every other column chunk copied byte for byte), files
-// without any are kept, and the new hashes go to a file of their own. The
-// partition stays exact (one row per hash); dedup compacts it into one
-// file when it reaches MaxFiles.
+// re-encoded, every other column chunk copied byte for byte), each cold
+// file holding some is rewritten without the hashes the batch made hot
+// (thaw), files without any are kept, and the new hashes and those made
+// hot go to a file of their own. The partition stays exact (one row per
+// hash); dedup compacts it into one file when it reaches MaxFiles.
 func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []entry, files []dataset.FileInfo,
-	opened []*statecol.File, hits [][]hit, known []bool, existing []schema.Hash, bf bloomFilter, bfi dataset.FileInfo, ps *partStats) error {
+	opened []*statecol.File, hits [][]hit, known []bool, existing []schema.Hash, bf bloomFilter, bfi dataset.FileInfo,
+	ps *partStats, w *workerBufs) error {
 	out := make([]dataset.FileInfo, 0, len(files)+1)
+	var warm []schema.State // rows of cold files made hot, sorted by hash
 	for fi, f := range files {
 		if len(hits[fi]) == 0 {
 			out = append(out, f)
+			continue
+		}
+		if schedule.IsColdFile(f.Name) {
+			nf, err := r.thaw(tx, base, key, f, opened[fi], es, hits[fi], ps, w, &warm)
+			if err != nil {
+				return err
+			}
+			if nf.Rows > 0 {
+				out = append(out, nf)
+			}
 			continue
 		}
 		nf, err := r.spliceFile(tx, base, key, f, opened[fi], es, hits[fi], ps)
@@ -167,8 +185,8 @@ func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []en
 			fresh = append(fresh, r.b.newState(&es[i], r.now))
 		}
 	}
-	if len(fresh) > 0 {
-		nf, err := dataset.WriteStaged(tx, dataset.TableState, key, fresh)
+	if delta := statecol.MergeSorted(warm, fresh); len(delta) > 0 {
+		nf, err := dataset.WriteStaged(tx, dataset.TableState, key, delta)
 		if err != nil {
 			return err
 		}
