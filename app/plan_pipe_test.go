@@ -137,8 +137,8 @@ func TestPlanRetriesReaderGoneLeasesNothing(t *testing.T) {
 	}
 	stats := readPlanStats(t, statsPath)
 	if stats["reader_gone"] != true || stats["planned"] != 0.0 || stats["planned_dropped"] != 2.0 ||
-		stats["due"] != 2.0 || stats["lease_id"] != nil || stats["lease_until"] != nil {
-		t.Errorf("--stats-json %v, want reader_gone, 0 planned, 2 dropped, 2 due, no lease", stats)
+		stats["due"] != 2.0 || stats["due_unplanned"] != 2.0 || stats["lease_id"] != nil || stats["lease_until"] != nil {
+		t.Errorf("--stats-json %v, want reader_gone, 0 planned, 2 dropped, 2 due (2 unplanned), no lease", stats)
 	}
 	if b, err := os.ReadFile(metricsPath); err != nil || !strings.Contains(string(b), "\ninfohash_plan_retries_reader_gone 1\n") ||
 		!strings.Contains(string(b), "\ninfohash_plan_retries_planned 0\n") || !strings.Contains(string(b), "\ninfohash_plan_retries_planned_dropped 2\n") {

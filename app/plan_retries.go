@@ -91,6 +91,8 @@ Defaults for --new-share, --lease and --seed come from DIR/policy.json
 (see infohash policy show). The run reads each hot state file once, keeping
 only the best --limit candidates in memory.
 
+` + leaseBoundHelp() + `
+
 ` + exitHelp("plan-retries"),
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("what is due (next_retry <= TIME), live leases and penalties, lease_until, planned_at; " +
@@ -183,8 +185,9 @@ only the best --limit candidates in memory.
 			if err != nil {
 				return err
 			}
+			warnLimitOverLease(data, o.Limit, o.Lease)
 			slog.Info("plan-retries: done", "planned", st.Planned, "new", st.PlannedNew, "retry", st.PlannedRetry,
-				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due,
+				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due, "due_unplanned", st.DueUnplanned,
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
 				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
 				secondsAttr(st.Seconds))

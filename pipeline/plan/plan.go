@@ -72,6 +72,7 @@ type Stats struct {
 	DueNew             int64   `json:"due_new"`
 	DueRetry           int64   `json:"due_retry"`
 	DueCold            int64   `json:"due_cold"`
+	DueUnplanned       int64   `json:"due_unplanned"` // due less planned: left for later passes (a backlog if far above Limit pass after pass)
 	Planned            int     `json:"planned"`
 	PlannedNew         int     `json:"planned_new"`
 	PlannedRetry       int     `json:"planned_retry"`
@@ -219,6 +220,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		if err != nil {
 			return false, tx.Moved(err)
 		}
+		st.DueUnplanned = st.Due - int64(st.Planned)
 		if stream != nil {
 			if err = setAvoid(o, stream, avoid, attempt > 0); err != nil {
 				return false, fmt.Errorf("plan-retries: %w", err)

@@ -47,9 +47,10 @@ func readerThere(o Options, stream *rowio.Writer[schema.Job], jobs int) error {
 // nothing the commit would have done happened (no lease, no stale lease
 // dropped, no unpublished file's lease ended, the cold sweep's cursor
 // unmoved, no jobs delivered) on snapshot, the one planned from. What the
-// scan saw (due, under lease, ...) stays as counted.
+// scan saw (due, under lease, ...) stays as counted, and every due hash
+// is left unplanned (DueUnplanned).
 func (st *Stats) dropJobs(snapshot int64) {
-	st.Dropped, st.ReaderGone, st.Snapshot = st.Planned, true, snapshot
+	st.Dropped, st.ReaderGone, st.Snapshot, st.DueUnplanned = st.Planned, true, snapshot, st.Due
 	st.Planned, st.PlannedNew, st.PlannedRetry, st.PlannedReactivated, st.PlannedCold, st.Relet = 0, 0, 0, 0, 0, 0
 	st.LeasesPruned, st.UnpublishedEnded, st.AvoidExpired, st.AvoidListed = 0, 0, 0, 0
 	st.ColdSweepNext, st.LeaseID, st.LeaseUntil = st.ColdSweepStart, "", time.Time{}
