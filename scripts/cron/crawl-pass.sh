@@ -8,7 +8,9 @@
 #
 # Environment: INFOHASH (binary, default infohash on PATH), BOOTSTRAP
 # (host:port,... for capture and fetch; unset: infohash's public routers;
-# set but empty: none), LIMIT (jobs per pass, default 5000), EXPORT_DIR
+# set but empty: none), LIMIT (jobs per pass, default 5000; when the last
+# 3 plans each left more than 10 x LIMIT due hashes unplanned, the pass
+# logs a WARN line: the backlog does not drain), EXPORT_DIR
 # (default DATA_DIR/export), LOCK_WAIT (how long dedup, plan-retries and merge wait
 # for another writer, default 10m), KEEP (snapshots dedup, plan-retries and
 # merge keep for readers, their --keep; default theirs, 3: raise it for
@@ -595,6 +597,25 @@ step() {
 # --stats-json file (one "name": value a line); nothing when it has none.
 statsval() { sed -n 's/^[[:space:]]*"'"$1"'":[[:space:]]*"\{0,1\}\([^",]*\).*/\1/p' "$2"; }
 
+# backlog: after this pass's plan, one WARN line when it and the two
+# plans before it (the newest pass folders holding a plan.json) each left
+# more than 10 x LIMIT due hashes unplanned (due_unplanned): at this LIMIT
+# the backlog does not drain. A plan.json without it (an older infohash,
+# a failed plan) ends the run of plans.
+backlog() {
+	local i n left=() most=$((10#$LIMIT * 10))
+	[ "$most" -gt 0 ] || return 0
+	passorder
+	for ((i = ${#passes[@]} - 1; i >= 0 && ${#left[@]} < 3; i--)); do
+		[ -f "${passes[i]}/plan.json" ] || continue
+		n=$(statsval due_unplanned "${passes[i]}/plan.json")
+		[[ $n =~ ^[0-9]{1,18}$ ]] && [ "$((10#$n))" -gt "$most" ] || return 0
+		left+=("$((10#$n))")
+	done
+	[ ${#left[@]} = 3 ] || return 0
+	log "plan-retries: WARN: the last 3 plans each left more than 10 x LIMIT ($most) due hashes unplanned (due_unplanned ${left[*]}, newest first): at LIMIT=$LIMIT the backlog does not drain; raise LIMIT (within what fetch attempts in a lease: plan-retries warns past it) or run passes more often"
+}
+
 # pending FILE: FILE is there and not yet applied.
 pending() { [ -f "$1" ] && [ ! -e "$1.applied" ]; }
 
@@ -815,6 +836,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 		if [ -n "$until" ] && until=$("$IH" clock --far-now --now "$until"); then
 			printf '%s\n' "$until" >"$JOBS.lease_until" || stopped plan-retries 1
 		fi
+		backlog
 	fi
 	# The record leaves JOBS after the jobs file (copied before, removed
 	# after): a pass killed between the two leaves both for the next.
