@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -36,6 +37,36 @@ func TestStatusJSONWavesInTimeOrder(t *testing.T) {
 		}
 		if strings.Join(keys, " ") != strings.Join(want, " ") {
 			t.Errorf("wave keys %v, want %v", keys, want)
+		}
+	}
+}
+
+// TestStatusJSONTimesInMillis: status --format json gives committed_at and
+// now in UTC to the millisecond, as its other times (last_input.at); both
+// came out with nanoseconds (the commit's wall clock, --now as given).
+func TestStatusJSONTimesInMillis(t *testing.T) {
+	_, data := seedDataset(t)
+	out, stderr, code := runMain(t, "status", "--data", data, "--far-now", "--now", "2026-03-01T02:00:00.123456789+02:00", "--format", "json")
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr)
+	}
+	var r struct {
+		CommittedAt string `json:"committed_at"`
+		Now         string `json:"now"`
+		LastInput   struct {
+			At string `json:"at"`
+		} `json:"last_input"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if r.Now != "2026-03-01T00:00:00.123Z" {
+		t.Errorf("now %q, want 2026-03-01T00:00:00.123Z", r.Now)
+	}
+	ms := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$`)
+	for name, v := range map[string]string{"committed_at": r.CommittedAt, "last_input.at": r.LastInput.At} {
+		if !ms.MatchString(v) {
+			t.Errorf("%s %q: want RFC 3339 in UTC, to the millisecond", name, v)
 		}
 	}
 }

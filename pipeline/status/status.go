@@ -144,10 +144,10 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	var err error
 	dir := d.Dir
 	st := m.Table(dataset.TableState)
-	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: m.CreatedAt, Writer: m.Writer,
+	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: inMillis(m.CreatedAt), Writer: m.Writer,
 		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
-		InputsLedger: m.LedgerLen(), Now: now, Totals: map[string]int64{},
+		InputsLedger: m.LedgerLen(), Now: inMillis(now), Totals: map[string]int64{},
 		// [] rather than null in JSON when nothing is set aside.
 		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{},
 		Staging: []string{}, UnappliedWork: []string{}}
@@ -242,6 +242,11 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	}
 	return r, nil
 }
+
+// inMillis is t in UTC cut to the millisecond, as every other time of
+// the tool's JSON is (the ledger's, the leases'): the manifest's commit
+// time and --now otherwise came out with nanoseconds.
+func inMillis(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
 
 // verify checks the snapshot's files (before reading any of them for the
 // counts, which a damaged file could make fail).
