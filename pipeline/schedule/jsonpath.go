@@ -79,16 +79,42 @@ func skipPath(stack []jsonFrame) bool {
 }
 
 func renderPath(stack []jsonFrame) string {
-	var b strings.Builder
+	path := ""
 	for _, f := range stack {
 		if f.obj {
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(f.key)
+			path = keyPath(path, f.key)
 		} else {
-			fmt.Fprintf(&b, "[%d]", f.idx)
+			path += fmt.Sprintf("[%d]", f.idx)
 		}
 	}
-	return b.String()
+	return path
+}
+
+// keyPath is the JSON path of key in the object at path prefix (""
+// for the policy itself): prefix.key, or prefix["key"] as jq writes it
+// (the key quoted by Go) when the key is not a plain name of letters,
+// digits, _ and -. Keys are the user's (policy.json's, or a map key
+// "policy set" adds): one holding a newline must not break the error
+// that names it over two lines, nor one holding a dot or bracket pass
+// for a deeper path.
+func keyPath(prefix, key string) string {
+	if !plainKey(key) {
+		return fmt.Sprintf("%s[%q]", prefix, key)
+	}
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+func plainKey(key string) bool {
+	if key == "" {
+		return false
+	}
+	for _, c := range key {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

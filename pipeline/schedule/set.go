@@ -47,7 +47,7 @@ func Assign(p Policy, path, text string) (Policy, error) {
 	for _, k := range keys[:len(keys)-1] {
 		next, ok := parent[k].(map[string]any)
 		if !ok {
-			return Policy{}, fmt.Errorf("%s: no such setting (%q is not an object)", path, k)
+			return Policy{}, fmt.Errorf("%q: no such setting (%q is not an object)", path, k)
 		}
 		parent = next
 	}
@@ -56,23 +56,23 @@ func Assign(p Policy, path, text string) (Policy, error) {
 	if !exists {
 		cur = sample(parent) // a new key of a map: shaped like its siblings
 		if cur == nil {
-			return Policy{}, fmt.Errorf("%s: no such setting", path)
+			return Policy{}, fmt.Errorf("%q: no such setting", path)
 		}
 	}
 	if idx >= 0 {
 		list, ok := cur.([]any)
 		if !ok || idx >= len(list) {
-			return Policy{}, fmt.Errorf("%s: no such list item", path)
+			return Policy{}, fmt.Errorf("%q: no such list item", path)
 		}
 		v, err := valueLike(list[idx], text)
 		if err != nil {
-			return Policy{}, fmt.Errorf("%s: %w", path, err)
+			return Policy{}, fmt.Errorf("%q: %w", path, err)
 		}
 		list[idx] = v
 	} else {
 		v, err := valueLike(cur, text)
 		if err != nil {
-			return Policy{}, fmt.Errorf("%s: %w", path, err)
+			return Policy{}, fmt.Errorf("%q: %w", path, err)
 		}
 		parent[last] = v
 	}
@@ -91,11 +91,11 @@ func splitPath(path string) (keys []string, idx int, err error) {
 	idx = -1
 	if i := strings.IndexByte(path, '['); i >= 0 {
 		if !strings.HasSuffix(path, "]") {
-			return nil, 0, fmt.Errorf("%s: bad list index", path)
+			return nil, 0, fmt.Errorf("%q: bad list index", path)
 		}
 		n, err := strconv.Atoi(path[i+1 : len(path)-1])
 		if err != nil || n < 0 {
-			return nil, 0, fmt.Errorf("%s: bad list index", path)
+			return nil, 0, fmt.Errorf("%q: bad list index", path)
 		}
 		idx, path = n, path[:i]
 	}

@@ -25,19 +25,19 @@ func TestSet(t *testing.T) {
 		{path: "plan.lease", value: "90m", check: func(p Policy) bool { return time.Duration(p.Plan.Lease) == 90*time.Minute }},
 		{path: "archive.min_attempts", value: "10", check: func(p Policy) bool { return p.Archive.MinAttempts == 10 }},
 		{path: "jitter", value: "2", wantErr: "jitter: 2 is outside"},
-		{path: "jitter", value: "x", wantErr: `jitter: "x" is not a number`},
+		{path: "jitter", value: "x", wantErr: `"jitter": "x" is not a number`},
 		{path: "backoff.no_peers", value: "1h,30m", wantErr: "backoff.no_peers[1]: 30m is shorter"},
 		{path: "backoff.no_peers[9]", value: "1h", wantErr: "no such list item"},
 		{path: "backoff.slow", value: "1h", wantErr: "backoff.slow: unknown failure class"},
-		{path: "plan.nope", value: "1", wantErr: "plan.nope: unknown setting (settable: plan.new_share, plan.cold_share, plan.cold_partitions, plan.lease, plan.activity_half_life)"},
-		{path: "nope.x", value: "1", wantErr: "nope.x: unknown setting (settable: version, seed, jitter, retry_soon, backoff.CLASS, bad_metadata.sources,"},
-		{path: "nosuch", value: "1", wantErr: "nosuch: unknown setting (settable: version, seed, jitter,"},
-		{path: "nosuch", value: "x", wantErr: "nosuch: unknown setting"},
-		{path: "reactivation.nosuch[0]", value: "1h", wantErr: "reactivation.nosuch[0]: unknown setting (settable: reactivation.classes,"},
-		{path: "jitter.x", value: "1", wantErr: `jitter.x: no such setting ("jitter" is not an object)`},
+		{path: "plan.nope", value: "1", wantErr: `"plan.nope": unknown setting (settable: plan.new_share, plan.cold_share, plan.cold_partitions, plan.lease, plan.activity_half_life)`},
+		{path: "nope.x", value: "1", wantErr: `"nope.x": unknown setting (settable: version, seed, jitter, retry_soon, backoff.CLASS, bad_metadata.sources,`},
+		{path: "nosuch", value: "1", wantErr: `"nosuch": unknown setting (settable: version, seed, jitter,`},
+		{path: "nosuch", value: "x", wantErr: `"nosuch": unknown setting`},
+		{path: "reactivation.nosuch[0]", value: "1h", wantErr: `"reactivation.nosuch[0]": unknown setting (settable: reactivation.classes,`},
+		{path: "jitter.x", value: "1", wantErr: `"jitter.x": no such setting ("jitter" is not an object)`},
 		{path: "backoff.no_peers.x", value: "1", wantErr: `no such setting ("no_peers" is not an object)`},
-		{path: "plan", value: "1", wantErr: "plan: cannot be set from the command line; edit policy.json"},
-		{path: "backoff", value: "1h", wantErr: "backoff: cannot be set from the command line; edit policy.json"},
+		{path: "plan", value: "1", wantErr: `"plan": cannot be set from the command line; edit policy.json`},
+		{path: "backoff", value: "1h", wantErr: `"backoff": cannot be set from the command line; edit policy.json`},
 		{path: "archive.min_attempts", value: "1.5", wantErr: "archive.min_attempts: want an integer"},
 		{path: "plan.lease", value: "soon", wantErr: `plan.lease: duration "soon"`},
 		{path: "plan..lease", value: "1h", wantErr: "empty name"},
@@ -146,4 +146,47 @@ func FuzzSet(f *testing.F) {
 			t.Fatalf("Set(%q, %q) gave an invalid policy: %v", path, value, err)
 		}
 	})
+}
+
+// TestErrorsOneLine: a setting's path or a map key holding a newline, from
+// "policy set" or from policy.json, is quoted in the error, which stays on
+// one line (Assign printed the path raw, and Validate and a bad duration
+// the key: a two-line error).
+func TestErrorsOneLine(t *testing.T) {
+	set := func(path, value string) func() error {
+		return func() error { _, err := Set(Default(), path, value); return err }
+	}
+	parse := func(file string) func() error {
+		return func() error { _, err := Parse([]byte(file), "policy.json"); return err }
+	}
+	tests := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"unknown setting", set("nos\nuch", "1"), `"nos\nuch": unknown setting (settable: version,`},
+		{"unknown setting in an object", set("plan.\nlease", "1h"), `"plan.\nlease": unknown setting (settable: plan.new_share,`},
+		{"not an object", set("jitter.x\n", "1"), `"jitter.x\n": no such setting ("jitter" is not an object)`},
+		{"bad list index", set("backoff.no_peers[9\n]", "1h"), `"backoff.no_peers[9\n]": bad list index`},
+		{"no such list item", set("backoff.no_peers\n[9]", "1h"), `"backoff.no_peers\n[9]": no such list item`},
+		{"not a number", set("jitter", "0.1\n"), `"jitter": "0.1\n" is not a number`},
+		{"cannot be set", set("plan", "\n"), `"plan": cannot be set from the command line`},
+		{"unknown class set", set("backoff.no\npeers", "1h"), `backoff["no\npeers"]: unknown failure class (known: `},
+		{"bad duration set", set("backoff.no\npeers", "soon"), `backoff["no\npeers"][0]: duration "soon"`},
+		{"unknown peer class set", set("peer_penalty.base.x\ny", "1h"), `peer_penalty.base["x\ny"]: unknown failure class`},
+		{"unknown class in the file", parse(`{"backoff": {"no\npeers": ["1h"]}}`), `backoff["no\npeers"]: unknown failure class`},
+		{"bad duration in the file", parse(`{"backoff": {"a.b\n": ["1h", "soon"]}}`), `backoff["a.b\n"][1]: duration "soon"`},
+		{"unknown peer class in the file", parse(`{"peer_penalty": {"base": {"\n": "1h"}}}`), `peer_penalty.base["\n"]: unknown failure class`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.run()
+			if err == nil {
+				t.Fatalf("no error, want %s", tt.want)
+			}
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, tt.want) {
+				t.Errorf("err = %q, want one line with %s", msg, tt.want)
+			}
+		})
+	}
 }

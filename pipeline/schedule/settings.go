@@ -51,13 +51,13 @@ func checkSetting(path string, keys []string) error {
 				if prefix != "" {
 					prefix += "."
 				}
-				return fmt.Errorf("%s: unknown setting (settable: %s)", path, strings.Join(settingsOf(t, prefix), ", "))
+				return fmt.Errorf("%q: unknown setting (settable: %s)", path, strings.Join(settingsOf(t, prefix), ", "))
 			}
 			t = f.Type
 		case reflect.Map:
 			t = t.Elem()
 		default:
-			return fmt.Errorf("%s: no such setting (%q is not an object)", path, keys[i-1])
+			return fmt.Errorf("%q: no such setting (%q is not an object)", path, keys[i-1])
 		}
 	}
 	return nil

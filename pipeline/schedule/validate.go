@@ -66,9 +66,9 @@ func (p Policy) validateBackoff() error {
 	for _, c := range sortedKeys(p.Backoff) {
 		switch KindOf(c) {
 		case KindUnknown:
-			return fieldErr("backoff."+c, "unknown failure class (known: %s)", strings.Join(FailureClasses(), ", "))
+			return fieldErr(keyPath("backoff", c), "unknown failure class (known: %s)", strings.Join(FailureClasses(), ", "))
 		case KindLocal:
-			return fieldErr("backoff."+c, "local errors are retried after retry_soon and take no schedule")
+			return fieldErr(keyPath("backoff", c), "local errors are retried after retry_soon and take no schedule")
 		}
 	}
 	for _, c := range FailureClasses() {
@@ -77,9 +77,9 @@ func (p Policy) validateBackoff() error {
 		}
 		s, ok := p.Backoff[c]
 		if !ok {
-			return fieldErr("backoff."+c, "missing")
+			return fieldErr(keyPath("backoff", c), "missing")
 		}
-		if err := checkSchedule("backoff."+c, s); err != nil {
+		if err := checkSchedule(keyPath("backoff", c), s); err != nil {
 			return err
 		}
 	}
@@ -113,7 +113,7 @@ func checkSchedule(path string, s []Duration) error {
 func (p Policy) validatePeerPenalty() error {
 	r := p.PeerPenalty
 	for _, c := range sortedKeys(r.Base) {
-		path := "peer_penalty.base." + c
+		path := keyPath("peer_penalty.base", c)
 		switch k := KindOf(c); {
 		case k == KindUnknown:
 			return fieldErr(path, "unknown failure class")
