@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make demo: a loopback DHT testnet (good torrents, dead hashes, every kind
-# of misbehaving peer), two crawl passes as cron runs them (the second with
-# every step's clock moved forward past the first's retry waits, so its
-# failures are due and retried), then a summary and the DuckDB query.
+# of misbehaving peer), two crawl passes as cron runs them (the first with
+# every step's clock 3 hours back, the second on the wall clock: past the
+# first's retry waits, so its failures are due and retried; every time the
+# dataset records is in the past), then a summary and the DuckDB query.
 # Loopback only; stops by itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,11 +50,14 @@ pass() { # pass NAME NOW
 	[ $rc = 0 ] || [ $rc = 3 ] || { echo "demo: pass $1 failed; log in $OUT/pass-$1.log" >&2; exit 1; }
 }
 
-NOW1=$(date -u +%FT%TZ)
+# Pass 1 three hours ago, by infohash's own clock arithmetic (GNU date -d
+# is not on macOS or the BSDs): crawl-pass gives each step NOW plus the
+# time since the pass began, so capture stamps its sightings, and fetch
+# its attempts, on that clock too. Pass 2 on the wall clock, so that no
+# time the demo leaves (last_seen, fetched_at, the ledger's) lies ahead.
+NOW1=$("$BIN" clock --now "$(date -u +%FT%TZ)" --add=-3h)
 pass 1 "$NOW1"
-# Three hours on, by infohash's own clock arithmetic (GNU date -d is not on
-# macOS or the BSDs).
-NOW2=$("$BIN" clock --now "$(date -u +%FT%TZ)" --add 3h)
+NOW2=$(date -u +%FT%TZ)
 pass 2 "$NOW2"
 
 say "summary"
@@ -80,6 +84,18 @@ PY
 "$BIN" status --data "$DATA" --now "$NOW2" --verify # every file checked against the manifest too
 "$BIN" export --data "$DATA" --table catalog --format csv -o "$OUT/catalog.csv" ||
 	echo "demo: the catalog export failed (above)" >&2
+# What the passes recorded happened by now: no sighting, attempt or fetch
+# in catalog.csv lies after the wall clock (next_retry alone may).
+[ ! -f "$OUT/catalog.csv" ] || python3 - "$OUT/catalog.csv" <<'PY'
+import csv, sys
+from datetime import datetime, timezone
+now = datetime.now(timezone.utc)
+late = [f"{r['info_hash']} {col} {r[col]}" for r in csv.DictReader(open(sys.argv[1]))
+        for col in ("first_seen", "last_seen", "last_attempt", "fetched_at")
+        if r[col] and datetime.fromisoformat(r[col].replace("Z", "+00:00")) > now]
+if late:
+    sys.exit(f"demo: {len(late)} times in {sys.argv[1]} lie after the wall clock ({now:%FT%TZ}), such as {late[0]}")
+PY
 
 Q_STATE="SELECT metadata_status, last_failure, count(*) AS hashes, sum(seen_count) AS sightings
   FROM read_parquet('$DATA/state/current/prefix=*/*.parquet', hive_partitioning=true, hive_types={'prefix': VARCHAR})
