@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -131,12 +132,8 @@ func rewarmOpts(o *Options) {
 // each, an update spliced files and a delta).
 func stateSnapshot(t *testing.T, data string) string {
 	t.Helper()
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, data)
 	defer d.Close()
-	m, _ := d.Current()
 	tb := m.Table(dataset.TableState)
 	var b strings.Builder
 	for _, key := range tb.PartitionKeys() {

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -37,15 +37,8 @@ func manyDue(t testing.TB, n int) string {
 // it kept.
 func scanHeap(t testing.TB, dir string, limit, workers int) (uint64, int) {
 	t.Helper()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, dir)
 	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := schedule.Default()
 	s := &scanner{d: d, m: m, p: p, leases: leases.Set{}, now: ms(t0) + 30*day, limit: limit,
 		share: p.Plan.NewShare, coldBudget: coldReserve(limit, p.Plan.ColdShare)}

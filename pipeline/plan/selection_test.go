@@ -2,7 +2,6 @@ package plan
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -11,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -144,15 +143,8 @@ func describe(t *testing.T, dir string, jobs []schema.Job) []byte {
 		fmt.Fprintf(&b, "job %x v2=%x type=%d attempt=%d %s %s %d peers=%q avoid=%q\n", j.InfoHash, j.InfoHashV2,
 			j.HashType, j.Attempt, j.Reason, j.LeaseID, j.LeaseUntil, j.Peers, j.AvoidPeers)
 	}
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, dir)
 	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	set, err := leases.Read(d, m)
 	if err != nil {
 		t.Fatal(err)

@@ -112,14 +112,25 @@ func Snapshot(t testing.TB, dir string) int64 {
 // read as a reader reads it (no migration, no lock).
 func Current(t testing.TB, dir string) *dataset.Manifest {
 	t.Helper()
+	d, m := OpenCurrent(t, dir)
+	d.Close()
+	return m
+}
+
+// OpenCurrent opens the dataset at dir as Current does and returns it,
+// still open, with its current snapshot's manifest: for a test that reads
+// the snapshot's files or hands the dataset to a stage's internals. Close
+// the Dataset when done.
+func OpenCurrent(t testing.TB, dir string) (*dataset.Dataset, *dataset.Manifest) {
+	t.Helper()
 	d, err := dataset.OpenReadOnly(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
 	m, err := d.Current()
 	if err != nil {
+		d.Close()
 		t.Fatal(err)
 	}
-	return m
+	return d, m
 }
