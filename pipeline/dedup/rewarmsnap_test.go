@@ -3,7 +3,6 @@ package dedup
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -19,17 +18,18 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
+	"github.com/infohash/infohash/tools/stategen/genstate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// coldState writes a dataset at data shaped like tools/stategen's (35%
-// never tried, 20% fetched, the rest failed at some backoff step, the
-// archived ones in a cold file) over parts partitions of n hashes each.
-// Every partition's hot rows are split over hotFiles sorted files (their
-// hashes interleaved), as deltas leave them. It returns a batch: two
-// sightings at seen of every 7th hash, cold ones included, and one of a
-// new hash per 50 rows.
+// coldState writes a dataset at data of tools/stategen's rows
+// (genstate.Rows: 35% never tried, 20% fetched, the rest failed at some
+// backoff step, the archived ones in a cold file) over parts partitions
+// of n hashes each. Every partition's hot rows are split over hotFiles
+// sorted files (their hashes interleaved), as deltas leave them. It
+// returns a batch: two sightings at seen of every 7th hash, cold ones
+// included, and one of a new hash per 50 rows.
 func coldState(t testing.TB, data string, parts, n, hotFiles int, seen int64) []schema.Observation {
 	t.Helper()
 	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{Create: true})
@@ -41,8 +41,6 @@ func coldState(t testing.TB, data string, parts, n, hotFiles int, seen int64) []
 	if err != nil {
 		t.Fatal(err)
 	}
-	pol := schedule.Default()
-	now := t0.UnixMilli()
 	var obs []schema.Observation
 	sight := func(h schema.Hash, k int) {
 		for i := range k {
@@ -51,37 +49,9 @@ func coldState(t testing.TB, data string, parts, n, hotFiles int, seen int64) []
 		}
 	}
 	for p := range parts {
-		r := rand.New(rand.NewPCG(7, uint64(p)))
-		rows := make([]schema.State, n)
-		for i := range rows {
-			var h schema.Hash
-			h[0] = byte(p * 17)
-			binary.BigEndian.PutUint64(h[1:], r.Uint64())
-			binary.BigEndian.PutUint64(h[9:], r.Uint64())
-			binary.BigEndian.PutUint32(h[16:], r.Uint32())
-			first := now - r.Int64N(180*24*3600*1000)
-			last := first + r.Int64N(now-first+1)
-			st := schema.State{InfoHash: h, HashType: schema.HashV1, FirstSeen: first, LastSeen: last,
-				SeenCount: 1 + r.Int64N(50), LastSource: schema.SourceGetPeers, Activity: r.Float64() * 8,
-				MetadataStatus: schema.StatusNew, Tier: schema.TierHot}
-			switch x := r.IntN(100); {
-			case x < 35:
-			case x < 55:
-				schedule.ApplySuccess(&st, last)
-			default:
-				at := last
-				for range 1 + r.IntN(8) {
-					schedule.ApplyFailure(pol, &st, schema.OutcomeNoPeers, at, false)
-					at = st.NextRetry
-				}
-				shift := st.NextRetry - now + r.Int64N(14*24*3600*1000) - 7*24*3600*1000
-				st.LastAttempt -= shift
-				st.NextRetry -= shift
-				if schedule.ShouldArchive(pol, &st, now) {
-					st.Tier = schema.TierCold
-				}
-			}
-			rows[i] = st
+		rows := genstate.Rows(rand.New(rand.NewPCG(7, uint64(p))), byte(p*17), n, t0.UnixMilli())
+		for i, st := range rows {
+			h := st.InfoHash
 			if i%7 == 0 {
 				sight(h, 2)
 			}

@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"log"
@@ -28,6 +27,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
+	"github.com/infohash/infohash/tools/stategen/genstate"
 )
 
 func main() {
@@ -134,40 +134,7 @@ func run(dir string, n, now int64, seed uint64, workers int) error {
 
 // partition generates the hashes of prefix p, sorted.
 func partition(p byte, n, now int64, seed uint64) (hot, cold []schema.State) {
-	r := rand.New(rand.NewPCG(seed, uint64(p)))
-	pol := schedule.Default()
-	rows := make([]schema.State, n)
-	for i := range rows {
-		var h schema.Hash
-		h[0] = p
-		binary.BigEndian.PutUint64(h[1:], r.Uint64())
-		binary.BigEndian.PutUint64(h[9:], r.Uint64())
-		binary.BigEndian.PutUint32(h[16:], r.Uint32())
-		first := now - r.Int64N(180*24*3600*1000)
-		last := first + r.Int64N(now-first+1)
-		st := schema.State{InfoHash: h, HashType: schema.HashV1, FirstSeen: first, LastSeen: last,
-			SeenCount: 1 + r.Int64N(50), LastSource: schema.SourceGetPeers, Activity: r.Float64() * 8,
-			MetadataStatus: schema.StatusNew, Tier: schema.TierHot}
-		switch x := r.IntN(100); {
-		case x < 35: // never tried
-		case x < 55: // fetched
-			schedule.ApplySuccess(&st, last)
-		default: // failed k times, the last one recently enough to be due or not
-			k := 1 + r.IntN(8)
-			at := last
-			for range k {
-				schedule.ApplyFailure(pol, &st, schema.OutcomeNoPeers, at, false)
-				at = st.NextRetry
-			}
-			shift := st.NextRetry - now + r.Int64N(14*24*3600*1000) - 7*24*3600*1000
-			st.LastAttempt -= shift
-			st.NextRetry -= shift
-			if schedule.ShouldArchive(pol, &st, now) {
-				st.Tier = schema.TierCold
-			}
-		}
-		rows[i] = st
-	}
+	rows := genstate.Rows(rand.New(rand.NewPCG(seed, uint64(p))), p, int(n), now)
 	slices.SortFunc(rows, func(a, b schema.State) int { return slices.Compare(a.InfoHash[:], b.InfoHash[:]) })
 	for _, st := range rows {
 		if st.Tier == schema.TierCold {
