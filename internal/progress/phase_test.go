@@ -2,7 +2,10 @@ package progress_test
 
 import (
 	"bytes"
+	"log/slog"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,4 +82,53 @@ func TestPhase(t *testing.T) {
 	}
 	var none *progress.Phase
 	none.End()
+}
+
+// lineLog collects the lines a text handler writes and signals the
+// first one.
+type lineLog struct {
+	mu    sync.Mutex
+	lines []string
+	first chan struct{}
+}
+
+func (l *lineLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	line := strings.TrimSuffix(string(b), "\n")
+	l.lines = append(l.lines, line[strings.Index(line, " ")+1:])
+	if len(l.lines) == 1 {
+		close(l.first)
+	}
+	return len(b), nil
+}
+
+// TestPhaseTicks: a step that outlasts Interval logs its label (with no
+// count) as its ticker fires, then, at End, one finished line, its last.
+func TestPhaseTicks(t *testing.T) {
+	l := &lineLog{first: make(chan struct{})}
+	old, oldEvery := slog.Default(), progress.Interval
+	slog.SetDefault(slog.New(slog.NewTextHandler(l, nil)))
+	t.Cleanup(func() { slog.SetDefault(old); progress.Interval = oldEvery })
+	progress.Interval = time.Millisecond
+	p := progress.StartPhase("merge: sorting results")
+	<-l.first
+	p.End()
+	p.End() // once is enough
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < 2 {
+		t.Fatalf("logged %q, want a tick's line and a finished one", l.lines)
+	}
+	tick := regexp.MustCompile(`^level=INFO msg="merge: sorting results" elapsed=\d+s$`)
+	last := regexp.MustCompile(`^level=INFO msg="merge: sorting results" elapsed=\d+s finished=true$`)
+	for i, line := range l.lines {
+		want := tick
+		if i == len(l.lines)-1 {
+			want = last
+		}
+		if !want.MatchString(line) {
+			t.Fatalf("line %d of %d: %s, want %s", i+1, len(l.lines), line, want)
+		}
+	}
 }
