@@ -329,7 +329,8 @@ func TestReactivationOfFailedHash(t *testing.T) {
 }
 
 // Cold files (the archived tier) stay apart: untouched by a batch that
-// does not see their hashes; split again when it does.
+// does not see their hashes; written again without those it makes hot
+// when it does.
 func TestColdFilesStayApart(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "ds")
@@ -371,7 +372,20 @@ func TestColdFilesStayApart(t *testing.T) {
 	if got := coldFiles(); len(got) != 1 || got[0].CRC32C != cf.CRC32C || got[0].Size != cf.Size {
 		t.Fatalf("cold files after a hot-only batch: %+v, want [%+v]", got, cf)
 	}
-	// A sighting of cold1: it is reactivated into the hot file, cold2 stays cold.
+	hotFiles := func() map[uint32]bool {
+		m, _ := d.Current()
+		out := map[uint32]bool{}
+		for _, f := range m.Table(dataset.TableState).Partitions["42"] {
+			if !schedule.IsColdFile(f.Name) {
+				out[f.CRC32C] = true
+			}
+		}
+		return out
+	}
+	before := hotFiles()
+	// A sighting of cold1: it is reactivated into a hot file, cold2 stays
+	// cold; only the cold file is written again (thaw), the hot files are
+	// kept as they were (no compaction).
 	react := func(o *Options) {
 		o.Reactivate = func(s *schema.State, at int64) bool { s.Tier = schema.TierHot; return true }
 	}
@@ -379,11 +393,30 @@ func TestColdFilesStayApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := coldFiles()
-	if len(got) != 1 || got[0].CRC32C == cf.CRC32C {
+	if len(got) != 1 || got[0].CRC32C == cf.CRC32C || got[0].Rows != 1 {
 		t.Fatalf("cold files after a cold sighting: %+v", got)
+	}
+	after := hotFiles()
+	for crc := range before {
+		if !after[crc] {
+			t.Fatalf("a hot file was written again by a batch that sighted only a cold hash: %v -> %v", before, after)
+		}
+	}
+	if len(after) != len(before)+1 {
+		t.Fatalf("hot files %v -> %v: want one more (the thawed hash)", before, after)
 	}
 	st := readState(t, data)
 	if len(st) != 4 || st[cold1.InfoHash].Tier != schema.TierHot || st[cold2.InfoHash].Tier != schema.TierCold || st[cold1.InfoHash].SeenCount != 2 {
+		t.Fatalf("state %+v", st)
+	}
+	// A sighting of the last cold hash leaves no cold file.
+	if _, err := run(t, data, react, seen(cold2.InfoHash, 3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got := coldFiles(); len(got) != 0 {
+		t.Fatalf("cold files after every cold hash was sighted: %+v", got)
+	}
+	if st := readState(t, data); len(st) != 4 || st[cold2.InfoHash].Tier != schema.TierHot || st[cold2.InfoHash].SeenCount != 2 {
 		t.Fatalf("state %+v", st)
 	}
 }
