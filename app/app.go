@@ -141,7 +141,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		slog.New(slog.NewJSONHandler(stderr, nil)).Error("infohash: "+msg, "exit", code)
 		return code
 	}
-	fmt.Fprintf(stderr, "infohash: %s\n", msg)
+	fmt.Fprintf(stderr, "infohash: %s\n", oneLine(msg))
 	return code
 }
 

@@ -110,6 +110,59 @@ func TestErrorsNameThePathOnce(t *testing.T) {
 	}
 }
 
+// TestBadInputNamedOnOneLine: an input whose name holds a newline (or a
+// terminal's escape codes) is bad input named on the one line the exit
+// status contract promises, escaped as Go writes it (the newline split
+// the message over two lines), and nothing is committed.
+func TestBadInputNamedOnOneLine(t *testing.T) {
+	dir, data := seedDataset(t)
+	before, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, file, content string
+		args                []string // the file is appended
+		want                string
+	}{
+		{"dedup, not Parquet", "a\nb.parquet", "not parquet\n", []string{"dedup", "--data", data}, `a\nb.parquet: not a Parquet file`},
+		{"dedup, bad hex line", "a\nb.txt", "0123456789abcdef0123456789abcdef01234567\nzzzz\n", []string{"dedup", "--data", data}, `a\nb.txt:2: infohash "zzzz"`},
+		{"merge, not results", "c\nd.parquet", "not parquet\n", []string{"merge", "--data", data}, `c\nd.parquet: neither Parquet nor an Arrow IPC stream`},
+		{"fetch, bad hex line", "e\r\nf.txt", "zzzz\n", []string{"fetch", "--no-dht", "--peer", "127.0.0.1:1", "-o", filepath.Join(dir, "r.parquet")}, `e\r\nf.txt:1: infohash "zzzz"`},
+		{"dedup, escape codes", "\x1b[2Jg.txt", "zzzz\n", []string{"dedup", "--data", data}, `\x1b[2Jg.txt:1: infohash "zzzz"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(dir, tt.file)
+			if err := os.WriteFile(file, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, code := runMain(t, append(tt.args, file)...)
+			if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, tt.want)
+			}
+			if after, err := os.ReadFile(filepath.Join(data, "CURRENT")); err != nil || !bytes.Equal(after, before) {
+				t.Fatalf("CURRENT %q (%v), was %q: bad input committed", after, err, before)
+			}
+		})
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain: no change":      "plain: no change",
+		"tab\tstays":            "tab\tstays",
+		"a\nb\r\x1b[0m\x7f":     `a\nb\r\x1b[0m\x7f`,
+		"c1 \u0085, sep \u2028": `c1 \x85, sep \u2028`,
+		"not UTF-8 \xff stays":  "not UTF-8 \xff stays",
+		"\xff\n\xfe":            "\xff" + `\n` + "\xfe",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // readerGone returns the write end of a pipe whose reader went away before
 // the first byte ("| head" already done).
 func readerGone(t *testing.T) *os.File {

@@ -18,6 +18,7 @@ func TestFlagValuesChecked(t *testing.T) {
 	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	nl := filepath.Join(dir, "no\nsuch") // printed as no\nsuch: one line
 	tests := []struct {
 		name string
 		args []string
@@ -99,6 +100,12 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"export tier", []string{"export", "--data", data, "--tier", "warm"}, `export: --tier "warm": want hot or cold`},
 		{"status format", []string{"status", "--data", data, "--format", "yaml"}, `status: --format "yaml": want text or json`},
 		{"policy set data is a file", []string{"policy", "set", "--data", hashes, "plan.lease=1h"}, "policy set: --data: " + hashes + " is a file"},
+		// A newline in a path named in the error split it over two lines.
+		{"data with a newline", []string{"dedup", "--data", filepath.Join(nl, "ds"), hashes}, `dedup: dataset: ` + dir + `/no\nsuch/ds: no dataset there, and its parent folder ` + dir + `/no\nsuch does not exist`},
+		{"stats-json with a newline", []string{"dedup", "--data", data, "--stats-json", filepath.Join(nl, "s.json"), hashes}, `dedup: --stats-json: ` + dir + `/no\nsuch/s.json: directory`},
+		{"-o with a newline", []string{"plan-retries", "--data", data, "-o", filepath.Join(nl, "j.parquet")}, `plan-retries: -o: ` + dir + `/no\nsuch/j.parquet: directory`},
+		{"input with a newline", []string{"fetch", "--no-dht", nl, "-o", filepath.Join(dir, "r.parquet")}, `fetch: open ` + dir + `/no\nsuch: no such file or directory`},
+		{"blocklist with escape codes", []string{"export", "--data", data, "--blocklist", filepath.Join(dir, "\x1b[2J\r"), "-o", "-"}, `export: --blocklist: open ` + dir + `/\x1b[2J\r: no such file`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
