@@ -63,7 +63,8 @@ that reads nothing, a FIFO that no reader opens), or a second signal,
 ends the run at once (exit 130): the stream is cut short, and the DHT
 state is saved all the same. Node IDs and routing tables are kept in
 --dht-state (default DIR/dht-state with --data DIR, where DIR or at least
-its parent folder must exist) so the next run rejoins
+its parent folder must exist; a --dht-state given may be new, not its
+parent folder) so the next run rejoins
 warm; a second capture started on a --dht-state in use exits 75 (captures
 that run at once need their own).
 

@@ -60,7 +60,8 @@ With --dht-state DIR, fetch keeps its DHT node's ID and the nodes that answered 
 DIR/fetch-dht.json (written atomically when it exits, interrupted or not) and starts the
 next run from them: it pings them and begins its lookups as soon as some answer, without
 contacting the --bootstrap routers, which it only uses when none of the saved nodes
-answers. There is no default (fetch takes no --data); a cron pipeline can share capture's
+answers. DIR is made if missing, in a parent folder that exists (else exit 2).
+There is no default (fetch takes no --data); a cron pipeline can share capture's
 DIR/dht-state: fetch's files (fetch-dht.json, fetch.lock) are not capture's, so a capture
 and a fetch may run on one directory at once. Two fetches may not: a fetch holds
 DIR/fetch.lock while it runs, and a second one on the same DIR exits 75 before reading a

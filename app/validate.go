@@ -3,11 +3,14 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -110,6 +113,30 @@ var flagChecks = []struct {
 		if fi, err := os.Stat(c.String(name)); err == nil && !fi.IsDir() {
 			return fmt.Sprintf("%s is a file, not a dataset folder", c.String(name))
 		}
+		// A dangling symbolic link: dedup could not make its folder
+		// (mkdir sees the link) and failed with "open DIR: no such file
+		// or directory", exit 1.
+		return danglingLink(c.String(name))
+	}},
+	// capture, fetch: only the state folder itself may be new, as with
+	// dedup's --data. A missing parent was made (mkdir -p), so a mistyped
+	// --dht-state grew a tree and a cold state nobody reads; a dangling
+	// symbolic link failed as an error (exit 1). The default under
+	// capture's --data is checked with --data.
+	{"dht-state", func(c *cli.Context, name string) string {
+		dir := c.String(name)
+		if msg := danglingLink(dir); msg != "" {
+			return msg
+		}
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return "" // there: Lock tells a file from a folder
+		}
+		parent := filepath.Dir(filepath.Clean(dir))
+		if fi, err := os.Stat(parent); err != nil {
+			return fmt.Sprintf("%s: no such folder, and its parent folder %s does not exist to create it in", dir, parent)
+		} else if !fi.IsDir() {
+			return fmt.Sprintf("%s: no such folder, and %s is not a folder to create it in", dir, parent)
+		}
 		return ""
 	}},
 	// fetch: an endpoint that cannot be dialled fails every attempt and
@@ -196,6 +223,19 @@ func checkNow(c *cli.Context, name string) string {
 	if side != "" {
 		return fmt.Sprintf("%q is more than %d years %s the wall clock (%s): a mistyped year? Give --%s too if it is meant",
 			s, nowFarYears, side, wall.UTC().Format(time.RFC3339), farNowFlag.Name)
+	}
+	return ""
+}
+
+// danglingLink says so when path is a symbolic link to nothing ("" if
+// it is not one).
+func danglingLink(path string) string {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("%s is a symbolic link to %s, which does not exist", path, target)
 	}
 	return ""
 }

@@ -18,6 +18,12 @@ func TestFlagValuesChecked(t *testing.T) {
 	if err := os.WriteFile(hashes, []byte("0123456789abcdef0123456789abcdef01234567\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	elsewhere := t.TempDir() // what must not be in dir
+	dangling := filepath.Join(elsewhere, "link")
+	if err := os.Symlink(filepath.Join(elsewhere, "gone"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	typo := filepath.Join(dir, "typo", "state")
 	nl := filepath.Join(dir, "no\nsuch") // printed as no\nsuch: one line
 	tests := []struct {
 		name string
@@ -100,6 +106,18 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"export tier", []string{"export", "--data", data, "--tier", "warm"}, `export: --tier "warm": want hot or cold`},
 		{"status format", []string{"status", "--data", data, "--format", "yaml"}, `status: --format "yaml": want text or json`},
 		{"policy set data is a file", []string{"policy", "set", "--data", hashes, "plan.lease=1h"}, "policy set: --data: " + hashes + " is a file"},
+		// A dangling link as --data failed with "open DIR: no such file
+		// or directory", exit 1; a --dht-state in a missing folder was
+		// made with its parents (mkdir -p), and the run went on.
+		{"data a dangling link", []string{"dedup", "--data", dangling, hashes}, "dedup: --data: " + dangling + " is a symbolic link to " + filepath.Join(elsewhere, "gone") + ", which does not exist"},
+		{"fetch dht-state parent missing", []string{"fetch", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--dht-state", typo, hashes, "-o", filepath.Join(dir, "r.parquet")},
+			"fetch: --dht-state: " + typo + ": no such folder, and its parent folder " + filepath.Dir(typo) + " does not exist to create it in"},
+		{"capture dht-state parent missing", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--dht-state", typo},
+			"capture: --dht-state: " + typo + ": no such folder"},
+		{"capture dht-state parent a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--dht-state", filepath.Join(hashes, "state")},
+			"capture: --dht-state: " + filepath.Join(hashes, "state") + ": no such folder, and " + hashes + " is not a folder to create it in"},
+		{"fetch dht-state a dangling link", []string{"fetch", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--dht-state", dangling, hashes, "-o", filepath.Join(dir, "r.parquet")},
+			"fetch: --dht-state: " + dangling + " is a symbolic link to"},
 		// A newline in a path named in the error split it over two lines.
 		{"data with a newline", []string{"dedup", "--data", filepath.Join(nl, "ds"), hashes}, `dedup: dataset: ` + dir + `/no\nsuch/ds: no dataset there, and its parent folder ` + dir + `/no\nsuch does not exist`},
 		{"stats-json with a newline", []string{"dedup", "--data", data, "--stats-json", filepath.Join(nl, "s.json"), hashes}, `dedup: --stats-json: ` + dir + `/no\nsuch/s.json: directory`},
