@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,6 +91,10 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			// -o x.csv without --format writes CSV, not Parquet named .csv;
 			// a --format given wins, with a warning when the name says
 			// another.
+			if !slices.Contains(export.Formats, o.Format) {
+				// Before the warning below, which spoke of writing it.
+				return badFlag(c, "--format %q: want one of %s", o.Format, strings.Join(export.Formats, ", "))
+			}
 			if f := formatForOutput(o.Output); f != "" && f != o.Format {
 				if !c.IsSet("format") {
 					o.Format = f

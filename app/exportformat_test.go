@@ -31,6 +31,8 @@ func TestExportFormatFromName(t *testing.T) {
 		{"other name: parquet", "x.out", nil, 0, "PAR1", ""},
 		{"given format wins", "y.parquet", []string{"--format", "csv"}, 0, "info_hash,", "names a parquet file, but --format is csv"},
 		{"es-index without es-bulk", "z.csv", []string{"--es-index", "ih"}, 2, "", "--es-index is for --format es-bulk, not csv"},
+		// It warned first that it was "writing xml" (two lines).
+		{"unknown format, a name of another", "w.csv", []string{"--format", "xml"}, 2, "", `export: --format "xml": want one of parquet,`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(dir, tt.out)
@@ -41,6 +43,9 @@ func TestExportFormatFromName(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tt.warn) {
 				t.Errorf("stderr %q lacks %q", stderr, tt.warn)
+			}
+			if tt.code == 2 && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr %q: want the one line of a usage error", stderr)
 			}
 			if tt.head == "" {
 				if _, err := os.Stat(out); err == nil {
