@@ -7,6 +7,7 @@ package leases
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -62,17 +63,56 @@ func (ls Set) Prune(now int64) int {
 
 // Write stages ls as the whole lease table of tx (one file sorted by
 // hash; none when empty).
-func Write(tx *dataset.Tx, ls Set) error {
-	if len(ls) == 0 {
+func Write(tx *dataset.Tx, ls Set) error { return WriteMerged(tx, ls, nil) }
+
+// WriteMerged stages as the whole lease table of tx the leases of ls and
+// those added yields, which must come in increasing hash order (each hash
+// once; it is ranged over twice, to count and to write): one file sorted by hash, none when both are empty. A hash in
+// both takes added's lease. It writes the two sorted sequences merged, a
+// batch at a time, so it holds a copy of neither: only ls's hashes,
+// sorted (20 bytes a lease, where the leases sorted took 80, and adding
+// added's to ls grew the map by over 200 bytes a lease).
+func WriteMerged(tx *dataset.Tx, ls Set, added iter.Seq[schema.Lease]) error {
+	keys := make([]schema.Hash, 0, len(ls))
+	for h := range ls {
+		keys = append(keys, h)
+	}
+	slices.SortFunc(keys, func(a, b schema.Hash) int { return bytes.Compare(a[:], b[:]) })
+	if added == nil {
+		added = func(func(schema.Lease) bool) {}
+	}
+	rows := int64(len(ls))
+	for l := range added {
+		if _, ok := ls[l.InfoHash]; !ok {
+			rows++
+		}
+	}
+	if rows == 0 {
 		tx.SetPartition(dataset.TableLeases, "", nil)
 		return nil
 	}
-	rows := make([]schema.Lease, 0, len(ls))
-	for _, l := range ls {
-		rows = append(rows, l)
+	merged := func(yield func(schema.Lease) bool) {
+		i := 0
+		for l := range added {
+			for ; i < len(keys) && bytes.Compare(keys[i][:], l.InfoHash[:]) < 0; i++ {
+				if !yield(ls[keys[i]]) {
+					return
+				}
+			}
+			if i < len(keys) && keys[i] == l.InfoHash {
+				i++ // added's lease replaces it
+			}
+			if !yield(l) {
+				return
+			}
+		}
+		for ; i < len(keys); i++ {
+			if !yield(ls[keys[i]]) {
+				return
+			}
+		}
 	}
-	slices.SortFunc(rows, func(a, b schema.Lease) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
-	fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", rows)
+	fi, err := writeSorted(tx, rows, merged)
 	if err != nil {
 		return fmt.Errorf("leases: %w", err)
 	}

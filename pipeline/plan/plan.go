@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"runtime"
 	"time"
@@ -185,7 +184,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		p       schedule.Policy
 		base    *dataset.Manifest
 		jobs    []schema.Job
-		leases  leases.Set
+		leases  planned
 		avoid   string
 		w       *rowio.Writer[schema.Job]
 		written bool
@@ -368,21 +367,21 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []sc
 // any of them is live, the run is refused).
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
 	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, prev *replaced,
-	st *Stats) ([]schema.Job, leases.Set, string, error) {
+	st *Stats) ([]schema.Job, planned, string, error) {
 	base := tx.Base()
 	ph := planPhases{began: time.Now()}
 	leases, err := leases.Read(d, base)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("plan-retries: %w", err)
+		return nil, planned{}, "", fmt.Errorf("plan-retries: %w", err)
 	}
 	ended := u.release(leases, now)
 	replacedEnded, err := prev.check(leases, now, o.Replace)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, planned{}, "", err
 	}
 	live, err := livePenalties(d, base, now)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, planned{}, "", err
 	}
 	cursor := base.Cursor(dataset.CursorColdSweep)
 	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit, share: share,
@@ -390,7 +389,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	ph.read = time.Since(ph.began)
 	ps, c, err := s.scan(ctx, o.Workers, o.ProgressTo)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, planned{}, "", err
 	}
 	ph.scan = time.Since(ph.began) - ph.read
 	ph.pools = [3]int{ps.k[poolNew].Len(), ps.k[poolRetry].Len(), ps.k[poolCold].Len()}
@@ -415,11 +414,6 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	until := now + lease.Milliseconds()
 	st.LeasesPruned = leases.Prune(now)
 	jobs := make([]schema.Job, nNew+nRetry+nCold)
-	// Room for the jobs' leases at once: a table grown a lease at a time
-	// cost more CPU than the scan at --limit 1M.
-	grown := make(map[schema.Hash]schema.Lease, len(leases)+len(jobs))
-	maps.Copy(grown, leases)
-	leases = grown
 	for i, c := range bestFirst(picked) {
 		avoid, dropped := liveAvoid(c.avoid(), live)
 		st.AvoidExpired += dropped
@@ -429,8 +423,6 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 		reason := reasonNames[c.reason]
 		jobs[i] = schema.Job{InfoHash: c.hash, InfoHashV2: c.hashV2(), HashType: c.hashType, Attempt: c.attempt, Reason: reason,
 			LeaseID: id, LeaseUntil: until, Peers: peers, AvoidPeers: avoid}
-		leases[c.hash] = schema.Lease{InfoHash: c.hash, LeaseID: id, LeaseUntil: until, Attempt: c.attempt,
-			Reason: reason, PlannedAt: now}
 		switch c.reason {
 		case reasonNew:
 			st.PlannedNew++
@@ -451,21 +443,22 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	}
 	avoid, listed := avoidList(live)
 	st.AvoidListed = listed
-	ph.log(base, st, len(leases))
-	return jobs, leases, avoid, nil
+	table := newPlanned(leases, jobs, now) // the jobs' leases, planned at now
+	ph.log(base, st, table.len())
+	return jobs, table, avoid, nil
 }
 
 // commit records the leases (if they changed), the cold sweep's cursor
 // (if it moved from from to next) and the policy; it commits nothing when
 // neither changed. ready is the commit's last question (CommitOptions).
-func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, ls leases.Set, leased bool, from, next int64, ready func() error) (*dataset.Manifest, error) {
+func commit(ctx context.Context, tx *dataset.Tx, o Options, p schedule.Policy, ls planned, leased bool, from, next int64, ready func() error) (*dataset.Manifest, error) {
 	swept := next != from
 	if !leased && !swept {
 		tx.Abort()
 		return tx.Base(), nil
 	}
 	if leased {
-		if err := leases.Write(tx, ls); err != nil {
+		if err := ls.write(tx); err != nil {
 			tx.Abort() // and the writer lock, if it holds it
 			return nil, err
 		}
