@@ -10,7 +10,7 @@ import (
 
 // cutInputs is the partial outcome (exit 3) of a run that left out the
 // files in busy (skipWriting) or applied streams cut mid-message or
-// ended without their end-of-stream marker (readResults): one line that
+// ended without their end-of-stream marker (readResultsTo): one line that
 // says, for each,
 // how many rows came through whole and were applied, and what became of
 // the jobs whose rows were cut off; nil when none was cut. The ledger

@@ -21,28 +21,23 @@ type futureNote struct {
 	n, latest int64 // results clamped, and the latest time among them
 }
 
-// clampFuture reads every time of rs past now+FutureSkew as now.
-func clampFuture(rs []result, now int64) futureNote {
-	var note futureNote
+// clamp reads every time of r past now+FutureSkew as now, and notes it.
+func (note *futureNote) clamp(r *result, now int64) {
 	bound := now + FutureSkew.Milliseconds()
-	for i := range rs {
-		r := &rs[i]
-		clamped := false
-		if r.AttemptedAt > bound {
-			note.latest = max(note.latest, r.AttemptedAt)
-			r.AttemptedAt, clamped = now, true
-		}
-		for k := range r.PeerFailures {
-			if pf := &r.PeerFailures[k]; pf.At > bound {
-				note.latest = max(note.latest, pf.At)
-				pf.At, clamped = now, true
-			}
-		}
-		if clamped {
-			note.n++
+	clamped := false
+	if r.AttemptedAt > bound {
+		note.latest = max(note.latest, r.AttemptedAt)
+		r.AttemptedAt, clamped = now, true
+	}
+	for k := range r.PeerFailures {
+		if pf := &r.PeerFailures[k]; pf.At > bound {
+			note.latest = max(note.latest, pf.At)
+			pf.At, clamped = now, true
 		}
 	}
-	return note
+	if clamped {
+		note.n++
+	}
 }
 
 // warnFuture warns about the results of input name read as dated at the

@@ -188,3 +188,13 @@ func stateOf(t *testing.T, dir string) map[schema.Hash]schema.State {
 	}
 	return m
 }
+
+// readResults reads every result of in as the run does (readResultsTo).
+func readResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
+	var rs []result
+	_, cut, err := readResultsTo(in, sp, nil, func(r *result) { rs = append(rs, *r) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return rs, cut, nil
+}

@@ -19,16 +19,16 @@ func (r *runner) housekeep() (st Stats, pruned bool, err error) {
 		return st, false, err
 	}
 	st.PeersForgotten = r.peers.prune(r.p, r.now)
-	if r.leases, err = leases.Read(r.d, r.base); err != nil {
+	if r.leases, err = leases.ReadSorted(r.d, r.base); err != nil {
 		return st, false, fmt.Errorf("merge: %w", err)
 	}
-	st.LeasesPruned = r.leases.Prune(r.now)
+	st.LeasesPruned = r.leases.Expired(r.now)
 	st.PeerRows = len(r.peers.rows)
 	if st.PeersForgotten+st.LeasesPruned == 0 {
 		return st, false, nil
 	}
 	if st.LeasesPruned > 0 {
-		if err := leases.Write(r.tx, r.leases); err != nil {
+		if err := r.leases.Write(r.tx, nil, r.now); err != nil {
 			return st, false, fmt.Errorf("merge: %w", err)
 		}
 	}

@@ -219,19 +219,20 @@ func (r *result) infoLen() int64 {
 	return int64(len(r.InfoBytes))
 }
 
-// readResults reads every result of in, Parquet or Arrow IPC (told apart
-// by their first bytes), and checks each row. Failed results keep no
-// metadata; ok results put theirs in sp (unless sp is nil: the rows keep
-// it). A decoder that panics on a malformed file (parquet-go does on
-// some corrupt page indexes) makes it bad input (rowio.PanicError), not a
-// crash. Every
-// error about the input itself is bad input (exit 2); one of the spill
-// is not.
+// readResultsTo reads every result of in, Parquet or Arrow IPC (told
+// apart by their first bytes), checks each row and hands it to emit
+// (which keeps a copy, if any), counting it on prog (nil: none); it
+// returns how many rows it read (on error, those emitted are to be
+// dropped). Failed results keep no metadata; ok results put theirs in sp
+// (unless sp is nil: the rows keep it). A decoder that panics on a
+// malformed file (parquet-go does on some corrupt page indexes) makes it
+// bad input (rowio.PanicError), not a crash. Every error about the input
+// itself is bad input (exit 2); one of the spill is not.
 //
 // An Arrow stream cut mid-message (fetch killed while writing a batch)
-// after some whole batches is not bad input: rs are the rows of those
-// batches, and cut says where the stream ends. Applying them is safe, as
-// applying any results is (a result counts once per lease), and the jobs
+// after some whole batches is not bad input: the rows read are those of
+// its batches, and cut says where the stream ends. Applying them is
+// safe, as applying any results is (a result counts once per lease), and the jobs
 // whose rows were cut off stay leased until lease_until. A stream cut
 // before its first whole batch holds nothing to apply: bad input. A
 // stream merge spooled (stdin, a pipe, a leftover spool) that ends
@@ -239,18 +240,13 @@ func (r *result) infoLen() int64 {
 // between two batches) is taken for cut there (a CutError with NoEnd):
 // its batches are applied, and the run is partial, as for a cut one. A
 // file named as RESULTS is read as it is.
-func readResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
-	return readResultsTo(in, sp, nil)
-}
-
-// readResultsTo is readResults counting the rows read on prog (nil: none).
-func readResultsTo(in input, sp *metaSpill, prog *progress.Reporter) (rs []result, cut *rowio.CutError, err error) {
+func readResultsTo(in input, sp *metaSpill, prog *progress.Reporter, emit func(*result)) (n int64, cut *rowio.CutError, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			rs, cut, err = nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, rowio.PanicError(p, "fetch results")))
+			n, cut, err = 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, rowio.PanicError(p, "fetch results")))
 		}
 	}()
-	return decodeResults(in, sp, prog)
+	return decodeResults(in, sp, prog, emit)
 }
 
 // Rows are read in batches of up to maxReadRows, fewer when they carry
@@ -262,10 +258,10 @@ const (
 	readBatchBytes = 4 << 20
 )
 
-func decodeResults(in input, sp *metaSpill, prog *progress.Reporter) ([]result, *rowio.CutError, error) {
+func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*result)) (int64, *rowio.CutError, error) {
 	f, err := os.Open(in.path)
 	if err != nil { // names the path
-		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+		return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
@@ -275,33 +271,33 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter) ([]result, 
 	case sniff.Parquet:
 		blob, perr := plausibleParquet(in.path)
 		if perr != nil {
-			return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
+			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
 		r, err = openParquetResults(in.path, in.name, blob)
 	case sniff.Arrow:
 		var ar *rowio.Reader[schema.Result]
 		if ar, err = rowio.OpenArrow[schema.Result](in.name, br); err == nil && in.inbox {
-			ar.RequireEndMarker() // see readResults
+			ar.RequireEndMarker() // see readResultsTo
 		}
 		r = ar
 	case sniff.Empty:
-		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
+		return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
 	case sniff.Compressed:
-		return nil, nil, compressedResults(sniff.CompressionOf(head), in)
+		return 0, nil, compressedResults(sniff.CompressionOf(head), in)
 	default:
-		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: neither Parquet nor an Arrow IPC stream of fetch results", in.name))
+		return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: neither Parquet nor an Arrow IPC stream of fetch results", in.name))
 	}
 	// rowio's errors begin with the input's name (a Parquet file's path),
 	// as do its Read errors below.
 	if err != nil {
 		var se *rowio.SchemaError
 		if errors.As(err, &se) && !slices.Contains(se.Columns, "outcome") {
-			return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, notResults(se.Columns)))
+			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, notResults(se.Columns)))
 		}
-		return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+		return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer r.Close()
-	var out []result
+	var read int64
 	buf := make([]schema.Result, maxReadRows)
 	rows := 1
 	var differ int64 // ok rows whose metadata columns info_bytes contradict
@@ -314,12 +310,12 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter) ([]result, 
 			buf[i] = schema.Result{} // the batch keeps no metadata
 			heavy += metaBytes(&res.ResultMeta)
 			if err := checkResult(&res.Result); err != nil {
-				return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
+				return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, read+1, err))
 			}
 			if res.Outcome != schema.OutcomeOK {
 				res.ResultMeta, res.InfoHashV2 = schema.ResultMeta{}, nil
 			} else if differs, err := deriveMeta(&res.Result); err != nil {
-				return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, len(out)+1, err))
+				return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, read+1, err))
 			} else if differs {
 				if differ == 0 {
 					firstDiffer = res.InfoHash
@@ -333,11 +329,12 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter) ([]result, 
 				m := res.Meta()
 				ref, err := sp.put(&m)
 				if err != nil {
-					return nil, nil, fmt.Errorf("merge: %s: row %d: spilling its metadata: %w", in.name, len(out)+1, err)
+					return 0, nil, fmt.Errorf("merge: %s: row %d: spilling its metadata: %w", in.name, read+1, err)
 				}
 				res.ResultMeta, res.meta = schema.ResultMeta{}, ref
 			}
-			out = append(out, res)
+			emit(&res)
+			read++
 		}
 		if n > 0 {
 			rows = int(min(max(readBatchBytes*int64(n)/max(heavy, 1), 1), maxReadRows))
@@ -345,14 +342,14 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter) ([]result, 
 		}
 		if errors.Is(err, io.EOF) {
 			warnDiffer(in.name, differ, firstDiffer)
-			return out, nil, nil
+			return read, nil, nil
 		}
 		if cut, ok := rowio.AsCut(err); ok && cut.Rows > 0 {
 			warnDiffer(in.name, differ, firstDiffer)
-			return out, cut, nil
+			return read, cut, nil
 		}
 		if err != nil {
-			return nil, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 	}
 }

@@ -141,7 +141,7 @@ type runner struct {
 	base       *dataset.Manifest
 	p          schedule.Policy
 	now        int64
-	leases     leases.Set
+	leases     leases.Sorted
 	peers      *peerTable
 	spill      *metaSpill // the metadata of the results applied (nil: in the rows)
 	progressTo io.Writer  // Options.ProgressTo
@@ -338,25 +338,28 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	r.spill = newMetaSpill(r.d)
 	defer r.spill.close()
 	notes := map[string]inputNote{}
-	var results []result
+	results := &prefixed{}
 	prog := r.readingProgress(pending)
 	defer prog.Done()
 	for _, in := range pending {
 		began := time.Now()
-		rs, cut, err := readResultsTo(in, r.spill, prog)
+		var future futureNote
+		n, cut, err := readResultsTo(in, r.spill, prog, func(res *result) {
+			future.clamp(res, r.now)
+			results.add(res)
+		})
 		if err != nil {
 			if in.inbox && exitcode.Of(err) == exitcode.Usage {
 				err = setAside(in, err) // never block later runs
 			}
 			return Stats{}, nil, err
 		}
-		notes[in.id] = inputNote{rows: int64(len(rs)), future: clampFuture(rs, r.now), cut: cut}
+		notes[in.id] = inputNote{rows: n, future: future, cut: cut}
 		debugInput(in, notes[in.id], time.Since(began))
-		results = append(results, rs...)
 		checkpoint()
 	}
 	prog.Done() // the final count, before apply's steps
-	if len(results) == 0 {
+	if results.n == 0 {
 		return Stats{}, notes, errNoResults
 	}
 	began := time.Now()
@@ -382,9 +385,9 @@ func checkpoint() {
 }
 
 // apply stages everything results change.
-func (r *runner) apply(ctx context.Context, results []result, workers int) (Stats, error) {
+func (r *runner) apply(ctx context.Context, results *prefixed, workers int) (Stats, error) {
 	var st Stats
-	st.Results = int64(len(results))
+	st.Results = results.n
 	var err error
 	ph := r.phase("merge: reading the peers table")
 	r.peers, err = readPeers(r.d, r.base)
@@ -392,30 +395,16 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 		return st, err
 	}
 	ph = r.phase("merge: penalizing peers")
-	st.PeerPenalties = r.peers.penalize(r.p, results)
+	st.PeerPenalties = r.peers.penalize(r.p, results.failures)
+	results.failures = nil
 	st.PeersForgotten = r.peers.prune(r.p, r.now)
 	ph.End()
 	ph = r.phase("merge: reading the leases table")
-	r.leases, err = leases.Read(r.d, r.base)
+	r.leases, err = leases.ReadSorted(r.d, r.base)
 	if ph.End(); err != nil {
 		return st, fmt.Errorf("merge: %w", err)
 	}
-	ph = r.phase("merge: sorting results")
-	results = sortResults(results)
-	ph.End()
-	type part struct {
-		key string
-		rs  []result
-	}
-	var parts []part
-	for i := 0; i < len(results); {
-		j := i
-		for j < len(results) && results[j].InfoHash[0] == results[i].InfoHash[0] {
-			j++
-		}
-		parts = append(parts, part{fmt.Sprintf("%02x", results[i].InfoHash[0]), results[i:j]})
-		i = j
-	}
+	parts := results.parts()
 	prog := r.newProgress("merge: applying partitions", int64(len(parts)))
 	defer prog.Done()
 	var (
@@ -436,8 +425,10 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 					return
 				}
 				pt := parts[next]
+				parts[next].rs = nil // dropped once applied
 				next++
 				mu.Unlock()
+				sortResults(pt.rs)
 				out, err := r.statePartition(pt.key, pt.rs, &buf)
 				var n int
 				if err == nil {
@@ -464,15 +455,14 @@ func (r *runner) apply(ctx context.Context, results []result, workers int) (Stat
 	if first != nil {
 		return st, first
 	}
-	for _, h := range st.released {
-		delete(r.leases, h)
-	}
 	ph = r.phase("merge: staging the leases and peers tables")
 	defer ph.End()
 	st.LeasesReleased = len(st.released)
-	st.LeasesPruned = r.leases.Prune(r.now)
+	// A lease released was live: none of them is among those pruned.
+	st.LeasesPruned = r.leases.Expired(r.now)
 	if st.LeasesReleased+st.LeasesPruned > 0 {
-		if err := leases.Write(r.tx, r.leases); err != nil {
+		sortHashes(st.released)
+		if err := r.leases.Write(r.tx, st.released, r.now); err != nil {
 			return st, fmt.Errorf("merge: %w", err)
 		}
 	}

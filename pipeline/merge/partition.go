@@ -185,7 +185,7 @@ func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released
 	var lease *schema.Lease
 	// A lease past its grace is gone (Prune drops it at the commit):
 	// a result does not find it, and an unleased one counts.
-	if l, ok := r.leases[h]; ok && !leases.Expired(l, r.now) {
+	if l, ok := r.leases.Get(h); ok && !leases.Expired(l, r.now) {
 		lease = &l
 	}
 	// Released rows sort last (sortResults): an attempt under the same

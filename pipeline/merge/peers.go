@@ -36,11 +36,7 @@ func readPeers(d *dataset.Dataset, m *dataset.Manifest) (*peerTable, error) {
 // failure seen again (the same result in another input, or sent again
 // after a cut stream) finds the endpoint's penalty in place: it does not
 // escalate it, and counts none.
-func (pt *peerTable) penalize(p schedule.Policy, results []result) int {
-	var fs []schema.PeerFailure
-	for i := range results {
-		fs = append(fs, results[i].PeerFailures...)
-	}
+func (pt *peerTable) penalize(p schedule.Policy, fs []schema.PeerFailure) int {
 	slices.SortStableFunc(fs, func(a, b schema.PeerFailure) int {
 		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Addr, b.Addr))
 	})

@@ -1,0 +1,76 @@
+package leases
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestSorted: ReadSorted keeps of a hash's rows the one Read keeps, in
+// hash order, whatever the order of the file; Write leaves out the
+// leases dropped and those past the grace, and Expired counts the latter.
+func TestSorted(t *testing.T) {
+	const now = 10 * Grace
+	a, b, c := lease(1, "a", now), lease(2, "b", now+5), lease(3, "c", now-Grace-1) // c is past the grace
+	b1, b2 := b, b
+	b1.LeaseID, b1.PlannedAt = "b-older", b.PlannedAt-1
+	b2.LeaseID = "b-same-time-later" // read last among the latest: kept
+	ds, err := commitLeases(t, func(tx *dataset.Tx) error {
+		fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", []schema.Lease{c, b, a, b1, b2})
+		tx.SetPartition(dataset.TableLeases, "", []dataset.FileInfo{fi})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ds.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSorted(ds, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Read(ds, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []schema.Lease{a, b2, c}; !slices.Equal(s, want) || set[b.InfoHash] != b2 {
+		t.Fatalf("ReadSorted = %v, want %v (Read keeps %v)", s, want, set[b.InfoHash])
+	}
+	if l, ok := s.Get(b.InfoHash); !ok || l != b2 || !s.Live(b.InfoHash, now) || s.Live(a.InfoHash, now) {
+		t.Fatalf("Get(b) = %v, %v; Live(b) %v, Live(a) %v", l, ok, s.Live(b.InfoHash, now), s.Live(a.InfoHash, now))
+	}
+	if _, ok := s.Get(schema.Hash{9}); ok {
+		t.Fatal("Get found a hash without a lease")
+	}
+	if n := s.Expired(now); n != 1 {
+		t.Fatalf("Expired = %d, want 1", n)
+	}
+	for _, tt := range []struct {
+		name string
+		drop []schema.Hash
+		want []schema.Lease
+	}{
+		{"nothing dropped", nil, []schema.Lease{a, b2}},
+		{"one dropped", []schema.Hash{a.InfoHash}, []schema.Lease{b2}},
+		{"all dropped", []schema.Hash{a.InfoHash, b.InfoHash, {9}}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := commitLeases(t, func(tx *dataset.Tx) error { return s.Write(tx, tt.drop, now) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fileRows(t, out); !slices.Equal(got, tt.want) {
+				t.Fatalf("rows\n got  %v\n want %v", got, tt.want)
+			}
+		})
+	}
+	if _, err := commitLeases(t, func(tx *dataset.Tx) error {
+		return s.Write(tx, []schema.Hash{b.InfoHash, a.InfoHash}, now)
+	}); err == nil {
+		t.Fatal("Write took hashes to drop out of order")
+	}
+}
