@@ -348,6 +348,9 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 			future.clamp(res, r.now)
 			results.add(res)
 		})
+		if err == nil {
+			err = results.err
+		}
 		if err != nil {
 			if in.inbox && exitcode.Of(err) == exitcode.Usage {
 				err = setAside(in, err) // never block later runs
@@ -418,6 +421,7 @@ func (r *runner) apply(ctx context.Context, results *prefixed, workers int) (Sta
 		go func() {
 			defer wg.Done()
 			var buf []schema.State
+			var rbuf []result // the partition's results, expanded
 			for {
 				mu.Lock()
 				if first != nil || next >= len(parts) {
@@ -428,8 +432,9 @@ func (r *runner) apply(ctx context.Context, results *prefixed, workers int) (Sta
 				parts[next].rs = nil // dropped once applied
 				next++
 				mu.Unlock()
-				sortResults(pt.rs)
-				out, err := r.statePartition(pt.key, pt.rs, &buf)
+				rs := expand(pt.rs, &rbuf)
+				sortResults(rs)
+				out, err := r.statePartition(pt.key, rs, &buf)
 				var n int
 				if err == nil {
 					n, err = r.torrentPartition(pt.key, out.torrents)
