@@ -66,12 +66,13 @@ func (ls Set) Prune(now int64) int {
 func Write(tx *dataset.Tx, ls Set) error { return WriteMerged(tx, ls, nil) }
 
 // WriteMerged stages as the whole lease table of tx the leases of ls and
-// those added yields, which must come in increasing hash order (each hash
-// once; it is ranged over twice, to count and to write): one file sorted by hash, none when both are empty. A hash in
-// both takes added's lease. It writes the two sorted sequences merged, a
-// batch at a time, so it holds a copy of neither: only ls's hashes,
-// sorted (20 bytes a lease, where the leases sorted took 80, and adding
-// added's to ls grew the map by over 200 bytes a lease).
+// those added yields, which must come in increasing hash order (each
+// hash once; it is ranged over twice, to count and to write): one file
+// sorted by hash, none when both are empty. A hash in both takes added's
+// lease. It writes the two sorted sequences merged, a batch at a time, so
+// it holds a copy of neither: only ls's hashes, sorted (20 bytes a lease,
+// where the leases sorted took 80, and adding added's to ls grew the map
+// by over 200 bytes a lease).
 func WriteMerged(tx *dataset.Tx, ls Set, added iter.Seq[schema.Lease]) error {
 	keys := make([]schema.Hash, 0, len(ls))
 	for h := range ls {
