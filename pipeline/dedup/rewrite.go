@@ -2,9 +2,9 @@ package dedup
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -18,7 +18,7 @@ import (
 //
 // Rows are decoded into w.rows (the worker's, reused partition after
 // partition, sized once for every row the partition will have), each
-// further file into w.more and merged in: every file is sorted, so the
+// further file into w.more and merged in (statecol.ReadRun): every file is sorted, so the
 // partition is a merge of sorted runs, not a sort of their concatenation
 // (which, on State's wide rows, cost more than decoding them). Known
 // hashes are updated in place and the new ones merged in from the end.
@@ -38,31 +38,17 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	if cap(w.rows) < size {
 		w.rows = make([]schema.State, 0, size)
 	}
-	old := w.rows[:0]
+	// A file applyPartition opened (to search its hashes) is decoded as
+	// it is, without parsing its footer again.
+	dfs := make([]rowio.DataFile, len(read))
+	opens := make([]*statecol.File, len(read))
 	for k, fi := range read {
-		// A file applyPartition opened (to search its hashes) is
-		// decoded as it is, without parsing its footer again.
-		df := r.d.DataFile(tx.Base(), dataset.TableState, key, base.Partitions[key][fi])
-		into := w.more
-		if k == 0 {
-			into = old
-		}
-		var rows []schema.State
-		var err error
-		if src := opened[fi]; src != nil {
-			rows, err = src.ReadAllInto(df.Path(), into)
-		} else {
-			rows, err = statecol.ReadStateFileInto(df, into)
-		}
-		if err != nil {
-			return fmt.Errorf("dedup: partition %s: %w", key, err)
-		}
-		if k == 0 {
-			old = sortedRun(rows)
-			continue
-		}
-		w.more = rows[:0]
-		old = statecol.MergeSorted(old, sortedRun(rows))
+		dfs[k] = r.d.DataFile(tx.Base(), dataset.TableState, key, base.Partitions[key][fi])
+		opens[k] = opened[fi]
+	}
+	old, err := statecol.ReadRun(dfs, opens, w.rows, &w.more)
+	if err != nil {
+		return fmt.Errorf("dedup: partition %s: %w", key, err)
 	}
 	defer func() {
 		if cap(old) > cap(w.rows) {
@@ -143,14 +129,4 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	}
 	bf, c := bloomOf(hs, r.o.BloomFP)
 	return stageBloom(tx, key, bf, int64(len(hs)), c)
-}
-
-// sortedRun returns rows sorted by hash: a state file's rows are, and
-// are checked to be, in one pass; a file written otherwise is sorted.
-func sortedRun(rows []schema.State) []schema.State {
-	byHash := func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }
-	if !slices.IsSortedFunc(rows, byHash) {
-		slices.SortFunc(rows, byHash)
-	}
-	return rows
 }

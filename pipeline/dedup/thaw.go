@@ -44,9 +44,9 @@ func (r *runner) thaw(tx *dataset.Tx, base *dataset.Table, key string, f dataset
 			made = append(made, rows[i])
 		}
 	}
-	*warm = statecol.MergeSorted(*warm, sortedRun(made))
+	*warm = statecol.MergeSorted(*warm, statecol.SortedRun(made))
 	if len(cold) == 0 {
 		return dataset.FileInfo{}, nil
 	}
-	return dataset.WriteStagedAs(tx, dataset.TableState, key, schedule.ColdFileName(), sortedRun(cold))
+	return dataset.WriteStagedAs(tx, dataset.TableState, key, schedule.ColdFileName(), statecol.SortedRun(cold))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/leases"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -65,38 +66,25 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	if int64(cap(*buf)) < need {
 		*buf = make([]schema.State, 0, need)
 	}
-	var rows []schema.State
-	for _, f := range hotFiles {
-		if rows == nil { // the usual single file: decoded into buf
-			rs, err := statecol.ReadStateFileInto(r.d.DataFile(r.base, dataset.TableState, key, f), *buf)
-			if err != nil {
-				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
-			}
-			rows = rs
-			continue
-		}
-		rs, err := statecol.ReadStateFile(r.d.DataFile(r.base, dataset.TableState, key, f))
-		if err != nil {
-			return out, fmt.Errorf("merge: state partition %s: %w", key, err)
-		}
-		rows = statecol.MergeSorted(rows, rs)
+	read := hotFiles
+	if coldTouched {
+		read = slices.Concat(hotFiles, coldFiles)
+		coldFiles = nil
+	}
+	dfs := make([]rowio.DataFile, len(read))
+	for i, f := range read {
+		dfs[i] = r.d.DataFile(r.base, dataset.TableState, key, f)
+	}
+	var more []schema.State // the files after the first, one at a time
+	rows, err := statecol.ReadRun(dfs, nil, *buf, &more)
+	if err != nil {
+		return out, fmt.Errorf("merge: state partition %s: %w", key, err)
 	}
 	defer func() {
 		if cap(rows) > cap(*buf) {
 			*buf = rows[:0]
 		}
 	}()
-	if coldTouched {
-		for _, f := range coldFiles {
-			rs, err := statecol.ReadStateFile(r.d.DataFile(r.base, dataset.TableState, key, f))
-			if err != nil {
-				return out, fmt.Errorf("merge: state partition %s: %w", key, err)
-			}
-			rows = statecol.MergeSorted(rows, rs)
-		}
-		coldFiles = nil
-	}
-	sortStates(rows) // a no-op check: files are sorted
 
 	var added []schema.State
 	released := map[schema.Hash]bool{}
@@ -120,7 +108,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 		i = j
 	}
 	if len(added) > 0 {
-		sortStates(added)
+		statecol.SortedRun(added)
 		rows = statecol.MergeSorted(rows, added)
 	}
 
@@ -223,14 +211,6 @@ func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released
 	}
 	if !releasesOnly {
 		pruneAvoid(st, r.peers.rows, r.now)
-	}
-}
-
-// sortStates sorts rows by hash unless they already are (one sorted file,
-// the usual case): moving 250-byte rows around is not free.
-func sortStates(rows []schema.State) {
-	if !slices.IsSortedFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }) {
-		slices.SortFunc(rows, func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) })
 	}
 }
 
