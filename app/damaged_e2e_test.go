@@ -23,15 +23,8 @@ import (
 // current snapshot of the dataset at data (one file a partition).
 func stateFileOf(t *testing.T, data, hex string) string {
 	t.Helper()
-	d, err := dataset.OpenReadOnly(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, data)
 	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	st := m.Table(dataset.TableState)
 	files := st.Partitions[hex[:2]]
 	if len(files) != 1 {

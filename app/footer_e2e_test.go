@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 )
 
@@ -48,15 +49,8 @@ func flipInFooterValue(t *testing.T, path string, values ...string) {
 // in the current snapshot of the dataset at data.
 func fileOfTable(t *testing.T, data, name string) string {
 	t.Helper()
-	d, err := dataset.OpenReadOnly(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, data)
 	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tb := m.Table(name)
 	if len(tb.Partitions[""]) != 1 {
 		t.Fatalf("table %s has %d files", name, len(tb.Partitions[""]))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/dedup"
 )
@@ -37,16 +38,7 @@ func dedupHashes(t *testing.T, dir, name string, now int64, hs ...schema.Hash) d
 // filter in its current snapshot.
 func hasBloom(t *testing.T, dir, key string) bool {
 	t.Helper()
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ok := m.Table(dataset.TableState).Blooms[key]
+	_, ok := datasettest.Current(t, dir).Table(dataset.TableState).Blooms[key]
 	return ok
 }
 

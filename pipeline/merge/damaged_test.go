@@ -16,15 +16,8 @@ import (
 // the current snapshot of the dataset at dir.
 func tableFile(t *testing.T, dir, table, key string) string {
 	t.Helper()
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, dir)
 	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tb := m.Table(table)
 	if len(tb.Partitions[key]) == 0 {
 		t.Fatalf("%s: no %s file in partition %q", dir, table, key)

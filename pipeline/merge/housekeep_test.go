@@ -101,14 +101,5 @@ func TestIdleMergeHousekeeps(t *testing.T) {
 // ledgerLen is the number of entries in the dataset's ledger.
 func ledgerLen(t *testing.T, dir string) int64 {
 	t.Helper()
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m.LedgerLen()
+	return datasettest.Current(t, dir).LedgerLen()
 }

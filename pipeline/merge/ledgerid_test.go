@@ -11,7 +11,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/dedup"
 )
@@ -58,15 +58,7 @@ func TestLedgerIDsByStage(t *testing.T) {
 	}
 	x := xxh3.Hash128(bytesOf(list)).Bytes()
 	s := sha256.Sum256(bytesOf(results))
-	od, err := dataset.OpenReadOnly(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	om, err := od.Current()
-	od.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	om := datasettest.Current(t, other)
 	m := sha256.Sum256(bytesOf(filepath.Join(other, "manifests", fmt.Sprintf("%012d.json", om.Snapshot))))
 	want := map[string]string{
 		list:    hexOf(x[:]),
@@ -74,14 +66,7 @@ func TestLedgerIDsByStage(t *testing.T) {
 		"merge --from " + other + fmt.Sprintf(" (snapshot %d)", om.Snapshot): "dataset:" + hexOf(m[:]),
 	}
 
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, cur := datasettest.OpenCurrent(t, dir)
 	entries, err := d.LedgerEntries(cur)
 	d.Close()
 	if err != nil {

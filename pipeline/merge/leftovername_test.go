@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -66,15 +66,8 @@ func TestLeftoverNamedUnderData(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				d, err := dataset.OpenReadOnly(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
+				d, m := datasettest.OpenCurrent(t, dir)
 				defer d.Close()
-				m, err := d.Current()
-				if err != nil {
-					t.Fatal(err)
-				}
 				a, err := d.LastApplied(m)
 				if err != nil || a == nil || a.Name != want {
 					t.Fatalf("ledger's last entry %+v, %v: want it named %q", a, err, want)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -71,15 +72,7 @@ func TestMergeHeapBelowMetadata(t *testing.T) {
 	if grew > meta/2 {
 		t.Errorf("merge's live heap grew by %d MiB for %d MiB of metadata: want under half of it", grew>>20, meta>>20)
 	}
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows := m.Table(dataset.TableTorrents).Rows(); rows != n {
+	if rows := datasettest.Current(t, dir).Table(dataset.TableTorrents).Rows(); rows != n {
 		t.Fatalf("the manifest counts %d torrent rows, want %d", rows, n)
 	}
 }

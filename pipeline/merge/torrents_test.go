@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -69,14 +70,8 @@ func TestTorrentsPartitionCompacts(t *testing.T) {
 	if len(got) != n {
 		t.Fatalf("%d torrents stored, want %d", len(got), n)
 	}
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, dir)
+	defer d.Close()
 	if rows := m.Table(dataset.TableTorrents).Rows(); rows != n {
 		t.Fatalf("the manifest counts %d torrent rows, want %d", rows, n)
 	}

@@ -54,10 +54,11 @@ func TestStatusStartsOverOnACollectedSnapshot(t *testing.T) {
 				switch {
 				case tt.remove && commits == 0:
 					commits++
-					d, _ := dataset.OpenReadOnly(dir)
-					m, _ := d.Current()
+					d, m := datasettest.OpenCurrent(t, dir)
 					st := m.Table(dataset.TableState)
-					if err := os.Remove(d.FilePath(st, "80", st.Partitions["80"][0])); err != nil {
+					err := os.Remove(d.FilePath(st, "80", st.Partitions["80"][0]))
+					d.Close()
+					if err != nil {
 						t.Fatal(err)
 					}
 				case !tt.remove && (commits == 0 || tt.every):
