@@ -189,14 +189,8 @@ func TestUnionCarriesALedgerInFiles(t *testing.T) {
 	if st.Union.Additive || st.Union.LedgerEntries != len(theirs)-1 {
 		t.Fatalf("union stats %+v", st.Union)
 	}
-	d, err := dataset.Open(context.Background(), a, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, a)
+	defer d.Close()
 	all, err := d.LedgerEntries(m)
 	if err != nil {
 		t.Fatal(err)
