@@ -103,9 +103,15 @@ type ReactivationRule struct {
 // steps: a failure retried soon (peer-level, or bad metadata from a first
 // source) counts an attempt without moving the backoff step, so a hash
 // may go cold before its schedule reaches its last step.
+//
+// FetchedUnseen, when above 0, moves a fetched hash with no observation
+// for that long to the cold tier too: it is never planned again, and out
+// of the hot files plan-retries scans and merge rewrites every pass. 0
+// (the default) keeps fetched hashes hot. A sighting makes it hot again.
 type ArchiveRule struct {
-	MinAttempts int32    `json:"min_attempts"`
-	Unseen      Duration `json:"unseen"`
+	MinAttempts   int32    `json:"min_attempts"`
+	Unseen        Duration `json:"unseen"`
+	FetchedUnseen Duration `json:"fetched_unseen"`
 }
 
 // PlanRule holds plan-retries' defaults.

@@ -79,15 +79,22 @@ func ReactivationOffset(p Policy, st *schema.State) int64 {
 }
 
 // ShouldArchive reports whether a hot hash is past the policy's cold
-// threshold at now: failed, at least p.Archive.MinAttempts counted
-// attempts, no observation for p.Archive.Unseen, and no live lease.
-// Archiving moves the hash to the cold tier; it is never deleted.
+// threshold at now, with no live lease: failed, at least
+// p.Archive.MinAttempts counted attempts and no observation for
+// p.Archive.Unseen; or, when p.Archive.FetchedUnseen is above 0, fetched
+// and no observation for that long. Archiving moves the hash to the cold
+// tier; it is never deleted.
 func ShouldArchive(p Policy, st *schema.State, now int64) bool {
-	return st.Tier != schema.TierCold &&
-		st.MetadataStatus == schema.StatusFailed &&
-		st.Attempts >= p.Archive.MinAttempts &&
-		now-st.LastSeen >= millis(p.Archive.Unseen) &&
-		!Leased(st, now)
+	if st.Tier == schema.TierCold || Leased(st, now) {
+		return false
+	}
+	switch st.MetadataStatus {
+	case schema.StatusFailed:
+		return st.Attempts >= p.Archive.MinAttempts && now-st.LastSeen >= millis(p.Archive.Unseen)
+	case schema.StatusFetched:
+		return p.Archive.FetchedUnseen > 0 && now-st.LastSeen >= millis(p.Archive.FetchedUnseen)
+	}
+	return false
 }
 
 // Leased reports whether st holds a lease that is still live at now.

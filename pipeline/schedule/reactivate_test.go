@@ -49,6 +49,8 @@ func TestReactivate(t *testing.T) {
 		{name: "cold hash_mismatch becomes hot", class: "hash_mismatch", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 2 * day, want: true, wantReason: schema.ReasonRetry},
 		{name: "cold handshake_failed overdue becomes hot", class: "handshake_failed", edit: func(st *schema.State, last int64) { st.Tier, st.NextRetry = schema.TierCold, last+day }, observed: 100 * day, want: true, wantReason: schema.ReasonRetry},
 		{name: "cold no_peers overdue becomes hot", class: "no_peers", edit: func(st *schema.State, last int64) { st.Tier = schema.TierCold }, observed: 40 * day, want: true, wantReason: schema.ReasonRetry},
+		// archive.fetched_unseen: a sighting brings a fetched hash back hot.
+		{name: "cold fetched becomes hot", class: "ok", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 40 * day, want: true},
 		{name: "cold no_peers pulled and hot", class: "no_peers", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 10 * day, want: true, wantNext: 10 * day, wantReason: schema.ReasonReactivated},
 		{name: "new hash is not reactivated", class: "", observed: day, want: false, wantReason: schema.ReasonNew},
 		{name: "fetched hash is not reactivated", class: "ok", observed: 100 * day, want: false},
@@ -215,25 +217,37 @@ func TestReactivatedThenFailsAgain(t *testing.T) {
 func TestShouldArchive(t *testing.T) {
 	p := Default()
 	base, last := dormant(t, p, schema.OutcomeNoPeers) // 6 attempts, seen at t0
+	fetchedAfter := func(d Duration) Policy { q := p; q.Archive.FetchedUnseen = d; return q }
 	tests := []struct {
 		name string
 		edit func(st *schema.State)
 		now  int64
 		want bool
+		p    *Policy // nil: the default policy
 	}{
-		{"past schedule and 90 days unseen", nil, t0 + 90*day, true},
-		{"89 days unseen", nil, t0 + 89*day, false},
-		{"five attempts", func(st *schema.State) { st.Attempts = 5 }, t0 + 200*day, false},
+		{"past schedule and 90 days unseen", nil, t0 + 90*day, true, nil},
+		{"89 days unseen", nil, t0 + 89*day, false, nil},
+		{"five attempts", func(st *schema.State) { st.Attempts = 5 }, t0 + 200*day, false, nil},
 		// Attempts count, not schedule steps (README, ArchiveRule): a
 		// peer-level failure retried soon holds the step below its last.
 		{"six attempts, step 5", func(st *schema.State) {
 			st.BackoffStep, st.LastFailure = 5, schema.OutcomeHandshakeFailed
-		}, t0 + 90*day, true},
-		{"seen recently", func(st *schema.State) { st.LastSeen = last }, t0 + 90*day, false},
-		{"already cold", func(st *schema.State) { st.Tier = schema.TierCold }, t0 + 200*day, false},
-		{"fetched", func(st *schema.State) { ApplySuccess(st, last) }, t0 + 200*day, false},
-		{"live lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+201*day }, t0 + 200*day, false},
-		{"expired lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+199*day }, t0 + 200*day, true},
+		}, t0 + 90*day, true, nil},
+		{"seen recently", func(st *schema.State) { st.LastSeen = last }, t0 + 90*day, false, nil},
+		{"already cold", func(st *schema.State) { st.Tier = schema.TierCold }, t0 + 200*day, false, nil},
+		{"fetched", func(st *schema.State) { ApplySuccess(st, last) }, t0 + 200*day, false, nil},
+		{"fetched, fetched_unseen 30d, 30 days unseen", func(st *schema.State) { ApplySuccess(st, last) }, t0 + 30*day,
+			true, ptr(fetchedAfter(Duration(30 * Day)))},
+		{"fetched, fetched_unseen 30d, 29 days unseen", func(st *schema.State) { ApplySuccess(st, last) }, t0 + 29*day,
+			false, ptr(fetchedAfter(Duration(30 * Day)))},
+		{"fetched, fetched_unseen 30d, leased", func(st *schema.State) {
+			ApplySuccess(st, last)
+			st.LeaseID, st.LeaseUntil = "L", t0+201*day
+		}, t0 + 200*day, false, ptr(fetchedAfter(Duration(30 * Day)))},
+		{"new, fetched_unseen 30d", func(st *schema.State) { st.MetadataStatus = schema.StatusNew }, t0 + 200*day,
+			false, ptr(fetchedAfter(Duration(30 * Day)))},
+		{"live lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+201*day }, t0 + 200*day, false, nil},
+		{"expired lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+199*day }, t0 + 200*day, true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +255,11 @@ func TestShouldArchive(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&st)
 			}
-			if got := ShouldArchive(p, &st, tt.now); got != tt.want {
+			q := p
+			if tt.p != nil {
+				q = *tt.p
+			}
+			if got := ShouldArchive(q, &st, tt.now); got != tt.want {
 				t.Errorf("ShouldArchive = %v, want %v", got, tt.want)
 			}
 		})
@@ -281,3 +299,5 @@ func BenchmarkReactivate(b *testing.B) {
 		Reactivate(p, &st, t0+int64(i)*minute)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

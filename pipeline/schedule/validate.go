@@ -56,6 +56,9 @@ func (p Policy) Validate() error {
 	if p.Archive.Unseen < 0 {
 		return fieldErr("archive.unseen", "must not be negative")
 	}
+	if p.Archive.FetchedUnseen < 0 {
+		return fieldErr("archive.fetched_unseen", "must not be negative (0 keeps fetched hashes hot)")
+	}
 	return p.validatePlan()
 }
 
