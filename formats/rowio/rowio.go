@@ -186,24 +186,36 @@ func (w *Writer[T]) Write(rows []T) error {
 		if _, err := w.pw.Write(rows); err != nil {
 			return w.fail(err)
 		}
-		if w.flushEvery <= 0 {
-			return nil
-		}
-		switch t := now(); {
-		case w.pending.IsZero():
-			w.pending = t
-		case t.Sub(w.pending) >= w.flushEvery:
-			w.pending = time.Time{}
-			if err := w.pw.Flush(); err != nil {
-				return w.fail(err)
-			}
-		}
-		return nil
+		return w.flushDue()
 	}
 	fbs := w.rb.Fields()
 	for i := range rows {
 		w.pl.appendRow(fbs, reflect.ValueOf(&rows[i]).Elem())
 	}
+	return w.writeRecord()
+}
+
+// flushDue ends the Parquet row group under way once its first row is
+// flushEvery old: after each Write, as one.
+func (w *Writer[T]) flushDue() error {
+	if w.flushEvery <= 0 {
+		return nil
+	}
+	switch t := now(); {
+	case w.pending.IsZero():
+		w.pending = t
+	case t.Sub(w.pending) >= w.flushEvery:
+		w.pending = time.Time{}
+		if err := w.pw.Flush(); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// writeRecord writes the rows appended to the Arrow builders as one
+// record batch, and flushes it to the output.
+func (w *Writer[T]) writeRecord() error {
 	rec := w.rb.NewRecord()
 	defer rec.Release()
 	if err := w.aw.Write(rec); err != nil {
