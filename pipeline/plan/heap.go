@@ -174,20 +174,29 @@ func (t *topK) sorted() []cand {
 }
 
 // bestFirst yields the candidates of lists, each sorted best first, in
-// one order, best first, with their rank.
-func bestFirst(lists [3][]cand) iter.Seq2[int, *cand] {
-	return func(yield func(int, *cand) bool) {
-		for n := 0; ; n++ {
+// one order, best first, as their index in the lists laid end to end
+// (jobList.at).
+func bestFirst(lists [3][]cand) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		var next [3]int // of each list, the first not yet yielded
+		for {
 			best := -1
 			for i := range lists {
-				if len(lists[i]) > 0 && (best < 0 || lists[i][0].prio.Compare(lists[best][0].prio) < 0) {
+				if next[i] < len(lists[i]) && (best < 0 || lists[i][next[i]].prio.Compare(lists[best][next[best]].prio) < 0) {
 					best = i
 				}
 			}
-			if best < 0 || !yield(n, &lists[best][0]) {
+			if best < 0 {
 				return
 			}
-			lists[best] = lists[best][1:]
+			g := next[best]
+			for i := range best {
+				g += len(lists[i])
+			}
+			if !yield(int32(g)) {
+				return
+			}
+			next[best]++
 		}
 	}
 }

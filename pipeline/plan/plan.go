@@ -183,7 +183,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	var (
 		p       schedule.Policy
 		base    *dataset.Manifest
-		jobs    []schema.Job
+		jobs    *jobList
 		leases  planned
 		avoid   string
 		w       *rowio.Writer[schema.Job]
@@ -194,14 +194,14 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		// The try's leases and cursor, if they changed (commit); a jobs
 		// file written for a commit that failed goes with it.
 		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
-			ready := func() error { return readerThere(o, stream, len(jobs)) }
-			changed := len(jobs) > 0 || st.LeasesPruned > 0 || st.UnpublishedEnded > 0 || st.ReplacedEnded > 0
+			ready := func() error { return readerThere(o, stream, jobs.Len()) }
+			changed := jobs.Len() > 0 || st.LeasesPruned > 0 || st.UnpublishedEnded > 0 || st.ReplacedEnded > 0
 			began := time.Now()
 			for kind, n := range map[string]int{"new": st.PlannedNew, "retry": st.PlannedRetry, "reactivated": st.PlannedReactivated, "cold": st.PlannedCold} {
 				tx.AddTotal(dataset.TotalKey(dataset.TotalPlanJobs, kind), int64(n))
 			}
 			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
-			debugCommit(m, err, changed, len(jobs), time.Since(began))
+			debugCommit(m, err, changed, jobs.Len(), time.Since(began))
 			if _, committed := dataset.AsAfterCommit(err); err != nil && !committed && w != nil && w != stream {
 				w.Abort()
 			}
@@ -257,7 +257,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	st.Seconds = time.Since(start).Seconds()
 	began := time.Now()
 	err = deliverJobs(o, w, written, jobs, avoid)
-	debugDeliver(o, len(jobs), err, time.Since(began))
+	debugDeliver(o, jobs.Len(), err, time.Since(began))
 	if err != nil {
 		st.ReaderGone = exitcode.Of(err) == exitcode.BrokenPipe
 		switch {
@@ -325,9 +325,10 @@ func setAvoid(o Options, w *rowio.Writer[schema.Job], avoid string, replace bool
 }
 
 // writeJobs writes jobs to w, and with finish writes the file out
-// (finishJobs); on error it aborts w.
-func writeJobs(w *rowio.Writer[schema.Job], jobs []schema.Job, finish bool) error {
-	err := w.Write(jobs)
+// (finishJobs); on error it aborts w. The jobs are made as w takes them
+// (never all held at once), and written as one Write of them all would.
+func writeJobs(w *rowio.Writer[schema.Job], jobs *jobList, finish bool) error {
+	err := w.WriteSeq(jobs.all())
 	if err == nil && finish {
 		err = finishJobs(w)
 	}
@@ -341,7 +342,7 @@ func writeJobs(w *rowio.Writer[schema.Job], jobs []schema.Job, finish bool) erro
 // publishes w if they are written in it already, else writes them (to
 // w, or to stdout when w is nil) and closes the output. Its errors say
 // that the jobs stay leased.
-func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []schema.Job, avoid string) error {
+func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs *jobList, avoid string) error {
 	const leased = "the jobs stay leased until their lease ends"
 	var err error
 	if w == nil {
@@ -367,7 +368,7 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs []sc
 // any of them is live, the run is refused).
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
 	now int64, seed uint64, o Options, share float64, lease time.Duration, coldBudget int, u *unpublished, prev *replaced,
-	st *Stats) ([]schema.Job, planned, string, error) {
+	st *Stats) (*jobList, planned, string, error) {
 	base := tx.Base()
 	ph := planPhases{began: time.Now()}
 	leases, err := leases.Read(d, base)
@@ -410,36 +411,11 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 		picked[i] = ps.k[i].sorted()[:n]
 	}
 
-	id := leaseID(seed, now, base.Snapshot)
-	until := now + lease.Milliseconds()
 	st.LeasesPruned = leases.Prune(now)
-	jobs := make([]schema.Job, nNew+nRetry+nCold)
-	for i, c := range bestFirst(picked) {
-		avoid, dropped := liveAvoid(c.avoid(), live)
-		st.AvoidExpired += dropped
-		peers, withheld := jobPeers(c.peers(), avoid, live)
-		st.JobPeers += len(peers)
-		st.JobPeersAvoided += withheld
-		reason := reasonNames[c.reason]
-		jobs[i] = schema.Job{InfoHash: c.hash, InfoHashV2: c.hashV2(), HashType: c.hashType, Attempt: c.attempt, Reason: reason,
-			LeaseID: id, LeaseUntil: until, Peers: peers, AvoidPeers: avoid}
-		switch c.reason {
-		case reasonNew:
-			st.PlannedNew++
-		case reasonReactivated:
-			st.PlannedReactivated++
-		case reasonCold:
-			st.PlannedCold++
-		default:
-			st.PlannedRetry++
-		}
-		if c.relet {
-			st.Relet++
-		}
-	}
-	st.Planned = len(jobs)
-	if len(jobs) > 0 {
-		st.LeaseID, st.LeaseUntil = id, time.UnixMilli(until).UTC()
+	jobs := newJobList(picked, leaseID(seed, now, base.Snapshot), now+lease.Milliseconds(), live)
+	jobs.count(st)
+	if jobs.Len() > 0 {
+		st.LeaseID, st.LeaseUntil = jobs.id, time.UnixMilli(jobs.until).UTC()
 	}
 	avoid, listed := avoidList(live)
 	st.AvoidListed = listed
