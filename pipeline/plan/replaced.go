@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/leases"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -21,8 +20,8 @@ import (
 // fetches jobs whose leases are gone, whose failures merge ignores and
 // whose metadata it stores late, so the hashes may be fetched twice.
 type replaced struct {
-	path string
-	jobs []jobLease
+	path   string
+	leases fileLeases // of its jobs
 }
 
 // readReplaced reads the jobs file at output, if there is one. A file
@@ -33,14 +32,7 @@ func readReplaced(output string) *replaced {
 	if output == "-" {
 		return r
 	}
-	f, err := rowio.Open[jobLease](output, nil)
-	if err != nil {
-		return r
-	}
-	defer f.Close()
-	if jobs, err := f.ReadAll(); err == nil {
-		r.jobs = jobs
-	}
+	r.leases.read(output)
 	return r
 }
 
@@ -48,15 +40,15 @@ func readReplaced(output string) *replaced {
 // hold live at now, the latest lease_until among them, and their lease
 // IDs.
 func (r *replaced) live(ls leases.Set, now int64) (n int, until int64, ids []string) {
-	for _, j := range r.jobs {
-		l, ok := ls[j.InfoHash]
-		if !ok || l.LeaseID != j.LeaseID || l.LeaseUntil != j.LeaseUntil || l.LeaseUntil <= now {
+	for _, j := range r.leases.rows {
+		l, ok := ls[j.hash]
+		if !ok || !r.leases.holds(j, l, now) {
 			continue
 		}
 		n++
 		until = max(until, l.LeaseUntil)
-		if len(ids) == 0 || ids[len(ids)-1] != j.LeaseID {
-			ids = append(ids, j.LeaseID)
+		if id := r.leases.ids[j.id]; len(ids) == 0 || ids[len(ids)-1] != id {
+			ids = append(ids, id)
 		}
 	}
 	return n, until, ids
@@ -74,7 +66,7 @@ func (r *replaced) check(ls leases.Set, now int64, replace bool) (int, error) {
 			"plan-retries: %s holds %s still leased until %s (lease %s), not yet fetched and merged: fetch it and merge the results first, or give --replace to end those leases (only if no fetch is reading it)",
 			r.path, plural(n, "job"), time.UnixMilli(until).UTC().Format(time.RFC3339), ids[0]))
 	}
-	return endLeases(r.jobs, ls, now), nil
+	return endLeases(&r.leases, ls, now), nil
 }
 
 // note says, once the commit that ended them is made, how many leases of

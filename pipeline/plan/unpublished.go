@@ -2,11 +2,9 @@ package plan
 
 import (
 	"log/slog"
-	"slices"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/leases"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -32,9 +30,8 @@ type jobLease struct {
 // found unlocked may be a live writer's, and its leases wait for
 // lease_until as before.
 type unpublished struct {
-	files []*fsutil.DeadTemp
-	jobs  []jobLease
-	ids   []string // the lease IDs of jobs, once each
+	files  []*fsutil.DeadTemp
+	leases fileLeases // of their jobs
 }
 
 // claimUnpublished claims and reads the jobs files that killed runs to
@@ -48,21 +45,7 @@ func claimUnpublished(output string) *unpublished {
 	}
 	u.files = fsutil.ClaimDeadTemps(output)
 	for _, f := range u.files {
-		r, err := rowio.Open[jobLease](f.Name, nil)
-		if err != nil {
-			continue
-		}
-		jobs, err := r.ReadAll()
-		r.Close()
-		if err != nil {
-			continue
-		}
-		u.jobs = append(u.jobs, jobs...)
-		for _, j := range jobs {
-			if !slices.Contains(u.ids, j.LeaseID) {
-				u.ids = append(u.ids, j.LeaseID)
-			}
-		}
+		u.leases.read(f.Name)
 	}
 	return u
 }
@@ -72,23 +55,7 @@ func claimUnpublished(output string) *unpublished {
 // returns how many it ended. The lease stays as a record, ended: the
 // hash is due again, and this pass may plan it under a lease of its own.
 func (u *unpublished) release(leases leases.Set, now int64) int {
-	return endLeases(u.jobs, leases, now)
-}
-
-// endLeases ends at now, in leases, every lease one of jobs holds (the
-// same hash, lease_id and lease_until) that is live at now, and returns
-// how many it ended.
-func endLeases(jobs []jobLease, leases leases.Set, now int64) int {
-	n := 0
-	for _, j := range jobs {
-		l, ok := leases[j.InfoHash]
-		if ok && l.LeaseID == j.LeaseID && l.LeaseUntil == j.LeaseUntil && l.LeaseUntil > now {
-			l.LeaseUntil = now
-			leases[j.InfoHash] = l
-			n++
-		}
-	}
-	return n
+	return endLeases(&u.leases, leases, now)
 }
 
 // remove removes the files, once the leases they hold are ended in a
@@ -99,7 +66,7 @@ func (u *unpublished) remove(output string, released int) {
 	}
 	if released > 0 {
 		slog.Warn("plan-retries: "+output+": a killed run left its jobs file unpublished; its leases are ended and its hashes due again",
-			"leases_ended", released, "lease_ids", u.ids)
+			"leases_ended", released, "lease_ids", u.leases.ids)
 	}
 	u.files = nil
 }
