@@ -96,15 +96,8 @@ func checkLeaseRows(t *testing.T, dir string, old []schema.Lease, jobs []schema.
 		want = append(want, l)
 	}
 	slices.SortFunc(want, func(a, b schema.Lease) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := datasettest.OpenCurrent(t, dir)
 	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	got, err := dataset.ReadPartition[schema.Lease](d, m.Table(dataset.TableLeases), "")
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/infohash/infohash/formats/dataset"
 )
 
 // Digests describes the current snapshot of the dataset at dir by the
@@ -20,15 +18,8 @@ import (
 // byte for byte.
 func Digests(t testing.TB, dir string) string {
 	t.Helper()
-	d, err := dataset.OpenReadOnly(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, m := OpenCurrent(t, dir)
 	defer d.Close()
-	m, err := d.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
 	sum := func(rel string) string {
 		data, err := os.ReadFile(filepath.Join(dir, rel))
