@@ -89,19 +89,11 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 			}
 		}
 	}
-	files := kept
-	for _, part := range []struct {
-		rows []schema.State
-		name string
-	}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
-		if len(part.rows) == 0 {
-			continue
-		}
-		fi, err := dataset.WriteStagedAs(tx, dataset.TableState, key, part.name, part.rows)
-		if err != nil {
-			return err
-		}
-		files = append(files, fi)
+	files, err := schedule.WriteTiers(kept, hot, cold, func(name string, rows []schema.State) (dataset.FileInfo, error) {
+		return dataset.WriteStagedAs(tx, dataset.TableState, key, name, rows)
+	})
+	if err != nil {
+		return err
 	}
 	tx.SetPartition(dataset.TableState, key, files)
 	// A rewrite only adds hashes: while the old filter has room, add the

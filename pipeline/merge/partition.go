@@ -140,18 +140,11 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	// hashes archived now, cold rows found in hot files (a dedup rewrite
 	// mixes the tiers) and, if a result touched them, the old cold rows.
 	cold = statecol.MergeSorted(cold, archivedNow)
-	for _, part := range []struct {
-		rows []schema.State
-		name string
-	}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
-		if len(part.rows) == 0 {
-			continue
-		}
-		fi, err := r.writeStaged(dataset.TableState, key, part.name, part.rows)
-		if err != nil {
-			return out, err
-		}
-		files = append(files, fi)
+	files, err = schedule.WriteTiers(files, hot, cold, func(name string, rows []schema.State) (dataset.FileInfo, error) {
+		return r.writeStaged(dataset.TableState, key, name, rows)
+	})
+	if err != nil {
+		return out, err
 	}
 	r.mu.Lock()
 	tx := r.tx

@@ -250,19 +250,11 @@ func (u *unioner) statePartition(key string) (c unionCounts, err error) {
 			hot = append(hot, s)
 		}
 	}
-	var files []dataset.FileInfo
-	for _, part := range []struct {
-		rows []schema.State
-		name string
-	}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
-		if len(part.rows) == 0 {
-			continue
-		}
-		fi, err := u.writeStaged(dataset.TableState, key, part.name, part.rows)
-		if err != nil {
-			return c, err
-		}
-		files = append(files, fi)
+	files, err := schedule.WriteTiers(nil, hot, cold, func(name string, rows []schema.State) (dataset.FileInfo, error) {
+		return u.writeStaged(dataset.TableState, key, name, rows)
+	})
+	if err != nil {
+		return c, err
 	}
 	u.tx.SetPartition(dataset.TableState, key, files)
 	if c.added > 0 {

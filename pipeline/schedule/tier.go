@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // ColdPrefix starts the name of a state file that holds cold-tier rows.
@@ -18,6 +19,27 @@ func IsColdFile(name string) bool { return strings.HasPrefix(name, ColdPrefix) }
 
 // ColdFileName returns a fresh, unique name for a cold-tier state file.
 func ColdFileName() string { return ColdPrefix + dataset.NewName(".parquet") }
+
+// WriteTiers stages a partition's hot rows as a new hot file and its cold
+// rows as a new cold file (ColdFileName), none for an empty side, each by
+// write(name, rows), and returns files with the staged ones appended.
+func WriteTiers(files []dataset.FileInfo, hot, cold []schema.State,
+	write func(name string, rows []schema.State) (dataset.FileInfo, error)) ([]dataset.FileInfo, error) {
+	for _, part := range []struct {
+		rows []schema.State
+		name string
+	}{{hot, dataset.NewName(".parquet")}, {cold, ColdFileName()}} {
+		if len(part.rows) == 0 {
+			continue
+		}
+		fi, err := write(part.name, part.rows)
+		if err != nil {
+			return files, err
+		}
+		files = append(files, fi)
+	}
+	return files, nil
+}
 
 // InColdWindow reports whether plan-retries reads the cold files of
 // partition prefix in a pass whose sweep starts at cursor: a window of

@@ -100,22 +100,14 @@ func run(dir string, n, now int64, seed uint64, workers int) error {
 				}
 				hot, cold := partition(byte(p), per, now, seed)
 				key := fmt.Sprintf("%02x", p)
-				var files []dataset.FileInfo
-				for _, part := range []struct {
-					rows []schema.State
-					name string
-				}{{hot, dataset.NewName(".parquet")}, {cold, schedule.ColdFileName()}} {
-					if len(part.rows) == 0 {
-						continue
-					}
-					fi, err := write(tx, &mu, key, part.name, part.rows)
-					if err != nil {
-						mu.Lock()
-						first = err
-						mu.Unlock()
-						return
-					}
-					files = append(files, fi)
+				files, err := schedule.WriteTiers(nil, hot, cold, func(name string, rows []schema.State) (dataset.FileInfo, error) {
+					return write(tx, &mu, key, name, rows)
+				})
+				if err != nil {
+					mu.Lock()
+					first = err
+					mu.Unlock()
+					return
 				}
 				mu.Lock()
 				tx.SetPartition(dataset.TableState, key, files)
