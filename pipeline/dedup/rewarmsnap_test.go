@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/internal/goldentest"
 	"github.com/infohash/infohash/pipeline/schedule"
 	"github.com/infohash/infohash/tools/stategen/genstate"
 )
@@ -152,19 +152,7 @@ func TestColdTouchSnapshot(t *testing.T) {
 			}
 			got := fmt.Sprintf("known=%d new=%d reactivated=%d rewarmed=%d\n%s",
 				st.ConfirmedKnown, st.New, st.Reactivated, st.Rewarmed, stateSnapshot(t, data))
-			golden := filepath.Join("testdata", fmt.Sprintf("rewarm-snapshot-%d.golden", hotFiles))
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Fatalf("state after the batch:\n%s\nwant (%s):\n%s", got, golden, want)
-			}
+			goldentest.Check(t, filepath.Join("testdata", fmt.Sprintf("rewarm-snapshot-%d.golden", hotFiles)), []byte(got), *update)
 			if st.Rewarmed == 0 || st.Reactivated == 0 {
 				t.Fatalf("the batch rewarmed %d and reactivated %d hashes: it must do both", st.Rewarmed, st.Reactivated)
 			}

@@ -4,13 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -88,26 +88,5 @@ func TestMergeBytesMatchGolden(t *testing.T) {
 		}
 	}
 	got := strings.Join(kept, "")
-	golden := filepath.Join("testdata", "bytes", "merge.golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(g), len(w)) {
-			if g[i] != w[i] {
-				t.Fatalf("the snapshot differs from %s at line %d:\n got  %s\n want %s", golden, i+1, g[i], w[i])
-			}
-		}
-		t.Fatalf("the snapshot differs from %s: %d lines, want %d", golden, len(g), len(w))
-	}
+	goldentest.Check(t, filepath.Join("testdata", "bytes", "merge.golden"), []byte(got), *update)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 // TestPlanBytesMatchGolden plans a few thousand random states whose
@@ -56,22 +57,7 @@ func TestPlanBytesMatchGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := fmt.Sprintf("jobs rows=%d %x\n%s", len(jobs), sha256.Sum256(b), datasettest.Digests(t, dir))
-			golden := filepath.Join("testdata", "bytes", fmt.Sprintf("plan-limit%d.golden", limit))
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Fatalf("output bytes differ from %s:\n%s", golden, firstDiff([]byte(got), want))
-			}
+			goldentest.Check(t, filepath.Join("testdata", "bytes", fmt.Sprintf("plan-limit%d.golden", limit)), []byte(got), *update)
 		})
 	}
 }

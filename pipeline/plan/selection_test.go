@@ -13,6 +13,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/goldentest"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -111,23 +112,8 @@ func TestSelectionMatchesGolden(t *testing.T) {
 					})
 					got := describe(t, dir, jobs)
 					// Every worker count picks alike: one golden file.
-					golden := filepath.Join("testdata", "selection",
-						fmt.Sprintf("%s-limit%d.golden", tc.name, limit))
-					if *update && workers == 1 {
-						if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(golden, got, 0o644); err != nil {
-							t.Fatal(err)
-						}
-					}
-					want, err := os.ReadFile(golden)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(got, want) {
-						t.Fatalf("jobs or leases differ from %s:\n%s", golden, firstDiff(got, want))
-					}
+					golden := filepath.Join("testdata", "selection", fmt.Sprintf("%s-limit%d.golden", tc.name, limit))
+					goldentest.Check(t, golden, got, *update && workers == 1)
 				})
 			}
 		}
@@ -159,22 +145,4 @@ func describe(t *testing.T, dir string, jobs []schema.Job) []byte {
 			l.Reason, l.PlannedAt)
 	}
 	return b.Bytes()
-}
-
-// firstDiff shows the first line where got and want differ.
-func firstDiff(got, want []byte) string {
-	g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-	for i := range max(len(g), len(w)) {
-		var gl, wl []byte
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if !bytes.Equal(gl, wl) {
-			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, gl, wl)
-		}
-	}
-	return ""
 }
