@@ -31,12 +31,17 @@ func Read(d *dataset.Dataset, m *dataset.Manifest) (Set, error) {
 	}
 	out := make(Set, len(rows))
 	for _, l := range rows {
-		if old, ok := out[l.InfoHash]; !ok || l.PlannedAt >= old.PlannedAt {
+		if old, ok := out[l.InfoHash]; !ok || supersedes(l, old) {
 			out[l.InfoHash] = l
 		}
 	}
 	return out, nil
 }
+
+// supersedes reports whether l, read after old, is the hash's lease
+// rather than old: a table holds one row a hash, but of two rows the
+// later planned wins, and of equal times the last read.
+func supersedes(l, old schema.Lease) bool { return l.PlannedAt >= old.PlannedAt }
 
 // Live reports whether h is leased at now.
 func (ls Set) Live(h schema.Hash, now int64) bool {

@@ -15,8 +15,7 @@ import (
 type Sorted []schema.Lease
 
 // ReadSorted reads the lease table of snapshot m; of a hash's rows it
-// keeps the one Read keeps (the latest planned_at; of equal ones, the
-// last read).
+// keeps the one Read keeps (supersedes).
 func ReadSorted(d *dataset.Dataset, m *dataset.Manifest) (Sorted, error) {
 	t := m.Table(dataset.TableLeases)
 	rows, err := dataset.ReadPartition[schema.Lease](d, t, "")
@@ -33,7 +32,7 @@ func ReadSorted(d *dataset.Dataset, m *dataset.Manifest) (Sorted, error) {
 		keep := i
 		j := i + 1
 		for ; j < len(rows) && rows[j].InfoHash == rows[i].InfoHash; j++ {
-			if rows[j].PlannedAt >= rows[keep].PlannedAt {
+			if supersedes(rows[j], rows[keep]) {
 				keep = j
 			}
 		}
