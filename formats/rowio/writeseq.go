@@ -36,29 +36,44 @@ func (w *Writer[T]) WriteSeq(seq iter.Seq[T]) error {
 		w.n += n
 		return w.writeRecord()
 	}
+	n, err := w.pw.WriteSeq(seq)
+	w.n += n
+	if err != nil {
+		return w.fail(err)
+	}
+	if n == 0 {
+		return nil
+	}
+	return w.flushDue()
+}
+
+// WriteSeq appends the rows of seq as one Write of them all would, byte
+// for byte (a chunk of seqChunk rows at a time: row groups end at the
+// same rows), without the caller holding them all, and returns how many
+// rows it wrote.
+func (p *ParquetWriter[T]) WriteSeq(seq iter.Seq[T]) (int64, error) {
 	chunk := make([]T, 0, seqChunk)
+	var n int64
 	put := func() error {
-		if _, err := w.pw.Write(chunk); err != nil {
-			return w.fail(err)
+		if _, err := p.Write(chunk); err != nil {
+			return err
 		}
-		w.n += int64(len(chunk))
+		n += int64(len(chunk))
 		clear(chunk)
 		chunk = chunk[:0]
 		return nil
 	}
 	for r := range seq {
-		n++
 		if chunk = append(chunk, r); len(chunk) == seqChunk {
 			if err := put(); err != nil {
-				return err
+				return n, err
 			}
 		}
 	}
-	if n == 0 {
-		return nil
+	if len(chunk) > 0 {
+		if err := put(); err != nil {
+			return n, err
+		}
 	}
-	if err := put(); err != nil {
-		return err
-	}
-	return w.flushDue()
+	return n, nil
 }
