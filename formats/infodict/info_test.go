@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/anacrolix/torrent/bencode"
+
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -92,18 +94,7 @@ func TestParseInfoGolden(t *testing.T) {
 			m.InfoBytes = nil
 			got, _ := json.MarshalIndent(m, "", "  ")
 			golden := strings.TrimSuffix(f, ".bencode") + ".golden.json"
-			if *update {
-				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.TrimSpace(string(want)) != string(got) {
-				t.Fatalf("got\n%s\nwant\n%s", got, want)
-			}
+			goldentest.Check(t, golden, append(got, '\n'), *update)
 		})
 	}
 }

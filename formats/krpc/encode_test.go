@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"testing"
 
 	"github.com/infohash/infohash/formats/bencode"
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -47,16 +47,5 @@ func TestEncodeGolden(t *testing.T) {
 		got = fmt.Appendf(got, "%s %s\n", m.name, strconv.Quote(string(m.b)))
 	}
 	const golden = "testdata/encode.golden"
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("encoded messages differ from %s:\ngot\n%s\nwant\n%s", golden, got, want)
-	}
+	goldentest.Check(t, golden, got, *update)
 }

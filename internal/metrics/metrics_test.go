@@ -2,11 +2,12 @@ package metrics
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -105,16 +106,5 @@ func TestLastSuccess(t *testing.T) {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", got, path, want)
-	}
+	goldentest.Check(t, path, []byte(got), *update)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/goldentest"
 	"github.com/infohash/infohash/pipeline/dedup"
 	"github.com/infohash/infohash/pipeline/merge"
 )
@@ -129,21 +130,7 @@ func TestGolden(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				got := export(t, data, table, format, nil)
 				golden := filepath.Join("testdata", "golden", name)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (go test -run TestGolden -update writes it)", err)
-				}
-				if string(got) != string(want) {
-					t.Fatalf("got\n%s\nwant (%s; go test -run TestGolden -update rewrites it)\n%s", got, golden, want)
-				}
+				goldentest.Check(t, golden, got, *update)
 			})
 		}
 	}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"testing"
+
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 // update rewrites the golden files under testdata/ (go test -update).
@@ -34,21 +35,7 @@ func TestOurExtMessagesGolden(t *testing.T) {
 		got = fmt.Appendf(got, "%s %s\n", m.name, strconv.Quote(string(m.b)))
 	}
 	const golden = "testdata/extmsg.golden"
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("encoded messages differ from %s:\ngot\n%s\nwant\n%s", golden, got, want)
-	}
+	goldentest.Check(t, golden, got, *update)
 }
 
 func TestParseExtHandshake(t *testing.T) {

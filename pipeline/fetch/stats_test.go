@@ -2,13 +2,13 @@ package fetch
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/goldentest"
 	"github.com/infohash/infohash/internal/metrics"
 )
 
@@ -65,18 +65,7 @@ func TestStatsMetrics(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(b) != string(want) {
-				t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", b, path, want)
-			}
+			goldentest.Check(t, path, b, *update)
 		})
 	}
 }
@@ -110,16 +99,5 @@ func TestStatsText(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join("testdata", "summary.txt")
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", b.String(), path, want)
-	}
+	goldentest.Check(t, path, []byte(b.String()), *update)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -19,19 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldentest.Check(t, path, got, *update)
 }
 
 func TestDefaultPolicyGolden(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/internal/goldentest"
 	"github.com/infohash/infohash/internal/metrics"
 )
 
@@ -31,18 +32,7 @@ func TestMetricsLabelled(t *testing.T) {
 	}
 	checkExposition(t, string(b))
 	golden := filepath.Join("testdata", "metrics-labelled.prom")
-	if *update {
-		if err := os.WriteFile(golden, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != string(want) {
-		t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", b, golden, want)
-	}
+	goldentest.Check(t, golden, b, *update)
 	names := regexp.MustCompile(`[{,]([a-z_]+)="`)
 	for _, f := range []string{"metrics.prom", "metrics-damaged.prom", "metrics-blocklist.prom"} {
 		text, err := os.ReadFile(filepath.Join("testdata", f))

@@ -2,13 +2,13 @@ package status
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -58,18 +58,7 @@ func TestMetrics(t *testing.T) {
 			got := tt.report.Metrics(1500*time.Millisecond, committed.Add(time.Hour), float64(committed.Add(-time.Hour).Unix()))
 			checkExposition(t, string(got))
 			golden := filepath.Join("testdata", tt.name)
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != string(want) {
-				t.Fatalf("got\n%s\nwant (%s; go test -update rewrites it)\n%s", got, golden, want)
-			}
+			goldentest.Check(t, golden, got, *update)
 		})
 	}
 }
