@@ -23,14 +23,11 @@ import (
 // current snapshot of the dataset at data (one file a partition).
 func stateFileOf(t *testing.T, data, hex string) string {
 	t.Helper()
-	d, m := datasettest.OpenCurrent(t, data)
-	defer d.Close()
-	st := m.Table(dataset.TableState)
-	files := st.Partitions[hex[:2]]
+	files := datasettest.Files(t, data, dataset.TableState, hex[:2])
 	if len(files) != 1 {
 		t.Fatalf("partition %s has %d files", hex[:2], len(files))
 	}
-	return d.FilePath(st, hex[:2], files[0])
+	return files[0]
 }
 
 // rewriteState rewrites the state file at path of the dataset at data

@@ -49,13 +49,11 @@ func flipInFooterValue(t *testing.T, path string, values ...string) {
 // in the current snapshot of the dataset at data.
 func fileOfTable(t *testing.T, data, name string) string {
 	t.Helper()
-	d, m := datasettest.OpenCurrent(t, data)
-	defer d.Close()
-	tb := m.Table(name)
-	if len(tb.Partitions[""]) != 1 {
-		t.Fatalf("table %s has %d files", name, len(tb.Partitions[""]))
+	files := datasettest.Files(t, data, name, "")
+	if len(files) != 1 {
+		t.Fatalf("table %s has %d files", name, len(files))
 	}
-	return d.FilePath(tb, "", tb.Partitions[""][0])
+	return files[0]
 }
 
 // TestDamagedFooterStopsEveryCommand: one flipped bit in the statistics

@@ -16,13 +16,11 @@ import (
 // the current snapshot of the dataset at dir.
 func tableFile(t *testing.T, dir, table, key string) string {
 	t.Helper()
-	d, m := datasettest.OpenCurrent(t, dir)
-	defer d.Close()
-	tb := m.Table(table)
-	if len(tb.Partitions[key]) == 0 {
+	files := datasettest.Files(t, dir, table, key)
+	if len(files) == 0 {
 		t.Fatalf("%s: no %s file in partition %q", dir, table, key)
 	}
-	return d.FilePath(tb, key, tb.Partitions[key][0])
+	return files[0]
 }
 
 func currentName(t *testing.T, dir string) string {

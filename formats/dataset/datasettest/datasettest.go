@@ -134,3 +134,18 @@ func OpenCurrent(t testing.TB, dir string) (*dataset.Dataset, *dataset.Manifest)
 	}
 	return d, m
 }
+
+// Files returns the paths of the files of partition key of table ("" for
+// an unpartitioned table) in the current snapshot of the dataset at dir,
+// in the manifest's order.
+func Files(t testing.TB, dir, table, key string) []string {
+	t.Helper()
+	d, m := OpenCurrent(t, dir)
+	defer d.Close()
+	tb := m.Table(table)
+	var paths []string
+	for _, f := range tb.Partitions[key] {
+		paths = append(paths, d.FilePath(tb, key, f))
+	}
+	return paths
+}
