@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -60,6 +61,56 @@ func (c *colBuf) optInt64(v int64) {
 func (c *colBuf) int32v(v int32) {
 	c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(v))
 	c.lo, c.hi = min(c.lo, int64(v)), max(c.hi, int64(v))
+}
+
+// The run appenders below lay out a run of old values as the per-value
+// appenders would, copied in bulk: PLAIN values are the host's words
+// (callers check littleEndian).
+
+// int64s appends a run of 8-byte values (INT64 or DOUBLE bits), with
+// their bounds if stats.
+func (c *colBuf) int64s(run []int64, stats bool) {
+	c.vals = append(c.vals, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(run))), 8*len(run))...)
+	if stats {
+		lo, hi := c.lo, c.hi
+		for _, w := range run {
+			lo, hi = min(lo, w), max(hi, w)
+		}
+		c.lo, c.hi = lo, hi
+	}
+}
+
+// int32s appends a run of required INT32s as int32v does.
+func (c *colBuf) int32s(run []int32) {
+	c.vals = append(c.vals, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(run))), 4*len(run))...)
+	lo, hi := c.lo, c.hi
+	for _, v := range run {
+		lo, hi = min(lo, int64(v)), max(hi, int64(v))
+	}
+	c.lo, c.hi = lo, hi
+}
+
+// optInt64s appends a run of optional INT64s given as definition levels
+// and the non-null values, as optInt64 does for each, if it can: it
+// reports false, appending nothing, for a run holding a level above 1 or
+// a non-null 0 (which optInt64 lays out otherwise).
+func (c *colBuf) optInt64s(defs []byte, vals []int64) bool {
+	var or byte
+	for _, d := range defs {
+		or |= d
+	}
+	lo, hi, zero := c.lo, c.hi, false
+	for _, w := range vals {
+		lo, hi, zero = min(lo, w), max(hi, w), zero || w == 0
+	}
+	if or > 1 || zero {
+		return false
+	}
+	c.def = append(c.def, defs...)
+	c.nulls += int64(len(defs) - len(vals))
+	c.vals = append(c.vals, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), 8*len(vals))...)
+	c.lo, c.hi = lo, hi
+	return true
 }
 
 // str appends a string of a dictionary column.

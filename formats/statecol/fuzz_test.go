@@ -48,9 +48,11 @@ func readUntrusted(t *testing.T, data []byte) {
 			t.Fatalf("read %d rows of a file of %d", len(rows), src.NumRows())
 		}
 		// The optional columns in need take the selection's
-		// level-counting path (picks) on every page.
+		// level-counting path (picks) on every page; the changed ones
+		// are transcoded from their old pages (INT64, optional INT64 and
+		// string, INT32).
 		need := statecol.ColumnsNamed("last_seen", "seen_count", "next_retry", "last_attempt", "last_failure",
-			"info_hash_v2", "tier")
+			"info_hash_v2", "tier", "attempts")
 		_ = statecol.Splice(io.Discard, src, need,
 			func(first, n int64) []int32 {
 				if n > 1 {
@@ -60,7 +62,10 @@ func readUntrusted(t *testing.T, data []byte) {
 			},
 			func(first int64, sel []int32, st []schema.State) (statecol.Columns, error) {
 				st[0].SeenCount++
-				return statecol.ColumnsNamed("seen_count"), nil
+				st[0].Attempts++
+				st[len(st)-1].NextRetry = 0
+				st[len(st)-1].LastFailure = "a_failure_no_row_had"
+				return statecol.ColumnsNamed("seen_count", "attempts", "next_retry", "last_failure"), nil
 			})
 	}
 }

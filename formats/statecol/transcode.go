@@ -5,8 +5,10 @@ package statecol
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
@@ -77,6 +79,10 @@ var littleEndian = func() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }()
 
+// errSlowPage is what transcode's fast paths return for a page they do
+// not take: the general path lays it out.
+var errSlowPage = errors.New("statecol: page for the general path")
+
 // transcode lays out column k of row group rg (n rows) in sw.cols[k],
 // already reset by fillBegin: every row's old value, except rows sel[i]
 // (sorted), which take st[i]'s field. The result is what fill would lay
@@ -132,9 +138,35 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 	row := 0
 	var cd chunkDict
 	var dictStrings []string
-	var remap []int32 // dictionary index -> id in c's dictionary, -1 unknown
+	var remap []int32   // dictionary index -> id in c's dictionary, -1 unknown
+	var wordBuf []int64 // an INT32 page's values widened, for the general path
+	// eachRun walks a page's rows [0, rows) (file rows row+j): run(j, end)
+	// for each stretch of rows that keep their old values, changed(j) for
+	// each selected row, which must call emit.
+	eachRun := func(rows int, run func(j, end int) error, changed func(j int) error) error {
+		for j := 0; j < rows; {
+			end := rows
+			if next < len(sel) && int(sel[next])-row < end {
+				end = int(sel[next]) - row
+			}
+			if end > j {
+				if err := run(j, end); err != nil {
+					return err
+				}
+				j = end
+			}
+			if j < rows {
+				if err := changed(j); err != nil {
+					return err
+				}
+				j++
+			}
+		}
+		return nil
+	}
 	err := EachPage(cc, func(p parquet.Page) error {
 		var words []int64
+		var ints []int32            // an INT32 page's values
 		var strs func(v int) string // a plain page's strings
 		var dictIdx []int32         // a dictionary page's indexes
 		nvals := 0
@@ -147,22 +179,8 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 			words = unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(fs))), len(fs))
 			nvals = len(fs)
 		case kindInt32, kindInt8:
-			vs := values(p).Int32()
-			words = make([]int64, len(vs))
-			if d := p.Dictionary(); d != nil { // not from our writer; the page's values stay as read
-				dict := values(d.Page()).Int32()
-				for j, x := range vs {
-					if x < 0 || int(x) >= len(dict) {
-						return errDictIndex
-					}
-					words[j] = int64(dict[x])
-				}
-			} else {
-				for j, v := range vs {
-					words[j] = int64(v)
-				}
-			}
-			nvals = len(vs)
+			ints = values(p).Int32()
+			nvals = len(ints)
 		default:
 			if d := p.Dictionary(); d != nil {
 				var fresh bool
@@ -188,45 +206,59 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 		if err != nil {
 			return err
 		}
-		if len(defs) == 0 && (t.kind == kindInt64 || t.kind == kindDouble) && littleEndian {
+		rows := pageRows(defs, nvals)
+		changed := func(j int) error { emit(row+j, 0, ""); return nil }
+		switch {
+		case len(defs) == 0 && (t.kind == kindInt64 || t.kind == kindDouble) && littleEndian:
 			// The usual case: runs of old values copied as they are, the
 			// changed rows between them.
-			for j := 0; j < nvals; {
-				end := nvals
-				if next < len(sel) && int(sel[next])-row < end {
-					end = int(sel[next]) - row
+			err = eachRun(rows, func(j, end int) error {
+				// Exact bounds, from every value: readers may answer
+				// min() and max() from them (arrow-rs and DataFusion
+				// take INT64 statistics without exactness flags as
+				// exact), so bounds kept from the old chunk, looser
+				// once its extreme row changed, would be wrong answers.
+				c.int64s(words[j:end], t.kind == kindInt64)
+				return nil
+			}, changed)
+		case len(defs) == 0 && (t.kind == kindInt32 || t.kind == kindInt8) && p.Dictionary() == nil && littleEndian:
+			// A required INT32 page: runs copied, as above.
+			err = eachRun(rows, func(j, end int) error { c.int32s(ints[j:end]); return nil }, changed)
+		case t.kind == kindOptInt64 && len(defs) > 0 && littleEndian:
+			// An optional INT64 page: the runs' levels and values copied
+			// as they are, unless a run holds what optInt64 would lay out
+			// otherwise (a level above 1, a non-null 0).
+			v := 0 // values before row j
+			err = eachRun(rows, func(j, end int) error {
+				k := v + countDefined(defs[j:end])
+				if k > nvals {
+					return errFewerValues
 				}
-				if end > j {
-					run := words[j:end]
-					c.vals = append(c.vals, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(run))), 8*len(run))...)
-					// Exact bounds, from every value: readers may answer
-					// min() and max() from them (arrow-rs and DataFusion
-					// take INT64 statistics without exactness flags as
-					// exact), so bounds kept from the old chunk, looser
-					// once its extreme row changed, would be wrong answers.
-					if t.kind == kindInt64 {
-						for _, w := range run {
-							c.lo, c.hi = min(c.lo, w), max(c.hi, w)
+				if !c.optInt64s(defs[j:end], words[v:k]) {
+					for _, d := range defs[j:end] {
+						if d != 0 {
+							c.optInt64(words[v])
+							v++
+						} else {
+							c.optInt64(0)
 						}
 					}
-					j = end
 				}
-				if j < nvals {
-					emit(row+j, words[j], "")
-					j++
+				v = k
+				return nil
+			}, func(j int) error {
+				if defs[j] != 0 {
+					if v >= nvals {
+						return errFewerValues
+					}
+					v++
 				}
-			}
-			row += nvals
-			return nil
-		}
-		if dictIdx != nil && len(defs) == 0 && t.kind == kindStr {
+				return changed(j)
+			})
+		case t.kind == kindStr && dictIdx != nil && len(defs) == 0:
 			// The usual string page (required, dictionary-encoded): the
 			// runs of old rows between changed ones are a lookup each.
-			for j := 0; j < nvals; {
-				end := nvals
-				if next < len(sel) && int(sel[next])-row < end {
-					end = int(sel[next]) - row
-				}
+			err = eachRun(rows, func(j, end int) error {
 				for ; j < end; j++ {
 					x := dictIdx[j]
 					if id := remap[x]; id >= 0 && !c.plain {
@@ -238,13 +270,70 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 						remap[x] = c.lastID
 					}
 				}
-				if j < nvals {
-					emit(row+j, 0, "")
-					j++
+				return nil
+			}, changed)
+		case t.kind == kindOptStr && dictIdx != nil && len(defs) > 0:
+			// The usual optional string page: the same with the levels;
+			// a null, or an old "" (null to optStr), is a null.
+			v := 0 // values before row j
+			err = eachRun(rows, func(j, end int) error {
+				for ; j < end; j++ {
+					if defs[j] == 0 {
+						c.def = append(c.def, 0)
+						c.nulls++
+						continue
+					}
+					if v >= nvals {
+						return errFewerValues
+					}
+					x := dictIdx[v]
+					v++
+					if id := remap[x]; id >= 0 && !c.plain {
+						c.def = append(c.def, 1)
+						c.idx = append(c.idx, id)
+						continue
+					}
+					c.optStr(dictStrings[x])
+					if !c.plain && dictStrings[x] != "" {
+						remap[x] = c.lastID
+					}
+				}
+				return nil
+			}, func(j int) error {
+				if defs[j] != 0 {
+					if v >= nvals {
+						return errFewerValues
+					}
+					v++
+				}
+				return changed(j)
+			})
+		default:
+			err = errSlowPage
+		}
+		if err != errSlowPage {
+			row += rows
+			return err
+		}
+		if ints != nil {
+			// The general path takes words: an INT32 page's values
+			// widened, through the page's dictionary if it has one (not
+			// from our writer; the page's values stay as read).
+			wordBuf = slices.Grow(wordBuf[:0], len(ints))[:len(ints)]
+			words = wordBuf
+			if d := p.Dictionary(); d != nil {
+				dict := values(d.Page()).Int32()
+				for j, x := range ints {
+					if x < 0 || int(x) >= len(dict) {
+						return errDictIndex
+					}
+					words[j] = int64(dict[x])
+				}
+			} else {
+				for j, v := range ints {
+					words[j] = int64(v)
 				}
 			}
-			row += nvals
-			return nil
 		}
 		if dictIdx != nil {
 			// A dictionary page: each old index maps to one id of the
