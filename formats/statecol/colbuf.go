@@ -240,6 +240,7 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
 	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
 	react, avoid, peers := on(cReactivated), on(cAvoidPeers), on(cPeers)
+	hashes := len(c[cInfoHash].vals) // where rows' info_hash values start
 	for i := range rows {
 		s := &rows[i]
 		if hash {
@@ -314,22 +315,36 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 		}
 	}
 	if len(rows) > 0 && hash {
-		lo, hi := 0, 0
-		for i := range rows {
-			if bytes.Compare(rows[i].InfoHash[:], rows[lo].InfoHash[:]) < 0 {
-				lo = i
-			} else if bytes.Compare(rows[i].InfoHash[:], rows[hi].InfoHash[:]) > 0 {
-				hi = i
-			}
+		lo, hi := hashBounds(c[cInfoHash].vals[hashes:])
+		if !sw.hashSet || bytes.Compare(lo, sw.hashMin[:]) < 0 {
+			sw.hashMin = schema.Hash(lo)
 		}
-		if !sw.hashSet || bytes.Compare(rows[lo].InfoHash[:], sw.hashMin[:]) < 0 {
-			sw.hashMin = rows[lo].InfoHash
-		}
-		if !sw.hashSet || bytes.Compare(rows[hi].InfoHash[:], sw.hashMax[:]) > 0 {
-			sw.hashMax = rows[hi].InfoHash
+		if !sw.hashSet || bytes.Compare(hi, sw.hashMax[:]) > 0 {
+			sw.hashMax = schema.Hash(hi)
 		}
 		sw.hashSet = true
 	}
+}
+
+// hashBounds returns the least and the greatest of the 20-byte hashes
+// laid out one after another in b (at least one). Hashes are compared
+// by their first 8 bytes as a big-endian word, the rest only on a tie:
+// the same order as bytes.Compare, without its call a hash (a second
+// pass over the rows with two calls a row was 5% of a merge).
+func hashBounds(b []byte) (lo, hi []byte) {
+	const size = len(schema.Hash{})
+	lo, hi = b[:size], b[:size]
+	loKey, hiKey := binary.BigEndian.Uint64(lo), binary.BigEndian.Uint64(hi)
+	for o := size; o+size <= len(b); o += size {
+		h := b[o : o+size]
+		switch k := binary.BigEndian.Uint64(h); {
+		case k < loKey || (k == loKey && bytes.Compare(h[8:], lo[8:]) < 0):
+			lo, loKey = h, k
+		case k > hiKey || (k == hiKey && bytes.Compare(h[8:], hi[8:]) > 0):
+			hi, hiKey = h, k
+		}
+	}
+	return lo, hi
 }
 
 // fillEnd completes the row group's statistics.
