@@ -164,7 +164,9 @@ func (c *colBuf) strSlow(v string) {
 				c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(len(c.dict[k])))
 				c.vals = append(c.vals, c.dict[k]...)
 			}
-			c.plain, c.idx = true, c.idx[:0]
+			// No last value either: str would append the next one
+			// equal to it as an index, which a PLAIN chunk drops.
+			c.plain, c.idx, c.last, c.lastID = true, c.idx[:0], "", -1
 			c.strSlow(v)
 			return
 		}

@@ -2,6 +2,7 @@ package statecol
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -86,5 +87,32 @@ func TestInfoHashStatistics(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDictionaryOverflow: a string chunk that goes PLAIN past
+// maxDictValues distinct values keeps every value after the switch,
+// those equal to the last value it indexed included.
+func TestDictionaryOverflow(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		repeat int // the row after the switch gets this row's lease id
+	}{
+		{"the last indexed value again", maxDictValues - 1},
+		{"an earlier indexed value again", 7},
+		{"the value that switched again", maxDictValues},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := randomStates(maxDictValues+50, 27, false)
+			for i := range rows {
+				rows[i].LeaseID, rows[i].LeaseUntil = fmt.Sprintf("L%05d", i), rows[i].LastSeen+1
+			}
+			rows[maxDictValues+1].LeaseID = rows[tc.repeat].LeaseID
+			var buf bytes.Buffer
+			if err := WriteState(&buf, rows); err != nil {
+				t.Fatal(err)
+			}
+			checkReadsBack(t, buf.Bytes(), rows)
+		})
 	}
 }
