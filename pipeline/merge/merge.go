@@ -32,6 +32,8 @@ type Options struct {
 	// ProgressTo receives a progress bar (terminal) or periodic log
 	// lines of the results read and partitions rewritten (nil: none).
 	ProgressTo io.Writer
+
+	fullPath bool // tests: rewrite every partition whole, never splice (runner.fullPath)
 }
 
 // DefaultOptions returns the defaults.
@@ -62,6 +64,7 @@ type Stats struct {
 	PeerRows        int         `json:"peer_rows"`
 	Archived        int64       `json:"archived_to_cold"`
 	Partitions      int         `json:"partitions_rewritten"`
+	Spliced         int         `json:"partitions_spliced"` // of those, the ones whose hot files were spliced, not rewritten whole
 	Torrents        int64       `json:"torrents_written"`
 	PolicyHash      string      `json:"policy"`
 	Snapshot        int64       `json:"snapshot"`
@@ -95,6 +98,9 @@ func (st *Stats) add(o partOut, torrents int) {
 	st.UnknownHashes += o.unknown
 	st.Archived += o.archived
 	st.Partitions++
+	if o.spliced {
+		st.Spliced++
+	}
 	st.Torrents += int64(torrents)
 	st.released = append(st.released, o.released...)
 }
@@ -145,6 +151,7 @@ type runner struct {
 	peers      *peerTable
 	spill      *metaSpill // the metadata of the results applied (nil: in the rows)
 	progressTo io.Writer  // Options.ProgressTo
+	fullPath   bool       // never splice a partition (Options.fullPath, for tests)
 	mu         sync.Mutex // guards tx
 }
 
@@ -210,7 +217,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		st.InputsSkipped = len(ins) - len(pending)
 		debugSkipped(ins, pending)
-		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}
+		r := &runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo, fullPath: o.fullPath}
 		bst, idle := Stats{}, len(pending) == 0 // all applied before, or (below) no result row: housekeeping only, if any
 		if !idle {
 			bst, notes, err = r.applyInputs(ctx, pending, o.Workers)

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,7 +184,18 @@ func TestUnleasedResults(t *testing.T) {
 	}
 }
 
+// TestArchiveToColdFilesAndBack: a failed hash past the archive
+// thresholds goes cold once its lease is over, and a late result still
+// counts for it. The full path moves it to a cold file (and writes that
+// file again for the late result); the splice path leaves it, tier cold,
+// in its hot file.
 func TestArchiveToColdFilesAndBack(t *testing.T) {
+	for _, full := range []bool{true, false} {
+		t.Run(fmt.Sprintf("full=%v", full), func(t *testing.T) { archiveAndBack(t, full) })
+	}
+}
+
+func archiveAndBack(t *testing.T, full bool) {
 	p := schedule.Default()
 	old := newHash(hashAt(0x30, 1), t0)
 	for i := range 6 {
@@ -203,13 +215,13 @@ func TestArchiveToColdFilesAndBack(t *testing.T) {
 			oldJob = x
 		}
 	}
-	st := runMerge(t, dir, now+minute, writeResults(t, []schema.Result{failure(oj, schema.OutcomeNoPeers, now)}))
+	st := mergeVia(t, dir, now+minute, full, writeResults(t, []schema.Result{failure(oj, schema.OutcomeNoPeers, now)}))
 	// old was leased by that plan: it is not archived while its lease lives.
 	if st.Archived != 0 {
 		t.Fatalf("archived a leased hash: %+v", st)
 	}
-	st = runMerge(t, dir, now+3*hour, writeResults(t, []schema.Result{failure(oj, schema.OutcomeNoPeers, now+2*hour)}))
-	if st.Archived != 1 {
+	st = mergeVia(t, dir, now+3*hour, full, writeResults(t, []schema.Result{failure(oj, schema.OutcomeNoPeers, now+2*hour)}))
+	if st.Archived != 1 || st.Spliced != boolInt(!full) {
 		t.Fatalf("stats %+v", st)
 	}
 	s := stateOf(t, dir)
@@ -217,19 +229,28 @@ func TestArchiveToColdFilesAndBack(t *testing.T) {
 		t.Fatalf("tiers: %s, %s", s[old.InfoHash].Tier, s[other.InfoHash].Tier)
 	}
 	cold, _ := filepath.Glob(filepath.Join(dir, "state", "current", "prefix=30", schedule.ColdPrefix+"*.parquet"))
-	if len(cold) != 1 {
+	if len(cold) != boolInt(full) {
 		t.Fatalf("cold files: %v", cold)
 	}
 	// The cold hash's late result (its lease expired, nobody replaced it)
-	// still counts, and rewrites the cold file.
-	st = runMerge(t, dir, now+4*hour, writeResults(t, []schema.Result{failure(oldJob, schema.OutcomeTimeout, now+4*hour)}))
+	// still counts, and rewrites the file that holds it.
+	st = mergeVia(t, dir, now+4*hour, full, writeResults(t, []schema.Result{failure(oldJob, schema.OutcomeTimeout, now+4*hour)}))
 	s = stateOf(t, dir)
 	if st.Applied != 1 || s[old.InfoHash].Tier != schema.TierCold || s[old.InfoHash].Attempts != 7 {
 		t.Fatalf("cold hash after a failure: %+v (%+v)", s[old.InfoHash], st)
 	}
-	if cold2, _ := filepath.Glob(filepath.Join(dir, "state", "current", "prefix=30", schedule.ColdPrefix+"*.parquet")); len(cold2) != 1 || cold2[0] == cold[0] {
+	cold2, _ := filepath.Glob(filepath.Join(dir, "state", "current", "prefix=30", schedule.ColdPrefix+"*.parquet"))
+	if full && (len(cold2) != 1 || cold2[0] == cold[0]) || !full && len(cold2) != 0 {
 		t.Errorf("cold files after a cold result: %v (before %v)", cold2, cold)
 	}
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func TestMergeBadInput(t *testing.T) {
@@ -267,8 +288,15 @@ func TestMergeBadInput(t *testing.T) {
 }
 
 // TestColdRowsInHotFilesSurvive: dedup's rewrite may put cold rows into a
-// hot file; merge moves them back to a cold file and loses none.
+// hot file; merge loses none: the full path moves them back to a cold
+// file, the splice path leaves them (a few) where they are.
 func TestColdRowsInHotFilesSurvive(t *testing.T) {
+	for _, full := range []bool{true, false} {
+		t.Run(fmt.Sprintf("full=%v", full), func(t *testing.T) { coldRowsSurvive(t, full) })
+	}
+}
+
+func coldRowsSurvive(t *testing.T, full bool) {
 	cold := newHash(hashAt(0x60, 1), t0)
 	cold.MetadataStatus, cold.Attempts, cold.Tier, cold.NextRetry, cold.LastFailure = schema.StatusFailed, 9, schema.TierCold, t0+100*day, "no_peers"
 	hot := newHash(hashAt(0x60, 2), t0)
@@ -277,13 +305,13 @@ func TestColdRowsInHotFilesSurvive(t *testing.T) {
 	if len(j) != 1 || j[0].InfoHash != hot.InfoHash {
 		t.Fatalf("planned %v", j)
 	}
-	runMerge(t, dir, t0+2*hour, writeResults(t, []schema.Result{failure(j[0], schema.OutcomeNoPeers, t0+hour)}))
+	mergeVia(t, dir, t0+2*hour, full, writeResults(t, []schema.Result{failure(j[0], schema.OutcomeNoPeers, t0+hour)}))
 	s := stateOf(t, dir)
 	if len(s) != 2 || s[cold.InfoHash].Tier != schema.TierCold || s[cold.InfoHash].Attempts != 9 {
 		t.Fatalf("state after merge: %+v", s)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "state", "current", "prefix=60", schedule.ColdPrefix+"*"))
-	if len(files) != 1 {
+	if len(files) != boolInt(full) {
 		t.Errorf("cold files: %v", files)
 	}
 }

@@ -27,12 +27,18 @@ type partOut struct {
 	archived int64
 	released []schema.Hash
 	torrents []torrentRow
+	spliced  bool // the hot files were spliced (splicePartition), not rewritten
 }
 
 // statePartition applies results (sorted by hash, then attempt time) to
 // state partition key and stages its new files: one hot file and the cold
 // files (kept as they were unless a result touched a cold hash, plus one
 // for hashes archived now).
+//
+// When no result touches a cold file, the hot files may be spliced
+// instead (splicePartition: the rows that change, changed in place, and
+// the hashes archived now left in their hot file with tier cold), the
+// common case of a merge of a few results per partition of a big state.
 //
 // buf is the calling worker's row buffer, reused partition after partition.
 func (r *runner) statePartition(key string, results []result, buf *[]schema.State) (partOut, error) {
@@ -49,6 +55,12 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	coldTouched, err := r.touchesCold(key, coldFiles, results)
 	if err != nil {
 		return out, err
+	}
+	if !coldTouched && !r.fullPath {
+		sout, ok, err := r.splicePartition(key, t.Partitions[key], results)
+		if err != nil || ok {
+			return sout, err
+		}
 	}
 	// Size the worker's buffer for every row this partition can end up
 	// with (the manifest knows the files' rows), so that merging in cold
@@ -118,8 +130,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	hot := rows[:0]
 	for i := range rows {
 		st := &rows[i]
-		if st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) && !untouched[st.InfoHash] &&
-			(released[st.InfoHash] || !r.leases.Live(st.InfoHash, r.now)) {
+		if r.archives(st, untouched[st.InfoHash], released[st.InfoHash]) {
 			st.Tier = schema.TierCold
 			out.archived++
 			archivedNow = append(archivedNow, *st)

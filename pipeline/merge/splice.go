@@ -1,0 +1,340 @@
+// The splice path of statePartition: a few results in a big partition
+// change a few rows of its hot files, which are copied with those rows
+// changed (statecol.Splice: only the columns that changed re-encoded,
+// every other column chunk copied byte for byte) instead of decoded and
+// written whole.
+
+package merge
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// spliceNeed are the columns a spliced row is decoded with: every one but
+// info_hash, which the file's hash column (read to find the rows) gives.
+var spliceNeed = statecol.AllColumns &^ statecol.ColumnsNamed("info_hash")
+
+// hotFile is a hot file of a partition on the splice path: open, its
+// hashes read, and the rows a splice changes.
+type hotFile struct {
+	fi      dataset.FileInfo
+	path    string
+	src     *statecol.File
+	hashes  []schema.Hash
+	changes []change // sorted by row
+}
+
+// change is a row of a hot file that the splice changes: the row of a
+// hash with results (results[lo:hi]), or, lo == hi, one archived now
+// that no result touched.
+type change struct {
+	row    int64
+	lo, hi int
+}
+
+// maxColdInHot is how many tier=cold rows a partition's hot files may
+// hold after a splice, of hotRows in all: archiving in place leaves cold
+// rows in hot files (plan-retries reads a row's tier, not its file's
+// name), up to a 64th of them; past that the full path moves them all to
+// a cold file.
+func maxColdInHot(hotRows int64) int64 { return max(256, hotRows/64) }
+
+// archives reports whether merge archives the row st now: a hot row the
+// policy says to (schedule.ShouldArchive), but not one only released rows
+// touched (untouched) nor one whose lease is live, unless a result of
+// this merge ended it (released). The full path and the splice path both
+// ask it, of every row of the partition's hot files.
+func (r *runner) archives(st *schema.State, untouched, released bool) bool {
+	return st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) && !untouched &&
+		(released || !r.leases.Live(st.InfoHash, r.now))
+}
+
+// splicePartition applies results (sorted by hash, then attempt time) to
+// the hot files of partition key (files: all of its files) by splicing
+// them, when it can: no result for a hash the hot files lack (merge
+// would add a row), every file to change spliceable, and at most
+// maxColdInHot tier=cold rows in the hot files afterwards. The caller
+// has checked that no result is for a hash of a cold file. ok is false
+// (and nothing applied) when the full path must run instead.
+func (r *runner) splicePartition(key string, files []dataset.FileInfo, results []result) (out partOut, ok bool, err error) {
+	var hot []*hotFile
+	defer func() {
+		for _, hf := range hot {
+			hf.src.Close()
+		}
+	}()
+	var hotRows int64
+	for _, f := range files {
+		if schedule.IsColdFile(f.Name) {
+			continue
+		}
+		df := r.d.DataFile(r.base, dataset.TableState, key, f)
+		src, err := statecol.Open(df)
+		if err != nil {
+			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
+		}
+		hf := &hotFile{fi: f, path: df.Path(), src: src}
+		hot = append(hot, hf)
+		if hf.hashes, err = src.AppendHashes(nil); err != nil {
+			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
+		}
+		if !slices.IsSortedFunc(hf.hashes, hashCmp) {
+			return out, false, nil // not a state file as merge writes them: the full path reads it
+		}
+		hotRows += int64(len(hf.hashes))
+	}
+	var alone [][2]int // released rows only, of hashes the state lacks
+	var hitHot int64   // hot rows with results that count: they may be archived
+	for i := 0; i < len(results); {
+		h := results[i].InfoHash
+		j := i
+		for j < len(results) && results[j].InfoHash == h {
+			j++
+		}
+		found := false
+		for _, hf := range hot {
+			if row, in := slices.BinarySearchFunc(hf.hashes, h, hashCmp); in {
+				hf.changes = append(hf.changes, change{row: int64(row), lo: i, hi: j})
+				found = true
+				break
+			}
+		}
+		if !found && results[i].Outcome != schema.OutcomeReleased {
+			return out, false, nil // an unknown hash: the full path adds its row
+		}
+		if !found {
+			alone = append(alone, [2]int{i, j})
+		}
+		i = j
+	}
+	// Rows no result touched are archived too when the policy's
+	// thresholds have passed: read the columns the rule needs of every
+	// row, and count the cold rows the hot files will hold at most.
+	var cold int64
+	for _, hf := range hot {
+		n, hits, err := r.archiveScan(hf, results)
+		if err != nil {
+			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
+		}
+		cold += n
+		hitHot += hits
+	}
+	if cold+hitHot > maxColdInHot(hotRows) {
+		return out, false, nil
+	}
+	for _, hf := range hot {
+		if len(hf.changes) > 0 && hf.src.Spliceable() != nil {
+			return out, false, nil // an older format: rewritten
+		}
+	}
+
+	released := map[schema.Hash]bool{}
+	for _, g := range alone {
+		r.applyHash(nil, results[g[0]:g[1]], &out, released)
+	}
+	next := make([]dataset.FileInfo, 0, len(files))
+	k := 0
+	for _, f := range files {
+		if schedule.IsColdFile(f.Name) {
+			next = append(next, f) // kept as it is
+			continue
+		}
+		hf := hot[k]
+		k++
+		if len(hf.changes) == 0 {
+			next = append(next, f)
+			continue
+		}
+		nf, err := r.spliceHot(key, hf, results, &out, released)
+		if err != nil {
+			return out, false, err
+		}
+		next = append(next, nf)
+	}
+	r.mu.Lock()
+	r.tx.SetPartition(dataset.TableState, key, next)
+	r.mu.Unlock()
+	out.spliced = true
+	return out, true, nil
+}
+
+// archiveScan reads, of every row of hf, the columns schedule.ShouldArchive
+// reads (tier, metadata_status, attempts, last_seen, lease_id,
+// lease_until), adds to hf.changes the rows no result touches that merge
+// archives now (runner.archives), and returns how many tier=cold rows hf
+// will hold at most: those that are, those archived now, and hits, the
+// hot rows that results which count touch (archived or not once
+// applied).
+func (r *runner) archiveScan(hf *hotFile, results []result) (cold, hits int64, err error) {
+	var add []change
+	var tier, status, lease []string
+	var attempts []int32
+	var seen, until []int64
+	var st schema.State
+	c := 0 // the next of hf.changes
+	var first int64
+	for _, rg := range hf.src.RowGroups() {
+		n := int(rg.NumRows())
+		tier, status, lease = resize(tier, n), resize(status, n), resize(lease, n)
+		attempts, seen, until = resize(attempts, n), resize(seen, n), resize(until, n)
+		for _, col := range []struct {
+			name string
+			read func(c parquet.ColumnChunk) error
+		}{
+			{"tier", func(c parquet.ColumnChunk) error { return statecol.String(c, n, func(i int, s string) { tier[i] = s }) }},
+			{"metadata_status", func(c parquet.ColumnChunk) error {
+				return statecol.String(c, n, func(i int, s string) { status[i] = s })
+			}},
+			{"attempts", func(c parquet.ColumnChunk) error {
+				return statecol.Int32(c, n, func(i int, v int32) { attempts[i] = v })
+			}},
+			{"last_seen", func(c parquet.ColumnChunk) error { return statecol.Int64(c, n, func(i int, v int64) { seen[i] = v }) }},
+			{"lease_id", func(c parquet.ColumnChunk) error {
+				return statecol.String(c, n, func(i int, s string) { lease[i] = s })
+			}},
+			{"lease_until", func(c parquet.ColumnChunk) error { return statecol.Int64(c, n, func(i int, v int64) { until[i] = v }) }},
+		} {
+			chunk, _ := hf.src.Column(rg, col.name)
+			if chunk == nil { // a column the dataset's format predates: zero values
+				continue
+			}
+			if err := col.read(chunk); err != nil {
+				return 0, 0, fmt.Errorf("%s: %s: %w", hf.path, col.name, err)
+			}
+		}
+		for i := range n {
+			row := first + int64(i)
+			for c < len(hf.changes) && hf.changes[c].row < row {
+				c++
+			}
+			if tier[i] == schema.TierCold {
+				cold++ // stays cold unless an ok result makes it hot
+				continue
+			}
+			if c < len(hf.changes) && hf.changes[c].row == row {
+				if ch := hf.changes[c]; results[ch.lo].Outcome != schema.OutcomeReleased {
+					hits++
+				}
+				continue // the splice decides once the results are applied
+			}
+			st.InfoHash, st.Tier, st.MetadataStatus, st.Attempts = hf.hashes[row], tier[i], status[i], attempts[i]
+			st.LastSeen, st.LeaseID, st.LeaseUntil = seen[i], lease[i], until[i]
+			if r.archives(&st, false, false) {
+				add = append(add, change{row: row})
+				cold++
+			}
+		}
+		first += int64(n)
+	}
+	if len(add) > 0 {
+		hf.changes = append(hf.changes, add...)
+		slices.SortFunc(hf.changes, func(a, b change) int { return cmp.Compare(a.row, b.row) })
+	}
+	return cold, hits, nil
+}
+
+// resize returns s with n elements, reusing its array when it can.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// spliceHot stages a copy of hot file hf with its changes: each changed
+// row's results applied as the full path applies them (runner.applyHash,
+// counted in out), then archived if merge archives it (runner.archives).
+// The row keeps its place in the file, archived or not.
+func (r *runner) spliceHot(key string, hf *hotFile, results []result, out *partOut, released map[schema.Hash]bool) (dataset.FileInfo, error) {
+	from := func(first int64) int {
+		return sort.Search(len(hf.changes), func(x int) bool { return hf.changes[x].row >= first })
+	}
+	r.mu.Lock()
+	tx := r.tx
+	r.mu.Unlock()
+	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, dataset.NewName(".parquet"), hf.fi.Rows, func(w io.Writer) error {
+		var sel []int32
+		ow := &writeErr{w: w}
+		err := statecol.Splice(ow, hf.src, spliceNeed, func(first, n int64) []int32 {
+			sel = sel[:0]
+			for j := from(first); j < len(hf.changes) && hf.changes[j].row < first+n; j++ {
+				sel = append(sel, int32(hf.changes[j].row-first))
+			}
+			return sel
+		}, func(first int64, sel []int32, rows []schema.State) (statecol.Columns, error) {
+			var mask statecol.Columns
+			j0 := from(first)
+			for k := range sel {
+				ch, st := hf.changes[j0+k], &rows[k]
+				// The row is the hash's: both come from the file's sorted
+				// info_hash column, which Splice does not decode again.
+				st.InfoHash = hf.hashes[ch.row]
+				old := cloneState(st)
+				untouched := false
+				if ch.hi > ch.lo {
+					// Released rows only: the row stays as it was but for
+					// the lease they end, and is not archived now.
+					untouched = results[ch.lo].Outcome == schema.OutcomeReleased
+					r.applyHash(st, results[ch.lo:ch.hi], out, released)
+				}
+				if r.archives(st, untouched, released[st.InfoHash]) {
+					st.Tier = schema.TierCold
+					out.archived++
+				}
+				mask |= statecol.Changed(&old, st)
+			}
+			return mask, nil
+		})
+		if err != nil && ow.err == nil {
+			// Not a failed write: reading the (damaged) state file did.
+			return &dataset.SourceError{Path: hf.path, Err: err}
+		}
+		return err
+	})
+	if se := (*dataset.SourceError)(nil); errors.As(err, &se) {
+		return nf, fmt.Errorf("merge: state partition %s: %w", key, err)
+	}
+	if err != nil {
+		return nf, fmt.Errorf("merge: state partition %s: %s: %w", key, hf.fi.Name, err)
+	}
+	return nf, nil
+}
+
+// cloneState is a copy of st that shares no array with it: applyResult
+// edits avoid_peers and peers in place (a penalised endpoint moved to the
+// end keeps the list's length), which a shallow copy would follow and
+// statecol.Changed would miss.
+func cloneState(st *schema.State) schema.State {
+	c := *st
+	c.InfoHashV2 = slices.Clone(st.InfoHashV2)
+	c.AvoidPeers = slices.Clone(st.AvoidPeers)
+	c.Peers = slices.Clone(st.Peers)
+	return c
+}
+
+// writeErr remembers the first error of writes to w: it tells a failed
+// write of the output from a failed read of the input.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (o *writeErr) Write(b []byte) (int, error) {
+	n, err := o.w.Write(b)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
+}
