@@ -8,11 +8,13 @@ package merge
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -70,11 +72,14 @@ func (r *runner) archives(st *schema.State, untouched, released bool) bool {
 // (and nothing applied) when the full path must run instead.
 func (r *runner) splicePartition(key string, files []dataset.FileInfo, results []result) (out partOut, ok bool, err error) {
 	var hot []*hotFile
+	sb := scanBufs.Get().(*scanBuf)
 	defer func() {
 		for _, hf := range hot {
 			hf.src.Close()
 		}
+		scanBufs.Put(sb)
 	}()
+	hashes := sb.hashes[:0]
 	var hotRows int64
 	for _, f := range files {
 		if schedule.IsColdFile(f.Name) {
@@ -87,13 +92,21 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 		}
 		hf := &hotFile{fi: f, path: df.Path(), src: src}
 		hot = append(hot, hf)
-		if hf.hashes, err = src.AppendHashes(nil); err != nil {
+		start := len(hashes)
+		if hashes, err = src.AppendHashes(hashes); err != nil {
 			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		if !slices.IsSortedFunc(hf.hashes, hashCmp) {
+		if !sortedHashes(hashes[start:]) {
 			return out, false, nil // not a state file as merge writes them: the full path reads it
 		}
+		hf.hashes = hashes[start:] // for now: hashes may move as it grows
 		hotRows += int64(len(hf.hashes))
+	}
+	sb.hashes = hashes
+	for i, at := 0, 0; i < len(hot); i++ {
+		n := len(hot[i].hashes)
+		hot[i].hashes = hashes[at : at+n : at+n]
+		at += n
 	}
 	var alone [][2]int // released rows only, of hashes the state lacks
 	var hitHot int64   // hot rows with results that count: they may be archived
@@ -124,7 +137,7 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 	// row, and count the cold rows the hot files will hold at most.
 	var cold int64
 	for _, hf := range hot {
-		n, hits, err := r.archiveScan(hf, results)
+		n, hits, err := r.archiveScan(hf, results, sb)
 		if err != nil {
 			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
@@ -177,11 +190,19 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 // will hold at most: those that are, those archived now, and hits, the
 // hot rows that results which count touch (archived or not once
 // applied).
-func (r *runner) archiveScan(hf *hotFile, results []result) (cold, hits int64, err error) {
+func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf) (cold, hits int64, err error) {
 	var add []change
-	var tier, status, lease []string
-	var attempts []int32
-	var seen, until []int64
+	tier, status, lease := sb.tier, sb.status, sb.lease
+	attempts, seen, until := sb.attempts, sb.seen, sb.until
+	defer func() {
+		// Back to the pool holding no string: a plain page's values
+		// would stay reachable.
+		clear(tier)
+		clear(status)
+		clear(lease)
+		sb.tier, sb.status, sb.lease = tier[:0], status[:0], lease[:0]
+		sb.attempts, sb.seen, sb.until = attempts[:0], seen[:0], until[:0]
+	}()
 	var st schema.State
 	c := 0 // the next of hf.changes
 	var first int64
@@ -192,22 +213,33 @@ func (r *runner) archiveScan(hf *hotFile, results []result) (cold, hits int64, e
 		for _, col := range []struct {
 			name string
 			read func(c parquet.ColumnChunk) error
+			zero func() // a null or missing column
 		}{
-			{"tier", func(c parquet.ColumnChunk) error { return statecol.String(c, n, func(i int, s string) { tier[i] = s }) }},
+			{"tier", func(c parquet.ColumnChunk) error {
+				return statecol.String(c, n, func(i int, s string) { tier[i] = s })
+			}, func() { clear(tier) }},
 			{"metadata_status", func(c parquet.ColumnChunk) error {
 				return statecol.String(c, n, func(i int, s string) { status[i] = s })
-			}},
+			}, func() { clear(status) }},
 			{"attempts", func(c parquet.ColumnChunk) error {
 				return statecol.Int32(c, n, func(i int, v int32) { attempts[i] = v })
-			}},
-			{"last_seen", func(c parquet.ColumnChunk) error { return statecol.Int64(c, n, func(i int, v int64) { seen[i] = v }) }},
+			}, func() { clear(attempts) }},
+			{"last_seen", func(c parquet.ColumnChunk) error {
+				return statecol.Int64(c, n, func(i int, v int64) { seen[i] = v })
+			}, func() { clear(seen) }},
 			{"lease_id", func(c parquet.ColumnChunk) error {
 				return statecol.String(c, n, func(i int, s string) { lease[i] = s })
-			}},
-			{"lease_until", func(c parquet.ColumnChunk) error { return statecol.Int64(c, n, func(i int, v int64) { until[i] = v }) }},
+			}, func() { clear(lease) }},
+			{"lease_until", func(c parquet.ColumnChunk) error {
+				return statecol.Int64(c, n, func(i int, v int64) { until[i] = v })
+			}, func() { clear(until) }},
 		} {
+			// A column the dataset's format predates reads as zero values,
+			// as does one all null (lease_id and lease_until, since
+			// leases/ holds the leases), without decoding it.
 			chunk, _ := hf.src.Column(rg, col.name)
-			if chunk == nil { // a column the dataset's format predates: zero values
+			if chunk == nil || statecol.AllNull(chunk, int64(n)) {
+				col.zero()
 				continue
 			}
 			if err := col.read(chunk); err != nil {
@@ -243,6 +275,29 @@ func (r *runner) archiveScan(hf *hotFile, results []result) (cold, hits int64, e
 		slices.SortFunc(hf.changes, func(a, b change) int { return cmp.Compare(a.row, b.row) })
 	}
 	return cold, hits, nil
+}
+
+// scanBuf holds the buffers of a splice's scan: the hashes of a
+// partition's hot files, and the columns archiveScan reads of a row group.
+type scanBuf struct {
+	hashes              []schema.Hash
+	tier, status, lease []string
+	attempts            []int32
+	seen, until         []int64
+}
+
+var scanBufs = sync.Pool{New: func() any { return new(scanBuf) }}
+
+// sortedHashes reports whether hs is in order (a state file's
+// info_hash column is): most neighbours differ in their first 8 bytes.
+func sortedHashes(hs []schema.Hash) bool {
+	for i := 1; i < len(hs); i++ {
+		a, b := binary.BigEndian.Uint64(hs[i-1][:8]), binary.BigEndian.Uint64(hs[i][:8])
+		if a > b || a == b && hashCmp(hs[i-1], hs[i]) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // resize returns s with n elements, reusing its array when it can.

@@ -130,6 +130,12 @@ func spliceState(t *testing.T, r *rand.Rand, now int64, idle int, fetchedUnseen 
 				st.NextRetry = now - hour
 			case kind == 5: // a v2 hash
 				st.HashType, st.InfoHashV2 = schema.HashV2, v2Of(h, byte(i))
+			case kind == 6: // due to archive, with a lease in the state's own columns (older datasets), live or not
+				st = worn(h, now)
+				st.LeaseID, st.LeaseUntil = "Lold", now-hour
+				if r.IntN(2) == 0 {
+					st.LeaseUntil = now + 3*hour // live at the merge
+				}
 			}
 			f := r.IntN(3)
 			files[f] = append(files[f], st)
