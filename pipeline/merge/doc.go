@@ -25,9 +25,15 @@
 // avoid_peers, which, once a
 // peer served the hash bad metadata or claimed it too large, hold those
 // sources only, until the next success, however long ago their penalties
-// ended: each distinct source counts once in bad_metadata. While a state
-// partition is rewritten, its failed hashes past the archive threshold
-// move to the cold tier (cold-*.parquet files in the same partition).
+// ended: each distinct source counts once in bad_metadata. Hashes past
+// the archive thresholds go to the cold tier as merge applies their
+// partition. A partition whose hot files hold every hash its results
+// name, and none of whose cold files they touch, has its hot files
+// spliced (splice.go: only the rows that change rewritten, an archived
+// one left in its hot file with tier cold) while they then hold at most
+// a 64th of their rows cold (256 at least); otherwise it is rewritten
+// whole: one hot file, and the cold rows moved to a cold-*.parquet file
+// in the same partition.
 //
 // Merge holds the results it applies in memory, but not their metadata
 // (megabytes a torrent): as each input is read, an ok result's metadata
