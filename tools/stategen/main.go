@@ -101,7 +101,7 @@ func run(dir string, n, now int64, seed uint64, workers int) error {
 				hot, cold := partition(byte(p), per, now, seed)
 				key := fmt.Sprintf("%02x", p)
 				files, err := schedule.WriteTiers(nil, hot, cold, func(name string, rows []schema.State) (dataset.FileInfo, error) {
-					return write(tx, &mu, key, name, rows)
+					return write(tx, key, name, rows)
 				})
 				if err != nil {
 					mu.Lock()
@@ -138,21 +138,11 @@ func partition(p byte, n, now int64, seed uint64) (hot, cold []schema.State) {
 	return hot, cold
 }
 
-func write(tx *dataset.Tx, mu *sync.Mutex, key, name string, rows []schema.State) (dataset.FileInfo, error) {
-	w, err := rowio.CreateInternal[schema.State](tx.StagePath(dataset.TableState, key, name))
-	if err != nil {
-		return dataset.FileInfo{}, err
-	}
-	if err := w.Write(rows); err != nil {
-		w.Abort()
-		return dataset.FileInfo{}, err
-	}
-	if err := w.Close(); err != nil {
-		return dataset.FileInfo{}, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return tx.Stage(dataset.TableState, key, name, int64(len(rows)))
+// write stages rows as the stages write state files (statecol's column
+// writer: Snappy and delta-packed columns), so that a benchmark reads and
+// splices files like a real dataset's, not parquet-go's zstd ones.
+func write(tx *dataset.Tx, key, name string, rows []schema.State) (dataset.FileInfo, error) {
+	return dataset.WriteStagedAs(tx, dataset.TableState, key, name, rows)
 }
 
 // answer writes a failed result for every job of the jobs file.
