@@ -50,6 +50,8 @@ for size in $SIZES; do
 	ds=$BENCH_DIR/ds-schedule-$size
 	rm -rf "$ds"
 	cp -al "$base" "$ds" # portability: Linux only, as timed (GNU time) is: GNU cp's hard-link copy
+	# The data files are never written in place, but LOCK is (host and PID): give the copy its own.
+	rm -f "$ds/LOCK" && : >"$ds/LOCK"
 	part_mb=$(du -sk "$base/state" | awk '{ printf "%.1f", $1 / 1024 / 256 }')
 
 	timed "plan-$size" "$IH" plan-retries --data "$ds" --now "$NOW" --limit "$LIMIT" \
