@@ -35,10 +35,11 @@ type partOut struct {
 // files (kept as they were unless a result touched a cold hash, plus one
 // for hashes archived now).
 //
-// When no result touches a cold file, the hot files may be spliced
-// instead (splicePartition: the rows that change, changed in place, and
-// the hashes archived now left in their hot file with tier cold), the
-// common case of a merge of a few results per partition of a big state.
+// The files may be spliced instead (splicePartition: the rows that
+// change, changed in place, and the hashes archived now left in their
+// file with tier cold; the cold files too when a result touches one),
+// the common case of a merge of a few results per partition of a big
+// state.
 //
 // buf is the calling worker's row buffer, reused partition after partition.
 func (r *runner) statePartition(key string, results []result, buf *[]schema.State) (partOut, error) {
@@ -56,8 +57,8 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	if err != nil {
 		return out, err
 	}
-	if !coldTouched && !r.fullPath {
-		sout, ok, err := r.splicePartition(key, t.Partitions[key], results)
+	if !r.fullPath {
+		sout, ok, err := r.splicePartition(key, t.Partitions[key], results, coldTouched)
 		if err != nil || ok {
 			return sout, err
 		}

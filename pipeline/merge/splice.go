@@ -1,6 +1,6 @@
 // The splice path of statePartition: a few results in a big partition
-// change a few rows of its hot files, which are copied with those rows
-// changed (statecol.Splice: only the columns that changed re-encoded,
+// change a few rows of its hot files (and of its cold files, when results
+// touch them), which are copied with those rows changed (statecol.Splice: only the columns that changed re-encoded,
 // every other column chunk copied byte for byte) instead of decoded and
 // written whole.
 
@@ -28,14 +28,16 @@ import (
 // info_hash, which the file's hash column (read to find the rows) gives.
 var spliceNeed = statecol.AllColumns &^ statecol.ColumnsNamed("info_hash")
 
-// hotFile is a hot file of a partition on the splice path: open, its
-// hashes read, and the rows a splice changes.
+// hotFile is a file of a partition on the splice path: open, its hashes
+// read, and the rows a splice changes. It is a hot file, or a cold one
+// (cold) when results touch the partition's cold files.
 type hotFile struct {
 	fi      dataset.FileInfo
 	path    string
 	src     *statecol.File
 	hashes  []schema.Hash
 	changes []change // sorted by row
+	cold    bool     // a cold file: spliced under a cold file's name
 }
 
 // change is a row of a hot file that the splice changes: the row of a
@@ -57,7 +59,8 @@ func maxColdInHot(hotRows int64) int64 { return max(256, hotRows/64) }
 // policy says to (schedule.ShouldArchive), but not one only released rows
 // touched (untouched) nor one whose lease is live, unless a result of
 // this merge ended it (released). The full path and the splice path both
-// ask it, of every row of the partition's hot files.
+// ask it, of every row of the partition's hot files, and of its cold
+// files when a result touches one (the full path then reads them all).
 func (r *runner) archives(st *schema.State, untouched, released bool) bool {
 	return st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) && !untouched &&
 		(released || !r.leases.Live(st.InfoHash, r.now))
@@ -65,12 +68,15 @@ func (r *runner) archives(st *schema.State, untouched, released bool) bool {
 
 // splicePartition applies results (sorted by hash, then attempt time) to
 // the hot files of partition key (files: all of its files) by splicing
-// them, when it can: no result for a hash the hot files lack (merge
+// them, when it can: no result for a hash the files it reads lack (merge
 // would add a row), every file to change spliceable, and at most
-// maxColdInHot tier=cold rows in the hot files afterwards. The caller
-// has checked that no result is for a hash of a cold file. ok is false
-// (and nothing applied) when the full path must run instead.
-func (r *runner) splicePartition(key string, files []dataset.FileInfo, results []result) (out partOut, ok bool, err error) {
+// maxColdInHot tier=cold rows in the hot files afterwards. With
+// coldTouched (a result is for a hash of a cold file) it reads the cold
+// files too, as the full path does: their rows with results, and their
+// tier=hot rows due to archive, are changed in place, the file keeping a
+// cold file's name; a cold file with no row to change is kept as it is.
+// ok is false (and nothing applied) when the full path must run instead.
+func (r *runner) splicePartition(key string, files []dataset.FileInfo, results []result, coldTouched bool) (out partOut, ok bool, err error) {
 	var hot []*hotFile
 	sb := scanBufs.Get().(*scanBuf)
 	defer func() {
@@ -82,7 +88,8 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 	hashes := sb.hashes[:0]
 	var hotRows int64
 	for _, f := range files {
-		if schedule.IsColdFile(f.Name) {
+		cold := schedule.IsColdFile(f.Name)
+		if cold && !coldTouched {
 			continue
 		}
 		df := r.d.DataFile(r.base, dataset.TableState, key, f)
@@ -90,7 +97,7 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 		if err != nil {
 			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		hf := &hotFile{fi: f, path: df.Path(), src: src}
+		hf := &hotFile{fi: f, path: df.Path(), src: src, cold: cold}
 		hot = append(hot, hf)
 		start := len(hashes)
 		if hashes, err = src.AppendHashes(hashes); err != nil {
@@ -100,7 +107,9 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 			return out, false, nil // not a state file as merge writes them: the full path reads it
 		}
 		hf.hashes = hashes[start:] // for now: hashes may move as it grows
-		hotRows += int64(len(hf.hashes))
+		if !cold {
+			hotRows += int64(len(hf.hashes))
+		}
 	}
 	sb.hashes = hashes
 	for i, at := 0, 0; i < len(hot); i++ {
@@ -134,15 +143,18 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 	}
 	// Rows no result touched are archived too when the policy's
 	// thresholds have passed: read the columns the rule needs of every
-	// row, and count the cold rows the hot files will hold at most.
+	// row, and count the cold rows the hot files will hold at most (a
+	// cold file's rows, cold or not, are no part of that bound).
 	var cold int64
 	for _, hf := range hot {
 		n, hits, err := r.archiveScan(hf, results, sb)
 		if err != nil {
 			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		cold += n
-		hitHot += hits
+		if !hf.cold {
+			cold += n
+			hitHot += hits
+		}
 	}
 	if cold+hitHot > maxColdInHot(hotRows) {
 		return out, false, nil
@@ -160,7 +172,7 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 	next := make([]dataset.FileInfo, 0, len(files))
 	k := 0
 	for _, f := range files {
-		if schedule.IsColdFile(f.Name) {
+		if !coldTouched && schedule.IsColdFile(f.Name) {
 			next = append(next, f) // kept as it is
 			continue
 		}
@@ -308,10 +320,12 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// spliceHot stages a copy of hot file hf with its changes: each changed
+// spliceHot stages a copy of file hf with its changes: each changed
 // row's results applied as the full path applies them (runner.applyHash,
 // counted in out), then archived if merge archives it (runner.archives).
-// The row keeps its place in the file, archived or not.
+// The row keeps its place in the file, archived or not, and a cold file's
+// copy is a cold file (schedule.ColdFileName), a row an ok result made
+// hot in it included: plan-retries reads that row's tier.
 func (r *runner) spliceHot(key string, hf *hotFile, results []result, out *partOut, released map[schema.Hash]bool) (dataset.FileInfo, error) {
 	from := func(first int64) int {
 		return sort.Search(len(hf.changes), func(x int) bool { return hf.changes[x].row >= first })
@@ -319,7 +333,11 @@ func (r *runner) spliceHot(key string, hf *hotFile, results []result, out *partO
 	r.mu.Lock()
 	tx := r.tx
 	r.mu.Unlock()
-	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, dataset.NewName(".parquet"), hf.fi.Rows, func(w io.Writer) error {
+	name := dataset.NewName(".parquet")
+	if hf.cold {
+		name = schedule.ColdFileName()
+	}
+	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, hf.fi.Rows, func(w io.Writer) error {
 		var sel []int32
 		ow := &writeErr{w: w}
 		err := statecol.Splice(ow, hf.src, spliceNeed, func(first, n int64) []int32 {

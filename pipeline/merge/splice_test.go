@@ -4,14 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
-	"io/fs"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -28,30 +24,39 @@ import (
 // left in hot files, cold files, hashes due to archive whether results
 // touch them or not, leased and released hashes, v2 hashes and avoid
 // lists to prune; each case says whether the splice path must be taken
-// in every partition, some, or none.
+// in every partition, some, or none. Results that touch cold files have
+// them read (and spliced, under cold files' names) as the full path reads
+// them: tier=hot rows left in them archived, ok results making cold rows
+// hot.
 func TestSpliceMatchesRewrite(t *testing.T) {
 	for _, c := range []struct {
 		name          string
 		seed          uint64
 		worn          int  // per partition: hashes due to archive that no result touches
 		unknown       int  // ok results of hashes the state lacks (their partitions are rewritten)
-		coldHits      int  // failures of hashes in cold files (their partitions are rewritten)
+		coldHits      int  // per partition: failures of hashes in cold files
 		fetchedUnseen bool // archive fetched hashes unseen for 30 days
+		coldOK        bool // ok results of hashes in cold files, and tier=hot rows in cold files
 		rewritten     int  // partitions rewritten whole (-1: some)
 	}{
-		{"every partition spliced", 1, 20, 0, 0, false, 0},
-		{"archive fetched too", 2, 10, 0, 0, true, 0},
-		{"unknown hashes added", 3, 20, 3, 0, false, -1},
-		{"cold files touched", 4, 20, 0, 3, false, -1},
-		{"too many cold rows for the hot files", 5, 300, 0, 0, false, len(spliceKeys)},
+		{"every partition spliced", 1, 20, 0, 0, false, false, 0},
+		{"archive fetched too", 2, 10, 0, 0, true, false, 0},
+		{"unknown hashes added", 3, 20, 3, 0, false, false, -1},
+		{"cold files touched", 4, 20, 0, 3, false, false, 0},
+		{"cold files touched, unknown hashes added", 6, 20, 3, 2, false, false, -1},
+		{"ok results in cold files, hot rows left there", 7, 20, 0, 2, false, true, 0},
+		{"hot rows left in cold files no failure touches", 9, 20, 0, 0, false, true, 0},
+		{"too many cold rows for the hot files", 5, 300, 0, 0, false, false, len(spliceKeys)},
+		{"too many cold rows, cold files touched", 8, 300, 0, 2, false, true, len(spliceKeys)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(c.seed, 7))
 			now := t0 + 300*day
-			dir := spliceState(t, r, now, c.worn, c.fetchedUnseen)
+			dir := spliceState(t, r, now, c.worn, c.fetchedUnseen, c.coldOK)
 			jobs := planJobs(t, dir, now, 400)
-			rs := spliceResults(t, r, dir, jobs, now, c.unknown, c.coldHits)
+			rs := spliceResults(t, r, dir, jobs, now, c.unknown, c.coldHits, c.coldOK)
 			in := writeResults(t, rs)
+			coldBefore := coldRows(t, dir)
 			full := t.TempDir()
 			copyTree(t, dir, full)
 			at := now + hour // the leases of unanswered jobs still live
@@ -71,6 +76,16 @@ func TestSpliceMatchesRewrite(t *testing.T) {
 				t.Errorf("stats differ:\nsplice %s\nfull   %s", a, b)
 			}
 			compareStates(t, stateOf(t, dir), stateOf(t, full))
+			if c.rewritten == 0 {
+				// A tier=hot row of a cold file is archived only where a
+				// result touches the partition's cold files: the full path
+				// reads them then, and only then.
+				archived, fetched := coldPlaces(t, coldBefore, coldRows(t, dir))
+				if c.coldOK && (archived == 0) != (c.coldHits == 0) || c.coldOK && fetched == 0 {
+					t.Errorf("in cold files: %d hot rows archived, %d cold rows fetched; want some fetched, some archived iff cold failures",
+						archived, fetched)
+				}
+			}
 			for _, table := range []string{dataset.TableTorrents, dataset.TableLeases, dataset.TablePeers} {
 				if a, b := tableJSON(t, dir, table), tableJSON(t, full, table); a != b {
 					t.Errorf("table %s differs:\nsplice %s\nfull   %s", table, a, b)
@@ -86,8 +101,10 @@ var spliceKeys = []byte{0x10, 0x11, 0x12}
 // spliceState commits a random state at dir: per partition of
 // spliceKeys, 3 hot files and a cold file, idle worn hashes due to archive
 // (not due to plan), and a few hashes whose metadata ok results serve
-// (torrentInfo, v1 and v2), in whatever partition they fall.
-func spliceState(t *testing.T, r *rand.Rand, now int64, idle int, fetchedUnseen bool) string {
+// (torrentInfo, v1 and v2), in whatever partition they fall. With coldOK,
+// half of those are tier=cold rows of cold files, and each cold file of
+// spliceKeys holds tier=hot rows too, some due to archive.
+func spliceState(t *testing.T, r *rand.Rand, now int64, idle int, fetchedUnseen, coldOK bool) string {
 	t.Helper()
 	parts := map[string][][]schema.State{}
 	p := schedule.Default()
@@ -140,6 +157,15 @@ func spliceState(t *testing.T, r *rand.Rand, now int64, idle int, fetchedUnseen 
 			f := r.IntN(3)
 			files[f] = append(files[f], st)
 		}
+		for i := range 6 * boolInt(coldOK) { // hot rows left in the cold file
+			h := hashAt(k, uint64(240+idle+i)<<8|uint64(r.IntN(256)))
+			st := newHash(h, now-day)
+			if i < 4 { // due to archive, not to plan
+				st = worn(h, now)
+				st.NextRetry = now + 5*day
+			}
+			files[3] = append(files[3], st)
+		}
 		parts[key] = files
 	}
 	for i := range 12 { // hashes whose metadata the results serve, v1 and v2
@@ -155,6 +181,11 @@ func spliceState(t *testing.T, r *rand.Rand, now int64, idle int, fetchedUnseen 
 		key := fmt.Sprintf("%02x", st.InfoHash[0])
 		if parts[key] == nil {
 			parts[key] = make([][]schema.State, 4)
+		}
+		if coldOK && i%2 == 1 { // archived before its metadata came
+			st.Tier = schema.TierCold
+			parts[key][3] = append(parts[key][3], st)
+			continue
 		}
 		parts[key][0] = append(parts[key][0], st)
 	}
@@ -174,9 +205,11 @@ func upTo(r *rand.Rand, days int) int64 { return r.Int64N(int64(days) * day) }
 // spliceResults answers jobs at random (failures with peer failures, ok
 // results of the hashes whose metadata spliceState knows, released rows,
 // stale leases, no answer), adds unleased failures of hashes one failure
-// short of archival, ok results of unknown hashes (unknown of them) and
-// unleased failures of cold-file hashes (coldHits).
-func spliceResults(t *testing.T, r *rand.Rand, dir string, jobs []schema.Job, now int64, unknown, coldHits int) []schema.Result {
+// short of archival, ok results of unknown hashes (unknown of them),
+// unleased failures of cold-file hashes (coldHits a partition) and, with
+// coldOK, unleased ok results of the cold-file hashes whose metadata
+// spliceState knows.
+func spliceResults(t *testing.T, r *rand.Rand, dir string, jobs []schema.Job, now int64, unknown, coldHits int, coldOK bool) []schema.Result {
 	t.Helper()
 	infos := map[schema.Hash]schema.Result{}
 	for i := range 12 {
@@ -220,6 +253,7 @@ func spliceResults(t *testing.T, r *rand.Rand, dir string, jobs []schema.Job, no
 	}
 	state := stateOf(t, dir)
 	hashes := slices.SortedFunc(maps.Keys(state), hashCmp)
+	hits := map[byte]int{} // cold-file failures by partition
 	for _, h := range hashes {
 		st := state[h]
 		leased := slices.ContainsFunc(jobs, func(j schema.Job) bool { return j.InfoHash == h })
@@ -227,9 +261,13 @@ func spliceResults(t *testing.T, r *rand.Rand, dir string, jobs []schema.Job, no
 		case leased:
 		case st.Tier == schema.TierHot && st.MetadataStatus == schema.StatusFailed && st.Attempts == 5:
 			rs = append(rs, failure(schema.Job{InfoHash: h, HashType: st.HashType}, schema.OutcomeTimeout, now+2*minute))
-		case st.Tier == schema.TierCold && coldHits > 0 && !inHotFile(t, dir, h):
+		case coldOK && st.Tier == schema.TierCold && infos[h].Outcome == schema.OutcomeOK:
+			ok := infos[h]
+			ok.Attempt, ok.AttemptedAt = 1, now+3*minute
+			rs = append(rs, ok)
+		case st.Tier == schema.TierCold && hits[h[0]] < coldHits && !inHotFile(t, dir, h):
 			rs = append(rs, failure(schema.Job{InfoHash: h, HashType: st.HashType}, schema.OutcomeTimeout, now+2*minute))
-			coldHits--
+			hits[h[0]]++
 		}
 	}
 	for i := range unknown {
@@ -256,6 +294,45 @@ func inHotFile(t *testing.T, dir string, h schema.Hash) bool {
 		}
 	}
 	return false
+}
+
+// coldRows is every row of the cold files of dir's state.
+func coldRows(t *testing.T, dir string) map[schema.Hash]schema.State {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, dataset.TableState, "current", "prefix=*", schedule.ColdPrefix+"*.parquet"))
+	m := map[schema.Hash]schema.State{}
+	for _, f := range files {
+		rows, err := dataset.ReadFile[schema.State](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range rows {
+			m[st.InfoHash] = st
+		}
+	}
+	return m
+}
+
+// coldPlaces checks a merge that spliced every partition: each row of a
+// cold file before (before) is in one after (after). It returns how many
+// tier=hot rows of cold files were archived there, and how many cold ones
+// an ok result made hot (and fetched) stay there.
+func coldPlaces(t *testing.T, before, after map[schema.Hash]schema.State) (archived, fetched int) {
+	t.Helper()
+	for h, b := range before {
+		a, ok := after[h]
+		if !ok {
+			t.Errorf("%x left its cold file", h)
+			continue
+		}
+		if b.Tier == schema.TierHot && a.Tier == schema.TierCold {
+			archived++
+		}
+		if b.Tier == schema.TierCold && a.Tier == schema.TierHot && a.MetadataStatus == schema.StatusFetched {
+			fetched++
+		}
+	}
+	return archived, fetched
 }
 
 // commitLayout commits a state of the given files per partition (each
@@ -307,122 +384,6 @@ func mergeVia(t *testing.T, dir string, now int64, full bool, inputs ...string) 
 		t.Fatalf("merge: %v", err)
 	}
 	return st
-}
-
-// statsJSON is st as --stats-json writes it, but for what may differ
-// between the paths: partitions_spliced and seconds.
-func statsJSON(t *testing.T, st Stats) string {
-	t.Helper()
-	b, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	delete(m, "partitions_spliced")
-	delete(m, "seconds")
-	b, _ = json.Marshal(m) // sorted keys
-	return string(b)
-}
-
-// tableJSON is every row of table in dir's current snapshot, sorted.
-func tableJSON(t *testing.T, dir, table string) string {
-	t.Helper()
-	var rows []string
-	switch table {
-	case dataset.TableTorrents:
-		rows = jsonRows(t, readTable[schema.Torrent](t, dir, table))
-	case dataset.TableLeases:
-		rows = jsonRows(t, readTable[schema.Lease](t, dir, table))
-	case dataset.TablePeers:
-		rows = jsonRows(t, readTable[schema.PeerPenalty](t, dir, table))
-	}
-	slices.Sort(rows)
-	return fmt.Sprint(rows)
-}
-
-func jsonRows[T any](t *testing.T, rows []T) []string {
-	t.Helper()
-	out := make([]string, len(rows))
-	for i := range rows {
-		b, err := json.Marshal(rows[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = string(b)
-	}
-	return out
-}
-
-// compareStates fails for any hash whose row differs between got and
-// want (an empty list and none are the same).
-func compareStates(t *testing.T, got, want map[schema.Hash]schema.State) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%d hashes, want %d", len(got), len(want))
-	}
-	bad := 0
-	for h, w := range want {
-		g, ok := got[h]
-		if !ok {
-			t.Errorf("%x missing", h)
-			continue
-		}
-		if !reflect.DeepEqual(normalState(g), normalState(w)) {
-			if bad++; bad <= 5 {
-				t.Errorf("%x:\nsplice %+v\nfull   %+v", h, g, w)
-			}
-		}
-	}
-	if bad > 5 {
-		t.Errorf("... %d rows differ in all", bad)
-	}
-}
-
-func normalState(st schema.State) schema.State {
-	if len(st.InfoHashV2) == 0 {
-		st.InfoHashV2 = nil
-	}
-	if len(st.AvoidPeers) == 0 {
-		st.AvoidPeers = nil
-	}
-	if len(st.Peers) == 0 {
-		st.Peers = nil
-	}
-	return st
-}
-
-// copyTree copies the dataset at src to dst (an empty folder): files,
-// folders and the tables' current links.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		switch {
-		case e.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, to)
-		case e.IsDir():
-			return os.MkdirAll(to, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestSpliceSeesAvoidReorder: a failure from an endpoint already in a
