@@ -27,13 +27,16 @@
 // sources only, until the next success, however long ago their penalties
 // ended: each distinct source counts once in bad_metadata. Hashes past
 // the archive thresholds go to the cold tier as merge applies their
-// partition. A partition whose hot files hold every hash its results
-// name, and none of whose cold files they touch, has its hot files
-// spliced (splice.go: only the rows that change rewritten, an archived
-// one left in its hot file with tier cold) while they then hold at most
-// a 64th of their rows cold (256 at least); otherwise it is rewritten
-// whole: one hot file, and the cold rows moved to a cold-*.parquet file
-// in the same partition.
+// partition. A partition whose files hold every hash its results name
+// has its files spliced (splice.go: only the rows that change rewritten,
+// an archived one left in its file with tier cold) while its hot
+// files then hold at most a 64th of their rows cold (256 at least);
+// otherwise it is rewritten whole: one hot file, and the cold rows moved
+// to a cold-*.parquet file in the same partition. When a result touches
+// a cold file, the partition's cold files are read as well (by either
+// path), and the rows merge archives include their tier=hot rows; a
+// spliced cold file stays a cold file, a row an ok result made hot in it
+// included (plan-retries reads its tier).
 //
 // Merge holds the results it applies in memory, but not their metadata
 // (megabytes a torrent): as each input is read, an ok result's metadata
