@@ -1,8 +1,8 @@
 // The splice path of statePartition: a few results in a big partition
 // change a few rows of its hot files (and of its cold files, when results
-// touch them), which are copied with those rows changed (statecol.Splice: only the columns that changed re-encoded,
-// every other column chunk copied byte for byte) instead of decoded and
-// written whole.
+// touch them), which are copied with those rows changed (statecol.Splice:
+// only the columns that changed re-encoded, every other column chunk
+// copied byte for byte) instead of decoded and written whole.
 
 package merge
 
