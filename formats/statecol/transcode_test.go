@@ -206,6 +206,12 @@ func writeParquetGo(t *testing.T, w io.Writer, rows []schema.State, pageSize int
 // change into the transcodeColumns, and returns the file written.
 func spliceBytes(t *testing.T, data []byte, touched func(int) bool, change func(int, *schema.State)) []byte {
 	t.Helper()
+	return spliceColumns(t, data, transcodeColumns, touched, change)
+}
+
+// spliceColumns is spliceBytes returning mask as the changed columns.
+func spliceColumns(t *testing.T, data []byte, mask Columns, touched func(int) bool, change func(int, *schema.State)) []byte {
+	t.Helper()
 	f, err := Open(rowio.UnrecordedFile(writeTemp(t, data)))
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +230,7 @@ func spliceBytes(t *testing.T, data []byte, touched func(int) bool, change func(
 		for k, r := range sel {
 			change(int(first)+int(r), &st[k])
 		}
-		return transcodeColumns, nil
+		return mask, nil
 	})
 	if err != nil {
 		t.Fatal(err)
