@@ -1,6 +1,7 @@
 package statecol
 
 import (
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -20,7 +21,7 @@ import (
 //   - merge: ~40 fetch results of ~78k rows change the retry columns
 //     (attempts, last_attempt, next_retry, last_failure, metadata_status,
 //     lease_id, lease_until, backoff_step, tier), rows going from null to
-//     a value and back.
+//     a value and back, and append the fetch's peer to avoid_peers.
 func BenchmarkSplice(b *testing.B) {
 	var src *File
 	if path := os.Getenv("INFOHASH_SPLICE_FILE"); path != "" {
@@ -53,6 +54,7 @@ func BenchmarkSplice(b *testing.B) {
 			st.LastSource = "dht_get_peers"
 		}, ColumnsNamed("last_seen", "seen_count", "activity", "last_source"), 0},
 		{"merge", 40, 0, func(i int, st *schema.State) {
+			st.AvoidPeers = append(st.AvoidPeers, fmt.Sprintf("127.0.%d.%d:6881", i>>8&255, i&255))
 			if i%2 == 0 { // a failed fetch: the lease ends, a retry is planned
 				st.Attempts++
 				st.LastAttempt = st.LastSeen + 1000
@@ -71,7 +73,8 @@ func BenchmarkSplice(b *testing.B) {
 			st.LeaseID, st.LeaseUntil = "L0123456789abcdef", st.LastAttempt+3_600_000
 			st.Tier = schema.TierCold
 		}, ColumnsNamed("attempts", "last_attempt", "next_retry", "last_failure", "metadata_status",
-			"lease_id", "lease_until", "backoff_step", "tier"), ColumnsNamed("attempts", "lease_id", "lease_until")},
+			"lease_id", "lease_until", "backoff_step", "tier", "avoid_peers"),
+			ColumnsNamed("attempts", "lease_id", "lease_until", "avoid_peers")},
 	} {
 		r := rand.New(rand.NewPCG(1, 2))
 		var rows []int64
