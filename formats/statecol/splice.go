@@ -16,11 +16,16 @@ import (
 
 // layOut fills the column buffers of the columns in mask for a row group
 // of n rows whose rows sel (offsets) changed into st: the transcodable
-// ones from their old pages, the others (rare: v2 hashes, peer lists)
-// decoded into rows, the changed rows put in, and laid out by fill.
+// ones and the peer lists from their old pages, the others (rare: v2
+// hashes; a list chunk not from our writer's layout) decoded into rows,
+// the changed rows put in, and laid out by fill.
 func (sw *stateWriter) layOut(src *File, rg parquet.RowGroup, n int, mask Columns, sel []int32, st []schema.State) error {
 	rest := mask &^ transcodableMask
 	sw.fillBegin(n, rest)
+	rest, err := sw.transcodeLists(src, rg, rest, n, sel, st)
+	if err != nil {
+		return err
+	}
 	if rest != 0 {
 		if cap(sw.rows) < n {
 			sw.rows = make([]schema.State, n)
@@ -36,7 +41,7 @@ func (sw *stateWriter) layOut(src *File, rg parquet.RowGroup, n int, mask Column
 	}
 	sw.fillEnd(rest)
 	for k := range numStateColumns {
-		if (mask&^rest)&(1<<k) != 0 {
+		if (mask&transcodableMask)&(1<<k) != 0 {
 			if err := sw.transcode(src, rg, k, n, sel, st); err != nil {
 				return err
 			}

@@ -30,8 +30,9 @@ const (
 	kindOptStr                    // optional string, null is "": optStr
 )
 
-// transcodable are the columns a splice lays out from their old pages;
-// the others (info_hash, info_hash_v2, avoid_peers, peers) go through State rows.
+// transcodable are the columns a splice lays out from their old pages by
+// transcode; the lists (avoid_peers, peers) have transcodeList, and
+// info_hash and info_hash_v2 go through State rows.
 var transcodable = func() (m [numStateColumns]struct {
 	ok   bool
 	kind fieldKind

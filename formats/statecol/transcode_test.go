@@ -174,12 +174,13 @@ func TestSpliceTranscode(t *testing.T) {
 // writeParquetGo writes rows with parquet-go in row groups of 1000 and
 // pages of about pageSize bytes; with zeros, the nulls of last_attempt
 // and last_failure in every third row are written as present 0s and ""s,
-// which readers take as nulls and WriteState writes as nulls.
-func writeParquetGo(t *testing.T, w io.Writer, rows []schema.State, pageSize int, zeros bool) {
+// which readers take as nulls and WriteState writes as nulls. opts are
+// more writer options.
+func writeParquetGo(t *testing.T, w io.Writer, rows []schema.State, pageSize int, zeros bool, opts ...parquet.WriterOption) {
 	t.Helper()
 	sch := parquet.SchemaOf(schema.State{})
-	pw := parquet.NewWriter(w, append(rowio.ParquetOptions(), sch,
-		parquet.MaxRowsPerRowGroup(1000), parquet.PageBufferSize(pageSize))...)
+	pw := parquet.NewWriter(w, append(append(rowio.ParquetOptions(), sch,
+		parquet.MaxRowsPerRowGroup(1000), parquet.PageBufferSize(pageSize)), opts...)...)
 	for i := range rows {
 		row := sch.Deconstruct(nil, &rows[i])
 		for k, v := range row {

@@ -3,9 +3,14 @@ package statecol
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -92,14 +97,7 @@ func TestSpliceLists(t *testing.T) {
 				g := 1000
 				rowGroupRows = g
 				touched := func(r int) bool { return tc.touched(r, g) }
-				rows := transcodeRows(g, false)
-				for i := 2 * g; i < 2*g+g/2; i++ { // a run of empty lists
-					rows[i].AvoidPeers, rows[i].Peers = nil, nil
-				}
-				for i := 3 * g; i < 3*g+g/4; i++ { // a run of full ones
-					rows[i].AvoidPeers = cycleList(i, cycleList(i, nil))
-					rows[i].Peers = append(rows[i].Peers, endpoint(i, 60))
-				}
+				rows := listRows(g)
 				var in bytes.Buffer
 				if src.pages == 0 {
 					if err := WriteState(&in, rows); err != nil {
@@ -140,6 +138,57 @@ func TestSpliceLists(t *testing.T) {
 	}
 }
 
+// listRows are transcodeRows(g) with a run of empty lists in the third
+// row group and one of long lists in the fourth.
+func listRows(g int) []schema.State {
+	rows := transcodeRows(g, false)
+	for i := 2 * g; i < 2*g+g/2; i++ {
+		rows[i].AvoidPeers, rows[i].Peers = nil, nil
+	}
+	for i := 3 * g; i < 3*g+g/4; i++ {
+		rows[i].AvoidPeers = cycleList(i, cycleList(i, nil))
+		rows[i].Peers = append(rows[i].Peers, endpoint(i, 60))
+	}
+	return rows
+}
+
+// TestTranscodeListsFallBack checks that a list chunk transcodeList does
+// not take (here: dictionary-encoded, which parquet-go writes and
+// statecol's readers do not read) is left, reset, to the rows path.
+func TestTranscodeListsFallBack(t *testing.T) {
+	var in bytes.Buffer
+	writeDictLists(t, &in, listRows(1000))
+	f, err := Open(rowio.UnrecordedFile(writeTemp(t, in.Bytes())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if m := f.pf.Metadata().RowGroups[0].Columns[cAvoidPeers].MetaData; m.DictionaryPageOffset == 0 {
+		t.Fatalf("avoid_peers of the source's first row group is not dictionary-encoded (%v)", m.Encoding)
+	}
+	sw, _, err := beginState(io.Discard, f.NumRows())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sw.release()
+	rg := f.RowGroups()[0]
+	n := int(rg.NumRows())
+	sw.fillBegin(n, listMask)
+	for _, k := range []int{cAvoidPeers, cPeers} { // as a page laid out before a slow one leaves them
+		sw.cols[k].strList([]string{"127.0.0.1:1"})
+	}
+	st := make([]schema.State, 1)
+	rest, err := sw.transcodeLists(f, rg, listMask, n, []int32{3}, st)
+	if err != nil || rest != listMask {
+		t.Fatalf("transcodeLists: rest %b, %v; want %b, no error", rest, err, listMask)
+	}
+	for _, k := range []int{cAvoidPeers, cPeers} {
+		if c := &sw.cols[k]; c.entries != 0 || c.nulls != 0 || len(c.rep)+len(c.def)+len(c.vals) != 0 {
+			t.Errorf("%s not reset: %d entries, %d nulls, %d levels, %d bytes", stateColumnNames[k], c.entries, c.nulls, len(c.def), len(c.vals))
+		}
+	}
+}
+
 // TestSpliceListsBack splices lists to empty and back again: the second
 // splice gives the original file, byte for byte.
 func TestSpliceListsBack(t *testing.T) {
@@ -160,5 +209,31 @@ func TestSpliceListsBack(t *testing.T) {
 	})
 	if !bytes.Equal(back, in.Bytes()) {
 		t.Fatalf("spliced back (%d bytes), the file differs from the original (%d bytes)", len(back), in.Len())
+	}
+}
+
+// writeDictLists writes rows with parquet-go in row groups of 1000 and
+// pages of about 2 KB, the list columns' strings dictionary-encoded: a
+// State with parquet-element:",dict" on its lists.
+func writeDictLists(t *testing.T, w io.Writer, rows []schema.State) {
+	t.Helper()
+	st := reflect.TypeFor[schema.State]()
+	fields := make([]reflect.StructField, st.NumField())
+	for i := range fields {
+		fields[i] = st.Field(i)
+		if tag := fields[i].Tag.Get("parquet"); strings.HasSuffix(tag, ",list") {
+			fields[i].Tag = reflect.StructTag(fmt.Sprintf(`parquet:%q parquet-element:",dict"`, tag))
+		}
+	}
+	typ := reflect.StructOf(fields)
+	pw := parquet.NewWriter(w, append(rowio.ParquetOptions(), parquet.SchemaOf(reflect.New(typ).Interface()),
+		parquet.MaxRowsPerRowGroup(1000), parquet.PageBufferSize(2048))...)
+	for i := range rows {
+		if err := pw.Write(reflect.ValueOf(rows[i]).Convert(typ).Interface()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
