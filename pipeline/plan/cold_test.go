@@ -1,8 +1,13 @@
 package plan
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -143,5 +148,81 @@ func TestUnusedLimitGoesToCold(t *testing.T) {
 	_, st := runPlan(t, dir, ms(t0)+day, 50, nil)
 	if st.PlannedNew != 5 || st.PlannedCold != 45 {
 		t.Fatalf("--limit 50, 5 new and 100 cold due: planned %d new, %d cold; want 5 and the 45 left", st.PlannedNew, st.PlannedCold)
+	}
+}
+
+// makeHotOnly commits states with every row in one file per partition,
+// a hot file, whatever its tier: as merge leaves the hashes it archives
+// in place (tier cold in their hot file).
+func makeHotOnly(t *testing.T, states []schema.State) string {
+	t.Helper()
+	dir := t.TempDir()
+	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := map[string][]schema.State{}
+	for _, st := range states {
+		key := fmt.Sprintf("%02x", st.InfoHash[0])
+		parts[key] = append(parts[key], st)
+	}
+	for key, rows := range parts {
+		slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
+		fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
+	}
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestColdRowsInHotFilesFollowTheSweep: cold hashes left in hot files
+// (merge archives in place) are planned as the cold files' are, when
+// their partition is in the pass's cold window, and the window moves on
+// although the state has no cold file: daily passes plan a window's worth
+// each and, after a whole sweep, every one of them.
+func TestColdRowsInHotFilesFollowTheSweep(t *testing.T) {
+	p := schedule.Default()
+	p.Plan.ColdShare = 0.5 // room for a whole window of due cold hashes
+	states := coldEverywhere(t)
+	for i := range states {
+		if i%2 == 0 {
+			states[i].Tier = schema.TierHot // one hot row in every other partition's file
+			states[i].NextRetry = ms(t0) + 365*day
+		}
+	}
+	dir := makeHotOnly(t, states)
+	if err := schedule.Save(dir, p); err != nil {
+		t.Fatal(err)
+	}
+	passes := 256 / p.Plan.ColdPartitions
+	seen := map[schema.Hash]bool{}
+	now := ms(t0) + 30*day
+	for pass := range passes {
+		jobs, st := runPlan(t, dir, now+int64(pass)*day, 100, nil)
+		if st.ColdInHot != 128 {
+			t.Fatalf("pass %d: %d cold rows in hot files, want 128", pass, st.ColdInHot)
+		}
+		if st.PlannedCold != p.Plan.ColdPartitions/2 || len(jobs) != st.PlannedCold {
+			t.Fatalf("pass %d planned %d jobs, %d cold; want the window's %d cold hashes", pass, len(jobs), st.PlannedCold, p.Plan.ColdPartitions/2)
+		}
+		for _, j := range jobs {
+			if j.Reason != schema.ReasonCold || seen[j.InfoHash] {
+				t.Fatalf("pass %d: %x planned as %s (seen before: %v)", pass, j.InfoHash[:1], j.Reason, seen[j.InfoHash])
+			}
+			seen[j.InfoHash] = true
+		}
+	}
+	if len(seen) != 128 {
+		t.Fatalf("%d daily passes planned %d of the 128 cold hashes, want all", passes, len(seen))
 	}
 }

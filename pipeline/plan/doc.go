@@ -9,7 +9,8 @@
 // per pool: never-tried hashes (new), failed ones (retry and
 // reactivated), and cold ones met in the budgeted cold sweep (the cold
 // files of plan.cold_partitions partitions from a cursor kept in the
-// manifest, which each plan commit moves on). Selection is
+// manifest, which each plan commit moves on; the cold rows merge left in
+// those partitions' hot files too, and only then). Selection is
 // global across partitions; --limit is split in order: new hashes get
 // --new-share of it (rounded up, at least one job), cold hashes the
 // policy's cold share of what is left (at least one job), retried hashes

@@ -63,6 +63,7 @@ func DefaultOptions() Options {
 type Stats struct {
 	Scanned            int64   `json:"hot_rows_scanned"`
 	ColdScanned        int64   `json:"cold_rows_scanned"`
+	ColdInHot          int64   `json:"cold_rows_in_hot_files"` // archived in place by merge, read every pass
 	Fetched            int64   `json:"fetched"`
 	NotDue             int64   `json:"not_due"`
 	Leased             int64   `json:"under_live_lease"`
@@ -395,13 +396,13 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	ph.scan = time.Since(ph.began) - ph.read
 	ph.pools = [3]int{ps.k[poolNew].Len(), ps.k[poolRetry].Len(), ps.k[poolCold].Len()}
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
-		Scanned: c.Scanned, ColdScanned: c.ColdScanned, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
+		Scanned: c.Scanned, ColdScanned: c.ColdScanned, ColdInHot: c.ColdInHot, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
 		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
 		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live), UnpublishedEnded: ended,
 		ReplacedEnded: replacedEnded}
 	// The sweep moves on once this pass has had its look at the window,
 	// in the commit that leases what it picked there.
-	if coldBudget > 0 && s.hasCold() {
+	if coldBudget > 0 && (s.hasCold() || c.ColdInHot > 0) {
 		st.ColdSweepNext = schedule.NextColdCursor(p, cursor)
 	}
 	// Each pool holds at least what quota gives it (caps): its best.

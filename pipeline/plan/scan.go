@@ -20,6 +20,7 @@ import (
 type counts struct {
 	Scanned, ColdScanned, Fetched, NotDue, Leased, Blocked int64
 	Due, DueNew, DueRetry, DueCold                         int64
+	ColdInHot                                              int64 // tier=cold rows read in hot files, fetched ones aside
 }
 
 func (c *counts) add(o counts) {
@@ -33,6 +34,7 @@ func (c *counts) add(o counts) {
 	c.DueNew += o.DueNew
 	c.DueRetry += o.DueRetry
 	c.DueCold += o.DueCold
+	c.ColdInHot += o.ColdInHot
 }
 
 // scanner is one planning pass over a snapshot.
@@ -122,21 +124,24 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 }
 
 // partition offers the due hashes of one partition: its hot files, and
-// its cold files when the partition is in this pass's cold window.
+// its cold files when the partition is in this pass's cold window. A cold
+// hash whose row is in a hot file (merge archives in place) is offered
+// only in the window too, as it would be from a cold file: the sweep, not
+// where the row happens to be, decides when a cold hash is looked at.
 func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, w *picker, c *counts) error {
 	prefix, err := strconv.ParseUint(key, 16, 8)
 	if err != nil {
 		return fmt.Errorf("plan-retries: state partition %q: not a hex prefix", key)
 	}
-	sweep := schedule.InColdWindow(s.p, byte(prefix), s.cursor)
+	window := schedule.InColdWindow(s.p, byte(prefix), s.cursor) && s.coldBudget > 0
 	for _, f := range t.Partitions[key] {
 		cold := schedule.IsColdFile(f.Name)
-		if cold && (!sweep || s.coldBudget == 0) {
+		if cold && !window {
 			continue
 		}
 		err := eachRowGroup(s.d.DataFile(s.m, dataset.TableState, key, f), g, func(g *rowGroup) {
 			for i := range g.n {
-				s.offer(g, i, cold, w, c)
+				s.offer(g, i, cold, window, w, c)
 			}
 			w.flush() // the pools' counts, caps and bars move on
 		})
@@ -155,8 +160,9 @@ var (
 		codeFetched: schema.TierHot, codeHot: schema.TierHot, codeCold: schema.TierCold}
 )
 
-// offer considers row i of a row group.
-func (s *scanner) offer(g *rowGroup, i int, coldFile bool, w *picker, c *counts) {
+// offer considers row i of a row group of a cold file or not (coldFile),
+// read in the pass's cold window or not.
+func (s *scanner) offer(g *rowGroup, i int, coldFile, window bool, w *picker, c *counts) {
 	if coldFile {
 		c.ColdScanned++
 	} else {
@@ -165,6 +171,12 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile bool, w *picker, c *counts)
 	if g.status[i] == codeFetched {
 		c.Fetched++
 		return
+	}
+	if !coldFile && g.tier[i] == codeCold {
+		c.ColdInHot++
+		if !window {
+			return
+		}
 	}
 	h := g.infoHash(i)
 	st := schema.State{
