@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -53,30 +52,7 @@ func newHash(h schema.Hash, seen int64) schema.State {
 func makeDataset(t *testing.T, states []schema.State) string {
 	t.Helper()
 	dir := t.TempDir()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := map[byte][]schema.State{}
-	for _, st := range states {
-		parts[st.InfoHash[0]] = append(parts[st.InfoHash[0]], st)
-	}
-	for p, rows := range parts {
-		slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
-		fi, err := dataset.WriteStaged(tx, dataset.TableState, fmt.Sprintf("%02x", p), rows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx.SetPartition(dataset.TableState, fmt.Sprintf("%02x", p), []dataset.FileInfo{fi})
-	}
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.CommitStateFiles(t, dir, datasettest.HotFiles(states))
 	return dir
 }
 

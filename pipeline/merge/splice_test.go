@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -340,37 +340,17 @@ func coldPlaces(t *testing.T, before, after map[schema.Hash]schema.State) (archi
 func commitLayout(t *testing.T, parts map[string][][]schema.State) string {
 	t.Helper()
 	dir := t.TempDir()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	layout := map[string][]datasettest.StateFile{}
 	for key, files := range parts {
-		var fis []dataset.FileInfo
 		for i, rows := range files {
-			if len(rows) == 0 {
-				continue
-			}
-			slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
-			name := dataset.NewName(".parquet")
+			f := datasettest.StateFile{Rows: rows}
 			if i == len(files)-1 {
-				name = schedule.ColdFileName()
+				f.Name = schedule.ColdFileName()
 			}
-			fi, err := dataset.WriteStagedAs(tx, dataset.TableState, key, name, rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fis = append(fis, fi)
+			layout[key] = append(layout[key], f)
 		}
-		tx.SetPartition(dataset.TableState, key, fis)
 	}
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.CommitStateFiles(t, dir, layout)
 	return dir
 }
 

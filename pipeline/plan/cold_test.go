@@ -1,13 +1,9 @@
 package plan
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"slices"
 	"testing"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -157,31 +153,7 @@ func TestUnusedLimitGoesToCold(t *testing.T) {
 func makeHotOnly(t *testing.T, states []schema.State) string {
 	t.Helper()
 	dir := t.TempDir()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := map[string][]schema.State{}
-	for _, st := range states {
-		key := fmt.Sprintf("%02x", st.InfoHash[0])
-		parts[key] = append(parts[key], st)
-	}
-	for key, rows := range parts {
-		slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
-		fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
-	}
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.CommitStateFiles(t, dir, datasettest.HotFiles(states))
 	return dir
 }
 

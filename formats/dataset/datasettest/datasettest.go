@@ -3,9 +3,11 @@
 package datasettest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -148,4 +150,63 @@ func Files(t testing.TB, dir, table, key string) []string {
 		paths = append(paths, d.FilePath(tb, key, f))
 	}
 	return paths
+}
+
+// StateFile is one state file for CommitStateFiles: its rows (sorted by
+// info_hash there) and its name ("" for a hot file's usual name; a cold
+// file's comes from schedule.ColdFileName).
+type StateFile struct {
+	Name string
+	Rows []schema.State
+}
+
+// HotFiles lays states out as one hot file per partition.
+func HotFiles(states []schema.State) map[string][]StateFile {
+	parts := map[string][]StateFile{}
+	for _, st := range states {
+		key := fmt.Sprintf("%02x", schema.Prefix(st.InfoHash))
+		if parts[key] == nil {
+			parts[key] = []StateFile{{}}
+		}
+		parts[key][0].Rows = append(parts[key][0].Rows, st)
+	}
+	return parts
+}
+
+// CommitStateFiles commits a snapshot of the dataset at dir (made if
+// missing) whose state partitions are parts: per partition key, its
+// files in order, an empty one left out. It sorts each file's rows.
+func CommitStateFiles(t testing.TB, dir string, parts map[string][]StateFile) {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, files := range parts {
+		var fis []dataset.FileInfo
+		for _, f := range files {
+			if len(f.Rows) == 0 {
+				continue
+			}
+			slices.SortFunc(f.Rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
+			name := f.Name
+			if name == "" {
+				name = dataset.NewName(".parquet")
+			}
+			fi, err := dataset.WriteStagedAs(tx, dataset.TableState, key, name, f.Rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fis = append(fis, fi)
+		}
+		tx.SetPartition(dataset.TableState, key, fis)
+	}
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
+	}
 }
