@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/dedup"
@@ -19,30 +19,16 @@ import (
 func makeTiered(t *testing.T, states ...schema.State) string {
 	t.Helper()
 	dir := t.TempDir()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	parts := map[string][]datasettest.StateFile{}
 	for _, st := range states { // one hash per partition in these tests
-		key := fmt.Sprintf("%02x", st.InfoHash[0])
-		name := dataset.NewName(".parquet")
+		f := datasettest.StateFile{Rows: []schema.State{st}}
 		if st.Tier == schema.TierCold {
-			name = schedule.ColdFileName()
+			f.Name = schedule.ColdFileName()
 		}
-		fi, err := dataset.WriteStagedAs(tx, dataset.TableState, key, name, []schema.State{st})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
+		key := fmt.Sprintf("%02x", st.InfoHash[0])
+		parts[key] = append(parts[key], f)
 	}
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.CommitStateFiles(t, dir, parts)
 	return dir
 }
 
