@@ -209,6 +209,18 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 		}
 		rows := pageRows(defs, nvals)
 		changed := func(j int) error { emit(row+j, 0, ""); return nil }
+		v := 0 // an optional column's values before row j (the paths with levels)
+		// changedOpt is changed for a page with levels: a changed row
+		// that had a value moves v past it.
+		changedOpt := func(j int) error {
+			if defs[j] != 0 {
+				if v >= nvals {
+					return errFewerValues
+				}
+				v++
+			}
+			return changed(j)
+		}
 		switch {
 		case len(defs) == 0 && (t.kind == kindInt64 || t.kind == kindDouble) && littleEndian:
 			// The usual case: runs of old values copied as they are, the
@@ -229,7 +241,6 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 			// An optional INT64 page: the runs' levels and values copied
 			// as they are, unless a run holds what optInt64 would lay out
 			// otherwise (a level above 1, a non-null 0).
-			v := 0 // values before row j
 			err = eachRun(rows, func(j, end int) error {
 				k := v + countDefined(defs[j:end])
 				if k > nvals {
@@ -247,15 +258,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 				}
 				v = k
 				return nil
-			}, func(j int) error {
-				if defs[j] != 0 {
-					if v >= nvals {
-						return errFewerValues
-					}
-					v++
-				}
-				return changed(j)
-			})
+			}, changedOpt)
 		case t.kind == kindStr && dictIdx != nil && len(defs) == 0:
 			// The usual string page (required, dictionary-encoded): the
 			// runs of old rows between changed ones are a lookup each.
@@ -276,7 +279,6 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 		case t.kind == kindOptStr && dictIdx != nil && len(defs) > 0:
 			// The usual optional string page: the same with the levels;
 			// a null, or an old "" (null to optStr), is a null.
-			v := 0 // values before row j
 			err = eachRun(rows, func(j, end int) error {
 				for ; j < end; j++ {
 					if defs[j] == 0 {
@@ -300,15 +302,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 					}
 				}
 				return nil
-			}, func(j int) error {
-				if defs[j] != 0 {
-					if v >= nvals {
-						return errFewerValues
-					}
-					v++
-				}
-				return changed(j)
-			})
+			}, changedOpt)
 		default:
 			err = errSlowPage
 		}
@@ -339,7 +333,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 		if dictIdx != nil {
 			// A dictionary page: each old index maps to one id of the
 			// new chunk's dictionary, looked up once.
-			v := 0
+			v = 0
 			for j := range pageRows(defs, nvals) {
 				x := int32(-1)
 				if len(defs) == 0 || defs[j] != 0 {
@@ -369,7 +363,7 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 			row += pageRows(defs, nvals)
 			return nil
 		}
-		v := 0
+		v = 0 // the general path reads the page from its start
 		for j := range pageRows(defs, nvals) {
 			var w int64
 			var s string
