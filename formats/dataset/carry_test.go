@@ -140,7 +140,11 @@ func TestCommitChecksUntouchedTables(t *testing.T) {
 			}
 			tx.SetPartition(TableState, "01", []FileInfo{info})
 			bloom := []byte("a Bloom filter")
-			if err := os.WriteFile(tx.StagePath(TableState, "01", "bloom-1.bloom"), bloom, 0o644); err != nil {
+			p, err := tx.StagePath(TableState, "01", "bloom-1.bloom")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, bloom, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			bi, err := tx.Stage(TableState, "01", "bloom-1.bloom", 1) // one key: the partition's one hash

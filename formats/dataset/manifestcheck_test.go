@@ -161,7 +161,11 @@ func damagedDataset(t *testing.T, edit func(map[string]any)) (dir, path, file st
 		t.Fatal(err)
 	}
 	tx.SetPartition(TableState, "00", []FileInfo{info})
-	if err := os.WriteFile(tx.StagePath(TableState, "00", "part-1.bloom"), []byte("bloom"), 0o644); err != nil {
+	p, err := tx.StagePath(TableState, "00", "part-1.bloom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("bloom"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bi, err := tx.Stage(TableState, "00", "part-1.bloom", 1)

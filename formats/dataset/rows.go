@@ -51,7 +51,10 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 // rows, written by write (buffered, and checksummed on the way; a
 // .parquet data file's footer is then summed from its tail).
 func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.Writer) error) (FileInfo, error) {
-	p := tx.StagePath(table, key, name)
+	p, err := tx.StagePath(table, key, name)
+	if err != nil {
+		return FileInfo{}, err
+	}
 	// Around the page cache: a staged file is written once, synced at the
 	// commit, and read back, if at all, by a later run (fsutil.Uncached).
 	crc := crc32.New(castagnoli)

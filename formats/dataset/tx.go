@@ -69,12 +69,21 @@ func NewName(ext string) string {
 }
 
 // StagePath is where the caller writes a new file name for partition key
-// of table (bloom: a Bloom filter rather than a data file).
-func (tx *Tx) StagePath(table, key, name string) string {
+// of table (bloom: a Bloom filter rather than a data file). It makes the
+// table's staging folder; its error is that folder's (on a disk out of
+// space or inodes: "mkdir DIR/staging/…/TABLE: no space left on device",
+// where the write would only see the folder missing).
+func (tx *Tx) StagePath(table, key, name string) (string, error) {
 	p := tx.stagedFile(table, key, name)
-	os.MkdirAll(filepath.Dir(p), 0o755)
-	return p
+	if err := mkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("dataset: %w", err)
+	}
+	return p, nil
 }
+
+// mkdirAll makes a staging folder (a variable for tests: to fail it, as a
+// file system out of space or inodes does).
+var mkdirAll = os.MkdirAll
 
 // stagedFile is where file name of partition key of table is staged: one
 // folder per table, not per partition (a commit of 256 partitions made

@@ -116,7 +116,11 @@ func writeStates(t testing.TB, d *dataset.Dataset, states []schema.State, leaseR
 func writeCold(t testing.TB, tx *dataset.Tx, key string, rows []schema.State) dataset.FileInfo {
 	t.Helper()
 	name := schedule.ColdFileName()
-	w, err := rowio.Create[schema.State](tx.StagePath(dataset.TableState, key, name), nil)
+	p, err := tx.StagePath(dataset.TableState, key, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := rowio.Create[schema.State](p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
