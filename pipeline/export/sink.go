@@ -69,7 +69,9 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 		s.write = func(rows []T) error { _, err := w.Write(rows); return err }
 		s.end = w.Close
 	case "arrow":
-		w := rowio.NewArrowWriter[T](o.Output, s.bw)
+		// Labelled by what it writes: export's errors name the output
+		// first ("export: OUTPUT: …"), so the path would come twice.
+		w := rowio.NewArrowWriter[T]("Arrow IPC stream", s.bw)
 		s.write, s.end = w.Write, w.Close
 	case "csv":
 		e := textenc.NewCSV[T](s.bw, "info_bytes")
