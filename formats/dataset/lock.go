@@ -55,6 +55,11 @@ const relocks = 10
 // and its flock.
 var lockOpened func(path string)
 
+// openLockFile opens DIR/LOCK, making it if it is missing (a variable for
+// tests: to fail the making, as a file system out of space or inodes
+// does).
+var openLockFile = func(path string) (*os.File, error) { return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666) }
+
 // lockOnce opens DIR/LOCK and flocks it, waiting until deadline. A flock
 // on a LOCK file that was removed in the meantime (by a run that removed
 // the dataset it created, see RemoveUnused), perhaps re-created, locks
@@ -62,7 +67,7 @@ var lockOpened func(path string)
 // DIR/LOCK again.
 func lockOnce(ctx context.Context, dir string, deadline time.Time, w *lockWaiter) (l *Lock, moved bool, err error) {
 	path := filepath.Join(dir, "LOCK")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
+	f, err := openLockFile(path)
 	if err != nil {
 		return nil, false, fmt.Errorf("dataset: %s: %w", path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/infohash/infohash/formats/fsutil"
 )
@@ -27,7 +28,9 @@ var ownEntries = map[string]bool{
 // must know that dir did not exist before the run: RemoveUnused cannot
 // tell a folder it made from one the user made.
 //
-// Under the writer lock (taken at once, or dir is kept), dir is removed
+// Under the writer lock (taken at once, or dir is kept; with no LOCK in
+// dir and no room to make one, as when the run failed on a full file
+// system before it made LOCK, without it: see noRoomForLock), dir is removed
 // only if no Dataset has it open (another run is in it, perhaps waiting
 // for the lock to create it, or about to begin a transaction: the caller
 // closes its own Dataset first), nobody committed to it (CURRENT, if
@@ -71,12 +74,14 @@ func removeUnused(dir string, policy []byte, keepDir bool, theirs map[string]boo
 		return "", nil
 	}
 	l, err := acquireLock(context.Background(), dir, 0)
-	if errors.Is(err, ErrLocked) {
+	switch {
+	case errors.Is(err, ErrLocked):
 		return "another writer holds its lock", nil
-	} else if err != nil {
+	case err != nil && !noRoomForLock(dir, err):
 		return "", err
+	case err == nil:
+		defer l.Release()
 	}
-	defer l.Release()
 	claim, err := claimUnused(dir)
 	if err != nil {
 		return "", err
@@ -109,6 +114,20 @@ func removeUnused(dir string, policy []byte, keepDir bool, theirs map[string]boo
 		}
 	}
 	return "", fsutil.SyncDir(dir)
+}
+
+// noRoomForLock reports whether err, from taking dir's writer lock, is
+// that DIR/LOCK could not be made for want of room (a file system out of
+// space or inodes, which may be why the run that made dir failed before
+// it made LOCK) and there is no LOCK: then no writer ever held the lock,
+// and the claim on dir (claimUnused) keeps every other run out on its
+// own, since a run has dir open before it makes LOCK.
+func noRoomForLock(dir string, err error) bool {
+	if !errors.Is(err, syscall.ENOSPC) && !errors.Is(err, syscall.EDQUOT) {
+		return false
+	}
+	_, serr := os.Lstat(filepath.Join(dir, "LOCK"))
+	return errors.Is(serr, fs.ErrNotExist)
 }
 
 // worthKeeping says what in dir RemoveUnused must not remove ("" if

@@ -2,10 +2,12 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -202,4 +204,105 @@ func TestClearUnused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRemoveUnusedWithoutRoomForLock: a run that made DIR and failed
+// before it made DIR/LOCK because the file system had no room left (no
+// inode for LOCK either) leaves DIR as it found it: RemoveUnused, which
+// cannot make LOCK to take the writer lock, removes what the run made
+// (DIR, or what it put in an empty DIR) on the claim on DIR alone. With
+// a LOCK there, or another failure, it takes the lock or fails as
+// before.
+func TestRemoveUnusedWithoutRoomForLock(t *testing.T) {
+	noRoom := func(t *testing.T) {
+		openLockFile = func(path string) (*os.File, error) {
+			if _, err := os.Lstat(path); err == nil {
+				return os.OpenFile(path, os.O_RDWR, 0)
+			}
+			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.ENOSPC}
+		}
+		t.Cleanup(func() {
+			openLockFile = func(path string) (*os.File, error) { return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666) }
+		})
+	}
+	// What dataset creation leaves when it stops at each step before LOCK.
+	for _, tc := range []struct {
+		name string
+		made []string // dirs ending in /, else files holding the default policy
+	}{
+		{"an empty folder", nil},
+		{"the default policy", []string{"policy.json"}},
+		{"policy and folders", []string{"policy.json", "manifests/", "staging/", "inbox/"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			policy := []byte("{}\n")
+			for _, keepDir := range []bool{false, true} {
+				dir := filepath.Join(t.TempDir(), "ds")
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range tc.made {
+					p := filepath.Join(dir, m)
+					var err error
+					if strings.HasSuffix(m, "/") {
+						err = os.Mkdir(p, 0o755)
+					} else {
+						err = os.WriteFile(p, policy, 0o644)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				noRoom(t)
+				remove := RemoveUnused
+				if keepDir {
+					remove = EmptyUnused
+				}
+				kept, err := remove(dir, policy)
+				if err != nil || kept != "" {
+					t.Fatalf("keepDir %v: kept %q, error %v; want it removed", keepDir, kept, err)
+				}
+				ents, err := os.ReadDir(dir)
+				switch {
+				case !keepDir && !os.IsNotExist(err):
+					t.Errorf("the folder is still there (%v)", err)
+				case keepDir && (err != nil || len(ents) > 0):
+					t.Errorf("the folder holds %d entries (%v); want it empty", len(ents), err)
+				}
+			}
+		})
+	}
+
+	t.Run("LOCK there", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "ds")
+		if err := os.MkdirAll(filepath.Join(dir, "manifests"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "LOCK"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		noRoom(t)
+		if kept, err := RemoveUnused(dir, nil); err != nil || kept != "" {
+			t.Fatalf("kept %q, error %v", kept, err)
+		}
+	})
+
+	t.Run("another error", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "ds")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		openLockFile = func(path string) (*os.File, error) {
+			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EIO}
+		}
+		t.Cleanup(func() {
+			openLockFile = func(path string) (*os.File, error) { return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666) }
+		})
+		if _, err := RemoveUnused(dir, nil); !errors.Is(err, syscall.EIO) {
+			t.Fatalf("error %v; want the lock's EIO", err)
+		}
+		if _, err := os.Stat(dir); err != nil {
+			t.Fatalf("the folder went: %v", err)
+		}
+	})
 }
