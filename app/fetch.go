@@ -112,7 +112,8 @@ plan-retries plans the hash again at once instead of after lease_until. A job wi
 lease (a hash list) gets no row, nor do jobs left unread after those 10s (a stream that
 stalls) or dropped by kill -9: their leases run out at lease_until as before. All of
 them count as unfinished: in the summary and --stats-json, jobs = attempted +
-lease_expired + unfinished, released (part of unfinished) counts the released rows, and
+lease_expired + unfinished, released (part of unfinished) counts the released rows the
+output kept (none when the output could not be written: a full disk), and
 the outcomes count attempts only; what was left unread is counted from a Parquet input's
 footer, or by reading a stream through (for at most another 10s; a warning says if that
 fell short). With -o - (or -o naming a FIFO or device), an output blocked for 10s after

@@ -57,3 +57,35 @@ func (f *Fetcher) releaseLease(job schema.Job, why string, cause error) (schema.
 		PeerFailures: []schema.PeerFailure{},
 	}, true
 }
+
+// keptReleased corrects stats.Released for a run that failed (its
+// output could not be written, or its input was bad) and so kept no
+// Parquet output: a file is discarded, and one written in place is
+// unreadable without its footer. Only released rows an output kept give
+// leases back; the rest wait for lease_until. An Arrow stream (-) keeps
+// the batches written before a failure, whose released rows runJobs
+// counted.
+func keptReleased(stats Stats, opts Options) Stats {
+	if opts.Output != "-" {
+		stats.Released = 0
+	}
+	return stats
+}
+
+// releaseCounter counts the released rows in the batches out took.
+type releaseCounter struct {
+	out resultSink
+	n   int64
+}
+
+func (c *releaseCounter) Write(rs []schema.Result) error {
+	if err := c.out.Write(rs); err != nil {
+		return err
+	}
+	for i := range rs {
+		if rs[i].Outcome == schema.OutcomeReleased {
+			c.n++
+		}
+	}
+	return nil
+}

@@ -3,8 +3,11 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,6 +134,57 @@ func TestRunReleasesLeases(t *testing.T) {
 			}
 			if _, in := st.Outcomes[schema.OutcomeReleased]; in || st.Outcomes[schema.OutcomeOK] != 1 {
 				t.Errorf("outcomes %v: want the attempt's ok only (released rows are no attempt)", st.Outcomes)
+			}
+		})
+	}
+}
+
+// fullWriter fails every write as a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestFailedOutputReleasesNothing: a run stopped by its deadline whose
+// output cannot be written (a full disk) gives back no lease, and says
+// so: Released counts only released rows the output kept (none here, the
+// disk full from the start), so that its summary does not claim leases
+// released that wait for lease_until. Unfinished still counts the jobs it
+// did not finish.
+func TestFailedOutputReleasesNothing(t *testing.T) {
+	stall := startPeer(t, badpeers.Stall)
+	future := time.Now().Add(2 * time.Hour).UnixMilli()
+	var jobs []schema.Job
+	for i := range 40 {
+		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xd3, byte(i)}, HashType: schema.HashV1, Attempt: 1,
+			LeaseID: "L1", LeaseUntil: future, Peers: []string{stall.Addr()}})
+	}
+	for _, tt := range []struct {
+		name   string
+		output string // "-": an Arrow stream on a full stdout
+	}{
+		{"arrow stream", "-"},
+		{"parquet on a full device", "/dev/full"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.output != "-" {
+				if f, err := os.OpenFile(tt.output, os.O_WRONLY, 0); err != nil {
+					t.Skipf("no %s: %v", tt.output, err)
+				} else {
+					f.Close()
+				}
+			}
+			in := filepath.Join(t.TempDir(), "jobs.parquet")
+			writeRows(t, in, jobs)
+			o := testOptions()
+			o.Input, o.Output, o.Stdout, o.Deadline = in, tt.output, fullWriter{}, stopDeadline
+			o.PeerTimeout, o.Concurrency = backstop, 2 // the stalls end only by the stop
+			st, err := Run(context.Background(), o)
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("error %v; want the output's ENOSPC", err)
+			}
+			if st.Released != 0 || st.Unfinished != int64(len(jobs)) {
+				t.Errorf("%d released, %d unfinished; want 0 released (nothing was written), %d unfinished",
+					st.Released, st.Unfinished, len(jobs))
 			}
 		})
 	}

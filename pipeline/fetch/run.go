@@ -115,10 +115,10 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	stats, err := runJobs(ctx, f, src, out, deadline)
 	if err != nil {
 		out.Abort()
-		return stats, err
+		return keptReleased(stats, opts), err
 	}
 	if cerr := out.Close(); cerr != nil {
-		return stats, fmt.Errorf("fetch: %w", cerr)
+		return keptReleased(stats, opts), fmt.Errorf("fetch: %w", cerr)
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -239,7 +239,8 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink, dead
 	}
 	go func() { wg.Wait(); close(results) }()
 	stopProgress := f.progress(runCtx)
-	writeErr := writeResults(results, out, func(err error) { stopRun(err) })
+	kept := &releaseCounter{out: out}
+	writeErr := writeResults(results, kept, func(err error) { stopRun(err) })
 	stopProgress()
 	var end readEnd
 	select {
@@ -256,6 +257,9 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink, dead
 		return st, exitcode.BadInput(fmt.Errorf("fetch: %w", end.err))
 	}
 	if writeErr != nil {
+		// The released rows produced after the failure (the stop it
+		// caused releases every job left) never reached the output.
+		st.Released = kept.n
 		return st, fmt.Errorf("fetch: %w", writeErr)
 	}
 	return st, nil

@@ -54,7 +54,7 @@ type Stats struct {
 	Attempted    int64 `json:"attempted"`     // jobs with an attempt's result row
 	LeaseExpired int64 `json:"lease_expired"` // neither attempted nor released: lease_until had passed
 	Unfinished   int64 `json:"unfinished"`    // not attempted: the run stopped before starting or finishing them
-	Released     int64 `json:"released"`      // of the unfinished, those with a released row (lease given back; the rest wait for lease_until)
+	Released     int64 `json:"released"`      // of the unfinished, those with a released row the output kept (lease given back; the rest wait for lease_until)
 	Duplicates   int64 `json:"duplicates"`    // input rows skipped, not jobs: their info_hash was an earlier row's
 
 	Lookups            int64   `json:"lookups"`              // DHT get_peers traversals
