@@ -436,10 +436,10 @@ func (r *runner) apply(ctx context.Context, results *prefixed, workers int) (Sta
 					return
 				}
 				pt := parts[next]
-				parts[next].rs = nil // dropped once applied
+				parts[next].g = group{} // dropped once applied
 				next++
 				mu.Unlock()
-				rs := expand(pt.rs, &rbuf)
+				rs := expand(pt, &rbuf)
 				sortResults(rs)
 				out, err := r.statePartition(pt.key, rs, &buf)
 				var n int

@@ -9,45 +9,58 @@ import (
 
 // prefixed holds the results read, grouped by the first byte of their
 // hash (the state partition they apply to), each group in the order
-// read, and their peer failures in the order read (penalize takes them
-// so). 256 slices grow by small copies: one slice of every result (368
-// bytes each) held its old and its grown array at once, up to 2.25 times
-// the rows read, the peak of a merge of 1M results. The rows are kept
-// without their metadata columns (held: 248 bytes).
+// read and packed (internTable.pack: a few dozen bytes a failed result,
+// where a struct took 248 and its strings more), and their peer failures
+// in the order read (penalize takes them so).
 type prefixed struct {
-	groups   [256][]held
+	groups   [256]group
+	strs     internTable
 	n        int64
 	failures []schema.PeerFailure
 	err      error // a row add could not hold
+}
+
+// group is the packed results of one partition, and how many.
+type group struct {
+	b []byte
+	n int
 }
 
 // errUnspilled is prefixed's error for an ok result whose metadata is
 // not in the spill: read without one, it cannot be held.
 var errUnspilled = errors.New("merge: an ok result's metadata is not in the spill")
 
-// add appends a copy of res.
+// add packs res into its group; an ok result must have its metadata in
+// the spill (a packed result has no room for it).
 func (p *prefixed) add(res *result) {
-	h, ok := hold(res)
-	if !ok {
+	if res.Outcome == schema.OutcomeOK && !res.meta.spilled() {
 		p.err = errUnspilled
 		return
 	}
-	p.groups[res.InfoHash[0]] = append(p.groups[res.InfoHash[0]], h)
+	g := &p.groups[res.InfoHash[0]]
+	g.b = p.strs.pack(g.b, res)
+	g.n++
 	p.failures = append(p.failures, res.PeerFailures...)
 	p.n++
 }
 
 // part is the results of one state partition.
 type part struct {
-	key string
-	rs  []held
+	key  string
+	g    group
+	strs []string // the table its strings were packed with
 }
 
-// expand returns the results of hs in buf, reused.
-func expand(hs []held, buf *[]result) []result {
+// expand returns the results of pt, unpacked, in buf (reused).
+func expand(pt part, buf *[]result) []result {
 	*buf = (*buf)[:0]
-	for i := range hs {
-		*buf = append(*buf, hs[i].result())
+	if cap(*buf) < pt.g.n {
+		*buf = make([]result, 0, pt.g.n)
+	}
+	u := unpacker{strs: pt.strs, b: pt.g.b}
+	for range pt.g.n {
+		*buf = append(*buf, result{})
+		u.next(&(*buf)[len(*buf)-1])
 	}
 	return *buf
 }
@@ -58,9 +71,9 @@ func expand(hs []held, buf *[]result) []result {
 func (p *prefixed) parts() []part {
 	var out []part
 	for b := range p.groups {
-		if len(p.groups[b]) > 0 {
-			out = append(out, part{fmt.Sprintf("%02x", b), p.groups[b]})
-			p.groups[b] = nil
+		if p.groups[b].n > 0 {
+			out = append(out, part{fmt.Sprintf("%02x", b), p.groups[b], p.strs.strs})
+			p.groups[b] = group{}
 		}
 	}
 	return out

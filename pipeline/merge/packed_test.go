@@ -1,0 +1,113 @@
+package merge
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestPackedKeepsEveryColumn: a result packed (internTable.pack) and
+// unpacked comes back as it was: every field of schema.Result but its
+// metadata columns (ResultMeta), null or not, empty or not, and the
+// metadata reference. A column added to schema.Result and not packed
+// fails the first case rather than vanish between reading and applying.
+// The results are packed one after the other into one buffer, as a
+// partition's are, with a table of strings that fills up on the way.
+func TestPackedKeepsEveryColumn(t *testing.T) {
+	var every result
+	v := reflect.ValueOf(&every.Result).Elem()
+	rt := v.Type()
+	for i := range v.NumField() {
+		if rt.Field(i).Name != "ResultMeta" {
+			setNonZero(t, rt.Field(i).Name, v.Field(i), i)
+		}
+	}
+	every.meta = metaRef{off: 1, n: 2, infoLen: 3}
+	ms := int64(-7)
+	tests := []struct {
+		name string
+		res  result
+	}{
+		{"every column set", every},
+		{"zero", result{}},
+		{"empty lists, not null", result{Result: schema.Result{InfoHashV2: []byte{}, PeerFailures: []schema.PeerFailure{}}}},
+		{"negative and large values", result{Result: schema.Result{InfoHash: schema.Hash{0xff, 19: 0xee}, HashType: -1,
+			Attempt: -2, AttemptedAt: -1 << 62, PeersFound: 1<<31 - 1, PeersTried: -1 << 31, MetadataSize: 1<<63 - 1,
+			TotalMs: &ms, VerifyMs: &ms}, meta: metaRef{off: 1 << 40, n: 1, infoLen: -1}}},
+		{"failures", result{Result: schema.Result{LeaseID: "lease-a", Outcome: schema.OutcomeNoUTMetadata,
+			Detail: "timed out", PeerFailures: []schema.PeerFailure{
+				{Addr: "127.0.0.1:6881", Class: schema.OutcomeNoUTMetadata, At: 5},
+				{Addr: "[::1]:1", Class: schema.OutcomeHashMismatch, At: -5},
+				{},
+			}}}},
+		{"bytes that are not UTF-8", result{Result: schema.Result{LeaseID: "\xff\x00", Detail: "\x00\xfe",
+			ServedBy: "\xc3", InfoHashV2: []byte{0, 1, 2}}}},
+	}
+	var tab internTable
+	var b []byte
+	var want []result
+	for _, tt := range tests {
+		b = tab.pack(b, &tt.res)
+		want = append(want, tt.res)
+	}
+	// Past maxInterned strings, the rest are packed as they are.
+	for i := range maxInterned + 2 {
+		res := result{Result: schema.Result{LeaseID: fmt.Sprint("lease-", i), Outcome: schema.OutcomeNoPeers}}
+		b = tab.pack(b, &res)
+		want = append(want, res)
+	}
+	if len(tab.strs) != maxInterned {
+		t.Errorf("table holds %d strings, want %d", len(tab.strs), maxInterned)
+	}
+	got := expand(part{g: group{b: b, n: len(want)}, strs: tab.strs}, new([]result))
+	for i := range want {
+		name := fmt.Sprint("lease ", i-len(tests))
+		if i < len(tests) {
+			name = tests[i].name
+		}
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("%s: packed and back:\n got  %+v\n want %+v", name, got[i], want[i])
+		}
+	}
+}
+
+// TestAddRefusesUnspilled: an ok result whose metadata is not in the
+// spill is refused (a packed result has no room for it).
+func TestAddRefusesUnspilled(t *testing.T) {
+	var p prefixed
+	p.add(&result{Result: schema.Result{Outcome: schema.OutcomeOK}})
+	if p.err == nil || p.n != 0 {
+		t.Fatalf("add took an ok result whose metadata is not in the spill: err %v, n %d", p.err, p.n)
+	}
+}
+
+// setNonZero sets v, a field of schema.Result, to a value other than its
+// zero, made from i.
+func setNonZero(t *testing.T, name string, v reflect.Value, i int) {
+	t.Helper()
+	n := int64(i + 1)
+	switch v.Kind() {
+	case reflect.Array:
+		v.Index(0).SetUint(uint64(n))
+	case reflect.Int8, reflect.Int32, reflect.Int64:
+		v.SetInt(n)
+	case reflect.String:
+		v.SetString(name)
+	case reflect.Pointer:
+		p := reflect.New(v.Type().Elem())
+		p.Elem().SetInt(n)
+		v.Set(p)
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 1, 1)
+		if e := s.Index(0); e.Kind() == reflect.Struct {
+			e.Field(0).SetString(name)
+		} else {
+			e.SetUint(uint64(n))
+		}
+		v.Set(s)
+	default:
+		t.Fatalf("field %s: set no value of kind %v", name, v.Kind())
+	}
+}
