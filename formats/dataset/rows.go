@@ -147,59 +147,102 @@ func ReadDataFile[T any](d *Dataset, t *Table, key string, f FileInfo) ([]T, err
 
 // readFile reads every row of df, which must have every column of T
 // whatever df.Lacks says (see ReadDataFile), once its footer matches
-// df.Footer.
-func readFile[T any](df rowio.DataFile) ([]T, error) {
+// df.Footer; on error it returns no row.
+func readFile[T any](df rowio.DataFile) (out []T, err error) {
+	err = eachBatch(df, func(pf *parquet.File) { out = make([]T, 0, pf.NumRows()) }, func(rows []T) error {
+		out = append(out, rows...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachBatch hands each batch of rows of df (up to 4096, in the order of
+// the file) to each, which must not keep the slice, as readFile reads
+// them; opened is called with the file before the first batch.
+func eachBatch[T any](df rowio.DataFile, opened func(*parquet.File), each func([]T) error) error {
 	f, r, size, err := df.Open() // checks the footer before anything reads it
 	if err != nil {
-		return nil, err // it names the file
+		return err // it names the file
 	}
 	defer f.Close()
-	return readRows[T](r, size, df.Path())
-}
-
-// readRows reads every row of the Parquet file of size bytes in r (named
-// path in errors). The file is opened through rowio's checks: it may be
-// another dataset's (merge --from), and a damaged footer must be an error,
-// not gigabytes allocated or a crash inside parquet-go.
-func readRows[T any](r io.ReaderAt, size int64, path string) ([]T, error) {
+	// The file is opened through rowio's checks: it may be another
+	// dataset's (merge --from), and a damaged footer must be an error,
+	// not gigabytes allocated or a crash inside parquet-go.
 	pf, err := rowio.OpenParquet(r, size, parquet.SchemaOf(new(T)), rowio.DefaultLimits())
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", df.Path(), err)
 	}
-	return readParquet[T](pf, path)
+	if opened != nil {
+		opened(pf)
+	}
+	return parquetBatches(pf, df.Path(), each)
 }
 
-// readParquet reads every row of pf (named path in errors), once it has
-// checked that pf has T's columns. parquet-go panics on some damaged
-// pages that rowio's checks let through: that is an error naming the
-// file (rowio.PanicError), not a crash of the command reading it.
-func readParquet[T any](pf *parquet.File, path string) (out []T, err error) {
+// readParquet reads every row of pf (named path in errors), as
+// parquetBatches checks and reads them; on error it returns no row.
+func readParquet[T any](pf *parquet.File, path string) ([]T, error) {
+	out := make([]T, 0, pf.NumRows())
+	err := parquetBatches(pf, path, func(rows []T) error {
+		out = append(out, rows...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parquetBatches hands each batch of rows of pf (named path in errors)
+// to each, once it has checked that pf has T's columns. parquet-go
+// panics on some damaged pages that rowio's checks let through: that is
+// an error naming the file (rowio.PanicError), not a crash of the
+// command reading it.
+func parquetBatches[T any](pf *parquet.File, path string, each func([]T) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, fmt.Errorf("%s: %w", path, rowio.PanicError(p, "Parquet"))
+			err = fmt.Errorf("%s: %w", path, rowio.PanicError(p, "Parquet"))
 		}
 	}()
 	if err := rowio.CheckTable(pf, parquet.SchemaOf(new(T)), "Parquet"); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	rr := parquet.NewGenericReader[T](pf)
 	defer rr.Close()
 	rows := rowio.NewParquetRows(rr)
-	out = make([]T, 0, pf.NumRows())
 	buf := make([]T, min(4096, max(pf.NumRows(), 1)))
 	for {
 		// rows.Read clears buf: a null optional []byte must read as nil,
 		// not as the empty leftover of a reused row.
 		n, err := rows.Read(buf)
 		rowio.NormalizeNulls(buf[:n])
-		out = append(out, buf[:n]...)
+		if n > 0 {
+			if err := each(buf[:n]); err != nil {
+				return err
+			}
+		}
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
+}
+
+// EachPartitionBatch hands the rows of partition key of table t to each
+// a batch at a time (each file read as ReadDataFile reads it, in the
+// order of the manifest), for a reader that keeps less than the rows:
+// each must not keep the slice it is given.
+func EachPartitionBatch[T any](d *Dataset, t *Table, key string, each func([]T) error) error {
+	for _, f := range t.Partitions[key] {
+		if err := eachBatch(d.dataFile(t, key, f), nil, each); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ReadPartition reads all rows of partition key of table t (each file

@@ -1,6 +1,8 @@
 package leases
 
 import (
+	"encoding/binary"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -37,8 +39,8 @@ func TestSorted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []schema.Lease{a, b2, c}; !slices.Equal(s, want) || set[b.InfoHash] != b2 {
-		t.Fatalf("ReadSorted = %v, want %v (Read keeps %v)", s, want, set[b.InfoHash])
+	if got, want := slices.Collect(s.All()), []schema.Lease{a, b2, c}; !slices.Equal(got, want) || s.Len() != len(want) || set[b.InfoHash] != b2 {
+		t.Fatalf("ReadSorted = %v (%d), want %v (Read keeps %v)", got, s.Len(), want, set[b.InfoHash])
 	}
 	if l, ok := s.Get(b.InfoHash); !ok || l != b2 || !s.Live(b.InfoHash, now) || s.Live(a.InfoHash, now) {
 		t.Fatalf("Get(b) = %v, %v; Live(b) %v, Live(a) %v", l, ok, s.Live(b.InfoHash, now), s.Live(a.InfoHash, now))
@@ -72,5 +74,57 @@ func TestSorted(t *testing.T) {
 		return s.Write(tx, []schema.Hash{b.InfoHash, a.InfoHash}, now)
 	}); err == nil {
 		t.Fatal("Write took hashes to drop out of order")
+	}
+}
+
+// TestSortedManyIDs: a table whose leases have ids of their own, more
+// than ReadSorted shares through its map (maxInterned), over two files
+// and several batches, comes back whole, in hash order, and is written
+// back as it was read.
+func TestSortedManyIDs(t *testing.T) {
+	const now = 10 * Grace
+	var files [2][]schema.Lease
+	var want []schema.Lease
+	for i := range 2*maxInterned + 100 { // over 4096 rows a file: two batches each
+		l := lease(0, fmt.Sprint("lease-", i), now+int64(i))
+		binary.BigEndian.PutUint32(l.InfoHash[:], uint32(i))
+		if i%3 == 0 {
+			l.Reason = schema.ReasonRetry
+		}
+		files[i%2] = append(files[i%2], l)
+		want = append(want, l)
+	}
+	ds, err := commitLeases(t, func(tx *dataset.Tx) error {
+		var fis []dataset.FileInfo
+		for _, rows := range files {
+			fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", rows)
+			if err != nil {
+				return err
+			}
+			fis = append(fis, fi)
+		}
+		tx.SetPartition(dataset.TableLeases, "", fis)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ds.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSorted(ds, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Collect(s.All()); !slices.Equal(got, want) {
+		t.Fatalf("ReadSorted: %d leases, want %d, or not the same", len(got), len(want))
+	}
+	out, err := commitLeases(t, func(tx *dataset.Tx) error { return s.Write(tx, nil, now) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fileRows(t, out); !slices.Equal(got, want) {
+		t.Fatalf("written: %d leases, want %d, or not the same", len(got), len(want))
 	}
 }
