@@ -53,12 +53,16 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 			hotFiles = append(hotFiles, f)
 		}
 	}
-	coldTouched, err := r.touchesCold(key, coldFiles, results)
+	coldHs, err := r.readColdHashes(key, coldFiles)
 	if err != nil {
 		return out, err
 	}
+	coldTouched := touchesCold(coldHs, results)
 	if !r.fullPath {
-		sout, ok, err := r.splicePartition(key, t.Partitions[key], results, coldTouched)
+		if !coldTouched {
+			coldHs = nil // the splice path reads no cold file
+		}
+		sout, ok, err := r.splicePartition(key, t.Partitions[key], results, coldHs)
 		if err != nil || ok {
 			return sout, err
 		}
@@ -250,28 +254,49 @@ func (r *runner) lookup(rows []schema.State, added []schema.State, h schema.Hash
 	return nil
 }
 
-// touchesCold reports whether any result is for a hash in the cold files.
-// Only their info_hash column is read (statecol.ReadHashes), page by page.
-func (r *runner) touchesCold(key string, cold []dataset.FileInfo, results []result) (bool, error) {
-	var hs []schema.Hash
+// coldFile is the info_hash column of a cold file of a partition, read
+// once (readColdHashes) for touchesCold and the splice path.
+type coldFile struct {
+	hashes []schema.Hash // in the file's order
+	sorted []schema.Hash // hashes, sorted (a copy if they were not)
+}
+
+// has reports whether h is among the file's hashes.
+func (c *coldFile) has(h schema.Hash) bool {
+	_, ok := slices.BinarySearchFunc(c.sorted, h, hashCmp)
+	return ok
+}
+
+// readColdHashes reads the info_hash column of each of the cold files of
+// partition key, in their order (statecol.ReadHashes, page by page).
+func (r *runner) readColdHashes(key string, cold []dataset.FileInfo) ([]coldFile, error) {
+	out := make([]coldFile, 0, len(cold))
 	for _, f := range cold {
-		var err error
-		if hs, err = statecol.ReadHashes(r.d.DataFile(r.base, dataset.TableState, key, f), hs[:0]); err != nil {
-			return false, fmt.Errorf("merge: state partition %s: %w", key, err)
+		hs, err := statecol.ReadHashes(r.d.DataFile(r.base, dataset.TableState, key, f), nil)
+		if err != nil {
+			return nil, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
+		c := coldFile{hashes: hs, sorted: hs}
 		if !slices.IsSortedFunc(hs, hashCmp) { // a check: state files are sorted
-			slices.SortFunc(hs, hashCmp)
+			c.sorted = slices.Clone(hs)
+			slices.SortFunc(c.sorted, hashCmp)
 		}
-		for i := range results {
-			if results[i].Outcome == schema.OutcomeReleased {
-				continue // changes no state row
-			}
-			if _, ok := slices.BinarySearchFunc(hs, results[i].InfoHash, hashCmp); ok {
-				return true, nil
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// touchesCold reports whether any result that changes a state row (not
+// a released one) is for a hash in the cold files.
+func touchesCold(cold []coldFile, results []result) bool {
+	for i := range cold {
+		for j := range results {
+			if results[j].Outcome != schema.OutcomeReleased && cold[i].has(results[j].InfoHash) {
+				return true
 			}
 		}
 	}
-	return false, nil
+	return false
 }
 
 // writeStaged writes rows as file name of partition key of table in the

@@ -75,9 +75,12 @@ func (r *runner) archives(st *schema.State, untouched, released bool) bool {
 // files too, as the full path does: their rows with results, and their
 // tier=hot rows due to archive, are changed in place, the file keeping a
 // cold file's name; a cold file with no row to change is kept as it is.
+// coldHs is then the cold files' hashes, in the order of files (read by
+// readColdHashes, not again here), and nil when no result touches them.
 // ok is false (and nothing applied) when the full path must run instead.
-func (r *runner) splicePartition(key string, files []dataset.FileInfo, results []result, coldTouched bool) (out partOut, ok bool, err error) {
-	if !coldTouched && tooManyForSplice(files, results) {
+func (r *runner) splicePartition(key string, files []dataset.FileInfo, results []result, coldHs []coldFile) (out partOut, ok bool, err error) {
+	coldTouched := coldHs != nil
+	if tooManyForSplice(files, results, coldHs) {
 		return out, false, nil // a big batch: the bound below would fail after the scans
 	}
 	var hot []*hotFile
@@ -90,9 +93,10 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 	}()
 	hashes := sb.hashes[:0]
 	var hotRows int64
+	nextCold := 0
 	for _, f := range files {
-		cold := schedule.IsColdFile(f.Name)
-		if cold && !coldTouched {
+		isCold := schedule.IsColdFile(f.Name)
+		if isCold && !coldTouched {
 			continue
 		}
 		df := r.d.DataFile(r.base, dataset.TableState, key, f)
@@ -100,17 +104,20 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 		if err != nil {
 			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
-		hf := &hotFile{fi: f, path: df.Path(), src: src, cold: cold}
+		hf := &hotFile{fi: f, path: df.Path(), src: src, cold: isCold}
 		hot = append(hot, hf)
 		start := len(hashes)
-		if hashes, err = src.AppendHashes(hashes); err != nil {
+		if isCold {
+			hashes = append(hashes, coldHs[nextCold].hashes...) // read by readColdHashes
+			nextCold++
+		} else if hashes, err = src.AppendHashes(hashes); err != nil {
 			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
 		}
 		if !sortedHashes(hashes[start:]) {
 			return out, false, nil // not a state file as merge writes them: the full path reads it
 		}
 		hf.hashes = hashes[start:] // for now: hashes may move as it grows
-		if !cold {
+		if !isCold {
 			hotRows += int64(len(hf.hashes))
 		}
 	}
@@ -198,14 +205,15 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 	return out, true, nil
 }
 
-// tooManyForSplice reports, for a partition whose results touch no cold
-// file, whether they alone break the bound on cold rows in hot files:
-// every hash with a result that counts (not only released rows) is a hot
-// file's row that may be archived, or the state lacks it and the full
-// path runs anyway. splicePartition would come to the same answer after
-// reading every hot file's hashes and archive columns; a merge of 1M
-// results into a 20M-hash state spent 1.6 s of CPU on that before.
-func tooManyForSplice(files []dataset.FileInfo, results []result) bool {
+// tooManyForSplice reports whether the results alone break the bound on
+// cold rows in hot files: every hash with a result that counts (not only
+// released rows) and not in a cold file (cold: their hashes, nil when no
+// result touches them) is a hot file's row that may be archived, or the
+// state lacks it and the full path runs anyway. splicePartition would
+// come to the same answer after reading every hot file's hashes and
+// archive columns (and those of the cold files, when touched); a merge of
+// 1M results into a 20M-hash state spent 1.6 s of CPU on that before.
+func tooManyForSplice(files []dataset.FileInfo, results []result, cold []coldFile) bool {
 	var hotRows, counted int64
 	for _, f := range files {
 		if !schedule.IsColdFile(f.Name) {
@@ -213,7 +221,8 @@ func tooManyForSplice(files []dataset.FileInfo, results []result) bool {
 		}
 	}
 	for i := 0; i < len(results); i++ {
-		if (i == 0 || results[i].InfoHash != results[i-1].InfoHash) && results[i].Outcome != schema.OutcomeReleased {
+		if (i == 0 || results[i].InfoHash != results[i-1].InfoHash) && results[i].Outcome != schema.OutcomeReleased &&
+			!slices.ContainsFunc(cold, func(c coldFile) bool { return c.has(results[i].InfoHash) }) {
 			counted++
 		}
 	}
