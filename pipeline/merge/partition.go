@@ -2,8 +2,11 @@ package merge
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/leases"
@@ -17,7 +20,14 @@ type hashOnly struct {
 	InfoHash schema.Hash `parquet:"info_hash"`
 }
 
-func hashCmp(a, b schema.Hash) int { return bytes.Compare(a[:], b[:]) }
+// hashCmp orders hashes as bytes.Compare does, their first 8 bytes
+// compared as one number first: most hashes differ there.
+func hashCmp(a, b schema.Hash) int {
+	if x, y := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8]); x != y {
+		return cmp.Compare(x, y)
+	}
+	return bytes.Compare(a[8:], b[8:])
+}
 
 // partOut is what applying one partition's results produced.
 type partOut struct {
@@ -106,6 +116,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	var added []schema.State
 	released := map[schema.Hash]bool{}
 	untouched := map[schema.Hash]bool{} // only released rows: not archived now
+	at := 0                             // where the next lookup in rows starts: results come in hash order
 	for i := 0; i < len(results); {
 		h := results[i].InfoHash
 		j := i
@@ -116,10 +127,10 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 		if results[i].Outcome == schema.OutcomeReleased {
 			// Released rows only: the hash's row stays as it was (or
 			// absent) and its tier unchanged below.
-			st = r.lookup(rows, added, h)
+			st = lookup(rows, added, h, &at)
 			untouched[h] = true
 		} else {
-			st = r.find(rows, &added, h, &results[i].Result, &out)
+			st = r.find(rows, &added, h, &at, &results[i].Result, &out)
 		}
 		r.applyHash(st, results[i:j], &out, released)
 		i = j
@@ -225,9 +236,9 @@ func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released
 
 // find returns the state row of h, creating one for a hash the state
 // does not know (a fetch of a hash list that bypassed dedup): a hash is
-// never lost.
-func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash, first *schema.Result, out *partOut) *schema.State {
-	if st := r.lookup(rows, *added, h); st != nil {
+// never lost. It looks h up as lookup does (at: see there).
+func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash, at *int, first *schema.Result, out *partOut) *schema.State {
+	if st := lookup(rows, *added, h, at); st != nil {
 		return st
 	}
 	out.unknown++
@@ -240,18 +251,38 @@ func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash,
 	return &(*added)[len(*added)-1]
 }
 
-// lookup returns the state row of h, or nil when the state does not know
-// it (a released row creates no row: there was no attempt).
-func (r *runner) lookup(rows []schema.State, added []schema.State, h schema.Hash) *schema.State {
-	if i, ok := slices.BinarySearchFunc(rows, h, func(s schema.State, h schema.Hash) int { return hashCmp(s.InfoHash, h) }); ok {
+// lookup returns the state row of h, in rows or added (both sorted by
+// hash), or nil when the state does not know it (a released row creates
+// no row: there was no attempt). Hashes are looked up in increasing
+// order (a partition's results, sorted): the search in rows starts at
+// *at, where the previous one ended, and gallops (a few compares a hash,
+// where a binary search over every row took 17 at 78k rows: 1M results
+// into a 20M-hash state spent ~0.9 s of CPU in them), and *at moves to
+// h's place. added, the rows made for hashes the state lacks, was
+// scanned whole for each hash.
+func lookup(rows []schema.State, added []schema.State, h schema.Hash, at *int) *schema.State {
+	i := gallop(rows, *at, h)
+	*at = i
+	if i < len(rows) && rows[i].InfoHash == h {
 		return &rows[i]
 	}
-	for i := range added {
-		if added[i].InfoHash == h {
-			return &added[i]
-		}
+	if i, ok := slices.BinarySearchFunc(added, h, func(s schema.State, h schema.Hash) int { return hashCmp(s.InfoHash, h) }); ok {
+		return &added[i]
 	}
 	return nil
+}
+
+// gallop returns the first index from at on of rows (sorted by hash)
+// whose hash is not below h (len(rows) if none): it steps 1, 2, 4, ...
+// rows until it passes h, then searches that last step.
+func gallop(rows []schema.State, at int, h schema.Hash) int {
+	lo, hi := at, at
+	for step := 1; hi < len(rows) && hashCmp(rows[hi].InfoHash, h) < 0; step *= 2 {
+		lo, hi = hi+1, hi+step
+	}
+	hi = min(hi, len(rows))
+	// Every row from at to lo is below h; row hi (if any) is not.
+	return lo + sort.Search(hi-lo, func(k int) bool { return hashCmp(rows[lo+k].InfoHash, h) >= 0 })
 }
 
 // coldFile is the info_hash column of a cold file of a partition, read

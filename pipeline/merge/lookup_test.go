@@ -1,0 +1,83 @@
+package merge
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestLookupInOrder: lookup, asked hashes in increasing order from one
+// cursor, finds what a search of every row finds: a hash of rows (the
+// first of a repeated one), of added, or none, whatever the gaps between
+// the hashes asked.
+func TestLookupInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tt := range []struct {
+		name       string
+		rows, asks int
+		every      uint64 // a row's hash is a multiple of it
+	}{
+		{"no row", 0, 20, 1},
+		{"one row", 1, 20, 1},
+		{"dense asks", 1000, 3000, 2},
+		{"sparse asks", 100000, 300, 3},
+		{"asks past the last row", 50, 400, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rows := make([]schema.State, tt.rows)
+			for i := range rows {
+				rows[i].InfoHash = hashAt(0x42, uint64(i)*tt.every)
+			}
+			if len(rows) > 2 {
+				rows[2].InfoHash = rows[1].InfoHash // a hash twice: its first row is found
+			}
+			added := []schema.State{{InfoHash: hashAt(0x42, 7)}, {InfoHash: hashAt(0x42, 1<<40)}}
+			at, n := 0, uint64(0)
+			for range tt.asks {
+				n += uint64(rng.IntN(int(tt.every)*int(max(tt.rows, 1))/max(tt.asks, 1) + 2))
+				h := hashAt(0x42, n)
+				var want *schema.State
+				for i := range rows {
+					if rows[i].InfoHash == h {
+						want = &rows[i]
+						break
+					}
+				}
+				for i := range added {
+					if want == nil && added[i].InfoHash == h {
+						want = &added[i]
+					}
+				}
+				if got := lookup(rows, added, h, &at); got != want {
+					t.Fatalf("lookup(%x) = %p, want %p", h, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestHashCmp: hashCmp orders hashes as bytes.Compare does, whether they
+// differ in their first 8 bytes, after them, or not at all.
+func TestHashCmp(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		a, b schema.Hash
+	}{
+		{"first byte", schema.Hash{1}, schema.Hash{2}},
+		{"eighth byte", schema.Hash{7: 0xff}, schema.Hash{7: 0x01}},
+		{"ninth byte", schema.Hash{0: 9, 8: 1}, schema.Hash{0: 9, 8: 2}},
+		{"last byte", schema.Hash{19: 0x80}, schema.Hash{19: 0x7f}},
+		{"equal", schema.Hash{3, 19: 4}, schema.Hash{3, 19: 4}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, want := hashCmp(tt.a, tt.b), bytes.Compare(tt.a[:], tt.b[:]); got != want {
+				t.Fatalf("hashCmp = %d, want %d", got, want)
+			}
+			if got, want := hashCmp(tt.b, tt.a), bytes.Compare(tt.b[:], tt.a[:]); got != want {
+				t.Fatalf("hashCmp reversed = %d, want %d", got, want)
+			}
+		})
+	}
+}
