@@ -338,14 +338,15 @@ var errNoResults = errors.New("no results")
 // read at every attempt (a commit conflict is rare), and what is read is
 // not kept in memory whole: the rows keep their metadata in a spill file
 // (metaSpill) in the dataset's staging folder, removed on return, once
-// the torrents are staged. Kept to the commit, it made the commit's
+// the torrents are staged, and the rows themselves, packed, go there a
+// chunk of a partition at a time (prefixed). Kept to the commit, it made the commit's
 // syncfs write it out as well (a merge of 240 MiB of metadata wrote 480
 // MiB to the disk).
 func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) (Stats, map[string]inputNote, error) {
 	r.spill = newMetaSpill(r.d)
 	defer r.spill.close()
 	notes := map[string]inputNote{}
-	results := &prefixed{}
+	results := &prefixed{spill: r.spill}
 	prog := r.readingProgress(pending)
 	defer prog.Done()
 	for _, in := range pending {
@@ -429,6 +430,7 @@ func (r *runner) apply(ctx context.Context, results *prefixed, workers int) (Sta
 			defer wg.Done()
 			var buf []schema.State
 			var rbuf []result // the partition's results, expanded
+			var pbuf []byte   // and packed, read back from the spill
 			for {
 				mu.Lock()
 				if first != nil || next >= len(parts) {
@@ -439,9 +441,12 @@ func (r *runner) apply(ctx context.Context, results *prefixed, workers int) (Sta
 				parts[next].g = group{} // dropped once applied
 				next++
 				mu.Unlock()
-				rs := expand(pt, &rbuf)
-				sortResults(rs)
-				out, err := r.statePartition(pt.key, rs, &buf)
+				rs, err := expand(pt, r.spill, &rbuf, &pbuf)
+				var out partOut
+				if err == nil {
+					sortResults(rs)
+					out, err = r.statePartition(pt.key, rs, &buf)
+				}
 				var n int
 				if err == nil {
 					n, err = r.torrentPartition(pt.key, out.torrents)

@@ -1,10 +1,13 @@
 package merge
 
 import (
+	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -61,7 +64,10 @@ func TestPackedKeepsEveryColumn(t *testing.T) {
 	if len(tab.strs) != maxInterned {
 		t.Errorf("table holds %d strings, want %d", len(tab.strs), maxInterned)
 	}
-	got := expand(part{g: group{b: b, n: len(want)}, strs: tab.strs}, new([]result))
+	got, err := expand(part{g: group{b: b, n: len(want)}, strs: tab.strs}, nil, new([]result), new([]byte))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range want {
 		name := fmt.Sprint("lease ", i-len(tests))
 		if i < len(tests) {
@@ -109,5 +115,65 @@ func setNonZero(t *testing.T, name string, v reflect.Value, i int) {
 		v.Set(s)
 	default:
 		t.Fatalf("field %s: set no value of kind %v", name, v.Kind())
+	}
+}
+
+// TestPrefixedSpills: with a spill, prefixed holds at most a chunk of
+// packed bytes a partition (spillChunk), the rest going to the spill as
+// the results are read, and each partition's results come back whole and
+// in the order read, from chunks and the bytes held, however the
+// partitions' rows were interleaved.
+func TestPrefixedSpills(t *testing.T) {
+	defer func(n int) { spillChunk = n }(spillChunk)
+	spillChunk = 512
+	d, err := dataset.Open(context.Background(), makeDataset(t, nil), dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	sp := newMetaSpill(d)
+	defer sp.close()
+	p := &prefixed{spill: sp}
+	want := map[byte][]result{}
+	for i := range 3000 {
+		var r result
+		r.InfoHash = hashAt(byte(i%3), uint64(i))
+		r.LeaseID, r.Outcome, r.AttemptedAt = fmt.Sprint("lease-", i%5), schema.OutcomeNoPeers, int64(i)
+		if i%7 == 0 {
+			r.Detail = strings.Repeat("x", i%300) // rows of every size: chunks end anywhere
+			r.PeerFailures = []schema.PeerFailure{{Addr: fmt.Sprint("127.0.0.1:", i), Class: schema.OutcomeNoPeers, At: int64(i)}}
+		}
+		p.add(&r)
+		want[r.InfoHash[0]] = append(want[r.InfoHash[0]], r)
+		for b := range 3 {
+			if g := p.groups[b]; len(g.b) >= spillChunk {
+				t.Fatalf("after %d rows, partition %02x holds %d bytes, not under %d", i+1, b, len(g.b), spillChunk)
+			}
+		}
+	}
+	if p.err != nil || p.n != 3000 {
+		t.Fatalf("add: %v, %d rows", p.err, p.n)
+	}
+	if sp.off < 100*int64(spillChunk) {
+		t.Fatalf("the spill took %d bytes: the rows were held", sp.off)
+	}
+	parts := p.parts()
+	if len(parts) != 3 {
+		t.Fatalf("%d parts, want 3", len(parts))
+	}
+	var buf []result
+	var packed []byte
+	for _, pt := range parts {
+		got, err := expand(pt, sp, &buf, &packed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b byte
+		if _, err := fmt.Sscanf(pt.key, "%02x", &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want[b]) {
+			t.Fatalf("partition %s: %d results back, want %d, or not the same", pt.key, len(got), len(want[b]))
+		}
 	}
 }

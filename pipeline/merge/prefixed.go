@@ -11,19 +11,35 @@ import (
 // hash (the state partition they apply to), each group in the order
 // read and packed (internTable.pack: a few dozen bytes a failed result,
 // where a struct took 248 and its strings more), and their peer failures
-// in the order read (penalize takes them so).
+// in the order read (penalize takes them so). With a spill, a group's
+// bytes go to it once they fill spillChunk (kept: the last chunk's at
+// most), and a worker reads a partition's back when it applies it: 1M
+// results held 50 MB packed, 256 x 16 KiB at most now.
 type prefixed struct {
 	groups   [256]group
 	strs     internTable
+	spill    *metaSpill // where the groups' chunks go (nil: held in memory)
 	n        int64
 	failures []schema.PeerFailure
 	err      error // a row add could not hold
 }
 
-// group is the packed results of one partition, and how many.
+// spillChunk is how many packed bytes of a group prefixed holds before
+// it writes them to the spill.
+var spillChunk = 16 << 10
+
+// group is the packed results of one partition: those in the spill
+// (chunks, in order) then those held (b), and how many in all.
 type group struct {
-	b []byte
-	n int
+	chunks []chunk
+	b      []byte
+	n      int
+}
+
+// chunk is n bytes at off of the spill.
+type chunk struct {
+	off int64
+	n   int
 }
 
 // errUnspilled is prefixed's error for an ok result whose metadata is
@@ -37,11 +53,23 @@ func (p *prefixed) add(res *result) {
 		p.err = errUnspilled
 		return
 	}
+	if p.err != nil {
+		return // the run fails with it
+	}
 	g := &p.groups[res.InfoHash[0]]
 	g.b = p.strs.pack(g.b, res)
 	g.n++
 	p.failures = append(p.failures, res.PeerFailures...)
 	p.n++
+	if p.spill != nil && len(g.b) >= spillChunk {
+		off, err := p.spill.putBytes(g.b)
+		if err != nil {
+			p.err = fmt.Errorf("merge: spilling the results read: %w", err)
+			return
+		}
+		g.chunks = append(g.chunks, chunk{off: off, n: len(g.b)})
+		g.b = g.b[:0]
+	}
 }
 
 // part is the results of one state partition.
@@ -51,18 +79,38 @@ type part struct {
 	strs []string // the table its strings were packed with
 }
 
-// expand returns the results of pt, unpacked, in buf (reused).
-func expand(pt part, buf *[]result) []result {
+// expand returns the results of pt, unpacked, in buf (reused); its
+// chunks are read back from sp into packed (reused too).
+func expand(pt part, sp *metaSpill, buf *[]result, packed *[]byte) ([]result, error) {
+	b := pt.g.b
+	if len(pt.g.chunks) > 0 {
+		n := len(pt.g.b)
+		for _, c := range pt.g.chunks {
+			n += c.n
+		}
+		if cap(*packed) < n {
+			*packed = make([]byte, n)
+		}
+		b = (*packed)[:n]
+		at := 0
+		for _, c := range pt.g.chunks {
+			if err := sp.readBytes(b[at:at+c.n], c.off); err != nil {
+				return nil, fmt.Errorf("merge: %s: %w", sp.path(), err)
+			}
+			at += c.n
+		}
+		copy(b[at:], pt.g.b)
+	}
 	*buf = (*buf)[:0]
 	if cap(*buf) < pt.g.n {
 		*buf = make([]result, 0, pt.g.n)
 	}
-	u := unpacker{strs: pt.strs, b: pt.g.b}
+	u := unpacker{strs: pt.strs, b: b}
 	for range pt.g.n {
 		*buf = append(*buf, result{})
 		u.next(&(*buf)[len(*buf)-1])
 	}
-	return *buf
+	return *buf, nil
 }
 
 // parts hands the groups over as parts in partition order, the empty

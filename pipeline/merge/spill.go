@@ -14,11 +14,13 @@ import (
 // a dataset scratch folder, so that the results merge holds while it
 // applies them do not grow with the metadata: each keeps a metaRef, and
 // torrentPartition reads a torrent's metadata back as it writes the row.
-// The folder is made on the first put, and removed by close or, after a
-// kill, by the next writer's Open (dataset.Scratch).
+// The results themselves, packed, go there too a chunk at a time
+// (prefixed: putBytes, readBytes). The folder is made on the first put,
+// and removed by close or, after a kill, by the next writer's Open
+// (dataset.Scratch).
 //
-// put is called by one goroutine while inputs are read; get by any
-// number once they are (ReadAt).
+// put and putBytes are called by one goroutine while inputs are read;
+// get and readBytes by any number once they are (ReadAt).
 type metaSpill struct {
 	d   *dataset.Dataset
 	sc  *dataset.Scratch
@@ -39,38 +41,67 @@ func (m metaRef) spilled() bool { return m.n > 0 }
 
 func newMetaSpill(d *dataset.Dataset) *metaSpill { return &metaSpill{d: d} }
 
+// open makes the spill's folder and file, on the first put.
+func (s *metaSpill) open() error {
+	if s.f != nil {
+		return nil
+	}
+	sc, err := s.d.NewScratch()
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(sc.Dir, "metadata.spill"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		sc.Remove()
+		return err
+	}
+	s.sc, s.f = sc, f
+	return nil
+}
+
 // put appends m to the spill.
 func (s *metaSpill) put(m *schema.Meta) (metaRef, error) {
-	if s.f == nil {
-		sc, err := s.d.NewScratch()
-		if err != nil {
-			return metaRef{}, err
-		}
-		f, err := os.OpenFile(filepath.Join(sc.Dir, "metadata.spill"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			sc.Remove()
-			return metaRef{}, err
-		}
-		s.sc, s.f = sc, f
-	}
 	s.buf = appendMeta(s.buf[:0], m)
-	if _, err := s.f.Write(s.buf); err != nil {
-		return metaRef{}, err // names the file
+	off, err := s.putBytes(s.buf)
+	if err != nil {
+		return metaRef{}, err
 	}
-	ref := metaRef{off: s.off, n: int64(len(s.buf)), infoLen: int64(len(m.InfoBytes))}
-	s.off += ref.n
+	ref := metaRef{off: off, n: int64(len(s.buf)), infoLen: int64(len(m.InfoBytes))}
 	if cap(s.buf) > 1<<20 {
 		s.buf = nil // one large torrent's: not kept for the run
 	}
 	return ref, nil
 }
 
+// putBytes appends b to the spill (packed results, prefixed) and
+// returns its offset.
+func (s *metaSpill) putBytes(b []byte) (int64, error) {
+	if err := s.open(); err != nil {
+		return 0, err
+	}
+	if _, err := s.f.Write(b); err != nil {
+		return 0, err // names the file
+	}
+	off := s.off
+	s.off += int64(len(b))
+	return off, nil
+}
+
+// readBytes reads len(b) bytes at off back into b. Its errors do not
+// name the file (path does).
+func (s *metaSpill) readBytes(b []byte, off int64) error {
+	if _, err := s.f.ReadAt(b, off); err != nil {
+		return fmt.Errorf("reading %d bytes at %d: %w", len(b), off, err)
+	}
+	return nil
+}
+
 // get reads back the metadata at ref. Its errors do not name the file
 // (path does).
 func (s *metaSpill) get(ref metaRef) (schema.Meta, error) {
 	b := make([]byte, ref.n)
-	if _, err := s.f.ReadAt(b, ref.off); err != nil {
-		return schema.Meta{}, fmt.Errorf("reading %d bytes at %d: %w", ref.n, ref.off, err)
+	if err := s.readBytes(b, ref.off); err != nil {
+		return schema.Meta{}, err
 	}
 	m, err := decodeMeta(b)
 	if err != nil {
