@@ -13,7 +13,7 @@ FUZZMINIMIZE ?= 200x
 BUILD_VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
 GO_LDFLAGS = $(if $(BUILD_VERSION),-X github.com/infohash/infohash/app.buildVersion=$(BUILD_VERSION))
 
-.PHONY: help build test test-go test-duckdb demo bench fuzz lint clean
+.PHONY: help build test test-go test-duckdb demo soak bench fuzz lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -36,6 +36,10 @@ test-go: ## go test -race over the module
 test-duckdb: build ## DuckDB reads what infohash writes (tools/duckcheck, its own module)
 	cd tools/duckcheck && $(GO) vet ./... && INFOHASH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
 
+# Not part of test: 12 passes of ~10 s each on a loopback testnet (~2.5 min).
+soak: build ## kill -9 soak: loopback testnet, SOAK_PASSES (12) passes, a random stage killed each, invariants checked by DuckDB (SOAK_SEED)
+	scripts/soak.sh
+
 bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture load, fetch swarm
 	scripts/bench-dedup.sh
 	scripts/bench-capture.sh
@@ -56,4 +60,4 @@ fuzz: ## run every fuzz target for FUZZTIME each (scripts/fuzz.sh)
 	FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) scripts/fuzz.sh
 
 clean: ## remove build outputs
-	rm -rf bin demo-data bench-data
+	rm -rf bin demo-data bench-data soak-data
