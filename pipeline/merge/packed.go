@@ -2,6 +2,8 @@ package merge
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -130,33 +132,66 @@ func (t *internTable) pack(b []byte, res *result) []byte {
 
 // unpacker reads packed results back, with the table they were packed
 // with. Its strings are the table's or new ones (none shares the packed
-// bytes), and its durations are allocated a partition at a time.
+// bytes), and its durations are allocated a partition at a time. Bytes
+// that are not what pack wrote (a damaged spill) set err, which sticks,
+// rather than index past b or the table.
 type unpacker struct {
 	strs []string
 	b    []byte
 	ms   []int64 // durations not handed out yet
+	err  error
+}
+
+// errPacked is the error of packed bytes that do not read back.
+var errPacked = errors.New("packed results do not read back")
+
+func (u *unpacker) fail(what string) {
+	if u.err == nil {
+		u.err = fmt.Errorf("%w: %s", errPacked, what)
+	}
+	u.b = nil
 }
 
 func (u *unpacker) uvarint() uint64 {
 	v, n := binary.Uvarint(u.b)
+	if n <= 0 {
+		u.fail("a bad varint")
+		return 0
+	}
 	u.b = u.b[n:]
 	return v
 }
 
 func (u *unpacker) varint() int64 {
 	v, n := binary.Varint(u.b)
+	if n <= 0 {
+		u.fail("a bad varint")
+		return 0
+	}
 	u.b = u.b[n:]
 	return v
 }
 
+// take returns the next n bytes (nil past the end).
+func (u *unpacker) take(n uint64) []byte {
+	if n > uint64(len(u.b)) {
+		u.fail(fmt.Sprintf("%d bytes wanted, %d left", n, len(u.b)))
+		return nil
+	}
+	b := u.b[:n]
+	u.b = u.b[n:]
+	return b
+}
+
 func (u *unpacker) string() string {
 	if k := u.uvarint(); k > 0 {
+		if k > uint64(len(u.strs)) {
+			u.fail(fmt.Sprintf("string %d of a table of %d", k, len(u.strs)))
+			return ""
+		}
 		return u.strs[k-1]
 	}
-	n := u.uvarint()
-	s := string(u.b[:n])
-	u.b = u.b[n:]
-	return s
+	return string(u.take(u.uvarint()))
 }
 
 // duration returns a pointer to v, from a block of them.
@@ -169,15 +204,16 @@ func (u *unpacker) duration(v int64) *int64 {
 	return p
 }
 
-// next unpacks the next result into res (every field set).
+// next unpacks the next result into res (every field set); on bytes
+// that do not read back it sets u.err.
 func (u *unpacker) next(res *result) {
 	*res = result{}
 	r := &res.Result
-	copy(r.InfoHash[:], u.b)
-	u.b = u.b[len(r.InfoHash):]
+	copy(r.InfoHash[:], u.take(uint64(len(r.InfoHash))))
 	flags := u.uvarint()
-	r.HashType = int8(u.b[0])
-	u.b = u.b[1:]
+	if t := u.take(1); t != nil {
+		r.HashType = int8(t[0])
+	}
 	r.Attempt = int32(u.varint())
 	r.LeaseID = u.string()
 	r.AttemptedAt = u.varint()
@@ -186,12 +222,15 @@ func (u *unpacker) next(res *result) {
 	r.PeersFound = int32(u.varint())
 	r.PeersTried = int32(u.varint())
 	if flags&packV2 != 0 {
-		n := u.uvarint()
-		r.InfoHashV2 = append(make([]byte, 0, n), u.b[:n]...)
-		u.b = u.b[n:]
+		r.InfoHashV2 = append([]byte{}, u.take(u.uvarint())...)
 	}
 	if flags&packFailures != 0 {
-		r.PeerFailures = make([]schema.PeerFailure, u.uvarint())
+		n := u.uvarint()
+		if n > uint64(len(u.b)) { // a failure takes 3 bytes at least
+			u.fail(fmt.Sprintf("%d peer failures in %d bytes", n, len(u.b)))
+			return
+		}
+		r.PeerFailures = make([]schema.PeerFailure, n)
 		for i := range r.PeerFailures {
 			pf := &r.PeerFailures[i]
 			pf.Addr = u.string()

@@ -1,8 +1,10 @@
 package merge
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -175,5 +177,79 @@ func TestPrefixedSpills(t *testing.T) {
 		if !reflect.DeepEqual(got, want[b]) {
 			t.Fatalf("partition %s: %d results back, want %d, or not the same", pt.key, len(got), len(want[b]))
 		}
+	}
+}
+
+// TestExpandRefusesDamagedSpill: a partition whose packed results read
+// back from the spill are not what was written (cut short, overwritten)
+// fails with an error naming the spill and the partition, as a damaged
+// metadata entry does (decodeMeta), rather than crash merge on an index
+// out of range or hand out results made of other bytes.
+func TestExpandRefusesDamagedSpill(t *testing.T) {
+	defer func(n int) { spillChunk = n }(spillChunk)
+	spillChunk = 256
+	for _, tt := range []struct {
+		name   string
+		damage func(t *testing.T, path string, size int64)
+	}{
+		{"cut short", func(t *testing.T, path string, size int64) {
+			if err := os.Truncate(path, size-10); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"overwritten with 0xff", func(t *testing.T, path string, size int64) { overwrite(t, path, 0, size, 0xff) }},
+		{"overwritten with zeros", func(t *testing.T, path string, size int64) { overwrite(t, path, size/3, size/2, 0) }},
+		{"a length past the end", func(t *testing.T, path string, size int64) { overwrite(t, path, 21, 40, 0x7f) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := dataset.Open(context.Background(), makeDataset(t, nil), dataset.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			sp := newMetaSpill(d)
+			defer sp.close()
+			p := &prefixed{spill: sp}
+			for i := range 200 {
+				var r result
+				r.InfoHash = hashAt(0x07, uint64(i))
+				r.LeaseID, r.Outcome, r.AttemptedAt, r.Detail = "lease", schema.OutcomeNoPeers, int64(i+1), "timed out"
+				p.add(&r)
+			}
+			if p.err != nil || len(p.groups[0x07].chunks) < 2 {
+				t.Fatalf("add: %v, %d chunks", p.err, len(p.groups[0x07].chunks))
+			}
+			tt.damage(t, sp.path(), sp.off)
+			parts := p.parts()
+			var rs []result
+			var err2 error
+			func() {
+				defer func() {
+					if v := recover(); v != nil {
+						t.Fatalf("expand panicked: %v", v)
+					}
+				}()
+				rs, err2 = expand(parts[0], sp, new([]result), new([]byte))
+			}()
+			if err2 == nil {
+				t.Fatalf("expand took a damaged spill: %d results", len(rs))
+			}
+			if msg := err2.Error(); !strings.Contains(msg, sp.path()) || !strings.Contains(msg, "partition 07") {
+				t.Fatalf("error %q does not name the spill and the partition", msg)
+			}
+		})
+	}
+}
+
+// overwrite sets bytes [from, to) of the file at path to b.
+func overwrite(t *testing.T, path string, from, to int64, b byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(bytes.Repeat([]byte{b}, int(to-from)), from); err != nil {
+		t.Fatal(err)
 	}
 }

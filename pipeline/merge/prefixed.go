@@ -80,7 +80,9 @@ type part struct {
 }
 
 // expand returns the results of pt, unpacked, in buf (reused); its
-// chunks are read back from sp into packed (reused too).
+// chunks are read back from sp into packed (reused too). Chunks that do
+// not read back as the results packed (a spill cut short or damaged) are
+// an error naming the partition and the spill, and no result.
 func expand(pt part, sp *metaSpill, buf *[]result, packed *[]byte) ([]result, error) {
 	b := pt.g.b
 	if len(pt.g.chunks) > 0 {
@@ -95,7 +97,7 @@ func expand(pt part, sp *metaSpill, buf *[]result, packed *[]byte) ([]result, er
 		at := 0
 		for _, c := range pt.g.chunks {
 			if err := sp.readBytes(b[at:at+c.n], c.off); err != nil {
-				return nil, fmt.Errorf("merge: %s: %w", sp.path(), err)
+				return nil, fmt.Errorf("merge: state partition %s: %s: %w", pt.key, sp.path(), err)
 			}
 			at += c.n
 		}
@@ -108,7 +110,20 @@ func expand(pt part, sp *metaSpill, buf *[]result, packed *[]byte) ([]result, er
 	u := unpacker{strs: pt.strs, b: b}
 	for range pt.g.n {
 		*buf = append(*buf, result{})
-		u.next(&(*buf)[len(*buf)-1])
+		if u.next(&(*buf)[len(*buf)-1]); u.err != nil {
+			break
+		}
+	}
+	if u.err == nil && len(u.b) > 0 {
+		u.fail(fmt.Sprintf("%d bytes past the last of %d results", len(u.b), pt.g.n))
+	}
+	if u.err != nil {
+		where := "held in memory"
+		if len(pt.g.chunks) > 0 {
+			where = sp.path()
+		}
+		*buf = (*buf)[:0]
+		return nil, fmt.Errorf("merge: state partition %s: %s: %w", pt.key, where, u.err)
 	}
 	return *buf, nil
 }
