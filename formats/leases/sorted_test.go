@@ -1,8 +1,10 @@
 package leases
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -127,4 +129,92 @@ func TestSortedManyIDs(t *testing.T) {
 	if got := fileRows(t, out); !slices.Equal(got, want) {
 		t.Fatalf("written: %d leases, want %d, or not the same", len(got), len(want))
 	}
+}
+
+// TestSortedAsRead: a table of several files, more than a batch each,
+// out of hash order, with a hash's rows spread over files and batches
+// (planned at the same time or not) and lease ids past maxInterned, is
+// held by ReadSorted as Read holds it: the same lease a hash, in hash
+// order; and Get finds no lease for a hash without one, also one that
+// differs from a leased hash in its last byte or ties on its first 8.
+func TestSortedAsRead(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		files, hashes int
+		ids           int
+	}{
+		{"one file, few hashes", 1, 50, 3},
+		{"three files, many ids", 3, 6000, 2 * maxInterned},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tt.hashes), 3))
+			files := make([][]schema.Lease, tt.files)
+			for range 4 * 4096 { // more than a batch (4096 rows) a file
+				k := rng.IntN(tt.hashes)
+				var h schema.Hash
+				h[0], h[1], h[19] = byte(k>>8), byte(k), byte(k%3)
+				if k%7 == 0 {
+					h[8] = 1 // ties with others on the first 8 bytes
+				}
+				l := schema.Lease{InfoHash: h, LeaseID: fmt.Sprint("id", rng.IntN(tt.ids)), LeaseUntil: rng.Int64N(100),
+					Attempt: int32(rng.IntN(5)), Reason: fmt.Sprint("r", rng.IntN(3)), PlannedAt: rng.Int64N(4)}
+				f := rng.IntN(tt.files)
+				files[f] = append(files[f], l)
+			}
+			ds, err := commitLeases(t, func(tx *dataset.Tx) error {
+				var fis []dataset.FileInfo
+				for _, rows := range files {
+					fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", rows)
+					if err != nil {
+						return err
+					}
+					fis = append(fis, fi)
+				}
+				tx.SetPartition(dataset.TableLeases, "", fis)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := ds.Current()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := ReadSorted(ds, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set, err := Read(ds, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Collect(s.All())
+			if len(got) != len(set) || s.Len() != len(set) {
+				t.Fatalf("ReadSorted holds %d leases (Len %d), Read %d", len(got), s.Len(), len(set))
+			}
+			for i, l := range got {
+				if set[l.InfoHash] != l {
+					t.Fatalf("lease %d: ReadSorted holds %v, Read %v", i, l, set[l.InfoHash])
+				}
+				if i > 0 && bytes.Compare(got[i-1].InfoHash[:], l.InfoHash[:]) >= 0 {
+					t.Fatalf("lease %d (%x) not after %x", i, l.InfoHash, got[i-1].InfoHash)
+				}
+				if g, ok := s.Get(l.InfoHash); !ok || g != l {
+					t.Fatalf("Get(%x) = %v, %v; want %v", l.InfoHash, g, ok, l)
+				}
+				for _, near := range []schema.Hash{lastByteFlipped(l.InfoHash), {0: l.InfoHash[0], 1: l.InfoHash[1], 8: 2}} {
+					if _, leased := set[near]; !leased {
+						if g, ok := s.Get(near); ok {
+							t.Fatalf("Get(%x) found %v: no lease", near, g)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func lastByteFlipped(h schema.Hash) schema.Hash {
+	h[19] ^= 0x80
+	return h
 }

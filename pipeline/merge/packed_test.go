@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -252,4 +253,101 @@ func overwrite(t *testing.T, path string, from, to int64, b byte) {
 	if _, err := f.WriteAt(bytes.Repeat([]byte{b}, int(to-from)), from); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestPrefixedSpillsAnyChunk: random results (every column null or not,
+// negative and large values, strings of a few repeated values, of
+// thousands, of over 127 bytes, lists empty or not) over four partitions
+// come back as they were added whatever the chunk size: a byte (every
+// result in chunks of its own), smaller than a result, a few results,
+// or the default.
+func TestPrefixedSpillsAnyChunk(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		chunk int
+	}{{"a byte", 1}, {"smaller than a result", 7}, {"a few results", 100}, {"the default", spillChunk}} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func(n int) { spillChunk = n }(spillChunk)
+			spillChunk = tt.chunk
+			d, err := dataset.Open(context.Background(), makeDataset(t, nil), dataset.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			sp := newMetaSpill(d)
+			defer sp.close()
+			p := &prefixed{spill: sp}
+			want := map[string][]result{}
+			rng := rand.New(rand.NewPCG(uint64(tt.chunk), 1))
+			for range 5000 {
+				r := randomResult(rng)
+				p.add(&r)
+				key := fmt.Sprintf("%02x", r.InfoHash[0])
+				want[key] = append(want[key], r)
+			}
+			if p.err != nil {
+				t.Fatal(p.err)
+			}
+			var buf []result
+			var packed []byte
+			for _, pt := range p.parts() {
+				got, err := expand(pt, sp, &buf, &packed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want[pt.key]) {
+					t.Fatalf("partition %s: %d results back, want %d, or not the same", pt.key, len(got), len(want[pt.key]))
+				}
+			}
+		})
+	}
+}
+
+// randomResult is a result of partition 00 to 03 whose every column is
+// drawn from rng; an ok one has a metadata reference.
+func randomResult(rng *rand.Rand) result {
+	ms := func() *int64 {
+		if rng.IntN(2) == 0 {
+			return nil
+		}
+		return new(rng.Int64() - rng.Int64())
+	}
+	str := func() string {
+		switch rng.IntN(4) {
+		case 0:
+			return ""
+		case 1:
+			return strings.Repeat("é", rng.IntN(200))
+		case 2:
+			return fmt.Sprint("many-", rng.IntN(70000))
+		}
+		return fmt.Sprint("few-", rng.IntN(3))
+	}
+	var r result
+	r.InfoHash[0], r.InfoHash[19] = byte(rng.IntN(4)), byte(rng.IntN(3))
+	r.HashType, r.Attempt = int8(rng.IntN(256)-128), int32(rng.Uint32())
+	r.LeaseID, r.Outcome, r.Detail, r.ServedBy = str(), str(), str(), str()
+	r.AttemptedAt, r.MetadataSize = rng.Int64()-rng.Int64(), rng.Int64()-rng.Int64()
+	r.PeersFound, r.PeersTried = int32(rng.Uint32()), int32(rng.Uint32())
+	r.LookupMs, r.ConnectMs, r.MetadataMs, r.TotalMs = ms(), ms(), ms(), ms()
+	r.HandshakeMs, r.ExtensionMs, r.VerifyMs = ms(), ms(), ms()
+	switch rng.IntN(3) {
+	case 1:
+		r.InfoHashV2 = []byte{}
+	case 2:
+		r.InfoHashV2 = bytes.Repeat([]byte{byte(rng.IntN(256))}, 1+rng.IntN(40))
+	}
+	if rng.IntN(2) == 0 {
+		r.PeerFailures = []schema.PeerFailure{}
+		for range rng.IntN(5) {
+			r.PeerFailures = append(r.PeerFailures, schema.PeerFailure{Addr: str(), Class: str(), At: rng.Int64() - rng.Int64()})
+		}
+	}
+	if rng.IntN(4) == 0 {
+		r.Outcome = schema.OutcomeOK
+		r.meta = metaRef{off: rng.Int64N(1 << 50), n: 1 + rng.Int64N(1<<30), infoLen: rng.Int64N(1 << 30)}
+	} else if r.Outcome == schema.OutcomeOK {
+		r.Outcome = "not ok"
+	}
+	return r
 }
