@@ -96,25 +96,7 @@ func TestSortedManyIDs(t *testing.T) {
 		files[i%2] = append(files[i%2], l)
 		want = append(want, l)
 	}
-	ds, err := commitLeases(t, func(tx *dataset.Tx) error {
-		var fis []dataset.FileInfo
-		for _, rows := range files {
-			fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", rows)
-			if err != nil {
-				return err
-			}
-			fis = append(fis, fi)
-		}
-		tx.SetPartition(dataset.TableLeases, "", fis)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ds.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds, m := commitLeaseFiles(t, files[:]...)
 	s, err := ReadSorted(ds, m)
 	if err != nil {
 		t.Fatal(err)
@@ -161,25 +143,7 @@ func TestSortedAsRead(t *testing.T) {
 				f := rng.IntN(tt.files)
 				files[f] = append(files[f], l)
 			}
-			ds, err := commitLeases(t, func(tx *dataset.Tx) error {
-				var fis []dataset.FileInfo
-				for _, rows := range files {
-					fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", rows)
-					if err != nil {
-						return err
-					}
-					fis = append(fis, fi)
-				}
-				tx.SetPartition(dataset.TableLeases, "", fis)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := ds.Current()
-			if err != nil {
-				t.Fatal(err)
-			}
+			ds, m := commitLeaseFiles(t, files...)
 			s, err := ReadSorted(ds, m)
 			if err != nil {
 				t.Fatal(err)
@@ -217,4 +181,31 @@ func TestSortedAsRead(t *testing.T) {
 func lastByteFlipped(h schema.Hash) schema.Hash {
 	h[19] ^= 0x80
 	return h
+}
+
+// commitLeaseFiles commits a lease table of one file per element of
+// files, in that order, to a new dataset, and returns it (open) with the
+// snapshot's manifest.
+func commitLeaseFiles(t *testing.T, files ...[]schema.Lease) (*dataset.Dataset, *dataset.Manifest) {
+	t.Helper()
+	ds, err := commitLeases(t, func(tx *dataset.Tx) error {
+		var fis []dataset.FileInfo
+		for _, rows := range files {
+			fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", rows)
+			if err != nil {
+				return err
+			}
+			fis = append(fis, fi)
+		}
+		tx.SetPartition(dataset.TableLeases, "", fis)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ds.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds, m
 }

@@ -39,19 +39,7 @@ func TestLookupInOrder(t *testing.T) {
 			for range tt.asks {
 				n += uint64(rng.IntN(int(tt.every)*int(max(tt.rows, 1))/max(tt.asks, 1) + 2))
 				h := hashAt(0x42, n)
-				var want *schema.State
-				for i := range rows {
-					if rows[i].InfoHash == h {
-						want = &rows[i]
-						break
-					}
-				}
-				for i := range added {
-					if want == nil && added[i].InfoHash == h {
-						want = &added[i]
-					}
-				}
-				if got := lookup(rows, added, h, &at); got != want {
+				if got, want := lookup(rows, added, h, &at), scanFor(rows, added, h); got != want {
 					t.Fatalf("lookup(%x) = %p, want %p", h, got, want)
 				}
 			}
@@ -140,22 +128,23 @@ func TestLookupMixedPrefixes(t *testing.T) {
 			}
 			at := 0
 			for _, h := range asks {
-				var want *schema.State
-				for i := range rows {
-					if rows[i].InfoHash == h {
-						want = &rows[i]
-						break
-					}
-				}
-				for i := range added {
-					if want == nil && added[i].InfoHash == h {
-						want = &added[i]
-					}
-				}
-				if got := lookup(rows, added, h, &at); got != want {
+				if got, want := lookup(rows, added, h, &at), scanFor(rows, added, h); got != want {
 					t.Fatalf("lookup(%x) = %p, want %p", h, got, want)
 				}
 			}
 		})
 	}
+}
+
+// scanFor is what lookup finds, by a scan: h's row in rows, else its
+// first row in added, else nil.
+func scanFor(rows, added []schema.State, h schema.Hash) *schema.State {
+	for _, list := range [][]schema.State{rows, added} {
+		for i := range list {
+			if list[i].InfoHash == h {
+				return &list[i]
+			}
+		}
+	}
+	return nil
 }

@@ -129,14 +129,7 @@ func setNonZero(t *testing.T, name string, v reflect.Value, i int) {
 func TestPrefixedSpills(t *testing.T) {
 	defer func(n int) { spillChunk = n }(spillChunk)
 	spillChunk = 512
-	d, err := dataset.Open(context.Background(), makeDataset(t, nil), dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	sp := newMetaSpill(d)
-	defer sp.close()
-	p := &prefixed{spill: sp}
+	p, sp := newPrefixed(t)
 	want := map[byte][]result{}
 	for i := range 3000 {
 		var r result
@@ -203,14 +196,7 @@ func TestExpandRefusesDamagedSpill(t *testing.T) {
 		{"a length past the end", func(t *testing.T, path string, size int64) { overwrite(t, path, 21, 40, 0x7f) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := dataset.Open(context.Background(), makeDataset(t, nil), dataset.OpenOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			sp := newMetaSpill(d)
-			defer sp.close()
-			p := &prefixed{spill: sp}
+			p, sp := newPrefixed(t)
 			for i := range 200 {
 				var r result
 				r.InfoHash = hashAt(0x07, uint64(i))
@@ -269,14 +255,7 @@ func TestPrefixedSpillsAnyChunk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func(n int) { spillChunk = n }(spillChunk)
 			spillChunk = tt.chunk
-			d, err := dataset.Open(context.Background(), makeDataset(t, nil), dataset.OpenOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			sp := newMetaSpill(d)
-			defer sp.close()
-			p := &prefixed{spill: sp}
+			p, sp := newPrefixed(t)
 			want := map[string][]result{}
 			rng := rand.New(rand.NewPCG(uint64(tt.chunk), 1))
 			for range 5000 {
@@ -350,4 +329,18 @@ func randomResult(rng *rand.Rand) result {
 		r.Outcome = "not ok"
 	}
 	return r
+}
+
+// newPrefixed returns an empty prefixed holding its results in a new
+// spill of a new dataset (both closed when the test ends).
+func newPrefixed(t *testing.T) (*prefixed, *metaSpill) {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), makeDataset(t, nil), dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	sp := newMetaSpill(d)
+	t.Cleanup(sp.close)
+	return &prefixed{spill: sp}, sp
 }
