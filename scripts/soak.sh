@@ -76,6 +76,8 @@
 #           published is compared, not what a killed run would have found.
 # Prints a summary (passes, kills by stage and where they landed, hashes,
 # torrents). Needs bash 5 (EPOCHREALTIME), and Go to build the binaries.
+# SOAK_MODE=cron soaks scripts/cron/crawl-pass.sh instead, as cron runs
+# it: scripts/soak-cron.sh's header says how and what it checks.
 set -euo pipefail
 shopt -s nullglob # globs that match nothing are empty lists
 cd "$(dirname "$0")/.."
@@ -87,9 +89,11 @@ OUT=${SOAK_DIR:-soak-data}
 CAPTURE=${SOAK_CAPTURE:-4s}
 LIMIT=${SOAK_LIMIT:-40}
 STEP_H=${SOAK_STEP_HOURS:-3}
+MODE=${SOAK_MODE:-stages}
 IH=${INFOHASH_BIN:-bin/infohash}
 DQ=bin/duckq
 case ${BASH_VERSION:-} in '' | [0-4].*) die "needs bash 5 or newer (EPOCHREALTIME)" ;; esac
+case $MODE in stages | cron) ;; *) die "SOAK_MODE is stages (the default) or cron, not '$MODE'" ;; esac
 for v in "$PASSES" "$SEED" "$LIMIT" "$STEP_H"; do
 	case $v in '' | *[!0-9]*) die "SOAK_PASSES, SOAK_SEED, SOAK_LIMIT and SOAK_STEP_HOURS are whole numbers, not '$v'" ;; esac
 done
@@ -103,7 +107,8 @@ if [ -z "${INFOHASH_BIN:-}" ]; then
 	$GO build -o bin/infohash ./cmd/infohash || die "cannot build bin/infohash"
 fi
 $GO build -o bin/testnet ./tools/testnet/cmd/testnet || die "cannot build bin/testnet"
-(cd tools/duckcheck && $GO build -o ../../bin/duckq ./cmd/duckq) || die "cannot build bin/duckq"
+(cd tools/duckcheck && $GO build -o ../../bin/duckq ./cmd/duckq && $GO build -o ../../bin/arrows2csv ./cmd/arrows2csv) ||
+	die "cannot build bin/duckq and bin/arrows2csv"
 
 # The testnet of make demo, on 127.0.0.1, until the script ends.
 bin/testnet --seed "$SEED" --bad-peers 2 --duration 0 --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>"$OUT/testnet.log" &
@@ -235,6 +240,39 @@ writer_kill() { # writer_kill STAGE
 }
 
 STATE_GLOB="prefix=*/*.parquet', hive_partitioning = true, hive_types = {'prefix': VARCHAR}"
+# exact_views: given the views obs (info_hash, observed_at) and res
+# (info_hash, outcome, attempted_at) of the inputs the ledger applied,
+# exist (per hash: n, f, l) and tried (attempts, last_attempt, status)
+# recomputed from them. Both modes' checks use them.
+exact_views() {
+	cat <<'SQL'
+CREATE TEMP VIEW exist AS SELECT info_hash, count(*) AS n, min(observed_at) AS f, max(observed_at) AS l FROM obs GROUP BY 1;
+CREATE TEMP VIEW tried AS SELECT info_hash,
+    count(*) FILTER (WHERE outcome NOT IN ('released', 'local_error'))::INT AS attempts,
+    max(attempted_at) FILTER (WHERE outcome <> 'released') AS last_attempt,
+    CASE WHEN bool_or(outcome = 'ok') THEN 'fetched'
+      WHEN bool_or(outcome NOT IN ('released', 'local_error')) THEN 'failed' ELSE 'new' END AS status
+  FROM res GROUP BY 1;
+SQL
+}
+# exact_rows PREV: the checks both modes share, as VALUES rows (name,
+# bad) over st, tor, led, obs and exist; PREV selects the hashes of the
+# last pass. Each row ends in a comma.
+exact_rows() {
+	cat <<SQL
+ ('one state row per info_hash', (SELECT count(*) - count(DISTINCT info_hash) FROM st)),
+ ('each input in the ledger once', (SELECT count(*) FROM (SELECT name FROM led GROUP BY 1 HAVING count(*) > 1))),
+ ('no hash lost since the last pass', (SELECT count(*) FROM ($1 EXCEPT SELECT info_hash FROM st))),
+ ('existence = recomputed from the applied obs files', (SELECT count(*) FROM (
+   (SELECT info_hash, n, f, l FROM exist EXCEPT SELECT info_hash, seen_count, first_seen, last_seen FROM st) UNION ALL
+   (SELECT info_hash, seen_count, first_seen, last_seen FROM st EXCEPT SELECT info_hash, n, f, l FROM exist)))),
+ ('sum(seen_count) = observation rows applied', (SELECT abs((SELECT sum(seen_count) FROM st) - (SELECT count(*) FROM obs)))),
+ ('torrents: info_bytes hash (SHA-1) to info_hash', (SELECT count(*) FROM tor WHERE lower(hex(info_hash)) <> sha1(info_bytes))),
+ ('torrents: one row per fetched hash, no other', (SELECT (SELECT count(*) - count(DISTINCT info_hash) FROM tor) + count(*) FROM (
+   (SELECT info_hash FROM tor EXCEPT SELECT info_hash FROM st WHERE metadata_status = 'fetched') UNION ALL
+   (SELECT info_hash FROM st WHERE metadata_status = 'fetched' EXCEPT SELECT info_hash FROM tor)))),
+SQL
+}
 # check: the invariants above, on the dataset after pass K. Prints the
 # name of the first broken one and fails, else records the pass's hashes.
 check() {
@@ -258,26 +296,10 @@ CREATE TEMP VIEW led AS SELECT parse_filename(name) AS name FROM read_parquet('$
 CREATE TEMP VIEW obs AS SELECT info_hash, observed_at FROM read_parquet([$obsl], filename = true)
   WHERE parse_filename(filename) IN (SELECT name FROM led);
 CREATE TEMP VIEW res AS SELECT * FROM ($resv) WHERE f IN (SELECT name FROM led);
-CREATE TEMP VIEW exist AS SELECT info_hash, count(*) AS n, min(observed_at) AS f, max(observed_at) AS l FROM obs GROUP BY 1;
-CREATE TEMP VIEW tried AS SELECT info_hash,
-    count(*) FILTER (WHERE outcome NOT IN ('released', 'local_error'))::INT AS attempts,
-    max(attempted_at) FILTER (WHERE outcome <> 'released') AS last_attempt,
-    CASE WHEN bool_or(outcome = 'ok') THEN 'fetched'
-      WHEN bool_or(outcome NOT IN ('released', 'local_error')) THEN 'failed' ELSE 'new' END AS status
-  FROM res GROUP BY 1;
+$(exact_views)
 SELECT 'CHECK', * FROM (VALUES
- ('one state row per info_hash', (SELECT count(*) - count(DISTINCT info_hash) FROM st)),
  ('every kept obs and res file applied', (SELECT count(*) FROM ($kept EXCEPT SELECT name FROM led))),
- ('each input in the ledger once', (SELECT count(*) FROM (SELECT name FROM led GROUP BY 1 HAVING count(*) > 1))),
- ('no hash lost since the last pass', (SELECT count(*) FROM ($prev EXCEPT SELECT info_hash FROM st))),
- ('existence = recomputed from the applied obs files', (SELECT count(*) FROM (
-   (SELECT info_hash, n, f, l FROM exist EXCEPT SELECT info_hash, seen_count, first_seen, last_seen FROM st) UNION ALL
-   (SELECT info_hash, seen_count, first_seen, last_seen FROM st EXCEPT SELECT info_hash, n, f, l FROM exist)))),
- ('sum(seen_count) = observation rows applied', (SELECT abs((SELECT sum(seen_count) FROM st) - (SELECT count(*) FROM obs)))),
- ('torrents: info_bytes hash (SHA-1) to info_hash', (SELECT count(*) FROM tor WHERE lower(hex(info_hash)) <> sha1(info_bytes))),
- ('torrents: one row per fetched hash, no other', (SELECT (SELECT count(*) - count(DISTINCT info_hash) FROM tor) + count(*) FROM (
-   (SELECT info_hash FROM tor EXCEPT SELECT info_hash FROM st WHERE metadata_status = 'fetched') UNION ALL
-   (SELECT info_hash FROM st WHERE metadata_status = 'fetched' EXCEPT SELECT info_hash FROM tor)))),
+$(exact_rows "$prev")
  ('attempts = counted result rows applied', (SELECT count(*) FROM (
    (SELECT info_hash, attempts FROM st WHERE attempts > 0 EXCEPT SELECT info_hash, attempts FROM tried WHERE attempts > 0) UNION ALL
    (SELECT info_hash, attempts FROM tried WHERE attempts > 0 EXCEPT SELECT info_hash, attempts FROM st WHERE attempts > 0)))),
@@ -326,6 +348,10 @@ merge_ignored() {
 
 START=$("$IH" clock --now "$(date -u +%FT%TZ)" --add=-$((PASSES * STEP_H + 1))h)
 BEGAN=$(date +%s)
+if [ "$MODE" = cron ]; then
+	. scripts/soak-cron.sh # the passes of crawl-pass.sh, its own checks and summary
+	exit 0
+fi
 say "soak: seed $SEED, $PASSES passes from $START, testnet ${BOOT%%,*},…"
 for K in $(seq 1 "$PASSES"); do
 	P=$OUT/passes/$K
