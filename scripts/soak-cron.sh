@@ -47,9 +47,10 @@
 #   - status --verify passes (sizes and CRC-32C) and lists no rejected
 #     input; after a pass not killed, also no partial, pending or
 #     unpublished input and no unapplied work file;
-#   - after a pass not killed: no lease outlives its lease_until by more
-#     than one pass (lease_until + SOAK_STEP_HOURS before the pass's
-#     clock). Leases a killed stream cut legitimately stay until then.
+#   - after a pass not killed, or whose plan-retries ran (its plan.json):
+#     no lease outlives its lease_until by more than one pass
+#     (lease_until + SOAK_STEP_HOURS before the pass's clock). Leases a
+#     killed stream cut legitimately stay until then.
 # Not checked here (the default mode does): the controls replayed without
 # kills (crawl-pass gives each step its own --now, and a killed pass's
 # catch-up applies its inputs at the next pass's clock) and "no result
@@ -205,7 +206,8 @@ cron_check() {
 	local rc="SELECT NULL AS name, NULL::BLOB AS info_hash, NULL AS outcome, NULL::TIMESTAMPTZ AS attempted_at WHERE false"
 	[ -z "$resl" ] || rc="SELECT parse_filename(filename, true) AS name, unhex(info_hash) AS info_hash, outcome,
   attempted_at::TIMESTAMPTZ AS attempted_at FROM read_csv([$resl], $csv)"
-	[ "$VICTIM" != none ] || leases="SELECT count(*) FROM read_parquet('$CD/leases/current/*.parquet')
+	# The leases an ended lease's hash had: dropped by the pass's plan.
+	[ "$VICTIM" != none ] && [ ! -f "$CD/work/$K/plan.json" ] || leases="SELECT count(*) FROM read_parquet('$CD/leases/current/*.parquet')
   WHERE lease_until + INTERVAL $STEP_H HOUR < TIMESTAMPTZ '$T'"
 	sql="CREATE TEMP VIEW st AS SELECT * FROM read_parquet('$CD/state/current/$STATE_GLOB);
 CREATE TEMP VIEW tor AS SELECT * FROM read_parquet('$CD/torrents/current/$STATE_GLOB);
