@@ -194,7 +194,7 @@ cron_status() {
 
 # cron_check: the DuckDB checks of the header on the dataset after pass K.
 cron_check() {
-	local obsl='' resl='' f sql out bad leases="SELECT 0"
+	local obsl='' resl='' f sql leases="SELECT 0"
 	for f in "$SPOOL"/*--observations.arrows.csv; do obsl+="${obsl:+, }'$f'"; done
 	for f in "$SPOOL"/*--results.arrows.csv; do resl+="${resl:+, }'$f'"; done
 	local prev="SELECT info_hash FROM st WHERE false"
@@ -233,17 +233,7 @@ $(exact_rows "$prev")
  ('no lease past its lease_until + one pass', ($leases))
 ) v(name, bad);
 COPY (SELECT info_hash FROM st) TO '$OUT/hashes-new.parquet' (FORMAT parquet);"
-	printf '%s\n' "$sql" >"$P/check.sql"
-	out=$("$DQ" --header=false --threads 2 -f "$P/check.sql" 2>"$P/check.log") || {
-		tail -5 "$P/check.log" >&2
-		die "pass $K: the DuckDB checks failed to run ($P/check.sql)"
-	}
-	printf '%s\n' "$out" | grep '^CHECK' >"$P/check.out" || true
-	CHECKS=$(wc -l <"$P/check.out" | tr -d ' ')
-	[ "$CHECKS" -gt 0 ] || die "pass $K: the DuckDB checks printed nothing ($P/check.sql)"
-	bad=$(awk -F'\t' '$3 != 0 { print $2 " (" $3 ")"; exit }' "$P/check.out")
-	[ -z "$bad" ] || die "pass $K: invariant broken: $bad; queries in $P/check.sql, dataset in $CD"
-	mv -f "$OUT/hashes-new.parquet" "$OUT/hashes.parquet"
+	run_checks "$sql" "$CD"
 }
 
 say "soak: cron mode, seed $SEED, $PASSES passes of crawl-pass.sh from $START, testnet ${BOOT%%,*},…"

@@ -239,6 +239,25 @@ writer_kill() { # writer_kill STAGE
 	else landed "$1" "before its commit"; fi
 }
 
+# run_checks SQL DATASET: runs the DuckDB checks SQL (rows "CHECK",
+# name, count of offending rows) of pass K on DATASET, and stops at the
+# first broken one; then the pass's hash list becomes the one the next
+# pass checks against.
+run_checks() {
+	local sql=$1 out bad
+	printf '%s\n' "$sql" >"$P/check.sql"
+	out=$("$DQ" --header=false --threads 2 -f "$P/check.sql" 2>"$P/check.log") || {
+		tail -5 "$P/check.log" >&2
+		die "pass $K: the DuckDB checks failed to run ($P/check.sql)"
+	}
+	printf '%s\n' "$out" | grep '^CHECK' >"$P/check.out" || true
+	CHECKS=$(wc -l <"$P/check.out" | tr -d ' ')
+	[ "$CHECKS" -gt 0 ] || die "pass $K: the DuckDB checks printed nothing ($P/check.sql)"
+	bad=$(awk -F'\t' '$3 != 0 { print $2 " (" $3 ")"; exit }' "$P/check.out")
+	[ -z "$bad" ] || die "pass $K: invariant broken: $bad; queries in $P/check.sql, dataset in $2"
+	mv -f "$OUT/hashes-new.parquet" "$OUT/hashes.parquet"
+}
+
 STATE_GLOB="prefix=*/*.parquet', hive_partitioning = true, hive_types = {'prefix': VARCHAR}"
 # exact_views: given the views obs (info_hash, observed_at) and res
 # (info_hash, outcome, attempted_at) of the inputs the ledger applied,
@@ -276,7 +295,7 @@ SQL
 # check: the invariants above, on the dataset after pass K. Prints the
 # name of the first broken one and fails, else records the pass's hashes.
 check() {
-	local obsl='' resl='' kept='' f sql out bad
+	local obsl='' resl='' kept='' f sql
 	for f in "$F"/obs-*.parquet; do [ -f "$f" ] && obsl+="${obsl:+, }'$f'"; done
 	for f in "$F"/res-*.parquet; do [ -f "$f" ] && resl+="${resl:+, }'$f'"; done
 	[ -n "$obsl" ] || die "pass $K: no observations file kept"
@@ -322,17 +341,7 @@ $(exact_rows "$prev")
    (SELECT * FROM read_parquet('$FULL/peers/current/*.parquet') EXCEPT SELECT * FROM read_parquet('$DS/peers/current/*.parquet')))))
 ) v(name, bad);
 COPY (SELECT info_hash FROM st) TO '$OUT/hashes-new.parquet' (FORMAT parquet);"
-	printf '%s\n' "$sql" >"$P/check.sql"
-	out=$("$DQ" --header=false --threads 2 -f "$P/check.sql" 2>"$P/check.log") || {
-		tail -5 "$P/check.log" >&2
-		die "pass $K: the DuckDB checks failed to run ($P/check.sql)"
-	}
-	printf '%s\n' "$out" | grep '^CHECK' >"$P/check.out" || true
-	CHECKS=$(wc -l <"$P/check.out" | tr -d ' ')
-	[ "$CHECKS" -gt 0 ] || die "pass $K: the DuckDB checks printed nothing ($P/check.sql)"
-	bad=$(awk -F'\t' '$3 != 0 { print $2 " (" $3 ")"; exit }' "$P/check.out")
-	[ -z "$bad" ] || die "pass $K: invariant broken: $bad; queries in $P/check.sql, dataset in $DS"
-	mv -f "$OUT/hashes-new.parquet" "$OUT/hashes.parquet"
+	run_checks "$sql" "$DS"
 }
 
 # merge_ignored FILE: results a merge ignored as late or stale (none
