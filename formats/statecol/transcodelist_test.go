@@ -114,25 +114,7 @@ func TestSpliceLists(t *testing.T) {
 					}
 				}
 				out := spliceColumns(t, in.Bytes(), tc.mask, touched, tc.change)
-				checkReadsBack(t, out, want)
-				var direct bytes.Buffer
-				if err := WriteState(&direct, want); err != nil {
-					t.Fatal(err)
-				}
-				if src.pages == 0 {
-					if !bytes.Equal(out, direct.Bytes()) {
-						t.Fatalf("the splice (%d bytes) differs from a fresh write (%d bytes)", len(out), direct.Len())
-					}
-					return
-				}
-				compareStatistics(t, out, direct.Bytes(), tc.mask, func(k int) bool {
-					for r := k * g; r < min(len(rows), (k+1)*g); r++ {
-						if touched(r) {
-							return true
-						}
-					}
-					return false
-				})
+				checkSplice(t, out, want, src.pages == 0, tc.mask, g, touched)
 			})
 		}
 	}
