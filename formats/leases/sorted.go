@@ -2,9 +2,6 @@ package leases
 
 import (
 	"bytes"
-	"cmp"
-	"encoding/binary"
-
 	"fmt"
 	"iter"
 	"slices"
@@ -105,21 +102,11 @@ func (s Sorted) lease(p *packedLease) schema.Lease {
 
 // find returns the row of h, or nil.
 func (s Sorted) find(h schema.Hash) *packedLease {
-	i, ok := slices.BinarySearchFunc(s.rows, h, func(p packedLease, h schema.Hash) int { return cmpHash(&p.hash, &h) })
+	i, ok := slices.BinarySearchFunc(s.rows, h, func(p packedLease, h schema.Hash) int { return schema.CompareHash(p.hash, h) })
 	if !ok {
 		return nil
 	}
 	return &s.rows[i]
-}
-
-// cmpHash orders hashes as bytes.Compare does, their first 8 bytes
-// compared as one number first: most hashes differ there (merge looks a
-// lease up for every result).
-func cmpHash(a, b *schema.Hash) int {
-	if x, y := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8]); x != y {
-		return cmp.Compare(x, y)
-	}
-	return bytes.Compare(a[8:], b[8:])
 }
 
 // Len is how many leases s holds.

@@ -47,36 +47,12 @@ func TestLookupInOrder(t *testing.T) {
 	}
 }
 
-// TestHashCmp: hashCmp orders hashes as bytes.Compare does, whether they
-// differ in their first 8 bytes, after them, or not at all.
-func TestHashCmp(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		a, b schema.Hash
-	}{
-		{"first byte", schema.Hash{1}, schema.Hash{2}},
-		{"eighth byte", schema.Hash{7: 0xff}, schema.Hash{7: 0x01}},
-		{"ninth byte", schema.Hash{0: 9, 8: 1}, schema.Hash{0: 9, 8: 2}},
-		{"last byte", schema.Hash{19: 0x80}, schema.Hash{19: 0x7f}},
-		{"equal", schema.Hash{3, 19: 4}, schema.Hash{3, 19: 4}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got, want := hashCmp(tt.a, tt.b), bytes.Compare(tt.a[:], tt.b[:]); got != want {
-				t.Fatalf("hashCmp = %d, want %d", got, want)
-			}
-			if got, want := hashCmp(tt.b, tt.a), bytes.Compare(tt.b[:], tt.a[:]); got != want {
-				t.Fatalf("hashCmp reversed = %d, want %d", got, want)
-			}
-		})
-	}
-}
-
-// TestLookupMixedPrefixes: lookup finds what a search of every row
-// finds when the hashes tie on their first 8 bytes with some rows and
-// not others (hashCmp's fast compare and its fallback both decide), when
-// rows differ in their last byte only, for a row's hash with its last
-// byte one more (a near miss), and for hashes before the first row and
-// after the last.
+// TestLookupMixedPrefixes: lookup finds what a search of every row finds
+// when the hashes tie on their first 8 bytes with some rows and not others
+// (schema.CompareHash's fast compare and its fallback both decide), when
+// rows differ in their last byte only, for a row's hash with its last byte
+// one more (a near miss), and for hashes before the first row and after
+// the last.
 func TestLookupMixedPrefixes(t *testing.T) {
 	for _, tt := range []struct {
 		name string

@@ -1,9 +1,6 @@
 package merge
 
 import (
-	"bytes"
-	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -20,14 +17,8 @@ type hashOnly struct {
 	InfoHash schema.Hash `parquet:"info_hash"`
 }
 
-// hashCmp orders hashes as bytes.Compare does, their first 8 bytes
-// compared as one number first: most hashes differ there.
-func hashCmp(a, b schema.Hash) int {
-	if x, y := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8]); x != y {
-		return cmp.Compare(x, y)
-	}
-	return bytes.Compare(a[8:], b[8:])
-}
+// hashCmp orders hashes as state files are sorted (schema.CompareHash).
+func hashCmp(a, b schema.Hash) int { return schema.CompareHash(a, b) }
 
 // partOut is what applying one partition's results produced.
 type partOut struct {
@@ -258,8 +249,8 @@ func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash,
 // *at, where the previous one ended, and gallops (a few compares a hash,
 // where a binary search over every row took 17 at 78k rows: 1M results
 // into a 20M-hash state spent ~0.9 s of CPU in them), and *at moves to
-// h's place. added, the rows made for hashes the state lacks, was
-// scanned whole for each hash.
+// h's place. added, the rows made for hashes the state lacks (sorted
+// too: they are made in hash order), is searched by bisection.
 func lookup(rows []schema.State, added []schema.State, h schema.Hash, at *int) *schema.State {
 	i := gallop(rows, *at, h)
 	*at = i
