@@ -333,15 +333,15 @@ type inputNote struct {
 // something to prune (runner.housekeep).
 var errNoResults = errors.New("no results")
 
-// applyInputs reads the pending inputs and stages what they change in
-// r's transaction; it returns a note per input (by id). The inputs are
-// read at every attempt (a commit conflict is rare), and what is read is
-// not kept in memory whole: the rows keep their metadata in a spill file
-// (metaSpill) in the dataset's staging folder, removed on return, once
-// the torrents are staged, and the rows themselves, packed, go there a
-// chunk of a partition at a time (prefixed). Kept to the commit, it made the commit's
-// syncfs write it out as well (a merge of 240 MiB of metadata wrote 480
-// MiB to the disk).
+// applyInputs reads the pending inputs and stages what they change in r's
+// transaction; it returns a note per input (by id). The inputs are read at
+// every attempt (a commit conflict is rare), and what is read is not kept
+// in memory whole: the rows keep their metadata in a spill file
+// (metaSpill) in the dataset's staging folder, removed on return, once the
+// torrents are staged, and the rows themselves, packed, go there a chunk
+// of a partition at a time (prefixed). Kept to the commit, it made the
+// commit's syncfs write it out as well (a merge of 240 MiB of metadata
+// wrote 480 MiB to the disk).
 func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) (Stats, map[string]inputNote, error) {
 	r.spill = newMetaSpill(r.d)
 	defer r.spill.close()
