@@ -248,14 +248,20 @@ func (d *Dataset) maintain() {
 }
 
 // cleanStaging removes staging directories of writers that died: each live
-// writer holds a shared flock on its directory's .owner file.
+// writer holds a shared flock on its directory's .owner file, from before
+// the directory has its name (ownedDir) until it is removed. Others (one
+// set up under a temporary name, or by an earlier version) are left until
+// they are a minute old.
 func (d *Dataset) cleanStaging() {
 	ents, _ := os.ReadDir(filepath.Join(d.Dir, "staging"))
 	for _, e := range ents {
 		dir := filepath.Join(d.Dir, "staging", e.Name())
-		info, err := e.Info()
-		if err != nil || time.Since(info.ModTime()) < time.Minute {
-			continue // a writer may be setting it up right now
+		if !strings.HasSuffix(e.Name(), bornOwned) || strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
+			// Not born locked (ownedDir): a writer may be setting it up.
+			info, err := e.Info()
+			if err != nil || time.Since(info.ModTime()) < time.Minute {
+				continue
+			}
 		}
 		f, err := os.Open(filepath.Join(dir, ".owner"))
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // Scratch is a writer's private folder under DIR/staging for files that
@@ -42,20 +44,37 @@ func (s *Scratch) Remove() {
 	os.RemoveAll(s.Dir)
 }
 
+// bornOwned ends the name of a staging folder ownedDir made: it comes
+// into place (a rename) with its .owner file already made and locked, so
+// such a folder whose .owner no process holds is a dead writer's however
+// new it is. Other names (folders of earlier versions, or one being set
+// up under a temporary name) may belong to a writer setting it up now.
+const bornOwned = "-o"
+
 // ownedDir makes a new folder under DIR/staging and takes a shared flock
-// on its .owner file, which tells cleanStaging that its writer lives.
+// on its .owner file, which tells cleanStaging that its writer lives. The
+// folder is set up under a temporary name (fsutil.TempPrefix) and renamed
+// into place locked: cleanStaging can then remove what a writer killed a
+// moment ago left, with no wait for a folder to age.
 func (d *Dataset) ownedDir() (string, *os.File, error) {
 	id := make([]byte, 6)
 	rand.Read(id)
-	dir := filepath.Join(d.Dir, "staging", fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(id)))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	name := fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(id))
+	tmp := filepath.Join(d.Dir, "staging", fsutil.TempPrefix+name)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return "", nil, fmt.Errorf("dataset: %w", err)
 	}
-	owner, err := os.Create(filepath.Join(dir, ".owner"))
+	owner, err := os.Create(filepath.Join(tmp, ".owner"))
 	if err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(tmp)
 		return "", nil, fmt.Errorf("dataset: %w", err)
 	}
 	syscall.Flock(int(owner.Fd()), syscall.LOCK_SH)
+	dir := filepath.Join(d.Dir, "staging", name+bornOwned)
+	if err := os.Rename(tmp, dir); err != nil {
+		owner.Close()
+		os.RemoveAll(tmp)
+		return "", nil, fmt.Errorf("dataset: %w", err)
+	}
 	return dir, owner, nil
 }
