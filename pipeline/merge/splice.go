@@ -7,16 +7,12 @@
 package merge
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
-	"sync"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
@@ -228,111 +224,6 @@ func tooManyForSplice(files []dataset.FileInfo, results []result, cold []coldFil
 	}
 	return counted > maxColdInHot(hotRows)
 }
-
-// archiveScan reads, of every row of hf, the columns schedule.ShouldArchive
-// reads (tier, metadata_status, attempts, last_seen, lease_id,
-// lease_until), adds to hf.changes the rows no result touches that merge
-// archives now (runner.archives), and returns how many tier=cold rows hf
-// will hold at most: those that are, those archived now, and hits, the
-// hot rows that results which count touch (archived or not once
-// applied).
-func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf) (cold, hits int64, err error) {
-	var add []change
-	tier, status, lease := sb.tier, sb.status, sb.lease
-	attempts, seen, until := sb.attempts, sb.seen, sb.until
-	defer func() {
-		// Back to the pool holding no string: a plain page's values
-		// would stay reachable.
-		clear(tier)
-		clear(status)
-		clear(lease)
-		sb.tier, sb.status, sb.lease = tier[:0], status[:0], lease[:0]
-		sb.attempts, sb.seen, sb.until = attempts[:0], seen[:0], until[:0]
-	}()
-	var st schema.State
-	c := 0 // the next of hf.changes
-	var first int64
-	for _, rg := range hf.src.RowGroups() {
-		n := int(rg.NumRows())
-		tier, status, lease = resize(tier, n), resize(status, n), resize(lease, n)
-		attempts, seen, until = resize(attempts, n), resize(seen, n), resize(until, n)
-		for _, col := range []struct {
-			name string
-			read func(c parquet.ColumnChunk) error
-			zero func() // a null or missing column
-		}{
-			{"tier", func(c parquet.ColumnChunk) error {
-				return statecol.String(c, n, func(i int, s string) { tier[i] = s })
-			}, func() { clear(tier) }},
-			{"metadata_status", func(c parquet.ColumnChunk) error {
-				return statecol.String(c, n, func(i int, s string) { status[i] = s })
-			}, func() { clear(status) }},
-			{"attempts", func(c parquet.ColumnChunk) error {
-				return statecol.Int32(c, n, func(i int, v int32) { attempts[i] = v })
-			}, func() { clear(attempts) }},
-			{"last_seen", func(c parquet.ColumnChunk) error {
-				return statecol.Int64(c, n, func(i int, v int64) { seen[i] = v })
-			}, func() { clear(seen) }},
-			{"lease_id", func(c parquet.ColumnChunk) error {
-				return statecol.String(c, n, func(i int, s string) { lease[i] = s })
-			}, func() { clear(lease) }},
-			{"lease_until", func(c parquet.ColumnChunk) error {
-				return statecol.Int64(c, n, func(i int, v int64) { until[i] = v })
-			}, func() { clear(until) }},
-		} {
-			// A column the dataset's format predates reads as zero values,
-			// as does one all null (lease_id and lease_until, since
-			// leases/ holds the leases), without decoding it.
-			chunk, _ := hf.src.Column(rg, col.name)
-			if chunk == nil || statecol.AllNull(chunk, int64(n)) {
-				col.zero()
-				continue
-			}
-			if err := col.read(chunk); err != nil {
-				return 0, 0, fmt.Errorf("%s: %s: %w", hf.path, col.name, err)
-			}
-		}
-		for i := range n {
-			row := first + int64(i)
-			for c < len(hf.changes) && hf.changes[c].row < row {
-				c++
-			}
-			if tier[i] == schema.TierCold {
-				cold++ // stays cold unless an ok result makes it hot
-				continue
-			}
-			if c < len(hf.changes) && hf.changes[c].row == row {
-				if ch := hf.changes[c]; results[ch.lo].Outcome != schema.OutcomeReleased {
-					hits++
-				}
-				continue // the splice decides once the results are applied
-			}
-			st.InfoHash, st.Tier, st.MetadataStatus, st.Attempts = hf.hashes[row], tier[i], status[i], attempts[i]
-			st.LastSeen, st.LeaseID, st.LeaseUntil = seen[i], lease[i], until[i]
-			if r.archives(&st, false, false) {
-				add = append(add, change{row: row})
-				cold++
-			}
-		}
-		first += int64(n)
-	}
-	if len(add) > 0 {
-		hf.changes = append(hf.changes, add...)
-		slices.SortFunc(hf.changes, func(a, b change) int { return cmp.Compare(a.row, b.row) })
-	}
-	return cold, hits, nil
-}
-
-// scanBuf holds the buffers of a splice's scan: the hashes of a
-// partition's hot files, and the columns archiveScan reads of a row group.
-type scanBuf struct {
-	hashes              []schema.Hash
-	tier, status, lease []string
-	attempts            []int32
-	seen, until         []int64
-}
-
-var scanBufs = sync.Pool{New: func() any { return new(scanBuf) }}
 
 // sortedHashes reports whether hs is in order (a state file's
 // info_hash column is): most neighbours differ in their first 8 bytes.

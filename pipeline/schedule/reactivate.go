@@ -88,13 +88,33 @@ func ShouldArchive(p Policy, st *schema.State, now int64) bool {
 	if st.Tier == schema.TierCold || Leased(st, now) {
 		return false
 	}
-	switch st.MetadataStatus {
+	return p.Archive.Crossed(st.MetadataStatus, st.Attempts, st.LastSeen, now)
+}
+
+// Crossed reports whether a hot hash of that metadata_status, attempts
+// and last_seen has crossed the archive thresholds at now: ShouldArchive
+// of it when it holds no live lease. A scan that tests many rows asks it
+// first of the columns it needs, and reads a row's lease only then.
+func (a ArchiveRule) Crossed(status string, attempts int32, lastSeen, now int64) bool {
+	switch status {
 	case schema.StatusFailed:
-		return st.Attempts >= p.Archive.MinAttempts && now-st.LastSeen >= millis(p.Archive.Unseen)
+		return attempts >= a.MinAttempts && now-lastSeen >= millis(a.Unseen)
 	case schema.StatusFetched:
-		return p.Archive.FetchedUnseen > 0 && now-st.LastSeen >= millis(p.Archive.FetchedUnseen)
+		return a.FetchedUnseen > 0 && now-lastSeen >= millis(a.FetchedUnseen)
 	}
 	return false
+}
+
+// MayCross reports whether a hot hash whose last_seen is seenLo or later
+// and whose attempts are attemptsHi or fewer may cross the archive
+// thresholds at now; false means Crossed is false for every such hash,
+// whatever its status: Crossed only grows truer as last_seen gets older
+// and attempts more, so asking it at the bounds answers for them all (a
+// scan skips a row group by its columns' statistics so). A last_seen
+// bound below 0 (now-seenLo could overflow) bounds nothing.
+func (a ArchiveRule) MayCross(seenLo int64, attemptsHi int32, now int64) bool {
+	return seenLo < 0 || a.Crossed(schema.StatusFailed, attemptsHi, seenLo, now) ||
+		a.Crossed(schema.StatusFetched, attemptsHi, seenLo, now)
 }
 
 // Leased reports whether st holds a lease that is still live at now.

@@ -1,0 +1,44 @@
+package schedule
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestMayCross: for bounds on last_seen (the oldest) and attempts (the
+// most), MayCross is true whenever a hash of any status within them
+// crosses the archive thresholds (Crossed), and false when none does:
+// merge skips a row group by it, and must never skip one holding a hash
+// to archive. Checked over a grid around both thresholds, fetched hashes
+// archived or not.
+func TestMayCross(t *testing.T) {
+	now := t0 + 400*day
+	for _, fetchedUnseen := range []Duration{0, Duration(30 * Day), Duration(120 * Day)} {
+		a := Default().Archive // 6 attempts, 90 days
+		a.FetchedUnseen = fetchedUnseen
+		ages := []int64{0, 29 * day, 30*day - 1, 30 * day, 89 * day, 90*day - 1, 90 * day, 120 * day, 300 * day}
+		t.Run(fmt.Sprint(fetchedUnseen), func(t *testing.T) {
+			for _, oldest := range ages {
+				for hi := int32(0); hi <= 8; hi++ {
+					some := false
+					for _, age := range ages {
+						for n := int32(0); n <= hi && age <= oldest; n++ {
+							for _, status := range []string{schema.StatusNew, schema.StatusFailed, schema.StatusFetched} {
+								some = some || a.Crossed(status, n, now-age, now)
+							}
+						}
+					}
+					if got := a.MayCross(now-oldest, hi, now); got != some {
+						t.Errorf("seen %d days ago at the oldest, %d attempts at most: MayCross = %v, some hash crosses: %v",
+							oldest/day, hi, got, some)
+					}
+				}
+			}
+			if !a.MayCross(-1, 0, now) {
+				t.Errorf("a last_seen bound below 0 bounded something")
+			}
+		})
+	}
+}
