@@ -23,7 +23,8 @@ import (
 // archives now (runner.archives), and returns how many tier=cold rows hf
 // will hold at most: those that are, those archived now, and hits, the
 // hot rows that results which count touch (archived or not once
-// applied).
+// applied). It stops, its counts past limit and hf.changes as they were,
+// as soon as cold+hits is past limit: the splice is off then.
 //
 // It reads no more of a row group than it must: the tier of every row
 // (for the counts); then, unless the statistics of last_seen and
@@ -33,7 +34,7 @@ import (
 // crosses the thresholds (ArchiveRule.Crossed), for runner.archives to
 // decide. The 20M-hash state's merge of 10k results read and tested the
 // six columns of every row as strings and numbers, a quarter of its CPU.
-func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf) (cold, hits int64, err error) {
+func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf, limit int64) (cold, hits int64, err error) {
 	var add []change
 	defer func() {
 		// Back to the pool holding no string: a plain page's values
@@ -50,6 +51,18 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf) (cold, 
 		tier := sb.tier
 		if err := scanCodes(hf, rg, "tier", tier, tierCode); err != nil {
 			return 0, 0, err
+		}
+		for _, t := range tier {
+			cold += int64(t) // codeCold is 1, codeOther 0: stays cold unless an ok result makes it hot
+		}
+		// Rows with results: the splice decides once they are applied.
+		for ; c < len(hf.changes) && hf.changes[c].row < first+int64(n); c++ {
+			if ch := hf.changes[c]; tier[ch.row-first] != codeCold && results[ch.lo].Outcome != schema.OutcomeReleased {
+				hits++
+			}
+		}
+		if cold+hits > limit {
+			return cold, hits, nil
 		}
 		var status []uint8 // nil: no row of the group crosses the thresholds
 		if r.mayArchive(hf, rg) {
@@ -72,15 +85,6 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf) (cold, 
 			}
 			if err := scanNumbers(hf, rg, "last_seen", seen, statecol.Int64s); err != nil {
 				return 0, 0, err
-			}
-		}
-		for _, t := range tier {
-			cold += int64(t) // codeCold is 1, codeOther 0: stays cold unless an ok result makes it hot
-		}
-		// Rows with results: the splice decides once they are applied.
-		for ; c < len(hf.changes) && hf.changes[c].row < first+int64(n); c++ {
-			if ch := hf.changes[c]; tier[ch.row-first] != codeCold && results[ch.lo].Outcome != schema.OutcomeReleased {
-				hits++
 			}
 		}
 		read, leased := false, false // the leases of the row group; any row holds one
@@ -106,7 +110,9 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf) (cold, 
 			}
 			if r.archives(&st, false, false) {
 				add = append(add, change{row: row})
-				cold++
+				if cold++; cold+hits > limit {
+					return cold, hits, nil
+				}
 			}
 		}
 		first += int64(n)

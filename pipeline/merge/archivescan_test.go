@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,7 +26,8 @@ import (
 // row groups of 16 rows) with and without statistics of last_seen and
 // attempts; skip says whether the statistics of the one row group let
 // the scan skip it. Some rows of each case have results (hits, or
-// released rows only).
+// released rows only). Given a limit below its counts, the scan stops
+// once past it (the splice is off), the changes untouched.
 func TestArchiveScanMatchesRules(t *testing.T) {
 	now := t0 + 300*day
 	p := schedule.Default() // 6 attempts, unseen for 90 days
@@ -114,7 +116,7 @@ func TestArchiveScanMatchesRules(t *testing.T) {
 				if len(wantAdd) != c.want {
 					t.Fatalf("the rules archive %d rows, want %d: the case is not what it says", len(wantAdd), c.want)
 				}
-				gotCold, gotHits, err := r.archiveScan(hf, results, new(scanBuf))
+				gotCold, gotHits, err := r.archiveScan(hf, results, new(scanBuf), math.MaxInt64)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -128,6 +130,19 @@ func TestArchiveScanMatchesRules(t *testing.T) {
 				slices.SortFunc(want, func(a, b change) int { return int(a.row - b.row) })
 				if !slices.Equal(hf.changes, want) {
 					t.Errorf("changes %v, want %v", hf.changes, want)
+				}
+				// With a limit below the counts, the scan stops past it
+				// and leaves the changes as they were.
+				if limit := wantCold + wantHits - 1; limit >= 0 {
+					hf := openHot(t, path, slices.Clone(changes))
+					defer hf.src.Close()
+					gotCold, gotHits, err := r.archiveScan(hf, results, new(scanBuf), limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if gotCold+gotHits <= limit || gotCold > wantCold || gotHits > wantHits || !slices.Equal(hf.changes, changes) {
+						t.Errorf("limit %d: cold %d, hits %d, changes %v", limit, gotCold, gotHits, hf.changes)
+					}
 				}
 			})
 		}

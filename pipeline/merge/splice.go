@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 
@@ -150,20 +151,32 @@ func (r *runner) splicePartition(key string, files []dataset.FileInfo, results [
 	// Rows no result touched are archived too when the policy's
 	// thresholds have passed: read the columns the rule needs of every
 	// row, and count the cold rows the hot files will hold at most (a
-	// cold file's rows, cold or not, are no part of that bound).
+	// cold file's rows, cold or not, are no part of that bound). The hot
+	// files come first, and a scan stops once they hold too many: the
+	// full path reads them all again (a merge whose archiving goes past
+	// the bound scanned every file first).
 	var cold int64
-	for _, hf := range hot {
-		n, hits, err := r.archiveScan(hf, results, sb)
-		if err != nil {
-			return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
+	bound := maxColdInHot(hotRows)
+	for _, coldFiles := range []bool{false, true} {
+		for _, hf := range hot {
+			if hf.cold != coldFiles {
+				continue
+			}
+			limit := int64(math.MaxInt64) // a cold file's rows are no part of the bound
+			if !hf.cold {
+				limit = bound - cold - hitHot
+			}
+			n, hits, err := r.archiveScan(hf, results, sb, limit)
+			if err != nil {
+				return out, false, fmt.Errorf("merge: state partition %s: %w", key, err)
+			}
+			if hf.cold {
+				continue
+			}
+			if cold, hitHot = cold+n, hitHot+hits; cold+hitHot > bound {
+				return out, false, nil
+			}
 		}
-		if !hf.cold {
-			cold += n
-			hitHot += hits
-		}
-	}
-	if cold+hitHot > maxColdInHot(hotRows) {
-		return out, false, nil
 	}
 	for _, hf := range hot {
 		if len(hf.changes) > 0 && hf.src.Spliceable() != nil {
