@@ -43,6 +43,16 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf, limit i
 		sb.lease = sb.lease[:0]
 	}()
 	rule := r.p.Archive
+	// Crossed's thresholds by status code (none for codeOther): a row
+	// outside them is not tested further.
+	var minAttempts [len(statusNames)]int32
+	var latestSeen [len(statusNames)]int64
+	for k, name := range statusNames {
+		minAttempts[k], latestSeen[k] = math.MaxInt32, math.MinInt64
+		if a, s, ok := rule.Cutoffs(name, r.now); ok && name != "" {
+			minAttempts[k], latestSeen[k] = a, s
+		}
+	}
 	c := 0 // the first of hf.changes in the row group
 	var first int64
 	for _, rg := range hf.src.RowGroups() {
@@ -89,7 +99,8 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf, limit i
 		}
 		read, leased := false, false // the leases of the row group; any row holds one
 		for i, s := range status {
-			if s == codeOther || tier[i] == codeCold || !rule.Crossed(statusNames[s], attempts[i], seen[i], r.now) {
+			if attempts[i] < minAttempts[s] || seen[i] > latestSeen[s] || tier[i] == codeCold ||
+				!rule.Crossed(statusNames[s], attempts[i], seen[i], r.now) {
 				continue
 			}
 			row := first + int64(i)
@@ -133,7 +144,8 @@ const (
 	codeFetched
 )
 
-// statusNames are the statuses of the status codes.
+// statusNames are the statuses of the status codes ("" for codeOther and
+// codeCold, a tier code).
 var statusNames = [...]string{codeFailed: schema.StatusFailed, codeFetched: schema.StatusFetched}
 
 func tierCode(s string) uint8 {

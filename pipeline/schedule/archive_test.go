@@ -42,3 +42,26 @@ func TestMayCross(t *testing.T) {
 		})
 	}
 }
+
+// TestCutoffs: Crossed holds exactly when a hash's attempts and
+// last_seen are within the Cutoffs of its status, over a grid around
+// both thresholds, fetched hashes archived or not.
+func TestCutoffs(t *testing.T) {
+	now := t0 + 400*day
+	for _, fetchedUnseen := range []Duration{0, Duration(30 * Day)} {
+		a := Default().Archive
+		a.FetchedUnseen = fetchedUnseen
+		for _, status := range []string{schema.StatusNew, schema.StatusFailed, schema.StatusFetched} {
+			minAttempts, latestSeen, ok := a.Cutoffs(status, now)
+			for _, age := range []int64{0, 30*day - 1, 30 * day, 90*day - 1, 90 * day, 300 * day} {
+				for n := int32(0); n <= 8; n++ {
+					within := ok && n >= minAttempts && now-age <= latestSeen
+					if got := a.Crossed(status, n, now-age, now); got != within {
+						t.Errorf("fetched_unseen %v, %s, %d attempts, unseen %d ms: Crossed = %v, within the cutoffs: %v",
+							fetchedUnseen, status, n, age, got, within)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -103,6 +104,22 @@ func (a ArchiveRule) Crossed(status string, attempts int32, lastSeen, now int64)
 		return a.FetchedUnseen > 0 && now-lastSeen >= millis(a.FetchedUnseen)
 	}
 	return false
+}
+
+// Cutoffs returns Crossed's thresholds for hashes of that status at now,
+// for a scan to compare its columns with: Crossed holds when ok,
+// attempts >= minAttempts and lastSeen <= latestSeen, and only then (but
+// for a last_seen so far below now that now-lastSeen wraps, which Crossed
+// does not count as crossed: confirm with it). ok is false when no hash
+// of the status ever crosses them.
+func (a ArchiveRule) Cutoffs(status string, now int64) (minAttempts int32, latestSeen int64, ok bool) {
+	switch status {
+	case schema.StatusFailed:
+		return a.MinAttempts, now - millis(a.Unseen), true
+	case schema.StatusFetched:
+		return math.MinInt32, now - millis(a.FetchedUnseen), a.FetchedUnseen > 0
+	}
+	return 0, 0, false
 }
 
 // MayCross reports whether a hot hash whose last_seen is seenLo or later
