@@ -91,6 +91,16 @@ func Codes(c parquet.ColumnChunk, dst []uint8, code func(s string) uint8) error 
 				return err
 			}
 			out := dst[row : row+pageRows(defs, len(ix))]
+			if len(ix) == len(out) { // no null: row j is index j
+				for j, x := range ix {
+					if uint32(x) >= uint32(len(table)) {
+						return errDictIndex
+					}
+					out[j] = table[x]
+				}
+				row += len(out)
+				return nil
+			}
 			k := 0
 			for j := range out {
 				if len(defs) > 0 && defs[j] == 0 {
