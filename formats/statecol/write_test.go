@@ -2,6 +2,7 @@ package statecol
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -448,5 +449,42 @@ func TestChangedSeesEveryField(t *testing.T) {
 		if Changed(&base, &b) == 0 {
 			t.Errorf("a change of %s is not seen", v.Type().Field(i).Name)
 		}
+	}
+}
+
+// TestPlainInts checks that plainInts reads the same integers from an
+// aligned buffer (seen as integers in place) and a misaligned one
+// (decoded into the buffer).
+func TestPlainInts(t *testing.T) {
+	raw := make([]byte, 8*5+1)
+	for i := range raw {
+		raw[i] = byte(i*37 + 11)
+	}
+	for _, tc := range []struct {
+		name string
+		vals []byte
+	}{
+		{"aligned", raw[:40]},
+		{"misaligned", raw[1:41]},
+		{"empty", raw[:0]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf64 []int64
+			for i, v := range plainInts(&buf64, tc.vals) {
+				if want := int64(binary.LittleEndian.Uint64(tc.vals[8*i:])); v != want {
+					t.Errorf("int64 %d: %d, want %d", i, v, want)
+				}
+			}
+			var buf32 []int32
+			got := plainInts(&buf32, tc.vals)
+			if len(got) != len(tc.vals)/4 {
+				t.Fatalf("%d int32s, want %d", len(got), len(tc.vals)/4)
+			}
+			for i, v := range got {
+				if want := int32(binary.LittleEndian.Uint32(tc.vals[4*i:])); v != want {
+					t.Errorf("int32 %d: %d, want %d", i, v, want)
+				}
+			}
+		})
 	}
 }
