@@ -130,11 +130,13 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 
 // workerBufs are an apply worker's buffers, reused partition after
 // partition: state rows (rewrite: the partition's, and one more file's or
-// the cold rows), the partition's sorted batch entries, and the hashes of
-// its files (a 20M-hash state has ~1.5 MB per partition).
+// the cold rows; update: the new ones), the partition's sorted batch
+// entries, and the hashes of its files (a 20M-hash state has ~1.5 MB per
+// partition).
 type workerBufs struct {
 	rows   []schema.State
 	more   []schema.State
+	fresh  []schema.State // update's new rows
 	ents   []entry
 	hashes []schema.Hash
 }
@@ -179,13 +181,21 @@ func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []en
 		}
 		out = append(out, nf)
 	}
-	var fresh []schema.State
+	// The new rows go in the worker's buffer, kept for the next partition
+	// (allocated and grown afresh, they and a merge's copy of them with no
+	// warm rows were 2% of an incremental dedup, faults included).
+	fresh := w.fresh[:0]
+	defer func() { w.fresh = fresh[:0] }()
 	for i := range es {
 		if !known[i] {
 			fresh = append(fresh, r.b.newState(&es[i], r.now))
 		}
 	}
-	if delta := statecol.MergeSorted(warm, fresh); len(delta) > 0 {
+	delta := fresh
+	if len(warm) > 0 {
+		delta = statecol.MergeSorted(warm, fresh)
+	}
+	if len(delta) > 0 {
 		nf, err := dataset.WriteStaged(tx, dataset.TableState, key, delta)
 		if err != nil {
 			return err
