@@ -2,8 +2,12 @@ package statecol
 
 import (
 	"fmt"
+	"hash/crc32"
 	"slices"
 	"unsafe"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -27,7 +31,7 @@ func ReadHashes(df rowio.DataFile, out []schema.Hash) ([]schema.Hash, error) {
 func (f *File) AppendHashes(out []schema.Hash) (_ []schema.Hash, err error) {
 	path := f.f.Name()
 	defer recoverCorrupt(&err, path)
-	for _, rg := range f.RowGroups() {
+	for i, rg := range f.RowGroups() {
 		c, _ := f.Column(rg, "info_hash")
 		if c == nil {
 			return out, fmt.Errorf("%s: no info_hash column", path)
@@ -39,9 +43,55 @@ func (f *File) AppendHashes(out []schema.Hash) (_ []schema.Hash, err error) {
 			continue
 		}
 		buf := unsafe.Slice((*byte)(unsafe.Pointer(&out[start])), n*len(schema.Hash{}))
+		if f.readPlainHashes(i, buf) {
+			continue
+		}
 		if err := Fixed(c, len(schema.Hash{}), buf); err != nil {
 			return out[:start], fmt.Errorf("%s: info_hash: %w", path, err)
 		}
 	}
 	return out, nil
+}
+
+// maxHashHeader bounds the page header readPlainHashes reads (our
+// writer's take ~30 bytes).
+const maxHashHeader = 256
+
+// readPlainHashes reads row group i's info_hash chunk straight into out
+// (20 bytes a row) when it is what infohash's writer makes: one
+// uncompressed PLAIN data page, whose header it decodes and whose CRC it
+// checks. It reports false, out then holding anything, for any other
+// chunk and for one that fails a check: the page reader then reads it
+// (and reports the damage as it always did). Through the page reader the
+// values were copied twice after the read (into the page's values, then
+// into out), 1.5 MB a partition of a 20M-hash state.
+func (f *File) readPlainHashes(i int, out []byte) bool {
+	l, ok := f.pf.Schema().Lookup("info_hash")
+	rgs := f.pf.Metadata().RowGroups
+	if !ok || i >= len(rgs) || l.ColumnIndex >= len(rgs[i].Columns) || l.MaxDefinitionLevel != 0 {
+		return false
+	}
+	m := &rgs[i].Columns[l.ColumnIndex].MetaData
+	hdrLen := m.TotalCompressedSize - int64(len(out))
+	if m.Type != format.FixedLenByteArray || m.Codec != format.Uncompressed || m.DictionaryPageOffset != 0 ||
+		m.NumValues != int64(len(out)/len(schema.Hash{})) || m.DataPageOffset <= 0 || hdrLen <= 0 || hdrLen > maxHashHeader {
+		return false
+	}
+	var hb [maxHashHeader]byte
+	if _, err := f.f.ReadAt(hb[:hdrLen], m.DataPageOffset); err != nil {
+		return false
+	}
+	var h format.PageHeader
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), hb[:hdrLen], &h); err != nil {
+		return false
+	}
+	d := h.DataPageHeader
+	if h.Type != format.DataPage || !d.Valid || d.V.Encoding != format.Plain || int64(d.V.NumValues) != m.NumValues ||
+		int(h.CompressedPageSize) != len(out) || int(h.UncompressedPageSize) != len(out) || h.CRC == 0 {
+		return false
+	}
+	if _, err := f.f.ReadAt(out, m.DataPageOffset+hdrLen); err != nil {
+		return false
+	}
+	return crc32.ChecksumIEEE(out) == uint32(h.CRC)
 }
