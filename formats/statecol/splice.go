@@ -140,6 +140,12 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			if start <= 0 || m.TotalCompressedSize < 0 {
 				return format.ColumnChunk{}, fmt.Errorf("statecol: column %v: chunk at %d of %d bytes", m.PathInSchema, start, m.TotalCompressedSize)
 			}
+			// With nothing buffered, sw.w hands the copy to the output's
+			// ReadFrom if it has one (dedup's staged files: read straight
+			// into the buffer bound for the disk).
+			if err := sw.w.Flush(); err != nil {
+				return format.ColumnChunk{}, err
+			}
 			got, err := io.CopyN(sw.w, io.NewSectionReader(src.f, start, m.TotalCompressedSize), m.TotalCompressedSize)
 			if err != nil || got != m.TotalCompressedSize {
 				return format.ColumnChunk{}, fmt.Errorf("statecol: copying column %v: %d of %d bytes: %v", m.PathInSchema, got, m.TotalCompressedSize, err)

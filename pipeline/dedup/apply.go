@@ -325,6 +325,36 @@ func (o *outputErr) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// ReadFrom hands r to w's ReadFrom when it has one (fsutil.Uncached reads
+// a splice's copied column chunks straight into its buffer); an error
+// that is not r's is the output's.
+func (o *outputErr) ReadFrom(r io.Reader) (int64, error) {
+	rf, ok := o.w.(io.ReaderFrom)
+	if !ok {
+		return io.Copy(struct{ io.Writer }{o}, r) // Write, not ReadFrom again
+	}
+	src := &readErr{r: r}
+	n, err := rf.ReadFrom(src)
+	if err != nil && src.err == nil && o.err == nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// readErr remembers the first error of reads from r other than io.EOF.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(b []byte) (int, error) {
+	n, err := e.r.Read(b)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
 // appendDelta adds a file of new hashes to the partition without touching
 // its existing files.
 func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es []entry,
