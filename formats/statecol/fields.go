@@ -175,8 +175,16 @@ func pageRows(defs []byte, nvals int) int {
 	return nvals
 }
 
-// readInt64Field decodes an INT64 column into the int64 field at off.
+// readInt64Field decodes an INT64 column into the int64 field at off
+// (from the values readDeltaInt64 decoded, if it did).
 func readInt64Field(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
+	if vs, ok := keptInt64s(c); ok {
+		o.restart()
+		if err := storeWords(o, off, vs, nil, 0); err != nil {
+			return err
+		}
+		return complete(nil, len(vs), o.n)
+	}
 	return readWordField(c, o, off, func(p parquet.Page) []int64 { return values(p).Int64() })
 }
 
@@ -188,7 +196,7 @@ func readDoubleField(c parquet.ColumnChunk, o *rowsOut, off uintptr) error {
 // readWordField decodes a column of 8-byte values (pageValues gives a
 // page's non-null ones) into the field of that type at off.
 func readWordField[T int64 | float64](c parquet.ColumnChunk, o *rowsOut, off uintptr, pageValues func(parquet.Page) []T) error {
-	row, n, st := 0, o.n, o.st
+	row, n := 0, o.n
 	o.restart()
 	err := EachPage(c, func(p parquet.Page) error {
 		vs := pageValues(p)
@@ -196,37 +204,50 @@ func readWordField[T int64 | float64](c parquet.ColumnChunk, o *rowsOut, off uin
 		if err != nil {
 			return err
 		}
-		switch {
-		case o.sel != nil:
-			for _, pk := range o.picks(defs, len(vs), row, pageRows(defs, len(vs))) {
-				v, err := pickedValue(pk, vs)
-				if err != nil {
-					return err
-				}
-				*(*T)(fieldAt(st, int(pk.i), off)) = v
-			}
-		case len(defs) == 0:
-			for k, v := range vs {
-				*(*T)(fieldAt(st, row+k, off)) = v
-			}
-		default:
-			k := 0
-			for j, d := range defs {
-				var v T
-				if d != 0 {
-					if k >= len(vs) {
-						return errFewerValues
-					}
-					v = vs[k]
-					k++
-				}
-				*(*T)(fieldAt(st, row+j, off)) = v
-			}
+		if err := storeWords(o, off, vs, defs, row); err != nil {
+			return err
 		}
 		row += pageRows(defs, len(vs))
 		return nil
 	})
 	return complete(err, row, n)
+}
+
+// storeWords stores a page's values vs (defs its levels, nil for a
+// required column; row its first row) in the field at off of o's rows.
+func storeWords[T int64 | float64](o *rowsOut, off uintptr, vs []T, defs []byte, row int) error {
+	st := o.st
+	switch {
+	case o.sel != nil:
+		for _, pk := range o.picks(defs, len(vs), row, pageRows(defs, len(vs))) {
+			v, err := pickedValue(pk, vs)
+			if err != nil {
+				return err
+			}
+			*(*T)(fieldAt(st, int(pk.i), off)) = v
+		}
+	case len(defs) == 0:
+		if row+len(vs) > len(st) {
+			return errMoreValues
+		}
+		for k, v := range vs {
+			*(*T)(fieldAt(st, row+k, off)) = v
+		}
+	default:
+		k := 0
+		for j, d := range defs {
+			var v T
+			if d != 0 {
+				if k >= len(vs) {
+					return errFewerValues
+				}
+				v = vs[k]
+				k++
+			}
+			*(*T)(fieldAt(st, row+j, off)) = v
+		}
+	}
+	return nil
 }
 
 // readInt32Field decodes an INT32 column into the int32 field at off, or

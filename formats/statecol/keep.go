@@ -30,6 +30,10 @@ type keptPages struct {
 	pages []parquet.Page
 	full  bool
 	never bool
+	// ints are the values of a required INT64 chunk that readDeltaInt64
+	// decoded (nil otherwise): the splice's readers take them instead of
+	// pages (keptInt64s), which are then never read.
+	ints []int64
 }
 
 // keptChunk is a column chunk whose pages EachPage keeps, or takes from
@@ -40,17 +44,34 @@ type keptChunk struct {
 }
 
 // keepPages starts keeping the pages of the columns in cols (numeric
-// ones only) until releasePages.
-func (f *File) keepPages(cols Columns) {
+// ones only) of row group rg (the file's i-th) until releasePages; the
+// required INT64 columns of our writer's layout are decoded at once
+// (readDeltaInt64), the others as they are read.
+func (f *File) keepPages(cols Columns, i int, rg parquet.RowGroup) {
 	f.releasePages()
 	f.keep = &pageKeep{cols: map[int]*keptPages{}}
 	for k := range numStateColumns {
 		if cols&(1<<k) != 0 && transcodable[k].ok && transcodable[k].kind < kindStr {
 			if l, ok := f.pf.Schema().Lookup(stateColumnNames[k]); ok {
-				f.keep.cols[l.ColumnIndex] = &keptPages{}
+				kp := &keptPages{}
+				if transcodable[k].kind == kindInt64 {
+					if ints, ok := f.readDeltaInt64(i, k, int(rg.NumRows())); ok {
+						kp.ints = ints // its pages still read for a reader that asks
+					}
+				}
+				f.keep.cols[l.ColumnIndex] = kp
 			}
 		}
 	}
+}
+
+// keptInt64s returns the values of c when readDeltaInt64 decoded them.
+func keptInt64s(c parquet.ColumnChunk) ([]int64, bool) {
+	kc, ok := c.(keptChunk)
+	if !ok || kc.k.ints == nil {
+		return nil, false
+	}
+	return kc.k.ints, true
 }
 
 // releasePages releases every kept page and stops keeping.

@@ -22,7 +22,7 @@ func TestKeptPagesServeSecondRead(t *testing.T) {
 	f, _ := openStateFile(t, rows)
 	defer f.Close()
 	rg := f.RowGroups()[1]
-	f.keepPages(ColumnsNamed("seen_count", "activity", "last_source"))
+	f.keepPages(ColumnsNamed("seen_count", "activity", "last_source"), 1, rg)
 	read := func(col string) ([]int64, error) {
 		c, _ := f.Column(rg, col)
 		var got []int64

@@ -111,7 +111,7 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			// what an earlier row group left, which fn must not use and
 			// nothing writes (mask ⊆ need).
 			st := sw.sel[:len(sel)]
-			src.keepPages(need) // for layOut, which reads the changed ones again
+			src.keepPages(need, i, rg) // for layOut, which reads the changed ones again
 			if err := src.readColumns(rg, &rowsOut{st: st, sel: sel, n: int(n), first: first}, need); err != nil {
 				return err
 			}

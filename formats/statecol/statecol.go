@@ -24,7 +24,8 @@ import (
 type File struct {
 	f    *os.File
 	pf   *parquet.File
-	keep *pageKeep // pages kept during a splice
+	keep *pageKeep  // pages kept during a splice
+	bufs *deltaBufs // readDeltaInt64's, from deltaPool until Close
 }
 
 // Open opens the state file f, one of the dataset's own (written by
@@ -110,6 +111,10 @@ func recoverCorrupt(err *error, path string) {
 // Close closes the file.
 func (f *File) Close() error {
 	f.releasePages()
+	if f.bufs != nil {
+		putDeltaBufs(f.bufs)
+		f.bufs = nil
+	}
 	return f.f.Close()
 }
 

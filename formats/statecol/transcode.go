@@ -165,6 +165,17 @@ func (sw *stateWriter) transcode(f *File, rg parquet.RowGroup, k, n int, sel []i
 		}
 		return nil
 	}
+	if ws, ok := keptInt64s(cc); ok && t.kind == kindInt64 && littleEndian && len(ws) == n {
+		// The values readDeltaInt64 decoded: as a page of n rows, the
+		// usual case below.
+		err := eachRun(n, func(j, end int) error { c.int64s(ws[j:end], true); return nil },
+			func(j int) error { emit(j, 0, ""); return nil })
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		c.hasStats = c.lo <= c.hi && k != cActivity
+		return nil
+	}
 	err := EachPage(cc, func(p parquet.Page) error {
 		var words []int64
 		var ints []int32            // an INT32 page's values
