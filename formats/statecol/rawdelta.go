@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -198,7 +199,8 @@ func decodeDeltaInt64(dst []int64, src []byte, limit int) ([]int64, error) {
 // unpackDeltas sets out[j] to the running sum from last of minDelta plus
 // the j-th w-bit value packed in data (little-endian, least significant
 // bit first; data has 16 bytes beyond the values' last) and returns the
-// last sum.
+// last sum. Each value is one unaligned 8-byte load, shifted and masked
+// (a second byte for widths above 56).
 func unpackDeltas(out []int64, data []byte, w uint, minDelta, last int64) int64 {
 	if w == 0 {
 		for j := range out {
@@ -207,13 +209,26 @@ func unpackDeltas(out []int64, data []byte, w uint, minDelta, last int64) int64 
 		}
 		return last
 	}
+	if len(out) == 0 || len(data) < (len(out)*int(w)+7)/8+16 {
+		panic("statecol: unpackDeltas: short data") // decodeDeltaInt64 pads it
+	}
 	mask := uint64(1)<<w - 1 // all ones for w = 64
+	p := unsafe.Pointer(unsafe.SliceData(data))
 	bit := uint(0)
+	if w <= 56 {
+		for j := range out {
+			x := *(*uint64)(unsafe.Add(p, bit>>3)) >> (bit & 7)
+			last += minDelta + int64(x&mask)
+			out[j] = last
+			bit += w
+		}
+		return last
+	}
 	for j := range out {
 		b, off := bit>>3, bit&7
-		x := binary.LittleEndian.Uint64(data[b:]) >> off
+		x := *(*uint64)(unsafe.Add(p, b)) >> off
 		if off+w > 64 {
-			x |= uint64(data[b+8]) << (64 - off)
+			x |= uint64(*(*byte)(unsafe.Add(p, b+8))) << (64 - off)
 		}
 		last += minDelta + int64(x&mask)
 		out[j] = last
