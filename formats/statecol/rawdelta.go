@@ -37,7 +37,9 @@ func (f *File) readDeltaInt64(i, col, n int) ([]int64, bool) {
 func (f *File) readDelta(i, col, n int, buf []int64) ([]int64, bool) {
 	l, ok := f.pf.Schema().Lookup(stateColumnNames[col])
 	rgs := f.pf.Metadata().RowGroups
-	if !ok || i >= len(rgs) || l.ColumnIndex >= len(rgs[i].Columns) || l.MaxDefinitionLevel != 0 {
+	// unpackDeltas loads little-endian words as the host's: a big-endian
+	// host reads through the page reader.
+	if !ok || !littleEndian || i >= len(rgs) || l.ColumnIndex >= len(rgs[i].Columns) || l.MaxDefinitionLevel != 0 {
 		return buf, false
 	}
 	m := &rgs[i].Columns[l.ColumnIndex].MetaData
