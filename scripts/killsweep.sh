@@ -1,0 +1,327 @@
+#!/usr/bin/env bash
+# make killsweep: a deterministic kill -9 sweep of the dataset-writing steps.
+# Offline (no network): the inputs are hex lists an awk seed makes (hashes of
+# 4 prefixes, so a commit writes a few files and every instant of it can be
+# tried), stategen's answers to plan-retries' jobs (bin/stategen -jobs), and
+# datasets those make; every step runs with a fixed --now. Linux only:
+# SIGKILL is injected by strace(1) (-e inject=SYSCALL:signal=KILL:when=N).
+#
+# Scenarios (each on a fresh copy of a prepared dataset; SWEEP_ONLY="a b"):
+#   dedup-new      dedup creating a dataset from a 3000-hash list
+#   dedup-splice   dedup of two lists (half known) into it, --batch-hashes 300:
+#                  one commit per input, known hashes spliced
+#   dedup-thaw     dedup of cold (archived, failed, dormant) hashes: rewarmed
+#                  and reactivated; and of hot new ones (spliced)
+#   plan           plan-retries --limit 200 -o jobs.parquet
+#   merge-splice   merge of those 200 results (the splice path)
+#   merge-full     merge of 2000 results (the full path: > 256 in a partition)
+#   merge-archive  merge of 100 results at a --now past archive.unseen (2d,
+#                  archive.min_attempts=1): hot failed rows go cold
+#   export         export --table state --format csv -o FILE
+# Kill points: each step is first run traced; then, per syscall name, once
+# per when=1..M (M: the most calls of that name one thread made) for every
+# rename*, unlink*, mkdirat, linkat, fsync, fdatasync, syncfs and ftruncate,
+# the same once more restricted to each path that is the same in every run
+# (-P: CURRENT, manifests/N.json, the -o FILE, ...; when= counts per thread,
+# so a name's N-th call on one thread can come before another thread's, and
+# the path-restricted pass reaches the instants the first one skipped), and
+# SWEEP_MAX (default 12) evenly spaced points among write, pwrite64 and
+# openat. The syscall and path each kill hit is strace's own line (= ?);
+# "covered" counts the reference run's calls of the first list some kill
+# hit (R/uncovered.txt: the others). SWEEP_PASSES=2 tries the first list's
+# points again with GOMAXPROCS=1, where Go's threads split the calls
+# otherwise, so when= reaches other instants (about twice as long).
+# After each kill, exactly:
+#   1 status --data D --verify exits 0 (or D holds no CURRENT: nothing
+#     committed, so a new dataset is not there yet);
+#   2 the same command run again (README: dedup and merge re-run on the same
+#     input; plan-retries planned again to the same -o FILE, which ends the
+#     leases of jobs a kill left unpublished, or refused (exit 2) when the
+#     killed run published them, then used as they are; export run again)
+#     succeeds, and every table (export --format csv, sorted; plan: lease_id
+#     masked, as a killed plan that committed takes the next snapshot's id)
+#     and the -o FILE equal the reference's (the step run without a kill),
+#     the ledger holds no input twice, the leases no hash twice;
+#   3 running it once more leaves CURRENT as it was (plan: refused, exit 2).
+# What is left in staging/, inbox/ or as .tmp-* once all ran is counted
+# ("leftovers": a killed writer's staging folder goes when idle for a
+# minute, a .tmp-* file when an hour old); then they are dated back past
+# those guards and the command run once more, which must remove them all
+# (without a commit).
+# Prints a summary per scenario; failures with the lines that reproduce
+# them; exit 1 if any. SWEEP_DIR (killsweep-data).
+set -euo pipefail
+shopt -s nullglob
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+OUT=${SWEEP_DIR:-killsweep-data}
+MAX=${SWEEP_MAX:-12}
+ONLY=${SWEEP_ONLY:-}
+PASSES=${SWEEP_PASSES:-1}
+GOMAXPROCS0=${GOMAXPROCS:-}
+case $MAX in '' | *[!0-9]*) die "SWEEP_MAX is a whole number, not '$MAX'" ;; esac
+case $PASSES in 1 | 2) ;; *) die "SWEEP_PASSES is 1 or 2, not '$PASSES'" ;; esac
+case ${BASH_VERSION:-} in '' | [0-3].*) die "needs bash 4 or newer (associative arrays)" ;; esac
+command -v strace >/dev/null || die "needs strace(1): apt-get install -y strace"
+strace -f -qq -o /dev/null true 2>/dev/null || die "strace(1) cannot trace here (ptrace not allowed?)"
+
+EVERY='rename renameat renameat2 unlink unlinkat mkdirat linkat link fsync fdatasync syncfs ftruncate'
+SAMPLED='write pwrite64 openat'
+TRACE="?$(echo "$EVERY $SAMPLED" | tr ' ' ',')"
+T0=2026-03-01T00:00:00Z T0B=2026-03-01T01:00:00Z T1=2026-03-02T00:00:00Z
+T1B=2026-03-02T06:00:00Z T3=2026-03-05T00:00:00Z T4=2026-03-06T00:00:00Z
+
+rm -rf "$OUT"
+mkdir -p "$OUT/prep" "$OUT/runs"
+OUT=$(cd "$OUT" && pwd -P)
+case $OUT in *[[:space:]]*) die "SWEEP_DIR must not hold spaces: $OUT" ;; esac
+P=$OUT/prep
+say "killsweep: building bin/infohash, bin/stategen, bin/duckq"
+$GO build -o bin/infohash ./cmd/infohash || die "cannot build bin/infohash"
+$GO build -o bin/stategen ./tools/stategen || die "cannot build bin/stategen"
+(cd tools/duckcheck && $GO build -o ../../bin/duckq ./cmd/duckq) || die "cannot build bin/duckq"
+IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen DQ=$ROOT/bin/duckq
+
+ih() { "$IH" "$@" 2>>"$P/prep.log" || die "prep: infohash $* failed; see $P/prep.log"; }
+# hashes SEED N FIRST: N hex hashes of prefixes 00-03 (awk's rand, seeded).
+hashes() { awk -v seed="$1" -v n="$2" -v f="$3" 'BEGIN { srand(seed); for (i = f; i < f + n; i++) {
+	s = sprintf("%02x", i % 4); for (j = 0; j < 19; j++) s = s sprintf("%02x", int(rand() * 256)); print s } }'; }
+# round DS NOW LIMIT NAME: plan-retries → jobs, stategen's answers → results.
+round() {
+	ih plan-retries --data "$1" --now "$2" --limit "$3" -o "$P/$4.jobs.parquet"
+	"$SG" -jobs "$P/$4.jobs.parquet" -results "$P/$4.parquet" -seed 3 2>>"$P/prep.log" || die "prep: stategen -jobs failed"
+}
+say "killsweep: preparing datasets in $P"
+hashes 7 3000 0 >"$P/all.txt"
+{ sed -n '1,200p' "$P/all.txt"; hashes 8 200 0; } >"$P/list-a.txt"
+{ sed -n '1001,1200p' "$P/all.txt"; hashes 9 200 1; } >"$P/list-b.txt"
+ih dedup --data "$P/ds0" --now "$T0" "$P/all.txt"
+# A 30-day first backoff: the cold hashes' retries are not yet due at T4, so
+# that a sighting moves them (reactivated), not just makes them hot.
+ih policy set --data "$P/ds0" archive.min_attempts=1 archive.unseen=2d backoff.no_peers=30d backoff.no_ut_metadata=30d
+cp -R "$P/ds0" "$P/full" && round "$P/full" "$T1" 2000 full
+cp -R "$P/full" "$P/ds1" && ih merge --data "$P/ds1" --now "$T1" "$P/full.parquet"
+cp -R "$P/ds1" "$P/splice" && round "$P/splice" "$T1B" 200 splice
+cp -R "$P/ds1" "$P/archive" && round "$P/archive" "$T3" 100 archive
+cp -R "$P/archive" "$P/cold" && ih merge --data "$P/cold" --now "$T3" "$P/archive.parquet"
+# 300 cold hashes (failed, dormant since T0: archived) and 100 hot new ones.
+"$IH" export --data "$P/cold" --table state --tier cold --format csv -o - 2>>"$P/prep.log" |
+	sed -n '2,301p' | cut -d, -f1 >"$P/thaw.txt"
+"$IH" export --data "$P/cold" --table state --tier hot --status new --format csv -o - 2>>"$P/prep.log" |
+	sed -n '2,101p' | cut -d, -f1 >>"$P/thaw.txt"
+[ "$(wc -l <"$P/thaw.txt")" -eq 400 ] || die "prep: expected 400 cold and hot new hashes in $P/thaw.txt"
+
+# scenario NAME PREP CMD...: in CMD, @D@ is the dataset, @W@ the run's folder.
+SCEN=()
+declare -A PREPOF CMDOF
+scenario() { SCEN+=("$1"); PREPOF[$1]=$2; shift 2; CMDOF[${SCEN[-1]}]="$*"; }
+scenario dedup-new - dedup --data @D@ --now "$T0" "$P/all.txt"
+scenario dedup-splice ds0 dedup --data @D@ --now "$T0B" --batch-hashes 300 "$P/list-a.txt" "$P/list-b.txt"
+scenario dedup-thaw cold dedup --data @D@ --now "$T4" "$P/thaw.txt"
+scenario plan ds1 plan-retries --data @D@ --now "$T1B" --limit 200 -o @W@/jobs.parquet
+scenario merge-splice splice merge --data @D@ --now "$T1B" "$P/splice.parquet"
+scenario merge-full full merge --data @D@ --now "$T1" "$P/full.parquet"
+scenario merge-archive archive merge --data @D@ --now "$T3" "$P/archive.parquet"
+scenario export cold export --data @D@ --table state --format csv -o @W@/state.csv
+TABLES='state torrents leases peers ledger'
+
+# cmdline NAME W: the scenario's command for run folder W, as words.
+cmdline() { local c=${CMDOF[$1]//@D@/$2/D}; echo "${c//@W@/$2}"; }
+# fresh NAME W: W holds a new copy of the scenario's dataset (none: no D).
+fresh() {
+	rm -rf "$2" && mkdir -p "$2"
+	[ "${PREPOF[$1]}" = - ] || cp -R "$P/${PREPOF[$1]}" "$2/D"
+}
+mask() { if [ "$1" = plan ]; then sed -E 's/L[0-9a-f]{16}/L-masked/g'; else cat; fi; }
+# snap NAME W: W/snap holds the tables as sorted CSV and the -o output
+# (plan: lease ids masked; its jobs file through DuckDB, lease_id left out).
+snap() {
+	local t
+	rm -rf "$2/snap" && mkdir "$2/snap"
+	for t in $TABLES; do
+		"$IH" export --data "$2/D" --table "$t" --format csv -o - 2>>"$2/check.log" | mask "$1" | sort >"$2/snap/$t.csv" ||
+			{ echo "export --table $t failed" >>"$2/snap/errors"; }
+	done
+	if [ "$1" = plan ] && [ -f "$2/jobs.parquet" ]; then
+		"$DQ" "SELECT * EXCLUDE (lease_id) FROM read_parquet('$2/jobs.parquet') ORDER BY info_hash" >"$2/snap/jobs.txt" 2>>"$2/check.log" ||
+			echo "jobs.parquet unreadable" >>"$2/snap/errors"
+	fi
+	if [ "$1" = export ] && [ -f "$2/state.csv" ]; then cp "$2/state.csv" "$2/snap/out.csv"; fi
+}
+# dupes FILE: the first column's values found more than once (header aside).
+dupes() { sed 1d "$1" | cut -d, -f1 | sort | uniq -d | wc -l | tr -d ' '; }
+
+# step NAME W [STRACE_ARGS...]: runs the scenario's command in W under
+# strace (W/strace.log), returns its exit status. GMP: its GOMAXPROCS.
+step() {
+	local name=$1 w=$2 rc=0; shift 2
+	local -a cmd
+	read -ra cmd <<<"$(cmdline "$name" "$w")"
+	# (in a subshell, whose stderr takes bash's "Killed")
+	(GOMAXPROCS=${GMP:-$GOMAXPROCS0} strace -f -qq -e signal=none -o "$w/strace.log" -e trace="$TRACE" "$@" \
+		"$IH" "${cmd[@]}" >"$w/step.out" 2>"$w/step.log"; exit $?) 2>/dev/null || rc=$?
+	return $rc
+}
+# again NAME W: the scenario's command, untraced; its exit status.
+again() {
+	local -a cmd
+	local rc=0
+	read -ra cmd <<<"$(cmdline "$1" "$2")"
+	"$IH" "${cmd[@]}" >/dev/null 2>>"$2/check.log" || rc=$?
+	return $rc
+}
+current() { cat "$1/D/CURRENT" 2>/dev/null || echo none; }
+
+# points NAME W: the kill points (strace options, one set per line) from
+# the traced run in W/strace.log.
+points() {
+	local log=$2/strace.log
+	awk -v every=" $EVERY " -v sampled=" $SAMPLED " -v max="$MAX" -v wpath="$2" '
+	BEGIN { h = "[0-9a-f]"; h8 = h h h h h h h h; d = "[0-9]"; d12 = d d d d d d d d d d d d }
+	/ = \?$|resumed>|^[0-9]+ (\+\+\+|---)/ { next }
+	{ tid = $1; s = $2; sub(/\(.*/, "", s)
+	  if (index(every, " " s " ")) { c = ++n[tid, s]; if (c > m[s]) m[s] = c
+		  # the paths in the call that are the same in every run
+		  rest = $0; while (match(rest, /"[^"]*"/)) {
+			  p = substr(rest, RSTART + 1, RLENGTH - 2); rest = substr(rest, RSTART + RLENGTH)
+			  q = p; gsub(d12, "", q)
+			  if (q ~ h8 || q ~ /staging\/[0-9]+-/ || index(p, wpath "/") != 1) continue
+			  p = "@W@" substr(p, length(wpath) + 1)
+			  pc = ++np[tid, s, p]; if (pc > mp[s, p]) mp[s, p] = pc
+		  } }
+	  else if (index(sampled, " " s " ")) { c = ++n[tid, s]; if (c > m[s]) m[s] = c } }
+	END {
+		for (s in m) if (index(every, " " s " ")) for (i = 1; i <= m[s]; i++) print "-e inject=" s ":signal=KILL:when=" i
+		for (k in mp) { split(k, a, SUBSEP); for (i = 1; i <= mp[k]; i++) print "-P " a[2] " -e inject=" a[1] ":signal=KILL:when=" i }
+		for (s in m) if (index(sampled, " " s " ")) for (i = 1; i <= m[s]; i++) all[++na] = s ":signal=KILL:when=" i
+		k = na < max ? na : max
+		for (i = 0; i < k; i++) print "-e inject=" all[int(i * na / k) + 1]
+	}' "$log" | sort -u
+}
+
+FAILS=$OUT/failures.txt
+: >"$FAILS"
+# check NAME W SPEC: the three checks after a kill; appends failures.
+check() {
+	local name=$1 w=$2 spec=$3 ref=$OUT/runs/$1/ref f=() t rc2=0 rc3=0 cur pub
+	if [ -f "$w/D/CURRENT" ]; then
+		"$IH" status --data "$w/D" --verify >"$w/status.out" 2>>"$w/check.log" || f+=("status --verify exits $? after the kill")
+	elif [ -e "$w/D" ] && [ "${PREPOF[$name]}" != - ]; then
+		f+=("CURRENT is gone")
+	fi
+	if [ "$name" = export ] && [ -f "$w/state.csv" ] && ! cmp -s "$w/state.csv" "$ref/snap/out.csv"; then
+		f+=("the killed export left $w/state.csv, not whole")
+	fi
+	pub=$([ -f "$w/jobs.parquet" ] && echo y || echo n)
+	again "$name" "$w" || rc2=$?
+	if [ "$name" = plan ] && [ $rc2 -eq 2 ] && [ "$pub" = y ]; then :; # refused: the run published its jobs, still leased
+	elif [ $rc2 -ne 0 ]; then f+=("the re-run exits $rc2"); fi
+	snap "$name" "$w"
+	[ -f "$w/snap/errors" ] && f+=("$(tr '\n' ' ' <"$w/snap/errors")")
+	for t in "$ref"/snap/*; do
+		cmp -s "$t" "$w/snap/${t##*/}" || f+=("${t##*/} differs from the reference: diff $t $w/snap/${t##*/}")
+	done
+	[ "$(dupes "$w/snap/ledger.csv")" = 0 ] || f+=("an input is in the ledger twice")
+	[ "$(dupes "$w/snap/leases.csv")" = 0 ] || f+=("a hash is leased twice")
+	cur=$(current "$w")
+	again "$name" "$w" || rc3=$?
+	case $name:$rc3 in plan:2 | dedup*:0 | merge*:0 | export:0) ;; *) f+=("the second re-run exits $rc3") ;; esac
+	[ "$(current "$w")" = "$cur" ] || f+=("the second re-run committed (CURRENT $cur -> $(current "$w"))")
+	if [ "$name" = export ] && ! cmp -s "$w/state.csv" "$ref/snap/out.csv"; then f+=("the second export differs"); fi
+	LEFT=$(leftovers "$w")
+	if [ -n "$LEFT" ]; then # past the guards (staging: idle 1 min; .tmp-*: 1 h) the next run takes them
+		(cd "$w" && touch -t 202001010000 $LEFT)
+		again "$name" "$w" || true
+		[ -z "$(leftovers "$w")" ] || f+=("left once older than the guards: $(leftovers "$w")")
+		[ "$(current "$w")" = "$cur" ] || f+=("the third re-run committed (CURRENT $cur -> $(current "$w"))")
+	fi
+	if [ ${#f[@]} -gt 0 ]; then
+		{
+			echo "FAIL $name [$spec] killed at: $(hit "$w")"
+			for t in "${f[@]}"; do echo "    $t"; done
+			echo "    reproduce: rm -rf $w/D$([ "${PREPOF[$name]}" = - ] || echo " && cp -R $P/${PREPOF[$name]} $w/D")"
+			echo "        ${GMP:+GOMAXPROCS=1 }strace -f -qq -e signal=none -e trace='$TRACE' $spec $IH $(cmdline "$name" "$w")"
+		} >>"$FAILS"
+		return 1
+	fi
+}
+# leftovers W: what is in D/staging/ or D/inbox/, and .tmp-* files, in W.
+leftovers() {
+	{ find "$1/D/staging" "$1/D/inbox" -mindepth 1 -maxdepth 1; find "$1" -name '.tmp-*'; } 2>/dev/null | sed "s|$1/||" | tr '\n' ' ' || true
+}
+# hit W: the call the kill hit: strace's line for it ends "= ?" (or its
+# "<unfinished ...>" line, when another thread's line came between).
+hit() {
+	awk -v w="$1/" '{ tid = $1; sub(/^[0-9]+ +/, "") }
+	/^\?\?\?/ { next }
+	/ <unfinished \.\.\.>$/ { sub(/ <unfinished \.\.\.>$/, ""); open[tid] = $0; next }
+	/ = \?$/ { l = $0; if (/^<\.\.\. [a-z0-9_]+ resumed>/) l = open[tid] ") = ?"
+		while ((i = index(l, w)) > 0) l = substr(l, 1, i - 1) substr(l, i + length(w))
+		print substr(l, 1, 160); exit }' "$1/strace.log"
+}
+
+# coverage R: how many of the reference run's calls of the EVERY names (their
+# text, random names and pids masked) some kill hit, of how many; the
+# others go to R/uncovered.txt.
+coverage() {
+	awk -v every=" $EVERY " -v ref="$1/ref/" '
+	function norm(l, i) {
+		sub(/^[0-9]+ +/, "", l)
+		while ((i = index(l, ref)) > 0) l = substr(l, 1, i - 1) substr(l, i + length(ref))
+		if ((i = index(l, " <unfinished")) > 0) l = substr(l, 1, i - 1)
+		else if (match(l, /\) += /)) l = substr(l, 1, RSTART - 1)
+		gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "X", l)
+		gsub(/staging\/[0-9]+-/, "staging/P-", l)
+		return l
+	}
+	FNR == NR { sub(/^k[0-9]+ \[[^]]*\] /, ""); hit[norm($0)] = 1; next }
+	/resumed>/ { next }
+	{ s = $2; sub(/\(.*/, "", s); if (index(every, " " s " ")) { all++; if (norm($0) in hit) got++; else print norm($0) >out } }
+	END { printf "%d/%d", got, all }' out="$1/uncovered.txt" "$1/hits.txt" "$1/ref/strace.log"
+}
+
+START=$(date +%s)
+echo "scenario       points killed completed failed leftovers covered  kills by syscall" >"$OUT/summary.txt"
+for name in "${SCEN[@]}"; do
+	case " ${ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
+	R=$OUT/runs/$name
+	fresh "$name" "$R/ref"
+	rc=0 && step "$name" "$R/ref" || rc=$?
+	[ $rc -eq 0 ] || die "$name: the reference run exits $rc; see $R/ref/step.log"
+	snap "$name" "$R/ref"
+	[ ! -f "$R/ref/snap/errors" ] || die "$name: cannot export the reference: $(cat "$R/ref/snap/errors")"
+	again "$name" "$R/ref" || [ "$name" = plan ] || die "$name: re-running the reference run fails; see $R/ref/check.log"
+	points "$name" "$R/ref" >"$R/points"
+	n=0 killed=0 done=0 failed=0 left=0
+	declare -A bykind=()
+	if [ "$PASSES" = 2 ]; then grep -v -e '=write:' -e '=pwrite64:' -e '=openat:' "$R/points" | sed 's/^/GOMAXPROCS=1 /' >>"$R/points"; fi
+	while read -r line; do
+		n=$((n + 1)) W=$R/k$n GMP=
+		case $line in GOMAXPROCS=1\ *) GMP=1 line=${line#* } ;; esac
+		read -ra spec <<<"${line//@W@/$W}"
+		fresh "$name" "$W"
+		rc=0 && step "$name" "$W" "${spec[@]}" || rc=$?
+		if [ $rc -eq 137 ]; then
+			killed=$((killed + 1)) h=$(hit "$W")
+			k=${h%%(*} && bykind[$k]=$((${bykind[$k]:-0} + 1))
+			echo "k$n [${GMP:+GOMAXPROCS=1 }${spec[*]}] $h" >>"$R/hits.txt"
+		elif [ $rc -eq 0 ]; then done=$((done + 1))
+		else
+			echo "FAIL $name [${spec[*]}]: not killed, exits $rc; see $W/step.log" >>"$FAILS"
+			failed=$((failed + 1)) && continue
+		fi
+		LEFT=
+		check "$name" "$W" "${spec[*]}" || failed=$((failed + 1))
+		[ -z "$LEFT" ] || { left=$((left + 1)) && echo "k$n: $LEFT" >>"$R/leftovers.txt"; }
+		[ "$failed" -gt 0 ] || [ "${SWEEP_KEEP:-}" ] || rm -rf "$W"
+	done <"$R/points"
+	kinds=$(for k in "${!bykind[@]}"; do echo "$k=${bykind[$k]}"; done | sort | tr '\n' ' ')
+	touch "$R/hits.txt"
+	printf '%-14s %6d %6d %9d %6d %9d %7s  %s\n' "$name" "$n" "$killed" "$done" "$failed" "$left" "$(coverage "$R")" "$kinds" |
+		tee -a "$OUT/summary.txt" >&2
+done
+say "killsweep: $(($(date +%s) - START)) s; summary in $OUT/summary.txt, kills in $OUT/runs/*/hits.txt"
+cat "$OUT/summary.txt"
+if [ -s "$FAILS" ]; then cat "$FAILS"; exit 1; fi
+echo "killsweep: no failures"
