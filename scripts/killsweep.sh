@@ -41,7 +41,8 @@
 #     succeeds, and every table (export --format csv, sorted; plan: lease_id
 #     masked, as a killed plan that committed takes the next snapshot's id)
 #     and the -o FILE equal the reference's (the step run without a kill),
-#     the ledger holds no input twice, the leases no hash twice;
+#     the ledger holds no input twice, the leases no hash twice, and each
+#     table's current link is the folder CURRENT's manifest names;
 #   3 running it once more leaves CURRENT as it was (plan: refused, exit 2).
 # What is left in staging/, inbox/ or as .tmp-* once all ran is counted
 # ("leftovers": a killed writer's staging folder goes when idle for a
@@ -224,6 +225,7 @@ check() {
 	done
 	[ "$(dupes "$w/snap/ledger.csv")" = 0 ] || f+=("an input is in the ledger twice")
 	[ "$(dupes "$w/snap/leases.csv")" = 0 ] || f+=("a hash is leased twice")
+	[ -z "$(stale "$w")" ] || f+=("current links not at CURRENT's snapshot:$(stale "$w")")
 	cur=$(current "$w")
 	again "$name" "$w" || rc3=$?
 	case $name:$rc3 in plan:2 | dedup*:0 | merge*:0 | export:0) ;; *) f+=("the second re-run exits $rc3") ;; esac
@@ -245,6 +247,13 @@ check() {
 		} >>"$FAILS"
 		return 1
 	fi
+}
+# stale W: the tables whose current link (what DuckDB's globs read) is not
+# the folder CURRENT's manifest names, as "TABLE->TARGET".
+stale() {
+	[ -f "$1/D/CURRENT" ] || return 0
+	sed -n 's|^ *"dir": "\([a-z]*\)/\(v/[0-9]*\)".*|\1 \2|p' "$1/D/manifests/$(cat "$1/D/CURRENT")" |
+		while read -r t v; do [ "$(readlink "$1/D/$t/current")" = "$v" ] || printf ' %s->%s' "$t" "$(readlink "$1/D/$t/current")"; done
 }
 # leftovers W: what is in D/staging/ or D/inbox/, and .tmp-* files, in W.
 leftovers() {
@@ -295,7 +304,10 @@ for name in "${SCEN[@]}"; do
 	points "$name" "$R/ref" >"$R/points"
 	n=0 killed=0 done=0 failed=0 left=0
 	declare -A bykind=()
-	if [ "$PASSES" = 2 ]; then grep -v -e '=write:' -e '=pwrite64:' -e '=openat:' "$R/points" | sed 's/^/GOMAXPROCS=1 /' >>"$R/points"; fi
+	if [ "$PASSES" = 2 ]; then
+		grep -v -e '=write:' -e '=pwrite64:' -e '=openat:' "$R/points" | sed 's/^/GOMAXPROCS=1 /' >"$R/points2"
+		cat "$R/points2" >>"$R/points"
+	fi
 	while read -r line; do
 		n=$((n + 1)) W=$R/k$n GMP=
 		case $line in GOMAXPROCS=1\ *) GMP=1 line=${line#* } ;; esac
