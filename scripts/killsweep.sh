@@ -44,11 +44,12 @@
 #     the ledger holds no input twice, the leases no hash twice, and each
 #     table's current link is the folder CURRENT's manifest names;
 #   3 running it once more leaves CURRENT as it was (plan: refused, exit 2).
-# What is left in staging/, inbox/ or as .tmp-* once all ran is counted
-# ("leftovers": a killed writer's staging folder goes when idle for a
-# minute, a .tmp-* file when an hour old); then they are dated back past
-# those guards and the command run once more, which must remove them all
-# (without a commit).
+# A killed writer's staging folder (staging/PID-ID-o, born locked) must be
+# gone after the re-run. What else is left in staging/, inbox/ or as
+# .tmp-* once all ran is counted ("leftovers": a staging folder killed
+# before it had its name goes when a minute old, a .tmp-* file when an
+# hour old); then they are dated back past those guards and the command
+# run once more, which must remove them all (without a commit).
 # Prints a summary per scenario; failures with the lines that reproduce
 # them; exit 1 if any. SWEEP_DIR (killsweep-data).
 set -euo pipefail
@@ -187,7 +188,7 @@ points() {
 		  rest = $0; while (match(rest, /"[^"]*"/)) {
 			  p = substr(rest, RSTART + 1, RLENGTH - 2); rest = substr(rest, RSTART + RLENGTH)
 			  q = p; gsub(d12, "", q)
-			  if (q ~ h8 || q ~ /staging\/[0-9]+-/ || index(p, wpath "/") != 1) continue
+			  if (q ~ h8 || q ~ /staging\/(\.tmp-)?[0-9]+-/ || index(p, wpath "/") != 1) continue
 			  p = "@W@" substr(p, length(wpath) + 1)
 			  pc = ++np[tid, s, p]; if (pc > mp[s, p]) mp[s, p] = pc
 		  } }
@@ -226,13 +227,15 @@ check() {
 	[ "$(dupes "$w/snap/ledger.csv")" = 0 ] || f+=("an input is in the ledger twice")
 	[ "$(dupes "$w/snap/leases.csv")" = 0 ] || f+=("a hash is leased twice")
 	[ -z "$(stale "$w")" ] || f+=("current links not at CURRENT's snapshot:$(stale "$w")")
+	t=$(find "$w/D/staging" -mindepth 1 -maxdepth 1 -name '[0-9]*-o' 2>/dev/null | tr '\n' ' ')
+	[ -z "$t" ] || f+=("a killed writer's staging folder outlived the re-run: $t")
 	cur=$(current "$w")
 	again "$name" "$w" || rc3=$?
 	case $name:$rc3 in plan:2 | dedup*:0 | merge*:0 | export:0) ;; *) f+=("the second re-run exits $rc3") ;; esac
 	[ "$(current "$w")" = "$cur" ] || f+=("the second re-run committed (CURRENT $cur -> $(current "$w"))")
 	if [ "$name" = export ] && ! cmp -s "$w/state.csv" "$ref/snap/out.csv"; then f+=("the second export differs"); fi
 	LEFT=$(leftovers "$w")
-	if [ -n "$LEFT" ]; then # past the guards (staging: idle 1 min; .tmp-*: 1 h) the next run takes them
+	if [ -n "$LEFT" ]; then # past the guards (.tmp-* staging: 1 min; .tmp-*: 1 h) the next run takes them
 		(cd "$w" && touch -t 202001010000 $LEFT)
 		again "$name" "$w" || true
 		[ -z "$(leftovers "$w")" ] || f+=("left once older than the guards: $(leftovers "$w")")
@@ -281,7 +284,7 @@ coverage() {
 		if ((i = index(l, " <unfinished")) > 0) l = substr(l, 1, i - 1)
 		else if (match(l, /\) += /)) l = substr(l, 1, RSTART - 1)
 		gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "X", l)
-		gsub(/staging\/[0-9]+-/, "staging/P-", l)
+		gsub(/staging\/(\.tmp-)?[0-9]+-/, "staging/P-", l)
 		return l
 	}
 	FNR == NR { sub(/^k[0-9]+ \[[^]]*\] /, ""); hit[norm($0)] = 1; next }
