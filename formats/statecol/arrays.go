@@ -155,9 +155,16 @@ func Codes(c parquet.ColumnChunk, dst []uint8, code func(s string) uint8) error 
 // statistics alone (nothing is decoded). ok is false when they are not
 // recorded, for an optional column (its nulls read as 0, which the
 // statistics do not bound, and a writer may leave the null count out)
-// and for a chunk of another type. Bounds a writer recorded loosely
-// still hold every value: Parquet allows no others.
+// and for a chunk of another type, and when a bound is not of the
+// column's size (a damaged footer: parquet-go panics on it). Bounds a
+// writer recorded loosely still hold every value: Parquet allows no
+// others.
 func Int64Bounds(c parquet.ColumnChunk, rows int64) (lo, hi int64, ok bool) {
+	defer func() {
+		if recover() != nil {
+			lo, hi, ok = 0, 0, false // the caller reads the values instead
+		}
+	}()
 	fc, isFile := unkept(c).(*parquet.FileColumnChunk)
 	if !isFile || rows <= 0 || !fc.Node().Required() || fc.NumValues() != rows {
 		return 0, 0, false
