@@ -51,6 +51,9 @@ func (s *Scratch) Remove() {
 // up under a temporary name) may belong to a writer setting it up now.
 const bornOwned = "-o"
 
+// flockShared takes a shared flock on f (a variable for tests).
+var flockShared = func(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_SH) }
+
 // ownedDir makes a new folder under DIR/staging and takes a shared flock
 // on its .owner file, which tells cleanStaging that its writer lives. The
 // folder is set up under a temporary name (fsutil.TempPrefix) and renamed
@@ -69,8 +72,14 @@ func (d *Dataset) ownedDir() (string, *os.File, error) {
 		os.RemoveAll(tmp)
 		return "", nil, fmt.Errorf("dataset: %w", err)
 	}
-	syscall.Flock(int(owner.Fd()), syscall.LOCK_SH)
-	dir := filepath.Join(d.Dir, "staging", name+bornOwned)
+	suffix := bornOwned
+	if flockShared(owner) != nil {
+		// No lock tells this folder from a dead writer's (ENOLCK: an NFS
+		// mount without its lock daemon): named as an earlier version's,
+		// cleanStaging leaves it until it is a minute old.
+		suffix = ""
+	}
+	dir := filepath.Join(d.Dir, "staging", name+suffix)
 	if err := os.Rename(tmp, dir); err != nil {
 		owner.Close()
 		os.RemoveAll(tmp)

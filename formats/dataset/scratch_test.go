@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,4 +148,32 @@ func mkStaging(t *testing.T, d *Dataset, name string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestCleanStagingFlockFailed: a writer whose shared flock on .owner
+// failed (ENOLCK: an NFS mount without its lock daemon) holds no lock
+// that tells its folder from a dead writer's; its folder is not named
+// born locked, so the next writer leaves it until it is a minute old,
+// as before folders were born locked, instead of removing a live
+// writer's staged files at once.
+func TestCleanStagingFlockFailed(t *testing.T) {
+	defer func(f func(*os.File) error) { flockShared = f }(flockShared)
+	flockShared = func(*os.File) error { return syscall.ENOLCK }
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := Open(ctx, dir, OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.NewScratch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Remove()
+	if _, err := Open(ctx, dir, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.Dir); err != nil {
+		t.Fatalf("a live writer's folder, its flock failed: %v", err)
+	}
 }
