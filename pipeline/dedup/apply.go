@@ -327,7 +327,7 @@ func (o *outputErr) Write(b []byte) (int, error) {
 
 // ReadFrom hands r to w's ReadFrom when it has one (fsutil.Uncached reads
 // a splice's copied column chunks straight into its buffer); an error
-// that is not r's is the output's.
+// that is not r's is the output's, even after r failed too.
 func (o *outputErr) ReadFrom(r io.Reader) (int64, error) {
 	rf, ok := o.w.(io.ReaderFrom)
 	if !ok {
@@ -335,7 +335,7 @@ func (o *outputErr) ReadFrom(r io.Reader) (int64, error) {
 	}
 	src := &readErr{r: r}
 	n, err := rf.ReadFrom(src)
-	if err != nil && src.err == nil && o.err == nil {
+	if err != nil && (src.err == nil || !errors.Is(err, src.err)) && o.err == nil {
 		o.err = err
 	}
 	return n, err

@@ -68,3 +68,28 @@ func TestOutputErrReadFrom(t *testing.T) {
 		})
 	}
 }
+
+// readThenWriteFails is an output whose ReadFrom reads r to its error and
+// then fails as a write would, as fsutil.Uncached.ReadFrom does when the
+// read that fills its buffer fails and the buffer's write fails too.
+type readThenWriteFails struct{ err error }
+
+func (f readThenWriteFails) Write(b []byte) (int, error) { return 0, f.err }
+
+func (f readThenWriteFails) ReadFrom(r io.Reader) (int64, error) {
+	n, _ := io.Copy(io.Discard, r)
+	return n, f.err
+}
+
+// TestOutputErrReadFromBothFail: when the source's read and the output's
+// write both fail and ReadFrom returns the write's error, outputErr
+// records it as the output's: a failed write (no space left) is not
+// reported as a damaged state file.
+func TestOutputErrReadFromBothFail(t *testing.T) {
+	readFail, writeFail := errors.New("read failed"), errors.New("write failed")
+	o := &outputErr{w: readThenWriteFails{writeFail}}
+	_, err := o.ReadFrom(io.MultiReader(strings.NewReader("chunk"), iotest.ErrReader(readFail)))
+	if err != writeFail || o.err != writeFail {
+		t.Fatalf("ReadFrom: %v, output error %v; want both the write's", err, o.err)
+	}
+}
