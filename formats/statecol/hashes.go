@@ -2,7 +2,6 @@ package statecol
 
 import (
 	"fmt"
-	"hash/crc32"
 	"slices"
 	"unsafe"
 
@@ -66,15 +65,13 @@ const maxHashHeader = 256
 // values were copied twice after the read (into the page's values, then
 // into out), 1.5 MB a partition of a 20M-hash state.
 func (f *File) readPlainHashes(i int, out []byte) bool {
-	l, ok := f.pf.Schema().Lookup("info_hash")
-	rgs := f.pf.Metadata().RowGroups
-	if !ok || i >= len(rgs) || l.ColumnIndex >= len(rgs[i].Columns) || l.MaxDefinitionLevel != 0 {
+	rows := int64(len(out) / len(schema.Hash{}))
+	m, ok := f.ownChunk(i, "info_hash", format.FixedLenByteArray, rows)
+	if !ok {
 		return false
 	}
-	m := &rgs[i].Columns[l.ColumnIndex].MetaData
 	hdrLen := m.TotalCompressedSize - int64(len(out))
-	if m.Type != format.FixedLenByteArray || m.Codec != format.Uncompressed || m.DictionaryPageOffset != 0 ||
-		m.NumValues != int64(len(out)/len(schema.Hash{})) || m.DataPageOffset <= 0 || hdrLen <= 0 || hdrLen > maxHashHeader {
+	if hdrLen <= 0 || hdrLen > maxHashHeader {
 		return false
 	}
 	var hb [maxHashHeader]byte
@@ -85,13 +82,11 @@ func (f *File) readPlainHashes(i int, out []byte) bool {
 	if err := thrift.Unmarshal(new(thrift.CompactProtocol), hb[:hdrLen], &h); err != nil {
 		return false
 	}
-	d := h.DataPageHeader
-	if h.Type != format.DataPage || !d.Valid || d.V.Encoding != format.Plain || int64(d.V.NumValues) != m.NumValues ||
-		int(h.CompressedPageSize) != len(out) || int(h.UncompressedPageSize) != len(out) || h.CRC == 0 {
+	if !ownPage(&h, format.Plain, rows, len(out)) {
 		return false
 	}
 	if _, err := f.f.ReadAt(out, m.DataPageOffset+hdrLen); err != nil {
 		return false
 	}
-	return crc32.ChecksumIEEE(out) == uint32(h.CRC)
+	return crcHolds(&h, out)
 }

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -35,16 +34,10 @@ func (f *File) readDeltaInt64(i, col, n int) ([]int64, bool) {
 }
 
 func (f *File) readDelta(i, col, n int, buf []int64) ([]int64, bool) {
-	l, ok := f.pf.Schema().Lookup(stateColumnNames[col])
-	rgs := f.pf.Metadata().RowGroups
 	// unpackDeltas loads little-endian words as the host's: a big-endian
 	// host reads through the page reader.
-	if !ok || !littleEndian || i >= len(rgs) || l.ColumnIndex >= len(rgs[i].Columns) || l.MaxDefinitionLevel != 0 {
-		return buf, false
-	}
-	m := &rgs[i].Columns[l.ColumnIndex].MetaData
-	if m.Type != format.Int64 || m.Codec != format.Uncompressed || m.DictionaryPageOffset != 0 ||
-		m.NumValues != int64(n) || m.DataPageOffset <= 0 || m.TotalCompressedSize <= 0 || m.TotalCompressedSize > 1<<30 {
+	m, ok := f.ownChunk(i, stateColumnNames[col], format.Int64, int64(n))
+	if !ok || !littleEndian || m.TotalCompressedSize > 1<<30 {
 		return buf, false
 	}
 	if f.bufs == nil {
@@ -61,10 +54,7 @@ func (f *File) readDelta(i, col, n int, buf []int64) ([]int64, bool) {
 		return buf, false
 	}
 	body := raw[len(raw)-r.Len():]
-	d := h.DataPageHeader
-	if h.Type != format.DataPage || !d.Valid || d.V.Encoding != format.DeltaBinaryPacked || int(d.V.NumValues) != n ||
-		int(h.CompressedPageSize) != len(body) || int(h.UncompressedPageSize) != len(body) || h.CRC == 0 ||
-		crc32.ChecksumIEEE(body) != uint32(h.CRC) {
+	if !ownPage(&h, format.DeltaBinaryPacked, int64(n), len(body)) || !crcHolds(&h, body) {
 		return buf, false
 	}
 	out, err := decodeDeltaInt64(buf, body, n)
