@@ -1,0 +1,57 @@
+// Package fsaudit checks, on an strace(1) trace of one dataset-writing
+// step, that a power cut at any instant leaves a dataset whose last
+// durable commit is whole: that every commit makes its bytes durable
+// before it publishes them. A kill -9 cannot show a missing fsync (the
+// page cache outlives the process); the trace can, replayed through a
+// model of what reaches the disk.
+//
+// The model is conservative and POSIX-like:
+//
+//   - A file's data is durable once an fsync or fdatasync of it, or a
+//     syncfs of its file system (or a sync), starts after its last write
+//     ended. O_DIRECT writes are no exception: they still need the sync,
+//     for the allocation metadata and the disk's cache. Writes are write,
+//     pwrite64, writev, pwritev(2), ftruncate, truncate, fallocate, an
+//     open with O_TRUNC, and copy_file_range, sendfile or splice into the
+//     file; sync_file_range makes nothing durable.
+//   - A directory entry (an open that creates, mkdir, rename, link,
+//     symlink, unlink, rmdir) is durable once an fsync of that directory,
+//     or a syncfs (sync), starts after the call ended. A rename across
+//     directories changes two entries, each durable with its own folder.
+//   - After a power cut only durable data and entries remain.
+//   - But a rename may also reach the disk before any sync of its folder
+//     (a journal commits on its own): so what a rename onto CURRENT
+//     publishes, or a rename of an output into place, must be durable
+//     before the rename, whatever syncs follow it.
+//
+// What is checked, each violation reported once, at its first instant
+// (trace line), with the call, the file, and what is not durable and why:
+//
+//   - after every sync (the only calls that change what a power cut
+//     leaves) and at the exit: the durable CURRENT, if any, is durable
+//     data naming a manifest that is durably present with durable data,
+//     and every file that manifest lists (each table's data files and
+//     Bloom filters) is durably present with durable data;
+//   - at a rename (or link) onto a CURRENT: the same of the commit it
+//     publishes, taking that rename as durable;
+//   - at a write to a file the durable CURRENT's commit holds, and at an
+//     unlink or rename that removes one (or an entry on its path);
+//   - at a rename onto an output (Config.Outputs): its data is durable;
+//   - at the exit, when the status says the work is committed (0, 3
+//     partial, 130 interrupted): the last rename onto each CURRENT, and
+//     of each output, is durable.
+//
+// Trace with
+//
+//	strace -f -y -tt -s 1048576 -e signal=none -o TRACE \
+//	  -e trace=open,openat,creat,write,pwrite64,writev,pwritev,pwritev2,ftruncate,truncate,fallocate,copy_file_range,sendfile,splice,lseek,fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,mkdir,mkdirat,rmdir,close,dup,dup2,dup3,fcntl,chdir,fchdir,exit_group CMD...
+//
+// (-s must hold a whole manifest: the content of CURRENT and of the
+// manifests comes from the write calls; a commit whose content was cut
+// is reported as unchecked). Paths come from -y; an *at() path is
+// resolved against its dirfd or the working directory. Calls that
+// failed change nothing. The state before the trace is durable (sync
+// first): Config.Before gives the tree and content of a dataset as it
+// was; elsewhere an unknown path is taken for a durable file of unknown
+// content. Memory-mapped writes and io_uring are not seen.
+package fsaudit
