@@ -13,7 +13,7 @@ FUZZMINIMIZE ?= 200x
 BUILD_VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
 GO_LDFLAGS = $(if $(BUILD_VERSION),-X github.com/infohash/infohash/app.buildVersion=$(BUILD_VERSION))
 
-.PHONY: help build test test-go test-duckdb demo soak killsweep bench fuzz lint clean
+.PHONY: help build test test-go test-duckdb demo soak killsweep fsaudit bench fuzz lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -45,6 +45,10 @@ soak: build ## kill -9 soak: loopback testnet, SOAK_PASSES (12) passes, a random
 killsweep: build ## kill -9 each dataset-writing step at each rename, unlink, mkdir, link, fsync, ftruncate (SWEEP_MAX writes), by strace; checked against a run not killed (SWEEP_ONLY)
 	scripts/killsweep.sh
 
+# Not part of test: one strace run per killsweep scenario (~10 s). Linux only.
+fsaudit: build ## durability audit: trace each killsweep scenario, check a power cut at any instant leaves a whole last commit
+	scripts/fsaudit.sh
+
 bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture load, fetch swarm
 	scripts/bench-dedup.sh
 	scripts/bench-capture.sh
@@ -65,4 +69,4 @@ fuzz: ## run every fuzz target for FUZZTIME each (scripts/fuzz.sh)
 	FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) GO=$(GO) scripts/fuzz.sh
 
 clean: ## remove build outputs
-	rm -rf bin demo-data bench-data soak-data killsweep-data
+	rm -rf bin demo-data bench-data soak-data killsweep-data fsaudit-data

@@ -47,11 +47,14 @@ func (v Violation) String() string {
 
 // Report is what Audit found.
 type Report struct {
-	Lines      int // of the trace
-	Calls      int // system calls replayed
-	Commits    int // renames onto a CURRENT
-	Syncs      int // fsync, fdatasync, syncfs and sync calls
-	Exit       int // the exit status, -1 if the trace shows none
+	Lines   int // of the trace
+	Calls   int // system calls replayed
+	Commits int // renames onto a CURRENT
+	Syncs   int // fsync, fdatasync, syncfs and sync calls
+	Exit    int // the exit status, -1 if the trace shows none
+	// Held counts the files (manifest, data, Bloom) of the durable
+	// commits checked last: at the exit, or the trace's end.
+	Held       int
 	Violations []Violation
 }
 
@@ -106,6 +109,12 @@ func Audit(r io.Reader, cfg Config) (*Report, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !a.exited {
+		a.recheck(&Event{Line: a.rep.Lines, Name: "(end)"})
+	}
+	for _, ds := range a.datasets {
+		a.rep.Held += len(ds.needFiles)
 	}
 	return a.rep, nil
 }

@@ -71,8 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, v := range rep.Violations {
 		fmt.Fprintf(stdout, "%s:%d: %s %s: %s\n", name, v.Line, v.Call, v.Path, v.What)
 	}
-	fmt.Fprintf(stderr, "fsaudit: %s: %d lines, %d calls, %d commits, %d syncs, exit %d: %d violations\n",
-		name, rep.Lines, rep.Calls, rep.Commits, rep.Syncs, rep.Exit, len(rep.Violations))
+	fmt.Fprintf(stderr, "fsaudit: %s: %d lines, %d calls, %d commits, %d syncs, exit %d, %d files durably held: %d violations\n",
+		name, rep.Lines, rep.Calls, rep.Commits, rep.Syncs, rep.Exit, rep.Held, len(rep.Violations))
 	if len(rep.Violations) > 0 {
 		return 1
 	}
