@@ -17,8 +17,18 @@ type dataset struct {
 	// name, the files (manifest, data, Bloom) and the entries that lead
 	// to them.
 	manifest    string
-	needFiles   map[*node]string
+	needFiles   map[*node]needed
 	needEntries map[entryKey]string
+}
+
+// needed is a file a commit needs: its path, and what it is to the commit.
+type needed struct {
+	path, what string
+}
+
+// notDurable is the cause of a needed file's data not being durable.
+func (nd needed) notDurable(n *node) string {
+	return nd.what + " has data that is not durable: " + unsynced(n)
 }
 
 // problem is a file of a commit that a power cut would lose or damage.
@@ -67,10 +77,12 @@ func (a *auditor) recheck(ev *Event) {
 // commit checks the commit that CURRENT node cur of ds names, as a power
 // cut would leave it, and records what it needs in ds.
 func (a *auditor) commit(ds *dataset, cur *node) []problem {
-	ds.needFiles, ds.needEntries = map[*node]string{}, map[entryKey]string{}
+	ds.needFiles, ds.needEntries = map[*node]needed{}, map[entryKey]string{}
 	cp := ds.path + "/CURRENT"
+	nc := needed{cp, "CURRENT"}
+	ds.needFiles[cur] = nc
 	if cur.wrote != 0 {
-		return []problem{{cp, "CURRENT's data is not durable: " + unsynced(cur)}}
+		return []problem{{cp, nc.notDurable(cur)}}
 	}
 	b, ok := cur.durableContent()
 	if !ok {
@@ -121,9 +133,10 @@ func (a *auditor) need(ds *dataset, p, what string) (*node, []problem) {
 			ds.needEntries[e] = p
 		}
 	}
-	ds.needFiles[n] = p
+	nd := needed{p, what}
+	ds.needFiles[n] = nd
 	if n.wrote != 0 {
-		return n, []problem{{p, what + " has data that is not durable: " + unsynced(n)}}
+		return n, []problem{{p, nd.notDurable(n)}}
 	}
 	return n, nil
 }

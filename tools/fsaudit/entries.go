@@ -25,7 +25,7 @@ func (a *auditor) rename(ev *Event) {
 		return
 	}
 	src := a.fs.child(sd, sb, 'f')
-	if src == nil {
+	if src == nil || src == a.fs.root || within(dd, src) {
 		return
 	}
 	old := a.fs.child(dd, db, 'f')

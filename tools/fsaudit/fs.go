@@ -80,7 +80,7 @@ func newDir(complete bool) *node {
 // pathOf is n's path now (a directory's).
 func (n *node) pathOf() string {
 	var parts []string
-	for d := n; d.parent != d && d.parent != nil; d = d.parent {
+	for d := n; d.parent != d && d.parent != nil && len(parts) < 4096; d = d.parent {
 		parts = append(parts, d.name)
 	}
 	var b strings.Builder
@@ -187,6 +187,21 @@ func (f *fsys) setEntry(dir *node, name string, n *node, line int, call string) 
 	}
 	dir.pending = append(dir.pending, entryOp{line: line, call: call, name: name, n: n})
 	f.dirs[dir] = true
+}
+
+// within reports whether d is n or inside it (a rename of n into d would
+// make a loop, which the kernel refuses).
+func within(d, n *node) bool {
+	for i := 0; i < 4096 && d != nil; i++ {
+		if d == n {
+			return true
+		}
+		if d.parent == d {
+			return false
+		}
+		d = d.parent
+	}
+	return false
 }
 
 // syncDir makes durable the changes to dir's entries made before line.
@@ -299,6 +314,9 @@ func (f *fsys) durableAt(p string, depth int) (n *node, chain []entryKey, why st
 
 // missing says why dir (at path at) durably lacks name.
 func missing(dir *node, name, at string) string {
+	if dir == nil {
+		return at + " is not a folder"
+	}
 	for i := len(dir.pending) - 1; i >= 0; i-- {
 		if op := dir.pending[i]; op.name == name && op.n != nil {
 			return fmt.Sprintf("its entry %s in %s (%s at line %d) is not durable: no fsync of %s nor syncfs since", name, at, op.call, op.line, at)

@@ -85,10 +85,11 @@ func parseLine(line string, n int, open map[int]*Event) *Event {
 	case strings.HasPrefix(rest, "<... "):
 		// "<... NAME resumed>REST": REST goes on from where the
 		// unfinished line stopped.
-		i := strings.Index(rest, " resumed>")
+		i := strings.Index(rest[len("<... "):], " resumed>")
 		if i < 0 {
 			return nil
 		}
+		i += len("<... ")
 		name := rest[len("<... "):i]
 		prev := open[pid]
 		delete(open, pid)

@@ -52,7 +52,7 @@ type Report struct {
 	Commits int // renames onto a CURRENT
 	Syncs   int // fsync, fdatasync, syncfs and sync calls
 	Exit    int // the exit status, -1 if the trace shows none
-	// Held counts the files (manifest, data, Bloom) of the durable
+	// Held counts the files (CURRENT, manifest, data, Bloom) of the durable
 	// commits checked last: at the exit, or the trace's end.
 	Held       int
 	Violations []Violation
@@ -69,6 +69,7 @@ type auditor struct {
 	fs       *fsys
 	cwd      string
 	fds      map[int64]*fdesc
+	entered  map[int]*fdesc // per thread: the file its unfinished call's first argument names
 	datasets []*dataset
 	outputs  map[string]int // output path -> line of its rename (0: none yet)
 	rep      *Report
@@ -80,7 +81,7 @@ type auditor struct {
 // it needs traced) through the durability model and reports every
 // violation, each once, at the first instant it holds.
 func Audit(r io.Reader, cfg Config) (*Report, error) {
-	a := &auditor{cfg: cfg, fs: newFS(cfg.Mounts), cwd: cfg.Cwd, fds: map[int64]*fdesc{},
+	a := &auditor{cfg: cfg, fs: newFS(cfg.Mounts), cwd: cfg.Cwd, fds: map[int64]*fdesc{}, entered: map[int]*fdesc{},
 		outputs: map[string]int{}, rep: &Report{Exit: -1}, seen: map[string]bool{}}
 	for _, o := range cfg.Outputs {
 		a.outputs[path.Clean(o)] = 0
@@ -125,9 +126,13 @@ func (a *auditor) event(ev *Event) {
 		a.exit(ev, ev.Status)
 		return
 	case Entry:
-		if ev.Name == "close" && len(ev.Args) > 0 {
-			n, _, _ := fdArg(ev.Args[0])
-			delete(a.fds, n) // before another thread's open can reuse it
+		// The descriptor is the one open as the call starts: close it
+		// now, before another thread's open can reuse its number, and
+		// note what another names (its Call comes with the resumed line).
+		if n, _, ok := fdArg(ev.arg(0)); ok && ev.Name == "close" {
+			delete(a.fds, n)
+		} else if ok && n >= 0 {
+			a.entered[ev.PID] = a.fd(ev.arg(0))
 		}
 		return
 	}
@@ -220,6 +225,15 @@ func (a *auditor) path(dirfd, p string) string {
 	return path.Join(base, s)
 }
 
+// fd0 is the open file ev's first argument names, as the call started.
+func (a *auditor) fd0(ev *Event) *fdesc {
+	if d, ok := a.entered[ev.PID]; ok && ev.Start != ev.Line {
+		delete(a.entered, ev.PID)
+		return d
+	}
+	return a.fd(ev.arg(0))
+}
+
 // fd finds the open file an fd argument names: by the descriptors the
 // trace opened, else by the path -y printed.
 func (a *auditor) fd(arg string) *fdesc {
@@ -295,7 +309,7 @@ func (a *auditor) open(ev *Event) {
 // write replays write, pwrite64, writev, pwritev and pwritev2: the data
 // changes, and so does its content when the trace shows all of it.
 func (a *auditor) write(ev *Event) {
-	d := a.fd(ev.arg(0))
+	d := a.fd0(ev)
 	if d == nil || d.n.kind != 'f' {
 		return
 	}
@@ -363,7 +377,7 @@ func (a *auditor) modify(ev *Event) {
 			n = d.n
 		}
 	default: // ftruncate, fallocate, sendfile: the first argument
-		if d := a.fd(ev.arg(0)); d != nil {
+		if d := a.fd0(ev); d != nil {
 			n = d.n
 		}
 	}
@@ -389,8 +403,8 @@ func (a *auditor) modify(ev *Event) {
 func (a *auditor) changed(n *node, ev *Event) {
 	a.fs.wrote(n, ev.Line, ev.Name)
 	for _, ds := range a.datasets {
-		if q, ok := ds.needFiles[n]; ok {
-			a.flag(ev, q, "", fmt.Sprintf("changes the data of a file the durable CURRENT's snapshot holds (manifest %s): a power cut may leave it half-written", ds.manifest))
+		if nd, ok := ds.needFiles[n]; ok {
+			a.flag(ev, nd.path, "changes the data of what the durable CURRENT needs (a power cut may leave it half-written): ", nd.notDurable(n))
 		}
 	}
 }
@@ -399,7 +413,7 @@ func (a *auditor) sync(ev *Event) {
 	a.rep.Syncs++
 	if ev.Name == "sync" {
 		a.fs.syncFS(-1, ev.Start, ev.Line)
-	} else if d := a.fd(ev.arg(0)); d != nil {
+	} else if d := a.fd0(ev); d != nil {
 		switch {
 		case ev.Name == "syncfs":
 			a.fs.syncFS(d.n.fs, ev.Start, ev.Line)

@@ -1,0 +1,104 @@
+package fsaudit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAudit replays the synthetic traces of testdata/ and checks each
+// gets the violations it should: the trace line, call, file and cause.
+func TestAudit(t *testing.T) {
+	type want struct {
+		line int
+		call string
+		path string
+		what string // a part of the message
+	}
+	tests := []struct {
+		trace string
+		want  []want
+	}{
+		{"correct.trace", nil},
+		{"manifest-renamed-before-fsync.trace", []want{{27, "renameat", "/w/d/manifests/000000000001.json",
+			"publishes a commit before it is durable (a power cut once this rename reaches the disk): the manifest CURRENT names has data that is not durable: written at line 17 (write), never synced"}}},
+		{"state-written-after-fsync.trace", []want{{31, "renameat", "/w/d/state/v/1/prefix=00/part-1.parquet",
+			"has data that is not durable: written at line 17 (pwrite64) after its last sync, at line 14"}}},
+		{"current-no-dirsync.trace", []want{{30, "exit_group", "/w/d/CURRENT",
+			"exits 0 before its commit's rename of CURRENT (line 28) is durable: its entry CURRENT in /w/d (renameat at line 28) is not durable"}}},
+		{"syncfs-covers-all.trace", nil},
+		{"unlink-needed.trace", []want{{58, "unlinkat", "/w/d/state/v/1/prefix=00/part-1.parquet",
+			"removes what the durable CURRENT's snapshot (manifest 000000000001.json) needs"}}},
+		{"interleaved-ok.trace", nil},
+		{"interleaved-late-write.trace", []want{{29, "renameat", "/w/d/state/v/1/prefix=00/part-1.parquet",
+			"written at line 14 (pwrite64), never synced"}}},
+		{"output-renamed-before-fsync.trace", []want{
+			{4, "rename", "/w/out.csv", "renames the output into place before its data is durable: written at line 2 (write)"},
+			{7, "exit_group", "/w/out.csv", "exits 0 before its output's rename (line 4) is durable"}}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimSuffix(tt.trace, ".trace"), func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tt.trace))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rep, err := Audit(f, Config{Cwd: "/w", Outputs: []string{"/w/out.csv"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Exit != 0 {
+				t.Errorf("exit %d, want 0", rep.Exit)
+			}
+			if len(rep.Violations) != len(tt.want) {
+				t.Fatalf("%d violations, want %d: %v", len(rep.Violations), len(tt.want), rep.Violations)
+			}
+			for i, w := range tt.want {
+				v := rep.Violations[i]
+				if v.Line != w.line || v.Call != w.call || v.Path != w.path || !strings.Contains(v.What, w.what) {
+					t.Errorf("violation %d:\n got %s\nwant line %d: %s %s: ...%s...", i, v, w.line, w.call, w.path, w.what)
+				}
+			}
+		})
+	}
+}
+
+// TestBefore checks a trace against a dataset copy as it was: the
+// durable CURRENT before the trace names a manifest whose files the
+// trace then removes.
+func TestBefore(t *testing.T) {
+	dir := t.TempDir()
+	for p, s := range map[string]string{
+		"CURRENT":                       "000000000001.json\n",
+		"manifests/000000000001.json":   `{"tables": {"state": {"dir": "state/v/1", "partitions": {"00": [{"name": "a.parquet"}]}}}}`,
+		"state/v/1/prefix=00/a.parquet": "PAR1",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, trace string
+		want        int
+	}{
+		{"unlink of a file it needs", `1 unlinkat(AT_FDCWD</w>, "d/state/v/1/prefix=00/a.parquet", 0) = 0` + "\n", 1},
+		{"rewrite of a file it needs", `1 openat(AT_FDCWD</w>, "d/state/v/1/prefix=00/a.parquet", O_WRONLY|O_TRUNC) = 3</w/d/state/v/1/prefix=00/a.parquet>` + "\n", 1},
+		{"unlink of a file it does not need", `1 unlinkat(AT_FDCWD</w>, "d/policy.json", 0) = 0` + "\n", 0},
+		{"a failed unlink", `1 unlinkat(AT_FDCWD</w>, "d/state/v/1/prefix=00/a.parquet", 0) = -1 EACCES (Permission denied)` + "\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Audit(strings.NewReader(tt.trace), Config{Before: map[string]string{"/w/d": dir}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Violations) != tt.want || rep.Held != 3 {
+				t.Errorf("%d violations (%v), %d files held; want %d, 3 (CURRENT, manifest, a.parquet)", len(rep.Violations), rep.Violations, rep.Held, tt.want)
+			}
+		})
+	}
+}
