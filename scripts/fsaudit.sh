@@ -24,10 +24,6 @@ ONLY=${FSAUDIT_ONLY:-}
 case ${BASH_VERSION:-} in '' | [0-3].*) die "needs bash 4 or newer (associative arrays)" ;; esac
 command -v strace >/dev/null || die "needs strace(1): apt-get install -y strace"
 strace -f -qq -o /dev/null true 2>/dev/null || die "strace(1) cannot trace here (ptrace not allowed?)"
-# What changes files, entries or descriptors (tools/fsaudit's doc lists it).
-TRACE=open,openat,creat,write,pwrite64,writev,pwritev,pwritev2,ftruncate,truncate,fallocate,copy_file_range,sendfile,splice,lseek
-TRACE=$TRACE,fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,mkdir,mkdirat,rmdir
-TRACE=$TRACE,close,dup,dup2,dup3,fcntl,chdir,fchdir,exit_group
 # -s: the content of CURRENT and of each manifest comes from its write.
 STRLEN=${FSAUDIT_STRLEN:-1048576}
 
@@ -40,6 +36,7 @@ $GO build -o bin/infohash ./cmd/infohash || die "cannot build bin/infohash"
 $GO build -o bin/stategen ./tools/stategen || die "cannot build bin/stategen"
 $GO build -o bin/fsaudit ./tools/fsaudit/cmd/fsaudit || die "cannot build bin/fsaudit"
 IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen FA=$ROOT/bin/fsaudit
+TRACE=$("$FA" -calls) # what changes files, entries or descriptors, and syncs
 . scripts/scenarios.sh
 prepare_scenarios fsaudit
 # A syncfs covers one file system: the runs' (POSIX df -P: column 6).

@@ -43,15 +43,22 @@
 //
 // Trace with
 //
-//	strace -f -y -tt -s 1048576 -e signal=none -o TRACE \
-//	  -e trace=open,openat,creat,write,pwrite64,writev,pwritev,pwritev2,ftruncate,truncate,fallocate,copy_file_range,sendfile,splice,lseek,fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,link,linkat,symlink,symlinkat,unlink,unlinkat,mkdir,mkdirat,rmdir,close,dup,dup2,dup3,fcntl,chdir,fchdir,exit_group CMD...
+//	strace -f -y -tt -s 1048576 -e signal=none -o TRACE -e trace=$(fsaudit -calls) CMD...
 //
-// (-s must hold a whole manifest: the content of CURRENT and of the
+// (TraceCalls, which fsaudit -calls prints)
+// -s must hold a whole manifest: the content of CURRENT and of the
 // manifests comes from the write calls; a commit whose content was cut
-// is reported as unchecked). Paths come from -y; an *at() path is
+// is reported as unchecked. Paths come from -y; an *at() path is
 // resolved against its dirfd or the working directory. Calls that
 // failed change nothing. The state before the trace is durable (sync
 // first): Config.Before gives the tree and content of a dataset as it
 // was; elsewhere an unknown path is taken for a durable file of unknown
 // content. Memory-mapped writes and io_uring are not seen.
 package fsaudit
+
+// TraceCalls are the system calls an audit needs traced (strace -e
+// trace=): what changes files, entries, descriptors or the working
+// directory, what syncs, and the exit.
+const TraceCalls = "open,openat,creat,write,pwrite64,writev,pwritev,pwritev2,ftruncate,truncate,fallocate," +
+	"copy_file_range,sendfile,splice,lseek,fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,link,linkat," +
+	"symlink,symlinkat,unlink,unlinkat,mkdir,mkdirat,rmdir,close,dup,dup2,dup3,fcntl,chdir,fchdir,exit_group"

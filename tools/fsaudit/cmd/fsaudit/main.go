@@ -5,6 +5,7 @@
 // it on each writer scenario.
 //
 //	fsaudit [-before PATH=COPY]... [-data DIR]... [-o FILE]... [-mount DIR]... [-cwd DIR] TRACE
+//	fsaudit -calls    # the system calls to trace: strace -e trace=$(fsaudit -calls)
 //
 // It prints each violation as "TRACE:LINE: CALL PATH: WHAT", a summary on
 // stderr, and exits 1 if there was any (2: usage, or the trace cannot be
@@ -40,8 +41,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.Var(&outs, "o", "an output `FILE` of the step: synced before its rename, durable at exit (repeatable)")
 	fl.Var(&mounts, "mount", "a mount point `DIR`: a syncfs covers only its own file system (repeatable)")
 	cwd := fl.String("cwd", "", "the step's working `DIR` (default: from the trace's AT_FDCWD)")
+	calls := fl.Bool("calls", false, "print the system calls to trace (strace -e trace=) and exit")
 	if err := fl.Parse(args); err != nil {
 		return 2
+	}
+	if *calls {
+		fmt.Fprintln(stdout, fsaudit.TraceCalls)
+		return 0
 	}
 	if fl.NArg() != 1 {
 		fmt.Fprintln(stderr, "fsaudit: one trace file, please (-h for help)")
