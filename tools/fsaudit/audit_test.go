@@ -36,6 +36,11 @@ func TestAudit(t *testing.T) {
 		{"output-renamed-before-fsync.trace", []want{
 			{4, "rename", "/w/out.csv", "renames the output into place before its data is durable: written at line 2 (write)"},
 			{7, "exit_group", "/w/out.csv", "exits 0 before its output's rename (line 4) is durable"}}},
+		// an output written as O_TMPFILE, named by linkat(/proc/self/fd/N)
+		{"output-tmpfile.trace", nil},
+		{"output-tmpfile-unsynced.trace", []want{
+			{4, "renameat", "/w/out.csv", "renames the output into place before its data is durable: written at line 3 (write)"},
+			{8, "exit_group", "/w/out.csv", "its data is not durable"}}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.trace, ".trace"), func(t *testing.T) {

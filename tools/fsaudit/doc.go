@@ -53,7 +53,9 @@
 // failed change nothing. The state before the trace is durable (sync
 // first): Config.Before gives the tree and content of a dataset as it
 // was; elsewhere an unknown path is taken for a durable file of unknown
-// content. Memory-mapped writes and io_uring are not seen.
+// content. A file opened O_TMPFILE has no name until a linkat of
+// /proc/self/fd/N (or AT_EMPTY_PATH) gives it one. Memory-mapped writes
+// and io_uring are not seen.
 package fsaudit
 
 // TraceCalls are the system calls an audit needs traced (strace -e

@@ -56,7 +56,17 @@ func (a *auditor) link(ev *Event) {
 	if from == "" || to == "" {
 		return
 	}
-	src := a.fs.lookup(from, strings.Contains(ev.arg(4), "AT_SYMLINK_FOLLOW"))
+	var src *node
+	switch d := a.procFD(from); {
+	case d != nil: // linkat(/proc/self/fd/N): an O_TMPFILE file gets a name
+		src = d.n
+	case at && strings.Contains(ev.arg(4), "AT_EMPTY_PATH"):
+		if d := a.fd(od); d != nil {
+			src = d.n
+		}
+	default:
+		src = a.fs.lookup(from, strings.Contains(ev.arg(4), "AT_SYMLINK_FOLLOW"))
+	}
 	dd, db := a.fs.parentOf(to)
 	if src == nil || dd == nil {
 		return

@@ -234,6 +234,24 @@ func (a *auditor) fd0(ev *Event) *fdesc {
 	return a.fd(ev.arg(0))
 }
 
+// procFD is the open file a path /proc/self/fd/N (or /proc/PID/fd/N)
+// names, nil for another path.
+func (a *auditor) procFD(p string) *fdesc {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return nil
+	}
+	_, num, ok := strings.Cut(rest, "/fd/")
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return a.fds[n]
+}
+
 // fd finds the open file an fd argument names: by the descriptors the
 // trace opened, else by the path -y printed.
 func (a *auditor) fd(arg string) *fdesc {
@@ -244,7 +262,7 @@ func (a *auditor) fd(arg string) *fdesc {
 	if d := a.fds[n]; d != nil {
 		return d
 	}
-	if !strings.HasPrefix(p, "/") || strings.HasSuffix(p, " (deleted)") {
+	if !strings.HasPrefix(p, "/") || strings.HasSuffix(arg, "(deleted)") || strings.HasPrefix(p, "/proc/") {
 		return nil
 	}
 	if nd := a.fs.lookup(p, true); nd != nil {
@@ -278,7 +296,16 @@ func (a *auditor) open(ev *Event) {
 		return
 	}
 	var n *node
-	if strings.Contains(flags, "O_CREAT") {
+	if d := a.procFD(p); d != nil { // a reopen through /proc/self/fd/N
+		n = d.n
+	} else if strings.Contains(flags, "O_TMPFILE") {
+		// a file with no name (yet) in the folder p
+		dir := a.fs.walk(p, true, 'd', 0)
+		if dir == nil || dir.kind != 'd' {
+			return
+		}
+		n = &node{kind: 'f', fs: dir.fs, known: true, dknown: true}
+	} else if strings.Contains(flags, "O_CREAT") {
 		dir, base := a.fs.parentOf(p)
 		if dir == nil {
 			return
