@@ -107,3 +107,30 @@ func TestBefore(t *testing.T) {
 		})
 	}
 }
+
+// TestExit checks which line ends the traced process: its exit_group,
+// even unfinished, or its first thread's exit, not another thread's.
+func TestExit(t *testing.T) {
+	commit := "1 renameat(AT_FDCWD</w>, \"d/.tmp-CURRENT\", AT_FDCWD</w>, \"d/CURRENT\") = 0\n"
+	tests := []struct {
+		name, trace string
+		status      int
+		line        int // of the violation: the exit before the rename is durable
+	}{
+		{"exit_group", commit + "1 exit_group(0) = ?\n1 +++ exited with 0 +++\n", 0, 2},
+		{"exit_group unfinished", commit + "1 exit_group(3 <unfinished ...>\n2 write(2</dev/null>, \"x\", 1) = 1\n2 +++ exited with 3 +++\n1 +++ exited with 3 +++\n", 3, 2},
+		{"another thread ends first", commit + "2 +++ exited with 0 +++\n1 fsync(4</w/e>) = 0\n1 +++ exited with 0 +++\n", 0, 4},
+		{"no pids", "renameat(AT_FDCWD</w>, \"d/.tmp-CURRENT\", AT_FDCWD</w>, \"d/CURRENT\") = 0\n+++ exited with 130 +++\n", 130, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Audit(strings.NewReader(tt.trace), Config{Cwd: "/w"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Exit != tt.status || len(rep.Violations) != 1 || rep.Violations[0].Line != tt.line {
+				t.Errorf("exit %d, violations %v; want exit %d, one at line %d", rep.Exit, rep.Violations, tt.status, tt.line)
+			}
+		})
+	}
+}

@@ -66,6 +66,7 @@ type fdesc struct {
 
 type auditor struct {
 	cfg      Config
+	leader   int // the first thread's pid
 	fs       *fsys
 	cwd      string
 	fds      map[int64]*fdesc
@@ -121,9 +122,23 @@ func Audit(r io.Reader, cfg Config) (*Report, error) {
 }
 
 func (a *auditor) event(ev *Event) {
+	if a.leader == 0 {
+		a.leader = ev.PID // the traced process: its first thread
+	}
+	if ev.Name == "exit_group" && ev.Kind != Exit {
+		// it never returns: its line may stay unfinished
+		s, _ := strconv.Atoi(ev.arg(0))
+		a.exit(ev, s)
+		return
+	}
 	switch ev.Kind {
 	case Exit:
-		a.exit(ev, ev.Status)
+		// A thread's own end says nothing; the process's does, if no
+		// exit_group was seen (a trace without -f has no pids).
+		if ev.PID == a.leader {
+			ev.Name = "+++ exited"
+			a.exit(ev, ev.Status)
+		}
 		return
 	case Entry:
 		// The descriptor is the one open as the call starts: close it
@@ -137,11 +152,6 @@ func (a *auditor) event(ev *Event) {
 		return
 	}
 	a.rep.Calls++
-	if ev.Name == "exit_group" && len(ev.Args) > 0 {
-		s, _ := strconv.Atoi(ev.Args[0])
-		a.exit(ev, s)
-		return
-	}
 	if ev.Name == "close" && ev.Start == ev.Line && len(ev.Args) > 0 {
 		n, _, _ := fdArg(ev.Args[0])
 		delete(a.fds, n)
