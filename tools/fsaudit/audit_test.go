@@ -25,6 +25,10 @@ func TestAudit(t *testing.T) {
 			"publishes a commit before it is durable (a power cut once this rename reaches the disk): the manifest CURRENT names has data that is not durable: written at line 17 (write), never synced"}}},
 		{"state-written-after-fsync.trace", []want{{31, "renameat", "/w/d/state/v/1/prefix=00/part-1.parquet",
 			"has data that is not durable: written at line 17 (pwrite64) after its last sync, at line 14"}}},
+		// the dataset's folder, from before the trace, opened as a file
+		// would be (no O_DIRECTORY) before it is used as a folder
+		{"open-before-mkdir.trace", []want{{33, "renameat", "/w/d/state/v/1/prefix=00/part-1.parquet",
+			"has data that is not durable: written at line 19 (pwrite64) after its last sync, at line 16"}}},
 		{"current-no-dirsync.trace", []want{{30, "exit_group", "/w/d/CURRENT",
 			"exits 0 before its commit's rename of CURRENT (line 28) is durable: its entry CURRENT in /w/d (renameat at line 28) is not durable"}}},
 		{"syncfs-covers-all.trace", nil},

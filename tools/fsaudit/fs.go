@@ -39,6 +39,9 @@ type node struct {
 	dknown   bool
 	before   string
 	target   string // a symbolic link's
+	// guessed: a name from before the trace that no copy describes, taken
+	// for a file until it is used as a folder.
+	guessed bool
 }
 
 // entryOp is a change to a directory's entries: name now names n (nil:
@@ -110,12 +113,22 @@ func (f *fsys) child(dir *node, name string, kind byte) *node {
 		c = newDir(false)
 		c.fs = dir.fs
 	}
+	c.guessed = true
 	c.parent, c.name = dir, name
 	if id, ok := f.mounts[path.Join(dir.pathOf(), name)]; ok {
 		c.fs = id
 	}
 	dir.vol[name], dir.dur[name] = c, c
 	return c
+}
+
+// asDir makes n a folder if it is one of unknown kind; it reports
+// whether n is a folder.
+func asDir(n *node) bool {
+	if n.kind != 'd' && n.guessed && n.wrote == 0 && !n.known {
+		n.kind, n.vol, n.dur = 'd', map[string]*node{}, map[string]*node{}
+	}
+	return n.kind == 'd'
 }
 
 // lookup finds the node at the absolute path p now, following symbolic
@@ -136,7 +149,7 @@ func (f *fsys) walk(p string, follow bool, lastKind byte, depth int) *node {
 		if name == "" {
 			continue
 		}
-		if cur.kind != 'd' {
+		if !asDir(cur) {
 			return nil
 		}
 		last := i == len(parts)-1
@@ -168,7 +181,7 @@ func (f *fsys) parentOf(p string) (*node, string) {
 	p = path.Clean(p)
 	dir, base := path.Split(p)
 	d := f.walk(dir, true, 'd', 0)
-	if d == nil || d.kind != 'd' || base == "" {
+	if d == nil || !asDir(d) || base == "" {
 		return nil, ""
 	}
 	return d, base
@@ -282,7 +295,7 @@ func (f *fsys) durableAt(p string, depth int) (n *node, chain []entryKey, why st
 		if name == "" {
 			continue
 		}
-		if cur.kind != 'd' {
+		if !asDir(cur) {
 			return nil, nil, at + " is not a directory"
 		}
 		kind := byte('d')

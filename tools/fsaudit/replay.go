@@ -188,7 +188,7 @@ func (a *auditor) event(ev *Event) {
 	case "chdir":
 		a.cwd = a.path("AT_FDCWD", ev.arg(0))
 	case "fchdir":
-		if d := a.fd(ev.arg(0)); d != nil && d.n.kind == 'd' {
+		if d := a.fd(ev.arg(0)); d != nil && asDir(d.n) {
 			a.cwd = d.n.pathOf()
 		}
 	case "dup", "dup2", "dup3", "fcntl":
@@ -223,7 +223,7 @@ func (a *auditor) path(dirfd, p string) string {
 	base := a.cwd
 	if n != -100 {
 		base = fdPath
-		if d := a.fds[n]; d != nil && d.n.kind == 'd' {
+		if d := a.fds[n]; d != nil && asDir(d.n) {
 			base = d.n.pathOf()
 		}
 	} else if base == "" {
@@ -311,7 +311,7 @@ func (a *auditor) open(ev *Event) {
 	} else if strings.Contains(flags, "O_TMPFILE") {
 		// a file with no name (yet) in the folder p
 		dir := a.fs.walk(p, true, 'd', 0)
-		if dir == nil || dir.kind != 'd' {
+		if dir == nil || !asDir(dir) {
 			return
 		}
 		n = &node{kind: 'f', fs: dir.fs, known: true, dknown: true}
@@ -335,6 +335,9 @@ func (a *auditor) open(ev *Event) {
 	}
 	if n == nil {
 		return
+	}
+	if strings.Contains(flags, "O_DIRECTORY") {
+		asDir(n)
 	}
 	if strings.Contains(flags, "O_TRUNC") && n.kind == 'f' {
 		n.content, n.known = nil, true
