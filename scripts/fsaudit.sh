@@ -71,6 +71,10 @@ for name in "${SCEN[@]}"; do
 		"$R/fsaudit.log" | while read -r l c n s x h v; do
 		printf '%-14s %6d %6d %7d %5d %4d %4d %10d\n' "$name" "$l" "$c" "$n" "$s" "$x" "$h" "$v"
 	done | tee -a "$OUT/summary.txt" >&2
+	# A pass that checked no durable commit (CURRENT, a manifest, a file at
+	# least) saw nothing: a trace or model gone wrong, not a clean step.
+	held=$(sed -n 's/.*, \([0-9]*\) files durably held: 0 violations$/\1/p' "$R/fsaudit.log")
+	[ -z "$held" ] || [ "$held" -ge 3 ] || die "$name: the audit checked no durable commit ($held files); see $R/fsaudit.log"
 	if [ -s "$R/violations.txt" ]; then
 		FOUND=1
 		cat "$R/violations.txt" >>"$OUT/violations.txt"
