@@ -6,7 +6,8 @@
 # datasets those make; every step runs with a fixed --now. Linux only:
 # SIGKILL is injected by strace(1) (-e inject=SYSCALL:signal=KILL:when=N).
 #
-# Scenarios (each on a fresh copy of a prepared dataset; SWEEP_ONLY="a b"):
+# Scenarios (each on a fresh copy of a prepared dataset; SWEEP_ONLY="a b";
+# scripts/scenarios.sh defines them, which make fsaudit traces too):
 #   dedup-new      dedup creating a dataset from a 3000-hash list
 #   dedup-splice   dedup of two lists (half known) into it, --batch-hashes 300:
 #                  one commit per input, known hashes spliced
