@@ -51,3 +51,46 @@ func TestCreateOnlyTheLastFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateSyncsItsFoldersFirst: a dataset made in an existing empty
+// folder (durable already) has its new subfolders' entries durable before
+// CURRENT is renamed into that folder: else a power cut after the rename
+// reached the disk, but not the mkdir of manifests/, leaves a CURRENT
+// naming a manifest that is not there (make fsaudit's model: a rename may
+// reach the disk before its folder is synced).
+func TestCreateSyncsItsFoldersFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		exist bool
+	}{
+		{"an existing empty folder", true},
+		{"a new folder", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ds")
+			if tc.exist {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var before bool // dir synced while it held manifests/ and no CURRENT
+			t.Cleanup(func() { syncDir = realSyncDir })
+			syncDir = func(d string) error {
+				_, errM := os.Stat(filepath.Join(dir, "manifests"))
+				_, errC := os.Stat(filepath.Join(dir, "CURRENT"))
+				if d == dir && errM == nil && os.IsNotExist(errC) {
+					before = true
+				}
+				return realSyncDir(d)
+			}
+			d, err := Open(context.Background(), dir, OpenOptions{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if !before {
+				t.Error("no fsync of the dataset's folder between the mkdir of its subfolders and the rename of CURRENT")
+			}
+		})
+	}
+}

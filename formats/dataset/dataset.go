@@ -91,6 +91,13 @@ func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
 			return fmt.Errorf("dataset: %s: %w", d.Dir, err)
 		}
 	}
+	// The subfolders' entries are durable before CURRENT's rename, which
+	// may reach the disk before the fsync of DIR that follows it: else a
+	// power cut could leave CURRENT naming a manifest in a manifests/
+	// that is not there (an existing empty DIR is durable already).
+	if err := syncDir(d.Dir); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
 	l, err := acquireLock(ctx, d.Dir, wait)
 	if err != nil {
 		return err
