@@ -43,7 +43,7 @@ prepare_scenarios fsaudit
 MNT=$(df -P "$OUT" | awk 'NR == 2 { print $6 }')
 
 FOUND=0
-echo "scenario       lines  calls commits syncs exit held violations" >"$OUT/summary.txt"
+echo "scenario       lines  calls commits syncs exit held violations" | tee "$OUT/summary.txt"
 for name in "${SCEN[@]}"; do
 	case " ${ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
 	R=$OUT/runs/$name
@@ -70,7 +70,7 @@ for name in "${SCEN[@]}"; do
 	sed -n 's/.*: \([0-9]*\) lines, \([0-9]*\) calls, \([0-9]*\) commits, \([0-9]*\) syncs, exit \(-*[0-9]*\), \([0-9]*\) files durably held: \([0-9]*\) violations$/\1 \2 \3 \4 \5 \6 \7/p' \
 		"$R/fsaudit.log" | while read -r l c n s x h v; do
 		printf '%-14s %6d %6d %7d %5d %4d %4d %10d\n' "$name" "$l" "$c" "$n" "$s" "$x" "$h" "$v"
-	done | tee -a "$OUT/summary.txt" >&2
+	done | tee -a "$OUT/summary.txt"
 	# A pass that checked no durable commit (CURRENT, a manifest, a file at
 	# least) saw nothing: a trace or model gone wrong, not a clean step.
 	held=$(sed -n 's/.*, \([0-9]*\) files durably held: 0 violations$/\1/p' "$R/fsaudit.log")
@@ -80,7 +80,6 @@ for name in "${SCEN[@]}"; do
 		cat "$R/violations.txt" >>"$OUT/violations.txt"
 	fi
 done
-cat "$OUT/summary.txt"
 if [ $FOUND = 1 ]; then
 	cat "$OUT/violations.txt"
 	exit 1
