@@ -32,7 +32,7 @@ mkdir -p "$OUT/prep" "$OUT/runs"
 OUT=$(cd "$OUT" && pwd -P)
 P=$OUT/prep
 say "fsaudit: building bin/infohash, bin/stategen, bin/fsaudit"
-$GO build -o bin/infohash ./cmd/infohash || die "cannot build bin/infohash"
+${MAKE:-make} -s build >/dev/null || die "cannot build bin/infohash (make build)"
 $GO build -o bin/stategen ./tools/stategen || die "cannot build bin/stategen"
 $GO build -o bin/fsaudit ./tools/fsaudit/cmd/fsaudit || die "cannot build bin/fsaudit"
 IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen FA=$ROOT/bin/fsaudit

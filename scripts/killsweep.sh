@@ -79,7 +79,7 @@ OUT=$(cd "$OUT" && pwd -P)
 case $OUT in *[[:space:]]*) die "SWEEP_DIR must not hold spaces: $OUT" ;; esac
 P=$OUT/prep
 say "killsweep: building bin/infohash, bin/stategen, bin/duckq"
-$GO build -o bin/infohash ./cmd/infohash || die "cannot build bin/infohash"
+${MAKE:-make} -s build >/dev/null || die "cannot build bin/infohash (make build)"
 $GO build -o bin/stategen ./tools/stategen || die "cannot build bin/stategen"
 (cd tools/duckcheck && $GO build -o ../../bin/duckq ./cmd/duckq) || die "cannot build bin/duckq"
 IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen DQ=$ROOT/bin/duckq
