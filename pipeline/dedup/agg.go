@@ -307,7 +307,12 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 			a.act += b.decay(a.last - at)
 		}
 		if at < first || at > last {
-			b.setSpan(a, min(first, at), max(last, at))
+			first, last = min(first, at), max(last, at)
+			if d := last - first; d <= math.MaxUint32 && a.flags&aggWide == 0 {
+				a.last, a.firstD = last, uint32(d) // setSpan's usual case, inlined
+			} else {
+				b.setSpan(a, first, last)
+			}
 		}
 	}
 	// A full v2 hash whose first 20 bytes are h says h is a truncated
@@ -335,11 +340,17 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	return a, idx
 }
 
-// first is a's first sighting.
+// first is a's first sighting. (Small enough to inline into fold1, which
+// calls it for every repeated observation: the rare wide span is not.)
 func (b *batch) first(a *agg) int64 {
 	if a.flags&aggWide == 0 {
 		return a.last - int64(a.firstD)
 	}
+	return b.wideFirst(a)
+}
+
+// wideFirst is the first sighting of a wide aggregate (aggWide).
+func (b *batch) wideFirst(a *agg) int64 {
 	b.v2mu.Lock()
 	defer b.v2mu.Unlock()
 	return b.wide[a.h]

@@ -90,12 +90,20 @@ func (t *table) find(h *schema.Hash) (*agg, int, bool) {
 			t.setSlot(i, t.n)
 			return a, t.n - 1, false
 		}
-		// Compare 8 bytes first: a random mismatch almost always differs there.
-		if a := t.at(s - 1); binary.LittleEndian.Uint64(a.h[4:12]) == k && a.h == *h {
+		// Compare 8 bytes first: a random mismatch almost always differs
+		// there. Then the rest as words (a.h == *h called memequal).
+		if a := t.at(s - 1); binary.LittleEndian.Uint64(a.h[4:12]) == k && sameHash(&a.h, h) {
 			return a, s - 1, true
 		}
 		i = (i + 1) & mask
 	}
+}
+
+// sameHash reports whether x and y, whose bytes 4 to 12 are equal, are
+// the same hash.
+func sameHash(x, y *schema.Hash) bool {
+	return binary.LittleEndian.Uint64(x[12:20]) == binary.LittleEndian.Uint64(y[12:20]) &&
+		binary.LittleEndian.Uint32(x[0:4]) == binary.LittleEndian.Uint32(y[0:4])
 }
 
 func (t *table) grow() {
