@@ -130,7 +130,7 @@ func (t *table) grow() {
 	}
 }
 
-// sortBucket sorts entries sharing their first two bytes (or three):
+// sortBucket sorts entries sharing their first two bytes (at least):
 // insertion sort for the usual few dozen, pdqsort past that.
 func sortBucket(es []entry) {
 	less := func(x, y *entry) bool {
