@@ -10,10 +10,14 @@
 # whose files are all durable; what a rename onto CURRENT publishes, and
 # an -o FILE renamed into place, must be durable before the rename; a step
 # that exits 0 has its commit (and -o FILE) durable; and no write or
-# removal touches what the durable CURRENT needs. Linux only (strace).
+# removal touches what the durable CURRENT needs. Also dedup - (a spool in
+# inbox/, removed only once its commit is durable), and capture and fetch
+# from a loopback testnet (tools/testnet; skipped, one line, where it does
+# not start): their -o FILE, and their DHT state file, a cache synced
+# before its rename (its loss is a cold start). Linux only (strace).
 # Prints a summary per scenario and each violation (trace:line: call path:
 # what and why), exit 1 if any. FSAUDIT_DIR (fsaudit-data) holds the
-# traces; FSAUDIT_ONLY="a b" runs some scenarios.
+# traces; FSAUDIT_ONLY="a b" runs some scenarios (fetch runs capture too).
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -37,31 +41,42 @@ $GO build -o bin/stategen ./tools/stategen || die "cannot build bin/stategen"
 $GO build -o bin/fsaudit ./tools/fsaudit/cmd/fsaudit || die "cannot build bin/fsaudit"
 IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen FA=$ROOT/bin/fsaudit
 TRACE=$("$FA" -calls) # what changes files, entries or descriptors, and syncs
+# The network steps need a loopback testnet (tools/testnet, as make demo
+# runs it), started now so that its nodes have met by the time they run.
+NET=(capture fetch)
+want= BOOT=
+for name in "${NET[@]}"; do
+	case " ${ONLY:-$name} " in *" $name "*) want=1 ;; esac
+done
+NETLOG=$OUT/testnet.log
+if [ -n "$want" ] && $GO build -o bin/testnet ./tools/testnet/cmd/testnet 2>"$NETLOG"; then
+	bin/testnet --seed 7 --bad-peers 2 --duration 300s --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>>"$NETLOG" &
+	TESTNET=$!
+	trap 'kill $TESTNET 2>/dev/null || true; wait $TESTNET 2>/dev/null || true' EXIT
+fi
 . scripts/scenarios.sh
 prepare_scenarios fsaudit
 # A syncfs covers one file system: the runs' (POSIX df -P: column 6).
 MNT=$(df -P "$OUT" | awk 'NR == 2 { print $6 }')
 
 FOUND=0
-echo "scenario       lines  calls commits syncs exit held violations" | tee "$OUT/summary.txt"
-for name in "${SCEN[@]}"; do
-	case " ${ONLY:-$name} " in *" $name "*) ;; *) continue ;; esac
-	R=$OUT/runs/$name
-	fresh "$name" "$R"
-	read -ra cmd <<<"$(cmdline "$name" "$R")"
-	args=(-cwd "$ROOT" -mount "$MNT" -data "$R/D")
-	[ "${PREPOF[$name]}" = - ] || args+=(-before "$R/D=$P/${PREPOF[$name]}")
-	prev=
-	for w in "${cmd[@]}"; do
+# audit NAME R IN LEAST CMD...: traces the step CMD (stdin from IN) in run
+# folder R and audits its trace, with ${FAX[@]} added to fsaudit's
+# arguments and each -o FILE of CMD an output; a row of the summary. LEAST:
+# the files of a durable commit a clean pass must have checked (0: the
+# step commits to no dataset).
+audit() {
+	local name=$1 R=$2 in=$3 least=$4 prev= w rc=0 frc=0 held
+	shift 4
+	local args=(-cwd "$ROOT" -mount "$MNT" "${FAX[@]}")
+	for w in "$@"; do
 		[ "$prev" != -o ] || args+=(-o "$w")
 		prev=$w
 	done
 	sync # the model takes what was there before the trace as durable
-	rc=0
 	strace -f -q -y -tt -s "$STRLEN" -e signal=none -o "$R/trace" -e trace="$TRACE" \
-		"$IH" "${cmd[@]}" >"$R/step.out" 2>"$R/step.log" || rc=$?
+		"$IH" "$@" <"$in" >"$R/step.out" 2>"$R/step.log" || rc=$?
 	[ $rc -eq 0 ] || die "$name: the traced run exits $rc; see $R/step.log"
-	frc=0
 	"$FA" "${args[@]}" "$R/trace" >"$R/violations.txt" 2>"$R/fsaudit.log" || frc=$?
 	[ $frc -le 1 ] || die "$name: fsaudit failed: $(cat "$R/fsaudit.log")"
 	# "fsaudit: TRACE: L lines, C calls, N commits, S syncs, exit X, H files
@@ -74,12 +89,66 @@ for name in "${SCEN[@]}"; do
 	# A pass that checked no durable commit (CURRENT, a manifest, a file at
 	# least) saw nothing: a trace or model gone wrong, not a clean step.
 	held=$(sed -n 's/.*, \([0-9]*\) files durably held: 0 violations$/\1/p' "$R/fsaudit.log")
-	[ -z "$held" ] || [ "$held" -ge 3 ] || die "$name: the audit checked no durable commit ($held files); see $R/fsaudit.log"
+	[ -z "$held" ] || [ "$held" -ge "$least" ] || die "$name: the audit checked no durable commit ($held files); see $R/fsaudit.log"
 	if [ -s "$R/violations.txt" ]; then
 		FOUND=1
 		cat "$R/violations.txt" >>"$OUT/violations.txt"
 	fi
+}
+chosen() { case " ${ONLY:-$1} " in *" $1 "*) ;; *) return 1 ;; esac; }
+
+echo "scenario       lines  calls commits syncs exit held violations" | tee "$OUT/summary.txt"
+for name in "${SCEN[@]}"; do
+	chosen "$name" || continue
+	R=$OUT/runs/$name
+	fresh "$name" "$R"
+	read -ra cmd <<<"$(cmdline "$name" "$R")"
+	FAX=(-data "$R/D")
+	[ "${PREPOF[$name]}" = - ] || FAX+=(-before "$R/D=$P/${PREPOF[$name]}")
+	audit "$name" "$R" /dev/null 3 "${cmd[@]}"
 done
+
+# dedup-stdin: a hash list on stdin, spooled to D/inbox/ and applied to
+# ds0; the spool may go only once the commit that records it is durable.
+if chosen dedup-stdin; then
+	R=$OUT/runs/dedup-stdin
+	rm -rf "$R" && mkdir -p "$R" && cp -R "$P/ds0" "$R/D"
+	FAX=(-data "$R/D" -before "$R/D=$P/ds0")
+	audit dedup-stdin "$R" "$P/list-b.txt" 3 dedup --data "$R/D" --now "$T0B" -
+fi
+
+# capture 4 s from the testnet (its --dht-state new, folder and all: a
+# first run's), then dedup of what it captured and plan-retries (not
+# traced), and fetch of those jobs from the testnet. A DHT state file is a
+# cache (a missing one is a cold start), checked as one (-cache): synced
+# before its rename. fetch needs capture's output: it runs capture too.
+if [ -n "$want" ]; then
+	if [ -n "${TESTNET:-}" ]; then
+		for _ in $(seq 1 100); do [ -s "$OUT/testnet.out" ] || ! kill -0 $TESTNET 2>/dev/null && break; sleep 0.1; done
+		BOOT=$(head -1 "$OUT/testnet.out" 2>/dev/null || true)
+	fi
+	case $BOOT in
+	127.0.0.1:*)
+		R=$OUT/runs/capture
+		rm -rf "$R" && mkdir -p "$R/out"
+		FAX=(-cache "$R/state/dht-state.json")
+		# --dht-state new: the first run's, folder and all
+		audit capture "$R" /dev/null 0 capture --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --node-ids 2 \
+			--duration 4s --dht-state "$R/state" -o "$R/out/obs.parquet"
+		[ -s "$R/out/obs.parquet" ] || die "capture: no observations file; see $R/step.log"
+		if chosen fetch; then
+			R2=$OUT/runs/fetch
+			rm -rf "$R2" && mkdir -p "$R2/out"
+			ih dedup --data "$R2/D" "$R/out/obs.parquet"
+			ih plan-retries --data "$R2/D" --limit 30 -o "$R2/jobs.parquet"
+			FAX=(-cache "$R2/state/fetch-dht.json")
+			audit fetch "$R2" /dev/null 0 fetch --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --timeout 4s \
+				--deadline 8s --dht-state "$R2/state" "$R2/jobs.parquet" -o "$R2/out/res.parquet"
+		fi
+		;;
+	*) echo "fsaudit: capture and fetch skipped: the loopback testnet did not start (see $NETLOG)" | tee -a "$OUT/summary.txt" ;;
+	esac
+fi
 if [ $FOUND = 1 ]; then
 	cat "$OUT/violations.txt"
 	exit 1

@@ -164,6 +164,8 @@ func (a *auditor) removing(ev *Event, dir *node, name, p string) {
 // reach the disk before any sync of its folder, so what it publishes
 // must be durable before it.
 func (a *auditor) publishing(ev *Event, src *node, to string) {
+	a.cachePublished(ev, src, to)
+	a.spoolNamed(ev, src, to)
 	if _, ok := a.outputs[to]; ok {
 		a.outputs[to] = ev.Line
 		if src.wrote != 0 {

@@ -40,6 +40,12 @@
 //   - at the exit, when the status says the work is committed (0, 3
 //     partial, 130 interrupted): the last rename onto each CURRENT, and
 //     of each output, is durable.
+//   - at a rename onto a cache (Config.Caches: a DHT state file, whose
+//     loss only makes the next run start cold): its data is durable; a
+//     write to it in place is reported; the exit does not check it;
+//   - at an unlink of a spool in a dataset's inbox/ (stdin as dedup and
+//     merge keep it), or its rename out of inbox/: a commit after the
+//     spool got its name is durable (see keep.go).
 //
 // Trace with
 //

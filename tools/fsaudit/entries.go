@@ -31,6 +31,9 @@ func (a *auditor) rename(ev *Event) {
 	old := a.fs.child(dd, db, 'f')
 	exchange := strings.Contains(ev.arg(4), "RENAME_EXCHANGE")
 	a.removing(ev, sd, sb, from)
+	if !exchange {
+		a.unspooling(ev, src, from, to)
+	}
 	if old != nil && !exchange {
 		a.removing(ev, dd, db, to)
 	}
@@ -96,8 +99,9 @@ func (a *auditor) unlink(ev *Event) {
 	if d == nil {
 		return
 	}
-	a.fs.child(d, b, 'f')
+	n := a.fs.child(d, b, 'f')
 	a.removing(ev, d, b, p)
+	a.unspooling(ev, n, p, "")
 	a.fs.setEntry(d, b, nil, ev.Line, ev.Name)
 }
 

@@ -29,6 +29,11 @@ type Config struct {
 	// Mounts are mount points: a syncfs makes durable only what is on
 	// its file system. None: everything is on one.
 	Mounts []string
+	// Caches are files a step leaves for its next run, which starts cold
+	// without them (a DHT state file): renamed into place only once their
+	// data is durable, never written in place; their loss is harmless, so
+	// the exit does not check them.
+	Caches []string
 }
 
 // Violation is an instant of the trace at which a power cut would leave
@@ -72,7 +77,9 @@ type auditor struct {
 	fds      map[int64]*fdesc
 	entered  map[int]*fdesc // per thread: the file its unfinished call's first argument names
 	datasets []*dataset
-	outputs  map[string]int // output path -> line of its rename (0: none yet)
+	outputs  map[string]int   // output path -> line of its rename (0: none yet)
+	caches   map[string]*node // cache path -> the file there (nil: none yet)
+	spools   map[*node]int    // a spool -> the line it got its name
 	rep      *Report
 	seen     map[string]bool
 	exited   bool
@@ -83,9 +90,12 @@ type auditor struct {
 // violation, each once, at the first instant it holds.
 func Audit(r io.Reader, cfg Config) (*Report, error) {
 	a := &auditor{cfg: cfg, fs: newFS(cfg.Mounts), cwd: cfg.Cwd, fds: map[int64]*fdesc{}, entered: map[int]*fdesc{},
-		outputs: map[string]int{}, rep: &Report{Exit: -1}, seen: map[string]bool{}}
+		outputs: map[string]int{}, caches: map[string]*node{}, spools: map[*node]int{}, rep: &Report{Exit: -1}, seen: map[string]bool{}}
 	for _, o := range cfg.Outputs {
 		a.outputs[path.Clean(o)] = 0
+	}
+	for _, c := range cfg.Caches {
+		a.caches[path.Clean(c)] = nil
 	}
 	befores := make([]string, 0, len(cfg.Before))
 	for p := range cfg.Before {
@@ -328,6 +338,7 @@ func (a *auditor) open(ev *Event) {
 		} else {
 			n = &node{kind: 'f', fs: dir.fs, known: true, dknown: true}
 			a.fs.setEntry(dir, base, n, ev.Line, ev.Name)
+			a.spoolNamed(ev, n, p)
 			flags = strings.ReplaceAll(flags, "O_TRUNC", "")
 		}
 	} else {
@@ -339,6 +350,7 @@ func (a *auditor) open(ev *Event) {
 	if strings.Contains(flags, "O_DIRECTORY") {
 		asDir(n)
 	}
+	a.cacheOpened(p, n)
 	if strings.Contains(flags, "O_TRUNC") && n.kind == 'f' {
 		n.content, n.known = nil, true
 		a.changed(n, ev)
@@ -442,6 +454,7 @@ func (a *auditor) modify(ev *Event) {
 // changed records that n's data changed at ev.
 func (a *auditor) changed(n *node, ev *Event) {
 	a.fs.wrote(n, ev.Line, ev.Name)
+	a.cacheWritten(n, ev)
 	for _, ds := range a.datasets {
 		if nd, ok := ds.needFiles[n]; ok {
 			a.flag(ev, nd.path, "changes the data of what the durable CURRENT needs (a power cut may leave it half-written): ", nd.notDurable(n))

@@ -4,7 +4,7 @@
 // the model and how to trace). scripts/fsaudit.sh (make fsaudit) runs
 // it on each writer scenario.
 //
-//	fsaudit [-before PATH=COPY]... [-data DIR]... [-o FILE]... [-mount DIR]... [-cwd DIR] TRACE
+//	fsaudit [-before PATH=COPY]... [-data DIR]... [-o FILE]... [-cache FILE]... [-mount DIR]... [-cwd DIR] TRACE
 //	fsaudit -calls    # the system calls to trace: strace -e trace=$(fsaudit -calls)
 //
 // It prints each violation as "TRACE:LINE: CALL PATH: WHAT", a summary on
@@ -35,10 +35,11 @@ func (l *list) Set(s string) error { *l = append(*l, s); return nil }
 func run(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("fsaudit", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	var before, data, outs, mounts list
+	var before, data, outs, mounts, caches list
 	fl.Var(&before, "before", "`PATH=COPY`: COPY holds the tree at PATH as it was when the trace began (repeatable)")
 	fl.Var(&data, "data", "a dataset `DIR` to check (repeatable; a folder a CURRENT is renamed into is checked too)")
 	fl.Var(&outs, "o", "an output `FILE` of the step: synced before its rename, durable at exit (repeatable)")
+	fl.Var(&caches, "cache", "a `FILE` the step leaves for its next run, which starts cold without it: synced before its rename, never written in place (repeatable)")
 	fl.Var(&mounts, "mount", "a mount point `DIR`: a syncfs covers only its own file system (repeatable)")
 	cwd := fl.String("cwd", "", "the step's working `DIR` (default: from the trace's AT_FDCWD)")
 	calls := fl.Bool("calls", false, "print the system calls to trace (strace -e trace=) and exit")
@@ -53,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "fsaudit: one trace file, please (-h for help)")
 		return 2
 	}
-	cfg := fsaudit.Config{Cwd: *cwd, Datasets: data, Outputs: outs, Mounts: mounts, Before: map[string]string{}}
+	cfg := fsaudit.Config{Cwd: *cwd, Datasets: data, Outputs: outs, Caches: caches, Mounts: mounts, Before: map[string]string{}}
 	for _, b := range before {
 		p, c, ok := strings.Cut(b, "=")
 		if !ok || p == "" || c == "" {

@@ -1,0 +1,95 @@
+package fsaudit
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Two more kinds of file than a dataset's commit and a step's outputs:
+//
+//   - a cache (Config.Caches: a DHT state file) is left for the next run,
+//     which starts cold without it: its loss is harmless, so neither its
+//     rename nor its folder need be durable at the exit, but the next run
+//     must never read it torn. It is renamed into place only once its
+//     data is durable, and never written in place.
+//   - a spool (a file in a dataset's inbox/: stdin as dedup or merge read
+//     it) is the only copy of its input. It may be removed (unlinked, or
+//     renamed out of inbox/) only once a commit that applies it is
+//     durable: one renamed onto CURRENT after the spool got its name, and
+//     the CURRENT now is the durable one. A spool from before the trace
+//     may have been applied by an earlier run (its removal with no commit
+//     in the trace is taken for that); temporary names (.tmp-) are no
+//     spools yet.
+
+// tmpPrefix starts the temporary names of infohash's files.
+const tmpPrefix = ".tmp-"
+
+// cacheOpened notes the file opened at a cache's path: written from now
+// on, it is written in place.
+func (a *auditor) cacheOpened(p string, n *node) {
+	if _, ok := a.caches[p]; ok {
+		a.caches[p] = n
+	}
+}
+
+// cachePublished checks a rename or link of src onto a cache's path.
+func (a *auditor) cachePublished(ev *Event, src *node, to string) {
+	if _, ok := a.caches[to]; !ok {
+		return
+	}
+	a.caches[to] = src
+	if src.wrote != 0 {
+		a.flag(ev, to, "", "renames the cache into place before its data is durable (a power cut may leave the next run a torn file): "+unsynced(src))
+	}
+}
+
+// cacheWritten flags a write to a file that is at a cache's path.
+func (a *auditor) cacheWritten(n *node, ev *Event) {
+	for p, c := range a.caches {
+		if c == n {
+			a.flag(ev, p, "", "writes the cache in place (a power cut may leave the next run a torn file)")
+		}
+	}
+}
+
+// spoolOf is the dataset whose inbox/ holds p, if p is a spool's path.
+func (a *auditor) spoolOf(p string) *dataset {
+	if strings.HasPrefix(path.Base(p), tmpPrefix) {
+		return nil
+	}
+	for _, ds := range a.datasets {
+		if strings.HasPrefix(p, ds.path+"/inbox/") {
+			return ds
+		}
+	}
+	return nil
+}
+
+// spoolNamed notes the line at which file n got the spool name to.
+func (a *auditor) spoolNamed(ev *Event, n *node, to string) {
+	if n != nil && n.kind == 'f' && a.spoolOf(to) != nil {
+		a.spools[n] = ev.Line
+	}
+}
+
+// unspooling checks the removal of the entry at p (node n), renamed to to
+// ("" for an unlink): a spool may go only once a commit that applied it
+// is durable.
+func (a *auditor) unspooling(ev *Event, n *node, p, to string) {
+	ds := a.spoolOf(p)
+	if ds == nil || n == nil || n.kind != 'f' || (to != "" && a.spoolOf(to) == ds) {
+		return
+	}
+	named := a.spools[n]
+	if named > 0 && ds.committed < named {
+		a.flag(ev, p, "", fmt.Sprintf("removes a spool (named at line %d) before a commit applies it: a power cut leaves a dataset that never got its input", named))
+		return
+	}
+	if ds.committed == 0 {
+		return // from before the trace, applied by an earlier run
+	}
+	if now, _, _ := a.fs.durable(ds.path + "/CURRENT"); now != a.fs.lookup(ds.path+"/CURRENT", false) {
+		a.flag(ev, p, "", fmt.Sprintf("removes a spool before the commit that applies it (the rename of CURRENT at line %d) is durable: a power cut leaves the commit before it, without the spool's input", ds.committed))
+	}
+}
