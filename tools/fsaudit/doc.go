@@ -55,7 +55,8 @@
 // -s must hold a whole manifest: the content of CURRENT and of the
 // manifests comes from the write calls; a commit whose content was cut
 // is reported as unchecked. Paths come from -y; an *at() path is
-// resolved against its dirfd or the working directory. Calls that
+// resolved against its dirfd or the working directory; a descriptor -y
+// (or -yy) shows as no path (a socket, a pipe) is no file. Calls that
 // failed change nothing. The state before the trace is durable (sync
 // first): Config.Before gives the tree and content of a dataset as it
 // was; elsewhere an unknown path is taken for a durable file of unknown

@@ -204,7 +204,7 @@ func splitArgs(s string) (args []string, end int, ok bool) {
 			i = skipQuoted(s, i+1, '"')
 		case '<':
 			if i > 0 && (isWord(s[i-1]) || s[i-1] == ']') {
-				i = skipQuoted(s, i+1, '>')
+				i = annotEnd(s, i+1)
 			}
 		case '(', '[', '{':
 			depth++
@@ -249,6 +249,33 @@ func skipQuoted(s string, i int, close byte) int {
 	return len(s) - 1
 }
 
+// annotEnd returns the index of the '>' that closes the -y annotation
+// starting at i (just past its '<'). A path escapes a '>' in it, but
+// -yy's socket annotations hold a bare one inside their brackets
+// ("TCP:[127.0.0.1:52376->127.0.0.1:6881]"): in an annotation that is no
+// path, a '>' closes it only outside brackets.
+func annotEnd(s string, i int) int {
+	if i >= len(s) || s[i] == '/' {
+		return skipQuoted(s, i, '>')
+	}
+	depth := 0
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case '>':
+			if depth <= 0 {
+				return i
+			}
+		}
+	}
+	return len(s) - 1
+}
+
 // strArg decodes a quoted string argument: its bytes, and whether strace
 // cut it short ("..." after the quote, -s).
 func strArg(a string) (b []byte, truncated, ok bool) {
@@ -268,7 +295,7 @@ func fdArg(a string) (n int64, path string, ok bool) {
 	num := a
 	if i := strings.IndexByte(a, '<'); i >= 0 {
 		num = a[:i]
-		if j := skipQuoted(a, i+1, '>'); j > i && j < len(a) && a[j] == '>' {
+		if j := annotEnd(a, i+1); j > i && j < len(a) && a[j] == '>' {
 			path = string(unescape(a[i+1 : j]))
 		}
 	}

@@ -24,6 +24,12 @@ func TestParse(t *testing.T) {
 			[]Event{{Kind: Exit, Line: 2, Start: 2, PID: 7, Status: 3}}},
 		{"a failed call", `[pid  5] unlinkat(AT_FDCWD</w>, "x", 0) = -1 ENOENT (No such file or directory)` + "\n",
 			[]Event{{Kind: Call, Line: 1, Start: 1, PID: 5, Name: "unlinkat", Args: []string{"AT_FDCWD</w>", `"x"`, "0"}, Ret: "-1 ENOENT (No such file or directory)"}}},
+		{"a socket (-yy)", `write(3<TCP:[127.0.0.1:52376->127.0.0.1:6881]>, "x", 1) = 1` + "\n",
+			[]Event{{Kind: Call, Line: 1, Start: 1, Name: "write", Args: []string{"3<TCP:[127.0.0.1:52376->127.0.0.1:6881]>", `"x"`, "1"}, Ret: "1"}}},
+		{"recvmsg resumed", "4 recvmsg(7<UDP:[127.0.0.1:6881]>,  <unfinished ...>\n4 <... recvmsg resumed>{msg_name={sin_port=htons(1)}, msg_iov=[{iov_base=\"a>)\", iov_len=9}]}, 0) = 3\n",
+			[]Event{
+				{Kind: Entry, Line: 1, Start: 1, PID: 4, Name: "recvmsg", Args: []string{"7<UDP:[127.0.0.1:6881]>"}},
+				{Kind: Call, Line: 2, Start: 1, PID: 4, Name: "recvmsg", Args: []string{"7<UDP:[127.0.0.1:6881]>", `{msg_name={sin_port=htons(1)}, msg_iov=[{iov_base="a>)", iov_len=9}]}`, "0"}, Ret: "3"}}},
 		{"nested", `writev(3</f>, [{iov_base="a)", iov_len=2}, {iov_base="b", iov_len=1}], 2) = 3` + "\n",
 			[]Event{{Kind: Call, Line: 1, Start: 1, Name: "writev", Args: []string{"3</f>", `[{iov_base="a)", iov_len=2}, {iov_base="b", iov_len=1}]`, "2"}, Ret: "3"}}},
 	}
@@ -58,6 +64,8 @@ func TestArgs(t *testing.T) {
 		{`"abc"...`, "abc", true, 0, ""},
 		{`5</tmp/a\76b c>`, "", false, 5, "/tmp/a>b c"},
 		{`AT_FDCWD</w>`, "", false, -100, "/w"},
+		{`3<TCP:[127.0.0.1:1->127.0.0.1:2]>`, "", false, 3, "TCP:[127.0.0.1:1->127.0.0.1:2]"},
+		{`4</tmp/a->`, "", false, 4, "/tmp/a-"},
 	}
 	for _, tt := range tests {
 		if b, cut, ok := strArg(tt.arg); ok && (string(b) != tt.str || cut != tt.truncated) {

@@ -279,6 +279,14 @@ func (a *auditor) fd(arg string) *fdesc {
 	if !ok {
 		return nil
 	}
+	if p != "" && !strings.HasPrefix(p, "/") {
+		// a socket, pipe or anon inode ("socket:[5]", -yy's
+		// "UDP:[127.0.0.1:6881]"): no file, whatever the trace last saw
+		// open under its number (a socket's or accept's descriptor comes
+		// from calls not traced)
+		delete(a.fds, n)
+		return nil
+	}
 	if d := a.fds[n]; d != nil {
 		return d
 	}
