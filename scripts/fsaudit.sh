@@ -13,11 +13,12 @@
 # removal touches what the durable CURRENT needs. Also dedup - (a spool in
 # inbox/, removed only once its commit is durable), and capture and fetch
 # from a loopback testnet (tools/testnet; skipped, one line, where it does
-# not start): their -o FILE, and their DHT state file, a cache synced
-# before its rename (its loss is a cold start). Linux only (strace).
+# not start): their -o FILE (and -o - > FILE), and their DHT state file, a
+# cache synced before its rename (its loss is a cold start). Linux only.
 # Prints a summary per scenario and each violation (trace:line: call path:
 # what and why), exit 1 if any. FSAUDIT_DIR (fsaudit-data) holds the
-# traces; FSAUDIT_ONLY="a b" runs some scenarios (fetch runs capture too).
+# traces; FSAUDIT_ONLY="a b" runs some scenarios (the network ones run
+# capture too).
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -43,7 +44,7 @@ IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen FA=$ROOT/bin/fsaudit
 TRACE=$("$FA" -calls) # what changes files, entries or descriptors, and syncs
 # The network steps need a loopback testnet (tools/testnet, as make demo
 # runs it), started now so that its nodes have met by the time they run.
-NET=(capture fetch)
+NET=(capture capture-stream fetch fetch-stream)
 want= BOOT=
 for name in "${NET[@]}"; do
 	case " ${ONLY:-$name} " in *" $name "*) want=1 ;; esac
@@ -121,32 +122,53 @@ fi
 # first run's), then dedup of what it captured and plan-retries (not
 # traced), and fetch of those jobs from the testnet. A DHT state file is a
 # cache (a missing one is a cold start), checked as one (-cache): synced
-# before its rename. fetch needs capture's output: it runs capture too.
+# before its rename; --stats-json and --metrics-file are outputs too. The
+# -stream ones run as crawl-pass.sh does, -o - > FILE (written in place:
+# durable at the exit), on the state the first left (a warm start). The
+# others need capture's output: it runs too.
 if [ -n "$want" ]; then
 	if [ -n "${TESTNET:-}" ]; then
 		for _ in $(seq 1 100); do [ -s "$OUT/testnet.out" ] || ! kill -0 $TESTNET 2>/dev/null && break; sleep 0.1; done
 		BOOT=$(head -1 "$OUT/testnet.out" 2>/dev/null || true)
 	fi
+	CAP=(capture --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --node-ids 2 --duration 4s)
+	FET=(fetch --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --timeout 4s --deadline 8s)
 	case $BOOT in
 	127.0.0.1:*)
 		R=$OUT/runs/capture
 		rm -rf "$R" && mkdir -p "$R/out"
-		FAX=(-cache "$R/state/dht-state.json")
-		# --dht-state new: the first run's, folder and all
-		audit capture "$R" /dev/null 0 capture --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --node-ids 2 \
-			--duration 4s --dht-state "$R/state" -o "$R/out/obs.parquet"
+		FAX=(-cache "$R/state/dht-state.json" -o "$R/out/stats.json")
+		audit capture "$R" /dev/null 0 "${CAP[@]}" --dht-state "$R/state" --stats-json "$R/out/stats.json" \
+			-o "$R/out/obs.parquet"
 		[ -s "$R/out/obs.parquet" ] || die "capture: no observations file; see $R/step.log"
-		if chosen fetch; then
-			R2=$OUT/runs/fetch
+		if chosen capture-stream; then
+			R1=$OUT/runs/capture-stream
+			rm -rf "$R1" && mkdir -p "$R1"
+			FAX=(-o "$R1/step.out" -cache "$R/state/dht-state.json")
+			audit capture-stream "$R1" /dev/null 0 "${CAP[@]}" --dht-state "$R/state" -o -
+		fi
+		R2=$OUT/runs/fetch
+		if chosen fetch || chosen fetch-stream; then
 			rm -rf "$R2" && mkdir -p "$R2/out"
 			ih dedup --data "$R2/D" "$R/out/obs.parquet"
 			ih plan-retries --data "$R2/D" --limit 30 -o "$R2/jobs.parquet"
-			FAX=(-cache "$R2/state/fetch-dht.json")
-			audit fetch "$R2" /dev/null 0 fetch --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --timeout 4s \
-				--deadline 8s --dht-state "$R2/state" "$R2/jobs.parquet" -o "$R2/out/res.parquet"
+		fi
+		if chosen fetch; then
+			FAX=(-cache "$R2/state/fetch-dht.json" -o "$R2/out/stats.json" -o "$R2/out/metrics.prom")
+			audit fetch "$R2" /dev/null 0 "${FET[@]}" --dht-state "$R2/state" --stats-json "$R2/out/stats.json" \
+				--metrics-file "$R2/out/metrics.prom" "$R2/jobs.parquet" -o "$R2/out/res.parquet"
+		fi
+		if chosen fetch-stream; then
+			R3=$OUT/runs/fetch-stream
+			rm -rf "$R3" && mkdir -p "$R3"
+			FAX=(-o "$R3/step.out" -cache "$R2/state/fetch-dht.json")
+			audit fetch-stream "$R3" /dev/null 0 "${FET[@]}" --dht-state "$R2/state" "$R2/jobs.parquet" -o -
 		fi
 		;;
-	*) echo "fsaudit: capture and fetch skipped: the loopback testnet did not start (see $NETLOG)" | tee -a "$OUT/summary.txt" ;;
+	*)
+		echo "fsaudit: capture, fetch and their -stream runs skipped: the loopback testnet did not start (see $NETLOG)" |
+			tee -a "$OUT/summary.txt"
+		;;
 	esac
 fi
 if [ $FOUND = 1 ]; then

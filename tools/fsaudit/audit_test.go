@@ -44,6 +44,10 @@ func TestAudit(t *testing.T) {
 			{7, "exit_group", "/w/out.csv", "exits 0 before its output's rename (line 4) is durable"}}},
 		// an output written as O_TMPFILE, named by linkat(/proc/self/fd/N)
 		{"output-tmpfile.trace", nil},
+		// stdout redirected to the output (-o - > FILE): written in place
+		{"output-stdout.trace", nil},
+		{"output-stdout-unsynced.trace", []want{{5, "exit_group", "/w/out.csv",
+			"exits 0 before its output, written in place, is durable: written at line 3 (write) after its last sync, at line 2"}}},
 		{"output-tmpfile-unsynced.trace", []want{
 			{4, "renameat", "/w/out.csv", "renames the output into place before its data is durable: written at line 3 (write)"},
 			{8, "exit_group", "/w/out.csv", "its data is not durable"}}},

@@ -229,6 +229,9 @@ func (a *auditor) exit(ev *Event, status int) {
 	for _, o := range outs {
 		if line := a.outputs[o]; line > 0 {
 			check(o, line, "output's rename")
+		} else if n := a.fs.lookup(o, true); n != nil && n.wrote != 0 {
+			// written in place, never renamed: "-o - > FILE"
+			a.flag(ev, o, "", fmt.Sprintf("exits %d before its output, written in place, is durable: %s", status, unsynced(n)))
 		}
 	}
 }

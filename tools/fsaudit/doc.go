@@ -39,7 +39,8 @@
 //   - at a rename onto an output (Config.Outputs): its data is durable;
 //   - at the exit, when the status says the work is committed (0, 3
 //     partial, 130 interrupted): the last rename onto each CURRENT, and
-//     of each output, is durable.
+//     of each output, is durable; an output written in place (stdout
+//     redirected to it) has durable data.
 //   - at a rename onto a cache (Config.Caches: a DHT state file, whose
 //     loss only makes the next run start cold): its data is durable; a
 //     write to it in place is reported; the exit does not check it;
