@@ -30,6 +30,11 @@ import (
 // the same one every time.
 func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err error) {
 	defer tx.Abort()
+	// Nothing is published before every staged file is written; what the
+	// commit stages itself (the ledger) is written before it goes on.
+	if err := tx.finishInForeground(); err != nil {
+		return nil, err
+	}
 	if o.Keep < 1 {
 		o.Keep = 3
 	}

@@ -49,8 +49,18 @@ func WriteStagedAs[T any](tx *Tx, table, key, name string, rows []T) (FileInfo, 
 
 // WriteStagedWith stages file name of partition key of table, of rows
 // rows, written by write (buffered, and checksummed on the way; a
-// .parquet data file's footer is then summed from its tail).
+// .parquet data file's footer is then summed from its tail). Under
+// FinishInBackground the file may still be being written when it
+// returns; an error of those writes is WaitStaged's.
 func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.Writer) error) (FileInfo, error) {
+	return WriteStagedWrap(tx, table, key, name, rows, write, nil)
+}
+
+// WriteStagedWrap is WriteStagedWith for a caller that wraps its error:
+// wrap (nil: none) wraps as the caller would the error of a file finished
+// in the background, which WaitStaged returns.
+func WriteStagedWrap(tx *Tx, table, key, name string, rows int64, write func(io.Writer) error,
+	wrap func(error) error) (FileInfo, error) {
 	p, err := tx.StagePath(table, key, name)
 	if err != nil {
 		return FileInfo{}, err
@@ -66,11 +76,37 @@ func WriteStagedWith(tx *Tx, table, key, name string, rows int64, write func(io.
 		f.Abort()
 		return FileInfo{}, stageError(p, err)
 	}
+	info := FileInfo{Name: name, Rows: rows, Size: f.Size()}
+	// A data file's footer is summed from the writer's buffers, where its
+	// last bytes still are (from the file once written, if not).
+	footer, inMemory := rowio.FooterSum{}, false
+	if strings.HasSuffix(name, ".parquet") {
+		tr := &tailReader{f: f}
+		s, err := rowio.SumFooter(tr, info.Size)
+		if err != nil && !tr.missed {
+			f.Abort()
+			return FileInfo{}, fmt.Errorf("dataset: %s: %w", p, err)
+		}
+		footer, inMemory = s, !tr.missed
+	}
+	if (inMemory || !strings.HasSuffix(name, ".parquet")) && tx.finishLater(f, func(err error) error {
+		if err = stageError(p, err); wrap != nil {
+			err = wrap(err)
+		}
+		return err
+	}) {
+		info.CRC32C = crc.Sum32() // complete: CloseLater summed the tail
+		info.setFooter(footer)
+		tx.markStaged(table, key, name)
+		return info, nil
+	}
 	if err := f.Close(); err != nil {
 		return FileInfo{}, stageError(p, err)
 	}
-	info := FileInfo{Name: name, Rows: rows, Size: f.Size(), CRC32C: crc.Sum32()}
-	if err := info.sumFooter(p); err != nil {
+	info.CRC32C = crc.Sum32()
+	if inMemory {
+		info.setFooter(footer)
+	} else if err := info.sumFooter(p); err != nil {
 		return FileInfo{}, fmt.Errorf("dataset: %w", err)
 	}
 	tx.markStaged(table, key, name)

@@ -36,6 +36,13 @@ type Tx struct {
 	// SetPolicy records a policy, Commit checks the file still holds it.
 	policy     policyRead
 	usesPolicy bool
+	// Files finished in the background (FinishInBackground): bgSlots
+	// bounds them (nil: none are), bgWG counts them, bgErr is the first
+	// of their errors.
+	bgMu    sync.Mutex
+	bgSlots chan struct{}
+	bgWG    sync.WaitGroup
+	bgErr   error
 }
 
 // Begin starts a transaction on the current snapshot.
@@ -220,6 +227,7 @@ type CommitOptions struct {
 // Abort discards the transaction's staged files, and releases the
 // writer lock if it holds it (BeginAttempt).
 func (tx *Tx) Abort() {
+	tx.bgWG.Wait() // no file is still being written when its folder goes
 	tx.lock.Release()
 	tx.lock = nil
 	if tx.owner != nil {

@@ -39,6 +39,7 @@ type Uncached struct {
 	direct    bool        // the descriptor has O_DIRECT now
 	directN   int64       // bytes written with O_DIRECT (for tests)
 	buf       []byte      // the buffer being filled (aligned)
+	prev      []byte      // the last full buffer handed to the writer goroutine (TailAt)
 	n         int         // bytes in buf
 	size      int64       // bytes accepted so far
 	sum       hash.Hash   // also fed every byte written, if set (a buffer at a time)
@@ -47,6 +48,7 @@ type Uncached struct {
 	done      chan error  // the writer goroutine's first error, at its end
 	err       error       // the first write error seen
 	closed    bool
+	summed    bool // the tail is in sum already (CloseLater)
 }
 
 // UncachedBuffer is the size of one write to the disk; two buffers are
@@ -157,6 +159,7 @@ func (u *Uncached) flush() error {
 	if u.sum != nil {
 		u.sum.Write(u.buf)
 	}
+	u.prev = u.buf
 	u.jobs <- u.buf
 	select {
 	case u.buf = <-u.free:
@@ -262,6 +265,50 @@ func (u *Uncached) Close() error {
 	return err
 }
 
+// CloseLater is Close with its waits off the caller's path: it adds the
+// buffered tail to the checksum (complete when CloseLater returns) and
+// returns at once; the file's last buffers, its tail and its close are
+// finished on a goroutine of their own, which then calls then with
+// Close's error. Until then the file's bytes may not all be written: the
+// caller waits for then before anything relies on them. After CloseLater,
+// only Name and Size may be called.
+func (u *Uncached) CloseLater(then func(error)) {
+	if u.closed {
+		then(&fs.PathError{Op: "close", Path: u.f.Name(), Err: fs.ErrClosed})
+		return
+	}
+	if u.sum != nil {
+		u.sum.Write(u.buf[:u.n])
+	}
+	u.summed = true
+	go func() { then(u.Close()) }()
+}
+
+// TailAt copies into p the file's bytes from off, if they are still in
+// memory (the buffer being filled and the last one written: the last 1-2
+// MiB of a file), and reports whether they were; a file's footer is read
+// so without waiting for its writes. It must be called before Close or
+// CloseLater.
+func (u *Uncached) TailAt(p []byte, off int64) bool {
+	inBuf := u.size - int64(u.n) // the file offset of u.buf[0]
+	if off < 0 || off+int64(len(p)) > u.size {
+		return false
+	}
+	if off >= inBuf {
+		copy(p, u.buf[off-inBuf:u.n])
+		return true
+	}
+	// The rest is in u.prev, the buffer just before u.buf: it is still
+	// intact (the writer goroutine only reads it, and it is not reused
+	// before the file's next flush).
+	if u.prev == nil || off < inBuf-int64(len(u.prev)) {
+		return false
+	}
+	k := copy(p, u.prev[off-(inBuf-int64(len(u.prev))):])
+	copy(p[k:], u.buf[:u.n])
+	return true
+}
+
 // writeTail writes the partial buffer at the file's end. A file that had
 // whole buffers written with O_DIRECT has the whole blocks of its tail
 // written so too and only its last partial block through the page cache;
@@ -269,7 +316,7 @@ func (u *Uncached) Close() error {
 // waits for the disk: for the 256 files of ~240 KB that a 10M-observation
 // dedup writes, that made its apply phase 50% slower).
 func (u *Uncached) writeTail() error {
-	if u.sum != nil {
+	if u.sum != nil && !u.summed {
 		u.sum.Write(u.buf[:u.n])
 	}
 	off := u.size - int64(u.n)

@@ -267,7 +267,8 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 	if schedule.IsColdFile(f.Name) {
 		name = schedule.ColdFileName()
 	}
-	nf, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
+	wrapWrite := func(err error) error { return fmt.Errorf("dedup: partition %s: %s: %w", key, f.Name, err) }
+	nf, err := dataset.WriteStagedWrap(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
 		var sel []int32
 		out := &outputErr{w: w}
 		need := foldColumns
@@ -300,12 +301,12 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 			return &dataset.SourceError{Path: path, Err: err}
 		}
 		return err
-	})
+	}, wrapWrite)
 	if se := (*dataset.SourceError)(nil); errors.As(err, &se) {
 		return nf, fmt.Errorf("dedup: partition %s: %w", key, err)
 	}
 	if err != nil {
-		return nf, fmt.Errorf("dedup: partition %s: %s: %w", key, f.Name, err)
+		return nf, wrapWrite(err)
 	}
 	return nf, nil
 }

@@ -427,6 +427,8 @@ func removeInbox(ins []input) {
 // applyAll applies every partition with the batch's hashes, in parallel.
 func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error) {
 	base := tx.Base().Table(dataset.TableState)
+	// Workers go on while the disk takes their files' last buffers.
+	tx.FinishInBackground(2 * r.o.Workers)
 	var (
 		mu    sync.Mutex
 		total partStats
@@ -462,6 +464,9 @@ func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error
 	}
 	close(next)
 	wg.Wait()
+	if err := tx.WaitStaged(); first == nil { // a write that failed after its worker went on
+		first = err
+	}
 	if first != nil {
 		return total, first
 	}
