@@ -12,7 +12,8 @@ import (
 // file's last writes and its close finish in the background (an apply
 // worker waited on each file's last O_DIRECT buffers and tail, ~10% of
 // an incremental dedup's apply phase), with at most limit files of tx
-// unfinished at a time (each holds two fsutil.UncachedBuffer). The size,
+// unfinished at a time (each holds the fsutil.UncachedBuffer buffers it
+// has yet to write: up to four). The size,
 // checksum and footer checksum they return are exact all the same. A
 // write that fails in the background fails WaitStaged, and Commit, which
 // waits for every file before it publishes anything.

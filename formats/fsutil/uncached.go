@@ -39,6 +39,7 @@ type Uncached struct {
 	direct    bool        // the descriptor has O_DIRECT now
 	directN   int64       // bytes written with O_DIRECT (for tests)
 	buf       []byte      // the buffer being filled (aligned)
+	nbuf      int         // buffers taken (up to uncachedBuffers)
 	prev      []byte      // the last full buffer handed to the writer goroutine (TailAt)
 	n         int         // bytes in buf
 	size      int64       // bytes accepted so far
@@ -51,9 +52,16 @@ type Uncached struct {
 	summed    bool // the tail is in sum already (CloseLater)
 }
 
-// UncachedBuffer is the size of one write to the disk; two buffers are
-// in use per file.
+// UncachedBuffer is the size of one write to the disk.
 const UncachedBuffer = 1 << 20
+
+// uncachedBuffers is how many buffers a file may have in use: the one
+// being filled and those waiting for the disk, taken as needed. With two,
+// the two apply workers of an incremental dedup waited 0.5-0.6 s (summed)
+// for a free buffer in an apply phase of 1.6-1.9 s: a splice copies its
+// unchanged chunks (1.5 MB of hashes first) faster than the disk takes
+// them.
+const uncachedBuffers = 4
 
 // blockAlign is the alignment O_DIRECT asks of a write's memory, offset
 // and length: the largest logical block size of common disks.
@@ -79,12 +87,9 @@ func createUncached(path string, sum hash.Hash, direct bool) (*Uncached, error) 
 	if err != nil {
 		return nil, err
 	}
-	u := &Uncached{f: f, mayDirect: direct, sum: sum, free: make(chan []byte, 2), jobs: make(chan []byte, 2),
-		done: make(chan error, 1)}
-	for range 2 {
-		u.free <- alignedBuffers.Get().([]byte)
-	}
-	u.buf = <-u.free
+	u := &Uncached{f: f, mayDirect: direct, sum: sum, free: make(chan []byte, uncachedBuffers),
+		jobs: make(chan []byte, uncachedBuffers), done: make(chan error, 1)}
+	u.buf, u.nbuf = alignedBuffers.Get().([]byte), 1
 	go u.writeBuffers()
 	return u, nil
 }
@@ -161,6 +166,16 @@ func (u *Uncached) flush() error {
 	}
 	u.prev = u.buf
 	u.jobs <- u.buf
+	if u.nbuf < uncachedBuffers {
+		select {
+		case u.buf = <-u.free:
+		default:
+			u.buf = alignedBuffers.Get().([]byte)
+			u.nbuf++
+		}
+		u.n = 0
+		return nil
+	}
 	select {
 	case u.buf = <-u.free:
 		u.n = 0
@@ -281,6 +296,11 @@ func (u *Uncached) CloseLater(then func(error)) {
 		u.sum.Write(u.buf[:u.n])
 	}
 	u.summed = true
+	// The buffers not in flight go back now: a file waiting for the disk
+	// holds only what it still has to write.
+	for len(u.free) > 0 {
+		alignedBuffers.Put(<-u.free)
+	}
 	go func() { then(u.Close()) }()
 }
 

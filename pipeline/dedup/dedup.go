@@ -428,7 +428,7 @@ func removeInbox(ins []input) {
 func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error) {
 	base := tx.Base().Table(dataset.TableState)
 	// Workers go on while the disk takes their files' last buffers.
-	tx.FinishInBackground(2 * r.o.Workers)
+	tx.FinishInBackground(4 * r.o.Workers)
 	var (
 		mu    sync.Mutex
 		total partStats
