@@ -268,7 +268,7 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 		name = schedule.ColdFileName()
 	}
 	wrapWrite := func(err error) error { return fmt.Errorf("dedup: partition %s: %s: %w", key, f.Name, err) }
-	nf, err := dataset.WriteStagedWrap(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
+	nf, err := writeStagedWrap(tx, dataset.TableState, key, name, f.Rows, func(w io.Writer) error {
 		var sel []int32
 		out := &outputErr{w: w}
 		need := foldColumns
@@ -310,6 +310,10 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 	}
 	return nf, nil
 }
+
+// writeStagedWrap stages a splice (a variable for tests: to fail its
+// writes after it returns).
+var writeStagedWrap = dataset.WriteStagedWrap
 
 // outputErr remembers the first error of writes to w: it tells a failed
 // write of the output from a failed read of the input.
