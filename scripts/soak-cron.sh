@@ -232,7 +232,8 @@ $(exact_rows "$prev")
    WHERE st.last_attempt > tried.last_attempt OR (st.last_attempt IS NOT NULL AND tried.last_attempt IS NULL))),
  ('no lease past its lease_until + one pass', ($leases))
 ) v(name, bad);
-COPY (SELECT info_hash FROM st) TO '$OUT/hashes-new.parquet' (FORMAT parquet);"
+COPY (SELECT info_hash FROM st) TO '$OUT/hashes-new.parquet' (FORMAT parquet);
+$(tiers_copy)"
 	run_checks "$sql" "$CD"
 }
 
@@ -257,6 +258,7 @@ for K in $(seq 1 "$PASSES"); do
 	say "  pass $K ($T): victim $VICTIM, exit $RC; $((CHECKS + 2)) invariants hold"
 done
 
+tiers_check '' # a killed pass's catch-up merge can archive a hash its dedup then rewarms: not exact
 CATCHUPS=$(cat "$OUT"/passes/*/pass.log | grep -c ': catch-up: ' || true)
 read -r HASHES SIGHTINGS FETCHED TORRENTS < <("$DQ" --header=false --threads 2 "SELECT
   (SELECT count(*) FROM read_parquet('$CD/state/current/$STATE_GLOB)),
@@ -269,3 +271,4 @@ for s in pass "${CSTAGES[@]}"; do
 	printf '  %-12s %d kills%s\n' "$s" "${CKILLS[$s]}" "${CLANDED[$s]:+: ${CLANDED[$s]}}"
 done
 echo "  dataset: $HASHES hashes, $SIGHTINGS sightings, $FETCHED fetched, $TORRENTS torrents"
+echo "  archive: $ARCHIVED hashes went cold ($COLDED times; merge_archived_to_cold $T_ARCH), $REWARMED came back hot on a sighting ($WARMED times; dedup_rewarmed $T_WARM); retry pulled forward: $PULLED hashes, $PULLED_COLD while cold (dedup_reactivated $T_REACT)"

@@ -76,6 +76,20 @@
 #           published is compared, not what a killed run would have found.
 # Prints a summary (passes, kills by stage and where they landed, hashes,
 # torrents). Needs bash 5 (EPOCHREALTIME), and Go to build the binaries.
+#
+# Archiving and reactivation: the dataset and both controls get the same
+# policy, SOAK_POLICY (default archive.min_attempts=1 archive.unseen=2h):
+# a failed hash that one pass's capture did not hear (the testnet's
+# searched hashes: get_peers from its searchers every second, heard only
+# when a capture node is on the lookup's path; its dead hashes stay stored,
+# so sampled every pass) is archived by the merge of its next failure, and
+# a later sighting makes it hot again. Each check also keeps the state's
+# tiers (SOAK_DIR/passes/K/tiers.parquet); after the passes the soak fails
+# unless some hash went cold and some cold hash came back hot on a
+# sighting, and (exact) unless the hot->cold and cold->hot-on-a-sighting
+# changes seen between passes equal the dataset's totals
+# merge_archived_to_cold and dedup_rewarmed (status). The summary prints
+# them, and the hashes whose retry a sighting pulled forward.
 # SOAK_MODE=cron soaks scripts/cron/crawl-pass.sh instead, as cron runs
 # it: scripts/soak-cron.sh's header says how and what it checks.
 set -euo pipefail
@@ -89,6 +103,7 @@ OUT=${SOAK_DIR:-soak-data}
 CAPTURE=${SOAK_CAPTURE:-4s}
 LIMIT=${SOAK_LIMIT:-40}
 STEP_H=${SOAK_STEP_HOURS:-3}
+read -r -a POLICY <<<"${SOAK_POLICY:-archive.min_attempts=1 archive.unseen=2h}"
 MODE=${SOAK_MODE:-stages}
 IH=${INFOHASH_BIN:-bin/infohash}
 DQ=bin/duckq
@@ -109,6 +124,15 @@ fi
 $GO build -o bin/testnet ./tools/testnet/cmd/testnet || die "cannot build bin/testnet"
 (cd tools/duckcheck && $GO build -o ../../bin/duckq ./cmd/duckq && $GO build -o ../../bin/arrows2csv ./cmd/arrows2csv) ||
 	die "cannot build bin/duckq and bin/arrows2csv"
+
+# The same policy for the dataset and its controls (cron mode: its own).
+DIRS=("$DS" "$CTL" "$FULL")
+[ "$MODE" = stages ] || DIRS=("$OUT/cron")
+for d in "${DIRS[@]}"; do
+	mkdir -p "$d"
+	[ ${#POLICY[@]} = 0 ] || "$IH" policy set --data "$d" "${POLICY[@]}" 2>>"$OUT/policy.log" ||
+		die "cannot set the policy '${POLICY[*]}' in $d ($OUT/policy.log)"
+done
 
 # The testnet of make demo, on 127.0.0.1, until the script ends.
 bin/testnet --seed "$SEED" --bad-peers 2 --duration 0 --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>"$OUT/testnet.log" &
@@ -340,8 +364,50 @@ $(exact_rows "$prev")
    (SELECT * FROM read_parquet('$DS/peers/current/*.parquet') EXCEPT SELECT * FROM read_parquet('$FULL/peers/current/*.parquet')) UNION ALL
    (SELECT * FROM read_parquet('$FULL/peers/current/*.parquet') EXCEPT SELECT * FROM read_parquet('$DS/peers/current/*.parquet')))))
 ) v(name, bad);
-COPY (SELECT info_hash FROM st) TO '$OUT/hashes-new.parquet' (FORMAT parquet);"
+COPY (SELECT info_hash FROM st) TO '$OUT/hashes-new.parquet' (FORMAT parquet);
+$(tiers_copy)"
 	run_checks "$sql" "$DS"
+}
+
+# tiers_copy: the SQL that keeps, of the state st after pass K, what the
+# archive checks read (tiers_check) in P/tiers.parquet.
+tiers_copy() {
+	echo "COPY (SELECT $K AS pass, info_hash, tier, seen_count, reactivated_at FROM st) TO '$P/tiers.parquet' (FORMAT parquet);"
+}
+
+# tiers_check EXACT: after the passes, from the tiers each check kept:
+# ARCHIVED, the hashes that went cold (COLDED times: hot after a pass, or
+# new, and cold after the next); REWARMED, the cold hashes a sighting made
+# hot (WARMED times: cold after a pass, hot after the next with more
+# sightings); PULLED, the hashes whose retry a sighting pulled forward
+# (reactivated_at moved; PULLED_COLD of them while cold). Fails unless
+# the soak reached both, and, with EXACT, unless COLDED and WARMED equal
+# the totals merge_archived_to_cold and dedup_rewarmed of the last
+# status.json (no pass hides a change: merge archives and dedup rewarms,
+# each once per pass, and a sighted hash is not archived in its pass).
+tiers_check() {
+	local st='' k
+	for k in $(seq "$PASSES" -1 1); do [ ! -f "$OUT/passes/$k/status.json" ] || { st=$OUT/passes/$k/status.json && break; }; done
+	[ -n "$st" ] || die "no pass wrote a status.json to read the totals from"
+	read -r ARCHIVED COLDED REWARMED WARMED PULLED PULLED_COLD < <("$DQ" --header=false --threads 2 "
+CREATE TEMP VIEW t AS SELECT *, lag(tier) OVER w AS pt, lag(seen_count) OVER w AS ps, lag(reactivated_at) OVER w AS pr
+  FROM read_parquet('$OUT/passes/*/tiers.parquet') WINDOW w AS (PARTITION BY info_hash ORDER BY pass);
+SELECT count(DISTINCT info_hash) FILTER (WHERE tier = 'cold'),
+  count(*) FILTER (WHERE tier = 'cold' AND coalesce(pt, 'hot') = 'hot'),
+  count(DISTINCT info_hash) FILTER (WHERE pt = 'cold' AND tier = 'hot' AND seen_count > ps),
+  count(*) FILTER (WHERE pt = 'cold' AND tier = 'hot' AND seen_count > ps),
+  count(DISTINCT info_hash) FILTER (WHERE reactivated_at IS DISTINCT FROM pr AND reactivated_at IS NOT NULL),
+  count(DISTINCT info_hash) FILTER (WHERE pt = 'cold' AND reactivated_at IS DISTINCT FROM pr AND reactivated_at IS NOT NULL)
+FROM t" 2>"$OUT/tiers.log" | tail -1) || die "the DuckDB archive checks failed to run ($OUT/tiers.log)"
+	[ -n "$PULLED_COLD" ] || die "the DuckDB archive checks printed nothing ($OUT/tiers.log)"
+	T_ARCH=$(json_int "$st" merge_archived_to_cold) T_WARM=$(json_int "$st" dedup_rewarmed) T_REACT=$(json_int "$st" dedup_reactivated)
+	T_ARCH=${T_ARCH:-0} T_WARM=${T_WARM:-0} T_REACT=${T_REACT:-0}
+	[ "$COLDED" -gt 0 ] || die "the soak reached no archiving: no hash went cold in $PASSES passes (policy: ${POLICY[*]})"
+	[ "$WARMED" -gt 0 ] || die "the soak reached no reactivation: no cold hash came back hot on a sighting in $PASSES passes ($ARCHIVED went cold)"
+	[ -z "$1" ] || [ "$COLDED" = "$T_ARCH" ] ||
+		die "invariant broken: $COLDED hot->cold changes between passes, but merge_archived_to_cold is $T_ARCH ($st; tiers in $OUT/passes/*/tiers.parquet)"
+	[ -z "$1" ] || [ "$WARMED" = "$T_WARM" ] ||
+		die "invariant broken: $WARMED cold->hot changes on a sighting between passes, but dedup_rewarmed is $T_WARM ($st; tiers in $OUT/passes/*/tiers.parquet)"
 }
 
 # merge_ignored FILE: results a merge ignored as late or stale (none
@@ -476,6 +542,7 @@ for K in $(seq 1 "$PASSES"); do
 	say "  pass $K ($T): victim $VICTIM; $((CHECKS + 6)) invariants hold"
 done
 
+tiers_check exact
 read -r HASHES SIGHTINGS FETCHED TORRENTS ROWS < <("$DQ" --header=false --threads 2 "SELECT
   (SELECT count(*) FROM read_parquet('$DS/state/current/$STATE_GLOB)),
   (SELECT sum(seen_count) FROM read_parquet('$DS/state/current/$STATE_GLOB)),
@@ -488,3 +555,4 @@ for s in "${STAGES[@]}"; do
 	printf '  %-12s %d kills%s\n' "$s" "${KILLS[$s]}" "${LANDED[$s]:+: ${LANDED[$s]}}"
 done
 echo "  dataset: $HASHES hashes, $SIGHTINGS sightings, $FETCHED fetched, $TORRENTS torrents; $ROWS fetch results merged"
+echo "  archive: $ARCHIVED hashes went cold ($COLDED times; merge_archived_to_cold $T_ARCH), $REWARMED came back hot on a sighting ($WARMED times; dedup_rewarmed $T_WARM); retry pulled forward: $PULLED hashes, $PULLED_COLD while cold (dedup_reactivated $T_REACT)"
