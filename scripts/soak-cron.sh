@@ -51,6 +51,12 @@
 #     no lease outlives its lease_until by more than one pass
 #     (lease_until + SOAK_STEP_HOURS before the pass's clock). Leases a
 #     killed stream cut legitimately stay until then.
+# After the passes (soak.sh's tiers_check, under SOAK_POLICY set in
+# SOAK_DIR/cron before the first pass): some hash went cold and some cold
+# hash came back hot on a sighting, seen between passes, and no more often
+# than the totals merge_archived_to_cold and dedup_rewarmed say (not
+# equal: a killed pass's catch-up merge, at the next pass's clock, can
+# archive hashes unseen since, which that pass's dedup then rewarms).
 # Not checked here (the default mode does): the controls replayed without
 # kills (crawl-pass gives each step its own --now, and a killed pass's
 # catch-up applies its inputs at the next pass's clock) and "no result
