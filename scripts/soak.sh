@@ -79,11 +79,13 @@
 #
 # Archiving and reactivation: the dataset and both controls get the same
 # policy, SOAK_POLICY (default archive.min_attempts=1 archive.unseen=2h):
-# a failed hash that one pass's capture did not hear (the testnet's
-# searched hashes: get_peers from its searchers every second, heard only
-# when a capture node is on the lookup's path; its dead hashes stay stored,
-# so sampled every pass) is archived by the merge of its next failure, and
-# a later sighting makes it hot again. Each check also keeps the state's
+# a failed hash that one pass's capture did not hear is archived by the
+# merge of its next failure, and a later sighting makes it hot again. The
+# testnet (unlike make demo's) has 6 dead hashes that come and go
+# (--dead-flap 3s: one in turn leaves the nodes' stores or is announced
+# again every 3 s, so each is sampled 18 s of every 36; a pass takes ~10
+# s), and searched hashes (get_peers every second, heard only when a
+# capture node is on the lookup's path: mostly in the first passes). Each check also keeps the state's
 # tiers (SOAK_DIR/passes/K/tiers.parquet); after the passes the soak fails
 # unless some hash went cold and some cold hash came back hot on a
 # sighting, and (exact) unless the hot->cold and cold->hot-on-a-sighting
@@ -134,8 +136,8 @@ for d in "${DIRS[@]}"; do
 		die "cannot set the policy '${POLICY[*]}' in $d ($OUT/policy.log)"
 done
 
-# The testnet of make demo, on 127.0.0.1, until the script ends.
-bin/testnet --seed "$SEED" --bad-peers 2 --duration 0 --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>"$OUT/testnet.log" &
+# The testnet of make demo (and dead hashes that come and go), on 127.0.0.1, until the script ends.
+bin/testnet --seed "$SEED" --bad-peers 2 --dead 6 --dead-flap 3s --duration 0 --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>"$OUT/testnet.log" &
 TESTNET=$!
 trap 'kill "$TESTNET" 2>/dev/null || true; wait "$TESTNET" 2>/dev/null || true' EXIT
 for _ in $(seq 1 200); do [ -s "$OUT/testnet.out" ] && break; sleep 0.1; done

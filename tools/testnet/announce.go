@@ -165,6 +165,34 @@ func (n *Net) reannounce(every time.Duration) {
 	}
 }
 
+// flapDead drops the dead hashes from the nodes' stores and announces
+// them again, one every period, in turn (Config.DeadFlap).
+func (n *Net) flapDead(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	dead := n.torrents[n.cfg.Torrents:]
+	gone := make([]bool, len(dead))
+	for round := 0; ; round++ {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		i := round % len(dead)
+		if gone[i] {
+			tcp, err := tcpAddr(dead[i].Seeders[0])
+			if err == nil && n.Announce(n.ctx, dead[i].InfoHash, tcp) == nil {
+				gone[i] = false
+			}
+			continue
+		}
+		for _, nd := range n.nodes {
+			nd.store.drop(dead[i].InfoHash)
+		}
+		gone[i] = true
+	}
+}
+
 // Truth returns the ground truth so far.
 func (n *Net) Truth() Truth {
 	t := Truth{Seed: n.cfg.Seed, Bootstrap: n.BootstrapAddrs(), Extra: map[string][]TruthEntry{}}

@@ -35,6 +35,22 @@ func (ps *peerStore) AddPeer(ih peer_store.InfoHash, na krpc.NodeAddr) {
 	m[na.String()] = krpc.NodeAddr{IP: append([]byte(nil), na.IP...), Port: na.Port}
 }
 
+// drop forgets every peer stored for ih.
+func (ps *peerStore) drop(ih [20]byte) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if _, ok := ps.peers[ih]; !ok {
+		return
+	}
+	delete(ps.peers, ih)
+	for i, h := range ps.order {
+		if h == ih {
+			ps.order = append(ps.order[:i], ps.order[i+1:]...)
+			break
+		}
+	}
+}
+
 // GetPeers returns the peers stored for ih.
 func (ps *peerStore) GetPeers(ih peer_store.InfoHash) []krpc.NodeAddr {
 	ps.mu.Lock()

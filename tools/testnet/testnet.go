@@ -31,6 +31,11 @@ type Config struct {
 	SearchEvery time.Duration
 	// Reannounce is how often seeders announce again; negative: never.
 	Reannounce time.Duration
+	// DeadFlap, when above 0, makes the dead hashes come and go: every
+	// DeadFlap one of them in turn is dropped from every node's store
+	// (sample_infohashes stops returning it) or, if dropped, announced
+	// again with its gone peer. 0: stored once, for good.
+	DeadFlap time.Duration
 	// DataDir holds the seeders' client state; default a temporary
 	// directory removed by Close.
 	DataDir string
@@ -119,6 +124,9 @@ func Start(ctx context.Context, cfg Config) (_ *Net, err error) {
 	if cfg.Reannounce > 0 {
 		n.wg.Add(1)
 		go n.reannounce(cfg.Reannounce)
+	}
+	if cfg.DeadFlap > 0 && cfg.Dead > 0 {
+		n.wg.Go(func() { n.flapDead(cfg.DeadFlap) })
 	}
 	return n, nil
 }

@@ -247,3 +247,47 @@ func TestAnnounceStoresOnTheClosestNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadFlap: with DeadFlap the dead hashes leave the nodes' stores and
+// come back, each in turn; without it they stay stored.
+func TestDeadFlap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		flap time.Duration
+		back bool // seen gone, then stored again
+	}{
+		{"flapping", 100 * time.Millisecond, true},
+		{"stored for good", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := startNet(t, Config{Seed: 9, Nodes: 6, Torrents: 1, Dead: 2, SearchEvery: -1, Reannounce: -1, DeadFlap: tc.flap})
+			var dead [][20]byte
+			for _, tor := range n.Torrents() {
+				if tor.Dead {
+					dead = append(dead, tor.InfoHash)
+				}
+			}
+			gone := map[[20]byte]bool{}
+			back := map[[20]byte]bool{}
+			// Polled for 3 s: dozens of flaps, or none at all.
+			for end := time.Now().Add(3 * time.Second); time.Now().Before(end) && len(back) < len(dead); {
+				stored := n.StoredHashes()
+				for _, h := range dead {
+					if !stored[h] {
+						gone[h] = true
+					} else if gone[h] {
+						back[h] = true
+					}
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got := len(back) == len(dead); got != tc.back {
+				t.Errorf("every dead hash dropped and stored again: %v, want %v (dropped %d, back %d of %d)",
+					got, tc.back, len(gone), len(back), len(dead))
+			}
+			if !tc.back && len(gone) > 0 {
+				t.Errorf("%d dead hashes left the stores without DeadFlap", len(gone))
+			}
+		})
+	}
+}

@@ -33,6 +33,7 @@ func main() {
 	flag.DurationVar(&cfg.Interval, "interval", d.Interval, "BEP 51 interval the nodes report")
 	flag.DurationVar(&cfg.SearchEvery, "search-every", d.SearchEvery, "how often searchers look up hashes (negative: never)")
 	flag.DurationVar(&cfg.Reannounce, "reannounce", d.Reannounce, "how often seeders announce again (negative: never)")
+	flag.DurationVar(&cfg.DeadFlap, "dead-flap", d.DeadFlap, "every this long drop a dead hash from the nodes' stores or announce it again, in turn (0: never)")
 	duration := flag.Duration("duration", time.Minute, "stop after this long (0: only on a signal)")
 	truthPath := flag.String("truth", "testnet-truth.json", "where to write the ground-truth JSON")
 	flag.IntVar(&badPerBehaviour, "bad-peers", 0, "also plant a misbehaving peer of every kind (tools/badpeers), each the only peer of this many hashes")
