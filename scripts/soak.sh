@@ -85,8 +85,9 @@
 # (--dead-flap 3s: one in turn leaves the nodes' stores or is announced
 # again every 3 s, so each is sampled 18 s of every 36; a pass takes ~10
 # s), and searched hashes (get_peers every second, heard only when a
-# capture node is on the lookup's path: mostly in the first passes). Each check also keeps the state's
-# tiers (SOAK_DIR/passes/K/tiers.parquet); after the passes the soak fails
+# capture node is on the lookup's path: mostly in the first passes).
+# Each check also keeps the state's tiers
+# (SOAK_DIR/passes/K/tiers.parquet); after the passes the soak fails
 # unless some hash went cold and some cold hash came back hot on a
 # sighting, and (exact) unless the hot->cold and cold->hot-on-a-sighting
 # changes seen between passes equal the dataset's totals
@@ -136,7 +137,8 @@ for d in "${DIRS[@]}"; do
 		die "cannot set the policy '${POLICY[*]}' in $d ($OUT/policy.log)"
 done
 
-# The testnet of make demo (and dead hashes that come and go), on 127.0.0.1, until the script ends.
+# The testnet of make demo, plus dead hashes that come and go, on
+# 127.0.0.1, until the script ends.
 bin/testnet --seed "$SEED" --bad-peers 2 --dead 6 --dead-flap 3s --duration 0 --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>"$OUT/testnet.log" &
 TESTNET=$!
 trap 'kill "$TESTNET" 2>/dev/null || true; wait "$TESTNET" 2>/dev/null || true' EXIT
