@@ -183,12 +183,17 @@ func (r *rgBuf) scatter(n int, out *recBuf) {
 const foldSlices = 3
 
 // foldSliceRows is the slice size for an input of rows rows: a slice
-// costs ~127 bytes a row (columns and records), so rows/512 rows, between
-// 32k and 256k, keeps the slices near 1/4 byte per input row, a few
-// percent of what its aggregates take. Small slices fold slower: 32k-row
-// slices made a 100M-row fold 15% slower than 256k-row ones (at 10M rows
-// the difference was 5-10%).
+// costs ~127 bytes a row (columns and records). Up to 16M rows, 16k-row
+// slices: their 2 MB stay in cache between the decoder and the fold (a
+// 10M-row read took 7% less CPU than with 32k-row slices, measured
+// alternating). Past that rows/512 rows, between 32k and 256k, keeps the
+// slices near 1/4 byte per input row, a few percent of what its
+// aggregates take, and large inputs fold faster in large slices: 32k-row
+// slices made a 100M-row fold 15% slower than 256k-row ones.
 func foldSliceRows(rows int64) int {
+	if rows <= 16<<20 {
+		return 1 << 14
+	}
 	s := 1 << 15
 	for s < 1<<18 && int64(s) < rows/512 {
 		s *= 2
