@@ -427,10 +427,8 @@ func removeInbox(ins []input) {
 // applyAll applies every partition with the batch's hashes, in parallel.
 func (r *runner) applyAll(ctx context.Context, tx *dataset.Tx) (partStats, error) {
 	base := tx.Base().Table(dataset.TableState)
-	// Workers go on while the disk takes their files' last buffers. Two
-	// unfinished files a worker: four measured no faster within the noise
-	// and held ~10 MB more (1M into 20M: 150-160 MB peak against 141-146,
-	// next to DuckDB's ~325 MB and the bound of half of it).
+	// Workers go on while the disk takes their files' last buffers (two
+	// a worker: four was no faster and held ~10 MB more).
 	tx.FinishInBackground(2 * r.o.Workers)
 	var (
 		mu    sync.Mutex
