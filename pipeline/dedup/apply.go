@@ -44,7 +44,7 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	}
 	key := fmt.Sprintf("%02x", p)
 	files := base.Partitions[key]
-	bf, bfi, err := loadBloom(r.d, base, key)
+	bf, bfi, err := loadBloom(r.d, base, key, &w.bloom)
 	if err != nil {
 		return ps, err
 	}
@@ -139,6 +139,7 @@ type workerBufs struct {
 	fresh  []schema.State // update's new rows
 	ents   []entry
 	hashes []schema.Hash
+	bloom  []uint64 // the partition's filter's words (loadBloom)
 }
 
 // hit is a known hash found in a state file: its row there and its batch

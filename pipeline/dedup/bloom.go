@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -15,29 +14,58 @@ import (
 // minBloomCap is the smallest per-partition filter (keys).
 const minBloomCap = 4096
 
-// loadBloom reads partition key's filter; nil if it has none.
-func loadBloom(d *dataset.Dataset, t *dataset.Table, key string) (*bloom.BloomFilter, dataset.FileInfo, error) {
+// loadBloom reads partition key's filter; nil if it has none. Its words
+// are decoded into *buf (grown if need be), which the caller reuses for
+// the next partition once this filter is staged or dropped.
+func loadBloom(d *dataset.Dataset, t *dataset.Table, key string, buf *[]uint64) (*bloom.BloomFilter, dataset.FileInfo, error) {
 	fi, ok := t.Blooms[key]
 	if !ok {
 		return nil, fi, nil
 	}
 	p := d.Path(t.BloomPath(fi))
-	// Read whole: through a 4 KiB bufio.Reader a 20M-hash state's filters
-	// took 10k read calls.
-	b, err := os.ReadFile(p)
+	bf, err := readBloom(p, fi, buf)
 	if err != nil {
 		return nil, fi, fmt.Errorf("dedup: bloom %s: %w", p, err)
+	}
+	return bf, fi, nil
+}
+
+// readBloom reads the filter at p, described by fi, whole into *buf's
+// memory (through a 4 KiB bufio.Reader a 20M-hash state's filters took
+// 10k read calls; through os.ReadFile and ReadFrom each was read into one
+// buffer and decoded into another) and decodes it there.
+func readBloom(p string, fi dataset.FileInfo, buf *[]uint64) (*bloom.BloomFilter, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() != fi.Size {
+		return nil, fmt.Errorf("%d bytes, the manifest says %d", st.Size(), fi.Size)
+	}
+	words := wordsFor(buf, int((fi.Size+7)/8))
+	b := wordBytes(words)[:fi.Size]
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, err
 	}
 	// A damaged filter that says "surely new" of known hashes would add
 	// them a second time: it is checked against the manifest first.
 	if err := dataset.CheckBytes(b, fi); err != nil {
-		return nil, fi, fmt.Errorf("dedup: bloom %s: %w", p, err)
+		return nil, err
 	}
-	bf := &bloom.BloomFilter{}
-	if _, err := bf.ReadFrom(bytes.NewReader(b)); err != nil {
-		return nil, fi, fmt.Errorf("dedup: bloom %s: %w", p, err)
+	return decodeBloom(b, words)
+}
+
+// wordsFor returns (*buf)[:n], growing *buf if it is shorter.
+func wordsFor(buf *[]uint64, n int) []uint64 {
+	if cap(*buf) < n {
+		*buf = make([]uint64, n)
 	}
-	return bf, fi, nil
+	return (*buf)[:n]
 }
 
 // newBloom sizes a filter for n keys with room to grow.
@@ -46,11 +74,12 @@ func newBloom(n int64, fp float64) (*bloom.BloomFilter, int64) {
 	return bloom.NewWithEstimates(uint(c), fp), c
 }
 
-// stageBloom writes bf for partition key into tx.
+// stageBloom writes bf for partition key into tx, in WriteTo's format,
+// encoded straight into the staged file's buffer (see bloomEncoder).
 func stageBloom(tx *dataset.Tx, key string, bf *bloom.BloomFilter, keys, capacity int64) error {
 	name := dataset.NewName(".bloom")
 	fi, err := dataset.WriteStagedWith(tx, dataset.TableState, key, name, keys, func(w io.Writer) error {
-		_, err := bf.WriteTo(w)
+		_, err := io.Copy(w, newBloomEncoder(bf))
 		return err
 	})
 	if err != nil {
