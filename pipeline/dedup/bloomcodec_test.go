@@ -269,3 +269,61 @@ func FuzzDecodeBloom(f *testing.F) {
 		got.Add(h[:]) // locations stay within the bitset
 	})
 }
+
+// TestExtendNowHoldsTheNewHashes: the old filter extended by a batch's
+// Bloom negatives (extendNow, right after the batch is tested) encodes to
+// the bytes of the old filter extended by every new hash (negatives and
+// false positives) after the batch was confirmed, as before; the batch is
+// tested against the old filter only.
+func TestExtendNowHoldsTheNewHashes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	hash := func() (h schema.Hash) {
+		for j := range h {
+			h[j] = byte(rng.Uint32())
+		}
+		return h
+	}
+	for _, n := range []int{0, 1, 50, 2000} {
+		old := bloom.NewWithEstimates(4000, 0.3) // many false positives
+		var known []schema.Hash
+		for range 1000 {
+			h := hash()
+			known = append(known, h)
+			old.Add(h[:])
+		}
+		es := make([]entry, 0, n+len(known)/4)
+		for range n {
+			es = append(es, entry{agg{h: hash()}})
+		}
+		for _, h := range known[:len(known)/4] {
+			es = append(es, entry{agg{h: h}})
+		}
+		isKnown := make(map[schema.Hash]bool)
+		for _, h := range known {
+			isKnown[h] = true
+		}
+		want := old.Copy()
+		got := old.Copy()
+		var cands []int
+		falsePos := 0
+		for i := range es {
+			if got.Test(es[i].h[:]) {
+				cands = append(cands, i)
+				if !isKnown[es[i].h] {
+					falsePos++
+				}
+			}
+			if !isKnown[es[i].h] {
+				want.Add(es[i].h[:])
+			}
+		}
+		extendNow(got, es, cands)
+		if !bytes.Equal(encBytes(t, got), libBytes(t, want)) {
+			t.Fatalf("%d new hashes (%d false positives): extendNow's filter differs from adding every new hash", n, falsePos)
+		}
+		if n == 2000 && falsePos == 0 {
+			t.Fatal("no false positive among 2000 new hashes: the test does not test them")
+		}
+	}
+	extendNow(nil, []entry{{}}, nil) // no filter: nothing to do
+}

@@ -96,13 +96,14 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 		return err
 	}
 	tx.SetPartition(dataset.TableState, key, files)
-	// A rewrite only adds hashes: while the old filter has room, add the
-	// new ones to it instead of rebuilding it from every hash.
+	// A rewrite only adds hashes: while the old filter has room, it is
+	// staged with the new ones (extendNow) instead of rebuilt from every
+	// hash.
 	total := int64(len(hot) + len(cold))
 	for _, f := range kept {
 		total += f.Rows
 	}
-	if ok, err := extendBloom(tx, key, bf, bfi, total, fresh); ok {
+	if ok, err := extendBloom(tx, key, bf, bfi, total); ok {
 		return err
 	}
 	// The filter covers every hash of the partition, kept cold files too.
