@@ -11,6 +11,7 @@ import (
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/clock"
+	"github.com/infohash/infohash/internal/progress"
 )
 
 // DefaultMaxMetadataSize caps an info dictionary at 10 MiB, as magnetico
@@ -103,7 +104,7 @@ func DefaultOptions() Options {
 		ConnectTimeout:  5 * time.Second,
 		MaxMetadataSize: DefaultMaxMetadataSize,
 		MetadataMemory:  DefaultMetadataMemory,
-		Progress:        10 * time.Second,
+		Progress:        progress.Interval, // as the other stages' progress lines
 	}
 }
 
