@@ -14,7 +14,8 @@
 # inbox/, removed only once its commit is durable), and capture and fetch
 # from a loopback testnet (tools/testnet; skipped, one line, where it does
 # not start): their -o FILE (and -o - > FILE), and their DHT state file, a
-# cache synced before its rename (its loss is a cold start). Linux only.
+# cache synced before its rename into a folder durably there (its loss is
+# a cold start). Linux only.
 # Prints a summary per scenario and each violation (trace:line: call path:
 # what and why), exit 1 if any. FSAUDIT_DIR (fsaudit-data) holds the
 # traces; FSAUDIT_ONLY="a b" runs some scenarios (the network ones run
@@ -126,7 +127,7 @@ fi
 # first run's), then dedup of what it captured and plan-retries (not
 # traced), and fetch of those jobs from the testnet. A DHT state file is a
 # cache (a missing one is a cold start), checked as one (-cache): synced
-# before its rename; --stats-json and --metrics-file are outputs too. The
+# before its rename, its new folder's entry synced before too; --stats-json and --metrics-file are outputs too. The
 # -stream ones run as crawl-pass.sh does, -o - > FILE (written in place:
 # durable at the exit), on the state the first left (a warm start). The
 # others need capture's output: it runs too. fetch may end partial (exit

@@ -26,15 +26,16 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 var ErrNotDir = errors.New("not a directory")
 
 // TryLockDir takes the exclusive flock(2) on the file name in directory
-// dir (both made if missing), without waiting, and writes "pid N" in it
-// for people. The kernel drops the lock when the process dies, so a
-// killed holder never leaves it behind. When another process holds it,
+// dir (both made if missing, the folder durably: MkdirAllSynced),
+// without waiting, and writes "pid N" in it for people. The kernel drops
+// the lock when the process dies, so a killed holder never leaves it
+// behind. When another process holds it,
 // the error is a *HeldError. release drops the lock.
 func TryLockDir(dir, name string) (release func(), err error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNotDir)
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
+	if err := MkdirAllSynced(dir, 0o777); err != nil {
 		return nil, err
 	}
 	p := filepath.Join(dir, name)

@@ -3,10 +3,10 @@ package capture
 import (
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/dhtstate"
 )
 
@@ -57,12 +57,13 @@ func loadState(dir string) (state, error) {
 	return s, nil
 }
 
-// saveState writes s to dir atomically.
+// saveState writes s to dir atomically and durably (dir too, if it is
+// new: lockState made it, but it may have gone since).
 func saveState(dir string, s state) error {
 	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsutil.MkdirAllSynced(dir, 0o755); err != nil {
 		return fmt.Errorf("capture: dht state: %w", err)
 	}
 	s.Version = 1

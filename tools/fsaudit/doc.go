@@ -42,8 +42,10 @@
 //     of each output, is durable; an output written in place (stdout
 //     redirected to it) has durable data.
 //   - at a rename onto a cache (Config.Caches: a DHT state file, whose
-//     loss only makes the next run start cold): its data is durable; a
-//     write to it in place is reported; the exit does not check it;
+//     loss only makes the next run start cold): its data is durable, and
+//     so is its folder's entry (a new --dht-state folder's parent is
+//     synced); a write to it in place is reported; the exit does not
+//     check it;
 //   - at an unlink of a spool in a dataset's inbox/ (stdin as dedup and
 //     merge keep it), or its rename out of inbox/: a commit after the
 //     spool got its name is durable (see keep.go).

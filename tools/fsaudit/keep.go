@@ -9,10 +9,12 @@ import (
 // Two more kinds of file than a dataset's commit and a step's outputs:
 //
 //   - a cache (Config.Caches: a DHT state file) is left for the next run,
-//     which starts cold without it: its loss is harmless, so neither its
-//     rename nor its folder need be durable at the exit, but the next run
-//     must never read it torn. It is renamed into place only once its
-//     data is durable, and never written in place.
+//     which starts cold without it: its loss is harmless, so its rename
+//     need not be durable at the exit, but the next run must never read
+//     it torn. It is renamed into place only once its data is durable,
+//     and never written in place; and only into a folder whose entry
+//     (each on its path) is durable: a run that makes the folder syncs
+//     its parent, as it would a dataset's.
 //   - a spool (a file in a dataset's inbox/: stdin as dedup or merge read
 //     it) is the only copy of its input. It may be removed (unlinked, or
 //     renamed out of inbox/) only once a commit that applies it is
@@ -41,6 +43,15 @@ func (a *auditor) cachePublished(ev *Event, src *node, to string) {
 	a.caches[to] = src
 	if src.wrote != 0 {
 		a.flag(ev, to, "", "renames the cache into place before its data is durable (a power cut may leave the next run a torn file): "+unsynced(src))
+	}
+	dir := path.Dir(to)
+	n, _, why := a.fs.durable(dir)
+	if n == nil || n != a.fs.lookup(dir, true) {
+		if n != nil {
+			d, base := a.fs.parentOf(dir)
+			why = missing(d, base, path.Dir(dir))
+		}
+		a.flag(ev, to, "", "renames the cache into a folder that is not durably there (a power cut may lose the folder with it): "+why)
 	}
 }
 

@@ -1,6 +1,8 @@
 package fsaudit
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -10,6 +12,8 @@ import (
 // loss (a new folder never synced, no sync at the exit) is no violation.
 func TestCaches(t *testing.T) {
 	const tmp = `1 mkdirat(AT_FDCWD</w>, "s", 0777) = 0
+1 openat(AT_FDCWD</w>, "/w", O_RDONLY) = 4</w>
+1 fsync(4</w>) = 0
 1 openat(AT_FDCWD</w>, "s/.tmp-state.json-1", O_RDWR|O_CREAT|O_EXCL, 0666) = 3</w/s/.tmp-state.json-1>
 1 write(3</w/s/.tmp-state.json-1>, "{}\n", 3) = 3
 `
@@ -43,6 +47,43 @@ func TestCaches(t *testing.T) {
 			case tt.want != "" && (len(rep.Violations) != 1 || rep.Violations[0].Path != "/w/s/state.json" ||
 				!strings.Contains(rep.Violations[0].What, tt.want)):
 				t.Errorf("violations %v, want one of /w/s/state.json: ...%s...", rep.Violations, tt.want)
+			}
+		})
+	}
+}
+
+// TestCacheFolder checks that a cache is renamed only into a folder that
+// is durably there: a capture making its --dht-state folder syncs the
+// folder's parent (testdata/state-folder-*.trace, as capture's trace
+// shows it), whatever it syncs after.
+func TestCacheFolder(t *testing.T) {
+	const cache = "/w/run/state/dht-state.json"
+	tests := []struct {
+		trace string
+		line  int    // of the one violation; 0: none
+		want  string // a part of it
+	}{
+		{"state-folder-synced.trace", 0, ""},
+		{"state-folder-unsynced.trace", 9, "renames the cache into a folder that is not durably there (a power cut may lose the folder with it): " +
+			"its entry state in /w/run (mkdirat at line 1) is not durable: no fsync of /w/run nor syncfs since"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimSuffix(tt.trace, ".trace"), func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tt.trace))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rep, err := Audit(f, Config{Cwd: "/w", Caches: []string{cache}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.line == 0 && len(rep.Violations) != 0:
+				t.Errorf("violations %v, want none", rep.Violations)
+			case tt.line != 0 && (len(rep.Violations) != 1 || rep.Violations[0].Line != tt.line ||
+				rep.Violations[0].Call != "renameat" || rep.Violations[0].Path != cache || !strings.Contains(rep.Violations[0].What, tt.want)):
+				t.Errorf("violations %v, want one at line %d: renameat %s: ...%s...", rep.Violations, tt.line, cache, tt.want)
 			}
 		})
 	}

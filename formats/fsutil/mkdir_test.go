@@ -1,0 +1,82 @@
+package fsutil
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestMkdirAllSynced: each folder made has its parent fsynced after its
+// mkdir, parents first; folders that were there are not synced again.
+// TryLockDir (a DHT state's --dht-state folder) makes its folder so.
+func TestMkdirAllSynced(t *testing.T) {
+	tests := []struct {
+		name  string
+		exist string   // made before, under the temp dir ("": none)
+		make  string   // the folder asked for, under the temp dir
+		want  []string // the folders synced, under the temp dir
+		lock  bool     // through TryLockDir
+	}{
+		{"one new folder", "", "s", []string{"."}, false},
+		{"three new levels", "", "a/b/c", []string{".", "a", "a/b"}, false},
+		{"under an existing one", "a", "a/b/c", []string{"a", "a/b"}, false},
+		{"all there", "a/b", "a/b", nil, false},
+		{"a new --dht-state folder", "", "state", []string{"."}, true},
+		{"an existing --dht-state folder", "state", "state", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if tt.exist != "" {
+				if err := os.MkdirAll(filepath.Join(root, tt.exist), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir := filepath.Join(root, tt.make)
+			var synced []string
+			t.Cleanup(func() { syncParent = SyncDir })
+			syncParent = func(d string) error {
+				rel, err := filepath.Rel(root, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// the folder made in d must be there as d is synced
+				if _, err := os.Stat(d); err != nil {
+					t.Errorf("sync of %s: %v", rel, err)
+				}
+				synced = append(synced, rel)
+				return SyncDir(d)
+			}
+			if tt.lock {
+				release, err := TryLockDir(dir, "lock")
+				if err != nil {
+					t.Fatal(err)
+				}
+				release()
+			} else if err := MkdirAllSynced(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				t.Fatalf("%s not made: %v", tt.make, err)
+			}
+			if !slices.Equal(synced, tt.want) {
+				t.Errorf("folders synced %q, want %q", synced, tt.want)
+			}
+		})
+	}
+}
+
+// TestMkdirAllSyncedFile: a file in the way is os.MkdirAll's error, and
+// nothing is synced.
+func TestMkdirAllSyncedFile(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syncParent = SyncDir })
+	syncParent = func(d string) error { t.Errorf("synced %s", d); return nil }
+	if err := MkdirAllSynced(filepath.Join(root, "f", "x"), 0o755); err == nil {
+		t.Fatal("no error making a folder under a file")
+	}
+}
