@@ -46,7 +46,7 @@ killsweep: build ## kill -9 each dataset-writing step at each rename, unlink, mk
 	scripts/killsweep.sh
 
 # Not part of test: one strace run per killsweep scenario (~10 s). Linux only.
-fsaudit: build ## durability audit: trace each writer scenario (killsweep's, dedup -, capture and fetch on a loopback testnet), check a power cut leaves a whole last commit
+fsaudit: build ## durability audit: trace each writer scenario (killsweep's, dedup -, capture and fetch on a loopback testnet, runs stopped by SIGTERM/SIGINT), check a power cut leaves a whole last commit
 	scripts/fsaudit.sh
 
 bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture load, fetch swarm

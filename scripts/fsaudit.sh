@@ -15,7 +15,12 @@
 # from a loopback testnet (tools/testnet; skipped, one line, where it does
 # not start): their -o FILE (and -o - > FILE), and their DHT state file, a
 # cache synced before its rename into a folder durably there (its loss is
-# a cold start). Linux only.
+# a cold start). And runs stopped mid-work by SIGTERM, and by SIGINT (each
+# NAME-term and NAME-int; the signal sent to the traced process once it is
+# at work, the scenario failed if it had ended): capture; fetch; dedup -
+# fed by capture -o - (pipe-*) and by a slow writer; dedup of 12 inputs, a
+# commit each. Each must exit 130 with its commit and outputs durable.
+# Linux only.
 # Prints a summary per scenario and each violation (trace:line: call path:
 # what and why), exit 1 if any. FSAUDIT_DIR (fsaudit-data) holds the
 # traces; FSAUDIT_ONLY="a b" runs some scenarios (the network ones run
@@ -45,16 +50,23 @@ IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen FA=$ROOT/bin/fsaudit
 TRACE=$("$FA" -calls) # what changes files, entries or descriptors, and syncs
 # The network steps need a loopback testnet (tools/testnet, as make demo
 # runs it), started now so that its nodes have met by the time they run.
-NET=(capture capture-stream fetch fetch-stream)
+NET=(capture capture-stream fetch fetch-stream capture-term capture-int fetch-term fetch-int pipe-term pipe-int)
 want= BOOT=
 for name in "${NET[@]}"; do
 	case " ${ONLY:-$name} " in *" $name "*) want=1 ;; esac
 done
 NETLOG=$OUT/testnet.log
+# At the exit: the testnet, and the processes of a run a die left going
+# (BG: strace, the traced process, a writer upstream).
+TESTNET= BG=
+cleanup() {
+	[ -z "$BG" ] || kill -s KILL $BG 2>/dev/null || true
+	[ -z "$TESTNET" ] || { kill "$TESTNET" 2>/dev/null || true; wait "$TESTNET" 2>/dev/null || true; }
+}
+trap cleanup EXIT
 if [ -n "$want" ] && $GO build -o bin/testnet ./tools/testnet/cmd/testnet 2>"$NETLOG"; then
 	bin/testnet --seed 7 --bad-peers 2 --duration 300s --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>>"$NETLOG" &
 	TESTNET=$!
-	trap 'kill $TESTNET 2>/dev/null || true; wait $TESTNET 2>/dev/null || true' EXIT
 fi
 . scripts/scenarios.sh
 prepare_scenarios fsaudit
@@ -67,7 +79,8 @@ FOUND=0
 # arguments and each -o FILE of CMD an output; a row of the summary. LEAST:
 # the files of a durable commit a clean pass must have checked (0: the
 # step commits to no dataset; it must sync something). OKRC: the exit
-# statuses it may end with (default 0).
+# statuses it may end with (default 0). SIG (TERM or INT): an interrupted
+# run (see traced).
 audit() {
 	local name=$1 R=$2 in=$3 least=$4 prev= w rc=0 frc=0 held
 	shift 4
@@ -77,8 +90,13 @@ audit() {
 		prev=$w
 	done
 	sync # the model takes what was there before the trace as durable
-	strace -f -q -y -tt -s "$STRLEN" -e signal=none -o "$R/trace" -e trace="$TRACE" \
-		"$IH" "$@" <"$in" >"$R/step.out" 2>"$R/step.log" || rc=$?
+	if [ -n "${SIG:-}" ]; then
+		traced "$name" "$R" "$in" "$@"
+		rc=$RC
+	else
+		strace -f -q -y -tt -s "$STRLEN" -e signal=none -o "$R/trace" -e trace="$TRACE" \
+			"$IH" "$@" <"$in" >"$R/step.out" 2>"$R/step.log" || rc=$?
+	fi
 	case " ${OKRC:-0} " in *" $rc "*) ;; *) die "$name: the traced run exits $rc; see $R/step.log" ;; esac
 	"$FA" "${args[@]}" "$R/trace" >"$R/violations.txt" 2>"$R/fsaudit.log" || frc=$?
 	[ $frc -le 1 ] || die "$name: fsaudit failed: $(cat "$R/fsaudit.log")"
@@ -103,6 +121,49 @@ audit() {
 }
 chosen() { case " ${ONLY:-$1} " in *" $1 "*) ;; *) return 1 ;; esac; }
 
+# traced NAME R IN CMD...: audit's run of a step stopped by a signal, RC
+# its exit status. The step runs under strace in the background, its
+# stdin IN, or a pipe from "$FEED R" (a writer upstream) when FEED is set.
+# Once "$MIDWORK R" holds (polled), SIG goes to the traced process (not to
+# strace), and to the pid in R/also.pid if there is one (the writer
+# upstream, which Ctrl-C would reach too): each must still be running, or
+# the scenario fails by name, as one whose signal came after the work
+# would pass blind. Then the step must exit 130 and "$STOPPED R" hold: its
+# own account shows it stopped early, mid-work.
+traced() {
+	local name=$1 R=$2 in=$3 spid pid= i
+	shift 3
+	local st=(strace -f -q -y -tt -s "$STRLEN" -e signal=none -o "$R/trace" -e trace="$TRACE" "$IH" "$@")
+	if [ -n "${FEED:-}" ]; then
+		"$FEED" "$R" | "${st[@]}" >"$R/step.out" 2>"$R/step.log" &
+	else
+		"${st[@]}" <"$in" >"$R/step.out" 2>"$R/step.log" &
+	fi
+	spid=$!
+	BG="$spid"
+	for i in $(seq 1 1500); do
+		# the traced process: the pid of the trace's first line, once
+		# whole (strace forks children of its own to probe ptrace first)
+		[ -n "$pid" ] || pid=$(sed -n '1{/^[0-9][0-9]* /s/ .*//p;}' "$R/trace" 2>/dev/null || true)
+		[ -n "$pid" ] && "$MIDWORK" "$R" && break
+		kill -0 "${pid:-$spid}" 2>/dev/null || break
+		sleep 0.02
+	done
+	BG="$spid ${pid:-}"
+	kill -0 "${pid:-$spid}" 2>/dev/null && "$MIDWORK" "$R" ||
+		die "$name: the run ended (or 30 s passed) before it was mid-work ($MIDWORK), so before its SIG$SIG; see $R/step.log"
+	kill -s "$SIG" "$pid" 2>/dev/null || die "$name: the run ended before its SIG$SIG; see $R/step.log"
+	if [ -s "$R/also.pid" ]; then
+		BG="$BG $(cat "$R/also.pid")"
+		kill -s "$SIG" "$(cat "$R/also.pid")" 2>/dev/null || die "$name: the writer upstream ended before its SIG$SIG; see $R"
+	fi
+	RC=0
+	wait "$spid" || RC=$?
+	BG=
+	[ "$RC" = 130 ] || die "$name: the run exits $RC, not 130 (interrupted): the SIG$SIG did not stop it mid-work; see $R/step.log"
+	"$STOPPED" "$R" || die "$name: exits 130, but its account of the stop ($STOPPED) does not show it stopped mid-work; see $R/step.log"
+}
+
 echo "scenario       lines  calls commits syncs exit held violations" | tee "$OUT/summary.txt"
 for name in "${SCEN[@]}"; do
 	chosen "$name" || continue
@@ -123,28 +184,112 @@ if chosen dedup-stdin; then
 	audit dedup-stdin "$R" "$P/list-b.txt" 3 dedup --data "$R/D" --now "$T0B" -
 fi
 
+# Runs stopped mid-work by SIGTERM, and by SIGINT (NAME-term, NAME-int;
+# see traced): each must exit 130 with what it did committed, durably
+# (exit 130 says so, as 0 does), and its outputs durable.
+stopped() { # NAME: its -term and -int runs chosen, as "NAME-term NAME-int"
+	local v out=
+	for v in term int; do
+		if chosen "$1-$v"; then out="$out $1-$v"; fi
+	done
+	echo "$out"
+}
+sig_of() { case $1 in *-term) echo TERM ;; *-int) echo INT ;; esac; } # the signal of run NAME
+# mid-work and stop conditions (R: the run's folder)
+spooling() { # a stream's spool in D/inbox/ holds some of it
+	local f
+	for f in "$1"/D/inbox/.tmp-part-* "$1"/D/inbox/part-*; do [ -s "$f" ] && return 0; done
+	return 1
+}
+slow_fed() { [ ! -e "$1/fed" ] && spooling "$1"; } # and the writer is not done
+stream_applied() { grep -q 'interrupted; what the stream sent was applied (snapshot [0-9]' "$1/step.log"; }
+batch_committed() { grep -q 'dedup: committed a batch' "$1/step.log"; }
+batches_cut() { grep -q 'interrupted after [1-9][0-9]* commits\{0,1\} (snapshot [0-9]*); re-run to apply the rest' "$1/step.log"; }
+
+# slow-*: dedup - fed by a slow writer (400 hashes, 40 every 50 ms): the
+# signal comes once the spool holds some; the writer ends within the
+# stream's grace (10 s) and all it sent is applied and committed.
+feed_slow() {
+	local i
+	for i in $(seq 0 9); do
+		sed -n "$((i * 40 + 1)),$((i * 40 + 40))p" "$P/slow.txt"
+		sleep 0.05
+	done
+	: >"$1/fed"
+}
+# batches-*: dedup of 12 lists of 300 new hashes, --batch-hashes 300: a
+# commit per list; the signal comes after the first, and the run stops
+# with the lists committed so far.
+for name in $(stopped slow) $(stopped batches); do
+	R=$OUT/runs/$name
+	rm -rf "$R" && mkdir -p "$R" && cp -R "$P/ds0" "$R/D"
+	FAX=(-data "$R/D" -before "$R/D=$P/ds0")
+	case $name in
+	slow-*)
+		[ -s "$P/slow.txt" ] || hashes 10 400 0 >"$P/slow.txt"
+		FEED=feed_slow MIDWORK=slow_fed STOPPED=stream_applied SIG=$(sig_of "$name") OKRC=130 \
+			audit "$name" "$R" /dev/null 3 dedup --data "$R/D" --now "$T0B" -
+		;;
+	batches-*)
+		lists=()
+		for i in $(seq 1 12); do
+			[ -s "$P/batch-$i.txt" ] || hashes $((100 + i)) 300 0 >"$P/batch-$i.txt"
+			lists+=("$P/batch-$i.txt")
+		done
+		MIDWORK=batch_committed STOPPED=batches_cut SIG=$(sig_of "$name") OKRC=130 \
+			audit "$name" "$R" /dev/null 3 dedup --data "$R/D" --now "$T0B" --batch-hashes 300 "${lists[@]}"
+		;;
+	esac
+done
+
 # capture 4 s from the testnet (its --dht-state new, folder and all: a
 # first run's), then dedup of what it captured and plan-retries (not
 # traced), and fetch of those jobs from the testnet. A DHT state file is a
 # cache (a missing one is a cold start), checked as one (-cache): synced
-# before its rename, its new folder's entry synced before too; --stats-json and --metrics-file are outputs too. The
-# -stream ones run as crawl-pass.sh does, -o - > FILE (written in place:
-# durable at the exit), on the state the first left (a warm start). The
-# others need capture's output: it runs too. fetch may end partial (exit
-# 3: jobs its --deadline cut), which commits as 0 does.
+# before its rename into a folder durably there (a new one's parent
+# synced); --stats-json and --metrics-file are outputs too. The -stream
+# ones run as crawl-pass.sh does, -o - > FILE (written in place: durable
+# at the exit), on the state the first left (a warm start). The others
+# need capture's output: it runs too. fetch may end partial (exit 3: jobs
+# its --deadline cut), which commits as 0 does. Then the runs stopped by a
+# signal (see traced):
+#   capture-*  capture -o - > FILE as crawl-pass.sh runs it, --duration
+#              60s, a new --dht-state, signalled once its first batch is
+#              out (FILE not empty)
+#   fetch-*    fetch -o - > FILE of fetch's jobs, --debug (a line per
+#              attempt), signalled at the first attempt's line: the jobs
+#              that wait out --timeout are still at work (--dht-state: a
+#              copy of the one fetch left, if it ran: a warm start, 2 s
+#              sooner)
+#   pipe-*     capture -o - | dedup --data D - (capture not traced), both
+#              signalled, as Ctrl-C does, once the spool holds some: capture
+#              flushes and ends, dedup applies it all and commits
+streamed() { [ -s "$1/step.out" ]; }
+capture_cut() { grep -q 'stop=interrupted' "$1/step.log" && grep -q 'interrupted; [1-9][0-9]* observations committed' "$1/step.log"; }
+attempted() { grep -q 'msg="fetch: attempt"' "$1/step.log"; }
+fetch_cut() { grep -q 'fetch: interrupted: ' "$1/step.log"; }
+feed_capture() {
+	local rc=0
+	"$IH" "${CAP[@]}" --duration 60s -o - 2>"$1/capture.log" &
+	echo $! >"$1/also.pid"
+	wait $! || rc=$?
+	echo $rc >"$1/capture.rc"
+}
+capture_fed() { [ -s "$1/also.pid" ] && spooling "$1"; }
+pipe_cut() { stream_applied "$1" && [ "$(cat "$1/capture.rc")" = 130 ] && grep -q 'stop=interrupted' "$1/capture.log"; }
 if [ -n "$want" ]; then
 	if [ -n "${TESTNET:-}" ]; then
 		for _ in $(seq 1 100); do [ -s "$OUT/testnet.out" ] || ! kill -0 $TESTNET 2>/dev/null && break; sleep 0.1; done
 		BOOT=$(head -1 "$OUT/testnet.out" 2>/dev/null || true)
 	fi
-	CAP=(capture --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --node-ids 2 --duration 4s)
+	CAP=(capture --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --node-ids 2)
 	FET=(fetch --bootstrap "$BOOT" --dht-listen 127.0.0.1:0 --timeout 4s --deadline 15s)
 	case $BOOT in
 	127.0.0.1:*)
 		R=$OUT/runs/capture
 		rm -rf "$R" && mkdir -p "$R/out"
 		FAX=(-cache "$R/state/dht-state.json" -o "$R/out/stats.json")
-		audit capture "$R" /dev/null 0 "${CAP[@]}" --dht-state "$R/state" --stats-json "$R/out/stats.json" \
+		audit capture "$R" /dev/null 0 "${CAP[@]}" --duration 4s --dht-state "$R/state" --stats-json "$R/out/stats.json" \
 			-o "$R/out/obs.parquet"
 		[ -s "$R/out/obs.parquet" ] || die "capture: no observations file; see $R/step.log"
 		seen=$(json_int "$R/out/stats.json" distinct_hashes)
@@ -152,13 +297,31 @@ if [ -n "$want" ]; then
 			R1=$OUT/runs/capture-stream
 			rm -rf "$R1" && mkdir -p "$R1"
 			FAX=(-o "$R1/step.out" -cache "$R/state/dht-state.json")
-			audit capture-stream "$R1" /dev/null 0 "${CAP[@]}" --dht-state "$R/state" -o -
+			audit capture-stream "$R1" /dev/null 0 "${CAP[@]}" --duration 4s --dht-state "$R/state" -o -
 		fi
+		for name in $(stopped capture); do
+			R1=$OUT/runs/$name
+			rm -rf "$R1" && mkdir -p "$R1/out"
+			FAX=(-o "$R1/step.out" -o "$R1/out/stats.json" -cache "$R1/state/dht-state.json")
+			MIDWORK=streamed STOPPED=capture_cut SIG=$(sig_of "$name") OKRC=130 audit "$name" "$R1" /dev/null 0 \
+				"${CAP[@]}" --duration 60s --dht-state "$R1/state" --stats-json "$R1/out/stats.json" -o -
+		done
+		for name in $(stopped pipe); do
+			R1=$OUT/runs/$name
+			rm -rf "$R1" && mkdir -p "$R1" && cp -R "$P/ds0" "$R1/D"
+			FAX=(-data "$R1/D" -before "$R1/D=$P/ds0")
+			FEED=feed_capture MIDWORK=capture_fed STOPPED=pipe_cut SIG=$(sig_of "$name") OKRC=130 \
+				audit "$name" "$R1" /dev/null 3 dedup --data "$R1/D" -
+		done
 		R2=$OUT/runs/fetch
-		if [ "${seen:-0}" -eq 0 ] && { chosen fetch || chosen fetch-stream; }; then
-			echo "fsaudit: fetch and fetch-stream skipped: capture heard of no hash on the testnet (see $R/step.log)" |
+		jobs=
+		for name in fetch fetch-stream $(stopped fetch); do
+			if chosen "$name"; then jobs=1; fi
+		done
+		if [ "${seen:-0}" -eq 0 ] && [ -n "$jobs" ]; then
+			echo "fsaudit: fetch, fetch-stream and the stopped fetches skipped: capture heard of no hash on the testnet (see $R/step.log)" |
 				tee -a "$OUT/summary.txt"
-		elif chosen fetch || chosen fetch-stream; then
+		elif [ -n "$jobs" ]; then
 			rm -rf "$R2" && mkdir -p "$R2/out"
 			ih dedup --data "$R2/D" "$R/out/obs.parquet"
 			ih plan-retries --data "$R2/D" --limit 30 -o "$R2/jobs.parquet"
@@ -175,6 +338,16 @@ if [ -n "$want" ]; then
 			FAX=(-o "$R3/step.out" -cache "$R2/state/fetch-dht.json")
 			OKRC="0 3" audit fetch-stream "$R3" /dev/null 0 "${FET[@]}" --dht-state "$R2/state" "$R2/jobs.parquet" -o -
 		fi
+		for name in $(stopped fetch); do
+			[ "${seen:-0}" -gt 0 ] || break
+			R3=$OUT/runs/$name
+			rm -rf "$R3" && mkdir -p "$R3/out"
+			[ ! -d "$R2/state" ] || cp -R "$R2/state" "$R3/state"
+			FAX=(-o "$R3/step.out" -o "$R3/out/stats.json" -o "$R3/out/metrics.prom" -cache "$R3/state/fetch-dht.json")
+			MIDWORK=attempted STOPPED=fetch_cut SIG=$(sig_of "$name") OKRC=130 audit "$name" "$R3" /dev/null 0 \
+				"${FET[@]}" --debug --dht-state "$R3/state" --stats-json "$R3/out/stats.json" \
+				--metrics-file "$R3/out/metrics.prom" "$R2/jobs.parquet" -o -
+		done
 		;;
 	*)
 		echo "fsaudit: capture, fetch and their -stream runs skipped: the loopback testnet did not start (see $NETLOG)" |
