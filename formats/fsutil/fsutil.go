@@ -34,6 +34,10 @@ type File struct {
 	// busy is when the write under way to a file written in place
 	// began (UnixNano; 0: none).
 	busy atomic.Int64
+	// reserved is the size Reserve has allocated; noAlloc: the
+	// filesystem has no fallocate(2).
+	reserved int64
+	noAlloc  bool
 }
 
 // Create opens a temporary file in path's directory that Commit will
@@ -119,6 +123,11 @@ func (f *File) rename(keep bool) error {
 		if !keep {
 			os.Remove(f.File.Name())
 		}
+	}
+	if err := f.trimReserved(); err != nil {
+		f.File.Close()
+		drop()
+		return err
 	}
 	if err := f.File.Sync(); err != nil {
 		f.File.Close()

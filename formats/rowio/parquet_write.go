@@ -32,6 +32,15 @@ type ParquetWriter[T any] struct {
 	rows   int  // rows written since the byte bound was last checked
 	blob   int  // their blob bytes (blobSizer)
 	closed bool // Close was called
+	// res, when set, reserves the file's space ahead of the rows
+	// (reserve.go): need is what finishing the file took at the last
+	// check, reserved what res has reserved; groups counts the row
+	// groups Flush ended, of cols column chunks each.
+	res            reserver
+	name           string
+	need, reserved int64
+	groups, cols   int
+	full           error // the *FullError that ended the reservations
 }
 
 // NewParquetWriter writes Parquet to w with ParquetOptions, then opts.
@@ -53,6 +62,7 @@ const parquetBuffer = 32 << 10
 // full disk fails Flush, not Close). Each call that ends a row group
 // adds one to the file.
 func (p *ParquetWriter[T]) Flush() error {
+	p.groups++
 	if err := p.pw.Flush(); err != nil {
 		return err
 	}
@@ -70,22 +80,57 @@ func (p *ParquetWriter[T]) Write(rows []T) (int, error) {
 	if len(sizer) > 0 {
 		step = 1
 	}
+	if p.full != nil {
+		return p.writeTight(rows, sizer)
+	}
+	var full error
+	defer func() {
+		if full != nil {
+			p.full = full
+		}
+	}()
 	for i := 0; i < len(rows); i += step {
 		j := min(i+step, len(rows))
+		b := 0
+		if len(sizer) > 0 {
+			b = sizer.size(reflect.ValueOf(&rows[i]).Elem())
+		}
+		if p.res != nil && b > 0 {
+			// Before a row with blob values: room for them (uncompressed,
+			// plus the page index's share) and for those not checked yet.
+			extra := int64(p.blob + b)
+			fits, err := p.ensure(extra + extra/pageIndexShare)
+			if !fits {
+				full = err
+				return i, err
+			}
+			full = err
+		}
 		if n, err := WriteParquet(p.pw, rows[i:j]); err != nil {
 			return i + n, err
 		}
 		p.rows += j - i
-		if len(sizer) > 0 {
-			p.blob += sizer.size(reflect.ValueOf(&rows[i]).Elem())
+		p.blob += b
+		if full != nil {
+			return j, full
 		}
 		if p.rows < 64 && p.blob < blobCheckBytes {
 			continue
 		}
 		p.rows, p.blob = 0, 0
+		if p.res != nil {
+			p.need = p.needed()
+			if _, err := p.ensure(0); err != nil {
+				if errors.Is(err, ErrOutputFull) {
+					full = err
+				}
+				return j, err
+			}
+		}
 		// What parquet-go estimates the file to be, less what has reached
 		// the output: the row group, and at most its write buffer (32 KiB).
 		if p.pw.Size()-p.out.n >= rowGroupBytes {
+			p.groups++
 			if err := p.pw.Flush(); err != nil {
 				return j, err
 			}

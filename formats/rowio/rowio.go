@@ -49,6 +49,10 @@ type Writer[T any] struct {
 	// its first row is that old (pending, when it was written).
 	flushEvery time.Duration
 	pending    time.Time
+	// full is the *FullError that stopped Write (see Reserve): rows are
+	// taken from then on only while they fit in the space reserved, and
+	// Close still completes the file.
+	full error
 }
 
 // FlushInterval is how long a row may wait in the row group under way of
@@ -181,13 +185,21 @@ func (w *Writer[T]) Write(rows []T) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	w.n += int64(len(rows))
 	if w.pw != nil {
-		if _, err := w.pw.Write(rows); err != nil {
+		n, err := w.pw.Write(rows)
+		w.n += int64(n)
+		if errors.Is(err, ErrOutputFull) {
+			// The rows taken fit in the space reserved; Close writes them.
+			w.full = err
+			return err
+		}
+		if err != nil {
+			w.n += int64(len(rows) - n)
 			return w.fail(err)
 		}
 		return w.flushDue()
 	}
+	w.n += int64(len(rows))
 	fbs := w.rb.Fields()
 	for i := range rows {
 		w.pl.appendRow(fbs, reflect.ValueOf(&rows[i]).Elem())
@@ -239,6 +251,21 @@ func (w *Writer[T]) fail(err error) error {
 	}
 	w.err = fmt.Errorf("%s: %w (%s)", w.name, err, what)
 	return w.err
+}
+
+// Reserve makes a Parquet file output (not one written in place, not an
+// Arrow stream: no-ops) reserve its disk space ahead of its rows
+// (fallocate(2); see ParquetWriter's reservation), so that a full disk,
+// quota or file size limit stops Write with an ErrOutputFull before rows
+// that would not fit are taken, and Close can still complete the file
+// with those written. The first reservation is taken now: an error
+// (IsOutputFull when there is no room) means the output cannot be
+// written at all; the caller aborts it.
+func (w *Writer[T]) Reserve() error {
+	if w.pw == nil || w.file.InPlace() {
+		return nil
+	}
+	return w.pw.startReserving(w.name, w.file)
 }
 
 // Rows reports how many rows were written.
