@@ -44,8 +44,11 @@ it gives none) and falls back to find_node where a node answers 204.
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
 with -o - (refused when stdout is a terminal). An -o FILE that exists is
 refused (exit 2) unless --replace is given. Rows reach the file at
-least every 30s, so that a write error (a full disk) stops the run then,
-exit 1, saying the file was not kept, not at its end. A Parquet file is
+least every 30s, and the file reserves its disk space (fallocate) a few
+MiB ahead of them: when the disk (or quota, or file size limit) has no
+more, the run stops at once and keeps what it had in the file (exit 3,
+one line saying how many; no room to start: exit 1, nothing crawled).
+A write error is still fatal (exit 1, the file not kept). A Parquet file is
 only readable once whole: a kill -9 (or the OOM killer) loses it all.
 With -o - redirected to a file ("-o - > obs.arrows", as crawl-pass.sh
 does), each batch reaches the file within 200ms of its observations and
@@ -151,6 +154,8 @@ func runCapture(c *cli.Context) error {
 	}
 	var st capture.Stats
 	interrupted := false
+	var full error // the output's disk filled up (rowio.ErrOutputFull)
+	var kept int64
 	var saver stateSaver
 	o.StateSaver = saver.set
 	err = deliver(c.Context, "capture", out, c.App.Writer, func(dst output) error {
@@ -158,15 +163,25 @@ func runCapture(c *cli.Context) error {
 		if err != nil {
 			return fmt.Errorf("capture: %w", err)
 		}
+		if err := w.Reserve(); err != nil { // no room even to start
+			w.Abort()
+			return fmt.Errorf("capture: %w; nothing captured", err)
+		}
 		var runErr error
 		st, runErr = capture.Run(c.Context, o, w)
 		interrupted = runErr != nil && c.Context.Err() != nil && errors.Is(runErr, c.Context.Err())
+		if errors.Is(runErr, rowio.ErrOutputFull) {
+			full, runErr = runErr, nil
+		}
 		if runErr != nil && !interrupted {
 			w.Abort()
 			return runErr
 		}
 		if err := w.Close(); err != nil {
 			return fmt.Errorf("capture: %w", err) // rowio names the file
+		}
+		if kept = w.Rows(); full != nil {
+			st.StopReason, st.Observations = capture.StopOutputFull, kept
 		}
 		return nil
 	})
@@ -186,7 +201,9 @@ func runCapture(c *cli.Context) error {
 		"sample_responses", st.SampleResponses, "samples", st.Samples,
 		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "output", out)
 	var runErr error
-	if interrupted {
+	if full != nil {
+		runErr = exitcode.With(exitcode.Partial, fmt.Errorf("capture: stopped early, %v; %d observations kept in %s", fullReason(full), kept, out))
+	} else if interrupted {
 		runErr = exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations committed to %s", st.Observations, out))
 	}
 	return writeStatsJSON(c, st, func(reportErr error) error {
@@ -195,6 +212,16 @@ func runCapture(c *cli.Context) error {
 		}
 		return runErr
 	})
+}
+
+// fullReason is what a *rowio.FullError in err says, without the
+// wrapping of the stage that met it: "no room left for more rows:
+// FILE: reserving N bytes: no space left on device".
+func fullReason(err error) error {
+	if fe, ok := errors.AsType[*rowio.FullError](err); ok {
+		return fe
+	}
+	return err
 }
 
 // queriesAttr logs the incoming queries by method as a group

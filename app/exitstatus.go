@@ -25,8 +25,9 @@ var (
 var exitRows = map[string][]exitcode.Row{
 	"capture": {
 		exitOK,
-		{Code: exitcode.Error, Text: "error; the -o FILE is not kept"},
+		{Code: exitcode.Error, Text: "error; the -o FILE is not kept (no room for it at the start: nothing captured)"},
 		{Code: exitcode.Usage, Text: "usage error (nothing captured)"},
+		{Code: exitcode.Partial, Text: "partial: the disk (or quota, or file size limit) of -o FILE filled up; the run stopped there, and the observations it had are kept in the file (one line says how many)"},
 		{Code: exitcode.Locked, Text: "its --dht-state is in use by another capture (give captures that run at once their own), or the file its -o - is redirected to by another writer"},
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); what was received is written and the DHT state saved (an output still blocked 10s after the signal is cut short, and says so)"},
 		exitQuietPipe,
@@ -49,7 +50,7 @@ var exitRows = map[string][]exitcode.Row{
 		exitOK,
 		{Code: exitcode.Error, Text: "error; the -o FILE is not kept"},
 		{Code: exitcode.Usage, Text: "usage error or bad jobs input; no results written (a bad row found mid-input may come after attempts: their jobs stay leased until lease_until)"},
-		{Code: exitcode.Partial, Text: "partial: --deadline reached, or jobs whose lease had expired; the results are written, with a released row for each leased job left"},
+		{Code: exitcode.Partial, Text: "partial: --deadline reached, jobs whose lease had expired, or the disk (or quota, or file size limit) of -o FILE filled up; the results are written (those that fit), with a released row for each leased job left (that fits)"},
 		{Code: exitcode.Locked, Text: "its --dht-state is in use by another fetch (give fetches that run at once their own), or the file its -o - is redirected to by another writer"},
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); the results so far are written, with a released row for each leased job left (an output still blocked 10s after the signal is cut short, and says so)"},
 		{Code: exitcode.BrokenPipe, Text: `the output's reader went away (e.g. "| head"); nothing is printed, no report written`},

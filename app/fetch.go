@@ -122,7 +122,12 @@ ends the run at once (exit 130): the stream is cut short (the leases of the jobs
 did not get through run out at lease_until), and the DHT state is saved all the same.
 
 Results are written as they come, in batches at least once a second. An
--o FILE that exists is refused (exit 2) unless --replace is given. To
+-o FILE that exists is refused (exit 2) unless --replace is given. -o FILE
+reserves its disk space (fallocate) a few MiB ahead of the results: when
+the disk (or quota, or file size limit) has no more, fetch stops as at a
+signal and keeps the results that fit, with a released row for each leased
+job left (one whose result did not fit included), exit 3; no room to start:
+exit 1, no job attempted. To
 -o FILE (Parquet) they are readable only once the file is whole: a kill -9
 (or the OOM killer) loses them all, and their jobs wait for lease_until.
 With -o - redirected to a file ("-o - > results.arrows", as crawl-pass.sh

@@ -168,7 +168,7 @@ func TestNoCommand(t *testing.T) {
 func TestHelpExitStatus(t *testing.T) {
 	want := map[string][]int{
 		"":             {0, 1, 2, 3, 75, 130, 141},
-		"capture":      {0, 1, 2, 75, 130, 141},
+		"capture":      {0, 1, 2, 3, 75, 130, 141},
 		"dedup":        {0, 1, 2, 3, 75, 130, 141},
 		"plan-retries": {0, 1, 2, 75, 130, 141},
 		"fetch":        {0, 1, 2, 3, 75, 130, 141},

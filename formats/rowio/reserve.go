@@ -38,10 +38,12 @@ const (
 var ErrOutputFull = errors.New("no room left for more rows")
 
 // FullError is an ErrOutputFull: Err is the reservation's (ENOSPC,
-// EDQUOT, EFBIG).
+// EDQUOT, EFBIG). Taken, in one that Writer.Write returned, is how many
+// of that call's rows were taken (the rest were refused).
 type FullError struct {
-	Name string
-	Err  error
+	Name  string
+	Err   error
+	Taken int
 }
 
 func (e *FullError) Error() string {

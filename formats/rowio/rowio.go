@@ -49,10 +49,6 @@ type Writer[T any] struct {
 	// its first row is that old (pending, when it was written).
 	flushEvery time.Duration
 	pending    time.Time
-	// full is the *FullError that stopped Write (see Reserve): rows are
-	// taken from then on only while they fit in the space reserved, and
-	// Close still completes the file.
-	full error
 }
 
 // FlushInterval is how long a row may wait in the row group under way of
@@ -188,10 +184,10 @@ func (w *Writer[T]) Write(rows []T) error {
 	if w.pw != nil {
 		n, err := w.pw.Write(rows)
 		w.n += int64(n)
-		if errors.Is(err, ErrOutputFull) {
-			// The rows taken fit in the space reserved; Close writes them.
-			w.full = err
-			return err
+		if fe, ok := errors.AsType[*FullError](err); ok {
+			// The rows taken fit in the space reserved; Close writes
+			// them. Later rows are taken while they fit (writeTight).
+			return &FullError{Name: fe.Name, Err: fe.Err, Taken: n}
 		}
 		if err != nil {
 			w.n += int64(len(rows) - n)

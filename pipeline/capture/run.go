@@ -29,6 +29,7 @@ const (
 	StopMaxObservations = "max_observations"
 	StopInterrupted     = "interrupted"
 	StopSinkError       = "sink_error"
+	StopOutputFull      = "output_full" // set by the caller: the sink's disk filled up
 )
 
 var (

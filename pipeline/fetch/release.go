@@ -2,9 +2,11 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -79,7 +81,10 @@ type releaseCounter struct {
 }
 
 func (c *releaseCounter) Write(rs []schema.Result) error {
-	if err := c.out.Write(rs); err != nil {
+	err := c.out.Write(rs)
+	if fe, ok := errors.AsType[*rowio.FullError](err); ok {
+		rs = rs[:fe.Taken] // taken, the rest refused
+	} else if err != nil {
 		return err
 	}
 	for i := range rs {
@@ -87,5 +92,5 @@ func (c *releaseCounter) Write(rs []schema.Result) error {
 			c.n++
 		}
 	}
-	return nil
+	return err
 }

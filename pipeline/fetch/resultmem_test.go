@@ -83,7 +83,7 @@ func TestLargeMetadataMemory(t *testing.T) {
 	sample, stop := heapPeak()
 	results := make(chan schema.Result)
 	done := make(chan error, 1)
-	go func() { done <- writeResults(results, out, func(error) {}) }()
+	go func() { done <- writeResults(results, out, func(_ []schema.Result, err error) error { return err }) }()
 	for i := range n {
 		results <- bigResult(i, size)
 		sample()
@@ -135,7 +135,7 @@ func TestWriteResultsBatchBytes(t *testing.T) {
 	}
 	close(results)
 	var sink bytesSink
-	if err := writeResults(results, &sink, func(error) {}); err != nil {
+	if err := writeResults(results, &sink, func(_ []schema.Result, err error) error { return err }); err != nil {
 		t.Fatal(err)
 	}
 	total := 0

@@ -96,6 +96,10 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("fetch: %w", err)
 	}
+	if err := out.Reserve(); err != nil { // no room even to start
+		out.Abort()
+		return Stats{}, fmt.Errorf("fetch: %w; no job attempted", err)
+	}
 	if !opts.DHTOn() && len(opts.Peers) == 0 && opts.Logger != nil {
 		// Said once, before the first attempt: every job without peers
 		// of its own will end local_error (see attempt.noSource).
@@ -113,6 +117,9 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 		opts.StateSaver(f.saveState)
 	}
 	stats, err := runJobs(ctx, f, src, out, deadline)
+	if errors.Is(err, rowio.ErrOutputFull) {
+		return stats, closeFull(out, opts.Output, stats, err)
+	}
 	if err != nil {
 		out.Abort()
 		return keptReleased(stats, opts), err
@@ -240,7 +247,20 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink, dead
 	go func() { wg.Wait(); close(results) }()
 	stopProgress := f.progress(runCtx)
 	kept := &releaseCounter{out: out}
-	writeErr := writeResults(results, kept, func(err error) { stopRun(err) })
+	var full *rowio.FullError
+	writeErr := writeResults(results, kept, func(rows []schema.Result, err error) error {
+		fe, ok := errors.AsType[*rowio.FullError](err)
+		if !ok {
+			stopRun(err)
+			return err
+		}
+		if full == nil { // stop as at a signal: the jobs left are released
+			full = fe
+			stopRun(fe)
+		}
+		f.releaseRefused(kept, rows[fe.Taken:], fe)
+		return nil
+	})
 	stopProgress()
 	var end readEnd
 	select {
@@ -255,6 +275,10 @@ func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink, dead
 	st := f.Stats()
 	if end.err != nil {
 		return st, exitcode.BadInput(fmt.Errorf("fetch: %w", end.err))
+	}
+	if full != nil { // the results and released rows that fit are kept
+		st.Released = kept.n
+		return st, full
 	}
 	if writeErr != nil {
 		// The released rows produced after the failure (the stop it
@@ -415,48 +439,6 @@ func countRest(in jobSource, seen hashSet, st *counters) error {
 		}
 		if err != nil {
 			return err
-		}
-	}
-}
-
-// resultBatchBytes bounds the info dictionaries in one batch of results
-// handed to the output: a fast run of large metadata must not pile up in
-// the writer (256 results of 10 MiB are 2.5 GiB), nor make one Arrow
-// record batch of it.
-const resultBatchBytes = 16 << 20
-
-// writeResults writes results in batches of up to 256 results or
-// resultBatchBytes of info dictionaries, at least once a second. After a
-// write error it keeps draining (so workers never block) and reports it.
-func writeResults(results <-chan schema.Result, out resultSink, onErr func(error)) error {
-	const batch = 256
-	buf := make([]schema.Result, 0, batch)
-	size := 0 // info dictionary bytes in buf
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var werr error
-	flush := func() {
-		if len(buf) > 0 && werr == nil {
-			if werr = out.Write(buf); werr != nil {
-				onErr(werr)
-			}
-		}
-		clear(buf)
-		buf, size = buf[:0], 0
-	}
-	for {
-		select {
-		case r, ok := <-results:
-			if !ok {
-				flush()
-				return werr
-			}
-			buf = append(buf, r)
-			if size += len(r.InfoBytes); len(buf) == batch || size >= resultBatchBytes {
-				flush()
-			}
-		case <-tick.C:
-			flush()
 		}
 	}
 }

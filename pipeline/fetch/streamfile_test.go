@@ -30,7 +30,7 @@ func TestResultsReachFileWithinASecond(t *testing.T) {
 	}
 	results := make(chan schema.Result)
 	done := make(chan error, 1)
-	go func() { done <- writeResults(results, out, func(error) {}) }()
+	go func() { done <- writeResults(results, out, func(_ []schema.Result, err error) error { return err }) }()
 	for i := range 3 {
 		sent := time.Now()
 		results <- schema.Result{InfoHash: schema.Hash{byte(i + 1)}, Outcome: schema.OutcomeNoPeers, AttemptedAt: 1}
