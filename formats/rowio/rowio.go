@@ -255,7 +255,7 @@ func (w *Writer[T]) fail(err error) error {
 // quota or file size limit stops Write with an ErrOutputFull before rows
 // that would not fit are taken, and Close can still complete the file
 // with those written. The first reservation is taken now: an error
-// (IsOutputFull when there is no room) means the output cannot be
+// (an ErrOutputFull when there is no room) means the output cannot be
 // written at all; the caller aborts it.
 func (w *Writer[T]) Reserve() error {
 	if w.pw == nil || w.file.InPlace() {
