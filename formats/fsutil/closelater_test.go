@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -89,5 +90,41 @@ func TestCloseLaterError(t *testing.T) {
 				t.Fatalf("error %v, want ENOSPC naming /dev/full", werr)
 			}
 		})
+	}
+}
+
+// TestTailAtAfterQuickWriter: when the writer goroutine is done with a
+// buffer before flush picks the next one (a loaded machine: the flushing
+// goroutine descheduled), that buffer is not filled again while TailAt
+// may still read it. It failed in a CI run: TailAt over more than one
+// buffer returned the new bytes in place of the old.
+func TestTailAtAfterQuickWriter(t *testing.T) {
+	old := handedOff
+	handedOff = func(u *Uncached) {
+		for deadline := time.Now().Add(5 * time.Second); len(u.free) == 0 && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+	t.Cleanup(func() { handedOff = old })
+	for _, size := range []int{UncachedBuffer + 5000, 3*UncachedBuffer + 12345} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i * 7 / 5)
+		}
+		u, err := CreateUncached(filepath.Join(t.TempDir(), "f"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		k := UncachedBuffer + size%UncachedBuffer // the last buffer written and the tail
+		got := make([]byte, k)
+		if !u.TailAt(got, int64(size-k)) || !bytes.Equal(got, data[size-k:]) {
+			t.Fatalf("size %d: TailAt of the last %d bytes: not in memory or wrong", size, k)
+		}
+		if err := u.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

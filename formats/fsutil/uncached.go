@@ -158,6 +158,10 @@ func (u *Uncached) ReadFrom(r io.Reader) (int64, error) {
 	}
 }
 
+// handedOff runs in flush right after a full buffer is handed to the
+// writer goroutine (tests: to let the writer finish with it first).
+var handedOff = func(*Uncached) {}
+
 // flush hands the full buffer to the writer goroutine and takes a free
 // one, waiting for it if both are in flight.
 func (u *Uncached) flush() error {
@@ -166,9 +170,20 @@ func (u *Uncached) flush() error {
 	}
 	u.prev = u.buf
 	u.jobs <- u.buf
+	handedOff(u)
 	if u.nbuf < uncachedBuffers {
 		select {
-		case u.buf = <-u.free:
+		case b := <-u.free:
+			if &b[0] == &u.prev[0] {
+				// The writer was done with the buffer just handed to it
+				// before this select: it is u.prev, which TailAt reads
+				// until the next flush, so it waits in u.free (FIFO: the
+				// next flush takes it) and a new buffer is filled.
+				u.free <- b
+				b = alignedBuffers.Get().([]byte)
+				u.nbuf++
+			}
+			u.buf = b
 		default:
 			u.buf = alignedBuffers.Get().([]byte)
 			u.nbuf++
