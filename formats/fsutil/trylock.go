@@ -29,8 +29,8 @@ var ErrNotDir = errors.New("not a directory")
 // dir (both made if missing, the folder durably: MkdirAllSynced),
 // without waiting, and writes "pid N" in it for people. The kernel drops
 // the lock when the process dies, so a killed holder never leaves it
-// behind. When another process holds it,
-// the error is a *HeldError. release drops the lock.
+// behind. When another process holds it, the error is a *HeldError.
+// release drops the lock.
 func TryLockDir(dir, name string) (release func(), err error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNotDir)
