@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // syncParent is SyncDir (a variable for tests: an fsync cannot be seen
@@ -18,12 +19,12 @@ var syncParent = SyncDir
 // there are left alone, and cost one stat.
 func MkdirAllSynced(dir string, perm fs.FileMode) error {
 	var made []string // the folders missing, deepest first
-	for p := filepath.Clean(dir); ; {
+	for p := dir; p != ""; {
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		made = append(made, p)
-		up := filepath.Dir(p)
+		up := parentOf(p)
 		if up == p {
 			break
 		}
@@ -33,9 +34,28 @@ func MkdirAllSynced(dir string, perm fs.FileMode) error {
 		return err
 	}
 	for i := len(made) - 1; i >= 0; i-- {
-		if err := syncParent(filepath.Dir(made[i])); err != nil {
+		if err := syncParent(parentOf(made[i])); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parentOf is the folder p is in, as os.MkdirAll walks up to it: p up to
+// its last separator, not cleaned, so that a ".." after a symbolic link
+// to a folder means what the kernel takes it to, the link's target's
+// parent (filepath.Dir would drop the link and its ".." both, and name
+// another folder, or none).
+func parentOf(p string) string {
+	p = strings.TrimRight(p, string(filepath.Separator))
+	i := strings.LastIndexByte(p, filepath.Separator)
+	switch {
+	case p == "":
+		return string(filepath.Separator)
+	case i < 0:
+		return "."
+	case strings.TrimRight(p[:i], string(filepath.Separator)) == "":
+		return string(filepath.Separator)
+	}
+	return strings.TrimRight(p[:i], string(filepath.Separator))
 }

@@ -80,3 +80,52 @@ func TestMkdirAllSyncedFile(t *testing.T) {
 		t.Fatal("no error making a folder under a file")
 	}
 }
+
+// TestMkdirAllSyncedThroughALink: a ".." after a symbolic link to a
+// folder means what the kernel takes it to (the link's target's parent),
+// as in resolveOutput: the folder synced is the one the new folder was
+// made in, not the one a lexical clean of the path names.
+func TestMkdirAllSyncedThroughALink(t *testing.T) {
+	tests := []struct {
+		name string
+		make string // under the temp dir, which holds real/sub and link -> real/sub
+		made string // the folder made, under the temp dir
+		want string // the folder to be synced (its parent), under the temp dir
+	}{
+		{"link/../new", "link/../new", "real/new", "real"},
+		{"link/../a/b", "link/../a/b", "real/a/b", "real/a"},
+		{"link/new", "link/new", "real/sub/new", "real/sub"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "real", "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join("real", "sub"), filepath.Join(root, "link")); err != nil {
+				t.Fatal(err)
+			}
+			var synced []os.FileInfo
+			t.Cleanup(func() { syncParent = SyncDir })
+			syncParent = func(d string) error {
+				if fi, err := os.Stat(d); err == nil {
+					synced = append(synced, fi)
+				}
+				return SyncDir(d)
+			}
+			if err := MkdirAllSynced(root+"/"+tt.make, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Stat(filepath.Join(root, tt.made)); err != nil || !fi.IsDir() {
+				t.Fatalf("%s not made: %v", tt.made, err)
+			}
+			want, err := os.Stat(filepath.Join(root, tt.want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(synced, func(fi os.FileInfo) bool { return os.SameFile(fi, want) }) {
+				t.Errorf("%s: the folder made, %s, did not have its parent %s synced", tt.make, tt.made, tt.want)
+			}
+		})
+	}
+}
