@@ -37,11 +37,12 @@ func (f *Fetcher) releaseRefused(out resultSink, refused []schema.Result, full e
 // closeFull completes the output of a run its full disk stopped
 // (rowio.ErrOutputFull): what was written fits in the space reserved. It
 // ends the run partial (exit 3), one line saying so, unless the file
-// cannot be completed after all.
-func closeFull(out *rowio.Writer[schema.Result], name string, st Stats, full error) error {
+// cannot be completed or published after all: then nothing is kept, and
+// no lease was released (keptReleased), as for any output not kept.
+func closeFull(out *rowio.Writer[schema.Result], opts Options, st Stats, full error) (Stats, error) {
 	if err := out.Close(); err != nil {
-		return fmt.Errorf("fetch: %w", err)
+		return keptReleased(st, opts), fmt.Errorf("fetch: %w", err)
 	}
-	return exitcode.With(exitcode.Partial, fmt.Errorf("fetch: stopped early, %w; %d rows kept in %s (%d jobs attempted, %d unfinished, %d leases released)",
-		full, out.Rows(), name, st.Attempted, st.Unfinished, st.Released))
+	return st, exitcode.With(exitcode.Partial, fmt.Errorf("fetch: stopped early, %w; %d rows kept in %s (%d jobs attempted, %d unfinished, %d leases released)",
+		full, out.Rows(), opts.Output, st.Attempted, st.Unfinished, st.Released))
 }

@@ -118,7 +118,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	}
 	stats, err := runJobs(ctx, f, src, out, deadline)
 	if errors.Is(err, rowio.ErrOutputFull) {
-		return stats, closeFull(out, opts.Output, stats, err)
+		return closeFull(out, opts, stats, err)
 	}
 	if err != nil {
 		out.Abort()
