@@ -18,7 +18,8 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-// replaceFlag lets capture and fetch write over an existing -o FILE.
+// replaceFlag lets capture, fetch and export write over an existing -o
+// FILE (plan-retries has its own, which also ends the leases FILE holds).
 var replaceFlag = &cli.BoolFlag{Name: "replace", Usage: "write over an existing -o FILE (without it, an existing FILE is refused: exit 2)"}
 
 // checkNotReplacing refuses -o FILE when FILE is an existing regular file

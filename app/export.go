@@ -56,10 +56,11 @@ catalog, where a hash not fetched is left out). DIR/blocklist always
 applies. magnet writes a link per hash: btmh for a v2 hash known in full,
 btih for a v1 hash; a v2 hash known only by its 20-byte DHT key has no valid
 link and is left out, counted as unlinkable_v2 (in the log and --stats-json).
-A file output appears atomically when complete; a FIFO or device is written
-in place. With -o - or a FIFO or device, an output blocked for 10s after
-SIGINT/SIGTERM (a reader that reads nothing, a FIFO that no reader opens),
-or a second signal, ends the run at once (exit 130). Parquet and Arrow are
+A file output appears atomically when complete; one that exists is refused
+(exit 2) unless --replace is given. A FIFO or device is written in place.
+With -o - or a FIFO or device, an output blocked for 10s after SIGINT/SIGTERM
+(a reader that reads nothing, a FIFO that no reader opens), or a second
+signal, ends the run at once (exit 130). Parquet and Arrow are
 not written to a terminal (-o - is the default): redirect or pipe them.
 
 ` + exitHelp("export"),
@@ -75,6 +76,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			&cli.StringSliceFlag{Name: "tier", Usage: "keep only the hashes in `TIER`: hot or cold (state, catalog; repeatable, or comma-separated)"},
 			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hashes listed in `FILE` (lines as DIR/blocklist's: hex, magnet URIs, JSON)"},
 			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index `NAME` in es-bulk action lines"},
+			replaceFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
@@ -110,6 +112,9 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 				o.ProgressTo = nil // the rows go to the terminal: a bar would cut into them
 			}
 			if err := checkDataOutput(c, binaryFormats[o.Format]); err != nil {
+				return err
+			}
+			if err := checkNotReplacing(c); err != nil {
 				return err
 			}
 			for _, t := range o.Tiers {

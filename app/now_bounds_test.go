@@ -97,10 +97,10 @@ func TestNowAheadWarns(t *testing.T) {
 		warns bool
 	}{
 		{"dedup 3 days", 72 * time.Hour, []string{"dedup", "--data", data, hashes}, true},
-		{"plan-retries 40 days", 40 * 24 * time.Hour, []string{"plan-retries", "--data", data, "--limit", "0", "-o", filepath.Join(dir, "j.parquet")}, true},
+		{"plan-retries 40 days", 40 * 24 * time.Hour, []string{"plan-retries", "--data", data, "--limit", "0", "-o", filepath.Join(dir, "j1.parquet")}, true},
 		{"merge 2 days", 48 * time.Hour, []string{"merge", "--data", data, "-"}, true},
 		{"dedup 1 hour", time.Hour, []string{"dedup", "--data", data, hashes}, false},
-		{"plan-retries a week back", -7 * 24 * time.Hour, []string{"plan-retries", "--data", data, "--limit", "0", "-o", filepath.Join(dir, "j.parquet")}, false},
+		{"plan-retries a week back", -7 * 24 * time.Hour, []string{"plan-retries", "--data", data, "--limit", "0", "-o", filepath.Join(dir, "j2.parquet")}, false},
 		{"status 3 days", 72 * time.Hour, []string{"status", "--data", data}, false},
 		{"clock 3 days", 72 * time.Hour, []string{"clock"}, false},
 	} {

@@ -10,22 +10,26 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// TestOutputReplace: capture and fetch refuse an -o FILE that exists
-// (through a symbolic link too) with exit 2 and one line naming FILE and
-// --replace, leaving it as it was, as plan-retries refuses a jobs file
-// still leased; they wrote over it silently, losing what an earlier run
-// wrote there. --replace writes over it; a new FILE, -o - and a device
-// written in place (/dev/null) need no --replace.
+// TestOutputReplace: capture, fetch, plan-retries and export refuse an
+// -o FILE that exists (through a symbolic link too) with exit 2 and one
+// line naming FILE and --replace, leaving it as it was; they wrote over it
+// silently, losing what an earlier run wrote there (plan-retries and
+// export did until they got the same rule: plan-retries replaced unmerged
+// fetch results, export one of its inputs). --replace writes over it; a
+// new FILE, -o - and a device written in place (/dev/null) need no
+// --replace.
 func TestOutputReplace(t *testing.T) {
-	dir := t.TempDir()
+	dir, data := seedDataset(t)
 	jobs := filepath.Join(dir, "jobs.parquet")
 	writeJobs(t, jobs, []schema.Job{{InfoHash: schema.Hash{0x5e, 2}, HashType: schema.HashV1}})
 	cmds := map[string][]string{
-		"capture": {"capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--passive", "--duration", "1s"},
-		"fetch":   {"fetch", jobs, "--no-dht"},
+		"capture":      {"capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--passive", "--duration", "1s"},
+		"fetch":        {"fetch", jobs, "--no-dht"},
+		"plan-retries": {"plan-retries", "--data", data},
+		"export":       {"export", "--data", data},
 	}
 	before := []byte("an earlier run's output")
-	for _, cmd := range []string{"capture", "fetch"} {
+	for _, cmd := range []string{"capture", "fetch", "plan-retries", "export"} {
 		for _, tt := range []struct {
 			name     string
 			existing bool   // FILE exists before the run

@@ -293,7 +293,8 @@ func TestBinaryToTerminalRefused(t *testing.T) {
 	}
 	// Nothing was leased: a planner writing to a file gets every hash.
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"infohash", "plan-retries", "--data", data, "-o", jobs, "--stats-json", "-"}, nil, &stdout, &stderr); code != 0 {
+	planned := filepath.Join(dir, "planned.parquet") // not jobs, fetch's input above: an existing -o FILE is refused
+	if code := Main([]string{"infohash", "plan-retries", "--data", data, "-o", planned, "--stats-json", "-"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), `"planned": 10`) {

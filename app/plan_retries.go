@@ -64,13 +64,14 @@ place once they are. A run killed between the two leaves the leases with no
 jobs file: the next plan-retries to the same -o FILE ends the leases of such
 a file (when the dataset holds them as the file says), plans its hashes
 again and removes it; a run to another FILE leaves them leased until
-lease_until. An -o FILE that holds jobs still leased in DIR (an earlier
-run's, not yet fetched and merged) is not written over: the run exits 2
-before it leases anything, saying how many and until when, since writing
-over them would leave those hashes leased to no one until lease_until.
-Fetch FILE and merge its results first (merge frees the leases), or give
---replace: the run then ends those leases in its commit and plans their
-hashes again. Only --replace a FILE no fetch is reading: such a fetch
+lease_until. An -o FILE that exists is not written over, as capture's and
+fetch's: the run exits 2 before it opens DIR, since FILE may hold jobs
+still leased (an earlier run's, not yet fetched and merged: writing over
+them would leave those hashes leased to no one until lease_until) or
+another command's data. Fetch FILE and merge its results first (merge
+frees the leases) and move it away, or give --replace: the run then ends
+the leases FILE's jobs still hold in its commit and plans their hashes
+again. Only --replace a FILE no fetch is reading: such a fetch
 works on jobs whose leases are gone (merge ignores their failures and
 stores their metadata late: a hash may be fetched twice). Refusing is the
 default because only the caller knows whether a fetch has FILE open. A
@@ -108,7 +109,7 @@ only the best --limit candidates in memory.
 				DefaultText: fmt.Sprintf("the policy's seed, %d unless changed", pd.Seed)},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
 			lockWaitFlag(),
-			&cli.BoolFlag{Name: "replace", Usage: "write over an -o FILE whose jobs are still leased (not yet fetched and merged), ending those leases; only if no fetch is reading FILE"},
+			&cli.BoolFlag{Name: "replace", Usage: "write over an existing -o FILE (without it, an existing FILE is refused: exit 2), ending the leases its jobs still hold (not yet fetched and merged); only if no fetch is reading FILE"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -121,6 +122,9 @@ only the best --limit candidates in memory.
 			o := plan.DefaultOptions()
 			o.Data, o.Output, o.Stdout = data, c.String("output"), c.App.Writer
 			if err := checkDataOutput(c, "Arrow"); err != nil {
+				return err
+			}
+			if err := checkNotReplacing(c); err != nil {
 				return err
 			}
 			o.Limit, o.Keep, o.LockWait, o.Lease = c.Int("limit"), c.Int("keep"), flagDuration(c, "lock-wait"), flagDuration(c, "lease")

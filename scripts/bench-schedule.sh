@@ -54,7 +54,9 @@ for size in $SIZES; do
 	rm -f "$ds/LOCK" && : >"$ds/LOCK"
 	part_mb=$(du -sk "$base/state" | awk '{ printf "%.1f", $1 / 1024 / 256 }')
 
-	timed "plan-$size" "$IH" plan-retries --data "$ds" --now "$NOW" --limit "$LIMIT" \
+	# --replace: OUT keeps the last bench's jobs file (its leases are in
+	# a copy of the state since removed).
+	timed "plan-$size" "$IH" plan-retries --data "$ds" --now "$NOW" --limit "$LIMIT" --replace \
 		-o "$OUT/jobs-$size.parquet" --stats-json "$OUT/plan-$size.json"
 	plan_s=$TIMED_S plan_mb=$TIMED_MB
 	planned=$(json_int "$OUT/plan-$size.json" planned)

@@ -18,7 +18,7 @@
 #   merge-full     merge of 2000 results (the full path: > 256 in a partition)
 #   merge-archive  merge of 100 results at a --now past archive.unseen (2d,
 #                  archive.min_attempts=1): hot failed rows go cold
-#   export         export --table state --format csv -o FILE
+#   export         export --table state --format csv --replace -o FILE
 # Kill points: each step is first run traced; then, per syscall name, once
 # per when=1..M (M: the most calls of that name one thread made) for every
 # rename*, unlink*, mkdirat, linkat, fsync, fdatasync, syncfs and ftruncate,
@@ -38,7 +38,8 @@
 #   2 the same command run again (README: dedup and merge re-run on the same
 #     input; plan-retries planned again to the same -o FILE, which ends the
 #     leases of jobs a kill left unpublished, or refused (exit 2) when the
-#     killed run published them, then used as they are; export run again)
+#     killed run published them (FILE exists), then used as they are;
+#     export run again, --replace writing over a FILE the kill left whole)
 #     succeeds, and every table (export --format csv, sorted; plan: lease_id
 #     masked, as a killed plan that committed takes the next snapshot's id)
 #     and the -o FILE equal the reference's (the step run without a kill),

@@ -53,7 +53,7 @@ scenario plan ds1 plan-retries --data @D@ --now "$T1B" --limit 200 -o @W@/jobs.p
 scenario merge-splice splice merge --data @D@ --now "$T1B" "$P/splice.parquet"
 scenario merge-full full merge --data @D@ --now "$T1" "$P/full.parquet"
 scenario merge-archive archive merge --data @D@ --now "$T3" "$P/archive.parquet"
-scenario export cold export --data @D@ --table state --format csv -o @W@/state.csv
+scenario export cold export --data @D@ --table state --format csv --replace -o @W@/state.csv
 
 # cmdline NAME W: the scenario's command for run folder W, as words.
 cmdline() { local c=${CMDOF[$1]//@D@/$2/D}; echo "${c//@W@/$2}"; }

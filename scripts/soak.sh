@@ -23,11 +23,12 @@
 #   plan-retries     none published: planned again to the same -o FILE, which
 #                    ends the leases of the file a kill between commit and
 #                    rename left unpublished (README, plan-retries). A jobs
-#                    file there is planned over with --replace (ending its
-#                    leases), or (every other time) planned to again without
-#                    it: refused (exit 2) while its jobs are leased, then
-#                    fetched as it is; else (an earlier file whose leases a
-#                    killed --replace run ended) planned over.
+#                    file there (an existing -o FILE is refused without
+#                    --replace) is planned over with --replace (ending its
+#                    leases), or (every other time) fetched as it is while
+#                    its jobs are leased: unless it is the file a killed
+#                    --replace run had ended the leases of in its commit
+#                    (CURRENT moved, the file not replaced), planned over.
 # The clock (--now) starts SOAK_PASSES x SOAK_STEP_HOURS (3) + 1 hours back
 # and moves SOAK_STEP_HOURS on each pass, so failed fetches come due again;
 # each stage gets the pass's time plus the time since the pass began
@@ -483,24 +484,30 @@ for K in $(seq 1 "$PASSES"); do
 	n=$(now)
 	counts
 	plan=("$IH" plan-retries --data "$DS" --now "$n" --limit "$LIMIT" --stats-json "$P/plan.json" -o "$jobs")
+	# replacing: the last run was --replace (over $P/jobs.prev, a copy
+	# of the file it found); ended: the jobs file there has had its
+	# leases ended by a killed --replace run's commit (not published).
+	replacing=0 ended=0
 	run plan-retries "${plan[@]}"
 	while [ "$KILLED" = 1 ]; do
 		writer_kill plan-retries
 		[ "$RC" = 137 ] || break
+		if [ -f "$jobs" ] && { [ "$replacing" = 0 ] || ! cmp -s -- "$jobs" "$P/jobs.prev"; }; then
+			ended=0 # the killed run published it: its leases live
+		elif [ "$(current)" != "$before" ]; then
+			ended=1 # the killed --replace run committed, ending them, and did not publish
+		fi
 		rnd 2
 		counts
-		if [ -f "$jobs" ] && [ "$R" = 0 ]; then
-			landed plan-retries "$jobs there: planned over with --replace"
+		if [ -f "$jobs" ] && { [ "$R" = 0 ] || [ "$ended" = 1 ]; }; then
+			landed plan-retries "$jobs there$([ "$ended" = 0 ] || echo ', its leases ended by a killed --replace run'): planned over with --replace"
+			cp -f -- "$jobs" "$P/jobs.prev" && replacing=1
 			run plan-retries "${plan[@]}" --replace
 		elif [ -f "$jobs" ]; then
-			# Whose jobs file is it? The killed run's (published: its
-			# leases live), or an earlier one's whose leases that run
-			# ended (a --replace killed after its commit): planning to
-			# it again is refused (exit 2) only in the first case.
-			landed plan-retries "$jobs there: planned again to it, used if refused as leased"
-			run plan-retries "${plan[@]}"
-			[ "$RC" != 2 ] || { RC=0 KILLED=0; }
+			landed plan-retries "$jobs there, its jobs leased: fetched as it is"
+			RC=0 KILLED=0
 		else
+			replacing=0
 			run plan-retries "${plan[@]}"
 		fi
 	done

@@ -886,8 +886,9 @@ fi
 if [ -n "$skip" ]; then
 	log "export: skipped ($skip): the last export's $EXPORT_DIR/catalog.parquet${METRICS_DIR:+ and $METRICS_DIR/infohash_export$msuffix.prom} left as they are"
 else
-	log "export: $IH export --data $DATA --table catalog --format parquet $(metrics export) ${mlabel[*]} -o $EXPORT_DIR/catalog.parquet"
-	run "$IH" export --data "$DATA" --table catalog --format parquet \
+	# --replace: each export replaces the last pass's catalog.parquet.
+	log "export: $IH export --data $DATA --table catalog --format parquet --replace $(metrics export) ${mlabel[*]} -o $EXPORT_DIR/catalog.parquet"
+	run "$IH" export --data "$DATA" --table catalog --format parquet --replace \
 		$(metrics export) "${mlabel[@]}" -o "$EXPORT_DIR/catalog.parquet"
 	exportrc=$?
 	[ -z "$sig" ] || stopped export 130
