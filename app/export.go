@@ -67,7 +67,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 		Flags: []cli.Flag{
 			dataFlag, statsJSONFlag,
 			&cli.StringFlag{Name: "table", Value: "state", Usage: "`TABLE` to write: state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: "output `FORMAT`: " + strings.Join(export.Formats, ", ") + " (not given: the one -o's extension names, .parquet, .csv, .jsonl or .ndjson, .arrow or .arrows; else parquet)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: "output `FORMAT`: " + strings.Join(export.Formats, ", ") + " (not given: the one -o's extension names, .parquet, .csv, .jsonl or .ndjson, .arrow or .arrows; another extension is refused; parquet for -o - or a name without one)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
 			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is `STATUS` (new, fetched or failed; repeatable, or comma-separated)"},
 			&cli.StringFlag{Name: "since", Usage: "keep only hashes last seen (last_seen) at or after `TIME` (RFC 3339, or a duration such as 24h or 7d meaning that long ago); state and catalog (torrents have no last_seen)"},
@@ -90,14 +90,18 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			o.Data, o.Table, o.Format, o.Output = data, c.String("table"), c.String("format"), c.String("output")
 			o.Stdout, o.Status, o.Prefixes, o.ES = c.App.Writer, c.StringSlice("status"), c.StringSlice("prefix"), c.String("es-index")
 			o.Tiers = c.StringSlice("tier")
-			// -o x.csv without --format writes CSV, not Parquet named .csv;
-			// a --format given wins, with a warning when the name says
-			// another.
+			// -o x.csv without --format writes CSV, not Parquet named .csv,
+			// and -o x.xyz is refused; a --format given wins, with a
+			// warning when the name says another.
 			if !slices.Contains(export.Formats, o.Format) {
 				// Before the warning below, which spoke of writing it.
 				return badFlag(c, "--format %q: want one of %s", o.Format, strings.Join(export.Formats, ", "))
 			}
-			if f := formatForOutput(o.Output); f != "" && f != o.Format {
+			f, err := formatForOutput(o.Output)
+			if err != nil && !c.IsSet("format") {
+				return badFlag(c, "%w", err)
+			}
+			if f != "" && f != o.Format {
 				if !c.IsSet("format") {
 					o.Format = f
 				} else {

@@ -1,26 +1,39 @@
 package app
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 )
 
 // extFormats maps an output file's extension to the export format it
-// names, for export's --format when it is not given.
-var extFormats = map[string]string{
-	".parquet": "parquet",
-	".csv":     "csv",
-	".jsonl":   "jsonl",
-	".ndjson":  "jsonl",
-	".arrow":   "arrow",
-	".arrows":  "arrow",
-}
+// names, for export's --format when it is not given; extNames lists
+// them in the order export's errors show them.
+var (
+	extFormats = map[string]string{
+		".parquet": "parquet",
+		".csv":     "csv",
+		".jsonl":   "jsonl",
+		".ndjson":  "jsonl",
+		".arrow":   "arrow",
+		".arrows":  "arrow",
+	}
+	extNames = []string{".parquet", ".csv", ".jsonl", ".ndjson", ".arrow", ".arrows"}
+)
 
 // formatForOutput returns the export format that output's extension names
-// (case-insensitive), or "" for stdout and extensions that name none.
-func formatForOutput(output string) string {
-	if output == "-" {
-		return ""
+// (case-insensitive), or "" for stdout and a name without an extension
+// (a device such as /dev/stdout, a dot file such as .x). An extension
+// that names no format is an error: export wrote Parquet under any name
+// (out.csv.gz, out.xyz) without a word.
+func formatForOutput(output string) (string, error) {
+	base := filepath.Base(output)
+	ext := filepath.Ext(base)
+	if output == "-" || ext == "" || ext == base {
+		return "", nil
 	}
-	return extFormats[strings.ToLower(filepath.Ext(output))]
+	if f, ok := extFormats[strings.ToLower(ext)]; ok {
+		return f, nil
+	}
+	return "", fmt.Errorf("-o %s: unknown extension %q (known: %s); give --format", output, ext, strings.Join(extNames, " "))
 }

@@ -8,9 +8,11 @@ import (
 )
 
 // TestExportFormatFromName: without --format, export writes the format
-// -o's extension names (it wrote Parquet into x.csv without a word); a
-// --format given wins, with a warning; --es-index outside es-bulk is a
-// usage error (it was ignored).
+// -o's extension names (it wrote Parquet into x.csv without a word), and
+// refuses an extension that names none (it wrote Parquet into x.out and
+// x.csv.gz without a word), listing the known ones; a name without an
+// extension is Parquet. A --format given wins, with a warning; --es-index
+// outside es-bulk is a usage error (it was ignored).
 func TestExportFormatFromName(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "ih")
@@ -28,7 +30,11 @@ func TestExportFormatFromName(t *testing.T) {
 		{"ndjson", "x.ndjson", nil, 0, `{"info_hash":`, ""},
 		{"parquet", "x.parquet", nil, 0, "PAR1", ""},
 		{"arrow", "x.arrows", nil, 0, "\xff\xff\xff\xff", ""},
-		{"other name: parquet", "x.out", nil, 0, "PAR1", ""},
+		{"no extension: parquet", "x", nil, 0, "PAR1", ""},
+		{"dot file: parquet", ".x", nil, 0, "PAR1", ""},
+		{"unknown extension", "x.out", nil, 2, "", `export: -o OUT: unknown extension ".out" (known: .parquet .csv .jsonl .ndjson .arrow .arrows); give --format`},
+		{"compressed csv", "x.csv.gz", nil, 2, "", `unknown extension ".gz" (known: .parquet .csv`},
+		{"unknown extension, --format", "v.out", []string{"--format", "csv"}, 0, "info_hash,", ""},
 		{"given format wins", "y.parquet", []string{"--format", "csv"}, 0, "info_hash,", "names a parquet file, but --format is csv"},
 		{"es-index without es-bulk", "z.csv", []string{"--es-index", "ih"}, 2, "", "--es-index is for --format es-bulk, not csv"},
 		// It warned first that it was "writing xml" (two lines).
@@ -41,7 +47,7 @@ func TestExportFormatFromName(t *testing.T) {
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d; stderr %q", code, tt.code, stderr)
 			}
-			if !strings.Contains(stderr, tt.warn) {
+			if !strings.Contains(stderr, strings.ReplaceAll(tt.warn, "OUT", out)) {
 				t.Errorf("stderr %q lacks %q", stderr, tt.warn)
 			}
 			if tt.code == 2 && strings.Count(stderr, "\n") != 1 {
