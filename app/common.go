@@ -135,6 +135,9 @@ var reportsOnStdout = map[string]bool{"status": true}
 // "Arrow", "Parquet"; "" for text, which a terminal shows well enough).
 func checkDataOutput(c *cli.Context, stdoutFormat string) error {
 	out := c.String("output")
+	if out == "" && !c.IsSet("output") {
+		return nil // plan-retries --limit 0 without -o: nothing written
+	}
 	if out == "-" {
 		if stdoutFormat != "" && isTerminal(c.App.Writer) {
 			return usageError(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it", c.Command.Name, stdoutFormat))

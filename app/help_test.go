@@ -52,7 +52,7 @@ func TestHelpDefaultsOnce(t *testing.T) {
 		{"plan-retries", "--seed", "(default: the policy's seed, 0 unless changed)"},
 		{"dedup", "--half-life", "(default: the policy's plan.activity_half_life, 1d unless changed)"},
 		{"dedup", "--batch-hashes", "(default: "},
-		{"plan-retries", "--limit", "(0: none, a dry run that counts the due hot hashes and leases nothing)"},
+		{"plan-retries", "--limit", "(0: none, a dry run that counts the due hot hashes and leases nothing; without -o it writes nothing, with -o no jobs)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd+" "+tt.flag, func(t *testing.T) {
@@ -237,32 +237,63 @@ func exitCodesOf(t *testing.T, help string) []int {
 
 // TestPlanLimitZero: plan-retries --limit 0 does what its help says: a
 // dry run that counts the due hashes, plans and leases nothing, and
-// commits no snapshot.
+// commits no snapshot. With -o it writes an empty jobs file; without -o
+// (which it required: exit 2) it writes nothing, and its summary line
+// says what is due.
 func TestPlanLimitZero(t *testing.T) {
-	dir, data := seedDataset(t)
-	before, err := os.ReadFile(filepath.Join(data, "CURRENT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, stats := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "stats.json")
-	if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "--limit", "0", "-o", jobs, "--stats-json", stats); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var st struct{ Planned, Due int }
-	if b, err := os.ReadFile(stats); err != nil || json.Unmarshal(b, &st) != nil || st.Planned != 0 || st.Due != 2 {
-		t.Fatalf("stats %+v (%v), want 0 planned of 2 due", st, err)
-	}
-	after, err := os.ReadFile(filepath.Join(data, "CURRENT"))
-	if err != nil || !bytes.Equal(before, after) {
-		t.Fatalf("CURRENT %q, was %q (%v): a dry run committed", after, before, err)
-	}
-	r, err := rowio.Open[schema.Job](jobs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if rows, err := r.ReadAll(); err != nil || len(rows) != 0 {
-		t.Fatalf("%d jobs (%v), want none", len(rows), err)
+	for _, tt := range []struct {
+		name string
+		out  string // -o; "" for none
+	}{
+		{"-o FILE", "jobs.parquet"},
+		{"no -o", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, data := seedDataset(t)
+			before, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			work := t.TempDir() // holds only what the run writes
+			stats := filepath.Join(dir, "stats.json")
+			args := []string{"plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "--limit", "0", "--stats-json", stats}
+			if tt.out != "" {
+				args = append(args, "-o", filepath.Join(work, tt.out))
+			}
+			stdout, stderr, code := runMain(t, args...)
+			if code != 0 || stdout != "" {
+				t.Fatalf("exit %d, %d bytes on stdout: %s", code, len(stdout), stderr)
+			}
+			if !strings.Contains(stderr, `msg="plan-retries: done" planned=0`) || !strings.Contains(stderr, " due=2 due_unplanned=2 ") {
+				t.Errorf("stderr lacks the summary line saying 0 planned of 2 due:\n%s", stderr)
+			}
+			var st struct{ Planned, Due int }
+			if b, err := os.ReadFile(stats); err != nil || json.Unmarshal(b, &st) != nil || st.Planned != 0 || st.Due != 2 {
+				t.Fatalf("stats %+v (%v), want 0 planned of 2 due", st, err)
+			}
+			after, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+			if err != nil || !bytes.Equal(before, after) {
+				t.Fatalf("CURRENT %q, was %q (%v): a dry run committed", after, before, err)
+			}
+			ents, err := os.ReadDir(work)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.out == "" {
+				if len(ents) != 0 {
+					t.Fatalf("a dry run without -o wrote %s", ents[0].Name())
+				}
+				return
+			}
+			r, err := rowio.Open[schema.Job](filepath.Join(work, tt.out), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if rows, err := r.ReadAll(); err != nil || len(rows) != 0 || len(ents) != 1 {
+				t.Fatalf("%d jobs (%v), %d files; want none in the one file", len(rows), err, len(ents))
+			}
+		})
 	}
 }
 

@@ -299,7 +299,7 @@ func checkFlags(c *cli.Context) error {
 	// Not urfave/cli's Required: on a missing required flag it prints the
 	// command's help on stdout, which in "capture | dedup -" went down
 	// the pipe as input.
-	if c.Command != nil && outputRequired[c.Command.Name] && !c.IsSet("output") {
+	if c.Command != nil && outputRequired[c.Command.Name] && !c.IsSet("output") && !dryRun(c) {
 		return exitcode.BadInput(errors.New("-o is required: -o FILE for a Parquet file, or -o - for an Arrow IPC stream on stdout"))
 	}
 	for _, fc := range flagChecks {
@@ -316,6 +316,12 @@ func checkFlags(c *cli.Context) error {
 // outputRequired names the commands that must be told where to write
 // (-o): their output is their whole point.
 var outputRequired = map[string]bool{"capture": true, "fetch": true, "plan-retries": true}
+
+// dryRun reports whether c is plan-retries --limit 0, a dry run that
+// plans nothing: -o may be left out, and then nothing is written.
+func dryRun(c *cli.Context) bool {
+	return c.Command.Name == "plan-retries" && c.IsSet("limit") && c.Int("limit") == 0
+}
 
 // defines reports whether cmd has a flag called name.
 func defines(cmd *cli.Command, name string) bool {

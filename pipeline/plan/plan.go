@@ -24,7 +24,7 @@ import (
 // Options configure a plan-retries run.
 type Options struct {
 	Data     string        // dataset directory
-	Output   string        // jobs file, or "-" for an Arrow stream on Stdout
+	Output   string        // jobs file, "-" for an Arrow stream on Stdout, or "" for none (Limit 0 only: a dry run)
 	Stdout   io.Writer     // written for "-"
 	Now      time.Time     // the planning time
 	Limit    int           // at most this many jobs
@@ -143,6 +143,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if o.Lease < 0 {
 		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is negative", o.Lease))
 	}
+	if o.Output == "" && o.Limit != 0 {
+		return st, exitcode.BadInput(errors.New("plan-retries: no output: only a dry run (--limit 0) writes no jobs"))
+	}
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 	if err != nil {
 		return st, err
@@ -175,7 +178,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	// The jobs files that killed runs to this -o FILE left unpublished,
 	// claimed before a try opens the output (which would sweep them).
 	u, prev := &unpublished{}, &replaced{}
-	if stream == nil {
+	if stream == nil && o.Output != "" {
 		u, prev = claimUnpublished(o.Output), readReplaced(o.Output)
 	}
 	defer u.close()
@@ -226,7 +229,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				return false, fmt.Errorf("plan-retries: %w", err)
 			}
 			w = stream // written after the commit
-		} else if o.Output != "-" {
+		} else if o.Output != "-" && o.Output != "" {
 			if w, err = openJobs(o, avoid); err != nil {
 				return false, fmt.Errorf("plan-retries: %w", err)
 			}
@@ -256,6 +259,12 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		o.Committed(st)
 	}
 	st.Seconds = time.Since(start).Seconds()
+	if o.Output == "" { // a dry run: nothing to deliver
+		if after != nil {
+			return st, fmt.Errorf("plan-retries: %w", after)
+		}
+		return st, nil
+	}
 	began := time.Now()
 	err = deliverJobs(o, w, written, jobs, avoid)
 	debugDeliver(o, jobs.Len(), err, time.Since(began))
