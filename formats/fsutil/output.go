@@ -50,7 +50,9 @@ func CreateOutput(path string) (*File, error) {
 	sweepOutputTemps(dir, base) // a killed earlier run's, of the same output
 	f, err := createTemp(dir, base, t.path)
 	if err != nil {
-		return nil, err
+		// Named as the user gave it: the temporary name said nothing
+		// of which output could not be written ("open /sys/.tmp-x-…").
+		return nil, &fs.PathError{Op: "create", Path: path, Err: errnoOf(err)}
 	}
 	if t.kind == outRegular {
 		if err := f.Chmod(t.mode); err != nil {
@@ -80,10 +82,11 @@ func WrittenInPlace(path string) bool {
 func WriteOutput(path string, data []byte) error { return writeWith(CreateOutput, path, data) }
 
 // CheckOutput reports, before any work is done, why CreateOutput(path)
-// would certainly fail: path is a directory, its directory is missing or
-// not writable, the device or FIFO it names is not writable, or it names
-// a socket that is not one of this process's descriptors. It
-// creates nothing. An empty path is refused.
+// would certainly fail: path is a directory, its directory is missing,
+// not writable or cannot take a new file (probeCreate: /proc, /sys,
+// where root passes access(2)), the device or FIFO it names is not
+// writable, or it names a socket that is not one of this process's
+// descriptors. It leaves nothing behind. An empty path is refused.
 func CheckOutput(path string) error {
 	t, err := resolveOutput(path)
 	if err != nil {
@@ -115,7 +118,49 @@ func CheckOutput(path string) error {
 	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
 		return fmt.Errorf("%s: directory %s not writable: %w", path, dir, err)
 	}
+	if err := probeCreate(dir, filepath.Base(t.path)); err != nil {
+		return fmt.Errorf("%s: directory %s cannot take a new file: %w", path, dir, err)
+	}
 	return nil
+}
+
+// probeCreate creates a file in dir as CreateOutput's temporary file of
+// output base would be, and removes it: unnamed (O_TMPFILE, nothing to
+// see) where the filesystem has them, else named as openTemp names one
+// (proc and sysfs have no O_TMPFILE). It returns why dir cannot take a
+// new file, or nil; also nil for a full disk or quota and a lack of
+// descriptors or memory, which the run meets as it did (a full disk
+// is capture's and fetch's exit 1 with nothing crawled, not exit 2).
+func probeCreate(dir, base string) error {
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
+	if err == nil {
+		unix.Close(fd)
+		return nil
+	}
+	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
+		// No O_TMPFILE here (EISDIR: a kernel without it).
+		var f *os.File
+		if f, err = openTemp(dir, base); err == nil {
+			f.Close()
+			return os.Remove(f.Name())
+		}
+		err = errnoOf(err)
+	}
+	for _, passes := range []error{unix.ENOSPC, unix.EDQUOT, unix.EMFILE, unix.ENFILE, unix.ENOMEM, unix.EINTR} {
+		if errors.Is(err, passes) {
+			return nil
+		}
+	}
+	return err
+}
+
+// errnoOf is err without the *fs.PathError around it (whose path is a
+// temporary name), or err.
+func errnoOf(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }
 
 type outKind int

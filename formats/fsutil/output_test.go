@@ -386,3 +386,44 @@ func TestWrittenInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputDirCannotTakeAFile: a folder that refuses new files though
+// access(2) lets root write it (/proc, /sys) fails CheckOutput, naming the
+// output and keeping the cause, and CreateOutput names the output, not
+// its temporary file (it said "open /sys/.tmp-x.csv-…: permission
+// denied", and CheckOutput passed it). Nothing is left there.
+func TestOutputDirCannotTakeAFile(t *testing.T) {
+	for _, c := range []struct {
+		name, path string
+		fs         int64 // the statfs type the folder must have
+	}{
+		{"proc", "/proc/x", unix.PROC_SUPER_MAGIC},
+		{"sysfs", "/sys/x.csv", unix.SYSFS_MAGIC},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var st unix.Statfs_t
+			if err := unix.Statfs(filepath.Dir(c.path), &st); err != nil || int64(st.Type) != c.fs {
+				t.Skipf("%s is not %s here", filepath.Dir(c.path), c.name)
+			}
+			err := CheckOutput(c.path)
+			if err == nil || !strings.HasPrefix(err.Error(), c.path+": directory "+filepath.Dir(c.path)+" ") {
+				t.Errorf("CheckOutput: %v; want an error naming %s and its directory", err, c.path)
+			}
+			f, err := CreateOutput(c.path)
+			if err == nil {
+				f.Abort()
+				t.Fatal("CreateOutput succeeded")
+			}
+			pe, ok := errors.AsType[*fs.PathError](err)
+			if !ok || pe.Path != c.path || strings.Contains(err.Error(), TempPrefix) || errors.Is(pe.Err, fs.ErrExist) {
+				t.Errorf("CreateOutput: %v; want an error naming %s with its cause, not a temporary name", err, c.path)
+			}
+			ents, _ := os.ReadDir(filepath.Dir(c.path))
+			for _, e := range ents {
+				if strings.HasPrefix(e.Name(), TempPrefix) {
+					t.Errorf("left %s", e.Name())
+				}
+			}
+		})
+	}
+}
