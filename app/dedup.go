@@ -38,9 +38,10 @@ again, unless another run has it open or DIR/inbox/ holds what it read from
 stdin or a pipe (kept).
 
    INPUT is an observation Parquet file, an Arrow IPC stream file, a folder of
-them (its *.parquet, *.arrows and *.arrow files, in any case, are read as if
-named; other files are skipped and logged: a folder holding none is nothing
-to do, one info line, exit 0; when every INPUT is such a folder, DIR is not
+them (its *.parquet, *.arrows and *.arrow files, in any case, and those of
+its subfolders at any depth, are read as if named; other files are skipped
+and logged: a folder holding none is nothing to do, one info line, exit 0;
+when every INPUT is such a folder, DIR is not
 opened unless DIR/inbox/ holds leftovers to apply), a text file of hex
 infohashes, magnet URIs or JSON lines (magnetico's, or export --format jsonl's),
 one per line, or - for an Arrow IPC stream (or a hash list) on stdin. The kind is
@@ -51,8 +52,9 @@ then applied; a FIFO or device inside a folder INPUT is bad input (exit 2),
 never opened. Parquet and Arrow
 need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
 DuckDB writes it; or text of 40 or 64 hex digits) and observed_at (a timestamp
-of any unit); hash_type, source and info_hash_v2 are read when present (a
-hash any input says is v2 is v2, unless a fetch proved it v1).
+of any unit, or a plain INT64 of epoch milliseconds); hash_type, source and
+info_hash_v2 are read when present (a hash any input says is v2 is v2,
+unless a fetch proved it v1).
 An observed_at more than 5 minutes (the clock skew allowed) after the run's
 clock (--now, or the wall clock) is read as that clock, so that a host's
 wrong clock cannot date a hash's last sighting in the future: such rows are
