@@ -64,9 +64,17 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 	}
+	type ihFixed20 struct {
+		InfoHash   [20]byte `parquet:"info_hash"`
+		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
+	}
 	type ihFixed19 struct {
 		InfoHash   [19]byte `parquet:"info_hash"`
 		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
+	}
+	type plainMillis struct { // as DuckDB writes a BIGINT: no logical type
+		InfoHash   [20]byte `parquet:"info_hash"`
+		ObservedAt int64    `parquet:"observed_at"`
 	}
 	type ihInt struct {
 		InfoHash   int64 `parquet:"info_hash"`
@@ -123,6 +131,10 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 			"row 0: info_hash has 19 bytes"},
 		{"info_hash FIXED(19)", put("f19.parquet", writeRowsBytes(t, dir, []ihFixed19{{ObservedAt: at}})),
 			"row 0: info_hash has 19 bytes"},
+		{"observed_at in 1990", put("t1990.parquet", writeRowsBytes(t, dir, []ihFixed20{{InfoHash: [20]byte{1}, ObservedAt: 660009600000}})),
+			"row 0: observed_at 660009600000 ms (1990-12-01T00:00:00Z) is outside 2001-01-01..2200-01-01"},
+		{"plain INT64 of seconds", put("secs.parquet", writeRowsBytes(t, dir, []plainMillis{{InfoHash: [20]byte{1}, ObservedAt: 1733000000}})),
+			"row 0: observed_at 1733000000 ms (1970-01-21T01:23:20Z) is outside 2001-01-01..2200-01-01"},
 		{"LZ4_RAW", put("lz4.parquet", writeRowsBytes(t, dir, genObs(7, 100, 10), parquet.Compression(&lz4.Codec{}))),
 			"unsupported Parquet"},
 		{"arrow fields lie", put("fields.arrow", crafted), "not an Arrow IPC stream: malformed message metadata"},

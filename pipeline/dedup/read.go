@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -329,8 +330,21 @@ func checkObsSchema(s *parquet.Schema) error {
 	return nil
 }
 
-// Plausible observation times: 2001 (BitTorrent) to 2200.
+// Plausible observation times: 2001-01-01 (BitTorrent) to 2200-01-01,
+// both included.
 const minTime, maxTime = 978307200000, 7258118400000
+
+// implausibleTime is checkObs's error for an observed_at of at ms (not in
+// minTime..maxTime) in row: the time as a date too, and the range.
+func implausibleTime(row, at int64) error {
+	date := func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02") }
+	when := time.UnixMilli(at).UTC()
+	shown := when.Format("2006-01-02T15:04:05.999Z07:00")
+	if y := when.Year(); y < 0 || y > 9999 {
+		shown = fmt.Sprintf("year %d", y) // RFC 3339 has 4-digit years
+	}
+	return fmt.Errorf("row %d: observed_at %d ms (%s) is outside %s..%s", row, at, shown, date(minTime), date(maxTime))
+}
 
 // badType stands for a hash_type beyond int8 (see typeOf).
 const badType int8 = -128
@@ -343,7 +357,7 @@ func checkObs(row int64, typ int8, at int64) error {
 		return fmt.Errorf("row %d: hash_type %d, want 1 or 2", row, typ)
 	}
 	if at < minTime || at > maxTime {
-		return fmt.Errorf("row %d: observed_at %d ms is not a plausible time", row, at)
+		return implausibleTime(row, at)
 	}
 	return nil
 }
