@@ -52,21 +52,23 @@ served_by, so a reader can tell a short-lived observation from a lasting
 fact. The two time filters follow the two: --since keeps hashes last seen
 since TIME (last_seen: state and catalog; refused on torrents, which have
 none), --fetched-since torrents fetched since TIME (fetched_at: torrents and
-catalog, where a hash not fetched is left out). DIR/blocklist always
-applies. magnet writes a link per hash: btmh for a v2 hash known in full,
-btih for a v1 hash; a v2 hash known only by its 20-byte DHT key has no valid
-link and is left out, counted as unlinkable_v2 (in the log and --stats-json).
-A file output appears atomically when complete; one that exists is refused
-(exit 2) unless --replace is given. A FIFO or device is written in place.
-With -o - or a FIFO or device, an output blocked for 10s after SIGINT/SIGTERM
-(a reader that reads nothing, a FIFO that no reader opens), or a second
-signal, ends the run at once (exit 130). Parquet and Arrow are
+catalog, where a hash not fetched is left out). DIR/blocklist (and
+--blocklist) always applies: to leases too, which no other filter takes
+(peers and ledger have no hash to list). magnet writes a link per hash:
+btmh for a v2 hash known in full, btih for a v1 hash; a v2 hash known only
+by its 20-byte DHT key has no valid link and is left out, counted as
+unlinkable_v2 (in the log and --stats-json). A file output appears
+atomically when complete; one that exists is refused (exit 2) unless
+--replace is given. A FIFO or device is written in place. With -o - or a
+FIFO or device, an output blocked for 10s after SIGINT/SIGTERM (a reader
+that reads nothing, a FIFO that no reader opens), or a second signal, ends
+the run at once (exit 130). Parquet and Arrow are
 not written to a terminal (-o - is the default): redirect or pipe them.
 
 ` + exitHelp("export"),
 		Flags: []cli.Flag{
 			dataFlag, statsJSONFlag,
-			&cli.StringFlag{Name: "table", Value: "state", Usage: "`TABLE` to write: state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole and unfiltered, leases, peers (penalised endpoints) or ledger (applied inputs)"},
+			&cli.StringFlag{Name: "table", Value: "state", Usage: "`TABLE` to write: state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole (the hash filters refused; DIR/blocklist and --blocklist leave out leases of listed hashes), leases, peers (penalised endpoints) or ledger (applied inputs)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: "output `FORMAT`: " + strings.Join(export.Formats, ", ") + " (not given: the one -o's extension names, .parquet, .csv, .jsonl or .ndjson, .arrow or .arrows; another extension is refused; parquet for -o - or a name without one)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},
 			&cli.StringSliceFlag{Name: "status", Usage: "keep only hashes whose metadata_status is `STATUS` (new, fetched or failed; repeatable, or comma-separated)"},

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,6 +33,17 @@ func TestExportWholeTables(t *testing.T) {
 		if !strings.Contains(out, j.LeaseID) {
 			t.Fatalf("leases: lease %s missing:\n%s", j.LeaseID, out)
 		}
+	}
+
+	// --blocklist (as DIR/blocklist) leaves out the leases of the hashes it
+	// lists, as export --help and README say: no other filter applies here.
+	bl := filepath.Join(dir, "bl.txt")
+	if err := os.WriteFile(bl, []byte(schema.Hex(jobs[0].InfoHash)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = runMain(t, "export", "--data", data, "--table", "leases", "--format", "csv", "--blocklist", bl, "-o", "-")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || strings.Contains(out, schema.Hex(jobs[0].InfoHash)) {
+		t.Fatalf("leases --blocklist: exit %d, want the one lease of the hash not listed:\n%s", code, out)
 	}
 
 	// One job fails at a peer: merge ends its lease and penalises the peer.
