@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"syscall"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -117,8 +118,9 @@ func Save(path string, v any) error {
 // flock(2) of its file name: two runs sharing one state would run the
 // same node IDs at once, which other nodes see as one node flapping
 // between addresses, and the last to stop would overwrite the other's
-// contacts. A second run is refused with the locked exit status, and a
-// dir that is a file is a usage error. The kernel drops the lock when the
+// contacts. A second run is refused with the locked exit status; a dir
+// that is a file, or that the run may not write to (permissions, a
+// read-only file system), is a usage error naming --dht-state dir. The kernel drops the lock when the
 // process dies, so a killed run never leaves it behind.
 func Lock(dir, name, cmd string) (release func(), err error) {
 	release, err = fsutil.TryLockDir(dir, name)
@@ -129,6 +131,11 @@ func Lock(dir, name, cmd string) (release func(), err error) {
 			"%s: --dht-state %s is in use by another %s (%s); give each %s running at once its own --dht-state", cmd, dir, cmd, held.Holder, cmd))
 	case errors.Is(err, fsutil.ErrNotDir):
 		return nil, exitcode.BadInput(fmt.Errorf("%s: --dht-state %w", cmd, err))
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EROFS):
+		// A folder the run may not write to (its mode, a read-only
+		// mount) is the flag's fault, as a file there is: the run
+		// cannot keep its node IDs and contacts there.
+		return nil, exitcode.BadInput(fmt.Errorf("%s: --dht-state %s: cannot write there: %w", cmd, dir, err))
 	case err != nil:
 		return nil, fmt.Errorf("%s: --dht-state: %w", cmd, err)
 	}
