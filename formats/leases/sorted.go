@@ -138,6 +138,30 @@ func (s Sorted) Live(h schema.Hash, now int64) bool {
 	return p != nil && p.until > now
 }
 
+// HoldsIDs reports, for each of ids, whether a lease of s has it as its
+// lease_id (merge tells so results planned by another dataset). It reads
+// each lease once, and compares each distinct string of s at most once.
+func (s Sorted) HoldsIDs(ids []string) []bool {
+	held := make([]bool, len(ids))
+	if len(ids) == 0 {
+		return held
+	}
+	seen := make([]bool, len(s.strs)) // strs already compared
+	for i := range s.rows {
+		k := s.rows[i].id
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		for j, id := range ids {
+			if s.strs[k] == id {
+				held[j] = true
+			}
+		}
+	}
+	return held
+}
+
 // Expired counts the leases that ended more than Grace before now: those
 // Write drops.
 func (s Sorted) Expired(now int64) int {

@@ -53,6 +53,12 @@ func TestSorted(t *testing.T) {
 	if n := s.Expired(now); n != 1 {
 		t.Fatalf("Expired = %d, want 1", n)
 	}
+	// The ids of the leases held (an expired one too), not the id a
+	// later row superseded, nor a reason, nor an id no lease has.
+	ids := []string{"a", "b-same-time-later", "c", "b-older", schema.ReasonNew, "x", ""}
+	if got, want := s.HoldsIDs(ids), []bool{true, true, true, false, false, false, false}; !slices.Equal(got, want) {
+		t.Fatalf("HoldsIDs(%q) = %v, want %v", ids, got, want)
+	}
 	for _, tt := range []struct {
 		name string
 		drop []schema.Hash

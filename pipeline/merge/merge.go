@@ -263,6 +263,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	}
 	for _, in := range pending {
 		warnFuture(in.name, notes[in.id].future, o.Now)
+		warnForeign(in.name, notes[in.id].rows, notes[in.id].leases)
 	}
 	// A spooled input goes once the commit that records it is
 	// durable (a later run removes it when it finds it applied).
@@ -323,6 +324,7 @@ type inputNote struct {
 	rows   int64
 	future futureNote
 	cut    *rowio.CutError
+	leases leaseNote // its results by lease_id (foreign.go)
 }
 
 // errNoResults is applyInputs' answer for inputs that hold no result row
@@ -352,8 +354,10 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	for _, in := range pending {
 		began := time.Now()
 		var future futureNote
+		var leased leaseNote
 		n, cut, err := readResultsTo(in, r.spill, prog, func(res *result) {
 			future.clamp(res, r.now)
+			leased.add(res.LeaseID)
 			results.add(res)
 		})
 		if err == nil {
@@ -365,7 +369,7 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 			}
 			return Stats{}, nil, err
 		}
-		notes[in.id] = inputNote{rows: n, future: future, cut: cut}
+		notes[in.id] = inputNote{rows: n, future: future, cut: cut, leases: leased}
 		debugInput(in, notes[in.id], time.Since(began))
 		checkpoint()
 	}
@@ -376,6 +380,9 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	began := time.Now()
 	st, err := r.apply(ctx, results, workers)
 	debugApplied(st, err, time.Since(began))
+	if err == nil {
+		judgeLeases(notes, r.leases) // the base snapshot's lease table
+	}
 	return st, notes, err
 }
 
