@@ -31,22 +31,25 @@ func (p *plan) bind(s *arrow.Schema, text []string) ([]binding, error) {
 	out := make([]binding, 0, len(p.fields))
 	for i := range p.fields {
 		f := &p.fields[i]
-		idx := s.FieldIndices(f.name)
-		if len(idx) == 0 {
+		col, err := FieldIndex(s, f.name)
+		if err != nil {
+			return nil, err
+		}
+		if col < 0 {
 			if !f.optional && f.kind != kStringList && f.kind != kStructList && f.kind != kBool {
 				return nil, fmt.Errorf("missing required column %q", f.name)
 			}
 			out = append(out, binding{f: f, col: -1})
 			continue
 		}
-		g, err := getterFor(f, s.Field(idx[0]).Type, slices.Contains(text, f.name))
+		g, err := getterFor(f, s.Field(col).Type, slices.Contains(text, f.name))
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", f.name, err)
 		}
 		if f.ptr {
 			g = pointerTo(g)
 		}
-		out = append(out, binding{f: f, col: idx[0], get: g})
+		out = append(out, binding{f: f, col: col, get: g})
 	}
 	return out, nil
 }

@@ -23,7 +23,7 @@ var NoColumns = parquet.NewSchema("none", parquet.Group{})
 // that decoding those columns cannot allocate more than lim allows.
 // Problems are CorruptErrors or wrap ErrLimit; panics become errors.
 func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (*parquet.File, error) {
-	return openParquetFile(r, size, read, lim, false)
+	return openParquetFile(r, size, read, lim, false, nil)
 }
 
 // OpenOwnParquet is OpenParquet reading every column of a file infohash
@@ -37,10 +37,10 @@ func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (*
 // checks cost one small read per page. A page without a CRC is checked
 // in full.
 func OpenOwnParquet(r io.ReaderAt, size int64, lim Limits) (*parquet.File, error) {
-	return openParquetFile(r, size, nil, lim, true)
+	return openParquetFile(r, size, nil, lim, true, nil)
 }
 
-func openParquetFile(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits, trustCRC bool) (pf *parquet.File, err error) {
+func openParquetFile(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits, trustCRC bool, fold []string) (pf *parquet.File, err error) {
 	defer Recover(&err, "Parquet")
 	md, dataEnd, err := readFooter(r, size, lim)
 	if err != nil {
@@ -48,6 +48,13 @@ func openParquetFile(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits
 	}
 	if err := checkMetadata(md, dataEnd, lim); err != nil {
 		return nil, err
+	}
+	if renamed, err := foldNames(md, fold); err != nil {
+		return nil, err
+	} else if renamed { // parquet-go reads the footer again: this one
+		if r, size, err = refoot(r, dataEnd, md); err != nil {
+			return nil, err
+		}
 	}
 	pf, err = parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {

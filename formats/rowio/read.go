@@ -119,7 +119,7 @@ func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
 	}
 	var zero T
 	want := parquet.SchemaOf(zero)
-	pf, err := OpenParquet(f, st.Size(), want, DefaultLimits())
+	pf, err := OpenParquetFold(f, st.Size(), want, Names(want), DefaultLimits())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -41,11 +41,11 @@ func ArrowTextType(s *arrow.Schema, col string) string {
 	if s == nil {
 		return ""
 	}
-	idx := s.FieldIndices(col)
-	if len(idx) == 0 {
+	i, err := FieldIndex(s, col)
+	if i < 0 || err != nil {
 		return ""
 	}
-	switch t := s.Field(idx[0]).Type; t.ID() {
+	switch t := s.Field(i).Type; t.ID() {
 	case arrow.STRING, arrow.LARGE_STRING:
 		return t.String()
 	}

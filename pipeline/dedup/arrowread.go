@@ -104,14 +104,19 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 }
 
 func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
+	var ambiguous error // two columns a name matches but for case
 	col := func(name string) int {
-		if ix := s.FieldIndices(name); len(ix) > 0 {
-			return ix[0]
+		i, err := rowio.FieldIndex(s, name) // INFO_HASH is info_hash, as DuckDB reads it
+		if err != nil && ambiguous == nil {
+			ambiguous = err
 		}
-		return -1
+		return i
 	}
 	l := arrowLayout{hash: col("info_hash"), at: col("observed_at"), typ: col("hash_type"),
 		src: col("source"), v2: col("info_hash_v2"), atMul: 1, atDiv: 1}
+	if ambiguous != nil {
+		return l, ambiguous
+	}
 	typeOf := func(i int) arrow.Type {
 		if i < 0 {
 			return arrow.NULL
@@ -176,17 +181,18 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 // column, else -1. Announced peers are read from these columns only
 // then; otherwise they are not read (nor refused), by either reader.
 func arrowPeerColumns(s *arrow.Schema) int {
+	index := func(name string) int { i, _ := rowio.FieldIndex(s, name); return i } // as arrowLayoutOf's
 	typeOf := func(name string) arrow.Type {
-		if ix := s.FieldIndices(name); len(ix) > 0 {
-			return s.Field(ix[0]).Type.ID()
+		if i := index(name); i >= 0 {
+			return s.Field(i).Type.ID()
 		}
 		return arrow.NULL
 	}
 	if t := typeOf("node_addr"); typeOf("peer_port") != arrow.INT32 || (t != arrow.STRING && t != arrow.LARGE_STRING) ||
-		len(s.FieldIndices("source")) == 0 {
+		index("source") < 0 {
 		return -1
 	}
-	return s.FieldIndices("peer_port")[0]
+	return index("peer_port")
 }
 
 // readArrowColumns feeds every row of r, whose columns are laid out as l

@@ -76,6 +76,15 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 		InfoHash   [20]byte `parquet:"info_hash"`
 		ObservedAt int64    `parquet:"observed_at"`
 	}
+	type ihList struct { // DuckDB's [info_hash]: a LIST, not a missing column
+		InfoHash   [][]byte `parquet:"info_hash,list"`
+		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
+	}
+	type ihTwice struct { // which is info_hash cannot be told
+		InfoHash   []byte `parquet:"info_hash"`
+		InfoHashUp []byte `parquet:"INFO_HASH"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+	}
 	type ihInt struct {
 		InfoHash   int64 `parquet:"info_hash"`
 		ObservedAt int64 `parquet:"observed_at,timestamp(millisecond)"`
@@ -135,6 +144,10 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 			"row 0: observed_at 660009600000 ms (1990-12-01T00:00:00Z) is outside 2001-01-01..2200-01-01"},
 		{"plain INT64 of seconds", put("secs.parquet", writeRowsBytes(t, dir, []plainMillis{{InfoHash: [20]byte{1}, ObservedAt: 1733000000}})),
 			"row 0: observed_at 1733000000 ms (1970-01-21T01:23:20Z) is outside 2001-01-01..2200-01-01"},
+		{"info_hash a LIST", put("list.parquet", writeRowsBytes(t, dir, []ihList{{[][]byte{bytes.Repeat([]byte{1}, 20)}, at}})),
+			`column "info_hash" is a LIST, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR`},
+		{"info_hash and INFO_HASH", put("twice.parquet", writeRowsBytes(t, dir, []ihTwice{{bytes.Repeat([]byte{1}, 20), bytes.Repeat([]byte{2}, 20), at}})),
+			`columns "info_hash" and "INFO_HASH" differ only in case: which is info_hash cannot be told`},
 		{"LZ4_RAW", put("lz4.parquet", writeRowsBytes(t, dir, genObs(7, 100, 10), parquet.Compression(&lz4.Codec{}))),
 			"unsupported Parquet"},
 		{"arrow fields lie", put("fields.arrow", crafted), "not an Arrow IPC stream: malformed message metadata"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -87,8 +88,15 @@ func withChecked(ins []input, checked map[string]*pagesChecked) []input {
 	return out
 }
 
-// openParquet is rowio.OpenParquet; a test counts the page checks.
-var openParquet = rowio.OpenParquet
+// openParquet is rowio.OpenParquetFold of the columns dedup reads (an
+// INFO_HASH is info_hash, as DuckDB reads it); a test counts the page
+// checks.
+var openParquet = func(r io.ReaderAt, size int64, read *parquet.Schema, lim rowio.Limits) (*parquet.File, error) {
+	return rowio.OpenParquetFold(r, size, read, obsNames, lim)
+}
+
+// obsNames are the columns dedup reads, by name.
+var obsNames = rowio.Names(obsPeerColumns)
 
 // openInput opens Parquet input in, open as f, for reading the columns
 // read. It checks the page headers of those columns (rowio.OpenParquet)

@@ -308,12 +308,18 @@ func missingObservedAt(cols []string) error {
 func checkObsSchema(s *parquet.Schema) error {
 	ih, ok := s.Lookup("info_hash")
 	if !ok {
+		if k := rowio.NestedKind(s, "info_hash"); k != "" {
+			return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR", k)
+		}
 		return fmt.Errorf("missing column \"info_hash\"")
 	}
 	if k := ih.Node.Type().Kind(); k != parquet.FixedLenByteArray && k != parquet.ByteArray {
 		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20) or BYTE_ARRAY", k)
 	}
 	at, ok := s.Lookup("observed_at")
+	if k := rowio.NestedKind(s, "observed_at"); !ok && k != "" {
+		return fmt.Errorf("column \"observed_at\" is %s, want an INT64 timestamp", k)
+	}
 	if !ok {
 		var cols []string
 		for _, f := range s.Fields() {

@@ -237,6 +237,9 @@ type jobsFile struct {
 	rows int64    // rows in the file
 }
 
+// jobNames are the columns fetch reads of a jobs file.
+var jobNames = rowio.Names(parquet.SchemaOf(blobJobRow{}))
+
 // inspectJobs reads a Parquet file's footer.
 func inspectJobs(path string) (jobsFile, error) {
 	var info jobsFile
@@ -249,9 +252,13 @@ func inspectJobs(path string) (jobsFile, error) {
 	if err != nil {
 		return info, err
 	}
-	pf, err := rowio.OpenParquet(f, st.Size(), rowio.NoColumns, rowio.DefaultLimits())
+	// Its names as rowio.Open reads them: an INFO_HASH is info_hash.
+	pf, err := rowio.OpenParquetFold(f, st.Size(), rowio.NoColumns, jobNames, rowio.DefaultLimits())
 	if err != nil {
 		return info, fmt.Errorf("%s: %w", path, err)
+	}
+	if k := rowio.NestedKind(pf.Schema(), "info_hash"); k != "" {
+		return info, fmt.Errorf("%s: %w: column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR", path, rowio.ErrSchema, k)
 	}
 	if c, ok := pf.Schema().Lookup("info_hash"); ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray {
 		info.blob, info.text.hash = true, rowio.TextType(c.Node.Type())
