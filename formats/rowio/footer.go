@@ -82,7 +82,9 @@ func (s FooterSum) Check(r io.ReaderAt, size int64, path string) (io.ReaderAt, e
 
 // FooterError is a dataset file whose footer does not match the FooterSum
 // its manifest recorded: damage, which readers refuse before they decode
-// the footer.
+// the footer. A writer that takes the file's bytes into a new file also
+// refuses one whose whole content does not match the manifest's FileSum
+// (FileSummer.Check), with the same error.
 type FooterError struct {
 	Path string // the file
 	What string // e.g. "footer CRC-32C 1234abcd, the manifest says 89abcdef"
