@@ -9,7 +9,9 @@ import "github.com/infohash/infohash/formats/rowio"
 // of formats 1 and 2, Manifest.StateLacks; the other tables have had the
 // same columns in every format). Readers of a snapshot's files take it
 // from here rather than assemble its parts, so that none is left out, or
-// taken from another snapshot than the table's.
+// taken from another snapshot than the table's. It carries the size and
+// CRC-32C m records of the whole file (rowio.DataFile.Sum), which a
+// splice of the file checks.
 func (d *Dataset) DataFile(m *Manifest, table, key string, f FileInfo) rowio.DataFile {
 	var lacks []string
 	if table == TableState {
@@ -23,5 +25,15 @@ func (d *Dataset) DataFile(m *Manifest, table, key string, f FileInfo) rowio.Dat
 // rowio.DataFile of a snapshot's file is built, with the footer checksum
 // the manifest records.
 func (d *Dataset) dataFile(t *Table, key string, f FileInfo, lacks ...string) rowio.DataFile {
-	return rowio.RecordedFile(d.FilePath(t, key, f), f.Footer(), lacks...)
+	return rowio.RecordedFile(d.FilePath(t, key, f), f.Footer(), lacks...).WithSum(f.Sum())
+}
+
+// SourceFile is DataFile for a writer that takes the file's rows into a
+// new file (a rewrite, a migration): rowio.DataFile.WholeChecked, so
+// that reading them also checks the whole file against the size and
+// CRC-32C m records, and damage is refused rather than committed in a
+// new file with a valid checksum. (A splice checks every file it copies,
+// whichever DataFile it was opened from.)
+func (d *Dataset) SourceFile(m *Manifest, table, key string, f FileInfo) rowio.DataFile {
+	return d.DataFile(m, table, key, f).WholeChecked()
 }

@@ -98,6 +98,11 @@ func (f FileInfo) Footer() rowio.FooterSum {
 	return rowio.FooterSum{Size: f.FooterSize, CRC32C: f.FooterCRC32C}
 }
 
+// Sum is what the manifest records of the whole file f: its size and
+// CRC-32C, which status --verify and the writers that copy or rewrite it
+// check.
+func (f FileInfo) Sum() rowio.FileSum { return rowio.FileSum{Size: f.Size, CRC32C: f.CRC32C} }
+
 // setFooter records s in f.
 func (f *FileInfo) setFooter(s rowio.FooterSum) { f.FooterSize, f.FooterCRC32C = s.Size, s.CRC32C }
 

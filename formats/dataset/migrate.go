@@ -82,7 +82,7 @@ func migrateState(d *Dataset, tx *Tx) error {
 	for _, key := range t.PartitionKeys() {
 		var infos []FileInfo
 		for _, f := range t.Partitions[key] {
-			rows, err := statecol.ReadStateFile(d.DataFile(base, TableState, key, f))
+			rows, err := statecol.ReadStateFile(d.SourceFile(base, TableState, key, f))
 			if err != nil {
 				return err
 			}

@@ -75,7 +75,7 @@ func (f *File) readPlainHashes(i int, out []byte) bool {
 		return false
 	}
 	var hb [maxHashHeader]byte
-	if _, err := f.f.ReadAt(hb[:hdrLen], m.DataPageOffset); err != nil {
+	if _, err := f.r.ReadAt(hb[:hdrLen], m.DataPageOffset); err != nil {
 		return false
 	}
 	var h format.PageHeader
@@ -85,7 +85,7 @@ func (f *File) readPlainHashes(i int, out []byte) bool {
 	if !ownPage(&h, format.Plain, rows, len(out)) {
 		return false
 	}
-	if _, err := f.f.ReadAt(out, m.DataPageOffset+hdrLen); err != nil {
+	if _, err := f.r.ReadAt(out, m.DataPageOffset+hdrLen); err != nil {
 		return false
 	}
 	return crcHolds(&h, out)

@@ -45,7 +45,7 @@ func (f *File) readDelta(i, col, n int, buf []int64) ([]int64, bool) {
 	}
 	raw := growBytes(f.bufs.raw, int(m.TotalCompressedSize))
 	f.bufs.raw = raw
-	if _, err := f.f.ReadAt(raw, m.DataPageOffset); err != nil {
+	if _, err := f.r.ReadAt(raw, m.DataPageOffset); err != nil {
 		return buf, false
 	}
 	r := bytes.NewReader(raw)

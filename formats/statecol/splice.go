@@ -71,12 +71,20 @@ var ErrSpliceSchema = errors.New("statecol: the file's schema is not the current
 // values); fn must not change a column it does not need.
 //
 // Every chunk's statistics are exact, re-encoded or copied.
+//
+// The bytes of src read meanwhile are summed, and before the footer is
+// written the whole file is checked against the size and CRC-32C its
+// manifest records (rowio.FileSummer.Check; src's rowio.DataFile.Sum): a
+// mismatch is a *rowio.FooterError naming the file, and the copy fails.
 func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) []int32,
 	fn func(first int64, sel []int32, st []schema.State) (Columns, error)) (err error) {
 	defer recoverCorrupt(&err, src.f.Name())
 	if err := src.Spliceable(); err != nil {
 		return err
 	}
+	// Every byte copied or decoded is summed as it is read: the copy must
+	// not carry damage into a file with a new, valid checksum.
+	src.sum.Start()
 	meta := src.pf.Metadata()
 	sw, md, err := beginState(w, meta.NumRows)
 	if err != nil {
@@ -146,7 +154,7 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 			if err := sw.w.Flush(); err != nil {
 				return format.ColumnChunk{}, err
 			}
-			got, err := io.CopyN(sw.w, io.NewSectionReader(src.f, start, m.TotalCompressedSize), m.TotalCompressedSize)
+			got, err := io.CopyN(sw.w, io.NewSectionReader(src.r, start, m.TotalCompressedSize), m.TotalCompressedSize)
 			if err != nil || got != m.TotalCompressedSize {
 				return format.ColumnChunk{}, fmt.Errorf("statecol: copying column %v: %d of %d bytes: %v", m.PathInSchema, got, m.TotalCompressedSize, err)
 			}
@@ -169,6 +177,9 @@ func Splice(w io.Writer, src *File, need Columns, touched func(first, n int64) [
 		out.NumRows = n
 		md.RowGroups = append(md.RowGroups, out)
 		first += n
+	}
+	if err := src.sum.Check(); err != nil {
+		return err // a *rowio.FooterError naming the file
 	}
 	return sw.finish(md)
 }

@@ -84,8 +84,15 @@ func (f *File) readAll(path string, buf []schema.State) ([]schema.State, error) 
 // when it is large enough, as ReadStateFileInto does, but leaves f open:
 // a caller that opened the file to search its hashes decodes its rows
 // without reading and checking its footer again.
+//
+// A WholeChecked file's bytes are summed as they are read, and the whole
+// file is checked against its manifest's record once its rows are in
+// (rowio.FileSummer.Check: a *rowio.FooterError naming the file).
 func (f *File) ReadAllInto(path string, buf []schema.State) (_ []schema.State, err error) {
 	defer recoverCorrupt(&err, path)
+	if f.whole {
+		f.sum.Start()
+	}
 	var out []schema.State
 	if n := int(f.NumRows()); cap(buf) >= n {
 		out = buf[:n]
@@ -107,6 +114,11 @@ func (f *File) ReadAllInto(path string, buf []schema.State) (_ []schema.State, e
 	if at != len(out) {
 		return nil, fmt.Errorf("%s: %w", path, &rowio.CorruptError{Format: stateFormat,
 			Err: fmt.Errorf("row groups hold %d rows, the footer %d", at, len(out))})
+	}
+	if f.whole {
+		if err := f.sum.Check(); err != nil {
+			return nil, err // it names the file
+		}
 	}
 	return out, nil
 }

@@ -23,9 +23,15 @@ import (
 // column.
 type File struct {
 	f    *os.File
+	r    io.ReaderAt // f, through sum (if any): every read of the file goes through it
 	pf   *parquet.File
 	keep *pageKeep  // pages kept during a splice
 	bufs *deltaBufs // readDeltaInt64's, from deltaPool until Close
+	// sum checks the whole file against the manifest's record of it
+	// (rowio.DataFile.Sum; nil if none): in every Splice, and in a full
+	// read (ReadAllInto) of a WholeChecked file (whole).
+	sum   *rowio.FileSummer
+	whole bool
 }
 
 // Open opens the state file f, one of the dataset's own (written by
@@ -52,6 +58,12 @@ type File struct {
 // copies. A mismatch is a *rowio.FooterError naming the file. An
 // unrecorded file (rowio.UnrecordedFile), or one of an older dataset
 // format, has no checksum to check.
+//
+// The whole file is checked against the size and CRC-32C the manifest
+// records (rowio.DataFile.Sum) by Splice, and by a full read
+// (ReadAllInto) of a WholeChecked file, on the bytes they read
+// (rowio.FileSummer): a writer does not carry damage the page CRCs miss
+// into a new file.
 func Open(f rowio.DataFile) (*File, error) {
 	return openFile(f, true)
 }
@@ -67,7 +79,7 @@ func OpenUntrusted(f rowio.DataFile) (*File, error) {
 
 func openFile(df rowio.DataFile, own bool) (_ *File, err error) {
 	path := df.Path()
-	f, r, size, err := df.Open() // checks the footer before anything reads it
+	f, r, sum, size, err := df.OpenSummed() // checks the footer before anything reads it
 	if err != nil {
 		return nil, err // it names path
 	}
@@ -89,7 +101,7 @@ func openFile(df rowio.DataFile, own bool) (_ *File, err error) {
 	if err := rowio.CheckTable(pf, stateSchema(), stateFormat, df.Lacks()...); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &File{f: f, pf: pf}, nil
+	return &File{f: f, r: r, pf: pf, sum: sum, whole: df.ChecksWhole()}, nil
 }
 
 // stateSchema is the schema of a state file, as parquet-go derives it

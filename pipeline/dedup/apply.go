@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -85,7 +86,9 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 	if len(cands) > 0 {
 		for fi, f := range files {
 			start := len(existing)
-			df := r.d.DataFile(tx.Base(), dataset.TableState, key, f)
+			// Checked whole if a rewrite or a thaw reads its rows (a
+			// splice checks every file it copies).
+			df := r.d.SourceFile(tx.Base(), dataset.TableState, key, f)
 			src, err := statecol.Open(df)
 			if err == nil {
 				opened[fi] = src
@@ -298,6 +301,9 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 			}
 			return mask, nil
 		})
+		if _, ok := errors.AsType[*rowio.FooterError](err); ok && out.err == nil {
+			return err // the state file does not match its manifest: it names the file
+		}
 		if err != nil && out.err == nil {
 			// Not a failed write: reading the (damaged) state file did.
 			return &dataset.SourceError{Path: path, Err: err}
@@ -305,6 +311,9 @@ func (r *runner) spliceFile(tx *dataset.Tx, base *dataset.Table, key string, f d
 		return err
 	}, wrapWrite)
 	if se := (*dataset.SourceError)(nil); errors.As(err, &se) {
+		return nf, fmt.Errorf("dedup: partition %s: %w", key, err)
+	}
+	if _, ok := errors.AsType[*rowio.FooterError](err); ok {
 		return nf, fmt.Errorf("dedup: partition %s: %w", key, err)
 	}
 	if err != nil {

@@ -43,7 +43,7 @@ func (r *runner) rewrite(tx *dataset.Tx, base *dataset.Table, key string, es []e
 	dfs := make([]rowio.DataFile, len(read))
 	opens := make([]*statecol.File, len(read))
 	for k, fi := range read {
-		dfs[k] = r.d.DataFile(tx.Base(), dataset.TableState, key, base.Partitions[key][fi])
+		dfs[k] = r.d.SourceFile(tx.Base(), dataset.TableState, key, base.Partitions[key][fi])
 		opens[k] = opened[fi]
 	}
 	old, err := statecol.ReadRun(dfs, opens, w.rows, &w.more)

@@ -91,7 +91,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	}
 	dfs := make([]rowio.DataFile, len(read))
 	for i, f := range read {
-		dfs[i] = r.d.DataFile(r.base, dataset.TableState, key, f)
+		dfs[i] = r.d.SourceFile(r.base, dataset.TableState, key, f) // each checked whole: its rows are rewritten
 	}
 	var more []schema.State // the files after the first, one at a time
 	rows, err := statecol.ReadRun(dfs, nil, *buf, &more)

@@ -16,6 +16,7 @@ import (
 	"sort"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -308,6 +309,9 @@ func (r *runner) spliceHot(key string, hf *hotFile, results []result, out *partO
 			}
 			return mask, nil
 		})
+		if _, ok := errors.AsType[*rowio.FooterError](err); ok && ow.err == nil {
+			return err // the state file does not match its manifest: it names the file
+		}
 		if err != nil && ow.err == nil {
 			// Not a failed write: reading the (damaged) state file did.
 			return &dataset.SourceError{Path: hf.path, Err: err}
@@ -315,6 +319,9 @@ func (r *runner) spliceHot(key string, hf *hotFile, results []result, out *partO
 		return err
 	})
 	if se := (*dataset.SourceError)(nil); errors.As(err, &se) {
+		return nf, fmt.Errorf("merge: state partition %s: %w", key, err)
+	}
+	if _, ok := errors.AsType[*rowio.FooterError](err); ok {
 		return nf, fmt.Errorf("merge: state partition %s: %w", key, err)
 	}
 	if err != nil {

@@ -459,14 +459,15 @@ func cloneTorrent(t *schema.Torrent) schema.Torrent {
 // readPartition reads every state row of partition key of snapshot m
 // with read (statecol.ReadUntrustedStateFile for the other dataset's
 // files, which may be of an older format: the columns it lacks read as
-// zero values), each file's footer checked against m's record of it
-// (dataset.Dataset.DataFile).
+// zero values), each file's footer checked against m's record of it,
+// and the whole file once its rows are read (dataset.Dataset.SourceFile:
+// they go into a new file).
 func readPartition(d *dataset.Dataset, m *dataset.Manifest, key string,
 	read func(rowio.DataFile) ([]schema.State, error)) ([]schema.State, error) {
 	var out []schema.State
 	t := m.Table(dataset.TableState)
 	for _, f := range t.Partitions[key] {
-		rows, err := read(d.DataFile(m, dataset.TableState, key, f))
+		rows, err := read(d.SourceFile(m, dataset.TableState, key, f))
 		if err != nil {
 			return nil, err
 		}
