@@ -142,8 +142,8 @@ func (s *FileSummer) Check() error {
 	pos := int64(0)
 	fill := func(end int64) error { // sums [pos, end), read now
 		for pos < end {
-			if buf == nil {
-				buf = make([]byte, min(end-pos, 1<<20))
+			if n := min(end-pos, 1<<20); int64(len(buf)) < n {
+				buf = make([]byte, n)
 			}
 			b := buf[:min(int64(len(buf)), end-pos)]
 			if _, err := s.r.ReadAt(b, pos); err != nil {

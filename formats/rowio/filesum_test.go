@@ -108,3 +108,37 @@ func TestFileSummerSize(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// countingReader counts the reads of r.
+type countingReader struct {
+	r     *bytes.Reader
+	reads int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.r.ReadAt(p, off)
+}
+
+// TestFileSummerCheckReads: Check reads each span no read covered at
+// once (up to 1 MiB a read), a short one first or not: it used to read a
+// longer span after a short one in pieces of the short one's length.
+func TestFileSummerCheckReads(t *testing.T) {
+	data := make([]byte, 10_000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	want := FileSum{Size: int64(len(data)), CRC32C: crc32.Checksum(data, castagnoli)}
+	c := &countingReader{r: bytes.NewReader(data)}
+	s := NewFileSummer(c, int64(len(data)), "/d/x.parquet", want)
+	s.Start()
+	p := make([]byte, 6000)
+	s.ReadAt(p[:6000], 4) // a Parquet file's layout: the magic and the footer unread
+	c.reads = 0
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if c.reads != 2 {
+		t.Fatalf("Check read %d times the 2 spans no read covered", c.reads)
+	}
+}
