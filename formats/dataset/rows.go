@@ -199,11 +199,15 @@ func readFile[T any](df rowio.DataFile) (out []T, err error) {
 // the file) to each, which must not keep the slice, as readFile reads
 // them; opened is called with the file before the first batch.
 func eachBatch[T any](df rowio.DataFile, opened func(*parquet.File), each func([]T) error) error {
-	f, r, size, err := df.Open() // checks the footer before anything reads it
+	f, r, sum, size, err := df.OpenSummed() // checks the footer before anything reads it
 	if err != nil {
 		return err // it names the file
 	}
 	defer f.Close()
+	whole := df.ChecksWhole() // a writer's: the whole file is checked once read
+	if whole {
+		sum.Start()
+	}
 	// The file is opened through rowio's checks: it may be another
 	// dataset's (merge --from), and a damaged footer must be an error,
 	// not gigabytes allocated or a crash inside parquet-go.
@@ -214,7 +218,10 @@ func eachBatch[T any](df rowio.DataFile, opened func(*parquet.File), each func([
 	if opened != nil {
 		opened(pf)
 	}
-	return parquetBatches(pf, df.Path(), each)
+	if err := parquetBatches(pf, df.Path(), each); err != nil || !whole {
+		return err
+	}
+	return sum.Check() // a *rowio.FooterError naming the file
 }
 
 // readParquet reads every row of pf (named path in errors), as
@@ -279,6 +286,33 @@ func EachPartitionBatch[T any](d *Dataset, t *Table, key string, each func([]T) 
 		}
 	}
 	return nil
+}
+
+// EachSourcePartitionBatch is EachPartitionBatch for a writer that
+// takes the rows into a new file: each file is checked whole against the
+// size and CRC-32C the manifest records once read (SourceFile), and a
+// mismatch is a *rowio.FooterError naming it.
+func EachSourcePartitionBatch[T any](d *Dataset, t *Table, key string, each func([]T) error) error {
+	for _, f := range t.Partitions[key] {
+		if err := eachBatch(d.dataFile(t, key, f).WholeChecked(), nil, each); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadSourcePartition is ReadPartition for a writer that takes the rows
+// into a new file (EachSourcePartitionBatch).
+func ReadSourcePartition[T any](d *Dataset, t *Table, key string) ([]T, error) {
+	var out []T
+	err := EachSourcePartitionBatch(d, t, key, func(rows []T) error {
+		out = append(out, rows...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ReadPartition reads all rows of partition key of table t (each file

@@ -24,8 +24,20 @@ type Set map[schema.Hash]schema.Lease
 
 // Read reads the lease table of snapshot m.
 func Read(d *dataset.Dataset, m *dataset.Manifest) (Set, error) {
+	return read(d, m, dataset.ReadPartition[schema.Lease])
+}
+
+// ReadSource is Read for a writer that writes the leases into a new file
+// (plan-retries): each file is checked whole against its manifest's
+// record once read (dataset.ReadSourcePartition).
+func ReadSource(d *dataset.Dataset, m *dataset.Manifest) (Set, error) {
+	return read(d, m, dataset.ReadSourcePartition[schema.Lease])
+}
+
+func read(d *dataset.Dataset, m *dataset.Manifest,
+	readPartition func(*dataset.Dataset, *dataset.Table, string) ([]schema.Lease, error)) (Set, error) {
 	t := m.Table(dataset.TableLeases)
-	rows, err := dataset.ReadPartition[schema.Lease](d, t, "")
+	rows, err := readPartition(d, t, "")
 	if err != nil {
 		return nil, fmt.Errorf("leases: %w", err)
 	}

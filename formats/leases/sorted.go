@@ -53,7 +53,7 @@ func ReadSorted(d *dataset.Dataset, m *dataset.Manifest) (Sorted, error) {
 		}
 		return k
 	}
-	err := dataset.EachPartitionBatch(d, t, "", func(rows []schema.Lease) error {
+	err := dataset.EachSourcePartitionBatch(d, t, "", func(rows []schema.Lease) error { // merge rewrites them
 		for _, l := range rows {
 			s.rows = append(s.rows, packedLease{hash: l.InfoHash, attempt: l.Attempt, until: l.LeaseUntil,
 				planned: l.PlannedAt, id: intern(l.LeaseID), reason: intern(l.Reason)})

@@ -18,7 +18,7 @@ type peerTable struct {
 
 func readPeers(d *dataset.Dataset, m *dataset.Manifest) (*peerTable, error) {
 	t := m.Table(dataset.TablePeers)
-	rows, err := dataset.ReadPartition[schema.PeerPenalty](d, t, "")
+	rows, err := dataset.ReadSourcePartition[schema.PeerPenalty](d, t, "") // rewritten when changed
 	if err != nil {
 		return nil, fmt.Errorf("merge: peers: %w", err)
 	}

@@ -129,13 +129,16 @@ func (r *runner) compactTorrents(key string, files []dataset.FileInfo, rows []to
 
 // copyRows writes the rows of the torrents file df to w, once its footer
 // matches the manifest's record (rowio.DataFile.Open), counting them in
-// n.
+// n; once they are read, it checks the whole file against the manifest's
+// size and CRC-32C (rowio.FileSummer): damage is not compacted into the
+// new file.
 func copyRows(df rowio.DataFile, buf []schema.Torrent, w *rowio.ParquetWriter[schema.Torrent], n *int64) error {
-	in, r, size, err := df.Open()
+	in, r, sum, size, err := df.OpenSummed()
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	sum.Start() // the whole file is checked once read: its rows go into the new one
 	pf, err := openTorrents(r, size)
 	if err != nil {
 		return err
@@ -152,7 +155,7 @@ func copyRows(df rowio.DataFile, buf []schema.Torrent, w *rowio.ParquetWriter[sc
 			*n += int64(k)
 		}
 		if errors.Is(err, io.EOF) {
-			return nil
+			return sum.Check() // a *rowio.FooterError naming the file
 		}
 		if err != nil {
 			return err
@@ -179,13 +182,17 @@ func openTorrents(r io.ReaderAt, size int64) (*parquet.File, error) {
 var torrentSchema = sync.OnceValue(func() *parquet.Schema { return parquet.SchemaOf(schema.Torrent{}) })
 
 // eachTorrent streams the rows of the torrents file df, once its footer
-// matches the manifest's record (rowio.DataFile.Open).
+// matches the manifest's record (rowio.DataFile.Open), and checks the
+// whole file once read if df is WholeChecked.
 func eachTorrent(df rowio.DataFile, fn func(*schema.Torrent)) error {
-	in, r, size, err := df.Open()
+	in, r, sum, size, err := df.OpenSummed()
 	if err != nil {
 		return err // it names the file
 	}
 	defer in.Close()
+	if df.ChecksWhole() {
+		sum.Start()
+	}
 	path := df.Path()
 	pf, err := openTorrents(r, size)
 	if err != nil {
@@ -201,6 +208,9 @@ func eachTorrent(df rowio.DataFile, fn func(*schema.Torrent)) error {
 			fn(&buf[i])
 		}
 		if errors.Is(err, io.EOF) {
+			if df.ChecksWhole() {
+				return sum.Check() // a *rowio.FooterError naming the file
+			}
 			return nil
 		}
 		if err != nil {

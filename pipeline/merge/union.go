@@ -395,7 +395,7 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 	ot := u.om.Table(dataset.TableTorrents)
 	var rows []torrentRow
 	for _, f := range ot.Partitions[key] {
-		err := eachTorrent(u.od.DataFile(u.om, dataset.TableTorrents, key, f), func(t *schema.Torrent) {
+		err := eachTorrent(u.od.SourceFile(u.om, dataset.TableTorrents, key, f), func(t *schema.Torrent) {
 			if !have[t.InfoHash] {
 				have[t.InfoHash] = true
 				rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
@@ -416,7 +416,7 @@ func (u *unioner) peersFrom() (int, error) {
 	if u.peers, err = readPeers(u.d, u.base); err != nil {
 		return 0, err
 	}
-	theirs, err := dataset.ReadPartition[schema.PeerPenalty](u.od, u.om.Table(dataset.TablePeers), "")
+	theirs, err := dataset.ReadSourcePartition[schema.PeerPenalty](u.od, u.om.Table(dataset.TablePeers), "")
 	if err != nil {
 		return 0, fmt.Errorf("merge --from: peers: %w", err)
 	}

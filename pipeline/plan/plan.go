@@ -381,7 +381,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	st *Stats) (*jobList, planned, string, error) {
 	base := tx.Base()
 	ph := planPhases{began: time.Now()}
-	leases, err := leases.Read(d, base)
+	leases, err := leases.ReadSource(d, base)
 	if err != nil {
 		return nil, planned{}, "", fmt.Errorf("plan-retries: %w", err)
 	}
