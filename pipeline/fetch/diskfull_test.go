@@ -99,5 +99,11 @@ func TestFetchKeepsWhatFitsOnAFullDisk(t *testing.T) {
 	if ok == 0 || ok == len(tors) || int64(released) != st.Released || ok+released != len(jobs) {
 		t.Errorf("%d ok, %d released rows (stats: %d released) of %d jobs; want some ok, the rest released", ok, released, st.Released, len(jobs))
 	}
+	// A result refused for lack of room is no attempt: its job is unfinished.
+	if st.Jobs != int64(len(jobs)) || st.Attempted != int64(ok) || st.Outcomes[schema.OutcomeOK] != int64(ok) {
+		t.Errorf("stats: %d jobs, %d attempted, %d ok; want %d, %d, %d (the rows kept)", st.Jobs, st.Attempted,
+			st.Outcomes[schema.OutcomeOK], len(jobs), ok, ok)
+	}
+	checkIdentity(t, st)
 	t.Logf("%d ok, %d released; %v", ok, released, err)
 }

@@ -12,11 +12,17 @@ import (
 // an attempt's result is replaced by a released row for its lease, as a
 // job left at a stop gets, so that the job is planned again rather than
 // waiting for lease_until; those rows are written while they fit. A
-// released row refused is not tried again: its lease expires.
+// released row refused is not tried again: its lease expires. A refused
+// attempt's job counts as unfinished, not attempted (see Stats), whether
+// or not its released row fits.
 func (f *Fetcher) releaseRefused(out resultSink, refused []schema.Result, full error) {
 	var rows []schema.Result
 	for _, r := range refused {
-		if r.Outcome == schema.OutcomeReleased || r.LeaseID == "" {
+		if r.Outcome == schema.OutcomeReleased {
+			continue
+		}
+		f.stats.unattempt(r)
+		if r.LeaseID == "" {
 			continue
 		}
 		rows = append(rows, schema.Result{

@@ -43,13 +43,35 @@ func (c *counters) addOutcome(outcome string, failures []string) {
 	c.mu.Unlock()
 }
 
+// unattempt moves the job of res, an attempt's result the output refused
+// (a full disk), from attempted to unfinished: its outcome and peer
+// failures, counted by Fetch, are taken back, as no row says so.
+func (c *counters) unattempt(res schema.Result) {
+	c.attempted.Add(-1)
+	c.unfinished.Add(1)
+	c.mu.Lock()
+	c.outcomes[res.Outcome]--
+	if c.outcomes[res.Outcome] == 0 {
+		delete(c.outcomes, res.Outcome)
+	}
+	for _, pf := range res.PeerFailures {
+		if c.peerFailures[pf.Class]--; c.peerFailures[pf.Class] == 0 {
+			delete(c.peerFailures, pf.Class)
+		}
+	}
+	c.mu.Unlock()
+}
+
 // Stats are the stage counters of a fetch run (stderr and --stats-json).
 // Once the run has ended, Connects = ConnectsOK + ConnectsFailed +
 // ConnectsCancelled + ConnectsLocalError.
 type Stats struct {
 	// Jobs = Attempted + LeaseExpired + Unfinished: every job of the
 	// input, including those a stopped run never read. Released is part
-	// of Unfinished.
+	// of Unfinished (Released <= Unfinished), and the Outcomes add up to
+	// Attempted. A job whose result a full output refused counts as
+	// unfinished, not attempted (its released row, if one fits, is
+	// counted in Released).
 	Jobs         int64 `json:"jobs"`          // jobs in the input
 	Attempted    int64 `json:"attempted"`     // jobs with an attempt's result row
 	LeaseExpired int64 `json:"lease_expired"` // neither attempted nor released: lease_until had passed
