@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -95,7 +96,7 @@ func TestCaptureKeepsWhatFitsOnAFullDisk(t *testing.T) {
 		defer cancel()
 		addr := freeUDPPort(t)
 		cmd, stderr, keep := onSmallTmpfs(ctx, t, fill, `"$BIN" capture -o "$MNT/obs.parquet" --bootstrap "$BOOT" --dht-listen "$ADDR" \
-	--duration "$DURATION" --dht-rate 0 --dht-state "$KEEP/state"
+	--duration "$DURATION" --dht-rate 0 --dht-state "$KEEP/state" --stats-json "$KEEP/stats.json"
 rc=$?; cp "$MNT/obs.parquet" "$KEEP/" 2>/dev/null; (exit $rc)`, "BOOT="+boot, "ADDR="+addr, "DURATION="+duration)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -141,6 +142,23 @@ rc=$?; cp "$MNT/obs.parquet" "$KEEP/" 2>/dev/null; (exit $rc)`, "BOOT="+boot, "A
 		}
 		if fmt.Sprint(len(rows)) != m[1] || len(rows) < 1000 {
 			t.Fatalf("the file holds %d rows, the message says %s (want at least 1000)", len(rows), m[1])
+		}
+		// distinct_hashes counts the hashes kept, not the refused batch's.
+		distinct := map[schema.Hash]bool{}
+		for _, o := range rows {
+			distinct[o.InfoHash] = true
+		}
+		var st struct {
+			Distinct     int    `json:"distinct_hashes"`
+			Observations int    `json:"observations_written"`
+			StopReason   string `json:"stop_reason"`
+		}
+		if b, err := os.ReadFile(filepath.Join(keep, "stats.json")); err != nil || json.Unmarshal(b, &st) != nil {
+			t.Fatalf("--stats-json: %v: %s", err, b)
+		}
+		if st.StopReason != "output_full" || st.Observations != len(rows) || st.Distinct != len(distinct) {
+			t.Errorf("--stats-json: stop_reason %q, %d observations, %d distinct hashes; want output_full, %d, %d (the file's)",
+				st.StopReason, st.Observations, st.Distinct, len(rows), len(distinct))
 		}
 	})
 	t.Run("full at the start", func(t *testing.T) {

@@ -2,8 +2,11 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
 )
 
 // maxDistinct bounds the set used to count distinct hashes; past it the
@@ -31,7 +34,14 @@ func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
 		if len(batch) == 0 {
 			continue
 		}
-		for i := range batch {
+		werr := sink.Write(batch)
+		taken := len(batch)
+		if fe, ok := errors.AsType[*rowio.FullError](werr); ok {
+			taken = fe.Taken // the rest refused: a full disk
+		} else if werr != nil {
+			taken = 0
+		}
+		for i := range batch[:taken] { // only hashes the output kept
 			if len(seen) < maxDistinct {
 				if _, ok := seen[batch[i].InfoHash]; !ok {
 					seen[batch[i].InfoHash] = struct{}{}
@@ -39,7 +49,7 @@ func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
 				}
 			}
 		}
-		if werr := sink.Write(batch); werr != nil {
+		if werr != nil {
 			err = fmt.Errorf("capture: writing observations: %w", werr)
 			cancel(errSink)
 			continue
