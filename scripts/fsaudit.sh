@@ -19,7 +19,8 @@
 # NAME-term and NAME-int; the signal sent to the traced process once it is
 # at work, the scenario failed if it had ended): capture; fetch; dedup -
 # fed by capture -o - (pipe-*) and by a slow writer; dedup of 12 inputs, a
-# commit each. Each must exit 130 with its commit and outputs durable.
+# commit each. Each must exit 130 with its commit and outputs durable. And
+# dedup - stopped by a second signal (kept-*): its spool kept durably.
 # Linux only.
 # Prints a summary per scenario and each violation (trace:line: call path:
 # what and why), exit 1 if any. FSAUDIT_DIR (fsaudit-data) holds the
@@ -128,7 +129,8 @@ chosen() { case " ${ONLY:-$1} " in *" $1 "*) ;; *) return 1 ;; esac; }
 # strace), and to the pid in R/also.pid if there is one (the writer
 # upstream, which Ctrl-C would reach too): each must still be running, or
 # the scenario fails by name, as one whose signal came after the work
-# would pass blind. Then the step must exit 130 and "$STOPPED R" hold: its
+# would pass blind. With AGAIN set, SIG goes to it a second time once
+# "$AGAIN R" holds. Then the step must exit 130 and "$STOPPED R" hold: its
 # own account shows it stopped early, mid-work.
 traced() {
 	local name=$1 R=$2 in=$3 spid pid= i
@@ -156,6 +158,15 @@ traced() {
 	if [ -s "$R/also.pid" ]; then
 		BG="$BG $(cat "$R/also.pid")"
 		kill -s "$SIG" "$(cat "$R/also.pid")" 2>/dev/null || die "$name: the writer upstream ended before its SIG$SIG; see $R"
+	fi
+	if [ -n "${AGAIN:-}" ]; then # a second signal, once "$AGAIN R" holds
+		for i in $(seq 1 1500); do
+			"$AGAIN" "$R" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.02
+		done
+		"$AGAIN" "$R" && kill -s "$SIG" "$pid" 2>/dev/null ||
+			die "$name: the run ended (or 30 s passed) before its second SIG$SIG ($AGAIN); see $R/step.log"
 	fi
 	RC=0
 	wait "$spid" || RC=$?
@@ -240,6 +251,28 @@ for name in $(stopped slow) $(stopped batches); do
 			audit "$name" "$R" /dev/null 3 dedup --data "$R/D" --now "$T0B" --batch-hashes 300 "${lists[@]}"
 		;;
 	esac
+done
+
+# kept-*: dedup - fed 200 hashes by a writer that then stalls (the pipe
+# held open), stopped by a second signal during the grace: nothing is
+# committed, and the spool it says it keeps in D/inbox/ (under its
+# temporary name, for the next run to set aside) must be durable.
+feed_held() {
+	cat "$P/held.txt"
+	: >"$1/fed"
+	for _ in $(seq 1 600); do [ ! -e "$1/over" ] || break; sleep 0.1; done
+}
+held_fed() { [ -e "$1/fed" ] && spooling "$1"; }
+in_grace() { grep -q 'interrupt again to stop now' "$1/step.log"; }
+spool_kept() { grep -q 'interrupted; nothing committed (what stdin had sent is kept in ' "$1/step.log"; }
+for name in $(stopped kept); do
+	R=$OUT/runs/$name
+	rm -rf "$R" && mkdir -p "$R" && cp -R "$P/ds0" "$R/D"
+	FAX=(-data "$R/D" -before "$R/D=$P/ds0")
+	[ -s "$P/held.txt" ] || hashes 11 200 0 >"$P/held.txt"
+	FEED=feed_held MIDWORK=held_fed AGAIN=in_grace STOPPED=spool_kept SIG=$(sig_of "$name") OKRC=130 \
+		audit "$name" "$R" /dev/null 3 dedup --data "$R/D" --now "$T0B" -
+	: >"$R/over"
 done
 
 # capture 4 s from the testnet (its --dht-state new, folder and all: a

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
 )
@@ -28,11 +31,16 @@ import (
 // has committed it or given it up, and a run looking for leftovers
 // meanwhile leaves it alone (ClaimLeftover). A Close before the copy has
 // ended (an interrupted run) stops the copy and leaves what was written
-// under the temporary name, for Salvage; the lock goes only once the
-// copy has ended, so that no other run takes a file still written to.
+// under the temporary name, for Salvage, durably (Stop waits for that);
+// the lock goes only once the copy has ended, so that no other run takes
+// a file still written to.
 type LiveSpool struct {
-	path string   // the final path
-	rf   *os.File // a read-only handle on the file, valid across the rename
+	path  string        // the final path
+	rf    *os.File      // a read-only handle on the file, valid across the rename
+	ended chan struct{} // closed when the copy has ended
+
+	// keepErr is why what a stopped copy wrote may not be durable.
+	keepErr error
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -76,7 +84,7 @@ func StartSpool(dir, ext string, r io.Reader, tee io.Writer) (*LiveSpool, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &LiveSpool{path: path, rf: rf, stop: make(chan struct{})}
+	s := &LiveSpool{path: path, rf: rf, stop: make(chan struct{}), ended: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	go s.copy(f, r, tee)
 	return s, nil
@@ -96,7 +104,7 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 	got := int64(0)    // chunks received
 	go readChunks(r, free, reads, ended, &s.returned)
 	var sinceWriteback int64
-	var err error
+	var err, keepErr error
 	kept := false
 	for {
 		var c chunk
@@ -110,9 +118,10 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 				select {
 				case c = <-reads:
 				default:
-					// Not Abort: what was written is Salvage's, whole.
+					// Not Abort: what was written is Salvage's, whole,
+					// and durable: the run says it is kept.
 					err, kept = errStopped, true
-					f.File.Close()
+					keepErr = keepStopped(f, filepath.Dir(s.path))
 				}
 			}
 			if err != nil {
@@ -163,13 +172,34 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 		f.Abort()
 	}
 	s.mu.Lock()
-	s.done, s.err = true, err
+	s.done, s.err, s.keepErr = true, err, keepErr
 	if s.closed {
 		s.rf.Close() // the lock outlived Close until now
 	}
 	s.mu.Unlock()
 	s.cond.Broadcast()
+	close(s.ended)
 }
+
+// keepStopped closes the temporary file f of a copy that Close stopped,
+// having made what was written durable where Salvage finds it: its data
+// (fdatasync) and its entry in the inbox folder dir (fsync). It returns
+// why they may not be.
+func keepStopped(f *fsutil.File, dir string) error {
+	err := syncStopped(f)
+	f.File.Close()
+	if err == nil {
+		err = fsutil.SyncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// syncStopped makes the data of a stopped spool's file durable (a
+// variable for tests: to see that it is called, or make it fail).
+var syncStopped = func(f *fsutil.File) error { return unix.Fdatasync(int(f.Fd())) }
 
 // A chunk is one read of a live spool's source.
 type chunk struct {
@@ -276,6 +306,26 @@ func (s *LiveSpool) Close() error {
 		return nil
 	}
 	return s.rf.Close()
+}
+
+// Stop is Close for a run that is stopping and about to exit: once the
+// copy is stopped, it waits (up to wait) for the copy to end, so that
+// what was written, left under the temporary name for Salvage, is
+// durable before the process exits. It returns an error when the copy
+// has not ended by then, or when what it wrote could not be made
+// durable; after a copy that ended by itself, it is Close.
+func (s *LiveSpool) Stop(wait time.Duration) error {
+	s.Close()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-s.ended:
+	case <-t.C:
+		return fmt.Errorf("%s: a spool's copy did not end within %v, so what it wrote may not be durable", filepath.Dir(s.path), wait)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keepErr
 }
 
 type spoolReader struct {

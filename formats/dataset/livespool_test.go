@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // A live spool's reader sees each chunk while the source is still open,
@@ -220,4 +223,71 @@ func (g *gateWriter) Write(p []byte) (int, error) {
 	}
 	<-g.open
 	return len(p), nil
+}
+
+// TestLiveSpoolStopKeepsDurably: Stop, for a run stopping while its
+// stream is still open, waits for the stopped copy to end, which makes
+// what it wrote durable (its data synced, then its folder) before the
+// run exits saying it is kept; an fsync that fails, or a copy that does
+// not end in time, is Stop's error. Close alone used to leave the
+// temporary file unsynced, and the process exited before the copy ended.
+func TestLiveSpoolStopKeepsDurably(t *testing.T) {
+	eio := errors.New("input/output error")
+	tests := []struct {
+		name    string
+		syncErr error
+		hold    bool   // the copy is held (in its tee) past Stop's wait
+		want    string // part of Stop's error; "": nil
+	}{
+		{"synced", nil, false, ""},
+		{"fdatasync fails", eio, false, "input/output error"},
+		{"copy held", nil, true, "did not end within 50ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var synced []string
+			defer func(f func(*fsutil.File) error) { syncStopped = f }(syncStopped)
+			syncStopped = func(f *fsutil.File) error {
+				synced = append(synced, f.Name())
+				return tt.syncErr
+			}
+			dir := t.TempDir()
+			pr, pw := io.Pipe()
+			defer pw.Close() // open and silent until the end: a stalled writer
+			tee := &gateWriter{entered: make(chan struct{}, 1), open: make(chan struct{})}
+			s, err := StartSpool(dir, ".spool", pr, tee)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := []byte("0123456789abcdef0123456789abcdef\n")
+			if _, err := pw.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			<-tee.entered // written to the file
+			if !tt.hold {
+				close(tee.open)
+			}
+			err = s.Stop(50 * time.Millisecond)
+			if tt.hold {
+				if len(synced) != 0 {
+					t.Errorf("synced %v before the copy ended", synced)
+				}
+				close(tee.open)
+				s.Wait(context.Background())
+			}
+			if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("Stop: %v; want an error saying %q (none if empty)", err, tt.want)
+			}
+			temps, _ := filepath.Glob(filepath.Join(dir, ".tmp-*"))
+			if len(temps) != 1 || len(synced) != 1 || synced[0] != temps[0] {
+				t.Fatalf("synced %v, temporary spools %v; want the one synced once", synced, temps)
+			}
+			if tt.syncErr != nil && !strings.Contains(err.Error(), temps[0]) {
+				t.Errorf("Stop: %v; want it to name %s", err, temps[0])
+			}
+			if got, err := os.ReadFile(temps[0]); err != nil || !bytes.Equal(got, data) {
+				t.Errorf("the stopped spool holds %q (%v); want %q", got, err, data)
+			}
+		})
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"time"
 
 	"github.com/zeebo/xxh3"
 
@@ -12,6 +14,10 @@ import (
 	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
 )
+
+// keepWait bounds how long a stopped run waits for its spool's copy to
+// end and make what it wrote durable (dataset.LiveSpool.Stop).
+const keepWait = 10 * time.Second
 
 // spoolStdin starts spooling stdin into the inbox and returns it as an
 // input. An Arrow IPC stream or a hash list is read while it is spooled
@@ -44,8 +50,13 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader, dat
 	}
 	kind, kerr := kindOf(head[:n], who, "", data)
 	// The spool stays locked until the run has committed it or given it
-	// up (settleLive), so that no other run applies it as a leftover.
-	release := func() { ls.Close() }
+	// up (settleLive), so that no other run applies it as a leftover. A
+	// stopped run keeps what was spooled durably before it exits.
+	release := func() {
+		if err := ls.Stop(keepWait); err != nil {
+			slog.Warn("dedup: what "+label+" had sent is kept, but may not survive a power cut", "err", err.Error())
+		}
+	}
 	if kerr == nil && kind != kindParquet && ctx.Err() == nil {
 		return input{name: name, path: ls.Path(), kind: kind, inbox: true, spooled: label, live: ls, sum: sum, release: release}, nil
 	}
@@ -88,10 +99,11 @@ func keptNote(err error, ins []input) error {
 // apply), and releases their read handles and the locks the run holds
 // on its spools and on the leftovers it took: a run calls it once it has
 // committed them (and removed them) or given them up. After an interrupt
-// it does not wait: the release stops the copy, leaving a spool cut
-// short for Salvage, and the lock goes only once the copy has ended
-// (dataset.LiveSpool.Close), so that no other run takes a spool still
-// written to; a copy that cannot end keeps it until the process exits.
+// it does not wait for the input: the release stops the copy, leaving a
+// spool cut short for Salvage, made durable (dataset.LiveSpool.Stop, up
+// to keepWait), and the lock goes only once the copy has ended, so that
+// no other run takes a spool still written to; a copy that cannot end
+// keeps it until the process exits.
 func settleLive(ctx context.Context, ins []input) {
 	for _, in := range ins {
 		if in.live != nil {

@@ -198,6 +198,7 @@ func (a *auditor) exit(ev *Event, status int) {
 	a.exited = true
 	a.rep.Exit = status
 	a.recheck(ev)
+	a.keptAtExit(ev, status)
 	if status != 0 && status != 3 && status != 130 {
 		return
 	}

@@ -48,7 +48,10 @@
 //     check it;
 //   - at an unlink of a spool in a dataset's inbox/ (stdin as dedup and
 //     merge keep it), or its rename out of inbox/: a commit after the
-//     spool got its name is durable (see keep.go).
+//     spool got its name is durable (see keep.go);
+//   - at the exit, whatever the status: every file left in a dataset's
+//     inbox/ (a stopped run's spool, kept for the next run) is durably
+//     there, under some name, with durable data.
 //
 // Trace with
 //

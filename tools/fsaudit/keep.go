@@ -2,7 +2,9 @@ package fsaudit
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -22,7 +24,10 @@ import (
 //     the CURRENT now is the durable one. A spool from before the trace
 //     may have been applied by an earlier run (its removal with no commit
 //     in the trace is taken for that); temporary names (.tmp-) are no
-//     spools yet.
+//     spools yet. But whatever a step leaves in inbox/ when it exits (a
+//     spool a stopped run kept under its temporary name, for the next
+//     run to salvage) must be durably there under some name, with
+//     durable data: it is the only copy of what the stream sent.
 
 // tmpPrefix starts the temporary names of infohash's files.
 const tmpPrefix = ".tmp-"
@@ -102,5 +107,58 @@ func (a *auditor) unspooling(ev *Event, n *node, p, to string) {
 	}
 	if now, _, _ := a.fs.durable(ds.path + "/CURRENT"); now != a.fs.lookup(ds.path+"/CURRENT", false) {
 		a.flag(ev, p, "", fmt.Sprintf("removes a spool before the commit that applies it (the rename of CURRENT at line %d) is durable: a power cut leaves the commit before it, without the spool's input", ds.committed))
+	}
+}
+
+// keptAtExit checks, as the step exits with status, that every file it
+// leaves in a dataset's inbox/ is durably there, under some name in
+// inbox/, with durable data. A rename within inbox/ that is not durable
+// yet loses nothing: the file is durably under its old name.
+func (a *auditor) keptAtExit(ev *Event, status int) {
+	for _, ds := range a.datasets {
+		p := ds.path + "/inbox"
+		now := a.fs.lookup(p, true)
+		if now == nil || !asDir(now) {
+			continue
+		}
+		held := map[*node]bool{}
+		if d, _, _ := a.fs.durable(p); d != nil && asDir(d) {
+			durableFiles(d, held)
+		}
+		a.keptIn(ev, status, now, p, held)
+	}
+}
+
+// durableFiles adds to held the files a power cut leaves in dir's tree.
+func durableFiles(dir *node, held map[*node]bool) {
+	for _, c := range dir.dur {
+		if c.kind == 'd' {
+			durableFiles(c, held)
+		} else {
+			held[c] = true
+		}
+	}
+}
+
+// keptIn flags each file in dir's tree now (at path at) that a power cut
+// would lose or cut: not in held, or with data not durable.
+func (a *auditor) keptIn(ev *Event, status int, dir *node, at string, held map[*node]bool) {
+	for _, name := range slices.Sorted(maps.Keys(dir.vol)) {
+		n, p := dir.vol[name], at+"/"+name
+		var why string
+		switch {
+		case n.kind == 'd':
+			a.keptIn(ev, status, n, p, held)
+			continue
+		case n.kind != 'f':
+			continue
+		case n.wrote != 0:
+			why = "its data is not durable: " + unsynced(n)
+		case !held[n]:
+			why = missing(dir, name, at)
+		default:
+			continue
+		}
+		a.flag(ev, p, "", fmt.Sprintf("exits %d leaving in the inbox what a stream sent (kept for the next run) not durably there: %s", status, why))
 	}
 }

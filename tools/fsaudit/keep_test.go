@@ -154,3 +154,47 @@ func TestSpools(t *testing.T) {
 		})
 	}
 }
+
+// TestKeptAtExit checks that what a step leaves in a dataset's inbox/ as
+// it exits (a stopped dedup -'s spool, under its temporary name, as
+// trace kept-int shows it: O_TMPFILE, named by linkat) is durably there
+// with durable data, whatever the exit status; a rename within inbox/
+// that is not durable yet loses nothing.
+func TestKeptAtExit(t *testing.T) {
+	const spool = `1 openat(AT_FDCWD</w>, "/w/d/inbox/", O_RDWR|O_CLOEXEC|O_TMPFILE, 0666) = 8</w/d/inbox/#1>(deleted)
+1 linkat(AT_FDCWD</w>, "/proc/self/fd/8", AT_FDCWD</w>, "/w/d/inbox/.tmp-part-1.spool-L1", AT_SYMLINK_FOLLOW) = 0
+1 write(8</w/d/inbox/#1>(deleted), "aa\n", 3) = 3
+`
+	const fdatasync, dirsync = "1 fdatasync(8</w/d/inbox/#1>(deleted)) = 0\n", `1 openat(AT_FDCWD</w>, "/w/d/inbox", O_RDONLY|O_CLOEXEC) = 9</w/d/inbox>
+1 fsync(9</w/d/inbox>) = 0
+`
+	const aside = `1 renameat(AT_FDCWD</w>, "/w/d/inbox/.tmp-part-1.spool-L1", AT_FDCWD</w>, "/w/d/inbox/partial-1.txt") = 0
+`
+	tests := []struct {
+		name, trace string
+		want        string // a part of the one violation; "": none
+	}{
+		{"data and entry synced", spool + fdatasync + dirsync + "1 exit_group(130) = ?\n", ""},
+		{"nothing synced", spool + "1 exit_group(130) = ?\n",
+			"exits 130 leaving in the inbox what a stream sent (kept for the next run) not durably there: its data is not durable: written at line 3 (write), never synced"},
+		{"entry not synced", spool + fdatasync + "1 exit_group(130) = ?\n",
+			"its entry .tmp-part-1.spool-L1 in /w/d/inbox (linkat at line 2) is not durable"},
+		{"data not synced, exit 1", spool + dirsync + "1 exit_group(1) = ?\n", "exits 1 leaving in the inbox"},
+		{"set aside, its rename not yet durable", spool + fdatasync + dirsync + aside + "1 exit_group(2) = ?\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Audit(strings.NewReader(tt.trace), Config{Cwd: "/w", Datasets: []string{"/w/d"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.want == "" && len(rep.Violations) != 0:
+				t.Errorf("violations %v, want none", rep.Violations)
+			case tt.want != "" && (len(rep.Violations) != 1 || rep.Violations[0].Call != "exit_group" ||
+				!strings.HasPrefix(rep.Violations[0].Path, "/w/d/inbox/") || !strings.Contains(rep.Violations[0].What, tt.want)):
+				t.Errorf("violations %v, want one at the exit of the spool: ...%s...", rep.Violations, tt.want)
+			}
+		})
+	}
+}
