@@ -210,17 +210,7 @@ func (f *File) release() {
 
 // SyncDir fsyncs a directory so that renames and creations in it are
 // durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("%s: fsync dir: %w", dir, err)
-	}
-	return nil
-}
+func SyncDir(dir string) error { return syncDirWith(os.Open, dir) }
 
 // WriteFile writes data to path atomically and durably.
 func WriteFile(path string, data []byte) error { return writeWith(Create, path, data) }
