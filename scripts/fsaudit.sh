@@ -20,7 +20,8 @@
 # at work, the scenario failed if it had ended): capture; fetch; dedup -
 # fed by capture -o - (pipe-*) and by a slow writer; dedup of 12 inputs, a
 # commit each. Each must exit 130 with its commit and outputs durable. And
-# dedup - stopped by a second signal (kept-*): its spool kept durably.
+# dedup - and merge - stopped by a second signal (kept-*, mkept-*): each
+# spool kept durably.
 # Linux only.
 # Prints a summary per scenario and each violation (trace:line: call path:
 # what and why), exit 1 if any. FSAUDIT_DIR (fsaudit-data) holds the
@@ -272,6 +273,28 @@ for name in $(stopped kept); do
 	[ -s "$P/held.txt" ] || hashes 11 200 0 >"$P/held.txt"
 	FEED=feed_held MIDWORK=held_fed AGAIN=in_grace STOPPED=spool_kept SIG=$(sig_of "$name") OKRC=130 \
 		audit "$name" "$R" /dev/null 3 dedup --data "$R/D" --now "$T0B" -
+	: >"$R/over"
+done
+# mkept-*: the same for merge - (fed the first 4 KiB of results), whose
+# spool is in D/inbox/merge/.
+feed_held_results() {
+	head -c 4096 "$P/splice.parquet"
+	: >"$1/fed"
+	for _ in $(seq 1 600); do [ ! -e "$1/over" ] || break; sleep 0.1; done
+}
+merge_fed() {
+	local f
+	[ -e "$1/fed" ] || return 1
+	for f in "$1"/D/inbox/merge/.tmp-part-*; do [ -s "$f" ] && return 0; done
+	return 1
+}
+merge_kept() { grep -q 'merge: interrupted; nothing committed (what stdin had sent is kept in ' "$1/step.log"; }
+for name in $(stopped mkept); do
+	R=$OUT/runs/$name
+	rm -rf "$R" && mkdir -p "$R" && cp -R "$P/splice" "$R/D"
+	FAX=(-data "$R/D" -before "$R/D=$P/splice")
+	FEED=feed_held_results MIDWORK=merge_fed AGAIN=in_grace STOPPED=merge_kept SIG=$(sig_of "$name") OKRC=130 \
+		audit "$name" "$R" /dev/null 3 merge --data "$R/D" --now "$T1B" -
 	: >"$R/over"
 done
 

@@ -38,7 +38,7 @@ func Spool(dir, ext string, r io.Reader) (string, error) {
 // once it has committed the spool (and removed it) or given it up; on
 // error release is nil.
 func SpoolHeld(dir, ext string, r io.Reader) (path string, release func(), err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsutil.MkdirAllSynced(dir, 0o755); err != nil {
 		return "", nil, err
 	}
 	path = filepath.Join(dir, NewName(ext))

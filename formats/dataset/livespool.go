@@ -72,7 +72,7 @@ const writebackEvery = 64 << 20
 // is also written to tee (a checksum, say) when it is not nil, before
 // readers see it.
 func StartSpool(dir, ext string, r io.Reader, tee io.Writer) (*LiveSpool, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsutil.MkdirAllSynced(dir, 0o755); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, NewName(ext))

@@ -3,6 +3,7 @@ package merge
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -54,7 +55,7 @@ type input struct {
 // resolveInputs expands folders, spools stdin and picks up spooled input
 // that a killed run left behind. The run holds the lock of each spool
 // among the inputs until it calls releaseAll.
-func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []input, err error) {
+func resolveInputs(ctx context.Context, d *dataset.Dataset, args []string, stdin io.Reader) (out []input, err error) {
 	inbox := d.Path(inboxDir)
 	defer func() {
 		if err != nil {
@@ -64,7 +65,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 	}()
 	for _, a := range args {
 		if a == "-" {
-			p, release, err := dataset.SpoolHeld(inbox, ".results", stdin)
+			p, release, err := spoolHeld(ctx, inbox, stdin)
 			if err != nil {
 				return out, fmt.Errorf("merge: stdin: %w", err)
 			}
@@ -80,7 +81,7 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 		if fsutil.ReadOnce(info.Mode()) {
 			// An input is read twice (checksum, then rows): a pipe ("merge
 			// <(fetch ... -o -)") is spooled once, like stdin.
-			in, err := spoolPipe(inbox, a)
+			in, err := spoolPipe(ctx, inbox, a)
 			if err != nil {
 				return out, err
 			}
@@ -140,21 +141,6 @@ func resolveInputs(d *dataset.Dataset, args []string, stdin io.Reader) (out []in
 		out[i].id, out[i].data = id, d.Dir
 	}
 	return out, nil
-}
-
-// spoolPipe spools the pipe, FIFO or device at path into the inbox, as
-// stdin is, and returns the spool as an input.
-func spoolPipe(inbox, path string) (input, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return input{}, exitcode.BadInput(fmt.Errorf("merge: %w", err))
-	}
-	defer f.Close()
-	p, release, err := dataset.SpoolHeld(inbox, ".results", f)
-	if err != nil {
-		return input{}, fmt.Errorf("merge: %s: %w", path, err)
-	}
-	return input{name: path, path: p, inbox: true, spooled: path, release: release}, nil // named as stdin is
 }
 
 // releaseAll drops the locks the run holds on the spools among ins (its

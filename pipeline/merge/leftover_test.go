@@ -63,7 +63,7 @@ func TestLiveSpoolIsNoLeftover(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := writeResults(t, []schema.Result{failure(jobs[1], schema.OutcomeNoPeers, t0+minute)})
-	ins, err := resolveInputs(d, []string{other}, nil)
+	ins, err := resolveInputs(context.Background(), d, []string{other}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

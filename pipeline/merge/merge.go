@@ -177,7 +177,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	if _, err := schedule.Load(d.Dir); err != nil {
 		return st, exitcode.BadInput(err)
 	}
-	ins, err := resolveInputs(d, o.Inputs, o.Stdin)
+	ins, err := resolveInputs(ctx, d, o.Inputs, o.Stdin)
 	if err != nil {
 		return st, err
 	}

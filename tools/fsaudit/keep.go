@@ -155,7 +155,11 @@ func (a *auditor) keptIn(ev *Event, status int, dir *node, at string, held map[*
 		case n.wrote != 0:
 			why = "its data is not durable: " + unsynced(n)
 		case !held[n]:
-			why = missing(dir, name, at)
+			if d, _, w := a.fs.durable(p); d == nil {
+				why = w // its entry, or a folder's on its path
+			} else {
+				why = missing(dir, name, at)
+			}
 		default:
 			continue
 		}

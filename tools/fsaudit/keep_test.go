@@ -181,6 +181,9 @@ func TestKeptAtExit(t *testing.T) {
 			"its entry .tmp-part-1.spool-L1 in /w/d/inbox (linkat at line 2) is not durable"},
 		{"data not synced, exit 1", spool + dirsync + "1 exit_group(1) = ?\n", "exits 1 leaving in the inbox"},
 		{"set aside, its rename not yet durable", spool + fdatasync + dirsync + aside + "1 exit_group(2) = ?\n", ""},
+		{"in a new folder not synced in inbox/", `1 mkdirat(AT_FDCWD</w>, "/w/d/inbox/merge", 0755) = 0
+` + strings.ReplaceAll(spool+fdatasync+dirsync, "/w/d/inbox", "/w/d/inbox/merge") + "1 exit_group(130) = ?\n",
+			"its entry merge in /w/d/inbox (mkdirat at line 1) is not durable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,56 @@
+package merge
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// keepWait bounds how long a stopped merge waits for its spool's copy
+// to end and make what it wrote durable (dataset.LiveSpool.Stop).
+const keepWait = 10 * time.Second
+
+// spoolHeld copies stream durably into the inbox, holding the spool's
+// lock until release is called, as dataset.SpoolHeld does, but stops
+// when ctx ends (a second signal, or the stream's grace over while its
+// writer holds it open): what was read is then kept durably under the
+// spool's temporary name, which the next run sets aside
+// (dataset.Salvage), and the error is ctx's.
+func spoolHeld(ctx context.Context, inbox string, stream io.Reader) (path string, release func(), err error) {
+	ls, err := dataset.StartSpool(inbox, ".results", stream, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := ls.Wait(ctx); err != nil {
+		if ctx.Err() == nil {
+			ls.Close()
+			return "", nil, err
+		}
+		if err := ls.Stop(keepWait); err != nil {
+			slog.Warn("merge: what the stream had sent is kept, but may not survive a power cut", "err", err.Error())
+		}
+		return "", nil, ctx.Err()
+	}
+	return ls.Path(), func() { ls.Close() }, nil
+}
+
+// spoolPipe spools the pipe, FIFO or device at path into the inbox, as
+// stdin is, and returns the spool as an input.
+func spoolPipe(ctx context.Context, inbox, path string) (input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return input{}, exitcode.BadInput(fmt.Errorf("merge: %w", err))
+	}
+	defer f.Close()
+	p, release, err := spoolHeld(ctx, inbox, f)
+	if err != nil {
+		return input{}, fmt.Errorf("merge: %s: %w", path, err)
+	}
+	return input{name: path, path: p, inbox: true, spooled: path, release: release}, nil // named as stdin is
+}
