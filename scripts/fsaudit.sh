@@ -67,7 +67,7 @@ cleanup() {
 }
 trap cleanup EXIT
 if [ -n "$want" ] && $GO build -o bin/testnet ./tools/testnet/cmd/testnet 2>"$NETLOG"; then
-	bin/testnet --seed 7 --bad-peers 2 --duration 300s --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>>"$NETLOG" &
+	bin/testnet --seed 7 --bad-peers 2 --duration 600s --truth "$OUT/truth.json" >"$OUT/testnet.out" 2>>"$NETLOG" &
 	TESTNET=$!
 fi
 . scripts/scenarios.sh
