@@ -31,7 +31,7 @@ func dedupCommand() *cli.Command {
 		Description: `DIR gets a new dataset when it holds none and is a new folder
 (its parent must exist) or an empty one (crawl-pass's work/, export/,
 dht-state/, blocklist and .pass.lock, and a new file system's lost+found/,
-may be there); another folder is refused (exit 2).
+may be there); another folder, or one in a dataset, is refused (exit 2).
 dedup says so once it has committed to it. A run that made DIR
 and then commits nothing (bad input, an error, an interrupt) removes it
 again, unless another run has it open or DIR/inbox/ holds what it read from

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -116,6 +117,7 @@ var flagChecks = []struct {
 		// A dangling symbolic link: dedup could not make its folder
 		// (mkdir sees the link) and failed with "open DIR: no such file
 		// or directory", exit 1.
+		// (A writer's DIR inside another dataset: checkNested.)
 		return danglingLink(c.String(name))
 	}},
 	// capture, fetch: only the state folder itself may be new, as with
@@ -310,8 +312,27 @@ func checkFlags(c *cli.Context) error {
 			return exitcode.BadInput(fmt.Errorf("--%s: %s", fc.name, msg))
 		}
 	}
+	return checkNested(c)
+}
+
+// checkNested refuses a writer's --data inside another dataset (D/inbox,
+// D/staging/x, however spelt): the outer one's runs took the inner one's
+// files for their leftovers and its staging folder for debris
+// (dataset.Nested; dataset.Open refuses it too).
+func checkNested(c *cli.Context) error {
+	data := c.String("data")
+	if data == "" || !defines(c.Command, "data") || !writesData[commandName(c)] {
+		return nil
+	}
+	if outer, ok := dataset.Nested(data); ok {
+		return exitcode.BadInput(fmt.Errorf("--data %s: inside the dataset %s; choose a folder outside it", data, outer))
+	}
 	return nil
 }
+
+// writesData names the commands that make or write into --data (capture
+// its default --dht-state): a DIR inside another dataset is refused.
+var writesData = map[string]bool{"capture": true, "dedup": true, "plan-retries": true, "merge": true, "policy set": true}
 
 // outputRequired names the commands that must be told where to write
 // (-o): their output is their whole point.

@@ -79,10 +79,14 @@ func creatable(dir string) error {
 }
 
 // Creatable checks that dir, an existing folder, holds a dataset or is one
-// a dataset may be made in, as a creating open checks it (MakeDir): a
+// a dataset may be made in, as a creating open checks it (MakeDir, and
+// useDir's refusal of a folder inside another dataset, NestedError): a
 // bad-input error (ErrNotEmpty) for a folder of other files. policy set,
 // which writes LOCK and policy.json into DIR before the first dedup may
 // have made the dataset, refuses the same folders.
 func Creatable(dir string) error {
+	if err := refuseNested(dir); err != nil {
+		return err
+	}
 	return creatable(dir)
 }

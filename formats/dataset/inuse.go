@@ -24,8 +24,13 @@ const useRetries = 10
 
 // useDir opens dir, making it first if create is set (MakeDir), and takes
 // a shared flock on it. It returns a nil file and no error when dir does
-// not exist and create is off.
+// not exist and create is off. A dir inside another dataset is refused
+// (bad input), whether or not it holds a dataset: the writers that use
+// it would lose what they put there to the outer dataset's runs.
 func useDir(dir string, create bool) (*os.File, error) {
+	if err := refuseNested(dir); err != nil {
+		return nil, err
+	}
 	for try := 1; ; try++ {
 		if create {
 			if err := MakeDir(dir); err != nil {

@@ -2,10 +2,13 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // ownedEntries are the entries of a dataset directory that infohash
@@ -122,4 +125,60 @@ func isDatasetDir(dir string) bool {
 	}
 	m, err := os.Stat(filepath.Join(dir, "manifests"))
 	return err == nil && m.IsDir()
+}
+
+// Nested returns the dataset that dir lies inside: the nearest folder
+// above dir (not dir itself) that is a dataset as Enclosing tells one, dir
+// resolved as Owns resolves it (symbolic links, ".."). A dataset made or
+// written there would be wrecked by the outer one's runs, which take what
+// is in their inbox/ and staging/ for their own. outer is spelt as dir
+// spells it when dir names it by a plain path below it ("D" for
+// "D/inbox"), else resolved.
+func Nested(dir string) (outer string, ok bool) {
+	p, err := resolve(dir)
+	if err != nil {
+		return "", false
+	}
+	for below, q := p, filepath.Dir(p); q != below; below, q = q, filepath.Dir(q) {
+		if isDatasetDir(q) {
+			return speltAs(dir, p, q), true
+		}
+	}
+	return "", false
+}
+
+// speltAs is the folder outer, which dir (as given; p resolved) lies
+// below, spelt as dir starts if it does (a prefix of dir that resolves to
+// outer), else outer as resolved.
+func speltAs(dir, p, outer string) string {
+	rel, err := filepath.Rel(outer, p)
+	if err != nil {
+		return outer
+	}
+	prefix, ok := strings.CutSuffix(filepath.Clean(dir), string(filepath.Separator)+rel)
+	if !ok || prefix == "" {
+		return outer
+	}
+	if r, err := resolve(prefix); err != nil || r != outer {
+		return outer
+	}
+	return prefix
+}
+
+// NestedError is the cause of the bad-input error for a folder (Dir, as
+// given) that lies inside another dataset (Outer): a writer refuses it
+// (Open, Use, Creatable).
+type NestedError struct{ Dir, Outer string }
+
+func (e *NestedError) Error() string {
+	return fmt.Sprintf("%s: inside the dataset %s; choose a folder outside it", e.Dir, e.Outer)
+}
+
+// refuseNested is the bad-input error for a dir inside another dataset
+// (Nested), nil for any other.
+func refuseNested(dir string) error {
+	if outer, ok := Nested(dir); ok {
+		return exitcode.BadInput(fmt.Errorf("dataset: %w", &NestedError{Dir: dir, Outer: outer}))
+	}
+	return nil
 }
