@@ -3,7 +3,9 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,3 +43,21 @@ func ClaimLeftover(path string) (release func(), ok bool, err error) {
 	}
 	return func() { f.Close() }, true, nil
 }
+
+// IsSpool reports whether the inbox entry e is a whole spool that a run
+// wrote (SpoolHeld, StartSpool: a regular file NewName(ext) names,
+// "part-….spool" in dedup's DIR/inbox, "part-….results" in merge's
+// DIR/inbox/merge), the only kind a later run takes as a leftover and
+// applies. Anything else there is left alone: a folder, a file set aside
+// (partial-*, *.bad), a spool being written (.tmp-*), or what was never
+// a run's, such as a dataset made in DIR/inbox by an older version (its
+// CURRENT, LOCK, policy.json), which runs took for bad input and set
+// aside, three runs in a row.
+func IsSpool(e fs.DirEntry, ext string) bool {
+	name := e.Name()
+	return e.Type().IsRegular() && len(name) > len(spoolPrefix)+len(ext) &&
+		strings.HasPrefix(name, spoolPrefix) && strings.HasSuffix(name, ext)
+}
+
+// spoolPrefix starts the name of every spool (NewName's).
+const spoolPrefix = "part-"

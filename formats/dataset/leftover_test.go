@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -52,6 +53,52 @@ func TestClaimLeftover(t *testing.T) {
 			release()
 			if _, ok, err := ClaimLeftover(path); ok || err != nil {
 				t.Fatalf("claimed a leftover that was removed (%v)", err)
+			}
+		})
+	}
+}
+
+// TestIsSpool: only a regular file named as a run names its spools
+// (NewName) is one; what else an inbox may hold is not.
+func TestIsSpool(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dir  bool
+		want bool
+	}{
+		{NewName(".spool"), false, true},
+		{"part-1.spool", false, true},
+		{"part-.spool", false, false},
+		{"part-1.spool", true, false}, // a folder
+		{"part-1.spool.bad", false, false},
+		{"part-1.spool.cut.bad", false, false},
+		{PartialPrefix + NewName(".txt"), false, false},
+		{".tmp-part-1.spool-x", false, false},
+		{"CURRENT", false, false},
+		{"LOCK", false, false},
+		{"policy.json", false, false},
+		{"input-cache", false, false},
+		{"notes.spool", false, false},
+		{"part-1.results", false, false}, // merge's
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sub := t.TempDir()
+			p := filepath.Join(sub, c.name)
+			var err error
+			if c.dir {
+				err = os.Mkdir(p, 0o755)
+			} else {
+				err = os.WriteFile(p, nil, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ents, err := os.ReadDir(sub)
+			if err != nil || len(ents) != 1 {
+				t.Fatal(ents, err)
+			}
+			if got := IsSpool(ents[0], ".spool"); got != c.want {
+				t.Fatalf("IsSpool(%s) = %v, want %v", c.name, got, c.want)
 			}
 		})
 	}

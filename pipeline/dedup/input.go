@@ -153,8 +153,7 @@ func resolveInputs(ctx context.Context, args []string, stdin io.Reader, d *datas
 	}
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
-		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), badSuffix) ||
-			strings.HasPrefix(e.Name(), dataset.PartialPrefix) {
+		if !dataset.IsSpool(e, ".spool") { // only a run's own spools: no other file there is taken
 			continue
 		}
 		p := filepath.Join(inbox, e.Name())

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/infohash/infohash/formats/dataset"
-	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/inputdir"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -73,9 +72,7 @@ func NothingToApply(data string, inputs []string) bool {
 func leftoversIn(data string) bool {
 	ents, _ := os.ReadDir(filepath.Join(data, "inbox"))
 	for _, e := range ents {
-		n := e.Name()
-		if !e.IsDir() && !strings.HasPrefix(n, fsutil.TempPrefix) && !strings.HasSuffix(n, badSuffix) &&
-			!strings.HasPrefix(n, dataset.PartialPrefix) {
+		if dataset.IsSpool(e, ".spool") {
 			return true
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
@@ -120,8 +119,7 @@ func resolveInputs(ctx context.Context, d *dataset.Dataset, args []string, stdin
 	ents, _ := os.ReadDir(inbox)
 	for _, e := range ents {
 		p := filepath.Join(inbox, e.Name())
-		if e.IsDir() || strings.HasPrefix(e.Name(), fsutil.TempPrefix) || strings.HasSuffix(e.Name(), ".bad") ||
-			strings.HasPrefix(e.Name(), dataset.PartialPrefix) || spooled(out, p) {
+		if !dataset.IsSpool(e, ".results") || spooled(out, p) { // only a run's own spools are taken
 			continue
 		}
 		release, ok, err := dataset.ClaimLeftover(p)

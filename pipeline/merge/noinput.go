@@ -3,10 +3,8 @@ package merge
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/infohash/infohash/formats/dataset"
-	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/inputdir"
 )
 
@@ -40,9 +38,7 @@ func NothingToApply(data string, inputs []string) bool {
 func leftoversIn(data string) bool {
 	ents, _ := os.ReadDir(filepath.Join(data, inboxDir))
 	for _, e := range ents {
-		n := e.Name()
-		if !e.IsDir() && !strings.HasPrefix(n, fsutil.TempPrefix) && !strings.HasSuffix(n, ".bad") &&
-			!strings.HasPrefix(n, dataset.PartialPrefix) {
+		if dataset.IsSpool(e, ".results") {
 			return true
 		}
 	}
