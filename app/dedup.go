@@ -133,6 +133,9 @@ input.
 			}
 			o.Data = data
 			o.Inputs = c.Args().Slice()
+			if err := checkStdin(c, o.Inputs); err != nil {
+				return err
+			}
 			o.Stdin = c.App.Reader
 			o.ProgressTo = c.App.ErrWriter
 			o.HalfLife = flagDuration(c, "half-life")

@@ -181,6 +181,9 @@ func runFetch(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError(errors.New("fetch: want one JOBS argument (a Parquet file, a hash list or -)"))
 	}
+	if err := checkStdin(c, c.Args().Slice()); err != nil {
+		return err
+	}
 	clk, err := parseClock(c)
 	if err != nil {
 		return err

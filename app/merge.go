@@ -127,6 +127,9 @@ that holds no dataset is refused (exit 2).
 			}
 			o := merge.DefaultOptions()
 			o.Data, o.Inputs, o.From, o.Stdin = data, c.Args().Slice(), c.String("from"), c.App.Reader
+			if err := checkStdin(c, o.Inputs); err != nil {
+				return err
+			}
 			o.Keep, o.LockWait, o.ProgressTo = c.Int("keep"), flagDuration(c, "lock-wait"), c.App.ErrWriter
 			if o.Now, err = parseNow(c); err != nil {
 				return err
