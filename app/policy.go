@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -63,7 +64,8 @@ fields it leaves out filled in from the defaults (all of them when there is
 no file). --hash prints only its fingerprint (the "policy" of plan-retries'
 and merge's --stats-json: equal for equal policies however written). A file
 that breaks a rule is refused (exit 2) with the reason; "policy set" can
-repair it. DIR must exist. It takes no lock and writes nothing.
+repair it. DIR must hold a dataset or be a folder dedup would make one in
+(else exit 2). It takes no lock and writes nothing.
 
 ` + exitHelp("policy show"),
 				Flags:  []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "print only the policy's fingerprint"}},
@@ -111,6 +113,9 @@ func policyShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := showable(data); err != nil {
+		return err
+	}
 	p, err := schedule.Load(data)
 	if errors.As(err, new(*schedule.FieldError)) {
 		return exitcode.BadInput(fmt.Errorf("%w (policy set PATH=VALUE can repair it)", err))
@@ -126,6 +131,24 @@ func policyShow(c *cli.Context) error {
 	}
 	_, err = c.App.Writer.Write(p.JSON())
 	return err
+}
+
+// showable refuses, as status and export do, a folder data that holds
+// no dataset unless dedup would make one there (an empty one, or one
+// policy set wrote policy.json into first: dataset.Creatable): it showed
+// the defaults for any folder, exit 0, while policy set refused it.
+func showable(data string) error {
+	if _, err := os.Stat(filepath.Join(data, "CURRENT")); err == nil {
+		return nil
+	}
+	err := dataset.Creatable(data)
+	if errors.Is(err, dataset.ErrNotEmpty) || errors.As(err, new(*dataset.NestedError)) {
+		return exitcode.BadInput(fmt.Errorf("policy show: dataset: %s: %w", data, dataset.ErrNotDataset))
+	}
+	if err != nil {
+		return fmt.Errorf("policy show: %w", err)
+	}
+	return nil
 }
 
 // policySet applies every PATH=VALUE to the file as it is (valid or not)

@@ -92,3 +92,63 @@ func names(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// TestPolicyShowFolders: policy show reads only where policy set writes:
+// a folder of the user's files, or one inside a dataset, is not a dataset
+// (exit 2, one line, as status says it); an empty folder shows the
+// defaults, one policy set wrote into first shows that, a dataset its own.
+func TestPolicyShowFolders(t *testing.T) {
+	_, dataset := seedDataset(t)
+	for _, tc := range []struct {
+		name    string
+		dir     string   // an existing folder, or "" for a new empty one
+		entries []string // made in it first (a trailing / makes a folder)
+		set     string   // policy set first: PATH=VALUE
+		refused bool
+		shows   string // in the JSON shown
+	}{
+		{name: "user files", entries: []string{"notes.txt", "Documents/"}, refused: true},
+		{name: "inside a dataset", dir: filepath.Join(dataset, "inbox"), refused: true},
+		{name: "empty", shows: `"jitter": 0.2,`},
+		{name: "crawl-pass folders", entries: []string{"work/", ".pass.lock"}, shows: `"jitter": 0.2,`},
+		{name: "policy set first", set: "jitter=0.3", shows: `"jitter": 0.3,`},
+		{name: "a dataset", dir: dataset, shows: `"jitter": 0.2,`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tc.dir
+			if data == "" {
+				data = filepath.Join(t.TempDir(), "ih")
+				if err := os.Mkdir(data, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, e := range tc.entries {
+				var err error
+				if name, ok := strings.CutSuffix(e, "/"); ok {
+					err = os.Mkdir(filepath.Join(data, name), 0o755)
+				} else {
+					err = os.WriteFile(filepath.Join(data, e), []byte("x\n"), 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.set != "" {
+				if _, stderr, code := runMain(t, "policy", "set", "--data", data, tc.set); code != 0 {
+					t.Fatalf("policy set: exit %d: %s", code, stderr)
+				}
+			}
+			out, stderr, code := runMain(t, "policy", "show", "--data", data)
+			if tc.refused {
+				want := "infohash: policy show: dataset: " + data + ": not an infohash dataset (no CURRENT file)\n"
+				if code != 2 || stderr != want || out != "" {
+					t.Fatalf("exit %d, stderr %q, stdout %q; want 2 and %q", code, stderr, out, want)
+				}
+				return
+			}
+			if code != 0 || !strings.Contains(out, tc.shows) {
+				t.Fatalf("exit %d, %s; stdout lacks %s:\n%s", code, stderr, tc.shows, out)
+			}
+		})
+	}
+}
