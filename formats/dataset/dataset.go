@@ -258,11 +258,18 @@ func (d *Dataset) maintain() {
 // writer holds a shared flock on its directory's .owner file, from before
 // the directory has its name (ownedDir) until it is removed. Others (one
 // set up under a temporary name, or by an earlier version) are left until
-// they are a minute old.
+// they are a minute old. A dataset there (a CURRENT file and manifests/,
+// which no staging directory holds) is never removed.
 func (d *Dataset) cleanStaging() {
 	ents, _ := os.ReadDir(filepath.Join(d.Dir, "staging"))
 	for _, e := range ents {
 		dir := filepath.Join(d.Dir, "staging", e.Name())
+		if isDatasetDir(dir) {
+			// A dataset an older version let --data make in here (Nested):
+			// no writer's, and not debris to remove.
+			slog.Warn("dataset: a dataset lies in the staging folder; left alone: move it out of "+d.Dir, "dir", dir)
+			continue
+		}
 		if !strings.HasSuffix(e.Name(), bornOwned) || strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
 			// Not born locked (ownedDir): a writer may be setting it up.
 			info, err := e.Info()

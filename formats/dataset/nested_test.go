@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -87,5 +88,41 @@ func TestWritersRefuseNested(t *testing.T) {
 				t.Fatalf("%s was made (%v)", dir, err)
 			}
 		})
+	}
+}
+
+// TestStagingKeepsNestedDataset: a dataset an older version let --data
+// make under DIR/staging/ is not a dead writer's debris: opening DIR
+// leaves it whole (it was removed), and still removes the debris beside
+// it.
+func TestStagingKeepsNestedDataset(t *testing.T) {
+	d := openNew(t)
+	d.Close()
+	inner := filepath.Join(d.Dir, "staging", "ds")
+	debris := filepath.Join(d.Dir, "staging", "123-dead")
+	for _, p := range []string{filepath.Join(inner, "manifests"), filepath.Join(inner, "state"), debris} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(inner, "CURRENT"), []byte(manifestName(0)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{inner, debris} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d2, err := Open(context.Background(), d.Dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2.Close()
+	if !isDatasetDir(inner) {
+		t.Fatalf("the dataset in %s was removed", inner)
+	}
+	if _, err := os.Stat(debris); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the debris %s was left (%v)", debris, err)
 	}
 }
