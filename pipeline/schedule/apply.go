@@ -73,15 +73,25 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 		}
 	case KindBadMetadata, KindTooLarge:
 		distinct := newSources > 0
+		// Proven before this failure: enough distinct sources already.
+		proven := st.BadMetadata >= p.BadMetadata.Sources
 		for range max(newSources, 0) {
 			st.BadMetadata = inc(st.BadMetadata)
 		}
 		switch {
-		case distinct && st.BadMetadata >= p.BadMetadata.Sources && kind == KindTooLarge:
+		case (distinct || proven) && st.BadMetadata >= p.BadMetadata.Sources && kind == KindTooLarge:
 			escalate() // the hash's metadata is too large: backoff.too_large
 		case distinct && st.BadMetadata >= p.BadMetadata.Sources:
 			delay = pick(p.BadMetadata.Long, st.BadMetadata-p.BadMetadata.Sources)
 			st.BackoffStep = inc(st.BackoffStep)
+		case proven:
+			// A known source again (its penalty over, dialled again):
+			// no new evidence, and the hash stays proven bad. It waits
+			// its long delay, or its schedule's step if that is longer,
+			// never less: retries of a bad hash only grow rarer.
+			long := pick(p.BadMetadata.Long, st.BadMetadata-p.BadMetadata.Sources)
+			escalate()
+			delay = max(delay, long)
 		case soft(prev) && kind == KindBadMetadata:
 			escalate()
 		default:

@@ -1,0 +1,67 @@
+package schedule
+
+import (
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestProvenBadMetadataWaits: once bad_metadata.sources distinct peers have
+// served bad metadata (or claimed it too large), the hash waits its long
+// delay; the same failure from one of those peers again (its penalty over,
+// it is dialled again) adds no evidence either way and must not bring the
+// hash back sooner than that wait.
+func TestProvenBadMetadataWaits(t *testing.T) {
+	p := Default()
+	type step struct {
+		class    string
+		distinct bool
+	}
+	tests := []struct {
+		name    string
+		prior   []step
+		class   string
+		minWait time.Duration // un-jittered
+	}{
+		{name: "hash_mismatch from a known source after the long wait",
+			prior: []step{{"hash_mismatch", true}, {"hash_mismatch", true}}, class: "hash_mismatch", minWait: 7 * Day},
+		{name: "invalid_metadata from a known source after the long wait",
+			prior: []step{{"invalid_metadata", true}, {"hash_mismatch", true}}, class: "invalid_metadata", minWait: 7 * Day},
+		{name: "known source after a swarm failure past the long wait",
+			prior: []step{{"hash_mismatch", true}, {"hash_mismatch", true}, {"no_peers", false}}, class: "hash_mismatch", minWait: 7 * Day},
+		{name: "known source after the third source's longer wait",
+			prior: []step{{"hash_mismatch", true}, {"hash_mismatch", true}, {"hash_mismatch", true}}, class: "hash_mismatch", minWait: 30 * Day},
+		{name: "too_large from a known source after the long wait",
+			prior: []step{{"too_large", true}, {"too_large", true}}, class: "too_large", minWait: 30 * Day},
+		{name: "too_large from a known source after a swarm failure",
+			prior: []step{{"too_large", true}, {"too_large", true}, {"no_peers", false}}, class: "too_large", minWait: 30 * Day},
+		{name: "known source when the swarm schedule is already longer",
+			prior: []step{{"no_peers", false}, {"no_peers", false}, {"no_peers", false}, {"no_peers", false}, {"no_peers", false},
+				{"no_peers", false}, {"hash_mismatch", true}, {"hash_mismatch", true}}, class: "hash_mismatch", minWait: 30 * Day},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newState(1)
+			now := t0
+			for _, s := range tt.prior {
+				if err := ApplyFailure(p, &st, s.class, now, s.distinct); err != nil {
+					t.Fatal(err)
+				}
+				now = st.NextRetry
+			}
+			bad := st.BadMetadata
+			if err := ApplyFailure(p, &st, tt.class, now, false); err != nil {
+				t.Fatal(err)
+			}
+			lo := int64(float64(tt.minWait/time.Millisecond)*(1-p.Jitter)) - 1
+			if got := st.NextRetry - now; got < lo {
+				t.Errorf("bad_metadata %d (sources %d): a known source again retries after %v, want at least %v×%.1f",
+					bad, p.BadMetadata.Sources, time.Duration(got)*time.Millisecond, tt.minWait, 1-p.Jitter)
+			}
+			if st.BadMetadata != bad || st.MetadataStatus != schema.StatusFailed {
+				t.Errorf("bad_metadata %d, status %s; want %d, failed", st.BadMetadata, st.MetadataStatus, bad)
+			}
+		})
+	}
+}
