@@ -82,6 +82,13 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	default:
 		addSources(st, r)
 	}
+	// A sighting dedup folded in after this attempt (while the job was
+	// out) could pull nothing then: the hash was due. It is fresh against
+	// the failure just applied: the reactivation rule takes it now, as
+	// dedup would after this merge (and unionState for a later last_seen).
+	if st.LastSeen > r.AttemptedAt {
+		schedule.Reactivate(p, st, st.LastSeen)
+	}
 	return applied, lease != nil
 }
 

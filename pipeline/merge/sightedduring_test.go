@@ -1,0 +1,56 @@
+package merge
+
+import (
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// TestSightingDuringLeaseReactivates: a dormant hash is planned, and while
+// its job is out a capture sights it and dedup folds the sighting in (dedup
+// runs beside fetch: capture -o - | dedup -). The sighting is not applied
+// then: the hash is due, so nothing can be pulled closer. When merge then
+// applies the job's failure, made before that sighting, the fresh sighting
+// must still pull the new next_retry closer, as dedup would had it come
+// after the merge (and as merge --from does for a later last_seen); a
+// sighting before the attempt must not.
+func TestSightingDuringLeaseReactivates(t *testing.T) {
+	p := schedule.Default()
+	tests := []struct {
+		name     string
+		seen     int64 // last_seen, as dedup left it while the job was out
+		attempt  int64
+		wantPull bool
+	}{
+		{name: "sighted after the attempt", seen: t0 + 30*minute, attempt: t0 + minute, wantPull: true},
+		{name: "sighted before the attempt", seen: t0 + 30*minute, attempt: t0 + 40*minute, wantPull: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := hashAt(0x42, 1)
+			st := newHash(h, t0-60*day)
+			st.LastSeen = tt.seen
+			st.MetadataStatus, st.LastFailure = schema.StatusFailed, schema.OutcomeNoPeers
+			st.Attempts, st.BackoffStep = 5, 5
+			st.LastAttempt, st.NextRetry = t0-30*day, t0 // due now, after a 30d wait
+			dir := makeDataset(t, []schema.State{st})
+			jobs := planJobs(t, dir, t0, 10)
+			if len(jobs) != 1 {
+				t.Fatalf("planned %d jobs, want 1", len(jobs))
+			}
+			runMerge(t, dir, t0+50*minute, writeResults(t, []schema.Result{failure(jobs[0], schema.OutcomeNoPeers, tt.attempt)}))
+			got := stateOf(t, dir)[h]
+			pulledBy := tt.seen + int64(time.Duration(p.Reactivation.Delay+p.Reactivation.Spread)/time.Millisecond)
+			pulled := got.NextRetry <= pulledBy
+			if pulled != tt.wantPull || (tt.wantPull && got.Reactivated != tt.seen) {
+				t.Errorf("next_retry %v (%v after the attempt), reactivated_at %d; want pulled to the sighting at %v: %v",
+					tm(got.NextRetry), time.Duration(got.NextRetry-tt.attempt)*time.Millisecond, got.Reactivated, tm(tt.seen), tt.wantPull)
+			}
+			if got.Attempts != 6 || got.LastAttempt != tt.attempt || got.LastFailure != schema.OutcomeNoPeers {
+				t.Errorf("attempts %d, last_attempt %v, last_failure %s: the failure is not applied", got.Attempts, tm(got.LastAttempt), got.LastFailure)
+			}
+		})
+	}
+}
