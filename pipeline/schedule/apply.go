@@ -103,6 +103,14 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 			delay = p.RetrySoon
 		}
 	}
+	if (kind == KindSwarm || kind == KindPeer) && st.BadMetadata >= p.BadMetadata.Sources {
+		// Proven bad (and not fetched since): a swarm or peer failure
+		// after its long wait (typically "rejected": the peers found
+		// were its known bad sources, still penalised) is no news about
+		// the metadata. It waits its long delay again, or its step if
+		// longer: retries of a bad hash only grow rarer.
+		delay = max(delay, pick(p.BadMetadata.Long, st.BadMetadata-p.BadMetadata.Sources))
+	}
 	if kind != KindLocal {
 		st.Attempts = inc(st.Attempts)
 		st.MetadataStatus = schema.StatusFailed

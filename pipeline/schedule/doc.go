@@ -38,7 +38,8 @@
 //   - bad metadata (hash_mismatch, invalid_metadata): retried soon with
 //     another peer; only repeats from distinct sources earn the long delay
 //     of Policy.BadMetadata. Once earned, a known source failing it again
-//     keeps the hash at that delay (or its schedule's step if longer).
+//     keeps the hash at that delay (or its schedule's step if longer),
+//     and so does a swarm or peer failure until a success.
 //   - too large: the peer's metadata_size is its own unchecked claim, so
 //     like bad metadata it penalises that endpoint and the hash is retried
 //     soon; once bad_metadata.sources distinct peers (default 2) have

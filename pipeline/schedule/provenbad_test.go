@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -61,6 +62,53 @@ func TestProvenBadMetadataWaits(t *testing.T) {
 			}
 			if st.BadMetadata != bad || st.MetadataStatus != schema.StatusFailed {
 				t.Errorf("bad_metadata %d, status %s; want %d, failed", st.BadMetadata, st.MetadataStatus, bad)
+			}
+		})
+	}
+}
+
+// TestProvenBadOtherFailures: a hash proven bad that fails for another
+// reason after its long wait (most often "rejected": the only peers found
+// were its known bad sources, still penalised, so fetch avoided them all)
+// learned nothing about its metadata and waits its long delay again; a hash
+// with a single bad source (not proven) keeps the short schedule, and a
+// local error (our fault) is retried soon either way.
+func TestProvenBadOtherFailures(t *testing.T) {
+	p := Default()
+	proven := []string{"hash_mismatch", "hash_mismatch"}
+	tests := []struct {
+		name    string
+		prior   []string // each from a distinct source
+		class   string
+		minWait time.Duration // un-jittered; 0: at most maxWait
+		maxWait time.Duration
+	}{
+		{name: "rejected (all sources avoided)", prior: proven, class: "rejected", minWait: 7 * Day},
+		{name: "no peers", prior: proven, class: "no_peers", minWait: 7 * Day},
+		{name: "connect failed", prior: proven, class: "connect_failed", minWait: 7 * Day},
+		{name: "timeout after three sources", prior: append(slices.Clone(proven), "invalid_metadata"), class: "timeout", minWait: 30 * Day},
+		{name: "rejected, one source only", prior: proven[:1], class: "rejected", maxWait: 3 * time.Hour},
+		{name: "local error", prior: proven, class: "local_error", maxWait: time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newState(1)
+			now := t0
+			for _, c := range tt.prior {
+				if err := ApplyFailure(p, &st, c, now, true); err != nil {
+					t.Fatal(err)
+				}
+				now = st.NextRetry
+			}
+			if err := ApplyFailure(p, &st, tt.class, now, false); err != nil {
+				t.Fatal(err)
+			}
+			got := time.Duration(st.NextRetry-now) * time.Millisecond
+			if lo := time.Duration(float64(tt.minWait)*(1-p.Jitter)) - time.Millisecond; tt.minWait > 0 && got < lo {
+				t.Errorf("%s after %v: retries after %v, want at least %v", tt.class, tt.prior, got, lo)
+			}
+			if tt.maxWait > 0 && got > tt.maxWait {
+				t.Errorf("%s after %v: retries after %v, want at most %v", tt.class, tt.prior, got, tt.maxWait)
 			}
 		})
 	}
