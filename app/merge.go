@@ -174,7 +174,7 @@ that holds no dataset is refused (exit 2).
 			default:
 				slog.Info("merge: done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "future_clamped", st.FutureClamped, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
-					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied,
+					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied, "failures_reactivated", st.Reactivated,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
 					"released_rows", st.Released, "stale_releases_ignored", st.StaleReleases,
 					"leases_released", st.LeasesReleased, "stale_leases_dropped", st.LeasesPruned,

@@ -26,9 +26,12 @@ type partOut struct {
 	attempts map[string]int64 // attempts applied by outcome (released rows are none)
 	unknown  int64
 	archived int64
-	released []schema.Hash
-	torrents []torrentRow
-	spliced  bool // the hot files were spliced (splicePartition), not rewritten
+	// reactivated: failures applied after which a sighting made while
+	// the job was out reactivated the hash (applyResult).
+	reactivated int64
+	released    []schema.Hash
+	torrents    []torrentRow
+	spliced     bool // the hot files were spliced (splicePartition), not rewritten
 }
 
 // statePartition applies results (sorted by hash, then attempt time) to
@@ -203,9 +206,12 @@ func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released
 			}
 			continue
 		}
-		before := st.MetadataStatus
+		before, pulledAt := st.MetadataStatus, st.Reactivated
 		v, release := applyResult(r.p, st, &res.Result, lease)
 		out.verdicts[v]++
+		if v == applied && st.Reactivated != pulledAt {
+			out.reactivated++
+		}
 		if out.attempts == nil {
 			out.attempts = map[string]int64{}
 		}

@@ -40,7 +40,10 @@ func TestSightingDuringLeaseReactivates(t *testing.T) {
 			if len(jobs) != 1 {
 				t.Fatalf("planned %d jobs, want 1", len(jobs))
 			}
-			runMerge(t, dir, t0+50*minute, writeResults(t, []schema.Result{failure(jobs[0], schema.OutcomeNoPeers, tt.attempt)}))
+			ms := runMerge(t, dir, t0+50*minute, writeResults(t, []schema.Result{failure(jobs[0], schema.OutcomeNoPeers, tt.attempt)}))
+			if want := map[bool]int64{true: 1}[tt.wantPull]; ms.Applied != 1 || ms.Reactivated != want {
+				t.Errorf("failures_applied %d, failures_reactivated %d; want 1, %d", ms.Applied, ms.Reactivated, want)
+			}
 			got := stateOf(t, dir)[h]
 			pulledBy := tt.seen + int64(time.Duration(p.Reactivation.Delay+p.Reactivation.Spread)/time.Millisecond)
 			pulled := got.NextRetry <= pulledBy
