@@ -152,6 +152,9 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 				return exitcode.BadInput(err)
 			}
 			if p := c.String("blocklist"); p != "" {
+				if isTerminalPath(p) { // its read would wait for lines typed
+					return badFlag(c, "--blocklist: %s is a terminal: name a file of hashes", p)
+				}
 				f, err := os.Open(p)
 				if err != nil {
 					return badFlag(c, "--blocklist: %w", err)
