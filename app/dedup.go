@@ -170,7 +170,7 @@ input.
 			}
 			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 				if st.Commits == 0 && slices.Contains(o.Inputs, "-") {
-					return fmt.Errorf("dedup: interrupted; nothing committed (what stdin had sent is kept in %s: the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again)", filepath.Join(o.Data, "inbox"))
+					return stdinStopped("dedup", filepath.Join(o.Data, "inbox"), err)
 				}
 				if st.Commits == 0 {
 					return errors.New("dedup: interrupted; nothing committed")

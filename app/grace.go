@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -126,4 +127,20 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 // was committed.
 func interruptedAfter(cmd string, snapshot int64) error {
 	return exitcode.With(exitcode.Interrupted, fmt.Errorf("%s: interrupted; what the stream sent was applied (snapshot %d)", cmd, snapshot))
+}
+
+// stdinStopped is the error of a dedup or merge (cmd) reading stdin that
+// a second signal, or the grace's end, stopped before it committed
+// anything (err is the run's), saying what the next run does with what
+// stdin sent, which waits in the inbox folder inbox. Read to its end and
+// durable before the stop, the spool waits under its final name
+// (dataset.KeptWhole), and the next run applies it as it applies any
+// leftover: it used to be said to be set aside. Cut short, it waits under
+// its temporary name, and the next run sets its whole batches or lines
+// aside as partial-* (dataset.Salvage), which no run applies on its own.
+func stdinStopped(cmd, inbox string, err error) error {
+	if p := dataset.KeptWhole(err, "stdin"); p != "" {
+		return fmt.Errorf("%s: interrupted; nothing committed (stdin was read to its end and is kept whole as %s: the next %s applies it, with or without arguments, and `infohash status` lists it as pending until then; it need not be sent again)", cmd, p, cmd)
+	}
+	return fmt.Errorf("%s: interrupted; nothing committed (what stdin had sent is kept in %s: the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again)", cmd, inbox)
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -157,7 +156,7 @@ that holds no dataset is refused (exit 2).
 					// merge commits once, at the end: a stop before it
 					// commits nothing (as dedup says).
 					if slices.Contains(o.Inputs, "-") {
-						return fmt.Errorf("merge: interrupted; nothing committed (what stdin had sent is kept in %s: the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again)", filepath.Join(o.Data, "inbox", "merge"))
+						return stdinStopped("merge", filepath.Join(o.Data, "inbox", "merge"), err)
 					}
 					return errors.New("merge: interrupted; nothing committed")
 				}

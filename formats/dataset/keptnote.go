@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -13,19 +14,57 @@ type SpooledInput struct{ From, Path string }
 // KeptNote adds to err, a run's error, where the streams it spooled wait:
 // those still in the inbox, which the next run of stage applies. (A
 // stream set aside as bad input, or whose spool failed, is not there, and
-// err says what became of it.)
+// err says what became of it.) The result is a *KeptError when some wait
+// (KeptWhole finds them), else err.
 func KeptNote(err error, stage string, spools []SpooledInput) error {
 	if err == nil {
 		return nil
 	}
-	var kept []string
+	var kept []SpooledInput
 	for _, s := range spools {
 		if _, serr := os.Stat(s.Path); serr == nil {
-			kept = append(kept, fmt.Sprintf("what %s sent is kept as %s", s.From, s.Path))
+			kept = append(kept, s)
 		}
 	}
 	if len(kept) == 0 {
 		return err
 	}
-	return fmt.Errorf("%w (%s; the next %s applies it)", err, strings.Join(kept, ", "), stage)
+	return &KeptError{Err: err, Stage: stage, Kept: kept}
+}
+
+// A KeptError is a run's error (Err) and the streams it spooled whole
+// that wait in the inbox under their final names (Kept), which the next
+// run of Stage applies as leftovers.
+type KeptError struct {
+	Err   error
+	Stage string
+	Kept  []SpooledInput
+}
+
+func (e *KeptError) Error() string {
+	kept := make([]string, len(e.Kept))
+	for i, s := range e.Kept {
+		kept[i] = fmt.Sprintf("what %s sent is kept as %s", s.From, s.Path)
+	}
+	return fmt.Sprintf("%v (%s; the next %s applies it)", e.Err, strings.Join(kept, ", "), e.Stage)
+}
+
+func (e *KeptError) Unwrap() error { return e.Err }
+
+// KeptWhole is the spool where err (KeptNote's) says the stream from
+// ("stdin", a pipe's path) waits whole for the next run to apply; "" when
+// it says none does: the run did not read that stream to its end (a stop
+// leaves what it read under the spool's temporary name, which the next
+// run sets aside as partial input, Salvage), or set it aside.
+func KeptWhole(err error, from string) string {
+	var k *KeptError
+	if !errors.As(err, &k) {
+		return ""
+	}
+	for _, s := range k.Kept {
+		if s.From == from {
+			return s.Path
+		}
+	}
+	return ""
 }

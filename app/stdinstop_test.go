@@ -1,0 +1,94 @@
+package app
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestSecondSignalAfterWholeStdin: a dedup - or merge - stopped by a
+// second signal after stdin was read to its end and spooled durably (here
+// while it waits for the writer lock another process holds) says that the
+// next run applies the spool, which it then does; it used to say the next
+// run sets it aside as partial-*, which it does only with a spool cut
+// short (TestInterruptAppliesWhatTheStreamStillSends,
+// TestMergeSecondSignalWhileSpooling).
+func TestSecondSignalAfterWholeStdin(t *testing.T) {
+	bin := infohashBinary(t)
+	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+	now := at.Add(time.Minute).Format(time.RFC3339)
+	for _, tc := range []struct {
+		stage, sub, ext string // inbox sub-folder and spool extension
+		stream          func(t *testing.T, known []string) []byte
+		applied         string // what the next run's "done" line says
+	}{
+		{"dedup", "", ".spool", func(*testing.T, []string) []byte { return []byte(hexLines("whole", 50)) }, " new=50 "},
+		{"merge", "merge", ".results", func(t *testing.T, known []string) []byte {
+			rs := make([]schema.Result, len(known))
+			for i, hx := range known {
+				h, _, _, err := schema.ParseHex(hx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs[i] = schema.Result{InfoHash: h, HashType: schema.HashV1, AttemptedAt: at.UnixMilli(),
+					Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
+			}
+			return resultsArrow(t, rs)
+		}, " failures_applied=20 "},
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ih")
+			known := seedHashes(t, data, 20, 3)
+			inbox := filepath.Join(data, "inbox", tc.sub)
+			lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lock.Close()
+			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+				t.Fatal(err)
+			}
+			cmd, stdin, stderr := startPiped(t, bin, tc.stage, "--data", data, "--now", now, "--lock-wait", "5m", "-")
+			stdin.Write(tc.stream(t, known))
+			stdin.Close()
+			var spool string
+			waitFor(t, "the whole spool", func() bool {
+				m, _ := filepath.Glob(filepath.Join(inbox, "part-*"+tc.ext))
+				if len(m) == 1 {
+					spool = m[0]
+				}
+				return len(m) == 1
+			})
+			cmd.Process.Signal(syscall.SIGINT)
+			waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
+			cmd.Process.Signal(syscall.SIGINT)
+			err = cmd.Wait()
+			want := tc.stage + ": interrupted; nothing committed (stdin was read to its end and is kept whole as " + spool +
+				": the next " + tc.stage + " applies it"
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), want) {
+				t.Fatalf("exit %v, want 130 saying %q; stderr:\n%s", err, want, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "partial-*") {
+				t.Fatalf("stderr speaks of partial-*:\n%s", stderr.String())
+			}
+			// What it said: the next run (no arguments) applies the spool.
+			syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+			r := ih(t, nil, tc.stage, "--data", data, "--now", now)
+			if r.code != 0 || !strings.Contains(r.stderr, tc.applied) {
+				t.Fatalf("the next run: exit %d, want 0 and %q in\n%s", r.code, tc.applied, r.stderr)
+			}
+			if _, err := os.Stat(spool); !os.IsNotExist(err) {
+				t.Fatalf("the spool is still there (%v) after the next run", err)
+			}
+			if m, _ := filepath.Glob(filepath.Join(inbox, "partial-*")); len(m) > 0 {
+				t.Fatalf("the next run set aside %v", m)
+			}
+		})
+	}
+}
