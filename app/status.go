@@ -48,7 +48,10 @@ under DIR/work/PASS/ (observations.arrows, results.arrows; older passes'
 .parquet) that dedup or merge has not committed (no FILE.applied marker
 beside it): a pass that stopped or failed left it for the next pass, or,
 briefly, a pass running now has yet to apply it; and DIR/work/jobs.parquet
-while its leases are live (unapplied_work in --format json).
+while its leases are live (unapplied_work in --format json). A "not ours"
+line names a file (or a folder) under DIR/inbox/ that no run wrote, which
+dedup and merge leave alone and never read: they take only their own
+spools there (foreign_files in --format json; the text lists the first 10).
 
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was

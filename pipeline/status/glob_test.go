@@ -69,7 +69,7 @@ func TestFrozenGlob(t *testing.T) {
 			}
 			// For jq and alerting: lists are [] when empty, and every
 			// table and retry wave has its key, 0 included.
-			for _, k := range []string{"partial_inputs", "rejected_inputs", "pending_inputs", "spooling_inputs", "unpublished", "unapplied_work"} {
+			for _, k := range []string{"partial_inputs", "rejected_inputs", "pending_inputs", "spooling_inputs", "foreign_files", "unpublished", "unapplied_work"} {
 				if l, ok := m[k].([]any); !ok || len(l) != 0 {
 					t.Errorf("%s = %v, want []", k, m[k])
 				}

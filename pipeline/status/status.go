@@ -81,6 +81,11 @@ type Report struct {
 	// reading its stream now, or a killed run cut it short (the next
 	// dedup or merge sets what it holds aside as a partial input).
 	Spooling []string `json:"spooling_inputs"`
+	// Foreign are the files under DIR/inbox that no run wrote, which
+	// dedup and merge leave alone and never read (they take only their
+	// own spools there): a file copied in by hand, a folder (listed once,
+	// ending in a separator) but inbox/merge.
+	Foreign []string `json:"foreign_files"`
 	// UnappliedWork are the files scripts/cron/crawl-pass.sh keeps under
 	// DIR/work/PASS/ (observations.arrows, results.arrows; older passes'
 	// .parquet) that dedup or merge has not committed (no FILE.applied
@@ -149,7 +154,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: inMillis(now), Totals: map[string]int64{},
 		// [] rather than null in JSON when nothing is set aside.
-		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Unpublished: []string{},
+		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Foreign: []string{}, Unpublished: []string{},
 		Staging: []string{}, UnappliedWork: []string{}}
 	maps.Copy(r.Totals, m.Totals)
 	if st.Dir != "" {
@@ -317,6 +322,7 @@ func (r *Report) Print(w io.Writer) {
 		st := stageOf(r.Dir, p)
 		fmt.Fprintf(w, "spooling (stdin or a pipe that %s is reading now, or a killed run cut short: the next %s sets it aside): %s\n", st, st, p)
 	}
+	r.printForeign(w)
 	for _, p := range r.UnappliedWork {
 		fmt.Fprintf(w, "unapplied work (a crawl-pass file that %s has not committed: a pass that stopped or failed left it for the next pass to apply, "+
 			"or a pass running now has yet to apply it): %s\n", workStage(p), p)
