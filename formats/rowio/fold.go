@@ -140,12 +140,21 @@ func FieldIndex(s *arrow.Schema, name string) (int, error) {
 	return match, nil
 }
 
-// NestedKind says what top-level column name of s is when it is not a
-// leaf (Lookup finds no column of that path): "a LIST", "a MAP" or "a
-// STRUCT"; "" when there is no such column, or it is a leaf.
+// NestedKind says what top-level column name of s is when it does not
+// hold one value a row: "a LIST", "a MAP" or "a STRUCT" when it is not a
+// leaf (Lookup finds no column of that path), "REPEATED" for a repeated
+// leaf (which Lookup finds, and parquet-go reads as its first value,
+// dropping the rest); "" when there is no such column, or it is a plain
+// leaf.
 func NestedKind(s *parquet.Schema, name string) string {
 	for _, f := range s.Fields() {
-		if f.Name() != name || f.Leaf() {
+		if f.Name() != name {
+			continue
+		}
+		if f.Leaf() {
+			if f.Repeated() {
+				return "REPEATED"
+			}
 			continue
 		}
 		var lt format.LogicalTypeValue

@@ -147,6 +147,9 @@ func CheckSchema(want, got *parquet.Schema) error {
 			}
 			return fmt.Errorf("missing required column %q", joinPath(path))
 		}
+		if repeats(got, path) > repeats(want, path) {
+			return fmt.Errorf("column %q is REPEATED, want one value a row", joinPath(path))
+		}
 		if wk, gk := wl.Node.Type().Kind(), gl.Node.Type().Kind(); wk != gk {
 			return fmt.Errorf("column %q is %s, want %s", joinPath(path), gk, wk)
 		}
@@ -175,6 +178,30 @@ func isOptionalPath(s *parquet.Schema, path []string) bool {
 		n = next
 	}
 	return false
+}
+
+// repeats counts the repeated nodes on path in s (its maximum repetition
+// level): parquet-go reads a column repeated more often than the row type's
+// field as the field's first value a row, dropping the others.
+func repeats(s *parquet.Schema, path []string) int {
+	var n parquet.Node = s
+	r := 0
+	for _, p := range path {
+		var next parquet.Node
+		for _, f := range n.Fields() {
+			if f.Name() == p {
+				next = f
+			}
+		}
+		if next == nil {
+			break
+		}
+		if next.Repeated() {
+			r++
+		}
+		n = next
+	}
+	return r
 }
 
 func joinPath(p []string) string {

@@ -80,6 +80,15 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 		InfoHash   [][]byte `parquet:"info_hash,list"`
 		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
 	}
+	type ihRepeated struct { // a bare repeated leaf: parquet-go read each row's first hash
+		InfoHash   [][20]byte `parquet:"info_hash"`
+		ObservedAt int64      `parquet:"observed_at,timestamp(millisecond)"`
+	}
+	type sourceRepeated struct {
+		InfoHash   [20]byte `parquet:"info_hash"`
+		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
+		Source     []string `parquet:"source"`
+	}
 	type ihTwice struct { // which is info_hash cannot be told
 		InfoHash   []byte `parquet:"info_hash"`
 		InfoHashUp []byte `parquet:"INFO_HASH"`
@@ -146,6 +155,10 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 			"row 0: observed_at 1733000000 ms (1970-01-21T01:23:20Z) is outside 2001-01-01..2200-01-01"},
 		{"info_hash a LIST", put("list.parquet", writeRowsBytes(t, dir, []ihList{{[][]byte{bytes.Repeat([]byte{1}, 20)}, at}})),
 			`column "info_hash" is a LIST, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR`},
+		{"info_hash REPEATED", put("repeated.parquet", writeRowsBytes(t, dir, []ihRepeated{{[][20]byte{{1}, {2}}, at}, {[][20]byte{{3}}, at}})),
+			`column "info_hash" is REPEATED, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR`},
+		{"source REPEATED", put("srcrep.parquet", writeRowsBytes(t, dir, []sourceRepeated{{[20]byte{1}, at, []string{"import", "get_peers"}}})),
+			`column "source" is REPEATED, want one value a row`},
 		{"info_hash and INFO_HASH", put("twice.parquet", writeRowsBytes(t, dir, []ihTwice{{bytes.Repeat([]byte{1}, 20), bytes.Repeat([]byte{2}, 20), at}})),
 			`columns "info_hash" and "INFO_HASH" differ only in case: which is info_hash cannot be told`},
 		{"LZ4_RAW", put("lz4.parquet", writeRowsBytes(t, dir, genObs(7, 100, 10), parquet.Compression(&lz4.Codec{}))),

@@ -306,19 +306,24 @@ func missingObservedAt(cols []string) error {
 
 // checkObsSchema requires info_hash (binary) and observed_at (INT64).
 func checkObsSchema(s *parquet.Schema) error {
+	if k := rowio.NestedKind(s, "info_hash"); k != "" {
+		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR", k)
+	}
 	ih, ok := s.Lookup("info_hash")
 	if !ok {
-		if k := rowio.NestedKind(s, "info_hash"); k != "" {
-			return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR", k)
-		}
 		return fmt.Errorf("missing column \"info_hash\"")
 	}
 	if k := ih.Node.Type().Kind(); k != parquet.FixedLenByteArray && k != parquet.ByteArray {
 		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20) or BYTE_ARRAY", k)
 	}
 	at, ok := s.Lookup("observed_at")
-	if k := rowio.NestedKind(s, "observed_at"); !ok && k != "" {
+	if k := rowio.NestedKind(s, "observed_at"); k != "" {
 		return fmt.Errorf("column \"observed_at\" is %s, want an INT64 timestamp", k)
+	}
+	for _, c := range obsNames {
+		if k := rowio.NestedKind(s, c); k == "REPEATED" {
+			return fmt.Errorf("column %q is REPEATED, want one value a row", c)
+		}
 	}
 	if !ok {
 		var cols []string

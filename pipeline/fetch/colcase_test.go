@@ -12,7 +12,7 @@ import (
 // TestJobsColumnCase: a jobs file whose info_hash is named INFO_HASH (as
 // DuckDB matches names, case-insensitively) is read as its info_hash,
 // FIXED_LEN_BYTE_ARRAY or BLOB alike; a LIST named info_hash is refused
-// saying so, not as a missing column.
+// saying so, not as a missing column, as is a bare REPEATED column.
 func TestJobsColumnCase(t *testing.T) {
 	type fixedUpper struct {
 		InfoHash schema.Hash `parquet:"INFO_HASH"`
@@ -23,6 +23,13 @@ func TestJobsColumnCase(t *testing.T) {
 	}
 	type list struct {
 		InfoHash [][]byte `parquet:"info_hash,list"`
+	}
+	type repeated struct { // a bare repeated leaf: parquet-go read each row's first hash
+		InfoHash [][20]byte `parquet:"info_hash"`
+	}
+	type repeatedLease struct {
+		InfoHash schema.Hash `parquet:"info_hash"`
+		LeaseID  []string    `parquet:"lease_id"`
 	}
 	h := schema.Hash{7, 1}
 	dir := t.TempDir()
@@ -35,6 +42,10 @@ func TestJobsColumnCase(t *testing.T) {
 		{"BLOB Info_Hash", func(p string) error { return writeJobsFile(p, []blobUpper{{h[:]}}) }, ""},
 		{"a LIST info_hash", func(p string) error { return writeJobsFile(p, []list{{[][]byte{h[:]}}}) },
 			`column "info_hash" is a LIST, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR`},
+		{"a REPEATED info_hash", func(p string) error { return writeJobsFile(p, []repeated{{[][20]byte{h, {8}}}}) },
+			`column "info_hash" is REPEATED, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR`},
+		{"a REPEATED lease_id", func(p string) error { return writeJobsFile(p, []repeatedLease{{h, []string{"a", "b"}}}) },
+			`column "lease_id" is REPEATED, want one value a row`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
