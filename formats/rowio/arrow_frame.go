@@ -32,6 +32,7 @@ type framedReader struct {
 	pos     int64 // bytes read from r
 	start   int64 // where the current message began in r
 	whole   int   // messages passed whole
+	ended   bool  // the end-of-stream marker was passed
 }
 
 func (g *framedReader) Read(p []byte) (int, error) {
@@ -64,6 +65,27 @@ func (g *framedReader) Read(p []byte) (int, error) {
 		g.whole++
 	}
 	return n, err
+}
+
+// afterEnd checks, once the arrow reader has stopped, that r holds nothing
+// after the end-of-stream marker: the reader stops at the marker, so a
+// second stream appended to the first (cat a.arrows b.arrows) or garbage
+// would be dropped unread. It reads r to its end, as a spool or a pipe's
+// writer closing it ends it.
+func (g *framedReader) afterEnd() error {
+	if !g.ended {
+		return nil
+	}
+	var b [1]byte
+	n, err := io.ReadFull(g.r, b[:])
+	if n == 0 {
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	return &CorruptError{Format: "Arrow IPC stream", Err: fmt.Errorf(
+		"data follows its end-of-stream marker at byte %d (streams joined? give each its own input)", g.pos)}
 }
 
 // fill reads len(p) bytes of the current message from r. r ending
@@ -112,6 +134,7 @@ func (g *framedReader) next() error {
 		n = binary.LittleEndian.Uint32(h[4:])
 	}
 	if n == 0 {
+		g.ended = true
 		return nil // end of stream
 	}
 	if int32(n) < 0 || int64(n) > g.lim.MaxArrowMetadata {

@@ -270,6 +270,9 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 				if err := r.ar.Err(); err != nil {
 					return n, fmt.Errorf("%s: %w", r.name, r.reason(err))
 				}
+				if err := r.frame.afterEnd(); err != nil {
+					return n, fmt.Errorf("%s: %w", r.name, err)
+				}
 				return 0, io.EOF
 			}
 			r.rec, r.pos = r.ar.Record(), 0
@@ -343,6 +346,9 @@ func (r *Reader[T]) Record() (rec arrow.Record, err error) {
 	if !r.ar.Next() {
 		if err := r.ar.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.name, r.reason(err))
+		}
+		if err := r.frame.afterEnd(); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.name, err)
 		}
 		return nil, io.EOF
 	}
