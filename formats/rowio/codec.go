@@ -31,6 +31,13 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 	lie := func(most int64) error {
 		return fmt.Errorf("declares %d uncompressed bytes, its %d %s bytes hold at most %d", usize, n, codec, most)
 	}
+	// over is the error for data that decompresses to more than the
+	// header declares: parquet-go decodes all of it (a 45 KB zstd page
+	// of 400 MiB of zeros took 430 MB) and reads the values from its
+	// start, so the page would be misread rather than refused.
+	over := func(got int64) error {
+		return fmt.Errorf("declares %d uncompressed bytes, its %d %s bytes decompress to %d or more", usize, n, codec, got)
+	}
 	switch codec {
 	case format.Uncompressed: // parquet-go reads such pages in place
 	case format.Snappy:
@@ -47,14 +54,32 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 			return fmt.Errorf("snappy block declares %d bytes from %d", v, n)
 		case usize > most:
 			return lie(most)
+		case v > uint64(usize):
+			return over(int64(v))
 		}
 	case format.Zstd:
-		most, err := zstdBound(io.NewSectionReader(s.r, off, n), n, lim, min(lim, max(usize, minZstdWindow)))
-		if err != nil {
+		most, declared, err := zstdBound(io.NewSectionReader(s.r, off, n), n, lim, min(lim, max(usize, minZstdWindow)))
+		switch {
+		case err != nil:
 			return err
-		}
-		if usize > most {
+		case usize > most:
 			return lie(most)
+		case declared > usize:
+			return over(declared)
+		case declared < 0 && most > usize:
+			// A frame without its content size: decode to find out
+			// (a bound counts 128 KiB for each compressed block).
+			zr, err := s.decompressing(codec, off, n)
+			if err != nil {
+				return err
+			}
+			got, err := io.Copy(io.Discard, io.LimitReader(zr, usize+1))
+			switch {
+			case err != nil:
+				return fmt.Errorf("zstd: %v", err)
+			case got > usize:
+				return over(got)
+			}
 		}
 	case format.Lz4Raw:
 		// parquet-go v0.32.0 decodes LZ4_RAW into a new buffer when the
@@ -82,6 +107,8 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 			return fmt.Errorf("%w: %s page decompresses to over %d bytes", ErrLimit, codec, lim)
 		case usize > got:
 			return lie(got)
+		case got > usize:
+			return over(got)
 		}
 	default:
 		return fmt.Errorf("%w: compression codec %s", ErrUnsupported, codec)
@@ -99,10 +126,11 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 const minZstdWindow = 8 << 20
 
 // zstdBound walks the frames and block headers of a zstd page (RFC 8878)
-// and returns the most its decoding can produce; it fails if that or a
-// frame's declared size is over lim, a frame's window is over window, or
-// a frame declares more than its blocks hold.
-func zstdBound(r io.ReaderAt, n, lim, window int64) (int64, error) {
+// and returns the most its decoding can produce, and the sum of the
+// content sizes its frames declare (-1 if a frame declares none); it fails
+// if the most or a frame's declared size is over lim, a frame's window is
+// over window, or a frame declares more than its blocks hold.
+func zstdBound(r io.ReaderAt, n, lim, window int64) (most, declared int64, err error) {
 	var b [18]byte
 	at := func(off int64, k int) ([]byte, error) {
 		if off+int64(k) > n {
@@ -115,23 +143,23 @@ func zstdBound(r io.ReaderAt, n, lim, window int64) (int64, error) {
 	for pos := int64(0); pos < n; {
 		h, err := at(pos, 4)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		magic := binary.LittleEndian.Uint32(h)
 		if magic&0xfffffff0 == 0x184d2a50 { // skippable frame
 			h, err := at(pos+4, 4)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			pos += 8 + int64(binary.LittleEndian.Uint32(h))
 			continue
 		}
 		if magic != 0xfd2fb528 {
-			return 0, errors.New("zstd: not a zstd frame")
+			return 0, 0, errors.New("zstd: not a zstd frame")
 		}
 		h, err = at(pos+4, 1)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		fhd := h[0]
 		single := fhd&0x20 != 0
@@ -145,9 +173,12 @@ func zstdBound(r io.ReaderAt, n, lim, window int64) (int64, error) {
 		}
 		h, err = at(pos+4, hdrLen)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		var fcs uint64
+		if fcsLen == 0 {
+			declared = -1
+		}
 		if fcsLen > 0 {
 			var v [8]byte
 			copy(v[:], h[hdrLen-fcsLen:])
@@ -155,15 +186,18 @@ func zstdBound(r io.ReaderAt, n, lim, window int64) (int64, error) {
 			if fcsLen == 2 {
 				fcs += 256
 			}
+			if declared >= 0 {
+				declared += int64(min(fcs, uint64(lim)+1))
+			}
 			if fcs > uint64(lim) {
-				return 0, fmt.Errorf("%w: zstd frame declares %d bytes (limit %d)", ErrLimit, fcs, lim)
+				return 0, 0, fmt.Errorf("%w: zstd frame declares %d bytes (limit %d)", ErrLimit, fcs, lim)
 			}
 		}
 		if !single {
 			wd := h[1]
 			base := int64(1) << (10 + wd>>3)
 			if w := base + base/8*int64(wd&7); w > window {
-				return 0, fmt.Errorf("%w: zstd window of %d bytes (limit %d for this page)", ErrLimit, w, window)
+				return 0, 0, fmt.Errorf("%w: zstd window of %d bytes (limit %d for this page)", ErrLimit, w, window)
 			}
 		}
 		pos += 4 + int64(hdrLen)
@@ -171,7 +205,7 @@ func zstdBound(r io.ReaderAt, n, lim, window int64) (int64, error) {
 		for last := false; !last; {
 			h, err := at(pos, 3)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			bh := uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16
 			size := int64(bh >> 3)
@@ -184,22 +218,22 @@ func zstdBound(r io.ReaderAt, n, lim, window int64) (int64, error) {
 			case 2: // compressed: at most 128 KiB out
 				out, pos = out+128<<10, pos+3+size
 			default:
-				return 0, errors.New("zstd: reserved block type")
+				return 0, 0, errors.New("zstd: reserved block type")
 			}
 			if pos > n {
-				return 0, errors.New("zstd: truncated frame")
+				return 0, 0, errors.New("zstd: truncated frame")
 			}
 			if total+out > lim {
-				return 0, fmt.Errorf("%w: zstd page may decompress to over %d bytes", ErrLimit, lim)
+				return 0, 0, fmt.Errorf("%w: zstd page may decompress to over %d bytes", ErrLimit, lim)
 			}
 		}
 		if fhd&0x04 != 0 {
 			pos += 4 // content checksum
 		}
 		if int64(fcs) > out {
-			return 0, fmt.Errorf("zstd frame declares %d bytes, its blocks hold at most %d", fcs, out)
+			return 0, 0, fmt.Errorf("zstd frame declares %d bytes, its blocks hold at most %d", fcs, out)
 		}
 		total += out
 	}
-	return total, nil
+	return total, declared, nil
 }

@@ -51,6 +51,20 @@ func TestCheckCodec(t *testing.T) {
 	w.Write(make([]byte, 1<<20))
 	w.Close()
 	snappyLie := binary.AppendUvarint(nil, 1<<40)
+	// A snappy block of 100 bytes, one literal.
+	snappy100 := append([]byte{100, 60 << 2, 99}, bytes.Repeat([]byte{'s'}, 100)...)
+	var zsText bytes.Buffer // a streaming encoder's frame of text: no content size (flushed before the end)
+	e, err = kzstd.NewWriter(&zsText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Write(text[:1000])
+	e.Flush()
+	e.Write(text[1000:])
+	e.Close()
+	if _, declared, err := zstdBound(bytes.NewReader(zsText.Bytes()), int64(zsText.Len()), 1<<30, 1<<30); err != nil || declared != -1 {
+		t.Fatalf("streamed frame: declared %d, err %v; want no content size", declared, err)
+	}
 	tests := []struct {
 		name  string
 		codec format.CompressionCodec
@@ -77,6 +91,14 @@ func TestCheckCodec(t *testing.T) {
 		{"gzip size lie", format.Gzip, gz.Bytes(), 1 << 21, 1 << 22, false, "hold at most 1048576"},
 		{"gzip garbage", format.Gzip, []byte("not gzip at all"), 10, 1 << 20, false, "gzip"},
 		{"lzo", format.LZO, []byte{1}, 1, 1 << 20, false, "compression codec LZO"},
+		// Data that decompresses to more than the header declares: parquet-go
+		// decoded all of it and read the page's values from its start.
+		{"zstd over its header", format.Zstd, z, 1000, 1 << 30, false, "decompress to 90000 or more"},
+		{"zstd stream of text", format.Zstd, zsText.Bytes(), int64(len(text)), 1 << 30, false, ""},
+		{"zstd stream over its header", format.Zstd, zsText.Bytes(), 1000, 1 << 30, false, "decompress to 1001 or more"},
+		{"snappy", format.Snappy, snappy100, 100, 1 << 30, false, ""},
+		{"snappy over its header", format.Snappy, snappy100, 10, 1 << 30, false, "decompress to 100 or more"},
+		{"gzip over its header", format.Gzip, gz.Bytes(), 1000, 1 << 21, false, "decompress to 1048576 or more"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,7 +129,7 @@ func TestZstdBoundIsABound(t *testing.T) {
 			}
 		}
 		z := zstdFrame(t, data)
-		most, err := zstdBound(bytes.NewReader(z), int64(len(z)), 1<<30, 1<<30)
+		most, _, err := zstdBound(bytes.NewReader(z), int64(len(z)), 1<<30, 1<<30)
 		if err != nil || most < int64(n) {
 			t.Fatalf("%d bytes: bound %d, err %v", n, most, err)
 		}
