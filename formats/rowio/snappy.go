@@ -81,6 +81,11 @@ func (s *snappyPrefix) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// errS2Repeat is a copy of offset 0: invalid in Snappy, S2's "repeat the
+// last offset" code, which s2.Decode (parquet-go's SNAPPY decoder)
+// accepts. No Snappy writer emits it: the page is refused.
+var errS2Repeat = errors.New("snappy: a copy of offset 0 (S2's repeat code, not Snappy)")
+
 // element decodes the next literal or copy.
 func (s *snappyPrefix) element() error {
 	src := s.src
@@ -120,7 +125,10 @@ func (s *snappyPrefix) element() error {
 		length, n = 1+int(tag>>2), 5
 		offset = int(binary.LittleEndian.Uint32(src[1:]))
 	}
-	if offset <= 0 || offset > len(s.out) || length > s.size-len(s.out) {
+	if offset == 0 {
+		return errS2Repeat
+	}
+	if offset < 0 || offset > len(s.out) || length > s.size-len(s.out) {
 		return errors.New("snappy: bad copy")
 	}
 	from := len(s.out) - offset

@@ -2,6 +2,7 @@ package rowio
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 
 // FuzzSnappyPrefix: the lazy Snappy decoder reads what s2 decodes from a
 // valid block, every prefix of it alike, and never more than a block
-// declares from an invalid one.
+// declares from an invalid one. A copy of offset 0, S2's repeat code that
+// s2 decodes, is refused (testdata/fuzz: the fuzzer found one in 15 s).
 func FuzzSnappyPrefix(f *testing.F) {
 	for _, text := range [][]byte{nil, []byte("a"), bytes.Repeat([]byte("levels and values "), 500),
 		append(bytes.Repeat([]byte{0}, 70000), []byte("0123456789abcdef0123456789abcdef")...)} {
@@ -35,6 +37,9 @@ func FuzzSnappyPrefix(f *testing.F) {
 			return
 		}
 		want, werr := s2.Decode(nil, block)
+		if errors.Is(err, errS2Repeat) {
+			return // s2 takes S2's extensions too; a Snappy page has none
+		}
 		if werr == nil && (err != nil || !bytes.Equal(got, want)) {
 			t.Fatalf("got %d bytes (%v), s2 decodes %d", len(got), err, len(want))
 		}
