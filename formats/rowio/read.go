@@ -161,21 +161,10 @@ func CheckSchema(want, got *parquet.Schema) error {
 }
 
 func isOptionalPath(s *parquet.Schema, path []string) bool {
-	var n parquet.Node = s
-	for _, p := range path {
-		var next parquet.Node
-		for _, f := range n.Fields() {
-			if f.Name() == p {
-				next = f
-			}
-		}
-		if next == nil {
-			return false
-		}
-		if next.Optional() || next.Repeated() {
+	for _, n := range pathNodes(s, path) {
+		if n.Optional() || n.Repeated() {
 			return true
 		}
-		n = next
 	}
 	return false
 }
@@ -184,8 +173,19 @@ func isOptionalPath(s *parquet.Schema, path []string) bool {
 // level): parquet-go reads a column repeated more often than the row type's
 // field as the field's first value a row, dropping the others.
 func repeats(s *parquet.Schema, path []string) int {
-	var n parquet.Node = s
 	r := 0
+	for _, n := range pathNodes(s, path) {
+		if n.Repeated() {
+			r++
+		}
+	}
+	return r
+}
+
+// pathNodes returns the nodes of s along path, as far as s has them.
+func pathNodes(s *parquet.Schema, path []string) []parquet.Node {
+	var nodes []parquet.Node
+	var n parquet.Node = s
 	for _, p := range path {
 		var next parquet.Node
 		for _, f := range n.Fields() {
@@ -196,12 +196,10 @@ func repeats(s *parquet.Schema, path []string) int {
 		if next == nil {
 			break
 		}
-		if next.Repeated() {
-			r++
-		}
+		nodes = append(nodes, next)
 		n = next
 	}
-	return r
+	return nodes
 }
 
 func joinPath(p []string) string {
