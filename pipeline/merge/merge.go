@@ -72,8 +72,7 @@ type Stats struct {
 	CommitConflicts int         `json:"commit_conflicts"`
 	Seconds         float64     `json:"seconds"`
 	Union           *UnionStats `json:"union,omitempty"`
-	// Committed is set once the run committed a snapshot (Snapshot), even
-	// if a step after the commit point failed (dataset.AfterCommitError).
+	// Committed: the run committed Snapshot, even if a later step failed (dataset.AfterCommitError).
 	Committed bool `json:"-"`
 
 	released []schema.Hash
