@@ -382,6 +382,12 @@ func checkResult(r *schema.Result) error {
 		if !schema.PeerAddrOK(pf.Addr) {
 			return fmt.Errorf("%s: peer_failures[%d]: %q is not a peer endpoint (host:port)", h, i, pf.Addr)
 		}
+		// Its time starts the endpoint's penalty: without one (0, as
+		// DuckDB reads a NULL) the penalty would have ended in 1970 and
+		// be forgotten at once, the failure's provenance lost unsaid.
+		if pf.At <= 0 {
+			return fmt.Errorf("%s: peer_failures[%d]: at is missing", h, i)
+		}
 	}
 	// served_by is stored in the torrents table, a STRING column.
 	if r.Outcome == schema.OutcomeOK && !utf8.ValidString(r.ServedBy) {
