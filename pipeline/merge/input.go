@@ -382,9 +382,14 @@ func checkResult(r *schema.Result) error {
 		if !schema.PeerAddrOK(pf.Addr) {
 			return fmt.Errorf("%s: peer_failures[%d]: %q is not a peer endpoint (host:port)", h, i, pf.Addr)
 		}
-		// Its time starts the endpoint's penalty: without one (0, as
+		// Its class picks the endpoint's penalty (one no fetch writes
+		// would be none) and its time starts it: without one (0, as
 		// DuckDB reads a NULL) the penalty would have ended in 1970 and
-		// be forgotten at once, the failure's provenance lost unsaid.
+		// be forgotten at once. Either way the endpoint would go
+		// unpenalised, the failure's provenance lost unsaid.
+		if schedule.KindOf(pf.Class) == schedule.KindUnknown {
+			return fmt.Errorf("%s: peer_failures[%d]: unknown failure class %q", h, i, pf.Class)
+		}
 		if pf.At <= 0 {
 			return fmt.Errorf("%s: peer_failures[%d]: at is missing", h, i)
 		}

@@ -8,12 +8,14 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-// TestPeerFailureProvenanceChecked: a peer failure's time is when the
-// endpoint's penalty starts (and its peers/ row's last_at). One without
-// it (a hand-made or rewritten results file; DuckDB writes a NULL there
-// as 0) was applied as a penalty that had ended in 1970, forgotten at
-// once: the endpoint went unpenalised and nothing said so. It is bad
-// input, nothing committed, as a result without attempted_at is.
+// TestPeerFailureProvenanceChecked: a peer failure's class and time are
+// its provenance: the class picks the endpoint's penalty, the time starts
+// it (and is its peers/ row's last_at). One without a time (a hand-made or
+// rewritten results file; DuckDB writes a NULL there as 0) was applied as
+// a penalty that had ended in 1970, forgotten at once; one with a class no
+// fetch writes was applied as no penalty at all: either way the endpoint
+// went unpenalised and nothing said so. Both are bad input, nothing
+// committed, as a result without attempted_at or with an unknown outcome is.
 func TestPeerFailureProvenanceChecked(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -23,6 +25,10 @@ func TestPeerFailureProvenanceChecked(t *testing.T) {
 		{"whole", schema.PeerFailure{Addr: "127.0.0.1:6881", Class: schema.OutcomeRejected, At: t0 + minute}, ""},
 		{"at missing", schema.PeerFailure{Addr: "127.0.0.1:6881", Class: schema.OutcomeRejected}, "peer_failures[0]: at is missing"},
 		{"at before 1970", schema.PeerFailure{Addr: "127.0.0.1:6881", Class: schema.OutcomeRejected, At: -5}, "peer_failures[0]: at is missing"},
+		{"class unknown", schema.PeerFailure{Addr: "127.0.0.1:6881", Class: "bogus", At: t0 + minute}, `peer_failures[0]: unknown failure class "bogus"`},
+		{"class missing", schema.PeerFailure{Addr: "127.0.0.1:6881", At: t0 + minute}, `peer_failures[0]: unknown failure class ""`},
+		{"class ok", schema.PeerFailure{Addr: "127.0.0.1:6881", Class: schema.OutcomeOK, At: t0 + minute}, `peer_failures[0]: unknown failure class "ok"`},
+		{"class released", schema.PeerFailure{Addr: "127.0.0.1:6881", Class: schema.OutcomeReleased, At: t0 + minute}, `unknown failure class "released"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
