@@ -461,10 +461,17 @@ func (b *batch) newState(e *entry, now int64) schema.State {
 // activity and, unless fetched, hash type; scheduling is the caller's).
 func (b *batch) fold(st *schema.State, a *agg) {
 	st.FirstSeen = min(st.FirstSeen, b.first(a))
+	unseen := st.SeenCount == 0
 	st.SeenCount += int64(a.count)
 	st.Peers = mergePeers(b.peersOf(a), st.Peers)
 	src := b.srcs[a.src]
 	switch {
+	case unseen:
+		// Never sighted before (seen_count 0): merge added the row
+		// for a fetch result, its last_seen the attempt's time and its
+		// source "import", placeholders no sighting made. These are its
+		// first sightings, whenever they were: they are its last ones.
+		st.Activity, st.LastSeen, st.LastSource = a.act, a.last, src
 	case a.last > st.LastSeen:
 		st.Activity = st.Activity*b.decay(a.last-st.LastSeen) + a.act
 		st.LastSeen, st.LastSource = a.last, src
