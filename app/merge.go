@@ -93,8 +93,8 @@ extended a penalty (a failure sent again finds its penalty in place: none). Fail
 policy's archive threshold move to the cold tier (never deleted).
 
 --from OTHER_DIR unions another dataset once (a restored backup, a crawler
-being retired): first_seen is the earlier, last_seen the later, fetched beats failed
-beats new, a fetched record's hash_type beats a claim (else v2 if either says so).
+being retired): first_seen is the earlier, last_seen the later (the sighted one's
+when a record has seen_count 0: a fetch result added it), fetched beats failed beats new, a fetched record's hash_type beats a claim (else v2 if either says so).
 A sighting one side made after the other's last_seen wakes a dormant hash of the
 other as dedup's would (reactivated, rewarmed in --stats-json's union).
 seen_count, activity and attempts add up only when the two ledgers share no

@@ -266,7 +266,8 @@ func (u *unioner) statePartition(key string) (c unionCounts, err error) {
 // unionState combines the two records of one hash. Each column's rule:
 //
 //   - first_seen: the earlier (ignoring nulls); last_seen: the later, with
-//     last_source from the same record;
+//     last_source from the same record (a record with seen_count 0 has
+//     none: the other's);
 //   - seen_count and activity (decayed to the later last_seen): added when
 //     the two histories share no input, else the larger;
 //   - metadata_status: fetched beats failed beats new; a fetched record
@@ -295,7 +296,14 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.Sta
 	out := a
 	out.HashType, out.InfoHashV2 = unionHashType(a, b)
 	out.FirstSeen = minKnown(a.FirstSeen, b.FirstSeen)
-	if b.LastSeen > a.LastSeen {
+	// A record never sighted (seen_count 0: merge added it for a fetch
+	// result) has the attempt's time and "import" as placeholders there:
+	// the other record's sightings, if it has any, are the hash's.
+	laterB := b.LastSeen > a.LastSeen
+	if (a.SeenCount == 0) != (b.SeenCount == 0) {
+		laterB = a.SeenCount == 0
+	}
+	if laterB {
 		out.LastSeen, out.LastSource = b.LastSeen, b.LastSource
 	}
 	half := float64(time.Duration(p.Plan.ActivityHalfLife).Milliseconds())
