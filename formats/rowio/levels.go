@@ -28,38 +28,44 @@ import (
 // (csize bytes, compressed with codec) starts at off, and the header of
 // its values when they are delta-encoded (see checkDelta); nv is the
 // page's value count, maxRep and maxDef the column's largest levels.
-func (s *pageScanner) checkLevels(codec format.CompressionCodec, h *format.PageHeader, off, csize, nv int64, maxRep, maxDef int) error {
+// With count, it returns how many of the page's values are not null, as
+// its definition levels say (nv without them, or with BIT_PACKED ones).
+func (s *pageScanner) checkLevels(codec format.CompressionCodec, h *format.PageHeader, off, csize, nv int64, maxRep, maxDef int, count bool) (present int64, err error) {
+	present = nv
 	if h.Type == format.DataPageV2 {
 		v := &h.DataPageHeaderV2.V
 		repLen, defLen := int64(v.RepetitionLevelsByteLength), int64(v.DefinitionLevelsByteLength)
 		b := make([]byte, repLen+defLen) // at most csize: scanPages checked it
 		if _, err := s.r.ReadAt(b, off); err != nil {
-			return fmt.Errorf("levels: %v", err)
+			return present, fmt.Errorf("levels: %v", err)
 		}
 		if err := walkLevels("repetition", b[:repLen], maxRep, nv); err != nil {
-			return err
+			return present, err
 		}
 		if err := walkLevels("definition", b[repLen:], maxDef, nv); err != nil {
-			return err
+			return present, err
+		}
+		if count && maxDef > 0 && defLen > 0 {
+			present = countTop(b[repLen:], maxDef, nv)
 		}
 		if !deltaEncoded(v.Encoding) {
-			return nil
+			return present, nil
 		}
 		if !compressed(h) {
 			codec = format.Uncompressed
 		}
 		r, err := s.decompressing(codec, off+repLen+defLen, csize-repLen-defLen)
 		if err != nil {
-			return err
+			return present, err
 		}
-		return checkDelta(r, v.Encoding, nv)
+		return present, checkDelta(r, v.Encoding, nv)
 	}
 	// A v1 page: each kind of levels (repetition first) is a 4-byte length
 	// and the runs, at the start of the compressed data; the values follow.
 	v := &h.DataPageHeader.V
 	r, err := s.decompressing(codec, off, csize)
 	if err != nil {
-		return err
+		return present, err
 	}
 	for _, lv := range []struct {
 		kind string
@@ -70,28 +76,31 @@ func (s *pageScanner) checkLevels(codec format.CompressionCodec, h *format.PageH
 			continue
 		}
 		if lv.enc != format.RLE {
-			return nil // BIT_PACKED (deprecated): sized by the value count
+			return present, nil // BIT_PACKED (deprecated): sized by the value count
 		}
 		var n [4]byte
 		if _, err := io.ReadFull(r, n[:]); err != nil {
-			return fmt.Errorf("%s levels: %v", lv.kind, err)
+			return present, fmt.Errorf("%s levels: %v", lv.kind, err)
 		}
 		size := int64(binary.LittleEndian.Uint32(n[:]))
 		if size > int64(h.UncompressedPageSize) {
-			return fmt.Errorf("%s levels of %d bytes in a page of %d", lv.kind, size, h.UncompressedPageSize)
+			return present, fmt.Errorf("%s levels of %d bytes in a page of %d", lv.kind, size, h.UncompressedPageSize)
 		}
 		b := make([]byte, size)
 		if _, err := io.ReadFull(r, b); err != nil {
-			return fmt.Errorf("%s levels: %v", lv.kind, err)
+			return present, fmt.Errorf("%s levels: %v", lv.kind, err)
 		}
 		if err := walkLevels(lv.kind, b, lv.max, nv); err != nil {
-			return err
+			return present, err
+		}
+		if count && lv.kind == "definition" {
+			present = countTop(b, lv.max, nv)
 		}
 	}
 	if deltaEncoded(v.Encoding) {
-		return checkDelta(r, v.Encoding, nv)
+		return present, checkDelta(r, v.Encoding, nv)
 	}
-	return nil
+	return present, nil
 }
 
 // deltaEncoded reports whether values of encoding e start with a

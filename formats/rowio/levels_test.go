@@ -162,7 +162,7 @@ func TestCheckLevelsCodecs(t *testing.T) {
 			h.DataPageHeader.Set(format.DataPageHeader{NumValues: 100, Encoding: format.Plain,
 				DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE})
 			s := pageScanner{r: bytes.NewReader(data), lim: DefaultLimits()}
-			err := s.checkLevels(codec, h, 0, int64(len(data)), 100, 0, 1)
+			_, err := s.checkLevels(codec, h, 0, int64(len(data)), 100, 0, 1, false)
 			if bad != (err != nil) {
 				t.Errorf("%v, bad levels %v: err = %v", codec, bad, err)
 			}

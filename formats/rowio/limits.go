@@ -24,6 +24,12 @@ type Limits struct {
 	MaxArrowMetadata int64 // one Arrow IPC message's metadata (schema, batch layout)
 	MaxArrowBuffer   int64 // one buffer of an Arrow IPC message
 	MaxArrowLive     int64 // Arrow memory held at once while reading a stream
+	// MaxValueBytes, if set, bounds each value of the Parquet BYTE_ARRAY
+	// leaf columns it gives a bound for (by the leaf's path; 0: none): a
+	// page of such a column that declares more bytes than its values
+	// could take at that size each is refused (a *ValueLimitError)
+	// before it is read. DefaultLimits sets none.
+	MaxValueBytes func(path []string) int64
 }
 
 // DefaultLimits are generous for real data: the largest row groups common

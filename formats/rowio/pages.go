@@ -45,11 +45,15 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 	}()
 	for i, rg := range pf.Metadata().RowGroups {
 		var bytes int64
+		s.rowGroup = i
 		for _, c := range cols {
 			if c.Index() >= len(rg.Columns) {
 				return corrupt("row group %d lacks column %q", i, strings.Join(c.Path(), "."))
 			}
 			n, err := s.chunk(&rg.Columns[c.Index()].MetaData, c, rg.NumRows)
+			if _, ok := errors.AsType[*ValueLimitError](err); ok {
+				return err // it says where
+			}
 			if err != nil {
 				return at(fmt.Sprintf("row group %d column %q", i, strings.Join(c.Path(), ".")), err)
 			}
@@ -57,6 +61,7 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 				return fmt.Errorf("%w: row group %d pages hold %d uncompressed bytes (limit %d)", ErrLimit, i, bytes, lim.MaxRowGroupBytes)
 			}
 		}
+		s.firstRow += rg.NumRows
 	}
 	return nil
 }
@@ -98,6 +103,10 @@ type pageScanner struct {
 	zstd   *zstd.Decoder
 	comp   []byte
 	snappy snappyPrefix
+	// The row group being scanned, and the rows of those before it (for
+	// a ValueLimitError).
+	rowGroup int
+	firstRow int64
 }
 
 // chunk scans one column chunk and returns its pages' uncompressed bytes.
@@ -107,6 +116,7 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 	width := valueWidth(c)
 	maxRep, maxDef := c.MaxRepetitionLevel(), c.MaxDefinitionLevel()
 	flat := maxRep == 0
+	vcap := s.lim.valueCap(c.Path())
 	var values, total int64
 	for pos := start; pos < end; {
 		h, n, err := s.header(pos, end)
@@ -132,9 +142,19 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 		case nv > s.lim.MaxPageValues || nv*width > s.lim.MaxPageBytes:
 			return 0, fmt.Errorf("%w: page at offset %d declares %d values (limit %d, %d bytes)", ErrLimit, pos, nv, s.lim.MaxPageValues, s.lim.MaxPageBytes)
 		}
+		first := values // of the page's rows, in the row group
 		if isData && flat {
 			if values += nv; values > rows {
 				return 0, fmt.Errorf("pages hold more values than the row group's %d rows", rows)
+			}
+		}
+		present := nv // values less nulls, as far as the header tells
+		if h.Type == format.DataPageV2 {
+			present -= int64(h.DataPageHeaderV2.V.NumNulls) // pageValues checked it
+		}
+		if vcap > 0 {
+			if err := s.overValue(c.Path(), flat, first, nv, present, usize, vcap); err != nil {
+				return 0, err
 			}
 		}
 		if s.trustCRC && h.CRC != 0 {
@@ -147,8 +167,14 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			}
 		}
 		if isData && (maxRep > 0 || maxDef > 0 || deltaEncoded(dataEncoding(h))) {
-			if err := s.checkLevels(md.Codec, h, data, csize, nv, maxRep, maxDef); err != nil {
+			counted, err := s.checkLevels(md.Codec, h, data, csize, nv, maxRep, maxDef, vcap > 0)
+			if err != nil {
 				return 0, fmt.Errorf("page at offset %d: %w", pos, err)
+			}
+			if vcap > 0 && counted < present {
+				if err := s.overValue(c.Path(), flat, first, nv, counted, usize, vcap); err != nil {
+					return 0, err
+				}
 			}
 		}
 		pos = data + csize

@@ -45,11 +45,17 @@ func Open[T any](path string, stdin io.Reader) (*Reader[T], error) {
 		}
 		return openArrow[T]("stdin", bufio.NewReaderSize(stdin, 1<<20), pl, nil)
 	}
+	return OpenLimited[T](path, DefaultLimits())
+}
+
+// OpenLimited is Open for a Parquet file at path, read within lim (Open
+// reads within DefaultLimits).
+func OpenLimited[T any](path string, lim Limits) (*Reader[T], error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := openParquet[T](path, f)
+	r, err := openParquet[T](path, f, lim)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -107,7 +113,7 @@ func openArrow[T any](name string, in io.Reader, pl *plan, text []string) (_ *Re
 	return &Reader[T]{name: name, ar: ar, frame: frame, alloc: alloc, bind: b}, nil
 }
 
-func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
+func openParquet[T any](path string, f *os.File, lim Limits) (_ *Reader[T], err error) {
 	defer func() {
 		if p := recover(); p != nil { // schema conversion of a crafted schema
 			err = fmt.Errorf("%s: %w", path, PanicError(p, "Parquet"))
@@ -119,7 +125,7 @@ func openParquet[T any](path string, f *os.File) (_ *Reader[T], err error) {
 	}
 	var zero T
 	want := parquet.SchemaOf(zero)
-	pf, err := OpenParquetFold(f, st.Size(), want, Names(want), DefaultLimits())
+	pf, err := OpenParquetFold(f, st.Size(), want, Names(want), lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,0 +1,149 @@
+package rowio
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+// Limits.MaxValueBytes bounds the values of some columns (merge: an info
+// dictionary and what is taken from it, at most --max-metadata-size
+// each). parquet-go reads a page whole, compressed and then decompressed,
+// before it hands out a value: a page holding one value of 100 MiB that
+// zstd shrank to 28 KB took 210 MB before anyone could look at the
+// value's length. A page of such a column is refused from its header
+// when it declares more bytes than its values could take at the bound
+// each (valueBound): counted from the header (a dictionary page, a v2
+// data page's values less its nulls), or else from its definition
+// levels (a v1 data page of an optional or repeated column).
+
+// Per value, a page holds its length (PLAIN: 4 bytes; DELTA_*: a few
+// bytes of packed lengths) besides its bytes; a page holds its levels
+// (at most 2 bytes a level: levels up to 16 bits wide, RLE or packed)
+// and the headers of its delta runs besides its values.
+const (
+	valueOverhead = 32
+	pageOverhead  = 1 << 10
+)
+
+// valueBound is the most a page of n levels (values and nulls) holding
+// present values of at most max bytes each can take uncompressed. Every
+// writer's honest page is within it, however many values it puts in a
+// page (fetch's: at most one value past 256 KiB; DuckDB's: up to 100 MB).
+func valueBound(n, present, max int64) int64 {
+	return present*(max+valueOverhead) + 2*n + pageOverhead
+}
+
+// ValueLimitError is a page of a column bounded by Limits.MaxValueBytes
+// that declares more bytes than its values may take.
+type ValueLimitError struct {
+	Column   string // the leaf's path, dotted
+	RowGroup int    // counted from 0
+	// FirstRow and Rows are the page's rows (FirstRow from 1) when the
+	// column is not repeated, else 0.
+	FirstRow, Rows int64
+	Bytes          int64 // what the page declares, uncompressed
+	Values         int64 // values (not nulls) in it
+	Limit          int64 // bytes a value
+}
+
+func (e *ValueLimitError) Error() string {
+	where := fmt.Sprintf("row group %d", e.RowGroup)
+	if e.Rows > 0 {
+		where = fmt.Sprintf("rows %d-%d", e.FirstRow, e.FirstRow+e.Rows-1)
+	}
+	return fmt.Sprintf("%v: %s: a page of column %q declares %d bytes for %d values of at most %d bytes each",
+		ErrLimit, where, e.Column, e.Bytes, e.Values, e.Limit)
+}
+
+// Is makes a ValueLimitError an ErrLimit.
+func (e *ValueLimitError) Is(target error) bool { return target == ErrLimit }
+
+// valueCap is the bound Limits.MaxValueBytes sets for column path (0:
+// none).
+func (lim Limits) valueCap(path []string) int64 {
+	if lim.MaxValueBytes == nil {
+		return 0
+	}
+	return max(lim.MaxValueBytes(path), 0)
+}
+
+// overValue returns the error of a page of usize bytes (n levels, present
+// values) over the bound vcap of column c's values, or nil.
+func (s *pageScanner) overValue(path []string, flat bool, first, n, present, usize, vcap int64) error {
+	if usize <= valueBound(n, present, vcap) {
+		return nil
+	}
+	e := &ValueLimitError{Column: strings.Join(path, "."), RowGroup: s.rowGroup, Bytes: usize, Values: present, Limit: vcap}
+	if flat {
+		e.FirstRow, e.Rows = s.firstRow+first+1, n
+	}
+	return e
+}
+
+// countTop counts the levels equal to max among the first nv of b, runs
+// of RLE/bit-packed hybrid levels walkLevels accepted: the values present
+// in a page whose definition levels b are. Levels past nv (the padding of
+// a last bit-packed run) are not counted.
+func countTop(b []byte, max int, nv int64) int64 {
+	width := bits.Len(uint(max))
+	var n, levels int64
+	for i := 0; i < len(b) && levels < nv; {
+		u, k := binary.Uvarint(b[i:])
+		if k <= 0 {
+			break
+		}
+		i += k
+		if u&1 == 0 { // RLE: a count, then the value in whole bytes
+			if u == 0 {
+				continue // no value follows an empty run (walkLevels)
+			}
+			vb := (width + 7) / 8
+			if i+vb > len(b) {
+				break
+			}
+			v := 0
+			for j := range vb {
+				v |= int(b[i+j]) << (8 * j)
+			}
+			i += vb
+			c := min(int64(u>>1), nv-levels)
+			if v == max {
+				n += c
+			}
+			levels += c
+			continue
+		}
+		// Bit-packed: groups of 8 levels, width bits each, low bits first.
+		if u>>1 > uint64(len(b)) {
+			break
+		}
+		size := min(int(u>>1)*width, len(b)-i)
+		run := b[i : i+size]
+		i += size
+		c := min(int64(size*8/width), nv-levels)
+		if width == 1 { // max is 1: count the set bits
+			whole := int(c / 8)
+			for _, x := range run[:whole] {
+				n += int64(bits.OnesCount8(x))
+			}
+			if r := c % 8; r > 0 {
+				n += int64(bits.OnesCount8(run[whole] & (1<<r - 1)))
+			}
+		} else {
+			for j := range c {
+				v := 0
+				for w := range width {
+					bit := j*int64(width) + int64(w)
+					v |= int(run[bit/8]>>(bit%8)&1) << w
+				}
+				if v == max {
+					n++
+				}
+			}
+		}
+		levels += c
+	}
+	return n
+}
