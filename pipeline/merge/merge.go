@@ -116,31 +116,6 @@ func pendingInputs(d *dataset.Dataset, m *dataset.Manifest, ins []input) ([]inpu
 	return dataset.Pending(d, m, ins, func(in input) string { return in.id })
 }
 
-// removeInbox deletes spooled inputs once they are applied (or were
-// already).
-func removeInbox(ins []input) {
-	for _, in := range ins {
-		if in.inbox {
-			os.Remove(in.path)
-		}
-	}
-}
-
-// setAside moves a spooled input that failed out of the way of later
-// runs (dataset.SetAside: renamed *.results.bad, or removed if empty) and
-// says where it was kept in err, joined with --data as given (an empty
-// one is removed, and the error names no file).
-func setAside(in input, err error) error {
-	kept, aerr := dataset.SetAside(in.path)
-	switch {
-	case aerr != nil:
-		return err
-	case kept == "": // empty, and the error says so
-		return err
-	}
-	return fmt.Errorf("%w (set aside as %s)", err, kept)
-}
-
 // runner applies one batch to one transaction.
 type runner struct {
 	d          *dataset.Dataset
