@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/fetch"
 	"github.com/infohash/infohash/pipeline/merge"
 )
 
@@ -117,6 +118,8 @@ that holds no dataset is refused (exit 2).
 			statsJSONFlag,
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
+			&cli.Int64Flag{Name: "max-metadata-size", Value: fetch.DefaultMaxMetadataSize, Usage: "a results file holding an info dictionary over `BYTES` is bad input " +
+				"(a results file written by fetch --max-metadata-size N needs the same N here)"},
 			lockWaitFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -130,6 +133,7 @@ that holds no dataset is refused (exit 2).
 				return err
 			}
 			o.Keep, o.LockWait, o.ProgressTo = c.Int("keep"), flagDuration(c, "lock-wait"), c.App.ErrWriter
+			o.MaxMetadataSize = c.Int64("max-metadata-size")
 			if o.Now, err = parseNow(c); err != nil {
 				return err
 			}

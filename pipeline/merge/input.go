@@ -44,6 +44,7 @@ type input struct {
 	// or a pipe's path); "" for a file.
 	spooled string
 	data    string // the dataset's directory, for hints (compressedResults)
+	maxMeta int64  // Options.MaxMetadataSize (0: none; metacap.go)
 	// release drops the lock the run holds on a spool in the inbox,
 	// its own (from its creation) or a leftover it took
 	// (dataset.ClaimLeftover), once it has committed it or given it up
@@ -257,7 +258,11 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 		if perr != nil {
 			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
-		r, err = openParquetResults(in.path, in.name, blob)
+		lim := rowio.DefaultLimits()
+		if in.maxMeta > 0 {
+			lim = resultLimits(in.maxMeta)
+		}
+		r, err = openParquetResults(in.path, in.name, blob, lim)
 	case sniff.Arrow:
 		var ar *rowio.Reader[schema.Result]
 		if ar, err = rowio.OpenArrow[schema.Result](in.name, br); err == nil && in.inbox {
@@ -274,6 +279,9 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 	// rowio's errors begin with the input's name (a Parquet file's path),
 	// as do its Read errors below.
 	if err != nil {
+		if merr := metaPageError(in, in.maxMeta, err); merr != err {
+			return 0, nil, merr
+		}
 		var se *rowio.SchemaError
 		if errors.As(err, &se) && !slices.Contains(se.Columns, "outcome") {
 			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, notResults(se.Columns)))
@@ -293,6 +301,11 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 			res := result{Result: buf[i]}
 			buf[i] = schema.Result{} // the batch keeps no metadata
 			heavy += metaBytes(&res.ResultMeta)
+			if in.maxMeta > 0 { // before info_bytes are hashed or decoded
+				if err := checkMetaSize(in, read+1, &res, in.maxMeta); err != nil {
+					return 0, nil, err
+				}
+			}
 			if err := checkResult(&res.Result); err != nil {
 				return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, read+1, err))
 			}
@@ -463,13 +476,13 @@ func plausibleParquet(path string) (blob bool, err error) {
 	return ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray, nil
 }
 
-// openParquetResults opens a results file, reading a BYTE_ARRAY
-// info_hash (blob) through blobResults.
-func openParquetResults(path, name string, blob bool) (resultSource, error) {
+// openParquetResults opens a results file within lim, reading a
+// BYTE_ARRAY info_hash (blob) through blobResults.
+func openParquetResults(path, name string, blob bool, lim rowio.Limits) (resultSource, error) {
 	if !blob {
-		return rowio.Open[schema.Result](path, nil)
+		return rowio.OpenLimited[schema.Result](path, lim)
 	}
-	r, err := rowio.Open[blobResult](path, nil)
+	r, err := rowio.OpenLimited[blobResult](path, lim)
 	if err != nil {
 		return nil, err
 	}

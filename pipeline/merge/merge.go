@@ -29,6 +29,9 @@ type Options struct {
 	Keep     int           // snapshots kept for readers
 	LockWait time.Duration // wait for the writer lock instead of failing
 	Workers  int           // partitions rewritten in parallel
+	// MaxMetadataSize caps an info dictionary (1 to MaxMetadataSizeLimit):
+	// a results file holding a larger one is bad input (metacap.go).
+	MaxMetadataSize int64
 	// ProgressTo receives a progress bar (terminal) or periodic log
 	// lines of the results read and partitions rewritten (nil: none).
 	ProgressTo io.Writer
@@ -38,7 +41,8 @@ type Options struct {
 
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
-	return Options{Stdin: os.Stdin, Now: time.Now().UTC(), Keep: 3, Workers: runtime.GOMAXPROCS(0)}
+	return Options{Stdin: os.Stdin, Now: time.Now().UTC(), Keep: 3, Workers: runtime.GOMAXPROCS(0),
+		MaxMetadataSize: DefaultMaxMetadataSize}
 }
 
 // Stats are merge's counters.
@@ -143,6 +147,9 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		return runFrom(ctx, o, start)
 	}
+	if err := checkMaxMetadataSize(o.MaxMetadataSize); err != nil {
+		return st, err
+	}
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 	if err != nil {
 		return st, err
@@ -156,6 +163,9 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	ins, err := resolveInputs(ctx, d, o.Inputs, o.Stdin)
 	if err != nil {
 		return st, err
+	}
+	for i := range ins {
+		ins[i].maxMeta = o.MaxMetadataSize
 	}
 	ins, busy := skipWriting(ins)
 	// The spools among ins stay locked until the run has committed them

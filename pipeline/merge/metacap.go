@@ -1,0 +1,94 @@
+package merge
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// Options.MaxMetadataSize caps an info dictionary merge takes, as fetch's
+// --max-metadata-size caps what fetch accepts from a peer: fetch never
+// writes a larger one, but merge read whatever a results file held. One
+// of 100 MiB that zstd shrank to 28 KB (its SHA-1 the row's hash) took
+// 12.9 s and up to 1 GB: the page read whole (~210 MB), its decoding
+// (~240 MB), the torrents file (~436 MB). A row over the cap refuses the
+// whole file (bad input: nothing committed). It is checked as early as
+// the bytes allow: a Parquet page of the metadata columns from its header
+// (rowio.Limits.MaxValueBytes), before it is read; then each row's
+// info_bytes, before they are hashed and decoded.
+
+// DefaultMaxMetadataSize and MaxMetadataSizeLimit are fetch's (10 MiB,
+// 1 GiB): fetch's tests import merge, so merge cannot import fetch
+// (app's TestMergeMaxMetadataSizeIsFetchs keeps them equal).
+const (
+	DefaultMaxMetadataSize = 10 << 20
+	MaxMetadataSizeLimit   = 1 << 30
+)
+
+// metaHint says how to take a file written under a larger cap.
+const metaHint = "a results file written by fetch --max-metadata-size N needs the same N here"
+
+// checkMaxMetadataSize refuses a cap outside fetch's bounds.
+func checkMaxMetadataSize(n int64) error {
+	if n < 1 || n > MaxMetadataSizeLimit {
+		return exitcode.BadInput(fmt.Errorf("merge: --max-metadata-size: %d is outside 1-%d (1 GiB)", n, MaxMetadataSizeLimit))
+	}
+	return nil
+}
+
+// resultLimits are the limits a Parquet results file is read within:
+// rowio's defaults, and values of the metadata columns of at most max
+// bytes (info_bytes) or twice that (what is taken from an info
+// dictionary: a name or a file's path is part of it, and its UTF-8
+// rendering, where strings.ToValidUTF8 puts 3 bytes for each run of bytes
+// that are not UTF-8, is at most about twice as long).
+func resultLimits(max int64) rowio.Limits {
+	lim := rowio.DefaultLimits()
+	lim.MaxValueBytes = func(path []string) int64 {
+		switch leaf := path[len(path)-1]; {
+		case len(path) == 1 && leaf == "info_bytes":
+			return max
+		case len(path) == 1 && (leaf == "name" || leaf == "name_raw"),
+			len(path) == 4 && path[0] == "files" && (leaf == "path" || leaf == "path_raw"):
+			return 2 * max
+		}
+		return 0
+	}
+	return lim
+}
+
+// metaPageError rewords a page of in that rowio refused as over
+// resultLimits, naming the flag; other errors are returned as they are.
+func metaPageError(in input, max int64, err error) error {
+	e, ok := errors.AsType[*rowio.ValueLimitError](err)
+	if !ok {
+		return err
+	}
+	where := fmt.Sprintf("row group %d", e.RowGroup)
+	if e.Rows > 0 {
+		where = fmt.Sprintf("rows %d-%d", e.FirstRow, e.FirstRow+e.Rows-1)
+	}
+	bound := fmt.Sprintf("--max-metadata-size %d", max)
+	if e.Limit != max {
+		bound = fmt.Sprintf("%d bytes a value (twice --max-metadata-size %d)", e.Limit, max)
+	}
+	values := fmt.Sprintf("%d values", e.Values)
+	if e.Values == 1 {
+		values = "1 value"
+	}
+	return exitcode.BadInput(fmt.Errorf("merge: %s: %s: a page of %s declares %d bytes for %s, over %s (%s)",
+		in.name, where, e.Column, e.Bytes, values, bound, metaHint))
+}
+
+// checkMetaSize refuses row n of in (counted from 1) when its info_bytes
+// are over max.
+func checkMetaSize(in input, n int64, res *result, max int64) error {
+	if size := int64(len(res.InfoBytes)); size > max {
+		return exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %s: info_bytes of %d bytes, over --max-metadata-size %d (%s)",
+			in.name, n, schema.Hex(res.InfoHash), size, max, metaHint))
+	}
+	return nil
+}
