@@ -153,7 +153,7 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			present -= int64(h.DataPageHeaderV2.V.NumNulls) // pageValues checked it
 		}
 		if vcap > 0 {
-			if err := s.overValue(c.Path(), flat, first, nv, present, usize, vcap); err != nil {
+			if err := s.overValue(c.Path(), flat && isData, first, nv, present, usize, vcap); err != nil {
 				return 0, err
 			}
 		}

@@ -70,13 +70,15 @@ func (lim Limits) valueCap(path []string) int64 {
 }
 
 // overValue returns the error of a page of usize bytes (n levels, present
-// values) over the bound vcap of column c's values, or nil.
-func (s *pageScanner) overValue(path []string, flat bool, first, n, present, usize, vcap int64) error {
+// values) over the bound vcap of the values of the column at path, or
+// nil. rows: the page is a data page whose levels are rows, the first
+// of them first in the row group.
+func (s *pageScanner) overValue(path []string, rows bool, first, n, present, usize, vcap int64) error {
 	if usize <= valueBound(n, present, vcap) {
 		return nil
 	}
 	e := &ValueLimitError{Column: strings.Join(path, "."), RowGroup: s.rowGroup, Bytes: usize, Values: present, Limit: vcap}
-	if flat {
+	if rows {
 		e.FirstRow, e.Rows = s.firstRow+first+1, n
 	}
 	return e

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -110,6 +111,43 @@ func TestValueLimit(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+type dictRow struct {
+	Val []byte `parquet:"val,optional,dict"`
+}
+
+// TestValueLimitDictionary: a dictionary page holds the distinct values,
+// each within the bound; one over it is refused naming its row group (its
+// entries are no rows).
+func TestValueLimitDictionary(t *testing.T) {
+	var b bytes.Buffer
+	w := NewParquetWriter[dictRow](&b)
+	for _, rows := range [][]dictRow{{{Val: []byte("small")}}, {{Val: bytes.Repeat([]byte("a"), 8000)}, {Val: bytes.Repeat([]byte("b"), 9000)}}} {
+		if _, err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil { // a row group each
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "d.parquet")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := OpenLimited[dictRow](path, capVal(9000)); err != nil {
+		t.Fatalf("values within the bound: %v", err)
+	} else {
+		r.Close()
+	}
+	_, err := OpenLimited[dictRow](path, capVal(4000))
+	got, ok := errors.AsType[*ValueLimitError](err)
+	if !ok || got.RowGroup != 1 || got.Rows != 0 || got.Values != 2 {
+		t.Fatalf("err = %v (%+v), want the dictionary page of row group 1 refused", err, got)
 	}
 }
 
