@@ -71,7 +71,7 @@ metadata_status and tier, failed hashes by last failure, live leases,
 overdue retries and the retry waves by tier and kind (alert on
 infohash_status_overdue{tier="hot",kind="retry"}), rows and bytes per
 table, inputs applied and when the last one was, partial, pending and
-spooling inputs, unapplied work files (unapplied_work_files), the bytes held by what a failed or killed commit built
+spooling inputs, foreign files (foreign_files), unapplied work files (unapplied_work_files), the bytes held by what a failed or killed commit built
 for a snapshot it never published and by the folders under staging/ (a
 running writer's, or a killed one's: the next writer removes those; the
 text lists both), and the snapshot's number and commit time. With --verify it also has

@@ -88,6 +88,7 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 	m("rejected_inputs", "Inputs set aside as bad input under DIR/inbox (*.bad, not applied).").set(float64(len(r.Rejected)))
 	m("pending_inputs", "Whole spools of stdin or a pipe under DIR/inbox not applied yet (the next dedup or merge applies them).").set(float64(len(r.Pending)))
 	m("spooling_inputs", "Spools under DIR/inbox still being written, or cut short by a killed run.").set(float64(len(r.Spooling)))
+	m("foreign_files", "Files under DIR/inbox that no run wrote (copied in by hand; a folder counts once): dedup and merge never read them.").set(float64(len(r.Foreign)))
 	m("unapplied_work_files", "Files crawl-pass keeps under DIR/work/*/ (observations.arrows, results.arrows; older passes' .parquet) that dedup or merge has not committed "+
 		"(no FILE.applied marker): left by passes that stopped or failed, or briefly a running pass's own; and DIR/work/jobs.parquet while its leases are live (jobs left unfetched).").set(float64(len(r.UnappliedWork)))
 	m("unpublished_bytes", "Bytes held by what commits built for snapshots CURRENT does not name (a failed or killed commit's, which the next writer removes, or a running one's).").set(float64(r.UnpublishedBytes))

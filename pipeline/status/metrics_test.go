@@ -32,6 +32,7 @@ func TestMetrics(t *testing.T) {
 		InputsLedger: 7,
 		LastInput:    &dataset.Applied{Name: "obs.parquet", At: committed.Add(-90 * time.Second)},
 		Partial:      []string{"inbox/partial-1.arrow"},
+		Foreign:      []string{"inbox/copied-by-hand.parquet", "inbox/old/"},
 		Verified:     &dataset.VerifyResult{Files: 12},
 		Totals: map[string]int64{dataset.TotalDedupObservations: 1000, dataset.TotalDedupNew: 9,
 			dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6, dataset.TotalKey(dataset.TotalMergeAttempts, "no_peers"): 2,
