@@ -69,7 +69,8 @@ state is saved all the same. Node IDs and routing tables are kept in
 its parent folder must exist; a --dht-state given may be new, not its
 parent folder) so the next run rejoins
 warm; a second capture started on a --dht-state in use exits 75 (captures
-that run at once need their own).
+that run at once need their own), and one whose dht-state.json is of a
+version this build does not read exits 2 (a corrupt one is replaced).
 
 With --now TIME the run's clock starts at TIME and advances at the wall
 clock's pace (TIME + the real time elapsed): it stamps observed_at and the

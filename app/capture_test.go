@@ -221,3 +221,32 @@ func TestCaptureRunIDMustBeUTF8(t *testing.T) {
 		t.Fatalf("capture wrote %s: %v", out, err)
 	}
 }
+
+// A --dht-state whose file is of a version this build does not know is
+// refused with one line naming the file and the version (exit 2), and
+// nothing is captured. Its one saved contact is on loopback.
+func TestCaptureDHTStateUnknownVersion(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "st")
+	if err := os.Mkdir(st, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(st, "dht-state.json")
+	saved := `{"version":9,"nodes":[{"id":"0102030405060708090a0b0c0d0e0f1011121314","table":[{"id":"0102030405060708090a0b0c0d0e0f1011121315","addr":"127.0.0.9:6881"}]}]}`
+	if err := os.WriteFile(file, []byte(saved), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "obs.parquet")
+	_, stderr, code := runMain(t, "capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "1ms",
+		"--dht-state", st, "-o", out)
+	want := "capture: dht state " + file + ": unknown version 9 (this build reads version 1"
+	if code != 2 || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want 2 and one line with %q", code, stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("capture wrote %s: %v", out, err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != saved {
+		t.Fatalf("the state file was rewritten:\n%s", b)
+	}
+}

@@ -69,6 +69,9 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	}
 	defer release()
 	st, err := loadState(opts.StateDir)
+	if errors.Is(err, errStateVersion) {
+		return Stats{}, err
+	}
 	if err != nil {
 		log.Warn("starting without saved DHT state", "err", err)
 		st = state{}

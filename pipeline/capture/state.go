@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/dhtstate"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // stateFileName is the file kept in Options.StateDir.
@@ -45,14 +47,29 @@ func fromState(es []dhtstate.Entry) []contact {
 	return out
 }
 
+// stateVersion is the version of the state file this build reads and
+// writes.
+const stateVersion = 1
+
+// errStateVersion is wrapped by loadState's error for a state file of
+// another version: Run refuses it (exit 2) rather than read it as its own
+// and overwrite it at the end.
+var errStateVersion = errors.New("unknown version")
+
 // loadState reads dir's state; a missing file is an empty state.
 func loadState(dir string) (state, error) {
 	var s state
 	if dir == "" {
 		return s, nil
 	}
-	if _, err := dhtstate.Load(filepath.Join(dir, stateFileName), &s); err != nil {
+	p := filepath.Join(dir, stateFileName)
+	found, err := dhtstate.Load(p, &s)
+	if err != nil {
 		return state{}, fmt.Errorf("capture: dht state %w", err)
+	}
+	if found && s.Version != stateVersion {
+		return state{}, exitcode.BadInput(fmt.Errorf("capture: dht state %s: %w %d (this build reads version %d; move the file aside to start cold)",
+			p, errStateVersion, s.Version, stateVersion))
 	}
 	return s, nil
 }
@@ -66,7 +83,7 @@ func saveState(dir string, s state) error {
 	if err := fsutil.MkdirAllSynced(dir, 0o755); err != nil {
 		return fmt.Errorf("capture: dht state: %w", err)
 	}
-	s.Version = 1
+	s.Version = stateVersion
 	if err := dhtstate.Save(filepath.Join(dir, stateFileName), s); err != nil {
 		return fmt.Errorf("capture: dht state: %w", err)
 	}
