@@ -51,6 +51,9 @@ func FuzzRowioParquet(f *testing.F) {
 		append([]byte{5}, writeFile(f, ledger)...),
 		append([]byte{6}, writeFile(f, torrents)...),
 	}
+	if bad, _ := brokenDictWidth(f, 8); bad != nil { // indexes past the dictionary
+		seeds = append(seeds, append([]byte{2}, bad...))
+	}
 	if duck, err := os.ReadFile("testdata/duckdb/nulls.parquet"); err == nil { // padded level runs
 		seeds = append(seeds, append([]byte{2}, duck...))
 	}

@@ -234,7 +234,7 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 		}
 	}()
 	if r.pr != nil {
-		defer r.recover(&err, "Parquet")
+		defer r.recoverParquet(&err)
 		// parquet-go reads a null optional []byte into a reused row as an
 		// empty, non-nil slice: prows.Read starts from zero rows so that
 		// null stays nil.
@@ -250,6 +250,22 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 	}
 	defer r.recover(&err, "Arrow IPC stream")
 	return r.readArrow(buf)
+}
+
+// recoverParquet is recover for a Parquet file: a panic on a page whose
+// dictionary indexes run past its dictionary names the page.
+func (r *Reader[T]) recoverParquet(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	*err = fmt.Errorf("%s: %w", r.name, PanicError(p, "Parquet"))
+	if errors.Is(*err, ErrCorrupt) {
+		var zero T
+		if e := dictIndexError(r.f, r.pf, parquet.SchemaOf(zero)); e != nil {
+			*err = fmt.Errorf("%s: %w", r.name, e)
+		}
+	}
 }
 
 // recover is Recover naming the input.
