@@ -144,7 +144,13 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 		}
 		first := values // of the page's rows, in the row group
 		if isData && flat {
-			if values += nv; values > rows {
+			stored := nv
+			if maxDef == 0 && h.Type == format.DataPageV2 {
+				// A REQUIRED column has no nulls: a v2 page that says it
+				// has some holds fewer values than it claims rows.
+				stored -= int64(h.DataPageHeaderV2.V.NumNulls)
+			}
+			if values += stored; values > rows {
 				return 0, fmt.Errorf("pages hold more values than the row group's %d rows", rows)
 			}
 		}
@@ -179,7 +185,10 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 		}
 		pos = data + csize
 	}
-	if flat && values != rows {
+	switch {
+	case flat && values < rows: // as dedup's decoder says it (colReader)
+		return 0, fmt.Errorf("fewer values than rows: its pages hold %d values for %d rows", values, rows)
+	case flat && values != rows:
 		return 0, fmt.Errorf("pages hold %d values for %d rows", values, rows)
 	}
 	return total, nil
