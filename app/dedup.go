@@ -170,7 +170,7 @@ input.
 			}
 			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 				if st.Commits == 0 && slices.Contains(o.Inputs, "-") {
-					return stdinStopped("dedup", filepath.Join(o.Data, "inbox"), err)
+					return stdinStopped("dedup", o.Data, filepath.Join(o.Data, "inbox"), err)
 				}
 				if st.Commits == 0 {
 					return errors.New("dedup: interrupted; nothing committed")

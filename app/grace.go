@@ -132,13 +132,18 @@ func interruptedAfter(cmd string, snapshot int64) error {
 // stdinStopped is the error of a dedup or merge (cmd) reading stdin that
 // a second signal, or the grace's end, stopped before it committed
 // anything (err is the run's), saying what the next run does with what
-// stdin sent, which waits in the inbox folder inbox. Read to its end and
+// stdin sent, which waits in the inbox folder inbox of dataset data; or,
+// stopped before it read stdin at all (dataset.ReadNothing), that
+// nothing of it is kept. Read to its end and
 // durable before the stop, the spool waits under its final name
 // (dataset.KeptWhole), and the next run applies it as it applies any
 // leftover: it used to be said to be set aside. Cut short, it waits under
 // its temporary name, and the next run sets its whole batches or lines
 // aside as partial-* (dataset.Salvage), which no run applies on its own.
-func stdinStopped(cmd, inbox string, err error) error {
+func stdinStopped(cmd, data, inbox string, err error) error {
+	if dataset.ReadNothing(err) { // stopped opening data: waiting for its lock to create or migrate it
+		return fmt.Errorf("%s: interrupted; nothing committed (stopped while opening %s, before reading stdin: nothing was read from stdin, so nothing of it is kept; send it again)", cmd, data)
+	}
 	if p := dataset.KeptWhole(err, "stdin"); p != "" {
 		return fmt.Errorf("%s: interrupted; nothing committed (stdin was read to its end and is kept whole as %s: the next %s applies it, with or without arguments, and `infohash status` lists it as pending until then; it need not be sent again)", cmd, p, cmd)
 	}

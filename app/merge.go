@@ -160,7 +160,7 @@ that holds no dataset is refused (exit 2).
 					// merge commits once, at the end: a stop before it
 					// commits nothing (as dedup says).
 					if slices.Contains(o.Inputs, "-") {
-						return stdinStopped("merge", filepath.Join(o.Data, "inbox", "merge"), err)
+						return stdinStopped("merge", o.Data, filepath.Join(o.Data, "inbox", "merge"), err)
 					}
 					return errors.New("merge: interrupted; nothing committed")
 				}

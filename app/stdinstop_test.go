@@ -92,3 +92,56 @@ func TestSecondSignalAfterWholeStdin(t *testing.T) {
 		})
 	}
 }
+
+// TestStopBeforeStdinRead: a dedup - or merge - stopped while it waits
+// (--lock-wait) for the lock another process holds, to create the dataset
+// (dedup) or migrate it (merge, a format-3 dataset), has read nothing of
+// stdin: it says so, and that nothing is kept, rather than that stdin is
+// kept in the inbox; and the inbox holds no spool.
+func TestStopBeforeStdinRead(t *testing.T) {
+	bin := infohashBinary(t)
+	now := time.Date(2026, 3, 1, 1, 1, 0, 0, time.UTC).Format(time.RFC3339)
+	for _, tc := range []struct {
+		stage string
+		setup func(t *testing.T, data string) // leaves data needing the lock to open
+	}{
+		{"dedup", func(t *testing.T, data string) { // a new dataset: created under the lock
+			if err := os.Mkdir(data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"merge", func(t *testing.T, data string) { // an older format: migrated under the lock
+			seedHashes(t, data, 20, 3)
+			toFormat3(t, data)
+		}},
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ih")
+			tc.setup(t, data)
+			lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lock.Close()
+			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+				t.Fatal(err)
+			}
+			cmd, stdin, stderr := startPiped(t, bin, tc.stage, "--data", data, "--now", now, "--lock-wait", "5m", "-")
+			defer stdin.Close()
+			stdin.Write([]byte(hexLines("unread", 5)))
+			waitFor(t, "the wait for the lock", func() bool { return strings.Contains(stderr.String(), "waiting for the writer lock") })
+			cmd.Process.Signal(syscall.SIGINT)
+			waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
+			cmd.Process.Signal(syscall.SIGINT)
+			err = cmd.Wait()
+			want := tc.stage + ": interrupted; nothing committed (stopped while opening " + data +
+				", before reading stdin: nothing was read from stdin, so nothing of it is kept; send it again)"
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), want) {
+				t.Fatalf("exit %v, want 130 saying %q; stderr:\n%s", err, want, stderr.String())
+			}
+			if m, _ := filepath.Glob(filepath.Join(data, "inbox", "*", "*spool*")); len(m) > 0 {
+				t.Fatalf("a spool in the inbox: %v", m)
+			}
+		})
+	}
+}

@@ -68,3 +68,24 @@ func KeptWhole(err error, from string) string {
 	}
 	return ""
 }
+
+// nothingRead is an error that ended a run before it read any of its
+// streams (NothingRead).
+type nothingRead struct{ err error }
+
+func (e *nothingRead) Error() string { return e.err.Error() }
+func (e *nothingRead) Unwrap() error { return e.err }
+
+// NothingRead marks err (nil stays nil) as ending a run before it read
+// anything of its streams: it stopped opening the dataset (waiting with
+// --lock-wait for the lock to create or migrate it), so no spool of
+// stdin exists, whole or cut. ReadNothing finds the mark.
+func NothingRead(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &nothingRead{err: err}
+}
+
+// ReadNothing reports whether err went through NothingRead.
+func ReadNothing(err error) bool { return errors.As(err, new(*nothingRead)) }

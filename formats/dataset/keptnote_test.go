@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,5 +49,17 @@ func TestKeptWhole(t *testing.T) {
 				t.Errorf("KeptNote = %q (wraps %v: %v), want %q", err, tc.err, errors.Is(err, tc.err), tc.wantText)
 			}
 		})
+	}
+}
+
+// TestNothingRead: the mark keeps the error's text and what it wraps,
+// and ReadNothing finds it through further wrapping; nil stays nil.
+func TestNothingRead(t *testing.T) {
+	err := fmt.Errorf("dedup: %w", NothingRead(context.Canceled))
+	if !ReadNothing(err) || !errors.Is(err, context.Canceled) || err.Error() != "dedup: context canceled" {
+		t.Fatalf("err %v: ReadNothing %v, Is(Canceled) %v", err, ReadNothing(err), errors.Is(err, context.Canceled))
+	}
+	if ReadNothing(context.Canceled) || NothingRead(nil) != nil {
+		t.Fatal("an unmarked error is marked, or nil is not nil")
 	}
 }

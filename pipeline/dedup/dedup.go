@@ -142,7 +142,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		return st, errNoInput
 	}
 	if err != nil {
-		return st, err
+		return st, dataset.NothingRead(err) // stdin is read after (resolveInputs)
 	}
 	defer d.Close() // then app's newData may remove a dataset it created
 	// A new dataset is announced once the run keeps it: one that ends

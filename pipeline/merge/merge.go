@@ -152,7 +152,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	}
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 	if err != nil {
-		return st, err
+		return st, dataset.NothingRead(err) // stdin is read after (resolveInputs)
 	}
 	defer d.Close()
 	// Read here for its errors only (bad input before stdin is spooled):
