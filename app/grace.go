@@ -139,10 +139,16 @@ func interruptedAfter(cmd string, snapshot int64) error {
 // (dataset.KeptWhole), and the next run applies it as it applies any
 // leftover: it used to be said to be set aside. Cut short, it waits under
 // its temporary name, and the next run sets its whole batches or lines
-// aside as partial-* (dataset.Salvage), which no run applies on its own.
+// aside as partial-* (dataset.Salvage), which no run applies on its own;
+// a Parquet stream cut short cannot be read, and is set aside as bad
+// (dataset.UnreadableCut).
 func stdinStopped(cmd, data, inbox string, err error) error {
 	if dataset.ReadNothing(err) { // stopped opening data: waiting for its lock to create or migrate it
 		return fmt.Errorf("%s: interrupted; nothing committed (stopped while opening %s, before reading stdin: nothing was read from stdin, so nothing of it is kept; send it again)", cmd, data)
+	}
+	if dir := dataset.CutUnreadable(err, "stdin"); dir != "" {
+		return fmt.Errorf("%s: interrupted; nothing committed (stdin is a Parquet file, cut short by the stop: what it had sent is kept in %s under a .tmp-* name, "+
+			"but cannot be read without the footer at its end and is not applied; the next run sets it aside as .tmp-*.bad, which `infohash status` lists as rejected: send stdin again)", cmd, dir)
 	}
 	if p := dataset.KeptWhole(err, "stdin"); p != "" {
 		return fmt.Errorf("%s: interrupted; nothing committed (stdin was read to its end and is kept whole as %s: the next %s applies it, with or without arguments, and `infohash status` lists it as pending until then; it need not be sent again)", cmd, p, cmd)

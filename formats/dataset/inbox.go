@@ -314,7 +314,7 @@ func salvage(dir, path, ext string) (string, error) {
 	case err != nil:
 		return "", err
 	case a.bad:
-		slog.Warn("dataset: a killed run's spool is a Parquet file cut short; set aside", "spool", a.path)
+		slog.Warn("dataset: a killed or stopped run's spool is a Parquet file cut short, unreadable without its footer: set aside as bad input, not applied (send it again)", "spool", a.path)
 		return "", nil
 	case a.path == "" && a.what == noWholeBatch:
 		slog.Warn("dataset: a killed run's spool held no whole record batch; removed", "spool", path)

@@ -89,3 +89,28 @@ func NothingRead(err error) error {
 
 // ReadNothing reports whether err went through NothingRead.
 func ReadNothing(err error) bool { return errors.As(err, new(*nothingRead)) }
+
+// An UnreadableCut is a run's error (Err) when it stopped while spooling
+// a Parquet stream (From: "stdin", a pipe's path) into the inbox folder
+// Dir. What was written stays there under the spool's temporary name, but
+// a Parquet file cut short cannot be read (its footer is at its end): the
+// next run sets it aside as bad input (Salvage: the name + ".bad"), and
+// no run applies it.
+type UnreadableCut struct {
+	Err       error
+	From, Dir string
+}
+
+func (e *UnreadableCut) Error() string { return e.Err.Error() }
+func (e *UnreadableCut) Unwrap() error { return e.Err }
+
+// CutUnreadable is the inbox folder where err says what the stream from
+// sent waits cut short and unreadable (an UnreadableCut); "" if it says
+// none does.
+func CutUnreadable(err error, from string) string {
+	var u *UnreadableCut
+	if errors.As(err, &u) && u.From == from {
+		return u.Dir
+	}
+	return ""
+}

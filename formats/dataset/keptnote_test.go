@@ -63,3 +63,13 @@ func TestNothingRead(t *testing.T) {
 		t.Fatal("an unmarked error is marked, or nil is not nil")
 	}
 }
+
+// TestCutUnreadable: CutUnreadable finds the inbox of the stream named,
+// through wrapping, and only that stream's; the error keeps its text.
+func TestCutUnreadable(t *testing.T) {
+	err := fmt.Errorf("dedup: %w", &UnreadableCut{Err: context.Canceled, From: "stdin", Dir: "DIR/inbox"})
+	if CutUnreadable(err, "stdin") != "DIR/inbox" || CutUnreadable(err, "/tmp/fifo") != "" || !errors.Is(err, context.Canceled) ||
+		err.Error() != "dedup: context canceled" || CutUnreadable(context.Canceled, "stdin") != "" {
+		t.Fatalf("err %v: CutUnreadable(stdin) %q", err, CutUnreadable(err, "stdin"))
+	}
+}

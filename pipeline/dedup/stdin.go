@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -63,6 +64,9 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader, dat
 	err = ls.Wait(ctx)
 	if ctx.Err() != nil {
 		release()
+		if err != nil && kerr == nil && kind == kindParquet { // cut short: unreadable, Salvage sets it aside as bad
+			return input{}, &dataset.UnreadableCut{Err: ctx.Err(), From: label, Dir: filepath.Dir(ls.Path())}
+		}
 		return input{}, ctx.Err() // what was read is Salvage's
 	}
 	if err != nil {
