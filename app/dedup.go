@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -169,8 +168,8 @@ input.
 				created.undo()
 			}
 			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
-				if st.Commits == 0 && slices.Contains(o.Inputs, "-") {
-					return stdinStopped("dedup", o.Data, filepath.Join(o.Data, "inbox"), err)
+				if streams := streamArgs(o.Inputs); st.Commits == 0 && len(streams) > 0 {
+					return streamsStopped("dedup", o.Data, filepath.Join(o.Data, "inbox"), streams, err)
 				}
 				if st.Commits == 0 {
 					return errors.New("dedup: interrupted; nothing committed")

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -129,29 +130,54 @@ func interruptedAfter(cmd string, snapshot int64) error {
 	return exitcode.With(exitcode.Interrupted, fmt.Errorf("%s: interrupted; what the stream sent was applied (snapshot %d)", cmd, snapshot))
 }
 
-// stdinStopped is the error of a dedup or merge (cmd) reading stdin that
-// a second signal, or the grace's end, stopped before it committed
-// anything (err is the run's), saying what the next run does with what
-// stdin sent, which waits in the inbox folder inbox of dataset data; or,
-// stopped before it read stdin at all (dataset.ReadNothing), that
-// nothing of it is kept. Read to its end and
-// durable before the stop, the spool waits under its final name
+// streamsStopped is the error of a dedup or merge (cmd) reading streams
+// (stdin, named pipes or FIFOs: streamArgs) that a second signal, or the
+// grace's end, stopped before it committed anything (err is the run's),
+// saying for each what the next run does with what it sent, which waits
+// in the inbox folder inbox of dataset data; or, stopped before it read
+// any (dataset.ReadNothing), that nothing of them is kept. Read to its
+// end and durable before the stop, a spool waits under its final name
 // (dataset.KeptWhole), and the next run applies it as it applies any
 // leftover: it used to be said to be set aside. Cut short, it waits under
 // its temporary name, and the next run sets its whole batches or lines
 // aside as partial-* (dataset.Salvage), which no run applies on its own;
 // a Parquet stream cut short cannot be read, and is set aside as bad
 // (dataset.UnreadableCut).
-func stdinStopped(cmd, data, inbox string, err error) error {
+func streamsStopped(cmd, data, inbox string, streams []string, err error) error {
+	names := strings.Join(streams, ", ")
 	if dataset.ReadNothing(err) { // stopped opening data: waiting for its lock to create or migrate it
-		return fmt.Errorf("%s: interrupted; nothing committed (stopped while opening %s, before reading stdin: nothing was read from stdin, so nothing of it is kept; send it again)", cmd, data)
+		return fmt.Errorf("%s: interrupted; nothing committed (stopped while opening %s, before reading %s: nothing was read from %s, so nothing of it is kept; send it again)", cmd, data, names, names)
 	}
-	if dir := dataset.CutUnreadable(err, "stdin"); dir != "" {
-		return fmt.Errorf("%s: interrupted; nothing committed (stdin is a Parquet file, cut short by the stop: what it had sent is kept in %s under a .tmp-* name, "+
-			"but cannot be read without the footer at its end and is not applied; the next run sets it aside as .tmp-*.bad, which `infohash status` lists as rejected: send stdin again)", cmd, dir)
+	notes := make([]string, len(streams))
+	for i, from := range streams {
+		notes[i] = streamNote(cmd, inbox, from, err)
 	}
-	if p := dataset.KeptWhole(err, "stdin"); p != "" {
-		return fmt.Errorf("%s: interrupted; nothing committed (stdin was read to its end and is kept whole as %s: the next %s applies it, with or without arguments, and `infohash status` lists it as pending until then; it need not be sent again)", cmd, p, cmd)
+	return fmt.Errorf("%s: interrupted; nothing committed (%s)", cmd, strings.Join(notes, "; "))
+}
+
+// streamNote says what became of the stream from (streamsStopped).
+func streamNote(cmd, inbox, from string, err error) string {
+	if dir := dataset.CutUnreadable(err, from); dir != "" {
+		return fmt.Sprintf("%s is a Parquet file, cut short by the stop: what it had sent is kept in %s under a .tmp-* name, "+
+			"but cannot be read without the footer at its end and is not applied; the next run sets it aside as .tmp-*.bad, which `infohash status` lists as rejected: send %s again", from, dir, from)
 	}
-	return fmt.Errorf("%s: interrupted; nothing committed (what stdin had sent is kept in %s: the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again)", cmd, inbox)
+	if p := dataset.KeptWhole(err, from); p != "" {
+		return fmt.Sprintf("%s was read to its end and is kept whole as %s: the next %s applies it, with or without arguments, and `infohash status` lists it as pending until then; it need not be sent again", from, p, cmd)
+	}
+	return fmt.Sprintf("what %s had sent is kept in %s: the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again", from, inbox)
+}
+
+// streamArgs are the streams among a run's inputs, as the run names them
+// in its errors: "stdin" for "-", a named pipe, FIFO or device by its path.
+func streamArgs(inputs []string) []string {
+	var out []string
+	for _, a := range inputs {
+		switch {
+		case a == "-":
+			out = append(out, "stdin")
+		case streamInput(a):
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -159,8 +158,8 @@ that holds no dataset is refused (exit 2).
 				if errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 					// merge commits once, at the end: a stop before it
 					// commits nothing (as dedup says).
-					if slices.Contains(o.Inputs, "-") {
-						return stdinStopped("merge", o.Data, filepath.Join(o.Data, "inbox", "merge"), err)
+					if streams := streamArgs(o.Inputs); len(streams) > 0 {
+						return streamsStopped("merge", o.Data, filepath.Join(o.Data, "inbox", "merge"), streams, err)
 					}
 					return errors.New("merge: interrupted; nothing committed")
 				}

@@ -183,3 +183,48 @@ func TestStopCutsParquetStdin(t *testing.T) {
 		t.Fatalf("the next run: exit %d, set aside %v; stderr:\n%s", r.code, bad, r.stderr)
 	}
 }
+
+// TestStopMidFIFO: a dedup reading a named FIFO, stopped while its writer
+// is still sending, says what it said for stdin: what the FIFO had sent
+// is kept in the inbox, the next run sets it aside as partial-*, apply
+// it by name if the writer cannot send it again. It said only "nothing
+// committed".
+func TestStopMidFIFO(t *testing.T) {
+	bin := infohashBinary(t)
+	now := time.Date(2026, 3, 1, 1, 1, 0, 0, time.UTC).Format(time.RFC3339)
+	dir := t.TempDir()
+	data, fifo := filepath.Join(dir, "ih"), filepath.Join(dir, "obs.fifo")
+	inbox := filepath.Join(data, "inbox")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, stdin, stderr := startPiped(t, bin, "dedup", "--data", data, "--now", now, fifo)
+	defer stdin.Close()
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // once dedup opens it to read
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Write([]byte(hexLines("fifo", 10))) // its writer sends the rest later
+	waitFor(t, "the spool", func() bool {
+		m, _ := filepath.Glob(filepath.Join(inbox, ".tmp-part-*.spool-*"))
+		if len(m) != 1 {
+			return false
+		}
+		fi, err := os.Stat(m[0])
+		return err == nil && fi.Size() > 0
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	want := "dedup: interrupted; nothing committed (what " + fifo + " had sent is kept in " + inbox +
+		": the next run sets it aside as partial-*, which `infohash status` lists; apply it by name if its writer cannot send it again)"
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("exit %v, want 130 saying %q; stderr:\n%s", err, want, stderr.String())
+	}
+	ih(t, nil, "dedup", "--data", data, "--now", now)
+	if m, _ := filepath.Glob(filepath.Join(inbox, "partial-*")); len(m) != 1 {
+		t.Fatalf("the next run set aside %v, want one partial input", m)
+	}
+}
