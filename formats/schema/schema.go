@@ -277,6 +277,14 @@ const (
 // refuses a peer_penalty.base for it): that peer may serve other hashes.
 const OutcomePeerLacksTorrent = "peer_lacks_torrent"
 
+// OutcomePeersPenalised is the outcome of an attempt that found peers
+// but dialled none: every one was skipped as penalised for a failure of
+// its own (perhaps with another hash), and at least one of those
+// penalties was still running. It is no failure of the hash: merge defers
+// the hash to the earliest end among those penalties (the result's
+// retry_after) and counts no attempt. It is no failure class either.
+const OutcomePeersPenalised = "peers_penalised"
+
 // OutcomeReleased marks a result that is not an attempt: fetch read the
 // job but stopped (SIGINT/SIGTERM, --deadline) before starting or
 // finishing it, and gives its lease back so that the hash can be planned

@@ -48,6 +48,9 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 	if kind == KindUnknown {
 		return fmt.Errorf("schedule: %s: unknown failure class %q", schema.Hex(st.InfoHash), class)
 	}
+	if kind == KindDeferred {
+		return fmt.Errorf("schedule: %s: %s is no failure (ApplyDeferral)", schema.Hex(st.InfoHash), class)
+	}
 	if st.MetadataStatus == schema.StatusFetched {
 		return fmt.Errorf("schedule: %s: %s: %w", schema.Hex(st.InfoHash), class, ErrFetched)
 	}

@@ -13,10 +13,12 @@ const (
 	KindBadMetadata      // hash_mismatch, invalid_metadata
 	KindTooLarge         // too_large
 	KindLocal            // local_error
+	KindDeferred         // peers_penalised: no failure (ApplyDeferral)
 )
 
 // FailureClasses lists every failure class (the schema's outcomes other
-// than ok) in a fixed order.
+// than ok, released and peers_penalised, which fail no hash) in a fixed
+// order.
 func FailureClasses() []string {
 	return []string{
 		schema.OutcomeNoPeers, schema.OutcomeConnectFailed, schema.OutcomeTimeout,
@@ -41,6 +43,8 @@ func KindOf(c string) Kind {
 		return KindTooLarge
 	case schema.OutcomeLocalError:
 		return KindLocal
+	case schema.OutcomePeersPenalised:
+		return KindDeferred
 	}
 	return KindUnknown
 }
@@ -65,6 +69,8 @@ func (k Kind) String() string {
 		return "too_large"
 	case KindLocal:
 		return "local"
+	case KindDeferred:
+		return "deferred"
 	}
 	return "unknown"
 }

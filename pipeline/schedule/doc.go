@@ -49,6 +49,12 @@
 //     as an attempt. It leaves last_failure at the last counted failure, so
 //     "a second soft failure in a row" looks past it.
 //
+// peers_penalised is no failure class: the attempt found peers but skipped
+// every one as penalised (perhaps for another hash), so it says nothing of
+// this hash. ApplyDeferral moves its next retry past the earliest of those
+// penalties' ends (the result's retry_after), counts no attempt and leaves
+// last_failure, the backoff step and the bad-metadata proof alone.
+//
 // Delays are multiplied by a jitter factor in [1-j, 1+j) derived from a
 // hash of (info_hash, attempt, policy seed): reproducible, yet hashes that
 // failed together wake spread apart.

@@ -72,6 +72,8 @@ func (p Policy) validateBackoff() error {
 			return fieldErr(keyPath("backoff", c), "unknown failure class (known: %s)", strings.Join(FailureClasses(), ", "))
 		case KindLocal:
 			return fieldErr(keyPath("backoff", c), "local errors are retried after retry_soon and take no schedule")
+		case KindDeferred:
+			return fieldErr(keyPath("backoff", c), "a deferral waits for its peers' penalty and takes no schedule")
 		}
 	}
 	for _, c := range FailureClasses() {
@@ -120,7 +122,7 @@ func (p Policy) validatePeerPenalty() error {
 		switch k := KindOf(c); {
 		case k == KindUnknown:
 			return fieldErr(path, "unknown failure class")
-		case k == KindLocal || c == schema.OutcomeNoPeers:
+		case k == KindLocal || k == KindDeferred || c == schema.OutcomeNoPeers:
 			return fieldErr(path, "%s is not a failure of one peer", c)
 		case c == schema.OutcomePeerLacksTorrent:
 			// The peer does not serve one hash: penalising the endpoint
@@ -149,7 +151,7 @@ func (p Policy) validateReactivation() error {
 	// sorted position, not the one written, so errors name the value.
 	const path = "reactivation.classes"
 	for i, c := range r.Classes {
-		if k := KindOf(c); k == KindUnknown || k == KindLocal {
+		if k := KindOf(c); k == KindUnknown || k == KindLocal || k == KindDeferred {
 			return fieldErr(path, "%q is not a failure class that can be reactivated", c)
 		}
 		if slices.Index(r.Classes, c) < i {
