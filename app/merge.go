@@ -92,6 +92,13 @@ count even in a late or stale result (above); peer_penalties counts those that p
 extended a penalty (a failure sent again finds its penalty in place: none). Failed hashes past the
 policy's archive threshold move to the cold tier (never deleted).
 
+peers_penalised (fetch skipped every peer found, one's penalty still running,
+perhaps earned with another hash) is no failure: attempts, last_failure,
+backoff_step and bad_metadata stay, last_attempt is set (as local_error sets
+it), the lease is released, and next_retry is retry_after (or retry_soon after
+the attempt, if later), the wait spread up to jitter (20%) longer; counted in
+failures_deferred. Such a row without retry_after is bad input.
+
 --from OTHER_DIR unions another dataset once (a restored backup, a crawler
 being retired): first_seen is the earlier, last_seen the later (the sighted one's
 when a record has seen_count 0: a fetch result added it), fetched beats failed beats new, a fetched record's hash_type beats a claim (else v2 if either says so).
@@ -176,7 +183,8 @@ that holds no dataset is refused (exit 2).
 			default:
 				slog.Info("merge: done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "future_clamped", st.FutureClamped, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
-					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied, "failures_reactivated", st.Reactivated,
+					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied, "failures_deferred", st.Deferred,
+					"failures_reactivated", st.Reactivated,
 					"late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
 					"released_rows", st.Released, "stale_releases_ignored", st.StaleReleases,
 					"leases_released", st.LeasesReleased, "stale_leases_dropped", st.LeasesPruned,

@@ -203,6 +203,10 @@ type Result struct {
 	HandshakeMs *int64 `parquet:"handshake_ms,optional"`
 	ExtensionMs *int64 `parquet:"extension_ms,optional"`
 	VerifyMs    *int64 `parquet:"verify_ms,optional"`
+	// RetryAfter is, for outcome peers_penalised only, the earliest end of
+	// the penalties that made the attempt skip every peer it found; null
+	// (0) on every other row and in results written before it.
+	RetryAfter int64 `parquet:"retry_after,optional,timestamp(millisecond)"`
 }
 
 // Meta is the decoded, verified metadata of a torrent, as the torrents

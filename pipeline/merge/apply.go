@@ -15,6 +15,7 @@ const (
 	lateStored                   // ok after its lease moved on: stored all the same
 	duplicateOK                  // ok for a hash already fetched: nothing to do
 	applied                      // failure applied to the schedule
+	deferred                     // peers_penalised: retry deferred, no failure (schedule.ApplyDeferral)
 	lateFailure                  // failure whose lease moved on: ignored
 	staleFailure                 // unleased failure not newer than the last attempt: ignored
 	afterFetched                 // failure of a hash already fetched: ignored
@@ -66,6 +67,16 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	case lease == nil && r.AttemptedAt <= st.LastAttempt:
 		return staleFailure, false
 	}
+	if schedule.KindOf(r.Outcome) == schedule.KindDeferred {
+		// Nobody was dialled: no peer failed, no source, no penalty.
+		if err := schedule.ApplyDeferral(p, st, r.AttemptedAt, r.RetryAfter); err != nil {
+			return afterFetched, lease != nil // unreachable: retry_after is checked on input, fetched above
+		}
+		if st.LastSeen > r.AttemptedAt {
+			schedule.Reactivate(p, st, st.LastSeen)
+		}
+		return deferred, lease != nil
+	}
 	if schedule.KindOf(r.Outcome) != schedule.KindLocal {
 		dropFailedPeers(st, r)
 	}
@@ -115,7 +126,7 @@ func dropFailedPeers(st *schema.State, r *schema.Result) {
 // peer_lacks_torrent is one: that peer does not serve this hash.
 func peerLevel(class string) bool {
 	k := schedule.KindOf(class)
-	return k != schedule.KindUnknown && k != schedule.KindLocal && class != schema.OutcomeNoPeers
+	return k != schedule.KindUnknown && k != schedule.KindLocal && k != schedule.KindDeferred && class != schema.OutcomeNoPeers
 }
 
 // unionPeers is the peers of the union of a and b: the list of the one

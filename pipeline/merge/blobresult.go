@@ -33,6 +33,7 @@ type blobResult struct {
 	HandshakeMs *int64 `parquet:"handshake_ms,optional"`
 	ExtensionMs *int64 `parquet:"extension_ms,optional"`
 	VerifyMs    *int64 `parquet:"verify_ms,optional"`
+	RetryAfter  int64  `parquet:"retry_after,optional,timestamp(millisecond)"`
 }
 
 // result converts b, whose info_hash must have 20 bytes.
@@ -42,7 +43,7 @@ func (b *blobResult) result() (schema.Result, error) {
 		PeersTried: b.PeersTried, PeerFailures: b.PeerFailures, LookupMs: b.LookupMs,
 		ConnectMs: b.ConnectMs, MetadataMs: b.MetadataMs, TotalMs: b.TotalMs, ServedBy: b.ServedBy,
 		MetadataSize: b.MetadataSize, ResultMeta: b.ResultMeta, HandshakeMs: b.HandshakeMs, ExtensionMs: b.ExtensionMs,
-		VerifyMs: b.VerifyMs}
+		VerifyMs: b.VerifyMs, RetryAfter: b.RetryAfter}
 	if len(b.InfoHash) != len(r.InfoHash) {
 		return r, fmt.Errorf("info_hash has %d bytes, want 20", len(b.InfoHash))
 	}

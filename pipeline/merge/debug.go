@@ -38,7 +38,7 @@ func debugInput(in input, n inputNote, took time.Duration) {
 // debugApplied logs the apply phase: the results staged and where.
 func debugApplied(st Stats, err error, took time.Duration) {
 	attrs := []any{"results", st.Results, "partitions_rewritten", st.Partitions, "partitions_spliced", st.Spliced, "torrents", st.Torrents,
-		"failures_applied", st.Applied, "late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
+		"failures_applied", st.Applied, "failures_deferred", st.Deferred, "late_failures_ignored", st.LateFailures, "stale_failures_ignored", st.StaleFailures,
 		"peer_penalties", st.PeerPenalties, "peer_rows", st.PeerRows, "seconds", secs(took)}
 	if err != nil {
 		attrs = append(attrs, "err", err.Error())

@@ -2,7 +2,6 @@ package merge
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -26,7 +24,6 @@ import (
 	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/internal/progress"
-	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // inboxDir is where stdin is spooled before it is applied: a kill -9
@@ -322,6 +319,9 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 			if res.Outcome == schema.OutcomeReleased {
 				res.PeerFailures = nil // no attempt: nobody to penalise
 			}
+			if res.Outcome != schema.OutcomePeersPenalised {
+				res.RetryAfter = 0 // null on every other row: nothing reads it
+			}
 			if res.Outcome == schema.OutcomeOK && sp != nil {
 				m := res.Meta()
 				ref, err := sp.put(&m)
@@ -368,65 +368,6 @@ func notResults(cols []string) error {
 		hint = "is it " + k + "? "
 	}
 	return fmt.Errorf("not a results file: missing required column outcome (%smerge takes fetch's results)", hint)
-}
-
-// checkResult rejects rows merge cannot apply safely.
-func checkResult(r *schema.Result) error {
-	h := schema.Hex(r.InfoHash)
-	if r.Outcome != schema.OutcomeOK && r.Outcome != schema.OutcomeReleased && schedule.KindOf(r.Outcome) == schedule.KindUnknown {
-		return fmt.Errorf("%s: unknown outcome %q", h, r.Outcome)
-	}
-	if r.AttemptedAt <= 0 {
-		return fmt.Errorf("%s: attempted_at is missing", h)
-	}
-	// A full v2 hash starts with its 20-byte key, the info_hash: one that
-	// does not names another hash, and the row contradicts itself.
-	if v2 := r.InfoHashV2; len(v2) != 0 && len(v2) != 32 {
-		return fmt.Errorf("%s: info_hash_v2 has %d bytes, want 32", h, len(v2))
-	} else if len(v2) == 32 && !bytes.Equal(v2[:20], r.InfoHash[:]) {
-		return fmt.Errorf("%s: info_hash_v2 %x does not start with the row's info_hash", h, v2)
-	}
-	if r.Outcome == schema.OutcomeOK && !verified(r) {
-		return fmt.Errorf("%s: outcome ok but info_bytes do not hash to the infohash", h)
-	}
-	for i, pf := range r.PeerFailures {
-		// The endpoint becomes a row of peers/ and a line of every jobs
-		// file's avoid list: it must be one.
-		if !schema.PeerAddrOK(pf.Addr) {
-			return fmt.Errorf("%s: peer_failures[%d]: %q is not a peer endpoint (host:port)", h, i, pf.Addr)
-		}
-		// Its class picks the endpoint's penalty (one no fetch writes
-		// would be none) and its time starts it: without one (0, as
-		// DuckDB reads a NULL) the penalty would have ended in 1970 and
-		// be forgotten at once. Either way the endpoint would go
-		// unpenalised, the failure's provenance lost unsaid.
-		if schedule.KindOf(pf.Class) == schedule.KindUnknown {
-			return fmt.Errorf("%s: peer_failures[%d]: unknown failure class %q", h, i, pf.Class)
-		}
-		if pf.At <= 0 {
-			return fmt.Errorf("%s: peer_failures[%d]: at is missing", h, i)
-		}
-	}
-	// served_by is stored in the torrents table, a STRING column.
-	if r.Outcome == schema.OutcomeOK && !utf8.ValidString(r.ServedBy) {
-		return fmt.Errorf("%s: served_by %q is not valid UTF-8", h, r.ServedBy)
-	}
-	return nil
-}
-
-// verified reports whether an ok result's info dictionary hashes to its
-// infohash as its hash_type says: SHA-1 for v1, SHA-256 truncated to 20
-// bytes for v2, and the full SHA-256 when info_hash_v2 is given (only a
-// v2 result may give one).
-func verified(r *schema.Result) bool {
-	if len(r.InfoBytes) == 0 {
-		return false
-	}
-	if r.HashType == schema.HashV2 {
-		sum := sha256.Sum256(r.InfoBytes)
-		return bytes.Equal(sum[:20], r.InfoHash[:]) && (len(r.InfoHashV2) == 0 || bytes.Equal(sum[:], r.InfoHashV2))
-	}
-	return sha1Sum(r.InfoBytes) == r.InfoHash && len(r.InfoHashV2) == 0
 }
 
 // maxChunkBytes bounds the uncompressed size of one column chunk of a

@@ -24,12 +24,14 @@ import (
 // attempt, lease_id, attempted_at, outcome, detail, peers_found,
 // peers_tried, then info_hash_v2 and peer_failures (each addr, class,
 // at) if flagged, each *_ms column flagged (packMs), served_by,
-// metadata_size, and the metadata's place in the spill if flagged.
+// metadata_size, the metadata's place in the spill if flagged, and
+// retry_after if flagged (packRetryAfter).
 const (
-	packV2       = 1 << iota // info_hash_v2 not nil
-	packFailures             // peer_failures not nil (an empty list is not null)
-	packMeta                 // a metaRef follows
-	packMs                   // the first of the seven *_ms columns (msFields' order)
+	packV2         = 1 << iota   // info_hash_v2 not nil
+	packFailures                 // peer_failures not nil (an empty list is not null)
+	packMeta                     // a metaRef follows
+	packMs                       // the first of the seven *_ms columns (msFields' order)
+	packRetryAfter = packMs << 7 // retry_after not null (0)
 )
 
 // msFields are the pointers to result r's optional durations, in the
@@ -93,6 +95,9 @@ func (t *internTable) pack(b []byte, res *result) []byte {
 			flags |= packMs << i
 		}
 	}
+	if r.RetryAfter != 0 {
+		flags |= packRetryAfter
+	}
 	b = append(b, r.InfoHash[:]...)
 	b = binary.AppendUvarint(b, flags)
 	b = append(b, byte(r.HashType))
@@ -126,6 +131,9 @@ func (t *internTable) pack(b []byte, res *result) []byte {
 		b = binary.AppendVarint(b, res.meta.off)
 		b = binary.AppendVarint(b, res.meta.n)
 		b = binary.AppendVarint(b, res.meta.infoLen)
+	}
+	if flags&packRetryAfter != 0 {
+		b = binary.AppendVarint(b, r.RetryAfter)
 	}
 	return b
 }
@@ -249,5 +257,8 @@ func (u *unpacker) next(res *result) {
 		res.meta.off = u.varint()
 		res.meta.n = u.varint()
 		res.meta.infoLen = u.varint()
+	}
+	if flags&packRetryAfter != 0 {
+		r.RetryAfter = u.varint()
 	}
 }

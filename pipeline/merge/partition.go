@@ -209,7 +209,7 @@ func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released
 		before, pulledAt := st.MetadataStatus, st.Reactivated
 		v, release := applyResult(r.p, st, &res.Result, lease)
 		out.verdicts[v]++
-		if v == applied && st.Reactivated != pulledAt {
+		if (v == applied || v == deferred) && st.Reactivated != pulledAt {
 			out.reactivated++
 		}
 		if out.attempts == nil {

@@ -12,7 +12,8 @@ type Stats struct {
 	LateStored      int64       `json:"late_ok_stored"`
 	DuplicateOK     int64       `json:"ok_already_fetched"`
 	Applied         int64       `json:"failures_applied"`
-	Reactivated     int64       `json:"failures_reactivated"` // of those, hashes a sighting made while the job was out then reactivated (as dedup's rule)
+	Deferred        int64       `json:"failures_deferred"`    // peers_penalised rows: retry deferred to their penalty's end, no attempt counted
+	Reactivated     int64       `json:"failures_reactivated"` // of those applied or deferred, hashes a sighting made while the job was out then reactivated (as dedup's rule)
 	LateFailures    int64       `json:"late_failures_ignored"`
 	StaleFailures   int64       `json:"stale_failures_ignored"`
 	AfterFetched    int64       `json:"failures_after_fetch_ignored"`
@@ -51,6 +52,7 @@ func (st *Stats) add(o partOut, torrents int) {
 	st.LateStored += o.verdicts[lateStored]
 	st.DuplicateOK += o.verdicts[duplicateOK]
 	st.Applied += o.verdicts[applied]
+	st.Deferred += o.verdicts[deferred]
 	st.Reactivated += o.reactivated
 	st.LateFailures += o.verdicts[lateFailure]
 	st.StaleFailures += o.verdicts[staleFailure]
