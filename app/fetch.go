@@ -82,8 +82,11 @@ peer that is not BitTorrent or broke off after answering for the hash). Every pe
 failure is listed in peer_failures, except a peer that served metadata matching the
 infohash that is no valid info dictionary (the hash's fault, reported as
 invalid_metadata, not the peer's). An attempt
-that found peers but skipped all of them as penalised reports rejected, a peer-level
-class (retried soon), not no_peers, which would count against the swarm.
+that found peers but skipped all of them as penalised, one penalty (for any hash)
+still running, reports peers_penalised, no failure of the hash, with retry_after the
+earliest end of those running penalties: merge defers the hash to it. If none is
+running (the peers are only a proven-bad hash's known bad sources) it reports
+rejected, a peer-level class. Either way not no_peers, which counts against the swarm.
 Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout
 (connect_failed). When the job's --timeout runs out, the peers still being dialled or
 asked are cut off without a peer_failures entry (we stopped waiting; merge does not

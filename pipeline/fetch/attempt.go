@@ -12,22 +12,27 @@ import (
 // attempt is the state of one job's attempt: the peers found so far, the
 // exchanges in flight and their outcomes.
 type attempt struct {
-	f        *Fetcher
-	cfg      exchangeConfig
-	avoid    map[string]bool // the job's own avoid_peers
-	named    map[string]bool // --peer endpoints: tried whatever the dataset's penalties
-	seen     map[string]bool
-	queue    []string
-	avoided  int
-	tried    int
-	inflight int
-	cutOff   int // exchanges the job's deadline ended (not the peers' fault)
-	results  chan peerOutcome
-	outcomes []peerOutcome // failed peers, in the order they ended
-	winner   *peerOutcome
-	final    bool // the metadata itself was found bad: stop trying peers
-	timedOut bool
-	lookup   *lookupRun
+	f       *Fetcher
+	cfg     exchangeConfig
+	avoid   map[string]bool // the job's own avoid_peers
+	named   map[string]bool // --peer endpoints: tried whatever the dataset's penalties
+	seen    map[string]bool
+	queue   []string
+	avoided int
+	// penalisedUntil is the earliest end of the penalties (the jobs
+	// file's avoid list) still running when a skipped peer was skipped;
+	// zero when none was (only a job's own avoid_peers whose penalty is
+	// over: a proven-bad hash's known sources).
+	penalisedUntil time.Time
+	tried          int
+	inflight       int
+	cutOff         int // exchanges the job's deadline ended (not the peers' fault)
+	results        chan peerOutcome
+	outcomes       []peerOutcome // failed peers, in the order they ended
+	winner         *peerOutcome
+	final          bool // the metadata itself was found bad: stop trying peers
+	timedOut       bool
+	lookup         *lookupRun
 	// noSource: the attempt had nowhere to find a peer (no DHT node, no
 	// --peer, no peers in the job). Its end is our configuration's doing,
 	// not the swarm's: local_error, which counts against no hash.
@@ -82,6 +87,10 @@ func (a *attempt) add(addrs []string) {
 		case a.avoid[p] || (!a.named[p] && a.f.avoid.skips(p, a.f.opts.Clock.Now())):
 			a.seen[p] = true
 			a.avoided++
+			if until, ok := a.f.avoid[p]; ok && a.f.opts.Clock.Now().Before(until) &&
+				(a.penalisedUntil.IsZero() || until.Before(a.penalisedUntil)) {
+				a.penalisedUntil = until
+			}
 		default:
 			a.seen[p] = true
 			a.queue = append(a.queue, p)
@@ -234,11 +243,19 @@ func (a *attempt) fill(res *schema.Result) {
 	if a.noSource && outcome == schema.OutcomeNoPeers {
 		outcome, detail = schema.OutcomeLocalError, a.f.opts.noSourceDetail()
 	}
-	// Peers were found but every one is penalised: the swarm answered and
-	// we passed its peers over, so this is not the swarm-level no_peers
-	// but a peer-level failure (see allAvoided).
+	// Peers were found but every one was skipped: the swarm answered and
+	// we passed its peers over, so this is not the swarm-level no_peers.
+	// While a penalty of one of them runs, the hash waits for its end,
+	// with no failure of its own (peers_penalised); otherwise the peers
+	// are only its known bad sources, and it is a peer-level failure
+	// (see allAvoided).
 	if outcome == schema.OutcomeNoPeers && a.avoided > 0 {
 		outcome, detail = allAvoided, a.allAvoidedDetail()
+		if !a.penalisedUntil.IsZero() {
+			outcome = schema.OutcomePeersPenalised
+			detail += "; the first penalty ends at " + a.penalisedUntil.UTC().Format(time.RFC3339)
+			res.RetryAfter = schema.Millis(a.penalisedUntil)
+		}
 	}
 	// A detail may quote what a peer sent; results' detail is a STRING.
 	res.Outcome, res.Detail = outcome, schema.EscapeInvalidUTF8(detail)
@@ -261,11 +278,14 @@ func (a *attempt) fill(res *schema.Result) {
 func millis(d time.Duration) *int64 { return new(d.Milliseconds()) }
 
 // allAvoided is the outcome of an attempt whose found peers were all
-// skipped as penalised. It is a peer-level class, so the scheduler treats
-// the attempt as the peers' fault, not the swarm's: the hash is retried
-// soon (RetrySoon), and moves along its schedule only if the attempt
-// before it also ended peer-level — every reachable peer is bad. No
-// peer_failures are added: nobody was dialled, no penalty grows.
+// skipped though none's penalty still ran: they are only a proven-bad
+// hash's known bad-metadata sources, which its avoid_peers keep after
+// their penalty. It is a peer-level class, so the scheduler treats the
+// attempt as the peers' fault, not the swarm's (for a proven-bad hash: its
+// long wait). While any skipped peer's penalty runs the outcome is
+// peers_penalised instead, with retry_after its earliest end: no failure
+// of the hash, which may have paid for a peer penalised with another. No
+// peer_failures are added either way: nobody was dialled.
 const allAvoided = schema.OutcomeRejected
 
 func (a *attempt) allAvoidedDetail() string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +109,72 @@ func TestJobsFileBadAvoidListIsBadInput(t *testing.T) {
 	o.Input, o.Output = in, filepath.Join(dir, "results.parquet")
 	if _, err := Run(context.Background(), o); exitcode.Of(err) != exitcode.Usage {
 		t.Fatalf("err %v (exit %d), want bad input (exit 2)", err, exitcode.Of(err))
+	}
+}
+
+// TestAllAvoidedWaitsForPenalty: an attempt that skips every peer it
+// found, one of them for a penalty still running (the jobs file's avoid
+// list, which penalties earned with any hash fill), is peers_penalised,
+// and retry_after is the earliest end among the running penalties: the
+// hash waits for it with no failure of its own. It was rejected, which
+// counted against a hash nobody was dialled for. A peer skipped only as
+// the job's own avoid_peers whose penalty is over (a proven-bad hash's
+// known bad source) is no running penalty: with none, the attempt stays
+// rejected.
+func TestAllAvoidedWaitsForPenalty(t *testing.T) {
+	const p1, p2, src = "127.0.0.1:7101", "127.0.0.1:7102", "127.0.0.1:7103"
+	now := time.Now()
+	soon, later, past := now.Add(time.Hour).UnixMilli(), now.Add(3*time.Hour).UnixMilli(), now.Add(-time.Minute).UnixMilli()
+	avoid, _ := schema.EncodeAvoidPeers([]schema.AvoidedPeer{{Addr: p1, Until: later}, {Addr: p2, Until: soon}, {Addr: src, Until: past}})
+	tests := []struct {
+		name         string
+		job          schema.Job
+		want         string
+		retryAfter   int64
+		wantInDetail string
+	}{
+		{"its only peer penalised for another hash", schema.Job{InfoHash: schema.Hash{0xc0}, Peers: []string{p1}},
+			schema.OutcomePeersPenalised, later, "penalised"},
+		{"two penalised peers: the earlier end", schema.Job{InfoHash: schema.Hash{0xc1}, Peers: []string{p1, p2}},
+			schema.OutcomePeersPenalised, soon, "the first penalty ends at"},
+		{"a known source whose penalty is over and a running penalty",
+			schema.Job{InfoHash: schema.Hash{0xc2}, Peers: []string{src, p1}, AvoidPeers: []string{src}},
+			schema.OutcomePeersPenalised, later, "all 2 peers found"},
+		{"a running penalty, also in the job's own avoid_peers",
+			schema.Job{InfoHash: schema.Hash{0xc3}, Peers: []string{p2}, AvoidPeers: []string{p2}},
+			schema.OutcomePeersPenalised, soon, "penalised"},
+		{"only a known source whose penalty is over",
+			schema.Job{InfoHash: schema.Hash{0xc4}, Peers: []string{src}, AvoidPeers: []string{src}},
+			schema.OutcomeRejected, 0, "all 1 peers found are penalised"},
+		{"only a job's avoid_peers the file does not list",
+			schema.Job{InfoHash: schema.Hash{0xc5}, Peers: []string{"127.0.0.1:7104"}, AvoidPeers: []string{"127.0.0.1:7104"}},
+			schema.OutcomeRejected, 0, "all 1 peers found are penalised"},
+	}
+	var jobs []schema.Job
+	for _, tt := range tests {
+		jobs = append(jobs, tt.job)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "jobs.parquet")
+	writeJobsWithAvoid(t, in, nil, jobs, avoid)
+	o := testOptions()
+	o.Input, o.Output = in, filepath.Join(dir, "results.parquet")
+	st, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Connects != 0 || st.Outcomes[schema.OutcomePeersPenalised] != 4 || st.Outcomes[schema.OutcomeRejected] != 2 {
+		t.Fatalf("connects %d, outcomes %v; want nobody dialled, 4 peers_penalised, 2 rejected", st.Connects, st.Outcomes)
+	}
+	res := readResults(t, o.Output)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := res[tt.job.InfoHash]
+			if r.Outcome != tt.want || r.RetryAfter != tt.retryAfter || !strings.Contains(r.Detail, tt.wantInDetail) ||
+				r.PeersTried != 0 || len(r.PeerFailures) != 0 {
+				t.Fatalf("outcome %s (%s), retry_after %d, tried %d, peer failures %v; want %s, retry_after %d, none tried",
+					r.Outcome, r.Detail, r.RetryAfter, r.PeersTried, r.PeerFailures, tt.want, tt.retryAfter)
+			}
+		})
 	}
 }

@@ -96,7 +96,7 @@ type Stats struct {
 	ElapsedMs          int64   `json:"elapsed_ms"`           // wall time of the run
 	OKPerSec           float64 `json:"ok_per_sec"`           // ok results (jobs done, not Verified) per second of the run
 
-	Outcomes     map[string]int64 `json:"outcomes"`      // attempts per outcome (ok or a failure class; released rows are Released, not here)
+	Outcomes     map[string]int64 `json:"outcomes"`      // attempts per outcome (ok, a failure class or peers_penalised; released rows are Released, not here)
 	PeerFailures map[string]int64 `json:"peer_failures"` // peer_failures entries per class
 }
 
@@ -168,7 +168,7 @@ func formatCounts(m map[string]int64) string {
 // is written, at 0 when no attempt or peer ended so.
 func (Stats) MetricLabels() map[string]metrics.Label {
 	return map[string]metrics.Label{
-		"outcomes":      {Name: "outcome", Known: append([]string{schema.OutcomeOK}, Classes()...)},
+		"outcomes":      {Name: "outcome", Known: append([]string{schema.OutcomeOK, schema.OutcomePeersPenalised}, Classes()...)},
 		"peer_failures": {Name: "class", Known: peerFailureClasses()},
 	}
 }
