@@ -47,8 +47,9 @@
 #           rows applied: no double count); every torrents row's info_bytes
 #           hash (SHA-1) to its info_hash, one row per hash, exactly the
 #           fetched hashes; attempts per hash = the res rows applied that
-#           count an attempt (outcome neither released nor local_error), so a
-#           results file applied twice or a lost one shows; metadata_status
+#           count an attempt (outcome not released, local_error nor
+#           peers_penalised: a deferral), so a results file applied twice
+#           or a lost one shows; metadata_status
 #           (fetched: an ok row; failed: a counted failure; else new) and
 #           last_attempt (latest attempted_at but released rows) recomputed
 #           from the res rows; no lease left once a pass has merged (every
@@ -296,10 +297,10 @@ exact_views() {
 	cat <<'SQL'
 CREATE TEMP VIEW exist AS SELECT info_hash, count(*) AS n, min(observed_at) AS f, max(observed_at) AS l FROM obs GROUP BY 1;
 CREATE TEMP VIEW tried AS SELECT info_hash,
-    count(*) FILTER (WHERE outcome NOT IN ('released', 'local_error'))::INT AS attempts,
+    count(*) FILTER (WHERE outcome NOT IN ('released', 'local_error', 'peers_penalised'))::INT AS attempts,
     max(attempted_at) FILTER (WHERE outcome <> 'released') AS last_attempt,
     CASE WHEN bool_or(outcome = 'ok') THEN 'fetched'
-      WHEN bool_or(outcome NOT IN ('released', 'local_error')) THEN 'failed' ELSE 'new' END AS status
+      WHEN bool_or(outcome NOT IN ('released', 'local_error', 'peers_penalised')) THEN 'failed' ELSE 'new' END AS status
   FROM res GROUP BY 1;
 SQL
 }
