@@ -33,20 +33,7 @@ func dictIndexError(r io.ReaderAt, pf *parquet.File, read *parquet.Schema) (err 
 			err = nil
 		}
 	}()
-	var cols []*parquet.Column
-	var leaves func(c *parquet.Column)
-	leaves = func(c *parquet.Column) {
-		if c.Leaf() {
-			if reads(read, c.Path()) {
-				cols = append(cols, c)
-			}
-			return
-		}
-		for _, k := range c.Columns() {
-			leaves(k)
-		}
-	}
-	leaves(pf.Root())
+	cols := readLeaves(pf, read)
 	for i, rg := range pf.Metadata().RowGroups {
 		for _, c := range cols {
 			if c.Index() >= len(rg.Columns) {

@@ -20,9 +20,9 @@ import (
 // It costs one small read per page (plus the block headers of zstd
 // pages), no per-row work.
 
-// With trustCRC, a page whose header carries a CRC has only its header
-// checked (OpenOwnParquet).
-func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits, trustCRC bool) error {
+// readLeaves returns pf's leaf columns that a reader of schema read
+// reads, in schema order.
+func readLeaves(pf *parquet.File, read *parquet.Schema) []*parquet.Column {
 	var cols []*parquet.Column
 	var leaves func(c *parquet.Column)
 	leaves = func(c *parquet.Column) {
@@ -37,6 +37,13 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 		}
 	}
 	leaves(pf.Root())
+	return cols
+}
+
+// With trustCRC, a page whose header carries a CRC has only its header
+// checked (OpenOwnParquet).
+func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits, trustCRC bool) error {
+	cols := readLeaves(pf, read)
 	s := pageScanner{r: r, lim: lim, trustCRC: trustCRC}
 	defer func() {
 		if s.zstd != nil {
