@@ -8,9 +8,6 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// deferDomain keeps a deferral's spread independent of the jitter.
-const deferDomain = 0xa54ff53a5f1d36f1
-
 // ApplyDeferral records an attempt made at attemptedAt that dialled
 // nobody: every peer it found was skipped as penalised, and the earliest
 // of the penalties still running then ends at retryAfter (the outcome
@@ -34,7 +31,7 @@ func ApplyDeferral(p Policy, st *schema.State, attemptedAt, retryAfter int64) er
 		return fmt.Errorf("schedule: %s: %s without retry_after", h, schema.OutcomePeersPenalised)
 	}
 	delay := max(float64(retryAfter-attemptedAt), float64(time.Duration(p.RetrySoon)/time.Millisecond))
-	u := float64(hashKey(st.InfoHash, uint64(attemptedAt), p.Seed^deferDomain)>>11) / (1 << 53)
+	u := unitHash(st.InfoHash, uint64(attemptedAt), p.Seed^deferDomain)
 	st.LastAttempt = attemptedAt
 	st.NextRetry = attemptedAt + int64(math.Floor(delay*(1+p.Jitter*u)))
 	st.LeaseID, st.LeaseUntil = "", 0

@@ -13,6 +13,7 @@ const (
 	jitterDomain     = 0x6a09e667f3bcc908
 	tieDomain        = 0xbb67ae8584caa73b
 	reactivateDomain = 0x3c6ef372fe94f82b
+	deferDomain      = 0xa54ff53a5f1d36f1 // a deferral's spread (ApplyDeferral)
 )
 
 // mix64 is the splitmix64 finalizer: a cheap bijection whose output bits
@@ -35,12 +36,17 @@ func hashKey(h schema.Hash, n uint64, seed uint64) uint64 {
 	return mix64(x ^ n)
 }
 
+// unitHash is hashKey(h, n, seed) as a uniform draw in [0, 1).
+func unitHash(h schema.Hash, n uint64, seed uint64) float64 {
+	return float64(hashKey(h, n, seed)>>11) / (1 << 53)
+}
+
 // JitterFactor is the multiplier applied to the delay after attempt number
 // attempt of hash h: 1 + j·(2u−1) with u uniform in [0, 1) drawn from a
 // hash of (h, attempt, p.Seed). The same inputs always give the same
 // factor; neighbouring hashes or attempts give unrelated ones.
 func JitterFactor(p Policy, h schema.Hash, attempt int32) float64 {
-	u := float64(hashKey(h, uint64(uint32(attempt)), p.Seed^jitterDomain)>>11) / (1 << 53)
+	u := unitHash(h, uint64(uint32(attempt)), p.Seed^jitterDomain)
 	return 1 + p.Jitter*(2*u-1)
 }
 

@@ -75,8 +75,7 @@ func ReactivationOffset(p Policy, st *schema.State) int64 {
 	if w <= 0 {
 		return 0
 	}
-	u := hashKey(st.InfoHash, uint64(st.LastAttempt), p.Seed^reactivateDomain) >> 11
-	return int64(float64(u) / (1 << 53) * float64(w))
+	return int64(unitHash(st.InfoHash, uint64(st.LastAttempt), p.Seed^reactivateDomain) * float64(w))
 }
 
 // ShouldArchive reports whether a hot hash is past the policy's cold
