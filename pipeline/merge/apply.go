@@ -67,22 +67,37 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	case lease == nil && r.AttemptedAt <= st.LastAttempt:
 		return staleFailure, false
 	}
+	verdict := applied
 	if schedule.KindOf(r.Outcome) == schedule.KindDeferred {
 		// Nobody was dialled: no peer failed, no source, no penalty.
 		if err := schedule.ApplyDeferral(p, st, r.AttemptedAt, r.RetryAfter); err != nil {
 			return afterFetched, lease != nil // unreachable: retry_after is checked on input, fetched above
 		}
-		if st.LastSeen > r.AttemptedAt {
-			schedule.Reactivate(p, st, st.LastSeen)
-		}
-		return deferred, lease != nil
+		verdict = deferred
+	} else if err := applyFailure(p, st, r); err != nil {
+		return afterFetched, lease != nil // unreachable: classes are checked on input, fetched above
 	}
+	// A sighting dedup folded in after this attempt (while the job was
+	// out) could pull nothing then: the hash was due. It is fresh against
+	// the failure (or deferral) just applied: the reactivation rule takes
+	// it now, as dedup would after this merge (and unionState for a later
+	// last_seen).
+	if st.LastSeen > r.AttemptedAt {
+		schedule.Reactivate(p, st, st.LastSeen)
+	}
+	return verdict, lease != nil
+}
+
+// applyFailure applies r's failure class to st: the schedule, the
+// peers it failed with and the endpoints to avoid (or, once bad
+// metadata came, the sources).
+func applyFailure(p schedule.Policy, st *schema.State, r *schema.Result) error {
 	if schedule.KindOf(r.Outcome) != schedule.KindLocal {
 		dropFailedPeers(st, r)
 	}
 	hadSources := st.BadMetadata > 0
 	if err := schedule.ApplyFailureFrom(p, st, r.Outcome, r.AttemptedAt, newSources(st, r)); err != nil {
-		return afterFetched, lease != nil // unreachable: classes are checked on input, fetched above
+		return err
 	}
 	switch {
 	case st.BadMetadata == 0:
@@ -93,14 +108,7 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	default:
 		addSources(st, r)
 	}
-	// A sighting dedup folded in after this attempt (while the job was
-	// out) could pull nothing then: the hash was due. It is fresh against
-	// the failure just applied: the reactivation rule takes it now, as
-	// dedup would after this merge (and unionState for a later last_seen).
-	if st.LastSeen > r.AttemptedAt {
-		schedule.Reactivate(p, st, st.LastSeen)
-	}
-	return applied, lease != nil
+	return nil
 }
 
 // dropFailedPeers removes from the hash's peers (announced endpoints,
