@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math/bits"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -128,13 +127,7 @@ func (s *pageScanner) pageIndexes(codec format.CompressionCodec, h *format.PageH
 				return nil
 			}
 			if lv.max == maxDef {
-				values = 0
-				hybridRuns(b, bits.Len(uint(maxDef)), nv, func(level uint64, count int64) bool {
-					if level == uint64(maxDef) {
-						values += count
-					}
-					return true
-				})
+				values = countTop(b, maxDef, nv)
 			}
 		}
 	}
@@ -169,6 +162,9 @@ func hybridRuns(b []byte, width int, n int64, each func(v uint64, count int64) b
 		}
 		i += k
 		count := int64(u >> 1)
+		if u == 0 {
+			continue // no value follows an empty RLE run, as parquet-go reads it (walkLevels)
+		}
 		if u&1 == 0 { // RLE: the value in (width+7)/8 bytes, little-endian
 			w := (width + 7) / 8
 			if i+w > len(b) {

@@ -1,7 +1,6 @@
 package rowio
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -89,63 +88,12 @@ func (s *pageScanner) overValue(path []string, rows bool, first, n, present, usi
 // in a page whose definition levels b are. Levels past nv (the padding of
 // a last bit-packed run) are not counted.
 func countTop(b []byte, max int, nv int64) int64 {
-	width := bits.Len(uint(max))
-	var n, levels int64
-	for i := 0; i < len(b) && levels < nv; {
-		u, k := binary.Uvarint(b[i:])
-		if k <= 0 {
-			break
+	var n int64
+	hybridRuns(b, bits.Len(uint(max)), nv, func(v uint64, count int64) bool {
+		if v == uint64(max) {
+			n += count
 		}
-		i += k
-		if u&1 == 0 { // RLE: a count, then the value in whole bytes
-			if u == 0 {
-				continue // no value follows an empty run (walkLevels)
-			}
-			vb := (width + 7) / 8
-			if i+vb > len(b) {
-				break
-			}
-			v := 0
-			for j := range vb {
-				v |= int(b[i+j]) << (8 * j)
-			}
-			i += vb
-			c := min(int64(u>>1), nv-levels)
-			if v == max {
-				n += c
-			}
-			levels += c
-			continue
-		}
-		// Bit-packed: groups of 8 levels, width bits each, low bits first.
-		if u>>1 > uint64(len(b)) {
-			break
-		}
-		size := min(int(u>>1)*width, len(b)-i)
-		run := b[i : i+size]
-		i += size
-		c := min(int64(size*8/width), nv-levels)
-		if width == 1 { // max is 1: count the set bits
-			whole := int(c / 8)
-			for _, x := range run[:whole] {
-				n += int64(bits.OnesCount8(x))
-			}
-			if r := c % 8; r > 0 {
-				n += int64(bits.OnesCount8(run[whole] & (1<<r - 1)))
-			}
-		} else {
-			for j := range c {
-				v := 0
-				for w := range width {
-					bit := j*int64(width) + int64(w)
-					v |= int(run[bit/8]>>(bit%8)&1) << w
-				}
-				if v == max {
-					n++
-				}
-			}
-		}
-		levels += c
-	}
+		return true
+	})
 	return n
 }
