@@ -87,7 +87,7 @@ func (a *attempt) add(addrs []string) {
 		case a.avoid[p] || (!a.named[p] && a.f.avoid.skips(p, a.f.opts.Clock.Now())):
 			a.seen[p] = true
 			a.avoided++
-			if until, ok := a.f.avoid[p]; ok && a.f.opts.Clock.Now().Before(until) &&
+			if until := a.f.avoid[p]; a.f.avoid.skips(p, a.f.opts.Clock.Now()) &&
 				(a.penalisedUntil.IsZero() || until.Before(a.penalisedUntil)) {
 				a.penalisedUntil = until
 			}
