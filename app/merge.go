@@ -100,8 +100,10 @@ the attempt, if later), the wait spread up to jitter (20%) longer; counted in
 failures_deferred. Such a row without retry_after is bad input.
 
 --from OTHER_DIR unions another dataset once (a restored backup, a crawler
-being retired): first_seen is the earlier, last_seen the later (the sighted one's
-when a record has seen_count 0: a fetch result added it), fetched beats failed beats new, a fetched record's hash_type beats a claim (else v2 if either says so).
+being retired): first_seen is the earlier, last_seen the later (the sighted
+one's when a record has seen_count 0: a fetch result added it), fetched beats
+failed beats new, a fetched record's hash_type beats a claim (else v2 if either
+says so).
 A sighting one side made after the other's last_seen wakes a dormant hash of the
 other as dedup's would (reactivated, rewarmed in --stats-json's union).
 seen_count, activity and attempts add up only when the two ledgers share no
