@@ -145,8 +145,12 @@ When done, fetch writes a summary of its counters on stderr: a few lines of text
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
 --stats-json writes. Its dials add up: connects = connects_ok + connects_failed (the
 peer's: refused, unreachable, silent) + connects_cancelled (we stopped them: another peer
-won, the run stopped, the job's --timeout) + connects_local_error (our side: sockets). On bad input (exit 2, nothing written) it prints only the error
-line; when the reader of -o - went away (exit 141), nothing.
+won, the run stopped, the job's --timeout) + connects_local_error (our side: sockets).
+Each later stage counts the peers that got through the one before: connects_ok >=
+handshakes >= extension_support (a BEP 10 extended handshake that decoded; a peer that
+set the BEP 10 bit and sent one that does not decode is extension_bad instead) >=
+ut_metadata >= metadata_received >= verified. On bad input (exit 2, nothing written) it
+prints only the error line; when the reader of -o - went away (exit 141), nothing.
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
 open, which a home router handles; raise both on a server. Metadata pieces received

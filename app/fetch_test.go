@@ -91,7 +91,7 @@ func TestFetchCLI(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &st) != nil {
 			t.Fatalf("stats json: %v %s", err, b)
 		}
-		for _, k := range []string{"lookups", "peers_found", "connects_ok", "connects_failed", "connects_cancelled", "connects_local_error", "handshakes", "extension_support", "metadata_received", "verified", "outcomes", "peer_failures"} {
+		for _, k := range []string{"lookups", "peers_found", "connects_ok", "connects_failed", "connects_cancelled", "connects_local_error", "handshakes", "extension_support", "extension_bad", "metadata_received", "verified", "outcomes", "peer_failures"} {
 			if _, ok := st[k]; !ok {
 				t.Errorf("stats json lacks %q", k)
 			}

@@ -178,7 +178,6 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		o.Err = failf(schema.OutcomeNoExtension, "peer does not support BEP 10 (reserved %x)", h.Bits[:])
 		return
 	}
-	cfg.Stats.extensionSupport.Add(1)
 	_, _ = conn.Write(appendExtended(w[:0], extHandshakeID, ourExtHandshake))
 	info, perr := fetchMetadata(conn, r, cfg, o, handshook)
 	if perr != nil {
@@ -230,18 +229,27 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 		// Nothing said before or in the extended handshake is metadata:
 		// a peer that garbles it fails as a peer (handshake_failed), and
 		// the hash is not blamed (invalid_metadata counts against it).
+		// The peer set the BEP 10 bit; it counts in extension_support
+		// only once its extended handshake decodes, and in
+		// extension_bad when that or a message before it does not (a
+		// hang-up or a stall before it is in neither).
 		id, payload, err := readExtended(r, &buf)
 		if err != nil {
+			if garbled(err) {
+				cfg.Stats.extensionBad.Add(1)
+			}
 			return nil, wireFailure(err, schema.OutcomeHandshakeFailed, schema.OutcomeHandshakeFailed, "waiting for the extended handshake")
 		}
 		if id != extHandshakeID {
 			continue // nothing is ours to answer before the handshake
 		}
 		if eh, err = parseExtHandshake(payload); err != nil {
+			cfg.Stats.extensionBad.Add(1)
 			return nil, failf(schema.OutcomeHandshakeFailed, "%v", err)
 		}
 		break
 	}
+	cfg.Stats.extensionSupport.Add(1)
 	o.Extended, o.ExtensionDur = true, time.Since(handshook)
 	o.MetadataSize = eh.MetadataSize
 	switch {
@@ -316,11 +324,18 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 
 // wireFailure classifies a failure to read a wire message: an oversize
 // or undecodable message is class garbled; I/O errors go to ioFailure.
-func wireFailure(err error, garbled, onClose, stage string) *PeerError {
-	if errors.Is(err, errMessageTooLong) || errors.Is(err, infodict.ErrBencode) {
-		return failf(garbled, "%s: %v", stage, err)
+func wireFailure(err error, garbledClass, onClose, stage string) *PeerError {
+	if garbled(err) {
+		return failf(garbledClass, "%s: %v", stage, err)
 	}
 	return ioFailure(err, onClose, stage)
+}
+
+// garbled reports whether err, from readExtended, is a message the peer
+// sent that does not decode (too long, or an empty extended message)
+// rather than an I/O error.
+func garbled(err error) bool {
+	return errors.Is(err, errMessageTooLong) || errors.Is(err, infodict.ErrBencode)
 }
 
 // appendRequest appends a ut_metadata request dictionary for piece i.

@@ -21,7 +21,7 @@ type counters struct {
 	lookups, lookupsFailed, peersFound, avoided atomic.Int64
 	connects, connectsOK, connectsFailed        atomic.Int64
 	connectsCancelled, connectsLocal            atomic.Int64
-	handshakes, extensionSupport                atomic.Int64
+	handshakes, extensionSupport, extensionBad  atomic.Int64
 	utMetadataSupport, metadataReceived         atomic.Int64
 	verified                                    atomic.Int64
 
@@ -64,7 +64,10 @@ func (c *counters) unattempt(res schema.Result) {
 
 // Stats are the stage counters of a fetch run (stderr and --stats-json).
 // Once the run has ended, Connects = ConnectsOK + ConnectsFailed +
-// ConnectsCancelled + ConnectsLocalError.
+// ConnectsCancelled + ConnectsLocalError. Each peer exchange counts in a
+// stage only if it got through the one before, so Connects >= ConnectsOK
+// >= Handshakes >= ExtensionSupport + ExtensionBad, and ExtensionSupport
+// >= UTMetadata >= MetadataReceived >= Verified, whatever the peers do.
 type Stats struct {
 	// Jobs = Attempted + LeaseExpired + Unfinished: every job of the
 	// input, including those a stopped run never read. Released is part
@@ -89,8 +92,9 @@ type Stats struct {
 	ConnectsCancelled  int64   `json:"connects_cancelled"`   // dials we stopped: another peer won, the run stopped, or the job's deadline cut them off
 	ConnectsLocalError int64   `json:"connects_local_error"` // dials that failed on our side (out of sockets or memory, no local address)
 	Handshakes         int64   `json:"handshakes"`           // BitTorrent handshakes for the right infohash
-	ExtensionSupport   int64   `json:"extension_support"`    // of those, peers with BEP 10
-	UTMetadata         int64   `json:"ut_metadata"`          // of those, peers announcing ut_metadata and a size
+	ExtensionSupport   int64   `json:"extension_support"`    // of those, peers whose BEP 10 extended handshake arrived and decoded
+	ExtensionBad       int64   `json:"extension_bad"`        // of the handshakes, peers with the BEP 10 bit whose extended handshake (or a message before it) did not decode: not in extension_support
+	UTMetadata         int64   `json:"ut_metadata"`          // of extension_support, peers announcing ut_metadata and a size
 	MetadataReceived   int64   `json:"metadata_received"`    // complete info dictionaries received
 	Verified           int64   `json:"verified"`             // of those, matching the infohash (a job may verify on two peers at once)
 	ElapsedMs          int64   `json:"elapsed_ms"`           // wall time of the run
@@ -107,7 +111,7 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 		PeersFound: c.peersFound.Load(), PeersAvoided: c.avoided.Load(), Connects: c.connects.Load(),
 		ConnectsOK: c.connectsOK.Load(), ConnectsFailed: c.connectsFailed.Load(),
 		ConnectsCancelled: c.connectsCancelled.Load(), ConnectsLocalError: c.connectsLocal.Load(),
-		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(),
+		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(), ExtensionBad: c.extensionBad.Load(),
 		UTMetadata: c.utMetadataSupport.Load(), MetadataReceived: c.metadataReceived.Load(),
 		Verified: c.verified.Load(), ElapsedMs: elapsed.Milliseconds(),
 		Outcomes: map[string]int64{}, PeerFailures: map[string]int64{},
@@ -137,9 +141,9 @@ func (s Stats) WriteText(w io.Writer) error {
 		s.Attempted, s.LeaseExpired, s.Unfinished, s.Released, float64(s.ElapsedMs)/1000, s.OKPerSec)
 	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
 		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
-	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d, cancelled %d, local errors %d; handshakes %d; BEP 10 %d; ut_metadata %d\n",
+	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d, cancelled %d, local errors %d; handshakes %d; BEP 10 %d (undecodable %d); ut_metadata %d\n",
 		s.Connects, s.ConnectsOK, s.ConnectsFailed, s.ConnectsCancelled, s.ConnectsLocalError,
-		s.Handshakes, s.ExtensionSupport, s.UTMetadata)
+		s.Handshakes, s.ExtensionSupport, s.ExtensionBad, s.UTMetadata)
 	fmt.Fprintf(&b, "  metadata received %d, verified %d\n", s.MetadataReceived, s.Verified)
 	fmt.Fprintf(&b, "  outcomes: %s\n", formatCounts(s.Outcomes))
 	fmt.Fprintf(&b, "  peer failures: %s\n", formatCounts(s.PeerFailures))
