@@ -153,15 +153,27 @@ const (
 // is the job's, and info_hash_v2 is null. Its metadata columns
 // (ResultMeta) are the torrent's for outcome ok, and null for every other.
 //
+// served_by is the peer (ip:port) this row's metadata_size and per-stage
+// timings come from: for ok, the peer that served the verified metadata;
+// for a failure, the peer whose class the outcome is once it got through
+// the BEP 3 handshake (too_large: the peer that claimed metadata_size;
+// hash_mismatch, invalid_metadata: the peer that sent the bytes), null
+// when no peer did (no_peers, connect_failed, the job's timeout, ...).
+// metadata_size is that peer's claim (BEP 10 metadata_size) for a
+// failure, null when it made none, and the verified size for ok. Only an
+// ok row's served_by goes into torrents; peer_failures, not served_by,
+// is what merge penalises. Fetches before this wrote served_by for ok
+// only.
+//
 // The timings are whole milliseconds, rounded down: a stage that ran in
 // under a millisecond is 0, and a stage that did not run (or did not get
 // through) is null, never 0, so that avg() over a column counts only the
 // stages it timed. lookup_ms is how long the DHT lookup ran (until it
 // ended or the attempt no longer needed it), null when fetch had no DHT
 // node (--no-dht). connect_ms is how long the peer that decided the
-// outcome (served_by for ok, the failed peer whose class it is otherwise)
-// took from the dial to the end of the BEP 3 handshake, null when no peer
-// decided it (no_peers, the job's own timeout, a failed lookup, every
+// outcome (served_by) took from the dial to the end of the BEP 3
+// handshake, null when no peer decided it (no_peers, the job's own
+// timeout, a failed lookup, every
 // peer avoided) or that peer never completed the BEP 3 handshake
 // (connect_failed, peer_lacks_torrent, a handshake_failed there rather
 // than in the BEP 10 handshake after it); handshake_ms is the part of it

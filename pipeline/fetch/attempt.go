@@ -179,7 +179,10 @@ func (a *attempt) launch(pctx context.Context) {
 // class among the peers' failures, the timeout and the lookup (see
 // precedence); no_peers when nothing at all was found, by the job's
 // deadline or not. The timings of stages that did not run stay nil
-// (null; see schema.Result); total_ms is the caller's.
+// (null; see schema.Result); total_ms is the caller's. served_by names
+// the peer the row's metadata_size and per-stage timings come from, when
+// one does: the winner, or the deciding peer once it got through the
+// BEP 3 handshake.
 func (a *attempt) fill(res *schema.Result) {
 	st := a.f.stats
 	res.PeersFound = int32(len(a.seen) - a.avoided)
@@ -262,6 +265,13 @@ func (a *attempt) fill(res *schema.Result) {
 	if decider != nil {
 		res.MetadataSize = decider.MetadataSize
 		if decider.Handshook {
+			// The row's metadata_size and timings are this peer's
+			// (a size and every stage past the dial come after its
+			// BEP 3 handshake): served_by names it, as an ok row's
+			// names the peer whose metadata it holds. merge stores
+			// served_by in torrents for an ok row only and penalises
+			// peer_failures, never served_by.
+			res.ServedBy = decider.Addr
 			res.ConnectMs, res.HandshakeMs = millis(decider.ConnectDur), millis(decider.HandshakeDur)
 		}
 		if decider.Extended {

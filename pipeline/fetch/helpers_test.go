@@ -85,6 +85,11 @@ func checkResult(t *testing.T, job schema.Job, r schema.Result) {
 		// (files was [], name_utf8_valid and private false).
 		t.Errorf("%s result with metadata: %+v", r.Outcome, r.ResultMeta)
 	}
+	// served_by names the peer the row's timings come from: set
+	// exactly when the deciding peer's connect_ms is.
+	if (r.ServedBy != "") != (r.ConnectMs != nil) {
+		t.Errorf("%s: served_by %q with connect_ms %s: want both set or both NULL", r.Outcome, r.ServedBy, msText(r.ConnectMs))
+	}
 	if r.AttemptedAt == 0 || r.TotalMs == nil || *r.TotalMs < 0 || int(r.PeersTried) > int(r.PeersFound) {
 		t.Errorf("bad bookkeeping: attempted_at %d total_ms %s tried %d found %d", r.AttemptedAt, msText(r.TotalMs), r.PeersTried, r.PeersFound)
 	}
