@@ -91,7 +91,10 @@ The text's "totals" line sums them, --format json has them as "totals"
 infohash_dataset_NAME_total: dedup_inputs, dedup_observations,
 dedup_new_hashes, dedup_reactivated, dedup_rewarmed, plan_jobs{kind},
 merge_inputs, merge_results, merge_attempts{outcome}, merge_torrents,
-merge_unknown_hashes, merge_archived_to_cold. Use rate() on them.
+merge_unknown_hashes, merge_archived_to_cold, merge_failures_deferred
+(peers_penalised results: retries merge deferred to the end of a peer's
+penalty, also on the text's line; the state keeps no mark of a deferral,
+so status cannot count the hashes waiting on one). Use rate() on them.
 
 ` + exitHelp("status"),
 		Flags: []cli.Flag{dataFlag, nowFlag,

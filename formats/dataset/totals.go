@@ -28,6 +28,7 @@ const (
 	TotalMergeTorrents     = "merge_torrents"
 	TotalMergeUnknown      = "merge_unknown_hashes"
 	TotalMergeArchived     = "merge_archived_to_cold"
+	TotalMergeDeferred     = "merge_failures_deferred"
 )
 
 // TotalFamilies are every total this build keeps, in the order status
@@ -45,6 +46,7 @@ var TotalFamilies = []TotalFamily{
 	{TotalMergeTorrents, "", "Torrents (verified metadata) merge stored."},
 	{TotalMergeUnknown, "", "Hashes a result named that the state did not know, added by merge."},
 	{TotalMergeArchived, "", "Hashes merge moved to the cold tier."},
+	{TotalMergeDeferred, "", "peers_penalised results merge applied (its failures_deferred): a hash's retry deferred to the end of a peer's penalty, no attempt counted."},
 }
 
 // TotalKey is the Totals key of value of family name's label.

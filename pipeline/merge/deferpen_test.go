@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -82,6 +84,11 @@ func TestPenalisedPeerDefersOtherHash(t *testing.T) {
 			if stats.Deferred != tt.deferred || stats.Applied != 1-tt.deferred || stats.PeerPenalties != 0 {
 				t.Fatalf("stats: failures_deferred %d failures_applied %d peer_penalties %d; want %d %d 0",
 					stats.Deferred, stats.Applied, stats.PeerPenalties, tt.deferred, 1-tt.deferred)
+			}
+			// The dataset keeps the count (status's only source for it: the
+			// state marks no deferral).
+			if got := datasettest.Current(t, dir).Totals[dataset.TotalMergeDeferred]; got != tt.deferred {
+				t.Fatalf("total %s = %d, want %d", dataset.TotalMergeDeferred, got, tt.deferred)
 			}
 			if leases := readTable[schema.Lease](t, dir, "leases"); len(leases) != 0 {
 				t.Fatalf("leases after pass 2: %+v; want B's released", leases)

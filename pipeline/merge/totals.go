@@ -13,4 +13,5 @@ func addTotals(tx *dataset.Tx, inputs int, st *Stats) {
 	tx.AddTotal(dataset.TotalMergeTorrents, st.Torrents)
 	tx.AddTotal(dataset.TotalMergeUnknown, st.UnknownHashes)
 	tx.AddTotal(dataset.TotalMergeArchived, st.Archived)
+	tx.AddTotal(dataset.TotalMergeDeferred, st.Deferred)
 }

@@ -36,7 +36,8 @@ func TestMetrics(t *testing.T) {
 		Verified:     &dataset.VerifyResult{Files: 12},
 		Totals: map[string]int64{dataset.TotalDedupObservations: 1000, dataset.TotalDedupNew: 9,
 			dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6, dataset.TotalKey(dataset.TotalMergeAttempts, "no_peers"): 2,
-			dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 2, dataset.TotalMergeTorrents: 2},
+			dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 2, dataset.TotalMergeTorrents: 2,
+			dataset.TotalKey(dataset.TotalMergeAttempts, "peers_penalised"): 3, dataset.TotalMergeDeferred: 3},
 	}
 	for _, tt := range []struct {
 		name   string
@@ -88,5 +89,18 @@ func checkExposition(t *testing.T, text string) {
 		if name != current {
 			t.Fatalf("sample %q outside its family (current %s)", line, current)
 		}
+	}
+}
+
+// TestPrintTotalsDeferred: the text's totals line says how many retries
+// merge deferred to a peer penalty's end (merge_failures_deferred): the
+// state keeps no mark of a deferral, so that count is all status has.
+func TestPrintTotalsDeferred(t *testing.T) {
+	r := &Report{Totals: map[string]int64{dataset.TotalKey(dataset.TotalMergeAttempts, "peers_penalised"): 4,
+		dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 1, dataset.TotalMergeTorrents: 1, dataset.TotalMergeDeferred: 3}}
+	var b strings.Builder
+	r.Print(&b)
+	if want := "5 attempts merged (1 torrents stored, 3 retries deferred by peer penalties)\n"; !strings.Contains(b.String(), want) {
+		t.Fatalf("status text lacks %q:\n%s", want, b.String())
 	}
 }

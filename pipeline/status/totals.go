@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -45,7 +46,8 @@ func totalLabelValues(name string) []string {
 	case dataset.TotalPlanJobs:
 		return []string{"new", "retry", "reactivated", "cold"}
 	case dataset.TotalMergeAttempts:
-		return append([]string{"ok"}, slices.Sorted(slices.Values(schedule.FailureClasses()))...)
+		// peers_penalised is no failure class, but an outcome merge counts.
+		return append([]string{"ok"}, slices.Sorted(slices.Values(append(schedule.FailureClasses(), schema.OutcomePeersPenalised)))...)
 	}
 	return nil
 }
