@@ -146,41 +146,54 @@ func TestStopBeforeStdinRead(t *testing.T) {
 	}
 }
 
-// TestStopCutsParquetStdin: a dedup - whose stdin is Parquet, stopped
-// while its writer is still sending it, cannot keep anything usable (a
-// Parquet file is read from the footer at its end): it says so, and where
-// the bytes are, not that the next run sets them aside as partial-* to
-// apply by name; the next run sets them aside as .tmp-*.bad, saying they
-// are not applied.
+// TestStopCutsParquetStdin: a dedup - or merge - whose stdin is Parquet,
+// stopped while its writer is still sending it, cannot keep anything
+// usable (a Parquet file is read from the footer at its end): it says so,
+// and where the bytes are, not that the next run sets them aside as
+// partial-* to apply by name; the next run sets them aside as
+// .tmp-*.bad, saying they are not applied. merge said the former.
 func TestStopCutsParquetStdin(t *testing.T) {
 	bin := infohashBinary(t)
 	now := time.Date(2026, 3, 1, 1, 1, 0, 0, time.UTC).Format(time.RFC3339)
-	data := filepath.Join(t.TempDir(), "ih")
-	inbox := filepath.Join(data, "inbox")
-	cmd, stdin, stderr := startPiped(t, bin, "dedup", "--data", data, "--now", now, "-")
-	defer stdin.Close()
-	stdin.Write(append([]byte("PAR1"), make([]byte, 64<<10)...)) // its writer sends the rest later
-	waitFor(t, "the spool", func() bool {
-		m, _ := filepath.Glob(filepath.Join(inbox, ".tmp-part-*.spool-*"))
-		if len(m) != 1 {
-			return false
-		}
-		fi, err := os.Stat(m[0])
-		return err == nil && fi.Size() > 0
-	})
-	cmd.Process.Signal(syscall.SIGINT)
-	waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	want := "dedup: interrupted; nothing committed (stdin is a Parquet file, cut short by the stop: what it had sent is kept in " + inbox +
-		" under a .tmp-* name, but cannot be read without the footer at its end and is not applied; the next run sets it aside as .tmp-*.bad"
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), want) {
-		t.Fatalf("exit %v, want 130 saying %q; stderr:\n%s", err, want, stderr.String())
-	}
-	r := ih(t, nil, "dedup", "--data", data, "--now", now)
-	bad, _ := filepath.Glob(filepath.Join(inbox, ".tmp-part-*.spool-*.bad"))
-	if len(bad) != 1 || !strings.Contains(r.stderr, "set aside as bad input, not applied") || !strings.Contains(r.stderr, bad[0]) {
-		t.Fatalf("the next run: exit %d, set aside %v; stderr:\n%s", r.code, bad, r.stderr)
+	for _, tc := range []struct {
+		stage, sub, ext string // inbox sub-folder and spool extension
+		seed            bool   // merge needs a dataset
+	}{
+		{"dedup", "", ".spool", false},
+		{"merge", "merge", ".results", true},
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ih")
+			if tc.seed {
+				seedHashes(t, data, 20, 3)
+			}
+			inbox := filepath.Join(data, "inbox", tc.sub)
+			cmd, stdin, stderr := startPiped(t, bin, tc.stage, "--data", data, "--now", now, "-")
+			defer stdin.Close()
+			stdin.Write(append([]byte("PAR1"), make([]byte, 64<<10)...)) // its writer sends the rest later
+			waitFor(t, "the spool", func() bool {
+				m, _ := filepath.Glob(filepath.Join(inbox, ".tmp-part-*"+tc.ext+"-*"))
+				if len(m) != 1 {
+					return false
+				}
+				fi, err := os.Stat(m[0])
+				return err == nil && fi.Size() > 0
+			})
+			cmd.Process.Signal(syscall.SIGINT)
+			waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
+			cmd.Process.Signal(syscall.SIGINT)
+			err := cmd.Wait()
+			want := tc.stage + ": interrupted; nothing committed (stdin is a Parquet file, cut short by the stop: what it had sent is kept in " + inbox +
+				" under a .tmp-* name, but cannot be read without the footer at its end and is not applied; the next run sets it aside as .tmp-*.bad"
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), want) {
+				t.Fatalf("exit %v, want 130 saying %q; stderr:\n%s", err, want, stderr.String())
+			}
+			r := ih(t, nil, tc.stage, "--data", data, "--now", now)
+			bad, _ := filepath.Glob(filepath.Join(inbox, ".tmp-part-*"+tc.ext+"-*.bad"))
+			if len(bad) != 1 || !strings.Contains(r.stderr, "set aside as bad input, not applied") || !strings.Contains(r.stderr, bad[0]) {
+				t.Fatalf("the next run: exit %d, set aside %v; stderr:\n%s", r.code, bad, r.stderr)
+			}
+		})
 	}
 }
 

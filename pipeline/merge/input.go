@@ -62,7 +62,7 @@ func resolveInputs(ctx context.Context, d *dataset.Dataset, args []string, stdin
 	}()
 	for _, a := range args {
 		if a == "-" {
-			p, release, err := spoolHeld(ctx, inbox, stdin)
+			p, release, err := spoolHeld(ctx, inbox, "stdin", stdin)
 			if err != nil {
 				return out, fmt.Errorf("merge: stdin: %w", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/sniff"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -16,13 +17,15 @@ import (
 // to end and make what it wrote durable (dataset.LiveSpool.Stop).
 const keepWait = 10 * time.Second
 
-// spoolHeld copies stream durably into the inbox, holding the spool's
-// lock until release is called, as dataset.SpoolHeld does, but stops
-// when ctx ends (a second signal, or the stream's grace over while its
-// writer holds it open): what was read is then kept durably under the
-// spool's temporary name, which the next run sets aside
-// (dataset.Salvage), and the error is ctx's.
-func spoolHeld(ctx context.Context, inbox string, stream io.Reader) (path string, release func(), err error) {
+// spoolHeld copies stream (from names it: "stdin", a pipe's path)
+// durably into the inbox, holding the spool's lock until release is
+// called, as dataset.SpoolHeld does, but stops when ctx ends (a second
+// signal, or the stream's grace over while its writer holds it open):
+// what was read is then kept durably under the spool's temporary name,
+// which the next run sets aside (dataset.Salvage), and the error is
+// ctx's: a dataset.UnreadableCut when the stream is Parquet, which cut
+// short cannot be read (Salvage sets it aside as bad), as dedup says.
+func spoolHeld(ctx context.Context, inbox, from string, stream io.Reader) (path string, release func(), err error) {
 	ls, err := dataset.StartSpool(inbox, ".results", stream, nil)
 	if err != nil {
 		return "", nil, err
@@ -32,8 +35,15 @@ func spoolHeld(ctx context.Context, inbox string, stream io.Reader) (path string
 			ls.Close()
 			return "", nil, err
 		}
+		// What was written is read as it is: ctx has ended, so the read
+		// waits for no more.
+		var head [sniff.HeadSize]byte
+		n, _ := io.ReadFull(ls.NewReader(ctx), head[:])
 		if err := ls.Stop(keepWait); err != nil {
 			slog.Warn("merge: what the stream had sent is kept, but may not survive a power cut", "err", err.Error())
+		}
+		if sniff.Of(head[:n]) == sniff.Parquet {
+			return "", nil, &dataset.UnreadableCut{Err: ctx.Err(), From: from, Dir: inbox}
 		}
 		return "", nil, ctx.Err()
 	}
@@ -48,7 +58,7 @@ func spoolPipe(ctx context.Context, inbox, path string) (input, error) {
 		return input{}, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 	}
 	defer f.Close()
-	p, release, err := spoolHeld(ctx, inbox, f)
+	p, release, err := spoolHeld(ctx, inbox, path, f)
 	if err != nil {
 		return input{}, fmt.Errorf("merge: %s: %w", path, err)
 	}
