@@ -179,6 +179,10 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 				return 0, fmt.Errorf("page at offset %d: %w", pos, err)
 			}
 		}
+		if isData && flat && maxDef == 0 && h.Type == format.DataPage {
+			// A REQUIRED column: a v1 page's nulls are in its data.
+			values -= s.v1Nulls(md.Codec, h, data, csize, c)
+		}
 		if isData && (maxRep > 0 || maxDef > 0 || deltaEncoded(dataEncoding(h))) {
 			counted, err := s.checkLevels(md.Codec, h, data, csize, nv, maxRep, maxDef, vcap > 0)
 			if err != nil {

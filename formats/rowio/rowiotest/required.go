@@ -26,17 +26,39 @@ type hashRow struct {
 // required column with nulls.
 func RequiredWithNulls(t testing.TB) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w := parquet.NewGenericWriter[hashRow](&buf, parquet.DataPageVersion(2))
+	return RequiredWithNullsPages(t, 2)
+}
+
+// RequiredWithNullsPages is RequiredWithNulls with data pages of version
+// v (1 or 2). A v1 page has no null count in its header: its nulls are
+// in the definition levels at the start of its data, which a reader of a
+// REQUIRED column does not expect there.
+func RequiredWithNullsPages(t testing.TB, v int) []byte {
+	t.Helper()
 	rows := []hashRow{{InfoHash: bytes.Repeat([]byte{1}, 20), ObservedAt: 1, Source: "import"},
 		{ObservedAt: 2, Source: "import"}, {InfoHash: bytes.Repeat([]byte{2}, 20), ObservedAt: 3, Source: "import"}}
+	return MarkRequired(t, Write(t, rows, parquet.DataPageVersion(v)), "info_hash")
+}
+
+// Write returns the Parquet file parquet-go writes of rows with opts.
+func Write[T any](t testing.TB, rows []T, opts ...parquet.WriterOption) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, opts...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	file := buf.Bytes()
+	return buf.Bytes()
+}
+
+// MarkRequired returns file with its footer rewritten to declare the
+// top-level column named column REQUIRED, its pages as they were: an
+// OPTIONAL column's nulls are then nulls in a REQUIRED column.
+func MarkRequired(t testing.TB, file []byte, column string) []byte {
+	t.Helper()
 	n := int(binary.LittleEndian.Uint32(file[len(file)-8:]))
 	data := file[:len(file)-8-n]
 	var md format.FileMetaData
@@ -44,7 +66,7 @@ func RequiredWithNulls(t testing.TB) []byte {
 		t.Fatal(err)
 	}
 	for i := range md.Schema {
-		if md.Schema[i].Name == "info_hash" {
+		if md.Schema[i].Name == column {
 			md.Schema[i].RepetitionType.V = format.Required
 		}
 	}
