@@ -126,7 +126,7 @@ that holds no dataset is refused (exit 2).
 			statsJSONFlag,
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
-			&cli.Int64Flag{Name: "max-metadata-size", Value: fetch.DefaultMaxMetadataSize, Usage: "a results file holding an info dictionary over `BYTES` is bad input " +
+			&cli.Int64Flag{Name: "max-metadata-size", Value: fetch.DefaultMaxMetadataSize, Usage: "a results file (or --from's other dataset) holding an info dictionary over `BYTES` is bad input " +
 				"(a results file written by fetch --max-metadata-size N needs the same N here)"},
 			lockWaitFlag(),
 		},

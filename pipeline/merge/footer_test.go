@@ -106,7 +106,7 @@ func TestOtherDatasetHostileFooter(t *testing.T) {
 				t.Fatal(err)
 			}
 			readers := map[string]func() error{
-				"torrents": func() error { return eachTorrent(rowio.UnrecordedFile(path), func(*schema.Torrent) {}) },
+				"torrents": func() error { return eachTorrent(rowio.UnrecordedFile(path), 0, func(*schema.Torrent) {}) },
 				"hashes":   func() error { _, err := dataset.ReadFile[hashOnly](path); return err },
 			}
 			for name, read := range readers {
@@ -156,7 +156,7 @@ func TestTorrentReadersCheckTheRecordedFooter(t *testing.T) {
 			var n int64
 			return copyRows(df, make([]schema.Torrent, 4), rowio.NewParquetWriter[schema.Torrent](io.Discard), &n)
 		},
-		"eachTorrent": func() error { return eachTorrent(df, func(*schema.Torrent) {}) },
+		"eachTorrent": func() error { return eachTorrent(df, 0, func(*schema.Torrent) {}) },
 	}
 	for name, read := range readers {
 		if err := read(); err != nil {

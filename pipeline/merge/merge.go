@@ -76,14 +76,14 @@ type runner struct {
 // leftover, there is nothing to do: no commit, no error.
 func Run(ctx context.Context, o Options) (st Stats, err error) {
 	start := time.Now()
+	if err := checkMaxMetadataSize(o.MaxMetadataSize); err != nil {
+		return st, err
+	}
 	if o.From != "" {
 		if len(o.Inputs) > 0 {
 			return st, exitcode.BadInput(errors.New("merge: --from takes no RESULTS arguments"))
 		}
 		return runFrom(ctx, o, start)
-	}
-	if err := checkMaxMetadataSize(o.MaxMetadataSize); err != nil {
-		return st, err
 	}
 	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 	if err != nil {

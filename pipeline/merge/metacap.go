@@ -28,8 +28,12 @@ const (
 	MaxMetadataSizeLimit   = 1 << 30
 )
 
-// metaHint says how to take a file written under a larger cap.
-const metaHint = "a results file written by fetch --max-metadata-size N needs the same N here"
+// metaHint says how to take a file written under a larger cap;
+// fromHint, a dataset merged under one (merge --from).
+const (
+	metaHint = "a results file written by fetch --max-metadata-size N needs the same N here"
+	fromHint = "a dataset merged with --max-metadata-size N needs the same N here"
+)
 
 // checkMaxMetadataSize refuses a cap outside fetch's bounds.
 func checkMaxMetadataSize(n int64) error {
@@ -63,6 +67,12 @@ func resultLimits(max int64) rowio.Limits {
 // metaPageError rewords a page of in that rowio refused as over
 // resultLimits, naming the flag; other errors are returned as they are.
 func metaPageError(in input, max int64, err error) error {
+	return capPageError("merge: "+in.name, metaHint, max, err)
+}
+
+// capPageError is metaPageError for the file named in prefix ("merge:
+// FILE", or FILE alone), with hint saying how to take it.
+func capPageError(prefix, hint string, max int64, err error) error {
 	e, ok := errors.AsType[*rowio.ValueLimitError](err)
 	if !ok {
 		return err
@@ -79,8 +89,8 @@ func metaPageError(in input, max int64, err error) error {
 	if e.Values == 1 {
 		values = "1 value"
 	}
-	return exitcode.BadInput(fmt.Errorf("merge: %s: %s: a page of %s declares %d bytes for %s, over %s (%s)",
-		in.name, where, e.Column, e.Bytes, values, bound, metaHint))
+	return exitcode.BadInput(fmt.Errorf("%s: %s: a page of %s declares %d bytes for %s, over %s (%s)",
+		prefix, where, e.Column, e.Bytes, values, bound, hint))
 }
 
 // checkMetaSize refuses row n of in (counted from 1) when its info_bytes
@@ -89,6 +99,17 @@ func checkMetaSize(in input, n int64, res *result, max int64) error {
 	if size := int64(len(res.InfoBytes)); size > max {
 		return exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %s: info_bytes of %d bytes, over --max-metadata-size %d (%s)",
 			in.name, n, schema.Hex(res.InfoHash), size, max, metaHint))
+	}
+	return nil
+}
+
+// checkTorrentMeta refuses row n (counted from 1) of the other dataset's
+// torrents file path (merge --from) when its info_bytes are over max; the
+// caller adds "merge --from: ".
+func checkTorrentMeta(path string, n int64, t *schema.Torrent, max int64) error {
+	if size := int64(len(t.InfoBytes)); size > max {
+		return exitcode.BadInput(fmt.Errorf("%s: row %d: %s: info_bytes of %d bytes, over --max-metadata-size %d (%s)",
+			path, n, schema.Hex(t.InfoHash), size, max, fromHint))
 	}
 	return nil
 }

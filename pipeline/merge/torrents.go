@@ -139,7 +139,7 @@ func copyRows(df rowio.DataFile, buf []schema.Torrent, w *rowio.ParquetWriter[sc
 	}
 	defer in.Close()
 	sum.Start() // the whole file is checked once read: its rows go into the new one
-	pf, err := openTorrents(r, size)
+	pf, err := openTorrents(r, size, rowio.DefaultLimits())
 	if err != nil {
 		return err
 	}
@@ -166,10 +166,10 @@ func copyRows(df rowio.DataFile, buf []schema.Torrent, w *rowio.ParquetWriter[sc
 // openTorrents opens a dataset's torrents file of size bytes in r, whose
 // footer rowio.DataFile.Open has checked against the manifest's record
 // of it, and which must have every column of schema.Torrent
-// (rowio.CheckTable). A column missing from it is damage, which copyRows
-// would otherwise write into the new file as nulls.
-func openTorrents(r io.ReaderAt, size int64) (*parquet.File, error) {
-	pf, err := rowio.OpenParquet(r, size, nil, rowio.DefaultLimits())
+// (rowio.CheckTable), within lim. A column missing from it is damage,
+// which copyRows would otherwise write into the new file as nulls.
+func openTorrents(r io.ReaderAt, size int64, lim rowio.Limits) (*parquet.File, error) {
+	pf, err := rowio.OpenParquet(r, size, nil, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -183,8 +183,12 @@ var torrentSchema = sync.OnceValue(func() *parquet.Schema { return parquet.Schem
 
 // eachTorrent streams the rows of the torrents file df, once its footer
 // matches the manifest's record (rowio.DataFile.Open), and checks the
-// whole file once read if df is WholeChecked.
-func eachTorrent(df rowio.DataFile, fn func(*schema.Torrent)) error {
+// whole file once read if df is WholeChecked. With max > 0 (merge
+// --from: another dataset's file, merged under a cap of its own) an info
+// dictionary over max bytes is bad input, refused as a results file's is
+// (metacap.go): a page of the metadata columns from its header, else the
+// row.
+func eachTorrent(df rowio.DataFile, max int64, fn func(*schema.Torrent)) error {
 	in, r, sum, size, err := df.OpenSummed()
 	if err != nil {
 		return err // it names the file
@@ -194,17 +198,30 @@ func eachTorrent(df rowio.DataFile, fn func(*schema.Torrent)) error {
 		sum.Start()
 	}
 	path := df.Path()
-	pf, err := openTorrents(r, size)
+	lim := rowio.DefaultLimits()
+	if max > 0 {
+		lim = resultLimits(max)
+	}
+	pf, err := openTorrents(r, size, lim)
 	if err != nil {
+		if cerr := capPageError(path, fromHint, max, err); cerr != err {
+			return cerr
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	rd := parquet.NewGenericReader[schema.Torrent](pf)
 	defer rd.Close()
 	rows := rowio.NewParquetRows(rd) // null name, total_size... stay null
 	buf := make([]schema.Torrent, 64)
+	var n int64
 	for {
 		k, err := rows.Read(buf)
 		for i := range buf[:k] {
+			if n++; max > 0 {
+				if err := checkTorrentMeta(path, n, &buf[i], max); err != nil {
+					return err
+				}
+			}
 			fn(&buf[i])
 		}
 		if errors.Is(err, io.EOF) {

@@ -88,7 +88,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		if err != nil || applied[id] {
 			return false, err
 		}
-		u := &unioner{runner: runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}, od: od, om: om}
+		u := &unioner{runner: runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}, od: od, om: om, maxMeta: o.MaxMetadataSize}
 		us, err := u.run(ctx)
 		if err != nil {
 			return false, tx.Moved(err)
@@ -135,6 +135,7 @@ type unioner struct {
 	od       *dataset.Dataset
 	om       *dataset.Manifest
 	additive bool
+	maxMeta  int64 // Options.MaxMetadataSize, for the other's torrents
 }
 
 func (u *unioner) run(ctx context.Context) (UnionStats, error) {
@@ -403,7 +404,7 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 	ot := u.om.Table(dataset.TableTorrents)
 	var rows []torrentRow
 	for _, f := range ot.Partitions[key] {
-		err := eachTorrent(u.od.SourceFile(u.om, dataset.TableTorrents, key, f), func(t *schema.Torrent) {
+		err := eachTorrent(u.od.SourceFile(u.om, dataset.TableTorrents, key, f), u.maxMeta, func(t *schema.Torrent) {
 			if !have[t.InfoHash] {
 				have[t.InfoHash] = true
 				rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
