@@ -41,7 +41,9 @@ fails) as DIR/inbox/merge/partial-*, not applied: give it as RESULTS
 if fetch will not send them again, and it is removed once applied). A named RESULTS that can be read only
 once (a pipe such as <(fetch ... -o -), a FIFO) is spooled the same way.
 All of them are applied in one commit;
-bad input commits nothing. Compressed results (gzip, zstd, bzip2, xz) are bad
+bad input commits nothing: an info dictionary over --max-metadata-size is,
+and so is a detail over 64 KiB, a lease_id over 128 bytes, an outcome or a
+peer failure's class over 64, a served_by or peer address over 262. Compressed results (gzip, zstd, bzip2, xz) are bad
 input: decompress them into a pipe (zcat r.gz | infohash merge --data DIR -). An Arrow stream cut mid-message (fetch killed
 while writing a batch) is not bad input: its whole batches are applied (a
 result counts once, below) and merge exits 3, saying how many rows came

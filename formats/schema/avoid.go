@@ -23,10 +23,10 @@ import (
 // A file carries at most MaxAvoidPeers endpoints in at most MaxAvoidBytes;
 // plan-retries keeps the penalties that last longest.
 const (
-	AvoidPeersKey  = "infohash.avoid_peers"
-	MaxAvoidPeers  = 100_000
-	MaxAvoidBytes  = 3 << 20 // under the 4 MiB an Arrow schema message may take
-	maxAvoidAddrSz = 262     // a host name (253) with a port
+	AvoidPeersKey    = "infohash.avoid_peers"
+	MaxAvoidPeers    = 100_000
+	MaxAvoidBytes    = 3 << 20 // under the 4 MiB an Arrow schema message may take
+	MaxPeerAddrBytes = 262     // a peer endpoint: a host name (253) with a port
 )
 
 // AvoidedPeer is an endpoint skipped until Until (UTC milliseconds).
@@ -74,7 +74,7 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 			return nil, fmt.Errorf("%s: more than %d endpoints", AvoidPeersKey, MaxAvoidPeers)
 		}
 		addr, until, ok := bytes.Cut(l, []byte{' '})
-		if !ok || len(addr) > maxAvoidAddrSz {
+		if !ok || len(addr) > MaxPeerAddrBytes {
 			return nil, fmt.Errorf("%s: line %d: want ENDPOINT UNTIL_MS", AvoidPeersKey, line)
 		}
 		if !PeerAddrOK(string(addr)) {
@@ -96,7 +96,7 @@ func DecodeAvoidPeers(s string) ([]AvoidedPeer, error) {
 // served_by), and no space or newline (which end an endpoint and a line
 // of an avoid list).
 func PeerAddrOK(addr string) bool {
-	if len(addr) > maxAvoidAddrSz || strings.ContainsAny(addr, " \n") || !utf8.ValidString(addr) {
+	if len(addr) > MaxPeerAddrBytes || strings.ContainsAny(addr, " \n") || !utf8.ValidString(addr) {
 		return false
 	}
 	_, port, err := net.SplitHostPort(addr)

@@ -255,11 +255,7 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 		if perr != nil {
 			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
-		lim := rowio.DefaultLimits()
-		if in.maxMeta > 0 {
-			lim = resultLimits(in.maxMeta)
-		}
-		r, err = openParquetResults(in.path, in.name, blob, lim)
+		r, err = openParquetResults(in.path, in.name, blob, resultLimits(in.maxMeta))
 	case sniff.Arrow:
 		var ar *rowio.Reader[schema.Result]
 		if ar, err = rowio.OpenArrow[schema.Result](in.name, br); err == nil && in.inbox {
@@ -302,6 +298,9 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 				if err := checkMetaSize(in, read+1, &res, in.maxMeta); err != nil {
 					return 0, nil, err
 				}
+			}
+			if err := checkFields(in, read+1, &res.Result); err != nil {
+				return 0, nil, err
 			}
 			if err := checkResult(&res.Result); err != nil {
 				return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, read+1, err))

@@ -44,11 +44,12 @@ func checkMaxMetadataSize(n int64) error {
 }
 
 // resultLimits are the limits a Parquet results file is read within:
-// rowio's defaults, and values of the metadata columns of at most max
-// bytes (info_bytes) or twice that (what is taken from an info
-// dictionary: a name or a file's path is part of it, and its UTF-8
-// rendering, where strings.ToValidUTF8 puts 3 bytes for each run of bytes
-// that are not UTF-8, is at most about twice as long).
+// rowio's defaults, values of the metadata columns of at most max bytes
+// (info_bytes) or twice that (what is taken from an info dictionary: a
+// name or a file's path is part of it, and its UTF-8 rendering, where
+// strings.ToValidUTF8 puts 3 bytes for each run of bytes that are not
+// UTF-8, is at most about twice as long), none when max is 0, and the
+// other string columns' fixed bounds (fieldBound).
 func resultLimits(max int64) rowio.Limits {
 	lim := rowio.DefaultLimits()
 	lim.MaxValueBytes = func(path []string) int64 {
@@ -59,7 +60,7 @@ func resultLimits(max int64) rowio.Limits {
 			len(path) == 4 && path[0] == "files" && (leaf == "path" || leaf == "path_raw"):
 			return 2 * max
 		}
-		return 0
+		return fieldBound(path)
 	}
 	return lim
 }
@@ -82,14 +83,19 @@ func capPageError(prefix, hint string, max int64, err error) error {
 		where = fmt.Sprintf("rows %d-%d", e.FirstRow, e.FirstRow+e.Rows-1)
 	}
 	bound := fmt.Sprintf("--max-metadata-size %d", max)
-	if e.Limit != max {
+	if fixed := fieldPageBound(e.Column, e.Limit); fixed != "" {
+		bound, hint = fixed, ""
+	} else if e.Limit != max {
 		bound = fmt.Sprintf("%d bytes a value (twice --max-metadata-size %d)", e.Limit, max)
 	}
 	values := fmt.Sprintf("%d values", e.Values)
 	if e.Values == 1 {
 		values = "1 value"
 	}
-	return exitcode.BadInput(fmt.Errorf("%s: %s: a page of %s declares %d bytes for %s, over %s (%s)",
+	if hint != "" {
+		hint = " (" + hint + ")"
+	}
+	return exitcode.BadInput(fmt.Errorf("%s: %s: a page of %s declares %d bytes for %s, over %s%s",
 		prefix, where, e.Column, e.Bytes, values, bound, hint))
 }
 
