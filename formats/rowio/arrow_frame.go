@@ -33,6 +33,13 @@ type framedReader struct {
 	start   int64 // where the current message began in r
 	whole   int   // messages passed whole
 	ended   bool  // the end-of-stream marker was passed
+	// watch are the columns whose values Limits.MaxValueBytes bounds
+	// (arrow_valuelimit.go), bw what is still to check of the current
+	// batch's body (bodyLen bytes), rows and batches those passed.
+	watch         []watchedColumn
+	bw            *batchWatch
+	bodyLen, rows int64
+	batches       int
 }
 
 func (g *framedReader) Read(p []byte) (int, error) {
@@ -56,6 +63,17 @@ func (g *framedReader) Read(p []byte) (int, error) {
 		p = p[:g.body]
 	}
 	n, err := g.r.Read(p)
+	if g.bw != nil && n > 0 {
+		berr := g.see(g.bw, g.bodyLen-g.body, p[:n])
+		if g.bw.pending == 0 {
+			g.bw = nil
+		}
+		if berr != nil {
+			g.pos += int64(n)
+			g.err, g.body = berr, 0 // the batch never reaches the reader whole
+			return 0, berr
+		}
+	}
 	g.pos += int64(n)
 	g.body -= int64(n)
 	switch {
@@ -152,6 +170,10 @@ func (g *framedReader) next() error {
 	case body > g.lim.MaxArrowBuffer:
 		return fmt.Errorf("%w: an Arrow message declares a %d-byte body (limit %d)", ErrLimit, body, g.lim.MaxArrowBuffer)
 	}
+	bw, err := g.watchBatch(meta)
+	if err != nil {
+		return err
+	}
 	if body > preReadOver {
 		// The reader allocates the body before reading it: for a large
 		// one, read it first, growing with what arrives, so that a lie
@@ -166,10 +188,15 @@ func (g *framedReader) next() error {
 		if err != nil {
 			return &CorruptError{Format: "Arrow IPC stream", Err: fmt.Errorf("a message declares a %d-byte body: %v", body, err)}
 		}
+		if bw != nil {
+			if err := g.see(bw, 0, buf.Bytes()[buf.Len()-int(body):]); err != nil {
+				return err
+			}
+		}
 		g.pending = buf.Bytes()
 		return nil
 	}
-	g.body = body
+	g.body, g.bodyLen, g.bw = body, body, bw
 	return nil
 }
 

@@ -43,7 +43,7 @@ func Open[T any](path string, stdin io.Reader) (*Reader[T], error) {
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		return openArrow[T]("stdin", bufio.NewReaderSize(stdin, 1<<20), pl, nil)
+		return openArrow[T]("stdin", bufio.NewReaderSize(stdin, 1<<20), pl, nil, DefaultLimits())
 	}
 	return OpenLimited[T](path, DefaultLimits())
 }
@@ -66,7 +66,15 @@ func OpenLimited[T any](path string, lim Limits) (*Reader[T], error) {
 // OpenArrow reads an Arrow IPC stream from r, naming it name in errors.
 func OpenArrow[T any](name string, r io.Reader) (*Reader[T], error) {
 	var zero T
-	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), nil)
+	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), nil, DefaultLimits())
+}
+
+// OpenArrowLimited is OpenArrow within lim: of its own limits, only
+// MaxValueBytes (arrow_valuelimit.go) differs from the defaults that
+// OpenArrow reads within.
+func OpenArrowLimited[T any](name string, r io.Reader, lim Limits) (*Reader[T], error) {
+	var zero T
+	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), nil, lim)
 }
 
 // OpenArrowText is OpenArrow, but the []byte fields of T named in text
@@ -76,16 +84,15 @@ func OpenArrow[T any](name string, r io.Reader) (*Reader[T], error) {
 // column for a []byte field is an ErrSchema, as its bytes are no hash.
 func OpenArrowText[T any](name string, r io.Reader, text ...string) (*Reader[T], error) {
 	var zero T
-	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), text)
+	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), text, DefaultLimits())
 }
 
-func openArrow[T any](name string, in io.Reader, pl *plan, text []string) (_ *Reader[T], err error) {
+func openArrow[T any](name string, in io.Reader, pl *plan, text []string, lim Limits) (_ *Reader[T], err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s: %w", name, PanicError(p, "Arrow IPC stream"))
 		}
 	}()
-	lim := DefaultLimits()
 	alloc := newLimitAllocator(lim)
 	frame := &framedReader{r: in, lim: lim}
 	ar, err := ipc.NewReader(frame, ipc.WithAllocator(alloc))
@@ -110,6 +117,7 @@ func openArrow[T any](name string, in io.Reader, pl *plan, text []string) (_ *Re
 		ar.Release()
 		return nil, fmt.Errorf("%s: %w", name, &SchemaError{Columns: cols, Err: err})
 	}
+	frame.watch = arrowWatch(ar.Schema(), lim) // NewReader read the schema, no batch
 	return &Reader[T]{name: name, ar: ar, frame: frame, alloc: alloc, bind: b}, nil
 }
 

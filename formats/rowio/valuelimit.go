@@ -45,15 +45,35 @@ type ValueLimitError struct {
 	Bytes          int64 // what the page declares, uncompressed
 	Values         int64 // values (not nulls) in it
 	Limit          int64 // bytes a value
+	// Batch: the page is the data buffer of an Arrow record batch
+	// (OpenArrowLimited), and RowGroup counts batches.
+	Batch bool
 }
 
 func (e *ValueLimitError) Error() string {
-	where := fmt.Sprintf("row group %d", e.RowGroup)
-	if e.Rows > 0 {
-		where = fmt.Sprintf("rows %d-%d", e.FirstRow, e.FirstRow+e.Rows-1)
+	return fmt.Sprintf("%v: %s: %s declares %d bytes for %d values of at most %d bytes each",
+		ErrLimit, e.Where(), e.Unit(), e.Bytes, e.Values, e.Limit)
+}
+
+// Where says which rows the page holds ("rows 1-3"), or else which row
+// group or record batch it is in.
+func (e *ValueLimitError) Where() string {
+	switch {
+	case e.Rows > 0:
+		return fmt.Sprintf("rows %d-%d", e.FirstRow, e.FirstRow+e.Rows-1)
+	case e.Batch:
+		return fmt.Sprintf("record batch %d", e.RowGroup)
 	}
-	return fmt.Sprintf("%v: %s: a page of column %q declares %d bytes for %d values of at most %d bytes each",
-		ErrLimit, where, e.Column, e.Bytes, e.Values, e.Limit)
+	return fmt.Sprintf("row group %d", e.RowGroup)
+}
+
+// Unit names the page: "a page of column "c"", or "the "c" buffer of a
+// record batch".
+func (e *ValueLimitError) Unit() string {
+	if e.Batch {
+		return fmt.Sprintf("the %q buffer of a record batch", e.Column)
+	}
+	return fmt.Sprintf("a page of column %q", e.Column)
 }
 
 // Is makes a ValueLimitError an ErrLimit.

@@ -86,12 +86,13 @@ func TestFieldBounds(t *testing.T) {
 	}
 }
 
-// TestFieldBoundsStdin: an Arrow stream on stdin whose detail is over its
-// bound is refused by its row, and set aside.
+// TestFieldBoundsStdin: an Arrow stream on stdin whose detail is a byte
+// over its bound (within its record batch's padding) is refused by its
+// row, and set aside.
 func TestFieldBoundsStdin(t *testing.T) {
 	h := hashAt(0x07, 1)
 	r := failure(schema.Job{InfoHash: h, HashType: schema.HashV1, Attempt: 1}, schema.OutcomeNoPeers, t0+hour)
-	r.Detail = strings.Repeat("d", 70000)
+	r.Detail = strings.Repeat("d", 65537)
 	var stream bytes.Buffer
 	w := rowio.NewArrowWriter[schema.Result]("stdin", &stream)
 	if err := w.Write([]schema.Result{r}); err != nil {
@@ -105,7 +106,7 @@ func TestFieldBoundsStdin(t *testing.T) {
 	o := DefaultOptions()
 	o.Data, o.Now, o.Inputs, o.Stdin = dir, tm(t0+2*hour), []string{"-"}, bytes.NewReader(stream.Bytes())
 	_, err := Run(context.Background(), o)
-	want := "merge: stdin: row 1: " + schema.Hex(h) + ": detail of 70000 bytes, over its bound of 65536 bytes"
+	want := "merge: stdin: row 1: " + schema.Hex(h) + ": detail of 65537 bytes, over its bound of 65536 bytes"
 	if exitcode.Of(err) != exitcode.Usage || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "(set aside as ") {
 		t.Fatalf("err = %v, want bad input starting %q, set aside", err, want)
 	}

@@ -258,7 +258,7 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 		r, err = openParquetResults(in.path, in.name, blob, resultLimits(in.maxMeta))
 	case sniff.Arrow:
 		var ar *rowio.Reader[schema.Result]
-		if ar, err = rowio.OpenArrow[schema.Result](in.name, br); err == nil && in.inbox {
+		if ar, err = rowio.OpenArrowLimited[schema.Result](in.name, br, resultLimits(in.maxMeta)); err == nil && in.inbox {
 			ar.RequireEndMarker() // see readResultsTo
 		}
 		r = ar
@@ -345,6 +345,9 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 			return read, cut, nil
 		}
 		if err != nil {
+			if merr := metaPageError(in, in.maxMeta, err); merr != err {
+				return 0, nil, merr // a record batch over a bound
+			}
 			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %w", err))
 		}
 	}

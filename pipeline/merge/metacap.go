@@ -17,8 +17,12 @@ import (
 // (~240 MB), the torrents file (~436 MB). A row over the cap refuses the
 // whole file (bad input: nothing committed). It is checked as early as
 // the bytes allow: a Parquet page of the metadata columns from its header
-// (rowio.Limits.MaxValueBytes), before it is read; then each row's
-// info_bytes, before they are hashed and decoded.
+// (rowio.Limits.MaxValueBytes), before it is read; an Arrow record
+// batch's buffer of them from the length it declares (uncompressed: a
+// compressed buffer's first 8 bytes), before it is allocated or
+// decompressed (a 64 MiB dictionary that zstd shrank to 13 KB made merge
+// allocate 141 MiB before its row was refused; now 3.4 MiB); then each
+// row's info_bytes, before they are hashed and decoded.
 
 // DefaultMaxMetadataSize and MaxMetadataSizeLimit are fetch's (10 MiB,
 // 1 GiB): fetch's tests import merge, so merge cannot import fetch
@@ -65,8 +69,9 @@ func resultLimits(max int64) rowio.Limits {
 	return lim
 }
 
-// metaPageError rewords a page of in that rowio refused as over
-// resultLimits, naming the flag; other errors are returned as they are.
+// metaPageError rewords a page of in (or an Arrow record batch's buffer)
+// that rowio refused as over resultLimits, naming the flag or the
+// column's fixed bound; other errors are returned as they are.
 func metaPageError(in input, max int64, err error) error {
 	return capPageError("merge: "+in.name, metaHint, max, err)
 }
@@ -78,9 +83,9 @@ func capPageError(prefix, hint string, max int64, err error) error {
 	if !ok {
 		return err
 	}
-	where := fmt.Sprintf("row group %d", e.RowGroup)
-	if e.Rows > 0 {
-		where = fmt.Sprintf("rows %d-%d", e.FirstRow, e.FirstRow+e.Rows-1)
+	unit := "a page of " + e.Column
+	if e.Batch { // an Arrow stream's
+		unit = "a record batch's " + e.Column + " buffer"
 	}
 	bound := fmt.Sprintf("--max-metadata-size %d", max)
 	if fixed := fieldPageBound(e.Column, e.Limit); fixed != "" {
@@ -95,8 +100,8 @@ func capPageError(prefix, hint string, max int64, err error) error {
 	if hint != "" {
 		hint = " (" + hint + ")"
 	}
-	return exitcode.BadInput(fmt.Errorf("%s: %s: a page of %s declares %d bytes for %s, over %s%s",
-		prefix, where, e.Column, e.Bytes, values, bound, hint))
+	return exitcode.BadInput(fmt.Errorf("%s: %s: %s declares %d bytes for %s, over %s%s",
+		prefix, e.Where(), unit, e.Bytes, values, bound, hint))
 }
 
 // checkMetaSize refuses row n of in (counted from 1) when its info_bytes
