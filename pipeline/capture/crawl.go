@@ -116,8 +116,8 @@ func (c *crawler) owns(t []byte) bool { return len(t) == 4 && t[0] == crawlerTID
 
 // add queues addr for a first visit if it is new.
 func (c *crawler) add(addr netip.AddrPort, id []byte) {
-	if !addr.IsValid() || addr.Port() == 0 || !addr.Addr().Is4() {
-		return
+	if !c.r.reach.ok(addr) {
+		return // not a public address, nor in a range the run was pointed into
 	}
 	if _, ok := c.remotes[addr]; ok || len(c.remotes) >= maxRemotes || len(c.fresh) >= maxFresh {
 		return

@@ -10,7 +10,9 @@
 //   - actively, by a BEP 51 sample_infohashes walk over the nodes it
 //     learns of, sampling each again only after the interval it asks for
 //     (clamped to [1 s, 21600 s]; 21600 s when it gives none) and falling
-//     back to find_node where a node does not support BEP 51.
+//     back to find_node where a node does not support BEP 51. Only
+//     public addresses are queried, unless the run was pointed into a
+//     loopback or private range (see reach).
 //
 // Each node owns its UDP socket: a read loop decodes packets with the
 // bounded decoder of package formats/krpc, answers queries itself and records

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -17,10 +18,11 @@ import (
 // socket; its replies are dropped, because the read loop has already
 // answered.
 type pipeConn struct {
-	sock *net.UDPConn
-	in   chan packet
-	done chan struct{}
-	once sync.Once
+	sock  *net.UDPConn
+	reach reach // where the library's queries may go
+	in    chan packet
+	done  chan struct{}
+	once  sync.Once
 }
 
 type packet struct {
@@ -61,8 +63,16 @@ func (p *pipeConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	if !ok {
 		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: os.ErrInvalid}
 	}
+	// The library's traversals query every address a reply lists: only
+	// those the run may reach go out (see reach.go).
+	if ap := ua.AddrPort(); !p.reach.ok(netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())) {
+		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: errUnreachable}
+	}
 	return p.sock.WriteToUDP(b, ua)
 }
+
+// errUnreachable refuses a query to an address outside the run's reach.
+var errUnreachable = errors.New("not a public address, nor in a range the run was pointed into")
 
 func (p *pipeConn) Close() error {
 	p.once.Do(func() { close(p.done) })

@@ -49,6 +49,9 @@ type runner struct {
 	asked   atomic.Int32
 	tokens  *tokens
 	crawler *crawler
+	// reach is where queries may go (see reach.go); the zero value,
+	// public addresses only, is that of a run on the Internet.
+	reach   reach
 	batches chan []schema.Observation
 }
 
@@ -80,7 +83,8 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	r := &runner{opts: opts, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 64)}
+	r := &runner{opts: opts, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 64),
+		reach: newReach(opts.Listen, boot)}
 	seed := rand.Uint64()
 	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
@@ -322,6 +326,7 @@ func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, 
 		n := &node{r: r, id: id, sock: sock, pipe: newPipeConn(sock),
 			fwd: rate.NewLimiter(libraryQueryRate, libraryQueryRate/10),
 			rng: rand.New(rand.NewPCG(seed, uint64(i)))}
+		n.pipe.reach = r.reach
 		n.tbl.Store(newTable(nil))
 		nodes = append(nodes, n)
 	}
@@ -392,7 +397,7 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 			first = false
 			n.r.bootstrapped()
 		}
-		n.tbl.Store(newTable(n.srv.Nodes()))
+		n.tbl.Store(newTable(n.r.reach.nodeInfos(n.srv.Nodes())))
 		select {
 		case <-ctx.Done():
 			return

@@ -1,0 +1,155 @@
+package capture
+
+import (
+	"encoding/binary"
+	"errors"
+	"net"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	akrpc "github.com/anacrolix/dht/v2/krpc"
+
+	"github.com/infohash/infohash/formats/krpc"
+)
+
+// compactNodes encodes addrs as a BEP 5 "nodes" string.
+func compactNodes(addrs ...string) []byte {
+	var b []byte
+	for i, a := range addrs {
+		ap := netip.MustParseAddrPort(a)
+		id := [20]byte{byte(i + 1), 0xcc}
+		b = append(b, id[:]...)
+		a4 := ap.Addr().As4()
+		b = append(b, a4[:]...)
+		b = binary.BigEndian.AppendUint16(b, ap.Port())
+	}
+	return b
+}
+
+// TestCrawlerQueriesOnlyPublicAddresses: a reply from a node on the
+// Internet that lists loopback, private, link-local, carrier-grade NAT
+// and reserved addresses gets only its public contact queued for the
+// walk (all of them used to be queried: a LAN scan from the user's host,
+// and UDP to its local services). fuzzNode's run has the reach of one on
+// the Internet; the walk never runs, so nothing is sent.
+func TestCrawlerQueriesOnlyPublicAddresses(t *testing.T) {
+	n := fuzzNode(t)
+	c := n.r.crawler
+	from := netip.MustParseAddrPort("198.51.100.7:6881")
+	const public = "198.51.100.9:6881"
+	nodes := compactNodes("127.0.0.1:6881", "127.1.2.3:53", "10.1.2.3:6881", "172.16.5.5:6881", "192.168.1.10:6881",
+		"169.254.1.1:6881", "100.64.0.1:6881", "0.1.2.3:6881", "240.0.0.1:6881", "255.255.255.255:6881", public)
+	c.pending[3] = pending{addr: from, sent: time.Now(), kind: kindSample}
+	n.handle(krpc.AppendReply(nil, []byte{'i', 0, 0, 3}, krpc.Reply{ID: []byte("remote-node-id-01234"), HasSamples: true,
+		Nodes: nodes, Interval: 60}, nil), from, time.Now())
+	var got []string
+	for _, a := range c.fresh {
+		got = append(got, a.String())
+	}
+	if !slices.Equal(got, []string{public}) {
+		t.Fatalf("queued for the walk %v, want only %s", got, public)
+	}
+}
+
+func TestReach(t *testing.T) {
+	boot := func(s ...string) []netip.AddrPort {
+		var out []netip.AddrPort
+		for _, a := range s {
+			out = append(out, netip.MustParseAddrPort(a))
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		listen string
+		boot   []netip.AddrPort
+		ok     []string
+		not    []string
+	}{
+		{name: "on the Internet", listen: ":6881", boot: boot("67.215.246.10:6881"),
+			ok:  []string{"67.215.246.10:6881", "8.8.8.8:53", "198.51.100.9:1"},
+			not: []string{"127.0.0.1:6881", "10.0.0.1:6881", "172.31.255.255:1", "192.168.0.1:1", "169.254.9.9:1", "100.127.0.1:1", "0.0.0.1:1", "224.0.0.1:1", "250.1.1.1:1", "255.255.255.255:1", "8.8.8.8:0"}},
+		{name: "listening on loopback", listen: "127.0.0.1:0",
+			ok:  []string{"127.0.0.1:6881", "127.9.9.9:1", "8.8.8.8:53"},
+			not: []string{"10.0.0.1:6881", "192.168.0.1:1"}},
+		{name: "bootstrapped from loopback", listen: "0.0.0.0:6881", boot: boot("127.0.0.1:7000"),
+			ok:  []string{"127.0.0.1:6881"},
+			not: []string{"10.0.0.1:6881"}},
+		{name: "bootstrapped from a LAN", listen: ":6881", boot: boot("192.168.1.5:6881"),
+			ok:  []string{"192.168.1.6:6881", "10.0.0.1:6881", "100.64.1.1:1", "8.8.8.8:53"},
+			not: []string{"127.0.0.1:6881", "0.0.0.1:1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newReach(tt.listen, tt.boot)
+			for _, a := range tt.ok {
+				if !r.ok(netip.MustParseAddrPort(a)) {
+					t.Errorf("%s out of reach, want in", a)
+				}
+			}
+			for _, a := range tt.not {
+				if r.ok(netip.MustParseAddrPort(a)) {
+					t.Errorf("%s in reach, want out", a)
+				}
+			}
+		})
+	}
+}
+
+// TestLibraryQueriesStayInReach: the library's queries (its traversals
+// query whatever a reply lists) go out only to addresses in reach; its
+// replies are dropped as before. The listener is on loopback, out of
+// reach of a run on the Internet.
+func TestLibraryQueriesStayInReach(t *testing.T) {
+	sink, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	sock, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	to := sink.LocalAddr()
+	for _, tt := range []struct {
+		name  string
+		reach reach
+		sent  bool
+	}{{"on the Internet", reach{}, false}, {"pointed at loopback", reach{loopback: true}, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPipeConn(sock)
+			p.reach = tt.reach
+			_, err := p.WriteTo(krpc.AppendPing(nil, []byte("pq"), peerID), to)
+			if tt.sent != (err == nil) || (!tt.sent && !errors.Is(err, errUnreachable)) {
+				t.Fatalf("WriteTo: %v, want sent %v", err, tt.sent)
+			}
+			sink.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+			_, _, rerr := sink.ReadFrom(make([]byte, 1500))
+			if got := rerr == nil; got != tt.sent {
+				t.Fatalf("packet arrived %v, want %v (read: %v)", got, tt.sent, rerr)
+			}
+		})
+	}
+}
+
+// TestRepliesAdvertiseOnlyReachableNodes: the table snapshot that
+// find_node and get_peers replies come from leaves out addresses the run
+// would not query itself.
+func TestRepliesAdvertiseOnlyReachableNodes(t *testing.T) {
+	var nis []akrpc.NodeInfo
+	for i, a := range []string{"192.168.1.10:6881", "127.0.0.1:6881", "198.51.100.9:6881"} {
+		ap := netip.MustParseAddrPort(a)
+		nis = append(nis, akrpc.NodeInfo{ID: [20]byte{byte(i)}, Addr: akrpc.NodeAddr{IP: ap.Addr().AsSlice(), Port: int(ap.Port())}})
+	}
+	tb := newTable(reach{}.nodeInfos(nis))
+	var got []string
+	for _, comp := range tb.comp {
+		parseCompact(comp[:], func(ct contact) { got = append(got, ct.Addr.String()) })
+	}
+	if !slices.Equal(got, []string{"198.51.100.9:6881"}) {
+		t.Fatalf("table %v, want only the public node", got)
+	}
+}
