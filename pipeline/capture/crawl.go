@@ -25,6 +25,17 @@ const (
 	crawlerTIDTag = 'i' // first byte of our transaction IDs; see owns
 )
 
+// Bounds on what one node can make the walk query. A reply's "nodes" is
+// the K = 8 closest nodes (BEP 5), yet one datagram can list 2,500, all
+// of them a victim's ports: the walk takes the first maxContactsPerReply
+// of a reply, and at most maxPortsPerIP ports of one public address (the
+// loopback and private ranges a run was pointed into are the user's own
+// networks, where every node may share one address: no bound there).
+const (
+	maxContactsPerReply = 16
+	maxPortsPerIP       = 8
+)
+
 // When a BEP 51 node is sampled again. Its reply's interval is a request
 // not to be sampled before that many seconds; the crawler honours it,
 // clamped to [minRevisit, maxRevisit].
@@ -89,9 +100,10 @@ type crawler struct {
 	tid     uint32
 	pending map[uint32]pending
 	remotes map[netip.AddrPort]*remote
-	fresh   []netip.AddrPort // never queried
-	finds   []netip.AddrPort // answered 204: ask for nodes instead
-	due     dueHeap          // BEP 51 nodes to sample again
+	perIP   map[netip.Addr]uint8 // remotes per public address, up to maxPortsPerIP
+	fresh   []netip.AddrPort     // never queried
+	finds   []netip.AddrPort     // answered 204: ask for nodes instead
+	due     dueHeap              // BEP 51 nodes to sample again
 	turn    int
 	out     []byte
 }
@@ -106,6 +118,7 @@ func newCrawler(r *runner, nodes []*node, maxRPS float64, seed uint64) *crawler 
 		rng:     rand.New(rand.NewPCG(seed, 51)),
 		pending: map[uint32]pending{},
 		remotes: map[netip.AddrPort]*remote{},
+		perIP:   map[netip.Addr]uint8{},
 	}
 }
 
@@ -124,6 +137,13 @@ func (c *crawler) add(addr netip.AddrPort, id []byte) {
 	}
 	if len(id) == 20 && c.isOurs(id) {
 		return // one of our own nodes: sampling it would echo our own records
+	}
+	public := classOf(addr.Addr()) == classPublic
+	if public && c.perIP[addr.Addr()] >= maxPortsPerIP {
+		return
+	}
+	if public {
+		c.perIP[addr.Addr()]++
 	}
 	rm := &remote{}
 	if len(id) == 20 {
@@ -277,7 +297,7 @@ func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Ti
 			return
 		}
 	}
-	parseCompact(m.Nodes, func(ct contact) { c.add(ct.Addr, ct.ID[:]) })
+	parseCompact(m.Nodes[:min(len(m.Nodes), maxContactsPerReply*26)], func(ct contact) { c.add(ct.Addr, ct.ID[:]) })
 	var samples []byte
 	switch {
 	case m.Y == krpc.Error && p.kind == kindSample && m.ErrCode == krpc.ErrMethodUnknown,
