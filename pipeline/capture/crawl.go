@@ -317,8 +317,20 @@ func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Ti
 		samples = m.Samples
 	}
 	c.mu.Unlock()
-	// Every sample, 20 bytes each: samples[i*20:(i+1)*20].
+	// Every sample, 20 bytes each: samples[i*20:(i+1)*20], once. A reply
+	// that repeats one (BEP 51 samples are distinct stored hashes; a
+	// 64 KB reply holds 3,276) would otherwise count it as that many
+	// sightings: seen_count and activity, which rank what fetch tries.
+	if n.sampled == nil {
+		n.sampled = map[[20]byte]struct{}{}
+	}
+	clear(n.sampled)
 	for i := 0; i+20 <= len(samples); i += 20 {
+		h := [20]byte(samples[i : i+20])
+		if _, dup := n.sampled[h]; dup {
+			continue
+		}
+		n.sampled[h] = struct{}{}
 		n.record(samples[i:i+20], schema.SourceSampleInfohashes, m.ID, from, 0, now)
 	}
 }

@@ -74,3 +74,27 @@ func TestCrawlerFallsBackToFindNode(t *testing.T) {
 		t.Fatalf("sent %+v", p)
 	}
 }
+
+// TestCrawlerRecordsARepeatedSampleOnce: a BEP 51 reply that repeats a
+// sample gives one observation per distinct hash, in the order of first
+// appearance (each repeat used to be one more observation: a node could
+// make its hash look seen thousands of times per reply).
+func TestCrawlerRecordsARepeatedSampleOnce(t *testing.T) {
+	n := fuzzNode(t)
+	from := netip.MustParseAddrPort("127.0.0.1:4003")
+	h := func(b byte) []byte { return bytes.Repeat([]byte{b}, 20) }
+	samples := bytes.Join([][]byte{h(1), h(2), h(1), h(1), h(3), h(2)}, nil)
+	for round, key := range []byte{11, 12} { // the second reply records its samples again
+		n.r.crawler.pending[uint32(key)] = pending{addr: from, sent: time.Now(), kind: kindSample}
+		n.handle(krpc.AppendReply(nil, []byte{'i', 0, 0, key}, krpc.Reply{ID: []byte("remote-node-id-01234"), HasSamples: true,
+			Samples: samples, Num: 3, Interval: 30}, nil), from, time.Now())
+		var got []byte
+		for _, o := range n.batch {
+			got = append(got, o.InfoHash[0])
+		}
+		if string(got) != "\x01\x02\x03" {
+			t.Fatalf("reply %d: observations of %v, want 1, 2, 3 once each", round+1, got)
+		}
+		n.batch = n.batch[:0]
+	}
+}

@@ -43,7 +43,8 @@ type node struct {
 	slab      []byte
 	lastFrom  netip.AddrPort
 	lastStr   string
-	recent    [256][20]byte // recently announced hashes, for our own BEP 51 replies
+	recent    [256][20]byte         // recently announced hashes, for our own BEP 51 replies
+	sampled   map[[20]byte]struct{} // the samples of the reply being recorded (crawler.deliver)
 	nrecent   int
 	lastFlush time.Time
 
