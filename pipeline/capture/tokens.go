@@ -9,21 +9,25 @@ import (
 )
 
 // tokenRotation is how often the announce-token secret changes; a token
-// stays valid for one rotation after the one it was made in (BEP 5 asks
-// for about ten minutes in all).
+// is valid in the rotation period it was made in and the next one: 5 to
+// 10 minutes (BEP 5: tokens up to ten minutes old are accepted).
 const tokenRotation = 5 * time.Minute
 
 // tokens makes and checks announce_peer tokens: SHA-1 of a rotating
-// secret and the querier's IP, truncated to 8 bytes.
+// secret and the querier's IP, truncated to 8 bytes. Periods are counted
+// from start on the monotonic clock, so the secrets of periods that went
+// by without a query are skipped, not carried over (rotating once per
+// query-time check kept a token of any age valid after an idle spell).
 type tokens struct {
-	mu      sync.Mutex
-	cur     [20]byte
-	prev    [20]byte
-	rotated time.Time
+	mu     sync.Mutex
+	start  time.Time
+	period int64 // of cur
+	cur    [20]byte
+	prev   [20]byte
 }
 
 func newTokens(now time.Time) *tokens {
-	t := &tokens{rotated: now}
+	t := &tokens{start: now}
 	rand.Read(t.cur[:])
 	rand.Read(t.prev[:])
 	return t
@@ -32,10 +36,15 @@ func newTokens(now time.Time) *tokens {
 func (t *tokens) secrets(now time.Time) (cur, prev [20]byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if now.Sub(t.rotated) >= tokenRotation {
+	switch p := int64(now.Sub(t.start) / tokenRotation); {
+	case p == t.period+1:
 		t.prev = t.cur
 		rand.Read(t.cur[:])
-		t.rotated = now
+		t.period = p
+	case p > t.period+1: // idle for a whole period or more: both are stale
+		rand.Read(t.prev[:])
+		rand.Read(t.cur[:])
+		t.period = p
 	}
 	return t.cur, t.prev
 }
