@@ -78,6 +78,7 @@ type remote struct {
 	id    [20]byte
 	state uint8
 	fails uint8
+	next  time.Time // a BEP 51 node's: not sampled again before (see resting)
 }
 
 type pending struct {
@@ -129,18 +130,29 @@ func (c *crawler) owns(t []byte) bool { return len(t) == 4 && t[0] == crawlerTID
 
 // add queues addr for a first visit if it is new.
 func (c *crawler) add(addr netip.AddrPort, id []byte) {
-	if !c.r.reach.ok(addr) {
-		return // not a public address, nor in a range the run was pointed into
-	}
-	if _, ok := c.remotes[addr]; ok || len(c.remotes) >= maxRemotes || len(c.fresh) >= maxFresh {
+	if len(c.fresh) >= maxFresh {
 		return
 	}
+	if c.admit(addr, id) != nil {
+		c.fresh = append(c.fresh, addr)
+	}
+}
+
+// admit makes addr a known remote, if it is new and the walk may query
+// it, and returns it (nil otherwise).
+func (c *crawler) admit(addr netip.AddrPort, id []byte) *remote {
+	if !c.r.reach.ok(addr) {
+		return nil // not a public address, nor in a range the run was pointed into
+	}
+	if _, ok := c.remotes[addr]; ok || len(c.remotes) >= maxRemotes {
+		return nil
+	}
 	if len(id) == 20 && c.isOurs(id) {
-		return // one of our own nodes: sampling it would echo our own records
+		return nil // one of our own nodes: sampling it would echo our own records
 	}
 	public := classOf(addr.Addr()) == classPublic
 	if public && c.perIP[addr.Addr()] >= maxPortsPerIP {
-		return
+		return nil
 	}
 	if public {
 		c.perIP[addr.Addr()]++
@@ -151,7 +163,7 @@ func (c *crawler) add(addr netip.AddrPort, id []byte) {
 	}
 	c.remotes[addr] = rm
 	c.r.c.nodesKnown.Add(1)
-	c.fresh = append(c.fresh, addr)
+	return rm
 }
 
 // isOurs reports whether id is one of this run's node IDs.
@@ -313,7 +325,8 @@ func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Ti
 		c.r.c.sampleResponses.Add(1)
 		c.r.c.samples.Add(int64(len(m.Samples) / 20))
 		rm.state = stateBEP51
-		heap.Push(&c.due, dueItem{at: now.Add(revisitAfter(m)), addr: from})
+		rm.next = now.Add(revisitAfter(m))
+		heap.Push(&c.due, dueItem{at: rm.next, addr: from})
 		samples = m.Samples
 	}
 	c.mu.Unlock()

@@ -130,6 +130,9 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	if opts.Crawl {
 		// Before the read loops start: they read r.crawler unlocked.
 		r.crawler = newCrawler(r, nodes, opts.MaxRPS, seed)
+		// Before any contact is queued: a saved node still in its
+		// interval waits for its end, wherever else it is listed.
+		r.crawler.rest(st.Resting, time.Now())
 		for _, a := range boot {
 			r.crawler.addAll([]contact{{Addr: a}})
 		}
@@ -449,6 +452,7 @@ func (r *runner) state(nodes []*node) state {
 	}
 	if r.crawler != nil {
 		s.Samplers = toState(r.crawler.samplers(500))
+		s.Resting = r.crawler.resting(time.Now(), maxResting)
 	}
 	return s
 }

@@ -16,11 +16,15 @@ import (
 const stateFileName = "dht-state.json"
 
 // state is what a run leaves for the next one: its node IDs, their
-// routing tables and nodes known to answer BEP 51.
+// routing tables, nodes known to answer BEP 51 and when those may be
+// sampled again.
 type state struct {
 	Version  int              `json:"version"`
 	Nodes    []stateNode      `json:"nodes"`
 	Samplers []dhtstate.Entry `json:"samplers,omitempty"`
+	// Resting are the BEP 51 nodes whose interval had not ended when
+	// the run stopped (see crawler.resting); older files have none.
+	Resting []restingEntry `json:"resting,omitempty"`
 }
 
 type stateNode struct {
