@@ -39,6 +39,7 @@ type counters struct {
 	sampleQueries, sampleResponses, sampleUnsupported   atomic.Int64
 	samples, findNodeQueries, queryTimeouts, nodesKnown atomic.Int64
 	distinct, observations, observationsOver            atomic.Int64
+	repliesLimited                                      atomic.Int64
 	queries                                             [len(methods)]atomic.Int64
 }
 
@@ -59,6 +60,7 @@ func (c *counters) stats() Stats {
 		DistinctHashes:    c.distinct.Load(),
 		Observations:      c.observations.Load(),
 		ObservationsOver:  c.observationsOver.Load(),
+		RepliesLimited:    c.repliesLimited.Load(),
 	}
 	for i, m := range methods {
 		s.Queries[m] = c.queries[i].Load()

@@ -45,6 +45,8 @@ type node struct {
 	lastStr   string
 	recent    [256][20]byte         // recently announced hashes, for our own BEP 51 replies
 	sampled   map[[20]byte]struct{} // the samples of the reply being recorded (crawler.deliver)
+	replies   *replyLimiter         // replies per address
+	now       time.Time             // the packet being handled's arrival
 	nrecent   int
 	lastFlush time.Time
 
@@ -126,6 +128,7 @@ func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 	c := &n.r.c
 	c.packetsIn.Add(1)
 	n.packetsIn++
+	n.now = now
 	from = netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
 	m := &n.msg
 	if err := krpc.Parse(b, m); err != nil {
@@ -234,8 +237,17 @@ func (n *node) fail(m *krpc.Msg, from netip.AddrPort, why string) {
 	n.send(krpc.AppendError(n.out[:0], m.T, krpc.ErrProtocol, why), from)
 }
 
+// send writes a reply (or an error reply) to to, unless that address
+// has had its share of replies (see replyLimiter).
 func (n *node) send(b []byte, to netip.AddrPort) {
 	n.out = b
+	if n.replies == nil {
+		n.replies = newReplyLimiter()
+	}
+	if !n.replies.allow(to.Addr(), n.now) {
+		n.r.c.repliesLimited.Add(1)
+		return
+	}
 	_, _ = n.sock.WriteToUDPAddrPort(b, to)
 }
 

@@ -86,6 +86,7 @@ type Stats struct {
 	Queries           map[string]int64 `json:"queries_by_method"`
 	Malformed         int64            `json:"malformed_packets"`
 	BadTokens         int64            `json:"announce_bad_token"`
+	RepliesLimited    int64            `json:"replies_limited"` // queries read and recorded, not answered: their address had its share
 	Responses         int64            `json:"responses_in"`
 	SampleQueries     int64            `json:"sample_queries_sent"`
 	SampleResponses   int64            `json:"sample_responses"`

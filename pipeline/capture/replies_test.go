@@ -1,0 +1,80 @@
+package capture
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/krpc"
+)
+
+func TestReplyLimiter(t *testing.T) {
+	l := newReplyLimiter()
+	l.key = 1 // slot = the address's top 13 bits
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	count := func(addr string, n int, at time.Time) int {
+		ok := 0
+		for range n {
+			if l.allow(netip.MustParseAddr(addr), at) {
+				ok++
+			}
+		}
+		return ok
+	}
+	steps := []struct {
+		name string
+		addr string
+		at   time.Duration
+		want int // of 1000 replies
+	}{
+		{"a flood at a public address: the burst", "198.51.100.7", 0, replyBurst},
+		{"the same address 500 ms later: 10 more", "198.51.100.7", 500 * time.Millisecond, replyRate / 2},
+		{"another public address, another slot: its own burst", "8.8.8.8", 500 * time.Millisecond, replyBurst},
+		{"loopback: not limited", "127.0.0.1", 500 * time.Millisecond, 1000},
+		{"private: not limited", "192.168.1.5", 500 * time.Millisecond, 1000},
+		{"the first address after a quiet minute: the burst again", "198.51.100.7", time.Minute, replyBurst},
+		{"a clock stepped back: no tokens made", "198.51.100.7", 0, 0},
+	}
+	for _, s := range steps {
+		if got := count(s.addr, 1000, t0.Add(s.at)); got != s.want {
+			t.Errorf("%s: %d of 1000 replies allowed, want %d", s.name, got, s.want)
+		}
+	}
+}
+
+// TestRepliesAreBoundedPerAddress: a node reads and records every query
+// of a flood from one address but answers only its share (it answered
+// them all: a reflector for floods with a forged source). The limiter
+// is made to limit loopback here, which it leaves alone in a run.
+func TestRepliesAreBoundedPerAddress(t *testing.T) {
+	n := fuzzNode(t)
+	n.replies = newReplyLimiter()
+	n.replies.limit = func(netip.Addr) bool { return true }
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	from := c.LocalAddr().(*net.UDPAddr).AddrPort()
+	now := time.Now()
+	const flood = 100
+	for i := range flood {
+		n.handle(krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)), from, now)
+	}
+	got := 0
+	buf := make([]byte, 1500)
+	for {
+		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		if _, err := c.Read(buf); err != nil {
+			break
+		}
+		got++
+	}
+	st := n.r.c.stats()
+	if got != replyBurst || st.RepliesLimited != flood-replyBurst || len(n.batch) != flood {
+		t.Fatalf("%d replies, replies_limited %d, %d observations; want %d, %d, %d",
+			got, st.RepliesLimited, len(n.batch), replyBurst, flood-replyBurst, flood)
+	}
+}
