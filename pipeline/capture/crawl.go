@@ -98,7 +98,6 @@ type crawler struct {
 
 	mu      sync.Mutex
 	rng     *rand.Rand
-	tid     uint32
 	pending map[uint32]pending
 	remotes map[netip.AddrPort]*remote
 	perIP   map[netip.Addr]uint8 // remotes per public address, up to maxPortsPerIP
@@ -233,8 +232,15 @@ func (c *crawler) sendNext(now time.Time) bool {
 		c.mu.Unlock()
 		return false
 	}
-	c.tid = (c.tid + 1) & 0xffffff
-	key := c.tid
+	// A random ID, not the next of a count: a response is taken as the
+	// queried node's by its address and ID, and a forger who saw one of
+	// our IDs would know the next ones. The runtime's generator
+	// (ChaCha8), not c.rng: PCG's outputs (in our targets) give away its
+	// state.
+	key := rand.Uint32() & 0xffffff
+	for _, taken := c.pending[key]; taken; _, taken = c.pending[key] {
+		key = rand.Uint32() & 0xffffff
+	}
 	t := []byte{crawlerTIDTag, byte(key >> 16), byte(key >> 8), byte(key)}
 	c.pending[key] = pending{addr: addr, sent: now, kind: kind}
 	n := c.nodes[c.turn%len(c.nodes)]
