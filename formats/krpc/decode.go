@@ -116,6 +116,39 @@ func Parse(b []byte, m *Msg) error {
 	return nil
 }
 
+// QueryID returns the transaction ID of a packet that Parse rejects but
+// that is still a query (one dictionary, within the limits, with a "t"
+// string and "y" "q"), for an error 203 reply (BEP 5: "malformed packet,
+// invalid arguments"): a field of the wrong size or type, no method. ok
+// is false for anything else, which gets no reply.
+func QueryID(b []byte) (t []byte, ok bool) {
+	d := bencode.NewDecoder(b, limits)
+	if d.Dict() != nil {
+		return nil, false
+	}
+	query := false
+	for !d.End() {
+		key, err := d.String()
+		if err != nil {
+			return nil, false
+		}
+		switch string(key) {
+		case "t":
+			t, err = d.String()
+		case "y":
+			var y []byte
+			y, err = d.String()
+			query = string(y) == "q"
+		default:
+			err = d.Skip()
+		}
+		if err != nil {
+			return nil, false
+		}
+	}
+	return t, t != nil && query && d.Offset() == len(b)
+}
+
 // fields decodes the dictionary "a" or "r".
 func fields(d *bencode.Decoder, m *Msg) error {
 	if err := d.Dict(); err != nil {

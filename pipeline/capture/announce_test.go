@@ -94,3 +94,36 @@ func TestAnnouncePeerPort(t *testing.T) {
 		})
 	}
 }
+
+// TestInvalidArgumentsGetError203: a query whose arguments do not decode
+// (a 19-byte info_hash, a port that is a string) is answered with error
+// 203 and its transaction ID (BEP 5: "invalid arguments"), counted as
+// malformed and not recorded; it used to get no reply at all, so the
+// sender waited for its timeout. A packet that is no query gets none.
+func TestInvalidArgumentsGetError203(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := testOptions()
+	o.Crawl = false
+	sink := &memSink{}
+	addrs, wait := runAsync(t, ctx, o, sink)
+	c := sendAll(t, addrs[0],
+		[]byte("d1:ad2:id20:abcdefghij01234567899:info_hash19:abcdefghij012345678e1:q9:get_peers1:t2:g11:y1:qe"),
+		[]byte("d1:ad2:id20:abcdefghij01234567899:info_hash20:abcdefghij01234567894:port2:805:token8:12345678e1:q13:announce_peer1:t2:a11:y1:qe"),
+		[]byte("d1:rd2:id3:abce1:t2:r11:y1:re"), // a response: no reply
+		krpc.AppendPing(nil, []byte("p1"), peerID))
+	got := replies(t, c, 3)
+	cancel()
+	st, _ := wait()
+	for i, want := range []string{"g1", "a1"} {
+		if m := got[i]; string(m.T) != want || m.Y != krpc.Error || m.ErrCode != krpc.ErrProtocol {
+			t.Errorf("reply %d: %+v, want error 203 with t %q", i, m, want)
+		}
+	}
+	if m := got[2]; string(m.T) != "p1" || m.Y != krpc.Response {
+		t.Errorf("reply 2: %+v, want the ping's", m)
+	}
+	if st.Malformed != 3 || len(sink.rows) != 0 {
+		t.Errorf("malformed %d, %d observations; want 3, 0", st.Malformed, len(sink.rows))
+	}
+}

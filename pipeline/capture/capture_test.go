@@ -198,11 +198,19 @@ func TestMalformedPacketsAreCountedAndSurvived(t *testing.T) {
 		krpc.AppendQuery(nil, []byte("u1"), "vote", func(e *bencode.Encoder) { e.Str("id").Bytes(peerID) }),
 	}
 	c := sendAll(t, addrs[0], append(bad, good...)...)
-	// Replies: error 203 for the one bad query that parses, then the good ones.
-	got := replies(t, c, 1+len(good))
+	// Replies: error 203 for the three bad queries (no method, a short id,
+	// no info_hash: all with t "aa"), then the good ones.
+	got := replies(t, c, 3+len(good))
 	byT := map[string]krpc.Msg{}
+	errs := 0
 	for _, m := range got {
 		byT[string(m.T)] = m
+		if string(m.T) == "aa" && m.Y == krpc.Error && m.ErrCode == krpc.ErrProtocol {
+			errs++
+		}
+	}
+	if errs != 3 {
+		t.Errorf("%d error 203 replies to the bad queries, want 3", errs)
 	}
 	if m := byT["g1"]; m.Y != krpc.Response || len(m.Token) == 0 || string(m.ID) == "" {
 		t.Errorf("get_peers reply %+v", m)

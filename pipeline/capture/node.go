@@ -133,6 +133,9 @@ func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 	m := &n.msg
 	if err := krpc.Parse(b, m); err != nil {
 		c.malformed.Add(1)
+		if t, ok := krpc.QueryID(b); ok { // a query with invalid arguments
+			n.send(krpc.AppendError(n.out[:0], t, krpc.ErrProtocol, "invalid arguments"), from)
+		}
 		return
 	}
 	if m.Y == krpc.Query {
