@@ -66,6 +66,7 @@ type Reply struct {
 	HasSamples bool
 	Samples    []byte
 	Token      []byte
+	Values     []byte // compact peer addresses, 6 bytes each: a list of strings
 }
 
 // AppendReply appends a response to transaction t. ip, when 6 bytes, is
@@ -88,6 +89,13 @@ func AppendReply(dst, t []byte, r Reply, ip []byte) []byte {
 	}
 	if len(r.Token) > 0 {
 		e.Str("token").Bytes(r.Token)
+	}
+	if len(r.Values) > 0 {
+		e.Str("values").List()
+		for i := 0; i+6 <= len(r.Values); i += 6 {
+			e.Bytes(r.Values[i : i+6])
+		}
+		e.End()
 	}
 	e.End().Str("t").Bytes(t).Str("y").Str("r").End()
 	return e.B

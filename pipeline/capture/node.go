@@ -46,7 +46,9 @@ type node struct {
 	recent    [256][20]byte         // recently announced hashes, for our own BEP 51 replies
 	sampled   map[[20]byte]struct{} // the samples of the reply being recorded (crawler.deliver)
 	replies   *replyLimiter         // replies per address
-	now       time.Time             // the packet being handled's arrival
+	peers     peerStore             // announced peers, for get_peers "values"
+	values    []byte
+	now       time.Time // the packet being handled's arrival
 	nrecent   int
 	lastFlush time.Time
 
@@ -180,6 +182,8 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 		n.record(m.InfoHash, schema.SourceGetPeers, m.ID, from, 0, now)
 		tok := n.r.tokens.make(now, from.Addr())
 		reply.Token = tok[:]
+		n.values = n.peers.appendValues(n.values[:0], m.InfoHash, now)
+		reply.Values = n.values
 		n.nodes = tbl.appendClosest(n.nodes[:0], m.InfoHash, 8)
 		reply.Nodes = n.nodes
 	case mAnnouncePeer:
@@ -208,6 +212,9 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 			return
 		}
 		n.record(m.InfoHash, schema.SourceAnnouncePeer, m.ID, from, int32(port), now)
+		if port > 0 { // stored to be handed out: one nobody can dial is not
+			n.peers.add([20]byte(m.InfoHash), netip.AddrPortFrom(from.Addr(), uint16(port)), now)
+		}
 	case mSampleInfohashes:
 		if m.Target == nil {
 			n.fail(m, from, "sample_infohashes without target")
