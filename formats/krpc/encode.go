@@ -57,10 +57,13 @@ func AppendPing(dst, t, id []byte) []byte {
 
 // Reply is the content of a response; empty fields are left out except
 // ID. Samples, when HasSamples, is always written (BEP 51 says so even
-// when empty).
+// when empty); so is Nodes when HasNodes (BEP 5: a find_node response
+// has "nodes", a get_peers one "values" or "nodes"; an empty routing
+// table gives "nodes" "", as libtorrent writes it).
 type Reply struct {
 	ID         []byte
 	Interval   int64
+	HasNodes   bool
 	Nodes      []byte
 	Num        int64
 	HasSamples bool
@@ -81,7 +84,7 @@ func AppendReply(dst, t []byte, r Reply, ip []byte) []byte {
 	if r.HasSamples {
 		e.Str("interval").Int(r.Interval)
 	}
-	if len(r.Nodes) > 0 {
+	if r.HasNodes || len(r.Nodes) > 0 {
 		e.Str("nodes").Bytes(r.Nodes)
 	}
 	if r.HasSamples {

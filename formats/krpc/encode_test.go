@@ -39,6 +39,7 @@ func TestEncodeGolden(t *testing.T) {
 			HasSamples: true, Samples: samples, Token: []byte("tok")}, ip)},
 		{"reply_values", AppendReply(nil, []byte("r4"), Reply{ID: id20, Nodes: nodes, Token: []byte("tok"),
 			Values: []byte{127, 0, 0, 1, 0x1a, 0xe1, 10, 0, 0, 2, 0xc8, 0xd5}}, ip)},
+		{"reply_empty_nodes", AppendReply(nil, []byte("r5"), Reply{ID: id20, HasNodes: true}, ip)},
 		{"reply_empty_samples", AppendReply(nil, []byte("r3"), Reply{ID: id20, HasSamples: true}, ip[:4])},
 		{"error", AppendError(nil, []byte("e1"), ErrMethodUnknown, "Method Unknown")},
 		{"error_generic", AppendError(nil, []byte("e2"), ErrGeneric, "")},

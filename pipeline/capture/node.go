@@ -163,7 +163,10 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 		n.fail(m, from, "query without a 20-byte id")
 		return
 	}
-	reply := krpc.Reply{ID: n.id[:]}
+	// find_node, get_peers and sample_infohashes replies carry "nodes"
+	// even when the table has none in reach to list (BEP 5 requires it
+	// of find_node, and of a get_peers reply without values).
+	reply := krpc.Reply{ID: n.id[:], HasNodes: mi == mFindNode || mi == mGetPeers || mi == mSampleInfohashes}
 	tbl := n.tbl.Load()
 	switch mi {
 	case mPing:
