@@ -38,13 +38,22 @@ const (
 
 // When a BEP 51 node is sampled again. Its reply's interval is a request
 // not to be sampled before that many seconds; the crawler honours it,
-// clamped to [minRevisit, maxRevisit].
+// clamped to [minRevisit, maxRevisit] (minRevisitLocal for a node in the
+// loopback or private ranges).
 const (
-	// minRevisit is the floor, for an interval of 0 (BEP 51 allows it)
-	// or a negative one. It is low because the test networks (the
-	// loopback testnet, tools/libtorrentnode) ask for 1 s.
-	minRevisit = time.Second
-	// maxRevisit is BEP 51's maximum interval, 21600 s (6 h).
+	// minRevisit is the floor for a public node, for an interval of 0
+	// (BEP 51 allows it: the node keeps no precomputed sample) or one
+	// that is merely short: the walk is to survey the DHT, not to poll
+	// one node, which at the old 1 s floor was sampled 600 times in a
+	// 10-minute run.
+	minRevisit = time.Minute
+	// minRevisitLocal is the floor for a node in the loopback or
+	// private ranges, which the walk queries only in a run pointed into
+	// them (reach.go): the test networks (the loopback testnet,
+	// tools/libtorrentnode) ask for 1 s and their tests wait for it.
+	minRevisitLocal = time.Second
+	// maxRevisit is BEP 51's maximum interval, 21600 s (6 h), which is
+	// also libtorrent's default and the most its client accepts.
 	maxRevisit = 21600 * time.Second
 	// defaultRevisit is used when a reply carries samples but no
 	// interval: such a node is treated like a libtorrent node with its
@@ -54,15 +63,19 @@ const (
 	defaultRevisit = maxRevisit
 )
 
-// revisitAfter is how long to wait before sampling again the node that
-// sent BEP 51 reply m.
-func revisitAfter(m *krpc.Msg) time.Duration {
+// revisitAfter is how long to wait before sampling again the node at
+// from that sent BEP 51 reply m.
+func revisitAfter(m *krpc.Msg, from netip.AddrPort) time.Duration {
 	if !m.HasInterval {
 		return defaultRevisit
 	}
+	floor := minRevisit
+	if classOf(from.Addr()) != classPublic {
+		floor = minRevisitLocal
+	}
 	// Clamp the seconds before converting: a huge interval would
 	// overflow time.Duration into a negative wait.
-	s := min(max(m.Interval, int64(minRevisit/time.Second)), int64(maxRevisit/time.Second))
+	s := min(max(m.Interval, int64(floor/time.Second)), int64(maxRevisit/time.Second))
 	return time.Duration(s) * time.Second
 }
 
@@ -331,7 +344,7 @@ func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Ti
 		c.r.c.sampleResponses.Add(1)
 		c.r.c.samples.Add(int64(len(m.Samples) / 20))
 		rm.state = stateBEP51
-		rm.next = now.Add(revisitAfter(m))
+		rm.next = now.Add(revisitAfter(m, from))
 		heap.Push(&c.due, dueItem{at: rm.next, addr: from})
 		samples = m.Samples
 	}

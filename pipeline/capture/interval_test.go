@@ -29,28 +29,46 @@ func sampleReply(t, id, samples []byte, interval *int64) []byte {
 func ptr(v int64) *int64 { return &v }
 
 // TestRevisitHonoursInterval: a node is sampled again after the interval
-// it asks for, clamped to [1 s, 21600 s], and after 21600 s when it gives
-// none (it used to be 1 s: a node without an interval was hammered).
+// it asks for, clamped to [60 s, 21600 s] for a public node and to
+// [1 s, 21600 s] for a loopback or private one (the floor was 1 s for
+// all: a public node replying 0 was sampled every second), and after
+// 21600 s when it gives none (it used to be 1 s: a node without an
+// interval was hammered).
 func TestRevisitHonoursInterval(t *testing.T) {
+	const (
+		loopback = "127.0.0.1:4002"
+		private  = "10.1.2.3:6881"
+		public   = "198.51.100.7:6881"
+	)
 	tests := []struct {
 		name     string
+		from     string
 		interval *int64
 		want     time.Duration
 	}{
-		{"absent: BEP 51 maximum, as libtorrent reports by default", nil, 21600 * time.Second},
-		{"zero", ptr(0), time.Second},
-		{"negative", ptr(-60), time.Second},
-		{"one second, as the testnet reports", ptr(1), time.Second},
-		{"five minutes", ptr(300), 5 * time.Minute},
-		{"BEP 51 maximum", ptr(21600), 21600 * time.Second},
-		{"above the maximum", ptr(86400), 21600 * time.Second},
-		{"largest the decoder takes, would overflow a Duration", ptr(999_999_999_999_999_999), 21600 * time.Second},
+		{"absent: BEP 51 maximum, as libtorrent reports by default", loopback, nil, 21600 * time.Second},
+		{"absent, public", public, nil, 21600 * time.Second},
+		{"zero", loopback, ptr(0), time.Second},
+		{"negative", loopback, ptr(-60), time.Second},
+		{"one second, as the testnet reports", loopback, ptr(1), time.Second},
+		{"one second, private", private, ptr(1), time.Second},
+		{"zero, public: the public floor", public, ptr(0), time.Minute},
+		{"one second, public", public, ptr(1), time.Minute},
+		{"negative, public", public, ptr(-60), time.Minute},
+		{"59 s, public", public, ptr(59), time.Minute},
+		{"61 s, public", public, ptr(61), 61 * time.Second},
+		{"five minutes", loopback, ptr(300), 5 * time.Minute},
+		{"five minutes, public", public, ptr(300), 5 * time.Minute},
+		{"BEP 51 maximum", loopback, ptr(21600), 21600 * time.Second},
+		{"above the maximum", loopback, ptr(86400), 21600 * time.Second},
+		{"above the maximum, public", public, ptr(86400), 21600 * time.Second},
+		{"largest the decoder takes, would overflow a Duration", public, ptr(999_999_999_999_999_999), 21600 * time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			n := fuzzNode(t)
 			c := n.r.crawler
-			from := netip.MustParseAddrPort("127.0.0.1:4002")
+			from := netip.MustParseAddrPort(tc.from)
 			c.pending[5] = pending{addr: from, sent: time.Now(), kind: kindSample}
 			now := time.Now()
 			n.handle(sampleReply([]byte{'i', 0, 0, 5}, []byte("remote-node-id-01234"), bytes.Repeat([]byte{1}, 20), tc.interval), from, now)
