@@ -39,7 +39,7 @@ type counters struct {
 	sampleQueries, sampleResponses, sampleUnsupported   atomic.Int64
 	samples, findNodeQueries, queryTimeouts, nodesKnown atomic.Int64
 	distinct, observations, observationsOver            atomic.Int64
-	repliesLimited                                      atomic.Int64
+	repliesLimited, libraryDropped                      atomic.Int64
 	queries                                             [len(methods)]atomic.Int64
 }
 
@@ -61,6 +61,7 @@ func (c *counters) stats() Stats {
 		Observations:      c.observations.Load(),
 		ObservationsOver:  c.observationsOver.Load(),
 		RepliesLimited:    c.repliesLimited.Load(),
+		LibraryDropped:    c.libraryDropped.Load(),
 	}
 	for i, m := range methods {
 		s.Queries[m] = c.queries[i].Load()

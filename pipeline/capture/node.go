@@ -151,7 +151,9 @@ func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 		cr.deliver(n, m, from, now)
 		return
 	}
-	n.pipe.push(b, from)
+	if !n.pipe.push(b, from) {
+		c.libraryDropped.Add(1)
+	}
 }
 
 // query answers one incoming query and records what it tells.
@@ -239,8 +241,8 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 	copy(ip[:], a4[:])
 	ip[4], ip[5] = byte(from.Port()>>8), byte(from.Port())
 	n.send(krpc.AppendReply(n.out[:0], m.T, reply, ip[:]), from)
-	if n.fwd.Allow() {
-		n.pipe.push(b, from)
+	if n.fwd.Allow() && !n.pipe.push(b, from) {
+		c.libraryDropped.Add(1)
 	}
 }
 

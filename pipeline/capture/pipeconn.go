@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/infohash/infohash/formats/krpc"
@@ -18,12 +19,25 @@ import (
 // socket; its replies are dropped, because the read loop has already
 // answered.
 type pipeConn struct {
-	sock  *net.UDPConn
-	reach reach // where the library's queries may go
-	in    chan packet
-	done  chan struct{}
-	once  sync.Once
+	sock   *net.UDPConn
+	reach  reach // where the library's queries may go
+	in     chan packet
+	queued atomic.Int64 // bytes of the packets in in
+	done   chan struct{}
+	once   sync.Once
 }
+
+// The library's queue holds at most pipeSlots packets and pipeBytes
+// bytes of them. Each packet is copied into a buffer of its own length,
+// but a datagram can be 64 KB: by count alone, a flood of big forged
+// responses (any transaction ID that is not the walk's goes to the
+// library) could pin 64 MB per node. pipeBytes lets every slot hold a
+// datagram the size of an Ethernet MTU, which KRPC packets fit, so it
+// only bites on oversized ones.
+const (
+	pipeSlots = 1024
+	pipeBytes = pipeSlots * 1500
+)
 
 type packet struct {
 	b    []byte
@@ -31,16 +45,23 @@ type packet struct {
 }
 
 func newPipeConn(sock *net.UDPConn) *pipeConn {
-	return &pipeConn{sock: sock, in: make(chan packet, 1024), done: make(chan struct{})}
+	return &pipeConn{sock: sock, in: make(chan packet, pipeSlots), done: make(chan struct{})}
 }
 
-// push hands b to the library unless its queue is full (it then misses
-// the packet, as it would with a full socket buffer).
+// push hands b to the library unless its queue is full, by count or by
+// bytes (it then misses the packet, as it would with a full socket
+// buffer, and push returns false).
 func (p *pipeConn) push(b []byte, from netip.AddrPort) bool {
+	size := int64(len(b))
+	if p.queued.Add(size) > pipeBytes {
+		p.queued.Add(-size)
+		return false
+	}
 	select {
 	case p.in <- packet{b: append([]byte(nil), b...), from: from}:
 		return true
 	default:
+		p.queued.Add(-size)
 		return false
 	}
 }
@@ -48,6 +69,7 @@ func (p *pipeConn) push(b []byte, from netip.AddrPort) bool {
 func (p *pipeConn) ReadFrom(b []byte) (int, net.Addr, error) {
 	select {
 	case pk := <-p.in:
+		p.queued.Add(-int64(len(pk.b)))
 		return copy(b, pk.b), net.UDPAddrFromAddrPort(pk.from), nil
 	case <-p.done:
 		return 0, nil, net.ErrClosed

@@ -1,0 +1,91 @@
+package capture
+
+import (
+	"bytes"
+	"net"
+	"net/netip"
+	"testing"
+
+	"github.com/infohash/infohash/formats/bencode"
+)
+
+// bigResponse is a valid KRPC response of about size bytes (its "nodes"
+// padded out) whose transaction ID is not the walk's, so that a node
+// passes it to its library.
+func bigResponse(t []byte, size int) []byte {
+	var e bencode.Encoder
+	e.Dict().Str("r").Dict().Str("id").Bytes([]byte("remote-node-id-01234")).
+		Str("nodes").Bytes(bytes.Repeat([]byte{9}, size/26*26)).End().
+		Str("t").Bytes(t).Str("y").Str("r").End()
+	return e.B
+}
+
+// TestLibraryQueueBoundedByBytes: big datagrams sent over loopback to a
+// node whose library does not read fill its queue only up to pipeBytes
+// (1,024 of them used to be kept, up to 64 MB), and those it had no room
+// for are counted as library_dropped; reading the queue gives back what
+// it held, byte for byte.
+func TestLibraryQueueBoundedByBytes(t *testing.T) {
+	n := fuzzNode(t) // no library: nothing reads n.pipe
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); n.serve(stop) }()
+	defer func() { close(stop); <-done }()
+	src, err := net.DialUDP("udp4", nil, n.sock.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	const sent = 100
+	pkt := bigResponse([]byte("xx"), 60_000)
+	for i := range sent {
+		if _, err := src.Write(pkt); err != nil {
+			t.Fatal(err)
+		}
+		// One at a time: a socket buffer smaller than the burst would
+		// lose some before the node reads them.
+		waitFor(t, "the node to read the datagram", func() bool { return n.r.c.responses.Load() == int64(i+1) })
+	}
+	st := n.r.c.stats()
+	held := int64(len(n.pipe.in))
+	if fit := int64(pipeBytes / len(pkt)); held != fit || st.LibraryDropped != sent-fit {
+		t.Fatalf("queue holds %d packets (%d bytes), library_dropped %d; want %d held (%d bytes at most) and %d dropped",
+			held, n.pipe.queued.Load(), st.LibraryDropped, fit, pipeBytes, sent-fit)
+	}
+	if q := n.pipe.queued.Load(); q != held*int64(len(pkt)) {
+		t.Fatalf("queued %d bytes, want %d", q, held*int64(len(pkt)))
+	}
+	buf := make([]byte, 1<<16)
+	for range held {
+		nb, from, err := n.pipe.ReadFrom(buf)
+		if err != nil || !bytes.Equal(buf[:nb], pkt) || from.(*net.UDPAddr).AddrPort() != src.LocalAddr().(*net.UDPAddr).AddrPort() {
+			t.Fatalf("ReadFrom: %d bytes from %v, %v; want the datagram as sent", nb, from, err)
+		}
+	}
+	if q := n.pipe.queued.Load(); q != 0 {
+		t.Fatalf("queued %d bytes after reading everything, want 0", q)
+	}
+	// Room again: a datagram of a usual size goes through.
+	if !n.pipe.push(bigResponse([]byte("yy"), 300), netip.MustParseAddrPort("127.0.0.1:9")) {
+		t.Fatal("push refused with the queue empty")
+	}
+}
+
+// TestLibraryQueueSmallPackets: packets of an MTU's size are bounded by
+// the slot count, as before, not by pipeBytes.
+func TestLibraryQueueSmallPackets(t *testing.T) {
+	p := newPipeConn(nil)
+	pkt := bytes.Repeat([]byte{1}, 1500)
+	from := netip.MustParseAddrPort("127.0.0.1:9")
+	for i := range pipeSlots {
+		if !p.push(pkt, from) {
+			t.Fatalf("push %d of %d refused", i+1, pipeSlots)
+		}
+	}
+	if p.push(pkt, from) {
+		t.Fatal("push past the slot count taken")
+	}
+	if q := p.queued.Load(); q != pipeSlots*1500 {
+		t.Fatalf("queued %d bytes, want %d", q, pipeSlots*1500)
+	}
+}
