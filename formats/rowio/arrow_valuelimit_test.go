@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 )
 
 // codecStream writes batches of rows as an Arrow IPC stream, compressed
@@ -26,32 +26,7 @@ func codecStream[T any](t *testing.T, codec string, batches ...[]T) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if codec == "" {
-		return plain.Bytes()
-	}
-	r, err := ipc.NewReader(bytes.NewReader(plain.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Release()
-	var out bytes.Buffer
-	opt := ipc.WithZstd()
-	if codec == "lz4" {
-		opt = ipc.WithLZ4()
-	}
-	cw := ipc.NewWriter(&out, ipc.WithSchema(r.Schema()), opt)
-	for r.Next() {
-		if err := cw.Write(r.Record()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+	return rowiotest.Recompress(t, codec, plain.Bytes())
 }
 
 // readArrowLimited reads every row of stream within lim.

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow/ipc"
-
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -29,29 +28,7 @@ func compressedStream(t *testing.T, codec string, rs []schema.Result) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if codec == "" {
-		return plain.Bytes()
-	}
-	r, err := ipc.NewReader(bytes.NewReader(plain.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Release()
-	var out bytes.Buffer
-	opt := ipc.WithZstd()
-	if codec == "lz4" {
-		opt = ipc.WithLZ4()
-	}
-	cw := ipc.NewWriter(&out, ipc.WithSchema(r.Schema()), opt)
-	for r.Next() {
-		if err := cw.Write(r.Record()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+	return rowiotest.Recompress(t, codec, plain.Bytes())
 }
 
 func mergeCappedStdin(dir string, stream []byte, max int64) error {
