@@ -124,3 +124,34 @@ func checkTorrentMeta(path string, n int64, t *schema.Torrent, max int64) error 
 	}
 	return nil
 }
+
+// checkTorrentFields refuses row n (counted from 1) of the other
+// dataset's torrents file path (merge --from) when its served_by is over
+// its bound, or its name or a file's path (either form) over twice max,
+// their page's bound (resultLimits): merge stores those as they are; the
+// caller adds "merge --from: ".
+func checkTorrentFields(path string, n int64, t *schema.Torrent, max int64) error {
+	if len(t.ServedBy) > schema.MaxPeerAddrBytes {
+		return exitcode.BadInput(fmt.Errorf("%s: row %d: %s: served_by of %d bytes, over its bound of %d bytes",
+			path, n, schema.Hex(t.InfoHash), len(t.ServedBy), schema.MaxPeerAddrBytes))
+	}
+	over := func(column string, size int) error {
+		return exitcode.BadInput(fmt.Errorf("%s: row %d: %s: %s of %d bytes, over %d bytes (twice --max-metadata-size %d) (%s)",
+			path, n, schema.Hex(t.InfoHash), column, size, 2*max, max, fromHint))
+	}
+	switch {
+	case t.Name != nil && int64(len(*t.Name)) > 2*max:
+		return over("name", len(*t.Name))
+	case int64(len(t.NameRaw)) > 2*max:
+		return over("name_raw", len(t.NameRaw))
+	}
+	for i := range t.Files {
+		switch f := &t.Files[i]; {
+		case int64(len(f.Path)) > 2*max:
+			return over(fmt.Sprintf("files[%d].path", i), len(f.Path))
+		case int64(len(f.PathRaw)) > 2*max:
+			return over(fmt.Sprintf("files[%d].path_raw", i), len(f.PathRaw))
+		}
+	}
+	return nil
+}

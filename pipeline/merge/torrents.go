@@ -187,7 +187,7 @@ var torrentSchema = sync.OnceValue(func() *parquet.Schema { return parquet.Schem
 // --from: another dataset's file, merged under a cap of its own) an info
 // dictionary over max bytes is bad input, refused as a results file's is
 // (metacap.go): a page of the metadata columns from its header, else the
-// row.
+// row; so are its name, a file's path and served_by (checkTorrentFields).
 func eachTorrent(df rowio.DataFile, max int64, fn func(*schema.Torrent)) error {
 	in, r, sum, size, err := df.OpenSummed()
 	if err != nil {
@@ -219,6 +219,9 @@ func eachTorrent(df rowio.DataFile, max int64, fn func(*schema.Torrent)) error {
 		for i := range buf[:k] {
 			if n++; max > 0 {
 				if err := checkTorrentMeta(path, n, &buf[i], max); err != nil {
+					return err
+				}
+				if err := checkTorrentFields(path, n, &buf[i], max); err != nil {
 					return err
 				}
 			}
