@@ -185,7 +185,14 @@ func ReadDataFile[T any](d *Dataset, t *Table, key string, f FileInfo) ([]T, err
 // whatever df.Lacks says (see ReadDataFile), once its footer matches
 // df.Footer; on error it returns no row.
 func readFile[T any](df rowio.DataFile) (out []T, err error) {
-	err = eachBatch(df, func(pf *parquet.File) { out = make([]T, 0, pf.NumRows()) }, func(rows []T) error {
+	return ReadFileWithin[T](df, rowio.DefaultLimits())
+}
+
+// ReadFileWithin is readFile within lim (merge --from reads the other
+// dataset's peers with its string values bounded: lim.MaxValueBytes);
+// a WholeChecked df is also checked whole once read.
+func ReadFileWithin[T any](df rowio.DataFile, lim rowio.Limits) (out []T, err error) {
+	err = eachBatch(df, lim, func(pf *parquet.File) { out = make([]T, 0, pf.NumRows()) }, func(rows []T) error {
 		out = append(out, rows...)
 		return nil
 	})
@@ -198,7 +205,7 @@ func readFile[T any](df rowio.DataFile) (out []T, err error) {
 // eachBatch hands each batch of rows of df (up to 4096, in the order of
 // the file) to each, which must not keep the slice, as readFile reads
 // them; opened is called with the file before the first batch.
-func eachBatch[T any](df rowio.DataFile, opened func(*parquet.File), each func([]T) error) error {
+func eachBatch[T any](df rowio.DataFile, lim rowio.Limits, opened func(*parquet.File), each func([]T) error) error {
 	f, r, sum, size, err := df.OpenSummed() // checks the footer before anything reads it
 	if err != nil {
 		return err // it names the file
@@ -211,7 +218,7 @@ func eachBatch[T any](df rowio.DataFile, opened func(*parquet.File), each func([
 	// The file is opened through rowio's checks: it may be another
 	// dataset's (merge --from), and a damaged footer must be an error,
 	// not gigabytes allocated or a crash inside parquet-go.
-	pf, err := rowio.OpenParquet(r, size, parquet.SchemaOf(new(T)), rowio.DefaultLimits())
+	pf, err := rowio.OpenParquet(r, size, parquet.SchemaOf(new(T)), lim)
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.Path(), err)
 	}
@@ -281,7 +288,7 @@ func parquetBatches[T any](pf *parquet.File, path string, each func([]T) error) 
 // each must not keep the slice it is given.
 func EachPartitionBatch[T any](d *Dataset, t *Table, key string, each func([]T) error) error {
 	for _, f := range t.Partitions[key] {
-		if err := eachBatch(d.dataFile(t, key, f), nil, each); err != nil {
+		if err := eachBatch(d.dataFile(t, key, f), rowio.DefaultLimits(), nil, each); err != nil {
 			return err
 		}
 	}
@@ -294,7 +301,7 @@ func EachPartitionBatch[T any](d *Dataset, t *Table, key string, each func([]T) 
 // mismatch is a *rowio.FooterError naming it.
 func EachSourcePartitionBatch[T any](d *Dataset, t *Table, key string, each func([]T) error) error {
 	for _, f := range t.Partitions[key] {
-		if err := eachBatch(d.dataFile(t, key, f).WholeChecked(), nil, each); err != nil {
+		if err := eachBatch(d.dataFile(t, key, f).WholeChecked(), rowio.DefaultLimits(), nil, each); err != nil {
 			return err
 		}
 	}

@@ -66,7 +66,13 @@ func ReadStateFileInto(df rowio.DataFile, buf []schema.State) ([]schema.State, e
 // ReadUntrustedStateFile is ReadStateFile for a file from elsewhere (see
 // OpenUntrusted).
 func ReadUntrustedStateFile(df rowio.DataFile) ([]schema.State, error) {
-	f, err := OpenUntrusted(df)
+	return ReadUntrustedStateFileWithin(df, rowio.DefaultLimits())
+}
+
+// ReadUntrustedStateFileWithin is ReadUntrustedStateFile within lim (see
+// OpenUntrustedWithin).
+func ReadUntrustedStateFileWithin(df rowio.DataFile, lim rowio.Limits) ([]schema.State, error) {
+	f, err := OpenUntrustedWithin(df, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ type File struct {
 // (rowio.FileSummer): a writer does not carry damage the page CRCs miss
 // into a new file.
 func Open(f rowio.DataFile) (*File, error) {
-	return openFile(f, true)
+	return openFile(f, true, rowio.DefaultLimits())
 }
 
 // OpenUntrusted is Open for a state file from elsewhere (another dataset
@@ -74,10 +74,16 @@ func Open(f rowio.DataFile) (*File, error) {
 // so that a crafted page, CRC and all, cannot make the reader allocate
 // without bound.
 func OpenUntrusted(f rowio.DataFile) (*File, error) {
-	return openFile(f, false)
+	return openFile(f, false, rowio.DefaultLimits())
 }
 
-func openFile(df rowio.DataFile, own bool) (_ *File, err error) {
+// OpenUntrustedWithin is OpenUntrusted within lim (merge --from bounds
+// the other dataset's string values: lim.MaxValueBytes).
+func OpenUntrustedWithin(f rowio.DataFile, lim rowio.Limits) (*File, error) {
+	return openFile(f, false, lim)
+}
+
+func openFile(df rowio.DataFile, own bool, lim rowio.Limits) (_ *File, err error) {
 	path := df.Path()
 	f, r, sum, size, err := df.OpenSummed() // checks the footer before anything reads it
 	if err != nil {
@@ -91,9 +97,9 @@ func openFile(df rowio.DataFile, own bool) (_ *File, err error) {
 	defer recoverCorrupt(&err, path)
 	var pf *parquet.File
 	if own {
-		pf, err = rowio.OpenOwnParquet(r, size, rowio.DefaultLimits())
+		pf, err = rowio.OpenOwnParquet(r, size, lim)
 	} else {
-		pf, err = rowio.OpenParquet(r, size, nil, rowio.DefaultLimits())
+		pf, err = rowio.OpenParquet(r, size, nil, lim)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -59,13 +59,19 @@ func fieldBound(path []string) int64 {
 }
 
 // fieldPageBound says, for a page of column (dotted) that rowio refused,
-// the fixed bound it was over ("" when the column has none).
+// the fixed bound it was over ("" when the column has none): results'
+// (fieldBound) or, for merge --from, the other dataset's state and peers
+// (fromBound). A list of strings is named by its column.
 func fieldPageBound(column string, limit int64) string {
 	path := strings.Split(column, ".")
-	if fieldBound(path) == 0 {
+	if fieldBound(path) == 0 && fromBound(path) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d bytes a value (%s's bound)", limit, path[len(path)-1])
+	name := path[len(path)-1]
+	if name == "element" {
+		name = path[0]
+	}
+	return fmt.Sprintf("%d bytes a value (%s's bound)", limit, name)
 }
 
 // checkFields refuses row n of in (counted from 1) when its detail,

@@ -209,8 +209,10 @@ func (u *unioner) statePartition(key string) (c unionCounts, err error) {
 	if err != nil {
 		return c, fmt.Errorf("merge --from: %s: %w", u.d.Dir, err)
 	}
-	theirs, err := readPartition(u.od, u.om, key, statecol.ReadUntrustedStateFile)
-	if err != nil {
+	theirs, named, err := u.readTheirState(key)
+	if err != nil && named {
+		return c, fmt.Errorf("merge --from: %w", err)
+	} else if err != nil {
 		return c, fmt.Errorf("merge --from: %s: %w", u.od.Dir, err)
 	}
 	byHash := func(a, b schema.State) int { return hashCmp(a.InfoHash, b.InfoHash) }
@@ -404,12 +406,18 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 	ot := u.om.Table(dataset.TableTorrents)
 	var rows []torrentRow
 	for _, f := range ot.Partitions[key] {
-		err := eachTorrent(u.od.SourceFile(u.om, dataset.TableTorrents, key, f), u.maxMeta, func(t *schema.Torrent) {
+		df := u.od.SourceFile(u.om, dataset.TableTorrents, key, f)
+		read := int64(0)
+		err := eachTorrent(df, u.maxMeta, func(t *schema.Torrent) {
+			read++
 			if !have[t.InfoHash] {
 				have[t.InfoHash] = true
 				rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
 			}
 		})
+		if err == nil {
+			err = checkFileRows(df.Path(), read, f)
+		}
 		if err != nil {
 			return 0, fmt.Errorf("merge --from: %w", err)
 		}
@@ -425,8 +433,10 @@ func (u *unioner) peersFrom() (int, error) {
 	if u.peers, err = readPeers(u.d, u.base); err != nil {
 		return 0, err
 	}
-	theirs, err := dataset.ReadSourcePartition[schema.PeerPenalty](u.od, u.om.Table(dataset.TablePeers), "")
-	if err != nil {
+	theirs, named, err := u.readTheirPeers()
+	if err != nil && named {
+		return 0, fmt.Errorf("merge --from: %w", err)
+	} else if err != nil {
 		return 0, fmt.Errorf("merge --from: peers: %w", err)
 	}
 	for _, t := range theirs {
