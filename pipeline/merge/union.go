@@ -476,9 +476,9 @@ func cloneTorrent(t *schema.Torrent) schema.Torrent {
 }
 
 // readPartition reads every state row of partition key of snapshot m
-// with read (statecol.ReadUntrustedStateFile for the other dataset's
-// files, which may be of an older format: the columns it lacks read as
-// zero values), each file's footer checked against m's record of it,
+// with read (the other dataset's, which may be of an older format, whose
+// missing columns read as zero values, go through readTheirState: its
+// values are bounded), each file's footer checked against m's record of it,
 // and the whole file once its rows are read (dataset.Dataset.SourceFile:
 // they go into a new file).
 func readPartition(d *dataset.Dataset, m *dataset.Manifest, key string,
