@@ -127,36 +127,28 @@ func checkFileRows(path string, rows int64, f dataset.FileInfo) error {
 // --from: " (and, to an error that does not name the file, the
 // dataset's folder: wrapped is false).
 func (u *unioner) readTheirState(key string) (_ []schema.State, wrapped bool, _ error) {
-	var out []schema.State
-	for _, f := range u.om.Table(dataset.TableState).Partitions[key] {
-		df := u.od.SourceFile(u.om, dataset.TableState, key, f)
-		rows, err := statecol.ReadUntrustedStateFileWithin(df, fromLimits())
-		if err != nil {
-			if cerr := capPageError(df.Path(), "", 0, err); cerr != err {
-				return nil, true, cerr
-			}
-			return nil, false, err
-		}
-		if err := checkFileRows(df.Path(), int64(len(rows)), f); err != nil {
-			return nil, true, err
-		}
-		for i := range rows {
-			if err := checkStateFields(df.Path(), int64(i)+1, &rows[i]); err != nil {
-				return nil, true, err
-			}
-		}
-		out = append(out, rows...)
-	}
-	return out, false, nil
+	return readTheir(u, dataset.TableState, key, func(df rowio.DataFile) ([]schema.State, error) {
+		return statecol.ReadUntrustedStateFileWithin(df, fromLimits())
+	}, checkStateFields)
 }
 
 // readTheirPeers reads the other dataset's peers table within
 // fromLimits, as readTheirState reads its state.
 func (u *unioner) readTheirPeers() (_ []schema.PeerPenalty, wrapped bool, _ error) {
-	var out []schema.PeerPenalty
-	for _, f := range u.om.Table(dataset.TablePeers).Partitions[""] {
-		df := u.od.SourceFile(u.om, dataset.TablePeers, "", f)
-		rows, err := dataset.ReadFileWithin[schema.PeerPenalty](df, fromLimits())
+	return readTheir(u, dataset.TablePeers, "", func(df rowio.DataFile) ([]schema.PeerPenalty, error) {
+		return dataset.ReadFileWithin[schema.PeerPenalty](df, fromLimits())
+	}, checkPeerFields)
+}
+
+// readTheir reads the rows of the other dataset's table partition key
+// with read, then checks each file's row count and each row (check);
+// see readTheirState.
+func readTheir[T any](u *unioner, table, key string, read func(rowio.DataFile) ([]T, error),
+	check func(path string, n int64, row *T) error) (_ []T, wrapped bool, _ error) {
+	var out []T
+	for _, f := range u.om.Table(table).Partitions[key] {
+		df := u.od.SourceFile(u.om, table, key, f)
+		rows, err := read(df)
 		if err != nil {
 			if cerr := capPageError(df.Path(), "", 0, err); cerr != err {
 				return nil, true, cerr
@@ -167,7 +159,7 @@ func (u *unioner) readTheirPeers() (_ []schema.PeerPenalty, wrapped bool, _ erro
 			return nil, true, err
 		}
 		for i := range rows {
-			if err := checkPeerFields(df.Path(), int64(i)+1, &rows[i]); err != nil {
+			if err := check(df.Path(), int64(i)+1, &rows[i]); err != nil {
 				return nil, true, err
 			}
 		}
