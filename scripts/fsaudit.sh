@@ -275,8 +275,10 @@ for name in $(stopped kept); do
 		audit "$name" "$R" /dev/null 3 dedup --data "$R/D" --now "$T0B" -
 	: >"$R/over"
 done
-# mkept-*: the same for merge - (fed the first 4 KiB of results), whose
-# spool is in D/inbox/merge/.
+# mkept-*: the same for merge - (fed the first 4 KiB of a Parquet results
+# file), whose spool is in D/inbox/merge/: a Parquet stream cut short
+# cannot be read, so merge says it keeps the bytes under a .tmp-* name for
+# the next run to set aside as bad (they must still be durable).
 feed_held_results() {
 	head -c 4096 "$P/splice.parquet"
 	: >"$1/fed"
@@ -288,7 +290,7 @@ merge_fed() {
 	for f in "$1"/D/inbox/merge/.tmp-part-*; do [ -s "$f" ] && return 0; done
 	return 1
 }
-merge_kept() { grep -q 'merge: interrupted; nothing committed (what stdin had sent is kept in ' "$1/step.log"; }
+merge_kept() { grep -q 'merge: interrupted; nothing committed (stdin is a Parquet file, cut short by the stop: what it had sent is kept in ' "$1/step.log"; }
 for name in $(stopped mkept); do
 	R=$OUT/runs/$name
 	rm -rf "$R" && mkdir -p "$R" && cp -R "$P/splice" "$R/D"
