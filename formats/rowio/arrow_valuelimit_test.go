@@ -14,7 +14,7 @@ import (
 // codecStream writes batches of rows as an Arrow IPC stream, compressed
 // with codec ("", "lz4", "zstd"): rowio's writer writes them
 // uncompressed, and arrow-go's writer copies its batches.
-func codecStream[T any](t *testing.T, codec string, batches ...[]T) []byte {
+func codecStream[T any](t testing.TB, codec string, batches ...[]T) []byte {
 	t.Helper()
 	var plain bytes.Buffer
 	w := NewArrowWriter[T]("test", &plain)

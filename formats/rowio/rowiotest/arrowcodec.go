@@ -11,7 +11,7 @@ import (
 // compressed with codec ("" for none: plain itself, "lz4", "zstd"), as
 // pyarrow or arrow-go write one when asked; rowio's writer writes them
 // uncompressed.
-func Recompress(t *testing.T, codec string, plain []byte) []byte {
+func Recompress(t testing.TB, codec string, plain []byte) []byte {
 	t.Helper()
 	if codec == "" {
 		return plain
