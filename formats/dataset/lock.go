@@ -117,17 +117,6 @@ func samePath(f *os.File, path string) bool {
 	return err == nil && os.SameFile(fi, pi)
 }
 
-func trimHolder(b []byte) string {
-	s := string(b)
-	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
-		s = s[:len(s)-1]
-	}
-	if s == "" {
-		return "another process"
-	}
-	return s
-}
-
 // Release drops the lock.
 func (l *Lock) Release() {
 	if l == nil || l.f == nil {

@@ -2,8 +2,9 @@ package dataset
 
 import (
 	"log/slog"
-	"os"
 	"time"
+
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // lockWaitLogEvery is how often a writer that waits for the lock
@@ -43,8 +44,11 @@ func (w *lockWaiter) took() {
 	}
 }
 
-// holderOf is what the LOCK file at path says of its holder.
+// holderOf is what the LOCK file at path says of its holder: one short
+// line of text (fsutil.ReadHolder), whatever the file holds.
 func holderOf(path string) string {
-	b, _ := os.ReadFile(path)
-	return trimHolder(b)
+	if s := fsutil.ReadHolder(path); s != "" {
+		return s
+	}
+	return "another process"
 }

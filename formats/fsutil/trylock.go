@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,7 +13,8 @@ import (
 var ErrHeld = errors.New("held by another process")
 
 // HeldError is TryLockDir's error when another process holds the lock:
-// Holder is what that process wrote in the lock file ("pid N").
+// Holder is what that process wrote in the lock file ("pid N"), as
+// ReadHolder shows it.
 type HeldError struct{ Path, Holder string }
 
 func (e *HeldError) Error() string { return fmt.Sprintf("%s: %v (%s)", e.Path, ErrHeld, e.Holder) }
@@ -44,10 +44,10 @@ func TryLockDir(dir, name string) (release func(), err error) {
 		return nil, err
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(p)
+		holder := ReadHolder(p)
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &HeldError{Path: p, Holder: strings.TrimSpace(string(holder))}
+			return nil, &HeldError{Path: p, Holder: holder}
 		}
 		return nil, fmt.Errorf("locking %s: %w", p, err)
 	}
