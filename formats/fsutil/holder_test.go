@@ -2,10 +2,13 @@ package fsutil
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -75,6 +78,53 @@ func FuzzHolder(f *testing.F) {
 		}
 		if s := strings.TrimSpace(string(b)); len(s) <= maxHolder && !strings.ContainsFunc(s, func(r rune) bool { return !isPrintable(r) }) && h != s {
 			t.Fatalf("Holder(%q) = %q, want it as it is", b, h)
+		}
+	})
+}
+
+// TestDescribePIDOneLine: a process that holds a stream file is named
+// from its command line, which it sets: a name with a newline or an
+// escape is shown quoted, on one line.
+func TestDescribePIDOneLine(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	cmd := &exec.Cmd{Path: sleep, Args: []string{"/x/evil\nname\x1b[2J", "30"}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	want := fmt.Sprintf(`"evil\nname\x1b[2J 30" (pid %d)`, cmd.Process.Pid)
+	for i := 0; i < 100; i++ { // until the child has exec'd
+		if got := describePID(cmd.Process.Pid); got == want || i == 99 {
+			if got != want {
+				t.Fatalf("describePID = %q, want %q", got, want)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// FuzzDescribeCmdline: whatever command line a process set, the name
+// of it in an error is one short line of printable text, and that of an
+// infohash command is "infohash COMMAND (pid N)".
+func FuzzDescribeCmdline(f *testing.F) {
+	for _, s := range []string{"/usr/bin/infohash\x00capture\x00--dht-state\x00d\x00", "infohash\x00-v\x00", "", "\x00", "/\x00x\x00",
+		"a\nb\x00c", "sh\x00-c\x00x", strings.Repeat("x", 300)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := describeCmdline(b, 7)
+		if strings.ContainsFunc(d, func(r rune) bool { return !isPrintable(r) }) || len(d) > 4*maxHolder+20 || !strings.HasSuffix(d, "pid 7") && !strings.HasSuffix(d, "(pid 7)") {
+			t.Fatalf("describeCmdline(%q) = %q", b, d)
+		}
+		if args := strings.Split(string(b), "\x00"); len(args) > 2 && args[0] == "infohash" && args[1] != "" && len(args[1]) < 100 &&
+			!strings.HasPrefix(args[1], "-") && !strings.ContainsFunc(args[1], func(r rune) bool { return !isPrintable(r) }) && strings.TrimSpace(args[1]) == args[1] {
+			if want := "infohash " + args[1] + " (pid 7)"; d != want {
+				t.Fatalf("describeCmdline(%q) = %q, want %q", b, d, want)
+			}
 		}
 	})
 }

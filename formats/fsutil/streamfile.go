@@ -228,13 +228,23 @@ func LockHolder(fi os.FileInfo) string {
 // "pid N".
 func describePID(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	if err != nil || len(args) == 0 || args[0] == "" {
-		return fmt.Sprintf("pid %d", pid)
+	if err != nil {
+		b = nil
 	}
+	return describeCmdline(b, pid)
+}
+
+// describeCmdline is describePID of command line b (arguments each
+// ended by a NUL): the process sets it, so its name is shown as Holder
+// shows a lock file's holder, one short line.
+func describeCmdline(b []byte, pid int) string {
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 	name := args[0][strings.LastIndexByte(args[0], '/')+1:]
 	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
 		name += " " + args[1]
+	}
+	if name = Holder([]byte(name)); args[0] == "" || name == "" {
+		return fmt.Sprintf("pid %d", pid)
 	}
 	return fmt.Sprintf("%s (pid %d)", name, pid)
 }
