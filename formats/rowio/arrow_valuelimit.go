@@ -16,7 +16,8 @@ import (
 // value once more. A 1 GiB info dictionary of zeros that zstd shrank to
 // 32 KB made merge allocate 2 GiB before its row was checked. A record
 // batch whose data buffer of such a column declares more bytes than its
-// values (the column's rows less its nulls) could take at the bound each
+// values (the column's values less its nulls, and of a row's column at
+// most the batch's rows) could take at the bound each
 // is refused (a *ValueLimitError with Batch set) while its body passes
 // through framedReader: from the batch's metadata when it is not
 // compressed, else from the buffer's first 8 bytes, before the arrow
@@ -227,9 +228,14 @@ func (g *framedReader) see(bw *batchWatch, at int64, p []byte) error {
 // data buffer is over its bound, or nil; then it counts the batch's rows.
 func (g *framedReader) overBound(bw *batchWatch) error {
 	for i, c := range g.watch {
-		values := bw.values[i]
-		if len(c.path) == 1 { // a row's: checkBatch refuses more rows than this
-			values = min(values, g.lim.MaxRowGroupRows)
+		values, levels := bw.values[i], bw.levels[i]
+		if len(c.path) == 1 {
+			// A row's: only the batch's rows are read, however many
+			// values its field node declares (a node longer than its
+			// batch passes arrow-go and checkColumns), and checkBatch
+			// refuses more rows than MaxRowGroupRows.
+			rows := max(bw.rows, 0)
+			values, levels = min(values, rows, g.lim.MaxRowGroupRows), min(levels, rows)
 		}
 		bound := int64(math.MaxInt64)
 		if values <= (math.MaxInt64-valueSlack)/c.vcap { // a lie of a length makes no bound
@@ -237,9 +243,9 @@ func (g *framedReader) overBound(bw *batchWatch) error {
 		}
 		if size := bw.sizes[i]; size > bound {
 			e := &ValueLimitError{Column: strings.Join(c.path, "."), Batch: true, RowGroup: g.batches,
-				Bytes: size, Values: bw.values[i], Limit: c.vcap}
+				Bytes: size, Values: min(bw.values[i], values), Limit: c.vcap}
 			if len(c.path) == 1 {
-				e.FirstRow, e.Rows = g.rows+1, bw.levels[i]
+				e.FirstRow, e.Rows = g.rows+1, levels
 			}
 			return e
 		}

@@ -97,6 +97,9 @@ func capSeeds(t testing.TB) [][]byte {
 			seeds = append(seeds, s, s[:len(s)*2/3])
 		}
 	}
+	// A batch of one row whose val column declares more values, the
+	// first over the bound (TestArrowValueLimitBatchRows).
+	seeds = append(seeds, longColumnStream(t, "", 1, 64, 64*valCap), longColumnStream(t, "zstd", 1, 64, 64*valCap))
 	return seeds
 }
 

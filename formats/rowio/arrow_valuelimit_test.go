@@ -197,7 +197,7 @@ func TestArrowValueLimitLengths(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &framedReader{lim: DefaultLimits(), watch: []watchedColumn{{path: tt.path, vcap: vcap}}}
-			err := g.overBound(&batchWatch{sizes: []int64{tt.size}, values: []int64{tt.values}, levels: []int64{tt.values}})
+			err := g.overBound(&batchWatch{rows: tt.values, sizes: []int64{tt.size}, values: []int64{tt.values}, levels: []int64{tt.values}})
 			if (err != nil) != tt.over {
 				t.Fatalf("err = %v, want refused: %v", err, tt.over)
 			}
