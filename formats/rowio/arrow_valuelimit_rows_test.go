@@ -73,3 +73,24 @@ func TestArrowValueLimitBatchRows(t *testing.T) {
 		})
 	}
 }
+
+// TestArrowBatchRowsLimit: a record batch of more rows than the reader's
+// MaxRowGroupRows (OpenArrowLimited's, not the default's) is refused,
+// as the value-cap watcher counts on.
+func TestArrowBatchRowsLimit(t *testing.T) {
+	rows := make([]blobRow, 5000)
+	for i := range rows {
+		rows[i].ID = int64(i)
+	}
+	stream := codecStream(t, "", rows)
+	lim := DefaultLimits()
+	lim.MaxRowGroupRows = 4096
+	got, err := readArrowLimited[blobRow](stream, lim)
+	if !errors.Is(err, ErrLimit) || len(got) != 0 {
+		t.Fatalf("read %d rows, err %v; want the batch of 5000 rows refused", len(got), err)
+	}
+	lim.MaxRowGroupRows = 5000
+	if got, err := readArrowLimited[blobRow](stream, lim); err != nil || len(got) != 5000 {
+		t.Fatalf("at the limit: %d rows, err %v", len(got), err)
+	}
+}

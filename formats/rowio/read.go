@@ -429,7 +429,7 @@ func innermost(err, target error) error {
 // checkBatch bounds the rows an Arrow stream declares, as OpenParquet
 // does for row groups, and checks the batch's columns (checkColumns).
 func (r *Reader[T]) checkBatch() error {
-	lim := DefaultLimits()
+	lim := r.frame.lim // the limits the stream is read within (OpenArrowLimited's)
 	k := r.rec.NumRows()
 	if r.rows += k; k > lim.MaxRowGroupRows || r.rows > lim.MaxRows {
 		return fmt.Errorf("%s: %w: a record batch of %d rows, %d in all (limits %d and %d)",
