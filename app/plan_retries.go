@@ -32,6 +32,8 @@ their --new-share of --limit first (rounded up, at least one job when any
 wait and the share is above 0), so a flood of retries or cold hashes
 cannot starve new work; what they leave goes to the others. The rest go
 by priority: reactivated first (a sighting pulled their retry forward),
+then failed hashes due for longer than the delay they were last given,
+the longest waiting first (so a backlog of busier retries starves none),
 then activity, fewer attempts, longer waiting, and a seeded hash for ties
 (never by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
 cold files of the policy's plan.cold_partitions partitions (default 16)

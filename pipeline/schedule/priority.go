@@ -28,16 +28,28 @@ func Reason(st *schema.State) string {
 // splits --limit between pools first, see PlanRule). Compare puts first:
 //
 //  1. reactivated hashes (fresh evidence the swarm is back);
-//  2. higher activity: log2 of the state's activity decayed to the
+//  2. starved hashes (Starved), the longest waiting first (then 5.): a
+//     failed hash due for longer than the delay it was last given;
+//  3. higher activity: log2 of the state's activity decayed to the
 //     planning time with p.Plan.ActivityHalfLife, in whole steps, so that
 //     small differences do not outweigh what follows;
-//  3. fewer counted attempts;
-//  4. longer waiting: earlier next_retry, or first_seen for a hash never
+//  4. fewer counted attempts;
+//  5. longer waiting: earlier next_retry, or first_seen for a hash never
 //     scheduled;
-//  5. a seeded hash of the infohash, so that ties do not favour low
+//  6. a seeded hash of the infohash, so that ties do not favour low
 //     prefixes and a run with the same seed picks the same hashes.
+//
+// Without 2., a backlog of retries (more due than --limit takes, pass
+// after pass) would starve the hashes seen longest ago for ever: their
+// activity only decays while they wait, and a hash never retried never
+// reaches archive.min_attempts to go cold. With it a failed hash waits
+// at most its own delay past next_retry before it goes ahead of the
+// busier ones, and starved hashes are taken oldest first: none waits for
+// ever while passes take any retries (at up to twice its cadence when
+// they take all the starved ones).
 type Priority struct {
 	Reactivated bool
+	Starved     bool
 	Activity    int32
 	Attempts    int32
 	Since       int64
@@ -55,11 +67,23 @@ func PriorityOf(p Policy, st *schema.State, now int64, seed uint64) Priority {
 	}
 	return Priority{
 		Reactivated: Reason(st) == schema.ReasonReactivated,
+		Starved:     Starved(st, now),
 		Activity:    activityStep(st.Activity, now-st.LastSeen, millis(p.Plan.ActivityHalfLife)),
 		Attempts:    st.Attempts,
 		Since:       since,
 		Tie:         hashKey(st.InfoHash, 0, seed^tieDomain),
 	}
+}
+
+// Starved reports whether failed hash st has been due at now for longer
+// than the delay it was last given (next_retry - last_attempt): the
+// planner then ranks it by its waiting time, ahead of activity (see
+// Priority). Never-tried hashes are not: the new pool has its share.
+func Starved(st *schema.State, now int64) bool {
+	if st.MetadataStatus != schema.StatusFailed || st.NextRetry == 0 {
+		return false
+	}
+	return now-st.NextRetry > max(st.NextRetry-st.LastAttempt, 0)
 }
 
 // activityStep is floor(log2(activity · 2^(−age/halfLife))), clamped.
@@ -82,6 +106,18 @@ func (a Priority) Compare(b Priority) int {
 			return -1
 		}
 		return 1
+	}
+	if a.Starved != b.Starved {
+		if a.Starved {
+			return -1
+		}
+		return 1
+	}
+	if a.Starved { // both: the longest waiting first
+		if c := cmp.Compare(a.Since, b.Since); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Tie, b.Tie)
 	}
 	if c := cmp.Compare(b.Activity, a.Activity); c != 0 {
 		return c

@@ -9,7 +9,7 @@ import (
 
 func TestPriorityOrder(t *testing.T) {
 	p := Default()
-	now := t0 + 30*day
+	now := t0 + day + 2*hour // hashes due at t0+day after a day's delay: not starved
 	mk := func(n uint64, edit func(st *schema.State)) schema.State {
 		st := newState(n)
 		st.MetadataStatus, st.LastAttempt, st.NextRetry, st.Attempts = schema.StatusFailed, t0, t0+day, 2
@@ -22,10 +22,14 @@ func TestPriorityOrder(t *testing.T) {
 	// Listed in the expected order.
 	states := []schema.State{
 		mk(1, func(st *schema.State) { st.Reactivated = t0 + 2*day; st.Activity = 0 }),
+		// Starved (due for longer than their 1h delay): the longest waiting
+		// first, however idle or often tried.
+		mk(9, func(st *schema.State) { st.NextRetry, st.Activity, st.Attempts = t0+hour, 0, 9 }),
+		mk(10, func(st *schema.State) { st.LastAttempt, st.NextRetry, st.Activity = t0+hour, t0+2*hour, 64 }),
 		mk(2, func(st *schema.State) { st.Activity, st.LastSeen = 64, now }),
 		mk(3, func(st *schema.State) { st.Activity, st.LastSeen = 64, now-day }), // one half-life: 32
 		mk(4, func(st *schema.State) { st.Attempts = 1 }),
-		mk(5, func(st *schema.State) { st.NextRetry = t0 + hour }),
+		mk(5, func(st *schema.State) { st.NextRetry = t0 + 20*hour }), // due 6h after a 20h delay
 		mk(6, nil),
 		mk(7, func(st *schema.State) { st.Attempts = 9 }),
 		mk(8, func(st *schema.State) { st.Activity = 0 }),
@@ -42,8 +46,36 @@ func TestPriorityOrder(t *testing.T) {
 			t.Errorf("Compare is not antisymmetric for %d, %d", i, i+1)
 		}
 	}
-	if prio[1].Activity != 6 || prio[2].Activity != 5 {
-		t.Errorf("activity steps %d, %d; want 6 (64 now) and 5 (64 a half-life ago)", prio[1].Activity, prio[2].Activity)
+	if prio[3].Activity != 6 || prio[4].Activity != 5 {
+		t.Errorf("activity steps %d, %d; want 6 (64 now) and 5 (64 a half-life ago)", prio[3].Activity, prio[4].Activity)
+	}
+}
+
+func TestStarved(t *testing.T) {
+	failed := func(last, next int64) schema.State {
+		st := newState(1)
+		st.MetadataStatus, st.LastAttempt, st.NextRetry, st.Attempts = schema.StatusFailed, last, next, 3
+		return st
+	}
+	for _, tc := range []struct {
+		name string
+		st   schema.State
+		now  int64
+		want bool
+	}{
+		{"not yet due", failed(t0, t0+day), t0 + hour, false},
+		{"due for less than its delay", failed(t0, t0+day), t0 + 2*day - hour, false},
+		{"due for exactly its delay", failed(t0, t0+day), t0 + 2*day, false},
+		{"due for longer than its delay", failed(t0, t0+day), t0 + 2*day + 1, true},
+		{"never tried", newState(1), t0 + 400*day, false},
+		{"fetched", func() schema.State { st := failed(t0, t0+day); st.MetadataStatus = schema.StatusFetched; return st }(), t0 + 400*day, false},
+		{"next_retry before last_attempt", failed(t0, t0-hour), t0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Starved(&tc.st, tc.now); got != tc.want {
+				t.Errorf("Starved = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
