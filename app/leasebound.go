@@ -62,10 +62,13 @@ func warnLimitOverLease(data string, limit int, lease time.Duration) {
 	if c := math.Ceil(float64(limit) * d.Timeout.Seconds() / lease.Seconds()); c <= fetch.MaxConcurrency {
 		fix += fmt.Sprintf(", fetch --concurrency %d or more (or a shorter --timeout)", int64(c))
 	}
+	if sure > 0 { // --limit 0 would be a dry run, no advice
+		fix += fmt.Sprintf(", or --limit %d or less", sure)
+	}
 	slog.Warn(fmt.Sprintf("plan-retries: --limit %d is more than fetch with its defaults (--concurrency %d, --timeout %s) "+
 		"is sure to attempt within the %s lease: %d (concurrency x lease / timeout); the jobs it has not started by "+
-		"lease_until it skips (lease_expired) and a later pass plans again: give %s, or --limit %d or less",
-		limit, d.Concurrency, showDuration(d.Timeout), showDuration(lease), sure, fix, sure),
+		"lease_until it skips (lease_expired) and a later pass plans again: give %s",
+		limit, d.Concurrency, showDuration(d.Timeout), showDuration(lease), sure, fix),
 		"limit", limit, "lease", showDuration(lease), "fetch_sure", sure,
 		"fetch_concurrency", d.Concurrency, "fetch_timeout", showDuration(d.Timeout))
 }

@@ -26,6 +26,7 @@ func TestPlanRetriesWarnsLimitOverLease(t *testing.T) {
 		policy string // plan.lease set before the run ("": the default, 2h)
 		args   []string
 		want   string // in the warning ("": no warning)
+		not    string // not in it
 	}{
 		{name: "default lease, at the bound", args: []string{"--limit", "24000"}},
 		{name: "default lease, above the bound", args: []string{"--limit", "24001"},
@@ -36,6 +37,11 @@ func TestPlanRetriesWarnsLimitOverLease(t *testing.T) {
 		{name: "--lease, above the bound", args: []string{"--limit", "12001", "--lease", "1h"}, want: "within the 1h lease: 12000"},
 		{name: "the policy's lease, at the bound", policy: "4h", args: []string{"--limit", "48000"}},
 		{name: "the policy's lease, above the bound", policy: "4h", args: []string{"--limit", "48001"}, want: "within the 4h lease: 48000"},
+		// A lease under timeout / concurrency: fetch is sure of no job,
+		// and --limit 0 would be a dry run, no advice.
+		{name: "a lease too short for any job", args: []string{"--limit", "10", "--lease", "100ms"},
+			want: "within the 100ms lease: 0 (concurrency x lease / timeout); the jobs it has not started by lease_until it skips (lease_expired) and a later pass plans again: give --lease 1m or more, fetch --concurrency 3000 or more (or a shorter --timeout)\"",
+			not:  "--limit 0 or less"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +64,8 @@ func TestPlanRetriesWarnsLimitOverLease(t *testing.T) {
 				t.Fatalf("a warning at or below the bound:\n%s", stderr)
 			case tt.want != "" && (warns != 1 || !strings.Contains(stderr, tt.want)):
 				t.Fatalf("want one warning saying %q:\n%s", tt.want, stderr)
+			case tt.not != "" && strings.Contains(stderr, tt.not):
+				t.Fatalf("the warning says %q:\n%s", tt.not, stderr)
 			}
 		})
 	}
