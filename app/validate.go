@@ -21,6 +21,7 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/capture"
 	"github.com/infohash/infohash/pipeline/fetch"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // flagChecks validate flags by name, in every command that defines them,
@@ -34,8 +35,18 @@ var flagChecks = []struct {
 	// dedup: a zero or negative half-life makes activity grow with age;
 	// the policy's own plan.activity_half_life refuses both.
 	{"half-life", checkPositive},
-	// plan-retries: a lease that has already ended leases nothing.
-	{"lease", checkPositive},
+	// plan-retries: a lease that has already ended leases nothing; one
+	// over schedule.MaxLease (a typo such as 5000w) would keep a killed
+	// fetch's hashes from every plan for years.
+	{"lease", func(c *cli.Context, name string) string {
+		if p := checkPositive(c, name); p != "" {
+			return p
+		}
+		if d := flagDuration(c, name); d > schedule.MaxLease {
+			return fmt.Sprintf("%s is longer than %s", showDuration(d), showDuration(schedule.MaxLease))
+		}
+		return ""
+	}},
 	// dedup, merge, plan-retries: the snapshot being committed is one of
 	// the kept ones (formats/dataset would quietly read 0 as 3).
 	{"keep", func(c *cli.Context, name string) string {

@@ -143,6 +143,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if o.Lease < 0 {
 		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is negative", o.Lease))
 	}
+	if o.Lease > schedule.MaxLease {
+		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is longer than %v", schedule.Duration(o.Lease), schedule.Duration(schedule.MaxLease)))
+	}
 	if o.Output == "" && o.Limit != 0 {
 		return st, exitcode.BadInput(errors.New("plan-retries: no output: only a dry run (--limit 0) writes no jobs"))
 	}

@@ -217,6 +217,7 @@ func TestParseErrors(t *testing.T) {
 		{"new share", `{"plan": {"new_share": 1.5}}`, "plan.new_share: 1.5 is outside [0, 1]"},
 		{"cold share 0", `{"plan": {"cold_share": 0}}`, "plan.cold_share: 0 is outside (0, 1]: cold hashes are still retried"},
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
+		{"lease over a week", `{"plan": {"lease": "8d"}}`, "plan.lease: 8d is longer than 7d"},
 		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
 		{"reactivation spread", `{"reactivation": {"spread": "2d"}}`, "reactivation.spread: must be between 0 (none) and 1d, got 2d"},
 	}

@@ -10,6 +10,12 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
+// MaxLease bounds a job's lease (plan.lease, --lease): a week, the time
+// merge keeps an ended lease for its late results (leases.Grace). A longer
+// one, most likely a typo, would keep a killed fetch's hashes from every
+// plan until it ended.
+const MaxLease = 7 * 24 * time.Hour
+
 // FieldError is a policy value that fails validation, named by its JSON
 // path ("backoff.no_peers[2]").
 type FieldError struct {
@@ -186,6 +192,9 @@ func (p Policy) validatePlan() error {
 	}
 	if r.Lease <= 0 {
 		return fieldErr("plan.lease", "must be positive")
+	}
+	if time.Duration(r.Lease) > MaxLease {
+		return fieldErr("plan.lease", "%s is longer than %s", r.Lease, Duration(MaxLease))
 	}
 	if r.ActivityHalfLife <= 0 {
 		return fieldErr("plan.activity_half_life", "must be positive")
