@@ -24,7 +24,9 @@ var testBeforePartition func(key string)
 // damage. Export starts over, from scratch, on the newer snapshot (so
 // that the output is one snapshot), up to maxSnapshotTries snapshots; it
 // cannot once bytes have reached an output that cannot take them back
-// (stdout, a FIFO), and then says what happened. A FIFO or device is
+// (stdout, a FIFO), and then says what happened; to such an output it
+// first checks the snapshot's files (precheckFiles), so that damage found
+// there fails the run before its first byte. A FIFO or device is
 // opened once, for every try: closing it would end its reader's stream
 // (empty), and a second open would wait for another reader.
 func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error) {
@@ -48,7 +50,13 @@ func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error
 			return Stats{}, err
 		}
 		began := time.Now()
-		st, err := exportSnapshot(ctx, d, m, o)
+		var st Stats
+		if o.Output == "-" || o.inPlace != nil {
+			err = precheckFiles(d, m, o)
+		}
+		if err == nil {
+			st, err = exportSnapshot(ctx, d, m, o)
+		}
 		newer, gone := d.Collected(m, err)
 		if !gone {
 			if err == nil {

@@ -1,0 +1,67 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/dataset"
+)
+
+// TestDamagedDatasetWritesNothingToStdout: a state file missing or cut
+// short in a partition after the first fails an export to stdout before
+// its first byte, naming the file, rather than after the partitions
+// before it went out (a whole-looking CSV or JSON Lines stream, only
+// shorter).
+func TestDamagedDatasetWritesNothingToStdout(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		damage func(path string) error
+		want   string
+	}{
+		{"missing", os.Remove, "no such file or directory"},
+		{"truncated", func(p string) error { return os.Truncate(p, 100) }, "damaged"},
+	} {
+		for _, format := range []string{"csv", "jsonl", "parquet"} {
+			t.Run(tt.name+"/"+format, func(t *testing.T) {
+				data, _ := fixture(t)
+				d, err := dataset.OpenReadOnly(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := d.Current()
+				d.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := m.Table(dataset.TableState)
+				keys := st.PartitionKeys()
+				last := keys[len(keys)-1]
+				path := filepath.Join(data, st.PartitionDir(last), st.Partitions[last][0].Name)
+				if err := tt.damage(path); err != nil {
+					t.Fatal(err)
+				}
+				defer func(n int) { sinkBuffer = n }(sinkBuffer)
+				sinkBuffer = 16 // the first partition reaches stdout at once
+				var out bytes.Buffer
+				o := DefaultOptions()
+				o.Data, o.Format, o.Stdout = data, format, &out
+				_, err = Run(context.Background(), o)
+				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("error %v, want one naming %s and %q", err, path, tt.want)
+				}
+				if tt.name == "missing" && !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("error %v is not fs.ErrNotExist", err)
+				}
+				if out.Len() != 0 {
+					t.Errorf("%d bytes went to stdout before the error: %.200q", out.Len(), out.Bytes())
+				}
+			})
+		}
+	}
+}
