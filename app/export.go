@@ -37,7 +37,10 @@ starts over on the newer snapshot, up to 5 times, so that the output is one
 snapshot; once part of the output has gone to stdout, a FIFO or a device it
 cannot, and fails saying so (raise --keep). In text formats (csv, jsonl,
 es-bulk, magnet) a hash is 40 (or 64) lowercase hex characters and a
-timestamp is RFC 3339 UTC; csv has a header row. arrow is an Arrow IPC
+timestamp is RFC 3339 UTC; csv has a header row. Values are written as
+they are, never defused: a torrent name from a peer that begins with =, +,
+- or @ is a formula to a spreadsheet that opens the csv (import it as
+text). arrow is an Arrow IPC
 stream (pyarrow: ipc.open_stream), also when -o ends in .arrow. parquet and
 arrow carry every column; csv and jsonl leave out info_bytes (the raw info dictionary),
 es-bulk info_bytes and name_raw. The state's lease_id and lease_until come

@@ -132,3 +132,39 @@ func TestKnownEmptyIsNotNull(t *testing.T) {
 		})
 	}
 }
+
+// TestCSVKeepsValuesExact: CSV cells are the values as they are, so that
+// DuckDB and other CSV readers get back what the dataset holds. Names
+// from peers that a spreadsheet would run as a formula (a leading =, +,
+// - or @; README: import a CSV as text) are not defused with a quote or
+// an apostrophe, and NUL and other control characters, U+2028 and
+// U+FEFF stay; only the quoting of encoding/csv applies.
+func TestCSVKeepsValuesExact(t *testing.T) {
+	for _, tt := range []struct{ name, cell string }{
+		{`=HYPERLINK("http://x","y")`, `"=HYPERLINK(""http://x"",""y"")"`},
+		{"=1+1", "=1+1"},
+		{"+1-2", "+1-2"},
+		{"-cmd", "-cmd"},
+		{"@SUM(A1)", "@SUM(A1)"},
+		{"\tlead tab", "\"\tlead tab\""},
+		{"nul\x00x\x1f\u2028\ufeff", "nul\x00x\x1f\u2028\ufeff"},
+		{"cr\ronly", "\"cr\ronly\""},
+	} {
+		var b bytes.Buffer
+		e := NewCSV[schema.Torrent](&b, "info_bytes")
+		if err := e.Write([]schema.Torrent{{HashType: 1, Meta: schema.Meta{Name: new(tt.name), NameRaw: []byte(tt.name)}}}); err != nil {
+			t.Fatal(err)
+		}
+		line := strings.SplitN(b.String(), "\n", 2)[1]
+		if !strings.Contains(line, ","+tt.cell+",") {
+			t.Errorf("name %q: row %q lacks the cell %q", tt.name, line, tt.cell)
+		}
+		recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+		if err != nil {
+			t.Fatalf("name %q: %v", tt.name, err)
+		}
+		if got := recs[1][indexOf(recs[0], "name")]; got != tt.name {
+			t.Errorf("name %q read back as %q", tt.name, got)
+		}
+	}
+}

@@ -172,6 +172,14 @@ var awkwardNames = []string{
 	"two\nlines, \"quoted\"",
 	`Tom & Jerry + 100% fun?=#`,
 	"caf\xe9 cr\xe8me, Latin-1",
+	"=HYPERLINK(\"http://x\",\"y\")",
+	"+1-2", "-cmd", "@SUM(A1)",
+	"nul\x00in\x01the\x1fmiddle\ttab",
+	"cr\ronly and crlf\r\nend",
+	"line\u2028sep\u2029para",
+	" leading space",
+	"\\.",
+	"NULL",
 }
 
 // awkwardTorrents are valid torrents with awkwardNames, alternately
