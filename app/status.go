@@ -27,7 +27,10 @@ dedup or merge migrates it), so it works on a read-only copy and while a
 writer runs. When a writer's commit removes the files of the snapshot
 being read (they stay for the writers' --keep snapshots), status starts
 over on the newer snapshot, up to 5 times, rather than report them
-missing. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged). The retry
+missing. "leased" counts the live leases of DIR/leases/ (jobs planned and not yet merged),
+"leases_expired" the ones whose lease_until passed with no result merged
+(the fetch died or its results were not merged; the hashes are planned
+again), "oldest_expired_lease_until" the earliest of those. The retry
 waves count the hashes not fetched, leased nor blocklisted by when their
 next retry falls due (a null one is overdue), each hash in one wave:
 overdue, within_1h, within_1d (after the first hour), within_7d,
@@ -58,7 +61,7 @@ compares its size and CRC-32C with what the manifest recorded when it was
 written: a missing, truncated or altered file is listed and the exit status
 is 1. Nothing is then read from the files: "hashes" is the manifest's row
 count, and the counts that read them (by status, tier and failure, leased,
-retry waves, last input) are left out of the text and null in --format json.
+leases_expired, retry waves, last input) are left out of the text and null in --format json.
 It changes nothing. Snapshots share the files a commit left unchanged (hard
 links), so older ones hold the same damage: restore the file at the same
 path from a backup of the dataset (files never change once written) and run
@@ -67,8 +70,8 @@ reads the file fails, and while its size is wrong so does every commit
 whose snapshot would name it (a commit checks the size of each file).
 
 --metrics-file writes gauges for alerting (infohash_status_*): hashes by
-metadata_status and tier, failed hashes by last failure, live leases,
-overdue retries and the retry waves by tier and kind (alert on
+metadata_status and tier, failed hashes by last failure, live and expired
+leases (alert on infohash_status_leases_expired > 0: jobs lost), overdue retries and the retry waves by tier and kind (alert on
 infohash_status_overdue{tier="hot",kind="retry"}), rows and bytes per
 table, inputs applied and when the last one was, partial, pending and
 spooling inputs, foreign files (foreign_files), unapplied work files (unapplied_work_files), the bytes held by what a failed or killed commit built

@@ -68,6 +68,8 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 		f.set(float64(r.ByFailure[c]), "last_failure", c)
 	}
 	m("leases_live", "Live leases: hashes planned by plan-retries and not yet merged.").set(float64(deref(r.Leased)))
+	m("leases_expired", "Leases whose lease_until passed with no result merged: jobs whose fetch died or whose results were not merged "+
+		"(the hashes are planned again; kept 7 days for a late result).").set(float64(deref(r.LeasesExpired)))
 	if r.WavesBy != nil {
 		r.waveMetrics(m)
 	}

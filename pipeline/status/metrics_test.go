@@ -19,8 +19,8 @@ func TestMetrics(t *testing.T) {
 		Snapshot: 42, CommittedAt: committed, Hashes: 9,
 		ByStatusTier: map[string]map[string]int64{"new": {"hot": 4}, "failed": {"hot": 2, "cold": 1}, "fetched": {"hot": 2}},
 		ByFailure:    map[string]int64{"no_peers": 2, "timeout": 1},
-		Leased:       new(int64(3)),
-		RetryWaves:   map[string]int64{"overdue": 5, "later": 1},
+		Leased:       new(int64(3)), LeasesExpired: new(int64(2)),
+		RetryWaves: map[string]int64{"overdue": 5, "later": 1},
 		WavesBy: func() WavesBy {
 			w := newWavesBy()
 			w["hot"]["retry"]["overdue"], w["hot"]["new"]["overdue"], w["cold"]["retry"]["overdue"] = 2, 2, 1

@@ -45,6 +45,13 @@ type Report struct {
 	// Leased counts the live leases of the leases table (lease_until
 	// after Now): hashes planned and not yet reported back by merge.
 	Leased *int64 `json:"leased"`
+	// LeasesExpired counts the leases of the leases table whose
+	// lease_until has passed with no result merged: jobs whose fetch
+	// died, or whose results were never merged (the hashes are planned
+	// again; a late result is still applied within leases.Grace).
+	// OldestExpired is the earliest such lease_until (null when none).
+	LeasesExpired *int64     `json:"leases_expired"`
+	OldestExpired *time.Time `json:"oldest_expired_lease_until"`
 	// RetryWaves counts the hashes not fetched, not under a live lease
 	// and not blocklisted by when their next retry falls due (a null
 	// next_retry is overdue), all tiers and kinds together: the sums of
@@ -213,6 +220,12 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	}
 	leased := int64(len(live))
 	r.Leased = &leased
+	r.LeasesExpired = new(int64(len(leases)) - leased)
+	for h, l := range leases {
+		if !live[h] && (r.OldestExpired == nil || l.LeaseUntil < r.OldestExpired.UnixMilli()) {
+			r.OldestExpired = new(time.UnixMilli(l.LeaseUntil).UTC())
+		}
+	}
 	var rows []stateView
 	prog := o.progress("status: counting hashes", st.Rows())
 	defer prog.Done()
@@ -288,6 +301,10 @@ func (r *Report) Print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %d inputs applied)\n", r.Hashes, deref(r.Leased), r.InputsLedger)
+	if n := deref(r.LeasesExpired); n > 0 {
+		fmt.Fprintf(tw, "expired leases\t%d with no result merged (fetch died or its results were not merged; the oldest ended %s)\n",
+			n, r.OldestExpired.Format(time.RFC3339))
+	}
 	fmt.Fprintf(tw, "by status\t%s\n", counts(r.ByStatus, nil))
 	fmt.Fprintf(tw, "by tier\t%s\n", counts(r.ByTier, nil))
 	fmt.Fprintf(tw, "last failure\t%s\n", counts(r.ByFailure, nil))

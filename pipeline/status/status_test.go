@@ -73,6 +73,13 @@ func TestReport(t *testing.T) {
 		{"new hot", r.ByStatusTier["new"]["hot"], 3},
 		{"no_peers", r.ByFailure["no_peers"], 2},
 		{"leased", deref(r.Leased), 1},
+		{"leases expired", deref(r.LeasesExpired), 1},
+		{"oldest expired lease", func() int64 {
+			if r.OldestExpired == nil {
+				return 0
+			}
+			return r.OldestExpired.UnixMilli()
+		}(), ms(-time.Minute)},
 		{"partial inputs", int64(len(r.Partial)), 1},
 		{"rejected inputs", int64(len(r.Rejected)), 1},
 		{"overdue", r.RetryWaves["overdue"], 2},
@@ -95,6 +102,7 @@ func TestReport(t *testing.T) {
 	if !strings.Contains(out.String(), "no_peers 2, timeout 1") || !strings.Contains(out.String(), "read_parquet(") ||
 		!regexp.MustCompile(`(?m)^last input +second\.parquet \(2 rows\) applied at 2026-05-31T23:59:00Z$`).MatchString(out.String()) ||
 		!strings.Contains(out.String(), "table ledger") ||
+		!regexp.MustCompile(`(?m)^expired leases +1 with no result merged .*the oldest ended 2026-05-31T23:59:00Z\)$`).MatchString(out.String()) ||
 		strings.Index(out.String(), "table ledger") > strings.Index(out.String(), "table state") {
 		t.Fatalf("print:\n%s", out.String())
 	}
