@@ -35,7 +35,10 @@ writer may commit meanwhile: when its commit removes the files of the
 snapshot being read (they stay for the writers' --keep snapshots), export
 starts over on the newer snapshot, up to 5 times, so that the output is one
 snapshot; once part of the output has gone to stdout, a FIFO or a device it
-cannot, and fails saying so (raise --keep). In text formats (csv, jsonl,
+cannot, and fails saying so (raise --keep). To stdout, a FIFO or a device
+it first checks that each file it will read has the size and footer the
+manifest records: a missing or cut-short file fails the run (exit 1, one
+line naming it) before the first byte. In text formats (csv, jsonl,
 es-bulk, magnet) a hash is 40 (or 64) lowercase hex characters and a
 timestamp is RFC 3339 UTC; csv has a header row. Values are written as
 they are, never defused: a torrent name from a peer that begins with =, +,
