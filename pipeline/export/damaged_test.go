@@ -65,3 +65,44 @@ func TestDamagedDatasetWritesNothingToStdout(t *testing.T) {
 		}
 	}
 }
+
+// TestDamageFoundAfterOutputBeganSaysSo: damage that keeps a file's size
+// and footer (a page altered in place) is found only when its partition
+// is read; by then earlier partitions may have gone to stdout, and the
+// error says that output is incomplete, as for a collected snapshot.
+func TestDamageFoundAfterOutputBeganSaysSo(t *testing.T) {
+	data, _ := fixture(t)
+	d, err := dataset.OpenReadOnly(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.Current()
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := m.Table(dataset.TableState)
+	keys := st.PartitionKeys()
+	last := keys[len(keys)-1]
+	path := filepath.Join(data, st.PartitionDir(last), st.Partitions[last][0].Name)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xff}, 64), 4); err != nil { // the first page header, after "PAR1"
+		t.Fatal(err)
+	}
+	f.Close()
+	defer func(n int) { sinkBuffer = n }(sinkBuffer)
+	sinkBuffer = 16 // the first partition reaches stdout at once
+	var out bytes.Buffer
+	o := DefaultOptions()
+	o.Data, o.Format, o.Stdout = data, "csv", &out
+	_, err = Run(context.Background(), o)
+	if out.Len() == 0 {
+		t.Fatalf("nothing reached stdout (error %v): the test does not test what it means to", err)
+	}
+	if err == nil || !strings.Contains(err.Error(), "partition "+last) || !strings.Contains(err.Error(), "the output on stdout is incomplete") {
+		t.Fatalf("error %v, want one naming partition %s and saying the output on stdout is incomplete", err, last)
+	}
+}

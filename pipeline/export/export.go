@@ -136,6 +136,20 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
+// incomplete is what a failure adds once bytes went where they cannot be
+// taken back (stdout, a FIFO, a device): that the output there is
+// incomplete ("" before that, and for a file output, never published).
+func (o Options) incomplete() string {
+	if o.placed == nil || *o.placed == 0 {
+		return ""
+	}
+	out := o.Output
+	if out == "-" {
+		out = "stdout"
+	}
+	return fmt.Sprintf(" (the output on %s is incomplete)", out)
+}
+
 // keepPartition applies --prefix.
 func (o Options) keepPartition(key string) bool {
 	if len(o.Prefixes) == 0 {
@@ -195,7 +209,7 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		began := time.Now()
 		rows, err := src(d, m, key)
 		if err != nil {
-			return st, fmt.Errorf("export: partition %s: %w", key, err)
+			return st, fmt.Errorf("export: partition %s: %w%s", key, err, o.incomplete())
 		}
 		ph.read += time.Since(began)
 		ph.rows += int64(len(rows))
