@@ -433,7 +433,7 @@ func (b *batch) sorted(p byte, dst []entry) []entry {
 		next[k]++
 	}
 	for k := 0; k < nb; k++ {
-		sortBucket(es[counts[k]:counts[k+1]])
+		sortFew(es[counts[k]:counts[k+1]], 64, entryBefore)
 	}
 	return es
 }

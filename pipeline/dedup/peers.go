@@ -225,7 +225,7 @@ func (t *table) compactPeers() {
 		hi := at[k]
 		at[k] = int32(len(out))
 		if g := byAgg[lo:hi]; len(g) > 0 {
-			sortNewestFirst(g)
+			sortFew(g, 32, newerPeer) // insertion sort for the usual few
 			kept := 0
 			for _, p := range g {
 				if kept == schema.MaxStatePeers {
@@ -244,33 +244,9 @@ func (t *table) compactPeers() {
 	t.peersKept = len(out)
 }
 
-// sortNewestFirst sorts one aggregate's records newest first (ties by
-// endpoint): insertion sort for the usual few.
-func sortNewestFirst(g []peerRec) {
-	less := func(x, y *peerRec) bool {
-		return x.sec > y.sec || (x.sec == y.sec && x.endpoint() < y.endpoint())
-	}
-	if len(g) > 32 {
-		slices.SortFunc(g, func(x, y peerRec) int {
-			if less(&x, &y) {
-				return -1
-			}
-			if less(&y, &x) {
-				return 1
-			}
-			return 0
-		})
-		return
-	}
-	for i := 1; i < len(g); i++ {
-		p := g[i]
-		j := i
-		for j > 0 && less(&p, &g[j-1]) {
-			g[j] = g[j-1]
-			j--
-		}
-		g[j] = p
-	}
+// newerPeer orders one aggregate's records newest first, ties by endpoint.
+func newerPeer(x, y peerRec) bool {
+	return x.sec > y.sec || (x.sec == y.sec && x.endpoint() < y.endpoint())
 }
 
 // finishPeers readies partition p's announcements for peersOf: called by

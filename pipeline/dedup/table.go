@@ -3,7 +3,6 @@ package dedup
 import (
 	"bytes"
 	"encoding/binary"
-	"slices"
 	"unsafe"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -130,35 +129,12 @@ func (t *table) grow() {
 	}
 }
 
-// sortBucket sorts entries sharing their first two bytes (at least):
-// insertion sort for the usual few dozen, pdqsort past that.
-func sortBucket(es []entry) {
-	less := func(x, y *entry) bool {
-		kx, ky := binary.BigEndian.Uint64(x.h[2:10]), binary.BigEndian.Uint64(y.h[2:10])
-		if kx != ky {
-			return kx < ky
-		}
-		return bytes.Compare(x.h[10:], y.h[10:]) < 0
+// entryBefore orders entries sharing their first two bytes (at least) by
+// the following 8 bytes as one big-endian word, then the rest.
+func entryBefore(x, y entry) bool {
+	kx, ky := binary.BigEndian.Uint64(x.h[2:10]), binary.BigEndian.Uint64(y.h[2:10])
+	if kx != ky {
+		return kx < ky
 	}
-	if len(es) > 64 {
-		slices.SortFunc(es, func(x, y entry) int {
-			if less(&x, &y) {
-				return -1
-			}
-			if less(&y, &x) {
-				return 1
-			}
-			return 0
-		})
-		return
-	}
-	for i := 1; i < len(es); i++ {
-		e := es[i]
-		j := i
-		for j > 0 && less(&e, &es[j-1]) {
-			es[j] = es[j-1]
-			j--
-		}
-		es[j] = e
-	}
+	return bytes.Compare(x.h[10:], y.h[10:]) < 0
 }
