@@ -28,46 +28,11 @@ const tmpfsEnv = "INFOHASH_TEST_TMPFS"
 // ends partial (exit 3) saying so. The test re-executes itself in a
 // private mount namespace (unshare -m) on a real 4 MiB tmpfs.
 func TestFetchKeepsWhatFitsOnAFullDisk(t *testing.T) {
-	mnt := os.Getenv(tmpfsEnv)
+	mnt := fullishTmpfs(t)
 	if mnt == "" {
-		dir := t.TempDir()
-		if out, err := exec.Command("unshare", "-m", "--propagation", "private", "mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir).CombinedOutput(); err != nil {
-			t.Skipf("cannot mount a tmpfs in a private mount namespace (unshare -m needs root): %v: %s", err, out)
-		}
-		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c",
-			`mount -t tmpfs -o size=4m tmpfs "$`+tmpfsEnv+`" && exec "$0" -test.run='^TestFetchKeepsWhatFitsOnAFullDisk$' -test.v -test.count=1`, os.Args[0])
-		cmd.Env = append(os.Environ(), tmpfsEnv+"="+dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS") {
-			t.Fatalf("in the mount namespace: %v\n%s", err, out)
-		}
-		t.Logf("in the mount namespace:\n%s", out)
 		return
 	}
-	// 3 MiB of the 4 free; 48 results of ~100 KiB of metadata do not fit.
-	if err := os.WriteFile(filepath.Join(mnt, "filler"), make([]byte, 1<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var tors []badpeers.Torrent
-	for i := range 48 {
-		tors = append(tors, badpeers.NewTorrent(uint64(100+i), 1, 5000))
-	}
-	good := startPeer(t, badpeers.Good, tors...)
-	stall := startPeer(t, badpeers.Stall)
-	future := time.Now().Add(2 * time.Hour).UnixMilli()
-	var jobs []schema.Job
-	for i := range 2 { // in flight at the stop: abandoned
-		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xd4, byte(i)}, HashType: schema.HashV1, Attempt: 2,
-			LeaseID: "L1", LeaseUntil: future, Peers: []string{stall.Addr()}})
-	}
-	for _, tor := range tors {
-		jobs = append(jobs, schema.Job{InfoHash: tor.InfoHash, HashType: schema.HashV1, Attempt: 1, LeaseID: "L1",
-			LeaseUntil: future, Peers: []string{good.Addr()}})
-	}
-	for i := range 300 { // never started
-		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xd5, byte(i >> 8), byte(i)}, HashType: schema.HashV1,
-			Attempt: 1, LeaseID: "L1", LeaseUntil: future, Peers: []string{stall.Addr()}})
-	}
+	tors, jobs := fullDiskJobs(t, 2)
 	in, out := filepath.Join(t.TempDir(), "jobs.parquet"), filepath.Join(mnt, "results.parquet")
 	writeRows(t, in, jobs)
 	o := testOptions()
@@ -106,4 +71,65 @@ func TestFetchKeepsWhatFitsOnAFullDisk(t *testing.T) {
 	}
 	checkIdentity(t, st)
 	t.Logf("%d ok, %d released; %v", ok, released, err)
+}
+
+// fullishTmpfs returns the folder of a 4 MiB tmpfs with 1 MiB of it taken
+// by a file named filler, when the test runs re-executed in a private
+// mount namespace (unshare -m). Otherwise it mounts one there, re-executes
+// the test (t.Name(), a top-level test) in it, checks that it passed, and
+// returns "": the caller then returns. Skipped where unshare -m fails
+// (it needs root).
+func fullishTmpfs(t *testing.T) string {
+	t.Helper()
+	mnt := os.Getenv(tmpfsEnv)
+	if mnt == "" {
+		dir := t.TempDir()
+		if out, err := exec.Command("unshare", "-m", "--propagation", "private", "mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", dir).CombinedOutput(); err != nil {
+			t.Skipf("cannot mount a tmpfs in a private mount namespace (unshare -m needs root): %v: %s", err, out)
+		}
+		cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c",
+			`mount -t tmpfs -o size=4m tmpfs "$`+tmpfsEnv+`" && exec "$0" -test.run='^`+t.Name()+`$' -test.v -test.count=1`, os.Args[0])
+		cmd.Env = append(os.Environ(), tmpfsEnv+"="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("in the mount namespace: %v\n%s", err, out)
+		}
+		t.Logf("in the mount namespace:\n%s", out)
+		return ""
+	}
+	// 3 MiB of the 4 free; 48 results of ~100 KiB of metadata do not fit.
+	if err := os.WriteFile(filepath.Join(mnt, "filler"), make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mnt
+}
+
+// fullDiskJobs starts a good peer serving 48 torrents of ~100 KiB of
+// metadata and a stalling one, and returns the torrents and the jobs of
+// one lease: inFlight jobs (attempt 2) on the stalling peer, in flight
+// when the disk fills; one for each torrent on the good peer; and 300 on
+// the stalling peer never started (released at the stop).
+func fullDiskJobs(t *testing.T, inFlight int) ([]badpeers.Torrent, []schema.Job) {
+	t.Helper()
+	var tors []badpeers.Torrent
+	for i := range 48 {
+		tors = append(tors, badpeers.NewTorrent(uint64(100+i), 1, 5000))
+	}
+	good := startPeer(t, badpeers.Good, tors...)
+	stall := startPeer(t, badpeers.Stall)
+	future := time.Now().Add(2 * time.Hour).UnixMilli()
+	var jobs []schema.Job
+	for i := range inFlight {
+		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xd4, byte(i)}, HashType: schema.HashV1, Attempt: 2,
+			LeaseID: "L1", LeaseUntil: future, Peers: []string{stall.Addr()}})
+	}
+	for _, tor := range tors {
+		jobs = append(jobs, schema.Job{InfoHash: tor.InfoHash, HashType: schema.HashV1, Attempt: 1, LeaseID: "L1",
+			LeaseUntil: future, Peers: []string{good.Addr()}})
+	}
+	for i := range 300 {
+		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xd5, byte(i >> 8), byte(i)}, HashType: schema.HashV1,
+			Attempt: 1, LeaseID: "L1", LeaseUntil: future, Peers: []string{stall.Addr()}})
+	}
+	return tors, jobs
 }
