@@ -1,9 +1,7 @@
 package fsutil
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -17,17 +15,7 @@ import (
 func TestClaimDeadTemps(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "jobs.parquet")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledOutputHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envKilledOutput+"="+out)
-	b, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("helper: %v\n%s", err, b)
-	}
-	debris := temps(t, dir)
-	if len(debris) != 1 {
-		t.Fatalf("setup: the killed writer left %v, want one temporary file", debris)
-	}
+	debris := killedWriterTemp(t, out)
 	for _, n := range []string{
 		TempPrefix + "jobs.parquet-2-L0123456789ab", // another output's
 		TempPrefix + "jobs.parquet-0123456789ab",    // an unheld fallback name

@@ -13,7 +13,7 @@ import (
 // envKilledOutput names the output TestKilledOutputHelper opens.
 const envKilledOutput = "FSUTIL_TEST_KILLED_OUTPUT"
 
-// TestKilledOutputHelper is the writer TestCreateOutputRemovesAKilledWritersTemp
+// TestKilledOutputHelper is the writer killedWriterTemp
 // kills: it opens the output, writes a little, and dies of SIGKILL.
 func TestKilledOutputHelper(t *testing.T) {
 	path := os.Getenv(envKilledOutput)
@@ -42,6 +42,25 @@ func temps(t *testing.T, dir string) []string {
 	return m
 }
 
+// killedWriterTemp runs TestKilledOutputHelper, a writer of out killed
+// with SIGKILL while its temporary file is open, and returns the names in
+// out's folder temps lists: the one temporary file it left.
+func killedWriterTemp(t *testing.T, out string) []string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledOutputHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envKilledOutput+"="+out)
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("helper: %v\n%s", err, b)
+	}
+	debris := temps(t, filepath.Dir(out))
+	if len(debris) != 1 {
+		t.Fatalf("setup: the killed writer left %v, want one temporary file", debris)
+	}
+	return debris
+}
+
 // TestCreateOutputRemovesAKilledWritersTemp: the next run writing the
 // same -o removes the temporary file a kill -9 left next to it, however
 // young, and nothing else: a live writer's of the same output, and
@@ -51,17 +70,7 @@ func temps(t *testing.T, dir string) []string {
 func TestCreateOutputRemovesAKilledWritersTemp(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.csv")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledOutputHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envKilledOutput+"="+out)
-	b, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("helper: %v\n%s", err, b)
-	}
-	debris := temps(t, dir)
-	if len(debris) != 1 {
-		t.Fatalf("setup: the killed writer left %v, want one temporary file", debris)
-	}
+	debris := killedWriterTemp(t, out)
 	others := []string{
 		TempPrefix + "out.csv-2-L0123456789ab", // another output's (out.csv-2)
 		TempPrefix + "out.csv-L0123456789",     // not the pattern
