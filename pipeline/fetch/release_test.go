@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/tools/badpeers"
@@ -60,20 +58,7 @@ func TestRunReleasesLeases(t *testing.T) {
 			in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "out.parquet")
 			o := testOptions()
 			if tt.stdin {
-				var stdin bytes.Buffer
-				w, err := rowio.Create[schema.Job]("-", &stdin)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := 0; i < len(jobs); i += 100 {
-					if err := w.Write(jobs[i:min(i+100, len(jobs))]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
-				in, o.Stdin = "-", &stdin
+				in, o.Stdin = "-", jobStream(t, jobs)
 			} else {
 				writeRows(t, in, jobs)
 			}

@@ -33,6 +33,26 @@ func writeRows[T any](t *testing.T, path string, rows []T) {
 	}
 }
 
+// jobStream is an Arrow IPC stream of jobs as fetch reads it on stdin, in
+// record batches of 100 rows: more than one read.
+func jobStream(t *testing.T, jobs []schema.Job) *bytes.Buffer {
+	t.Helper()
+	var stream bytes.Buffer
+	w, err := rowio.Create[schema.Job]("-", &stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(jobs); i += 100 {
+		if err := w.Write(jobs[i:min(i+100, len(jobs))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &stream
+}
+
 func readResults(t *testing.T, path string) map[schema.Hash]schema.Result {
 	t.Helper()
 	r, err := rowio.Open[schema.Result](path, nil)
@@ -216,13 +236,7 @@ func TestRunDeadlineAndInterrupt(t *testing.T) {
 			in, out := filepath.Join(dir, "jobs.parquet"), filepath.Join(dir, "out.parquet")
 			o := testOptions()
 			if tt.arrow {
-				var stdin bytes.Buffer
-				w, _ := rowio.Create[schema.Job]("-", &stdin)
-				for i := 0; i < len(jobs); i += 100 {
-					w.Write(jobs[i:min(i+100, len(jobs))])
-				}
-				w.Close()
-				in, o.Stdin = "-", &stdin
+				in, o.Stdin = "-", jobStream(t, jobs)
 			} else {
 				writeRows(t, in, jobs)
 			}
@@ -272,12 +286,7 @@ func TestRunStoppedStreamUncountable(t *testing.T) {
 	for i := range 1000 {
 		jobs = append(jobs, schema.Job{InfoHash: schema.Hash{0xee, byte(i >> 8), byte(i)}, Peers: []string{stall.Addr()}})
 	}
-	var stream bytes.Buffer
-	w, _ := rowio.Create[schema.Job]("-", &stream)
-	for i := 0; i < len(jobs); i += 100 {
-		w.Write(jobs[i:min(i+100, len(jobs))])
-	}
-	w.Close()
+	stream := jobStream(t, jobs)
 	defer func(g time.Duration) { drainGrace = g }(drainGrace)
 	drainGrace = 500 * time.Millisecond
 	tests := []struct {
