@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,7 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/internal/exitcode"
-	"github.com/infohash/infohash/tools/loadgen"
 )
 
 // mkfifo makes a FIFO alone in a new directory (so that a temporary file
@@ -132,16 +129,7 @@ func TestDeliverGraceFIFO(t *testing.T) {
 // beside it. Both used to ignore the signals for good.
 func TestStalledFIFOStopsOnSecondSignal(t *testing.T) {
 	bin := infohashBinary(t)
-	hashes := filepath.Join(t.TempDir(), "hashes.txt")
-	if err := os.WriteFile(hashes, []byte(hexLines("fifo", 5000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(t.TempDir(), "ds")
-	many := filepath.Join(t.TempDir(), "many.txt")
-	if err := os.WriteFile(many, []byte(hexLines("fifo-ds", 20000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, nil, "dedup", "--data", data, many)
+	hashes, data := stalledInputs(t, "fifo")
 	tests := []struct {
 		name     string
 		args     []string
@@ -167,29 +155,11 @@ func TestStalledFIFOStopsOnSecondSignal(t *testing.T) {
 				if reader == "stalled reader" {
 					r = openStalledReader(t, fifo)
 				}
-				cmd := exec.Command(bin, append(tt.args, "-o", fifo)...)
-				stderr := &lockedBuffer{}
-				cmd.Stderr = stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				exited := make(chan error, 1)
-				go func() { exited <- cmd.Wait() }()
-				defer cmd.Process.Kill()
+				cmd, stderr, exited := startCmd(t, bin, nil, append(tt.args, "-o", fifo)...)
 				if r == nil {
 					waitFor(t, "the command to open the FIFO", func() bool { return openingFIFO(cmd.Process.Pid) })
 				} else if tt.load {
-					var port string
-					waitFor(t, "capture's address", func() bool {
-						m := regexp.MustCompile(`addr=127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
-						if m != nil {
-							port = m[1]
-						}
-						return m != nil
-					})
-					if _, err := loadgen.Run(t.Context(), loadgen.Config{Target: "127.0.0.1:" + port, Rate: 20000, Count: 20000, Senders: 1}); err != nil {
-						t.Fatal(err)
-					}
+					loadCapture(t, stderr)
 				} else {
 					waitFor(t, "the FIFO to fill", func() bool { return pipeHolds(r, stalledPipe) })
 				}
@@ -200,15 +170,7 @@ func TestStalledFIFOStopsOnSecondSignal(t *testing.T) {
 				}
 				time.Sleep(300 * time.Millisecond)
 				cmd.Process.Signal(syscall.SIGTERM)
-				select {
-				case err := <-exited:
-					var ee *exec.ExitError
-					if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-						t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
-					}
-				case <-time.After(8 * time.Second):
-					t.Fatalf("still running 8s after the second SIGTERM; stderr:\n%s", stderr.String())
-				}
+				wantExit130(t, exited, stderr, "SIGTERM")
 				if n := strings.Count(stderr.String(), "the output could not be delivered"); n != 1 {
 					t.Fatalf("%d lines say the output was not delivered, want 1; stderr:\n%s", n, stderr.String())
 				}

@@ -113,17 +113,7 @@ func TestDeliverGrace(t *testing.T) {
 // not delivered. It used to ignore both signals.
 func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 	bin := infohashBinary(t)
-	hashes := filepath.Join(t.TempDir(), "hashes.txt")
-	if err := os.WriteFile(hashes, []byte(hexLines("stall", 5000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// A dataset of 20000 new hashes: more jobs and more CSV than a pipe holds.
-	data := filepath.Join(t.TempDir(), "ds")
-	many := filepath.Join(t.TempDir(), "many.txt")
-	if err := os.WriteFile(many, []byte(hexLines("stall-ds", 20000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, nil, "dedup", "--data", data, many)
+	hashes, data := stalledInputs(t, "stall")
 	tests := []struct {
 		name string
 		args []string
@@ -147,28 +137,10 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close() // held open and never read
-			cmd := exec.Command(bin, tt.args...)
-			stderr := &lockedBuffer{}
-			cmd.Stdout, cmd.Stderr = w, stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, stderr, exited := startCmd(t, bin, w, tt.args...)
 			w.Close()
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			defer cmd.Process.Kill()
 			if tt.load {
-				var port string
-				waitFor(t, "capture's address", func() bool {
-					m := regexp.MustCompile(`addr=127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
-					if m != nil {
-						port = m[1]
-					}
-					return m != nil
-				})
-				if _, err := loadgen.Run(t.Context(), loadgen.Config{Target: "127.0.0.1:" + port, Rate: 20000, Count: 20000, Senders: 1}); err != nil {
-					t.Fatal(err)
-				}
+				loadCapture(t, stderr)
 			}
 			waitFor(t, "the pipe to fill", func() bool {
 				n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ) // FIONREAD: bytes in the pipe
@@ -177,15 +149,7 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGINT)
 			time.Sleep(300 * time.Millisecond)
 			cmd.Process.Signal(syscall.SIGINT)
-			select {
-			case err := <-exited:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-					t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
-				}
-			case <-time.After(8 * time.Second):
-				t.Fatalf("still running 8s after the second SIGINT; stderr:\n%s", stderr.String())
-			}
+			wantExit130(t, exited, stderr, "SIGINT")
 			if n := strings.Count(stderr.String(), "the output could not be delivered"); n != 1 {
 				t.Fatalf("%d lines say the output was not delivered, want 1; stderr:\n%s", n, stderr.String())
 			}
@@ -193,5 +157,74 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 				t.Fatalf("stderr does not say %q:\n%s", tt.also, stderr.String())
 			}
 		})
+	}
+}
+
+// stalledInputs writes a list of 5000 hashes and makes a dataset of 20000
+// new hashes (more jobs and more CSV than a pipe holds), both from seed.
+func stalledInputs(t *testing.T, seed string) (hashes, data string) {
+	t.Helper()
+	hashes = filepath.Join(t.TempDir(), "hashes.txt")
+	if err := os.WriteFile(hashes, []byte(hexLines(seed, 5000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data = filepath.Join(t.TempDir(), "ds")
+	many := filepath.Join(t.TempDir(), "many.txt")
+	if err := os.WriteFile(many, []byte(hexLines(seed+"-ds", 20000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, nil, "dedup", "--data", data, many)
+	return hashes, data
+}
+
+// startCmd starts bin with args, its stdout on stdout (nil: none) and its
+// stderr in the buffer returned; exited gets what cmd.Wait returns. The
+// process is killed when the test ends.
+func startCmd(t *testing.T, bin string, stdout io.Writer, args ...string) (*exec.Cmd, *lockedBuffer, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stderr := &lockedBuffer{}
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, stderr, exited
+}
+
+// loadCapture waits for the address capture logs on stderr and sends it
+// 20000 get_peers/announce_peer queries.
+func loadCapture(t *testing.T, stderr *lockedBuffer) {
+	t.Helper()
+	var port string
+	waitFor(t, "capture's address", func() bool {
+		m := regexp.MustCompile(`addr=127\.0\.0\.1:(\d+)`).FindStringSubmatch(stderr.String())
+		if m != nil {
+			port = m[1]
+		}
+		return m != nil
+	})
+	if _, err := loadgen.Run(t.Context(), loadgen.Config{Target: "127.0.0.1:" + port, Rate: 20000, Count: 20000, Senders: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantExit130 fails the test unless the command exited reports on exits
+// with 130 within 8 s of the second signal (sig names it).
+func wantExit130(t *testing.T, exited <-chan error, stderr *lockedBuffer, sig string) {
+	t.Helper()
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatalf("still running 8s after the second %s; stderr:\n%s", sig, stderr.String())
 	}
 }

@@ -1,9 +1,7 @@
 package app
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -74,28 +72,12 @@ func TestReportToFIFOStopsOnSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fifo := mkfifo(t)
-			cmd := exec.Command(bin, append(tt.args(t), tt.flag, fifo)...)
-			stderr := &lockedBuffer{}
-			cmd.Stderr = stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			defer cmd.Process.Kill()
+			cmd, stderr, exited := startCmd(t, bin, nil, append(tt.args(t), tt.flag, fifo)...)
 			waitFor(t, "the command to open the FIFO", func() bool { return openingFIFO(cmd.Process.Pid) })
 			cmd.Process.Signal(syscall.SIGTERM)
 			time.Sleep(300 * time.Millisecond)
 			cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case err := <-exited:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-					t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
-				}
-			case <-time.After(8 * time.Second):
-				t.Fatalf("still running 8s after the second SIGTERM; stderr:\n%s", stderr.String())
-			}
+			wantExit130(t, exited, stderr, "SIGTERM")
 			want := strings.Fields(tt.name)[0] + " " + tt.flag +
 				": interrupted; the output could not be delivered: stopped by a second signal while no reader had opened " + fifo
 			if n := strings.Count(stderr.String(), "the output could not be delivered"); n != 1 || !strings.Contains(stderr.String(), want) {
