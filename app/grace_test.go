@@ -127,14 +127,13 @@ func TestInterruptAppliesWhatTheStreamStillSends(t *testing.T) {
 	}
 }
 
-// TestInterruptMergeAppliesTheRestOfTheStream: the same grace for
-// "fetch -o - | merge --data DIR -": the results still arriving after
-// Ctrl-C are applied and committed (exit 130).
-func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
-	bin := infohashBinary(t)
-	data := filepath.Join(t.TempDir(), "ih")
-	hs := seedHashes(t, data, 20, 1)
-	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+// noPeersStream seeds data with 20 hashes and returns them, the time of a
+// fetch attempt of each and an Arrow stream of their results: no_peers
+// at that time.
+func noPeersStream(t *testing.T, data string) (hs []string, at time.Time, stream []byte) {
+	t.Helper()
+	hs = seedHashes(t, data, 20, 1)
+	at = time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
 	rs := make([]schema.Result, len(hs))
 	for i, hx := range hs {
 		h, _, _, err := schema.ParseHex(hx)
@@ -144,7 +143,16 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 		rs[i] = schema.Result{InfoHash: h, HashType: schema.HashV1, AttemptedAt: at.UnixMilli(),
 			Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
 	}
-	stream := resultsArrow(t, rs)
+	return hs, at, resultsArrow(t, rs)
+}
+
+// TestInterruptMergeAppliesTheRestOfTheStream: the same grace for
+// "fetch -o - | merge --data DIR -": the results still arriving after
+// Ctrl-C are applied and committed (exit 130).
+func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
+	bin := infohashBinary(t)
+	data := filepath.Join(t.TempDir(), "ih")
+	hs, at, stream := noPeersStream(t, data)
 	prom := filepath.Join(t.TempDir(), "merge.prom")
 	cmd, stdin, stderr := startPiped(t, bin, "merge", "--data", data, "--far-now", "--now", at.Add(time.Minute).Format(time.RFC3339),
 		"--metrics-file", prom, "-")

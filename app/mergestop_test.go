@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/infohash/infohash/formats/schema"
 )
 
 // TestMergeSecondSignalWhileSpooling: a merge - whose writer holds stdin
@@ -22,18 +20,7 @@ import (
 func TestMergeSecondSignalWhileSpooling(t *testing.T) {
 	bin := infohashBinary(t)
 	data := filepath.Join(t.TempDir(), "ih")
-	hs := seedHashes(t, data, 20, 1)
-	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
-	rs := make([]schema.Result, len(hs))
-	for i, hx := range hs {
-		h, _, _, err := schema.ParseHex(hx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs[i] = schema.Result{InfoHash: h, HashType: schema.HashV1, AttemptedAt: at.UnixMilli(),
-			Outcome: schema.OutcomeNoPeers, PeerFailures: []schema.PeerFailure{}}
-	}
-	stream := resultsArrow(t, rs)
+	_, at, stream := noPeersStream(t, data)
 	half := stream[:len(stream)/2]
 	inbox := filepath.Join(data, "inbox", "merge")
 	cmd, stdin, stderr := startPiped(t, bin, "merge", "--data", data, "--now", at.Add(time.Minute).Format(time.RFC3339), "-")
