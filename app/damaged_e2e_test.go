@@ -1,8 +1,6 @@
 package app
 
 import (
-	"bytes"
-	"encoding/json"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -44,40 +42,10 @@ func rewriteState(t *testing.T, data, path string, set func([]schema.State)) {
 	if err := parquet.WriteFile(path, rows); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := rowio.SumFooter(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := os.ReadFile(filepath.Join(data, "CURRENT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mpath := filepath.Join(data, "manifests", strings.TrimSpace(string(cur)))
-	mb, err := os.ReadFile(mpath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m dataset.Manifest
-	if err := json.Unmarshal(mb, &m); err != nil {
-		t.Fatal(err)
-	}
-	fs := m.Tables[dataset.TableState].Partitions[filepath.Base(filepath.Dir(path))[len("prefix="):]]
-	for i := range fs {
-		if fs[i].Name == filepath.Base(path) {
-			fs[i].Size, fs[i].CRC32C = int64(len(b)), crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))
-			fs[i].FooterSize, fs[i].FooterCRC32C = sum.Size, sum.CRC32C
-		}
-	}
-	if mb, err = json.Marshal(&m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mpath, mb, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	setStateEntry(t, data, path, func(fi *dataset.FileInfo, b []byte, sum rowio.FooterSum) {
+		fi.Size, fi.CRC32C = int64(len(b)), crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))
+		fi.FooterSize, fi.FooterCRC32C = sum.Size, sum.CRC32C
+	})
 }
 
 // TestDamagedStateStopsEveryCommand: a state file whose footer lost a

@@ -196,6 +196,17 @@ func flipUnnoticed(t *testing.T, path, col string) {
 // footer to record its checksum, records one damaged before.
 func recordFooter(t *testing.T, data, path string) {
 	t.Helper()
+	setStateEntry(t, data, path, func(fi *dataset.FileInfo, _ []byte, sum rowio.FooterSum) {
+		fi.FooterSize, fi.FooterCRC32C = sum.Size, sum.CRC32C
+	})
+}
+
+// setStateEntry has set update the entry of the state file at path in
+// the current manifest of the dataset at data, given the file's bytes and
+// footer checksum as they are now, and writes the manifest back in
+// place. It fails the test if the manifest has no entry for path.
+func setStateEntry(t *testing.T, data, path string, set func(fi *dataset.FileInfo, b []byte, sum rowio.FooterSum)) {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +232,7 @@ func recordFooter(t *testing.T, data, path string) {
 	found := false
 	for i := range fs {
 		if fs[i].Name == filepath.Base(path) {
-			fs[i].FooterSize, fs[i].FooterCRC32C = sum.Size, sum.CRC32C
+			set(&fs[i], b, sum)
 			found = true
 		}
 	}
