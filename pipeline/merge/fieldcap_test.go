@@ -3,12 +3,10 @@ package merge
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset/datasettest"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -93,28 +91,12 @@ func TestFieldBoundsStdin(t *testing.T) {
 	h := hashAt(0x07, 1)
 	r := failure(schema.Job{InfoHash: h, HashType: schema.HashV1, Attempt: 1}, schema.OutcomeNoPeers, t0+hour)
 	r.Detail = strings.Repeat("d", 65537)
-	var stream bytes.Buffer
-	w := rowio.NewArrowWriter[schema.Result]("stdin", &stream)
-	if err := w.Write([]schema.Result{r}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	stream := resultStream(t, []schema.Result{r})
 	dir := makeDataset(t, []schema.State{newHash(h, t0)})
 	before := datasettest.Snapshot(t, dir)
 	o := DefaultOptions()
-	o.Data, o.Now, o.Inputs, o.Stdin = dir, tm(t0+2*hour), []string{"-"}, bytes.NewReader(stream.Bytes())
+	o.Data, o.Now, o.Inputs, o.Stdin = dir, tm(t0+2*hour), []string{"-"}, bytes.NewReader(stream)
 	_, err := Run(context.Background(), o)
 	want := "merge: stdin: row 1: " + schema.Hex(h) + ": detail of 65537 bytes, over its bound of 65536 bytes"
-	if exitcode.Of(err) != exitcode.Usage || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "(set aside as ") {
-		t.Fatalf("err = %v, want bad input starting %q, set aside", err, want)
-	}
-	ents, _ := os.ReadDir(dir + "/" + inboxDir)
-	if len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), ".results.bad") {
-		t.Fatalf("inbox holds %v, want the input set aside", ents)
-	}
-	if datasettest.Snapshot(t, dir) != before {
-		t.Fatal("a refused stdin committed")
-	}
+	wantStdinSetAside(t, dir, before, err, want)
 }

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/plan"
 )
 
@@ -173,4 +176,37 @@ func readResults(in input, sp *metaSpill) ([]result, *rowio.CutError, error) {
 		return nil, nil, err
 	}
 	return rs, cut, nil
+}
+
+// resultStream is an Arrow IPC stream of rs, as fetch -o - writes it.
+func resultStream(t *testing.T, rs []schema.Result) []byte {
+	t.Helper()
+	var stream bytes.Buffer
+	w := rowio.NewArrowWriter[schema.Result]("stdin", &stream)
+	if err := w.Write(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return stream.Bytes()
+}
+
+// wantStdinSetAside fails the test unless merge refused its stdin: err
+// is bad input (exit 2) on one line starting with want and saying where
+// stdin was set aside, dir's inbox holds it as its one .results.bad
+// file, and dir's snapshot is still before.
+func wantStdinSetAside(t *testing.T, dir string, before int64, err error, want string) {
+	t.Helper()
+	if exitcode.Of(err) != exitcode.Usage || !strings.HasPrefix(err.Error(), want) ||
+		!strings.Contains(err.Error(), "(set aside as ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v\nwant bad input, one line starting %q, set aside", err, want)
+	}
+	ents, _ := os.ReadDir(dir + "/" + inboxDir)
+	if len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), ".results.bad") {
+		t.Fatalf("inbox holds %v, want the input set aside", ents)
+	}
+	if datasettest.Snapshot(t, dir) != before {
+		t.Fatal("a refused stdin committed")
+	}
 }

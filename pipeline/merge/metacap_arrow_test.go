@@ -3,7 +3,6 @@ package merge
 import (
 	"bytes"
 	"context"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -68,17 +67,7 @@ func TestMaxMetadataSizeArrow(t *testing.T) {
 					return
 				}
 				want := "merge: stdin: " + tt.want
-				if exitcode.Of(err) != exitcode.Usage || !strings.HasPrefix(err.Error(), want) ||
-					!strings.Contains(err.Error(), "(set aside as ") || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("err = %v\nwant bad input, one line starting %q, set aside", err, want)
-				}
-				ents, _ := os.ReadDir(dir + "/" + inboxDir)
-				if len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), ".results.bad") {
-					t.Fatalf("inbox holds %v, want the input set aside", ents)
-				}
-				if datasettest.Snapshot(t, dir) != before {
-					t.Fatal("a refused stdin committed")
-				}
+				wantStdinSetAside(t, dir, before, err, want)
 			})
 		}
 	}

@@ -162,30 +162,14 @@ func TestMaxMetadataSize(t *testing.T) {
 // leaves room for padding) and is refused by its row.
 func TestMaxMetadataSizeStdin(t *testing.T) {
 	info, h := sizedInfo(t, 65537, 1)
-	var stream bytes.Buffer
-	w := rowio.NewArrowWriter[schema.Result]("stdin", &stream)
-	if err := w.Write([]schema.Result{sizedResult(t, info, h)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	stream := resultStream(t, []schema.Result{sizedResult(t, info, h)})
 	dir := makeDataset(t, nil)
 	before := datasettest.Snapshot(t, dir)
 	o := DefaultOptions()
-	o.Data, o.Now, o.Inputs, o.Stdin, o.MaxMetadataSize = dir, tm(t0+2*hour), []string{"-"}, bytes.NewReader(stream.Bytes()), 65536
+	o.Data, o.Now, o.Inputs, o.Stdin, o.MaxMetadataSize = dir, tm(t0+2*hour), []string{"-"}, bytes.NewReader(stream), 65536
 	_, err := Run(context.Background(), o)
 	want := "merge: stdin: row 1: " + schema.Hex(h) + ": info_bytes of 65537 bytes, over --max-metadata-size 65536"
-	if exitcode.Of(err) != exitcode.Usage || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "(set aside as ") {
-		t.Fatalf("err = %v, want bad input starting %q, set aside", err, want)
-	}
-	ents, _ := os.ReadDir(dir + "/" + inboxDir)
-	if len(ents) != 1 || !strings.HasSuffix(ents[0].Name(), ".results.bad") {
-		t.Fatalf("inbox holds %v, want the input set aside", ents)
-	}
-	if datasettest.Snapshot(t, dir) != before {
-		t.Fatal("a refused stdin committed")
-	}
+	wantStdinSetAside(t, dir, before, err, want)
 }
 
 // TestMaxMetadataSizeOption: a cap outside fetch's bounds is refused.
