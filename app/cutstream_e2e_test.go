@@ -33,18 +33,13 @@ func batchedStream[T any](t *testing.T, rows []T) ([]byte, []int) {
 	return buf.Bytes(), ends
 }
 
-// TestCutStreamsE2E: the real binary given a stream cut mid-message, as
-// a writer killed while writing a batch leaves it. dedup exits 2 with one
-// line that says how many rows came whole, where they are kept and the
-// command that applies them, which works; merge applies the whole
-// batches, reports and writes its stats as a whole run does, and exits 3
-// with one line saying how many rows were applied and that the other
-// jobs stay leased.
-func TestCutStreamsE2E(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "ih")
-	hs := seedHashes(t, data, 30, 11)
-	now := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
-	nowFlag := "--now=" + now.Format(time.RFC3339)
+// sightingsStream seeds a dataset at data with 30 hashes (from seed) and
+// returns them, the runs' clock, and a batched stream (batchedStream) of
+// 40 get_peers sightings of them a minute before that clock.
+func sightingsStream(t *testing.T, data string, seed uint64) (hs []string, now time.Time, stream []byte, ends []int) {
+	t.Helper()
+	hs = seedHashes(t, data, 30, seed)
+	now = time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
 	obs := make([]schema.Observation, 40)
 	for i := range obs {
 		h, _, _, err := schema.ParseHex(hs[i%len(hs)])
@@ -54,7 +49,21 @@ func TestCutStreamsE2E(t *testing.T) {
 		obs[i] = schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: now.Add(-time.Minute).UnixMilli(),
 			Source: schema.SourceGetPeers}
 	}
-	stream, ends := batchedStream(t, obs)
+	stream, ends = batchedStream(t, obs)
+	return hs, now, stream, ends
+}
+
+// TestCutStreamsE2E: the real binary given a stream cut mid-message, as
+// a writer killed while writing a batch leaves it. dedup exits 2 with one
+// line that says how many rows came whole, where they are kept and the
+// command that applies them, which works; merge applies the whole
+// batches, reports and writes its stats as a whole run does, and exits 3
+// with one line saying how many rows were applied and that the other
+// jobs stay leased.
+func TestCutStreamsE2E(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	_, now, stream, ends := sightingsStream(t, data, 11)
+	nowFlag := "--now=" + now.Format(time.RFC3339)
 	r := ih(t, stream[:ends[1]+(ends[2]-ends[1])/2], "dedup", "--data", data, nowFlag, "--far-now", "-")
 	if r.code != 2 || strings.Count(r.stderr, "\n") != 1 || !strings.HasPrefix(r.stderr, "infohash: dedup: stdin: ") ||
 		!strings.Contains(r.stderr, "the stream was cut mid-message after 20 complete rows, none applied") {
@@ -108,19 +117,8 @@ func TestCutStreamsE2E(t *testing.T) {
 // the command it names applies those lines.
 func TestStreamEndsE2E(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ih")
-	hs := seedHashes(t, data, 30, 12)
-	now := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
+	hs, now, stream, ends := sightingsStream(t, data, 12)
 	nowFlag := "--now=" + now.Format(time.RFC3339)
-	obs := make([]schema.Observation, 40)
-	for i := range obs {
-		h, _, _, err := schema.ParseHex(hs[i%len(hs)])
-		if err != nil {
-			t.Fatal(err)
-		}
-		obs[i] = schema.Observation{InfoHash: h, HashType: schema.HashV1, ObservedAt: now.Add(-time.Minute).UnixMilli(),
-			Source: schema.SourceGetPeers}
-	}
-	stream, ends := batchedStream(t, obs)
 	list := strings.Join(hs[:12], "\n") + "\n" + hs[12][:25]
 	for _, tt := range []struct {
 		name, says string
