@@ -9,7 +9,6 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/leases"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -44,14 +43,7 @@ func TestAppliedMergeHousekeeps(t *testing.T) {
 				// penalised; the other job's lease stays.
 				rs := []schema.Result{failure(jobs[0], schema.OutcomeConnectFailed, t0+minute,
 					pfail("6001", schema.OutcomeConnectFailed, t0+minute))}
-				var stream bytes.Buffer
-				aw := rowio.NewArrowWriter[schema.Result]("stdin", &stream)
-				if err := aw.Write(rs); err != nil {
-					t.Fatal(err)
-				}
-				if err := aw.Close(); err != nil {
-					t.Fatal(err)
-				}
+				stream := resultStream(t, rs)
 				input := "-"
 				if in == "parquet" {
 					input = writeResults(t, rs)
@@ -60,7 +52,7 @@ func TestAppliedMergeHousekeeps(t *testing.T) {
 					t.Helper()
 					o := DefaultOptions()
 					o.Data, o.Now, o.Inputs = dir, tm(now), []string{input}
-					o.Stdin = bytes.NewReader(stream.Bytes())
+					o.Stdin = bytes.NewReader(stream)
 					st, err := Run(context.Background(), o)
 					if err != nil {
 						t.Fatal(err)

@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset/datasettest"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -44,15 +42,8 @@ func TestInboxTakesOnlySpools(t *testing.T) {
 			}
 			left := filepath.Join(inbox, "part-0123456789abcdef.results")
 			if spool {
-				var stream bytes.Buffer
-				aw := rowio.NewArrowWriter[schema.Result]("stdin", &stream)
-				if err := aw.Write([]schema.Result{failure(jobs[0], schema.OutcomeNoPeers, t0+minute)}); err != nil {
-					t.Fatal(err)
-				}
-				if err := aw.Close(); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(left, stream.Bytes(), 0o644); err != nil {
+				stream := resultStream(t, []schema.Result{failure(jobs[0], schema.OutcomeNoPeers, t0+minute)})
+				if err := os.WriteFile(left, stream, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

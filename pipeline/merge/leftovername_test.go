@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset/datasettest"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -32,15 +30,8 @@ func TestLeftoverNamedUnderData(t *testing.T) {
 				jobs := planJobs(t, dir, t0, 10)
 				content := []byte(tc.content)
 				if tc.content == "" {
-					var stream bytes.Buffer
-					aw := rowio.NewArrowWriter[schema.Result]("stdin", &stream)
-					if err := aw.Write([]schema.Result{failure(jobs[0], schema.OutcomeNoPeers, t0+minute)}); err != nil {
-						t.Fatal(err)
-					}
-					if err := aw.Close(); err != nil {
-						t.Fatal(err)
-					}
-					content = stream.Bytes()
+					stream := resultStream(t, []schema.Result{failure(jobs[0], schema.OutcomeNoPeers, t0+minute)})
+					content = stream
 				}
 				if err := os.MkdirAll(filepath.Join(dir, inboxDir), 0o755); err != nil {
 					t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset/datasettest"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -19,15 +18,7 @@ import (
 // arrow-go write one when asked: fetch writes them uncompressed.
 func compressedStream(t *testing.T, codec string, rs []schema.Result) []byte {
 	t.Helper()
-	var plain bytes.Buffer
-	w := rowio.NewArrowWriter[schema.Result]("stdin", &plain)
-	if err := w.Write(rs); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return rowiotest.Recompress(t, codec, plain.Bytes())
+	return rowiotest.Recompress(t, codec, resultStream(t, rs))
 }
 
 func mergeCappedStdin(dir string, stream []byte, max int64) error {
