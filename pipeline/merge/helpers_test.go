@@ -98,6 +98,19 @@ func runMerge(t *testing.T, dir string, now int64, inputs ...string) Stats {
 	return st
 }
 
+// runMergeStdin merges input at now, stdin holding what "-" reads.
+func runMergeStdin(t *testing.T, dir string, now int64, input string, stdin []byte) Stats {
+	t.Helper()
+	o := DefaultOptions()
+	o.Data, o.Now, o.Inputs = dir, tm(now), []string{input}
+	o.Stdin = bytes.NewReader(stdin)
+	st, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 func tryMerge(dir string, now int64, inputs ...string) (Stats, error) {
 	o := DefaultOptions()
 	o.Data, o.Now, o.Inputs = dir, tm(now), inputs

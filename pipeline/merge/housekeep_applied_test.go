@@ -1,8 +1,6 @@
 package merge
 
 import (
-	"bytes"
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -50,14 +48,7 @@ func TestAppliedMergeHousekeeps(t *testing.T) {
 				}
 				merge := func(now int64) Stats {
 					t.Helper()
-					o := DefaultOptions()
-					o.Data, o.Now, o.Inputs = dir, tm(now), []string{input}
-					o.Stdin = bytes.NewReader(stream)
-					st, err := Run(context.Background(), o)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return st
+					return runMergeStdin(t, dir, now, input, stream)
 				}
 				if st := merge(t0 + hour); !st.Committed || st.Results != 1 {
 					t.Fatalf("first merge: %+v", st)

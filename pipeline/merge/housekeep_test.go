@@ -2,7 +2,6 @@ package merge
 
 import (
 	"bytes"
-	"context"
 	"maps"
 	"path/filepath"
 	"testing"
@@ -52,13 +51,7 @@ func TestIdleMergeHousekeeps(t *testing.T) {
 				}
 				idle := func(now int64) Stats {
 					t.Helper()
-					o := DefaultOptions()
-					o.Data, o.Now, o.Inputs = dir, tm(now), []string{input}
-					o.Stdin = bytes.NewReader(stream.Bytes())
-					st, err := Run(context.Background(), o)
-					if err != nil {
-						t.Fatal(err)
-					}
+					st := runMergeStdin(t, dir, now, input, stream.Bytes())
 					if st.Results != 0 || st.InputsSkipped != 0 {
 						t.Errorf("stats %+v: want no results, the input not in the ledger", st)
 					}
