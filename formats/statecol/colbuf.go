@@ -198,7 +198,7 @@ func (c *colBuf) strList(l []string) {
 		return
 	}
 	for k, p := range l {
-		c.rep, c.def = append(c.rep, min(uint8(k), 1)), append(c.def, 1)
+		c.rep, c.def = append(c.rep, uint8(min(k, 1))), append(c.def, 1)
 		c.vals = binary.LittleEndian.AppendUint32(c.vals, uint32(len(p)))
 		c.vals = append(c.vals, p...)
 		c.entries++
