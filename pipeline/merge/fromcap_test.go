@@ -2,6 +2,7 @@ package merge
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,8 @@ import (
 // over its bound is refused by its row, one far over by its page's
 // header, bad input naming the file, the row or rows, the column, the
 // size and the bound; nothing is committed. At the bound it is unioned.
+// A list longer than any writer keeps (avoid_peers 16, peers 8) is
+// refused alike, by its count of entries.
 func TestFromStateBounds(t *testing.T) {
 	h := hashAt(0x07, 1)
 	hex := schema.Hex(h)
@@ -45,6 +48,14 @@ func TestFromStateBounds(t *testing.T) {
 			"row 1: " + hex + ": peers[0] of 263 bytes, over its bound of 262 bytes"},
 		{"peers of 64 KiB", row(func(s *schema.State) { s.Peers = []string{host(64 << 10)} }),
 			"row group 0: a page of peers.list.element declares 65"},
+		{"avoid_peers of 16 entries", row(func(s *schema.State) { s.AvoidPeers = endpoints(16) }), ""},
+		{"avoid_peers of 17 entries", row(func(s *schema.State) { s.AvoidPeers = endpoints(17) }),
+			"row 1: " + hex + ": avoid_peers of 17 entries, over its bound of 16 entries"},
+		{"peers of 8 entries", row(func(s *schema.State) { s.Peers = endpoints(8) }), ""},
+		{"peers of 9 entries", row(func(s *schema.State) { s.Peers = endpoints(9) }),
+			"row 1: " + hex + ": peers of 9 entries, over its bound of 8 entries"},
+		{"peers of 200,000 entries", row(func(s *schema.State) { s.Peers = endpoints(200_000) }),
+			"row 1: " + hex + ": peers of 200000 entries, over its bound of 8 entries"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +70,15 @@ func TestFromStateBounds(t *testing.T) {
 }
 
 func s2p(s *schema.State) *schema.State { return s }
+
+// endpoints are n distinct peer endpoints.
+func endpoints(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("10.%d.%d.%d:6881", i>>16&255, i>>8&255, i&255)
+	}
+	return out
+}
 
 // fromRefusedPrefix is fromRefused for an error of the state table known
 // by its start and end.
