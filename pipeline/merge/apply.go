@@ -139,12 +139,13 @@ func peerLevel(class string) bool {
 
 // unionPeers is the peers of the union of a and b: the list of the one
 // seen last first (the newer announcements), then the other's, each once,
-// at most schema.MaxStatePeers.
+// at most schema.MaxStatePeers (a longer list, which no writer makes,
+// is cut as dedup cuts its announcers).
 func unionPeers(a, b *schema.State) []string {
 	if b.LastSeen > a.LastSeen {
 		a, b = b, a
 	}
-	out := slices.Clone(a.Peers)
+	out := slices.Clone(a.Peers[:min(len(a.Peers), schema.MaxStatePeers)])
 	for _, x := range b.Peers {
 		if len(out) >= schema.MaxStatePeers {
 			break
@@ -242,15 +243,29 @@ func addSources(st *schema.State, r *schema.Result) {
 // bad_metadata is bad: both lists (a's first; at most maxAvoid, the last
 // kept), but when bad > 0 only those of the sides that had sources: the
 // other side's are penalised endpoints, not sources.
+//
+// Two lists of at most maxAvoid are checked by a scan of what is kept;
+// longer ones (only a list no writer made: merge --from refuses one from
+// the other dataset) by a set, so the check stays linear.
 func unionAvoid(bad int32, a, b *schema.State) []string {
 	var out []string
+	var seen map[string]bool
+	if len(a.AvoidPeers)+len(b.AvoidPeers) > 2*maxAvoid {
+		seen = make(map[string]bool, len(a.AvoidPeers)+len(b.AvoidPeers))
+	}
 	for _, s := range []*schema.State{a, b} {
 		if bad > 0 && s.BadMetadata == 0 {
 			continue
 		}
 		for _, x := range s.AvoidPeers {
-			if !slices.Contains(out, x) {
+			switch {
+			case seen == nil && slices.Contains(out, x):
+			case seen != nil && seen[x]:
+			default:
 				out = append(out, x)
+				if seen != nil {
+					seen[x] = true
+				}
 			}
 		}
 	}
