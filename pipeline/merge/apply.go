@@ -176,25 +176,28 @@ func newSources(st *schema.State, r *schema.Result) int32 {
 	if !badSource(r.Outcome) {
 		return 0
 	}
-	var known []string
+	var known, seen endpointSet
 	if st.BadMetadata > 0 {
-		known = st.AvoidPeers
+		for _, a := range st.AvoidPeers {
+			known.add(a)
+		}
 	}
-	var fresh []string
+	fresh := int32(0)
 	named := false
 	for _, pf := range r.PeerFailures {
 		if !badSource(pf.Class) || pf.Addr == "" {
 			continue
 		}
 		named = true
-		if !slices.Contains(known, pf.Addr) && !slices.Contains(fresh, pf.Addr) {
-			fresh = append(fresh, pf.Addr)
+		if !known.has(pf.Addr) && !seen.has(pf.Addr) {
+			seen.add(pf.Addr)
+			fresh++
 		}
 	}
 	if !named {
 		return 1
 	}
-	return int32(len(fresh))
+	return fresh
 }
 
 // badSource reports whether a peer failing with class served bad metadata
@@ -213,7 +216,12 @@ func addAvoid(p schedule.Policy, st *schema.State, r *schema.Result) {
 
 // appendEndpoints moves the endpoints of r's peer failures whose class
 // counts to the end of the hash's avoid_peers (most recent last), keeping
-// the last maxAvoid.
+// the last maxAvoid. The list is cut to them whenever it passes twice
+// that, so each endpoint is looked for among at most 2 x maxAvoid
+// (peer_failures have no bound: a list grown to all of them was scanned
+// for each, 109 s for 200,000). The last maxAvoid of a list of distinct
+// endpoints, as every writer keeps it, depend only on the last maxAvoid
+// before each move: the result is the same.
 func appendEndpoints(st *schema.State, r *schema.Result, counts func(class string) bool) {
 	for _, pf := range r.PeerFailures {
 		if !counts(pf.Class) || pf.Addr == "" {
@@ -223,6 +231,9 @@ func appendEndpoints(st *schema.State, r *schema.Result, counts func(class strin
 			st.AvoidPeers = slices.Delete(st.AvoidPeers, i, i+1)
 		}
 		st.AvoidPeers = append(st.AvoidPeers, pf.Addr)
+		if n := len(st.AvoidPeers); n > 2*maxAvoid {
+			st.AvoidPeers = slices.Clone(st.AvoidPeers[n-maxAvoid:])
+		}
 	}
 	if n := len(st.AvoidPeers); n > maxAvoid {
 		st.AvoidPeers = slices.Clone(st.AvoidPeers[n-maxAvoid:])
