@@ -118,7 +118,8 @@ drops what the other side saw since the first. Give a second crawler's
 capture files to dedup here instead (each applies once). OTHER_DIR is only read, as export reads it: no lock, no
 migration, nothing written there. Its files must match its manifest (rows, size, CRC-32C) and its strings keep within
 the bounds a results file's do (last_source 256 B, endpoints 262 B, class names 64 B, torrents' names and paths twice
---max-metadata-size): a value over one is bad input (exit 2). --from creates a dataset in DIR only in a new or empty folder
+--max-metadata-size), and a state row's lists within what the writers keep (16 avoid_peers, 8 peers): a value or list
+over one is bad input (exit 2). --from creates a dataset in DIR only in a new or empty folder
 (its parent must exist; crawl-pass's files may be there, as for dedup); another folder
 that holds no dataset is refused (exit 2).
 
