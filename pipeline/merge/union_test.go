@@ -68,7 +68,7 @@ func runFromT(t *testing.T, dir, from string, now int64) Stats {
 	return st
 }
 
-func failedAt(t *testing.T, h schema.Hash, seen int64, fails ...int64) schema.State {
+func failedAt(t testing.TB, h schema.Hash, seen int64, fails ...int64) schema.State {
 	t.Helper()
 	st := newHash(h, seen)
 	for _, at := range fails {
