@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,21 +12,9 @@ import (
 // manifest that parseManifest accepts it keeps at least every table's
 // directory: one missed would be removed under a live snapshot.
 func FuzzTableDirs(f *testing.F) {
-	good, err := json.Marshal(sampleManifest())
-	if err != nil {
-		f.Fatal(err)
-	}
+	good, edited := manifestSeeds(f)
 	f.Add(good)
-	for _, e := range manifestEdits {
-		var m map[string]any
-		if err := json.Unmarshal(good, &m); err != nil {
-			f.Fatal(err)
-		}
-		e.edit(m)
-		b, err := json.Marshal(m)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range edited {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"format_version":3,"snapshot":1,"tables":{"state":{"DIR":"state/v/000000000001","partitions":{}}}}`))

@@ -28,18 +28,13 @@ func sampleManifest() *Manifest {
 	return m
 }
 
-// FuzzReadManifest: no manifest makes parsing panic or fail with more
-// than one line, and a manifest it accepts is safe to use: every table
-// and partition list there, every file a plain name inside its table's
-// snapshot directory under DIR, no negative count, the cold sweep's
-// cursor a state partition, no ledger inline in format 4, and it writes
-// back as a manifest that reads the same.
-func FuzzReadManifest(f *testing.F) {
+// manifestSeeds are the JSON of sampleManifest and of each of
+// manifestEdits applied to it: the manifest fuzz targets' seeds.
+func manifestSeeds(f *testing.F) (good []byte, edited [][]byte) {
 	good, err := json.Marshal(sampleManifest())
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(good)
 	for _, e := range manifestEdits {
 		var m map[string]any
 		if err := json.Unmarshal(good, &m); err != nil {
@@ -50,6 +45,21 @@ func FuzzReadManifest(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
+		edited = append(edited, b)
+	}
+	return good, edited
+}
+
+// FuzzReadManifest: no manifest makes parsing panic or fail with more
+// than one line, and a manifest it accepts is safe to use: every table
+// and partition list there, every file a plain name inside its table's
+// snapshot directory under DIR, no negative count, the cold sweep's
+// cursor a state partition, no ledger inline in format 4, and it writes
+// back as a manifest that reads the same.
+func FuzzReadManifest(f *testing.F) {
+	good, edited := manifestSeeds(f)
+	f.Add(good)
+	for _, b := range edited {
 		f.Add(b)
 		f.Add([]byte(strings.Replace(string(b), fmt.Sprintf(`"format_version":%d`, FormatVersion), `"format_version":3`, 1)))
 	}

@@ -29,20 +29,7 @@ func TestDamagedDatasetWritesNothingToStdout(t *testing.T) {
 	} {
 		for _, format := range []string{"csv", "jsonl", "parquet"} {
 			t.Run(tt.name+"/"+format, func(t *testing.T) {
-				data, _ := fixture(t)
-				d, err := dataset.OpenReadOnly(data)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m, err := d.Current()
-				d.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				st := m.Table(dataset.TableState)
-				keys := st.PartitionKeys()
-				last := keys[len(keys)-1]
-				path := filepath.Join(data, st.PartitionDir(last), st.Partitions[last][0].Name)
+				data, _, path := fixtureLastState(t)
 				if err := tt.damage(path); err != nil {
 					t.Fatal(err)
 				}
@@ -51,7 +38,7 @@ func TestDamagedDatasetWritesNothingToStdout(t *testing.T) {
 				var out bytes.Buffer
 				o := DefaultOptions()
 				o.Data, o.Format, o.Stdout = data, format, &out
-				_, err = Run(context.Background(), o)
+				_, err := Run(context.Background(), o)
 				if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("error %v, want one naming %s and %q", err, path, tt.want)
 				}
@@ -71,20 +58,7 @@ func TestDamagedDatasetWritesNothingToStdout(t *testing.T) {
 // is read; by then earlier partitions may have gone to stdout, and the
 // error says that output is incomplete, as for a collected snapshot.
 func TestDamageFoundAfterOutputBeganSaysSo(t *testing.T) {
-	data, _ := fixture(t)
-	d, err := dataset.OpenReadOnly(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := d.Current()
-	d.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := m.Table(dataset.TableState)
-	keys := st.PartitionKeys()
-	last := keys[len(keys)-1]
-	path := filepath.Join(data, st.PartitionDir(last), st.Partitions[last][0].Name)
+	data, last, path := fixtureLastState(t)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -105,4 +79,24 @@ func TestDamageFoundAfterOutputBeganSaysSo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "partition "+last) || !strings.Contains(err.Error(), "the output on stdout is incomplete") {
 		t.Fatalf("error %v, want one naming partition %s and saying the output on stdout is incomplete", err, last)
 	}
+}
+
+// fixtureLastState is a fixture dataset, its last state partition (the
+// one an export reads last) and the path of that partition's file.
+func fixtureLastState(t *testing.T) (data, last, path string) {
+	t.Helper()
+	data, _ = fixture(t)
+	d, err := dataset.OpenReadOnly(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.Current()
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := m.Table(dataset.TableState)
+	keys := st.PartitionKeys()
+	last = keys[len(keys)-1]
+	return data, last, filepath.Join(data, st.PartitionDir(last), st.Partitions[last][0].Name)
 }
