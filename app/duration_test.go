@@ -133,7 +133,7 @@ func TestDurationFlagsTakeDays(t *testing.T) {
 	values := []struct {
 		in   string
 		want time.Duration
-	}{{"1d", 24 * time.Hour}, {"2w", 14 * 24 * time.Hour}, {"1d12h", 36 * time.Hour}, {"90m", 90 * time.Minute}}
+	}{{"1d", 24 * time.Hour}, {"1w", 7 * 24 * time.Hour}, {"1d12h", 36 * time.Hour}, {"90m", 90 * time.Minute}}
 	for path, names := range flags {
 		cmd := strings.Fields(path)
 		base := append([]string{}, cmd...)

@@ -58,12 +58,24 @@ func warnLimitOverLease(data string, limit int, lease time.Duration) {
 	// What would make the bound reach limit: a lease (whole minutes up),
 	// or a concurrency (when fetch takes one that high).
 	need := time.Duration(math.Ceil(float64(limit)*d.Timeout.Minutes()/float64(d.Concurrency))) * time.Minute
-	fix := fmt.Sprintf("--lease %s or more", showDuration(need))
+	fix := ""
+	add := func(sep, s string) {
+		if fix != "" {
+			s = sep + s
+		}
+		fix += s
+	}
+	if need <= schedule.MaxLease { // a longer lease is refused
+		add("", fmt.Sprintf("--lease %s or more", showDuration(need)))
+	}
 	if c := math.Ceil(float64(limit) * d.Timeout.Seconds() / lease.Seconds()); c <= fetch.MaxConcurrency {
-		fix += fmt.Sprintf(", fetch --concurrency %d or more (or a shorter --timeout)", int64(c))
+		add(", ", fmt.Sprintf("fetch --concurrency %d or more (or a shorter --timeout)", int64(c)))
 	}
 	if sure > 0 { // --limit 0 would be a dry run, no advice
-		fix += fmt.Sprintf(", or --limit %d or less", sure)
+		add(", or ", fmt.Sprintf("--limit %d or less", sure))
+	}
+	if fix == "" {
+		fix = "a shorter fetch --timeout"
 	}
 	slog.Warn(fmt.Sprintf("plan-retries: --limit %d is more than fetch with its defaults (--concurrency %d, --timeout %s) "+
 		"is sure to attempt within the %s lease: %d (concurrency x lease / timeout); the jobs it has not started by "+

@@ -33,6 +33,10 @@ func TestPlanRetriesWarnsLimitOverLease(t *testing.T) {
 			want: "--limit 24001 is more than fetch with its defaults (--concurrency 100, --timeout 30s) is sure to attempt within the 2h lease: 24000 (concurrency x lease / timeout)"},
 		{name: "the advice", args: []string{"--limit", "100000"},
 			want: "give --lease 8h20m or more, fetch --concurrency 417 or more (or a shorter --timeout), or --limit 24000 or less"},
+		// A lease long enough would be over schedule.MaxLease (7d),
+		// which is refused: not advised.
+		{name: "the advice past the longest lease", args: []string{"--limit", "3000000"},
+			want: "give fetch --concurrency 12500 or more (or a shorter --timeout), or --limit 24000 or less\"", not: "give --lease"},
 		{name: "--lease, at the bound", args: []string{"--limit", "12000", "--lease", "1h"}},
 		{name: "--lease, above the bound", args: []string{"--limit", "12001", "--lease", "1h"}, want: "within the 1h lease: 12000"},
 		{name: "the policy's lease, at the bound", policy: "4h", args: []string{"--limit", "48000"}},
