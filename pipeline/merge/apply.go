@@ -255,28 +255,20 @@ func addSources(st *schema.State, r *schema.Result) {
 // kept), but when bad > 0 only those of the sides that had sources: the
 // other side's are penalised endpoints, not sources.
 //
-// Two lists of at most maxAvoid are checked by a scan of what is kept;
-// longer ones (only a list no writer made: merge --from refuses one from
-// the other dataset) by a set, so the check stays linear.
+// Duplicates are found by an endpointSet: a scan for lists of at most
+// maxAvoid, a map for longer ones (only a list no writer made: merge
+// --from refuses one from the other dataset), so the check stays linear.
 func unionAvoid(bad int32, a, b *schema.State) []string {
 	var out []string
-	var seen map[string]bool
-	if len(a.AvoidPeers)+len(b.AvoidPeers) > 2*maxAvoid {
-		seen = make(map[string]bool, len(a.AvoidPeers)+len(b.AvoidPeers))
-	}
+	var seen endpointSet
 	for _, s := range []*schema.State{a, b} {
 		if bad > 0 && s.BadMetadata == 0 {
 			continue
 		}
 		for _, x := range s.AvoidPeers {
-			switch {
-			case seen == nil && slices.Contains(out, x):
-			case seen != nil && seen[x]:
-			default:
+			if !seen.has(x) {
+				seen.add(x)
 				out = append(out, x)
-				if seen != nil {
-					seen[x] = true
-				}
 			}
 		}
 	}
