@@ -91,8 +91,10 @@ DIR/policy.json (local_error is not counted: attempts and a failed hash's
 last_failure stay, so peer-level failures either side of it still back off); the endpoints that failed are penalised in
 DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Peer failures
 count even in a late or stale result (above); peer_penalties counts those that placed or
-extended a penalty (a failure sent again finds its penalty in place: none). Failed hashes past the
-policy's archive threshold move to the cold tier (never deleted).
+extended a penalty (a failure sent again finds its penalty in place: none). Hashes past the
+policy's archive thresholds (failed: archive.min_attempts and archive.unseen;
+never tried: archive.new_unseen, 90d by default; fetched: archive.fetched_unseen,
+off by default) move to the cold tier (never deleted; planned in the cold sweep).
 
 peers_penalised (fetch skipped every peer found, one's penalty still running,
 perhaps earned with another hash) is no failure: attempts, last_failure,
@@ -125,7 +127,7 @@ that holds no dataset is refused (exit 2).
 
 ` + exitHelp("merge"),
 		Flags: []cli.Flag{
-			dataFlag, nowFlagOf("live leases and penalties, archiving (unseen since TIME less archive.unseen), the limit past which " +
+			dataFlag, nowFlagOf("live leases and penalties, archiving (unseen since TIME less archive.unseen, new_unseen, fetched_unseen), the limit past which " +
 				"an attempted_at is read as the clock, the ledger's applied_at; last_attempt and next_retry follow fetch's " +
 				"attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag,

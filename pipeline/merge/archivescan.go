@@ -30,7 +30,7 @@ import (
 // (for the counts); then, unless the statistics of last_seen and
 // attempts say no row can cross the archive thresholds
 // (ArchiveRule.MayCross), metadata_status; attempts and last_seen only
-// when a row is failed or fetched; and the leases only when a row
+// when a row is new, failed or fetched; and the leases only when a row
 // crosses the thresholds (ArchiveRule.Crossed), for runner.archives to
 // decide. The 20M-hash state's merge of 10k results read and tested the
 // six columns of every row as strings and numbers, a quarter of its CPU.
@@ -82,7 +82,7 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf, limit i
 				return 0, 0, err
 			}
 			if !slices.ContainsFunc(status, func(s uint8) bool { return s != codeOther }) {
-				status = nil // none failed, none fetched
+				status = nil // none new, failed nor fetched
 			}
 		}
 		var attempts []int32
@@ -136,17 +136,18 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf, limit i
 }
 
 // The codes archiveScan reads tier and metadata_status as: a tier cold
-// (1) or not (0); a status failed, fetched or another.
+// (1) or not (0); a status failed, fetched, new or another.
 const (
 	codeOther uint8 = iota
 	codeCold
 	codeFailed
 	codeFetched
+	codeNew
 )
 
 // statusNames are the statuses of the status codes ("" for codeOther and
 // codeCold, a tier code).
-var statusNames = [...]string{codeFailed: schema.StatusFailed, codeFetched: schema.StatusFetched}
+var statusNames = [...]string{codeFailed: schema.StatusFailed, codeFetched: schema.StatusFetched, codeNew: schema.StatusNew}
 
 func tierCode(s string) uint8 {
 	if s == schema.TierCold {
@@ -161,6 +162,8 @@ func statusCode(s string) uint8 {
 		return codeFailed
 	case schema.StatusFetched:
 		return codeFetched
+	case schema.StatusNew:
+		return codeNew
 	}
 	return codeOther
 }

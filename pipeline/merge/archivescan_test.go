@@ -30,8 +30,10 @@ import (
 // once past it (the splice is off), the changes untouched.
 func TestArchiveScanMatchesRules(t *testing.T) {
 	now := t0 + 300*day
-	p := schedule.Default() // 6 attempts, unseen for 90 days
-	fetchedToo := p
+	p := schedule.Default() // 6 attempts, unseen for 90 days; never tried, unseen for 90 days
+	newOff := p
+	newOff.Archive.NewUnseen = 0 // never-tried hashes stay hot
+	fetchedToo := newOff
 	fetchedToo.Archive.FetchedUnseen = schedule.Duration(30 * schedule.Day)
 	failed := func(attempts int32, unseen int64) func(*schema.State) {
 		return func(st *schema.State) {
@@ -59,9 +61,15 @@ func TestArchiveScanMatchesRules(t *testing.T) {
 	}{
 		{"nothing unseen long enough", p, []func(*schema.State){failed(8, 89*day), fetched(8, 10*day), seen(day)}, true, 0},
 		{"rows just at the thresholds", p, []func(*schema.State){failed(5, 89*day), seen(day), failed(6, 90*day)}, false, 21},
-		{"old rows, none failed", p, []func(*schema.State){seen(200 * day), fetched(8, 200*day), seen(day)}, false, 0},
-		{"old rows, too few attempts for any", p, []func(*schema.State){seen(200 * day), fetched(1, 200*day)}, true, 0},
-		{"old failed rows, too few attempts", p, []func(*schema.State){failed(5, 200*day), seen(300 * day)}, true, 0},
+		{"old rows, none failed", newOff, []func(*schema.State){seen(200 * day), fetched(8, 200*day), seen(day)}, false, 0},
+		{"old rows, too few attempts for any", newOff, []func(*schema.State){seen(200 * day), fetched(1, 200*day)}, true, 0},
+		{"old failed rows, too few attempts", newOff, []func(*schema.State){failed(5, 200*day), seen(300 * day)}, true, 0},
+		// archive.new_unseen: a never-tried hash has no attempt, so a row
+		// group of them must not be skipped for its attempts' statistics.
+		{"old never-tried rows, no attempts", p, []func(*schema.State){seen(200 * day), seen(day)}, false, 30},
+		{"never-tried rows just at new_unseen", p, []func(*schema.State){seen(90*day - 1), seen(90 * day)}, false, 31},
+		{"old never-tried and failed rows, few attempts", p, []func(*schema.State){failed(5, 200*day), seen(300 * day)}, false, 31},
+		{"never-tried rows not unseen long enough", p, []func(*schema.State){seen(90*day - 1), failed(8, 89*day)}, true, 0},
 		{"cold rows in a hot file", p, []func(*schema.State){cold(failed(8, 200*day)), failed(7, 100*day), seen(day)}, false, 19},
 		{"only cold rows past the thresholds", p, []func(*schema.State){cold(failed(8, 200*day)), failed(8, day)}, false, 0},
 		{"leased rows, live or ended", p, []func(*schema.State){leased(failed(8, 200*day), now+hour),

@@ -11,15 +11,18 @@ import (
 // most), MayCross is true whenever a hash of any status within them
 // crosses the archive thresholds (Crossed), and false when none does:
 // merge skips a row group by it, and must never skip one holding a hash
-// to archive. Checked over a grid around both thresholds, fetched hashes
-// archived or not.
+// to archive. Checked over a grid around both thresholds, never-tried
+// and fetched hashes archived or not (a row group of never-tried hashes
+// unseen for archive.new_unseen holds hashes to archive whatever its
+// attempts).
 func TestMayCross(t *testing.T) {
 	now := t0 + 400*day
-	for _, fetchedUnseen := range []Duration{0, Duration(30 * Day), Duration(120 * Day)} {
+	for _, u := range [][2]Duration{{0, 0}, {0, Duration(30 * Day)}, {0, Duration(120 * Day)},
+		{Duration(90 * Day), 0}, {Duration(30 * Day), Duration(120 * Day)}, {Duration(120 * Day), Duration(30 * Day)}} {
 		a := Default().Archive // 6 attempts, 90 days
-		a.FetchedUnseen = fetchedUnseen
+		a.NewUnseen, a.FetchedUnseen = u[0], u[1]
 		ages := []int64{0, 29 * day, 30*day - 1, 30 * day, 89 * day, 90*day - 1, 90 * day, 120 * day, 300 * day}
-		t.Run(fmt.Sprint(fetchedUnseen), func(t *testing.T) {
+		t.Run(fmt.Sprintf("new_unseen %v, fetched_unseen %v", u[0], u[1]), func(t *testing.T) {
 			for _, oldest := range ages {
 				for hi := int32(0); hi <= 8; hi++ {
 					some := false
@@ -45,20 +48,21 @@ func TestMayCross(t *testing.T) {
 
 // TestCutoffs: Crossed holds exactly when a hash's attempts and
 // last_seen are within the Cutoffs of its status, over a grid around
-// both thresholds, fetched hashes archived or not.
+// both thresholds, never-tried and fetched hashes archived or not.
 func TestCutoffs(t *testing.T) {
 	now := t0 + 400*day
-	for _, fetchedUnseen := range []Duration{0, Duration(30 * Day)} {
+	for _, u := range [][2]Duration{{0, 0}, {0, Duration(30 * Day)}, {Duration(90 * Day), 0}, {Duration(30 * Day), Duration(30 * Day)}} {
 		a := Default().Archive
-		a.FetchedUnseen = fetchedUnseen
+		a.NewUnseen, a.FetchedUnseen = u[0], u[1]
+		fetchedUnseen := a.FetchedUnseen
 		for _, status := range []string{schema.StatusNew, schema.StatusFailed, schema.StatusFetched} {
 			minAttempts, latestSeen, ok := a.Cutoffs(status, now)
 			for _, age := range []int64{0, 30*day - 1, 30 * day, 90*day - 1, 90 * day, 300 * day} {
 				for n := int32(0); n <= 8; n++ {
 					within := ok && n >= minAttempts && now-age <= latestSeen
 					if got := a.Crossed(status, n, now-age, now); got != within {
-						t.Errorf("fetched_unseen %v, %s, %d attempts, unseen %d ms: Crossed = %v, within the cutoffs: %v",
-							fetchedUnseen, status, n, age, got, within)
+						t.Errorf("new_unseen %v, fetched_unseen %v, %s, %d attempts, unseen %d ms: Crossed = %v, within the cutoffs: %v",
+							a.NewUnseen, fetchedUnseen, status, n, age, got, within)
 					}
 				}
 			}

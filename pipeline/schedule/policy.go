@@ -38,7 +38,7 @@ type Policy struct {
 	PeerPenalty PeerPenaltyRule `json:"peer_penalty"`
 	// Reactivation is how a fresh observation wakes a dormant hash.
 	Reactivation ReactivationRule `json:"reactivation"`
-	// Archive is when a failed hash moves to the cold tier.
+	// Archive is when a hash moves to the cold tier.
 	Archive ArchiveRule `json:"archive"`
 	// Plan holds plan-retries' defaults (its flags override them).
 	Plan PlanRule `json:"plan"`
@@ -104,13 +104,26 @@ type ReactivationRule struct {
 // source) counts an attempt without moving the backoff step, so a hash
 // may go cold before its schedule reaches its last step.
 //
+// NewUnseen, when above 0, moves a never-tried (new) hash with no
+// observation for that long to the cold tier: discovery outruns fetch, so
+// the backlog of hashes seen once and ranked last is never tried, and
+// would stay in the hot files plan-retries scans and merge rewrites every
+// pass for ever. The cold sweep still plans it (reason cold, in the cold
+// share). A local_error or a peers_penalised deferral leaves a hash new,
+// so it goes too. 0 keeps new hashes hot; the default is Unseen's 90 days,
+// and a policy.json without the key reads as that default, as every
+// missing key does.
+//
 // FetchedUnseen, when above 0, moves a fetched hash with no observation
 // for that long to the cold tier too: it is never planned again, and out
 // of the hot files plan-retries scans and merge rewrites every pass. 0
-// (the default) keeps fetched hashes hot. A sighting makes it hot again.
+// (the default) keeps fetched hashes hot.
+//
+// A sighting makes a cold hash hot again, whatever its status.
 type ArchiveRule struct {
 	MinAttempts   int32    `json:"min_attempts"`
 	Unseen        Duration `json:"unseen"`
+	NewUnseen     Duration `json:"new_unseen"`
 	FetchedUnseen Duration `json:"fetched_unseen"`
 }
 
@@ -190,7 +203,7 @@ func Default() Policy {
 			MinInterval:  Duration(7 * Day),
 			Spread:       Duration(30 * time.Minute),
 		},
-		Archive: ArchiveRule{MinAttempts: 6, Unseen: Duration(90 * Day)},
+		Archive: ArchiveRule{MinAttempts: 6, Unseen: Duration(90 * Day), NewUnseen: Duration(90 * Day)},
 		Plan: PlanRule{
 			NewShare:         0.5,
 			ColdShare:        0.02,

@@ -219,6 +219,7 @@ func TestParseErrors(t *testing.T) {
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
 		{"lease over a week", `{"plan": {"lease": "8d"}}`, "plan.lease: 8d is longer than 7d"},
 		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
+		{"archive new_unseen", `{"archive": {"new_unseen": "-1d"}}`, `policy: F: archive.new_unseen: duration "-1d"`},
 		{"reactivation spread", `{"reactivation": {"spread": "2d"}}`, "reactivation.spread: must be between 0 (none) and 1d, got 2d"},
 	}
 	for _, tt := range tests {
@@ -327,5 +328,42 @@ func TestPolicyBeforePeerLacksTorrentLoads(t *testing.T) {
 	}
 	if _, ok := p.PeerPenalty.Base[c]; ok {
 		t.Errorf("peer_penalty.base has %s", c)
+	}
+}
+
+// TestPolicyBeforeNewUnseenLoads: a policy file written before
+// archive.new_unseen existed (the default of then) reads as the default,
+// 90 days, as every key a file leaves out does: never-tried hashes go
+// cold on such a dataset too; archive.new_unseen=0 keeps them hot.
+func TestPolicyBeforeNewUnseenLoads(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "policy_before_new_unseen.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("new_unseen")) {
+		t.Fatal("the old policy file names new_unseen")
+	}
+	p, err := Parse(b, "old")
+	if err != nil {
+		t.Fatalf("an older policy file no longer loads: %v", err)
+	}
+	if got := time.Duration(p.Archive.NewUnseen); got != 90*Day {
+		t.Errorf("archive.new_unseen = %v, want the default 90d", got)
+	}
+	if p.Hash() != Default().Hash() {
+		t.Errorf("the default of before reads as %s, not today's default", p.JSON())
+	}
+	st := newState(1) // never tried, seen at t0
+	if !ShouldArchive(p, &st, t0+90*day) {
+		t.Errorf("a never-tried hash 90 days unseen stays hot under the old file")
+	}
+	neg := Default()
+	neg.Archive.NewUnseen = -1
+	if err := neg.Validate(); err == nil || err.Error() != "archive.new_unseen: must not be negative (0 keeps never-tried hashes hot)" {
+		t.Errorf("a negative new_unseen: %v", err)
+	}
+	off, err := Parse([]byte(`{"archive": {"new_unseen": "0"}}`), "off")
+	if err != nil || ShouldArchive(off, &st, t0+900*day) {
+		t.Errorf("archive.new_unseen 0 (%v): a never-tried hash went cold", err)
 	}
 }

@@ -81,9 +81,10 @@ func ReactivationOffset(p Policy, st *schema.State) int64 {
 // ShouldArchive reports whether a hot hash is past the policy's cold
 // threshold at now, with no live lease: failed, at least
 // p.Archive.MinAttempts counted attempts and no observation for
-// p.Archive.Unseen; or, when p.Archive.FetchedUnseen is above 0, fetched
-// and no observation for that long. Archiving moves the hash to the cold
-// tier; it is never deleted.
+// p.Archive.Unseen; or, when p.Archive.NewUnseen is above 0, never tried
+// (new) and no observation for that long; or, when
+// p.Archive.FetchedUnseen is above 0, fetched and no observation for that
+// long. Archiving moves the hash to the cold tier; it is never deleted.
 func ShouldArchive(p Policy, st *schema.State, now int64) bool {
 	if st.Tier == schema.TierCold || Leased(st, now) {
 		return false
@@ -99,6 +100,8 @@ func (a ArchiveRule) Crossed(status string, attempts int32, lastSeen, now int64)
 	switch status {
 	case schema.StatusFailed:
 		return attempts >= a.MinAttempts && now-lastSeen >= millis(a.Unseen)
+	case schema.StatusNew:
+		return a.NewUnseen > 0 && now-lastSeen >= millis(a.NewUnseen)
 	case schema.StatusFetched:
 		return a.FetchedUnseen > 0 && now-lastSeen >= millis(a.FetchedUnseen)
 	}
@@ -115,6 +118,8 @@ func (a ArchiveRule) Cutoffs(status string, now int64) (minAttempts int32, lates
 	switch status {
 	case schema.StatusFailed:
 		return a.MinAttempts, now - millis(a.Unseen), true
+	case schema.StatusNew:
+		return math.MinInt32, now - millis(a.NewUnseen), a.NewUnseen > 0
 	case schema.StatusFetched:
 		return math.MinInt32, now - millis(a.FetchedUnseen), a.FetchedUnseen > 0
 	}
@@ -130,6 +135,7 @@ func (a ArchiveRule) Cutoffs(status string, now int64) (minAttempts int32, lates
 // bound below 0 (now-seenLo could overflow) bounds nothing.
 func (a ArchiveRule) MayCross(seenLo int64, attemptsHi int32, now int64) bool {
 	return seenLo < 0 || a.Crossed(schema.StatusFailed, attemptsHi, seenLo, now) ||
+		a.Crossed(schema.StatusNew, attemptsHi, seenLo, now) ||
 		a.Crossed(schema.StatusFetched, attemptsHi, seenLo, now)
 }
 

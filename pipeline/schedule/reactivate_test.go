@@ -53,6 +53,9 @@ func TestReactivate(t *testing.T) {
 		{name: "cold fetched becomes hot", class: "ok", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 40 * day, want: true},
 		{name: "cold no_peers pulled and hot", class: "no_peers", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 10 * day, want: true, wantNext: 10 * day, wantReason: schema.ReasonReactivated},
 		{name: "new hash is not reactivated", class: "", observed: day, want: false, wantReason: schema.ReasonNew},
+		// archive.new_unseen: a sighting brings a never-tried hash back hot,
+		// planned as new again.
+		{name: "cold new becomes hot", class: "", edit: func(st *schema.State, _ int64) { st.Tier = schema.TierCold }, observed: 100 * day, want: true, wantReason: schema.ReasonNew},
 		{name: "fetched hash is not reactivated", class: "ok", observed: 100 * day, want: false},
 		{name: "leased hash keeps its lease", class: "no_peers", edit: func(st *schema.State, last int64) { st.LeaseID, st.LeaseUntil = "L", last+3*day }, observed: 2 * day, want: true, wantNext: 2 * day, wantReason: schema.ReasonReactivated},
 	}
@@ -217,7 +220,26 @@ func TestReactivatedThenFailsAgain(t *testing.T) {
 func TestShouldArchive(t *testing.T) {
 	p := Default()
 	base, last := dormant(t, p, schema.OutcomeNoPeers) // 6 attempts, seen at t0
-	fetchedAfter := func(d Duration) Policy { q := p; q.Archive.FetchedUnseen = d; return q }
+	fetchedAfter := func(d Duration) Policy { q := p; q.Archive.FetchedUnseen, q.Archive.NewUnseen = d, 0; return q }
+	newAfter := func(d Duration) Policy { q := p; q.Archive.NewUnseen = d; return q }
+	// never makes the hash never tried, seen at t0 (after local errors
+	// and deferrals, which leave it new, when errs).
+	never := func(errs bool) func(st *schema.State) {
+		return func(st *schema.State) {
+			*st = newState(9)
+			if errs {
+				if err := ApplyFailure(p, st, schema.OutcomeLocalError, t0+day, false); err != nil {
+					t.Fatal(err)
+				}
+				if err := ApplyDeferral(p, st, t0+2*day, t0+30*day); err != nil {
+					t.Fatal(err)
+				}
+				if st.MetadataStatus != schema.StatusNew || st.Attempts != 0 {
+					t.Fatalf("a local error and a deferral made a new hash %s with %d attempts", st.MetadataStatus, st.Attempts)
+				}
+			}
+		}
+	}
 	tests := []struct {
 		name string
 		edit func(st *schema.State)
@@ -244,8 +266,18 @@ func TestShouldArchive(t *testing.T) {
 			ApplySuccess(st, last)
 			st.LeaseID, st.LeaseUntil = "L", t0+201*day
 		}, t0 + 200*day, false, ptr(fetchedAfter(Duration(30 * Day)))},
-		{"new, fetched_unseen 30d", func(st *schema.State) { st.MetadataStatus = schema.StatusNew }, t0 + 200*day,
+		{"new, fetched_unseen 30d, new_unseen 0", func(st *schema.State) { st.MetadataStatus = schema.StatusNew }, t0 + 200*day,
 			false, ptr(fetchedAfter(Duration(30 * Day)))},
+		{"never tried, 90 days unseen", never(false), t0 + 90*day, true, nil},
+		{"never tried, 89 days unseen", never(false), t0 + 89*day, false, nil},
+		{"never tried after a local error and a deferral, 90 days unseen", never(true), t0 + 90*day, true, nil},
+		{"never tried, new_unseen 0", never(false), t0 + 900*day, false, ptr(newAfter(0))},
+		{"never tried, new_unseen 30d, 30 days unseen", never(false), t0 + 30*day, true, ptr(newAfter(Duration(30 * Day)))},
+		{"never tried, leased", func(st *schema.State) {
+			never(false)(st)
+			st.LeaseID, st.LeaseUntil = "L", t0+201*day
+		}, t0 + 200*day, false, nil},
+		{"never tried, already cold", func(st *schema.State) { never(false)(st); st.Tier = schema.TierCold }, t0 + 200*day, false, nil},
 		{"live lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+201*day }, t0 + 200*day, false, nil},
 		{"expired lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+199*day }, t0 + 200*day, true, nil},
 	}

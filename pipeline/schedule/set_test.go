@@ -24,6 +24,7 @@ func TestSet(t *testing.T) {
 		{path: "peer_penalty.base.rejected", value: "0", check: func(p Policy) bool { return p.PeerPenalty.Base["rejected"] == 0 }},
 		{path: "plan.lease", value: "90m", check: func(p Policy) bool { return time.Duration(p.Plan.Lease) == 90*time.Minute }},
 		{path: "archive.min_attempts", value: "10", check: func(p Policy) bool { return p.Archive.MinAttempts == 10 }},
+		{path: "archive.new_unseen", value: "0", check: func(p Policy) bool { return p.Archive.NewUnseen == 0 }},
 		{path: "jitter", value: "2", wantErr: "jitter: 2 is outside"},
 		{path: "jitter", value: "x", wantErr: `"jitter": "x" is not a number`},
 		{path: "backoff.no_peers", value: "1h,30m", wantErr: "backoff.no_peers[1]: 30m is shorter"},

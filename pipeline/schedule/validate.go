@@ -62,6 +62,9 @@ func (p Policy) Validate() error {
 	if p.Archive.Unseen < 0 {
 		return fieldErr("archive.unseen", "must not be negative")
 	}
+	if p.Archive.NewUnseen < 0 {
+		return fieldErr("archive.new_unseen", "must not be negative (0 keeps never-tried hashes hot)")
+	}
 	if p.Archive.FetchedUnseen < 0 {
 		return fieldErr("archive.fetched_unseen", "must not be negative (0 keeps fetched hashes hot)")
 	}
