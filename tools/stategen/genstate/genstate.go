@@ -15,8 +15,9 @@ import (
 // from r, in the order drawn (unsorted), as of now (Unix ms): first seen
 // up to 180 days before now; 35% never tried, 20% fetched, the rest failed
 // from 1 to 8 times under the default policy with their next retry moved
-// to within a week of now (due or not), cold if the policy archives them
-// by now.
+// to within a week of now (due or not); cold if the policy archives them
+// by now (failed ones, and never-tried ones unseen for
+// archive.new_unseen), as merge would have left them.
 func Rows(r *rand.Rand, prefix byte, n int, now int64) []schema.State {
 	pol := schedule.Default()
 	rows := make([]schema.State, n)
@@ -45,9 +46,9 @@ func Rows(r *rand.Rand, prefix byte, n int, now int64) []schema.State {
 			shift := st.NextRetry - now + r.Int64N(14*24*3600*1000) - 7*24*3600*1000
 			st.LastAttempt -= shift
 			st.NextRetry -= shift
-			if schedule.ShouldArchive(pol, &st, now) {
-				st.Tier = schema.TierCold
-			}
+		}
+		if schedule.ShouldArchive(pol, &st, now) {
+			st.Tier = schema.TierCold
 		}
 		rows[i] = st
 	}

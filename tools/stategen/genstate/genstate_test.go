@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // TestRows: the rows carry the prefix, the same source draws the same
@@ -19,11 +20,25 @@ func TestRows(t *testing.T) {
 		t.Fatal("the same source drew other rows")
 	}
 	count := map[string]int{}
+	pol := schedule.Default()
 	for i, st := range rows {
 		if st.InfoHash[0] != 0xab || st.FirstSeen > now || st.LastSeen < st.FirstSeen {
 			t.Fatalf("row %d: %+v", i, st)
 		}
 		count[st.MetadataStatus]++
+		// The tiers merge would have left: cold once the policy archives.
+		hot := st
+		hot.Tier = schema.TierHot
+		if cold := st.Tier == schema.TierCold; cold != schedule.ShouldArchive(pol, &hot, now) {
+			t.Fatalf("row %d: %s, %d attempts, unseen %v: cold %v", i, st.MetadataStatus, st.Attempts,
+				time.Duration(now-st.LastSeen)*time.Millisecond, cold)
+		}
+		if st.Tier == schema.TierCold {
+			count["cold "+st.MetadataStatus]++
+		}
+	}
+	if count["cold "+schema.StatusNew] == 0 || count["cold "+schema.StatusFailed] == 0 {
+		t.Errorf("no cold never-tried or failed rows: %v", count)
 	}
 	for _, tc := range []struct {
 		status string
