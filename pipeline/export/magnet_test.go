@@ -6,7 +6,9 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,10 +41,10 @@ func TestMagnetOfV2Torrent(t *testing.T) {
 		want string // "": no magnet (ok false)
 	}{
 		{"v2 torrent", &schema.Torrent{InfoHash: v2Key, HashType: schema.HashV2, Meta: schema.Meta{Name: new("v2 only"), InfoBytes: v2Info}},
-			btmh + "&dn=v2+only"},
+			btmh + "&dn=v2%20only"},
 		{"v2 state", &schema.State{InfoHash: v2Key, HashType: schema.HashV2, InfoHashV2: full[:]}, btmh},
 		{"v2 catalog", &schema.Catalog{InfoHash: v2Key, HashType: schema.HashV2, InfoHashV2: full[:], Name: new("v2 only")},
-			btmh + "&dn=v2+only"},
+			btmh + "&dn=v2%20only"},
 		{"v1 torrent", &schema.Torrent{InfoHash: v1Key, HashType: schema.HashV1, Meta: schema.Meta{Name: new("v1"), InfoBytes: v1Info}},
 			"magnet:?xt=urn:btih:" + hex.EncodeToString(v1Key[:]) + "&dn=v1"},
 		{"hybrid torrent, v1 key", &schema.Torrent{InfoHash: hybridKey, HashType: schema.HashV1, Meta: schema.Meta{Name: new("hybrid"), InfoBytes: hybridInfo}},
@@ -59,6 +61,45 @@ func TestMagnetOfV2Torrent(t *testing.T) {
 			got, ok := Magnet(tt.row)
 			if got != tt.want || ok != (tt.want != "") {
 				t.Errorf("got  %q, %v\nwant %q, %v", got, ok, tt.want, tt.want != "")
+			}
+		})
+	}
+}
+
+// TestMagnetNameEscaping: dn= percent-encodes the name as a URI query
+// value, a space as %20 (it was "+", HTML form encoding, which
+// Transmission shows as a "+": it decodes %XX only), and every byte a
+// query value cannot carry as it is. Both ways of reading it back give the
+// name: %XX only (Transmission, url.PathUnescape) and %XX with "+" as a
+// space (libtorrent, Go's url.ParseQuery).
+func TestMagnetNameEscaping(t *testing.T) {
+	h := schema.Hash{0xab}
+	tests := []struct{ name, dn string }{
+		{"plain", "plain"},
+		{"a b", "a%20b"},
+		{"a+b", "a%2Bb"},
+		{"a&xt=urn:btih:00#frag", "a%26xt%3Durn%3Abtih%3A00%23frag"},
+		{"100% done", "100%25%20done"},
+		{"Ünï ç", "%C3%9Cn%C3%AF%20%C3%A7"},
+		{"tab\tnl\nnul\x00del\x7f", "tab%09nl%0Anul%00del%7F"},
+		{"-._~", "-._~"},
+		{"/?:@!$'()*,;", "%2F%3F%3A%40%21%24%27%28%29%2A%2C%3B"},
+		{"\xff\xfe not UTF-8", "%FF%FE%20not%20UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dn, func(t *testing.T) {
+			got, ok := Magnet(&schema.Catalog{InfoHash: h, HashType: schema.HashV1, Name: new(tt.name)})
+			want := "magnet:?xt=urn:btih:" + schema.Hex(h) + "&dn=" + tt.dn
+			if !ok || got != want {
+				t.Fatalf("got  %q, %v\nwant %q", got, ok, want)
+			}
+			raw, _ := strings.CutPrefix(got, "magnet:?")
+			q, err := url.ParseQuery(raw)
+			if err != nil || len(q) != 2 || q.Get("dn") != tt.name {
+				t.Errorf("url.ParseQuery: %q, %v; want dn %q and xt only", q, err, tt.name)
+			}
+			if pct, err := url.PathUnescape(tt.dn); err != nil || pct != tt.name {
+				t.Errorf("%%XX decoding: %q, %v; want %q", pct, err, tt.name)
 			}
 		})
 	}

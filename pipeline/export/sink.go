@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -211,9 +212,20 @@ func Magnet(row any) (uri string, ok bool) {
 		uri = "magnet:?xt=urn:btih:" + hex.EncodeToString(h[:])
 	}
 	if name != "" {
-		uri += "&dn=" + url.QueryEscape(name)
+		uri += "&dn=" + escapeValue(name)
 	}
 	return uri, true
+}
+
+// escapeValue percent-encodes s as a URI query value: every byte but
+// RFC 3986's unreserved ones (ALPHA, DIGIT, "-._~"), so "&", "#", "%",
+// "+", "=", control bytes and each byte of a non-ASCII name are escaped,
+// and a space is "%20". url.QueryEscape gives "+" for a space, which is
+// HTML form encoding: libtorrent's and Go's parsers read it back as a
+// space, but Transmission's (tr_urlPercentDecode) decodes %XX only and
+// shows the "+".
+func escapeValue(s string) string {
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") // a "+" of s is "%2B"
 }
 
 // torrentV2 is the full v2 hash of a torrents row of hash_type 2: the
