@@ -44,7 +44,12 @@ are the keys of retry_waves in --format json (all tiers and kinds: jq
 .retry_waves_by_tier_and_kind.hot.retry.overdue), and the wave label of
 the metrics file (with tier and kind labels); the text has a column per
 tier and kind and says "next hour", "next day", "next week", "next
-month". The "frozen" line globs this snapshot's state files alone (they
+month". The overdue retries are split by tier and last failure class
+(other: none of the policy's classes) in
+overdue_retries_by_tier_and_last_failure (jq
+.overdue_retries_by_tier_and_last_failure.hot.no_peers), the metrics
+file, and a text line naming each tier's commonest classes when any
+retry is overdue. The "frozen" line globs this snapshot's state files alone (they
 stay for --keep snapshots); it says "none" while there is no state table yet.
 An "unapplied work" line names a file scripts/cron/crawl-pass.sh keeps
 under DIR/work/PASS/ (observations.arrows, results.arrows; older passes'
@@ -72,7 +77,8 @@ whose snapshot would name it (a commit checks the size of each file).
 --metrics-file writes gauges for alerting (infohash_status_*): hashes by
 metadata_status and tier, failed hashes by last failure, live and expired
 leases (alert on infohash_status_leases_expired > 0: jobs lost), overdue retries and the retry waves by tier and kind (alert on
-infohash_status_overdue{tier="hot",kind="retry"}), rows and bytes per
+infohash_status_overdue{tier="hot",kind="retry"}), overdue retries by tier
+and last failure (infohash_status_overdue_retries), rows and bytes per
 table, inputs applied and when the last one was, partial, pending and
 spooling inputs, foreign files (foreign_files), unapplied work files (unapplied_work_files), the bytes held by what a failed or killed commit built
 for a snapshot it never published and by the folders under staging/ (a
@@ -82,7 +88,7 @@ verify_problems; when files are damaged it has only that and the snapshot
 (the counts would read the damaged files). blocklist_unreadable is 1 when
 DIR/blocklist cannot be read (a line that is not a hash: plan-retries and
 export refuse to run): status then writes its report and every gauge but
-the retry waves and overdue (null in --format json, with the error in
+the retry waves and overdue counts (null in --format json, with the error in
 blocklist_error), and exits 1 naming DIR/blocklist:LINE. It takes a file
 or FIFO, not - (the report is on stdout).
 

@@ -15,7 +15,7 @@ import (
 // Metrics renders the report as a Prometheus text file (node_exporter's
 // textfile collector) with the gauges an operator alerts on: hashes by
 // metadata_status and tier, failed hashes by last_failure, live leases,
-// overdue retries and the retry waves by tier and kind, table rows and
+// overdue retries and the retry waves by tier and kind, overdue retries by tier and last failure, table rows and
 // bytes, the last applied input's time, what is set aside under DIR/inbox,
 // crawl-pass's unapplied work files, and the snapshot. Known statuses,
 // tiers, failure classes, kinds and waves are written even at 0, so that
@@ -25,7 +25,7 @@ import (
 // last_success_timestamp_seconds of the file this one replaces (read back
 // by the caller; 0 for none): a run that found damage is no success. Nor
 // is one that could not read DIR/blocklist: blocklist_unreadable is 1, the
-// overdue and retry_wave gauges (which leave its hashes out) are missing,
+// overdue, overdue_retries and retry_wave gauges (which leave its hashes out) are missing,
 // every other count is written, and the last success's time is kept. took is the run's duration, at the
 // time the file describes.
 func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte {
@@ -116,6 +116,9 @@ func (r *Report) waveMetrics(m func(name, help string) *family) {
 		for _, k := range WaveKinds {
 			o.set(float64(r.WavesBy[t][k][Waves[0].Name]), "tier", t, "kind", k)
 		}
+	}
+	if r.OverdueByFailure != nil {
+		r.overdueMetrics(m)
 	}
 	w := m("retry_wave", "Hashes not fetched, leased nor blocklisted by tier, kind and when their next retry falls due.")
 	for _, t := range WaveTiers {

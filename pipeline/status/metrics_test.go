@@ -27,6 +27,11 @@ func TestMetrics(t *testing.T) {
 			w["cold"]["retry"]["later"] = 1
 			return w
 		}(),
+		OverdueByFailure: func() OverdueByFailure {
+			o := newOverdueCounter().counts()
+			o["hot"]["no_peers"], o["cold"]["timeout"] = 2, 1
+			return o
+		}(),
 		TableRows:    map[string]int64{"state": 9, "leases": 3},
 		TableBytes:   map[string]int64{"state": 4096, "leases": 1500},
 		InputsLedger: 7,
@@ -51,7 +56,7 @@ func TestMetrics(t *testing.T) {
 		}()},
 		{"metrics-blocklist.prom", func() *Report {
 			d := *r
-			d.RetryWaves, d.WavesBy = nil, nil // not counted
+			d.RetryWaves, d.WavesBy, d.OverdueByFailure = nil, nil, nil // not counted
 			d.BlocklistError = new("blocklist: DIR/blocklist:3: magnet URI without a urn:btih or urn:btmh xt parameter")
 			return &d
 		}()},

@@ -61,10 +61,13 @@ type Report struct {
 	// failed before; new: never tried). Its hot overdue retries are what
 	// plan-retries counts as due_retry at the same time, its hot overdue
 	// new hashes its due_new.
-	WavesBy      WavesBy          `json:"retry_waves_by_tier_and_kind"`
-	TableRows    map[string]int64 `json:"table_rows"`
-	TableBytes   map[string]int64 `json:"table_bytes"`
-	InputsLedger int64            `json:"inputs_applied"`
+	WavesBy WavesBy `json:"retry_waves_by_tier_and_kind"`
+	// OverdueByFailure splits WavesBy's overdue retries by tier and last
+	// failure class; nil (null) when WavesBy is.
+	OverdueByFailure OverdueByFailure `json:"overdue_retries_by_tier_and_last_failure"`
+	TableRows        map[string]int64 `json:"table_rows"`
+	TableBytes       map[string]int64 `json:"table_bytes"`
+	InputsLedger     int64            `json:"inputs_applied"`
 	// LastInput is the newest entry of the ledger of applied inputs.
 	LastInput *dataset.Applied `json:"last_input,omitempty"`
 	// Partial are inputs a run killed (or out of disk space) had half
@@ -198,8 +201,10 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	}
 	r.ByStatus, r.ByTier, r.ByFailure = map[string]int64{}, map[string]int64{}, map[string]int64{}
 	r.ByStatusTier = map[string]map[string]int64{}
+	var overdue *overdueCounter // nil: no waves counted
 	if r.BlocklistError == nil {
 		r.RetryWaves, r.WavesBy = map[string]int64{}, newWavesBy()
+		overdue = newOverdueCounter()
 		for _, wv := range Waves {
 			r.RetryWaves[wv.Name] = 0 // every wave, for "jq .retry_waves.overdue" to read 0
 		}
@@ -255,8 +260,14 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 				wv := wave(s.NextRetry - nowMs)
 				r.RetryWaves[wv]++
 				r.WavesBy[tier][kind][wv]++
+				if kind == KindRetry && wv == Waves[0].Name {
+					overdue.add(tier, s.LastFailure)
+				}
 			}
 		}
+	}
+	if overdue != nil {
+		r.OverdueByFailure = overdue.counts()
 	}
 	return r, nil
 }

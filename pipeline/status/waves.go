@@ -121,4 +121,5 @@ func (r *Report) printWaves(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	r.printOverdueByFailure(w)
 }
