@@ -197,6 +197,14 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
+	// plan-retries: at most this many jobs (plan.Run checks it too, for
+	// callers of the package).
+	{"limit", func(c *cli.Context, name string) string {
+		if n := c.Int(name); n < 0 {
+			return fmt.Sprintf("%d is negative", n)
+		}
+		return ""
+	}},
 	{"es-index", func(c *cli.Context, name string) string {
 		if strings.TrimSpace(c.String(name)) == "" {
 			return "empty; es-bulk action lines need an index name"
@@ -309,12 +317,6 @@ func checkFlags(c *cli.Context) error {
 			}
 		}
 	}
-	// Not urfave/cli's Required: on a missing required flag it prints the
-	// command's help on stdout, which in "capture | dedup -" went down
-	// the pipe as input.
-	if c.Command != nil && outputRequired[c.Command.Name] && !c.IsSet("output") && !dryRun(c) {
-		return exitcode.BadInput(errors.New("-o is required: -o FILE for a Parquet file, or -o - for an Arrow IPC stream on stdout"))
-	}
 	for _, fc := range flagChecks {
 		if !defines(c.Command, fc.name) || !c.IsSet(fc.name) {
 			continue
@@ -322,6 +324,14 @@ func checkFlags(c *cli.Context) error {
 		if msg := fc.check(c, fc.name); msg != "" {
 			return exitcode.BadInput(fmt.Errorf("--%s: %s", fc.name, msg))
 		}
+	}
+	// Not urfave/cli's Required: on a missing required flag it prints the
+	// command's help on stdout, which in "capture | dedup -" went down
+	// the pipe as input. After the values given: a wrong one is the
+	// problem to fix first (plan-retries --limit -1 said "-o is required",
+	// and once given -o, that --limit was negative).
+	if c.Command != nil && outputRequired[c.Command.Name] && !c.IsSet("output") && !dryRun(c) {
+		return exitcode.BadInput(errors.New("-o is required: -o FILE for a Parquet file, or -o - for an Arrow IPC stream on stdout"))
 	}
 	return checkNested(c)
 }

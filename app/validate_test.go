@@ -47,6 +47,13 @@ func TestFlagValuesChecked(t *testing.T) {
 		// (a default of stdout put Arrow into "plan-retries >>cron.log"
 		// and left the hashes leased).
 		{"plan no output", []string{"plan-retries", "--data", data}, `plan-retries: -o is required`},
+		// A wrong value comes before a missing -o: --limit -1 said "-o is
+		// required", then, once given -o, that the limit was negative.
+		{"plan limit negative", []string{"plan-retries", "--data", data, "-o", "-", "--limit", "-1"}, "plan-retries: --limit: -1 is negative"},
+		{"plan limit negative, no output", []string{"plan-retries", "--data", data, "--limit", "-1"}, "plan-retries: --limit: -1 is negative"},
+		{"plan lease 0, no output", []string{"plan-retries", "--data", data, "--lease", "0"}, "plan-retries: --lease: 0s is not positive"},
+		{"plan new-share, no output", []string{"plan-retries", "--new-share", "2", "--data", data}, "plan-retries: --new-share: 2 is outside [0, 1]"},
+		{"capture node-ids, no output", []string{"capture", "--bootstrap", "", "--node-ids", "0"}, "capture: --node-ids: 0 is outside 1-256"},
 		{"capture no output", []string{"capture", "--bootstrap", ""}, `capture: -o is required`},
 		{"fetch no output", []string{"fetch", "--no-dht", hashes}, `fetch: -o is required`},
 		{"peer port too big", []string{"fetch", "--peer", "127.0.0.1:99999", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1:99999": port 99999 is outside 1-65535`},
