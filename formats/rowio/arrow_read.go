@@ -2,6 +2,7 @@ package rowio
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 
@@ -114,6 +115,10 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				v := int64(c.(*array.Timestamp).Value(i))
 				if div < 0 {
+					if v > math.MaxInt64/-div || v < math.MinInt64/-div {
+						// Multiplied, it would wrap around to any time at all.
+						return fmt.Errorf("column %q row %d: %d s is outside the range of int64 milliseconds", f.name, i, v)
+					}
 					v *= -div
 				} else {
 					v /= div

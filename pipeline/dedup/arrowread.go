@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -266,6 +267,13 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 	}
 	switch a := at.(type) {
 	case *array.Timestamp:
+		if l.atMul != 1 { // seconds: a value past ±2^63/1000 would wrap around
+			for i, v := range a.TimestampValues()[:n] {
+				if int64(v) > math.MaxInt64/l.atMul || int64(v) < math.MinInt64/l.atMul {
+					return &rowError{row: int64(i), msg: fmt.Sprintf("observed_at %d s is outside %s", v, plausibleRange)}
+				}
+			}
+		}
 		for i, v := range a.TimestampValues()[:n] {
 			r.at[i] = int64(v) * l.atMul / l.atDiv
 		}

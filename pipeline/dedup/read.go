@@ -345,16 +345,18 @@ func checkObsSchema(s *parquet.Schema) error {
 // both included.
 const minTime, maxTime = 978307200000, 7258118400000
 
+// plausibleRange is minTime..maxTime as dates, for errors.
+var plausibleRange = time.UnixMilli(minTime).UTC().Format(time.DateOnly) + ".." + time.UnixMilli(maxTime).UTC().Format(time.DateOnly)
+
 // implausibleTime is checkObs's error for an observed_at of at ms (not in
 // minTime..maxTime) in row: the time as a date too, and the range.
 func implausibleTime(row, at int64) error {
-	date := func(ms int64) string { return time.UnixMilli(ms).UTC().Format("2006-01-02") }
 	when := time.UnixMilli(at).UTC()
 	shown := when.Format("2006-01-02T15:04:05.999Z07:00")
 	if y := when.Year(); y < 0 || y > 9999 {
 		shown = fmt.Sprintf("year %d", y) // RFC 3339 has 4-digit years
 	}
-	return fmt.Errorf("row %d: observed_at %d ms (%s) is outside %s..%s", row, at, shown, date(minTime), date(maxTime))
+	return fmt.Errorf("row %d: observed_at %d ms (%s) is outside %s", row, at, shown, plausibleRange)
 }
 
 // badType stands for a hash_type beyond int8 (see typeOf).
