@@ -304,7 +304,8 @@ func missingObservedAt(cols []string) error {
 	return fmt.Errorf("missing column \"observed_at\"")
 }
 
-// checkObsSchema requires info_hash (binary) and observed_at (INT64).
+// checkObsSchema requires info_hash (binary) and observed_at (INT64), and
+// checks the optional columns' types.
 func checkObsSchema(s *parquet.Schema) error {
 	if k := rowio.NestedKind(s, "info_hash"); k != "" {
 		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR", k)
@@ -337,6 +338,19 @@ func checkObsSchema(s *parquet.Schema) error {
 	}
 	if src, ok := s.Lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
 		return fmt.Errorf("column \"source\" is %s, want a string", src.Node.Type().Kind())
+	}
+	// The optional columns' values would be converted: DOUBLE 2.0 was read
+	// as hash_type 20, FLOAT 1.9 and BOOLEAN false as 1, an INT32
+	// info_hash_v2 as its 4 bytes.
+	if ht, ok := s.Lookup("hash_type"); ok {
+		if k := ht.Node.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
+			return fmt.Errorf("column \"hash_type\" is %s, want an integer (1 or 2)", k)
+		}
+	}
+	if v2, ok := s.Lookup("info_hash_v2"); ok {
+		if k := v2.Node.Type().Kind(); k != parquet.ByteArray && k != parquet.FixedLenByteArray {
+			return fmt.Errorf("column \"info_hash_v2\" is %s, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR", k)
+		}
 	}
 	return nil
 }

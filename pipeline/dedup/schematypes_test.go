@@ -1,0 +1,91 @@
+package dedup
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/rowio"
+)
+
+// Parquet inputs whose optional hash_type or info_hash_v2 column is not of
+// a type those columns can be (pandas writes a nullable integer column
+// with missing values as DOUBLE) are bad input saying so, by both readers.
+// hash_type 2.0 (DOUBLE) was refused as "hash_type 20", 1.9 (FLOAT) and
+// BOOLEAN false read as v1, text "v1" was "corrupt Parquet", and an INT32
+// info_hash_v2 was read as its 4 bytes.
+func TestOptionalColumnTypes(t *testing.T) {
+	h := make([]byte, 20)
+	at := t0.UnixMilli()
+	type dbl struct {
+		InfoHash   []byte  `parquet:"info_hash"`
+		ObservedAt int64   `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   float64 `parquet:"hash_type"`
+	}
+	type flt struct {
+		InfoHash   []byte  `parquet:"info_hash"`
+		ObservedAt int64   `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   float32 `parquet:"hash_type"`
+	}
+	type boolean struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   bool   `parquet:"hash_type"`
+	}
+	type text struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   string `parquet:"hash_type"`
+	}
+	type v2int struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		InfoHashV2 int32  `parquet:"info_hash_v2"`
+	}
+	type small struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   int16  `parquet:"hash_type"`
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		file []byte
+		want string // "" for none
+	}{
+		{"DOUBLE hash_type", writeRowsBytes(t, dir, []dbl{{h, at, 1}, {h, at, 2}}), `column "hash_type" is DOUBLE, want an integer (1 or 2)`},
+		{"FLOAT hash_type", writeRowsBytes(t, dir, []flt{{h, at, 1.9}}), `column "hash_type" is FLOAT, want an integer (1 or 2)`},
+		{"BOOLEAN hash_type", writeRowsBytes(t, dir, []boolean{{h, at, false}}), `column "hash_type" is BOOLEAN, want an integer (1 or 2)`},
+		{"text hash_type", writeRowsBytes(t, dir, []text{{h, at, "v1"}}), `column "hash_type" is BYTE_ARRAY, want an integer (1 or 2)`},
+		{"INT32 info_hash_v2", writeRowsBytes(t, dir, []v2int{{h, at, 7}}), `column "info_hash_v2" is INT32, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR`},
+		{"INT16 hash_type", writeRowsBytes(t, dir, []small{{h, at, 2}}), ""},
+	}
+	defer func() { fastPath = true }()
+	for _, tt := range tests {
+		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
+		if err := os.WriteFile(p, tt.file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, fast := range []bool{true, false} {
+			t.Run(tt.name+map[bool]string{true: "/columns", false: "/rows"}[fast], func(t *testing.T) {
+				fastPath = fast
+				in, err := probe(p, "in.parquet", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := newBatch(3600_000)
+				defer b.release()
+				_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
+				switch {
+				case tt.want == "" && err != nil:
+					t.Fatalf("err = %v, want none", err)
+				case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) ||
+					!strings.Contains(err.Error(), "in.parquet") || !strings.Contains(err.Error(), rowio.ErrSchema.Error())):
+					t.Fatalf("err = %v, want %q (wrong schema)", err, tt.want)
+				}
+			})
+		}
+	}
+}
