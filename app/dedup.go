@@ -49,8 +49,9 @@ input: decompress it into a pipe. A named INPUT that can be read only once (a
 pipe such as <(zcat list.gz), a FIFO) is spooled into DIR/inbox/ like stdin,
 then applied; a FIFO or device inside a folder INPUT is bad input (exit 2),
 never opened. Parquet and Arrow
-need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size or BLOB, as
-DuckDB writes it; or text of 40 or 64 hex digits) and observed_at (a timestamp
+need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size, BLOB as
+DuckDB writes it or binary_view as Polars does; or text of 40 or 64 hex
+digits) and observed_at (a timestamp
 of any unit, or a plain INT64 of epoch milliseconds); hash_type, source and
 info_hash_v2 are read when present (a hash any input says is v2 is v2,
 unless a fetch proved it v1).

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
 // arrow/go v17 reads a record batch's buffers as the stream lays them out
@@ -55,6 +57,8 @@ func checkData(name string, d arrow.ArrayData) error {
 		return checkOffsets(name, arrow.Int32Traits.CastFromBytes(buf(1)), off, n, len(buf(2)), "bytes of values")
 	case *arrow.LargeBinaryType, *arrow.LargeStringType:
 		return checkOffsets(name, arrow.Int64Traits.CastFromBytes(buf(1)), off, n, len(buf(2)), "bytes of values")
+	case *arrow.BinaryViewType, *arrow.StringViewType:
+		return checkViews(name, buf(1), bufs[min(2, len(bufs)):], d, off, end)
 	case *arrow.ListType:
 		kids := d.Children()
 		if len(kids) != 1 {
@@ -120,6 +124,45 @@ func checkOffsets[O int32 | int64](name string, offs []O, off, n, size int, unit
 	}
 	if last := offs[n]; int64(last) > int64(size) {
 		return fmt.Errorf("column %q: the value offsets end at %d, past the %d %s", name, last, size, units)
+	}
+	return nil
+}
+
+// checkViews checks the view headers of rows [off, end) of a binary_view
+// or utf8_view array (16 bytes each: a length, then the value inline when
+// at most 12 bytes, else a prefix, a data buffer index and an offset into
+// it): every non-null value must lie within its data buffer.
+func checkViews(name string, views []byte, data []*memory.Buffer, d arrow.ArrayData, off, end int) error {
+	if end == off {
+		return nil
+	}
+	if len(views) < end*arrow.ViewHeaderSizeBytes {
+		return fmt.Errorf("column %q: %d bytes of views for %d values", name, len(views), end)
+	}
+	hs := arrow.ViewHeaderTraits.CastFromBytes(views)
+	var valid []byte
+	if d.NullN() != 0 && len(d.Buffers()) > 0 && d.Buffers()[0] != nil {
+		valid = d.Buffers()[0].Bytes()
+	}
+	for i := off; i < end; i++ {
+		if valid != nil && !bitutil.BitIsSet(valid, i) {
+			continue
+		}
+		h := &hs[i]
+		n := h.Len()
+		switch {
+		case n < 0:
+			return fmt.Errorf("column %q: row %d: a view of length %d", name, i-off, n)
+		case h.IsInline():
+			continue
+		}
+		k, at := int(h.BufferIndex()), int64(h.BufferOffset())
+		if k < 0 || k >= len(data) || data[k] == nil {
+			return fmt.Errorf("column %q: row %d: a view into data buffer %d of %d", name, i-off, k, len(data))
+		}
+		if at < 0 || at+int64(n) > int64(data[k].Len()) {
+			return fmt.Errorf("column %q: row %d: a view of %d bytes at %d, past the %d bytes of data buffer %d", name, i-off, n, at, data[k].Len(), k)
+		}
 	}
 	return nil
 }

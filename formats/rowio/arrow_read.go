@@ -60,7 +60,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 	switch f.kind {
 	case kFixed:
 		switch t.ID() {
-		case arrow.FIXED_SIZE_BINARY, arrow.BINARY, arrow.LARGE_BINARY:
+		case arrow.FIXED_SIZE_BINARY, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
 			w := f.width
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				b := binaryValue(c, i)
@@ -73,7 +73,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 		}
 	case kBinary:
 		switch t.ID() {
-		case arrow.FIXED_SIZE_BINARY, arrow.BINARY, arrow.LARGE_BINARY:
+		case arrow.FIXED_SIZE_BINARY, arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
 			var empty []byte // what an empty value reads as: nil (null), or empty for keepEmpty
 			if f.keepEmpty {
 				empty = []byte{}
@@ -82,7 +82,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 				d.SetBytes(append(empty, binaryValue(c, i)...))
 				return nil
 			}, nil
-		case arrow.STRING, arrow.LARGE_STRING:
+		case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
 			if !text {
 				break
 			}
@@ -92,7 +92,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 			}, nil
 		}
 	case kString:
-		if t.ID() == arrow.STRING || t.ID() == arrow.LARGE_STRING {
+		if IsArrowString(t.ID()) {
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				d.SetString(c.(interface{ Value(int) string }).Value(i))
 				return nil
@@ -219,8 +219,22 @@ func binaryValue(c arrow.Array, i int) []byte {
 		return a.Value(i)
 	case *array.LargeBinary:
 		return a.Value(i)
+	case *array.BinaryView:
+		return a.Value(i)
 	}
 	return nil
+}
+
+// IsArrowString reports whether an Arrow column of type t holds UTF-8
+// text: utf8, large_utf8, or utf8_view (Polars writes its strings so).
+func IsArrowString(t arrow.Type) bool {
+	return t == arrow.STRING || t == arrow.LARGE_STRING || t == arrow.STRING_VIEW
+}
+
+// IsArrowBinary reports whether an Arrow column of type t holds bytes:
+// fixed_size_binary, binary, large_binary or binary_view (Polars').
+func IsArrowBinary(t arrow.Type) bool {
+	return t == arrow.FIXED_SIZE_BINARY || t == arrow.BINARY || t == arrow.LARGE_BINARY || t == arrow.BINARY_VIEW
 }
 
 func intGetter(t arrow.DataType) func(arrow.Array, int) int64 {

@@ -131,11 +131,9 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 		}
 		return fmt.Errorf("column %q is %s", name, s.Field(i).Type)
 	}
-	binary := func(t arrow.Type) bool {
-		return t == arrow.FIXED_SIZE_BINARY || t == arrow.BINARY || t == arrow.LARGE_BINARY
-	}
+	binary := rowio.IsArrowBinary
 	text := func(i int) string {
-		if t := typeOf(i); t == arrow.STRING || t == arrow.LARGE_STRING {
+		if rowio.IsArrowString(typeOf(i)) {
 			return s.Field(i).Type.String()
 		}
 		return ""
@@ -166,7 +164,7 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 	default:
 		return l, not(l.typ, "hash_type")
 	}
-	if t := typeOf(l.src); l.src >= 0 && t != arrow.STRING && t != arrow.LARGE_STRING {
+	if l.src >= 0 && !rowio.IsArrowString(typeOf(l.src)) {
 		return l, not(l.src, "source")
 	}
 	if l.port = arrowPeerColumns(s); l.port >= 0 {
@@ -189,7 +187,7 @@ func arrowPeerColumns(s *arrow.Schema) int {
 		}
 		return arrow.NULL
 	}
-	if t := typeOf("node_addr"); typeOf("peer_port") != arrow.INT32 || (t != arrow.STRING && t != arrow.LARGE_STRING) ||
+	if typeOf("peer_port") != arrow.INT32 || !rowio.IsArrowString(typeOf("node_addr")) ||
 		index("source") < 0 {
 		return -1
 	}
