@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -345,6 +347,14 @@ func checkObsSchema(s *parquet.Schema) error {
 	if ht, ok := s.Lookup("hash_type"); ok {
 		if k := ht.Node.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
 			return fmt.Errorf("column \"hash_type\" is %s, want an integer (1 or 2)", k)
+		}
+		// DuckDB types the literal 2.0 as DECIMAL(2,1): an INT32 of 20.
+		if lt := ht.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
+			if _, ok := lt.Value.(*format.IntType); !ok {
+				return fmt.Errorf("column \"hash_type\" is %s, want an integer (1 or 2)", lt.Value)
+			}
+		} else if ct := ht.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Decimal {
+			return fmt.Errorf("column \"hash_type\" is DECIMAL, want an integer (1 or 2)")
 		}
 	}
 	if v2, ok := s.Lookup("info_hash_v2"); ok {

@@ -44,6 +44,11 @@ func TestOptionalColumnTypes(t *testing.T) {
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 		InfoHashV2 int32  `parquet:"info_hash_v2"`
 	}
+	type decimal struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   int32  `parquet:"hash_type,decimal(1:2)"`
+	}
 	type small struct {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
@@ -60,6 +65,7 @@ func TestOptionalColumnTypes(t *testing.T) {
 		{"BOOLEAN hash_type", writeRowsBytes(t, dir, []boolean{{h, at, false}}), `column "hash_type" is BOOLEAN, want an integer (1 or 2)`},
 		{"text hash_type", writeRowsBytes(t, dir, []text{{h, at, "v1"}}), `column "hash_type" is BYTE_ARRAY, want an integer (1 or 2)`},
 		{"INT32 info_hash_v2", writeRowsBytes(t, dir, []v2int{{h, at, 7}}), `column "info_hash_v2" is INT32, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR`},
+		{"DECIMAL hash_type", writeRowsBytes(t, dir, []decimal{{h, at, 20}}), `column "hash_type" is DECIMAL(2,1), want an integer (1 or 2)`},
 		{"INT16 hash_type", writeRowsBytes(t, dir, []small{{h, at, 2}}), ""},
 	}
 	defer func() { fastPath = true }()
