@@ -38,8 +38,9 @@ func captureCommand() *cli.Command {
 --bootstrap, and records an observation for every incoming get_peers and
 announce_peer (with the announced port) and for every sample of an active
 BEP 51 sample_infohashes walk, which samples a node again only after the
-interval it asks for (clamped to 1s-21600s; 21600s, BEP 51's maximum, when
-it gives none) and falls back to find_node where a node answers 204.
+interval it asks for (clamped to 60s-21600s, 1s-21600s for a node on
+loopback or a private network; 21600s, BEP 51's maximum, when it gives
+none) and falls back to find_node where a node answers 204.
 
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
 with -o - (refused when stdout is a terminal). An -o FILE that exists is

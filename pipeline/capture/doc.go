@@ -9,7 +9,8 @@
 //     the announced port), answered as a well-behaved node would;
 //   - actively, by a BEP 51 sample_infohashes walk over the nodes it
 //     learns of, sampling each again only after the interval it asks for
-//     (clamped to [1 s, 21600 s]; 21600 s when it gives none; a later
+//     (clamped to [60 s, 21600 s], [1 s, 21600 s] for a loopback or
+//     private node; 21600 s when it gives none; a later
 //     run on the same state directory waits for it too) and falling
 //     back to find_node where a node does not support BEP 51. Only
 //     public addresses are queried, unless the run was pointed into a
