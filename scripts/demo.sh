@@ -41,7 +41,7 @@ pass() { # pass NAME NOW
 	set -e
 	# Each stage's one-line summary (fetch's is a few lines: its first and
 	# its outcomes), and any stage that did not complete.
-	grep -E "crawl-pass .*: [a-z-]+: (partial|failed|bad|dataset locked|[^ ]+ is in use)|done|^fetch: [0-9]+ jobs|^  outcomes: " "$OUT/pass-$1.log" | sed 's/^[^ ]* crawl-pass /  /' || true
+	grep -E "crawl-pass .*: [a-z-]+: (partial|failed|bad|dataset locked|[^ ]+ is in use)|done|^fetch: [0-9]+ jobs|^  outcomes: " "$OUT/pass-$1.log" | sed 's/^[^ ]* crawl-pass /  pass /' || true
 	case $rc in
 	0) echo "  exit status 0: the pass completed" ;;
 	3) echo "  exit status 3: partial (some jobs left for the next pass; what was done is committed)" ;;
