@@ -76,8 +76,11 @@ for p in sorted(glob.glob(os.path.join(data, "work", "*"))):
         txt = json.dumps(keep, separators=(",", ":"))
         print(f"  {stage:8s} {txt[:700]}{'…' if len(txt) > 700 else ''}")
 announced = {e["info_hash"] for e in truth.get("announced", [])}
+extra = truth.get("extra", {})
+good = len(extra.get("badpeer_good", []))  # the testnet's control: a well-behaved peer among the bad ones
 print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', []))} dead, "
-      f"{sum(len(v) for v in truth.get('extra', {}).values())} hashes behind misbehaving peers")
+      f"{len(truth.get('searched', []))} searched-only, {sum(len(v) for v in extra.values())} hashes behind "
+      f"misbehaving peers ({good} of them served well): {len(announced) + good} can be fetched, the rest fail")
 PY
 # Pass 2 ran on one clock that started at NOW2 (each step at NOW2 plus the
 # time since the pass began), so retry waves are shown from NOW2.
