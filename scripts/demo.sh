@@ -33,8 +33,9 @@ export INFOHASH=$BIN BOOTSTRAP=$BOOT LIMIT=500
 export CAPTURE_ARGS="--dht-listen 127.0.0.1:0 --node-ids 4"
 export FETCH_ARGS="--dht-listen 127.0.0.1:0 --timeout 10s --deadline 60s"
 
-pass() { # pass NAME NOW
-	say "crawl pass $1 (clock: $2): capture 12 s → dedup → plan-retries → fetch → merge → export"
+pass() { # pass NAME NOW WHY
+	say "crawl pass $1: capture 12 s → dedup → plan-retries → fetch → merge → export"
+	echo "  clock: $2, $3"
 	set +e
 	NOW=$2 PASS=$1 scripts/cron/crawl-pass.sh "$DATA" 12s 2>"$OUT/pass-$1.log"
 	local rc=$?
@@ -56,9 +57,9 @@ pass() { # pass NAME NOW
 # its attempts, on that clock too. Pass 2 on the wall clock, so that no
 # time the demo leaves (last_seen, fetched_at, the ledger's) lies ahead.
 NOW1=$("$BIN" clock --now "$(date -u +%FT%TZ)" --add=-3h)
-pass 1 "$NOW1"
+pass 1 "$NOW1" "3 hours back, so that its failures are due in pass 2; logs show the wall clock"
 NOW2=$(date -u +%FT%TZ)
-pass 2 "$NOW2"
+pass 2 "$NOW2" "the wall clock: it retries pass 1's failures"
 
 say "summary"
 python3 - "$OUT" "$DATA" <<'PY'
