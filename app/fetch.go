@@ -25,7 +25,7 @@ func fetchCommand() *cli.Command {
    infohash plan-retries --data /srv/ih -o - | infohash fetch --dht-state /srv/ih/dht-state - -o - | infohash merge --data /srv/ih -
    infohash fetch jobs.parquet -o results.parquet --concurrency 200 --deadline 50m --stats-json fetch.json
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"
-   NOW=2026-01-02T03:04:05Z START=$(infohash clock); infohash plan-retries --data /srv/ih --now "$NOW" -o jobs.parquet && infohash fetch --now "$NOW" jobs.parquet -o results.parquet && infohash merge --data /srv/ih --now "$(infohash clock --now "$NOW" --started "$START")" results.parquet   # one simulated clock`,
+   NOW=2026-01-02T03:04:05Z START=$(infohash clock); infohash plan-retries --data /srv/ih --now "$NOW" -o jobs.parquet && infohash fetch --now "$(infohash clock --now "$NOW" --started "$START")" jobs.parquet -o results.parquet && infohash merge --data /srv/ih --now "$(infohash clock --now "$NOW" --started "$START")" results.parquet   # one simulated clock`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
 lease_until, peers and avoid_peers are used when present) and writes one result row per
 attempted job (and, when it stops early, one released row per leased job it did not
