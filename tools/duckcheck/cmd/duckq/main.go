@@ -40,6 +40,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	dbPath := fs.String("db", "", "database file (default: in memory)")
 	file := fs.String("f", "", `read statements from this file ("-" = stdin), separated by lines ending in ";"`)
 	header := fs.Bool("header", true, "print the column names before each result")
+	timings := fs.Bool("timings", true, "print each statement's time and the total on stderr (make demo turns them off)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: duckq [flags] SQL... | duckq [flags] -f FILE")
 		fs.PrintDefaults()
@@ -79,9 +80,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		for _, r := range rows {
 			fmt.Fprintln(stdout, strings.Join(r, "\t"))
 		}
-		fmt.Fprintf(stderr, "duckq: %.3fs %s\n", el.Seconds(), clip(s))
+		if *timings {
+			fmt.Fprintf(stderr, "duckq: %.3fs %s\n", el.Seconds(), clip(s))
+		}
 	}
-	fmt.Fprintf(stderr, "duckq: total %.3fs\n", total.Seconds())
+	if *timings {
+		fmt.Fprintf(stderr, "duckq: total %.3fs\n", total.Seconds())
+	}
 	return nil
 }
 

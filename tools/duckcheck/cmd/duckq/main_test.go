@@ -28,6 +28,21 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestRunNoTimings: -timings=false leaves stderr empty, so that make
+// demo prints the query results alone.
+func TestRunNoTimings(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"-timings=false", "SELECT 1 AS one"}, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if got, want := stdout.String(), "one\n1\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr %q, want nothing", stderr.String())
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	tests := map[string]struct {
 		args  []string
