@@ -3,7 +3,7 @@
 # capture for a while, fold the observations in, plan due retries, fetch
 # their metadata, merge the results, export.
 #
-#   crawl-pass.sh [--] DATA_DIR [CAPTURE_DURATION]
+#   crawl-pass.sh [--] DATA_DIR [CAPTURE_DURATION]   (capture's --duration; default 10m)
 #   crawl-pass.sh --help      (this text; any other "-" argument: exit 2)
 #
 # Environment: INFOHASH (binary, default infohash on PATH), BOOTSTRAP
