@@ -136,6 +136,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		msg = interruptedMessage(msg, args)
 	}
 	msg = withCommand(a, args, msg)
+	msg = lockedHint(a, args, err, msg)
 	if jsonLogs(args) {
 		// One record like every other line on stderr, for log shippers.
 		slog.New(slog.NewJSONHandler(stderr, nil)).Error("infohash: "+msg, "exit", code)

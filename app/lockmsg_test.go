@@ -48,3 +48,39 @@ func TestLockedNamesCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestLockedSaysLockWait: the line of a run locked out of the dataset
+// says what to do: without --lock-wait, that it can wait for the lock;
+// with it, that the lock was still held when the wait ran out (the line
+// was the same in both cases, and named no remedy).
+func TestLockedSaysLockWait(t *testing.T) {
+	dir, data := seedDataset(t)
+	lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	list := filepath.Join(dir, "list.txt")
+	if err := os.WriteFile(list, []byte("1111111111111111111111111111111111111111\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		args []string
+		want string
+	}{
+		"dedup":                  {[]string{"dedup", "--data", data, list}, "; retry later, or wait for it with --lock-wait D"},
+		"dedup --lock-wait":      {[]string{"dedup", "--data", data, "--lock-wait", "100ms", list}, "; still held when --lock-wait 100ms ran out"},
+		"policy set":             {[]string{"policy", "set", "--data", data, "jitter=0.1"}, "; retry later, or wait for it with --lock-wait D"},
+		"policy set --lock-wait": {[]string{"policy", "set", "--data", data, "--lock-wait=100ms", "jitter=0.1"}, "; still held when --lock-wait 100ms ran out"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, stderr, code := runMain(t, tc.args...)
+			if code != 75 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 75 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
