@@ -154,7 +154,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		return st, err
 	}
 	if len(ins) == 0 && len(busy) > 0 {
-		return st, leftOut(nil, busy)
+		return current(st, d), leftOut(nil, busy)
 	}
 	if len(ins) == 0 && empty {
 		return st, nil

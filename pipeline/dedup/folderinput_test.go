@@ -174,3 +174,25 @@ func TestDedupFolderFIFO(t *testing.T) {
 		t.Fatal("dedup blocked on a FIFO in the folder")
 	}
 }
+
+// TestDedupOnlyBusyKeepsCounts: a run whose only input is a stream still
+// being written (skipped, exit 3) applies nothing, yet its summary gives
+// the dataset's state_rows and snapshot, not 0 and 0 (its log line said
+// "state_rows=0 snapshot=0" of a dataset holding rows).
+func TestDedupOnlyBusyKeepsCounts(t *testing.T) {
+	first := genObs(95, 200, 80)
+	busyStream, _ := cutCapture(t, genObs(96, 200, 80))
+	f := inputdirtest.Build(t, inputdirtest.Contents{Busy: busyStream})
+	data := filepath.Join(t.TempDir(), "ds")
+	if _, err := run(t, data, nil, writeObs(t, t.TempDir(), first)); err != nil {
+		t.Fatal(err)
+	}
+	want := int64(len(readState(t, data)))
+	st, err := run(t, data, nil, f.Busy)
+	if exitcode.Of(err) != exitcode.Partial {
+		t.Fatalf("err = %v (exit %d), want exit 3", err, exitcode.Of(err))
+	}
+	if st.Commits != 0 || st.StateRows != want || st.Snapshot != 1 {
+		t.Errorf("stats %+v: want no commit, state_rows %d, snapshot 1", st, want)
+	}
+}

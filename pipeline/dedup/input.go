@@ -404,3 +404,17 @@ func checksumFile(ctx context.Context, in input, buf []byte) (id string, e *cach
 	}
 	return id, &k1, nil
 }
+
+// current fills st's state_rows and snapshot from d's latest commit, for
+// a run that applies nothing (every input skipped, still being written):
+// its summary line said state_rows=0 snapshot=0 of a dataset that has
+// rows.
+func current(st Stats, d *dataset.Dataset) Stats {
+	if m, err := d.Current(); err == nil {
+		if t := m.Table(dataset.TableState); t != nil {
+			st.StateRows = t.Rows()
+		}
+		st.Snapshot = m.Snapshot
+	}
+	return st
+}

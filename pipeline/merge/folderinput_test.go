@@ -194,3 +194,20 @@ func TestMergeFolderFIFO(t *testing.T) {
 		t.Fatal("merge blocked on a FIFO in the folder")
 	}
 }
+
+// TestMergeOnlyBusyKeepsSnapshot: a run whose only input is a stream
+// fetch still writes (skipped, exit 3) commits nothing, yet its summary
+// names the dataset's snapshot, not 0.
+func TestMergeOnlyBusyKeepsSnapshot(t *testing.T) {
+	dir := cutDataset(t)
+	rs := folderResults(t, dir)
+	busyStream, _ := inputdirtest.Stream(t, rs[:4], 4)
+	f := inputdirtest.Build(t, inputdirtest.Contents{Busy: busyStream})
+	st, err := tryMerge(dir, t0+10*minute, f.Busy)
+	if exitcode.Of(err) != exitcode.Partial {
+		t.Fatalf("err = %v (exit %d), want exit 3", err, exitcode.Of(err))
+	}
+	if st.Committed || st.Snapshot < 1 {
+		t.Errorf("stats %+v: want no commit and the dataset's snapshot", st)
+	}
+}

@@ -110,6 +110,9 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 	// full disk, or locked out): the error says so.
 	defer func() { err = keptNote(err, ins) }()
 	if len(ins) == 0 && len(busy) > 0 {
+		if m, err := d.Current(); err == nil { // its summary says the snapshot, not 0
+			st.Snapshot = m.Snapshot
+		}
 		return st, cutInputs(nil, nil, busy)
 	}
 	if len(ins) == 0 && len(o.Inputs) > 0 { // every RESULTS a folder holding no input file: nothing to do
