@@ -220,7 +220,11 @@ func policyDir(c *cli.Context) (string, error) {
 	}
 	info, err := os.Stat(data)
 	if err != nil || !info.IsDir() {
-		return "", exitcode.BadInput(fmt.Errorf("policy %s: dataset: %s: %w", c.Command.Name, data, dataset.ErrNoFolder))
+		hint := "" // set: the help's remedy, on the line that needs it
+		if c.Command.Name == "set" {
+			hint = " (to set a policy before the first dedup, mkdir it first)"
+		}
+		return "", exitcode.BadInput(fmt.Errorf("policy %s: dataset: %s: %w%s", c.Command.Name, data, dataset.ErrNoFolder, hint))
 	}
 	return data, nil
 }

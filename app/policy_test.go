@@ -52,7 +52,7 @@ func TestPolicyCLI(t *testing.T) {
 			stderr: "policy show: dataset: " + filepath.Join(dir, "typo") + ": the folder does not exist"},
 		{name: "set on a missing directory",
 			args: []string{"policy", "set", "--data", filepath.Join(dir, "typo"), "jitter=0.1"}, code: 2,
-			stderr: "policy set: dataset: " + filepath.Join(dir, "typo") + ": the folder does not exist"},
+			stderr: "policy set: dataset: " + filepath.Join(dir, "typo") + ": the folder does not exist (to set a policy before the first dedup, mkdir it first)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
