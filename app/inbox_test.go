@@ -86,14 +86,7 @@ func TestAppliedPartialInputLeavesStatus(t *testing.T) {
 // bare dedup is "no input" (exit 2), and makes no dataset.
 func TestBareDedupAppliesLeftovers(t *testing.T) {
 	_, data := seedDataset(t)
-	lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	lock := holdLock(t, data)
 	list := []byte("1111111111111111111111111111111111111111\n2222222222222222222222222222222222222222\n")
 	_, stderr, code := runMainIn(t, list, "dedup", "--data", data, "-")
 	if code != 75 || !strings.Contains(stderr, "the next dedup applies it") {

@@ -15,14 +15,7 @@ import (
 func TestLockedNamesCommand(t *testing.T) {
 	dir, data := seedDataset(t)
 	_, other := seedDataset(t)
-	lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	holdLock(t, data)
 	list := filepath.Join(dir, "list.txt")
 	if err := os.WriteFile(list, []byte("1111111111111111111111111111111111111111\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -55,14 +48,7 @@ func TestLockedNamesCommand(t *testing.T) {
 // was the same in both cases, and named no remedy).
 func TestLockedSaysLockWait(t *testing.T) {
 	dir, data := seedDataset(t)
-	lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	holdLock(t, data)
 	list := filepath.Join(dir, "list.txt")
 	if err := os.WriteFile(list, []byte("1111111111111111111111111111111111111111\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -83,4 +69,20 @@ func TestLockedSaysLockWait(t *testing.T) {
 			}
 		})
 	}
+}
+
+// holdLock takes the writer lock of the dataset at data (DIR/LOCK, made if
+// missing) as a committing writer holds it, until the test ends or the
+// caller closes or unlocks the returned file.
+func holdLock(t *testing.T, data string) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

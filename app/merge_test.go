@@ -83,14 +83,7 @@ func TestMergeStdinLockedSaysWhereResultsWait(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	f := holdLock(t, data)
 	_, stderr, code := runMainIn(t, stream.Bytes(), "merge", "--data", data, "-")
 	if code != 75 || !strings.Contains(stderr, "(what stdin sent is kept as "+filepath.Join(data, "inbox", "merge")+"/part-") ||
 		!strings.Contains(stderr, ".results; the next merge applies it)") {

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -75,13 +74,7 @@ func TestMetricsLabel(t *testing.T) {
 		return ""
 	}
 	before := last()
-	f, err := os.OpenFile(filepath.Join(main, "LOCK"), os.O_RDWR, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	f := holdLock(t, main)
 	fresh := filepath.Join(dir, "fresh.txt") // not applied yet: dedup takes the lock
 	if err := os.WriteFile(fresh, []byte("2222222222222222222222222222222222222222\n"), 0o644); err != nil {
 		t.Fatal(err)

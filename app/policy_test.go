@@ -85,14 +85,7 @@ func TestPolicyCLI(t *testing.T) {
 // does: policy set fails with exit 75 and changes nothing.
 func TestPolicySetTakesTheWriterLock(t *testing.T) {
 	data := t.TempDir()
-	f, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	f := holdLock(t, data)
 	_, stderr, code := runMain(t, "policy", "set", "--data", data, "jitter=0.1")
 	if code != 75 || !strings.Contains(stderr, "locked") {
 		t.Fatalf("exit %d stderr %q, want 75", code, stderr)

@@ -46,14 +46,7 @@ func TestSecondSignalAfterWholeStdin(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ih")
 			known := seedHashes(t, data, 20, 3)
 			inbox := filepath.Join(data, "inbox", tc.sub)
-			lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR, 0o644)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer lock.Close()
-			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-				t.Fatal(err)
-			}
+			lock := holdLock(t, data)
 			cmd, stdin, stderr := startPiped(t, bin, tc.stage, "--data", data, "--now", now, "--lock-wait", "5m", "-")
 			stdin.Write(tc.stream(t, known))
 			stdin.Close()
@@ -68,7 +61,7 @@ func TestSecondSignalAfterWholeStdin(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGINT)
 			waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
 			cmd.Process.Signal(syscall.SIGINT)
-			err = cmd.Wait()
+			err := cmd.Wait()
 			want := tc.stage + ": interrupted; nothing committed (stdin was read to its end and is kept whole as " + spool +
 				": the next " + tc.stage + " applies it"
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), want) {
@@ -118,14 +111,7 @@ func TestStopBeforeStdinRead(t *testing.T) {
 		t.Run(tc.stage, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ih")
 			tc.setup(t, data)
-			lock, err := os.OpenFile(filepath.Join(data, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer lock.Close()
-			if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-				t.Fatal(err)
-			}
+			holdLock(t, data)
 			cmd, stdin, stderr := startPiped(t, bin, tc.stage, "--data", data, "--now", now, "--lock-wait", "5m", "-")
 			defer stdin.Close()
 			stdin.Write([]byte(hexLines("unread", 5)))
@@ -133,7 +119,7 @@ func TestStopBeforeStdinRead(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGINT)
 			waitFor(t, "the grace warning", func() bool { return strings.Contains(stderr.String(), "applying what the stream still sends") })
 			cmd.Process.Signal(syscall.SIGINT)
-			err = cmd.Wait()
+			err := cmd.Wait()
 			want := tc.stage + ": interrupted; nothing committed (stopped while opening " + data +
 				", before reading stdin: nothing was read from stdin, so nothing of it is kept; send it again)"
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), want) {
