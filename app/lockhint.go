@@ -24,25 +24,13 @@ func lockedHint(a *cli.App, args []string, err error, msg string) string {
 			cmd = sub
 		}
 	}
-	if cmd == nil || !hasFlag(cmd, "lock-wait") {
+	if !defines(cmd, "lock-wait") {
 		return msg
 	}
 	if wait, ok := flagArg(args, "lock-wait"); ok {
 		return msg + "; still held when --lock-wait " + wait + " ran out"
 	}
 	return msg + "; retry later, or wait for it with --lock-wait D (such as 10m)"
-}
-
-// hasFlag reports whether cmd takes the flag --name.
-func hasFlag(cmd *cli.Command, name string) bool {
-	for _, f := range cmd.Flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // flagArg returns the value given to --name (or -name) in args, before
