@@ -75,6 +75,20 @@ func (f *fileLeases) holds(r fileLease, l schema.Lease, now int64) bool {
 	return l.LeaseID == f.ids[r.id] && l.LeaseUntil == r.until && l.LeaseUntil > now
 }
 
+// dropLeases removes from leases every lease one of f's jobs holds (the
+// same hash, lease_id and lease_until), live at now or not, and returns
+// how many it removed.
+func dropLeases(f *fileLeases, leases leases.Set) int {
+	n := 0
+	for _, r := range f.rows {
+		if l, ok := leases[r.hash]; ok && l.LeaseID == f.ids[r.id] && l.LeaseUntil == r.until {
+			delete(leases, r.hash)
+			n++
+		}
+	}
+	return n
+}
+
 // endLeases ends at now, in leases, every lease one of f's jobs holds
 // (the same hash, lease_id and lease_until) that is live at now, and
 // returns how many it ended.

@@ -93,8 +93,9 @@ type Stats struct {
 	CommitConflicts    int     `json:"commit_conflicts"`
 	Seconds            float64 `json:"seconds"`
 
-	// UnpublishedEnded counts the leases ended of the jobs files that
-	// killed runs to the same -o FILE left unpublished.
+	// UnpublishedEnded counts the leases dropped of the jobs files that
+	// killed runs to the same -o FILE left unpublished (see unpublished;
+	// named as when they were ended, for --stats-json and the metrics).
 	UnpublishedEnded int `json:"unpublished_leases_ended"`
 	// ReplacedEnded counts the leases ended (Options.Replace) of the jobs
 	// file at -o FILE that this run's jobs replace.
@@ -255,7 +256,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	st.Snapshot = m.Snapshot
 	st.Committed = m.Snapshot > base.Snapshot
 	if after == nil {
-		u.remove(o.Output, st.UnpublishedEnded) // their leases are ended, or were not live
+		u.remove(o.Output, st.UnpublishedEnded) // their leases are dropped, or were not there
 		prev.note(st.ReplacedEnded)
 	}
 	if o.Committed != nil {
@@ -376,7 +377,7 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs *job
 
 // planOnce scans the snapshot tx started from and returns the jobs, the
 // lease table after them and the jobs file's avoid list, and fills st.
-// The leases of u's unpublished jobs files are ended first, and those of
+// The leases of u's unpublished jobs files are dropped first, and those of
 // the jobs file prev that the output replaces if o.Replace (if not, and
 // any of them is live, the run is refused).
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
@@ -388,7 +389,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if err != nil {
 		return nil, planned{}, "", fmt.Errorf("plan-retries: %w", err)
 	}
-	ended := u.release(leases, now)
+	ended := u.release(leases)
 	replacedEnded, err := prev.check(leases, now, o.Replace)
 	if err != nil {
 		return nil, planned{}, "", err

@@ -45,7 +45,7 @@ func readerThere(o Options, stream *rowio.Writer[schema.Job], jobs int) error {
 // dropJobs makes st, the counters of a run whose commit ErrReaderGone
 // stopped, say what the run did: the jobs planned are Dropped, and
 // nothing the commit would have done happened (no lease, no stale lease
-// dropped, no unpublished file's lease ended, the cold sweep's cursor
+// dropped, no unpublished file's lease dropped, the cold sweep's cursor
 // unmoved, no jobs delivered) on snapshot, the one planned from. What the
 // scan saw (due, under lease, ...) stays as counted, and every due hash
 // is left unplanned (DueUnplanned).

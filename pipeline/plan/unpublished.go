@@ -21,13 +21,17 @@ type jobLease struct {
 // killed in between leaves the leases committed and the jobs with no
 // one, the hashes held from every planner until the leases end. The next
 // run to that -o claims those files before it opens its own output
-// (which would sweep them away), ends those leases in its commit
-// (release), so that their hashes are planned again at once, and removes
-// the files once that commit is made (remove). A file of a run killed
-// before its commit holds leases the dataset never had: it ends none.
-// Only the files fsutil.CreateOutput created locked at birth (where the
-// file system offers O_TMPFILE) are claimed: elsewhere a temporary file
-// found unlocked may be a live writer's, and its leases wait for
+// (which would sweep them away), drops those leases from the table in its
+// commit (release), so that their hashes are planned again at once, and
+// removes the files once that commit is made (remove). They are dropped,
+// not ended as a replaced file's are (replaced): nobody saw the file, so
+// no fetch can be reading it, and an ended lease kept for its grace would
+// be a record of a fetch that never was (status: an expired lease with
+// no result merged) until its hash is planned again. A file of a run
+// killed before its commit holds leases the dataset never had: it drops
+// none. Only the files fsutil.CreateOutput created locked at birth (where
+// the file system offers O_TMPFILE) are claimed: elsewhere a temporary
+// file found unlocked may be a live writer's, and its leases wait for
 // lease_until as before.
 type unpublished struct {
 	files  []*fsutil.DeadTemp
@@ -50,23 +54,23 @@ func claimUnpublished(output string) *unpublished {
 	return u
 }
 
-// release ends at now, in leases, every lease a job of the files holds
-// (the same hash, lease_id and lease_until) that is live at now, and
-// returns how many it ended. The lease stays as a record, ended: the
-// hash is due again, and this pass may plan it under a lease of its own.
-func (u *unpublished) release(leases leases.Set, now int64) int {
-	return endLeases(&u.leases, leases, now)
+// release drops from leases every lease a job of the files holds (the
+// same hash, lease_id and lease_until), live at now or expired, and
+// returns how many it dropped: the hash is due again, and this pass may
+// plan it under a lease of its own.
+func (u *unpublished) release(leases leases.Set) int {
+	return dropLeases(&u.leases, leases)
 }
 
-// remove removes the files, once the leases they hold are ended in a
-// commit (or none were live), and says what it did.
+// remove removes the files, once the leases they hold are dropped in a
+// commit (or the dataset held none of them), and says what it did.
 func (u *unpublished) remove(output string, released int) {
 	for _, f := range u.files {
 		f.Remove()
 	}
 	if released > 0 {
-		slog.Warn("plan-retries: "+output+": a killed run left its jobs file unpublished; its leases are ended and its hashes due again",
-			"leases_ended", released, "lease_ids", u.leases.ids)
+		slog.Warn("plan-retries: "+output+": a killed run left its jobs file unpublished; its leases are dropped and its hashes due again",
+			"leases_dropped", released, "lease_ids", u.leases.ids)
 	}
 	u.files = nil
 }

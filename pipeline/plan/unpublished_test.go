@@ -16,11 +16,13 @@ import (
 // TestUnpublishedJobsArePlannedAgain: a run to -o FILE killed between
 // its commit and the rename of its jobs file leaves the leases committed
 // and the jobs under a temporary name (here: the published file renamed
-// back). The next run to the same -o ends those leases and plans their
-// hashes again under its own, with one live lease each, and removes the
-// file. A file whose leases the dataset does not hold as they are in
-// the file (never committed, or ended already) ends nothing; one a live
-// writer holds is left alone.
+// back). The next run to the same -o drops those leases from the table
+// (nobody saw the file: no fetch can be reading it), live or expired,
+// plans their hashes again under its own, as many as its --limit takes,
+// and removes the file: no ended lease of a job nobody saw stays behind
+// for status to call a fetch that died. A file whose leases the dataset
+// does not hold as they are in the file (never committed) drops nothing;
+// one a live writer holds is left alone.
 func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 	const debris = ".tmp-jobs.parquet-L0123456789ab"
 	for _, tt := range []struct {
@@ -29,14 +31,19 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 		// first run planned the 10 hashes into out, and returns the time
 		// of the next run.
 		leave       func(t *testing.T, out string) time.Time
+		limit       int  // the next run's --limit
 		planned     int  // by the next run (the others keep the first run's live lease)
-		ended       int  // leases it ends
+		dropped     int  // leases it drops
 		debrisStays bool // a live writer's
 	}{
 		{"killed after its commit", func(t *testing.T, out string) time.Time {
 			rename(t, out, debris)
 			return t0.Add(time.Minute)
-		}, 10, 10, false},
+		}, 100, 10, 10, false},
+		{"killed after its commit, fewer planned again", func(t *testing.T, out string) time.Time {
+			rename(t, out, debris)
+			return t0.Add(time.Minute)
+		}, 4, 4, 10, false},
 		{"leases never committed", func(t *testing.T, out string) time.Time {
 			jobs := readJobs(t, out)
 			for i := range jobs {
@@ -47,11 +54,11 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 			// live): the next run does not write over it.
 			rename(t, out, "fetching.parquet")
 			return t0.Add(time.Minute)
-		}, 0, 0, false},
-		{"leases ended already", func(t *testing.T, out string) time.Time {
+		}, 100, 0, 0, false},
+		{"leases expired already", func(t *testing.T, out string) time.Time {
 			rename(t, out, debris)
 			return t0.Add(3 * time.Hour) // past the 2h lease: due anyway
-		}, 10, 0, false},
+		}, 4, 4, 10, false},
 		{"a live writer's", func(t *testing.T, out string) time.Time {
 			p := rename(t, out, debris)
 			f, err := os.Open(p)
@@ -63,7 +70,7 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			return t0.Add(time.Minute)
-		}, 0, 0, true},
+		}, 100, 0, 0, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tenNew(t)
@@ -72,34 +79,37 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 			if err != nil || first.Planned != 10 {
 				t.Fatalf("first run: %v, %d planned", err, first.Planned)
 			}
-			o.Now = tt.leave(t, o.Output)
+			o.Now, o.Limit = tt.leave(t, o.Output), tt.limit
 			st, err := Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Planned != tt.planned || st.UnpublishedEnded != tt.ended {
-				t.Fatalf("planned %d, ended %d leases; want %d and %d", st.Planned, st.UnpublishedEnded, tt.planned, tt.ended)
+			if st.Planned != tt.planned || st.UnpublishedEnded != tt.dropped {
+				t.Fatalf("planned %d, dropped %d leases; want %d and %d", st.Planned, st.UnpublishedEnded, tt.planned, tt.dropped)
 			}
 			if _, err := os.Stat(filepath.Join(filepath.Dir(o.Output), debris)); (err == nil) != tt.debrisStays {
 				t.Fatalf("the temporary jobs file: %v, want it kept: %v", err, tt.debrisStays)
 			}
-			// Each hash has one lease: the first run's, live while its
-			// jobs may be out there, or the one the new jobs carry.
+			// Each hash has at most one lease: the first run's, live
+			// while its jobs may be out there, or the one the new jobs
+			// carry; none of the first run's ended or expired.
 			leases, _ := leasesAt(t, dir)
 			jobs := jobSet(readJobs(t, o.Output))
 			firstLive := 0
 			for h, l := range leases {
-				if l.LeaseUntil <= ms(o.Now) {
-					continue
-				}
-				if l.LeaseID == first.LeaseID {
+				switch j, ok := jobs[h]; {
+				case l.LeaseID == first.LeaseID && l.LeaseUntil > ms(o.Now):
 					firstLive++
-				} else if j, ok := jobs[h]; !ok || j.LeaseID != l.LeaseID || l.LeaseID != st.LeaseID {
-					t.Errorf("%x: live lease %s, not the new jobs file's", h[:4], l.LeaseID)
+				case l.LeaseID == first.LeaseID:
+					t.Errorf("%x: the first run's lease, ended or expired (until %d, now %d), is still in the table",
+						h[:4], l.LeaseUntil, ms(o.Now))
+				case !ok || j.LeaseID != l.LeaseID || l.LeaseID != st.LeaseID:
+					t.Errorf("%x: lease %s, not the new jobs file's", h[:4], l.LeaseID)
 				}
 			}
-			if want := 10 - tt.planned; firstLive != want {
-				t.Errorf("%d of the first run's leases live, want %d", firstLive, want)
+			if want := 10 - tt.dropped; firstLive != want || len(leases) != want+tt.planned {
+				t.Errorf("%d leases, %d of them the first run's (live); want %d and %d", len(leases), firstLive,
+					want+tt.planned, want)
 			}
 		})
 	}
