@@ -77,16 +77,19 @@ func (f *fileLeases) holds(r fileLease, l schema.Lease, now int64) bool {
 
 // dropLeases removes from leases every lease one of f's jobs holds (the
 // same hash, lease_id and lease_until), live at now or not, and returns
-// how many it removed.
-func dropLeases(f *fileLeases, leases leases.Set) int {
-	n := 0
+// how many it removed and the hashes of those whose reason was cold.
+func dropLeases(f *fileLeases, leases leases.Set) (int, []schema.Hash) {
+	n, cold := 0, []schema.Hash(nil)
 	for _, r := range f.rows {
 		if l, ok := leases[r.hash]; ok && l.LeaseID == f.ids[r.id] && l.LeaseUntil == r.until {
+			if l.Reason == schema.ReasonCold {
+				cold = append(cold, r.hash)
+			}
 			delete(leases, r.hash)
 			n++
 		}
 	}
-	return n
+	return n, cold
 }
 
 // endLeases ends at now, in leases, every lease one of f's jobs holds

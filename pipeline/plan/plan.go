@@ -377,7 +377,8 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs *job
 
 // planOnce scans the snapshot tx started from and returns the jobs, the
 // lease table after them and the jobs file's avoid list, and fills st.
-// The leases of u's unpublished jobs files are dropped first, and those of
+// The leases of u's unpublished jobs files are dropped first (their cold
+// hashes offered as if in the cold window: lostCold), and those of
 // the jobs file prev that the output replaces if o.Replace (if not, and
 // any of them is live, the run is refused).
 func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedule.Policy, bl schedule.Blocklist,
@@ -389,7 +390,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if err != nil {
 		return nil, planned{}, "", fmt.Errorf("plan-retries: %w", err)
 	}
-	ended := u.release(leases)
+	ended, lost := u.release(leases)
 	replacedEnded, err := prev.check(leases, now, o.Replace)
 	if err != nil {
 		return nil, planned{}, "", err
@@ -400,7 +401,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	}
 	cursor := base.Cursor(dataset.CursorColdSweep)
 	s := &scanner{d: d, m: base, p: p, bl: bl, leases: leases, now: now, seed: seed, limit: o.Limit, share: share,
-		coldBudget: coldBudget, cursor: cursor}
+		coldBudget: coldBudget, cursor: cursor, lost: lost}
 	ph.read = time.Since(ph.began)
 	ps, c, err := s.scan(ctx, o.Workers, o.ProgressTo)
 	if err != nil {

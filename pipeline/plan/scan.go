@@ -49,7 +49,8 @@ type scanner struct {
 	limit      int
 	share      float64 // the new share (quota)
 	coldBudget int
-	cursor     int64 // first partition of the cold sweep window
+	cursor     int64    // first partition of the cold sweep window
+	lost       lostCold // cold hashes of unpublished jobs files, offered outside the window too
 }
 
 // hasCold reports whether the snapshot's state has any cold file.
@@ -134,9 +135,10 @@ func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, w *picker
 		return fmt.Errorf("plan-retries: state partition %q: not a hex prefix", key)
 	}
 	window := schedule.InColdWindow(s.p, byte(prefix), s.cursor) && s.coldBudget > 0
+	lost := !window && s.coldBudget > 0 && s.lost.in(byte(prefix)) // its cold files read for them alone
 	for _, f := range t.Partitions[key] {
 		cold := schedule.IsColdFile(f.Name)
-		if cold && !window {
+		if cold && !window && !lost {
 			continue
 		}
 		err := eachRowGroup(s.d.DataFile(s.m, dataset.TableState, key, f), g, func(g *rowGroup) {
@@ -161,10 +163,14 @@ var (
 )
 
 // offer considers row i of a row group of a cold file or not (coldFile),
-// read in the pass's cold window or not.
+// read in the pass's cold window or not: outside it, a cold file's row or
+// a cold one is offered only if it is a lost hash (lostCold).
 func (s *scanner) offer(g *rowGroup, i int, coldFile, window bool, w *picker, c *counts) {
 	if coldFile {
 		c.ColdScanned++
+		if !window && !s.lost.has(g.infoHash(i)) {
+			return
+		}
 	} else {
 		c.Scanned++
 	}
@@ -174,7 +180,7 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile, window bool, w *picker, c 
 	}
 	if !coldFile && g.tier[i] == codeCold {
 		c.ColdInHot++
-		if !window {
+		if !window && !s.lost.has(g.infoHash(i)) {
 			return
 		}
 	}

@@ -57,9 +57,11 @@ func claimUnpublished(output string) *unpublished {
 // release drops from leases every lease a job of the files holds (the
 // same hash, lease_id and lease_until), live at now or expired, and
 // returns how many it dropped: the hash is due again, and this pass may
-// plan it under a lease of its own.
-func (u *unpublished) release(leases leases.Set) int {
-	return dropLeases(&u.leases, leases)
+// plan it under a lease of its own. It returns too the cold hashes among
+// them, which this pass offers outside its cold window (lostCold).
+func (u *unpublished) release(leases leases.Set) (int, lostCold) {
+	n, cold := dropLeases(&u.leases, leases)
+	return n, newLostCold(cold)
 }
 
 // remove removes the files, once the leases they hold are dropped in a

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // TestUnpublishedJobsArePlannedAgain: a run to -o FILE killed between
@@ -139,5 +141,85 @@ func writeJobsFile(t *testing.T, p string, jobs []schema.Job) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnpublishedColdHashesAreNotLostForASweep: the killed run's commit
+// moved the cold sweep past the window its cold jobs came from, so once
+// their leases are dropped the next run to the same -o offers them as if
+// their partitions were in its window: they are planned again at once,
+// beside its own window's, not a whole sweep later; the sweep moves on as
+// it would have. Whether the cold hashes are in cold files or archived in
+// place in hot ones. The same inputs and --now plan the same jobs file.
+func TestUnpublishedColdHashesAreNotLostForASweep(t *testing.T) {
+	const debris = ".tmp-jobs.parquet-L0123456789ab"
+	p := schedule.Default()
+	p.Plan.ColdShare = 0.5 // room for both windows' due cold hashes
+	var states []schema.State
+	lost := map[schema.Hash]bool{}
+	for _, pre := range []byte{0x01, 0x05, 0x09, 0x0d, 0x12, 0x17} { // the sweep's first window, then its second
+		st := failedHash(t, hashAt(pre, uint64(pre)), ms(t0), ms(t0))
+		st.Tier = schema.TierCold
+		states = append(states, st)
+		lost[st.InfoHash] = pre < 0x10
+	}
+	for i := range uint64(3) {
+		states = append(states, newHash(hashAt(0x40, i), ms(t0)))
+	}
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, states []schema.State) string
+	}{
+		{"cold files", func(t *testing.T, states []schema.State) string { return makeDataset(t, states, nil) }},
+		{"cold rows in hot files", makeHotOnly},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.make(t, states)
+			if err := schedule.Save(dir, p); err != nil {
+				t.Fatal(err)
+			}
+			o := planOptions(t, dir)
+			o.Now = t0.Add(30 * 24 * time.Hour)
+			first, err := Run(context.Background(), o)
+			if err != nil || first.Planned != 7 || first.PlannedCold != 4 || first.ColdSweepNext != 16 {
+				t.Fatalf("first run: %v, %d planned (%d cold), sweep next %d; want 7 (4 cold), 16", err,
+					first.Planned, first.PlannedCold, first.ColdSweepNext)
+			}
+			rename(t, o.Output, debris) // killed before its rename
+			// The same dataset and debris, to plan from twice.
+			again := filepath.Join(t.TempDir(), "again")
+			for src, dst := range map[string]string{dir: filepath.Join(again, "ds"), filepath.Dir(o.Output): filepath.Join(again, "out")} {
+				if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o.Now = o.Now.Add(time.Minute)
+			st, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.UnpublishedEnded != 7 || st.ColdSweepStart != 16 || st.ColdSweepNext != 32 {
+				t.Fatalf("dropped %d leases, sweep %d -> %d; want 7, 16 -> 32", st.UnpublishedEnded, st.ColdSweepStart, st.ColdSweepNext)
+			}
+			jobs := jobSet(readJobs(t, o.Output))
+			for h, wasLost := range lost {
+				if j, ok := jobs[h]; !ok || j.Reason != schema.ReasonCold {
+					t.Errorf("%x (cold, lost: %v): planned %v (reason %q); want it planned again as cold", h[:1], wasLost, ok, j.Reason)
+				}
+			}
+			if st.Planned != 9 || st.PlannedCold != 6 {
+				t.Errorf("planned %d (%d cold), want 9 (6 cold: 4 lost, 2 of the window)", st.Planned, st.PlannedCold)
+			}
+			o2 := o
+			o2.Data, o2.Output = filepath.Join(again, "ds"), filepath.Join(again, "out", filepath.Base(o.Output))
+			if _, err := Run(context.Background(), o2); err != nil {
+				t.Fatal(err)
+			}
+			a, errA := os.ReadFile(o.Output)
+			b, errB := os.ReadFile(o2.Output)
+			if errA != nil || errB != nil || !bytes.Equal(a, b) {
+				t.Errorf("the same dataset, debris and --now planned different jobs files (%v, %v)", errA, errB)
+			}
+		})
 	}
 }
