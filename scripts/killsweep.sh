@@ -36,7 +36,7 @@
 #   1 status --data D --verify exits 0 (or D holds no CURRENT: nothing
 #     committed, so a new dataset is not there yet);
 #   2 the same command run again (README: dedup and merge re-run on the same
-#     input; plan-retries planned again to the same -o FILE, which ends the
+#     input; plan-retries planned again to the same -o FILE, which drops the
 #     leases of jobs a kill left unpublished, or refused (exit 2) when the
 #     killed run published them (FILE exists), then used as they are;
 #     export run again, --replace writing over a FILE the kill left whole)

@@ -21,7 +21,7 @@
 #                    the same jobs file is fetched again);
 #   dedup, merge     run again on the same file (applied already: a no-op);
 #   plan-retries     none published: planned again to the same -o FILE, which
-#                    ends the leases of the file a kill between commit and
+#                    drops the leases of the file a kill between commit and
 #                    rename left unpublished (README, plan-retries). A jobs
 #                    file there (an existing -o FILE is refused without
 #                    --replace) is planned over with --replace (ending its
@@ -54,7 +54,7 @@
 #           last_attempt (latest attempted_at but released rows) recomputed
 #           from the res rows; no lease left once a pass has merged (every
 #           job was fetched, or released, and merged; a plan's unpublished
-#           leases ended by the next plan to its file); merge ignored no
+#           leases dropped by the next plan to its file); merge ignored no
 #           result as late or stale (every result here is under its live
 #           lease); status --verify passes (every file's size and CRC-32C
 #           as its manifest says) and lists no partial, rejected or pending

@@ -325,7 +325,7 @@ func TestCrawlPassStepKilled(t *testing.T) {
 // strace(1) as plan-retries renames its jobs file into place), the jobs
 // stay under a temporary name beside the plan's output, which crawl-pass
 // keeps from pass to pass so that the next plan-retries finds them and
-// ends their leases. Killed between that rename and the pass's move of
+// drops their leases. Killed between that rename and the pass's move of
 // the file into its folder (a mv that kills the script), the jobs file
 // waits at that path, and the next pass fetches it.
 func TestCrawlPassPlanKilled(t *testing.T) {
@@ -348,7 +348,7 @@ for a; do [ "${prev:-}" = -o ] && out=$a; prev=$a; done
 exec `+bin+` "$@"`)}
 		}, func(t *testing.T, p2, log string) {
 			if n := statsJSON(t, filepath.Join(p2, "plan.json"))["unpublished_leases_ended"]; n != 5 {
-				t.Errorf("p2's plan ended %v leases of p1's unpublished jobs, want 5; log:\n%s", n, log)
+				t.Errorf("p2's plan dropped %v leases of p1's unpublished jobs, want 5; log:\n%s", n, log)
 			}
 		}},
 		{"between rename and move", 137, func(t *testing.T, data string) []string {
