@@ -110,6 +110,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	var added []schema.State
 	released := map[schema.Hash]bool{}
 	untouched := map[schema.Hash]bool{} // only released rows: not archived now
+	penalised := map[schema.Hash]bool{} // deferred while failed (applyHash): archived once long unseen
 	at := 0                             // where the next lookup in rows starts: results come in hash order
 	for i := 0; i < len(results); {
 		h := results[i].InfoHash
@@ -126,7 +127,9 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 		} else {
 			st = r.find(rows, &added, h, &at, &results[i].Result, &out)
 		}
-		r.applyHash(st, results[i:j], &out, released)
+		if r.applyHash(st, results[i:j], &out, released) {
+			penalised[h] = true
+		}
 		i = j
 	}
 	if len(added) > 0 {
@@ -140,7 +143,7 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	hot := rows[:0]
 	for i := range rows {
 		st := &rows[i]
-		if r.archives(st, untouched[st.InfoHash], released[st.InfoHash]) {
+		if r.archives(st, untouched[st.InfoHash], released[st.InfoHash], penalised[st.InfoHash]) {
 			st.Tier = schema.TierCold
 			out.archived++
 			archivedNow = append(archivedNow, *st)
@@ -181,8 +184,10 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 // released rows last), into st, the hash's state row (nil only for a
 // hash the state does not know whose results are all released rows). It
 // counts what it did in out and notes in released a hash whose lease it
-// ended.
-func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released map[schema.Hash]bool) {
+// ended. It reports whether it deferred the hash (peers_penalised) while
+// the hash was failed: runner.archives may then archive it short of
+// archive.min_attempts.
+func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released map[schema.Hash]bool) (penalised bool) {
 	h := rs[0].InfoHash
 	var lease *schema.Lease
 	// A lease past its grace is gone (Prune drops it at the commit):
@@ -212,6 +217,9 @@ func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released
 		if (v == applied || v == deferred) && st.Reactivated != pulledAt {
 			out.reactivated++
 		}
+		if v == deferred && before == schema.StatusFailed {
+			penalised = true
+		}
 		if out.attempts == nil {
 			out.attempts = map[string]int64{}
 		}
@@ -229,6 +237,7 @@ func (r *runner) applyHash(st *schema.State, rs []result, out *partOut, released
 	if !releasesOnly {
 		pruneAvoid(st, r.peers.rows, r.now)
 	}
+	return penalised
 }
 
 // find returns the state row of h, creating one for a hash the state

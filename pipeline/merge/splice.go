@@ -54,13 +54,17 @@ type change struct {
 func maxColdInHot(hotRows int64) int64 { return max(256, hotRows/64) }
 
 // archives reports whether merge archives the row st now: a hot row the
-// policy says to (schedule.ShouldArchive), but not one only released rows
-// touched (untouched) nor one whose lease is live, unless a result of
-// this merge ended it (released). The full path and the splice path both
-// ask it, of every row of the partition's hot files, and of its cold
-// files when a result touches one (the full path then reads them all).
-func (r *runner) archives(st *schema.State, untouched, released bool) bool {
-	return st.Tier != schema.TierCold && schedule.ShouldArchive(r.p, st, r.now) && !untouched &&
+// policy says to (schedule.ShouldArchive), or one this merge deferred
+// while failed (penalised: applyHash) that has been unseen for
+// archive.unseen (schedule.ShouldArchiveDeferred, whatever its attempts),
+// but not one only released rows touched (untouched) nor one whose lease
+// is live, unless a result of this merge ended it (released). The full
+// path and the splice path both ask it, of every row of the partition's
+// hot files, and of its cold files when a result touches one (the full
+// path then reads them all).
+func (r *runner) archives(st *schema.State, untouched, released, penalised bool) bool {
+	return st.Tier != schema.TierCold && !untouched &&
+		(schedule.ShouldArchive(r.p, st, r.now) || penalised && schedule.ShouldArchiveDeferred(r.p, st, r.now)) &&
 		(released || !r.leases.Live(st.InfoHash, r.now))
 }
 
@@ -294,14 +298,14 @@ func (r *runner) spliceHot(key string, hf *hotFile, results []result, out *partO
 				// info_hash column, which Splice does not decode again.
 				st.InfoHash = hf.hashes[ch.row]
 				old := cloneState(st)
-				untouched := false
+				untouched, penalised := false, false
 				if ch.hi > ch.lo {
 					// Released rows only: the row stays as it was but for
 					// the lease they end, and is not archived now.
 					untouched = results[ch.lo].Outcome == schema.OutcomeReleased
-					r.applyHash(st, results[ch.lo:ch.hi], out, released)
+					penalised = r.applyHash(st, results[ch.lo:ch.hi], out, released)
 				}
-				if r.archives(st, untouched, released[st.InfoHash]) {
+				if r.archives(st, untouched, released[st.InfoHash], penalised) {
 					st.Tier = schema.TierCold
 					out.archived++
 				}

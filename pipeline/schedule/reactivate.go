@@ -92,6 +92,21 @@ func ShouldArchive(p Policy, st *schema.State, now int64) bool {
 	return p.Archive.Crossed(st.MetadataStatus, st.Attempts, st.LastSeen, now)
 }
 
+// ShouldArchiveDeferred reports whether a hot hash that merge has just
+// deferred (peers_penalised: schedule.ApplyDeferral, no attempt counted)
+// while failed goes cold now, short of p.Archive.MinAttempts: still
+// failed, no live lease, and no observation for p.Archive.Unseen (0 turns
+// this off). Every peer it knows is penalised and nobody has announced it
+// for that long; its deferrals count no attempt, so it could stay below
+// MinAttempts, and hot, for ever. The cold sweep still plans it, and a
+// sighting makes it hot again.
+func ShouldArchiveDeferred(p Policy, st *schema.State, now int64) bool {
+	if st.Tier == schema.TierCold || Leased(st, now) || p.Archive.Unseen <= 0 {
+		return false
+	}
+	return st.MetadataStatus == schema.StatusFailed && now-st.LastSeen >= millis(p.Archive.Unseen)
+}
+
 // Crossed reports whether a hot hash of that metadata_status, attempts
 // and last_seen has crossed the archive thresholds at now: ShouldArchive
 // of it when it holds no live lease. A scan that tests many rows asks it
