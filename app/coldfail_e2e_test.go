@@ -1,0 +1,102 @@
+package app
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestDeferredFailedHashGoesCold: a failed hash (one counted attempt,
+// below archive.min_attempts) that nobody has announced for 91 days is
+// planned again, and fetch skips every peer it knows as penalised
+// (peers_penalised). The merge of that results file moves it to the cold
+// tier, as status shows; the cold sweep plans it once the deferral ends
+// (reason cold), and a sighting makes it hot again. A counted failure in
+// its place leaves it hot (two attempts, still below min_attempts),
+// planned as a retry. The dataset is made by dedup of a hash list, the
+// clock moved with --now.
+func TestDeferredFailedHashGoesCold(t *testing.T) {
+	const h = "0b01000000000000000000000000000000000000" // partition 0b: in the cold sweep's first window
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	rfc := func(d time.Duration) string { return at(d).Format(time.RFC3339) }
+	day := 24 * time.Hour
+	for _, tt := range []struct {
+		name       string
+		outcome    string // the second attempt's, 91 days on
+		wantTier   string
+		wantReason string // plan-retries' the day after
+	}{
+		{"peers_penalised", schema.OutcomePeersPenalised, schema.TierCold, schema.ReasonCold},
+		{"a counted failure", schema.OutcomeNoPeers, schema.TierHot, schema.ReasonRetry},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ih")
+			dedupList(t, data, rfc(0), h)
+			jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", rfc(time.Minute),
+				"--limit", "1", "-o", "-"))
+			if len(jobs) != 1 {
+				t.Fatalf("day 0: %d jobs, want 1", len(jobs))
+			}
+			mergeFile(t, data, at(3*time.Minute), fakeFetch(jobs, at(2*time.Minute))) // no_peers: failed, 1 attempt
+			jobs = decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", rfc(91*day),
+				"--limit", "1", "-o", "-"))
+			if len(jobs) != 1 || jobs[0].Reason != schema.ReasonRetry {
+				t.Fatalf("day 91: jobs %+v, want one retry", jobs)
+			}
+			rs := fakeFetch(jobs, at(91*day+time.Minute))
+			rs[0].Outcome = tt.outcome
+			if tt.outcome == schema.OutcomePeersPenalised {
+				rs[0].RetryAfter = at(91*day + 6*time.Hour).UnixMilli()
+				rs[0].Detail = "all 1 peers found are penalised (avoided); none tried"
+			}
+			mergeFile(t, data, at(91*day+2*time.Minute), rs)
+			checkTiers(t, data, map[string]string{h: tt.wantTier})
+
+			var st struct {
+				ByStatusTier map[string]map[string]int64 `json:"by_status_and_tier"`
+			}
+			if err := json.Unmarshal(mustRun(t, nil, "status", "--data", data, "--far-now", "--now", rfc(91*day+3*time.Minute),
+				"--format", "json"), &st); err != nil {
+				t.Fatal(err)
+			}
+			if got := st.ByStatusTier[schema.StatusFailed][tt.wantTier]; got != 1 {
+				t.Fatalf("status: %d failed %s hashes, want 1 (%v)", got, tt.wantTier, st.ByStatusTier)
+			}
+
+			jobs = decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", rfc(92*day),
+				"--limit", "10", "-o", "-"))
+			if len(jobs) != 1 || schema.Hex(jobs[0].InfoHash) != h || jobs[0].Reason != tt.wantReason {
+				t.Fatalf("day 92: jobs %+v, want %s planned as %s", jobs, h, tt.wantReason)
+			}
+			if tt.wantTier != schema.TierCold {
+				return
+			}
+			// Another hash too: dedup skips an input it has applied (the
+			// first list's bytes).
+			dedupList(t, data, rfc(93*day), h, "0c01000000000000000000000000000000000000")
+			checkTiers(t, data, map[string]string{h: schema.TierHot})
+		})
+	}
+}
+
+// mergeFile writes rs to a results file and merges it into data at now.
+func mergeFile(t *testing.T, data string, now time.Time, rs []schema.Result) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	w, err := rowio.Create[schema.Result](path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, nil, "merge", "--data", data, "--far-now", "--now", now.Format(time.RFC3339), path)
+}
