@@ -101,7 +101,10 @@ perhaps earned with another hash) is no failure: attempts, last_failure,
 backoff_step and bad_metadata stay, last_attempt is set (as local_error sets
 it), the lease is released, and next_retry is retry_after (or retry_soon after
 the attempt, if later), the wait spread up to jitter (20%) longer; counted in
-failures_deferred. Such a row without retry_after is bad input.
+failures_deferred. Such a row without retry_after is bad input. A failed hash
+deferred while unseen for archive.unseen moves to the cold tier then, whatever
+its attempts (deferrals count none, so it might never reach
+archive.min_attempts); archive.unseen 0 turns this off.
 
 --from OTHER_DIR unions another dataset once (a restored backup, a crawler
 being retired): first_seen is the earlier, last_seen the later (the sighted

@@ -102,7 +102,10 @@ type ReactivationRule struct {
 // MinAttempts counts attempts (schema.State.Attempts), not schedule
 // steps: a failure retried soon (peer-level, or bad metadata from a first
 // source) counts an attempt without moving the backoff step, so a hash
-// may go cold before its schedule reaches its last step.
+// may go cold before its schedule reaches its last step. A failed hash
+// that merge defers (peers_penalised, which counts no attempt) while
+// unseen for Unseen goes cold then, with fewer attempts
+// (ShouldArchiveDeferred); Unseen 0 turns that off.
 //
 // NewUnseen, when above 0, moves a never-tried (new) hash with no
 // observation for that long to the cold tier: discovery outruns fetch, so
