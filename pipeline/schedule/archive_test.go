@@ -69,3 +69,49 @@ func TestCutoffs(t *testing.T) {
 		}
 	}
 }
+
+// TestShouldArchiveDeferred: a hot failed hash merge has just deferred
+// goes cold once unseen for archive.unseen, whatever its attempts (here
+// one, below min_attempts), unless it holds a live lease; not a new or
+// fetched one (archive.new_unseen and fetched_unseen rule those), nor
+// any when archive.unseen is 0.
+func TestShouldArchiveDeferred(t *testing.T) {
+	p := Default()
+	failed := newState(7) // seen at t0
+	if err := ApplyFailure(p, &failed, schema.OutcomeConnectFailed, t0+hour, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := ApplyDeferral(p, &failed, t0+90*day, t0+91*day); err != nil {
+		t.Fatal(err)
+	}
+	off := p
+	off.Archive.Unseen = 0
+	tests := []struct {
+		name string
+		edit func(st *schema.State)
+		now  int64
+		p    Policy
+		want bool
+	}{
+		{"failed, one attempt, 90 days unseen", nil, t0 + 90*day, p, true},
+		{"failed, 89 days unseen", nil, t0 + 89*day, p, false},
+		{"archive.unseen 0", nil, t0 + 900*day, off, false},
+		{"new", func(st *schema.State) { st.MetadataStatus, st.Attempts = schema.StatusNew, 0 }, t0 + 200*day, p, false},
+		{"fetched", func(st *schema.State) { ApplySuccess(st, t0+2*hour) }, t0 + 200*day, p, false},
+		{"already cold", func(st *schema.State) { st.Tier = schema.TierCold }, t0 + 200*day, p, false},
+		{"live lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+201*day }, t0 + 200*day, p, false},
+		{"expired lease", func(st *schema.State) { st.LeaseID, st.LeaseUntil = "L", t0+199*day }, t0 + 200*day, p, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := failed
+			if tt.edit != nil {
+				tt.edit(&st)
+			}
+			if got := ShouldArchiveDeferred(tt.p, &st, tt.now); got != tt.want {
+				t.Errorf("ShouldArchiveDeferred = %v, want %v (status %s, attempts %d, tier %s)", got, tt.want,
+					st.MetadataStatus, st.Attempts, st.Tier)
+			}
+		})
+	}
+}

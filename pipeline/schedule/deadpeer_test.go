@@ -16,9 +16,9 @@ import (
 // new, so archive.new_unseen moves the hashes still new to the cold tier
 // however many deferrals they had. The hashes that failed get about one
 // counted attempt per penalty (which grows to peer_penalty.max), so most
-// stay below archive.min_attempts and hot: the open half of the
-// archival of hashes whose attempts do not count (see the logged
-// counts; no rule archives them yet).
+// stay below archive.min_attempts; merge archives such a hash when it
+// defers it once unseen for archive.unseen (ShouldArchiveDeferred, at
+// the deferral's time here), so none stays hot.
 func TestDeadPeerDeferralsAndArchival(t *testing.T) {
 	p := Default()
 	end := t0 + 365*day
@@ -39,6 +39,9 @@ func TestDeadPeerDeferralsAndArchival(t *testing.T) {
 				if err := ApplyDeferral(p, st, at, pen.Until); err != nil {
 					t.Fatal(err)
 				}
+				if ShouldArchiveDeferred(p, st, at) {
+					st.Tier = schema.TierCold
+				}
 				deferrals++
 			} else {
 				if err := ApplyFailure(p, st, schema.OutcomeConnectFailed, at, false); err != nil {
@@ -49,7 +52,7 @@ func TestDeadPeerDeferralsAndArchival(t *testing.T) {
 			}
 			heap.Push(&q, st)
 		}
-		var stillNew, failedFew, failedEnough int
+		var stillNew, failedFew, failedFewHot, failedEnough int
 		for _, st := range q {
 			archived := ShouldArchive(p, st, end)
 			switch {
@@ -60,12 +63,18 @@ func TestDeadPeerDeferralsAndArchival(t *testing.T) {
 				}
 			case st.Attempts < p.Archive.MinAttempts:
 				failedFew++
+				if st.Tier != schema.TierCold {
+					failedFewHot++
+				}
 			default:
 				failedEnough++
 			}
 		}
-		t.Logf("k=%d after a year: %d new (archived by new_unseen), %d failed below min_attempts (hot), %d failed at or above; %.1f deferrals a hash",
-			k, stillNew, failedFew, failedEnough, float64(deferrals)/float64(k))
+		t.Logf("k=%d after a year: %d new (archived by new_unseen), %d failed below min_attempts (%d hot), %d failed at or above; %.1f deferrals a hash",
+			k, stillNew, failedFew, failedFewHot, failedEnough, float64(deferrals)/float64(k))
+		if failedFewHot > 0 {
+			t.Errorf("k=%d: %d failed hashes below min_attempts, unseen a year, stay hot", k, failedFewHot)
+		}
 		if k == 1000 && stillNew < k*9/10 {
 			t.Errorf("k=%d: %d hashes still new, want most: deferrals leave a never-tried hash new", k, stillNew)
 		}
