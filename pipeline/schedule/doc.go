@@ -6,7 +6,8 @@
 //	            │          │                    │
 //	            │          └── Due, PriorityOf ─┤
 //	            └── Reactivate           ApplyFailure, ApplySuccess,
-//	                                     PenalizePeer, ShouldArchive
+//	                                     ApplyDeferral, PenalizePeer,
+//	                                     ShouldArchive, ShouldArchiveDeferred
 //
 // Everything here is a pure function of a Policy, a *schema.State and
 // timestamps passed in by the caller (int64 UTC milliseconds, as in
