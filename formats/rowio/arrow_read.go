@@ -26,8 +26,9 @@ type binding struct {
 // checked per value: a value of another length is an error, never cut
 // short, so a reader that takes a 32-byte v2 infohash reads the column as
 // []byte), any timestamp unit, any integer width. The []byte fields
-// named in text also take a string column, read as its values' bytes
-// (see OpenArrowText).
+// named in text also take a string column, read as its values' bytes,
+// and the string fields named in text a binary one, read as a string of
+// its bytes, which the caller checks (see OpenArrowText).
 func (p *plan) bind(s *arrow.Schema, text []string) ([]binding, error) {
 	out := make([]binding, 0, len(p.fields))
 	for i := range p.fields {
@@ -95,6 +96,16 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 		if IsArrowString(t.ID()) {
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				d.SetString(c.(interface{ Value(int) string }).Value(i))
+				return nil
+			}, nil
+		}
+		switch t.ID() {
+		case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+			if !text {
+				break
+			}
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				d.SetString(string(binaryValue(c, i)))
 				return nil
 			}, nil
 		}

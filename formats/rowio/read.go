@@ -82,6 +82,10 @@ func OpenArrowLimited[T any](name string, r io.Reader, lim Limits) (*Reader[T], 
 // as bytes: a hash column of text holds hex, which the caller decodes
 // (ArrowTextType tells it which columns are text). Elsewhere a string
 // column for a []byte field is an ErrSchema, as its bytes are no hash.
+// The string fields of T named in text also take a binary column
+// (binary, large_binary, binary_view: a BLOB), read as a string of its
+// bytes, which the caller checks (UTF-8, say): elsewhere that column is
+// an ErrSchema.
 func OpenArrowText[T any](name string, r io.Reader, text ...string) (*Reader[T], error) {
 	var zero T
 	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), text, DefaultLimits())

@@ -164,7 +164,9 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 	default:
 		return l, not(l.typ, "hash_type")
 	}
-	if l.src >= 0 && !rowio.IsArrowString(typeOf(l.src)) {
+	// source is text or a BLOB (not fixed_size_binary, as Parquet's
+	// FIXED_LEN_BYTE_ARRAY is not), checked as text (sourceError).
+	if t := typeOf(l.src); l.src >= 0 && !rowio.IsArrowString(t) && (!binary(t) || t == arrow.FIXED_SIZE_BINARY) {
 		return l, not(l.src, "source")
 	}
 	if l.port = arrowPeerColumns(s); l.port >= 0 {
@@ -306,14 +308,21 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 	}
 	if l.src >= 0 {
 		c := rec.Column(l.src)
-		strs := c.(interface{ Value(int) string })
+		strs, _ := c.(interface{ Value(int) string })
+		blobs, _ := c.(interface{ Value(int) []byte }) // a BLOB: its bytes, read as text
 		var last string
 		lastID := imp
 		for i := range n {
 			if c.IsNull(i) {
 				continue
 			}
-			s := strs.Value(i)
+			var s string
+			if blobs != nil {
+				v := blobs.Value(i)
+				s = unsafe.String(unsafe.SliceData(v), len(v))
+			} else {
+				s = strs.Value(i)
+			}
 			if s != last {
 				last, lastID = s, imp
 				if s != "" {

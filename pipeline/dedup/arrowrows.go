@@ -27,14 +27,15 @@ func readArrowRows(ctx context.Context, name string, f io.Reader, needEnd, peers
 	bad func(error) error) (int64, error) {
 	if peers {
 		split := func(r *obsPeerIn) (*obsIn, *peerIn) { return &r.obsIn, &r.peerIn }
-		return arrowRows(ctx, name, f, needEnd, b, bad, split, "node_addr") // node_addr is text
+		return arrowRows(ctx, name, f, needEnd, b, bad, split, "source", "node_addr") // node_addr is text
 	}
-	return arrowRows(ctx, name, f, needEnd, b, bad, func(r *obsIn) (*obsIn, *peerIn) { return r, nil })
+	return arrowRows(ctx, name, f, needEnd, b, bad, func(r *obsIn) (*obsIn, *peerIn) { return r, nil }, "source")
 }
 
 // arrowRows is readArrowRows for rows of T, which split parts into the
 // observation and its endpoint (nil when not read); text names the
-// []byte fields read from a text column.
+// []byte fields read from a text column, and the string fields (source:
+// text or a BLOB, checked as one by addRow) read from a binary one.
 func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd bool, b *batch, bad func(error) error,
 	split func(*T) (*obsIn, *peerIn), text ...string) (int64, error) {
 	r, err := rowio.OpenArrowText[T](name, f, text...)

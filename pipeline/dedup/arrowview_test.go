@@ -110,6 +110,11 @@ func TestArrowViewTypes(t *testing.T) {
 		{"binary_view, utf8_view", arrow.BinaryTypes.BinaryView, arrow.BinaryTypes.StringView, []bool{true, false}},
 		{"hex utf8_view", arrow.BinaryTypes.StringView, arrow.BinaryTypes.StringView, []bool{true}},
 		{"binary_view, utf8", arrow.BinaryTypes.BinaryView, arrow.BinaryTypes.String, []bool{true, false}},
+		// A BLOB source, as Parquet's: it was refused ("column "source" is binary").
+		{"binary, source binary", arrow.BinaryTypes.Binary, arrow.BinaryTypes.Binary, []bool{true, false}},
+		{"binary, source large_binary", arrow.BinaryTypes.Binary, arrow.BinaryTypes.LargeBinary, []bool{true, false}},
+		{"binary_view, source binary_view", arrow.BinaryTypes.BinaryView, arrow.BinaryTypes.BinaryView,
+			[]bool{true, false}},
 	} {
 		stream := viewStream(t, obs, tt.hash, tt.src)
 		for _, fast := range tt.readers {

@@ -53,13 +53,14 @@ func sourceRows(n, bad int, src []byte) (hashes [][]byte, srcs [][]byte) {
 	return hashes, srcs
 }
 
-// sourceArrow is an Arrow IPC stream of such rows, 100 a batch.
-func sourceArrow(t *testing.T, hashes, srcs [][]byte) []byte {
+// sourceArrow is an Arrow IPC stream of such rows, 100 a batch, source
+// of type srcType (text or binary).
+func sourceArrow(t *testing.T, hashes, srcs [][]byte, srcType arrow.DataType) []byte {
 	t.Helper()
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
 		{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
-		{Name: "source", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "source", Type: srcType, Nullable: true},
 	}, nil)
 	var buf bytes.Buffer
 	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
@@ -68,7 +69,7 @@ func sourceArrow(t *testing.T, hashes, srcs [][]byte) []byte {
 	for i := range hashes {
 		b.Field(0).(*array.BinaryBuilder).Append(hashes[i])
 		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(t0.UnixMilli()))
-		b.Field(2).(*array.StringBuilder).Append(string(srcs[i]))
+		b.Field(2).(interface{ AppendString(string) }).AppendString(string(srcs[i]))
 		if (i+1)%100 == 0 || i == len(hashes)-1 {
 			rec := b.NewRecord()
 			if err := w.Write(rec); err != nil {
@@ -95,6 +96,16 @@ func TestInvalidSourceIsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	invalid := []byte("\xffsrc")
+	// arrowFile writes 300 rows of source "dht_get_peers" but row bad's,
+	// src, as an Arrow stream whose source is of type srcType.
+	arrowFile := func(name string, bad int, src []byte, srcType arrow.DataType) string {
+		p := filepath.Join(dir, name)
+		hs, ss := sourceRows(300, bad, src)
+		if err := os.WriteFile(p, sourceArrow(t, hs, ss, srcType), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	const wantInvalid = `source "\xffsrc" is not valid UTF-8`
 	tests := []struct {
 		name, path, want string
@@ -131,14 +142,14 @@ func TestInvalidSourceIsBadInput(t *testing.T) {
 			}
 			return writeRows(t, filepath.Join(dir, "long.parquet"), rows)
 		}(), "row 17: source has 257 bytes, more than 256"},
-		{"Arrow stream", func() string {
-			p := filepath.Join(dir, "obs.arrow")
-			hs, ss := sourceRows(300, 142, invalid)
-			if err := os.WriteFile(p, sourceArrow(t, hs, ss), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return p
-		}(), "row 142: " + wantInvalid},
+		{"Arrow stream", arrowFile("obs.arrow", 142, invalid, arrow.BinaryTypes.String), "row 142: " + wantInvalid},
+		{"Arrow binary", arrowFile("bin.arrow", 142, invalid, arrow.BinaryTypes.Binary), "row 142: " + wantInvalid},
+		{"Arrow large_binary", arrowFile("large.arrow", 7, invalid, arrow.BinaryTypes.LargeBinary),
+			"row 7: " + wantInvalid},
+		{"Arrow binary_view", arrowFile("view.arrow", 299, invalid, arrow.BinaryTypes.BinaryView),
+			"row 299: " + wantInvalid},
+		{"Arrow binary, too long", arrowFile("binlong.arrow", 17, bytes.Repeat([]byte("x"), maxSourceLen+1),
+			arrow.BinaryTypes.Binary), "row 17: source has 257 bytes, more than 256"},
 	}
 	for _, tt := range tests {
 		for _, fast := range []bool{true, false} {
