@@ -120,6 +120,16 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 		if g := intGetter(t); g != nil {
 			return func(c arrow.Array, i int, d reflect.Value) error { d.SetInt(g(c, i)); return nil }, nil
 		}
+		if t.ID() == arrow.UINT64 { // by value: one past int64 would wrap around to a negative one
+			return func(c arrow.Array, i int, d reflect.Value) error {
+				v := c.(*array.Uint64).Value(i)
+				if v > math.MaxInt64 {
+					return fmt.Errorf("column %q row %d: %d is more than an int64 holds", f.name, i, v)
+				}
+				d.SetInt(int64(v))
+				return nil
+			}, nil
+		}
 	case kTimestamp:
 		if ts, ok := t.(*arrow.TimestampType); ok {
 			div := map[arrow.TimeUnit]int64{arrow.Second: -1000, arrow.Millisecond: 1, arrow.Microsecond: 1000, arrow.Nanosecond: 1000_000}[ts.Unit]

@@ -160,7 +160,8 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 		return l, not(l.at, "observed_at")
 	}
 	switch typeOf(l.typ) {
-	case arrow.NULL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
+	case arrow.NULL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
+		arrow.UINT64:
 	default:
 		return l, not(l.typ, "hash_type")
 	}
@@ -303,6 +304,8 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 				r.typ[i] = typeOf(int64(a.Value(i)))
 			case *array.Uint32:
 				r.typ[i] = typeOf(int64(a.Value(i)))
+			case *array.Uint64: // as int64, one past 2^63 would wrap around to a negative one
+				r.typ[i] = typeOf(int64(min(a.Value(i), math.MaxInt64)))
 			}
 		}
 	}

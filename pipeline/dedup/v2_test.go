@@ -157,15 +157,33 @@ func TestOtherWritersValues(t *testing.T) {
 	}
 }
 
-// TestArrowWideHashType: an Arrow hash_type of any integer width is read
-// by value: 257 is out of range (it was read as the int8 it wraps to, 1),
-// 2 is v2.
+// TestArrowWideHashType: an Arrow hash_type of any integer width, signed
+// or not, is read by value, by both readers: 257 is out of range (it was
+// read as the int8 it wraps to, 1), 2 is v2. A uint64 one was refused
+// ("column "hash_type" is uint64"), though Parquet's UBIGINT is read; one
+// past 2^63 is out of range too, not the negative int64 it would wrap to.
 func TestArrowWideHashType(t *testing.T) {
 	types := []arrow.DataType{arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
-		arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32}
+		arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32,
+		arrow.PrimitiveTypes.Uint64}
+	const past63 = -1 // stands for 2^64-1 in a uint64 column
+	defer func() { fastPath = true }()
 	for _, typ := range types {
-		for _, v := range []int64{257, 2} {
-			t.Run(fmt.Sprintf("%s/%d", typ, v), func(t *testing.T) {
+		for _, tc := range []struct {
+			v    int64
+			fast bool
+		}{{257, true}, {257, false}, {2, true}, {2, false}, {past63, true}, {past63, false}} {
+			v := tc.v
+			if v == past63 && typ.ID() != arrow.UINT64 {
+				continue
+			}
+			reader := map[bool]string{true: "columns", false: "rows"}[tc.fast]
+			name := fmt.Sprint(v)
+			if v == past63 {
+				name = "2^64-1"
+			}
+			t.Run(typ.String()+"/"+name+"/"+reader, func(t *testing.T) {
+				fastPath = tc.fast
 				sch := arrow.NewSchema([]arrow.Field{
 					{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
 					{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
@@ -186,6 +204,10 @@ func TestArrowWideHashType(t *testing.T) {
 					fb.Append(uint16(v))
 				case *array.Uint32Builder:
 					fb.Append(uint32(v))
+				case *array.Uint8Builder:
+					fb.Append(uint8(min(v, 255))) // 257: 255, beyond int8 too
+				case *array.Uint64Builder:
+					fb.Append(uint64(v)) // past63: 2^64-1
 				}
 				var buf bytes.Buffer
 				w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
@@ -206,9 +228,16 @@ func TestArrowWideHashType(t *testing.T) {
 				bt := newBatch(3600_000)
 				defer bt.release()
 				_, err = readInput(context.Background(), in, t0.UnixMilli(), bt)
-				if v == 257 {
+				if v == 257 || v == past63 && tc.fast {
 					if err == nil || !strings.Contains(err.Error(), "row 0: hash_type out of range") {
 						t.Fatalf("err = %v, want hash_type out of range", err)
+					}
+					return
+				}
+				if v == past63 { // the row reader's int64 field cannot hold it
+					const want = `column "hash_type" row 0: 18446744073709551615 is more than an int64 holds`
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Fatalf("err = %v, want %s", err, want)
 					}
 					return
 				}
