@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base32"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -88,7 +89,9 @@ func MagnetHashes(line string) ([]Hash, error) {
 		}
 		out = append(out, m)
 	}
-	for _, xt := range exactTopics(u.RawQuery) {
+	topics, notTopic := exactTopics(u.RawQuery)
+	var unread error // why the last btmh topic was not read (another hash function)
+	for _, xt := range topics {
 		lx := strings.ToLower(xt)
 		switch {
 		case strings.HasPrefix(lx, "urn:btih:"):
@@ -121,29 +124,59 @@ func MagnetHashes(line string) ([]Hash, error) {
 			var h schema.Hash
 			copy(h[:], b)
 			add(Hash{h, b, schema.HashV2})
+		case strings.HasPrefix(lx, "urn:btmh:"):
+			// Another multihash: skipped beside a topic read (a hybrid's
+			// btih), as Transmission does; alone it is why nothing was.
+			unread = btmhError(xt[len("urn:btmh:"):])
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
+	switch {
+	case len(out) > 0:
+		return out, nil
+	case unread != nil:
+		return nil, unread
+	case notTopic != "":
+		return nil, fmt.Errorf("magnet URI parameter %s is not \"xt\": parameter names are case-sensitive (BEP 9)",
+			schema.Quote(notTopic))
 	}
-	return out, nil
+	return nil, fmt.Errorf("magnet URI without a urn:btih or urn:btmh xt parameter")
+}
+
+// btmhError says why a btmh topic's multihash v (hex: a varint hash
+// function code, a varint length, the digest) that does not start with
+// sha2-256's 1220 is not a v2 infohash (BEP 52: always sha2-256).
+func btmhError(v string) error {
+	b, err := hex.DecodeString(v[:min(len(v), 20)&^1]) // the code and length are a few bytes
+	code, n := binary.Uvarint(b)
+	switch {
+	case err != nil || n <= 0:
+		return fmt.Errorf("magnet btmh %s: want a multihash in hex, 1220 and 64 hex characters", schema.Quote(v))
+	case code == 0x12:
+		return fmt.Errorf("magnet btmh %s: want 64 hex characters after 1220", schema.Quote(v))
+	}
+	return fmt.Errorf("magnet btmh multihash 0x%x is not sha2-256 (0x12): a v2 infohash is sha2-256 (BEP 52)", code)
 }
 
 // exactTopics returns the values of a magnet query's xt and xt.N
 // parameters, in the order they come. Each pair is read as url.Query
 // reads it (one it cannot read is skipped), but url.Values would lose the
-// order between xt.1 and xt.2.
-func exactTopics(rawQuery string) []string {
-	var out []string
+// order between xt.1 and xt.2. notTopic is the first key that is one of
+// those but for case ("XT"), which is not one: BEP 9 names the parameter
+// "xt", and libtorrent and Transmission compare names case-sensitively
+// (they ignore "XT", then find no infohash).
+func exactTopics(rawQuery string) (out []string, notTopic string) {
 	for pair := range strings.SplitSeq(rawQuery, "&") {
 		vs, _ := url.ParseQuery(pair)
 		for k, v := range vs {
-			if isTopicKey(k) {
+			switch {
+			case isTopicKey(k):
 				out = append(out, v...)
+			case notTopic == "" && isTopicKey(strings.ToLower(k)):
+				notTopic = k
 			}
 		}
 	}
-	return out
+	return out, notTopic
 }
 
 // isTopicKey reports whether k is "xt" or "xt." followed by digits.

@@ -29,6 +29,10 @@ func TestReadHashList(t *testing.T) {
 		{"byte order mark before JSON", "\ufeff{\"infoHash\":\"" + hx + "\"}\n", 1, ""},
 		{"byte order mark on a later line", hx + "\n\ufeff" + hx + "\n", 1, "l.txt:2: infohash"},
 		{"magnetico line of 3000 files", magneticoLine(hx, 3000) + "\n" + hx + "\n", 2, ""},
+		{"btmh of sha1", hx + "\nmagnet:?xt=urn:btmh:1114" + hx + "\n", 1,
+			"l.txt:2: magnet btmh multihash 0x11 is not sha2-256 (0x12)"},
+		{"upper-case XT", hx + "\n" + hx + "\nmagnet:?XT=urn:btih:" + hx + "\n", 2,
+			`l.txt:3: magnet URI parameter "XT" is not "xt"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
