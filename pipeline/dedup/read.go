@@ -306,7 +306,8 @@ func missingObservedAt(cols []string) error {
 	return fmt.Errorf("missing column \"observed_at\"")
 }
 
-// checkObsSchema requires info_hash (binary) and observed_at (INT64), and
+// checkObsSchema requires info_hash (binary) and observed_at (INT64: a
+// TIMESTAMP, or plain epoch ms), and
 // checks the optional columns' types.
 func checkObsSchema(s *parquet.Schema) error {
 	if k := rowio.NestedKind(s, "info_hash"); k != "" {
@@ -336,7 +337,15 @@ func checkObsSchema(s *parquet.Schema) error {
 		return missingObservedAt(cols)
 	}
 	if k := at.Node.Type().Kind(); k != parquet.Int64 {
-		return fmt.Errorf("column \"observed_at\" is %s, want INT64 timestamp", k)
+		// By its logical type when it has one, but for an integer's: a
+		// DATE is an INT32 too.
+		if lt := at.Node.Type().LogicalType(); lt != nil && lt.Value != nil && !isIntType(lt.Value) {
+			return fmt.Errorf("column \"observed_at\" is %s, want a TIMESTAMP", lt.Value)
+		}
+		if ct := at.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Date {
+			return fmt.Errorf("column \"observed_at\" is DATE, want a TIMESTAMP")
+		}
+		return fmt.Errorf("column \"observed_at\" is %s, want a TIMESTAMP or INT64 (epoch ms)", k)
 	}
 	if src, ok := s.Lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
 		return fmt.Errorf("column \"source\" is %s, want a string", src.Node.Type().Kind())
@@ -364,6 +373,10 @@ func checkObsSchema(s *parquet.Schema) error {
 	}
 	return nil
 }
+
+// isIntType reports whether a logical type is an integer's (INT(32,true)):
+// for that, the physical type says more.
+func isIntType(v any) bool { _, ok := v.(*format.IntType); return ok }
 
 // Plausible observation times: 2001-01-01 (BitTorrent) to 2200-01-01,
 // both included.

@@ -54,12 +54,31 @@ func TestOptionalColumnTypes(t *testing.T) {
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 		HashType   int16  `parquet:"hash_type"`
 	}
+	// observed_at as a DATE (an INT32): it was "INT32, want INT64
+	// timestamp", the physical type rather than the logical one.
+	type date struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int32  `parquet:"observed_at,date"`
+	}
+	type time32 struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int32  `parquet:"observed_at,time(millisecond)"`
+	}
+	type plain32 struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int32  `parquet:"observed_at"`
+	}
 	dir := t.TempDir()
 	tests := []struct {
 		name string
 		file []byte
 		want string // "" for none
 	}{
+		{"DATE observed_at", writeRowsBytes(t, dir, []date{{h, 19000}}), `column "observed_at" is DATE, want a TIMESTAMP`},
+		{"TIME observed_at", writeRowsBytes(t, dir, []time32{{h, 1000}}),
+			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=MILLIS), want a TIMESTAMP`},
+		{"INT32 observed_at", writeRowsBytes(t, dir, []plain32{{h, 1000}}),
+			`column "observed_at" is INT32, want a TIMESTAMP or INT64 (epoch ms)`},
 		{"DOUBLE hash_type", writeRowsBytes(t, dir, []dbl{{h, at, 1}, {h, at, 2}}), `column "hash_type" is DOUBLE, want an integer (1 or 2)`},
 		{"FLOAT hash_type", writeRowsBytes(t, dir, []flt{{h, at, 1.9}}), `column "hash_type" is FLOAT, want an integer (1 or 2)`},
 		{"BOOLEAN hash_type", writeRowsBytes(t, dir, []boolean{{h, at, false}}), `column "hash_type" is BOOLEAN, want an integer (1 or 2)`},
