@@ -184,12 +184,16 @@ input.
 				return err
 			}
 			if err == nil || leftOut { // else it failed after committing: no "done"
-				slog.Info("dedup: done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
+				attrs := []any{"inputs", st.Inputs}
+				if st.InputsBusy > 0 { // only then: a run that skipped none logs the line it did
+					attrs = append(attrs, "skipped_busy", st.InputsBusy)
+				}
+				slog.Info("dedup: done", append(attrs, "already_applied", st.InputsSkipped,
 					"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
 					"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 					"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
 					"new", st.New, "reactivated", st.Reactivated, "rewarmed", st.Rewarmed, "state_rows", st.StateRows,
-					"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
+					"commits", st.Commits, "snapshot", st.Snapshot, secondsAttr(st.Seconds))...)
 			}
 			stopped := g.interrupted() // read once: the metrics say the exit it gets
 			return endCommitted(c, st, st.Commits > 0, st.Snapshot, err, stopped)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -57,7 +58,8 @@ func TestStreamFileLockedWhileWritten(t *testing.T) {
 		if tc.cmd == "merge" {
 			runBin(t, bin, 0, "dedup", "--data", data, writeHexList(t, dir)) // merge makes no dataset
 		}
-		msg := runBin(t, bin, 3, tc.cmd, "--data", data, out)
+		stats := filepath.Join(dir, tc.cmd+".json")
+		msg := runBin(t, bin, 3, tc.cmd, "--data", data, "--stats-json", stats, out)
 		want := tc.stage + ": " + out + ": still being written by " + writer + ": skipped, not applied"
 		var errs []string
 		for _, l := range strings.Split(msg, "\n") {
@@ -67,6 +69,21 @@ func TestStreamFileLockedWhileWritten(t *testing.T) {
 		}
 		if len(errs) != 1 || !strings.Contains(errs[0], want) {
 			t.Errorf("%s: errors %q, want one line saying %q", tc.cmd, errs, want)
+		}
+		if tc.cmd != "dedup" {
+			continue
+		}
+		// Its summary said inputs=0 only, its --stats-json "inputs":0.
+		if !strings.Contains(msg, " inputs=0 skipped_busy=1 ") {
+			t.Errorf("dedup's summary does not count the file it skipped:\n%s", msg)
+		}
+		js, err := os.ReadFile(stats)
+		var counts map[string]any
+		if err == nil {
+			err = json.Unmarshal(js, &counts)
+		}
+		if err != nil || counts["inputs"] != 0.0 || counts["inputs_skipped_busy"] != 1.0 {
+			t.Errorf("dedup's --stats-json does not count the file it skipped: %s (%v)", js, err)
 		}
 	}
 	if ledger := runBin(t, bin, 0, "export", "--data", data, "--table", "ledger", "-f", "csv", "-o", "-"); strings.Contains(ledger, out) {

@@ -39,14 +39,14 @@ func TestDedupFolderArrowStreams(t *testing.T) {
 			t.Fatalf("err = %v (exit %d), want exit 3 saying %q", err, exitcode.Of(err), want)
 		}
 	}
-	if st.Inputs != 3 || st.Commits != 1 || st.Observations != int64(len(whole)+200+len(pq)) {
-		t.Fatalf("stats %+v, want 3 inputs in one commit, %d observations", st, len(whole)+200+len(pq))
+	if st.Inputs != 3 || st.InputsBusy != 1 || st.Commits != 1 || st.Observations != int64(len(whole)+200+len(pq)) {
+		t.Fatalf("stats %+v, want 3 inputs (1 busy skipped) in one commit, %d observations", st, len(whole)+200+len(pq))
 	}
 	compare(t, readState(t, data), truth(whole, cutObs[:200], pq))
 
 	f.Release()
 	st, err = run(t, data, nil, in)
-	if err != nil || st.Inputs != 4 || st.InputsSkipped != 3 || st.Observations != int64(len(busyObs)) {
+	if err != nil || st.Inputs != 4 || st.InputsSkipped != 3 || st.InputsBusy != 0 || st.Observations != int64(len(busyObs)) {
 		t.Fatalf("again, its writer done: %+v, %v; want only %s applied", st, err, busy)
 	}
 	compare(t, readState(t, data), truth(whole, cutObs[:200], pq, busyObs))
@@ -178,7 +178,8 @@ func TestDedupFolderFIFO(t *testing.T) {
 // TestDedupOnlyBusyKeepsCounts: a run whose only input is a stream still
 // being written (skipped, exit 3) applies nothing, yet its summary gives
 // the dataset's state_rows and snapshot, not 0 and 0 (its log line said
-// "state_rows=0 snapshot=0" of a dataset holding rows).
+// "state_rows=0 snapshot=0" of a dataset holding rows), and counts the
+// input it skipped (it said only inputs=0).
 func TestDedupOnlyBusyKeepsCounts(t *testing.T) {
 	first := genObs(95, 200, 80)
 	busyStream, _ := cutCapture(t, genObs(96, 200, 80))
@@ -192,7 +193,7 @@ func TestDedupOnlyBusyKeepsCounts(t *testing.T) {
 	if exitcode.Of(err) != exitcode.Partial {
 		t.Fatalf("err = %v (exit %d), want exit 3", err, exitcode.Of(err))
 	}
-	if st.Commits != 0 || st.StateRows != want || st.Snapshot != 1 {
-		t.Errorf("stats %+v: want no commit, state_rows %d, snapshot 1", st, want)
+	if st.Commits != 0 || st.StateRows != want || st.Snapshot != 1 || st.Inputs != 0 || st.InputsBusy != 1 {
+		t.Errorf("stats %+v: want no commit, state_rows %d, snapshot 1, no input read and 1 skipped busy", st, want)
 	}
 }
