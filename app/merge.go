@@ -193,7 +193,11 @@ that holds no dataset is refused (exit 2).
 					"torrents_added", u.TorrentsAdded,
 					"snapshot", st.Snapshot, secondsAttr(st.Seconds))
 			default:
-				slog.Info("merge: done", "inputs", st.Inputs, "already_applied", st.InputsSkipped,
+				attrs := []any{"inputs", st.Inputs}
+				if st.InputsBusy > 0 { // only then, as dedup's: a run that skipped none logs the line it did
+					attrs = append(attrs, "skipped_busy", st.InputsBusy)
+				}
+				slog.Info("merge: done", append(attrs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "future_clamped", st.FutureClamped, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied, "failures_deferred", st.Deferred,
 					"failures_reactivated", st.Reactivated,
@@ -201,7 +205,7 @@ that holds no dataset is refused (exit 2).
 					"released_rows", st.Released, "stale_releases_ignored", st.StaleReleases,
 					"leases_released", st.LeasesReleased, "stale_leases_dropped", st.LeasesPruned,
 					"peer_penalties", st.PeerPenalties, "peers_forgotten", st.PeersForgotten,
-					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))
+					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))...)
 			}
 			stopped := g.interrupted() // read once: the metrics say the exit it gets
 			return endCommitted(c, st, st.Committed, st.Snapshot, err, stopped)

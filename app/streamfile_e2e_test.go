@@ -70,12 +70,9 @@ func TestStreamFileLockedWhileWritten(t *testing.T) {
 		if len(errs) != 1 || !strings.Contains(errs[0], want) {
 			t.Errorf("%s: errors %q, want one line saying %q", tc.cmd, errs, want)
 		}
-		if tc.cmd != "dedup" {
-			continue
-		}
 		// Its summary said inputs=0 only, its --stats-json "inputs":0.
 		if !strings.Contains(msg, " inputs=0 skipped_busy=1 ") {
-			t.Errorf("dedup's summary does not count the file it skipped:\n%s", msg)
+			t.Errorf("%s's summary does not count the file it skipped:\n%s", tc.cmd, msg)
 		}
 		js, err := os.ReadFile(stats)
 		var counts map[string]any
@@ -83,7 +80,7 @@ func TestStreamFileLockedWhileWritten(t *testing.T) {
 			err = json.Unmarshal(js, &counts)
 		}
 		if err != nil || counts["inputs"] != 0.0 || counts["inputs_skipped_busy"] != 1.0 {
-			t.Errorf("dedup's --stats-json does not count the file it skipped: %s (%v)", js, err)
+			t.Errorf("%s's --stats-json does not count the file it skipped: %s (%v)", tc.cmd, js, err)
 		}
 	}
 	if ledger := runBin(t, bin, 0, "export", "--data", data, "--table", "ledger", "-f", "csv", "-o", "-"); strings.Contains(ledger, out) {

@@ -59,7 +59,7 @@ func TestMergeFolderArrowStreams(t *testing.T) {
 			t.Fatalf("err = %v (exit %d), want exit 3 saying %q", err, exitcode.Of(err), want)
 		}
 	}
-	if st.Inputs != 3 || !st.Committed || st.Results != 6+6+4 || st.Applied != 16 {
+	if st.Inputs != 3 || st.InputsBusy != 1 || !st.Committed || st.Results != 6+6+4 || st.Applied != 16 {
 		t.Fatalf("stats %+v, want 3 inputs, 16 failures applied in one commit", st)
 	}
 
@@ -197,7 +197,8 @@ func TestMergeFolderFIFO(t *testing.T) {
 
 // TestMergeOnlyBusyKeepsSnapshot: a run whose only input is a stream
 // fetch still writes (skipped, exit 3) commits nothing, yet its summary
-// names the dataset's snapshot, not 0.
+// names the dataset's snapshot, not 0, and counts the input it skipped
+// (it said only inputs=0).
 func TestMergeOnlyBusyKeepsSnapshot(t *testing.T) {
 	dir := cutDataset(t)
 	rs := folderResults(t, dir)
@@ -207,7 +208,7 @@ func TestMergeOnlyBusyKeepsSnapshot(t *testing.T) {
 	if exitcode.Of(err) != exitcode.Partial {
 		t.Fatalf("err = %v (exit %d), want exit 3", err, exitcode.Of(err))
 	}
-	if st.Committed || st.Snapshot < 1 {
-		t.Errorf("stats %+v: want no commit and the dataset's snapshot", st)
+	if st.Committed || st.Snapshot < 1 || st.Inputs != 0 || st.InputsBusy != 1 {
+		t.Errorf("stats %+v: want no commit, the dataset's snapshot, no input read and 1 skipped busy", st)
 	}
 }

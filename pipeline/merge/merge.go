@@ -103,6 +103,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		ins[i].maxMeta = o.MaxMetadataSize
 	}
 	ins, busy := skipWriting(ins)
+	st.InputsBusy = len(busy)
 	// The spools among ins stay locked until the run has committed them
 	// (and removed them) or given them up: no other run applies them.
 	defer releaseAll(ins)
@@ -130,7 +131,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		// A try counts only what it applies: an earlier try's counters
 		// went with its transaction (its inputs may be applied by the
 		// writer that overtook it, and then this run applies nothing).
-		st = Stats{Inputs: st.Inputs, CommitConflicts: st.CommitConflicts}
+		st = Stats{Inputs: st.Inputs, InputsBusy: st.InputsBusy, CommitConflicts: st.CommitConflicts}
 		base = tx.Base()
 		p, err := policyOf(tx, &st)
 		if err != nil {
@@ -158,6 +159,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 			return false, nil
 		}
 		bst.Inputs, bst.InputsSkipped, bst.PolicyHash, bst.CommitConflicts = st.Inputs, st.InputsSkipped, st.PolicyHash, st.CommitConflicts
+		bst.InputsBusy = st.InputsBusy
 		st = bst
 		for _, in := range pending {
 			if !idle { // an idle run's inputs are recorded nowhere

@@ -4,8 +4,11 @@ import "github.com/infohash/infohash/formats/schema"
 
 // Stats are merge's counters.
 type Stats struct {
-	Inputs          int         `json:"inputs"`
-	InputsSkipped   int         `json:"inputs_already_applied"`
+	Inputs        int `json:"inputs"`
+	InputsSkipped int `json:"inputs_already_applied"`
+	// InputsBusy counts the files left out as still being written (exit
+	// 3), as dedup's: not in Inputs; absent from --stats-json when 0.
+	InputsBusy      int         `json:"inputs_skipped_busy,omitempty"`
 	Results         int64       `json:"results"`
 	FutureClamped   int64       `json:"results_future_clamped"` // results with a time past the clock (FutureSkew), read as dated at it
 	Stored          int64       `json:"ok_stored"`
