@@ -58,8 +58,8 @@ func TestStreamFileLockedWhileWritten(t *testing.T) {
 		if tc.cmd == "merge" {
 			runBin(t, bin, 0, "dedup", "--data", data, writeHexList(t, dir)) // merge makes no dataset
 		}
-		stats := filepath.Join(dir, tc.cmd+".json")
-		msg := runBin(t, bin, 3, tc.cmd, "--data", data, "--stats-json", stats, out)
+		stats, prom := filepath.Join(dir, tc.cmd+".json"), filepath.Join(dir, tc.cmd+".prom")
+		msg := runBin(t, bin, 3, tc.cmd, "--data", data, "--stats-json", stats, "--metrics-file", prom, out)
 		want := tc.stage + ": " + out + ": still being written by " + writer + ": skipped, not applied"
 		var errs []string
 		for _, l := range strings.Split(msg, "\n") {
@@ -81,6 +81,10 @@ func TestStreamFileLockedWhileWritten(t *testing.T) {
 		}
 		if err != nil || counts["inputs"] != 0.0 || counts["inputs_skipped_busy"] != 1.0 {
 			t.Errorf("%s's --stats-json does not count the file it skipped: %s (%v)", tc.cmd, js, err)
+		}
+		series := "infohash_" + tc.cmd + "_inputs_skipped_busy 1\n"
+		if m, err := os.ReadFile(prom); err != nil || !strings.Contains(string(m), series) {
+			t.Errorf("%s's --metrics-file has no %q: %s (%v)", tc.cmd, series, m, err)
 		}
 	}
 	if ledger := runBin(t, bin, 0, "export", "--data", data, "--table", "ledger", "-f", "csv", "-o", "-"); strings.Contains(ledger, out) {
