@@ -8,6 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
@@ -34,7 +39,8 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	}
 	blobs[5].InfoHash = bytes.Repeat([]byte{9}, 32)
 	blob := readBack(t, writeRows(t, filepath.Join(dir, "blob.parquet"), blobs))
-	seeds := [][]byte{own, duck, blob, arrow.Bytes(), []byte("0123456789abcdef0123456789abcdef01234567\n")}
+	seeds := [][]byte{own, duck, blob, arrow.Bytes(), blobSourceStream(t, obs[:6]),
+		[]byte("0123456789abcdef0123456789abcdef01234567\n")}
 	for _, b := range [][]byte{own, duck, blob} {
 		seeds = append(seeds, b[:len(b)/2], b[:len(b)-9], flip(b, len(b)-20), flip(b, len(b)/2), flip(b, 40))
 	}
@@ -44,6 +50,37 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, readBack(t, p))
 	}
 	return seeds
+}
+
+// blobSourceStream is obs as an Arrow IPC stream whose source is binary
+// (a BLOB) and hash_type uint64, which the readers take too.
+func blobSourceStream(t testing.TB, obs []schema.Observation) []byte {
+	t.Helper()
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
+		{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+		{Name: "hash_type", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "source", Type: arrow.BinaryTypes.Binary, Nullable: true},
+	}, nil)
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for _, o := range obs {
+		b.Field(0).(*array.BinaryBuilder).Append(o.InfoHash[:])
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(o.ObservedAt))
+		b.Field(2).(*array.Uint64Builder).Append(uint64(o.HashType))
+		b.Field(3).(*array.BinaryBuilder).Append([]byte(o.Source))
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 func readBack(t testing.TB, p string) []byte {
