@@ -238,7 +238,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 				return false, fmt.Errorf("plan-retries: %w", err)
 			}
 			if !w.InPlace() {
-				if err := writeJobs(w, jobs, true); err != nil {
+				if err := writeJobs(o, w, jobs, true); err != nil {
 					return false, fmt.Errorf("plan-retries: %w (nothing leased)", err)
 				}
 				written = true
@@ -341,11 +341,13 @@ func setAvoid(o Options, w *rowio.Writer[schema.Job], avoid string, replace bool
 // writeJobs writes jobs to w, and with finish writes the file out
 // (finishJobs); on error it aborts w. The jobs are made as w takes them
 // (never all held at once), and written as one Write of them all would.
-func writeJobs(w *rowio.Writer[schema.Job], jobs *jobList, finish bool) error {
+func writeJobs(o Options, w *rowio.Writer[schema.Job], jobs *jobList, finish bool) error {
+	writing := phase(o, "plan-retries: writing jobs")
 	err := w.WriteSeq(jobs.all())
 	if err == nil && finish {
 		err = finishJobs(w)
 	}
+	writing.End()
 	if err != nil {
 		w.Abort()
 	}
@@ -365,7 +367,7 @@ func deliverJobs(o Options, w *rowio.Writer[schema.Job], written bool, jobs *job
 		}
 	}
 	if !written {
-		if err := writeJobs(w, jobs, false); err != nil {
+		if err := writeJobs(o, w, jobs, false); err != nil {
 			return fmt.Errorf("%w (%s)", err, leased)
 		}
 	}
@@ -409,6 +411,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	}
 	ph.scan = time.Since(ph.began) - ph.read
 	ph.pools = [3]int{ps.k[poolNew].Len(), ps.k[poolRetry].Len(), ps.k[poolCold].Len()}
+	picking := phase(o, "plan-retries: picking jobs")
 	*st = Stats{PolicyHash: st.PolicyHash, CommitConflicts: st.CommitConflicts,
 		Scanned: c.Scanned, ColdScanned: c.ColdScanned, ColdInHot: c.ColdInHot, Fetched: c.Fetched, NotDue: c.NotDue, Leased: c.Leased,
 		Blocked: c.Blocked, Due: c.Due, DueNew: c.DueNew, DueRetry: c.DueRetry, DueCold: c.DueCold,
@@ -435,6 +438,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	avoid, listed := avoidList(live)
 	st.AvoidListed = listed
 	table := newPlanned(leases, jobs, now) // the jobs' leases, planned at now
+	picking.End()
 	ph.log(base, st, table.len())
 	return jobs, table, avoid, nil
 }

@@ -52,3 +52,46 @@ func TestPlanReportsProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanReportsPhases: the steps after the scan, which count nothing
+// (picking the jobs: 5.8 s for 3M of 18.4M hot rows; writing them), say
+// what they do once they have run for progress.Interval (here 0: as they
+// start and as they end), on a file and on stdout, as merge's steps do.
+// They said nothing: 9 s without a line after "scanning partitions".
+func TestPlanReportsPhases(t *testing.T) {
+	logs := progresstest.Capture(t)
+	steps := []string{`msg="plan-retries: picking jobs"`, `msg="plan-retries: writing jobs"`, "finished=true"}
+	for _, tc := range []struct {
+		name   string
+		to     *bytes.Buffer
+		stdout bool
+		want   []string
+	}{
+		{"file", &bytes.Buffer{}, false, steps},
+		{"stdout", &bytes.Buffer{}, true, steps},
+		{"none", nil, false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs.Reset()
+			dir := makeDataset(t, []schema.State{newHash(hashAt(1, 1), ms(t0)), newHash(hashAt(2, 1), ms(t0))}, nil)
+			edit := func(o *Options) {
+				if tc.to != nil {
+					o.ProgressTo = tc.to
+				}
+			}
+			if tc.stdout {
+				var out bytes.Buffer
+				o := DefaultOptions()
+				o.Data, o.Now, o.Limit, o.Output, o.Stdout = dir, t0.Add(time.Hour), 10, "-", &out
+				edit(&o)
+				if st, err := Run(context.Background(), o); err != nil || st.Planned != 2 || out.Len() == 0 {
+					t.Fatalf("planned %d jobs, %d bytes on stdout (%v); want 2", st.Planned, out.Len(), err)
+				}
+			} else if jobs, _ := runPlan(t, dir, ms(t0.Add(time.Hour)), 10, edit); len(jobs) != 2 {
+				t.Fatalf("planned %d jobs, want 2", len(jobs))
+			}
+			progresstest.Check(t, logs.String(), "plan-retries: picking", tc.want)
+			progresstest.Check(t, logs.String(), "plan-retries: writing", tc.want)
+		})
+	}
+}
