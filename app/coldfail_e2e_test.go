@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -88,15 +87,6 @@ func TestDeferredFailedHashGoesCold(t *testing.T) {
 func mergeFile(t *testing.T, data string, now time.Time, rs []schema.Result) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "results.parquet")
-	w, err := rowio.Create[schema.Result](path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rs); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, path, rs)
 	mustRun(t, nil, "merge", "--data", data, "--far-now", "--now", now.Format(time.RFC3339), path)
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -50,18 +49,9 @@ func TestExportWholeTables(t *testing.T) {
 	j := jobs[0]
 	at := int64(1772323260000) // 2026-03-01T00:01:00Z
 	res := filepath.Join(dir, "results.parquet")
-	w, err := rowio.Create[schema.Result](res, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write([]schema.Result{{InfoHash: j.InfoHash, HashType: j.HashType, Attempt: j.Attempt, LeaseID: j.LeaseID,
+	writeRows(t, res, []schema.Result{{InfoHash: j.InfoHash, HashType: j.HashType, Attempt: j.Attempt, LeaseID: j.LeaseID,
 		AttemptedAt: at, Outcome: schema.OutcomeConnectFailed, PeersFound: 1, PeersTried: 1,
-		PeerFailures: []schema.PeerFailure{{Addr: "127.0.0.1:6881", Class: schema.OutcomeConnectFailed, At: at}}}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+		PeerFailures: []schema.PeerFailure{{Addr: "127.0.0.1:6881", Class: schema.OutcomeConnectFailed, At: at}}}})
 	if _, stderr, code := runMain(t, "merge", "--data", data, "--far-now", "--now", "2026-03-01T00:02:00Z", res); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}

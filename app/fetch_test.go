@@ -31,13 +31,21 @@ func fetchPeer(t *testing.T, b badpeers.Behaviour, ts ...badpeers.Torrent) *badp
 	return p
 }
 
+// writeJobs writes jobs to a jobs file at path.
 func writeJobs(t *testing.T, path string, jobs []schema.Job) {
 	t.Helper()
-	w, err := rowio.Create[schema.Job](path, nil)
+	writeRows(t, path, jobs)
+}
+
+// writeRows writes rows (observations, jobs, results) to a Parquet file
+// at path, as infohash's own stages write them.
+func writeRows[T any](t *testing.T, path string, rows []T) {
+	t.Helper()
+	w, err := rowio.Create[T](path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(jobs); err != nil {
+	if err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

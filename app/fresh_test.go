@@ -11,7 +11,6 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -35,16 +34,7 @@ func freshInputs(t *testing.T, dir string) map[string]string {
 			t.Fatal(err)
 		}
 	}
-	w, err := rowio.Create[schema.Observation](p["obs.parquet"], nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write([]schema.Observation{{InfoHash: schema.Hash{1}, ObservedAt: time.Now().UnixMilli(), Source: schema.SourceImport}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, p["obs.parquet"], []schema.Observation{{InfoHash: schema.Hash{1}, ObservedAt: time.Now().UnixMilli(), Source: schema.SourceImport}})
 	whole, err := os.ReadFile(p["obs.parquet"])
 	if err != nil {
 		t.Fatal(err)

@@ -27,20 +27,11 @@ func TestWrongHashTypeCorrectedByFetch(t *testing.T) {
 
 	at := time.Now().Add(-time.Hour).UnixMilli() // plan leases from the wall clock, as fetch checks them
 	obs := filepath.Join(dir, "obs.parquet")
-	w, err := rowio.Create[schema.Observation](obs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write([]schema.Observation{
+	writeRows(t, obs, []schema.Observation{
 		{InfoHash: v1.InfoHash, HashType: schema.HashV1, ObservedAt: at, Source: schema.SourceImport, RunID: "a"},
 		{InfoHash: v1.InfoHash, HashType: schema.HashV2, ObservedAt: at + 1, Source: schema.SourceImport, RunID: "b"},
 		{InfoHash: v2.InfoHash, HashType: schema.HashV1, ObservedAt: at, Source: schema.SourceImport, RunID: "a"},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	mustRun(t, nil, "dedup", "--data", data, obs)
 	jobs := filepath.Join(dir, "jobs.parquet")
 	mustRun(t, nil, "plan-retries", "--data", data, "-o", jobs)

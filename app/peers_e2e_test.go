@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/tools/badpeers"
 	"github.com/infohash/infohash/tools/testnet"
@@ -59,16 +58,7 @@ func TestAnnouncedPeerReachesFetch(t *testing.T) {
 		obs(schema.SourceAnnouncePeer, "127.0.0.1:40003", goneAddr.Port, at(-time.Minute)),
 	}
 	path := filepath.Join(dir, "observations.parquet")
-	w, err := rowio.Create[schema.Observation](path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeRows(t, path, rows)
 	stamp := now.Format(time.RFC3339)
 	mustRun(t, nil, "dedup", "--data", data, "--announced-peers", "--now", stamp, path)
 	wantPeers := []string{goneAddr.String(), seeder.Addr()} // newest first
