@@ -135,7 +135,20 @@ func typeOf[T int32 | int64](x T) int8 {
 	return int8(x)
 }
 
-func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
+// typPageFor is the page reader of a hash_type column of INT32 values,
+// read as unsigned ones when the column's type says so (see
+// unsignedInt): a UINTEGER's 2^32-1 is out of range, not the -1 its bits
+// make as an int32. Chosen per column, so each page's loop converts
+// without asking.
+func (r *rgBuf) typPageFor(unsigned bool) func(parquet.Page) (func(row, v, n int), error) {
+	if unsigned {
+		return func(p parquet.Page) (func(row, v, n int), error) { return typPage[uint32](r, p) }
+	}
+	return func(p parquet.Page) (func(row, v, n int), error) { return typPage[int32](r, p) }
+}
+
+// typPage reads a page of hash_type values, each as a T.
+func typPage[T int32 | uint32](r *rgBuf, p parquet.Page) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
 		dict := dataOf(d.Page()).Int32()
 		idx, err := dictIndexes(p, len(dict))
@@ -144,7 +157,7 @@ func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
 		}
 		return func(row, v, n int) {
 			for i, ix := range idx[v : v+n] {
-				r.typ[row+i] = typeOf(dict[ix])
+				r.typ[row+i] = typeOf(int64(T(dict[ix])))
 			}
 		}, nil
 	}
@@ -154,7 +167,7 @@ func (r *rgBuf) typPage(p parquet.Page) (func(row, v, n int), error) {
 	}
 	return func(row, v, n int) {
 		for i, x := range vals[v : v+n] {
-			r.typ[row+i] = typeOf(x)
+			r.typ[row+i] = typeOf(int64(T(x)))
 		}
 	}, nil
 }

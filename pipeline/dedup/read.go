@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -136,6 +137,12 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	if c := pf.Root().Column("info_hash_v2"); c != nil {
 		v2Text = rowio.TextType(c.Type())
 	}
+	// An unsigned hash_type is read by value, as the fast path does:
+	// parquet-go hands its bits back as a signed integer.
+	typUnsigned, typKind := false, parquet.Int64
+	if c := pf.Root().Column("hash_type"); c != nil && unsignedInt(c.Type()) {
+		typUnsigned, typKind = true, c.Type().Kind()
+	}
 	r := parquet.NewGenericReader[obsIn](pf)
 	defer r.Close()
 	buf := make([]obsIn, readBatch)
@@ -152,6 +159,9 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			return n, bad(&rowio.CorruptError{Format: "Parquet", Err: perr})
 		}
 		for i := 0; i < k; i++ {
+			if typUnsigned {
+				buf[i].HashType = unsignedValue(buf[i].HashType, typKind)
+			}
 			err := unhexRow(n+int64(i), &buf[i], hashText, v2Text)
 			if err == nil {
 				err = addRow(n+int64(i), &buf[i], b)
@@ -372,6 +382,35 @@ func checkObsSchema(s *parquet.Schema) error {
 		}
 	}
 	return nil
+}
+
+// unsignedInt reports whether a Parquet integer column's type t is
+// unsigned: INT(n,false) (DuckDB's UTINYINT to UBIGINT, Arrow's and
+// parquet-go's uint8 to uint64; parquet-go gives a writer's UINT_n
+// converted type, from before logical types, as that too). Its values are
+// stored as the bits of signed ones: a UINTEGER's 2^32-1 is an INT32 -1,
+// which is not what it holds.
+func unsignedInt(t parquet.Type) bool {
+	lt := t.LogicalType()
+	if lt == nil {
+		return false
+	}
+	it, ok := lt.Value.(*format.IntType)
+	return ok && !it.IsSigned
+}
+
+// unsignedValue is v, an unsigned hash_type of physical kind k as the row
+// reader hands it back (its bits as a signed integer), as the value it
+// holds: a UBIGINT past 2^63 as math.MaxInt64, out of range all the same,
+// as the Arrow path reads a uint64 one.
+func unsignedValue(v int64, k parquet.Kind) int64 {
+	if k == parquet.Int32 {
+		return int64(uint32(v))
+	}
+	if v < 0 {
+		return math.MaxInt64
+	}
+	return v
 }
 
 // isIntType reports whether a logical type is an integer's (INT(32,true)):

@@ -1,0 +1,122 @@
+package dedup
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// Parquet hash_type columns of unsigned integers, as DuckDB writes
+// UTINYINT to UBIGINT (parquet-go's uint8 to uint64): INT(n,false).
+type (
+	u8Type struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   uint8       `parquet:"hash_type"`
+	}
+	u16Type struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   uint16      `parquet:"hash_type"`
+	}
+	u32Type struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   uint32      `parquet:"hash_type"`
+	}
+	u32DictType struct { // a dictionary page: the fast path's other loop
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   uint32      `parquet:"hash_type,dict"`
+	}
+	u64Type struct { // INT64: the row reader's, whichever path is asked for
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   uint64      `parquet:"hash_type"`
+	}
+)
+
+// TestParquetUnsignedHashType: an unsigned Parquet hash_type is read by
+// value by both readers, as the Arrow path reads a uint64 one: its
+// maximum is "out of range", as one beyond int8 is, never the negative
+// number its bits make as a signed integer (a UINTEGER's or UBIGINT's
+// maximum was "hash_type -1, want 1 or 2"); 2 is v2, 3 is named as it is.
+// A writer older than logical types marks the column UINT_32 only.
+func TestParquetUnsignedHashType(t *testing.T) {
+	h := schema.Hash{0x21, 7}
+	at := t0.UnixMilli()
+	const outOfRange = "row 1: hash_type out of range, want 1 or 2"
+	// plainConverted drops hash_type's logical type, keeping its
+	// converted type (UINT_32).
+	plainConverted := func(md *format.FileMetaData) {
+		for i := range md.Schema {
+			if e := &md.Schema[i]; e.Name == "hash_type" {
+				if ct := e.ConvertedType; !ct.Valid || ct.V != deprecated.Uint32 || e.LogicalType.Value == nil {
+					t.Fatalf("hash_type's converted type %v, logical type %v: want UINT_32 and one", ct, &e.LogicalType)
+				}
+				e.LogicalType = format.LogicalType{}
+			}
+		}
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		file []byte
+		want string // "" for none: then the hash is v2
+	}{
+		{"UTINYINT max", writeRowsBytes(t, dir, []u8Type{{h, at, 1}, {h, at, math.MaxUint8}}), outOfRange},
+		{"USMALLINT max", writeRowsBytes(t, dir, []u16Type{{h, at, 1}, {h, at, math.MaxUint16}}), outOfRange},
+		{"UINTEGER max", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, math.MaxUint32}}), outOfRange},
+		{"UINTEGER max-1", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, math.MaxUint32 - 1}}), outOfRange},
+		{"UINTEGER 2^31", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, 1 << 31}}), outOfRange},
+		{"UINTEGER 3", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, 3}}), "row 1: hash_type 3, want 1 or 2"},
+		{"UINTEGER 2", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, 2}}), ""},
+		{"UINTEGER dictionary max", writeRowsBytes(t, dir, []u32DictType{{h, at, 1}, {h, at, math.MaxUint32}}), outOfRange},
+		{"UINTEGER dictionary 2", writeRowsBytes(t, dir, []u32DictType{{h, at, 1}, {h, at, 2}}), ""},
+		{"UINT_32 max", editFooter(t, writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, math.MaxUint32}}), plainConverted),
+			outOfRange},
+		{"UBIGINT max", writeRowsBytes(t, dir, []u64Type{{h, at, 1}, {h, at, math.MaxUint64}}), outOfRange},
+		{"UBIGINT 2^63", writeRowsBytes(t, dir, []u64Type{{h, at, 1}, {h, at, 1 << 63}}), outOfRange},
+		{"UBIGINT 2", writeRowsBytes(t, dir, []u64Type{{h, at, 1}, {h, at, 2}}), ""},
+	}
+	defer func() { fastPath = true }()
+	for _, tt := range tests {
+		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
+		if err := os.WriteFile(p, tt.file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, fast := range []bool{true, false} {
+			t.Run(tt.name+map[bool]string{true: "/columns", false: "/rows"}[fast], func(t *testing.T) {
+				fastPath = fast
+				if tt.want == "" {
+					data := filepath.Join(t.TempDir(), "ds")
+					if _, err := run(t, data, nil, p); err != nil {
+						t.Fatalf("err = %v, want none", err)
+					}
+					if got := readState(t, data)[h].HashType; got != schema.HashV2 {
+						t.Fatalf("hash_type %d, want 2", got)
+					}
+					return
+				}
+				in, err := probe(p, "in.parquet", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := newBatch(3600_000)
+				defer b.release()
+				_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
+				if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.parquet") {
+					t.Fatalf("err = %v, want %q in in.parquet", err, tt.want)
+				}
+			})
+		}
+	}
+}
