@@ -346,12 +346,18 @@ func checkObsSchema(s *parquet.Schema) error {
 		}
 		return missingObservedAt(cols)
 	}
-	if k := at.Node.Type().Kind(); k != parquet.Int64 {
-		// By its logical type when it has one, but for an integer's: a
-		// DATE is an INT32 too.
-		if lt := at.Node.Type().LogicalType(); lt != nil && lt.Value != nil && !isIntType(lt.Value) {
+	// By its logical type when it has one, but for an integer's (its
+	// physical type says more): a DATE is an INT32, a TIME or a DECIMAL an
+	// INT32 or an INT64, which was taken for epoch ms (every row then
+	// outside 2001..2200, or read as a time it is not).
+	if lt := at.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
+		switch lt.Value.(type) {
+		case *format.TimestampType, *format.IntType:
+		default:
 			return fmt.Errorf("column \"observed_at\" is %s, want a TIMESTAMP", lt.Value)
 		}
+	}
+	if k := at.Node.Type().Kind(); k != parquet.Int64 {
 		if ct := at.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Date {
 			return fmt.Errorf("column \"observed_at\" is DATE, want a TIMESTAMP")
 		}
@@ -412,10 +418,6 @@ func unsignedValue(v int64, k parquet.Kind) int64 {
 	}
 	return v
 }
-
-// isIntType reports whether a logical type is an integer's (INT(32,true)):
-// for that, the physical type says more.
-func isIntType(v any) bool { _, ok := v.(*format.IntType); return ok }
 
 // Plausible observation times: 2001-01-01 (BitTorrent) to 2200-01-01,
 // both included.

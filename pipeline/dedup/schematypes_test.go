@@ -68,6 +68,29 @@ func TestOptionalColumnTypes(t *testing.T) {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int32  `parquet:"observed_at"`
 	}
+	// An INT64 observed_at of another logical type than TIMESTAMP (as
+	// DuckDB writes TIME and DECIMAL(18,3)) passed for epoch ms: every
+	// row was then "outside 2001..2200", or read as a time it is not.
+	type time64 struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,time(microsecond)"`
+	}
+	type timeNanos struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,time(nanosecond)"`
+	}
+	type decimal64 struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,decimal(3:18)"`
+	}
+	type plain64 struct { // epoch ms, as README takes: still read
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at"`
+	}
+	type unsigned64 struct { // an integer too
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt uint64 `parquet:"observed_at"`
+	}
 	dir := t.TempDir()
 	tests := []struct {
 		name string
@@ -79,6 +102,16 @@ func TestOptionalColumnTypes(t *testing.T) {
 			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=MILLIS), want a TIMESTAMP`},
 		{"INT32 observed_at", writeRowsBytes(t, dir, []plain32{{h, 1000}}),
 			`column "observed_at" is INT32, want a TIMESTAMP or INT64 (epoch ms)`},
+		{"INT64 TIME observed_at", writeRowsBytes(t, dir, []time64{{h, 3_600_000_000}}),
+			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=MICROS), want a TIMESTAMP`},
+		{"INT64 TIME ms-like observed_at", writeRowsBytes(t, dir, []time64{{h, at}}),
+			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=MICROS), want a TIMESTAMP`},
+		{"INT64 TIME(NANOS) observed_at", writeRowsBytes(t, dir, []timeNanos{{h, 3_600_000_000_000}}),
+			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=NANOS), want a TIMESTAMP`},
+		{"INT64 DECIMAL observed_at", writeRowsBytes(t, dir, []decimal64{{h, at * 1000}}),
+			`column "observed_at" is DECIMAL(18,3), want a TIMESTAMP`},
+		{"INT64 observed_at", writeRowsBytes(t, dir, []plain64{{h, at}}), ""},
+		{"UBIGINT observed_at", writeRowsBytes(t, dir, []unsigned64{{h, uint64(at)}}), ""},
 		{"DOUBLE hash_type", writeRowsBytes(t, dir, []dbl{{h, at, 1}, {h, at, 2}}), `column "hash_type" is DOUBLE, want an integer (1 or 2)`},
 		{"FLOAT hash_type", writeRowsBytes(t, dir, []flt{{h, at, 1.9}}), `column "hash_type" is FLOAT, want an integer (1 or 2)`},
 		{"BOOLEAN hash_type", writeRowsBytes(t, dir, []boolean{{h, at, false}}), `column "hash_type" is BOOLEAN, want an integer (1 or 2)`},
