@@ -39,8 +39,18 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	}
 	blobs[5].InfoHash = bytes.Repeat([]byte{9}, 32)
 	blob := readBack(t, writeRows(t, filepath.Join(dir, "blob.parquet"), blobs))
+	// Unsigned hash_type columns (UINTEGER in a dictionary, UBIGINT),
+	// read by value by their own page reader and conversion.
+	u32 := make([]u32DictType, 8)
+	u64 := make([]u64Type, 8)
+	for i, o := range obs[:8] {
+		u32[i] = u32DictType{o.InfoHash, o.ObservedAt, uint32(o.HashType)}
+		u64[i] = u64Type{o.InfoHash, o.ObservedAt, uint64(o.HashType)}
+	}
 	seeds := [][]byte{own, duck, blob, arrow.Bytes(), blobSourceStream(t, obs[:6]),
-		[]byte("0123456789abcdef0123456789abcdef01234567\n")}
+		[]byte("0123456789abcdef0123456789abcdef01234567\n"),
+		readBack(t, writeRows(t, filepath.Join(dir, "u32.parquet"), u32)),
+		readBack(t, writeRows(t, filepath.Join(dir, "u64.parquet"), u64))}
 	for _, b := range [][]byte{own, duck, blob} {
 		seeds = append(seeds, b[:len(b)/2], b[:len(b)-9], flip(b, len(b)-20), flip(b, len(b)/2), flip(b, 40))
 	}
