@@ -14,6 +14,10 @@
 #   dedup-thaw     dedup of cold (archived, failed, dormant) hashes: rewarmed
 #                  and reactivated; and of hot new ones (spliced)
 #   plan           plan-retries --limit 200 -o jobs.parquet
+#   plan-cold      the same (--keep 4) on hot hashes, cold files and cold
+#                  rows in hot files, all four partitions in the cold sweep's
+#                  window (00-0f): 50 new jobs and 150 cold ones, 100 from
+#                  cold files and 50 of the 100 cold rows in hot files
 #   merge-splice   merge of those 200 results (the splice path)
 #   merge-full     merge of 2000 results (the full path: > 256 in a partition)
 #   merge-archive  merge of 100 results at a --now past archive.unseen (2d,
@@ -46,6 +50,19 @@
 #     the ledger holds no input twice, the leases no hash twice, and each
 #     table's current link is the folder CURRENT's manifest names;
 #   3 running it once more leaves CURRENT as it was (plan: refused, exit 2).
+# plan and plan-cold, after 2: each job of the -o FILE holds a live lease
+# of its hash and lease_id, and every lease is one of those or was in the
+# prepared dataset (no lease of a jobs file a kill left unpublished stays,
+# live or ended); and the cold sweep's cursor (the manifest's) is the
+# reference's, or one window further when the kill came between the
+# commit and the jobs file's rename. The re-run is then a second pass with
+# a commit of its own, which moves the sweep on past its own window as
+# every pass does (pipeline/plan/lostcold.go); it plans the killed pass's
+# cold jobs again outside that window. So the cursor must move once per
+# plan commit: it is the reference's moved on by the reference's own step
+# (plan's dataset has no cold hash: a step of 0). plan-cold's dataset has
+# no hash past partition 03, so the re-run finds nothing in its window
+# (10-1f) and plans what the reference does, which 2 checks.
 # A killed writer's staging folder (staging/PID-ID-o, born locked) must be
 # gone after the re-run. What else is left in staging/, inbox/ or as
 # .tmp-* once all ran is counted ("leftovers": a staging folder killed
@@ -90,7 +107,11 @@ IH=$ROOT/bin/infohash SG=$ROOT/bin/stategen DQ=$ROOT/bin/duckq
 prepare_scenarios killsweep
 TABLES='state torrents leases peers ledger'
 
-mask() { if [ "$1" = plan ]; then sed -E 's/L[0-9a-f]{16}/L-masked/g'; else cat; fi; }
+# isplan NAME: whether scenario NAME runs plan-retries.
+isplan() { case $1 in plan | plan-*) ;; *) return 1 ;; esac; }
+# nowof NAME: the --now of the scenario's command.
+nowof() { local c=" ${CMDOF[$1]} "; c=${c#* --now }; echo "${c%% *}"; }
+mask() { if isplan "$1"; then sed -E 's/L[0-9a-f]{16}/L-masked/g'; else cat; fi; }
 # snap NAME W: W/snap holds the tables as sorted CSV and the -o output
 # (plan: lease ids masked; its jobs file through DuckDB, lease_id left out).
 snap() {
@@ -100,7 +121,7 @@ snap() {
 		"$IH" export --data "$2/D" --table "$t" --format csv -o - 2>>"$2/check.log" | mask "$1" | sort >"$2/snap/$t.csv" ||
 			{ echo "export --table $t failed" >>"$2/snap/errors"; }
 	done
-	if [ "$1" = plan ] && [ -f "$2/jobs.parquet" ]; then
+	if isplan "$1" && [ -f "$2/jobs.parquet" ]; then
 		"$DQ" "SELECT * EXCLUDE (lease_id) FROM read_parquet('$2/jobs.parquet') ORDER BY info_hash" >"$2/snap/jobs.txt" 2>>"$2/check.log" ||
 			echo "jobs.parquet unreadable" >>"$2/snap/errors"
 	fi
@@ -129,6 +150,29 @@ again() {
 	return $rc
 }
 current() { cat "$1/D/CURRENT" 2>/dev/null || echo none; }
+# cursor D: the cold sweep's cursor in dataset D's current manifest (0 if unset).
+cursor() { sed -n 's/^ *"cold_sweep": \([0-9]*\).*/\1/p' "$1/manifests/$(cat "$1/CURRENT")" | grep . || echo 0; }
+# leased NAME W: plan's checks of the leases after the re-run (see the
+# comment at the top), as failure lines: the jobs of W/jobs.parquet without
+# a live lease of their hash and lease_id, and the leases that are neither
+# a job's nor the prepared dataset's.
+leased() {
+	local l="read_parquet('$2/D/leases/current/*.parquet')" j="read_parquet('$2/jobs.parquet')" n
+	n=$("$DQ" --header=false --threads 1 "SELECT
+		(SELECT count(*) FROM $j j WHERE NOT EXISTS (SELECT 1 FROM $l l WHERE l.info_hash = j.info_hash
+			AND l.lease_id = j.lease_id AND l.lease_until > TIMESTAMPTZ '$(nowof "$1")')),
+		(SELECT count(*) FROM $l l WHERE l.lease_id NOT IN (SELECT lease_id FROM $j) AND l.lease_id NOT IN
+			(SELECT lease_id FROM read_parquet('$P/${PREPOF[$1]}/leases/current/*.parquet')))" 2>>"$2/check.log" | tail -1) ||
+		{ echo "cannot read the leases or the jobs (DuckDB)" && return; }
+	case $n in
+	0$'\t'0) ;;
+	[0-9]*$'\t'[0-9]*)
+		[ "${n%$'\t'*}" = 0 ] || echo "${n%$'\t'*} jobs of jobs.parquet hold no live lease of their hash and lease_id"
+		[ "${n#*$'\t'}" = 0 ] || echo "${n#*$'\t'} leases are neither a job's of jobs.parquet nor the prepared dataset's"
+		;;
+	*) echo "the lease check printed '$n', not two counts" ;;
+	esac
+}
 
 # points NAME W: the kill points (strace options, one set per line) from
 # the traced run in W/strace.log.
@@ -161,7 +205,7 @@ FAILS=$OUT/failures.txt
 : >"$FAILS"
 # check NAME W SPEC: the three checks after a kill; appends failures.
 check() {
-	local name=$1 w=$2 spec=$3 ref=$OUT/runs/$1/ref f=() t rc2=0 rc3=0 cur pub
+	local name=$1 w=$2 spec=$3 ref=$OUT/runs/$1/ref f=() t rc2=0 rc3=0 cur pub committed c0 c1 want
 	if [ -f "$w/D/CURRENT" ]; then
 		"$IH" status --data "$w/D" --verify >"$w/status.out" 2>>"$w/check.log" || f+=("status --verify exits $? after the kill")
 	elif [ -e "$w/D" ] && [ "${PREPOF[$name]}" != - ]; then
@@ -171,8 +215,10 @@ check() {
 		f+=("the killed export left $w/state.csv, not whole")
 	fi
 	pub=$([ -f "$w/jobs.parquet" ] && echo y || echo n)
+	# whether the kill came after the commit point (CURRENT moved on)
+	committed=$([ "${PREPOF[$name]}" != - ] && [ "$(current "$w")" = "$(cat "$P/${PREPOF[$name]}/CURRENT")" ] && echo n || echo y)
 	again "$name" "$w" || rc2=$?
-	if [ "$name" = plan ] && [ $rc2 -eq 2 ] && [ "$pub" = y ]; then :; # refused: the run published its jobs, still leased
+	if isplan "$name" && [ $rc2 -eq 2 ] && [ "$pub" = y ]; then :; # refused: the run published its jobs, still leased
 	elif [ $rc2 -ne 0 ]; then f+=("the re-run exits $rc2"); fi
 	snap "$name" "$w"
 	[ -f "$w/snap/errors" ] && f+=("$(tr '\n' ' ' <"$w/snap/errors")")
@@ -182,20 +228,29 @@ check() {
 	[ "$(dupes "$w/snap/ledger.csv")" = 0 ] || f+=("an input is in the ledger twice")
 	[ "$(dupes "$w/snap/leases.csv")" = 0 ] || f+=("a hash is leased twice")
 	[ -z "$(stale "$w")" ] || f+=("current links not at CURRENT's snapshot:$(stale "$w")")
+	if isplan "$name" && [ -f "$w/jobs.parquet" ] && [ -f "$w/D/CURRENT" ]; then
+		while read -r t; do f+=("$t"); done < <(leased "$name" "$w")
+		# the cursor moves once per plan commit (see the top): a second one
+		# when the kill came after the commit, its jobs file unpublished
+		c0=$(cursor "$P/${PREPOF[$name]}") c1=$(cursor "$ref/D") want=$c1
+		[ "$committed:$pub" != y:n ] || { want=$(((2 * c1 - c0 + 512) % 256)) && echo "${w##*/}" >>"${w%/*}/unpublished.txt"; }
+		[ "$(cursor "$w/D")" = "$want" ] ||
+			f+=("the cold sweep's cursor is $(cursor "$w/D"), not $want (prepared $c0, reference $c1, killed after the commit: $committed, jobs published: $pub)")
+	fi
 	t=$(find "$w/D/staging" -mindepth 1 -maxdepth 1 -name '[0-9]*-o' 2>/dev/null | tr '\n' ' ')
 	[ -z "$t" ] || f+=("a killed writer's staging folder outlived the re-run: $t")
 	cur=$(current "$w")
 	again "$name" "$w" || rc3=$?
-	case $name:$rc3 in plan:2 | dedup*:0 | merge*:0 | export:0) ;; *) f+=("the second re-run exits $rc3") ;; esac
+	case $name:$rc3 in plan*:2 | dedup*:0 | merge*:0 | export:0) ;; *) f+=("the second re-run exits $rc3") ;; esac
 	[ "$(current "$w")" = "$cur" ] || f+=("the second re-run committed (CURRENT $cur -> $(current "$w"))")
 	if [ "$name" = export ] && ! cmp -s "$w/state.csv" "$ref/snap/out.csv"; then f+=("the second export differs"); fi
 	LEFT=$(leftovers "$w")
 	if [ -n "$LEFT" ]; then # past the guards (.tmp-* staging: 1 min; .tmp-*: 1 h) the next run takes them
 		(cd "$w" && touch -t 202001010000 $LEFT)
-		if [ "$name" = plan ] && [ $rc3 -eq 2 ]; then
+		if isplan "$name" && [ $rc3 -eq 2 ]; then
 			# refused (-o FILE exists) before it opens D: the next writer takes
 			# them; here a dry run (--limit 0, no -o), which commits nothing
-			"$IH" plan-retries --data "$w/D" --now "$T1B" --limit 0 >/dev/null 2>>"$w/check.log" || true
+			"$IH" plan-retries --data "$w/D" --now "$(nowof "$name")" --limit 0 >/dev/null 2>>"$w/check.log" || true
 		else
 			again "$name" "$w" || true
 		fi
@@ -264,7 +319,11 @@ for name in "${SCEN[@]}"; do
 	[ $rc -eq 0 ] || die "$name: the reference run exits $rc; see $R/ref/step.log"
 	snap "$name" "$R/ref"
 	[ ! -f "$R/ref/snap/errors" ] || die "$name: cannot export the reference: $(cat "$R/ref/snap/errors")"
-	again "$name" "$R/ref" || [ "$name" = plan ] || die "$name: re-running the reference run fails; see $R/ref/check.log"
+	again "$name" "$R/ref" || isplan "$name" || die "$name: re-running the reference run fails; see $R/ref/check.log"
+	if isplan "$name"; then
+		t=$(leased "$name" "$R/ref")
+		[ -z "$t" ] || die "$name: the reference run's leases: $t"
+	fi
 	points "$name" "$R/ref" >"$R/points"
 	n=0 killed=0 done=0 failed=0 left=0
 	declare -A bykind=()
@@ -294,6 +353,9 @@ for name in "${SCEN[@]}"; do
 	done <"$R/points"
 	kinds=$(for k in "${!bykind[@]}"; do echo "$k=${bykind[$k]}"; done | sort | tr '\n' ' ')
 	touch "$R/hits.txt"
+	if isplan "$name"; then
+		say "$name: $(cat "$R/unpublished.txt" 2>/dev/null | wc -l) kills between the commit and the jobs file's rename (the re-run dropped their leases): $R/unpublished.txt"
+	fi
 	printf '%-14s %6d %6d %9d %6d %9d %7s  %s\n' "$name" "$n" "$killed" "$done" "$failed" "$left" "$(coverage "$R")" "$kinds" |
 		tee -a "$OUT/summary.txt" >&2
 done

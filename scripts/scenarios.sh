@@ -9,6 +9,7 @@
 
 T0=2026-03-01T00:00:00Z T0B=2026-03-01T01:00:00Z T1=2026-03-02T00:00:00Z
 T1B=2026-03-02T06:00:00Z T3=2026-03-05T00:00:00Z T4=2026-03-06T00:00:00Z
+T5=2026-03-10T00:00:00Z
 
 ih() { "$IH" "$@" 2>>"$P/prep.log" || die "prep: infohash $* failed; see $P/prep.log"; }
 # hashes SEED N FIRST: N hex hashes of prefixes 00-03 (awk's rand, seeded).
@@ -40,6 +41,26 @@ prepare_scenarios() {
 	"$IH" export --data "$P/cold" --table state --tier hot --status new --format csv -o - 2>>"$P/prep.log" |
 		sed -n '2,101p' | cut -d, -f1 >>"$P/thaw.txt"
 	[ "$(wc -l <"$P/thaw.txt")" -eq 400 ] || die "prep: expected 400 cold and hot new hashes in $P/thaw.txt"
+	# plan-cold's: a second round of 100 jobs planned beside the archive
+	# round's, before any hash is cold, so the cold sweep's cursor stays 0
+	# (a plan commit moves it only once there are cold hashes) and the next
+	# pass's window (00-0f) holds all four partitions; the archive round's
+	# results merged (2000 hashes go cold, into cold files), then the
+	# second's under a 1-day backoff: its 100 go cold in place (cold rows
+	# in hot files), due at T5 with the 100 cold-file hashes whose 10-minute
+	# retry was due already, while 900 never-tried hashes stay hot. Shares
+	# of 0.25 new and 0.75 cold: --limit 200 takes 50 new hashes, the 100
+	# due cold-file ones and 50 of the 100 cold rows in hot files.
+	cp -R "$P/archive" "$P/coldsweep" && round "$P/coldsweep" "$T3" 100 coldsweep
+	ih merge --data "$P/coldsweep" --now "$T3" "$P/archive.parquet"
+	ih policy set --data "$P/coldsweep" backoff.no_peers=1d backoff.no_ut_metadata=1d
+	ih merge --data "$P/coldsweep" --now "$T3" "$P/coldsweep.parquet"
+	ih policy set --data "$P/coldsweep" plan.new_share=0.25 plan.cold_share=0.75
+	ih plan-retries --data "$P/coldsweep" --now "$T5" --limit 0 --stats-json "$P/coldsweep.dry.json"
+	[ "$(json_int "$P/coldsweep.dry.json" cold_rows_in_hot_files)" = 100 ] &&
+		[ "$(json_int "$P/coldsweep.dry.json" cold_sweep_start)" = 0 ] &&
+		[ "$(find "$P/coldsweep/state/current/" -name 'cold-*.parquet' | wc -l)" = 4 ] ||
+		die "prep: $P/coldsweep: want 100 cold rows in hot files, 4 cold files and the cold sweep at 00"
 }
 
 # scenario NAME PREP CMD...: in CMD, @D@ is the dataset, @W@ the run's folder.
@@ -50,6 +71,10 @@ scenario dedup-new - dedup --data @D@ --now "$T0" "$P/all.txt"
 scenario dedup-splice ds0 dedup --data @D@ --now "$T0B" --batch-hashes 300 "$P/list-a.txt" "$P/list-b.txt"
 scenario dedup-thaw cold dedup --data @D@ --now "$T4" "$P/thaw.txt"
 scenario plan ds1 plan-retries --data @D@ --now "$T1B" --limit 200 -o @W@/jobs.parquet
+# (--keep 4: its commit collects no snapshot, where the prepared dataset's 3
+# would lose snapshot 5's state, peers, ledger and leases folders: ~40 more
+# kill points, all after the commit, of the collection plan's sweep tries)
+scenario plan-cold coldsweep plan-retries --data @D@ --now "$T5" --limit 200 --keep 4 -o @W@/jobs.parquet
 scenario merge-splice splice merge --data @D@ --now "$T1B" "$P/splice.parquet"
 scenario merge-full full merge --data @D@ --now "$T1" "$P/full.parquet"
 scenario merge-archive archive merge --data @D@ --now "$T3" "$P/archive.parquet"
