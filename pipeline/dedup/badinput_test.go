@@ -306,3 +306,30 @@ func writeArrowRows[T any](w *bytes.Buffer, rows []T) error {
 	}
 	return aw.Close()
 }
+
+// eachParquetReader runs f as a subtest name+"/columns" with the column
+// reader (fastPath) and name+"/rows" with the row reader, restoring
+// fastPath after.
+func eachParquetReader(t *testing.T, name string, f func(t *testing.T)) {
+	defer func() { fastPath = true }()
+	for _, fast := range []bool{true, false} {
+		t.Run(name+map[bool]string{true: "/columns", false: "/rows"}[fast], func(t *testing.T) {
+			fastPath = fast
+			f(t)
+		})
+	}
+}
+
+// readAs reads the input file at p, named name, into a new batch at t0
+// and returns readInput's error (a file probe refuses fails the test).
+func readAs(t *testing.T, p, name string) error {
+	t.Helper()
+	in, err := probe(p, name, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBatch(3600_000)
+	defer b.release()
+	_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
+	return err
+}

@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -87,36 +86,26 @@ func TestParquetUnsignedHashType(t *testing.T) {
 		{"UBIGINT 2^63", writeRowsBytes(t, dir, []u64Type{{h, at, 1}, {h, at, 1 << 63}}), outOfRange},
 		{"UBIGINT 2", writeRowsBytes(t, dir, []u64Type{{h, at, 1}, {h, at, 2}}), ""},
 	}
-	defer func() { fastPath = true }()
 	for _, tt := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
 		if err := os.WriteFile(p, tt.file, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, fast := range []bool{true, false} {
-			t.Run(tt.name+map[bool]string{true: "/columns", false: "/rows"}[fast], func(t *testing.T) {
-				fastPath = fast
-				if tt.want == "" {
-					data := filepath.Join(t.TempDir(), "ds")
-					if _, err := run(t, data, nil, p); err != nil {
-						t.Fatalf("err = %v, want none", err)
-					}
-					if got := readState(t, data)[h].HashType; got != schema.HashV2 {
-						t.Fatalf("hash_type %d, want 2", got)
-					}
-					return
+		eachParquetReader(t, tt.name, func(t *testing.T) {
+			if tt.want == "" {
+				data := filepath.Join(t.TempDir(), "ds")
+				if _, err := run(t, data, nil, p); err != nil {
+					t.Fatalf("err = %v, want none", err)
 				}
-				in, err := probe(p, "in.parquet", "")
-				if err != nil {
-					t.Fatal(err)
+				if got := readState(t, data)[h].HashType; got != schema.HashV2 {
+					t.Fatalf("hash_type %d, want 2", got)
 				}
-				b := newBatch(3600_000)
-				defer b.release()
-				_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
-				if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.parquet") {
-					t.Fatalf("err = %v, want %q in in.parquet", err, tt.want)
-				}
-			})
-		}
+				return
+			}
+			err := readAs(t, p, "in.parquet")
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.parquet") {
+				t.Fatalf("err = %v, want %q in in.parquet", err, tt.want)
+			}
+		})
 	}
 }

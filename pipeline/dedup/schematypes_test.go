@@ -1,7 +1,6 @@
 package dedup
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,30 +119,20 @@ func TestOptionalColumnTypes(t *testing.T) {
 		{"DECIMAL hash_type", writeRowsBytes(t, dir, []decimal{{h, at, 20}}), `column "hash_type" is DECIMAL(2,1), want an integer (1 or 2)`},
 		{"INT16 hash_type", writeRowsBytes(t, dir, []small{{h, at, 2}}), ""},
 	}
-	defer func() { fastPath = true }()
 	for _, tt := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
 		if err := os.WriteFile(p, tt.file, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, fast := range []bool{true, false} {
-			t.Run(tt.name+map[bool]string{true: "/columns", false: "/rows"}[fast], func(t *testing.T) {
-				fastPath = fast
-				in, err := probe(p, "in.parquet", "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				b := newBatch(3600_000)
-				defer b.release()
-				_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
-				switch {
-				case tt.want == "" && err != nil:
-					t.Fatalf("err = %v, want none", err)
-				case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) ||
-					!strings.Contains(err.Error(), "in.parquet") || !strings.Contains(err.Error(), rowio.ErrSchema.Error())):
-					t.Fatalf("err = %v, want %q (wrong schema)", err, tt.want)
-				}
-			})
-		}
+		eachParquetReader(t, tt.name, func(t *testing.T) {
+			err := readAs(t, p, "in.parquet")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("err = %v, want none", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) ||
+				!strings.Contains(err.Error(), "in.parquet") || !strings.Contains(err.Error(), rowio.ErrSchema.Error())):
+				t.Fatalf("err = %v, want %q (wrong schema)", err, tt.want)
+			}
+		})
 	}
 }
