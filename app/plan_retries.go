@@ -68,8 +68,9 @@ jobs file: the next plan-retries to the same -o FILE drops the leases of
 such a file (when the dataset holds them as the file says; no fetch can
 have read it), plans its hashes again (its cold ones too, though the
 killed run's commit moved the cold sweep on) and removes it; a run to
-another FILE leaves them leased until lease_until. An -o FILE that exists is not written over, as capture's and
-fetch's: the run exits 2 before it opens DIR, since FILE may hold jobs
+another FILE leaves them leased until lease_until. An -o FILE that exists
+is not written over, as capture's and fetch's: the run exits 2 before it
+opens DIR, since FILE may hold jobs
 still leased (an earlier run's, not yet fetched and merged: writing over
 them would leave those hashes leased to no one until lease_until) or
 another command's data. Fetch FILE and merge its results first (merge
