@@ -52,7 +52,7 @@ func TestHelpDefaultsOnce(t *testing.T) {
 		{"plan-retries", "--seed", "(default: the policy's seed, 0 unless changed)"},
 		{"dedup", "--half-life", "(default: the policy's plan.activity_half_life, 1d unless changed)"},
 		{"dedup", "--batch-hashes", "(default: "},
-		{"plan-retries", "--limit", "(0: none, a dry run that counts the due hot hashes and leases nothing; without -o it writes nothing, with -o no jobs)"},
+		{"plan-retries", "--limit", "(0: none, a dry run that counts what a pass would find due, the cold window's too, and leases nothing; without -o it writes nothing, with -o no jobs)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd+" "+tt.flag, func(t *testing.T) {

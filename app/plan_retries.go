@@ -22,7 +22,7 @@ func planRetriesCommand() *cli.Command {
 		UsageText: `infohash plan-retries --data DIR [--now T] [--limit N] [--new-share F] [--lease D] -o FILE|-
 
    infohash plan-retries --data ./ih --limit 5000 -o jobs.parquet
-   infohash plan-retries --data ./ih --limit 0   # a dry run: the summary line says how many are due; nothing leased nor written
+   infohash plan-retries --data ./ih --limit 0   # a dry run: the summary line says how many a pass now would find due; nothing leased nor written
    infohash plan-retries --data ./ih -o - | infohash fetch - -o - | infohash merge --data ./ih -
    NOW=$(date -u +%FT%TZ); infohash plan-retries --data ./ih --now "$NOW" --seed 7 -o jobs.parquet
    */10 * * * *  infohash plan-retries --data /srv/ih --limit 2000 -o - | infohash fetch - -o - --dht-state /srv/ih/dht-state --deadline 8m | infohash merge --data /srv/ih -`,
@@ -43,6 +43,13 @@ moved in the pass's commit), so every cold partition is read once every
 the policy's plan.cold_share of --limit (rounded down, but at least one
 job, out of what the new share leaves), and any part of --limit that new
 and retried hashes leave unused.
+
+A dry run (--limit 0) reads what a pass at the same --now would read (the
+hot files, and the cold hashes of the window at the cursor) and reports
+the same due counts (due, due_new, due_retry, due_cold), but plans and
+leases nothing and leaves the cursor where it is, so the next pass reads
+that window. Cold hashes overdue in other partitions wait for the
+sweep: infohash status counts them all (its cold overdue wave).
 
 Jobs (info_hash, hash_type, info_hash_v2, attempt, reason
 new|retry|reactivated|cold, lease_id, lease_until, peers, avoid_peers) go
@@ -105,7 +112,7 @@ only the best --limit candidates in memory.
 				"it moves no retry time: merge sets next_retry from fetch's attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout (required unless --limit 0)"},
-			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs (0: none, a dry run that counts the due hot hashes and leases nothing; without -o it writes nothing, with -o no jobs)"},
+			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs (0: none, a dry run that counts what a pass would find due, the cold window's too, and leases nothing; without -o it writes nothing, with -o no jobs)"},
 			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",
 				DefaultText: fmt.Sprintf("the policy's plan.new_share, %v unless changed", pd.Plan.NewShare)},
 			policyDurationFlag("lease", "lease jobs for `D`",

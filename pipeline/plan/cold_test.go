@@ -50,8 +50,8 @@ func TestColdSweepCursorMovesWithTheCommit(t *testing.T) {
 	st0.Tier = schema.TierCold
 	dir := makeDataset(t, []schema.State{st0}, nil)
 	now := ms(t0) + 30*day
-	// Nothing fits (--limit 0): the pass reads no cold file and the
-	// sweep stays where it is, with no commit.
+	// A dry run (--limit 0) reads the window (partition 80 is not in
+	// it) and leaves the sweep where it is, with no commit.
 	_, st := runPlan(t, dir, now, 0, nil)
 	if st.ColdSweepStart != 0 || st.ColdSweepNext != 0 || st.Snapshot != 1 {
 		t.Fatalf("--limit 0: sweep %d -> %d, snapshot %d; want 0 -> 0 at snapshot 1", st.ColdSweepStart, st.ColdSweepNext, st.Snapshot)

@@ -27,7 +27,7 @@ type Options struct {
 	Output   string        // jobs file, "-" for an Arrow stream on Stdout, or "" for none (Limit 0 only: a dry run)
 	Stdout   io.Writer     // written for "-"
 	Now      time.Time     // the planning time
-	Limit    int           // at most this many jobs
+	Limit    int           // at most this many jobs (0: a dry run, counting what a pass would find due)
 	NewShare *float64      // least share of Limit for new hashes (nil: the policy's)
 	Lease    time.Duration // lease length (0: the policy's)
 	Seed     *uint64       // tie-break seed (nil: the policy's)
@@ -418,8 +418,11 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 		ColdSweepStart: cursor, ColdSweepNext: cursor, PenaltiesLive: len(live), UnpublishedEnded: ended,
 		ReplacedEnded: replacedEnded}
 	// The sweep moves on once this pass has had its look at the window,
-	// in the commit that leases what it picked there.
-	if coldBudget > 0 && (s.hasCold() || c.ColdInHot > 0) {
+	// in the commit that leases what it picked there. A dry run (--limit
+	// 0) looks at it too (its due_cold is the window's), but leaves it
+	// for the next pass: it counts what that pass would find, moving
+	// nothing.
+	if o.Limit > 0 && (s.hasCold() || c.ColdInHot > 0) {
 		st.ColdSweepNext = schedule.NextColdCursor(p, cursor)
 	}
 	// Each pool holds at least what quota gives it (caps): its best.

@@ -128,14 +128,16 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 // its cold files when the partition is in this pass's cold window. A cold
 // hash whose row is in a hot file (merge archives in place) is offered
 // only in the window too, as it would be from a cold file: the sweep, not
-// where the row happens to be, decides when a cold hash is looked at.
+// where the row happens to be, decides when a cold hash is looked at. A
+// dry run (--limit 0, no cold reserve) reads the same window, so that it
+// counts what a pass at the same cursor and time would find due.
 func (s *scanner) partition(t *dataset.Table, key string, g *rowGroup, w *picker, c *counts) error {
 	prefix, err := strconv.ParseUint(key, 16, 8)
 	if err != nil {
 		return fmt.Errorf("plan-retries: state partition %q: not a hex prefix", key)
 	}
-	window := schedule.InColdWindow(s.p, byte(prefix), s.cursor) && s.coldBudget > 0
-	lost := !window && s.coldBudget > 0 && s.lost.in(byte(prefix)) // its cold files read for them alone
+	window := schedule.InColdWindow(s.p, byte(prefix), s.cursor)
+	lost := !window && s.lost.in(byte(prefix)) // its cold files read for them alone
 	for _, f := range t.Partitions[key] {
 		cold := schedule.IsColdFile(f.Name)
 		if cold && !window && !lost {
