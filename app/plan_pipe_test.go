@@ -73,18 +73,21 @@ func TestPlanRetriesBrokenPipeSaysWhatStaysLeased(t *testing.T) {
 // as every run to such a pipe does, and says in one line what it leased
 // (nothing, and why), as README promises for plan-retries' 141; its
 // --stats-json says reader_gone. It used to exit 141 without a line or a
-// report.
+// report. A run that commits only the drop of stale leases says the
+// same; a dry run (--limit 0) drops none: it commits nothing.
 func TestPlanRetriesReaderGoneNothingPlanned(t *testing.T) {
 	tests := []struct {
 		name      string
 		now       string // the planning run's
 		extra     []string
+		blocklist bool // both hashes blocklisted after they were leased
 		want      string
 		due       float64
 		committed bool // stale leases dropped: a commit
 	}{
-		{"nothing due", "2026-03-01T00:01:00Z", nil, "nothing leased (nothing was due)", 0, false},
-		{"limit 0 drops expired leases", "2026-03-10T00:00:00Z", []string{"--limit", "0"}, "nothing leased (none planned of the 2 due)", 2, true},
+		{"nothing due", "2026-03-01T00:01:00Z", nil, false, "nothing leased (nothing was due)", 0, false},
+		{"stale leases dropped", "2026-03-10T00:00:00Z", nil, true, "nothing leased (nothing was due)", 0, true},
+		{"limit 0 keeps stale leases", "2026-03-10T00:00:00Z", []string{"--limit", "0"}, false, "nothing leased (none planned of the 2 due)", 2, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +95,12 @@ func TestPlanRetriesReaderGoneNothingPlanned(t *testing.T) {
 			// Both hashes leased until 02:00.
 			if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", os.DevNull); code != 0 {
 				t.Fatalf("plan-retries: exit %d: %s", code, stderr)
+			}
+			if tt.blocklist {
+				list := "0123456789abcdef0123456789abcdef01234567\nfedcba9876543210fedcba9876543210fedcba98\n"
+				if err := os.WriteFile(filepath.Join(data, "blocklist"), []byte(list), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			snap, _ := currentManifest(t, data)
 			statsPath := filepath.Join(dir, "plan.json")

@@ -47,9 +47,11 @@ and retried hashes leave unused.
 A dry run (--limit 0) reads what a pass at the same --now would read (the
 hot files, and the cold hashes of the window at the cursor) and reports
 the same due counts (due, due_new, due_retry, due_cold), but plans and
-leases nothing and leaves the cursor where it is, so the next pass reads
-that window. Cold hashes overdue in other partitions wait for the
-sweep: infohash status counts them all (its cold overdue wave).
+leases nothing, drops no stale lease and leaves the cursor where it is,
+so the next pass reads that window: it commits nothing (with -o FILE it
+still ends the leases of an earlier jobs file at FILE, as below). Cold
+hashes overdue in other partitions wait for the sweep: infohash status
+counts them all (its cold overdue wave).
 
 Jobs (info_hash, hash_type, info_hash_v2, attempt, reason
 new|retry|reactivated|cold, lease_id, lease_until, peers, avoid_peers) go

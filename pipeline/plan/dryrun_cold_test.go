@@ -13,6 +13,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/dataset/datasettest"
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -73,6 +74,30 @@ func setCursor(t *testing.T, dir string, v int64) {
 		t.Fatal(err)
 	}
 	tx.SetCursor(dataset.CursorColdSweep, v)
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeLeases commits ls as the dataset's lease table.
+func writeLeases(t *testing.T, dir string, ls ...schema.Lease) {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := leases.Set{}
+	for _, l := range ls {
+		set[l.InfoHash] = l
+	}
+	if err := leases.Write(tx, set); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -194,19 +219,29 @@ func tree(t *testing.T, dir string) string {
 // TestDryRunLeavesTheDatasetAlone: a dry run, with or without -o,
 // changes no file of the dataset (manifests, leases, the cold sweep's
 // cursor, state files: every path, size and CRC-32C is as before), on a
-// dataset whose cold window holds due cold hashes.
+// dataset whose cold window holds due cold hashes, and one with a lease
+// ended over leases.Grace ago, which a real pass drops (the dry run
+// committed that drop, and with it collected the snapshots past --keep).
 func TestDryRunLeavesTheDatasetAlone(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		out  bool // -o FILE (outside the dataset)
+		name  string
+		out   bool // -o FILE (outside the dataset)
+		stale bool // a stale lease to drop
 	}{
-		{"no -o", false},
-		{"-o FILE", true},
+		{"no -o", false, false},
+		{"-o FILE", true, false},
+		{"stale lease, no -o", false, true},
+		{"stale lease, -o FILE", true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			datasettest.CommitStateFiles(t, dir, coldSweepStates(t))
 			setCursor(t, dir, 0x40)
+			if tt.stale {
+				until := ms(coldSweepNow) - leases.Grace - minute
+				writeLeases(t, dir, schema.Lease{InfoHash: hashAt(0x41, 1), LeaseID: "Lstale", LeaseUntil: until,
+					Attempt: 1, Reason: schema.ReasonNew, PlannedAt: until - hour})
+			}
 			before := tree(t, dir)
 			o := DefaultOptions()
 			o.Data, o.Now, o.Limit, o.Output, o.Stdout = dir, coldSweepNow, 0, "", nil
@@ -214,8 +249,9 @@ func TestDryRunLeavesTheDatasetAlone(t *testing.T) {
 				o.Output = filepath.Join(t.TempDir(), "jobs.parquet")
 			}
 			st, err := Run(context.Background(), o)
-			if err != nil || st.DueCold == 0 || st.Committed {
-				t.Fatalf("dry run: due_cold %d, committed %v (%v); want cold hashes due, no commit", st.DueCold, st.Committed, err)
+			if err != nil || st.DueCold == 0 || st.Committed || st.LeasesPruned != 0 {
+				t.Fatalf("dry run: due_cold %d, committed %v, %d stale leases dropped (%v); want cold hashes due, no commit",
+					st.DueCold, st.Committed, st.LeasesPruned, err)
 			}
 			if after := tree(t, dir); after != before {
 				t.Errorf("a dry run changed the dataset's files; before:\n%s\nafter:\n%s", before, after)

@@ -432,7 +432,11 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 		picked[i] = ps.k[i].sorted()[:n]
 	}
 
-	st.LeasesPruned = leases.Prune(now)
+	// A dry run drops no stale lease: it commits nothing (a commit would
+	// also collect the snapshots past --keep that readers may be on).
+	if o.Limit > 0 {
+		st.LeasesPruned = leases.Prune(now)
+	}
 	jobs := newJobList(picked, leaseID(seed, now, base.Snapshot), now+lease.Milliseconds(), live)
 	jobs.count(st)
 	if jobs.Len() > 0 {
