@@ -48,8 +48,8 @@ func TestPlanDryRunCountsColdHashes(t *testing.T) {
 			t.Errorf("dry run's --stats-json: %s %v, want %v", k, got[k], v)
 		}
 	}
-	if !strings.Contains(stderr, " due=4 due_unplanned=4 ") {
-		t.Errorf("the dry run's summary line does not say 4 due:\n%s", stderr)
+	if !strings.Contains(stderr, " due=4 due_unplanned=4 due_new=1 due_retry=1 due_cold=2 ") {
+		t.Errorf("the dry run's summary line does not say 4 due, 1 new, 1 retry, 2 cold:\n%s", stderr)
 	}
 	if after, _ := currentManifest(t, data); after != before {
 		t.Fatalf("the dry run committed snapshot %d (was %d)", after, before)

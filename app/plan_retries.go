@@ -206,6 +206,7 @@ only the best --limit candidates in memory.
 			warnLimitOverLease(data, o.Limit, o.Lease)
 			slog.Info("plan-retries: done", "planned", st.Planned, "new", st.PlannedNew, "retry", st.PlannedRetry,
 				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due, "due_unplanned", st.DueUnplanned,
+				"due_new", st.DueNew, "due_retry", st.DueRetry, "due_cold", st.DueCold,
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,
 				"cold_rows", st.ColdScanned, "lease_id", st.LeaseID, "snapshot", st.Snapshot,
 				secondsAttr(st.Seconds))
