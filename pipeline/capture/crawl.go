@@ -12,6 +12,7 @@ import (
 
 	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 const (
@@ -49,7 +50,7 @@ const (
 	minRevisit = time.Minute
 	// minRevisitLocal is the floor for a node in the loopback or
 	// private ranges, which the walk queries only in a run pointed into
-	// them (reach.go): the test networks (the loopback testnet,
+	// them (internal/reach): the test networks (the loopback testnet,
 	// tools/libtorrentnode) ask for 1 s and their tests wait for it.
 	minRevisitLocal = time.Second
 	// maxRevisit is BEP 51's maximum interval, 21600 s (6 h), which is
@@ -70,7 +71,7 @@ func revisitAfter(m *krpc.Msg, from netip.AddrPort) time.Duration {
 		return defaultRevisit
 	}
 	floor := minRevisit
-	if classOf(from.Addr()) != classPublic {
+	if reach.ClassOf(from.Addr()) != reach.Public {
 		floor = minRevisitLocal
 	}
 	// Clamp the seconds before converting: a huge interval would
@@ -153,7 +154,7 @@ func (c *crawler) add(addr netip.AddrPort, id []byte) {
 // admit makes addr a known remote, if it is new and the walk may query
 // it, and returns it (nil otherwise).
 func (c *crawler) admit(addr netip.AddrPort, id []byte) *remote {
-	if !c.r.reach.ok(addr) {
+	if !c.r.reach.OK(addr) {
 		return nil // not a public address, nor in a range the run was pointed into
 	}
 	if _, ok := c.remotes[addr]; ok || len(c.remotes) >= maxRemotes {
@@ -162,7 +163,7 @@ func (c *crawler) admit(addr netip.AddrPort, id []byte) *remote {
 	if len(id) == 20 && c.isOurs(id) {
 		return nil // one of our own nodes: sampling it would echo our own records
 	}
-	public := classOf(addr.Addr()) == classPublic
+	public := reach.ClassOf(addr.Addr()) == reach.Public
 	if public && c.perIP[addr.Addr()] >= maxPortsPerIP {
 		return nil
 	}

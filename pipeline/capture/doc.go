@@ -14,7 +14,7 @@
 //     run on the same state directory waits for it too) and falling
 //     back to find_node where a node does not support BEP 51. Only
 //     public addresses are queried, unless the run was pointed into a
-//     loopback or private range (see reach).
+//     loopback or private range (see internal/reach).
 //
 // Each node owns its UDP socket: a read loop decodes packets with the
 // bounded decoder of package formats/krpc, answers queries itself and records

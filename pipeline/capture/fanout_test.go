@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // TestCrawlerFanOutIsBounded: what one node's replies can make the walk
@@ -20,7 +21,7 @@ import (
 func TestCrawlerFanOutIsBounded(t *testing.T) {
 	tests := []struct {
 		name    string
-		reach   reach
+		reach   reach.Rule
 		replies int
 		contact func(reply, i int) string
 		want    int
@@ -29,7 +30,7 @@ func TestCrawlerFanOutIsBounded(t *testing.T) {
 			contact: func(_, i int) string { return fmt.Sprintf("198.51.%d.%d:6881", i/200, 1+i%200) }},
 		{name: "100 ports of one address over 10 replies", replies: 10, want: 8,
 			contact: func(r, i int) string { return fmt.Sprintf("198.51.100.9:%d", 1000+r*10+i%10) }},
-		{name: "100 loopback ports over 10 replies, pointed at loopback", reach: reach{loopback: true}, replies: 10, want: 100,
+		{name: "100 loopback ports over 10 replies, pointed at loopback", reach: reach.Rule{Loopback: true}, replies: 10, want: 100,
 			contact: func(r, i int) string { return fmt.Sprintf("127.0.0.1:%d", 1000+r*10+i%10) }},
 	}
 	for _, tt := range tests {

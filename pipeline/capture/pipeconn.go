@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // pipeConn is the net.PacketConn the anacrolix server sees. The node's read
@@ -20,7 +20,7 @@ import (
 // answered.
 type pipeConn struct {
 	sock   *net.UDPConn
-	reach  reach // where the library's queries may go
+	reach  reach.Rule // where the library's queries may go
 	in     chan packet
 	queued atomic.Int64 // bytes of the packets in in
 	done   chan struct{}
@@ -86,15 +86,12 @@ func (p *pipeConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: os.ErrInvalid}
 	}
 	// The library's traversals query every address a reply lists: only
-	// those the run may reach go out (see reach.go).
-	if ap := ua.AddrPort(); !p.reach.ok(netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())) {
-		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: errUnreachable}
+	// those the run may reach go out (see internal/reach).
+	if ap := ua.AddrPort(); !p.reach.OK(netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())) {
+		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: reach.ErrUnreachable}
 	}
 	return p.sock.WriteToUDP(b, ua)
 }
-
-// errUnreachable refuses a query to an address outside the run's reach.
-var errUnreachable = errors.New("not a public address, nor in a range the run was pointed into")
 
 func (p *pipeConn) Close() error {
 	p.once.Do(func() { close(p.done) })

@@ -12,6 +12,7 @@ import (
 	akrpc "github.com/anacrolix/dht/v2/krpc"
 
 	"github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // compactNodes encodes addrs as a BEP 5 "nodes" string.
@@ -53,51 +54,6 @@ func TestCrawlerQueriesOnlyPublicAddresses(t *testing.T) {
 	}
 }
 
-func TestReach(t *testing.T) {
-	boot := func(s ...string) []netip.AddrPort {
-		var out []netip.AddrPort
-		for _, a := range s {
-			out = append(out, netip.MustParseAddrPort(a))
-		}
-		return out
-	}
-	tests := []struct {
-		name   string
-		listen string
-		boot   []netip.AddrPort
-		ok     []string
-		not    []string
-	}{
-		{name: "on the Internet", listen: ":6881", boot: boot("67.215.246.10:6881"),
-			ok:  []string{"67.215.246.10:6881", "8.8.8.8:53", "198.51.100.9:1"},
-			not: []string{"127.0.0.1:6881", "10.0.0.1:6881", "172.31.255.255:1", "192.168.0.1:1", "169.254.9.9:1", "100.127.0.1:1", "0.0.0.1:1", "224.0.0.1:1", "250.1.1.1:1", "255.255.255.255:1", "8.8.8.8:0"}},
-		{name: "listening on loopback", listen: "127.0.0.1:0",
-			ok:  []string{"127.0.0.1:6881", "127.9.9.9:1", "8.8.8.8:53"},
-			not: []string{"10.0.0.1:6881", "192.168.0.1:1"}},
-		{name: "bootstrapped from loopback", listen: "0.0.0.0:6881", boot: boot("127.0.0.1:7000"),
-			ok:  []string{"127.0.0.1:6881"},
-			not: []string{"10.0.0.1:6881"}},
-		{name: "bootstrapped from a LAN", listen: ":6881", boot: boot("192.168.1.5:6881"),
-			ok:  []string{"192.168.1.6:6881", "10.0.0.1:6881", "100.64.1.1:1", "8.8.8.8:53"},
-			not: []string{"127.0.0.1:6881", "0.0.0.1:1"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := newReach(tt.listen, tt.boot)
-			for _, a := range tt.ok {
-				if !r.ok(netip.MustParseAddrPort(a)) {
-					t.Errorf("%s out of reach, want in", a)
-				}
-			}
-			for _, a := range tt.not {
-				if r.ok(netip.MustParseAddrPort(a)) {
-					t.Errorf("%s in reach, want out", a)
-				}
-			}
-		})
-	}
-}
-
 // TestLibraryQueriesStayInReach: the library's queries (its traversals
 // query whatever a reply lists) go out only to addresses in reach; its
 // replies are dropped as before. The listener is on loopback, out of
@@ -116,14 +72,14 @@ func TestLibraryQueriesStayInReach(t *testing.T) {
 	to := sink.LocalAddr()
 	for _, tt := range []struct {
 		name  string
-		reach reach
+		reach reach.Rule
 		sent  bool
-	}{{"on the Internet", reach{}, false}, {"pointed at loopback", reach{loopback: true}, true}} {
+	}{{"on the Internet", reach.Rule{}, false}, {"pointed at loopback", reach.Rule{Loopback: true}, true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := newPipeConn(sock)
 			p.reach = tt.reach
 			_, err := p.WriteTo(krpc.AppendPing(nil, []byte("pq"), peerID), to)
-			if tt.sent != (err == nil) || (!tt.sent && !errors.Is(err, errUnreachable)) {
+			if tt.sent != (err == nil) || (!tt.sent && !errors.Is(err, reach.ErrUnreachable)) {
 				t.Fatalf("WriteTo: %v, want sent %v", err, tt.sent)
 			}
 			sink.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
@@ -144,7 +100,7 @@ func TestRepliesAdvertiseOnlyReachableNodes(t *testing.T) {
 		ap := netip.MustParseAddrPort(a)
 		nis = append(nis, akrpc.NodeInfo{ID: [20]byte{byte(i)}, Addr: akrpc.NodeAddr{IP: ap.Addr().AsSlice(), Port: int(ap.Port())}})
 	}
-	tb := newTable(reach{}.nodeInfos(nis))
+	tb := newTable(inReach(reach.Rule{}, nis))
 	var got []string
 	for _, comp := range tb.comp {
 		parseCompact(comp[:], func(ct contact) { got = append(got, ct.Addr.String()) })

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"time"
+
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // Replies to one public address are bounded. A DHT reply is larger than
@@ -38,7 +40,7 @@ type replyLimiter struct {
 }
 
 func newReplyLimiter() *replyLimiter {
-	return &replyLimiter{key: rand.Uint32() | 1, limit: func(a netip.Addr) bool { return classOf(a) == classPublic }}
+	return &replyLimiter{key: rand.Uint32() | 1, limit: func(a netip.Addr) bool { return reach.ClassOf(a) == reach.Public }}
 }
 
 // allow reports whether a reply may go to a at now, and takes its token.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // Stop reasons (Stats.StopReason).
@@ -49,9 +50,9 @@ type runner struct {
 	asked   atomic.Int32
 	tokens  *tokens
 	crawler *crawler
-	// reach is where queries may go (see reach.go); the zero value,
+	// reach is where queries may go (see internal/reach); the zero value,
 	// public addresses only, is that of a run on the Internet.
-	reach   reach
+	reach   reach.Rule
 	batches chan []schema.Observation
 }
 
@@ -84,7 +85,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 		return Stats{}, err
 	}
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 64),
-		reach: newReach(opts.Listen, boot)}
+		reach: reach.For(opts.Listen, boot)}
 	seed := rand.Uint64()
 	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
@@ -400,7 +401,7 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 			first = false
 			n.r.bootstrapped()
 		}
-		n.tbl.Store(newTable(n.r.reach.nodeInfos(n.srv.Nodes())))
+		n.tbl.Store(newTable(inReach(n.r.reach, n.srv.Nodes())))
 		select {
 		case <-ctx.Done():
 			return
