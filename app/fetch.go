@@ -48,8 +48,12 @@ job; both count in peers_avoided. A malformed list is bad input.
 
 Peers come from the job's peers column, from --peer, and from get_peers lookups on
 fetch's own DHT node (never announced), which joins through --bootstrap as capture's
-nodes do (same syntax, same default public routers). Metadata is fetched over BEP 3/10/9
-and checked against the infohash: either SHA-1 of the info dictionary (v1) or the first
+nodes do (same syntax, same default public routers). As capture, fetch dials and queries
+only public IPv4 addresses, and loopback or private ones in a range a --bootstrap or
+--peer address is in (for loopback, also a --dht-listen there, even with --no-dht); a
+--peer is always dialled. The peers it skips so (0.0.0.0, multicast, broadcast, IPv6, host
+names too) count in peers_out_of_reach; a job left with none is no_peers, penalising no
+peer. Metadata is fetched over BEP 3/10/9 and checked against the infohash: either SHA-1 of the info dictionary (v1) or the first
 20 bytes of its SHA-256 (v2) must equal it, whatever the job's hash_type says (a label
 from some input); an ok result's hash_type says which did, and info_hash_v2 holds the
 SHA-256 of a v2 one. A job that gives its full 32-byte v2 hash (a 64-hex hash in a list,
@@ -165,7 +169,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable; tried even while the dataset penalises it; its failures are recorded against it as any peer's)"},
 			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; --bootstrap \"\" does so too unless a --dht-state has saved nodes)"},
-			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node"},
+			&cli.StringFlag{Name: "dht-listen", Value: d.DHTListen, Usage: "UDP `ADDR` of fetch's DHT node (on loopback, fetch also dials loopback peers, even with --no-dht)"},
 			&cli.StringFlag{Name: "dht-state", Usage: "keep the DHT node's ID and the nodes that answered it in `DIR` between runs and start from them (none unless given; capture's --dht-state DIR may be shared)"},
 			&cli.Float64Flag{Name: "dht-rate", Value: d.DHTQueryRate, Usage: "at most `N` DHT queries per second (0: no limit)"},
 			&cli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "`N` jobs in flight"},

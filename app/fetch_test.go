@@ -137,8 +137,10 @@ func TestFetchCLI(t *testing.T) {
 		in, out := filepath.Join(dir, "int.parquet"), filepath.Join(dir, "int-out.parquet")
 		writeJobs(t, in, js)
 		// One job at a time: the good job runs first, and the stalling
-		// peer's first connection comes only once its result is in.
-		cmd := exec.Command(bin, "fetch", in, "-o", out, "--no-dht", "--timeout", "1m", "--peer-timeout", "1m", "--concurrency", "1")
+		// peer's first connection comes only once its result is in. The
+		// jobs' peers are on loopback: a --dht-listen there lets fetch
+		// dial them.
+		cmd := exec.Command(bin, "fetch", in, "-o", out, "--no-dht", "--dht-listen", "127.0.0.1:0", "--timeout", "1m", "--peer-timeout", "1m", "--concurrency", "1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		before := stall.Accepted()
@@ -236,7 +238,8 @@ func TestFetchJSONLogs(t *testing.T) {
 	writeJobs(t, jobs, []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}})
 	for _, format := range []string{"json", "text"} {
 		t.Run(format, func(t *testing.T) {
-			cmd := exec.Command(bin, "fetch", jobs, "-o", filepath.Join(dir, format+".parquet"), "--no-dht", "--log-format", format)
+			cmd := exec.Command(bin, "fetch", jobs, "-o", filepath.Join(dir, format+".parquet"), "--no-dht", "--dht-listen", "127.0.0.1:0",
+				"--log-format", format)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Run(); err != nil {

@@ -116,7 +116,7 @@ func fetchPass(t *testing.T, data, dir, pass string, now time.Time, peer string)
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "results"+pass+".parquet")
-	mustRun(t, nil, "fetch", in, "-o", out, "--no-dht", "--timeout", "1m", "--peer-timeout", "30s")
+	mustRun(t, nil, "fetch", in, "-o", out, "--no-dht", "--dht-listen", "127.0.0.1:0", "--timeout", "1m", "--peer-timeout", "30s")
 	rr, err := rowio.Open[schema.Result](out, nil)
 	if err != nil {
 		t.Fatal(err)

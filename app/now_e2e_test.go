@@ -83,7 +83,7 @@ func TestFetchNow(t *testing.T) {
 		{InfoHash: schema.Hash{0xd1}, HashType: 1, Attempt: 2, LeaseID: "x", LeaseUntil: lease, Peers: []string{reject.Addr()}},
 	})
 	start := time.Now()
-	if r := ih(t, nil, "fetch", "--now", at.In(time.FixedZone("", 2*3600)).Format(time.RFC3339), "--no-dht", jobs, "-o", results); r.code != 0 {
+	if r := ih(t, nil, "fetch", "--now", at.In(time.FixedZone("", 2*3600)).Format(time.RFC3339), "--no-dht", "--dht-listen", "127.0.0.1:0", jobs, "-o", results); r.code != 0 {
 		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
 	}
 	rows := readRows[schema.Result](t, results)

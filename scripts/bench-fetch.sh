@@ -67,7 +67,8 @@ PY
 
 if [ "$TORRENTS" -gt 0 ]; then
 	start_swarm direct --torrents "$TORRENTS" --peers 4
-	run_fetch direct --no-dht
+	# The swarm's peers are on loopback: a --dht-listen there lets fetch dial them.
+	run_fetch direct --no-dht --dht-listen 127.0.0.1:0
 	cleanup; swarm=""
 fi
 if [ "$DHT_TORRENTS" -gt 0 ]; then

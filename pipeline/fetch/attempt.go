@@ -19,6 +19,9 @@ type attempt struct {
 	seen    map[string]bool
 	queue   []string
 	avoided int
+	// outOfReach are the peers found that the run's reach rule refused
+	// (Fetcher.reach): not dialled, and not among the peers found.
+	outOfReach int
 	// penalisedUntil is the earliest end of the penalties (the jobs
 	// file's avoid list) still running when a skipped peer was skipped;
 	// zero when none was (only a job's own avoid_peers whose penalty is
@@ -45,7 +48,7 @@ func newAttempt(f *Fetcher, job schema.Job) *attempt {
 		cfg: exchangeConfig{
 			InfoHash: job.InfoHash, InfoHashV2: fullV2(job), PeerID: f.peerID,
 			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout,
-			Stats: f.stats, Mem: f.mem, Clock: f.opts.Clock,
+			Stats: f.stats, Mem: f.mem, Clock: f.opts.Clock, guard: f.opts.guard,
 		},
 		avoid:   make(map[string]bool, len(job.AvoidPeers)),
 		seen:    map[string]bool{},
@@ -66,6 +69,13 @@ func newAttempt(f *Fetcher, job schema.Job) *attempt {
 	return a
 }
 
+// inReach reports whether the run's reach lets it dial p, a canonical
+// address (a host name is out of reach: it could resolve anywhere).
+func (f *Fetcher) inReach(p string) bool {
+	ap, err := netip.ParseAddrPort(p)
+	return err == nil && f.reach.OK(ap)
+}
+
 // canonicalAddr renders ip:port addresses one way so that avoid_peers and
 // found peers compare equal; host names are kept as given.
 func canonicalAddr(s string) string {
@@ -75,15 +85,20 @@ func canonicalAddr(s string) string {
 	return s
 }
 
-// add queues the peers of addrs not seen before, but those the job's
-// avoid_peers lists or the dataset penalises (the jobs file's avoid list).
-// A --peer endpoint is exempt from the dataset's penalties: the user named
-// it for every job, whatever it did before.
+// add queues the peers of addrs not seen before, but those out of the
+// run's reach (a DHT node or the state may list any address; a host name
+// is out of reach too) and those the job's avoid_peers lists or the
+// dataset penalises (the jobs file's avoid list). A --peer endpoint is
+// exempt from both: the user named it for every job, whatever it is and
+// whatever it did before.
 func (a *attempt) add(addrs []string) {
 	for _, p := range addrs {
 		p = canonicalAddr(p)
 		switch {
 		case a.seen[p]:
+		case !a.named[p] && !a.f.inReach(p):
+			a.seen[p] = true
+			a.outOfReach++
 		case a.avoid[p] || (!a.named[p] && a.f.avoid.skips(p, a.f.opts.Clock.Now())):
 			a.seen[p] = true
 			a.avoided++
@@ -185,10 +200,11 @@ func (a *attempt) launch(pctx context.Context) {
 // BEP 3 handshake.
 func (a *attempt) fill(res *schema.Result) {
 	st := a.f.stats
-	res.PeersFound = int32(len(a.seen) - a.avoided)
+	res.PeersFound = int32(a.found())
 	res.PeersTried = int32(a.tried)
 	st.peersFound.Add(int64(res.PeersFound))
 	st.avoided.Add(int64(a.avoided))
+	st.outOfReach.Add(int64(a.outOfReach))
 	res.PeerFailures = []schema.PeerFailure{}
 	for _, o := range a.outcomes {
 		// A final outcome blames the metadata, which matched the
@@ -306,13 +322,22 @@ func (a *attempt) allAvoidedDetail() string {
 	return s
 }
 
+// found is the number of distinct peers found that the attempt could
+// dial: neither out of reach nor avoided.
+func (a *attempt) found() int { return len(a.seen) - a.avoided - a.outOfReach }
+
 func (a *attempt) noPeersDetail() string {
 	s := "no peers found"
 	if a.timedOut {
 		s += " before the timeout"
 	}
-	if a.avoided > 0 {
+	switch {
+	case a.avoided > 0 && a.outOfReach > 0:
+		s += fmt.Sprintf(" (%d avoided, %d out of reach)", a.avoided, a.outOfReach)
+	case a.avoided > 0:
 		s += fmt.Sprintf(" (%d avoided)", a.avoided)
+	case a.outOfReach > 0:
+		s += fmt.Sprintf(" (%d out of reach)", a.outOfReach)
 	}
 	if a.lookup != nil {
 		s += fmt.Sprintf("; %d DHT nodes answered", a.lookup.responses)
@@ -321,7 +346,7 @@ func (a *attempt) noPeersDetail() string {
 }
 
 func (a *attempt) timeoutDetail() string {
-	s := fmt.Sprintf("timed out with %d of %d peers tried", a.tried, len(a.seen)-a.avoided)
+	s := fmt.Sprintf("timed out with %d of %d peers tried", a.tried, a.found())
 	if a.cutOff > 0 {
 		s += fmt.Sprintf(", %d of them cut off mid-exchange", a.cutOff)
 	}

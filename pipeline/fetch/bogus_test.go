@@ -14,8 +14,9 @@ import (
 )
 
 // startLyingNode starts a DHT node on 127.0.0.1 that answers every query
-// with the given peers as get_peers values (and no other nodes).
-func startLyingNode(t *testing.T, peers []netip.AddrPort) string {
+// with the given peers as get_peers values, and the given nodes (IPv4
+// ones) as the nodes nearer the target.
+func startLyingNode(t *testing.T, peers []netip.AddrPort, nodes ...netip.AddrPort) string {
 	t.Helper()
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -29,6 +30,12 @@ func startLyingNode(t *testing.T, peers []netip.AddrPort) string {
 		e.Bytes(binary.BigEndian.AppendUint16(a[:], p.Port()))
 	}
 	values := e.End().B
+	var compact []byte
+	for i, n := range nodes {
+		id := [20]byte{'l', 'i', 'e', byte(i)}
+		a := n.Addr().As4()
+		compact = binary.BigEndian.AppendUint16(append(append(compact, id[:]...), a[:]...), n.Port())
+	}
 	go func() {
 		buf := make([]byte, 1<<16)
 		var m krpc.Msg
@@ -42,7 +49,7 @@ func startLyingNode(t *testing.T, peers []netip.AddrPort) string {
 				continue
 			}
 			var r bencode.Encoder
-			r.Dict().Str("r").Dict().Str("id").Bytes(id).Str("nodes").Bytes(nil).Str("token").Str("tok1")
+			r.Dict().Str("r").Dict().Str("id").Bytes(id).Str("nodes").Bytes(compact).Str("token").Str("tok1")
 			r.B = append(r.B, values...)
 			r.End().Str("t").Bytes(m.T).Str("y").Str("r").End()
 			_, _ = conn.WriteToUDPAddrPort(r.B, from)
@@ -53,9 +60,9 @@ func startLyingNode(t *testing.T, peers []netip.AddrPort) string {
 
 // TestBogusDHTPeersSkipped: get_peers values that cannot be a peer (the
 // unspecified address, which dials our own host, multicast and broadcast
-// addresses) are not dialled nor counted as peers found. The unspecified
-// address used to reach the local good peer a second time, as
-// "0.0.0.0:port".
+// addresses) are not dialled nor counted as peers found, but as out of
+// reach. The unspecified address used to reach the local good peer a
+// second time, as "0.0.0.0:port".
 func TestBogusDHTPeersSkipped(t *testing.T) {
 	tor := badpeers.NewTorrent(12, 1, 10)
 	good := startPeer(t, badpeers.Good, tor)
@@ -75,33 +82,38 @@ func TestBogusDHTPeersSkipped(t *testing.T) {
 		t.Fatalf("outcome %s (%s) served by %s, found %d, tried %d, failures %+v; want ok from %s, 1 found and tried",
 			r.Outcome, r.Detail, r.ServedBy, r.PeersFound, r.PeersTried, r.PeerFailures, good.Addr())
 	}
+	if st := f.Stats(); st.PeersOutOfReach != 3 {
+		t.Fatalf("peers_out_of_reach %d, want the 3 bogus values", st.PeersOutOfReach)
+	}
 }
 
-func TestDialable(t *testing.T) {
+// TestPeerValue: a get_peers value is read as an address whatever it is
+// (the reach rule refuses those that cannot be a peer's), unless it is
+// none.
+func TestPeerValue(t *testing.T) {
 	for _, tt := range []struct {
 		ip   net.IP
 		port int
-		want string // "" = not dialable
+		want string // "" = no address
 	}{
 		{net.IPv4(127, 0, 0, 1), 6881, "127.0.0.1:6881"},
 		{net.IP{10, 1, 2, 3}, 1, "10.1.2.3:1"},
 		{net.ParseIP("2001:db8::1"), 80, "[2001:db8::1]:80"},
-		{net.IPv4(127, 0, 0, 1), 0, ""},
+		{net.IPv4(127, 0, 0, 1), 0, "127.0.0.1:0"},
+		{net.IPv4zero, 6881, "0.0.0.0:6881"},
+		{net.IPv4bcast, 6881, "255.255.255.255:6881"},
 		{net.IPv4(127, 0, 0, 1), 65536, ""},
-		{net.IPv4zero, 6881, ""},
-		{net.IPv6unspecified, 6881, ""},
-		{net.IPv4(239, 1, 1, 1), 6881, ""},
-		{net.IPv4bcast, 6881, ""},
+		{net.IPv4(127, 0, 0, 1), -1, ""},
 		{nil, 6881, ""},
 		{net.IP{1, 2, 3}, 6881, ""},
 	} {
-		ap, ok := dialable(tt.ip, tt.port)
+		ap, ok := peerValue(tt.ip, tt.port)
 		got := ""
 		if ok {
 			got = ap.String()
 		}
 		if got != tt.want {
-			t.Errorf("dialable(%v, %d) = %q, want %q", tt.ip, tt.port, got, tt.want)
+			t.Errorf("peerValue(%v, %d) = %q, want %q", tt.ip, tt.port, got, tt.want)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func (f *Fetcher) debugAttempt(ctx context.Context, job schema.Job, a *attempt, 
 	if res.Detail != "" {
 		attrs = append(attrs, "detail", res.Detail)
 	}
-	attrs = append(attrs, "peers_found", res.PeersFound, "peers_avoided", a.avoided, "peers_tried", res.PeersTried,
+	attrs = append(attrs, "peers_found", res.PeersFound, "peers_avoided", a.avoided, "peers_out_of_reach", a.outOfReach, "peers_tried", res.PeersTried,
 		"peers_cut_off", a.cutOff)
 	if len(a.outcomes) > 0 {
 		var failed []string

@@ -11,6 +11,8 @@ import (
 	"github.com/anacrolix/dht/v2/krpc"
 	alog "github.com/anacrolix/log"
 	"golang.org/x/time/rate"
+
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // dhtNode is fetch's own DHT node. It only looks peers up (get_peers
@@ -39,17 +41,17 @@ const (
 	warmGrace  = 250 * time.Millisecond
 )
 
-// startDHT starts fetch's DHT node on o.DHTListen. With saved nodes (a
-// loaded --dht-state) it takes the saved node ID, pings the saved nodes
-// and, as soon as enough have answered, returns with them in the routing
-// table: lookups start from them at once while the table maintainer
-// refreshes the table in the background; the routers of o.Bootstrap are
-// not contacted. When no saved node answers (or none were saved), it
-// bootstraps from o.Bootstrap and fills the table first (bounded by ctx
-// and 15 s). A bootstrap that reaches nobody is not an error: lookups
-// then fail one by one as local errors, which the scheduler does not hold
-// against hashes.
-func startDHT(ctx context.Context, o Options, saved *loadedState) (*dhtNode, dhtStart, error) {
+// startDHT starts fetch's DHT node on o.DHTListen, sending queries only to
+// the addresses r lets through. With saved nodes (a loaded --dht-state) it
+// takes the saved node ID, pings the saved nodes and, as soon as enough
+// have answered, returns with them in the routing table: lookups start
+// from them at once while the table maintainer refreshes the table in the
+// background; the routers of o.Bootstrap are not contacted. When no saved
+// node answers (or none were saved), it bootstraps from o.Bootstrap and
+// fills the table first (bounded by ctx and 15 s). A bootstrap that
+// reaches nobody is not an error: lookups then fail one by one as local
+// errors, which the scheduler does not hold against hashes.
+func startDHT(ctx context.Context, o Options, r reach.Rule, saved *loadedState) (*dhtNode, dhtStart, error) {
 	pc, err := net.ListenPacket("udp", o.DHTListen)
 	if err != nil {
 		return nil, dhtStart{}, fmt.Errorf("fetch: DHT listen %s: %w", o.DHTListen, err)
@@ -59,7 +61,8 @@ func startDHT(ctx context.Context, o Options, saved *loadedState) (*dhtNode, dht
 		// buffer (~200 KiB) drops replies, which costs a 2 s resend each.
 		_ = uc.SetReadBuffer(4 << 20)
 	}
-	conn := newHeardConn(pc)
+	conn := newHeardConn(pc, r)
+	conn.guard = o.guard
 	cfg := dht.NewDefaultServerConfig()
 	cfg.Conn = conn
 	bootstrap := o.Bootstrap

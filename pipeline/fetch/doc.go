@@ -6,7 +6,9 @@
 // job's peers column, in Options.Peers and through get_peers lookups on its
 // own anacrolix/dht node (which never announces; with Options.DHTState it
 // starts from the nodes the previous run saved: dhtnode.go, dhtstate.go),
-// skips the job's
+// skips the peers out of the run's reach (internal/reach: it dials and
+// queries public IPv4 addresses, and loopback or private ones only when
+// the run was pointed there; a named peer always), the job's
 // avoid_peers and the jobs file's avoid list (schema.AvoidPeersKey, for
 // every job: see avoid.go), and fetches the info
 // dictionary over the wire protocol it speaks itself on anacrolix's

@@ -32,8 +32,9 @@ type exchangeConfig struct {
 	MaxMetadataSize int64
 	ConnectTimeout  time.Duration
 	Stats           *counters
-	Mem             *memBudget  // bounds the pieces held by all exchanges
-	Clock           clock.Clock // stamps the outcome (peerOutcome.At)
+	Mem             *memBudget                       // bounds the pieces held by all exchanges
+	Clock           clock.Clock                      // stamps the outcome (peerOutcome.At)
+	guard           func(network, addr string) error // Options.guard
 }
 
 // memBudget counts the metadata bytes that exchanges hold, up to limit.
@@ -113,8 +114,15 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 		}
 	}()
 	cfg.Stats.connects.Add(1)
-	d := net.Dialer{Timeout: cfg.ConnectTimeout}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	var conn net.Conn
+	var err error
+	if cfg.guard != nil {
+		err = cfg.guard("tcp", addr)
+	}
+	if err == nil {
+		d := net.Dialer{Timeout: cfg.ConnectTimeout}
+		conn, err = d.DialContext(ctx, "tcp", addr)
+	}
 	if err != nil {
 		if isLocal(err) {
 			o.Err, dialLocal = failf(schema.OutcomeLocalError, "dial: %v", err), true

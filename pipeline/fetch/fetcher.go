@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // Fetcher fetches the metadata of one job at a time, from many goroutines
@@ -20,7 +21,10 @@ type Fetcher struct {
 	stats  *counters
 	start  time.Time
 	avoid  avoidSet // skipped for every job (Options.AvoidPeers)
-	mem    *memBudget
+	// reach is where the run dials and queries (Options.reachOf); a
+	// --peer endpoint is dialled whatever it says.
+	reach reach.Rule
+	mem   *memBudget
 	// saved are the nodes of the loaded DHT state, kept by Close when no
 	// node answered this run (the network was down: its state says
 	// nothing about the nodes).
@@ -63,7 +67,7 @@ func lockStateFor(opts Options) (release func(), err error) {
 // it; the Fetcher's Close calls it). On error the caller releases.
 func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, error) {
 	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now(), avoid: newAvoidSet(opts.AvoidPeers),
-		mem: &memBudget{limit: max(opts.MetadataMemory, opts.MaxMetadataSize)}, release: release}
+		reach: opts.reachOf(ctx), mem: &memBudget{limit: max(opts.MetadataMemory, opts.MaxMetadataSize)}, release: release}
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
 	if !opts.DHTOn() {
@@ -85,7 +89,7 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 			saved, f.saved = &st, st.Nodes
 		}
 	}
-	n, st, err := startDHT(ctx, opts, saved)
+	n, st, err := startDHT(ctx, opts, f.reach, saved)
 	if err != nil {
 		return nil, err
 	}

@@ -7,16 +7,22 @@ import (
 	"time"
 
 	ckrpc "github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/internal/reach"
 )
 
-// heardConn is the DHT node's socket. It notes the nodes that answered a
-// query of ours: a datagram that decodes as a KRPC response (y "r") from
+// heardConn is the DHT node's socket. It sends queries only to addresses
+// in the run's reach (see internal/reach): the library's traversals query
+// every node a reply lists, and a broken or hostile node lists loopback
+// and private addresses (its replies to whoever queried it go out as
+// before). It notes the nodes that answered a query of ours: a datagram that decodes as a KRPC response (y "r") from
 // the address a query went to, with that query's transaction ID. Any host
 // can send datagrams, so nothing else counts, and what it keeps is
 // bounded (recent): the queries awaiting an answer, and the addresses
 // that answered, the most recent ones first.
 type heardConn struct {
 	net.PacketConn
+	reach reach.Rule                       // where queries may go
+	guard func(network, addr string) error // Options.guard
 	mu    sync.Mutex
 	asked recent[queryKey]       // queries sent, not yet answered
 	heard recent[netip.AddrPort] // addresses that answered one
@@ -33,8 +39,8 @@ const (
 	maxHeard = 1 << 15
 )
 
-func newHeardConn(pc net.PacketConn) *heardConn {
-	return &heardConn{PacketConn: pc, now: time.Now,
+func newHeardConn(pc net.PacketConn, r reach.Rule) *heardConn {
+	return &heardConn{PacketConn: pc, reach: r, now: time.Now,
 		asked: recent[queryKey]{max: maxAsked, ttl: askedTTL},
 		heard: recent[netip.AddrPort]{max: maxHeard}}
 }
@@ -58,10 +64,25 @@ func keyOf(addr net.Addr, t []byte) (queryKey, bool) {
 }
 
 // WriteTo sends b to addr, noting a query first (its answer may be read
-// before WriteTo returns).
+// before WriteTo returns). A query (or what does not decode as a reply)
+// to an address out of reach fails with reach.ErrUnreachable, sending
+// nothing.
 func (c *heardConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	var m ckrpc.Msg
-	if ckrpc.Parse(b, &m) == nil && m.Y == ckrpc.Query {
+	parsed := ckrpc.Parse(b, &m) == nil
+	query := parsed && m.Y == ckrpc.Query
+	if query || !parsed {
+		ua, ok := addr.(*net.UDPAddr)
+		if !ok || !c.reach.OK(unmapped(ua.AddrPort())) {
+			return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: reach.ErrUnreachable}
+		}
+	}
+	if c.guard != nil {
+		if err := c.guard("udp", addr.String()); err != nil {
+			return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: err}
+		}
+	}
+	if query {
 		if k, ok := keyOf(addr, m.T); ok {
 			c.mu.Lock()
 			c.asked.add(k, c.now())

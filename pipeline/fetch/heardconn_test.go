@@ -67,7 +67,7 @@ func TestHeardConn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newHeardConn(udpSocket(t))
+			c := newHeardConn(udpSocket(t), onLoopback)
 			node, other := udpSocket(t), udpSocket(t)
 			if tt.query {
 				send(t, c, ckrpc.AppendPing(nil, []byte("aa"), id), node.LocalAddr())
@@ -92,7 +92,7 @@ func TestHeardConn(t *testing.T) {
 // number of queries and answerers (here bounds of 4), forgetting the
 // oldest first; unanswered queries also expire.
 func TestHeardConnBounded(t *testing.T) {
-	c := newHeardConn(udpSocket(t))
+	c := newHeardConn(udpSocket(t), onLoopback)
 	c.asked.max, c.heard.max = 4, 4
 	id := bytes.Repeat([]byte{1}, 20)
 	var nodes []net.PacketConn
@@ -117,7 +117,7 @@ func TestHeardConnBounded(t *testing.T) {
 	}
 
 	// A query older than the TTL is forgotten once the next ones come.
-	c = newHeardConn(udpSocket(t))
+	c = newHeardConn(udpSocket(t), onLoopback)
 	now := time.Now()
 	c.now = func() time.Time { return now }
 	node := udpSocket(t)

@@ -32,20 +32,18 @@ func resolveNodes(hostPorts []string) ([]dht.Addr, error) {
 	return addrs, nil
 }
 
-// broadcast is the IPv4 limited broadcast address.
-var broadcast = netip.AddrFrom4([4]byte{255, 255, 255, 255})
-
-// dialable returns a get_peers value as an address to dial, or false when
-// it cannot be a peer: port 0, the unspecified address (dialling it
-// reaches our own host), multicast or broadcast. Such values come from
-// broken or lying DHT nodes.
-func dialable(ip net.IP, port int) (netip.AddrPort, bool) {
+// peerValue returns a get_peers value as an address, or false when it is
+// none (no IP address, a port outside 0-65535). Whether it may be dialled
+// is the run's reach rule's to say (attempt.add): it refuses port 0, the
+// unspecified address (dialling it reaches our own host), multicast,
+// broadcast, and loopback and private addresses unless the run was
+// pointed there. Such values come from broken or lying DHT nodes.
+func peerValue(ip net.IP, port int) (netip.AddrPort, bool) {
 	a, ok := netip.AddrFromSlice(ip)
-	a = a.Unmap()
-	if !ok || port <= 0 || port > 65535 || a.IsUnspecified() || a.IsMulticast() || a == broadcast {
+	if !ok || port < 0 || port > 65535 {
 		return netip.AddrPort{}, false
 	}
-	return netip.AddrPortFrom(a, uint16(port)), true
+	return netip.AddrPortFrom(a.Unmap(), uint16(port)), true
 }
 
 // lookupRun is one get_peers traversal in progress. Peers arrive on peers;
@@ -100,7 +98,7 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 			}
 			addrs := make([]string, 0, len(pv.Peers))
 			for _, p := range pv.Peers {
-				if ap, ok := dialable(p.IP, p.Port); ok {
+				if ap, ok := peerValue(p.IP, p.Port); ok {
 					addrs = append(addrs, ap.String())
 				}
 			}

@@ -1,17 +1,22 @@
 package fetch
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
+	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/clock"
 	"github.com/infohash/infohash/internal/progress"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // DefaultMaxMetadataSize caps an info dictionary at 10 MiB, as magnetico
@@ -86,6 +91,12 @@ type Options struct {
 
 	Logger   *slog.Logger  // progress and warnings; nil = silent
 	Progress time.Duration // interval of progress log lines; 0 = none
+
+	// guard, set by tests only, sees every TCP dial ("tcp") and DHT
+	// datagram ("udp") the run would send, once the reach rule let it
+	// through; an error refuses it without touching the network (a test
+	// of that rule must not send anything off the host when it fails).
+	guard func(network, addr string) error
 }
 
 // DefaultOptions suit a home line: 100 jobs at a time with up to 4 peers
@@ -161,6 +172,44 @@ func (o *Options) Validate() error {
 	}
 	return nil
 }
+
+// reachOf is the rule of which addresses the run dials and queries
+// (see internal/reach): public IPv4 addresses, and loopback or private
+// ones when the run was pointed into their range: a loopback DHTListen,
+// or a Bootstrap or Peers address in it. A host name counts as what it
+// resolves to within resolveWait (all names at once; one that does not
+// resolve by then points nowhere). A Peers endpoint is dialled whatever
+// the rule says: the user named it (see attempt.add).
+func (o Options) reachOf(ctx context.Context) reach.Rule {
+	ctx, cancel := context.WithTimeout(ctx, resolveWait)
+	defer cancel()
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		into []netip.AddrPort
+	)
+	for _, hp := range append(slices.Clip(o.Bootstrap), o.Peers...) {
+		host, _, err := net.SplitHostPort(hp)
+		if err != nil {
+			continue
+		}
+		wg.Go(func() {
+			// Only the address's range matters: no port.
+			ips, _ := net.DefaultResolver.LookupNetIP(ctx, "ip4", host) // an IP address is no lookup
+			mu.Lock()
+			defer mu.Unlock()
+			for _, a := range ips {
+				into = append(into, netip.AddrPortFrom(a, 0))
+			}
+		})
+	}
+	wg.Wait()
+	return reach.For(o.DHTListen, into)
+}
+
+// resolveWait bounds the name lookups of reachOf: the bootstrap routers'
+// names are looked up again when the DHT node starts.
+const resolveWait = 2 * time.Second
 
 // DHTOn reports whether the run has a DHT node: bootstrap routers, or a
 // DHT asked for with a --dht-state whose saved nodes it starts from (none

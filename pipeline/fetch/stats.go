@@ -19,6 +19,7 @@ type counters struct {
 	released                                    atomic.Int64
 	duplicates                                  atomic.Int64
 	lookups, lookupsFailed, peersFound, avoided atomic.Int64
+	outOfReach                                  atomic.Int64
 	connects, connectsOK, connectsFailed        atomic.Int64
 	connectsCancelled, connectsLocal            atomic.Int64
 	handshakes, extensionSupport, extensionBad  atomic.Int64
@@ -86,6 +87,7 @@ type Stats struct {
 	LookupsFailed      int64   `json:"lookups_failed"`       // traversals no DHT node answered, of attempts not ok (an ok one may cut its lookup short)
 	PeersFound         int64   `json:"peers_found"`          // distinct peers per job, summed
 	PeersAvoided       int64   `json:"peers_avoided"`        // skipped: listed in avoid_peers
+	PeersOutOfReach    int64   `json:"peers_out_of_reach"`   // distinct peers per job not dialled: out of the run's reach (see internal/reach) or a host name
 	Connects           int64   `json:"connects"`             // TCP dials
 	ConnectsOK         int64   `json:"connects_ok"`          // dials that connected
 	ConnectsFailed     int64   `json:"connects_failed"`      // dials the peer failed: refused, unreachable, no answer within --connect-timeout or --peer-timeout
@@ -108,7 +110,7 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 	s := Stats{
 		Jobs: c.jobs.Load(), Attempted: c.attempted.Load(), LeaseExpired: c.expired.Load(),
 		Unfinished: c.unfinished.Load(), Released: c.released.Load(), Duplicates: c.duplicates.Load(), Lookups: c.lookups.Load(), LookupsFailed: c.lookupsFailed.Load(),
-		PeersFound: c.peersFound.Load(), PeersAvoided: c.avoided.Load(), Connects: c.connects.Load(),
+		PeersFound: c.peersFound.Load(), PeersAvoided: c.avoided.Load(), PeersOutOfReach: c.outOfReach.Load(), Connects: c.connects.Load(),
 		ConnectsOK: c.connectsOK.Load(), ConnectsFailed: c.connectsFailed.Load(),
 		ConnectsCancelled: c.connectsCancelled.Load(), ConnectsLocalError: c.connectsLocal.Load(),
 		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(), ExtensionBad: c.extensionBad.Load(),
@@ -139,8 +141,11 @@ func (s Stats) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, ", %d attempted, %d lease expired, %d unfinished (%d leases released) in %.1fs (%.2f ok/s)\n",
 		s.Attempted, s.LeaseExpired, s.Unfinished, s.Released, float64(s.ElapsedMs)/1000, s.OKPerSec)
-	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d)\n",
-		s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
+	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d", s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
+	if s.PeersOutOfReach > 0 {
+		fmt.Fprintf(&b, ", out of reach %d", s.PeersOutOfReach)
+	}
+	b.WriteString(")\n")
 	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d, cancelled %d, local errors %d; handshakes %d; BEP 10 %d (undecodable %d); ut_metadata %d\n",
 		s.Connects, s.ConnectsOK, s.ConnectsFailed, s.ConnectsCancelled, s.ConnectsLocalError,
 		s.Handshakes, s.ExtensionSupport, s.ExtensionBad, s.UTMetadata)

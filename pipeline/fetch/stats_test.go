@@ -48,6 +48,7 @@ func TestStatsMetrics(t *testing.T) {
 	c := newCounters()
 	c.jobs.Add(4)
 	c.attempted.Add(3)
+	c.outOfReach.Add(2)
 	c.connects.Add(6)
 	c.connectsOK.Add(3)
 	c.connectsFailed.Add(2)
@@ -70,8 +71,8 @@ func TestStatsMetrics(t *testing.T) {
 	}
 }
 
-// TestStatsText: the summary on stderr (testdata/summary.txt; go test
-// -update rewrites it) shows every way a dial ended, so that its connects
+// TestStatsText: the summary on stderr (testdata/summary*.txt; go test
+// -update rewrites them) shows every way a dial ended, so that its connects
 // add up: ok, failed, cancelled (by us, or the job's deadline) and local
 // errors. The cancelled ones were in none of the counts shown.
 func TestStatsText(t *testing.T) {
@@ -94,10 +95,20 @@ func TestStatsText(t *testing.T) {
 	c.addOutcome(schema.OutcomeConnectFailed, []string{schema.OutcomeConnectFailed})
 	c.addOutcome(schema.OutcomeLocalError, nil)
 	c.addOutcome(schema.OutcomeNoUTMetadata, []string{schema.OutcomeNoUTMetadata})
-	var b strings.Builder
-	if err := c.snapshot(2 * time.Second).WriteText(&b); err != nil {
-		t.Fatal(err)
+	// Peers out of reach are shown only when there were some
+	// (summary-out-of-reach.txt).
+	for _, tt := range []struct {
+		golden     string
+		outOfReach int64
+	}{{"summary.txt", 0}, {"summary-out-of-reach.txt", 3}} {
+		t.Run(tt.golden, func(t *testing.T) {
+			s := c.snapshot(2 * time.Second)
+			s.PeersOutOfReach = tt.outOfReach
+			var b strings.Builder
+			if err := s.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			goldentest.Check(t, filepath.Join("testdata", tt.golden), []byte(b.String()), *update)
+		})
 	}
-	path := filepath.Join("testdata", "summary.txt")
-	goldentest.Check(t, path, []byte(b.String()), *update)
 }

@@ -6,7 +6,7 @@
 // and runs until --duration passes or it gets SIGINT/SIGTERM.
 //
 //	badpeers --torrents 5000 --peers 4 --jobs jobs.parquet &
-//	infohash fetch jobs.parquet -o results.parquet --no-dht --concurrency 1000
+//	infohash fetch jobs.parquet -o results.parquet --no-dht --dht-listen 127.0.0.1:0 --concurrency 1000
 //
 // With --dht the jobs have no peers column values and fetch must find the
 // peers through the DHT (--bootstrap "$(the printed line)").
