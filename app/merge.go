@@ -104,7 +104,9 @@ the attempt, if later), the wait spread up to jitter (20%) longer; counted in
 failures_deferred. Such a row without retry_after is bad input. A failed hash
 deferred while unseen for archive.unseen moves to the cold tier then, whatever
 its attempts (deferrals count none, so it might never reach
-archive.min_attempts); archive.unseen 0 turns this off.
+archive.min_attempts); archive.unseen 0 turns this off. It counts in
+archived_to_cold and, when below archive.min_attempts, in archived_deferred
+(a subset of archived_to_cold; in the summary line only when above 0).
 
 --from OTHER_DIR unions another dataset once (a restored backup, a crawler
 being retired): first_seen is the earlier, last_seen the later (the sighted
@@ -197,7 +199,7 @@ that holds no dataset is refused (exit 2).
 				if st.InputsBusy > 0 { // only then, as dedup's: a run that skipped none logs the line it did
 					attrs = append(attrs, "skipped_busy", st.InputsBusy)
 				}
-				slog.Info("merge: done", append(attrs, "already_applied", st.InputsSkipped,
+				attrs = append(attrs, "already_applied", st.InputsSkipped,
 					"results", st.Results, "future_clamped", st.FutureClamped, "ok_stored", st.Stored, "late_ok_stored", st.LateStored,
 					"ok_already_fetched", st.DuplicateOK, "failures_applied", st.Applied, "failures_deferred", st.Deferred,
 					"failures_reactivated", st.Reactivated,
@@ -205,7 +207,11 @@ that holds no dataset is refused (exit 2).
 					"released_rows", st.Released, "stale_releases_ignored", st.StaleReleases,
 					"leases_released", st.LeasesReleased, "stale_leases_dropped", st.LeasesPruned,
 					"peer_penalties", st.PeerPenalties, "peers_forgotten", st.PeersForgotten,
-					"archived", st.Archived, "snapshot", st.Snapshot, secondsAttr(st.Seconds))...)
+					"archived", st.Archived)
+				if st.ArchivedByDefer > 0 { // only then: a run that archived no deferral logs the line it did
+					attrs = append(attrs, "archived_deferred", st.ArchivedByDefer)
+				}
+				slog.Info("merge: done", append(attrs, "snapshot", st.Snapshot, secondsAttr(st.Seconds))...)
 			}
 			stopped := g.interrupted() // read once: the metrics say the exit it gets
 			return endCommitted(c, st, st.Committed, st.Snapshot, err, stopped)

@@ -119,7 +119,7 @@ func (r *runner) archiveScan(hf *hotFile, results []result, sb *scanBuf, limit i
 			if leased {
 				st.LeaseID, st.LeaseUntil = sb.lease[i], sb.until[i]
 			}
-			if r.archives(&st, false, false, false) {
+			if r.archives(&st, false, false, false) != keep {
 				add = append(add, change{row: row})
 				if cold++; cold+hits > limit {
 					return cold, hits, nil

@@ -175,7 +175,7 @@ func scanReference(t *testing.T, r *runner, path string, changes []change, resul
 			if results[changes[k].lo].Outcome != schema.OutcomeReleased {
 				hits++
 			}
-		case r.archives(st, false, false, false):
+		case r.archives(st, false, false, false) != keep:
 			add = append(add, row)
 			cold++
 		}

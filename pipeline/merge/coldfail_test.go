@@ -13,14 +13,18 @@ import (
 // may never reach archive.min_attempts and stay hot for ever. When merge
 // defers such a hash while it is failed and unseen for archive.unseen, it
 // goes cold in that merge, whatever its attempts, by the splice path and
-// the full path alike. A hash seen recently stays hot, as does one a
-// counted failure (not a deferral) leaves below min_attempts; a new hash
-// is left to archive.new_unseen; archive.unseen 0 turns the rule off.
+// the full path alike, counted in archived_deferred as in
+// archived_to_cold. A failed hash at min_attempts goes cold by the
+// policy's rule, not counted as a deferral's. A hash seen recently stays
+// hot, as does one a counted failure (not a deferral) leaves below
+// min_attempts; a new hash is left to archive.new_unseen (no deferral's
+// either); archive.unseen 0 turns the rule off.
 func TestDeferredFailedGoesCold(t *testing.T) {
 	now := t0 + 400*day
 	const (
-		failed = iota // two counted attempts, below min_attempts (6)
-		fresh         // never tried
+		failed    = iota // two counted attempts, below min_attempts (6)
+		failedMin        // six counted attempts: min_attempts
+		fresh            // never tried
 	)
 	for _, tt := range []struct {
 		name     string
@@ -31,6 +35,8 @@ func TestDeferredFailedGoesCold(t *testing.T) {
 		wantTier string
 	}{
 		{"failed, unseen 100 days, deferred: cold", failed, 100, schema.OutcomePeersPenalised, nil, schema.TierCold},
+		{"failed at min_attempts, unseen 100 days, deferred: cold by the rule", failedMin, 100,
+			schema.OutcomePeersPenalised, nil, schema.TierCold},
 		{"failed, unseen exactly archive.unseen, deferred: cold", failed, 90, schema.OutcomePeersPenalised, nil,
 			schema.TierCold},
 		{"failed, seen 89 days ago, deferred: hot", failed, 89, schema.OutcomePeersPenalised, nil, schema.TierHot},
@@ -52,8 +58,8 @@ func TestDeferredFailedGoesCold(t *testing.T) {
 				h := hashAt(0x41, 1)
 				st := newHash(h, now-tt.unseen*day)
 				st.Peers = []string{"127.0.0.1:7001"}
-				if tt.status == failed {
-					for k := range int64(2) {
+				if tt.status != fresh {
+					for k := range map[int]int64{failed: 2, failedMin: 6}[tt.status] {
 						if err := schedule.ApplyFailure(p, &st, schema.OutcomeHandshakeFailed, st.LastSeen+(k+1)*hour, false); err != nil {
 							t.Fatal(err)
 						}
@@ -80,7 +86,8 @@ func TestDeferredFailedGoesCold(t *testing.T) {
 				}
 				s := stateOf(t, dir)
 				got := s[h]
-				wantStatus := map[int]string{failed: schema.StatusFailed, fresh: schema.StatusNew}[tt.status]
+				wantStatus := map[int]string{failed: schema.StatusFailed, failedMin: schema.StatusFailed,
+					fresh: schema.StatusNew}[tt.status]
 				if tt.outcome != schema.OutcomePeersPenalised {
 					wantStatus = schema.StatusFailed
 				}
@@ -88,12 +95,16 @@ func TestDeferredFailedGoesCold(t *testing.T) {
 					t.Fatalf("hash: tier %s status %s attempts %d, want tier %s status %s", got.Tier,
 						got.MetadataStatus, got.Attempts, tt.wantTier, wantStatus)
 				}
-				wantArchived := int64(0)
+				wantArchived, wantDeferred := int64(0), int64(0)
 				if tt.wantTier == schema.TierCold {
 					wantArchived = 1
+					if tt.status == failed { // below min_attempts: cold only as deferred
+						wantDeferred = 1
+					}
 				}
-				if stats.Archived != wantArchived {
-					t.Fatalf("archived %d, want %d", stats.Archived, wantArchived)
+				if stats.Archived != wantArchived || stats.ArchivedByDefer != wantDeferred {
+					t.Fatalf("archived_to_cold %d archived_deferred %d, want %d %d", stats.Archived,
+						stats.ArchivedByDefer, wantArchived, wantDeferred)
 				}
 				if s[other.InfoHash].Tier != schema.TierHot {
 					t.Fatal("the hash seen yesterday went cold")

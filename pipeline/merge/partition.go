@@ -26,12 +26,23 @@ type partOut struct {
 	attempts map[string]int64 // attempts applied by outcome (released rows are none)
 	unknown  int64
 	archived int64
+	// archivedDeferred: of archived, the rows archived only as deferred
+	// while failed and long unseen (archiveDeferred).
+	archivedDeferred int64
 	// reactivated: failures applied after which a sighting made while
 	// the job was out reactivated the hash (applyResult).
 	reactivated int64
 	released    []schema.Hash
 	torrents    []torrentRow
 	spliced     bool // the hot files were spliced (splicePartition), not rewritten
+}
+
+// archive counts a row archived now by a (not keep).
+func (o *partOut) archive(a archival) {
+	o.archived++
+	if a == archiveDeferred {
+		o.archivedDeferred++
+	}
 }
 
 // statePartition applies results (sorted by hash, then attempt time) to
@@ -143,9 +154,9 @@ func (r *runner) statePartition(key string, results []result, buf *[]schema.Stat
 	hot := rows[:0]
 	for i := range rows {
 		st := &rows[i]
-		if r.archives(st, untouched[st.InfoHash], released[st.InfoHash], penalised[st.InfoHash]) {
+		if a := r.archives(st, untouched[st.InfoHash], released[st.InfoHash], penalised[st.InfoHash]); a != keep {
 			st.Tier = schema.TierCold
-			out.archived++
+			out.archive(a)
 			archivedNow = append(archivedNow, *st)
 			continue
 		}

@@ -53,19 +53,41 @@ type change struct {
 // a cold file.
 func maxColdInHot(hotRows int64) int64 { return max(256, hotRows/64) }
 
+// An archival says whether merge archives a row now, and by which rule
+// (runner.archives).
+type archival uint8
+
+const (
+	keep            archival = iota // not archived now
+	archiveByRule                   // schedule.ShouldArchive: the policy's thresholds
+	archiveDeferred                 // schedule.ShouldArchiveDeferred only: deferred while failed, short of min_attempts
+)
+
 // archives reports whether merge archives the row st now: a hot row the
-// policy says to (schedule.ShouldArchive), or one this merge deferred
-// while failed (penalised: applyHash) that has been unseen for
-// archive.unseen (schedule.ShouldArchiveDeferred, whatever its attempts),
-// but not one only released rows touched (untouched) nor one whose lease
-// is live, unless a result of this merge ended it (released). The full
-// path and the splice path both ask it, of every row of the partition's
-// hot files, and of its cold files when a result touches one (the full
-// path then reads them all).
-func (r *runner) archives(st *schema.State, untouched, released, penalised bool) bool {
-	return st.Tier != schema.TierCold && !untouched &&
-		(schedule.ShouldArchive(r.p, st, r.now) || penalised && schedule.ShouldArchiveDeferred(r.p, st, r.now)) &&
-		(released || !r.leases.Live(st.InfoHash, r.now))
+// policy says to (schedule.ShouldArchive: archiveByRule), or one this
+// merge deferred while failed (penalised: applyHash) that has been unseen
+// for archive.unseen (schedule.ShouldArchiveDeferred, whatever its
+// attempts: archiveDeferred when the policy's rule alone would not), but
+// not one only released rows touched (untouched) nor one whose lease is
+// live, unless a result of this merge ended it (released). The full path
+// and the splice path both ask it, of every row of the partition's hot
+// files, and of its cold files when a result touches one (the full path
+// then reads them all).
+func (r *runner) archives(st *schema.State, untouched, released, penalised bool) archival {
+	if st.Tier == schema.TierCold || untouched {
+		return keep
+	}
+	a := keep
+	switch {
+	case schedule.ShouldArchive(r.p, st, r.now):
+		a = archiveByRule
+	case penalised && schedule.ShouldArchiveDeferred(r.p, st, r.now):
+		a = archiveDeferred
+	}
+	if a != keep && !released && r.leases.Live(st.InfoHash, r.now) {
+		return keep
+	}
+	return a
 }
 
 // splicePartition applies results (sorted by hash, then attempt time) to
@@ -305,9 +327,9 @@ func (r *runner) spliceHot(key string, hf *hotFile, results []result, out *partO
 					untouched = results[ch.lo].Outcome == schema.OutcomeReleased
 					penalised = r.applyHash(st, results[ch.lo:ch.hi], out, released)
 				}
-				if r.archives(st, untouched, released[st.InfoHash], penalised) {
+				if a := r.archives(st, untouched, released[st.InfoHash], penalised); a != keep {
 					st.Tier = schema.TierCold
-					out.archived++
+					out.archive(a)
 				}
 				mask |= statecol.Changed(&old, st)
 			}

@@ -29,6 +29,7 @@ type Stats struct {
 	PeersForgotten  int         `json:"peers_forgotten"`
 	PeerRows        int         `json:"peer_rows"`
 	Archived        int64       `json:"archived_to_cold"`
+	ArchivedByDefer int64       `json:"archived_deferred"` // of those, failed hashes cold only as deferred (peers_penalised) while unseen for archive.unseen, short of archive.min_attempts
 	Partitions      int         `json:"partitions_rewritten"`
 	Spliced         int         `json:"partitions_spliced"` // of those, the ones whose hot files were spliced, not rewritten whole
 	Torrents        int64       `json:"torrents_written"`
@@ -64,6 +65,7 @@ func (st *Stats) add(o partOut, torrents int) {
 	st.StaleReleases += o.verdicts[staleRelease]
 	st.UnknownHashes += o.unknown
 	st.Archived += o.archived
+	st.ArchivedByDefer += o.archivedDeferred
 	st.Partitions++
 	if o.spliced {
 		st.Spliced++
