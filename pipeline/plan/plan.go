@@ -208,7 +208,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			for kind, n := range map[string]int{"new": st.PlannedNew, "retry": st.PlannedRetry, "reactivated": st.PlannedReactivated, "cold": st.PlannedCold} {
 				tx.AddTotal(dataset.TotalKey(dataset.TotalPlanJobs, kind), int64(n))
 			}
+			committing := phase(o, "plan-retries: committing")
 			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
+			committing.End()
 			debugCommit(m, err, changed, jobs.Len(), time.Since(began))
 			if _, committed := dataset.AsAfterCommit(err); err != nil && !committed && w != nil && w != stream {
 				w.Abort()
