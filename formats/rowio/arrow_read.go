@@ -124,7 +124,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				v := c.(*array.Uint64).Value(i)
 				if v > math.MaxInt64 {
-					return fmt.Errorf("column %q row %d: %d is more than an int64 holds", f.name, i, v)
+					return &IntRangeError{Column: f.name, Row: i, Value: v}
 				}
 				d.SetInt(int64(v))
 				return nil
@@ -198,6 +198,20 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 		}
 	}
 	return nil, bad
+}
+
+// IntRangeError is a uint64 value of an Arrow column past what the
+// integer field it is read into holds (an int64 at most): Row is its row
+// in its record batch. A caller that bounds the field's values more
+// narrowly may say so in its own words (dedup's hash_type).
+type IntRangeError struct {
+	Column string
+	Row    int
+	Value  uint64
+}
+
+func (e *IntRangeError) Error() string {
+	return fmt.Sprintf("column %q row %d: %d is more than an int64 holds", e.Column, e.Row, e.Value)
 }
 
 // pointerTo is get for a pointer field: the value goes into a new one.

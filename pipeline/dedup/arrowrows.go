@@ -66,6 +66,11 @@ func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd boo
 		if errors.Is(err, io.EOF) {
 			return n, nil
 		}
+		if re, ok := errors.AsType[*rowio.IntRangeError](err); ok && re.Column == "hash_type" {
+			// Row n (of the stream, as the column reader counts) is past
+			// an int64: out of range, as the column reader says it.
+			return n, bad(hashTypeRangeError(n))
+		}
 		if err != nil {
 			return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
 		}

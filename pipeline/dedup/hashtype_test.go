@@ -1,16 +1,23 @@
 package dedup
 
 import (
+	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // Parquet hash_type columns of unsigned integers, as DuckDB writes
@@ -105,6 +112,73 @@ func TestParquetUnsignedHashType(t *testing.T) {
 			err := readAs(t, p, "in.parquet")
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.parquet") {
 				t.Fatalf("err = %v, want %q in in.parquet", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestArrowHashTypePast63BothReaders: an Arrow uint64 hash_type past
+// 2^63, in a second record batch, is refused by the column reader and the
+// row reader with the same one line, exit 2, naming the row as counted in
+// the stream: the row reader said `column "hash_type" row 1: ... is more
+// than an int64 holds`, its row counted in the batch.
+func TestArrowHashTypePast63BothReaders(t *testing.T) {
+	defer func() { fastPath = true }()
+	for _, tt := range []struct {
+		name string
+		v    uint64
+	}{
+		{"2^63", 1 << 63},
+		{"2^64-1", math.MaxUint64},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sch := arrow.NewSchema([]arrow.Field{
+				{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
+				{Name: "observed_at", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+				{Name: "hash_type", Type: arrow.PrimitiveTypes.Uint64},
+			}, nil)
+			var buf bytes.Buffer
+			w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+			for _, types := range [][]uint64{{1, 2}, {1, tt.v}} { // rows 0-1, then 2-3
+				b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+				for i, typ := range types {
+					b.Field(0).(*array.BinaryBuilder).Append(append(make([]byte, 19), byte(i+1)))
+					b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(t0.UnixMilli()))
+					b.Field(2).(*array.Uint64Builder).Append(typ)
+				}
+				rec := b.NewRecord()
+				if err := w.Write(rec); err != nil {
+					t.Fatal(err)
+				}
+				rec.Release()
+				b.Release()
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(t.TempDir(), "in.arrow")
+			if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			const want = "row 3: hash_type out of range, want 1 or 2"
+			errs := map[bool]string{}
+			for _, fast := range []bool{true, false} {
+				fastPath = fast
+				in, err := probe(p, "in.arrow", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				bt := newBatch(3600_000)
+				_, err = readInput(context.Background(), in, t0.UnixMilli(), bt)
+				bt.release()
+				if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") ||
+					exitcode.Of(err) != exitcode.Usage {
+					t.Fatalf("fast path %v: err = %v (exit %d), want one line with %q, exit 2", fast, err, exitcode.Of(err), want)
+				}
+				errs[fast] = err.Error()
+			}
+			if errs[true] != errs[false] {
+				t.Fatalf("the readers differ:\ncolumns: %s\nrows:    %s", errs[true], errs[false])
 			}
 		})
 	}

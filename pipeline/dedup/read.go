@@ -440,9 +440,15 @@ func implausibleTime(row, at int64) error {
 // badType stands for a hash_type beyond int8 (see typeOf).
 const badType int8 = -128
 
+// hashTypeRangeError is the error for the hash_type of row beyond int8
+// (badType), whichever reader found it.
+func hashTypeRangeError(row int64) error {
+	return fmt.Errorf("row %d: hash_type out of range, want 1 or 2", row)
+}
+
 func checkObs(row int64, typ int8, at int64) error {
 	if typ == badType {
-		return fmt.Errorf("row %d: hash_type out of range, want 1 or 2", row)
+		return hashTypeRangeError(row)
 	}
 	if typ != schema.HashV1 && typ != schema.HashV2 {
 		return fmt.Errorf("row %d: hash_type %d, want 1 or 2", row, typ)

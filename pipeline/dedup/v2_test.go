@@ -161,7 +161,9 @@ func TestOtherWritersValues(t *testing.T) {
 // or not, is read by value, by both readers: 257 is out of range (it was
 // read as the int8 it wraps to, 1), 2 is v2. A uint64 one was refused
 // ("column "hash_type" is uint64"), though Parquet's UBIGINT is read; one
-// past 2^63 is out of range too, not the negative int64 it would wrap to.
+// past 2^63 is out of range too, not the negative int64 it would wrap to,
+// in the same words by both readers (the row reader said "more than an
+// int64 holds").
 func TestArrowWideHashType(t *testing.T) {
 	types := []arrow.DataType{arrow.PrimitiveTypes.Int16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
 		arrow.PrimitiveTypes.Uint8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Uint32,
@@ -228,16 +230,9 @@ func TestArrowWideHashType(t *testing.T) {
 				bt := newBatch(3600_000)
 				defer bt.release()
 				_, err = readInput(context.Background(), in, t0.UnixMilli(), bt)
-				if v == 257 || v == past63 && tc.fast {
-					if err == nil || !strings.Contains(err.Error(), "row 0: hash_type out of range") {
+				if v == 257 || v == past63 {
+					if err == nil || !strings.Contains(err.Error(), "row 0: hash_type out of range, want 1 or 2") {
 						t.Fatalf("err = %v, want hash_type out of range", err)
-					}
-					return
-				}
-				if v == past63 { // the row reader's int64 field cannot hold it
-					const want = `column "hash_type" row 0: 18446744073709551615 is more than an int64 holds`
-					if err == nil || !strings.Contains(err.Error(), want) {
-						t.Fatalf("err = %v, want %s", err, want)
 					}
 					return
 				}
