@@ -117,7 +117,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	if err != nil {
 		return 0, bad(err)
 	}
-	if err := checkObsSchema(pf.Schema()); err != nil {
+	if err := checkObsSchema(pf); err != nil {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
 	if cols, ok := fastLayout(pf); ok && fastPath {
@@ -317,9 +317,10 @@ func missingObservedAt(cols []string) error {
 }
 
 // checkObsSchema requires info_hash (binary) and observed_at (INT64: a
-// TIMESTAMP, or plain epoch ms), and
-// checks the optional columns' types.
-func checkObsSchema(s *parquet.Schema) error {
+// TIMESTAMP, or plain epoch ms) of pf, and checks the optional columns'
+// types.
+func checkObsSchema(pf *parquet.File) error {
+	s := pf.Schema()
 	if k := rowio.NestedKind(s, "info_hash"); k != "" {
 		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR", k)
 	}
@@ -349,10 +350,18 @@ func checkObsSchema(s *parquet.Schema) error {
 	// By its logical type when it has one, but for an integer's (its
 	// physical type says more): a DATE is an INT32, a TIME or a DECIMAL an
 	// INT32 or an INT64, which was taken for epoch ms (every row then
-	// outside 2001..2200, or read as a time it is not).
+	// outside 2001..2200, or read as a time it is not). The format stores
+	// a TIMESTAMP as an INT64: one stored as an INT32 (a crafted footer),
+	// which parquet-go's schema shows as an INT64 (rowio.StoredType), was
+	// decoded as one ("corrupt Parquet: ... cannot decode INT64 from input
+	// of size 4", or two values read as one).
 	if lt := at.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
 		switch lt.Value.(type) {
-		case *format.TimestampType, *format.IntType:
+		case *format.TimestampType:
+			if k, ok := rowio.StoredType(pf, "observed_at"); ok && k != format.Int64 {
+				return fmt.Errorf("column \"observed_at\" is %s stored as %s, want a TIMESTAMP (INT64)", lt.Value, k)
+			}
+		case *format.IntType:
 		default:
 			return fmt.Errorf("column \"observed_at\" is %s, want a TIMESTAMP", lt.Value)
 		}

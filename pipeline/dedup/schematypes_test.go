@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+
 	"github.com/infohash/infohash/formats/rowio"
 )
 
@@ -67,6 +71,28 @@ func TestOptionalColumnTypes(t *testing.T) {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int32  `parquet:"observed_at"`
 	}
+	// A TIMESTAMP stored as an INT32 (a crafted footer: the format stores
+	// one as an INT64), or TIMESTAMP_MILLIS alone (converted: the converted
+	// type of a writer older than logical types) on one, was decoded as an
+	// INT64, parquet-go's type for it: "corrupt Parquet: ... cannot decode
+	// INT64 from input of size 4", not a wrong schema.
+	tsOnInt32 := func(converted bool) func(*format.FileMetaData) {
+		return func(md *format.FileMetaData) {
+			for i := range md.Schema {
+				if e := &md.Schema[i]; e.Name == "observed_at" {
+					if !e.Type.Valid || e.Type.V != format.Int32 {
+						t.Fatalf("observed_at is %v: want an INT32", e.Type)
+					}
+					e.ConvertedType = thrift.Null[deprecated.ConvertedType]{V: deprecated.TimestampMillis, Valid: true}
+					e.LogicalType = format.LogicalType{}
+					if !converted {
+						e.LogicalType.Value = &format.TimestampType{IsAdjustedToUTC: true,
+							Unit: format.TimeUnit{Value: &format.MilliSeconds{}}}
+					}
+				}
+			}
+		}
+	}
 	// An INT64 observed_at of another logical type than TIMESTAMP (as
 	// DuckDB writes TIME and DECIMAL(18,3)) passed for epoch ms: every
 	// row was then "outside 2001..2200", or read as a time it is not.
@@ -101,6 +127,10 @@ func TestOptionalColumnTypes(t *testing.T) {
 			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=MILLIS), want a TIMESTAMP`},
 		{"INT32 observed_at", writeRowsBytes(t, dir, []plain32{{h, 1000}}),
 			`column "observed_at" is INT32, want a TIMESTAMP or INT64 (epoch ms)`},
+		{"INT32 TIMESTAMP observed_at", editFooter(t, writeRowsBytes(t, dir, []plain32{{h, 1000}}), tsOnInt32(false)),
+			`column "observed_at" is TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS) stored as INT32, want a TIMESTAMP (INT64)`},
+		{"INT32 TIMESTAMP_MILLIS observed_at", editFooter(t, writeRowsBytes(t, dir, []plain32{{h, 1000}}), tsOnInt32(true)),
+			`column "observed_at" is TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS) stored as INT32, want a TIMESTAMP (INT64)`},
 		{"INT64 TIME observed_at", writeRowsBytes(t, dir, []time64{{h, 3_600_000_000}}),
 			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=MICROS), want a TIMESTAMP`},
 		{"INT64 TIME ms-like observed_at", writeRowsBytes(t, dir, []time64{{h, at}}),
