@@ -137,6 +137,28 @@ func TestReadmeReportFlags(t *testing.T) {
 	}
 }
 
+// TestReadmeSaysBusyAndWrongSchema: README names what dedup's and merge's
+// summary line says of a file still being written, left for the next run
+// (skipped_busy=N: TestStreamFileLockedWhileWritten checks the line), and
+// that an observed_at typed DATE, TIME or DECIMAL is wrong schema
+// (TestOptionalColumnTypes checks the refusals), beside the facts they
+// qualify.
+func TestReadmeSaysBusyAndWrongSchema(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	for _, want := range []string{
+		"dedup and merge skip FILE (exit 3, `skipped_busy=N`) while it is written",
+		"timestamps of any unit (plain INT64: epoch ms; DATE, TIME, DECIMAL: wrong schema)",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README does not say %q", want)
+		}
+	}
+}
+
 // TestNoCommand: "infohash" alone is a usage error of one line that says
 // where the help is; "infohash --help" prints the help on stdout, exit 0.
 func TestNoCommand(t *testing.T) {
