@@ -64,43 +64,21 @@ var coldSweepNow = t0.Add(30 * 24 * time.Hour)
 // leaves it.
 func setCursor(t *testing.T, dir string, v int64) {
 	t.Helper()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetCursor(dataset.CursorColdSweep, v)
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.Commit(t, dir, func(tx *dataset.Tx) { tx.SetCursor(dataset.CursorColdSweep, v) })
 }
 
 // writeLeases commits ls as the dataset's lease table.
 func writeLeases(t *testing.T, dir string, ls ...schema.Lease) {
 	t.Helper()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := leases.Set{}
-	for _, l := range ls {
-		set[l.InfoHash] = l
-	}
-	if err := leases.Write(tx, set); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.Commit(t, dir, func(tx *dataset.Tx) {
+		set := leases.Set{}
+		for _, l := range ls {
+			set[l.InfoHash] = l
+		}
+		if err := leases.Write(tx, set); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // dryRun runs plan-retries --limit 0 without -o on dir at now.

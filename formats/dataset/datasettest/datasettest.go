@@ -50,6 +50,25 @@ func CommitState(t testing.TB, dir string, row schema.State, keep int) {
 	}
 }
 
+// Commit opens the dataset at dir, lets edit stage what the snapshot
+// changes in tx, and commits it (writer "test", default --keep).
+func Commit(t testing.TB, dir string, edit func(tx *dataset.Tx)) {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(tx)
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // FlipLastByteOf flips the last byte of column col's chunk in the Parquet
 // file at path: page data, which the page's CRC-32 covers.
 func FlipLastByteOf(t testing.TB, path, col string) {
