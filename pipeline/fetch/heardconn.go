@@ -14,11 +14,12 @@ import (
 // in the run's reach (see internal/reach): the library's traversals query
 // every node a reply lists, and a broken or hostile node lists loopback
 // and private addresses (its replies to whoever queried it go out as
-// before). It notes the nodes that answered a query of ours: a datagram that decodes as a KRPC response (y "r") from
-// the address a query went to, with that query's transaction ID. Any host
-// can send datagrams, so nothing else counts, and what it keeps is
-// bounded (recent): the queries awaiting an answer, and the addresses
-// that answered, the most recent ones first.
+// before). It notes the nodes that answered a query of ours: a datagram
+// that decodes as a KRPC response (y "r") from the address a query went
+// to, with that query's transaction ID. Any host can send datagrams, so
+// nothing else counts, and what it keeps is bounded (recent): the queries
+// awaiting an answer, and the addresses that answered, the most recent
+// ones first.
 type heardConn struct {
 	net.PacketConn
 	reach reach.Rule                       // where queries may go
