@@ -51,14 +51,15 @@ fetch's own DHT node (never announced), which joins through --bootstrap as captu
 nodes do (same syntax, same default public routers). As capture, fetch dials and queries
 only public IPv4 addresses, and loopback or private ones in a range a --bootstrap or
 --peer address is in (for loopback, also a --dht-listen there, even with --no-dht); a
---peer is always dialled. The peers it skips so (0.0.0.0, multicast, broadcast, IPv6, host
-names too) count in peers_out_of_reach; a job left with none is no_peers, penalising no
-peer. Metadata is fetched over BEP 3/10/9 and checked against the infohash: either SHA-1 of the info dictionary (v1) or the first
-20 bytes of its SHA-256 (v2) must equal it, whatever the job's hash_type says (a label
-from some input); an ok result's hash_type says which did, and info_hash_v2 holds the
-SHA-256 of a v2 one. A job that gives its full 32-byte v2 hash (a 64-hex hash in a list,
-a 32-byte info_hash, an info_hash_v2 column) takes only metadata whose SHA-256 it is.
-Metadata matching neither is hash_mismatch.
+--peer is always dialled. The peers it skips so (0.0.0.0, multicast, broadcast, IPv6,
+host names too) count in peers_out_of_reach; a job left with none is no_peers,
+penalising no peer. Metadata is fetched over BEP 3/10/9 and checked against the
+infohash: either SHA-1 of the info dictionary (v1) or the first 20 bytes of its SHA-256
+(v2) must equal it, whatever the job's hash_type says (a label from some input); an ok
+result's hash_type says which did, and info_hash_v2 holds the SHA-256 of a v2 one. A job
+that gives its full 32-byte v2 hash (a 64-hex hash in a list, a 32-byte info_hash, an
+info_hash_v2 column) takes only metadata whose SHA-256 it is. Metadata matching neither
+is hash_mismatch.
 
 With --dht-state DIR, fetch keeps its DHT node's ID and the nodes that answered it in
 DIR/fetch-dht.json (written atomically when it exits, interrupted or not) and starts the

@@ -22,7 +22,7 @@ func planRetriesCommand() *cli.Command {
 		UsageText: `infohash plan-retries --data DIR [--now T] [--limit N] [--new-share F] [--lease D] -o FILE|-
 
    infohash plan-retries --data ./ih --limit 5000 -o jobs.parquet
-   infohash plan-retries --data ./ih --limit 0   # a dry run: the summary line says how many a pass now would find due; nothing leased nor written
+   infohash plan-retries --data ./ih --limit 0   # a dry run: the summary says what a pass would find due; nothing leased nor written
    infohash plan-retries --data ./ih -o - | infohash fetch - -o - | infohash merge --data ./ih -
    NOW=$(date -u +%FT%TZ); infohash plan-retries --data ./ih --now "$NOW" --seed 7 -o jobs.parquet
    */10 * * * *  infohash plan-retries --data /srv/ih --limit 2000 -o - | infohash fetch - -o - --dht-state /srv/ih/dht-state --deadline 8m | infohash merge --data /srv/ih -`,
