@@ -80,22 +80,6 @@ func topColumns(schema []format.SchemaElement) []int {
 	return out
 }
 
-// StoredType is the physical type that pf's footer gives its top-level
-// column name (named as read: see OpenParquetFold). parquet-go's schema
-// shows a column by its logical type: a TIMESTAMP is an INT64 there, and
-// its pages are decoded as such, whatever the footer stores it as (a
-// crafted file's INT32). ok is false when pf has no such column, or the
-// footer gives it no type (a group).
-func StoredType(pf *parquet.File, name string) (t format.Type, ok bool) {
-	md := pf.Metadata()
-	for _, i := range topColumns(md.Schema) {
-		if e := &md.Schema[i]; e.Name == name {
-			return e.Type.V, e.Type.Valid
-		}
-	}
-	return 0, false
-}
-
 // refooted is a Parquet file read with another footer: its bytes up to
 // dataEnd (the magic and the column chunks), then tail (the footer, its
 // length and the magic).

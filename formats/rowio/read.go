@@ -141,7 +141,18 @@ func openParquet[T any](path string, f *os.File, lim Limits) (_ *Reader[T], err 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := CheckSchema(want, pf.Schema()); err != nil {
+	// A column stored as another type than it is read as first: its
+	// pages would be decoded as what they are not, and CheckSchema would
+	// name the type it is read as.
+	for _, col := range want.Columns() {
+		if err = StoredTypeError(pf, col...); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = CheckSchema(want, pf.Schema())
+	}
+	if err != nil {
 		var cols []string
 		for _, f := range pf.Schema().Fields() {
 			cols = append(cols, f.Name())

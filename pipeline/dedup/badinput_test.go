@@ -13,11 +13,11 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/lz4"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -25,19 +25,7 @@ import (
 // editFooter returns file with its metadata changed by edit.
 func editFooter(t *testing.T, file []byte, edit func(*format.FileMetaData)) []byte {
 	t.Helper()
-	n := int(binary.LittleEndian.Uint32(file[len(file)-8:]))
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), file[len(file)-8-n:len(file)-8], &md); err != nil {
-		t.Fatal(err)
-	}
-	edit(&md)
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := append(bytes.Clone(file[:len(file)-8-n]), footer...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
-	return append(out, "PAR1"...)
+	return rowiotest.EditFooter(t, file, edit)
 }
 
 // Every damaged or crafted input fails the run with one line naming the

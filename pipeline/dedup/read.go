@@ -352,14 +352,14 @@ func checkObsSchema(pf *parquet.File) error {
 	// INT32 or an INT64, which was taken for epoch ms (every row then
 	// outside 2001..2200, or read as a time it is not). The format stores
 	// a TIMESTAMP as an INT64: one stored as an INT32 (a crafted footer),
-	// which parquet-go's schema shows as an INT64 (rowio.StoredType), was
+	// which parquet-go's schema shows as an INT64 (rowio.StoredTypeError), was
 	// decoded as one ("corrupt Parquet: ... cannot decode INT64 from input
 	// of size 4", or two values read as one).
 	if lt := at.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
 		switch lt.Value.(type) {
 		case *format.TimestampType:
-			if k, ok := rowio.StoredType(pf, "observed_at"); ok && k != format.Int64 {
-				return fmt.Errorf("column \"observed_at\" is %s stored as %s, want a TIMESTAMP (INT64)", lt.Value, k)
+			if err := rowio.StoredTypeError(pf, "observed_at"); err != nil {
+				return err
 			}
 		case *format.IntType:
 		default:

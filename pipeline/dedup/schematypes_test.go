@@ -6,11 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 )
 
 // Parquet inputs whose optional hash_type or info_hash_v2 column is not of
@@ -77,21 +76,7 @@ func TestOptionalColumnTypes(t *testing.T) {
 	// INT64, parquet-go's type for it: "corrupt Parquet: ... cannot decode
 	// INT64 from input of size 4", not a wrong schema.
 	tsOnInt32 := func(converted bool) func(*format.FileMetaData) {
-		return func(md *format.FileMetaData) {
-			for i := range md.Schema {
-				if e := &md.Schema[i]; e.Name == "observed_at" {
-					if !e.Type.Valid || e.Type.V != format.Int32 {
-						t.Fatalf("observed_at is %v: want an INT32", e.Type)
-					}
-					e.ConvertedType = thrift.Null[deprecated.ConvertedType]{V: deprecated.TimestampMillis, Valid: true}
-					e.LogicalType = format.LogicalType{}
-					if !converted {
-						e.LogicalType.Value = &format.TimestampType{IsAdjustedToUTC: true,
-							Unit: format.TimeUnit{Value: &format.MilliSeconds{}}}
-					}
-				}
-			}
-		}
+		return rowiotest.Int32Timestamp(t, converted, "observed_at")
 	}
 	// An INT64 observed_at of another logical type than TIMESTAMP (as
 	// DuckDB writes TIME and DECIMAL(18,3)) passed for epoch ms: every
