@@ -1,6 +1,7 @@
 package rowio
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -66,7 +67,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				b := binaryValue(c, i)
 				if len(b) != w {
-					return fmt.Errorf("column %q row %d: %d bytes, want %d", f.name, i, len(b), w)
+					return &valueError{valueAt: valueAt{Column: f.name}, msg: fmt.Sprintf("%d bytes, want %d", len(b), w)}
 				}
 				reflect.Copy(d, reflect.ValueOf(b[:w]))
 				return nil
@@ -124,7 +125,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 			return func(c arrow.Array, i int, d reflect.Value) error {
 				v := c.(*array.Uint64).Value(i)
 				if v > math.MaxInt64 {
-					return &IntRangeError{Column: f.name, Row: i, Value: v}
+					return &IntRangeError{valueAt: valueAt{Column: f.name}, Value: v}
 				}
 				d.SetInt(int64(v))
 				return nil
@@ -138,7 +139,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 				if div < 0 {
 					if v > math.MaxInt64/-div || v < math.MinInt64/-div {
 						// Multiplied, it would wrap around to any time at all.
-						return fmt.Errorf("column %q row %d: %d s is outside the range of int64 milliseconds", f.name, i, v)
+						return &valueError{valueAt: valueAt{Column: f.name}, msg: fmt.Sprintf("%d s is outside the range of int64 milliseconds", v)}
 					}
 					v *= -div
 				} else {
@@ -189,6 +190,9 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 				out := reflect.MakeSlice(d.Type(), int(e-s), int(e-s))
 				for j := s; j < e; j++ {
 					if err := fill(inner, sv.Field, int(j), out.Index(int(j-s))); err != nil {
+						if p, ok := errors.AsType[placed](err); ok { // a field of the list's structs
+							p.place().Column = f.name + "." + p.place().Column
+						}
 						return err
 					}
 				}
@@ -200,14 +204,41 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 	return nil, bad
 }
 
-// IntRangeError is a uint64 value of an Arrow column past what the
-// integer field it is read into holds (an int64 at most): Row is its row
-// in its record batch. A caller that bounds the field's values more
-// narrowly may say so in its own words (dedup's hash_type).
-type IntRangeError struct {
+// valueAt is where a value of an Arrow stream is: its column (a field of a
+// list of structs: "list.field") and its row in the stream, counted from
+// 0 across the record batches (the reader sets it: a getter knows only
+// the row in its batch, or in a list's values).
+type valueAt struct {
 	Column string
-	Row    int
-	Value  uint64
+	Row    int64
+}
+
+func (a *valueAt) place() *valueAt { return a }
+
+// placed is an error about one value, which the reader places.
+type placed interface {
+	error
+	place() *valueAt
+}
+
+// valueError is a value of an Arrow column that the field it is read
+// into cannot take.
+type valueError struct {
+	valueAt
+	msg string
+}
+
+func (e *valueError) Error() string {
+	return fmt.Sprintf("column %q row %d: %s", e.Column, e.Row, e.msg)
+}
+
+// IntRangeError is a uint64 value of an Arrow column past what the
+// integer field it is read into holds (an int64 at most), at Row of the
+// stream. A caller that bounds the field's values more narrowly may say
+// so in its own words (dedup's hash_type).
+type IntRangeError struct {
+	valueAt
+	Value uint64
 }
 
 func (e *IntRangeError) Error() string {

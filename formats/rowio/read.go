@@ -326,6 +326,9 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 		buf[n] = zero
 		dst := reflect.ValueOf(&buf[n]).Elem()
 		if err := fill(r.bind, r.rec.Column, r.pos, dst); err != nil {
+			if p, ok := errors.AsType[placed](err); ok { // its row in the stream, not the batch
+				p.place().Row = r.rows - r.rec.NumRows() + int64(r.pos)
+			}
 			return n, fmt.Errorf("%s: %w", r.name, err)
 		}
 		r.pos++
