@@ -159,6 +159,27 @@ func TestReadmeSaysBusyAndWrongSchema(t *testing.T) {
 	}
 }
 
+// TestDedupHelpSaysWrongSchema: dedup --help says, where it gives
+// observed_at's accepted types, that one typed DATE, TIME or DECIMAL is
+// wrong schema (exit 2), as README does (TestOptionalColumnTypes checks
+// the refusals), in lines of the help's width.
+func TestDedupHelpSaysWrongSchema(t *testing.T) {
+	stdout, stderr, code := runMain(t, "dedup", "--help")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	const want = "observed_at (a timestamp of any unit, or a plain INT64 of epoch milliseconds, from 2001 to 2200: " +
+		"else bad input; a DATE, TIME or DECIMAL is wrong schema, exit 2)"
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
+		t.Errorf("dedup --help does not say %q", want)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "DECIMAL") && len(line) > 80 {
+			t.Errorf("a line of %d characters: %q", len(line), line)
+		}
+	}
+}
+
 // TestNoCommand: "infohash" alone is a usage error of one line that says
 // where the help is; "infohash --help" prints the help on stdout, exit 0.
 func TestNoCommand(t *testing.T) {
