@@ -9,6 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/statecol"
 )
 
@@ -32,7 +33,7 @@ func TestInt64BoundsDamagedStatistics(t *testing.T) {
 		{"attempts min of 8 bytes", "attempts", func(s *format.Statistics) { s.MinValue = append(s.MinValue, 0, 0, 0, 0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := withFooter(t, good.Bytes(), func(md *format.FileMetaData) {
+			b := rowiotest.EditFooter(t, good.Bytes(), func(md *format.FileMetaData) {
 				for i := range md.RowGroups {
 					for k := range md.RowGroups[i].Columns {
 						m := &md.RowGroups[i].Columns[k].MetaData

@@ -9,32 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
-
-// withFooter is state file b with its footer decoded, changed by edit
-// and encoded again.
-func withFooter(t *testing.T, b []byte, edit func(*format.FileMetaData)) []byte {
-	t.Helper()
-	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
-	var md format.FileMetaData
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[len(b)-8-n:len(b)-8], &md); err != nil {
-		t.Fatal(err)
-	}
-	edit(&md)
-	foot, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := append(bytes.Clone(b[:len(b)-8-n]), foot...)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(foot)))
-	return append(out, "PAR1"...)
-}
 
 // TestDamagedRowCount: a state file whose footer's row count was damaged
 // (one varint) is refused before anything is sized from it, by the
@@ -65,7 +46,7 @@ func TestDamagedRowCount(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := filepath.Join(t.TempDir(), "state.parquet")
-		if err := os.WriteFile(p, withFooter(t, good.Bytes(), tt.edit), 0o644); err != nil {
+		if err := os.WriteFile(p, rowiotest.EditFooter(t, good.Bytes(), tt.edit), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for name, read := range readers {
@@ -122,7 +103,7 @@ func TestDamagedPageHeader(t *testing.T) {
 		out := append(bytes.Clone(b[:start]), binary.AppendUvarint(nil, uint64(v)<<1)...)
 		out = append(out, b[end:]...)
 		k := int64(len(out) - len(b))
-		return withFooter(t, out, func(md *format.FileMetaData) {
+		return rowiotest.EditFooter(t, out, func(md *format.FileMetaData) {
 			for i := range md.RowGroups {
 				for j := range md.RowGroups[i].Columns {
 					c := &md.RowGroups[i].Columns[j].MetaData
