@@ -272,6 +272,7 @@ func runFetch(c *cli.Context) error {
 		} else {
 			_ = stats.WriteText(c.App.ErrWriter)
 		}
+		warnAllOutOfReach(stats)
 		runErr := err
 		err = writeStatsJSON(c, stats, func(jerr error) error {
 			switch {
@@ -285,6 +286,17 @@ func runFetch(c *cli.Context) error {
 		})
 	}
 	return err
+}
+
+// warnAllOutOfReach says why a run found no peer it could dial when every
+// peer it found was out of its reach: the user of a --no-dht run over
+// jobs whose peers are on loopback or a LAN otherwise sees only no_peers.
+func warnAllOutOfReach(st fetch.Stats) {
+	if st.PeersOutOfReach > 0 && st.PeersFound == 0 {
+		slog.Warn("fetch: every peer found was out of reach: loopback and private addresses are dialled only "+
+			"in a range a --bootstrap or --peer is in (loopback: also --dht-listen there)",
+			"peers_out_of_reach", st.PeersOutOfReach)
+	}
 }
 
 // sameFile reports whether paths a and b name one file: the same cleaned

@@ -246,8 +246,9 @@ func TestFetchJSONLogs(t *testing.T) {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
 			if format == "text" {
-				if !strings.Contains(stderr.String(), "fetch: 1 jobs, 1 attempted") || !strings.Contains(stderr.String(), "  outcomes: ok=1\n") {
-					t.Fatalf("no text summary:\n%s", stderr.String())
+				if !strings.Contains(stderr.String(), "fetch: 1 jobs, 1 attempted") || !strings.Contains(stderr.String(), "  outcomes: ok=1\n") ||
+					strings.Contains(stderr.String(), "out of reach") {
+					t.Fatalf("no text summary, or an out-of-reach warning:\n%s", stderr.String())
 				}
 				return
 			}
@@ -315,5 +316,46 @@ func TestCaptureBootstrapRepeatable(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "bootstrap=3") {
 		t.Fatalf("want 3 bootstrap nodes:\n%s", stderr.String())
+	}
+}
+
+// TestFetchWarnsAllOutOfReach: a --no-dht run over jobs whose only peers
+// are on loopback, with nothing pointing the run there, dials none of
+// them and says why in one warning; pointed there (--dht-listen on
+// loopback), it fetches the torrent and does not warn.
+func TestFetchWarnsAllOutOfReach(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	tor := badpeers.NewTorrent(29, 1, 5)
+	good := fetchPeer(t, badpeers.Good, tor)
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, []schema.Job{{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}}})
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		outcome string
+		warns   bool
+	}{
+		{"not pointed", nil, "no_peers=1", true},
+		{"loopback listen", []string{"--dht-listen", "127.0.0.1:0"}, "ok=1", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"fetch", jobs, "-o", filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".parquet"),
+				"--no-dht", "--timeout", "20s"}, tt.args...)
+			cmd := exec.Command(bin, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			out := stderr.String()
+			if !strings.Contains(out, "  outcomes: "+tt.outcome+"\n") {
+				t.Fatalf("want outcomes %s:\n%s", tt.outcome, out)
+			}
+			warned := strings.Contains(out, "every peer found was out of reach") && strings.Contains(out, "peers_out_of_reach=1")
+			if warned != tt.warns {
+				t.Fatalf("warned %v, want %v:\n%s", warned, tt.warns, out)
+			}
+		})
 	}
 }
