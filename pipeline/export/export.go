@@ -314,11 +314,24 @@ func (o Options) match(f filterView) bool {
 	if len(o.Tiers) > 0 && f.tier != "" && !contains(o.Tiers, f.tier) {
 		return false
 	}
-	if !o.Since.IsZero() && f.lastSeen < o.Since.UnixMilli() {
+	if !o.Since.IsZero() && f.lastSeen < ceilMillis(o.Since) {
 		return false
 	}
-	if !o.FetchedSince.IsZero() && (f.fetchedAt == 0 || f.fetchedAt < o.FetchedSince.UnixMilli()) {
+	if !o.FetchedSince.IsZero() && (f.fetchedAt == 0 || f.fetchedAt < ceilMillis(o.FetchedSince)) {
 		return false
 	}
 	return true
+}
+
+// ceilMillis is the first whole millisecond at or after t, the bound of
+// a time filter: the tables hold milliseconds, and t.UnixMilli (rounded
+// down) would keep a row up to 1 ms before a TIME given to the
+// microsecond (or a duration's, which is the wall clock's, ns), where
+// DuckDB's fetched_at >= TIME keeps none.
+func ceilMillis(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
 }
