@@ -356,12 +356,12 @@ func (r *Report) Print(w io.Writer) {
 			"or a pass running now has yet to apply it): %s\n", workStage(p), p)
 	}
 	r.printUnpublished(w)
-	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", r.StateGlob)
+	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", sqlString(r.StateGlob))
 	if r.FrozenGlob == "" {
 		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
 		return
 	}
-	fmt.Fprintf(w, "frozen: "+duckRead+"\n", r.FrozenGlob)
+	fmt.Fprintf(w, "frozen: "+duckRead+"\n", sqlString(r.FrozenGlob))
 }
 
 // printBlocklist says that DIR/blocklist is unreadable, if it is.
@@ -376,7 +376,12 @@ func (r *Report) printBlocklist(w io.Writer) {
 // infers its type from the partitions present, so a dataset whose
 // folders all look numeric (prefix=12, or prefix=00 alone) reads it as
 // BIGINT, 12 rather than '12', and prefix = 'ab' fails to convert.
-const duckRead = "read_parquet('%s', hive_partitioning=true, hive_types={'prefix': VARCHAR})"
+const duckRead = "read_parquet(%s, hive_partitioning=true, hive_types={'prefix': VARCHAR})"
+
+// sqlString is s as an SQL string literal: in quotes, a quote doubled
+// (a DIR named "it's" would otherwise end the literal there, and the
+// line would not run).
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // printUnpublished lists what commits built for snapshots that CURRENT
 // does not name.
