@@ -15,13 +15,15 @@ import (
 
 // TestDuckDBLinesQuoteDir: the DuckDB and frozen lines are SQL a reader
 // pastes, so a quote in DIR's path is doubled in their string literal
-// (it ended the literal: "read_parquet('/srv/it's/…')" does not parse);
-// the JSON globs stay the plain paths.
+// (it ended the literal: "read_parquet('/srv/it's/…')" does not parse),
+// and DIR's glob characters match themselves ("[1]" matched "1" alone,
+// and no file); the JSON globs stay the plain paths.
 func TestDuckDBLinesQuoteDir(t *testing.T) {
 	for _, tt := range []struct{ name, folder, inSQL string }{
 		{"plain", "data", "data"},
 		{"a quote", "it's data", "it''s data"},
 		{"two quotes", "'x'", "''x''"},
+		{"glob characters", "runs [1] a*b?", "runs [[]1] a[*]b[?]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			top := t.TempDir()

@@ -356,12 +356,12 @@ func (r *Report) Print(w io.Writer) {
 			"or a pass running now has yet to apply it): %s\n", workStage(p), p)
 	}
 	r.printUnpublished(w)
-	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", sqlString(r.StateGlob))
+	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", sqlString(duckGlob(r.Dir, r.StateGlob)))
 	if r.FrozenGlob == "" {
 		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
 		return
 	}
-	fmt.Fprintf(w, "frozen: "+duckRead+"\n", sqlString(r.FrozenGlob))
+	fmt.Fprintf(w, "frozen: "+duckRead+"\n", sqlString(duckGlob(r.Dir, r.FrozenGlob)))
 }
 
 // printBlocklist says that DIR/blocklist is unreadable, if it is.
@@ -382,6 +382,26 @@ const duckRead = "read_parquet(%s, hive_partitioning=true, hive_types={'prefix':
 // (a DIR named "it's" would otherwise end the literal there, and the
 // line would not run).
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// duckGlob is glob, a pattern under dir, with dir's own glob characters
+// (*, ? and [) matched literally, as "[*]": DuckDB globs the whole
+// path, so a DIR named "runs [1]" matched no file and one named "a*"
+// others' too. (A backslash DuckDB reads as a separator: no escape.)
+func duckGlob(dir, glob string) string {
+	rest, ok := strings.CutPrefix(glob, filepath.Clean(dir))
+	if !ok {
+		return glob
+	}
+	var b strings.Builder
+	for _, c := range filepath.Clean(dir) {
+		if c == '*' || c == '?' || c == '[' {
+			b.WriteString("[" + string(c) + "]")
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String() + rest
+}
 
 // printUnpublished lists what commits built for snapshots that CURRENT
 // does not name.
