@@ -14,12 +14,13 @@ import (
 )
 
 // TestVerifyDamagedReport: when --verify finds a damaged state file, the
-// JSON report gives the manifest's hash count, and null (not 0, not {})
-// for every count that would read the files; text says the same.
+// JSON report gives the manifest's hash count, and null (not 0, not {},
+// not absent) for every count that would read the files, the last input
+// too; text says the same.
 func TestVerifyDamagedReport(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	counted := []string{"by_status", "by_tier", "by_last_failure", "by_status_and_tier", "leased", "retry_waves",
-		"retry_waves_by_tier_and_kind"}
+	counted := []string{"by_status", "by_tier", "by_last_failure", "by_status_and_tier", "leased", "leases_expired",
+		"retry_waves", "retry_waves_by_tier_and_kind", "overdue_retries_by_tier_and_last_failure", "last_input"}
 	for _, tt := range []struct {
 		name     string
 		damage   bool

@@ -29,9 +29,9 @@ type Report struct {
 	CommittedAt time.Time `json:"committed_at"`
 	Writer      string    `json:"writer"`
 	StateGlob   string    `json:"state_glob"`
-	// FrozenGlob globs the state files of this snapshot alone; absent
-	// (null) while the dataset has no state table yet (snapshot 0).
-	FrozenGlob string `json:"frozen_state_glob,omitempty"`
+	// FrozenGlob globs the state files of this snapshot alone; nil (null
+	// in JSON) while the dataset has no state table yet (snapshot 0).
+	FrozenGlob *string `json:"frozen_state_glob"`
 	// Hashes counts the state's rows. When --verify found damaged files
 	// nothing is read from the files: Hashes is then the manifest's row
 	// count of the state, and the counts below that come from reading
@@ -68,8 +68,10 @@ type Report struct {
 	TableRows        map[string]int64 `json:"table_rows"`
 	TableBytes       map[string]int64 `json:"table_bytes"`
 	InputsLedger     int64            `json:"inputs_applied"`
-	// LastInput is the newest entry of the ledger of applied inputs.
-	LastInput *dataset.Applied `json:"last_input,omitempty"`
+	// LastInput is the newest entry of the ledger of applied inputs; nil
+	// (null in JSON, the key kept for jq and scripts) when the ledger is
+	// empty or --verify found damage.
+	LastInput *dataset.Applied `json:"last_input"`
 	// Partial are inputs a run killed (or out of disk space) had half
 	// read from a pipe, set aside (not applied) under inbox/: apply them
 	// if their producer will not send them again (dedup, or merge for
@@ -168,7 +170,8 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		Staging: []string{}, UnappliedWork: []string{}}
 	maps.Copy(r.Totals, m.Totals)
 	if st.Dir != "" {
-		r.FrozenGlob = filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
+		g := filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
+		r.FrozenGlob = &g
 	}
 	for name, t := range m.Tables {
 		r.TableRows[name] = t.Rows()
@@ -357,11 +360,11 @@ func (r *Report) Print(w io.Writer) {
 	}
 	r.printUnpublished(w)
 	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", sqlString(duckGlob(r.Dir, r.StateGlob)))
-	if r.FrozenGlob == "" {
+	if r.FrozenGlob == nil {
 		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
 		return
 	}
-	fmt.Fprintf(w, "frozen: "+duckRead+"\n", sqlString(duckGlob(r.Dir, r.FrozenGlob)))
+	fmt.Fprintf(w, "frozen: "+duckRead+"\n", sqlString(duckGlob(r.Dir, *r.FrozenGlob)))
 }
 
 // printBlocklist says that DIR/blocklist is unreadable, if it is.
