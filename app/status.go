@@ -83,9 +83,11 @@ table, inputs applied and when the last one was, partial, pending and
 spooling inputs, foreign files (foreign_files), unapplied work files (unapplied_work_files), the bytes held by what a failed or killed commit built
 for a snapshot it never published and by the folders under staging/ (a
 running writer's, or a killed one's: the next writer removes those; the
-text lists both), and the snapshot's number and commit time. With --verify it also has
-verify_problems; when files are damaged it has only that and the snapshot
-(the counts would read the damaged files). blocklist_unreadable is 1 when
+text lists both), and the snapshot's number and commit time. With --verify
+it also has verified_files and verify_problems; when files are damaged it
+has only those, the snapshot, the totals (the manifest's) and
+blocklist_unreadable (the counts would read the damaged files), and keeps
+the last success's time. blocklist_unreadable is 1 when
 DIR/blocklist cannot be read (a line that is not a hash: plan-retries and
 export refuse to run): status then writes its report and every gauge but
 the retry waves and overdue counts (null in --format json, with the error in

@@ -20,8 +20,8 @@ import (
 // crawl-pass's unapplied work files, and the snapshot. Known statuses,
 // tiers, failure classes, kinds and waves are written even at 0, so that
 // an alert rule always has a series. A report whose --verify found
-// damaged files has no counts: then only the snapshot, blocklist_unreadable
-// and the verification are written, and last, the
+// damaged files has no counts: then only the snapshot, the totals (the
+// manifest's), blocklist_unreadable and the verification are written, and last, the
 // last_success_timestamp_seconds of the file this one replaces (read back
 // by the caller; 0 for none): a run that found damage is no success. Nor
 // is one that could not read DIR/blocklist: blocklist_unreadable is 1, the
