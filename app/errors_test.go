@@ -31,6 +31,7 @@ func seedDataset(t *testing.T) (dir, data string) {
 func TestInterruptedSaysSo(t *testing.T) {
 	dir, data := seedDataset(t)
 	out := filepath.Join(dir, "state.csv")
+	jobs := filepath.Join(dir, "jobs.parquet")
 	tests := []struct {
 		name string
 		args []string
@@ -39,6 +40,12 @@ func TestInterruptedSaysSo(t *testing.T) {
 		{"export to a file", []string{"export", "--data", data, "--format", "csv", "-o", out}, "infohash: export: interrupted; " + out + " not written\n"},
 		{"export to stdout", []string{"export", "--data", data, "--format", "csv", "-o", "-"}, "infohash: export: interrupted; the output on stdout is incomplete\n"},
 		{"status", []string{"status", "--data", data}, "infohash: status: interrupted\n"},
+		// Before its commit: nothing leased, as the help's 130 row says
+		// (the line said only "interrupted").
+		{"plan-retries to a file", []string{"plan-retries", "--data", data, "-o", jobs},
+			"infohash: plan-retries: interrupted; nothing committed (no hash leased, no jobs written)\n"},
+		{"plan-retries dry run", []string{"plan-retries", "--data", data, "--limit", "0"},
+			"infohash: plan-retries: interrupted; nothing committed (no hash leased, no jobs written)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,8 +58,10 @@ func TestInterruptedSaysSo(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Fatalf("%s written by an interrupted export", out)
+	for _, p := range []string{out, jobs} {
+		if _, err := os.Stat(p); err == nil {
+			t.Fatalf("%s written by an interrupted run", p)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -199,6 +200,10 @@ only the best --limit candidates in memory.
 					warnStillLeased(st, "the jobs could not be delivered")
 				}
 				return endCommitted(c, st, true, st.Snapshot, err, false)
+			}
+			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
+				// Stopped before its commit (after it, st.Committed, above).
+				return errors.New("plan-retries: interrupted; nothing committed (no hash leased, no jobs written)")
 			}
 			if err != nil {
 				return err
