@@ -206,7 +206,11 @@ func runCapture(c *cli.Context) error {
 	if full != nil {
 		runErr = exitcode.With(exitcode.Partial, fmt.Errorf("capture: stopped early, %v; %d observations kept in %s", fullReason(full), kept, out))
 	} else if interrupted {
-		runErr = exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations committed to %s", st.Observations, out))
+		where := "committed to " + out
+		if out == "-" {
+			where = "written to stdout"
+		}
+		runErr = exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations %s", st.Observations, where))
 	}
 	return writeStatsJSON(c, st, func(reportErr error) error {
 		if reportErr != nil {
