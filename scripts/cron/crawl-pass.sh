@@ -473,9 +473,10 @@ if [ -n "${NOW:-}" ]; then
 	start=$("$IH" clock) || usage "$IH clock: cannot read the wall clock"
 fi
 # A folder the pass cannot make (a read-only or full disk, permissions) is
-# an operational failure, not a usage error: exit 1.
-mkdir -p -- "$DATA" && mkdir -p -- "$DATA/work" "$EXPORT_DIR" || {
-	log "cannot create $WORK or $EXPORT_DIR: failed (exit 1): stopping"
+# an operational failure, not a usage error: exit 1, on one line that
+# says why (mkdir's and bash's own lines went before it).
+why=$(mkdir -p -- "$DATA" 2>&1 && mkdir -p -- "$DATA/work" "$EXPORT_DIR" 2>&1) || {
+	log "cannot create $WORK or $EXPORT_DIR (${why//$'\n'/; }): failed (exit 1): stopping"
 	exit 1
 }
 # One pass at a time over DATA_DIR, whatever runs it (cron's flock -n, or
@@ -485,8 +486,8 @@ mkdir -p -- "$DATA" && mkdir -p -- "$DATA/work" "$EXPORT_DIR" || {
 # passes at once shared a folder in the same second (one's capture,
 # locked out, removed the file the other's capture wrote), or marked the
 # other's empty, still written file applied.
-exec {passlock}>>"$DATA/work/.pass.lock" || {
-	log "cannot open $DATA/work/.pass.lock: failed (exit 1): stopping"
+why=$({ : >>"$DATA/work/.pass.lock"; } 2>&1) && exec {passlock}>>"$DATA/work/.pass.lock" || {
+	log "cannot open $DATA/work/.pass.lock (${why##*: }): failed (exit 1): stopping"
 	exit 1
 }
 flock -n "$passlock" || {

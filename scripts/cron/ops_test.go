@@ -165,19 +165,51 @@ func TestCrawlPassKeep(t *testing.T) {
 }
 
 // A DATA_DIR the pass cannot make its folders in (here DATA_DIR/work is a
-// file; a read-only disk or permissions likewise) is an operational
-// failure, exit 1, not a usage error (2); nothing runs.
+// file; a read-only disk or permissions likewise), or whose
+// work/.pass.lock it cannot open, is an operational failure, exit 1, not a
+// usage error (2); nothing runs, and the log has one line, saying why
+// (mkdir's or bash's own line went before it).
 func TestCrawlPassUnwritableData(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "ds")
-	if err := os.Mkdir(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(data, "work"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	log := runPass(t, data, "w1", "1s", 1)
-	if !strings.Contains(log, "crawl-pass w1: cannot create "+filepath.Join(data, "work", "w1")) || strings.Contains(log, "capture: ") {
-		t.Errorf("the log does not say the pass folder cannot be created, or a step ran:\n%s", log)
+	for _, tt := range []struct {
+		name, block string   // block: made a file, or (ending in /) a folder
+		want        []string // in the line, in order (mkdir's words differ on the BSDs)
+	}{
+		{"work is a file", "work", []string{"cannot create WORK/w1 or DATA/export (mkdir: ", "WORK", "File exists): failed (exit 1)"}},
+		{"the pass lock is a folder", "work/.pass.lock/", []string{"cannot open WORK/.pass.lock (Is a directory): failed (exit 1)"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			p := filepath.Join(data, strings.TrimSuffix(tt.block, "/"))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if strings.HasSuffix(tt.block, "/") {
+				err = os.Mkdir(p, 0o755)
+			} else {
+				err = os.WriteFile(p, nil, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := runPass(t, data, "w1", "1s", 1)
+			want := strings.NewReplacer("WORK", filepath.Join(data, "work"), "DATA", data).Replace(strings.Join(tt.want, "\x00"))
+			lines := strings.Split(strings.TrimSuffix(log, "\n"), "\n")
+			rest, ok := lines[0], len(lines) == 1
+			for i, part := range strings.Split(want, "\x00") {
+				if i == 0 {
+					part = "crawl-pass w1: " + part
+				}
+				if at := strings.Index(rest, part); at >= 0 {
+					rest = rest[at+len(part):]
+				} else {
+					ok = false
+				}
+			}
+			if !ok {
+				t.Errorf("the log is not one line saying %q:\n%s", strings.Split(want, "\x00"), log)
+			}
+		})
 	}
 }
 
