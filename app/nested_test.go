@@ -55,9 +55,11 @@ func TestNestedDataRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "jobs.parquet")); err == nil {
 		t.Fatal("plan-retries wrote its -o")
 	}
-	// A reader says there is no dataset there, as for any other folder.
+	// A reader says there is no dataset there, as for any other folder,
+	// and names the one it lies in.
 	_, stderr, code := runMain(t, "status", "--data", inbox)
-	if want := "infohash: status: dataset: " + inbox + ": not an infohash dataset (no CURRENT file)\n"; code != 2 || stderr != want {
+	if want := "infohash: status: dataset: " + inbox + ": not an infohash dataset (no CURRENT file); it lies inside the dataset " + data +
+		": give that folder\n"; code != 2 || stderr != want {
 		t.Fatalf("status: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }

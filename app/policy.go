@@ -145,7 +145,10 @@ func showable(data string) error {
 		return nil
 	}
 	err := dataset.Creatable(data)
-	if errors.Is(err, dataset.ErrNotEmpty) || errors.As(err, new(*dataset.NestedError)) {
+	if nested, ok := errors.AsType[*dataset.NestedError](err); ok {
+		return exitcode.BadInput(fmt.Errorf("policy show: dataset: %s: %w; it lies inside the dataset %s: give that folder", data, dataset.ErrNotDataset, nested.Outer))
+	}
+	if errors.Is(err, dataset.ErrNotEmpty) {
 		return exitcode.BadInput(fmt.Errorf("policy show: dataset: %s: %w", data, dataset.ErrNotDataset))
 	}
 	if err != nil {

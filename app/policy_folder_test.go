@@ -105,10 +105,11 @@ func TestPolicyShowFolders(t *testing.T) {
 		entries []string // made in it first (a trailing / makes a folder)
 		set     string   // policy set first: PATH=VALUE
 		refused bool
+		inside  string // refused, naming the dataset it lies in
 		shows   string // in the JSON shown
 	}{
 		{name: "user files", entries: []string{"notes.txt", "Documents/"}, refused: true},
-		{name: "inside a dataset", dir: filepath.Join(dataset, "inbox"), refused: true},
+		{name: "inside a dataset", dir: filepath.Join(dataset, "inbox"), refused: true, inside: dataset},
 		{name: "empty", shows: `"jitter": 0.2,`},
 		{name: "crawl-pass folders", entries: []string{"work/", ".pass.lock"}, shows: `"jitter": 0.2,`},
 		{name: "policy set first", set: "jitter=0.3", shows: `"jitter": 0.3,`},
@@ -141,6 +142,9 @@ func TestPolicyShowFolders(t *testing.T) {
 			out, stderr, code := runMain(t, "policy", "show", "--data", data)
 			if tc.refused {
 				want := "infohash: policy show: dataset: " + data + ": not an infohash dataset (no CURRENT file)\n"
+				if tc.inside != "" {
+					want = strings.TrimSuffix(want, "\n") + "; it lies inside the dataset " + tc.inside + ": give that folder\n"
+				}
 				if code != 2 || stderr != want || out != "" {
 					t.Fatalf("exit %d, stderr %q, stdout %q; want 2 and %q", code, stderr, out, want)
 				}

@@ -82,11 +82,15 @@ var ErrNoFolder = errors.New("the folder does not exist")
 
 // notDataset is the bad-input error for a dir that holds no dataset:
 // ErrNoFolder if dir does not exist (or a part of its path is a file),
-// ErrNotDataset otherwise.
+// ErrNotDataset otherwise; naming the dataset dir lies in, if any.
 func notDataset(dir string) error {
 	why := ErrNotDataset
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		why = ErrNoFolder
+	}
+	if outer, ok := Nested(dir); ok {
+		// --data DIR/state for DIR, say: name the folder meant.
+		return exitcode.BadInput(fmt.Errorf("dataset: %s: %w; it lies inside the dataset %s: give that folder", dir, why, outer))
 	}
 	return exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, why))
 }

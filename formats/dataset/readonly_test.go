@@ -155,22 +155,39 @@ func TestNoFolderOrNoDataset(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	ds := filepath.Join(t.TempDir(), "ds")
+	d, err := Open(context.Background(), ds, OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
 	tests := []struct {
 		name, dir string
 		want      error
+		also      string // in the message too
 	}{
-		{"missing", filepath.Join(root, "typo"), ErrNoFolder},
-		{"under a file", filepath.Join(file, "ds"), ErrNoFolder},
-		{"empty folder", root, ErrNotDataset},
+		{"missing", filepath.Join(root, "typo"), ErrNoFolder, ""},
+		{"under a file", filepath.Join(file, "ds"), ErrNoFolder, ""},
+		{"empty folder", root, ErrNotDataset, ""},
+		// --data DIR/state for DIR: say which folder was meant.
+		{"inside a dataset", filepath.Join(ds, "manifests"), ErrNotDataset, "; it lies inside the dataset " + ds + ": give that folder"},
+		{"missing inside a dataset", filepath.Join(ds, "stat"), ErrNoFolder, "; it lies inside the dataset " + ds + ": give that folder"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, rerr := OpenReadOnly(tt.dir)
-			_, werr := Open(context.Background(), tt.dir, OpenOptions{})
-			for _, err := range []error{rerr, werr} {
-				if !errors.Is(err, tt.want) || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.dir) {
-					t.Fatalf("got %v (exit %d), want %v naming %s, exit 2", err, exitcode.Of(err), tt.want, tt.dir)
+			for _, err := range []error{rerr} {
+				if !errors.Is(err, tt.want) || exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), tt.dir+":") ||
+					!strings.Contains(err.Error(), tt.also) {
+					t.Fatalf("got %v (exit %d), want %v naming %s (and %q), exit 2", err, exitcode.Of(err), tt.want, tt.dir, tt.also)
 				}
+			}
+			if tt.also != "" {
+				return // writers refuse a folder inside a dataset before this (NestedError)
+			}
+			_, werr := Open(context.Background(), tt.dir, OpenOptions{})
+			if !errors.Is(werr, tt.want) || exitcode.Of(werr) != exitcode.Usage || !strings.Contains(werr.Error(), tt.dir) {
+				t.Fatalf("got %v (exit %d), want %v naming %s, exit 2", werr, exitcode.Of(werr), tt.want, tt.dir)
 			}
 		})
 	}
