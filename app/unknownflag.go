@@ -23,12 +23,22 @@ func unknownFlag(name string, c *cli.Command, line []string, err error) error {
 	}
 	typed := strings.TrimLeft(strings.TrimPrefix(msg, prefix), "-")
 	hint, shown := "", asTyped(typed, line)
-	if short, value, ok := joinedShort(typed, c); ok && !strings.HasPrefix(shown, "--") {
+	if h, ok := notHere[name+" --"+typed]; ok {
+		hint = h + "; "
+	} else if short, value, ok := joinedShort(typed, c); ok && !strings.HasPrefix(shown, "--") {
 		hint = fmt.Sprintf("-%s takes its value as a separate word: -%s %s; ", short, short, value)
 	} else if best := closestFlag(typed, c); best != "" {
 		hint = "did you mean --" + best + "? "
 	}
 	return fmt.Errorf("%s: unknown flag %s (%sinfohash %s --help lists them)", name, shown, hint, name)
+}
+
+// notHere says why a command lacks a flag its neighbours in a pass take,
+// and what to give instead: fetch --data was refused with a guess of
+// --deadline.
+var notHere = map[string]string{
+	"fetch --data": "fetch takes no dataset: it reads JOBS and writes results, which merge --data DIR applies; " +
+		"--dht-state DIR/dht-state shares capture's DHT state",
 }
 
 // asTyped writes flag with the dashes the user gave it in line ("-fcsv"

@@ -23,6 +23,9 @@ func TestUnknownFlag(t *testing.T) {
 		{[]string{"export", "--fcsv"}, "export: unknown flag --fcsv (infohash export --help lists them)"},
 		{[]string{"export", "-datax"}, "export: unknown flag -datax (did you mean --data?"},
 		{[]string{"policy", "set", "-dta=x"}, "policy set: unknown flag -dta (did you mean --data?"},
+		// A flag of the pass's other steps: say what the command takes instead.
+		{[]string{"fetch", "--data", "d", "-o", "-", "x"}, "fetch: unknown flag --data (fetch takes no dataset: it reads JOBS and writes results, " +
+			"which merge --data DIR applies; --dht-state DIR/dht-state shares capture's DHT state; infohash fetch --help lists them)"},
 	} {
 		stdout, stderr, code := runMain(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
