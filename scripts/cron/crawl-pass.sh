@@ -328,10 +328,12 @@ trap 'forward INT' INT
 trap 'forward TERM' TERM
 
 # reap PID: wait for PID to end, whatever signals come meanwhile, and
-# return its exit status (bash keeps it for a later wait).
+# return its exit status (bash keeps it for a later wait). wait's stderr
+# is bash's notice of a step killed by a signal ("line N: PID Killed
+# ..."), which run says itself, once, in a line of the pass's.
 reap() {
 	local n rc
-	while n=$nsig; wait "$1"; rc=$?; [ "$n" != "$nsig" ]; do :; done
+	while n=$nsig; wait "$1" 2>/dev/null; rc=$?; [ "$n" != "$nsig" ]; do :; done
 	return $rc
 }
 

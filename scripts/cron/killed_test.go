@@ -54,6 +54,7 @@ func TestCrawlPassCaptureKilled(t *testing.T) {
 			if got := p.wait(t); got != 1 || !strings.Contains(p.log.String(), "capture: killed by SIGKILL") {
 				t.Fatalf("pass a1: exit %d, want 1 saying capture was killed; log:\n%s", got, p.log)
 			}
+			noJobNotice(t, p.log.String())
 			if !exists(obs) || exists(obs+".applied") {
 				t.Fatalf("a1 left no unapplied observations; log:\n%s", p.log)
 			}
@@ -149,6 +150,7 @@ func TestCrawlPassFetchKilled(t *testing.T) {
 	if got := p.wait(t); got != 1 || !strings.Contains(p.log.String(), "fetch: killed by SIGKILL") {
 		t.Fatalf("pass f1: exit %d, want 1 saying fetch was killed; log:\n%s", got, p.log)
 	}
+	noJobNotice(t, p.log.String())
 	got := resultsIn(t, res)
 	if len(got) < 2 || len(got) >= 6 {
 		t.Fatalf("%d results reached the file, want some but not all 6", len(got))
@@ -269,4 +271,14 @@ func stateColumn(t *testing.T, data, col string) map[string]string {
 		out[h] = vals[i]
 	}
 	return out
+}
+
+// noJobNotice fails if log holds bash's own notice of a step killed by a
+// signal ("crawl-pass.sh: line 334: 1234 Killed  \"$@\" > \"$out\""):
+// the pass's line ("STEP: killed by SIGKILL ...") says it once.
+func noJobNotice(t *testing.T, log string) {
+	t.Helper()
+	if m := regexp.MustCompile(`(?m)^.*\d+ Killed\s.*$`).FindString(log); m != "" {
+		t.Errorf("the log holds bash's job notice %q besides the pass's line:\n%s", m, log)
+	}
 }
