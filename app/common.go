@@ -104,7 +104,11 @@ func checkReportPath(name string) func(*cli.Context, string) error {
 			}
 			return nil
 		case c.String("output") == "-":
-			return badFlag(c, "--%s -: the command's data goes to stdout (-o -); name a file for one of them", name)
+			how := "-o -"
+			if !c.IsSet("output") {
+				how = "no -o FILE given" // export's default
+			}
+			return badFlag(c, "--%s -: the command's data goes to stdout (%s); name a file for one of them", name, how)
 		case c.Command != nil && reportsOnStdout[c.Command.Name]:
 			return badFlag(c, "--%s -: %s prints its report on stdout; name a file", name, c.Command.Name)
 		case c.String("stats-json") == "-" && c.String("metrics-file") == "-":
