@@ -113,3 +113,65 @@ func TestProvenBadOtherFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestProvenBadNotReactivated: a sighting is no news about metadata that
+// bad_metadata.sources distinct peers have proven bad, whichever failure
+// came last. Such a hash most often fails "rejected" next (its known bad
+// sources, still penalised, are all fetch finds), a class the reactivation
+// rule lists: that must not pull its long wait (7d, 30d from a third
+// source) forward at every sighting, which would retry it weekly until a
+// success. A cold one sighted is just hot again; one bad source alone
+// (not proven) is still reactivated.
+func TestProvenBadNotReactivated(t *testing.T) {
+	p := Default()
+	proven := []string{"hash_mismatch", "hash_mismatch"}
+	tests := []struct {
+		name       string
+		prior      []string // each from a distinct source
+		last       string
+		cold       bool
+		wantPulled bool
+	}{
+		{name: "rejected after two sources", prior: proven, last: "rejected"},
+		{name: "no_peers after two sources", prior: proven, last: "no_peers"},
+		{name: "timeout after three sources", prior: append(slices.Clone(proven), "invalid_metadata"), last: "timeout"},
+		{name: "connect_failed after two too_large", prior: []string{"too_large", "too_large"}, last: "connect_failed"},
+		{name: "cold, rejected after two sources", prior: proven, last: "rejected", cold: true},
+		{name: "rejected after one source", prior: proven[:1], last: "rejected", wantPulled: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newState(3)
+			now := t0
+			for _, c := range tt.prior {
+				if err := ApplyFailure(p, &st, c, now, true); err != nil {
+					t.Fatal(err)
+				}
+				now = st.NextRetry
+			}
+			// Then the last failure, until the wait is long enough to be
+			// dormant (one source: its schedule's steps).
+			for st.LastFailure != tt.last || st.NextRetry-st.LastAttempt < 2*day {
+				if err := ApplyFailure(p, &st, tt.last, now, false); err != nil {
+					t.Fatal(err)
+				}
+				now = st.NextRetry
+			}
+			if tt.cold {
+				st.Tier = schema.TierCold
+			}
+			before := st
+			seen := st.LastAttempt + day
+			got := Reactivate(p, &st, seen)
+			pulled := st.NextRetry != before.NextRetry
+			if pulled != tt.wantPulled || (st.Reactivated != 0) != tt.wantPulled {
+				t.Errorf("bad_metadata %d, last failure %s, waiting %v: a sighting a day after the attempt moved next_retry by %v (reactivated_at %d), want moved: %v",
+					st.BadMetadata, st.LastFailure, time.Duration(before.NextRetry-before.LastAttempt)*time.Millisecond,
+					time.Duration(before.NextRetry-st.NextRetry)*time.Millisecond, st.Reactivated, tt.wantPulled)
+			}
+			if got != (tt.wantPulled || tt.cold) || st.Tier != schema.TierHot {
+				t.Errorf("Reactivate = %v, tier %s; want %v, hot", got, st.Tier, tt.wantPulled || tt.cold)
+			}
+		})
+	}
+}

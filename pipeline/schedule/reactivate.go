@@ -14,7 +14,10 @@ import (
 //
 // A hash qualifies when it is dormant (cold, or failed with a last failure
 // in p.Reactivation.Classes and a scheduled wait of at least
-// p.Reactivation.DormantAfter), the sighting is fresh (after the last
+// p.Reactivation.DormantAfter, unless proven bad: p.BadMetadata.Sources
+// peers have served bad metadata since the last success, and a sighting
+// is no news about that, whichever failure came last), the sighting is
+// fresh (after the last
 // attempt, which already saw the swarm as it was) and the hash was not
 // reactivated within p.Reactivation.MinInterval. Then a cold hash is made
 // hot, and a failed one in Classes has next_retry pulled to observedAt +
@@ -24,7 +27,7 @@ import (
 // MinInterval runs from it) and, if p.Reactivation.ResetSchedule, the
 // backoff step returns to 0. A cold hash whose retry does not move (its
 // class is not in Classes, or it is already due sooner) is just hot
-// again: its reactivated_at and step stay, and it is planned as a retry
+// again (so is a proven-bad one): its reactivated_at and step stay, and it is planned as a retry
 // when due. A lease is left alone: the hash is planned once it ends.
 //
 // It reports whether the state changed (pulled forward, made hot, or
@@ -38,7 +41,7 @@ func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 	r := p.Reactivation
 	cold := st.Tier == schema.TierCold
 	failed := st.MetadataStatus == schema.StatusFailed && slices.Contains(r.Classes, st.LastFailure) &&
-		st.NextRetry-st.LastAttempt >= millis(r.DormantAfter)
+		st.BadMetadata < p.BadMetadata.Sources && st.NextRetry-st.LastAttempt >= millis(r.DormantAfter)
 	switch {
 	case !cold && !failed,
 		observedAt <= st.LastAttempt,
