@@ -74,7 +74,8 @@ type PeerPenaltyRule struct {
 // [0, Spread) (never later than it was) and makes the hash hot again. Dormant means cold, or failed with a last
 // failure listed in Classes and scheduled to wait at least DormantAfter
 // after its last attempt (hashes early in their schedule are retried soon
-// anyway); only a failure listed in Classes is pulled forward, and only a
+// anyway), unless proven bad (BadMetadataRule: a sighting is no news about
+// its metadata); only a failure listed in Classes is pulled forward, and only a
 // hash pulled forward counts as reactivated (reactivated_at, the job
 // reason; a cold hash otherwise just turns hot, see Reactivate). A hash is
 // reactivated at most once per MinInterval: a hash that
