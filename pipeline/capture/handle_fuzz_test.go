@@ -23,7 +23,7 @@ func fuzzNode(t testing.TB) *node {
 	t.Cleanup(func() { sock.Close() })
 	o, _ := checkOptions(testOptions())
 	o.BatchSize = 1 << 30 // never flush; the test empties the batch
-	r := &runner{opts: o, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 1)}
+	r := &runner{opts: o, tokens: newTokens(time.Now()), replies: newReplyLimiter(), batches: make(chan []schema.Observation, 1)}
 	n := &node{r: r, id: [20]byte{7}, sock: sock, pipe: newPipeConn(sock), fwd: rate.NewLimiter(0, 0)}
 	n.tbl.Store(newTable(nil))
 	r.crawler = newCrawler(r, []*node{n}, 0, 1)

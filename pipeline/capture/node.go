@@ -45,7 +45,6 @@ type node struct {
 	lastStr   string
 	recent    [256][20]byte         // recently announced hashes, for our own BEP 51 replies
 	sampled   map[[20]byte]struct{} // the samples of the reply being recorded (crawler.deliver)
-	replies   *replyLimiter         // replies per address
 	peers     peerStore             // announced peers, for get_peers "values"
 	values    []byte
 	now       time.Time // the packet being handled's arrival
@@ -253,13 +252,10 @@ func (n *node) fail(m *krpc.Msg, from netip.AddrPort, why string) {
 }
 
 // send writes a reply (or an error reply) to to, unless that address
-// has had its share of replies (see replyLimiter).
+// has had its share of the run's replies (see replyLimiter).
 func (n *node) send(b []byte, to netip.AddrPort) {
 	n.out = b
-	if n.replies == nil {
-		n.replies = newReplyLimiter()
-	}
-	if !n.replies.allow(to.Addr(), n.now) {
+	if !n.r.replies.allow(to.Addr(), n.now) {
 		n.r.c.repliesLimited.Add(1)
 		return
 	}

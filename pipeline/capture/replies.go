@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/infohash/infohash/internal/reach"
@@ -18,21 +19,25 @@ import (
 // an address that sends more than 5 queries a second
 // (dht_block_ratelimit); capture still reads and records every query,
 // but replies to one public address at most replyRate times a second
-// (bursts of replyBurst). Loopback and private addresses are not
+// (bursts of replyBurst), over all of a run's nodes: they share one
+// limiter, so --node-ids K does not make K times the replies (each
+// node's own bucket let a flood sent to all K ports draw K × 20 a
+// second). Loopback and private addresses are not
 // limited: a forged flood cannot come from there, and the benchmark's
 // load generator sends 50,000 queries a second from 127.0.0.1.
 const (
 	replyRate  = 20
 	replyBurst = 40
-	replySlots = 1 << 13 // 128 KB per node
+	replySlots = 1 << 13 // 128 KB per run
 )
 
 // replyLimiter is a token bucket per slot; the addresses that hash to a
 // slot share it (a slot is busy only when its addresses are, on average
-// 1/replySlots of the traffic). It is owned by a node's read loop.
+// 1/replySlots of the traffic). A run's nodes share it (runner.replies).
 type replyLimiter struct {
 	key   uint32 // odd: the multiplier of the address's slot hash
 	limit func(netip.Addr) bool
+	mu    sync.Mutex // the read loops of all nodes reply through it
 	slots [replySlots]struct {
 		tokens float64
 		last   int64 // Unix ns of the last refill
@@ -49,6 +54,8 @@ func (l *replyLimiter) allow(a netip.Addr, now time.Time) bool {
 		return true
 	}
 	a4 := a.Unmap().As4()
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	s := &l.slots[(binary.BigEndian.Uint32(a4[:])*l.key)>>(32-13)]
 	t := now.UnixNano()
 	// A slot never used has last 0: it refills to the burst.

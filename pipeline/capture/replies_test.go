@@ -44,37 +44,60 @@ func TestReplyLimiter(t *testing.T) {
 	}
 }
 
-// TestRepliesAreBoundedPerAddress: a node reads and records every query
+// TestRepliesAreBoundedPerAddress: a run reads and records every query
 // of a flood from one address but answers only its share (it answered
-// them all: a reflector for floods with a forged source). The limiter
-// is made to limit loopback here, which it leaves alone in a run.
+// them all: a reflector for floods with a forged source), over all its
+// nodes: a flood sent to each of K nodes' ports got K times the share
+// when each node had its own limiter. The limiter is made to limit
+// loopback here, which it leaves alone in a run.
 func TestRepliesAreBoundedPerAddress(t *testing.T) {
-	n := fuzzNode(t)
-	n.replies = newReplyLimiter()
-	n.replies.limit = func(netip.Addr) bool { return true }
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
+	for _, nodes := range []int{1, 2, 4} {
+		t.Run(fmt.Sprintf("%d nodes", nodes), func(t *testing.T) {
+			ns := []*node{fuzzNode(t)}
+			for range nodes - 1 {
+				ns = append(ns, siblingNode(t, ns[0]))
+			}
+			ns[0].r.replies.limit = func(netip.Addr) bool { return true }
+			c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			from := c.LocalAddr().(*net.UDPAddr).AddrPort()
+			now := time.Now()
+			const flood = 100
+			recorded := 0
+			for _, n := range ns {
+				for i := range flood {
+					n.handle(krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)), from, now)
+				}
+				recorded += len(n.batch)
+			}
+			got := 0
+			buf := make([]byte, 1500)
+			for {
+				c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+				if _, err := c.Read(buf); err != nil {
+					break
+				}
+				got++
+			}
+			st := ns[0].r.c.stats()
+			all := nodes * flood
+			if got != replyBurst || st.RepliesLimited != int64(all-replyBurst) || recorded != all {
+				t.Fatalf("%d replies, replies_limited %d, %d observations; want %d, %d, %d",
+					got, st.RepliesLimited, recorded, replyBurst, all-replyBurst, all)
+			}
+		})
 	}
-	defer c.Close()
-	from := c.LocalAddr().(*net.UDPAddr).AddrPort()
-	now := time.Now()
-	const flood = 100
-	for i := range flood {
-		n.handle(krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)), from, now)
-	}
-	got := 0
-	buf := make([]byte, 1500)
-	for {
-		c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		if _, err := c.Read(buf); err != nil {
-			break
-		}
-		got++
-	}
-	st := n.r.c.stats()
-	if got != replyBurst || st.RepliesLimited != flood-replyBurst || len(n.batch) != flood {
-		t.Fatalf("%d replies, replies_limited %d, %d observations; want %d, %d, %d",
-			got, st.RepliesLimited, len(n.batch), replyBurst, flood-replyBurst, flood)
-	}
+}
+
+// siblingNode is another node of n's run, on a socket of its own.
+func siblingNode(t *testing.T, n *node) *node {
+	t.Helper()
+	sib := fuzzNode(t)
+	sib.r = n.r
+	sib.id[0] = byte(7 + len(n.r.crawler.nodes))
+	n.r.crawler.nodes = append(n.r.crawler.nodes, sib)
+	return sib
 }

@@ -49,6 +49,7 @@ type runner struct {
 	booted  atomic.Int32
 	asked   atomic.Int32
 	tokens  *tokens
+	replies *replyLimiter // replies per address, over all nodes
 	crawler *crawler
 	// reach is where queries may go (see internal/reach); the zero value,
 	// public addresses only, is that of a run on the Internet.
@@ -84,8 +85,8 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	r := &runner{opts: opts, tokens: newTokens(time.Now()), batches: make(chan []schema.Observation, 64),
-		reach: reach.For(opts.Listen, boot)}
+	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(),
+		batches: make(chan []schema.Observation, 64), reach: reach.For(opts.Listen, boot)}
 	seed := rand.Uint64()
 	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
