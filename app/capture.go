@@ -40,7 +40,11 @@ announce_peer (with the announced port) and for every sample of an active
 BEP 51 sample_infohashes walk, which samples a node again only after the
 interval it asks for (clamped to 60s-21600s, 1s-21600s for a node on
 loopback or a private network; 21600s, BEP 51's maximum, when it gives
-none) and falls back to find_node where a node answers 204.
+none) and falls back to find_node where a node answers 204. The nodes
+answer queries as BEP 5 and BEP 51 nodes do, at most 20 replies a second
+to one public address (all nodes together: forged floods are not
+reflected), and hand out in "nodes" only nodes that answered one of the
+run's queries (a query's source may be forged).
 
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
 with -o - (refused when stdout is a terminal). An -o FILE that exists is

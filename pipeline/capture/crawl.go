@@ -89,10 +89,11 @@ const (
 )
 
 type remote struct {
-	id    [20]byte
-	state uint8
-	fails uint8
-	next  time.Time // a BEP 51 node's: not sampled again before (see resting)
+	id       [20]byte
+	state    uint8
+	fails    uint8
+	answered bool      // a response to one of our queries came from it, with id (see confirmedOnly)
+	next     time.Time // a BEP 51 node's: not sampled again before (see resting)
 }
 
 type pending struct {
@@ -328,6 +329,7 @@ func (c *crawler) deliver(n *node, m *krpc.Msg, from netip.AddrPort, now time.Ti
 			c.mu.Unlock()
 			return
 		}
+		rm.answered = m.Y == krpc.Response
 	}
 	parseCompact(m.Nodes[:min(len(m.Nodes), maxContactsPerReply*26)], func(ct contact) { c.add(ct.Addr, ct.ID[:]) })
 	var samples []byte

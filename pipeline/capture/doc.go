@@ -6,7 +6,9 @@
 // a schema.Observation:
 //
 //   - passively, from incoming get_peers and announce_peer queries (with
-//     the announced port), answered as a well-behaved node would;
+//     the announced port), answered as a well-behaved node would (replies
+//     bounded per address, naming only nodes that answered the run: see
+//     replies.go and confirm.go);
 //   - actively, by a BEP 51 sample_infohashes walk over the nodes it
 //     learns of, sampling each again only after the interval it asks for
 //     (clamped to [60 s, 21600 s], [1 s, 21600 s] for a loopback or

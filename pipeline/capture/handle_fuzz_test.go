@@ -26,6 +26,7 @@ func fuzzNode(t testing.TB) *node {
 	r := &runner{opts: o, tokens: newTokens(time.Now()), replies: newReplyLimiter(), batches: make(chan []schema.Observation, 1)}
 	n := &node{r: r, id: [20]byte{7}, sock: sock, pipe: newPipeConn(sock), fwd: rate.NewLimiter(0, 0)}
 	n.tbl.Store(newTable(nil))
+	n.good.Store(newTable(nil))
 	r.crawler = newCrawler(r, []*node{n}, 0, 1)
 	return n
 }

@@ -24,15 +24,16 @@ const libraryQueryRate = 200
 // flushEvery bounds how long an observation waits in a node's batch.
 const flushEvery = 200 * time.Millisecond
 
-// node is one capture DHT node. Everything but tbl is owned by its read
-// loop.
+// node is one capture DHT node. Everything but tbl and good is owned by
+// its read loop.
 type node struct {
 	r    *runner
 	id   [20]byte
 	sock *net.UDPConn
 	pipe *pipeConn
 	srv  *dht.Server
-	tbl  atomic.Pointer[table]
+	tbl  atomic.Pointer[table] // the routing table's nodes in reach
+	good atomic.Pointer[table] // those of them replies hand out (confirm.go)
 	fwd  *rate.Limiter
 	rng  *rand.Rand
 
@@ -150,6 +151,7 @@ func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 		cr.deliver(n, m, from, now)
 		return
 	}
+	n.pipe.asks.reply(from, m)
 	if !n.pipe.push(b, from) {
 		c.libraryDropped.Add(1)
 	}
@@ -168,7 +170,7 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 	// even when the table has none in reach to list (BEP 5 requires it
 	// of find_node, and of a get_peers reply without values).
 	reply := krpc.Reply{ID: n.id[:], HasNodes: mi == mFindNode || mi == mGetPeers || mi == mSampleInfohashes}
-	tbl := n.tbl.Load()
+	tbl := n.good.Load()
 	switch mi {
 	case mPing:
 	case mFindNode:

@@ -23,6 +23,7 @@ type pipeConn struct {
 	reach  reach.Rule // where the library's queries may go
 	in     chan packet
 	queued atomic.Int64 // bytes of the packets in in
+	asks   asks         // the library's queries, to tell which nodes answer (confirm.go)
 	done   chan struct{}
 	once   sync.Once
 }
@@ -78,7 +79,8 @@ func (p *pipeConn) ReadFrom(b []byte) (int, net.Addr, error) {
 
 func (p *pipeConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	var m krpc.Msg
-	if err := krpc.Parse(b, &m); err == nil && m.Y != krpc.Query {
+	err := krpc.Parse(b, &m)
+	if err == nil && m.Y != krpc.Query {
 		return len(b), nil // our read loop answered already
 	}
 	ua, ok := addr.(*net.UDPAddr)
@@ -87,8 +89,13 @@ func (p *pipeConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	}
 	// The library's traversals query every address a reply lists: only
 	// those the run may reach go out (see internal/reach).
-	if ap := ua.AddrPort(); !p.reach.OK(netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())) {
+	ap := ua.AddrPort()
+	ap = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	if !p.reach.OK(ap) {
 		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: reach.ErrUnreachable}
+	}
+	if err == nil {
+		p.asks.sent(ap, m.T, time.Now())
 	}
 	return p.sock.WriteToUDP(b, ua)
 }

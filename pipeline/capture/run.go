@@ -333,6 +333,7 @@ func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, 
 			rng: rand.New(rand.NewPCG(seed, uint64(i)))}
 		n.pipe.reach = r.reach
 		n.tbl.Store(newTable(nil))
+		n.good.Store(newTable(nil))
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
@@ -380,14 +381,18 @@ func (n *node) startLibrary(boot []netip.AddrPort, saved []contact) error {
 var warmCheckAfter = 20 * time.Second
 
 // maintain bootstraps the node, keeps its table snapshot fresh, and
-// bootstraps again when the table runs dry.
+// bootstraps again when the table runs dry: fewer than 8 nodes, or, from
+// warmCheckAfter on, fewer than 8 that replies may hand out (confirm.go):
+// a --passive warm start from a saved table has no walk to confirm them,
+// and handed out none for the whole run.
 func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	start, lastBoot := time.Now(), time.Time{}
 	first := true
 	for {
-		if n.srv.NumNodes() < 8 && time.Since(lastBoot) > 30*time.Second {
+		dry := n.srv.NumNodes() < 8 || (time.Since(start) >= warmCheckAfter && n.good.Load().len() < 8)
+		if dry && time.Since(lastBoot) > 30*time.Second {
 			lastBoot = time.Now()
 			bctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			_, _ = n.srv.BootstrapContext(bctx)
@@ -402,7 +407,9 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 			first = false
 			n.r.bootstrapped()
 		}
-		n.tbl.Store(newTable(inReach(n.r.reach, n.srv.Nodes())))
+		nis := inReach(n.r.reach, n.srv.Nodes())
+		n.tbl.Store(newTable(nis))
+		n.good.Store(newTable(confirmedOnly(nis, &n.pipe.asks, n.r.crawler)))
 		select {
 		case <-ctx.Done():
 			return
