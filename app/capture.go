@@ -82,7 +82,9 @@ clock's pace (TIME + the real time elapsed): it stamps observed_at and the
 default --run-id, so that a pass replayed or simulated with dedup --now
 keeps one clock. --duration and --dht-rate stay in real time.
 
-Counters are logged on stderr when done and written by --stats-json.
+Counters are logged on stderr when done and written by --stats-json;
+socket_dropped counts the packets the kernel dropped because a node fell
+behind (a flood, a slow output): neither recorded nor answered.
 
 ` + exitHelp("capture"),
 		Flags: []cli.Flag{
@@ -204,7 +206,7 @@ func runCapture(c *cli.Context) error {
 	}
 	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", queriesAttr(st.Queries), "malformed", st.Malformed,
-		"sample_responses", st.SampleResponses, "samples", st.Samples,
+		"socket_dropped", st.SocketDropped, "sample_responses", st.SampleResponses, "samples", st.Samples,
 		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "output", out)
 	var runErr error
 	if full != nil {

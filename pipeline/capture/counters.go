@@ -39,7 +39,7 @@ type counters struct {
 	sampleQueries, sampleResponses, sampleUnsupported   atomic.Int64
 	samples, findNodeQueries, queryTimeouts, nodesKnown atomic.Int64
 	distinct, observations, observationsOver            atomic.Int64
-	repliesLimited, libraryDropped                      atomic.Int64
+	repliesLimited, libraryDropped, socketDropped       atomic.Int64
 	queries                                             [len(methods)]atomic.Int64
 }
 
@@ -62,6 +62,7 @@ func (c *counters) stats() Stats {
 		ObservationsOver:  c.observationsOver.Load(),
 		RepliesLimited:    c.repliesLimited.Load(),
 		LibraryDropped:    c.libraryDropped.Load(),
+		SocketDropped:     c.socketDropped.Load(),
 	}
 	for i, m := range methods {
 		s.Queries[m] = c.queries[i].Load()

@@ -51,6 +51,7 @@ type node struct {
 	now       time.Time // the packet being handled's arrival
 	nrecent   int
 	lastFlush time.Time
+	drops     uint32 // the socket's drops so far, as the kernel last said (drops.go)
 
 	// This node's own counters, for --debug (debugNodes): the run's
 	// counters add up all nodes'.
@@ -71,6 +72,7 @@ const (
 // the socket, see drainQuiet) or the socket is closed.
 func (n *node) serve(stop <-chan struct{}) {
 	buf := make([]byte, 1<<16)
+	oob := make([]byte, oobSpace)
 	var deadline, drainEnd time.Time
 	draining := false
 	n.lastFlush = time.Now()
@@ -103,7 +105,13 @@ func (n *node) serve(stop <-chan struct{}) {
 			deadline = now.Add(100 * time.Millisecond)
 			n.sock.SetReadDeadline(deadline)
 		}
-		nb, from, err := n.sock.ReadFromUDPAddrPort(buf)
+		nb, oobn, _, from, err := n.sock.ReadMsgUDPAddrPort(buf, oob)
+		if oobn > 0 {
+			if d, ok := dropsIn(oob[:oobn]); ok && d != n.drops {
+				n.r.c.socketDropped.Add(int64(d - n.drops)) // uint32: the kernel's count wraps
+				n.drops = d
+			}
+		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
 				if draining {

@@ -89,6 +89,7 @@ type Stats struct {
 	RepliesLimited    int64            `json:"replies_limited"` // queries read and recorded, not answered: their address had its share
 	Responses         int64            `json:"responses_in"`
 	LibraryDropped    int64            `json:"library_dropped"` // packets for the routing-table library its queue had no room for (pipeconn.go)
+	SocketDropped     int64            `json:"socket_dropped"`  // packets the kernel dropped, the nodes' receive buffers full: never read nor recorded (drops.go)
 	SampleQueries     int64            `json:"sample_queries_sent"`
 	SampleResponses   int64            `json:"sample_responses"`
 	SampleUnsupported int64            `json:"sample_unsupported"`

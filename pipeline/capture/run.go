@@ -327,6 +327,7 @@ func openNodes(r *runner, listen string, ids [][20]byte, seed uint64) ([]*node, 
 			return nil, fmt.Errorf("capture: listening on %s: %w", addr, err)
 		}
 		_ = sock.SetReadBuffer(8 << 20)
+		countDrops(sock)
 		_ = sock.SetWriteBuffer(4 << 20)
 		n := &node{r: r, id: id, sock: sock, pipe: newPipeConn(sock),
 			fwd: rate.NewLimiter(libraryQueryRate, libraryQueryRate/10),
