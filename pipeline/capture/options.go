@@ -98,7 +98,7 @@ type Stats struct {
 	QueryTimeouts     int64            `json:"query_timeouts"`
 	NodesKnown        int64            `json:"nodes_known"`
 	RoutingTable      int              `json:"routing_table_nodes"`
-	DistinctHashes    int64            `json:"distinct_hashes"` // of the observations the output took (not a refused batch's)
+	DistinctHashes    int64            `json:"distinct_hashes"` // of the observations the output took (not a refused batch's); past 65,536 an estimate (distinct.go)
 	Observations      int64            `json:"observations_written"`
 	ObservationsOver  int64            `json:"observations_over_limit"`
 	Seconds           float64          `json:"seconds"`

@@ -9,15 +9,11 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 )
 
-// maxDistinct bounds the set used to count distinct hashes; past it the
-// count stops growing (and says so by being exactly this number).
-const maxDistinct = 8 << 20
-
 // write moves batches into the sink until r.batches is closed, enforcing
 // MaxObservations; it stops the run (cancel) when the limit is reached or
 // the sink fails, and keeps draining so no node blocks.
 func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
-	seen := make(map[[20]byte]struct{})
+	seen := newDistinctCounter()
 	var err error
 	limit := r.opts.MaxObservations
 	for batch := range r.batches {
@@ -42,13 +38,9 @@ func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
 			taken = 0
 		}
 		for i := range batch[:taken] { // only hashes the output kept
-			if len(seen) < maxDistinct {
-				if _, ok := seen[batch[i].InfoHash]; !ok {
-					seen[batch[i].InfoHash] = struct{}{}
-					r.c.distinct.Add(1)
-				}
-			}
+			seen.add(batch[i].InfoHash)
 		}
+		r.c.distinct.Store(seen.count())
 		if werr != nil {
 			err = fmt.Errorf("capture: writing observations: %w", werr)
 			cancel(errSink)

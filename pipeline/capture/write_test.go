@@ -1,7 +1,11 @@
 package capture
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -75,5 +79,67 @@ func TestWriteCountsOnlyKeptHashes(t *testing.T) {
 				t.Errorf("distinct_hashes %d; want %d, the distinct hashes of the %d rows kept", got, tt.wantDistinct, len(sink.rows))
 			}
 		})
+	}
+}
+
+// TestDistinctCounter: distinct_hashes is exact up to exactDistinct
+// hashes, then an estimate within 2% (its sketch a fixed 64 KiB, where
+// the exact set it replaced grew by about 80 bytes a hash, to 650 MB).
+func TestDistinctCounter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := newDistinctCounter()
+	var h [20]byte
+	n := 0
+	for _, at := range []int{1, 1000, exactDistinct, exactDistinct + 1, 100_000, 300_000, 1 << 20, 3 << 20} {
+		for ; n < at; n++ {
+			binary.LittleEndian.PutUint64(h[:], rng.Uint64())
+			d.add(h)
+			if n%3 == 0 {
+				d.add(h) // seen again: counts once
+			}
+		}
+		got := d.count()
+		if at <= exactDistinct && got != int64(at) {
+			t.Errorf("%d hashes: counted %d, want exactly %d", at, got, at)
+		}
+		if off := math.Abs(float64(got-int64(at))) / float64(at); off > 0.02 {
+			t.Errorf("%d hashes: estimated %d, %.2f%% off", at, got, 100*off)
+		}
+	}
+	if d.exact != nil || len(d.regs) != hllRegisters {
+		t.Fatalf("past %d hashes: exact set of %d, %d registers; want none, %d", exactDistinct, len(d.exact), len(d.regs), hllRegisters)
+	}
+}
+
+type discardSink struct{}
+
+func (discardSink) Write([]schema.Observation) error { return nil }
+
+// TestDistinctCountIsBounded: counting the distinct hashes of a flood of
+// 500,000 distinct ones allocates a bounded sketch, not a set of them all
+// (which took about 80 bytes a hash, 650 MB at its old bound).
+func TestDistinctCountIsBounded(t *testing.T) {
+	const total, batch = 500_000, 4096
+	r := &runner{opts: DefaultOptions(), batches: make(chan []schema.Observation, total/batch+1)}
+	for i := 0; i < total; i += batch {
+		b := make([]schema.Observation, min(batch, total-i))
+		for j := range b {
+			binary.LittleEndian.PutUint64(b[j].InfoHash[:], uint64(i+j)*0x9E3779B97F4A7C15)
+		}
+		r.batches <- b
+	}
+	close(r.batches)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := r.write(discardSink{}, func(error) {}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	got := r.c.stats().DistinctHashes
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("counting %d distinct hashes allocated %d MB, want at most 16", total, alloc>>20)
+	}
+	if off := math.Abs(float64(got-total)) / total; off > 0.02 {
+		t.Errorf("distinct_hashes %d of %d: %.2f%% off", got, total, 100*off)
 	}
 }
