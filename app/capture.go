@@ -42,8 +42,8 @@ interval it asks for (clamped to 60s-21600s, 1s-21600s for a node on
 loopback or a private network; 21600s, BEP 51's maximum, when it gives
 none) and falls back to find_node where a node answers 204. The nodes
 answer queries as BEP 5 and BEP 51 nodes do, at most 20 replies a second
-to one public address (all nodes together: forged floods are not
-reflected), and hand out in "nodes" only nodes that answered one of the
+to one address (all nodes together: forged floods are not reflected; but
+loopback, and a private range the run was pointed into), and hand out in "nodes" only nodes that answered one of the
 run's queries (a query's source may be forged).
 
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout

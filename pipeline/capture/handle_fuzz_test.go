@@ -10,6 +10,7 @@ import (
 
 	"github.com/infohash/infohash/formats/krpc"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // fuzzNode is a node with a real loopback socket and a crawler, but no
@@ -23,7 +24,7 @@ func fuzzNode(t testing.TB) *node {
 	t.Cleanup(func() { sock.Close() })
 	o, _ := checkOptions(testOptions())
 	o.BatchSize = 1 << 30 // never flush; the test empties the batch
-	r := &runner{opts: o, tokens: newTokens(time.Now()), replies: newReplyLimiter(), batches: make(chan []schema.Observation, 1)}
+	r := &runner{opts: o, tokens: newTokens(time.Now()), replies: newReplyLimiter(reach.Rule{Loopback: true}), batches: make(chan []schema.Observation, 1)}
 	n := &node{r: r, id: [20]byte{7}, sock: sock, pipe: newPipeConn(sock), fwd: rate.NewLimiter(0, 0)}
 	n.tbl.Store(newTable(nil))
 	n.good.Store(newTable(nil))

@@ -22,9 +22,14 @@ import (
 // (bursts of replyBurst), over all of a run's nodes: they share one
 // limiter, so --node-ids K does not make K times the replies (each
 // node's own bucket let a flood sent to all K ports draw K × 20 a
-// second). Loopback and private addresses are not
-// limited: a forged flood cannot come from there, and the benchmark's
-// load generator sends 50,000 queries a second from 127.0.0.1.
+// second). Loopback is not limited: no other host can send from it (the
+// kernel drops such packets), and the benchmark's load generator sends
+// 50,000 queries a second from 127.0.0.1. Private addresses are not
+// limited in a run pointed into a private range (internal/reach: its own
+// network); in any other run they are, as public ones: a packet from the
+// Internet can carry a forged private source (Linux's default loose
+// reverse-path filter lets it in), and the replies went, unbounded, into
+// the host's provider network.
 const (
 	replyRate  = 20
 	replyBurst = 40
@@ -44,8 +49,19 @@ type replyLimiter struct {
 	}
 }
 
-func newReplyLimiter() *replyLimiter {
-	return &replyLimiter{key: rand.Uint32() | 1, limit: func(a netip.Addr) bool { return reach.ClassOf(a) == reach.Public }}
+// newReplyLimiter bounds the replies of a run whose queries go where
+// reachable says.
+func newReplyLimiter(reachable reach.Rule) *replyLimiter {
+	limit := func(a netip.Addr) bool {
+		switch reach.ClassOf(a) {
+		case reach.Loopback:
+			return false
+		case reach.Private:
+			return !reachable.Private
+		}
+		return true
+	}
+	return &replyLimiter{key: rand.Uint32() | 1, limit: limit}
 }
 
 // allow reports whether a reply may go to a at now, and takes its token.

@@ -8,38 +8,49 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 func TestReplyLimiter(t *testing.T) {
-	l := newReplyLimiter()
-	l.key = 1 // slot = the address's top 13 bits
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	count := func(addr string, n int, at time.Time) int {
-		ok := 0
-		for range n {
-			if l.allow(netip.MustParseAddr(addr), at) {
-				ok++
-			}
-		}
-		return ok
-	}
-	steps := []struct {
+	type step struct {
 		name string
 		addr string
 		at   time.Duration
 		want int // of 1000 replies
-	}{
-		{"a flood at a public address: the burst", "198.51.100.7", 0, replyBurst},
-		{"the same address 500 ms later: 10 more", "198.51.100.7", 500 * time.Millisecond, replyRate / 2},
-		{"another public address, another slot: its own burst", "8.8.8.8", 500 * time.Millisecond, replyBurst},
-		{"loopback: not limited", "127.0.0.1", 500 * time.Millisecond, 1000},
-		{"private: not limited", "192.168.1.5", 500 * time.Millisecond, 1000},
-		{"the first address after a quiet minute: the burst again", "198.51.100.7", time.Minute, replyBurst},
-		{"a clock stepped back: no tokens made", "198.51.100.7", 0, 0},
 	}
-	for _, s := range steps {
-		if got := count(s.addr, 1000, t0.Add(s.at)); got != s.want {
-			t.Errorf("%s: %d of 1000 replies allowed, want %d", s.name, got, s.want)
+	for _, run := range []struct {
+		name  string
+		reach reach.Rule
+		steps []step
+	}{
+		{"a run on the Internet", reach.Rule{}, []step{
+			{"a flood at a public address: the burst", "198.51.100.7", 0, replyBurst},
+			{"the same address 500 ms later: 10 more", "198.51.100.7", 500 * time.Millisecond, replyRate / 2},
+			{"another public address, another slot: its own burst", "8.8.8.8", 500 * time.Millisecond, replyBurst},
+			{"loopback: not limited", "127.0.0.1", 500 * time.Millisecond, 1000},
+			{"private (may be forged): the burst", "192.168.1.5", 500 * time.Millisecond, replyBurst},
+			{"carrier-grade NAT (may be forged): the burst", "100.64.0.9", 500 * time.Millisecond, replyBurst},
+			{"the first address after a quiet minute: the burst again", "198.51.100.7", time.Minute, replyBurst},
+			{"a clock stepped back: no tokens made", "198.51.100.7", 0, 0},
+		}},
+		{"a run pointed into a private range", reach.Rule{Private: true}, []step{
+			{"private: not limited", "192.168.1.5", 0, 1000},
+			{"public: the burst", "198.51.100.7", 0, replyBurst},
+		}},
+	} {
+		l := newReplyLimiter(run.reach)
+		l.key = 1 // slot = the address's top 13 bits
+		for _, s := range run.steps {
+			ok := 0
+			for range 1000 {
+				if l.allow(netip.MustParseAddr(s.addr), t0.Add(s.at)) {
+					ok++
+				}
+			}
+			if ok != s.want {
+				t.Errorf("%s: %s: %d of 1000 replies allowed, want %d", run.name, s.name, ok, s.want)
+			}
 		}
 	}
 }

@@ -85,8 +85,9 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(),
-		batches: make(chan []schema.Observation, 64), reach: reach.For(opts.Listen, boot)}
+	rule := reach.For(opts.Listen, boot)
+	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(rule),
+		batches: make(chan []schema.Observation, 64), reach: rule}
 	seed := rand.Uint64()
 	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
