@@ -393,8 +393,14 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 	start, lastBoot := time.Now(), time.Time{}
 	first := true
 	for {
-		dry := n.srv.NumNodes() < 8 || (time.Since(start) >= warmCheckAfter && n.good.Load().len() < 8)
-		if dry && time.Since(lastBoot) > 30*time.Second {
+		warm := time.Since(start) >= warmCheckAfter
+		if first && warm && lastBoot.IsZero() {
+			// A warm start from saved contacts skipped the bootstrap:
+			// they have had as long to answer as routers would.
+			first = false
+			n.r.bootstrapped()
+		}
+		if dry := n.srv.NumNodes() < 8 || (warm && n.good.Load().len() < 8); dry && time.Since(lastBoot) > 30*time.Second {
 			lastBoot = time.Now()
 			bctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 			_, _ = n.srv.BootstrapContext(bctx)
@@ -403,11 +409,6 @@ func (n *node) maintain(ctx context.Context, boot []netip.AddrPort) {
 				first = false
 				n.r.bootstrapped()
 			}
-		} else if first && time.Since(start) >= warmCheckAfter {
-			// A warm start from saved contacts skipped the bootstrap:
-			// they have had as long to answer as routers would.
-			first = false
-			n.r.bootstrapped()
 		}
 		nis := inReach(n.r.reach, n.srv.Nodes())
 		n.tbl.Store(newTable(nis))
