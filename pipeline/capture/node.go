@@ -226,8 +226,12 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 			return
 		}
 		n.record(m.InfoHash, schema.SourceAnnouncePeer, m.ID, from, int32(port), now)
-		if port > 0 { // stored to be handed out: one nobody can dial is not
-			n.peers.add([20]byte(m.InfoHash), netip.AddrPortFrom(from.Addr(), uint16(port)), now)
+		// Stored to be handed out: not one nobody can dial, nor one out
+		// of the run's reach (a LAN neighbour's, in a run on the
+		// Internet, as the table's nodes are not: replies told the
+		// Internet of private addresses to dial).
+		if peer := netip.AddrPortFrom(from.Addr(), uint16(port)); port > 0 && n.r.reach.OK(peer) {
+			n.peers.add([20]byte(m.InfoHash), peer, now)
 		}
 	case mSampleInfohashes:
 		if m.Target == nil {

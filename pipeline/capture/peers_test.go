@@ -12,6 +12,7 @@ import (
 	"github.com/anacrolix/torrent/bencode"
 
 	ikrpc "github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // TestGetPeersReturnsAnnouncedPeers: a peer announced to a node is in
@@ -100,4 +101,56 @@ func TestPeerStore(t *testing.T) {
 			t.Errorf("%d hashes stored; want %d, the first gone, the last there", len(s.m), maxStoredHashes)
 		}
 	})
+}
+
+// TestStoredPeersAreInReach: a node hands out in "values" only peers it
+// would dial itself (internal/reach): an announce from a private or
+// loopback address, in a run that does not reach that range, is recorded
+// but not handed to whoever asks (the Internet learnt of LAN peers).
+func TestStoredPeersAreInReach(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		reach reach.Rule
+		want  int // values in the get_peers reply
+	}{
+		{"a run on the Internet", reach.Rule{}, 0},
+		{"a run pointed into loopback", reach.Rule{Loopback: true}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n := fuzzNode(t)
+			n.r.reach = tt.reach
+			c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			from := c.LocalAddr().(*net.UDPAddr).AddrPort()
+			now := time.Now()
+			tok := n.r.tokens.make(now, from.Addr())
+			n.handle(ikrpc.AppendAnnouncePeer(nil, []byte("a1"), peerID, hashN(1), 51413, tok[:]), from, now)
+			n.handle(ikrpc.AppendGetPeers(nil, []byte("g1"), peerID, hashN(1)), from, now)
+			buf := make([]byte, 1<<16)
+			for {
+				c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				nb, err := c.Read(buf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m krpc.Msg
+				if err := bencode.Unmarshal(buf[:nb], &m); err != nil || m.R == nil {
+					t.Fatalf("reply %q: %v", buf[:nb], err)
+				}
+				if m.T != "g1" {
+					continue
+				}
+				if len(m.R.Values) != tt.want {
+					t.Fatalf("values %v, want %d", m.R.Values, tt.want)
+				}
+				break
+			}
+			if len(n.batch) != 2 || n.batch[0].PeerPort != 51413 {
+				t.Fatalf("observations %+v, want the announce (port 51413) and the get_peers", n.batch)
+			}
+		})
+	}
 }
