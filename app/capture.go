@@ -42,9 +42,10 @@ interval it asks for (clamped to 60s-21600s, 1s-21600s for a node on
 loopback or a private network; 21600s, BEP 51's maximum, when it gives
 none) and falls back to find_node where a node answers 204. The nodes
 answer queries as BEP 5 and BEP 51 nodes do, at most 20 replies a second
-to one address (all nodes together: forged floods are not reflected; but
-loopback, and a private range the run was pointed into), and hand out in "nodes" only nodes that answered one of the
-run's queries (a query's source may be forged).
+to one address (all nodes together, so that forged floods are not
+reflected; loopback, and a private range the run was pointed into, are
+not limited), and hand out in "nodes" only nodes that answered one of
+the run's queries (a query's source may be forged).
 
 Output is a Parquet file of observations, or an Arrow IPC stream on stdout
 with -o - (refused when stdout is a terminal). An -o FILE that exists is
@@ -85,6 +86,8 @@ keeps one clock. --duration and --dht-rate stay in real time.
 Counters are logged on stderr when done and written by --stats-json;
 socket_dropped counts the packets the kernel dropped because a node fell
 behind (a flood, a slow output): neither recorded nor answered.
+distinct_hashes is exact up to 65,536 hashes, an estimate (within about
+2%) past that.
 
 ` + exitHelp("capture"),
 		Flags: []cli.Flag{
