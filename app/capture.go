@@ -156,10 +156,8 @@ func runCapture(c *cli.Context) error {
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
-	if err := checkNotReplacing(c); err != nil {
-		return err
-	}
-	hold, err := holdStream("capture", out, c.App.Writer)
+	// The stage's output: -o FILE.arrows is "-o -" into FILE (openOutput).
+	stdout, stageOut, hold, err := openOutput(c, "capture", c.App.Writer)
 	if err != nil {
 		return err
 	}
@@ -169,8 +167,8 @@ func runCapture(c *cli.Context) error {
 	var kept int64
 	var saver stateSaver
 	o.StateSaver = saver.set
-	err = deliver(c.Context, "capture", out, c.App.Writer, func(dst output) error {
-		w, err := rowio.CreateWith[schema.Observation](dst.open, out, dst.stdout)
+	err = deliver(c.Context, "capture", stageOut, stdout, func(dst output) error {
+		w, err := createObservations(dst, stageOut, out)
 		if err != nil {
 			return fmt.Errorf("capture: %w", err)
 		}
@@ -201,8 +199,8 @@ func runCapture(c *cli.Context) error {
 		// routing tables do not depend on the output, and are saved.
 		saver.run("capture")
 	}
-	if err == nil {
-		err = hold.close("capture")
+	if herr := hold.close("capture"); err == nil {
+		err = herr
 	}
 	if err != nil {
 		return err
@@ -216,8 +214,11 @@ func runCapture(c *cli.Context) error {
 		runErr = exitcode.With(exitcode.Partial, fmt.Errorf("capture: stopped early, %v; %d observations kept in %s", fullReason(full), kept, out))
 	} else if interrupted {
 		where := "committed to " + out
-		if out == "-" {
+		switch {
+		case out == "-":
 			where = "written to stdout"
+		case stageOut == "-": // a stream, written as it came
+			where = "written to " + out
 		}
 		runErr = exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations %s", st.Observations, where))
 	}
@@ -227,6 +228,16 @@ func runCapture(c *cli.Context) error {
 		}
 		return runErr
 	})
+}
+
+// createObservations opens capture's output: the stage's (stageOut), or
+// for -o FILE.arrows the stream into FILE (stdout, as openOutput left it),
+// its errors naming FILE.
+func createObservations(dst output, stageOut, out string) (*rowio.Writer[schema.Observation], error) {
+	if stageOut != out {
+		return rowio.NewArrowWriter[schema.Observation](out, dst.stdout), nil
+	}
+	return rowio.CreateWith[schema.Observation](dst.open, stageOut, dst.stdout)
 }
 
 // fullReason is what a *rowio.FullError in err says, without the

@@ -222,16 +222,15 @@ func runFetch(c *cli.Context) error {
 			"metadata_memory", o.MetadataMemory, "max_metadata_size", o.MaxMetadataSize)
 	}
 	o.Logger = slog.Default()
+	var hold *streamHold
 	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
 		return usageError(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
 	}
 	if err := checkDataOutput(c, "Arrow"); err != nil {
 		return err
 	}
-	if err := checkNotReplacing(c); err != nil {
-		return err
-	}
-	hold, err := holdStream("fetch", o.Output, o.Stdout)
+	// -o FILE.arrows is "-o -" into FILE (openOutput).
+	o.Stdout, o.Output, hold, err = openOutput(c, "fetch", o.Stdout)
 	if err != nil {
 		return err
 	}

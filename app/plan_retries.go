@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -138,6 +139,11 @@ only the best --limit candidates in memory.
 			o.Data, o.Output, o.Stdout = data, c.String("output"), c.App.Writer
 			if err := checkDataOutput(c, "Arrow"); err != nil {
 				return err
+			}
+			if out := c.String("output"); isStreamName(out) && !fsutil.WrittenInPlace(out) {
+				return usageError(fmt.Errorf("plan-retries: -o %s: a jobs file is Parquet, written whole before the leases are "+
+					"committed and renamed into place after (an Arrow stream written into FILE as it goes would leave a cut, "+
+					"unrecoverable jobs file with its hashes leased); name it .parquet, or stream the jobs: -o - | infohash fetch -", out))
 			}
 			if err := checkNotReplacing(c); err != nil {
 				return err

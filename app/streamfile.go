@@ -4,7 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -20,8 +26,12 @@ import (
 const streamSync = time.Second
 
 // streamHold is the lock and periodic fsync of the regular file that
-// stdout is redirected to (fsutil.HoldStream); nil otherwise.
-type streamHold struct{ s *fsutil.StreamFile }
+// stdout is redirected to (fsutil.HoldStream), or of the -o FILE that
+// openStreamOutput opened (own, closed with it); nil otherwise.
+type streamHold struct {
+	s   *fsutil.StreamFile
+	own *os.File
+}
 
 // holdStream locks and syncs stdout when out is "-" and stdout is a
 // regular file: while the command writes into it, dedup and merge leave
@@ -31,12 +41,18 @@ func holdStream(cmd, out string, stdout io.Writer) (*streamHold, error) {
 	if out != "-" {
 		return nil, nil
 	}
-	s, err := fsutil.HoldStream(stdout, streamSync)
+	return lockStream(cmd+": stdout", stdout)
+}
+
+// lockStream is holdStream of w, whatever out is; what begins its errors
+// ("capture: stdout", "capture: -o").
+func lockStream(what string, w io.Writer) (*streamHold, error) {
+	s, err := fsutil.HoldStream(w, streamSync)
 	if errors.Is(err, fsutil.ErrStreamHeld) {
-		return nil, exitcode.With(exitcode.Locked, fmt.Errorf("%s: stdout: %w", cmd, err))
+		return nil, exitcode.With(exitcode.Locked, fmt.Errorf("%s: %w", what, err))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: stdout: %w", cmd, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return &streamHold{s: s}, nil
 }
@@ -47,8 +63,94 @@ func (h *streamHold) close(cmd string) error {
 	if h == nil {
 		return nil
 	}
-	if err := h.s.Close(); err != nil {
+	err := h.s.Close()
+	if h.own != nil {
+		if cerr := h.own.Close(); err == nil && cerr != nil {
+			return fmt.Errorf("%s: %w", cmd, cerr)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmd, err) // it names the file
+		}
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("%s: stdout: %w", cmd, err)
 	}
 	return nil
+}
+
+// isStreamName reports whether -o FILE names an Arrow IPC stream file:
+// its name ends in .arrows or .arrow, in any case. capture and fetch write
+// such a FILE as they write -o - redirected to it (openStreamOutput).
+func isStreamName(out string) bool {
+	ext := strings.ToLower(filepath.Ext(out))
+	return out != "-" && (ext == ".arrows" || ext == ".arrow")
+}
+
+// openOutput opens the data output of capture or fetch (cmd) before the
+// run: -o - is stdout, locked and synced by holdStream when it is a
+// regular file. -o FILE named as an Arrow stream (isStreamName), and not
+// a FIFO or device, is opened here and written as -o - redirected to it
+// would be: it returns the file as the stage's stdout and "-" as its
+// output. Any other -o FILE is the stage's to open (a Parquet file),
+// after checkNotReplacing. The hold's close ends it all.
+func openOutput(c *cli.Context, cmd string, stdout io.Writer) (io.Writer, string, *streamHold, error) {
+	out := c.String("output")
+	if !isStreamName(out) || fsutil.WrittenInPlace(out) {
+		if err := checkNotReplacing(c); err != nil {
+			return nil, "", nil, err
+		}
+		hold, err := holdStream(cmd, out, stdout)
+		return stdout, out, hold, err
+	}
+	f, hold, err := openStreamOutput(c, cmd, out)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, "-", hold, nil
+}
+
+// openStreamOutput opens -o FILE, an Arrow stream file, as the shell does
+// for "-o - > FILE", and holds it as holdStream does stdout: its lock,
+// taken before FILE is emptied (a second writer exits 75, leaving the
+// first one's stream whole), and its fsync every streamSync. An existing
+// FILE is refused (exit 2) unless --replace; one another writer holds is
+// exit 75 either way (it is in use, not only there).
+func openStreamOutput(c *cli.Context, cmd, out string) (*os.File, *streamHold, error) {
+	if who, busy := fsutil.Writing(out); busy {
+		return nil, nil, exitcode.With(exitcode.Locked, fmt.Errorf("%s: -o %s: %w (%s): it is being written", cmd, out, fsutil.ErrStreamHeld, who))
+	}
+	if err := checkNotReplacing(c); err != nil {
+		return nil, nil, err
+	}
+	flags := os.O_WRONLY | os.O_CREATE
+	if !c.Bool("replace") {
+		flags |= os.O_EXCL // made meanwhile: refused as checkNotReplacing would
+	}
+	_, statErr := os.Stat(out)
+	f, err := os.OpenFile(out, flags, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, nil, exitcode.BadInput(fmt.Errorf("%s: -o %s exists: give --replace to write over it", cmd, out))
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	made := errors.Is(statErr, fs.ErrNotExist)
+	hold, err := lockStream(cmd+": -o", f)
+	if err == nil {
+		err = f.Truncate(0) // the lock is ours: what another run wrote is not read now
+		if err != nil {
+			hold.close(cmd)
+			err = fmt.Errorf("%s: %w", cmd, err)
+		}
+	}
+	if err != nil {
+		f.Close()
+		if made {
+			os.Remove(out)
+		}
+		return nil, nil, err
+	}
+	hold.own = f
+	return f, hold, nil
 }
