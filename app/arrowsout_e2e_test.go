@@ -31,8 +31,10 @@ var arrowMagic = []byte{0xff, 0xff, 0xff, 0xff}
 // buffer (complete once it has exited).
 func fedCapture(t *testing.T, bin, addr string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"capture", "--bootstrap", "", "--passive", "--dht-listen", addr,
-		"--dht-state", filepath.Join(t.TempDir(), "state")}, args...)...)
+	if !slices.Contains(args, "--dht-state") {
+		args = append(args, "--dht-state", filepath.Join(t.TempDir(), "state"))
+	}
+	cmd := exec.Command(bin, append([]string{"capture", "--bootstrap", "", "--passive", "--dht-listen", addr}, args...)...)
 	pr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -348,5 +350,20 @@ func wholeBatchRows(t *testing.T, path string) int {
 		if err != nil {
 			return n
 		}
+	}
+}
+
+// TestCaptureArrowsNothingWritten: a capture -o FILE.arrows that ends
+// before writing anything (its --dht-state in use: exit 75) leaves no
+// FILE, which the next run would refuse as existing.
+func TestCaptureArrowsNothingWritten(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	fedCapture(t, bin, freeUDPPort(t), "--dht-state", state, "--duration", "2m", "-o", filepath.Join(dir, "a.arrows"))
+	out := filepath.Join(dir, "b.arrows")
+	runBin(t, bin, 75, "capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--dht-state", state, "-o", out)
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("capture that wrote nothing left %s: %v", out, err)
 	}
 }

@@ -199,7 +199,7 @@ func runCapture(c *cli.Context) error {
 		// routing tables do not depend on the output, and are saved.
 		saver.run("capture")
 	}
-	if herr := hold.close("capture"); err == nil {
+	if herr := hold.close("capture", err); err == nil {
 		err = herr
 	}
 	if err != nil {

@@ -247,7 +247,7 @@ func runFetch(c *cli.Context) error {
 		return exitcode.With(exitcode.Interrupted,
 			fmt.Errorf("%w; the leased jobs whose rows did not get through stay leased until their lease ends", err))
 	}
-	if herr := hold.close("fetch"); err == nil || exitcode.Of(err) == exitcode.Partial || exitcode.Of(err) == exitcode.Interrupted {
+	if herr := hold.close("fetch", err); err == nil || exitcode.Of(err) == exitcode.Partial || exitcode.Of(err) == exitcode.Interrupted {
 		// What reached the file is not sure to be on disk: a failure
 		// (exit 1) outranks a partial or interrupted run's status.
 		if herr != nil {

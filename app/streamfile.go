@@ -29,8 +29,9 @@ const streamSync = time.Second
 // stdout is redirected to (fsutil.HoldStream), or of the -o FILE that
 // openStreamOutput opened (own, closed with it); nil otherwise.
 type streamHold struct {
-	s   *fsutil.StreamFile
-	own *os.File
+	s    *fsutil.StreamFile
+	own  *os.File
+	made bool // own is a new file, removed if nothing was written to it
 }
 
 // holdStream locks and syncs stdout when out is "-" and stdout is a
@@ -59,9 +60,19 @@ func lockStream(what string, w io.Writer) (*streamHold, error) {
 
 // close fsyncs the file once more and drops its lock: nil, or the error
 // of a failed fsync (exit 1: what reached the file may not be on disk).
-func (h *streamHold) close(cmd string) error {
+// runErr is how the run ended: a new -o FILE of a run refused (exit 2:
+// bad input; 75: its --dht-state in use), or that wrote nothing, is
+// removed, as its Parquet file would not be kept, and the next run
+// would refuse it as existing.
+func (h *streamHold) close(cmd string, runErr error) error {
 	if h == nil {
 		return nil
+	}
+	if h.made {
+		fi, err := h.own.Stat()
+		if code := exitcode.Of(runErr); code == exitcode.Usage || code == exitcode.Locked || (err == nil && fi.Size() == 0) {
+			os.Remove(h.own.Name())
+		}
 	}
 	err := h.s.Close()
 	if h.own != nil {
@@ -140,7 +151,7 @@ func openStreamOutput(c *cli.Context, cmd, out string) (*os.File, *streamHold, e
 	if err == nil {
 		err = f.Truncate(0) // the lock is ours: what another run wrote is not read now
 		if err != nil {
-			hold.close(cmd)
+			hold.close(cmd, nil)
 			err = fmt.Errorf("%s: %w", cmd, err)
 		}
 	}
@@ -151,6 +162,6 @@ func openStreamOutput(c *cli.Context, cmd, out string) (*os.File, *streamHold, e
 		}
 		return nil, nil, err
 	}
-	hold.own = f
+	hold.own, hold.made = f, made
 	return f, hold, nil
 }
