@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -365,5 +367,63 @@ func TestCaptureArrowsNothingWritten(t *testing.T) {
 	runBin(t, bin, 75, "capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--dht-state", state, "-o", out)
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("capture that wrote nothing left %s: %v", out, err)
+	}
+}
+
+// TestCaptureArrowsFullDisk: an Arrow stream written into a file (-o
+// FILE.arrows, or -o - > FILE) reserves its disk space ahead of its
+// batches as a Parquet -o FILE does: on a disk that fills up, capture
+// stops, ends the stream after the batches that fit and exits 3 with one
+// line naming the file and the rows kept; dedup applies them all, the
+// stream whole (no batch cut mid-message, exit 0).
+func TestCaptureArrowsFullDisk(t *testing.T) {
+	bin := infohashBinary(t)
+	for _, tc := range []struct{ name, redirect, where string }{
+		{"-o FILE.arrows", `-o "$MNT/obs.arrows"`, `\S+/obs\.arrows`},
+		{"-o - > FILE", `-o - >"$MNT/obs.arrows"`, `stdout`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			addr := freeUDPPort(t)
+			// 2 MiB free: 20s of flood do not fit.
+			cmd, stderr, keep := onSmallTmpfs(ctx, t, 2<<20, `"$BIN" capture `+tc.redirect+` --bootstrap "" --passive \
+	--dht-listen "$ADDR" --duration 20s --dht-state "$KEEP/state"
+rc=$?; cp "$MNT/obs.arrows" "$KEEP/" 2>/dev/null; (exit $rc)`, "ADDR="+addr)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			fctx, stop := context.WithCancel(ctx)
+			go flood(fctx, addr)
+			code := exitCode(cmd.Wait())
+			stop()
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			last := lines[len(lines)-1]
+			m := regexp.MustCompile(`^infohash: capture: stopped early, no room left for more rows: ` + tc.where +
+				`: reserving \d+ bytes: no space left on device; (\d+) observations kept in ` + tc.where + `$`).FindStringSubmatch(last)
+			if code != 3 || m == nil {
+				t.Fatalf("exit %d, last line %q; want exit 3 and one line naming the full disk and the rows kept; stderr:\n%s", code, last, stderr)
+			}
+			out := filepath.Join(keep, "obs.arrows")
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := rowio.OpenArrow[schema.Observation](out, bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.RequireEndMarker()
+			rows, err := r.ReadAll()
+			if err != nil {
+				t.Fatalf("%s is not a whole Arrow stream: %v", out, err)
+			}
+			if fmt.Sprint(len(rows)) != m[1] || len(rows) < 1000 {
+				t.Fatalf("the file holds %d rows, the message says %s (want at least 1000)", len(rows), m[1])
+			}
+			if msg := runDedup(t, bin, filepath.Join(t.TempDir(), "ds"), out); !strings.Contains(msg, " observations="+m[1]+" ") {
+				t.Fatalf("dedup did not apply the %s observations kept:\n%s", m[1], msg)
+			}
+		})
 	}
 }

@@ -26,9 +26,10 @@ func captureCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "capture",
 		Usage: "run DHT nodes and record the infohashes they hear of",
-		UsageText: `infohash capture [--duration D] [--node-ids K] [--data DIR] -o FILE|-
+		UsageText: `infohash capture [--duration D] [--node-ids K] [--data DIR] -o FILE|FILE.arrows|-
 
    infohash capture --duration 10m -o observations.parquet
+   infohash capture --duration 10m -o observations.arrows   # an Arrow stream, written as it comes: a kill -9 loses at most 1s
    infohash capture --duration 10m --data /srv/ih -o - | infohash dedup --data /srv/ih -
    infohash capture --node-ids 4 --dht-listen :6881 --max-observations 1000000 -o obs.parquet
    infohash capture --now 2026-01-02T03:04:05Z --duration 10m -o obs.parquet   # observed_at from 03:04:05Z on
@@ -47,22 +48,26 @@ reflected; loopback, and a private range the run was pointed into, are
 not limited), and hand out in "nodes" only nodes that answered one of
 the run's queries (a query's source may be forged).
 
-Output is a Parquet file of observations, or an Arrow IPC stream on stdout
-with -o - (refused when stdout is a terminal). An -o FILE that exists is
-refused (exit 2) unless --replace is given. Rows reach the file at
+Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
+with -o - (refused when stdout is a terminal), or into FILE with -o FILE
+named *.arrows or *.arrow (any case), written as "-o - > FILE" writes it
+(below). An -o FILE that exists is refused (exit 2) unless --replace is
+given (one a writer holds: exit 75). Rows reach a Parquet file at
 least every 30s, and the file reserves its disk space (fallocate) a few
 MiB ahead of them: when the disk (or quota, or file size limit) has no
 more, the run stops at once and keeps what it had in the file (exit 3,
 one line saying how many; no room to start: exit 1, nothing crawled).
 A write error is still fatal (exit 1, the file not kept). A Parquet file is
 only readable once whole: a kill -9 (or the OOM killer) loses it all.
-With -o - redirected to a file ("-o - > obs.arrows", as crawl-pass.sh
-does), each batch reaches the file within 200ms of its observations and
-the disk (fsync) within 1s more, so a kill -9 loses at most that (a
-machine crash, that second too): dedup applies the file up to its last
-whole batch. While it writes, capture holds the file's flock(2): dedup
-and merge skip the file (exit 3) until capture is done, and a second
-writer redirected to it exits 75. The run stops after
+With -o FILE.arrows, or -o - redirected to a file ("-o - > obs.arrows", as
+crawl-pass.sh does), each batch reaches the file within 200ms of its
+observations and the disk (fsync) within 1s more, so a kill -9 loses at
+most that (a machine crash, that second too): dedup applies the file up to
+its last whole batch. It reserves its disk space ahead of the batches too:
+at a full disk the run stops and ends the stream after the batches that
+fit (exit 3), as above. While it writes, capture holds the file's
+flock(2): dedup and merge skip the file (exit 3) until capture is done,
+and a second writer to it exits 75. The run stops after
 --duration or --max-observations; SIGINT or SIGTERM stops it too, and what
 was received is still written and committed (exit 130). At a stop each
 node goes on reading until its socket has been quiet for 200ms (2s at
@@ -91,7 +96,7 @@ distinct_hashes is exact up to 65,536 hashes, an estimate (within about
 
 ` + exitHelp("capture"),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write observations to `FILE` (Parquet), or - for Arrow IPC on stdout"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write observations to `FILE` (Parquet; an Arrow IPC stream if named *.arrows or *.arrow), or - for Arrow IPC on stdout"},
 			&cli.IntFlag{Name: "node-ids", Value: d.NodeIDs, Usage: "run `K` DHT nodes with IDs spread over the keyspace"},
 			dhtboot.Flag(),
 			&cli.StringFlag{Name: "dht-listen", Aliases: []string{"listen"}, Value: d.Listen, Usage: "UDP `ADDR` of the first node (node i uses port+i; port 0 picks free ports)"},
@@ -211,7 +216,11 @@ func runCapture(c *cli.Context) error {
 		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "output", out)
 	var runErr error
 	if full != nil {
-		runErr = exitcode.With(exitcode.Partial, fmt.Errorf("capture: stopped early, %v; %d observations kept in %s", fullReason(full), kept, out))
+		where := out
+		if out == "-" {
+			where = "stdout"
+		}
+		runErr = exitcode.With(exitcode.Partial, fmt.Errorf("capture: stopped early, %v; %d observations kept in %s", fullReason(full), kept, where))
 	} else if interrupted {
 		where := "committed to " + out
 		switch {

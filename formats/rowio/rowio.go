@@ -41,6 +41,7 @@ type Writer[T any] struct {
 	rb   *array.RecordBuilder
 	pl   *plan
 	meta map[string]string // Arrow schema metadata (SetMetadata)
+	sr   *streamReserve    // the reservations of a stream into a regular file (Reserve)
 	n    int64
 	err  error
 	// finished: Finish wrote the Parquet file out; Close only publishes it.
@@ -126,7 +127,11 @@ func CreateWith[T any](open fsutil.Opener, path string, stdout io.Writer, opts .
 		if stdout == nil {
 			stdout = os.Stdout
 		}
-		return NewArrowWriter[T]("stdout", stdout), nil
+		name := "stdout"
+		if f, ok := stdout.(*os.File); ok && f != os.Stdout && f.Name() != "" {
+			name = f.Name() // a file opened for the stream (-o FILE.arrows)
+		}
+		return NewArrowWriter[T](name, stdout), nil
 	}
 	if open == nil {
 		open = fsutil.CreateOutput
@@ -200,7 +205,12 @@ func (w *Writer[T]) Write(rows []T) error {
 	for i := range rows {
 		w.pl.appendRow(fbs, reflect.ValueOf(&rows[i]).Elem())
 	}
-	return w.writeRecord()
+	err := w.writeRecord()
+	if fe, ok := errors.AsType[*FullError](err); ok {
+		w.n -= int64(len(rows)) // refused whole; Close ends the stream
+		return &FullError{Name: fe.Name, Err: fe.Err}
+	}
+	return err
 }
 
 // flushDue ends the Parquet row group under way once its first row is
@@ -232,6 +242,14 @@ func (w *Writer[T]) writeRecord() error {
 	}
 	if err := w.bw.Flush(); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.name, err)
+		return w.err
+	}
+	if w.sr != nil {
+		err := w.sr.flushBatch()
+		if _, full := errors.AsType[*FullError](err); err != nil && !full {
+			w.err = err
+		}
+		return err
 	}
 	return w.err
 }
@@ -249,16 +267,23 @@ func (w *Writer[T]) fail(err error) error {
 	return w.err
 }
 
-// Reserve makes a Parquet file output (not one written in place, not an
-// Arrow stream: no-ops) reserve its disk space ahead of its rows
+// Reserve makes a Parquet file output (not one written in place: a
+// no-op) reserve its disk space ahead of its rows
 // (fallocate(2); see ParquetWriter's reservation), so that a full disk,
 // quota or file size limit stops Write with an ErrOutputFull before rows
 // that would not fit are taken, and Close can still complete the file
-// with those written. The first reservation is taken now: an error
+// with those written. An Arrow stream written into a regular file
+// reserves ahead of its batches (streamReserve): a batch that does not
+// fit is refused whole, and Close ends the stream after those written;
+// into anything else (a pipe), Reserve is a no-op. The first
+// reservation is taken now: an error
 // (an ErrOutputFull when there is no room) means the output cannot be
 // written at all; the caller aborts it.
 func (w *Writer[T]) Reserve() error {
-	if w.pw == nil || w.file.InPlace() {
+	if w.pw == nil {
+		return w.reserveStream()
+	}
+	if w.file.InPlace() {
 		return nil
 	}
 	return w.pw.startReserving(w.name, w.file)
@@ -334,6 +359,12 @@ func (w *Writer[T]) Close() error {
 	err := w.aw.Close()
 	if ferr := w.bw.Flush(); err == nil {
 		err = ferr
+	}
+	if w.sr != nil {
+		if cerr := w.sr.close(); err == nil {
+			err = cerr
+		}
+		w.sr = nil
 	}
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("%s: %w", w.name, err)
