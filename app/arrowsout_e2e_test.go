@@ -427,3 +427,44 @@ rc=$?; cp "$MNT/obs.arrows" "$KEEP/" 2>/dev/null; (exit $rc)`, "ADDR="+addr)
 		})
 	}
 }
+
+// TestFetchArrowsFullDisk: fetch -o FILE.arrows on a disk that fills up
+// stops as a Parquet -o FILE does: exit 3, one line naming FILE and the
+// rows kept, the stream ended after them.
+func TestFetchArrowsFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	var list strings.Builder
+	for i := range 60000 { // local_error results: ~250 bytes each
+		fmt.Fprintf(&list, "%040x\n", i+1)
+	}
+	jobs := filepath.Join(dir, "jobs.txt")
+	if err := os.WriteFile(jobs, []byte(list.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd, stderr, keep := onSmallTmpfs(ctx, t, 2200000, `"$BIN" fetch --no-dht --dht-listen 127.0.0.1:0 "$JOBS" -o "$MNT/res.arrows"
+rc=$?; cp "$MNT/res.arrows" "$KEEP/" 2>/dev/null; (exit $rc)`, "JOBS="+jobs)
+	code := exitCode(cmd.Run())
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	last := lines[len(lines)-1]
+	m := regexp.MustCompile(`^infohash: fetch: stopped early, no room left for more rows: \S+/res\.arrows: reserving \d+ bytes: ` +
+		`no space left on device; (\d+) rows kept in \S+/res\.arrows \(`).FindStringSubmatch(last)
+	if code != 3 || m == nil {
+		t.Fatalf("exit %d, last line %q; want exit 3 and one line naming the full disk and the rows kept", code, last)
+	}
+	out := filepath.Join(keep, "res.arrows")
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := rowio.OpenArrow[schema.Result](out, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.RequireEndMarker()
+	rows, err := r.ReadAll()
+	if err != nil || fmt.Sprint(len(rows)) != m[1] || len(rows) < 1000 {
+		t.Fatalf("%s: %d rows (%v), the message says %s (want a whole stream of at least 1000)", out, len(rows), err, m[1])
+	}
+}

@@ -20,10 +20,11 @@ func fetchCommand() *cli.Command {
 		Name:      "fetch",
 		Usage:     "fetch and verify torrent metadata (BEP 9) for a batch of jobs",
 		ArgsUsage: "JOBS|-",
-		UsageText: `infohash fetch [flags] JOBS|- -o FILE|-
+		UsageText: `infohash fetch [flags] JOBS|- -o FILE|FILE.arrows|-
 
    infohash plan-retries --data /srv/ih -o - | infohash fetch --dht-state /srv/ih/dht-state - -o - | infohash merge --data /srv/ih -
    infohash fetch jobs.parquet -o results.parquet --concurrency 200 --deadline 50m --stats-json fetch.json
+   infohash fetch jobs.parquet -o results.arrows --deadline 50m   # an Arrow stream, written as it comes: a kill -9 loses at most 2s
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"
    NOW=2026-01-02T03:04:05Z START=$(infohash clock); infohash plan-retries --data /srv/ih --now "$NOW" -o jobs.parquet && infohash fetch --now "$(infohash clock --now "$NOW" --started "$START")" jobs.parquet -o results.parquet && infohash merge --data /srv/ih --now "$(infohash clock --now "$NOW" --started "$START")" results.parquet   # one simulated clock`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
@@ -129,22 +130,26 @@ the signal (a reader that reads nothing, a FIFO that no reader opens), or a seco
 ends the run at once (exit 130): the stream is cut short (the leases of the jobs whose rows
 did not get through run out at lease_until), and the DHT state is saved all the same.
 
-Results are written as they come, in batches at least once a second. An
--o FILE that exists is refused (exit 2) unless --replace is given. -o FILE
-reserves its disk space (fallocate) a few MiB ahead of the results: when
-the disk (or quota, or file size limit) has no more, fetch stops as at a
-signal and keeps the results that fit, with a released row for each leased
-job left (one whose result did not fit included), exit 3; no room to start:
-exit 1, no job attempted. To
--o FILE (Parquet) they are readable only once the file is whole: a kill -9
-(or the OOM killer) loses them all, and their jobs wait for lease_until.
-With -o - redirected to a file ("-o - > results.arrows", as crawl-pass.sh
-does), each batch reaches the file within 1s of its results and the disk
-(fsync) within 1s more, so a kill -9 loses at most that (a machine crash,
-that second too): merge applies the file up to its last whole batch.
-While it writes, fetch holds the file's flock(2): dedup and merge skip
-the file (exit 3) until fetch is done, and a second writer redirected to
-it exits 75.
+Results are written as they come, in batches at least once a second: to
+a Parquet file, or an Arrow IPC stream on stdout with -o - or into FILE
+with -o FILE named *.arrows or *.arrow (any case), written as "-o - >
+FILE" writes it (below). An -o FILE that exists is refused (exit 2)
+unless --replace is given (one a writer holds: exit 75). -o FILE reserves
+its disk space (fallocate) a few MiB ahead of the results: when the disk
+(or quota, or file size limit) has no more, fetch stops as at a signal
+and keeps the results that fit, with a released row for each leased job
+left (one whose result did not fit included), exit 3; no room to start:
+exit 1, no job attempted. To -o FILE (Parquet) they are readable only
+once the file is whole: a kill -9 (or the OOM killer) loses them all, and
+their jobs wait for lease_until. With -o FILE.arrows, or -o - redirected
+to a file ("-o - > results.arrows", as crawl-pass.sh does), each batch
+reaches the file within 1s of its results and the disk (fsync) within 1s
+more, so a kill -9 loses at most that (a machine crash, that second too):
+merge applies the file up to its last whole batch. Its disk space is
+reserved as a Parquet file's, and a full disk ends the stream after the
+batches that fit (exit 3). While it writes, fetch holds the file's
+flock(2): dedup and merge skip the file (exit 3) until fetch is done, and
+a second writer to it exits 75.
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
@@ -166,7 +171,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 
 ` + exitHelp("fetch"),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write results to `FILE` (Parquet) or - (Arrow IPC on stdout, not a terminal)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write results to `FILE` (Parquet; an Arrow IPC stream if named *.arrows or *.arrow) or - (Arrow IPC on stdout, not a terminal)"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable; tried even while the dataset penalises it; its failures are recorded against it as any peer's)"},
 			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; --bootstrap \"\" does so too unless a --dht-state has saved nodes)"},

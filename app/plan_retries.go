@@ -59,7 +59,9 @@ Jobs (info_hash, hash_type, info_hash_v2, attempt, reason
 new|retry|reactivated|cold, lease_id, lease_until, peers, avoid_peers) go
 to a Parquet file, or as an Arrow IPC
 stream to stdout with -o - (refused, before any lease, when stdout is a
-terminal). A job's peers are the peers that announced the hash (the
+terminal); -o FILE named *.arrows or *.arrow is refused (exit 2): a
+stream written into FILE as it goes cannot be published after the commit,
+as below. A job's peers are the peers that announced the hash (the
 state's peers, newest first), less those penalised at --now. A job's
 avoid_peers keeps only the endpoints whose penalty in DIR/peers/ is still
 running at --now: once an endpoint's penalty ends it is tried again. The file also carries, once for all its jobs, every endpoint
@@ -115,7 +117,7 @@ only the best --limit candidates in memory.
 			dataFlag, nowFlagOf("what is due (next_retry <= TIME), live leases and penalties, lease_until, planned_at; " +
 				"it moves no retry time: merge sets next_retry from fetch's attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet), or - for Arrow IPC on stdout (required unless --limit 0)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet; not *.arrows, *.arrow), or - for Arrow IPC on stdout (required unless --limit 0)"},
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs (0: none, a dry run that counts what a pass would find due, the cold window's too, and leases nothing; without -o it writes nothing, with -o no jobs)"},
 			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",
 				DefaultText: fmt.Sprintf("the policy's plan.new_share, %v unless changed", pd.Plan.NewShare)},

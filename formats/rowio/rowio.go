@@ -289,6 +289,10 @@ func (w *Writer[T]) Reserve() error {
 	return w.pw.startReserving(w.name, w.file)
 }
 
+// Name is the output's name in errors: its path, "stdout", or the name
+// of the file a stream on stdout goes into (-o FILE.arrows).
+func (w *Writer[T]) Name() string { return w.name }
+
 // Rows reports how many rows were written.
 func (w *Writer[T]) Rows() int64 { return w.n }
 

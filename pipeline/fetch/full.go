@@ -50,5 +50,5 @@ func closeFull(out *rowio.Writer[schema.Result], opts Options, st Stats, full er
 		return keptReleased(st, opts), fmt.Errorf("fetch: %w", err)
 	}
 	return st, exitcode.With(exitcode.Partial, fmt.Errorf("fetch: stopped early, %w; %d rows kept in %s (%d jobs attempted, %d unfinished, %d leases released)",
-		full, out.Rows(), opts.Output, st.Attempted, st.Unfinished, st.Released))
+		full, out.Rows(), out.Name(), st.Attempted, st.Unfinished, st.Released))
 }
