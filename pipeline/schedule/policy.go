@@ -71,16 +71,19 @@ type PeerPenaltyRule struct {
 
 // ReactivationRule: a sighting of a dormant hash, made after its last
 // attempt, pulls next_retry to observedAt+Delay plus a per-hash offset in
-// [0, Spread) (never later than it was) and makes the hash hot again. Dormant means cold, or failed with a last
-// failure listed in Classes and scheduled to wait at least DormantAfter
-// after its last attempt (hashes early in their schedule are retried soon
-// anyway), unless proven bad (BadMetadataRule: a sighting is no news about
-// its metadata); only a failure listed in Classes is pulled forward, and only a
-// hash pulled forward counts as reactivated (reactivated_at, the job
-// reason; a cold hash otherwise just turns hot, see Reactivate). A hash is
-// reactivated at most once per MinInterval: a hash that
-// is looked up all the time but never served (common for dead torrents)
-// is then tried once per MinInterval rather than on every sighting.
+// [0, Spread) (never later than it was) and makes the hash hot again.
+// Dormant means cold, or scheduled to wait at least DormantAfter after its
+// last attempt (hashes early in their schedule are retried soon anyway)
+// and either failed with a last failure listed in Classes, unless proven
+// bad (BadMetadataRule: a sighting is no news about its metadata), or
+// never tried but deferred (peers_penalised: every peer found was
+// penalised, and a sighting is news that others may be there now); only
+// those are pulled forward, and only a hash pulled forward counts as
+// reactivated (reactivated_at, the job reason; a cold hash otherwise just
+// turns hot, see Reactivate). A hash is reactivated at most once per
+// MinInterval: a hash that is looked up all the time but never served
+// (common for dead torrents) is then tried once per MinInterval rather
+// than on every sighting.
 // ResetSchedule also returns the hash to the first step of its schedule.
 //
 // The default keeps the schedule position (ResetSchedule false): the

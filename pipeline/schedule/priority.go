@@ -8,18 +8,19 @@ import (
 )
 
 // Reason says why a due hash is planned (the job's reason column):
-// cold for the cold tier, new for a never-tried hash, reactivated when a
-// sighting pulled its next_retry forward after its last attempt
-// (reactivated_at, which Reactivate sets only then), retry otherwise; a
-// cold hash a sighting made hot without moving its retry is a retry.
+// cold for the cold tier, reactivated when a sighting pulled its
+// next_retry forward after its last attempt (reactivated_at, which
+// Reactivate sets only then: a failed hash, or a never-tried one merge
+// deferred), new for another never-tried hash, retry otherwise; a cold
+// hash a sighting made hot without moving its retry is a retry (or new).
 func Reason(st *schema.State) string {
 	switch {
 	case st.Tier == schema.TierCold:
 		return schema.ReasonCold
-	case st.MetadataStatus == schema.StatusNew:
-		return schema.ReasonNew
 	case st.Reactivated != 0 && st.Reactivated > st.LastAttempt:
 		return schema.ReasonReactivated
+	case st.MetadataStatus == schema.StatusNew:
+		return schema.ReasonNew
 	}
 	return schema.ReasonRetry
 }

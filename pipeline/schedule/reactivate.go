@@ -12,22 +12,26 @@ import (
 // hash it sees (before or after folding the sighting into last_seen: the
 // rule does not read last_seen). observedAt is the newest sighting.
 //
-// A hash qualifies when it is dormant (cold, or failed with a last failure
-// in p.Reactivation.Classes and a scheduled wait of at least
-// p.Reactivation.DormantAfter, unless proven bad: p.BadMetadata.Sources
-// peers have served bad metadata since the last success, and a sighting
-// is no news about that, whichever failure came last), the sighting is
-// fresh (after the last
-// attempt, which already saw the swarm as it was) and the hash was not
-// reactivated within p.Reactivation.MinInterval. Then a cold hash is made
-// hot, and a failed one in Classes has next_retry pulled to observedAt +
-// p.Reactivation.Delay + ReactivationOffset (never pushed later). Only a
-// hash whose next_retry moved is reactivated: reactivated_at is set to
-// observedAt (so Reason plans it as reactivated, first in its pool, and
-// MinInterval runs from it) and, if p.Reactivation.ResetSchedule, the
-// backoff step returns to 0. A cold hash whose retry does not move (its
-// class is not in Classes, or it is already due sooner) is just hot
-// again (so is a proven-bad one): its reactivated_at and step stay, and it is planned as a retry
+// A hash qualifies when it is dormant (cold; or waiting at least
+// p.Reactivation.DormantAfter after its last attempt, either failed with a
+// last failure in p.Reactivation.Classes, unless proven bad:
+// p.BadMetadata.Sources peers have served bad metadata since the last
+// success, and a sighting is no news about that, whichever failure came
+// last; or never tried yet deferred: merge's peers_penalised deferral,
+// which counts no attempt, leaves a hash new with its last_attempt set,
+// as only a local_error also does, which waits retry_soon), the sighting
+// is fresh (after the last attempt, which already saw the swarm as it
+// was) and the hash was not reactivated within
+// p.Reactivation.MinInterval. Then a cold hash is made hot, and a waiting
+// one (failed in Classes, or deferred) has next_retry pulled to
+// observedAt + p.Reactivation.Delay + ReactivationOffset (never pushed
+// later). Only a hash whose next_retry moved is reactivated:
+// reactivated_at is set to observedAt (so Reason plans it as reactivated,
+// first in its pool, and MinInterval runs from it) and, if
+// p.Reactivation.ResetSchedule, the backoff step returns to 0. A cold
+// hash whose retry does not move (its class is not in Classes, or it is
+// already due sooner) is just hot again (so is a proven-bad one): its
+// reactivated_at and step stay, and it is planned as a retry (or new)
 // when due. A lease is left alone: the hash is planned once it ends.
 //
 // It reports whether the state changed (pulled forward, made hot, or
@@ -40,16 +44,18 @@ import (
 func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
 	r := p.Reactivation
 	cold := st.Tier == schema.TierCold
+	waiting := st.NextRetry-st.LastAttempt >= millis(r.DormantAfter)
 	failed := st.MetadataStatus == schema.StatusFailed && slices.Contains(r.Classes, st.LastFailure) &&
-		st.BadMetadata < p.BadMetadata.Sources && st.NextRetry-st.LastAttempt >= millis(r.DormantAfter)
+		st.BadMetadata < p.BadMetadata.Sources && waiting
+	deferred := st.MetadataStatus == schema.StatusNew && st.LastAttempt != 0 && waiting
 	switch {
-	case !cold && !failed,
+	case !cold && !failed && !deferred,
 		observedAt <= st.LastAttempt,
 		st.Reactivated != 0 && observedAt-st.Reactivated < millis(r.MinInterval):
 		return false
 	}
 	pulled := false
-	if target := observedAt + millis(r.Delay) + ReactivationOffset(p, st); failed && st.NextRetry > target {
+	if target := observedAt + millis(r.Delay) + ReactivationOffset(p, st); (failed || deferred) && st.NextRetry > target {
 		st.NextRetry = target
 		pulled = true
 	}
