@@ -6,8 +6,8 @@
 // One pass streams the hot tier of the state (only the columns planning
 // needs), skipping hashes that are fetched, not yet due, blocklisted or
 // under a live lease, and keeps the best candidates in bounded heaps, one
-// per pool: never-tried hashes (new), failed ones (retry and
-// reactivated), and cold ones met in the budgeted cold sweep (the cold
+// per pool: never-tried hashes (new, and reactivated after a deferral),
+// failed ones (retry and reactivated), and cold ones met in the budgeted cold sweep (the cold
 // files of plan.cold_partitions partitions from a cursor kept in the
 // manifest, which each plan commit moves on; the cold rows merge left in
 // those partitions' hot files too, and only then). Selection is

@@ -18,6 +18,7 @@ type cand struct {
 	hash     schema.Hash
 	hashType int8
 	reason   uint8 // reasonNew, reasonRetry, reasonReactivated or reasonCold
+	pool     uint8 // poolNew, poolRetry or poolCold (poolOf)
 	relet    bool  // its previous lease expired unanswered
 	attempt  int32
 	extra    *candExtra
@@ -30,7 +31,7 @@ type candExtra struct {
 	peers  []string // the state's peers (announced endpoints)
 }
 
-// Reason codes of a cand; pools are indexed by poolOf(code).
+// Reason codes of a cand; its pool is poolOf(code, never tried).
 const (
 	reasonNew uint8 = iota
 	reasonRetry

@@ -20,13 +20,15 @@ const (
 	poolCold
 )
 
-// poolOf is the pool of a reason code: reactivated hashes are retries.
-func poolOf(reason uint8) int {
-	switch reason {
-	case reasonNew:
-		return poolNew
-	case reasonCold:
+// poolOf is the pool of a hash planned for reason: reactivated hashes
+// are retries, but for one never tried (a deferral a sighting pulled
+// forward), which stays in the new pool, as status counts it (kind new).
+func poolOf(reason uint8, never bool) int {
+	switch {
+	case reason == reasonCold:
 		return poolCold
+	case reason == reasonNew, reason == reasonReactivated && never:
+		return poolNew
 	}
 	return poolRetry
 }
@@ -82,7 +84,7 @@ func (ps *pools) add(due [3]int, batch []cand) [3]bar {
 		ps.k[i].limit(c[i])
 	}
 	for i := range batch {
-		ps.k[poolOf(batch[i].reason)].offer(&batch[i])
+		ps.k[batch[i].pool].offer(&batch[i])
 	}
 	var bars [3]bar
 	for i := range ps.k {

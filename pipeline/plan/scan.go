@@ -211,7 +211,7 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile, window bool, w *picker, c 
 		reason = reasonCold
 	}
 	c.Due++
-	pool := poolOf(reason)
+	pool := poolOf(reason, st.MetadataStatus == schema.StatusNew)
 	switch pool {
 	case poolNew:
 		c.DueNew++
@@ -233,5 +233,5 @@ func (s *scanner) offer(g *rowGroup, i int, coldFile, window bool, w *picker, c 
 			peers: slices.Clone(g.peers[g.peersAt[i]:g.peersAt[i+1]])}
 	}
 	w.keep(cand{prio: prio, hash: st.InfoHash, hashType: st.HashType, reason: reason,
-		relet: st.LeaseID != "", attempt: min(st.Attempts, math.MaxInt32-1) + 1, extra: extra})
+		pool: uint8(pool), relet: st.LeaseID != "", attempt: min(st.Attempts, math.MaxInt32-1) + 1, extra: extra})
 }
