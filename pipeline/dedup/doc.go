@@ -18,8 +18,8 @@
 //     process (each run reads the partitions it must rewrite anyway).
 //
 // Known hashes get last_seen, seen_count and activity updated; a fresh
-// observation of a failed or cold hash goes through schedule.Reactivate,
-// the one rule the retry scheduler also uses (it pulls a dormant retry
-// forward, and makes a cold hash hot). The reactivated counter counts the
+// observation of a failed, deferred (peers_penalised) or cold hash goes
+// through schedule.Reactivate, the one rule the retry scheduler also uses
+// (it pulls a dormant retry forward, and makes a cold hash hot). The reactivated counter counts the
 // hashes whose retry it pulled forward; rewarmed, the cold ones it made hot.
 package dedup
