@@ -1,12 +1,10 @@
 package dedup
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -19,10 +17,6 @@ import (
 func TestDeferredNewSightingReactivates(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "ds")
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	day := 24 * time.Hour
 	pol := schedule.Default()
 	newRow := func(h schema.Hash, tier string, attempted, wait time.Duration) schema.State {
@@ -39,36 +33,10 @@ func TestDeferredNewSightingReactivates(t *testing.T) {
 	hotShort := newRow(schema.Hash{0x43, 2}, schema.TierHot, -time.Hour, 3*time.Hour)
 	hotUntried := newRow(schema.Hash{0x43, 3}, schema.TierHot, 0, 0)
 	coldDeferred := newRow(schema.Hash{0x42, 1}, schema.TierCold, -day, 30*day)
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf, err := dataset.WriteStagedAs(tx, dataset.TableState, "42", schedule.ColdFileName(), []schema.State{coldDeferred})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "42", []dataset.FileInfo{cf})
-	hf, err := dataset.WriteStaged(tx, dataset.TableState, "43", []schema.State{hotDeferred, hotShort, hotUntried})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "43", []dataset.FileInfo{hf})
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
+	commitColdHot(t, data, []schema.State{coldDeferred}, []schema.State{hotDeferred, hotShort, hotUntried})
 
 	seen := t0.Add(time.Hour).UnixMilli()
-	var obs []schema.Observation
-	for _, h := range []schema.Hash{hotDeferred.InfoHash, hotShort.InfoHash, hotUntried.InfoHash, coldDeferred.InfoHash} {
-		obs = append(obs, schema.Observation{InfoHash: h, HashType: 1, ObservedAt: seen, Source: schema.SourceGetPeers})
-	}
-	st, err := run(t, data, func(o *Options) {
-		o.Reactivate = func(s *schema.State, at int64) bool { return schedule.Reactivate(pol, s, at) }
-	}, writeObs(t, dir, obs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sightAll(t, dir, data, pol, seen, hotDeferred, hotShort, hotUntried, coldDeferred)
 	s := readState(t, data)
 	tests := []struct {
 		name   string

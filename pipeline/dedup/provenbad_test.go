@@ -1,12 +1,10 @@
 package dedup
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -21,10 +19,6 @@ import (
 func TestProvenBadSightingKeepsItsWait(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "ds")
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	day := 24 * time.Hour
 	pol := schedule.Default()
 	failed := func(h schema.Hash, tier string, bad int32) schema.State {
@@ -36,36 +30,10 @@ func TestProvenBadSightingKeepsItsWait(t *testing.T) {
 	hotProven := failed(schema.Hash{0x43, 1}, schema.TierHot, pol.BadMetadata.Sources)
 	hotOne := failed(schema.Hash{0x43, 2}, schema.TierHot, 1)
 	coldProven := failed(schema.Hash{0x42, 1}, schema.TierCold, pol.BadMetadata.Sources)
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf, err := dataset.WriteStagedAs(tx, dataset.TableState, "42", schedule.ColdFileName(), []schema.State{coldProven})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "42", []dataset.FileInfo{cf})
-	hf, err := dataset.WriteStaged(tx, dataset.TableState, "43", []schema.State{hotProven, hotOne})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "43", []dataset.FileInfo{hf})
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
+	commitColdHot(t, data, []schema.State{coldProven}, []schema.State{hotProven, hotOne})
 
 	seen := t0.Add(time.Hour).UnixMilli()
-	var obs []schema.Observation
-	for _, h := range []schema.Hash{hotProven.InfoHash, hotOne.InfoHash, coldProven.InfoHash} {
-		obs = append(obs, schema.Observation{InfoHash: h, HashType: 1, ObservedAt: seen, Source: schema.SourceGetPeers})
-	}
-	st, err := run(t, data, func(o *Options) {
-		o.Reactivate = func(s *schema.State, at int64) bool { return schedule.Reactivate(pol, s, at) }
-	}, writeObs(t, dir, obs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sightAll(t, dir, data, pol, seen, hotProven, hotOne, coldProven)
 	s := readState(t, data)
 	tests := []struct {
 		name    string

@@ -20,10 +20,6 @@ import (
 func TestReactivatedCountsOnlyPulledRetries(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "ds")
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
 	day := 24 * time.Hour
 	failed := func(h schema.Hash, tier string, next time.Duration) schema.State {
 		return schema.State{InfoHash: h, HashType: 1, FirstSeen: t0.Add(-60 * day).UnixMilli(), LastSeen: t0.Add(-40 * day).UnixMilli(),
@@ -34,37 +30,11 @@ func TestReactivatedCountsOnlyPulledRetries(t *testing.T) {
 	coldFar := failed(schema.Hash{0x42, 2}, schema.TierCold, 20*day) // pulled and hot
 	hotFar := failed(schema.Hash{0x43, 1}, schema.TierHot, 20*day)   // pulled
 	hotDue := failed(schema.Hash{0x43, 2}, schema.TierHot, -day)     // nothing to do
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cf, err := dataset.WriteStagedAs(tx, dataset.TableState, "42", schedule.ColdFileName(), []schema.State{coldDue, coldFar})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "42", []dataset.FileInfo{cf})
-	hf, err := dataset.WriteStaged(tx, dataset.TableState, "43", []schema.State{hotFar, hotDue})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableState, "43", []dataset.FileInfo{hf})
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
+	commitColdHot(t, data, []schema.State{coldDue, coldFar}, []schema.State{hotFar, hotDue})
 
 	seen := t0.Add(time.Hour).UnixMilli()
-	var obs []schema.Observation
-	for _, h := range []schema.Hash{coldDue.InfoHash, coldFar.InfoHash, hotFar.InfoHash, hotDue.InfoHash} {
-		obs = append(obs, schema.Observation{InfoHash: h, HashType: 1, ObservedAt: seen, Source: schema.SourceGetPeers})
-	}
 	pol := schedule.Default()
-	st, err := run(t, data, func(o *Options) {
-		o.Reactivate = func(s *schema.State, at int64) bool { return schedule.Reactivate(pol, s, at) }
-	}, writeObs(t, dir, obs))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := sightAll(t, dir, data, pol, seen, coldDue, coldFar, hotFar, hotDue)
 	s := readState(t, data)
 	withAt := 0
 	for _, r := range s {
@@ -81,4 +51,50 @@ func TestReactivatedCountsOnlyPulledRetries(t *testing.T) {
 	if r := s[coldFar.InfoHash]; r.Tier != schema.TierHot || r.Reactivated != seen {
 		t.Fatalf("the cold hash due later: %+v, want hot and reactivated", r)
 	}
+}
+
+// commitColdHot makes a dataset at data whose partition 42 is one cold
+// file of cold and partition 43 one hot file of hot (rows of those
+// prefixes), as merge and the cold sweep leave them.
+func commitColdHot(t *testing.T, data string, cold, hot []schema.State) {
+	t.Helper()
+	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := dataset.WriteStagedAs(tx, dataset.TableState, "42", schedule.ColdFileName(), cold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetPartition(dataset.TableState, "42", []dataset.FileInfo{cf})
+	hf, err := dataset.WriteStaged(tx, dataset.TableState, "43", hot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetPartition(dataset.TableState, "43", []dataset.FileInfo{hf})
+	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sightAll runs dedup on data (inputs written in dir) with one sighting
+// of each of rows' hashes at seen, under pol's reactivation rule.
+func sightAll(t *testing.T, dir, data string, pol schedule.Policy, seen int64, rows ...schema.State) Stats {
+	t.Helper()
+	var obs []schema.Observation
+	for _, r := range rows {
+		obs = append(obs, schema.Observation{InfoHash: r.InfoHash, HashType: 1, ObservedAt: seen, Source: schema.SourceGetPeers})
+	}
+	st, err := run(t, data, func(o *Options) {
+		o.Reactivate = func(s *schema.State, at int64) bool { return schedule.Reactivate(pol, s, at) }
+	}, writeObs(t, dir, obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
