@@ -2,13 +2,13 @@ package export
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -74,22 +74,12 @@ func addTorrentAt(t *testing.T, data, hx string, at time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := dataset.Open(context.Background(), data, dataset.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, err := dataset.WriteStaged(tx, dataset.TableTorrents, hx[:2], []schema.Torrent{{InfoHash: h, HashType: schema.HashV1,
-		FetchedAt: schema.Millis(at), MetadataSize: 3, Meta: schema.Meta{Name: new("n")}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx.SetPartition(dataset.TableTorrents, hx[:2], []dataset.FileInfo{fi})
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.Commit(t, data, func(tx *dataset.Tx) {
+		fi, err := dataset.WriteStaged(tx, dataset.TableTorrents, hx[:2], []schema.Torrent{{InfoHash: h,
+			HashType: schema.HashV1, FetchedAt: schema.Millis(at), MetadataSize: 3, Meta: schema.Meta{Name: new("n")}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.SetPartition(dataset.TableTorrents, hx[:2], []dataset.FileInfo{fi})
+	})
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -27,24 +27,10 @@ func TestDuckDBLinesQuoteDir(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			top := t.TempDir()
-			d, err := dataset.Open(context.Background(), filepath.Join(top, tt.folder), dataset.OpenOptions{Create: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			tx, err := d.Begin()
-			if err != nil {
-				t.Fatal(err)
-			}
-			fi, err := dataset.WriteStaged(tx, dataset.TableState, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tx.SetPartition(dataset.TableState, "00", []dataset.FileInfo{fi})
-			if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-				t.Fatal(err)
-			}
-			r, err := Run(context.Background(), d.Dir, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Options{})
+			dir := filepath.Join(top, tt.folder)
+			datasettest.CommitState(t, dir, schema.State{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new",
+				Tier: "hot"}, 0)
+			r, err := Run(context.Background(), dir, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
