@@ -55,7 +55,7 @@ var holdRetry = 2 * time.Second
 // but a machine crash does not. If another process holds the lock (for
 // more than a moment), the error matches ErrStreamHeld and names it.
 func HoldStream(w io.Writer, interval time.Duration) (*StreamFile, error) {
-	f := fileOf(w)
+	f := FileOf(w)
 	if f == nil {
 		return nil, nil
 	}
@@ -100,8 +100,8 @@ func dupFile(f *os.File) (*os.File, error) {
 	return os.NewFile(uintptr(fd), f.Name()), nil
 }
 
-// fileOf returns the *os.File w is or wraps, or nil.
-func fileOf(w io.Writer) *os.File {
+// FileOf returns the *os.File w is or wraps (Unwrap() io.Writer), or nil.
+func FileOf(w io.Writer) *os.File {
 	for range 8 {
 		switch v := w.(type) {
 		case *os.File:

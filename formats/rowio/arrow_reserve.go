@@ -36,20 +36,11 @@ type streamReserve struct {
 	noAlloc  bool       // no fallocate here: nothing is reserved
 }
 
-// regularFileOf returns the regular file w is or wraps (Unwrap() io.Writer),
-// or nil.
+// regularFileOf returns the regular file w is or wraps, or nil.
 func regularFileOf(w io.Writer) *os.File {
-	for range 8 {
-		switch v := w.(type) {
-		case *os.File:
-			if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
-				return v
-			}
-			return nil
-		case interface{ Unwrap() io.Writer }:
-			w = v.Unwrap()
-		default:
-			return nil
+	if f := fsutil.FileOf(w); f != nil {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return f
 		}
 	}
 	return nil
