@@ -8,6 +8,7 @@ require (
 	github.com/anacrolix/torrent v1.59.1
 	github.com/andybalholm/brotli v1.1.1
 	github.com/apache/arrow/go/v17 v17.0.0
+	github.com/axiomhq/hyperloglog v0.3.0
 	github.com/bits-and-blooms/bitset v1.24.2
 	github.com/bits-and-blooms/bloom/v3 v3.7.1
 	github.com/klauspost/compress v1.17.9
@@ -44,6 +45,7 @@ require (
 	github.com/cespare/xxhash v1.1.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/dgryski/go-metro v0.0.0-20250106013310-edb8663e5e33 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/edsrzf/mmap-go v1.1.0 // indirect
 	github.com/go-llsqlite/adapter v0.0.0-20230927005056-7f5ce7f0c916 // indirect
@@ -56,6 +58,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.0 // indirect
 	github.com/huandu/xstrings v1.4.0 // indirect
+	github.com/kamstrup/intmap v0.5.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.8 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/minio/sha256-simd v1.0.0 // indirect

@@ -2,8 +2,8 @@ package capture
 
 import (
 	"hash/maphash"
-	"math"
-	"math/bits"
+
+	"github.com/axiomhq/hyperloglog"
 )
 
 // distinct_hashes counts the distinct hashes of the observations written.
@@ -11,20 +11,17 @@ import (
 // 2 million, where the rest of a capture takes 35 MB): a flood of queries
 // for random hashes, or a long busy walk, had a counter pin up to 650 MB
 // (its old bound, 8 Mi hashes, past which the count stopped). The count
-// is exact up to exactDistinct hashes, then a HyperLogLog estimate (64 KiB
-// of registers; within about 1%, 0.4% typically). Hashes come from the
-// network, so they are hashed with a key of the run's (maphash), lest a
-// sender picking them skew the estimate.
-const (
-	exactDistinct = 1 << 16
-	hllBits       = 16
-	hllRegisters  = 1 << hllBits
-)
+// is exact up to exactDistinct hashes, then a HyperLogLog estimate
+// (axiomhq/hyperloglog at precision 16: 64 KiB of registers, within about
+// 1%). Hashes come from the network, so they are hashed with a key of the
+// run's (maphash) before the sketch sees them, lest a sender picking them
+// skew the estimate (the library's own hash is unkeyed).
+const exactDistinct = 1 << 16
 
 type distinctCounter struct {
-	exact map[[20]byte]struct{} // nil once the count is an estimate
-	seed  maphash.Seed
-	regs  []uint8 // hllRegisters of them, once exact is nil
+	exact  map[[20]byte]struct{} // nil once the count is an estimate
+	seed   maphash.Seed
+	sketch *hyperloglog.Sketch // once exact is nil
 }
 
 func newDistinctCounter() *distinctCounter {
@@ -41,22 +38,13 @@ func (d *distinctCounter) add(h [20]byte) {
 		if _, ok := d.exact[h]; ok {
 			return
 		}
-		d.regs = make([]uint8, hllRegisters)
+		d.sketch = hyperloglog.New16NoSparse()
 		for k := range d.exact {
-			d.sketch(k)
+			d.sketch.InsertHash(maphash.Bytes(d.seed, k[:]))
 		}
 		d.exact = nil
 	}
-	d.sketch(h)
-}
-
-func (d *distinctCounter) sketch(h [20]byte) {
-	x := maphash.Bytes(d.seed, h[:])
-	i := x >> (64 - hllBits)
-	rank := uint8(bits.LeadingZeros64(x<<hllBits|1<<(hllBits-1))) + 1
-	if rank > d.regs[i] {
-		d.regs[i] = rank
-	}
+	d.sketch.InsertHash(maphash.Bytes(d.seed, h[:]))
 }
 
 // count is the number of distinct hashes added: exact, or estimated.
@@ -64,19 +52,5 @@ func (d *distinctCounter) count() int64 {
 	if d.exact != nil {
 		return int64(len(d.exact))
 	}
-	const m = float64(hllRegisters)
-	sum, zeros := 0.0, 0
-	for _, r := range d.regs {
-		sum += math.Ldexp(1, -int(r))
-		if r == 0 {
-			zeros++
-		}
-	}
-	est := 0.7213 / (1 + 1.079/m) * m * m / sum
-	// Linear counting is the better estimate while registers are still
-	// empty: up to 4 m (at the usual 2.5 m the raw estimate is off by 1%).
-	if lc := m * math.Log(m/float64(zeros)); zeros > 0 && lc <= 4*m {
-		est = lc
-	}
-	return int64(math.Round(est))
+	return int64(d.sketch.Estimate())
 }
