@@ -88,7 +88,7 @@ func TestDamagedManifestThroughTheCommands(t *testing.T) {
 				t.Fatalf("cp: %v %s", err, out)
 			}
 			want := "dataset: " + data + "/" + damageManifest(t, data, c.damage, c.want)
-			jobs := filepath.Join(t.TempDir(), "jobs.arrow")
+			jobs := filepath.Join(t.TempDir(), "jobs.parquet")
 			before, otherBefore := fsutiltest.Tree(t, data), fsutiltest.Tree(t, other)
 			for _, args := range [][]string{
 				{"status", "--data", data},
