@@ -323,7 +323,7 @@ done
 #              signalled, as Ctrl-C does, once the spool holds some: capture
 #              flushes and ends, dedup applies it all and commits
 streamed() { [ -s "$1/step.out" ]; }
-capture_cut() { grep -q 'stop=interrupted' "$1/step.log" && grep -q 'interrupted; [1-9][0-9]* observations committed' "$1/step.log"; }
+capture_cut() { grep -q 'stop=interrupted' "$1/step.log" && grep -q 'interrupted; [1-9][0-9]* observations \(committed\|written\) to' "$1/step.log"; }
 attempted() { grep -q 'msg="fetch: attempt"' "$1/step.log"; }
 fetch_cut() { grep -q 'fetch: interrupted: [0-9]* jobs attempted, [1-9][0-9]* jobs unfinished' "$1/step.log"; } # some cut off
 feed_capture() {
