@@ -45,8 +45,11 @@ func fedCapture(t *testing.T, bin, addr string, args ...string) (*exec.Cmd, *syn
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	buf := &syncBuffer{listening: make(chan struct{})}
-	go buf.copy(pr)
+	buf := &syncBuffer{listening: make(chan struct{}), eof: make(chan struct{})}
+	go func() {
+		buf.copy(pr)
+		close(buf.eof)
+	}()
 	select {
 	case <-buf.listening:
 	case <-time.After(time.Minute):
@@ -62,6 +65,15 @@ type syncBuffer struct {
 	b         bytes.Buffer
 	listening chan struct{}
 	done      bool
+	eof       chan struct{} // closed once the pipe is read to its end
+}
+
+// wait returns how cmd, whose stderr s reads, exited, once s has read
+// all of it: cmd.Wait closes the pipe, so called first it could drop the
+// last lines (the interrupted line, once in CI).
+func (s *syncBuffer) wait(cmd *exec.Cmd) error {
+	<-s.eof
+	return cmd.Wait()
 }
 
 func (s *syncBuffer) copy(r io.Reader) {
@@ -152,7 +164,7 @@ func TestCaptureArrowsOutput(t *testing.T) {
 			out, addr := filepath.Join(dir, tc.name), freeUDPPort(t)
 			cmd, stderr := fedCapture(t, bin, addr, "--max-observations", fmt.Sprint(len(hashes)), "--duration", "1m", "-o", out)
 			sendGetPeers(t, addr, hashes)
-			if code := exitCode(cmd.Wait()); code != 0 {
+			if code := exitCode(stderr.wait(cmd)); code != 0 {
 				t.Fatalf("capture -o %s: exit %d; stderr:\n%s", tc.name, code, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), " observations=40 output="+out+"\n") {
@@ -281,7 +293,7 @@ func TestCaptureArrowsLockAndReplace(t *testing.T) {
 	}
 	sendGetPeers(t, addr, [][]byte{bytes.Repeat([]byte{2}, 20)})
 	cmd.Process.Signal(os.Interrupt)
-	if code := exitCode(cmd.Wait()); code != 130 {
+	if code := exitCode(stderr.wait(cmd)); code != 130 {
 		t.Fatalf("capture after SIGINT: exit %d, want 130; stderr:\n%s", code, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "capture: interrupted; 2 observations written to "+out+"\n") {
