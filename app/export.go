@@ -28,8 +28,13 @@ func exportCommand() *cli.Command {
    infohash export --data ./ih --table catalog --format es-bulk -o - | curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk
    infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -
    infohash export --data ./ih --table torrents --fetched-since 1d --format jsonl -o -   # metadata fetched in the last day
-   infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far, in the order applied (applied_at is each run's --now)`,
-		Description: `Reads the latest committed snapshot and writes nothing under DIR (no lock
+   infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far, in the order applied (applied_at is each run's --now)
+   infohash export --describe torrents                              # a table's columns: type, null or not, meaning; all: every table`,
+		Description: `--describe TABLE prints the columns export writes of TABLE (state, torrents,
+catalog, leases, peers, ledger, or all): each one's type and nullability
+from the schema itself, and what it means; it reads no dataset.
+
+Reads the latest committed snapshot and writes nothing under DIR (no lock
 taken; a dataset of an older format is read as it is, not migrated). A
 writer may commit meanwhile: when its commit removes the files of the
 snapshot being read (they stay for the writers' --keep snapshots), export
@@ -85,8 +90,12 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			&cli.StringFlag{Name: "blocklist", Usage: "also leave out the hashes listed in `FILE` (lines as DIR/blocklist's: hex, magnet URIs, JSON)"},
 			&cli.StringFlag{Name: "es-index", Value: "infohash", Usage: "index `NAME` in es-bulk action lines"},
 			replaceFlag,
+			&cli.StringFlag{Name: "describe", Usage: "print the columns of `TABLE` (or all) as export writes them: type, null or not, meaning; then exit (reads no dataset)"},
 		},
 		Action: func(c *cli.Context) error {
+			if c.IsSet("describe") {
+				return describe(c)
+			}
 			if c.Args().Present() {
 				return usageError(fmt.Errorf("export: unexpected argument %q (the output is -o FILE)", c.Args().First()))
 			}
@@ -200,6 +209,25 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			return writeStatsJSON(c, st, func(reportErr error) error { return reportErr })
 		},
 	}
+}
+
+// describe is export --describe TABLE: it prints the table's columns to
+// stdout and takes no other export flag (but --data, which
+// INFOHASH_DATA may set).
+func describe(c *cli.Context) error {
+	if c.Args().Present() {
+		return usageError(fmt.Errorf("export: unexpected argument %q (--describe takes one TABLE)", c.Args().First()))
+	}
+	for _, name := range c.LocalFlagNames() {
+		if name != "describe" && name != "data" && name != "log-format" && name != "debug" {
+			dash := "--"
+			if len(name) == 1 {
+				dash = "-"
+			}
+			return badFlag(c, "--describe prints a table's columns and exports nothing: %s%s does not apply", dash, name)
+		}
+	}
+	return export.Describe(c.App.Writer, c.String("describe"))
 }
 
 // parseSince accepts RFC 3339 or a duration before now, with the units

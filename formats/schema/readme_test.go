@@ -1,14 +1,12 @@
 package schema
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // readmeState returns README's "State columns" table: each column's type
@@ -71,40 +69,6 @@ func splitTypes(cell string) []string {
 	return append(out, strings.TrimSpace(cell[from:]))
 }
 
-// readmeType is the type README's table gives a State column stored as
-// node: its logical type when it has one, else its physical type.
-func readmeType(node parquet.Node) string {
-	var lv format.LogicalTypeValue
-	if lt := node.Type().LogicalType(); lt != nil {
-		lv = lt.Value
-	}
-	switch v := lv.(type) {
-	case *format.ListType:
-		return "LIST<" + readmeType(node.Fields()[0].Fields()[0]) + ">"
-	case *format.StringType:
-		return "STRING"
-	case *format.TimestampType:
-		if _, ms := v.Unit.Value.(*format.MilliSeconds); ms && v.IsAdjustedToUTC {
-			return "TIMESTAMP(ms, UTC)"
-		}
-	case *format.IntType:
-		return fmt.Sprintf("INT%d", v.BitWidth)
-	}
-	if !node.Leaf() {
-		return "GROUP"
-	}
-	switch typ := node.Type(); typ.Kind() {
-	case parquet.FixedLenByteArray:
-		return fmt.Sprintf("FIXED_LEN_BYTE_ARRAY(%d)", typ.Length())
-	case parquet.ByteArray:
-		return "BYTE_ARRAY"
-	case parquet.Double:
-		return "DOUBLE"
-	default:
-		return typ.String()
-	}
-}
-
 // TestReadmeStateTable: README's "State columns" table names every
 // column of the state files, each once, with the type and nullability
 // the files have (a bare TIMESTAMP there is the TIMESTAMP(ms, UTC) of
@@ -124,7 +88,7 @@ func TestReadmeStateTable(t *testing.T) {
 		if want == "TIMESTAMP" {
 			want = "TIMESTAMP(ms, UTC)"
 		}
-		if got := readmeType(f); got != want {
+		if got := TypeName(f); got != want {
 			t.Errorf("column %s: the files store %s, README says %s", f.Name(), got, want)
 		}
 		if f.Optional() != nullable[f.Name()] {

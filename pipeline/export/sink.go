@@ -35,6 +35,11 @@ type sink[T any] struct {
 	unlinkable int64
 }
 
+// omitted are the columns each text format leaves out: the raw info
+// dictionary (up to --max-metadata-size of bencode), and for es-bulk the
+// raw name too. parquet and arrow carry every column.
+var omitted = map[string][]string{"csv": {"info_bytes"}, "jsonl": {"info_bytes"}, "es-bulk": {"info_bytes", "name_raw"}}
+
 func newSink[T any](o Options) (*sink[T], error) { return newSinkSorted[T](o, "info_hash") }
 
 // newSinkSorted is newSink for rows sorted by column sortedBy ("" for
@@ -75,15 +80,15 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 		w := rowio.NewArrowWriter[T]("Arrow IPC stream", s.bw)
 		s.write, s.end = w.Write, w.Close
 	case "csv":
-		e := textenc.NewCSV[T](s.bw, "info_bytes")
+		e := textenc.NewCSV[T](s.bw, omitted["csv"]...)
 		s.write, s.end = e.Write, e.Flush
 	case "jsonl":
-		e := textenc.NewJSONL[T](s.bw, "info_bytes")
+		e := textenc.NewJSONL[T](s.bw, omitted["jsonl"]...)
 		s.write, s.end = e.Write, e.Flush
 	case "es-bulk":
 		// Each row: an action line {"index":{"_id":HASH,"_index":NAME}}
 		// (keys in encoding/json's map order), then the document.
-		e := textenc.NewJSONL[T](io.Discard, "info_bytes", "name_raw")
+		e := textenc.NewJSONL[T](io.Discard, omitted["es-bulk"]...)
 		var name bytes.Buffer
 		enc := json.NewEncoder(&name)
 		enc.SetEscapeHTML(false)
