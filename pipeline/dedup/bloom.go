@@ -90,6 +90,16 @@ func stageBloom(tx *dataset.Tx, key string, bf *bloom.BloomFilter, keys, capacit
 	return nil
 }
 
+// StageBloom stages and sets the Bloom filter of state partition key
+// holding hashes, every hash of the partition, hot and cold, as dedup
+// builds one (false-positive rate fp with room for twice as many, at
+// least minBloomCap): for a writer that makes a state without dedup
+// (tools/stategen), which must leave the filters dedup would have.
+func StageBloom(tx *dataset.Tx, key string, hashes []schema.Hash, fp float64) error {
+	bf, c := bloomOf(hashes, fp)
+	return stageBloom(tx, key, bf, int64(len(hashes)), c)
+}
+
 // bloomOf builds a filter holding hashes.
 func bloomOf(hashes []schema.Hash, fp float64) (*bloom.BloomFilter, int64) {
 	bf, c := newBloom(int64(len(hashes)), fp)

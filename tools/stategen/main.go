@@ -1,7 +1,8 @@
 // Command stategen writes a synthetic dataset state for benchmarks of
 // plan-retries and merge: N hashes over the 256 prefix partitions, a mix of
 // never-tried, failed (at every step of the schedule, due and not due) and
-// fetched hashes, and some cold ones in cold files.
+// fetched hashes, and some cold ones in cold files, with a Bloom filter per
+// partition as dedup leaves them.
 //
 //	go run ./tools/stategen -data /tmp/bench -n 10000000 -now 2026-03-01T00:00:00Z
 //
@@ -26,6 +27,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/dedup"
 	"github.com/infohash/infohash/pipeline/schedule"
 	"github.com/infohash/infohash/tools/stategen/genstate"
 )
@@ -103,15 +105,16 @@ func run(dir string, n, now int64, seed uint64, workers int) error {
 				files, err := schedule.WriteTiers(nil, hot, cold, func(name string, rows []schema.State) (dataset.FileInfo, error) {
 					return write(tx, key, name, rows)
 				})
+				if err == nil && len(files) > 0 {
+					err = dedup.StageBloom(tx, key, hashesOf(hot, cold), dedup.DefaultOptions().BloomFP)
+				}
 				if err != nil {
 					mu.Lock()
 					first = err
 					mu.Unlock()
 					return
 				}
-				mu.Lock()
-				tx.SetPartition(dataset.TableState, key, files)
-				mu.Unlock()
+				tx.SetPartition(dataset.TableState, key, files) // Tx locks its own
 			}
 		}()
 	}
@@ -136,6 +139,18 @@ func partition(p byte, n, now int64, seed uint64) (hot, cold []schema.State) {
 		}
 	}
 	return hot, cold
+}
+
+// hashesOf lists the hashes of a partition's rows, hot and cold: what
+// its Bloom filter holds.
+func hashesOf(hot, cold []schema.State) []schema.Hash {
+	out := make([]schema.Hash, 0, len(hot)+len(cold))
+	for _, rows := range [][]schema.State{hot, cold} {
+		for i := range rows {
+			out = append(out, rows[i].InfoHash)
+		}
+	}
+	return out
 }
 
 // write stages rows as the stages write state files (statecol's column

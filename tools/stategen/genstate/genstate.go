@@ -13,7 +13,8 @@ import (
 
 // Rows returns n states of hashes that begin with the byte prefix, drawn
 // from r, in the order drawn (unsorted), as of now (Unix ms): first seen
-// up to 180 days before now; 35% never tried, 20% fetched, the rest failed
+// up to 180 days before now; 35% never tried (due since first seen: dedup
+// sets a new hash's next_retry to its run's clock), 20% fetched, the rest failed
 // from 1 to 8 times under the default policy with their next retry moved
 // to within a week of now (due or not); cold if the policy archives them
 // by now (failed ones, and never-tried ones unseen for
@@ -33,7 +34,8 @@ func Rows(r *rand.Rand, prefix byte, n int, now int64) []schema.State {
 			SeenCount: 1 + r.Int64N(50), LastSource: schema.SourceGetPeers, Activity: r.Float64() * 8,
 			MetadataStatus: schema.StatusNew, Tier: schema.TierHot}
 		switch x := r.IntN(100); {
-		case x < 35: // never tried
+		case x < 35: // never tried: due since the dedup run that found it
+			st.NextRetry = first
 		case x < 55: // fetched
 			schedule.ApplySuccess(&st, last)
 		default: // failed k times, the last one recently enough to be due or not
