@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -28,7 +27,9 @@ type Report struct {
 	Snapshot    int64     `json:"snapshot"`
 	CommittedAt time.Time `json:"committed_at"`
 	Writer      string    `json:"writer"`
-	StateGlob   string    `json:"state_glob"`
+	// StateGlob globs the current state files: DIR's own glob characters
+	// escaped (globUnder), so that it matches DIR's files alone.
+	StateGlob string `json:"state_glob"`
 	// FrozenGlob globs the state files of this snapshot alone; nil (null
 	// in JSON) while the dataset has no state table yet (snapshot 0).
 	FrozenGlob *string `json:"frozen_state_glob"`
@@ -162,7 +163,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	dir := d.Dir
 	st := m.Table(dataset.TableState)
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: inMillis(m.CreatedAt), Writer: m.Writer,
-		StateGlob: filepath.Join(dir, "state", "current", "prefix=*", "*.parquet"),
+		StateGlob: globUnder(dir, "state", "current", "prefix=*", "*.parquet"),
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: inMillis(now), Totals: map[string]int64{},
 		// [] rather than null in JSON when nothing is set aside.
@@ -170,7 +171,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		Staging: []string{}, UnappliedWork: []string{}}
 	maps.Copy(r.Totals, m.Totals)
 	if st.Dir != "" {
-		g := filepath.Join(dir, st.Dir, "prefix=*", "*.parquet")
+		g := globUnder(dir, st.Dir, "prefix=*", "*.parquet")
 		r.FrozenGlob = &g
 	}
 	for name, t := range m.Tables {
@@ -359,12 +360,12 @@ func (r *Report) Print(w io.Writer) {
 			"or a pass running now has yet to apply it): %s\n", workStage(p), p)
 	}
 	r.printUnpublished(w)
-	fmt.Fprintf(w, "DuckDB: "+duckRead+"\n", sqlString(duckGlob(r.Dir, r.StateGlob)))
+	r.printRead(w, "DuckDB", r.StateGlob)
 	if r.FrozenGlob == nil {
 		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
 		return
 	}
-	fmt.Fprintf(w, "frozen: "+duckRead+"\n", sqlString(duckGlob(r.Dir, *r.FrozenGlob)))
+	r.printRead(w, "frozen", *r.FrozenGlob)
 }
 
 // printBlocklist says that DIR/blocklist is unreadable, if it is.
@@ -372,38 +373,6 @@ func (r *Report) printBlocklist(w io.Writer) {
 	if r.BlocklistError != nil {
 		fmt.Fprintf(w, "blocklist\tunreadable, retry waves not counted: %s\n", *r.BlocklistError)
 	}
-}
-
-// duckRead is the DuckDB read_parquet call status prints for a state
-// glob. hive_types pins the prefix column to VARCHAR: DuckDB otherwise
-// infers its type from the partitions present, so a dataset whose
-// folders all look numeric (prefix=12, or prefix=00 alone) reads it as
-// BIGINT, 12 rather than '12', and prefix = 'ab' fails to convert.
-const duckRead = "read_parquet(%s, hive_partitioning=true, hive_types={'prefix': VARCHAR})"
-
-// sqlString is s as an SQL string literal: in quotes, a quote doubled
-// (a DIR named "it's" would otherwise end the literal there, and the
-// line would not run).
-func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-// duckGlob is glob, a pattern under dir, with dir's own glob characters
-// (*, ? and [) matched literally, as "[*]": DuckDB globs the whole
-// path, so a DIR named "runs [1]" matched no file and one named "a*"
-// others' too. (A backslash DuckDB reads as a separator: no escape.)
-func duckGlob(dir, glob string) string {
-	rest, ok := strings.CutPrefix(glob, filepath.Clean(dir))
-	if !ok {
-		return glob
-	}
-	var b strings.Builder
-	for _, c := range filepath.Clean(dir) {
-		if c == '*' || c == '?' || c == '[' {
-			b.WriteString("[" + string(c) + "]")
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String() + rest
 }
 
 // printUnpublished lists what commits built for snapshots that CURRENT
