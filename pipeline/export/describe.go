@@ -103,8 +103,9 @@ var tableDocs = map[string]tableDoc{
 			"reason":     "why it was planned: new, retry, reactivated or cold",
 			"planned_at": "when plan-retries planned it (its clock)",
 		}},
-	"peers": {"one row per penalised peer endpoint (DIR/peers/current/*.parquet), sorted by addr; " +
-		"exported whole",
+	"peers": {"one row per penalised peer endpoint (DIR/peers/current/*.parquet), sorted by addr; a penalty " +
+		"that ended stays until merge forgets it (the policy's peer_penalty.forget after until), so that " +
+		"the next failure grows it; exported whole",
 		schema.PeerPenalty{}, map[string]string{
 			"addr":     "the endpoint, ip:port",
 			"class":    "the failure class that set until",
