@@ -21,6 +21,14 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
+// FetchFile is the file in which fetch keeps its node ID (and contacts) in
+// its --dht-state directory, FetchKind its "kind". capture, on the same
+// directory, reads the ID so as not to record fetch's own lookups.
+const (
+	FetchFile = "fetch-dht.json"
+	FetchKind = "infohash fetch DHT state"
+)
+
 // Contact is a DHT node: its ID and UDP address.
 type Contact struct {
 	ID   [20]byte

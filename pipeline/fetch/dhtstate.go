@@ -13,9 +13,9 @@ import (
 // capture's (dht-state.json and lock), so that one directory can hold
 // both: a capture and a fetch may run on it at the same time.
 const (
-	stateFileName = "fetch-dht.json"
+	stateFileName = dhtstate.FetchFile
 	stateLockName = "fetch.lock"
-	stateKind     = "infohash fetch DHT state"
+	stateKind     = dhtstate.FetchKind
 	// maxSavedNodes bounds the nodes kept: a full routing table of one
 	// node rarely holds more, and each is pinged at the next start.
 	maxSavedNodes = 256

@@ -88,6 +88,9 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 		case ok:
 			saved, f.saved = &st, st.Nodes
 		}
+		if saved == nil {
+			saved = newStateID(opts.DHTState, log)
+		}
 	}
 	n, st, err := startDHT(ctx, opts, f.reach, saved)
 	if err != nil {
@@ -115,6 +118,19 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 		}
 	}
 	return f, nil
+}
+
+// newStateID picks a node ID for a fetch without a usable saved state and
+// saves it in dir before the node sends anything: a capture sharing dir
+// reads it to tell this run's lookups from the DHT's (a failure to save
+// is logged; Close tries again).
+func newStateID(dir string, log *slog.Logger) *loadedState {
+	var st loadedState
+	_, _ = rand.Read(st.ID[:])
+	if err := saveDHTState(dir, st.ID, nil, time.Now()); err != nil {
+		log.Warn("fetch: DHT state not saved", "err", err.Error())
+	}
+	return &st
 }
 
 // Close stops the DHT node and, with Options.DHTState, saves its node ID
