@@ -40,6 +40,7 @@ type counters struct {
 	samples, findNodeQueries, queryTimeouts, nodesKnown atomic.Int64
 	distinct, observations, observationsOver            atomic.Int64
 	repliesLimited, libraryDropped, socketDropped       atomic.Int64
+	fetchLookups                                        atomic.Int64
 	queries                                             [len(methods)]atomic.Int64
 }
 
@@ -60,6 +61,7 @@ func (c *counters) stats() Stats {
 		DistinctHashes:    c.distinct.Load(),
 		Observations:      c.observations.Load(),
 		ObservationsOver:  c.observationsOver.Load(),
+		FetchLookups:      c.fetchLookups.Load(),
 		RepliesLimited:    c.repliesLimited.Load(),
 		LibraryDropped:    c.libraryDropped.Load(),
 		SocketDropped:     c.socketDropped.Load(),

@@ -101,6 +101,7 @@ type Stats struct {
 	DistinctHashes    int64            `json:"distinct_hashes"` // of the observations the output took (not a refused batch's); past 65,536 an estimate (distinct.go)
 	Observations      int64            `json:"observations_written"`
 	ObservationsOver  int64            `json:"observations_over_limit"`
+	FetchLookups      int64            `json:"fetch_lookups_skipped"` // get_peers from the node of a fetch on the same --dht-state: not recorded (ownlookups.go)
 	Seconds           float64          `json:"seconds"`
 	StopReason        string           `json:"stop_reason"`
 }

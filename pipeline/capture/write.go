@@ -14,12 +14,16 @@ import (
 // the sink fails, and keeps draining so no node blocks.
 func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
 	seen := newDistinctCounter()
+	own := newFetchIDs(r.opts.StateDir)
 	var err error
 	limit := r.opts.MaxObservations
 	for batch := range r.batches {
 		if err != nil {
 			continue
 		}
+		var skipped int
+		batch, skipped = own.drop(batch)
+		r.c.fetchLookups.Add(int64(skipped))
 		written := r.c.observations.Load()
 		if limit > 0 {
 			if left := limit - written; int64(len(batch)) > left {
