@@ -82,6 +82,10 @@ parent folder) so the next run rejoins
 warm; a second capture started on a --dht-state in use exits 75 (captures
 that run at once need their own), and one whose dht-state.json is of a
 version this build does not read exits 2 (a corrupt one is replaced).
+A fetch sharing --dht-state saves its node ID there (fetch-dht.json)
+before it looks anything up: get_peers (and announce_peer) queries from
+that ID are the crawler's own lookups, not sightings, and are not
+recorded; fetch_lookups_skipped counts them.
 
 With --now TIME the run's clock starts at TIME and advances at the wall
 clock's pace (TIME + the real time elapsed): it stamps observed_at and the

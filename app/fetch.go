@@ -63,7 +63,8 @@ info_hash_v2 column) takes only metadata whose SHA-256 it is. Metadata matching 
 is hash_mismatch.
 
 With --dht-state DIR, fetch keeps its DHT node's ID and the nodes that answered it in
-DIR/fetch-dht.json (written atomically when it exits, interrupted or not) and starts the
+DIR/fetch-dht.json (written atomically when it exits, interrupted or not, and a new ID
+before its first query: a capture on DIR leaves that ID's lookups out) and starts the
 next run from them: it pings them and begins its lookups as soon as some answer, without
 contacting the --bootstrap routers, which it only uses when none of the saved nodes
 answers. DIR is made if missing, in a parent folder that exists (else exit 2).
