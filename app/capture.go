@@ -108,7 +108,7 @@ distinct_hashes is exact up to 65,536 hashes, an estimate (within about
 			&cli.StringFlag{Name: "data", EnvVars: []string{"INFOHASH_DATA"}, Usage: "dataset `DIR`; the default --dht-state is DIR/dht-state"},
 			durationFlag("duration", 10*time.Minute, "stop after `D` (0: only on --max-observations or a signal)"),
 			&cli.Int64Flag{Name: "max-observations", Usage: "stop after writing `N` observations (0: no limit)"},
-			&cli.Float64Flag{Name: "dht-rate", Aliases: []string{"max-rps"}, Value: d.MaxRPS, Usage: "at most `N` outgoing DHT crawl queries per second (0: no limit)"},
+			&cli.Float64Flag{Name: "dht-rate", Aliases: []string{"max-rps"}, Value: d.MaxRPS, Usage: "at most `N` outgoing DHT crawl queries per second, above 0 (no crawl: --passive)"},
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
 			&cli.StringFlag{Name: "run-id", Usage: "run `ID` written into every observation (default capture-<UTC time>)"},
 			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),

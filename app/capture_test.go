@@ -67,7 +67,7 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 	dir := t.TempDir()
 	out, stats := filepath.Join(dir, "obs.parquet"), filepath.Join(dir, "stats.json")
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--bootstrap", strings.Join(truth.Bootstrap, ","),
-		"--dht-listen", "127.0.0.1:0", "--duration", "1m", "--dht-rate", "0", "--stats-json", stats, "--data", dir)
+		"--dht-listen", "127.0.0.1:0", "--duration", "1m", "--dht-rate", "100000", "--stats-json", stats, "--data", dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -121,7 +121,7 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 func TestCaptureArrowOnStdout(t *testing.T) {
 	truth := captureTestnet(t).Truth()
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", "-", "--bootstrap", strings.Join(truth.Bootstrap, ","),
-		"--dht-listen", "127.0.0.1:0", "--duration", "2s", "--dht-rate", "0", "--log-format", "json")
+		"--dht-listen", "127.0.0.1:0", "--duration", "2s", "--dht-rate", "100000", "--log-format", "json")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -96,7 +96,7 @@ func TestCaptureKeepsWhatFitsOnAFullDisk(t *testing.T) {
 		defer cancel()
 		addr := freeUDPPort(t)
 		cmd, stderr, keep := onSmallTmpfs(ctx, t, fill, `"$BIN" capture -o "$MNT/obs.parquet" --bootstrap "$BOOT" --dht-listen "$ADDR" \
-	--duration "$DURATION" --dht-rate 0 --dht-state "$KEEP/state" --stats-json "$KEEP/stats.json"
+	--duration "$DURATION" --dht-rate 100000 --dht-state "$KEEP/state" --stats-json "$KEEP/stats.json"
 rc=$?; cp "$MNT/obs.parquet" "$KEEP/" 2>/dev/null; (exit $rc)`, "BOOT="+boot, "ADDR="+addr, "DURATION="+duration)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

@@ -83,8 +83,8 @@ func TestRenamedFlagsHelpAndOldNames(t *testing.T) {
 		{"old max-rps reaches the check", []string{"--dht-listen", "127.0.0.1:0", "--max-rps", "-1"}, 2, "capture: --dht-rate: -1 is negative"},
 		{"old and new name at once", []string{"--listen", "127.0.0.1:0", "--dht-listen", "127.0.0.1:0"}, 2, "capture: --dht-listen and --listen are one flag: give it once"},
 		// The node listens where the old name said (the default is :6881).
-		{"old names run", []string{"--listen", "127.0.0.1:0", "--max-rps", "0"}, 0, `msg="capture: listening" nodes=1 addr=127.0.0.1:`},
-		{"new names run", []string{"--dht-listen", "127.0.0.1:0", "--dht-rate", "0"}, 0, `msg="capture: listening" nodes=1 addr=127.0.0.1:`},
+		{"old names run", []string{"--listen", "127.0.0.1:0", "--max-rps", "100000"}, 0, `msg="capture: listening" nodes=1 addr=127.0.0.1:`},
+		{"new names run", []string{"--dht-listen", "127.0.0.1:0", "--dht-rate", "100000"}, 0, `msg="capture: listening" nodes=1 addr=127.0.0.1:`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// Each run its own -o: an existing one is refused without --replace.

@@ -48,7 +48,7 @@ func TestCaptureNow(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "obs.parquet")
 	start := time.Now()
 	cmd := exec.Command(infohashBinary(t), "capture", "--now", at.Format(time.RFC3339), "-o", out,
-		"--bootstrap", strings.Join(truth.Bootstrap, ","), "--dht-listen", "127.0.0.1:0", "--duration", "3s", "--dht-rate", "0")
+		"--bootstrap", strings.Join(truth.Bootstrap, ","), "--dht-listen", "127.0.0.1:0", "--duration", "3s", "--dht-rate", "100000")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

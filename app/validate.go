@@ -178,8 +178,9 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
-	// capture and fetch --dht-rate (capture's alias --max-rps): 0 means
-	// no limit; NaN and negative rates used to mean no limit too.
+	// capture and fetch --dht-rate (capture's alias --max-rps): fetch's 0
+	// means no limit, capture's is refused; NaN and negative rates used to
+	// mean no limit too.
 	{"dht-rate", checkRate},
 	// dedup: a rate of 0 or 1 (or NaN, which the check used to let
 	// through) sizes no Bloom filter: NaN panicked making one.
@@ -278,10 +279,16 @@ func checkNotNegative(c *cli.Context, name string) string {
 }
 
 // checkRate checks a queries-per-second flag: not negative (checkFloat
-// has refused NaN and the infinities).
+// has refused NaN and the infinities). capture's 0 is refused too: it
+// meant no limit, and one writing it to turn the crawl off got the most
+// crawling instead (--passive turns it off).
 func checkRate(c *cli.Context, name string) string {
-	if r := c.Float64(name); r < 0 {
+	r := c.Float64(name)
+	switch {
+	case r < 0:
 		return fmt.Sprintf("%v is negative", r)
+	case r == 0 && commandName(c) == "capture":
+		return "0 would not turn the crawl off (that is --passive) but lift its limit; give a rate above 0"
 	}
 	return ""
 }
