@@ -95,10 +95,17 @@ func (f *fetchIDs) drop(batch []schema.Observation) ([]schema.Observation, int) 
 	if len(f.ids) == 0 {
 		return batch, 0
 	}
-	n := len(batch)
-	batch = slices.DeleteFunc(batch, func(o schema.Observation) bool {
-		return (o.Source == schema.SourceGetPeers || o.Source == schema.SourceAnnouncePeer) &&
-			len(o.NodeID) == 20 && slices.Contains(f.ids, [20]byte(o.NodeID))
-	})
-	return batch, n - len(batch)
+	kept := 0
+	for i := range batch {
+		o := &batch[i]
+		if len(o.NodeID) == 20 && slices.Contains(f.ids, [20]byte(o.NodeID)) &&
+			(o.Source == schema.SourceGetPeers || o.Source == schema.SourceAnnouncePeer) {
+			continue
+		}
+		if kept != i {
+			batch[kept] = *o
+		}
+		kept++
+	}
+	return batch[:kept], len(batch) - kept
 }

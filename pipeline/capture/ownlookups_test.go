@@ -88,3 +88,26 @@ func TestFetchLookupsDropped(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFetchLookupsDrop is the writer's cost per batch of
+// Options.BatchSize get_peers observations, none from the fetch whose ID
+// the directory holds: a stat of the file and a pass over the batch.
+func BenchmarkFetchLookupsDrop(b *testing.B) {
+	dir := b.TempDir()
+	state := `{"kind": "` + dhtstate.FetchKind + `", "version": 1, "id": "` + hex.EncodeToString(bytes.Repeat([]byte{0xaa}, 20)) + `"}`
+	if err := os.WriteFile(filepath.Join(dir, dhtstate.FetchFile), []byte(state), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	batch := make([]schema.Observation, DefaultOptions().BatchSize)
+	for i := range batch {
+		id := bytes.Repeat([]byte{0x11}, 20)
+		id[0] = byte(i)
+		batch[i] = schema.Observation{Source: schema.SourceGetPeers, NodeID: id}
+	}
+	f := newFetchIDs(dir)
+	for b.Loop() {
+		if _, n := f.drop(batch); n != 0 {
+			b.Fatalf("dropped %d", n)
+		}
+	}
+}
