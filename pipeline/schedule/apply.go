@@ -98,11 +98,16 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 		case soft(prev) && kind == KindBadMetadata:
 			escalate()
 		default:
-			// One peer's claim of a size over our cap is unverified: that
-			// endpoint is penalised, the hash retried soon with others. If
-			// no other peer turns up, the next attempt finds only
-			// penalised peers (a peer-level failure after a soft one) and
-			// moves along the schedule.
+			// Short of bad_metadata.sources distinct sources, and no
+			// bad metadata after a soft failure: retried soon. A
+			// too_large claim never moves the step here, even after a
+			// soft failure: one peer's unchecked claim says nothing of
+			// the hash. Merge penalises the endpoint, so the next
+			// attempt dials other peers; one that finds only penalised
+			// ones is peers_penalised (ApplyDeferral: deferred to the
+			// first penalty's end, no attempt, no step), and a
+			// peer-level failure of another peer after this soft one
+			// moves the hash along its schedule (KindPeer above).
 			delay = p.RetrySoon
 		}
 	}
