@@ -221,11 +221,27 @@ func coldReserve(limit int, coldShare float64) int {
 //  2. cold hashes take up to budget (their reserve) of what is left;
 //  3. retried hashes take the rest.
 //
+// With a limit of 2 or more, each tier with due hashes gets at least one
+// job, whatever the shares: when cold hashes are due, new ones take at
+// most limit-1 (a new share near 1 would leave the cold tier nothing);
+// when hot hashes (new or retried) are due, cold ones take at most
+// limit-1 of the reserve (a cold share of 1). A limit of 1 goes to a new
+// hash (a share above 0), else a cold one, else a retry, else a new one.
+//
 // A pool that cannot fill its part leaves it to the others: first to
 // more new hashes, then to more retries, then to more cold ones.
 func quota(limit, budget int, newShare float64, nNew, nRetry, nCold int) (takeNew, takeRetry, takeCold int) {
-	takeNew = min(nNew, newLimit(limit, newShare))
-	takeCold = min(nCold, budget, limit-takeNew)
+	newMost, coldMost := newLimit(limit, newShare), budget
+	if limit >= 2 {
+		if nCold > 0 {
+			newMost = min(newMost, limit-1)
+		}
+		if nNew+nRetry > 0 {
+			coldMost = min(coldMost, limit-1)
+		}
+	}
+	takeNew = min(nNew, newMost)
+	takeCold = min(nCold, coldMost, limit-takeNew)
 	takeRetry = min(nRetry, limit-takeNew-takeCold)
 	left := limit - takeNew - takeCold - takeRetry
 	more := min(nNew-takeNew, left)

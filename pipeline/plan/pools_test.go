@@ -10,8 +10,9 @@ import (
 // and every due count, what caps relies on: quota gives a pool no more
 // when another pool has more due hashes, nor when the pool itself has
 // more than limit (so a cap from the counts met so far is never below
-// what the pool gets at the end); and that pools kept within their caps
-// hold at most limit candidates in all.
+// what the pool gets at the end); that pools kept within their caps
+// hold at most limit candidates in all; and that with a limit of 2 or
+// more each tier (hot: new and retried, cold) with due hashes gets a job.
 func TestCapsBoundQuota(t *testing.T) {
 	const most = 13 // due counts 0..most, above every limit
 	for limit := range 11 {
@@ -46,6 +47,9 @@ func TestCapsBoundQuota(t *testing.T) {
 											name, n, i, got[i], after, j)
 									}
 								}
+							}
+							if limit >= 2 && (a+b > 0 && got[0]+got[1] == 0 || c > 0 && got[2] == 0) {
+								t.Fatalf("%s due %v: quota %v leaves a tier with due hashes without a job", name, n, got)
 							}
 							if kept > limit {
 								t.Fatalf("%s due %v: pools within caps %v keep %d, above limit %d",

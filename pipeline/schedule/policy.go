@@ -138,12 +138,15 @@ type ArchiveRule struct {
 type PlanRule struct {
 	// NewShare is the least share of --limit kept for never-tried hashes:
 	// ceil(limit × share), at least one job when the share is above 0,
-	// taken before the cold reserve and the retries; what new hashes do
-	// not use goes to the others.
+	// taken before the cold reserve and the retries, but at most
+	// limit-1 when cold hashes are due and limit is 2 or more (each tier
+	// with due hashes gets a job); what new hashes do not use goes to the
+	// others.
 	NewShare float64 `json:"new_share"`
 	// ColdShare is the share of --limit reserved for due cold hashes met
 	// in the cold sweep: floor(limit × share), but at least one job, out
-	// of what the new share leaves; slots
+	// of what the new share leaves (and at most limit-1 when hot hashes
+	// are due and limit is 2 or more); slots
 	// that new and retried hashes leave unused go to cold ones too. In
 	// (0, 1]: cold hashes are retried, only rarely, so 0 is refused.
 	ColdShare float64 `json:"cold_share"`
