@@ -29,8 +29,9 @@ func Reason(st *schema.State) string {
 // splits --limit between pools first, see PlanRule). Compare puts first:
 //
 //  1. reactivated hashes (fresh evidence the swarm is back);
-//  2. starved hashes (Starved), the longest waiting first (then 5.): a
-//     failed hash due for longer than the delay it was last given;
+//  2. starved hashes, the longest waiting first (then 5.): a failed
+//     hash due for longer than the delay it was last given (Starved),
+//     and a never-tried cold hash (coldUntried);
 //  3. higher activity: log2 of the state's activity decayed to the
 //     planning time with p.Plan.ActivityHalfLife, in whole steps, so that
 //     small differences do not outweigh what follows;
@@ -48,6 +49,18 @@ func Reason(st *schema.State) string {
 // busier ones, and starved hashes are taken oldest first: none waits for
 // ever while passes take any retries (at up to twice its cadence when
 // they take all the starved ones).
+//
+// The cold tier is one pool, and its never-tried hashes could starve in
+// it: never Starved, they came after every long-overdue failed one, and
+// under a sustained cold backlog such failed hashes never run out (each
+// planned one is due again a delay later). So a never-tried cold hash
+// ranks as starved, by its waiting time (next_retry: when dedup first
+// folded it in, or first_seen): the cold tier is planned oldest due
+// first, the never-tried hashes among the failed ones. Hashes due before
+// a given one are a set that only shrinks once that one is due (a hash
+// tried after it is due again later, a newly archived never-tried hash
+// was folded in later), so each waits a bounded number of passes while
+// the cold tier gets any job.
 type Priority struct {
 	Reactivated bool
 	Starved     bool
@@ -68,7 +81,7 @@ func PriorityOf(p Policy, st *schema.State, now int64, seed uint64) Priority {
 	}
 	return Priority{
 		Reactivated: Reason(st) == schema.ReasonReactivated,
-		Starved:     Starved(st, now),
+		Starved:     Starved(st, now) || coldUntried(st),
 		Activity:    activityStep(st.Activity, now-st.LastSeen, millis(p.Plan.ActivityHalfLife)),
 		Attempts:    st.Attempts,
 		Since:       since,
@@ -85,6 +98,12 @@ func Starved(st *schema.State, now int64) bool {
 		return false
 	}
 	return now-st.NextRetry > max(st.NextRetry-st.LastAttempt, 0)
+}
+
+// coldUntried reports whether st is a never-tried hash in the cold
+// tier, which ranks as starved (see Priority).
+func coldUntried(st *schema.State) bool {
+	return st.Tier == schema.TierCold && st.MetadataStatus == schema.StatusNew
 }
 
 // activityStep is floor(log2(activity · 2^(−age/halfLife))), clamped.
