@@ -106,7 +106,8 @@ func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
 	if _, err := os.Stat(filepath.Join(d.Dir, "CURRENT")); err == nil {
 		return nil // created concurrently
 	}
-	m := &Manifest{FormatVersion: FormatVersion, CreatedAt: time.Now().UTC(), Writer: "create", Tables: map[string]*Table{}}
+	m := &Manifest{FormatVersion: FormatVersion, CreatedAt: time.Now().UTC(), Writer: "create", Tables: map[string]*Table{},
+		DatasetID: NewDatasetID()}
 	if err := writeManifest(filepath.Join(d.Dir, "manifests", manifestName(0)), m); err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,7 +21,7 @@ import (
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 7
+const FormatVersion = 8
 
 // FooterFormat is the first format whose manifests record every data
 // file's FooterSum (FileInfo.Footer).
@@ -56,6 +58,35 @@ type Manifest struct {
 	// when migrated), which makes them Prometheus counters (status
 	// --metrics-file).
 	Totals map[string]int64 `json:"totals,omitempty"`
+	// DatasetID names the dataset, not the snapshot: 16 lowercase hex
+	// digits drawn at random when the dataset is made (or migrated from
+	// format 7), then carried by every commit (format 8). plan-retries
+	// puts it in its lease IDs, so that merge can refuse the results of
+	// another dataset's jobs (see LeaseDataset). A copy of DIR keeps it.
+	DatasetID string `json:"dataset_id,omitempty"`
+}
+
+// IDFormat is the first format whose manifests have a DatasetID.
+const IDFormat = 8
+
+// NewDatasetID draws a dataset's identity (Manifest.DatasetID).
+func NewDatasetID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24 on)
+	return hex.EncodeToString(b[:])
+}
+
+// ValidDatasetID reports whether id is one NewDatasetID draws.
+func ValidDatasetID(id string) bool {
+	if len(id) != 16 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // CursorColdSweep is the first state partition (0-255) of plan-retries'

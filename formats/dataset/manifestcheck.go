@@ -83,6 +83,12 @@ func (m *Manifest) check() error {
 	if c, ok := m.Cursors[CursorColdSweep]; ok && (c < 0 || c > 255) {
 		return fmt.Errorf("cursor %s is %d, not a state partition (0-255)", CursorColdSweep, c)
 	}
+	// From format 8 every manifest names its dataset: one without would
+	// draw a new identity at the next commit, and the results of the
+	// jobs planned under the old one would be refused as foreign.
+	if m.FormatVersion >= IDFormat && !ValidDatasetID(m.DatasetID) {
+		return fmt.Errorf("dataset_id %s is not 16 lowercase hex digits", excerpt(m.DatasetID))
+	}
 	// Totals only grow from 0: a negative one was written by no build.
 	for _, k := range slices.Sorted(maps.Keys(m.Totals)) {
 		if v := m.Totals[k]; v < 0 || k == "" {

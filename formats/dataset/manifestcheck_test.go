@@ -23,7 +23,13 @@ var manifestEdits = []struct {
 	want string
 }{
 	{"state null", setTable("state", nil), "table state is null"},
+	{"dataset_id missing", func(m map[string]any) { delete(m, "dataset_id") }, `dataset_id "" is not 16 lowercase hex digits`},
+	{"dataset_id short", func(m map[string]any) { m["dataset_id"] = "00a1" }, `dataset_id "00a1" is not 16 lowercase hex digits`},
+	{"dataset_id upper case", func(m map[string]any) { m["dataset_id"] = "00000000000000A1" }, `dataset_id "00000000000000A1" is not 16 lowercase hex digits`},
 	{"torrents null", setTable("torrents", nil), "table torrents is null"},
+	{"dataset_id missing", func(m map[string]any) { delete(m, "dataset_id") }, `dataset_id "" is not 16 lowercase hex digits`},
+	{"dataset_id short", func(m map[string]any) { m["dataset_id"] = "00a1" }, `dataset_id "00a1" is not 16 lowercase hex digits`},
+	{"dataset_id upper case", func(m map[string]any) { m["dataset_id"] = "00000000000000A1" }, `dataset_id "00000000000000A1" is not 16 lowercase hex digits`},
 	{"peers null", setTable("peers", nil), "table peers is null"},
 	{"leases null", setTable("leases", nil), "table leases is null"},
 	{"ledger null", setTable("ledger", nil), "table ledger is null"},

@@ -20,8 +20,10 @@ import (
 //	5  the manifest records every data file's footer checksum
 //	   (FileInfo.Footer), which readers check before trusting a footer
 //	6  the state has peers (announced endpoints)
-//	7  current: the manifest keeps cumulative totals (Manifest.Totals);
+//	7  the manifest keeps cumulative totals (Manifest.Totals);
 //	   migrating from 6 rewrites no file
+//	8  current: the manifest names its dataset (Manifest.DatasetID),
+//	   drawn by the commit that migrates from 7, which rewrites no file
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable

@@ -1,0 +1,67 @@
+package dataset
+
+import (
+	"context"
+	"testing"
+)
+
+// TestDatasetIDMadeOnce: a new dataset draws its identity, every commit
+// keeps it, and another dataset draws another.
+func TestDatasetIDMadeOnce(t *testing.T) {
+	d := openNew(t)
+	defer d.Close()
+	m0, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ValidDatasetID(m0.DatasetID) {
+		t.Fatalf("a new dataset's id is %q", m0.DatasetID)
+	}
+	for range 2 {
+		tx, err := d.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tx.Commit(context.Background(), CommitOptions{Writer: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.DatasetID != m0.DatasetID {
+			t.Fatalf("snapshot %d names dataset %q, snapshot 0 %q", m.Snapshot, m.DatasetID, m0.DatasetID)
+		}
+	}
+	other := openNew(t)
+	defer other.Close()
+	if m, _ := other.Current(); m.DatasetID == m0.DatasetID {
+		t.Fatalf("two datasets share the id %s", m.DatasetID)
+	}
+}
+
+// TestMigrateFromV7DrawsID: a format 7 dataset, which names no dataset,
+// is given an identity by the commit that migrates it (and only a new
+// manifest: no file is rewritten); readers of it as it is see none.
+func TestMigrateFromV7DrawsID(t *testing.T) {
+	dir, path, name := damagedDataset(t, func(m map[string]any) {
+		m["format_version"] = 7
+		delete(m, "dataset_id")
+	})
+	before, err := readManifest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.DatasetID != "" {
+		t.Fatalf("format 7 manifest read with id %q", before.DatasetID)
+	}
+	d, err := Open(context.Background(), dir, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	cur, _ := d.Current()
+	if cur.FormatVersion != FormatVersion || cur.Snapshot != before.Snapshot+1 || !ValidDatasetID(cur.DatasetID) {
+		t.Fatalf("after migrate: version %d snapshot %d id %q", cur.FormatVersion, cur.Snapshot, cur.DatasetID)
+	}
+	if got := cur.Table(TableState).Partitions["00"]; len(got) != 1 || got[0].Name != name {
+		t.Fatalf("state files after migrating: %+v, want %s kept", got, name)
+	}
+}

@@ -1,0 +1,37 @@
+package datasettest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// SetDatasetID rewrites the current manifest of dir to name the dataset
+// id (16 lowercase hex digits), as if drawn so: tests that pin the bytes
+// of what plan-retries writes (its lease IDs name the dataset) give their
+// datasets a fixed one.
+func SetDatasetID(t testing.TB, dir, id string) {
+	t.Helper()
+	cur, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "manifests", strings.TrimSpace(string(cur)))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["dataset_id"], _ = json.Marshal(id)
+	if b, err = json.MarshalIndent(m, "", " "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
