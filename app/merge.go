@@ -51,7 +51,9 @@ whole; the jobs whose rows were cut off stay leased until their lease_until.
 So is one on stdin or a pipe that ends between two messages without the
 end-of-stream marker (fetch killed between two batches; every writer we
 know writes the marker): applied, exit 3 (a file named as RESULTS needs no
-marker). One cut before its first whole batch is bad input.
+marker). One cut before its first whole batch is bad input, and so is
+one with a result of another dataset's jobs: plan-retries ends each
+lease_id with its dataset's id (its manifest's dataset_id).
 
 A result counts once: it is applied only while its (info_hash, lease_id)
 matches the hash's lease from plan-retries, which it then releases. A late

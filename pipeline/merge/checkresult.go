@@ -6,9 +6,25 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
+
+// foreignLease refuses a result of a job that plan-retries planned for
+// another dataset than in's (its lease_id names it: leases.ID): its lease
+// matches none here, so it would be ignored as late, while its hash was
+// added and its peers penalised, and its own dataset would never see it.
+// A lease_id of the older form, or none, names no dataset: taken as
+// before (warnForeign may tell). Without in.dataset (a reader's test) none
+// is judged.
+func foreignLease(in input, r *schema.Result) error {
+	ds := leases.Dataset(r.LeaseID)
+	if ds == "" || in.dataset == "" || ds == in.dataset {
+		return nil
+	}
+	return fmt.Errorf("lease_id %s was planned by dataset %s, not this one (%s): results of another dataset's jobs", r.LeaseID, ds, in.dataset)
+}
 
 // checkResult rejects rows merge cannot apply safely.
 func checkResult(r *schema.Result) error {

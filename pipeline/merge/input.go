@@ -42,6 +42,10 @@ type input struct {
 	spooled string
 	data    string // the dataset's directory, for hints (compressedResults)
 	maxMeta int64  // Options.MaxMetadataSize (0: none; metacap.go)
+	// dataset is the id of the dataset merged into (its manifest's
+	// DatasetID): a result whose lease_id names another is refused
+	// (foreignLease).
+	dataset string
 	// release drops the lock the run holds on a spool in the inbox,
 	// its own (from its creation) or a leftover it took
 	// (dataset.ClaimLeftover), once it has committed it or given it up
@@ -303,6 +307,9 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 				return 0, nil, err
 			}
 			if err := checkResult(&res.Result); err != nil {
+				return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, read+1, err))
+			}
+			if err := foreignLease(in, &res.Result); err != nil {
 				return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, read+1, err))
 			}
 			if res.Outcome != schema.OutcomeOK {

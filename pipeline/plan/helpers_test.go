@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -61,8 +62,12 @@ func makeDataset(t testing.TB, states []schema.State, leaseRows []schema.Lease) 
 		t.Fatal(err)
 	}
 	writeStates(t, d, states, leaseRows)
+	datasettest.SetDatasetID(t, dir, testDatasetID) // jobs' lease IDs name it: the same in every run
 	return dir
 }
+
+// testDatasetID names the datasets makeDataset makes.
+const testDatasetID = "00000000000000d1"
 
 func writeStates(t testing.TB, d *dataset.Dataset, states []schema.State, leaseRows []schema.Lease) {
 	t.Helper()

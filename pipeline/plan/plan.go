@@ -439,7 +439,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	if o.Limit > 0 {
 		st.LeasesPruned = leases.Prune(now)
 	}
-	jobs := newJobList(picked, leaseID(seed, now, base.Snapshot), now+lease.Milliseconds(), live)
+	jobs := newJobList(picked, leaseID(seed, now, base.Snapshot, base.DatasetID), now+lease.Milliseconds(), live)
 	jobs.count(st)
 	if jobs.Len() > 0 {
 		st.LeaseID, st.LeaseUntil = jobs.id, time.UnixMilli(jobs.until).UTC()
@@ -481,12 +481,14 @@ var commitTx = func(ctx context.Context, tx *dataset.Tx, o dataset.CommitOptions
 }
 
 // leaseID names the leases of one pass: reproducible from the seed, the
-// planning time and the snapshot planned from, distinct between passes.
-func leaseID(seed uint64, now, snapshot int64) string {
+// planning time and the snapshot planned from, distinct between passes,
+// and naming the dataset (leases.ID), whose merge alone takes their
+// results.
+func leaseID(seed uint64, now, snapshot int64, datasetID string) string {
 	var b [24]byte
 	binary.LittleEndian.PutUint64(b[0:], seed)
 	binary.LittleEndian.PutUint64(b[8:], uint64(now))
 	binary.LittleEndian.PutUint64(b[16:], uint64(snapshot))
 	sum := sha256.Sum256(b[:])
-	return "L" + hex.EncodeToString(sum[:8])
+	return leases.ID(hex.EncodeToString(sum[:8]), datasetID)
 }

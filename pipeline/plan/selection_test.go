@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset/datasettest"
@@ -121,16 +122,24 @@ func TestSelectionMatchesGolden(t *testing.T) {
 }
 
 // describe renders jobs, in order, and the dataset's leases after the
-// run, sorted by hash, one per line.
+// run, sorted by hash, one per line. A lease ID is shown without the
+// dataset's id (drawn at random when the test makes it), which it must
+// name.
 func describe(t *testing.T, dir string, jobs []schema.Job) []byte {
 	t.Helper()
+	d, m := datasettest.OpenCurrent(t, dir)
+	defer d.Close()
+	pass := func(id string) string {
+		if ds := leases.Dataset(id); ds != m.DatasetID {
+			t.Fatalf("lease_id %s names dataset %q, not the one planned (%s)", id, ds, m.DatasetID)
+		}
+		return strings.TrimSuffix(id, "-"+m.DatasetID)
+	}
 	var b bytes.Buffer
 	for _, j := range jobs {
 		fmt.Fprintf(&b, "job %x v2=%x type=%d attempt=%d %s %s %d peers=%q avoid=%q\n", j.InfoHash, j.InfoHashV2,
-			j.HashType, j.Attempt, j.Reason, j.LeaseID, j.LeaseUntil, j.Peers, j.AvoidPeers)
+			j.HashType, j.Attempt, j.Reason, pass(j.LeaseID), j.LeaseUntil, j.Peers, j.AvoidPeers)
 	}
-	d, m := datasettest.OpenCurrent(t, dir)
-	defer d.Close()
 	set, err := leases.Read(d, m)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +150,7 @@ func describe(t *testing.T, dir string, jobs []schema.Job) []byte {
 	}
 	slices.SortFunc(rows, func(a, b schema.Lease) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
 	for _, l := range rows {
-		fmt.Fprintf(&b, "lease %x %s %d attempt=%d %s planned=%d\n", l.InfoHash, l.LeaseID, l.LeaseUntil, l.Attempt,
+		fmt.Fprintf(&b, "lease %x %s %d attempt=%d %s planned=%d\n", l.InfoHash, strings.TrimSuffix(l.LeaseID, "-"+m.DatasetID), l.LeaseUntil, l.Attempt,
 			l.Reason, l.PlannedAt)
 	}
 	return b.Bytes()
