@@ -44,7 +44,11 @@ moved in the pass's commit), so every cold partition is read once every
 256/cold_partitions passes whatever the cron interval. Due cold hashes get
 the policy's plan.cold_share of --limit (rounded down, but at least one
 job, out of what the new share leaves), and any part of --limit that new
-and retried hashes leave unused.
+and retried hashes leave unused; they go oldest due first among those due
+longer than their last delay and the never-tried ones (by when first
+due), so neither waits behind the other for ever. With --limit 2 or more
+each tier (hot, cold) with due hashes gets a job whatever the shares: a
+new share of 1 leaves one to cold hashes, a cold share of 1 one to hot.
 
 A dry run (--limit 0) reads what a pass at the same --now would read (the
 hot files, and the cold hashes of the window at the cursor) and reports

@@ -15,10 +15,11 @@
 // --new-share of it (rounded up, at least one job), cold hashes the
 // policy's cold share of what is left (at least one job), retried hashes
 // the rest, and a pool's unused part goes to the others (new, then retry,
-// then cold); within a pool hashes are taken in
-// schedule.Priority order (reactivated, starved: due for longer than
-// their last delay, then activity, attempts, waiting time, seeded
-// tie-break).
+// then cold); with --limit 2 or more each tier with due hashes gets a
+// job (quota). Within a pool hashes are taken in schedule.Priority order
+// (reactivated, starved: due for longer than their last delay, or never
+// tried and cold, the longest waiting first; then activity, attempts,
+// waiting time, seeded tie-break).
 //
 // A job's avoid_peers are the hash's, less the endpoints whose penalty in
 // DIR/peers/ has ended (or that merge has forgotten). The jobs file carries
