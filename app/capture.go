@@ -67,7 +67,10 @@ its last whole batch. It reserves its disk space ahead of the batches too:
 at a full disk the run stops and ends the stream after the batches that
 fit (exit 3), as above. While it writes, capture holds the file's
 flock(2): dedup and merge skip the file (exit 3) until capture is done,
-and a second writer to it exits 75. The run stops after
+and a second writer to it exits 75. With --replace, an existing
+FILE.arrows stays as it was until the first batch replaces it (the
+stream is written beside it until then): a run refused (a --dht-state
+in use, exit 75) or killed before that leaves it. The run stops after
 --duration or --max-observations; SIGINT or SIGTERM stops it too, and what
 was received is still written and committed (exit 130). At a stop each
 node goes on reading until its socket has been quiet for 200ms (2s at

@@ -242,10 +242,11 @@ func (s *stateSaver) run(cmd string) {
 	}
 }
 
-// regularFile reports whether w is an *os.File open on a regular file.
+// regularFile reports whether w is (or wraps: fsutil.FileOf) an *os.File
+// open on a regular file (-o FILE.arrows --replace's stream wraps one).
 func regularFile(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
+	f := fsutil.FileOf(w)
+	if f == nil {
 		return false
 	}
 	fi, err := f.Stat()

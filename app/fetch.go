@@ -150,7 +150,9 @@ merge applies the file up to its last whole batch. Its disk space is
 reserved as a Parquet file's, and a full disk ends the stream after the
 batches that fit (exit 3). While it writes, fetch holds the file's
 flock(2): dedup and merge skip the file (exit 3) until fetch is done, and
-a second writer to it exits 75.
+a second writer to it exits 75. With --replace, an existing FILE.arrows
+stays as it was until the first batch replaces it (the stream is written
+beside it until then): a run refused or killed before that leaves it.
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what

@@ -32,6 +32,9 @@ type streamHold struct {
 	s    *fsutil.StreamFile
 	own  *os.File
 	made bool // own is a new file, removed if nothing was written to it
+	// repl is the stream that replaces an existing -o FILE (--replace)
+	// once it begins (own, s: nil).
+	repl *fsutil.ReplacingStream
 }
 
 // holdStream locks and syncs stdout when out is "-" and stdout is a
@@ -67,6 +70,9 @@ func lockStream(what string, w io.Writer) (*streamHold, error) {
 func (h *streamHold) close(cmd string, runErr error) error {
 	if h == nil {
 		return nil
+	}
+	if h.repl != nil {
+		return h.closeReplacing(cmd, runErr)
 	}
 	if h.made {
 		fi, err := h.own.Stat()
@@ -122,39 +128,40 @@ func openOutput(c *cli.Context, cmd string, stdout io.Writer) (io.Writer, string
 }
 
 // openStreamOutput opens -o FILE, an Arrow stream file, as the shell does
-// for "-o - > FILE", and holds it as holdStream does stdout: its lock,
-// taken before FILE is emptied (a second writer exits 75, leaving the
-// first one's stream whole), and its fsync every streamSync. An existing
-// FILE is refused (exit 2) unless --replace; one another writer holds is
-// exit 75 either way (it is in use, not only there).
-func openStreamOutput(c *cli.Context, cmd, out string) (*os.File, *streamHold, error) {
+// for "-o - > FILE", and holds it as holdStream does stdout: its lock
+// (a second writer exits 75, leaving the first one's stream whole), and
+// its fsync every streamSync. An existing FILE is refused (exit 2)
+// unless --replace, which writes the stream beside it until its first
+// batch (replaceStreamOutput); one another writer holds is exit 75
+// either way (it is in use, not only there).
+func openStreamOutput(c *cli.Context, cmd, out string) (io.Writer, *streamHold, error) {
 	if who, busy := fsutil.Writing(out); busy {
 		return nil, nil, exitcode.With(exitcode.Locked, fmt.Errorf("%s: -o %s: %w (%s): it is being written", cmd, out, fsutil.ErrStreamHeld, who))
 	}
 	if err := checkNotReplacing(c); err != nil {
 		return nil, nil, err
 	}
-	flags := os.O_WRONLY | os.O_CREATE
-	if !c.Bool("replace") {
-		flags |= os.O_EXCL // made meanwhile: refused as checkNotReplacing would
+	exists := func() bool { _, err := os.Stat(out); return err == nil }
+	if c.Bool("replace") && exists() {
+		return replaceStreamOutput(cmd, out)
 	}
-	_, statErr := os.Stat(out)
-	f, err := os.OpenFile(out, flags, 0o666)
-	if errors.Is(err, fs.ErrExist) {
+	made := true
+	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, fs.ErrExist) && c.Bool("replace") {
+		if exists() {
+			return replaceStreamOutput(cmd, out) // made meanwhile
+		}
+		// A symbolic link to nothing yet: its target is made.
+		made = false
+		f, err = os.OpenFile(out, os.O_WRONLY|os.O_CREATE, 0o666)
+	}
+	if errors.Is(err, fs.ErrExist) { // made meanwhile: refused as checkNotReplacing would
 		return nil, nil, exitcode.BadInput(fmt.Errorf("%s: -o %s exists: give --replace to write over it", cmd, out))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
 	}
-	made := errors.Is(statErr, fs.ErrNotExist)
 	hold, err := lockStream(cmd+": -o", f)
-	if err == nil {
-		err = f.Truncate(0) // the lock is ours: what another run wrote is not read now
-		if err != nil {
-			hold.close(cmd, nil)
-			err = fmt.Errorf("%s: %w", cmd, err)
-		}
-	}
 	if err != nil {
 		f.Close()
 		if made {
@@ -164,4 +171,41 @@ func openStreamOutput(c *cli.Context, cmd, out string) (*os.File, *streamHold, e
 	}
 	hold.own, hold.made = f, made
 	return f, hold, nil
+}
+
+// replaceStreamOutput opens -o FILE --replace where FILE exists: the
+// stream is written beside it and replaces it only at its first batch
+// (fsutil.ReplacingStream), or at the end of a run that wrote none but
+// was not refused (closeReplacing). FILE's lock is taken now: another
+// writer's is exit 75.
+func replaceStreamOutput(cmd, out string) (io.Writer, *streamHold, error) {
+	r, err := fsutil.ReplaceStream(out, streamSync)
+	if errors.Is(err, fsutil.ErrStreamHeld) {
+		return nil, nil, exitcode.With(exitcode.Locked, fmt.Errorf("%s: -o: %w", cmd, err))
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: -o: %w", cmd, err)
+	}
+	return r, &streamHold{repl: r}, nil
+}
+
+// closeReplacing is close of a stream replacing -o FILE: one that has
+// not begun replaces FILE now if the run went through (exit 0, 3 or
+// 130: an empty stream is its output), and is discarded otherwise (a run
+// refused or failed before its first batch leaves FILE as it was).
+func (h *streamHold) closeReplacing(cmd string, runErr error) error {
+	var err error
+	switch code := exitcode.Of(runErr); {
+	case h.repl.Started():
+	case runErr == nil || code == exitcode.Partial || code == exitcode.Interrupted:
+		if serr := h.repl.Start(); serr != nil {
+			err = fmt.Errorf("%s: %s: %w", cmd, h.repl.Name(), serr)
+		}
+	default:
+		h.repl.Discard()
+	}
+	if cerr := h.repl.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("%s: %w", cmd, cerr) // it names the file
+	}
+	return err
 }

@@ -178,3 +178,26 @@ func (s *streamReserve) close() error {
 	}
 	return err
 }
+
+// A StreamStarter is an output that must be told before an Arrow stream's
+// first record batch reaches it: fsutil.ReplacingStream (-o FILE.arrows
+// --replace) replaces FILE only then, so that a run refused before it
+// leaves FILE as it was. A stream that ends with no batch does not call
+// it: its caller decides.
+type StreamStarter interface{ StartStream() error }
+
+// starterOf returns the StreamStarter w is or wraps (Unwrap() io.Writer),
+// or nil.
+func starterOf(w io.Writer) StreamStarter {
+	for range 8 {
+		if s, ok := w.(StreamStarter); ok {
+			return s
+		}
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return nil
+		}
+		w = u.Unwrap()
+	}
+	return nil
+}

@@ -44,6 +44,8 @@ type Writer[T any] struct {
 	sr   *streamReserve    // the reservations of a stream into a regular file (Reserve)
 	n    int64
 	err  error
+	// batched: a record batch was written (StreamStarter's call made).
+	batched bool
 	// finished: Finish wrote the Parquet file out; Close only publishes it.
 	finished bool
 	// flushEvery > 0 makes Write write out the row group under way once
@@ -128,7 +130,7 @@ func CreateWith[T any](open fsutil.Opener, path string, stdout io.Writer, opts .
 			stdout = os.Stdout
 		}
 		name := "stdout"
-		if f, ok := stdout.(*os.File); ok && f != os.Stdout && f.Name() != "" {
+		if f, ok := stdout.(interface{ Name() string }); ok && stdout != io.Writer(os.Stdout) && f.Name() != "" {
 			name = f.Name() // a file opened for the stream (-o FILE.arrows)
 		}
 		return NewArrowWriter[T](name, stdout), nil
@@ -236,6 +238,15 @@ func (w *Writer[T]) flushDue() error {
 func (w *Writer[T]) writeRecord() error {
 	rec := w.rb.NewRecord()
 	defer rec.Release()
+	if !w.batched {
+		w.batched = true
+		if s := starterOf(w.out); s != nil {
+			if err := s.StartStream(); err != nil {
+				w.err = fmt.Errorf("%s: %w", w.name, err)
+				return w.err
+			}
+		}
+	}
 	if err := w.aw.Write(rec); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.name, err)
 		return w.err
