@@ -51,7 +51,7 @@ the run's queries (a query's source may be forged).
 Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
 with -o - (refused when stdout is a terminal), or into FILE with -o FILE
 named *.arrows or *.arrow (any case), written as "-o - > FILE" writes it
-(below). An -o FILE that exists is refused (exit 2) unless --replace is
+(below; a FIFO or device so named, or a link to one, as -o - is). An -o FILE that exists is refused (exit 2) unless --replace is
 given (one a writer holds: exit 75). Rows reach a Parquet file at
 least every 30s, and the file reserves its disk space (fallocate) a few
 MiB ahead of them: when the disk (or quota, or file size limit) has no
@@ -179,7 +179,7 @@ func runCapture(c *cli.Context) error {
 	var kept int64
 	var saver stateSaver
 	o.StateSaver = saver.set
-	err = deliver(c.Context, "capture", stageOut, stdout, func(dst output) error {
+	err = deliver(c.Context, "capture", out, stdout, withInPlace("capture", out, func(dst output) error {
 		w, err := createObservations(dst, stageOut, out)
 		if err != nil {
 			return fmt.Errorf("capture: %w", err)
@@ -205,7 +205,7 @@ func runCapture(c *cli.Context) error {
 			st.StopReason, st.Observations = capture.StopOutputFull, kept
 		}
 		return nil
-	})
+	}))
 	if errors.Is(err, errUndelivered) {
 		// The nodes are blocked handing observations to the writer: their
 		// routing tables do not depend on the output, and are saved.

@@ -134,7 +134,8 @@ did not get through run out at lease_until), and the DHT state is saved all the 
 Results are written as they come, in batches at least once a second: to
 a Parquet file, or an Arrow IPC stream on stdout with -o - or into FILE
 with -o FILE named *.arrows or *.arrow (any case), written as "-o - >
-FILE" writes it (below). An -o FILE that exists is refused (exit 2)
+FILE" writes it (below; a FIFO or device so named, or a link to one, as
+-o - is). An -o FILE that exists is refused (exit 2)
 unless --replace is given (one a writer holds: exit 75). -o FILE reserves
 its disk space (fallocate) a few MiB ahead of the results: when the disk
 (or quota, or file size limit) has no more, fetch stops as at a signal
@@ -244,9 +245,14 @@ func runFetch(c *cli.Context) error {
 	}
 	var saver stateSaver
 	o.StateSaver = saver.set
-	stats, err := deliverRun(c.Context, "fetch", o.Output, o.Stdout, func(dst output) (fetch.Stats, error) {
-		o.Stdout, o.OpenOutput = dst.stdout, dst.open
-		return fetch.Run(c.Context, o)
+	out := c.String("output")
+	stats, err := deliverRun(c.Context, "fetch", out, o.Stdout, func(dst output) (st fetch.Stats, err error) {
+		err = withInPlace("fetch", out, func(dst output) error {
+			o.Stdout, o.OpenOutput = dst.stdout, dst.open
+			st, err = fetch.Run(c.Context, o)
+			return err
+		})(dst)
+		return st, err
 	})
 	if errors.Is(err, errUndelivered) {
 		// The run is blocked writing its results (or released rows): the

@@ -106,14 +106,19 @@ func isStreamName(out string) bool {
 
 // openOutput opens the data output of capture or fetch (cmd) before the
 // run: -o - is stdout, locked and synced by holdStream when it is a
-// regular file. -o FILE named as an Arrow stream (isStreamName), and not
-// a FIFO or device, is opened here and written as -o - redirected to it
-// would be: it returns the file as the stage's stdout and "-" as its
-// output. Any other -o FILE is the stage's to open (a Parquet file),
-// after checkNotReplacing. The hold's close ends it all.
+// regular file. -o FILE named as an Arrow stream (isStreamName) is
+// written as -o - redirected to it would be, the stage writing it as its
+// stdout with "-" as its output: a regular file is opened here and
+// returned as the stage's stdout; a FIFO or device (streamInPlace) is
+// opened by the run under deliver (openInPlace). Any other -o FILE is
+// the stage's to open (a Parquet file), after checkNotReplacing. The
+// hold's close ends it all.
 func openOutput(c *cli.Context, cmd string, stdout io.Writer) (io.Writer, string, *streamHold, error) {
 	out := c.String("output")
-	if !isStreamName(out) || fsutil.WrittenInPlace(out) {
+	if streamInPlace(out) {
+		return stdout, "-", nil, nil // not replaced: written as it is
+	}
+	if !isStreamName(out) {
 		if err := checkNotReplacing(c); err != nil {
 			return nil, "", nil, err
 		}
@@ -125,6 +130,43 @@ func openOutput(c *cli.Context, cmd string, stdout io.Writer) (io.Writer, string
 		return nil, "", nil, err
 	}
 	return f, "-", hold, nil
+}
+
+// streamInPlace reports whether -o FILE names an Arrow stream
+// (isStreamName) that is written in place: a FIFO, a device, or a link
+// in /proc (fsutil.WrittenInPlace), which takes no Parquet file.
+func streamInPlace(out string) bool { return isStreamName(out) && fsutil.WrittenInPlace(out) }
+
+// withInPlace is run, a run under deliver of cmd, writing -o FILE as its
+// stdout when FILE is an Arrow stream written in place (openInPlace).
+func withInPlace(cmd, out string, run func(output) error) func(output) error {
+	return func(dst output) error {
+		dst, done, err := openInPlace(dst, out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		}
+		err = run(dst)
+		if cerr := done(); err == nil && cerr != nil {
+			err = fmt.Errorf("%s: %w", cmd, cerr)
+		}
+		return err
+	}
+}
+
+// openInPlace is where a run under deliver writes -o FILE when FILE is
+// an Arrow stream written in place (streamInPlace): FILE opened with
+// dst.open, which deliver watches (a FIFO that no reader opens blocks
+// it), as the stage's stdout; for any other output, dst as it is. done
+// closes what it opened once the stage is done with it.
+func openInPlace(dst output, out string) (output, func() error, error) {
+	if !streamInPlace(out) {
+		return dst, func() error { return nil }, nil
+	}
+	f, err := dst.open(out)
+	if err != nil {
+		return dst, nil, fmt.Errorf("%s: %w", out, err)
+	}
+	return output{stdout: f, open: dst.open}, f.Commit, nil
 }
 
 // openStreamOutput opens -o FILE, an Arrow stream file, as the shell does
