@@ -30,6 +30,9 @@ import (
 // the same one every time.
 func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err error) {
 	defer tx.Abort()
+	if tx.readOnly {
+		return nil, fmt.Errorf("dataset: %s: %w (a transaction that only reads)", tx.d.Dir, errReadOnly)
+	}
 	// Nothing is published before every staged file is written; what the
 	// commit stages itself (the ledger) is written before it goes on.
 	if err := tx.finishInForeground(); err != nil {

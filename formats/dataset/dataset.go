@@ -72,6 +72,9 @@ func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error
 	if m.FormatVersion > FormatVersion {
 		return nil, readableFormat(dir, m.FormatVersion, OldestReadFormat)
 	}
+	if err := d.checkWritable(m); err != nil {
+		return nil, err
+	}
 	if m.FormatVersion < FormatVersion {
 		if err := d.migrate(ctx, m, o.LockWait); err != nil {
 			return nil, err

@@ -65,12 +65,12 @@ func (d *Dataset) ownedDir() (string, *os.File, error) {
 	name := fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(id))
 	tmp := filepath.Join(d.Dir, "staging", fsutil.TempPrefix+name)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return "", nil, fmt.Errorf("dataset: %w", err)
+		return "", nil, d.notWritable(filepath.Dir(tmp), fmt.Errorf("dataset: %w", err))
 	}
 	owner, err := os.Create(filepath.Join(tmp, ".owner"))
 	if err != nil {
 		os.RemoveAll(tmp)
-		return "", nil, fmt.Errorf("dataset: %w", err)
+		return "", nil, d.notWritable(tmp, fmt.Errorf("dataset: %w", err))
 	}
 	suffix := bornOwned
 	if flockShared(owner) != nil {

@@ -33,6 +33,9 @@ type Tries struct {
 	// Keep and Stage as the writer). It returns what Commit does: it may
 	// return tx.Base() and no error to commit nothing.
 	Commit func(ctx context.Context, tx *Tx) (*Manifest, error)
+	// ReadOnly makes each try read only (BeginRead: no staging folder,
+	// on a dataset opened either way); its Commit must commit nothing.
+	ReadOnly bool
 }
 
 // A Try is the stage's work of one try on tx, its attempt-th (0 the
@@ -52,7 +55,7 @@ type Try func(tx *Tx, attempt int) (commit bool, err error)
 // re-applied, up to MaxReapply times (then err is the locked error).
 func (o Tries) Run(ctx context.Context, d *Dataset, try Try) (m *Manifest, after *AfterCommitError, err error) {
 	for attempt := 0; ; attempt++ {
-		tx, err := d.BeginAttempt(ctx, attempt, o.LockWait)
+		tx, err := o.begin(ctx, d, attempt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -76,6 +79,14 @@ func (o Tries) Run(ctx context.Context, d *Dataset, try Try) (m *Manifest, after
 		}
 		return m, after, nil
 	}
+}
+
+// begin begins a try: BeginAttempt, or BeginRead when o.ReadOnly.
+func (o Tries) begin(ctx context.Context, d *Dataset, attempt int) (*Tx, error) {
+	if o.ReadOnly {
+		return d.BeginRead()
+	}
+	return d.BeginAttempt(ctx, attempt, o.LockWait)
 }
 
 func (o Tries) commit(ctx context.Context, tx *Tx) (*Manifest, error) {

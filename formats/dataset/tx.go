@@ -43,6 +43,8 @@ type Tx struct {
 	bgSlots chan struct{}
 	bgWG    sync.WaitGroup
 	bgErr   error
+	// readOnly: BeginRead's, which only reads (no staging folder).
+	readOnly bool
 }
 
 // Begin starts a transaction on the current snapshot.
@@ -81,6 +83,9 @@ func NewName(ext string) string {
 // space or inodes: "mkdir DIR/staging/…/TABLE: no space left on device",
 // where the write would only see the folder missing).
 func (tx *Tx) StagePath(table, key, name string) (string, error) {
+	if tx.readOnly {
+		return "", fmt.Errorf("dataset: %s: %w (a transaction that only reads)", tx.d.Dir, errReadOnly)
+	}
 	p := tx.stagedFile(table, key, name)
 	if err := mkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", fmt.Errorf("dataset: %w", err)
@@ -234,7 +239,9 @@ func (tx *Tx) Abort() {
 		tx.owner.Close()
 		tx.owner = nil
 	}
-	os.RemoveAll(tx.stage)
+	if tx.stage != "" {
+		os.RemoveAll(tx.stage)
+	}
 }
 
 func isConflict(err error) bool { return errors.Is(err, ErrConflict) }

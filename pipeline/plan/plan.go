@@ -150,7 +150,10 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if o.Output == "" && o.Limit != 0 {
 		return st, exitcode.BadInput(errors.New("plan-retries: no output: only a dry run (--limit 0) writes no jobs"))
 	}
-	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
+	// A dry run without -o only reads, as status does: it works on a
+	// dataset it may not write (a read-only copy or mount).
+	dry := o.Limit == 0 && o.Output == ""
+	d, err := openDataset(ctx, o, dry)
 	if err != nil {
 		return st, err
 	}
@@ -198,7 +201,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		written bool
 	)
 	tries := dataset.Tries{Stage: "plan-retries", LockWait: o.LockWait, Conflicts: &st.CommitConflicts,
-		Conflict: "dataset moved on while planning; planning again",
+		Conflict: "dataset moved on while planning; planning again", ReadOnly: dry,
 		// The try's leases and cursor, if they changed (commit); a jobs
 		// file written for a commit that failed goes with it.
 		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
@@ -288,6 +291,15 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		return st, fmt.Errorf("plan-retries: %w", after)
 	}
 	return st, nil
+}
+
+// openDataset opens o.Data for a run: read-only for a dry run without
+// -o (dry), which commits nothing, else as a writer.
+func openDataset(ctx context.Context, o Options, dry bool) (*dataset.Dataset, error) {
+	if dry {
+		return dataset.OpenReadOnly(o.Data)
+	}
+	return dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
 }
 
 // passSettings are the pass's new-hash share, lease, seed and cold-tier
