@@ -293,15 +293,6 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	return st, nil
 }
 
-// openDataset opens o.Data for a run: read-only for a dry run without
-// -o (dry), which commits nothing, else as a writer.
-func openDataset(ctx context.Context, o Options, dry bool) (*dataset.Dataset, error) {
-	if dry {
-		return dataset.OpenReadOnly(o.Data)
-	}
-	return dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
-}
-
 // passSettings are the pass's new-hash share, lease, seed and cold-tier
 // reserve: the policy's, unless the options override them.
 func passSettings(p schedule.Policy, o Options) (share float64, lease time.Duration, seed uint64, coldBudget int) {
