@@ -44,7 +44,11 @@
 # ignored without METRICS_DIR),
 # KEEP_PASSES (pass folders kept under DATA_DIR/work, default 10),
 # CAPTURE_ARGS / FETCH_ARGS (extra flags, e.g. "--dht-listen 127.0.0.1:0",
-# "--timeout 5s").
+# "--timeout 5s"). A variable that looks like one of these but is not
+# (DATADIR, INFOHASH_DATADIR, EXPORTDIR: names starting INFOHASH, DATA_,
+# DATADIR, BOOTSTRAP, LIMIT, EXPORT, LOCK, KEEP, PASS_, NOW, METRICS,
+# CAPTURE or FETCH) gets a WARN line on stderr as the pass begins, and is
+# ignored; the pass goes on.
 #
 # Every step's output is a file under DATA_DIR/work/PASS/ before the next
 # step reads it (plan-retries' by way of DATA_DIR/work/jobs.parquet, a
@@ -189,6 +193,31 @@ mlabel=() plabels='' msuffix=''
 log() { printf '%s crawl-pass %s: %s\n' "$(date -u +%FT%TZ)" "$PASS" "$*" >&2; }
 usage() { log "$*"; usage_err=1; exit 2; }
 usage_err=''  # the pass ends on a usage error: its one line says all
+
+# An environment variable that looks like one of the pass's (its
+# prefixes) but is not one it reads is most likely a typo (DATADIR,
+# INFOHASH_DATADIR, EXPORTDIR), which would otherwise be ignored without
+# a word: one line each on stderr, and the pass goes on. INFOHASH_DATA is
+# infohash's own (--data), which the pass gives every step.
+knownvars=" INFOHASH INFOHASH_DATA BOOTSTRAP LIMIT EXPORT_DIR EXPORT_EVERY LOCK_WAIT KEEP KEEP_PASSES PASS PASS_BUDGET NOW METRICS_DIR METRICS_LABEL CAPTURE_ARGS FETCH_ARGS "
+for v in $(compgen -e 2>/dev/null); do
+	case $v in
+		INFOHASH* | DATA_* | DATADIR* | BOOTSTRAP* | LIMIT* | EXPORT* | LOCK* | KEEP* | PASS_* | PASSBUDGET* | NOW* | METRICS* | CAPTURE* | FETCH*) ;;
+		*) continue ;;
+	esac
+	case $knownvars in *" $v "*) continue ;; esac
+	# The name meant: the same letters but for "_" and an INFOHASH_ before.
+	norm=${v#INFOHASH_} meant=''
+	for k in $knownvars DATA_DIR CAPTURE_DURATION; do
+		[ "${k//_/}" != "${norm//_/}" ] || meant=$k
+	done
+	case $meant in
+		DATA_DIR | CAPTURE_DURATION) meant="; $meant is an argument (crawl-pass.sh DATA_DIR [CAPTURE_DURATION]), not a variable" ;;
+		?*) meant="; did you mean $meant?" ;;
+		*) meant="; --help lists the variables it reads" ;;
+	esac
+	log "WARN: environment variable $v is not one crawl-pass.sh reads: ignored$meant"
+done
 partial=0 bad=0 catchup=0
 # The catch-up runs' worst exit status and the files they applied, by step.
 cu_exit_dedup=0 cu_exit_merge=0 cu_in_dedup=0 cu_in_merge=0
