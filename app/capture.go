@@ -65,7 +65,9 @@ observations and the disk (fsync) within 1s more, so a kill -9 loses at
 most that (a machine crash, that second too): dedup applies the file up to
 its last whole batch. It reserves its disk space ahead of the batches too:
 at a full disk the run stops and ends the stream after the batches that
-fit (exit 3), as above. While it writes, capture holds the file's
+fit (exit 3), as above; after a kill -9 up to 5 MiB reserved past the
+stream's end stay allocated (du counts them) until the file is removed,
+replaced (--replace) or emptied ("> FILE"). While it writes, capture holds the file's
 flock(2): dedup and merge skip the file (exit 3) until capture is done,
 and a second writer to it exits 75. With --replace, an existing
 FILE.arrows stays as it was until the first batch replaces it (the

@@ -149,9 +149,11 @@ reaches the file within 1s of its results and the disk (fsync) within 1s
 more, so a kill -9 loses at most that (a machine crash, that second too):
 merge applies the file up to its last whole batch. Its disk space is
 reserved as a Parquet file's, and a full disk ends the stream after the
-batches that fit (exit 3). While it writes, fetch holds the file's
-flock(2): dedup and merge skip the file (exit 3) until fetch is done, and
-a second writer to it exits 75. With --replace, an existing FILE.arrows
+batches that fit (exit 3); after a kill -9 up to 5 MiB reserved past the
+stream's end stay allocated (du counts them) until the file is removed,
+replaced (--replace) or emptied ("> FILE"). While it writes, fetch holds
+the file's flock(2): dedup and merge skip the file (exit 3) until fetch
+is done, and a second writer to it exits 75. With --replace, an existing FILE.arrows
 stays as it was until the first batch replaces it (the stream is written
 beside it until then): a run refused or killed before that leaves it.
 
