@@ -153,9 +153,10 @@ batches that fit (exit 3); after a kill -9 up to 5 MiB reserved past the
 stream's end stay allocated (du counts them) until the file is removed,
 replaced (--replace) or emptied ("> FILE"). While it writes, fetch holds
 the file's flock(2): dedup and merge skip the file (exit 3) until fetch
-is done, and a second writer to it exits 75. With --replace, an existing FILE.arrows
-stays as it was until the first batch replaces it (the stream is written
-beside it until then): a run refused or killed before that leaves it.
+is done, and a second writer to it exits 75. With --replace, an existing
+FILE.arrows stays as it was until the first batch replaces it (the
+stream is written beside it until then): a run refused or killed before
+that leaves it.
 
 When done, fetch writes a summary of its counters on stderr: a few lines of text, or with
 --log-format json one log record, msg "fetch: done", whose "stats" object holds what
