@@ -18,30 +18,8 @@ func StartPhase(label string) *Phase {
 		p.r.log(time.Now())
 		return p
 	}
-	p.r.stop, p.r.exited = make(chan struct{}), make(chan struct{})
-	go p.tick()
+	p.r.startTicker()
 	return p
-}
-
-// tick logs the step's line every interval until Done closes the stop
-// channel.
-func (p *Phase) tick() {
-	r := p.r
-	defer close(r.exited)
-	t := time.NewTicker(r.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.stop:
-			return
-		case <-t.C:
-			r.mu.Lock()
-			if !r.finished { // Done came first: it logged the last line
-				r.log(time.Now())
-			}
-			r.mu.Unlock()
-		}
-	}
 }
 
 // End ends the step: once it returns, the step logs no more, its ticker

@@ -22,6 +22,7 @@ type Reporter struct {
 	total    int64
 	done     int64
 	units    bool // its lines carry the count (not a Phase's)
+	ticking  bool // a ticker paces its lines, not Add (NewTicking, a Phase)
 	bar      *progressbar.ProgressBar
 	every    time.Duration
 	last     time.Time
@@ -50,6 +51,52 @@ func New(w io.Writer, label string, total int64) *Reporter {
 	return r
 }
 
+// NewTicking is New for work whose units may come slowly (an export's
+// partition, which a slow reader of its output can hold up for long):
+// without a bar, a ticker paces its lines, one every Interval whether or
+// not Add was called meanwhile, so that the first comes on time; Add
+// only counts. Done ends the ticker.
+func NewTicking(w io.Writer, label string, total int64) *Reporter {
+	r := New(w, label, total)
+	if r.bar == nil && r.every > 0 {
+		r.startTicker()
+	}
+	return r
+}
+
+// startTicker makes a ticker pace r's lines, until Done.
+func (r *Reporter) startTicker() {
+	r.ticking = true
+	r.stop, r.exited = make(chan struct{}), make(chan struct{})
+	go r.tick()
+}
+
+// newTicker is the ticker of a ticking Reporter (a variable for tests,
+// which tick by hand).
+var newTicker = func(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+// tick logs r's line every interval until Done closes the stop channel.
+func (r *Reporter) tick() {
+	defer close(r.exited)
+	c, stop := newTicker(r.every)
+	defer stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-c:
+			r.mu.Lock()
+			if !r.finished { // Done came first: it logged the last line
+				r.log(time.Now())
+			}
+			r.mu.Unlock()
+		}
+	}
+}
+
 // Add records n more units done.
 func (r *Reporter) Add(n int64) {
 	if r == nil {
@@ -60,6 +107,9 @@ func (r *Reporter) Add(n int64) {
 	r.done += n
 	if r.bar != nil {
 		r.bar.Add64(n)
+		return
+	}
+	if r.ticking {
 		return
 	}
 	if now := time.Now(); now.Sub(r.last) >= r.every {

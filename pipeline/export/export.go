@@ -191,7 +191,7 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 	var ph phases // for --debug
 	var prog *progress.Reporter
 	if o.ProgressTo != nil {
-		prog = progress.New(o.ProgressTo, "export: partitions", int64(len(keys)))
+		prog = progress.NewTicking(o.ProgressTo, "export: partitions", int64(len(keys)))
 		defer prog.Done()
 	}
 	for _, key := range keys {
