@@ -27,6 +27,12 @@ func (d *Dataset) BeginRead() (*Tx, error) {
 // cannot write (notWritable).
 var errNotWritable = errors.New("is not writable")
 
+// IsNotWritable reports whether err is Open's (or a transaction's) on a
+// dataset this process cannot write: a read-only file system, or a
+// folder without write permission. A command that would commit nothing
+// may then read it with OpenReadOnly instead.
+func IsNotWritable(err error) bool { return errors.Is(err, errNotWritable) }
+
 // checkWritable says plainly, before a writer does anything, that the
 // dataset in d.Dir cannot be written (a read-only file system, or a
 // folder without write permission for this user), naming the folder:

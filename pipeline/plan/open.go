@@ -6,11 +6,15 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 )
 
-// openDataset opens o.Data for a run: read-only for a dry run without
-// -o (dry), which commits nothing, else as a writer.
-func openDataset(ctx context.Context, o Options, dry bool) (*dataset.Dataset, error) {
-	if dry {
-		return dataset.OpenReadOnly(o.Data)
+// openDataset opens o.Data for a run, as a writer: Open migrates an
+// older format and removes what killed writers left. A dry run without
+// -o (dry), which commits nothing, reads a dataset it cannot write with
+// OpenReadOnly instead, as status does (readOnly: plan on BeginRead).
+func openDataset(ctx context.Context, o Options, dry bool) (d *dataset.Dataset, readOnly bool, err error) {
+	d, err = dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
+	if dry && dataset.IsNotWritable(err) {
+		d, err = dataset.OpenReadOnly(o.Data)
+		return d, true, err
 	}
-	return dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait})
+	return d, false, err
 }

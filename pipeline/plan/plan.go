@@ -150,10 +150,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	if o.Output == "" && o.Limit != 0 {
 		return st, exitcode.BadInput(errors.New("plan-retries: no output: only a dry run (--limit 0) writes no jobs"))
 	}
-	// A dry run without -o only reads, as status does: it works on a
-	// dataset it may not write (a read-only copy or mount).
-	dry := o.Limit == 0 && o.Output == ""
-	d, err := openDataset(ctx, o, dry)
+	// A dry run without -o commits nothing: it works on a dataset it may
+	// not write (a read-only copy or mount), reading it as status does.
+	d, readOnly, err := openDataset(ctx, o, o.Limit == 0 && o.Output == "")
 	if err != nil {
 		return st, err
 	}
@@ -201,7 +200,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		written bool
 	)
 	tries := dataset.Tries{Stage: "plan-retries", LockWait: o.LockWait, Conflicts: &st.CommitConflicts,
-		Conflict: "dataset moved on while planning; planning again", ReadOnly: dry,
+		Conflict: "dataset moved on while planning; planning again", ReadOnly: readOnly,
 		// The try's leases and cursor, if they changed (commit); a jobs
 		// file written for a commit that failed goes with it.
 		Commit: func(ctx context.Context, tx *dataset.Tx) (*dataset.Manifest, error) {
