@@ -55,16 +55,25 @@ func TestReadOnlyDataset(t *testing.T) {
 		wrap        func(data string, args []string) *exec.Cmd
 	}{
 		{"read-only mount", "read-only file system", func(t *testing.T, data string) {
-			if out, err := exec.Command("unshare", "-m", "--propagation", "private", "true").CombinedOutput(); err != nil {
-				t.Skipf("no private mount namespace (unshare -m needs root): %v: %s", err, out)
+			// unshare may work where mount does not (no CAP_SYS_ADMIN in a
+			// container): try the very mount the runs below make.
+			if out, err := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c",
+				`mount --bind "$0" "$0" && mount -o remount,bind,ro "$0"`, data).CombinedOutput(); err != nil {
+				t.Skipf("no read-only bind mount in a private mount namespace (needs root): %v: %s", err, out)
 			}
 		}, func(data string, args []string) *exec.Cmd {
 			return exec.Command("unshare", append([]string{"-m", "--propagation", "private", "sh", "-c",
 				`mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" || exit 99; exec "$@"`, data, exe}, args...)...)
 		}},
 		{"no write permission", "permission denied", func(t *testing.T, data string) {
-			if _, err := exec.LookPath("setpriv"); err != nil && os.Geteuid() == 0 {
-				t.Skip("root writes through chmod a-w, and there is no setpriv to run as nobody")
+			if os.Geteuid() == 0 {
+				if _, err := exec.LookPath("setpriv"); err != nil {
+					t.Skip("root writes through chmod a-w, and there is no setpriv to run as nobody")
+				}
+				// nobody must reach the binary (a private TMPDIR's parent may bar it).
+				if out, err := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", exe, "--version").CombinedOutput(); err != nil {
+					t.Skipf("nobody cannot run %s: %v: %s", exe, err, out)
+				}
 			}
 			filepath.WalkDir(data, func(p string, e fs.DirEntry, err error) error {
 				if err == nil && e.IsDir() {
