@@ -222,7 +222,7 @@ func runCapture(c *cli.Context) error {
 	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", queriesAttr(st.Queries), "malformed", st.Malformed,
 		"socket_dropped", st.SocketDropped, "sample_responses", st.SampleResponses, "samples", st.Samples,
-		"distinct_hashes", st.DistinctHashes, "observations", st.Observations, "fetch_lookups_skipped", st.FetchLookups, "output", out)
+		"distinct_hashes", st.DistinctHashes, "fetch_lookups_skipped", st.FetchLookups, "observations", st.Observations, "output", out)
 	var runErr error
 	if full != nil {
 		where := out
