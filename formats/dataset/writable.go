@@ -47,8 +47,8 @@ func (d *Dataset) checkWritable(m *Manifest) error {
 		dirs = append(dirs, d.Path(name), d.Path(name, "v"))
 	}
 	for _, dir := range dirs {
-		if _, err := os.Stat(dir); err != nil {
-			continue // made by the writer, in a folder checked here
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue // made by the writer, in a folder checked here; or not a folder, which its mkdir says
 		}
 		if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
 			return d.notWritable(dir, err)
