@@ -27,6 +27,10 @@ type Report struct {
 	Snapshot    int64     `json:"snapshot"`
 	CommittedAt time.Time `json:"committed_at"`
 	Writer      string    `json:"writer"`
+	// DatasetID is the manifest's dataset_id (the end of plan-retries'
+	// lease IDs, which merge checks); nil (null) for a dataset of format 7
+	// or older not yet migrated by a writer.
+	DatasetID *string `json:"dataset_id"`
 	// StateGlob globs the current state files: DIR's own glob characters
 	// escaped (globUnder), so that it matches DIR's files alone.
 	StateGlob string `json:"state_glob"`
@@ -169,6 +173,9 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		// [] rather than null in JSON when nothing is set aside.
 		Partial: []string{}, Rejected: []string{}, Pending: []string{}, Spooling: []string{}, Foreign: []string{}, Unpublished: []string{},
 		Staging: []string{}, UnappliedWork: []string{}}
+	if m.DatasetID != "" {
+		r.DatasetID = &m.DatasetID
+	}
 	maps.Copy(r.Totals, m.Totals)
 	if st.Dir != "" {
 		g := globUnder(dir, st.Dir, "prefix=*", "*.parquet")
@@ -302,7 +309,11 @@ func (r *Report) verify(ctx context.Context, d *dataset.Dataset, m *dataset.Mani
 // Print writes the report for people.
 func (r *Report) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339))
+	id := "none yet: a writer's migration draws it"
+	if r.DatasetID != nil {
+		id = *r.DatasetID
+	}
+	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s; id %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339), id)
 	if v := r.Verified; v != nil && len(v.Problems) > 0 {
 		fmt.Fprintf(tw, "hashes\t%d per the manifest (%d inputs applied)\n", r.Hashes, r.InputsLedger)
 		r.printBlocklist(tw)

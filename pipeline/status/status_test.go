@@ -97,8 +97,18 @@ func TestReport(t *testing.T) {
 	if a := r.LastInput; a == nil || a.Name != "second.parquet" || a.Rows != 2 || !a.At.Equal(now.Add(-time.Minute)) {
 		t.Errorf("last input %+v", a)
 	}
+	cur, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.DatasetID == nil || *r.DatasetID != cur.DatasetID || !dataset.ValidDatasetID(cur.DatasetID) {
+		t.Errorf("dataset_id %v, want the manifest's %q", r.DatasetID, cur.DatasetID)
+	}
 	var out bytes.Buffer
 	r.Print(&out)
+	if !regexp.MustCompile(`(?m)^dataset +.* \(snapshot 1 by test at .*; id ` + cur.DatasetID + `\)$`).MatchString(out.String()) {
+		t.Errorf("the dataset line does not name its id %s:\n%s", cur.DatasetID, out.String())
+	}
 	if !strings.Contains(out.String(), "no_peers 2, timeout 1") || !strings.Contains(out.String(), "read_parquet(") ||
 		!regexp.MustCompile(`(?m)^last input +second\.parquet \(2 rows\) applied at 2026-05-31T23:59:00Z$`).MatchString(out.String()) ||
 		!strings.Contains(out.String(), "table ledger") ||
