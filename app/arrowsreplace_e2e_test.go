@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestArrowsReplaceRefusedKeepsFile: capture or fetch -o FILE.arrows
@@ -55,7 +56,7 @@ func TestArrowsReplaceRefusedKeepsFile(t *testing.T) {
 			if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o640 {
 				t.Errorf("%s after the refused run: %v (%v), want mode 0640", out, fi.Mode(), err)
 			}
-			if names := dirNames(t, dir); !slices.Equal(names, []string{"earlier.arrows"}) {
+			if names := fsutiltest.Names(t, dir); !slices.Equal(names, []string{"earlier.arrows"}) {
 				t.Errorf("the refused run left %q in %s", names, dir)
 			}
 		})
@@ -88,7 +89,7 @@ func TestCaptureArrowsReplaceAtFirstBatch(t *testing.T) {
 	if b, _ := os.ReadFile(out); !bytes.Equal(b, old) {
 		t.Fatalf("%s after a kill -9 before the first batch: %d bytes %.24q, want it as it was", out, len(b), b)
 	}
-	if names := dirNames(t, dir); len(names) != 2 || !strings.HasPrefix(names[0], fsutil.TempPrefix+"obs.arrows-") {
+	if names := fsutiltest.Names(t, dir); len(names) != 2 || !strings.HasPrefix(names[0], fsutil.TempPrefix+"obs.arrows-") {
 		t.Fatalf("a kill -9 before the first batch left %q, want FILE and its temporary file", names)
 	}
 	addr = freeUDPPort(t)
@@ -103,7 +104,7 @@ func TestCaptureArrowsReplaceAtFirstBatch(t *testing.T) {
 	if who, busy := fsutil.Writing(out); !busy || !strings.HasPrefix(who, "infohash capture (pid ") {
 		t.Fatalf("capture --replace does not hold %s's lock after its first batch (%q, %v)", out, who, busy)
 	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"obs.arrows"}) {
+	if names := fsutiltest.Names(t, dir); !slices.Equal(names, []string{"obs.arrows"}) {
 		t.Errorf("after the first batch %s holds %q, want FILE alone (the dead run's temporary file swept)", dir, names)
 	}
 	cmd.Process.Kill()
@@ -112,18 +113,4 @@ func TestCaptureArrowsReplaceAtFirstBatch(t *testing.T) {
 	if !strings.Contains(msg, fmt.Sprintf(" observations=%d ", len(hashes))) {
 		t.Fatalf("dedup of the killed capture's %s did not apply its %d observations:\n%s", out, len(hashes), msg)
 	}
-}
-
-// dirNames lists dir's entries, sorted.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }

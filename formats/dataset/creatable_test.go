@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -34,19 +35,6 @@ func layout(t *testing.T, dir string, names ...string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // TestCreateOnlyInANewOrEmptyFolder: a dataset is made in a missing or
@@ -97,7 +85,7 @@ func TestCreateOnlyInANewOrEmptyFolder(t *testing.T) {
 			}
 			var before []string
 			if tc.entries != nil {
-				before = entries(t, dir)
+				before = fsutiltest.Names(t, dir)
 			}
 			d, err := Open(context.Background(), dir, OpenOptions{Create: true})
 			if tc.wantErr != "" {
@@ -105,7 +93,7 @@ func TestCreateOnlyInANewOrEmptyFolder(t *testing.T) {
 					exitcode.Of(err) != exitcode.Usage || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v (exit %d), want one line with %q, exit %d", err, exitcode.Of(err), tc.wantErr, exitcode.Usage)
 				}
-				if after := entries(t, dir); !slices.Equal(after, before) {
+				if after := fsutiltest.Names(t, dir); !slices.Equal(after, before) {
 					t.Errorf("the refused folder holds %v, before %v", after, before)
 				}
 				if _, err := Use(dir); !errors.Is(err, ErrNotEmpty) { // the default policy's write
@@ -170,11 +158,11 @@ func TestKilledCreateContinues(t *testing.T) {
 				}
 				_, statErr := os.Stat(filepath.Join(dir, "manifests", manifestName(0)))
 				if ok, _ := hasCurrent(dir); ok || (when == "after") != (statErr == nil) {
-					t.Fatalf("setup: the killed creation left %v", entries(t, dir))
+					t.Fatalf("setup: the killed creation left %v", fsutiltest.Names(t, dir))
 				}
 				d, err := Open(context.Background(), dir, OpenOptions{Create: true})
 				if err != nil {
-					t.Fatalf("open after the kill (left %v): %v", entries(t, dir), err)
+					t.Fatalf("open after the kill (left %v): %v", fsutiltest.Names(t, dir), err)
 				}
 				defer d.Close()
 				if !d.Created {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestReplaceStream: a ReplacingStream leaves the file it replaces as it
@@ -84,7 +86,7 @@ func TestReplaceStream(t *testing.T) {
 				if tc.link {
 					names = []string{"link.arrows", "obs.arrows"}
 				}
-				if got := dirEntries(t, dir); !slices.Equal(got, names) {
+				if got := fsutiltest.Names(t, dir); !slices.Equal(got, names) {
 					t.Errorf("%s holds %q, want %q", dir, got, names)
 				}
 			})
@@ -111,18 +113,4 @@ func TestReplaceStream(t *testing.T) {
 			t.Errorf("ReplaceStream of no file: %v, want fs.ErrNotExist", err)
 		}
 	})
-}
-
-// dirEntries lists dir's names, sorted.
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }

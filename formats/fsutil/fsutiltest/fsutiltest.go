@@ -4,6 +4,7 @@ package fsutiltest
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -28,4 +29,18 @@ func Tree(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Names lists the names of dir's entries, sorted (os.ReadDir's order).
+func Names(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
 }
