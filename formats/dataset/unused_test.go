@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestRemoveUnused: a dataset created for a run that committed nothing is
@@ -182,14 +184,7 @@ func TestClearUnused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ents, err := os.ReadDir(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, e := range ents {
-				names = append(names, e.Name())
-			}
+			names := fsutiltest.Names(t, dir)
 			if tc.kept != "" {
 				if !strings.Contains(kept, tc.kept) || !slices.Contains(names, "CURRENT") {
 					t.Fatalf("kept %q, left %v; want the dataset kept for %q", kept, names, tc.kept)
