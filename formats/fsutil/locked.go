@@ -1,8 +1,6 @@
 package fsutil
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -30,8 +28,8 @@ func CreateLocked(path string) (*File, *os.File, error) {
 		dir = "."
 	}
 	if unnamedFirst {
-		if f, lk, err := createUnnamed(dir, base, path); err == nil {
-			return f, lk, nil
+		if fd, name, lk, err := createUnnamed(dir, base, unix.LOCK_EX); err == nil {
+			return &File{File: os.NewFile(uintptr(fd), name), final: path}, lk, nil
 		}
 	}
 	f, err := createUnheld(path)
@@ -67,38 +65,45 @@ func LockedAtBirth(name string) bool {
 	return strings.HasPrefix(name, TempPrefix) && strings.HasPrefix(name[strings.LastIndexByte(name, '-')+1:], lockedMark)
 }
 
-// createUnnamed creates the file unnamed, locks it, and links it as
-// TempPrefix+base+"-L<random>" in dir. It fails where O_TMPFILE or
-// /proc/self/fd is missing; the caller then falls back to a named file.
-func createUnnamed(dir, base, final string) (*File, *os.File, error) {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
+// createUnnamed creates a file in dir without a name (O_TMPFILE), takes
+// the flock(2) how (unix.LOCK_EX or LOCK_SH) through a second, read-only
+// handle, hold, and only then links the file as
+// TempPrefix+base+"-L<random>" (linkHeld). It returns the file's
+// descriptor and name. It fails, having created nothing, where O_TMPFILE
+// or /proc/self/fd is missing; the caller then falls back to a named file.
+func createUnnamed(dir, base string, how int) (fd int, name string, hold *os.File, err error) {
+	fd, err = unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
 	if err != nil {
-		return nil, nil, err
+		return -1, "", nil, err
 	}
+	hold, err = os.Open(fmt.Sprintf("/proc/self/fd/%d", fd))
+	if err == nil {
+		if err = unix.Flock(int(hold.Fd()), how); err == nil {
+			if name, err = linkHeld(fd, dir, base); err == nil {
+				return fd, name, hold, nil
+			}
+		}
+		hold.Close()
+	}
+	unix.Close(fd)
+	return -1, "", nil, err
+}
+
+// linkHeld links the unnamed file fd, which its creator already holds
+// locked, into dir as TempPrefix+base+"-"+lockedMark+randomHex(), trying
+// other random names while one is taken, and returns the name.
+func linkHeld(fd int, dir, base string) (string, error) {
 	proc := fmt.Sprintf("/proc/self/fd/%d", fd)
-	lk, err := os.Open(proc)
-	if err != nil {
-		unix.Close(fd)
-		return nil, nil, err
-	}
-	if err := unix.Flock(int(lk.Fd()), unix.LOCK_EX); err != nil {
-		lk.Close()
-		unix.Close(fd)
-		return nil, nil, err
-	}
+	var err error
 	for range 10 {
-		b := make([]byte, 6)
-		rand.Read(b)
-		name := filepath.Join(dir, TempPrefix+base+"-"+lockedMark+hex.EncodeToString(b))
+		name := filepath.Join(dir, TempPrefix+base+"-"+lockedMark+randomHex())
 		err = unix.Linkat(unix.AT_FDCWD, proc, unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
 		if err == nil {
-			return &File{File: os.NewFile(uintptr(fd), name), final: final}, lk, nil
+			return name, nil
 		}
 		if !errors.Is(err, unix.EEXIST) {
 			break
 		}
 	}
-	lk.Close()
-	unix.Close(fd)
-	return nil, nil, err
+	return "", err
 }

@@ -290,9 +290,12 @@ func ownDescriptor(path string, fi fs.FileInfo) (int, bool) {
 // is always a dead writer's, however young. Elsewhere the file is created
 // named (openTemp) and locked just after (holdTemp), until it is closed.
 func createTemp(dir, base, final string) (*File, error) {
+	if dir == "" {
+		dir = "."
+	}
 	if unnamedFirst {
-		if f, err := createUnnamedHeld(dir, base, final); err == nil {
-			return f, nil
+		if fd, name, hold, err := createUnnamed(dir, base, unix.LOCK_SH); err == nil {
+			return &File{File: os.NewFile(uintptr(fd), name), final: final, hold: hold}, nil
 		}
 	}
 	f, err := openTemp(dir, base)
@@ -301,43 +304,6 @@ func createTemp(dir, base, final string) (*File, error) {
 	}
 	holdTemp(f)
 	return &File{File: f, final: final}, nil
-}
-
-// createUnnamedHeld is createTemp's unnamed way; it fails, having created
-// nothing, where O_TMPFILE or /proc/self/fd is missing.
-func createUnnamedHeld(dir, base, final string) (*File, error) {
-	if dir == "" {
-		dir = "."
-	}
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o666)
-	if err != nil {
-		return nil, err
-	}
-	proc := fmt.Sprintf("/proc/self/fd/%d", fd)
-	hold, err := os.Open(proc)
-	if err == nil {
-		err = unix.Flock(int(hold.Fd()), unix.LOCK_SH)
-	}
-	if err != nil {
-		if hold != nil {
-			hold.Close()
-		}
-		unix.Close(fd)
-		return nil, err
-	}
-	for range 10 {
-		name := filepath.Join(dir, TempPrefix+base+"-"+lockedMark+randomHex())
-		err = unix.Linkat(unix.AT_FDCWD, proc, unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
-		if err == nil {
-			return &File{File: os.NewFile(uintptr(fd), name), final: final, hold: hold}, nil
-		}
-		if !errors.Is(err, unix.EEXIST) {
-			break
-		}
-	}
-	hold.Close()
-	unix.Close(fd)
-	return nil, err
 }
 
 // randomHex is the random part of a temporary name: 12 hex digits.

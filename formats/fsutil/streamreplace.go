@@ -145,16 +145,8 @@ func (r *ReplacingStream) createTemp(path, dir, base string, mode fs.FileMode, i
 	if err = r.file.Chmod(mode); err == nil {
 		r.stream, err = HoldStream(r.file, interval)
 	}
-	for i := 0; err == nil && unnamed && i < 10; i++ {
-		name := filepath.Join(dir, TempPrefix+base+"-"+lockedMark+randomHex())
-		err = unix.Linkat(unix.AT_FDCWD, fmt.Sprintf("/proc/self/fd/%d", fd), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
-		if err == nil {
-			r.temp = name
-			break
-		}
-		if errors.Is(err, unix.EEXIST) && i < 9 {
-			err = nil
-		}
+	if err == nil && unnamed {
+		r.temp, err = linkHeld(fd, dir, base)
 	}
 	if err != nil {
 		r.stream.Close()
