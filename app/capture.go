@@ -46,7 +46,9 @@ answer queries as BEP 5 and BEP 51 nodes do, at most 20 replies a second
 to one address (all nodes together, so that forged floods are not
 reflected; loopback, and a private range the run was pointed into, are
 not limited), and hand out in "nodes" only nodes that answered one of
-the run's queries (a query's source may be forged).
+the run's queries (a query's source may be forged). Besides the crawl
+(--dht-rate), the nodes' own queries (bootstrap, routing-table upkeep)
+share one limit of 100 a second, however many --node-ids.
 
 Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
 with -o - (refused when stdout is a terminal), or into FILE with -o FILE

@@ -21,6 +21,15 @@ import (
 // senders; the read loop answers them all itself.
 const libraryQueryRate = 200
 
+// libraryQueryRateOut and libraryQueryBurstOut bound the queries the
+// run's anacrolix servers send together (runner.libSend): with
+// --node-ids 256, a limit per node let 25,600 queries a second out
+// while the nodes bootstrapped.
+const (
+	libraryQueryRateOut  = 100
+	libraryQueryBurstOut = 20
+)
+
 // flushEvery bounds how long an observation waits in a node's batch.
 const flushEvery = 200 * time.Millisecond
 

@@ -50,6 +50,10 @@ type runner struct {
 	asked   atomic.Int32
 	tokens  *tokens
 	replies *replyLimiter // replies per address, over all nodes
+	// libSend bounds the queries all nodes' anacrolix servers send
+	// (bootstrap, routing-table upkeep): one limit for the run, so
+	// --node-ids K does not send K times as many.
+	libSend *rate.Limiter
 	crawler *crawler
 	// reach is where queries may go (see internal/reach); the zero value,
 	// public addresses only, is that of a run on the Internet.
@@ -87,6 +91,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	}
 	rule := reach.For(opts.Listen, boot)
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(rule),
+		libSend: rate.NewLimiter(libraryQueryRateOut, libraryQueryBurstOut),
 		batches: make(chan []schema.Observation, 64), reach: rule}
 	seed := rand.Uint64()
 	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
@@ -348,7 +353,7 @@ func (n *node) startLibrary(boot []netip.AddrPort, saved []contact) error {
 	cfg.Conn = n.pipe
 	cfg.NodeId = n.id
 	cfg.NoSecurity = true
-	cfg.SendLimiter = rate.NewLimiter(rate.Limit(100), 20)
+	cfg.SendLimiter = n.r.libSend
 	cfg.Logger = alog.Default.FilterLevel(alog.Disabled)
 	if len(boot)+len(saved) > 0 {
 		n.r.asked.Add(1)
