@@ -40,9 +40,9 @@ func TestNeverTriedHashGoesColdAndIsStillPlanned(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ih")
 			dedupList(t, data, at(0), oldA, oldB, recent)
-			if tt.set != nil {
-				mustRun(t, nil, append([]string{"policy", "set", "--data", data}, tt.set...)...)
-			}
+			// No overdue reserve: it would give the one job below to
+			// recent, never tried and due for 91 days (TestOverdueNewIsPlanned).
+			mustRun(t, nil, append([]string{"policy", "set", "--data", data, "plan.new_overdue_share=0"}, tt.set...)...)
 			dedupList(t, data, at(80*day), recent)
 			dedupList(t, data, at(90*day), tried)
 			// The busiest new hash (tried, seen a day ago) takes the one job.

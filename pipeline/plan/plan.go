@@ -431,10 +431,7 @@ func planOnce(ctx context.Context, d *dataset.Dataset, tx *dataset.Tx, p schedul
 	}
 	// Each pool holds at least what quota gives it (caps): its best.
 	nNew, nRetry, nCold := quota(o.Limit, coldBudget, share, ps.due[poolNew], ps.due[poolRetry], ps.due[poolCold])
-	var picked [3][]cand
-	for i, n := range [3]int{nNew, nRetry, nCold} {
-		picked[i] = ps.k[i].sorted()[:n]
-	}
+	picked := ps.pick([3]int{nNew, nRetry, nCold})
 
 	// A dry run drops no stale lease: it commits nothing (a commit would
 	// also collect the snapshots past --keep that readers may be on).

@@ -78,7 +78,7 @@ func (s *scanner) scan(ctx context.Context, workers int, progressTo io.Writer) (
 	}
 	var (
 		mu    sync.Mutex
-		all   = newPools(s.limit, s.coldBudget, s.share)
+		all   = newPools(s.limit, s.coldBudget, s.share, s.p.Plan.NewOverdueShare)
 		total counts
 		first error
 		next  int

@@ -11,7 +11,7 @@ import (
 // durationPath skips them when looking for a bad duration's text.
 var notDuration = map[string]bool{
 	"version": true, "seed": true, "jitter": true, "sources": true, "factor": true,
-	"min_attempts": true, "new_share": true, "cold_share": true, "cold_partitions": true, "reset_schedule": true,
+	"min_attempts": true, "new_share": true, "new_overdue_share": true, "cold_share": true, "cold_partitions": true, "reset_schedule": true,
 	"classes": true,
 }
 

@@ -162,6 +162,18 @@ type PlanRule struct {
 	// when ranking hashes (see PriorityOf); it should be the half-life
 	// dedup computes activity with.
 	ActivityHalfLife Duration `json:"activity_half_life"`
+	// NewOverdueAfter and NewOverdueShare bound how long a never-tried
+	// hot hash waits behind busier ones: one due for longer than
+	// NewOverdueAfter is overdue (Overdue), and NewOverdueShare of the
+	// new pool's jobs (rounded down, at least one when any is overdue;
+	// 0: none) go to overdue hashes, the longest waiting first; the rest
+	// of the pool goes by priority as before (overdue ones too). Discovery
+	// outruns fetch, so without it a quiet hash kept hot by sightings
+	// waited for ever. A share, not a rank: ranked ahead of every busier
+	// hash, as starved retries are, the overdue hashes (more each pass
+	// under a lasting backlog) would take the whole pool oldest first.
+	NewOverdueAfter Duration `json:"new_overdue_after"`
+	NewOverdueShare float64  `json:"new_overdue_share"`
 }
 
 // DefaultSchedule is the seed's schedule: +30m, +2h, +8h, +1d, +7d, then
@@ -220,6 +232,8 @@ func Default() Policy {
 			ColdPartitions:   16,
 			Lease:            Duration(2 * time.Hour),
 			ActivityHalfLife: Duration(Day),
+			NewOverdueAfter:  Duration(7 * Day),
+			NewOverdueShare:  0.1,
 		},
 	}
 }

@@ -215,6 +215,9 @@ func TestParseErrors(t *testing.T) {
 		{"reactivation class first", `{"reactivation": {"classes": ["zzz", "no_peers"]}}`, `reactivation.classes: "zzz" is not a failure class`},
 		{"reactivation dup", `{"reactivation": {"classes": ["timeout", "no_peers", "timeout"]}}`, `reactivation.classes: "timeout" is listed twice`},
 		{"new share", `{"plan": {"new_share": 1.5}}`, "plan.new_share: 1.5 is outside [0, 1]"},
+		{"overdue share", `{"plan": {"new_overdue_share": 1.5}}`, "plan.new_overdue_share: 1.5 is outside [0, 1]"},
+		{"overdue share negative", `{"plan": {"new_overdue_share": -0.1}}`, "plan.new_overdue_share: -0.1 is outside [0, 1]"},
+		{"overdue after negative", `{"plan": {"new_overdue_after": "-1d"}}`, `policy: F: plan.new_overdue_after: duration "-1d"`},
 		{"cold share 0", `{"plan": {"cold_share": 0}}`, "plan.cold_share: 0 is outside (0, 1]: cold hashes are still retried"},
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
 		{"lease over a week", `{"plan": {"lease": "8d"}}`, "plan.lease: 8d is longer than 7d"},
@@ -365,5 +368,34 @@ func TestPolicyBeforeNewUnseenLoads(t *testing.T) {
 	off, err := Parse([]byte(`{"archive": {"new_unseen": "0"}}`), "off")
 	if err != nil || ShouldArchive(off, &st, t0+900*day) {
 		t.Errorf("archive.new_unseen 0 (%v): a never-tried hash went cold", err)
+	}
+}
+
+// TestPolicyBeforeNewOverdueLoads: a policy file written before
+// plan.new_overdue_after and plan.new_overdue_share existed (the default
+// of then) reads as today's default, 7d and 0.1, as every key a file
+// leaves out does; the overdue share 0 turns the reserve off.
+func TestPolicyBeforeNewOverdueLoads(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "policy_before_new_overdue.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("new_overdue")) {
+		t.Fatal("the old policy file names new_overdue_*")
+	}
+	p, err := Parse(b, "old")
+	if err != nil {
+		t.Fatalf("an older policy file no longer loads: %v", err)
+	}
+	if got := time.Duration(p.Plan.NewOverdueAfter); got != 7*Day || p.Plan.NewOverdueShare != 0.1 {
+		t.Errorf("plan.new_overdue_after, share = %v, %v; want the defaults 7d, 0.1", got, p.Plan.NewOverdueShare)
+	}
+	if p.Hash() != Default().Hash() {
+		t.Errorf("the default of before reads as %s, not today's default", p.JSON())
+	}
+	neg := Default()
+	neg.Plan.NewOverdueAfter = -1
+	if err := neg.Validate(); err == nil || err.Error() != "plan.new_overdue_after: must not be negative" {
+		t.Errorf("a negative new_overdue_after: %v", err)
 	}
 }

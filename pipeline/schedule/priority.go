@@ -61,9 +61,23 @@ func Reason(st *schema.State) string {
 // tried after it is due again later, a newly archived never-tried hash
 // was folded in later), so each waits a bounded number of passes while
 // the cold tier gets any job.
+//
+// The new pool is not ranked so: there, hashes due longer than a bound
+// would (under a lasting backlog, discovery outrunning fetch) soon be
+// most of the pool and take every job oldest first, the busiest fresh
+// hashes none. A never-tried hot hash due for longer than
+// plan.new_overdue_after is Overdue instead, which Compare ignores: the
+// planner keeps plan.new_overdue_share of the new pool's jobs for the
+// overdue hashes, the longest waiting first (as starved: see
+// OverdueFirst), and gives the rest by Compare. Hashes due before an
+// overdue one only dwindle (arrivals and deferrals are due later; a
+// cold hash a sighting makes hot again was folded in before it, and is
+// taken once), so each waits a bounded number of passes while the new
+// pool gets any job.
 type Priority struct {
 	Reactivated bool
 	Starved     bool
+	Overdue     bool
 	Activity    int32
 	Attempts    int32
 	Since       int64
@@ -82,6 +96,7 @@ func PriorityOf(p Policy, st *schema.State, now int64, seed uint64) Priority {
 	return Priority{
 		Reactivated: Reason(st) == schema.ReasonReactivated,
 		Starved:     Starved(st, now) || coldUntried(st),
+		Overdue:     Overdue(p, st, now),
 		Activity:    activityStep(st.Activity, now-st.LastSeen, millis(p.Plan.ActivityHalfLife)),
 		Attempts:    st.Attempts,
 		Since:       since,
@@ -98,6 +113,22 @@ func Starved(st *schema.State, now int64) bool {
 		return false
 	}
 	return now-st.NextRetry > max(st.NextRetry-st.LastAttempt, 0)
+}
+
+// Overdue reports whether never-tried hot hash st, not reactivated, has
+// been due at now for longer than p.Plan.NewOverdueAfter (see Priority).
+func Overdue(p Policy, st *schema.State, now int64) bool {
+	if Reason(st) != schema.ReasonNew || st.NextRetry == 0 {
+		return false
+	}
+	return now-st.NextRetry > millis(p.Plan.NewOverdueAfter)
+}
+
+// OverdueFirst is a's rank among overdue hashes: as a starved hash's,
+// the longest waiting first.
+func (a Priority) OverdueFirst() Priority {
+	a.Starved = true
+	return a
 }
 
 // coldUntried reports whether st is a never-tried hash in the cold

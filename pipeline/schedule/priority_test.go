@@ -129,3 +129,47 @@ func TestReason(t *testing.T) {
 		t.Errorf("cold hash: %s", Reason(&st))
 	}
 }
+
+func TestOverdue(t *testing.T) {
+	p := Default() // plan.new_overdue_after 7d
+	fresh := func(edit func(st *schema.State)) schema.State {
+		st := newState(1)
+		st.NextRetry = t0
+		if edit != nil {
+			edit(&st)
+		}
+		return st
+	}
+	for _, tc := range []struct {
+		name  string
+		st    schema.State
+		now   int64
+		after Duration
+		want  bool
+	}{
+		{"due for 7 days", fresh(nil), t0 + 7*day, p.Plan.NewOverdueAfter, false},
+		{"due for 7 days and a millisecond", fresh(nil), t0 + 7*day + 1, p.Plan.NewOverdueAfter, true},
+		{"not yet due", fresh(nil), t0 - day, p.Plan.NewOverdueAfter, false},
+		{"bound 0, due", fresh(nil), t0 + 1, 0, true},
+		{"bound 0, due now", fresh(nil), t0, 0, false},
+		{"failed", fresh(func(st *schema.State) {
+			st.MetadataStatus, st.Attempts, st.LastAttempt = schema.StatusFailed, 1, t0-day
+		}), t0 + 400*day, p.Plan.NewOverdueAfter, false},
+		{"cold (the cold pool's: coldUntried)", fresh(func(st *schema.State) { st.Tier = schema.TierCold }),
+			t0 + 400*day, p.Plan.NewOverdueAfter, false},
+		{"reactivated (first in the new pool)", fresh(func(st *schema.State) { st.Reactivated = t0 - hour }),
+			t0 + 400*day, p.Plan.NewOverdueAfter, false},
+		{"never scheduled", fresh(func(st *schema.State) { st.NextRetry = 0 }), t0 + 400*day, p.Plan.NewOverdueAfter, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := p
+			q.Plan.NewOverdueAfter = tc.after
+			if got := Overdue(q, &tc.st, tc.now); got != tc.want {
+				t.Errorf("Overdue = %v, want %v", got, tc.want)
+			}
+			if prio := PriorityOf(q, &tc.st, tc.now, 1); prio.Overdue != tc.want {
+				t.Errorf("PriorityOf: Overdue %v, want %v", prio.Overdue, tc.want)
+			}
+		})
+	}
+}

@@ -30,7 +30,7 @@ func TestSet(t *testing.T) {
 		{path: "backoff.no_peers", value: "1h,30m", wantErr: "backoff.no_peers[1]: 30m is shorter"},
 		{path: "backoff.no_peers[9]", value: "1h", wantErr: "no such list item"},
 		{path: "backoff.slow", value: "1h", wantErr: "backoff.slow: unknown failure class"},
-		{path: "plan.nope", value: "1", wantErr: `"plan.nope": unknown setting (settable: plan.new_share, plan.cold_share, plan.cold_partitions, plan.lease, plan.activity_half_life)`},
+		{path: "plan.nope", value: "1", wantErr: `"plan.nope": unknown setting (settable: plan.new_share, plan.cold_share, plan.cold_partitions, plan.lease, plan.activity_half_life, plan.new_overdue_after, plan.new_overdue_share)`},
 		{path: "nope.x", value: "1", wantErr: `"nope.x": unknown setting (settable: version, seed, jitter, retry_soon, backoff.CLASS, bad_metadata.sources,`},
 		{path: "nosuch", value: "1", wantErr: `"nosuch": unknown setting (settable: version, seed, jitter,`},
 		{path: "nosuch", value: "x", wantErr: `"nosuch": unknown setting`},
@@ -112,7 +112,7 @@ func TestSettingsAreSettable(t *testing.T) {
 	values := map[string]string{"version": "1", "seed": "7", "jitter": "0.1", "bad_metadata.sources": "3",
 		"peer_penalty.factor": "3", "reactivation.classes": "no_peers", "reactivation.reset_schedule": "true",
 		"archive.min_attempts": "4", "plan.new_share": "0.4", "plan.cold_share": "0.1", "plan.cold_partitions": "8",
-		"reactivation.spread": "1h", "plan.lease": "3h"}
+		"reactivation.spread": "1h", "plan.lease": "3h", "plan.new_overdue_share": "0.3"}
 	list := Settings()
 	if len(list) < 20 {
 		t.Fatalf("Settings() = %q", list)

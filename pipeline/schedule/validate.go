@@ -202,6 +202,12 @@ func (p Policy) validatePlan() error {
 	if r.ActivityHalfLife <= 0 {
 		return fieldErr("plan.activity_half_life", "must be positive")
 	}
+	if r.NewOverdueAfter < 0 {
+		return fieldErr("plan.new_overdue_after", "must not be negative")
+	}
+	if !(r.NewOverdueShare >= 0 && r.NewOverdueShare <= 1) {
+		return fieldErr("plan.new_overdue_share", "%v is outside [0, 1]", r.NewOverdueShare)
+	}
 	return nil
 }
 
