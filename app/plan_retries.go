@@ -37,7 +37,12 @@ by priority: reactivated first (a sighting pulled their retry forward),
 then failed hashes due for longer than the delay they were last given,
 the longest waiting first (so a backlog of busier retries starves none),
 then activity, fewer attempts, longer waiting, and a seeded hash for ties
-(never by prefix). Cold hashes are read by a budgeted sweep: each pass reads the
+(never by prefix). Of the new hashes' jobs, the policy's
+plan.new_overdue_share (default 0.1: rounded down, at least one job; 0:
+none) go to never-tried hashes due longer than plan.new_overdue_after
+(default 7d), the longest waiting first, so that however busy the new
+hashes found after it, a quiet one waits a bounded number of passes.
+Cold hashes are read by a budgeted sweep: each pass reads the
 cold files of the policy's plan.cold_partitions partitions (default 16)
 from where the previous pass stopped (a cursor kept in the manifest and
 moved in the pass's commit), so every cold partition is read once every

@@ -19,7 +19,9 @@
 // job (quota). Within a pool hashes are taken in schedule.Priority order
 // (reactivated, starved: due for longer than their last delay, or never
 // tried and cold, the longest waiting first; then activity, attempts,
-// waiting time, seeded tie-break).
+// waiting time, seeded tie-break), but for plan.new_overdue_share of the
+// new pool's jobs, kept for never-tried hashes due longer than
+// plan.new_overdue_after, the longest waiting first (pools.pick).
 //
 // A job's avoid_peers are the hash's, less the endpoints whose penalty in
 // DIR/peers/ has ended (or that merge has forgotten). The jobs file carries
