@@ -71,8 +71,8 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 	next := tx.next
 	next.Snapshot = tx.base.Snapshot + 1
 	next.FormatVersion = FormatVersion
-	if next.DatasetID == "" { // a dataset of format 7 or older, migrated: its identity from now on
-		next.DatasetID = NewDatasetID()
+	if err := tx.d.identify(next); err != nil {
+		return nil, err
 	}
 	next.CreatedAt = time.Now().UTC() // the wall clock, never a stage's --now
 	next.Writer = o.Writer

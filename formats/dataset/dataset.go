@@ -32,6 +32,10 @@ type Dataset struct {
 type OpenOptions struct {
 	Create   bool          // create an empty dataset if DIR has none
 	LockWait time.Duration // how long maintenance on open may wait for the lock
+	// KeepIdentity: a run that commits nothing (plan-retries --limit 0)
+	// leaves a copied dataset's identity to the first writer that commits
+	// (Copied; a migration still draws one).
+	KeepIdentity bool
 }
 
 // ErrNotDataset is returned when the folder DIR holds no dataset and
@@ -82,6 +86,11 @@ func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error
 		return d, nil
 	}
 	d.maintain()
+	if !o.KeepIdentity && d.Copied(m) {
+		if err := d.reidentify(ctx, o.LockWait); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
@@ -111,6 +120,9 @@ func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
 	}
 	m := &Manifest{FormatVersion: FormatVersion, CreatedAt: time.Now().UTC(), Writer: "create", Tables: map[string]*Table{},
 		DatasetID: NewDatasetID()}
+	if err := d.identify(m); err != nil {
+		return err
+	}
 	if err := writeManifest(filepath.Join(d.Dir, "manifests", manifestName(0)), m); err != nil {
 		return err
 	}

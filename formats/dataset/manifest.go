@@ -21,7 +21,7 @@ import (
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 8
+const FormatVersion = 9
 
 // FooterFormat is the first format whose manifests record every data
 // file's FooterSum (FileInfo.Footer).
@@ -62,8 +62,16 @@ type Manifest struct {
 	// digits drawn at random when the dataset is made (or migrated from
 	// format 7), then carried by every commit (format 8). plan-retries
 	// puts it in its lease IDs, so that merge can refuse the results of
-	// another dataset's jobs (see LeaseDataset). A copy of DIR keeps it.
+	// another dataset's jobs (see leases.Dataset). A copy of DIR keeps it
+	// until its first writer commits (format 9: identify).
 	DatasetID string `json:"dataset_id,omitempty"`
+	// Folder is the folder DIR the snapshot was committed in (format 9):
+	// a writer that finds DIR another is in a copy (Copied).
+	Folder *FolderID `json:"folder,omitempty"`
+	// AncestorIDs are the ids the dataset had before copies gave it new
+	// ones, newest first, at most MaxAncestors (format 9): merge takes the
+	// results of jobs planned under them, before the copy (Descends).
+	AncestorIDs []string `json:"ancestor_ids,omitempty"`
 }
 
 // IDFormat is the first format whose manifests have a DatasetID.
@@ -307,5 +315,10 @@ func (m *Manifest) clone() *Manifest {
 		}
 	}
 	c.Totals = maps.Clone(m.Totals)
+	c.AncestorIDs = slices.Clone(m.AncestorIDs)
+	if m.Folder != nil {
+		f := *m.Folder
+		c.Folder = &f
+	}
 	return &c
 }

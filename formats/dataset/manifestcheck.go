@@ -89,6 +89,9 @@ func (m *Manifest) check() error {
 	if m.FormatVersion >= IDFormat && !ValidDatasetID(m.DatasetID) {
 		return fmt.Errorf("dataset_id %s is not 16 lowercase hex digits", excerpt(m.DatasetID))
 	}
+	if err := m.checkLineage(); err != nil {
+		return err
+	}
 	// Totals only grow from 0: a negative one was written by no build.
 	for _, k := range slices.Sorted(maps.Keys(m.Totals)) {
 		if v := m.Totals[k]; v < 0 || k == "" {
@@ -241,4 +244,27 @@ func isFileName(name, ext string) bool {
 		}
 	}
 	return true
+}
+
+// checkLineage checks what format 9 adds: the folder every commit
+// records, and ancestors NewDatasetID drew, each once, none the
+// dataset's own id.
+func (m *Manifest) checkLineage() error {
+	if m.FormatVersion >= FolderFormat && m.Folder == nil {
+		return errors.New("no folder (every commit of format 9 records it)")
+	}
+	if len(m.AncestorIDs) > MaxAncestors {
+		return fmt.Errorf("ancestor_ids: %d, more than %d", len(m.AncestorIDs), MaxAncestors)
+	}
+	for i, id := range m.AncestorIDs {
+		switch {
+		case !ValidDatasetID(id):
+			return fmt.Errorf("ancestor_ids[%d] %s is not 16 lowercase hex digits", i, excerpt(id))
+		case id == m.DatasetID:
+			return fmt.Errorf("ancestor_ids[%d] %s is the dataset's own id", i, id)
+		case slices.Contains(m.AncestorIDs[:i], id):
+			return fmt.Errorf("ancestor_ids[%d] %s is named twice", i, id)
+		}
+	}
+	return nil
 }

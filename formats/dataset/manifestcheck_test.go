@@ -26,6 +26,18 @@ var manifestEdits = []struct {
 	{"dataset_id missing", func(m map[string]any) { delete(m, "dataset_id") }, `dataset_id "" is not 16 lowercase hex digits`},
 	{"dataset_id short", func(m map[string]any) { m["dataset_id"] = "00a1" }, `dataset_id "00a1" is not 16 lowercase hex digits`},
 	{"dataset_id upper case", func(m map[string]any) { m["dataset_id"] = "00000000000000A1" }, `dataset_id "00000000000000A1" is not 16 lowercase hex digits`},
+	{"folder missing", func(m map[string]any) { delete(m, "folder") }, "no folder (every commit of format 9 records it)"},
+	{"ancestor short", func(m map[string]any) { m["ancestor_ids"] = []any{"00a1"} }, `ancestor_ids[0] "00a1" is not 16 lowercase hex digits`},
+	{"ancestor twice", func(m map[string]any) {
+		m["ancestor_ids"] = []any{"00000000000000a2", "00000000000000a2"}
+	}, "ancestor_ids[1] 00000000000000a2 is named twice"},
+	{"ancestor is the dataset", func(m map[string]any) {
+		m["dataset_id"], m["ancestor_ids"] = "00000000000000a1", []any{"00000000000000a1"}
+	}, "ancestor_ids[0] 00000000000000a1 is the dataset's own id"},
+	{"ancestors too many", func(m map[string]any) {
+		m["ancestor_ids"] = []any{"00000000000000a1", "00000000000000a2", "00000000000000a3", "00000000000000a4",
+			"00000000000000a5", "00000000000000a6", "00000000000000a7", "00000000000000a8", "00000000000000a9"}
+	}, "ancestor_ids: 9, more than 8"},
 	{"torrents null", setTable("torrents", nil), "table torrents is null"},
 	{"dataset_id missing", func(m map[string]any) { delete(m, "dataset_id") }, `dataset_id "" is not 16 lowercase hex digits`},
 	{"dataset_id short", func(m map[string]any) { m["dataset_id"] = "00a1" }, `dataset_id "00a1" is not 16 lowercase hex digits`},

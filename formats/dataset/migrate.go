@@ -22,8 +22,11 @@ import (
 //	6  the state has peers (announced endpoints)
 //	7  the manifest keeps cumulative totals (Manifest.Totals);
 //	   migrating from 6 rewrites no file
-//	8  current: the manifest names its dataset (Manifest.DatasetID),
-//	   drawn by the commit that migrates from 7, which rewrites no file
+//	8  the manifest names its dataset (Manifest.DatasetID), drawn by
+//	   the commit that migrates from 7, which rewrites no file
+//	9  current: the manifest names the folder it was committed in and
+//	   the dataset's ancestors (identify.go), which a copy's first
+//	   commit sets; migrating from 8 rewrites no file and keeps the id
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/infohash/infohash/formats/leases"
@@ -17,10 +18,11 @@ import (
 // added and its peers penalised, and its own dataset would never see it.
 // A lease_id of the older form, or none, names no dataset: taken as
 // before (warnForeign may tell). Without in.dataset (a reader's test) none
-// is judged.
+// is judged. A job planned under one of in.ancestors, before the dataset
+// was copied, is the dataset's own as much as the original's.
 func foreignLease(in input, r *schema.Result) error {
 	ds := leases.Dataset(r.LeaseID)
-	if ds == "" || in.dataset == "" || ds == in.dataset {
+	if ds == "" || in.dataset == "" || ds == in.dataset || slices.Contains(in.ancestors, ds) {
 		return nil
 	}
 	return fmt.Errorf("lease_id %s was planned by dataset %s, not this one (%s): results of another dataset's jobs", r.LeaseID, ds, in.dataset)

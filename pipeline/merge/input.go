@@ -44,8 +44,11 @@ type input struct {
 	maxMeta int64  // Options.MaxMetadataSize (0: none; metacap.go)
 	// dataset is the id of the dataset merged into (its manifest's
 	// DatasetID): a result whose lease_id names another is refused
-	// (foreignLease).
-	dataset string
+	// (foreignLease), unless it names one of ancestors, the ids the
+	// dataset had before copies of it were given their own
+	// (Manifest.AncestorIDs).
+	dataset   string
+	ancestors []string
 	// release drops the lock the run holds on a spool in the inbox,
 	// its own (from its creation) or a leftover it took
 	// (dataset.ClaimLeftover), once it has committed it or given it up

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -103,7 +104,8 @@ func normalState(st schema.State) schema.State {
 }
 
 // copyTree copies the dataset at src to dst (an empty folder): files,
-// folders and the tables' current links.
+// folders and the tables' current links; the copy is the same dataset
+// (datasettest.Adopt), as if moved there.
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
@@ -131,4 +133,5 @@ func copyTree(t *testing.T, src, dst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	datasettest.Adopt(t, dst)
 }

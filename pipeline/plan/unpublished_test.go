@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -188,10 +189,9 @@ func TestUnpublishedColdHashesAreNotLostForASweep(t *testing.T) {
 			rename(t, o.Output, debris) // killed before its rename
 			// The same dataset and debris, to plan from twice.
 			again := filepath.Join(t.TempDir(), "again")
-			for src, dst := range map[string]string{dir: filepath.Join(again, "ds"), filepath.Dir(o.Output): filepath.Join(again, "out")} {
-				if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-					t.Fatal(err)
-				}
+			datasettest.CopyAsMoved(t, dir, filepath.Join(again, "ds"))
+			if err := os.CopyFS(filepath.Join(again, "out"), os.DirFS(filepath.Dir(o.Output))); err != nil {
+				t.Fatal(err)
 			}
 			o.Now = o.Now.Add(time.Minute)
 			st, err := Run(context.Background(), o)

@@ -1,0 +1,62 @@
+package app
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCopiedDatasetIsAnother: `cp -a DIR COPY` kept DIR's dataset_id, so
+// the jobs plan-retries planned on COPY merged into DIR as its own. The
+// first writer on COPY now gives it an id of its own, keeping DIR's as an
+// ancestor: COPY's new jobs are refused by DIR (exit 2, DIR unchanged),
+// and the jobs DIR planned before the copy merge into both. The real
+// binary.
+func TestCopiedDatasetIsAnother(t *testing.T) {
+	hashes := []string{"0c01000000000000000000000000000000000000", "0c02000000000000000000000000000000000000",
+		"0c03000000000000000000000000000000000000"}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rfc := func(d time.Duration) string { return t0.Add(d).Format(time.RFC3339) }
+	orig := filepath.Join(t.TempDir(), "orig")
+	dedupList(t, orig, rfc(0), hashes...)
+	// plan makes one job of data's at --now t0+at and its results.
+	plan := func(data string, at time.Duration) string {
+		t.Helper()
+		jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", rfc(at),
+			"--limit", "1", "-o", "-"))
+		if len(jobs) != 1 {
+			t.Fatalf("%s: %d jobs, want 1", data, len(jobs))
+		}
+		path := filepath.Join(t.TempDir(), "results.parquet")
+		writeRows(t, path, fakeFetch(jobs, t0.Add(at+time.Minute)))
+		return path
+	}
+	ancestor := plan(orig, time.Minute) // planned before the copy: the common ancestor's
+	copied := filepath.Join(t.TempDir(), "copy")
+	if out, err := exec.Command("cp", "-a", orig, copied).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v\n%s", err, out)
+	}
+	fromCopy := plan(copied, 2*time.Minute)
+	merge := func(data, res string) cliRun {
+		t.Helper()
+		return ih(t, nil, "merge", "--data", data, "--far-now", "--now", rfc(10*time.Minute), res)
+	}
+	before := stateCSV(t, orig)
+	if r := merge(orig, fromCopy); r.code != 2 || !strings.Contains(r.stderr, "results of another dataset's jobs") {
+		t.Fatalf("merge of the copy's new jobs' results into the original: exit %d\n%s\nwant exit 2, refused", r.code, r.stderr)
+	}
+	if after := stateCSV(t, orig); after != before {
+		t.Fatalf("the original's state changed by a refused merge:\n%s\nwas\n%s", after, before)
+	}
+	for _, m := range []struct{ name, data, res string }{
+		{"ancestor's jobs into the original", orig, ancestor},
+		{"ancestor's jobs into the copy", copied, ancestor},
+		{"the copy's own jobs into the copy", copied, fromCopy},
+	} {
+		if r := merge(m.data, m.res); r.code != 0 || !strings.Contains(r.stderr, "failures_applied=1") {
+			t.Fatalf("%s: exit %d\n%s\nwant 1 failure applied", m.name, r.code, r.stderr)
+		}
+	}
+}

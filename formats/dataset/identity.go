@@ -1,0 +1,119 @@
+package dataset
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// FolderFormat is the first format whose manifests record the folder
+// they were committed in (Manifest.Folder) and the dataset's ancestors.
+const FolderFormat = 9
+
+// MaxAncestors bounds Manifest.AncestorIDs: a lease lives at most 7 days,
+// and eight copies of copies within that are more than any use makes.
+const MaxAncestors = 8
+
+// FolderID identifies the folder DIR a dataset is in by its st_dev and
+// st_ino: a `mv` within its file system keeps both; `cp -a`, rsync, a
+// restore from a backup, a `mv` to another file system or a btrfs or
+// overlay snapshot gives another.
+type FolderID struct {
+	Dev uint64 `json:"dev"`
+	Ino uint64 `json:"ino"`
+}
+
+// FolderOf is the FolderID of dir.
+func FolderOf(dir string) (FolderID, error) { return folderOf(dir) }
+
+// folderOf is FolderOf (a variable for tests: to play a copy, a moved
+// folder, without one).
+var folderOf = func(dir string) (FolderID, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return FolderID{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return FolderID{}, fmt.Errorf("%s: no device and inode numbers", dir)
+	}
+	return FolderID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, nil //nolint:unconvert // Dev is uint32 on some platforms
+}
+
+// Copied reports whether m, a manifest of d, was committed in another
+// folder than d.Dir: d is a copy (or a restore, or a snapshot) of a
+// dataset, which the first writer to commit in it gives an id of its own
+// (identify). False for a manifest of a format before FolderFormat, and
+// when d.Dir cannot be looked at.
+func (d *Dataset) Copied(m *Manifest) bool {
+	if m.Folder == nil {
+		return false
+	}
+	here, err := folderOf(d.Dir)
+	return err == nil && here != *m.Folder
+}
+
+// identify records in next, the snapshot a commit is about to publish,
+// the folder it is published in. A base committed in another folder was
+// copied here: next gets a new DatasetID, and the old one becomes its
+// newest ancestor (Manifest.AncestorIDs), whose jobs merge still takes,
+// planned before the copy. A base of format 7 or older, which names no
+// dataset, gets its first id; one of format 8, which names no folder, is
+// taken to be where it was made (a copy made before format 9 cannot be
+// told). It runs under the writer lock, on the base read under it: of two
+// writers on a copy, one draws the id and the other, its commit
+// conflicting, re-applies on that snapshot, which names this folder.
+func (d *Dataset) identify(next *Manifest) error {
+	here, err := folderOf(d.Dir)
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	switch {
+	case next.DatasetID == "": // a dataset of format 7 or older, migrated: its identity from now on
+		next.DatasetID = NewDatasetID()
+	case next.Folder != nil && *next.Folder != here:
+		old := next.DatasetID
+		next.DatasetID = NewDatasetID()
+		next.AncestorIDs = append([]string{old}, next.AncestorIDs...)
+		next.AncestorIDs = next.AncestorIDs[:min(len(next.AncestorIDs), MaxAncestors)]
+		slog.Info("dataset: a copy of a dataset made in another folder: it gets an id of its own; "+
+			"jobs planned before the copy still merge", "dir", d.Dir, "dataset_id", next.DatasetID, "copy_of", old)
+	}
+	next.Folder = &here
+	return nil
+}
+
+// Descends reports whether m's dataset is id's or descends from it (a
+// copy of it, or of a copy: Manifest.AncestorIDs).
+func (m *Manifest) Descends(id string) bool {
+	return id == m.DatasetID || slices.Contains(m.AncestorIDs, id)
+}
+
+// reidentify commits, on a dataset whose current snapshot was committed
+// in another folder (Copied), a snapshot that gives it an id of its own
+// (identify), changing nothing else: a writer does so as it opens the
+// dataset, before its own work reads the id (plan-retries' lease IDs).
+// Another writer may do it first: then there is nothing left to do.
+func (d *Dataset) reidentify(ctx context.Context, wait time.Duration) error {
+	for {
+		tx, err := d.Begin()
+		if err != nil {
+			return err
+		}
+		if !d.Copied(tx.Base()) {
+			tx.Abort()
+			return nil
+		}
+		_, err = tx.Commit(ctx, CommitOptions{LockWait: wait, Writer: "copy"})
+		if ac, ok := AsAfterCommit(err); ok {
+			ac.What = "giving the copied dataset an id of its own"
+		}
+		if err == nil || !isConflict(err) {
+			return err
+		}
+	}
+}

@@ -1,0 +1,246 @@
+package dataset
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// madeDataset is a dataset in a new folder with one committed state row.
+func madeDataset(t *testing.T) (dir string, m *Manifest) {
+	t.Helper()
+	d := openNew(t)
+	defer d.Close()
+	return d.Dir, commitRows(t, d, "ab", []schema.State{{InfoHash: schema.Hash{0xab}, HashType: 1, SeenCount: 1,
+		MetadataStatus: "new", Tier: "hot"}})
+}
+
+// copyTree copies src to dst as `cp -a` does: new inodes, same bytes.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a %s %s: %v\n%s", src, dst, err, out)
+	}
+}
+
+// openWriter opens dir as a writer does and returns its current manifest.
+func openWriter(t *testing.T, dir string, o OpenOptions) *Manifest {
+	t.Helper()
+	d, err := Open(context.Background(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	m, err := d.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCopyGetsAnIDOfItsOwn: the first writer on a copy of a dataset (`cp
+// -a`: another inode) commits a snapshot that gives it a new id, the old
+// one its ancestor, and nothing else; a copy of the copy names both
+// ancestors, newest first. The original, a `mv` of it in its file system
+// and a reopen in the same folder keep their id and commit nothing.
+func TestCopyGetsAnIDOfItsOwn(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// place puts the dataset at dir somewhere and returns where.
+		place func(t *testing.T, dir string) string
+		copy  bool
+	}{
+		{"same folder", func(t *testing.T, dir string) string { return dir }, false},
+		{"mv in its file system", func(t *testing.T, dir string) string {
+			moved := filepath.Join(t.TempDir(), "moved")
+			if err := os.Rename(dir, moved); err != nil {
+				t.Fatal(err)
+			}
+			return moved
+		}, false},
+		{"cp -a", func(t *testing.T, dir string) string {
+			copied := filepath.Join(t.TempDir(), "copy")
+			copyTree(t, dir, copied)
+			return copied
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, before := madeDataset(t)
+			beforeBytes, err := os.ReadFile(filepath.Join(dir, "manifests", manifestName(before.Snapshot)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := c.place(t, dir)
+			after := openWriter(t, at, OpenOptions{})
+			if !c.copy {
+				got, err := os.ReadFile(filepath.Join(at, "manifests", manifestName(after.Snapshot)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if after.Snapshot != before.Snapshot || string(got) != string(beforeBytes) {
+					t.Fatalf("reopened at %s: snapshot %d, manifest\n%s\nwant snapshot %d unchanged:\n%s", at, after.Snapshot,
+						got, before.Snapshot, beforeBytes)
+				}
+				return
+			}
+			if after.Snapshot != before.Snapshot+1 || after.Writer != "copy" || !ValidDatasetID(after.DatasetID) ||
+				after.DatasetID == before.DatasetID || !reflect.DeepEqual(after.AncestorIDs, []string{before.DatasetID}) {
+				t.Fatalf("copy opened: snapshot %d by %q, id %s, ancestors %v; want snapshot %d by copy, a new id, ancestors [%s]",
+					after.Snapshot, after.Writer, after.DatasetID, after.AncestorIDs, before.Snapshot+1, before.DatasetID)
+			}
+			if a, b := tablesJSON(t, after), tablesJSON(t, before); a != b {
+				t.Fatalf("the copy's first commit changed its tables or totals:\n%s\nwas\n%s", a, b)
+			}
+			if again := openWriter(t, at, OpenOptions{}); again.Snapshot != after.Snapshot {
+				t.Fatalf("the copy reopened: snapshot %d, want %d (identified once)", again.Snapshot, after.Snapshot)
+			}
+			if orig := openWriter(t, dir, OpenOptions{}); orig.Snapshot != before.Snapshot || orig.DatasetID != before.DatasetID {
+				t.Fatalf("the original reopened: snapshot %d id %s, want %d %s", orig.Snapshot, orig.DatasetID, before.Snapshot, before.DatasetID)
+			}
+			second := filepath.Join(t.TempDir(), "copy2")
+			copyTree(t, at, second)
+			m := openWriter(t, second, OpenOptions{})
+			if want := []string{after.DatasetID, before.DatasetID}; !reflect.DeepEqual(m.AncestorIDs, want) || !m.Descends(before.DatasetID) {
+				t.Fatalf("a copy of the copy has ancestors %v, want %v", m.AncestorIDs, want)
+			}
+		})
+	}
+}
+
+// TestAncestorsBounded: a dataset copied again and again (played by a
+// folder whose device number changes, as a btrfs snapshot's does) keeps
+// its last MaxAncestors ids, newest first.
+func TestAncestorsBounded(t *testing.T) {
+	dir, _ := madeDataset(t)
+	real := folderOf
+	defer func() { folderOf = real }()
+	var ids []string
+	for i := range MaxAncestors + 2 {
+		m := openWriter(t, dir, OpenOptions{})
+		ids = append([]string{m.DatasetID}, ids...)
+		folderOf = func(dir string) (FolderID, error) {
+			f, err := real(dir)
+			f.Dev += uint64(i + 1)
+			return f, err
+		}
+	}
+	m := openWriter(t, dir, OpenOptions{})
+	if want := ids[:MaxAncestors]; !reflect.DeepEqual(m.AncestorIDs, want) {
+		t.Fatalf("ancestors %v, want the last %d ids %v", m.AncestorIDs, MaxAncestors, want)
+	}
+}
+
+// TestCopyReadOnlyOpens: status's and a dry run's opens of a copy write
+// nothing (Copied tells), and two writers opening it at once draw its new
+// id once: the loser of the commit race finds it drawn.
+func TestCopyReadOnlyOpens(t *testing.T) {
+	dir, before := madeDataset(t)
+	copied := filepath.Join(t.TempDir(), "copy")
+	copyTree(t, dir, copied)
+	tree := fsutiltest.Tree(t, copied)
+	r, err := OpenReadOnly(copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := r.Current(); err != nil || !r.Copied(m) || m.DatasetID != before.DatasetID {
+		t.Fatalf("read-only open of a copy: copied %v, id %s, err %v; want copied, id %s", err == nil && r.Copied(m), m.DatasetID, err, before.DatasetID)
+	}
+	r.Close()
+	if got := fsutiltest.Tree(t, copied); !reflect.DeepEqual(got, tree) {
+		t.Fatalf("reading a copy changed it:\n%v\nwas\n%v", got, tree)
+	}
+	if m := openWriter(t, copied, OpenOptions{KeepIdentity: true}); m.Snapshot != before.Snapshot {
+		t.Fatalf("open with KeepIdentity committed snapshot %d", m.Snapshot)
+	}
+	if o, err := OpenReadOnly(dir); err != nil {
+		t.Fatal(err)
+	} else if m, err := o.Current(); err != nil || o.Copied(m) {
+		t.Fatalf("the original reads as a copy (%v)", err)
+	} else {
+		o.Close()
+	}
+	var wg sync.WaitGroup
+	ids := make([]string, 4)
+	for i := range ids {
+		wg.Go(func() {
+			d, err := Open(context.Background(), copied, OpenOptions{LockWait: time.Minute})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer d.Close()
+			m, _ := d.Current()
+			ids[i] = m.DatasetID
+		})
+	}
+	wg.Wait()
+	m := openWriter(t, copied, OpenOptions{})
+	for i, id := range ids {
+		if id != m.DatasetID {
+			t.Fatalf("writer %d saw id %s, the dataset has %s", i, id, m.DatasetID)
+		}
+	}
+	if m.Snapshot != before.Snapshot+1 || len(m.AncestorIDs) != 1 {
+		t.Fatalf("after racing writers: snapshot %d, ancestors %v; want %d, one", m.Snapshot, m.AncestorIDs, before.Snapshot+1)
+	}
+}
+
+// TestMigrateFromV8KeepsID: a format 8 dataset, whose manifest names no
+// folder, is read as it is and migrated by the first writer: its id
+// kept (a copy made before format 9 cannot be told), its folder recorded,
+// no file rewritten.
+func TestMigrateFromV8KeepsID(t *testing.T) {
+	dir, path, name := damagedDataset(t, func(m map[string]any) {
+		m["format_version"] = 8
+		delete(m, "folder")
+		delete(m, "ancestor_ids")
+	})
+	before, err := readManifest(path)
+	if err != nil {
+		t.Fatalf("a format 8 manifest: %v", err)
+	}
+	r, err := OpenReadOnly(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Copied(before) {
+		t.Fatal("a format 8 dataset reads as a copy")
+	}
+	r.Close()
+	cur := openWriter(t, dir, OpenOptions{})
+	here, err := folderOf(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.FormatVersion != FormatVersion || cur.Snapshot != before.Snapshot+1 || cur.DatasetID != before.DatasetID ||
+		cur.Folder == nil || *cur.Folder != here || len(cur.AncestorIDs) != 0 {
+		t.Fatalf("after migrate: version %d snapshot %d id %s folder %v ancestors %v; want %d, %d, %s, %v, none",
+			cur.FormatVersion, cur.Snapshot, cur.DatasetID, cur.Folder, cur.AncestorIDs, FormatVersion, before.Snapshot+1,
+			before.DatasetID, here)
+	}
+	if got := cur.Table(TableState).Partitions["00"]; len(got) != 1 || got[0].Name != name {
+		t.Fatalf("state files after migrating: %+v, want %s kept", got, name)
+	}
+}
+
+// tablesJSON is what m says of its files and totals.
+func tablesJSON(t *testing.T, m *Manifest) string {
+	t.Helper()
+	b, err := json.MarshalIndent(struct {
+		Tables map[string]*Table
+		Totals map[string]int64
+	}{m.Tables, m.Totals}, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
