@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,8 @@ import (
 // the jobs plan-retries planned on COPY merged into DIR as its own. The
 // first writer on COPY now gives it an id of its own, keeping DIR's as an
 // ancestor: COPY's new jobs are refused by DIR (exit 2, DIR unchanged),
-// and the jobs DIR planned before the copy merge into both. The real
+// and the jobs DIR planned before the copy merge into both. status and a
+// dry run (plan-retries --limit 0) leave the copy as it is. The real
 // binary.
 func TestCopiedDatasetIsAnother(t *testing.T) {
 	hashes := []string{"0c01000000000000000000000000000000000000", "0c02000000000000000000000000000000000000",
@@ -38,7 +40,32 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 	if out, err := exec.Command("cp", "-a", orig, copied).CombinedOutput(); err != nil {
 		t.Fatalf("cp -a: %v\n%s", err, out)
 	}
+	// status reads data's id, ancestors and whether it is a copy not yet
+	// given an id of its own.
+	status := func(data string) (id string, ancestors []string, copied bool) {
+		t.Helper()
+		var r struct {
+			DatasetID   string   `json:"dataset_id"`
+			AncestorIDs []string `json:"ancestor_ids"`
+			Copied      bool     `json:"copied"`
+		}
+		if err := json.Unmarshal(mustRun(t, nil, "status", "--data", data, "--format", "json"), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.DatasetID, r.AncestorIDs, r.Copied
+	}
+	origID, _, _ := status(orig)
+	mustRun(t, nil, "plan-retries", "--data", copied, "--far-now", "--now", rfc(2*time.Minute), "--limit", "0")
+	if id, _, isCopy := status(copied); id != origID || !isCopy {
+		t.Fatalf("the copy after status and a dry run: id %s, copied %v; want the original's %s, copied (nothing written)", id, isCopy, origID)
+	}
 	fromCopy := plan(copied, 2*time.Minute)
+	if id, anc, isCopy := status(copied); id == origID || isCopy || len(anc) != 1 || anc[0] != origID {
+		t.Fatalf("the copy after plan-retries: id %s, ancestors %v, copied %v; want a new id, ancestors [%s]", id, anc, isCopy, origID)
+	}
+	if out := mustRun(t, nil, "status", "--data", copied); !strings.Contains(string(out), ", copied from "+origID+")") {
+		t.Fatalf("status of the copy does not say it was copied from %s:\n%s", origID, out)
+	}
 	merge := func(data, res string) cliRun {
 		t.Helper()
 		return ih(t, nil, "merge", "--data", data, "--far-now", "--now", rfc(10*time.Minute), res)

@@ -31,6 +31,14 @@ type Report struct {
 	// lease IDs, which merge checks); nil (null) for a dataset of format 7
 	// or older not yet migrated by a writer.
 	DatasetID *string `json:"dataset_id"`
+	// AncestorIDs are the ids the dataset had before it was copied (its
+	// manifest's ancestor_ids, newest first: merge takes the results of
+	// jobs planned under them); [] if none.
+	AncestorIDs []string `json:"ancestor_ids"`
+	// Copied: the snapshot was committed in another folder, and DIR is a
+	// copy of it that no writer has given an id of its own yet (the next
+	// one will; until then its jobs merge into the original).
+	Copied bool `json:"copied"`
 	// StateGlob globs the current state files: DIR's own glob characters
 	// escaped (globUnder), so that it matches DIR's files alone.
 	StateGlob string `json:"state_glob"`
@@ -176,6 +184,8 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	if m.DatasetID != "" {
 		r.DatasetID = &m.DatasetID
 	}
+	r.AncestorIDs = append([]string{}, m.AncestorIDs...)
+	r.Copied = d.Copied(m)
 	maps.Copy(r.Totals, m.Totals)
 	if st.Dir != "" {
 		g := globUnder(dir, st.Dir, "prefix=*", "*.parquet")
@@ -312,6 +322,12 @@ func (r *Report) Print(w io.Writer) {
 	id := "none yet: a writer's migration draws it"
 	if r.DatasetID != nil {
 		id = *r.DatasetID
+	}
+	switch {
+	case r.Copied:
+		id += ", a copy made elsewhere: the next writer gives it an id of its own"
+	case len(r.AncestorIDs) > 0:
+		id += ", copied from " + r.AncestorIDs[0]
 	}
 	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s; id %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339), id)
 	if v := r.Verified; v != nil && len(v.Problems) > 0 {

@@ -104,6 +104,9 @@ func TestReport(t *testing.T) {
 	if r.DatasetID == nil || *r.DatasetID != cur.DatasetID || !dataset.ValidDatasetID(cur.DatasetID) {
 		t.Errorf("dataset_id %v, want the manifest's %q", r.DatasetID, cur.DatasetID)
 	}
+	if r.Copied || r.AncestorIDs == nil || len(r.AncestorIDs) != 0 {
+		t.Errorf("copied %v, ancestor_ids %#v; want false, []", r.Copied, r.AncestorIDs)
+	}
 	var out bytes.Buffer
 	r.Print(&out)
 	if !regexp.MustCompile(`(?m)^dataset +.* \(snapshot 1 by test at .*; id ` + cur.DatasetID + `\)$`).MatchString(out.String()) {
