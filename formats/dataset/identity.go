@@ -41,7 +41,7 @@ var folderOf = func(dir string) (FolderID, error) {
 	if !ok {
 		return FolderID{}, fmt.Errorf("%s: no device and inode numbers", dir)
 	}
-	return FolderID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, nil //nolint:unconvert // Dev is uint32 on some platforms
+	return FolderID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, nil // Dev, Ino: uint32 on some platforms
 }
 
 // Copied reports whether m, a manifest of d, was committed in another
