@@ -44,6 +44,7 @@ func TestMigrateFromV7DrawsID(t *testing.T) {
 	dir, path, name := damagedDataset(t, func(m map[string]any) {
 		m["format_version"] = 7
 		delete(m, "dataset_id")
+		delete(m, "folder")
 	})
 	before, err := readManifest(path)
 	if err != nil {
@@ -58,8 +59,10 @@ func TestMigrateFromV7DrawsID(t *testing.T) {
 	}
 	defer d.Close()
 	cur, _ := d.Current()
-	if cur.FormatVersion != FormatVersion || cur.Snapshot != before.Snapshot+1 || !ValidDatasetID(cur.DatasetID) {
-		t.Fatalf("after migrate: version %d snapshot %d id %q", cur.FormatVersion, cur.Snapshot, cur.DatasetID)
+	if cur.FormatVersion != FormatVersion || cur.Snapshot != before.Snapshot+1 || !ValidDatasetID(cur.DatasetID) ||
+		cur.Folder == nil || len(cur.AncestorIDs) != 0 {
+		t.Fatalf("after migrate: version %d snapshot %d id %q folder %v ancestors %v", cur.FormatVersion, cur.Snapshot,
+			cur.DatasetID, cur.Folder, cur.AncestorIDs)
 	}
 	if got := cur.Table(TableState).Partitions["00"]; len(got) != 1 || got[0].Name != name {
 		t.Fatalf("state files after migrating: %+v, want %s kept", got, name)
