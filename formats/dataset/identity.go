@@ -20,12 +20,20 @@ const MaxAncestors = 8
 
 // FolderID identifies the folder DIR a dataset is in by its st_dev and
 // st_ino: a `mv` within its file system keeps both; `cp -a`, rsync, a
-// restore from a backup, a `mv` to another file system or a btrfs or
-// overlay snapshot gives another.
+// restore from a backup or a `mv` to another file system gives another
+// inode. Only the inode tells folders apart (same): an NFS mount's
+// st_dev changes with each mount and differs between clients, and a
+// dataset shared so would otherwise get a new id at every writer, its
+// ancestors soon pushing out ids whose leases are still out. So a btrfs
+// snapshot (the same inode numbers on another st_dev) is not told from
+// its original.
 type FolderID struct {
 	Dev uint64 `json:"dev"`
 	Ino uint64 `json:"ino"`
 }
+
+// same reports whether f and g are one folder (see FolderID).
+func (f FolderID) same(g FolderID) bool { return f.Ino == g.Ino }
 
 // FolderOf is the FolderID of dir.
 func FolderOf(dir string) (FolderID, error) { return folderOf(dir) }
@@ -54,7 +62,7 @@ func (d *Dataset) Copied(m *Manifest) bool {
 		return false
 	}
 	here, err := folderOf(d.Dir)
-	return err == nil && here != *m.Folder
+	return err == nil && !here.same(*m.Folder)
 }
 
 // identify records in next, the snapshot a commit is about to publish,
@@ -75,7 +83,7 @@ func (d *Dataset) identify(next *Manifest) error {
 	switch {
 	case next.DatasetID == "": // a dataset of format 7 or older, migrated: its identity from now on
 		next.DatasetID = NewDatasetID()
-	case next.Folder != nil && *next.Folder != here:
+	case next.Folder != nil && !next.Folder.same(here):
 		old := next.DatasetID
 		next.DatasetID = NewDatasetID()
 		next.AncestorIDs = append([]string{old}, next.AncestorIDs...)

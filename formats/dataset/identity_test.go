@@ -117,8 +117,8 @@ func TestCopyGetsAnIDOfItsOwn(t *testing.T) {
 }
 
 // TestAncestorsBounded: a dataset copied again and again (played by a
-// folder whose device number changes, as a btrfs snapshot's does) keeps
-// its last MaxAncestors ids, newest first.
+// folder whose inode number changes, as a restore's does) keeps its last
+// MaxAncestors ids, newest first.
 func TestAncestorsBounded(t *testing.T) {
 	dir, _ := madeDataset(t)
 	real := folderOf
@@ -129,7 +129,7 @@ func TestAncestorsBounded(t *testing.T) {
 		ids = append([]string{m.DatasetID}, ids...)
 		folderOf = func(dir string) (FolderID, error) {
 			f, err := real(dir)
-			f.Dev += uint64(i + 1)
+			f.Ino += uint64(i + 1)
 			return f, err
 		}
 	}
@@ -243,4 +243,26 @@ func tablesJSON(t *testing.T, m *Manifest) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRemountKeepsID: a folder whose device number changes but not its
+// inode (an NFS mount remounted, or seen from another client) is the same
+// dataset: its writers keep its id and add no ancestor. Comparing st_dev
+// too gave it a new id at each writer, and after MaxAncestors of them its
+// outstanding leases were another dataset's.
+func TestRemountKeepsID(t *testing.T) {
+	dir, before := madeDataset(t)
+	real := folderOf
+	defer func() { folderOf = real }()
+	for i := range 3 {
+		folderOf = func(dir string) (FolderID, error) {
+			f, err := real(dir)
+			f.Dev += uint64(i + 1)
+			return f, err
+		}
+		m := openWriter(t, dir, OpenOptions{})
+		if m.DatasetID != before.DatasetID || len(m.AncestorIDs) != 0 {
+			t.Fatalf("mount %d: id %s with ancestors %v, want %s without", i, m.DatasetID, m.AncestorIDs, before.DatasetID)
+		}
+	}
 }
