@@ -53,7 +53,7 @@ var folderOf = func(dir string) (FolderID, error) {
 }
 
 // Copied reports whether m, a manifest of d, was committed in another
-// folder than d.Dir: d is a copy (or a restore, or a snapshot) of a
+// folder than d.Dir: d is a copy (or a restore) of a
 // dataset, which the first writer to commit in it gives an id of its own
 // (identify). False for a manifest of a format before FolderFormat, and
 // when d.Dir cannot be looked at.
