@@ -50,11 +50,15 @@ func TestFetchLookupsAreNoSighting(t *testing.T) {
 	var cs struct {
 		Queries map[string]int64 `json:"queries_by_method"`
 		Skipped int64            `json:"fetch_lookups_skipped"`
+		Repeats int64            `json:"repeats_dropped"`
 	}
 	readJSONFile(t, captureStats, &cs)
-	if cs.Queries["get_peers"] == 0 || cs.Skipped != cs.Queries["get_peers"] {
-		t.Errorf("capture's stats: get_peers %d, fetch_lookups_skipped %d; want every get_peers (fetch's) skipped, at least one",
-			cs.Queries["get_peers"], cs.Skipped)
+	// A query the fetch's node sent again (anacrolix resends one whose
+	// reply is slow) is a repeat of its sender's: dropped before the
+	// writer could skip it.
+	if cs.Skipped == 0 || cs.Skipped+cs.Repeats != cs.Queries["get_peers"] {
+		t.Errorf("capture's stats: get_peers %d, fetch_lookups_skipped %d, repeats_dropped %d; want every get_peers (fetch's) skipped or a repeat, at least one skipped",
+			cs.Queries["get_peers"], cs.Skipped, cs.Repeats)
 	}
 
 	dedupStats := filepath.Join(dir, "dedup.json")

@@ -40,7 +40,7 @@ type counters struct {
 	samples, findNodeQueries, queryTimeouts, nodesKnown atomic.Int64
 	distinct, observations, observationsOver            atomic.Int64
 	repliesLimited, libraryDropped, socketDropped       atomic.Int64
-	fetchLookups                                        atomic.Int64
+	fetchLookups, repeatsDropped                        atomic.Int64
 	queries                                             [len(methods)]atomic.Int64
 }
 
@@ -62,6 +62,7 @@ func (c *counters) stats() Stats {
 		Observations:      c.observations.Load(),
 		ObservationsOver:  c.observationsOver.Load(),
 		FetchLookups:      c.fetchLookups.Load(),
+		RepeatsDropped:    c.repeatsDropped.Load(),
 		RepliesLimited:    c.repliesLimited.Load(),
 		LibraryDropped:    c.libraryDropped.Load(),
 		SocketDropped:     c.socketDropped.Load(),

@@ -202,7 +202,7 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 			n.fail(m, from, "get_peers without info_hash")
 			return
 		}
-		n.record(m.InfoHash, schema.SourceGetPeers, m.ID, from, 0, now)
+		n.recordQuery(mi, m, from, 0, now)
 		tok := n.r.tokens.make(now, from.Addr())
 		reply.Token = tok[:]
 		n.values = n.peers.appendValues(n.values[:0], m.InfoHash, now)
@@ -234,7 +234,7 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 			n.fail(m, from, "announce_peer with a bad port")
 			return
 		}
-		n.record(m.InfoHash, schema.SourceAnnouncePeer, m.ID, from, int32(port), now)
+		n.recordQuery(mi, m, from, int32(port), now)
 		// Stored to be handed out: not one nobody can dial, nor one out
 		// of the run's reach (a LAN neighbour's, in a run on the
 		// Internet, as the table's nodes are not: replies told the
@@ -301,6 +301,20 @@ func (n *node) samples(dst []byte) []byte {
 		dst = append(dst, n.recent[(start+i)%have][:]...)
 	}
 	return dst
+}
+
+// recordQuery records the get_peers or announce_peer m (mi), unless its
+// sender sent one for the hash within the window (recent.go).
+func (n *node) recordQuery(mi int, m *krpc.Msg, from netip.AddrPort, port int32, now time.Time) {
+	if n.r.recent.repeat(from, m.InfoHash, mi, now) {
+		n.r.c.repeatsDropped.Add(1)
+		return
+	}
+	source := schema.SourceGetPeers
+	if mi == mAnnouncePeer {
+		source = schema.SourceAnnouncePeer
+	}
+	n.record(m.InfoHash, source, m.ID, from, port, now)
 }
 
 // record adds one observation to the batch.

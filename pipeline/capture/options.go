@@ -38,6 +38,10 @@ type Options struct {
 	MaxRPS float64
 	// Crawl enables the active BEP 51 walk; passive recording is always on.
 	Crawl bool
+	// RepeatWindow: a sender's get_peers of a hash, and its announce_peer
+	// of it, are recorded at most once per RepeatWindow; its repeats are
+	// answered, not recorded (recent.go). 0 records every query.
+	RepeatWindow time.Duration
 	// SampleInterval is the interval reported to those who sample us.
 	SampleInterval time.Duration
 	// RunID is written into every observation.
@@ -59,6 +63,11 @@ type Options struct {
 	drainQuiet, drainMax time.Duration
 }
 
+// DefaultRepeatWindow is Options.RepeatWindow's default: a lookup's
+// retries (seconds apart) are one sighting, a client's re-announce (every
+// 15 to 30 minutes) another.
+const DefaultRepeatWindow = 10 * time.Minute
+
 // DefaultOptions returns the settings of a plain `infohash capture`.
 func DefaultOptions() Options {
 	return Options{
@@ -67,6 +76,7 @@ func DefaultOptions() Options {
 		Bootstrap:      dhtboot.Default(), // the public routers fetch uses too
 		MaxRPS:         500,
 		Crawl:          true,
+		RepeatWindow:   DefaultRepeatWindow,
 		SampleInterval: 6 * time.Hour,
 		BatchSize:      4096,
 		Progress:       10 * time.Second,
@@ -102,6 +112,7 @@ type Stats struct {
 	Observations      int64            `json:"observations_written"`
 	ObservationsOver  int64            `json:"observations_over_limit"`
 	FetchLookups      int64            `json:"fetch_lookups_skipped"` // get_peers from the node of a fetch on the same --dht-state: not recorded (ownlookups.go)
+	RepeatsDropped    int64            `json:"repeats_dropped"`       // get_peers and announce_peer its sender sent within RepeatWindow of the one recorded: answered, not recorded (recent.go)
 	Seconds           float64          `json:"seconds"`
 	StopReason        string           `json:"stop_reason"`
 }

@@ -1,0 +1,123 @@
+package capture
+
+import (
+	"hash/maphash"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/infohash/infohash/internal/reach"
+)
+
+// One sender's repeats are one sighting. A lookup asks the nodes near a
+// hash get_peers and asks again when an answer is slow, and a hostile
+// sender asks as often as it likes: every query recorded was a sighting,
+// which dedup adds to the hash's seen_count and activity, and activity
+// ranks what fetch tries (a sighting of a failed or cold hash pulls its
+// retry forward). So one sender made a hash as busy as it wished. The
+// recent set (the "process-local recent set" of BT9G's #17, the first
+// dedup layer) records a sender's get_peers of a hash, and its
+// announce_peer of it (another kind, recorded apart), once per window
+// (Options.RepeatWindow): a repeat is answered as any query, not
+// recorded (repeats_dropped counts it). The window runs from the query
+// recorded: a sender that goes on asking is recorded again once it ends.
+//
+// A sender is its IP address alone on the Internet, where a host picks a
+// new source port as it likes (hosts behind one NAT count as one: the
+// stricter choice); on loopback, and in a private range the run was
+// pointed into (internal/reach), its address and port: every node of a
+// test network there may share one address.
+//
+// Memory is fixed, 4 MiB, whatever comes: recentBuckets buckets of
+// recentWays entries of 8 bytes, a 32-bit fingerprint of the key (hashed
+// with a seed of the run's, so no sender can aim at a bucket or a
+// fingerprint) and the time it was recorded. A new key takes an empty or
+// expired entry of its bucket, else the oldest: a flood of distinct keys
+// evicts, never grows the set, and a key evicted is merely recorded
+// again, as every query was before. Two live keys of one bucket with one
+// fingerprint (about 1 query in 500 million) drop one query that was no
+// repeat.
+const (
+	recentBuckets = 1 << 16
+	recentWays    = 8 // 64 bytes: one cache line a bucket
+	recentLocks   = 256
+	recentTick    = 100 * time.Millisecond // the resolution of entries' times
+)
+
+// recentSet is the run's recent set, shared by its nodes. A nil one
+// (RepeatWindow 0) finds no repeat.
+type recentSet struct {
+	window  int64 // in ticks
+	start   time.Time
+	seed    maphash.Seed
+	perPort func(netip.Addr) bool // whether a sender at this address is its address and port
+	locks   [recentLocks]sync.Mutex
+	// slots holds each bucket's entries in turn: fingerprint<<32 | the
+	// tick it was recorded in + 1 (0: an empty entry).
+	slots []uint64
+}
+
+// newRecentSet is the recent set of a run pointed where rule says, which
+// starts at start, or nil for a window of 0.
+func newRecentSet(window time.Duration, rule reach.Rule, start time.Time) *recentSet {
+	if window <= 0 {
+		return nil
+	}
+	perPort := func(a netip.Addr) bool {
+		switch reach.ClassOf(a) {
+		case reach.Loopback:
+			return true
+		case reach.Private:
+			return rule.Private
+		}
+		return false
+	}
+	return &recentSet{
+		window:  int64((window + recentTick - 1) / recentTick),
+		start:   start,
+		seed:    maphash.MakeSeed(),
+		perPort: perPort,
+		slots:   make([]uint64, recentBuckets*recentWays),
+	}
+}
+
+// repeat reports whether from sent a query of kind (the method's index)
+// for hash ih within the window before now; if not, it notes this one.
+func (s *recentSet) repeat(from netip.AddrPort, ih []byte, kind int, now time.Time) bool {
+	if s == nil {
+		return false
+	}
+	var k [16 + 2 + 20 + 1]byte
+	a := from.Addr().Unmap()
+	*(*[16]byte)(k[:16]) = a.As16()
+	if s.perPort(a) {
+		k[16], k[17] = byte(from.Port()>>8), byte(from.Port())
+	}
+	copy(k[18:38], ih)
+	k[38] = byte(kind)
+	h := maphash.Bytes(s.seed, k[:])
+	fp, b := h>>32, int(h&(recentBuckets-1))
+	t := int64(max(now.Sub(s.start), 0) / recentTick)
+	t = min(t, 1<<32-2) // 13 years on: every entry recorded then
+
+	mu := &s.locks[b%recentLocks]
+	mu.Lock()
+	defer mu.Unlock()
+	ways := s.slots[b*recentWays : (b+1)*recentWays]
+	victim, victimAt := 0, int64(1<<32)
+	for i, e := range ways {
+		at := int64(uint32(e)) - 1 // -1: empty
+		live := at >= 0 && t-at < s.window
+		if live && e>>32 == fp {
+			return true
+		}
+		if !live {
+			at = -1 // an expired entry goes before any live one
+		}
+		if at < victimAt {
+			victim, victimAt = i, at
+		}
+	}
+	ways[victim] = fp<<32 | uint64(t+1)
+	return false
+}

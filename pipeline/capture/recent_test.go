@@ -1,0 +1,190 @@
+package capture
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/reach"
+)
+
+// query is one incoming query of a TestRepeatsAreOneSighting case.
+type query struct {
+	port     uint16        // the sender's, on 127.0.0.1
+	announce bool          // announce_peer (with a valid token), else get_peers
+	hash     int           // hashN's
+	at       time.Duration // after the run's start
+	recorded bool          // whether it must be recorded
+}
+
+// TestRepeatsAreOneSighting drives a node's receive path with queries
+// from loopback senders at chosen times: a sender's get_peers of a hash,
+// and its announce_peer of it, are recorded once per window, each repeat
+// answered and counted in repeats_dropped; another sender (port, on
+// loopback), hash or kind, or the window's end, is another sighting; a
+// window of 0 records every query, as capture did before the recent set.
+func TestRepeatsAreOneSighting(t *testing.T) {
+	const w = 10 * time.Minute
+	tests := []struct {
+		name    string
+		window  time.Duration
+		queries []query
+	}{
+		{"repeats within the window are one", w, []query{
+			{port: 1, at: 0, recorded: true},
+			{port: 1, at: time.Second},
+			{port: 1, at: time.Minute},
+			{port: 1, at: w - time.Second},
+		}},
+		{"after the window, another", w, []query{
+			{port: 1, at: 0, recorded: true},
+			{port: 1, at: w + time.Second, recorded: true},
+			{port: 1, at: w + 2*time.Second},
+		}},
+		{"the window runs from the query recorded, not from a repeat", w, []query{
+			{port: 1, at: 0, recorded: true},
+			{port: 1, at: w - time.Second},
+			{port: 1, at: w + time.Second, recorded: true},
+		}},
+		{"another sender, another sighting", w, []query{
+			{port: 1, at: 0, recorded: true},
+			{port: 2, at: time.Second, recorded: true},
+			{port: 1, at: 2 * time.Second},
+			{port: 2, at: 3 * time.Second},
+		}},
+		{"another hash, another sighting", w, []query{
+			{port: 1, hash: 1, at: 0, recorded: true},
+			{port: 1, hash: 2, at: time.Second, recorded: true},
+			{port: 1, hash: 1, at: 2 * time.Second},
+		}},
+		{"announce_peer after get_peers is another kind", w, []query{
+			{port: 1, at: 0, recorded: true},
+			{port: 1, at: time.Second},
+			{port: 1, announce: true, at: 2 * time.Second, recorded: true},
+			{port: 1, announce: true, at: 3 * time.Second},
+			{port: 1, at: 4 * time.Second},
+		}},
+		{"window 0 records every query", 0, []query{
+			{port: 1, at: 0, recorded: true},
+			{port: 1, at: time.Second, recorded: true},
+			{port: 1, announce: true, at: 2 * time.Second, recorded: true},
+			{port: 1, announce: true, at: 2 * time.Second, recorded: true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := fuzzNode(t)
+			start := time.Now()
+			n.r.recent = newRecentSet(tt.window, reach.Rule{Loopback: true}, start)
+			var want []string
+			dropped := 0
+			for i, q := range tt.queries {
+				from := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 40000+q.port)
+				at := start.Add(q.at)
+				b := krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash))
+				if q.announce {
+					tok := n.r.tokens.make(at, from.Addr())
+					b = krpc.AppendAnnouncePeer(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash), 6881, tok[:])
+				}
+				n.handle(b, from, at)
+				if q.recorded {
+					want = append(want, fmt.Sprintf("%s %s from %s", sourceOf(q), hashN(q.hash), from))
+				} else {
+					dropped++
+				}
+			}
+			var got []string
+			for _, o := range n.batch {
+				got = append(got, fmt.Sprintf("%s %s from %s", o.Source, o.InfoHash[:], o.NodeAddr))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("recorded\n  %q\nwant\n  %q", got, want)
+			}
+			st := n.r.c.stats()
+			if st.RepeatsDropped != int64(dropped) {
+				t.Errorf("repeats_dropped %d, want %d", st.RepeatsDropped, dropped)
+			}
+			if q := st.Queries["get_peers"] + st.Queries["announce_peer"]; q != int64(len(tt.queries)) || st.BadTokens+st.Malformed != 0 {
+				t.Errorf("%d queries counted (%d bad tokens, %d malformed), want %d, all good", q, st.BadTokens, st.Malformed, len(tt.queries))
+			}
+		})
+	}
+}
+
+func sourceOf(q query) string {
+	if q.announce {
+		return schema.SourceAnnouncePeer
+	}
+	return schema.SourceGetPeers
+}
+
+// TestRecentSetSenders: who counts as one sender. On the Internet an
+// address, whatever its port (a host picks its source ports; hosts behind
+// one NAT are one sender); on loopback, and in a private range the run
+// was pointed into, an address and port. A private address in a run on
+// the Internet is as a public one.
+func TestRecentSetSenders(t *testing.T) {
+	tests := []struct {
+		name         string
+		rule         reach.Rule
+		first, again string
+		repeat       bool
+	}{
+		{"public, another port", reach.Rule{}, "203.0.113.5:6881", "203.0.113.5:51413", true},
+		{"public, another address", reach.Rule{}, "203.0.113.5:6881", "203.0.113.6:6881", false},
+		{"public, same address and port", reach.Rule{}, "203.0.113.5:6881", "203.0.113.5:6881", true},
+		{"loopback, another port", reach.Rule{Loopback: true}, "127.0.0.1:6881", "127.0.0.1:6882", false},
+		{"loopback, same port", reach.Rule{Loopback: true}, "127.0.0.1:6881", "127.0.0.1:6881", true},
+		{"private in a private run, another port", reach.Rule{Private: true}, "192.168.1.2:6881", "192.168.1.2:6882", false},
+		{"private in an Internet run, another port", reach.Rule{}, "192.168.1.2:6881", "192.168.1.2:6882", true},
+		{"IPv4-mapped is its IPv4 address", reach.Rule{}, "203.0.113.5:6881", "[::ffff:203.0.113.5]:6881", true},
+	}
+	start := time.Now()
+	ih := hashN(1)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newRecentSet(time.Minute, tt.rule, start)
+			if s.repeat(netip.MustParseAddrPort(tt.first), ih, mGetPeers, start) {
+				t.Fatalf("%s: the first query is a repeat", tt.first)
+			}
+			if got := s.repeat(netip.MustParseAddrPort(tt.again), ih, mGetPeers, start.Add(time.Second)); got != tt.repeat {
+				t.Errorf("%s after %s: repeat %v, want %v", tt.again, tt.first, got, tt.repeat)
+			}
+		})
+	}
+}
+
+// TestRecentSetIsBounded: a flood of distinct keys (a sender's random
+// hashes, or many senders) fills the fixed table and evicts, allocating
+// nothing and dropping (almost) none of them as repeats; a key recorded
+// just before the flood's end is still found.
+func TestRecentSetIsBounded(t *testing.T) {
+	start := time.Now()
+	s := newRecentSet(time.Hour, reach.Rule{}, start)
+	slots := len(s.slots)
+	from := netip.MustParseAddrPort("203.0.113.5:6881")
+	var ih [20]byte
+	const flood = 4 * recentBuckets * recentWays
+	dropped := 0
+	i := 0
+	allocs := testing.AllocsPerRun(flood, func() {
+		i++
+		ih[0], ih[1], ih[2], ih[3] = byte(i>>24), byte(i>>16), byte(i>>8), byte(i)
+		if s.repeat(from, ih[:], mGetPeers, start.Add(time.Duration(i)*time.Microsecond)) {
+			dropped++
+		}
+	})
+	if allocs != 0 || len(s.slots) != slots {
+		t.Errorf("a flood of %d keys: %v allocations a query, %d slots (%d before); want none, and no growth", flood, allocs, len(s.slots), slots)
+	}
+	// A fingerprint shared within a bucket: about 8 in 2^32 a query.
+	if dropped > 2 {
+		t.Errorf("%d of %d distinct keys dropped as repeats", dropped, flood)
+	}
+	if !s.repeat(from, ih[:], mGetPeers, start.Add(time.Duration(i+1)*time.Microsecond)) {
+		t.Errorf("the flood's last key is not found again")
+	}
+}
