@@ -37,18 +37,24 @@ func captureCommand() *cli.Command {
    (mkdir /srv/ih/in once; "infohash dedup --data /srv/ih /srv/ih/in/" applies the files, skipping those already applied)`,
 		Description: `Runs --node-ids DHT nodes (IDs spread over the keyspace) joined through
 --bootstrap, and records an observation for every incoming get_peers and
-announce_peer (with the announced port) and for every sample of an active
-BEP 51 sample_infohashes walk, which samples a node again only after the
-interval it asks for (clamped to 60s-21600s, 1s-21600s for a node on
-loopback or a private network; 21600s, BEP 51's maximum, when it gives
-none) and falls back to find_node where a node answers 204. The nodes
-answer queries as BEP 5 and BEP 51 nodes do, at most 20 replies a second
-to one address (all nodes together, so that forged floods are not
+announce_peer (with the announced port) and for every sample of an
+active BEP 51 sample_infohashes walk, which samples a node again only
+after the interval it asks for (clamped to 60s-21600s, 1s-21600s for a
+node on loopback or a private network; 21600s, BEP 51's maximum, when it
+gives none) and falls back to find_node where a node answers 204. The
+nodes answer queries as BEP 5 and BEP 51 nodes do, at most 20 replies a
+second to one address (all nodes together, so that forged floods are not
 reflected; loopback, and a private range the run was pointed into, are
 not limited), and hand out in "nodes" only nodes that answered one of
 the run's queries (a query's source may be forged). Besides the crawl
 (--dht-rate), the nodes' own queries (bootstrap, routing-table upkeep)
-share one limit of 100 a second, however many --node-ids.
+share one limit of 100 a second, however many --node-ids. A sender's
+get_peers of a hash, and its announce_peer of it, are recorded once per
+--repeat-window: its repeats within it (a lookup's retries, or a sender
+making a hash look busy) are answered, not recorded, and counted in
+repeats_dropped. A sender is its IP address (hosts behind one NAT count
+as one), with its port on loopback and in a private range the run was
+pointed into, where every node may share an address.
 
 Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
 with -o - (refused when stdout is a terminal), or into FILE with -o FILE
@@ -117,6 +123,7 @@ distinct_hashes is exact up to 65,536 hashes, an estimate (within about
 			&cli.Int64Flag{Name: "max-observations", Usage: "stop after writing `N` observations (0: no limit)"},
 			&cli.Float64Flag{Name: "dht-rate", Aliases: []string{"max-rps"}, Value: d.MaxRPS, Usage: "at most `N` outgoing DHT crawl queries per second, above 0 (no crawl: --passive)"},
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
+			durationFlag("repeat-window", d.RepeatWindow, "record a sender's get_peers (announce_peer) of a hash at most once per `D` (0: every query)"),
 			&cli.StringFlag{Name: "run-id", Usage: "run `ID` written into every observation (default capture-<UTC time>)"},
 			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),
 			replaceFlag,
@@ -157,6 +164,7 @@ func runCapture(c *cli.Context) error {
 	o.MaxObservations = c.Int64("max-observations")
 	o.MaxRPS = c.Float64("dht-rate")
 	o.Crawl = !c.Bool("passive")
+	o.RepeatWindow = flagDuration(c, "repeat-window")
 	o.RunID = c.String("run-id")
 	if o.RunID == "" {
 		o.RunID = "capture-" + o.Clock.Now().UTC().Format("20060102T150405Z")
@@ -224,7 +232,8 @@ func runCapture(c *cli.Context) error {
 	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", queriesAttr(st.Queries), "malformed", st.Malformed,
 		"socket_dropped", st.SocketDropped, "sample_responses", st.SampleResponses, "samples", st.Samples,
-		"distinct_hashes", st.DistinctHashes, "fetch_lookups_skipped", st.FetchLookups, "observations", st.Observations, "output", out)
+		"distinct_hashes", st.DistinctHashes, "fetch_lookups_skipped", st.FetchLookups,
+		"repeats_dropped", st.RepeatsDropped, "observations", st.Observations, "output", out)
 	var runErr error
 	if full != nil {
 		where := out
