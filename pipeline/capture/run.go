@@ -179,6 +179,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	bg.Wait()
 	close(stop)
 	loops.Wait()
+	r.recent.close() // the read loops were its only users
 	save()
 	closeNodes(nodes)
 	close(r.batches)
