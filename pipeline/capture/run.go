@@ -54,7 +54,7 @@ type runner struct {
 	// (bootstrap, routing-table upkeep): one limit for the run, so
 	// --node-ids K does not send K times as many.
 	libSend *rate.Limiter
-	recent  *recentSet    // the queries recorded lately, over all nodes (nil: RepeatWindow 0)
+	recent  *recentSet // the queries recorded lately, over all nodes (nil: RepeatWindow 0)
 	crawler *crawler
 	// reach is where queries may go (see internal/reach); the zero value,
 	// public addresses only, is that of a run on the Internet.
@@ -93,7 +93,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	rule := reach.For(opts.Listen, boot)
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(rule),
 		libSend: rate.NewLimiter(libraryQueryRateOut, libraryQueryBurstOut),
-		recent: newRecentSet(opts.RepeatWindow, rule, time.Now()), batches: make(chan []schema.Observation, 64), reach: rule}
+		recent:  newRecentSet(opts.RepeatWindow, rule, time.Now()), batches: make(chan []schema.Observation, 64), reach: rule}
 	seed := rand.Uint64()
 	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
