@@ -62,6 +62,10 @@ type recentSet struct {
 	// slots holds each bucket's entries in turn: fingerprint<<32 | the
 	// tick it was recorded in + 1 (0: an empty entry).
 	slots []uint64
+	// mapped: slots is a mapping of its own (mapSlots), which close
+	// unmaps; never a heap slice's pages, which munmap would take from
+	// under the Go heap.
+	mapped bool
 }
 
 // newRecentSet is the recent set of a run pointed where rule says, which
@@ -79,34 +83,36 @@ func newRecentSet(window time.Duration, rule reach.Rule, start time.Time) *recen
 		}
 		return false
 	}
+	slots, mapped := mapSlots(recentBuckets * recentWays)
 	return &recentSet{
 		window:  int64((window + recentTick - 1) / recentTick),
 		start:   start,
 		seed:    maphash.MakeSeed(),
 		perPort: perPort,
-		slots:   mapSlots(recentBuckets * recentWays),
+		slots:   slots,
+		mapped:  mapped,
 	}
 }
 
-// mapSlots returns n zeroed entries mapped apart from the Go heap, or on
-// the heap if the mapping fails.
-func mapSlots(n int) []uint64 {
+// mapSlots returns n zeroed entries mapped apart from the Go heap
+// (mapped), or on the heap if the mapping fails.
+func mapSlots(n int) (slots []uint64, mapped bool) {
 	b, err := unix.Mmap(-1, 0, n*8, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
-		return make([]uint64, n)
+		return make([]uint64, n), false
 	}
-	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), n), true
 }
 
 // close unmaps the table; s must not be used after. A nil set, or one
 // whose table is on the heap, has nothing to unmap.
 func (s *recentSet) close() {
-	if s == nil || s.slots == nil {
+	if s == nil || !s.mapped {
 		return
 	}
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s.slots))), len(s.slots)*8)
 	if err := unix.Munmap(b); err == nil {
-		s.slots = nil
+		s.slots, s.mapped = nil, false
 	}
 }
 

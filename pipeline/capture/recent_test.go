@@ -207,3 +207,17 @@ func BenchmarkRecentSet(b *testing.B) {
 		s.repeat(from, ih[:], mGetPeers, start.Add(time.Duration(i)*time.Microsecond))
 	}
 }
+
+// TestRecentSetCloseLeavesHeapTable: a table on the Go heap (the mapping
+// failed) is not unmapped by close: munmap of its pages would take them
+// from under the heap. close used to unmap any table.
+func TestRecentSetCloseLeavesHeapTable(t *testing.T) {
+	s := newRecentSet(time.Minute, reach.Rule{}, time.Now())
+	s.close() // the mapped one
+	s.slots, s.mapped = make([]uint64, recentBuckets*recentWays), false
+	s.close()
+	if s.slots == nil {
+		t.Fatal("close dropped a table on the heap as if it had unmapped it")
+	}
+	s.slots[len(s.slots)-1] = 1 // still the heap's
+}
