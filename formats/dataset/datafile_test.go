@@ -103,10 +103,11 @@ func TestDataFileCarriesTheManifestsRecord(t *testing.T) {
 		version int
 		lacks   []string
 	}{
-		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers"}},
-		{2, []string{"avoid_peers", "peers"}},
-		{3, []string{"peers"}},
-		{5, []string{"peers"}},
+		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at"}},
+		{2, []string{"avoid_peers", "peers", "first_source", "last_failure_at"}},
+		{3, []string{"peers", "first_source", "last_failure_at"}},
+		{5, []string{"peers", "first_source", "last_failure_at"}},
+		{8, []string{"first_source", "last_failure_at"}},
 		{dataset.FormatVersion, nil},
 	} {
 		old := *m

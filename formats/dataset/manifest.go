@@ -21,7 +21,12 @@ import (
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 9
+const FormatVersion = 10
+
+// ProvenanceFormat is the first format whose state files have
+// first_source and last_failure_at (older ones are rewritten by the
+// migration).
+const ProvenanceFormat = 10
 
 // FooterFormat is the first format whose manifests record every data
 // file's FooterSum (FileInfo.Footer).

@@ -24,9 +24,12 @@ import (
 //	   migrating from 6 rewrites no file
 //	8  the manifest names its dataset (Manifest.DatasetID), drawn by
 //	   the commit that migrates from 7, which rewrites no file
-//	9  current: the manifest names the folder it was committed in and
-//	   the dataset's ancestors (identify.go), which a copy's first
-//	   commit sets; migrating from 8 rewrites no file and keeps the id
+//	9  the manifest names the folder it was committed in and the
+//	   dataset's ancestors (identify.go), which a copy's first commit
+//	   sets; migrating from 8 rewrites no file and keeps the id
+//	10 current: the state has first_source and last_failure_at
+//	   (provenance of first_seen and last_failure); migrating rewrites
+//	   the state's files (their rows read both as null: unknown)
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
@@ -42,9 +45,12 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 			tx.Abort()
 			return nil
 		}
-		// Formats 3 to 5 share the state's schema (less peers); the
-		// commit itself moves format 3's ledger into the ledger table.
-		if tx.Base().FormatVersion < 6 {
+		// Formats 3 to 5 share the state's schema (less peers), 6 to 9
+		// too (less first_source and last_failure_at); the commit
+		// itself moves format 3's ledger into the ledger table. Every
+		// state file of a snapshot has every column (DuckDB's glob reads
+		// one schema), so the state's files are rewritten.
+		if tx.Base().FormatVersion < ProvenanceFormat {
 			if err := migrateState(d, tx); err != nil {
 				tx.Abort()
 				return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
@@ -66,17 +72,20 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 
 // StateLacks returns the state columns that a state file of snapshot m
 // may lack: those m's format version predates (the history above), which
-// read as zero values. A state file of format 6 or later has every column
+// read as zero values. A state file of ProvenanceFormat or later has every column
 // and one it lacks is damage. Readers get them, by name, in the
 // rowio.DataFile of a state file (Dataset.DataFile).
 func (m *Manifest) StateLacks() statecol.Columns {
+	provenance := statecol.ColumnsNamed("first_source", "last_failure_at")
 	switch {
 	case m.FormatVersion <= 1:
-		return statecol.ColumnsNamed("backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers")
+		return provenance | statecol.ColumnsNamed("backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers")
 	case m.FormatVersion == 2:
-		return statecol.ColumnsNamed("avoid_peers", "peers")
+		return provenance | statecol.ColumnsNamed("avoid_peers", "peers")
 	case m.FormatVersion < 6:
-		return statecol.ColumnsNamed("peers")
+		return provenance | statecol.ColumnsNamed("peers")
+	case m.FormatVersion < ProvenanceFormat:
+		return provenance
 	}
 	return 0
 }

@@ -56,7 +56,7 @@ func TestMigrateFromV5(t *testing.T) {
 	// Unmigrated, as export and status read it: the column may be
 	// missing, and reads empty.
 	lacks := m.StateLacks()
-	if lacks != statecol.ColumnsNamed("peers") {
+	if lacks != statecol.ColumnsNamed("peers", "first_source", "last_failure_at") {
 		t.Fatalf("format 5 lacks %v", lacks.Names())
 	}
 	got, err := statecol.ReadStateFile(rowio.RecordedFile(path, sum, lacks.Names()...))

@@ -99,6 +99,15 @@ type State struct {
 	// that failed the hash, plan-retries hands a job those not in its
 	// live avoid_peers.
 	Peers []string `parquet:"peers,list"`
+	// FirstSource is the source of the sighting that made the row: the
+	// earliest observation of the dedup batch that found the hash (its
+	// input's value, as last_source keeps it), or "import" for a row
+	// merge made for a fetch result. Set once, never changed after;
+	// null ("") for rows made before dataset format 9: unknown.
+	FirstSource string `parquet:"first_source,optional,dict"`
+	// LastFailureAt is when last_failure was set (the attempt's time),
+	// null while last_failure is, and for rows older than format 9.
+	LastFailureAt int64 `parquet:"last_failure_at,optional,timestamp(millisecond)"`
 }
 
 // MaxStatePeers bounds State.Peers.

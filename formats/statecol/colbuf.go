@@ -219,7 +219,8 @@ func (sw *stateWriter) fillBegin(n int, mask Columns) {
 	c := &sw.cols
 	for k := range c {
 		c[k].reset(n)
-		c[k].dictCol = k == cLastSource || k == cMetadataStatus || k == cTier || k == cLastFailure || k == cLeaseID
+		c[k].dictCol = k == cLastSource || k == cMetadataStatus || k == cTier || k == cLastFailure || k == cLeaseID ||
+			k == cFirstSource
 	}
 	on := func(k int) bool { return mask&(1<<k) != 0 }
 	if on(cInfoHash) {
@@ -241,7 +242,7 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 	hash, v2, typ, first, last, count := on(cInfoHash), on(cInfoHashV2), on(cHashType), on(cFirstSeen), on(cLastSeen), on(cSeenCount)
 	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
 	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
-	react, avoid, peers := on(cReactivated), on(cAvoidPeers), on(cPeers)
+	react, avoid, peers, firstSrc, failAt := on(cReactivated), on(cAvoidPeers), on(cPeers), on(cFirstSource), on(cLastFailureAt)
 	hashes := len(c[cInfoHash].vals) // where rows' info_hash values start
 	for i := range rows {
 		s := &rows[i]
@@ -314,6 +315,12 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 		}
 		if peers {
 			c[cPeers].strList(s.Peers)
+		}
+		if firstSrc {
+			c[cFirstSource].optStr(s.FirstSource)
+		}
+		if failAt {
+			c[cLastFailureAt].optInt64(s.LastFailureAt)
 		}
 	}
 	if len(rows) > 0 && hash {

@@ -179,6 +179,8 @@ type stateWide struct {
 	Reactivated    int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
 	AvoidPeers     []string    `parquet:"avoid_peers,list"`
 	Peers          []string    `parquet:"peers,list"`
+	FirstSource    string      `parquet:"first_source,optional,dict"`
+	LastFailureAt  int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
 }
 
 // TestBadValuesOnRead: a hash_type other than 1 or 2, or a status or tier
@@ -210,7 +212,8 @@ func TestBadValuesOnRead(t *testing.T) {
 				for i, r := range rows {
 					wide[i] = stateWide{r.InfoHash, r.InfoHashV2, int32(r.HashType), r.FirstSeen, r.LastSeen, r.SeenCount,
 						r.LastSource, r.Activity, r.MetadataStatus, r.Attempts, r.LastAttempt, r.LastFailure, r.NextRetry,
-						r.LeaseID, r.LeaseUntil, r.Tier, r.BackoffStep, r.BadMetadata, r.Reactivated, r.AvoidPeers, r.Peers}
+						r.LeaseID, r.LeaseUntil, r.Tier, r.BackoffStep, r.BadMetadata, r.Reactivated, r.AvoidPeers, r.Peers,
+						r.FirstSource, r.LastFailureAt}
 				}
 				wide[2].HashType = tt.wide
 				err = parquet.WriteFile(path, wide)

@@ -206,6 +206,8 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 		{cBackoffStep, i32(unsafe.Offsetof(z.BackoffStep))},
 		{cBadMetadata, i32(unsafe.Offsetof(z.BadMetadata))},
 		{cReactivated, i64(unsafe.Offsetof(z.Reactivated))},
+		{cFirstSource, str(unsafe.Offsetof(z.FirstSource))},
+		{cLastFailureAt, i64(unsafe.Offsetof(z.LastFailureAt))},
 	} {
 		if need&(1<<r.col) == 0 {
 			continue

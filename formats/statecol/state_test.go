@@ -40,6 +40,12 @@ func sample(n int) []schema.State {
 		if i%5 == 0 {
 			st.Peers = []string{"10.0.0.1:" + string(rune('1'+i%9)), "[::1]:6881"}
 		}
+		if i%3 > 0 {
+			st.FirstSource = schema.SourceSampleInfohashes
+		}
+		if st.LastFailure != "" && i%2 == 0 {
+			st.LastFailureAt = int64(3000 + i)
+		}
 		out[i] = st
 	}
 	return out

@@ -59,6 +59,8 @@ var transcodable = func() (m [numStateColumns]struct {
 	set(cBackoffStep, kindInt32, unsafe.Offsetof(z.BackoffStep))
 	set(cBadMetadata, kindInt32, unsafe.Offsetof(z.BadMetadata))
 	set(cReactivated, kindOptInt64, unsafe.Offsetof(z.Reactivated))
+	set(cFirstSource, kindOptStr, unsafe.Offsetof(z.FirstSource))
+	set(cLastFailureAt, kindOptInt64, unsafe.Offsetof(z.LastFailureAt))
 	return m
 }()
 

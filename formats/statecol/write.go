@@ -81,7 +81,7 @@ func defaultCodec(k int) format.CompressionCodec {
 // freely.
 var deltaColumns = func() (m [numStateColumns]bool) {
 	for _, k := range []int{cFirstSeen, cLastSeen, cLastAttempt, cNextRetry, cLeaseUntil, cReactivated,
-		cHashType, cSeenCount, cAttempts, cBackoffStep, cBadMetadata} {
+		cLastFailureAt, cHashType, cSeenCount, cAttempts, cBackoffStep, cBadMetadata} {
 		m[k] = true
 	}
 	return m

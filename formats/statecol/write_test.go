@@ -72,6 +72,12 @@ func randomStates(n int, seed uint64, manyLeases bool) []schema.State {
 		for k := range r.IntN(9) * r.IntN(2) {
 			s.Peers = append(s.Peers, fmt.Sprintf("10.0.%d.%d:%d", k, r.IntN(256), 1+r.IntN(65535)))
 		}
+		if r.IntN(5) > 0 { // else null: a row made before format 9
+			s.FirstSource = []string{"dht_get_peers", "dht_sample_infohashes", "import"}[r.IntN(3)]
+		}
+		if s.LastFailure != "" && r.IntN(4) > 0 {
+			s.LastFailureAt = s.LastSeen + r.Int64N(1e7)
+		}
 	}
 	slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
 	return rows
@@ -209,7 +215,7 @@ func TestIntegerEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	delta := map[string]bool{"first_seen": true, "last_seen": true, "last_attempt": true,
-		"next_retry": true, "lease_until": true, "reactivated_at": true,
+		"next_retry": true, "lease_until": true, "reactivated_at": true, "last_failure_at": true,
 		"hash_type": true, "seen_count": true, "attempts": true, "backoff_step": true, "bad_metadata": true}
 	for _, c := range pf.Metadata().RowGroups[0].Columns {
 		m := c.MetaData
@@ -285,6 +291,9 @@ func TestSplice(t *testing.T) {
 			}},
 			{"lists and v2", func(s *schema.State) { s.AvoidPeers = append(s.AvoidPeers, "127.0.0.9:9"); s.InfoHashV2 = nil }},
 			{"peers", func(s *schema.State) { s.Peers = append([]string{"10.9.9.9:9"}, s.Peers...) }},
+			{"provenance", func(s *schema.State) {
+				s.FirstSource, s.LastFailure, s.LastFailureAt = "import", "timeout", s.LastSeen+7
+			}},
 		} {
 			t.Run(writer.name+"/"+tc.name, func(t *testing.T) {
 				dir := t.TempDir()

@@ -51,3 +51,10 @@ type StateV5 struct {
 	Reactivated    int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
 	AvoidPeers     []string    `parquet:"avoid_peers,list"`
 }
+
+// StateV8 is the state row of dataset formats 6 to 8: schema.State
+// without first_source and last_failure_at.
+type StateV8 struct {
+	StateV5
+	Peers []string `parquet:"peers,list"`
+}
