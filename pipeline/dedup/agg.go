@@ -20,10 +20,14 @@ import (
 // set, the first dedup layer.
 // It is 48 bytes: with 20M distinct hashes in one run, every byte here is
 // 20 MB of peak memory. The first sighting is kept as its distance to the
-// last (a batch spanning more than 49 days keeps it in batch.wide).
+// last (a batch spanning more than 49 days keeps it in batch.wide). The
+// first sighting's source takes the byte the alignment of src left free:
+// an id that does not fit is kept in batch.firstSrcs (a batch with more
+// than 254 distinct sources).
 type agg struct {
 	h      schema.Hash
 	flags  uint8  // aggV2, aggHasV2, aggWide, aggPeers
+	fsrc   uint8  // interned source of the first observation, or wideSrc
 	src    uint16 // interned source of the latest observation
 	count  uint32 // observations in this run (saturates at 2^32-1)
 	firstD uint32 // last - first, ms (unless aggWide)
@@ -64,7 +68,8 @@ type batch struct {
 	tooManySources bool
 	v2s            map[schema.Hash][]byte // full v2 hashes (rare)
 	wide           map[schema.Hash]int64  // first sightings too far from the last for agg.firstD (rare)
-	v2mu           sync.Mutex             // guards v2s and wide
+	firstSrcs      map[schema.Hash]uint16 // first sources whose id is too large for agg.fsrc (rare)
+	v2mu           sync.Mutex             // guards v2s, wide and firstSrcs
 	fut            future                 // bounds observation times (future.go)
 	futNotes       []futureNote           // inputs with times past it, for the warning
 	cuts           []cutNote              // named Arrow files cut mid-message, read up to the cut
@@ -108,6 +113,9 @@ const maxSources = math.MaxUint16
 
 // noSource is no interned source's id (ids are below maxSources).
 const noSource = math.MaxUint16
+
+// wideSrc in agg.fsrc says the first source's id is in batch.firstSrcs.
+const wideSrc = math.MaxUint8
 
 // maxSourceLen bounds one source value: sources name discovery methods
 // ("dht_sample_infohashes" is 21 bytes), and a batch holds up to
@@ -289,11 +297,17 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	a, idx, ok := b.parts[h[0]].find(h)
 	if !ok {
 		a.last, a.firstD, a.count, a.act, a.src, a.flags = at, 0, 1, 1, src, 0
+		b.setFirstSrc(a, src)
 	} else {
 		if a.count < math.MaxUint32 {
 			a.count++
 		}
 		first, last := b.first(a), a.last
+		// The first sighting's source; at a tie, the greater, as for
+		// the last: the state does not depend on the inputs' order.
+		if at < first || at == first && b.srcView[src] > b.srcView[b.firstSrc(a)] {
+			b.setFirstSrc(a, src)
+		}
 		switch {
 		case at > a.last:
 			a.act = a.act*b.decay(at-a.last) + 1
@@ -354,6 +368,31 @@ func (b *batch) wideFirst(a *agg) int64 {
 	b.v2mu.Lock()
 	defer b.v2mu.Unlock()
 	return b.wide[a.h]
+}
+
+// setFirstSrc sets a's first source to id src.
+func (b *batch) setFirstSrc(a *agg, src uint16) {
+	if src < wideSrc {
+		a.fsrc = uint8(src)
+		return
+	}
+	a.fsrc = wideSrc
+	b.v2mu.Lock()
+	if b.firstSrcs == nil {
+		b.firstSrcs = map[schema.Hash]uint16{}
+	}
+	b.firstSrcs[a.h] = src
+	b.v2mu.Unlock()
+}
+
+// firstSrc is the id of a's first source.
+func (b *batch) firstSrc(a *agg) uint16 {
+	if a.fsrc != wideSrc {
+		return uint16(a.fsrc)
+	}
+	b.v2mu.Lock()
+	defer b.v2mu.Unlock()
+	return b.firstSrcs[a.h]
 }
 
 // setSpan sets a's first and last sightings.
@@ -451,7 +490,7 @@ func (b *batch) newState(e *entry, now int64) schema.State {
 	return schema.State{
 		InfoHash: a.h, InfoHashV2: b.v2Of(a), HashType: a.typ(),
 		FirstSeen: b.first(a), LastSeen: a.last, SeenCount: int64(a.count),
-		LastSource: b.srcs[a.src], Activity: a.act,
+		LastSource: b.srcs[a.src], Activity: a.act, FirstSource: b.srcs[b.firstSrc(a)],
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
 		Peers: b.peersOf(a),
 	}
