@@ -89,7 +89,8 @@ ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/
 (every column decoded from info_bytes, which must hash to the infohash: the
 result's name, sizes, files and private are not taken as given), and
 hash_type (and info_hash_v2) as the result's, which the metadata proved.
-A failure: attempts+1, last_attempt, last_failure and next_retry from
+A failure: attempts+1, last_attempt, last_failure (last_failure_at, the
+attempt's time, with it) and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's
 last_failure stay, so peer-level failures either side of it still back off); the endpoints that failed are penalised in
 DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Peer failures
@@ -112,8 +113,9 @@ archived_to_cold and, when below archive.min_attempts, in archived_deferred
 (a subset of archived_to_cold; in the summary line only when above 0).
 
 --from OTHER_DIR unions another dataset once (a restored backup, a crawler
-being retired): first_seen is the earlier, last_seen the later (the sighted
-one's when a record has seen_count 0: a fetch result added it), fetched beats
+being retired): first_seen is the earlier (first_source with it), last_seen
+the later (the sighted one's when a record has seen_count 0: a fetch result
+added it), last_failure_at comes with last_failure, fetched beats
 failed beats new, a fetched record's hash_type beats a claim (else v2 if either
 says so).
 A sighting one side made after the other's last_seen wakes a dormant hash of the

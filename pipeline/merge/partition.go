@@ -264,7 +264,8 @@ func (r *runner) find(rows []schema.State, added *[]schema.State, h schema.Hash,
 		typ = schema.HashV1
 	}
 	*added = append(*added, schema.State{InfoHash: h, HashType: typ, FirstSeen: first.AttemptedAt,
-		LastSeen: first.AttemptedAt, LastSource: schema.SourceImport, MetadataStatus: schema.StatusNew, Tier: schema.TierHot})
+		LastSeen: first.AttemptedAt, LastSource: schema.SourceImport, FirstSource: schema.SourceImport,
+		MetadataStatus: schema.StatusNew, Tier: schema.TierHot})
 	return &(*added)[len(*added)-1]
 }
 

@@ -268,15 +268,16 @@ func (u *unioner) statePartition(key string) (c unionCounts, err error) {
 
 // unionState combines the two records of one hash. Each column's rule:
 //
-//   - first_seen: the earlier (ignoring nulls); last_seen: the later, with
-//     last_source from the same record (a record with seen_count 0 has
-//     none: the other's);
+//   - first_seen: the earlier (ignoring nulls), with first_source from the
+//     same record (even null: unknown; ties: the greater, a known one);
+//     last_seen: the later, with last_source from the same record (a
+//     record with seen_count 0 has none: the other's);
 //   - seen_count and activity (decayed to the later last_seen): added when
 //     the two histories share no input, else the larger;
 //   - metadata_status: fetched beats failed beats new; a fetched record
 //     brings its attempt columns, and no retry;
-//   - otherwise the retry columns (last_attempt, last_failure, next_retry,
-//     backoff_step, bad_metadata) come from the record with the later
+//   - otherwise the retry columns (last_attempt, last_failure,
+//     last_failure_at, next_retry, backoff_step, bad_metadata) come from the record with the later
 //     last_attempt (ties: the later reactivated_at, which pulled its
 //     next_retry for a newer sighting, then the later next_retry),
 //     attempts are added or the larger as for seen_count, and
@@ -299,6 +300,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.Sta
 	out := a
 	out.HashType, out.InfoHashV2 = unionHashType(a, b)
 	out.FirstSeen = minKnown(a.FirstSeen, b.FirstSeen)
+	out.FirstSource = unionFirstSource(&a, &b)
 	// A record never sighted (seen_count 0: merge added it for a fetch
 	// result) has the attempt's time and "import" as placeholders there:
 	// the other record's sightings, if it has any, are the hash's.
@@ -342,6 +344,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.Sta
 		out.MetadataStatus = b.MetadataStatus
 	}
 	out.LastAttempt, out.LastFailure, out.NextRetry = src.LastAttempt, src.LastFailure, src.NextRetry
+	out.LastFailureAt = src.LastFailureAt
 	out.Attempts, out.BackoffStep, out.BadMetadata = src.Attempts, src.BackoffStep, src.BadMetadata
 	if out.MetadataStatus != schema.StatusFetched {
 		if additive {
@@ -376,16 +379,6 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.Sta
 // hot record of the sighting).
 type woke struct {
 	reactivated, rewarmed bool
-}
-
-func minKnown(a, b int64) int64 {
-	switch {
-	case a == 0:
-		return b
-	case b == 0:
-		return a
-	}
-	return min(a, b)
 }
 
 // torrentPartitionFrom adds the other dataset's torrents of partition key

@@ -31,7 +31,7 @@ func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, d
 //
 // It counts the attempt (except local_error), moves the backoff step as the
 // class's rule says (see the package documentation), sets last_attempt,
-// last_failure, next_retry = attemptedAt + delay × jitter, marks the
+// last_failure (and last_failure_at, the attempt's time, with it), next_retry = attemptedAt + delay × jitter, marks the
 // metadata failed and clears the lease. A local error on a never-tried
 // hash leaves it "new": it was never really tried.
 //
@@ -127,7 +127,7 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 	}
 	st.LastAttempt = attemptedAt
 	if kind != KindLocal || prev == "" {
-		st.LastFailure = class
+		st.LastFailure, st.LastFailureAt = class, attemptedAt
 	}
 	st.NextRetry = attemptedAt + jitteredMillis(p, delay, st.InfoHash, st.Attempts)
 	st.LeaseID, st.LeaseUntil = "", 0
@@ -142,7 +142,7 @@ func ApplySuccess(st *schema.State, fetchedAt int64) {
 	st.MetadataStatus = schema.StatusFetched
 	st.Attempts = inc(st.Attempts)
 	st.LastAttempt = fetchedAt
-	st.LastFailure = ""
+	st.LastFailure, st.LastFailureAt = "", 0
 	st.NextRetry = 0
 	st.LeaseID, st.LeaseUntil = "", 0
 	st.BackoffStep = 0
