@@ -56,6 +56,11 @@ var (
 			"success, the peers that served bad metadata or claimed too_large",
 		"peers": "ip:port of peers that announced the hash (announce_peer), newest first, each once, at " +
 			"most 8",
+		"first_source": "source of the sighting that made the row (the earliest of the dedup run that found " +
+			"the hash; import: a fetch result added it), as last_source names it; set once; null: unknown " +
+			"(made before format 9)",
+		"last_failure_at": "when last_failure was set (that attempt's time); null: no failure since the last " +
+			"success, or unknown (before format 9)",
 	}
 	torrentMeanings = map[string]string{
 		"info_hash": "the DHT key, 20 bytes (a v2 hash truncated to 20 bytes)",
@@ -88,7 +93,7 @@ var tableDocs = map[string]tableDoc{
 		"(DIR/torrents/current/prefix=XX/*.parquet), sorted by info_hash",
 		schema.Torrent{}, torrentMeanings},
 	"catalog": {"one row per known hash: the state's columns but lease_id, lease_until, backoff_step, " +
-		"bad_metadata, reactivated_at, avoid_peers and peers, then the torrent's but info_bytes (null until " +
+		"bad_metadata, reactivated_at, avoid_peers, peers, first_source and last_failure_at, then the torrent's but info_bytes (null until " +
 		"fetched: fetched_at to private), sorted by info_hash",
 		schema.Catalog{}, catalogMeanings()},
 	"leases": {"one row per planned job whose result merge has not applied (DIR/leases/current/*.parquet), " +
