@@ -354,63 +354,6 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	return a, idx
 }
 
-// first is a's first sighting. (Small enough to inline into fold1, which
-// calls it for every repeated observation: the rare wide span is not.)
-func (b *batch) first(a *agg) int64 {
-	if a.flags&aggWide == 0 {
-		return a.last - int64(a.firstD)
-	}
-	return b.wideFirst(a)
-}
-
-// wideFirst is the first sighting of a wide aggregate (aggWide).
-func (b *batch) wideFirst(a *agg) int64 {
-	b.v2mu.Lock()
-	defer b.v2mu.Unlock()
-	return b.wide[a.h]
-}
-
-// setFirstSrc sets a's first source to id src.
-func (b *batch) setFirstSrc(a *agg, src uint16) {
-	if src < wideSrc {
-		a.fsrc = uint8(src)
-		return
-	}
-	a.fsrc = wideSrc
-	b.v2mu.Lock()
-	if b.firstSrcs == nil {
-		b.firstSrcs = map[schema.Hash]uint16{}
-	}
-	b.firstSrcs[a.h] = src
-	b.v2mu.Unlock()
-}
-
-// firstSrc is the id of a's first source.
-func (b *batch) firstSrc(a *agg) uint16 {
-	if a.fsrc != wideSrc {
-		return uint16(a.fsrc)
-	}
-	b.v2mu.Lock()
-	defer b.v2mu.Unlock()
-	return b.firstSrcs[a.h]
-}
-
-// setSpan sets a's first and last sightings.
-func (b *batch) setSpan(a *agg, first, last int64) {
-	a.last = last
-	if d := last - first; d <= math.MaxUint32 {
-		a.firstD, a.flags = uint32(d), a.flags&^aggWide
-		return
-	}
-	a.flags |= aggWide
-	b.v2mu.Lock()
-	if b.wide == nil {
-		b.wide = map[schema.Hash]int64{}
-	}
-	b.wide[a.h] = first
-	b.v2mu.Unlock()
-}
-
 // distinct is the number of distinct hashes in the batch.
 func (b *batch) distinct() int64 {
 	var n int64
