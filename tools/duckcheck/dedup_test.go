@@ -64,7 +64,28 @@ func TestDedupStateMatchesInput(t *testing.T) {
 			checkState(t, db, data, stateWant{hashes: tr.Distinct, seen: tr.Rows,
 				first: tr.MinObservedAt, last: tr.MaxObservedAt, v2: tr.V2Distinct})
 			checkPerHash(t, db, data, expectFrom(in))
+			checkFirstSource(t, db, data, in)
 		})
+	}
+}
+
+// checkFirstSource: after one dedup run over in, each hash's first_source
+// is the source of its earliest observation there (at a tie, in ms, the
+// greatest; empty or null: import), as DuckDB reads the state glob.
+func checkFirstSource(t *testing.T, db *sql.DB, dir, in string) {
+	t.Helper()
+	q := fmt.Sprintf(`WITH o AS (SELECT info_hash::BLOB AS h, epoch_ms(observed_at) AS ms,
+			coalesce(nullif(source::VARCHAR, ''), 'import') AS src FROM read_parquet(%s)),
+		e AS (SELECT h, max(src) AS src FROM (SELECT *, min(ms) OVER (PARTITION BY h) AS first FROM o)
+			WHERE ms = first GROUP BY h)
+	SELECT lower(hex(s.info_hash)), s.first_source, e.src FROM %s s JOIN e ON s.info_hash = e.h
+	WHERE s.first_source IS DISTINCT FROM e.src ORDER BY 1 LIMIT 5`, Quote(in), StateGlob(dir))
+	_, rows, err := Rows(db, q)
+	if err != nil {
+		t.Fatalf("first_source comparison: %v", err)
+	}
+	for _, r := range rows {
+		t.Errorf("hash %s: first_source %s, the earliest observation's %s", r[0], r[1], r[2])
 	}
 }
 
