@@ -39,7 +39,7 @@ func TestDatasetIDMadeOnce(t *testing.T) {
 
 // TestMigrateFromV7DrawsID: a format 7 dataset, which names no dataset,
 // is given an identity by the commit that migrates it (which rewrites
-// only the state's files, for format 9's columns, keeping their rows);
+// only the state's files, for format 10's columns, keeping their rows);
 // readers of it as it is see none.
 func TestMigrateFromV7DrawsID(t *testing.T) {
 	dir, path, name := damagedDataset(t, func(m map[string]any) {

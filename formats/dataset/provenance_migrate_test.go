@@ -18,7 +18,7 @@ import (
 
 // TestMigrateFromV8: a format 8 state file (no first_source nor
 // last_failure_at) reads both as null (unknown), unmigrated (a reader's
-// view) and after a writer's open migrates the dataset to format 9,
+// view) and after a writer's open migrates the dataset to format 10,
 // whose rewritten state files have both columns, null, and keep every
 // other value.
 func TestMigrateFromV8(t *testing.T) {

@@ -115,7 +115,7 @@ func TestTotalsDamage(t *testing.T) {
 
 // TestMigrateFromV6: a format 6 dataset has no totals; opening it for
 // writing migrates it to the current format, with no totals yet (the
-// state's files rewritten for format 9's columns, keeping their rows).
+// state's files rewritten for format 10's columns, keeping their rows).
 func TestMigrateFromV6(t *testing.T) {
 	dir, path, name := damagedDataset(t, func(m map[string]any) {
 		m["format_version"] = 6

@@ -103,10 +103,10 @@ type State struct {
 	// earliest observation of the dedup batch that found the hash (its
 	// input's value, as last_source keeps it), or "import" for a row
 	// merge made for a fetch result. Set once, never changed after;
-	// null ("") for rows made before dataset format 9: unknown.
+	// null ("") for rows made before dataset format 10: unknown.
 	FirstSource string `parquet:"first_source,optional,dict"`
 	// LastFailureAt is when last_failure was set (the attempt's time),
-	// null while last_failure is, and for rows older than format 9.
+	// null while last_failure is, and for rows older than format 10.
 	LastFailureAt int64 `parquet:"last_failure_at,optional,timestamp(millisecond)"`
 }
 

@@ -72,7 +72,7 @@ func randomStates(n int, seed uint64, manyLeases bool) []schema.State {
 		for k := range r.IntN(9) * r.IntN(2) {
 			s.Peers = append(s.Peers, fmt.Sprintf("10.0.%d.%d:%d", k, r.IntN(256), 1+r.IntN(65535)))
 		}
-		if r.IntN(5) > 0 { // else null: a row made before format 9
+		if r.IntN(5) > 0 { // else null: a row made before format 10
 			s.FirstSource = []string{"dht_get_peers", "dht_sample_infohashes", "import"}[r.IntN(3)]
 		}
 		if s.LastFailure != "" && r.IntN(4) > 0 {

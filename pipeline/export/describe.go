@@ -58,9 +58,9 @@ var (
 			"most 8",
 		"first_source": "source of the sighting that made the row (the earliest of the dedup run that found " +
 			"the hash; import: a fetch result added it), as last_source names it; set once; null: unknown " +
-			"(made before format 9)",
+			"(made before format 10)",
 		"last_failure_at": "when last_failure was set (that attempt's time); null: no failure since the last " +
-			"success, or unknown (before format 9)",
+			"success, or unknown (before format 10)",
 	}
 	torrentMeanings = map[string]string{
 		"info_hash": "the DHT key, 20 bytes (a v2 hash truncated to 20 bytes)",
