@@ -66,7 +66,7 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 	go func() {
 		defer close(lr.done)
 		defer func() { lr.took = time.Since(start) }()
-		a, err := n.s.AnnounceTraversal(ih)
+		w, err := startWalk(n.s, ih)
 		if err != nil {
 			lr.err = err
 			return
@@ -75,19 +75,18 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 		stop := func() {
 			if !stopped {
 				stopped = true
-				a.Close()
+				w.stop()
 			}
 		}
 		for {
 			var pv dht.PeersValues
 			var ok bool
 			select {
-			case pv, ok = <-a.Peers:
+			case pv, ok = <-w.peers:
 			case <-ctx.Done():
 				stop()
-				// Drain until the traversal closes the channel: its queries
-				// block on it until then.
-				for range a.Peers {
+				// Drain until the walk closes the channel.
+				for range w.peers {
 				}
 			}
 			if !ok {
@@ -108,7 +107,7 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 			}
 		}
 		stop()
-		ts := a.TraversalStats()
+		ts := w.stats()
 		lr.queried, lr.responses = ts.NumAddrsTried, ts.NumResponses
 	}()
 	return lr
