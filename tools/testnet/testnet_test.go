@@ -60,20 +60,30 @@ func client(t *testing.T, n *Net) *dht.Server {
 	return s
 }
 
+// getPeers looks ih up from s and returns the peers found. A traversal
+// that no node answered is run again: every testnet node answers, and
+// anacrolix/dht v2.23.0's AnnounceTraversal can stop before its first
+// answer on a loaded machine (a stale "stalled" offered before its
+// starting nodes were added; fetch's walk avoids it).
 func getPeers(t *testing.T, s *dht.Server, ih [20]byte) map[string]bool {
 	t.Helper()
-	a, err := s.AnnounceTraversal(ih)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	found := map[string]bool{}
-	for pv := range a.Peers {
-		for _, p := range pv.Peers {
-			found[p.String()] = true
+	for {
+		a, err := s.AnnounceTraversal(ih)
+		if err != nil {
+			t.Fatal(err)
 		}
+		found := map[string]bool{}
+		for pv := range a.Peers {
+			for _, p := range pv.Peers {
+				found[p.String()] = true
+			}
+		}
+		a.Close()
+		if a.TraversalStats().NumResponses > 0 {
+			return found
+		}
+		t.Logf("get_peers %x: no node answered (%d queried); again", ih, a.TraversalStats().NumAddrsTried)
 	}
-	return found
 }
 
 func TestAnnouncedHashesAreFoundAndDeadPeersAreGone(t *testing.T) {
@@ -185,11 +195,9 @@ func TestTorrentsAreRealisticAndServeMetadata(t *testing.T) {
 	tt, _ := cl.AddTorrentOpt(torrent.AddTorrentOpts{InfoHash: want.InfoHash})
 	addr, _ := tcpAddr(want.Seeders[0])
 	tt.AddPeers([]torrent.PeerInfo{{Addr: addr, Source: torrent.PeerSourceDhtGetPeers}})
-	select {
-	case <-tt.GotInfo():
-	case <-time.After(15 * time.Second):
-		t.Fatalf("no metadata from %s within 15s", want.Seeders[0])
-	}
+	// No deadline of its own: go test's -timeout bounds a seeder that
+	// never serves (15 s is not much on a loaded machine under -race).
+	<-tt.GotInfo()
 	if got := metainfo.HashBytes(tt.Metainfo().InfoBytes); got != want.InfoHash {
 		t.Fatalf("got info hashing to %x, want %x", got, want.InfoHash)
 	}
@@ -269,8 +277,12 @@ func TestDeadFlap(t *testing.T) {
 			}
 			gone := map[[20]byte]bool{}
 			back := map[[20]byte]bool{}
-			// Polled for 3 s: dozens of flaps, or none at all.
-			for end := time.Now().Add(3 * time.Second); time.Now().Before(end) && len(back) < len(dead); {
+			// Flapping, polled until every dead hash was seen gone and
+			// back (go test's -timeout bounds it: a loaded machine may
+			// take more than the dozens of flaps of a few seconds);
+			// stored for good, watched for 3 s, dozens of flaps.
+			end := time.Now().Add(3 * time.Second)
+			for (tc.back || time.Now().Before(end)) && len(back) < len(dead) {
 				stored := n.StoredHashes()
 				for _, h := range dead {
 					if !stored[h] {
