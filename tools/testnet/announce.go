@@ -11,8 +11,7 @@ import (
 )
 
 // startSeeders generates the torrents, seeds them, and announces them; it
-// then seeds the dead torrents from a client that it closes after
-// announcing.
+// then announces the dead torrents with a peer that refuses connections.
 func (n *Net) startSeeders(rng *rand.Rand) error {
 	dir := n.cfg.DataDir
 	if dir == "" {
@@ -61,16 +60,17 @@ func (n *Net) startSeeders(rng *rand.Rand) error {
 	if n.cfg.Dead == 0 {
 		return nil
 	}
-	dead, err := newSeeder(dir + "/dead")
+	// The dead hashes' peer is gone: its port is held, not listened on, so
+	// that connecting is refused for the testnet's life. A closed seeder's
+	// freed port was taken over by a listener started later (a badpeers
+	// peer, another test's), which answered for it.
+	c, addr, err := holdPort()
 	if err != nil {
-		return err
+		return fmt.Errorf("testnet: dead peer: %w", err)
 	}
-	defer dead.close()
+	n.deadPort = c
 	for i := n.cfg.Torrents; i < total; i++ {
-		if err := dead.add(n.torrents[i]); err != nil {
-			return err
-		}
-		n.torrents[i].Seeders = []string{dead.addr}
+		n.torrents[i].Seeders = []string{addr.String()}
 	}
 	return n.announceAll(n.torrents[n.cfg.Torrents:])
 }

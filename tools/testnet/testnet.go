@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -82,6 +83,7 @@ type Net struct {
 	torrents []Torrent // announced ones first, then dead ones
 	searched [][20]byte
 	tmpDir   string
+	deadPort io.Closer // the dead hashes' peer port, held (see holdPort)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -298,6 +300,10 @@ func (n *Net) Close() error {
 		nd.srv.Close()
 	}
 	n.nodes = nil
+	if n.deadPort != nil {
+		n.deadPort.Close()
+		n.deadPort = nil
+	}
 	if n.tmpDir != "" {
 		os.RemoveAll(n.tmpDir)
 		n.tmpDir = ""

@@ -303,3 +303,25 @@ func TestDeadFlap(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadPeerPortStaysTaken: a dead hash's peer must refuse connections
+// for the testnet's life. Its port was a closed seeder's, free for any
+// listener started later to take (a badpeers peer did, and fetch got a
+// handshake from a "dead" peer: TestMixedRunThroughDHT under load).
+func TestDeadPeerPortStaysTaken(t *testing.T) {
+	n := startNet(t, Config{Seed: 17, Nodes: 4, Torrents: 1, Dead: 2, SearchEvery: -1, Reannounce: -1})
+	for _, tor := range n.Torrents() {
+		if !tor.Dead {
+			continue
+		}
+		ln, err := net.Listen("tcp4", tor.Seeders[0])
+		if err == nil {
+			ln.Close()
+			t.Fatalf("dead hash %x: another listener could take its peer's port %s", tor.InfoHash, tor.Seeders[0])
+		}
+		if c, err := net.Dial("tcp4", tor.Seeders[0]); err == nil {
+			c.Close()
+			t.Fatalf("dead hash %x: its peer %s accepts connections", tor.InfoHash, tor.Seeders[0])
+		}
+	}
+}
