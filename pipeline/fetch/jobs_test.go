@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -351,16 +350,13 @@ func TestRunJobLeaseIDUTF8(t *testing.T) {
 	}
 }
 
-// refusedAddr is a loopback endpoint that refuses connections.
+// refusedAddr is a loopback endpoint that refuses connections for the
+// whole test: a badpeers Refuse peer, whose port is held. A listener's
+// port freed at once could be taken by a listener started later (another
+// test's peer), which would answer.
 func refusedAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return startPeer(t, badpeers.Refuse).Addr()
 }
 
 // mergeResults merges the results file path into a new dataset: merge
