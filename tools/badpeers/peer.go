@@ -13,6 +13,8 @@ import (
 
 	"github.com/anacrolix/torrent/bencode"
 	pp "github.com/anacrolix/torrent/peer_protocol"
+
+	"github.com/infohash/infohash/tools/testnet"
 )
 
 // Config tunes a peer. The zero value is usable.
@@ -55,7 +57,7 @@ func Start(b Behaviour, cfg Config) (*Peer, error) {
 	}
 	p := &Peer{behaviour: b, cfg: cfg, torrents: map[[20]byte][]byte{}, conns: map[net.Conn]struct{}{}}
 	if b == Refuse {
-		c, addr, err := bindNoListen()
+		c, addr, err := testnet.HoldPort()
 		if err != nil {
 			return nil, fmt.Errorf("badpeers: %s: %w", b, err)
 		}

@@ -64,7 +64,7 @@ func (n *Net) startSeeders(rng *rand.Rand) error {
 	// that connecting is refused for the testnet's life. A closed seeder's
 	// freed port was taken over by a listener started later (a badpeers
 	// peer, another test's), which answered for it.
-	c, addr, err := holdPort()
+	c, addr, err := HoldPort()
 	if err != nil {
 		return fmt.Errorf("testnet: dead peer: %w", err)
 	}

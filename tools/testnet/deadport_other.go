@@ -11,9 +11,9 @@ type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
 
-// holdPort takes a free port and releases it at once: connections to it
+// HoldPort takes a free port and releases it at once: connections to it
 // are refused unless another program takes the port in between.
-func holdPort() (io.Closer, *net.TCPAddr, error) {
+func HoldPort() (io.Closer, *net.TCPAddr, error) {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, err

@@ -12,10 +12,10 @@ type fdCloser int
 
 func (f fdCloser) Close() error { return syscall.Close(int(f)) }
 
-// holdPort binds a TCP socket to a free port on 127.0.0.1 without
+// HoldPort binds a TCP socket to a free port on 127.0.0.1 without
 // listening: every connection to it is refused, and no other listener
 // (a peer started later, another test) can take the port over.
-func holdPort() (io.Closer, *net.TCPAddr, error) {
+func HoldPort() (io.Closer, *net.TCPAddr, error) {
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		return nil, nil, err
