@@ -14,6 +14,17 @@ import (
 // datasets a fixed one.
 func SetDatasetID(t testing.TB, dir, id string) {
 	t.Helper()
+	editCurrent(t, dir, func(m map[string]json.RawMessage) bool {
+		m["dataset_id"], _ = json.Marshal(id)
+		return true
+	})
+}
+
+// editCurrent rewrites the current manifest of the dataset at dir as edit
+// changes its fields; where edit returns false, it leaves the file as it
+// was.
+func editCurrent(t testing.TB, dir string, edit func(m map[string]json.RawMessage) bool) {
+	t.Helper()
 	cur, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +38,9 @@ func SetDatasetID(t testing.TB, dir, id string) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	m["dataset_id"], _ = json.Marshal(id)
+	if !edit(m) {
+		return
+	}
 	if b, err = json.MarshalIndent(m, "", " "); err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package datasettest
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -29,33 +27,15 @@ func CopyAsMoved(t testing.TB, src, dst string) {
 // their own way.
 func Adopt(t testing.TB, dst string) {
 	t.Helper()
-	cur, err := os.ReadFile(filepath.Join(dst, "CURRENT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dst, "manifests", strings.TrimSpace(string(cur)))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := m["folder"]; !ok {
-		return // a format before 9: no folder to move
-	}
 	here, err := dataset.FolderOf(dst)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m["folder"], err = json.Marshal(here); err != nil {
-		t.Fatal(err)
-	}
-	if b, err = json.MarshalIndent(m, "", " "); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editCurrent(t, dst, func(m map[string]json.RawMessage) bool {
+		if _, ok := m["folder"]; !ok {
+			return false // a format before 9: no folder to move
+		}
+		m["folder"], _ = json.Marshal(here)
+		return true
+	})
 }
