@@ -45,7 +45,9 @@
 #     killed run published them (FILE exists), then used as they are;
 #     export run again, --replace writing over a FILE the kill left whole)
 #     succeeds, and every table (export --format csv, sorted; plan: lease_id
-#     masked, as a killed plan that committed takes the next snapshot's id)
+#     masked, as a killed plan that committed takes the next snapshot's id,
+#     and each run's copy of the prepared dataset draws a dataset_id of its
+#     own, which lease IDs end with)
 #     and the -o FILE equal the reference's (the step run without a kill),
 #     the ledger holds no input twice, the leases no hash twice, and each
 #     table's current link is the folder CURRENT's manifest names;
@@ -111,7 +113,7 @@ TABLES='state torrents leases peers ledger'
 isplan() { case $1 in plan | plan-*) ;; *) return 1 ;; esac; }
 # nowof NAME: the --now of the scenario's command.
 nowof() { local c=" ${CMDOF[$1]} "; c=${c#* --now }; echo "${c%% *}"; }
-mask() { if isplan "$1"; then sed -E 's/L[0-9a-f]{16}/L-masked/g'; else cat; fi; }
+mask() { if isplan "$1"; then sed -E 's/L[0-9a-f]{16}(-[0-9a-f]{16})?/L-masked/g'; else cat; fi; }
 # snap NAME W: W/snap holds the tables as sorted CSV and the -o output
 # (plan: lease ids masked; its jobs file through DuckDB, lease_id left out).
 snap() {
