@@ -1,14 +1,8 @@
 package dataset
 
 import (
-	"context"
-	"hash/crc32"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -22,31 +16,9 @@ import (
 // files have the column (and keep every other value).
 func TestMigrateFromV5(t *testing.T) {
 	// A dataset as format 5 left it: its state file has no peers column.
-	dir, mpath, name := damagedDataset(t, func(map[string]any) {})
 	rows := []schematest.StateV5{{InfoHash: schema.Hash{0, 1}, HashType: 1, SeenCount: 7, MetadataStatus: "failed",
 		Attempts: 3, NextRetry: 5, Tier: "hot", BadMetadata: 1, AvoidPeers: []string{"127.0.0.1:9"}}}
-	var path string
-	var sum rowio.FooterSum
-	editManifest(t, mpath, func(m map[string]any) {
-		st := m["tables"].(map[string]any)[TableState].(map[string]any)
-		path = filepath.Join(dir, st["dir"].(string), "prefix=00", name)
-		if err := parquet.WriteFile(path, rows); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum = sumOf(t, path)
-		f := st["partitions"].(map[string]any)["00"].([]any)[0].(map[string]any)
-		f["size"], f["crc32c"] = len(b), crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))
-		f["footer_size"], f["footer_crc32c"] = sum.Size, sum.CRC32C
-		m["format_version"] = 5
-	})
-	m, err := readManifest(mpath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, path, sum, m := oldStateDataset(t, 5, rows)
 	check := func(what string, got []schema.State, err error) {
 		t.Helper()
 		if err != nil || len(got) != 1 || got[0].SeenCount != 7 || got[0].BadMetadata != 1 || len(got[0].AvoidPeers) != 1 || len(got[0].Peers) != 0 {
@@ -66,28 +38,10 @@ func TestMigrateFromV5(t *testing.T) {
 		t.Fatalf("a file without peers read as of the current format: %v", err)
 	}
 
-	d, err := Open(context.Background(), dir, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	cur, _ := d.Current()
-	if cur.FormatVersion != FormatVersion || cur.Snapshot != m.Snapshot+1 {
-		t.Fatalf("after migrate: version %d snapshot %d", cur.FormatVersion, cur.Snapshot)
-	}
+	d, cur, pf := migratedStateFile(t, dir, m)
 	st := cur.Table(TableState)
 	got, err = ReadPartition[schema.State](d, st, "00")
 	check("migrated", got, err)
-	f, err := os.Open(d.FilePath(st, "00", st.Partitions["00"][0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, info.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, ok := pf.Schema().Lookup("peers", "list", "element"); !ok {
 		t.Fatal("migrated file lacks peers")
 	}

@@ -1,14 +1,8 @@
 package dataset
 
 import (
-	"context"
-	"hash/crc32"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -22,32 +16,10 @@ import (
 // whose rewritten state files have both columns, null, and keep every
 // other value.
 func TestMigrateFromV8(t *testing.T) {
-	dir, mpath, name := damagedDataset(t, func(map[string]any) {})
 	rows := []schematest.StateV8{{StateV5: schematest.StateV5{InfoHash: schema.Hash{0, 1}, HashType: 1, SeenCount: 7,
 		LastSource: schema.SourceGetPeers, MetadataStatus: "failed", Attempts: 3, LastAttempt: 4, LastFailure: "timeout",
 		NextRetry: 5, Tier: "hot"}, Peers: []string{"127.0.0.1:9"}}}
-	var path string
-	var sum rowio.FooterSum
-	editManifest(t, mpath, func(m map[string]any) {
-		st := m["tables"].(map[string]any)[TableState].(map[string]any)
-		path = filepath.Join(dir, st["dir"].(string), "prefix=00", name)
-		if err := parquet.WriteFile(path, rows); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum = sumOf(t, path)
-		f := st["partitions"].(map[string]any)["00"].([]any)[0].(map[string]any)
-		f["size"], f["crc32c"] = len(b), crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))
-		f["footer_size"], f["footer_crc32c"] = sum.Size, sum.CRC32C
-		m["format_version"] = 8
-	})
-	m, err := readManifest(mpath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, path, sum, m := oldStateDataset(t, 8, rows)
 	check := func(what string, got []schema.State, err error) {
 		t.Helper()
 		if err != nil || len(got) != 1 {
@@ -73,28 +45,10 @@ func TestMigrateFromV8(t *testing.T) {
 		t.Fatalf("a file without first_source read as of the current format: %v", err)
 	}
 
-	d, err := Open(context.Background(), dir, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	cur, _ := d.Current()
-	if cur.FormatVersion != FormatVersion || cur.Snapshot != m.Snapshot+1 || cur.DatasetID != m.DatasetID {
-		t.Fatalf("after migrate: version %d snapshot %d id %q (was %q)", cur.FormatVersion, cur.Snapshot, cur.DatasetID, m.DatasetID)
-	}
+	d, cur, pf := migratedStateFile(t, dir, m)
 	st := cur.Table(TableState)
 	got, err = ReadPartition[schema.State](d, st, "00")
 	check("migrated", got, err)
-	f, err := os.Open(d.FilePath(st, "00", st.Partitions["00"][0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, info.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, col := range []string{"first_source", "last_failure_at"} {
 		if _, ok := pf.Schema().Lookup(col); !ok {
 			t.Errorf("migrated file lacks %s", col)

@@ -17,15 +17,7 @@ import (
 // is watched while the operation offers such stalls, before any node is
 // added; the walk must still ask the nodes and find the seeders.
 func TestWalkOutlivesStaleStall(t *testing.T) {
-	n, err := testnet.Start(t.Context(), testnet.Config{Nodes: 8, Seeders: 1, Torrents: 2, Seed: 3,
-		SearchEvery: -1, Reannounce: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
-	o := testOptions()
-	o.Bootstrap = n.BootstrapAddrs()
-	f := newFetcher(t, o)
+	n, f := quietNet(t, testnet.Config{Nodes: 8, Seeders: 1, Torrents: 2, Seed: 3})
 	for i, tor := range n.Torrents() {
 		w := newWalk(f.dht.s, tor.InfoHash)
 		nodes, err := f.dht.s.TraversalStartingNodes()
@@ -63,15 +55,7 @@ func TestWalkOutlivesStaleStall(t *testing.T) {
 // TestLookupStopsWithItsContext: a lookup whose context ends stops its
 // walk and ends, whether or not its nodes have answered.
 func TestLookupStopsWithItsContext(t *testing.T) {
-	n, err := testnet.Start(t.Context(), testnet.Config{Nodes: 4, Seeders: 1, Torrents: 1, Seed: 5,
-		SearchEvery: -1, Reannounce: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
-	o := testOptions()
-	o.Bootstrap = n.BootstrapAddrs()
-	f := newFetcher(t, o)
+	n, f := quietNet(t, testnet.Config{Nodes: 4, Seeders: 1, Torrents: 1, Seed: 5})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	lr := f.dht.lookup(ctx, n.Torrents()[0].InfoHash)
@@ -79,6 +63,22 @@ func TestLookupStopsWithItsContext(t *testing.T) {
 	if lr.err != nil {
 		t.Fatalf("lookup: %v", lr.err)
 	}
+}
+
+// quietNet starts a loopback testnet of c whose nodes neither search nor
+// reannounce (nothing queries but the test), stopped with the test, and
+// a fetcher bootstrapped from it.
+func quietNet(t *testing.T, c testnet.Config) (*testnet.Net, *Fetcher) {
+	t.Helper()
+	c.SearchEvery, c.Reannounce = -1, -1
+	n, err := testnet.Start(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	o := testOptions()
+	o.Bootstrap = n.BootstrapAddrs()
+	return n, newFetcher(t, o)
 }
 
 // isDone reports whether done is closed.

@@ -31,9 +31,10 @@ func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, d
 //
 // It counts the attempt (except local_error), moves the backoff step as the
 // class's rule says (see the package documentation), sets last_attempt,
-// last_failure (and last_failure_at, the attempt's time, with it), next_retry = attemptedAt + delay × jitter, marks the
-// metadata failed and clears the lease. A local error on a never-tried
-// hash leaves it "new": it was never really tried.
+// last_failure and with it last_failure_at (the attempt's time), sets
+// next_retry = attemptedAt + delay × jitter, marks the metadata failed and
+// clears the lease. A local error on a never-tried hash leaves it "new":
+// it was never really tried.
 //
 // last_failure is the last counted failure: a local error on a hash that
 // already failed leaves it as it was, so the rule "a second soft failure
