@@ -99,11 +99,13 @@ type State struct {
 	// that failed the hash, plan-retries hands a job those not in its
 	// live avoid_peers.
 	Peers []string `parquet:"peers,list"`
-	// FirstSource is the source of the sighting that made the row: the
-	// earliest observation of the dedup batch that found the hash (its
-	// input's value, as last_source keeps it), or "import" for a row
-	// merge made for a fetch result. Set once, never changed after;
-	// null ("") for rows made before dataset format 10: unknown.
+	// FirstSource is the source of the sighting at FirstSeen (its
+	// input's value, as last_source keeps it; at a tie, the greatest), so
+	// a later commit's earlier sighting changes it with FirstSeen, and it
+	// does not depend on how inputs were grouped into commits; "import"
+	// for a row merge made for a fetch result, until an earlier sighting;
+	// null ("") for rows made before dataset format 10 (unknown), until a
+	// sighting at or before FirstSeen.
 	FirstSource string `parquet:"first_source,optional,dict"`
 	// LastFailureAt is when last_failure was set (the attempt's time),
 	// null while last_failure is, and for rows older than format 10.

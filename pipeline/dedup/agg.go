@@ -442,7 +442,16 @@ func (b *batch) newState(e *entry, now int64) schema.State {
 // fold merges a batch aggregate into a known hash's state (existence,
 // activity and, unless fetched, hash type; scheduling is the caller's).
 func (b *batch) fold(st *schema.State, a *agg) {
-	st.FirstSeen = min(st.FirstSeen, b.first(a))
+	// first_source stays the source of the sighting at first_seen: an
+	// earlier one brings its own; at a tie, the greater (a known one), as
+	// within a batch, so the state does not depend on how the inputs were
+	// grouped into commits.
+	switch first := b.first(a); {
+	case first < st.FirstSeen:
+		st.FirstSeen, st.FirstSource = first, b.srcs[b.firstSrc(a)]
+	case first == st.FirstSeen:
+		st.FirstSource = max(st.FirstSource, b.srcs[b.firstSrc(a)])
+	}
 	unseen := st.SeenCount == 0
 	st.SeenCount += int64(a.count)
 	st.Peers = mergePeers(b.peersOf(a), st.Peers)

@@ -9,11 +9,10 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// TestFirstSource: first_source is the source of the earliest
-// observation of the dedup run that made the row (the greater at a tie,
-// whatever the inputs' order), and no later run changes it, not even
-// one with an earlier sighting (which moves first_seen). An empty source
-// is import.
+// TestFirstSource: first_source is the source of the observation at
+// first_seen (the greater at a tie, whatever the inputs' order): a later
+// run's earlier sighting (which moves first_seen) brings its own, a tie
+// the greater, a later sighting none. An empty source is import.
 func TestFirstSource(t *testing.T) {
 	h := schema.Hash{0x42, 1, 2, 3}
 	type sighting struct {
@@ -36,7 +35,10 @@ func TestFirstSource(t *testing.T) {
 			sample, time.Minute},
 		{"tie: the greater", [][]sighting{{{get, 0}, {sample, 0}, {ann, 0}}}, sample, 0},
 		{"tie, other order", [][]sighting{{{sample, 0}, {ann, 0}, {get, 0}}}, sample, 0},
-		{"a later run's earlier sighting", [][]sighting{{{get, 30 * time.Minute}}, {{sample, 0}}}, get, 0},
+		{"a later run's earlier sighting", [][]sighting{{{get, 30 * time.Minute}}, {{sample, 0}}}, sample, 0},
+		{"a later run's tie: the greater", [][]sighting{{{sample, 0}}, {{get, 0}, {ann, time.Minute}}}, sample, 0},
+		{"a later run's tie, greater", [][]sighting{{{get, 0}}, {{sample, 0}}}, sample, 0},
+		{"a later run's later sighting", [][]sighting{{{get, 0}}, {{sample, time.Minute}}}, get, 0},
 		{"empty is import", [][]sighting{{{"", 0}}, {{get, time.Minute}}}, schema.SourceImport, 0},
 		{"an input's own value", [][]sighting{{{"crawler-7", 0}, {get, time.Minute}}}, "crawler-7", 0},
 	} {

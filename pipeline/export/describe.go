@@ -56,9 +56,9 @@ var (
 			"success, the peers that served bad metadata or claimed too_large",
 		"peers": "ip:port of peers that announced the hash (announce_peer), newest first, each once, at " +
 			"most 8",
-		"first_source": "source of the sighting that made the row (the earliest of the dedup run that found " +
-			"the hash; import: a fetch result added it), as last_source names it; set once; null: unknown " +
-			"(made before format 10)",
+		"first_source": "source of the sighting at first_seen (at a tie, the greatest; import: a fetch " +
+			"result added the row, sighted no earlier), as last_source names it; null: unknown (made before " +
+			"format 10, sighted no earlier since)",
 		"last_failure_at": "when last_failure was set (that attempt's time); null: no failure since the last " +
 			"success, or unknown (before format 10)",
 	}

@@ -92,8 +92,9 @@ func TestResultOnlyHashFirstSource(t *testing.T) {
 	}
 }
 
-// TestUnionProvenance: merge --from keeps first_source with the earlier
-// first_seen (an unknown one too; at a tie, the known one) and
+// TestUnionProvenance: merge --from keeps first_source with the first_seen
+// it keeps (the earlier, a known one over a null one; an unknown source
+// too; at a tie, the greater, a known one) and
 // last_failure_at with the last_failure it takes, whichever side each
 // record is on.
 func TestUnionProvenance(t *testing.T) {
@@ -117,6 +118,10 @@ func TestUnionProvenance(t *testing.T) {
 			schema.SourceSampleInfohashes, "", 0},
 		{"earlier, unknown", rec(t0, "", 0, "", 0), rec(t0+hour, schema.SourceGetPeers, 0, "", 0), "", "", 0},
 		{"tie: the known one", rec(t0, "", 0, "", 0), rec(t0, schema.SourceGetPeers, 0, "", 0), schema.SourceGetPeers, "", 0},
+		{"tie: the greater", rec(t0, schema.SourceGetPeers, 0, "", 0), rec(t0, schema.SourceSampleInfohashes, 0, "", 0),
+			schema.SourceSampleInfohashes, "", 0},
+		{"a null first_seen: the known one's", rec(0, "zz-crawler", 0, "", 0), rec(t0, schema.SourceGetPeers, 0, "", 0),
+			schema.SourceGetPeers, "", 0},
 		{"the later attempt's failure", rec(t0, "import", t0+hour, schema.OutcomeNoPeers, t0+hour),
 			rec(t0, "import", t0+2*hour, schema.OutcomeTimeout, t0+90*minute), "import", schema.OutcomeTimeout, t0 + 90*minute},
 	} {

@@ -4,17 +4,20 @@ package merge
 
 import "github.com/infohash/infohash/formats/schema"
 
-// unionFirstSource is the first_source of the record with the earlier
-// first_seen (a null one too: that record's first source is unknown);
-// at a tie, or when either first_seen is null, the greater (a known one).
+// unionFirstSource is the first_source of the record whose first_seen the
+// union keeps (minKnown): the earlier one's (even null: that record's
+// first source is unknown), a known first_seen's over a null one's; at a
+// tie, the greater (a known one), as dedup folds a batch into the state,
+// so first_source is always the source of the sighting at first_seen.
 func unionFirstSource(a, b *schema.State) string {
-	if a.FirstSeen != b.FirstSeen && a.FirstSeen != 0 && b.FirstSeen != 0 {
-		if b.FirstSeen < a.FirstSeen {
-			return b.FirstSource
-		}
+	switch first := minKnown(a.FirstSeen, b.FirstSeen); {
+	case a.FirstSeen == b.FirstSeen:
+		return max(a.FirstSource, b.FirstSource)
+	case first == a.FirstSeen:
 		return a.FirstSource
+	default:
+		return b.FirstSource
 	}
-	return max(a.FirstSource, b.FirstSource)
 }
 
 // minKnown is the earlier of two times, 0 being null (unknown).
