@@ -41,7 +41,8 @@ then activity, fewer attempts, longer waiting, and a seeded hash for ties
 plan.new_overdue_share (default 0.1: rounded down, at least one job; 0:
 none) go to never-tried hashes due longer than plan.new_overdue_after
 (default 7d), the longest waiting first, so that however busy the new
-hashes found after it, a quiet one waits a bounded number of passes.
+hashes found after it, a quiet one waits a bounded number of passes
+(counted as planned_new_overdue, within planned_new).
 Cold hashes are read by a budgeted sweep: each pass reads the
 cold files of the policy's plan.cold_partitions partitions (default 16)
 from where the previous pass stopped (a cursor kept in the manifest and
@@ -229,7 +230,8 @@ only the best --limit candidates in memory.
 				return err
 			}
 			warnLimitOverLease(data, o.Limit, o.Lease)
-			slog.Info("plan-retries: done", "planned", st.Planned, "new", st.PlannedNew, "retry", st.PlannedRetry,
+			slog.Info("plan-retries: done", "planned", st.Planned, "new", st.PlannedNew,
+				"new_overdue", st.PlannedNewOverdue, "retry", st.PlannedRetry,
 				"reactivated", st.PlannedReactivated, "cold", st.PlannedCold, "due", st.Due, "due_unplanned", st.DueUnplanned,
 				"due_new", st.DueNew, "due_retry", st.DueRetry, "due_cold", st.DueCold,
 				"under_lease", st.Leased, "blocklisted", st.Blocked, "hot_rows", st.Scanned,

@@ -20,6 +20,7 @@ type cand struct {
 	reason   uint8 // reasonNew, reasonRetry, reasonReactivated or reasonCold
 	pool     uint8 // poolNew, poolRetry or poolCold (poolOf)
 	relet    bool  // its previous lease expired unanswered
+	overdue  bool  // picked by the new pool's overdue reserve (pools.pick)
 	attempt  int32
 	extra    *candExtra
 }

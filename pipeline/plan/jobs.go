@@ -72,6 +72,9 @@ func (l *jobList) count(st *Stats) {
 			switch c.reason {
 			case reasonNew:
 				st.PlannedNew++
+				if c.overdue {
+					st.PlannedNewOverdue++
+				}
 			case reasonReactivated:
 				st.PlannedReactivated++
 			case reasonCold:

@@ -15,7 +15,8 @@ import (
 // by activity alone it came last in every pass while discovery brought
 // busier ones. The edges: due for less than the bound, the share 0, a
 // reactivated or cold never-tried hash (not overdue: first in its pool, or
-// the cold tier's), and an overdue hash the busiest too (one job).
+// the cold tier's), and an overdue hash the busiest too (one job). The
+// reserve's job counts in planned_new_overdue.
 func TestOverdueNewIsPlanned(t *testing.T) {
 	now := ms(t0) + 60*day
 	for _, tc := range []struct {
@@ -68,6 +69,11 @@ func TestOverdueNewIsPlanned(t *testing.T) {
 			}
 			if got && (j.Reason != schema.ReasonNew || (jobs[0].InfoHash == quiet.InfoHash) != tc.first) {
 				t.Errorf("quiet hash's job: reason %s, first %v; want new, %v", j.Reason, jobs[0].InfoHash == quiet.InfoHash, tc.first)
+			}
+			// The reserve's job is counted apart, within planned_new.
+			if want := map[bool]int{true: 1}[tc.want]; st.PlannedNewOverdue != want || st.PlannedNew != len(jobs) {
+				t.Errorf("planned_new_overdue %d, planned_new %d; want %d and %d", st.PlannedNewOverdue, st.PlannedNew,
+					want, len(jobs))
 			}
 		})
 	}

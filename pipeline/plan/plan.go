@@ -75,6 +75,7 @@ type Stats struct {
 	DueUnplanned       int64   `json:"due_unplanned"` // due less planned: left for later passes (a backlog if far above Limit pass after pass)
 	Planned            int     `json:"planned"`
 	PlannedNew         int     `json:"planned_new"`
+	PlannedNewOverdue  int     `json:"planned_new_overdue"` // of planned_new, by the overdue reserve (plan.new_overdue_share)
 	PlannedRetry       int     `json:"planned_retry"`
 	PlannedReactivated int     `json:"planned_reactivated"`
 	PlannedCold        int     `json:"planned_cold"`

@@ -123,7 +123,8 @@ func (ps *pools) add(due [3]int, batch []cand) [4]bar {
 // pick returns the candidates planned, by pool, best first, n[i] of
 // pool i (quota's): of the new pool's, overdueReserve of them go to the
 // longest waiting overdue hashes (ranked as starved: first but for
-// reactivated ones), the rest to the best others by Priority. Those are
+// reactivated ones; marked overdue), the rest to the best others by
+// Priority. Those are
 // among the n best of the pool, all of which it keeps. ps is spent.
 func (ps *pools) pick(n [3]int) [3][]cand {
 	var picked [3][]cand
@@ -140,6 +141,9 @@ func (ps *pools) pick(n [3]int) [3][]cand {
 		taken[over[i].hash] = true
 	}
 	all := append(make([]cand, 0, n[poolNew]), over...)
+	for i := range all {
+		all[i].overdue = true // counted apart (Stats.PlannedNewOverdue)
+	}
 	for _, c := range picked[poolNew] {
 		if len(all) < n[poolNew] && !taken[c.hash] {
 			all = append(all, c)

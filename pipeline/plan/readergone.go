@@ -52,6 +52,7 @@ func readerThere(o Options, stream *rowio.Writer[schema.Job], jobs int) error {
 func (st *Stats) dropJobs(snapshot int64) {
 	st.Dropped, st.ReaderGone, st.Snapshot, st.DueUnplanned = st.Planned, true, snapshot, st.Due
 	st.Planned, st.PlannedNew, st.PlannedRetry, st.PlannedReactivated, st.PlannedCold, st.Relet = 0, 0, 0, 0, 0, 0
+	st.PlannedNewOverdue = 0
 	st.LeasesPruned, st.UnpublishedEnded, st.AvoidExpired, st.AvoidListed = 0, 0, 0, 0
 	st.ColdSweepNext, st.LeaseID, st.LeaseUntil = st.ColdSweepStart, "", time.Time{}
 }
