@@ -49,6 +49,7 @@ func TestRepeatedQueriesAreOneSighting(t *testing.T) {
 			var cs struct {
 				Queries  map[string]int64 `json:"queries_by_method"`
 				Dropped  int64            `json:"repeats_dropped"`
+				Evicted  *int64           `json:"repeat_window_evicted"`
 				Observed int64            `json:"observations_written"`
 			}
 			readJSONFile(t, stats, &cs)
@@ -56,9 +57,13 @@ func TestRepeatedQueriesAreOneSighting(t *testing.T) {
 				t.Errorf("capture's stats: get_peers %d, repeats_dropped %d, observations %d; want %d, %d, %d",
 					cs.Queries["get_peers"], cs.Dropped, cs.Observed, 2*perSender, tt.dropped, tt.seen)
 			}
+			if cs.Evicted == nil || *cs.Evicted != 0 {
+				t.Errorf("capture's stats: repeat_window_evicted %v, want 0 (two keys)", cs.Evicted)
+			}
 			// The done line ends with observations=N output=OUT (capture.go's
-			// help and the scripts read it there).
-			if want := fmt.Sprintf(" repeats_dropped=%d observations=%d output=%s\n", tt.dropped, tt.seen, obs); !strings.Contains(stderr.String(), want) {
+			// help and the scripts read it there), after the recent set's
+			// counts.
+			if want := fmt.Sprintf(" repeat_window_evicted=0 repeats_dropped=%d observations=%d output=%s\n", tt.dropped, tt.seen, obs); !strings.Contains(stderr.String(), want) {
 				t.Errorf("the done line does not end with %q:\n%s", want, stderr.String())
 			}
 			data := filepath.Join(dir, "data")

@@ -61,6 +61,9 @@ type Options struct {
 	// drainQuiet and drainMax bound the read loops' drain at stop
 	// (default the constants of the same names; tests change them).
 	drainQuiet, drainMax time.Duration
+	// recentBuckets sizes the recent set (0: the constant recentBuckets;
+	// tests give a small one, to fill it).
+	recentBuckets int
 }
 
 // DefaultRepeatWindow is Options.RepeatWindow's default: a lookup's
@@ -113,6 +116,7 @@ type Stats struct {
 	ObservationsOver  int64            `json:"observations_over_limit"`
 	FetchLookups      int64            `json:"fetch_lookups_skipped"` // get_peers from the node of a fetch on the same --dht-state: not recorded (ownlookups.go)
 	RepeatsDropped    int64            `json:"repeats_dropped"`       // get_peers and announce_peer its sender sent within RepeatWindow of the one recorded: answered, not recorded (recent.go)
+	RepeatEvicted     int64            `json:"repeat_window_evicted"` // (sender, hash) pairs the full recent set evicted before RepeatWindow ended: their repeats are recorded again (recent.go)
 	Seconds           float64          `json:"seconds"`
 	StopReason        string           `json:"stop_reason"`
 }

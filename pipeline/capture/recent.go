@@ -2,8 +2,11 @@ package capture
 
 import (
 	"hash/maphash"
+	"log/slog"
+	"math"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -44,6 +47,14 @@ import (
 // again, as every query was before. Two live keys of one bucket with one
 // fingerprint (about 1 query in 500 million) drop one query that was no
 // repeat.
+//
+// A live entry evicted (its bucket full of live ones) is counted
+// (repeat_window_evicted): its key's repeats within the rest of its
+// window are recorded again. The table holds 524,288 keys, ~870 new ones
+// a second over the default 10 minutes, but its buckets fill unevenly
+// (as Poisson draws): at a quarter of that rate (2 keys a bucket on
+// average) one bucket in a thousand is full, at half of it one in 20.
+// The first such eviction of a run calls onEvicted (capture warns once).
 const (
 	recentBuckets = 1 << 16
 	recentWays    = 8 // 64 bytes: one cache line a bucket
@@ -58,7 +69,17 @@ type recentSet struct {
 	start   time.Time
 	seed    maphash.Seed
 	perPort func(netip.Addr) bool // whether a sender at this address is its address and port
-	locks   [recentLocks]sync.Mutex
+	mask    uint64                // buckets - 1 (recentBuckets but in tests)
+	// locks guard the buckets, each a stripe of them, and count the live
+	// entries evicted there (no shared counter on a flood's path).
+	locks [recentLocks]struct {
+		sync.Mutex
+		evicted int64
+	}
+	// warned is set at the first live entry evicted, which calls
+	// onEvicted (if set) once.
+	warned    atomic.Bool
+	onEvicted func()
 	// slots holds each bucket's entries in turn: fingerprint<<32 | the
 	// tick it was recorded in + 1 (0: an empty entry).
 	slots []uint64
@@ -71,6 +92,12 @@ type recentSet struct {
 // newRecentSet is the recent set of a run pointed where rule says, which
 // starts at start, or nil for a window of 0.
 func newRecentSet(window time.Duration, rule reach.Rule, start time.Time) *recentSet {
+	return newRecentSetOf(window, rule, start, recentBuckets)
+}
+
+// newRecentSetOf is newRecentSet with a table of buckets buckets (a
+// power of two; tests use small ones).
+func newRecentSetOf(window time.Duration, rule reach.Rule, start time.Time, buckets int) *recentSet {
 	if window <= 0 {
 		return nil
 	}
@@ -83,12 +110,13 @@ func newRecentSet(window time.Duration, rule reach.Rule, start time.Time) *recen
 		}
 		return false
 	}
-	slots, mapped := mapSlots(recentBuckets * recentWays)
+	slots, mapped := mapSlots(buckets * recentWays)
 	return &recentSet{
 		window:  int64((window + recentTick - 1) / recentTick),
 		start:   start,
 		seed:    maphash.MakeSeed(),
 		perPort: perPort,
+		mask:    uint64(buckets - 1),
 		slots:   slots,
 		mapped:  mapped,
 	}
@@ -131,19 +159,19 @@ func (s *recentSet) repeat(from netip.AddrPort, ih []byte, kind int, now time.Ti
 	copy(k[18:38], ih)
 	k[38] = byte(kind)
 	h := maphash.Bytes(s.seed, k[:])
-	fp, b := h>>32, int(h&(recentBuckets-1))
+	fp, b := h>>32, int(h&s.mask)
 	t := int64(max(now.Sub(s.start), 0) / recentTick)
 	t = min(t, 1<<32-2) // 13 years on: every entry recorded then
 
-	mu := &s.locks[b%recentLocks]
-	mu.Lock()
-	defer mu.Unlock()
+	l := &s.locks[b%recentLocks]
+	l.Lock()
 	ways := s.slots[b*recentWays : (b+1)*recentWays]
 	victim, victimAt := 0, int64(1<<32)
 	for i, e := range ways {
 		at := int64(uint32(e)) - 1 // -1: empty
 		live := at >= 0 && t-at < s.window
 		if live && e>>32 == fp {
+			l.Unlock()
 			return true
 		}
 		if !live {
@@ -154,5 +182,40 @@ func (s *recentSet) repeat(from netip.AddrPort, ih []byte, kind int, now time.Ti
 		}
 	}
 	ways[victim] = fp<<32 | uint64(t+1)
+	if victimAt < 0 { // an empty or expired entry: the usual case
+		l.Unlock()
+		return false
+	}
+	l.evicted++ // a live one: its window cut short
+	l.Unlock()
+	if !s.warned.Load() && s.warned.CompareAndSwap(false, true) && s.onEvicted != nil {
+		s.onEvicted()
+	}
 	return false
+}
+
+// warnRecentFull says, once a run, that its recent set of entries
+// entries evicted a live one: what it means and what to do.
+func warnRecentFull(log *slog.Logger, window time.Duration, entries int) {
+	log.Warn("capture: more distinct (sender, hash) pairs came within --repeat-window than its set holds: "+
+		"some were evicted before their window ended, and their repeats are recorded again, as sightings "+
+		"(repeat_window_evicted counts them); give a shorter --repeat-window, which holds more pairs a second",
+		"repeat_window", window.String(), "set_entries", entries,
+		"pairs_a_second", math.Round(float64(entries)/window.Seconds()))
+}
+
+// evicted is the number of live entries evicted so far: keys whose
+// repeats are recorded again before their window ends.
+func (s *recentSet) evicted() int64 {
+	if s == nil {
+		return 0
+	}
+	var n int64
+	for i := range s.locks {
+		l := &s.locks[i]
+		l.Lock()
+		n += l.evicted
+		l.Unlock()
+	}
+	return n
 }

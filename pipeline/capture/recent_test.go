@@ -1,8 +1,12 @@
 package capture
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,4 +224,100 @@ func TestRecentSetCloseLeavesHeapTable(t *testing.T) {
 		t.Fatal("close dropped a table on the heap as if it had unmapped it")
 	}
 	s.slots[len(s.slots)-1] = 1 // still the heap's
+}
+
+// TestRecentSetCountsEarlyEvictions: a full bucket (a table of one bucket
+// here, 8 entries) evicts its oldest entry for a new key; a live one
+// (within its window) is counted, and its key's repeat is recorded again,
+// an expired one is not counted. The first eviction of a live entry calls
+// onEvicted once, whatever follows.
+func TestRecentSetCountsEarlyEvictions(t *testing.T) {
+	const w = 10 * time.Minute
+	type ask struct {
+		key    int
+		at     time.Duration
+		repeat bool // want
+	}
+	keys := func(from, to int, at time.Duration) []ask {
+		var out []ask
+		for k := from; k < to; k++ {
+			out = append(out, ask{key: k, at: at})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name    string
+		asks    []ask
+		evicted int64
+	}{
+		{"eight keys fit", keys(0, recentWays, 0), 0},
+		{"a ninth evicts a live one", keys(0, recentWays+1, 0), 1},
+		{"twelve evict four", keys(0, recentWays+4, time.Second), 4},
+		{"an expired entry goes first", append(keys(0, recentWays, 0), keys(recentWays, recentWays+3, w+time.Second)...), 0},
+		{"the evicted key's repeat is recorded again", append(keys(0, recentWays+1, 0),
+			ask{key: 0, at: time.Minute}, ask{key: 0, at: 2 * time.Minute, repeat: true}), 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			s := newRecentSetOf(w, reach.Rule{}, start, 1)
+			defer s.close()
+			calls := 0
+			s.onEvicted = func() { calls++ }
+			from := netip.MustParseAddrPort("203.0.113.5:6881")
+			for i, a := range tt.asks {
+				if got := s.repeat(from, hashN(a.key), mGetPeers, start.Add(a.at)); got != a.repeat {
+					t.Fatalf("ask %d (key %d at %s): repeat %v, want %v", i, a.key, a.at, got, a.repeat)
+				}
+			}
+			if got := s.evicted(); got != tt.evicted {
+				t.Errorf("evicted %d live entries, want %d", got, tt.evicted)
+			}
+			if want := min(tt.evicted, 1); int64(calls) != want {
+				t.Errorf("onEvicted called %d times, want %d", calls, want)
+			}
+		})
+	}
+}
+
+// TestCaptureWarnsOnceWhenRecentSetIsFull runs capture with a recent set
+// of one bucket (8 entries) on loopback: 12 distinct hashes from one
+// sender, each within the window, evict 4 live entries; the run's stats
+// count them (repeat_window_evicted) and its log has one warning saying
+// what to do. A run that evicts none warns not.
+func TestCaptureWarnsOnceWhenRecentSetIsFull(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		hashes  int
+		evicted int64
+	}{
+		{"full: 12 hashes", recentWays + 4, 4},
+		{"not full: 8 hashes", recentWays, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var logs bytes.Buffer
+			o := testOptions()
+			o.Crawl, o.recentBuckets = false, 1
+			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			sink := &memSink{}
+			addrs, wait := runAsync(t, ctx, o, sink)
+			var qs [][]byte
+			for i := range tt.hashes {
+				qs = append(qs, krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)))
+			}
+			replies(t, sendAll(t, addrs[0], qs...), tt.hashes) // all handled
+			cancel()
+			st, _ := wait()
+			if st.RepeatEvicted != tt.evicted || st.Observations != int64(tt.hashes) {
+				t.Errorf("repeat_window_evicted %d, observations %d; want %d and %d", st.RepeatEvicted, st.Observations,
+					tt.evicted, tt.hashes)
+			}
+			warns := strings.Count(logs.String(), "level=WARN")
+			if want := int(min(tt.evicted, 1)); warns != want ||
+				want == 1 && !strings.Contains(logs.String(), "give a shorter --repeat-window") {
+				t.Errorf("%d warnings, want %d, saying to give a shorter --repeat-window:\n%s", warns, want, logs.String())
+			}
+		})
+	}
 }

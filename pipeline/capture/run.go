@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,7 +94,12 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	rule := reach.For(opts.Listen, boot)
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(rule),
 		libSend: rate.NewLimiter(libraryQueryRateOut, libraryQueryBurstOut),
-		recent:  newRecentSet(opts.RepeatWindow, rule, time.Now()), batches: make(chan []schema.Observation, 64), reach: rule}
+		recent:  newRecentSetOf(opts.RepeatWindow, rule, time.Now(), cmp.Or(opts.recentBuckets, recentBuckets)),
+		batches: make(chan []schema.Observation, 64), reach: rule}
+	if r.recent != nil {
+		entries := len(r.recent.slots)
+		r.recent.onEvicted = func() { warnRecentFull(log, opts.RepeatWindow, entries) }
+	}
 	seed := rand.Uint64()
 	ids, tables, spare := nodeIDs(st, opts.NodeIDs, rand.New(rand.NewPCG(seed, 2)).Uint64)
 	nodes, err := openNodes(r, opts.Listen, ids, seed)
@@ -186,6 +192,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	<-writerDone
 
 	s := r.c.stats()
+	s.RepeatEvicted = r.recent.evicted()
 	s.Nodes = len(nodes)
 	s.Seconds = time.Since(start).Seconds()
 	for _, n := range nodes {
