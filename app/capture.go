@@ -55,11 +55,11 @@ making a hash look busy) are answered, not recorded, and counted in
 repeats_dropped. A sender is its IP address (hosts behind one NAT count
 as one), with its port on loopback and in a private range the run was
 pointed into, where every node may share an address. The set holds
-524,288 pairs (sender, hash), about 870 new ones a second over 10m, but
-fills unevenly: from about a quarter of that rate it evicts a few before
-their window ends, whose repeats are then recorded again;
-repeat_window_evicted counts them (one warning a run: a shorter
---repeat-window holds more pairs a second).
+2,097,152 pairs (sender, hash), about 3,500 new ones a second over 10m,
+but fills unevenly: from about a quarter of that rate it evicts a few
+before their window ends, whose repeats are then recorded again;
+repeat_window_evicted counts them (a warning, once a run, when they
+reach 1% of the pairs: a shorter --repeat-window holds more a second).
 
 Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
 with -o - (refused when stdout is a terminal), or into FILE with -o FILE

@@ -34,13 +34,13 @@ import (
 // pointed into (internal/reach), its address and port: every node of a
 // test network there may share one address.
 //
-// Memory is fixed, 4 MiB, whatever comes: recentBuckets buckets of
+// Memory is fixed, 16 MiB, whatever comes: recentBuckets buckets of
 // recentWays entries of 8 bytes, a 32-bit fingerprint of the key (hashed
 // with a seed of the run's, so no sender can aim at a bucket or a
 // fingerprint) and the time it was recorded. The table is mapped apart
-// from the Go heap (mmap): on the heap, its 4 MiB also raised the
+// from the Go heap (mmap): on the heap, its size also raised the
 // collector's heap goal by as much (GOGC=100), and a flood's peak RSS
-// grew by 12 MB, not 4; mapped, only the pages written count, and a
+// grew by three times its size; mapped, only the pages written count, and a
 // quiet run adds next to nothing. A new key takes an empty or
 // expired entry of its bucket, else the oldest: a flood of distinct keys
 // evicts, never grows the set, and a key evicted is merely recorded
@@ -50,16 +50,22 @@ import (
 //
 // A live entry evicted (its bucket full of live ones) is counted
 // (repeat_window_evicted): its key's repeats within the rest of its
-// window are recorded again. The table holds 524,288 keys, ~870 new ones
-// a second over the default 10 minutes, but its buckets fill unevenly
-// (as Poisson draws): at a quarter of that rate (2 keys a bucket on
-// average) one bucket in a thousand is full, at half of it one in 20.
-// The first such eviction of a run calls onEvicted (capture warns once).
+// window are recorded again. The table holds 2,097,152 keys, ~3,500 new
+// ones a second over the default 10 minutes, but its buckets fill
+// unevenly (as Poisson draws): at a quarter of that rate (2 keys a bucket
+// on average) one bucket in a thousand is full, at half of it one in 20.
+// So a few early evictions are the table's way at any busy rate, and
+// not worth a word: once a lock stripe's evictions reach recentWarnShare
+// of the keys it recorded (and recentWarnMin), too many pairs come for
+// the window, and onEvicted is called, once a run (capture warns).
 const (
-	recentBuckets = 1 << 16
+	recentBuckets = 1 << 18
 	recentWays    = 8 // 64 bytes: one cache line a bucket
 	recentLocks   = 256
 	recentTick    = 100 * time.Millisecond // the resolution of entries' times
+
+	recentWarnShare = 100 // onEvicted once evictions reach 1/recentWarnShare of the keys recorded
+	recentWarnMin   = 4   // and at least this many (in one lock stripe)
 )
 
 // recentSet is the run's recent set, shared by its nodes. A nil one
@@ -70,14 +76,15 @@ type recentSet struct {
 	seed    maphash.Seed
 	perPort func(netip.Addr) bool // whether a sender at this address is its address and port
 	mask    uint64                // buckets - 1 (recentBuckets but in tests)
-	// locks guard the buckets, each a stripe of them, and count the live
-	// entries evicted there (no shared counter on a flood's path).
+	// locks guard the buckets, each a stripe of them, and count the keys
+	// recorded there and the live entries evicted (no shared counter on
+	// a flood's path).
 	locks [recentLocks]struct {
 		sync.Mutex
-		evicted int64
+		recorded, evicted int64
 	}
-	// warned is set at the first live entry evicted, which calls
-	// onEvicted (if set) once.
+	// warned is set when a stripe's evictions first reach the warning's
+	// share (recentWarnShare), which calls onEvicted (if set) once.
 	warned    atomic.Bool
 	onEvicted func()
 	// slots holds each bucket's entries in turn: fingerprint<<32 | the
@@ -182,20 +189,22 @@ func (s *recentSet) repeat(from netip.AddrPort, ih []byte, kind int, now time.Ti
 		}
 	}
 	ways[victim] = fp<<32 | uint64(t+1)
+	l.recorded++
 	if victimAt < 0 { // an empty or expired entry: the usual case
 		l.Unlock()
 		return false
 	}
 	l.evicted++ // a live one: its window cut short
+	many := l.evicted >= recentWarnMin && l.evicted*recentWarnShare >= l.recorded
 	l.Unlock()
-	if !s.warned.Load() && s.warned.CompareAndSwap(false, true) && s.onEvicted != nil {
+	if many && !s.warned.Load() && s.warned.CompareAndSwap(false, true) && s.onEvicted != nil {
 		s.onEvicted()
 	}
 	return false
 }
 
 // warnRecentFull says, once a run, that its recent set of entries
-// entries evicted a live one: what it means and what to do.
+// entries evicts many live ones: what it means and what to do.
 func warnRecentFull(log *slog.Logger, window time.Duration, entries int) {
 	log.Warn("capture: more distinct (sender, hash) pairs came within --repeat-window than its set holds: "+
 		"some were evicted before their window ended, and their repeats are recorded again, as sightings "+

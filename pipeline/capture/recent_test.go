@@ -174,7 +174,7 @@ func TestRecentSetIsBounded(t *testing.T) {
 	slots := len(s.slots)
 	from := netip.MustParseAddrPort("203.0.113.5:6881")
 	var ih [20]byte
-	const flood = 4 * recentBuckets * recentWays
+	const flood = 2 * recentBuckets * recentWays
 	dropped := 0
 	i := 0
 	allocs := testing.AllocsPerRun(flood, func() {
@@ -229,14 +229,23 @@ func TestRecentSetCloseLeavesHeapTable(t *testing.T) {
 // TestRecentSetCountsEarlyEvictions: a full bucket (a table of one bucket
 // here, 8 entries) evicts its oldest entry for a new key; a live one
 // (within its window) is counted, and its key's repeat is recorded again,
-// an expired one is not counted. The first eviction of a live entry calls
-// onEvicted once, whatever follows.
+// an expired one is not counted. onEvicted is called once, when the
+// evictions first reach 1% of the keys recorded (and recentWarnMin).
 func TestRecentSetCountsEarlyEvictions(t *testing.T) {
 	const w = 10 * time.Minute
 	type ask struct {
 		key    int
 		at     time.Duration
 		repeat bool // want
+	}
+	// spaced is n keys, each asked a window after the one before: none
+	// evicts, all are recorded.
+	spaced := func(n int) []ask {
+		var out []ask
+		for k := range n {
+			out = append(out, ask{key: 100000 + k, at: time.Duration(k) * (w + time.Second)})
+		}
+		return out
 	}
 	keys := func(from, to int, at time.Duration) []ask {
 		var out []ask
@@ -249,13 +258,15 @@ func TestRecentSetCountsEarlyEvictions(t *testing.T) {
 		name    string
 		asks    []ask
 		evicted int64
+		warns   bool // onEvicted called (once)
 	}{
-		{"eight keys fit", keys(0, recentWays, 0), 0},
-		{"a ninth evicts a live one", keys(0, recentWays+1, 0), 1},
-		{"twelve evict four", keys(0, recentWays+4, time.Second), 4},
-		{"an expired entry goes first", append(keys(0, recentWays, 0), keys(recentWays, recentWays+3, w+time.Second)...), 0},
+		{"eight keys fit", keys(0, recentWays, 0), 0, false},
+		{"a ninth evicts a live one: too few to warn", keys(0, recentWays+1, 0), 1, false},
+		{"twelve evict four: a third, warned", keys(0, recentWays+4, time.Second), 4, true},
+		{"an expired entry goes first", append(keys(0, recentWays, 0), keys(recentWays, recentWays+3, w+time.Second)...), 0, false},
 		{"the evicted key's repeat is recorded again", append(keys(0, recentWays+1, 0),
-			ask{key: 0, at: time.Minute}, ask{key: 0, at: 2 * time.Minute, repeat: true}), 2},
+			ask{key: 0, at: time.Minute}, ask{key: 0, at: 2 * time.Minute, repeat: true}), 2, false},
+		{"four evicted of 512 recorded: under 1%, not warned", append(spaced(500), keys(1000, 1000+recentWays+4, 500*(w+time.Second))...), 4, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
@@ -272,7 +283,7 @@ func TestRecentSetCountsEarlyEvictions(t *testing.T) {
 			if got := s.evicted(); got != tt.evicted {
 				t.Errorf("evicted %d live entries, want %d", got, tt.evicted)
 			}
-			if want := min(tt.evicted, 1); int64(calls) != want {
+			if want := map[bool]int{true: 1}[tt.warns]; calls != want {
 				t.Errorf("onEvicted called %d times, want %d", calls, want)
 			}
 		})
