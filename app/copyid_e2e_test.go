@@ -14,8 +14,10 @@ import (
 // first writer on COPY now gives it an id of its own, keeping DIR's as an
 // ancestor: COPY's new jobs are refused by DIR (exit 2, DIR unchanged),
 // and the jobs DIR planned before the copy merge into both. status and a
-// dry run (plan-retries --limit 0) leave the copy as it is. The real
-// binary.
+// dry run (plan-retries --limit 0) leave the copy as it is. The jobs DIR
+// plans after the copy are DIR's alone: COPY took them as its ancestor's
+// (their hashes added, their peers penalised) until its first writer
+// recorded which of DIR's passes it holds leases of. The real binary.
 func TestCopiedDatasetIsAnother(t *testing.T) {
 	hashes := []string{"0c01000000000000000000000000000000000000", "0c02000000000000000000000000000000000000",
 		"0c03000000000000000000000000000000000000"}
@@ -70,6 +72,15 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 		t.Helper()
 		return ih(t, nil, "merge", "--data", data, "--far-now", "--now", rfc(10*time.Minute), res)
 	}
+	afterCopy := plan(orig, 3*time.Minute) // the original's, planned after the copy
+	beforeCopy := stateCSV(t, copied)
+	if r := merge(copied, afterCopy); r.code != 2 || !strings.Contains(r.stderr, "results of another dataset's jobs") ||
+		!strings.Contains(r.stderr, filepath.Base(afterCopy)+": row 1:") {
+		t.Fatalf("merge of the original's jobs planned after the copy into the copy: exit %d\n%s\nwant exit 2, refused", r.code, r.stderr)
+	}
+	if after := stateCSV(t, copied); after != beforeCopy {
+		t.Fatalf("the copy's state changed by a refused merge:\n%s\nwas\n%s", after, beforeCopy)
+	}
 	before := stateCSV(t, orig)
 	if r := merge(orig, fromCopy); r.code != 2 || !strings.Contains(r.stderr, "results of another dataset's jobs") {
 		t.Fatalf("merge of the copy's new jobs' results into the original: exit %d\n%s\nwant exit 2, refused", r.code, r.stderr)
@@ -79,6 +90,7 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 	}
 	for _, m := range []struct{ name, data, res string }{
 		{"ancestor's jobs into the original", orig, ancestor},
+		{"the original's jobs after the copy into the original", orig, afterCopy},
 		{"ancestor's jobs into the copy", copied, ancestor},
 		{"the copy's own jobs into the copy", copied, fromCopy},
 	} {

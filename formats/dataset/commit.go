@@ -71,7 +71,7 @@ func (tx *Tx) Commit(ctx context.Context, o CommitOptions) (_ *Manifest, err err
 	next := tx.next
 	next.Snapshot = tx.base.Snapshot + 1
 	next.FormatVersion = FormatVersion
-	if err := tx.d.identify(next); err != nil {
+	if err := tx.d.identify(tx.base, next); err != nil {
 		return nil, err
 	}
 	next.CreatedAt = time.Now().UTC() // the wall clock, never a stage's --now

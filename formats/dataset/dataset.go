@@ -120,7 +120,7 @@ func (d *Dataset) create(ctx context.Context, wait time.Duration) error {
 	}
 	m := &Manifest{FormatVersion: FormatVersion, CreatedAt: time.Now().UTC(), Writer: "create", Tables: map[string]*Table{},
 		DatasetID: NewDatasetID()}
-	if err := d.identify(m); err != nil {
+	if err := d.identify(nil, m); err != nil {
 		return err
 	}
 	if err := writeManifest(filepath.Join(d.Dir, "manifests", manifestName(0)), m); err != nil {

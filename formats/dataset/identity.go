@@ -18,6 +18,15 @@ const FolderFormat = 9
 // and eight copies of copies within that are more than any use makes.
 const MaxAncestors = 8
 
+// MaxAncestorPasses bounds the passes Manifest.AncestorPasses records of
+// one ancestor. A pass whose jobs all came back (or were released)
+// leaves no lease: those outstanding are the last few passes' and the
+// jobs a killed fetch took along, kept at most 7 days past their end. A
+// copy whose leases name more of one ancestor's passes records none of
+// them: it takes all of that ancestor's jobs, as copies did before
+// format 11, rather than refuse results of its own, older jobs.
+const MaxAncestorPasses = 64
+
 // FolderID identifies the folder DIR a dataset is in by its st_dev and
 // st_ino: a `mv` within its file system keeps both; `cp -a`, rsync, a
 // restore from a backup or a `mv` to another file system gives another
@@ -65,17 +74,18 @@ func (d *Dataset) Copied(m *Manifest) bool {
 	return err == nil && !here.same(*m.Folder)
 }
 
-// identify records in next, the snapshot a commit is about to publish,
-// the folder it is published in. A base committed in another folder was
-// copied here: next gets a new DatasetID, and the old one becomes its
-// newest ancestor (Manifest.AncestorIDs), whose jobs merge still takes,
-// planned before the copy. A base of format 7 or older, which names no
+// identify records in next, the snapshot a commit is about to publish on
+// base (nil: the first), the folder it is published in. A base committed
+// in another folder was copied here: next gets a new DatasetID, and the
+// old one becomes its newest ancestor (Manifest.AncestorIDs), whose jobs
+// merge still takes, planned before the copy: those of the passes the
+// base's leases name (ancestorPasses). A base of format 7 or older, which names no
 // dataset, gets its first id; one of format 8, which names no folder, is
 // taken to be where it was made (a copy made before format 9 cannot be
 // told). It runs under the writer lock, on the base read under it: of two
 // writers on a copy, one draws the id and the other, its commit
 // conflicting, re-applies on that snapshot, which names this folder.
-func (d *Dataset) identify(next *Manifest) error {
+func (d *Dataset) identify(base, next *Manifest) error {
 	here, err := folderOf(d.Dir)
 	if err != nil {
 		return fmt.Errorf("dataset: %w", err)
@@ -88,6 +98,11 @@ func (d *Dataset) identify(next *Manifest) error {
 		next.DatasetID = NewDatasetID()
 		next.AncestorIDs = append([]string{old}, next.AncestorIDs...)
 		next.AncestorIDs = next.AncestorIDs[:min(len(next.AncestorIDs), MaxAncestors)]
+		passes, err := d.ancestorPasses(base, next.AncestorIDs)
+		if err != nil {
+			return err
+		}
+		next.AncestorPasses = passes
 		slog.Info("dataset: a copy of a dataset made in another folder: it gets an id of its own; "+
 			"jobs planned before the copy still merge", "dir", d.Dir, "dataset_id", next.DatasetID, "copy_of", old)
 	}

@@ -21,7 +21,7 @@ import (
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 10
+const FormatVersion = 11
 
 // ProvenanceFormat is the first format whose state files have
 // first_source and last_failure_at (older ones are rewritten by the
@@ -77,7 +77,20 @@ type Manifest struct {
 	// ones, newest first, at most MaxAncestors (format 9): merge takes the
 	// results of jobs planned under them, before the copy (Descends).
 	AncestorIDs []string `json:"ancestor_ids,omitempty"`
+	// AncestorPasses holds, for an ancestor of AncestorIDs, the passes
+	// (plan-retries runs: leases.ID) of its jobs that the dataset held
+	// leases of when it was copied from it, sorted (format 11): merge
+	// takes that ancestor's jobs of these passes only, and refuses those
+	// it planned after the copy as another dataset's (TakesPass). An
+	// ancestor without an entry (named by a copy made before format 11,
+	// or one whose leases were of more than MaxAncestorPasses passes) has
+	// all its jobs taken.
+	AncestorPasses map[string][]string `json:"ancestor_passes,omitempty"`
 }
+
+// PassesFormat is the first format whose copies record their
+// ancestors' passes (Manifest.AncestorPasses).
+const PassesFormat = 11
 
 // IDFormat is the first format whose manifests have a DatasetID.
 const IDFormat = 8
@@ -321,6 +334,12 @@ func (m *Manifest) clone() *Manifest {
 	}
 	c.Totals = maps.Clone(m.Totals)
 	c.AncestorIDs = slices.Clone(m.AncestorIDs)
+	if m.AncestorPasses != nil {
+		c.AncestorPasses = make(map[string][]string, len(m.AncestorPasses))
+		for id, passes := range m.AncestorPasses {
+			c.AncestorPasses[id] = slices.Clone(passes)
+		}
+	}
 	if m.Folder != nil {
 		f := *m.Folder
 		c.Folder = &f

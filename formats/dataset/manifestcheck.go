@@ -92,6 +92,9 @@ func (m *Manifest) check() error {
 	if err := m.checkLineage(); err != nil {
 		return err
 	}
+	if err := m.checkPasses(); err != nil {
+		return err
+	}
 	// Totals only grow from 0: a negative one was written by no build.
 	for _, k := range slices.Sorted(maps.Keys(m.Totals)) {
 		if v := m.Totals[k]; v < 0 || k == "" {

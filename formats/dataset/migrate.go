@@ -27,9 +27,13 @@ import (
 //	9  the manifest names the folder it was committed in and the
 //	   dataset's ancestors (identify.go), which a copy's first commit
 //	   sets; migrating from 8 rewrites no file and keeps the id
-//	10 current: the state has first_source and last_failure_at
-//	   (provenance of first_seen and last_failure); migrating rewrites
-//	   the state's files (their rows read both as null: unknown)
+//	10 the state has first_source and last_failure_at (provenance of
+//	   first_seen and last_failure); migrating rewrites the state's
+//	   files (their rows read both as null: unknown)
+//	11 current: a copy's manifest records, per ancestor, the passes of
+//	   its jobs the copy held leases of (Manifest.AncestorPasses), set
+//	   by the copy's first commit; migrating from 10 rewrites no file
+//	   and records none (an older copy takes all its ancestors' jobs)
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable

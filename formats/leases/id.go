@@ -1,10 +1,6 @@
 package leases
 
-import (
-	"strings"
-
-	"github.com/infohash/infohash/formats/dataset"
-)
+import "github.com/infohash/infohash/formats/dataset"
 
 // ID names the leases of one plan-retries pass of the dataset named
 // datasetID (dataset.Manifest.DatasetID): "L", the pass's 16 hex digits,
@@ -22,9 +18,13 @@ func ID(pass, datasetID string) string {
 // and "" for any other lease ID: the older form (plan-retries before
 // format 8), null, or one no plan-retries wrote.
 func Dataset(leaseID string) string {
-	pass, ds, ok := strings.Cut(leaseID, "-")
-	if !ok || len(pass) != 17 || pass[0] != 'L' || !dataset.ValidDatasetID(pass[1:]) || !dataset.ValidDatasetID(ds) {
-		return ""
-	}
+	_, ds := dataset.SplitLeaseID(leaseID)
 	return ds
+}
+
+// Pass returns the pass (16 hex digits) of a lease ID of ID's form, and
+// "" for any other.
+func Pass(leaseID string) string {
+	pass, _ := dataset.SplitLeaseID(leaseID)
+	return pass
 }

@@ -19,13 +19,23 @@ import (
 // A lease_id of the older form, or none, names no dataset: taken as
 // before (warnForeign may tell). Without in.dataset (a reader's test) none
 // is judged. A job planned under one of in.ancestors, before the dataset
-// was copied, is the dataset's own as much as the original's.
+// was copied, is the dataset's own as much as the original's: one of a
+// pass in.passes records of that ancestor, or any when it records none
+// (a copy made before format 11). The ancestor's later passes are its
+// own.
 func foreignLease(in input, r *schema.Result) error {
 	ds := leases.Dataset(r.LeaseID)
-	if ds == "" || in.dataset == "" || ds == in.dataset || slices.Contains(in.ancestors, ds) {
+	if ds == "" || in.dataset == "" || ds == in.dataset {
 		return nil
 	}
-	return fmt.Errorf("lease_id %s was planned by dataset %s, not this one (%s): results of another dataset's jobs", r.LeaseID, ds, in.dataset)
+	if !slices.Contains(in.ancestors, ds) {
+		return fmt.Errorf("lease_id %s was planned by dataset %s, not this one (%s): results of another dataset's jobs", r.LeaseID, ds, in.dataset)
+	}
+	if passes, ok := in.passes[ds]; ok && !slices.Contains(passes, leases.Pass(r.LeaseID)) {
+		return fmt.Errorf("lease_id %s was planned by dataset %s after this one (%s) was copied from it: "+
+			"results of another dataset's jobs", r.LeaseID, ds, in.dataset)
+	}
+	return nil
 }
 
 // checkResult rejects rows merge cannot apply safely.

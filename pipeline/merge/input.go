@@ -46,9 +46,11 @@ type input struct {
 	// DatasetID): a result whose lease_id names another is refused
 	// (foreignLease), unless it names one of ancestors, the ids the
 	// dataset had before copies of it were given their own
-	// (Manifest.AncestorIDs).
+	// (Manifest.AncestorIDs) and, if passes records that ancestor's
+	// passes (Manifest.AncestorPasses), is of one of them.
 	dataset   string
 	ancestors []string
+	passes    map[string][]string
 	// release drops the lock the run holds on a spool in the inbox,
 	// its own (from its creation) or a leftover it took
 	// (dataset.ClaimLeftover), once it has committed it or given it up

@@ -278,7 +278,7 @@ func (r *runner) applyInputs(ctx context.Context, pending []input, workers int) 
 	prog := r.readingProgress(pending)
 	defer prog.Done()
 	for _, in := range pending {
-		in.dataset, in.ancestors = r.base.DatasetID, r.base.AncestorIDs
+		in.dataset, in.ancestors, in.passes = r.base.DatasetID, r.base.AncestorIDs, r.base.AncestorPasses
 		began := time.Now()
 		var future futureNote
 		var leased leaseNote
