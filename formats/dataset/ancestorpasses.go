@@ -65,7 +65,7 @@ func (d *Dataset) ancestorPasses(base *Manifest, ancestors []string) (map[string
 				"dir", d.Dir, "ancestor", id)
 			continue
 		}
-		out[id] = slices.Sorted(maps.Keys(sets[id]))
+		out[id] = append([]string{}, slices.Sorted(maps.Keys(sets[id]))...) // none: [], not null
 	}
 	return out, nil
 }

@@ -3,10 +3,12 @@ package dataset
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -118,7 +120,7 @@ func TestCopyGetsAnIDOfItsOwn(t *testing.T) {
 
 // TestAncestorsBounded: a dataset copied again and again (played by a
 // folder whose inode number changes, as a restore's does) keeps its last
-// MaxAncestors ids, newest first.
+// MaxAncestors ids, newest first, and the passes of those alone.
 func TestAncestorsBounded(t *testing.T) {
 	dir, _ := madeDataset(t)
 	real := folderOf
@@ -136,6 +138,10 @@ func TestAncestorsBounded(t *testing.T) {
 	m := openWriter(t, dir, OpenOptions{})
 	if want := ids[:MaxAncestors]; !reflect.DeepEqual(m.AncestorIDs, want) {
 		t.Fatalf("ancestors %v, want the last %d ids %v", m.AncestorIDs, MaxAncestors, want)
+	}
+	// Each ancestor's passes (none: no lease), and none of those it lost.
+	if got := slices.Sorted(maps.Keys(m.AncestorPasses)); !reflect.DeepEqual(got, slices.Sorted(slices.Values(m.AncestorIDs))) {
+		t.Fatalf("passes recorded of %v, want of the ancestors %v", got, m.AncestorIDs)
 	}
 }
 

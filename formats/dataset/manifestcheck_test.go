@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,31 @@ var manifestEdits = []struct {
 		m["ancestor_ids"] = []any{"00000000000000a1", "00000000000000a2", "00000000000000a3", "00000000000000a4",
 			"00000000000000a5", "00000000000000a6", "00000000000000a7", "00000000000000a8", "00000000000000a9"}
 	}, "ancestor_ids: 9, more than 8"},
+	{"passes of no ancestor", func(m map[string]any) {
+		m["ancestor_ids"], m["ancestor_passes"] = []any{"00000000000000a2"}, map[string]any{"00000000000000a3": []any{}}
+	}, `ancestor_passes: "00000000000000a3" is not one of ancestor_ids`},
+	{"pass short", func(m map[string]any) {
+		m["ancestor_ids"], m["ancestor_passes"] = []any{"00000000000000a2"}, map[string]any{"00000000000000a2": []any{"0b1"}}
+	}, `ancestor_passes[00000000000000a2][0] "0b1" is not 16 lowercase hex digits`},
+	{"passes unsorted", func(m map[string]any) {
+		m["ancestor_ids"] = []any{"00000000000000a2"}
+		m["ancestor_passes"] = map[string]any{"00000000000000a2": []any{"00000000000000b2", "00000000000000b1"}}
+	}, "ancestor_passes[00000000000000a2][1] 00000000000000b1 is not after the pass before it (sorted, each once)"},
+	{"pass twice", func(m map[string]any) {
+		m["ancestor_ids"] = []any{"00000000000000a2"}
+		m["ancestor_passes"] = map[string]any{"00000000000000a2": []any{"00000000000000b1", "00000000000000b1"}}
+	}, "ancestor_passes[00000000000000a2][1] 00000000000000b1 is not after the pass before it (sorted, each once)"},
+	{"passes too many", func(m map[string]any) {
+		passes := make([]any, MaxAncestorPasses+1)
+		for i := range passes {
+			passes[i] = fmt.Sprintf("%016x", i)
+		}
+		m["ancestor_ids"], m["ancestor_passes"] = []any{"00000000000000a2"}, map[string]any{"00000000000000a2": passes}
+	}, "ancestor_passes[00000000000000a2]: 65 passes, more than 64"},
+	{"passes in format 10", func(m map[string]any) {
+		m["format_version"], m["ancestor_ids"] = 10, []any{"00000000000000a2"}
+		m["ancestor_passes"] = map[string]any{"00000000000000a2": []any{}}
+	}, "ancestor_passes in a manifest of format 10 (from 11 on)"},
 	{"torrents null", setTable("torrents", nil), "table torrents is null"},
 	{"dataset_id missing", func(m map[string]any) { delete(m, "dataset_id") }, `dataset_id "" is not 16 lowercase hex digits`},
 	{"dataset_id short", func(m map[string]any) { m["dataset_id"] = "00a1" }, `dataset_id "00a1" is not 16 lowercase hex digits`},
