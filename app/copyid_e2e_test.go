@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // TestCopiedDatasetIsAnother: `cp -a DIR COPY` kept DIR's dataset_id, so
@@ -44,16 +47,19 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 	}
 	// status reads data's id, ancestors and whether it is a copy not yet
 	// given an id of its own.
+	var passes map[string][]string // the last status's ancestor_passes
 	status := func(data string) (id string, ancestors []string, copied bool) {
 		t.Helper()
 		var r struct {
-			DatasetID   string   `json:"dataset_id"`
-			AncestorIDs []string `json:"ancestor_ids"`
-			Copied      bool     `json:"copied"`
+			DatasetID      string              `json:"dataset_id"`
+			AncestorIDs    []string            `json:"ancestor_ids"`
+			AncestorPasses map[string][]string `json:"ancestor_passes"`
+			Copied         bool                `json:"copied"`
 		}
 		if err := json.Unmarshal(mustRun(t, nil, "status", "--data", data, "--format", "json"), &r); err != nil {
 			t.Fatal(err)
 		}
+		passes = r.AncestorPasses
 		return r.DatasetID, r.AncestorIDs, r.Copied
 	}
 	origID, _, _ := status(orig)
@@ -64,6 +70,10 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 	fromCopy := plan(copied, 2*time.Minute)
 	if id, anc, isCopy := status(copied); id == origID || isCopy || len(anc) != 1 || anc[0] != origID {
 		t.Fatalf("the copy after plan-retries: id %s, ancestors %v, copied %v; want a new id, ancestors [%s]", id, anc, isCopy, origID)
+	}
+	pass := strings.TrimSuffix(strings.TrimPrefix(readRows[schema.Result](t, ancestor)[0].LeaseID, "L"), "-"+origID)
+	if !reflect.DeepEqual(passes, map[string][]string{origID: {pass}}) {
+		t.Fatalf("the copy's status: ancestor_passes %v, want the pass of the jobs planned before the copy, {%s: [%s]}", passes, origID, pass)
 	}
 	if out := mustRun(t, nil, "status", "--data", copied); !strings.Contains(string(out), ", copied from "+origID+")") {
 		t.Fatalf("status of the copy does not say it was copied from %s:\n%s", origID, out)

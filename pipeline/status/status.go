@@ -35,6 +35,11 @@ type Report struct {
 	// manifest's ancestor_ids, newest first: merge takes the results of
 	// jobs planned under them); [] if none.
 	AncestorIDs []string `json:"ancestor_ids"`
+	// AncestorPasses are the passes (plan-retries runs) of an ancestor's
+	// jobs merge takes, those the dataset held leases of when copied
+	// (the manifest's ancestor_passes); an ancestor not in it has all
+	// its jobs taken (a copy made before format 11); {} if none.
+	AncestorPasses map[string][]string `json:"ancestor_passes"`
 	// Copied: the snapshot was committed in another folder, and DIR is a
 	// copy of it that no writer has given an id of its own yet (the next
 	// one will; until then its jobs merge into the original).
@@ -185,6 +190,8 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		r.DatasetID = &m.DatasetID
 	}
 	r.AncestorIDs = append([]string{}, m.AncestorIDs...)
+	r.AncestorPasses = map[string][]string{}
+	maps.Copy(r.AncestorPasses, m.AncestorPasses)
 	r.Copied = d.Copied(m)
 	maps.Copy(r.Totals, m.Totals)
 	if st.Dir != "" {
