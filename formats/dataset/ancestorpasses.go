@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/infohash/infohash/formats/schema"
 )
 
 // SplitLeaseID returns the pass and the dataset id of a lease ID of the
@@ -46,7 +44,7 @@ func (d *Dataset) ancestorPasses(base *Manifest, ancestors []string) (map[string
 		return out, nil
 	}
 	t := base.Table(TableLeases)
-	err := EachPartitionBatch(d, t, "", func(rows []schema.Lease) error {
+	err := EachPartitionBatch(d, t, "", func(rows []leaseIDs) error {
 		for i := range rows {
 			pass, ds := SplitLeaseID(rows[i].LeaseID)
 			if set, ok := sets[ds]; ok && len(set) <= MaxAncestorPasses {
@@ -68,6 +66,12 @@ func (d *Dataset) ancestorPasses(base *Manifest, ancestors []string) (map[string
 		out[id] = append([]string{}, slices.Sorted(maps.Keys(sets[id]))...) // none: [], not null
 	}
 	return out, nil
+}
+
+// leaseIDs is the column of schema.Lease that ancestorPasses reads (the
+// whole rows took 2-3 times as long: 20k leases, 20-70 ms).
+type leaseIDs struct {
+	LeaseID string `parquet:"lease_id"`
 }
 
 // checkPasses checks what format 11 adds: an entry of AncestorPasses
