@@ -81,7 +81,7 @@ type Manifest struct {
 	// (plan-retries runs: leases.ID) of its jobs that the dataset held
 	// leases of when it was copied from it, sorted (format 11): merge
 	// takes that ancestor's jobs of these passes only, and refuses those
-	// it planned after the copy as another dataset's (TakesPass). An
+	// it planned after the copy as another dataset's. An
 	// ancestor without an entry (named by a copy made before format 11,
 	// or one whose leases were of more than MaxAncestorPasses passes) has
 	// all its jobs taken.
