@@ -18,7 +18,8 @@ func sampleManifest() *Manifest {
 		return []FileInfo{{Name: name, Rows: rows, Size: 300, CRC32C: 7, FooterSize: 120, FooterCRC32C: 9}}
 	}
 	m := &Manifest{FormatVersion: FormatVersion, Snapshot: 1, Writer: "dedup", DatasetID: "00000000000000a1",
-		Folder: &FolderID{Dev: 2049, Ino: 131073}, AncestorIDs: []string{"00000000000000a0"}, Tables: map[string]*Table{
+		Folder: &FolderID{Dev: 2049, Ino: 131073}, AncestorIDs: []string{"00000000000000a0"},
+		AncestorPasses: map[string][]string{"00000000000000a0": {"00000000000000b1"}}, Tables: map[string]*Table{
 			TableState: {Dir: "state/v/000000000001", Partitions: map[string][]FileInfo{"00": file("part-00000000000000aa.parquet", 3)},
 				Blooms: map[string]FileInfo{"00": {Name: "part-00000000000000ab.bloom", Rows: 3, Size: 64, Capacity: 100}}},
 			TableTorrents: {Dir: "torrents/v/000000000001", Partitions: map[string][]FileInfo{"00": file("part-00000000000000ac.parquet", 0)}},
