@@ -20,7 +20,8 @@ import (
 // dry run (plan-retries --limit 0) leave the copy as it is. The jobs DIR
 // plans after the copy are DIR's alone: COPY took them as its ancestor's
 // (their hashes added, their peers penalised) until its first writer
-// recorded which of DIR's passes it holds leases of. The real binary.
+// recorded which of DIR's passes it holds leases of, whether that writer
+// plans or merges those very results. The real binary.
 func TestCopiedDatasetIsAnother(t *testing.T) {
 	hashes := []string{"0c01000000000000000000000000000000000000", "0c02000000000000000000000000000000000000",
 		"0c03000000000000000000000000000000000000"}
@@ -41,9 +42,13 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 		return path
 	}
 	ancestor := plan(orig, time.Minute) // planned before the copy: the common ancestor's
-	copied := filepath.Join(t.TempDir(), "copy")
-	if out, err := exec.Command("cp", "-a", orig, copied).CombinedOutput(); err != nil {
-		t.Fatalf("cp -a: %v\n%s", err, out)
+	// copied's first writer plans; restored's (a backup restored
+	// elsewhere, its leftover results applied first) merges.
+	copied, restored := filepath.Join(t.TempDir(), "copy"), filepath.Join(t.TempDir(), "restored")
+	for _, dst := range []string{copied, restored} {
+		if out, err := exec.Command("cp", "-a", orig, dst).CombinedOutput(); err != nil {
+			t.Fatalf("cp -a: %v\n%s", err, out)
+		}
 	}
 	// status reads data's id, ancestors and whether it is a copy not yet
 	// given an id of its own.
@@ -83,13 +88,15 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 		return ih(t, nil, "merge", "--data", data, "--far-now", "--now", rfc(10*time.Minute), res)
 	}
 	afterCopy := plan(orig, 3*time.Minute) // the original's, planned after the copy
-	beforeCopy := stateCSV(t, copied)
-	if r := merge(copied, afterCopy); r.code != 2 || !strings.Contains(r.stderr, "results of another dataset's jobs") ||
-		!strings.Contains(r.stderr, filepath.Base(afterCopy)+": row 1:") {
-		t.Fatalf("merge of the original's jobs planned after the copy into the copy: exit %d\n%s\nwant exit 2, refused", r.code, r.stderr)
-	}
-	if after := stateCSV(t, copied); after != beforeCopy {
-		t.Fatalf("the copy's state changed by a refused merge:\n%s\nwas\n%s", after, beforeCopy)
+	for _, data := range []string{copied, restored} {
+		beforeCopy := stateCSV(t, data)
+		if r := merge(data, afterCopy); r.code != 2 || !strings.Contains(r.stderr, "results of another dataset's jobs") ||
+			!strings.Contains(r.stderr, filepath.Base(afterCopy)+": row 1:") {
+			t.Fatalf("merge of the original's jobs planned after the copy into %s: exit %d\n%s\nwant exit 2, refused", data, r.code, r.stderr)
+		}
+		if after := stateCSV(t, data); after != beforeCopy {
+			t.Fatalf("%s: the state changed by a refused merge:\n%s\nwas\n%s", data, after, beforeCopy)
+		}
 	}
 	before := stateCSV(t, orig)
 	if r := merge(orig, fromCopy); r.code != 2 || !strings.Contains(r.stderr, "results of another dataset's jobs") {
@@ -102,6 +109,7 @@ func TestCopiedDatasetIsAnother(t *testing.T) {
 		{"ancestor's jobs into the original", orig, ancestor},
 		{"the original's jobs after the copy into the original", orig, afterCopy},
 		{"ancestor's jobs into the copy", copied, ancestor},
+		{"ancestor's jobs into the restored copy", restored, ancestor},
 		{"the copy's own jobs into the copy", copied, fromCopy},
 	} {
 		if r := merge(m.data, m.res); r.code != 0 || !strings.Contains(r.stderr, "failures_applied=1") {
