@@ -1,10 +1,13 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/schema"
@@ -139,5 +142,57 @@ func TestCopyOfCopyPasses(t *testing.T) {
 	want = map[string][]string{orig.DatasetID: passNames(0xb2), c1.DatasetID: passNames(0xc1)}
 	if !reflect.DeepEqual(m.AncestorPasses, want) {
 		t.Fatalf("a copy of an older copy records %v, want %v", m.AncestorPasses, want)
+	}
+}
+
+// TestCopyDamagedLeases: a copy whose leases file is damaged cannot tell
+// its ancestor's passes: its first writer fails, naming the file, and
+// commits nothing (no id drawn), as every writer reading that file would.
+func TestCopyDamagedLeases(t *testing.T) {
+	dir, made := madeDataset(t)
+	commitLeases(t, dir, leaseOf(0xb1, made.DatasetID))
+	copied := filepath.Join(t.TempDir(), "copy")
+	copyTree(t, dir, copied)
+	r, err := OpenReadOnly(copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Current()
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt := m.Table(TableLeases)
+	f := lt.Partitions[""][0]
+	path := filepath.Join(copied, lt.Dir, f.Name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every copy of the lease id in lease_id's pages (the column read;
+	// a page header's statistics hold one too); the size and footer stay
+	// as recorded.
+	id := []byte(leaseOf(0xb1, made.DatasetID))
+	n := 0
+	for i := bytes.Index(b, id); i >= 0 && i < len(b)-int(f.FooterSize); i = bytes.Index(b, id) {
+		b[i+1] ^= 0x01
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("%s holds no lease id %s before its footer", path, id)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(context.Background(), copied, OpenOptions{})
+	if err == nil {
+		d.Close()
+		t.Fatal("a copy with a damaged leases file opened")
+	}
+	if !strings.Contains(err.Error(), "reading the copied leases for their passes") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("error %q, want one naming %s", err, path)
+	}
+	if cur, err := os.ReadFile(filepath.Join(copied, "CURRENT")); err != nil || string(cur) != manifestName(m.Snapshot)+"\n" {
+		t.Fatalf("CURRENT is %q (%v), want %s unchanged", cur, err, manifestName(m.Snapshot))
 	}
 }
