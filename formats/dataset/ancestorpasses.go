@@ -30,6 +30,10 @@ func SplitLeaseID(leaseID string) (pass, datasetID string) {
 // of their jobs that base's leases table holds leases of: whatever
 // that ancestor plans later is not the copy's. Over MaxAncestorPasses of
 // one ancestor, it gets no entry (all its jobs taken), and a warning.
+// The leases are all a dataset keeps of its passes: one none of whose
+// leases was left at the copy (its jobs came back, or their hashes were
+// planned again) is not recorded, and a result of it sent after all,
+// which the original takes as a late one, the copy refuses.
 func (d *Dataset) ancestorPasses(base *Manifest, ancestors []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	sets := map[string]map[string]bool{}
