@@ -149,12 +149,18 @@ func sendAll(t *testing.T, addr string, packets ...[]byte) *net.UDPConn {
 	return c
 }
 
-// replies reads n replies (or fails after a timeout).
+// hangGuard bounds a test's wait for something that must happen: a reply
+// on loopback (none is lost there), a sample, a query. A loaded machine or
+// -race may take its time, so it only ends a test whose code hangs and
+// says nothing about speed (5 s read deadlines here were speed claims).
+const hangGuard = time.Minute
+
+// replies reads n replies (or fails after hangGuard).
 func replies(t *testing.T, c *net.UDPConn, n int) []krpc.Msg {
 	t.Helper()
 	var out []krpc.Msg
 	buf := make([]byte, 1<<16)
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(hangGuard))
 	for len(out) < n {
 		nb, err := c.Read(buf)
 		if err != nil {

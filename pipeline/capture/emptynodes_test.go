@@ -31,7 +31,7 @@ func TestRepliesHaveNodesWhenTheTableIsEmpty(t *testing.T) {
 		krpc.AppendPing(nil, []byte("p1"), peerID))
 	want := map[string]bool{"f1": true, "g1": true, "s1": true, "p1": false} // t: has "nodes"
 	buf := make([]byte, 1<<16)
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(hangGuard))
 	for seen := 0; seen < len(want); {
 		nb, err := c.Read(buf)
 		if err != nil {

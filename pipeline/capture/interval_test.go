@@ -131,10 +131,10 @@ func (r *responder) queries() []time.Time {
 	return append([]time.Time(nil), r.at...)
 }
 
-// waitFor polls cond every 10 ms until it holds or 30 s pass.
+// waitFor polls cond every 10 ms until it holds or hangGuard passes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+	for end := time.Now().Add(hangGuard); !cond(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("timed out waiting for %s", what)
 		}

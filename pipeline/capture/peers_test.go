@@ -35,7 +35,7 @@ func TestGetPeersReturnsAnnouncedPeers(t *testing.T) {
 	want := netip.AddrPortFrom(announcer.LocalAddr().(*net.UDPAddr).AddrPort().Addr(), 51413)
 	buf := make([]byte, 1<<16)
 	got := map[string][]string{}
-	searcher.SetReadDeadline(time.Now().Add(5 * time.Second))
+	searcher.SetReadDeadline(time.Now().Add(hangGuard))
 	for len(got) < 2 {
 		nb, err := searcher.Read(buf)
 		if err != nil {
@@ -131,7 +131,7 @@ func TestStoredPeersAreInReach(t *testing.T) {
 			n.handle(ikrpc.AppendGetPeers(nil, []byte("g1"), peerID, hashN(1)), from, now)
 			buf := make([]byte, 1<<16)
 			for {
-				c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				c.SetReadDeadline(time.Now().Add(hangGuard))
 				nb, err := c.Read(buf)
 				if err != nil {
 					t.Fatal(err)
