@@ -74,6 +74,7 @@ func TestRepliesAreBoundedPerAddress(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
+			c.SetReadBuffer(4 << 20) // room for a broken limiter's flood: its marker is not dropped
 			from := c.LocalAddr().(*net.UDPAddr).AddrPort()
 			now := time.Now()
 			const flood = 100
@@ -84,14 +85,29 @@ func TestRepliesAreBoundedPerAddress(t *testing.T) {
 				}
 				recorded += len(n.batch)
 			}
-			got := 0
-			buf := make([]byte, 1500)
-			for {
-				c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-				if _, err := c.Read(buf); err != nil {
-					break
+			// Each node's socket sends a marker after its replies; loopback
+			// keeps a socket's order, so the replies are all in once every
+			// marker is, with no window of silence to wait out (300 ms was
+			// one).
+			marker := []byte("marker")
+			for _, n := range ns {
+				if _, err := n.sock.WriteToUDPAddrPort(marker, from); err != nil {
+					t.Fatal(err)
 				}
-				got++
+			}
+			got, markers := 0, 0
+			buf := make([]byte, 1500)
+			c.SetReadDeadline(time.Now().Add(hangGuard))
+			for markers < len(ns) {
+				nb, err := c.Read(buf)
+				if err != nil {
+					t.Fatalf("after %d replies and %d of %d markers: %v", got, markers, len(ns), err)
+				}
+				if string(buf[:nb]) == string(marker) {
+					markers++
+				} else {
+					got++
+				}
 			}
 			st := ns[0].r.c.stats()
 			all := nodes * flood
