@@ -144,6 +144,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestCrawlerRevisitsOnLoopback runs capture against a responder: one
 // that gives no interval is sampled once (capture used to ask it again
 // every second), one that asks for 1 s is sampled again, not sooner.
+// The run that checks the first has a second responder, asking for 1 s,
+// as its clock: by its third sample the old crawler had asked the first
+// twice more, however slow the machine (a fixed 3 s wait was the window;
+// on a loaded machine it could pass with no revisit due yet).
 func TestCrawlerRevisitsOnLoopback(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -156,18 +160,15 @@ func TestCrawlerRevisitsOnLoopback(t *testing.T) {
 			defer cancel()
 			o := testOptions()
 			o.Bootstrap = []string{resp.conn.LocalAddr().String()}
+			var clock *responder
+			if tc.interval == nil {
+				clock = startResponder(t, ptr(1))
+				o.Bootstrap = append(o.Bootstrap, clock.conn.LocalAddr().String())
+			}
 			sink := &memSink{}
 			_, wait := runAsync(t, ctx, o, sink)
-			// The reply has been taken in once its sample reaches the sink.
-			waitFor(t, "the first sample", func() bool {
-				sink.mu.Lock()
-				defer sink.mu.Unlock()
-				return len(sink.rows) > 0
-			})
-			if tc.interval == nil {
-				// Long enough for several re-queries at the old 1 s; the
-				// fixed crawler sends none however slow the machine.
-				time.Sleep(3 * time.Second)
+			if clock != nil {
+				waitFor(t, "three samples of the clock responder", func() bool { return len(clock.queries()) >= 3 })
 			} else {
 				waitFor(t, "a second sample_infohashes", func() bool { return len(resp.queries()) >= 2 })
 			}
@@ -175,8 +176,9 @@ func TestCrawlerRevisitsOnLoopback(t *testing.T) {
 			st, _ := wait()
 			q := resp.queries()
 			switch {
-			case tc.interval == nil && (len(q) != 1 || st.SampleQueries != 1):
-				t.Fatalf("sampled %d times (%d sent), want once: the node gave no interval", len(q), st.SampleQueries)
+			case tc.interval == nil && (len(q) != 1 || st.SampleQueries != int64(1+len(clock.queries()))):
+				t.Fatalf("sampled %d times (%d sent, %d to the clock), want once: the node gave no interval",
+					len(q), st.SampleQueries, len(clock.queries()))
 			case tc.interval != nil && q[1].Sub(q[0]) < time.Duration(*tc.interval)*time.Second:
 				t.Fatalf("sampled again after %v, before the %d s interval", q[1].Sub(q[0]), *tc.interval)
 			}
