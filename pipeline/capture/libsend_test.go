@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -107,17 +108,18 @@ func TestLibraryQueriesShareOneLimit(t *testing.T) {
 	o.Bootstrap = []string{pool.conns[0].LocalAddr().String()}
 	start := time.Now() // before the limit exists
 	_, wait := runAsync(t, ctx, o, &memSink{})
-	// Long enough for 16 nodes to ask the whole pool many times over at
-	// a limit each; the shared limit lets about 250 through.
-	time.Sleep(2 * time.Second)
+	// Enough queries that a limit each (16 bursts at once, 16 times the
+	// rate) shows at once; the shared limit takes about 2 s to let them
+	// through. Waiting for them, not for a fixed 2 s, keeps a loaded
+	// machine (a slow start, few queries in the window) from passing
+	// without having tested the limit.
+	const enough = libraryQueryBurstOut + 2*libraryQueryRateOut
+	waitFor(t, fmt.Sprintf("%d library queries", enough), func() bool { return len(pool.queries()) >= enough })
 	cancel()
 	if _, err := wait(); err != nil && ctx.Err() == nil {
 		t.Fatal(err)
 	}
 	q := pool.queries()
-	if len(q) == 0 {
-		t.Fatal("the pool got no query: the test shows nothing")
-	}
 	// By any instant, one limit has let out at most libraryQueryBurstOut
 	// and libraryQueryRateOut a second since the run began; what
 	// arrived by then was sent before it.
