@@ -288,14 +288,16 @@ func TestSpareTablesSeedTheCrawler(t *testing.T) {
 			o := testOptions()
 			o.StateDir = dir
 			o.NodeIDs = 1
-			o.Duration = 500 * time.Millisecond
-			if _, err := Run(context.Background(), o, &memSink{}); err != nil {
-				t.Fatal(err)
-			}
-			// What capture sent waits in the socket's buffer.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			_, wait := runAsync(t, ctx, o, &memSink{})
+			// The run goes on until the contact is asked (a 500 ms run
+			// had to ask it in time), or hangGuard passes.
 			buf := make([]byte, 1500)
-			peer.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			peer.SetReadDeadline(time.Now().Add(hangGuard))
 			n, _, err := peer.ReadFromUDPAddrPort(buf)
+			cancel()
+			wait()
 			if err != nil || !strings.Contains(string(buf[:n]), "1:y1:q") {
 				t.Fatalf("the saved contact got no query: %q, %v", buf[:n], err)
 			}
