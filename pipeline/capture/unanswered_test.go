@@ -4,14 +4,68 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/tools/testnet"
+)
+
+// lockedLog is a log a test reads while the run writes it.
+type lockedLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// runLogged runs capture with o and returns its log and stats. With a
+// line to wait for, the run goes on until its log has it (hangGuard
+// bounds the wait), not for o.Duration: a run cut short on a loaded
+// machine ended before its bootstrap had, and said nothing. With none,
+// it runs for o.Duration: the window in which a line must not come.
+func runLogged(t *testing.T, o Options, line string) (*lockedLog, Stats) {
+	t.Helper()
+	logs := &lockedLog{}
+	o.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	if line == "" {
+		st, err := Run(context.Background(), o, &memSink{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return logs, st
+	}
+	o.Duration = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, wait := runAsync(t, ctx, o, &memSink{})
+	waitFor(t, fmt.Sprintf("the log line %q", line), func() bool { return strings.Contains(logs.String(), line) })
+	cancel()
+	st, err := wait()
+	if err != nil && st.StopReason != StopInterrupted {
+		t.Fatal(err)
+	}
+	return logs, st
+}
+
+const (
+	noAnswerLine = "no DHT node answered"
+	noBootLine   = "level=INFO msg=\"capture: no bootstrap: waiting for incoming queries\""
 )
 
 // TestWarnsWhenNoNodeAnswers: a capture whose bootstrap nobody answers
@@ -35,18 +89,22 @@ func TestWarnsWhenNoNodeAnswers(t *testing.T) {
 		{"no bootstrap", nil, 0, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var logs bytes.Buffer
 			o := testOptions()
+			// The testnet's run has no line to wait for: 4 s is the
+			// window in which no warning may come.
 			o.Bootstrap, o.NodeIDs, o.Duration = tt.boot, 2, 4*time.Second
-			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-			st, err := Run(context.Background(), o, &memSink{})
-			if err != nil {
-				t.Fatal(err)
+			var line string
+			switch {
+			case tt.warn > 0:
+				line = noAnswerLine
+			case tt.info > 0:
+				line = noBootLine
 			}
-			if got := strings.Count(logs.String(), "no DHT node answered"); got != tt.warn {
+			logs, st := runLogged(t, o, line)
+			if got := strings.Count(logs.String(), noAnswerLine); got != tt.warn {
 				t.Errorf("%d warnings, want %d (responses_in %d); logs:\n%s", got, tt.warn, st.Responses, logs.String())
 			}
-			if got := strings.Count(logs.String(), "level=INFO msg=\"capture: no bootstrap: waiting for incoming queries\""); got != tt.info {
+			if got := strings.Count(logs.String(), noBootLine); got != tt.info {
 				t.Errorf("%d \"no bootstrap\" lines, want %d; logs:\n%s", got, tt.info, logs.String())
 			}
 		})
@@ -91,15 +149,16 @@ func TestWarnsWhenNoSavedContactAnswers(t *testing.T) {
 			if err := saveState(dir, state{Nodes: []stateNode{{ID: hex.EncodeToString(id[:]), Table: toState(tt.saved)}}}); err != nil {
 				t.Fatal(err)
 			}
-			var logs bytes.Buffer
 			o := testOptions()
+			// 3 s is the window in which the live contacts' run may not
+			// warn; the silent contacts' run goes on until it does.
 			o.StateDir, o.Bootstrap, o.NodeIDs, o.Duration = dir, nil, 1, 3*time.Second
-			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-			st, err := Run(context.Background(), o, &memSink{})
-			if err != nil {
-				t.Fatal(err)
+			line := ""
+			if tt.warn > 0 {
+				line = noAnswerLine
 			}
-			if got := strings.Count(logs.String(), "no DHT node answered"); got != tt.warn {
+			logs, st := runLogged(t, o, line)
+			if got := strings.Count(logs.String(), noAnswerLine); got != tt.warn {
 				t.Errorf("%d warnings, want %d (responses_in %d); logs:\n%s", got, tt.warn, st.Responses, logs.String())
 			}
 		})
