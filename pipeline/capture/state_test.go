@@ -30,41 +30,23 @@ func TestStateRejoinsWithoutBootstrap(t *testing.T) {
 	o.StateDir = dir
 	o.NodeIDs = 2
 	o.Bootstrap = truth.Bootstrap
-	o.Duration = 2 * time.Second
-	if _, err := Run(context.Background(), o, &memSink{}); err != nil {
-		t.Fatal(err)
-	}
+	// Each run goes on until it has found the hashes (runUntilFound),
+	// not for 2 s and 3 s: a loaded machine may crawl slower, not worse.
+	runUntilFound(t, o, truth, &memSink{})
 	first, err := loadState(dir)
 	if err != nil || len(first.Nodes) != 2 || len(first.Nodes[0].Table) == 0 {
 		t.Fatalf("state after the first run: %+v, %v", first, err)
 	}
 	o.Bootstrap = nil
-	o.Duration = 3 * time.Second
-	sink := &memSink{}
-	st, err := Run(context.Background(), o, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := runUntilFound(t, o, truth, &memSink{})
 	second, _ := loadState(dir)
 	for i := range first.Nodes {
 		if first.Nodes[i].ID != second.Nodes[i].ID {
 			t.Errorf("node %d changed ID: %s -> %s", i, first.Nodes[i].ID, second.Nodes[i].ID)
 		}
 	}
-	found := map[string]bool{}
-	for _, r := range sink.rows {
-		if r.Source == schema.SourceSampleInfohashes {
-			found[fmt.Sprintf("%x", r.InfoHash)] = true
-		}
-	}
-	n := 0
-	for _, e := range truth.Announced {
-		if found[e.InfoHash] {
-			n++
-		}
-	}
-	if n*100 < len(truth.Announced)*95 || st.RoutingTable == 0 {
-		t.Fatalf("warm restart found %d of %d hashes; stats %+v", n, len(truth.Announced), st)
+	if st.RoutingTable == 0 {
+		t.Fatalf("warm restart found its hashes with an empty routing table; stats %+v", st)
 	}
 }
 
