@@ -49,18 +49,20 @@ func TestRunNoJobs(t *testing.T) {
 			o.DHTState = filepath.Join(dir, "dht-state")
 			o.Bootstrap = []string{router}
 			o.DHTQueryTimeout = 2 * time.Second
-			start := time.Now()
 			st, err := Run(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if took := time.Since(start); took > time.Second {
-				t.Errorf("took %v: no DHT bootstrap wanted", took)
-			}
 			if st.Jobs != 0 || st.Attempted != 0 || st.Lookups != 0 {
 				t.Errorf("stats %+v, want all 0", st)
 			}
-			time.Sleep(50 * time.Millisecond) // a query on its way would land
+			// No bootstrap shows by the router's silence, not by how long
+			// the run took (an upper bound of 1 s was a speed claim): one
+			// that waited for the router's answer sent its query 2 s
+			// (DHTQueryTimeout) before the run ended. The 50 ms let a query
+			// sent just before the end land; a slow machine may let a
+			// broken run pass by it, never fail a sound one.
+			time.Sleep(50 * time.Millisecond)
 			if n := packets.Load(); n != 0 {
 				t.Errorf("the router got %d packets, want none", n)
 			}
