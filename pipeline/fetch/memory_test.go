@@ -97,10 +97,11 @@ func TestMetadataMemoryBounded(t *testing.T) {
 	}
 	fetch(0)
 	// The second starts once the first holds all it will (every piece
-	// but the last).
-	for deadline := time.Now().Add(15 * time.Second); f.mem.used.Load() < size-metadataPieceSize; {
+	// but the last); the backstop only ends a hang (15 s here could end
+	// a slow exchange on a loaded machine).
+	for deadline := time.Now().Add(backstop); f.mem.used.Load() < size-metadataPieceSize; {
 		if time.Now().After(deadline) {
-			t.Fatalf("the first exchange holds %d bytes after 15 s, want %d", f.mem.used.Load(), size-metadataPieceSize)
+			t.Fatalf("the first exchange holds %d bytes after %v, want %d", f.mem.used.Load(), backstop, size-metadataPieceSize)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
