@@ -152,6 +152,8 @@ again() {
 	return $rc
 }
 current() { cat "$1/D/CURRENT" 2>/dev/null || echo none; }
+# writer D: the writer of dataset D's current manifest (dedup, copy, ...).
+writer() { { sed -n 's/^ *"writer": "\([^"]*\)".*/\1/p' "$1/manifests/$(cat "$1/CURRENT")"; } 2>/dev/null; }
 # cursor D: the cold sweep's cursor in dataset D's current manifest (0 if unset).
 cursor() { sed -n 's/^ *"cold_sweep": \([0-9]*\).*/\1/p' "$1/manifests/$(cat "$1/CURRENT")" | grep . || echo 0; }
 # leased NAME W: plan's checks of the leases after the re-run (see the
@@ -217,8 +219,13 @@ check() {
 		f+=("the killed export left $w/state.csv, not whole")
 	fi
 	pub=$([ -f "$w/jobs.parquet" ] && echo y || echo n)
-	# whether the kill came after the commit point (CURRENT moved on)
-	committed=$([ "${PREPOF[$name]}" != - ] && [ "$(current "$w")" = "$(cat "$P/${PREPOF[$name]}/CURRENT")" ] && echo n || echo y)
+	# whether the kill came after the step's own commit point (CURRENT moved
+	# on): not just after the commit its Open makes first on each run's copy
+	# of the prepared dataset, which gives the copy an id of its own (format
+	# 9, writer "copy") and moves no cursor: a plan killed between the two
+	# commits has committed nothing of its own (its re-run commits once)
+	committed=$([ "${PREPOF[$name]}" != - ] && { [ "$(current "$w")" = "$(cat "$P/${PREPOF[$name]}/CURRENT")" ] ||
+		[ "$(writer "$w/D")" = copy ]; } && echo n || echo y)
 	again "$name" "$w" || rc2=$?
 	if isplan "$name" && [ $rc2 -eq 2 ] && [ "$pub" = y ]; then :; # refused: the run published its jobs, still leased
 	elif [ $rc2 -ne 0 ]; then f+=("the re-run exits $rc2"); fi
