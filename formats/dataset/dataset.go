@@ -79,13 +79,18 @@ func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error
 	if err := d.checkWritable(m); err != nil {
 		return nil, err
 	}
+	// What killed writers left goes first, on an older format too: the
+	// staging folder of a migration killed while it rewrote the state's
+	// files holds a copy of the whole state, which the migration below
+	// would write once more beside it (it rolls forward and drops a
+	// half-published commit of the current format only).
+	d.maintain()
 	if m.FormatVersion < FormatVersion {
 		if err := d.migrate(ctx, m, o.LockWait); err != nil {
 			return nil, err
 		}
 		return d, nil
 	}
-	d.maintain()
 	if !o.KeepIdentity && d.Copied(m) {
 		if err := d.reidentify(ctx, o.LockWait); err != nil {
 			return nil, err
