@@ -32,6 +32,10 @@ type Dataset struct {
 type OpenOptions struct {
 	Create   bool          // create an empty dataset if DIR has none
 	LockWait time.Duration // how long maintenance on open may wait for the lock
+	// Keep is the snapshots kept for readers (CommitOptions.Keep; 0: 3)
+	// by a commit Open makes itself (a migration; a copy's new id): the
+	// run's --keep, which the run's own commit then keeps too.
+	Keep int
 	// KeepIdentity: a run that commits nothing (plan-retries --limit 0)
 	// leaves a copied dataset's identity to the first writer that commits
 	// (Copied; a migration still draws one).
@@ -86,13 +90,13 @@ func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error
 	// half-published commit of the current format only).
 	d.maintain()
 	if m.FormatVersion < FormatVersion {
-		if err := d.migrate(ctx, m, o.LockWait); err != nil {
+		if err := d.migrate(ctx, m, o); err != nil {
 			return nil, err
 		}
 		return d, nil
 	}
 	if !o.KeepIdentity && d.Copied(m) {
-		if err := d.reidentify(ctx, o.LockWait); err != nil {
+		if err := d.reidentify(ctx, o); err != nil {
 			return nil, err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"syscall"
-	"time"
 )
 
 // FolderFormat is the first format whose manifests record the folder
@@ -121,7 +120,7 @@ func (m *Manifest) Descends(id string) bool {
 // (identify), changing nothing else: a writer does so as it opens the
 // dataset, before its own work reads the id (plan-retries' lease IDs).
 // Another writer may do it first: then there is nothing left to do.
-func (d *Dataset) reidentify(ctx context.Context, wait time.Duration) error {
+func (d *Dataset) reidentify(ctx context.Context, o OpenOptions) error {
 	for {
 		tx, err := d.Begin()
 		if err != nil {
@@ -131,7 +130,7 @@ func (d *Dataset) reidentify(ctx context.Context, wait time.Duration) error {
 			tx.Abort()
 			return nil
 		}
-		_, err = tx.Commit(ctx, CommitOptions{LockWait: wait, Writer: "copy"})
+		_, err = tx.Commit(ctx, CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "copy"})
 		if ac, ok := AsAfterCommit(err); ok {
 			ac.What = "giving the copied dataset an id of its own"
 		}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/infohash/infohash/formats/statecol"
 )
@@ -38,7 +37,7 @@ import (
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
 // until garbage-collected like any other.
-func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) error {
+func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error {
 	slog.Info("migrating dataset", "dir", d.Dir, "from", m.FormatVersion, "to", FormatVersion)
 	for {
 		tx, err := d.Begin()
@@ -64,7 +63,8 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, wait time.Duration) 
 			tx.Abort()
 			return fmt.Errorf("dataset: %s: migrating: recording the footer checksums: %w", d.Dir, err)
 		}
-		_, err = tx.Commit(ctx, CommitOptions{LockWait: wait, Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
+		_, err = tx.Commit(ctx, CommitOptions{LockWait: o.LockWait, Keep: o.Keep,
+			Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
 		if ac, ok := AsAfterCommit(err); ok {
 			ac.What = fmt.Sprintf("the migration to format %d", FormatVersion)
 		}
