@@ -220,12 +220,12 @@ check() {
 	fi
 	pub=$([ -f "$w/jobs.parquet" ] && echo y || echo n)
 	# whether the kill came after the step's own commit point (CURRENT moved
-	# on): not just after the commit its Open makes first on each run's copy
-	# of the prepared dataset, which gives the copy an id of its own (format
-	# 9, writer "copy") and moves no cursor: a plan killed between the two
-	# commits has committed nothing of its own (its re-run commits once)
+	# on): not just after a commit its Open makes first, which moves no
+	# cursor (writer "copy": each run's copy of the prepared dataset gets an
+	# id of its own, format 9; "migrate N→M"): a plan killed between the two
+	# has committed nothing of its own (its re-run commits once)
 	committed=$([ "${PREPOF[$name]}" != - ] && { [ "$(current "$w")" = "$(cat "$P/${PREPOF[$name]}/CURRENT")" ] ||
-		[ "$(writer "$w/D")" = copy ]; } && echo n || echo y)
+		case $(writer "$w/D") in copy | migrate*) ;; *) false ;; esac; } && echo n || echo y)
 	again "$name" "$w" || rc2=$?
 	if isplan "$name" && [ $rc2 -eq 2 ] && [ "$pub" = y ]; then :; # refused: the run published its jobs, still leased
 	elif [ $rc2 -ne 0 ]; then f+=("the re-run exits $rc2"); fi
