@@ -1,9 +1,7 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,16 +90,9 @@ func TestPlanRetriesDueUnplanned(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			b, err := os.ReadFile(stats)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got map[string]any
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
-			}
+			got := readPlanStats(t, stats)
 			if got["due"] != 5.0 || got["due_unplanned"] != tt.want {
-				t.Errorf("--stats-json: due %v, due_unplanned %v; want 5 and %v:\n%s", got["due"], got["due_unplanned"], tt.want, b)
+				t.Errorf("--stats-json: due %v, due_unplanned %v; want 5 and %v: %v", got["due"], got["due_unplanned"], tt.want, got)
 			}
 			if want := fmt.Sprintf("due_unplanned=%v ", tt.want); !strings.Contains(stderr, want) {
 				t.Errorf("the final line lacks %q:\n%s", want, stderr)

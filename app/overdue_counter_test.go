@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,17 +37,10 @@ func TestPlanRetriesCountsOverdueReserve(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			b, err := os.ReadFile(stats)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got map[string]any
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
-			}
+			got := readPlanStats(t, stats)
 			if got["planned_new_overdue"] != float64(tt.want) || got["planned_new"] != 10.0 {
-				t.Errorf("--stats-json: planned_new_overdue %v, planned_new %v; want %d and 10:\n%s",
-					got["planned_new_overdue"], got["planned_new"], tt.want, b)
+				t.Errorf("--stats-json: planned_new_overdue %v, planned_new %v; want %d and 10: %v",
+					got["planned_new_overdue"], got["planned_new"], tt.want, got)
 			}
 			m, err := os.ReadFile(prom)
 			if err != nil {
