@@ -71,9 +71,11 @@ scenario dedup-new - dedup --data @D@ --now "$T0" "$P/all.txt"
 scenario dedup-splice ds0 dedup --data @D@ --now "$T0B" --batch-hashes 300 "$P/list-a.txt" "$P/list-b.txt"
 scenario dedup-thaw cold dedup --data @D@ --now "$T4" "$P/thaw.txt"
 scenario plan ds1 plan-retries --data @D@ --now "$T1B" --limit 200 -o @W@/jobs.parquet
-# (--keep 4: its commit collects no snapshot, where the prepared dataset's 3
-# would lose snapshot 5's state, peers, ledger and leases folders: ~40 more
-# kill points, all after the commit, of the collection plan's sweep tries)
+# (--keep 4: the commit Open makes on each point's copy, its new
+# dataset_id, collects no snapshot, and plan's own collects one at most,
+# where the default 3 would lose snapshot 5's state, peers, ledger and
+# leases folders: ~40 more kill points, all after the commit, of the
+# collection plan's sweep tries)
 scenario plan-cold coldsweep plan-retries --data @D@ --now "$T5" --limit 200 --keep 4 -o @W@/jobs.parquet
 scenario merge-splice splice merge --data @D@ --now "$T1B" "$P/splice.parquet"
 scenario merge-full full merge --data @D@ --now "$T1" "$P/full.parquet"
