@@ -28,7 +28,7 @@ func TestOpensCommitKeepsSnapshots(t *testing.T) {
 			copyTree(t, dir, copied)
 			return copied
 		}},
-		{"format 9", "migrate 9→10", func(t *testing.T, dir string) string {
+		{"format 9", fmt.Sprintf("migrate 9→%d", FormatVersion), func(t *testing.T, dir string) string {
 			name, _, err := readPointer(filepath.Join(dir, "CURRENT"))
 			if err != nil {
 				t.Fatal(err)
