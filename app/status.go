@@ -33,10 +33,10 @@ null until a writer migrates a dataset of format 7; "copied from ID" once
 a copy's first writer gave it its own: JSON's ancestor_ids, and copied
 until then; ancestor_passes, the passes of each ancestor's jobs merge
 takes, those the copy held leases of). "leased" counts the live leases
-of DIR/leases/ (jobs planned and not yet merged),
-"leases_expired" the ones whose lease_until passed with no result merged
-(the fetch died or its results were not merged; the hashes are planned
-again), "oldest_expired_lease_until" the earliest of those. The retry
+of DIR/leases/ (jobs planned and not yet merged), "leases_expired" the
+ones whose lease_until passed with no result merged (the fetch died or
+its results were not merged; the hashes are planned again),
+"oldest_expired_lease_until" the earliest of those. The retry
 waves count the hashes not fetched, leased nor blocklisted by when their
 next retry falls due (a null one is overdue), each hash in one wave:
 overdue, within_1h, within_1d (after the first hour), within_7d,

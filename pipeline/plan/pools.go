@@ -124,8 +124,8 @@ func (ps *pools) add(due [3]int, batch []cand) [4]bar {
 // pool i (quota's): of the new pool's, overdueReserve of them go to the
 // longest waiting overdue hashes (ranked as starved: first but for
 // reactivated ones; marked overdue), the rest to the best others by
-// Priority. Those are
-// among the n best of the pool, all of which it keeps. ps is spent.
+// Priority. Those are among the n best of the pool, all of which it
+// keeps. ps is spent.
 func (ps *pools) pick(n [3]int) [3][]cand {
 	var picked [3][]cand
 	for i := range n {
