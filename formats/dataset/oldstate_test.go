@@ -2,14 +2,18 @@ package dataset
 
 import (
 	"context"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/statecol"
 )
 
 // oldStateDataset makes a dataset as format version left it: its one
@@ -76,4 +80,40 @@ func migratedStateFile(t *testing.T, dir string, old *Manifest) (*Dataset, *Mani
 		t.Fatal(err)
 	}
 	return d, cur, pf
+}
+
+// checkStateMigration checks the older-format state file oldStateDataset
+// made (dir, path, sum, m): read as readers read it, unmigrated, it lacks
+// exactly the columns lacks (read as the current format, the first is
+// named missing: damage), and its one row is as check wants; after a
+// writer's open migrates the dataset, the row still is, and the rewritten
+// file has each column of cols (a path in the schema).
+func checkStateMigration(t *testing.T, dir, path string, sum rowio.FooterSum, m *Manifest, lacks []string,
+	check func(what string, g schema.State), cols ...[]string) {
+	t.Helper()
+	read := func(what string, got []schema.State, err error) {
+		t.Helper()
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%s: %+v, %v", what, got, err)
+		}
+		check(what, got[0])
+	}
+	if got := m.StateLacks(); got != statecol.ColumnsNamed(lacks...) {
+		t.Fatalf("format %d lacks %v, want %v", m.FormatVersion, got.Names(), lacks)
+	}
+	got, err := statecol.ReadStateFile(rowio.RecordedFile(path, sum, lacks...))
+	read(fmt.Sprintf("format %d, unmigrated", m.FormatVersion), got, err)
+	// The current format lacks nothing: a missing column is damage.
+	if _, err := statecol.ReadStateFile(rowio.RecordedFile(path, sum)); err == nil ||
+		!strings.Contains(err.Error(), `no column "`+lacks[0]) {
+		t.Fatalf("a file without %s read as of the current format: %v", lacks[0], err)
+	}
+	d, cur, pf := migratedStateFile(t, dir, m)
+	got, err = ReadPartition[schema.State](d, cur.Table(TableState), "00")
+	read("migrated", got, err)
+	for _, col := range cols {
+		if _, ok := pf.Schema().Lookup(col...); !ok {
+			t.Errorf("migrated file lacks %s", strings.Join(col, "."))
+		}
+	}
 }

@@ -1,13 +1,10 @@
 package dataset
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/schema/schematest"
-	"github.com/infohash/infohash/formats/statecol"
 )
 
 // TestMigrateFromV8: a format 8 state file (no first_source nor
@@ -20,12 +17,7 @@ func TestMigrateFromV8(t *testing.T) {
 		LastSource: schema.SourceGetPeers, MetadataStatus: "failed", Attempts: 3, LastAttempt: 4, LastFailure: "timeout",
 		NextRetry: 5, Tier: "hot"}, Peers: []string{"127.0.0.1:9"}}}
 	dir, path, sum, m := oldStateDataset(t, 8, rows)
-	check := func(what string, got []schema.State, err error) {
-		t.Helper()
-		if err != nil || len(got) != 1 {
-			t.Fatalf("%s: %+v, %v", what, got, err)
-		}
-		g := got[0]
+	checkStateMigration(t, dir, path, sum, m, []string{"first_source", "last_failure_at"}, func(what string, g schema.State) {
 		if g.FirstSource != "" || g.LastFailureAt != 0 {
 			t.Errorf("%s: first_source %q, last_failure_at %d, want both null", what, g.FirstSource, g.LastFailureAt)
 		}
@@ -33,25 +25,5 @@ func TestMigrateFromV8(t *testing.T) {
 			len(g.Peers) != 1 {
 			t.Errorf("%s: the other columns read %+v", what, g)
 		}
-	}
-	lacks := m.StateLacks()
-	if lacks != statecol.ColumnsNamed("first_source", "last_failure_at") {
-		t.Fatalf("format 8 lacks %v", lacks.Names())
-	}
-	got, err := statecol.ReadStateFile(rowio.RecordedFile(path, sum, lacks.Names()...))
-	check("format 8, unmigrated", got, err)
-	// The current format lacks nothing: a missing column is damage.
-	if _, err := statecol.ReadStateFile(rowio.RecordedFile(path, sum)); err == nil || !strings.Contains(err.Error(), `no column "first_source`) {
-		t.Fatalf("a file without first_source read as of the current format: %v", err)
-	}
-
-	d, cur, pf := migratedStateFile(t, dir, m)
-	st := cur.Table(TableState)
-	got, err = ReadPartition[schema.State](d, st, "00")
-	check("migrated", got, err)
-	for _, col := range []string{"first_source", "last_failure_at"} {
-		if _, ok := pf.Schema().Lookup(col); !ok {
-			t.Errorf("migrated file lacks %s", col)
-		}
-	}
+	}, []string{"first_source"}, []string{"last_failure_at"})
 }
