@@ -107,7 +107,10 @@ The text's "totals" line sums them, --format json has them as "totals"
 (NAME or NAME:LABEL to a count), and --metrics-file as Prometheus counters
 infohash_dataset_NAME_total: dedup_inputs, dedup_observations,
 dedup_new_hashes, dedup_reactivated, dedup_rewarmed, plan_jobs{kind},
-merge_inputs, merge_results, merge_attempts{outcome}, merge_torrents,
+plan_jobs_new_overdue (plan-retries' planned_new_overdue: new jobs by the
+overdue reserve, within plan_jobs{kind="new"}; also on the text's line;
+counted from this build on, 0 in older datasets), merge_inputs,
+merge_results, merge_attempts{outcome}, merge_torrents,
 merge_unknown_hashes, merge_archived_to_cold, merge_failures_deferred
 (peers_penalised results: retries merge deferred to the end of a peer's
 penalty, also on the text's line; the state keeps no mark of a deferral,

@@ -22,6 +22,7 @@ const (
 	TotalDedupReactivated  = "dedup_reactivated"
 	TotalDedupRewarmed     = "dedup_rewarmed"
 	TotalPlanJobs          = "plan_jobs"
+	TotalPlanNewOverdue    = "plan_jobs_new_overdue"
 	TotalMergeInputs       = "merge_inputs"
 	TotalMergeResults      = "merge_results"
 	TotalMergeAttempts     = "merge_attempts"
@@ -40,6 +41,7 @@ var TotalFamilies = []TotalFamily{
 	{TotalDedupReactivated, "", "Sightings that pulled a hash's next retry closer (reactivated_at set)."},
 	{TotalDedupRewarmed, "", "Cold hashes a sighting made hot again."},
 	{TotalPlanJobs, "kind", "Jobs plan-retries leased, by kind (new: never tried; retry; reactivated: a retry a sighting pulled closer; cold: from the cold sweep)."},
+	{TotalPlanNewOverdue, "", "Jobs plan-retries leased by the overdue reserve (plan.new_overdue_share): never-tried hashes due longer than plan.new_overdue_after; also counted in plan_jobs, kind new."},
 	{TotalMergeInputs, "", "Results inputs merge applied."},
 	{TotalMergeResults, "", "Result rows merge applied (attempts and released rows)."},
 	{TotalMergeAttempts, "outcome", "Fetch attempts merge applied, by outcome (released rows are no attempt and are not counted)."},

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -74,6 +76,12 @@ func TestOverdueNewIsPlanned(t *testing.T) {
 			if want := map[bool]int{true: 1}[tc.want]; st.PlannedNewOverdue != want || st.PlannedNew != len(jobs) {
 				t.Errorf("planned_new_overdue %d, planned_new %d; want %d and %d", st.PlannedNewOverdue, st.PlannedNew,
 					want, len(jobs))
+			}
+			// The manifest keeps it as a total beside plan_jobs (status's
+			// source), 0 (absent) when no reserve job was planned.
+			totals := datasettest.Current(t, dir).Totals
+			if got, want := totals[dataset.TotalPlanNewOverdue], int64(st.PlannedNewOverdue); got != want {
+				t.Errorf("total %s = %d, want %d (totals %v)", dataset.TotalPlanNewOverdue, got, want, totals)
 			}
 		})
 	}

@@ -211,6 +211,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 			for kind, n := range map[string]int{"new": st.PlannedNew, "retry": st.PlannedRetry, "reactivated": st.PlannedReactivated, "cold": st.PlannedCold} {
 				tx.AddTotal(dataset.TotalKey(dataset.TotalPlanJobs, kind), int64(n))
 			}
+			tx.AddTotal(dataset.TotalPlanNewOverdue, int64(st.PlannedNewOverdue))
 			committing := phase(o, "plan-retries: committing")
 			m, err := commit(ctx, tx, o, p, leases, changed, st.ColdSweepStart, st.ColdSweepNext, ready)
 			committing.End()

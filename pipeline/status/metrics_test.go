@@ -40,8 +40,9 @@ func TestMetrics(t *testing.T) {
 		Foreign:      []string{"inbox/copied-by-hand.parquet", "inbox/old/"},
 		Verified:     &dataset.VerifyResult{Files: 12},
 		Totals: map[string]int64{dataset.TotalDedupObservations: 1000, dataset.TotalDedupNew: 9,
-			dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6, dataset.TotalKey(dataset.TotalMergeAttempts, "no_peers"): 2,
-			dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 2, dataset.TotalMergeTorrents: 2,
+			dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6, dataset.TotalPlanNewOverdue: 1,
+			dataset.TotalKey(dataset.TotalMergeAttempts, "no_peers"): 2,
+			dataset.TotalKey(dataset.TotalMergeAttempts, "ok"):       2, dataset.TotalMergeTorrents: 2,
 			dataset.TotalKey(dataset.TotalMergeAttempts, "peers_penalised"): 3, dataset.TotalMergeDeferred: 3},
 	}
 	for _, tt := range []struct {
@@ -97,15 +98,32 @@ func checkExposition(t *testing.T, text string) {
 	}
 }
 
-// TestPrintTotalsDeferred: the text's totals line says how many retries
-// merge deferred to a peer penalty's end (merge_failures_deferred): the
-// state keeps no mark of a deferral, so that count is all status has.
-func TestPrintTotalsDeferred(t *testing.T) {
-	r := &Report{Totals: map[string]int64{dataset.TotalKey(dataset.TotalMergeAttempts, "peers_penalised"): 4,
-		dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 1, dataset.TotalMergeTorrents: 1, dataset.TotalMergeDeferred: 3}}
-	var b strings.Builder
-	r.Print(&b)
-	if want := "5 attempts merged (1 torrents stored, 3 retries deferred by peer penalties)\n"; !strings.Contains(b.String(), want) {
-		t.Fatalf("status text lacks %q:\n%s", want, b.String())
+// TestPrintTotals: the text's totals line says how many retries merge
+// deferred to a peer penalty's end (merge_failures_deferred: the state
+// keeps no mark of a deferral, so that count is all status has), and how
+// many of the jobs planned went to overdue new hashes
+// (plan_jobs_new_overdue; a manifest from before it has none: 0).
+func TestPrintTotals(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		totals map[string]int64
+		want   string
+	}{
+		{"deferred", map[string]int64{dataset.TotalKey(dataset.TotalMergeAttempts, "peers_penalised"): 4,
+			dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 1, dataset.TotalMergeTorrents: 1, dataset.TotalMergeDeferred: 3},
+			"5 attempts merged (1 torrents stored, 3 retries deferred by peer penalties)\n"},
+		{"new overdue", map[string]int64{dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6,
+			dataset.TotalKey(dataset.TotalPlanJobs, "retry"): 4, dataset.TotalPlanNewOverdue: 2},
+			"10 jobs planned (2 for overdue new hashes), 0 attempts merged"},
+		{"older manifest", map[string]int64{dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6},
+			"6 jobs planned (0 for overdue new hashes), 0 attempts merged"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			(&Report{Totals: tt.totals}).Print(&b)
+			if !strings.Contains(b.String(), tt.want) {
+				t.Fatalf("status text lacks %q:\n%s", tt.want, b.String())
+			}
+		})
 	}
 }

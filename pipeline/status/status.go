@@ -365,8 +365,8 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "table %s\t%d rows, %s\n", name, r.TableRows[name], humanBytes(r.TableBytes[name]))
 	}
 	if t := r.Totals; len(t) > 0 {
-		fmt.Fprintf(tw, "totals\t%d observations, %d new hashes, %d jobs planned, %d attempts merged (%d torrents stored, %d retries deferred by peer penalties)\n",
-			t[dataset.TotalDedupObservations], t[dataset.TotalDedupNew], sumFamily(t, dataset.TotalPlanJobs),
+		fmt.Fprintf(tw, "totals\t%d observations, %d new hashes, %d jobs planned (%d for overdue new hashes), %d attempts merged (%d torrents stored, %d retries deferred by peer penalties)\n",
+			t[dataset.TotalDedupObservations], t[dataset.TotalDedupNew], sumFamily(t, dataset.TotalPlanJobs), t[dataset.TotalPlanNewOverdue],
 			sumFamily(t, dataset.TotalMergeAttempts), t[dataset.TotalMergeTorrents], t[dataset.TotalMergeDeferred])
 	}
 	tw.Flush()
