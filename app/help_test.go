@@ -159,6 +159,21 @@ func TestReadmeSaysBusyAndWrongSchema(t *testing.T) {
 	}
 }
 
+// TestReadmeNamesRepeatCounters: README names both counters of capture's
+// repeat rule where it states the rule, as capture --help does: the
+// repeats dropped, and the pairs the full set evicted before their window
+// ended (whose repeats were recorded again).
+func TestReadmeNamesRepeatCounters(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	if want := "`repeats_dropped`; evicted early: `repeat_window_evicted`)"; !strings.Contains(readme, want) {
+		t.Errorf("README does not say %q", want)
+	}
+}
+
 // TestDedupHelpSaysWrongSchema: dedup --help says, where it gives
 // observed_at's accepted types, that one typed DATE, TIME or DECIMAL is
 // wrong schema (exit 2), as README does (TestOptionalColumnTypes checks
