@@ -175,16 +175,17 @@ func TestReadmeNamesRepeatCounters(t *testing.T) {
 }
 
 // TestDedupHelpSaysWrongSchema: dedup --help says, where it gives
-// observed_at's accepted types, that one typed DATE, TIME or DECIMAL is
-// wrong schema (exit 2), as README does (TestOptionalColumnTypes checks
-// the refusals), in lines of the help's width.
+// observed_at's accepted types, that one typed DATE, TIME, DECIMAL or a
+// narrower integer is wrong schema (exit 2), as README does
+// (TestOptionalColumnTypes and TestArrowColumnTypes check the refusals),
+// in lines of the help's width.
 func TestDedupHelpSaysWrongSchema(t *testing.T) {
 	stdout, stderr, code := runMain(t, "dedup", "--help")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	const want = "observed_at (a timestamp of any unit, or a plain INT64 of epoch milliseconds, from 2001 to 2200: " +
-		"else bad input; a DATE, TIME or DECIMAL is wrong schema, exit 2)"
+	const want = "observed_at (a timestamp of any unit, or a plain 64-bit integer of epoch milliseconds, signed or not, " +
+		"from 2001 to 2200: else bad input; a DATE, TIME, DECIMAL or narrower integer is wrong schema, exit 2)"
 	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
 		t.Errorf("dedup --help does not say %q", want)
 	}

@@ -122,14 +122,7 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 			return func(c arrow.Array, i int, d reflect.Value) error { d.SetInt(g(c, i)); return nil }, nil
 		}
 		if t.ID() == arrow.UINT64 { // by value: one past int64 would wrap around to a negative one
-			return func(c arrow.Array, i int, d reflect.Value) error {
-				v := c.(*array.Uint64).Value(i)
-				if v > math.MaxInt64 {
-					return &IntRangeError{valueAt: valueAt{Column: f.name}, Value: v}
-				}
-				d.SetInt(int64(v))
-				return nil
-			}, nil
+			return uint64Getter(f), nil
 		}
 	case kTimestamp:
 		if ts, ok := t.(*arrow.TimestampType); ok {
@@ -151,6 +144,9 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 		}
 		if g := intGetter(t); g != nil {
 			return func(c arrow.Array, i int, d reflect.Value) error { d.SetInt(g(c, i)); return nil }, nil
+		}
+		if t.ID() == arrow.UINT64 { // epoch ms, as Parquet's UBIGINT is read: by value
+			return uint64Getter(f), nil
 		}
 	case kFloat64:
 		if t.ID() == arrow.FLOAT64 {
@@ -301,6 +297,20 @@ func IsArrowString(t arrow.Type) bool {
 // fixed_size_binary, binary, large_binary or binary_view (Polars').
 func IsArrowBinary(t arrow.Type) bool {
 	return t == arrow.FIXED_SIZE_BINARY || t == arrow.BINARY || t == arrow.LARGE_BINARY || t == arrow.BINARY_VIEW
+}
+
+// uint64Getter reads a uint64 column into f, an integer (or epoch ms)
+// field, by value: one past int64 is an IntRangeError, never the negative
+// value it would wrap around to.
+func uint64Getter(f *field) getter {
+	return func(c arrow.Array, i int, d reflect.Value) error {
+		v := c.(*array.Uint64).Value(i)
+		if v > math.MaxInt64 {
+			return &IntRangeError{valueAt: valueAt{Column: f.name}, Value: v}
+		}
+		d.SetInt(int64(v))
+		return nil
+	}
 }
 
 func intGetter(t arrow.DataType) func(arrow.Array, int) int64 {

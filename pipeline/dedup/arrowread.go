@@ -25,7 +25,8 @@ import (
 
 // arrowLayout is where an Arrow stream's columns are, by type.
 // arrowLayoutOf's error says why the column reader does not take a
-// layout; the row reader may (observed_at as int32, say).
+// layout: a column of a type neither reader takes (arrowTypeError), or
+// one the row reader reports (a column missing, two names but for case).
 type arrowLayout struct {
 	hash, at, typ, src, v2 int   // column indexes, -1 when absent
 	port, addr             int   // peer_port (INT32) and node_addr (text), both or neither (peers.go)
@@ -88,11 +89,14 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 	if b.noPeers {
 		l.port, l.addr = -1, -1
 	}
+	var typeErr *arrowTypeError
 	switch {
 	case err == nil && fastPath:
 		r.RecycleBuffers() // loadArrow copies what it keeps
 		return readArrowColumns(ctx, r, l, b, bad)
 	case err != nil && (l.hashText != "" || l.v2Text != ""): // only the column reader reads hex
+		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
+	case errors.As(err, &typeErr): // nor does the row reader: said in its words, as Parquet's are
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
 	f2, err := in.open(ctx) // again, for the row reader
@@ -102,6 +106,26 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 	defer f2.Close()
 	peers := !b.noPeers && arrowPeerColumns(r.ArrowSchema()) >= 0
 	return readArrowRows(ctx, in.name, f2, in.inbox, peers, b, bad)
+}
+
+// An arrowTypeError is a column of a type dedup does not read, saying
+// what it wants (the row reader's error named only the Go field's Arrow
+// type, "want timestamp[ms, tz=UTC], got date32", though it reads every
+// unit and epoch ms).
+type arrowTypeError struct {
+	name, want string
+	typ        arrow.DataType
+}
+
+func (e *arrowTypeError) Error() string {
+	return fmt.Sprintf("column %q is %s, want %s", e.name, e.typ, e.want)
+}
+
+// uint64TimeError is why a uint64 observed_at v past 2^63 is refused, by
+// both readers: it is no time in 2001..2200 (the wrapped-around int64 it
+// would be read as is another value).
+func uint64TimeError(v uint64) string {
+	return fmt.Sprintf("observed_at %d ms is outside %s", v, plausibleRange)
 }
 
 func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
@@ -124,12 +148,14 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 		}
 		return s.Field(i).Type.ID()
 	}
-	// not is the reason the column reader does not take column i (name).
-	not := func(i int, name string) error {
+	// not is the reason the column reader does not take column i (name):
+	// missing, or of a type no reader takes (an arrowTypeError, saying
+	// what it wants).
+	not := func(i int, name, want string) error {
 		if i < 0 {
 			return fmt.Errorf("missing column %q", name)
 		}
-		return fmt.Errorf("column %q is %s", name, s.Field(i).Type)
+		return &arrowTypeError{name: name, typ: s.Field(i).Type, want: want}
 	}
 	binary := rowio.IsArrowBinary
 	text := func(i int) string {
@@ -140,13 +166,16 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 	}
 	l.hashText, l.v2Text = text(l.hash), text(l.v2)
 	if !binary(typeOf(l.hash)) && l.hashText == "" {
-		return l, not(l.hash, "info_hash")
+		return l, not(l.hash, "info_hash", "binary (20 bytes, or 32 for v2) or hex text")
 	}
 	if l.v2 >= 0 && !binary(typeOf(l.v2)) && l.v2Text == "" {
-		return l, not(l.v2, "info_hash_v2")
+		return l, not(l.v2, "info_hash_v2", "binary (32 bytes) or hex text")
 	}
+	// Epoch ms as an integer: int64, or uint64 as Parquet's UBIGINT is
+	// (by value: one past 2^63 is out of range). A narrower integer holds
+	// no time in 2001..2200 as ms: a wrong type, as Parquet's INT32 is.
 	switch t := typeOf(l.at); t {
-	case arrow.INT64:
+	case arrow.INT64, arrow.UINT64:
 	case arrow.TIMESTAMP:
 		switch s.Field(l.at).Type.(*arrow.TimestampType).Unit {
 		case arrow.Second:
@@ -157,18 +186,18 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 			l.atDiv = 1_000_000
 		}
 	default:
-		return l, not(l.at, "observed_at")
+		return l, not(l.at, "observed_at", "a timestamp or a 64-bit integer (epoch ms)")
 	}
 	switch typeOf(l.typ) {
 	case arrow.NULL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32,
 		arrow.UINT64:
 	default:
-		return l, not(l.typ, "hash_type")
+		return l, not(l.typ, "hash_type", "an integer (1 or 2)")
 	}
 	// source is text or a BLOB (not fixed_size_binary, as Parquet's
 	// FIXED_LEN_BYTE_ARRAY is not), checked as text (sourceError).
 	if t := typeOf(l.src); l.src >= 0 && !rowio.IsArrowString(t) && (!binary(t) || t == arrow.FIXED_SIZE_BINARY) {
-		return l, not(l.src, "source")
+		return l, not(l.src, "source", "text or a BLOB (binary)")
 	}
 	if l.port = arrowPeerColumns(s); l.port >= 0 {
 		l.addr = col("node_addr")
@@ -281,6 +310,13 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 	case *array.Int64:
 		for i, v := range a.Int64Values()[:n] {
 			r.at[i] = v * l.atMul / l.atDiv
+		}
+	case *array.Uint64: // by value: one past 2^63 would wrap around to a negative time
+		for i, v := range a.Uint64Values()[:n] {
+			if v > math.MaxInt64 {
+				return &rowError{row: int64(i), msg: uint64TimeError(v)}
+			}
+			r.at[i] = int64(v)
 		}
 	}
 	if l.typ >= 0 {

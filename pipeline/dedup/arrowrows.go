@@ -70,6 +70,8 @@ func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd boo
 			// Row n (of the stream, as the column reader counts) is past
 			// an int64: out of range, as the column reader says it.
 			return n, bad(hashTypeRangeError(n))
+		} else if ok && re.Column == "observed_at" {
+			return n, bad(fmt.Errorf("row %d: %s", n, uint64TimeError(re.Value)))
 		}
 		if err != nil {
 			return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))
