@@ -60,6 +60,15 @@ but fills unevenly: from about a quarter of that rate it evicts a few
 before their window ends, whose repeats are then recorded again;
 repeat_window_evicted counts them (a warning, once a run, when they
 reach 1% of the pairs: a shorter --repeat-window holds more a second).
+get_peers needs no token, so a sender forging source addresses is many
+senders: a hash's get_peers are recorded at most --max-sightings-per-hash
+times per --repeat-window over all senders (announce_peer, bound to its
+sender's address by the token, is not capped); the rest are answered and
+counted in hash_cap_dropped. The default, 32 (a window, a process), is
+only reached by the busiest hashes one process hears of (most come once
+or twice a window): they still rank 16 to 32 times above those, and a
+forger lifts a hash to their level, not above. 0 (or --repeat-window 0)
+caps nothing.
 
 Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
 with -o - (refused when stdout is a terminal), or into FILE with -o FILE
@@ -129,6 +138,7 @@ distinct_hashes is exact up to 65,536 hashes, an estimate (within about
 			&cli.Float64Flag{Name: "dht-rate", Aliases: []string{"max-rps"}, Value: d.MaxRPS, Usage: "at most `N` outgoing DHT crawl queries per second, above 0 (no crawl: --passive)"},
 			&cli.BoolFlag{Name: "passive", Usage: "only record incoming queries; no BEP 51 walk"},
 			durationFlag("repeat-window", d.RepeatWindow, "record a sender's get_peers (announce_peer) of a hash at most once per `D` (0: every query)"),
+			&cli.IntFlag{Name: "max-sightings-per-hash", Value: d.MaxSightingsPerHash, Usage: fmt.Sprintf("record at most `N` get_peers of one hash per --repeat-window, over all senders (0: no cap; at most %d)", capture.MaxSightingsLimit)},
 			&cli.StringFlag{Name: "run-id", Usage: "run `ID` written into every observation (default capture-<UTC time>)"},
 			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),
 			replaceFlag,
@@ -170,6 +180,7 @@ func runCapture(c *cli.Context) error {
 	o.MaxRPS = c.Float64("dht-rate")
 	o.Crawl = !c.Bool("passive")
 	o.RepeatWindow = flagDuration(c, "repeat-window")
+	o.MaxSightingsPerHash = c.Int("max-sightings-per-hash")
 	o.RunID = c.String("run-id")
 	if o.RunID == "" {
 		o.RunID = "capture-" + o.Clock.Now().UTC().Format("20060102T150405Z")
@@ -237,7 +248,7 @@ func runCapture(c *cli.Context) error {
 	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", queriesAttr(st.Queries), "malformed", st.Malformed,
 		"socket_dropped", st.SocketDropped, "sample_responses", st.SampleResponses, "samples", st.Samples,
-		"distinct_hashes", st.DistinctHashes, "fetch_lookups_skipped", st.FetchLookups,
+		"distinct_hashes", st.DistinctHashes, "fetch_lookups_skipped", st.FetchLookups, "hash_cap_dropped", st.HashCapDropped,
 		"repeat_window_evicted", st.RepeatEvicted, "repeats_dropped", st.RepeatsDropped,
 		"observations", st.Observations, "output", out)
 	var runErr error

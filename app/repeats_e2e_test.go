@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -103,5 +104,69 @@ func askGetPeers(t *testing.T, addr string, ih []byte, n int) {
 				break
 			}
 		}
+	}
+}
+
+// TestForgedSendersAreCapped runs the real binary on loopback: 5 senders
+// (sockets: each its own sender on loopback, as each forged source
+// address is on the Internet) ask capture get_peers for one hash, under
+// --max-sightings-per-hash 3: 3 are recorded and dedup counts seen_count
+// 3, the other 2 are answered and counted in hash_cap_dropped (stats,
+// done line, metrics). Without the cap, every sender was a sighting: a
+// sender forging addresses made the hash as busy as it liked.
+// --max-sightings-per-hash 0 records all 5.
+func TestForgedSendersAreCapped(t *testing.T) {
+	bin := infohashBinary(t)
+	const hash, senders = "89abcdef0123456789abcdef0123456789abcdef", 5
+	ih, _ := hex.DecodeString(hash)
+	tests := []struct {
+		name   string
+		limit  string
+		seen   int64
+		capped int64
+	}{
+		{"a cap of 3", "3", 3, 2},
+		{"no cap", "0", senders, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			addr := freeUDPPort(t)
+			obs, stats, metrics := filepath.Join(dir, "obs.parquet"), filepath.Join(dir, "capture.json"), filepath.Join(dir, "capture.prom")
+			cmd, stderr := fedCapture(t, bin, addr, "--duration", "1m", "-o", obs, "--stats-json", stats,
+				"--metrics-file", metrics, "--max-sightings-per-hash", tt.limit)
+			for range senders {
+				askGetPeers(t, addr, ih, 1)
+			}
+			cmd.Process.Signal(syscall.SIGINT)
+			if code := exitCode(stderr.wait(cmd)); code != 130 {
+				t.Fatalf("capture: exit %d, want 130; stderr:\n%s", code, stderr.String())
+			}
+			var cs struct {
+				Queries  map[string]int64 `json:"queries_by_method"`
+				Capped   *int64           `json:"hash_cap_dropped"`
+				Observed int64            `json:"observations_written"`
+			}
+			readJSONFile(t, stats, &cs)
+			capped := "missing"
+			if cs.Capped != nil {
+				capped = fmt.Sprint(*cs.Capped)
+			}
+			if cs.Queries["get_peers"] != senders || capped != fmt.Sprint(tt.capped) || cs.Observed != tt.seen {
+				t.Errorf("capture's stats: get_peers %d, hash_cap_dropped %s, observations %d; want %d, %d, %d",
+					cs.Queries["get_peers"], capped, cs.Observed, senders, tt.capped, tt.seen)
+			}
+			if want := fmt.Sprintf(" hash_cap_dropped=%d repeat_window_evicted=0", tt.capped); !strings.Contains(stderr.String(), want) {
+				t.Errorf("the done line lacks %q:\n%s", want, stderr.String())
+			}
+			if b, _ := os.ReadFile(metrics); !strings.Contains(string(b), fmt.Sprintf("\ninfohash_capture_hash_cap_dropped %d\n", tt.capped)) {
+				t.Errorf("--metrics-file lacks infohash_capture_hash_cap_dropped %d:\n%s", tt.capped, b)
+			}
+			data := filepath.Join(dir, "data")
+			runBin(t, bin, 0, "dedup", "--data", data, obs)
+			if got := stateRow(t, bin, data, hash); got.SeenCount != tt.seen {
+				t.Errorf("dedup of the capture: seen_count %d, want %d", got.SeenCount, tt.seen)
+			}
+		})
 	}
 }

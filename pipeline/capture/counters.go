@@ -40,7 +40,7 @@ type counters struct {
 	samples, findNodeQueries, queryTimeouts, nodesKnown atomic.Int64
 	distinct, observations, observationsOver            atomic.Int64
 	repliesLimited, libraryDropped, socketDropped       atomic.Int64
-	fetchLookups, repeatsDropped                        atomic.Int64
+	fetchLookups, repeatsDropped, hashCapDropped        atomic.Int64
 	queries                                             [len(methods)]atomic.Int64
 }
 
@@ -63,6 +63,7 @@ func (c *counters) stats() Stats {
 		ObservationsOver:  c.observationsOver.Load(),
 		FetchLookups:      c.fetchLookups.Load(),
 		RepeatsDropped:    c.repeatsDropped.Load(),
+		HashCapDropped:    c.hashCapDropped.Load(),
 		RepliesLimited:    c.repliesLimited.Load(),
 		LibraryDropped:    c.libraryDropped.Load(),
 		SocketDropped:     c.socketDropped.Load(),

@@ -304,10 +304,15 @@ func (n *node) samples(dst []byte) []byte {
 }
 
 // recordQuery records the get_peers or announce_peer m (mi), unless its
-// sender sent one for the hash within the window (recent.go).
+// sender sent one for the hash within the window, or (a get_peers) the
+// hash has had its cap of them in its window (recent.go).
 func (n *node) recordQuery(mi int, m *krpc.Msg, from netip.AddrPort, port int32, now time.Time) {
 	if n.r.recent.repeat(from, m.InfoHash, mi, now) {
 		n.r.c.repeatsDropped.Add(1)
+		return
+	}
+	if mi == mGetPeers && n.r.hashCap.full(m.InfoHash, now) {
+		n.r.c.hashCapDropped.Add(1)
 		return
 	}
 	source := schema.SourceGetPeers

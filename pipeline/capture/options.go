@@ -42,6 +42,10 @@ type Options struct {
 	// of it, are recorded at most once per RepeatWindow; its repeats are
 	// answered, not recorded (recent.go). 0 records every query.
 	RepeatWindow time.Duration
+	// MaxSightingsPerHash: the get_peers of one hash recorded per
+	// RepeatWindow, over all senders; those past it are answered, not
+	// recorded (recent.go). 0, or a RepeatWindow of 0, caps nothing.
+	MaxSightingsPerHash int
 	// SampleInterval is the interval reported to those who sample us.
 	SampleInterval time.Duration
 	// RunID is written into every observation.
@@ -71,18 +75,23 @@ type Options struct {
 // 15 to 30 minutes) another.
 const DefaultRepeatWindow = 10 * time.Minute
 
+// DefaultMaxSightingsPerHash is Options.MaxSightingsPerHash's default
+// (recent.go argues the number).
+const DefaultMaxSightingsPerHash = 32
+
 // DefaultOptions returns the settings of a plain `infohash capture`.
 func DefaultOptions() Options {
 	return Options{
-		NodeIDs:        1,
-		Listen:         ":6881",
-		Bootstrap:      dhtboot.Default(), // the public routers fetch uses too
-		MaxRPS:         500,
-		Crawl:          true,
-		RepeatWindow:   DefaultRepeatWindow,
-		SampleInterval: 6 * time.Hour,
-		BatchSize:      4096,
-		Progress:       10 * time.Second,
+		NodeIDs:             1,
+		Listen:              ":6881",
+		Bootstrap:           dhtboot.Default(), // the public routers fetch uses too
+		MaxRPS:              500,
+		Crawl:               true,
+		RepeatWindow:        DefaultRepeatWindow,
+		MaxSightingsPerHash: DefaultMaxSightingsPerHash,
+		SampleInterval:      6 * time.Hour,
+		BatchSize:           4096,
+		Progress:            10 * time.Second,
 	}
 }
 
@@ -116,6 +125,7 @@ type Stats struct {
 	ObservationsOver  int64            `json:"observations_over_limit"`
 	FetchLookups      int64            `json:"fetch_lookups_skipped"` // get_peers from the node of a fetch on the same --dht-state: not recorded (ownlookups.go)
 	RepeatsDropped    int64            `json:"repeats_dropped"`       // get_peers and announce_peer its sender sent within RepeatWindow of the one recorded: answered, not recorded (recent.go)
+	HashCapDropped    int64            `json:"hash_cap_dropped"`      // get_peers of a hash past MaxSightingsPerHash in its RepeatWindow, over all senders: answered, not recorded (recent.go)
 	RepeatEvicted     int64            `json:"repeat_window_evicted"` // (sender, hash) pairs the full recent set evicted before RepeatWindow ended: their repeats are recorded again (recent.go)
 	Seconds           float64          `json:"seconds"`
 	StopReason        string           `json:"stop_reason"`

@@ -24,6 +24,8 @@ func TestCheckOptionsNamesTheOption(t *testing.T) {
 		{"max-observations", func(o *Options) { o.MaxObservations = -5 }, "capture: --max-observations: -5 is negative"},
 		{"duration", func(o *Options) { o.Duration = -time.Minute }, "capture: --duration: -1m0s is negative"},
 		{"node-ids", func(o *Options) { o.NodeIDs = 300 }, "capture: --node-ids: 300 is more than 256"},
+		{"max-sightings-per-hash negative", func(o *Options) { o.MaxSightingsPerHash = -1 }, "capture: --max-sightings-per-hash: -1 is not from 0 to 4095"},
+		{"max-sightings-per-hash past its entry's count", func(o *Options) { o.MaxSightingsPerHash = 4096 }, "capture: --max-sightings-per-hash: 4096 is not from 0 to 4095"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := testOptions()

@@ -28,6 +28,37 @@ import (
 // recorded (repeats_dropped counts it). The window runs from the query
 // recorded: a sender that goes on asking is recorded again once it ends.
 //
+// A hash's get_peers are capped too, over all senders: get_peers needs
+// no token, so a sender that forges source addresses is as many senders
+// as it likes, each recorded once. So within a window (RepeatWindow, from
+// the first one counted) a hash's get_peers that are no repeat are
+// recorded up to Options.MaxSightingsPerHash times; those past it are
+// answered, not recorded (hash_cap_dropped counts them), and the sender's
+// repeats within its own window are still repeats. announce_peer is
+// neither capped nor counted: its token is bound to the sender's address,
+// so its senders must receive there (no forging), and it names a peer
+// fetch may dial, which a flood of forged get_peers of the hash must not
+// crowd out. The default, 32 a window, is one process's: a hash that many
+// distinct nodes look up through one capture in 10 minutes is among the
+// busiest it hears of (most hashes come once or twice), and at 32 a
+// window it still ranks 16 to 32 times above those, and over a day of
+// windows (a 24h half-life) about 6,700 in activity against a quiet
+// hash's few; what it loses is the order among the busiest, which fetch
+// takes first alike. A forger gets a hash no higher than them, not
+// above, and only 32 sightings a window for the packets it sends.
+// (On loopback and in a private range, where a sender is its address
+// and port, a token serves every port of its address: there one host
+// can announce as many senders; the networks a run is pointed into.)
+// The cap's table (hashcap.go) is fixed, 8 MiB, mapped apart from the Go
+// heap as the recent set's is and for its reasons, hashed with a seed of
+// the run's; a new hash takes an empty or expired entry of its bucket,
+// else the live one of fewest sightings: a flood of distinct hashes
+// evicts hashes seen once, and a hash evicted only starts counting again
+// (no memory grows). Two live hashes of a bucket with one 20-bit
+// fingerprint (about 1 new hash in 150,000) share a count. The get_peers
+// of a fetch on the same --dht-state count towards the cap before the
+// writer leaves them out (ownlookups.go).
+//
 // A sender is its IP address alone on the Internet, where a host picks a
 // new source port as it likes (hosts behind one NAT count as one: the
 // stricter choice); on loopback, and in a private range the run was
@@ -142,13 +173,15 @@ func mapSlots(n int) (slots []uint64, mapped bool) {
 // close unmaps the table; s must not be used after. A nil set, or one
 // whose table is on the heap, has nothing to unmap.
 func (s *recentSet) close() {
-	if s == nil || !s.mapped {
-		return
-	}
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s.slots))), len(s.slots)*8)
-	if err := unix.Munmap(b); err == nil {
+	if s != nil && s.mapped && unmapSlots(s.slots) {
 		s.slots, s.mapped = nil, false
 	}
+}
+
+// unmapSlots unmaps a table mapSlots mapped, and reports whether it did.
+func unmapSlots(slots []uint64) bool {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slots))), len(slots)*8)
+	return unix.Munmap(b) == nil
 }
 
 // repeat reports whether from sent a query of kind (the method's index)

@@ -56,6 +56,7 @@ type runner struct {
 	// --node-ids K does not send K times as many.
 	libSend *rate.Limiter
 	recent  *recentSet // the queries recorded lately, over all nodes (nil: RepeatWindow 0)
+	hashCap *hashCap   // the get_peers recorded lately of each hash, over all senders (nil: no cap)
 	crawler *crawler
 	// reach is where queries may go (see internal/reach); the zero value,
 	// public addresses only, is that of a run on the Internet.
@@ -95,6 +96,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(rule),
 		libSend: rate.NewLimiter(libraryQueryRateOut, libraryQueryBurstOut),
 		recent:  newRecentSetOf(opts.RepeatWindow, rule, time.Now(), cmp.Or(opts.recentBuckets, recentBuckets)),
+		hashCap: newHashCap(opts.MaxSightingsPerHash, opts.RepeatWindow, time.Now(), hashCapBuckets),
 		batches: make(chan []schema.Observation, 64), reach: rule}
 	if r.recent != nil {
 		entries := len(r.recent.slots)
@@ -186,6 +188,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	close(stop)
 	loops.Wait()
 	r.recent.close() // the read loops were its only users
+	r.hashCap.close()
 	save()
 	closeNodes(nodes)
 	close(r.batches)
@@ -255,6 +258,8 @@ func checkOptions(o Options) (Options, error) {
 		return o, exitcode.BadInput(fmt.Errorf("capture: --duration: %v is negative", o.Duration))
 	case o.RepeatWindow < 0:
 		return o, exitcode.BadInput(fmt.Errorf("capture: --repeat-window: %v is negative", o.RepeatWindow))
+	case o.MaxSightingsPerHash < 0 || o.MaxSightingsPerHash > MaxSightingsLimit:
+		return o, exitcode.BadInput(fmt.Errorf("capture: --max-sightings-per-hash: %d is not from 0 to %d", o.MaxSightingsPerHash, MaxSightingsLimit))
 	}
 	// A state "directory" that is a file would only fail when the run
 	// ends: the next run would start cold, and so would every one after.
