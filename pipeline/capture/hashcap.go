@@ -8,12 +8,22 @@ import (
 
 // The per-hash cap (the rule is recent.go's, with the repeat rule):
 // hashCapBuckets buckets of recentWays entries of 8 bytes, mapped apart
-// from the Go heap as the recent set is, 8 MiB whatever comes. An entry
+// from the Go heap as the recent set is, 2 MiB whatever comes. An entry
 // is a 20-bit fingerprint of the hash (hashed with a seed of the run's),
 // the get_peers recorded in its window (12 bits) and the tick its window
 // began in + 1 (32 bits; 0: an empty entry).
+//
+// 262,144 hashes: the cap needs to hold only a hash on its way to it,
+// which comes every 19s or sooner (32 in 10 minutes), while a new hash
+// evicts one seen once first, each bucket's oldest: at 3,500 new hashes a
+// second (the recent set's rate) an entry seen once lasts about 75s. A
+// hash evicted meanwhile comes too seldom to reach the cap: the table
+// too small only lets it start later, never drops a sighting under it.
+// Four times the table (8 MiB) cost a flood of distinct hashes about
+// twice as much a get_peers (cache misses: ~300ns against ~160ns in
+// BenchmarkHashCap, medians), for nothing of this.
 const (
-	hashCapBuckets = 1 << 17
+	hashCapBuckets = 1 << 15
 	// MaxSightingsLimit bounds Options.MaxSightingsPerHash: the most an
 	// entry's 12-bit count holds.
 	MaxSightingsLimit = 1<<12 - 1

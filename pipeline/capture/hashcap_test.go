@@ -293,3 +293,19 @@ func TestHashCapBelowItRecordsAsBefore(t *testing.T) {
 		t.Errorf("the stream is not what it means to be: %d recorded, %d repeats", len(plain), ps.RepeatsDropped)
 	}
 }
+
+// BenchmarkHashCap is the cap's cost per get_peers recorded, a flood of
+// distinct hashes (each a miss that takes an entry), as
+// BenchmarkRecentSet's is the recent set's: a query pays both.
+func BenchmarkHashCap(b *testing.B) {
+	start := time.Now()
+	c := newHashCap(DefaultMaxSightingsPerHash, DefaultRepeatWindow, start, hashCapBuckets)
+	defer c.close()
+	var ih [20]byte
+	i := 0
+	for b.Loop() {
+		i++
+		ih[0], ih[1], ih[2], ih[3] = byte(i>>24), byte(i>>16), byte(i>>8), byte(i)
+		c.full(ih[:], start.Add(time.Duration(i)*time.Microsecond))
+	}
+}

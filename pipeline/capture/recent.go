@@ -49,7 +49,7 @@ import (
 // (On loopback and in a private range, where a sender is its address
 // and port, a token serves every port of its address: there one host
 // can announce as many senders; the networks a run is pointed into.)
-// The cap's table (hashcap.go) is fixed, 8 MiB, mapped apart from the Go
+// The cap's table (hashcap.go) is fixed, 2 MiB, mapped apart from the Go
 // heap as the recent set's is and for its reasons, hashed with a seed of
 // the run's; a new hash takes an empty or expired entry of its bucket,
 // else the live one of fewest sightings: a flood of distinct hashes
