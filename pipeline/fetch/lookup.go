@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/anacrolix/dht/v2"
+
+	"github.com/infohash/infohash/pipeline/fetch/dhtwalk"
 )
 
 // resolveNodes resolves bootstrap host:port strings; names that do not
@@ -66,7 +68,7 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 	go func() {
 		defer close(lr.done)
 		defer func() { lr.took = time.Since(start) }()
-		w, err := startWalk(n.s, ih)
+		w, err := dhtwalk.Start(n.s, ih)
 		if err != nil {
 			lr.err = err
 			return
@@ -75,18 +77,18 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 		stop := func() {
 			if !stopped {
 				stopped = true
-				w.stop()
+				w.Stop()
 			}
 		}
 		for {
 			var pv dht.PeersValues
 			var ok bool
 			select {
-			case pv, ok = <-w.peers:
+			case pv, ok = <-w.Peers:
 			case <-ctx.Done():
 				stop()
 				// Drain until the walk closes the channel.
-				for range w.peers {
+				for range w.Peers {
 				}
 			}
 			if !ok {
@@ -107,7 +109,7 @@ func (n *dhtNode) lookup(ctx context.Context, ih [20]byte) *lookupRun {
 			}
 		}
 		stop()
-		ts := w.stats()
+		ts := w.Stats()
 		lr.queried, lr.responses = ts.NumAddrsTried, ts.NumResponses
 	}()
 	return lr

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/infohash/infohash/pipeline/fetch/dhtwalk"
 )
 
 // startSeeders generates the torrents, seeds them, and announces them; it
@@ -134,13 +136,14 @@ func (n *Net) search(every time.Duration) {
 				return
 			}
 			nd := n.nodes[(round+i)%len(n.nodes)]
-			a, err := nd.srv.AnnounceTraversal(ih)
+			// Not AnnounceTraversal: a stale "stalled" can end it before
+			// its first query (see dhtwalk.Walk).
+			w, err := dhtwalk.Start(nd.srv, ih)
 			if err != nil {
 				continue
 			}
-			for range a.Peers {
+			for range w.Peers {
 			}
-			a.Close()
 		}
 		select {
 		case <-n.ctx.Done():

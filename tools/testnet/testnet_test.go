@@ -15,6 +15,8 @@ import (
 	"github.com/anacrolix/torrent"
 	"github.com/anacrolix/torrent/metainfo"
 	"golang.org/x/time/rate"
+
+	"github.com/infohash/infohash/pipeline/fetch/dhtwalk"
 )
 
 func startNet(t *testing.T, cfg Config) *Net {
@@ -60,30 +62,26 @@ func client(t *testing.T, n *Net) *dht.Server {
 	return s
 }
 
-// getPeers looks ih up from s and returns the peers found. A traversal
-// that no node answered is run again: every testnet node answers, and
-// anacrolix/dht v2.23.0's AnnounceTraversal can stop before its first
-// answer on a loaded machine (a stale "stalled" offered before its
-// starting nodes were added; fetch's walk avoids it).
+// getPeers looks ih up from s and returns the peers found, failing the
+// test if no node answered (every testnet node answers). It walks as
+// fetch does: anacrolix/dht v2.23.0's AnnounceTraversal can stop before
+// its first answer on a loaded machine (see dhtwalk.Walk).
 func getPeers(t *testing.T, s *dht.Server, ih [20]byte) map[string]bool {
 	t.Helper()
-	for {
-		a, err := s.AnnounceTraversal(ih)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := map[string]bool{}
-		for pv := range a.Peers {
-			for _, p := range pv.Peers {
-				found[p.String()] = true
-			}
-		}
-		a.Close()
-		if a.TraversalStats().NumResponses > 0 {
-			return found
-		}
-		t.Logf("get_peers %x: no node answered (%d queried); again", ih, a.TraversalStats().NumAddrsTried)
+	w, err := dhtwalk.Start(s, ih)
+	if err != nil {
+		t.Fatal(err)
 	}
+	found := map[string]bool{}
+	for pv := range w.Peers {
+		for _, p := range pv.Peers {
+			found[p.String()] = true
+		}
+	}
+	if st := w.Stats(); st.NumResponses == 0 {
+		t.Fatalf("get_peers %x: no node answered (%d queried)", ih, st.NumAddrsTried)
+	}
+	return found
 }
 
 func TestAnnouncedHashesAreFoundAndDeadPeersAreGone(t *testing.T) {

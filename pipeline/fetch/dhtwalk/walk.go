@@ -1,4 +1,7 @@
-package fetch
+// Package dhtwalk runs get_peers traversals over anacrolix/dht's
+// traversal package that end only once they have begun: fetch's lookups
+// (pipeline/fetch) and the testnet's searches (tools/testnet) use it.
+package dhtwalk
 
 import (
 	"context"
@@ -10,28 +13,28 @@ import (
 	"github.com/anacrolix/dht/v2/traversal"
 )
 
-// walk is a get_peers traversal, as dht.Server.AnnounceTraversal runs one
+// Walk is a get_peers traversal, as dht.Server.AnnounceTraversal runs one
 // (without announcing), except for how it ends. traversal.Start runs the
 // operation before any node is added; one that runs first finds nothing
 // to query and offers "stalled", and that stale offer can still be
 // pending (its goroutine preempted on a loaded machine) when
 // AnnounceTraversal begins to wait for the stall: the traversal then stops
 // at once, cancelling its first queries, and the lookup ends with no node
-// having answered (local_error; TestMixedRunThroughDHT under load). A walk
-// waits for the stall only once its first query has begun, when the
-// operation is past that first offer.
-type walk struct {
+// having answered (fetch's local_error; TestMixedRunThroughDHT under
+// load). A Walk waits for the stall only once its first query has begun,
+// when the operation is past that first offer.
+type Walk struct {
 	op *traversal.Operation
-	// peers carries each answer (its values, possibly none) until the
+	// Peers carries each answer (its values, possibly none) until the
 	// traversal has ended; it is closed then. Read it to the end.
-	peers     chan dht.PeersValues
+	Peers     chan dht.PeersValues
 	began     chan struct{} // closed when the first query begins
 	beganOnce sync.Once
 }
 
-// startWalk starts a get_peers traversal for ih from the routing table (or
+// Start starts a get_peers traversal for ih from the routing table (or
 // the starting nodes, if the table is empty) of s.
-func startWalk(s *dht.Server, ih [20]byte) (*walk, error) {
+func Start(s *dht.Server, ih [20]byte) (*Walk, error) {
 	w := newWalk(s, ih)
 	nodes, err := s.TraversalStartingNodes()
 	if err != nil {
@@ -44,8 +47,8 @@ func startWalk(s *dht.Server, ih [20]byte) (*walk, error) {
 
 // newWalk starts the traversal operation of a walk for ih, with no node
 // to query yet.
-func newWalk(s *dht.Server, ih [20]byte) *walk {
-	w := &walk{peers: make(chan dht.PeersValues), began: make(chan struct{})}
+func newWalk(s *dht.Server, ih [20]byte) *Walk {
+	w := &Walk{Peers: make(chan dht.PeersValues), began: make(chan struct{})}
 	target := int160.FromByteArray(ih)
 	w.op = traversal.Start(traversal.OperationInput{
 		Target: ih,
@@ -55,7 +58,7 @@ func newWalk(s *dht.Server, ih [20]byte) *walk {
 			if r := res.Reply.R; r != nil {
 				pv := dht.PeersValues{Peers: r.Values, NodeInfo: krpc.NodeInfo{Addr: addr, ID: r.ID}, Return: *r}
 				select {
-				case w.peers <- pv:
+				case w.Peers <- pv:
 				case <-ctx.Done(): // the traversal is stopping
 				}
 			}
@@ -72,7 +75,7 @@ func newWalk(s *dht.Server, ih [20]byte) *walk {
 
 // run ends the walk when the traversal stalls (or is stopped), added being
 // how many nodes it was given to start from.
-func (w *walk) run(added int) {
+func (w *Walk) run(added int) {
 	go func() {
 		if added > 0 {
 			// Until a query has begun, a stall offered may be stale.
@@ -84,12 +87,13 @@ func (w *walk) run(added int) {
 		<-w.op.Stalled() // also ready once the operation has stopped
 		w.op.Stop()
 		<-w.op.Stopped()
-		close(w.peers)
+		close(w.Peers)
 	}()
 }
 
-// stop ends the walk early: its queries are cancelled.
-func (w *walk) stop() { w.op.Stop() }
+// Stop ends the walk early: its queries are cancelled. Peers is still
+// closed once they have ended.
+func (w *Walk) Stop() { w.op.Stop() }
 
-// stats are the traversal's counts; read them once peers is closed.
-func (w *walk) stats() dht.TraversalStats { return *w.op.Stats() }
+// Stats are the traversal's counts; read them once Peers is closed.
+func (w *Walk) Stats() dht.TraversalStats { return *w.op.Stats() }
