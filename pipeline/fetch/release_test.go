@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -43,14 +42,13 @@ func TestRunReleasesLeases(t *testing.T) {
 	tests := []struct {
 		name     string
 		stdin    bool
-		deadline time.Duration
-		cancel   bool
+		deadline bool // the deadline passes once both workers stall, else an interrupt comes then
 		want     int
 	}{
-		{"deadline", false, stopDeadline, false, exitcode.Partial},
-		{"interrupt", false, 0, true, exitcode.Interrupted},
-		{"deadline stdin", true, stopDeadline, false, exitcode.Partial},
-		{"interrupt stdin", true, 0, true, exitcode.Interrupted},
+		{"deadline", false, true, exitcode.Partial},
+		{"interrupt", false, false, exitcode.Interrupted},
+		{"deadline stdin", true, true, exitcode.Partial},
+		{"interrupt stdin", true, false, exitcode.Interrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,18 +60,9 @@ func TestRunReleasesLeases(t *testing.T) {
 			} else {
 				writeRows(t, in, jobs)
 			}
-			o.Input, o.Output, o.Deadline = in, out, tt.deadline
+			o.Input, o.Output = in, out
 			o.PeerTimeout, o.Concurrency = backstop, 2 // the stalls end only by the stop
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tt.cancel {
-				go func(before int64) { // both workers on a stalling job
-					for stall.Accepted() < before+2 && ctx.Err() == nil {
-						time.Sleep(time.Millisecond)
-					}
-					cancel()
-				}(stall.Accepted())
-			}
+			ctx := stopWhenBusy(t, &o, stall, tt.deadline)
 			start := time.Now()
 			st, err := Run(ctx, o)
 			if exitcode.Of(err) != tt.want {
@@ -161,9 +150,9 @@ func TestFailedOutputReleasesNothing(t *testing.T) {
 			in := filepath.Join(t.TempDir(), "jobs.parquet")
 			writeRows(t, in, jobs)
 			o := testOptions()
-			o.Input, o.Output, o.Stdout, o.Deadline = in, tt.output, fullWriter{}, stopDeadline
+			o.Input, o.Output, o.Stdout = in, tt.output, fullWriter{}
 			o.PeerTimeout, o.Concurrency = backstop, 2 // the stalls end only by the stop
-			st, err := Run(context.Background(), o)
+			st, err := Run(stopWhenBusy(t, &o, stall, true), o)
 			if !errors.Is(err, syscall.ENOSPC) {
 				t.Fatalf("error %v; want the output's ENOSPC", err)
 			}

@@ -36,13 +36,17 @@ var errDeadline = errors.New("run deadline reached")
 func Run(ctx context.Context, opts Options) (Stats, error) {
 	// The deadline counts from here: waiting for the first jobs and the
 	// DHT bootstrap are part of the run.
-	var deadline time.Time
 	startCtx := ctx // ends at the deadline too: the bootstrap is cut short
 	if opts.Deadline > 0 {
-		deadline = time.Now().Add(opts.Deadline)
 		var cancel context.CancelFunc
-		startCtx, cancel = context.WithDeadlineCause(ctx, deadline, errDeadline)
+		startCtx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(opts.Deadline), errDeadline)
 		defer cancel()
+	}
+	if opts.passDeadline != nil {
+		var pass context.CancelCauseFunc
+		startCtx, pass = context.WithCancelCause(startCtx)
+		defer pass(nil)
+		opts.passDeadline(func() { pass(errDeadline) })
 	}
 	if err := opts.Validate(); err != nil {
 		return Stats{}, exitcode.BadInput(fmt.Errorf("fetch: %w", err))
@@ -116,7 +120,7 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	if f.dht != nil && opts.DHTState != "" && opts.StateSaver != nil {
 		opts.StateSaver(f.saveState)
 	}
-	stats, err := runJobs(ctx, f, src, out, deadline)
+	stats, err := runJobs(ctx, f, src, out, startCtx)
 	if errors.Is(err, rowio.ErrOutputFull) {
 		return closeFull(out, opts, stats, err)
 	}
@@ -195,14 +199,17 @@ var drainGrace = 10 * time.Second
 // job of the input is counted: attempted, lease expired, or unfinished
 // (never started, or abandoned when the run stopped); of the unfinished,
 // those read within drainGrace of the stop are released (runJob). The
-// run stops at deadline unless it is zero.
-func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink, deadline time.Time) (Stats, error) {
+// run stops at its deadline: when deadline (Run's startCtx) ends with
+// errDeadline as its cause.
+func runJobs(ctx context.Context, f *Fetcher, in jobSource, out resultSink, deadline context.Context) (Stats, error) {
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	if !deadline.IsZero() {
-		t := time.AfterFunc(time.Until(deadline), func() { stopRun(errDeadline) })
-		defer t.Stop()
-	}
+	stopDeadline := context.AfterFunc(deadline, func() {
+		if errors.Is(context.Cause(deadline), errDeadline) {
+			stopRun(errDeadline)
+		}
+	})
+	defer stopDeadline()
 	// grace is read once, here: the goroutine below may still run for a
 	// moment after runJobs has returned.
 	grace := drainGrace

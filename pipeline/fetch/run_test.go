@@ -169,10 +169,34 @@ func TestRunBadInput(t *testing.T) {
 	}
 }
 
-// stopDeadline is the run deadline of tests whose one good job (the
-// first) must be done by then while the stalling ones are cut off: the
-// good job takes milliseconds; 300 ms was too short on a loaded machine.
-const stopDeadline = 2 * time.Second
+// stopWhenBusy stops a run with two workers once stall has accepted two
+// connections more than it had: the good job (the first) is then done,
+// its worker having moved on to a stalling job. The run stops as at its
+// deadline (deadline: through passDeadline) or at an interrupt (the
+// context returned is cancelled); that context ends with the test.
+// Stopping on this event, not after a fixed time, keeps a slow machine
+// from reaching the stop before the good job is done (a 2 s deadline,
+// and 300 ms before it, were such a window).
+func stopWhenBusy(t *testing.T, o *Options, stall *badpeers.Peer, deadline bool) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	before := stall.Accepted()
+	wait := func(stop func()) {
+		go func() {
+			for stall.Accepted() < before+2 && ctx.Err() == nil {
+				time.Sleep(time.Millisecond)
+			}
+			stop()
+		}()
+	}
+	if deadline {
+		o.passDeadline = wait
+	} else {
+		wait(cancel)
+	}
+	return ctx
+}
 
 // stallsOutlast is the job and peer timeout of tests whose stalling
 // peers must end only by the run's stop: longer than hangGuard, so that a
@@ -221,14 +245,13 @@ func TestRunDeadlineAndInterrupt(t *testing.T) {
 	tests := []struct {
 		name     string
 		arrow    bool
-		deadline time.Duration
-		cancel   bool // interrupt once the good job is done
+		deadline bool // the deadline passes once the good job is done, else an interrupt comes then
 		want     int
 	}{
-		{"deadline", false, stopDeadline, false, exitcode.Partial},
-		{"interrupt", false, 0, true, exitcode.Interrupted},
-		{"deadline stdin", true, stopDeadline, false, exitcode.Partial},
-		{"interrupt stdin", true, 0, true, exitcode.Interrupted},
+		{"deadline", false, true, exitcode.Partial},
+		{"interrupt", false, false, exitcode.Interrupted},
+		{"deadline stdin", true, true, exitcode.Partial},
+		{"interrupt stdin", true, false, exitcode.Interrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,22 +263,10 @@ func TestRunDeadlineAndInterrupt(t *testing.T) {
 			} else {
 				writeRows(t, in, jobs)
 			}
-			o.Input, o.Output, o.Deadline = in, out, tt.deadline
+			o.Input, o.Output = in, out
 			o.Timeout, o.PeerTimeout = stallsOutlast, stallsOutlast // the stalls end only by the stop
 			o.Concurrency = 2
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tt.cancel {
-				// Two workers: the stalling peer's second connection comes
-				// once the good job is done and its worker moved on.
-				go func(before int64) {
-					for stall.Accepted() < before+2 && ctx.Err() == nil {
-						time.Sleep(time.Millisecond)
-					}
-					cancel()
-				}(stall.Accepted())
-			}
-			st, err := runGuarded(t, ctx, o)
+			st, err := runGuarded(t, stopWhenBusy(t, &o, stall, tt.deadline), o)
 			if exitcode.Of(err) != tt.want {
 				t.Fatalf("err %v (exit %d), want exit %d", err, exitcode.Of(err), tt.want)
 			}
@@ -306,10 +317,10 @@ func TestRunStoppedStreamUncountable(t *testing.T) {
 			var logs bytes.Buffer
 			out := filepath.Join(t.TempDir(), "out.parquet")
 			o := testOptions()
-			o.Input, o.Output, o.Stdin, o.Deadline = "-", out, tt.stdin(t), stopDeadline
+			o.Input, o.Output, o.Stdin = "-", out, tt.stdin(t)
 			o.Timeout, o.PeerTimeout, o.Concurrency = stallsOutlast, stallsOutlast, 2 // the stalls end only by the stop
 			o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-			st, err := runGuarded(t, context.Background(), o)
+			st, err := runGuarded(t, stopWhenBusy(t, &o, stall, true), o)
 			if exitcode.Of(err) != exitcode.Partial {
 				t.Fatalf("err %v (exit %d), want partial", err, exitcode.Of(err))
 			}
