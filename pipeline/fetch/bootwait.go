@@ -13,8 +13,8 @@ import (
 var bootstrapWait = 15 * time.Second
 
 // bootWaitTick is how often a wait for the DHT logs the routing table's
-// size while it lasts.
-const bootWaitTick = time.Second
+// size while it lasts (a variable for tests).
+var bootWaitTick = time.Second
 
 // bootWait logs at debug level (--debug) a wait of startDHT for the DHT:
 // the pings of the saved nodes, or the bootstrap through the routers.
