@@ -259,7 +259,9 @@ func getPeers(t *testing.T, addr string) string {
 	}
 	defer c.Close()
 	buf := make([]byte, 2048)
-	for try := 0; try < 20; try++ {
+	// A minute bounds a capture that never answers; 20 tries of 500 ms
+	// were a 10 s window for one that answers slowly on a loaded machine.
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); {
 		if _, err := c.Write([]byte(msg)); err != nil {
 			t.Fatal(err)
 		}
