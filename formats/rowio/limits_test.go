@@ -214,8 +214,8 @@ func TestUnsupportedParquet(t *testing.T) {
 				if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("err = %v, want %q", err, tt.want)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("no answer in 10 s")
+			case <-time.After(time.Minute): // a bound on a hang, not a speed
+				t.Fatal("no answer in a minute")
 			}
 		})
 	}
