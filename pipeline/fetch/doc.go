@@ -5,7 +5,8 @@
 // It reads jobs (formats/schema.Job), finds peers for each infohash in the
 // job's peers column, in Options.Peers and through get_peers lookups on its
 // own anacrolix/dht node (which never announces; with Options.DHTState it
-// starts from the nodes the previous run saved: dhtnode.go, dhtstate.go),
+// starts from the nodes the previous run saved: dhtnode.go, dhtstate.go;
+// each lookup is a walk of package dhtwalk),
 // skips the peers out of the run's reach (internal/reach: it dials and
 // queries public IPv4 addresses, and loopback or private ones only when
 // the run was pointed there; a named peer always), the job's
