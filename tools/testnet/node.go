@@ -197,8 +197,12 @@ func (n *node) stores(ih [20]byte, port int) bool {
 
 // storeOn makes the node to store a peer with port for ih, announcing it
 // from n with the two KRPC queries a client sends: get_peers for a token,
-// then announce_peer. Each query is sent up to storeTries times; the
-// library adds to the store in a goroutine, so the store is polled.
+// then announce_peer. Each query is sent up to storeTries times. The
+// library answers an announce_peer it takes and adds to the store on a
+// goroutine of its own, so once answered the store is polled until it
+// holds the peer: a loaded machine delays that goroutine, and 100 polls
+// of 2 ms each, then another announce, were windows it could outlast.
+// storeWait only bounds a store that never comes.
 func (n *node) storeOn(ctx context.Context, to *node, ih [20]byte, port int) error {
 	dst := dht.NewAddr(to.addr())
 	var last error
@@ -222,7 +226,7 @@ func (n *node) storeOn(ctx context.Context, to *node, ih [20]byte, port int) err
 			last = fmt.Errorf("announce_peer to %s: %w", dst, err)
 			continue
 		}
-		for range 100 {
+		for end := time.Now().Add(storeWait); time.Now().Before(end) && ctx.Err() == nil; {
 			if to.stores(ih, port) {
 				return nil
 			}
@@ -240,5 +244,9 @@ func (n *node) storeOn(ctx context.Context, to *node, ih [20]byte, port int) err
 }
 
 // storeTries bounds the attempts storeOn makes, and the sends of each of
-// its queries.
-const storeTries = 5
+// its queries; storeWait how long it waits for an answered announce to be
+// stored.
+const (
+	storeTries = 5
+	storeWait  = time.Minute
+)

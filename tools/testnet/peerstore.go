@@ -3,6 +3,7 @@ package testnet
 import (
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/anacrolix/dht/v2/krpc"
 	peer_store "github.com/anacrolix/dht/v2/peer-store"
@@ -15,12 +16,20 @@ type peerStore struct {
 	mu    sync.Mutex
 	peers map[peer_store.InfoHash]map[string]krpc.NodeAddr
 	order [][20]byte // hashes in the order they were first stored
+	// beforeAdd, set by tests only, runs at the start of every AddPeer
+	// (which the library calls on a goroutine of its own): it may block,
+	// as a loaded machine delays that goroutine.
+	beforeAdd atomic.Pointer[func()]
+	gets      atomic.Int64 // GetPeers calls, for tests
 }
 
 var _ peer_store.Interface = (*peerStore)(nil)
 
 // AddPeer records that na has ih.
 func (ps *peerStore) AddPeer(ih peer_store.InfoHash, na krpc.NodeAddr) {
+	if f := ps.beforeAdd.Load(); f != nil {
+		(*f)()
+	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.peers == nil {
@@ -53,6 +62,7 @@ func (ps *peerStore) drop(ih [20]byte) {
 
 // GetPeers returns the peers stored for ih.
 func (ps *peerStore) GetPeers(ih peer_store.InfoHash) []krpc.NodeAddr {
+	ps.gets.Add(1)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	out := make([]krpc.NodeAddr, 0, len(ps.peers[ih]))

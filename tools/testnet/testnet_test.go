@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,6 +252,36 @@ func TestAnnounceStoresOnTheClosestNodes(t *testing.T) {
 				t.Errorf("hash %d: node %d nearest (%s) does not store the peer", i, rank+1, nd.addr())
 			}
 		}
+	}
+}
+
+// TestAnnounceWaitsForTheStore: the library stores an announce it has
+// answered on a goroutine of its own, which a loaded machine can delay.
+// Here the nearest node's store takes nothing until it has been read 1000
+// times, about twice as often as Announce used to poll it (100 polls per
+// announce, 5 announces) before giving up with ErrNotStored; Announce must
+// wait for it.
+func TestAnnounceWaitsForTheStore(t *testing.T) {
+	n := startNet(t, Config{Seed: 13, Nodes: 8, Torrents: 1, SearchEvery: -1, Reannounce: -1})
+	ih := sha1.Sum([]byte("slow store"))
+	near := n.closestNodes(ih, 1)[0]
+	open := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(open) }) }
+	t.Cleanup(release)
+	gate := func() { <-open }
+	near.store.beforeAdd.Store(&gate)
+	go func() {
+		for near.store.gets.Load() < 1000 && t.Context().Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		release()
+	}()
+	if err := n.Announce(t.Context(), ih, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40100}); err != nil {
+		t.Fatalf("announce with a slow store: %v (the store was polled %d times)", err, near.store.gets.Load())
+	}
+	if !near.stores(ih, 40100) {
+		t.Error("the nearest node does not store the peer")
 	}
 }
 
