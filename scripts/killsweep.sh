@@ -23,6 +23,11 @@
 #   merge-archive  merge of 100 results at a --now past archive.unseen (2d,
 #                  archive.min_attempts=1): hot failed rows go cold
 #   export         export --table state --format csv --replace -o FILE
+#   dedup-mig      opt-in (OLD_BIN=path/to/an/older/bin/infohash): each of
+#   plan-mig       dedup-splice, plan and merge-splice on a dataset OLD_BIN
+#   merge-mig      made, so the killed run first migrates it, drawing the
+#                  copy's dataset_id in the same commit; left out, in one
+#                  line, without OLD_BIN
 # Kill points: each step is first run traced; then, per syscall name, once
 # per when=1..M (M: the most calls of that name one thread made) for every
 # rename*, unlink*, mkdirat, linkat, fsync, fdatasync, syncfs and ftruncate,

@@ -6,6 +6,13 @@
 # It defines SCEN (the scenario names, in order), PREPOF and CMDOF (by
 # name: the dataset each starts from, "-" for none, and its command),
 # cmdline NAME W and fresh NAME W.
+# The migration scenarios (MIGSCEN) are opt-in: OLD_BIN names a
+# bin/infohash of an older dataset format (built from history: git
+# worktree add /tmp/old COMMIT, go build -o bin/infohash ./cmd/infohash
+# there). It prepares their datasets (old-*), so the step's Open migrates
+# the point's copy to the current format, drawing the copy's dataset_id in
+# the same commit, before the step's own. Without OLD_BIN they are left
+# out, which prepare_scenarios says in one line.
 
 T0=2026-03-01T00:00:00Z T0B=2026-03-01T01:00:00Z T1=2026-03-02T00:00:00Z
 T1B=2026-03-02T06:00:00Z T3=2026-03-05T00:00:00Z T4=2026-03-06T00:00:00Z
@@ -15,9 +22,10 @@ ih() { "$IH" "$@" 2>>"$P/prep.log" || die "prep: infohash $* failed; see $P/prep
 # hashes SEED N FIRST: N hex hashes of prefixes 00-03 (awk's rand, seeded).
 hashes() { awk -v seed="$1" -v n="$2" -v f="$3" 'BEGIN { srand(seed); for (i = f; i < f + n; i++) {
 	s = sprintf("%02x", i % 4); for (j = 0; j < 19; j++) s = s sprintf("%02x", int(rand() * 256)); print s } }'; }
-# round DS NOW LIMIT NAME: plan-retries → jobs, stategen's answers → results.
+# round DS NOW LIMIT NAME [RUN]: plan-retries → jobs, stategen's answers →
+# results; RUN (ih, or oih: OLD_BIN's) runs plan-retries.
 round() {
-	ih plan-retries --data "$1" --now "$2" --limit "$3" -o "$P/$4.jobs.parquet"
+	"${5:-ih}" plan-retries --data "$1" --now "$2" --limit "$3" -o "$P/$4.jobs.parquet"
 	"$SG" -jobs "$P/$4.jobs.parquet" -results "$P/$4.parquet" -seed 3 2>>"$P/prep.log" || die "prep: stategen -jobs failed"
 }
 # prepare_scenarios NAME: the inputs and prepared datasets, in $P.
@@ -61,6 +69,26 @@ prepare_scenarios() {
 		[ "$(json_int "$P/coldsweep.dry.json" cold_sweep_start)" = 0 ] &&
 		[ "$(find "$P/coldsweep/state/current/" -name 'cold-*.parquet' | wc -l)" = 4 ] ||
 		die "prep: $P/coldsweep: want 100 cold rows in hot files, 4 cold files and the cold sweep at 00"
+	if [ -z "${OLD_BIN:-}" ]; then
+		say "$1: ${MIGSCEN[*]} skipped: OLD_BIN is unset (a bin/infohash of an older dataset format)"
+	else
+		prepare_old
+	fi
+}
+oih() { "$OLD_BIN" "$@" 2>>"$P/prep.log" || die "prep: $OLD_BIN $* failed; see $P/prep.log"; }
+# format DS: the format_version of dataset DS's current manifest.
+format() { json_int "$1/manifests/$(cat "$1/CURRENT")" format_version; }
+# prepare_old: the migration scenarios' datasets, as ds0, ds1 and splice
+# are made, but by OLD_BIN (stategen's answers to its jobs).
+prepare_old() {
+	oih dedup --data "$P/old-ds0" --now "$T0" "$P/all.txt"
+	oih policy set --data "$P/old-ds0" archive.min_attempts=1 archive.unseen=2d backoff.no_peers=30d backoff.no_ut_metadata=30d
+	[ "$(format "$P/old-ds0")" -lt "$(format "$P/ds0")" ] ||
+		die "prep: OLD_BIN ($OLD_BIN) writes format $(format "$P/old-ds0"), not older than $(format "$P/ds0"): nothing to migrate"
+	say "prep: the migration scenarios start from format $(format "$P/old-ds0") (OLD_BIN $OLD_BIN)"
+	cp -R "$P/old-ds0" "$P/old-full" && round "$P/old-full" "$T1" 2000 old-full oih
+	cp -R "$P/old-full" "$P/old-ds1" && oih merge --data "$P/old-ds1" --now "$T1" "$P/old-full.parquet"
+	cp -R "$P/old-ds1" "$P/old-splice" && round "$P/old-splice" "$T1B" 200 old-splice oih
 }
 
 # scenario NAME PREP CMD...: in CMD, @D@ is the dataset, @W@ the run's folder.
@@ -81,6 +109,15 @@ scenario merge-splice splice merge --data @D@ --now "$T1B" "$P/splice.parquet"
 scenario merge-full full merge --data @D@ --now "$T1" "$P/full.parquet"
 scenario merge-archive archive merge --data @D@ --now "$T3" "$P/archive.parquet"
 scenario export cold export --data @D@ --table state --format csv --replace -o @W@/state.csv
+# dedup-splice's, plan's and merge-splice's steps on datasets OLD_BIN made.
+MIGSCEN=(dedup-mig plan-mig merge-mig)
+if [ -n "${OLD_BIN:-}" ]; then
+	[ -x "$OLD_BIN" ] && [ -f "$OLD_BIN" ] || die "OLD_BIN ($OLD_BIN) is not an executable file"
+	OLD_BIN=$(cd "$(dirname "$OLD_BIN")" && pwd -P)/$(basename "$OLD_BIN")
+	scenario dedup-mig old-ds0 dedup --data @D@ --now "$T0B" --batch-hashes 300 "$P/list-a.txt" "$P/list-b.txt"
+	scenario plan-mig old-ds1 plan-retries --data @D@ --now "$T1B" --limit 200 -o @W@/jobs.parquet
+	scenario merge-mig old-splice merge --data @D@ --now "$T1B" "$P/old-splice.parquet"
+fi
 
 # cmdline NAME W: the scenario's command for run folder W, as words.
 cmdline() { local c=${CMDOF[$1]//@D@/$2/D}; echo "${c//@W@/$2}"; }
