@@ -305,7 +305,10 @@ hit() {
 
 # coverage R: how many of the reference run's calls of the EVERY names (their
 # text, random names and pids masked) some kill hit, of how many; the
-# others go to R/uncovered.txt.
+# others go to R/uncovered.txt. A call is compared by its first 140
+# characters once the pids are masked: hit() keeps a line's first 160
+# (a state file's rename is longer), and a pid longer than the
+# reference's takes room.
 coverage() {
 	awk -v every=" $EVERY " -v ref="$1/ref/" '
 	function norm(l, i) {
@@ -313,8 +316,12 @@ coverage() {
 		while ((i = index(l, ref)) > 0) l = substr(l, 1, i - 1) substr(l, i + length(ref))
 		if ((i = index(l, " <unfinished")) > 0) l = substr(l, 1, i - 1)
 		else if (match(l, /\) += /)) l = substr(l, 1, RSTART - 1)
-		gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "X", l)
+		# a staging folder: staging/PID-X, or "PID-X" relative to a
+		# descriptor of staging/ (the removal of a killed writer folder)
 		gsub(/staging\/(\.tmp-)?[0-9]+-/, "staging/P-", l)
+		gsub(/"(\.tmp-)?[0-9]+-/, "\"P-", l)
+		if (length(l) > 140) { l = substr(l, 1, 140); sub(/[0-9a-f]+$/, "X", l) }
+		gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "X", l)
 		return l
 	}
 	FNR == NR { sub(/^k[0-9]+ \[[^]]*\] /, ""); hit[norm($0)] = 1; next }
