@@ -42,7 +42,7 @@ soak: build ## kill -9 soak: loopback testnet, SOAK_PASSES (12) passes, a random
 
 # Not part of test either: ~1,000 kill points, each a killed run, a check
 # and two re-runs (~10 min on 2 cores). Linux only: strace(1) kills.
-killsweep: build ## kill -9 each dataset-writing step at each rename, unlink, mkdir, link, fsync, ftruncate (SWEEP_MAX writes), by strace; checked against a run not killed (SWEEP_ONLY)
+killsweep: build ## kill -9 each dataset-writing step at each rename, unlink, mkdir, link, fsync, ftruncate (SWEEP_MAX writes), by strace; checked against a run not killed (SWEEP_ONLY; OLD_BIN, an older format's binary, adds dedup-mig, plan-mig, merge-mig)
 	scripts/killsweep.sh
 
 # Not part of test: one strace run per killsweep scenario (~10 s). Linux only.
