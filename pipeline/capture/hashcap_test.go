@@ -82,12 +82,7 @@ func TestHashSightingsAreCapped(t *testing.T) {
 			for i, q := range tt.queries {
 				from := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 40000+q.port)
 				at := start.Add(q.at)
-				b := krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash))
-				if q.announce {
-					tok := n.r.tokens.make(at, from.Addr())
-					b = krpc.AppendAnnouncePeer(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash), 6881, tok[:])
-				}
-				n.handle(b, from, at)
+				n.handle(queryPacket(n, i, q, from, at), from, at)
 				if q.recorded {
 					want = append(want, fmt.Sprintf("%s %s from %s", sourceOf(q), hashN(q.hash), from))
 				}
@@ -238,29 +233,23 @@ func TestCaptureCapsForgedSenders(t *testing.T) {
 // observations in the same order (observed_at aside: the wall clock's).
 func TestHashCapBelowItRecordsAsBefore(t *testing.T) {
 	const w = 10 * time.Minute
-	type q struct {
-		port     uint16
-		hash     int
-		announce bool
-		at       time.Duration
-	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	zipf := rand.NewZipf(rng, 1.2, 1, DefaultMaxSightingsPerHash-1)
-	var qs []q
+	var qs []query
 	for win := range 3 {
 		for h := range 2000 {
 			senders := 1 + int(zipf.Uint64()) // 1 to the cap, most 1 or 2
 			for s := range senders {
 				at := time.Duration(win)*w + time.Duration(rng.Int64N(int64(w-time.Second)))
 				port := uint16(1 + rng.IntN(60000))
-				qs = append(qs, q{port: port, hash: h, at: at, announce: s%5 == 4})
+				qs = append(qs, query{port: port, hash: h, at: at, announce: s%5 == 4})
 				if rng.IntN(4) == 0 { // a lookup's retry
-					qs = append(qs, q{port: port, hash: h, at: at + time.Second})
+					qs = append(qs, query{port: port, hash: h, at: at + time.Second})
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(qs, func(a, b q) int { return cmp.Compare(a.at, b.at) })
+	slices.SortStableFunc(qs, func(a, b query) int { return cmp.Compare(a.at, b.at) })
 	run := func(limit int) ([]schema.Observation, Stats) {
 		n := fuzzNode(t)
 		start := time.Now()
@@ -271,12 +260,7 @@ func TestHashCapBelowItRecordsAsBefore(t *testing.T) {
 		for i, q := range qs {
 			from := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), q.port)
 			at := start.Add(q.at)
-			b := krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash))
-			if q.announce {
-				tok := n.r.tokens.make(at, from.Addr())
-				b = krpc.AppendAnnouncePeer(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash), 6881, tok[:])
-			}
-			n.handle(b, from, at)
+			n.handle(queryPacket(n, i, q, from, at), from, at)
 		}
 		for i := range n.batch {
 			n.batch[i].ObservedAt = 0

@@ -89,12 +89,7 @@ func TestRepeatsAreOneSighting(t *testing.T) {
 			for i, q := range tt.queries {
 				from := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 40000+q.port)
 				at := start.Add(q.at)
-				b := krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash))
-				if q.announce {
-					tok := n.r.tokens.make(at, from.Addr())
-					b = krpc.AppendAnnouncePeer(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash), 6881, tok[:])
-				}
-				n.handle(b, from, at)
+				n.handle(queryPacket(n, i, q, from, at), from, at)
 				if q.recorded {
 					want = append(want, fmt.Sprintf("%s %s from %s", sourceOf(q), hashN(q.hash), from))
 				} else {
@@ -124,6 +119,16 @@ func sourceOf(q query) string {
 		return schema.SourceAnnouncePeer
 	}
 	return schema.SourceGetPeers
+}
+
+// queryPacket is q, the i-th query of a test, as from sends it at at: a
+// get_peers, or an announce_peer with a token n gave from.
+func queryPacket(n *node, i int, q query, from netip.AddrPort, at time.Time) []byte {
+	if q.announce {
+		tok := n.r.tokens.make(at, from.Addr())
+		return krpc.AppendAnnouncePeer(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash), 6881, tok[:])
+	}
+	return krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(q.hash))
 }
 
 // TestRecentSetSenders: who counts as one sender. On the Internet an

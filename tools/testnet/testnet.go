@@ -197,6 +197,16 @@ func (n *Net) BootstrapAddrs() []string {
 	return out
 }
 
+// StartingNodes returns the DHT nodes' addresses as a dht.ServerConfig's
+// StartingNodes wants them: an outside node set so bootstraps from the net.
+func (n *Net) StartingNodes() ([]dht.Addr, error) {
+	out := make([]dht.Addr, len(n.nodes))
+	for i, nd := range n.nodes {
+		out[i] = dht.NewAddr(nd.addr())
+	}
+	return out, nil
+}
+
 // Torrents returns the generated torrents: the announced ones, then the
 // dead ones (Torrent.Dead).
 func (n *Net) Torrents() []Torrent {

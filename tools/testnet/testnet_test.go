@@ -44,14 +44,7 @@ func client(t *testing.T, n *Net) *dht.Server {
 	cfg.Conn = conn
 	cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
 	cfg.Logger = alog.Default.FilterLevel(alog.Disabled)
-	cfg.StartingNodes = func() ([]dht.Addr, error) {
-		var out []dht.Addr
-		for _, a := range n.BootstrapAddrs() {
-			ua, _ := net.ResolveUDPAddr("udp4", a)
-			out = append(out, dht.NewAddr(ua))
-		}
-		return out, nil
-	}
+	cfg.StartingNodes = n.StartingNodes
 	s, err := dht.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)

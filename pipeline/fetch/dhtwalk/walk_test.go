@@ -91,17 +91,7 @@ func quietNet(t *testing.T, c testnet.Config) (*testnet.Net, *dht.Server) {
 	cfg.Conn = conn
 	cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
 	cfg.Logger = alog.Default.WithFilterLevel(alog.Disabled)
-	cfg.StartingNodes = func() ([]dht.Addr, error) {
-		var out []dht.Addr
-		for _, a := range n.BootstrapAddrs() {
-			ua, err := net.ResolveUDPAddr("udp4", a)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, dht.NewAddr(ua))
-		}
-		return out, nil
-	}
+	cfg.StartingNodes = n.StartingNodes
 	s, err := dht.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
