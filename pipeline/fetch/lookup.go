@@ -9,7 +9,7 @@ import (
 
 	"github.com/anacrolix/dht/v2"
 
-	"github.com/infohash/infohash/pipeline/fetch/dhtwalk"
+	"github.com/infohash/infohash/internal/dhtwalk"
 )
 
 // resolveNodes resolves bootstrap host:port strings; names that do not

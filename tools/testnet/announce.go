@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/infohash/infohash/pipeline/fetch/dhtwalk"
+	"github.com/infohash/infohash/internal/dhtwalk"
 )
 
 // startSeeders generates the torrents, seeds them, and announces them; it

@@ -2,7 +2,7 @@
 // tests and demos: N anacrolix/dht nodes that bootstrap from one another
 // and answer BEP 51 sample_infohashes, S anacrolix/torrent seeders serving
 // generated torrents (announced through the DHT), searchers that send
-// get_peers for further hashes (walks of pipeline/fetch/dhtwalk, as fetch's
+// get_peers for further hashes (walks of internal/dhtwalk, as fetch's
 // lookups), and dead hashes whose peer went away.
 //
 // Everything is deterministic for a given Config.Seed except the ports.

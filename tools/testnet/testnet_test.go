@@ -17,7 +17,7 @@ import (
 	"github.com/anacrolix/torrent/metainfo"
 	"golang.org/x/time/rate"
 
-	"github.com/infohash/infohash/pipeline/fetch/dhtwalk"
+	"github.com/infohash/infohash/internal/dhtwalk"
 )
 
 func startNet(t *testing.T, cfg Config) *Net {

@@ -10,7 +10,7 @@ import (
 	alog "github.com/anacrolix/log"
 	"golang.org/x/time/rate"
 
-	"github.com/infohash/infohash/pipeline/fetch/dhtwalk"
+	"github.com/infohash/infohash/internal/dhtwalk"
 	"github.com/infohash/infohash/tools/testnet"
 )
 
