@@ -217,7 +217,11 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 		var cancelLease context.CancelFunc
 		// lease_until is on the run's clock; the context's deadline is
 		// the wall-clock time it reads so.
-		hctx, cancelLease = context.WithDeadlineCause(hctx, f.opts.Clock.Deadline(schema.Time(job.LeaseUntil)), errJobDeadline)
+		deadline := f.opts.Clock.Deadline(schema.Time(job.LeaseUntil))
+		if f.opts.leaseDeadline != nil {
+			deadline = f.opts.leaseDeadline(job, deadline)
+		}
+		hctx, cancelLease = context.WithDeadlineCause(hctx, deadline, errJobDeadline)
 		defer cancelLease()
 	}
 	a := newAttempt(f, job)

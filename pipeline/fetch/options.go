@@ -102,6 +102,11 @@ type Options struct {
 	// pass at a point of the run (once its good job is done) rather than
 	// after a time that a slow machine may outlast.
 	passDeadline func(pass func())
+	// leaseDeadline, set by tests only, is handed a leased job and the
+	// wall-clock time at which the run's clock reads its lease_until,
+	// and returns the deadline its attempt takes: a test checks where
+	// the lease ends on the run's clock without waiting for it.
+	leaseDeadline func(job schema.Job, deadline time.Time) time.Time
 }
 
 // DefaultOptions suit a home line: 100 jobs at a time with up to 4 peers
