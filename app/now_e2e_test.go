@@ -41,14 +41,17 @@ func readRows[T any](t *testing.T, path string) []T {
 // TestCaptureNow: capture --now TIME on the loopback testnet stamps
 // observed_at (and the default run ID) from TIME on, not by the wall
 // clock. TIME is years back from the wall clock, whatever its year (a
-// fixed 2020 was refused, more than 10 years back, from 2030 on).
+// fixed 2020 was refused, more than 10 years back, from 2030 on). The
+// capture ends on its first observation (--max-observations 1), whenever
+// the testnet's searchers reach it: a --duration of 3 s was a window a
+// loaded machine could spend before any did; a minute only bounds a hang.
 func TestCaptureNow(t *testing.T) {
 	truth := captureTestnet(t).Truth()
 	at := time.Now().UTC().AddDate(-6, 0, 0).Truncate(time.Second)
 	out := filepath.Join(t.TempDir(), "obs.parquet")
 	start := time.Now()
 	cmd := exec.Command(infohashBinary(t), "capture", "--now", at.Format(time.RFC3339), "-o", out,
-		"--bootstrap", strings.Join(truth.Bootstrap, ","), "--dht-listen", "127.0.0.1:0", "--duration", "3s", "--dht-rate", "100000")
+		"--bootstrap", strings.Join(truth.Bootstrap, ","), "--dht-listen", "127.0.0.1:0", "--duration", "1m", "--max-observations", "1", "--dht-rate", "100000")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
