@@ -5,10 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -27,27 +26,18 @@ func TestFetchFullDiskThenNotKept(t *testing.T) {
 	_, jobs := fullDiskJobs(t, 0)
 	in, out := filepath.Join(t.TempDir(), "jobs.parquet"), filepath.Join(mnt, "results.parquet")
 	writeRows(t, in, jobs)
-	// The temporary file loses its name as soon as it has one: its
-	// blocks stay (it is open), so the disk still fills, but the rename
-	// into place fails.
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-			ents, _ := os.ReadDir(mnt)
-			for _, e := range ents {
-				if strings.HasPrefix(e.Name(), ".tmp-results.parquet-") {
-					os.Remove(filepath.Join(mnt, e.Name()))
-				}
-			}
-		}
-	}()
 	o := testOptions()
+	// The temporary file loses its name as soon as it is created, before
+	// the run writes a row: its blocks stay (it is open), so the disk
+	// still fills, but the rename into place fails. (A goroutine that
+	// removed it every millisecond raced the run's publication.)
+	o.OpenOutput = func(path string) (*fsutil.File, error) {
+		f, err := fsutil.CreateOutput(path)
+		if err == nil && !f.InPlace() {
+			err = os.Remove(f.Name())
+		}
+		return f, err
+	}
 	o.Input, o.Output = in, out
 	o.PeerTimeout, o.Concurrency = backstop, 4
 	st, err := runGuarded(t, context.Background(), o)
