@@ -215,7 +215,11 @@ func loadCapture(t *testing.T, stderr *lockedBuffer) {
 }
 
 // wantExit130 fails the test unless the command exited reports on exits
-// with 130 within 8 s of the second signal (sig names it).
+// with 130, saying that the second signal (sig names it) stopped it. The
+// product's promise is that a second signal ends the run at once; the
+// line says it did, rather than the end of the grace (streamGrace after
+// the first signal), so how soon it came is not timed: a wait of 8 s was
+// a window a loaded machine could outlast. hangGuard bounds a hang.
 func wantExit130(t *testing.T, exited <-chan error, stderr *lockedBuffer, sig string) {
 	t.Helper()
 	select {
@@ -224,7 +228,10 @@ func wantExit130(t *testing.T, exited <-chan error, stderr *lockedBuffer, sig st
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 			t.Fatalf("exit %v, want 130; stderr:\n%s", err, stderr.String())
 		}
-	case <-time.After(8 * time.Second):
-		t.Fatalf("still running 8s after the second %s; stderr:\n%s", sig, stderr.String())
+	case <-time.After(hangGuard):
+		t.Fatalf("still running %s after the second %s; stderr:\n%s", hangGuard, sig, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stopped by a second signal") {
+		t.Fatalf("stderr does not say the second %s stopped it; stderr:\n%s", sig, stderr.String())
 	}
 }
