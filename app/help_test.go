@@ -162,15 +162,21 @@ func TestReadmeSaysBusyAndWrongSchema(t *testing.T) {
 // TestReadmeNamesRepeatCounters: README names both counters of capture's
 // repeat rule where it states the rule, as capture --help does: the
 // repeats dropped, and the pairs the full set evicted before their window
-// ended (whose repeats were recorded again).
+// ended (whose repeats were recorded again); and the cap of a hash's
+// get_peers over all senders, with its counter.
 func TestReadmeNamesRepeatCounters(t *testing.T) {
 	b, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := strings.Join(strings.Fields(string(b)), " ")
-	if want := "`repeats_dropped`; evicted early: `repeat_window_evicted`)"; !strings.Contains(readme, want) {
-		t.Errorf("README does not say %q", want)
+	for _, want := range []string{
+		"`repeats_dropped`; evicted early: `repeat_window_evicted`;",
+		"a hash's past `--max-sightings-per-hash`, 32 a window over all senders: `hash_cap_dropped`)",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README does not say %q", want)
+		}
 	}
 }
 
