@@ -303,10 +303,16 @@ func (n *node) samples(dst []byte) []byte {
 	return dst
 }
 
-// recordQuery records the get_peers or announce_peer m (mi), unless its
-// sender sent one for the hash within the window, or (a get_peers) the
-// hash has had its cap of them in its window (recent.go).
+// recordQuery records the get_peers or announce_peer m (mi), unless a
+// fetch on the same --dht-state sent it (ownlookups.go), its sender sent
+// one for the hash within the window, or (a get_peers) the hash has had
+// its cap of them in its window (recent.go). A fetch's is left out
+// first: it takes no place in the recent set and no part of the cap.
 func (n *node) recordQuery(mi int, m *krpc.Msg, from netip.AddrPort, port int32, now time.Time) {
+	if n.r.fetch.own(m.ID, now) {
+		n.r.c.fetchLookups.Add(1)
+		return
+	}
 	if n.r.recent.repeat(from, m.InfoHash, mi, now) {
 		n.r.c.repeatsDropped.Add(1)
 		return

@@ -56,8 +56,10 @@ import (
 // evicts hashes seen once, and a hash evicted only starts counting again
 // (no memory grows). Two live hashes of a bucket with one 20-bit
 // fingerprint (about 1 new hash in 150,000) share a count. The get_peers
-// of a fetch on the same --dht-state count towards the cap before the
-// writer leaves them out (ownlookups.go).
+// and announce_peer of a fetch on the same --dht-state are left out
+// before the recent set and the cap (ownlookups.go): they use up no
+// hash's cap and fill no entry (but for the first ones of a fetch that
+// saved a new ID within fetchIDsCheck, which the writer leaves out).
 //
 // A sender is its IP address alone on the Internet, where a host picks a
 // new source port as it likes (hosts behind one NAT count as one: the

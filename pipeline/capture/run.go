@@ -57,6 +57,7 @@ type runner struct {
 	libSend *rate.Limiter
 	recent  *recentSet // the queries recorded lately, over all nodes (nil: RepeatWindow 0)
 	hashCap *hashCap   // the get_peers recorded lately of each hash, over all senders (nil: no cap)
+	fetch   *fetchIDs  // the node IDs of a fetch on the same StateDir (nil: no StateDir)
 	crawler *crawler
 	// reach is where queries may go (see internal/reach); the zero value,
 	// public addresses only, is that of a run on the Internet.
@@ -97,6 +98,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 		libSend: rate.NewLimiter(libraryQueryRateOut, libraryQueryBurstOut),
 		recent:  newRecentSetOf(opts.RepeatWindow, rule, time.Now(), cmp.Or(opts.recentBuckets, recentBuckets)),
 		hashCap: newHashCap(opts.MaxSightingsPerHash, opts.RepeatWindow, time.Now(), hashCapBuckets),
+		fetch:   newFetchIDs(opts.StateDir),
 		batches: make(chan []schema.Observation, 64), reach: rule}
 	if r.recent != nil {
 		entries := len(r.recent.slots)

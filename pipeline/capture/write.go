@@ -14,7 +14,6 @@ import (
 // the sink fails, and keeps draining so no node blocks.
 func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
 	seen := newDistinctCounter()
-	own := newFetchIDs(r.opts.StateDir)
 	var err error
 	limit := r.opts.MaxObservations
 	for batch := range r.batches {
@@ -22,7 +21,7 @@ func (r *runner) write(sink Sink, cancel context.CancelCauseFunc) error {
 			continue
 		}
 		var skipped int
-		batch, skipped = own.drop(batch)
+		batch, skipped = r.fetch.drop(batch) // those the nodes let through (ownlookups.go)
 		r.c.fetchLookups.Add(int64(skipped))
 		written := r.c.observations.Load()
 		if limit > 0 {
