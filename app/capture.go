@@ -64,7 +64,10 @@ get_peers needs no token, so a sender forging source addresses is many
 senders: a hash's get_peers are recorded at most --max-sightings-per-hash
 times per --repeat-window over all senders (announce_peer, bound to its
 sender's address by the token, is not capped); the rest are answered and
-counted in hash_cap_dropped. The default, 32 (a window, a process), is
+counted in hash_cap_dropped. The cap's table holds 262,144 hashes (8 a
+bucket): a new hash whose bucket is full of hashes in their window
+evicts the one seen least, whose count starts again; hash_cap_evicted
+counts those. The default, 32 (a window, a process), is
 only reached by the busiest hashes one process hears of (most come once
 or twice a window): they still rank 16 to 32 times above those, and a
 forger lifts a hash to their level, not above. 0 (or --repeat-window 0)
@@ -248,7 +251,8 @@ func runCapture(c *cli.Context) error {
 	slog.Info("capture: done", "stop", st.StopReason, secondsAttr(st.Seconds),
 		"packets_in", st.PacketsIn, "queries", queriesAttr(st.Queries), "malformed", st.Malformed,
 		"socket_dropped", st.SocketDropped, "sample_responses", st.SampleResponses, "samples", st.Samples,
-		"distinct_hashes", st.DistinctHashes, "fetch_lookups_skipped", st.FetchLookups, "hash_cap_dropped", st.HashCapDropped,
+		"distinct_hashes", st.DistinctHashes, "fetch_lookups_skipped", st.FetchLookups,
+		"hash_cap_evicted", st.HashCapEvicted, "hash_cap_dropped", st.HashCapDropped,
 		"repeat_window_evicted", st.RepeatEvicted, "repeats_dropped", st.RepeatsDropped,
 		"observations", st.Observations, "output", out)
 	var runErr error

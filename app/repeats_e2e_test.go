@@ -156,11 +156,14 @@ func TestForgedSendersAreCapped(t *testing.T) {
 				t.Errorf("capture's stats: get_peers %d, hash_cap_dropped %s, observations %d; want %d, %d, %d",
 					cs.Queries["get_peers"], capped, cs.Observed, senders, tt.capped, tt.seen)
 			}
-			if want := fmt.Sprintf(" hash_cap_dropped=%d repeat_window_evicted=0", tt.capped); !strings.Contains(stderr.String(), want) {
+			if want := fmt.Sprintf(" hash_cap_evicted=0 hash_cap_dropped=%d repeat_window_evicted=0", tt.capped); !strings.Contains(stderr.String(), want) {
 				t.Errorf("the done line lacks %q:\n%s", want, stderr.String())
 			}
-			if b, _ := os.ReadFile(metrics); !strings.Contains(string(b), fmt.Sprintf("\ninfohash_capture_hash_cap_dropped %d\n", tt.capped)) {
-				t.Errorf("--metrics-file lacks infohash_capture_hash_cap_dropped %d:\n%s", tt.capped, b)
+			b, _ := os.ReadFile(metrics)
+			for _, want := range []string{fmt.Sprintf("\ninfohash_capture_hash_cap_dropped %d\n", tt.capped), "\ninfohash_capture_hash_cap_evicted 0\n"} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("--metrics-file lacks %q:\n%s", strings.TrimSpace(want), b)
+				}
 			}
 			data := filepath.Join(dir, "data")
 			runBin(t, bin, 0, "dedup", "--data", data, obs)

@@ -204,6 +204,63 @@ func TestHashCapEvictsFewestSightings(t *testing.T) {
 	}
 }
 
+// TestHashCapCountsEvictions: in a table of one bucket (8 entries, a cap
+// of 2) a new hash that takes a live entry is counted (hash_cap_evicted),
+// once for each; one that takes an empty or expired entry, a hash's own
+// entry counted again, and a hash at its cap are not.
+func TestHashCapCountsEvictions(t *testing.T) {
+	const w = 10 * time.Minute
+	type see struct {
+		hash int
+		at   time.Duration
+	}
+	hashes := func(from, to int, at time.Duration) []see {
+		var s []see
+		for h := from; h < to; h++ {
+			s = append(s, see{h, at})
+		}
+		return s
+	}
+	cat := func(parts ...[]see) []see {
+		var out []see
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name    string
+		sees    []see
+		evicted int64
+	}{
+		{"8 hashes fill the bucket: none", hashes(0, 8, 0), 0},
+		{"a ninth live hash evicts one", hashes(0, 9, 0), 1},
+		{"each new hash past 8 evicts one", hashes(0, 20, time.Second), 12},
+		{"expired entries are taken, not evicted", cat(hashes(0, 8, 0), hashes(8, 16, w)), 0},
+		{"a hash counted again, or at its cap, evicts none",
+			cat(hashes(0, 8, 0), hashes(0, 8, time.Second), hashes(0, 8, 2*time.Second)), 0},
+		{"an evicted hash back evicts another", // hash 0 (the oldest at its cap), then hash 8 (seen once)
+			cat(hashes(0, 8, 0), hashes(0, 8, 0), hashes(8, 9, time.Second), hashes(0, 1, 2*time.Second)), 2},
+		{"no cap: nothing counted", nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			limit := 2
+			if tt.sees == nil {
+				limit = 0
+			}
+			c := newHashCap(limit, w, start, 1)
+			defer c.close()
+			for _, s := range tt.sees {
+				c.full(hashN(s.hash), start.Add(s.at))
+			}
+			if got := c.evicted(); got != tt.evicted {
+				t.Errorf("hash_cap_evicted %d, want %d", got, tt.evicted)
+			}
+		})
+	}
+}
+
 // TestCaptureCapsForgedSenders runs capture on loopback with a cap of 3:
 // 5 senders (sockets) ask get_peers of one hash, 3 are recorded and 2
 // counted (hash_cap_dropped); another hash is recorded.
@@ -222,6 +279,41 @@ func TestCaptureCapsForgedSenders(t *testing.T) {
 	st, _ := wait()
 	if st.HashCapDropped != 2 || st.Observations != 4 || st.Queries["get_peers"] != 6 {
 		t.Errorf("hash_cap_dropped %d, observations %d, get_peers %d; want 2, 4, 6", st.HashCapDropped, st.Observations, st.Queries["get_peers"])
+	}
+}
+
+// TestCaptureCountsHashCapEvictions runs capture on loopback with a cap
+// table of one bucket (8 entries): get_peers of 8 + k distinct hashes,
+// each within its window, evict k live entries, which the run's stats
+// count (hash_cap_evicted); all are recorded (each hash seen once).
+func TestCaptureCountsHashCapEvictions(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		hashes  int
+		evicted int64
+	}{
+		{"full: 11 hashes", recentWays + 3, 3},
+		{"not full: 8 hashes", recentWays, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o := testOptions()
+			o.Crawl, o.hashCapBuckets = false, 1
+			sink := &memSink{}
+			addrs, wait := runAsync(t, ctx, o, sink)
+			var qs [][]byte
+			for i := range tt.hashes {
+				qs = append(qs, krpc.AppendGetPeers(nil, []byte(fmt.Sprint(i)), peerID, hashN(i)))
+			}
+			replies(t, sendAll(t, addrs[0], qs...), tt.hashes) // all handled
+			cancel()
+			st, _ := wait()
+			if st.HashCapEvicted != tt.evicted || st.Observations != int64(tt.hashes) || st.HashCapDropped != 0 {
+				t.Errorf("hash_cap_evicted %d, observations %d, hash_cap_dropped %d; want %d, %d, 0",
+					st.HashCapEvicted, st.Observations, st.HashCapDropped, tt.evicted, tt.hashes)
+			}
+		})
 	}
 }
 

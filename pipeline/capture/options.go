@@ -68,6 +68,9 @@ type Options struct {
 	// recentBuckets sizes the recent set (0: the constant recentBuckets;
 	// tests give a small one, to fill it).
 	recentBuckets int
+	// hashCapBuckets sizes the per-hash cap's table (0: the constant
+	// hashCapBuckets; tests give a small one, to fill it).
+	hashCapBuckets int
 }
 
 // DefaultRepeatWindow is Options.RepeatWindow's default: a lookup's
@@ -126,6 +129,7 @@ type Stats struct {
 	FetchLookups      int64            `json:"fetch_lookups_skipped"` // get_peers from the node of a fetch on the same --dht-state: not recorded (ownlookups.go)
 	RepeatsDropped    int64            `json:"repeats_dropped"`       // get_peers and announce_peer its sender sent within RepeatWindow of the one recorded: answered, not recorded (recent.go)
 	HashCapDropped    int64            `json:"hash_cap_dropped"`      // get_peers of a hash past MaxSightingsPerHash in its RepeatWindow, over all senders: answered, not recorded (recent.go)
+	HashCapEvicted    int64            `json:"hash_cap_evicted"`      // hashes the full cap table evicted before RepeatWindow ended: their get_peers are counted from 1 again (hashcap.go)
 	RepeatEvicted     int64            `json:"repeat_window_evicted"` // (sender, hash) pairs the full recent set evicted before RepeatWindow ended: their repeats are recorded again (recent.go)
 	Seconds           float64          `json:"seconds"`
 	StopReason        string           `json:"stop_reason"`

@@ -54,12 +54,13 @@ import (
 // the run's; a new hash takes an empty or expired entry of its bucket,
 // else the live one of fewest sightings: a flood of distinct hashes
 // evicts hashes seen once, and a hash evicted only starts counting again
-// (no memory grows). Two live hashes of a bucket with one 20-bit
-// fingerprint (about 1 new hash in 150,000) share a count. The get_peers
-// and announce_peer of a fetch on the same --dht-state are left out
-// before the recent set and the cap (ownlookups.go): they use up no
-// hash's cap and fill no entry (but for the first ones of a fetch that
-// saved a new ID within fetchIDsCheck, which the writer leaves out).
+// (no memory grows; hash_cap_evicted counts the live entries evicted).
+// Two live hashes of a bucket with one 20-bit fingerprint (about 1 new
+// hash in 150,000) share a count. The get_peers and announce_peer of a
+// fetch on the same --dht-state are left out before the recent set and
+// the cap (ownlookups.go): they use up no hash's cap and fill no entry
+// (but for the first ones of a fetch that saved a new ID within
+// fetchIDsCheck, which the writer leaves out).
 //
 // A sender is its IP address alone on the Internet, where a host picks a
 // new source port as it likes (hosts behind one NAT count as one: the

@@ -97,7 +97,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	r := &runner{opts: opts, tokens: newTokens(time.Now()), replies: newReplyLimiter(rule),
 		libSend: rate.NewLimiter(libraryQueryRateOut, libraryQueryBurstOut),
 		recent:  newRecentSetOf(opts.RepeatWindow, rule, time.Now(), cmp.Or(opts.recentBuckets, recentBuckets)),
-		hashCap: newHashCap(opts.MaxSightingsPerHash, opts.RepeatWindow, time.Now(), hashCapBuckets),
+		hashCap: newHashCap(opts.MaxSightingsPerHash, opts.RepeatWindow, time.Now(), cmp.Or(opts.hashCapBuckets, hashCapBuckets)),
 		fetch:   newFetchIDs(opts.StateDir),
 		batches: make(chan []schema.Observation, 64), reach: rule}
 	if r.recent != nil {
@@ -198,6 +198,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 
 	s := r.c.stats()
 	s.RepeatEvicted = r.recent.evicted()
+	s.HashCapEvicted = r.hashCap.evicted()
 	s.Nodes = len(nodes)
 	s.Seconds = time.Since(start).Seconds()
 	for _, n := range nodes {
