@@ -2,7 +2,9 @@ package app
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
+	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // TestArrowsReplaceRefusedKeepsFile: capture or fetch -o FILE.arrows
@@ -60,6 +64,36 @@ func TestArrowsReplaceRefusedKeepsFile(t *testing.T) {
 				t.Errorf("the refused run left %q in %s", names, dir)
 			}
 		})
+	}
+}
+
+// TestArrowsReplaceWritingNothing: a capture -o FILE.arrows --replace
+// that goes through (exit 0) without a batch leaves in FILE what a run
+// without --replace leaves in a new FILE, byte for byte: a valid stream
+// of no rows (its schema, then its end); the old contents are gone.
+func TestArrowsReplaceWritingNothing(t *testing.T) {
+	bin := infohashBinary(t)
+	dir := t.TempDir()
+	fresh, replaced := filepath.Join(dir, "fresh.arrows"), filepath.Join(dir, "old.arrows")
+	if err := os.WriteFile(replaced, bytes.Repeat([]byte("an earlier run's stream "), 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range [][]string{{fresh}, {replaced, "--replace"}} {
+		runBin(t, bin, 0, append([]string{"capture", "--passive", "--bootstrap", "", "--dht-listen", "127.0.0.1:0",
+			"--dht-state", filepath.Join(t.TempDir(), "s"), "--duration", "1ms", "-o"}, out...)...)
+	}
+	want, _ := os.ReadFile(fresh)
+	got, err := os.ReadFile(replaced)
+	if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
+		t.Fatalf("%s after --replace: %d bytes (%v); want the %d bytes a new FILE gets", replaced, len(got), err, len(want))
+	}
+	r, err := rowio.OpenArrow[schema.Observation](replaced, bytes.NewReader(got))
+	if err != nil {
+		t.Fatalf("%s after --replace: %v", replaced, err)
+	}
+	defer r.Close()
+	if n, err := r.Read(make([]schema.Observation, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Errorf("%s after --replace: read %d rows (%v), want none and its end", replaced, n, err)
 	}
 }
 
