@@ -29,8 +29,12 @@
 #                  copy's dataset_id in the same commit; left out, in one
 #                  line, without OLD_BIN
 # Kill points: each step is first run traced; then, per syscall name, once
-# per when=1..M (M: the most calls of that name one thread made) for every
-# rename*, unlink*, mkdirat, linkat, fsync, fdatasync, syncfs and ftruncate,
+# per when=1..M for every rename*, unlink*, mkdirat, linkat, fsync,
+# fdatasync, syncfs and ftruncate (M: the run's calls of that name over all
+# threads; when= counts per thread, and how the calls spread over Go's
+# threads changes from run to run: M is the most one thread can make, so
+# the points stay the same whatever the spread, and a point no thread of
+# its run reaches completes unkilled; scripts/killpoints.awk makes them),
 # the same once more restricted to each path that is the same in every run
 # (-P: CURRENT, manifests/N.json, the -o FILE, ...; when= counts per thread,
 # so a name's N-th call on one thread can come before another thread's, and
@@ -38,10 +42,10 @@
 # named or held by a descriptor (-P matches a descriptor by its path, which
 # the trace's openat results give: the unlinkat(FD, NAME) of a collected
 # snapshot's files or a staging folder, the fsync of a folder), and
-# SWEEP_MAX (default 12) evenly spaced points among write, pwrite64 and
-# openat. The syscall and path each kill hit is strace's own line (= ?);
-# "covered" counts the reference run's calls of the first list some kill
-# hit (R/uncovered.txt: the others). SWEEP_PASSES=2 tries the first list's
+# SWEEP_MAX (default 12) points split among write, pwrite64 and openat,
+# evenly spaced over each one's calls. The syscall and path each kill hit
+# is strace's own line (= ?); "covered" counts the reference run's calls
+# of the first list some kill hit (R/uncovered.txt: the others). SWEEP_PASSES=2 tries the first list's
 # points again with GOMAXPROCS=1, where Go's threads split the calls
 # otherwise, so when= reaches other instants (about twice as long).
 # After each kill, exactly:
@@ -187,58 +191,10 @@ leased() {
 }
 
 # points NAME W: the kill points (strace options, one set per line) from
-# the traced run in W/strace.log.
+# the traced run in W/strace.log (scripts/killpoints.awk says how).
 points() {
-	local log=$2/strace.log
-	awk -v every=" $EVERY " -v sampled=" $SAMPLED " -v max="$MAX" -v wpath="$2" '
-	BEGIN { h = "[0-9a-f]"; h8 = h h h h h h h h; d = "[0-9]"; d12 = d d d d d d d d d d d d
-		# the calls whose descriptor arguments -P matches too (by the
-		# path the descriptor has): for each, which arguments are ones
-		split("fsync 1 fdatasync 1 syncfs 1 ftruncate 1 unlinkat 1 mkdirat 1 renameat 13 renameat2 13 linkat 13", t)
-		for (i = 1; i < 18; i += 2) fdargs[t[i]] = t[i + 1] }
-	# stable P: P is in the run folder and the same in every run (no
-	# random name, no pid), as @W@/...
-	function stable(p, q) {
-		q = p; gsub(d12, "", q)
-		if (q ~ h8 || q ~ /staging\/(\.tmp-)?[0-9]+-/) return ""
-		if (p == wpath) return "@W@"
-		return index(p, wpath "/") == 1 ? "@W@" substr(p, length(wpath) + 1) : ""
-	}
-	# opened CALL RESULT: records the path of the descriptor an openat
-	# returned (a file O_TMPFILE made has none)
-	function opened(call, res, a, p, fd) {
-		if (!match(res, / = [0-9]+$/)) return
-		fd = substr(res, RSTART + 3); delete fdp[fd]
-		if (index(call, "O_TMPFILE") || !match(call, /"[^"]*"/)) return
-		p = substr(call, RSTART + 1, RLENGTH - 2)
-		if (substr(p, 1, 1) != "/") { split(substr(call, index(call, "(") + 1), a, ", "); if (!(a[1] in fdp)) return; p = fdp[a[1]] "/" p }
-		fdp[fd] = p
-	}
-	/^[0-9]+ +(\+\+\+|---)/ { next }
-	/^[0-9]+ +openat\(/ { if (/ <unfinished \.\.\.>$/) pend[$1] = $0; else opened($0, $0) }
-	/^[0-9]+ +<\.\.\. openat resumed>/ { if ($1 in pend) opened(pend[$1], $0); delete pend[$1] }
-	/ = \?$|resumed>/ { next }
-	{ tid = $1; s = $2; sub(/\(.*/, "", s)
-	  if (index(every, " " s " ")) { c = ++n[tid, s]; if (c > m[s]) m[s] = c
-		  # the paths the call names, or its descriptors have, that are
-		  # the same in every run: -P counts the call once for each
-		  split("", seen)
-		  rest = $0; while (match(rest, /"[^"]*"/)) {
-			  p = stable(substr(rest, RSTART + 1, RLENGTH - 2)); rest = substr(rest, RSTART + RLENGTH)
-			  if (p != "") seen[p] = 1
-		  }
-		  if (s in fdargs) { split(substr($0, index($0, "(") + 1), a, ", "); sub(/\).*/, "", a[1])
-			  for (j = 1; j <= length(fdargs[s]); j++) { i = substr(fdargs[s], j, 1)
-				  if ((a[i] in fdp) && (p = stable(fdp[a[i]])) != "") seen[p] = 1 } }
-		  for (p in seen) { pc = ++np[tid, s, p]; if (pc > mp[s, p]) mp[s, p] = pc } }
-	  else if (index(sampled, " " s " ")) { c = ++n[tid, s]; if (c > m[s]) m[s] = c } }
-	END {
-		for (s in m) if (index(every, " " s " ")) for (i = 1; i <= m[s]; i++) print "-e inject=" s ":signal=KILL:when=" i
-		for (k in mp) { split(k, a, SUBSEP); for (i = 1; i <= mp[k]; i++) print "-P " a[2] " -e inject=" a[1] ":signal=KILL:when=" i }
-		for (s in m) if (index(sampled, " " s " ")) for (i = 1; i <= m[s]; i++) all[++na] = s ":signal=KILL:when=" i
-		k = na < max ? na : max
-		for (i = 0; i < k; i++) print "-e inject=" all[int(i * na / k) + 1]
-	}' "$log" | sort -u
+	awk -v every=" $EVERY " -v sampled=" $SAMPLED " -v max="$MAX" -v wpath="$2" \
+		-f scripts/killpoints.awk "$2/strace.log" | sort -u
 }
 
 FAILS=$OUT/failures.txt
