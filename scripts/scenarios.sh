@@ -5,14 +5,17 @@
 # NAME (NAME: the script, for its messages) makes the inputs and datasets.
 # It defines SCEN (the scenario names, in order), PREPOF and CMDOF (by
 # name: the dataset each starts from, "-" for none, and its command),
-# cmdline NAME W and fresh NAME W.
+# cmdline NAME W and fresh NAME W. ONLY (the scenarios chosen, by name;
+# empty: all) says which datasets to prepare.
 # The migration scenarios (MIGSCEN) are opt-in: OLD_BIN names a
 # bin/infohash of an older dataset format (built from history: git
 # worktree add /tmp/old COMMIT, go build -o bin/infohash ./cmd/infohash
 # there). It prepares their datasets (old-*), so the step's Open migrates
 # the point's copy to the current format, drawing the copy's dataset_id in
 # the same commit, before the step's own. Without OLD_BIN they are left
-# out, which prepare_scenarios says in one line.
+# out, which prepare_scenarios says in one line; so are their datasets when
+# ONLY names none of them (OLD_BIN's dedup, plan and merge: a sweep of
+# other scenarios would wait for them).
 
 T0=2026-03-01T00:00:00Z T0B=2026-03-01T01:00:00Z T1=2026-03-02T00:00:00Z
 T1B=2026-03-02T06:00:00Z T3=2026-03-05T00:00:00Z T4=2026-03-06T00:00:00Z
@@ -69,8 +72,14 @@ prepare_scenarios() {
 		[ "$(json_int "$P/coldsweep.dry.json" cold_sweep_start)" = 0 ] &&
 		[ "$(find "$P/coldsweep/state/current/" -name 'cold-*.parquet' | wc -l)" = 4 ] ||
 		die "prep: $P/coldsweep: want 100 cold rows in hot files, 4 cold files and the cold sweep at 00"
+	local s mig=
+	for s in "${MIGSCEN[@]}"; do
+		case " ${ONLY:-$s} " in *" $s "*) mig=1 ;; esac
+	done
 	if [ -z "${OLD_BIN:-}" ]; then
 		say "$1: ${MIGSCEN[*]} skipped: OLD_BIN is unset (a bin/infohash of an older dataset format)"
+	elif [ -z "$mig" ]; then
+		say "$1: OLD_BIN's datasets not prepared: none of ${MIGSCEN[*]} is chosen"
 	else
 		prepare_old
 	fi
