@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/interrupt"
 )
 
 // commands lists the subcommands once, in data-flow order.
@@ -104,7 +105,9 @@ func wire(c *cli.Command, top string) {
 // Main runs the command line and returns the process exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Ignore(syscall.SIGPIPE) // a closed pipe becomes a write error, not a silent death
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// As signal.NotifyContext, numbering the signals too: deliver and the
+	// stream grace tell a second signal from the first by its number.
+	ctx, stop := interrupt.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, args, stdin, stdout, stderr)
 }

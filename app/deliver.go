@@ -7,15 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/interrupt"
 )
 
 // replaceFlag lets capture, fetch and export write over an existing -o
@@ -124,19 +123,28 @@ type output struct {
 // blocked for streamGrace since the signal to finish; a second signal,
 // or such a block, makes deliver return at once an error that wraps
 // errUndelivered (exit 130), leaving run blocked. The process exits with
-// it and the reader finds the stream cut short.
+// it and the reader finds the stream cut short. The first time deliver
+// finds the output blocked after the stop it says so on stderr, and that
+// the next signal stops it now.
+//
+// Signals are counted (interrupt.From(parent)), not guessed by time: the
+// second signal is any that comes after the one that cancelled parent and
+// after deliver began, however soon (a second signal that came before
+// deliver began, when a report is written after the run, asked to stop
+// the run, not the report). When parent was cancelled by something else
+// (a deadline: no signal stopped run), the first signal that comes after
+// deliver began ends the wait the same way ("stopped by a signal"): it
+// is the user's first word, and there is nothing else for it to stop.
 func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func(output) error) error {
 	if (out != "-" && !fsutil.WrittenInPlace(out)) || (out == "-" && regularFile(stdout)) {
 		// A regular file (-o FILE, or stdout redirected to one: -o - >
 		// FILE) takes every write: nothing to watch.
 		return run(output{stdout: stdout, open: fsutil.CreateOutput})
 	}
-	// Cancelled already (a report written after the run was stopped):
-	// the first signal came before again listened, and is not dropped.
-	late := parent.Err() != nil
-	again := make(chan os.Signal, 1)
-	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(again)
+	seen := 0 // signals before deliver began
+	if sigs := interrupt.From(parent); sigs != nil {
+		seen = sigs.Count()
+	}
 	w := &stallWatch{w: stdout}
 	done := make(chan error, 1)
 	go func() { done <- run(output{stdout: w, open: w.open}) }()
@@ -146,18 +154,16 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 	case <-parent.Done():
 	}
 	signalled := time.Now()
-	// The first signal reaches again too, perhaps a moment after it
-	// cancelled parent: drop it (as withStreamGrace does).
-	if !late {
-		select {
-		case <-again:
-		case <-time.After(100 * time.Millisecond):
-		}
+	again, second := laterSignal(parent, seen)
+	by, stopNow := "a signal", "interrupt to stop now"
+	if second {
+		by, stopNow = "a second signal", "interrupt again to stop now"
 	}
 	where := out
 	if out == "-" {
 		where = "stdout"
 	}
+	warned := false
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -166,13 +172,21 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 			return err
 		case <-again:
 			if _, opening := w.blockedSince(); opening {
-				return undelivered(cmd, fmt.Sprintf("stopped by a second signal while no reader had opened %s (nothing was written to it)", where))
+				return undelivered(cmd, fmt.Sprintf("stopped by %s while no reader had opened %s (nothing was written to it)", by, where))
 			}
-			return undelivered(cmd, fmt.Sprintf("stopped by a second signal before it was all written (the stream on %s is cut short)", where))
+			return undelivered(cmd, fmt.Sprintf("stopped by %s before it was all written (the stream on %s is cut short)", by, where))
 		case now := <-tick.C:
 			since, opening := w.blockedSince()
 			if since.IsZero() {
 				continue
+			}
+			if !warned {
+				warned = true
+				if opening {
+					slog.Warn(fmt.Sprintf("%s: interrupted; waiting for a reader to open %s, for up to %s (%s)", cmd, where, streamGrace, stopNow))
+				} else {
+					slog.Warn(fmt.Sprintf("%s: interrupted; waiting for %s's reader to take the rest, for up to %s without progress (%s)", cmd, where, streamGrace, stopNow))
+				}
 			}
 			if since.Before(signalled) {
 				since = signalled
@@ -203,6 +217,23 @@ func deliverRun[S any](parent context.Context, cmd, out string, stdout io.Writer
 		return zero, err
 	}
 	return st, err
+}
+
+// laterSignal returns, for parent once it is done, a channel that is
+// ready once a signal comes that counts as a stop after parent's: after
+// the one that cancelled parent, if a signal did (second: that one is
+// then a second signal), and after the seen signals counted before the
+// caller began. With no interrupt.Counter in parent, nil: no signal is
+// seen.
+func laterSignal(parent context.Context, seen int) (again <-chan struct{}, second bool) {
+	sigs := interrupt.From(parent)
+	if sigs == nil {
+		return nil, false
+	}
+	if stop := interrupt.Cause(parent); stop != nil {
+		return sigs.After(max(seen, stop.N)), true
+	}
+	return sigs.After(seen), false
 }
 
 // undelivered is deliver's error when it gives up on run: exit 130.

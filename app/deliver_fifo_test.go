@@ -168,7 +168,7 @@ func TestStalledFIFOStopsOnSecondSignal(t *testing.T) {
 					// capture writes its Parquet file at the stop.
 					waitFor(t, "the FIFO to fill", func() bool { return pipeHolds(r, stalledPipe) })
 				}
-				time.Sleep(300 * time.Millisecond)
+				waitStopSeen(t, stderr)
 				cmd.Process.Signal(syscall.SIGTERM)
 				wantExit130(t, exited, stderr, "SIGTERM")
 				if n := strings.Count(stderr.String(), "the output could not be delivered"); n != 1 {

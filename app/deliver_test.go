@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/interrupt"
 	"github.com/infohash/infohash/tools/loadgen"
 )
 
@@ -106,6 +107,65 @@ func TestDeliverGrace(t *testing.T) {
 	}
 }
 
+// TestDeliverCountsSignals: deliver counts the signals (interrupt.Counter)
+// instead of dropping "the first one's copy" for up to 100 ms. Two
+// signals back to back are both counted: the second ends the wait at
+// once, where a channel of one signal, still holding the first one's
+// copy, dropped it. A stop that was no signal (a deadline) drops nothing,
+// so the next signal ends the wait (said "a signal", not "a second
+// signal"); a second signal that came before deliver began (a report
+// written after the run) does not end it. One signal only leaves the
+// wait to the grace. The grace is an hour where a signal must end the
+// wait (a miscount hangs: hangGuard), 300 ms where the grace must.
+func TestDeliverCountsSignals(t *testing.T) {
+	defer func(g time.Duration) { streamGrace = g }(streamGrace)
+	tests := []struct {
+		name     string
+		before   int  // signals before deliver begins (a report written after the run)
+		deadline bool // a deadline, not a signal, stops the run
+		during   int  // signals back to back once the run began, before its write blocks
+		want     string
+	}{
+		{name: "two signals back to back", during: 2, want: "stopped by a second signal before it was all written"},
+		{name: "one signal", during: 1, want: "took nothing for 300ms"},
+		{name: "stopped before deliver began, then one signal", before: 1, during: 1, want: "stopped by a second signal before"},
+		{name: "two signals before deliver began", before: 2, want: "took nothing for 300ms"},
+		{name: "a deadline, then one signal", deadline: true, during: 1, want: "stopped by a signal before it was all written"},
+		{name: "a deadline, no signal", deadline: true, want: "took nothing for 300ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streamGrace = time.Hour
+			if strings.Contains(tt.want, "took nothing") {
+				streamGrace = 300 * time.Millisecond
+			}
+			block := make(chan struct{})
+			defer close(block)
+			ctx, sigs, cancel := interrupt.New(t.Context())
+			defer cancel()
+			for range tt.before {
+				sigs.Receive(syscall.SIGINT)
+			}
+			parent := ctx
+			if tt.deadline {
+				var stop context.CancelFunc
+				parent, stop = context.WithDeadline(ctx, time.Now()) // passed already
+				defer stop()
+			}
+			err := deliverGuarded(t, parent, "-", slowWriter{block: block}, func(dst output) error {
+				for range tt.during {
+					sigs.Receive(syscall.SIGINT)
+				}
+				_, err := dst.stdout.Write(make([]byte, 64<<10))
+				return err
+			})
+			if !errors.Is(err, errUndelivered) || exitcode.Of(err) != exitcode.Interrupted || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v (exit %d), want exit 130 saying %q", err, exitcode.Of(err), tt.want)
+			}
+		})
+	}
+}
+
 // TestStalledStdoutStopsOnSecondSignal: "capture -o - | sleep 600" (or
 // fetch, export, plan-retries; or -o /dev/stdout) blocks writing once the
 // pipe is full. SIGINT stops the run but its output cannot be written; a
@@ -147,7 +207,7 @@ func TestStalledStdoutStopsOnSecondSignal(t *testing.T) {
 				return err == nil && n >= 32<<10
 			})
 			cmd.Process.Signal(syscall.SIGINT)
-			time.Sleep(300 * time.Millisecond)
+			waitStopSeen(t, stderr)
 			cmd.Process.Signal(syscall.SIGINT)
 			wantExit130(t, exited, stderr, "SIGINT")
 			if n := strings.Count(stderr.String(), "the output could not be delivered"); n != 1 {
@@ -212,6 +272,19 @@ func loadCapture(t *testing.T, stderr *lockedBuffer) {
 	if _, err := loadgen.Run(t.Context(), loadgen.Config{Target: "127.0.0.1:" + port, Rate: 20000, Count: 20000, Senders: 1}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitStopSeen waits for the line a command prints once the first signal
+// has stopped its run and its output is found blocked ("... (interrupt
+// again to stop now)"): the signal has been received and counted, so one
+// sent now is a second signal, however loaded the machine (two sent too
+// close together may reach the process as one, as any two pending
+// signals of a kind do).
+func waitStopSeen(t *testing.T, stderr *lockedBuffer) {
+	t.Helper()
+	waitFor(t, "the line saying the next signal stops it", func() bool {
+		return strings.Contains(stderr.String(), "(interrupt again to stop now)")
+	})
 }
 
 // wantExit130 fails the test unless the command exited reports on exits

@@ -210,7 +210,7 @@ func TestFetchSavesDHTStateWhenStdoutStalls(t *testing.T) {
 	defer cmd.Process.Kill()
 	waitFor(t, "the pipe to fill", func() bool { return pipeHolds(r, stalledPipe) })
 	cmd.Process.Signal(syscall.SIGTERM)
-	time.Sleep(300 * time.Millisecond)
+	waitStopSeen(t, stderr)
 	cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-exited:

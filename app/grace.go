@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/interrupt"
 )
 
 // streamGrace is how long dedup and merge go on after SIGINT or SIGTERM
@@ -37,9 +36,13 @@ func streamInput(arg string) bool {
 
 // graceful is a run context for a command reading streams. It is not
 // cancelled by parent's first cancellation (the first signal) but
-// streamGrace later, or at a second signal; interrupted reports whether
-// the first came before done, which must be called when the run returns:
-// from then on interrupted no longer changes.
+// streamGrace later, or at a second signal, counted as deliver counts it
+// (laterSignal): any signal after the one that cancelled parent and after
+// withStreamGrace began, however soon it follows; if something other than
+// a signal cancelled parent, the first signal after withStreamGrace
+// began. interrupted reports whether the first cancellation came before
+// done, which must be called when the run returns: from then on
+// interrupted no longer changes.
 type graceful struct {
 	ctx         context.Context
 	interrupted func() bool
@@ -66,10 +69,11 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 	var mu sync.Mutex
 	ended := false
 	finished := make(chan struct{})
-	again := make(chan os.Signal, 1)
-	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	seen := 0 // signals before the grace began
+	if sigs := interrupt.From(parent); sigs != nil {
+		seen = sigs.Count()
+	}
 	go func() {
-		defer signal.Stop(again)
 		select {
 		case <-finished:
 			return
@@ -84,15 +88,7 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 		if late {
 			return
 		}
-		// The first signal reaches again too, perhaps a moment after it
-		// cancelled parent: drop it (parent cancelled by other means
-		// sends none).
-		select {
-		case <-again:
-		case <-finished:
-			return
-		case <-time.After(100 * time.Millisecond):
-		}
+		again, _ := laterSignal(parent, seen)
 		slog.Warn(fmt.Sprintf("%s: interrupted; applying what the stream still sends for up to %s (interrupt again to stop now)", cmd, streamGrace))
 		t := time.NewTimer(streamGrace)
 		defer t.Stop()

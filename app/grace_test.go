@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/interrupt"
 )
 
 // lockedBuffer collects a child's stderr for polling.
@@ -176,6 +177,68 @@ func TestInterruptMergeAppliesTheRestOfTheStream(t *testing.T) {
 	if b, err := os.ReadFile(prom); err != nil || !strings.Contains(string(b), "\ninfohash_merge_exit_status 130\n") ||
 		strings.Contains(string(b), "last_success_timestamp_seconds") {
 		t.Errorf("--metrics-file (err %v):\n%s\nwant exit_status 130 and no last_success", err, b)
+	}
+}
+
+// TestGraceCountsSignals: the stream grace counts signals as deliver
+// does (TestDeliverCountsSignals): two back to back end the grace at once
+// (the second was dropped while the first one's copy filled the channel),
+// as one after a stop that was no signal does (it waited 100 ms for a
+// copy that never came, and dropped a signal in them); one signal, or a
+// second one that came before the grace began, leaves the end to the
+// grace: at least streamGrace (300 ms) after it began. Where a signal must
+// end it, the grace is an hour and a miscount hangs (hangGuard).
+func TestGraceCountsSignals(t *testing.T) {
+	defer func(g time.Duration) { streamGrace = g }(streamGrace)
+	tests := []struct {
+		name     string
+		before   int  // signals before the grace begins
+		deadline bool // a deadline, not a signal, cancels parent
+		during   int  // signals back to back once the grace began
+		bySignal bool // a signal ends the grace, not its time
+	}{
+		{name: "two signals back to back", during: 2, bySignal: true},
+		{name: "one signal", during: 1},
+		{name: "stopped before the grace began, then one signal", before: 1, during: 1, bySignal: true},
+		{name: "two signals before the grace began", before: 2},
+		{name: "a deadline, then one signal", deadline: true, during: 1, bySignal: true},
+		{name: "a deadline, no signal", deadline: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streamGrace = 300 * time.Millisecond
+			if tt.bySignal {
+				streamGrace = time.Hour
+			}
+			ctx, sigs, cancel := interrupt.New(t.Context())
+			defer cancel()
+			for range tt.before {
+				sigs.Receive(syscall.SIGINT)
+			}
+			parent := ctx
+			if tt.deadline {
+				var stop context.CancelFunc
+				parent, stop = context.WithDeadline(ctx, time.Now()) // passed already
+				defer stop()
+			}
+			start := time.Now()
+			g := withStreamGrace(parent, "test", []string{"-"})
+			defer g.done()
+			for range tt.during {
+				sigs.Receive(syscall.SIGINT)
+			}
+			select {
+			case <-g.ctx.Done():
+			case <-time.After(hangGuard):
+				t.Fatalf("the grace has not ended %s after it began (%d signals)", hangGuard, sigs.Count())
+			}
+			if took := time.Since(start); !tt.bySignal && took < streamGrace {
+				t.Fatalf("the grace ended after %s, before its %s: a signal ended it", took, streamGrace)
+			}
+			if !g.interrupted() {
+				t.Fatal("interrupted() is false after parent was cancelled")
+			}
+		})
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestReportToFIFOStopsOnSignals: --stats-json (and --metrics-file)
@@ -75,7 +74,7 @@ func TestReportToFIFOStopsOnSignals(t *testing.T) {
 			cmd, stderr, exited := startCmd(t, bin, nil, append(tt.args(t), tt.flag, fifo)...)
 			waitFor(t, "the command to open the FIFO", func() bool { return openingFIFO(cmd.Process.Pid) })
 			cmd.Process.Signal(syscall.SIGTERM)
-			time.Sleep(300 * time.Millisecond)
+			waitStopSeen(t, stderr)
 			cmd.Process.Signal(syscall.SIGTERM)
 			wantExit130(t, exited, stderr, "SIGTERM")
 			want := strings.Fields(tt.name)[0] + " " + tt.flag +
