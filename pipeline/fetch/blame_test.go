@@ -17,7 +17,13 @@ import (
 // untried), and the peer is not listed, so merge does not penalise it.
 // The stall is the only timeout meant to fire in each row: whichever of
 // Timeout and PeerTimeout is the stall timeout ends it, the other is a
-// backstop, so the outcome does not depend on the machine's speed.
+// backstop, so the outcome does not depend on the machine's speed. Where
+// cutWhen is set, the job's deadline passes once the fetcher's counters
+// say the stall was reached (Options.cutJob; Timeout is a backstop), not
+// after a time that a loaded machine could spend before it dialled the
+// stalling peer. Every row checks that each peer that accepts
+// connections was connected to: a row whose deadline came before its
+// stall was reached would pass covering only a cut-off dial.
 func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 	tor := badpeers.NewTorrent(12, 1, 10)
 	peers := map[badpeers.Behaviour]*badpeers.Peer{}
@@ -27,19 +33,23 @@ func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 	tests := []struct {
 		name                 string
 		timeout, peerTimeout time.Duration
+		cutWhen              func(Stats) bool // when the job's deadline passes; nil: at timeout
 		mix                  []badpeers.Behaviour
 		want                 string
 		blamed               []badpeers.Behaviour // listed in peer_failures, each with its Expect class
 	}{
-		{"job deadline cuts the stall off", stallTimeout, backstop,
+		{"job deadline cuts the stall off", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 },
 			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, nil},
-		{"peer deadline ends the stall", backstop, stallTimeout,
+		{"peer deadline ends the stall", backstop, stallTimeout, nil,
 			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Stall}},
 		// Before the fix a cut-off peer counted as a failed one and the
 		// job's timeout as nothing: connect_failed would have stood.
-		{"job deadline outranks a refused dial", stallTimeout, backstop,
+		{"job deadline outranks a refused dial", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 && s.ConnectsFailed == 1 },
 			[]badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Refuse}},
-		{"a peer-level failure outranks the job deadline", stallTimeout, backstop,
+		// No counter says when the closing peer's exchange has ended:
+		// the job's deadline is timed here, and only the stall is left
+		// by then.
+		{"a peer-level failure outranks the job deadline", stallTimeout, backstop, nil,
 			[]badpeers.Behaviour{badpeers.Close, badpeers.Stall}, schema.OutcomePeerLacksTorrent, []badpeers.Behaviour{badpeers.Close}},
 	}
 	for _, tt := range tests {
@@ -47,16 +57,40 @@ func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 			t.Parallel()
 			o := testOptions()
 			o.Timeout, o.PeerTimeout, o.PeersPerHash = tt.timeout, tt.peerTimeout, len(tt.mix)
-			f := newFetcher(t, o)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var f *Fetcher
+			if tt.cutWhen != nil {
+				o.cutJob = func(_ schema.Job, cut func()) {
+					go func() {
+						for !tt.cutWhen(f.Stats()) {
+							if ctx.Err() != nil {
+								return
+							}
+							time.Sleep(time.Millisecond)
+						}
+						cut()
+					}()
+				}
+			}
+			f = newFetcher(t, o)
 			job := schema.Job{InfoHash: tor.InfoHash, HashType: schema.HashV1, Attempt: 1, LeaseID: "blame"}
+			connectable := 0
 			for _, b := range tt.mix {
 				job.Peers = append(job.Peers, peers[b].Addr())
+				if b != badpeers.Refuse {
+					connectable++
+				}
 			}
-			r, ok := f.Fetch(context.Background(), job)
+			r, ok := f.Fetch(ctx, job)
 			if !ok {
 				t.Fatal("attempt abandoned")
 			}
 			checkResult(t, job, r)
+			if st := f.Stats(); st.ConnectsOK != int64(connectable) {
+				t.Fatalf("%d of the %d peers that accept connections were connected to (%+v): the job's deadline came before its stall was reached",
+					st.ConnectsOK, connectable, st)
+			}
 			if r.Outcome != tt.want || int(r.PeersTried) != len(tt.mix) {
 				t.Fatalf("outcome %s (%s), %d peers tried; want %s, %d tried", r.Outcome, r.Detail, r.PeersTried, tt.want, len(tt.mix))
 			}

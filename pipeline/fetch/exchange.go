@@ -90,17 +90,18 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	defer func() {
 		o.At = cfg.Clock.Now()
 		if o.Err != nil && (o.Err.Class == schema.OutcomeTimeout || o.Err.Class == schema.OutcomeConnectFailed) {
-			switch ended(ctx) {
-			case context.Canceled:
+			switch err := ended(ctx); {
+			case errors.Is(context.Cause(ctx), errJobDeadline):
+				// Only the peer's own limits (PeerTimeout,
+				// ConnectTimeout) may blame it, never our deadline
+				// (nor a test's cut of it, Options.cutJob: a cancel
+				// with its cause, where the deadline's ctx.Err() is
+				// context.DeadlineExceeded).
+				o.Err, o.CutOff = nil, true
+			case err == context.Canceled:
 				// A deadline we forced because another peer won (or
 				// the run stopped) is no failure of this peer's.
 				o.Err, o.Cancelled = nil, true
-			case context.DeadlineExceeded:
-				// Only the peer's own limits (PeerTimeout,
-				// ConnectTimeout) may blame it, never our deadline.
-				if errors.Is(context.Cause(ctx), errJobDeadline) {
-					o.Err, o.CutOff = nil, true
-				}
 			}
 		}
 		switch {

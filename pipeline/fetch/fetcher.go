@@ -224,6 +224,12 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 		hctx, cancelLease = context.WithDeadlineCause(hctx, deadline, errJobDeadline)
 		defer cancelLease()
 	}
+	if f.opts.cutJob != nil {
+		var cut context.CancelCauseFunc
+		hctx, cut = context.WithCancelCause(hctx)
+		defer cut(nil)
+		f.opts.cutJob(job, func() { cut(errJobDeadline) })
+	}
 	a := newAttempt(f, job)
 	a.run(hctx)
 	if a.winner == nil && ctx.Err() != nil {

@@ -107,6 +107,12 @@ type Options struct {
 	// and returns the deadline its attempt takes: a test checks where
 	// the lease ends on the run's clock without waiting for it.
 	leaseDeadline func(job schema.Job, deadline time.Time) time.Time
+	// cutJob, set by tests only, is handed each attempt's job and a
+	// function that ends the attempt as its Timeout passing does (cause
+	// errJobDeadline), for tests that must cut an exchange off at a point
+	// of it (once its peer is reached) rather than after a time that a
+	// slow machine may outlast.
+	cutJob func(job schema.Job, cut func())
 }
 
 // DefaultOptions suit a home line: 100 jobs at a time with up to 4 peers
