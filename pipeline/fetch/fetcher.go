@@ -196,11 +196,12 @@ func fullV2(job schema.Job) []byte { return schema.FullV2(job.InfoHash, job.Info
 // Fetch makes one attempt at job's metadata and returns its result. An
 // ok result's hash_type (and info_hash_v2) say which hash of the metadata
 // matched the job's (see verifyInfo), whatever the job's hash_type said;
-// a failed one keeps the job's. It
-// returns false, and no result, when ctx is cancelled before the attempt
-// ends (the run is stopping): Run then releases the job's lease (a
-// released row), as a made-up failure would push its next retry back. A
-// deadline on ctx bounds the attempt like Options.Timeout.
+// a failed one keeps the job's. It returns false, and no result, when ctx
+// ends before the attempt does, cancelled or past a deadline of its own
+// (the run is stopping: a signal, Run's --deadline): Run then releases
+// the job's lease (a released row), as a made-up failure would push its
+// next retry back. The job's own time (Options.Timeout, its lease_until)
+// ends it with a result: a timeout, no peer blamed for it.
 func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, bool) {
 	start := time.Now()
 	typ := job.HashType
