@@ -228,10 +228,11 @@ func (e *valueError) Error() string {
 	return fmt.Sprintf("column %q row %d: %s", e.Column, e.Row, e.msg)
 }
 
-// IntRangeError is a uint64 value of an Arrow column past what the
-// integer field it is read into holds (an int64 at most), at Row of the
-// stream. A caller that bounds the field's values more narrowly may say
-// so in its own words (dedup's hash_type).
+// IntRangeError is a uint64 value of an Arrow column (or of a Parquet
+// UBIGINT one: unsignedCheck) past what the integer field it is read into
+// holds (an int64 at most), at Row of the stream or file. A caller that
+// bounds the field's values more narrowly may say so in its own words
+// (dedup's hash_type).
 type IntRangeError struct {
 	valueAt
 	Value uint64

@@ -30,7 +30,8 @@ type Reader[T any] struct {
 	err   error // sticky: a reader that failed stays failed
 	// absent are the list fields of T the Parquet file has no column
 	// for, emptied after each Read (absentLists).
-	absent [][]int
+	absent   [][]int
+	unsigned unsignedCheck // of the Parquet file's UBIGINT columns
 }
 
 // Open opens a row source: "-" reads an Arrow IPC stream from stdin,
@@ -160,8 +161,9 @@ func openParquet[T any](path string, f *os.File, lim Limits) (_ *Reader[T], err 
 		return nil, fmt.Errorf("%s: %w", path, &SchemaError{Columns: cols, Err: err})
 	}
 	pr := parquet.NewGenericReader[T](pf)
+	rt := reflect.TypeFor[T]()
 	return &Reader[T]{name: path, f: f, pf: pf, pr: pr, prows: NewParquetRows(pr),
-		absent: absentLists(reflect.TypeFor[T](), want, pf.Schema())}, nil
+		absent: absentLists(rt, want, pf.Schema()), unsigned: unsignedCheckOf(rt, pf.Schema())}, nil
 }
 
 // CheckSchema verifies that every required leaf column of want is in got
@@ -268,6 +270,9 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			err = fmt.Errorf("%s: %w", r.name, &CorruptError{Format: "Parquet", Err: err})
+		}
+		if k, uerr := checkUnsigned(&r.unsigned, buf[:n]); uerr != nil {
+			return k, fmt.Errorf("%s: %w", r.name, uerr) // the rows before it are read
 		}
 		return n, err
 	}

@@ -121,9 +121,10 @@ func (e *arrowTypeError) Error() string {
 	return fmt.Sprintf("column %q is %s, want %s", e.name, e.typ, e.want)
 }
 
-// uint64TimeError is why a uint64 observed_at v past 2^63 is refused, by
-// both readers: it is no time in 2001..2200 (the wrapped-around int64 it
-// would be read as is another value).
+// uint64TimeError is why an unsigned observed_at v past 2^63 (Arrow's
+// uint64, Parquet's UBIGINT) is refused, by every reader: it is no time
+// in 2001..2200 (the wrapped-around int64 it would be read as is another
+// value).
 func uint64TimeError(v uint64) string {
 	return fmt.Sprintf("observed_at %d ms is outside %s", v, plausibleRange)
 }

@@ -137,9 +137,9 @@ func typeOf[T int32 | int64](x T) int8 {
 
 // typPageFor is the page reader of a hash_type column of INT32 values,
 // read as unsigned ones when the column's type says so (see
-// unsignedInt): a UINTEGER's 2^32-1 is out of range, not the -1 its bits
-// make as an int32. Chosen per column, so each page's loop converts
-// without asking.
+// rowio.UnsignedInt): a UINTEGER's 2^32-1 is out of range, not the -1
+// its bits make as an int32. Chosen per column, so each page's loop
+// converts without asking.
 func (r *rgBuf) typPageFor(unsigned bool) func(parquet.Page) (func(row, v, n int), error) {
 	if unsigned {
 		return func(p parquet.Page) (func(row, v, n int), error) { return typPage[uint32](r, p) }

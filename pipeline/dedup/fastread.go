@@ -33,7 +33,7 @@ type fastColumns struct {
 	hash, at, src, typ, v2 *parquet.Column
 	port, addr             *parquet.Column // peer_port and node_addr, when both are there (peers.go)
 	hashBytes              bool            // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
-	typUnsigned            bool            // hash_type's values are unsigned (unsignedInt)
+	typUnsigned            bool            // hash_type's values are unsigned (rowio.UnsignedInt)
 	atDiv                  int64           // observed_at's units per millisecond
 	// The string types of info_hash and info_hash_v2 when they hold
 	// text (hex), else "" (see rowio.TextType).
@@ -89,7 +89,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	if c.typ != nil && c.typ.Type().Kind() != parquet.Int32 {
 		return c, false
 	}
-	c.typUnsigned = c.typ != nil && unsignedInt(c.typ.Type())
+	c.typUnsigned = c.typ != nil && rowio.UnsignedInt(c.typ.Type())
 	if c.v2 != nil && c.v2.Type().Kind() != parquet.ByteArray {
 		return c, false
 	}

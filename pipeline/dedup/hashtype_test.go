@@ -50,6 +50,40 @@ type (
 	}
 )
 
+// Parquet observed_at columns of unsigned 64-bit integers (UBIGINT, as
+// DuckDB writes it; parquet-go's uint64): epoch ms, read by the row
+// reader whichever path is asked for.
+type (
+	u64At struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt uint64      `parquet:"observed_at"`
+	}
+	u64AtDict struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt uint64      `parquet:"observed_at,dict"`
+	}
+	u64AtOptional struct { // DuckDB's and Arrow's default
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt uint64      `parquet:"observed_at,optional"`
+	}
+)
+
+// convertedOnly is a footer edit that drops column name's logical type,
+// keeping its converted type, which must be ct (a writer older than
+// logical types marks an unsigned column UINT_n only).
+func convertedOnly(t *testing.T, name string, ct deprecated.ConvertedType) func(*format.FileMetaData) {
+	return func(md *format.FileMetaData) {
+		for i := range md.Schema {
+			if e := &md.Schema[i]; e.Name == name {
+				if got := e.ConvertedType; !got.Valid || got.V != ct || e.LogicalType.Value == nil {
+					t.Fatalf("%s's converted type %v, logical type %v: want %v and one", name, got, &e.LogicalType, ct)
+				}
+				e.LogicalType = format.LogicalType{}
+			}
+		}
+	}
+}
+
 // TestParquetUnsignedHashType: an unsigned Parquet hash_type is read by
 // value by both readers, as the Arrow path reads a uint64 one: its
 // maximum is "out of range", as one beyond int8 is, never the negative
@@ -60,18 +94,7 @@ func TestParquetUnsignedHashType(t *testing.T) {
 	h := schema.Hash{0x21, 7}
 	at := t0.UnixMilli()
 	const outOfRange = "row 1: hash_type out of range, want 1 or 2"
-	// plainConverted drops hash_type's logical type, keeping its
-	// converted type (UINT_32).
-	plainConverted := func(md *format.FileMetaData) {
-		for i := range md.Schema {
-			if e := &md.Schema[i]; e.Name == "hash_type" {
-				if ct := e.ConvertedType; !ct.Valid || ct.V != deprecated.Uint32 || e.LogicalType.Value == nil {
-					t.Fatalf("hash_type's converted type %v, logical type %v: want UINT_32 and one", ct, &e.LogicalType)
-				}
-				e.LogicalType = format.LogicalType{}
-			}
-		}
-	}
+	plainConverted := convertedOnly(t, "hash_type", deprecated.Uint32)
 	dir := t.TempDir()
 	tests := []struct {
 		name string
@@ -112,6 +135,59 @@ func TestParquetUnsignedHashType(t *testing.T) {
 			err := readAs(t, p, "in.parquet")
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.parquet") {
 				t.Fatalf("err = %v, want %q in in.parquet", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestParquetUnsignedObservedAt: an unsigned Parquet observed_at
+// (UBIGINT) past 2^63 is refused by value, in the words the Arrow path
+// uses for a uint64 one (TestArrowColumnTypes): the message showed the
+// negative int64 its bits make ("observed_at -1 ms (1969-12-31T23:59:59.999Z)
+// is outside ..."). One in 2001..2200 is read as epoch ms.
+func TestParquetUnsignedObservedAt(t *testing.T) {
+	h := schema.Hash{0x21, 7}
+	at := uint64(t0.UnixMilli())
+	const (
+		pastMax = "row 1: observed_at 18446744073709551615 ms is outside 2001-01-01..2200-01-01"
+		past63  = "row 1: observed_at 9223372036854775808 ms is outside 2001-01-01..2200-01-01"
+	)
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		file []byte
+		want string // "" for none: then the hash was first seen at t0
+	}{
+		{"UBIGINT max", writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxUint64}}), pastMax},
+		{"UBIGINT 2^63", writeRowsBytes(t, dir, []u64At{{h, at}, {h, 1 << 63}}), past63},
+		{"UBIGINT 2^63-1", writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxInt64}}),
+			"row 1: observed_at 9223372036854775807 ms (year 292278994) is outside 2001-01-01..2200-01-01"},
+		{"UBIGINT dictionary max", writeRowsBytes(t, dir, []u64AtDict{{h, at}, {h, math.MaxUint64}}), pastMax},
+		{"UBIGINT optional max", writeRowsBytes(t, dir, []u64AtOptional{{h, at}, {h, math.MaxUint64}}), pastMax},
+		{"UINT_64 max", editFooter(t, writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxUint64}}),
+			convertedOnly(t, "observed_at", deprecated.Uint64)), pastMax},
+		{"UBIGINT in range", writeRowsBytes(t, dir, []u64At{{h, at}, {h, at + 1}}), ""},
+	}
+	for _, tt := range tests {
+		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
+		if err := os.WriteFile(p, tt.file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		eachParquetReader(t, tt.name, func(t *testing.T) {
+			if tt.want == "" {
+				data := filepath.Join(t.TempDir(), "ds")
+				if _, err := run(t, data, nil, p); err != nil {
+					t.Fatalf("err = %v, want none", err)
+				}
+				if got := readState(t, data)[h].FirstSeen; got != int64(at) {
+					t.Fatalf("first_seen %d, want %d", got, at)
+				}
+				return
+			}
+			err := readAs(t, p, "in.parquet")
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.parquet") ||
+				exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("err = %v (exit %d), want %q in in.parquet, exit 2", err, exitcode.Of(err), tt.want)
 			}
 		})
 	}

@@ -140,9 +140,14 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	// An unsigned hash_type is read by value, as the fast path does:
 	// parquet-go hands its bits back as a signed integer.
 	typUnsigned, typKind := false, parquet.Int64
-	if c := pf.Root().Column("hash_type"); c != nil && unsignedInt(c.Type()) {
+	if c := pf.Root().Column("hash_type"); c != nil && rowio.UnsignedInt(c.Type()) {
 		typUnsigned, typKind = true, c.Type().Kind()
 	}
+	// So is an unsigned observed_at (UBIGINT, which only this reader
+	// reads): one past 2^63 is refused by value, as the Arrow path
+	// refuses a uint64 one, not as the negative time its bits make.
+	atCol := pf.Root().Column("observed_at")
+	atUnsigned := atCol != nil && rowio.UnsignedInt(atCol.Type())
 	r := parquet.NewGenericReader[obsIn](pf)
 	defer r.Close()
 	buf := make([]obsIn, readBatch)
@@ -162,7 +167,13 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			if typUnsigned {
 				buf[i].HashType = unsignedValue(buf[i].HashType, typKind)
 			}
-			err := unhexRow(n+int64(i), &buf[i], hashText, v2Text)
+			var err error
+			if at := buf[i].ObservedAt; atUnsigned && at < 0 {
+				err = fmt.Errorf("row %d: %s", n+int64(i), uint64TimeError(uint64(at)))
+			}
+			if err == nil {
+				err = unhexRow(n+int64(i), &buf[i], hashText, v2Text)
+			}
 			if err == nil {
 				err = addRow(n+int64(i), &buf[i], b)
 			}
@@ -397,21 +408,6 @@ func checkObsSchema(pf *parquet.File) error {
 		}
 	}
 	return nil
-}
-
-// unsignedInt reports whether a Parquet integer column's type t is
-// unsigned: INT(n,false) (DuckDB's UTINYINT to UBIGINT, Arrow's and
-// parquet-go's uint8 to uint64; parquet-go gives a writer's UINT_n
-// converted type, from before logical types, as that too). Its values are
-// stored as the bits of signed ones: a UINTEGER's 2^32-1 is an INT32 -1,
-// which is not what it holds.
-func unsignedInt(t parquet.Type) bool {
-	lt := t.LogicalType()
-	if lt == nil {
-		return false
-	}
-	it, ok := lt.Value.(*format.IntType)
-	return ok && !it.IsSigned
 }
 
 // unsignedValue is v, an unsigned hash_type of physical kind k as the row
