@@ -327,24 +327,41 @@ func missingObservedAt(cols []string) error {
 	return fmt.Errorf("missing column \"observed_at\"")
 }
 
+// obsTypes is what dedup reads each Parquet column of observations as,
+// for the errors of checkObsSchema (the Arrow path says it in Arrow's
+// types, arrowLayoutOf).
+var obsTypes = map[string]string{
+	"info_hash":    "FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR",
+	"observed_at":  "a TIMESTAMP or INT64 (epoch ms)",
+	"hash_type":    "an integer (1 or 2)",
+	"source":       "text or a BLOB (BYTE_ARRAY)", // a plain BYTE_ARRAY is read as text too
+	"info_hash_v2": "BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR",
+}
+
+// obsTypeError says that column name is of type is, which dedup does not
+// read, and what it reads (obsTypes).
+func obsTypeError(name string, is any) error {
+	return fmt.Errorf("column %q is %v, want %s", name, is, obsTypes[name])
+}
+
 // checkObsSchema requires info_hash (binary) and observed_at (INT64: a
 // TIMESTAMP, or plain epoch ms) of pf, and checks the optional columns'
 // types.
 func checkObsSchema(pf *parquet.File) error {
 	s := pf.Schema()
 	if k := rowio.NestedKind(s, "info_hash"); k != "" {
-		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR", k)
+		return obsTypeError("info_hash", k)
 	}
 	ih, ok := s.Lookup("info_hash")
 	if !ok {
 		return fmt.Errorf("missing column \"info_hash\"")
 	}
 	if k := ih.Node.Type().Kind(); k != parquet.FixedLenByteArray && k != parquet.ByteArray {
-		return fmt.Errorf("column \"info_hash\" is %s, want FIXED_LEN_BYTE_ARRAY(20) or BYTE_ARRAY", k)
+		return obsTypeError("info_hash", k)
 	}
 	at, ok := s.Lookup("observed_at")
 	if k := rowio.NestedKind(s, "observed_at"); k != "" {
-		return fmt.Errorf("column \"observed_at\" is %s, want an INT64 timestamp", k)
+		return obsTypeError("observed_at", k)
 	}
 	for _, c := range obsNames {
 		if k := rowio.NestedKind(s, c); k == "REPEATED" {
@@ -381,30 +398,30 @@ func checkObsSchema(pf *parquet.File) error {
 		if ct := at.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Date {
 			return fmt.Errorf("column \"observed_at\" is DATE, want a TIMESTAMP")
 		}
-		return fmt.Errorf("column \"observed_at\" is %s, want a TIMESTAMP or INT64 (epoch ms)", k)
+		return obsTypeError("observed_at", k)
 	}
 	if src, ok := s.Lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
-		return fmt.Errorf("column \"source\" is %s, want a string", src.Node.Type().Kind())
+		return obsTypeError("source", src.Node.Type().Kind())
 	}
 	// The optional columns' values would be converted: DOUBLE 2.0 was read
 	// as hash_type 20, FLOAT 1.9 and BOOLEAN false as 1, an INT32
 	// info_hash_v2 as its 4 bytes.
 	if ht, ok := s.Lookup("hash_type"); ok {
 		if k := ht.Node.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
-			return fmt.Errorf("column \"hash_type\" is %s, want an integer (1 or 2)", k)
+			return obsTypeError("hash_type", k)
 		}
 		// DuckDB types the literal 2.0 as DECIMAL(2,1): an INT32 of 20.
 		if lt := ht.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
 			if _, ok := lt.Value.(*format.IntType); !ok {
-				return fmt.Errorf("column \"hash_type\" is %s, want an integer (1 or 2)", lt.Value)
+				return obsTypeError("hash_type", lt.Value)
 			}
 		} else if ct := ht.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Decimal {
-			return fmt.Errorf("column \"hash_type\" is DECIMAL, want an integer (1 or 2)")
+			return obsTypeError("hash_type", "DECIMAL")
 		}
 	}
 	if v2, ok := s.Lookup("info_hash_v2"); ok {
 		if k := v2.Node.Type().Kind(); k != parquet.ByteArray && k != parquet.FixedLenByteArray {
-			return fmt.Errorf("column \"info_hash_v2\" is %s, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR", k)
+			return obsTypeError("info_hash_v2", k)
 		}
 	}
 	return nil

@@ -12,12 +12,14 @@ import (
 	"github.com/infohash/infohash/formats/rowio/rowiotest"
 )
 
-// Parquet inputs whose optional hash_type or info_hash_v2 column is not of
-// a type those columns can be (pandas writes a nullable integer column
-// with missing values as DOUBLE) are bad input saying so, by both readers.
-// hash_type 2.0 (DOUBLE) was refused as "hash_type 20", 1.9 (FLOAT) and
-// BOOLEAN false read as v1, text "v1" was "corrupt Parquet", and an INT32
-// info_hash_v2 was read as its 4 bytes.
+// Parquet inputs whose optional hash_type, source or info_hash_v2 column
+// is not of a type those columns can be (pandas writes a nullable integer
+// column with missing values as DOUBLE) are bad input saying so, by both
+// readers. hash_type 2.0 (DOUBLE) was refused as "hash_type 20", 1.9
+// (FLOAT) and BOOLEAN false read as v1, text "v1" was "corrupt Parquet",
+// and an INT32 info_hash_v2 was read as its 4 bytes. A source that is not
+// a BYTE_ARRAY was "want a string", though a BLOB (BYTE_ARRAY without
+// the String type) is read as text.
 func TestOptionalColumnTypes(t *testing.T) {
 	h := make([]byte, 20)
 	at := t0.UnixMilli()
@@ -51,6 +53,21 @@ func TestOptionalColumnTypes(t *testing.T) {
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 		HashType   int32  `parquet:"hash_type,decimal(1:2)"`
 	}
+	type intSource struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     int32  `parquet:"source"`
+	}
+	type fixedSource struct {
+		InfoHash   []byte  `parquet:"info_hash"`
+		ObservedAt int64   `parquet:"observed_at,timestamp(millisecond)"`
+		Source     [6]byte `parquet:"source"`
+	}
+	type blobSource struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     []byte `parquet:"source"`
+	}
 	type small struct {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
@@ -65,6 +82,10 @@ func TestOptionalColumnTypes(t *testing.T) {
 	type time32 struct {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int32  `parquet:"observed_at,time(millisecond)"`
+	}
+	type list64 struct { // said as the other observed_at types are
+		InfoHash   []byte  `parquet:"info_hash"`
+		ObservedAt []int64 `parquet:"observed_at,list"`
 	}
 	type plain32 struct {
 		InfoHash   []byte `parquet:"info_hash"`
@@ -110,6 +131,8 @@ func TestOptionalColumnTypes(t *testing.T) {
 		{"DATE observed_at", writeRowsBytes(t, dir, []date{{h, 19000}}), `column "observed_at" is DATE, want a TIMESTAMP`},
 		{"TIME observed_at", writeRowsBytes(t, dir, []time32{{h, 1000}}),
 			`column "observed_at" is TIME(isAdjustedToUTC=true,unit=MILLIS), want a TIMESTAMP`},
+		{"LIST observed_at", writeRowsBytes(t, dir, []list64{{h, []int64{at}}}),
+			`column "observed_at" is a LIST, want a TIMESTAMP or INT64 (epoch ms)`},
 		{"INT32 observed_at", writeRowsBytes(t, dir, []plain32{{h, 1000}}),
 			`column "observed_at" is INT32, want a TIMESTAMP or INT64 (epoch ms)`},
 		{"INT32 TIMESTAMP observed_at", editFooter(t, writeRowsBytes(t, dir, []plain32{{h, 1000}}), tsOnInt32(false)),
@@ -133,6 +156,10 @@ func TestOptionalColumnTypes(t *testing.T) {
 		{"INT32 info_hash_v2", writeRowsBytes(t, dir, []v2int{{h, at, 7}}), `column "info_hash_v2" is INT32, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR`},
 		{"DECIMAL hash_type", writeRowsBytes(t, dir, []decimal{{h, at, 20}}), `column "hash_type" is DECIMAL(2,1), want an integer (1 or 2)`},
 		{"INT16 hash_type", writeRowsBytes(t, dir, []small{{h, at, 2}}), ""},
+		{"INT32 source", writeRowsBytes(t, dir, []intSource{{h, at, 1}}), `column "source" is INT32, want text or a BLOB (BYTE_ARRAY)`},
+		{"FIXED_LEN_BYTE_ARRAY source", writeRowsBytes(t, dir, []fixedSource{{h, at, [6]byte{'i', 'm', 'p', 'o', 'r', 't'}}}),
+			`column "source" is FIXED_LEN_BYTE_ARRAY, want text or a BLOB (BYTE_ARRAY)`},
+		{"BLOB source", writeRowsBytes(t, dir, []blobSource{{h, at, []byte("import")}}), ""},
 	}
 	for _, tt := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
