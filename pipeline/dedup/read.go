@@ -400,6 +400,15 @@ func checkObsSchema(pf *parquet.File) error {
 		}
 		return obsTypeError("observed_at", k)
 	}
+	// An optional column that is a LIST, a MAP or a STRUCT has no leaf of
+	// its name: it was read as absent (a LIST hash_type [2] as v1, a
+	// LIST source as import), or failed as "corrupt Parquet" (a LIST
+	// info_hash_v2).
+	for _, c := range []string{"hash_type", "source", "info_hash_v2"} {
+		if k := rowio.NestedKind(s, c); k != "" {
+			return obsTypeError(c, k)
+		}
+	}
 	if src, ok := s.Lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
 		return obsTypeError("source", src.Node.Type().Kind())
 	}

@@ -68,6 +68,31 @@ func TestOptionalColumnTypes(t *testing.T) {
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 		Source     []byte `parquet:"source"`
 	}
+	// An optional column that is a LIST or a STRUCT was read as absent
+	// (hash_type [2] as v1, source as import) or failed as "corrupt
+	// Parquet" (info_hash_v2).
+	type listType struct {
+		InfoHash   []byte  `parquet:"info_hash"`
+		ObservedAt int64   `parquet:"observed_at,timestamp(millisecond)"`
+		HashType   []int32 `parquet:"hash_type,list"`
+	}
+	type listSource struct {
+		InfoHash   []byte   `parquet:"info_hash"`
+		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
+		Source     []string `parquet:"source,list"`
+	}
+	type structSource struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     struct {
+			Name string `parquet:"name"`
+		} `parquet:"source"`
+	}
+	type listV2 struct {
+		InfoHash   []byte   `parquet:"info_hash"`
+		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
+		InfoHashV2 [][]byte `parquet:"info_hash_v2,list"`
+	}
 	type small struct {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
@@ -160,6 +185,13 @@ func TestOptionalColumnTypes(t *testing.T) {
 		{"FIXED_LEN_BYTE_ARRAY source", writeRowsBytes(t, dir, []fixedSource{{h, at, [6]byte{'i', 'm', 'p', 'o', 'r', 't'}}}),
 			`column "source" is FIXED_LEN_BYTE_ARRAY, want text or a BLOB (BYTE_ARRAY)`},
 		{"BLOB source", writeRowsBytes(t, dir, []blobSource{{h, at, []byte("import")}}), ""},
+		{"LIST hash_type", writeRowsBytes(t, dir, []listType{{h, at, []int32{2}}}), `column "hash_type" is a LIST, want an integer (1 or 2)`},
+		{"LIST source", writeRowsBytes(t, dir, []listSource{{h, at, []string{"mine"}}}),
+			`column "source" is a LIST, want text or a BLOB (BYTE_ARRAY)`},
+		{"STRUCT source", writeRowsBytes(t, dir, []structSource{{InfoHash: h, ObservedAt: at}}),
+			`column "source" is a STRUCT, want text or a BLOB (BYTE_ARRAY)`},
+		{"LIST info_hash_v2", writeRowsBytes(t, dir, []listV2{{h, at, [][]byte{make([]byte, 32)}}}),
+			`column "info_hash_v2" is a LIST, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR`},
 	}
 	for _, tt := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
