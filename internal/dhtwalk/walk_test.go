@@ -1,14 +1,10 @@
 package dhtwalk_test
 
 import (
-	"context"
-	"net"
 	"runtime"
 	"testing"
 
 	"github.com/anacrolix/dht/v2"
-	alog "github.com/anacrolix/log"
-	"golang.org/x/time/rate"
 
 	"github.com/infohash/infohash/internal/dhtwalk"
 	"github.com/infohash/infohash/tools/testnet"
@@ -83,21 +79,8 @@ func quietNet(t *testing.T, c testnet.Config) (*testnet.Net, *dht.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	s, err := n.Client(t.Context())
 	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := dht.NewDefaultServerConfig()
-	cfg.Conn = conn
-	cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
-	cfg.Logger = alog.Default.WithFilterLevel(alog.Disabled)
-	cfg.StartingNodes = n.StartingNodes
-	s, err := dht.NewServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	if _, err := s.BootstrapContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	return n, s

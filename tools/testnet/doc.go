@@ -14,5 +14,6 @@
 //	addrs := net.BootstrapAddrs()      // "127.0.0.1:port", ...
 //	truth := net.Truth()               // announced, searched and dead hashes
 //	net.Announce(ctx, ih, tcpAddr)     // make get_peers(ih) find tcpAddr
+//	c, err := net.Client(ctx)          // an outside DHT node, bootstrapped
 //	net.AddTruth("slow_peer", ih, "127.0.0.1:1234")
 package testnet

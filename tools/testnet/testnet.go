@@ -89,8 +89,9 @@ type Net struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu    sync.Mutex
-	extra map[string][]TruthEntry
+	mu      sync.Mutex
+	extra   map[string][]TruthEntry
+	clients []*dht.Server // outside nodes (Client), closed with the net
 }
 
 // Start builds the testnet and returns once every node has bootstrapped
@@ -297,11 +298,18 @@ func (n *Net) AddTruth(kind string, e TruthEntry) {
 	n.extra[kind] = append(n.extra[kind], e)
 }
 
-// Close stops searchers, seeders and nodes, and removes temporary files.
-// It is safe to call more than once.
+// Close stops searchers, seeders, clients and nodes, and removes
+// temporary files. It is safe to call more than once.
 func (n *Net) Close() error {
 	n.cancel()
 	n.wg.Wait()
+	n.mu.Lock()
+	clients := n.clients
+	n.clients = nil
+	n.mu.Unlock()
+	for _, s := range clients {
+		s.Close()
+	}
 	for _, s := range n.seeders {
 		s.close()
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,7 +16,6 @@ import (
 	alog "github.com/anacrolix/log"
 	"github.com/anacrolix/torrent"
 	"github.com/anacrolix/torrent/metainfo"
-	"golang.org/x/time/rate"
 
 	"github.com/infohash/infohash/internal/dhtwalk"
 )
@@ -33,24 +33,11 @@ func startNet(t *testing.T, cfg Config) *Net {
 	return n
 }
 
-// client is an outside DHT node that bootstraps from the testnet.
+// client is an outside DHT node that bootstraps from the testnet (Client).
 func client(t *testing.T, n *Net) *dht.Server {
 	t.Helper()
-	conn, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	s, err := n.Client(t.Context())
 	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := dht.NewDefaultServerConfig()
-	cfg.Conn = conn
-	cfg.SendLimiter = rate.NewLimiter(rate.Inf, 0)
-	cfg.Logger = alog.Default.FilterLevel(alog.Disabled)
-	cfg.StartingNodes = n.StartingNodes
-	s, err := dht.NewServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	if _, err := s.Bootstrap(); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -76,6 +63,28 @@ func getPeers(t *testing.T, s *dht.Server, ih [20]byte) map[string]bool {
 		t.Fatalf("get_peers %x: no node answered (%d queried)", ih, st.NumAddrsTried)
 	}
 	return found
+}
+
+// TestClientClosedWithTheNet: Client's node answers to the testnet while
+// it runs, is closed by Close (not left to each caller), and none is
+// started after.
+func TestClientClosedWithTheNet(t *testing.T) {
+	n := startNet(t, Config{Seed: 19, Nodes: 2, Torrents: 1, SearchEvery: -1, Reannounce: -1})
+	c := client(t, n)
+	node := n.nodes[0].addr()
+	if err := c.Ping(node).ToError(); err != nil {
+		t.Fatalf("ping %s from the client: %v", node, err)
+	}
+	n.Close()
+	if err := c.Ping(node).ToError(); err == nil || !strings.Contains(err.Error(), "server is closed") {
+		t.Fatalf("ping after Close: %v, want the client closed", err)
+	}
+	if s, err := n.Client(t.Context()); err == nil || !strings.Contains(err.Error(), "the testnet is closed") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Client after Close: %v, want the testnet closed", err)
+	}
 }
 
 func TestAnnouncedHashesAreFoundAndDeadPeersAreGone(t *testing.T) {
