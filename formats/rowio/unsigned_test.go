@@ -3,7 +3,6 @@ package rowio
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,8 +10,9 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 )
 
 // uRow is read from columns of unsigned 64-bit integers: a plain int64,
@@ -79,33 +79,20 @@ func uStream(t *testing.T, rows []uFile) []byte {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return rowiotest.ArrowStream(t, rec)
 }
 
-// readU reads every row of r, two at a time (so that the third row is
-// counted across two Reads).
+// readU reads every row of r: two, then the rest (so that the third row
+// is counted across two Reads).
 func readU(r *Reader[uRow]) ([]uRow, error) {
 	defer r.Close()
-	var out []uRow
-	buf := make([]uRow, 2)
-	for {
-		n, err := r.Read(buf)
-		out = append(out, buf[:n]...)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
+	first := make([]uRow, 2)
+	n, err := r.Read(first)
+	if err != nil {
+		return first[:n], err
 	}
+	rest, err := r.ReadAll()
+	return append(first[:n], rest...), err
 }
 
 // TestUnsignedParquetColumns: a Parquet UBIGINT value past int64, read

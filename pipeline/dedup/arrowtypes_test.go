@@ -10,8 +10,9 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 )
 
 // TestArrowColumnTypes: an Arrow input's column of a type dedup does not
@@ -120,13 +121,5 @@ func arrowRow(t *testing.T, fields []arrow.Field, values []any) []byte {
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return rowiotest.ArrowStream(t, rec)
 }

@@ -96,11 +96,7 @@ func TestParquetUnsignedHashType(t *testing.T) {
 	const outOfRange = "row 1: hash_type out of range, want 1 or 2"
 	plainConverted := convertedOnly(t, "hash_type", deprecated.Uint32)
 	dir := t.TempDir()
-	tests := []struct {
-		name string
-		file []byte
-		want string // "" for none: then the hash is v2
-	}{
+	tests := []parquetCase{ // the hashes of those read are v2
 		{"UTINYINT max", writeRowsBytes(t, dir, []u8Type{{h, at, 1}, {h, at, math.MaxUint8}}), outOfRange},
 		{"USMALLINT max", writeRowsBytes(t, dir, []u16Type{{h, at, 1}, {h, at, math.MaxUint16}}), outOfRange},
 		{"UINTEGER max", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, math.MaxUint32}}), outOfRange},
@@ -116,28 +112,11 @@ func TestParquetUnsignedHashType(t *testing.T) {
 		{"UBIGINT 2^63", writeRowsBytes(t, dir, []u64Type{{h, at, 1}, {h, at, 1 << 63}}), outOfRange},
 		{"UBIGINT 2", writeRowsBytes(t, dir, []u64Type{{h, at, 1}, {h, at, 2}}), ""},
 	}
-	for _, tt := range tests {
-		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
-		if err := os.WriteFile(p, tt.file, 0o644); err != nil {
-			t.Fatal(err)
+	checkParquetCases(t, dir, tests, func(t *testing.T, st map[schema.Hash]schema.State) {
+		if got := st[h].HashType; got != schema.HashV2 {
+			t.Fatalf("hash_type %d, want 2", got)
 		}
-		eachParquetReader(t, tt.name, func(t *testing.T) {
-			if tt.want == "" {
-				data := filepath.Join(t.TempDir(), "ds")
-				if _, err := run(t, data, nil, p); err != nil {
-					t.Fatalf("err = %v, want none", err)
-				}
-				if got := readState(t, data)[h].HashType; got != schema.HashV2 {
-					t.Fatalf("hash_type %d, want 2", got)
-				}
-				return
-			}
-			err := readAs(t, p, "in.parquet")
-			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "in.parquet") {
-				t.Fatalf("err = %v, want %q in in.parquet", err, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // TestParquetUnsignedObservedAt: an unsigned Parquet observed_at
@@ -153,11 +132,7 @@ func TestParquetUnsignedObservedAt(t *testing.T) {
 		past63  = "row 1: observed_at 9223372036854775808 ms is outside 2001-01-01..2200-01-01"
 	)
 	dir := t.TempDir()
-	tests := []struct {
-		name string
-		file []byte
-		want string // "" for none: then the hash was first seen at t0
-	}{
+	tests := []parquetCase{ // the hash of those read was first seen at t0
 		{"UBIGINT max", writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxUint64}}), pastMax},
 		{"UBIGINT 2^63", writeRowsBytes(t, dir, []u64At{{h, at}, {h, 1 << 63}}), past63},
 		{"UBIGINT 2^63-1", writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxInt64}}),
@@ -168,6 +143,27 @@ func TestParquetUnsignedObservedAt(t *testing.T) {
 			convertedOnly(t, "observed_at", deprecated.Uint64)), pastMax},
 		{"UBIGINT in range", writeRowsBytes(t, dir, []u64At{{h, at}, {h, at + 1}}), ""},
 	}
+	checkParquetCases(t, dir, tests, func(t *testing.T, st map[schema.Hash]schema.State) {
+		if got := st[h].FirstSeen; got != int64(at) {
+			t.Fatalf("first_seen %d, want %d", got, at)
+		}
+	})
+}
+
+// parquetCase is a Parquet input of a test, and what reading it must
+// fail with ("" for nothing).
+type parquetCase struct {
+	name string
+	file []byte
+	want string
+}
+
+// checkParquetCases writes each case's file into dir and reads it with
+// both readers (eachParquetReader): one that must fail does, saying its
+// want and in.parquet, as bad input (exit 2); any other is deduped into
+// a new dataset, whose state read checks.
+func checkParquetCases(t *testing.T, dir string, tests []parquetCase, read func(t *testing.T, st map[schema.Hash]schema.State)) {
+	t.Helper()
 	for _, tt := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
 		if err := os.WriteFile(p, tt.file, 0o644); err != nil {
@@ -179,9 +175,7 @@ func TestParquetUnsignedObservedAt(t *testing.T) {
 				if _, err := run(t, data, nil, p); err != nil {
 					t.Fatalf("err = %v, want none", err)
 				}
-				if got := readState(t, data)[h].FirstSeen; got != int64(at) {
-					t.Fatalf("first_seen %d, want %d", got, at)
-				}
+				read(t, readState(t, data))
 				return
 			}
 			err := readAs(t, p, "in.parquet")

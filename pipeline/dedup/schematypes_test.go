@@ -12,6 +12,13 @@ import (
 	"github.com/infohash/infohash/formats/rowio/rowiotest"
 )
 
+// sourceTyped is an observation whose source column is a T.
+type sourceTyped[T any] struct {
+	InfoHash   []byte `parquet:"info_hash"`
+	ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+	Source     T      `parquet:"source"`
+}
+
 // Parquet inputs whose optional hash_type, source or info_hash_v2 column
 // is not of a type those columns can be (pandas writes a nullable integer
 // column with missing values as DOUBLE) are bad input saying so, by both
@@ -53,21 +60,6 @@ func TestOptionalColumnTypes(t *testing.T) {
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 		HashType   int32  `parquet:"hash_type,decimal(1:2)"`
 	}
-	type intSource struct {
-		InfoHash   []byte `parquet:"info_hash"`
-		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
-		Source     int32  `parquet:"source"`
-	}
-	type fixedSource struct {
-		InfoHash   []byte  `parquet:"info_hash"`
-		ObservedAt int64   `parquet:"observed_at,timestamp(millisecond)"`
-		Source     [6]byte `parquet:"source"`
-	}
-	type blobSource struct {
-		InfoHash   []byte `parquet:"info_hash"`
-		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
-		Source     []byte `parquet:"source"`
-	}
 	// An optional column that is a LIST or a STRUCT was read as absent
 	// (hash_type [2] as v1, source as import) or failed as "corrupt
 	// Parquet" (info_hash_v2).
@@ -81,12 +73,8 @@ func TestOptionalColumnTypes(t *testing.T) {
 		ObservedAt int64    `parquet:"observed_at,timestamp(millisecond)"`
 		Source     []string `parquet:"source,list"`
 	}
-	type structSource struct {
-		InfoHash   []byte `parquet:"info_hash"`
-		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
-		Source     struct {
-			Name string `parquet:"name"`
-		} `parquet:"source"`
+	type named struct {
+		Name string `parquet:"name"`
 	}
 	type listV2 struct {
 		InfoHash   []byte   `parquet:"info_hash"`
@@ -181,14 +169,14 @@ func TestOptionalColumnTypes(t *testing.T) {
 		{"INT32 info_hash_v2", writeRowsBytes(t, dir, []v2int{{h, at, 7}}), `column "info_hash_v2" is INT32, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR`},
 		{"DECIMAL hash_type", writeRowsBytes(t, dir, []decimal{{h, at, 20}}), `column "hash_type" is DECIMAL(2,1), want an integer (1 or 2)`},
 		{"INT16 hash_type", writeRowsBytes(t, dir, []small{{h, at, 2}}), ""},
-		{"INT32 source", writeRowsBytes(t, dir, []intSource{{h, at, 1}}), `column "source" is INT32, want text or a BLOB (BYTE_ARRAY)`},
-		{"FIXED_LEN_BYTE_ARRAY source", writeRowsBytes(t, dir, []fixedSource{{h, at, [6]byte{'i', 'm', 'p', 'o', 'r', 't'}}}),
+		{"INT32 source", writeRowsBytes(t, dir, []sourceTyped[int32]{{h, at, 1}}), `column "source" is INT32, want text or a BLOB (BYTE_ARRAY)`},
+		{"FIXED_LEN_BYTE_ARRAY source", writeRowsBytes(t, dir, []sourceTyped[[6]byte]{{h, at, [6]byte{'i', 'm', 'p', 'o', 'r', 't'}}}),
 			`column "source" is FIXED_LEN_BYTE_ARRAY, want text or a BLOB (BYTE_ARRAY)`},
-		{"BLOB source", writeRowsBytes(t, dir, []blobSource{{h, at, []byte("import")}}), ""},
+		{"BLOB source", writeRowsBytes(t, dir, []sourceTyped[[]byte]{{h, at, []byte("import")}}), ""},
 		{"LIST hash_type", writeRowsBytes(t, dir, []listType{{h, at, []int32{2}}}), `column "hash_type" is a LIST, want an integer (1 or 2)`},
 		{"LIST source", writeRowsBytes(t, dir, []listSource{{h, at, []string{"mine"}}}),
 			`column "source" is a LIST, want text or a BLOB (BYTE_ARRAY)`},
-		{"STRUCT source", writeRowsBytes(t, dir, []structSource{{InfoHash: h, ObservedAt: at}}),
+		{"STRUCT source", writeRowsBytes(t, dir, []sourceTyped[named]{{h, at, named{"import"}}}),
 			`column "source" is a STRUCT, want text or a BLOB (BYTE_ARRAY)`},
 		{"LIST info_hash_v2", writeRowsBytes(t, dir, []listV2{{h, at, [][]byte{make([]byte, 32)}}}),
 			`column "info_hash_v2" is a LIST, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR`},
