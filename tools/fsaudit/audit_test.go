@@ -1,8 +1,10 @@
 package fsaudit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -269,6 +271,114 @@ func TestSocketFD(t *testing.T) {
 			}
 			if got := len(rep.Violations) > 0; got != tt.violation || rep.Held != 3 {
 				t.Errorf("violations %v, %d files held; want a violation: %v, 3 files", rep.Violations, rep.Held, tt.violation)
+			}
+		})
+	}
+}
+
+// TestInflight: a call's effect happens between its entry and its exit,
+// but strace prints its end only once the thread stops at the exit. A
+// thread preempted in between leaves its line "<unfinished ...>" while
+// another thread uses what it made (or removed), in lines printed before
+// its "<... resumed>" (two goroutines' os.MkdirAll, seen in a loaded
+// TestRealTrace). Each trace stages /w/d/stage/f, which the commit moves
+// to /w/d/s/f: with a syncfs after all that, the audit must find the
+// commit whole (CURRENT, manifest, f) however the lines interleave. A
+// rename that may have ended after the syncfs began is not covered by
+// it, even once a later call shows it had happened.
+func TestInflight(t *testing.T) {
+	const manifest = `{"tables": {"t": {"dir": "s", "partitions": {"": [{"name": "f"}]}}}}`
+	const write = `2 pwrite64(5</w/d/stage/f>, "x", 1, 0) = 1
+2 close(5</w/d/stage/f>) = 0
+`
+	const create = `2 openat(AT_FDCWD</w>, "d/stage/f", O_RDWR|O_CREAT|O_TRUNC|O_CLOEXEC, 0666) = 5</w/d/stage/f>
+`
+	const inOrder = `1 mkdirat(AT_FDCWD</w>, "d", 0755) = 0
+1 mkdirat(AT_FDCWD</w>, "d/stage", 0755) = 0
+` + create + write
+	const build = `1 mkdirat(AT_FDCWD</w>, "d/s", 0755) = 0
+1 renameat(AT_FDCWD</w>, "d/stage/f", AT_FDCWD</w>, "d/s/f") = 0
+`
+	const rename = `2 renameat(AT_FDCWD</w>, "d/stage/f", AT_FDCWD</w>, "d/s/f" <unfinished ...>
+`
+	const sync = `1 openat(AT_FDCWD</w>, "d", O_RDONLY) = 6</w/d>
+1 syncfs(6</w/d>) = 0
+`
+	head := fmt.Sprintf(`1 mkdirat(AT_FDCWD</w>, "d/manifests", 0755) = 0
+1 openat(AT_FDCWD</w>, "d/m", O_RDWR|O_CREAT|O_EXCL, 0666) = 3</w/d/m>
+1 write(3</w/d/m>, %s, %d) = %[2]d
+1 renameat(AT_FDCWD</w>, "d/m", AT_FDCWD</w>, "d/manifests/000000000001.json") = 0
+1 openat(AT_FDCWD</w>, "d/c", O_RDWR|O_CREAT|O_EXCL, 0666) = 4</w/d/c>
+1 write(4</w/d/c>, "000000000001.json\n", 18) = 18
+`, strconv.Quote(manifest), len(manifest))
+	const current = `1 renameat(AT_FDCWD</w>, "d/c", AT_FDCWD</w>, "d/CURRENT") = 0
+1 fsync(6</w/d>) = 0
+1 exit_group(0) = ?
+`
+	tests := []struct {
+		name, stage string
+		commit      string // the commit up to its syncfs ("": build, head, sync)
+		late        string // the line that ends the rename of f, if it is not durable at the commit
+	}{
+		{"in order", inOrder, "", ""},
+		{"a file made in a folder whose mkdir is unfinished", `1 mkdirat(AT_FDCWD</w>, "d", 0755) = 0
+1 mkdirat(AT_FDCWD</w>, "d/stage", 0755 <unfinished ...>
+` + create + `1 <... mkdirat resumed>) = 0
+` + write, "", ""},
+		{"two mkdirs of the folder unfinished, the first to fail", `1 mkdirat(AT_FDCWD</w>, "d", 0755) = 0
+1 mkdirat(AT_FDCWD</w>, "d/stage", 0755 <unfinished ...>
+3 mkdirat(AT_FDCWD</w>, "d/stage", 0755 <unfinished ...>
+` + create + `1 <... mkdirat resumed>) = -1 EEXIST (File exists)
+3 <... mkdirat resumed>) = 0
+` + write, "", ""},
+		{"a folder and its parent made by unfinished mkdirs", `1 mkdirat(AT_FDCWD</w>, "d", 0755 <unfinished ...>
+3 mkdirat(AT_FDCWD</w>, "d/stage", 0755 <unfinished ...>
+` + create + `3 <... mkdirat resumed>) = 0
+1 <... mkdirat resumed>) = 0
+` + write, "", ""},
+		{"a file made in a folder whose rename into place is unfinished", `1 mkdirat(AT_FDCWD</w>, "d", 0755) = 0
+1 mkdirat(AT_FDCWD</w>, "d/.tmp-stage", 0755) = 0
+1 renameat(AT_FDCWD</w>, "d/.tmp-stage", AT_FDCWD</w>, "d/stage" <unfinished ...>
+` + create + `1 <... renameat resumed>) = 0
+` + write, "", ""},
+		{"a folder made anew while its removal is unfinished", `1 mkdirat(AT_FDCWD</w>, "d", 0755) = 0
+1 mkdirat(AT_FDCWD</w>, "d/stage", 0755) = 0
+1 unlinkat(AT_FDCWD</w>, "d/stage", AT_REMOVEDIR <unfinished ...>
+2 mkdirat(AT_FDCWD</w>, "d/stage", 0755) = 0
+` + create + `1 <... unlinkat resumed>) = 0
+` + write, "", ""},
+		{"the rename into place unfinished as the syncfs starts", inOrder, `1 mkdirat(AT_FDCWD</w>, "d/s", 0755) = 0
+` + head + rename + sync + `2 <... renameat resumed>) = 0
+`, "2 <... renameat resumed>"},
+		{"the rename into place unfinished as the syncfs starts, then shown done", inOrder, `1 mkdirat(AT_FDCWD</w>, "d/s", 0755) = 0
+` + head + rename + `1 openat(AT_FDCWD</w>, "d", O_RDONLY) = 6</w/d>
+1 syncfs(6</w/d> <unfinished ...>
+3 openat(AT_FDCWD</w>, "d/s/f", O_RDONLY|O_CLOEXEC) = 7</w/d/s/f>
+2 <... renameat resumed>) = 0
+1 <... syncfs resumed>) = 0
+`, "3 openat"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			commit := tt.commit
+			if commit == "" {
+				commit = build + head + sync
+			}
+			trace := tt.stage + commit + current
+			rep, err := Audit(strings.NewReader(trace), Config{Cwd: "/w", Datasets: []string{"/w/d"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.late == "" {
+				if len(rep.Violations) != 0 || rep.Held != 3 || rep.Commits != 1 {
+					t.Errorf("%d commits, %d files held, violations %v; want 1, 3 (CURRENT, manifest, f), none", rep.Commits, rep.Held, rep.Violations)
+				}
+				return
+			}
+			line := strings.Count(trace[:strings.Index(trace, "\n"+tt.late)+1], "\n") + 1
+			want := fmt.Sprintf("its entry f in /w/d/s (renameat at line %d) is not durable", line)
+			if len(rep.Violations) == 0 || !strings.Contains(rep.Violations[0].What, want) || rep.Violations[0].Path != "/w/d/s/f" {
+				t.Errorf("violations %v; want first: /w/d/s/f ... %s", rep.Violations, want)
 			}
 		})
 	}

@@ -63,12 +63,14 @@
 // is reported as unchecked. Paths come from -y; an *at() path is
 // resolved against its dirfd or the working directory; a descriptor -y
 // (or -yy) shows as no path (a socket, a pipe) is no file. Calls that
-// failed change nothing. The state before the trace is durable (sync
-// first): Config.Before gives the tree and content of a dataset as it
-// was; elsewhere an unknown path is taken for a durable file of unknown
-// content. A file opened O_TMPFILE has no name until a linkat of
-// /proc/self/fd/N (or AT_EMPTY_PATH) gives it one. Memory-mapped writes
-// and io_uring are not seen.
+// failed change nothing. A call changes the tree at its end, or sooner
+// if another thread's call shows it had (inflight.go: a file made in a
+// folder whose mkdir's line is still "<unfinished ...>"). The state
+// before the trace is durable (sync first): Config.Before gives the tree
+// and content of a dataset as it was; elsewhere an unknown path is taken
+// for a durable file of unknown content. A file opened O_TMPFILE has no
+// name until a linkat of /proc/self/fd/N (or AT_EMPTY_PATH) gives it
+// one. Memory-mapped writes and io_uring are not seen.
 package fsaudit
 
 // TraceCalls are the system calls an audit needs traced (strace -e

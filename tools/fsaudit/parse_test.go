@@ -84,6 +84,8 @@ func FuzzParse(f *testing.F) {
 		"1 write(3</w/d/x>, \"a\\x\"..., 9 <unfinished ...>\n2 <... write resumed>) = 9\n1 <... write resumed>) = 9\n")
 	f.Add("renameat2(AT_FDCWD</w>, \"a\", 4</w/d>, \"CURRENT\", RENAME_EXCHANGE) = 0\nfsync(4</w/d>) = 0\n+++ exited with 0 +++\n")
 	f.Add(`[pid 3] 10:00:00 writev(5<>, [{iov_base="\", iov_len=1}], 1) = 1` + "\n" + `unlinkat(9</x\>, "../..", AT_REMOVEDIR) = 0` + "\n")
+	f.Add("1 mkdirat(AT_FDCWD</w>, \"d\", 0755 <unfinished ...>\n3 unlinkat(AT_FDCWD</w>, \"d/e\", AT_REMOVEDIR <unfinished ...>\n" +
+		"2 mkdirat(AT_FDCWD</w>, \"d/e\", 0755) = 0\n2 openat(AT_FDCWD</w>, \"d/e/f\", O_RDWR|O_CREAT, 0666) = 4</w/d/e/f>\n1 <... mkdirat resumed>) = 0\n")
 	f.Fuzz(func(t *testing.T, trace string) {
 		lines := strings.Count(trace, "\n") + 1
 		err := Parse(strings.NewReader(trace), func(ev *Event) error {

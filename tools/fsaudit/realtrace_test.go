@@ -82,7 +82,8 @@ func TestRealTrace(t *testing.T) {
 // logTrace logs the trace lines behind the first violations: those
 // naming each one's file, and the ten before its line. The audit failed
 // once in a loaded CI run (2026-12-06, a state file missing at the CURRENT
-// rename) and never here since: the next failure should say why.
+// rename: a file made in a folder whose mkdir's line was still unfinished,
+// see inflight.go): a next failure should say why.
 func logTrace(t *testing.T, trace []byte, vs []Violation) {
 	t.Helper()
 	lines := strings.Split(string(trace), "\n")

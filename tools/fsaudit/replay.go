@@ -80,6 +80,7 @@ type auditor struct {
 	outputs  map[string]int   // output path -> line of its rename (0: none yet)
 	caches   map[string]*node // cache path -> the file there (nil: none yet)
 	spools   map[*node]int    // a spool -> the line it got its name
+	flight   inflight         // the unfinished calls of other threads
 	rep      *Report
 	seen     map[string]bool
 	exited   bool
@@ -90,7 +91,8 @@ type auditor struct {
 // violation, each once, at the first instant it holds.
 func Audit(r io.Reader, cfg Config) (*Report, error) {
 	a := &auditor{cfg: cfg, fs: newFS(cfg.Mounts), cwd: cfg.Cwd, fds: map[int64]*fdesc{}, entered: map[int]*fdesc{},
-		outputs: map[string]int{}, caches: map[string]*node{}, spools: map[*node]int{}, rep: &Report{Exit: -1}, seen: map[string]bool{}}
+		outputs: map[string]int{}, caches: map[string]*node{}, spools: map[*node]int{}, rep: &Report{Exit: -1}, seen: map[string]bool{},
+		flight: inflight{entries: map[int]*Event{}, settled: map[int]bool{}}}
 	for _, o := range cfg.Outputs {
 		a.outputs[path.Clean(o)] = 0
 	}
@@ -149,6 +151,7 @@ func (a *auditor) event(ev *Event) {
 			ev.Name = "+++ exited"
 			a.exit(ev, ev.Status)
 		}
+		a.flight.ended(ev) // its unfinished call, if any, never ended
 		return
 	case Entry:
 		// The descriptor is the one open as the call starts: close it
@@ -159,9 +162,11 @@ func (a *auditor) event(ev *Event) {
 		} else if ok && n >= 0 {
 			a.entered[ev.PID] = a.fd(ev.arg(0))
 		}
+		a.flight.started(a, ev)
 		return
 	}
 	a.rep.Calls++
+	early := a.flight.ended(ev)
 	if ev.Name == "close" && ev.Start == ev.Line && len(ev.Args) > 0 {
 		n, _, _ := fdArg(ev.Args[0])
 		delete(a.fds, n)
@@ -172,9 +177,13 @@ func (a *auditor) event(ev *Event) {
 	if a.cwd == "" && len(ev.Args) > 0 && strings.HasPrefix(ev.Args[0], "AT_FDCWD<") {
 		_, a.cwd, _ = fdArg(ev.Args[0])
 	}
+	if early && !strings.HasPrefix(ev.Name, "open") && ev.Name != "creat" {
+		return // made as another thread needed it (settle)
+	}
+	a.settle(ev)
 	switch ev.Name {
 	case "open", "openat", "creat":
-		a.open(ev)
+		a.open(ev, early)
 	case "write", "pwrite64", "writev", "pwritev", "pwritev2":
 		a.write(ev)
 	case "ftruncate", "fallocate", "copy_file_range", "sendfile", "splice", "truncate":
@@ -310,7 +319,9 @@ func atArgs(ev *Event, i int, at bool) (string, string) {
 	return "AT_FDCWD", ev.arg(i)
 }
 
-func (a *auditor) open(ev *Event) {
+// open replays open, openat and creat; early: the file it creates was
+// made as another thread needed it (settle).
+func (a *auditor) open(ev *Event, early bool) {
 	dirfd, parg := atArgs(ev, 0, ev.Name == "openat")
 	flags := ev.arg(1)
 	if ev.Name == "openat" {
@@ -334,20 +345,9 @@ func (a *auditor) open(ev *Event) {
 		}
 		n = &node{kind: 'f', fs: dir.fs, known: true, dknown: true}
 	} else if strings.Contains(flags, "O_CREAT") {
-		dir, base := a.fs.parentOf(p)
-		if dir == nil {
-			return
-		}
-		if c, ok := dir.vol[base]; ok {
-			n = c
-			if c.kind == 'l' {
-				n = a.fs.lookup(p, true)
-			}
-		} else {
-			n = &node{kind: 'f', fs: dir.fs, known: true, dknown: true}
-			a.fs.setEntry(dir, base, n, ev.Line, ev.Name)
-			a.spoolNamed(ev, n, p)
-			flags = strings.ReplaceAll(flags, "O_TRUNC", "")
+		var made bool
+		if n, made = a.create(ev, p); made || early {
+			flags = strings.ReplaceAll(flags, "O_TRUNC", "") // a new file
 		}
 	} else {
 		n = a.fs.lookup(p, !strings.Contains(flags, "O_NOFOLLOW"))
