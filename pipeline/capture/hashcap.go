@@ -2,7 +2,6 @@ package capture
 
 import (
 	"hash/maphash"
-	"sync"
 	"time"
 )
 
@@ -45,10 +44,7 @@ type hashCap struct {
 	mask   uint64 // buckets - 1
 	// locks guard the buckets, each a stripe of them, and count the live
 	// entries evicted there (no shared counter on a flood's path).
-	locks [recentLocks]struct {
-		sync.Mutex
-		evicted int64
-	}
+	locks  stripes
 	slots  []uint64
 	mapped bool // slots is a mapping of its own (mapSlots), which close unmaps
 }
@@ -135,12 +131,5 @@ func (c *hashCap) evicted() int64 {
 	if c == nil {
 		return 0
 	}
-	var n int64
-	for i := range c.locks {
-		l := &c.locks[i]
-		l.Lock()
-		n += l.evicted
-		l.Unlock()
-	}
-	return n
+	return c.locks.evicted()
 }

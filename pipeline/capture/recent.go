@@ -113,10 +113,7 @@ type recentSet struct {
 	// locks guard the buckets, each a stripe of them, and count the keys
 	// recorded there and the live entries evicted (no shared counter on
 	// a flood's path).
-	locks [recentLocks]struct {
-		sync.Mutex
-		recorded, evicted int64
-	}
+	locks stripes
 	// warned is set when a stripe's evictions first reach the warning's
 	// share (recentWarnShare), which calls onEvicted (if set) once.
 	warned    atomic.Bool
@@ -255,9 +252,25 @@ func (s *recentSet) evicted() int64 {
 	if s == nil {
 		return 0
 	}
+	return s.locks.evicted()
+}
+
+// stripe is one of a table's locks, each guarding a stripe of its
+// buckets, and the counts kept under it (recorded: the recent set's keys
+// recorded; evicted: live entries evicted).
+type stripe struct {
+	sync.Mutex
+	recorded, evicted int64
+}
+
+// stripes are a table's locks (recentSet, hashCap).
+type stripes [recentLocks]stripe
+
+// evicted sums the stripes' evicted counts.
+func (st *stripes) evicted() int64 {
 	var n int64
-	for i := range s.locks {
-		l := &s.locks[i]
+	for i := range st {
+		l := &st[i]
 		l.Lock()
 		n += l.evicted
 		l.Unlock()
