@@ -141,17 +141,7 @@ func TestDeliverCountsSignals(t *testing.T) {
 			}
 			block := make(chan struct{})
 			defer close(block)
-			ctx, sigs, cancel := interrupt.New(t.Context())
-			defer cancel()
-			for range tt.before {
-				sigs.Receive(syscall.SIGINT)
-			}
-			parent := ctx
-			if tt.deadline {
-				var stop context.CancelFunc
-				parent, stop = context.WithDeadline(ctx, time.Now()) // passed already
-				defer stop()
-			}
+			parent, sigs := stoppedParent(t, tt.before, tt.deadline)
 			err := deliverGuarded(t, parent, "-", slowWriter{block: block}, func(dst output) error {
 				for range tt.during {
 					sigs.Receive(syscall.SIGINT)
@@ -307,4 +297,23 @@ func wantExit130(t *testing.T, exited <-chan error, stderr *lockedBuffer, sig st
 	if !strings.Contains(stderr.String(), "stopped by a second signal") {
 		t.Fatalf("stderr does not say the second %s stopped it; stderr:\n%s", sig, stderr.String())
 	}
+}
+
+// stoppedParent is the context a signal-counting test hands deliver or the
+// stream grace: an interrupt.Counter's (cancelled with the test), given
+// before signals, and past a deadline already if deadline (a stop that
+// was no signal). The Counter takes the signals the test sends next.
+func stoppedParent(t *testing.T, before int, deadline bool) (context.Context, *interrupt.Counter) {
+	t.Helper()
+	ctx, sigs, cancel := interrupt.New(t.Context())
+	t.Cleanup(cancel)
+	for range before {
+		sigs.Receive(syscall.SIGINT)
+	}
+	if deadline {
+		var stop context.CancelFunc
+		ctx, stop = context.WithDeadline(ctx, time.Now()) // passed already
+		t.Cleanup(stop)
+	}
+	return ctx, sigs
 }

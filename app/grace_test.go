@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/internal/interrupt"
 )
 
 // lockedBuffer collects a child's stderr for polling.
@@ -210,17 +209,7 @@ func TestGraceCountsSignals(t *testing.T) {
 			if tt.bySignal {
 				streamGrace = time.Hour
 			}
-			ctx, sigs, cancel := interrupt.New(t.Context())
-			defer cancel()
-			for range tt.before {
-				sigs.Receive(syscall.SIGINT)
-			}
-			parent := ctx
-			if tt.deadline {
-				var stop context.CancelFunc
-				parent, stop = context.WithDeadline(ctx, time.Now()) // passed already
-				defer stop()
-			}
+			parent, sigs := stoppedParent(t, tt.before, tt.deadline)
 			start := time.Now()
 			g := withStreamGrace(parent, "test", []string{"-"})
 			defer g.done()
