@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -119,9 +120,9 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 		}
 	case kInt8, kInt32, kInt64:
 		if g := intGetter(t); g != nil {
-			return func(c arrow.Array, i int, d reflect.Value) error { d.SetInt(g(c, i)); return nil }, nil
+			return intGetterFor(f, t, g), nil
 		}
-		if t.ID() == arrow.UINT64 { // by value: one past int64 would wrap around to a negative one
+		if t.ID() == arrow.UINT64 { // by value: one past the field would wrap around to a negative one
 			return uint64Getter(f), nil
 		}
 	case kTimestamp:
@@ -228,18 +229,56 @@ func (e *valueError) Error() string {
 	return fmt.Sprintf("column %q row %d: %s", e.Column, e.Row, e.msg)
 }
 
-// IntRangeError is a uint64 value of an Arrow column (or of a Parquet
-// UBIGINT one: unsignedCheck) past what the integer field it is read into
-// holds (an int64 at most), at Row of the stream or file. A caller that
-// bounds the field's values more narrowly may say so in its own words
-// (dedup's hash_type).
+// IntRangeError is an integer value of an Arrow column (or of a Parquet
+// one: unsignedCheck, narrowCheck) outside what the integer field it is
+// read into holds, at Row of the stream or file: a uint64 past int64, a
+// uint32 or int64 past int32, an int16 past int8. A caller that bounds
+// the field's values more narrowly may say so in its own words (dedup's
+// hash_type).
 type IntRangeError struct {
 	valueAt
-	Value uint64
+	Value    uint64 // the value as stored; Negative: int64(Value)
+	Negative bool
+	Field    string // the field's type: "int32", "int8"; "" for int64
 }
 
 func (e *IntRangeError) Error() string {
-	return fmt.Sprintf("column %q row %d: %d is more than an int64 holds", e.Column, e.Row, e.Value)
+	v := strconv.FormatUint(e.Value, 10)
+	if e.Negative {
+		v = strconv.FormatInt(int64(e.Value), 10)
+	}
+	if e.Field == "" || e.Field == "int64" {
+		return fmt.Sprintf("column %q row %d: %s is more than an int64 holds", e.Column, e.Row, v)
+	}
+	return fmt.Sprintf("column %q row %d: %s is outside %s", e.Column, e.Row, v, e.Field)
+}
+
+// intRangeError is the IntRangeError of v, a signed value, read into a
+// field of kind k named name.
+func intRangeError(name string, k kind, v int64) *IntRangeError {
+	return &IntRangeError{valueAt: valueAt{Column: name}, Value: uint64(v), Negative: v < 0, Field: intField(k)}
+}
+
+// intBounds is the range of an integer field of kind k (epoch ms: int64).
+func intBounds(k kind) (lo, hi int64) {
+	switch k {
+	case kInt8:
+		return math.MinInt8, math.MaxInt8
+	case kInt32:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// intField names the Go type of an integer field of kind k: "" for int64.
+func intField(k kind) string {
+	switch k {
+	case kInt8:
+		return "int8"
+	case kInt32:
+		return "int32"
+	}
+	return ""
 }
 
 // pointerTo is get for a pointer field: the value goes into a new one.
@@ -301,17 +340,58 @@ func IsArrowBinary(t arrow.Type) bool {
 }
 
 // uint64Getter reads a uint64 column into f, an integer (or epoch ms)
-// field, by value: one past int64 is an IntRangeError, never the negative
-// value it would wrap around to.
+// field, by value: one past what f holds is an IntRangeError, never the
+// negative value (or the low bits) it would wrap around to.
 func uint64Getter(f *field) getter {
+	_, hi := intBounds(f.kind)
 	return func(c arrow.Array, i int, d reflect.Value) error {
 		v := c.(*array.Uint64).Value(i)
-		if v > math.MaxInt64 {
-			return &IntRangeError{valueAt: valueAt{Column: f.name}, Value: v}
+		if v > uint64(hi) {
+			return &IntRangeError{valueAt: valueAt{Column: f.name}, Value: v, Field: intField(f.kind)}
 		}
 		d.SetInt(int64(v))
 		return nil
 	}
+}
+
+// intGetterFor reads a column of type t, whose values g gives, into f, an
+// integer field: by value when t holds values past f's (an int64 or a
+// uint32 column for an int32 field), which are an IntRangeError, never
+// the low bits reflect's SetInt would keep; as they are otherwise, the
+// common case, at no cost.
+func intGetterFor(f *field, t arrow.DataType, g func(arrow.Array, int) int64) getter {
+	lo, hi := intBounds(f.kind)
+	if tlo, thi := arrowIntBounds(t.ID()); tlo >= lo && thi <= hi {
+		return func(c arrow.Array, i int, d reflect.Value) error { d.SetInt(g(c, i)); return nil }
+	}
+	return func(c arrow.Array, i int, d reflect.Value) error {
+		v := g(c, i)
+		if v < lo || v > hi {
+			return intRangeError(f.name, f.kind, v)
+		}
+		d.SetInt(v)
+		return nil
+	}
+}
+
+// arrowIntBounds is the range of the values of an Arrow integer type
+// intGetter reads.
+func arrowIntBounds(t arrow.Type) (lo, hi int64) {
+	switch t {
+	case arrow.INT8:
+		return math.MinInt8, math.MaxInt8
+	case arrow.INT16:
+		return math.MinInt16, math.MaxInt16
+	case arrow.INT32:
+		return math.MinInt32, math.MaxInt32
+	case arrow.UINT8:
+		return 0, math.MaxUint8
+	case arrow.UINT16:
+		return 0, math.MaxUint16
+	case arrow.UINT32:
+		return 0, math.MaxUint32
+	}
+	return math.MinInt64, math.MaxInt64
 }
 
 func intGetter(t arrow.DataType) func(arrow.Array, int) int64 {

@@ -32,6 +32,7 @@ type Reader[T any] struct {
 	// for, emptied after each Read (absentLists).
 	absent   [][]int
 	unsigned unsignedCheck // of the Parquet file's UBIGINT columns
+	narrow   *narrowCheck  // of its INT32 ones past their fields
 }
 
 // Open opens a row source: "-" reads an Arrow IPC stream from stdin,
@@ -163,7 +164,8 @@ func openParquet[T any](path string, f *os.File, lim Limits) (_ *Reader[T], err 
 	pr := parquet.NewGenericReader[T](pf)
 	rt := reflect.TypeFor[T]()
 	return &Reader[T]{name: path, f: f, pf: pf, pr: pr, prows: NewParquetRows(pr),
-		absent: absentLists(rt, want, pf.Schema()), unsigned: unsignedCheckOf(rt, pf.Schema())}, nil
+		absent: absentLists(rt, want, pf.Schema()), unsigned: unsignedCheckOf(rt, pf.Schema()),
+		narrow: narrowCheckOf(rt, pf)}, nil
 }
 
 // CheckSchema verifies that every required leaf column of want is in got
@@ -271,7 +273,7 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			err = fmt.Errorf("%s: %w", r.name, &CorruptError{Format: "Parquet", Err: err})
 		}
-		if k, uerr := checkUnsigned(&r.unsigned, buf[:n]); uerr != nil {
+		if k, uerr := r.checkInts(buf[:n]); uerr != nil {
 			return k, fmt.Errorf("%s: %w", r.name, uerr) // the rows before it are read
 		}
 		return n, err
@@ -485,6 +487,7 @@ func (r *Reader[T]) ReadAll() ([]T, error) {
 func (r *Reader[T]) Close() error {
 	if r.pr != nil {
 		r.pr.Close()
+		r.narrow.close()
 		return r.f.Close()
 	}
 	r.ar.Release()
