@@ -60,33 +60,36 @@ func captureTestnet(t *testing.T) *testnet.Net {
 }
 
 // TestCaptureSIGINTCommitsWhatWasReceived runs the real binary against the
-// testnet, interrupts it, and reads the file back.
+// testnet, interrupts it once it has written observations, and reads the
+// file back: it must hold them all.
 func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
-	n := captureTestnet(t)
-	truth := n.Truth()
+	truth := captureTestnet(t).Truth()
 	dir := t.TempDir()
 	out, stats := filepath.Join(dir, "obs.parquet"), filepath.Join(dir, "stats.json")
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--bootstrap", strings.Join(truth.Bootstrap, ","),
-		"--dht-listen", "127.0.0.1:0", "--duration", "1m", "--dht-rate", "100000", "--stats-json", stats, "--data", dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+		"--dht-listen", "127.0.0.1:0", "--duration", "2m", "--dht-rate", "100000", "--stats-json", stats, "--data", dir,
+		"--log-format", "json")
+	stderr := &progressWatch{written: make(chan struct{})}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Interrupt once capture is crawling and the testnet has answered its
-	// sample_infohashes, plus a moment to take the answers in; a fixed
-	// 2 s sleep also had to cover starting and bootstrapping, which a
-	// loaded machine can take longer than.
+	// Interrupt once capture has written observations to its output, as
+	// its progress record (every 10 s) says: waiting for the testnet's
+	// first sample_infohashes query and then a fixed 500 ms for the
+	// answers to be taken in could interrupt a loaded run before it had
+	// recorded any.
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	for n.SampleQueries() == 0 {
-		select {
-		case err := <-exited:
-			t.Fatalf("capture exited before crawling: %v; stderr:\n%s", err, stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
+	select {
+	case <-stderr.written:
+	case err := <-exited:
+		t.Fatalf("capture exited before writing observations: %v; stderr:\n%s", err, stderr.String())
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("capture wrote no observations in a minute; stderr:\n%s", stderr.String())
 	}
-	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
 	err := <-exited
 	var ee *exec.ExitError
@@ -110,12 +113,50 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) == 0 || int64(len(rows)) != st.Observations || st.StopReason != capture.StopInterrupted {
-		t.Fatalf("%d rows, stats %+v", len(rows), st)
+	if int64(len(rows)) < stderr.observations || int64(len(rows)) != st.Observations || st.StopReason != capture.StopInterrupted {
+		t.Fatalf("%d rows, %d written before SIGINT, stats %+v", len(rows), stderr.observations, st)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "dht-state", "dht-state.json")); err != nil {
 		t.Errorf("--data did not keep the DHT state: %v", err)
 	}
+}
+
+// progressWatch collects capture's JSON log records and closes written at
+// the first "capture: progress" record that counts observations written
+// to the output, noting how many.
+type progressWatch struct {
+	mu           sync.Mutex
+	b            bytes.Buffer
+	scanned      int // bytes of b looked at: whole lines
+	observations int64
+	written      chan struct{}
+}
+
+func (w *progressWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	for {
+		line, _, ok := bytes.Cut(w.b.Bytes()[w.scanned:], []byte("\n"))
+		if !ok {
+			return len(p), nil
+		}
+		w.scanned += len(line) + 1
+		var rec struct {
+			Msg          string `json:"msg"`
+			Observations int64  `json:"observations"`
+		}
+		if w.observations == 0 && json.Unmarshal(line, &rec) == nil && rec.Msg == "capture: progress" && rec.Observations > 0 {
+			w.observations = rec.Observations
+			close(w.written)
+		}
+	}
+}
+
+func (w *progressWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 func TestCaptureArrowOnStdout(t *testing.T) {
