@@ -42,11 +42,14 @@ func streamInput(arg string) bool {
 // a signal cancelled parent, the first signal after withStreamGrace
 // began. interrupted reports whether the first cancellation came before
 // done, which must be called when the run returns: from then on
-// interrupted no longer changes.
+// interrupted no longer changes. watched is closed once the goroutine
+// watching parent has returned, which it does at done at the latest
+// (tests wait for it).
 type graceful struct {
 	ctx         context.Context
 	interrupted func() bool
 	done        func()
+	watched     <-chan struct{}
 }
 
 // withStreamGrace returns parent unchanged (and a no-op) unless some of
@@ -57,7 +60,9 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 		streams = streams || streamInput(a)
 	}
 	if !streams {
-		return graceful{ctx: parent, interrupted: func() bool { return false }, done: func() {}}
+		none := make(chan struct{})
+		close(none) // no goroutine
+		return graceful{ctx: parent, interrupted: func() bool { return false }, done: func() {}, watched: none}
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
 	// hit is set under mu, and only while ended is false: when parent
@@ -73,7 +78,9 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 	if sigs := interrupt.From(parent); sigs != nil {
 		seen = sigs.Count()
 	}
+	watched := make(chan struct{})
 	go func() {
+		defer close(watched)
 		select {
 		case <-finished:
 			return
@@ -103,6 +110,7 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 	var once sync.Once
 	return graceful{
 		ctx:         ctx,
+		watched:     watched,
 		interrupted: hit.Load,
 		done: func() {
 			once.Do(func() {

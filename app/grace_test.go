@@ -236,7 +236,8 @@ func TestGraceCountsSignals(t *testing.T) {
 // When parent's cancellation and done came together, the grace goroutine
 // could pick parent after done and set it a moment later (a run that
 // ended before the signal then exited 130), or not yet have set it when
-// the run read it (one interrupted before it ended exited 0).
+// the run read it (one interrupted before it ended exited 0). "Later" is
+// once the goroutine has returned, not after a 2 ms sleep.
 func TestGraceInterruptedSettlesAtDone(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -259,7 +260,11 @@ func TestGraceInterruptedSettlesAtDone(t *testing.T) {
 					cancel()
 				}
 				first := g.interrupted()
-				time.Sleep(2 * time.Millisecond) // let the goroutine run
+				select { // the goroutine has run: it can set nothing more
+				case <-g.watched:
+				case <-time.After(time.Minute):
+					t.Fatalf("round %d: the grace goroutine has not returned a minute after done", i)
+				}
 				if last := g.interrupted(); first != tt.cancelBefore || last != first {
 					t.Fatalf("round %d: interrupted() = %v right after done, %v later; want %v", i, first, last, tt.cancelBefore)
 				}
