@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
-	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -313,125 +311,6 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	}
 	if err := b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source); err != nil {
 		return fmt.Errorf("row %d: %w", row, err)
-	}
-	return nil
-}
-
-// missingObservedAt is the error for an input whose columns cols lack
-// observed_at, Parquet or Arrow: it says what the file is when its columns
-// tell (fetch's results, a state file or jobs given to dedup).
-func missingObservedAt(cols []string) error {
-	if k := schema.KindOfColumns(cols); k != "" {
-		return fmt.Errorf("missing column \"observed_at\" (is it %s? dedup takes observations or a hash list)", k)
-	}
-	return fmt.Errorf("missing column \"observed_at\"")
-}
-
-// obsTypes is what dedup reads each Parquet column of observations as,
-// for the errors of checkObsSchema (the Arrow path says it in Arrow's
-// types, arrowLayoutOf).
-var obsTypes = map[string]string{
-	"info_hash":    "FIXED_LEN_BYTE_ARRAY(20), BLOB or hex VARCHAR",
-	"observed_at":  "a TIMESTAMP or INT64 (epoch ms)",
-	"hash_type":    "an integer (1 or 2)",
-	"source":       "text or a BLOB (BYTE_ARRAY)", // a plain BYTE_ARRAY is read as text too
-	"info_hash_v2": "BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR",
-}
-
-// obsTypeError says that column name is of type is, which dedup does not
-// read, and what it reads (obsTypes).
-func obsTypeError(name string, is any) error {
-	return fmt.Errorf("column %q is %v, want %s", name, is, obsTypes[name])
-}
-
-// checkObsSchema requires info_hash (binary) and observed_at (INT64: a
-// TIMESTAMP, or plain epoch ms) of pf, and checks the optional columns'
-// types.
-func checkObsSchema(pf *parquet.File) error {
-	s := pf.Schema()
-	if k := rowio.NestedKind(s, "info_hash"); k != "" {
-		return obsTypeError("info_hash", k)
-	}
-	ih, ok := s.Lookup("info_hash")
-	if !ok {
-		return fmt.Errorf("missing column \"info_hash\"")
-	}
-	if k := ih.Node.Type().Kind(); k != parquet.FixedLenByteArray && k != parquet.ByteArray {
-		return obsTypeError("info_hash", k)
-	}
-	at, ok := s.Lookup("observed_at")
-	if k := rowio.NestedKind(s, "observed_at"); k != "" {
-		return obsTypeError("observed_at", k)
-	}
-	for _, c := range obsNames {
-		if k := rowio.NestedKind(s, c); k == "REPEATED" {
-			return fmt.Errorf("column %q is REPEATED, want one value a row", c)
-		}
-	}
-	if !ok {
-		var cols []string
-		for _, f := range s.Fields() {
-			cols = append(cols, f.Name())
-		}
-		return missingObservedAt(cols)
-	}
-	// By its logical type when it has one, but for an integer's (its
-	// physical type says more): a DATE is an INT32, a TIME or a DECIMAL an
-	// INT32 or an INT64, which was taken for epoch ms (every row then
-	// outside 2001..2200, or read as a time it is not). The format stores
-	// a TIMESTAMP as an INT64: one stored as an INT32 (a crafted footer),
-	// which parquet-go's schema shows as an INT64 (rowio.StoredTypeError), was
-	// decoded as one ("corrupt Parquet: ... cannot decode INT64 from input
-	// of size 4", or two values read as one).
-	if lt := at.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
-		switch lt.Value.(type) {
-		case *format.TimestampType:
-			if err := rowio.StoredTypeError(pf, "observed_at"); err != nil {
-				return err
-			}
-		case *format.IntType:
-		default:
-			return fmt.Errorf("column \"observed_at\" is %s, want a TIMESTAMP", lt.Value)
-		}
-	}
-	if k := at.Node.Type().Kind(); k != parquet.Int64 {
-		if ct := at.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Date {
-			return fmt.Errorf("column \"observed_at\" is DATE, want a TIMESTAMP")
-		}
-		return obsTypeError("observed_at", k)
-	}
-	// An optional column that is a LIST, a MAP or a STRUCT has no leaf of
-	// its name: it was read as absent (a LIST hash_type [2] as v1, a
-	// LIST source as import), or failed as "corrupt Parquet" (a LIST
-	// info_hash_v2).
-	for _, c := range []string{"hash_type", "source", "info_hash_v2"} {
-		if k := rowio.NestedKind(s, c); k != "" {
-			return obsTypeError(c, k)
-		}
-	}
-	if src, ok := s.Lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
-		return obsTypeError("source", src.Node.Type().Kind())
-	}
-	// The optional columns' values would be converted: DOUBLE 2.0 was read
-	// as hash_type 20, FLOAT 1.9 and BOOLEAN false as 1, an INT32
-	// info_hash_v2 as its 4 bytes.
-	if ht, ok := s.Lookup("hash_type"); ok {
-		if k := ht.Node.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
-			return obsTypeError("hash_type", k)
-		}
-		// DuckDB types the literal 2.0 as DECIMAL(2,1): an INT32 of 20.
-		if lt := ht.Node.Type().LogicalType(); lt != nil && lt.Value != nil {
-			if _, ok := lt.Value.(*format.IntType); !ok {
-				return obsTypeError("hash_type", lt.Value)
-			}
-		} else if ct := ht.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Decimal {
-			return obsTypeError("hash_type", "DECIMAL")
-		}
-	}
-	if v2, ok := s.Lookup("info_hash_v2"); ok {
-		if k := v2.Node.Type().Kind(); k != parquet.ByteArray && k != parquet.FixedLenByteArray {
-			return obsTypeError("info_hash_v2", k)
-		}
 	}
 	return nil
 }
