@@ -123,7 +123,8 @@ func TestCaptureSIGINTCommitsWhatWasReceived(t *testing.T) {
 
 // progressWatch collects capture's JSON log records and closes written at
 // the first "capture: progress" record that counts observations written
-// to the output, noting how many.
+// to the output, noting how many; its elapsed must be a duration's text
+// ("10s"), as in the other stages' progress records.
 type progressWatch struct {
 	mu           sync.Mutex
 	b            bytes.Buffer
@@ -145,8 +146,10 @@ func (w *progressWatch) Write(p []byte) (int, error) {
 		var rec struct {
 			Msg          string `json:"msg"`
 			Observations int64  `json:"observations"`
+			Elapsed      string `json:"elapsed"` // "10s", as the other stages' progress says it (not nanoseconds)
 		}
-		if w.observations == 0 && json.Unmarshal(line, &rec) == nil && rec.Msg == "capture: progress" && rec.Observations > 0 {
+		if w.observations == 0 && json.Unmarshal(line, &rec) == nil && rec.Msg == "capture: progress" && rec.Observations > 0 &&
+			strings.HasSuffix(rec.Elapsed, "s") {
 			w.observations = rec.Observations
 			close(w.written)
 		}

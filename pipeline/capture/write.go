@@ -66,7 +66,7 @@ func (r *runner) progress(ctx context.Context, start time.Time) {
 			return
 		case <-t.C:
 			s := r.c.stats()
-			r.opts.Logger.Info("capture: progress", "elapsed", time.Since(start).Round(time.Second),
+			r.opts.Logger.Info("capture: progress", "elapsed", time.Since(start).Round(time.Second).String(),
 				"packets_in", s.PacketsIn, "socket_dropped", s.SocketDropped, "get_peers", s.Queries["get_peers"], "announce_peer", s.Queries["announce_peer"],
 				"samples", s.Samples, "nodes_known", s.NodesKnown, "hash_cap_evicted", r.hashCap.evicted(), "hash_cap_dropped", s.HashCapDropped,
 				"repeat_window_evicted", r.recent.evicted(), "repeats_dropped", s.RepeatsDropped, "observations", s.Observations, "distinct", s.DistinctHashes)
