@@ -15,6 +15,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // WriteStaged writes rows (already sorted as the table requires) as a new
@@ -262,11 +263,19 @@ func parquetBatches[T any](pf *parquet.File, path string, each func([]T) error) 
 	rr := parquet.NewGenericReader[T](pf)
 	defer rr.Close()
 	rows := rowio.NewParquetRows(rr)
+	// Another tool's file (merge --from) may hold wider or unsigned
+	// integers than T's fields: they are read by value, and one past its
+	// field is bad input, not its bits or low byte (no cost on our own).
+	ints := rowio.NewIntCheck[T](pf)
+	defer ints.Close()
 	buf := make([]T, min(4096, max(pf.NumRows(), 1)))
 	for {
 		// rows.Read clears buf: a null optional []byte must read as nil,
 		// not as the empty leftover of a reused row.
 		n, err := rows.Read(buf)
+		if good, ierr := ints.Check(buf[:n]); ierr != nil {
+			n, err = good, exitcode.BadInput(ierr) // named below
+		}
 		rowio.NormalizeNulls(buf[:n])
 		if n > 0 {
 			if err := each(buf[:n]); err != nil {

@@ -166,12 +166,7 @@ func (c *narrowCheck) close() {
 }
 
 // checkInts checks rows, the next ones read from a Parquet file, for a
-// value past its field (unsignedCheck, narrowCheck): it returns how many
-// rows precede the first, and the error placing it.
+// value past its field (IntCheck's checks).
 func (r *Reader[T]) checkInts(rows []T) (int, error) {
-	k, err := checkUnsigned(&r.unsigned, rows)
-	if k2, err2 := r.narrow.check(len(rows)); err2 != nil && (err == nil || k2 < k) {
-		return k2, err2
-	}
-	return k, err
+	return checkInts(&r.unsigned, r.narrow, rows)
 }

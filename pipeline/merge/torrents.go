@@ -12,6 +12,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // maxTorrentFiles is how many files a torrents partition may hold before
@@ -212,10 +213,18 @@ func eachTorrent(df rowio.DataFile, max int64, fn func(*schema.Torrent)) error {
 	rd := parquet.NewGenericReader[schema.Torrent](pf)
 	defer rd.Close()
 	rows := rowio.NewParquetRows(rd) // null name, total_size... stay null
+	// An unsigned or wider column (another tool's file under merge
+	// --from) is read by value: a file_count past int32 is refused, not
+	// its bits (-1), nor a hash_type of 257 as its low byte (1).
+	ints := rowio.NewIntCheck[schema.Torrent](pf)
+	defer ints.Close()
 	buf := make([]schema.Torrent, 64)
 	var n int64
 	for {
 		k, err := rows.Read(buf)
+		if good, ierr := ints.Check(buf[:k]); ierr != nil {
+			k, err = good, exitcode.BadInput(ierr) // named below
+		}
 		for i := range buf[:k] {
 			if n++; max > 0 {
 				if err := checkTorrentMeta(path, n, &buf[i], max); err != nil {
