@@ -51,3 +51,25 @@ func checkInts[T any](u *unsignedCheck, n *narrowCheck, rows []T) (int, error) {
 	}
 	return k, err
 }
+
+// OverflowColumns names the top-level columns of a file of schema s whose
+// values may be past the int8, int32 or int64 fields of T they are read
+// into (as IntCheck decides: a UINTEGER for an int32, anything but a
+// TINYINT for an int8, an unsigned 64-bit column for an int64), for a
+// reader that reads such a column by value in a slower way.
+func OverflowColumns[T any](s *parquet.Schema) []string {
+	var out []string
+	for _, f := range planOf(reflect.TypeFor[T]()).fields {
+		switch f.kind {
+		case kInt8, kInt32:
+			if mayOverflow(s, []string{f.name}, f.kind) {
+				out = append(out, f.name)
+			}
+		case kInt64, kTimestamp:
+			if leaf, ok := s.Lookup(f.name); ok && leaf.Node.Type().Kind() == parquet.Int64 && UnsignedInt(leaf.Node.Type()) {
+				out = append(out, f.name)
+			}
+		}
+	}
+	return out
+}

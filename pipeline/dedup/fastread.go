@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	stdbits "math/bits"
+	"slices"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -97,6 +98,9 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 		c.v2Text = rowio.TextType(c.v2.Type())
 	}
 	c.port, c.addr = peerColumns(root, flat)
+	if c.port != nil && slices.Contains(rowio.OverflowColumns[peerIn](pf.Schema()), "peer_port") {
+		return c, false // a UINTEGER: the row reader reads it by value (rowPeerReader)
+	}
 	return c, true
 }
 

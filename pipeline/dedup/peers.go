@@ -17,6 +17,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -344,9 +345,14 @@ func (t *table) index(h *schema.Hash) (int, bool) {
 // row reader (readParquet), row for row; nil when the run keeps no
 // announced peers or the input lacks the columns as capture writes them
 // (as peerColumns decides for the column reader: not read, nor refused).
+//
+// peer_port is read by value (ints): a UINTEGER's value past int32 is
+// bad input, an IntRangeError, not the negative int32 of its bits, which
+// would drop the endpoint unsaid.
 type rowPeerReader struct {
-	r   *parquet.GenericReader[peerIn]
-	buf []peerIn
+	r    *parquet.GenericReader[peerIn]
+	ints *rowio.IntCheck[peerIn]
+	buf  []peerIn
 }
 
 func rowPeers(pf *parquet.File, b *batch) *rowPeerReader {
@@ -359,15 +365,26 @@ func rowPeers(pf *parquet.File, b *batch) *rowPeerReader {
 	if port, _ := peerColumns(pf.Root(), flat); port == nil {
 		return nil
 	}
-	return &rowPeerReader{r: parquet.NewGenericReader[peerIn](pf), buf: make([]peerIn, readBatch)}
+	return &rowPeerReader{r: parquet.NewGenericReader[peerIn](pf), ints: rowio.NewIntCheck[peerIn](pf),
+		buf: make([]peerIn, readBatch)}
 }
 
 // read reads the endpoints of the next n rows, those the row reader just
-// read.
+// read: a value past its field is an IntRangeError, any other failure a
+// CorruptError.
 func (p *rowPeerReader) read(n int) error {
 	if p == nil {
 		return nil
 	}
+	if err := p.readRows(n); err != nil {
+		return &rowio.CorruptError{Format: "Parquet", Err: err}
+	}
+	_, err := p.ints.Check(p.buf[:n])
+	return err
+}
+
+// readRows reads the next n rows into buf.
+func (p *rowPeerReader) readRows(n int) error {
 	buf := p.buf[:n]
 	clear(buf) // a null node_addr must read as nil, not as a reused row's
 	for got := 0; got < n; {
@@ -417,5 +434,6 @@ func (b *batch) addRowPeer(o *obsIn, nodeAddr []byte, port int32) {
 func (p *rowPeerReader) close() {
 	if p != nil {
 		p.r.Close()
+		p.ints.Close()
 	}
 }

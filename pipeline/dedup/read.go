@@ -159,7 +159,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 		clear(buf) // a null info_hash_v2 must read as nil, not as a reused row's empty slice
 		k, err := r.Read(buf)
 		if perr := peers.read(k); perr != nil {
-			return n, bad(&rowio.CorruptError{Format: "Parquet", Err: perr})
+			return n, bad(perr)
 		}
 		for i := 0; i < k; i++ {
 			if typUnsigned {
