@@ -10,6 +10,7 @@ import (
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // ReadState reads every row of the state file df, one row group at a
@@ -71,12 +72,26 @@ func ReadUntrustedStateFile(df rowio.DataFile) ([]schema.State, error) {
 
 // ReadUntrustedStateFileWithin is ReadUntrustedStateFile within lim (see
 // OpenUntrustedWithin).
+//
+// Its integers are read by value (rowio.IntCheck): another tool's
+// UINTEGER attempts of 2^32-1, or UBIGINT seen_count of 2^63, is bad
+// input naming the file, not the -1 or the negative count of its bits.
 func ReadUntrustedStateFileWithin(df rowio.DataFile, lim rowio.Limits) ([]schema.State, error) {
 	f, err := OpenUntrustedWithin(df, lim)
 	if err != nil {
 		return nil, err
 	}
-	return f.readAll(df.Path(), nil)
+	defer f.Close()
+	rows, err := f.ReadAllInto(df.Path(), nil)
+	if err != nil {
+		return nil, err
+	}
+	ints := rowio.NewIntCheck[schema.State](f.pf) // reads the narrow columns again, only if any may overflow
+	defer ints.Close()
+	if _, err := ints.Check(rows); err != nil {
+		return nil, exitcode.BadInput(fmt.Errorf("%s: %w", df.Path(), err))
+	}
+	return rows, nil
 }
 
 // readAll reads every row of f (at path), into buf's memory if it is
