@@ -122,12 +122,19 @@ func TestLibraryQueriesShareOneLimit(t *testing.T) {
 	q := pool.queries()
 	// By any instant, one limit has let out at most libraryQueryBurstOut
 	// and libraryQueryRateOut a second since the run began; what
-	// arrived by then was sent before it.
+	// arrived by then was sent before it. Give or take a few: rate.Limiter
+	// sets its last time to a caller's even when another caller already
+	// took a later one (16 nodes wait on it at once; under load a time
+	// read can reach the lock milliseconds late), crediting that stretch
+	// twice, and the library gives a token back when a write fails. One
+	// clean-clone CI run saw 32 queries 0.12 s in (limit about 32). A limit
+	// for each node would let out 16 bursts (320) at once.
+	const slack = 4
 	for i, at := range q {
 		elapsed := at.Sub(start).Seconds()
-		if limit := libraryQueryBurstOut + libraryQueryRateOut*elapsed; float64(i+1) > limit {
-			t.Fatalf("%d queries arrived %.2f s into the run of 16 nodes, more than one limit of %d a second (burst %d) lets out",
-				i+1, elapsed, libraryQueryRateOut, libraryQueryBurstOut)
+		if limit := libraryQueryBurstOut + libraryQueryRateOut*elapsed + slack; float64(i+1) > limit {
+			t.Fatalf("%d queries arrived %.4f s into the run of 16 nodes, more than one limit of %d a second (burst %d) lets out (give or take %d)",
+				i+1, elapsed, libraryQueryRateOut, libraryQueryBurstOut, slack)
 		}
 	}
 	t.Logf("%d library queries in the first %.2f s", len(q), q[len(q)-1].Sub(start).Seconds())
