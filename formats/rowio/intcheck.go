@@ -66,7 +66,7 @@ func OverflowColumns[T any](s *parquet.Schema) []string {
 				out = append(out, f.name)
 			}
 		case kInt64, kTimestamp:
-			if leaf, ok := s.Lookup(f.name); ok && leaf.Node.Type().Kind() == parquet.Int64 && UnsignedInt(leaf.Node.Type()) {
+			if unsigned64(s, f.name) {
 				out = append(out, f.name)
 			}
 		}

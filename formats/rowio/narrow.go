@@ -51,9 +51,9 @@ func narrowCheckOf(t reflect.Type, pf *parquet.File) *narrowCheck {
 		if (f.kind == kInt8 || f.kind == kInt32) && mayOverflow(got, []string{f.name}, f.kind) {
 			uses = append(uses, use{f.name, f.kind, []string{f.name}})
 		}
-		for _, path := range got.Columns() {
-			for _, e := range elemFields(f) {
-				if len(path) > 1 && path[0] == f.name && path[len(path)-1] == e.name && mayOverflow(got, path, e.kind) {
+		for _, e := range elemFields(f) {
+			for _, path := range elemLeaves(got, f, e) {
+				if mayOverflow(got, path, e.kind) {
 					uses = append(uses, use{f.name + "." + e.name, e.kind, path})
 				}
 			}

@@ -33,27 +33,43 @@ type unsignedColumn struct {
 // schema got.
 func unsignedCheckOf(t reflect.Type, got *parquet.Schema) unsignedCheck {
 	isInt := func(f field) bool { return f.kind == kInt64 || f.kind == kTimestamp }
-	unsigned := func(path ...string) bool {
-		leaf, ok := got.Lookup(path...)
-		return ok && leaf.Node.Type().Kind() == parquet.Int64 && UnsignedInt(leaf.Node.Type())
-	}
 	var u unsignedCheck
 	for _, f := range planOf(t).fields {
-		if isInt(f) && unsigned(f.name) {
+		if isInt(f) && unsigned64(got, f.name) {
 			u.cols = append(u.cols, unsignedColumn{name: f.name, index: f.index})
 		}
 		if f.kind != kStructList {
 			continue
 		}
-		for _, e := range f.elem.fields { // its leaf: "list.list.element.field" (LIST) or another nesting
-			for _, path := range got.Columns() {
-				if isInt(e) && len(path) > 1 && path[0] == f.name && path[len(path)-1] == e.name && unsigned(path...) {
+		for _, e := range f.elem.fields {
+			for _, path := range elemLeaves(got, f, e) {
+				if isInt(e) && unsigned64(got, path...) {
 					u.cols = append(u.cols, unsignedColumn{name: f.name + "." + e.name, index: f.index, elem: e.index})
 				}
 			}
 		}
 	}
 	return u
+}
+
+// unsigned64 reports whether the leaf of s at path is an unsigned 64-bit
+// integer column (UBIGINT).
+func unsigned64(s *parquet.Schema, path ...string) bool {
+	leaf, ok := s.Lookup(path...)
+	return ok && leaf.Node.Type().Kind() == parquet.Int64 && UnsignedInt(leaf.Node.Type())
+}
+
+// elemLeaves are the paths of got's leaves that hold field e of the
+// structs of f, a list: "list.list.element.e" (LIST) or another nesting,
+// under f's name and ending in e's.
+func elemLeaves(got *parquet.Schema, f, e field) [][]string {
+	var out [][]string
+	for _, path := range got.Columns() {
+		if len(path) > 1 && path[0] == f.name && path[len(path)-1] == e.name {
+			out = append(out, path)
+		}
+	}
+	return out
 }
 
 // UnsignedInt reports whether a Parquet integer column's type t is
