@@ -115,8 +115,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // run is Main under ctx, which SIGINT/SIGTERM cancel.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := New(stdin, stdout, stderr)
-	if len(args) > 1 && !strings.HasPrefix(args[1], "-") && args[1] != "help" && a.Command(args[1]) == nil {
-		fmt.Fprintf(stderr, "infohash: unknown command %q (infohash --help lists them)\n", args[1])
+	args, unknown := helpAsFlag(a, args)
+	if unknown == "" && len(args) > 1 && !strings.HasPrefix(args[1], "-") && a.Command(args[1]) == nil {
+		unknown = args[1]
+	}
+	if unknown != "" {
+		fmt.Fprintf(stderr, "infohash: unknown command %q (infohash --help lists them)\n", unknown)
 		return exitcode.Usage
 	}
 	err := a.RunContext(ctx, reorderArgs(a, args))
@@ -147,6 +151,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stderr, "infohash: %s\n", oneLine(msg))
 	return code
+}
+
+// helpAsFlag rewrites "infohash help [CMD [SUB]]" (or "h", the alias
+// the help lists) as "infohash [CMD [SUB]] --help", so that both ask for
+// the same help: urfave/cli's own help command was not reached through
+// its alias ("unknown command"), showed policy's help for "help policy
+// set", and answered an unknown topic with exit 1 (its "No help topic"
+// exit 3) where an unknown command is a usage error (exit 2). unknown is
+// the CMD named that is no command ("" if none).
+func helpAsFlag(a *cli.App, args []string) (out []string, unknown string) {
+	if len(args) < 2 || (args[1] != "help" && args[1] != "h") {
+		return args, ""
+	}
+	topic := args[2:]
+	if len(topic) > 0 && (topic[0] == "help" || topic[0] == "h") {
+		topic = topic[1:] // "help help": the help there is, the app's
+	}
+	if len(topic) == 0 || strings.HasPrefix(topic[0], "-") {
+		return []string{args[0], "--help"}, ""
+	}
+	if a.Command(topic[0]) == nil {
+		return args, topic[0]
+	}
+	return append(append([]string{args[0]}, topic...), "--help"), ""
 }
 
 // withCommand starts msg with the command args run ("dedup: ", "policy

@@ -134,3 +134,43 @@ func TestErrorLineFollowsLogFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpCommand: "infohash help [CMD [SUB]]", and "h", the alias the
+// help lists, print the same help as "[CMD [SUB]] --help" on stdout
+// (exit 0); a topic that is no command is the unknown command's usage
+// error (exit 2, one line). "h" was refused as an unknown command,
+// "help policy set" printed policy's help, and "help nosuch" exited 1.
+func TestHelpCommand(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // the help's NAME line, or "" for none
+		stderr string
+	}{
+		{"help", []string{"help"}, 0, "infohash - crawl", ""},
+		{"h", []string{"h"}, 0, "infohash - crawl", ""},
+		{"help help", []string{"help", "help"}, 0, "infohash - crawl", ""},
+		{"help status", []string{"help", "status"}, 0, "infohash status - ", ""},
+		{"h status", []string{"h", "status"}, 0, "infohash status - ", ""},
+		{"h export", []string{"h", "export"}, 0, "infohash export - ", ""},
+		{"help policy", []string{"help", "policy"}, 0, "infohash policy - ", ""},
+		{"help policy set", []string{"help", "policy", "set"}, 0, "infohash policy set - ", ""},
+		{"h policy show", []string{"h", "policy", "show"}, 0, "infohash policy show - ", ""},
+		{"help nosuch", []string{"help", "nosuch"}, 2, "",
+			"infohash: unknown command \"nosuch\" (infohash --help lists them)\n"},
+		{"h nosuch", []string{"h", "nosuch"}, 2, "",
+			"infohash: unknown command \"nosuch\" (infohash --help lists them)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runMain(t, tt.args...)
+			name, _, _ := strings.Cut(strings.TrimPrefix(stdout, "NAME:\n   "), "\n")
+			if code != tt.code || stderr != tt.stderr || (tt.stdout == "") != (stdout == "") ||
+				!strings.HasPrefix(name, tt.stdout) {
+				t.Fatalf("exit %d, NAME %q, stderr %q; want exit %d, NAME %q…, stderr %q",
+					code, name, stderr, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
