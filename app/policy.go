@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/internal/exitcode"
@@ -193,6 +194,12 @@ func policySet(c *cli.Context) error {
 	// LOCK and policy.json are a dataset's: not among the user's files.
 	if err := dataset.Creatable(data); err != nil {
 		return fmt.Errorf("policy set: %w", err)
+	}
+	// A dataset this user cannot write (a read-only mount, a folder
+	// without write permission) is said so in one line, as a writer's
+	// Open says it, rather than as open(2)'s error on DIR/LOCK.
+	if err := unix.Access(data, unix.W_OK|unix.X_OK); err != nil {
+		return fmt.Errorf("policy set: dataset %s is not writable: %w; policy.json cannot be written there (policy show only reads it)", data, err)
 	}
 	l, err := dataset.LockWriter(c.Context, data, flagDuration(c, "lock-wait"))
 	if err != nil {

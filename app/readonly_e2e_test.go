@@ -14,9 +14,10 @@ import (
 
 // TestReadOnlyDataset: on a dataset this user cannot write (a read-only
 // bind mount: EROFS; folders without write permission: EACCES, run as
-// nobody when root), plan-retries' dry run works as status does, and
-// each writer stops before it does anything with one line saying that
-// the dataset is not writable, and where (exit 1); nothing changes.
+// nobody when root), plan-retries' dry run works as status and policy
+// show do, and each writer (policy set too) stops before it does anything
+// with one line saying that the dataset is not writable, and where
+// (exit 1); nothing changes.
 func TestReadOnlyDataset(t *testing.T) {
 	bin := infohashBinary(t)
 	// A folder every user may enter: nobody runs the binary and reads the
@@ -98,15 +99,22 @@ func TestReadOnlyDataset(t *testing.T) {
 			mustRun(t, nil, "dedup", "--data", data, list)
 			tc.prepare(t, data)
 			before := fsutiltest.Tree(t, data)
+			// What a writer's one line ends with after the errno.
+			const commit = "; a writer cannot commit there (status, export and plan-retries --limit 0 without -o only read it)"
 			for _, run := range []struct {
 				args []string
 				code int
+				tail string // for code 1
 			}{
-				{[]string{"plan-retries", "--data", data, "--limit", "0"}, 0},
-				{[]string{"status", "--data", data}, 0},
-				{[]string{"dedup", "--data", data, list}, 1},
-				{[]string{"merge", "--data", data, list}, 1},
-				{[]string{"plan-retries", "--data", data, "--limit", "5", "-o", "-"}, 1},
+				{[]string{"plan-retries", "--data", data, "--limit", "0"}, 0, ""},
+				{[]string{"status", "--data", data}, 0, ""},
+				{[]string{"policy", "show", "--data", data}, 0, ""},
+				{[]string{"dedup", "--data", data, list}, 1, commit},
+				{[]string{"merge", "--data", data, list}, 1, commit},
+				{[]string{"plan-retries", "--data", data, "--limit", "5", "-o", "-"}, 1, commit},
+				// It said "dataset: DIR/LOCK: open DIR/LOCK: permission denied".
+				{[]string{"policy", "set", "--data", data, "jitter=0.1"}, 1,
+					"; policy.json cannot be written there (policy show only reads it)"},
 			} {
 				cmd := tc.wrap(data, run.args)
 				var stdout, stderr bytes.Buffer
@@ -119,8 +127,7 @@ func TestReadOnlyDataset(t *testing.T) {
 				case run.code == 0 && run.args[0] == "plan-retries" && !strings.Contains(line, " due=2 "):
 					t.Errorf("the dry run does not count the 2 hashes due:\n%s", line)
 				case run.code == 1 && (strings.Contains(line, "\n") ||
-					!strings.HasSuffix(line, ": dataset "+data+" is not writable: "+tc.errno+
-						"; a writer cannot commit there (status, export and plan-retries --limit 0 without -o only read it)")):
+					!strings.HasSuffix(line, ": dataset "+data+" is not writable: "+tc.errno+run.tail)):
 					t.Errorf("%s: stderr %q, want one line saying that %s is not writable (%s)", strings.Join(run.args, " "), line, data, tc.errno)
 				}
 			}
