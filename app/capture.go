@@ -76,7 +76,8 @@ caps nothing.
 Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
 with -o - (refused when stdout is a terminal), or into FILE with -o FILE
 named *.arrows or *.arrow (any case), written as "-o - > FILE" writes it
-(below; a FIFO or device so named, or a link to one, as -o - is). An -o FILE that exists is refused (exit 2) unless --replace is
+(below; a FIFO or device so named, or a link to one, as -o - is). An -o FILE
+that exists is refused (exit 2) unless --replace is
 given (one a writer holds: exit 75). Rows reach a Parquet file at
 least every 30s, and the file reserves its disk space (fallocate) a few
 MiB ahead of them: when the disk (or quota, or file size limit) has no
@@ -92,9 +93,9 @@ its last whole batch. It reserves its disk space ahead of the batches too:
 at a full disk the run stops and ends the stream after the batches that
 fit (exit 3), as above; after a kill -9 up to 5 MiB reserved past the
 stream's end stay allocated (du counts them) until the file is removed,
-replaced (--replace) or emptied ("> FILE"). While it writes, capture holds the file's
-flock(2): dedup and merge skip the file (exit 3) until capture is done,
-and a second writer to it exits 75. With --replace, an existing
+replaced (--replace) or emptied ("> FILE"). While it writes, capture holds
+the file's flock(2): dedup and merge skip the file (exit 3) until capture is
+done, and a second writer to it exits 75. With --replace, an existing
 FILE.arrows stays as it was until the first batch replaces it (the
 stream is written beside it until then): a run refused (a --dht-state
 in use, exit 75) or killed before that leaves it. The run stops after

@@ -81,13 +81,13 @@ none of it and stops as on bad input (exit 2), saying what it kept where.
 in it is bad input; an Arrow file cut mid-message, its writer killed while
 writing a batch ("capture -o - > FILE"), has its whole batches applied
 and committed, exit 3 (cut inside its first batch, none: only its ledger
-entry is committed), and applied again changes nothing (exit 0).) Such a partial input is listed by
-"infohash status"; apply it as an INPUT if the producer will not send it
-again, or if its writer legitimately omits the end-of-stream marker: once
-applied, it is removed. A run that fails once stdin is whole
-(a commit on a full disk, locked out) keeps it in DIR/inbox/ for the next
-run to apply, and its error says where; with no INPUT, dedup applies only
-such leftovers (no input, exit 2, when there are none). On
+entry is committed), and applied again changes nothing (exit 0).) Such a
+partial input is listed by "infohash status"; apply it as an INPUT if the
+producer will not send it again, or if its writer legitimately omits the
+end-of-stream marker: once applied, it is removed. A run that fails once
+stdin is whole (a commit on a full disk, locked out) keeps it in DIR/inbox/
+for the next run to apply, and its error says where; with no INPUT, dedup
+applies only such leftovers (no input, exit 2, when there are none). On
 SIGINT/SIGTERM while reading a stream, dedup goes on for up to 10s, so that
 what the writer upstream flushes as it stops is applied too (exit 130); a
 second signal stops at once.

@@ -34,18 +34,19 @@ attempt: see below). JOBS is Parquet (a file), an Arrow IPC stream, or a text li
 infohashes (one hex infohash, magnet URI or JSON line a line, as dedup reads;
 blank lines and # comments skipped), told apart by content; hashes from a list are jobs
 without a lease. Compressed jobs (gzip, zstd, bzip2, xz) are bad input: decompress them
-into a pipe (zcat jobs.gz | infohash fetch - -o FILE), Parquet into a file. A hash is attempted once per run: a row repeating an earlier row's
+into a pipe (zcat jobs.gz | infohash fetch - -o FILE), Parquet into a file. A hash is
+attempted once per run: a row repeating an earlier row's
 info_hash (a hash list, or capture's observations given as jobs) is skipped and counted
 in duplicates, not in jobs. JOBS holding no job (an idle plan) ends the run at once, exit 0,
 with an empty output, starting no DHT node (a jobs file is read before --dht-state is locked,
-and leaves it untouched). info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it, or a BLOB
-(BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a full v2 hash (text, a VARCHAR or an
-Arrow utf8, holds 40 or 64 hex digits, and an info_hash_v2 of text 64, as dedup reads them);
-any other is bad input naming the file and row, as is an info_hash_v2 that is not the row's
-info_hash (32 bytes) or does not start with it (20). The endpoints listed in the jobs file's
-metadata (key infohash.avoid_peers, written by plan-retries from DIR/peers/) are skipped for
-every job until their penalty ends, as a job's own avoid_peers are for that
-job; both count in peers_avoided. A malformed list is bad input.
+and leaves it untouched). info_hash is FIXED_LEN_BYTE_ARRAY(20) as plan-retries writes it,
+or a BLOB (BYTE_ARRAY) as DuckDB writes it: 20 bytes, or 32 for a full v2 hash (text, a
+VARCHAR or an Arrow utf8, holds 40 or 64 hex digits, and an info_hash_v2 of text 64, as
+dedup reads them); any other is bad input naming the file and row, as is an info_hash_v2
+that is not the row's info_hash (32 bytes) or does not start with it (20). The endpoints
+listed in the jobs file's metadata (key infohash.avoid_peers, written by plan-retries from
+DIR/peers/) are skipped for every job until their penalty ends, as a job's own avoid_peers
+are for that job; both count in peers_avoided. A malformed list is bad input.
 
 Peers come from the job's peers column, from --peer, and from get_peers lookups on
 fetch's own DHT node (never announced), which joins through --bootstrap as capture's

@@ -38,23 +38,24 @@ it waits; merge --data DIR with no RESULTS
 applies such leftovers; a merge killed while still reading, or whose disk
 fills while it spools, leaves its whole batches (all it read if its fsync or rename
 fails) as DIR/inbox/merge/partial-*, not applied: give it as RESULTS
-if fetch will not send them again, and it is removed once applied). A named RESULTS that can be read only
-once (a pipe such as <(fetch ... -o -), a FIFO) is spooled the same way.
-All of them are applied in one commit;
+if fetch will not send them again, and it is removed once applied). A named
+RESULTS that can be read only once (a pipe such as <(fetch ... -o -), a
+FIFO) is spooled the same way. All of them are applied in one commit;
 bad input commits nothing: an info dictionary over --max-metadata-size is,
 and so is a detail over 64 KiB, a lease_id over 128 bytes, an outcome or a
-peer failure's class over 64, a served_by or peer address over 262. Compressed results (gzip, zstd, bzip2, xz) are bad
-input: decompress them into a pipe (zcat r.gz | infohash merge --data DIR -). An Arrow stream cut mid-message (fetch killed
-while writing a batch) is not bad input: its whole batches are applied (a
-result counts once, below) and merge exits 3, saying how many rows came
-whole; the jobs whose rows were cut off stay leased until their lease_until.
-So is one on stdin or a pipe that ends between two messages without the
-end-of-stream marker (fetch killed between two batches; every writer we
-know writes the marker): applied, exit 3 (a file named as RESULTS needs no
-marker). One cut before its first whole batch is bad input, and so is
-one with a result of another dataset's jobs: plan-retries ends each
-lease_id with its dataset's id (its manifest's dataset_id; a copy's first
-writer draws it a new one, and it still takes the jobs of the old ids
+peer failure's class over 64, a served_by or peer address over 262.
+Compressed results (gzip, zstd, bzip2, xz) are bad input: decompress them
+into a pipe (zcat r.gz | infohash merge --data DIR -). An Arrow stream cut
+mid-message (fetch killed while writing a batch) is not bad input: its whole
+batches are applied (a result counts once, below) and merge exits 3, saying
+how many rows came whole; the jobs whose rows were cut off stay leased until
+their lease_until. So is one on stdin or a pipe that ends between two
+messages without the end-of-stream marker (fetch killed between two batches;
+every writer we know writes the marker): applied, exit 3 (a file named as
+RESULTS needs no marker). One cut before its first whole batch is bad input,
+and so is one with a result of another dataset's jobs: plan-retries ends
+each lease_id with its dataset's id (its manifest's dataset_id; a copy's
+first writer draws it a new one, and it still takes the jobs of the old ids
 planned before the copy: those of the passes it held leases of, its
 manifest's ancestor_passes; the original's later jobs are refused).
 
@@ -94,13 +95,15 @@ hash_type (and info_hash_v2) as the result's, which the metadata proved.
 A failure: attempts+1, last_attempt, last_failure (last_failure_at, the
 attempt's time, with it) and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's
-last_failure stay, so peer-level failures either side of it still back off); the endpoints that failed are penalised in
-DIR/peers/ and avoided by the hash's next jobs while the penalty lasts. Peer failures
-count even in a late or stale result (above); peer_penalties counts those that placed or
-extended a penalty (a failure sent again finds its penalty in place: none). Hashes past the
-policy's archive thresholds (failed: archive.min_attempts and archive.unseen;
-never tried: archive.new_unseen, 90d by default; fetched: archive.fetched_unseen,
-off by default) move to the cold tier (never deleted; planned in the cold sweep).
+last_failure stay, so peer-level failures either side of it still back off);
+the endpoints that failed are penalised in DIR/peers/ and avoided by the
+hash's next jobs while the penalty lasts. Peer failures count even in a late
+or stale result (above); peer_penalties counts those that placed or extended
+a penalty (a failure sent again finds its penalty in place: none). Hashes
+past the policy's archive thresholds (failed: archive.min_attempts and
+archive.unseen; never tried: archive.new_unseen, 90d by default; fetched:
+archive.fetched_unseen, off by default) move to the cold tier (never
+deleted; planned in the cold sweep).
 
 peers_penalised (fetch skipped every peer found, one's penalty still running,
 perhaps earned with another hash) is no failure: attempts, last_failure,
@@ -129,12 +132,15 @@ so OTHER_DIR's inputs are then already applied here: applying one of them
 again changes nothing, nor brings those sightings back. Repeating the union
 changes nothing, so it cannot keep two live crawlers in step: a later union
 drops what the other side saw since the first. Give a second crawler's
-capture files to dedup here instead (each applies once). OTHER_DIR is only read, as export reads it: no lock, no
-migration, nothing written there. Its files must match its manifest (rows, size, CRC-32C) and its strings keep within
-the bounds a results file's do (last_source 256 B, endpoints 262 B, class names 64 B, torrents' names and paths twice
---max-metadata-size), and a state row's lists within what the writers keep (16 avoid_peers, 8 peers): a value or list
-over one is bad input (exit 2). --from creates a dataset in DIR only in a new or empty folder
-(its parent must exist; crawl-pass's files may be there, as for dedup); another folder
+capture files to dedup here instead (each applies once). OTHER_DIR is only
+read, as export reads it: no lock, no migration, nothing written there. Its
+files must match its manifest (rows, size, CRC-32C) and its strings keep
+within the bounds a results file's do (last_source 256 B, endpoints 262 B,
+class names 64 B, torrents' names and paths twice --max-metadata-size), and
+a state row's lists within what the writers keep (16 avoid_peers, 8 peers):
+a value or list over one is bad input (exit 2). --from creates a dataset in
+DIR only in a new or empty folder (its parent must exist; crawl-pass's files
+may be there, as for dedup); another folder
 that holds no dataset is refused (exit 2).
 
 ` + exitHelp("merge"),

@@ -77,7 +77,8 @@ stream written into FILE as it goes cannot be published after the commit,
 as below. A job's peers are the peers that announced the hash (the
 state's peers, newest first), less those penalised at --now. A job's
 avoid_peers keeps only the endpoints whose penalty in DIR/peers/ is still
-running at --now: once an endpoint's penalty ends it is tried again. The file also carries, once for all its jobs, every endpoint
+running at --now: once an endpoint's penalty ends it is tried again. The
+file also carries, once for all its jobs, every endpoint
 penalised in DIR/peers/ with the end of its penalty (metadata key
 infohash.avoid_peers: the Parquet file's key-value metadata, or the Arrow
 stream's schema metadata; at most 100,000 endpoints and 3 MiB, the longest

@@ -72,22 +72,25 @@ compares its size and CRC-32C with what the manifest recorded when it was
 written: a missing, truncated or altered file is listed and the exit status
 is 1. Nothing is then read from the files: "hashes" is the manifest's row
 count, and the counts that read them (by status, tier and failure, leased,
-leases_expired, retry waves, last input) are left out of the text and null in --format json.
-It changes nothing. Snapshots share the files a commit left unchanged (hard
-links), so older ones hold the same damage: restore the file at the same
-path from a backup of the dataset (files never change once written) and run
---verify again. There is no repair command: until then every command that
-reads the file fails, and while its size is wrong so does every commit
-whose snapshot would name it (a commit checks the size of each file).
+leases_expired, retry waves, last input) are left out of the text and null
+in --format json. It changes nothing. Snapshots share the files a commit
+left unchanged (hard links), so older ones hold the same damage: restore the
+file at the same path from a backup of the dataset (files never change once
+written) and run --verify again. There is no repair command: until then
+every command that reads the file fails, and while its size is wrong so does
+every commit whose snapshot would name it (a commit checks the size of each
+file).
 
 --metrics-file writes gauges for alerting (infohash_status_*): hashes by
 metadata_status and tier, failed hashes by last failure, live and expired
-leases (alert on infohash_status_leases_expired > 0: jobs lost), overdue retries and the retry waves by tier and kind (alert on
+leases (alert on infohash_status_leases_expired > 0: jobs lost), overdue
+retries and the retry waves by tier and kind (alert on
 infohash_status_overdue{tier="hot",kind="retry"}), overdue retries by tier
 and last failure (infohash_status_overdue_retries), rows and bytes per
 table, inputs applied and when the last one was, partial, pending and
-spooling inputs, foreign files (foreign_files), unapplied work files (unapplied_work_files), the bytes held by what a failed or killed commit built
-for a snapshot it never published and by the folders under staging/ (a
+spooling inputs, foreign files (foreign_files), unapplied work files
+(unapplied_work_files), the bytes held by what a failed or killed commit
+built for a snapshot it never published and by the folders under staging/ (a
 running writer's, or a killed one's: the next writer removes those; the
 text lists both), and the snapshot's number and commit time. With --verify
 it also has verified_files and verify_problems; when files are damaged it
