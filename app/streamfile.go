@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,7 @@ func openOutput(c *cli.Context, cmd string, stdout io.Writer) (io.Writer, string
 		if err := checkNotReplacing(c); err != nil {
 			return nil, "", nil, err
 		}
+		warnNotParquetName(cmd, out)
 		hold, err := holdStream(cmd, out, stdout)
 		return stdout, out, hold, err
 	}
@@ -130,6 +132,16 @@ func openOutput(c *cli.Context, cmd string, stdout io.Writer) (io.Writer, string
 		return nil, "", nil, err
 	}
 	return f, "-", hold, nil
+}
+
+// warnNotParquetName warns when -o FILE, which capture and fetch (cmd)
+// write as Parquet, is named as another format export writes (obs.csv,
+// results.jsonl): the name no longer says what the file holds. Other
+// names (none, .parquet, obs.20261207) say nothing of the format.
+func warnNotParquetName(cmd, out string) {
+	if f, _ := formatForOutput(out); f != "" && f != "parquet" {
+		slog.Warn(fmt.Sprintf("%s: -o %s names a %s file, but %s writes Parquet (an Arrow stream only to *.arrows or *.arrow): writing Parquet", cmd, out, f, cmd))
+	}
 }
 
 // streamInPlace reports whether -o FILE names an Arrow stream
