@@ -88,7 +88,8 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	return verdict, lease != nil
 }
 
-// applyFailure applies r's failure class to st: the schedule, the
+// applyFailure applies r's failure class to st: the schedule (which also
+// reads r's peers_found and peers_tried: schedule.ApplyResultFailure), the
 // peers it failed with and the endpoints to avoid (or, once bad
 // metadata came, the sources).
 func applyFailure(p schedule.Policy, st *schema.State, r *schema.Result) error {
@@ -96,7 +97,7 @@ func applyFailure(p schedule.Policy, st *schema.State, r *schema.Result) error {
 		dropFailedPeers(st, r)
 	}
 	hadSources := st.BadMetadata > 0
-	if err := schedule.ApplyFailureFrom(p, st, r.Outcome, r.AttemptedAt, newSources(st, r)); err != nil {
+	if err := schedule.ApplyResultFailure(p, st, r, newSources(st, r)); err != nil {
 		return err
 	}
 	switch {

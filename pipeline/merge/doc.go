@@ -19,7 +19,7 @@
 // An ok result makes the hash fetched and its verified metadata goes to
 // DIR/torrents/current/prefix=XX/: every metadata column decoded from its
 // info_bytes (derive.go), not the columns of the results file. A failure goes through the retry policy
-// (schedule.ApplyFailure); the endpoints that failed go to DIR/peers/
+// (schedule.ApplyResultFailure); the endpoints that failed go to DIR/peers/
 // (schedule.PenalizePeer; not one that only lacked the torrent,
 // peer_lacks_torrent, a fact about that hash) and to the hash's
 // avoid_peers, which, once a

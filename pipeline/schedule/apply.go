@@ -37,14 +37,42 @@ func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, d
 // it was never really tried.
 //
 // last_failure is the last counted failure: a local error on a hash that
-// already failed leaves it as it was, so the rule "a second soft failure
-// in a row backs off" reads the counted failure before it (local errors
+// already failed leaves it as it was, so the rule for "a second soft
+// failure in a row" reads the counted failure before it (local errors
 // in between are our own fault and neither break nor make such a run).
 // A never-tried hash has no counted failure to keep and shows local_error.
+//
+// It knows nothing of how many of the peers found the attempt tried, so a
+// second peer-level failure in a row backs off (ApplyResultFailure knows).
 //
 // Callers apply a result only while it holds the state's lease (merge);
 // ApplyFailure itself refuses only unknown classes and fetched hashes.
 func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int64, newSources int32) error {
+	return applyFailure(p, st, class, attemptedAt, newSources, false)
+}
+
+// ApplyResultFailure is ApplyFailureFrom for failed result r, whose
+// outcome is the class and attempted_at the time, and which also says how
+// many peers the attempt found and tried: a second peer-level failure in a
+// row backs the hash off only when r tried every peer it found
+// (leftUntried). merge applies failures through it.
+func ApplyResultFailure(p Policy, st *schema.State, r *schema.Result, newSources int32) error {
+	return applyFailure(p, st, r.Outcome, r.AttemptedAt, newSources, leftUntried(r.PeersFound, r.PeersTried))
+}
+
+// leftUntried reports whether an attempt that found found peers it could
+// dial (peers_found) and dialled tried of them (peers_tried) left some
+// undialled: its time ran out first. fetch ranks a peer's class above the
+// job's timeout, so such an attempt says e.g. rejected although the swarm
+// may hold peers that serve the hash. A peer-level failure dials at least
+// one peer (all found skipped as bad sources is peers_found 0), so tried 0
+// or less is no count fetch writes: unknown (a null reads as 0), taken as
+// every peer tried, the rule before results were read for it.
+func leftUntried(found, tried int32) bool { return tried > 0 && tried < found }
+
+// applyFailure is ApplyFailureFrom; untried: the attempt left found peers
+// undialled (leftUntried).
+func applyFailure(p Policy, st *schema.State, class string, attemptedAt int64, newSources int32, untried bool) error {
 	kind := KindOf(class)
 	if kind == KindUnknown {
 		return fmt.Errorf("schedule: %s: unknown failure class %q", schema.Hex(st.InfoHash), class)
@@ -70,7 +98,10 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 	case KindSwarm:
 		escalate()
 	case KindPeer:
-		if soft(prev) { // every peer reachable last time was bad too
+		// After a soft failure, an attempt that tried every peer it found
+		// and failed shows every reachable peer bad: the swarm's step.
+		// One that left found peers undialled is retried soon, as a first.
+		if soft(prev) && !untried {
 			escalate()
 		} else {
 			delay = p.RetrySoon
@@ -107,8 +138,9 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 			// attempt dials other peers; one that finds only penalised
 			// ones is peers_penalised (ApplyDeferral: deferred to the
 			// first penalty's end, no attempt, no step), and a
-			// peer-level failure of another peer after this soft one
-			// moves the hash along its schedule (KindPeer above).
+			// peer-level failure of another peer after this soft one,
+			// every peer found tried, moves the hash along its schedule
+			// (KindPeer above).
 			delay = p.RetrySoon
 		}
 	}

@@ -5,7 +5,7 @@
 //	capture → dedup → plan-retries → fetch → merge → export
 //	            │          │                    │
 //	            │          └── Due, PriorityOf ─┤
-//	            └── Reactivate           ApplyFailure, ApplySuccess,
+//	            └── Reactivate           ApplyResultFailure, ApplySuccess,
 //	                                     ApplyDeferral, PenalizePeer,
 //	                                     ShouldArchive, ShouldArchiveDeferred
 //
@@ -31,11 +31,18 @@
 //   - peer (handshake_failed, peer_lacks_torrent, no_extension,
 //     no_ut_metadata, rejected): one endpoint misbehaved; it is penalised
 //     (PenalizePeer) and the hash is retried soon (Policy.RetrySoon) with
-//     other peers. A second soft failure in a row means every reachable
-//     peer is bad: the hash then moves along its schedule like a swarm
-//     failure. peer_lacks_torrent (the peer does not serve this hash) is
-//     scheduled alike but never penalises the endpoint, which may serve
-//     other hashes: the policy refuses a peer_penalty.base for it.
+//     other peers. A second soft failure in a row whose attempt tried
+//     every peer it found (the result's peers_tried >= peers_found)
+//     means every reachable peer is bad: the hash then moves along its
+//     schedule like a swarm failure (ApplyResultFailure). One that left
+//     found peers untried (the job's time ran out, and fetch ranks a
+//     peer's class above timeout) is retried soon, like the first.
+//     Counts fetch never writes for a peer-level failure (peers_tried 0,
+//     or null) are unknown and taken as every peer tried, as is a failure
+//     given without them (ApplyFailureFrom). peer_lacks_torrent (the peer
+//     does not serve this hash) is scheduled alike but never penalises
+//     the endpoint, which may serve other hashes: the policy refuses a
+//     peer_penalty.base for it.
 //   - bad metadata (hash_mismatch, invalid_metadata): retried soon with
 //     another peer; only repeats from distinct sources earn the long delay
 //     of Policy.BadMetadata. Once earned, a known source failing it again
