@@ -23,7 +23,11 @@ import (
 // after a time that a loaded machine could spend before it dialled the
 // stalling peer. Every row checks that each peer that accepts
 // connections was connected to: a row whose deadline came before its
-// stall was reached would pass covering only a cut-off dial.
+// stall was reached would pass covering only a cut-off dial. A row with
+// oneAtATime dials its peers in turn (PeersPerHash 1), so that the
+// stalling peer, its last, is connected to only once the attempt has
+// taken the earlier peers' failures: the deadline then passes after
+// those failures, with no counter of their own to wait for.
 func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 	tor := badpeers.NewTorrent(12, 1, 10)
 	peers := map[badpeers.Behaviour]*badpeers.Peer{}
@@ -34,22 +38,24 @@ func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 		name                 string
 		timeout, peerTimeout time.Duration
 		cutWhen              func(Stats) bool // when the job's deadline passes; nil: at timeout
+		oneAtATime           bool             // PeersPerHash 1, else len(mix)
 		mix                  []badpeers.Behaviour
 		want                 string
 		blamed               []badpeers.Behaviour // listed in peer_failures, each with its Expect class
 	}{
-		{"job deadline cuts the stall off", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 },
+		{"job deadline cuts the stall off", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 }, false,
 			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, nil},
-		{"peer deadline ends the stall", backstop, stallTimeout, nil,
+		{"peer deadline ends the stall", backstop, stallTimeout, nil, false,
 			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Stall}},
 		// Before the fix a cut-off peer counted as a failed one and the
 		// job's timeout as nothing: connect_failed would have stood.
-		{"job deadline outranks a refused dial", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 && s.ConnectsFailed == 1 },
+		{"job deadline outranks a refused dial", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 && s.ConnectsFailed == 1 }, false,
 			[]badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Refuse}},
-		// No counter says when the closing peer's exchange has ended:
-		// the job's deadline is timed here, and only the stall is left
-		// by then.
-		{"a peer-level failure outranks the job deadline", stallTimeout, backstop, nil,
+		// No counter says when the closing peer's exchange has ended,
+		// so the peers are dialled in turn: the stall's connection (the
+		// second) comes after the attempt took the closing peer's
+		// failure, and the deadline passes while the stall runs.
+		{"a peer-level failure outranks the job deadline", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 2 }, true,
 			[]badpeers.Behaviour{badpeers.Close, badpeers.Stall}, schema.OutcomePeerLacksTorrent, []badpeers.Behaviour{badpeers.Close}},
 	}
 	for _, tt := range tests {
@@ -57,6 +63,9 @@ func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 			t.Parallel()
 			o := testOptions()
 			o.Timeout, o.PeerTimeout, o.PeersPerHash = tt.timeout, tt.peerTimeout, len(tt.mix)
+			if tt.oneAtATime {
+				o.PeersPerHash = 1
+			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var f *Fetcher
