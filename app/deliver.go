@@ -154,7 +154,8 @@ func deliver(parent context.Context, cmd, out string, stdout io.Writer, run func
 	case <-parent.Done():
 	}
 	signalled := time.Now()
-	again, second := laterSignal(parent, seen)
+	again, stopAgain, second := laterSignal(parent, seen)
+	defer stopAgain()
 	by, stopNow := "a signal", "interrupt to stop now"
 	if second {
 		by, stopNow = "a second signal", "interrupt again to stop now"
@@ -224,16 +225,19 @@ func deliverRun[S any](parent context.Context, cmd, out string, stdout io.Writer
 // the one that cancelled parent, if a signal did (second: that one is
 // then a second signal), and after the seen signals counted before the
 // caller began. With no interrupt.Counter in parent, nil: no signal is
-// seen.
-func laterSignal(parent context.Context, seen int) (again <-chan struct{}, second bool) {
+// seen. The caller calls stop once it no longer waits on again (deferred):
+// the Counter, which lives as long as the process, then forgets it.
+func laterSignal(parent context.Context, seen int) (again <-chan struct{}, stop func(), second bool) {
 	sigs := interrupt.From(parent)
 	if sigs == nil {
-		return nil, false
+		return nil, func() {}, false
 	}
-	if stop := interrupt.Cause(parent); stop != nil {
-		return sigs.After(max(seen, stop.N)), true
+	if s := interrupt.Cause(parent); s != nil {
+		again, stop = sigs.After(max(seen, s.N))
+		return again, stop, true
 	}
-	return sigs.After(seen), false
+	again, stop = sigs.After(seen)
+	return again, stop, false
 }
 
 // undelivered is deliver's error when it gives up on run: exit 130.

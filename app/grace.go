@@ -95,7 +95,8 @@ func withStreamGrace(parent context.Context, cmd string, args []string) graceful
 		if late {
 			return
 		}
-		again, _ := laterSignal(parent, seen)
+		again, stopAgain, _ := laterSignal(parent, seen)
+		defer stopAgain()
 		slog.Warn(fmt.Sprintf("%s: interrupted; applying what the stream still sends for up to %s (interrupt again to stop now)", cmd, streamGrace))
 		t := time.NewTimer(streamGrace)
 		defer t.Stop()

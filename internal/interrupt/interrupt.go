@@ -11,6 +11,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 )
 
@@ -37,7 +38,8 @@ type Counter struct {
 	cancel  context.CancelCauseFunc
 }
 
-// waiter is a channel of After, closed once more than n signals came.
+// waiter is a channel of After, closed once more than n signals came
+// (and dropped then, or when its caller stops it).
 type waiter struct {
 	n  int
 	ch chan struct{}
@@ -95,15 +97,13 @@ func (c *Counter) Receive(sig os.Signal) {
 	if c.n == 1 {
 		c.cancel(&Stop{Signal: sig, N: 1})
 	}
-	kept := c.waiters[:0]
-	for _, w := range c.waiters {
+	c.waiters = slices.DeleteFunc(c.waiters, func(w waiter) bool {
 		if c.n > w.n {
 			close(w.ch)
-		} else {
-			kept = append(kept, w)
+			return true
 		}
-	}
-	c.waiters = kept
+		return false
+	})
 }
 
 // Count is the number of signals received so far.
@@ -114,17 +114,38 @@ func (c *Counter) Count() int {
 }
 
 // After returns a channel that is closed once more than n signals have
-// been received (at once if they have).
-func (c *Counter) After(n int) <-chan struct{} {
+// been received (at once if they have), and stop, which the caller calls
+// once it no longer waits on the channel: the Counter then forgets it.
+// Until a signal readies it, a channel that is not stopped stays held by
+// the Counter, which lives as long as its context: a process that waits
+// for a later signal once per output would gather one per output. stop
+// may be called any number of times, before or after the channel is
+// ready; it never closes the channel.
+func (c *Counter) After(n int) (ready <-chan struct{}, stop func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := make(chan struct{})
 	if c.n > n {
 		close(ch)
-		return ch
+		return ch, func() {}
 	}
 	c.waiters = append(c.waiters, waiter{n: n, ch: ch})
-	return ch
+	return ch, func() { c.drop(ch) }
+}
+
+// drop forgets the waiter of ch, if the Counter still holds it.
+func (c *Counter) drop(ch chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waiters = slices.DeleteFunc(c.waiters, func(w waiter) bool { return w.ch == ch })
+}
+
+// Waiting is the number of channels of After the Counter holds: neither
+// ready nor stopped.
+func (c *Counter) Waiting() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiters)
 }
 
 // From returns the Counter that ctx (or a context it derives from) holds,

@@ -22,6 +22,15 @@ func ready(ch <-chan struct{}) bool {
 	}
 }
 
+// after is c.After(n)'s channel, stopped when the test ends (after the
+// signals may have readied it).
+func after(t *testing.T, c *Counter, n int) <-chan struct{} {
+	t.Helper()
+	ch, stop := c.After(n)
+	t.Cleanup(stop)
+	return ch
+}
+
 // TestCounter: the first signal cancels the context with a *Stop naming
 // it (a context.Canceled, as signal.NotifyContext's cause is), each
 // signal is counted, however close together they come, and After(n) is
@@ -46,7 +55,7 @@ func TestCounter(t *testing.T) {
 			if From(ctx) != c || From(context.WithoutCancel(ctx)) != c || From(context.Background()) != nil {
 				t.Fatal("From does not find the Counter in its context (and only there)")
 			}
-			before := []<-chan struct{}{c.After(0), c.After(1), c.After(2)}
+			before := []<-chan struct{}{after(t, c, 0), after(t, c, 1), after(t, c, 2)}
 			if tt.cancel {
 				cancel()
 			}
@@ -60,7 +69,7 @@ func TestCounter(t *testing.T) {
 				if got, want := ready(before[n]), tt.signals > n; got != want {
 					t.Errorf("After(%d) taken before the signals: ready %v, want %v", n, got, want)
 				}
-				if got, want := ready(c.After(n)), tt.signals > n; got != want {
+				if got, want := ready(after(t, c, n)), tt.signals > n; got != want {
 					t.Errorf("After(%d) taken after the signals: ready %v, want %v", n, got, want)
 				}
 			}
@@ -91,7 +100,8 @@ func TestNotifyContext(t *testing.T) {
 	if c == nil {
 		t.Fatal("NotifyContext's context holds no Counter")
 	}
-	second := c.After(1)
+	second, stopSecond := c.After(1)
+	defer stopSecond()
 	if err := syscall.Kill(syscall.Getpid(), syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
@@ -117,5 +127,54 @@ func TestNotifyContext(t *testing.T) {
 	stop()
 	if s := Cause(ctx); s == nil || s.N != 1 {
 		t.Fatalf("stop changed the cause to %v", context.Cause(ctx))
+	}
+}
+
+// TestAfterStop: a caller that stops its channel of After leaves nothing
+// held by the Counter, however many times it waits (a process waits once
+// per output); stop neither readies the channel nor touches another
+// caller's, and may come twice or after the channel is ready. Callers
+// that do not stop a channel no signal readied leave one each.
+func TestAfterStop(t *testing.T) {
+	const calls = 1000
+	tests := []struct {
+		name    string
+		before  int // signals before the calls
+		n       int // each call is After(n)
+		stops   int // how many times each caller calls stop
+		waiting int // channels of the calls the Counter holds after them
+	}{
+		{name: "stopped, no signal yet", n: 0, stops: 1},
+		{name: "stopped twice", n: 1, stops: 2},
+		{name: "waiting for a second signal, stopped", before: 1, n: 1, stops: 1},
+		{name: "ready at once, stopped", before: 1, n: 0, stops: 1},
+		{name: "ready at once, never stopped", before: 1, n: 0},
+		{name: "never stopped", n: 0, waiting: calls},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c, cancel := New(context.Background())
+			defer cancel()
+			for range tt.before {
+				c.Receive(syscall.SIGINT)
+			}
+			kept := after(t, c, tt.before) // another caller's, ready at the next signal
+			for i := range calls {
+				ch, stop := c.After(tt.n)
+				for range tt.stops {
+					stop()
+				}
+				if got, want := ready(ch), tt.before > tt.n; got != want {
+					t.Fatalf("call %d: After(%d) after %d signals and %d stops: ready %v, want %v", i, tt.n, tt.before, tt.stops, got, want)
+				}
+			}
+			if got := c.Waiting(); got != 1+tt.waiting {
+				t.Fatalf("the Counter holds %d channels after %d calls, want %d (the kept one and %d)", got, calls, 1+tt.waiting, tt.waiting)
+			}
+			c.Receive(syscall.SIGINT)
+			if !ready(kept) {
+				t.Fatal("stopping the calls' channels dropped another caller's: the next signal did not ready it")
+			}
+		})
 	}
 }
