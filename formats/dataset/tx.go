@@ -45,6 +45,13 @@ type Tx struct {
 	bgErr   error
 	// readOnly: BeginRead's, which only reads (no staging folder).
 	readOnly bool
+	// made are the table folders under stage that StagePath made: each
+	// is made once, under madeMu. Writers of one table's partitions in
+	// parallel each made it otherwise, and when two raced the loser's
+	// mkdir failed with EEXIST: a call that came and went between runs
+	// (a kill point of scripts/killsweep.sh with it).
+	madeMu sync.Mutex
+	made   map[string]bool
 }
 
 // Begin starts a transaction on the current snapshot.
@@ -87,10 +94,30 @@ func (tx *Tx) StagePath(table, key, name string) (string, error) {
 		return "", fmt.Errorf("dataset: %s: %w (a transaction that only reads)", tx.d.Dir, errReadOnly)
 	}
 	p := tx.stagedFile(table, key, name)
-	if err := mkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := tx.makeStaging(filepath.Dir(p)); err != nil {
 		return "", fmt.Errorf("dataset: %w", err)
 	}
 	return p, nil
+}
+
+// makeStaging makes dir, a table's staging folder, unless StagePath made
+// it already: once per transaction, however many writers stage files of
+// the table at once (the others wait for it). A folder whose mkdir
+// failed is tried again by the next call.
+func (tx *Tx) makeStaging(dir string) error {
+	tx.madeMu.Lock()
+	defer tx.madeMu.Unlock()
+	if tx.made[dir] {
+		return nil
+	}
+	if err := mkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if tx.made == nil {
+		tx.made = map[string]bool{}
+	}
+	tx.made[dir] = true
+	return nil
 }
 
 // mkdirAll makes a staging folder (a variable for tests: to fail it, as a
