@@ -52,6 +52,8 @@ prepare_scenarios() {
 	"$IH" export --data "$P/cold" --table state --tier hot --status new --format csv -o - 2>>"$P/prep.log" |
 		sed -n '2,101p' | cut -d, -f1 >>"$P/thaw.txt"
 	[ "$(wc -l <"$P/thaw.txt")" -eq 400 ] || die "prep: expected 400 cold and hot new hashes in $P/thaw.txt"
+	local listed
+	listed=$(date +%s) # the last input list is written (see the end)
 	# plan-cold's: a second round of 100 jobs planned beside the archive
 	# round's, before any hash is cold, so the cold sweep's cursor stays 0
 	# (a plan commit moves it only once there are cold hashes) and the next
@@ -72,6 +74,14 @@ prepare_scenarios() {
 		[ "$(json_int "$P/coldsweep.dry.json" cold_sweep_start)" = 0 ] &&
 		[ "$(find "$P/coldsweep/state/current/" -name 'cold-*.parquet' | wc -l)" = 4 ] ||
 		die "prep: $P/coldsweep: want 100 cold rows in hot files, 4 cold files and the cold sweep at 00"
+	# dedup caches an input's checksum (D/input-cache) only if the file
+	# was last changed over 2 s before dedup began reading it
+	# (pipeline/dedup's racyWindow). A step run sooner after its list was
+	# made writes no cache, so a renameat and two fsyncs came and went
+	# with how fast the preparation ran (~2.5 s here), in the traced runs
+	# right after it: killsweep's dedup-new reference, fsaudit's traces.
+	# Wait until every list is past that window.
+	while [ $(($(date +%s) - listed)) -lt 4 ]; do sleep 1; done
 	local s mig=
 	for s in "${MIGSCEN[@]}"; do
 		case " ${ONLY:-$s} " in *" $s "*) mig=1 ;; esac
