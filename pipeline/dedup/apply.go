@@ -10,6 +10,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
+	"github.com/infohash/infohash/internal/bloom20"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -56,8 +57,12 @@ func (r *runner) applyPartition(tx *dataset.Tx, base *dataset.Table, p byte, w *
 		none = none && f.Rows == 0
 	}
 	var cands []int
+	var fb bloom20.Filter
+	if bf != nil {
+		fb = bloom20.Of(bf)
+	}
 	for i := range es {
-		if none || (bf != nil && !bf.Test(es[i].h[:])) {
+		if none || (bf != nil && !fb.Test(&es[i].h)) {
 			ps.bloomNeg++
 			continue
 		}
@@ -412,11 +417,12 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 		}
 	}
 	nbf, c := newBloom(int64(len(existing)+len(es)), r.o.BloomFP)
+	f := bloom20.Of(nbf)
 	for i := range existing {
-		nbf.Add(existing[i][:])
+		f.Add(&existing[i])
 	}
-	for _, e := range es {
-		nbf.Add(e.h[:])
+	for i := range es {
+		f.Add(&es[i].h)
 	}
 	return stageBloom(tx, key, nbf, int64(len(existing)+len(es)), c)
 }
@@ -433,13 +439,14 @@ func extendNow(bf bloomFilter, es []entry, cands []int) {
 	if bf == nil {
 		return
 	}
+	f := bloom20.Of(bf)
 	j := 0
 	for i := range es {
 		if j < len(cands) && cands[j] == i {
 			j++
 			continue
 		}
-		bf.Add(es[i].h[:])
+		f.Add(&es[i].h)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/bloom20"
 )
 
 // minBloomCap is the smallest per-partition filter (keys).
@@ -103,8 +104,9 @@ func StageBloom(tx *dataset.Tx, key string, hashes []schema.Hash, fp float64) er
 // bloomOf builds a filter holding hashes.
 func bloomOf(hashes []schema.Hash, fp float64) (*bloom.BloomFilter, int64) {
 	bf, c := newBloom(int64(len(hashes)), fp)
+	f := bloom20.Of(bf)
 	for i := range hashes {
-		bf.Add(hashes[i][:])
+		f.Add(&hashes[i])
 	}
 	return bf, c
 }
