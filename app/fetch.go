@@ -58,10 +58,12 @@ host names too) count in peers_out_of_reach; a job left with none is no_peers,
 penalising no peer. Metadata is fetched over BEP 3/10/9 and checked against the
 infohash: either SHA-1 of the info dictionary (v1) or the first 20 bytes of its SHA-256
 (v2) must equal it, whatever the job's hash_type says (a label from some input); an ok
-result's hash_type says which did, and info_hash_v2 holds the SHA-256 of a v2 one. A job
-that gives its full 32-byte v2 hash (a 64-hex hash in a list, a 32-byte info_hash, an
-info_hash_v2 column) takes only metadata whose SHA-256 it is. Metadata matching neither
-is hash_mismatch.
+result's hash_type says which did, and info_hash_v2 holds the SHA-256 of a v2 one. A job's
+full 32-byte v2 hash (a 64-hex hash in a list, a magnet's btmh, a 32-byte info_hash, an
+info_hash_v2 column) is a claim too: metadata proving the 20-byte infohash by SHA-1, or by
+another SHA-256, refutes it; the ok result then carries the proven type and hash (merge
+puts them in the state), its detail names the wrong claim, and it counts in
+v2_claims_refuted. Metadata matching neither is hash_mismatch.
 
 With --dht-state DIR, fetch keeps its DHT node's ID and the nodes that answered it in
 DIR/fetch-dht.json (written atomically when it exits, interrupted or not, and a new ID
@@ -167,8 +169,9 @@ won, the run stopped, the job's --timeout) + connects_local_error (our side: soc
 Each later stage counts the peers that got through the one before: connects_ok >=
 handshakes >= extension_support (a BEP 10 extended handshake that decoded; a peer that
 set the BEP 10 bit and sent one that does not decode is extension_bad instead) >=
-ut_metadata >= metadata_received >= verified. On bad input (exit 2, nothing written) it
-prints only the error line; when the reader of -o - went away (exit 141), nothing.
+ut_metadata >= metadata_received >= verified >= v2_claims_refuted. On bad input (exit 2,
+nothing written) it prints only the error line; when the reader of -o - went away (exit
+141), nothing.
 
 The default --concurrency of 100 with --peers-per-hash 4 keeps about 400 connections
 open, which a home router handles; raise both on a server. Metadata pieces received

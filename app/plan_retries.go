@@ -87,7 +87,7 @@ to DIR/leases/ first:
 a second planner does not hand out the same hashes, and a job whose fetch
 never reports back returns to the queue when its lease ends. A job's
 info_hash_v2 is the state's full v2 hash when the dataset knows it (null
-otherwise): fetch then accepts only metadata whose SHA-256 it is. A jobs
+otherwise): fetch checks it, and a wrong one does not blame the peer. A jobs
 file is written whole under a hidden temporary name before the leases are
 committed (a full disk fails the run with nothing leased) and renamed into
 place once they are. A run killed between the two leaves the leases with no

@@ -134,10 +134,11 @@ type File struct {
 type Job struct {
 	InfoHash Hash `parquet:"info_hash"`
 	// InfoHashV2 is the full 32-byte v2 hash when the job's input gave
-	// it (a 64-hex hash, a 32-byte info_hash, an info_hash_v2 column):
-	// fetch then accepts only metadata whose SHA-256 it is. Without it
-	// (plan-retries leaves it null) fetch accepts metadata that either
-	// hash proves to be info_hash's, whatever hash_type says.
+	// it (a 64-hex hash, a 32-byte info_hash, an info_hash_v2 column;
+	// plan-retries gives the state's, else null). It is a claim, as
+	// hash_type is: fetch accepts metadata that either hash proves to be
+	// info_hash's, and one that does so otherwise than by this SHA-256
+	// refutes it (the ok result carries the proven type and hash).
 	InfoHashV2 []byte   `parquet:"info_hash_v2,optional"`
 	HashType   int8     `parquet:"hash_type,int(8)"`
 	Attempt    int32    `parquet:"attempt"`

@@ -225,7 +225,10 @@ func (a *attempt) fill(res *schema.Result) {
 		res.ConnectMs, res.MetadataMs = millis(w.ConnectDur), millis(w.MetadataDur)
 		res.HandshakeMs, res.ExtensionMs, res.VerifyMs = millis(w.HandshakeDur), millis(w.ExtensionDur), millis(w.VerifyDur)
 		res.ResultMeta = schema.OKMeta(w.Meta)
-		res.HashType, res.InfoHashV2 = w.HashType, w.InfoHashV2
+		// The type and v2 hash the metadata proved: merge replaces the
+		// state's with them (a refuted claim included, which detail
+		// names).
+		res.HashType, res.InfoHashV2, res.Detail = w.HashType, w.InfoHashV2, w.Refuted
 		return
 	}
 	if lookupFailed {

@@ -19,9 +19,10 @@
 //	TCP connect → BEP 3 handshake (infohash must match) → BEP 10 extended
 //	handshake (ut_metadata id, metadata_size ≤ cap) → BEP 9 requests for
 //	every 16 KiB piece → SHA-1 (v1) or truncated SHA-256 (v2) of the bytes
-//	must equal the infohash, whichever the job's hash_type said (the full
-//	SHA-256 must equal a job's full v2 hash when it has one); the result's
-//	hash_type says which did → info dictionary decoded.
+//	must equal the infohash, whichever the job's hash_type said (a job's
+//	full v2 hash is a claim too: bytes proving the infohash otherwise
+//	refute it, counted in v2_claims_refuted); the result's hash_type and
+//	info_hash_v2 say which did → info dictionary decoded.
 //
 // Every peer exchange ends ok or in exactly one failure class, decided by
 // how far it got: connect_failed, peer_lacks_torrent (the peer took our

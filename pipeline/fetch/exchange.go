@@ -27,7 +27,7 @@ var ourExtHandshake = new(bencode.Encoder).Dict().
 // exchangeConfig is what one peer exchange needs to know.
 type exchangeConfig struct {
 	InfoHash        [20]byte
-	InfoHashV2      []byte // the job's full v2 hash (32 bytes), or nil when not known
+	InfoHashV2      []byte // the job's full v2 hash (32 bytes), or nil when not known: a claim (see verifyInfo)
 	PeerID          [20]byte
 	MaxMetadataSize int64
 	ConnectTimeout  time.Duration
@@ -64,6 +64,7 @@ type peerOutcome struct {
 	Meta         schema.Meta
 	HashType     int8          // which hash of Meta.InfoBytes matched (see verifyInfo)
 	InfoHashV2   []byte        // their SHA-256 when that matched
+	Refuted      string        // how the metadata refuted the job's full v2 hash ("" when it did not, or gave none)
 	MetadataSize int64         // size the peer announced (0 = none)
 	Handshook    bool          // the BEP 3 handshake completed: ConnectDur and HandshakeDur are set
 	ConnectDur   time.Duration // from the dial to the end of the BEP 3 handshake
@@ -195,12 +196,16 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 	}
 	cfg.Stats.metadataReceived.Add(1)
 	verifying := time.Now()
-	typ, v2, ok := verifyInfo(info, cfg.InfoHash, cfg.InfoHashV2)
+	typ, v2, refuted, ok := verifyInfo(info, cfg.InfoHash, cfg.InfoHashV2)
 	if !ok {
 		o.Err = failf(schema.OutcomeHashMismatch, "%s", mismatchDetail(info, cfg.InfoHashV2))
 		return
 	}
 	cfg.Stats.verified.Add(1)
+	if refuted {
+		cfg.Stats.v2ClaimsRefuted.Add(1)
+		o.Refuted = refutedDetail(cfg.InfoHashV2, typ, v2)
+	}
 	o.Verified, o.VerifyDur = true, time.Since(verifying)
 	m, err := infodict.Parse(info)
 	if err != nil {
@@ -360,30 +365,47 @@ func appendMetadataMsg(b []byte, typ int64, i int64) []byte {
 	return e.Dict().Str("msg_type").Int(typ).Str("piece").Int(i).End().B
 }
 
-// verifyInfo checks info bytes against a job's hash and reports which
-// hash of them matched. A job that knows its full v2 hash (v2, 32 bytes)
-// takes only that: the SHA-256 of info. Otherwise ih, the 20-byte DHT
-// key, is proven by either hash whatever type the job was labelled with
-// (a label is only what some input claimed): SHA-1 of info (v1, or a
-// hybrid torrent's v1 key) or the first 20 bytes of its SHA-256 (v2,
-// BEP 52), which then gives the full v2 hash.
-func verifyInfo(info []byte, ih [20]byte, v2 []byte) (typ int8, full []byte, ok bool) {
+// verifyInfo checks info bytes against a job's 20-byte hash ih, the
+// DHT key, and reports which hash of them matched. ih is the truth,
+// whatever type the job was labelled with (a label is only what some
+// input claimed): SHA-1 of info (v1, or a hybrid torrent's v1 key) or the
+// first 20 bytes of its SHA-256 (v2, BEP 52), which then gives the full
+// v2 hash. claim, the job's full v2 hash when it gives one (32 bytes
+// starting with ih: an imported list's 64-hex line, a magnet's btmh,
+// unchecked), is a claim too: metadata whose SHA-256 it is is v2, and
+// metadata that proves ih otherwise refutes it (refuted), the type and
+// full hash returned being what the metadata proved (none for v1).
+func verifyInfo(info []byte, ih [20]byte, claim []byte) (typ int8, full []byte, refuted, ok bool) {
 	sum := sha256.Sum256(info)
-	if len(v2) == 32 {
-		return schema.HashV2, sum[:], bytes.Equal(sum[:], v2)
+	claimed := len(claim) == 32
+	switch {
+	case claimed && bytes.Equal(sum[:], claim):
+		return schema.HashV2, sum[:], false, true
+	case sha1.Sum(info) == ih:
+		return schema.HashV1, nil, claimed, true
+	case bytes.Equal(sum[:20], ih[:]):
+		return schema.HashV2, sum[:], claimed, true
 	}
-	if sha1.Sum(info) == ih {
-		return schema.HashV1, nil, true
+	return schema.HashV2, nil, false, false
+}
+
+// refutedDetail is the detail of an ok result whose job's full v2 hash,
+// claim, the metadata refuted: typ and full are what it proved.
+func refutedDetail(claim []byte, typ int8, full []byte) string {
+	s := "the job's info_hash_v2 " + hex.EncodeToString(claim) + " was wrong: the metadata proved the infohash "
+	if typ == schema.HashV1 {
+		return s + "v1 (SHA-1)"
 	}
-	return schema.HashV2, sum[:], bytes.Equal(sum[:20], ih[:])
+	return s + "v2 with full hash " + hex.EncodeToString(full)
 }
 
 // mismatchDetail says what info bytes that verifyInfo refused hash to.
-func mismatchDetail(info []byte, v2 []byte) string {
+func mismatchDetail(info []byte, claim []byte) string {
 	sum := sha256.Sum256(info)
-	if len(v2) == 32 {
-		return "metadata from peer hashes to " + hex.EncodeToString(sum[:]) + " (SHA-256), not the job's v2 hash " + hex.EncodeToString(v2)
-	}
 	s1 := sha1.Sum(info)
-	return "metadata from peer hashes to " + hex.EncodeToString(s1[:]) + " (SHA-1) and " + hex.EncodeToString(sum[:20]) + " (SHA-256, truncated)"
+	s := "metadata from peer hashes to " + hex.EncodeToString(s1[:]) + " (SHA-1) and "
+	if len(claim) == 32 {
+		return s + hex.EncodeToString(sum[:]) + " (SHA-256): neither is the infohash nor the job's v2 hash " + hex.EncodeToString(claim)
+	}
+	return s + hex.EncodeToString(sum[:20]) + " (SHA-256, truncated)"
 }

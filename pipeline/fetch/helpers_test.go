@@ -71,7 +71,9 @@ func checkResult(t *testing.T, job schema.Job, r schema.Result) {
 		t.Errorf("unknown outcome %q", r.Outcome)
 	}
 	if r.Outcome == schema.OutcomeOK {
-		if typ, v2, ok := verifyInfo(r.InfoBytes, r.InfoHash, r.InfoHashV2); !ok || typ != r.HashType || !bytes.Equal(v2, r.InfoHashV2) || r.MetadataSize != int64(len(r.InfoBytes)) || r.ServedBy == "" {
+		// The result's info_hash_v2 is the proven hash: it refutes
+		// nothing.
+		if typ, v2, refuted, ok := verifyInfo(r.InfoBytes, r.InfoHash, r.InfoHashV2); !ok || refuted || typ != r.HashType || !bytes.Equal(v2, r.InfoHashV2) || r.MetadataSize != int64(len(r.InfoBytes)) || r.ServedBy == "" {
 			t.Errorf("ok result without verified info bytes: %+v", r)
 		}
 		if r.NameUTF8Valid == nil || r.Private == nil || r.Files == nil || r.FileCount == nil || int(*r.FileCount) != len(r.Files) {

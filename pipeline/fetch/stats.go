@@ -24,7 +24,7 @@ type counters struct {
 	connectsCancelled, connectsLocal            atomic.Int64
 	handshakes, extensionSupport, extensionBad  atomic.Int64
 	utMetadataSupport, metadataReceived         atomic.Int64
-	verified                                    atomic.Int64
+	verified, v2ClaimsRefuted                   atomic.Int64
 
 	mu           sync.Mutex
 	outcomes     map[string]int64
@@ -99,6 +99,7 @@ type Stats struct {
 	UTMetadata         int64   `json:"ut_metadata"`          // of extension_support, peers announcing ut_metadata and a size
 	MetadataReceived   int64   `json:"metadata_received"`    // complete info dictionaries received
 	Verified           int64   `json:"verified"`             // of those, matching the infohash (a job may verify on two peers at once)
+	V2ClaimsRefuted    int64   `json:"v2_claims_refuted"`    // of verified, those whose job's info_hash_v2 was wrong: the metadata proved the infohash v1, or v2 with another full hash
 	ElapsedMs          int64   `json:"elapsed_ms"`           // wall time of the run
 	OKPerSec           float64 `json:"ok_per_sec"`           // ok results (jobs done, not Verified) per second of the run
 
@@ -115,7 +116,7 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 		ConnectsCancelled: c.connectsCancelled.Load(), ConnectsLocalError: c.connectsLocal.Load(),
 		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(), ExtensionBad: c.extensionBad.Load(),
 		UTMetadata: c.utMetadataSupport.Load(), MetadataReceived: c.metadataReceived.Load(),
-		Verified: c.verified.Load(), ElapsedMs: elapsed.Milliseconds(),
+		Verified: c.verified.Load(), V2ClaimsRefuted: c.v2ClaimsRefuted.Load(), ElapsedMs: elapsed.Milliseconds(),
 		Outcomes: map[string]int64{}, PeerFailures: map[string]int64{},
 	}
 	c.mu.Lock()
@@ -149,7 +150,11 @@ func (s Stats) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d, cancelled %d, local errors %d; handshakes %d; BEP 10 %d (undecodable %d); ut_metadata %d\n",
 		s.Connects, s.ConnectsOK, s.ConnectsFailed, s.ConnectsCancelled, s.ConnectsLocalError,
 		s.Handshakes, s.ExtensionSupport, s.ExtensionBad, s.UTMetadata)
-	fmt.Fprintf(&b, "  metadata received %d, verified %d\n", s.MetadataReceived, s.Verified)
+	fmt.Fprintf(&b, "  metadata received %d, verified %d", s.MetadataReceived, s.Verified)
+	if s.V2ClaimsRefuted > 0 {
+		fmt.Fprintf(&b, " (%d refuting the job's v2 hash)", s.V2ClaimsRefuted)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "  outcomes: %s\n", formatCounts(s.Outcomes))
 	fmt.Fprintf(&b, "  peer failures: %s\n", formatCounts(s.PeerFailures))
 	_, err := io.WriteString(w, b.String())

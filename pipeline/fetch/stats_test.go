@@ -56,6 +56,7 @@ func TestStatsMetrics(t *testing.T) {
 	c.handshakes.Add(3)
 	c.metadataReceived.Add(2)
 	c.verified.Add(2)
+	c.v2ClaimsRefuted.Add(1)
 	c.addOutcome(schema.OutcomeOK, []string{schema.OutcomeConnectFailed})
 	c.addOutcome(schema.OutcomeOK, nil)
 	c.addOutcome(schema.OutcomeNoUTMetadata, []string{schema.OutcomeNoUTMetadata, schema.OutcomeConnectFailed})
@@ -95,15 +96,15 @@ func TestStatsText(t *testing.T) {
 	c.addOutcome(schema.OutcomeConnectFailed, []string{schema.OutcomeConnectFailed})
 	c.addOutcome(schema.OutcomeLocalError, nil)
 	c.addOutcome(schema.OutcomeNoUTMetadata, []string{schema.OutcomeNoUTMetadata})
-	// Peers out of reach are shown only when there were some
-	// (summary-out-of-reach.txt).
+	// Peers out of reach (summary-out-of-reach.txt) and refuted v2
+	// claims (summary-refuted.txt) are shown only when there were some.
 	for _, tt := range []struct {
-		golden     string
-		outOfReach int64
-	}{{"summary.txt", 0}, {"summary-out-of-reach.txt", 3}} {
+		golden              string
+		outOfReach, refuted int64
+	}{{"summary.txt", 0, 0}, {"summary-out-of-reach.txt", 3, 0}, {"summary-refuted.txt", 0, 1}} {
 		t.Run(tt.golden, func(t *testing.T) {
 			s := c.snapshot(2 * time.Second)
-			s.PeersOutOfReach = tt.outOfReach
+			s.PeersOutOfReach, s.V2ClaimsRefuted = tt.outOfReach, tt.refuted
 			var b strings.Builder
 			if err := s.WriteText(&b); err != nil {
 				t.Fatal(err)

@@ -62,8 +62,11 @@ func ownV2(st schema.State) []byte { return schema.FullV2(st.InfoHash, st.InfoHa
 // ok result r that fetched it: the metadata proves the type, where the
 // state's was only what some input claimed (a hash_type 2 on a v1 hash
 // made a good seeder's metadata a hash_mismatch). A v1 proof drops a v2
-// hash; a v2 result without one (written before fetch recorded it)
-// keeps the state's.
+// hash, and a v2 proof's full hash replaces the state's: a full v2 hash
+// from an imported list or magnet is a claim too, which fetch accepts
+// metadata against only as far as the 20-byte hash bears it out
+// (v2_claims_refuted). A v2 result without one (written before fetch
+// recorded it) keeps the state's.
 func adoptHashType(st *schema.State, r *schema.Result) {
 	switch {
 	case r.HashType != schema.HashV2:

@@ -66,9 +66,10 @@ func TestUnionHashTypeEitherOrder(t *testing.T) {
 }
 
 // TestOKResultSetsHashType: an ok result's hash_type (and info_hash_v2)
-// is what the metadata proved, and replaces the state's claim, in the
-// state and the torrent row alike; an ok result whose info_hash_v2 or
-// hash_type the info bytes do not bear out is bad input.
+// is what the metadata proved, and replaces the state's claim (a wrong
+// full v2 hash included: fetch's refuted claim), in the state and the
+// torrent row alike, counting no bad-metadata source; an ok result whose
+// info_hash_v2 or hash_type the info bytes do not bear out is bad input.
 func TestOKResultSetsHashType(t *testing.T) {
 	info, h1 := torrentInfo("v1")
 	v2info, _ := torrentInfo("v2")
@@ -87,6 +88,7 @@ func TestOKResultSetsHashType(t *testing.T) {
 		{"v2 label, v1 proof", withType(newHash(h1, t0), schema.HashV2, v2Of(h1, 1)), schema.HashV1, nil, info, schema.HashV1, nil, false},
 		{"v1 label, v2 proof", newHash(h2, t0), schema.HashV2, sum[:], v2info, schema.HashV2, sum[:], false},
 		{"v2 proof without its full hash", withType(newHash(h2, t0), schema.HashV2, sum[:]), schema.HashV2, nil, v2info, schema.HashV2, sum[:], false},
+		{"wrong full v2 claim, v2 proof", withType(newHash(h2, t0), schema.HashV2, v2Of(h2, 1)), schema.HashV2, sum[:], v2info, schema.HashV2, sum[:], false},
 		{"v1 result with a v2 hash", newHash(h1, t0), schema.HashV1, v2Of(h1, 1), info, 0, nil, true},
 		{"v2 result, another full hash", newHash(h2, t0), schema.HashV2, v2Of(h2, 1), v2info, 0, nil, true},
 	} {
@@ -109,8 +111,10 @@ func TestOKResultSetsHashType(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := stateOf(t, dir)[c.state.InfoHash]
-			if st.MetadataStatus != schema.StatusFetched || st.HashType != c.wantTyp || !bytes.Equal(st.InfoHashV2, c.wantV2) {
-				t.Errorf("state %s, hash_type %d, info_hash_v2 %x; want fetched, %d, %x", st.MetadataStatus, st.HashType, st.InfoHashV2, c.wantTyp, c.wantV2)
+			if st.MetadataStatus != schema.StatusFetched || st.HashType != c.wantTyp || !bytes.Equal(st.InfoHashV2, c.wantV2) ||
+				st.BadMetadata != 0 || len(st.AvoidPeers) != 0 {
+				t.Errorf("state %s, hash_type %d, info_hash_v2 %x, bad_metadata %d, avoid_peers %v; want fetched, %d, %x, 0, none",
+					st.MetadataStatus, st.HashType, st.InfoHashV2, st.BadMetadata, st.AvoidPeers, c.wantTyp, c.wantV2)
 			}
 			tor := readTable[schema.Torrent](t, dir, dataset.TableTorrents)
 			if len(tor) != 1 || tor[0].HashType != c.wantTyp {
