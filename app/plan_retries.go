@@ -42,7 +42,10 @@ plan.new_overdue_share (default 0.1: rounded down, at least one job; 0:
 none) go to never-tried hashes due longer than plan.new_overdue_after
 (default 7d), the longest waiting first, so that however busy the new
 hashes found after it, a quiet one waits a bounded number of passes
-(counted as planned_new_overdue, within planned_new).
+(counted as planned_new_overdue, within planned_new). The jobs file
+interleaves the pools (new, retried, cold) by their shares of the pass,
+each pool best first, so that a fetch stopped early (--deadline) has
+tried about each pool's share of the jobs it started: new hashes too.
 Cold hashes are read by a budgeted sweep: each pass reads the
 cold files of the policy's plan.cold_partitions partitions (default 16)
 from where the previous pass stopped (a cursor kept in the manifest and

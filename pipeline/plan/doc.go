@@ -21,7 +21,9 @@
 // tried and cold, the longest waiting first; then activity, attempts,
 // waiting time, seeded tie-break), but for plan.new_overdue_share of the
 // new pool's jobs, kept for never-tried hashes due longer than
-// plan.new_overdue_after, the longest waiting first (pools.pick).
+// plan.new_overdue_after, the longest waiting first (pools.pick). The
+// jobs file interleaves the pools by their shares, each best first
+// (byShare), so that a fetch cut short has tried each pool's share.
 //
 // A job's avoid_peers are the hash's, less the endpoints whose penalty in
 // DIR/peers/ has ended (or that merge has forgotten). The jobs file carries

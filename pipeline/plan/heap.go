@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"iter"
 	"math"
 	"slices"
 
@@ -173,34 +172,6 @@ func (t *topK) sorted() []cand {
 	t.heap, t.k = nil, 0
 	slices.SortFunc(out, func(a, b cand) int { return a.prio.Compare(b.prio) })
 	return out
-}
-
-// bestFirst yields the candidates of lists, each sorted best first, in
-// one order, best first, as their index in the lists laid end to end
-// (jobList.at).
-func bestFirst(lists [3][]cand) iter.Seq[int32] {
-	return func(yield func(int32) bool) {
-		var next [3]int // of each list, the first not yet yielded
-		for {
-			best := -1
-			for i := range lists {
-				if next[i] < len(lists[i]) && (best < 0 || lists[i][next[i]].prio.Compare(lists[best][next[best]].prio) < 0) {
-					best = i
-				}
-			}
-			if best < 0 {
-				return
-			}
-			g := next[best]
-			for i := range best {
-				g += len(lists[i])
-			}
-			if !yield(int32(g)) {
-				return
-			}
-			next[best]++
-		}
-	}
 }
 
 // coldReserve is the part of limit reserved for due cold hashes:

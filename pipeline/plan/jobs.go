@@ -90,13 +90,57 @@ func (l *jobList) count(st *Stats) {
 	st.Planned = l.n
 }
 
-// all yields l's jobs, best first, each made as it is taken.
+// all yields l's jobs in the jobs file's order (byShare), each made as
+// it is taken.
 func (l *jobList) all() iter.Seq[schema.Job] {
 	return func(yield func(schema.Job) bool) {
-		for g := range bestFirst(l.lists) {
+		for g := range byShare(l.lists) {
 			if j, _, _ := l.job(l.at(g)); !yield(j) {
 				return
 			}
+		}
+	}
+}
+
+// byShare yields the candidates of lists, each sorted best first, as
+// their index in the lists laid end to end (jobList.at), interleaved by
+// the lists' shares of them all: a smooth weighted round-robin weighted
+// by the lists' lengths. Each step credits every list its length and
+// takes the next candidate of the list with the most credit, which then
+// pays the total. Of the first k candidates yielded, list i then holds
+// k × len(lists[i]) / total within one, whatever k
+// (TestByShareKeepsEveryPrefix), so a fetch that stops after any number
+// of jobs (its --deadline releases the rest) has attempted each pool's
+// quota share of them: written best first across the pools, the
+// reactivated and starved retries came before every new hash. A list
+// keeps its own order; a tie goes to the list whose next candidate is
+// better (schedule.Priority), then to the first. The order depends on
+// the lists alone, so the same pass writes the same file.
+func byShare(lists [3][]cand) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		var total int
+		var start, next, credit [3]int
+		for i := range lists {
+			start[i] = total
+			total += len(lists[i])
+		}
+		for range total {
+			pick := -1
+			for i := range lists {
+				credit[i] += len(lists[i])
+				if next[i] == len(lists[i]) { // its credit is no more than 0 now: never the most
+					continue
+				}
+				if pick < 0 || credit[i] > credit[pick] ||
+					credit[i] == credit[pick] && lists[i][next[i]].prio.Compare(lists[pick][next[pick]].prio) < 0 {
+					pick = i
+				}
+			}
+			credit[pick] -= total
+			if !yield(int32(start[pick] + next[pick])) {
+				return
+			}
+			next[pick]++
 		}
 	}
 }

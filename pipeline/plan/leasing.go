@@ -23,11 +23,12 @@ type planned struct {
 }
 
 // newPlanned returns the lease table of old and of jobs planned at at.
-// The jobs are sorted from best first, as they were when they were held
-// as a slice of jobs, so that the order is the same whatever the hashes.
+// The jobs are sorted from the jobs file's order, as they were when they
+// were held as a slice of jobs (a hash is planned once: any order sorts
+// alike).
 func newPlanned(old leases.Set, jobs *jobList, at int64) planned {
 	byHash := make([]int32, 0, jobs.Len())
-	for g := range bestFirst(jobs.lists) {
+	for g := range byShare(jobs.lists) {
 		byHash = append(byHash, g)
 	}
 	slices.SortFunc(byHash, func(a, b int32) int { return bytes.Compare(jobs.at(a).hash[:], jobs.at(b).hash[:]) })

@@ -74,8 +74,9 @@ func randomStates(t *testing.T, seed uint64, n int) ([]schema.State, []schema.Le
 // and the leases committed with golden files written by the planner
 // that kept a full --limit of candidates per pool and per worker: the
 // jobs chosen, their order and their leases must not change with how
-// candidates are kept. go test -run TestSelectionMatchesGolden -update
-// rewrites them.
+// candidates are kept. Every prefix of the jobs also holds each pool's
+// share (checkPrefixShares). go test -run TestSelectionMatchesGolden
+// -update rewrites them.
 func TestSelectionMatchesGolden(t *testing.T) {
 	half, none, all := 0.5, 0.0, 1.0
 	for _, tc := range []struct {
@@ -108,6 +109,7 @@ func TestSelectionMatchesGolden(t *testing.T) {
 					jobs, _ := runPlan(t, dir, ms(t0)+30*day, limit, func(o *Options) {
 						o.NewShare, o.Workers = tc.newShare, workers
 					})
+					checkPrefixShares(t, jobs)
 					got := describe(t, dir, jobs)
 					// Every worker count picks alike: one golden file.
 					golden := filepath.Join("testdata", "selection", fmt.Sprintf("%s-limit%d.golden", tc.name, limit))
