@@ -2,13 +2,11 @@ package fetch
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/plan"
@@ -97,35 +95,5 @@ func TestDeadlineAfterFewJobsAttemptsNewHashes(t *testing.T) {
 	if lo, hi := attempts/2-1, attempts/2+1; fresh < lo || fresh > hi {
 		t.Errorf("%d new hashes among the %d jobs attempted before the deadline, want %d to %d (their half of the jobs file)",
 			fresh, attempts, lo, hi)
-	}
-}
-
-// writeState commits states as a new dataset in dir, one partition per
-// first byte.
-func writeState(t *testing.T, dir string, states []schema.State) {
-	t.Helper()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := map[byte][]schema.State{}
-	for _, st := range states {
-		parts[st.InfoHash[0]] = append(parts[st.InfoHash[0]], st)
-	}
-	for p, rows := range parts { // each in hash order, as built above
-		key := fmt.Sprintf("%02x", p)
-		fi, err := dataset.WriteStaged(tx, dataset.TableState, key, rows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
-	}
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
 	}
 }

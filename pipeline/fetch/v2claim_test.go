@@ -117,6 +117,7 @@ func writeState(t *testing.T, dir string, rows []schema.State) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer d.Close()
 	tx, err := d.Begin()
 	if err != nil {
 		t.Fatal(err)
