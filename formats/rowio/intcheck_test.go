@@ -1,6 +1,7 @@
 package rowio
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -42,6 +43,42 @@ func TestOverflowColumns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := OverflowColumns[fields](tt.schema); !slices.Equal(got, tt.want) {
 				t.Fatalf("OverflowColumns = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestInt32Past: a value of an INT32 column is judged and reported as
+// the file holds it, an unsigned column's as its uint32.
+func TestInt32Past(t *testing.T) {
+	tests := []struct {
+		name     string
+		v        int32
+		unsigned bool
+		toInt8   bool
+		want     string // "" for a value the field holds
+	}{
+		{"INT32 -1 into int8", -1, false, true, ""},
+		{"INT32 300 into int8", 300, false, true, `column "c" row 7: 300 is outside int8`},
+		{"INT32 -129 into int8", -129, false, true, `column "c" row 7: -129 is outside int8`},
+		{"UINTEGER 127 into int8", 127, true, true, ""},
+		{"UINTEGER 2^32-1 into int8", -1, true, true, `column "c" row 7: 4294967295 is outside int8`},
+		{"UINTEGER 2^32-296 into int8", -296, true, true, `column "c" row 7: 4294967000 is outside int8`},
+		{"INT32 min into int32", -1 << 31, false, false, ""},
+		{"UINTEGER 2^31-1 into int32", 1<<31 - 1, true, false, ""},
+		{"UINTEGER 2^31 into int32", -1 << 31, true, false, `column "c" row 7: 2147483648 is outside int32`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Int32Past("c", 7, tt.v, tt.unsigned, tt.toInt8)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("%v, want nil", err)
+				}
+				return
+			}
+			if _, ok := errors.AsType[*IntRangeError](err); !ok || err.Error() != tt.want {
+				t.Fatalf("%v, want IntRangeError %q", err, tt.want)
 			}
 		})
 	}

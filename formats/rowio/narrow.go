@@ -142,13 +142,7 @@ func (c *narrowCheck) check(n int) (int, error) {
 				if v.Column() != col.leaf || v.IsNull() {
 					continue
 				}
-				x := int64(v.Int32())
-				if col.unsigned {
-					x = int64(uint32(v.Int32()))
-				}
-				if lo, hi := intBounds(col.kind); x < lo || x > hi {
-					err := intRangeError(col.name, col.kind, x)
-					err.Row = c.row + int64(i)
+				if err := int32Past(col.name, c.row+int64(i), v.Int32(), col.unsigned, col.kind); err != nil {
 					return i, err
 				}
 			}
@@ -156,6 +150,39 @@ func (c *narrowCheck) check(n int) (int, error) {
 	}
 	c.row += int64(n)
 	return n, nil
+}
+
+// Int32Past is the IntRangeError of v, a value of the INT32 column
+// column at row (counted from 0) of a Parquet file, when the field it is
+// read into cannot hold it: an int8 field (toInt8), else an int32 one; nil
+// when it can. The error gives the value the file holds: an unsigned
+// column's (UnsignedInt) is uint32(v), so a UINTEGER's 4294967295 (the
+// bits of -1) is reported as 4294967295, never as -1. It is the check
+// narrowCheck makes, for a reader that decodes a file's pages itself
+// (statecol).
+func Int32Past(column string, row int64, v int32, unsigned, toInt8 bool) error {
+	k := kInt32
+	if toInt8 {
+		k = kInt8
+	}
+	if err := int32Past(column, row, v, unsigned, k); err != nil {
+		return err
+	}
+	return nil
+}
+
+// int32Past is Int32Past for a field of kind k.
+func int32Past(column string, row int64, v int32, unsigned bool, k kind) *IntRangeError {
+	x := int64(v)
+	if unsigned {
+		x = int64(uint32(v))
+	}
+	if lo, hi := intBounds(k); x >= lo && x <= hi {
+		return nil
+	}
+	err := intRangeError(column, k, x)
+	err.Row = row
+	return err
 }
 
 // close releases raw.

@@ -195,7 +195,7 @@ func TestBadValuesOnRead(t *testing.T) {
 	}{
 		{"hash_type 0", func(st *schema.State) { st.HashType = 0 }, 0, "row 2: hash_type 0, want 1 or 2"},
 		{"hash_type 3", func(st *schema.State) { st.HashType = 3 }, 0, "row 2: hash_type 3, want 1 or 2"},
-		{"hash_type 258", nil, 258, "hash_type: value 258 out of range of INT(8)"},
+		{"hash_type 258", nil, 258, `column "hash_type" row 2: 258 is outside int8`},
 		{"no metadata_status", func(st *schema.State) { st.MetadataStatus = "" }, 0, `row 2: metadata_status "", want new, fetched or failed`},
 		{"another metadata_status", func(st *schema.State) { st.MetadataStatus = "fetchee" }, 0, `row 2: metadata_status "fetchee"`},
 		{"no tier", func(st *schema.State) { st.Tier = "" }, 0, `row 2: tier "", want hot or cold`},

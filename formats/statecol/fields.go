@@ -3,12 +3,13 @@ package statecol
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+	"math"
 	"math/bits"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -143,10 +144,6 @@ func (c *chunkDict) of(d parquet.Dictionary) (strs []string, fresh bool) {
 	return c.strs, true
 }
 
-// errInt8Range is the error for a value of an INT(8) column that an
-// int8 cannot hold: cut to 8 bits it could pass for another.
-func errInt8Range(v int32) error { return fmt.Errorf("value %d out of range of INT(8)", v) }
-
 var (
 	errMoreValues  = errors.New("more values than rows")
 	errFewerValues = errors.New("fewer values than definition levels")
@@ -250,10 +247,22 @@ func storeWords[T int64 | float64](o *rowsOut, off uintptr, vs []T, defs []byte,
 	return nil
 }
 
-// readInt32Field decodes an INT32 column into the int32 field at off, or
-// (int8Field) the int8 field.
-func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bool) error {
+// readInt32Field decodes the INT32 column name into the int32 field at
+// off, or (int8Field) the int8 field. A value the field cannot hold, as
+// the file holds it (an unsigned column's as its uint32: a UINTEGER's
+// 2^32-1 is not the -1 of its bits), is a rowio.IntRangeError naming the
+// column and the file's row (rowio.Int32Past), never stored cut short.
+func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, name string, int8Field bool) error {
 	row, n, st := 0, o.n, o.st
+	unsigned := rowio.UnsignedInt(c.Type())
+	// The values as stored that the field holds: one test a value.
+	lo, hi := int32(math.MinInt32), int32(math.MaxInt32)
+	if int8Field {
+		lo, hi = math.MinInt8, math.MaxInt8
+	}
+	if unsigned {
+		lo = 0
+	}
 	o.restart()
 	err := EachPage(c, func(p parquet.Page) error {
 		vs := values(p).Int32()
@@ -277,10 +286,10 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 				if err != nil {
 					return err
 				}
+				if v < lo || v > hi {
+					return rowio.Int32Past(name, o.first+int64(o.sel[pk.i]), v, unsigned, int8Field)
+				}
 				if int8Field {
-					if v != int32(int8(v)) {
-						return errInt8Range(v)
-					}
 					*(*int8)(fieldAt(st, int(pk.i), off)) = int8(v)
 				} else {
 					*(*int32)(fieldAt(st, int(pk.i), off)) = v
@@ -299,10 +308,10 @@ func readInt32Field(c parquet.ColumnChunk, o *rowsOut, off uintptr, int8Field bo
 				v = vs[k]
 				k++
 			}
+			if v < lo || v > hi {
+				return rowio.Int32Past(name, o.first+int64(row+j), v, unsigned, int8Field)
+			}
 			if int8Field {
-				if v != int32(int8(v)) {
-					return errInt8Range(v)
-				}
 				*(*int8)(fieldAt(st, row+j, off)) = int8(v)
 			} else {
 				*(*int32)(fieldAt(st, row+j, off)) = v

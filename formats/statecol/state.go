@@ -2,6 +2,7 @@ package statecol
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -73,9 +74,10 @@ func ReadUntrustedStateFile(df rowio.DataFile) ([]schema.State, error) {
 // ReadUntrustedStateFileWithin is ReadUntrustedStateFile within lim (see
 // OpenUntrustedWithin).
 //
-// Its integers are read by value (rowio.IntCheck): another tool's
-// UINTEGER attempts of 2^32-1, or UBIGINT seen_count of 2^63, is bad
-// input naming the file, not the -1 or the negative count of its bits.
+// Its integers are read by value (rowio.Int32Past as the columns are
+// decoded, then rowio.IntCheck): another tool's UINTEGER attempts or
+// hash_type of 2^32-1, or UBIGINT seen_count of 2^63, is bad input naming
+// the file, not the -1 or the negative count of its bits.
 func ReadUntrustedStateFileWithin(df rowio.DataFile, lim rowio.Limits) ([]schema.State, error) {
 	f, err := OpenUntrustedWithin(df, lim)
 	if err != nil {
@@ -83,6 +85,9 @@ func ReadUntrustedStateFileWithin(df rowio.DataFile, lim rowio.Limits) ([]schema
 	}
 	defer f.Close()
 	rows, err := f.ReadAllInto(df.Path(), nil)
+	if _, ok := errors.AsType[*rowio.IntRangeError](err); ok { // decoding refused a narrow value
+		return nil, exitcode.BadInput(err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +198,8 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 	i64 := func(off uintptr) func(parquet.ColumnChunk) error {
 		return func(c parquet.ColumnChunk) error { return readInt64Field(c, o, off) }
 	}
-	i32 := func(off uintptr) func(parquet.ColumnChunk) error {
-		return func(c parquet.ColumnChunk) error { return readInt32Field(c, o, off, false) }
+	i32 := func(name string, off uintptr) func(parquet.ColumnChunk) error {
+		return func(c parquet.ColumnChunk) error { return readInt32Field(c, o, off, name, false) }
 	}
 	str := func(off uintptr) func(parquet.ColumnChunk) error {
 		return func(c parquet.ColumnChunk) error { return readStringField(c, o, off) }
@@ -204,22 +209,24 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 		read func(parquet.ColumnChunk) error
 	}{
 		{cInfoHashV2, func(c parquet.ColumnChunk) error { return readBytesField(c, o, unsafe.Offsetof(z.InfoHashV2)) }},
-		{cHashType, func(c parquet.ColumnChunk) error { return readInt32Field(c, o, unsafe.Offsetof(z.HashType), true) }},
+		{cHashType, func(c parquet.ColumnChunk) error {
+			return readInt32Field(c, o, unsafe.Offsetof(z.HashType), "hash_type", true)
+		}},
 		{cFirstSeen, i64(unsafe.Offsetof(z.FirstSeen))},
 		{cLastSeen, i64(unsafe.Offsetof(z.LastSeen))},
 		{cSeenCount, i64(unsafe.Offsetof(z.SeenCount))},
 		{cLastSource, str(unsafe.Offsetof(z.LastSource))},
 		{cActivity, func(c parquet.ColumnChunk) error { return readDoubleField(c, o, unsafe.Offsetof(z.Activity)) }},
 		{cMetadataStatus, str(unsafe.Offsetof(z.MetadataStatus))},
-		{cAttempts, i32(unsafe.Offsetof(z.Attempts))},
+		{cAttempts, i32("attempts", unsafe.Offsetof(z.Attempts))},
 		{cLastAttempt, i64(unsafe.Offsetof(z.LastAttempt))},
 		{cLastFailure, str(unsafe.Offsetof(z.LastFailure))},
 		{cNextRetry, i64(unsafe.Offsetof(z.NextRetry))},
 		{cLeaseID, str(unsafe.Offsetof(z.LeaseID))},
 		{cLeaseUntil, i64(unsafe.Offsetof(z.LeaseUntil))},
 		{cTier, str(unsafe.Offsetof(z.Tier))},
-		{cBackoffStep, i32(unsafe.Offsetof(z.BackoffStep))},
-		{cBadMetadata, i32(unsafe.Offsetof(z.BadMetadata))},
+		{cBackoffStep, i32("backoff_step", unsafe.Offsetof(z.BackoffStep))},
+		{cBadMetadata, i32("bad_metadata", unsafe.Offsetof(z.BadMetadata))},
 		{cReactivated, i64(unsafe.Offsetof(z.Reactivated))},
 		{cFirstSource, str(unsafe.Offsetof(z.FirstSource))},
 		{cLastFailureAt, i64(unsafe.Offsetof(z.LastFailureAt))},
@@ -233,6 +240,9 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 			continue
 		}
 		if err := r.read(c); err != nil {
+			if _, ok := errors.AsType[*rowio.IntRangeError](err); ok {
+				return 0, err // it names the column and the row
+			}
 			return 0, fmt.Errorf("%s: %w", name, err)
 		}
 		read |= 1 << r.col
