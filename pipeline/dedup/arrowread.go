@@ -29,7 +29,7 @@ import (
 // one the row reader reports (a column missing, two names but for case).
 type arrowLayout struct {
 	hash, at, typ, src, v2 int   // column indexes, -1 when absent
-	port, addr             int   // peer_port (INT32) and node_addr (text), both or neither (peers.go)
+	port, addr             int   // peer_port (an integer) and node_addr (text), both or neither (arrowports.go)
 	atMul, atDiv           int64 // observed_at in ms: v*atMul/atDiv
 	// The types of info_hash and info_hash_v2 when they hold text (hex,
 	// see texthash.go), else "".
@@ -208,25 +208,6 @@ func arrowLayoutOf(s *arrow.Schema) (arrowLayout, error) {
 	return l, nil
 }
 
-// arrowPeerColumns is the index of s's peer_port column when it and
-// node_addr are as capture writes them (INT32, text) beside a source
-// column, else -1. Announced peers are read from these columns only
-// then; otherwise they are not read (nor refused), by either reader.
-func arrowPeerColumns(s *arrow.Schema) int {
-	index := func(name string) int { i, _ := rowio.FieldIndex(s, name); return i } // as arrowLayoutOf's
-	typeOf := func(name string) arrow.Type {
-		if i := index(name); i >= 0 {
-			return s.Field(i).Type.ID()
-		}
-		return arrow.NULL
-	}
-	if typeOf("peer_port") != arrow.INT32 || !rowio.IsArrowString(typeOf("node_addr")) ||
-		index("source") < 0 {
-		return -1
-	}
-	return index("peer_port")
-}
-
 // readArrowColumns feeds every row of r, whose columns are laid out as l
 // says, to b; it returns the rows read. bad makes a bad-input error
 // naming the input.
@@ -251,6 +232,9 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[struct{}], l arrowLay
 			var re *rowError
 			if errors.As(err, &re) {
 				return n, bad(fmt.Errorf("row %d: %s", n+re.row, re.msg))
+			}
+			if ie, ok := errors.AsType[*rowio.IntRangeError](err); ok { // placed in the batch
+				ie.Row += n
 			}
 			return n, bad(err)
 		}
@@ -406,34 +390,7 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		}
 	}
 	r.typeLongHashes()
-	r.loadArrowPeers(rec, l, b)
-	return nil
-}
-
-// loadArrowPeers notes the endpoints the announce_peer rows of rec name
-// (see peers.go).
-func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) {
-	if l.port < 0 {
-		return
-	}
-	ports, ok := rec.Column(l.port).(*array.Int32)
-	if !ok || ports.NullN() == ports.Len() {
-		return
-	}
-	addrs := rec.Column(l.addr)
-	strs, ok := addrs.(interface{ Value(int) string })
-	if !ok {
-		return
-	}
-	for i := range int(rec.NumRows()) {
-		if ports.IsNull(i) || addrs.IsNull(i) || r.src[i] != b.announce {
-			continue
-		}
-		if p := ports.Value(i); p != 0 {
-			s := strs.Value(i)
-			r.notePeer(i, unsafe.Slice(unsafe.StringData(s), len(s)), p, b)
-		}
-	}
+	return r.loadArrowPeers(rec, l, b)
 }
 
 // noNulls is a rowError for c's first null.

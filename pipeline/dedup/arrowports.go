@@ -1,0 +1,117 @@
+// Announced peers from an Arrow stream (see peers.go): peer_port of any
+// integer type, read by value as the Parquet readers read it.
+
+package dedup
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/infohash/infohash/formats/rowio"
+)
+
+// arrowPeerColumns is the index of s's peer_port column when it is an
+// integer (of any width, signed or not) and node_addr text, beside a
+// source column, else -1. Announced peers are read from these columns
+// only then; otherwise they are not read (nor refused), by either reader.
+func arrowPeerColumns(s *arrow.Schema) int {
+	index := func(name string) int { i, _ := rowio.FieldIndex(s, name); return i } // as arrowLayoutOf's
+	typeOf := func(name string) arrow.Type {
+		if i := index(name); i >= 0 {
+			return s.Field(i).Type.ID()
+		}
+		return arrow.NULL
+	}
+	if !arrowInt(typeOf("peer_port")) || !rowio.IsArrowString(typeOf("node_addr")) || index("source") < 0 {
+		return -1
+	}
+	return index("peer_port")
+}
+
+// arrowInt reports whether t is an Arrow integer type.
+func arrowInt(t arrow.Type) bool {
+	switch t {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return true
+	}
+	return false
+}
+
+// loadArrowPeers notes the endpoints the announce_peer rows of rec name.
+// peer_port is read as both Parquet readers read it, into an int32 by
+// value: a value past int32 (a uint32's 2^32-1, an int64's -2^31-1) in
+// any row is bad input, an IntRangeError placing it in the batch; one
+// that fits but is no port (0, negative, past 65535) names no endpoint
+// (peerEndpoint).
+func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) error {
+	if l.port < 0 {
+		return nil
+	}
+	c := rec.Column(l.port)
+	if c.NullN() == c.Len() {
+		return nil
+	}
+	ports, err := r.arrowPorts(c)
+	if err != nil {
+		return err
+	}
+	addrs := rec.Column(l.addr)
+	strs, ok := addrs.(interface{ Value(int) string })
+	if !ok {
+		return nil
+	}
+	for i := range int(rec.NumRows()) {
+		if c.IsNull(i) || addrs.IsNull(i) || r.src[i] != b.announce {
+			continue
+		}
+		if p := ports[i]; p != 0 {
+			s := strs.Value(i)
+			r.notePeer(i, unsafe.Slice(unsafe.StringData(s), len(s)), p, b)
+		}
+	}
+	return nil
+}
+
+// arrowPorts is c, an Arrow integer column, as int32s (an int32 column's
+// own values; others copied into r.port), or the IntRangeError of its
+// first non-null value past int32.
+func (r *rgBuf) arrowPorts(c arrow.Array) ([]int32, error) {
+	switch a := c.(type) {
+	case *array.Int32:
+		return a.Int32Values(), nil
+	case *array.Int8:
+		return portsOf(r, c, a.Int8Values())
+	case *array.Int16:
+		return portsOf(r, c, a.Int16Values())
+	case *array.Int64:
+		return portsOf(r, c, a.Int64Values())
+	case *array.Uint8:
+		return portsOf(r, c, a.Uint8Values())
+	case *array.Uint16:
+		return portsOf(r, c, a.Uint16Values())
+	case *array.Uint32:
+		return portsOf(r, c, a.Uint32Values())
+	case *array.Uint64:
+		return portsOf(r, c, a.Uint64Values())
+	}
+	return nil, nil // arrowPeerColumns takes integers only
+}
+
+// portsOf copies vals, the values of c, into r.port as int32s; a non-null
+// value past int32 is an IntRangeError (its row in the batch), in the
+// words of rowio's readers.
+func portsOf[T int8 | int16 | int64 | uint8 | uint16 | uint32 | uint64](r *rgBuf, c arrow.Array, vals []T) ([]int32, error) {
+	r.port = resize(r.port, len(vals))
+	for i, v := range vals {
+		if (v < 0 && int64(v) < math.MinInt32 || v > 0 && uint64(v) > math.MaxInt32) && !c.IsNull(i) {
+			err := &rowio.IntRangeError{Value: uint64(v), Negative: v < 0, Field: "int32"}
+			err.Column, err.Row = "peer_port", int64(i)
+			return nil, err
+		}
+		r.port[i] = int32(v)
+	}
+	return r.port, nil
+}

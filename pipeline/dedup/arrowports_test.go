@@ -1,0 +1,138 @@
+package dedup
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
+)
+
+// portStream is an Arrow IPC stream of six announce_peer rows in two
+// record batches, peer_port of type typ: row k has hash {k+1}, node_addr
+// 10.0.0.k:1 and port 100, but row 4 (the second batch's second) port
+// and row 5 a null port.
+func portStream(t *testing.T, typ arrow.DataType, port string) []byte {
+	t.Helper()
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
+		{Name: "observed_at", Type: arrow.FixedWidthTypes.Timestamp_ms},
+		{Name: "source", Type: arrow.BinaryTypes.String},
+		{Name: "node_addr", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "peer_port", Type: typ, Nullable: true},
+	}, nil)
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	for batch := range 2 {
+		for k := 3 * batch; k < 3*batch+3; k++ {
+			h := schema.Hash{byte(k + 1)}
+			b.Field(0).(*array.BinaryBuilder).Append(h[:])
+			b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(t0.UnixMilli()))
+			b.Field(2).(*array.StringBuilder).Append(schema.SourceAnnouncePeer)
+			b.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("10.0.0.%d:1", k))
+			switch k {
+			case 4:
+				if err := b.Field(4).AppendValueFromString(port); err != nil {
+					t.Fatal(err)
+				}
+			case 5:
+				b.Field(4).AppendNull()
+			default:
+				if err := b.Field(4).AppendValueFromString("100"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		rec := b.NewRecord()
+		err := w.Write(rec)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestArrowPeerPortTypes: an Arrow stream's peer_port of any integer type
+// is read by value, by both readers, as the Parquet readers read theirs
+// (TestPeerPortUnsigned): a port that fits is an announced peer; a value
+// that fits an int32 but is no port names none; one past int32 is bad
+// input naming the input, the column, the row in the stream and the
+// value, and nothing is committed. Only an int32 peer_port was read: one
+// of another type was silently neither read nor refused.
+func TestArrowPeerPortTypes(t *testing.T) {
+	P := arrow.PrimitiveTypes
+	refused := func(v string) string { return `column "peer_port" row 4: ` + v + ` is outside int32` }
+	tests := []struct {
+		name string
+		typ  arrow.DataType
+		port string
+		want string   // the error after "dedup: FILE: ", "" for none
+		peer []string // hash {5}'s peers, when no error
+	}{
+		{"int8", P.Int8, "127", "", []string{"10.0.0.4:127"}},
+		{"int16", P.Int16, "6881", "", []string{"10.0.0.4:6881"}},
+		{"int16 negative", P.Int16, "-5", "", nil},
+		{"int32", P.Int32, "6881", "", []string{"10.0.0.4:6881"}},
+		{"int64", P.Int64, "6881", "", []string{"10.0.0.4:6881"}},
+		{"int64 past a port", P.Int64, "70000", "", nil},
+		{"int64 2^31", P.Int64, "2147483648", refused("2147483648"), nil},
+		{"int64 -2^31-1", P.Int64, "-2147483649", refused("-2147483649"), nil},
+		{"uint8", P.Uint8, "200", "", []string{"10.0.0.4:200"}},
+		{"uint16 65535", P.Uint16, "65535", "", []string{"10.0.0.4:65535"}},
+		{"uint32", P.Uint32, "6881", "", []string{"10.0.0.4:6881"}},
+		{"uint32 2^32-1", P.Uint32, "4294967295", refused("4294967295"), nil},
+		{"uint64", P.Uint64, "6881", "", []string{"10.0.0.4:6881"}},
+		{"uint64 2^64-1", P.Uint64, "18446744073709551615", refused("18446744073709551615"), nil},
+	}
+	for _, tt := range tests {
+		in := filepath.Join(t.TempDir(), "in.arrows")
+		if err := os.WriteFile(in, portStream(t, tt.typ, tt.port), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		eachParquetReader(t, tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = true }, in)
+			if tt.want != "" {
+				want := "dedup: " + in + ": " + tt.want
+				if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
+					t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
+				}
+				if _, serr := os.Stat(filepath.Join(data, "CURRENT")); serr == nil {
+					if st := readState(t, data); len(st) != 0 {
+						t.Fatalf("the refused input committed %d hashes", len(st))
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := readState(t, data)
+			if got := st[schema.Hash{5}].Peers; !slices.Equal(got, tt.peer) {
+				t.Errorf("row 4's peers %q, want %q", got, tt.peer)
+			}
+			if got, want := st[schema.Hash{1}].Peers, []string{"10.0.0.0:100"}; !slices.Equal(got, want) {
+				t.Errorf("row 0's peers %q, want %q", got, want)
+			}
+			if got := st[schema.Hash{6}].Peers; len(got) != 0 {
+				t.Errorf("row 5 (a null port) has peers %q", got)
+			}
+		})
+	}
+}
