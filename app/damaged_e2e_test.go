@@ -70,10 +70,10 @@ func TestDamagedStateStopsEveryCommand(t *testing.T) {
 			"footer CRC-32C ", true},
 		{"a hash_type of 0", func(t *testing.T, data, p string) {
 			rewriteState(t, data, p, func(r []schema.State) { r[0].HashType = 0 })
-		}, "corrupt Parquet state file: row 0: hash_type 0, want 1 or 2", false},
+		}, "corrupt Parquet state file: row 1: hash_type 0, want 1 or 2", false},
 		{"an unknown tier", func(t *testing.T, data, p string) {
 			rewriteState(t, data, p, func(r []schema.State) { r[0].Tier = "warm" })
-		}, `corrupt Parquet state file: row 0: tier "warm", want hot or cold`, true},
+		}, `corrupt Parquet state file: row 1: tier "warm", want hot or cold`, true},
 	} {
 		t.Run(dmg.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -123,7 +123,7 @@ func TestFetchBadInputBeforeDHT(t *testing.T) {
 	for _, tt := range []struct{ name, in, want string }{
 		{"hash list", list, `bad.txt:1: infohash "not-a-hash"`},
 		{"not jobs", junk, "neither Parquet jobs"},
-		{"parquet row 0", duck, "row 0: info_hash has 2 bytes"},
+		{"parquet row 1", duck, "row 1: info_hash has 2 bytes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(dir, "r.parquet")

@@ -76,9 +76,9 @@ func TestReadFileWideInts(t *testing.T) {
 	}{
 		{"uinteger that fits", func(t *testing.T) string { return writeWide(t, pen(3, math.MaxInt32)) }, "", math.MaxInt32},
 		{"uinteger 2^32-1", func(t *testing.T) string { return writeWide(t, pen(3, math.MaxUint32)) },
-			`column "failures" row 2: 4294967295 is outside int32`, 0},
+			`column "failures" row 3: 4294967295 is outside int32`, 0},
 		{"uinteger 2^31 after a batch", func(t *testing.T) string { return writeWide(t, pen(5000, 1<<31)) },
-			`column "failures" row 4999: 2147483648 is outside int32`, 0},
+			`column "failures" row 5000: 2147483648 is outside int32`, 0},
 		{"smallint", func(t *testing.T) string {
 			return writeWide(t, []widePenaltyShort{{Addr: "a:1", Class: "c", Failures: math.MinInt16}})
 		}, "", math.MinInt16},

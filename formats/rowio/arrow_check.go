@@ -119,7 +119,7 @@ func checkOffsets[O int32 | int64](name string, offs []O, off, n, size int, unit
 	}
 	for i := 1; i < len(offs); i++ {
 		if offs[i] < offs[i-1] {
-			return fmt.Errorf("column %q: the value offsets decrease at row %d (%d, then %d)", name, i-1, offs[i-1], offs[i])
+			return fmt.Errorf("column %q: the value offsets decrease at row %d (%d, then %d)", name, i, offs[i-1], offs[i])
 		}
 	}
 	if last := offs[n]; int64(last) > int64(size) {
@@ -152,16 +152,16 @@ func checkViews(name string, views []byte, data []*memory.Buffer, d arrow.ArrayD
 		n := h.Len()
 		switch {
 		case n < 0:
-			return fmt.Errorf("column %q: row %d: a view of length %d", name, i-off, n)
+			return fmt.Errorf("column %q: row %d: a view of length %d", name, i-off+1, n)
 		case h.IsInline():
 			continue
 		}
 		k, at := int(h.BufferIndex()), int64(h.BufferOffset())
 		if k < 0 || k >= len(data) || data[k] == nil {
-			return fmt.Errorf("column %q: row %d: a view into data buffer %d of %d", name, i-off, k, len(data))
+			return fmt.Errorf("column %q: row %d: a view into data buffer %d of %d", name, i-off+1, k, len(data))
 		}
 		if at < 0 || at+int64(n) > int64(data[k].Len()) {
-			return fmt.Errorf("column %q: row %d: a view of %d bytes at %d, past the %d bytes of data buffer %d", name, i-off, n, at, data[k].Len(), k)
+			return fmt.Errorf("column %q: row %d: a view of %d bytes at %d, past the %d bytes of data buffer %d", name, i-off+1, n, at, data[k].Len(), k)
 		}
 	}
 	return nil

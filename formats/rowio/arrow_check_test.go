@@ -55,17 +55,17 @@ func TestArrowOffsets(t *testing.T) {
 		wantError string
 	}{
 		{"string offsets decrease", int32s(0, 3, 8, 15), int32s(0, 8, 3, 15),
-			`column "name": the value offsets decrease at row 1 (8, then 3)`},
+			`column "name": the value offsets decrease at row 2 (8, then 3)`},
 		{"string offsets start below 0", int32s(0, 3, 8, 15), int32s(-3, 3, 8, 15),
 			`column "name": the value offsets start at -3`},
 		{"binary offsets decrease", int32s(0, 2, 11, 15), int32s(0, 11, 2, 15),
-			`column "raw": the value offsets decrease at row 1 (11, then 2)`},
+			`column "raw": the value offsets decrease at row 2 (11, then 2)`},
 		{"list offsets decrease", int32s(0, 1, 3, 6), int32s(0, 3, 1, 6),
-			`column "tags": the value offsets decrease at row 1 (3, then 1)`},
+			`column "tags": the value offsets decrease at row 2 (3, then 1)`},
 		{"list offsets end past the values", int32s(0, 1, 3, 6), int32s(0, 1, 3, 9),
 			`column "tags": the value offsets end at 9, past the 6 list values`},
 		{"list element offsets decrease", int32s(0, 6, 12, 18), int32s(0, 12, 6, 18),
-			`column "tags.item": the value offsets decrease at row 1 (12, then 6)`},
+			`column "tags.item": the value offsets decrease at row 2 (12, then 6)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestArrowOffsets(t *testing.T) {
 			bad := bytes.Replace(good.Bytes(), tt.from, tt.to, 1)
 			for _, by := range []string{"rows", "batches"} {
 				err := readArrowBy[offsetRow](t, by, bad)
-				if err == nil || !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "in: corrupt Arrow IPC stream: the record batch from row 0: ") ||
+				if err == nil || !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "in: corrupt Arrow IPC stream: the record batch from row 1: ") ||
 					!strings.Contains(err.Error(), tt.wantError) {
 					t.Fatalf("by %s: err %v, want a CorruptError with %q", by, err, tt.wantError)
 				}
@@ -90,7 +90,7 @@ func TestArrowOffsets(t *testing.T) {
 	}
 	for _, by := range []string{"rows", "batches"} {
 		err := readArrowBy[schema.Result](t, by, found)
-		want := `in: corrupt Arrow IPC stream: the record batch from row 0: column "outcome": the value offsets decrease at row 1 (2, then 0)`
+		want := `in: corrupt Arrow IPC stream: the record batch from row 1: column "outcome": the value offsets decrease at row 2 (2, then 0)`
 		if !errors.Is(err, ErrCorrupt) || err.Error() != want {
 			t.Fatalf("by %s: err %v, want %q", by, err, want)
 		}

@@ -204,7 +204,9 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 // valueAt is where a value of an Arrow stream is: its column (a field of a
 // list of structs: "list.field") and its row in the stream, counted from
 // 0 across the record batches (the reader sets it: a getter knows only
-// the row in its batch, or in a list's values).
+// the row in its batch, or in a list's values). Messages name the row
+// counted from 1, as every message of the binary does: row 1 is the
+// first.
 type valueAt struct {
 	Column string
 	Row    int64
@@ -226,12 +228,13 @@ type valueError struct {
 }
 
 func (e *valueError) Error() string {
-	return fmt.Sprintf("column %q row %d: %s", e.Column, e.Row, e.msg)
+	return fmt.Sprintf("column %q row %d: %s", e.Column, e.Row+1, e.msg)
 }
 
 // IntRangeError is an integer value of an Arrow column (or of a Parquet
 // one: unsignedCheck, narrowCheck) outside what the integer field it is
-// read into holds, at Row of the stream or file: a uint64 past int64, a
+// read into holds, at Row of the stream or file (from 0; its message
+// counts from 1): a uint64 past int64, a
 // uint32 or int64 past int32, an int16 past int8. A caller that bounds
 // the field's values more narrowly may say so in its own words (dedup's
 // hash_type).
@@ -248,9 +251,9 @@ func (e *IntRangeError) Error() string {
 		v = strconv.FormatInt(int64(e.Value), 10)
 	}
 	if e.Field == "" || e.Field == "int64" {
-		return fmt.Sprintf("column %q row %d: %s is more than an int64 holds", e.Column, e.Row, v)
+		return fmt.Sprintf("column %q row %d: %s is more than an int64 holds", e.Column, e.Row+1, v)
 	}
-	return fmt.Sprintf("column %q row %d: %s is outside %s", e.Column, e.Row, v, e.Field)
+	return fmt.Sprintf("column %q row %d: %s is outside %s", e.Column, e.Row+1, v, e.Field)
 }
 
 // intRangeError is the IntRangeError of v, a signed value, read into a

@@ -17,9 +17,9 @@ import (
 // fixed-size hash of another length, seconds past int64 milliseconds, a
 // uint64 past int64, such seconds in a list of structs) is named by its
 // row in the stream, as the column readers name rows, not in its record
-// batch: the bad value is in row 3, the second batch's second row, which
-// the reader called row 1 (a list's struct field, named "at" alone: 2, the
-// index of the value in the batch's list values).
+// batch: the bad value is in row 4 (counted from 1), the second batch's
+// second row, which the reader called row 1 from 0 (a list's struct field,
+// named "at" alone: 2, the index of the value in the batch's list values).
 func TestArrowValueErrorRowInStream(t *testing.T) {
 	type failure struct {
 		At int64 `parquet:"at,timestamp(millisecond)"`
@@ -49,11 +49,11 @@ func TestArrowValueErrorRowInStream(t *testing.T) {
 		bad  value
 		want string
 	}{
-		{"hash of 19 bytes", value{19, 1000, 7, nil}, `s: column "info_hash" row 3: 19 bytes, want 20`},
-		{"seconds past int64 ms", value{20, tooManySeconds, 7, nil}, `s: column "at" row 3: 9223372036854776 s is outside the range of int64 milliseconds`},
-		{"uint64 past int64", value{20, 1000, math.MaxUint64, nil}, `s: column "n" row 3: 18446744073709551615 is more than an int64 holds`},
+		{"hash of 19 bytes", value{19, 1000, 7, nil}, `s: column "info_hash" row 4: 19 bytes, want 20`},
+		{"seconds past int64 ms", value{20, tooManySeconds, 7, nil}, `s: column "at" row 4: 9223372036854776 s is outside the range of int64 milliseconds`},
+		{"uint64 past int64", value{20, 1000, math.MaxUint64, nil}, `s: column "n" row 4: 18446744073709551615 is more than an int64 holds`},
 		{"seconds in a list of structs", value{20, 1000, 7, []int64{1000, tooManySeconds}},
-			`s: column "failures.at" row 3: 9223372036854776 s is outside the range of int64 milliseconds`},
+			`s: column "failures.at" row 4: 9223372036854776 s is outside the range of int64 milliseconds`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer

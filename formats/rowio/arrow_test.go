@@ -217,8 +217,8 @@ func TestArrowFixedLength(t *testing.T) {
 		wantErr string
 	}{
 		{"20 bytes", 20, ""},
-		{"19 bytes", 19, `s: column "info_hash" row 0: 19 bytes, want 20`},
-		{"32 bytes", 32, `s: column "info_hash" row 0: 32 bytes, want 20`},
+		{"19 bytes", 19, `s: column "info_hash" row 1: 19 bytes, want 20`},
+		{"32 bytes", 32, `s: column "info_hash" row 1: 32 bytes, want 20`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer

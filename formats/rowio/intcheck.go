@@ -32,8 +32,8 @@ func NewIntCheck[T any](pf *parquet.File) *IntCheck[T] {
 // Check checks rows, the next ones read from the file, and returns how
 // many rows precede the first value past its field and an
 // *IntRangeError placing it ('column "attempt" row 3: 4294967295 is
-// outside int32', the row counted from the file's first); len(rows) and
-// nil when there is none.
+// outside int32', the row counted from the file's first, which is row
+// 1); len(rows) and nil when there is none.
 func (c *IntCheck[T]) Check(rows []T) (int, error) {
 	return checkInts(&c.unsigned, c.narrow, rows)
 }

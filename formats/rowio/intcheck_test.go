@@ -59,14 +59,14 @@ func TestInt32Past(t *testing.T) {
 		want     string // "" for a value the field holds
 	}{
 		{"INT32 -1 into int8", -1, false, true, ""},
-		{"INT32 300 into int8", 300, false, true, `column "c" row 7: 300 is outside int8`},
-		{"INT32 -129 into int8", -129, false, true, `column "c" row 7: -129 is outside int8`},
+		{"INT32 300 into int8", 300, false, true, `column "c" row 8: 300 is outside int8`},
+		{"INT32 -129 into int8", -129, false, true, `column "c" row 8: -129 is outside int8`},
 		{"UINTEGER 127 into int8", 127, true, true, ""},
-		{"UINTEGER 2^32-1 into int8", -1, true, true, `column "c" row 7: 4294967295 is outside int8`},
-		{"UINTEGER 2^32-296 into int8", -296, true, true, `column "c" row 7: 4294967000 is outside int8`},
+		{"UINTEGER 2^32-1 into int8", -1, true, true, `column "c" row 8: 4294967295 is outside int8`},
+		{"UINTEGER 2^32-296 into int8", -296, true, true, `column "c" row 8: 4294967000 is outside int8`},
 		{"INT32 min into int32", -1 << 31, false, false, ""},
 		{"UINTEGER 2^31-1 into int32", 1<<31 - 1, true, false, ""},
-		{"UINTEGER 2^31 into int32", -1 << 31, true, false, `column "c" row 7: 2147483648 is outside int32`},
+		{"UINTEGER 2^31 into int32", -1 << 31, true, false, `column "c" row 8: 2147483648 is outside int32`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -133,7 +133,7 @@ func (c *narrowCheck) check(n int) (int, error) {
 		k, err := c.raw.ReadRows(rows[got:])
 		got += k
 		if err != nil && (got < n || !errors.Is(err, io.EOF)) {
-			return 0, &CorruptError{Format: "Parquet", Err: fmt.Errorf("rows from %d read again: %w", c.row, err)}
+			return 0, &CorruptError{Format: "Parquet", Err: fmt.Errorf("rows from %d read again: %w", c.row+1, err)}
 		}
 	}
 	for i, row := range rows {
@@ -153,7 +153,8 @@ func (c *narrowCheck) check(n int) (int, error) {
 }
 
 // Int32Past is the IntRangeError of v, a value of the INT32 column
-// column at row (counted from 0) of a Parquet file, when the field it is
+// column at row (counted from 0; its message counts from 1) of a Parquet
+// file, when the field it is
 // read into cannot hold it: an int8 field (toInt8), else an int32 one; nil
 // when it can. The error gives the value the file holds: an unsigned
 // column's (UnsignedInt) is uint32(v), so a UINTEGER's 4294967295 (the

@@ -384,7 +384,7 @@ func (r *Reader[T]) checkBatch() error {
 	}
 	if err := checkColumns(r.rec); err != nil {
 		return fmt.Errorf("%s: %w", r.name, &CorruptError{Format: "Arrow IPC stream",
-			Err: fmt.Errorf("the record batch from row %d: %w", r.rows-k, err)})
+			Err: fmt.Errorf("the record batch from row %d: %w", r.rows-k+1, err)})
 	}
 	return nil
 }

@@ -110,13 +110,13 @@ func TestUnsignedParquetColumns(t *testing.T) {
 		bad  uFile // the third row
 		want string
 	}{
-		{"epoch ms 2^64-1", uFile{ID: 1, At: math.MaxUint64, N: 7}, `column "at" row 2: 18446744073709551615 is more than an int64 holds`},
-		{"epoch ms 2^63", uFile{ID: 1, At: 1 << 63, N: 7}, `column "at" row 2: 9223372036854775808 is more than an int64 holds`},
+		{"epoch ms 2^64-1", uFile{ID: 1, At: math.MaxUint64, N: 7}, `column "at" row 3: 18446744073709551615 is more than an int64 holds`},
+		{"epoch ms 2^63", uFile{ID: 1, At: 1 << 63, N: 7}, `column "at" row 3: 9223372036854775808 is more than an int64 holds`},
 		{"pointer 2^64-1", uFile{ID: 1, At: 1, Took: took(math.MaxUint64), N: 7},
-			`column "took" row 2: 18446744073709551615 is more than an int64 holds`},
-		{"embedded 2^63", uFile{ID: 1, At: 1, N: 1 << 63}, `column "n" row 2: 9223372036854775808 is more than an int64 holds`},
+			`column "took" row 3: 18446744073709551615 is more than an int64 holds`},
+		{"embedded 2^63", uFile{ID: 1, At: 1, N: 1 << 63}, `column "n" row 3: 9223372036854775808 is more than an int64 holds`},
 		{"list's second struct 2^64-1", uFile{ID: 1, At: 1, N: 7, Failures: []uFileFailure{{1}, {math.MaxUint64}}},
-			`column "failures.at" row 2: 18446744073709551615 is more than an int64 holds`},
+			`column "failures.at" row 3: 18446744073709551615 is more than an int64 holds`},
 		{"2^63-1 and null", uFile{ID: 1, At: math.MaxInt64, N: math.MaxInt64, Failures: []uFileFailure{{math.MaxInt64}}}, ""},
 	}
 	for _, tt := range tests {

@@ -193,13 +193,13 @@ func TestBadValuesOnRead(t *testing.T) {
 		wide int32 // hash_type written as an INT32 when not 0
 		want string
 	}{
-		{"hash_type 0", func(st *schema.State) { st.HashType = 0 }, 0, "row 2: hash_type 0, want 1 or 2"},
-		{"hash_type 3", func(st *schema.State) { st.HashType = 3 }, 0, "row 2: hash_type 3, want 1 or 2"},
-		{"hash_type 258", nil, 258, `column "hash_type" row 2: 258 is outside int8`},
-		{"no metadata_status", func(st *schema.State) { st.MetadataStatus = "" }, 0, `row 2: metadata_status "", want new, fetched or failed`},
-		{"another metadata_status", func(st *schema.State) { st.MetadataStatus = "fetchee" }, 0, `row 2: metadata_status "fetchee"`},
-		{"no tier", func(st *schema.State) { st.Tier = "" }, 0, `row 2: tier "", want hot or cold`},
-		{"another tier", func(st *schema.State) { st.Tier = "warm" }, 0, `row 2: tier "warm"`},
+		{"hash_type 0", func(st *schema.State) { st.HashType = 0 }, 0, "row 3: hash_type 0, want 1 or 2"},
+		{"hash_type 3", func(st *schema.State) { st.HashType = 3 }, 0, "row 3: hash_type 3, want 1 or 2"},
+		{"hash_type 258", nil, 258, `column "hash_type" row 3: 258 is outside int8`},
+		{"no metadata_status", func(st *schema.State) { st.MetadataStatus = "" }, 0, `row 3: metadata_status "", want new, fetched or failed`},
+		{"another metadata_status", func(st *schema.State) { st.MetadataStatus = "fetchee" }, 0, `row 3: metadata_status "fetchee"`},
+		{"no tier", func(st *schema.State) { st.Tier = "" }, 0, `row 3: tier "", want hot or cold`},
+		{"another tier", func(st *schema.State) { st.Tier = "warm" }, 0, `row 3: tier "warm"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rows := sampleRows(5)
@@ -250,7 +250,7 @@ func TestBadValuesNotWritten(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rows := sampleRows(5)
 			tt.set(&rows[3])
-			wantErr := "statecol: row 3 (info_hash " + schema.Hex(rows[3].InfoHash) + "): " + tt.want
+			wantErr := "statecol: row 4 (info_hash " + schema.Hex(rows[3].InfoHash) + "): " + tt.want
 			var buf bytes.Buffer
 			err := statecol.WriteState(&buf, rows)
 			if err == nil || !strings.HasPrefix(err.Error(), wantErr) || buf.Len() != 0 {

@@ -42,7 +42,7 @@ type intsState[H, A any] struct {
 }
 
 // writeInts writes four valid rows with hash_type and attempts of types H
-// and A, the third (row 2 from 0) holding typ and attempts; it returns
+// and A, the third (row 3, rows[2]) holding typ and attempts; it returns
 // the file's path.
 func writeInts[H, A interface {
 	~int32 | ~uint8 | ~uint16 | ~uint32
@@ -72,22 +72,22 @@ func TestNarrowIntsByValue(t *testing.T) {
 	tests := []struct {
 		name string
 		path func(t *testing.T) string
-		want string // after "FILE: "; "" to be read, row 2 with hash_type 2 and attempts read
+		want string // after "FILE: "; "" to be read, rows[2] with hash_type 2 and attempts read
 		read int32
 	}{
 		{"INT32 hash_type 258", func(t *testing.T) string { return writeInts(t, int32(258), int32(1)) },
-			`column "hash_type" row 2: 258 is outside int8`, 0},
+			`column "hash_type" row 3: 258 is outside int8`, 0},
 		{"INT32 hash_type -300", func(t *testing.T) string { return writeInts(t, int32(-300), int32(1)) },
-			`column "hash_type" row 2: -300 is outside int8`, 0},
+			`column "hash_type" row 3: -300 is outside int8`, 0},
 		{"UINTEGER hash_type 4294967295", func(t *testing.T) string { return writeInts(t, uint32(4294967295), int32(1)) },
-			`column "hash_type" row 2: 4294967295 is outside int8`, 0},
+			`column "hash_type" row 3: 4294967295 is outside int8`, 0},
 		{"UINTEGER hash_type 4294967000", func(t *testing.T) string { return writeInts(t, uint32(4294967000), int32(1)) },
-			`column "hash_type" row 2: 4294967000 is outside int8`, 0},
+			`column "hash_type" row 3: 4294967000 is outside int8`, 0},
 		{"UTINYINT hash_type 200", func(t *testing.T) string { return writeInts(t, uint8(200), int32(1)) },
-			`column "hash_type" row 2: 200 is outside int8`, 0},
+			`column "hash_type" row 3: 200 is outside int8`, 0},
 		{"USMALLINT hash_type 2", func(t *testing.T) string { return writeInts(t, uint16(2), int32(1)) }, "", 1},
 		{"UINTEGER attempts 2^32-1", func(t *testing.T) string { return writeInts(t, int32(2), uint32(1<<32-1)) },
-			`column "attempts" row 2: 4294967295 is outside int32`, 0},
+			`column "attempts" row 3: 4294967295 is outside int32`, 0},
 		{"UINTEGER attempts 2^31-1", func(t *testing.T) string { return writeInts(t, int32(2), uint32(1<<31-1)) }, "", 1<<31 - 1},
 	}
 	readers := []struct {

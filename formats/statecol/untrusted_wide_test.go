@@ -58,9 +58,9 @@ func TestUntrustedWideInts(t *testing.T) {
 	}{
 		{"values that fit", []wideState{row(1, 1, 1), row(2, math.MaxInt32, math.MaxInt64)}, ""},
 		{"attempts 2^32-1", []wideState{row(1, 1, 1), row(2, math.MaxUint32, 1)},
-			`column "attempts" row 1: 4294967295 is outside int32`},
+			`column "attempts" row 2: 4294967295 is outside int32`},
 		{"seen_count 2^63", []wideState{row(1, 1, 1), row(2, 1, 1<<63)},
-			`column "seen_count" row 1: 9223372036854775808 is more than an int64 holds`},
+			`column "seen_count" row 2: 9223372036854775808 is more than an int64 holds`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

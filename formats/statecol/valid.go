@@ -55,16 +55,17 @@ func checkRead(o *rowsOut, read Columns) error {
 	return nil
 }
 
-// BadRow is the error for row row of a state file holding a value that
-// schema.CheckHashType, CheckStatus or CheckTier refused (err): the file
-// is damaged, as one whose page fails its checksum is.
+// BadRow is the error for row row (counted from 0; the message counts
+// from 1) of a state file holding a value that schema.CheckHashType,
+// CheckStatus or CheckTier refused (err): the file is damaged, as one
+// whose page fails its checksum is.
 func BadRow(row int64, err error) error {
-	return &rowio.CorruptError{Format: stateFormat, Err: fmt.Errorf("row %d: %w", row, err)}
+	return &rowio.CorruptError{Format: stateFormat, Err: fmt.Errorf("row %d: %w", row+1, err)}
 }
 
 // checkWrite checks the columns cols of rows about to be written; row
-// gives the file's row number of rows[i], for the error, which names the
-// row's info_hash too.
+// gives the file's row number of rows[i] (from 0), for the error, which
+// names the row (from 1) and its info_hash.
 func checkWrite(rows []schema.State, cols Columns, row func(i int) int64) error {
 	cols &= checkedColumns
 	if cols == 0 {
@@ -72,7 +73,7 @@ func checkWrite(rows []schema.State, cols Columns, row func(i int) int64) error 
 	}
 	for i := range rows {
 		if err := checkValue(&rows[i], cols); err != nil {
-			return fmt.Errorf("statecol: row %d (info_hash %s): %w; not written", row(i), schema.Hex(rows[i].InfoHash), err)
+			return fmt.Errorf("statecol: row %d (info_hash %s): %w; not written", row(i)+1, schema.Hex(rows[i].InfoHash), err)
 		}
 	}
 	return nil

@@ -19,9 +19,9 @@ import (
 )
 
 // portStream is an Arrow IPC stream of six announce_peer rows in two
-// record batches, peer_port of type typ: row k has hash {k+1}, node_addr
-// 10.0.0.k:1 and port 100, but row 4 (the second batch's second) port
-// and row 5 a null port.
+// record batches, peer_port of type typ: rows[k] has hash {k+1}, node_addr
+// 10.0.0.k:1 and port 100, but rows[4] (row 5, the second batch's second)
+// port and rows[5] a null port.
 func portStream(t *testing.T, typ arrow.DataType, port string) []byte {
 	t.Helper()
 	sch := arrow.NewSchema([]arrow.Field{
@@ -77,7 +77,7 @@ func portStream(t *testing.T, typ arrow.DataType, port string) []byte {
 // of another type was silently neither read nor refused.
 func TestArrowPeerPortTypes(t *testing.T) {
 	P := arrow.PrimitiveTypes
-	refused := func(v string) string { return `column "peer_port" row 4: ` + v + ` is outside int32` }
+	refused := func(v string) string { return `column "peer_port" row 5: ` + v + ` is outside int32` }
 	tests := []struct {
 		name string
 		typ  arrow.DataType
@@ -125,13 +125,13 @@ func TestArrowPeerPortTypes(t *testing.T) {
 			}
 			st := readState(t, data)
 			if got := st[schema.Hash{5}].Peers; !slices.Equal(got, tt.peer) {
-				t.Errorf("row 4's peers %q, want %q", got, tt.peer)
+				t.Errorf("row 5's peers %q, want %q", got, tt.peer)
 			}
 			if got, want := st[schema.Hash{1}].Peers, []string{"10.0.0.0:100"}; !slices.Equal(got, want) {
-				t.Errorf("row 0's peers %q, want %q", got, want)
+				t.Errorf("row 1's peers %q, want %q", got, want)
 			}
 			if got := st[schema.Hash{6}].Peers; len(got) != 0 {
-				t.Errorf("row 5 (a null port) has peers %q", got)
+				t.Errorf("row 6 (a null port) has peers %q", got)
 			}
 		})
 	}

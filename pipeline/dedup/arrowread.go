@@ -231,7 +231,7 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[struct{}], l arrowLay
 		if err := rows.loadArrow(rec, l, b); err != nil {
 			var re *rowError
 			if errors.As(err, &re) {
-				return n, bad(fmt.Errorf("row %d: %s", n+re.row, re.msg))
+				return n, bad(fmt.Errorf("row %d: %s", n+re.row+1, re.msg))
 			}
 			if ie, ok := errors.AsType[*rowio.IntRangeError](err); ok { // placed in the batch
 				ie.Row += n

@@ -71,7 +71,7 @@ func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd boo
 			// an int64: out of range, as the column reader says it.
 			return n, bad(hashTypeRangeError(n))
 		} else if ok && re.Column == "observed_at" {
-			return n, bad(fmt.Errorf("row %d: %s", n, uint64TimeError(re.Value)))
+			return n, bad(fmt.Errorf("row %d: %s", n+1, uint64TimeError(re.Value)))
 		}
 		if err != nil {
 			return n, exitcode.BadInput(fmt.Errorf("dedup: %w", err))

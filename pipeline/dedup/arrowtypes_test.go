@@ -43,7 +43,7 @@ func TestArrowColumnTypes(t *testing.T) {
 	}{
 		{"uint64 observed_at", []arrow.Field{hash, observedAt(arrow.PrimitiveTypes.Uint64)}, []any{ih, uint64(at)}, ""},
 		{"uint64 observed_at past 2^63", []arrow.Field{hash, observedAt(arrow.PrimitiveTypes.Uint64)},
-			[]any{ih, uint64(math.MaxUint64)}, "row 0: observed_at 18446744073709551615 ms is outside 2001-01-01..2200-01-01"},
+			[]any{ih, uint64(math.MaxUint64)}, "row 1: observed_at 18446744073709551615 ms is outside 2001-01-01..2200-01-01"},
 		{"int64 observed_at", []arrow.Field{hash, observedAt(arrow.PrimitiveTypes.Int64)}, []any{ih, at}, ""},
 		{"int32 observed_at", []arrow.Field{hash, observedAt(arrow.PrimitiveTypes.Int32)}, []any{ih, int32(1000)},
 			want("observed_at", "int32", epoch)},

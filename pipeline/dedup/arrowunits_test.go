@@ -25,7 +25,7 @@ func TestArrowSecondsOverflow(t *testing.T) {
 	wrapsTo2024 := int64(math.MaxUint64/1000) + 1 + sec // *1000 wraps to about t0
 	tests := []struct {
 		name string
-		at   int64 // row 3's observed_at, in seconds
+		at   int64 // the fourth row's observed_at (rows[3]), in seconds
 		want string
 	}{
 		{"plausible", sec, ""},
@@ -78,7 +78,7 @@ func TestArrowSecondsOverflow(t *testing.T) {
 				switch {
 				case tt.want == "" && err != nil:
 					t.Fatalf("err = %v, want none", err)
-				case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "row 3") ||
+				case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "row 4") ||
 					!strings.Contains(err.Error(), "observed_at") || !strings.Contains(err.Error(), "s.arrow")):
 					t.Fatalf("err = %v, want %q", err, tt.want)
 				}

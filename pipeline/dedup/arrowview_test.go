@@ -157,7 +157,7 @@ func TestArrowViewOutOfRange(t *testing.T) {
 		b := newBatch(3600_000)
 		_, err = readInput(context.Background(), in, t0.UnixMilli(), b)
 		b.release()
-		if err == nil || !strings.Contains(err.Error(), `column "info_hash": row 3: a view of 20 bytes at 240, past the`) {
+		if err == nil || !strings.Contains(err.Error(), `column "info_hash": row 4: a view of 20 bytes at 240, past the`) {
 			t.Fatalf("fast %v: err = %v", fast, err)
 		}
 	}

@@ -162,13 +162,15 @@ func (c *colReader) close() {
 	c.pages.Close()
 }
 
-// rowError is bad input in row row of a row group (not corruption).
+// rowError is bad input in row row (from 0) of a row group (not
+// corruption); its message, and those that place it further, count rows
+// from 1, as every message of the binary does.
 type rowError struct {
 	row int64
 	msg string
 }
 
-func (e *rowError) Error() string { return fmt.Sprintf("row %d: %s", e.row, e.msg) }
+func (e *rowError) Error() string { return fmt.Sprintf("row %d: %s", e.row+1, e.msg) }
 
 // dictIndexes returns a dictionary page's indexes, checked to be one per
 // non-null row and to point into a dictionary of n values.

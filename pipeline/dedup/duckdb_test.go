@@ -65,10 +65,10 @@ func TestDuckDBNulls(t *testing.T) {
 // row reader (hash_type BIGINT), and commits nothing.
 func TestDuckDBNullRequired(t *testing.T) {
 	tests := []struct{ file, want string }{
-		{"null_info_hash.parquet", "row 7: info_hash is null"},
-		{"null_observed_at.parquet", "row 9: observed_at is null"},
-		{"null_info_hash_bigint.parquet", "row 7: info_hash is null"},
-		{"null_observed_at_bigint.parquet", "row 9: observed_at is null"},
+		{"null_info_hash.parquet", "row 8: info_hash is null"},
+		{"null_observed_at.parquet", "row 10: observed_at is null"},
+		{"null_info_hash_bigint.parquet", "row 8: info_hash is null"},
+		{"null_observed_at_bigint.parquet", "row 10: observed_at is null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -154,7 +154,7 @@ type obsRec struct {
 // corrupt is the error for a row group (starting at row first) whose
 // columns do not decode.
 func corrupt(first int64, err error) error {
-	return &rowio.CorruptError{Format: "Parquet", Err: fmt.Errorf("row group at row %d: %w", first, err)}
+	return &rowio.CorruptError{Format: "Parquet", Err: fmt.Errorf("row group at row %d: %w", first+1, err)}
 }
 
 // scatter fills out with the n decoded rows: a counting sort by the
@@ -248,7 +248,7 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 					decErr = corrupt(first, err)
 					var re *rowError
 					if errors.As(err, &re) {
-						decErr = fmt.Errorf("row %d: %s", first+re.row, re.msg)
+						decErr = fmt.Errorf("row %d: %s", first+re.row+1, re.msg)
 					}
 					return
 				}
@@ -420,13 +420,13 @@ func (r *rgBuf) putV2(row int, h []byte) {
 // v2DiffersError is the bad input of row row, whose 32-byte info_hash h
 // and info_hash_v2 are two different v2 hashes.
 func v2DiffersError(row int64, h []byte) error {
-	return fmt.Errorf("row %d: info_hash_v2 differs from the row's 32-byte info_hash %x", row, h)
+	return fmt.Errorf("row %d: info_hash_v2 differs from the row's 32-byte info_hash %x", row+1, h)
 }
 
 // v2NotOfHashError is the bad input of row row, whose info_hash_v2 v2
 // does not start with its 20-byte info_hash h: two different hashes.
 func v2NotOfHashError(row int64, h schema.Hash, v2 []byte) error {
-	return fmt.Errorf("row %d: info_hash_v2 %x does not start with the row's info_hash %x", row, v2, h)
+	return fmt.Errorf("row %d: info_hash_v2 %x does not start with the row's info_hash %x", row+1, v2, h)
 }
 
 // reset makes rows [0, n) empty: no hash type, the source of rows

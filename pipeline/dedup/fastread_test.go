@@ -160,14 +160,14 @@ func TestFastPathBadRows(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct{ name, path, want string }{
 		{"null info_hash", writeRows(t, filepath.Join(dir, "a.parquet"), rows(blobMicros{ObservedAt: t0.UnixMilli() * 1000})),
-			"row 4321: info_hash is null"},
+			"row 4322: info_hash is null"},
 		{"19 bytes", writeRows(t, filepath.Join(dir, "b.parquet"), rows(blobMicros{InfoHash: make([]byte, 19), ObservedAt: t0.UnixMilli() * 1000})),
-			"row 4321: info_hash has 19 bytes, want 20 (or 32 for v2)"},
+			"row 4322: info_hash has 19 bytes, want 20 (or 32 for v2)"},
 		{"null observed_at", writeRows(t, filepath.Join(dir, "c.parquet"), rows(blobMicros{InfoHash: good})),
-			"row 4321: observed_at is null"},
+			"row 4322: observed_at is null"},
 		{"19 bytes in a dictionary", writeRows(t, filepath.Join(dir, "d.parquet"), []blobNanosDict{
 			{InfoHash: good, ObservedAt: t0.UnixNano()}, {InfoHash: good, ObservedAt: t0.UnixNano()},
-			{InfoHash: make([]byte, 19), ObservedAt: t0.UnixNano()}}), "row 2: info_hash has 19 bytes"},
+			{InfoHash: make([]byte, 19), ObservedAt: t0.UnixNano()}}), "row 3: info_hash has 19 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,14 +334,14 @@ func TestArrowBadRows(t *testing.T) {
 		want string
 	}{
 		{"null info_hash", func(hb *array.BinaryBuilder, tb *array.TimestampBuilder) { hb.AppendNull(); tb.Append(at) },
-			"row 142: info_hash is null"},
+			"row 143: info_hash is null"},
 		{"19 bytes", func(hb *array.BinaryBuilder, tb *array.TimestampBuilder) { hb.Append(make([]byte, 19)); tb.Append(at) },
-			"row 142: info_hash has 19 bytes, want 20 (or 32 for v2)"},
+			"row 143: info_hash has 19 bytes, want 20 (or 32 for v2)"},
 		{"null observed_at", func(hb *array.BinaryBuilder, tb *array.TimestampBuilder) {
 			hb.Append(make([]byte, 20))
 			tb.AppendNull()
 		},
-			"row 142: observed_at is null"},
+			"row 143: observed_at is null"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -410,9 +410,9 @@ func TestV2WrongLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, path, want string }{
-		{"plain", writeRows(t, filepath.Join(dir, "a.parquet"), plain), "row 4322: info_hash_v2 has 16 bytes, want 32"},
-		{"dictionary", writeRows(t, filepath.Join(dir, "b.parquet"), dict), "row 4322: info_hash_v2 has 16 bytes, want 32"},
-		{"Arrow", arrowPath, "row 242: info_hash_v2 has 16 bytes, want 32"},
+		{"plain", writeRows(t, filepath.Join(dir, "a.parquet"), plain), "row 4323: info_hash_v2 has 16 bytes, want 32"},
+		{"dictionary", writeRows(t, filepath.Join(dir, "b.parquet"), dict), "row 4323: info_hash_v2 has 16 bytes, want 32"},
+		{"Arrow", arrowPath, "row 243: info_hash_v2 has 16 bytes, want 32"},
 	}
 	defer func() { fastPath = true }()
 	for _, tt := range tests {

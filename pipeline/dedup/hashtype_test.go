@@ -93,7 +93,7 @@ func convertedOnly(t *testing.T, name string, ct deprecated.ConvertedType) func(
 func TestParquetUnsignedHashType(t *testing.T) {
 	h := schema.Hash{0x21, 7}
 	at := t0.UnixMilli()
-	const outOfRange = "row 1: hash_type out of range, want 1 or 2"
+	const outOfRange = "row 2: hash_type out of range, want 1 or 2"
 	plainConverted := convertedOnly(t, "hash_type", deprecated.Uint32)
 	dir := t.TempDir()
 	tests := []parquetCase{ // the hashes of those read are v2
@@ -102,7 +102,7 @@ func TestParquetUnsignedHashType(t *testing.T) {
 		{"UINTEGER max", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, math.MaxUint32}}), outOfRange},
 		{"UINTEGER max-1", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, math.MaxUint32 - 1}}), outOfRange},
 		{"UINTEGER 2^31", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, 1 << 31}}), outOfRange},
-		{"UINTEGER 3", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, 3}}), "row 1: hash_type 3, want 1 or 2"},
+		{"UINTEGER 3", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, 3}}), "row 2: hash_type 3, want 1 or 2"},
 		{"UINTEGER 2", writeRowsBytes(t, dir, []u32Type{{h, at, 1}, {h, at, 2}}), ""},
 		{"UINTEGER dictionary max", writeRowsBytes(t, dir, []u32DictType{{h, at, 1}, {h, at, math.MaxUint32}}), outOfRange},
 		{"UINTEGER dictionary 2", writeRowsBytes(t, dir, []u32DictType{{h, at, 1}, {h, at, 2}}), ""},
@@ -128,15 +128,15 @@ func TestParquetUnsignedObservedAt(t *testing.T) {
 	h := schema.Hash{0x21, 7}
 	at := uint64(t0.UnixMilli())
 	const (
-		pastMax = "row 1: observed_at 18446744073709551615 ms is outside 2001-01-01..2200-01-01"
-		past63  = "row 1: observed_at 9223372036854775808 ms is outside 2001-01-01..2200-01-01"
+		pastMax = "row 2: observed_at 18446744073709551615 ms is outside 2001-01-01..2200-01-01"
+		past63  = "row 2: observed_at 9223372036854775808 ms is outside 2001-01-01..2200-01-01"
 	)
 	dir := t.TempDir()
 	tests := []parquetCase{ // the hash of those read was first seen at t0
 		{"UBIGINT max", writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxUint64}}), pastMax},
 		{"UBIGINT 2^63", writeRowsBytes(t, dir, []u64At{{h, at}, {h, 1 << 63}}), past63},
 		{"UBIGINT 2^63-1", writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxInt64}}),
-			"row 1: observed_at 9223372036854775807 ms (year 292278994) is outside 2001-01-01..2200-01-01"},
+			"row 2: observed_at 9223372036854775807 ms (year 292278994) is outside 2001-01-01..2200-01-01"},
 		{"UBIGINT dictionary max", writeRowsBytes(t, dir, []u64AtDict{{h, at}, {h, math.MaxUint64}}), pastMax},
 		{"UBIGINT optional max", writeRowsBytes(t, dir, []u64AtOptional{{h, at}, {h, math.MaxUint64}}), pastMax},
 		{"UINT_64 max", editFooter(t, writeRowsBytes(t, dir, []u64At{{h, at}, {h, math.MaxUint64}}),
@@ -230,7 +230,7 @@ func TestArrowHashTypePast63BothReaders(t *testing.T) {
 			if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			const want = "row 3: hash_type out of range, want 1 or 2"
+			const want = "row 4: hash_type out of range, want 1 or 2"
 			errs := map[bool]string{}
 			for _, fast := range []bool{true, false} {
 				fastPath = fast

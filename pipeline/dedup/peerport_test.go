@@ -49,9 +49,9 @@ func TestPeerPortUnsigned(t *testing.T) {
 		state []string // h's peers, when no error
 	}{
 		{"a port that fits", rows(3, 6881), true, "", []string{"1.1.1.1:6881"}},
-		{"2^32-1", rows(3, math.MaxUint32), true, `column "peer_port" row 3: 4294967295 is outside int32`, nil},
+		{"2^32-1", rows(3, math.MaxUint32), true, `column "peer_port" row 4: 4294967295 is outside int32`, nil},
 		{"2^31 past the first read", rows(readBatch+5, 1<<31), true,
-			`column "peer_port" row 8197: 2147483648 is outside int32`, nil},
+			`column "peer_port" row 8198: 2147483648 is outside int32`, nil},
 		{"2^32-1 without announced peers", rows(3, math.MaxUint32), false, "", nil},
 	}
 	for _, tt := range tests {

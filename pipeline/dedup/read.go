@@ -167,7 +167,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 			}
 			var err error
 			if at := buf[i].ObservedAt; atUnsigned && at < 0 {
-				err = fmt.Errorf("row %d: %s", n+int64(i), uint64TimeError(uint64(at)))
+				err = fmt.Errorf("row %d: %s", n+int64(i)+1, uint64TimeError(uint64(at)))
 			}
 			if err == nil {
 				err = unhexRow(n+int64(i), &buf[i], hashText, v2Text)
@@ -207,7 +207,7 @@ func firstNull(pf *parquet.File, last int64) error {
 			continue
 		}
 		if row, ok := nullRow(pf, c, last); ok {
-			err, last = fmt.Errorf("row %d: %s is null", row, name), row
+			err, last = fmt.Errorf("row %d: %s is null", row+1, name), row
 		}
 	}
 	return err
@@ -276,7 +276,7 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	var h schema.Hash
 	typ := typeOf(o.HashType)
 	if n := len(o.InfoHashV2); n != 0 && n != 32 {
-		return fmt.Errorf("row %d: info_hash_v2 has %d bytes, want 32", row, n)
+		return fmt.Errorf("row %d: info_hash_v2 has %d bytes, want 32", row+1, n)
 	}
 	switch len(o.InfoHash) {
 	case 20:
@@ -291,7 +291,7 @@ func addRow(row int64, o *obsIn, b *batch) error {
 		}
 		typ = schema.HashV2
 	default:
-		return fmt.Errorf("row %d: info_hash has %d bytes, want 20 (or 32 for v2)", row, len(o.InfoHash))
+		return fmt.Errorf("row %d: info_hash has %d bytes, want 20 (or 32 for v2)", row+1, len(o.InfoHash))
 	}
 	copy(h[:], o.InfoHash)
 	if typ == 0 {
@@ -310,7 +310,7 @@ func addRow(row int64, o *obsIn, b *batch) error {
 		o.InfoHashV2 = nil // null, whatever parquet-go handed back
 	}
 	if err := b.add(h, o.InfoHashV2, typ, o.ObservedAt, o.Source); err != nil {
-		return fmt.Errorf("row %d: %w", row, err)
+		return fmt.Errorf("row %d: %w", row+1, err)
 	}
 	return nil
 }
@@ -344,7 +344,7 @@ func implausibleTime(row, at int64) error {
 	if y := when.Year(); y < 0 || y > 9999 {
 		shown = fmt.Sprintf("year %d", y) // RFC 3339 has 4-digit years
 	}
-	return fmt.Errorf("row %d: observed_at %d ms (%s) is outside %s", row, at, shown, plausibleRange)
+	return fmt.Errorf("row %d: observed_at %d ms (%s) is outside %s", row+1, at, shown, plausibleRange)
 }
 
 // badType stands for a hash_type beyond int8 (see typeOf).
@@ -353,7 +353,7 @@ const badType int8 = -128
 // hashTypeRangeError is the error for the hash_type of row beyond int8
 // (badType), whichever reader found it.
 func hashTypeRangeError(row int64) error {
-	return fmt.Errorf("row %d: hash_type out of range, want 1 or 2", row)
+	return fmt.Errorf("row %d: hash_type out of range, want 1 or 2", row+1)
 }
 
 func checkObs(row int64, typ int8, at int64) error {
@@ -361,7 +361,7 @@ func checkObs(row int64, typ int8, at int64) error {
 		return hashTypeRangeError(row)
 	}
 	if typ != schema.HashV1 && typ != schema.HashV2 {
-		return fmt.Errorf("row %d: hash_type %d, want 1 or 2", row, typ)
+		return fmt.Errorf("row %d: hash_type %d, want 1 or 2", row+1, typ)
 	}
 	if at < minTime || at > maxTime {
 		return implausibleTime(row, at)

@@ -117,7 +117,7 @@ func TestInvalidSourceIsBadInput(t *testing.T) {
 				rows[i] = blobSource{InfoHash: hs[i], ObservedAt: t0.UnixMicro(), Source: ss[i]}
 			}
 			return writeRows(t, filepath.Join(dir, "blob.parquet"), rows)
-		}(), "row 4321: " + wantInvalid},
+		}(), "row 4322: " + wantInvalid},
 		{"BLOB, dictionary", func() string {
 			hs, ss := sourceRows(5000, 4321, invalid)
 			rows := make([]blobSourceDict, len(hs))
@@ -125,7 +125,7 @@ func TestInvalidSourceIsBadInput(t *testing.T) {
 				rows[i] = blobSourceDict{InfoHash: hs[i], ObservedAt: t0.UnixMicro(), Source: ss[i]}
 			}
 			return writeRows(t, filepath.Join(dir, "blobdict.parquet"), rows)
-		}(), "row 4321: " + wantInvalid},
+		}(), "row 4322: " + wantInvalid},
 		{"string", func() string {
 			hs, ss := sourceRows(5000, 4321, invalid)
 			rows := make([]textSource, len(hs))
@@ -133,7 +133,7 @@ func TestInvalidSourceIsBadInput(t *testing.T) {
 				rows[i] = textSource{InfoHash: hs[i], ObservedAt: t0.UnixMicro(), Source: string(ss[i])}
 			}
 			return writeRows(t, filepath.Join(dir, "text.parquet"), rows)
-		}(), "row 4321: " + wantInvalid},
+		}(), "row 4322: " + wantInvalid},
 		{"too long", func() string {
 			hs, ss := sourceRows(5000, 17, bytes.Repeat([]byte("x"), maxSourceLen+1))
 			rows := make([]blobSource, len(hs))
@@ -141,15 +141,15 @@ func TestInvalidSourceIsBadInput(t *testing.T) {
 				rows[i] = blobSource{InfoHash: hs[i], ObservedAt: t0.UnixMicro(), Source: ss[i]}
 			}
 			return writeRows(t, filepath.Join(dir, "long.parquet"), rows)
-		}(), "row 17: source has 257 bytes, more than 256"},
-		{"Arrow stream", arrowFile("obs.arrow", 142, invalid, arrow.BinaryTypes.String), "row 142: " + wantInvalid},
-		{"Arrow binary", arrowFile("bin.arrow", 142, invalid, arrow.BinaryTypes.Binary), "row 142: " + wantInvalid},
+		}(), "row 18: source has 257 bytes, more than 256"},
+		{"Arrow stream", arrowFile("obs.arrow", 142, invalid, arrow.BinaryTypes.String), "row 143: " + wantInvalid},
+		{"Arrow binary", arrowFile("bin.arrow", 142, invalid, arrow.BinaryTypes.Binary), "row 143: " + wantInvalid},
 		{"Arrow large_binary", arrowFile("large.arrow", 7, invalid, arrow.BinaryTypes.LargeBinary),
-			"row 7: " + wantInvalid},
+			"row 8: " + wantInvalid},
 		{"Arrow binary_view", arrowFile("view.arrow", 299, invalid, arrow.BinaryTypes.BinaryView),
-			"row 299: " + wantInvalid},
+			"row 300: " + wantInvalid},
 		{"Arrow binary, too long", arrowFile("binlong.arrow", 17, bytes.Repeat([]byte("x"), maxSourceLen+1),
-			arrow.BinaryTypes.Binary), "row 17: source has 257 bytes, more than 256"},
+			arrow.BinaryTypes.Binary), "row 18: source has 257 bytes, more than 256"},
 	}
 	for _, tt := range tests {
 		for _, fast := range []bool{true, false} {

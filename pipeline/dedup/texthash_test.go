@@ -80,13 +80,13 @@ func TestTextHashBadRows(t *testing.T) {
 	at := t0.UnixMilli()
 	tests := []struct{ name, path, want string }{
 		{"DuckDB, 32 digits", duckFile("hex_bad.parquet"),
-			`row 3: info_hash "9dd4e461268c8034f5c8564e155c67a6" (a STRING column) is not a hex infohash (40 or 64 digits)`},
+			`row 4: info_hash "9dd4e461268c8034f5c8564e155c67a6" (a STRING column) is not a hex infohash (40 or 64 digits)`},
 		{"dictionary, not hex", writeRows(t, filepath.Join(dir, "a.parquet"), rows(4321, textObs{InfoHash: "magnet:?xt=urn:btih:x", ObservedAt: at})),
-			`row 4321: info_hash "magnet:?xt=urn:btih:x" (a STRING column) is not a hex infohash`},
+			`row 4322: info_hash "magnet:?xt=urn:btih:x" (a STRING column) is not a hex infohash`},
 		{"v2 of 40 digits", writeRows(t, filepath.Join(dir, "b.parquet"), rows(4322, textObs{InfoHash: v1, InfoHashV2: v1, ObservedAt: at})),
-			`row 4322: info_hash_v2 "` + v1 + `" (a STRING column) is not a hex v2 hash (64 digits)`},
+			`row 4323: info_hash_v2 "` + v1 + `" (a STRING column) is not a hex v2 hash (64 digits)`},
 		{"Arrow utf8", textArrow(t, dir, 142, "0x"+v1[2:]),
-			`row 142: info_hash "0x` + v1[2:] + `" (a utf8 column) is not a hex infohash (40 or 64 digits)`},
+			`row 143: info_hash "0x` + v1[2:] + `" (a utf8 column) is not a hex infohash (40 or 64 digits)`},
 	}
 	defer func() { fastPath = true }()
 	for _, tt := range tests {

@@ -27,7 +27,7 @@ func (r *runner) thaw(tx *dataset.Tx, base *dataset.Table, key string, f dataset
 	w.more = rows[:0]
 	for _, h := range hits {
 		if h.row >= int64(len(rows)) || rows[h.row].InfoHash != es[h.e].h {
-			return dataset.FileInfo{}, fmt.Errorf("dedup: partition %s: %s: row %d does not hold the hash its info_hash column read", key, path, h.row)
+			return dataset.FileInfo{}, fmt.Errorf("dedup: partition %s: %s: row %d does not hold the hash its info_hash column read", key, path, h.row+1)
 		}
 		st, a := &rows[h.row], &es[h.e].agg
 		lastSeen := st.LastSeen

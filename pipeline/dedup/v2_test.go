@@ -231,7 +231,7 @@ func TestArrowWideHashType(t *testing.T) {
 				defer bt.release()
 				_, err = readInput(context.Background(), in, t0.UnixMilli(), bt)
 				if v == 257 || v == past63 {
-					if err == nil || !strings.Contains(err.Error(), "row 0: hash_type out of range, want 1 or 2") {
+					if err == nil || !strings.Contains(err.Error(), "row 1: hash_type out of range, want 1 or 2") {
 						t.Fatalf("err = %v, want hash_type out of range", err)
 					}
 					return
@@ -290,7 +290,7 @@ func TestV2NotTheRowsHash(t *testing.T) {
 		dict[4322] = blobNanosDict{InfoHash: other.hash, InfoHashV2: other.v2, ObservedAt: at * 1_000_000}
 		text[4322] = textObs{InfoHash: fmt.Sprintf("%x", other.hash), InfoHashV2: fmt.Sprintf("%x", other.v2), ObservedAt: at}
 		dir := t.TempDir()
-		want := func(row int) string { return fmt.Sprintf("dedup: in: row %d: %s", row, other.want) }
+		want := func(row int) string { return fmt.Sprintf("dedup: in: row %d: %s", row+1, other.want) } // row from 0
 		tests := []struct{ name, path, want string }{
 			{"plain", writeRows(t, filepath.Join(dir, "a.parquet"), plain), want(4322)},
 			{"dictionary", writeRows(t, filepath.Join(dir, "b.parquet"), dict), want(4322)},

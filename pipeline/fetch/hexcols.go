@@ -54,7 +54,7 @@ func v2TextJobs(jr *jobReader, read func([]jobRow) (int, error), typ string) fun
 		n, err := read(buf)
 		for i := range buf[:n] {
 			if herr := unhexV2(&buf[i].jobFields, typ); herr != nil {
-				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
+				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i)+1, herr)
 				return i, bad
 			}
 		}

@@ -104,8 +104,8 @@ func TestOpenJobsTextHashColumns(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		row      hexJob // row 1, after a plain v1 job
-		want     string // the error after "row 1: " (%s: the column type), "" for none
+		row      hexJob // row 2, after a plain v1 job
+		want     string // the error after "row 2: " (%s: the column type), "" for none
 		textHash bool   // only where info_hash is text
 	}{
 		{"v2 of text", hexJob{v2[:40], v2}, "", false},
@@ -123,7 +123,7 @@ func TestOpenJobsTextHashColumns(t *testing.T) {
 				path, stdin := in.make(t, t.TempDir(), []hexJob{{v1, ""}, tt.row})
 				rows, err := readJobsFrom(t, path, stdin)
 				if tt.want != "" {
-					want := "row 1: " + fmt.Sprintf(tt.want, in.typ)
+					want := "row 2: " + fmt.Sprintf(tt.want, in.typ)
 					if err == nil || !strings.Contains(err.Error(), want) || len(rows) != 1 {
 						t.Fatalf("%d rows, error %v; want 1 row and an error with %q", len(rows), err, want)
 					}
@@ -136,7 +136,7 @@ func TestOpenJobsTextHashColumns(t *testing.T) {
 					t.Fatalf("rows %+v; want 2, the first %s", rows, v1)
 				}
 				if r := rows[1]; r.InfoHash != schema.Hash(full) || !bytes.Equal(r.InfoHashV2, full) {
-					t.Fatalf("row 1 %x v2 %x; want %x", r.InfoHash, r.InfoHashV2, full)
+					t.Fatalf("row 2 %x v2 %x; want %x", r.InfoHash, r.InfoHashV2, full)
 				}
 			})
 		}

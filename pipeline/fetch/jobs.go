@@ -204,17 +204,17 @@ func blobJobs(jr *jobReader, read func([]blobJobRow) (int, error), text textCols
 		n, err := read(tmp[:len(buf)])
 		for i := range tmp[:n] {
 			if herr := text.unhex(&tmp[i]); herr != nil {
-				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
+				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i)+1, herr)
 				return i, bad
 			}
 			h, typ, herr := blobHash(tmp[i].InfoHash)
 			if herr != nil {
-				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i), herr)
+				bad = fmt.Errorf("%s: row %d: %w", jr.name, jr.n+int64(i)+1, herr)
 				return i, bad
 			}
 			buf[i] = jobRow{InfoHash: h, jobFields: tmp[i].jobFields}
 			if v2 := tmp[i].InfoHashV2; typ != 0 && len(v2) != 0 && !bytes.Equal(v2, tmp[i].InfoHash) {
-				bad = fmt.Errorf("%s: row %d: info_hash_v2 differs from the row's 32-byte info_hash %x", jr.name, jr.n+int64(i), tmp[i].InfoHash)
+				bad = fmt.Errorf("%s: row %d: info_hash_v2 differs from the row's 32-byte info_hash %x", jr.name, jr.n+int64(i)+1, tmp[i].InfoHash)
 				return i, bad
 			}
 			if typ != 0 {
@@ -372,7 +372,7 @@ func (r *jobReader) checkPeers(buf []jobRow, n *int, err *error) {
 			perr = fmt.Errorf("lease_id %q is not valid UTF-8", buf[i].LeaseID)
 		}
 		if perr != nil {
-			r.bad = fmt.Errorf("%s: row %d: %w", r.name, r.n+int64(i), perr)
+			r.bad = fmt.Errorf("%s: row %d: %w", r.name, r.n+int64(i)+1, perr)
 			*n, *err = i, r.bad
 			return
 		}

@@ -90,10 +90,10 @@ func TestOpenJobsLayouts(t *testing.T) {
 		}, []schema.Hash{schema.Hash(v2[:20])}, []int8{schema.HashV2}, "", [][]byte{v2}},
 		{"blob too short", func(t *testing.T, p string) {
 			writeRows(t, p, []duckJob{{InfoHash: h1[:]}, {InfoHash: h1[:]}, {InfoHash: h1[:]}, {InfoHash: h2[:19]}})
-		}, nil, nil, "row 3: info_hash has 19 bytes, want 20", nil},
+		}, nil, nil, "row 4: info_hash has 19 bytes, want 20", nil},
 		{"blob null", func(t *testing.T, p string) {
 			writeRows(t, p, []duckJob{{InfoHash: h1[:]}, {LeaseID: "x"}})
-		}, nil, nil, "row 1: info_hash has 0 bytes", nil},
+		}, nil, nil, "row 2: info_hash has 0 bytes", nil},
 		{"no info_hash", func(t *testing.T, p string) {
 			writeRows(t, p, []struct {
 				X int32 `parquet:"x"`
@@ -150,8 +150,8 @@ func TestRunDuckDBJobs(t *testing.T) {
 	writeRows(t, bad, []duckJob{{InfoHash: tor.InfoHash[:]}, {InfoHash: tor.InfoHash[:10]}})
 	o.Input, o.Output = bad, badOut
 	_, err := Run(context.Background(), o)
-	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), bad+": row 1: info_hash has 10 bytes") {
-		t.Fatalf("err %v (exit %d), want bad input naming %s row 1", err, exitcode.Of(err), bad)
+	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), bad+": row 2: info_hash has 10 bytes") {
+		t.Fatalf("err %v (exit %d), want bad input naming %s row 2", err, exitcode.Of(err), bad)
 	}
 	if _, serr := os.Stat(badOut); !errors.Is(serr, os.ErrNotExist) {
 		t.Fatalf("output exists after bad input: %v", serr)
@@ -202,7 +202,7 @@ func TestRunArrowV2Jobs(t *testing.T) {
 		{"full v2 hash matches", arrowJob{InfoHash: sum[:], HashType: schema.HashV1}, schema.OutcomeOK, sum[:], ""},
 		{"last 12 bytes differ", arrowJob{InfoHash: other}, schema.OutcomeOK, sum[:], ""},
 		{"20-byte hash", arrowJob{InfoHash: sum[:20]}, schema.OutcomeOK, sum[:], ""},
-		{"21-byte hash", arrowJob{InfoHash: sum[:21]}, "", nil, "stdin: row 0: info_hash has 21 bytes, want 20 (or 32 for v2)"},
+		{"21-byte hash", arrowJob{InfoHash: sum[:21]}, "", nil, "stdin: row 1: info_hash has 21 bytes, want 20 (or 32 for v2)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.parquet")
@@ -297,14 +297,14 @@ func TestRunJobPeers(t *testing.T) {
 		wantErr string // after "fetch: JOBS: "
 	}{
 		{"refusing peers", []string{refusing, "127.0.0.1:1"}, ""},
-		{"not host:port", []string{refusing, "nonsense"}, `row 1: peers[1]: "nonsense"` + why},
-		{"no port", []string{"127.0.0.1:"}, `row 1: peers[0]: "127.0.0.1:"` + why},
-		{"port 0", []string{"127.0.0.1:0"}, `row 1: peers[0]: "127.0.0.1:0"` + why},
-		{"port too big", []string{"127.0.0.1:65536"}, `row 1: peers[0]: "127.0.0.1:65536"` + why},
-		{"port name", []string{"127.0.0.1:http"}, `row 1: peers[0]: "127.0.0.1:http"` + why},
-		{"no host", []string{":6881"}, `row 1: peers[0]: ":6881"` + why},
-		{"newline", []string{"127.0.0.1:1\n"}, `row 1: peers[0]: "127.0.0.1:1\n"` + why},
-		{"not UTF-8", []string{"bad\xffhost:6881"}, `row 1: peers[0]: "bad\xffhost:6881"` + why},
+		{"not host:port", []string{refusing, "nonsense"}, `row 2: peers[1]: "nonsense"` + why},
+		{"no port", []string{"127.0.0.1:"}, `row 2: peers[0]: "127.0.0.1:"` + why},
+		{"port 0", []string{"127.0.0.1:0"}, `row 2: peers[0]: "127.0.0.1:0"` + why},
+		{"port too big", []string{"127.0.0.1:65536"}, `row 2: peers[0]: "127.0.0.1:65536"` + why},
+		{"port name", []string{"127.0.0.1:http"}, `row 2: peers[0]: "127.0.0.1:http"` + why},
+		{"no host", []string{":6881"}, `row 2: peers[0]: ":6881"` + why},
+		{"newline", []string{"127.0.0.1:1\n"}, `row 2: peers[0]: "127.0.0.1:1\n"` + why},
+		{"not UTF-8", []string{"bad\xffhost:6881"}, `row 2: peers[0]: "bad\xffhost:6881"` + why},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -342,7 +342,7 @@ func TestRunJobLeaseIDUTF8(t *testing.T) {
 	o := testOptions()
 	o.Input, o.Output = in, out
 	_, err := Run(context.Background(), o)
-	want := "fetch: " + in + `: row 1: lease_id "l\xffid" is not valid UTF-8`
+	want := "fetch: " + in + `: row 2: lease_id "l\xffid" is not valid UTF-8`
 	if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.Usage {
 		t.Fatalf("err %v (exit %d)\nwant %q (exit 2)", err, exitcode.Of(err), want)
 	}

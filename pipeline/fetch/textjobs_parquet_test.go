@@ -35,10 +35,10 @@ func TestOpenJobsTextHex(t *testing.T) {
 		t.Fatalf("rows %+v; want %s and the v2 hash %s", rows, v1, v2)
 	}
 	for _, tt := range []struct{ name, value, want string }{
-		{"32 digits", strings.Repeat("ab", 16), `row 1: info_hash "` + strings.Repeat("ab", 16) + `" (a STRING column) is not a hex infohash (40 or 64 digits)`},
+		{"32 digits", strings.Repeat("ab", 16), `row 2: info_hash "` + strings.Repeat("ab", 16) + `" (a STRING column) is not a hex infohash (40 or 64 digits)`},
 		{"not hex", strings.Repeat("zz", 20), "(a STRING column) is not a hex infohash"},
 		// Quoted as dedup quotes it (schema.Quote): cut to 60 bytes.
-		{"long", strings.Repeat("x", 100), `row 1: info_hash "` + strings.Repeat("x", 55) + `"... (a STRING column) is not a hex infohash`},
+		{"long", strings.Repeat("x", 100), `row 2: info_hash "` + strings.Repeat("x", 55) + `"... (a STRING column) is not a hex infohash`},
 		{"control bytes", "\x1b[2J" + strings.Repeat("a", 36), `info_hash "\x1b[2J` + strings.Repeat("a", 36) + `" (a STRING column)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func TestRunJobV2NotTheRowsHash(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		hash, v2   []byte
-		want       string // the error after "row 1: ", "" when the job is fetched
+		want       string // the error after "row 2: ", "" when the job is fetched
 		onlyBinary bool   // a 32-byte info_hash: not in fetch's own Parquet
 	}{
 		{"another hash", h[:], other, fmt.Sprintf("info_hash_v2 %x does not start with the row's info_hash %x", other, h), false},
@@ -81,8 +81,8 @@ func TestRunJobV2NotTheRowsHash(t *testing.T) {
 					}
 					return
 				}
-				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), ": row 1: "+tt.want) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("err %v (exit %d); want one line, exit 2, with %q", err, exitcode.Of(err), "row 1: "+tt.want)
+				if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), ": row 2: "+tt.want) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("err %v (exit %d); want one line, exit 2, with %q", err, exitcode.Of(err), "row 2: "+tt.want)
 				}
 			})
 		}

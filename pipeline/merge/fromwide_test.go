@@ -56,14 +56,14 @@ func TestFromWideTorrents(t *testing.T) {
 		want string // after "merge --from: FILE: ", "" to be unioned
 	}{
 		{"values that fit", tor(func(*wideTorrent) {}), ""},
-		{"hash_type 257", tor(func(w *wideTorrent) { w.HashType = 257 }), `column "hash_type" row 0: 257 is outside int8`},
-		{"hash_type -255", tor(func(w *wideTorrent) { w.HashType = -255 }), `column "hash_type" row 0: -255 is outside int8`},
+		{"hash_type 257", tor(func(w *wideTorrent) { w.HashType = 257 }), `column "hash_type" row 1: 257 is outside int8`},
+		{"hash_type -255", tor(func(w *wideTorrent) { w.HashType = -255 }), `column "hash_type" row 1: -255 is outside int8`},
 		{"file_count 2^32-1", tor(func(w *wideTorrent) { w.FileCount = new(uint32(math.MaxUint32)) }),
-			`column "file_count" row 0: 4294967295 is outside int32`},
+			`column "file_count" row 1: 4294967295 is outside int32`},
 		{"file_count 2^31", tor(func(w *wideTorrent) { w.FileCount = new(uint32(1 << 31)) }),
-			`column "file_count" row 0: 2147483648 is outside int32`},
+			`column "file_count" row 1: 2147483648 is outside int32`},
 		{"metadata_size 2^64-1", tor(func(w *wideTorrent) { w.MetadataSize = math.MaxUint64 }),
-			`column "metadata_size" row 0: 18446744073709551615 is more than an int64 holds`},
+			`column "metadata_size" row 1: 18446744073709551615 is more than an int64 holds`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestFromWidePeers(t *testing.T) {
 		want     string
 	}{
 		{"failures that fit", math.MaxInt32, ""},
-		{"failures 2^32-1", math.MaxUint32, `column "failures" row 0: 4294967295 is outside int32`},
+		{"failures 2^32-1", math.MaxUint32, `column "failures" row 1: 4294967295 is outside int32`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -222,9 +222,9 @@ func (g *rowGroup) readV2(f *statecol.File, rg parquet.RowGroup, first int64) er
 		switch {
 		case bad != nil:
 		case len(b) != 32:
-			bad = fmt.Errorf("row %d: %d bytes, want 32", first+int64(i), len(b))
+			bad = fmt.Errorf("row %d: %d bytes, want 32", first+int64(i)+1, len(b))
 		case !bytes.Equal(b[:20], g.hash[i*20:i*20+20]):
-			bad = fmt.Errorf("row %d: %x is not a v2 hash of info_hash %x", first+int64(i), b, g.hash[i*20:i*20+20])
+			bad = fmt.Errorf("row %d: %x is not a v2 hash of info_hash %x", first+int64(i)+1, b, g.hash[i*20:i*20+20])
 		}
 		g.v2[i] = b
 	})

@@ -68,8 +68,8 @@ func TestPlanRejectsDamagedV2(t *testing.T) {
 		name, want string
 		v2         func(h schema.Hash) []byte
 	}{
-		{"short", "row 1: 3 bytes, want 32", func(schema.Hash) []byte { return []byte{1, 2, 3} }},
-		{"another hash", "row 1: ", func(h schema.Hash) []byte { b := v2Of(h); b[0]++; return b }},
+		{"short", "row 2: 3 bytes, want 32", func(schema.Hash) []byte { return []byte{1, 2, 3} }},
+		{"another hash", "row 2: ", func(h schema.Hash) []byte { b := v2Of(h); b[0]++; return b }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,7 +46,7 @@ func TestDedupBlobSource(t *testing.T) {
 
 	bad := write("bad.parquet", `'\xFFsrc'`)
 	_, stderr, code := infohash(t, "dedup", "--data", data, "--far-now", "--now", "2026-01-02T00:00:00Z", bad)
-	want := "dedup: " + bad + `: row 3: source "\xffsrc" is not valid UTF-8`
+	want := "dedup: " + bad + `: row 4: source "\xffsrc" is not valid UTF-8`
 	if code != 2 || !strings.Contains(stderr, want) {
 		t.Fatalf("exit %d, want 2 and %q; stderr: %s", code, want, stderr)
 	}
