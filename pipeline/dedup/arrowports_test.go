@@ -84,21 +84,23 @@ func TestArrowPeerPortTypes(t *testing.T) {
 		port string
 		want string   // the error after "dedup: FILE: ", "" for none
 		peer []string // hash {5}'s peers, when no error
+		off  bool     // without --announced-peers: the column is not read, nor refused
 	}{
-		{"int8", P.Int8, "127", "", []string{"10.0.0.4:127"}},
-		{"int16", P.Int16, "6881", "", []string{"10.0.0.4:6881"}},
-		{"int16 negative", P.Int16, "-5", "", nil},
-		{"int32", P.Int32, "6881", "", []string{"10.0.0.4:6881"}},
-		{"int64", P.Int64, "6881", "", []string{"10.0.0.4:6881"}},
-		{"int64 past a port", P.Int64, "70000", "", nil},
-		{"int64 2^31", P.Int64, "2147483648", refused("2147483648"), nil},
-		{"int64 -2^31-1", P.Int64, "-2147483649", refused("-2147483649"), nil},
-		{"uint8", P.Uint8, "200", "", []string{"10.0.0.4:200"}},
-		{"uint16 65535", P.Uint16, "65535", "", []string{"10.0.0.4:65535"}},
-		{"uint32", P.Uint32, "6881", "", []string{"10.0.0.4:6881"}},
-		{"uint32 2^32-1", P.Uint32, "4294967295", refused("4294967295"), nil},
-		{"uint64", P.Uint64, "6881", "", []string{"10.0.0.4:6881"}},
-		{"uint64 2^64-1", P.Uint64, "18446744073709551615", refused("18446744073709551615"), nil},
+		{"int8", P.Int8, "127", "", []string{"10.0.0.4:127"}, false},
+		{"int16", P.Int16, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"int16 negative", P.Int16, "-5", "", nil, false},
+		{"int32", P.Int32, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"int64", P.Int64, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"int64 past a port", P.Int64, "70000", "", nil, false},
+		{"int64 2^31", P.Int64, "2147483648", refused("2147483648"), nil, false},
+		{"int64 -2^31-1", P.Int64, "-2147483649", refused("-2147483649"), nil, false},
+		{"uint8", P.Uint8, "200", "", []string{"10.0.0.4:200"}, false},
+		{"uint16 65535", P.Uint16, "65535", "", []string{"10.0.0.4:65535"}, false},
+		{"uint32", P.Uint32, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"uint32 2^32-1", P.Uint32, "4294967295", refused("4294967295"), nil, false},
+		{"uint64", P.Uint64, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"uint64 2^64-1", P.Uint64, "18446744073709551615", refused("18446744073709551615"), nil, false},
+		{"uint64 2^64-1 without announced peers", P.Uint64, "18446744073709551615", "", nil, true},
 	}
 	for _, tt := range tests {
 		in := filepath.Join(t.TempDir(), "in.arrows")
@@ -107,7 +109,7 @@ func TestArrowPeerPortTypes(t *testing.T) {
 		}
 		eachParquetReader(t, tt.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
-			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = true }, in)
+			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = !tt.off }, in)
 			if tt.want != "" {
 				want := "dedup: " + in + ": " + tt.want
 				if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
@@ -127,7 +129,8 @@ func TestArrowPeerPortTypes(t *testing.T) {
 			if got := st[schema.Hash{5}].Peers; !slices.Equal(got, tt.peer) {
 				t.Errorf("row 5's peers %q, want %q", got, tt.peer)
 			}
-			if got, want := st[schema.Hash{1}].Peers, []string{"10.0.0.0:100"}; !slices.Equal(got, want) {
+			if got, want := st[schema.Hash{1}].Peers, []string{"10.0.0.0:100"}; !slices.Equal(got, want) && !tt.off ||
+				len(got) != 0 && tt.off {
 				t.Errorf("row 1's peers %q, want %q", got, want)
 			}
 			if got := st[schema.Hash{6}].Peers; len(got) != 0 {
