@@ -261,8 +261,7 @@ func TestAbandonedOnCancel(t *testing.T) {
 	}
 }
 
-// TestV2Hash: a v2 job's hash is SHA-256 of the info truncated to 20
-// bytes; the same bytes checked as v1 are a mismatch.
+// TestIOFailureClasses: ioFailure tells a timeout, a local resource error and a lost connection apart.
 func TestIOFailureClasses(t *testing.T) {
 	tests := []struct {
 		err  error
