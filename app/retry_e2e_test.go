@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -178,95 +177,6 @@ func TestPlanFetchMergeCLI(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, "no input") {
 			t.Errorf("merge without input: exit %d %s", r.code, r.stderr)
 		}
-	}
-}
-
-// killAt starts infohash with args and SIGKILLs it after d (or lets it
-// finish first). It reports whether the process was killed.
-func killAt(t *testing.T, d time.Duration, stdin []byte, args ...string) bool {
-	t.Helper()
-	cmd := exec.Command(retryBinary(t), args...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("infohash %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-		}
-		return false
-	case <-time.After(d):
-		cmd.Process.Signal(syscall.SIGKILL)
-		<-done
-		return true
-	}
-}
-
-// TestKill9LosesNothing kills plan-retries and merge at random instants.
-// After plan-retries dies, every hash is planned again once the leases
-// end; a merge that dies is re-run and the result equals a clean run's:
-// each fetch result is applied exactly once.
-func TestKill9LosesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills the binary at random instants")
-	}
-	data := filepath.Join(t.TempDir(), "ih")
-	hs := seedHashes(t, data, 20000, 2)
-	at := time.Date(2026, 3, 1, 1, 0, 0, 0, time.UTC)
-	rnd := rand.New(rand.NewPCG(3, 4))
-	killed := 0
-	for i := range 6 {
-		if killAt(t, time.Duration(rnd.IntN(250))*time.Millisecond, nil, "plan-retries", "--data", data,
-			"--far-now", "--now", at.Add(time.Duration(i)*time.Minute).Format(time.RFC3339), "--limit", "3000",
-			"-o", filepath.Join(t.TempDir(), "jobs.parquet")) {
-			killed++
-		}
-	}
-	t.Logf("plan-retries killed %d of 6 times", killed)
-	// Once every lease (2h) has ended, every hash is due again.
-	after := at.Add(3 * time.Hour)
-	jobs := decodeJobs(t, mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", after.Format(time.RFC3339), "--limit", "100000", "-o", "-"))
-	if len(jobs) != len(hs) {
-		t.Fatalf("after the leases ended, %d of %d hashes were planned", len(jobs), len(hs))
-	}
-
-	// A clean merge of the results, on a copy, is the reference.
-	results := resultsArrow(t, fakeFetch(jobs, after.Add(time.Minute)))
-	resFile := filepath.Join(t.TempDir(), "results.arrow")
-	os.WriteFile(resFile, results, 0o644)
-	clean := filepath.Join(t.TempDir(), "clean")
-	if out, err := exec.Command("cp", "-a", data, clean).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	mergeAt := after.Add(2 * time.Minute).Format(time.RFC3339)
-	mustRun(t, nil, "merge", "--data", clean, "--far-now", "--now", mergeAt, resFile)
-	want := stateCSV(t, clean)
-
-	killed = 0
-	for range 4 {
-		if killAt(t, time.Duration(rnd.IntN(2000))*time.Millisecond, results, "merge", "--data", data, "--far-now", "--now", mergeAt, "-") {
-			killed++
-		}
-	}
-	t.Logf("merge killed %d of 4 times", killed)
-	mustRun(t, nil, "merge", "--data", data, "--far-now", "--now", mergeAt, resFile)
-	ents, _ := os.ReadDir(filepath.Join(data, "inbox", "merge"))
-	for _, e := range ents {
-		// A spool cut short by a kill is set aside as partial-* (what it
-		// had read), not applied: the re-run re-sent the whole input.
-		if !strings.HasPrefix(e.Name(), "partial-") {
-			t.Errorf("spooled input left behind: %s", e.Name())
-		}
-	}
-	if got := stateCSV(t, data); got != want {
-		t.Fatalf("state after killed merges differs from a clean merge")
 	}
 }
 
