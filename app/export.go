@@ -56,12 +56,12 @@ from the leases table (--table leases): the hash's lease, live while
 lease_until is in the future (an ended one stays for up to 7 days, until the
 hash is planned again or a late result ends it), null when it has none. The
 catalog is one row per known hash: the state's columns but lease_id,
-lease_until, backoff_step, bad_metadata, reactivated_at, avoid_peers, peers,
-first_source and last_failure_at, then the torrent's metadata but info_bytes
-(null until fetched). Sightings keep first_seen, last_seen and last_source (the
-state first_source too); metadata keeps fetched_at and
-served_by, so a reader can tell a short-lived observation from a lasting
-fact. The two time filters follow the two: --since keeps hashes last seen
+lease_until, backoff_step, bad_metadata, reactivated_at, avoid_peers and
+peers, then the torrent's metadata but info_bytes (null until fetched).
+Sightings keep first_seen and first_source, last_seen and last_source;
+failures keep last_failure and last_failure_at; metadata keeps fetched_at
+and served_by, so a reader can tell a short-lived observation from a lasting
+fact. The two time filters follow sightings and metadata: --since keeps hashes last seen
 since TIME (last_seen: state and catalog; refused on torrents, which have
 none), --fetched-since torrents fetched since TIME (fetched_at: torrents and
 catalog, where a hash not fetched is left out). DIR/blocklist (and

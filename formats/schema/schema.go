@@ -423,11 +423,13 @@ func Time(ms int64) time.Time {
 // the state's lease_id, lease_until, backoff_step, bad_metadata,
 // reactivated_at, avoid_peers and peers, nor the torrent's info_bytes (its
 // hash_type is the state's, which merge sets from the metadata). Every
-// network-derived field keeps its provenance: first_seen/last_seen/
-// last_source for sightings, fetched_at/served_by for metadata. The
-// metadata columns (fetched_at to private) are null until the hash is
-// fetched, and then hold what is known, an empty name and a size of 0
-// included (see Meta).
+// network-derived field keeps its provenance: first_seen/first_source and
+// last_seen/last_source for sightings, last_failure/last_failure_at for
+// failures, fetched_at/served_by for metadata (export's
+// TestCatalogKeepsProvenance holds every column to this). The metadata
+// columns (fetched_at to private) are null until the hash is fetched, and
+// then hold what is known, an empty name and a size of 0 included (see
+// Meta).
 type Catalog struct {
 	InfoHash       Hash    `parquet:"info_hash"`
 	InfoHashV2     []byte  `parquet:"info_hash_v2,optional"`
@@ -443,6 +445,8 @@ type Catalog struct {
 	LastFailure    string  `parquet:"last_failure,optional,dict"`
 	NextRetry      int64   `parquet:"next_retry,optional,timestamp(millisecond)"`
 	Tier           string  `parquet:"tier,dict"`
+	FirstSource    string  `parquet:"first_source,optional,dict"`
+	LastFailureAt  int64   `parquet:"last_failure_at,optional,timestamp(millisecond)"`
 	FetchedAt      int64   `parquet:"fetched_at,optional,timestamp(millisecond)"`
 	ServedBy       string  `parquet:"served_by,optional"`
 	MetadataSize   int64   `parquet:"metadata_size,optional"`

@@ -93,7 +93,7 @@ var tableDocs = map[string]tableDoc{
 		"(DIR/torrents/current/prefix=XX/*.parquet), sorted by info_hash",
 		schema.Torrent{}, torrentMeanings},
 	"catalog": {"one row per known hash: the state's columns but lease_id, lease_until, backoff_step, " +
-		"bad_metadata, reactivated_at, avoid_peers, peers, first_source and last_failure_at, then the torrent's but info_bytes (null until " +
+		"bad_metadata, reactivated_at, avoid_peers and peers, then the torrent's but info_bytes (null until " +
 		"fetched: fetched_at to private), sorted by info_hash",
 		schema.Catalog{}, catalogMeanings()},
 	"leases": {"one row per planned job whose result merge has not applied (DIR/leases/current/*.parquet), " +
