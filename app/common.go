@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,8 +65,9 @@ func labelMetrics(c *cli.Context, b []byte) ([]byte, error) {
 }
 
 // statsJSONFlag is the --stats-json flag of every stage.
-var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters as JSON to `FILE` (- for stdout), " +
-	"on every exit --metrics-file is written on; only {\"exit_status\": N} when the run ended before writing its counters (locked out, bad input, an error or a signal before its end)",
+var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters and exit_status (the status it exits with, " +
+	"3 partial and 130 interrupted included) as JSON to `FILE` (- for stdout), on every exit --metrics-file is written on; " +
+	"only {\"exit_status\": N} when the run ended before writing its counters (locked out, bad input, an error or a signal before its end)",
 	Action: checkReportPath("stats-json")}
 
 // checkReportPath vets --stats-json or --metrics-file (name) as soon as
@@ -381,7 +381,14 @@ var started = time.Now()
 // writeStatsJSON writes v to --stats-json and --metrics-file when given,
 // and returns the error the run ends with: end(nil), or end of the error
 // writing a report. end maps that error (nil when both were written) to
-// how the run ends, as the caller would combine it with the run's own.
+// how the run ends, as the caller would combine it with the run's own;
+// it is called more than once, so it must only compute. --stats-json
+// holds v's counters and exit_status, the status of end(nil)
+// (exitStatus): the one the process exits with, unless writing a report
+// fails (a --stats-json that cannot be written is not there to say
+// otherwise; a --metrics-file that then fails makes it 1 or the
+// error's). It used to hold counters alone, which read as a success
+// after a partial (3) or interrupted (130) run.
 // --stats-json is written first, so that the metrics record that end:
 // their exit status is the run's, and unless it is 0 they keep the last
 // success time of the file they replace (lastSuccess); written first,
@@ -396,7 +403,7 @@ func writeStatsJSON(c *cli.Context, v any, end func(reportErr error) error) erro
 	var jerr error
 	if p := c.String("stats-json"); p != "" {
 		noteReportTried(c.Context, "stats-json")
-		b, err := json.MarshalIndent(v, "", "  ")
+		b, err := withExitStatus(v, exitStatus(c.Context, end(nil)))
 		if err == nil {
 			err = writeReport(c, "stats-json", p, append(b, '\n'))
 		}

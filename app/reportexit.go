@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,17 +44,37 @@ func reportsOnEveryExit(c *cli.Command) {
 	})
 }
 
-// exitOnly is the --stats-json of a run that ended before writing its
-// counters.
-type exitOnly struct {
-	ExitStatus int `json:"exit_status"`
-}
-
 // writeExitOnly writes {"exit_status": code} alone to --stats-json: the
 // counters of a run that ended before writing them are not committed.
 func writeExitOnly(cc *cli.Context, code int) error {
-	b, _ := json.MarshalIndent(exitOnly{ExitStatus: code}, "", "  ")
-	return writeReport(cc, "stats-json", cc.String("stats-json"), append(b, '\n'))
+	b, err := withExitStatus(struct{}{}, code)
+	if err != nil {
+		return err
+	}
+	return writeReport(cc, "stats-json", cc.String("stats-json"), b)
+}
+
+// withExitStatus is --stats-json's text: v, the run's counters (a JSON
+// object), with "exit_status": code first, indented by two spaces.
+func withExitStatus(v any, code int) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("counters are not a JSON object: %.40s", b)
+	}
+	obj := fmt.Appendf(nil, `{"exit_status":%d`, code)
+	if string(b) != "{}" {
+		obj = append(obj, ',')
+	}
+	obj = append(obj, b[1:]...)
+	var out bytes.Buffer
+	if err := json.Indent(&out, obj, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
 }
 
 // reportOnEveryExit wraps the Action of c, when it is a stage (it takes

@@ -29,7 +29,7 @@ type exitCase struct {
 	cancelled bool                      // run under a context already cancelled, as after SIGINT
 	exit      int
 	usage     bool   // a usage error: the report's old file is left as it was
-	stats     string // a key of the --stats-json written: "exit_status" (alone) when the run wrote no counters
+	stats     string // a key of the --stats-json written, beside exit_status: "exit_status" (alone) when the run wrote no counters
 }
 
 // exitFixture is what the exit cases run on: a dataset (data), another
@@ -116,17 +116,21 @@ func newExitFixture(t *testing.T) *exitFixture {
 		{name: "merge locked", args: []string{"merge", "--data", data, "--from", other}, hold: lockData, exit: 75, stats: none},
 		{name: "merge interrupted", args: []string{"merge", "--data", data, "--from", other}, cancelled: true, exit: 130, stats: none},
 		{name: "merge bad input", args: []string{"merge", "--data", data, bad}, exit: 2, stats: none},
+		{name: "merge ok", args: []string{"merge", "--data", data, "--from", other}, exit: 0, stats: "inputs"}, // last: a second merge of other does nothing
 		{name: "plan-retries locked", args: []string{"plan-retries", "--data", data, "-o", out("jobs.parquet")}, hold: lockData, exit: 75, stats: none},
 		{name: "plan-retries error", args: []string{"plan-retries", "--data", broken, "-o", out("jobs.parquet")}, exit: 1, stats: none},
 		{name: "plan-retries interrupted", args: []string{"plan-retries", "--data", data, "-o", out("jobs.parquet")}, cancelled: true, exit: 130, stats: none},
+		{name: "plan-retries ok", args: []string{"plan-retries", "--data", data, "-o", out("jobs0.parquet")}, exit: 0, stats: "planned"}, // last: it leases every job
 		{name: "capture locked", args: append([]string{"capture", "--duration", "1s", "-o", out("obs1.parquet")}, dht...),
 			hold: lockState("lock"), exit: 75, stats: none},
 		{name: "capture interrupted", args: append([]string{"capture", "--duration", "1m", "-o", out("obs2.parquet")}, dht...),
 			cancelled: true, exit: 130, stats: "nodes"}, // what was received is written
+		{name: "fetch ok", args: []string{"fetch", "--no-dht", "-o", out("r0.parquet"), list}, exit: 0, stats: "jobs"}, // local_error: no peer source
 		{name: "fetch interrupted", args: append([]string{"fetch", "-o", out("r1.parquet"), list}, dht...), cancelled: true, exit: 130, stats: "jobs"},
 		{name: "fetch locked", args: append([]string{"fetch", "-o", out("r2.parquet"), list}, dht...),
 			hold: lockState("fetch.lock"), exit: 75, stats: none},
 		{name: "fetch bad input", args: []string{"fetch", "--no-dht", "-o", out("r3.parquet"), bad}, exit: 2, stats: none},
+		{name: "export ok", args: []string{"export", "--data", data, "-o", out("x0.csv")}, exit: 0, stats: "rows"},
 		{name: "export bad input", args: []string{"export", "--data", empty, "-o", out("x.csv")}, exit: 2, stats: none},
 		{name: "export interrupted", args: []string{"export", "--data", data, "-o", out("x.csv")}, cancelled: true, exit: 130, stats: none},
 
@@ -218,11 +222,13 @@ func TestMetricsOnEveryExit(t *testing.T) {
 }
 
 // TestStatsJSONOnEveryExit: every stage writes --stats-json on every exit
-// it writes --metrics-file on (all but a usage error): its counters when
-// it got to write them, else {"exit_status": N} alone. A run locked out
-// (75), given bad input (2), failing before its commit (1) or interrupted
-// before it started (130) used to leave the old file in place, which read
-// as the last run's counters.
+// it writes --metrics-file on (all but a usage error): its counters and
+// exit_status when it got to write them, else {"exit_status": N} alone.
+// A run locked out (75), given bad input (2), failing before its commit
+// (1) or interrupted before it started (130) used to leave the old file
+// in place, which read as the last run's counters; a run that wrote its
+// counters (dedup partial 3, capture or fetch interrupted 130) wrote no
+// exit_status, which read as a success.
 func TestStatsJSONOnEveryExit(t *testing.T) {
 	fx := newExitFixture(t)
 	old := func(string) string { return `{"old": true}` + "\n" }
@@ -234,7 +240,10 @@ func TestStatsJSONOnEveryExit(t *testing.T) {
 		if _, ok := got[tt.stats]; !ok {
 			t.Fatalf("--stats-json has no %q:\n%s", tt.stats, b)
 		}
-		if tt.stats == "exit_status" && (len(got) != 1 || got["exit_status"] != float64(tt.exit)) {
+		if got["exit_status"] != float64(tt.exit) {
+			t.Errorf("--stats-json exit_status %v, want %d:\n%s", got["exit_status"], tt.exit, b)
+		}
+		if tt.stats == "exit_status" && len(got) != 1 {
 			t.Errorf("--stats-json %s, want {\"exit_status\": %d} alone", b, tt.exit)
 		}
 	})
