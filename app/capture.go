@@ -146,7 +146,7 @@ distinct_hashes is exact up to 65,536 hashes, an estimate (within about
 			&cli.StringFlag{Name: "run-id", Usage: "run `ID` written into every observation (default capture-<UTC time>)"},
 			runningNowFlag("observed_at and the default --run-id (--duration stays real time)"),
 			replaceFlag,
-			statsJSONFlag,
+			statsJSONFlag(true),
 		},
 		Action: runCapture,
 	}

@@ -64,11 +64,20 @@ func labelMetrics(c *cli.Context, b []byte) ([]byte, error) {
 	return metrics.AddLabels(b, l)
 }
 
-// statsJSONFlag is the --stats-json flag of every stage.
-var statsJSONFlag = &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters and exit_status (the status it exits with, " +
-	"3 partial and 130 interrupted included) as JSON to `FILE` (- for stdout), on every exit --metrics-file is written on; " +
-	"only {\"exit_status\": N} when the run ended before writing its counters (locked out, bad input, an error or a signal before its end)",
-	Action: checkReportPath("stats-json")}
+// statsJSONFlag is the --stats-json flag of a stage. locks says that the
+// stage takes a lock (the dataset's, or capture's and fetch's
+// --dht-state), so that a run can end locked out (75) before it counts:
+// export takes none, and its help used to say it could.
+func statsJSONFlag(locks bool) *cli.StringFlag {
+	early := "bad input, an error or a signal before its end"
+	if locks {
+		early = "locked out, " + early
+	}
+	return &cli.StringFlag{Name: "stats-json", Usage: "also write the run's counters and exit_status (the status it exits with, " +
+		"3 partial and 130 interrupted included) as JSON to `FILE` (- for stdout), on every exit --metrics-file is written on; " +
+		"only {\"exit_status\": N} when the run ended before writing its counters (" + early + ")",
+		Action: checkReportPath("stats-json")}
+}
 
 // checkReportPath vets --stats-json or --metrics-file (name) as soon as
 // the flags are parsed, so that a path the report cannot be written to is

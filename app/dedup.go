@@ -115,7 +115,7 @@ input.
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("new hashes' next_retry (due at once), the limit past which an observed_at is read as the clock, " +
 				"the ledger's applied_at; last_seen and reactivation follow the sightings' observed_at (capture's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
-			statsJSONFlag,
+			statsJSONFlag(true),
 			policyDurationFlag("half-life", "activity half-life `D` for this run",
 				fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)),
 			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers"},

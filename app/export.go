@@ -79,7 +79,7 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 
 ` + exitHelp("export"),
 		Flags: []cli.Flag{
-			dataFlag, statsJSONFlag,
+			dataFlag, statsJSONFlag(false),
 			&cli.StringFlag{Name: "table", Value: "state", Usage: "`TABLE` to write: state, torrents, catalog (state joined with metadata: a selection of their columns, see above); or, whole (the hash filters refused; DIR/blocklist and --blocklist leave out leases of listed hashes), leases, peers (penalised endpoints) or ledger (applied inputs)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "parquet", Usage: "output `FORMAT`: " + strings.Join(export.Formats, ", ") + " (not given: the one -o's extension names, .parquet, .csv, .jsonl or .ndjson, .arrow or .arrows; another extension is refused; parquet for -o - or a name without one)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "output `FILE`, or - for stdout"},

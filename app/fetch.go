@@ -199,7 +199,7 @@ peer's exchange as local_error, which counts against neither the peer nor the ha
 			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
 			runningNowFlag("attempted_at, peer_failures' at, when leases and penalties end (timeouts stay real time)"),
 			replaceFlag,
-			statsJSONFlag,
+			statsJSONFlag(true),
 		},
 		Action: runFetch,
 	}

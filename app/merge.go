@@ -148,7 +148,7 @@ that holds no dataset is refused (exit 2).
 			dataFlag, nowFlagOf("live leases and penalties, archiving (unseen since TIME less archive.unseen, new_unseen, fetched_unseen), the limit past which " +
 				"an attempted_at is read as the clock, the ledger's applied_at; last_attempt and next_retry follow fetch's " +
 				"attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
-			statsJSONFlag,
+			statsJSONFlag(true),
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
 			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
 			&cli.Int64Flag{Name: "max-metadata-size", Value: fetch.DefaultMaxMetadataSize, Usage: "a results file (or --from's other dataset) holding an info dictionary over `BYTES` is bad input " +

@@ -133,7 +133,7 @@ only the best --limit candidates in memory.
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("what is due (next_retry <= TIME), live leases and penalties, lease_until, planned_at; " +
 				"it moves no retry time: merge sets next_retry from fetch's attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
-			statsJSONFlag,
+			statsJSONFlag(true),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write jobs to `FILE` (Parquet; not *.arrows, *.arrow), or - for Arrow IPC on stdout (required unless --limit 0)"},
 			&cli.IntFlag{Name: "limit", Value: d.Limit, Usage: "plan at most `N` jobs (0: none, a dry run that counts what a pass would find due, the cold window's too, and leases nothing; without -o it writes nothing, with -o no jobs)"},
 			&cli.Float64Flag{Name: "new-share", Usage: "least share `F` of --limit kept for never-tried hashes",

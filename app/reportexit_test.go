@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -396,5 +397,37 @@ func TestReportsOnEveryExit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStatsJSONHelpLocks: the --stats-json help of a stage says that a
+// run locked out writes exit_status alone only for a stage that takes a
+// lock (its "locked" case in newExitFixture exits 75); export takes none,
+// and its help used to say it could be locked out.
+func TestStatsJSONHelpLocks(t *testing.T) {
+	locks := map[string]bool{"capture": true, "dedup": true, "plan-retries": true, "fetch": true, "merge": true, "export": false}
+	seen := 0
+	for _, c := range commands() {
+		i := slices.IndexFunc(c.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "stats-json") })
+		if i < 0 {
+			continue
+		}
+		seen++
+		t.Run(c.Name, func(t *testing.T) {
+			want, ok := locks[c.Name]
+			if !ok {
+				t.Fatalf("%s takes --stats-json: say whether it locks", c.Name)
+			}
+			usage := c.Flags[i].(*cli.StringFlag).Usage
+			if got := strings.Contains(usage, "locked out"); got != want {
+				t.Errorf("help says locked out: %v, want %v: %q", got, want, usage)
+			}
+			if !strings.Contains(usage, "exit_status") {
+				t.Errorf("help does not name exit_status: %q", usage)
+			}
+		})
+	}
+	if seen != len(locks) {
+		t.Errorf("%d commands take --stats-json, want %d", seen, len(locks))
 	}
 }
