@@ -47,3 +47,15 @@ func Of(head []byte) Kind {
 	}
 	return Text
 }
+
+// EmptyHint is what an empty input's error adds when the input came
+// through a pipe (stdin, a named pipe or FIFO): the command before it
+// most likely failed and wrote nothing (an empty list or batch is still
+// a line or an Arrow stream with its schema). dedup, fetch and merge say
+// it alike.
+func EmptyHint(piped bool) string {
+	if piped {
+		return " (nothing came through the pipe: did the command before it fail?)"
+	}
+	return ""
+}

@@ -265,13 +265,14 @@ func probe(path, name, data string) (input, error) {
 }
 
 // kindOf tells an input's kind from its first bytes (up to
-// sniff.HeadSize; none is an empty input). A compressed input is refused
-// (compressedError; path is the file's, "" for a stream; data the
+// sniff.HeadSize; none is an empty input, which a stream's error says
+// came through a pipe, as merge and fetch say it). A compressed input is
+// refused (compressedError; path is the file's, "" for a stream; data the
 // dataset's, for the hint).
 func kindOf(head []byte, name, path, data string) (inputKind, error) {
 	switch sniff.Of(head) {
 	case sniff.Empty:
-		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: empty input", name))
+		return 0, exitcode.BadInput(fmt.Errorf("dedup: %s: empty input%s", name, sniff.EmptyHint(path == "")))
 	case sniff.Compressed:
 		return 0, compressedError(sniff.CompressionOf(head), name, path, data)
 	case sniff.Parquet:

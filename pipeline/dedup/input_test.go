@@ -58,3 +58,36 @@ func TestFolderFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyInputHint: an empty input is bad input (exit 2) naming it; on
+// stdin the error adds what merge and fetch add (sniff.EmptyHint), that
+// nothing came through the pipe, which dedup used to leave out. An empty
+// file says it alone.
+func TestEmptyInputHint(t *testing.T) {
+	const hint = "(nothing came through the pipe: did the command before it fail?)"
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		input string
+		want  string
+		piped bool
+	}{
+		{"stdin", "-", "dedup: stdin: empty input " + hint, true},
+		{"file", empty, "dedup: " + empty + ": empty input", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			_, err := run(t, data, func(o *Options) { o.Stdin = bytes.NewReader(nil) }, tt.input)
+			if err == nil || exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("error %v (exit %d), want bad input", err, exitcode.Of(err))
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), hint) != tt.piped {
+				t.Errorf("error %q, want %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -113,10 +113,7 @@ func openStream(name string, br *bufio.Reader, closeIn func() error, file bool, 
 	case kind == sniff.Empty && err != nil && !errors.Is(err, io.EOF):
 		return nil, fmt.Errorf("%s: %w", name, err)
 	case kind == sniff.Empty:
-		if !file {
-			return nil, fmt.Errorf("%s: empty input (nothing came through the pipe: did the command before it fail?)", name)
-		}
-		return nil, fmt.Errorf("%s: empty input", name)
+		return nil, fmt.Errorf("%s: empty input%s", name, sniff.EmptyHint(!file))
 	case kind == sniff.Compressed:
 		return nil, compressedJobs(sniff.CompressionOf(head), name, file, output)
 	case kind == sniff.Parquet:

@@ -7,16 +7,6 @@ import (
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
-// emptyHint is what an empty input's error adds when it came through a
-// pipe: the command before it most likely failed and wrote nothing (an
-// empty batch is still an Arrow stream with its schema).
-func emptyHint(piped bool) string {
-	if piped {
-		return " (nothing came through the pipe: did the command before it fail?)"
-	}
-	return ""
-}
-
 // compressedResults refuses in, compressed as c (bad input), saying how
 // to give it to merge: decompressed, on stdin, which takes an Arrow
 // stream or Parquet (spooled whole before it is read). A spool (stdin,

@@ -272,7 +272,7 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 		}
 		r = ar
 	case sniff.Empty:
-		return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, emptyHint(in.inbox)))
+		return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, sniff.EmptyHint(in.inbox)))
 	case sniff.Compressed:
 		return 0, nil, compressedResults(sniff.CompressionOf(head), in)
 	default:
