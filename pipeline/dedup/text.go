@@ -9,7 +9,8 @@ import (
 )
 
 // readHashList reads a hash list, calling emit for each hash; errors name
-// the line, and a line over hashlist.MaxLine ends it. A last line that no
+// the line (a first line that is a CSV header says so), and a line over
+// hashlist.MaxLine ends it. A last line that no
 // newline ends and that is not an entry is a hashlist.CutLineError (the
 // list was cut there).
 func readHashList(name string, r io.Reader, at int64, emit func(schema.Observation)) (int64, error) {
@@ -29,6 +30,9 @@ func readHashList(name string, r io.Reader, at int64, emit func(schema.Observati
 		// Every key a line names: both of a hybrid torrent's magnet.
 		hs, err := hashlist.LineHashes(string(line))
 		if err != nil {
+			if herr := sc.CSVHeaderError("dedup reads Parquet, Arrow, or"); herr != nil {
+				return n, herr
+			}
 			return n, sc.BadLine(err) // a CutLineError for a cut last line
 		}
 		for _, m := range hs {

@@ -2,11 +2,14 @@ package dedup
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // TestReadHashList reads a list through the 40-digit fast path and the
@@ -108,5 +111,22 @@ func TestHybridMagnet(t *testing.T) {
 				t.Fatalf("second key %+v, want v2 with its full hash", got[1])
 			}
 		})
+	}
+}
+
+// TestCSVHeaderInput: export --format csv's output given to dedup is bad
+// input (exit 2) whose error says its first line looks like a CSV header
+// and what dedup reads, not that the 261-character line is no infohash.
+func TestCSVHeaderInput(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "state.csv")
+	if err := os.WriteFile(csv, []byte("info_hash,info_hash_v2,hash_type\n0123456789abcdef0123456789abcdef01234567,,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := run(t, filepath.Join(dir, "ds"), nil, csv)
+	want := csv + `:1: "info_hash,info_hash_v2,hash_type" looks like a CSV header: dedup reads Parquet, Arrow, or ` +
+		"a list of one infohash or magnet URI a line (export --format csv output is not an input)"
+	if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
+		t.Fatalf("got %v (exit %d), want bad input saying %q", err, exitcode.Of(err), want)
 	}
 }

@@ -60,7 +60,9 @@ func (l *hashList) scan() {
 	for l.sc.Scan() {
 		hs, err := hashlist.LineHashes(string(l.sc.Bytes()))
 		if err != nil {
-			l.end = l.sc.Errorf("%w (a hash list has one infohash or magnet URI a line)", err)
+			if l.end = l.sc.CSVHeaderError("fetch reads jobs (Parquet or an Arrow stream) or"); l.end == nil {
+				l.end = l.sc.Errorf("%w (a hash list has one infohash or magnet URI a line)", err)
+			}
 			return
 		}
 		for _, h := range hs { // a hybrid torrent's magnet names two keys

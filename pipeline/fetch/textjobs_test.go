@@ -72,6 +72,9 @@ func TestRunInputOfAnotherKind(t *testing.T) {
 	}{
 		{"bad line", []byte("0123456789abcdef0123456789abcdef01234567\nnot a hash\n"), false,
 			`infohash "not a hash": want 40 or 64 hex characters, got 10 (a hash list has one infohash or magnet URI a line)`, 2},
+		{"export's CSV", []byte("info_hash,info_hash_v2,hash_type\n0123456789abcdef0123456789abcdef01234567,,1\n"), false,
+			`"info_hash,info_hash_v2,hash_type" looks like a CSV header: fetch reads jobs (Parquet or an Arrow stream) or ` +
+				"a list of one infohash or magnet URI a line (export --format csv output is not an input)", 1},
 		{"binary", []byte("\x00\x01\x02garbage"), false,
 			"neither Parquet jobs, an Arrow IPC stream of jobs nor a text list of infohashes", 0},
 		{"binary on stdin", []byte("\x00\x01\x02garbage"), true,
