@@ -89,7 +89,7 @@ func TestReadersWriteNothing(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
-		if args[0] == "status" && args[len(args)-1] == data && !strings.Contains(stdout, "20 (0 leased to fetch jobs, 1 inputs applied)") {
+		if args[0] == "status" && args[len(args)-1] == data && !strings.Contains(stdout, "20 (0 leased to fetch jobs, 1 input applied)") {
 			t.Errorf("status of the format-3 dataset:\n%s", stdout)
 		}
 		if args[0] == "export" && args[4] == "ledger" && !strings.Contains(stdout, "sha-old") {

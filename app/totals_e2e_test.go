@@ -97,7 +97,7 @@ func TestTotalsCountCommittedWorkOnce(t *testing.T) {
 		}
 	}
 	text := string(mustRun(t, nil, "status", "--data", data))
-	if !strings.Contains(text, "600 observations, 300 new hashes, 100 jobs planned (0 for overdue new hashes), 101 attempts merged (1 torrents stored, 0 retries deferred by peer penalties)") {
+	if !strings.Contains(text, "600 observations, 300 new hashes, 100 jobs planned (0 for overdue new hashes), 101 attempts merged (1 torrent stored, 0 retries deferred by peer penalties)") {
 		t.Errorf("status text lacks the totals line:\n%s", text)
 	}
 }

@@ -27,8 +27,8 @@ func TestVerifyDamagedReport(t *testing.T) {
 		wantNull bool
 		wantText string
 	}{
-		{"intact", false, false, "(0 leased to fetch jobs, 1 inputs applied)"},
-		{"damaged", true, true, "3 per the manifest (1 inputs applied)"},
+		{"intact", false, false, "(0 leased to fetch jobs, 1 input applied)"},
+		{"damaged", true, true, "3 per the manifest (1 input applied)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := dataset.Open(context.Background(), t.TempDir(), dataset.OpenOptions{Create: true})

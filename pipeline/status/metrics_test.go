@@ -111,7 +111,7 @@ func TestPrintTotals(t *testing.T) {
 	}{
 		{"deferred", map[string]int64{dataset.TotalKey(dataset.TotalMergeAttempts, "peers_penalised"): 4,
 			dataset.TotalKey(dataset.TotalMergeAttempts, "ok"): 1, dataset.TotalMergeTorrents: 1, dataset.TotalMergeDeferred: 3},
-			"5 attempts merged (1 torrents stored, 3 retries deferred by peer penalties)\n"},
+			"5 attempts merged (1 torrent stored, 3 retries deferred by peer penalties)\n"},
 		{"new overdue", map[string]int64{dataset.TotalKey(dataset.TotalPlanJobs, "new"): 6,
 			dataset.TotalKey(dataset.TotalPlanJobs, "retry"): 4, dataset.TotalPlanNewOverdue: 2},
 			"10 jobs planned (2 for overdue new hashes), 0 attempts merged"},

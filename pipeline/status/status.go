@@ -338,18 +338,18 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s; id %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339), id)
 	if v := r.Verified; v != nil && len(v.Problems) > 0 {
-		fmt.Fprintf(tw, "hashes\t%d per the manifest (%d inputs applied)\n", r.Hashes, r.InputsLedger)
+		fmt.Fprintf(tw, "hashes\t%d per the manifest (%s applied)\n", r.Hashes, plural(r.InputsLedger, "input", "inputs"))
 		r.printBlocklist(tw)
 		tw.Flush()
-		fmt.Fprintf(w, "verified %d files (%s) against the manifest: %d do not match (not counted further)\n",
-			v.Files, humanBytes(v.Bytes), len(v.Problems))
+		fmt.Fprintf(w, "verified %s (%s) against the manifest: %d do not match (not counted further)\n",
+			plural(int64(v.Files), "file", "files"), humanBytes(v.Bytes), len(v.Problems))
 		for _, p := range v.Problems {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 		r.printUnpublished(w)
 		return
 	}
-	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %d inputs applied)\n", r.Hashes, deref(r.Leased), r.InputsLedger)
+	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %s applied)\n", r.Hashes, deref(r.Leased), plural(r.InputsLedger, "input", "inputs"))
 	if n := deref(r.LeasesExpired); n > 0 {
 		fmt.Fprintf(tw, "expired leases\t%d with no result merged (fetch died or its results were not merged; the oldest ended %s)\n",
 			n, r.OldestExpired.Format(time.RFC3339))
@@ -359,20 +359,22 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(tw, "last failure\t%s\n", counts(r.ByFailure, nil))
 	r.printBlocklist(tw)
 	if a := r.LastInput; a != nil {
-		fmt.Fprintf(tw, "last input\t%s (%d rows) applied at %s\n", a.Name, a.Rows, a.At.Format(time.RFC3339))
+		fmt.Fprintf(tw, "last input\t%s (%s) applied at %s\n", a.Name, plural(a.Rows, "row", "rows"), a.At.Format(time.RFC3339))
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.TableRows)) {
-		fmt.Fprintf(tw, "table %s\t%d rows, %s\n", name, r.TableRows[name], humanBytes(r.TableBytes[name]))
+		fmt.Fprintf(tw, "table %s\t%s, %s\n", name, plural(r.TableRows[name], "row", "rows"), humanBytes(r.TableBytes[name]))
 	}
 	if t := r.Totals; len(t) > 0 {
-		fmt.Fprintf(tw, "totals\t%d observations, %d new hashes, %d jobs planned (%d for overdue new hashes), %d attempts merged (%d torrents stored, %d retries deferred by peer penalties)\n",
-			t[dataset.TotalDedupObservations], t[dataset.TotalDedupNew], sumFamily(t, dataset.TotalPlanJobs), t[dataset.TotalPlanNewOverdue],
-			sumFamily(t, dataset.TotalMergeAttempts), t[dataset.TotalMergeTorrents], t[dataset.TotalMergeDeferred])
+		fmt.Fprintf(tw, "totals\t%s, %s, %s planned (%d for overdue new hashes), %s merged (%s stored, %s deferred by peer penalties)\n",
+			plural(t[dataset.TotalDedupObservations], "observation", "observations"), plural(t[dataset.TotalDedupNew], "new hash", "new hashes"),
+			plural(sumFamily(t, dataset.TotalPlanJobs), "job", "jobs"), t[dataset.TotalPlanNewOverdue],
+			plural(sumFamily(t, dataset.TotalMergeAttempts), "attempt", "attempts"), plural(t[dataset.TotalMergeTorrents], "torrent", "torrents"),
+			plural(t[dataset.TotalMergeDeferred], "retry", "retries"))
 	}
 	tw.Flush()
 	r.printWaves(w)
 	if v := r.Verified; v != nil {
-		fmt.Fprintf(w, "verified %d files (%s) against the manifest: all match\n", v.Files, humanBytes(v.Bytes))
+		fmt.Fprintf(w, "verified %s (%s) against the manifest: all match\n", plural(int64(v.Files), "file", "files"), humanBytes(v.Bytes))
 	}
 	for _, p := range r.Partial {
 		fmt.Fprintf(w, "partial input (set aside, not applied, by a run killed or out of disk space while reading a pipe, or whose stream or list was cut short; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
