@@ -14,22 +14,28 @@ import (
 // a null reads). fetch ranks a peer's class above the job's own timeout,
 // so an attempt that ran out of time with found peers still queued says
 // "rejected" too: that one is retried soon, as the first was, not backed
-// off as if the whole swarm were bad.
+// off as if the whole swarm were bad. So is a hash_mismatch after a
+// peer-level failure, short of proof by distinct sources: fetch dials on
+// after a peer's bad metadata, so the job's time can cut it alike.
 func TestRepeatedPeerFailureEscalatesOnlyWhenEveryPeerTried(t *testing.T) {
-	const soon, back = 10 * time.Minute, 30 * time.Minute // policy defaults: retry_soon, backoff.rejected[0]
+	const soon, back = 10 * time.Minute, 30 * time.Minute // policy defaults: retry_soon, backoff.<class>[0]
+	const rejected, mismatch = schema.OutcomeRejected, schema.OutcomeHashMismatch
 	tests := []struct {
 		name         string
 		second       bool          // a peer-level failure came before this one
+		class        string        // this result's outcome
 		found, tried int32         // this result's peers_found, peers_tried
 		wantDelay    time.Duration // ±20% jitter
 		wantStep     int32
 	}{
-		{"first, tried all", false, 3, 3, soon, 0},
-		{"first, tried some", false, 3, 1, soon, 0},
-		{"second, tried all", true, 3, 3, back, 1},
-		{"second, tried some", true, 3, 1, soon, 0},
-		{"second, counts unknown", true, 0, 0, back, 1},
-		{"second, tried unknown", true, 3, 0, back, 1},
+		{"first, tried all", false, rejected, 3, 3, soon, 0},
+		{"first, tried some", false, rejected, 3, 1, soon, 0},
+		{"second, tried all", true, rejected, 3, 3, back, 1},
+		{"second, tried some", true, rejected, 3, 1, soon, 0},
+		{"second, counts unknown", true, rejected, 0, 0, back, 1},
+		{"second, tried unknown", true, rejected, 3, 0, back, 1},
+		{"hash_mismatch after one, tried all", true, mismatch, 4, 4, back, 1},
+		{"hash_mismatch after one, tried some", true, mismatch, 4, 2, soon, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +54,7 @@ func TestRepeatedPeerFailureEscalatesOnlyWhenEveryPeerTried(t *testing.T) {
 				t.Fatalf("planned %d jobs at %v, want the hash", len(jobs), tm(now))
 			}
 			at := now + minute
-			r := failure(jobs[0], schema.OutcomeRejected, at)
+			r := failure(jobs[0], tt.class, at, schema.PeerFailure{Addr: "127.0.0.1:7001", Class: tt.class, At: at})
 			r.PeersFound, r.PeersTried = tt.found, tt.tried
 			if st := runMerge(t, dir, at+minute, writeResults(t, []schema.Result{r})); st.Applied != 1 {
 				t.Fatalf("stats %+v, want the result applied", st)
@@ -58,6 +64,13 @@ func TestRepeatedPeerFailureEscalatesOnlyWhenEveryPeerTried(t *testing.T) {
 			if d < tt.wantDelay*8/10 || d > tt.wantDelay*12/10 || got.BackoffStep != tt.wantStep {
 				t.Errorf("next_retry %v after the attempt, backoff_step %d; want %v ±20%%, step %d",
 					d, got.BackoffStep, tt.wantDelay, tt.wantStep)
+			}
+			wantBad := int32(0)
+			if tt.class == mismatch {
+				wantBad = 1 // one source: not proven bad
+			}
+			if got.BadMetadata != wantBad {
+				t.Errorf("bad_metadata %d, want %d", got.BadMetadata, wantBad)
 			}
 		})
 	}

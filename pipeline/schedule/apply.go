@@ -43,7 +43,8 @@ func ApplyFailure(p Policy, st *schema.State, class string, attemptedAt int64, d
 // A never-tried hash has no counted failure to keep and shows local_error.
 //
 // It knows nothing of how many of the peers found the attempt tried, so a
-// second peer-level failure in a row backs off (ApplyResultFailure knows).
+// peer-level failure, or a bad-metadata one short of proving the hash bad,
+// after a soft one backs off (ApplyResultFailure knows).
 //
 // Callers apply a result only while it holds the state's lease (merge);
 // ApplyFailure itself refuses only unknown classes and fetched hashes.
@@ -53,9 +54,10 @@ func ApplyFailureFrom(p Policy, st *schema.State, class string, attemptedAt int6
 
 // ApplyResultFailure is ApplyFailureFrom for failed result r, whose
 // outcome is the class and attempted_at the time, and which also says how
-// many peers the attempt found and tried: a second peer-level failure in a
-// row backs the hash off only when r tried every peer it found
-// (leftUntried). merge applies failures through it.
+// many peers the attempt found and tried: a peer-level failure, or a
+// bad-metadata one short of proving the hash bad, after a soft failure
+// backs the hash off only when r tried every peer it found (leftUntried).
+// merge applies failures through it.
 func ApplyResultFailure(p Policy, st *schema.State, r *schema.Result, newSources int32) error {
 	return applyFailure(p, st, r.Outcome, r.AttemptedAt, newSources, leftUntried(r.PeersFound, r.PeersTried))
 }
@@ -63,11 +65,13 @@ func ApplyResultFailure(p Policy, st *schema.State, r *schema.Result, newSources
 // leftUntried reports whether an attempt that found found peers it could
 // dial (peers_found) and dialled tried of them (peers_tried) left some
 // undialled: its time ran out first. fetch ranks a peer's class above the
-// job's timeout, so such an attempt says e.g. rejected although the swarm
-// may hold peers that serve the hash. A peer-level failure dials at least
-// one peer (all found skipped as bad sources is peers_found 0), so tried 0
-// or less is no count fetch writes: unknown (a null reads as 0), taken as
-// every peer tried, the rule before results were read for it.
+// job's timeout, so such an attempt says e.g. rejected or hash_mismatch
+// although the swarm may hold peers that serve the hash (invalid_metadata
+// whose bytes match the infohash also stops the attempt: see applyFailure).
+// A peer-level or bad-metadata failure dials at least one peer (all found
+// skipped as bad sources is peers_found 0), so tried 0 or less is no count
+// fetch writes: unknown (a null reads as 0), taken as every peer tried,
+// the rule before results were read for it.
 func leftUntried(found, tried int32) bool { return tried > 0 && tried < found }
 
 // applyFailure is ApplyFailureFrom; untried: the attempt left found peers
@@ -127,14 +131,26 @@ func applyFailure(p Policy, st *schema.State, class string, attemptedAt int64, n
 			long := pick(p.BadMetadata.Long, st.BadMetadata-p.BadMetadata.Sources)
 			escalate()
 			delay = max(delay, long)
-		case soft(prev) && kind == KindBadMetadata:
+		case soft(prev) && kind == KindBadMetadata && !untried:
+			// After a soft failure, bad metadata from an attempt that
+			// tried every peer it found: no reachable peer served good
+			// metadata, the schedule's step. One that left found peers
+			// undialled (fetch dials on after a peer's bad metadata, so
+			// the job's time can cut it) is retried soon, below: the
+			// peer is penalised and other peers are left to try. An
+			// invalid_metadata whose bytes match the infohash stops the
+			// attempt itself (every peer serves the same), so it reads
+			// as untried too: retried soon; merge counts each such
+			// failure, which names no peer, as a new source, so the
+			// next proves the hash bad (by default: the cases above).
 			escalate()
 		default:
 			// Short of bad_metadata.sources distinct sources, and no
-			// bad metadata after a soft failure: retried soon. A
-			// too_large claim never moves the step here, even after a
-			// soft failure: one peer's unchecked claim says nothing of
-			// the hash. Merge penalises the endpoint, so the next
+			// bad metadata after a soft failure from an attempt that
+			// tried every peer it found: retried soon. A too_large
+			// claim never moves the step here, even after a soft
+			// failure: one peer's unchecked claim says nothing of the
+			// hash. Merge penalises the endpoint, so the next
 			// attempt dials other peers; one that finds only penalised
 			// ones is peers_penalised (ApplyDeferral: deferred to the
 			// first penalty's end, no attempt, no step), and a

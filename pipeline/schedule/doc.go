@@ -45,9 +45,14 @@
 //     peer_penalty.base for it.
 //   - bad metadata (hash_mismatch, invalid_metadata): retried soon with
 //     another peer; only repeats from distinct sources earn the long delay
-//     of Policy.BadMetadata. Once earned, a known source failing it again
-//     keeps the hash at that delay (or its schedule's step if longer),
-//     and so does a swarm or peer failure until a success.
+//     of Policy.BadMetadata. Short of that, bad metadata after a soft
+//     failure moves the hash along its schedule when its attempt tried
+//     every peer it found, as a peer failure does; one that left found
+//     peers untried (fetch dials on after a peer's hash_mismatch, so the
+//     job's time can cut it) is retried soon. Once earned, a known source
+//     failing it again keeps the hash at that delay (or its schedule's
+//     step if longer), and so does a swarm or peer failure until a
+//     success.
 //   - too large: the peer's metadata_size is its own unchecked claim, so
 //     like bad metadata it penalises that endpoint and the hash is retried
 //     soon; once bad_metadata.sources distinct peers (default 2) have

@@ -109,3 +109,74 @@ func TestApplyFailureFromKeepsRepeatedPeerRule(t *testing.T) {
 		t.Errorf("backoff_step %d after two no_ut_metadata, want 1", st.BackoffStep)
 	}
 }
+
+// TestBadMetadataAfterSoftNeedsEveryPeerTried: bad metadata after a soft
+// failure, short of proving the hash bad, moves the hash along its
+// schedule only when its attempt tried every peer it found. fetch dials on
+// after a peer's hash_mismatch, so the job's time can cut the attempt with
+// found peers queued: that peer is penalised and the hash retried soon.
+// Proof by bad_metadata.sources distinct sources still earns the long
+// wait however many peers were left, and a too_large claim never moves the
+// step before that.
+func TestBadMetadataAfterSoftNeedsEveryPeerTried(t *testing.T) {
+	p := Default()
+	soon := time.Duration(p.RetrySoon)
+	back := 30 * time.Minute // backoff.hash_mismatch[0], backoff.invalid_metadata[0]
+	long := 7 * Day          // bad_metadata.long[0]
+	tests := []struct {
+		name         string
+		prior        []string // failure classes applied first (each a new source), found peers left untried
+		class        string
+		sources      int32 // the new sources the failure under test adds
+		found, tried int32
+		wantDelay    time.Duration
+		wantStep     int32
+	}{
+		{name: "first hash_mismatch, tried all", class: "hash_mismatch", sources: 1, found: 4, tried: 4, wantDelay: soon},
+		{name: "hash_mismatch after rejected, tried some", prior: []string{"rejected"}, class: "hash_mismatch",
+			sources: 1, found: 4, tried: 2, wantDelay: soon},
+		{name: "hash_mismatch after rejected, tried all", prior: []string{"rejected"}, class: "hash_mismatch",
+			sources: 1, found: 4, tried: 4, wantDelay: back, wantStep: 1},
+		{name: "hash_mismatch after rejected, counts unknown", prior: []string{"rejected"}, class: "hash_mismatch",
+			sources: 1, wantDelay: back, wantStep: 1},
+		{name: "invalid_metadata after rejected, tried some", prior: []string{"rejected"}, class: "invalid_metadata",
+			sources: 1, found: 3, tried: 1, wantDelay: soon},
+		{name: "invalid_metadata after rejected, tried all", prior: []string{"rejected"}, class: "invalid_metadata",
+			sources: 1, found: 3, tried: 3, wantDelay: back, wantStep: 1},
+		{name: "known source again, tried some", prior: []string{"hash_mismatch"}, class: "hash_mismatch",
+			found: 3, tried: 1, wantDelay: soon},
+		{name: "known source again, tried all", prior: []string{"hash_mismatch"}, class: "hash_mismatch",
+			found: 3, tried: 3, wantDelay: back, wantStep: 1},
+		{name: "proven by a second source, tried some", prior: []string{"hash_mismatch"}, class: "hash_mismatch",
+			sources: 1, found: 4, tried: 1, wantDelay: long, wantStep: 1},
+		{name: "proven, known source again, tried some", prior: []string{"hash_mismatch", "hash_mismatch"},
+			class: "hash_mismatch", found: 4, tried: 1, wantDelay: long, wantStep: 2},
+		{name: "invalid_metadata proves after too_large, tried some", prior: []string{"too_large"},
+			class: "invalid_metadata", sources: 1, found: 4, tried: 1, wantDelay: long, wantStep: 1},
+		{name: "too_large after rejected, tried all", prior: []string{"rejected"}, class: "too_large",
+			sources: 1, found: 2, tried: 2, wantDelay: soon},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newState(1)
+			now := t0
+			for _, c := range tt.prior {
+				r := schema.Result{Outcome: c, AttemptedAt: now, PeersFound: 2, PeersTried: 1}
+				if err := ApplyResultFailure(p, &st, &r, 1); err != nil {
+					t.Fatal(err)
+				}
+				now = st.NextRetry
+			}
+			stepBefore := st.BackoffStep
+			r := schema.Result{Outcome: tt.class, AttemptedAt: now, PeersFound: tt.found, PeersTried: tt.tried}
+			if err := ApplyResultFailure(p, &st, &r, tt.sources); err != nil {
+				t.Fatal(err)
+			}
+			inBand(t, tt.name, st.NextRetry-now, tt.wantDelay, p.Jitter)
+			if st.BackoffStep != tt.wantStep || st.LastFailure != tt.class {
+				t.Errorf("backoff_step %d (%d before), last_failure %q; want %d, %s",
+					st.BackoffStep, stepBefore, st.LastFailure, tt.wantStep, tt.class)
+			}
+		})
+	}
+}
