@@ -95,7 +95,8 @@ hash_type (and info_hash_v2) as the result's, which the metadata proved.
 A failure: attempts+1, last_attempt, last_failure (last_failure_at, the
 attempt's time, with it) and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's
-last_failure stay, so peer-level failures either side of it still back off);
+last_failure stay, so peer-level failures either side of it are still two in
+a row: the second backs the hash off when its attempt tried every peer found);
 the endpoints that failed are penalised in DIR/peers/ and avoided by the
 hash's next jobs while the penalty lasts. Peer failures count even in a late
 or stale result (above); peer_penalties counts those that placed or extended
