@@ -171,6 +171,9 @@ func (s *LiveSpool) copy(f *fsutil.File, r io.Reader, tee io.Writer) {
 	if err != nil && !kept {
 		f.Abort()
 	}
+	if err == nil {
+		spoolCommitted() // renamed to Path, and durable: not yet done
+	}
 	s.mu.Lock()
 	s.done, s.err, s.keepErr = true, err, keepErr
 	if s.closed {
@@ -262,6 +265,22 @@ func (s *LiveSpool) Wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 	return s.err
+}
+
+// spoolCommitted is called by a copy that has committed its spool to
+// Path, before Wait sees it done (a variable for tests: to hold a copy
+// there while its run is stopped).
+var spoolCommitted = func() {}
+
+// EndedWhole reports whether the copy has ended with the whole input
+// durable at Path, the nil error of Wait, whatever a caller's context
+// said: a run stopped while its spool was being committed (already
+// renamed to Path, so a user sees it there) finds here, once Stop has
+// returned, that the spool is kept whole rather than cut short.
+func (s *LiveSpool) EndedWhole() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done && s.err == nil
 }
 
 // wake wakes every waiter, to look at its context.

@@ -64,6 +64,9 @@ func spoolStream(ctx context.Context, inbox, label string, stream io.Reader, dat
 	err = ls.Wait(ctx)
 	if ctx.Err() != nil {
 		release()
+		if ls.EndedWhole() { // stopped as the spool was committed: it waits whole, a leftover the next run applies
+			return input{}, dataset.KeptNote(ctx.Err(), "dedup", []dataset.SpooledInput{{From: label, Path: ls.Path()}})
+		}
 		if err != nil && kerr == nil && kind == kindParquet { // cut short: unreadable, Salvage sets it aside as bad
 			return input{}, &dataset.UnreadableCut{Err: ctx.Err(), From: label, Dir: filepath.Dir(ls.Path())}
 		}

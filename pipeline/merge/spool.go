@@ -42,6 +42,9 @@ func spoolHeld(ctx context.Context, inbox, from string, stream io.Reader) (path 
 		if err := ls.Stop(keepWait); err != nil {
 			slog.Warn("merge: what the stream had sent is kept, but may not survive a power cut", "err", err.Error())
 		}
+		if ls.EndedWhole() { // stopped as the spool was committed: it waits whole, a leftover the next run applies
+			return "", nil, dataset.KeptNote(ctx.Err(), "merge", []dataset.SpooledInput{{From: from, Path: ls.Path()}})
+		}
 		if sniff.Of(head[:n]) == sniff.Parquet {
 			return "", nil, &dataset.UnreadableCut{Err: ctx.Err(), From: from, Dir: inbox}
 		}
