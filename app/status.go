@@ -168,7 +168,11 @@ so status cannot count the hashes waiting on one). Use rate() on them.
 				}
 			}
 			if v := r.Verified; v != nil && len(v.Problems) > 0 {
-				return fmt.Errorf("status: %s: %d of %d files do not match the manifest of snapshot %d", data, len(v.Problems), v.Files, r.Snapshot)
+				verb := "do not match"
+				if len(v.Problems) == 1 {
+					verb = "does not match"
+				}
+				return fmt.Errorf("status: %s: %d of %s %s the manifest of snapshot %d", data, len(v.Problems), plural(v.Files, "file"), verb, r.Snapshot)
 			}
 			if r.BlocklistError != nil {
 				return fmt.Errorf("status: %s", *r.BlocklistError) // names DIR/blocklist:LINE

@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -40,6 +41,7 @@ func TestStatusMetricsFileOutput(t *testing.T) {
 // damaged file exits 1 and is no success: its metrics file keeps the
 // last_success_timestamp_seconds of the file it replaces (it used to drop
 // the gauge, and an alert on its absence fired as if status never ran).
+// Its report and error word one damaged file in the singular.
 func TestStatusVerifyFailureKeepsLastSuccess(t *testing.T) {
 	dir, data := seedDataset(t)
 	prom := filepath.Join(dir, "status.prom")
@@ -76,8 +78,17 @@ func TestStatusVerifyFailureKeepsLastSuccess(t *testing.T) {
 	}
 	f.Write([]byte("x"))
 	f.Close()
-	if _, stderr, code := runMain(t, "status", "--data", data, "--verify", "--metrics-file", prom); code != 1 {
+	stdout, stderr, code := runMain(t, "status", "--data", data, "--verify", "--metrics-file", prom)
+	if code != 1 {
 		t.Fatalf("status --verify on a damaged file: exit %d, want 1: %s", code, stderr)
+	}
+	// One damaged file takes the singular, in the report and in the error:
+	// they said "1 do not match" and "1 of 9 files do not match".
+	if !strings.Contains(stdout, " against the manifest: 1 does not match (") {
+		t.Errorf("status --verify with one damaged file: stdout lacks \"1 does not match\":\n%s", stdout)
+	}
+	if !regexp.MustCompile(`: 1 of \d+ files does not match the manifest of snapshot \d+`).MatchString(stderr) {
+		t.Errorf("status --verify with one damaged file: stderr %q, want \"1 of N files does not match\"", stderr)
 	}
 	if after := gauge(); after != before {
 		t.Errorf("last_success_timestamp_seconds moved from %s to %s on a failed --verify", before, after)

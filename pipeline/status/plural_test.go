@@ -42,3 +42,30 @@ func TestPrintSingular(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintVerifyProblemsSingular: --verify's line for damaged files
+// takes the verb's singular for one file ("1 does not match"), the plural
+// otherwise; it said "1 do not match".
+func TestPrintVerifyProblemsSingular(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		problems int
+		want     string
+	}{
+		{"one", 1, "verified 3 files (300 B) against the manifest: 1 does not match (not counted further)\n"},
+		{"two", 2, "verified 3 files (300 B) against the manifest: 2 do not match (not counted further)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &dataset.VerifyResult{Files: 3, Bytes: 300}
+			for range tt.problems {
+				v.Problems = append(v.Problems, dataset.Problem{Table: "state", Path: "x", What: "missing"})
+			}
+			r := &Report{Verified: v}
+			var b strings.Builder
+			r.Print(&b)
+			if !strings.Contains(b.String(), tt.want) {
+				t.Errorf("status text lacks %q:\n%s", tt.want, b.String())
+			}
+		})
+	}
+}

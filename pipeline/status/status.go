@@ -341,8 +341,8 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(tw, "hashes\t%d per the manifest (%s applied)\n", r.Hashes, plural(r.InputsLedger, "input", "inputs"))
 		r.printBlocklist(tw)
 		tw.Flush()
-		fmt.Fprintf(w, "verified %s (%s) against the manifest: %d do not match (not counted further)\n",
-			plural(int64(v.Files), "file", "files"), humanBytes(v.Bytes), len(v.Problems))
+		fmt.Fprintf(w, "verified %s (%s) against the manifest: %s (not counted further)\n",
+			plural(int64(v.Files), "file", "files"), humanBytes(v.Bytes), plural(int64(len(v.Problems)), "does not match", "do not match"))
 		for _, p := range v.Problems {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
