@@ -28,7 +28,7 @@ func TestCaptureDHTRateZero(t *testing.T) {
 		{"capture 0 with --passive", []string{"capture", "--passive", "--dht-rate=0"}, 2, refused},
 		{"capture 0.5", []string{"capture", "--dht-rate", "0.5"}, 0, `msg="capture: done"`},
 		{"capture default", []string{"capture"}, 0, `msg="capture: done"`},
-		{"fetch 0: no limit", []string{"fetch", "--dht-rate", "0", "--peer", "127.0.0.1:1", "--timeout", "1s", hashes}, 0, "fetch: 1 jobs, 1 attempted"},
+		{"fetch 0: no limit", []string{"fetch", "--dht-rate", "0", "--peer", "127.0.0.1:1", "--timeout", "1s", hashes}, 0, "fetch: 1 job, 1 attempted"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append(tt.args, "-o", filepath.Join(t.TempDir(), "out.parquet"), "--bootstrap", "", "--dht-listen", "127.0.0.1:0")

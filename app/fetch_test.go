@@ -246,7 +246,7 @@ func TestFetchJSONLogs(t *testing.T) {
 				t.Fatalf("%v\n%s", err, stderr.String())
 			}
 			if format == "text" {
-				if !strings.Contains(stderr.String(), "fetch: 1 jobs, 1 attempted") || !strings.Contains(stderr.String(), "  outcomes: ok=1\n") ||
+				if !strings.Contains(stderr.String(), "fetch: 1 job, 1 attempted") || !strings.Contains(stderr.String(), "  outcomes: ok=1\n") ||
 					strings.Contains(stderr.String(), "out of reach") {
 					t.Fatalf("no text summary, or an out-of-reach warning:\n%s", stderr.String())
 				}

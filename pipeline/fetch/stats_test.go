@@ -113,3 +113,22 @@ func TestStatsText(t *testing.T) {
 		})
 	}
 }
+
+// TestStatsTextPlural: the summary's counts of jobs, repeated rows and
+// released leases take the singular for 1 (testdata/summary-one.txt) and
+// the plural otherwise (summary-two.txt); it said "1 jobs".
+func TestStatsTextPlural(t *testing.T) {
+	for _, tt := range []struct {
+		golden string
+		n      int64
+	}{{"summary-one.txt", 1}, {"summary-two.txt", 2}} {
+		t.Run(tt.golden, func(t *testing.T) {
+			s := Stats{Jobs: tt.n, Duplicates: tt.n, Unfinished: tt.n, Released: tt.n, ElapsedMs: 1000}
+			var b strings.Builder
+			if err := s.WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			goldentest.Check(t, filepath.Join("testdata", tt.golden), []byte(b.String()), *update)
+		})
+	}
+}
