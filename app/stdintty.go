@@ -25,7 +25,9 @@ var stdinHints = map[string]string{
 // on Ctrl-C, said stdin was empty (a named one was even spooled into
 // DIR/inbox/). A usage error (exit 2) naming the first such input, before
 // anything is opened or made; a FIFO, a pipe or a regular file (stdin
-// redirected from one, named /dev/stdin) is read as before.
+// redirected from one, named /dev/stdin) is read as before. A named
+// input that is not there is refused too, in the same words for the
+// three commands (missingInput).
 func checkStdin(c *cli.Context, inputs []string) error {
 	cmd := c.Command.Name
 	for _, in := range inputs {
@@ -36,6 +38,10 @@ func checkStdin(c *cli.Context, inputs []string) error {
 			}
 		case isTerminalPath(in):
 			return usageError(fmt.Errorf("%s: %s is a terminal: %s", cmd, in, stdinHints[cmd]))
+		default:
+			if err := missingInput(cmd, in); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -131,7 +131,7 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"data with a newline", []string{"dedup", "--data", filepath.Join(nl, "ds"), hashes}, `dedup: dataset: ` + dir + `/no\nsuch/ds: no dataset there, and its parent folder ` + dir + `/no\nsuch does not exist`},
 		{"stats-json with a newline", []string{"dedup", "--data", data, "--stats-json", filepath.Join(nl, "s.json"), hashes}, `dedup: --stats-json: ` + dir + `/no\nsuch/s.json: directory`},
 		{"-o with a newline", []string{"plan-retries", "--data", data, "-o", filepath.Join(nl, "j.parquet")}, `plan-retries: -o: ` + dir + `/no\nsuch/j.parquet: directory`},
-		{"input with a newline", []string{"fetch", "--no-dht", nl, "-o", filepath.Join(dir, "r.parquet")}, `fetch: open ` + dir + `/no\nsuch: no such file or directory`},
+		{"input with a newline", []string{"fetch", "--no-dht", nl, "-o", filepath.Join(dir, "r.parquet")}, `fetch: ` + dir + `/no\nsuch: no such file or directory`},
 		{"blocklist with escape codes", []string{"export", "--data", data, "--blocklist", filepath.Join(dir, "\x1b[2J\r"), "-o", "-"}, `export: --blocklist: open ` + dir + `/\x1b[2J\r: no such file`},
 	}
 	for _, tt := range tests {
