@@ -99,12 +99,13 @@ func contextArgs(cCtx *cli.Context) (line []string, ok bool) {
 
 // otherFlagError rewrites the parser's other errors that name neither the
 // command nor the flag as typed: "flag needs an argument: -limit" becomes
-// "plan-retries: flag needs an argument: --limit", and "Cannot use two
-// forms of the same flag: f format" becomes "export: --format and -f are
-// one flag: give it once". Other errors pass through.
+// "plan-retries: flag needs an argument: --limit (infohash plan-retries
+// --help lists them)", with the hint an unknown flag gets (it had none),
+// and "Cannot use two forms of the same flag: f format" becomes "export:
+// --format and -f are one flag: give it once". Other errors pass through.
 func otherFlagError(name, msg string, err error) error {
 	if flag, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return fmt.Errorf("%s: flag needs an argument: %s", name, dashed(strings.TrimLeft(flag, "-")))
+		return fmt.Errorf("%s: flag needs an argument: %s (infohash %s --help lists them)", name, dashed(strings.TrimLeft(flag, "-")), name)
 	}
 	if forms, ok := strings.CutPrefix(msg, "Cannot use two forms of the same flag: "); ok {
 		if later, first, ok := strings.Cut(forms, " "); ok {

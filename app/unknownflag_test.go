@@ -37,16 +37,17 @@ func TestUnknownFlag(t *testing.T) {
 // TestFlagErrorsNameCommand: the parser's other usage errors (a flag
 // given no value, a flag given in two spellings) name the command and the
 // flag as typed, on one line, exit 2 ("infohash: flag needs an argument:
-// -limit" named neither).
+// -limit" named neither); a flag given no value gets an unknown flag's
+// hint, where the help lists the flags (it had none).
 func TestFlagErrorsNameCommand(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"plan-retries", "--data", "x", "--limit"}, "infohash: plan-retries: flag needs an argument: --limit\n"},
-		{[]string{"dedup", "--data"}, "infohash: dedup: flag needs an argument: --data\n"},
-		{[]string{"export", "--data", "x", "-o"}, "infohash: export: flag needs an argument: -o\n"},
-		{[]string{"policy", "set", "--data"}, "infohash: policy set: flag needs an argument: --data\n"},
+		{[]string{"plan-retries", "--data", "x", "--limit"}, "infohash: plan-retries: flag needs an argument: --limit (infohash plan-retries --help lists them)\n"},
+		{[]string{"dedup", "--data"}, "infohash: dedup: flag needs an argument: --data (infohash dedup --help lists them)\n"},
+		{[]string{"export", "--data", "x", "-o"}, "infohash: export: flag needs an argument: -o (infohash export --help lists them)\n"},
+		{[]string{"policy", "set", "--data"}, "infohash: policy set: flag needs an argument: --data (infohash policy set --help lists them)\n"},
 		{[]string{"export", "--data", "x", "-f", "csv", "--format", "jsonl", "-o", "-"}, "infohash: export: --format and -f are one flag: give it once\n"},
 	} {
 		stdout, stderr, code := runMain(t, tc.args...)
