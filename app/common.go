@@ -260,7 +260,7 @@ func setupLogging(c *cli.Context) error {
 	case "json":
 		h = slog.NewJSONHandler(c.App.ErrWriter, opts)
 	default:
-		return exitcode.BadInput(fmt.Errorf("--log-format: %q is not text or json", c.String("log-format")))
+		return exitcode.BadInput(fmt.Errorf("--log-format %q: want text or json", c.String("log-format")))
 	}
 	slog.SetDefault(slog.New(h))
 	return nil

@@ -109,7 +109,7 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"fetch deadline", []string{"fetch", "--no-dht", "--deadline=-5m", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --deadline: -5m is negative"},
 		{"fetch max-metadata-size", []string{"fetch", "--no-dht", "--max-metadata-size", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --max-metadata-size: 0 is outside 1-1073741824"},
 		{"merge max-metadata-size", []string{"merge", "--data", data, "--max-metadata-size", "1073741825", hashes}, "merge: --max-metadata-size: 1073741825 is outside 1-1073741824 (1 GiB)"},
-		{"log-format", []string{"merge", "--data", data, "--log-format", "xml", hashes}, `merge: --log-format: "xml" is not text or json`},
+		{"log-format", []string{"merge", "--data", data, "--log-format", "xml", hashes}, `merge: --log-format "xml": want text or json`},
 		{"stats-json is the output", []string{"fetch", "--no-dht", "--stats-json", filepath.Join(dir, "r.parquet"), hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --stats-json: " + filepath.Join(dir, "r.parquet") + " is also the output"},
 		{"no data", []string{"status"}, "status: --data DIR (or INFOHASH_DATA) is required"},
 		{"export tier", []string{"export", "--data", data, "--tier", "warm"}, `export: --tier "warm": want hot or cold`},
