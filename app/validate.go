@@ -388,9 +388,20 @@ func defines(cmd *cli.Command, name string) bool {
 }
 
 // checkHostPort says what is wrong with s as a HOST:PORT to dial, or "".
+// A host alone says the port is missing ("8.8.8.8" was only "not
+// HOST:PORT"), and an IPv6 address without brackets that they go round
+// it. Nothing is looked up.
 func checkHostPort(s string) string {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
+		var ae *net.AddrError
+		switch {
+		case s == "":
+		case net.ParseIP(s) != nil && strings.Contains(s, ":"):
+			return "not HOST:PORT: an IPv6 address goes in brackets, [ADDRESS]:PORT"
+		case errors.As(err, &ae) && ae.Err == "missing port in address":
+			return "missing port: want HOST:PORT"
+		}
 		return "not HOST:PORT"
 	}
 	if host == "" {

@@ -58,7 +58,7 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"fetch no output", []string{"fetch", "--no-dht", hashes}, `fetch: -o is required`},
 		{"peer port too big", []string{"fetch", "--peer", "127.0.0.1:99999", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1:99999": port 99999 is outside 1-65535`},
 		{"peer port 0", []string{"fetch", "--peer", "127.0.0.1:6881", "--peer", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1:0": port 0 is outside`},
-		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1": not HOST:PORT`},
+		{"peer no port", []string{"fetch", "--peer", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "127.0.0.1": missing port: want HOST:PORT`},
 		{"peer named port", []string{"fetch", "--peer", "127.0.0.1:http", hashes, "-o", filepath.Join(dir, "r.parquet")}, `port "http" is not a number`},
 		{"peer no host", []string{"fetch", "--peer", ":6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: ":6881": no host`},
 		{"peer with a space", []string{"fetch", "--peer", "my host:6881", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --peer: "my host:6881": not an endpoint merge accepts`},
@@ -68,7 +68,9 @@ func TestFlagValuesChecked(t *testing.T) {
 		// taken and every lookup failed as local_error (fetch).
 		{"capture bootstrap port 0", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1,127.0.0.1:0"}, `capture: --bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
 		{"fetch bootstrap port 0", []string{"fetch", "--bootstrap", "127.0.0.1:0", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --bootstrap: "127.0.0.1:0": port 0 is outside 1-65535`},
-		{"fetch bootstrap no port", []string{"fetch", "--bootstrap", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --bootstrap: "127.0.0.1": not HOST:PORT`},
+		{"fetch bootstrap no port", []string{"fetch", "--bootstrap", "127.0.0.1", hashes, "-o", filepath.Join(dir, "r.parquet")}, `fetch: --bootstrap: "127.0.0.1": missing port: want HOST:PORT`},
+		// An endpoint with no port (a router, a peer) said only "not HOST:PORT".
+		{"capture bootstrap missing port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1"}, `capture: --bootstrap: "127.0.0.1": missing port: want HOST:PORT`},
 		{"capture dht-state is a file", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--dht-listen", "127.0.0.1:0", "--duration", "1s", "--bootstrap", "127.0.0.1:1", "--dht-state", hashes}, "capture: --dht-state " + hashes + ": not a directory"},
 		// A NaN rate was taken as no limit at all, a negative --dht-rate
 		// too (only 0 means unlimited).
@@ -172,7 +174,12 @@ func TestCheckHostPort(t *testing.T) {
 	for s, want := range map[string]string{
 		"127.0.0.1:6881": "", "[::1]:1": "", "localhost:65535": "",
 		"127.0.0.1:65536": "port 65536 is outside 1-65535", "127.0.0.1:-1": "port -1 is outside 1-65535",
-		"127.0.0.1": "not HOST:PORT", "": "not HOST:PORT", "::1:80": "not HOST:PORT", ":80": "no host",
+		"": "not HOST:PORT", ":80": "no host", "a:b:c": "not HOST:PORT",
+		// A host alone, port missing: it said only "not HOST:PORT".
+		"127.0.0.1": "missing port: want HOST:PORT", "8.8.8.8": "missing port: want HOST:PORT",
+		"localhost": "missing port: want HOST:PORT", "[::1]": "missing port: want HOST:PORT",
+		"::1":    "not HOST:PORT: an IPv6 address goes in brackets, [ADDRESS]:PORT",
+		"::1:80": "not HOST:PORT: an IPv6 address goes in brackets, [ADDRESS]:PORT",
 	} {
 		if got := checkHostPort(s); got != want {
 			t.Errorf("checkHostPort(%q) = %q, want %q", s, got, want)
