@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -179,7 +178,7 @@ func checkNotDatasetFile(c *cli.Context, what, p string) error {
 		}
 		if rel, ok := dataset.Owns(data, p); ok {
 			return usageError(fmt.Errorf("%s %s: that is the dataset's own %s (in %s); write elsewhere, e.g. under %s",
-				what, p, ownedName(rel), data, filepath.Join(data, "export")))
+				what, p, ownedName(rel), data, underAsGiven(data, "export")))
 		}
 	}
 	if st := c.String("dht-state"); st != "" {

@@ -88,3 +88,37 @@ func TestOutputIntoDatasetRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputIntoDatasetNamesPathsAlike: the refusal names the dataset and
+// the folder it suggests spelt alike, as --data was given: "(in ./ds) ...
+// under ./ds/export" (it said "(in ./ds) ... under ds/export"). A dataset
+// found around the path (fetch has no --data) is named in full, both times.
+func TestOutputIntoDatasetNamesPathsAlike(t *testing.T) {
+	dir, data := seedDataset(t)
+	t.Chdir(dir)
+	data, err := filepath.EvalSymlinks(data) // as the dataset found around a path is named
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"dot slash", []string{"export", "--data", "./ds", "-f", "csv", "-o", "./ds/state/x.csv"},
+			"infohash: export: -o ./ds/state/x.csv: that is the dataset's own state/x.csv (in ./ds); write elsewhere, e.g. under ./ds/export\n"},
+		{"trailing slash", []string{"export", "--data", "./ds/", "-f", "csv", "-o", "ds/CURRENT"},
+			"infohash: export: -o ds/CURRENT: that is the dataset's own CURRENT (in ./ds/); write elsewhere, e.g. under ./ds/export\n"},
+		{"bare", []string{"export", "--data", "ds", "-f", "csv", "-o", "./ds/state/x.csv"},
+			"infohash: export: -o ./ds/state/x.csv: that is the dataset's own state/x.csv (in ds); write elsewhere, e.g. under ds/export\n"},
+		{"found around the path", []string{"fetch", "--no-dht", "h.txt", "-o", "./ds/CURRENT"},
+			"infohash: fetch: -o ./ds/CURRENT: that is the dataset's own CURRENT (in " + data + "); write elsewhere, e.g. under " + data + "/export\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runMain(t, tt.args...)
+			if code != 2 || stderr != tt.want {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
