@@ -6,11 +6,11 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/pipeline/merge"
 	"github.com/infohash/infohash/pipeline/plan"
@@ -113,31 +113,7 @@ func TestRefutedV2ClaimCorrected(t *testing.T) {
 // per partition (rows sorted by hash).
 func writeState(t *testing.T, dir string, rows []schema.State) {
 	t.Helper()
-	d, err := dataset.Open(context.Background(), dir, dataset.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	tx, err := d.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := map[string][]schema.State{}
-	for _, st := range rows {
-		key := fmt.Sprintf("%02x", schema.Prefix(st.InfoHash))
-		parts[key] = append(parts[key], st)
-	}
-	for key, part := range parts {
-		slices.SortFunc(part, func(a, b schema.State) int { return schema.CompareHash(a.InfoHash, b.InfoHash) })
-		fi, err := dataset.WriteStaged(tx, dataset.TableState, key, part)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tx.SetPartition(dataset.TableState, key, []dataset.FileInfo{fi})
-	}
-	if _, err := tx.Commit(context.Background(), dataset.CommitOptions{Writer: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	datasettest.CommitStateFiles(t, dir, datasettest.HotFiles(rows))
 }
 
 // readDatasetTable reads every row of the current snapshot's table.
