@@ -11,8 +11,10 @@ import (
 // with parquet-go itself rather than with Reader: an unsigned column's
 // value past an int64 or int32 field (parquet-go reads its bits: a
 // UINTEGER's 2^32-1 as -1), an INT32 column's past an int8 field
-// (parquet-go keeps its low byte: 300 as 44). Reader makes the same
-// checks (unsignedCheck, narrowCheck).
+// (parquet-go keeps its low byte: 300 as 44), an INT64 column's past an
+// int32 or int8 field (parquet-go keeps its low bits: 2^40 as 0). Reader
+// makes the same checks (unsignedCheck, narrowCheck), but for the last:
+// it refuses an INT64 column for such a field (CheckSchema).
 //
 // It sees every row the reader reads, in the file's order: Check is given
 // each batch just read. It costs nothing for a file whose columns hold
@@ -54,9 +56,9 @@ func checkInts[T any](u *unsignedCheck, n *narrowCheck, rows []T) (int, error) {
 
 // OverflowColumns names the top-level columns of a file of schema s whose
 // values may be past the int8, int32 or int64 fields of T they are read
-// into (as IntCheck decides: a UINTEGER for an int32, anything but a
-// TINYINT for an int8, an unsigned 64-bit column for an int64), for a
-// reader that reads such a column by value in a slower way.
+// into (as IntCheck decides: a UINTEGER or any INT64 for an int32,
+// anything but a TINYINT for an int8, an unsigned 64-bit column for an
+// int64), for a reader that reads such a column by value in a slower way.
 func OverflowColumns[T any](s *parquet.Schema) []string {
 	var out []string
 	for _, f := range planOf(reflect.TypeFor[T]()).fields {

@@ -11,10 +11,12 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// narrowCheck finds the values of a Parquet file's INT32 columns past
-// what the int32 or int8 fields they are read into hold: a UINTEGER's
-// 2^32-1 (parquet-go reads its bits: -1), an INT32's or SMALLINT's 300
-// into an int8 (parquet-go keeps its low byte: 44). The field holds no
+// narrowCheck finds the values of a Parquet file's INT32 and INT64
+// columns past what the int32 or int8 fields they are read into hold: a
+// UINTEGER's 2^32-1 (parquet-go reads its bits: -1), an INT32's or
+// SMALLINT's 300 into an int8 (parquet-go keeps its low byte: 44), an
+// INT64's 2^40 or a UBIGINT's 2^64-1 into an int32 (parquet-go keeps the
+// low 32 bits: 0, -1). The field holds no
 // trace of the value, so the check reads the rows of those columns again
 // as stored (raw), beside the row reader; it is made only when the file
 // has such a column (decided from its schema once), and refuses a value
@@ -33,6 +35,7 @@ type narrowColumn struct {
 	name     string
 	leaf     int // the leaf's column index in raw's schema
 	unsigned bool
+	wide     bool // the leaf is an INT64
 	kind     kind
 }
 
@@ -78,7 +81,7 @@ func narrowCheckOf(t reflect.Type, pf *parquet.File) *narrowCheck {
 	for _, u := range uses {
 		if leaf, ok := proj.Lookup(u.path...); ok {
 			c.cols = append(c.cols, narrowColumn{name: u.name, leaf: leaf.ColumnIndex,
-				unsigned: UnsignedInt(leaf.Node.Type()), kind: u.kind})
+				unsigned: UnsignedInt(leaf.Node.Type()), wide: leaf.Node.Type().Kind() == parquet.Int64, kind: u.kind})
 		}
 	}
 	return c
@@ -98,11 +101,17 @@ func elemFields(f field) []field {
 	return out
 }
 
-// mayOverflow reports whether the INT32 leaf of s at path holds values
-// past a field of kind k: a UINTEGER's for an int32, a SMALLINT's for an
-// int8. A leaf of another type is CheckSchema's to refuse.
+// mayOverflow reports whether the INT32 or INT64 leaf of s at path holds
+// values past a field of kind k (an int32 or int8 one): a UINTEGER's for
+// an int32, a SMALLINT's for an int8, any INT64's. A leaf of another type
+// is CheckSchema's to refuse (Reader refuses an INT64 for an int32 field
+// so; a reader of parquet-go's own may take one, as dedup's of peer_port
+// does, and reads it by value).
 func mayOverflow(s *parquet.Schema, path []string, k kind) bool {
 	leaf, ok := s.Lookup(path...)
+	if ok && leaf.Node.Type().Kind() == parquet.Int64 {
+		return k == kInt8 || k == kInt32
+	}
 	if !ok || leaf.Node.Type().Kind() != parquet.Int32 {
 		return false
 	}
@@ -142,7 +151,11 @@ func (c *narrowCheck) check(n int) (int, error) {
 				if v.Column() != col.leaf || v.IsNull() {
 					continue
 				}
-				if err := int32Past(col.name, c.row+int64(i), v.Int32(), col.unsigned, col.kind); err != nil {
+				err := int32Past(col.name, c.row+int64(i), v.Int32(), col.unsigned, col.kind)
+				if col.wide {
+					err = int64Past(col.name, c.row+int64(i), v.Int64(), col.unsigned, col.kind)
+				}
+				if err != nil {
 					return i, err
 				}
 			}
@@ -178,10 +191,33 @@ func int32Past(column string, row int64, v int32, unsigned bool, k kind) *IntRan
 	if unsigned {
 		x = int64(uint32(v))
 	}
-	if lo, hi := intBounds(k); x >= lo && x <= hi {
+	return int64Past(column, row, x, false, k)
+}
+
+// Int64Past is Int32Past for v, a value of an INT64 column (or any
+// integer's, widened): nil when the int32 or int8 field (toInt8) it is
+// read into holds it. An unsigned column's v is the bits of a uint64: a
+// UBIGINT's 2^64-1 (the bits of -1) is reported as 18446744073709551615.
+// It is the check narrowCheck makes of an INT64 column, for a reader that
+// reads the values itself (dedup's of an Arrow peer_port).
+func Int64Past(column string, row int64, v int64, unsigned, toInt8 bool) error {
+	k := kInt32
+	if toInt8 {
+		k = kInt8
+	}
+	if err := int64Past(column, row, v, unsigned, k); err != nil {
+		return err
+	}
+	return nil
+}
+
+// int64Past is Int64Past for a field of kind k.
+func int64Past(column string, row int64, v int64, unsigned bool, k kind) *IntRangeError {
+	if lo, hi := intBounds(k); (v >= 0 || !unsigned) && v >= lo && v <= hi {
 		return nil
 	}
-	err := intRangeError(column, k, x)
+	err := intRangeError(column, k, v)
+	err.Negative = v < 0 && !unsigned
 	err.Row = row
 	return err
 }

@@ -4,7 +4,6 @@
 package dedup
 
 import (
-	"math"
 	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -101,15 +100,15 @@ func (r *rgBuf) arrowPorts(c arrow.Array) ([]int32, error) {
 }
 
 // portsOf copies vals, the values of c, into r.port as int32s; a non-null
-// value past int32 is an IntRangeError (its row in the batch), in the
-// words of rowio's readers.
+// value past int32 is an IntRangeError (its row in the batch), rowio's
+// check of a Parquet INT64 column's (rowio.Int64Past).
 func portsOf[T int8 | int16 | int64 | uint8 | uint16 | uint32 | uint64](r *rgBuf, c arrow.Array, vals []T) ([]int32, error) {
 	r.port = resize(r.port, len(vals))
+	var zero T
+	unsigned := zero-1 > 0
 	for i, v := range vals {
-		if (v < 0 && int64(v) < math.MinInt32 || v > 0 && uint64(v) > math.MaxInt32) && !c.IsNull(i) {
-			err := &rowio.IntRangeError{Value: uint64(v), Negative: v < 0, Field: "int32"}
-			err.Column, err.Row = "peer_port", int64(i)
-			return nil, err
+		if x := int64(v); (x != int64(int32(x)) || unsigned && x < 0) && !c.IsNull(i) { // past int32
+			return nil, rowio.Int64Past("peer_port", int64(i), x, unsigned, false)
 		}
 		r.port[i] = int32(v)
 	}
