@@ -99,7 +99,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	}
 	c.port, c.addr = peerColumns(root, flat)
 	if c.port != nil && slices.Contains(rowio.OverflowColumns[peerIn](pf.Schema()), "peer_port") {
-		return c, false // a UINTEGER: the row reader reads it by value (rowPeerReader)
+		return c, false // a UINTEGER or an INT64: the row reader reads it by value (rowPeerReader)
 	}
 	return c, true
 }

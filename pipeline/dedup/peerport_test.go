@@ -1,15 +1,19 @@
 package dedup
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -82,23 +86,37 @@ func TestPeerPortUnsigned(t *testing.T) {
 }
 
 // TestPeerPortUnsignedLayout: the column reader leaves a file whose
-// peer_port is a UINTEGER to the row reader, which reads it by value; a
-// USMALLINT, whose values an int32 holds, stays with the column reader.
+// peer_port is a UINTEGER, an INT64 or a UBIGINT to the row reader, which
+// reads it by value; a USMALLINT, whose values an int32 holds, stays with
+// the column reader. Without a source column (no announce_peer row) the
+// endpoint columns are read by neither, as an Arrow stream's are not.
 func TestPeerPortUnsignedLayout(t *testing.T) {
 	type shortPort struct {
 		InfoHash   schema.Hash `parquet:"info_hash"`
 		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string      `parquet:"source"`
 		NodeAddr   string      `parquet:"node_addr,optional"`
 		PeerPort   uint16      `parquet:"peer_port,optional"`
 	}
+	type noSource struct {
+		InfoHash   schema.Hash `parquet:"info_hash"`
+		ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+		NodeAddr   string      `parquet:"node_addr,optional"`
+		PeerPort   int64       `parquet:"peer_port,optional"`
+	}
 	dir := t.TempDir()
 	tests := []struct {
-		name string
-		path string
-		fast bool
+		name  string
+		path  string
+		fast  bool
+		peers bool // the row reader reads the endpoint columns
 	}{
-		{"UINTEGER", writeRows(t, filepath.Join(dir, "u32.parquet"), []uintPort{{HashType: 1}}), false},
-		{"USMALLINT", writeRows(t, filepath.Join(dir, "u16.parquet"), []shortPort{{}}), true},
+		{"UINTEGER", writeRows(t, filepath.Join(dir, "u32.parquet"), []uintPort{{HashType: 1}}), false, true},
+		{"USMALLINT", writeRows(t, filepath.Join(dir, "u16.parquet"), []shortPort{{}}), true, true},
+		{"INT64", portFile[int64]("1")(t, filepath.Join(dir, "i64.parquet")), false, true},
+		{"UBIGINT", portFile[uint64]("1")(t, filepath.Join(dir, "u64.parquet")), false, true},
+		{"INT32", portFile[int32]("1")(t, filepath.Join(dir, "i32.parquet")), true, true},
+		{"INT64 without a source column", writeRows(t, filepath.Join(dir, "nosrc.parquet"), []noSource{{}}), true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,6 +135,157 @@ func TestPeerPortUnsignedLayout(t *testing.T) {
 			}
 			if _, fast := fastLayout(pf); fast != tt.fast {
 				t.Fatalf("column reader %v, want %v", fast, tt.fast)
+			}
+			if peers := rowPeers(pf, &batch{}); (peers != nil) != tt.peers {
+				t.Fatalf("row reader reads peers %v, want %v", peers != nil, tt.peers)
+			} else {
+				peers.close()
+			}
+		})
+	}
+}
+
+// portRow is an announce_peer observation whose peer_port is a P: INT32
+// (int16: INT(16), uint32: UINTEGER) or INT64 (uint64: UBIGINT).
+type portRow[P int16 | int32 | int64 | uint32 | uint64] struct {
+	InfoHash   []byte `parquet:"info_hash"`
+	ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string `parquet:"source"`
+	NodeAddr   string `parquet:"node_addr,optional"`
+	PeerPort   *P     `parquet:"peer_port,optional"`
+}
+
+// portFile writes the rows of portStream as a Parquet file at path, in
+// two row groups of three rows (row 5, of port, is the second group's
+// second), peer_port a P; port is parsed as a P's value.
+func portFile[P int16 | int32 | int64 | uint32 | uint64](port string) func(t *testing.T, path string) string {
+	return func(t *testing.T, path string) string {
+		t.Helper()
+		v, err := strconv.ParseInt(port, 10, 64)
+		if err != nil {
+			u, uerr := strconv.ParseUint(port, 10, 64)
+			if uerr != nil {
+				t.Fatal(err)
+			}
+			v = int64(u)
+		}
+		rows := make([]portRow[P], 6)
+		for k := range rows {
+			p := P(100)
+			if k == 4 {
+				p = P(v)
+			}
+			h := schema.Hash{byte(k + 1)}
+			rows[k] = portRow[P]{InfoHash: h[:], ObservedAt: t0.UnixMilli(), Source: schema.SourceAnnouncePeer,
+				NodeAddr: fmt.Sprintf("10.0.0.%d:1", k)}
+			if k != 5 {
+				rows[k].PeerPort = &p
+			}
+		}
+		w, err := rowio.Create[portRow[P]](path, nil, parquet.MaxRowsPerRowGroup(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+}
+
+// TestParquetPeerPortTypes: a Parquet peer_port of any integer type
+// (INT32, INT64, UINTEGER, UBIGINT, SMALLINT) is read by value, by the
+// column reader where it serves the file and by the row reader, with the
+// Arrow readers' outcome for the same values in an Arrow stream
+// (TestArrowPeerPortTypes): a port that fits is an announced peer; a
+// value that fits an int32 but is no port (0, -1, 70000) names none; one
+// past int32 is bad input naming the input, the column, the row (counted
+// across row groups, from 1) and the value, and nothing is committed.
+// Without --announced-peers the column is not read, nor refused. An INT64
+// or UBIGINT peer_port was silently neither read nor refused (parquet-go
+// reads an INT64's 2^40 into an int32 as 0).
+func TestParquetPeerPortTypes(t *testing.T) {
+	P := arrow.PrimitiveTypes
+	refused := func(v string) string { return `column "peer_port" row 5: ` + v + ` is outside int32` }
+	tests := []struct {
+		name  string
+		file  func(t *testing.T, path string) string
+		typ   arrow.DataType // the Arrow stream's type of the same values
+		port  string
+		want  string   // the error after "dedup: FILE: ", "" for none
+		peer  []string // hash {5}'s peers, when no error
+		noArg bool     // without --announced-peers
+	}{
+		{"INT32", portFile[int32]("6881"), P.Int32, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"INT32 0", portFile[int32]("0"), P.Int32, "0", "", nil, false},
+		{"INT32 65535", portFile[int32]("65535"), P.Int32, "65535", "", []string{"10.0.0.4:65535"}, false},
+		{"INT32 70000", portFile[int32]("70000"), P.Int32, "70000", "", nil, false},
+		{"INT32 -1", portFile[int32]("-1"), P.Int32, "-1", "", nil, false},
+		{"SMALLINT", portFile[int16]("6881"), P.Int16, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"SMALLINT -1", portFile[int16]("-1"), P.Int16, "-1", "", nil, false},
+		{"INT64", portFile[int64]("6881"), P.Int64, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"INT64 0", portFile[int64]("0"), P.Int64, "0", "", nil, false},
+		{"INT64 65535", portFile[int64]("65535"), P.Int64, "65535", "", []string{"10.0.0.4:65535"}, false},
+		{"INT64 70000", portFile[int64]("70000"), P.Int64, "70000", "", nil, false},
+		{"INT64 -1", portFile[int64]("-1"), P.Int64, "-1", "", nil, false},
+		{"INT64 2^40", portFile[int64]("1099511627776"), P.Int64, "1099511627776", refused("1099511627776"), nil, false},
+		{"INT64 -2^31-1", portFile[int64]("-2147483649"), P.Int64, "-2147483649", refused("-2147483649"), nil, false},
+		{"INT64 2^40 without announced peers", portFile[int64]("1099511627776"), P.Int64, "1099511627776", "", nil, true},
+		{"UINTEGER", portFile[uint32]("6881"), P.Uint32, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"UINTEGER 70000", portFile[uint32]("70000"), P.Uint32, "70000", "", nil, false},
+		{"UINTEGER 2^32-1", portFile[uint32]("4294967295"), P.Uint32, "4294967295", refused("4294967295"), nil, false},
+		{"UBIGINT", portFile[uint64]("6881"), P.Uint64, "6881", "", []string{"10.0.0.4:6881"}, false},
+		{"UBIGINT 0", portFile[uint64]("0"), P.Uint64, "0", "", nil, false},
+		{"UBIGINT 65535", portFile[uint64]("65535"), P.Uint64, "65535", "", []string{"10.0.0.4:65535"}, false},
+		{"UBIGINT 2^40", portFile[uint64]("1099511627776"), P.Uint64, "1099511627776", refused("1099511627776"), nil, false},
+		{"UBIGINT 2^64-1", portFile[uint64]("18446744073709551615"), P.Uint64, "18446744073709551615",
+			refused("18446744073709551615"), nil, false},
+		{"UBIGINT 2^64-1 without announced peers", portFile[uint64]("18446744073709551615"), P.Uint64,
+			"18446744073709551615", "", nil, true},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		stream := filepath.Join(dir, "in.arrows")
+		if err := os.WriteFile(stream, portStream(t, tt.typ, tt.port), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs := []string{tt.file(t, filepath.Join(dir, "in.parquet")), stream}
+		eachParquetReader(t, tt.name, func(t *testing.T) {
+			for _, in := range inputs {
+				data := filepath.Join(t.TempDir(), "ds")
+				_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = !tt.noArg }, in)
+				if tt.want != "" {
+					want := "dedup: " + in + ": " + tt.want
+					if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
+						t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
+					}
+					if _, serr := os.Stat(filepath.Join(data, "CURRENT")); serr == nil {
+						if st := readState(t, data); len(st) != 0 {
+							t.Fatalf("%s: the refused input committed %d hashes", in, len(st))
+						}
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				st := readState(t, data)
+				if got := st[schema.Hash{5}].Peers; !slices.Equal(got, tt.peer) {
+					t.Errorf("%s: row 5's peers %q, want %q", in, got, tt.peer)
+				}
+				want := []string{"10.0.0.0:100"}
+				if tt.noArg {
+					want = nil
+				}
+				if got := st[schema.Hash{1}].Peers; !slices.Equal(got, want) {
+					t.Errorf("%s: row 1's peers %q, want %q", in, got, want)
+				}
+				if got := st[schema.Hash{6}].Peers; len(got) != 0 {
+					t.Errorf("%s: row 6 (a null port) has peers %q", in, got)
+				}
 			}
 		})
 	}

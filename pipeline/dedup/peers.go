@@ -111,7 +111,8 @@ func (r *rgBuf) notePeer(row int, nodeAddr []byte, port int32, b *batch) {
 	r.peer[row] = b.endpointOf(ap)
 }
 
-// portPage reads a peer_port column (INT32, null for all but
+// portPage reads a peer_port column (INT32 but a UINTEGER: fastLayout
+// leaves those and INT64 ones to the row reader; null for all but
 // announce_peer rows) into r.port.
 func (r *rgBuf) portPage(p parquet.Page) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
@@ -158,12 +159,18 @@ func (r *rgBuf) nodeAddrPage(b *batch) func(p parquet.Page) (func(row, v, n int)
 }
 
 // peerColumns returns the peer_port and node_addr columns of an input
-// when both are what capture writes (flat INT32 and BYTE_ARRAY); else
-// neither, and the input's announced peers are not read (nor refused).
+// when both are what capture writes, or near it (flat: an integer, INT32
+// or INT64 of any logical type, and BYTE_ARRAY), beside a source column,
+// as arrowPeerColumns takes an Arrow stream's; else neither, and the
+// input's announced peers are not read (nor refused). An INT64 or
+// UINTEGER peer_port is read by value (rowPeerReader).
 func peerColumns(root *parquet.Column, flat func(*parquet.Column) bool) (port, addr *parquet.Column) {
 	port, addr = root.Column("peer_port"), root.Column("node_addr")
-	if port == nil || addr == nil || !flat(port) || !flat(addr) ||
-		port.Type().Kind() != parquet.Int32 || addr.Type().Kind() != parquet.ByteArray {
+	if port == nil || addr == nil || root.Column("source") == nil || !flat(port) || !flat(addr) ||
+		addr.Type().Kind() != parquet.ByteArray {
+		return nil, nil
+	}
+	if k := port.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
 		return nil, nil
 	}
 	return port, addr
@@ -343,12 +350,13 @@ func (t *table) index(h *schema.Hash) (int, bool) {
 
 // rowPeerReader reads the endpoint columns of a Parquet input beside the
 // row reader (readParquet), row for row; nil when the run keeps no
-// announced peers or the input lacks the columns as capture writes them
-// (as peerColumns decides for the column reader: not read, nor refused).
+// announced peers or the input lacks the columns peerColumns takes (as
+// for the column reader: not read, nor refused).
 //
-// peer_port is read by value (ints): a UINTEGER's value past int32 is
-// bad input, an IntRangeError, not the negative int32 of its bits, which
-// would drop the endpoint unsaid.
+// peer_port is read by value (ints): a UINTEGER's, an INT64's or a
+// UBIGINT's value past int32 is bad input, an IntRangeError, as the Arrow
+// readers refuse it, not the int32 of its low bits (2^32-1 as -1, 2^40 as
+// 0), which would drop the endpoint unsaid; one that fits reads as itself.
 type rowPeerReader struct {
 	r    *parquet.GenericReader[peerIn]
 	ints *rowio.IntCheck[peerIn]

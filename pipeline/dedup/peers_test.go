@@ -182,9 +182,8 @@ func FuzzPeerEndpoint(f *testing.F) {
 
 // TestAnnouncedPeersUnusualLayout: an input the column reader does not
 // take (hash_type BIGINT, as DuckDB writes an untyped integer) is read row
-// by row, its announced endpoints too; endpoint columns not as capture
-// writes them (peer_port BIGINT) are not read, nor refused, as on the
-// column reader.
+// by row, its announced endpoints too, also from a peer_port BIGINT, read
+// by value (TestParquetPeerPortTypes), which was neither read nor refused.
 func TestAnnouncedPeersUnusualLayout(t *testing.T) {
 	type bigType struct {
 		InfoHash   schema.Hash `parquet:"info_hash"`
@@ -229,7 +228,8 @@ func TestAnnouncedPeersUnusualLayout(t *testing.T) {
 	}{
 		{"hash_type BIGINT", writeRows(t, filepath.Join(dir, "big.parquet"), big),
 			map[schema.Hash][]string{a: {"[2001:db8::1]:443", "1.1.1.1:6881"}, b: {"2.2.2.2:80"}}},
-		{"peer_port BIGINT too", writeRows(t, filepath.Join(dir, "port.parquet"), port), map[schema.Hash][]string{}},
+		{"peer_port BIGINT too", writeRows(t, filepath.Join(dir, "port.parquet"), port),
+			map[schema.Hash][]string{a: {"[2001:db8::1]:443", "1.1.1.1:6881"}, b: {"2.2.2.2:80"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := os.Open(tc.path)
