@@ -98,8 +98,8 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 		c.v2Text = rowio.TextType(c.v2.Type())
 	}
 	c.port, c.addr = peerColumns(root, flat)
-	if c.port != nil && slices.Contains(rowio.OverflowColumns[peerIn](pf.Schema()), "peer_port") {
-		return c, false // a UINTEGER or an INT64: the row reader reads it by value (rowPeerReader)
+	if c.port != nil && c.port.Type().Kind() == parquet.Int32 && slices.Contains(rowio.OverflowColumns[peerIn](pf.Schema()), "peer_port") {
+		return c, false // a UINTEGER: the row reader reads it by value (rowPeerReader); an INT64 portPage64 does
 	}
 	return c, true
 }
@@ -246,9 +246,10 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 				n := min(slice, rows-lo)
 				if err := cols.load(n, b); err != nil {
 					decErr = corrupt(first, err)
-					var re *rowError
-					if errors.As(err, &re) {
+					if re, ok := errors.AsType[*rowError](err); ok {
 						decErr = fmt.Errorf("row %d: %s", first+re.row+1, re.msg)
+					} else if ie, ok := errors.AsType[*rowio.IntRangeError](err); ok {
+						ie.Row, decErr = ie.Row+first, ie // placed in the row group (colReader)
 					}
 					return
 				}
@@ -335,7 +336,8 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 	r.peerCols = c.port != nil && c.src != nil && !statecol.AllNull(ccs[c.port.Index()], rg.NumRows())
 	if r.peerCols {
 		r.readers = append(r.readers,
-			newColReader("peer_port", ccs[c.port.Index()], c.port.MaxDefinitionLevel(), r.portPage),
+			newColReader("peer_port", ccs[c.port.Index()], c.port.MaxDefinitionLevel(),
+				r.portPageFor(c.port.Type().Kind(), rowio.UnsignedInt(c.port.Type()))),
 			newColReader("node_addr", ccs[c.addr.Index()], c.addr.MaxDefinitionLevel(), r.nodeAddrPage(b)))
 	}
 }

@@ -86,9 +86,9 @@ func TestPeerPortUnsigned(t *testing.T) {
 }
 
 // TestPeerPortUnsignedLayout: the column reader leaves a file whose
-// peer_port is a UINTEGER, an INT64 or a UBIGINT to the row reader, which
-// reads it by value; a USMALLINT, whose values an int32 holds, stays with
-// the column reader. Without a source column (no announce_peer row) the
+// peer_port is a UINTEGER to the row reader, which reads it by value; a
+// USMALLINT, whose values an int32 holds, stays with the column reader,
+// and so do an INT64 and a UBIGINT, which it reads by value itself. Without a source column (no announce_peer row) the
 // endpoint columns are read by neither, as an Arrow stream's are not.
 func TestPeerPortUnsignedLayout(t *testing.T) {
 	type shortPort struct {
@@ -113,8 +113,8 @@ func TestPeerPortUnsignedLayout(t *testing.T) {
 	}{
 		{"UINTEGER", writeRows(t, filepath.Join(dir, "u32.parquet"), []uintPort{{HashType: 1}}), false, true},
 		{"USMALLINT", writeRows(t, filepath.Join(dir, "u16.parquet"), []shortPort{{}}), true, true},
-		{"INT64", portFile[int64]("1")(t, filepath.Join(dir, "i64.parquet")), false, true},
-		{"UBIGINT", portFile[uint64]("1")(t, filepath.Join(dir, "u64.parquet")), false, true},
+		{"INT64", portFile[int64]("1")(t, filepath.Join(dir, "i64.parquet")), true, true},
+		{"UBIGINT", portFile[uint64]("1")(t, filepath.Join(dir, "u64.parquet")), true, true},
 		{"INT32", portFile[int32]("1")(t, filepath.Join(dir, "i32.parquet")), true, true},
 		{"INT64 without a source column", writeRows(t, filepath.Join(dir, "nosrc.parquet"), []noSource{{}}), true, false},
 	}

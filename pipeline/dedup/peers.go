@@ -111,29 +111,6 @@ func (r *rgBuf) notePeer(row int, nodeAddr []byte, port int32, b *batch) {
 	r.peer[row] = b.endpointOf(ap)
 }
 
-// portPage reads a peer_port column (INT32 but a UINTEGER: fastLayout
-// leaves those and INT64 ones to the row reader; null for all but
-// announce_peer rows) into r.port.
-func (r *rgBuf) portPage(p parquet.Page) (func(row, v, n int), error) {
-	if d := p.Dictionary(); d != nil {
-		dict := dataOf(d.Page()).Int32()
-		idx, err := dictIndexes(p, len(dict))
-		if err != nil {
-			return nil, err
-		}
-		return func(row, v, n int) {
-			for i, ix := range idx[v : v+n] {
-				r.port[row+i] = dict[ix]
-			}
-		}, nil
-	}
-	vals := dataOf(p).Int32()
-	if err := checkCount(p, len(vals)); err != nil {
-		return nil, err
-	}
-	return func(row, v, n int) { copy(r.port[row:row+n], vals[v:v+n]) }, nil
-}
-
 // nodeAddrPage reads a node_addr column for the rows that announced a
 // port as announce_peer (read after source and peer_port).
 func (r *rgBuf) nodeAddrPage(b *batch) func(p parquet.Page) (func(row, v, n int), error) {
