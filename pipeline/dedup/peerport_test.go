@@ -290,3 +290,51 @@ func TestParquetPeerPortTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestParquetPeerPortNullsBefore: a value past int32 in an INT64
+// peer_port page, plain or dictionary-encoded, after null ports in the
+// same page is placed in its row, not at its index among the page's
+// values, by both readers.
+func TestParquetPeerPortNullsBefore(t *testing.T) {
+	type plain struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		NodeAddr   string `parquet:"node_addr,optional"`
+		PeerPort   *int64 `parquet:"peer_port,optional"`
+	}
+	type dict struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		NodeAddr   string `parquet:"node_addr,optional"`
+		PeerPort   *int64 `parquet:"peer_port,optional,dict"`
+	}
+	rows := make([]plain, 10)
+	for k := range rows {
+		h := schema.Hash{byte(k + 1)}
+		rows[k] = plain{InfoHash: h[:], ObservedAt: t0.UnixMilli(), Source: schema.SourceGetPeers}
+		if k >= 4 { // rows 1-4: no port
+			p := int64(100)
+			if k == 7 {
+				p = 1 << 40
+			}
+			rows[k].Source, rows[k].NodeAddr, rows[k].PeerPort = schema.SourceAnnouncePeer, "10.0.0.1:1", &p
+		}
+	}
+	dir := t.TempDir()
+	dicts := make([]dict, len(rows))
+	for k, r := range rows {
+		dicts[k] = dict(r)
+	}
+	for _, in := range []string{writeRows(t, filepath.Join(dir, "plain.parquet"), rows),
+		writeRows(t, filepath.Join(dir, "dict.parquet"), dicts)} {
+		eachParquetReader(t, filepath.Base(in), func(t *testing.T) {
+			_, err := run(t, filepath.Join(t.TempDir(), "ds"), func(o *Options) { o.AnnouncedPeers = true }, in)
+			want := "dedup: " + in + `: column "peer_port" row 8: 1099511627776 is outside int32`
+			if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
+			}
+		})
+	}
+}
