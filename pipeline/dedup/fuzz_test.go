@@ -47,10 +47,21 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		u32[i] = u32DictType{o.InfoHash, o.ObservedAt, uint32(o.HashType)}
 		u64[i] = u64Type{o.InfoHash, o.ObservedAt, uint64(o.HashType)}
 	}
+	// Announced ports as BIGINT (pandas' and pyarrow's default), read by
+	// value page by page (portPage64): ports, a non-port, one past int32.
+	ports := make([]i64PortRow, 8)
+	for i, o := range obs[:8] {
+		ports[i] = i64PortRow{o.InfoHash, o.ObservedAt, schema.SourceAnnouncePeer, "127.0.0.1:1", int64(6881 + i)}
+	}
+	ports[2].PeerPort = 70000
+	wide := append([]i64PortRow(nil), ports...)
+	wide[5].PeerPort = 1 << 40
 	seeds := [][]byte{own, duck, blob, arrow.Bytes(), blobSourceStream(t, obs[:6]),
 		[]byte("0123456789abcdef0123456789abcdef01234567\n"),
 		readBack(t, writeRows(t, filepath.Join(dir, "u32.parquet"), u32)),
-		readBack(t, writeRows(t, filepath.Join(dir, "u64.parquet"), u64))}
+		readBack(t, writeRows(t, filepath.Join(dir, "u64.parquet"), u64)),
+		readBack(t, writeRows(t, filepath.Join(dir, "ports.parquet"), ports)),
+		readBack(t, writeRows(t, filepath.Join(dir, "wideports.parquet"), wide))}
 	for _, b := range [][]byte{own, duck, blob} {
 		seeds = append(seeds, b[:len(b)/2], b[:len(b)-9], flip(b, len(b)-20), flip(b, len(b)/2), flip(b, 40))
 	}
@@ -60,6 +71,15 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		seeds = append(seeds, readBack(t, p))
 	}
 	return seeds
+}
+
+// i64PortRow is an announce_peer observation whose port is a BIGINT.
+type i64PortRow struct {
+	InfoHash   schema.Hash `parquet:"info_hash"`
+	ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string      `parquet:"source,dict"`
+	NodeAddr   string      `parquet:"node_addr,optional"`
+	PeerPort   int64       `parquet:"peer_port,optional"`
 }
 
 // blobSourceStream is obs as an Arrow IPC stream whose source is binary
