@@ -463,7 +463,7 @@ func TestStatusVerifyFindsADamagedBloomFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runBin(t, nil, "status", "--data", data, "--verify")
-	if r.code != 1 || !strings.Contains(r.stdout, filepath.Base(victim)) || !strings.Contains(r.stderr, "do not match the manifest") {
+	if r.code != 1 || !strings.Contains(r.stdout, filepath.Base(victim)) || !strings.Contains(r.stderr, "files does not match the manifest") {
 		t.Fatalf("damaged: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
