@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/metrics"
+	"github.com/infohash/infohash/internal/plural"
 )
 
 // counters are the live stage counters, updated from many goroutines.
@@ -137,12 +137,12 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 // WriteText writes the counters as a short human-readable report.
 func (s Stats) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "fetch: %s", plural(s.Jobs, "job", "jobs"))
+	fmt.Fprintf(&b, "fetch: %s", plural.Count(s.Jobs, "job", "jobs"))
 	if s.Duplicates > 0 {
-		fmt.Fprintf(&b, " (%s skipped)", plural(s.Duplicates, "repeated row", "repeated rows"))
+		fmt.Fprintf(&b, " (%s skipped)", plural.Count(s.Duplicates, "repeated row", "repeated rows"))
 	}
 	fmt.Fprintf(&b, ", %d attempted, %d lease expired, %d unfinished (%s released) in %.1fs (%.2f ok/s)\n",
-		s.Attempted, s.LeaseExpired, s.Unfinished, plural(s.Released, "lease", "leases"), float64(s.ElapsedMs)/1000, s.OKPerSec)
+		s.Attempted, s.LeaseExpired, s.Unfinished, plural.Count(s.Released, "lease", "leases"), float64(s.ElapsedMs)/1000, s.OKPerSec)
 	fmt.Fprintf(&b, "  lookups %d (failed %d), peers found %d (avoided %d", s.Lookups, s.LookupsFailed, s.PeersFound, s.PeersAvoided)
 	if s.PeersOutOfReach > 0 {
 		fmt.Fprintf(&b, ", out of reach %d", s.PeersOutOfReach)
@@ -160,15 +160,6 @@ func (s Stats) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "  peer failures: %s\n", formatCounts(s.PeerFailures))
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// plural is n and the noun that counts it: one for 1, else many ("1 job",
-// "2 jobs", "0 jobs"). The summary said "1 jobs".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.FormatInt(n, 10) + " " + many
 }
 
 func formatCounts(m map[string]int64) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/plural"
 	"github.com/infohash/infohash/internal/progress"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -338,18 +339,18 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(tw, "dataset\t%s (snapshot %d by %s at %s; id %s)\n", r.Dir, r.Snapshot, r.Writer, r.CommittedAt.Format(time.RFC3339), id)
 	if v := r.Verified; v != nil && len(v.Problems) > 0 {
-		fmt.Fprintf(tw, "hashes\t%d per the manifest (%s applied)\n", r.Hashes, plural(r.InputsLedger, "input", "inputs"))
+		fmt.Fprintf(tw, "hashes\t%d per the manifest (%s applied)\n", r.Hashes, plural.Count(r.InputsLedger, "input", "inputs"))
 		r.printBlocklist(tw)
 		tw.Flush()
 		fmt.Fprintf(w, "verified %s (%s) against the manifest: %s (not counted further)\n",
-			plural(int64(v.Files), "file", "files"), humanBytes(v.Bytes), plural(int64(len(v.Problems)), "does not match", "do not match"))
+			plural.Count(int64(v.Files), "file", "files"), humanBytes(v.Bytes), plural.Count(int64(len(v.Problems)), "does not match", "do not match"))
 		for _, p := range v.Problems {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 		r.printUnpublished(w)
 		return
 	}
-	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %s applied)\n", r.Hashes, deref(r.Leased), plural(r.InputsLedger, "input", "inputs"))
+	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %s applied)\n", r.Hashes, deref(r.Leased), plural.Count(r.InputsLedger, "input", "inputs"))
 	if n := deref(r.LeasesExpired); n > 0 {
 		fmt.Fprintf(tw, "expired leases\t%d with no result merged (fetch died or its results were not merged; the oldest ended %s)\n",
 			n, r.OldestExpired.Format(time.RFC3339))
@@ -359,22 +360,22 @@ func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(tw, "last failure\t%s\n", counts(r.ByFailure, nil))
 	r.printBlocklist(tw)
 	if a := r.LastInput; a != nil {
-		fmt.Fprintf(tw, "last input\t%s (%s) applied at %s\n", a.Name, plural(a.Rows, "row", "rows"), a.At.Format(time.RFC3339))
+		fmt.Fprintf(tw, "last input\t%s (%s) applied at %s\n", a.Name, plural.Count(a.Rows, "row", "rows"), a.At.Format(time.RFC3339))
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.TableRows)) {
-		fmt.Fprintf(tw, "table %s\t%s, %s\n", name, plural(r.TableRows[name], "row", "rows"), humanBytes(r.TableBytes[name]))
+		fmt.Fprintf(tw, "table %s\t%s, %s\n", name, plural.Count(r.TableRows[name], "row", "rows"), humanBytes(r.TableBytes[name]))
 	}
 	if t := r.Totals; len(t) > 0 {
 		fmt.Fprintf(tw, "totals\t%s, %s, %s planned (%d for overdue new hashes), %s merged (%s stored, %s deferred by peer penalties)\n",
-			plural(t[dataset.TotalDedupObservations], "observation", "observations"), plural(t[dataset.TotalDedupNew], "new hash", "new hashes"),
-			plural(sumFamily(t, dataset.TotalPlanJobs), "job", "jobs"), t[dataset.TotalPlanNewOverdue],
-			plural(sumFamily(t, dataset.TotalMergeAttempts), "attempt", "attempts"), plural(t[dataset.TotalMergeTorrents], "torrent", "torrents"),
-			plural(t[dataset.TotalMergeDeferred], "retry", "retries"))
+			plural.Count(t[dataset.TotalDedupObservations], "observation", "observations"), plural.Count(t[dataset.TotalDedupNew], "new hash", "new hashes"),
+			plural.Count(sumFamily(t, dataset.TotalPlanJobs), "job", "jobs"), t[dataset.TotalPlanNewOverdue],
+			plural.Count(sumFamily(t, dataset.TotalMergeAttempts), "attempt", "attempts"), plural.Count(t[dataset.TotalMergeTorrents], "torrent", "torrents"),
+			plural.Count(t[dataset.TotalMergeDeferred], "retry", "retries"))
 	}
 	tw.Flush()
 	r.printWaves(w)
 	if v := r.Verified; v != nil {
-		fmt.Fprintf(w, "verified %s (%s) against the manifest: all match\n", plural(int64(v.Files), "file", "files"), humanBytes(v.Bytes))
+		fmt.Fprintf(w, "verified %s (%s) against the manifest: all match\n", plural.Count(int64(v.Files), "file", "files"), humanBytes(v.Bytes))
 	}
 	for _, p := range r.Partial {
 		fmt.Fprintf(w, "partial input (set aside, not applied, by a run killed or out of disk space while reading a pipe, or whose stream or list was cut short; apply it with dedup, or merge under inbox/merge/, and it goes): %s\n", p)
