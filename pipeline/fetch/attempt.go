@@ -27,15 +27,24 @@ type attempt struct {
 	// zero when none was (only a job's own avoid_peers whose penalty is
 	// over: a proven-bad hash's known sources).
 	penalisedUntil time.Time
-	tried          int
-	inflight       int
-	cutOff         int // exchanges the job's deadline ended (not the peers' fault)
-	results        chan peerOutcome
-	outcomes       []peerOutcome // failed peers, in the order they ended
-	winner         *peerOutcome
-	final          bool // the metadata itself was found bad: stop trying peers
-	timedOut       bool
-	lookup         *lookupRun
+	// dialled counts the exchanges started; tried those whose peer gave
+	// its answer (served, failed, or its own ConnectTimeout or
+	// PeerTimeout ended it): peers_tried. An exchange the job's deadline
+	// cut off (cutOff), one we stopped (another peer won, the metadata
+	// was found bad, the run stopped) and one our side failed
+	// (local_error) got no answer from its peer, so it is not tried: the
+	// scheduler reads peers_tried < peers_found as peers left to try,
+	// and a peer we stopped waiting for may still serve.
+	dialled  int
+	tried    int
+	inflight int
+	cutOff   int // exchanges the job's deadline ended (not the peers' fault)
+	results  chan peerOutcome
+	outcomes []peerOutcome // failed peers, in the order they ended
+	winner   *peerOutcome
+	final    bool // the metadata itself was found bad: stop trying peers
+	timedOut bool
+	lookup   *lookupRun
 	// noSource: the attempt had nowhere to find a peer (no DHT node, no
 	// --peer, no peers in the job). Its end is our configuration's doing,
 	// not the swarm's: local_error, which counts against no hash.
@@ -156,11 +165,15 @@ func (a *attempt) run(hctx context.Context) {
 				a.cutOff++
 				a.timedOut = true
 			case o.Err == nil:
+				a.tried++
 				if a.winner == nil {
 					a.winner = &o
 				}
 				stopPeers()
 			default:
+				if o.Err.Class != schema.OutcomeLocalError {
+					a.tried++
+				}
 				a.outcomes = append(a.outcomes, o)
 				if o.Final {
 					a.final = true
@@ -180,7 +193,7 @@ func (a *attempt) run(hctx context.Context) {
 func (a *attempt) launch(pctx context.Context) {
 	addr := a.queue[0]
 	a.queue = a.queue[1:]
-	a.tried++
+	a.dialled++
 	a.inflight++
 	go func() {
 		ctx, cancel := context.WithTimeout(pctx, a.f.opts.PeerTimeout)
@@ -351,7 +364,7 @@ func (a *attempt) noPeersDetail() string {
 func (a *attempt) timeoutDetail() string {
 	s := fmt.Sprintf("timed out with %d of %d peers tried", a.tried, a.found())
 	if a.cutOff > 0 {
-		s += fmt.Sprintf(", %d of them cut off mid-exchange", a.cutOff)
+		s += fmt.Sprintf(", %d more cut off mid-exchange", a.cutOff)
 	}
 	return s
 }

@@ -27,7 +27,12 @@ import (
 // oneAtATime dials its peers in turn (PeersPerHash 1), so that the
 // stalling peer, its last, is connected to only once the attempt has
 // taken the earlier peers' failures: the deadline then passes after
-// those failures, with no counter of their own to wait for.
+// those failures, with no counter of their own to wait for. A peer cut
+// off is not tried either (peers_tried counts the peers that answered,
+// a refused dial included): peers_tried < peers_found tells the
+// scheduler the attempt left peers to try; a cut-off peer used to count
+// as tried, and a repeated peer-level failure then backed the hash off
+// as if every peer found had failed.
 func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 	tor := badpeers.NewTorrent(12, 1, 10)
 	peers := map[badpeers.Behaviour]*badpeers.Peer{}
@@ -42,21 +47,22 @@ func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 		mix                  []badpeers.Behaviour
 		want                 string
 		blamed               []badpeers.Behaviour // listed in peer_failures, each with its Expect class
+		tried                int32                // peers_tried (peers_found is len(mix))
 	}{
 		{"job deadline cuts the stall off", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 }, false,
-			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, nil},
+			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, nil, 0},
 		{"peer deadline ends the stall", backstop, stallTimeout, nil, false,
-			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Stall}},
+			[]badpeers.Behaviour{badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Stall}, 1},
 		// Before the fix a cut-off peer counted as a failed one and the
 		// job's timeout as nothing: connect_failed would have stood.
 		{"job deadline outranks a refused dial", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 1 && s.ConnectsFailed == 1 }, false,
-			[]badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Refuse}},
+			[]badpeers.Behaviour{badpeers.Refuse, badpeers.Stall}, schema.OutcomeTimeout, []badpeers.Behaviour{badpeers.Refuse}, 1},
 		// No counter says when the closing peer's exchange has ended,
 		// so the peers are dialled in turn: the stall's connection (the
 		// second) comes after the attempt took the closing peer's
 		// failure, and the deadline passes while the stall runs.
 		{"a peer-level failure outranks the job deadline", backstop, backstop, func(s Stats) bool { return s.ConnectsOK == 2 }, true,
-			[]badpeers.Behaviour{badpeers.Close, badpeers.Stall}, schema.OutcomePeerLacksTorrent, []badpeers.Behaviour{badpeers.Close}},
+			[]badpeers.Behaviour{badpeers.Close, badpeers.Stall}, schema.OutcomePeerLacksTorrent, []badpeers.Behaviour{badpeers.Close}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,8 +106,9 @@ func TestJobDeadlineBlamesNoPeer(t *testing.T) {
 				t.Fatalf("%d of the %d peers that accept connections were connected to (%+v): the job's deadline came before its stall was reached",
 					st.ConnectsOK, connectable, st)
 			}
-			if r.Outcome != tt.want || int(r.PeersTried) != len(tt.mix) {
-				t.Fatalf("outcome %s (%s), %d peers tried; want %s, %d tried", r.Outcome, r.Detail, r.PeersTried, tt.want, len(tt.mix))
+			if r.Outcome != tt.want || int(r.PeersFound) != len(tt.mix) || r.PeersTried != tt.tried {
+				t.Fatalf("outcome %s (%s), %d of %d peers tried; want %s, %d of %d tried",
+					r.Outcome, r.Detail, r.PeersTried, r.PeersFound, tt.want, tt.tried, len(tt.mix))
 			}
 			var got, want []string
 			for _, pf := range r.PeerFailures {

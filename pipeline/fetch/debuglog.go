@@ -14,8 +14,11 @@ import (
 const maxDebugPeers = 16
 
 // debugAttempt logs one job's attempt at debug level (--debug): its
-// outcome and why, the peers found, avoided, tried and cut off, each
-// failed peer with its class and why, the DHT lookup and the attempt's
+// outcome and why, the peers found, avoided, out of reach, dialled,
+// tried (those that gave their answer: the result's peers_tried) and cut
+// off by the job's deadline (the dialled peers neither tried nor cut off
+// were stopped by us or failed on our side), each failed peer with its
+// class and why, the DHT lookup and the attempt's
 // durations: those of the stages that ran, a null timing column (see
 // schema.Result) being left out rather than logged as 0. Nothing is built
 // unless debug records are on.
@@ -28,8 +31,8 @@ func (f *Fetcher) debugAttempt(ctx context.Context, job schema.Job, a *attempt, 
 	if res.Detail != "" {
 		attrs = append(attrs, "detail", res.Detail)
 	}
-	attrs = append(attrs, "peers_found", res.PeersFound, "peers_avoided", a.avoided, "peers_out_of_reach", a.outOfReach, "peers_tried", res.PeersTried,
-		"peers_cut_off", a.cutOff)
+	attrs = append(attrs, "peers_found", res.PeersFound, "peers_avoided", a.avoided, "peers_out_of_reach", a.outOfReach,
+		"peers_dialled", a.dialled, "peers_tried", res.PeersTried, "peers_cut_off", a.cutOff)
 	if len(a.outcomes) > 0 {
 		var failed []string
 		for i, o := range a.outcomes {

@@ -90,8 +90,9 @@ func checkConnectsAddUp(t *testing.T, st Stats) {
 // TestDialCutOffByJobDeadline: a dial still hanging when the job's
 // Timeout passes is cut off by our deadline, not failed by the peer (its
 // own ConnectTimeout and PeerTimeout are backstops here): the attempt is
-// timeout, the peer is not in peer_failures, and no connect failed. It
-// used to be connect_failed, listed against the peer.
+// timeout, the peer is not in peer_failures nor tried (it gave no
+// answer), and no connect failed. It used to be connect_failed, listed
+// against the peer.
 func TestDialCutOffByJobDeadline(t *testing.T) {
 	hang := hangingAddr(t)
 	o := testOptions()
@@ -99,8 +100,9 @@ func TestDialCutOffByJobDeadline(t *testing.T) {
 	f := newFetcher(t, o)
 	job := schema.Job{InfoHash: schema.Hash{13}, Peers: []string{hang}}
 	r, ok := f.Fetch(context.Background(), job)
-	if !ok || r.Outcome != schema.OutcomeTimeout || len(r.PeerFailures) != 0 || r.PeersTried != 1 {
-		t.Fatalf("outcome %s (%s), %d tried, peer failures %+v; want timeout, 1 tried, none", r.Outcome, r.Detail, r.PeersTried, r.PeerFailures)
+	if !ok || r.Outcome != schema.OutcomeTimeout || len(r.PeerFailures) != 0 || r.PeersFound != 1 || r.PeersTried != 0 {
+		t.Fatalf("outcome %s (%s), %d of %d tried, peer failures %+v; want timeout, 0 of 1 tried (cut off), none",
+			r.Outcome, r.Detail, r.PeersTried, r.PeersFound, r.PeerFailures)
 	}
 	st := f.Stats()
 	if st.Connects != 1 || st.ConnectsFailed != 0 || st.ConnectsCancelled != 1 {

@@ -67,6 +67,14 @@
 // result is invalid_metadata, but peer_failures does not list the peer
 // that served it (it served exactly what the infohash names).
 //
+// A result's peers_tried counts the peers that gave their answer: served,
+// failed, or ended by their own ConnectTimeout or PeerTimeout. A peer the
+// job's deadline cut off, one stopped because another served or the
+// metadata was found bad, and one our side failed (local_error) are not
+// tried: the scheduler reads peers_tried < peers_found as peers left to
+// try, and backs a hash off for a repeated peer-level failure only when
+// every peer found was tried.
+//
 // A run that stops early (its context ends, or Options.Deadline passes)
 // gives back the leases of the jobs it read and did not attempt: each gets
 // a result of outcome schema.OutcomeReleased, which merge turns into the

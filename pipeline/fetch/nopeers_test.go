@@ -49,7 +49,7 @@ func TestJobDeadlineWithoutPeers(t *testing.T) {
 		wantDetail string
 	}{
 		{"nobody announces it", nil, nil, schema.OutcomeNoPeers, "no peers found before the timeout; 1 DHT nodes answered"},
-		{"its peer is cut off mid-exchange", []string{stall.Addr()}, nil, schema.OutcomeTimeout, "1 of them cut off mid-exchange"},
+		{"its peer is cut off mid-exchange", []string{stall.Addr()}, nil, schema.OutcomeTimeout, "0 of 1 peers tried, 1 more cut off mid-exchange"},
 		{"its only peer is penalised", []string{penalised.Addr()}, []string{penalised.Addr()}, schema.OutcomeRejected, "penalised"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -63,8 +63,9 @@ func ApplyResultFailure(p Policy, st *schema.State, r *schema.Result, newSources
 }
 
 // leftUntried reports whether an attempt that found found peers it could
-// dial (peers_found) and dialled tried of them (peers_tried) left some
-// undialled: its time ran out first. fetch ranks a peer's class above the
+// dial (peers_found) and had the answer of tried of them (peers_tried:
+// fetch counts no peer its job's deadline cut off mid-exchange, nor one
+// it stopped) left some untried: its time ran out first. fetch ranks a peer's class above the
 // job's timeout, so such an attempt says e.g. rejected or hash_mismatch
 // although the swarm may hold peers that serve the hash (invalid_metadata
 // whose bytes match the infohash also stops the attempt: see applyFailure).

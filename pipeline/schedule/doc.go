@@ -32,11 +32,13 @@
 //     no_ut_metadata, rejected): one endpoint misbehaved; it is penalised
 //     (PenalizePeer) and the hash is retried soon (Policy.RetrySoon) with
 //     other peers. A second soft failure in a row whose attempt tried
-//     every peer it found (the result's peers_tried >= peers_found)
-//     means every reachable peer is bad: the hash then moves along its
-//     schedule like a swarm failure (ApplyResultFailure). One that left
-//     found peers untried (the job's time ran out, and fetch ranks a
-//     peer's class above timeout) is retried soon, like the first.
+//     every peer it found (the result's peers_tried >= peers_found;
+//     fetch counts a peer tried once it answered, not one the job's
+//     deadline cut off) means every reachable peer is bad: the hash then
+//     moves along its schedule like a swarm failure (ApplyResultFailure).
+//     One that left found peers untried (the job's time ran out, and
+//     fetch ranks a peer's class above timeout) is retried soon, like the
+//     first.
 //     Counts fetch never writes for a peer-level failure (peers_tried 0,
 //     or null) are unknown and taken as every peer tried, as is a failure
 //     given without them (ApplyFailureFrom). peer_lacks_torrent (the peer
