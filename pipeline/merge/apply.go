@@ -68,6 +68,12 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 		return staleFailure, false
 	}
 	verdict := applied
+	// last_attempt stays the latest attempt applied: a leased attempt
+	// dated before it (its fetch host's clock behind) must not set it
+	// back, or an unleased result applied before would pass the check
+	// above again when its rows come in another input (a cut stream sent
+	// whole, a file rewritten) and count twice.
+	latest := st.LastAttempt
 	if schedule.KindOf(r.Outcome) == schedule.KindDeferred {
 		// Nobody was dialled: no peer failed, no source, no penalty.
 		if err := schedule.ApplyDeferral(p, st, r.AttemptedAt, r.RetryAfter); err != nil {
@@ -77,6 +83,7 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	} else if err := applyFailure(p, st, r); err != nil {
 		return afterFetched, lease != nil // unreachable: classes are checked on input, fetched above
 	}
+	st.LastAttempt = max(st.LastAttempt, latest)
 	// A sighting dedup folded in after this attempt (while the job was
 	// out) could pull nothing then: the hash was due. It is fresh against
 	// the failure (or deferral) just applied: the reactivation rule takes
