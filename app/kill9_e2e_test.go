@@ -141,7 +141,10 @@ func resultsBatches(t *testing.T, rs []schema.Result, n int) []byte {
 // hash is planned again once the leases end; a merge that dies is re-run
 // and the result equals a clean run's: each fetch result is applied
 // exactly once. Every kill must end a live run, and some kill of each
-// command must come before its commit.
+// command must come before its commit. These results are leased, so a
+// re-run would drop a result applied before as late or stale even
+// without merge's ledger: pipeline/merge's TestLedgerStopsAReappliedInput
+// is the test that fails when the ledger does not skip an applied input.
 func TestKill9LosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills the binary at points in its work")
