@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	stdbits "math/bits"
-	"slices"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -35,6 +34,7 @@ type fastColumns struct {
 	port, addr             *parquet.Column // peer_port and node_addr, when both are there (peers.go)
 	hashBytes              bool            // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
 	typUnsigned            bool            // hash_type's values are unsigned (rowio.UnsignedInt)
+	portUnsigned           bool            // peer_port's are read as unsigned (portUnsigned)
 	atDiv                  int64           // observed_at's units per millisecond
 	// The string types of info_hash and info_hash_v2 when they hold
 	// text (hex), else "" (see rowio.TextType).
@@ -98,9 +98,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 		c.v2Text = rowio.TextType(c.v2.Type())
 	}
 	c.port, c.addr = peerColumns(root, flat)
-	if c.port != nil && c.port.Type().Kind() == parquet.Int32 && slices.Contains(rowio.OverflowColumns[peerIn](pf.Schema()), "peer_port") {
-		return c, false // a UINTEGER: the row reader reads it by value (rowPeerReader); an INT64 portPage64 does
-	}
+	c.portUnsigned = c.port != nil && portUnsigned(pf, c.port)
 	return c, true
 }
 
@@ -337,7 +335,7 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 	if r.peerCols {
 		r.readers = append(r.readers,
 			newColReader("peer_port", ccs[c.port.Index()], c.port.MaxDefinitionLevel(),
-				r.portPageFor(c.port.Type().Kind(), rowio.UnsignedInt(c.port.Type()))),
+				r.portPageFor(c.port.Type().Kind(), c.portUnsigned)),
 			newColReader("node_addr", ccs[c.addr.Index()], c.addr.MaxDefinitionLevel(), r.nodeAddrPage(b)))
 	}
 }

@@ -85,11 +85,12 @@ func TestPeerPortUnsigned(t *testing.T) {
 	}
 }
 
-// TestPeerPortUnsignedLayout: the column reader leaves a file whose
-// peer_port is a UINTEGER to the row reader, which reads it by value; a
-// USMALLINT, whose values an int32 holds, stays with the column reader,
-// and so do an INT64 and a UBIGINT, which it reads by value itself. Without a source column (no announce_peer row) the
-// endpoint columns are read by neither, as an Arrow stream's are not.
+// TestPeerPortUnsignedLayout: the column reader serves a file whose
+// peer_port is a UINTEGER, an INT64 or a UBIGINT, which it reads by value
+// itself (portPageFor), as it serves a USMALLINT, whose values an int32
+// holds; so does the row reader. Without a source column (no
+// announce_peer row) the endpoint columns are read by neither, as an
+// Arrow stream's are not.
 func TestPeerPortUnsignedLayout(t *testing.T) {
 	type shortPort struct {
 		InfoHash   schema.Hash `parquet:"info_hash"`
@@ -111,7 +112,7 @@ func TestPeerPortUnsignedLayout(t *testing.T) {
 		fast  bool
 		peers bool // the row reader reads the endpoint columns
 	}{
-		{"UINTEGER", writeRows(t, filepath.Join(dir, "u32.parquet"), []uintPort{{HashType: 1}}), false, true},
+		{"UINTEGER", writeRows(t, filepath.Join(dir, "u32.parquet"), []uintPort{{HashType: 1}}), true, true},
 		{"USMALLINT", writeRows(t, filepath.Join(dir, "u16.parquet"), []shortPort{{}}), true, true},
 		{"INT64", portFile[int64]("1")(t, filepath.Join(dir, "i64.parquet")), true, true},
 		{"UBIGINT", portFile[uint64]("1")(t, filepath.Join(dir, "u64.parquet")), true, true},
@@ -145,9 +146,16 @@ func TestPeerPortUnsignedLayout(t *testing.T) {
 	}
 }
 
+// portInt is the Go type of a peer_port column that parquet-go writes
+// as each integer type of DuckDB's: TINYINT (int8), UTINYINT (uint8),
+// SMALLINT, USMALLINT, INTEGER, UINTEGER, BIGINT, UBIGINT (uint64).
+type portInt interface {
+	int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64
+}
+
 // portRow is an announce_peer observation whose peer_port is a P: INT32
-// (int16: INT(16), uint32: UINTEGER) or INT64 (uint64: UBIGINT).
-type portRow[P int16 | int32 | int64 | uint32 | uint64] struct {
+// (int8 to uint16 as INT(n), uint32: UINTEGER) or INT64 (uint64: UBIGINT).
+type portRow[P portInt] struct {
 	InfoHash   []byte `parquet:"info_hash"`
 	ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 	Source     string `parquet:"source"`
@@ -158,42 +166,55 @@ type portRow[P int16 | int32 | int64 | uint32 | uint64] struct {
 // portFile writes the rows of portStream as a Parquet file at path, in
 // two row groups of three rows (row 5, of port, is the second group's
 // second), peer_port a P; port is parsed as a P's value.
-func portFile[P int16 | int32 | int64 | uint32 | uint64](port string) func(t *testing.T, path string) string {
+func portFile[P portInt](port string) func(t *testing.T, path string) string {
 	return func(t *testing.T, path string) string {
 		t.Helper()
-		v, err := strconv.ParseInt(port, 10, 64)
-		if err != nil {
-			u, uerr := strconv.ParseUint(port, 10, 64)
-			if uerr != nil {
-				t.Fatal(err)
-			}
-			v = int64(u)
-		}
-		rows := make([]portRow[P], 6)
-		for k := range rows {
-			p := P(100)
-			if k == 4 {
-				p = P(v)
-			}
-			h := schema.Hash{byte(k + 1)}
-			rows[k] = portRow[P]{InfoHash: h[:], ObservedAt: t0.UnixMilli(), Source: schema.SourceAnnouncePeer,
-				NodeAddr: fmt.Sprintf("10.0.0.%d:1", k)}
-			if k != 5 {
-				rows[k].PeerPort = &p
-			}
-		}
-		w, err := rowio.Create[portRow[P]](path, nil, parquet.MaxRowsPerRowGroup(3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(rows); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return path
+		return writeGroupsOf3(t, path, portRows[P](t, port))
 	}
+}
+
+// portRows are the rows of portFile.
+func portRows[P portInt](t testing.TB, port string) []portRow[P] {
+	t.Helper()
+	v, err := strconv.ParseInt(port, 10, 64)
+	if err != nil {
+		u, uerr := strconv.ParseUint(port, 10, 64)
+		if uerr != nil {
+			t.Fatal(err)
+		}
+		v = int64(u)
+	}
+	rows := make([]portRow[P], 6)
+	for k := range rows {
+		p := P(100)
+		if k == 4 {
+			p = P(v)
+		}
+		h := schema.Hash{byte(k + 1)}
+		rows[k] = portRow[P]{InfoHash: h[:], ObservedAt: t0.UnixMilli(), Source: schema.SourceAnnouncePeer,
+			NodeAddr: fmt.Sprintf("10.0.0.%d:1", k)}
+		if k != 5 {
+			rows[k].PeerPort = &p
+		}
+	}
+	return rows
+}
+
+// writeGroupsOf3 writes rows as a Parquet file at path in row groups of
+// three rows.
+func writeGroupsOf3[T any](t testing.TB, path string, rows []T) string {
+	t.Helper()
+	w, err := rowio.Create[T](path, nil, parquet.MaxRowsPerRowGroup(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // TestParquetPeerPortTypes: a Parquet peer_port of any integer type
@@ -291,50 +312,53 @@ func TestParquetPeerPortTypes(t *testing.T) {
 	}
 }
 
-// TestParquetPeerPortNullsBefore: a value past int32 in an INT64
-// peer_port page, plain or dictionary-encoded, after null ports in the
-// same page is placed in its row, not at its index among the page's
-// values, by both readers.
+// TestParquetPeerPortNullsBefore: a value past int32 in an INT64 or a
+// UINTEGER peer_port page, plain or dictionary-encoded, after null ports
+// in the same page is placed in its row, not at its index among the
+// page's values, by both readers.
 func TestParquetPeerPortNullsBefore(t *testing.T) {
-	type plain struct {
-		InfoHash   []byte `parquet:"info_hash"`
-		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
-		Source     string `parquet:"source"`
-		NodeAddr   string `parquet:"node_addr,optional"`
-		PeerPort   *int64 `parquet:"peer_port,optional"`
+	tests := []struct {
+		name  string
+		files func(t *testing.T, dir string) []string
+		bad   string // row 8's value
+	}{
+		{"INT64", nullsBefore[int64](1 << 40), "1099511627776"},
+		{"UINTEGER", nullsBefore[uint32](math.MaxUint32), "4294967295"},
 	}
-	type dict struct {
-		InfoHash   []byte `parquet:"info_hash"`
-		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
-		Source     string `parquet:"source"`
-		NodeAddr   string `parquet:"node_addr,optional"`
-		PeerPort   *int64 `parquet:"peer_port,optional,dict"`
-	}
-	rows := make([]plain, 10)
-	for k := range rows {
-		h := schema.Hash{byte(k + 1)}
-		rows[k] = plain{InfoHash: h[:], ObservedAt: t0.UnixMilli(), Source: schema.SourceGetPeers}
-		if k >= 4 { // rows 1-4: no port
-			p := int64(100)
-			if k == 7 {
-				p = 1 << 40
-			}
-			rows[k].Source, rows[k].NodeAddr, rows[k].PeerPort = schema.SourceAnnouncePeer, "10.0.0.1:1", &p
+	for _, tt := range tests {
+		for _, in := range tt.files(t, t.TempDir()) {
+			eachParquetReader(t, tt.name+"/"+filepath.Base(in), func(t *testing.T) {
+				_, err := run(t, filepath.Join(t.TempDir(), "ds"), func(o *Options) { o.AnnouncedPeers = true }, in)
+				want := "dedup: " + in + `: column "peer_port" row 8: ` + tt.bad + ` is outside int32`
+				if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
+					t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
+				}
+			})
 		}
 	}
-	dir := t.TempDir()
-	dicts := make([]dict, len(rows))
-	for k, r := range rows {
-		dicts[k] = dict(r)
-	}
-	for _, in := range []string{writeRows(t, filepath.Join(dir, "plain.parquet"), rows),
-		writeRows(t, filepath.Join(dir, "dict.parquet"), dicts)} {
-		eachParquetReader(t, filepath.Base(in), func(t *testing.T) {
-			_, err := run(t, filepath.Join(t.TempDir(), "ds"), func(o *Options) { o.AnnouncedPeers = true }, in)
-			want := "dedup: " + in + `: column "peer_port" row 8: 1099511627776 is outside int32`
-			if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
-				t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
+}
+
+// nullsBefore writes ten rows in one page, rows 1-4 without a port and
+// row 8's port bad, as plain.parquet and dict.parquet (peer_port
+// dictionary-encoded) in dir.
+func nullsBefore[P portInt](bad P) func(t *testing.T, dir string) []string {
+	return func(t *testing.T, dir string) []string {
+		t.Helper()
+		rows := make([]portRow[P], 10)
+		dicts := make([]dictPortRow[P], len(rows))
+		for k := range rows {
+			h := schema.Hash{byte(k + 1)}
+			rows[k] = portRow[P]{InfoHash: h[:], ObservedAt: t0.UnixMilli(), Source: schema.SourceGetPeers}
+			if k >= 4 { // rows 1-4: no port
+				p := P(100)
+				if k == 7 {
+					p = bad
+				}
+				rows[k].Source, rows[k].NodeAddr, rows[k].PeerPort = schema.SourceAnnouncePeer, "10.0.0.1:1", &p
 			}
-		})
+			dicts[k] = dictPortRow[P](rows[k])
+		}
+		return []string{writeRows(t, filepath.Join(dir, "plain.parquet"), rows),
+			writeRows(t, filepath.Join(dir, "dict.parquet"), dicts)}
 	}
 }

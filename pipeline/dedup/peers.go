@@ -140,7 +140,7 @@ func (r *rgBuf) nodeAddrPage(b *batch) func(p parquet.Page) (func(row, v, n int)
 // or INT64 of any logical type, and BYTE_ARRAY), beside a source column,
 // as arrowPeerColumns takes an Arrow stream's; else neither, and the
 // input's announced peers are not read (nor refused). An INT64 or
-// UINTEGER peer_port is read by value (rowPeerReader).
+// UINTEGER peer_port is read by value (portPageFor, rowPeerReader).
 func peerColumns(root *parquet.Column, flat func(*parquet.Column) bool) (port, addr *parquet.Column) {
 	port, addr = root.Column("peer_port"), root.Column("node_addr")
 	if port == nil || addr == nil || root.Column("source") == nil || !flat(port) || !flat(addr) ||

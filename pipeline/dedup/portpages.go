@@ -1,27 +1,49 @@
 // The column reader's pages of a peer_port column (see peers.go): an
-// INT32's values as they are, an INT64's by value.
+// INT32's values as they are, an INT64's, a UINTEGER's or a UBIGINT's by
+// value.
 
 package dedup
 
 import (
+	"math"
+	"slices"
+
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/rowio"
 )
 
 // portPageFor is the page reader of a peer_port column of physical kind
-// k: portPage for an INT32, portPage64 for an INT64 (unsigned: a
-// UBIGINT's).
+// k, read by value when unsigned (fastColumns.portUnsigned): portPage for
+// an INT32 (of any narrower integer type too: TINYINT to USMALLINT, whose
+// values an int32 holds), portPageOf for a UINTEGER, an INT64 or a
+// UBIGINT, whose values may be past int32.
 func (r *rgBuf) portPageFor(k parquet.Kind, unsigned bool) func(parquet.Page) (func(row, v, n int), error) {
-	if k != parquet.Int64 {
-		return r.portPage
+	switch {
+	case k == parquet.Int64 && unsigned:
+		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, uint64Values) }
+	case k == parquet.Int64:
+		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, int64Values) }
+	case unsigned:
+		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, uint32Values) }
 	}
-	return func(p parquet.Page) (func(row, v, n int), error) { return r.portPage64(p, unsigned) }
+	return r.portPage
 }
 
-// portPage reads a peer_port column (INT32 but a UINTEGER: fastLayout
-// leaves those to the row reader; null for all but announce_peer rows)
-// into r.port.
+// portUnsigned reports whether the values of port, pf's peer_port
+// column, are read as unsigned ones: a UBIGINT's, or a UINTEGER's, as
+// rowio.IntCheck reads them again for the row reader (not a USMALLINT's
+// or a UTINYINT's, whose values an int32 holds as stored).
+func portUnsigned(pf *parquet.File, port *parquet.Column) bool {
+	if !rowio.UnsignedInt(port.Type()) {
+		return false
+	}
+	return port.Type().Kind() == parquet.Int64 || slices.Contains(rowio.OverflowColumns[peerIn](pf.Schema()), "peer_port")
+}
+
+// portPage reads a page of a peer_port column of INT32 values that an
+// int32 holds as they are (not a UINTEGER's; null for all but
+// announce_peer rows) into r.port.
 func (r *rgBuf) portPage(p parquet.Page) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
 		dict := dataOf(d.Page()).Int32()
@@ -42,19 +64,30 @@ func (r *rgBuf) portPage(p parquet.Page) (func(row, v, n int), error) {
 	return func(row, v, n int) { copy(r.port[row:row+n], vals[v:v+n]) }, nil
 }
 
-// portPage64 reads a page of an INT64 peer_port column (a UBIGINT's when
-// unsigned) into r.port by value: a value past int32 is bad input, the
-// IntRangeError of its value in the page (colReader places it), as the
-// row reader's rowio.IntCheck and the Arrow readers refuse it.
-func (r *rgBuf) portPage64(p parquet.Page, unsigned bool) (func(row, v, n int), error) {
-	past := func(v int, x int64) error {
-		if x != int64(int32(x)) || unsigned && x < 0 {
-			return rowio.Int64Past("peer_port", int64(v), x, unsigned, false)
+// wideInt is the type of a peer_port value that an int32 may not hold: a
+// UINTEGER's (uint32), an INT64's or a UBIGINT's (uint64).
+type wideInt interface{ uint32 | int64 | uint64 }
+
+func uint32Values(p parquet.Page) []uint32 { return dataOf(p).Uint32() }
+func int64Values(p parquet.Page) []int64   { return dataOf(p).Int64() }
+func uint64Values(p parquet.Page) []uint64 { return dataOf(p).Uint64() }
+
+// portPageOf reads a page of a peer_port column of T values (values
+// gives a page's) into r.port by value: a value past int32 is bad input,
+// the IntRangeError of its value in the page (colReader places it in its
+// row), as the row reader's rowio.IntCheck and the Arrow readers refuse
+// it, not the int32 of its low bits (a UINTEGER's 2^32-1 read as -1, an
+// INT64's 2^40 as 0), which would drop its endpoint unsaid.
+func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) []T) (func(row, v, n int), error) {
+	unsigned := ^T(0) > 0 // a uint32 or a uint64: int64(x) holds its bits
+	past := func(v int, x T) error {
+		if x > math.MaxInt32 || x < 0 && int64(x) < math.MinInt32 {
+			return rowio.Int64Past("peer_port", int64(v), int64(x), unsigned, false)
 		}
 		return nil
 	}
 	if d := p.Dictionary(); d != nil {
-		dict := dataOf(d.Page()).Int64()
+		dict := values(d.Page())
 		idx, err := dictIndexes(p, len(dict))
 		if err != nil {
 			return nil, err
@@ -70,7 +103,7 @@ func (r *rgBuf) portPage64(p parquet.Page, unsigned bool) (func(row, v, n int), 
 			}
 		}, nil
 	}
-	vals := dataOf(p).Int64()
+	vals := values(p)
 	if err := checkCount(p, len(vals)); err != nil {
 		return nil, err
 	}
