@@ -56,12 +56,23 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	ports[2].PeerPort = 70000
 	wide := append([]i64PortRow(nil), ports...)
 	wide[5].PeerPort = 1 << 40
+	// Announced ports of the other integer types, read page by page too
+	// (portPageOf for a UINTEGER, portPage for the narrower ones): in
+	// two row groups, with a null; ports, and one past int32.
+	narrow := [][]byte{
+		readBack(t, writeGroupsOf3(t, filepath.Join(dir, "port-u32.parquet"), portRows[uint32](t, "6881"))),
+		readBack(t, writeGroupsOf3(t, filepath.Join(dir, "port-u32past.parquet"), portRows[uint32](t, "4294967295"))),
+		readBack(t, writeGroupsOf3(t, filepath.Join(dir, "port-u32dict.parquet"), dictRows(portRows[uint32](t, "2147483648")))),
+		readBack(t, writeGroupsOf3(t, filepath.Join(dir, "port-u16dict.parquet"), dictRows(portRows[uint16](t, "65535")))),
+		readBack(t, writeGroupsOf3(t, filepath.Join(dir, "port-i8.parquet"), portRows[int8](t, "-1"))),
+	}
 	seeds := [][]byte{own, duck, blob, arrow.Bytes(), blobSourceStream(t, obs[:6]),
 		[]byte("0123456789abcdef0123456789abcdef01234567\n"),
 		readBack(t, writeRows(t, filepath.Join(dir, "u32.parquet"), u32)),
 		readBack(t, writeRows(t, filepath.Join(dir, "u64.parquet"), u64)),
 		readBack(t, writeRows(t, filepath.Join(dir, "ports.parquet"), ports)),
 		readBack(t, writeRows(t, filepath.Join(dir, "wideports.parquet"), wide))}
+	seeds = append(seeds, narrow...)
 	for _, b := range [][]byte{own, duck, blob} {
 		seeds = append(seeds, b[:len(b)/2], b[:len(b)-9], flip(b, len(b)-20), flip(b, len(b)/2), flip(b, 40))
 	}
