@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,9 +57,13 @@ func TestBlocklistUnreadable(t *testing.T) {
 		verify     bool
 		wantErr    string // BlocklistError; "" for none
 		overdue    int64
+		blocked    int64  // Blocklisted (known hashes listed), when readable
+		line       string // the end of the text's blocklisted line; "" for none
 	}{
 		{name: "none", overdue: 3},
-		{name: "magnet", list: "# takedown\n" + magnet, overdue: 2},
+		{name: "magnet", list: "# takedown\n" + magnet, overdue: 2, blocked: 1,
+			line: " 1 of the known hashes (" + path + " lists 1): never planned nor exported, nor in the retry waves\n"},
+		{name: "one known of two", list: magnet + strings.Repeat("ab", 20) + "\n", overdue: 2, blocked: 1, line: " 1 of the known hashes (" + path + " lists 2)"},
 		{name: "bad line", list: magnet + "not a hash\n", wantErr: "blocklist: " + path + `:2: infohash "not a hash": want 40 or 64 hex characters`},
 		{name: "bad line, verified", list: "magnet:?dn=x\n", verify: true, wantErr: "blocklist: " + path + ":1: magnet URI without"},
 	} {
@@ -98,13 +103,21 @@ func TestBlocklistUnreadable(t *testing.T) {
 				if !strings.Contains(js.String(), `"blocklist_error":null`) || strings.Contains(text.String(), "unreadable") {
 					t.Errorf("a readable blocklist reported unreadable:\n%s\n%s", text.String(), js.String())
 				}
+				// The hashes the waves leave out are counted, so that
+				// by status and the waves add up.
+				if want := fmt.Sprintf(`"blocklisted":%d`, tt.blocked); !strings.Contains(js.String(), want) {
+					t.Errorf("JSON lacks %s:\n%s", want, js.String())
+				}
+				if got := strings.Contains(text.String(), "\nblocklisted "); got != (tt.line != "") || !strings.Contains(text.String(), tt.line) {
+					t.Errorf("text report, want a line %q:\n%s", tt.line, text.String())
+				}
 				return
 			}
 			if r.BlocklistError == nil || !strings.HasPrefix(*r.BlocklistError, tt.wantErr) || strings.Contains(*r.BlocklistError, "\n") {
 				t.Fatalf("BlocklistError = %v, want one line starting %q", r.BlocklistError, tt.wantErr)
 			}
-			if r.RetryWaves != nil || r.WavesBy != nil {
-				t.Errorf("waves counted without the blocklist: %v %v", r.RetryWaves, r.WavesBy)
+			if r.RetryWaves != nil || r.WavesBy != nil || r.Blocklisted != nil || !strings.Contains(js.String(), `"blocklisted":null`) {
+				t.Errorf("waves or blocklisted hashes counted without the blocklist: %v %v %v", r.RetryWaves, r.WavesBy, r.Blocklisted)
 			}
 			for _, want := range []string{"infohash_status_blocklist_unreadable 1\n", `infohash_status_hashes{metadata_status="new",tier="hot"} 3` + "\n",
 				`infohash_status_table_rows{table="state"} 3` + "\n", "infohash_status_leases_live 0\n",

@@ -151,6 +151,12 @@ type Report struct {
 	// counted (nil), every other count is, and the run fails (exit 1)
 	// after its report and gauges are written.
 	BlocklistError *string `json:"blocklist_error"`
+	// Blocklisted counts the known hashes DIR/blocklist lists (any
+	// status): never planned nor exported, and left out of the retry
+	// waves. Nil (null) when the blocklist is unreadable or --verify
+	// found damage; blocklistLen is how many hashes the list names.
+	Blocklisted  *int64 `json:"blocklisted"`
+	blocklistLen int
 }
 
 // Options control Run.
@@ -214,6 +220,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		msg := err.Error() // names the file and line
 		r.BlocklistError = &msg
 	}
+	r.blocklistLen = bl.Len()
 	if o.Verify {
 		if err := r.verify(ctx, d, m, o); err != nil {
 			return nil, err
@@ -232,6 +239,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	r.ByStatusTier = map[string]map[string]int64{}
 	var overdue *overdueCounter // nil: no waves counted
 	if r.BlocklistError == nil {
+		r.Blocklisted = new(int64(0))
 		r.RetryWaves, r.WavesBy = map[string]int64{}, newWavesBy()
 		overdue = newOverdueCounter()
 		for _, wv := range Waves {
@@ -281,6 +289,9 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 				r.ByStatusTier[s.MetadataStatus] = map[string]int64{}
 			}
 			r.ByStatusTier[s.MetadataStatus][s.Tier]++
+			if r.Blocklisted != nil && bl.Contains(s.InfoHash) {
+				*r.Blocklisted++
+			}
 			if s.MetadataStatus == schema.StatusFailed && s.LastFailure != "" {
 				r.ByFailure[s.LastFailure]++
 			}
@@ -405,10 +416,13 @@ func (r *Report) Print(w io.Writer) {
 	r.printRead(w, "frozen", *r.FrozenGlob)
 }
 
-// printBlocklist says that DIR/blocklist is unreadable, if it is.
+// printBlocklist says that DIR/blocklist is unreadable, else how many known hashes it holds back.
 func (r *Report) printBlocklist(w io.Writer) {
 	if r.BlocklistError != nil {
 		fmt.Fprintf(w, "blocklist\tunreadable, retry waves not counted: %s\n", *r.BlocklistError)
+	} else if r.Blocklisted != nil && r.blocklistLen > 0 {
+		fmt.Fprintf(w, "blocklisted\t%d of the known hashes (%s/%s lists %d): never planned nor exported, nor in the retry waves\n",
+			*r.Blocklisted, r.Dir, schedule.BlocklistName, r.blocklistLen)
 	}
 }
 
