@@ -571,6 +571,27 @@ tick() {
 boot=()
 [ -n "${BOOTSTRAP+set}" ] && boot=(--bootstrap "$BOOTSTRAP")
 
+# kept NAME: what a failed (or killed) capture or fetch leaves, for the
+# line that stops the pass: its stream's whole batches, which the next
+# pass applies (catch-up), and, for fetch, the leases of the jobs whose
+# results are not in it, which hold until lease_until (then the hashes
+# are planned again).
+kept() {
+	local out=observations.arrows until
+	case $1 in
+		capture) ;;
+		fetch) out=results.arrows ;;
+		*) return 0 ;;
+	esac
+	if [ -s "$WORK/$out" ]; then
+		printf '; the next pass applies what it wrote, %s' "$WORK/$out"
+	else
+		printf '; it wrote nothing to apply'
+	fi
+	until=$(cat -- "$WORK/jobs.parquet.lease_until" 2>/dev/null) || until=
+	[ "$1" = capture ] || printf '; the jobs it did not finish stay leased until %s, then are planned again' "${until:-their lease_until}"
+}
+
 # stopped NAME RC: the log line for a status that ends the pass, then exit.
 # Each step's exit 75 names its own lock: capture and fetch lock their
 # files in DATA_DIR/dht-state, the others the dataset (a pass holds none
@@ -599,7 +620,7 @@ stopped() {
 		esac ;;
 		130) log "$1: interrupted (exit 130)" ;;
 		2) log "$1: bad input or usage (exit 2): stopping; fix and re-run" ;;
-		*) log "$1: failed (exit $2): stopping" ;;
+		*) log "$1: failed (exit $2): stopping$(kept "$1")" ;;
 	esac
 	# Monitoring still learns what the dataset looks like when a step
 	# stops the pass (a bad DIR/blocklist stops plan-retries: status's

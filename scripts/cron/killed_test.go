@@ -54,6 +54,11 @@ func TestCrawlPassCaptureKilled(t *testing.T) {
 			if got := p.wait(t); got != 1 || !strings.Contains(p.log.String(), "capture: killed by SIGKILL") {
 				t.Fatalf("pass a1: exit %d, want 1 saying capture was killed; log:\n%s", got, p.log)
 			}
+			// The line that stops the pass says what becomes of the file.
+			if !regexp.MustCompile(`capture: failed \(exit 1\): stopping; the next pass applies what it wrote, \S*work/a1/observations\.arrows\n`).
+				MatchString(p.log.String()) {
+				t.Errorf("pass a1's log does not say the next pass applies the observations:\n%s", p.log)
+			}
 			noJobNotice(t, p.log.String())
 			if !exists(obs) || exists(obs+".applied") {
 				t.Fatalf("a1 left no unapplied observations; log:\n%s", p.log)
@@ -149,6 +154,12 @@ func TestCrawlPassFetchKilled(t *testing.T) {
 	}
 	if got := p.wait(t); got != 1 || !strings.Contains(p.log.String(), "fetch: killed by SIGKILL") {
 		t.Fatalf("pass f1: exit %d, want 1 saying fetch was killed; log:\n%s", got, p.log)
+	}
+	// The line that stops the pass says what becomes of the results and
+	// of the other jobs' leases.
+	if !regexp.MustCompile(`fetch: failed \(exit 1\): stopping; the next pass applies what it wrote, \S*work/f1/results\.arrows; ` +
+		`the jobs it did not finish stay leased until \d{4}-\d\d-\d\dT\S+Z, then are planned again\n`).MatchString(p.log.String()) {
+		t.Errorf("pass f1's log does not say what becomes of the results and the leases:\n%s", p.log)
 	}
 	noJobNotice(t, p.log.String())
 	got := resultsIn(t, res)
