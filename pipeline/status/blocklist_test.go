@@ -108,6 +108,9 @@ func TestBlocklistUnreadable(t *testing.T) {
 				if want := fmt.Sprintf(`"blocklisted":%d`, tt.blocked); !strings.Contains(js.String(), want) {
 					t.Errorf("JSON lacks %s:\n%s", want, js.String())
 				}
+				if want := fmt.Sprintf("\ninfohash_status_blocklisted %d\n", tt.blocked); !strings.Contains(prom, want) {
+					t.Errorf("metrics lack %q:\n%s", want[1:], prom)
+				}
 				if got := strings.Contains(text.String(), "\nblocklisted "); got != (tt.line != "") || !strings.Contains(text.String(), tt.line) {
 					t.Errorf("text report, want a line %q:\n%s", tt.line, text.String())
 				}
@@ -126,7 +129,7 @@ func TestBlocklistUnreadable(t *testing.T) {
 					t.Errorf("metrics lack %q:\n%s", want, prom)
 				}
 			}
-			for _, bad := range []string{"infohash_status_overdue", "infohash_status_retry_wave", "infohash_status_run_duration_seconds"} {
+			for _, bad := range []string{"infohash_status_overdue", "infohash_status_retry_wave", "infohash_status_run_duration_seconds", "infohash_status_blocklisted"} {
 				if strings.Contains(prom, bad) {
 					t.Errorf("metrics have %s:\n%s", bad, prom)
 				}

@@ -25,7 +25,7 @@ import (
 // last_success_timestamp_seconds of the file this one replaces (read back
 // by the caller; 0 for none): a run that found damage is no success. Nor
 // is one that could not read DIR/blocklist: blocklist_unreadable is 1, the
-// overdue, overdue_retries and retry_wave gauges (which leave its hashes out) are missing,
+// blocklisted, overdue, overdue_retries and retry_wave gauges (which leave its hashes out) are missing,
 // every other count is written, and the last success's time is kept. took is the run's duration, at the
 // time the file describes.
 func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte {
@@ -107,8 +107,13 @@ func (r *Report) Metrics(took time.Duration, at time.Time, last float64) []byte 
 	return []byte(b.String())
 }
 
-// waveMetrics writes the overdue hashes and the retry waves.
+// waveMetrics writes the blocklisted hashes, the overdue hashes and the
+// retry waves.
 func (r *Report) waveMetrics(m func(name, help string) *family) {
+	if r.Blocklisted != nil {
+		m("blocklisted", "Known hashes DIR/blocklist lists, any status: never planned nor exported, and left out of the overdue "+
+			"and retry_wave gauges.").set(float64(*r.Blocklisted))
+	}
 	o := m("overdue", "Hashes not fetched, leased nor blocklisted whose next retry is due, by tier and kind "+
 		"(retry: failed before; new: never tried). Hot retries are what plan-retries counts as due_retry, hot new ones its due_new; "+
 		"cold hashes are planned only in its cold sweep.")
