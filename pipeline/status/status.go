@@ -363,8 +363,8 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(tw, "hashes\t%d (%d leased to fetch jobs, %s applied)\n", r.Hashes, deref(r.Leased), plural.Count(r.InputsLedger, "input", "inputs"))
 	if n := deref(r.LeasesExpired); n > 0 {
-		fmt.Fprintf(tw, "expired leases\t%d with no result merged (fetch died or its results were not merged; the oldest ended %s)\n",
-			n, r.OldestExpired.Format(time.RFC3339))
+		fmt.Fprintf(tw, "expired leases\t%d with no result merged (fetch died or its results were not merged; the oldest ended %s): "+
+			"plan-retries plans their hashes again as they fall due; until then a late result still counts\n", n, r.OldestExpired.Format(time.RFC3339))
 	}
 	fmt.Fprintf(tw, "by status\t%s\n", counts(r.ByStatus, nil))
 	fmt.Fprintf(tw, "by tier\t%s\n", counts(r.ByTier, nil))
