@@ -66,9 +66,7 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Action: func(c *cli.Context) error {
 			return exitcode.BadInput(errors.New("no command given; run 'infohash --help' for the commands"))
 		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return exitcode.BadInput(err)
-		},
+		OnUsageError: appUsageError(nil),
 	}
 }
 
@@ -115,6 +113,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // run is Main under ctx, which SIGINT/SIGTERM cancel.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := New(stdin, stdout, stderr)
+	a.OnUsageError = appUsageError(args) // the flag parser keeps no line
 	args, unknown := helpAsFlag(a, args)
 	if unknown == "" && len(args) > 1 && !strings.HasPrefix(args[1], "-") && a.Command(args[1]) == nil {
 		unknown = args[1]

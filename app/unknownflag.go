@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // unknownFlag rewrites the flag parser's "flag provided but not defined:
@@ -163,4 +165,52 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// appUsageError words the flag parser's errors about a flag given before
+// the command, as unknownFlag words those after one: "infohash --bogus"
+// said "flag provided but not defined: -bogus", with no hint. line is
+// the command line (nil: unknown); the parser keeps no copy of it.
+func appUsageError(line []string) cli.OnUsageErrorFunc {
+	return func(cCtx *cli.Context, err error, _ bool) error {
+		return exitcode.BadInput(unknownAppFlag(cCtx.App, line, err))
+	}
+}
+
+// unknownAppFlag rewrites "flag provided but not defined: -bogus", for a
+// flag before the command, as "unknown flag --bogus (infohash --help
+// lists them)", hinting, for a command's flag, that it goes after the
+// command's name (--keep was "did you mean --help?"), else at the
+// nearest of the app's own flags. Other errors pass through.
+func unknownAppFlag(a *cli.App, line []string, err error) error {
+	typed, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok || a == nil {
+		return err
+	}
+	typed = strings.TrimLeft(typed, "-")
+	shown, hint, help := asTyped(typed, line), "", "infohash --help"
+	if cmd := commandAfter(a, line, shown); cmd != nil && defines(cmd, typed) {
+		hint = fmt.Sprintf("%s takes it after its name: infohash %s %s ...; ", cmd.Name, cmd.Name, shown)
+		help = "infohash " + cmd.Name + " --help"
+	} else if slices.ContainsFunc(a.Commands, func(c *cli.Command) bool { return defines(c, typed) }) {
+		hint = fmt.Sprintf("a command takes it after its name: infohash COMMAND %s ...; ", shown)
+	} else if best := closestFlag(typed, &cli.Command{Flags: a.Flags}); best != "" {
+		hint = "did you mean --" + best + "? "
+	}
+	return fmt.Errorf("unknown flag %s (%s%s lists them)", shown, hint, help)
+}
+
+// commandAfter returns the command named in line after the flag shown
+// (the first argument there that is a command's name), or nil.
+func commandAfter(a *cli.App, line []string, shown string) *cli.Command {
+	at := slices.IndexFunc(line, func(s string) bool { return s == shown || strings.HasPrefix(s, shown+"=") })
+	if at < 0 {
+		return nil
+	}
+	for _, s := range line[at+1:] {
+		if c := a.Command(s); c != nil && !strings.HasPrefix(s, "-") {
+			return c
+		}
+	}
+	return nil
 }

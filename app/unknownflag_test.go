@@ -6,7 +6,8 @@ import (
 )
 
 // TestUnknownFlag: a mistyped flag is named as typed, with the command
-// and the nearest flag there is, on one line, exit 2.
+// and the nearest flag there is, on one line, exit 2; one before the
+// command is worded alike, a command's flag there with where it goes.
 func TestUnknownFlag(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -26,6 +27,15 @@ func TestUnknownFlag(t *testing.T) {
 		// A flag of the pass's other steps: say what the command takes instead.
 		{[]string{"fetch", "--data", "d", "-o", "-", "x"}, "fetch: unknown flag --data (fetch takes no dataset: it reads JOBS and writes results, " +
 			"which merge --data DIR applies; --dht-state DIR/dht-state shares capture's DHT state; infohash fetch --help lists them)"},
+		// Before the command: "infohash --bogus" said "flag provided but
+		// not defined: -bogus", with no hint.
+		{[]string{"--bogus"}, "infohash: unknown flag --bogus (infohash --help lists them)\n"},
+		{[]string{"-x", "dedup"}, "infohash: unknown flag -x (infohash --help lists them)\n"},
+		{[]string{"--verison"}, "infohash: unknown flag --verison (did you mean --version? infohash --help lists them)\n"},
+		{[]string{"--keep", "2", "dedup", "--data", "d", "x"}, "infohash: unknown flag --keep (dedup takes it after its name: infohash dedup --keep ...; " +
+			"infohash dedup --help lists them)\n"},
+		{[]string{"-data=d", "status"}, "infohash: unknown flag -data (status takes it after its name: infohash status -data ...; infohash status --help lists them)\n"},
+		{[]string{"--debug"}, "infohash: unknown flag --debug (a command takes it after its name: infohash COMMAND --debug ...; infohash --help lists them)\n"},
 	} {
 		stdout, stderr, code := runMain(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {

@@ -160,6 +160,7 @@ func TestExitCodes(t *testing.T) {
 		{"export bad format", []string{"export", "--data", data, "--format", "xml"}, 2, "--format"},
 		{"export not a dataset", []string{"export", "--data", dir, "--format", "csv"}, 2, "not an infohash dataset"},
 		{"unknown command", []string{"nope"}, 2, ""},
+		{"unknown flag before the command", []string{"--bogus", "dedup"}, 2, "infohash: unknown flag --bogus (infohash --help lists them)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
