@@ -79,7 +79,7 @@ func TestRenamedFlagsHelpAndOldNames(t *testing.T) {
 		code int
 		want string
 	}{
-		{"old listen reaches the check", []string{"--listen", "abc"}, 2, `capture: --dht-listen: "abc" is not HOST:PORT`},
+		{"old listen reaches the check", []string{"--listen", "abc"}, 2, `capture: --dht-listen: "abc": missing port: want HOST:PORT`},
 		{"old max-rps reaches the check", []string{"--dht-listen", "127.0.0.1:0", "--max-rps", "-1"}, 2, "capture: --dht-rate: -1 is negative"},
 		{"old and new name at once", []string{"--listen", "127.0.0.1:0", "--dht-listen", "127.0.0.1:0"}, 2, "capture: --dht-listen and --listen are one flag: give it once"},
 		// The node listens where the old name said (the default is :6881).

@@ -82,10 +82,14 @@ var flagChecks = []struct {
 	// it only after looking up the --bootstrap routers (a bad --dht-listen
 	// read as their DNS failure) and said "--dht-listen \":65536\"" for a
 	// --dht-listen :65535 --node-ids 2. fetch's one node checks its own
-	// (fetch.Options.Validate).
+	// (fetch.Options.Validate), which said "address abc: missing port in
+	// address"; here both word it alike (dhtboot.ListenProblem).
 	{"dht-listen", func(c *cli.Context, name string) string {
 		if !defines(c.Command, "node-ids") {
-			return ""
+			if c.String(name) == "" {
+				return "" // fetch's "": a free port, as Validate allows
+			}
+			return dhtboot.ListenProblem(c.String(name))
 		}
 		return capture.ListenProblem(c.String(name), c.Int("node-ids"))
 	}},

@@ -99,10 +99,13 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"capture duration", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--duration=-1m"}, "capture: --duration: -1m is negative"},
 		// --dht-listen was checked after the --bootstrap routers were looked
 		// up (with the default ones, a DNS failure was reported instead).
-		{"capture listen not HOST:PORT", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--dht-listen", "abc"}, `capture: --dht-listen: "abc" is not HOST:PORT`},
+		{"capture listen not HOST:PORT", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--dht-listen", "abc"}, `capture: --dht-listen: "abc": missing port: want HOST:PORT`},
 		{"capture listen bad port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "", "--dht-listen", "127.0.0.1:http"}, `capture: --dht-listen: "127.0.0.1:http": port "http" is not a number from 0 to 65535`},
 		{"capture listen past the last port", []string{"capture", "-o", filepath.Join(dir, "o.parquet"), "--bootstrap", "127.0.0.1:1", "--dht-listen", ":65535", "--node-ids", "2"},
 			`capture: --dht-listen: ":65535" with --node-ids 2: node i listens on port 65535+i, past 65535 for the last one; give a port of at most 65534, or port 0 for free ports`},
+		// fetch's said "address abc: missing port in address".
+		{"fetch listen no port", []string{"fetch", "--no-dht", "--dht-listen", "abc", hashes, "-o", filepath.Join(dir, "r.parquet")},
+			`fetch: --dht-listen: "abc": missing port: want HOST:PORT (such as :6881 for every address, or 127.0.0.1:6881)`},
 		{"fetch concurrency", []string{"fetch", "--no-dht", "--concurrency", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --concurrency: 0 is outside 1-65536"},
 		{"fetch peers-per-hash", []string{"fetch", "--no-dht", "--peers-per-hash", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --peers-per-hash: 0 is less than 1"},
 		{"fetch timeout", []string{"fetch", "--no-dht", "--timeout", "0", hashes, "-o", filepath.Join(dir, "r.parquet")}, "fetch: --timeout: 0s is not positive"},

@@ -1,10 +1,14 @@
 // Package dhtboot holds what capture and fetch share about joining the
 // DHT: the public routers they bootstrap from by default, the one
-// syntax of their --bootstrap flag, and silencing the DHT library's
-// global logger.
+// syntax of their --bootstrap flag and of their --dht-listen address,
+// and silencing the DHT library's global logger.
 package dhtboot
 
 import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -54,6 +58,33 @@ func Parse(values []string) []string {
 		}
 	}
 	return out
+}
+
+// listenForms are what ListenProblem shows a --dht-listen should look like.
+const listenForms = "(such as :6881 for every address, or 127.0.0.1:6881)"
+
+// ListenProblem says what is wrong with addr as the UDP HOST:PORT a DHT
+// node listens on (--dht-listen), quoting it as given, or "": HOST may be
+// empty (every address), and PORT is 0 (a free one) to 65535. A host
+// with no port, the usual slip, says "missing port" as --bootstrap and
+// --peer do, and shows the forms taken. A host name is left to the
+// resolver.
+func ListenProblem(addr string) string {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var ae *net.AddrError
+		switch {
+		case net.ParseIP(addr) != nil && strings.Contains(addr, ":"):
+			return fmt.Sprintf("%q: not HOST:PORT: an IPv6 address goes in brackets, [ADDRESS]:PORT", addr)
+		case errors.As(err, &ae) && ae.Err == "missing port in address":
+			return fmt.Sprintf("%q: missing port: want HOST:PORT %s", addr, listenForms)
+		}
+		return fmt.Sprintf("%q: not HOST:PORT %s", addr, listenForms)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Sprintf("%q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	return ""
 }
 
 // QuietLibraryLogs silences anacrolix/log's package-level logger for the

@@ -49,3 +49,30 @@ func TestDefault(t *testing.T) {
 		t.Fatalf("flag default %q, want %q", got, Default())
 	}
 }
+
+// TestListenProblem: a --dht-listen that is no HOST:PORT says what is
+// wrong with it, quoted as given, and the forms taken ("abc" said only
+// "not HOST:PORT", and fetch's "address abc: missing port in address");
+// an empty host, port 0 and a name pass.
+func TestListenProblem(t *testing.T) {
+	const forms = " (such as :6881 for every address, or 127.0.0.1:6881)"
+	for in, want := range map[string]string{
+		"abc":            `"abc": missing port: want HOST:PORT` + forms,
+		"127.0.0.1":      `"127.0.0.1": missing port: want HOST:PORT` + forms,
+		"":               `"": missing port: want HOST:PORT` + forms,
+		"::1":            `"::1": not HOST:PORT: an IPv6 address goes in brackets, [ADDRESS]:PORT`,
+		"[::1":           `"[::1": not HOST:PORT` + forms,
+		"a:b:c":          `"a:b:c": not HOST:PORT` + forms,
+		":x":             `":x": port "x" is not a number from 0 to 65535`,
+		":65536":         `":65536": port "65536" is not a number from 0 to 65535`,
+		":-1":            `":-1": port "-1" is not a number from 0 to 65535`,
+		":6881":          "",
+		"127.0.0.1:0":    "",
+		"localhost:6881": "",
+		"[::1]:65535":    "",
+	} {
+		if got := ListenProblem(in); got != want {
+			t.Errorf("ListenProblem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -52,7 +52,8 @@ func TestListenCheckedFirst(t *testing.T) {
 		nodeIDs int
 		want    string
 	}{
-		{"abc", 1, `capture: --dht-listen: "abc" is not HOST:PORT`},
+		{"abc", 1, `capture: --dht-listen: "abc": missing port: want HOST:PORT (such as :6881 for every address, or 127.0.0.1:6881)`},
+		{"::1", 1, `capture: --dht-listen: "::1": ::1 is not an IPv4 address`},
 		{":x", 1, `capture: --dht-listen: ":x": port "x" is not a number from 0 to 65535`},
 		{":99999", 1, `capture: --dht-listen: ":99999": port "99999" is not a number`},
 		{"[::1]:6881", 1, `capture: --dht-listen: "[::1]:6881": ::1 is not an IPv4 address`},

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/internal/reach"
 )
@@ -274,18 +275,19 @@ func checkOptions(o Options) (Options, error) {
 
 // ListenProblem says what is wrong with listen as the address of the
 // first of nodeIDs nodes, in the terms it was given in, or "": it must be
-// HOST:PORT (HOST may be empty) with an IPv4 or unnamed host, and node i
+// HOST:PORT (dhtboot.ListenProblem) with an IPv4 or unnamed host (an IPv6
+// address, bracketed or not, is refused as such), and node i
 // listens on PORT+i, so PORT+nodeIDs-1 must be a port too (PORT 0 picks
 // free ports). A host name is left to the resolver.
 func ListenProblem(listen string, nodeIDs int) string {
-	host, portStr, err := net.SplitHostPort(listen)
-	if err != nil {
-		return fmt.Sprintf("%q is not HOST:PORT (such as :6881 or 0.0.0.0:6881)", listen)
+	if ip, err := netip.ParseAddr(listen); err == nil && !ip.Unmap().Is4() {
+		return fmt.Sprintf("%q: %s is not an IPv4 address (capture's nodes listen on IPv4)", listen, listen)
 	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil || port < 0 || port > 65535 {
-		return fmt.Sprintf("%q: port %q is not a number from 0 to 65535", listen, portStr)
+	if p := dhtboot.ListenProblem(listen); p != "" {
+		return p
 	}
+	host, portStr, _ := net.SplitHostPort(listen)
+	port, _ := strconv.Atoi(portStr)
 	if ip, err := netip.ParseAddr(host); err == nil && !ip.Unmap().Is4() {
 		return fmt.Sprintf("%q: %s is not an IPv4 address (capture's nodes listen on IPv4)", listen, host)
 	}
