@@ -461,7 +461,7 @@ rc=$?; cp "$MNT/res.arrows" "$KEEP/" 2>/dev/null; (exit $rc)`, "JOBS="+jobs)
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	last := lines[len(lines)-1]
 	m := regexp.MustCompile(`^infohash: fetch: stopped early, no room left for more rows: \S+/res\.arrows: reserving \d+ bytes: ` +
-		`no space left on device; (\d+) rows kept in \S+/res\.arrows \(`).FindStringSubmatch(last)
+		`no space left on device; (\d+) rows? kept in \S+/res\.arrows; \d+ jobs? attempted, `).FindStringSubmatch(last)
 	if code != 3 || m == nil {
 		t.Fatalf("exit %d, last line %q; want exit 3 and one line naming the full disk and the rows kept", code, last)
 	}

@@ -325,7 +325,7 @@ done
 streamed() { [ -s "$1/step.out" ]; }
 capture_cut() { grep -q 'stop=interrupted' "$1/step.log" && grep -q 'interrupted; [1-9][0-9]* observations \(committed\|written\) to' "$1/step.log"; }
 attempted() { grep -q 'msg="fetch: attempt"' "$1/step.log"; }
-fetch_cut() { grep -q 'fetch: interrupted: [0-9]* jobs attempted, [1-9][0-9]* jobs unfinished' "$1/step.log"; } # some cut off
+fetch_cut() { grep -q 'fetch: interrupted: [0-9]* jobs\{0,1\} attempted, [1-9][0-9]* jobs\{0,1\} unfinished' "$1/step.log"; } # some cut off
 feed_capture() {
 	local rc=0
 	"$IH" "${CAP[@]}" --duration 60s -o - 2>"$1/capture.log" &

@@ -6,6 +6,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/plural"
 )
 
 // releaseRefused handles the rows a full output refused (rowio.Reserve):
@@ -49,6 +50,6 @@ func closeFull(out *rowio.Writer[schema.Result], opts Options, st Stats, full er
 	if err := out.Close(); err != nil {
 		return keptReleased(st, opts), fmt.Errorf("fetch: %w", err)
 	}
-	return st, exitcode.With(exitcode.Partial, fmt.Errorf("fetch: stopped early, %w; %d rows kept in %s (%d jobs attempted, %d unfinished, %d leases released)",
-		full, out.Rows(), out.Name(), st.Attempted, st.Unfinished, st.Released))
+	return st, exitcode.With(exitcode.Partial, fmt.Errorf("fetch: stopped early, %w; %s kept in %s; %s",
+		full, plural.Count(out.Rows(), "row", "rows"), out.Name(), st.stoppedShort()))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/plural"
 )
 
 // resultRowGroup is the number of results per Parquet row group.
@@ -133,11 +134,10 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	}
 	switch {
 	case ctx.Err() != nil:
-		return stats, exitcode.With(exitcode.Interrupted, fmt.Errorf("fetch: interrupted: %d jobs attempted, %d jobs unfinished (%d leases released)",
-			stats.Attempted, stats.Unfinished, stats.Released))
+		return stats, exitcode.With(exitcode.Interrupted, fmt.Errorf("fetch: interrupted: %s", stats.stoppedShort()))
 	case stats.Unfinished > 0 || stats.LeaseExpired > 0:
-		return stats, fmt.Errorf("fetch: %d jobs attempted, %d jobs unfinished (%d leases released), %d leases expired: %w",
-			stats.Attempted, stats.Unfinished, stats.Released, stats.LeaseExpired, exitcode.ErrPartial)
+		return stats, fmt.Errorf("fetch: %s, %s expired: %w",
+			stats.stoppedShort(), plural.Count(stats.LeaseExpired, "lease", "leases"), exitcode.ErrPartial)
 	}
 	return stats, nil
 }

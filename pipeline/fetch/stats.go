@@ -134,6 +134,14 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 	return s
 }
 
+// stoppedShort words how far a run that stopped short got, for its
+// error: "1 job attempted, 2 jobs unfinished (2 leases released)" ("1
+// jobs attempted" before).
+func (s Stats) stoppedShort() string {
+	return fmt.Sprintf("%s attempted, %s unfinished (%s released)", plural.Count(s.Attempted, "job", "jobs"),
+		plural.Count(s.Unfinished, "job", "jobs"), plural.Count(s.Released, "lease", "leases"))
+}
+
 // WriteText writes the counters as a short human-readable report.
 func (s Stats) WriteText(w io.Writer) error {
 	var b strings.Builder

@@ -132,3 +132,21 @@ func TestStatsTextPlural(t *testing.T) {
 		})
 	}
 }
+
+// TestStoppedShort: the error of a run that stopped short counts its
+// jobs and released leases in the singular for 1 ("1 jobs attempted"
+// before) and the plural otherwise.
+func TestStoppedShort(t *testing.T) {
+	for _, tt := range []struct {
+		s    Stats
+		want string
+	}{
+		{Stats{Attempted: 1, Unfinished: 1, Released: 1}, "1 job attempted, 1 job unfinished (1 lease released)"},
+		{Stats{Attempted: 0, Unfinished: 2, Released: 0}, "0 jobs attempted, 2 jobs unfinished (0 leases released)"},
+		{Stats{Attempted: 3, Unfinished: 5, Released: 2}, "3 jobs attempted, 5 jobs unfinished (2 leases released)"},
+	} {
+		if got := tt.s.stoppedShort(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
