@@ -235,14 +235,6 @@ func interrupted(c *cli.Context, err error) bool {
 	return err != nil && c.Context.Err() != nil && errors.Is(err, context.Canceled)
 }
 
-// plural returns "1 commit", "2 commits".
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
-}
-
 // isUsage recognises the flag parser's own errors, which urfave/cli does
 // not type.
 func isUsage(err error) bool {

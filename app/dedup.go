@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/infohash/infohash/internal/plural"
 	"github.com/infohash/infohash/pipeline/dedup"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -176,7 +177,7 @@ input.
 				if st.Commits == 0 {
 					return errors.New("dedup: interrupted; nothing committed")
 				}
-				return fmt.Errorf("dedup: interrupted after %s (snapshot %d); re-run to apply the rest", plural(st.Commits, "commit"), st.Snapshot)
+				return fmt.Errorf("dedup: interrupted after %s (snapshot %d); re-run to apply the rest", plural.Count(st.Commits, "commit", "commits"), st.Snapshot)
 			}
 			// A run that left part of its input out (an Arrow file cut
 			// mid-message) applied the rest: it reports as a whole one does.

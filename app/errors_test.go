@@ -75,11 +75,6 @@ func TestInterruptedMessage(t *testing.T) {
 			t.Errorf("interruptedMessage(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	for n, want := range map[int]string{0: "0 commits", 1: "1 commit", 2: "2 commits"} {
-		if got := plural(n, "commit"); got != want {
-			t.Errorf("plural(%d) = %q, want %q", n, got, want)
-		}
-	}
 }
 
 // TestErrorsNameThePathOnce: rowio's errors begin with the file they are

@@ -12,6 +12,7 @@ import (
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/plural"
 	"github.com/infohash/infohash/pipeline/plan"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
@@ -254,7 +255,7 @@ func warnStillLeased(st plan.Stats, why string) {
 	}
 	until := st.LeaseUntil.Format(time.RFC3339)
 	verb := map[bool]string{true: "stays", false: "stay"}[st.Planned == 1]
-	slog.Warn(fmt.Sprintf("plan-retries: %s: %s %s leased until %s", why, plural(st.Planned, "job"), verb, until),
+	slog.Warn(fmt.Sprintf("plan-retries: %s: %s %s leased until %s", why, plural.Count(st.Planned, "job", "jobs"), verb, until),
 		"jobs", st.Planned, "lease_until", until, "lease_id", st.LeaseID)
 }
 
@@ -273,5 +274,5 @@ func noteNothingPlanned(st plan.Stats) {
 // because the output's reader had gone before the commit.
 func warnNothingLeased(st plan.Stats) {
 	slog.Warn(fmt.Sprintf("plan-retries: %v: nothing leased (the %s planned were dropped; their hashes stay due)",
-		plan.ErrReaderGone, plural(st.Dropped, "job")), "jobs", st.Dropped, "leased", 0)
+		plan.ErrReaderGone, plural.Count(st.Dropped, "job", "jobs")), "jobs", st.Dropped, "leased", 0)
 }

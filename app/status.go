@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/plural"
 	"github.com/infohash/infohash/pipeline/status"
 )
 
@@ -172,7 +173,7 @@ so status cannot count the hashes waiting on one). Use rate() on them.
 				if len(v.Problems) == 1 {
 					verb = "does not match"
 				}
-				return fmt.Errorf("status: %s: %d of %s %s the manifest of snapshot %d", data, len(v.Problems), plural(v.Files, "file"), verb, r.Snapshot)
+				return fmt.Errorf("status: %s: %d of %s %s the manifest of snapshot %d", data, len(v.Problems), plural.Count(v.Files, "file", "files"), verb, r.Snapshot)
 			}
 			if r.BlocklistError != nil {
 				return fmt.Errorf("status: %s", *r.BlocklistError) // names DIR/blocklist:LINE

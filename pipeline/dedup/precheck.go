@@ -13,6 +13,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/plural"
 )
 
 // precheck opens the footer of every Parquet input and checks its schema
@@ -133,13 +134,6 @@ func partialAfterCommits(err error, st Stats) error {
 	if exitcode.Of(err) == exitcode.Usage {
 		then = "fix or remove that input and re-run for the rest"
 	}
-	return exitcode.With(exitcode.Partial, fmt.Errorf("%w (the inputs before it were applied in %d %s, up to snapshot %d; %s)",
-		err, st.Commits, plural(st.Commits, "commit", "commits"), st.Snapshot, then))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return exitcode.With(exitcode.Partial, fmt.Errorf("%w (the inputs before it were applied in %s, up to snapshot %d; %s)",
+		err, plural.Count(st.Commits, "commit", "commits"), st.Snapshot, then))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/internal/plural"
 )
 
 // replaced is the jobs file at -o FILE that a run would replace: one an
@@ -64,7 +65,7 @@ func (r *replaced) check(ls leases.Set, now int64, replace bool) (int, error) {
 	if !replace {
 		return 0, exitcode.BadInput(fmt.Errorf(
 			"plan-retries: %s holds %s still leased until %s (lease %s), not yet fetched and merged: fetch it and merge the results first, or give --replace to end those leases (only if no fetch is reading it)",
-			r.path, plural(n, "job"), time.UnixMilli(until).UTC().Format(time.RFC3339), ids[0]))
+			r.path, plural.Count(n, "job", "jobs"), time.UnixMilli(until).UTC().Format(time.RFC3339), ids[0]))
 	}
 	return endLeases(&r.leases, ls, now), nil
 }
@@ -76,12 +77,4 @@ func (r *replaced) note(ended int) {
 		slog.Warn("plan-retries: "+r.path+": --replace: the jobs file it replaces held live leases; they are ended and their hashes due again",
 			"leases_ended", ended)
 	}
-}
-
-// plural is n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
