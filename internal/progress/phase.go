@@ -1,7 +1,5 @@
 package progress
 
-import "time"
-
 // Phase reports a step of long work that has no units to count (a sort,
 // a table read whole): a step that runs for Interval or more logs its
 // label (with the time elapsed) then and every Interval after, and a last
@@ -15,7 +13,7 @@ type Phase struct{ r *Reporter }
 func StartPhase(label string) *Phase {
 	p := &Phase{r: start(label, 0, false)}
 	if p.r.every <= 0 {
-		p.r.log(time.Now())
+		p.r.log(now())
 		return p
 	}
 	p.r.startTicker()

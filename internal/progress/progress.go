@@ -1,6 +1,7 @@
 // Package progress reports progress on long work: a bar when stderr is a
-// terminal (schollz/progressbar), otherwise a log line every interval, so
-// cron logs show a long pass is alive without filling up.
+// terminal (schollz/progressbar), drawn once the work has run for Delay,
+// otherwise a log line every interval, so cron logs show a long pass is
+// alive without filling up. Short work shows neither.
 package progress
 
 import (
@@ -21,9 +22,10 @@ type Reporter struct {
 	label    string
 	total    int64
 	done     int64
-	units    bool // its lines carry the count (not a Phase's)
-	ticking  bool // a ticker paces its lines, not Add (NewTicking, a Phase)
-	bar      *progressbar.ProgressBar
+	units    bool                     // its lines carry the count (not a Phase's)
+	ticking  bool                     // a ticker paces its lines, not Add (NewTicking, a Phase)
+	barTo    io.Writer                // the terminal its bar goes to (nil: it logs)
+	bar      *progressbar.ProgressBar // drawn once the work has run for Delay
 	every    time.Duration
 	last     time.Time
 	start    time.Time
@@ -36,19 +38,41 @@ type Reporter struct {
 // Interval is how often the non-terminal reporter logs.
 var Interval = 10 * time.Second
 
+// Delay is how long work runs before a reporter draws its bar, at the
+// first Add after it: an export of 0.06 s drew one and cleared it. (The
+// lines logged without a terminal wait for Interval.)
+var Delay = time.Second
+
+// now and isTerminal are the clock and the test for a terminal
+// (variables for tests, which set the time and have no terminal).
+var (
+	now        = time.Now
+	isTerminal = func(w io.Writer) bool {
+		f, ok := w.(*os.File)
+		return ok && term.IsTerminal(int(f.Fd()))
+	}
+)
+
 // New starts reporting work on label with total units (-1 if unknown).
-// It draws a bar on w when w is a terminal; otherwise it logs via slog.
+// It draws a bar on w when w is a terminal, once the work has run for
+// Delay; otherwise it logs via slog.
 func New(w io.Writer, label string, total int64) *Reporter {
 	r := start(label, total, true)
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		r.bar = progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription(label),
-			progressbar.OptionShowCount(),
-			progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionClearOnFinish())
+	if isTerminal(w) {
+		r.barTo = w
 	}
 	return r
+}
+
+// drawBar draws r's bar, at its count so far (the caller holds r.mu).
+func (r *Reporter) drawBar() {
+	r.bar = progressbar.NewOptions64(r.total,
+		progressbar.OptionSetWriter(r.barTo),
+		progressbar.OptionSetDescription(r.label),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish())
+	r.bar.Add64(r.done)
 }
 
 // NewTicking is New for work whose units may come slowly (an export's
@@ -58,7 +82,7 @@ func New(w io.Writer, label string, total int64) *Reporter {
 // only counts. Done ends the ticker.
 func NewTicking(w io.Writer, label string, total int64) *Reporter {
 	r := New(w, label, total)
-	if r.bar == nil && r.every > 0 {
+	if r.barTo == nil && r.every > 0 {
 		r.startTicker()
 	}
 	return r
@@ -90,7 +114,7 @@ func (r *Reporter) tick() {
 		case <-c:
 			r.mu.Lock()
 			if !r.finished { // Done came first: it logged the last line
-				r.log(time.Now())
+				r.log(now())
 			}
 			r.mu.Unlock()
 		}
@@ -105,24 +129,29 @@ func (r *Reporter) Add(n int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done += n
-	if r.bar != nil {
+	switch {
+	case r.bar != nil:
 		r.bar.Add64(n)
 		return
-	}
-	if r.ticking {
+	case r.barTo != nil:
+		if now().Sub(r.start) >= Delay {
+			r.drawBar()
+		}
+		return
+	case r.ticking:
 		return
 	}
-	if now := time.Now(); now.Sub(r.last) >= r.every {
-		r.last = now
-		r.log(now)
+	if t := now(); t.Sub(r.last) >= r.every {
+		r.last = t
+		r.log(t)
 	}
 }
 
 // start returns a Reporter of label, counting units or not, that starts
 // now and logs every Interval.
 func start(label string, total int64, units bool) *Reporter {
-	now := time.Now()
-	return &Reporter{label: label, total: total, units: units, every: Interval, start: now, last: now}
+	t := now()
+	return &Reporter{label: label, total: total, units: units, every: Interval, start: t, last: t}
 }
 
 // log logs the count so far if r counts units (the caller holds r.mu),
@@ -139,10 +168,11 @@ func (r *Reporter) log(now time.Time, more ...any) {
 	slog.Info(r.label, append(args, more...)...)
 }
 
-// Done ends the report. Without a bar, work that lasted an interval or
-// more (it may have logged its count) logs its final count, with
-// finished=true: a long pass ends on its total, not on the count of its
-// last periodic line. A Phase, which its ticker paces, logs its last
+// Done ends the report, clearing the bar if one was drawn (on a
+// terminal, work shorter than Delay draws none). Without a terminal, work
+// that lasted an interval or more (it may have logged its count) logs its
+// final count, with finished=true: a long pass ends on its total, not on
+// the count of its last periodic line. A Phase, which its ticker paces, logs its last
 // line if it logged; its ticker logs nothing once Done returns.
 func (r *Reporter) Done() {
 	if r == nil {
@@ -157,12 +187,14 @@ func (r *Reporter) Done() {
 	if r.stop != nil {
 		close(r.stop)
 	}
-	if r.bar != nil {
-		r.bar.Finish()
+	if r.barTo != nil {
+		if r.bar != nil {
+			r.bar.Finish()
+		}
 		return
 	}
-	if now := time.Now(); r.logged || (r.units && now.Sub(r.start) >= r.every) {
-		r.log(now, "finished", true)
+	if t := now(); r.logged || (r.units && t.Sub(r.start) >= r.every) {
+		r.log(t, "finished", true)
 	}
 }
 
