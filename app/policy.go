@@ -27,7 +27,8 @@ func policyCommand() *cli.Command {
    infohash policy set --data ./ih jitter=0.1 backoff.no_peers=30m,2h,8h,1d,7d,30d
    infohash policy set --data ./ih reactivation.reset_schedule=true plan.lease=90m
    infohash policy set --data ./ih archive.new_unseen=0   # keep never-tried hashes hot however long unseen
-   infohash policy set --data ./ih plan.new_overdue_after=3d plan.new_overdue_share=0.2   # default 7d, 0.1`,
+   infohash policy set --data ./ih plan.new_overdue_after=3d plan.new_overdue_share=0.2   # default 7d, 0.1
+   infohash policy set --data ./ih reactivation.announce_min_interval=1d   # default 12h, at most min_interval`,
 		Description: `The policy is read by every stage that schedules: dedup (reactivation),
 plan-retries and merge. dedup writes DIR/policy.json with the documented
 defaults when the dataset has none; until then plan-retries and merge use
@@ -53,8 +54,11 @@ The file may also be edited by hand: fields left out keep their defaults
 hashes unseen 90 days, the default; set it to 0 to keep them hot; one
 written before plan.new_overdue_after and plan.new_overdue_share existed
 gives the share 0.1 of the new hashes' jobs to never-tried hashes due over
-7 days, oldest first; a share of 0 turns that off). Older binaries refuse
-a file naming a setting they do not know.
+7 days, oldest first; a share of 0 turns that off; one written before
+reactivation.announce_min_interval existed lets an announce_peer
+reactivate a hash 12h after its last reactivation, where any other
+sighting waits reactivation.min_interval, 7d). Older binaries refuse a
+file naming a setting they do not know.
 
 ` + exitHelp("policy"),
 		ArgsUsage: "show | set PATH=VALUE...",

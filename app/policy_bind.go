@@ -66,7 +66,7 @@ func bindPolicy(dir string, o *dedup.Options, halfLifeSet bool) error {
 }
 
 func bindTo(o *dedup.Options, p schedule.Policy, halfLifeSet bool) {
-	o.Reactivate = func(st *schema.State, at int64) bool { return schedule.Reactivate(p, st, at) }
+	o.Reactivate = func(st *schema.State, at, announcedAt int64) bool { return schedule.Reactivate(p, st, at, announcedAt) }
 	o.Policy = p.JSON()
 	if !halfLifeSet {
 		o.HalfLife = time.Duration(p.Plan.ActivityHalfLife)

@@ -18,8 +18,10 @@ import (
 
 // agg is the in-batch aggregate of one hash's observations: the recent
 // set, the first dedup layer.
-// It is 48 bytes: with 20M distinct hashes in one run, every byte here is
-// 20 MB of peak memory. The first sighting is kept as its distance to the
+// It is 56 bytes: with 20M distinct hashes in one run, every byte here is
+// 20 MB of peak memory (the newest announce's time, which the
+// reactivation rule weighs apart from other sightings, took the last 8).
+// The first sighting is kept as its distance to the
 // last (a batch spanning more than 49 days keeps it in batch.wide). The
 // first sighting's source takes the byte the alignment of src left free:
 // an id that does not fit is kept in batch.firstSrcs (a batch with more
@@ -33,6 +35,7 @@ type agg struct {
 	firstD uint32 // last - first, ms (unless aggWide)
 	last   int64
 	act    float64 // activity evaluated at last
+	ann    int64   // the newest announce_peer observation (0: none)
 }
 
 const (
@@ -62,6 +65,10 @@ type batch struct {
 	// slice taken before a row group's sources are interned alongside
 	// (sources are only appended, so the ids it holds stay valid).
 	srcView []string
+	// annView is the announce's id as the folding goroutines see it,
+	// set with srcView (aggann.go).
+	annView uint16
+	annSeen int // how many of the sources announceOf has searched
 	srcID   map[string]uint16
 	// tooManySources is set once a source is not interned: the batch
 	// has maxSources distinct ones. readInput fails the input then.
@@ -91,7 +98,7 @@ func newBatch(halfLifeMs int64) *batch {
 	for i := range b.parts {
 		b.parts[i].arena = b.arena
 	}
-	b.announce = noSource // until interned
+	b.announce, b.annView = noSource, noSource // until interned
 	return b
 }
 
@@ -183,7 +190,7 @@ func (b *batch) add(h schema.Hash, v2 []byte, typ int8, at int64, src string) er
 // partitions are split between workers in contiguous ranges (they share
 // no table).
 //
-// The caller sets b.srcView to cover every source id in r.
+// The caller sets the view (batch.view) to cover every source id in r.
 func (b *batch) addRows(r *recBuf) {
 	var wg sync.WaitGroup
 	for w := 0; w < b.workers; w++ {
@@ -286,7 +293,7 @@ func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 	if b.obs%65536 == 0 {
 		b.prog.Add(65536)
 	}
-	b.srcView = b.srcs
+	b.view(b.srcs, b.announce)
 	b.fold1(h, v2, typ, at, src)
 }
 
@@ -296,7 +303,7 @@ func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) (*agg, int) {
 	a, idx, ok := b.parts[h[0]].find(h)
 	if !ok {
-		a.last, a.firstD, a.count, a.act, a.src, a.flags = at, 0, 1, 1, src, 0
+		a.last, a.firstD, a.count, a.act, a.src, a.flags, a.ann = at, 0, 1, 1, src, 0, 0
 		b.setFirstSrc(a, src)
 	} else {
 		if a.count < math.MaxUint32 {
@@ -328,6 +335,9 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 				b.setSpan(a, first, last)
 			}
 		}
+	}
+	if src == b.annView && at > a.ann {
+		a.ann = at
 	}
 	// A full v2 hash whose first 20 bytes are h says h is a truncated
 	// v2 hash, whatever hash_type said (or with no hash_type column). One

@@ -233,8 +233,10 @@ func (r *runner) update(tx *dataset.Tx, base *dataset.Table, key string, es []en
 // batch was folded in). The sighting that counts is the first fresh one,
 // as it would be had the batch's inputs come in separate runs; failing
 // that (the rule refuses it, e.g. too soon after the last reactivation),
-// the newest, as a later run would have tried. The aggregate keeps only
-// the two: a sighting between them is not tried.
+// the newest, as a later run would have tried, with the newest fresh
+// announce_peer, which the rule weighs apart (schedule.Reactivate: an
+// announce reactivates sooner after the last reactivation). The aggregate
+// keeps only the three: a sighting between them is not tried.
 //
 // It counts in ps what the rule did, read from the row: reactivated when
 // next_retry moved (the rule only ever pulls it closer), rewarmed when a
@@ -245,8 +247,17 @@ func (r *runner) reactivate(st *schema.State, a *agg, lastSeen int64, ps *partSt
 		return
 	}
 	retry, cold := st.NextRetry, st.Tier == schema.TierCold
-	if first := r.b.first(a); !(first > lastSeen && first < a.last && r.o.Reactivate(st, first)) {
-		r.o.Reactivate(st, a.last)
+	ann := a.ann
+	if ann <= lastSeen {
+		ann = 0 // none, or not fresh
+	}
+	first := r.b.first(a)
+	firstAnn := int64(0) // the first sighting's, if it was the newest announce
+	if ann == first {
+		firstAnn = ann
+	}
+	if !(first > lastSeen && first < a.last && r.o.Reactivate(st, first, firstAnn)) {
+		r.o.Reactivate(st, a.last, ann)
 	}
 	if st.NextRetry != retry {
 		ps.reactivated++

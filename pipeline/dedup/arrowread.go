@@ -242,7 +242,7 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[struct{}], l arrowLay
 			return n, bad(err)
 		}
 		rows.scatter(k, &out)
-		b.srcView = b.srcs
+		b.view(b.srcs, b.announce)
 		b.addRows(&out)
 		n += int64(k)
 	}

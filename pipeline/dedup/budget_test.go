@@ -16,8 +16,8 @@ func TestBatchHashesCountsPeers(t *testing.T) {
 	}{
 		{"unknown memory: no bound", 0, 0, 0},
 		{"small machine: the floor", gib / 16, 1 << 20, 1 << 20},
-		{"8 GiB", 8 * gib, 8 * gib / 2 / 72, 8 * gib / 2 / 360},
-		{"64 GiB cgroup", 64 * gib, 64 * gib / 2 / 72, 64 * gib / 2 / 360},
+		{"8 GiB", 8 * gib, 8 * gib / 2 / 80, 8 * gib / 2 / 368},
+		{"64 GiB cgroup", 64 * gib, 64 * gib / 2 / 80, 64 * gib / 2 / 368},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := batchHashesFor(tc.mem, false); got != tc.without {

@@ -70,7 +70,7 @@ func TestColdFilesStayApart(t *testing.T) {
 	// cold; only the cold file is written again (thaw), the hot files are
 	// kept as they were (no compaction).
 	react := func(o *Options) {
-		o.Reactivate = func(s *schema.State, at int64) bool { s.Tier = schema.TierHot; return true }
+		o.Reactivate = func(s *schema.State, at, _ int64) bool { s.Tier = schema.TierHot; return true }
 	}
 	if _, err := run(t, data, react, seen(cold1.InfoHash, 2*time.Hour)); err != nil {
 		t.Fatal(err)

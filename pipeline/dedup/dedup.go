@@ -43,9 +43,10 @@ type Options struct {
 	// AnnouncedPeers needs DefaultBatchHashes(true).
 	BatchHashes int64
 	// Reactivate is the scheduler's rule for a fresh observation of a known
-	// hash (schedule.Reactivate bound to the dataset's policy); it reports
+	// hash (schedule.Reactivate bound to the dataset's policy), given the
+	// newest fresh announce_peer observation too (0: none); it reports
 	// whether the hash was reactivated.
-	Reactivate func(st *schema.State, observedAt int64) bool
+	Reactivate func(st *schema.State, observedAt, announcedAt int64) bool
 	Policy     []byte // the policy in force, recorded in the manifest
 	// BindPolicy, when set, sets Reactivate, Policy and HalfLife from the
 	// policy that tx works under (schedule.Of): Run calls it at every try,

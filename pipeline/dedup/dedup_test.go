@@ -345,7 +345,7 @@ func TestReactivationOfFailedHash(t *testing.T) {
 	calls := 0
 	st, err := run(t, data, func(o *Options) {
 		o.Now = t0.Add(6 * time.Hour) // after the sighting (FutureSkew)
-		o.Reactivate = func(s *schema.State, at int64) bool {
+		o.Reactivate = func(s *schema.State, at, _ int64) bool {
 			calls++
 			// The rule sees the hash (its jitter reads it) even on the
 			// incremental path, which does not decode info_hash.
@@ -411,7 +411,9 @@ func TestReactivationIgnoresHowInputsAreSplit(t *testing.T) {
 	pol := schedule.Default()
 	reactivate := func(o *Options) {
 		o.Now = t0.Add(96 * time.Hour) // after the sightings (FutureSkew)
-		o.Reactivate = func(st *schema.State, at int64) bool { return schedule.Reactivate(pol, st, at) }
+		o.Reactivate = func(st *schema.State, at, announcedAt int64) bool {
+			return schedule.Reactivate(pol, st, at, announcedAt)
+		}
 	}
 	cases := map[string][][]int{ // the runs' inputs (0: day 2, 1: day 3)
 		"one run":      {{0, 1}},

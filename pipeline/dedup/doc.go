@@ -20,6 +20,8 @@
 // Known hashes get last_seen, seen_count and activity updated; a fresh
 // observation of a failed, deferred (peers_penalised) or cold hash goes
 // through schedule.Reactivate, the one rule the retry scheduler also uses
-// (it pulls a dormant retry forward, and makes a cold hash hot). The reactivated counter counts the
+// (it pulls a dormant retry forward, and makes a cold hash hot), with the
+// newest announce_peer among them, which it weighs apart (the aggregate
+// keeps its time: agg.ann). The reactivated counter counts the
 // hashes whose retry it pulled forward; rewarmed, the cold ones it made hot.
 package dedup

@@ -289,7 +289,7 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 			}
 			return n, err
 		}
-		b.srcView = rb.srcs
+		b.view(rb.srcs, b.announceOf(rb.srcs))
 		b.addRows(rb)
 		n += int64(len(rb.recs))
 		free <- rb

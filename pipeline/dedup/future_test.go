@@ -145,7 +145,7 @@ func TestFutureObservationDoesNotPoisonHash(t *testing.T) {
 	calls := 0
 	_, err := run(t, filepath.Join(dir, "a"), func(o *Options) {
 		o.Now = later
-		o.Reactivate = func(s *schema.State, at int64) bool {
+		o.Reactivate = func(s *schema.State, at, _ int64) bool {
 			calls++
 			if s.InfoHash != h || at != later.UnixMilli() {
 				t.Errorf("reactivate(%x, now%+d ms)", s.InfoHash[:2], at-later.UnixMilli())

@@ -41,7 +41,7 @@ func TestPolicySetReachesRunningDedup(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			o.Reactivate = func(st *schema.State, at int64) bool { return schedule.Reactivate(p, st, at) }
+			o.Reactivate = func(st *schema.State, at, announcedAt int64) bool { return schedule.Reactivate(p, st, at, announcedAt) }
 			o.Policy = p.JSON()
 			o.HalfLife = time.Duration(p.Plan.ActivityHalfLife)
 			if tries++; tries == 1 { // policy set, while the first try works

@@ -91,7 +91,7 @@ func sightAll(t *testing.T, dir, data string, pol schedule.Policy, seen int64, r
 		obs = append(obs, schema.Observation{InfoHash: r.InfoHash, HashType: 1, ObservedAt: seen, Source: schema.SourceGetPeers})
 	}
 	st, err := run(t, data, func(o *Options) {
-		o.Reactivate = func(s *schema.State, at int64) bool { return schedule.Reactivate(pol, s, at) }
+		o.Reactivate = func(s *schema.State, at, announcedAt int64) bool { return schedule.Reactivate(pol, s, at, announcedAt) }
 	}, writeObs(t, dir, obs))
 	if err != nil {
 		t.Fatal(err)

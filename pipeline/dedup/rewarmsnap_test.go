@@ -93,7 +93,7 @@ func coldState(t testing.TB, data string, parts, n, hotFiles int, seen int64) []
 // rewarmOpts sets the scheduler's reactivation rule, as the CLI does.
 func rewarmOpts(o *Options) {
 	pol := schedule.Default()
-	o.Reactivate = func(s *schema.State, at int64) bool { return schedule.Reactivate(pol, s, at) }
+	o.Reactivate = func(s *schema.State, at, announcedAt int64) bool { return schedule.Reactivate(pol, s, at, announcedAt) }
 }
 
 // stateSnapshot describes the committed state partition by partition:

@@ -57,7 +57,7 @@ func foldHashList(name string, r io.Reader, at int64, b *batch) (int64, error) {
 	rows.reset(textSlice, b) // every row's source is import
 	flush := func() {
 		rows.scatter(k, &out)
-		b.srcView = b.srcs
+		b.view(b.srcs, b.announce)
 		b.addRows(&out)
 		k = 0
 		rows.reset(textSlice, b)

@@ -90,7 +90,7 @@ func applyResult(p schedule.Policy, st *schema.State, r *schema.Result, lease *s
 	// it now, as dedup would after this merge (and unionState for a later
 	// last_seen).
 	if st.LastSeen > r.AttemptedAt {
-		schedule.Reactivate(p, st, st.LastSeen)
+		schedule.Reactivate(p, st, st.LastSeen, schedule.LastAnnounce(st))
 	}
 	return verdict, lease != nil
 }

@@ -365,7 +365,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.Sta
 	var w woke
 	if out.LastSeen > src.LastSeen {
 		retry := out.NextRetry
-		schedule.Reactivate(p, &out, out.LastSeen)
+		schedule.Reactivate(p, &out, out.LastSeen, schedule.LastAnnounce(&out))
 		w.reactivated = out.NextRetry != retry
 		w.rewarmed = src.Tier == schema.TierCold && out.Tier != schema.TierCold
 	}

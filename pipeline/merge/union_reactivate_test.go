@@ -32,17 +32,17 @@ func makeTiered(t *testing.T, states ...schema.State) string {
 	return dir
 }
 
-// sightWithDedup applies one observation of h at at to dir with dedup,
-// its reactivation rule bound to the default policy (as the CLI binds
-// the dataset's).
-func sightWithDedup(t *testing.T, dir string, h schema.Hash, at, now int64) dedup.Stats {
+// sightWithDedup applies one observation of h at at from source src to
+// dir with dedup, its reactivation rule bound to the default policy (as
+// the CLI binds the dataset's).
+func sightWithDedup(t *testing.T, dir string, h schema.Hash, at, now int64, src string) dedup.Stats {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "obs.parquet")
 	w, err := rowio.Create[schema.Observation](path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write([]schema.Observation{{InfoHash: h, HashType: schema.HashV1, ObservedAt: at, Source: schema.SourceSampleInfohashes}}); err != nil {
+	if err := w.Write([]schema.Observation{{InfoHash: h, HashType: schema.HashV1, ObservedAt: at, Source: src}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -51,7 +51,7 @@ func sightWithDedup(t *testing.T, dir string, h schema.Hash, at, now int64) dedu
 	p := schedule.Default()
 	o := dedup.DefaultOptions()
 	o.Data, o.Inputs, o.Now = dir, []string{path}, tm(now)
-	o.Reactivate = func(st *schema.State, at int64) bool { return schedule.Reactivate(p, st, at) }
+	o.Reactivate = func(st *schema.State, at, announcedAt int64) bool { return schedule.Reactivate(p, st, at, announcedAt) }
 	st, err := dedup.Run(context.Background(), o)
 	if err != nil {
 		t.Fatalf("dedup: %v", err)
@@ -65,7 +65,9 @@ func sightWithDedup(t *testing.T, dir string, h schema.Hash, at, now int64) dedu
 // not seen it: the union pulls next_retry, sets reactivated_at and makes
 // a cold hash hot exactly as dedup applying that sighting does, and
 // counts it the same. It moved last_seen and left the dormant schedule
-// as it was.
+// as it was. An announce_peer sighting (the combined record's
+// last_source) is weighed as dedup weighs it: within min_interval of the
+// last reactivation, but announce_min_interval after it, it reactivates.
 func TestUnionReactivatesLikeDedup(t *testing.T) {
 	seen := t0 + 40*day // the newer sighting
 	now := seen + hour
@@ -76,26 +78,37 @@ func TestUnionReactivatesLikeDedup(t *testing.T) {
 			LastFailure: schema.OutcomeConnectFailed, Attempts: 5, BackoffStep: 4, LastAttempt: attempted,
 			NextRetry: next, Reactivated: reactivated, Tier: tier}
 	}
-	sighting := newHash(h, seen)
-	sighting.LastSource = schema.SourceSampleInfohashes
 	for _, tc := range []struct {
 		name                  string
 		rec                   schema.State
 		theirs                bool // the dormant record is the other side's, the sighting ours
 		reactivated, rewarmed int64
+		src                   string // the sighting's source ("": sample_infohashes)
 	}{
-		{"dormant failed", dormant(schema.TierHot, seen+20*day, seen-10*day, 0), false, 1, 0},
-		{"dormant failed, the other side's", dormant(schema.TierHot, seen+20*day, seen-10*day, 0), true, 1, 0},
-		{"cold, retry far", dormant(schema.TierCold, seen+20*day, seen-30*day, 0), false, 1, 1},
-		{"cold, already due", dormant(schema.TierCold, seen-day, seen-30*day, 0), false, 0, 1},
-		{"attempted after the sighting", dormant(schema.TierHot, seen+20*day, seen+minute, 0), false, 0, 0},
-		{"reactivated within min_interval", dormant(schema.TierHot, seen+20*day, seen-10*day, seen-day), false, 0, 0},
-		{"early in its schedule", dormant(schema.TierHot, seen+hour, seen-hour, 0), false, 0, 0},
+		{"dormant failed", dormant(schema.TierHot, seen+20*day, seen-10*day, 0), false, 1, 0, ""},
+		{"dormant failed, the other side's", dormant(schema.TierHot, seen+20*day, seen-10*day, 0), true, 1, 0, ""},
+		{"cold, retry far", dormant(schema.TierCold, seen+20*day, seen-30*day, 0), false, 1, 1, ""},
+		{"cold, already due", dormant(schema.TierCold, seen-day, seen-30*day, 0), false, 0, 1, ""},
+		{"attempted after the sighting", dormant(schema.TierHot, seen+20*day, seen+minute, 0), false, 0, 0, ""},
+		{"reactivated within min_interval", dormant(schema.TierHot, seen+20*day, seen-10*day, seen-day), false, 0, 0, ""},
+		{"reactivated a day before, announced", dormant(schema.TierHot, seen+20*day, seen-hour, seen-day), false, 1, 0,
+			schema.SourceAnnouncePeer},
+		{"reactivated a day before, announced, the other side's", dormant(schema.TierHot, seen+20*day, seen-hour, seen-day),
+			true, 1, 0, schema.SourceAnnouncePeer},
+		{"reactivated 11h before, announced", dormant(schema.TierHot, seen+20*day, seen-hour, seen-11*hour), false, 0, 0,
+			schema.SourceAnnouncePeer},
+		{"early in its schedule", dormant(schema.TierHot, seen+hour, seen-hour, 0), false, 0, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			if src == "" {
+				src = schema.SourceSampleInfohashes
+			}
+			sighting := newHash(h, seen)
+			sighting.LastSource = src
 			// What dedup makes of the sighting.
 			ref := makeTiered(t, tc.rec)
-			ds := sightWithDedup(t, ref, h, seen, now)
+			ds := sightWithDedup(t, ref, h, seen, now, src)
 			want := stateOf(t, ref)[h]
 			if ds.Reactivated != tc.reactivated || ds.Rewarmed != tc.rewarmed {
 				t.Fatalf("dedup: reactivated %d rewarmed %d, want %d and %d", ds.Reactivated, ds.Rewarmed, tc.reactivated, tc.rewarmed)
@@ -109,7 +122,7 @@ func TestUnionReactivatesLikeDedup(t *testing.T) {
 				t.Errorf("union stats %+v, want reactivated %d rewarmed %d", u, tc.reactivated, tc.rewarmed)
 			}
 			got := stateOf(t, mine)[h]
-			if got.LastSeen != seen || got.LastSource != schema.SourceSampleInfohashes ||
+			if got.LastSeen != seen || got.LastSource != src ||
 				got.NextRetry != want.NextRetry || got.Reactivated != want.Reactivated ||
 				got.BackoffStep != want.BackoffStep || got.Tier != want.Tier || got.LastAttempt != want.LastAttempt {
 				t.Errorf("after the union:\n%+v\nafter dedup of the same sighting:\n%+v", got, want)

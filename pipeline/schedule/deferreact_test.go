@@ -65,7 +65,7 @@ func TestDeferredNewReactivated(t *testing.T) {
 			}
 			before := st
 			seen := at + tt.observed
-			got := Reactivate(p, &st, seen)
+			got := Reactivate(p, &st, seen, 0)
 			if got != (tt.wantPulled || tt.wantHot) || st.Tier != schema.TierHot {
 				t.Errorf("Reactivate = %v, tier %s; want %v, hot", got, st.Tier, tt.wantPulled || tt.wantHot)
 			}
@@ -88,7 +88,7 @@ func TestDeferredNewReactivated(t *testing.T) {
 					t.Errorf("next_retry %v after the sighting, want within reactivation.spread %v", dur(off), p.Reactivation.Spread)
 				}
 				again := st
-				if Reactivate(p, &again, seen+day) || again.NextRetry != st.NextRetry || again.Reactivated != st.Reactivated {
+				if Reactivate(p, &again, seen+day, 0) || again.NextRetry != st.NextRetry || again.Reactivated != st.Reactivated {
 					t.Errorf("a second sighting a day later changed the state again")
 				}
 			}

@@ -83,17 +83,25 @@ type PeerPenaltyRule struct {
 // turns hot, see Reactivate). A hash is reactivated at most once per
 // MinInterval: a hash that is looked up all the time but never served
 // (common for dead torrents) is then tried once per MinInterval rather
-// than on every sighting.
+// than on every sighting. An announce_peer sighting is stronger evidence
+// than that (a peer says it holds the torrent now, and names its
+// endpoint; a get_peers is often just another crawler looking): it
+// reactivates once AnnounceMinInterval has passed since the last
+// reactivation, at most MinInterval.
 // ResetSchedule also returns the hash to the first step of its schedule.
 //
 // The default keeps the schedule position (ResetSchedule false): the
 // reactivated attempt is the fresh look the sighting earned; if it fails
-// too, the hash keeps its long delay until a sighting after MinInterval.
+// too, the hash keeps its long delay until a sighting after MinInterval
+// (an announce after AnnounceMinInterval).
 type ReactivationRule struct {
 	Classes      []string `json:"classes"`
 	DormantAfter Duration `json:"dormant_after"`
 	MinInterval  Duration `json:"min_interval"`
-	Delay        Duration `json:"delay"`
+	// AnnounceMinInterval is MinInterval for an announce_peer sighting
+	// (see Reactivate): between 0 and MinInterval.
+	AnnounceMinInterval Duration `json:"announce_min_interval"`
+	Delay               Duration `json:"delay"`
 	// Spread is the window reactivated retries are spread over (see
 	// ReactivationOffset), so that hashes woken by one sweep do not all
 	// come due at once. At most a day; 0 turns it off.
@@ -221,9 +229,10 @@ func Default() Policy {
 				schema.OutcomeHandshakeFailed, schema.OutcomeNoExtension,
 				schema.OutcomeNoUTMetadata, schema.OutcomeRejected, schema.OutcomePeerLacksTorrent,
 			},
-			DormantAfter: Duration(12 * time.Hour),
-			MinInterval:  Duration(7 * Day),
-			Spread:       Duration(30 * time.Minute),
+			DormantAfter:        Duration(12 * time.Hour),
+			MinInterval:         Duration(7 * Day),
+			AnnounceMinInterval: Duration(12 * time.Hour),
+			Spread:              Duration(30 * time.Minute),
 		},
 		Archive: ArchiveRule{MinAttempts: 6, Unseen: Duration(90 * Day), NewUnseen: Duration(90 * Day)},
 		Plan: PlanRule{

@@ -224,6 +224,11 @@ func TestParseErrors(t *testing.T) {
 		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
 		{"archive new_unseen", `{"archive": {"new_unseen": "-1d"}}`, `policy: F: archive.new_unseen: duration "-1d"`},
 		{"reactivation spread", `{"reactivation": {"spread": "2d"}}`, "reactivation.spread: must be between 0 (none) and 1d, got 2d"},
+		{"announce interval over min_interval", `{"reactivation": {"announce_min_interval": "8d"}}`,
+			"reactivation.announce_min_interval: 8d is longer than reactivation.min_interval (7d): an announce must not wait longer than any sighting"},
+		{"min_interval under the default announce interval", `{"reactivation": {"min_interval": "6h"}}`,
+			"reactivation.announce_min_interval: 12h is longer than reactivation.min_interval (6h)"},
+		{"announce interval negative", `{"reactivation": {"announce_min_interval": "-1h"}}`, `policy: F: reactivation.announce_min_interval: duration "-1h"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -397,5 +402,51 @@ func TestPolicyBeforeNewOverdueLoads(t *testing.T) {
 	neg.Plan.NewOverdueAfter = -1
 	if err := neg.Validate(); err == nil || err.Error() != "plan.new_overdue_after: must not be negative" {
 		t.Errorf("a negative new_overdue_after: %v", err)
+	}
+}
+
+// TestPolicyBeforeAnnounceMinIntervalLoads: a policy file written before
+// reactivation.announce_min_interval existed (the default of then) reads
+// as today's default, 12h, as every key a file leaves out does; it may
+// equal min_interval (announces then count as any sighting), not pass it.
+func TestPolicyBeforeAnnounceMinIntervalLoads(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "policy_before_announce_min_interval.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("announce_min_interval")) {
+		t.Fatal("the old policy file names announce_min_interval")
+	}
+	p, err := Parse(b, "old")
+	if err != nil {
+		t.Fatalf("an older policy file no longer loads: %v", err)
+	}
+	if got := time.Duration(p.Reactivation.AnnounceMinInterval); got != 12*time.Hour {
+		t.Errorf("reactivation.announce_min_interval = %v, want the default 12h", got)
+	}
+	if p.Hash() != Default().Hash() {
+		t.Errorf("the default of before reads as %s, not today's default", p.JSON())
+	}
+	for _, tc := range []struct {
+		name    string
+		edit    func(r *ReactivationRule)
+		wantErr string
+	}{
+		{"equal to min_interval", func(r *ReactivationRule) { r.AnnounceMinInterval = r.MinInterval }, ""},
+		{"0", func(r *ReactivationRule) { r.AnnounceMinInterval = 0 }, ""},
+		{"both 0", func(r *ReactivationRule) { r.AnnounceMinInterval, r.MinInterval = 0, 0 }, ""},
+		{"a millisecond over", func(r *ReactivationRule) { r.AnnounceMinInterval = r.MinInterval + Duration(time.Millisecond) },
+			"reactivation.announce_min_interval: 7d1ms is longer than reactivation.min_interval (7d)"},
+		{"negative", func(r *ReactivationRule) { r.AnnounceMinInterval = -1 },
+			"reactivation.announce_min_interval: must not be negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := Default()
+			tc.edit(&q.Reactivation)
+			err := q.Validate()
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)) {
+				t.Errorf("Validate = %v, want %q", err, tc.wantErr)
+			}
+		})
 	}
 }

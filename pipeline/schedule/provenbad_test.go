@@ -162,7 +162,7 @@ func TestProvenBadNotReactivated(t *testing.T) {
 			}
 			before := st
 			seen := st.LastAttempt + day
-			got := Reactivate(p, &st, seen)
+			got := Reactivate(p, &st, seen, 0)
 			pulled := st.NextRetry != before.NextRetry
 			if pulled != tt.wantPulled || (st.Reactivated != 0) != tt.wantPulled {
 				t.Errorf("bad_metadata %d, last failure %s, waiting %v: a sighting a day after the attempt moved next_retry by %v (reactivated_at %d), want moved: %v",

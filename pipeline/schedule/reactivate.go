@@ -10,7 +10,11 @@ import (
 
 // Reactivate is the one reactivation rule, called by dedup for every known
 // hash it sees (before or after folding the sighting into last_seen: the
-// rule does not read last_seen). observedAt is the newest sighting.
+// rule does not read last_seen). observedAt is the newest sighting,
+// announcedAt the newest of them that was an announce_peer (0: none), a
+// peer saying it holds the torrent now: evidence that outweighs the
+// sightings of a hash nobody served (a get_peers is often just another
+// crawler looking).
 //
 // A hash qualifies when it is dormant (cold; or waiting at least
 // p.Reactivation.DormantAfter after its last attempt, either failed with a
@@ -22,12 +26,17 @@ import (
 // as only a local_error also does, which waits retry_soon), the sighting
 // is fresh (after the last attempt, which already saw the swarm as it
 // was) and the hash was not reactivated within
-// p.Reactivation.MinInterval. Then a cold hash is made hot, and a waiting
-// one (failed in Classes, or deferred) has next_retry pulled to
-// observedAt + p.Reactivation.Delay + ReactivationOffset (never pushed
-// later). Only a hash whose next_retry moved is reactivated:
-// reactivated_at is set to observedAt (so Reason plans it as reactivated,
-// first in its pool, and MinInterval runs from it) and, if
+// p.Reactivation.MinInterval. The sighting is observedAt; when that one
+// comes within MinInterval, announcedAt instead if it comes
+// p.Reactivation.AnnounceMinInterval or more after the last reactivation
+// (and is fresh): a hash reactivated by a lookup and failed again is
+// tried again on an announce two days later, not five days after it.
+// Then a cold hash is made hot, and a waiting one (failed in Classes, or
+// deferred) has next_retry pulled to the sighting + p.Reactivation.Delay
+// + ReactivationOffset (never pushed later). Only a hash whose next_retry
+// moved is reactivated: reactivated_at is set to the sighting (so Reason
+// plans it as reactivated, first in its pool, and both intervals run from
+// it) and, if
 // p.Reactivation.ResetSchedule, the backoff step returns to 0. A cold
 // hash whose retry does not move (its class is not in Classes, or it is
 // already due sooner) is just hot again (so is a proven-bad one): its
@@ -40,27 +49,35 @@ import (
 //
 // dedup's incremental path decodes only the columns this and its own fold
 // use (pipeline/dedup foldColumns; info_hash it fills in itself): reading
-// another field here means adding its column there.
-func Reactivate(p Policy, st *schema.State, observedAt int64) bool {
+// another field here means adding its column there. (announcedAt is the
+// batch's, dedup's aggregate keeps it: nothing of the row.)
+func Reactivate(p Policy, st *schema.State, observedAt, announcedAt int64) bool {
 	r := p.Reactivation
 	cold := st.Tier == schema.TierCold
 	waiting := st.NextRetry-st.LastAttempt >= millis(r.DormantAfter)
 	failed := st.MetadataStatus == schema.StatusFailed && slices.Contains(r.Classes, st.LastFailure) &&
 		st.BadMetadata < p.BadMetadata.Sources && waiting
 	deferred := st.MetadataStatus == schema.StatusNew && st.LastAttempt != 0 && waiting
-	switch {
-	case !cold && !failed && !deferred,
-		observedAt <= st.LastAttempt,
-		st.Reactivated != 0 && observedAt-st.Reactivated < millis(r.MinInterval):
+	if !cold && !failed && !deferred {
+		return false
+	}
+	at := observedAt
+	if st.Reactivated != 0 && observedAt-st.Reactivated < millis(r.MinInterval) {
+		if announcedAt == 0 || announcedAt-st.Reactivated < millis(r.AnnounceMinInterval) {
+			return false
+		}
+		at = announcedAt
+	}
+	if at <= st.LastAttempt {
 		return false
 	}
 	pulled := false
-	if target := observedAt + millis(r.Delay) + ReactivationOffset(p, st); (failed || deferred) && st.NextRetry > target {
+	if target := at + millis(r.Delay) + ReactivationOffset(p, st); (failed || deferred) && st.NextRetry > target {
 		st.NextRetry = target
 		pulled = true
 	}
 	if pulled {
-		st.Reactivated = observedAt
+		st.Reactivated = at
 		if r.ResetSchedule {
 			st.BackoffStep = 0
 		}
@@ -179,3 +196,13 @@ func Due(st *schema.State, now int64) bool {
 
 // millis converts a policy duration to schema milliseconds.
 func millis(d Duration) int64 { return int64(time.Duration(d) / time.Millisecond) }
+
+// LastAnnounce is the announcedAt Reactivate takes from a state row alone
+// (merge, which has no batch of sightings): its last_seen when the
+// sighting there was an announce_peer (last_source), else 0.
+func LastAnnounce(st *schema.State) int64 {
+	if st.LastSource == schema.SourceAnnouncePeer {
+		return st.LastSeen
+	}
+	return 0
+}

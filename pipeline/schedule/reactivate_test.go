@@ -76,7 +76,7 @@ func TestReactivate(t *testing.T) {
 				tt.edit(&st, last)
 			}
 			before := st
-			got := Reactivate(p, &st, last+tt.observed)
+			got := Reactivate(p, &st, last+tt.observed, 0)
 			if got != tt.want {
 				t.Fatalf("Reactivate = %v, want %v (state %+v)", got, tt.want, before)
 			}
@@ -103,10 +103,10 @@ func TestReactivate(t *testing.T) {
 					t.Errorf("lease changed")
 				}
 				again := st
-				if Reactivate(p, &again, last+tt.observed+day) {
+				if Reactivate(p, &again, last+tt.observed+day, 0) {
 					t.Errorf("a second sighting a day later reactivated again")
 				}
-				if !cold(before) && Reactivate(p, &again, last+tt.observed+8*day) {
+				if !cold(before) && Reactivate(p, &again, last+tt.observed+8*day, 0) {
 					t.Errorf("a sighting with no attempt since the reactivation reactivated again")
 				}
 			}
@@ -131,7 +131,7 @@ func TestReactivationSpreadsAWave(t *testing.T) {
 	for n := range uint64(1000) {
 		st, _ := dormant(t, p, schema.OutcomeNoPeers)
 		st.InfoHash = hashN(1000 + n)
-		if !Reactivate(p, &st, seen) {
+		if !Reactivate(p, &st, seen, 0) {
 			t.Fatal("not reactivated")
 		}
 		off := st.NextRetry - seen
@@ -142,7 +142,7 @@ func TestReactivationSpreadsAWave(t *testing.T) {
 		again := st
 		again.NextRetry = st.LastAttempt + 30*day
 		again.Reactivated = 0
-		if !Reactivate(p, &again, seen+hour) || again.NextRetry-(seen+hour) != off {
+		if !Reactivate(p, &again, seen+hour, 0) || again.NextRetry-(seen+hour) != off {
 			t.Fatalf("a later sighting moved the hash to a different offset")
 		}
 	}
@@ -156,7 +156,7 @@ func TestReactivationSpreadsAWave(t *testing.T) {
 	}
 	p.Reactivation.Spread = 0
 	st, _ := dormant(t, p, schema.OutcomeNoPeers)
-	if !Reactivate(p, &st, seen) || st.NextRetry != seen {
+	if !Reactivate(p, &st, seen, 0) || st.NextRetry != seen {
 		t.Errorf("spread 0: next_retry at sighting+%dms, want the sighting", st.NextRetry-seen)
 	}
 }
@@ -171,7 +171,7 @@ func TestColdMadeHotKeepsSchedule(t *testing.T) {
 	st.Tier = schema.TierCold
 	step, next := st.BackoffStep, st.NextRetry
 	seen := next + day // the 30-day retry is already overdue
-	if !Reactivate(p, &st, seen) || st.Tier != schema.TierHot {
+	if !Reactivate(p, &st, seen, 0) || st.Tier != schema.TierHot {
 		t.Fatal("cold hash not made hot")
 	}
 	if st.BackoffStep != step || st.NextRetry != next || st.Reactivated != 0 {
@@ -180,7 +180,7 @@ func TestColdMadeHotKeepsSchedule(t *testing.T) {
 	}
 	// The overdue retry fails; a sighting a day later pulls it forward.
 	_ = ApplyFailure(p, &st, schema.OutcomeNoPeers, seen+hour, false)
-	if !Reactivate(p, &st, seen+day) || st.Reactivated != seen+day || st.BackoffStep != 0 {
+	if !Reactivate(p, &st, seen+day, 0) || st.Reactivated != seen+day || st.BackoffStep != 0 {
 		t.Errorf("a sighting a day after the unpulled one: reactivated_at %d, step %d; want the sighting, 0",
 			st.Reactivated-last, st.BackoffStep)
 	}
@@ -195,7 +195,7 @@ func TestReactivatedThenFailsAgain(t *testing.T) {
 		p.Reactivation.ResetSchedule = reset
 		st, last := dormant(t, p, schema.OutcomeNoPeers)
 		seen := last + 3*day
-		if !Reactivate(p, &st, seen) {
+		if !Reactivate(p, &st, seen, 0) {
 			t.Fatal("not reactivated")
 		}
 		if !Due(&st, seen+millis(p.Reactivation.Spread)) || Reason(&st) != schema.ReasonReactivated {
@@ -328,7 +328,7 @@ func BenchmarkReactivate(b *testing.B) {
 		if i%8 == 0 {
 			st = failed
 		}
-		Reactivate(p, &st, t0+int64(i)*minute)
+		Reactivate(p, &st, t0+int64(i)*minute, 0)
 	}
 }
 

@@ -112,7 +112,8 @@ func TestSettingsAreSettable(t *testing.T) {
 	values := map[string]string{"version": "1", "seed": "7", "jitter": "0.1", "bad_metadata.sources": "3",
 		"peer_penalty.factor": "3", "reactivation.classes": "no_peers", "reactivation.reset_schedule": "true",
 		"archive.min_attempts": "4", "plan.new_share": "0.4", "plan.cold_share": "0.1", "plan.cold_partitions": "8",
-		"reactivation.spread": "1h", "plan.lease": "3h", "plan.new_overdue_share": "0.3"}
+		"reactivation.spread": "1h", "plan.lease": "3h", "plan.new_overdue_share": "0.3",
+		"reactivation.announce_min_interval": "1d"}
 	list := Settings()
 	if len(list) < 20 {
 		t.Fatalf("Settings() = %q", list)

@@ -173,6 +173,14 @@ func (p Policy) validateReactivation() error {
 	if r.MinInterval < 0 {
 		return fieldErr("reactivation.min_interval", "must not be negative")
 	}
+	if r.AnnounceMinInterval < 0 {
+		return fieldErr("reactivation.announce_min_interval", "must not be negative")
+	}
+	if r.AnnounceMinInterval > r.MinInterval {
+		return fieldErr("reactivation.announce_min_interval",
+			"%s is longer than reactivation.min_interval (%s): an announce must not wait longer than any sighting",
+			r.AnnounceMinInterval, r.MinInterval)
+	}
 	if r.Delay < 0 {
 		return fieldErr("reactivation.delay", "must not be negative")
 	}
