@@ -40,6 +40,11 @@ type OpenOptions struct {
 	// leaves a copied dataset's identity to the first writer that commits
 	// (Copied; a migration still draws one).
 	KeepIdentity bool
+	// Now is the opener's clock (its --now; zero: the wall clock), which
+	// a migration's repairs reckon from (format 12 makes the hashes it
+	// repairs due at it), so that a run with a fixed --now stays
+	// reproducible. Commits' created_at stay on the wall clock.
+	Now time.Time
 }
 
 // ErrNotDataset is returned when the folder DIR holds no dataset and

@@ -21,12 +21,17 @@ import (
 
 // FormatVersion is the dataset format this build writes. Older datasets
 // are migrated on open (see migrate.go).
-const FormatVersion = 11
+const FormatVersion = 12
 
 // ProvenanceFormat is the first format whose state files have
 // first_source and last_failure_at (older ones are rewritten by the
 // migration).
 const ProvenanceFormat = 10
+
+// RepairFormat is the first format whose state is free of the damage
+// fetch's old v2 check did (repairV2Claim): the migration from an older
+// one rewrites the state's files, repairing its victims.
+const RepairFormat = 12
 
 // FooterFormat is the first format whose manifests record every data
 // file's FooterSum (FileInfo.Footer).

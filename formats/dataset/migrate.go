@@ -6,7 +6,10 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
+	"time"
 
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/statecol"
 )
 
@@ -29,16 +32,22 @@ import (
 //	10 the state has first_source and last_failure_at (provenance of
 //	   first_seen and last_failure); migrating rewrites the state's
 //	   files (their rows read both as null: unknown)
-//	11 current: a copy's manifest records, per ancestor, the passes of
-//	   its jobs the copy held leases of (Manifest.AncestorPasses), set
-//	   by the copy's first commit; migrating from 10 rewrites no file
-//	   and records none (an older copy takes all its ancestors' jobs)
+//	11 a copy's manifest records, per ancestor, the passes of its jobs
+//	   the copy held leases of (Manifest.AncestorPasses), set by the
+//	   copy's first commit; migrating from 10 rewrites no file and
+//	   records none (an older copy takes all its ancestors' jobs)
+//	12 current: the state is repaired of what fetch's old check of a v2
+//	   claim did (repairV2Claim); migrating rewrites the state's files
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
 // until garbage-collected like any other.
 func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error {
 	slog.Info("migrating dataset", "dir", d.Dir, "from", m.FormatVersion, "to", FormatVersion)
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	for {
 		tx, err := d.Begin()
 		if err != nil {
@@ -52,9 +61,11 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error
 		// too (less first_source and last_failure_at); the commit
 		// itself moves format 3's ledger into the ledger table. Every
 		// state file of a snapshot has every column (DuckDB's glob reads
-		// one schema), so the state's files are rewritten.
-		if tx.Base().FormatVersion < ProvenanceFormat {
-			if err := migrateState(d, tx); err != nil {
+		// one schema), so the state's files are rewritten; before
+		// RepairFormat, with their rows repaired.
+		repaired, rewrite := 0, tx.Base().FormatVersion < RepairFormat // after ProvenanceFormat
+		if rewrite {
+			if repaired, err = migrateState(d, tx, schema.Millis(now)); err != nil {
 				tx.Abort()
 				return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
 			}
@@ -67,6 +78,11 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error
 			Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
 		if ac, ok := AsAfterCommit(err); ok {
 			ac.What = fmt.Sprintf("the migration to format %d", FormatVersion)
+		}
+		if _, committed := AsAfterCommit(err); rewrite && (err == nil || committed) {
+			slog.Info("migration: repaired the state rows of hashes fetch's old check of a v2 claim failed "+
+				"(bad_metadata 0, avoid_peers cleared, due at the run's clock)", "dir", d.Dir, "rows", repaired,
+				"now", now.UTC().Format(time.RFC3339Nano))
 		}
 		if err == nil || !isConflict(err) {
 			return err
@@ -94,7 +110,11 @@ func (m *Manifest) StateLacks() statecol.Columns {
 	return 0
 }
 
-func migrateState(d *Dataset, tx *Tx) error {
+// migrateState rewrites every state file of tx's base in the current
+// schema, each under a new name of the same kind (a cold file stays
+// cold: migratedName), and, from a base before RepairFormat, repairs its
+// rows (repairV2Claim, at now). It returns the rows repaired.
+func migrateState(d *Dataset, tx *Tx, now int64) (repaired int, err error) {
 	base := tx.Base()
 	t := base.Table(TableState)
 	for _, key := range t.PartitionKeys() {
@@ -102,18 +122,37 @@ func migrateState(d *Dataset, tx *Tx) error {
 		for _, f := range t.Partitions[key] {
 			rows, err := statecol.ReadStateFile(d.SourceFile(base, TableState, key, f))
 			if err != nil {
-				return err
+				return repaired, err
 			}
-			info, err := WriteStaged(tx, TableState, key, rows)
+			if base.FormatVersion < RepairFormat {
+				for i := range rows {
+					if repairV2Claim(&rows[i], now) {
+						repaired++
+					}
+				}
+			}
+			info, err := WriteStagedAs(tx, TableState, key, migratedName(f.Name), rows)
 			if err != nil {
-				return err
+				return repaired, err
 			}
 			infos = append(infos, info)
 		}
 		tx.SetPartition(TableState, key, infos)
 	}
 	// Bloom filters hold hashes, not columns: they carry over unchanged.
-	return nil
+	return repaired, nil
+}
+
+// migratedName is a new name for a data file name rewritten by a
+// migration: fresh (NewName), after what name had before its own
+// "part-", which tells the file's kind (schedule's cold-part-…: a cold
+// file renamed part-… would be read by every plan as a hot one).
+func migratedName(name string) string {
+	kind, _, ok := strings.Cut(name, "part-")
+	if !ok || !isFileName(kind+"part-x.parquet", ".parquet") {
+		kind = ""
+	}
+	return kind + NewName(".parquet")
 }
 
 // recordFooters records the FooterSum of every data file of the next

@@ -20,7 +20,7 @@ import (
 // returned before that upkeep, so the re-run of a killed migration left
 // the killed one's staged files to the writer after it.
 func TestMigrateRemovesKilledWritersDebris(t *testing.T) {
-	for _, from := range []int{8, 9} {
+	for _, from := range []int{8, 9, 10, 11} {
 		t.Run(fmt.Sprintf("format %d", from), func(t *testing.T) {
 			dir, path, _ := damagedDataset(t, func(m map[string]any) { m["format_version"] = from })
 			before, err := readManifest(path)

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"maps"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -8,8 +9,9 @@ import (
 
 // TestMigrateFromV10: a format 10 dataset, a copy whose manifest names an
 // ancestor and no passes of it, is read as it is and migrated by the
-// first writer to format 11 without rewriting a file: its id, ancestors
-// and files kept, no passes recorded (it still takes all its ancestor's
+// first writer to the current format rewriting the state's files alone
+// (format 12's repair): its id, ancestors and other files kept, no
+// passes recorded (it still takes all its ancestor's
 // jobs: which it held leases of when it was copied is not known). A copy
 // of it made before the migration is given its id, and its ancestors'
 // passes, by the migration's commit.
@@ -41,7 +43,13 @@ func TestMigrateFromV10(t *testing.T) {
 			after.FormatVersion, after.Snapshot, after.DatasetID, after.AncestorIDs, after.AncestorPasses, FormatVersion,
 			before.Snapshot+1, before.DatasetID, older)
 	}
-	if a, b := tablesJSON(t, after), tablesJSON(t, before); a != b {
+	// Format 12 rewrites the state's files (its repair), keeping their
+	// rows; the other tables keep theirs.
+	if a, b := after.Table(TableState).Partitions["ab"], before.Table(TableState).Partitions["ab"]; len(a) != 1 ||
+		a[0].Rows != b[0].Rows || a[0].Name == b[0].Name {
+		t.Fatalf("state files migrated from 10: %+v, want a new file of %+v's rows", a, b)
+	}
+	if a, b := tablesJSON(t, withoutState(after)), tablesJSON(t, withoutState(before)); a != b {
 		t.Fatalf("migrating from 10 changed the files:\n%s\nwas\n%s", a, b)
 	}
 
@@ -52,4 +60,12 @@ func TestMigrateFromV10(t *testing.T) {
 		t.Fatalf("a copy migrated: format %d, id %s, ancestors %v, passes %v; want %d, a new id, [%s %s], %v",
 			c.FormatVersion, c.DatasetID, c.AncestorIDs, c.AncestorPasses, FormatVersion, made.DatasetID, older, want)
 	}
+}
+
+// withoutState is m without its state table.
+func withoutState(m *Manifest) *Manifest {
+	c := *m
+	c.Tables = maps.Clone(m.Tables)
+	delete(c.Tables, TableState)
+	return &c
 }

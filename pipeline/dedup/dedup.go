@@ -111,7 +111,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		o.Inputs = nil
 	}
 	bare := len(o.Inputs) == 0
-	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: !bare, LockWait: o.LockWait, Keep: o.Keep})
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: !bare, LockWait: o.LockWait, Keep: o.Keep, Now: o.Now})
 	if bare && (errors.Is(err, dataset.ErrNotDataset) || errors.Is(err, dataset.ErrNoFolder)) {
 		if empty {
 			return st, nil

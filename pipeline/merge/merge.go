@@ -85,7 +85,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		return runFrom(ctx, o, start)
 	}
-	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait, Keep: o.Keep})
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait, Keep: o.Keep, Now: o.Now})
 	if err != nil {
 		return st, dataset.NothingRead(err) // stdin is read after (resolveInputs)
 	}

@@ -51,7 +51,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	if same(o.Data, o.From) {
 		return st, exitcode.BadInput(fmt.Errorf("merge --from: %s is the dataset itself", o.From))
 	}
-	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: true, LockWait: o.LockWait, Keep: o.Keep})
+	d, err := dataset.Open(ctx, o.Data, dataset.OpenOptions{Create: true, LockWait: o.LockWait, Keep: o.Keep, Now: o.Now})
 	if err != nil {
 		return st, err
 	}

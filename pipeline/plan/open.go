@@ -13,7 +13,8 @@ import (
 // Any dry run (--limit 0) leaves a copied dataset's identity to the
 // first writer that commits: it would commit only to draw it.
 func openDataset(ctx context.Context, o Options, dry bool) (d *dataset.Dataset, readOnly bool, err error) {
-	d, err = dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait, Keep: o.Keep, KeepIdentity: o.Limit == 0})
+	d, err = dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait, Keep: o.Keep, KeepIdentity: o.Limit == 0,
+		Now: o.Now})
 	if dry && dataset.IsNotWritable(err) {
 		d, err = dataset.OpenReadOnly(o.Data)
 		return d, true, err

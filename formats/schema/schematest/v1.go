@@ -58,3 +58,12 @@ type StateV8 struct {
 	StateV5
 	Peers []string `parquet:"peers,list"`
 }
+
+// StateV11 is the state row of dataset formats 10 and 11, which fetch's
+// old check of a v2 claim may have damaged (the migration to format 12
+// repairs it).
+type StateV11 struct {
+	StateV8
+	FirstSource   string `parquet:"first_source,optional,dict"`
+	LastFailureAt int64  `parquet:"last_failure_at,optional,timestamp(millisecond)"`
+}

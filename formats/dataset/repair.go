@@ -1,0 +1,31 @@
+package dataset
+
+import "github.com/infohash/infohash/formats/schema"
+
+// repairV2Claim undoes in st, a state row of a format before
+// RepairFormat, what fetch did to a hash that an input claimed a full v2
+// hash of (info_hash_v2, hash_type 2), until it accepted metadata proved
+// by the 20-byte hash too (b43525d): metadata whose SHA-256 did not match
+// the claim was a hash_mismatch, though a good peer served the real
+// torrent; merge counted each such peer a bad-metadata source and kept
+// it in avoid_peers, and two made the hash proven bad (a wait of 7 days,
+// then 30, never cut short by a sighting).
+//
+// A row that may be such a victim (failed, last_failure hash_mismatch,
+// hash_type 2, an info_hash_v2) gets bad_metadata 0, no avoid_peers, and
+// a next_retry no later than now: it is due, and fetch, which no longer
+// blames a good peer for a wrong claim, tries it again. Its history
+// (attempts, last_failure, last_failure_at, backoff_step) stays. A v2
+// hash whose metadata really is bad costs at most Sources more attempts,
+// which prove it bad again. It reports whether it changed st (a victim
+// with nothing to undo is not counted).
+func repairV2Claim(st *schema.State, now int64) bool {
+	if st.MetadataStatus != schema.StatusFailed || st.LastFailure != schema.OutcomeHashMismatch ||
+		st.HashType != schema.HashV2 || st.InfoHashV2 == nil {
+		return false
+	}
+	changed := st.BadMetadata != 0 || len(st.AvoidPeers) > 0 || st.NextRetry > now
+	st.BadMetadata, st.AvoidPeers = 0, nil
+	st.NextRetry = min(st.NextRetry, now) // null (0) is due already
+	return changed
+}
