@@ -56,8 +56,9 @@ from the leases table (--table leases): the hash's lease, live while
 lease_until is in the future (an ended one stays for up to 7 days, until the
 hash is planned again or a late result ends it), null when it has none. The
 catalog is one row per known hash: the state's columns but lease_id,
-lease_until, backoff_step, bad_metadata, reactivated_at, avoid_peers and
-peers, then the torrent's metadata but info_bytes (null until fetched).
+lease_until, backoff_step, bad_metadata, reactivated_at, avoid_peers,
+peers and peers_at, then the torrent's metadata but info_bytes (null until
+fetched).
 Sightings keep first_seen and first_source, last_seen and last_source;
 failures keep last_failure and last_failure_at; metadata keeps fetched_at
 and served_by, so a reader can tell a short-lived observation from a lasting

@@ -103,11 +103,12 @@ func TestDataFileCarriesTheManifestsRecord(t *testing.T) {
 		version int
 		lacks   []string
 	}{
-		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at"}},
-		{2, []string{"avoid_peers", "peers", "first_source", "last_failure_at"}},
-		{3, []string{"peers", "first_source", "last_failure_at"}},
-		{5, []string{"peers", "first_source", "last_failure_at"}},
-		{8, []string{"first_source", "last_failure_at"}},
+		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at", "peers_at"}},
+		{2, []string{"avoid_peers", "peers", "first_source", "last_failure_at", "peers_at"}},
+		{3, []string{"peers", "first_source", "last_failure_at", "peers_at"}},
+		{5, []string{"peers", "first_source", "last_failure_at", "peers_at"}},
+		{8, []string{"first_source", "last_failure_at", "peers_at"}},
+		{11, []string{"peers_at"}},
 		{dataset.FormatVersion, nil},
 	} {
 		old := *m

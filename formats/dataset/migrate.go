@@ -36,8 +36,10 @@ import (
 //	   the copy held leases of (Manifest.AncestorPasses), set by the
 //	   copy's first commit; migrating from 10 rewrites no file and
 //	   records none (an older copy takes all its ancestors' jobs)
-//	12 current: the state is repaired of what fetch's old check of a v2
-//	   claim did (repairV2Claim); migrating rewrites the state's files
+//	12 current: the state has peers_at (provenance of peers), and is
+//	   repaired of what fetch's old check of a v2 claim did
+//	   (repairV2Claim); migrating rewrites the state's files (peers_at
+//	   reads as null: unknown)
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
@@ -92,11 +94,11 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error
 
 // StateLacks returns the state columns that a state file of snapshot m
 // may lack: those m's format version predates (the history above), which
-// read as zero values. A state file of ProvenanceFormat or later has every column
+// read as zero values. A state file of RepairFormat or later has every column
 // and one it lacks is damage. Readers get them, by name, in the
 // rowio.DataFile of a state file (Dataset.DataFile).
 func (m *Manifest) StateLacks() statecol.Columns {
-	provenance := statecol.ColumnsNamed("first_source", "last_failure_at")
+	provenance := statecol.ColumnsNamed("first_source", "last_failure_at", "peers_at")
 	switch {
 	case m.FormatVersion <= 1:
 		return provenance | statecol.ColumnsNamed("backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers")
@@ -106,6 +108,8 @@ func (m *Manifest) StateLacks() statecol.Columns {
 		return provenance | statecol.ColumnsNamed("peers")
 	case m.FormatVersion < ProvenanceFormat:
 		return provenance
+	case m.FormatVersion < RepairFormat:
+		return statecol.ColumnsNamed("peers_at")
 	}
 	return 0
 }

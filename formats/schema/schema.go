@@ -110,6 +110,12 @@ type State struct {
 	// LastFailureAt is when last_failure was set (the attempt's time),
 	// null while last_failure is, and for rows older than format 10.
 	LastFailureAt int64 `parquet:"last_failure_at,optional,timestamp(millisecond)"`
+	// PeersAt is the provenance of Peers, whose only source is an
+	// announcement (dht_announce_peer): the observed_at of the newest
+	// one that put or kept an endpoint in Peers. merge dropping failed
+	// endpoints leaves it (the newest of those kept is no later); null
+	// while Peers is empty, and for rows older than dataset format 12.
+	PeersAt int64 `parquet:"peers_at,optional,timestamp(millisecond)"`
 }
 
 // MaxStatePeers bounds State.Peers.
@@ -421,7 +427,7 @@ func Time(ms int64) time.Time {
 // Catalog is one row per known hash: its state joined with its metadata
 // when fetched (export --table catalog), a selection of their columns: not
 // the state's lease_id, lease_until, backoff_step, bad_metadata,
-// reactivated_at, avoid_peers and peers, nor the torrent's info_bytes (its
+// reactivated_at, avoid_peers, peers and peers_at, nor the torrent's info_bytes (its
 // hash_type is the state's, which merge sets from the metadata). Every
 // network-derived field keeps its provenance: first_seen/first_source and
 // last_seen/last_source for sightings, last_failure/last_failure_at for

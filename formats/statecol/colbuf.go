@@ -243,6 +243,7 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
 	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
 	react, avoid, peers, firstSrc, failAt := on(cReactivated), on(cAvoidPeers), on(cPeers), on(cFirstSource), on(cLastFailureAt)
+	peersAt := on(cPeersAt)
 	hashes := len(c[cInfoHash].vals) // where rows' info_hash values start
 	for i := range rows {
 		s := &rows[i]
@@ -321,6 +322,9 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 		}
 		if failAt {
 			c[cLastFailureAt].optInt64(s.LastFailureAt)
+		}
+		if peersAt {
+			c[cPeersAt].optInt64(s.PeersAt)
 		}
 	}
 	if len(rows) > 0 && hash {

@@ -69,13 +69,14 @@ const (
 	cPeers
 	cFirstSource
 	cLastFailureAt
+	cPeersAt
 	numStateColumns
 )
 
 var stateColumnNames = [numStateColumns]string{"info_hash", "info_hash_v2", "hash_type", "first_seen",
 	"last_seen", "seen_count", "last_source", "activity", "metadata_status", "attempts", "last_attempt",
 	"last_failure", "next_retry", "lease_id", "lease_until", "tier", "backoff_step", "bad_metadata",
-	"reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at"}
+	"reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at", "peers_at"}
 
 // Changed reports the columns in which a and b differ.
 func Changed(a, b *schema.State) Columns {
@@ -108,5 +109,6 @@ func Changed(a, b *schema.State) Columns {
 	set(cPeers, !slices.Equal(a.Peers, b.Peers))
 	set(cFirstSource, a.FirstSource != b.FirstSource)
 	set(cLastFailureAt, a.LastFailureAt != b.LastFailureAt)
+	set(cPeersAt, a.PeersAt != b.PeersAt)
 	return c
 }

@@ -181,6 +181,7 @@ type stateWide struct {
 	Peers          []string    `parquet:"peers,list"`
 	FirstSource    string      `parquet:"first_source,optional,dict"`
 	LastFailureAt  int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
+	PeersAt        int64       `parquet:"peers_at,optional,timestamp(millisecond)"`
 }
 
 // TestBadValuesOnRead: a hash_type other than 1 or 2, or a status or tier
@@ -213,7 +214,7 @@ func TestBadValuesOnRead(t *testing.T) {
 					wide[i] = stateWide{r.InfoHash, r.InfoHashV2, int32(r.HashType), r.FirstSeen, r.LastSeen, r.SeenCount,
 						r.LastSource, r.Activity, r.MetadataStatus, r.Attempts, r.LastAttempt, r.LastFailure, r.NextRetry,
 						r.LeaseID, r.LeaseUntil, r.Tier, r.BackoffStep, r.BadMetadata, r.Reactivated, r.AvoidPeers, r.Peers,
-						r.FirstSource, r.LastFailureAt}
+						r.FirstSource, r.LastFailureAt, r.PeersAt}
 				}
 				wide[2].HashType = tt.wide
 				err = parquet.WriteFile(path, wide)

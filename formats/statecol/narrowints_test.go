@@ -39,6 +39,7 @@ type intsState[H, A any] struct {
 	Peers          []string    `parquet:"peers,list"`
 	FirstSource    string      `parquet:"first_source,optional,dict"`
 	LastFailureAt  int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
+	PeersAt        int64       `parquet:"peers_at,optional,timestamp(millisecond)"`
 }
 
 // writeInts writes four valid rows with hash_type and attempts of types H

@@ -230,6 +230,7 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 		{cReactivated, i64(unsafe.Offsetof(z.Reactivated))},
 		{cFirstSource, str(unsafe.Offsetof(z.FirstSource))},
 		{cLastFailureAt, i64(unsafe.Offsetof(z.LastFailureAt))},
+		{cPeersAt, i64(unsafe.Offsetof(z.PeersAt))},
 	} {
 		if need&(1<<r.col) == 0 {
 			continue

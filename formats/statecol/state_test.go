@@ -46,6 +46,9 @@ func sample(n int) []schema.State {
 		if st.LastFailure != "" && i%2 == 0 {
 			st.LastFailureAt = int64(3000 + i)
 		}
+		if len(st.Peers) > 0 && i%3 != 1 {
+			st.PeersAt = int64(4000 + i)
+		}
 		out[i] = st
 	}
 	return out

@@ -61,6 +61,7 @@ var transcodable = func() (m [numStateColumns]struct {
 	set(cReactivated, kindOptInt64, unsafe.Offsetof(z.Reactivated))
 	set(cFirstSource, kindOptStr, unsafe.Offsetof(z.FirstSource))
 	set(cLastFailureAt, kindOptInt64, unsafe.Offsetof(z.LastFailureAt))
+	set(cPeersAt, kindOptInt64, unsafe.Offsetof(z.PeersAt))
 	return m
 }()
 

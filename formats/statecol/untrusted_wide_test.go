@@ -40,6 +40,7 @@ type wideState struct {
 	Peers          []string    `parquet:"peers,list"`
 	FirstSource    string      `parquet:"first_source,optional,dict"`
 	LastFailureAt  int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
+	PeersAt        int64       `parquet:"peers_at,optional,timestamp(millisecond)"`
 }
 
 // TestUntrustedWideInts: a state file from elsewhere (merge --from) is

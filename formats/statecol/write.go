@@ -81,7 +81,7 @@ func defaultCodec(k int) format.CompressionCodec {
 // freely.
 var deltaColumns = func() (m [numStateColumns]bool) {
 	for _, k := range []int{cFirstSeen, cLastSeen, cLastAttempt, cNextRetry, cLeaseUntil, cReactivated,
-		cLastFailureAt, cHashType, cSeenCount, cAttempts, cBackoffStep, cBadMetadata} {
+		cLastFailureAt, cPeersAt, cHashType, cSeenCount, cAttempts, cBackoffStep, cBadMetadata} {
 		m[k] = true
 	}
 	return m

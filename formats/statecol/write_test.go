@@ -78,6 +78,9 @@ func randomStates(n int, seed uint64, manyLeases bool) []schema.State {
 		if s.LastFailure != "" && r.IntN(4) > 0 {
 			s.LastFailureAt = s.LastSeen + r.Int64N(1e7)
 		}
+		if len(s.Peers) > 0 && r.IntN(4) > 0 { // else null: a row made before format 12
+			s.PeersAt = s.LastSeen - r.Int64N(1e7)
+		}
 	}
 	slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
 	return rows
@@ -215,7 +218,7 @@ func TestIntegerEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	delta := map[string]bool{"first_seen": true, "last_seen": true, "last_attempt": true,
-		"next_retry": true, "lease_until": true, "reactivated_at": true, "last_failure_at": true,
+		"next_retry": true, "lease_until": true, "reactivated_at": true, "last_failure_at": true, "peers_at": true,
 		"hash_type": true, "seen_count": true, "attempts": true, "backoff_step": true, "bad_metadata": true}
 	for _, c := range pf.Metadata().RowGroups[0].Columns {
 		m := c.MetaData
@@ -294,6 +297,7 @@ func TestSplice(t *testing.T) {
 			{"provenance", func(s *schema.State) {
 				s.FirstSource, s.LastFailure, s.LastFailureAt = "import", "timeout", s.LastSeen+7
 			}},
+			{"peers_at", func(s *schema.State) { s.Peers, s.PeersAt = append([]string{"10.9.9.8:8"}, s.Peers...), s.LastSeen+9 }},
 		} {
 			t.Run(writer.name+"/"+tc.name, func(t *testing.T) {
 				dir := t.TempDir()

@@ -440,13 +440,14 @@ func (b *batch) v2Of(a *agg) []byte {
 // newState is the state row of a hash first seen in this batch.
 func (b *batch) newState(e *entry, now int64) schema.State {
 	a := &e.agg
-	return schema.State{
+	st := schema.State{
 		InfoHash: a.h, InfoHashV2: b.v2Of(a), HashType: a.typ(),
 		FirstSeen: b.first(a), LastSeen: a.last, SeenCount: int64(a.count),
 		LastSource: b.srcs[a.src], Activity: a.act, FirstSource: b.srcs[b.firstSrc(a)],
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
-		Peers: b.peersOf(a),
 	}
+	st.Peers, st.PeersAt = b.peersOf(a)
+	return st
 }
 
 // fold merges a batch aggregate into a known hash's state (existence,
@@ -464,7 +465,7 @@ func (b *batch) fold(st *schema.State, a *agg) {
 	}
 	unseen := st.SeenCount == 0
 	st.SeenCount += int64(a.count)
-	st.Peers = mergePeers(b.peersOf(a), st.Peers)
+	b.foldPeers(st, a)
 	src := b.srcs[a.src]
 	switch {
 	case unseen:

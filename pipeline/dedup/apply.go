@@ -274,9 +274,9 @@ var foldColumns = statecol.ColumnsNamed("info_hash_v2", "hash_type", "first_seen
 	"last_source", "activity", "metadata_status", "last_attempt", "last_failure", "next_retry", "tier",
 	"backoff_step", "bad_metadata", "reactivated_at", "first_source")
 
-// peersColumn is the state's peers list, which batch.fold extends with
-// the batch's announced peers.
-var peersColumn = statecol.ColumnsNamed("peers")
+// peersColumn is the state's peers list and its peers_at, which
+// batch.fold extends with the batch's announced peers (foldPeers).
+var peersColumn = statecol.ColumnsNamed("peers", "peers_at")
 
 // spliceFile stages a copy of state file f (open as src, from reading its
 // hashes) with the rows of its hits folded with their batch aggregates.

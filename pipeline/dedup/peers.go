@@ -23,16 +23,38 @@ import (
 
 // peerRec is one announcement folded into a partition's table: the
 // aggregate's index there, the endpoint (an IPv4 address, or the index of
-// an IPv6 one in batch.peers6; the port) and when, in whole seconds. 16
-// bytes and no per-endpoint memory: an input can hold millions of
-// announcements, mostly from distinct endpoints.
+// an IPv6 one in batch.peers6; the port) and when (observed_at: whole
+// seconds in sec, the milliseconds past them in sub). 16 bytes and no
+// per-endpoint memory: an input can hold millions of announcements,
+// mostly from distinct endpoints.
 type peerRec struct {
 	idx  uint32
 	addr uint32
 	port uint16
-	v6   bool
+	sub  uint16 // bits 0-9: the milliseconds past sec; subV6: addr is an IPv6 address's index
 	sec  uint32
 }
+
+// subV6 is the bit of peerRec.sub set for an IPv6 endpoint.
+const subV6 = 1 << 15
+
+// newPeerRec is the record of aggregate i's announcement of endpoint e
+// at time at (ms; clamped to what sec holds, 1970 to 2106).
+func newPeerRec(i uint32, e endpoint, at int64) peerRec {
+	sec := min(max(at/1000, 0), math.MaxUint32)
+	p := peerRec{idx: i, addr: uint32(e), port: uint16(e >> 32), sec: uint32(sec),
+		sub: uint16(min(max(at-sec*1000, 0), 999))}
+	if e&epV6 != 0 {
+		p.sub |= subV6
+	}
+	return p
+}
+
+// v6 reports whether p's addr is the index of an IPv6 address.
+func (p peerRec) v6() bool { return p.sub&subV6 != 0 }
+
+// at is when p was announced (ms).
+func (p peerRec) at() int64 { return int64(p.sec)*1000 + int64(p.sub&^subV6) }
 
 // endpoint packs an announced endpoint in 64 bits, 0 for none: bit 63
 // set, bit 48 for IPv6, the port in bits 32-47, and the IPv4 address (or
@@ -90,7 +112,7 @@ func (b *batch) appendPeer(dst []byte, p peerRec) []byte {
 	var a [4]byte
 	binary.BigEndian.PutUint32(a[:], p.addr)
 	ip := netip.AddrFrom4(a)
-	if p.v6 {
+	if p.v6() {
 		ip = b.peers6[p.addr]
 	}
 	return netip.AddrPortFrom(ip, p.port).AppendTo(dst)
@@ -174,8 +196,7 @@ func (r *rgBuf) scatterPeers(n int, counts *[257]int32, out *recBuf) {
 // partition calls it.
 func (t *table) addPeer(a *agg, i int, e endpoint, at int64) {
 	a.flags |= aggPeers
-	t.peers = append(t.peers, peerRec{idx: uint32(i), addr: uint32(e), port: uint16(e >> 32), v6: e&epV6 != 0,
-		sec: uint32(min(max(at/1000, 0), math.MaxUint32))})
+	t.peers = append(t.peers, newPeerRec(uint32(i), e, at))
 	if len(t.peers) >= 2*t.peersKept+4096 {
 		t.compactPeers()
 	}
@@ -231,7 +252,7 @@ func (t *table) compactPeers() {
 
 // newerPeer orders one aggregate's records newest first, ties by endpoint.
 func newerPeer(x, y peerRec) bool {
-	return x.sec > y.sec || (x.sec == y.sec && x.endpoint() < y.endpoint())
+	return x.at() > y.at() || (x.at() == y.at() && x.endpoint() < y.endpoint())
 }
 
 // finishPeers readies partition p's announcements for peersOf: called by
@@ -246,23 +267,24 @@ func (b *batch) finishPeers(p byte) {
 func (b *batch) hasPeers(p byte) bool { return len(b.parts[p].peers) > 0 }
 
 // peersOf returns the endpoints announced for a's hash in the batch,
-// newest first (nil if none; finishPeers must have run for its
-// partition). A hash without any costs a flag test.
-func (b *batch) peersOf(a *agg) []string {
+// newest first, and when the newest was announced (nil, 0 if none;
+// finishPeers must have run for its partition). A hash without any costs
+// a flag test.
+func (b *batch) peersOf(a *agg) (_ []string, newest int64) {
 	if a.flags&aggPeers == 0 {
-		return nil
+		return nil, 0
 	}
 	t := &b.parts[a.h[0]]
 	i, ok := t.index(&a.h)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	if i+1 >= len(t.peerAt) {
-		return nil
+		return nil, 0
 	}
 	recs := t.peers[t.peerAt[i]:t.peerAt[i+1]]
 	if len(recs) == 0 {
-		return nil
+		return nil, 0
 	}
 	// Two allocations a hash: the endpoints rendered into one array, the
 	// strings carved from it once it no longer grows.
@@ -276,13 +298,24 @@ func (b *batch) peersOf(a *agg) []string {
 	for j := range out {
 		out[j] = unsafe.String(&text[offs[j]], offs[j+1]-offs[j])
 	}
-	return out
+	return out, recs[0].at()
+}
+
+// foldPeers puts the endpoints announced for a's hash in the batch ahead
+// of those st knew (mergePeers), and keeps in peers_at the time of the
+// newest announcement that put or kept one there: the batch's newest, or
+// st's own if later (an input of older announcements read late). A hash
+// without any keeps both.
+func (b *batch) foldPeers(st *schema.State, a *agg) {
+	if fresh, newest := b.peersOf(a); len(fresh) > 0 {
+		st.Peers, st.PeersAt = mergePeers(fresh, st.Peers), max(st.PeersAt, newest)
+	}
 }
 
 // endpoint is p's endpoint, packed.
 func (p peerRec) endpoint() endpoint {
 	e := epSet | endpoint(p.port)<<32 | endpoint(p.addr)
-	if p.v6 {
+	if p.v6() {
 		e |= epV6
 	}
 	return e

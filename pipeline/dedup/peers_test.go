@@ -25,8 +25,11 @@ func announce(h schema.Hash, addr string, port int32, ms int64) schema.Observati
 
 // TestAnnouncedPeers: the state's peers are the endpoints announce_peer
 // rows name (the sender's IP, the announced port), newest first (to the
-// second), each once, at most 8, with a batch's ahead of those already known; rows of
-// other sources and endpoints no one can dial are not peers. Through
+// millisecond), each once, at most 8, with a batch's ahead of those already known; rows of
+// other sources and endpoints no one can dial are not peers. peers_at is
+// the observed_at of the newest announcement that put or kept one there
+// (not a later one naming no dialable endpoint; an older batch's keeps
+// the state's), null while peers is empty. Through
 // both column readers (Parquet files, an Arrow stream on stdin) and both
 // row readers (unusual layouts), into new rows and into known ones (a
 // splice).
@@ -40,7 +43,7 @@ func TestAnnouncedPeers(t *testing.T) {
 	first := []schema.Observation{
 		get(a, "9.9.9.9:1", 50), // a lookup, not an announcement
 		announce(a, "1.1.1.1:5000", 6881, 1000),
-		announce(a, "2.2.2.2:5000", 6882, 3000),
+		announce(a, "2.2.2.2:5000", 6882, 3007),
 		announce(a, "1.1.1.1:7000", 6881, 2000), // the same endpoint again, newer
 		announce(a, "[2001:db8::1]:5", 443, 0),
 		announce(a, "[::ffff:3.3.3.3]:5", 80, -1000), // v4-mapped: read as IPv4
@@ -84,16 +87,20 @@ func TestAnnouncedPeers(t *testing.T) {
 		e: {"6.6.6.8:1", "6.6.6.7:1", "6.6.6.6:1"}, // a batch's first, however old
 	}
 	none := map[schema.Hash][]string{}
+	ms := func(d int64) int64 { return t0.UnixMilli() + d }
+	at1 := map[schema.Hash]int64{a: ms(3007), d: ms(4999 * 1000), e: ms(20_000)}
+	at2 := map[schema.Hash]int64{a: ms(30_000), b: ms(9000), d: ms(4999 * 1000), e: ms(20_000)}
 	// Options.AnnouncedPeers per run, and the peers each run leaves: off,
 	// the endpoints are not read and the state's are carried as they are.
 	for _, tc := range []struct {
 		name string
 		on   [2]bool
 		want [2]map[schema.Hash][]string
+		at   [2]map[schema.Hash]int64
 	}{
-		{"on", [2]bool{true, true}, [2]map[schema.Hash][]string{want1, want2}},
-		{"off", [2]bool{false, false}, [2]map[schema.Hash][]string{none, none}},
-		{"on then off", [2]bool{true, false}, [2]map[schema.Hash][]string{want1, want1}},
+		{"on", [2]bool{true, true}, [2]map[schema.Hash][]string{want1, want2}, [2]map[schema.Hash]int64{at1, at2}},
+		{"off", [2]bool{false, false}, [2]map[schema.Hash][]string{none, none}, [2]map[schema.Hash]int64{}},
+		{"on then off", [2]bool{true, false}, [2]map[schema.Hash][]string{want1, want1}, [2]map[schema.Hash]int64{at1, at1}},
 	} {
 		for _, kind := range []string{"parquet", "parquet row reader", "arrow", "arrow row reader"} {
 			t.Run(tc.name+"/"+kind, func(t *testing.T) {
@@ -121,6 +128,9 @@ func TestAnnouncedPeers(t *testing.T) {
 					for _, h := range []schema.Hash{a, b, c, d, e} {
 						if got := st[h].Peers; !slices.Equal(got, want[h]) {
 							t.Errorf("run %d: %x: peers %q, want %q", i+1, h[:2], got, want[h])
+						}
+						if got := st[h].PeersAt; got != tc.at[i][h] {
+							t.Errorf("run %d: %x: peers_at %d, want %d", i+1, h[:2], got, tc.at[i][h])
 						}
 					}
 				}
@@ -173,7 +183,7 @@ func FuzzPeerEndpoint(f *testing.F) {
 		b := newBatch(3600_000)
 		defer b.release()
 		e := b.endpointOf(ap)
-		p := peerRec{addr: uint32(e), port: uint16(e >> 32), v6: e&epV6 != 0}
+		p := newPeerRec(0, e, 0)
 		if got := string(b.appendPeer(nil, p)); got != ap.String() {
 			t.Fatalf("%q: packed and rendered %q, want %q", addr, got, ap.String())
 		}

@@ -39,7 +39,7 @@ func TestSortFew(t *testing.T) {
 				// Two shared leading bytes, as in a bucket; a narrow
 				// range below so that words tie and the tail decides.
 				es[i].h = schema.Hash{0xab, 0xcd, 0, 0, 0, 0, 0, 0, 0, byte(rng.IntN(3)), byte(rng.IntN(256)), byte(rng.IntN(256))}
-				ps[i] = peerRec{idx: uint32(i), addr: rng.Uint32N(4), port: uint16(rng.IntN(3)), v6: rng.IntN(2) == 0, sec: rng.Uint32N(5)}
+				ps[i] = peerRec{idx: uint32(i), addr: rng.Uint32N(4), port: uint16(rng.IntN(3)), sub: uint16(rng.IntN(2)) << 15, sec: rng.Uint32N(5)}
 			}
 			wantE := slices.Clone(es)
 			slices.SortStableFunc(wantE, cmp(entryBefore))

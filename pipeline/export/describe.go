@@ -61,6 +61,8 @@ var (
 			"format 10, sighted no earlier since)",
 		"last_failure_at": "when last_failure was set (that attempt's time); null: no failure since the last " +
 			"success, or unknown (before format 10)",
+		"peers_at": "when the newest announcement (dht_announce_peer, peers' only source) that put or kept an " +
+			"endpoint in peers was observed; null: no peers, or unknown (before format 12)",
 	}
 	torrentMeanings = map[string]string{
 		"info_hash": "the DHT key, 20 bytes (a v2 hash truncated to 20 bytes)",
@@ -93,7 +95,7 @@ var tableDocs = map[string]tableDoc{
 		"(DIR/torrents/current/prefix=XX/*.parquet), sorted by info_hash",
 		schema.Torrent{}, torrentMeanings},
 	"catalog": {"one row per known hash: the state's columns but lease_id, lease_until, backoff_step, " +
-		"bad_metadata, reactivated_at, avoid_peers and peers, then the torrent's but info_bytes (null until " +
+		"bad_metadata, reactivated_at, avoid_peers, peers and peers_at, then the torrent's but info_bytes (null until " +
 		"fetched: fetched_at to private), sorted by info_hash",
 		schema.Catalog{}, catalogMeanings()},
 	"leases": {"one row per planned job whose result merge has not applied (DIR/leases/current/*.parquet), " +

@@ -126,7 +126,9 @@ func applyFailure(p schedule.Policy, st *schema.State, r *schema.Result) error {
 // local_error): a late, stale or local result says nothing about the
 // endpoint now (a peer that announces the hash again comes back with
 // dedup). A penalised endpoint is in avoid_peers; the peers list is only
-// what may be worth dialling.
+// what may be worth dialling. peers_at stays while an endpoint does
+// (the newest announcement of those kept is no later), and goes with the
+// last one (null: no peers).
 func dropFailedPeers(st *schema.State, r *schema.Result) {
 	if len(st.Peers) == 0 || len(r.PeerFailures) == 0 {
 		return
@@ -134,6 +136,9 @@ func dropFailedPeers(st *schema.State, r *schema.Result) {
 	st.Peers = slices.DeleteFunc(slices.Clone(st.Peers), func(a string) bool {
 		return slices.ContainsFunc(r.PeerFailures, func(pf schema.PeerFailure) bool { return pf.Addr == a && peerLevel(pf.Class) })
 	})
+	if len(st.Peers) == 0 {
+		st.PeersAt = 0
+	}
 }
 
 // peerLevel reports whether class is one a peer can fail with (fetch's
@@ -148,21 +153,27 @@ func peerLevel(class string) bool {
 // unionPeers is the peers of the union of a and b: the list of the one
 // seen last first (the newer announcements), then the other's, each once,
 // at most schema.MaxStatePeers (a longer list, which no writer makes,
-// is cut as dedup cuts its announcers).
-func unionPeers(a, b *schema.State) []string {
+// is cut as dedup cuts its announcers); and its peers_at, the later of
+// the known peers_at of the records that put an endpoint in it (null
+// without one, or if neither is known: a record older than format 12).
+func unionPeers(a, b *schema.State) (_ []string, at int64) {
 	if b.LastSeen > a.LastSeen {
 		a, b = b, a
 	}
 	out := slices.Clone(a.Peers[:min(len(a.Peers), schema.MaxStatePeers)])
+	if len(out) > 0 {
+		at = a.PeersAt
+	}
 	for _, x := range b.Peers {
 		if len(out) >= schema.MaxStatePeers {
 			break
 		}
 		if !slices.Contains(out, x) {
 			out = append(out, x)
+			at = max(at, b.PeersAt)
 		}
 	}
-	return out
+	return out, at
 }
 
 // A hash's avoid_peers hold one of two things. Until a peer has served

@@ -17,7 +17,7 @@ func TestUnionLongLists(t *testing.T) {
 	for _, n := range []int{40, 5_000} {
 		e, a, b := longListStates(n)
 		avoid := unionAvoid(0, &a, &b)
-		peers := unionPeers(&b, &a) // b seen last: its list first
+		peers, _ := unionPeers(&b, &a) // b seen last: its list first
 		if want := e[2*n-maxAvoid:]; !slices.Equal(avoid, want) {
 			t.Errorf("%d: avoid_peers %q, want %q", n, avoid, want)
 		}

@@ -289,7 +289,8 @@ func (u *unioner) statePartition(key string) (c unionCounts, err error) {
 //     a dormant hash has next_retry pulled closer, a cold one is made hot);
 //   - hash_type, info_hash_v2: a fetched record's (its metadata proved
 //     them), else v2 if either says so (see unionHashType); avoid_peers:
-//     both lists; peers: the later-seen record's, then the other's;
+//     both lists; peers: the later-seen record's, then the other's
+//     (peers_at: the later known one of those that gave an endpoint);
 //   - lease columns: null (leases live in DIR/leases/).
 //
 // Every rule but the additive one is a maximum or minimum, so merging the
@@ -361,7 +362,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.Sta
 	}
 	out.LeaseID, out.LeaseUntil = "", 0
 	out.AvoidPeers = unionAvoid(out.BadMetadata, &a, &b)
-	out.Peers = unionPeers(&a, &b)
+	out.Peers, out.PeersAt = unionPeers(&a, &b)
 	var w woke
 	if out.LastSeen > src.LastSeen {
 		retry := out.NextRetry
