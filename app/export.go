@@ -60,8 +60,9 @@ lease_until, backoff_step, bad_metadata, reactivated_at, avoid_peers,
 peers and peers_at, then the torrent's metadata but info_bytes (null until
 fetched).
 Sightings keep first_seen and first_source, last_seen and last_source;
-failures keep last_failure and last_failure_at; metadata keeps fetched_at
-and served_by, so a reader can tell a short-lived observation from a lasting
+failures keep last_failure and last_failure_at; a full v2 hash keeps
+info_hash_v2_source (an input's claim, or metadata); metadata keeps
+fetched_at and served_by, so a reader can tell a short-lived observation from a lasting
 fact. The two time filters follow sightings and metadata: --since keeps hashes last seen
 since TIME (last_seen: state and catalog; refused on torrents, which have
 none), --fetched-since torrents fetched since TIME (fetched_at: torrents and

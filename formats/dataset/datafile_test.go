@@ -103,12 +103,12 @@ func TestDataFileCarriesTheManifestsRecord(t *testing.T) {
 		version int
 		lacks   []string
 	}{
-		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at", "peers_at"}},
-		{2, []string{"avoid_peers", "peers", "first_source", "last_failure_at", "peers_at"}},
-		{3, []string{"peers", "first_source", "last_failure_at", "peers_at"}},
-		{5, []string{"peers", "first_source", "last_failure_at", "peers_at"}},
-		{8, []string{"first_source", "last_failure_at", "peers_at"}},
-		{11, []string{"peers_at"}},
+		{1, []string{"backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}},
+		{2, []string{"avoid_peers", "peers", "first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}},
+		{3, []string{"peers", "first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}},
+		{5, []string{"peers", "first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}},
+		{8, []string{"first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}},
+		{11, []string{"peers_at", "info_hash_v2_source"}},
 		{dataset.FormatVersion, nil},
 	} {
 		old := *m

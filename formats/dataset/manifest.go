@@ -29,9 +29,9 @@ const FormatVersion = 12
 const ProvenanceFormat = 10
 
 // RepairFormat is the first format whose state files have peers_at and
-// are free of the damage fetch's old v2 check did (repairV2Claim): the
-// migration from an older one rewrites the state's files, repairing its
-// victims.
+// info_hash_v2_source and are free of the damage fetch's old v2 check did
+// (repairV2Claim): the migration from an older one rewrites the state's
+// files, repairing its victims.
 const RepairFormat = 12
 
 // FooterFormat is the first format whose manifests record every data

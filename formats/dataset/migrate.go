@@ -36,10 +36,11 @@ import (
 //	   the copy held leases of (Manifest.AncestorPasses), set by the
 //	   copy's first commit; migrating from 10 rewrites no file and
 //	   records none (an older copy takes all its ancestors' jobs)
-//	12 current: the state has peers_at (provenance of peers), and is
+//	12 current: the state has peers_at and info_hash_v2_source
+//	   (provenance of peers and info_hash_v2), and is
 //	   repaired of what fetch's old check of a v2 claim did
-//	   (repairV2Claim); migrating rewrites the state's files (peers_at
-//	   reads as null: unknown)
+//	   (repairV2Claim); migrating rewrites the state's files (the new
+//	   columns read as null: unknown)
 //
 // migrate rewrites an older dataset's files in the current schema and
 // commits the result as a new snapshot; the old snapshot stays readable
@@ -98,7 +99,7 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error
 // and one it lacks is damage. Readers get them, by name, in the
 // rowio.DataFile of a state file (Dataset.DataFile).
 func (m *Manifest) StateLacks() statecol.Columns {
-	provenance := statecol.ColumnsNamed("first_source", "last_failure_at", "peers_at")
+	provenance := statecol.ColumnsNamed("first_source", "last_failure_at", "peers_at", "info_hash_v2_source")
 	switch {
 	case m.FormatVersion <= 1:
 		return provenance | statecol.ColumnsNamed("backoff_step", "bad_metadata", "reactivated_at", "avoid_peers", "peers")
@@ -109,7 +110,7 @@ func (m *Manifest) StateLacks() statecol.Columns {
 	case m.FormatVersion < ProvenanceFormat:
 		return provenance
 	case m.FormatVersion < RepairFormat:
-		return statecol.ColumnsNamed("peers_at")
+		return statecol.ColumnsNamed("peers_at", "info_hash_v2_source")
 	}
 	return 0
 }

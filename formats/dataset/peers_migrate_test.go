@@ -18,7 +18,7 @@ func TestMigrateFromV5(t *testing.T) {
 	dir, path, sum, m := oldStateDataset(t, 5, rows)
 	// Unmigrated, as export and status read it, the column may be
 	// missing, and reads empty.
-	checkStateMigration(t, dir, path, sum, m, []string{"peers", "first_source", "last_failure_at", "peers_at"}, func(what string, g schema.State) {
+	checkStateMigration(t, dir, path, sum, m, []string{"peers", "first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}, func(what string, g schema.State) {
 		if g.SeenCount != 7 || g.BadMetadata != 1 || len(g.AvoidPeers) != 1 || len(g.Peers) != 0 {
 			t.Fatalf("%s: %+v", what, g)
 		}

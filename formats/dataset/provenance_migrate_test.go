@@ -17,7 +17,7 @@ func TestMigrateFromV8(t *testing.T) {
 		LastSource: schema.SourceGetPeers, MetadataStatus: "failed", Attempts: 3, LastAttempt: 4, LastFailure: "timeout",
 		NextRetry: 5, Tier: "hot"}, Peers: []string{"127.0.0.1:9"}}}
 	dir, path, sum, m := oldStateDataset(t, 8, rows)
-	checkStateMigration(t, dir, path, sum, m, []string{"first_source", "last_failure_at", "peers_at"}, func(what string, g schema.State) {
+	checkStateMigration(t, dir, path, sum, m, []string{"first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}, func(what string, g schema.State) {
 		if g.FirstSource != "" || g.LastFailureAt != 0 {
 			t.Errorf("%s: first_source %q, last_failure_at %d, want both null", what, g.FirstSource, g.LastFailureAt)
 		}
@@ -25,5 +25,5 @@ func TestMigrateFromV8(t *testing.T) {
 			len(g.Peers) != 1 {
 			t.Errorf("%s: the other columns read %+v", what, g)
 		}
-	}, []string{"first_source"}, []string{"last_failure_at"}, []string{"peers_at"})
+	}, []string{"first_source"}, []string{"last_failure_at"}, []string{"peers_at"}, []string{"info_hash_v2_source"})
 }

@@ -116,7 +116,18 @@ type State struct {
 	// endpoints leaves it (the newest of those kept is no later); null
 	// while Peers is empty, and for rows older than dataset format 12.
 	PeersAt int64 `parquet:"peers_at,optional,timestamp(millisecond)"`
+	// InfoHashV2Source is the provenance of InfoHashV2: the source of the
+	// observation whose claim dedup took (its input's value, as
+	// last_source keeps it: "import" for a 64-hex line or a magnet's
+	// btmh), V2SourceMetadata once a fetch's metadata proved it. Null
+	// ("") while InfoHashV2 is, and for rows older than dataset format 12
+	// (unknown).
+	InfoHashV2Source string `parquet:"info_hash_v2_source,optional,dict"`
 }
+
+// V2SourceMetadata is State.InfoHashV2Source for a full v2 hash that a
+// fetch's verified metadata proved (merge).
+const V2SourceMetadata = "metadata"
 
 // MaxStatePeers bounds State.Peers.
 const MaxStatePeers = 8
@@ -431,7 +442,7 @@ func Time(ms int64) time.Time {
 // hash_type is the state's, which merge sets from the metadata). Every
 // network-derived field keeps its provenance: first_seen/first_source and
 // last_seen/last_source for sightings, last_failure/last_failure_at for
-// failures, fetched_at/served_by for metadata (export's
+// failures, info_hash_v2/info_hash_v2_source for a v2 hash, fetched_at/served_by for metadata (export's
 // TestCatalogKeepsProvenance holds every column to this). The metadata
 // columns (fetched_at to private) are null until the hash is fetched, and
 // then hold what is known, an empty name and a size of 0 included (see
@@ -453,15 +464,17 @@ type Catalog struct {
 	Tier           string  `parquet:"tier,dict"`
 	FirstSource    string  `parquet:"first_source,optional,dict"`
 	LastFailureAt  int64   `parquet:"last_failure_at,optional,timestamp(millisecond)"`
-	FetchedAt      int64   `parquet:"fetched_at,optional,timestamp(millisecond)"`
-	ServedBy       string  `parquet:"served_by,optional"`
-	MetadataSize   int64   `parquet:"metadata_size,optional"`
-	Name           *string `parquet:"name,optional"`
-	NameRaw        []byte  `parquet:"name_raw,optional"`
-	NameUTF8Valid  *bool   `parquet:"name_utf8_valid"`
-	TotalSize      *int64  `parquet:"total_size,optional"`
-	PieceLength    *int64  `parquet:"piece_length,optional"`
-	FileCount      *int32  `parquet:"file_count,optional"`
-	Files          []File  `parquet:"files,optional,list"` // nil (null) until fetched; a fetched torrent's may be empty
-	Private        *bool   `parquet:"private"`
+	// InfoHashV2Source is the state's: where info_hash_v2 came from.
+	InfoHashV2Source string  `parquet:"info_hash_v2_source,optional,dict"`
+	FetchedAt        int64   `parquet:"fetched_at,optional,timestamp(millisecond)"`
+	ServedBy         string  `parquet:"served_by,optional"`
+	MetadataSize     int64   `parquet:"metadata_size,optional"`
+	Name             *string `parquet:"name,optional"`
+	NameRaw          []byte  `parquet:"name_raw,optional"`
+	NameUTF8Valid    *bool   `parquet:"name_utf8_valid"`
+	TotalSize        *int64  `parquet:"total_size,optional"`
+	PieceLength      *int64  `parquet:"piece_length,optional"`
+	FileCount        *int32  `parquet:"file_count,optional"`
+	Files            []File  `parquet:"files,optional,list"` // nil (null) until fetched; a fetched torrent's may be empty
+	Private          *bool   `parquet:"private"`
 }

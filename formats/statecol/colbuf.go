@@ -220,7 +220,7 @@ func (sw *stateWriter) fillBegin(n int, mask Columns) {
 	for k := range c {
 		c[k].reset(n)
 		c[k].dictCol = k == cLastSource || k == cMetadataStatus || k == cTier || k == cLastFailure || k == cLeaseID ||
-			k == cFirstSource
+			k == cFirstSource || k == cInfoHashV2Source
 	}
 	on := func(k int) bool { return mask&(1<<k) != 0 }
 	if on(cInfoHash) {
@@ -243,7 +243,7 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 	src, act, status, attempts, lastAt, fail := on(cLastSource), on(cActivity), on(cMetadataStatus), on(cAttempts), on(cLastAttempt), on(cLastFailure)
 	next, lease, leaseUntil, tier, step, bad := on(cNextRetry), on(cLeaseID), on(cLeaseUntil), on(cTier), on(cBackoffStep), on(cBadMetadata)
 	react, avoid, peers, firstSrc, failAt := on(cReactivated), on(cAvoidPeers), on(cPeers), on(cFirstSource), on(cLastFailureAt)
-	peersAt := on(cPeersAt)
+	peersAt, v2Src := on(cPeersAt), on(cInfoHashV2Source)
 	hashes := len(c[cInfoHash].vals) // where rows' info_hash values start
 	for i := range rows {
 		s := &rows[i]
@@ -325,6 +325,9 @@ func (sw *stateWriter) fillRows(rows []schema.State, mask Columns) {
 		}
 		if peersAt {
 			c[cPeersAt].optInt64(s.PeersAt)
+		}
+		if v2Src {
+			c[cInfoHashV2Source].optStr(s.InfoHashV2Source)
 		}
 	}
 	if len(rows) > 0 && hash {

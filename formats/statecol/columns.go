@@ -70,13 +70,14 @@ const (
 	cFirstSource
 	cLastFailureAt
 	cPeersAt
+	cInfoHashV2Source
 	numStateColumns
 )
 
 var stateColumnNames = [numStateColumns]string{"info_hash", "info_hash_v2", "hash_type", "first_seen",
 	"last_seen", "seen_count", "last_source", "activity", "metadata_status", "attempts", "last_attempt",
 	"last_failure", "next_retry", "lease_id", "lease_until", "tier", "backoff_step", "bad_metadata",
-	"reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at", "peers_at"}
+	"reactivated_at", "avoid_peers", "peers", "first_source", "last_failure_at", "peers_at", "info_hash_v2_source"}
 
 // Changed reports the columns in which a and b differ.
 func Changed(a, b *schema.State) Columns {
@@ -110,5 +111,6 @@ func Changed(a, b *schema.State) Columns {
 	set(cFirstSource, a.FirstSource != b.FirstSource)
 	set(cLastFailureAt, a.LastFailureAt != b.LastFailureAt)
 	set(cPeersAt, a.PeersAt != b.PeersAt)
+	set(cInfoHashV2Source, a.InfoHashV2Source != b.InfoHashV2Source)
 	return c
 }

@@ -158,30 +158,31 @@ func TestOlderFormatLacks(t *testing.T) {
 // stateWide is schema.State with a hash_type of INT32 values that an
 // int8 cannot hold.
 type stateWide struct {
-	InfoHash       schema.Hash `parquet:"info_hash"`
-	InfoHashV2     []byte      `parquet:"info_hash_v2,optional"`
-	HashType       int32       `parquet:"hash_type,int(8)"`
-	FirstSeen      int64       `parquet:"first_seen,timestamp(millisecond)"`
-	LastSeen       int64       `parquet:"last_seen,timestamp(millisecond)"`
-	SeenCount      int64       `parquet:"seen_count"`
-	LastSource     string      `parquet:"last_source,dict"`
-	Activity       float64     `parquet:"activity"`
-	MetadataStatus string      `parquet:"metadata_status,dict"`
-	Attempts       int32       `parquet:"attempts"`
-	LastAttempt    int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
-	LastFailure    string      `parquet:"last_failure,optional,dict"`
-	NextRetry      int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
-	LeaseID        string      `parquet:"lease_id,optional"`
-	LeaseUntil     int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
-	Tier           string      `parquet:"tier,dict"`
-	BackoffStep    int32       `parquet:"backoff_step"`
-	BadMetadata    int32       `parquet:"bad_metadata"`
-	Reactivated    int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
-	AvoidPeers     []string    `parquet:"avoid_peers,list"`
-	Peers          []string    `parquet:"peers,list"`
-	FirstSource    string      `parquet:"first_source,optional,dict"`
-	LastFailureAt  int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
-	PeersAt        int64       `parquet:"peers_at,optional,timestamp(millisecond)"`
+	InfoHash         schema.Hash `parquet:"info_hash"`
+	InfoHashV2       []byte      `parquet:"info_hash_v2,optional"`
+	HashType         int32       `parquet:"hash_type,int(8)"`
+	FirstSeen        int64       `parquet:"first_seen,timestamp(millisecond)"`
+	LastSeen         int64       `parquet:"last_seen,timestamp(millisecond)"`
+	SeenCount        int64       `parquet:"seen_count"`
+	LastSource       string      `parquet:"last_source,dict"`
+	Activity         float64     `parquet:"activity"`
+	MetadataStatus   string      `parquet:"metadata_status,dict"`
+	Attempts         int32       `parquet:"attempts"`
+	LastAttempt      int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
+	LastFailure      string      `parquet:"last_failure,optional,dict"`
+	NextRetry        int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
+	LeaseID          string      `parquet:"lease_id,optional"`
+	LeaseUntil       int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
+	Tier             string      `parquet:"tier,dict"`
+	BackoffStep      int32       `parquet:"backoff_step"`
+	BadMetadata      int32       `parquet:"bad_metadata"`
+	Reactivated      int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
+	AvoidPeers       []string    `parquet:"avoid_peers,list"`
+	Peers            []string    `parquet:"peers,list"`
+	FirstSource      string      `parquet:"first_source,optional,dict"`
+	LastFailureAt    int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
+	PeersAt          int64       `parquet:"peers_at,optional,timestamp(millisecond)"`
+	InfoHashV2Source string      `parquet:"info_hash_v2_source,optional,dict"`
 }
 
 // TestBadValuesOnRead: a hash_type other than 1 or 2, or a status or tier
@@ -214,7 +215,7 @@ func TestBadValuesOnRead(t *testing.T) {
 					wide[i] = stateWide{r.InfoHash, r.InfoHashV2, int32(r.HashType), r.FirstSeen, r.LastSeen, r.SeenCount,
 						r.LastSource, r.Activity, r.MetadataStatus, r.Attempts, r.LastAttempt, r.LastFailure, r.NextRetry,
 						r.LeaseID, r.LeaseUntil, r.Tier, r.BackoffStep, r.BadMetadata, r.Reactivated, r.AvoidPeers, r.Peers,
-						r.FirstSource, r.LastFailureAt, r.PeersAt}
+						r.FirstSource, r.LastFailureAt, r.PeersAt, r.InfoHashV2Source}
 				}
 				wide[2].HashType = tt.wide
 				err = parquet.WriteFile(path, wide)

@@ -231,6 +231,7 @@ func (f *File) decodeColumns(rg parquet.RowGroup, o *rowsOut, need Columns) (rea
 		{cFirstSource, str(unsafe.Offsetof(z.FirstSource))},
 		{cLastFailureAt, i64(unsafe.Offsetof(z.LastFailureAt))},
 		{cPeersAt, i64(unsafe.Offsetof(z.PeersAt))},
+		{cInfoHashV2Source, str(unsafe.Offsetof(z.InfoHashV2Source))},
 	} {
 		if need&(1<<r.col) == 0 {
 			continue

@@ -49,6 +49,9 @@ func sample(n int) []schema.State {
 		if len(st.Peers) > 0 && i%3 != 1 {
 			st.PeersAt = int64(4000 + i)
 		}
+		if st.InfoHashV2 != nil && i%4 != 1 {
+			st.InfoHashV2Source = schema.SourceImport
+		}
 		out[i] = st
 	}
 	return out

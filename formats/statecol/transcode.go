@@ -62,6 +62,7 @@ var transcodable = func() (m [numStateColumns]struct {
 	set(cFirstSource, kindOptStr, unsafe.Offsetof(z.FirstSource))
 	set(cLastFailureAt, kindOptInt64, unsafe.Offsetof(z.LastFailureAt))
 	set(cPeersAt, kindOptInt64, unsafe.Offsetof(z.PeersAt))
+	set(cInfoHashV2Source, kindOptStr, unsafe.Offsetof(z.InfoHashV2Source))
 	return m
 }()
 

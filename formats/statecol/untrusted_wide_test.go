@@ -17,30 +17,31 @@ import (
 // wideState is schema.State as another tool may write it: attempts a
 // UINTEGER, seen_count a UBIGINT.
 type wideState struct {
-	InfoHash       schema.Hash `parquet:"info_hash"`
-	InfoHashV2     []byte      `parquet:"info_hash_v2,optional"`
-	HashType       int8        `parquet:"hash_type,int(8)"`
-	FirstSeen      int64       `parquet:"first_seen,timestamp(millisecond)"`
-	LastSeen       int64       `parquet:"last_seen,timestamp(millisecond)"`
-	SeenCount      uint64      `parquet:"seen_count"`
-	LastSource     string      `parquet:"last_source,dict"`
-	Activity       float64     `parquet:"activity"`
-	MetadataStatus string      `parquet:"metadata_status,dict"`
-	Attempts       uint32      `parquet:"attempts"`
-	LastAttempt    int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
-	LastFailure    string      `parquet:"last_failure,optional,dict"`
-	NextRetry      int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
-	LeaseID        string      `parquet:"lease_id,optional"`
-	LeaseUntil     int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
-	Tier           string      `parquet:"tier,dict"`
-	BackoffStep    int32       `parquet:"backoff_step"`
-	BadMetadata    int32       `parquet:"bad_metadata"`
-	Reactivated    int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
-	AvoidPeers     []string    `parquet:"avoid_peers,list"`
-	Peers          []string    `parquet:"peers,list"`
-	FirstSource    string      `parquet:"first_source,optional,dict"`
-	LastFailureAt  int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
-	PeersAt        int64       `parquet:"peers_at,optional,timestamp(millisecond)"`
+	InfoHash         schema.Hash `parquet:"info_hash"`
+	InfoHashV2       []byte      `parquet:"info_hash_v2,optional"`
+	HashType         int8        `parquet:"hash_type,int(8)"`
+	FirstSeen        int64       `parquet:"first_seen,timestamp(millisecond)"`
+	LastSeen         int64       `parquet:"last_seen,timestamp(millisecond)"`
+	SeenCount        uint64      `parquet:"seen_count"`
+	LastSource       string      `parquet:"last_source,dict"`
+	Activity         float64     `parquet:"activity"`
+	MetadataStatus   string      `parquet:"metadata_status,dict"`
+	Attempts         uint32      `parquet:"attempts"`
+	LastAttempt      int64       `parquet:"last_attempt,optional,timestamp(millisecond)"`
+	LastFailure      string      `parquet:"last_failure,optional,dict"`
+	NextRetry        int64       `parquet:"next_retry,optional,timestamp(millisecond)"`
+	LeaseID          string      `parquet:"lease_id,optional"`
+	LeaseUntil       int64       `parquet:"lease_until,optional,timestamp(millisecond)"`
+	Tier             string      `parquet:"tier,dict"`
+	BackoffStep      int32       `parquet:"backoff_step"`
+	BadMetadata      int32       `parquet:"bad_metadata"`
+	Reactivated      int64       `parquet:"reactivated_at,optional,timestamp(millisecond)"`
+	AvoidPeers       []string    `parquet:"avoid_peers,list"`
+	Peers            []string    `parquet:"peers,list"`
+	FirstSource      string      `parquet:"first_source,optional,dict"`
+	LastFailureAt    int64       `parquet:"last_failure_at,optional,timestamp(millisecond)"`
+	PeersAt          int64       `parquet:"peers_at,optional,timestamp(millisecond)"`
+	InfoHashV2Source string      `parquet:"info_hash_v2_source,optional,dict"`
 }
 
 // TestUntrustedWideInts: a state file from elsewhere (merge --from) is

@@ -81,6 +81,9 @@ func randomStates(n int, seed uint64, manyLeases bool) []schema.State {
 		if len(s.Peers) > 0 && r.IntN(4) > 0 { // else null: a row made before format 12
 			s.PeersAt = s.LastSeen - r.Int64N(1e7)
 		}
+		if s.InfoHashV2 != nil && r.IntN(4) > 0 { // else null: a row made before format 12
+			s.InfoHashV2Source = []string{"import", "metadata", "dht_get_peers"}[r.IntN(3)]
+		}
 	}
 	slices.SortFunc(rows, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
 	return rows
@@ -298,6 +301,9 @@ func TestSplice(t *testing.T) {
 				s.FirstSource, s.LastFailure, s.LastFailureAt = "import", "timeout", s.LastSeen+7
 			}},
 			{"peers_at", func(s *schema.State) { s.Peers, s.PeersAt = append([]string{"10.9.9.8:8"}, s.Peers...), s.LastSeen+9 }},
+			{"info_hash_v2_source", func(s *schema.State) {
+				s.HashType, s.InfoHashV2, s.InfoHashV2Source = 2, append(s.InfoHash[:], make([]byte, 12)...), "metadata"
+			}},
 		} {
 			t.Run(writer.name+"/"+tc.name, func(t *testing.T) {
 				dir := t.TempDir()

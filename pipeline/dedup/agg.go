@@ -74,9 +74,10 @@ type batch struct {
 	// has maxSources distinct ones. readInput fails the input then.
 	tooManySources bool
 	v2s            map[schema.Hash][]byte // full v2 hashes (rare)
+	v2srcs         map[schema.Hash]uint16 // the source of the observation that gave each of v2s
 	wide           map[schema.Hash]int64  // first sightings too far from the last for agg.firstD (rare)
 	firstSrcs      map[schema.Hash]uint16 // first sources whose id is too large for agg.fsrc (rare)
-	v2mu           sync.Mutex             // guards v2s, wide and firstSrcs
+	v2mu           sync.Mutex             // guards v2s, v2srcs, wide and firstSrcs
 	fut            future                 // bounds observation times (future.go)
 	futNotes       []futureNote           // inputs with times past it, for the warning
 	cuts           []cutNote              // named Arrow files cut mid-message, read up to the cut
@@ -355,9 +356,9 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 		b.v2mu.Lock()
 		if _, ok := b.v2s[*h]; !ok {
 			if b.v2s == nil {
-				b.v2s = map[schema.Hash][]byte{}
+				b.v2s, b.v2srcs = map[schema.Hash][]byte{}, map[schema.Hash]uint16{}
 			}
-			b.v2s[*h] = append([]byte(nil), v2...)
+			b.v2s[*h], b.v2srcs[*h] = append([]byte(nil), v2...), src
 		}
 		b.v2mu.Unlock()
 	}
@@ -437,16 +438,26 @@ func (b *batch) v2Of(a *agg) []byte {
 	return b.v2s[a.h]
 }
 
+// takeV2 sets st's info_hash_v2 to the full v2 hash of a's hash the batch
+// read, if any, and info_hash_v2_source to the source of the observation
+// that gave it (the claim's provenance).
+func (b *batch) takeV2(st *schema.State, a *agg) {
+	if v2 := b.v2Of(a); v2 != nil {
+		st.InfoHashV2, st.InfoHashV2Source = v2, b.srcs[b.v2srcs[a.h]]
+	}
+}
+
 // newState is the state row of a hash first seen in this batch.
 func (b *batch) newState(e *entry, now int64) schema.State {
 	a := &e.agg
 	st := schema.State{
-		InfoHash: a.h, InfoHashV2: b.v2Of(a), HashType: a.typ(),
+		InfoHash: a.h, HashType: a.typ(),
 		FirstSeen: b.first(a), LastSeen: a.last, SeenCount: int64(a.count),
 		LastSource: b.srcs[a.src], Activity: a.act, FirstSource: b.srcs[b.firstSrc(a)],
 		MetadataStatus: schema.StatusNew, NextRetry: now, Tier: schema.TierHot,
 	}
 	st.Peers, st.PeersAt = b.peersOf(a)
+	b.takeV2(&st, a)
 	return st
 }
 
@@ -488,7 +499,7 @@ func (b *batch) fold(st *schema.State, a *agg) {
 	if a.flags&aggV2 != 0 && (st.MetadataStatus != schema.StatusFetched || st.HashType == schema.HashV2) {
 		st.HashType = schema.HashV2
 		if st.InfoHashV2 == nil {
-			st.InfoHashV2 = b.v2Of(a)
+			b.takeV2(st, a)
 		}
 	}
 }

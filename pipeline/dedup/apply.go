@@ -272,7 +272,7 @@ func (r *runner) reactivate(st *schema.State, a *agg, lastSeen int64, ps *partSt
 // without decoding it and is filled in from the batch.)
 var foldColumns = statecol.ColumnsNamed("info_hash_v2", "hash_type", "first_seen", "last_seen", "seen_count",
 	"last_source", "activity", "metadata_status", "last_attempt", "last_failure", "next_retry", "tier",
-	"backoff_step", "bad_metadata", "reactivated_at", "first_source")
+	"backoff_step", "bad_metadata", "reactivated_at", "first_source", "info_hash_v2_source")
 
 // peersColumn is the state's peers list and its peers_at, which
 // batch.fold extends with the batch's announced peers (foldPeers).

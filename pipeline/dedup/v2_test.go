@@ -3,6 +3,7 @@ package dedup
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -380,4 +381,51 @@ func v2Arrow(t *testing.T, dir string, text bool, long, bad, other []byte) strin
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestInfoHashV2Source: info_hash_v2_source is the source of the
+// observation that gave the full v2 hash dedup took: import for a 64-hex
+// line of a list, the row's own source in Parquet; null for a hash
+// without one, until a later run's claim, which a known row takes (the
+// splice path) with its source.
+func TestInfoHashV2Source(t *testing.T) {
+	const (
+		a = "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1" // a 64-hex line: v2
+		b = "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2" + "0000000000000000000000aa"
+		d = "d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4" // v1 only
+	)
+	full := func(s string) []byte { v, _ := hex.DecodeString(s); return v }
+	key := func(s string) schema.Hash { return schema.Hash(full(s)[:20]) }
+	c := bytes.Repeat([]byte{0xc3}, 32)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ds")
+	list := filepath.Join(dir, "list.txt")
+	if err := os.WriteFile(list, []byte(a+"\n"+b[:40]+"\n"+d+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	obs := func(v2 []byte, src string) schema.Observation {
+		return schema.Observation{InfoHash: schema.Hash(v2[:20]), InfoHashV2: v2, HashType: schema.HashV2,
+			ObservedAt: t0.UnixMilli(), Source: src, RunID: "t"}
+	}
+	runs := []struct {
+		inputs []string
+		want   map[schema.Hash]string
+	}{
+		{[]string{list, writeObs(t, dir, []schema.Observation{obs(c, schema.SourceGetPeers)})},
+			map[schema.Hash]string{key(a): schema.SourceImport, key(b): "", schema.Hash(c[:20]): schema.SourceGetPeers, key(d): ""}},
+		{[]string{writeObs(t, dir, []schema.Observation{obs(full(b), "crawler-x"), obs(c, schema.SourceSampleInfohashes)})},
+			map[schema.Hash]string{key(a): schema.SourceImport, key(b): "crawler-x", schema.Hash(c[:20]): schema.SourceGetPeers, key(d): ""}},
+	}
+	for i, r := range runs {
+		if _, err := run(t, data, nil, r.inputs...); err != nil {
+			t.Fatal(err)
+		}
+		st := readState(t, data)
+		for h, want := range r.want {
+			if got := st[h]; got.InfoHashV2Source != want || (want == "") != (got.InfoHashV2 == nil) {
+				t.Errorf("run %d: %x: info_hash_v2 %x, info_hash_v2_source %q; want source %q", i+1, h[:2], got.InfoHashV2,
+					got.InfoHashV2Source, want)
+			}
+		}
+	}
 }

@@ -61,6 +61,9 @@ var (
 			"format 10, sighted no earlier since)",
 		"last_failure_at": "when last_failure was set (that attempt's time); null: no failure since the last " +
 			"success, or unknown (before format 10)",
+		"info_hash_v2_source": "where info_hash_v2 came from: the source (as last_source names it) of the " +
+			"observation dedup took the claim from (import: a 64-hex line or a magnet's btmh), or metadata once a " +
+			"fetch proved it; null: no info_hash_v2, or unknown (before format 12)",
 		"peers_at": "when the newest announcement (dht_announce_peer, peers' only source) that put or kept an " +
 			"endpoint in peers was observed; null: no peers, or unknown (before format 12)",
 	}

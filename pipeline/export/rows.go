@@ -117,7 +117,7 @@ func catalogSource() rowSource[schema.Catalog] {
 				FirstSeen: s.FirstSeen, LastSeen: s.LastSeen, SeenCount: s.SeenCount, LastSource: s.LastSource,
 				Activity: s.Activity, MetadataStatus: s.MetadataStatus, Attempts: s.Attempts,
 				LastAttempt: s.LastAttempt, LastFailure: s.LastFailure, NextRetry: s.NextRetry, Tier: s.Tier,
-				FirstSource: s.FirstSource, LastFailureAt: s.LastFailureAt,
+				FirstSource: s.FirstSource, LastFailureAt: s.LastFailureAt, InfoHashV2Source: s.InfoHashV2Source,
 			}
 			if t := meta[s.InfoHash]; t != nil {
 				c.FetchedAt, c.ServedBy, c.MetadataSize = t.FetchedAt, t.ServedBy, t.MetadataSize

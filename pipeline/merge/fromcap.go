@@ -88,6 +88,8 @@ func checkStateFields(path string, n int64, s *schema.State) error {
 		return over("last_source", len(s.LastSource), maxSourceBytes)
 	case len(s.FirstSource) > maxSourceBytes:
 		return over("first_source", len(s.FirstSource), maxSourceBytes)
+	case len(s.InfoHashV2Source) > maxSourceBytes:
+		return over("info_hash_v2_source", len(s.InfoHashV2Source), maxSourceBytes)
 	case len(s.MetadataStatus) > maxClassBytes:
 		return over("metadata_status", len(s.MetadataStatus), maxClassBytes)
 	case len(s.LastFailure) > maxClassBytes:

@@ -299,7 +299,7 @@ func (u *unioner) statePartition(key string) (c unionCounts, err error) {
 // later reactivated_at, keeps its retry columns).
 func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.State, woke) {
 	out := a
-	out.HashType, out.InfoHashV2 = unionHashType(a, b)
+	out.HashType, out.InfoHashV2, out.InfoHashV2Source = unionHashType(a, b)
 	out.FirstSeen = minKnown(a.FirstSeen, b.FirstSeen)
 	out.FirstSource = unionFirstSource(&a, &b)
 	// A record never sighted (seen_count 0: merge added it for a fetch

@@ -60,7 +60,7 @@ func leasesGlob(data string) string {
 func catalogRel(data string) string {
 	return `(SELECT s.info_hash, s.info_hash_v2, s.hash_type, s.first_seen, s.last_seen, s.seen_count,
 		s.last_source, s.activity, s.metadata_status, s.attempts, s.last_attempt, s.last_failure,
-		s.next_retry, s.tier, s.first_source, s.last_failure_at, t.fetched_at, t.served_by, t.metadata_size,
+		s.next_retry, s.tier, s.first_source, s.last_failure_at, s.info_hash_v2_source, t.fetched_at, t.served_by, t.metadata_size,
 		t.name, t.name_raw, t.name_utf8_valid, t.total_size, t.piece_length,
 		t.file_count, t.files, t.private
 	FROM ` + StateGlob(data) + ` s LEFT JOIN ` + torrentsGlob(data) + ` t USING (info_hash))`

@@ -38,7 +38,7 @@ var (
 		"next_retry": tsTypes, "lease_id": {"VARCHAR"}, "lease_until": tsTypes, "tier": {"VARCHAR"},
 		"backoff_step": {"INTEGER"}, "bad_metadata": {"INTEGER"}, "reactivated_at": tsTypes,
 		"avoid_peers": {"VARCHAR[]"}, "peers": {"VARCHAR[]"}, "first_source": {"VARCHAR"},
-		"last_failure_at": tsTypes, "peers_at": tsTypes,
+		"last_failure_at": tsTypes, "peers_at": tsTypes, "info_hash_v2_source": {"VARCHAR"},
 	}
 	torrentTypes = map[string][]string{
 		"info_hash": {"BLOB"}, "hash_type": {"TINYINT"}, "fetched_at": tsTypes,
