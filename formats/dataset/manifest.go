@@ -30,7 +30,7 @@ const ProvenanceFormat = 10
 
 // RepairFormat is the first format whose state files have peers_at and
 // info_hash_v2_source and are free of the damage fetch's old v2 check did
-// (repairV2Claim): the migration from an older one rewrites the state's
+// (RepairV2Claim): the migration from an older one rewrites the state's
 // files, repairing its victims.
 const RepairFormat = 12
 

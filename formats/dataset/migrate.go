@@ -39,7 +39,7 @@ import (
 //	12 current: the state has peers_at and info_hash_v2_source
 //	   (provenance of peers and info_hash_v2), and is
 //	   repaired of what fetch's old check of a v2 claim did
-//	   (repairV2Claim); migrating rewrites the state's files (the new
+//	   (RepairV2Claim); migrating rewrites the state's files (the new
 //	   columns read as null: unknown)
 //
 // migrate rewrites an older dataset's files in the current schema and
@@ -118,7 +118,7 @@ func (m *Manifest) StateLacks() statecol.Columns {
 // migrateState rewrites every state file of tx's base in the current
 // schema, each under a new name of the same kind (a cold file stays
 // cold: migratedName), and, from a base before RepairFormat, repairs its
-// rows (repairV2Claim, at now). It returns the rows repaired.
+// rows (RepairV2Claim, at now). It returns the rows repaired.
 func migrateState(d *Dataset, tx *Tx, now int64) (repaired int, err error) {
 	base := tx.Base()
 	t := base.Table(TableState)
@@ -131,7 +131,7 @@ func migrateState(d *Dataset, tx *Tx, now int64) (repaired int, err error) {
 			}
 			if base.FormatVersion < RepairFormat {
 				for i := range rows {
-					if repairV2Claim(&rows[i], now) {
+					if RepairV2Claim(&rows[i], now) {
 						repaired++
 					}
 				}

@@ -2,7 +2,7 @@ package dataset
 
 import "github.com/infohash/infohash/formats/schema"
 
-// repairV2Claim undoes in st, a state row of a format before
+// RepairV2Claim undoes in st, a state row of a format before
 // RepairFormat, what fetch did to a hash that an input claimed a full v2
 // hash of (info_hash_v2, hash_type 2), until it accepted metadata proved
 // by the 20-byte hash too (b43525d): metadata whose SHA-256 did not match
@@ -18,8 +18,11 @@ import "github.com/infohash/infohash/formats/schema"
 // (attempts, last_failure, last_failure_at, backoff_step) stays. A v2
 // hash whose metadata really is bad costs at most Sources more attempts,
 // which prove it bad again. It reports whether it changed st (a victim
-// with nothing to undo is not counted).
-func repairV2Claim(st *schema.State, now int64) bool {
+// with nothing to undo is not counted). The migration repairs the state
+// of a dataset it opens; merge --from, which reads the other dataset as
+// it is, repairs that one's rows of a format before RepairFormat as it
+// reads them.
+func RepairV2Claim(st *schema.State, now int64) bool {
 	if st.MetadataStatus != schema.StatusFailed || st.LastFailure != schema.OutcomeHashMismatch ||
 		st.HashType != schema.HashV2 || st.InfoHashV2 == nil {
 		return false

@@ -142,11 +142,22 @@ func checkFileRows(path string, rows int64, f dataset.FileInfo) error {
 // key within fromLimits, each file checked as readPartition checks it,
 // then its row count and each row's values; the caller adds "merge
 // --from: " (and, to an error that does not name the file, the
-// dataset's folder: wrapped is false).
+// dataset's folder: wrapped is false). The rows of a dataset of a format
+// before dataset.RepairFormat come repaired (dataset.RepairV2Claim).
 func (u *unioner) readTheirState(key string) (_ []schema.State, wrapped bool, _ error) {
-	return readTheir(u, dataset.TableState, key, func(df rowio.DataFile) ([]schema.State, error) {
+	rows, wrapped, err := readTheir(u, dataset.TableState, key, func(df rowio.DataFile) ([]schema.State, error) {
 		return statecol.ReadUntrustedStateFileWithin(df, fromLimits())
 	}, checkStateFields)
+	if err == nil && u.om.FormatVersion < dataset.RepairFormat {
+		// An older dataset, read as it is, still has the damage fetch's
+		// old v2 check did, which the union would bring back (the larger
+		// bad_metadata, both avoid_peers, the later next_retry at a tie):
+		// it is repaired as the migration would, at the run's clock.
+		for i := range rows {
+			dataset.RepairV2Claim(&rows[i], u.now)
+		}
+	}
+	return rows, wrapped, err
 }
 
 // readTheirPeers reads the other dataset's peers table within
