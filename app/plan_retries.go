@@ -66,10 +66,13 @@ the same due counts (due, due_new, due_retry, due_cold), but plans and
 leases nothing, drops no stale lease and leaves the cursor where it is,
 so the next pass reads that window: it commits nothing (with -o FILE it
 still ends the leases of an earlier jobs file at FILE, as below). Without
--o it also works on a dataset it may not write (a read-only copy or
-mount), which it then reads as status does (nothing migrated nor
-cleaned), where a writer stops with one line saying the dataset is not
-writable (exit 1). Cold hashes overdue in other partitions wait for the
+-o it reads a dataset of an older format as status does, saying so in
+one line (nothing migrated nor cleaned: an older binary still opens it,
+a copy keeps its id; the next dedup, plan-retries or merge migrates it),
+and so a dataset it may not write (a read-only copy or mount), where a
+writer stops with one line saying the dataset is not writable (exit 1);
+the current format it opens as a writer (which removes what killed
+writers left). Cold hashes overdue in other partitions wait for the
 sweep: infohash status counts them all (its cold overdue wave).
 
 Jobs (info_hash, hash_type, info_hash_v2, attempt, reason

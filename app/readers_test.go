@@ -55,9 +55,11 @@ func sameTree(t *testing.T, before, after map[string]string) {
 	}
 }
 
-// readerRuns are the commands that only read a dataset.
+// readerRuns are the commands that only read a dataset (of an older
+// format: plan-retries --limit 0 without -o writes a current one).
 func readerRuns(data string) [][]string {
 	return [][]string{
+		{"plan-retries", "--data", data, "--limit", "0"},
 		{"status", "--data", data},
 		{"status", "--data", data, "--verify"},
 		{"status", "--data", data, "--format", "json"},
@@ -67,10 +69,10 @@ func readerRuns(data string) [][]string {
 	}
 }
 
-// TestReadersWriteNothing: status and export read a format-3 dataset as
-// it is, while a writer holds its lock, and change nothing under DIR (no
-// migration, no LOCK, no staging/). merge --from reads the other dataset
-// the same way.
+// TestReadersWriteNothing: status, export and a dry run of plan-retries
+// read a format-3 dataset as it is, while a writer holds its lock, and
+// change nothing under DIR (no migration, no LOCK, no staging/); the dry
+// run says so. merge --from reads the other dataset the same way.
 func TestReadersWriteNothing(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "ih")
 	seedHashes(t, data, 20, 5)
@@ -91,6 +93,10 @@ func TestReadersWriteNothing(t *testing.T) {
 		}
 		if args[0] == "status" && args[len(args)-1] == data && !strings.Contains(stdout, "20 (0 leased to fetch jobs, 1 input applied)") {
 			t.Errorf("status of the format-3 dataset:\n%s", stdout)
+		}
+		const dry = "dataset format 3: read as it is (a dry run migrates nothing); the next dedup, plan-retries or merge migrates it"
+		if args[0] == "plan-retries" && !strings.Contains(stderr, dry) {
+			t.Errorf("the dry run does not say %q:\n%s", dry, stderr)
 		}
 		if args[0] == "export" && args[4] == "ledger" && !strings.Contains(stdout, "sha-old") {
 			t.Errorf("ledger export lacks the inline entry:\n%s", stdout)
