@@ -50,7 +50,7 @@ var exitRows = map[string][]exitcode.Row{
 		exitOK,
 		{Code: exitcode.Error, Text: "error; the -o FILE is not kept"},
 		{Code: exitcode.Usage, Text: "usage error or bad jobs input; no results written (a bad row found mid-input may come after attempts: their jobs stay leased until lease_until)"},
-		{Code: exitcode.Partial, Text: "partial: --deadline reached, jobs whose lease had expired, or the disk (or quota, or file size limit) of -o FILE filled up; the results are written (those that fit), with a released row for each leased job left (that fits)"},
+		{Code: exitcode.Partial, Text: "partial: --deadline reached, jobs whose lease had expired, no DHT node answered the bootstrap and a job's lookup failed (local_error), or the disk (or quota, or file size limit) of -o FILE filled up; the results are written (those that fit), with a released row for each leased job left (that fits)"},
 		{Code: exitcode.Locked, Text: "its --dht-state is in use by another fetch (give fetches that run at once their own), or its -o FILE.arrows (or the file its -o - is redirected to) by another writer"},
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); the results so far are written, with a released row for each leased job left (an output still blocked 10s after the signal is cut short, and says so)"},
 		{Code: exitcode.BrokenPipe, Text: `the output's reader went away (e.g. "| head"); nothing is printed, no report written`},

@@ -105,7 +105,11 @@ that had found no peer at all by then is no_peers, as when its lookup ends with 
 A job that had nowhere to look (no DHT node, as with --no-dht or --bootstrap ""
 without --dht-state; no --peer; no peers of its own) is local_error, detail "no peer
 source: …", which merge holds against no hash (no_peers would back it off); such a
-run warns as it starts.
+run warns as it starts. So does a run whose DHT node heard from none of the routers or
+saved nodes it asked (the network or --bootstrap is down); a job whose lookup then
+fails is local_error too (unless its own peers failed it otherwise), and the run ends
+partial (exit 3), its last line saying why: its results are written all the same (with
+--bootstrap "" and no saved node it asks nobody: exit 0, as a run without a DHT).
 
 With --now TIME (e.g. the --now plan-retries and merge take, to replay or simulate a pass
 at another time) the run's clock starts at TIME and advances at the wall clock's pace

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -29,6 +30,12 @@ type Fetcher struct {
 	// node answered this run (the network was down: its state says
 	// nothing about the nodes).
 	saved []savedNode
+	// silent is set when the DHT node asked routers (--bootstrap) or
+	// saved nodes and none answered: the network or --bootstrap is
+	// down, and the jobs' lookups fail as local_error (see silentNote:
+	// the run is partial then). A node with nobody to ask (--bootstrap ""
+	// and no saved node) is a run set up so, as one without a DHT.
+	silent bool
 	// release frees Options.DHTState's lock (nil: nothing to free).
 	release func()
 	// stateMu serialises saving the DHT state (Options.StateSaver's
@@ -106,6 +113,7 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 	case st.Nodes == 0:
 		// Said once, as a warning: no "bootstrapped nodes=0" before it.
 		log.Warn("fetch: no DHT node answered the bootstrap; lookups will fail as local_error", "addr", addr, "saved_nodes", st.Saved)
+		f.silent = len(opts.Bootstrap) > 0 || st.Saved > 0
 	default:
 		from := "bootstrap"
 		if st.Warm {
@@ -118,6 +126,21 @@ func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, 
 		}
 	}
 	return f, nil
+}
+
+// silentNote says, after sep, why a run whose DHT never answered the
+// bootstrap left jobs undone: the lookups they needed failed (their jobs
+// end local_error, held against no hash, unless a peer of their own
+// failed them otherwise). Such a run is partial, as one stopped early: a
+// network outage must not pass for a pass that worked. It is "" when the
+// DHT answered, or when no job needed a lookup that failed (their own
+// peers served them all).
+func (f *Fetcher) silentNote(st Stats, sep string) string {
+	if !f.silent || st.LookupsFailed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%sno DHT node answered the bootstrap (check the network and --bootstrap): "+
+		"%d of %d lookups failed (local_error, held against no hash)", sep, st.LookupsFailed, st.Lookups)
 }
 
 // newStateID picks a node ID for a fetch without a usable saved state and

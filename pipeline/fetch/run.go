@@ -136,8 +136,10 @@ func Run(ctx context.Context, opts Options) (Stats, error) {
 	case ctx.Err() != nil:
 		return stats, exitcode.With(exitcode.Interrupted, fmt.Errorf("fetch: interrupted: %s", stats.stoppedShort()))
 	case stats.Unfinished > 0 || stats.LeaseExpired > 0:
-		return stats, fmt.Errorf("fetch: %s, %s expired: %w",
-			stats.stoppedShort(), plural.Count(stats.LeaseExpired, "lease", "leases"), exitcode.ErrPartial)
+		return stats, fmt.Errorf("fetch: %s, %s expired%s: %w",
+			stats.stoppedShort(), plural.Count(stats.LeaseExpired, "lease", "leases"), f.silentNote(stats, "; and "), exitcode.ErrPartial)
+	case f.silentNote(stats, "") != "":
+		return stats, fmt.Errorf("fetch: %s: %w", f.silentNote(stats, ""), exitcode.ErrPartial)
 	}
 	return stats, nil
 }
