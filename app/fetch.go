@@ -94,7 +94,10 @@ infohash that is no valid info dictionary (the hash's fault, reported as
 invalid_metadata, not the peer's). An attempt
 that found peers but skipped all of them as penalised, one penalty (for any hash)
 still running, reports peers_penalised, no failure of the hash, with retry_after the
-earliest end of those running penalties: merge defers the hash to it. If none is
+earliest end of those running penalties: merge defers the hash to it. A job's
+avoid_peers endpoint the file's list does not date (a jobs file an older plan-retries
+wrote has no list) is taken as a penalty still running, its end unknown: retry_after
+is then the attempt's own time (merge waits the policy's retry_soon). If none is
 running (the peers are only a proven-bad hash's known bad sources) it reports
 rejected, a peer-level class. Either way not no_peers, which counts against the swarm.
 Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout

@@ -27,6 +27,11 @@ type attempt struct {
 	// zero when none was (only a job's own avoid_peers whose penalty is
 	// over: a proven-bad hash's known sources).
 	penalisedUntil time.Time
+	// undated counts the peers skipped as the job's own avoid_peers that
+	// the jobs file's avoid list does not date (a file an older
+	// plan-retries wrote has no list; a list cut at its limits): their
+	// penalty is taken as running, ending we know not when (see fill).
+	undated int
 	// dialled counts the exchanges started; tried those whose peer gave
 	// its answer (served, failed, or its own ConnectTimeout or
 	// PeerTimeout ended it): peers_tried. An exchange the job's deadline
@@ -114,6 +119,9 @@ func (a *attempt) add(addrs []string) {
 			if until := a.f.avoid[p]; a.f.avoid.skips(p, a.f.opts.Clock.Now()) &&
 				(a.penalisedUntil.IsZero() || until.Before(a.penalisedUntil)) {
 				a.penalisedUntil = until
+			}
+			if _, dated := a.f.avoid[p]; !dated {
+				a.undated++
 			}
 		default:
 			a.seen[p] = true
@@ -286,7 +294,16 @@ func (a *attempt) fill(res *schema.Result) {
 	// (see allAvoided).
 	if outcome == schema.OutcomeNoPeers && a.avoided > 0 {
 		outcome, detail = allAvoided, a.allAvoidedDetail()
-		if !a.penalisedUntil.IsZero() {
+		switch {
+		case a.undated > 0:
+			// A penalty whose end the file does not say may end any time:
+			// retry_after is the attempt's own time, which merge defers
+			// by the policy's retry_soon (a penalty it knows runs on in
+			// the next plan's avoid list).
+			outcome, res.RetryAfter = schema.OutcomePeersPenalised, res.AttemptedAt
+			detail += fmt.Sprintf("; %d of them the job's avoid_peers, their penalty's end unknown (the jobs file "+
+				"does not list them): retrying soon", a.undated)
+		case !a.penalisedUntil.IsZero():
 			outcome = schema.OutcomePeersPenalised
 			detail += "; the first penalty ends at " + a.penalisedUntil.UTC().Format(time.RFC3339)
 			res.RetryAfter = schema.Millis(a.penalisedUntil)
@@ -320,9 +337,9 @@ func (a *attempt) fill(res *schema.Result) {
 func millis(d time.Duration) *int64 { return new(d.Milliseconds()) }
 
 // allAvoided is the outcome of an attempt whose found peers were all
-// skipped though none's penalty still ran: they are only a proven-bad
-// hash's known bad-metadata sources, which its avoid_peers keep after
-// their penalty. It is a peer-level class, so the scheduler treats the
+// skipped though none's penalty still ran (the jobs file's avoid list
+// dates each as over): they are only a proven-bad hash's known
+// bad-metadata sources, which its avoid_peers keep after their penalty. It is a peer-level class, so the scheduler treats the
 // attempt as the peers' fault, not the swarm's (for a proven-bad hash: its
 // long wait). While any skipped peer's penalty runs the outcome is
 // peers_penalised instead, with retry_after its earliest end: no failure

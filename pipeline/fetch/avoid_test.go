@@ -120,7 +120,8 @@ func TestJobsFileBadAvoidListIsBadInput(t *testing.T) {
 // counted against a hash nobody was dialled for. A peer skipped only as
 // the job's own avoid_peers whose penalty is over (a proven-bad hash's
 // known bad source) is no running penalty: with none, the attempt stays
-// rejected.
+// rejected. One the file does not list has a penalty of unknown end,
+// taken as running: peers_penalised, retry_after the attempt's time.
 func TestAllAvoidedWaitsForPenalty(t *testing.T) {
 	const p1, p2, src = "127.0.0.1:7101", "127.0.0.1:7102", "127.0.0.1:7103"
 	now := time.Now()
@@ -148,7 +149,7 @@ func TestAllAvoidedWaitsForPenalty(t *testing.T) {
 			schema.OutcomeRejected, 0, "all 1 peers found are penalised"},
 		{"only a job's avoid_peers the file does not list",
 			schema.Job{InfoHash: schema.Hash{0xc5}, Peers: []string{"127.0.0.1:7104"}, AvoidPeers: []string{"127.0.0.1:7104"}},
-			schema.OutcomeRejected, 0, "all 1 peers found are penalised"},
+			schema.OutcomePeersPenalised, attemptTime, "their penalty's end unknown"},
 	}
 	var jobs []schema.Job
 	for _, tt := range tests {
@@ -163,17 +164,75 @@ func TestAllAvoidedWaitsForPenalty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Connects != 0 || st.Outcomes[schema.OutcomePeersPenalised] != 4 || st.Outcomes[schema.OutcomeRejected] != 2 {
-		t.Fatalf("connects %d, outcomes %v; want nobody dialled, 4 peers_penalised, 2 rejected", st.Connects, st.Outcomes)
+	if st.Connects != 0 || st.Outcomes[schema.OutcomePeersPenalised] != 5 || st.Outcomes[schema.OutcomeRejected] != 1 {
+		t.Fatalf("connects %d, outcomes %v; want nobody dialled, 5 peers_penalised, 1 rejected", st.Connects, st.Outcomes)
 	}
 	res := readResults(t, o.Output)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := res[tt.job.InfoHash]
+			if tt.retryAfter == attemptTime {
+				tt.retryAfter = r.AttemptedAt
+			}
 			if r.Outcome != tt.want || r.RetryAfter != tt.retryAfter || !strings.Contains(r.Detail, tt.wantInDetail) ||
 				r.PeersTried != 0 || len(r.PeerFailures) != 0 {
 				t.Fatalf("outcome %s (%s), retry_after %d, tried %d, peer failures %v; want %s, retry_after %d, none tried",
 					r.Outcome, r.Detail, r.RetryAfter, r.PeersTried, r.PeerFailures, tt.want, tt.retryAfter)
+			}
+		})
+	}
+}
+
+// attemptTime stands, as a test's retry_after, for the result's own
+// attempted_at.
+const attemptTime = -1
+
+// TestAvoidPeersWithoutFileList: a jobs file without the file-level avoid
+// list (key infohash.avoid_peers; older plan-retries wrote none) whose
+// jobs carry avoid_peers: a peer skipped so has a penalty of unknown end,
+// taken as running, so an attempt that skipped every peer it found is
+// peers_penalised (no failure of the hash; merge defers it by retry_soon,
+// retry_after being the attempt's time), not rejected, a counted failure
+// that moved the hash's backoff. A peer the job does not avoid is tried.
+func TestAvoidPeersWithoutFileList(t *testing.T) {
+	tor := badpeers.NewTorrent(12, 1, 10)
+	good := startPeer(t, badpeers.Good, tor)
+	const gone = "127.0.0.1:7201" // avoided: never dialled
+	jobs := []schema.Job{
+		{InfoHash: schema.Hash{0xd0}, Peers: []string{gone}, AvoidPeers: []string{gone}},
+		{InfoHash: schema.Hash{0xd1}, Peers: []string{gone, "127.0.0.1:7202"}, AvoidPeers: []string{gone, "127.0.0.1:7202"}},
+		{InfoHash: tor.InfoHash, Peers: []string{gone, good.Addr()}, AvoidPeers: []string{gone}},
+	}
+	for _, in := range []string{"jobs.parquet", "-"} {
+		t.Run(in, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdin bytes.Buffer
+			path := in
+			if in != "-" {
+				path = filepath.Join(dir, in)
+				writeRows(t, path, jobs)
+			} else {
+				stdin = *jobStream(t, jobs)
+			}
+			o := testOptions()
+			o.Input, o.Output, o.Stdin = path, filepath.Join(dir, "results.parquet"), &stdin
+			st, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Connects != 1 || st.PeersAvoided != 4 || st.Outcomes[schema.OutcomePeersPenalised] != 2 || st.Outcomes[schema.OutcomeOK] != 1 {
+				t.Fatalf("connects %d, peers_avoided %d, outcomes %v; want 1 dial (the peer not avoided), 4 avoided, "+
+					"2 peers_penalised, 1 ok", st.Connects, st.PeersAvoided, st.Outcomes)
+			}
+			res := readResults(t, o.Output)
+			for _, j := range jobs[:2] {
+				r := res[j.InfoHash]
+				if r.Outcome != schema.OutcomePeersPenalised || r.RetryAfter != r.AttemptedAt || r.AttemptedAt == 0 ||
+					r.PeersTried != 0 || len(r.PeerFailures) != 0 || !strings.Contains(r.Detail, "their penalty's end unknown") {
+					t.Errorf("%x: outcome %s (%s), retry_after %d (attempted_at %d), tried %d, peer failures %v; "+
+						"want peers_penalised, retry_after the attempt's time, none tried", j.InfoHash[:1], r.Outcome, r.Detail,
+						r.RetryAfter, r.AttemptedAt, r.PeersTried, r.PeerFailures)
+				}
 			}
 		})
 	}

@@ -194,7 +194,8 @@ func TestClassesOrder(t *testing.T) {
 }
 
 // TestAvoidPeers: avoided endpoints are never dialled, and an attempt
-// whose every found peer was avoided is a peer-level failure (rejected),
+// whose every found peer was avoided (the job's avoid_peers, whose
+// penalty's end no avoid list says: taken as running) is peers_penalised,
 // not the swarm-level no_peers that would move the hash along its
 // schedule. The fetcher's DHT node (one loopback node that knows no
 // peer) is there so that a job without peers has looked somewhere.
@@ -206,9 +207,10 @@ func TestAvoidPeers(t *testing.T) {
 	good := startPeer(t, badpeers.Good, tor)
 	job := schema.Job{InfoHash: tor.InfoHash, Peers: []string{good.Addr()}, AvoidPeers: []string{good.Addr()}}
 	r, _ := f.Fetch(context.Background(), job)
-	if r.Outcome != schema.OutcomeRejected || r.PeersTried != 0 || len(r.PeerFailures) != 0 ||
+	if r.Outcome != schema.OutcomePeersPenalised || r.RetryAfter != r.AttemptedAt || r.PeersTried != 0 || len(r.PeerFailures) != 0 ||
 		!strings.Contains(r.Detail, "all 1 peers found are penalised") {
-		t.Fatalf("outcome %s (%s), tried %d, peer failures %v; want rejected, none tried", r.Outcome, r.Detail, r.PeersTried, r.PeerFailures)
+		t.Fatalf("outcome %s (%s), retry_after %d, tried %d, peer failures %v; want peers_penalised at the attempt's time, none tried",
+			r.Outcome, r.Detail, r.RetryAfter, r.PeersTried, r.PeerFailures)
 	}
 	if r, _ := f.Fetch(context.Background(), schema.Job{InfoHash: tor.InfoHash}); r.Outcome != schema.OutcomeNoPeers {
 		t.Fatalf("no peer found at all: outcome %s, want no_peers", r.Outcome)

@@ -67,7 +67,7 @@ func checkResult(t *testing.T, job schema.Job, r schema.Result) {
 	if r.InfoHash != job.InfoHash || r.Attempt != job.Attempt || r.LeaseID != job.LeaseID {
 		t.Errorf("identity not copied: %x/%d/%q from job %x/%d/%q", r.InfoHash, r.Attempt, r.LeaseID, job.InfoHash, job.Attempt, job.LeaseID)
 	}
-	if _, known := precedence[r.Outcome]; !known && r.Outcome != schema.OutcomeOK {
+	if _, known := precedence[r.Outcome]; !known && r.Outcome != schema.OutcomeOK && r.Outcome != schema.OutcomePeersPenalised {
 		t.Errorf("unknown outcome %q", r.Outcome)
 	}
 	if r.Outcome == schema.OutcomeOK {

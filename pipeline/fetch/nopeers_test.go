@@ -32,7 +32,8 @@ func silentNode(t *testing.T) krpc.NodeAddr {
 // all is no_peers (nobody has the hash: the swarm-level class the design
 // keeps apart from peers that did not answer in time), not timeout. A
 // found peer the deadline cut off mid-exchange still makes it timeout,
-// and found peers all skipped as penalised still make it rejected. It
+// and found peers all skipped as penalised make it peers_penalised (the
+// job's avoid_peers, undated: a running penalty). It
 // was timeout ("no peers found before the timeout") in the first and
 // last cases. The lookup is held open past the deadline: its only
 // bootstrap node answers get_peers at once (so the lookup is not
@@ -50,7 +51,7 @@ func TestJobDeadlineWithoutPeers(t *testing.T) {
 	}{
 		{"nobody announces it", nil, nil, schema.OutcomeNoPeers, "no peers found before the timeout; 1 DHT nodes answered"},
 		{"its peer is cut off mid-exchange", []string{stall.Addr()}, nil, schema.OutcomeTimeout, "0 of 1 peers tried, 1 more cut off mid-exchange"},
-		{"its only peer is penalised", []string{penalised.Addr()}, []string{penalised.Addr()}, schema.OutcomeRejected, "penalised"},
+		{"its only peer is penalised", []string{penalised.Addr()}, []string{penalised.Addr()}, schema.OutcomePeersPenalised, "penalised"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ih := schema.Hash(sha1.Sum(fmt.Appendf(nil, "nobody announces %d", i)))
