@@ -236,7 +236,9 @@ func TestMistypedDataCreatesNothing(t *testing.T) {
 
 // TestMissingDataFolder: every command that needs an existing dataset
 // says that a --data (or --from) that does not exist does not exist, in
-// one line, and keeps "not an infohash dataset" for a folder without one.
+// one line, and keeps "not an infohash dataset" for a folder without one;
+// both say which commands make a dataset (dedup; merge --from), but
+// policy's (policy set says to mkdir the folder).
 func TestMissingDataFolder(t *testing.T) {
 	dir := t.TempDir()
 	typo := filepath.Join(dir, "typo")
@@ -244,7 +246,8 @@ func TestMissingDataFolder(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const missing, notDataset = ": the folder does not exist", ": not an infohash dataset"
+	const makes = "; infohash dedup --data DIR makes one (so does merge --from); no other command does"
+	const missing, notDataset = ": the folder does not exist" + makes, ": not an infohash dataset (no CURRENT file)" + makes
 	tests := []struct {
 		name string
 		args []string
@@ -255,7 +258,7 @@ func TestMissingDataFolder(t *testing.T) {
 		{"plan-retries", []string{"plan-retries", "--data", typo, "-o", filepath.Join(dir, "j.parquet")}, typo + missing},
 		{"merge", []string{"merge", "--data", typo}, typo + missing},
 		{"merge --from", []string{"merge", "--data", filepath.Join(dir, "new"), "--from", typo}, typo + missing},
-		{"policy show", []string{"policy", "show", "--data", typo}, typo + missing},
+		{"policy show", []string{"policy", "show", "--data", typo}, typo + ": the folder does not exist"}, // policy's own line
 		{"status, empty folder", []string{"status", "--data", empty}, empty + notDataset},
 		{"merge, empty folder", []string{"merge", "--data", empty}, empty + notDataset},
 	}

@@ -24,8 +24,8 @@ func statusCommand() *cli.Command {
    infohash status --data /srv/ih --verify     # also check every file against the manifest`,
 		Description: `Reads the latest committed snapshot and writes nothing under DIR: no lock
 taken, no migration (a dataset of an older format is read as it is; the next
-dedup or merge migrates it), so it works on a read-only copy and while a
-writer runs. When a writer's commit removes the files of the snapshot
+dedup, plan-retries or merge migrates it), so it works on a read-only copy
+and while a writer runs. When a writer's commit removes the files of the snapshot
 being read (they stay for the writers' --keep snapshots), status starts
 over on the newer snapshot, up to 5 times, rather than report them
 missing. The dataset line ends with the dataset's id (dataset_id: the end

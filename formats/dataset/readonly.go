@@ -92,5 +92,11 @@ func notDataset(dir string) error {
 		// --data DIR/state for DIR, say: name the folder meant.
 		return exitcode.BadInput(fmt.Errorf("dataset: %s: %w; it lies inside the dataset %s: give that folder", dir, why, outer))
 	}
-	return exitcode.BadInput(fmt.Errorf("dataset: %s: %w", dir, why))
+	// Say which commands make a dataset: status, export, plan-retries
+	// and merge (but --from) make none.
+	return exitcode.BadInput(fmt.Errorf("dataset: %s: %w; %s", dir, why, makesDataset))
 }
+
+// makesDataset says, after a --data that holds no dataset, which
+// commands make one.
+const makesDataset = "infohash dedup --data DIR makes one (so does merge --from); no other command does"
