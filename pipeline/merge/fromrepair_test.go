@@ -1,13 +1,10 @@
 package merge
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -38,7 +35,7 @@ func TestUnionRepairsAnOlderOther(t *testing.T) {
 			repairedBoth.BadMetadata, repairedBoth.AvoidPeers, repairedBoth.NextRetry = 0, nil, t0+day
 			mine := makeDataset(t, []schema.State{repairedBoth})
 			other := makeDataset(t, []schema.State{victim(only), victim(both)})
-			setFormat(t, other, tt.format)
+			datasettest.SetFormatVersion(t, other, tt.format)
 			runFromT(t, mine, other, now)
 			got := stateOf(t, mine)
 			// The later next_retry at a tie of last_attempt: the other's,
@@ -57,31 +54,5 @@ func TestUnionRepairsAnOlderOther(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// setFormat rewrites the current manifest of dataset dir to say format
-// version v (its files have every column: an older format may lack some).
-func setFormat(t *testing.T, dir string, v int) {
-	t.Helper()
-	cur, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "manifests", strings.TrimSpace(string(cur)))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["format_version"] = v
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -2,11 +2,9 @@ package plan
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +36,7 @@ func TestDryRunReadsAnOlderFormat(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := makeDataset(t, []schema.State{newHash(hashAt(0x10, 1), ms(t0)), newHash(hashAt(0x20, 2), ms(t0))}, nil)
 			if tt.older {
-				setFormat(t, dir, dataset.FormatVersion-1)
+				datasettest.SetFormatVersion(t, dir, dataset.FormatVersion-1)
 			}
 			if tt.copied {
 				copied := filepath.Join(t.TempDir(), "copy")
@@ -83,32 +81,5 @@ func TestDryRunReadsAnOlderFormat(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// setFormat rewrites the current manifest of the dataset in dir as format
-// version wrote it (what an older binary left for this one: migrations so
-// far only add what the older format lacks).
-func setFormat(t *testing.T, dir string, version int) {
-	t.Helper()
-	name, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "manifests", strings.TrimSpace(string(name)))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["format_version"] = version
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

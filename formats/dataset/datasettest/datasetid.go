@@ -48,3 +48,15 @@ func editCurrent(t testing.TB, dir string, edit func(m map[string]json.RawMessag
 		t.Fatal(err)
 	}
 }
+
+// SetFormatVersion rewrites the current manifest of dir to say format
+// version v, as an older binary would have left it: tests of what this
+// build does with an older format (its files have every column; formats
+// so far only add what an older one lacks).
+func SetFormatVersion(t testing.TB, dir string, v int) {
+	t.Helper()
+	editCurrent(t, dir, func(m map[string]json.RawMessage) bool {
+		m["format_version"], _ = json.Marshal(v)
+		return true
+	})
+}
