@@ -1,0 +1,74 @@
+package merge
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/pipeline/schedule"
+)
+
+// TestFailureAddsOnlyCountedSources: once a hash has bad-metadata sources,
+// its avoid_peers are exactly the sources counted. A failure whose outcome
+// is no bad metadata counts no source, so a peer failure of it that names
+// hash_mismatch does not join the list (it would then count as known,
+// never as a new source); a hash_mismatch outcome adds its new source.
+func TestFailureAddsOnlyCountedSources(t *testing.T) {
+	const a, b, c = "127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"
+	tests := []struct {
+		name      string
+		outcome   string
+		wantAvoid []string
+		wantBad   int32
+	}{
+		{"peer-level outcome", schema.OutcomeRejected, []string{a}, 1},
+		{"hash_mismatch outcome", schema.OutcomeHashMismatch, []string{a, b}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newHash(hashAt(0x01, 1), t0)
+			st.MetadataStatus, st.LastFailure, st.LastAttempt, st.Attempts = schema.StatusFailed, schema.OutcomeHashMismatch, t0, 1
+			st.BadMetadata, st.AvoidPeers = 1, []string{a}
+			r := schema.Result{InfoHash: st.InfoHash, Outcome: tt.outcome, AttemptedAt: t0 + day, PeersFound: 2, PeersTried: 2,
+				PeerFailures: []schema.PeerFailure{
+					{Addr: b, Class: schema.OutcomeHashMismatch, At: t0 + day},
+					{Addr: c, Class: schema.OutcomeRejected, At: t0 + day},
+				}}
+			if err := applyFailure(schedule.Default(), &st, &r); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(st.AvoidPeers, tt.wantAvoid) || st.BadMetadata != tt.wantBad {
+				t.Errorf("avoid_peers %q, bad_metadata %d; want %q, %d", st.AvoidPeers, st.BadMetadata, tt.wantAvoid, tt.wantBad)
+			}
+		})
+	}
+}
+
+// TestUnionCopiesNoLease: merge --from never carries the other dataset's
+// lease columns into a state row (leases live in DIR/leases/, and a live
+// one in the row would keep the hash from being planned): neither for a
+// hash only the other dataset has, nor for one both have (the row this
+// dataset had keeps none of its own either).
+func TestUnionCopiesNoLease(t *testing.T) {
+	added, both := hashAt(0x01, 1), hashAt(0x01, 2)
+	leased := func(h schema.Hash) schema.State {
+		st := failedAt(t, h, t0, t0)
+		st.LeaseID, st.LeaseUntil = "theirs", t0+100*day
+		return st
+	}
+	a := makeDataset(t, []schema.State{leased(both)})
+	b := makeDataset(t, []schema.State{leased(added), leased(both)})
+	runFromT(t, a, b, t0+day)
+	got := stateOf(t, a)
+	for _, tt := range []struct {
+		name string
+		h    schema.Hash
+	}{{"only theirs", added}, {"both", both}} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, ok := got[tt.h]
+			if !ok || st.LeaseID != "" || st.LeaseUntil != 0 {
+				t.Errorf("state row %v: lease %q until %d, want none", ok, st.LeaseID, st.LeaseUntil)
+			}
+		})
+	}
+}
