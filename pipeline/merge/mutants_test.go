@@ -72,3 +72,42 @@ func TestUnionCopiesNoLease(t *testing.T) {
 		})
 	}
 }
+
+// TestUnionStateColumnRules: unionState's per-column rules that the
+// end-to-end union tests leave open: on a tie of last_attempt and
+// reactivated_at the later next_retry wins; backoff_step and
+// reactivated_at are the larger of the two whichever record the retry
+// columns come from; tier is hot if either record is. Both records share
+// last_seen, so no sighting reactivates anything here.
+func TestUnionStateColumnRules(t *testing.T) {
+	h := hashAt(0x01, 7)
+	tied := failedAt(t, h, t0, t0)
+	laterRetry := tied
+	laterRetry.NextRetry += hour
+	newer := failedAt(t, h, t0, t0, t0+day)              // step 2, tried last
+	deeper := failedAt(t, h, t0, t0, t0+hour, t0+2*hour) // step 3, tried before newer
+	pulled := deeper
+	pulled.Reactivated = t0 + 3*hour
+	cold := tied
+	cold.Tier = schema.TierCold
+	tests := []struct {
+		name string
+		a, b schema.State
+		got  func(schema.State) any
+		want any
+	}{
+		{"tie: the later next_retry", tied, laterRetry, func(s schema.State) any { return s.NextRetry }, laterRetry.NextRetry},
+		{"tie: the later next_retry, either order", laterRetry, tied, func(s schema.State) any { return s.NextRetry }, laterRetry.NextRetry},
+		{"backoff_step: the larger", newer, deeper, func(s schema.State) any { return s.BackoffStep }, deeper.BackoffStep},
+		{"reactivated_at: the later", newer, pulled, func(s schema.State) any { return s.Reactivated }, pulled.Reactivated},
+		{"tier: hot if either is", cold, tied, func(s schema.State) any { return s.Tier }, schema.TierHot},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _ := unionState(schedule.Default(), tt.a, tt.b, false)
+			if got := tt.got(out); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
