@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -107,6 +108,42 @@ func TestUnionStateColumnRules(t *testing.T) {
 			out, _ := unionState(schedule.Default(), tt.a, tt.b, false)
 			if got := tt.got(out); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAvoidListBound: a failure naming more penalising endpoints than
+// maxAvoid leaves the hash's avoid_peers at the last maxAvoid of them, in
+// order, whether the list was empty or already held others.
+func TestAvoidListBound(t *testing.T) {
+	addr := func(i int) string { return fmt.Sprintf("127.0.0.1:%d", 1000+i) }
+	tests := []struct {
+		name   string
+		before []string
+		named  int
+	}{
+		{"empty list, one more than maxAvoid", nil, maxAvoid + 1},
+		{"empty list, many", nil, 3*maxAvoid + 5},
+		{"two held, one more than maxAvoid in all", []string{"127.0.0.1:1", "127.0.0.1:2"}, maxAvoid - 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newHash(hashAt(0x01, 1), t0)
+			st.AvoidPeers = slices.Clone(tt.before)
+			r := schema.Result{InfoHash: st.InfoHash, Outcome: schema.OutcomeRejected, AttemptedAt: t0 + day}
+			for i := range tt.named {
+				r.PeerFailures = append(r.PeerFailures, schema.PeerFailure{Addr: addr(i), Class: schema.OutcomeRejected, At: t0 + day})
+			}
+			if err := applyFailure(schedule.Default(), &st, &r); err != nil {
+				t.Fatal(err)
+			}
+			all := append(slices.Clone(tt.before), make([]string, 0, tt.named)...)
+			for i := range tt.named {
+				all = append(all, addr(i))
+			}
+			if want := all[max(len(all)-maxAvoid, 0):]; !slices.Equal(st.AvoidPeers, want) {
+				t.Errorf("avoid_peers (%d) %q,\nwant (%d) %q", len(st.AvoidPeers), st.AvoidPeers, len(want), want)
 			}
 		})
 	}
