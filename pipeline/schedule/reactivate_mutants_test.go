@@ -29,7 +29,7 @@ func TestReactivateOnlyWhenPulledCloser(t *testing.T) {
 			target := observed + millis(p.Reactivation.Delay)
 			st.NextRetry = target + tt.pastTarget
 			step, next := st.BackoffStep, st.NextRetry
-			got := Reactivate(p, &st, observed)
+			got := Reactivate(p, &st, observed, 0)
 			switch {
 			case got != tt.want:
 				t.Fatalf("Reactivate = %v, want %v", got, tt.want)
