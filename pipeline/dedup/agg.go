@@ -35,7 +35,6 @@ type agg struct {
 	firstD uint32 // last - first, ms (unless aggWide)
 	last   int64
 	act    float64 // activity evaluated at last
-	ann    int64   // the newest announce_peer observation (0: none)
 }
 
 const (
@@ -69,7 +68,11 @@ type batch struct {
 	// set with srcView (aggann.go).
 	annView uint16
 	annSeen int // how many of the sources announceOf has searched
-	srcID   map[string]uint16
+	// trackAnn keeps each hash's newest announce (table.anns): only when
+	// the state the batch is applied to has rows, since the rule that
+	// reads it (schedule.Reactivate) only ever sees known hashes.
+	trackAnn bool
+	srcID    map[string]uint16
 	// tooManySources is set once a source is not interned: the batch
 	// has maxSources distinct ones. readInput fails the input then.
 	tooManySources bool
@@ -304,7 +307,7 @@ func (b *batch) addID(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16) (*agg, int) {
 	a, idx, ok := b.parts[h[0]].find(h)
 	if !ok {
-		a.last, a.firstD, a.count, a.act, a.src, a.flags, a.ann = at, 0, 1, 1, src, 0, 0
+		a.last, a.firstD, a.count, a.act, a.src, a.flags = at, 0, 1, 1, src, 0
 		b.setFirstSrc(a, src)
 	} else {
 		if a.count < math.MaxUint32 {
@@ -337,8 +340,8 @@ func (b *batch) fold1(h *schema.Hash, v2 []byte, typ int8, at int64, src uint16)
 			}
 		}
 	}
-	if src == b.annView && at > a.ann {
-		a.ann = at
+	if src == b.annView && b.trackAnn {
+		b.parts[h[0]].noteAnnounce(h, at)
 	}
 	// A full v2 hash whose first 20 bytes are h says h is a truncated
 	// v2 hash, whatever hash_type said (or with no hash_type column). One

@@ -247,7 +247,7 @@ func (r *runner) reactivate(st *schema.State, a *agg, lastSeen int64, ps *partSt
 		return
 	}
 	retry, cold := st.NextRetry, st.Tier == schema.TierCold
-	ann := a.ann
+	ann := r.b.announcedAt(&a.h)
 	if ann <= lastSeen {
 		ann = 0 // none, or not fresh
 	}

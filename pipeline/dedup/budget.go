@@ -10,8 +10,9 @@ import (
 
 // bytesPerHash is about what a batch costs per distinct hash at its peak:
 // 100M observations of 20M hashes peaked at 1.32 GB (aggregate, slot,
-// sorted entry, the apply phase's buffers) with 48-byte aggregates; they
-// have 8 bytes more since (agg.ann, the newest announce).
+// sorted entry, the apply phase's buffers) with 48-byte aggregates; 80
+// leaves room for the newest announces a batch applied to a state with
+// rows keeps beside them (table.anns: a map entry per hash announced).
 const bytesPerHash = 80
 
 // peerBytesPerHash is what keeping announced peers (AnnouncedPeers) adds

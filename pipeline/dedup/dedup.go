@@ -69,6 +69,9 @@ type runner struct {
 	d    *dataset.Dataset
 	b    *batch
 	now  int64
+	// trackAnn is what aggregate sets batch.trackAnn to: the base state
+	// has rows (a hash may be known, and so reactivated).
+	trackAnn bool
 }
 
 // Run folds the inputs into the dataset, in one commit unless they hold
@@ -194,6 +197,10 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			}
 			if r.b != nil && r.b.halfLife != float64(r.o.HalfLife.Milliseconds()) {
 				aggregated = "" // aggregated under another half-life: read again
+			}
+			r.trackAnn = r.o.Reactivate != nil && base.Table(dataset.TableState).Rows() > 0
+			if r.b != nil && r.trackAnn && !r.b.trackAnn {
+				aggregated = "" // aggregated for an empty state, without the announces: read again
 			}
 			if sums != nil {
 				if aggregated, err = r.readWhileChecksumming(ctx, tx.Base(), ins, sums, rows); err != nil {
@@ -351,6 +358,7 @@ func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
 	r.b.release()
 	r.b = newBatch(r.o.HalfLife.Milliseconds())
 	r.b.noPeers = !r.o.AnnouncedPeers
+	r.b.trackAnn = r.trackAnn
 	r.b.fut.setClock(r.now)
 	r.b.prog = r.newProgress("dedup: reading observations", -1)
 	defer r.b.prog.Done()

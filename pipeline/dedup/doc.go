@@ -22,6 +22,6 @@
 // through schedule.Reactivate, the one rule the retry scheduler also uses
 // (it pulls a dormant retry forward, and makes a cold hash hot), with the
 // newest announce_peer among them, which it weighs apart (the aggregate
-// keeps its time: agg.ann). The reactivated counter counts the
+// keeps its time when the state has rows: aggann.go). The reactivated counter counts the
 // hashes whose retry it pulled forward; rewarmed, the cold ones it made hot.
 package dedup

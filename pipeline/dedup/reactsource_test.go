@@ -17,7 +17,7 @@ import (
 
 // TestNewestAnnounceEachReader: every reader (Parquet's column and row
 // readers, Arrow's) keeps, per hash, the newest announce_peer observation
-// (agg.ann, which the reactivation rule weighs apart), whatever comes
+// (table.anns, which the reactivation rule weighs apart), whatever comes
 // before or after it; a hash never announced keeps none. The first row
 // groups hold no announce: the source is interned while earlier ones are
 // folded.
@@ -44,16 +44,15 @@ func TestNewestAnnounceEachReader(t *testing.T) {
 		}
 		b := newBatch(3600_000)
 		defer b.release()
+		b.trackAnn = true // as for a state with rows
 		if _, err := readInput(context.Background(), in, ms(60), b); err != nil {
 			t.Fatal(err)
 		}
 		for h, w := range want {
-			tb := &b.parts[h[0]]
-			i, ok := tb.index(&h)
-			if !ok {
+			if _, ok := b.parts[h[0]].index(&h); !ok {
 				t.Fatalf("%x not aggregated", h[:2])
 			}
-			if got := tb.at(i).ann; got != w {
+			if got := b.announcedAt(&h); got != w {
 				t.Errorf("%x: newest announce at %d, want %d", h[:2], got, w)
 			}
 		}

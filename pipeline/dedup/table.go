@@ -32,6 +32,9 @@ type table struct {
 	peers     []peerRec
 	peersKept int
 	peerAt    []int32 // after compactPeers: aggregate k's records are peers[peerAt[k]:peerAt[k+1]]
+	// anns are the hashes' newest announce_peer observations, when the
+	// batch keeps them (batch.trackAnn; aggann.go).
+	anns map[schema.Hash]int64
 }
 
 // maxNarrowSlots is the most slots a table with 16-bit slots has: it
