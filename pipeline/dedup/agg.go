@@ -81,6 +81,7 @@ type batch struct {
 	v2mu           sync.Mutex             // guards v2s, v2srcs, wide and firstSrcs
 	fut            future                 // bounds observation times (future.go)
 	futNotes       []futureNote           // inputs with times past it, for the warning
+	ports          badPorts               // announce_peer rows whose peer_port is no port (badports.go)
 	cuts           []cutNote              // named Arrow files cut mid-message, read up to the cut
 	workers        int
 	prog           *progress.Reporter

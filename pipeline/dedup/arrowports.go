@@ -44,7 +44,7 @@ func arrowInt(t arrow.Type) bool {
 // value: a value past int32 (a uint32's 2^32-1, an int64's -2^31-1) in
 // any row is bad input, an IntRangeError placing it in the batch; one
 // that fits but is no port (0, negative, past 65535) names no endpoint
-// (peerEndpoint).
+// and is counted as a bad port (badports.go), whatever node_addr holds.
 func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) error {
 	if l.port < 0 {
 		return nil
@@ -58,15 +58,14 @@ func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) error 
 		return err
 	}
 	addrs := rec.Column(l.addr)
-	strs, ok := addrs.(interface{ Value(int) string })
-	if !ok {
-		return nil
-	}
+	strs, _ := addrs.(interface{ Value(int) string }) // arrowPeerColumns takes text only
 	for i := range int(rec.NumRows()) {
-		if c.IsNull(i) || addrs.IsNull(i) || r.src[i] != b.announce {
+		if c.IsNull(i) || r.src[i] != b.announce {
 			continue
 		}
-		if p := ports[i]; p != 0 {
+		if p := ports[i]; !anyPort.ok(p) {
+			b.ports.bad()
+		} else if strs != nil && !addrs.IsNull(i) {
 			s := strs.Value(i)
 			r.notePeer(i, unsafe.Slice(unsafe.StringData(s), len(s)), p, b)
 		}

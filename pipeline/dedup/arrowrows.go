@@ -59,7 +59,7 @@ func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd boo
 				return n, bad(err)
 			}
 			if p != nil {
-				b.addRowPeer(o, p.NodeAddr, p.PeerPort)
+				b.addRowPeer(o, p.NodeAddr, p.PeerPort, anyPort) // an Arrow type is its width
 			}
 		}
 		n += int64(k)

@@ -273,6 +273,8 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		st.Observations += r.b.obs
 		st.FutureClamped += r.b.fut.n
 		r.b.warnFuture()
+		st.BadPeerPorts += r.b.ports.n
+		r.b.ports.warn()
 		st.Distinct += r.b.distinct()
 		st.InBatchDups = st.Observations - st.Distinct
 		parts.add(ps)
@@ -370,6 +372,7 @@ func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
 		}
 		rows = append(rows, n)
 		r.b.endInput(in.name)
+		r.b.ports.endInput(in.name)
 		slog.Debug("dedup: read input", "input", in.name, "kind", in.kind, "observations", n)
 		if d := r.b.distinct(); r.o.BatchHashes > 0 && d >= r.o.BatchHashes && len(rows) < len(ins) {
 			slog.Info("dedup: batch full; the inputs after this one go to the next commit",

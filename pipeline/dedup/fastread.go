@@ -335,7 +335,7 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 	if r.peerCols {
 		r.readers = append(r.readers,
 			newColReader("peer_port", ccs[c.port.Index()], c.port.MaxDefinitionLevel(),
-				r.portPageFor(c.port.Type().Kind(), c.portUnsigned)),
+				r.portPageFor(c.port.Type().Kind(), c.portUnsigned, portLimitOf(c.port.Type()), b)),
 			newColReader("node_addr", ccs[c.addr.Index()], c.addr.MaxDefinitionLevel(), r.nodeAddrPage(b)))
 	}
 }

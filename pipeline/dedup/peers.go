@@ -366,11 +366,13 @@ func (t *table) index(h *schema.Hash) (int, bool) {
 // peer_port is read by value (ints): a UINTEGER's, an INT64's or a
 // UBIGINT's value past int32 is bad input, an IntRangeError, as the Arrow
 // readers refuse it, not the int32 of its low bits (2^32-1 as -1, 2^40 as
-// 0), which would drop the endpoint unsaid; one that fits reads as itself.
+// 0), which would drop the endpoint unsaid; one that fits reads as itself,
+// and is a bad port past the column's width (lim) as on the column reader.
 type rowPeerReader struct {
 	r    *parquet.GenericReader[peerIn]
 	ints *rowio.IntCheck[peerIn]
 	buf  []peerIn
+	lim  portLimit
 }
 
 func rowPeers(pf *parquet.File, b *batch) *rowPeerReader {
@@ -380,11 +382,12 @@ func rowPeers(pf *parquet.File, b *batch) *rowPeerReader {
 	if b.noPeers {
 		return nil
 	}
-	if port, _ := peerColumns(pf.Root(), flat); port == nil {
+	port, _ := peerColumns(pf.Root(), flat)
+	if port == nil {
 		return nil
 	}
 	return &rowPeerReader{r: parquet.NewGenericReader[peerIn](pf), ints: rowio.NewIntCheck[peerIn](pf),
-		buf: make([]peerIn, readBatch)}
+		buf: make([]peerIn, readBatch), lim: portLimitOf(port.Type())}
 }
 
 // read reads the endpoints of the next n rows, those the row reader just
@@ -425,19 +428,24 @@ func (p *rowPeerReader) readRows(n int) error {
 // by addRow), as addRowPeer does.
 func (p *rowPeerReader) add(i int, o *obsIn, b *batch) {
 	if p != nil {
-		b.addRowPeer(o, p.buf[i].NodeAddr, p.buf[i].PeerPort)
+		b.addRowPeer(o, p.buf[i].NodeAddr, p.buf[i].PeerPort, p.lim)
 	}
 }
 
 // addRowPeer adds the endpoint (nodeAddr, port) to the aggregate of o's
 // hash if o (a row addRow just folded: its time as the batch took it) is
 // an announce_peer naming a dialable one: the row readers' way of what
-// foldRecs does with the column readers' endpoints.
-func (b *batch) addRowPeer(o *obsIn, nodeAddr []byte, port int32) {
-	if o.Source != schema.SourceAnnouncePeer {
+// foldRecs does with the column readers' endpoints. A port (nil: null)
+// that is no port under l is a bad port (badports.go).
+func (b *batch) addRowPeer(o *obsIn, nodeAddr []byte, port *int32, l portLimit) {
+	if o.Source != schema.SourceAnnouncePeer || port == nil {
 		return
 	}
-	ap, ok := peerEndpoint(nodeAddr, port)
+	if !l.ok(*port) {
+		b.ports.bad()
+		return
+	}
+	ap, ok := peerEndpoint(nodeAddr, *port)
 	if !ok {
 		return
 	}

@@ -1,6 +1,6 @@
 // The column reader's pages of a peer_port column (see peers.go): an
 // INT32's values as they are, an INT64's, a UINTEGER's or a UBIGINT's by
-// value.
+// value; a value that is no port is dropped and counted (badports.go).
 
 package dedup
 
@@ -17,17 +17,19 @@ import (
 // k, read by value when unsigned (fastColumns.portUnsigned): portPage for
 // an INT32 (of any narrower integer type too: TINYINT to USMALLINT, whose
 // values an int32 holds), portPageOf for a UINTEGER, an INT64 or a
-// UBIGINT, whose values may be past int32.
-func (r *rgBuf) portPageFor(k parquet.Kind, unsigned bool) func(parquet.Page) (func(row, v, n int), error) {
+// UBIGINT, whose values may be past int32. A value that is no port under
+// l (the column's portLimitOf) reads as 0, and counts as a bad port of b
+// in an announce_peer row (dropBadPorts).
+func (r *rgBuf) portPageFor(k parquet.Kind, unsigned bool, l portLimit, b *batch) func(parquet.Page) (func(row, v, n int), error) {
 	switch {
 	case k == parquet.Int64 && unsigned:
-		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, uint64Values) }
+		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, uint64Values, b) }
 	case k == parquet.Int64:
-		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, int64Values) }
+		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, int64Values, b) }
 	case unsigned:
-		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, uint32Values) }
+		return func(p parquet.Page) (func(row, v, n int), error) { return portPageOf(r, p, uint32Values, b) }
 	}
-	return r.portPage
+	return func(p parquet.Page) (func(row, v, n int), error) { return r.portPage(p, l, b) }
 }
 
 // portUnsigned reports whether the values of port, pf's peer_port
@@ -43,8 +45,8 @@ func portUnsigned(pf *parquet.File, port *parquet.Column) bool {
 
 // portPage reads a page of a peer_port column of INT32 values that an
 // int32 holds as they are (not a UINTEGER's; null for all but
-// announce_peer rows) into r.port.
-func (r *rgBuf) portPage(p parquet.Page) (func(row, v, n int), error) {
+// announce_peer rows) into r.port, those that are no port under l as 0.
+func (r *rgBuf) portPage(p parquet.Page, l portLimit, b *batch) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
 		dict := dataOf(d.Page()).Int32()
 		idx, err := dictIndexes(p, len(dict))
@@ -55,13 +57,17 @@ func (r *rgBuf) portPage(p parquet.Page) (func(row, v, n int), error) {
 			for i, ix := range idx[v : v+n] {
 				r.port[row+i] = dict[ix]
 			}
+			r.dropBadPorts(r.port[row:row+n], row, l, b)
 		}, nil
 	}
 	vals := dataOf(p).Int32()
 	if err := checkCount(p, len(vals)); err != nil {
 		return nil, err
 	}
-	return func(row, v, n int) { copy(r.port[row:row+n], vals[v:v+n]) }, nil
+	return func(row, v, n int) {
+		copy(r.port[row:row+n], vals[v:v+n])
+		r.dropBadPorts(r.port[row:row+n], row, l, b)
+	}, nil
 }
 
 // wideInt is the type of a peer_port value that an int32 may not hold: a
@@ -77,8 +83,9 @@ func uint64Values(p parquet.Page) []uint64 { return dataOf(p).Uint64() }
 // the IntRangeError of its value in the page (colReader places it in its
 // row), as the row reader's rowio.IntCheck and the Arrow readers refuse
 // it, not the int32 of its low bits (a UINTEGER's 2^32-1 read as -1, an
-// INT64's 2^40 as 0), which would drop its endpoint unsaid.
-func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) []T) (func(row, v, n int), error) {
+// INT64's 2^40 as 0), which would drop its endpoint unsaid. One that fits
+// but is no port reads as 0, a bad port of b (dropBadPorts).
+func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) []T, b *batch) (func(row, v, n int), error) {
 	unsigned := ^T(0) > 0 // a uint32 or a uint64: int64(x) holds its bits
 	past := func(v int, x T) error {
 		if x > math.MaxInt32 || x < 0 && int64(x) < math.MinInt32 {
@@ -101,6 +108,7 @@ func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) [
 			for i, ix := range idx[v : v+n] {
 				r.port[row+i] = int32(dict[ix])
 			}
+			r.dropBadPorts(r.port[row:row+n], row, anyPort, b)
 		}, nil
 	}
 	vals := values(p)
@@ -116,5 +124,6 @@ func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) [
 		for i, x := range vals[v : v+n] {
 			r.port[row+i] = int32(x)
 		}
+		r.dropBadPorts(r.port[row:row+n], row, anyPort, b)
 	}, nil
 }

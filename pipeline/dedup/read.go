@@ -35,9 +35,10 @@ var obsColumns = parquet.SchemaOf(obsIn{})
 
 // peerIn is the projection of the announced endpoint columns (peers.go)
 // the row reader reads beside obsIn when the run keeps announced peers.
+// PeerPort is a pointer: a null port is none, a 0 a bad one (badports.go).
 type peerIn struct {
 	NodeAddr []byte `parquet:"node_addr,optional"`
-	PeerPort int32  `parquet:"peer_port,optional"`
+	PeerPort *int32 `parquet:"peer_port,optional"`
 }
 
 // obsPeerColumns are obsColumns and the endpoint columns: the columns

@@ -11,7 +11,11 @@ type Stats struct {
 	Observations int64 `json:"observations_read"`
 	// FutureClamped counts observations dated more than FutureSkew after
 	// the run's clock, read as dated at it.
-	FutureClamped   int64   `json:"observations_future_clamped"`
+	FutureClamped int64 `json:"observations_future_clamped"`
+	// BadPeerPorts counts the announce_peer rows read without their
+	// endpoint because peer_port was no port (badports.go); only read
+	// with --announced-peers (Options.AnnouncedPeers).
+	BadPeerPorts    int64   `json:"bad_peer_ports"`
 	InBatchDups     int64   `json:"in_batch_duplicates"`
 	Distinct        int64   `json:"distinct_in_batch"`
 	BloomNegatives  int64   `json:"bloom_negatives"`

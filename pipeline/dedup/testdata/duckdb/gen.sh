@@ -37,3 +37,15 @@ q "COPY (SELECT $hexsel AS info_hash, CASE WHEN i % 10 = 3 THEN upper(h2) END AS
 q "COPY (SELECT unhex($hexsel) AS info_hash, unhex(CASE WHEN i % 10 = 3 THEN h2 END) AS info_hash_v2,
 	$at AS observed_at $hexrows) TO '$out/hex_blob.parquet'"
 q "COPY (SELECT CASE WHEN i = 3 THEN md5('x') ELSE h1 END AS info_hash, $at AS observed_at $hexrows) TO '$out/hex_bad.parquet'"
+
+# An announced peer_port of each integer type DuckDB writes as INT32
+# (badports_test.go): eight rows, dht_announce_peer but row 7 (dht_get_peers,
+# port 0: not counted); ports 200, 0 (bad), the type's own (INTEGER's -1
+# and UINTEGER's 70000 bad, USMALLINT's 65535 and UTINYINT's 255 ports),
+# null, then 4, 5, 6.
+for t in INTEGER:-1 UINTEGER:70000 USMALLINT:65535 UTINYINT:255; do
+	q "COPY (SELECT $hash AS info_hash, $at AS observed_at,
+	CASE WHEN i = 7 THEN 'dht_get_peers' ELSE 'dht_announce_peer' END AS source, '10.0.0.' || i || ':1' AS node_addr,
+	CASE i WHEN 0 THEN 200 WHEN 1 THEN 0 WHEN 2 THEN ${t#*:} WHEN 3 THEN NULL WHEN 7 THEN 0 ELSE i END::${t%%:*} AS peer_port
+	FROM (SELECT range AS i FROM range(8))) TO '$out/peer_port_$(echo "${t%%:*}" | tr 'A-Z' 'a-z').parquet'"
+done
