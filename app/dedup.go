@@ -61,7 +61,11 @@ An observed_at more than 5 minutes (the clock skew allowed) after the run's
 clock (--now, or the wall clock) is read as that clock, so that a host's
 wrong clock cannot date a hash's last sighting in the future: such rows are
 counted (future_clamped; observations_future_clamped in --stats-json) and
-warned about once per input.
+warned about once per input. With --announced-peers, an announce_peer row
+whose peer_port is not null but no port (not 1-65535, or past its column's
+integer type: a UTINYINT holding 300) is read without an endpoint, counted
+(bad_peer_ports, the same in --stats-json) and warned about once per input:
+its producer is broken.
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and
@@ -191,7 +195,8 @@ input.
 					attrs = append(attrs, "skipped_busy", st.InputsBusy)
 				}
 				slog.Info("dedup: done", append(attrs, "already_applied", st.InputsSkipped,
-					"observations", st.Observations, "future_clamped", st.FutureClamped, "in_batch_duplicates", st.InBatchDups,
+					"observations", st.Observations, "future_clamped", st.FutureClamped, "bad_peer_ports", st.BadPeerPorts,
+					"in_batch_duplicates", st.InBatchDups,
 					"bloom_negatives", st.BloomNegatives, "bloom_positives", st.BloomPositives,
 					"confirmed_known", st.ConfirmedKnown, "false_positives", st.FalsePositives,
 					"new", st.New, "reactivated", st.Reactivated, "rewarmed", st.Rewarmed, "state_rows", st.StateRows,
