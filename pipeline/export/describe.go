@@ -222,16 +222,26 @@ func Describe(w io.Writer, table string) error {
 	for _, line := range wrap(formats+" "+textNote, 100) {
 		fmt.Fprintln(w, line)
 	}
+	readers, err := duckdbReaders(doc.row)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, line := range readers { // unwrapped: each is SQL to copy whole
+		fmt.Fprintln(w, line)
+	}
 	return nil
 }
 
 // textNote says how the text formats render the types above, and how
-// DuckDB reads their times back.
+// DuckDB reads them back.
 const textNote = "In the text formats: byte arrays are lowercase hex; times RFC 3339 UTC with " +
 	"milliseconds (2026-03-01T12:00:00.000Z); lists and structs JSON (JSON text in a csv cell); null an " +
-	"empty csv cell or JSON null, where an empty string is \"\". DuckDB reads those times from csv as " +
-	"TIMESTAMP WITH TIME ZONE, as from parquet, but from jsonl as TIMESTAMP (the UTC time without its " +
-	"zone): timezone('UTC', col) is the instant, whatever the session's TimeZone."
+	"empty csv cell or JSON null, where an empty string is \"\". DuckDB's sniffer reads those times from " +
+	"csv as TIMESTAMP WITH TIME ZONE, as from parquet, but from jsonl as TIMESTAMP (the UTC time without " +
+	"its zone: timezone('UTC', col) is the instant, whatever the session's TimeZone), and a column null " +
+	"in every row it samples as VARCHAR (csv) or JSON (jsonl). These calls (F: the file, or " +
+	"'/dev/stdin') type every column, times as instants, with no sniffing:"
 
 // wrap splits s into lines of at most width bytes at spaces (a longer
 // word stays whole on its line).

@@ -9,15 +9,17 @@ import (
 )
 
 // TestTextTimesAsDocumented: what README (and export --describe) say of
-// the text exports' times in DuckDB holds, in a session whose TimeZone is
-// not UTC: read_json makes them TIMESTAMP, the UTC time without its zone
-// (a bare cast to TIMESTAMPTZ takes the session's zone: 5 hours off in
-// New York), read_csv TIMESTAMP WITH TIME ZONE as the Parquet export
-// has, and timezone('UTC', col) of read_json's is the Parquet's instant.
+// the text exports' times in DuckDB's sniffing readers holds, in a
+// session whose TimeZone is not UTC: read_json makes them TIMESTAMP, the
+// UTC time without its zone (a bare cast to TIMESTAMPTZ takes the
+// session's zone: 5 hours off in New York), read_csv TIMESTAMP WITH TIME
+// ZONE as the Parquet export has, and timezone('UTC', col) of
+// read_json's is the Parquet's instant. (--describe's own calls type
+// them TIMESTAMPTZ: TestDescribeReadersTypeEveryColumn.)
 func TestTextTimesAsDocumented(t *testing.T) {
 	needCommands(t, "dedup", "export")
 	readme := strings.Join(strings.Fields(readRepoFile(t, "README.md")), " ")
-	if !strings.Contains(readme, "read_json makes times TIMESTAMP of the UTC time (read_csv, Parquet: TIMESTAMPTZ): `timezone('UTC', col)`") {
+	if !strings.Contains(readme, "jsonl's times TIMESTAMP of the UTC time (`timezone('UTC', col)`)") {
 		t.Fatal("README no longer says how DuckDB reads the text exports' times: update this test with it")
 	}
 	dir := t.TempDir()
