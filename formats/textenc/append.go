@@ -148,13 +148,14 @@ func plainJSON(s string) bool {
 
 // appendFloat formats a float64 as encoding/json does: like strconv's
 // shortest 'f' form, in exponent form (e-7, e+21) for the very small and
-// very large; NaN and infinities are errors.
+// very large; NaN and infinities are errors. A whole number keeps a
+// fraction (1.0, not 1): see pointed.
 func appendFloat(b []byte, x float64, name string) ([]byte, error) {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return b, fmt.Errorf("textenc: %s: %w", name,
 			&json.UnsupportedValueError{Value: reflect.ValueOf(x), Str: strconv.FormatFloat(x, 'g', -1, 64)})
 	}
-	format := byte('f')
+	start, format := len(b), byte('f')
 	if a := math.Abs(x); a != 0 && (a < 1e-6 || a >= 1e21) {
 		format = 'e'
 	}
@@ -166,7 +167,29 @@ func appendFloat(b []byte, x float64, name string) ([]byte, error) {
 			b = b[:n-1]
 		}
 	}
-	return b, nil
+	return pointed(b, start), nil
+}
+
+// pointed appends ".0" to the number b[start:] when it has neither a
+// fraction nor an exponent. A reader that guesses a column's type from
+// a sample of its values (DuckDB's read_csv and read_json, Elasticsearch's
+// dynamic mapping) takes a column of whole numbers for an integer one:
+// activity is 1 for every hash sighted once, so an export's sample often
+// holds nothing else, and DuckDB then read a later 1.5 as 2, silently.
+func pointed(b []byte, start int) []byte {
+	for _, c := range b[start:] {
+		if c == '.' || c == 'e' || c == 'E' || c == 'N' || c == 'I' { // NaN, ±Inf: not numbers
+			return b
+		}
+	}
+	return append(b, ".0"...)
+}
+
+// appendCSVFloat appends x as a CSV cell: strconv's shortest 'g' form,
+// pointed.
+func appendCSVFloat(b []byte, x float64) []byte {
+	start := len(b)
+	return pointed(strconv.AppendFloat(b, x, 'g', -1, 64), start)
 }
 
 // appendCSV appends the CSV cell of field f of a row, v: what cell makes
@@ -205,7 +228,7 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 	case reflect.Int8, reflect.Int32:
 		return strconv.AppendInt(b, v.Int(), 10)
 	case reflect.Float64:
-		return strconv.AppendFloat(b, v.Float(), 'g', -1, 64)
+		return appendCSVFloat(b, v.Float())
 	}
 	return appendCSVField(b, cell(f.value(v)))
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +214,47 @@ func TestAppendTimeMatchesTimeFormat(t *testing.T) {
 		want := time.UnixMilli(ms).UTC().Format(timeLayout)
 		if got := Time(ms); got != want {
 			t.Fatalf("Time(%d) = %s, want %s", ms, got, want)
+		}
+	}
+}
+
+// TestFloatsKeepAFraction: a float column's whole numbers are written
+// with a fraction (1.0), in JSON Lines and CSV alike, so that a reader
+// guessing types from a sample of them (DuckDB, Elasticsearch) takes the
+// column for floating point; other values as before.
+func TestFloatsKeepAFraction(t *testing.T) {
+	for _, tc := range []struct {
+		x         float64
+		json, csv string
+	}{
+		{1, "1.0", "1.0"},
+		{0, "0.0", "0.0"},
+		{math.Copysign(0, -1), "-0.0", "-0.0"},
+		{-3, "-3.0", "-3.0"},
+		{1e20, "100000000000000000000.0", "1e+20"},
+		{1e6, "1000000.0", "1e+06"},
+		{1.5, "1.5", "1.5"},
+		{1e21, "1e+21", "1e+21"},
+		{1e-7, "1e-7", "1e-07"},
+	} {
+		var j, c bytes.Buffer
+		if err := NewJSONL[schema.State](&j).Write([]schema.State{{Activity: tc.x}}); err != nil {
+			t.Fatal(err)
+		}
+		e := NewCSV[schema.State](&c)
+		if err := e.Write([]schema.State{{Activity: tc.x}}); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"activity":` + tc.json + `,`; !strings.Contains(j.String(), want) {
+			t.Errorf("activity %v: JSON %s lacks %s", tc.x, strings.TrimSpace(j.String()), want)
+		}
+		recs, err := csv.NewReader(&c).ReadAll()
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("activity %v: CSV %q: %v", tc.x, c.String(), err)
+		}
+		col := slices.Index(recs[0], "activity")
+		if got := recs[1][col]; got != tc.csv {
+			t.Errorf("activity %v: CSV cell %s, want %s", tc.x, got, tc.csv)
 		}
 	}
 }

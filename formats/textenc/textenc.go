@@ -1,7 +1,8 @@
 // Package textenc renders schema rows as text: CSV with a header row and
 // JSON Lines. Column names come from the parquet struct tags; binary
 // columns (hashes, raw names) are lowercase hex; timestamps RFC 3339 UTC
-// with milliseconds; nulls are empty CSV cells or JSON null, where a known
+// with milliseconds; floats always with a fraction or an exponent (1.0,
+// not 1); nulls are empty CSV cells or JSON null, where a known
 // empty string of a nullable column is "" in both; lists are JSON arrays
 // (a JSON string in a CSV cell). The other way, UnhexHash decodes the hex
 // of a text hash column, which dedup and fetch read.
@@ -83,8 +84,23 @@ func (f field) value(v reflect.Value) any {
 		if f.ts {
 			return Time(v.Int())
 		}
+	case reflect.Float64:
+		return pointedFloat(v.Float())
 	}
 	return v.Interface()
+}
+
+// pointedFloat is a float64 that marshals as encoding/json writes it, but
+// with ".0" after a whole number (1.0): see pointed.
+type pointedFloat float64
+
+// MarshalJSON writes encoding/json's form of f, pointed.
+func (f pointedFloat) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(float64(f))
+	if err != nil || strings.ContainsAny(string(b), ".eE") {
+		return b, err
+	}
+	return append(b, ".0"...), nil
 }
 
 // Time renders a schema timestamp (ms) as RFC 3339 UTC.
@@ -260,8 +276,8 @@ func cell(x any) string {
 		return strconv.FormatBool(v)
 	case int8, int32, int64:
 		return strconv.FormatInt(reflect.ValueOf(v).Int(), 10)
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
+	case pointedFloat:
+		return string(appendCSVFloat(nil, float64(v)))
 	}
 	b, _ := json.Marshal(x)
 	return string(b)
