@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	if q := os.Getenv(stdinQueryEnv); q != "" {
+		return stdinQuery(q) // a child run by queryStdin
+	}
 	infohashBin = os.Getenv("INFOHASH_BIN")
 	if infohashBin == "" {
 		dir, err := os.MkdirTemp("", "duckcheck-bin-")
