@@ -240,8 +240,9 @@ const textNote = "In the text formats: byte arrays are lowercase hex; times RFC 
 	"lists and structs JSON (JSON text in a csv cell); null an " +
 	"empty csv cell or JSON null, where an empty string is \"\". DuckDB's sniffer reads those times from " +
 	"csv as TIMESTAMP WITH TIME ZONE, as from parquet, but from jsonl as TIMESTAMP (the UTC time without " +
-	"its zone: timezone('UTC', col) is the instant, whatever the session's TimeZone), and a column null " +
-	"in every row it samples as VARCHAR (csv) or JSON (jsonl). These calls (F: the file, or " +
+	"its zone: timezone('UTC', col) is the instant, whatever the session's TimeZone), a column null " +
+	"in every row it samples as VARCHAR (csv) or JSON (jsonl), and a hex column of digits alone in " +
+	"every row it samples (name_raw 3230323420 for \"2024 \") as a number (csv). These calls (F: the file, or " +
 	"'/dev/stdin') type every column, times as instants, with no sniffing:"
 
 // wrap splits s into lines of at most width bytes at spaces (a longer

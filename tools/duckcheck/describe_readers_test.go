@@ -33,8 +33,9 @@ func describeReaders(t *testing.T, table, path string) (csvCall, jsonCall string
 	return strings.Replace(csvCall, "F", q, 1), strings.Replace(jsonCall, "F", q, 1)
 }
 
-// commitTorrent commits a torrents row for h, with a file whose path
-// needs JSON's escapes (a newline, a control character), to dataset data.
+// commitTorrent commits a torrents row for h to dataset data: a quoted
+// name whose raw bytes' hex is digits alone, a file whose path needs
+// JSON's escapes (a newline, a control character).
 func commitTorrent(t *testing.T, data string, h schema.Hash) {
 	t.Helper()
 	ctx := context.Background()
@@ -48,8 +49,9 @@ func commitTorrent(t *testing.T, data string, h schema.Hash) {
 		t.Fatal(err)
 	}
 	path := `dir\sub/"q", {x} é` + "\nline\x01" // a csv cell's STRUCT cast would keep \n, \u0001 as n, u0001
+	name := `"Hits" 2024`                       // its bytes' hex has no letter: 224869747322203230323420
 	row := schema.Torrent{InfoHash: h, HashType: schema.HashV1, FetchedAt: time.Now().UnixMilli(), MetadataSize: 40,
-		Meta: schema.Meta{Name: new(`a "quoted", name`), NameRaw: []byte(`a "quoted", name`), NameUTF8Valid: true,
+		Meta: schema.Meta{Name: &name, NameRaw: []byte(name), NameUTF8Valid: true,
 			TotalSize: new(int64(5)), FileCount: new(int32(1)),
 			Files: []schema.File{{Path: path, PathRaw: append([]byte{0xff}, path...), Length: 5}}}}
 	key := fmt.Sprintf("%02x", h[0])
@@ -80,7 +82,8 @@ func textType(parquetType string, csv bool) string {
 // session whose TimeZone is not UTC. DuckDB's sniffer does not: on this
 // dataset (no hash reactivated nor announced) it reads the state's
 // reactivated_at from csv as VARCHAR and from jsonl as JSON, where
-// `reactivated_at > now()` fails; and jsonl times as TIMESTAMP.
+// `reactivated_at > now()` fails; jsonl times as TIMESTAMP; and the
+// torrent's name_raw, hex of digits alone, from csv as a DOUBLE.
 func TestDescribeReadersTypeEveryColumn(t *testing.T) {
 	needCommands(t, "dedup", "plan-retries", "export")
 	dir := t.TempDir()
@@ -111,13 +114,14 @@ func TestDescribeReadersTypeEveryColumn(t *testing.T) {
 
 	// The sniffer's types, which the calls exist to avoid: else this
 	// dataset proves nothing.
-	for rel, want := range map[string]string{
-		"read_csv(" + Quote(files["state.csv"]) + ")":    "VARCHAR",
-		"read_json(" + Quote(files["state.jsonl"]) + ")": "JSON",
+	for _, s := range []struct{ table, rel, col, want string }{
+		{"state", "read_csv(" + Quote(files["state.csv"]) + ")", "reactivated_at", "VARCHAR"},
+		{"state", "read_json(" + Quote(files["state.jsonl"]) + ")", "reactivated_at", "JSON"},
+		{"torrents", "read_csv(" + Quote(files["torrents.csv"]) + ")", "name_raw", "DOUBLE"},
 	} {
-		if got := columnType(t, db, rel, "reactivated_at"); got != want {
-			t.Errorf("DuckDB's sniffer reads reactivated_at (null in every row) of %s as %s, want %s: the test needs a column null in every row",
-				rel, got, want)
+		if got := columnType(t, db, s.rel, s.col); got != s.want {
+			t.Errorf("DuckDB's sniffer reads %s of %s as %s, want %s (as --describe says): the dataset no longer shows why its calls matter",
+				s.col, s.rel, got, s.want)
 		}
 	}
 
