@@ -123,6 +123,12 @@ clock's pace (TIME + the real time elapsed): it stamps observed_at and the
 default --run-id, so that a pass replayed or simulated with dedup --now
 keeps one clock. --duration and --dht-rate stay in real time.
 
+A run that asked --bootstrap routers or saved nodes and heard no DHT
+message at all (no reply, no query) for its whole --duration ends partial
+(exit 3), its last line saying so: the network or --bootstrap is down. Its
+output (empty) is written all the same; --bootstrap "" with no saved node
+asks nobody, and such a run ends 0.
+
 Counters are logged on stderr when done and written by --stats-json;
 socket_dropped counts the packets the kernel dropped because a node fell
 behind (a flood, a slow output): neither recorded nor answered.
@@ -207,7 +213,8 @@ func runCapture(c *cli.Context) error {
 	}
 	var st capture.Stats
 	interrupted := false
-	var full error // the output's disk filled up (rowio.ErrOutputFull)
+	var full error   // the output's disk filled up (rowio.ErrOutputFull)
+	var silent error // no DHT node answered, nor queried (exitcode.ErrPartial)
 	var kept int64
 	var saver stateSaver
 	o.StateSaver = saver.set
@@ -225,6 +232,9 @@ func runCapture(c *cli.Context) error {
 		interrupted = runErr != nil && c.Context.Err() != nil && errors.Is(runErr, c.Context.Err())
 		if errors.Is(runErr, rowio.ErrOutputFull) {
 			full, runErr = runErr, nil
+		}
+		if errors.Is(runErr, exitcode.ErrPartial) { // kept: it is written as a run that worked
+			silent, runErr = runErr, nil
 		}
 		if runErr != nil && !interrupted {
 			w.Abort()
@@ -272,6 +282,8 @@ func runCapture(c *cli.Context) error {
 			where = "written to " + out
 		}
 		runErr = exitcode.With(exitcode.Interrupted, fmt.Errorf("capture: interrupted; %d observations %s", st.Observations, where))
+	} else {
+		runErr = silent
 	}
 	return writeStatsJSON(c, st, func(reportErr error) error {
 		if reportErr != nil {

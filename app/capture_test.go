@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -292,5 +293,49 @@ func TestCaptureDHTStateUnknownVersion(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(file); string(b) != saved {
 		t.Fatalf("the state file was rewritten:\n%s", b)
+	}
+}
+
+// TestCaptureSilentDHTExit3: capture whose router never answers (a
+// socket on 127.0.0.1 that reads and drops) and that hears no query
+// ends partial, exit 3, with one last line saying what happened and what
+// to check, its (empty) output written all the same; it used to exit 0,
+// and crawl-pass and cron saw a pass that worked. --bootstrap "" (nobody
+// asked) still exits 0.
+func TestCaptureSilentDHTExit3(t *testing.T) {
+	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 1<<16)
+		for {
+			if _, _, err := c.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { c.Close(); <-done })
+	for _, tt := range []struct {
+		boot string
+		code int
+		last string
+	}{
+		{c.LocalAddr().String(), 3, "infohash: capture: no DHT node answered the bootstrap (check the network and --bootstrap), nor sent a query, in 1s: nothing captured: partial"},
+		{"", 0, ""},
+	} {
+		t.Run("bootstrap "+tt.boot, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "obs.parquet")
+			_, stderr, code := runMain(t, "capture", "--bootstrap", tt.boot, "--dht-listen", "127.0.0.1:0", "--duration", "1s", "-o", out)
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			if code != tt.code || (tt.last != "" && lines[len(lines)-1] != tt.last) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit %d, last line %q", code, stderr, tt.code, tt.last)
+			}
+			if rows := readRows[schema.Observation](t, out); len(rows) != 0 {
+				t.Errorf("%d observations, want the output written, empty", len(rows))
+			}
+		})
 	}
 }

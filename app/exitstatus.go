@@ -27,7 +27,7 @@ var exitRows = map[string][]exitcode.Row{
 		exitOK,
 		{Code: exitcode.Error, Text: "error; the -o FILE is not kept (no room for it at the start: nothing captured)"},
 		{Code: exitcode.Usage, Text: "usage error, or a --dht-state it may not write to or whose dht-state.json is of another version (nothing captured)"},
-		{Code: exitcode.Partial, Text: "partial: the disk (or quota, or file size limit) of -o FILE filled up; the run stopped there, and the observations it had are kept in the file (one line says how many)"},
+		{Code: exitcode.Partial, Text: "partial: the disk (or quota, or file size limit) of -o FILE filled up; the run stopped there, and the observations it had are kept in the file (one line says how many); or no DHT node answered the bootstrap (routers, saved nodes) nor sent a query in the whole run (check the network and --bootstrap): the output, empty, is written"},
 		{Code: exitcode.Locked, Text: "its --dht-state is in use by another capture (give captures that run at once their own), or its -o FILE.arrows (or the file its -o - is redirected to) by another writer"},
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); what was received is written and the DHT state saved (an output still blocked 10s after the signal is cut short, and says so)"},
 		exitQuietPipe,

@@ -304,15 +304,16 @@ func TestBootstrapFlagShared(t *testing.T) {
 
 // TestCaptureBootstrapRepeatable: capture takes repeated --bootstrap
 // flags as well as comma-separated lists (it used to keep only the last
-// flag). The addresses are loopback ports nobody answers on.
+// flag). The addresses are loopback ports nobody answers on: the run is
+// partial (exit 3, TestCaptureSilentDHTExit3).
 func TestCaptureBootstrapRepeatable(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "obs.parquet")
 	cmd := exec.Command(infohashBinary(t), "capture", "-o", out, "--passive", "--dht-listen", "127.0.0.1:0", "--duration", "500ms",
 		"--bootstrap", "127.0.0.1:1", "--bootstrap", "127.0.0.1:2,127.0.0.1:3")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+	if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+		t.Fatalf("%v, want exit 3\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "bootstrap=3") {
 		t.Fatalf("want 3 bootstrap nodes:\n%s", stderr.String())

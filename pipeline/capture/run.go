@@ -69,7 +69,8 @@ type runner struct {
 // Run captures until opts.Duration passes, opts.MaxObservations are
 // written or ctx ends, writing observations to sink (which it does not
 // close). Whatever was received is in sink when Run returns. The error
-// wraps ctx's error when ctx ended the run.
+// wraps ctx's error when ctx ended the run, and exitcode.ErrPartial when
+// a run that asked routers or saved nodes heard no DHT message (silence).
 func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 	start := time.Now()
 	opts, err := checkOptions(opts)
@@ -218,6 +219,7 @@ func Run(ctx context.Context, opts Options, sink Sink) (Stats, error) {
 		return s, fmt.Errorf("capture: %w", ctx.Err())
 	default:
 		s.StopReason = StopDuration
+		return s, r.silence(s, len(saved), opts.Duration)
 	}
 	return s, nil
 }

@@ -113,7 +113,8 @@
 #      a step found its lock held (the rest of the pass skipped): dedup,
 #      plan-retries or merge the dataset's (another writer), capture or
 #      fetch DATA_DIR/dht-state's (another capture, or fetch, on it)
-#   3  pass partial (some work left for the next pass; what was done is committed)
+#   3  pass partial (some work left for the next pass, or capture or fetch
+#      heard from no DHT node: an outage; what was done is committed)
 #   1/2 a step failed (see the log); or 1: the pass cannot create its
 #      folders in DATA_DIR or EXPORT_DIR; or 2: a bad argument
 #   130 interrupted
