@@ -81,9 +81,10 @@ var flagChecks = []struct {
 	// capture: after --node-ids, which it depends on. capture.Run checked
 	// it only after looking up the --bootstrap routers (a bad --dht-listen
 	// read as their DNS failure) and said "--dht-listen \":65536\"" for a
-	// --dht-listen :65535 --node-ids 2. fetch's one node checks its own
-	// (fetch.Options.Validate), which said "address abc: missing port in
-	// address"; here both word it alike (dhtboot.ListenProblem).
+	// --dht-listen :65535 --node-ids 2. fetch's one node is checked here
+	// and by fetch.Options.Validate (for the package's callers), which said
+	// "address abc: missing port in address"; all word it alike
+	// (dhtboot.ListenProblem).
 	{"dht-listen", func(c *cli.Context, name string) string {
 		if !defines(c.Command, "node-ids") {
 			if c.String(name) == "" {

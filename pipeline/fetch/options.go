@@ -8,13 +8,13 @@ import (
 	"net"
 	"net/netip"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/clock"
+	"github.com/infohash/infohash/internal/dhtboot"
 	"github.com/infohash/infohash/internal/progress"
 	"github.com/infohash/infohash/internal/reach"
 )
@@ -165,16 +165,10 @@ func (o *Options) Validate() error {
 	case o.MetadataMemory < 0:
 		return fmt.Errorf("--metadata-memory: %d is negative", o.MetadataMemory)
 	}
-	if o.DHTListen != "" {
-		_, port, err := net.SplitHostPort(o.DHTListen)
-		if err == nil {
-			if _, perr := strconv.ParseUint(port, 10, 16); perr != nil {
-				err = fmt.Errorf("port %q is not 0 .. 65535", port)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("--dht-listen: %q: %v", o.DHTListen, err)
-		}
+	// Worded as the command line words it (app's flag checks): "" is a
+	// free port on every address.
+	if p := dhtboot.ListenProblem(o.DHTListen); o.DHTListen != "" && p != "" {
+		return fmt.Errorf("--dht-listen: %s", p)
 	}
 	for _, p := range o.Peers {
 		if _, _, err := net.SplitHostPort(p); err != nil {

@@ -24,7 +24,14 @@ func TestValidateNamesTheOption(t *testing.T) {
 		{"DHT query timeout", func(o *Options) { o.DHTQueryTimeout = -time.Second }, "DHTQueryTimeout: -1s is negative"},
 		{"max metadata size", func(o *Options) { o.MaxMetadataSize = 0 }, "--max-metadata-size: 0 is outside 1-1073741824 (1 GiB)"},
 		{"metadata memory", func(o *Options) { o.MetadataMemory = -1 }, "--metadata-memory: -1 is negative"},
-		{"DHT listen", func(o *Options) { o.DHTListen = ":99999" }, `--dht-listen: ":99999": port "99999" is not 0 .. 65535`},
+		// As the command line words them (dhtboot.ListenProblem): this
+		// said `port "99999" is not 0 .. 65535`, and for a missing port
+		// the parser's "address 127.0.0.1: missing port in address".
+		{"DHT listen port", func(o *Options) { o.DHTListen = ":99999" }, `--dht-listen: ":99999": port "99999" is not a number from 0 to 65535`},
+		{"DHT listen without port", func(o *Options) { o.DHTListen = "127.0.0.1" },
+			`--dht-listen: "127.0.0.1": missing port: want HOST:PORT (such as :6881 for every address, or 127.0.0.1:6881)`},
+		{"DHT listen IPv6 unbracketed", func(o *Options) { o.DHTListen = "::1" },
+			`--dht-listen: "::1": not HOST:PORT: an IPv6 address goes in brackets, [ADDRESS]:PORT`},
 		{"peer", func(o *Options) { o.Peers = []string{"127.0.0.1"} }, `--peer: "127.0.0.1": address 127.0.0.1: missing port in address`},
 		{"bootstrap", func(o *Options) { o.Bootstrap = []string{"x"} }, `--bootstrap: "x": address x: missing port in address`},
 	} {
@@ -35,5 +42,11 @@ func TestValidateNamesTheOption(t *testing.T) {
 				t.Fatalf("Validate() = %v, want %q", err, tt.want)
 			}
 		})
+	}
+	// "" is a free port on every address, as the command line takes it.
+	o := testOptions()
+	o.DHTListen = ""
+	if err := o.Validate(); err != nil {
+		t.Fatalf("Validate() of DHTListen \"\" = %v, want nil", err)
 	}
 }
