@@ -85,7 +85,9 @@ func reorderArgs(a *cli.App, args []string) []string {
 }
 
 // isHelp reports whether flag name (with its "=value", if any) asks for
-// help: -h, --help, --help=true; --help=false does not.
+// help: -h, --help, --help=true; --help=false does not, nor does a value
+// that is no boolean (--help=maybe), which is left to the flag parser to
+// refuse as any bad value is (badFlagValue: exit 2, one line).
 func isHelp(name, value string, hasValue bool) bool {
 	if name != "help" && name != "h" {
 		return false
@@ -94,5 +96,5 @@ func isHelp(name, value string, hasValue bool) bool {
 		return true
 	}
 	b, err := strconv.ParseBool(value)
-	return err != nil || b
+	return err == nil && b
 }

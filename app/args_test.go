@@ -36,6 +36,7 @@ func TestReorderArgs(t *testing.T) {
 		{"help among flags", []string{"ih", "dedup", "--data", "D", "--help", "x"}, []string{"ih", "dedup", "--help"}},
 		{"help=true", []string{"ih", "dedup", "x", "--help=true"}, []string{"ih", "dedup", "--help"}},
 		{"help=false is not help", []string{"ih", "dedup", "x", "--help=false"}, []string{"ih", "dedup", "--help=false", "--", "x"}},
+		{"help=maybe is left to the parser", []string{"ih", "dedup", "x", "--help=maybe"}, []string{"ih", "dedup", "--help=maybe", "--", "x"}},
 		{"help after --- is a positional", []string{"ih", "dedup", "--", "-h"}, []string{"ih", "dedup", "--", "-h"}},
 		{"help as a flag's value", []string{"ih", "dedup", "--now", "-h", "x"}, []string{"ih", "dedup", "--now", "-h", "--", "x"}},
 		{"subcommand help", []string{"ih", "policy", "show", "--help"}, []string{"ih", "policy", "show", "--help"}},

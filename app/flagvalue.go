@@ -17,7 +17,9 @@ var flagParseError = regexp.MustCompile(`^invalid (?:boolean )?value (".*") for 
 // badFlagValue rewrites the flag parser's error for a value it cannot
 // parse as `plan-retries: --limit "abc": want a whole number`: the parser
 // names neither the command nor what the flag takes, and writes the flag
-// with one dash. Other errors pass through.
+// with one dash. A flag given before any command (name "": the app's,
+// such as --help=maybe) reads `--help "maybe": want true or false`.
+// Other errors pass through.
 func badFlagValue(name string, c *cli.Command, err error) error {
 	m := flagParseError.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -28,7 +30,10 @@ func badFlagValue(name string, c *cli.Command, err error) error {
 	if strings.Contains(cause, "out of range") {
 		want = "out of range; " + want
 	}
-	return fmt.Errorf("%s: --%s %s: %s", name, flag, value, want)
+	if name == "" {
+		return fmt.Errorf("%s %s: %s", dashed(flag), value, want)
+	}
+	return fmt.Errorf("%s: %s %s: %s", name, dashed(flag), value, want)
 }
 
 // flagWants says what the flag called name of c takes, for badFlagValue.

@@ -181,11 +181,16 @@ func appUsageError(line []string) cli.OnUsageErrorFunc {
 // flag before the command, as "unknown flag --bogus (infohash --help
 // lists them)", hinting, for a command's flag, that it goes after the
 // command's name (--keep was "did you mean --help?"), else at the
-// nearest of the app's own flags. Other errors pass through.
+// nearest of the app's own flags. A value the parser cannot take
+// (--help=maybe) is worded as a command's flag's is (badFlagValue).
+// Other errors pass through.
 func unknownAppFlag(a *cli.App, line []string, err error) error {
-	typed, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-	if !ok || a == nil {
+	if a == nil {
 		return err
+	}
+	typed, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return badFlagValue("", &cli.Command{Flags: a.Flags}, err)
 	}
 	typed = strings.TrimLeft(typed, "-")
 	shown, hint, help := asTyped(typed, line), "", "infohash --help"

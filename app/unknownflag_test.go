@@ -68,8 +68,11 @@ func TestFlagErrorsNameCommand(t *testing.T) {
 }
 
 // TestBadFlagValue: a numeric, size or boolean flag given a value it
-// cannot take names the command, the flag with two dashes, the value and
-// what it wants, on one line, exit 2.
+// cannot take names the command (none for a flag before it), the flag
+// as typed, the value and what it wants, on one line, exit 2. --help
+// (-h) given no boolean is such a flag: before a command it printed the
+// parser's `invalid boolean value "maybe" for -help: parse error`, and
+// after one it was taken for help (exit 0).
 func TestBadFlagValue(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -82,6 +85,12 @@ func TestBadFlagValue(t *testing.T) {
 		{[]string{"fetch", "--dht-rate", "fast", "x", "-o", "y"}, `fetch: --dht-rate "fast": want a number` + "\n"},
 		{[]string{"fetch", "--no-dht=maybe", "x", "-o", "y"}, `fetch: --no-dht "maybe": want true or false` + "\n"},
 		{[]string{"policy", "show", "--data", "x", "--hash=maybe"}, `policy show: --hash "maybe": want true or false` + "\n"},
+		{[]string{"--help=maybe"}, `infohash: --help "maybe": want true or false` + "\n"},
+		{[]string{"-h=1x"}, `infohash: -h "1x": want true or false` + "\n"},
+		{[]string{"--version=maybe"}, `infohash: --version "maybe": want true or false` + "\n"},
+		{[]string{"dedup", "--help=maybe"}, `infohash: dedup: --help "maybe": want true or false` + "\n"},
+		{[]string{"dedup", "x.parquet", "-h=maybe", "--data", "x"}, `infohash: dedup: -h "maybe": want true or false` + "\n"},
+		{[]string{"policy", "show", "--help=maybe"}, `infohash: policy show: --help "maybe": want true or false` + "\n"},
 	} {
 		stdout, stderr, code := runMain(t, tc.args...)
 		if code != 2 || !strings.HasSuffix(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
