@@ -37,7 +37,7 @@ var Generic = []Row{
 	{OK, "ok"},
 	{Error, `error; nothing committed, unless it says "committed snapshot N; then: …" (a step after that commit failed)`},
 	{Usage, "usage error or bad input (nothing committed)"},
-	{Partial, "partial (dedup, fetch, merge): some inputs or jobs left unprocessed, what was done is committed; capture, fetch: -o FILE's disk filled up, what fit is kept"},
+	{Partial, "partial (dedup, fetch, merge): some inputs or jobs left unprocessed, what was done is committed; capture, fetch: -o FILE's disk filled up, what fit is kept, or no DHT node answered the bootstrap (an outage: check the network and --bootstrap), the output written"},
 	{Locked, "dataset locked by another writer (retry later, or use --lock-wait); capture, fetch: their --dht-state, or the file -o - is redirected to, in use by another run"},
 	{Interrupted, "interrupted (SIGINT/SIGTERM); what was done is committed"},
 	{BrokenPipe, `the output's reader went away (e.g. "| head"); nothing is printed, but plan-retries prints one line: what it leased (nothing, or how many jobs until when)`},
