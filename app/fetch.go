@@ -97,9 +97,9 @@ still running, reports peers_penalised, no failure of the hash, with retry_after
 earliest end of those running penalties: merge defers the hash to it. A job's
 avoid_peers endpoint the file's list does not date (a jobs file an older plan-retries
 wrote has no list) is taken as a penalty still running, its end unknown: retry_after
-is then the attempt's own time (merge waits the policy's retry_soon). If none is
-running (the peers are only a proven-bad hash's known bad sources) it reports
-rejected, a peer-level class. Either way not no_peers, which counts against the swarm.
+is then the attempt's own time (merge waits the policy's retry_soon). One the list
+dates as ended (the penalty ended after the plan) is dialled like any peer. Such an
+attempt is never no_peers, which counts against the swarm.
 Only a peer's own limits fail it: --peer-timeout (timeout) and --connect-timeout
 (connect_failed). When the job's --timeout runs out, the peers still being dialled or
 asked are cut off without a peer_failures entry (we stopped waiting; merge does not

@@ -103,24 +103,29 @@ func canonicalAddr(s string) string {
 // run's reach (a DHT node or the state may list any address; a host name
 // is out of reach too) and those the job's avoid_peers lists or the
 // dataset penalises (the jobs file's avoid list). A --peer endpoint is
-// exempt from both: the user named it for every job, whatever it is and
-// whatever it did before.
+// exempt from the dataset's penalties: the user named it for every job,
+// whatever it did before. A job's avoid_peers entry whose penalty the
+// file's list dates as ended (it ended after the plan: the planner hands
+// a job only live penalties) is no longer avoided: its peer is dialled,
+// as the next plan would hand it.
 func (a *attempt) add(addrs []string) {
+	now := a.f.opts.Clock.Now() // one clock for every check of a peer
 	for _, p := range addrs {
 		p = canonicalAddr(p)
+		until, dated := a.f.avoid[p]
+		running := a.f.avoid.skips(p, now)
 		switch {
 		case a.seen[p]:
 		case !a.named[p] && !a.f.inReach(p):
 			a.seen[p] = true
 			a.outOfReach++
-		case a.avoid[p] || (!a.named[p] && a.f.avoid.skips(p, a.f.opts.Clock.Now())):
+		case (a.avoid[p] && (running || !dated)) || (!a.named[p] && running):
 			a.seen[p] = true
 			a.avoided++
-			if until := a.f.avoid[p]; a.f.avoid.skips(p, a.f.opts.Clock.Now()) &&
-				(a.penalisedUntil.IsZero() || until.Before(a.penalisedUntil)) {
+			if running && (a.penalisedUntil.IsZero() || until.Before(a.penalisedUntil)) {
 				a.penalisedUntil = until
 			}
-			if _, dated := a.f.avoid[p]; !dated {
+			if !dated {
 				a.undated++
 			}
 		default:
@@ -289,9 +294,9 @@ func (a *attempt) fill(res *schema.Result) {
 	// Peers were found but every one was skipped: the swarm answered and
 	// we passed its peers over, so this is not the swarm-level no_peers.
 	// While a penalty of one of them runs, the hash waits for its end,
-	// with no failure of its own (peers_penalised); otherwise the peers
-	// are only its known bad sources, and it is a peer-level failure
-	// (see allAvoided).
+	// with no failure of its own (peers_penalised). Every skipped peer's
+	// penalty runs, or has an end the file does not say (add dials those
+	// it dates as ended), so allAvoided is only the fallback.
 	if outcome == schema.OutcomeNoPeers && a.avoided > 0 {
 		outcome, detail = allAvoided, a.allAvoidedDetail()
 		switch {
@@ -337,14 +342,14 @@ func (a *attempt) fill(res *schema.Result) {
 func millis(d time.Duration) *int64 { return new(d.Milliseconds()) }
 
 // allAvoided is the outcome of an attempt whose found peers were all
-// skipped though none's penalty still ran (the jobs file's avoid list
-// dates each as over): they are only a proven-bad hash's known
-// bad-metadata sources, which its avoid_peers keep after their penalty. It is a peer-level class, so the scheduler treats the
-// attempt as the peers' fault, not the swarm's (for a proven-bad hash: its
-// long wait). While any skipped peer's penalty runs the outcome is
-// peers_penalised instead, with retry_after its earliest end: no failure
-// of the hash, which may have paid for a peer penalised with another. No
-// peer_failures are added either way: nobody was dialled.
+// skipped though none's penalty still ran, a peer-level class (the
+// peers' fault, not the swarm's). add no longer skips such a peer (a
+// job's avoid_peers entry the jobs file dates as ended is dialled; one
+// it does not date counts as running), so it is a fallback only. While
+// any skipped peer's penalty runs the outcome is peers_penalised, with
+// retry_after its earliest end: no failure of the hash, which may have
+// paid for a peer penalised with another. No peer_failures are added
+// either way: nobody was dialled.
 const allAvoided = schema.OutcomeRejected
 
 func (a *attempt) allAvoidedDetail() string {
