@@ -106,7 +106,9 @@ or FIFO, not - (the report is on stdout).
 
 Totals: every commit adds the work it applied to the dataset's totals, in
 its manifest, once (a failed commit or an input applied again adds
-nothing; counted from the migration to format 7; merge --from adds none).
+nothing; merge --from adds none). A dataset made before format 7 counts
+them from its migration: the text's "totals" line says "since the
+migration at TIME", --format json has TIME as "totals_since" (else null).
 The text's "totals" line sums them, --format json has them as "totals"
 (NAME or NAME:LABEL to a count), and --metrics-file as Prometheus counters
 infohash_dataset_NAME_total: dedup_inputs, dedup_observations,

@@ -125,6 +125,17 @@ func ValidDatasetID(id string) bool {
 // next cold-tier sweep window.
 const CursorColdSweep = "cold_sweep"
 
+// CursorTotalsSince is when the dataset's Totals began (UTC
+// milliseconds, the migrating run's clock): set by the commit that
+// migrates a dataset of a format before TotalsFormat, which kept none, so
+// that a reader can tell totals counted since then from a whole history
+// (status: "0 new hashes" beside every hash the dataset had). Absent:
+// the totals count from the dataset's first commit.
+const CursorTotalsSince = "totals_since"
+
+// TotalsFormat is the first format whose manifests keep Totals.
+const TotalsFormat = 7
+
 // Cursor returns cursor name of the snapshot (0 if never set).
 func (m *Manifest) Cursor(name string) int64 { return m.Cursors[name] }
 

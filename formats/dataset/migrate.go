@@ -23,7 +23,8 @@ import (
 //	   (FileInfo.Footer), which readers check before trusting a footer
 //	6  the state has peers (announced endpoints)
 //	7  the manifest keeps cumulative totals (Manifest.Totals);
-//	   migrating from 6 rewrites no file
+//	   migrating from 6 rewrites no file, and records when the
+//	   totals began (CursorTotalsSince)
 //	8  the manifest names its dataset (Manifest.DatasetID), drawn by
 //	   the commit that migrates from 7, which rewrites no file
 //	9  the manifest names the folder it was committed in and the
@@ -72,6 +73,9 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error
 				tx.Abort()
 				return fmt.Errorf("dataset: %s: migrating: %w", d.Dir, err)
 			}
+		}
+		if tx.Base().FormatVersion < TotalsFormat {
+			tx.SetCursor(CursorTotalsSince, schema.Millis(now))
 		}
 		if err := recordFooters(d, tx); err != nil {
 			tx.Abort()

@@ -145,6 +145,9 @@ type Report struct {
 	// (dataset.Manifest.Totals; {} before any, or in a dataset older than
 	// format 7 not yet migrated).
 	Totals map[string]int64 `json:"totals"`
+	// TotalsSince is when Totals began (dataset.CursorTotalsSince: a dataset
+	// migrated from a format that kept none); null: from its first commit.
+	TotalsSince *time.Time `json:"totals_since"`
 	// BlocklistError says why DIR/blocklist could not be read
 	// ("blocklist: DIR/blocklist:7: ..."); null when it was read or there
 	// is none. Then the retry waves, which leave its hashes out, are not
@@ -201,6 +204,9 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	maps.Copy(r.AncestorPasses, m.AncestorPasses)
 	r.Copied = d.Copied(m)
 	maps.Copy(r.Totals, m.Totals)
+	if ms, ok := m.Cursors[dataset.CursorTotalsSince]; ok {
+		r.TotalsSince = new(inMillis(time.UnixMilli(ms)))
+	}
 	if st.Dir != "" {
 		g := globUnder(dir, st.Dir, "prefix=*", "*.parquet")
 		r.FrozenGlob = &g
@@ -376,13 +382,7 @@ func (r *Report) Print(w io.Writer) {
 	for _, name := range slices.Sorted(maps.Keys(r.TableRows)) {
 		fmt.Fprintf(tw, "table %s\t%s, %s\n", name, plural.Count(r.TableRows[name], "row", "rows"), humanBytes(r.TableBytes[name]))
 	}
-	if t := r.Totals; len(t) > 0 {
-		fmt.Fprintf(tw, "totals\t%s, %s, %s planned (%d for overdue new hashes), %s merged (%s stored, %s deferred by peer penalties)\n",
-			plural.Count(t[dataset.TotalDedupObservations], "observation", "observations"), plural.Count(t[dataset.TotalDedupNew], "new hash", "new hashes"),
-			plural.Count(sumFamily(t, dataset.TotalPlanJobs), "job", "jobs"), t[dataset.TotalPlanNewOverdue],
-			plural.Count(sumFamily(t, dataset.TotalMergeAttempts), "attempt", "attempts"), plural.Count(t[dataset.TotalMergeTorrents], "torrent", "torrents"),
-			plural.Count(t[dataset.TotalMergeDeferred], "retry", "retries"))
-	}
+	r.printTotals(tw)
 	tw.Flush()
 	r.printWaves(w)
 	if v := r.Verified; v != nil {

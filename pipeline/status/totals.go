@@ -1,14 +1,39 @@
 package status
 
 import (
+	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/plural"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
+
+// printTotals writes the text's totals line: none before any commit
+// counted work (or in an older format not migrated yet). Totals that
+// began at a migration (TotalsSince) say so first: they are not the
+// dataset's history, and "0 new hashes" beside the hashes it had read as
+// a new dataset's.
+func (r *Report) printTotals(w io.Writer) {
+	t := r.Totals
+	if len(t) == 0 && r.TotalsSince == nil {
+		return
+	}
+	since := ""
+	if r.TotalsSince != nil {
+		since = "since the migration at " + r.TotalsSince.Format(time.RFC3339) + " (older work was not counted): "
+	}
+	fmt.Fprintf(w, "totals\t%s%s, %s, %s planned (%d for overdue new hashes), %s merged (%s stored, %s deferred by peer penalties)\n",
+		since, plural.Count(t[dataset.TotalDedupObservations], "observation", "observations"), plural.Count(t[dataset.TotalDedupNew], "new hash", "new hashes"),
+		plural.Count(sumFamily(t, dataset.TotalPlanJobs), "job", "jobs"), t[dataset.TotalPlanNewOverdue],
+		plural.Count(sumFamily(t, dataset.TotalMergeAttempts), "attempt", "attempts"), plural.Count(t[dataset.TotalMergeTorrents], "torrent", "torrents"),
+		plural.Count(t[dataset.TotalMergeDeferred], "retry", "retries"))
+}
 
 // totalMetrics writes the snapshot's totals as Prometheus counters,
 // infohash_dataset_NAME_total: every family this build keeps, at 0 when no commit
