@@ -136,6 +136,11 @@ const CursorTotalsSince = "totals_since"
 // TotalsFormat is the first format whose manifests keep Totals.
 const TotalsFormat = 7
 
+// ColdPrefix starts the name of a state file that holds cold-tier rows
+// (schedule's cold files, which plan-retries reads only in its cold
+// sweep; a migration keeps a file's kind: migratedName).
+const ColdPrefix = "cold-"
+
 // Cursor returns cursor name of the snapshot (0 if never set).
 func (m *Manifest) Cursor(name string) int64 { return m.Cursors[name] }
 

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -122,25 +123,45 @@ func (m *Manifest) StateLacks() statecol.Columns {
 // migrateState rewrites every state file of tx's base in the current
 // schema, each under a new name of the same kind (a cold file stays
 // cold: migratedName), and, from a base before RepairFormat, repairs its
-// rows (RepairV2Claim, at now). It returns the rows repaired.
+// rows (RepairV2Claim, at now). A cold row the repair made hot leaves
+// its cold file (which plan-retries reads only in its cold sweep) for a
+// new hot file of the partition. It returns the rows repaired.
 func migrateState(d *Dataset, tx *Tx, now int64) (repaired int, err error) {
 	base := tx.Base()
 	t := base.Table(TableState)
 	for _, key := range t.PartitionKeys() {
 		var infos []FileInfo
+		var rewarmed []schema.State // repaired rows of cold files: hot again
 		for _, f := range t.Partitions[key] {
 			rows, err := statecol.ReadStateFile(d.SourceFile(base, TableState, key, f))
 			if err != nil {
 				return repaired, err
 			}
 			if base.FormatVersion < RepairFormat {
+				cold, kept := strings.HasPrefix(f.Name, ColdPrefix), rows[:0]
 				for i := range rows {
 					if RepairV2Claim(&rows[i], now) {
 						repaired++
 					}
+					if cold && v2ClaimVictim(&rows[i]) {
+						rewarmed = append(rewarmed, rows[i])
+						continue
+					}
+					kept = append(kept, rows[i])
+				}
+				if rows = kept; len(rows) == 0 {
+					continue // all of it hot again
 				}
 			}
 			info, err := WriteStagedAs(tx, TableState, key, migratedName(f.Name), rows)
+			if err != nil {
+				return repaired, err
+			}
+			infos = append(infos, info)
+		}
+		if len(rewarmed) > 0 {
+			slices.SortFunc(rewarmed, func(a, b schema.State) int { return bytes.Compare(a.InfoHash[:], b.InfoHash[:]) })
+			info, err := WriteStagedAs(tx, TableState, key, NewName(".parquet"), rewarmed)
 			if err != nil {
 				return repaired, err
 			}

@@ -12,8 +12,11 @@ import "github.com/infohash/infohash/formats/schema"
 // then 30, never cut short by a sighting).
 //
 // A row that may be such a victim (failed, last_failure hash_mismatch,
-// hash_type 2, an info_hash_v2) gets bad_metadata 0, no avoid_peers, and
-// a next_retry no later than now: it is due, and fetch, which no longer
+// hash_type 2, an info_hash_v2) gets bad_metadata 0, no avoid_peers, a
+// next_retry no later than now, and tier hot (a repair, like fresh
+// evidence, makes a hash hot again: a failure is no tombstone, and a cold
+// row would wait for the cold sweep; the migration moves it out of a
+// cold file): it is due, and fetch, which no longer
 // blames a good peer for a wrong claim, tries it again. Its history
 // (attempts, last_failure, last_failure_at, backoff_step) stays. A v2
 // hash whose metadata really is bad costs at most Sources more attempts,
@@ -23,12 +26,18 @@ import "github.com/infohash/infohash/formats/schema"
 // it is, repairs that one's rows of a format before RepairFormat as it
 // reads them.
 func RepairV2Claim(st *schema.State, now int64) bool {
-	if st.MetadataStatus != schema.StatusFailed || st.LastFailure != schema.OutcomeHashMismatch ||
-		st.HashType != schema.HashV2 || st.InfoHashV2 == nil {
+	if !v2ClaimVictim(st) {
 		return false
 	}
-	changed := st.BadMetadata != 0 || len(st.AvoidPeers) > 0 || st.NextRetry > now
-	st.BadMetadata, st.AvoidPeers = 0, nil
+	changed := st.BadMetadata != 0 || len(st.AvoidPeers) > 0 || st.NextRetry > now || st.Tier != schema.TierHot
+	st.BadMetadata, st.AvoidPeers, st.Tier = 0, nil, schema.TierHot
 	st.NextRetry = min(st.NextRetry, now) // null (0) is due already
 	return changed
+}
+
+// v2ClaimVictim reports whether st may be a victim RepairV2Claim repairs
+// (what it looks at, it leaves as it was).
+func v2ClaimVictim(st *schema.State) bool {
+	return st.MetadataStatus == schema.StatusFailed && st.LastFailure == schema.OutcomeHashMismatch &&
+		st.HashType == schema.HashV2 && st.InfoHashV2 != nil
 }

@@ -40,12 +40,18 @@ func repairRows() []schematest.StateV11 {
 // TestMigrateRepairsV2ClaimVictims: the migration from format 11 repairs
 // the state rows fetch's old check of a full v2 claim damaged (failed,
 // hash_mismatch, hash_type 2, an info_hash_v2): bad_metadata 0, no
-// avoid_peers, next_retry at most the opener's clock; every other value
-// of theirs, and every value of the other rows, is kept; it says how many
-// once; a cold file stays one. The repair is the migration's: the next
-// writer's open commits nothing and changes nothing.
+// avoid_peers, next_retry at most the opener's clock, tier hot; every
+// other value of theirs, and every value of the other rows, is kept; it
+// says how many once. The rows are cold, in a cold file: the victims,
+// hot again, move to a new hot file of the partition (they stayed cold,
+// for the cold sweep alone to find), the others stay in a cold one. The
+// repair is the migration's: the next writer's open commits nothing and
+// changes nothing.
 func TestMigrateRepairsV2ClaimVictims(t *testing.T) {
 	rows := repairRows()
+	for i := range rows {
+		rows[i].Tier = schema.TierCold
+	}
 	now := time.UnixMilli(20 * int64(24*time.Hour/time.Millisecond)).UTC() // between last_attempt and next_retry
 	rows[4].NextRetry = schema.Millis(now) - 5                             // due already: kept
 	dir, path, _, m := oldStateDataset(t, 11, rows)
@@ -73,8 +79,9 @@ func TestMigrateRepairsV2ClaimVictims(t *testing.T) {
 		t.Errorf("the migration's log says the repair %d times, want once with rows=2 and its clock:\n%s", n, log.String())
 	}
 	files := cur.Table(TableState).Partitions["00"]
-	if len(files) != 1 || !strings.HasPrefix(files[0].Name, "cold-part-") || files[0].Name == cold {
-		t.Errorf("state files after the migration: %+v, want one new cold-part-… file", files)
+	if len(files) != 2 || !strings.HasPrefix(files[0].Name, "cold-part-") || files[0].Name == cold || files[0].Rows != 3 ||
+		!strings.HasPrefix(files[1].Name, "part-") || files[1].Rows != 2 {
+		t.Errorf("state files after the migration: %+v, want a new cold-part-… file of the 3 others, a part-… one of the 2 victims", files)
 	}
 
 	want := make([]schema.State, len(rows))
@@ -86,9 +93,11 @@ func TestMigrateRepairsV2ClaimVictims(t *testing.T) {
 			AvoidPeers: r.AvoidPeers, Peers: r.Peers, FirstSource: r.FirstSource, LastFailureAt: r.LastFailureAt}
 	}
 	for _, i := range []int{0, 4} {
-		want[i].BadMetadata, want[i].AvoidPeers = 0, nil
+		want[i].BadMetadata, want[i].AvoidPeers, want[i].Tier = 0, nil, schema.TierHot
 	}
 	want[0].NextRetry = schema.Millis(now)
+	// The file of the others, then the victims' (each sorted).
+	want = append(append(want[1:4:4], want[0]), want[4])
 	check := func(what string) {
 		t.Helper()
 		d, err := OpenReadOnly(dir)

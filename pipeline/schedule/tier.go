@@ -11,8 +11,9 @@ import (
 // Cold files sit in the same prefix=XX directories as hot ones, so the
 // state glob still sees every hash, but plan-retries reads them only in
 // its budgeted cold sweep. Rows carry their tier in the tier column too;
-// a cold row found in a hot file is still treated as cold.
-const ColdPrefix = "cold-"
+// a cold row found in a hot file is still treated as cold. (The dataset
+// layer names it too: a migration moves rows it makes hot out of them.)
+const ColdPrefix = dataset.ColdPrefix
 
 // IsColdFile reports whether a state data file holds cold-tier rows.
 func IsColdFile(name string) bool { return strings.HasPrefix(name, ColdPrefix) }
