@@ -105,7 +105,13 @@ func TestCrawlPassAfterSIGTERMInCapture(t *testing.T) {
 				t.Fatalf("a1 left no unapplied observations; log:\n%s", p.log)
 			}
 
-			log := runPass(t, data, "a2", "1s", 0)
+			// a2's capture has one saved contact, the socket getPeers
+			// queried it from, now closed: it hears no DHT message all
+			// run, and ends partial (exit 3), as in an outage.
+			log := runPass(t, data, "a2", "1s", 3)
+			if !strings.Contains(log, "crawl-pass a2: capture: partial (exit 3)") {
+				t.Errorf("a2's capture did not end partial; log:\n%s", log)
+			}
 			if !applied(t, data, obs) || !known(t, data, seen) {
 				t.Errorf("a1's observations (%s) were not applied; log:\n%s", seen, log)
 			}
