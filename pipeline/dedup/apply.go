@@ -397,7 +397,7 @@ func (r *runner) appendDelta(tx *dataset.Tx, base *dataset.Table, key string, es
 		func(w io.Writer) error {
 			return statecol.WriteStateFunc(w, len(es), func(start int, dst []schema.State) {
 				for i := range dst {
-					dst[i] = r.b.newState(&es[start+i], r.now)
+					r.b.setNewState(&dst[i], &es[start+i], r.now)
 				}
 			})
 		})
