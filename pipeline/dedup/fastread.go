@@ -174,8 +174,11 @@ func (r *rgBuf) scatter(n int, out *recBuf) {
 		h := &r.hashes[i]
 		k := next[h[0]]
 		next[h[0]]++
-		out.recs[k] = obsRec{h: *h, src: r.src[i], typ: r.typ[i], at: r.at[i],
-			v2: r.v2 != nil && r.hasV2[i>>6]&(1<<(i&63)) != 0}
+		// In place: a literal built on the stack was copied by loads that
+		// store forwarding could not serve (scatter: 11% of CPU, then 6%).
+		o := &out.recs[k]
+		o.h, o.src, o.typ, o.at = *h, r.src[i], r.typ[i], r.at[i]
+		o.v2 = r.v2 != nil && r.hasV2[i>>6]&(1<<(i&63)) != 0
 	}
 	r.scatterPeers(n, &counts, out)
 }
