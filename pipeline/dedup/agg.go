@@ -52,7 +52,8 @@ func (a *agg) typ() int8 {
 
 // batch aggregates observations per partition.
 type batch struct {
-	halfLife float64 // ms
+	halfLife float64     // ms
+	decays   *decayTable // 2^(-dt/halfLife) for the usual dt (nil: exp2's)
 	// noPeers leaves announced endpoints unread (Options.AnnouncedPeers).
 	noPeers bool
 	parts   [256]table
@@ -95,8 +96,8 @@ type batch struct {
 }
 
 func newBatch(halfLifeMs int64) *batch {
-	b := &batch{halfLife: float64(halfLifeMs), srcID: map[string]uint16{}, workers: max(1, runtime.GOMAXPROCS(0)),
-		fut: noFuture}
+	b := &batch{halfLife: float64(halfLifeMs), decays: newDecayTable(halfLifeMs), srcID: map[string]uint16{},
+		workers: max(1, runtime.GOMAXPROCS(0)), fut: noFuture}
 	b.arena = &arena{}
 	for i := range b.parts {
 		b.parts[i].arena = b.arena
@@ -174,6 +175,11 @@ func (b *batch) intern(s string) (uint16, error) {
 func (b *batch) decay(dt int64) float64 {
 	if dt <= 0 {
 		return 1
+	}
+	if dt < decayTableSpan && b.decays != nil {
+		if v := b.decays.at(dt); v >= 0x1p-1022 { // a subnormal product lost bits: exp2's
+			return v
+		}
 	}
 	return exp2(-float64(dt) / b.halfLife)
 }

@@ -35,3 +35,39 @@ var exp2Table = func() (t [64]float64) {
 	}
 	return t
 }()
+
+// decayTable gives 2^(-dt/h) for a half-life of h ms and 0 <= dt <
+// 2^30 ms (12 days) as the product of three entries, one per 10 bits of
+// dt: two multiplications instead of a division and exp2's polynomial.
+// Every repeated observation decays an activity: exp2 and its division
+// were 6% of the CPU of a 10M first import. Each entry, 2^(-n/h) for n =
+// k·2^s, is 2^-(n/h's integer part) times 2^(-(n mod h)/h), so the
+// rounding of n/h does not grow with it: the product is within 2.5
+// units in the last place of 2^(-dt/h) (above the subnormals).
+type decayTable struct {
+	hi, mid, lo [1 << 10]float64 // dt>>20, dt>>10&1023, dt&1023
+}
+
+// decayTableSpan bounds the dt a decayTable covers.
+const decayTableSpan = 1 << 30
+
+// newDecayTable returns the table of half-life h ms, or nil when h is
+// not positive (decay then calls exp2, whatever it makes of it).
+func newDecayTable(h int64) *decayTable {
+	if h <= 0 {
+		return nil
+	}
+	entry := func(n int64) float64 {
+		return math.Ldexp(math.Exp2(-float64(n%h)/float64(h)), -int(min(n/h, 1<<20)))
+	}
+	t := &decayTable{}
+	for k := range int64(len(t.lo)) {
+		t.hi[k], t.mid[k], t.lo[k] = entry(k<<20), entry(k<<10), entry(k)
+	}
+	return t
+}
+
+// at is 2^(-dt/h), for 0 <= dt < decayTableSpan.
+func (t *decayTable) at(dt int64) float64 {
+	return t.hi[dt>>20&1023] * t.mid[dt>>10&1023] * t.lo[dt&1023]
+}
