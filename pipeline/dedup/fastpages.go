@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -35,8 +36,10 @@ func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
 		return nil, err
 	}
 	return func(row, v, n int) {
-		for i := range n {
-			copy(r.hashes[row+i][:], data[(v+i)*20:])
+		// One copy of the run: a copy a hash called memmove each
+		// (2% of a 10M-row first import's CPU).
+		if dst := r.hashes[row : row+n]; n > 0 {
+			copy(unsafe.Slice(&dst[0][0], n*20), data[v*20:(v+n)*20])
 		}
 	}, nil
 }
