@@ -37,17 +37,19 @@ func globUnder(dir string, elems ...string) string {
 	return filepath.Join(append([]string{b.String()}, elems...)...)
 }
 
-// printRead prints the line labelled label that reads glob, one of the
-// report's globs, with DuckDB. No glob under a DIR whose path holds a
+// printRead prints the line labelled label that reads, with DuckDB, the
+// state files (prefix=*/*.parquet) of folder dir of DIR, by DIR's
+// absolute path (absDir): DuckDB resolves a relative one against the
+// folder it was started in. No glob under a DIR whose path holds a
 // backslash matches in DuckDB: the line then gives the pattern relative
 // to DIR, to run from there (DuckDB resolves it against its working
 // directory, which it does not split), and says so.
-func (r *Report) printRead(w io.Writer, label, glob string) {
-	if strings.Contains(r.Dir, `\`) {
-		rel := strings.TrimPrefix(glob, globUnder(r.Dir)+string(filepath.Separator))
+func (r *Report) printRead(w io.Writer, label string, dir ...string) {
+	elems := append(append([]string{}, dir...), "prefix=*", "*.parquet")
+	if strings.Contains(r.absDir, `\`) {
 		fmt.Fprintf(w, "%s: from DIR (DuckDB's globs cannot match the backslash in its path: cd there first) "+duckRead+"\n",
-			label, sqlString(rel))
+			label, sqlString(filepath.Join(elems...)))
 		return
 	}
-	fmt.Fprintf(w, "%s: "+duckRead+"\n", label, sqlString(glob))
+	fmt.Fprintf(w, "%s: "+duckRead+"\n", label, sqlString(globUnder(r.absDir, elems...)))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,6 +68,59 @@ func TestDuckDBLinesQuoteDir(t *testing.T) {
 			}
 			if got, want := m["frozen_state_glob"], filepath.Join(top, tt.inJSON, "state", "v", "000000000001", "prefix=*", "*.parquet"); got != want {
 				t.Errorf("frozen_state_glob %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestDuckDBLinesAbsolute: the DuckDB and frozen lines of a DIR given
+// relative (--data rel/dir) read by DIR's absolute path, as DuckDB started
+// in another folder resolves a relative one there and reads nothing (they
+// printed 'rel/dir/state/…'). A backslash in the working directory alone
+// makes them read from DIR too, as in DIR's own name.
+func TestDuckDBLinesAbsolute(t *testing.T) {
+	const fromDIR = "from DIR (DuckDB's globs cannot match the backslash in its path: cd there first) "
+	for _, tt := range []struct{ name, cwd, rel, inSQL string }{
+		{"relative", "", "rel/data", "TOP/rel/data/"},
+		{"dot", "rel/data", ".", "TOP/rel/data/"},
+		{"up and down", "rel/x", "../data", "TOP/rel/data/"},
+		{"glob characters", "", "rel/[1]", "TOP/rel/[[]1]/"},
+		{"a backslash in the working directory", `w\d`, "data", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			top := t.TempDir()
+			cwd := filepath.Join(top, tt.cwd)
+			if err := os.MkdirAll(cwd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(cwd)
+			if err := os.MkdirAll(filepath.Dir(tt.rel), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			datasettest.CommitState(t, tt.rel, schema.State{InfoHash: schema.Hash{0, 1}, HashType: 1,
+				MetadataStatus: "new", Tier: "hot"}, 0)
+			r, err := Run(context.Background(), tt.rel, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			r.Print(&out)
+			opts := ", hive_partitioning=true, hive_types={'prefix': VARCHAR})"
+			from := ""
+			if tt.inSQL == "" {
+				from = fromDIR
+			}
+			text := strings.ReplaceAll(out.String(), top, "TOP")
+			for _, want := range []string{
+				"DuckDB: " + from + "read_parquet('" + tt.inSQL + "state/current/prefix=*/*.parquet'" + opts + "\n",
+				"frozen: " + from + "read_parquet('" + tt.inSQL + "state/v/000000000001/prefix=*/*.parquet'" + opts + "\n",
+			} {
+				if !strings.Contains(text, want) {
+					t.Errorf("status prints\n%s\nwithout the line\n%s", text[max(0, strings.Index(text, "DuckDB:")):], want)
+				}
+			}
+			if r.Dir != tt.rel || r.StateGlob != globUnder(tt.rel, "state", "current", "prefix=*", "*.parquet") {
+				t.Errorf("report's dir %q and state_glob %q, want them as given (%q)", r.Dir, r.StateGlob, tt.rel)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -160,6 +161,11 @@ type Report struct {
 	// found damage; blocklistLen is how many hashes the list names.
 	Blocklisted  *int64 `json:"blocklisted"`
 	blocklistLen int
+	// absDir is Dir made absolute (once, when the report is built), and
+	// frozenDir the frozen state's folder under it: the DuckDB and frozen
+	// lines read from there, so that they read DIR's files from DuckDB
+	// started in any folder, not only where status ran.
+	absDir, frozenDir string
 }
 
 // Options control Run.
@@ -199,6 +205,9 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	if m.DatasetID != "" {
 		r.DatasetID = &m.DatasetID
 	}
+	if r.absDir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("status: %s: %w", dir, err)
+	}
 	r.AncestorIDs = append([]string{}, m.AncestorIDs...)
 	r.AncestorPasses = map[string][]string{}
 	maps.Copy(r.AncestorPasses, m.AncestorPasses)
@@ -210,6 +219,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	if st.Dir != "" {
 		g := globUnder(dir, st.Dir, "prefix=*", "*.parquet")
 		r.FrozenGlob = &g
+		r.frozenDir = st.Dir
 	}
 	for name, t := range m.Tables {
 		r.TableRows[name] = t.Rows()
@@ -408,12 +418,12 @@ func (r *Report) Print(w io.Writer) {
 			"or a pass running now has yet to apply it): %s\n", workStage(p), p)
 	}
 	r.printUnpublished(w)
-	r.printRead(w, "DuckDB", r.StateGlob)
+	r.printRead(w, "DuckDB", "state", "current")
 	if r.FrozenGlob == nil {
 		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
 		return
 	}
-	r.printRead(w, "frozen", *r.FrozenGlob)
+	r.printRead(w, "frozen", r.frozenDir)
 }
 
 // printBlocklist says that DIR/blocklist is unreadable, else how many known hashes it holds back.

@@ -88,3 +88,39 @@ func count(db *sql.DB, read string) (int64, error) {
 	err := db.QueryRow("SELECT count(*) FROM " + read).Scan(&n)
 	return n, err
 }
+
+// TestStatusReadsRunRelative: for a DIR given relative (--data rel/ds),
+// status's DuckDB and frozen lines read DIR's state from DuckDB started
+// in another folder: they printed 'rel/ds/state/…', which DuckDB resolves
+// against its own working directory, and read nothing there.
+func TestStatusReadsRunRelative(t *testing.T) {
+	needCommands(t, "dedup", "status")
+	top := t.TempDir()
+	list := filepath.Join(top, "hashes.txt")
+	if err := os.WriteFile(list, []byte(fmt.Sprintf("%040x\n%040x\n", 1, 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(top, "rel"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(top) // the binary runs here
+	mustInfohash(t, "dedup", "--data", "rel/ds", list)
+	var reads []string
+	for _, line := range strings.Split(mustInfohash(t, "status", "--data", "rel/ds"), "\n") {
+		for _, label := range []string{"DuckDB: ", "frozen: "} {
+			if rest, ok := strings.CutPrefix(line, label); ok && strings.HasPrefix(rest, "read_parquet(") {
+				reads = append(reads, rest)
+			}
+		}
+	}
+	if len(reads) != 2 {
+		t.Fatalf("status prints reads %q, want a DuckDB and a frozen one", reads)
+	}
+	t.Chdir(t.TempDir()) // DuckDB started elsewhere
+	db := duck(t)
+	for _, rd := range reads {
+		if n, err := count(db, rd); err != nil || n != 2 {
+			t.Errorf("status's %s from another folder: %d rows, %v; want DIR's 2", rd, n, err)
+		}
+	}
+}
