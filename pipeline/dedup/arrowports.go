@@ -30,6 +30,27 @@ func arrowPeerColumns(s *arrow.Schema) int {
 	return index("peer_port")
 }
 
+// arrowPortTypeError refuses s's peer_port when it would be an announced
+// port but for its type, one stored as an integer that is no integer (as
+// checkPeerPort refuses a Parquet DATE, TIME, TIMESTAMP or DECIMAL one):
+// a date32 was left unread where the same column in Parquet was read as
+// ports. Another type (a float, text) is not read, nor refused, by either.
+func arrowPortTypeError(s *arrow.Schema) error {
+	i, _ := rowio.FieldIndex(s, "peer_port")
+	if i < 0 {
+		return nil
+	}
+	a, _ := rowio.FieldIndex(s, "node_addr")
+	if src, _ := rowio.FieldIndex(s, "source"); a < 0 || src < 0 || !rowio.IsArrowString(s.Field(a).Type.ID()) {
+		return nil
+	}
+	switch t := s.Field(i).Type; t.ID() {
+	case arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP, arrow.DECIMAL128, arrow.DECIMAL256:
+		return &arrowTypeError{name: "peer_port", typ: t, want: obsTypes["peer_port"]}
+	}
+	return nil
+}
+
 // arrowInt reports whether t is an Arrow integer type.
 func arrowInt(t arrow.Type) bool {
 	switch t {

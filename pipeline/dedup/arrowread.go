@@ -88,6 +88,8 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 	}
 	if b.noPeers {
 		l.port, l.addr = -1, -1
+	} else if err := arrowPortTypeError(r.ArrowSchema()); err != nil {
+		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
 	var typeErr *arrowTypeError
 	switch {

@@ -30,6 +30,7 @@ var obsTypes = map[string]string{
 	"hash_type":    "an integer (1 or 2)",
 	"source":       "text or a BLOB (BYTE_ARRAY)", // a plain BYTE_ARRAY is read as text too
 	"info_hash_v2": "BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR",
+	"peer_port":    "an integer (a port)",
 }
 
 // obsTypeError says that column name is of type is, which dedup does not
@@ -40,8 +41,9 @@ func obsTypeError(name string, is any) error {
 
 // checkObsSchema requires info_hash (binary) and observed_at (INT64: a
 // TIMESTAMP, or plain epoch ms) of pf, and checks the optional columns'
-// types.
-func checkObsSchema(pf *parquet.File) error {
+// types; with peers (announced peers are read), peer_port's too
+// (checkPeerPort).
+func checkObsSchema(pf *parquet.File, peers bool) error {
 	s := pf.Schema()
 	if k := rowio.NestedKind(s, "info_hash"); k != "" {
 		return obsTypeError("info_hash", k)
@@ -125,6 +127,33 @@ func checkObsSchema(pf *parquet.File) error {
 	if v2, ok := s.Lookup("info_hash_v2"); ok {
 		if k := v2.Node.Type().Kind(); k != parquet.ByteArray && k != parquet.FixedLenByteArray {
 			return obsTypeError("info_hash_v2", k)
+		}
+	}
+	if peers {
+		return checkPeerPort(pf)
+	}
+	return nil
+}
+
+// checkPeerPort refuses the peer_port column of pf that the read takes
+// for announced ports (peerColumns: an INT32 or an INT64 beside node_addr
+// and source) when its logical type is no integer's (parquet-go gives a
+// writer's converted type, from before logical types, as one): a
+// DATE, TIME, TIMESTAMP or DECIMAL was read as ports by its stored
+// numbers (a DATE's 19000 days as port 19000). A peer_port the read does
+// not take (another physical type, or no node_addr) is not read, nor
+// refused, as before.
+func checkPeerPort(pf *parquet.File) error {
+	flat := func(c *parquet.Column) bool {
+		return c.Leaf() && c.MaxRepetitionLevel() == 0 && c.MaxDefinitionLevel() <= 1
+	}
+	port, _ := peerColumns(pf.Root(), flat)
+	if port == nil {
+		return nil
+	}
+	if lt := port.Type().LogicalType(); lt != nil && lt.Value != nil {
+		if _, ok := lt.Value.(*format.IntType); !ok {
+			return obsTypeError("peer_port", lt.Value)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/rowio"
@@ -361,4 +365,110 @@ func nullsBefore[P portInt](bad P) func(t *testing.T, dir string) []string {
 		return []string{writeRows(t, filepath.Join(dir, "plain.parquet"), rows),
 			writeRows(t, filepath.Join(dir, "dict.parquet"), dicts)}
 	}
+}
+
+// datePort is an observation whose peer_port is a DATE, as DuckDB writes
+// a DATE column (an INT32 of days).
+type datePort struct {
+	InfoHash   schema.Hash `parquet:"info_hash"`
+	ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string      `parquet:"source"`
+	NodeAddr   string      `parquet:"node_addr,optional"`
+	PeerPort   int32       `parquet:"peer_port,optional,date"`
+}
+
+// TestPeerPortNotInteger: a peer_port stored as integers that are no
+// integers (a Parquet DATE, an Arrow date32, time32, timestamp or
+// decimal) is the wrong schema with --announced-peers: bad input in one
+// line naming the input, the column and its type, and nothing is
+// committed, by every reader. A Parquet DATE's days were read as ports,
+// an Arrow date32 was left unread. Without --announced-peers the column
+// is not read, nor refused.
+func TestPeerPortNotInteger(t *testing.T) {
+	F := arrow.FixedWidthTypes
+	tests := []struct {
+		name  string
+		typ   arrow.DataType // nil: the Parquet DATE file
+		port  string
+		want  string // the error after "dedup: FILE: wrong schema: ", "" for none
+		peers bool
+	}{
+		{"Parquet DATE", nil, "", `column "peer_port" is DATE, want an integer (a port)`, true},
+		{"Parquet DATE without announced peers", nil, "", "", false},
+		{"Arrow date32", F.Date32, "1988-11-02", `column "peer_port" is date32, want an integer (a port)`, true},
+		{"Arrow time32", F.Time32ms, "01:54:41", `column "peer_port" is time32[ms], want an integer (a port)`, true},
+		{"Arrow timestamp", F.Timestamp_ms, "1970-01-01 00:00:06.881", `column "peer_port" is timestamp[ms, tz=UTC], want an integer (a port)`, true},
+		{"Arrow decimal", &arrow.Decimal128Type{Precision: 9}, "6881", `column "peer_port" is decimal(9, 0), want an integer (a port)`, true},
+		{"Arrow date32 without announced peers", F.Date32, "1988-11-02", "", false},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		in := filepath.Join(dir, "in.arrows")
+		if tt.typ == nil {
+			in = writeRows(t, filepath.Join(dir, "in.parquet"), []datePort{
+				{InfoHash: schema.Hash{1}, ObservedAt: t0.UnixMilli(), Source: schema.SourceGetPeers},
+				{InfoHash: schema.Hash{2}, ObservedAt: t0.UnixMilli(), Source: schema.SourceAnnouncePeer,
+					NodeAddr: "10.0.0.2:1", PeerPort: 6881},
+			})
+		} else if err := os.WriteFile(in, onePortStream(t, tt.typ, tt.port), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		eachParquetReader(t, tt.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "ds")
+			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = tt.peers }, in)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for h, s := range readState(t, data) {
+					if len(s.Peers) != 0 {
+						t.Errorf("hash %x has peers %q", h, s.Peers)
+					}
+				}
+				return
+			}
+			want := "dedup: " + in + ": wrong schema: " + tt.want
+			if err == nil || err.Error() != want || exitcode.Of(err) != exitcode.Usage {
+				t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
+			}
+			if _, serr := os.Stat(filepath.Join(data, "CURRENT")); serr == nil {
+				if st := readState(t, data); len(st) != 0 {
+					t.Fatalf("the refused input committed %d hashes", len(st))
+				}
+			}
+		})
+	}
+}
+
+// onePortStream is an Arrow IPC stream of one announce_peer row, hash {2}
+// by 10.0.0.2:1, whose peer_port of type typ is port (as text).
+func onePortStream(t *testing.T, typ arrow.DataType, port string) []byte {
+	t.Helper()
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "info_hash", Type: arrow.BinaryTypes.Binary},
+		{Name: "observed_at", Type: arrow.FixedWidthTypes.Timestamp_ms},
+		{Name: "source", Type: arrow.BinaryTypes.String},
+		{Name: "node_addr", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "peer_port", Type: typ, Nullable: true},
+	}, nil)
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(sch))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+	defer b.Release()
+	b.Field(0).(*array.BinaryBuilder).Append([]byte{2, 19: 0})
+	b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(t0.UnixMilli()))
+	b.Field(2).(*array.StringBuilder).Append(schema.SourceAnnouncePeer)
+	b.Field(3).(*array.StringBuilder).Append("10.0.0.2:1")
+	if err := b.Field(4).AppendValueFromString(port); err != nil {
+		t.Fatal(err)
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -66,7 +66,7 @@ func precheckParquet(in input, cols *parquet.Schema) (fi os.FileInfo, err error)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkObsSchema(pf); err != nil {
+	if err := checkObsSchema(pf, cols == obsPeerColumns); err != nil {
 		return nil, fmt.Errorf("%w: %w", rowio.ErrSchema, err)
 	}
 	return fi, nil

@@ -116,7 +116,7 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	if err != nil {
 		return 0, bad(err)
 	}
-	if err := checkObsSchema(pf); err != nil {
+	if err := checkObsSchema(pf, !b.noPeers); err != nil {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
 	if cols, ok := fastLayout(pf); ok && fastPath {

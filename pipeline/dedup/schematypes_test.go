@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
@@ -135,6 +137,65 @@ func TestOptionalColumnTypes(t *testing.T) {
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt uint64 `parquet:"observed_at"`
 	}
+	// A peer_port (beside node_addr and source: read for announced ports)
+	// stored as an INT32 or an INT64 of a logical type that is no
+	// integer's was read as ports by its stored numbers (a DATE's days).
+	type portDate struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		NodeAddr   string `parquet:"node_addr"`
+		PeerPort   int32  `parquet:"peer_port,date"`
+	}
+	type portTime struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		NodeAddr   string `parquet:"node_addr"`
+		PeerPort   int32  `parquet:"peer_port,time(millisecond)"`
+	}
+	type portDecimal struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		NodeAddr   string `parquet:"node_addr"`
+		PeerPort   int64  `parquet:"peer_port,decimal(0:18)"`
+	}
+	type portTimestamp struct {
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		NodeAddr   string `parquet:"node_addr"`
+		PeerPort   int64  `parquet:"peer_port,timestamp(millisecond)"`
+	}
+	type portSmall struct { // an integer: read
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		NodeAddr   string `parquet:"node_addr"`
+		PeerPort   int32  `parquet:"peer_port,int(16)"`
+	}
+	type portDateAlone struct { // no node_addr: peer_port is not read
+		InfoHash   []byte `parquet:"info_hash"`
+		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
+		Source     string `parquet:"source"`
+		PeerPort   int32  `parquet:"peer_port,date"`
+	}
+	const ann, addr = "announce_peer", "10.0.0.1:1"
+	// convertedOnly makes peer_port's type its converted type ct alone, as
+	// a writer older than logical types wrote it.
+	convertedOnly := func(ct deprecated.ConvertedType) func(*format.FileMetaData) {
+		return func(md *format.FileMetaData) {
+			for i := range md.Schema {
+				if e := &md.Schema[i]; e.Name == "peer_port" {
+					e.ConvertedType = thrift.Null[deprecated.ConvertedType]{V: ct, Valid: true}
+					e.LogicalType = format.LogicalType{}
+					return
+				}
+			}
+			t.Fatal("no column peer_port in the footer")
+		}
+	}
 	dir := t.TempDir()
 	tests := []struct {
 		name string
@@ -180,6 +241,22 @@ func TestOptionalColumnTypes(t *testing.T) {
 			`column "source" is a STRUCT, want text or a BLOB (BYTE_ARRAY)`},
 		{"LIST info_hash_v2", writeRowsBytes(t, dir, []listV2{{h, at, [][]byte{make([]byte, 32)}}}),
 			`column "info_hash_v2" is a LIST, want BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR`},
+		{"DATE peer_port", writeRowsBytes(t, dir, []portDate{{h, at, ann, addr, 6881}}),
+			`column "peer_port" is DATE, want an integer (a port)`},
+		{"TIME peer_port", writeRowsBytes(t, dir, []portTime{{h, at, ann, addr, 6881}}),
+			`column "peer_port" is TIME(isAdjustedToUTC=true,unit=MILLIS), want an integer (a port)`},
+		{"DECIMAL peer_port", writeRowsBytes(t, dir, []portDecimal{{h, at, ann, addr, 6881}}),
+			`column "peer_port" is DECIMAL(18,0), want an integer (a port)`},
+		{"TIMESTAMP peer_port", writeRowsBytes(t, dir, []portTimestamp{{h, at, ann, addr, 6881}}),
+			`column "peer_port" is TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS), want an integer (a port)`},
+		{"DATE (converted) peer_port", editFooter(t, writeRowsBytes(t, dir, []portDate{{h, at, ann, addr, 6881}}),
+			convertedOnly(deprecated.Date)), `column "peer_port" is DATE, want an integer (a port)`},
+		{"DECIMAL (converted) peer_port", editFooter(t, writeRowsBytes(t, dir, []portDecimal{{h, at, ann, addr, 6881}}),
+			convertedOnly(deprecated.Decimal)), `column "peer_port" is DECIMAL(18,0), want an integer (a port)`},
+		{"TIME_MILLIS (converted) peer_port", editFooter(t, writeRowsBytes(t, dir, []portTime{{h, at, ann, addr, 6881}}),
+			convertedOnly(deprecated.TimeMillis)), `column "peer_port" is TIME`},
+		{"SMALLINT peer_port", writeRowsBytes(t, dir, []portSmall{{h, at, ann, addr, 6881}}), ""},
+		{"DATE peer_port without node_addr", writeRowsBytes(t, dir, []portDateAlone{{h, at, ann, 6881}}), ""},
 	}
 	for _, tt := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
