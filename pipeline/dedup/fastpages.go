@@ -15,13 +15,16 @@ import (
 	"github.com/infohash/infohash/formats/textenc"
 )
 
+// hashPage reads a page of a FIXED_LEN_BYTE_ARRAY(20) info_hash, PLAIN or
+// dictionary-encoded. A dictionary-encoded page's values are its INT32
+// indexes: only its dictionary holds the hashes (asking the page for
+// them panicked, so every such file was "corrupt Parquet" to this reader).
 func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
-	data, size := dataOf(p).FixedLenByteArray()
-	if size != 20 {
-		return nil, errors.New("unexpected page layout")
-	}
 	if d := p.Dictionary(); d != nil {
-		dict, _ := dataOf(d.Page()).FixedLenByteArray()
+		dict, size := dataOf(d.Page()).FixedLenByteArray()
+		if size != 20 {
+			return nil, errors.New("unexpected page layout")
+		}
 		idx, err := dictIndexes(p, len(dict)/20)
 		if err != nil {
 			return nil, err
@@ -31,6 +34,10 @@ func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
 				copy(r.hashes[row+i][:], dict[int(ix)*20:])
 			}
 		}, nil
+	}
+	data, size := dataOf(p).FixedLenByteArray()
+	if size != 20 {
+		return nil, errors.New("unexpected page layout")
 	}
 	if err := checkCount(p, len(data)/20); err != nil {
 		return nil, err
