@@ -10,8 +10,6 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -454,41 +452,6 @@ func (r *Report) printUnpublished(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
-}
-
-func deref(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-func counts(m map[string]int64, _ []string) string {
-	if len(m) == 0 {
-		return "-"
-	}
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return m[ks[i]] > m[ks[j]] || m[ks[i]] == m[ks[j]] && ks[i] < ks[j] })
-	parts := make([]string, len(ks))
-	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // progress starts a report of work on label with total units on
