@@ -97,10 +97,10 @@ type pointedFloat float64
 // MarshalJSON writes encoding/json's form of f, pointed.
 func (f pointedFloat) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(float64(f))
-	if err != nil || strings.ContainsAny(string(b), ".eE") {
+	if err != nil {
 		return b, err
 	}
-	return append(b, ".0"...), nil
+	return pointed(b, 0), nil
 }
 
 // Time renders a schema timestamp (ms) as RFC 3339 UTC.

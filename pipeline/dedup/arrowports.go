@@ -17,17 +17,22 @@ import (
 // source column, else -1. Announced peers are read from these columns
 // only then; otherwise they are not read (nor refused), by either reader.
 func arrowPeerColumns(s *arrow.Schema) int {
-	index := func(name string) int { i, _ := rowio.FieldIndex(s, name); return i } // as arrowLayoutOf's
-	typeOf := func(name string) arrow.Type {
-		if i := index(name); i >= 0 {
-			return s.Field(i).Type.ID()
-		}
-		return arrow.NULL
+	if i := arrowPortBeside(s); i >= 0 && arrowInt(s.Field(i).Type.ID()) {
+		return i
 	}
-	if !arrowInt(typeOf("peer_port")) || !rowio.IsArrowString(typeOf("node_addr")) || index("source") < 0 {
+	return -1
+}
+
+// arrowPortBeside is the index of s's peer_port column, whatever its
+// type, when node_addr is text beside a source column (announced peers
+// would be read from it), else -1.
+func arrowPortBeside(s *arrow.Schema) int {
+	index := func(name string) int { i, _ := rowio.FieldIndex(s, name); return i } // as arrowLayoutOf's
+	port, addr := index("peer_port"), index("node_addr")
+	if port < 0 || addr < 0 || index("source") < 0 || !rowio.IsArrowString(s.Field(addr).Type.ID()) {
 		return -1
 	}
-	return index("peer_port")
+	return port
 }
 
 // arrowPortTypeError refuses s's peer_port when it would be an announced
@@ -36,12 +41,8 @@ func arrowPeerColumns(s *arrow.Schema) int {
 // a date32 was left unread where the same column in Parquet was read as
 // ports. Another type (a float, text) is not read, nor refused, by either.
 func arrowPortTypeError(s *arrow.Schema) error {
-	i, _ := rowio.FieldIndex(s, "peer_port")
+	i := arrowPortBeside(s)
 	if i < 0 {
-		return nil
-	}
-	a, _ := rowio.FieldIndex(s, "node_addr")
-	if src, _ := rowio.FieldIndex(s, "source"); a < 0 || src < 0 || !rowio.IsArrowString(s.Field(a).Type.ID()) {
 		return nil
 	}
 	switch t := s.Field(i).Type; t.ID() {
