@@ -61,3 +61,70 @@ func TestDedupBadPeerPorts(t *testing.T) {
 		t.Errorf("--stats-json bad_peer_ports = %v, want 2:\n%s", st["bad_peer_ports"], b)
 	}
 }
+
+// portRow is an announce_peer observation whose peer_port is a P, as
+// another tool may write it (a BIGINT).
+type portRow[P int64] struct {
+	InfoHash   schema.Hash `parquet:"info_hash"`
+	ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
+	Source     string      `parquet:"source"`
+	NodeAddr   string      `parquet:"node_addr"`
+	PeerPort   P           `parquet:"peer_port"`
+}
+
+// portFile writes two announce_peer rows by 127.0.0.1 at path, the
+// second's peer_port a P of port (the first's 6881).
+func portFile[P int64](port P) func(t *testing.T, path string) {
+	return func(t *testing.T, path string) {
+		at := time.Now().Add(-time.Minute).UnixMilli()
+		writeRows(t, path, []portRow[P]{
+			{InfoHash: schema.Hash{0xbb, 1}, ObservedAt: at, Source: schema.SourceAnnouncePeer, NodeAddr: "127.0.0.1:1", PeerPort: 6881},
+			{InfoHash: schema.Hash{0xbb, 2}, ObservedAt: at, Source: schema.SourceAnnouncePeer, NodeAddr: "127.0.0.1:1", PeerPort: port},
+		})
+	}
+}
+
+// TestDedupPeerPortTypes: a BIGINT peer_port past int32 (2^40, or
+// 2^32+6881, whose low bits are a port) is a bad port like 70000: exit 0,
+// counted, both observations kept (it failed the run, exit 2).
+func TestDedupPeerPortTypes(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(t *testing.T, path string)
+		peers bool     // --announced-peers
+		code  int      // the exit status
+		want  []string // in the done line (exit 0), or the one line naming the file (exit 2)
+	}{
+		{"BIGINT 2^40", portFile[int64](1 << 40), true, 0, []string{" observations=2 ", " bad_peer_ports=1 "}},
+		{"BIGINT 2^32+6881", portFile[int64](1<<32 + 6881), true, 0, []string{" observations=2 ", " bad_peer_ports=1 "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "observations.parquet")
+			tt.write(t, path)
+			args := []string{"dedup", "--data", filepath.Join(dir, "ih"), path}
+			if tt.peers {
+				args = append(args, "--announced-peers")
+			}
+			r := ih(t, nil, args...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			var lines []string
+			for _, line := range strings.Split(r.stderr, "\n") {
+				if tt.code == 0 && strings.Contains(line, `msg="dedup: done"`) || tt.code != 0 && strings.Contains(line, path) {
+					lines = append(lines, line)
+				}
+			}
+			if len(lines) != 1 {
+				t.Fatalf("want one line, got %q; stderr:\n%s", lines, r.stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(lines[0], w) {
+					t.Errorf("line %q lacks %q", lines[0], w)
+				}
+			}
+		})
+	}
+}

@@ -62,10 +62,10 @@ clock (--now, or the wall clock) is read as that clock, so that a host's
 wrong clock cannot date a hash's last sighting in the future: such rows are
 counted (future_clamped; observations_future_clamped in --stats-json) and
 warned about once per input. With --announced-peers, an announce_peer row
-whose peer_port is not null but no port (not 1-65535, or past its column's
-integer type: a UTINYINT holding 300) is read without an endpoint, counted
-(bad_peer_ports, the same in --stats-json) and warned about once per input:
-its producer is broken.
+whose peer_port is not null but no port (not 1-65535, a BIGINT's 2^40 too,
+or past its column's integer type: a UTINYINT holding 300) is read without
+an endpoint, counted (bad_peer_ports, the same in --stats-json) and warned
+about once per input: its producer is broken.
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and

@@ -62,23 +62,19 @@ func arrowInt(t arrow.Type) bool {
 }
 
 // loadArrowPeers notes the endpoints the announce_peer rows of rec name.
-// peer_port is read as both Parquet readers read it, into an int32 by
-// value: a value past int32 (a uint32's 2^32-1, an int64's -2^31-1) in
-// any row is bad input, an IntRangeError placing it in the batch; one
-// that fits but is no port (0, negative, past 65535) names no endpoint
-// and is counted as a bad port (badports.go), whatever node_addr holds.
-func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) error {
+// peer_port is read as both Parquet readers read it, by value
+// (portValue): one that is no port (0, negative, past 65535, past int32)
+// names no endpoint and is counted as a bad port (badports.go), whatever
+// node_addr holds.
+func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) {
 	if l.port < 0 {
-		return nil
+		return
 	}
 	c := rec.Column(l.port)
 	if c.NullN() == c.Len() {
-		return nil
+		return
 	}
-	ports, err := r.arrowPorts(c)
-	if err != nil {
-		return err
-	}
+	ports := r.arrowPorts(c)
 	addrs := rec.Column(l.addr)
 	strs, _ := addrs.(interface{ Value(int) string }) // arrowPeerColumns takes text only
 	for i := range int(rec.NumRows()) {
@@ -92,46 +88,38 @@ func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) error 
 			r.notePeer(i, unsafe.Slice(unsafe.StringData(s), len(s)), p, b)
 		}
 	}
-	return nil
 }
 
-// arrowPorts is c, an Arrow integer column, as int32s (an int32 column's
-// own values; others copied into r.port), or the IntRangeError of its
-// first non-null value past int32.
-func (r *rgBuf) arrowPorts(c arrow.Array) ([]int32, error) {
+// arrowPorts is c, an Arrow integer column, as int32s: an int32 column's
+// own values, others' copied into r.port by value (portValue: 0 for one
+// that is no port); a null row's is any value.
+func (r *rgBuf) arrowPorts(c arrow.Array) []int32 {
 	switch a := c.(type) {
 	case *array.Int32:
-		return a.Int32Values(), nil
+		return a.Int32Values()
 	case *array.Int8:
-		return portsOf(r, c, a.Int8Values())
+		return portsOf(r, a.Int8Values())
 	case *array.Int16:
-		return portsOf(r, c, a.Int16Values())
+		return portsOf(r, a.Int16Values())
 	case *array.Int64:
-		return portsOf(r, c, a.Int64Values())
+		return portsOf(r, a.Int64Values())
 	case *array.Uint8:
-		return portsOf(r, c, a.Uint8Values())
+		return portsOf(r, a.Uint8Values())
 	case *array.Uint16:
-		return portsOf(r, c, a.Uint16Values())
+		return portsOf(r, a.Uint16Values())
 	case *array.Uint32:
-		return portsOf(r, c, a.Uint32Values())
+		return portsOf(r, a.Uint32Values())
 	case *array.Uint64:
-		return portsOf(r, c, a.Uint64Values())
+		return portsOf(r, a.Uint64Values())
 	}
-	return nil, nil // arrowPeerColumns takes integers only
+	return nil // arrowPeerColumns takes integers only
 }
 
-// portsOf copies vals, the values of c, into r.port as int32s; a non-null
-// value past int32 is an IntRangeError (its row in the batch), rowio's
-// check of a Parquet INT64 column's (rowio.Int64Past).
-func portsOf[T int8 | int16 | int64 | uint8 | uint16 | uint32 | uint64](r *rgBuf, c arrow.Array, vals []T) ([]int32, error) {
+// portsOf copies vals into r.port as portValue reads them.
+func portsOf[T int8 | int16 | int64 | uint8 | uint16 | uint32 | uint64](r *rgBuf, vals []T) []int32 {
 	r.port = resize(r.port, len(vals))
-	var zero T
-	unsigned := zero-1 > 0
 	for i, v := range vals {
-		if x := int64(v); (x != int64(int32(x)) || unsigned && x < 0) && !c.IsNull(i) { // past int32
-			return nil, rowio.Int64Past("peer_port", int64(i), x, unsigned, false)
-		}
-		r.port[i] = int32(v)
+		r.port[i] = portValue(int64(v))
 	}
-	return r.port, nil
+	return r.port
 }

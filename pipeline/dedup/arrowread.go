@@ -106,8 +106,16 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 		return 0, bad(err)
 	}
 	defer f2.Close()
-	peers := !b.noPeers && arrowPeerColumns(r.ArrowSchema()) >= 0
-	return readArrowRows(ctx, in.name, f2, in.inbox, peers, b, bad)
+	var ports io.Reader // announced peers: their ports are read from the stream once more
+	if !b.noPeers && arrowPeerColumns(r.ArrowSchema()) >= 0 {
+		f3, err := in.open(ctx)
+		if err != nil {
+			return 0, bad(err)
+		}
+		defer f3.Close()
+		ports = f3
+	}
+	return readArrowRows(ctx, in.name, f2, in.inbox, ports, b, bad)
 }
 
 // An arrowTypeError is a column of a type dedup does not read, saying
@@ -234,9 +242,6 @@ func readArrowColumns(ctx context.Context, r *rowio.Reader[struct{}], l arrowLay
 			var re *rowError
 			if errors.As(err, &re) {
 				return n, bad(fmt.Errorf("row %d: %s", n+re.row+1, re.msg))
-			}
-			if ie, ok := errors.AsType[*rowio.IntRangeError](err); ok { // placed in the batch
-				ie.Row += n
 			}
 			return n, bad(err)
 		}
@@ -392,7 +397,8 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		}
 	}
 	r.typeLongHashes()
-	return r.loadArrowPeers(rec, l, b)
+	r.loadArrowPeers(rec, l, b)
+	return nil
 }
 
 // noNulls is a rowError for c's first null.

@@ -71,13 +71,15 @@ var portReaders = []struct {
 }
 
 // TestBadPeerPorts: every reader drops an announce_peer row's peer_port
-// that is not null but no port (0, negative, past 65535, or past the
-// width its Parquet column declares: a UTINYINT's 300, a TINYINT's 200),
-// and counts it the same way (bad_peer_ports), with one warning naming
-// the input and the count; a port that fits its column is read. A null
-// port, and a bad one in a row that is not announce_peer (DuckDB's row 7),
-// is not counted. They were dropped unsaid, and a narrow column's value
-// past its width was read as a port.
+// that is not null but no port (0, negative, past 65535, past int32 in a
+// wider column: a BIGINT's 2^40, a UINTEGER's 2^32-1, a UBIGINT's 2^64-1,
+// or past the width its Parquet column declares: a UTINYINT's 300, a
+// TINYINT's 200), and counts it the same way (bad_peer_ports), with one
+// warning naming the input and the count; its observation is kept, and a
+// port that fits its column is read. A null port, and a bad one in a row
+// that is not announce_peer (DuckDB's row 7), is not counted. They were
+// dropped unsaid, a narrow column's value past its width was read as a
+// port, and one past int32 refused the whole input (exit 2).
 func TestBadPeerPorts(t *testing.T) {
 	P := arrow.PrimitiveTypes
 	duck := func(name string) func(*testing.T, string) string {
@@ -104,6 +106,16 @@ func TestBadPeerPorts(t *testing.T) {
 		{"UINTEGER 70000", portFile[uint32]("70000"), P.Uint32, "70000", 1, h5, nil},
 		{"UBIGINT 0", portFile[uint64]("0"), P.Uint64, "0", 1, h5, nil},
 		{"UBIGINT 65536", portFile[uint64]("65536"), P.Uint64, "65536", 1, h5, nil},
+		// Past int32 in a wider column: no port, as 70000 (it was bad input).
+		{"BIGINT 2^40", portFile[int64]("1099511627776"), P.Int64, "1099511627776", 1, h5, nil},
+		{"BIGINT 2^32+6881", portFile[int64]("4294973177"), P.Int64, "4294973177", 1, h5, nil}, // not its low bits
+		{"BIGINT -2^31-1", portFile[int64]("-2147483649"), P.Int64, "-2147483649", 1, h5, nil},
+		{"UINTEGER 2^31", portFile[uint32]("2147483648"), P.Uint32, "2147483648", 1, h5, nil},
+		{"UINTEGER 2^32-1", portFile[uint32]("4294967295"), P.Uint32, "4294967295", 1, h5, nil},
+		{"UINTEGER dictionary 2^32-1", dictPortFile[uint32]("4294967295"), nil, "", 1, h5, nil},
+		{"UBIGINT 2^63", portFile[uint64]("9223372036854775808"), P.Uint64, "9223372036854775808", 1, h5, nil},
+		{"UBIGINT 2^64-1", portFile[uint64]("18446744073709551615"), P.Uint64, "18446744073709551615", 1, h5, nil},
+		{"UBIGINT dictionary 2^64-1", dictPortFile[uint64]("18446744073709551615"), nil, "", 1, h5, nil},
 		{"USMALLINT 65535", portFile[uint16]("65535"), P.Uint16, "65535", 0, h5, []string{"10.0.0.4:65535"}},
 		{"UTINYINT 255", portFile[uint8]("255"), P.Uint8, "255", 0, h5, []string{"10.0.0.4:255"}},
 		{"TINYINT 127", portFile[int8]("127"), P.Int8, "127", 0, h5, []string{"10.0.0.4:127"}},
@@ -119,6 +131,8 @@ func TestBadPeerPorts(t *testing.T) {
 		{"DuckDB UINTEGER", duck("peer_port_uinteger.parquet"), nil, "", 2, duckHash(2), nil},
 		{"DuckDB USMALLINT", duck("peer_port_usmallint.parquet"), nil, "", 1, duckHash(2), []string{"10.0.0.2:65535"}},
 		{"DuckDB UTINYINT", duck("peer_port_utinyint.parquet"), nil, "", 1, duckHash(2), []string{"10.0.0.2:255"}},
+		{"DuckDB BIGINT", duck("peer_port_bigint.parquet"), nil, "", 2, duckHash(2), nil},   // 2^32+6881
+		{"DuckDB UBIGINT", duck("peer_port_ubigint.parquet"), nil, "", 2, duckHash(2), nil}, // 2^64-1
 	}
 	defer func() { fastPath = true }()
 	for _, tt := range tests {
@@ -154,7 +168,18 @@ func TestBadPeerPorts(t *testing.T) {
 				} else if tt.bad == 0 && warned != 0 {
 					t.Errorf("a warning without bad ports:\n%s", log)
 				}
-				if got := readState(t, st.data)[tt.hash].Peers; !slices.Equal(got, tt.peers) {
+				state := readState(t, st.data)
+				rows := 6 // portRows'
+				if tt.hash != h5 {
+					rows = 8 // DuckDB's
+				}
+				if len(state) != rows {
+					t.Errorf("%d hashes kept, want every row's %d", len(state), rows)
+				}
+				if s, ok := state[tt.hash]; !ok || s.SeenCount != 1 {
+					t.Errorf("%x: kept %v, seen %d times: want its observation kept", tt.hash[:2], ok, s.SeenCount)
+				}
+				if got := state[tt.hash].Peers; !slices.Equal(got, tt.peers) {
 					t.Errorf("%x's peers %q, want %q", tt.hash[:2], got, tt.peers)
 				}
 			})

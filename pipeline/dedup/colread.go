@@ -6,8 +6,6 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go"
-
-	"github.com/infohash/infohash/formats/rowio"
 )
 
 // colReader hands out one column chunk's values a run of rows at a time,
@@ -106,10 +104,6 @@ func (c *colReader) next() error {
 	if c.fill, err = c.prepare(p); err != nil {
 		if re, ok := err.(*rowError); ok { // a value of the page: place its row in the row group
 			return &rowError{row: c.base + c.valueRow(re.row), msg: re.msg}
-		}
-		if ie, ok := err.(*rowio.IntRangeError); ok { // so for a value past its field (portPage64)
-			ie.Row = c.base + c.valueRow(ie.Row)
-			return ie
 		}
 		return fmt.Errorf("%s: %w", c.name, err)
 	}

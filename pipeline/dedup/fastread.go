@@ -98,7 +98,7 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 		c.v2Text = rowio.TextType(c.v2.Type())
 	}
 	c.port, c.addr = peerColumns(root, flat)
-	c.portUnsigned = c.port != nil && portUnsigned(pf, c.port)
+	c.portUnsigned = c.port != nil && portUnsigned(c.port)
 	return c, true
 }
 
@@ -249,8 +249,6 @@ func readFast(ctx context.Context, name string, pf *parquet.File, c fastColumns,
 					decErr = corrupt(first, err)
 					if re, ok := errors.AsType[*rowError](err); ok {
 						decErr = fmt.Errorf("row %d: %s", first+re.row+1, re.msg)
-					} else if ie, ok := errors.AsType[*rowio.IntRangeError](err); ok {
-						ie.Row, decErr = ie.Row+first, ie // placed in the row group (colReader)
 					}
 					return
 				}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -36,9 +35,10 @@ type uintPort struct {
 
 // TestPeerPortUnsigned: a UINTEGER peer_port is read by value. A port
 // that fits is an announced peer; one past int32 (2^32-1 would read as
-// -1 and its endpoint be dropped unsaid) is bad input naming the file,
-// the column, the row and the value, also past the first read; nothing
-// is committed. Without announced peers the column is not read.
+// -1) is no port, as 70000 is: its row is read without an endpoint and
+// counted, also past the first read, and every observation is kept (it
+// was bad input, the file refused). Without announced peers the column
+// is not read, and nothing is counted.
 func TestPeerPortUnsigned(t *testing.T) {
 	h := schema.Hash{0x10, 1}
 	rows := func(at int, port uint32) []uintPort {
@@ -53,37 +53,32 @@ func TestPeerPortUnsigned(t *testing.T) {
 		name  string
 		rows  []uintPort
 		peers bool     // --announced-peers
-		want  string   // the error after "dedup: FILE: ", "" for none
-		state []string // h's peers, when no error
+		bad   int64    // bad_peer_ports
+		state []string // h's peers
 	}{
-		{"a port that fits", rows(3, 6881), true, "", []string{"1.1.1.1:6881"}},
-		{"2^32-1", rows(3, math.MaxUint32), true, `column "peer_port" row 4: 4294967295 is outside int32`, nil},
-		{"2^31 past the first read", rows(readBatch+5, 1<<31), true,
-			`column "peer_port" row 8198: 2147483648 is outside int32`, nil},
-		{"2^32-1 without announced peers", rows(3, math.MaxUint32), false, "", nil},
+		{"a port that fits", rows(3, 6881), true, 0, []string{"1.1.1.1:6881"}},
+		{"2^32-1", rows(3, math.MaxUint32), true, 1, nil},
+		{"2^31 past the first read", rows(readBatch+5, 1<<31), true, 1, nil},
+		{"70000 past the first read", rows(readBatch+5, 70000), true, 1, nil},
+		{"2^32-1 without announced peers", rows(3, math.MaxUint32), false, 0, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := writeRows(t, filepath.Join(t.TempDir(), "in.parquet"), tt.rows)
+		in := writeRows(t, filepath.Join(t.TempDir(), "in.parquet"), tt.rows)
+		eachParquetReader(t, tt.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")
-			_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = tt.peers }, in)
-			if tt.want != "" {
-				want := "dedup: " + in + ": " + tt.want
-				if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
-					t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
-				}
-				if _, serr := os.Stat(filepath.Join(data, "CURRENT")); serr == nil {
-					if st := readState(t, data); len(st) != 0 {
-						t.Fatalf("the refused input committed %d hashes", len(st))
-					}
-				}
-				return
-			}
+			stats, err := run(t, data, func(o *Options) { o.AnnouncedPeers = tt.peers }, in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := readState(t, data)[h].Peers; !slices.Equal(got, tt.state) {
-				t.Fatalf("peers %q, want %q", got, tt.state)
+			if stats.BadPeerPorts != tt.bad {
+				t.Errorf("bad_peer_ports = %d, want %d", stats.BadPeerPorts, tt.bad)
+			}
+			st := readState(t, data)[h]
+			if st.SeenCount != int64(len(tt.rows)) {
+				t.Errorf("seen_count %d, want every row's %d", st.SeenCount, len(tt.rows))
+			}
+			if !slices.Equal(st.Peers, tt.state) {
+				t.Fatalf("peers %q, want %q", st.Peers, tt.state)
 			}
 		})
 	}
@@ -226,50 +221,48 @@ func writeGroupsOf3[T any](t testing.TB, path string, rows []T) string {
 // column reader where it serves the file and by the row reader, with the
 // Arrow readers' outcome for the same values in an Arrow stream
 // (TestArrowPeerPortTypes): a port that fits is an announced peer; a
-// value that fits an int32 but is no port (0, -1, 70000) names none; one
-// past int32 is bad input naming the input, the column, the row (counted
-// across row groups, from 1) and the value, and nothing is committed.
-// Without --announced-peers the column is not read, nor refused. An INT64
+// value that is no port (0, -1, 70000, or past int32: 2^40, 2^64-1)
+// names none and is counted as a bad port, every observation kept (one
+// past int32 was bad input, the file refused). Without --announced-peers
+// the column is not read, nor refused, and nothing is counted. An INT64
 // or UBIGINT peer_port was silently neither read nor refused (parquet-go
 // reads an INT64's 2^40 into an int32 as 0).
 func TestParquetPeerPortTypes(t *testing.T) {
 	P := arrow.PrimitiveTypes
-	refused := func(v string) string { return `column "peer_port" row 5: ` + v + ` is outside int32` }
 	tests := []struct {
 		name  string
 		file  func(t *testing.T, path string) string
 		typ   arrow.DataType // the Arrow stream's type of the same values
 		port  string
-		want  string   // the error after "dedup: FILE: ", "" for none
-		peer  []string // hash {5}'s peers, when no error
+		peer  []string // hash {5}'s peers: none for a bad port (counted) or without --announced-peers
 		noArg bool     // without --announced-peers
 	}{
-		{"INT32", portFile[int32]("6881"), P.Int32, "6881", "", []string{"10.0.0.4:6881"}, false},
-		{"INT32 0", portFile[int32]("0"), P.Int32, "0", "", nil, false},
-		{"INT32 65535", portFile[int32]("65535"), P.Int32, "65535", "", []string{"10.0.0.4:65535"}, false},
-		{"INT32 70000", portFile[int32]("70000"), P.Int32, "70000", "", nil, false},
-		{"INT32 -1", portFile[int32]("-1"), P.Int32, "-1", "", nil, false},
-		{"SMALLINT", portFile[int16]("6881"), P.Int16, "6881", "", []string{"10.0.0.4:6881"}, false},
-		{"SMALLINT -1", portFile[int16]("-1"), P.Int16, "-1", "", nil, false},
-		{"INT64", portFile[int64]("6881"), P.Int64, "6881", "", []string{"10.0.0.4:6881"}, false},
-		{"INT64 0", portFile[int64]("0"), P.Int64, "0", "", nil, false},
-		{"INT64 65535", portFile[int64]("65535"), P.Int64, "65535", "", []string{"10.0.0.4:65535"}, false},
-		{"INT64 70000", portFile[int64]("70000"), P.Int64, "70000", "", nil, false},
-		{"INT64 -1", portFile[int64]("-1"), P.Int64, "-1", "", nil, false},
-		{"INT64 2^40", portFile[int64]("1099511627776"), P.Int64, "1099511627776", refused("1099511627776"), nil, false},
-		{"INT64 -2^31-1", portFile[int64]("-2147483649"), P.Int64, "-2147483649", refused("-2147483649"), nil, false},
-		{"INT64 2^40 without announced peers", portFile[int64]("1099511627776"), P.Int64, "1099511627776", "", nil, true},
-		{"UINTEGER", portFile[uint32]("6881"), P.Uint32, "6881", "", []string{"10.0.0.4:6881"}, false},
-		{"UINTEGER 70000", portFile[uint32]("70000"), P.Uint32, "70000", "", nil, false},
-		{"UINTEGER 2^32-1", portFile[uint32]("4294967295"), P.Uint32, "4294967295", refused("4294967295"), nil, false},
-		{"UBIGINT", portFile[uint64]("6881"), P.Uint64, "6881", "", []string{"10.0.0.4:6881"}, false},
-		{"UBIGINT 0", portFile[uint64]("0"), P.Uint64, "0", "", nil, false},
-		{"UBIGINT 65535", portFile[uint64]("65535"), P.Uint64, "65535", "", []string{"10.0.0.4:65535"}, false},
-		{"UBIGINT 2^40", portFile[uint64]("1099511627776"), P.Uint64, "1099511627776", refused("1099511627776"), nil, false},
-		{"UBIGINT 2^64-1", portFile[uint64]("18446744073709551615"), P.Uint64, "18446744073709551615",
-			refused("18446744073709551615"), nil, false},
+		{"INT32", portFile[int32]("6881"), P.Int32, "6881", []string{"10.0.0.4:6881"}, false},
+		{"INT32 0", portFile[int32]("0"), P.Int32, "0", nil, false},
+		{"INT32 65535", portFile[int32]("65535"), P.Int32, "65535", []string{"10.0.0.4:65535"}, false},
+		{"INT32 70000", portFile[int32]("70000"), P.Int32, "70000", nil, false},
+		{"INT32 -1", portFile[int32]("-1"), P.Int32, "-1", nil, false},
+		{"SMALLINT", portFile[int16]("6881"), P.Int16, "6881", []string{"10.0.0.4:6881"}, false},
+		{"SMALLINT -1", portFile[int16]("-1"), P.Int16, "-1", nil, false},
+		{"INT64", portFile[int64]("6881"), P.Int64, "6881", []string{"10.0.0.4:6881"}, false},
+		{"INT64 0", portFile[int64]("0"), P.Int64, "0", nil, false},
+		{"INT64 65535", portFile[int64]("65535"), P.Int64, "65535", []string{"10.0.0.4:65535"}, false},
+		{"INT64 70000", portFile[int64]("70000"), P.Int64, "70000", nil, false},
+		{"INT64 -1", portFile[int64]("-1"), P.Int64, "-1", nil, false},
+		{"INT64 2^40", portFile[int64]("1099511627776"), P.Int64, "1099511627776", nil, false},
+		{"INT64 -2^31-1", portFile[int64]("-2147483649"), P.Int64, "-2147483649", nil, false},
+		{"INT64 2^32+6881", portFile[int64]("4294973177"), P.Int64, "4294973177", nil, false}, // not 6881, its low bits
+		{"INT64 2^40 without announced peers", portFile[int64]("1099511627776"), P.Int64, "1099511627776", nil, true},
+		{"UINTEGER", portFile[uint32]("6881"), P.Uint32, "6881", []string{"10.0.0.4:6881"}, false},
+		{"UINTEGER 70000", portFile[uint32]("70000"), P.Uint32, "70000", nil, false},
+		{"UINTEGER 2^32-1", portFile[uint32]("4294967295"), P.Uint32, "4294967295", nil, false},
+		{"UBIGINT", portFile[uint64]("6881"), P.Uint64, "6881", []string{"10.0.0.4:6881"}, false},
+		{"UBIGINT 0", portFile[uint64]("0"), P.Uint64, "0", nil, false},
+		{"UBIGINT 65535", portFile[uint64]("65535"), P.Uint64, "65535", []string{"10.0.0.4:65535"}, false},
+		{"UBIGINT 2^40", portFile[uint64]("1099511627776"), P.Uint64, "1099511627776", nil, false},
+		{"UBIGINT 2^64-1", portFile[uint64]("18446744073709551615"), P.Uint64, "18446744073709551615", nil, false},
 		{"UBIGINT 2^64-1 without announced peers", portFile[uint64]("18446744073709551615"), P.Uint64,
-			"18446744073709551615", "", nil, true},
+			"18446744073709551615", nil, true},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()
@@ -281,23 +274,21 @@ func TestParquetPeerPortTypes(t *testing.T) {
 		eachParquetReader(t, tt.name, func(t *testing.T) {
 			for _, in := range inputs {
 				data := filepath.Join(t.TempDir(), "ds")
-				_, err := run(t, data, func(o *Options) { o.AnnouncedPeers = !tt.noArg }, in)
-				if tt.want != "" {
-					want := "dedup: " + in + ": " + tt.want
-					if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
-						t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
-					}
-					if _, serr := os.Stat(filepath.Join(data, "CURRENT")); serr == nil {
-						if st := readState(t, data); len(st) != 0 {
-							t.Fatalf("%s: the refused input committed %d hashes", in, len(st))
-						}
-					}
-					continue
-				}
+				stats, err := run(t, data, func(o *Options) { o.AnnouncedPeers = !tt.noArg }, in)
 				if err != nil {
 					t.Fatal(err)
 				}
+				bad := int64(0)
+				if tt.peer == nil && !tt.noArg { // row 5's port names none
+					bad = 1
+				}
+				if stats.BadPeerPorts != bad {
+					t.Errorf("%s: bad_peer_ports = %d, want %d", in, stats.BadPeerPorts, bad)
+				}
 				st := readState(t, data)
+				if _, ok := st[schema.Hash{5}]; !ok || len(st) != 6 {
+					t.Errorf("%s: %d hashes kept, hash 05 among them %v: want all 6", in, len(st), ok)
+				}
 				if got := st[schema.Hash{5}].Peers; !slices.Equal(got, tt.peer) {
 					t.Errorf("%s: row 5's peers %q, want %q", in, got, tt.peer)
 				}
@@ -318,24 +309,39 @@ func TestParquetPeerPortTypes(t *testing.T) {
 
 // TestParquetPeerPortNullsBefore: a value past int32 in an INT64 or a
 // UINTEGER peer_port page, plain or dictionary-encoded, after null ports
-// in the same page is placed in its row, not at its index among the
-// page's values, by both readers.
+// in the same page is its own row's bad port (row 8), not another's: the
+// rows with a port after it keep theirs, by both readers.
 func TestParquetPeerPortNullsBefore(t *testing.T) {
 	tests := []struct {
 		name  string
 		files func(t *testing.T, dir string) []string
-		bad   string // row 8's value
 	}{
-		{"INT64", nullsBefore[int64](1 << 40), "1099511627776"},
-		{"UINTEGER", nullsBefore[uint32](math.MaxUint32), "4294967295"},
+		{"INT64", nullsBefore[int64](1 << 40)},
+		{"UINTEGER", nullsBefore[uint32](math.MaxUint32)},
 	}
 	for _, tt := range tests {
 		for _, in := range tt.files(t, t.TempDir()) {
 			eachParquetReader(t, tt.name+"/"+filepath.Base(in), func(t *testing.T) {
-				_, err := run(t, filepath.Join(t.TempDir(), "ds"), func(o *Options) { o.AnnouncedPeers = true }, in)
-				want := "dedup: " + in + `: column "peer_port" row 8: ` + tt.bad + ` is outside int32`
-				if err == nil || !strings.Contains(err.Error(), want) || exitcode.Of(err) != exitcode.Usage {
-					t.Fatalf("err = %v (exit %d)\nwant bad input %q", err, exitcode.Of(err), want)
+				data := filepath.Join(t.TempDir(), "ds")
+				stats, err := run(t, data, func(o *Options) { o.AnnouncedPeers = true }, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stats.BadPeerPorts != 1 {
+					t.Errorf("bad_peer_ports = %d, want 1", stats.BadPeerPorts)
+				}
+				st := readState(t, data)
+				if len(st) != 10 {
+					t.Errorf("%d hashes kept, want all 10", len(st))
+				}
+				for k := byte(1); k <= 10; k++ {
+					var want []string
+					if k >= 5 && k != 8 {
+						want = []string{"10.0.0.1:100"}
+					}
+					if got := st[schema.Hash{k}].Peers; !slices.Equal(got, want) {
+						t.Errorf("row %d's peers %q, want %q", k, got, want)
+					}
 				}
 			})
 		}

@@ -361,18 +361,16 @@ func (t *table) index(h *schema.Hash) (int, bool) {
 // rowPeerReader reads the endpoint columns of a Parquet input beside the
 // row reader (readParquet), row for row; nil when the run keeps no
 // announced peers or the input lacks the columns peerColumns takes (as
-// for the column reader: not read, nor refused).
+// for the column reader: not read).
 //
-// peer_port is read by value (ints): a UINTEGER's, an INT64's or a
-// UBIGINT's value past int32 is bad input, an IntRangeError, as the Arrow
-// readers refuse it, not the int32 of its low bits (2^32-1 as -1, 2^40 as
-// 0), which would drop the endpoint unsaid; one that fits reads as itself,
-// and is a bad port past the column's width (lim) as on the column reader.
+// peer_port is read by value, into an int64 (peerIn), as the column
+// reader reads it (portValue): a value past int32 (a UINTEGER's 2^32-1,
+// an INT64's 2^40, a UBIGINT's 2^64-1, whose bits make a negative int64)
+// is no port, as 70000 is, and so is one past the column's width (lim).
 type rowPeerReader struct {
-	r    *parquet.GenericReader[peerIn]
-	ints *rowio.IntCheck[peerIn]
-	buf  []peerIn
-	lim  portLimit
+	r   *parquet.GenericReader[peerIn]
+	buf []peerIn
+	lim portLimit
 }
 
 func rowPeers(pf *parquet.File, b *batch) *rowPeerReader {
@@ -386,13 +384,12 @@ func rowPeers(pf *parquet.File, b *batch) *rowPeerReader {
 	if port == nil {
 		return nil
 	}
-	return &rowPeerReader{r: parquet.NewGenericReader[peerIn](pf), ints: rowio.NewIntCheck[peerIn](pf),
-		buf: make([]peerIn, readBatch), lim: portLimitOf(port.Type())}
+	return &rowPeerReader{r: parquet.NewGenericReader[peerIn](pf), buf: make([]peerIn, readBatch),
+		lim: portLimitOf(port.Type())}
 }
 
 // read reads the endpoints of the next n rows, those the row reader just
-// read: a value past its field is an IntRangeError, any other failure a
-// CorruptError.
+// read: a failure is a CorruptError.
 func (p *rowPeerReader) read(n int) error {
 	if p == nil {
 		return nil
@@ -400,8 +397,7 @@ func (p *rowPeerReader) read(n int) error {
 	if err := p.readRows(n); err != nil {
 		return &rowio.CorruptError{Format: "Parquet", Err: err}
 	}
-	_, err := p.ints.Check(p.buf[:n])
-	return err
+	return nil
 }
 
 // readRows reads the next n rows into buf.
@@ -425,27 +421,29 @@ func (p *rowPeerReader) readRows(n int) error {
 }
 
 // add folds the endpoint of row i of the rows read last, o (just folded
-// by addRow), as addRowPeer does.
+// by addRow), as addRowPeer does; a null port names none.
 func (p *rowPeerReader) add(i int, o *obsIn, b *batch) {
-	if p != nil {
-		b.addRowPeer(o, p.buf[i].NodeAddr, p.buf[i].PeerPort, p.lim)
+	if p != nil && p.buf[i].PeerPort != nil {
+		b.addRowPeer(o, p.buf[i].NodeAddr, *p.buf[i].PeerPort, p.lim)
 	}
 }
 
-// addRowPeer adds the endpoint (nodeAddr, port) to the aggregate of o's
-// hash if o (a row addRow just folded: its time as the batch took it) is
-// an announce_peer naming a dialable one: the row readers' way of what
-// foldRecs does with the column readers' endpoints. A port (nil: null)
-// that is no port under l is a bad port (badports.go).
-func (b *batch) addRowPeer(o *obsIn, nodeAddr []byte, port *int32, l portLimit) {
-	if o.Source != schema.SourceAnnouncePeer || port == nil {
+// addRowPeer adds the endpoint (nodeAddr, port: a non-null value of
+// peer_port, widened) to the aggregate of o's hash if o (a row addRow
+// just folded: its time as the batch took it) is an announce_peer naming
+// a dialable one: the row readers' way of what foldRecs does with the
+// column readers' endpoints. A port that is no port (portValue), or none
+// under l, is a bad port (badports.go).
+func (b *batch) addRowPeer(o *obsIn, nodeAddr []byte, port int64, l portLimit) {
+	if o.Source != schema.SourceAnnouncePeer {
 		return
 	}
-	if !l.ok(*port) {
+	p := portValue(port)
+	if !l.ok(p) {
 		b.ports.bad()
 		return
 	}
-	ap, ok := peerEndpoint(nodeAddr, *port)
+	ap, ok := peerEndpoint(nodeAddr, p)
 	if !ok {
 		return
 	}
@@ -460,6 +458,5 @@ func (b *batch) addRowPeer(o *obsIn, nodeAddr []byte, port *int32, l portLimit) 
 func (p *rowPeerReader) close() {
 	if p != nil {
 		p.r.Close()
-		p.ints.Close()
 	}
 }

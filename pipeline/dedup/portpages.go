@@ -5,10 +5,8 @@
 package dedup
 
 import (
-	"math"
-	"slices"
-
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
 )
@@ -32,15 +30,15 @@ func (r *rgBuf) portPageFor(k parquet.Kind, unsigned bool, l portLimit, b *batch
 	return func(p parquet.Page) (func(row, v, n int), error) { return r.portPage(p, l, b) }
 }
 
-// portUnsigned reports whether the values of port, pf's peer_port
-// column, are read as unsigned ones: a UBIGINT's, or a UINTEGER's, as
-// rowio.IntCheck reads them again for the row reader (not a USMALLINT's
-// or a UTINYINT's, whose values an int32 holds as stored).
-func portUnsigned(pf *parquet.File, port *parquet.Column) bool {
+// portUnsigned reports whether the values of port, a peer_port column,
+// are read as unsigned ones: a UBIGINT's, or a UINTEGER's (parquet-go
+// gives their bits: 2^32-1 as -1), not a USMALLINT's or a UTINYINT's,
+// whose values an int32 holds as stored.
+func portUnsigned(port *parquet.Column) bool {
 	if !rowio.UnsignedInt(port.Type()) {
 		return false
 	}
-	return port.Type().Kind() == parquet.Int64 || slices.Contains(rowio.OverflowColumns[peerIn](pf.Schema()), "peer_port")
+	return port.Type().Kind() == parquet.Int64 || port.Type().LogicalType().Value.(*format.IntType).BitWidth >= 32
 }
 
 // portPage reads a page of a peer_port column of INT32 values that an
@@ -78,35 +76,34 @@ func uint32Values(p parquet.Page) []uint32 { return dataOf(p).Uint32() }
 func int64Values(p parquet.Page) []int64   { return dataOf(p).Int64() }
 func uint64Values(p parquet.Page) []uint64 { return dataOf(p).Uint64() }
 
-// portPageOf reads a page of a peer_port column of T values (values
-// gives a page's) into r.port by value: a value past int32 is bad input,
-// the IntRangeError of its value in the page (colReader places it in its
-// row), as the row reader's rowio.IntCheck and the Arrow readers refuse
-// it, not the int32 of its low bits (a UINTEGER's 2^32-1 read as -1, an
-// INT64's 2^40 as 0), which would drop its endpoint unsaid. One that fits
-// but is no port reads as 0, a bad port of b (dropBadPorts).
-func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) []T, b *batch) (func(row, v, n int), error) {
-	unsigned := ^T(0) > 0 // a uint32 or a uint64: int64(x) holds its bits
-	past := func(v int, x T) error {
-		if x > math.MaxInt32 || x < 0 && int64(x) < math.MinInt32 {
-			return rowio.Int64Past("peer_port", int64(v), int64(x), unsigned, false)
-		}
-		return nil
+// portValue is x, a value of a peer_port column widened to an int64 (a
+// uint64's past 2^63 wraps around to a negative one), as the int32 the
+// readers keep: itself when it is a port (1 to 65535), else 0 (no port).
+// A value past int32 (a UINTEGER's 2^32-1, an INT64's 2^40, a UBIGINT's
+// 2^64-1) is no port as 70000 is, not the int32 of its low bits (-1, 0;
+// 2^32+6881 would be 6881), nor bad input: only its row's endpoint is
+// dropped, and counted.
+func portValue(x int64) int32 {
+	if x < 1 || x > 65535 {
+		return 0
 	}
+	return int32(x)
+}
+
+// portPageOf reads a page of a peer_port column of T values (values
+// gives a page's) into r.port by value (portValue): one that is no port,
+// past int32 or not, reads as 0, a bad port of b in an announce_peer row
+// (dropBadPorts).
+func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) []T, b *batch) (func(row, v, n int), error) {
 	if d := p.Dictionary(); d != nil {
 		dict := values(d.Page())
 		idx, err := dictIndexes(p, len(dict))
 		if err != nil {
 			return nil, err
 		}
-		for v, ix := range idx {
-			if err := past(v, dict[ix]); err != nil {
-				return nil, err
-			}
-		}
 		return func(row, v, n int) {
 			for i, ix := range idx[v : v+n] {
-				r.port[row+i] = int32(dict[ix])
+				r.port[row+i] = portValue(int64(dict[ix]))
 			}
 			r.dropBadPorts(r.port[row:row+n], row, anyPort, b)
 		}, nil
@@ -115,14 +112,9 @@ func portPageOf[T wideInt](r *rgBuf, p parquet.Page, values func(parquet.Page) [
 	if err := checkCount(p, len(vals)); err != nil {
 		return nil, err
 	}
-	for v, x := range vals {
-		if err := past(v, x); err != nil {
-			return nil, err
-		}
-	}
 	return func(row, v, n int) {
 		for i, x := range vals[v : v+n] {
-			r.port[row+i] = int32(x)
+			r.port[row+i] = portValue(int64(x))
 		}
 		r.dropBadPorts(r.port[row:row+n], row, anyPort, b)
 	}, nil

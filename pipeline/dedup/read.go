@@ -35,10 +35,12 @@ var obsColumns = parquet.SchemaOf(obsIn{})
 
 // peerIn is the projection of the announced endpoint columns (peers.go)
 // the row reader reads beside obsIn when the run keeps announced peers.
-// PeerPort is a pointer: a null port is none, a 0 a bad one (badports.go).
+// PeerPort is a pointer, an int64 so that a value of any integer column
+// is read by value (a UBIGINT's as its bits): a null port is none, a 0 or
+// one past int32 a bad one (badports.go).
 type peerIn struct {
 	NodeAddr []byte `parquet:"node_addr,optional"`
-	PeerPort *int32 `parquet:"peer_port,optional"`
+	PeerPort *int64 `parquet:"peer_port,optional"`
 }
 
 // obsPeerColumns are obsColumns and the endpoint columns: the columns

@@ -38,12 +38,14 @@ q "COPY (SELECT unhex($hexsel) AS info_hash, unhex(CASE WHEN i % 10 = 3 THEN h2 
 	$at AS observed_at $hexrows) TO '$out/hex_blob.parquet'"
 q "COPY (SELECT CASE WHEN i = 3 THEN md5('x') ELSE h1 END AS info_hash, $at AS observed_at $hexrows) TO '$out/hex_bad.parquet'"
 
-# An announced peer_port of each integer type DuckDB writes as INT32
-# (badports_test.go): eight rows, dht_announce_peer but row 7 (dht_get_peers,
-# port 0: not counted); ports 200, 0 (bad), the type's own (INTEGER's -1
-# and UINTEGER's 70000 bad, USMALLINT's 65535 and UTINYINT's 255 ports),
-# null, then 4, 5, 6.
-for t in INTEGER:-1 UINTEGER:70000 USMALLINT:65535 UTINYINT:255; do
+# An announced peer_port of each integer type DuckDB writes as INT32, and
+# of BIGINT and UBIGINT (INT64) (badports_test.go): eight rows,
+# dht_announce_peer but row 7 (dht_get_peers, port 0: not counted); ports
+# 200, 0 (bad), the type's own (INTEGER's -1, UINTEGER's 70000, BIGINT's
+# 2^32+6881 and UBIGINT's 2^64-1 bad, USMALLINT's 65535 and UTINYINT's 255
+# ports), null, then 4, 5, 6.
+for t in INTEGER:-1 UINTEGER:70000 USMALLINT:65535 UTINYINT:255 BIGINT:4294973177 \
+	UBIGINT:18446744073709551615; do
 	q "COPY (SELECT $hash AS info_hash, $at AS observed_at,
 	CASE WHEN i = 7 THEN 'dht_get_peers' ELSE 'dht_announce_peer' END AS source, '10.0.0.' || i || ':1' AS node_addr,
 	CASE i WHEN 0 THEN 200 WHEN 1 THEN 0 WHEN 2 THEN ${t#*:} WHEN 3 THEN NULL WHEN 7 THEN 0 ELSE i END::${t%%:*} AS peer_port
