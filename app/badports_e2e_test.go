@@ -63,8 +63,8 @@ func TestDedupBadPeerPorts(t *testing.T) {
 }
 
 // portRow is an announce_peer observation whose peer_port is a P, as
-// another tool may write it (a BIGINT).
-type portRow[P int64] struct {
+// another tool may write it (a BIGINT, a DOUBLE).
+type portRow[P int64 | float64] struct {
 	InfoHash   schema.Hash `parquet:"info_hash"`
 	ObservedAt int64       `parquet:"observed_at,timestamp(millisecond)"`
 	Source     string      `parquet:"source"`
@@ -74,7 +74,7 @@ type portRow[P int64] struct {
 
 // portFile writes two announce_peer rows by 127.0.0.1 at path, the
 // second's peer_port a P of port (the first's 6881).
-func portFile[P int64](port P) func(t *testing.T, path string) {
+func portFile[P int64 | float64](port P) func(t *testing.T, path string) {
 	return func(t *testing.T, path string) {
 		at := time.Now().Add(-time.Minute).UnixMilli()
 		writeRows(t, path, []portRow[P]{
@@ -86,7 +86,10 @@ func portFile[P int64](port P) func(t *testing.T, path string) {
 
 // TestDedupPeerPortTypes: a BIGINT peer_port past int32 (2^40, or
 // 2^32+6881, whose low bits are a port) is a bad port like 70000: exit 0,
-// counted, both observations kept (it failed the run, exit 2).
+// counted, both observations kept (it failed the run, exit 2). A DOUBLE
+// one is, with --announced-peers, the wrong schema: exit 2 and one line
+// naming the file, the column and its type (it was silently not read);
+// without, it is not read (exit 0, nothing counted).
 func TestDedupPeerPortTypes(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -97,6 +100,10 @@ func TestDedupPeerPortTypes(t *testing.T) {
 	}{
 		{"BIGINT 2^40", portFile[int64](1 << 40), true, 0, []string{" observations=2 ", " bad_peer_ports=1 "}},
 		{"BIGINT 2^32+6881", portFile[int64](1<<32 + 6881), true, 0, []string{" observations=2 ", " bad_peer_ports=1 "}},
+		{"DOUBLE", portFile[float64](6881), true, 2,
+			[]string{`wrong schema: column "peer_port" is DOUBLE, want an integer (a port)`}},
+		{"DOUBLE without --announced-peers", portFile[float64](6881), false, 0,
+			[]string{" observations=2 ", " bad_peer_ports=0 "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

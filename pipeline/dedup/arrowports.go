@@ -15,7 +15,9 @@ import (
 // arrowPeerColumns is the index of s's peer_port column when it is an
 // integer (of any width, signed or not) and node_addr text, beside a
 // source column, else -1. Announced peers are read from these columns
-// only then; otherwise they are not read (nor refused), by either reader.
+// only then, by either reader: beside them, a peer_port of another type
+// is the wrong schema (arrowPortTypeError), but for a null-typed one;
+// without them, it is not read, nor refused.
 func arrowPeerColumns(s *arrow.Schema) int {
 	if i := arrowPortBeside(s); i >= 0 && arrowInt(s.Field(i).Type.ID()) {
 		return i
@@ -35,18 +37,18 @@ func arrowPortBeside(s *arrow.Schema) int {
 	return port
 }
 
-// arrowPortTypeError refuses s's peer_port when it would be an announced
-// port but for its type, one stored as an integer that is no integer (as
-// checkPeerPort refuses a Parquet DATE, TIME, TIMESTAMP or DECIMAL one):
-// a date32 was left unread where the same column in Parquet was read as
-// ports. Another type (a float, text) is not read, nor refused, by either.
+// arrowPortTypeError refuses s's peer_port when announced peers would
+// be read from it (arrowPortBeside) but it is no integer (as
+// checkPeerPort refuses a Parquet one): a float, text, binary, a bool, a
+// date, a time, a timestamp or a decimal was silently not read (a date32
+// one, whose Parquet DATE twin was read as ports). A null-typed column
+// (all null: no port at all) is not read, nor refused.
 func arrowPortTypeError(s *arrow.Schema) error {
 	i := arrowPortBeside(s)
 	if i < 0 {
 		return nil
 	}
-	switch t := s.Field(i).Type; t.ID() {
-	case arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP, arrow.DECIMAL128, arrow.DECIMAL256:
+	if t := s.Field(i).Type; !arrowInt(t.ID()) && t.ID() != arrow.NULL {
 		return &arrowTypeError{name: "peer_port", typ: t, want: obsTypes["peer_port"]}
 	}
 	return nil

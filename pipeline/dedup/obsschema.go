@@ -135,26 +135,35 @@ func checkObsSchema(pf *parquet.File, peers bool) error {
 	return nil
 }
 
-// checkPeerPort refuses the peer_port column of pf that the read takes
-// for announced ports (peerColumns: an INT32 or an INT64 beside node_addr
-// and source) when its logical type is no integer's (parquet-go gives a
-// writer's converted type, from before logical types, as one): a
-// DATE, TIME, TIMESTAMP or DECIMAL was read as ports by its stored
-// numbers (a DATE's 19000 days as port 19000). A peer_port the read does
-// not take (another physical type, or no node_addr) is not read, nor
-// refused, as before.
+// checkPeerPort refuses the peer_port column of pf that announced ports
+// would be read from (portBeside: beside node_addr and source) when it is
+// no integer: of a logical type that is no integer's (parquet-go gives a
+// writer's converted type, from before logical types, as one), or of a
+// physical type other than INT32 and INT64. A DATE, TIME, TIMESTAMP or
+// DECIMAL was read as ports by its stored numbers (a DATE's 19000 days as
+// port 19000); a FLOAT, DOUBLE, BYTE_ARRAY (text), BOOLEAN or
+// FIXED_LEN_BYTE_ARRAY one was silently not read. A NULL one (all null)
+// names no port: it is not refused. A peer_port without those columns
+// beside it is not read, nor refused, as before.
 func checkPeerPort(pf *parquet.File) error {
 	flat := func(c *parquet.Column) bool {
 		return c.Leaf() && c.MaxRepetitionLevel() == 0 && c.MaxDefinitionLevel() <= 1
 	}
-	port, _ := peerColumns(pf.Root(), flat)
+	port, _ := portBeside(pf.Root(), flat)
 	if port == nil {
 		return nil
 	}
 	if lt := port.Type().LogicalType(); lt != nil && lt.Value != nil {
-		if _, ok := lt.Value.(*format.IntType); !ok {
+		switch lt.Value.(type) {
+		case *format.IntType:
+		case *format.NullType: // all null (pyarrow's null type): no port at all, as Arrow's null
+			return nil
+		default:
 			return obsTypeError("peer_port", lt.Value)
 		}
+	}
+	if k := port.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
+		return obsTypeError("peer_port", k)
 	}
 	return nil
 }

@@ -158,18 +158,31 @@ func (r *rgBuf) nodeAddrPage(b *batch) func(p parquet.Page) (func(row, v, n int)
 }
 
 // peerColumns returns the peer_port and node_addr columns of an input
-// when both are what capture writes, or near it (flat: an integer, INT32
-// or INT64 of any logical type, and BYTE_ARRAY), beside a source column,
-// as arrowPeerColumns takes an Arrow stream's; else neither, and the
-// input's announced peers are not read (nor refused). An INT64 or
-// UINTEGER peer_port is read by value (portPageFor, rowPeerReader).
+// when both are what capture writes, or near it (portBeside, peer_port
+// an integer: INT32 or INT64 of any logical type), as arrowPeerColumns
+// takes an Arrow stream's; else neither, and the input's announced peers
+// are not read (a peer_port beside node_addr of another type is the
+// wrong schema: checkPeerPort). An INT64 or UINTEGER peer_port is read by
+// value (portPageFor, rowPeerReader).
 func peerColumns(root *parquet.Column, flat func(*parquet.Column) bool) (port, addr *parquet.Column) {
-	port, addr = root.Column("peer_port"), root.Column("node_addr")
-	if port == nil || addr == nil || root.Column("source") == nil || !flat(port) || !flat(addr) ||
-		addr.Type().Kind() != parquet.ByteArray {
+	port, addr = portBeside(root, flat)
+	if port == nil {
 		return nil, nil
 	}
 	if k := port.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
+		return nil, nil
+	}
+	return port, addr
+}
+
+// portBeside returns the peer_port and node_addr columns of an input,
+// peer_port of whatever type, when announced peers would be read from
+// them: both flat, node_addr a BYTE_ARRAY, beside a source column (as
+// arrowPortBeside finds an Arrow stream's); else neither.
+func portBeside(root *parquet.Column, flat func(*parquet.Column) bool) (port, addr *parquet.Column) {
+	port, addr = root.Column("peer_port"), root.Column("node_addr")
+	if port == nil || addr == nil || root.Column("source") == nil || !flat(port) || !flat(addr) ||
+		addr.Type().Kind() != parquet.ByteArray {
 		return nil, nil
 	}
 	return port, addr

@@ -43,9 +43,10 @@ q "COPY (SELECT CASE WHEN i = 3 THEN md5('x') ELSE h1 END AS info_hash, $at AS o
 # dht_announce_peer but row 7 (dht_get_peers, port 0: not counted); ports
 # 200, 0 (bad), the type's own (INTEGER's -1, UINTEGER's 70000, BIGINT's
 # 2^32+6881 and UBIGINT's 2^64-1 bad, USMALLINT's 65535 and UTINYINT's 255
-# ports), null, then 4, 5, 6.
+# ports), null, then 4, 5, 6. A DOUBLE and a VARCHAR one (portschema_test.go)
+# are no integer: the wrong schema.
 for t in INTEGER:-1 UINTEGER:70000 USMALLINT:65535 UTINYINT:255 BIGINT:4294973177 \
-	UBIGINT:18446744073709551615; do
+	UBIGINT:18446744073709551615 DOUBLE:6881 VARCHAR:6881; do
 	q "COPY (SELECT $hash AS info_hash, $at AS observed_at,
 	CASE WHEN i = 7 THEN 'dht_get_peers' ELSE 'dht_announce_peer' END AS source, '10.0.0.' || i || ':1' AS node_addr,
 	CASE i WHEN 0 THEN 200 WHEN 1 THEN 0 WHEN 2 THEN ${t#*:} WHEN 3 THEN NULL WHEN 7 THEN 0 ELSE i END::${t%%:*} AS peer_port
