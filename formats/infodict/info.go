@@ -116,10 +116,11 @@ func v1Files(files []rawFile) ([]schema.File, error) {
 
 // v2Files flattens a BEP 52 file tree: nested dictionaries keyed by path
 // element, where a file is a dictionary with an empty key holding
-// {"length": n, ...}. Files are listed in key order.
+// {"length": n, ...}. Files are listed in key order, whatever order the
+// keys came in.
 func v2Files(tree bencode.Bytes) ([]schema.File, error) {
-	var root any
-	if err := bencode.Unmarshal(tree, &root); err != nil {
+	root, err := decodeValue(tree)
+	if err != nil {
 		return nil, fmt.Errorf("%w: file tree: %v", ErrInvalid, err)
 	}
 	var out []schema.File
