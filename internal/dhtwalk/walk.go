@@ -56,6 +56,7 @@ func newWalk(s *dht.Server, ih [20]byte) *Walk {
 			w.beganOnce.Do(func() { close(w.began) })
 			res := s.GetPeers(ctx, dht.NewAddr(addr.UDP()), target, false, dht.QueryRateLimiting{})
 			if r := res.Reply.R; r != nil {
+				bound(r)
 				pv := dht.PeersValues{Peers: r.Values, NodeInfo: krpc.NodeInfo{Addr: addr, ID: r.ID}, Return: *r}
 				select {
 				case w.Peers <- pv:
@@ -71,6 +72,27 @@ func newWalk(s *dht.Server, ih [20]byte) *Walk {
 		},
 	})
 	return w
+}
+
+// Bounds on what one reply can make a walk do. BEP 5 has a node answer
+// with the K = 8 closest nodes it knows, and real nodes send at most 100
+// values (libtorrent's max_peers_reply), yet one datagram can list 2,500
+// nodes or 8,000 values, any addresses a liar likes: each node listed
+// closer to the target than those that answered is queried (the
+// traversal queries every one while fewer than K have answered), and
+// each value is a peer fetch dials. A reply's first MaxNodesPerReply
+// nodes (of each family) and MaxValuesPerReply values are kept, as
+// capture's walk keeps the first 16 nodes of a reply.
+const (
+	MaxNodesPerReply  = 16
+	MaxValuesPerReply = 100
+)
+
+// bound cuts reply r's nodes and values to the bounds above.
+func bound(r *krpc.Return) {
+	r.Nodes = r.Nodes[:min(len(r.Nodes), MaxNodesPerReply)]
+	r.Nodes6 = r.Nodes6[:min(len(r.Nodes6), MaxNodesPerReply)]
+	r.Values = r.Values[:min(len(r.Values), MaxValuesPerReply)]
 }
 
 // run ends the walk when the traversal stalls (or is stopped), added being

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/reach"
 )
 
 // attempt is the state of one job's attempt: the peers found so far, the
@@ -20,8 +21,10 @@ type attempt struct {
 	queue   []string
 	avoided int
 	// outOfReach are the peers found that the run's reach rule refused
-	// (Fetcher.reach): not dialled, and not among the peers found.
+	// (Fetcher.reach), or that are past the maxPortsPerIP ports of
+	// their public address: not dialled, and not among the peers found.
 	outOfReach int
+	perIP      map[netip.Addr]uint8 // peers queued per public address, up to maxPortsPerIP
 	// penalisedUntil is the earliest end of the penalties (the jobs
 	// file's avoid list) still running when a skipped peer was skipped;
 	// zero when none was (only a job's own avoid_peers whose penalty is
@@ -99,10 +102,37 @@ func canonicalAddr(s string) string {
 	return s
 }
 
+// maxPortsPerIP bounds the peers of one public address an attempt dials:
+// get_peers values are what DHT nodes say, and a liar's can list one
+// victim's ports by the thousand (capture's walk bounds the nodes it
+// queries per address alike). Peers of a loopback or private address,
+// ranges the run was pointed into (the user's own networks, where every
+// peer may share one address), are not bounded.
+const maxPortsPerIP = 8
+
+// crowded reports whether p, a canonical address in reach, is past the
+// maxPortsPerIP ports of its public address already queued, and counts
+// it among them when it is not.
+func (a *attempt) crowded(p string) bool {
+	ap, err := netip.ParseAddrPort(p)
+	if err != nil || reach.ClassOf(ap.Addr()) != reach.Public {
+		return false
+	}
+	if a.perIP == nil {
+		a.perIP = map[netip.Addr]uint8{}
+	}
+	if a.perIP[ap.Addr()] >= maxPortsPerIP {
+		return true
+	}
+	a.perIP[ap.Addr()]++
+	return false
+}
+
 // add queues the peers of addrs not seen before, but those out of the
 // run's reach (a DHT node or the state may list any address; a host name
-// is out of reach too) and those the job's avoid_peers lists or the
-// dataset penalises (the jobs file's avoid list). A --peer endpoint is
+// is out of reach too), those the job's avoid_peers lists or the dataset
+// penalises (the jobs file's avoid list), and those past maxPortsPerIP
+// ports of their public address (counted as out of reach). A --peer endpoint is
 // exempt from the dataset's penalties: the user named it for every job,
 // whatever it did before. A job's avoid_peers entry whose penalty the
 // file's list dates as ended (it ended after the plan: the planner hands
@@ -128,6 +158,9 @@ func (a *attempt) add(addrs []string) {
 			if !dated {
 				a.undated++
 			}
+		case !a.named[p] && a.crowded(p):
+			a.seen[p] = true
+			a.outOfReach++
 		default:
 			a.seen[p] = true
 			a.queue = append(a.queue, p)

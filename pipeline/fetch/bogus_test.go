@@ -18,6 +18,14 @@ import (
 // ones) as the nodes nearer the target.
 func startLyingNode(t *testing.T, peers []netip.AddrPort, nodes ...netip.AddrPort) string {
 	t.Helper()
+	return startLiar(t, false, peers, nodes...)
+}
+
+// startLiar is startLyingNode; with onlyGetPeers, it lists the nodes
+// only in its answers to get_peers (a lookup's), not to the queries of
+// the library's own bootstrap and pings.
+func startLiar(t *testing.T, onlyGetPeers bool, peers []netip.AddrPort, nodes ...netip.AddrPort) string {
+	t.Helper()
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -48,8 +56,12 @@ func startLyingNode(t *testing.T, peers []netip.AddrPort, nodes ...netip.AddrPor
 			if krpc.Parse(buf[:n], &m) != nil || m.Y != krpc.Query {
 				continue
 			}
+			listed := compact
+			if onlyGetPeers && string(m.Q) != "get_peers" {
+				listed = nil
+			}
 			var r bencode.Encoder
-			r.Dict().Str("r").Dict().Str("id").Bytes(id).Str("nodes").Bytes(compact).Str("token").Str("tok1")
+			r.Dict().Str("r").Dict().Str("id").Bytes(id).Str("nodes").Bytes(listed).Str("token").Str("tok1")
 			r.B = append(r.B, values...)
 			r.End().Str("t").Bytes(m.T).Str("y").Str("r").End()
 			_, _ = conn.WriteToUDPAddrPort(r.B, from)

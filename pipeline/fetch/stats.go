@@ -88,7 +88,7 @@ type Stats struct {
 	LookupsFailed      int64   `json:"lookups_failed"`       // traversals no DHT node answered, of attempts not ok (an ok one may cut its lookup short)
 	PeersFound         int64   `json:"peers_found"`          // distinct peers per job, summed
 	PeersAvoided       int64   `json:"peers_avoided"`        // skipped: listed in avoid_peers
-	PeersOutOfReach    int64   `json:"peers_out_of_reach"`   // distinct peers per job not dialled: out of the run's reach (see internal/reach) or a host name
+	PeersOutOfReach    int64   `json:"peers_out_of_reach"`   // distinct peers per job not dialled: out of the run's reach (see internal/reach), a host name, or past maxPortsPerIP ports of one public address
 	Connects           int64   `json:"connects"`             // TCP dials
 	ConnectsOK         int64   `json:"connects_ok"`          // dials that connected
 	ConnectsFailed     int64   `json:"connects_failed"`      // dials the peer failed: refused, unreachable, no answer within --connect-timeout or --peer-timeout
