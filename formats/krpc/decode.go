@@ -36,6 +36,7 @@ type Msg struct {
 	ImpliedPort bool // a.implied_port != 0
 
 	Nodes       []byte // r.nodes: compact IPv4 node infos, 26 bytes each
+	NodesAt     int    // where r.nodes's length prefix is in the packet (0: no r.nodes); see TrimNodes
 	Samples     []byte // r.samples: 20-byte infohashes (BEP 51)
 	HasSamples  bool
 	Num         int64 // r.num (BEP 51)
@@ -88,7 +89,7 @@ func Parse(b []byte, m *Msg) error {
 		case "q":
 			m.Q, err = d.String()
 		case "a", "r":
-			err = fields(d, m)
+			err = fields(d, m, string(key) == "r")
 		case "e":
 			err = errList(d, m)
 		case "ro":
@@ -149,8 +150,8 @@ func QueryID(b []byte) (t []byte, ok bool) {
 	return t, t != nil && query && d.Offset() == len(b)
 }
 
-// fields decodes the dictionary "a" or "r".
-func fields(d *bencode.Decoder, m *Msg) error {
+// fields decodes the dictionary "a" or "r" (inR).
+func fields(d *bencode.Decoder, m *Msg, inR bool) error {
 	if err := d.Dict(); err != nil {
 		return err
 	}
@@ -159,15 +160,17 @@ func fields(d *bencode.Decoder, m *Msg) error {
 		if err != nil {
 			return err
 		}
-		if err := field(d, m, k); err != nil {
+		if err := field(d, m, k, inR); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// field decodes the value of key k of "a" or "r".
-func field(d *bencode.Decoder, m *Msg, k []byte) error {
+// field decodes the value of key k of "a" or "r" (inR). Nodes are kept
+// from "r" only, where a response carries them (and where a DHT library
+// reads them); an "a" that has some has them checked.
+func field(d *bencode.Decoder, m *Msg, k []byte, inR bool) error {
 	var err error
 	switch string(k) {
 	case "id":
@@ -186,8 +189,13 @@ func field(d *bencode.Decoder, m *Msg, k []byte) error {
 		v, err = d.Int()
 		m.ImpliedPort = v != 0
 	case "nodes":
-		if m.Nodes, err = d.String(); err == nil && len(m.Nodes)%26 != 0 {
+		at := d.Offset()
+		var nodes []byte
+		if nodes, err = d.String(); err == nil && len(nodes)%26 != 0 {
 			return d.Fail("nodes not a multiple of 26 bytes")
+		}
+		if inR {
+			m.Nodes, m.NodesAt = nodes, at
 		}
 	case "samples":
 		if m.Samples, err = d.String(); err == nil && len(m.Samples)%20 != 0 {

@@ -142,7 +142,8 @@ func (n *node) serve(stop <-chan struct{}) {
 	}
 }
 
-// handle processes one packet.
+// handle processes one packet, b, which it may change (a response for
+// the library has its nodes cut, krpc.TrimNodes).
 func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 	c := &n.r.c
 	c.packetsIn.Add(1)
@@ -169,7 +170,10 @@ func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 		return
 	}
 	n.pipe.asks.reply(from, m)
-	if !n.pipe.push(b, from) {
+	// The library's traversals (bootstrap, refresh) would query every
+	// node a reply lists: it gets the first maxContactsPerReply, as the
+	// walk takes (krpc.TrimNodes).
+	if !n.pipe.push(krpc.TrimNodes(b, m, maxContactsPerReply), from) {
 		c.libraryDropped.Add(1)
 	}
 }

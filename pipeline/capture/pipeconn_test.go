@@ -7,15 +7,26 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/bencode"
+	"github.com/infohash/infohash/formats/krpc"
 )
 
-// bigResponse is a valid KRPC response of about size bytes (its "nodes"
-// padded out) whose transaction ID is not the walk's, so that a node
-// passes it to its library.
+// bigResponse is a valid KRPC response of about size bytes (padded out
+// with a key nobody reads: a long "nodes" would be cut) whose transaction
+// ID is not the walk's, so that a node passes it to its library.
 func bigResponse(t []byte, size int) []byte {
 	var e bencode.Encoder
 	e.Dict().Str("r").Dict().Str("id").Bytes([]byte("remote-node-id-01234")).
-		Str("nodes").Bytes(bytes.Repeat([]byte{9}, size/26*26)).End().
+		Str("pad").Bytes(bytes.Repeat([]byte{9}, size)).End().
+		Str("t").Bytes(t).Str("y").Str("r").End()
+	return e.B
+}
+
+// nodesResponse is a valid KRPC response listing n nodes, for the library
+// (its transaction ID is not the walk's).
+func nodesResponse(t []byte, n int) []byte {
+	var e bencode.Encoder
+	e.Dict().Str("r").Dict().Str("id").Bytes([]byte("remote-node-id-01234")).
+		Str("nodes").Bytes(bytes.Repeat([]byte{9}, n*26)).Str("token").Str("tok1").End().
 		Str("t").Bytes(t).Str("y").Str("r").End()
 	return e.B
 }
@@ -87,5 +98,56 @@ func TestLibraryQueueSmallPackets(t *testing.T) {
 	}
 	if q := p.queued.Load(); q != pipeSlots*1500 {
 		t.Fatalf("queued %d bytes, want %d", q, pipeSlots*1500)
+	}
+}
+
+// TestLibraryGetsTheFirstNodes: a response for the library that lists
+// nodes by the hundred reaches it with the first maxContactsPerReply of
+// them and everything else as sent. Its traversals (bootstrap, refresh)
+// used to query every one: a liar's reply named 2,500 addresses to send
+// find_node to.
+func TestLibraryGetsTheFirstNodes(t *testing.T) {
+	tests := []struct {
+		name  string
+		nodes int
+		want  int
+	}{
+		{"hundreds", 400, maxContactsPerReply},
+		{"just over", maxContactsPerReply + 1, maxContactsPerReply},
+		{"K", 8, 8},
+	}
+	n := fuzzNode(t)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); n.serve(stop) }()
+	defer func() { close(stop); <-done }()
+	src, err := net.DialUDP("udp4", nil, n.sock.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	buf := make([]byte, 1<<16)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sent := nodesResponse([]byte("lb"), tt.nodes)
+			var was krpc.Msg
+			if err := krpc.Parse(sent, &was); err != nil || len(was.Nodes) != tt.nodes*26 {
+				t.Fatalf("test packet: %d bytes of nodes, %v", len(was.Nodes), err)
+			}
+			in := n.r.c.responses.Load()
+			if _, err := src.Write(sent); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the node to read the datagram", func() bool { return n.r.c.responses.Load() == in+1 })
+			nb, _, err := n.pipe.ReadFrom(buf)
+			var got krpc.Msg
+			if err != nil || krpc.Parse(buf[:nb], &got) != nil {
+				t.Fatalf("the library read %q (%v): not a KRPC message", buf[:nb], err)
+			}
+			if len(got.Nodes) != tt.want*26 || string(got.T) != "lb" || string(got.ID) != string(was.ID) || string(got.Token) != "tok1" {
+				t.Fatalf("the library got %d nodes, t %q, id %q, token %q; want %d, %q, %q, %q",
+					len(got.Nodes)/26, got.T, got.ID, got.Token, tt.want, "lb", was.ID, "tok1")
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	ckrpc "github.com/infohash/infohash/formats/krpc"
+	"github.com/infohash/infohash/internal/dhtwalk"
 	"github.com/infohash/infohash/internal/reach"
 )
 
@@ -93,7 +94,8 @@ func (c *heardConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 	return c.PacketConn.WriteTo(b, addr)
 }
 
-// ReadFrom reads a datagram, noting its sender when it answers a query.
+// ReadFrom reads a datagram, noting its sender when it answers a query,
+// and cutting a response's nodes to the first dhtwalk.MaxNodesPerReply.
 func (c *heardConn) ReadFrom(b []byte) (int, net.Addr, error) {
 	nr, addr, err := c.PacketConn.ReadFrom(b)
 	if err != nil {
@@ -108,6 +110,10 @@ func (c *heardConn) ReadFrom(b []byte) (int, net.Addr, error) {
 			}
 			c.mu.Unlock()
 		}
+		// The library's own traversals (bootstrap, bucket refresh)
+		// would query every node a reply lists; lookups keep as many
+		// (dhtwalk.MaxNodesPerReply).
+		nr = len(ckrpc.TrimNodes(b[:nr], &m, dhtwalk.MaxNodesPerReply))
 	}
 	return nr, addr, err
 }

@@ -28,16 +28,17 @@ func addrs(ip string, first, n int) []netip.AddrPort {
 // dial at most maxPortsPerIP ports of one public address. Each node
 // listed used to be queried (the traversal queries every node while
 // fewer than K have answered), and each value queued and dialled: a
-// liar could point a fetch at a victim's ports by the thousand. The liar
-// lists its nodes in get_peers answers only (the library's bootstrap
-// would query them all too), and the guard refuses every datagram and
-// dial but those to the liar, so nothing leaves the host (nor reaches
-// another loopback socket).
+// liar could point a fetch at a victim's ports by the thousand. The
+// library's own traversals (its bootstrap, here) are bounded alike: the
+// DHT node's socket cuts the nodes of what it reads (heardConn). The
+// guard refuses every datagram and dial but those to the liar, so
+// nothing leaves the host (nor reaches another loopback socket).
 func TestLyingNodeIsBounded(t *testing.T) {
 	tests := []struct {
 		name         string
 		values       []netip.AddrPort
 		nodes        []netip.AddrPort
+		everyAnswer  bool  // the liar lists nodes in every answer, not only to get_peers
 		queried      int   // at most this many of nodes queried
 		found        int32 // peers_found
 		outOfReach   int64
@@ -46,6 +47,8 @@ func TestLyingNodeIsBounded(t *testing.T) {
 	}{
 		{name: "nodes by the thousand", nodes: addrs("127.0.0.1", 20000, 1500),
 			queried: dhtwalk.MaxNodesPerReply, wantOutcome: schema.OutcomeNoPeers},
+		{name: "nodes by the thousand to the bootstrap too", nodes: addrs("127.0.0.1", 20000, 1500), everyAnswer: true,
+			queried: dhtwalk.MaxNodesPerReply, wantOutcome: schema.OutcomeNoPeers},
 		{name: "values by the thousand", values: addrs("127.0.0.1", 20000, 1000),
 			found: dhtwalk.MaxValuesPerReply, wantOutcome: schema.OutcomeConnectFailed, wantFailures: dhtwalk.MaxValuesPerReply},
 		{name: "ports of one public address", values: addrs("203.0.113.9", 1, 50),
@@ -53,7 +56,7 @@ func TestLyingNodeIsBounded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			liar := startLiar(t, true, tt.values, tt.nodes...)
+			liar := startLiar(t, !tt.everyAnswer, tt.values, tt.nodes...)
 			var mu sync.Mutex
 			queried := map[string]bool{}
 			o := testOptions()
@@ -75,7 +78,7 @@ func TestLyingNodeIsBounded(t *testing.T) {
 			n := len(queried)
 			mu.Unlock()
 			if tt.nodes != nil && (n == 0 || n > tt.queried) {
-				t.Errorf("the lookup queried %d of the %d nodes listed, want 1 to %d", n, len(tt.nodes), tt.queried)
+				t.Errorf("the DHT node queried %d of the %d nodes listed, want 1 to %d", n, len(tt.nodes), tt.queried)
 			}
 			if r.Outcome != tt.wantOutcome || r.PeersFound != tt.found || len(r.PeerFailures) != tt.wantFailures {
 				t.Errorf("outcome %s (%s), found %d, %d peer failures; want %s, %d found, %d failures",
