@@ -115,6 +115,18 @@ func TestTalk(t *testing.T) {
 		{"ut_metadata id out of range", ltep[:], appendExtended(nil, 0, []byte("d1:md11:ut_metadatai300ee13:metadata_sizei5ee")), schema.OutcomeHandshakeFailed},
 		{"oversized message after the extended handshake", ltep[:], append(peerStream(n), 0x7f, 0, 0, 0, 20), schema.OutcomeInvalidMetadata},
 		{"no metadata_size", ltep[:], appendExtended(nil, 0, []byte("d1:md11:ut_metadatai1eee")), schema.OutcomeNoUTMetadata},
+		{"ut_metadata disabled (id 0)", ltep[:], appendExtended(nil, 0, []byte("d1:md11:ut_metadatai0ee13:metadata_sizei5ee")), schema.OutcomeNoUTMetadata},
+		{"metadata_size 0", ltep[:], appendExtended(nil, 0, []byte("d1:md11:ut_metadatai1ee13:metadata_sizei0ee")), schema.OutcomeNoUTMetadata},
+		// A repeated extended handshake changes nothing once pieces are
+		// asked for (the first one's id and size hold).
+		{"extended handshake again, ut_metadata off and another size", ltep[:],
+			append(append(peerStream(n), appendExtended(nil, 0, []byte("d1:md11:ut_metadatai0ee13:metadata_sizei999ee"))...),
+				appendExtended(nil, ourUTMetadataID, data(0, n, fuzzInfo))...), schema.OutcomeOK},
+		// 16 KiB: the size a piece -1 would have by the size rule alone.
+		{"negative piece index", ltep[:], peerStream(n, data(-1, n, make([]byte, metadataPieceSize))), schema.OutcomeInvalidMetadata},
+		{"data after the last piece", ltep[:], peerStream(n, data(0, n, fuzzInfo), []byte("trailing junk")), schema.OutcomeOK},
+		{"reject after the last piece", ltep[:], peerStream(n, data(0, n, fuzzInfo), []byte("d8:msg_typei2e5:piecei0ee")), schema.OutcomeOK},
+		{"peer asks us for metadata first", ltep[:], peerStream(n, []byte("d8:msg_typei0e5:piecei0ee"), data(0, n, fuzzInfo)), schema.OutcomeOK},
 		{"no BEP 10", make([]byte, 8), nil, schema.OutcomeNoExtension},
 		{"closes before extended handshake", ltep[:], nil, schema.OutcomeHandshakeFailed},
 	}
