@@ -6,12 +6,14 @@
 // job's peers column, in Options.Peers and through get_peers lookups on its
 // own anacrolix/dht node (which never announces; with Options.DHTState it
 // starts from the nodes the previous run saved: dhtnode.go, dhtstate.go;
-// each lookup is a walk of package dhtwalk),
+// each lookup is a walk of package dhtwalk, which takes the first 16
+// nodes and 100 values of a reply),
 // skips the peers out of the run's reach (internal/reach: it dials and
 // queries public IPv4 addresses, and loopback or private ones only when
 // the run was pointed there; a named peer always), the job's
 // avoid_peers and the jobs file's avoid list (schema.AvoidPeersKey, for
-// every job: see avoid.go), and fetches the info
+// every job: see avoid.go), and ports of a public address past the
+// eighth (maxPortsPerIP), and fetches the info
 // dictionary over the wire protocol it speaks itself on anacrolix's
 // peer_protocol and bencode packages (what it sends is written with
 // formats/bencode's Encoder):
