@@ -39,14 +39,17 @@ type exchangeConfig struct {
 
 // memBudget counts the metadata bytes that exchanges hold, up to limit.
 type memBudget struct {
-	limit int64
-	used  atomic.Int64
+	limit   int64
+	used    atomic.Int64
+	refused atomic.Int64 // takes refused so far
+	warned  atomic.Bool  // the run warned of it (Fetcher.warnMemory)
 }
 
 // take reserves n bytes, or reports false when that would pass the limit.
 func (m *memBudget) take(n int64) bool {
 	if m.used.Add(n) > m.limit {
 		m.used.Add(-n)
+		m.refused.Add(1)
 		return false
 	}
 	return true

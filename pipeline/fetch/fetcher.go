@@ -256,6 +256,7 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 	}
 	a := newAttempt(f, job)
 	a.run(hctx)
+	f.warnMemory()
 	if a.winner == nil && ctx.Err() != nil {
 		return res, false
 	}
@@ -269,4 +270,20 @@ func (f *Fetcher) Fetch(ctx context.Context, job schema.Job) (schema.Result, boo
 	}
 	f.stats.addOutcome(res.Outcome, classes)
 	return res, true
+}
+
+// warnMemory warns, once a run, when the metadata memory limit has
+// refused an exchange's piece: every exchange it refuses ends as
+// local_error, which counts against no hash but fetches nothing either,
+// and only a person can tell whether the limit is too low for the run's
+// concurrency or peers are holding it (peers that send all of a large
+// info dictionary but one piece keep it until --peer-timeout).
+func (f *Fetcher) warnMemory() {
+	if f.mem.refused.Load() == 0 || f.opts.Logger == nil || !f.mem.warned.CompareAndSwap(false, true) {
+		return
+	}
+	f.opts.Logger.Warn("fetch: --metadata-memory reached: exchanges that need more end as local_error until others "+
+		"give theirs back; raise --metadata-memory or lower --concurrency or --peers-per-hash, or, if peers hold it "+
+		"(all of a large info dictionary but one piece, until --peer-timeout), lower --max-metadata-size or --peer-timeout",
+		"limit_bytes", f.mem.limit)
 }

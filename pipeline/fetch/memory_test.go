@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,9 +78,14 @@ func hoard(c net.Conn, size int) {
 // half of them, two concurrent exchanges cannot both hold theirs: one
 // fails as local_error (our limit: not listed against the peer), the
 // other holds its pieces until it ends, and gives them all back then.
+// The run warns of the limit once, a line saying what to change: its
+// local_error results blame no hash, and nothing else said why nothing
+// was fetched.
 func TestMetadataMemoryBounded(t *testing.T) {
 	const size = 1 << 20
 	o := testOptions()
+	var logs syncBuffer
+	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	o.MaxMetadataSize, o.MetadataMemory = size, size+size/2
 	// The first exchange must still hold its pieces when the second
 	// reserves: it ends only when the test abandons it, once the second
@@ -115,5 +122,8 @@ func TestMetadataMemoryBounded(t *testing.T) {
 	}
 	if used := f.mem.used.Load(); used != 0 {
 		t.Fatalf("%d bytes still reserved after the exchanges ended", used)
+	}
+	if n := strings.Count(logs.String(), "--metadata-memory reached"); n != 1 {
+		t.Fatalf("%d warnings of the memory limit, want 1:\n%s", n, logs.String())
 	}
 }
