@@ -132,9 +132,9 @@ func (a *attempt) crowded(p string) bool {
 // run's reach (a DHT node or the state may list any address; a host name
 // is out of reach too), those the job's avoid_peers lists or the dataset
 // penalises (the jobs file's avoid list), and those past maxPortsPerIP
-// ports of their public address (counted as out of reach). A --peer endpoint is
-// exempt from the dataset's penalties: the user named it for every job,
-// whatever it did before. A job's avoid_peers entry whose penalty the
+// ports of their public address (counted as out of reach). A --peer
+// endpoint is exempt from the dataset's penalties and from
+// maxPortsPerIP: the user named it for every job, whatever it did before. A job's avoid_peers entry whose penalty the
 // file's list dates as ended (it ended after the plan: the planner hands
 // a job only live penalties) is no longer avoided: its peer is dialled,
 // as the next plan would hand it.
