@@ -95,6 +95,13 @@ func checkData(name string, d arrow.ArrayData) error {
 		if need := end * t.ByteWidth; len(buf(1)) < need {
 			return fmt.Errorf("column %q: %d bytes of values for %d values of %d bytes", name, len(buf(1)), end, t.ByteWidth)
 		}
+	case *arrow.DictionaryType: // its indexes, and the values undict reads by them
+		if need := end * t.IndexType.(arrow.FixedWidthDataType).BitWidth() / 8; n > 0 && len(buf(1)) < need {
+			return fmt.Errorf("column %q: %d bytes of dictionary indexes for %d values", name, len(buf(1)), end)
+		}
+		if dict := d.Dictionary(); dict != nil {
+			return checkData(name+" (its dictionary)", dict)
+		}
 	case arrow.FixedWidthDataType: // integers, floats, timestamps, booleans
 		if need := (end*t.BitWidth() + 7) / 8; n > 0 && len(buf(1)) < need {
 			return fmt.Errorf("column %q: %d bytes of values for %d values of %d bits", name, len(buf(1)), end, t.BitWidth())

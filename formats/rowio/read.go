@@ -25,6 +25,11 @@ type Reader[T any] struct {
 	alloc *limitAllocator // the Arrow reader's
 	bind  []binding
 	rec   arrow.Record
+	// dense is the stream's schema with its dictionary-encoded columns
+	// decoded (denseSchema; nil when it has none), and drec the batch
+	// decoded so, rec then, which the reader releases (arrow_dict.go).
+	dense *arrow.Schema
+	drec  arrow.Record
 	pos   int
 	rows  int64 // Arrow rows so far
 	err   error // sticky: a reader that failed stays failed
@@ -114,7 +119,12 @@ func openArrow[T any](name string, in io.Reader, pl *plan, text []string, lim Li
 		}
 		return nil, fmt.Errorf("%s: not an Arrow IPC stream: %w", name, err)
 	}
-	b, err := pl.bind(ar.Schema(), text)
+	dense := denseSchema(ar.Schema())
+	shown := ar.Schema()
+	if dense != nil {
+		shown = dense
+	}
+	b, err := pl.bind(shown, text)
 	if err != nil {
 		cols := make([]string, 0, ar.Schema().NumFields())
 		for _, f := range ar.Schema().Fields() {
@@ -124,7 +134,7 @@ func openArrow[T any](name string, in io.Reader, pl *plan, text []string, lim Li
 		return nil, fmt.Errorf("%s: %w", name, &SchemaError{Columns: cols, Err: err})
 	}
 	frame.watch = arrowWatch(ar.Schema(), lim) // NewReader read the schema, no batch
-	return &Reader[T]{name: name, ar: ar, frame: frame, alloc: alloc, bind: b}, nil
+	return &Reader[T]{name: name, ar: ar, frame: frame, alloc: alloc, bind: b, dense: dense}, nil
 }
 
 func openParquet[T any](path string, f *os.File, lim Limits) (_ *Reader[T], err error) {
@@ -247,8 +257,7 @@ func (r *Reader[T]) readArrow(buf []T) (int, error) {
 				}
 				return 0, io.EOF
 			}
-			r.rec, r.pos = r.ar.Record(), 0
-			if err := r.checkBatch(); err != nil {
+			if err := r.nextBatch(); err != nil {
 				return n, err
 			}
 		}
@@ -292,10 +301,14 @@ func (r *Reader[T]) RecycleBuffers() {
 	}
 }
 
-// ArrowSchema is an Arrow stream's schema (nil for Parquet).
+// ArrowSchema is an Arrow stream's schema (nil for Parquet), with the
+// plain type of each dictionary-encoded column the reader decodes.
 func (r *Reader[T]) ArrowSchema() *arrow.Schema {
 	if r.ar == nil {
 		return nil
+	}
+	if r.dense != nil {
+		return r.dense
 	}
 	return r.ar.Schema()
 }
@@ -303,8 +316,9 @@ func (r *Reader[T]) ArrowSchema() *arrow.Schema {
 // Record returns the next record batch of an Arrow stream, for readers
 // that take its columns whole instead of rows (Read and Record do not
 // mix); it is valid until the next call, and io.EOF ends the stream. The
-// batch's columns have the types the stream declares, which Open checked
-// against T's (see bind); a failure names the input, as Read's do.
+// batch's columns have the types ArrowSchema says (the stream's, but for
+// its dictionary-encoded columns, decoded), which Open checked against
+// T's (see bind); a failure names the input, as Read's do.
 func (r *Reader[T]) Record() (rec arrow.Record, err error) {
 	if r.ar == nil {
 		return nil, fmt.Errorf("%s: not an Arrow stream", r.name)
@@ -327,11 +341,33 @@ func (r *Reader[T]) Record() (rec arrow.Record, err error) {
 		}
 		return nil, io.EOF
 	}
-	r.rec, r.pos = r.ar.Record(), 0
-	if err := r.checkBatch(); err != nil {
+	if err := r.nextBatch(); err != nil {
 		return nil, err
 	}
 	return r.rec, nil
+}
+
+// nextBatch makes the record batch the arrow reader has just read the
+// current one, checked (checkBatch), its dictionary-encoded columns
+// decoded (undict).
+func (r *Reader[T]) nextBatch() error {
+	r.rec, r.pos = r.ar.Record(), 0
+	if err := r.checkBatch(); err != nil {
+		return err
+	}
+	if r.drec != nil {
+		r.drec.Release()
+		r.drec = nil
+	}
+	if r.dense == nil {
+		return nil
+	}
+	rec, err := undict(r.rec, r.dense, r.frame.lim)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.name, err)
+	}
+	r.rec, r.drec = rec, rec
+	return nil
 }
 
 // reason is ourReason for an error of the stream after its schema: a
@@ -411,6 +447,10 @@ func (r *Reader[T]) Close() error {
 		r.pr.Close()
 		r.narrow.close()
 		return r.f.Close()
+	}
+	if r.drec != nil {
+		r.drec.Release()
+		r.drec = nil
 	}
 	r.ar.Release()
 	return nil
