@@ -4,10 +4,13 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // CheckSchema verifies that every required leaf column of want is in got
-// with the same physical type.
+// with the same physical type, but for an integer stored in the other
+// width (otherWidth).
 func CheckSchema(want, got *parquet.Schema) error {
 	for _, path := range want.Columns() {
 		wl, _ := want.Lookup(path...)
@@ -21,7 +24,7 @@ func CheckSchema(want, got *parquet.Schema) error {
 		if repeats(got, path) > repeats(want, path) {
 			return fmt.Errorf("column %q is REPEATED, want one value a row", joinPath(path))
 		}
-		if wk, gk := wl.Node.Type().Kind(), gl.Node.Type().Kind(); wk != gk {
+		if wk, gk := wl.Node.Type().Kind(), gl.Node.Type().Kind(); wk != gk && !otherWidth(wl.Node.Type(), gl.Node.Type()) {
 			return fmt.Errorf("column %q is %s, want %s", joinPath(path), gk, wk)
 		}
 		if wl.Node.Type().Kind() == parquet.FixedLenByteArray && wl.Node.Type().Length() != gl.Node.Type().Length() {
@@ -29,6 +32,54 @@ func CheckSchema(want, got *parquet.Schema) error {
 		}
 	}
 	return nil
+}
+
+// otherWidth reports whether got, a column of an integer of the other
+// width than want's field (INT32 and INT64), may be read into it: both
+// plain integers (no logical type, or an INTEGER one), the field no
+// TIMESTAMP (no time in ms fits an INT32). DuckDB writes the INTEGER and
+// BIGINT an analyst's query gives (a literal, a count(*)), which the
+// Arrow reader takes too. parquet-go converts the value (an unsigned one
+// by value); a value past a narrower field is refused by value
+// (narrowCheck, unsignedCheck), never cut to its low bits. Refused, it
+// was wrong schema ("column "attempt" is INT64, want INT32"). A 32-bit
+// unsigned column (UINTEGER) for an int64 field stays refused:
+// parquet-go widens its bits as a signed value's (2^32-1 as -1).
+func otherWidth(want, got parquet.Type) bool {
+	plainInt := func(t parquet.Type) bool {
+		if k := t.Kind(); k != parquet.Int32 && k != parquet.Int64 {
+			return false
+		}
+		if lt := t.LogicalType(); lt != nil && lt.Value != nil {
+			_, ok := lt.Value.(*format.IntType)
+			return ok
+		}
+		return t.ConvertedType() == nil || isIntConverted(*t.ConvertedType())
+	}
+	uint32Col := got.Kind() == parquet.Int32 && UnsignedInt(got) && !narrowerUnsigned(got)
+	return plainInt(want) && plainInt(got) && !(want.Kind() == parquet.Int64 && uint32Col)
+}
+
+// narrowerUnsigned reports whether t, an unsigned INT32 column, holds
+// values of 8 or 16 bits (UTINYINT, USMALLINT), which an INT32 holds as
+// they are.
+func narrowerUnsigned(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil && lt.Value != nil {
+		it, ok := lt.Value.(*format.IntType)
+		return ok && it.BitWidth < 32
+	}
+	c := t.ConvertedType()
+	return c != nil && (*c == deprecated.Uint8 || *c == deprecated.Uint16)
+}
+
+// isIntConverted reports whether c is one of the integer converted types.
+func isIntConverted(c deprecated.ConvertedType) bool {
+	switch c {
+	case deprecated.Int8, deprecated.Int16, deprecated.Int32, deprecated.Int64,
+		deprecated.Uint8, deprecated.Uint16, deprecated.Uint32, deprecated.Uint64:
+		return true
+	}
+	return false
 }
 
 func isOptionalPath(s *parquet.Schema, path []string) bool {
