@@ -51,8 +51,11 @@ func (r *rgBuf) hashPage(p parquet.Page) (func(row, v, n int), error) {
 	}, nil
 }
 
-// atPage reads observed_at in units of 1/div ms.
+// atPage reads observed_at in units of 1/div ms (int96Time: an INT96).
 func (r *rgBuf) atPage(p parquet.Page, div int64) (func(row, v, n int), error) {
+	if div == int96Time {
+		return r.int96Page(p)
+	}
 	if d := p.Dictionary(); d != nil {
 		dict := dataOf(d.Page()).Int64()
 		idx, err := dictIndexes(p, len(dict))

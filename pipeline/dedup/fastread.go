@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
-	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -35,7 +33,7 @@ type fastColumns struct {
 	hashBytes              bool            // info_hash is BYTE_ARRAY (else FIXED_LEN_BYTE_ARRAY(20))
 	typUnsigned            bool            // hash_type's values are unsigned (rowio.UnsignedInt)
 	portUnsigned           bool            // peer_port's are read as unsigned (portUnsigned)
-	atDiv                  int64           // observed_at's units per millisecond
+	atDiv                  int64           // observed_at's units per millisecond, or int96Time
 	// The string types of info_hash and info_hash_v2 when they hold
 	// text (hex), else "" (see rowio.TextType).
 	hashText, v2Text string
@@ -58,26 +56,9 @@ func fastLayout(pf *parquet.File) (fastColumns, bool) {
 	default:
 		return c, false
 	}
-	at := c.at.Type()
-	if at.Kind() != parquet.Int64 {
+	var ok bool
+	if c.atDiv, ok = atUnits(c.at.Type()); !ok {
 		return c, false
-	}
-	if lt := at.LogicalType(); lt != nil && lt.Value != nil {
-		ts, ok := lt.Value.(*format.TimestampType)
-		if !ok {
-			return c, false
-		}
-		switch ts.Unit.Value.(type) {
-		case *format.MilliSeconds:
-		case *format.MicroSeconds:
-			c.atDiv = 1000
-		case *format.NanoSeconds:
-			c.atDiv = 1_000_000
-		default:
-			return c, false
-		}
-	} else if ct := at.ConvertedType(); ct != nil && *ct != deprecated.TimestampMillis {
-		return c, false // TIMESTAMP_MICROS without a logical type, or not a time
 	}
 	for _, col := range []*parquet.Column{c.src, c.typ, c.v2} {
 		if col != nil && !flat(col) {

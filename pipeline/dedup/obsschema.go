@@ -40,7 +40,7 @@ func obsTypeError(name string, is any) error {
 }
 
 // checkObsSchema requires info_hash (binary) and observed_at (INT64: a
-// TIMESTAMP, or plain epoch ms) of pf, and checks the optional columns'
+// TIMESTAMP, or plain epoch ms; or Spark's INT96 timestamp) of pf, and checks the optional columns'
 // types; with peers (announced peers are read), peer_port's too
 // (checkPeerPort).
 func checkObsSchema(pf *parquet.File, peers bool) error {
@@ -90,7 +90,14 @@ func checkObsSchema(pf *parquet.File, peers bool) error {
 			return fmt.Errorf("column \"observed_at\" is %s, want a TIMESTAMP", lt.Value)
 		}
 	}
-	if k := at.Node.Type().Kind(); k != parquet.Int64 {
+	if k := at.Node.Type().Kind(); k == parquet.Int96 {
+		// Spark's timestamp: only the column reader reads it (int96.go).
+		if _, ok := fastLayout(pf); !ok {
+			return fmt.Errorf("column \"observed_at\" is INT96 (a Spark timestamp), read only beside an info_hash of " +
+				"FIXED_LEN_BYTE_ARRAY(20) or BLOB, a hash_type of INT32 and an info_hash_v2 BLOB, " +
+				"none nested: write it as a TIMESTAMP")
+		}
+	} else if k != parquet.Int64 {
 		if ct := at.Node.Type().ConvertedType(); ct != nil && *ct == deprecated.Date {
 			return fmt.Errorf("column \"observed_at\" is DATE, want a TIMESTAMP")
 		}
