@@ -74,6 +74,8 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 	defer r.Close()
 	if in.inbox {
 		r.RequireEndMarker()
+	} else if err := hiveError(in.path, func(c string) bool { i, _ := rowio.FieldIndex(r.ArrowSchema(), c); return i >= 0 }); err != nil {
+		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
 	l, err := arrowLayoutOf(r.ArrowSchema())
 	if l.at < 0 {

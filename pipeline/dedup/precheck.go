@@ -69,6 +69,9 @@ func precheckParquet(in input, cols *parquet.Schema) (fi os.FileInfo, err error)
 	if err := checkObsSchema(pf, cols == obsPeerColumns); err != nil {
 		return nil, fmt.Errorf("%w: %w", rowio.ErrSchema, err)
 	}
+	if err := parquetHiveError(in, pf); err != nil {
+		return nil, fmt.Errorf("%w: %w", rowio.ErrSchema, err)
+	}
 	return fi, nil
 }
 

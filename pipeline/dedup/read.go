@@ -121,6 +121,9 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	if err := checkObsSchema(pf, !b.noPeers); err != nil {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}
+	if err := parquetHiveError(in, pf); err != nil {
+		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
+	}
 	if cols, ok := fastLayout(pf); ok && fastPath {
 		if b.noPeers {
 			cols.port, cols.addr = nil, nil
