@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,8 @@ func TestDuckDBLinesQuoteDir(t *testing.T) {
 // relative (--data rel/dir) read by DIR's absolute path, as DuckDB started
 // in another folder resolves a relative one there and reads nothing (they
 // printed 'rel/dir/state/…'). A backslash in the working directory alone
-// makes them read from DIR too, as in DIR's own name.
+// makes them read from DIR too, as in DIR's own name. The globs of
+// --format json are absolute as well.
 func TestDuckDBLinesAbsolute(t *testing.T) {
 	const fromDIR = "from DIR (DuckDB's globs cannot match the backslash in its path: cd there first) "
 	for _, tt := range []struct{ name, cwd, rel, inSQL string }{
@@ -119,9 +121,27 @@ func TestDuckDBLinesAbsolute(t *testing.T) {
 					t.Errorf("status prints\n%s\nwithout the line\n%s", text[max(0, strings.Index(text, "DuckDB:")):], want)
 				}
 			}
-			if r.Dir != tt.rel || r.StateGlob != globUnder(tt.rel, "state", "current", "prefix=*", "*.parquet") {
-				t.Errorf("report's dir %q and state_glob %q, want them as given (%q)", r.Dir, r.StateGlob, tt.rel)
+			// JSON's globs read by the absolute path too (they were
+			// 'rel/data/state/…', which reads nothing elsewhere); its dir
+			// stays as given, as the text's dataset line prints it.
+			abs := filepath.Join(top, tt.cwd, tt.rel)
+			if r.Dir != tt.rel {
+				t.Errorf("report's dir %q, want it as given (%q)", r.Dir, tt.rel)
+			}
+			if want := globUnder(abs, "state", "current", "prefix=*", "*.parquet"); r.StateGlob != want {
+				t.Errorf("state_glob %q, want %q", r.StateGlob, want)
+			}
+			if want := globUnder(abs, "state", "v", "000000000001", "prefix=*", "*.parquet"); r.FrozenGlob == nil || *r.FrozenGlob != want {
+				t.Errorf("frozen_state_glob %s, want %q", orNull(r.FrozenGlob), want)
 			}
 		})
 	}
+}
+
+// orNull is *s quoted, or null for nil.
+func orNull(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", *s)
 }

@@ -44,11 +44,14 @@ type Report struct {
 	// copy of it that no writer has given an id of its own yet (the next
 	// one will; until then its jobs merge into the original).
 	Copied bool `json:"copied"`
-	// StateGlob globs the current state files: DIR's own glob characters
-	// escaped (globUnder), so that it matches DIR's files alone.
+	// StateGlob globs the current state files by DIR's absolute path (as
+	// the DuckDB line reads them: a relative glob read nothing in DuckDB
+	// started in another folder), DIR's own glob characters escaped
+	// (globUnder), so that it matches DIR's files alone.
 	StateGlob string `json:"state_glob"`
-	// FrozenGlob globs the state files of this snapshot alone; nil (null
-	// in JSON) while the dataset has no state table yet (snapshot 0).
+	// FrozenGlob globs the state files of this snapshot alone, by DIR's
+	// absolute path too; nil (null in JSON) while the dataset has no state
+	// table yet (snapshot 0).
 	FrozenGlob *string `json:"frozen_state_glob"`
 	// Hashes counts the state's rows. When --verify found damaged files
 	// nothing is read from the files: Hashes is then the manifest's row
@@ -194,7 +197,6 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	dir := d.Dir
 	st := m.Table(dataset.TableState)
 	r := &Report{Dir: dir, Snapshot: m.Snapshot, CommittedAt: inMillis(m.CreatedAt), Writer: m.Writer,
-		StateGlob: globUnder(dir, "state", "current", "prefix=*", "*.parquet"),
 		TableRows: map[string]int64{}, TableBytes: map[string]int64{},
 		InputsLedger: m.LedgerLen(), Now: inMillis(now), Totals: map[string]int64{},
 		// [] rather than null in JSON when nothing is set aside.
@@ -206,6 +208,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	if r.absDir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("status: %s: %w", dir, err)
 	}
+	r.StateGlob = globUnder(r.absDir, "state", "current", "prefix=*", "*.parquet")
 	r.AncestorIDs = append([]string{}, m.AncestorIDs...)
 	r.AncestorPasses = map[string][]string{}
 	maps.Copy(r.AncestorPasses, m.AncestorPasses)
@@ -215,7 +218,7 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 		r.TotalsSince = new(inMillis(time.UnixMilli(ms)))
 	}
 	if st.Dir != "" {
-		g := globUnder(dir, st.Dir, "prefix=*", "*.parquet")
+		g := globUnder(r.absDir, st.Dir, "prefix=*", "*.parquet")
 		r.FrozenGlob = &g
 		r.frozenDir = st.Dir
 	}

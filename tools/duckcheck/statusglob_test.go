@@ -90,9 +90,10 @@ func count(db *sql.DB, read string) (int64, error) {
 }
 
 // TestStatusReadsRunRelative: for a DIR given relative (--data rel/ds),
-// status's DuckDB and frozen lines read DIR's state from DuckDB started
-// in another folder: they printed 'rel/ds/state/…', which DuckDB resolves
-// against its own working directory, and read nothing there.
+// status's DuckDB and frozen lines, and the globs of its --format json,
+// read DIR's state from DuckDB started in another folder: they printed
+// 'rel/ds/state/…', which DuckDB resolves against its own working
+// directory, and read nothing there.
 func TestStatusReadsRunRelative(t *testing.T) {
 	needCommands(t, "dedup", "status")
 	top := t.TempDir()
@@ -115,6 +116,17 @@ func TestStatusReadsRunRelative(t *testing.T) {
 	}
 	if len(reads) != 2 {
 		t.Fatalf("status prints reads %q, want a DuckDB and a frozen one", reads)
+	}
+	// The globs of --format json too: they were 'rel/ds/state/…'.
+	var js struct {
+		State  string `json:"state_glob"`
+		Frozen string `json:"frozen_state_glob"`
+	}
+	if err := json.Unmarshal([]byte(mustInfohash(t, "status", "--data", "rel/ds", "--format", "json")), &js); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{js.State, js.Frozen} {
+		reads = append(reads, "read_parquet("+Quote(g)+")")
 	}
 	t.Chdir(t.TempDir()) // DuckDB started elsewhere
 	db := duck(t)
