@@ -103,19 +103,19 @@ seen again are rewritten with only their changed columns re-encoded; a
 partition is compacted into one sorted file when it reaches 8 files.
 
 Every input is identified by a checksum of its content and recorded in the
-dataset's ledger (DuckDB: DIR/ledger/current/*.parquet): an input already
-applied is skipped, so re-running a pass is a no-op. A file read before is
-not read again while its path, inode, size, mtime and ctime are unchanged
-(DIR/input-cache keeps its checksum: a cache, safe to delete). The inputs of
-one run are applied in one atomic commit, unless together they hold more
-distinct hashes than --batch-hashes: then each group of whole inputs that
-reaches it is committed before the next is read (a backfill of a year of
-captures does not need a year's worth of memory), and a killed run resumes
-after the last group committed. Bad input commits nothing (exit 2): every
-Parquet input's footer and schema are checked before the first group is
-read. A fault found only by reading (a text list, an Arrow stream, a damaged
-page) after a group was committed ends the run partial (exit 3), naming the
-input.
+dataset's ledger (DuckDB: DIR/ledger/current/*.parquet; named by absolute
+path): an input already applied is skipped, so re-running a pass is a no-op.
+A file read before is not read again while its path, inode, size, mtime and
+ctime are unchanged (DIR/input-cache keeps its checksum: a cache, safe to
+delete). The inputs of one run are applied in one atomic commit, unless
+together they hold more distinct hashes than --batch-hashes: then each group
+of whole inputs that reaches it is committed before the next is read (a
+backfill of a year of captures does not need a year's worth of memory), and a
+killed run resumes after the last group committed. Bad input commits nothing
+(exit 2): every Parquet input's footer and schema are checked before the
+first group is read. A fault found only by reading (a text list, an Arrow
+stream, a damaged page) after a group was committed ends the run partial
+(exit 3), naming the input.
 
 ` + exitHelp("dedup"),
 		Flags: []cli.Flag{

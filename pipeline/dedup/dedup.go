@@ -241,7 +241,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 				return false, tx.Moved(err)
 			}
 			for _, in := range group {
-				tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: rows[in.id], At: o.Now})
+				tx.AddApplied(dataset.Applied{ID: in.id, Name: ledgerName(in), Rows: rows[in.id], At: o.Now})
 			}
 			addTotals(tx, len(group), r.b.obs, ps)
 			if r.o.Policy != nil {

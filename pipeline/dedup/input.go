@@ -419,3 +419,14 @@ func current(st Stats, d *dataset.Dataset) Stats {
 	}
 	return st
 }
+
+// ledgerName is in's name as the ledger records it: its paths made
+// absolute (dataset.AbsName), the pipe's as well as the spool's; stdin's
+// label is a word, not a path.
+func ledgerName(in input) string {
+	label := in.spooled
+	if label == "stdin" {
+		label = ""
+	}
+	return dataset.AbsName(in.name, label, in.path)
+}

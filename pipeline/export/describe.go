@@ -128,7 +128,8 @@ var tableDocs = map[string]tableDoc{
 		LedgerEntry{}, map[string]string{
 			"id": "the input's content checksum (dedup's xxh3-128, merge's SHA-256): the same bytes " +
 				"again are a no-op",
-			"name":       `the input's name as given (bytes that are not UTF-8 as \xHH)`,
+			"name": `the input's name, a path in it absolute (older entries: as given on the command ` +
+				`line); bytes that are not UTF-8 as \xHH`,
 			"rows":       "the rows (observations, results or list lines) the input held",
 			"applied_at": "the applying run's clock (--now, else the wall clock): not always the order applied",
 		}},

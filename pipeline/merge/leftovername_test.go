@@ -13,10 +13,11 @@ import (
 
 // TestLeftoverNamedUnderData: a spool a killed merge left in the inbox is
 // named "leftover D/inbox/merge/FILE", D being --data as given (relative
-// or absolute), in an error (a bad leftover, set aside) and in the ledger
-// (a whole one, applied), as dedup's and merge's stdin are: it was
-// "leftover inbox/merge/FILE", a path relative to a DIR the message did
-// not name.
+// or absolute), in an error (a bad leftover, set aside), and by DIR's
+// absolute path in the ledger (a whole one, applied: the ledger names
+// every input absolute, for people reading it elsewhere), as dedup's and
+// merge's stdin are: it was "leftover inbox/merge/FILE", a path relative
+// to a DIR the message did not name.
 func TestLeftoverNamedUnderData(t *testing.T) {
 	for _, tc := range []struct {
 		name, content string
@@ -59,6 +60,7 @@ func TestLeftoverNamedUnderData(t *testing.T) {
 				}
 				d, m := datasettest.OpenCurrent(t, dir)
 				defer d.Close()
+				want = "leftover " + filepath.Join(dir, "inbox", "merge", "part-1.results")
 				a, err := d.LastApplied(m)
 				if err != nil || a == nil || a.Name != want {
 					t.Fatalf("ledger's last entry %+v, %v: want it named %q", a, err, want)

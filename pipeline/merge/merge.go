@@ -163,7 +163,7 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		st = bst
 		for _, in := range pending {
 			if !idle { // an idle run's inputs are recorded nowhere
-				tx.AddApplied(dataset.Applied{ID: in.id, Name: in.name, Rows: notes[in.id].rows, At: o.Now})
+				tx.AddApplied(dataset.Applied{ID: in.id, Name: ledgerName(in), Rows: notes[in.id].rows, At: o.Now})
 			}
 			st.FutureClamped += notes[in.id].future.n
 		}
@@ -423,4 +423,15 @@ func (r *runner) apply(ctx context.Context, results *prefixed, workers int) (Sta
 	st.PeerRows = len(r.peers.rows)
 	st.released = nil
 	return st, nil
+}
+
+// ledgerName is in's name as the ledger records it: its paths made
+// absolute (dataset.AbsName), the pipe's as well as the spool's; stdin's
+// label is a word, not a path.
+func ledgerName(in input) string {
+	label := in.spooled
+	if label == "stdin" {
+		label = ""
+	}
+	return dataset.AbsName(in.name, label, in.path)
 }

@@ -95,7 +95,8 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		}
 		us.From, us.FromSnapshot = o.From, om.Snapshot
 		st.Union = &us
-		tx.AddApplied(dataset.Applied{ID: id, Name: "merge --from " + o.From + fmt.Sprintf(" (snapshot %d)", om.Snapshot),
+		// The other dataset by its absolute path, as the ledger names inputs.
+		tx.AddApplied(dataset.Applied{ID: id, Name: "merge --from " + dataset.AbsName(o.From, o.From) + fmt.Sprintf(" (snapshot %d)", om.Snapshot),
 			Rows: om.Table(dataset.TableState).Rows(), At: o.Now})
 		tx.SetPolicy(p.JSON())
 		if testBeforeCommit != nil {

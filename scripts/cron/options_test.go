@@ -84,7 +84,7 @@ func TestCrawlPassOptions(t *testing.T) {
 			if want := []string{tc.madeEntry}; tc.madeEntry == "" && len(made) > 0 || tc.madeEntry != "" && (len(made) != 1 || made[0] != tc.madeEntry) {
 				t.Errorf("the run made %q in its folder, want %q; stderr:\n%s", made, want, errb.String())
 			}
-			if tc.madeEntry != "" && !applied(t, filepath.Join(dir, tc.madeEntry), "./"+filepath.Join(tc.madeEntry, "work", "o1", "observations.arrows")) {
+			if tc.madeEntry != "" && !applied(t, filepath.Join(dir, tc.madeEntry), filepath.Join(dir, tc.madeEntry, "work", "o1", "observations.arrows")) {
 				t.Errorf("the pass over %s applied no observations; stderr:\n%s", tc.madeEntry, errb.String())
 			}
 		})
