@@ -155,7 +155,6 @@ case ${BASH_VERSION:-} in
 	;;
 esac
 
-# shellcheck disable=SC2046 # $(metrics STAGE) prints one word or none
 set -uo pipefail
 export LC_ALL=C # sort(1) compares the pass folders' keys bytewise
 
@@ -187,7 +186,26 @@ EXPORT_DIR=${EXPORT_DIR:-$DATA/export}
 PASS=${PASS:-$(date -u +%Y%m%dT%H%M%SZ)}
 WORK=$DATA/work/$PASS
 
+# metrics STEP: STEP's --metrics-file flag, one word: callers quote it, as
+# ${METRICS_DIR:+"$(metrics STEP)"} (nothing without METRICS_DIR), for a
+# METRICS_DIR holding a space or a glob character split into arguments.
 metrics() { [ -n "${METRICS_DIR:-}" ] && echo "--metrics-file=$METRICS_DIR/infohash_$1$msuffix.prom"; }
+# quoted ARGS...: ARGS as the shell reads them back, for the log's
+# command lines (a path holding a space read as two words): one of only
+# letters, digits and _./:,=@%+- as it is, any other in single quotes
+# (printf %q escaped every comma of --bootstrap's list, and wrote
+# non-ASCII letters as octal escapes under LC_ALL=C).
+quoted() {
+	local a sep=''
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./:,=@%+-]+$ ]]; then
+			printf '%s%s' "$sep" "$a"
+		else
+			printf "%s'%s'" "$sep" "${a//\'/\'\\\'\'}"
+		fi
+		sep=' '
+	done
+}
 # METRICS_LABEL (checked below): mlabel, the steps' --metrics-label;
 # plabels, the pass's own series' labels; msuffix, the files' names'.
 mlabel=() plabels='' msuffix=''
@@ -628,7 +646,7 @@ stopped() {
 	# blocklist_unreadable says why), unless the pass was interrupted or
 	# status itself is what stopped. Its own failure changes nothing here.
 	if [ -n "${METRICS_DIR:-}" ] && [ "$2" != 130 ] && [ "$1" != status ] && [ -e "$DATA/CURRENT" ]; then
-		"$IH" status --data "$DATA" "${now[@]}" $(metrics status) "${mlabel[@]}" >/dev/null 2>&1 || true
+		"$IH" status --data "$DATA" "${now[@]}" ${METRICS_DIR:+"$(metrics status)"} "${mlabel[@]}" >/dev/null 2>&1 || true
 	fi
 	exit "$2"
 }
@@ -636,7 +654,7 @@ stopped() {
 # step NAME CMD...: run a step; decide from its exit status whether to go on.
 step() {
 	local name=$1; shift
-	log "$name: $*"
+	log "$name: $(quoted "$@")"
 	run "$@"
 	local rc=$?
 	[ -z "$sig" ] || stopped "$name" 130
@@ -695,7 +713,7 @@ apply() {
 		: >"$file.applied" && rm -f -- "$file"
 		return 0
 	fi
-	log "$name: $*"
+	log "$name: $(quoted "$@")"
 	# stderr is copied to errf to see what exit 2 was about; the copy
 	# ignores SIGINT and SIGTERM so that it outlives a step that commits
 	# after a signal, and never cuts its log short.
@@ -747,7 +765,7 @@ severity() { case $1 in 0) echo 0 ;; 3) echo 1 ;; 75) echo 2 ;; 130) echo 3 ;; 2
 # catchup_exit_status says it).
 reports() {
 	if [ "$catchup" = 0 ]; then
-		printf '%s\n' --stats-json "${2%/*}/$1.json" $(metrics "$1") "${mlabel[@]}"
+		printf '%s\n' --stats-json "${2%/*}/$1.json" ${METRICS_DIR:+"$(metrics "$1")"} "${mlabel[@]}"
 		return
 	fi
 	local at=${2%/*}
@@ -815,7 +833,7 @@ tick
 # shellcheck disable=SC2086 # CAPTURE_ARGS and FETCH_ARGS are word lists
 to=$WORK/observations.arrows
 step capture "$IH" capture --data "$DATA" "${now[@]}" "${boot[@]}" --duration "$DURATION" ${CAPTURE_ARGS:-} \
-	--stats-json "$WORK/capture.json" $(metrics capture) "${mlabel[@]}" -o -
+	--stats-json "$WORK/capture.json" ${METRICS_DIR:+"$(metrics capture)"} "${mlabel[@]}" -o -
 dedup "$WORK/observations.arrows"
 # late: the earlier passes' results that waited for a dataset. Still none
 # (this pass's observations were bad input): they stay for a later pass.
@@ -885,7 +903,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 		rm -f -- "$JOBS.lease_until"
 		tick
 		step plan-retries "$IH" plan-retries --data "$DATA" "${now[@]}" "${keep[@]}" --lock-wait "$LOCK_WAIT" --limit "$LIMIT" "${replace[@]}" \
-			--stats-json "$WORK/plan.json" $(metrics plan_retries) "${mlabel[@]}" -o "$JOBS"
+			--stats-json "$WORK/plan.json" ${METRICS_DIR:+"$(metrics plan_retries)"} "${mlabel[@]}" -o "$JOBS"
 		until=$(statsval lease_until "$WORK/plan.json")
 		if [ -n "$until" ] && until=$("$IH" clock --far-now --now "$until"); then
 			printf '%s\n' "$until" >"$JOBS.lease_until" || stopped plan-retries 1
@@ -915,7 +933,7 @@ if "$IH" plan-retries --help >/dev/null 2>&1; then
 	tick
 	# shellcheck disable=SC2086
 	to=$WORK/results.arrows
-	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" "${deadline[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" $(metrics fetch) "${mlabel[@]}" \
+	step fetch "$IH" fetch "${now[@]}" "${boot[@]}" --dht-state "$DATA/dht-state" "${deadline[@]}" ${FETCH_ARGS:-} --stats-json "$WORK/fetch.json" ${METRICS_DIR:+"$(metrics fetch)"} "${mlabel[@]}" \
 		"$WORK/jobs.parquet" -o -
 	merge "$WORK/results.arrows"
 fi
@@ -941,9 +959,10 @@ if [ -n "$skip" ]; then
 	log "export: skipped ($skip): the last export's $EXPORT_DIR/catalog.parquet${METRICS_DIR:+ and $METRICS_DIR/infohash_export$msuffix.prom} left as they are"
 else
 	# --replace: each export replaces the last pass's catalog.parquet.
-	log "export: $IH export --data $DATA --table catalog --format parquet --replace $(metrics export) ${mlabel[*]} -o $EXPORT_DIR/catalog.parquet"
-	run "$IH" export --data "$DATA" --table catalog --format parquet --replace \
-		$(metrics export) "${mlabel[@]}" -o "$EXPORT_DIR/catalog.parquet"
+	ex=("$IH" export --data "$DATA" --table catalog --format parquet --replace \
+		${METRICS_DIR:+"$(metrics export)"} "${mlabel[@]}" -o "$EXPORT_DIR/catalog.parquet")
+	log "export: $(quoted "${ex[@]}")"
+	run "${ex[@]}"
 	exportrc=$?
 	[ -z "$sig" ] || stopped export 130
 	[ $exportrc = 0 ] || log "export: failed (exit $exportrc): what the steps did is committed; status and the tidy-up go on; the pass ends $exportrc"
@@ -957,7 +976,7 @@ else
 	fi
 fi
 tick
-run "$IH" status --data "$DATA" "${now[@]}" $(metrics status) "${mlabel[@]}" >&2
+run "$IH" status --data "$DATA" "${now[@]}" ${METRICS_DIR:+"$(metrics status)"} "${mlabel[@]}" >&2
 statusrc=$?
 [ -z "$sig" ] || stopped status 130
 # A status that fails (exit 1: it cannot read the dataset) undoes nothing
