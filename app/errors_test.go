@@ -238,7 +238,9 @@ func TestMistypedDataCreatesNothing(t *testing.T) {
 // says that a --data (or --from) that does not exist does not exist, in
 // one line, and keeps "not an infohash dataset" for a folder without one;
 // both say which commands make a dataset (dedup; merge --from), but
-// policy's (policy set says to mkdir the folder).
+// policy's (policy set says to mkdir the folder) and merge --from's for
+// its OTHER_DIR: that names a dataset to union in, which making one there
+// would not give (it said "infohash dedup --data DIR makes one").
 func TestMissingDataFolder(t *testing.T) {
 	dir := t.TempDir()
 	typo := filepath.Join(dir, "typo")
@@ -248,6 +250,7 @@ func TestMissingDataFolder(t *testing.T) {
 	}
 	const makes = "; infohash dedup --data DIR makes one (so does merge --from); no other command does"
 	const missing, notDataset = ": the folder does not exist" + makes, ": not an infohash dataset (no CURRENT file)" + makes
+	const fromHint = "; --from names an existing dataset to union into --data: check the path"
 	tests := []struct {
 		name string
 		args []string
@@ -257,7 +260,9 @@ func TestMissingDataFolder(t *testing.T) {
 		{"export", []string{"export", "--data", typo, "--format", "csv", "-o", "-"}, typo + missing},
 		{"plan-retries", []string{"plan-retries", "--data", typo, "-o", filepath.Join(dir, "j.parquet")}, typo + missing},
 		{"merge", []string{"merge", "--data", typo}, typo + missing},
-		{"merge --from", []string{"merge", "--data", filepath.Join(dir, "new"), "--from", typo}, typo + missing},
+		{"merge --from", []string{"merge", "--data", filepath.Join(dir, "new"), "--from", typo}, typo + ": the folder does not exist" + fromHint},
+		{"merge --from, empty folder", []string{"merge", "--data", filepath.Join(dir, "new"), "--from", empty},
+			empty + ": not an infohash dataset (no CURRENT file)" + fromHint},
 		{"policy show", []string{"policy", "show", "--data", typo}, typo + ": the folder does not exist"}, // policy's own line
 		{"status, empty folder", []string{"status", "--data", empty}, empty + notDataset},
 		{"merge, empty folder", []string{"merge", "--data", empty}, empty + notDataset},

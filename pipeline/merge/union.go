@@ -45,7 +45,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	st := Stats{Union: &UnionStats{From: o.From}}
 	od, err := dataset.OpenReadOnly(o.From)
 	if err != nil {
-		return st, fmt.Errorf("merge --from: %w", err)
+		return st, fromError(o.From, err)
 	}
 	defer od.Close()
 	if same(o.Data, o.From) {
