@@ -443,7 +443,11 @@ if [ -n "${METRICS_LABEL:-}" ] && [ -n "${METRICS_DIR:-}" ]; then
 fi
 # Check every argument before the first step, so that a bad one does not
 # cost a capture first (NOW and LIMIT are used only after it).
-[ $# -ge 1 ] && [ $# -le 2 ] && [ -n "$DATA" ] || usage "usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]"
+# INFOHASH_DATA, infohash's own --data, is not DATA_DIR: a pass run
+# without one, INFOHASH_DATA set, is told how to give it.
+hint=''
+[ -z "${INFOHASH_DATA:-}" ] || hint=" (INFOHASH_DATA is infohash's --data, not read for DATA_DIR: crawl-pass.sh \"\$INFOHASH_DATA\")"
+[ $# -ge 1 ] && [ $# -le 2 ] && [ -n "$DATA" ] || usage "usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]$hint"
 command -v -- "$IH" >/dev/null ||
 	usage "no infohash binary: INFOHASH=$IH is not an executable, nor a command on PATH=$PATH; set INFOHASH=/path/to/infohash"
 # It runs (not another system's build, nor a broken wrapper).

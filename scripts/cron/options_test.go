@@ -30,14 +30,20 @@ func TestCrawlPassOptions(t *testing.T) {
 		stdout    string // what stdout holds
 		stderr    string // what the one line of stderr holds; "" none
 		madeEntry string // the one entry the run makes in its folder; "" none
+		env       []string
 	}{
-		{"--help", []string{"--help"}, 0, "crawl-pass.sh [--] DATA_DIR [CAPTURE_DURATION]", "", ""},
-		{"-h after DATA_DIR", []string{"ds", "-h"}, 0, "Exit statuses:", "", ""},
-		{"--help names PASS", []string{"--help"}, 0, "PASS (the pass's name", "", ""},
-		{"--help names the completed gauge", []string{"--help"}, 0, "infohash_crawl_pass_last_completed_timestamp_seconds", "", ""},
-		{"unknown option", []string{"-v", "1s"}, 2, "", "crawl-pass.sh: -v: no such option", ""},
-		{"unknown option after DATA_DIR", []string{"ds", "--duration=1s"}, 2, "", "crawl-pass.sh: --duration=1s: no such option", ""},
-		{"DATA_DIR after --", []string{"--", "-ds", "1s"}, 0, "", "", "-ds"},
+		{"--help", []string{"--help"}, 0, "crawl-pass.sh [--] DATA_DIR [CAPTURE_DURATION]", "", "", nil},
+		{"-h after DATA_DIR", []string{"ds", "-h"}, 0, "Exit statuses:", "", "", nil},
+		{"--help names PASS", []string{"--help"}, 0, "PASS (the pass's name", "", "", nil},
+		{"--help names the completed gauge", []string{"--help"}, 0, "infohash_crawl_pass_last_completed_timestamp_seconds", "", "", nil},
+		{"unknown option", []string{"-v", "1s"}, 2, "", "crawl-pass.sh: -v: no such option", "", nil},
+		{"unknown option after DATA_DIR", []string{"ds", "--duration=1s"}, 2, "", "crawl-pass.sh: --duration=1s: no such option", "", nil},
+		{"DATA_DIR after --", []string{"--", "-ds", "1s"}, 0, "", "", "-ds", nil},
+		{"no DATA_DIR", nil, 2, "", "usage: crawl-pass.sh DATA_DIR [CAPTURE_DURATION]", "", nil},
+		// INFOHASH_DATA is infohash's --data, which the pass does not read:
+		// the usage line says how to give it as DATA_DIR.
+		{"no DATA_DIR, INFOHASH_DATA set", nil, 2, "", `(INFOHASH_DATA is infohash's --data, not read for DATA_DIR: crawl-pass.sh "$INFOHASH_DATA")`,
+			"", []string{"INFOHASH_DATA=/srv/ih"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -53,6 +59,7 @@ func TestCrawlPassOptions(t *testing.T) {
 			c.Dir = dir
 			c.Env = append(os.Environ(), "INFOHASH="+bin, "PASS=o1", "BOOTSTRAP=", "CAPTURE_ARGS=--dht-listen 127.0.0.1:0",
 				"FETCH_ARGS=--dht-listen 127.0.0.1:0 --timeout 1s --deadline 2s", "LOCK_WAIT=1s")
+			c.Env = append(c.Env, tc.env...)
 			c.Stdout, c.Stderr = &out, &errb
 			rc := 0
 			if err := c.Run(); err != nil {
