@@ -152,7 +152,8 @@ func checkDataOutput(c *cli.Context, stdoutFormat string) error {
 	}
 	if out == "-" {
 		if stdoutFormat != "" && isTerminal(c.App.Writer) {
-			return usageError(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it", c.Command.Name, stdoutFormat))
+			return usageError(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it%s",
+				c.Command.Name, stdoutFormat, terminalHint[c.Command.Name]))
 		}
 		return nil
 	}

@@ -37,3 +37,9 @@ func formatForOutput(output string) (string, error) {
 	}
 	return "", fmt.Errorf("-o %s: unknown extension %q (known: %s); give --format", output, ext, strings.Join(extNames, " "))
 }
+
+// terminalHint ends, for a command, the error that refuses to write
+// Parquet or Arrow to a terminal: export writes Parquet to stdout by
+// default, so one who runs it bare to look at a table is told the text
+// formats too.
+var terminalHint = map[string]string{"export": ", or give --format csv, jsonl or magnet to read it here"}

@@ -270,7 +270,10 @@ func TestBinaryToTerminalRefused(t *testing.T) {
 		msg  string // "" when the run must succeed
 	}{
 		{"plan-retries", []string{"plan-retries", "--data", data, "-o", "-"}, "plan-retries: refusing to write Arrow to a terminal; use -o FILE or pipe it"},
-		{"export parquet", []string{"export", "--data", data}, "export: refusing to write Parquet to a terminal"},
+		// export's default (no -o, no --format) is Parquet on stdout:
+		// the line names the text formats that a terminal shows.
+		{"export parquet", []string{"export", "--data", data},
+			"export: refusing to write Parquet to a terminal; use -o FILE or pipe it, or give --format csv, jsonl or magnet to read it here"},
 		{"export arrow", []string{"export", "--data", data, "-f", "arrow", "-o", "-"}, "export: refusing to write Arrow to a terminal"},
 		{"capture", []string{"capture", "-o", "-", "--dht-listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1:1"}, "capture: refusing to write Arrow"},
 		{"fetch", []string{"fetch", "-o", "-", "--no-dht", jobs}, "fetch: refusing to write Arrow"},
