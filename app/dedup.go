@@ -124,7 +124,7 @@ stream, a damaged page) after a group was committed ends the run partial
 			statsJSONFlag(true),
 			policyDurationFlag("half-life", "activity half-life `D` for this run",
 				fmt.Sprintf("the policy's plan.activity_half_life, %s unless changed", schedule.Default().Plan.ActivityHalfLife)),
-			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers"},
+			&cli.IntFlag{Name: "keep", Value: 3, Usage: "keep the files of the last `N` snapshots for readers (a commit removes older ones, those an earlier writer with a larger --keep kept too: give every writer the same N)"},
 			lockWaitFlag(),
 			&cli.BoolFlag{Name: "announced-peers", Usage: "keep the endpoints of announce_peer rows (node_addr's IP, peer_port) in the state's peers, newest 8 per hash, for plan-retries to hand to fetch (off: the state's peers are kept as they are; on costs ~40% more time and ~30% more memory when a fifth of the rows are announcements; crawl-pass turns it on)"},
 			&cli.Float64Flag{Name: "bloom-fp", Value: 0.01, Usage: "Bloom filter false-positive `RATE` per partition (0 < RATE < 1)"},

@@ -151,7 +151,7 @@ that holds no dataset is refused (exit 2).
 				"attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag(true),
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
-			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
+			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers (a commit removes older ones, those an earlier writer with a larger --keep kept too: give every writer the same N)"},
 			&cli.Int64Flag{Name: "max-metadata-size", Value: fetch.DefaultMaxMetadataSize, Usage: "a results file (or --from's other dataset) holding an info dictionary over `BYTES` is bad input " +
 				"(a results file written by fetch --max-metadata-size N needs the same N here)"},
 			lockWaitFlag(),

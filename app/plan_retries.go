@@ -146,7 +146,7 @@ only the best --limit candidates in memory.
 				fmt.Sprintf("the policy's plan.lease, %s unless changed", pd.Plan.Lease)),
 			&cli.Uint64Flag{Name: "seed", Usage: "tie-break seed `S`",
 				DefaultText: fmt.Sprintf("the policy's seed, %d unless changed", pd.Seed)},
-			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers"},
+			&cli.IntFlag{Name: "keep", Value: d.Keep, Usage: "keep the files of the last `N` snapshots for readers (a commit removes older ones, those an earlier writer with a larger --keep kept too: give every writer the same N)"},
 			lockWaitFlag(),
 			&cli.BoolFlag{Name: "replace", Usage: "write over an existing -o FILE (without it, an existing FILE is refused: exit 2), ending the leases its jobs still hold (not yet fetched and merged); only if no fetch is reading FILE"},
 		},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -280,6 +281,27 @@ func (d *Dataset) gc(latest int64, keep int) {
 	for _, p := range old {
 		os.Remove(p)
 	}
+	warnPruned(d.Dir, keep, old)
+}
+
+// prunedWarnAt is how many old snapshots one gc removes before it warns:
+// under a steady --keep a commit removes one, two when another writer's
+// gc (or a killed one's) had not run.
+const prunedWarnAt = 3
+
+// warnPruned warns when a commit's gc removed the snapshots old
+// (manifest paths, in order) beyond what a steady --keep removes: an
+// earlier writer kept more (crawl-pass's KEEP), and this one's --keep
+// (a run by hand, its default 3) took that history from readers of
+// status's frozen line without a word.
+func warnPruned(dir string, keep int, old []string) {
+	if len(old) < prunedWarnAt {
+		return
+	}
+	first, last := strings.TrimSuffix(filepath.Base(old[0]), ".json"), strings.TrimSuffix(filepath.Base(old[len(old)-1]), ".json")
+	slog.Warn(fmt.Sprintf("dataset: %s: this commit removed %d older snapshots (%s to %s), keeping the last %d (--keep): "+
+		"a writer before kept more; give every writer of the dataset the same --keep (crawl-pass: KEEP) to keep them for readers",
+		dir, len(old), first, last, keep), "removed", len(old), "keep", keep)
 }
 
 // tableDirs returns the table directories that the manifest at path
