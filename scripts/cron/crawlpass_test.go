@@ -106,8 +106,8 @@ func TestCrawlPassAfterSIGTERMInCapture(t *testing.T) {
 			}
 
 			// a2's capture has one saved contact, the socket getPeers
-			// queried it from, now closed: it hears no DHT message all
-			// run, and ends partial (exit 3), as in an outage.
+			// queried it from, bound but silent: it hears no DHT message
+			// all run, and ends partial (exit 3), as in an outage.
 			log := runPass(t, data, "a2", "1s", 3)
 			if !strings.Contains(log, "crawl-pass a2: capture: partial (exit 3)") {
 				t.Errorf("a2's capture did not end partial; log:\n%s", log)
@@ -263,7 +263,11 @@ func getPeers(t *testing.T, addr string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	// The socket stays bound, answering nothing, until the test ends: the
+	// capture saves it as a contact, and a later pass that expects no DHT
+	// message from it (an outage) heard one when another test's DHT node
+	// bound the freed port meanwhile (CI runs packages side by side).
+	t.Cleanup(func() { c.Close() })
 	buf := make([]byte, 2048)
 	// A minute bounds a capture that never answers; 20 tries of 500 ms
 	// were a 10 s window for one that answers slowly on a loaded machine.
