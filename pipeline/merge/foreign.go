@@ -15,7 +15,9 @@ import (
 const maxNotedLeases = 256
 
 // leaseNote counts an input's results by lease_id, to tell results that
-// another dataset planned: merge recognises a result's lease by the
+// another dataset planned with lease IDs that name none (a plan-retries
+// older than dataset ids; foreignLease refuses those naming another
+// dataset): merge recognises such a result's lease by the
 // lease table (the hash's lease, DIR/leases/), and a plan-retries run of
 // this dataset that leased a job left its lease_id there until merge
 // ended it or 7 days past its end (leases.Grace). Results under ids that
@@ -31,10 +33,14 @@ type leaseNote struct {
 	judged  bool
 }
 
-// add notes a result under lease id.
+// add notes a result under lease id. An id that names its dataset
+// (leases.Dataset) is not noted: foreignLease has refused the input if
+// that is another dataset (but an ancestor), so it is this one's, issued
+// here even when no lease holds it any more (the lease ran out and its
+// hash was planned again: a crashed fetch's results merged late).
 func (n *leaseNote) add(id string) {
 	switch _, ok := n.ids[id]; {
-	case id == "":
+	case id == "", leases.Dataset(id) != "":
 	case ok || len(n.ids) < maxNotedLeases:
 		if n.ids == nil {
 			n.ids = map[string]int64{}

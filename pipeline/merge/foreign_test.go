@@ -88,3 +88,47 @@ func TestMergeWarnsOfForeignLeases(t *testing.T) {
 		})
 	}
 }
+
+// TestLateResultsOfOwnLeaseNotForeign: a fetch that crashed leaves its
+// jobs leased; once the lease ends they are planned again, and the
+// crashed run's results, merged after the new ones, are late: ignored,
+// each hash's attempt counted once. Their lease_id names this dataset,
+// so merge knows it issued them (and no lease holds it any more only
+// because the hash was planned again): it must not warn that they are
+// another dataset's, as it did when it judged them by the lease table.
+func TestLateResultsOfOwnLeaseNotForeign(t *testing.T) {
+	var states []schema.State
+	for i := range 4 {
+		states = append(states, newHash(hashAt(3, uint64(i)), t0))
+	}
+	dir := makeDataset(t, states)
+	crashed := planJobs(t, dir, t0, 10)
+	var late []schema.Result
+	for _, j := range crashed {
+		late = append(late, failure(j, schema.OutcomeNoPeers, t0+minute))
+	}
+	again := planJobs(t, dir, t0+3*hour, 10) // the 2h leases ended
+	if len(again) != len(crashed) {
+		t.Fatalf("%d of %d crashed jobs planned again after their lease", len(again), len(crashed))
+	}
+	var rs []schema.Result
+	for _, j := range again {
+		rs = append(rs, failure(j, schema.OutcomeNoPeers, t0+3*hour+minute))
+	}
+	runMerge(t, dir, t0+3*hour+2*minute, writeResults(t, rs))
+	var log bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
+	st := runMerge(t, dir, t0+3*hour+3*minute, writeResults(t, late))
+	if st.LateFailures != int64(len(late)) || st.Applied != 0 {
+		t.Errorf("late results: %d ignored, %d applied; want all %d ignored", st.LateFailures, st.Applied, len(late))
+	}
+	for h, s := range stateOf(t, dir) {
+		if s.Attempts != 1 {
+			t.Errorf("%x: %d attempts, want 1 (the late result counts no second)", h[:1], s.Attempts)
+		}
+	}
+	if strings.Contains(log.String(), "level=WARN") {
+		t.Errorf("merge of the dataset's own late results warned:\n%s", log.String())
+	}
+}
