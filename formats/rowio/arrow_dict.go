@@ -132,49 +132,13 @@ func decodeDict(name string, d *array.Dictionary, t arrow.DataType, lim Limits) 
 		if t.ID() != arrow.BINARY { // fixed_size_binary: below
 			break
 		}
-		var size int64
-		for i := range n {
-			if k := valueOf(i); k >= 0 {
-				size += int64(len(v.Value(k)))
-			}
-		}
-		if size > lim.MaxArrowBuffer {
-			return nil, 0, tooBig(size)
-		}
 		b := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.Binary)
 		defer b.Release()
-		b.Reserve(n)
-		b.ReserveData(int(size))
-		for i := range n {
-			if k := valueOf(i); k >= 0 {
-				b.Append(v.Value(k))
-			} else {
-				b.AppendNull()
-			}
-		}
-		return b.NewArray(), size + int64(n)*4, nil
+		return gatherValues(n, valueOf, v.Value, b, lim.MaxArrowBuffer, tooBig)
 	case interface{ Value(int) string }: // t is utf8
-		var size int64
-		for i := range n {
-			if k := valueOf(i); k >= 0 {
-				size += int64(len(v.Value(k)))
-			}
-		}
-		if size > lim.MaxArrowBuffer {
-			return nil, 0, tooBig(size)
-		}
 		b := array.NewStringBuilder(memory.DefaultAllocator)
 		defer b.Release()
-		b.Reserve(n)
-		b.ReserveData(int(size))
-		for i := range n {
-			if k := valueOf(i); k >= 0 {
-				b.Append(v.Value(k))
-			} else {
-				b.AppendNull()
-			}
-		}
-		return b.NewArray(), size + int64(n)*4, nil
+		return gatherValues(n, valueOf, v.Value, b, lim.MaxArrowBuffer, tooBig)
 	}
 	// Values of w bytes each (denseType): gathered from the dictionary's
 	// value buffer, which checkData has checked holds all of them.
@@ -201,4 +165,41 @@ func decodeDict(name string, d *array.Dictionary, t arrow.DataType, lim Limits) 
 	ad := array.NewData(t, n, []*memory.Buffer{memory.NewBufferBytes(valid), memory.NewBufferBytes(data)}, nil, nulls, 0)
 	defer ad.Release()
 	return array.MakeFromData(ad), size, nil
+}
+
+// varBuilder is what gatherValues needs of a binary or string builder.
+type varBuilder[T string | []byte] interface {
+	Append(T)
+	AppendNull()
+	Reserve(int)
+	ReserveData(int)
+	NewArray() arrow.Array
+}
+
+// gatherValues builds the n rows of a dictionary-encoded column of
+// variable-width values into b: row i is value(valueOf(i)), null where
+// valueOf is -1. It refuses (tooBig) values past limit bytes in all before
+// it allocates, and returns the array and its size in bytes (values and
+// 4-byte offsets).
+func gatherValues[T string | []byte](n int, valueOf func(int) int, value func(int) T, b varBuilder[T], limit int64,
+	tooBig func(int64) error) (arrow.Array, int64, error) {
+	var size int64
+	for i := range n {
+		if k := valueOf(i); k >= 0 {
+			size += int64(len(value(k)))
+		}
+	}
+	if size > limit {
+		return nil, 0, tooBig(size)
+	}
+	b.Reserve(n)
+	b.ReserveData(int(size))
+	for i := range n {
+		if k := valueOf(i); k >= 0 {
+			b.Append(value(k))
+		} else {
+			b.AppendNull()
+		}
+	}
+	return b.NewArray(), size + int64(n)*4, nil
 }
