@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"encoding/hex"
 	"fmt"
 
 	"github.com/infohash/infohash/formats/rowio"
@@ -36,7 +37,9 @@ type blobResult struct {
 	RetryAfter  int64  `parquet:"retry_after,optional,timestamp(millisecond)"`
 }
 
-// result converts b, whose info_hash must have 20 bytes.
+// result converts b, whose info_hash must have 20 bytes, or 40 hex
+// digits (either case): a results file rewritten with lower(hex(info_hash))
+// as text, the form of the text exports, as dedup reads a hash.
 func (b *blobResult) result() (schema.Result, error) {
 	r := schema.Result{InfoHashV2: b.InfoHashV2, HashType: b.HashType, Attempt: b.Attempt, LeaseID: b.LeaseID,
 		AttemptedAt: b.AttemptedAt, Outcome: b.Outcome, Detail: b.Detail, PeersFound: b.PeersFound,
@@ -44,10 +47,16 @@ func (b *blobResult) result() (schema.Result, error) {
 		ConnectMs: b.ConnectMs, MetadataMs: b.MetadataMs, TotalMs: b.TotalMs, ServedBy: b.ServedBy,
 		MetadataSize: b.MetadataSize, ResultMeta: b.ResultMeta, HandshakeMs: b.HandshakeMs, ExtensionMs: b.ExtensionMs,
 		VerifyMs: b.VerifyMs, RetryAfter: b.RetryAfter}
-	if len(b.InfoHash) != len(r.InfoHash) {
-		return r, fmt.Errorf("info_hash has %d bytes, want 20", len(b.InfoHash))
+	switch len(b.InfoHash) {
+	case len(r.InfoHash):
+		copy(r.InfoHash[:], b.InfoHash)
+	case 2 * len(r.InfoHash):
+		if _, err := hex.Decode(r.InfoHash[:], b.InfoHash); err != nil {
+			return r, fmt.Errorf("info_hash has 40 bytes, neither 20 bytes nor 40 hex digits: %w", err)
+		}
+	default:
+		return r, fmt.Errorf("info_hash has %d bytes, want 20 (or 40 hex digits)", len(b.InfoHash))
 	}
-	copy(r.InfoHash[:], b.InfoHash)
 	return r, nil
 }
 
