@@ -52,11 +52,15 @@ then applied; a FIFO or device inside a folder INPUT is bad input (exit 2),
 never opened. Parquet and Arrow
 need only info_hash (20 bytes, or 32 for a v2 hash; fixed-size, BLOB as
 DuckDB writes it or binary_view as Polars does; or text of 40 or 64 hex
-digits) and observed_at (a timestamp of any unit, or a plain 64-bit integer
-of epoch milliseconds, signed or not, from 2001 to 2200: else bad input; a
-DATE, TIME, DECIMAL or narrower integer is wrong schema, exit 2);
-hash_type, source and info_hash_v2 are read when
-present (a hash any input says is v2 is v2, unless a fetch proved it v1).
+digits) and observed_at (a timestamp of any unit, Spark's INT96 too, or a
+plain 64-bit integer of epoch milliseconds, signed or not, from 2001 to 2200:
+else bad input; a DATE, TIME, DECIMAL or narrower integer is wrong schema,
+exit 2); hash_type, source and info_hash_v2 are read when present (a hash any
+input says is v2 is v2, unless a fetch proved it v1). Dictionary-encoded
+Arrow columns (pyarrow categoricals, DuckDB ENUMs) read as their values. A
+file in a Hive partition folder (source=dht_get_peers/, as COPY ...
+PARTITION_BY writes) that lacks that folder's column is bad input: write the
+column into the files (DuckDB: WRITE_PARTITION_COLUMNS true).
 An observed_at more than 5 minutes (the clock skew allowed) after the run's
 clock (--now, or the wall clock) is read as that clock, so that a host's
 wrong clock cannot date a hash's last sighting in the future: such rows are

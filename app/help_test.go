@@ -190,7 +190,7 @@ func TestDedupHelpSaysWrongSchema(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
-	const want = "observed_at (a timestamp of any unit, or a plain 64-bit integer of epoch milliseconds, signed or not, " +
+	const want = "observed_at (a timestamp of any unit, Spark's INT96 too, or a plain 64-bit integer of epoch milliseconds, signed or not, " +
 		"from 2001 to 2200: else bad input; a DATE, TIME, DECIMAL or narrower integer is wrong schema, exit 2)"
 	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
 		t.Errorf("dedup --help does not say %q", want)
