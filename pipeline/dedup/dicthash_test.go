@@ -3,7 +3,6 @@ package dedup
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -121,19 +120,7 @@ func writeWith[T any](t *testing.T, path string, rows []T, opts ...parquet.Write
 // file at path, and those of them that are dictionary-encoded.
 func hashPages(t *testing.T, path string) (pages, dicts int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pf := parquetFileAt(t, path)
 	col, _ := pf.Schema().Lookup("info_hash")
 	for _, rg := range pf.RowGroups() {
 		ps := rg.ColumnChunks()[col.ColumnIndex].Pages()

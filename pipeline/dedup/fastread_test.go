@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
@@ -94,17 +93,7 @@ func TestFastPathMatchesRowReader(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			st, _ := f.Stat()
-			pf, err := parquet.OpenFile(f, st.Size())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, ok := fastLayout(pf); !ok {
+			if _, ok := fastLayoutOf(t, p); !ok {
 				t.Fatal("the fast path refuses the layout")
 			}
 			compareReaders(t, in)

@@ -160,20 +160,7 @@ func TestInt96ObservedAt(t *testing.T) {
 // row group of the Parquet file at p.
 func atEncodings(t *testing.T, p string) []format.Encoding {
 	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pf.Metadata().RowGroups[0].Columns[1].MetaData.Encoding
+	return parquetFileAt(t, p).Metadata().RowGroups[0].Columns[1].MetaData.Encoding
 }
 
 // writeAll writes rows to f as a Parquet file with parquet-go's writer.

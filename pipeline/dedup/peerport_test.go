@@ -120,19 +120,7 @@ func TestPeerPortUnsignedLayout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := os.Open(tt.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			st, err := f.Stat()
-			if err != nil {
-				t.Fatal(err)
-			}
-			pf, err := parquet.OpenFile(f, st.Size())
-			if err != nil {
-				t.Fatal(err)
-			}
+			pf := parquetFileAt(t, tt.path)
 			if _, fast := fastLayout(pf); fast != tt.fast {
 				t.Fatalf("column reader %v, want %v", fast, tt.fast)
 			}

@@ -242,17 +242,7 @@ func TestAnnouncedPeersUnusualLayout(t *testing.T) {
 			map[schema.Hash][]string{a: {"[2001:db8::1]:443", "1.1.1.1:6881"}, b: {"2.2.2.2:80"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := os.Open(tc.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, _ := f.Stat()
-			pf, err := parquet.OpenFile(f, st.Size())
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, fast := fastLayout(pf)
-			f.Close()
+			_, fast := fastLayoutOf(t, tc.path)
 			if fast {
 				t.Fatal("the column reader takes the layout: this tests the row reader")
 			}

@@ -119,6 +119,12 @@ func TestPeerPortPageTypes(t *testing.T) {
 // fastLayoutOf is fastLayout of the Parquet file at path.
 func fastLayoutOf(t *testing.T, path string) (fastColumns, bool) {
 	t.Helper()
+	return fastLayout(parquetFileAt(t, path))
+}
+
+// parquetFileAt opens the Parquet file at path, open until the test ends.
+func parquetFileAt(t *testing.T, path string) *parquet.File {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -132,5 +138,5 @@ func fastLayoutOf(t *testing.T, path string) (fastColumns, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fastLayout(pf)
+	return pf
 }
