@@ -253,9 +253,10 @@ func TestInputCacheRacyEntryIgnored(t *testing.T) {
 
 // FuzzDecodeCache: no cache file makes decodeCache panic, and what it
 // accepts holds only entries a writer makes (one per path, its id as
-// checksumFile writes it), and encodes back to itself. Each input is tried as a whole file and as the body of one with a
-// right checksum: only the latter reaches the JSON, as a fuzzer hardly
-// ever makes a checksum match.
+// checksumFile writes it), and encodes back to itself. Each input is
+// tried as a whole file and as the body of one with a right checksum:
+// only the latter reaches the JSON, as a fuzzer hardly ever makes a
+// checksum match.
 func FuzzDecodeCache(f *testing.F) {
 	good := cacheEntry{Path: "/in/a.parquet", Dev: 1, Ino: 2, Size: 3, Mtime: 4, Ctime: 5,
 		ID: strings.Repeat("0f", 16), Kind: kindArrow, At: 6e9}
