@@ -34,8 +34,9 @@
 // protocol, a hang-up after answering for our infohash or before our
 // handshake was sent whole, or an extended handshake that does not decode
 // or is preceded by a message that does not), no_extension, no_ut_metadata (or
-// no metadata_size), too_large, rejected (a reject, or a hang-up after
-// agreeing to serve), invalid_metadata (an undecodable or oversized
+// no metadata_size), too_large, rejected (a reject, a hang-up after
+// agreeing to serve, or a piece past the share of Options.MetadataMemory
+// that the exchanges with the peer's address may hold), invalid_metadata (an undecodable or oversized
 // message once metadata was asked for, a wrong-sized piece, or verified
 // bytes that are no valid info dictionary, a key repeated in any of its
 // dictionaries included), hash_mismatch,
@@ -86,5 +87,6 @@
 // Peer input is decoded defensively: messages are bounded in length,
 // bencode is checked by a non-recursive scanner with a depth limit before
 // the reflective decoder sees it, the metadata size is capped, and so are
-// the metadata bytes all exchanges hold at once (Options.MetadataMemory).
+// the metadata bytes all exchanges hold at once (Options.MetadataMemory),
+// and those of one remote address (membudget.go).
 package fetch

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/infohash/infohash/formats/bencode"
@@ -36,26 +35,6 @@ type exchangeConfig struct {
 	Clock           clock.Clock                      // stamps the outcome (peerOutcome.At)
 	guard           func(network, addr string) error // Options.guard
 }
-
-// memBudget counts the metadata bytes that exchanges hold, up to limit.
-type memBudget struct {
-	limit   int64
-	used    atomic.Int64
-	refused atomic.Int64 // takes refused so far
-	warned  atomic.Bool  // the run warned of it (Fetcher.warnMemory)
-}
-
-// take reserves n bytes, or reports false when that would pass the limit.
-func (m *memBudget) take(n int64) bool {
-	if m.used.Add(n) > m.limit {
-		m.used.Add(-n)
-		m.refused.Add(1)
-		return false
-	}
-	return true
-}
-
-func (m *memBudget) give(n int64) { m.used.Add(-n) }
 
 // peerOutcome is the result of one exchange with one peer.
 type peerOutcome struct {
@@ -290,7 +269,8 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 	// follows what the peer actually sent, not what it announced.
 	got := make([][]byte, pieces)
 	var held int64
-	defer func() { cfg.Mem.give(held) }()
+	ip := remoteIP(conn)
+	defer func() { cfg.Mem.give(ip, held) }()
 	for left := pieces; left > 0; {
 		id, payload, err := readExtended(r, &buf)
 		if err != nil {
@@ -324,7 +304,14 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 			return nil, failf(schema.OutcomeInvalidMetadata, "metadata piece %d has %d bytes, want %d", m.Piece, len(m.Data), want)
 		}
 		if got[m.Piece] == nil {
-			if !cfg.Mem.take(int64(len(m.Data))) {
+			switch cfg.Mem.take(ip, int64(len(m.Data))) {
+			case memShared:
+				// The address's exchanges (this one included) hold
+				// its share: a peer-level failure, penalising this
+				// endpoint, not the hash's.
+				return nil, failf(schema.OutcomeRejected, "the exchanges with %s hold its share of the metadata memory "+
+					"(%d bytes): one address may not hold more", ip, cfg.Mem.share)
+			case memFull:
 				return nil, failf(schema.OutcomeLocalError, "metadata memory limit (%d bytes) reached: other exchanges hold it", cfg.Mem.limit)
 			}
 			held += int64(len(m.Data))

@@ -74,7 +74,7 @@ func lockStateFor(opts Options) (release func(), err error) {
 // it; the Fetcher's Close calls it). On error the caller releases.
 func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, error) {
 	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now(), avoid: newAvoidSet(opts.AvoidPeers),
-		reach: opts.reachOf(ctx), mem: &memBudget{limit: max(opts.MetadataMemory, opts.MaxMetadataSize)}, release: release}
+		reach: opts.reachOf(ctx), mem: newMemBudget(opts.MetadataMemory, opts.MaxMetadataSize), release: release}
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
 	if !opts.DHTOn() {

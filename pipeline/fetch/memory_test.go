@@ -22,9 +22,14 @@ import (
 // of metadata for any infohash, answers every request but the last piece's
 // with piece-sized garbage, and then stays silent: each exchange with it
 // holds size-16 KiB bytes until it times out.
-func startHoarder(t *testing.T, size int) string {
+func startHoarder(t *testing.T, size int) string { return startHoarderOn(t, "127.0.0.1", size) }
+
+// startHoarderOn starts a hoarder (see startHoarder) on a free port of
+// ip, a loopback address (all of 127/8 is loopback on Linux: distinct
+// ones stand for distinct hosts).
+func startHoarderOn(t *testing.T, ip string, size int) string {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	ln, err := net.Listen("tcp4", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}

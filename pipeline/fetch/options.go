@@ -81,7 +81,11 @@ type Options struct {
 	// MetadataMemory bounds the metadata bytes received and not yet
 	// verified, over all exchanges (at least MaxMetadataSize is always
 	// allowed). A piece that would exceed it fails its exchange as
-	// local_error: our limit, not the peer's fault nor the hash's.
+	// local_error: our limit, not the peer's fault nor the hash's. The
+	// exchanges with one remote address hold at most the larger of
+	// 2 x MaxMetadataSize and an eighth of it (when that is less than
+	// all of it: see memBudget); a piece past that share fails its
+	// exchange as rejected, a failure of that peer's.
 	MetadataMemory int64
 
 	// Clock stamps attempted_at and peer_failures.at, and decides whether
