@@ -20,8 +20,8 @@ func TestWrongHashTypeCorrectedByFetch(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "ih")
 	v1 := badpeers.NewTorrent(31, 2, 10)
-	sum := sha256.Sum256(badpeers.NewTorrent(32, 2, 10).Info)
-	v2 := badpeers.Torrent{Info: badpeers.NewTorrent(32, 2, 10).Info}
+	sum := sha256.Sum256(badpeers.NewHybridTorrent(32, 2, 10).Info)
+	v2 := badpeers.Torrent{Info: badpeers.NewHybridTorrent(32, 2, 10).Info}
 	copy(v2.InfoHash[:], sum[:20])
 	peer := fetchPeer(t, badpeers.Good, v1, v2)
 

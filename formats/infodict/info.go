@@ -23,7 +23,8 @@ type rawInfo struct {
 	Length      bencode.Bytes `bencode:"length"`
 	Files       []rawFile     `bencode:"files"`
 	Private     bencode.Bytes `bencode:"private"`
-	FileTree    bencode.Bytes `bencode:"file tree"` // BEP 52 (v2 and hybrid torrents)
+	FileTree    bencode.Bytes `bencode:"file tree"`    // BEP 52 (v2 and hybrid torrents)
+	MetaVersion bencode.Bytes `bencode:"meta version"` // BEP 52: 2 in a v2 or hybrid dictionary
 }
 
 type rawFile struct {
@@ -51,14 +52,24 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // UTF-8 and a valid "name.utf-8" is present, that. A file's path joins its
 // raw path elements with "/".
 func Parse(info []byte) (schema.Meta, error) {
-	var m schema.Meta
-	var raw rawInfo
+	m, _, err := parse(info)
+	return m, err
+}
+
+// parse is Parse, which also returns the keys it decoded.
+func parse(info []byte) (m schema.Meta, raw rawInfo, err error) {
 	if err := uniqueKeys(info); err != nil {
-		return m, err
+		return m, raw, err
 	}
 	if err := DecodeDict(info, &raw); err != nil {
-		return m, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return m, raw, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
+	m, err = meta(info, &raw)
+	return m, raw, err
+}
+
+// meta is the metadata columns of info, whose keys raw holds.
+func meta(info []byte, raw *rawInfo) (m schema.Meta, err error) {
 	if raw.PieceLength != nil && *raw.PieceLength < 0 {
 		return m, fmt.Errorf("%w: negative piece length", ErrInvalid)
 	}
@@ -72,7 +83,6 @@ func Parse(info []byte) (schema.Meta, error) {
 	m.PieceLength = raw.PieceLength
 	m.Private = bytes.Equal(raw.Private, []byte("i1e"))
 
-	var err error
 	switch {
 	case raw.Files != nil:
 		m.Files, err = v1Files(raw.Files)

@@ -189,9 +189,9 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 		o.Refuted = refutedDetail(cfg.InfoHashV2, typ, v2)
 	}
 	o.Verified, o.VerifyDur = true, time.Since(verifying)
-	m, err := infodict.Parse(info)
+	m, err := infodict.ParseAs(info, typ)
 	if err != nil {
-		o.Err = failf(schema.OutcomeInvalidMetadata, "%v", err)
+		o.Err = failf(schema.OutcomeInvalidMetadata, "%s", invalidDetail(err, info, typ))
 		o.Final = true // the bytes match the infohash: every peer serves the same
 		return
 	}
@@ -377,6 +377,21 @@ func verifyInfo(info []byte, ih [20]byte, claim []byte) (typ int8, full []byte, 
 		return schema.HashV2, sum[:], claimed, true
 	}
 	return schema.HashV2, nil, false, false
+}
+
+// invalidDetail is the detail of verified info bytes that ParseAs
+// refused: for a dictionary of the other version than the hash it
+// matched, which hash matched, and the infohash it has of its own.
+func invalidDetail(err error, info []byte, typ int8) string {
+	if !errors.Is(err, infodict.ErrVersion) {
+		return err.Error()
+	}
+	if typ == schema.HashV2 {
+		s1 := sha1.Sum(info)
+		return "the metadata's SHA-256 is the infohash (v2), but " + err.Error() + "; its SHA-1 is " + hex.EncodeToString(s1[:])
+	}
+	sum := sha256.Sum256(info)
+	return "the metadata's SHA-1 is the infohash (v1), but " + err.Error() + "; its SHA-256 is " + hex.EncodeToString(sum[:])
 }
 
 // refutedDetail is the detail of an ok result whose job's full v2 hash,

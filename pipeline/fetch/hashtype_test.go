@@ -22,7 +22,7 @@ import (
 // hash_mismatch, blamed on the peer.
 func TestHashTypeProvenByMetadata(t *testing.T) {
 	f := newFetcher(t, testOptions())
-	v1 := badpeers.NewTorrent(7, 2, 10)
+	v1 := badpeers.NewHybridTorrent(7, 2, 10) // a hybrid: its SHA-256 is an infohash too
 	sum := sha256.Sum256(v1.Info)
 	v2 := badpeers.Torrent{Info: v1.Info, Name: v1.Name}
 	copy(v2.InfoHash[:], sum[:20])

@@ -186,7 +186,7 @@ func arrowJobs[T any](t *testing.T, rows []T) *bytes.Buffer {
 // with the proven full hash; it was hash_mismatch, blamed on the good
 // peer). A hash of another length is bad input naming the row.
 func TestRunArrowV2Jobs(t *testing.T) {
-	tor := badpeers.NewTorrent(16, 2, 10)
+	tor := badpeers.NewHybridTorrent(16, 2, 10) // its SHA-256 is its v2 infohash
 	sum := sha256.Sum256(tor.Info)
 	v2 := badpeers.Torrent{Info: tor.Info, Name: tor.Name}
 	copy(v2.InfoHash[:], sum[:20])

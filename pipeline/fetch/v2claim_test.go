@@ -29,7 +29,7 @@ import (
 // hash_mismatch, and merge then penalised the peer and counted it as a
 // bad-metadata source of the hash.
 func TestRefutedV2ClaimCorrected(t *testing.T) {
-	v1 := badpeers.NewTorrent(21, 2, 10)
+	v1 := badpeers.NewHybridTorrent(21, 2, 10) // a hybrid: its SHA-256 is an infohash too
 	sum := sha256.Sum256(v1.Info)
 	v2 := badpeers.Torrent{Info: v1.Info, Name: v1.Name}
 	copy(v2.InfoHash[:], sum[:20])

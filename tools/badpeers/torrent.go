@@ -2,6 +2,7 @@ package badpeers
 
 import (
 	"crypto/sha1"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 
@@ -22,22 +23,48 @@ type Torrent struct {
 // controls the metadata size (about 20 bytes per piece; above 820 pieces
 // the metadata spans several 16 KiB BEP 9 pieces).
 func NewTorrent(seed uint64, files, pieceCount int) Torrent {
+	return newTorrent(seed, files, pieceCount, false)
+}
+
+// NewHybridTorrent is NewTorrent's torrent made hybrid (BEP 52): its info
+// dictionary also holds meta version 2 and a file tree of the same files,
+// so that both its SHA-1 (InfoHash) and its SHA-256 (V2) are infohashes
+// of it. Its piece hashes and pieces roots are random, as NewTorrent's:
+// fetch checks neither.
+func NewHybridTorrent(seed uint64, files, pieceCount int) Torrent {
+	return newTorrent(seed, files, pieceCount, true)
+}
+
+// V2 is t under its v2 infohash, the first 20 bytes of the SHA-256 of its
+// info dictionary, and that full hash. Only a v2 or hybrid dictionary
+// (NewHybridTorrent) is a v2 torrent: fetch refuses another's metadata
+// for that hash as invalid_metadata.
+func (t Torrent) V2() (Torrent, [32]byte) {
+	sum := sha256.Sum256(t.Info)
+	v2 := Torrent{Info: t.Info, Name: t.Name}
+	copy(v2.InfoHash[:], sum[:20])
+	return v2, sum
+}
+
+func newTorrent(seed uint64, files, pieceCount int, hybrid bool) Torrent {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	name := fmt.Sprintf("badpeers-%d", seed)
 	fl := make([]any, files)
+	tree := map[string]any{}
 	for i := range fl {
-		fl[i] = map[string]any{
-			"length": rng.Int64N(1 << 30),
-			"path":   []string{"dir", fmt.Sprintf("file-%d.bin", i)},
-		}
+		n, file := rng.Int64N(1<<30), fmt.Sprintf("file-%d.bin", i)
+		fl[i] = map[string]any{"length": n, "path": []string{"dir", file}}
+		tree[file] = map[string]any{"": map[string]any{"length": n, "pieces root": make([]byte, 32)}}
 	}
 	pieces := make([]byte, 20*pieceCount)
 	for i := range pieces {
 		pieces[i] = byte(rng.Uint32())
 	}
-	info := bencode.MustMarshal(map[string]any{
-		"files": fl, "name": name, "piece length": 16384, "pieces": pieces,
-	})
+	dict := map[string]any{"files": fl, "name": name, "piece length": 16384, "pieces": pieces}
+	if hybrid {
+		dict["meta version"], dict["file tree"] = 2, map[string]any{"dir": tree}
+	}
+	info := bencode.MustMarshal(dict)
 	return Torrent{InfoHash: sha1.Sum(info), Info: info, Name: name}
 }
 

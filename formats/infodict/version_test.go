@@ -1,0 +1,62 @@
+package infodict
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestParseAs: an info dictionary must be of the version of the hash
+// it matched: meta version 2 and a file tree for v2 (BEP 52), a length
+// or files for v1; a hybrid one is both. Parse, which merge uses on
+// older results, takes all of them as before.
+func TestParseAs(t *testing.T) {
+	const (
+		v1      = "d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"
+		v2      = "d9:file treed1:ad0:d6:lengthi5eeee12:meta versioni2e4:name1:x12:piece lengthi16384ee"
+		hybrid  = "d9:file treed1:ad0:d6:lengthi5eeee6:lengthi5e12:meta versioni2e4:name1:a12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"
+		v3      = "d9:file treed1:ad0:d6:lengthi5eeee12:meta versioni3e4:name1:x12:piece lengthi16384ee"
+		strVer  = "d9:file treed1:ad0:d6:lengthi5eeee12:meta version1:24:name1:x12:piece lengthi16384ee"
+		noTree  = "d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"
+		badTree = "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"
+	)
+	for _, tt := range []struct {
+		name    string
+		info    string
+		typ     int8
+		version bool // fails as ErrVersion
+	}{
+		{"v1 as v1", v1, schema.HashV1, false},
+		{"v1 as v2: no meta version", v1, schema.HashV2, true},
+		{"v2 as v2", v2, schema.HashV2, false},
+		{"v2 as v1: no length or files", v2, schema.HashV1, true},
+		{"hybrid as v1", hybrid, schema.HashV1, false},
+		{"hybrid as v2", hybrid, schema.HashV2, false},
+		{"meta version 3 as v2", v3, schema.HashV2, true},
+		{"meta version a string as v2", strVer, schema.HashV2, true},
+		{"meta version 2 without a file tree as v2", noTree, schema.HashV2, true},
+		{"meta version 2 without a file tree as v1", noTree, schema.HashV1, false},
+		{"a file tree that is a list, as v2", badTree, schema.HashV2, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Parse([]byte(tt.info)); err != nil {
+				t.Fatalf("Parse: %v, want it taken (it checks no version)", err)
+			}
+			m, err := ParseAs([]byte(tt.info), tt.typ)
+			if got := errors.Is(err, ErrVersion); got != tt.version || (err != nil) != tt.version {
+				t.Fatalf("ParseAs: %v; want a version error: %v", err, tt.version)
+			}
+			if err != nil && !errors.Is(err, ErrInvalid) {
+				t.Errorf("%v does not wrap ErrInvalid", err)
+			}
+			if err == nil && (m.FileCount == nil || *m.FileCount != 1 || len(m.InfoBytes) != len(tt.info)) {
+				t.Errorf("metadata %+v, want one file and the info bytes", m)
+			}
+		})
+	}
+	// Whatever else is wrong is Parse's error, not a version's.
+	if _, err := ParseAs([]byte("d4:name1:xe"), schema.HashV2); err == nil || errors.Is(err, ErrVersion) {
+		t.Errorf("a dictionary without files: %v, want Parse's error", err)
+	}
+}
