@@ -28,8 +28,9 @@ type rawInfo struct {
 }
 
 type rawFile struct {
-	Length int64    `bencode:"length"`
-	Path   []string `bencode:"path"`
+	Length int64         `bencode:"length"`
+	Path   []string      `bencode:"path"`
+	Attr   bencode.Bytes `bencode:"attr"` // BEP 47: "p" marks a pad file; any type (not ours to refuse)
 }
 
 // ErrInvalid is wrapped by every error Parse returns.
@@ -42,6 +43,13 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // type, when no file layout is present (length, files or file tree), or
 // when a length is negative or the sizes overflow.
 //
+// BEP 47 pad files (a "files" entry whose "attr" string holds "p") are
+// left out of files, file_count and total_size: they are zeros a
+// creator inserted to align the next file on a piece (a hybrid torrent
+// has one after nearly every file), which no client presents to its user,
+// and a torrent's files and size are what its user gets. They are still
+// checked as any file (a negative length fails); info_bytes keeps them.
+//
 // Everything the dictionary gives is set, zeros included (an empty name,
 // no files, a size of 0; Files is nil for an empty v2 file tree, which a
 // Meta reads as no files): only a missing "piece length" leaves
@@ -52,24 +60,34 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // UTF-8 and a valid "name.utf-8" is present, that. A file's path joins its
 // raw path elements with "/".
 func Parse(info []byte) (schema.Meta, error) {
-	m, _, err := parse(info)
+	m, _, err := parse(info, false)
 	return m, err
 }
 
-// parse is Parse, which also returns the keys it decoded.
-func parse(info []byte) (m schema.Meta, raw rawInfo, err error) {
+// ParseWithPads is Parse as it was before it left BEP 47 pad files out:
+// they count in files, file_count and total_size. merge uses it to tell
+// the columns of a result an older fetch wrote from columns rewritten.
+func ParseWithPads(info []byte) (schema.Meta, error) {
+	m, _, err := parse(info, true)
+	return m, err
+}
+
+// parse is Parse (ParseWithPads with pads), which also returns the keys
+// it decoded.
+func parse(info []byte, pads bool) (m schema.Meta, raw rawInfo, err error) {
 	if err := uniqueKeys(info); err != nil {
 		return m, raw, err
 	}
 	if err := DecodeDict(info, &raw); err != nil {
 		return m, raw, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	m, err = meta(info, &raw)
+	m, err = meta(info, &raw, pads)
 	return m, raw, err
 }
 
-// meta is the metadata columns of info, whose keys raw holds.
-func meta(info []byte, raw *rawInfo) (m schema.Meta, err error) {
+// meta is the metadata columns of info, whose keys raw holds (pad files
+// among them when pads).
+func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 	if raw.PieceLength != nil && *raw.PieceLength < 0 {
 		return m, fmt.Errorf("%w: negative piece length", ErrInvalid)
 	}
@@ -85,7 +103,7 @@ func meta(info []byte, raw *rawInfo) (m schema.Meta, err error) {
 
 	switch {
 	case raw.Files != nil:
-		m.Files, err = v1Files(raw.Files)
+		m.Files, err = v1Files(raw.Files, pads)
 	case raw.Length != nil:
 		n, ierr := Int(raw.Length)
 		if ierr != nil || n < 0 {
@@ -112,11 +130,15 @@ func meta(info []byte, raw *rawInfo) (m schema.Meta, err error) {
 	return m, nil
 }
 
-func v1Files(files []rawFile) ([]schema.File, error) {
+// v1Files lists a "files" list's files, its pad files only when pads.
+func v1Files(files []rawFile, pads bool) ([]schema.File, error) {
 	out := make([]schema.File, 0, len(files))
 	for i, f := range files {
 		if f.Length < 0 {
 			return nil, fmt.Errorf("%w: file %d has a negative length", ErrInvalid, i)
+		}
+		if !pads && isPad(f.Attr) {
+			continue
 		}
 		p := strings.Join(f.Path, "/")
 		out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: f.Length})
@@ -166,4 +188,13 @@ func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// isPad reports whether a file's attr (raw bencode; nil when absent)
+// marks a BEP 47 pad file: a string holding "p" (unknown characters are
+// ignored, as BEP 47 says). attr of another type marks nothing.
+func isPad(attr bencode.Bytes) bool {
+	v, err := decodeValue(attr)
+	s, ok := v.(string)
+	return err == nil && ok && strings.Contains(s, "p")
 }

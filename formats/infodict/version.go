@@ -28,7 +28,7 @@ var ErrVersion = fmt.Errorf("%w: not of its infohash's version", ErrInvalid)
 // the failure is the hash's, whoever served them. Parse, which merge
 // uses on results of any age, does not check versions.
 func ParseAs(info []byte, typ int8) (schema.Meta, error) {
-	m, raw, err := parse(info)
+	m, raw, err := parse(info, false)
 	if err != nil {
 		return m, err
 	}

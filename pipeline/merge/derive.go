@@ -16,7 +16,9 @@ import (
 // (infodict.Parse) and stores that. A row rewritten by hand (a forged
 // name or size beside the real files) then stores the truth, as does a
 // row from an older fetch or a tool that wrote the columns another way;
-// merge warns once per input when rows disagreed (deriveMeta's differs).
+// merge warns once per input when rows disagreed (deriveMeta's differs),
+// but not for the rows of a fetch that counted BEP 47 pad files (their
+// columns were what info_bytes said then; merge stores them without).
 
 // deriveMeta replaces r's metadata columns with those its info_bytes
 // (verified by checkResult) give. It reports whether the columns r held
@@ -29,6 +31,13 @@ func deriveMeta(r *schema.Result) (differs bool, err error) {
 		return false, fmt.Errorf("%s: outcome ok but info_bytes are not a valid info dictionary: %w", schema.Hex(r.InfoHash), err)
 	}
 	differs = !sameMeta(&r.ResultMeta, &m)
+	if differs {
+		// A fetch before BEP 47 pad files were left out counted them:
+		// such a row holds what its info_bytes said then.
+		if old, err := infodict.ParseWithPads(r.InfoBytes); err == nil && sameMeta(&r.ResultMeta, &old) {
+			differs = false
+		}
+	}
 	r.ResultMeta = schema.OKMeta(m)
 	return differs, nil
 }
