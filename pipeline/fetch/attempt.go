@@ -134,10 +134,11 @@ func (a *attempt) crowded(p string) bool {
 // penalises (the jobs file's avoid list), and those past maxPortsPerIP
 // ports of their public address (counted as out of reach). A --peer
 // endpoint is exempt from the dataset's penalties and from
-// maxPortsPerIP: the user named it for every job, whatever it did before. A job's avoid_peers entry whose penalty the
-// file's list dates as ended (it ended after the plan: the planner hands
-// a job only live penalties) is no longer avoided: its peer is dialled,
-// as the next plan would hand it.
+// maxPortsPerIP: the user named it for every job, whatever it did
+// before. A job's avoid_peers entry whose penalty the file's list dates
+// as ended (it ended after the plan: the planner hands a job only live
+// penalties) is no longer avoided: its peer is dialled, as the next plan
+// would hand it.
 func (a *attempt) add(addrs []string) {
 	now := a.f.opts.Clock.Now() // one clock for every check of a peer
 	for _, p := range addrs {
