@@ -113,7 +113,9 @@ the leases FILE's jobs still hold in its commit and plans their hashes
 again. Only --replace a FILE no fetch is reading: such a fetch
 works on jobs whose leases are gone (merge ignores their failures and
 stores their metadata late: a hash may be fetched twice). Refusing is the
-default because only the caller knows whether a fetch has FILE open. A
+default because only the caller knows whether a fetch has FILE open. Of
+two runs to one -o FILE at once, the one that commits second exits 2 and
+leases nothing (with --replace too while the first is still writing FILE). A
 FIFO or device named by -o is opened before the dataset (a
 FIFO waits for its reader then, with nothing leased) and, like stdout,
 written after the commit. If stdout or that FIFO is a pipe whose reader has

@@ -55,6 +55,51 @@ func ClaimDeadTemps(path string) []*DeadTemp {
 	return out
 }
 
+// HeldTemps returns the paths of the temporary files of output path that
+// some process holds: those of writers at work on path (CreateOutput's,
+// held from before their name exists until after it is gone, or locked
+// just after it where there is no O_TMPFILE) and those ClaimDeadTemps
+// claimed. A run that must not write over what another run is writing
+// to path (plan-retries -o FILE: the other's jobs may be leased already)
+// reads them. None for an output written in place; errors are ignored.
+func HeldTemps(path string) []string {
+	t, err := resolveOutput(path)
+	if err != nil || t.kind == outDirect {
+		return nil
+	}
+	dir, base := filepath.Split(t.path)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	prefix := TempPrefix + base + "-"
+	var out []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() || !isRandomHex(strings.TrimPrefix(rest, lockedMark)) {
+			continue
+		}
+		if p := filepath.Join(dir, e.Name()); held(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// held reports whether a process holds a flock(2) on the file at p (false
+// if it is gone).
+func held(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil
+}
+
 // claimDead locks the file at p for good unless a live writer holds it,
 // and checks that p still names the file locked: a writer that was
 // holding it has renamed it into place before it let go.

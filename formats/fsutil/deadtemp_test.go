@@ -65,3 +65,37 @@ func TestClaimDeadTemps(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldTemps: the temporary files of an output that a live writer
+// holds are listed, and nothing else: a killed writer's, another
+// output's, one of a writer that has committed or aborted.
+func TestHeldTemps(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "jobs.parquet")
+	killedWriterTemp(t, out)
+	other, err := CreateOutput(filepath.Join(dir, "jobs.parquet-2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Abort()
+	if got := HeldTemps(out); len(got) != 0 {
+		t.Fatalf("with no writer of the output at work, HeldTemps = %v", got)
+	}
+	live, err := CreateOutput(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := HeldTemps(out)
+	if len(got) != 1 || got[0] != live.Name() {
+		t.Fatalf("HeldTemps = %v, want the live writer's %s", got, live.Name())
+	}
+	if err := live.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := HeldTemps(out); len(got) != 0 {
+		t.Fatalf("after the writer committed, HeldTemps = %v", got)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -78,7 +78,7 @@ func TestReplacedFileMemory(t *testing.T) {
 	runtime.GC()
 	runtime.GC() // and what the writer left in sync.Pools
 	runtime.ReadMemStats(&before)
-	r := readReplaced(p)
+	r := readReplaced(p, &unpublished{})
 	runtime.GC()
 	runtime.GC() // and what the reader left in sync.Pools
 	runtime.ReadMemStats(&after)

@@ -186,7 +186,7 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 	// claimed before a try opens the output (which would sweep them).
 	u, prev := &unpublished{}, &replaced{}
 	if stream == nil && o.Output != "" {
-		u, prev = claimUnpublished(o.Output), readReplaced(o.Output)
+		u = claimUnpublished(o.Output) // prev: read by each try
 	}
 	defer u.close()
 	// What the last try planned, and where its jobs go: w (nil: stdout,
@@ -223,6 +223,9 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		}}
 	m, after, err := tries.Run(ctx, d, func(tx *dataset.Tx, attempt int) (bool, error) {
 		base, w, written = tx.Base(), nil, false
+		if stream == nil && o.Output != "" {
+			prev = readReplaced(o.Output, u)
+		}
 		var err error
 		if p, err = schedule.Of(tx); err != nil {
 			return false, exitcode.BadInput(err)

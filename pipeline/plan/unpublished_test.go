@@ -13,6 +13,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -25,7 +26,9 @@ import (
 // and removes the file: no ended lease of a job nobody saw stays behind
 // for status to call a fetch that died. A file whose leases the dataset
 // does not hold as they are in the file (never committed) drops nothing;
-// one a live writer holds is left alone.
+// one a live writer holds is left alone, and the run is refused (exit 2,
+// nothing leased): that writer renames its file to the same -o next
+// (TestTwoRunsToOneOutput).
 func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 	const debris = ".tmp-jobs.parquet-L0123456789ab"
 	for _, tt := range []struct {
@@ -38,15 +41,16 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 		planned     int  // by the next run (the others keep the first run's live lease)
 		dropped     int  // leases it drops
 		debrisStays bool // a live writer's
+		refused     bool // exit 2
 	}{
 		{"killed after its commit", func(t *testing.T, out string) time.Time {
 			rename(t, out, debris)
 			return t0.Add(time.Minute)
-		}, 100, 10, 10, false},
+		}, 100, 10, 10, false, false},
 		{"killed after its commit, fewer planned again", func(t *testing.T, out string) time.Time {
 			rename(t, out, debris)
 			return t0.Add(time.Minute)
-		}, 4, 4, 10, false},
+		}, 4, 4, 10, false, false},
 		{"leases never committed", func(t *testing.T, out string) time.Time {
 			jobs := readJobs(t, out)
 			for i := range jobs {
@@ -57,11 +61,11 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 			// live): the next run does not write over it.
 			rename(t, out, "fetching.parquet")
 			return t0.Add(time.Minute)
-		}, 100, 0, 0, false},
+		}, 100, 0, 0, false, false},
 		{"leases expired already", func(t *testing.T, out string) time.Time {
 			rename(t, out, debris)
 			return t0.Add(3 * time.Hour) // past the 2h lease: due anyway
-		}, 4, 4, 10, false},
+		}, 4, 4, 10, false, false},
 		{"a live writer's", func(t *testing.T, out string) time.Time {
 			p := rename(t, out, debris)
 			f, err := os.Open(p)
@@ -73,7 +77,7 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			return t0.Add(time.Minute)
-		}, 100, 0, 0, true},
+		}, 100, 0, 0, true, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tenNew(t)
@@ -84,6 +88,15 @@ func TestUnpublishedJobsArePlannedAgain(t *testing.T) {
 			}
 			o.Now, o.Limit = tt.leave(t, o.Output), tt.limit
 			st, err := Run(context.Background(), o)
+			if tt.refused {
+				if exitcode.Of(err) != exitcode.Usage || st.Committed {
+					t.Fatalf("next run = %v (exit %d), committed %v; want exit 2, nothing committed", err, exitcode.Of(err), st.Committed)
+				}
+				if _, err := os.Stat(filepath.Join(filepath.Dir(o.Output), debris)); err != nil {
+					t.Fatalf("the live writer's file: %v", err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
