@@ -255,7 +255,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		}
 		if m == nil { // nothing pending: every input is in the ledger
 			removeInbox(ins)
-			if !announced {
+			if !announced && base.Snapshot == 0 { // else another writer filled it
 				slog.Info("dedup: created a new, empty dataset", "dir", d.Dir)
 			}
 			st.StateRows = base.Table(dataset.TableState).Rows()
