@@ -134,7 +134,9 @@ again changes nothing, nor brings those sightings back. Repeating the union
 changes nothing, so it cannot keep two live crawlers in step: a later union
 drops what the other side saw since the first. Give a second crawler's
 capture files to dedup here instead (each applies once). OTHER_DIR is only
-read, as export reads it: no lock, no migration, nothing written there. Its
+read, as export reads it: no lock, no migration, nothing written there
+(when its writers collect the snapshot being read, their --keep, the union
+starts over on the newer one; after 10 restarts it exits 75). Its
 files must match its manifest (rows, size, CRC-32C) and its strings keep
 within the bounds a results file's do (last_source 256 B, endpoints 262 B,
 class names 64 B, torrents' names and paths twice --max-metadata-size), and

@@ -2,13 +2,10 @@ package merge
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -61,21 +58,14 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 	if _, err := schedule.Load(d.Dir); err != nil { // each try reads it again (schedule.Of)
 		return st, exitcode.BadInput(err)
 	}
-	om, err := od.Current()
-	if err != nil {
-		return st, fmt.Errorf("merge --from: %w", err)
-	}
-	raw, err := os.ReadFile(filepath.Join(od.Dir, "manifests", fmt.Sprintf("%012d.json", om.Snapshot)))
-	if err != nil {
-		return st, fmt.Errorf("merge --from: %w", err)
-	}
-	// The union's ledger id: the other manifest's SHA-256 (see
-	// dataset.Applied).
-	sum := sha256.Sum256(raw)
-	id := "dataset:" + hex.EncodeToString(sum[:])
-	st.Union.FromSnapshot = om.Snapshot
 	var base *dataset.Manifest
 	m, after, err := o.tries("merge --from", &st).Run(ctx, d, func(tx *dataset.Tx, _ int) (bool, error) {
+		// Each try reads the other's snapshot anew: the last try's may
+		// have been collected by the other's writers (otherCollected).
+		om, id, err := otherSnapshot(od)
+		if err != nil {
+			return false, err
+		}
 		// A try counts only what it unions: an earlier try's counters
 		// went with its transaction (see Run).
 		st.Union = &UnionStats{From: o.From, FromSnapshot: om.Snapshot}
@@ -89,9 +79,12 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 			return false, err
 		}
 		u := &unioner{runner: runner{d: d, tx: tx, base: tx.Base(), p: p, now: schema.Millis(o.Now), progressTo: o.ProgressTo}, od: od, om: om, maxMeta: o.MaxMetadataSize}
+		if testFromRead != nil {
+			testFromRead()
+		}
 		us, err := u.run(ctx)
 		if err != nil {
-			return false, tx.Moved(err)
+			return false, otherCollected(od, om, tx.Moved(err))
 		}
 		us.From, us.FromSnapshot = o.From, om.Snapshot
 		st.Union = &us
