@@ -45,7 +45,12 @@ bad input commits nothing: an info dictionary over --max-metadata-size is,
 and so is a detail over 64 KiB, a lease_id over 128 bytes, an outcome or a
 peer failure's class over 64, a served_by or peer address over 262.
 Compressed results (gzip, zstd, bzip2, xz) are bad input: decompress them
-into a pipe (zcat r.gz | infohash merge --data DIR -). An Arrow stream cut
+into a pipe (zcat r.gz | infohash merge --data DIR -). Columns are read
+with their meaning: an integer of another width, a TIMESTAMP of any unit,
+a plain INT64 time (epoch ms) and a BLOB info_hash (20 bytes, or 40 hex
+digits) read as their values; one whose values would read as something
+else (a DATE, TIME or DECIMAL with a scale for an integer, a TIMESTAMP for
+a duration, text for bytes) is wrong schema, exit 2. An Arrow stream cut
 mid-message (fetch killed while writing a batch) is not bad input: its whole
 batches are applied (a result counts once, below) and merge exits 3, saying
 how many rows came whole; the jobs whose rows were cut off stay leased until

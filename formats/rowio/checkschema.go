@@ -10,7 +10,9 @@ import (
 
 // CheckSchema verifies that every required leaf column of want is in got
 // with the same physical type, but for an integer stored in the other
-// width (otherWidth).
+// width (otherWidth), and that each column of got read into a field of
+// want has a logical type whose values the field reads with their
+// meaning (meaningError: a DATE is no attempt count).
 func CheckSchema(want, got *parquet.Schema) error {
 	for _, path := range want.Columns() {
 		wl, _ := want.Lookup(path...)
@@ -29,6 +31,9 @@ func CheckSchema(want, got *parquet.Schema) error {
 		}
 		if wl.Node.Type().Kind() == parquet.FixedLenByteArray && wl.Node.Type().Length() != gl.Node.Type().Length() {
 			return fmt.Errorf("column %q is FIXED_LEN_BYTE_ARRAY(%d), want (%d)", joinPath(path), gl.Node.Type().Length(), wl.Node.Type().Length())
+		}
+		if err := meaningError(path, wl.Node.Type(), gl.Node.Type()); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -313,6 +313,15 @@ func (r *Reader[T]) ArrowSchema() *arrow.Schema {
 	return r.ar.Schema()
 }
 
+// ParquetSchema is a Parquet file's schema, with its columns named as
+// read (OpenParquetFold); nil for an Arrow stream.
+func (r *Reader[T]) ParquetSchema() *parquet.Schema {
+	if r.pf == nil {
+		return nil
+	}
+	return r.pf.Schema()
+}
+
 // Record returns the next record batch of an Arrow stream, for readers
 // that take its columns whole instead of rows (Read and Record do not
 // mix); it is valid until the next call, and io.EOF ends the stream. The

@@ -433,15 +433,44 @@ func plausibleParquet(path string) (blob bool, err error) {
 
 // openParquetResults opens a results file within lim, reading a
 // BYTE_ARRAY info_hash (blob) through blobResults.
+// A column of text where a result holds bytes (info_hash_v2, name_raw,
+// info_bytes, a file's path_raw) is wrong schema (rowio.TextBytesError),
+// but for a BLOB info_hash's reader, which decodes hex text.
 func openParquetResults(path, name string, blob bool, lim rowio.Limits) (resultSource, error) {
 	if !blob {
-		return rowio.OpenLimited[schema.Result](path, lim)
+		r, err := rowio.OpenLimited[schema.Result](path, lim)
+		if err == nil {
+			err = textBytes(path, r)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
 	}
 	r, err := rowio.OpenLimited[blobResult](path, lim)
+	if err == nil {
+		err = textBytes(path, r, "info_hash")
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &blobResults{r: r, name: name}, nil
+}
+
+// textBytes is rowio.TextBytesError for r, a Parquet file at path, as
+// the wrong schema the reader's own checks give (closing r then).
+func textBytes[T any](path string, r *rowio.Reader[T], hex ...string) error {
+	s := r.ParquetSchema()
+	err := rowio.TextBytesError[T](s, hex...)
+	if err == nil {
+		return nil
+	}
+	r.Close()
+	var cols []string
+	for _, f := range s.Fields() {
+		cols = append(cols, f.Name())
+	}
+	return fmt.Errorf("%s: %w", path, &rowio.SchemaError{Columns: cols, Err: err})
 }
 
 // warnDiffer logs once per input how many ok results held metadata columns
