@@ -50,7 +50,10 @@ with their meaning: an integer of another width, a TIMESTAMP of any unit,
 a plain INT64 time (epoch ms) and a BLOB info_hash (20 bytes, or 40 hex
 digits) read as their values; one whose values would read as something
 else (a DATE, TIME or DECIMAL with a scale for an integer, a TIMESTAMP for
-a duration, text for bytes) is wrong schema, exit 2. An Arrow stream cut
+a duration, text for bytes) is wrong schema, exit 2, and so is a file in a
+Hive partition folder (lease_id=.../, as COPY ... PARTITION_BY writes) that
+lacks that folder's column: write it into the files (DuckDB:
+WRITE_PARTITION_COLUMNS true). An Arrow stream cut
 mid-message (fetch killed while writing a batch) is not bad input: its whole
 batches are applied (a result counts once, below) and merge exits 3, saying
 how many rows came whole; the jobs whose rows were cut off stay leased until

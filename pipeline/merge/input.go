@@ -260,14 +260,23 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 	var r resultSource
 	switch sniff.Of(head) {
 	case sniff.Parquet:
-		blob, perr := plausibleParquet(in.path)
+		blob, cols, perr := plausibleParquet(in.path)
 		if perr != nil {
 			return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: %w", in.name, perr))
 		}
+		if err := hiveError(in, cols); err != nil {
+			return 0, nil, err
+		}
 		r, err = openParquetResults(in.path, in.name, blob, resultLimits(in.maxMeta))
 	case sniff.Arrow:
-		var ar *rowio.Reader[schema.Result]
-		if ar, err = rowio.OpenArrowLimited[schema.Result](in.name, br, resultLimits(in.maxMeta)); err == nil && in.inbox {
+		ar, aerr := rowio.OpenArrowLimited[schema.Result](in.name, br, resultLimits(in.maxMeta))
+		if herr := hiveError(in, arrowColumns(ar, aerr)); herr != nil {
+			if aerr == nil {
+				ar.Close()
+			}
+			return 0, nil, herr
+		}
+		if err = aerr; err == nil && in.inbox {
 			ar.RequireEndMarker() // see readResultsTo
 		}
 		r = ar
@@ -390,7 +399,8 @@ const maxChunkBytes = 1 << 30
 
 // plausibleParquet checks a Parquet file's column chunk sizes, and
 // reports whether its info_hash is a BYTE_ARRAY column (as DuckDB writes
-// a BLOB) rather than fetch's FIXED_LEN_BYTE_ARRAY(20).
+// a BLOB) rather than fetch's FIXED_LEN_BYTE_ARRAY(20), and its top-level
+// columns.
 // There is no bound on the compression ratio, nor on rows or values per
 // byte of file: zstd shrinks a constant column (hash_type of 100,000 v1
 // results: 400 kB) to a few hundred bytes, and dictionary or RLE encoding
@@ -404,31 +414,31 @@ const maxChunkBytes = 1 << 30
 // bytes claim (up to 4 GiB) before checking that it fits in the file, and
 // decodes the footer trusting its list lengths and nesting, so a file of
 // a few dozen bytes could take gigabytes or crash the process.
-func plausibleParquet(path string) (blob bool, err error) {
+func plausibleParquet(path string) (blob bool, cols []string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	pf, err := rowio.OpenParquet(f, info.Size(), rowio.NoColumns, rowio.DefaultLimits())
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	for _, rg := range pf.Metadata().RowGroups {
 		for _, c := range rg.Columns {
 			// rowio.OpenParquet refused negative counts and sizes.
 			if m := c.MetaData; m.TotalUncompressedSize > maxChunkBytes {
-				return false, fmt.Errorf("column %v declares %d bytes (%d compressed)",
+				return false, nil, fmt.Errorf("column %v declares %d bytes (%d compressed)",
 					m.PathInSchema, m.TotalUncompressedSize, m.TotalCompressedSize)
 			}
 		}
 	}
 	c, ok := pf.Schema().Lookup("info_hash")
-	return ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray, nil
+	return ok && c.Node.Leaf() && c.Node.Type().Kind() == parquet.ByteArray, rowio.Names(pf.Schema()), nil
 }
 
 // openParquetResults opens a results file within lim, reading a
