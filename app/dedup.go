@@ -70,7 +70,9 @@ whose peer_port is not null but no port (not 1-65535, a BIGINT's 2^40 too,
 or past its column's integer type: a UTINYINT holding 300) is read without
 an endpoint, counted (bad_peer_ports, the same in --stats-json) and warned
 about once per input: its producer is broken; a peer_port that is no
-integer (a DOUBLE, text) is wrong schema, exit 2.
+integer (a DOUBLE, text, a STRUCT or LIST), or one without a node_addr of
+text (or a BLOB) and a source column beside it, is wrong schema, exit 2 (an
+input without peer_port, a hash list, names no peer).
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and

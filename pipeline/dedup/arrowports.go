@@ -13,11 +13,10 @@ import (
 )
 
 // arrowPeerColumns is the index of s's peer_port column when it is an
-// integer (of any width, signed or not) and node_addr text, beside a
-// source column, else -1. Announced peers are read from these columns
-// only then, by either reader: beside them, a peer_port of another type
-// is the wrong schema (arrowPortTypeError), but for a null-typed one;
-// without them, it is not read, nor refused.
+// integer (of any width, signed or not) and node_addr text or a BLOB,
+// beside a source column, else -1. Announced peers are read from these
+// columns only then, by either reader: a run that keeps them refuses any
+// other peer_port but a null-typed one (arrowPortTypeError).
 func arrowPeerColumns(s *arrow.Schema) int {
 	if i := arrowPortBeside(s); i >= 0 && arrowInt(s.Field(i).Type.ID()) {
 		return i
@@ -26,30 +25,51 @@ func arrowPeerColumns(s *arrow.Schema) int {
 }
 
 // arrowPortBeside is the index of s's peer_port column, whatever its
-// type, when node_addr is text beside a source column (announced peers
-// would be read from it), else -1.
+// type, when node_addr is text (or a BLOB: binary, read as text) beside a
+// source column (announced peers would be read from it), else -1.
 func arrowPortBeside(s *arrow.Schema) int {
 	index := func(name string) int { i, _ := rowio.FieldIndex(s, name); return i } // as arrowLayoutOf's
 	port, addr := index("peer_port"), index("node_addr")
-	if port < 0 || addr < 0 || index("source") < 0 || !rowio.IsArrowString(s.Field(addr).Type.ID()) {
+	if port < 0 || addr < 0 || index("source") < 0 || !arrowAddrType(s.Field(addr).Type.ID()) {
 		return -1
 	}
 	return port
 }
 
-// arrowPortTypeError refuses s's peer_port when announced peers would
-// be read from it (arrowPortBeside) but it is no integer (as
-// checkPeerPort refuses a Parquet one): a float, text, binary, a bool, a
-// date, a time, a timestamp or a decimal was silently not read (a date32
-// one, whose Parquet DATE twin was read as ports). A null-typed column
-// (all null: no port at all) is not read, nor refused.
+// arrowAddrType reports whether a node_addr of type t is read: text, or
+// a BLOB (binary, large_binary, binary_view), read as text as a Parquet
+// BYTE_ARRAY is; not fixed_size_binary, as Parquet's FIXED_LEN_BYTE_ARRAY
+// is not.
+func arrowAddrType(t arrow.Type) bool {
+	return rowio.IsArrowString(t) || (rowio.IsArrowBinary(t) && t != arrow.FIXED_SIZE_BINARY)
+}
+
+// arrowPortTypeError checks, for a run that keeps announced peers, the
+// columns of s they are read from, as checkPeerPort checks a Parquet
+// file's: a peer_port needs to be an integer (a float, text, binary, a
+// bool, a date, a time, a timestamp, a decimal, a struct or a list was
+// silently not read: a date32 one, whose Parquet DATE twin was read as
+// ports), beside a node_addr of text (or a BLOB) and a source column
+// (without them, the stream's peers were silently not read). A
+// null-typed peer_port (all null: no port at all), or none, is not read,
+// nor refused.
 func arrowPortTypeError(s *arrow.Schema) error {
-	i := arrowPortBeside(s)
-	if i < 0 {
+	index := func(name string) int { i, _ := rowio.FieldIndex(s, name); return i }
+	i := index("peer_port")
+	if i < 0 || s.Field(i).Type.ID() == arrow.NULL {
 		return nil
 	}
-	if t := s.Field(i).Type; !arrowInt(t.ID()) && t.ID() != arrow.NULL {
+	if t := s.Field(i).Type; !arrowInt(t.ID()) {
 		return &arrowTypeError{name: "peer_port", typ: t, want: obsTypes["peer_port"]}
+	}
+	a := index("node_addr")
+	switch {
+	case a < 0:
+		return errNoNodeAddr
+	case !arrowAddrType(s.Field(a).Type.ID()):
+		return &arrowTypeError{name: "node_addr", typ: s.Field(a).Type, want: `text ("ip:port") or a BLOB (binary)`}
+	case index("source") < 0:
+		return errNoSource
 	}
 	return nil
 }
@@ -78,16 +98,21 @@ func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) {
 	}
 	ports := r.arrowPorts(c)
 	addrs := rec.Column(l.addr)
-	strs, _ := addrs.(interface{ Value(int) string }) // arrowPeerColumns takes text only
+	strs, _ := addrs.(interface{ Value(int) string })  // text
+	blobs, _ := addrs.(interface{ Value(int) []byte }) // a BLOB, read as text (arrowAddrType)
 	for i := range int(rec.NumRows()) {
 		if c.IsNull(i) || r.src[i] != b.announce {
 			continue
 		}
-		if p := ports[i]; !anyPort.ok(p) {
+		switch p := ports[i]; {
+		case !anyPort.ok(p):
 			b.ports.bad()
-		} else if strs != nil && !addrs.IsNull(i) {
+		case addrs.IsNull(i):
+		case strs != nil:
 			s := strs.Value(i)
 			r.notePeer(i, unsafe.Slice(unsafe.StringData(s), len(s)), p, b)
+		case blobs != nil:
+			r.notePeer(i, blobs.Value(i), p, b)
 		}
 	}
 }

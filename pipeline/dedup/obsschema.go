@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
@@ -31,6 +32,7 @@ var obsTypes = map[string]string{
 	"source":       "text or a BLOB (BYTE_ARRAY)", // a plain BYTE_ARRAY is read as text too
 	"info_hash_v2": "BLOB, FIXED_LEN_BYTE_ARRAY(32) or hex VARCHAR",
 	"peer_port":    "an integer (a port)",
+	"node_addr":    `text ("ip:port") or a BLOB (BYTE_ARRAY)`,
 }
 
 // obsTypeError says that column name is of type is, which dedup does not
@@ -142,24 +144,33 @@ func checkObsSchema(pf *parquet.File, peers bool) error {
 	return nil
 }
 
-// checkPeerPort refuses the peer_port column of pf that announced ports
-// would be read from (portBeside: beside node_addr and source) when it is
-// no integer: of a logical type that is no integer's (parquet-go gives a
-// writer's converted type, from before logical types, as one), or of a
-// physical type other than INT32 and INT64. A DATE, TIME, TIMESTAMP or
-// DECIMAL was read as ports by its stored numbers (a DATE's 19000 days as
-// port 19000); a FLOAT, DOUBLE, BYTE_ARRAY (text), BOOLEAN or
-// FIXED_LEN_BYTE_ARRAY one was silently not read. A NULL one (all null)
-// names no port: it is not refused. A peer_port without those columns
-// beside it is not read, nor refused, as before.
+// checkPeerPort checks, for a run that keeps announced peers, the
+// columns they are read from: an input with a peer_port column needs it
+// flat and an integer, beside a flat node_addr of text (or a BLOB, read as
+// text) and a source column (an announced peer is node_addr's IP and
+// peer_port of an announce_peer row). Else it is the wrong schema:
+//   - a peer_port of a logical type that is no integer's (parquet-go gives
+//     a writer's converted type, from before logical types, as one), or of
+//     a physical type other than INT32 and INT64: a DATE, TIME, TIMESTAMP
+//     or DECIMAL was read as ports by its stored numbers (a DATE's 19000
+//     days as port 19000); a FLOAT, DOUBLE, BYTE_ARRAY (text), BOOLEAN or
+//     FIXED_LEN_BYTE_ARRAY one was silently not read;
+//   - a nested peer_port or node_addr (a STRUCT, a LIST), a node_addr that
+//     is no text, a missing node_addr or source: the input's peers were
+//     silently not read. capture writes all three columns, so an input
+//     lacking one of them beside peer_port is a rewrite that lost it.
+//
+// A NULL peer_port (all null) names no port: it is not refused, nor is
+// an input without peer_port (a hash list's, an import's: no peers).
 func checkPeerPort(pf *parquet.File) error {
-	flat := func(c *parquet.Column) bool {
-		return c.Leaf() && c.MaxRepetitionLevel() == 0 && c.MaxDefinitionLevel() <= 1
-	}
-	port, _ := portBeside(pf.Root(), flat)
-	if port == nil {
+	s, root := pf.Schema(), pf.Root()
+	if root.Column("peer_port") == nil {
 		return nil
 	}
+	if k := rowio.NestedKind(s, "peer_port"); k != "" {
+		return obsTypeError("peer_port", k)
+	}
+	port := root.Column("peer_port")
 	if lt := port.Type().LogicalType(); lt != nil && lt.Value != nil {
 		switch lt.Value.(type) {
 		case *format.IntType:
@@ -172,5 +183,28 @@ func checkPeerPort(pf *parquet.File) error {
 	if k := port.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
 		return obsTypeError("peer_port", k)
 	}
+	if k := rowio.NestedKind(s, "node_addr"); k != "" {
+		return obsTypeError("node_addr", k)
+	}
+	addr := root.Column("node_addr")
+	if addr == nil {
+		return errNoNodeAddr
+	}
+	if k := addr.Type().Kind(); k != parquet.ByteArray {
+		return obsTypeError("node_addr", k)
+	}
+	if root.Column("source") == nil {
+		return errNoSource
+	}
 	return nil
 }
+
+// The errors of an input whose peer_port has no node_addr or no source
+// column beside it, when the run keeps announced peers (checkPeerPort,
+// arrowPortTypeError).
+var (
+	errNoNodeAddr = errors.New(`missing column "node_addr" beside peer_port: --announced-peers reads an announced ` +
+		`peer as node_addr's IP ("ip:port" text, as capture writes it) with peer_port`)
+	errNoSource = errors.New(`missing column "source" beside peer_port: --announced-peers reads the peers of the ` +
+		`announce_peer rows, which source tells`)
+)

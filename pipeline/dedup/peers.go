@@ -161,9 +161,9 @@ func (r *rgBuf) nodeAddrPage(b *batch) func(p parquet.Page) (func(row, v, n int)
 // when both are what capture writes, or near it (portBeside, peer_port
 // an integer: INT32 or INT64 of any logical type), as arrowPeerColumns
 // takes an Arrow stream's; else neither, and the input's announced peers
-// are not read (a peer_port beside node_addr of another type is the
-// wrong schema: checkPeerPort). An INT64 or UINTEGER peer_port is read by
-// value (portPageFor, rowPeerReader).
+// are not read (a run that keeps them refuses a peer_port of another
+// type or without those columns beside it: checkPeerPort). An INT64 or
+// UINTEGER peer_port is read by value (portPageFor, rowPeerReader).
 func peerColumns(root *parquet.Column, flat func(*parquet.Column) bool) (port, addr *parquet.Column) {
 	port, addr = portBeside(root, flat)
 	if port == nil {

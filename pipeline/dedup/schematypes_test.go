@@ -175,7 +175,7 @@ func TestOptionalColumnTypes(t *testing.T) {
 		NodeAddr   string `parquet:"node_addr"`
 		PeerPort   int32  `parquet:"peer_port,int(16)"`
 	}
-	type portDateAlone struct { // no node_addr: peer_port is not read
+	type portDateAlone struct { // no node_addr: wrong schema too (TestAnnouncedPeerColumns), its type said first
 		InfoHash   []byte `parquet:"info_hash"`
 		ObservedAt int64  `parquet:"observed_at,timestamp(millisecond)"`
 		Source     string `parquet:"source"`
@@ -256,7 +256,8 @@ func TestOptionalColumnTypes(t *testing.T) {
 		{"TIME_MILLIS (converted) peer_port", editFooter(t, writeRowsBytes(t, dir, []portTime{{h, at, ann, addr, 6881}}),
 			convertedOnly(deprecated.TimeMillis)), `column "peer_port" is TIME`},
 		{"SMALLINT peer_port", writeRowsBytes(t, dir, []portSmall{{h, at, ann, addr, 6881}}), ""},
-		{"DATE peer_port without node_addr", writeRowsBytes(t, dir, []portDateAlone{{h, at, ann, 6881}}), ""},
+		{"DATE peer_port without node_addr", writeRowsBytes(t, dir, []portDateAlone{{h, at, ann, 6881}}),
+			`column "peer_port" is DATE, want an integer (a port)`},
 	}
 	for _, tt := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".parquet")
