@@ -132,11 +132,16 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 				return badFlag(c, "--es-index is for --format es-bulk, not %s", o.Format)
 			}
 			o.ProgressTo = c.App.ErrWriter
-			if o.Output == "-" && isTerminal(c.App.Writer) {
-				o.ProgressTo = nil // the rows go to the terminal: a bar would cut into them
+			if outputIsTerminal(c, o.Output) {
+				o.ProgressTo = nil // the rows go to the terminal (-o -, or -o /dev/stdout): a bar would cut into them
 			}
 			if err := checkDataOutput(c, binaryFormats[o.Format]); err != nil {
 				return err
+			}
+			// -o naming a terminal (-o /dev/stdout from one, /dev/tty) is
+			// -o - on one: it wrote the Parquet there.
+			if f := binaryFormats[o.Format]; f != "" && o.Output != "-" && isTerminalPath(o.Output) {
+				return badFlag(c, "refusing to write %s to a terminal (-o %s); use -o FILE or pipe it%s", f, o.Output, terminalHint[c.Command.Name])
 			}
 			if err := checkNotReplacing(c); err != nil {
 				return err
@@ -231,6 +236,16 @@ func describe(c *cli.Context) error {
 		}
 	}
 	return export.Describe(c.App.Writer, c.String("describe"))
+}
+
+// outputIsTerminal reports whether out, export's -o, writes to a
+// terminal: "-" with stdout one, or a path naming one (/dev/stdout or
+// /dev/fd/1 from a terminal, /dev/tty, /dev/pts/N).
+func outputIsTerminal(c *cli.Context, out string) bool {
+	if out == "-" {
+		return isTerminal(c.App.Writer)
+	}
+	return isTerminalPath(out)
 }
 
 // parseSince accepts RFC 3339 or a duration before now, with the units

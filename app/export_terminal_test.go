@@ -1,0 +1,74 @@
+package app
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/infohash/infohash/internal/progress"
+)
+
+// TestNamedTerminalOutput: an -o that names a terminal (a pseudo-terminal's
+// /dev/pts/N; -o /dev/stdout or /dev/tty from a terminal are the same)
+// is treated as -o - on a terminal. Parquet and Arrow are refused (exit 2,
+// nothing on the terminal): export wrote 1.2 MB of Parquet there. A text
+// export's rows go there without a progress bar among them: the bar on
+// the same terminal's stderr cut into the CSV lines.
+func TestNamedTerminalOutput(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "ih")
+	seedHashes(t, data, 10, 7)
+	// A bar drawn at once: after progress.Delay, none would be on so short a run.
+	defer func(was time.Duration) { progress.Delay = was }(progress.Delay)
+	progress.Delay = 0
+	tests := []struct {
+		name string
+		args []string // -o TTY is appended
+		msg  string   // "" when the run must succeed
+	}{
+		{"export parquet", []string{"export", "--data", data},
+			"export: refusing to write Parquet to a terminal (-o TTY); use -o FILE or pipe it, or give --format csv, jsonl or magnet to read it here"},
+		{"export arrow", []string{"export", "--data", data, "-f", "arrow"}, "export: refusing to write Arrow to a terminal (-o TTY)"},
+		{"export csv", []string{"export", "--data", data, "-f", "csv"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			master, tty := openPTY(t) // output_test.go's
+			seen := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(master) // EIO once every descriptor of the slave is closed
+				seen <- b
+			}()
+			var stdout bytes.Buffer
+			// stderr is the same terminal, as in a shell.
+			code := Main(append([]string{"infohash"}, append(tc.args, "-o", tty.Name())...), nil, &stdout, tty)
+			tty.Close()
+			out := <-seen
+			if tc.msg == "" {
+				if code != 0 {
+					t.Fatalf("exit %d; the terminal shows %q", code, out)
+				}
+				if bytes.Contains(out, []byte("export: partitions")) {
+					t.Fatalf("a progress bar among the rows: %q", out)
+				}
+				// The header, the 10 rows, then the log's "export: done".
+				lines := strings.Split(strings.ReplaceAll(string(out), "\r\n", "\n"), "\n")
+				if len(lines) < 12 || !strings.HasPrefix(lines[0], "info_hash,") || !strings.Contains(lines[11], "export: done") {
+					t.Fatalf("the terminal shows %q, want the CSV header, 10 rows and the log line", out)
+				}
+				for _, l := range lines[1:11] {
+					if len(l) < 41 || l[40] != ',' || strings.Trim(l[:40], "0123456789abcdef") != "" {
+						t.Fatalf("row %q is not a hash's: the terminal shows %q", l, out)
+					}
+				}
+				return
+			}
+			want := "infohash: " + strings.ReplaceAll(tc.msg, "TTY", tty.Name())
+			if code != 2 || !bytes.HasPrefix(out, []byte(want)) || bytes.Count(out, []byte("\n")) != 1 || stdout.Len() > 0 {
+				t.Fatalf("exit %d, the terminal shows %.300q; want exit 2 and only %q", code, out, want)
+			}
+		})
+	}
+}
