@@ -160,6 +160,13 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 					return badFlag(c, "--status %q: want new, fetched or failed", s)
 				}
 			}
+			// Given empty ("--since \"$LAST\"" with LAST unset), a filter
+			// was left out in silence: the whole table came out.
+			for _, name := range []string{"since", "fetched-since", "blocklist"} {
+				if c.IsSet(name) && strings.TrimSpace(c.String(name)) == "" {
+					return badFlag(c, "--%s: empty; give a %s, or leave the flag out", name, emptyWant[name])
+				}
+			}
 			if s := c.String("since"); s != "" {
 				if o.Since, err = parseSince("--since", s); err != nil {
 					return err
@@ -236,6 +243,14 @@ func describe(c *cli.Context) error {
 		}
 	}
 	return export.Describe(c.App.Writer, c.String("describe"))
+}
+
+// emptyWant is what export's filter flags want, for the error that
+// refuses one given empty.
+var emptyWant = map[string]string{
+	"since":         "TIME (RFC 3339, or a duration such as 24h or 7d)",
+	"fetched-since": "TIME (RFC 3339, or a duration such as 24h or 7d)",
+	"blocklist":     "FILE of hashes",
 }
 
 // outputIsTerminal reports whether out, export's -o, writes to a
