@@ -253,6 +253,34 @@ var emptyWant = map[string]string{
 	"blocklist":     "FILE of hashes",
 }
 
+// esIndexProblem says what makes name, export's --es-index, a name that
+// Elasticsearch refuses for an index, alias or data stream alike ("" if
+// none): empty; "." or ".."; over 255 bytes; starting with -, _ or +; or
+// holding \, /, *, ?, ", |, a space, a comma or #. (Uppercase, refused in
+// an index name, is left to it: an alias may hold some; so is a date math
+// name, <...>, which it resolves first.) Such a name failed every
+// document of the bulk request, each in the response's items, which
+// curl -s does not show.
+func esIndexProblem(name string) string {
+	const refused = "\\/*?\"| ,#"
+	switch {
+	case strings.TrimSpace(name) == "":
+		return "empty; es-bulk action lines need an index name"
+	case strings.HasPrefix(name, "<") && strings.HasSuffix(name, ">"):
+		return "" // date math (<logs-{now/d}>): Elasticsearch checks the name it resolves to
+	case name == "." || name == "..":
+		return fmt.Sprintf("%q: Elasticsearch refuses it as an index name", name)
+	case len(name) > 255:
+		return fmt.Sprintf("%d bytes: Elasticsearch refuses an index name over 255", len(name))
+	case strings.ContainsAny(name[:1], "-_+"):
+		return fmt.Sprintf("%q: Elasticsearch refuses an index name starting with %s", name, name[:1])
+	}
+	if i := strings.IndexAny(name, refused); i >= 0 {
+		return fmt.Sprintf("%q: Elasticsearch refuses an index name holding %q", name, name[i:i+1])
+	}
+	return ""
+}
+
 // outputIsTerminal reports whether out, export's -o, writes to a
 // terminal: "-" with stdout one, or a path naming one (/dev/stdout or
 // /dev/fd/1 from a terminal, /dev/tty, /dev/pts/N).

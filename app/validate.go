@@ -211,12 +211,7 @@ var flagChecks = []struct {
 		}
 		return ""
 	}},
-	{"es-index", func(c *cli.Context, name string) string {
-		if strings.TrimSpace(c.String(name)) == "" {
-			return "empty; es-bulk action lines need an index name"
-		}
-		return ""
-	}},
+	{"es-index", func(c *cli.Context, name string) string { return esIndexProblem(c.String(name)) }},
 	{"now", checkNow},
 }
 
