@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/internal/progress"
 )
 
 // ihFiles runs the binary with extra open files as fds 3, 4, ...
@@ -315,6 +317,10 @@ func TestNoProgressBarAmongRows(t *testing.T) {
 	master, tty := openPTY(t)
 	defer func(was func(io.Writer) bool) { isTerminal = was }(isTerminal)
 	isTerminal = func(io.Writer) bool { return true }
+	// A bar drawn at once: after progress.Delay (1 s), an export this short
+	// draws none, and the test passed with the bar left on.
+	defer func(was time.Duration) { progress.Delay = was }(progress.Delay)
+	progress.Delay = 0
 	var stdout bytes.Buffer
 	if code := Main([]string{"infohash", "export", "--data", data, "-f", "csv", "-o", "-"}, nil, &stdout, tty); code != 0 {
 		t.Fatalf("exit %d", code)
