@@ -143,11 +143,16 @@ func (o Options) incomplete() string {
 	if o.placed == nil || *o.placed == 0 {
 		return ""
 	}
-	out := o.Output
-	if out == "-" {
-		out = "stdout"
+	return fmt.Sprintf(" (the output on %s is incomplete)", o.outName())
+}
+
+// outName is how export's errors name the output: its path, or stdout
+// for "-" ("export: -: write /dev/stdout: …" named a dash).
+func (o Options) outName() string {
+	if o.Output == "-" {
+		return "stdout"
 	}
-	return fmt.Sprintf(" (the output on %s is incomplete)", out)
+	return o.Output
 }
 
 // keepPartition applies --prefix.
@@ -241,7 +246,7 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		began = time.Now()
 		unlinkable := sink.unlinkable
 		if err := sink.write(kept); err != nil {
-			return st, fmt.Errorf("export: %s: %w", o.Output, err)
+			return st, fmt.Errorf("export: %s: %w", o.outName(), err)
 		}
 		ph.write += time.Since(began)
 		unlinkable = sink.unlinkable - unlinkable

@@ -173,7 +173,7 @@ func (s *sink[T]) finish(o Options) error {
 	if err == nil || errors.Is(err, os.ErrClosed) {
 		return err
 	}
-	return fmt.Errorf("export: %s: %w", o.Output, err)
+	return fmt.Errorf("export: %s: %w", o.outName(), err)
 }
 
 func (s *sink[T]) abort() {

@@ -35,3 +35,30 @@ func TestFullOutputNamedOnce(t *testing.T) {
 		})
 	}
 }
+
+// fullWriter is a stdout whose writes fail as a full disk's do.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutNamedInErrors: a write to stdout (-o -) that fails names it
+// "stdout", as a file output is named by its path, in the partitioned
+// tables and the whole ones: it was "export: -: …".
+func TestStdoutNamedInErrors(t *testing.T) {
+	data, _ := fixture(t)
+	for _, table := range []string{"state", "ledger"} {
+		for _, format := range []string{"parquet", "csv", "jsonl", "arrow"} {
+			t.Run(table+"/"+format, func(t *testing.T) {
+				o := DefaultOptions()
+				o.Data, o.Table, o.Format, o.Stdout = data, table, format, fullWriter{}
+				_, err := Run(context.Background(), o)
+				if !errors.Is(err, syscall.ENOSPC) {
+					t.Fatalf("error %v; want ENOSPC", err)
+				}
+				if msg := err.Error(); !strings.HasPrefix(msg, "export: stdout: ") {
+					t.Errorf("error %q; want it to begin \"export: stdout: \"", msg)
+				}
+			})
+		}
+	}
+}

@@ -65,10 +65,7 @@ func runLatest(ctx context.Context, d *dataset.Dataset, o Options) (Stats, error
 			}
 			return st, err
 		}
-		out := o.Output
-		if out == "-" {
-			out = "stdout"
-		}
+		out := o.outName()
 		switch {
 		case placed > 0:
 			return st, fmt.Errorf("export: snapshot %d was collected under the export by a newer commit (snapshot %d) after output began, so the output on %s is incomplete: run it again, or have the writers keep more snapshots (--keep): %w",

@@ -120,7 +120,7 @@ func writeRows[T any](ctx context.Context, o Options, rows []T, st Stats, sorted
 	}
 	if err := sink.write(rows); err != nil {
 		sink.abort()
-		return st, fmt.Errorf("export: %s: %w", o.Output, err)
+		return st, fmt.Errorf("export: %s: %w", o.outName(), err)
 	}
 	if err := sink.finish(o); err != nil {
 		return st, err
