@@ -45,7 +45,13 @@ func TestNamedTerminalOutput(t *testing.T) {
 			// stderr is the same terminal, as in a shell.
 			code := Main(append([]string{"infohash"}, append(tc.args, "-o", tty.Name())...), nil, &stdout, tty)
 			tty.Close()
-			out := <-seen
+			var out []byte
+			select {
+			case out = <-seen:
+			case <-time.After(time.Minute): // a descriptor of the terminal left open
+				master.Close()
+				t.Fatalf("the terminal was still open a minute after the run (exit %d)", code)
+			}
 			if tc.msg == "" {
 				if code != 0 {
 					t.Fatalf("exit %d; the terminal shows %q", code, out)
