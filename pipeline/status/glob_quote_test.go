@@ -122,8 +122,9 @@ func TestDuckDBLinesAbsolute(t *testing.T) {
 				}
 			}
 			// JSON's globs read by the absolute path too (they were
-			// 'rel/data/state/…', which reads nothing elsewhere); its dir
-			// stays as given, as the text's dataset line prints it.
+			// 'rel/data/state/…', which reads nothing elsewhere); the
+			// report's dir stays as given, as the text's dataset line
+			// prints it (JSON's is absolute: TestJSONPathsAbsolute).
 			abs := filepath.Join(top, tt.cwd, tt.rel)
 			if r.Dir != tt.rel {
 				t.Errorf("report's dir %q, want it as given (%q)", r.Dir, tt.rel)
