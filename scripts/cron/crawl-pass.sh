@@ -174,7 +174,18 @@ if [ "${1:-}" = -- ]; then shift; else for a in "$@"; do
 	esac
 done; fi
 
+# slashed VAR: the path in VAR with each run of slashes one slash and no
+# trailing one ("/" stays), so that a folder typed as "DIR/" (shell
+# completion's) is not logged, passed to the steps and recorded in the
+# ledger as "DIR//work/PASS/…".
+slashed() {
+	local p=${!1}
+	while [[ $p == *//* ]]; do p=${p//\/\//\/}; done
+	[ "$p" = / ] || p=${p%/}
+	printf -v "$1" '%s' "$p"
+}
 DATA=${1:-}
+slashed DATA
 # A DATA_DIR given after "--" that starts with "-" is a path to the steps
 # too (their arguments, tee's, grep's), not an option.
 case $DATA in -*) DATA=./$DATA ;; esac
@@ -183,6 +194,8 @@ IH=${INFOHASH:-infohash}
 LIMIT=${LIMIT:-5000}
 LOCK_WAIT=${LOCK_WAIT:-10m}
 EXPORT_DIR=${EXPORT_DIR:-$DATA/export}
+slashed EXPORT_DIR
+[ -z "${METRICS_DIR:-}" ] || slashed METRICS_DIR
 PASS=${PASS:-$(date -u +%Y%m%dT%H%M%SZ)}
 WORK=$DATA/work/$PASS
 
