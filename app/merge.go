@@ -63,7 +63,7 @@ every writer we know writes the marker): applied, exit 3 (a file named as
 RESULTS needs no marker). One cut before its first whole batch is bad input,
 and so is one with a result of another dataset's jobs: plan-retries ends
 each lease_id with its dataset's id (its manifest's dataset_id; a copy's
-first writer draws it a new one, and it still takes the jobs of the old ids
+first commit draws it a new one, and it still takes the jobs of the old ids
 planned before the copy: those of the passes it held leases of, its
 manifest's ancestor_passes; the original's later jobs are refused).
 

@@ -31,7 +31,7 @@ over on the newer snapshot, up to 5 times, rather than report them
 missing. The dataset line ends with the dataset's id (dataset_id: the end
 of the lease IDs plan-retries writes; merge refuses another dataset's;
 null until a writer migrates a dataset of format 7; "copied from ID" once
-a copy's first writer gave it its own: JSON's ancestor_ids, and copied
+a copy's first commit gave it its own: JSON's ancestor_ids, and copied
 until then; ancestor_passes, the passes of each ancestor's jobs merge
 takes, those the copy held leases of). "leased" counts the live leases
 of DIR/leases/ (jobs planned and not yet merged), "leases_expired" the

@@ -213,9 +213,10 @@ check() {
 	pub=$([ -f "$w/jobs.parquet" ] && echo y || echo n)
 	# whether the kill came after the step's own commit point (CURRENT moved
 	# on): not just after a commit its Open makes first, which moves no
-	# cursor (writer "copy": each run's copy of the prepared dataset gets an
-	# id of its own, format 9; "migrate N→M"): a plan killed between the two
-	# has committed nothing of its own (its re-run commits once)
+	# cursor ("migrate N→M"; writer "copy" was the id of its own each run's
+	# copy of the prepared dataset gets, now drawn in the step's own commit):
+	# a plan killed between the two has committed nothing of its own (its
+	# re-run commits once)
 	committed=$([ "${PREPOF[$name]}" != - ] && { [ "$(current "$w")" = "$(cat "$P/${PREPOF[$name]}/CURRENT")" ] ||
 		case $(writer "$w/D") in copy | migrate*) ;; *) false ;; esac; } && echo n || echo y)
 	again "$name" "$w" || rc2=$?

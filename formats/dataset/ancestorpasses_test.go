@@ -99,13 +99,13 @@ func TestCopyRecordsPasses(t *testing.T) {
 			commitLeases(t, dir, c.leases(before.DatasetID)...)
 			copied := filepath.Join(t.TempDir(), "copy")
 			copyTree(t, dir, copied)
-			m := openWriter(t, copied, OpenOptions{})
+			m := commitOnce(t, copied, OpenOptions{})
 			got, ok := m.AncestorPasses[before.DatasetID]
 			if !reflect.DeepEqual(m.AncestorIDs, []string{before.DatasetID}) || ok != (c.want != nil) || !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("the copy: ancestors %v, passes %v (entry %v); want [%s], %v (entry %v)", m.AncestorIDs, got, ok,
 					before.DatasetID, c.want, c.want != nil)
 			}
-			if orig := openWriter(t, dir, OpenOptions{}); orig.AncestorPasses != nil {
+			if orig := commitOnce(t, dir, OpenOptions{}); orig.AncestorPasses != nil {
 				t.Fatalf("the original records passes %v", orig.AncestorPasses)
 			}
 		})
@@ -122,12 +122,12 @@ func TestCopyOfCopyPasses(t *testing.T) {
 	commitLeases(t, dir, leaseOf(0xb1, orig.DatasetID), leaseOf(0xb2, orig.DatasetID))
 	first := filepath.Join(t.TempDir(), "copy")
 	copyTree(t, dir, first)
-	c1 := openWriter(t, first, OpenOptions{})
+	c1 := commitOnce(t, first, OpenOptions{})
 	// b1's job came back, b2's did not; the copy planned c1.
 	commitLeases(t, first, leaseOf(0xb2, orig.DatasetID), leaseOf(0xc1, c1.DatasetID))
 	second := filepath.Join(t.TempDir(), "copy2")
 	copyTree(t, first, second)
-	m := openWriter(t, second, OpenOptions{})
+	m := commitOnce(t, second, OpenOptions{})
 	want := map[string][]string{orig.DatasetID: passNames(0xb1, 0xb2), c1.DatasetID: passNames(0xc1)}
 	if !reflect.DeepEqual(m.AncestorPasses, want) {
 		t.Fatalf("a copy of the copy records %v, want %v", m.AncestorPasses, want)
@@ -138,7 +138,7 @@ func TestCopyOfCopyPasses(t *testing.T) {
 		func(m map[string]any) { delete(m, "ancestor_passes") })
 	third := filepath.Join(t.TempDir(), "copy3")
 	copyTree(t, first, third)
-	m = openWriter(t, third, OpenOptions{})
+	m = commitOnce(t, third, OpenOptions{})
 	want = map[string][]string{orig.DatasetID: passNames(0xb2), c1.DatasetID: passNames(0xc1)}
 	if !reflect.DeepEqual(m.AncestorPasses, want) {
 		t.Fatalf("a copy of an older copy records %v, want %v", m.AncestorPasses, want)
@@ -146,8 +146,9 @@ func TestCopyOfCopyPasses(t *testing.T) {
 }
 
 // TestCopyDamagedLeases: a copy whose leases file is damaged cannot tell
-// its ancestor's passes: its first writer fails, naming the file, and
-// commits nothing (no id drawn), as every writer reading that file would.
+// its ancestor's passes: its first writer's transaction fails to begin,
+// naming the file, and nothing is committed (no id drawn), as every
+// writer reading that file would fail.
 func TestCopyDamagedLeases(t *testing.T) {
 	dir, made := madeDataset(t)
 	commitLeases(t, dir, leaseOf(0xb1, made.DatasetID))
@@ -185,9 +186,14 @@ func TestCopyDamagedLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := Open(context.Background(), copied, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
 	if err == nil {
-		d.Close()
-		t.Fatal("a copy with a damaged leases file opened")
+		tx.Abort()
+		t.Fatal("a transaction began on a copy with a damaged leases file")
 	}
 	if !strings.Contains(err.Error(), "reading the copied leases for their passes") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("error %q, want one naming %s", err, path)

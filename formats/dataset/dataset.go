@@ -33,13 +33,9 @@ type OpenOptions struct {
 	Create   bool          // create an empty dataset if DIR has none
 	LockWait time.Duration // how long maintenance on open may wait for the lock
 	// Keep is the snapshots kept for readers (CommitOptions.Keep; 0: 3)
-	// by a commit Open makes itself (a migration; a copy's new id): the
+	// by a commit Open makes itself (a migration): the
 	// run's --keep, which the run's own commit then keeps too.
 	Keep int
-	// KeepIdentity: a run that commits nothing (plan-retries --limit 0)
-	// leaves a copied dataset's identity to the first writer that commits
-	// (Copied; a migration still draws one).
-	KeepIdentity bool
 	// Now is the opener's clock (its --now; zero: the wall clock), which
 	// a migration's repairs reckon from (format 12 makes the hashes it
 	// repairs due at it), so that a run with a fixed --now stays
@@ -51,9 +47,11 @@ type OpenOptions struct {
 // Create is off (ErrNoFolder when there is no folder DIR).
 var ErrNotDataset = errors.New("not an infohash dataset (no CURRENT file)")
 
-// Open opens (or creates) the dataset in dir, migrating an older format,
-// rolling forward a commit a crash left half-published, and removing the
-// debris of dead writers: it is for writers. A command that only reads
+// Open opens (or creates) the dataset in dir, migrating an older format
+// (the one commit Open makes), rolling forward a commit a crash left
+// half-published, and removing the debris of dead writers: it is for
+// writers. A copy's id of its own is drawn by its first writer's own
+// commit (Begin: asIdentified), not here. A command that only reads
 // uses OpenReadOnly. Close the Dataset when done with it: until then no
 // other run's RemoveUnused removes dir.
 func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error) {
@@ -96,12 +94,6 @@ func Open(ctx context.Context, dir string, o OpenOptions) (_ *Dataset, err error
 	d.maintain()
 	if m.FormatVersion < FormatVersion {
 		if err := d.migrate(ctx, m, o); err != nil {
-			return nil, err
-		}
-		return d, nil
-	}
-	if !o.KeepIdentity && d.Copied(m) {
-		if err := d.reidentify(ctx, o); err != nil {
 			return nil, err
 		}
 	}

@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -115,27 +114,26 @@ func (m *Manifest) Descends(id string) bool {
 	return id == m.DatasetID || slices.Contains(m.AncestorIDs, id)
 }
 
-// reidentify commits, on a dataset whose current snapshot was committed
-// in another folder (Copied), a snapshot that gives it an id of its own
-// (identify), changing nothing else: a writer does so as it opens the
-// dataset, before its own work reads the id (plan-retries' lease IDs).
-// Another writer may do it first: then there is nothing left to do.
-func (d *Dataset) reidentify(ctx context.Context, o OpenOptions) error {
-	for {
-		tx, err := d.Begin()
-		if err != nil {
-			return err
-		}
-		if !d.Copied(tx.Base()) {
-			tx.Abort()
-			return nil
-		}
-		_, err = tx.Commit(ctx, CommitOptions{LockWait: o.LockWait, Keep: o.Keep, Writer: "copy"})
-		if ac, ok := AsAfterCommit(err); ok {
-			ac.What = "giving the copied dataset an id of its own"
-		}
-		if err == nil || !isConflict(err) {
-			return err
-		}
+// asIdentified is base, the current snapshot a writer's transaction
+// begins on, as its commit will publish its identity: for a copy
+// (Copied), a clone with the id of its own that identify draws, the old
+// one its newest ancestor, and this folder; else base itself. The
+// writer's work reads the id from its transaction's base (plan-retries'
+// lease IDs, merge's check of the results' datasets), and its commit
+// publishes that same id (identify then finds the folder its own), so no
+// commit is made for the id alone: a run that commits nothing (exit 2 on
+// bad input found after it opened the dataset, a dry run) leaves the copy
+// as it was, for the next writer to draw an id. Of two writers on a copy,
+// the one that commits first publishes its id; the other's commit
+// conflicts, and its next try begins on that snapshot, which names this
+// folder.
+func (d *Dataset) asIdentified(base *Manifest) (*Manifest, error) {
+	if !d.Copied(base) {
+		return base, nil
 	}
+	m := base.clone()
+	if err := d.identify(base, m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }

@@ -49,11 +49,38 @@ func openWriter(t *testing.T, dir string, o OpenOptions) *Manifest {
 	return m
 }
 
-// TestCopyGetsAnIDOfItsOwn: the first writer on a copy of a dataset (`cp
-// -a`: another inode) commits a snapshot that gives it a new id, the old
-// one its ancestor, and nothing else; a copy of the copy names both
-// ancestors, newest first. The original, a `mv` of it in its file system
-// and a reopen in the same folder keep their id and commit nothing.
+// commitOnce opens dir as a writer, commits a transaction that changes
+// nothing (re-applied on a conflict, as writers do) and returns the
+// manifest it committed.
+func commitOnce(t *testing.T, dir string, o OpenOptions) *Manifest {
+	t.Helper()
+	d, err := Open(context.Background(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for {
+		tx, err := d.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := tx.Commit(context.Background(), CommitOptions{LockWait: o.LockWait, Writer: "test"})
+		if isConflict(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+}
+
+// TestCopyGetsAnIDOfItsOwn: opening a dataset as a writer commits
+// nothing, a copy too (`cp -a`: another inode); the first writer's commit
+// on a copy gives it a new id, the old one its ancestor, and nothing else
+// (its tables as they were); a copy of the copy names both ancestors,
+// newest first. The original, a `mv` of it in its file system and a
+// commit in the same folder keep their id.
 func TestCopyGetsAnIDOfItsOwn(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -82,35 +109,41 @@ func TestCopyGetsAnIDOfItsOwn(t *testing.T) {
 				t.Fatal(err)
 			}
 			at := c.place(t, dir)
-			after := openWriter(t, at, OpenOptions{})
+			opened := openWriter(t, at, OpenOptions{})
+			got, err := os.ReadFile(filepath.Join(at, "manifests", manifestName(opened.Snapshot)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if opened.Snapshot != before.Snapshot || string(got) != string(beforeBytes) {
+				t.Fatalf("opened at %s: snapshot %d, manifest\n%s\nwant snapshot %d unchanged:\n%s", at, opened.Snapshot,
+					got, before.Snapshot, beforeBytes)
+			}
+			after := commitOnce(t, at, OpenOptions{})
 			if !c.copy {
-				got, err := os.ReadFile(filepath.Join(at, "manifests", manifestName(after.Snapshot)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if after.Snapshot != before.Snapshot || string(got) != string(beforeBytes) {
-					t.Fatalf("reopened at %s: snapshot %d, manifest\n%s\nwant snapshot %d unchanged:\n%s", at, after.Snapshot,
-						got, before.Snapshot, beforeBytes)
+				if after.DatasetID != before.DatasetID || len(after.AncestorIDs) != 0 {
+					t.Fatalf("committed at %s: id %s, ancestors %v; want id %s, none", at, after.DatasetID, after.AncestorIDs,
+						before.DatasetID)
 				}
 				return
 			}
-			if after.Snapshot != before.Snapshot+1 || after.Writer != "copy" || !ValidDatasetID(after.DatasetID) ||
+			if after.Snapshot != before.Snapshot+1 || !ValidDatasetID(after.DatasetID) ||
 				after.DatasetID == before.DatasetID || !reflect.DeepEqual(after.AncestorIDs, []string{before.DatasetID}) {
-				t.Fatalf("copy opened: snapshot %d by %q, id %s, ancestors %v; want snapshot %d by copy, a new id, ancestors [%s]",
-					after.Snapshot, after.Writer, after.DatasetID, after.AncestorIDs, before.Snapshot+1, before.DatasetID)
+				t.Fatalf("copy's first commit: snapshot %d, id %s, ancestors %v; want snapshot %d, a new id, ancestors [%s]",
+					after.Snapshot, after.DatasetID, after.AncestorIDs, before.Snapshot+1, before.DatasetID)
 			}
 			if a, b := tablesJSON(t, after), tablesJSON(t, before); a != b {
 				t.Fatalf("the copy's first commit changed its tables or totals:\n%s\nwas\n%s", a, b)
 			}
-			if again := openWriter(t, at, OpenOptions{}); again.Snapshot != after.Snapshot {
-				t.Fatalf("the copy reopened: snapshot %d, want %d (identified once)", again.Snapshot, after.Snapshot)
+			if again := commitOnce(t, at, OpenOptions{}); again.DatasetID != after.DatasetID || len(again.AncestorIDs) != 1 {
+				t.Fatalf("the copy's next commit: id %s, ancestors %v; want %s, one (identified once)", again.DatasetID,
+					again.AncestorIDs, after.DatasetID)
 			}
-			if orig := openWriter(t, dir, OpenOptions{}); orig.Snapshot != before.Snapshot || orig.DatasetID != before.DatasetID {
-				t.Fatalf("the original reopened: snapshot %d id %s, want %d %s", orig.Snapshot, orig.DatasetID, before.Snapshot, before.DatasetID)
+			if orig := commitOnce(t, dir, OpenOptions{}); orig.DatasetID != before.DatasetID || len(orig.AncestorIDs) != 0 {
+				t.Fatalf("the original's commit: id %s, ancestors %v; want %s, none", orig.DatasetID, orig.AncestorIDs, before.DatasetID)
 			}
 			second := filepath.Join(t.TempDir(), "copy2")
 			copyTree(t, at, second)
-			m := openWriter(t, second, OpenOptions{})
+			m := commitOnce(t, second, OpenOptions{})
 			if want := []string{after.DatasetID, before.DatasetID}; !reflect.DeepEqual(m.AncestorIDs, want) || !m.Descends(before.DatasetID) {
 				t.Fatalf("a copy of the copy has ancestors %v, want %v", m.AncestorIDs, want)
 			}
@@ -127,7 +160,7 @@ func TestAncestorsBounded(t *testing.T) {
 	defer func() { folderOf = real }()
 	var ids []string
 	for i := range MaxAncestors + 2 {
-		m := openWriter(t, dir, OpenOptions{})
+		m := commitOnce(t, dir, OpenOptions{})
 		ids = append([]string{m.DatasetID}, ids...)
 		folderOf = func(dir string) (FolderID, error) {
 			f, err := real(dir)
@@ -135,7 +168,7 @@ func TestAncestorsBounded(t *testing.T) {
 			return f, err
 		}
 	}
-	m := openWriter(t, dir, OpenOptions{})
+	m := commitOnce(t, dir, OpenOptions{})
 	if want := ids[:MaxAncestors]; !reflect.DeepEqual(m.AncestorIDs, want) {
 		t.Fatalf("ancestors %v, want the last %d ids %v", m.AncestorIDs, MaxAncestors, want)
 	}
@@ -145,9 +178,10 @@ func TestAncestorsBounded(t *testing.T) {
 	}
 }
 
-// TestCopyReadOnlyOpens: status's and a dry run's opens of a copy write
-// nothing (Copied tells), and two writers opening it at once draw its new
-// id once: the loser of the commit race finds it drawn.
+// TestCopyReadOnlyOpens: status's and a writer's opens of a copy write
+// nothing (Copied tells), and writers committing on it at once draw its
+// new id once: the losers of the commit race find it drawn, and commit it
+// (each try works with the id its commit publishes).
 func TestCopyReadOnlyOpens(t *testing.T) {
 	dir, before := madeDataset(t)
 	copied := filepath.Join(t.TempDir(), "copy")
@@ -164,8 +198,8 @@ func TestCopyReadOnlyOpens(t *testing.T) {
 	if got := fsutiltest.Tree(t, copied); !reflect.DeepEqual(got, tree) {
 		t.Fatalf("reading a copy changed it:\n%v\nwas\n%v", got, tree)
 	}
-	if m := openWriter(t, copied, OpenOptions{KeepIdentity: true}); m.Snapshot != before.Snapshot {
-		t.Fatalf("open with KeepIdentity committed snapshot %d", m.Snapshot)
+	if m := openWriter(t, copied, OpenOptions{}); m.Snapshot != before.Snapshot {
+		t.Fatalf("a writer's open committed snapshot %d", m.Snapshot)
 	}
 	if o, err := OpenReadOnly(dir); err != nil {
 		t.Fatal(err)
@@ -184,19 +218,38 @@ func TestCopyReadOnlyOpens(t *testing.T) {
 				return
 			}
 			defer d.Close()
-			m, _ := d.Current()
-			ids[i] = m.DatasetID
+			for {
+				tx, err := d.Begin()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				id := tx.Base().DatasetID
+				m, err := tx.Commit(context.Background(), CommitOptions{LockWait: time.Minute, Writer: "test"})
+				if isConflict(err) {
+					continue
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if m.DatasetID != id {
+					t.Errorf("a writer worked with id %s and committed %s", id, m.DatasetID)
+				}
+				ids[i] = m.DatasetID
+				return
+			}
 		})
 	}
 	wg.Wait()
 	m := openWriter(t, copied, OpenOptions{})
 	for i, id := range ids {
 		if id != m.DatasetID {
-			t.Fatalf("writer %d saw id %s, the dataset has %s", i, id, m.DatasetID)
+			t.Fatalf("writer %d committed id %s, the dataset has %s", i, id, m.DatasetID)
 		}
 	}
-	if m.Snapshot != before.Snapshot+1 || len(m.AncestorIDs) != 1 {
-		t.Fatalf("after racing writers: snapshot %d, ancestors %v; want %d, one", m.Snapshot, m.AncestorIDs, before.Snapshot+1)
+	if m.Snapshot != before.Snapshot+int64(len(ids)) || len(m.AncestorIDs) != 1 {
+		t.Fatalf("after racing writers: snapshot %d, ancestors %v; want %d, one", m.Snapshot, m.AncestorIDs, before.Snapshot+int64(len(ids)))
 	}
 }
 
@@ -267,7 +320,7 @@ func TestRemountKeepsID(t *testing.T) {
 			f.Dev += uint64(i + 1)
 			return f, err
 		}
-		m := openWriter(t, dir, OpenOptions{})
+		m := commitOnce(t, dir, OpenOptions{})
 		if m.DatasetID != before.DatasetID || len(m.AncestorIDs) != 0 {
 			t.Fatalf("mount %d: id %s with ancestors %v, want %s without", i, m.DatasetID, m.AncestorIDs, before.DatasetID)
 		}

@@ -63,6 +63,9 @@ func (d *Dataset) Begin() (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
+	if base, err = d.asIdentified(base); err != nil {
+		return nil, err
+	}
 	stage, owner, err := d.ownedDir()
 	if err != nil {
 		return nil, err

@@ -20,7 +20,8 @@ import (
 // nothing under DIR touched (a killed writer's staging folder stays for
 // the next writer). On the current format it still opens DIR as a writer,
 // which removes that folder (killsweep relies on it), and keeps a copy's
-// id (OpenOptions.KeepIdentity). Either way it finds the same hashes due.
+// id (a writer's commit draws it; a dry run commits nothing). Either way
+// it finds the same hashes due.
 func TestDryRunReadsAnOlderFormat(t *testing.T) {
 	for _, tt := range []struct {
 		name   string

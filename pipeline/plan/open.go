@@ -15,16 +15,15 @@ import (
 // status does (readOnly: plan on BeginRead): a dry run "to see what a
 // pass would do" after an upgrade must not migrate DIR, which the old
 // binary then refuses, nor draw a migrated copy its new id.
-// Any dry run (--limit 0) leaves a copied dataset's identity to the
-// first writer that commits: it would commit only to draw it.
+// A copied dataset's new id is drawn by the commit of the first writer
+// that commits (dataset's Begin), which a dry run without -o never is.
 func openDataset(ctx context.Context, o Options, dry bool) (d *dataset.Dataset, readOnly bool, err error) {
 	if dry {
 		if d := olderFormat(o.Data); d != nil {
 			return d, true, nil
 		}
 	}
-	d, err = dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait, Keep: o.Keep, KeepIdentity: o.Limit == 0,
-		Now: o.Now})
+	d, err = dataset.Open(ctx, o.Data, dataset.OpenOptions{LockWait: o.LockWait, Keep: o.Keep, Now: o.Now})
 	if dry && dataset.IsNotWritable(err) {
 		d, err = dataset.OpenReadOnly(o.Data)
 		return d, true, err

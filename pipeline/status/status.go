@@ -361,7 +361,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	switch {
 	case r.Copied:
-		id += ", a copy made elsewhere: the next writer gives it an id of its own"
+		id += ", a copy made elsewhere: the next writer's commit gives it an id of its own"
 	case len(r.AncestorIDs) > 0:
 		id += ", copied from " + r.AncestorIDs[0]
 	}
