@@ -9,8 +9,8 @@ import (
 // Rows that several commands' EXIT STATUS tables share.
 var (
 	exitOK        = exitcode.Row{Code: exitcode.OK, Text: "ok"}
-	exitCommitted = exitcode.Row{Code: exitcode.Error, Text: `error; nothing committed, unless it says "committed snapshot N; then: …" (a step after that commit failed)`}
-	exitBadInput  = exitcode.Row{Code: exitcode.Usage, Text: "usage error or bad input (nothing committed)"}
+	exitCommitted = exitcode.Row{Code: exitcode.Error, Text: `error; nothing committed (but a migration: a writer opening an older format's DIR commits one first), unless it says "committed snapshot N; then: …" (a step after that commit failed)`}
+	exitBadInput  = exitcode.Row{Code: exitcode.Usage, Text: "usage error or bad input (nothing committed but a migration: a writer opening an older format's DIR commits one first)"}
 	exitLocked    = exitcode.Row{Code: exitcode.Locked, Text: "dataset locked by another writer (retry later, or use --lock-wait)"}
 	exitQuietPipe = exitcode.Row{Code: exitcode.BrokenPipe, Text: `the output's reader went away (e.g. "| head"); nothing is printed`}
 	// exitReportPipe is the 141 of a command whose only output on stdout
@@ -41,7 +41,7 @@ var exitRows = map[string][]exitcode.Row{
 	},
 	"plan-retries": {
 		exitOK, exitCommitted,
-		{Code: exitcode.Usage, Text: "usage error or bad input, or -o FILE holds jobs still leased (see --replace); nothing committed"},
+		{Code: exitcode.Usage, Text: "usage error or bad input, or -o FILE holds jobs still leased (see --replace); nothing committed but a migration (a writer opening an older format's DIR commits one first)"},
 		exitLocked,
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); nothing leased before the commit; after it, one line says how many jobs stay leased, until when"},
 		{Code: exitcode.BrokenPipe, Text: `the output's reader went away (e.g. a "| fetch" that exited); one line says what was leased: nothing (the reader gone before the commit, or nothing to lease), or how many jobs stay leased, until when`},

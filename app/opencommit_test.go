@@ -2,11 +2,17 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 )
 
 // TestCopyBadInputCommitsNothing: a writer run on a copy of a dataset
@@ -136,4 +142,93 @@ func copyStatus(t *testing.T, data string) (id string, copied bool) {
 		t.Fatal(err)
 	}
 	return r.DatasetID, r.Copied
+}
+
+// TestOlderFormatBadInputKeepsMigration: a writer opening a dataset of
+// an older format migrates it in a commit of its own before it reads its
+// input, and that commit stays when the run then exits 2 on bad input
+// (the migration rewrites the state's files: it cannot be folded into
+// the run's commit). The EXIT STATUS of each writer, and the top-level
+// one, say so: they said "nothing committed".
+func TestOlderFormatBadInputKeepsMigration(t *testing.T) {
+	for _, cmd := range []string{"dedup", "merge", "plan-retries"} {
+		t.Run(cmd, func(t *testing.T) {
+			dir, data := seedDataset(t)
+			datasettest.SetFormatVersion(t, data, dataset.FormatVersion-1)
+			before := manifestNames(t, data)
+			args := []string{cmd, "--data", data, writeFile(t, dir, "in.parquet", "PAR1 cut short")}
+			if cmd == "plan-retries" {
+				writeFile(t, data, "policy.json", "{bad")
+				args = []string{cmd, "--data", data, "--limit", "1", "-o", filepath.Join(dir, "jobs.parquet")}
+			}
+			if _, stderr, code := runMain(t, args...); code != 2 {
+				t.Fatalf("%v: exit %d, want 2:\n%s", args, code, stderr)
+			}
+			if got := manifestNames(t, data); len(got) != len(before)+1 {
+				t.Fatalf("manifests %v after exit 2, want the migration's beside %v", got, before)
+			}
+			if _, m := currentWriter(t, data); !strings.HasPrefix(m, "migrate ") {
+				t.Fatalf("the snapshot after exit 2 is by %q, want the migration's", m)
+			}
+			if row := exitRow(t, helpOf(t, cmd), 2); !strings.Contains(row, "nothing committed but a migration") {
+				t.Errorf("%s's EXIT STATUS 2 does not say that it keeps a migration: %q", cmd, row)
+			}
+		})
+	}
+	if row := exitRow(t, helpOf(t), 2); !strings.Contains(row, "nothing committed but a migration") {
+		t.Errorf("the top-level EXIT STATUS 2 does not say that it keeps a migration: %q", row)
+	}
+}
+
+// exitRow is the text of status code's row in help's EXIT STATUS, its
+// wrapped lines joined by single spaces.
+func exitRow(t *testing.T, help string, code int) string {
+	t.Helper()
+	i := strings.Index(help, "EXIT STATUS:")
+	if i < 0 {
+		t.Fatalf("no EXIT STATUS:\n%s", help)
+	}
+	rowStart := regexp.MustCompile(`^\s+([0-9]+)\s{2,}(.*)$`)
+	var row []string
+	in := false
+	for _, line := range strings.Split(help[i:], "\n")[1:] {
+		if strings.TrimSpace(line) == "" {
+			break
+		}
+		if m := rowStart.FindStringSubmatch(line); m != nil {
+			in = m[1] == fmt.Sprint(code)
+			if in {
+				row = append(row, m[2])
+			}
+			continue
+		}
+		if in {
+			row = append(row, strings.TrimSpace(line))
+		}
+	}
+	if row == nil {
+		t.Fatalf("no row %d in EXIT STATUS:\n%s", code, help[i:])
+	}
+	return strings.Join(row, " ")
+}
+
+// currentWriter is data's current snapshot number and its writer.
+func currentWriter(t *testing.T, data string) (snap int64, writer string) {
+	t.Helper()
+	name, err := os.ReadFile(filepath.Join(data, "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(data, "manifests", strings.TrimSpace(string(name))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Snapshot int64  `json:"snapshot"`
+		Writer   string `json:"writer"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Snapshot, m.Writer
 }

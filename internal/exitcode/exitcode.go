@@ -15,8 +15,8 @@ import (
 // Exit statuses shared by every command.
 const (
 	OK          = 0   // everything asked for was done
-	Error       = 1   // an unexpected failure; nothing committed unless it says "committed snapshot N; then: …"
-	Usage       = 2   // bad flags or bad input; nothing committed
+	Error       = 1   // an unexpected failure; nothing committed (but a migration on open) unless it says "committed snapshot N; then: …"
+	Usage       = 2   // bad flags or bad input; nothing committed (but a migration on open)
 	Partial     = 3   // some inputs or jobs left unprocessed; what was done is committed
 	Locked      = 75  // the dataset is locked by another writer (EX_TEMPFAIL)
 	Interrupted = 130 // stopped by SIGINT/SIGTERM; what was done is committed
@@ -35,8 +35,8 @@ type Row struct {
 // status, worded for all commands at once.
 var Generic = []Row{
 	{OK, "ok"},
-	{Error, `error; nothing committed, unless it says "committed snapshot N; then: …" (a step after that commit failed)`},
-	{Usage, "usage error or bad input (nothing committed)"},
+	{Error, `error; nothing committed (but a migration: a writer opening an older format's DIR commits one first), unless it says "committed snapshot N; then: …" (a step after that commit failed)`},
+	{Usage, "usage error or bad input (nothing committed but a migration: a writer opening an older format's DIR commits one first)"},
 	{Partial, "partial (dedup, fetch, merge): some inputs or jobs left unprocessed, what was done is committed; capture, fetch: -o FILE's disk filled up, what fit is kept, or no DHT node answered the bootstrap (an outage: check the network and --bootstrap), the output written"},
 	{Locked, "dataset locked by another writer (retry later, or use --lock-wait); capture, fetch: their --dht-state, or the file -o - is redirected to, in use by another run"},
 	{Interrupted, "interrupted (SIGINT/SIGTERM); what was done is committed"},
