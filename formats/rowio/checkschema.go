@@ -12,7 +12,9 @@ import (
 // with the same physical type, but for an integer stored in the other
 // width (otherWidth), and that each column of got read into a field of
 // want has a logical type whose values the field reads with their
-// meaning (meaningError: a DATE is no attempt count).
+// meaning (meaningError: a DATE is no attempt count). An all-null column
+// (IsNullColumn) is read as nulls into a field that may be null, and
+// refused for a required one.
 func CheckSchema(want, got *parquet.Schema) error {
 	for _, path := range want.Columns() {
 		wl, _ := want.Lookup(path...)
@@ -22,6 +24,15 @@ func CheckSchema(want, got *parquet.Schema) error {
 				continue
 			}
 			return fmt.Errorf("missing required column %q", joinPath(path))
+		}
+		// An all-null column (NULL: pyarrow's null type) has no value
+		// to misread: a field that may be null reads it as nulls, a
+		// required one (no null to hold) refuses it.
+		if IsNullColumn(gl.Node.Type()) {
+			if isOptionalPath(want, path) {
+				continue
+			}
+			return fmt.Errorf("column %q is NULL (no values), want %s", joinPath(path), wantName(wl.Node.Type()))
 		}
 		if repeats(got, path) > repeats(want, path) {
 			return fmt.Errorf("column %q is REPEATED, want one value a row", joinPath(path))
@@ -37,6 +48,14 @@ func CheckSchema(want, got *parquet.Schema) error {
 		}
 	}
 	return nil
+}
+
+// IsNullColumn reports whether t, a leaf column's type, is Parquet's
+// NULL logical type: a column whose every value is null (pyarrow writes
+// an all-null column so, stored as an INT32 with no values).
+func IsNullColumn(t parquet.Type) bool {
+	_, ok := logicalOf(t).(*format.NullType)
+	return ok
 }
 
 // otherWidth reports whether got, a column of an integer of the other

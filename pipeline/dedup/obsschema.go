@@ -114,13 +114,20 @@ func checkObsSchema(pf *parquet.File, peers bool) error {
 			return obsTypeError(c, k)
 		}
 	}
-	if src, ok := s.Lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
+	// An all-null optional column (NULL: pyarrow's null type, stored as
+	// an INT32 with no values) holds no value to misread: its nulls read
+	// as a null's rows do.
+	lookup := func(c string) (parquet.LeafColumn, bool) {
+		l, ok := s.Lookup(c)
+		return l, ok && !rowio.IsNullColumn(l.Node.Type())
+	}
+	if src, ok := lookup("source"); ok && src.Node.Type().Kind() != parquet.ByteArray {
 		return obsTypeError("source", src.Node.Type().Kind())
 	}
 	// The optional columns' values would be converted: DOUBLE 2.0 was read
 	// as hash_type 20, FLOAT 1.9 and BOOLEAN false as 1, an INT32
 	// info_hash_v2 as its 4 bytes.
-	if ht, ok := s.Lookup("hash_type"); ok {
+	if ht, ok := lookup("hash_type"); ok {
 		if k := ht.Node.Type().Kind(); k != parquet.Int32 && k != parquet.Int64 {
 			return obsTypeError("hash_type", k)
 		}
@@ -133,7 +140,7 @@ func checkObsSchema(pf *parquet.File, peers bool) error {
 			return obsTypeError("hash_type", "DECIMAL")
 		}
 	}
-	if v2, ok := s.Lookup("info_hash_v2"); ok {
+	if v2, ok := lookup("info_hash_v2"); ok {
 		if k := v2.Node.Type().Kind(); k != parquet.ByteArray && k != parquet.FixedLenByteArray {
 			return obsTypeError("info_hash_v2", k)
 		}
