@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -30,7 +31,9 @@ type binding struct {
 // []byte), any timestamp unit, any integer width. The []byte fields
 // named in text also take a string column, read as its values' bytes,
 // and the string fields named in text a binary one, read as a string of
-// its bytes, which the caller checks (see OpenArrowText).
+// its bytes, which the caller checks (see OpenArrowText); a field of a
+// list of structs is named "list.field". An all-null column (Arrow's null
+// type) reads as nulls into an optional field or a list.
 func (p *plan) bind(s *arrow.Schema, text []string) ([]binding, error) {
 	out := make([]binding, 0, len(p.fields))
 	for i := range p.fields {
@@ -46,7 +49,13 @@ func (p *plan) bind(s *arrow.Schema, text []string) ([]binding, error) {
 			out = append(out, binding{f: f, col: -1})
 			continue
 		}
-		g, err := getterFor(f, s.Field(col).Type, slices.Contains(text, f.name))
+		if s.Field(col).Type.ID() == arrow.NULL && (f.optional || f.kind == kStringList || f.kind == kStructList) {
+			// All null (pyarrow's null type): nulls, as Parquet's NULL
+			// column reads (CheckSchema); a required field refuses it.
+			out = append(out, binding{f: f, col: -1})
+			continue
+		}
+		g, err := getterFor(f, s.Field(col).Type, text)
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", f.name, err)
 		}
@@ -58,8 +67,11 @@ func (p *plan) bind(s *arrow.Schema, text []string) ([]binding, error) {
 	return out, nil
 }
 
-func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
+// getterFor reads a column of type t into f; text is bind's, a field of a
+// list of structs named in it as "list.field".
+func getterFor(f *field, t arrow.DataType, texts []string) (getter, error) {
 	bad := fmt.Errorf("want %s, got %s", f.arrowType(), t)
+	text := slices.Contains(texts, f.name)
 	switch f.kind {
 	case kFixed:
 		switch t.ID() {
@@ -176,7 +188,13 @@ func getterFor(f *field, t arrow.DataType, text bool) (getter, error) {
 			if !ok {
 				return nil, bad
 			}
-			inner, err := f.elem.bind(arrow.NewSchema(st.Fields(), nil), nil)
+			var elemText []string
+			for _, n := range texts {
+				if e, ok := strings.CutPrefix(n, f.name+"."); ok {
+					elemText = append(elemText, e)
+				}
+			}
+			inner, err := f.elem.bind(arrow.NewSchema(st.Fields(), nil), elemText)
 			if err != nil {
 				return nil, err
 			}

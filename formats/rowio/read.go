@@ -92,10 +92,17 @@ func OpenArrowLimited[T any](name string, r io.Reader, lim Limits) (*Reader[T], 
 // The string fields of T named in text also take a binary column
 // (binary, large_binary, binary_view: a BLOB), read as a string of its
 // bytes, which the caller checks (UTF-8, say): elsewhere that column is
-// an ErrSchema.
+// an ErrSchema. A string field of a list of structs is named
+// "list.field" (peer_failures.addr).
 func OpenArrowText[T any](name string, r io.Reader, text ...string) (*Reader[T], error) {
 	var zero T
 	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), text, DefaultLimits())
+}
+
+// OpenArrowTextLimited is OpenArrowText within lim (OpenArrowLimited).
+func OpenArrowTextLimited[T any](name string, r io.Reader, lim Limits, text ...string) (*Reader[T], error) {
+	var zero T
+	return openArrow[T](name, r, planOf(reflect.TypeOf(zero)), text, lim)
 }
 
 func openArrow[T any](name string, in io.Reader, pl *plan, text []string, lim Limits) (_ *Reader[T], err error) {

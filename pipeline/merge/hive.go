@@ -39,9 +39,9 @@ func hiveError(in input, cols []string) error {
 }
 
 // arrowColumns are the top-level columns of an Arrow stream that
-// rowio.OpenArrowLimited opened as r, or refused with err (a SchemaError
-// lists them); nil when it tells none.
-func arrowColumns(r *rowio.Reader[schema.Result], err error) []string {
+// rowio opened as r, or refused with err (a SchemaError lists them); nil
+// when it tells none.
+func arrowColumns[T any](r *rowio.Reader[T], err error) []string {
 	if err == nil {
 		var cols []string
 		for _, f := range r.ArrowSchema().Fields() {

@@ -269,17 +269,10 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 		}
 		r, err = openParquetResults(in.path, in.name, blob, resultLimits(in.maxMeta))
 	case sniff.Arrow:
-		ar, aerr := rowio.OpenArrowLimited[schema.Result](in.name, br, resultLimits(in.maxMeta))
-		if herr := hiveError(in, arrowColumns(ar, aerr)); herr != nil {
-			if aerr == nil {
-				ar.Close()
-			}
+		var herr error
+		if r, herr, err = openArrowResults(in, br); herr != nil {
 			return 0, nil, herr
 		}
-		if err = aerr; err == nil && in.inbox {
-			ar.RequireEndMarker() // see readResultsTo
-		}
-		r = ar
 	case sniff.Empty:
 		return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: empty input%s", in.name, sniff.EmptyHint(in.inbox)))
 	case sniff.Compressed:
@@ -443,28 +436,29 @@ func plausibleParquet(path string) (blob bool, cols []string, err error) {
 
 // openParquetResults opens a results file within lim, reading a
 // BYTE_ARRAY info_hash (blob) through blobResults.
-// A column of text where a result holds bytes (info_hash_v2, name_raw,
-// info_bytes, a file's path_raw) is wrong schema (rowio.TextBytesError),
-// but for a BLOB info_hash's reader, which decodes hex text.
+// A column of text where a result holds bytes (name_raw, info_bytes, a
+// file's path_raw) is wrong schema (rowio.TextBytesError), but for a BLOB
+// info_hash's reader, which decodes hex text, and for info_hash_v2, whose
+// text is hex too (v2Text).
 func openParquetResults(path, name string, blob bool, lim rowio.Limits) (resultSource, error) {
 	if !blob {
 		r, err := rowio.OpenLimited[schema.Result](path, lim)
 		if err == nil {
-			err = textBytes(path, r)
+			err = textBytes(path, r, "info_hash_v2")
 		}
 		if err != nil {
 			return nil, err
 		}
-		return r, nil
+		return v2Text(r, name, parquetTextType(r.ParquetSchema(), "info_hash_v2")), nil
 	}
 	r, err := rowio.OpenLimited[blobResult](path, lim)
 	if err == nil {
-		err = textBytes(path, r, "info_hash")
+		err = textBytes(path, r, "info_hash", "info_hash_v2")
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &blobResults{r: r, name: name}, nil
+	return v2Text(&blobResults{r: r, name: name}, name, parquetTextType(r.ParquetSchema(), "info_hash_v2")), nil
 }
 
 // textBytes is rowio.TextBytesError for r, a Parquet file at path, as
