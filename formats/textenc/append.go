@@ -216,6 +216,9 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return hex.AppendEncode(b, v.Bytes())
 		}
+		if v.Type().Elem().Kind() == reflect.String {
+			return appendCSVField(b, string(appendStringList(nil, v)))
+		}
 	case reflect.String:
 		return appendCSVField(b, v.String())
 	case reflect.Bool:
@@ -231,6 +234,30 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 		return appendCSVFloat(b, v.Float())
 	}
 	return appendCSVField(b, cell(f.value(v)))
+}
+
+// appendStringList appends the list of strings v as a csv cell holds it:
+// ["a","b"], each element in double quotes with its " and \ escaped by a
+// backslash and every other character as it is, which DuckDB's cast of
+// the cell to VARCHAR[] (--describe's type) reads back exactly. JSON's
+// other escapes it does not undo: "a\u0026b" came back "au0026b", a tab's
+// \t as "t". Without a control character it is the JSON array too.
+func appendStringList(b []byte, v reflect.Value) []byte {
+	b = append(b, '[')
+	for i := range v.Len() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		for _, c := range []byte(v.Index(i).String()) {
+			if c == '"' || c == '\\' {
+				b = append(b, '\\')
+			}
+			b = append(b, c)
+		}
+		b = append(b, '"')
+	}
+	return append(b, ']')
 }
 
 // appendCSVField appends s as encoding/csv's Writer writes a field

@@ -4,7 +4,8 @@
 // with milliseconds; floats always with a fraction or an exponent (1.0,
 // not 1); nulls are empty CSV cells or JSON null, where a known
 // empty string of a nullable column is "" in both; lists are JSON arrays
-// (a JSON string in a CSV cell). The other way, UnhexHash decodes the hex
+// (a JSON string in a CSV cell; a list of strings there is DuckDB's list
+// literal, which its VARCHAR[] cast reads: appendStringList). The other way, UnhexHash decodes the hex
 // of a text hash column, which dedup and fetch read.
 package textenc
 
@@ -72,6 +73,13 @@ func (f field) value(v reflect.Value) any {
 			out := make([]Object, v.Len())
 			for i := range out {
 				out[i] = object(sub, v.Index(i))
+			}
+			return out
+		}
+		if v.Type().Elem().Kind() == reflect.String { // a csv cell's is no JSON (appendStringList)
+			out := make([]string, v.Len())
+			for i := range out {
+				out[i] = v.Index(i).String()
 			}
 			return out
 		}
@@ -278,6 +286,8 @@ func cell(x any) string {
 		return strconv.FormatInt(reflect.ValueOf(v).Int(), 10)
 	case pointedFloat:
 		return string(appendCSVFloat(nil, float64(v)))
+	case []string:
+		return string(appendStringList(nil, reflect.ValueOf(v)))
 	}
 	b, _ := json.Marshal(x)
 	return string(b)

@@ -238,7 +238,8 @@ func Describe(w io.Writer, table string) error {
 // DuckDB reads them back.
 const textNote = "In the text formats: byte arrays are lowercase hex; times RFC 3339 UTC with " +
 	"milliseconds (2026-03-01T12:00:00.000Z); a DOUBLE always with a fraction or an exponent (1.0, not 1); " +
-	"lists and structs JSON (JSON text in a csv cell); null an " +
+	"lists and structs JSON (JSON text in a csv cell, but for a list of strings: [\"a\",\"b\"], only \" and \\ " +
+	"escaped, by \\, as DuckDB's VARCHAR[] reads it); null an " +
 	"empty csv cell or JSON null, where an empty string is \"\". DuckDB's sniffer reads those times from " +
 	"csv as TIMESTAMP WITH TIME ZONE, as from parquet, but from jsonl as TIMESTAMP (the UTC time without " +
 	"its zone: timezone('UTC', col) is the instant, whatever the session's TimeZone), a column null " +

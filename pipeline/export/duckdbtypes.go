@@ -57,9 +57,10 @@ func duckdbColumns(fields []parquet.Field, omit []string, inCSV bool) (string, e
 
 // duckdbType is the DuckDB type a text export's value of node reads as:
 // bytes are lowercase hex (VARCHAR), times RFC 3339 UTC (TIMESTAMPTZ),
-// lists and structs JSON. A csv cell's JSON list of strings casts to
-// VARCHAR[]; a struct there stays JSON, as DuckDB's cast from text to a
-// STRUCT does not undo JSON's escapes (read_ndjson decodes it).
+// lists and structs JSON. A csv cell's list of strings, in DuckDB's list
+// syntax (textenc's appendStringList: JSON's escapes it would not undo),
+// casts to VARCHAR[]; a struct there stays JSON, as DuckDB's cast from
+// text to a STRUCT does not undo JSON's escapes (read_ndjson decodes it).
 func duckdbType(node parquet.Node, inCSV bool) (string, error) {
 	var lv format.LogicalTypeValue
 	if lt := node.Type().LogicalType(); lt != nil {
