@@ -203,7 +203,7 @@ func runCapture(c *cli.Context) error {
 		slog.Warn("capture: no --duration or --max-observations: running until interrupted")
 	}
 	out := c.String("output")
-	if err := checkDataOutput(c, "Arrow"); err != nil {
+	if err := checkDataOutput(c, stageFormat(out)); err != nil {
 		return err
 	}
 	// The stage's output: -o FILE.arrows is "-o -" into FILE (openOutput).

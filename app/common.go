@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/fsutil"
@@ -140,29 +139,6 @@ func sameTarget(a, b string) bool {
 // (status prints its report there): a report cannot go there too.
 var reportsOnStdout = map[string]bool{"status": true}
 
-// checkDataOutput vets a command's -o before any work, so that an output
-// the data cannot go to fails the run (exit 2) before plan-retries commits
-// leases or capture and fetch spend their time: a FILE must be writable,
-// and "-" must not be a terminal when binary (stdoutFormat names it:
-// "Arrow", "Parquet"; "" for text, which a terminal shows well enough).
-func checkDataOutput(c *cli.Context, stdoutFormat string) error {
-	out := c.String("output")
-	if out == "" && !c.IsSet("output") {
-		return nil // plan-retries --limit 0 without -o: nothing written
-	}
-	if out == "-" {
-		if stdoutFormat != "" && isTerminal(c.App.Writer) {
-			return usageError(fmt.Errorf("%s: refusing to write %s to a terminal; use -o FILE or pipe it%s",
-				c.Command.Name, stdoutFormat, terminalHint[c.Command.Name]))
-		}
-		return nil
-	}
-	if err := fsutil.CheckOutput(out); err != nil {
-		return usageError(fmt.Errorf("%s: -o: %w", c.Command.Name, err))
-	}
-	return checkNotDatasetFile(c, c.Command.Name+": -o", out)
-}
-
 // checkNotDatasetFile refuses an output path p (what names it:
 // "--stats-json") that is a file the dataset of --data, or the dataset p
 // lies in, manages (CURRENT, a manifest,
@@ -196,26 +172,6 @@ func ownedName(rel string) string {
 		return "directory"
 	}
 	return rel
-}
-
-// binaryFormats names export's binary formats, which a terminal is spared.
-var binaryFormats = map[string]string{"parquet": "Parquet", "arrow": "Arrow"}
-
-// isTerminal reports whether w is a terminal (tests replace it).
-var isTerminal = func(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var terr error
-	if err := rc.Control(func(fd uintptr) { _, terr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
-		return false
-	}
-	return terr == nil
 }
 
 // dataFlag names the dataset directory.

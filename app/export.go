@@ -138,11 +138,6 @@ not written to a terminal (-o - is the default): redirect or pipe them.
 			if err := checkDataOutput(c, binaryFormats[o.Format]); err != nil {
 				return err
 			}
-			// -o naming a terminal (-o /dev/stdout from one, /dev/tty) is
-			// -o - on one: it wrote the Parquet there.
-			if f := binaryFormats[o.Format]; f != "" && o.Output != "-" && isTerminalPath(o.Output) {
-				return badFlag(c, "refusing to write %s to a terminal (-o %s); use -o FILE or pipe it%s", f, o.Output, terminalHint[c.Command.Name])
-			}
 			if err := checkNotReplacing(c); err != nil {
 				return err
 			}
@@ -279,16 +274,6 @@ func esIndexProblem(name string) string {
 		return fmt.Sprintf("%q: Elasticsearch refuses an index name holding %q", name, name[i:i+1])
 	}
 	return ""
-}
-
-// outputIsTerminal reports whether out, export's -o, writes to a
-// terminal: "-" with stdout one, or a path naming one (/dev/stdout or
-// /dev/fd/1 from a terminal, /dev/tty, /dev/pts/N).
-func outputIsTerminal(c *cli.Context, out string) bool {
-	if out == "-" {
-		return isTerminal(c.App.Writer)
-	}
-	return isTerminalPath(out)
 }
 
 // parseSince accepts RFC 3339 or a duration before now, with the units

@@ -14,12 +14,16 @@ import (
 // TestNamedTerminalOutput: an -o that names a terminal (a pseudo-terminal's
 // /dev/pts/N; -o /dev/stdout or /dev/tty from a terminal are the same)
 // is treated as -o - on a terminal. Parquet and Arrow are refused (exit 2,
-// nothing on the terminal): export wrote 1.2 MB of Parquet there. A text
-// export's rows go there without a progress bar among them: the bar on
-// the same terminal's stderr cut into the CSV lines.
+// nothing on the terminal): export wrote 1.2 MB of Parquet there, and
+// capture, fetch and plan-retries still wrote theirs after export's
+// refusal. A text export's rows go there without a progress bar among
+// them: the bar on the same terminal's stderr cut into the CSV lines.
 func TestNamedTerminalOutput(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "ih")
+	dir := t.TempDir()
+	data := filepath.Join(dir, "ih")
 	seedHashes(t, data, 10, 7)
+	jobs := filepath.Join(dir, "jobs.parquet")
+	writeJobs(t, jobs, nil)
 	// A bar drawn at once: after progress.Delay, none would be on so short a run.
 	defer func(was time.Duration) { progress.Delay = was }(progress.Delay)
 	progress.Delay = 0
@@ -32,6 +36,12 @@ func TestNamedTerminalOutput(t *testing.T) {
 			"export: refusing to write Parquet to a terminal (-o TTY); use -o FILE or pipe it, or give --format csv, jsonl or magnet to read it here"},
 		{"export arrow", []string{"export", "--data", data, "-f", "arrow"}, "export: refusing to write Arrow to a terminal (-o TTY)"},
 		{"export csv", []string{"export", "--data", data, "-f", "csv"}, ""},
+		// Before any lease: the check after the table sees all 10 hashes planned.
+		{"plan-retries", []string{"plan-retries", "--data", data},
+			"plan-retries: refusing to write Parquet to a terminal (-o TTY); use -o FILE or pipe it\n"},
+		{"capture", []string{"capture", "--dht-listen", "127.0.0.1:0", "--bootstrap", "127.0.0.1:1", "--duration", "1s"},
+			"capture: refusing to write Parquet to a terminal (-o TTY); use -o FILE or pipe it\n"},
+		{"fetch", []string{"fetch", "--no-dht", jobs}, "fetch: refusing to write Parquet to a terminal (-o TTY); use -o FILE or pipe it\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,9 +82,19 @@ func TestNamedTerminalOutput(t *testing.T) {
 				return
 			}
 			want := "infohash: " + strings.ReplaceAll(tc.msg, "TTY", tty.Name())
+			out = bytes.ReplaceAll(out, []byte("\r\n"), []byte("\n"))
 			if code != 2 || !bytes.HasPrefix(out, []byte(want)) || bytes.Count(out, []byte("\n")) != 1 || stdout.Len() > 0 {
 				t.Fatalf("exit %d, the terminal shows %.300q; want exit 2 and only %q", code, out, want)
 			}
 		})
+	}
+	// plan-retries was refused before it leased: a plan to a file gets every hash.
+	var stdout, stderr bytes.Buffer
+	planned := filepath.Join(dir, "planned.parquet")
+	if code := Main([]string{"infohash", "plan-retries", "--data", data, "-o", planned, "--stats-json", "-"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"planned": 10`) {
+		t.Fatalf("stats %s, want all 10 hashes planned", stdout.String())
 	}
 }

@@ -252,7 +252,7 @@ func runFetch(c *cli.Context) error {
 	if o.Input != "-" && o.Output != "-" && sameFile(o.Input, o.Output) {
 		return usageError(fmt.Errorf("fetch: -o %s is the input %s: the results would replace the jobs", o.Output, o.Input))
 	}
-	if err := checkDataOutput(c, "Arrow"); err != nil {
+	if err := checkDataOutput(c, stageFormat(o.Output)); err != nil {
 		return err
 	}
 	// -o FILE.arrows is "-o -" into FILE (openOutput).

@@ -162,7 +162,7 @@ only the best --limit candidates in memory.
 			}
 			o := plan.DefaultOptions()
 			o.Data, o.Output, o.Stdout = data, c.String("output"), c.App.Writer
-			if err := checkDataOutput(c, "Arrow"); err != nil {
+			if err := checkDataOutput(c, stageFormat(o.Output)); err != nil {
 				return err
 			}
 			if out := c.String("output"); isStreamName(out) && !fsutil.WrittenInPlace(out) {
