@@ -109,5 +109,5 @@ func policyDurationFlag(name, usage, defaultText string) *cli.GenericFlag {
 
 // lockWaitFlag is the --lock-wait flag of every command that commits.
 func lockWaitFlag() *cli.GenericFlag {
-	return durationFlag("lock-wait", 0, "wait up to `D` for another writer instead of failing (exit 75)")
+	return durationFlag("lock-wait", 0, "wait up to `D` in all (the run's commits and retries together) for other writers instead of failing (exit 75)")
 }

@@ -28,11 +28,17 @@ func LockWriter(ctx context.Context, dir string, wait time.Duration) (*Lock, err
 	return acquireLock(ctx, dir, wait)
 }
 
-// acquireLock takes the lock, waiting up to wait (0: fail at once). A
-// writer that waits says so (lockWaiter).
+// acquireLock takes the lock, waiting up to wait (0: fail at once), and
+// no longer than what is left of the run's budget when ctx carries one
+// (WithLockWait), which it then spends. A writer that waits says so
+// (lockWaiter).
 func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
-	deadline := time.Now().Add(wait)
-	w := &lockWaiter{dir: dir, wait: wait}
+	b := budgetOf(ctx)
+	start := time.Now()
+	defer func() { b.spend(time.Since(start)) }()
+	bounded := b.bound(wait)
+	deadline := start.Add(bounded)
+	w := &lockWaiter{dir: dir, wait: bounded, total: wait}
 	for try := 1; ; try++ {
 		l, moved, err := lockOnce(ctx, dir, deadline, w)
 		if !moved {

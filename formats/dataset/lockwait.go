@@ -20,6 +20,7 @@ var lockWaitLogEvery = 30 * time.Second
 type lockWaiter struct {
 	dir         string
 	wait        time.Duration // the most it waits
+	total       time.Duration // the run's --lock-wait, of which wait is what is left
 	start, last time.Time     // zero until it waits
 }
 
@@ -29,12 +30,22 @@ func (w *lockWaiter) waiting(path string) {
 	switch {
 	case w.start.IsZero():
 		w.start, w.last = now, now
-		slog.Info("dataset: waiting for the writer lock", "dir", w.dir, "held_by", holderOf(path), "lock_wait", w.wait.String())
+		slog.Info("dataset: waiting for the writer lock", w.attrs(path, "lock_wait", w.wait.String())...)
 	case now.Sub(w.last) >= lockWaitLogEvery:
 		w.last = now
-		slog.Info("dataset: still waiting for the writer lock", "dir", w.dir, "held_by", holderOf(path),
-			"waited", now.Sub(w.start).Round(time.Second).String(), "lock_wait", w.wait.String())
+		slog.Info("dataset: still waiting for the writer lock", w.attrs(path, "waited", now.Sub(w.start).Round(time.Second).String(),
+			"lock_wait", w.wait.String())...)
 	}
+}
+
+// attrs are a wait's log attributes: dir, the holder, then more, and
+// the run's whole --lock-wait when the wait is what is left of it.
+func (w *lockWaiter) attrs(path string, more ...any) []any {
+	a := append([]any{"dir", w.dir, "held_by", holderOf(path)}, more...)
+	if w.total > w.wait {
+		a = append(a, "lock_wait_total", w.total.String())
+	}
+	return a
 }
 
 // took notes that the writer holds the lock.

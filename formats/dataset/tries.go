@@ -16,9 +16,12 @@ type Tries struct {
 	// begin with it, a commit error for a damaged file gets it in front
 	// (StageError), and the default commit records it as the manifest's
 	// writer.
-	Stage    string
-	LockWait time.Duration // BeginAttempt's and the default commit's wait for the lock
-	Keep     int           // the default commit's snapshots kept for readers
+	Stage string
+	// LockWait bounds all the tries' waits for the lock (BeginAttempt's,
+	// the commits'), in all: the context's budget when it carries one
+	// (WithLockWait), else a budget of LockWait for this Run.
+	LockWait time.Duration
+	Keep     int // the default commit's snapshots kept for readers
 	// Collected is what the log says, after "Stage: ", of a try re-applied
 	// because its base snapshot was collected while it read it ("": "the
 	// snapshot being read was collected by later commits; starting over
@@ -53,7 +56,10 @@ type Try func(tx *Tx, attempt int) (commit bool, err error)
 // same), one stops with nothing to commit (nil, nil, nil), or one fails
 // (err; nothing committed). A try overtaken by another writer is
 // re-applied, up to MaxReapply times (then err is the locked error).
+// Its waits for the lock take no more than LockWait in all: then err is
+// the locked error.
 func (o Tries) Run(ctx context.Context, d *Dataset, try Try) (m *Manifest, after *AfterCommitError, err error) {
+	ctx = WithLockWait(ctx, o.LockWait) // one LockWait for all the tries' waits, or the stage's budget
 	for attempt := 0; ; attempt++ {
 		tx, err := o.begin(ctx, d, attempt)
 		if err != nil {

@@ -89,6 +89,7 @@ var errNoInput = exitcode.BadInput(errors.New("dedup: no input: name files, fold
 
 func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	start := time.Now()
+	ctx = dataset.WithLockWait(ctx, o.LockWait) // --lock-wait bounds the run's waits in all
 	if o.MaxFiles < 1 {
 		o.MaxFiles = 1
 	}

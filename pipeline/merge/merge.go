@@ -76,6 +76,7 @@ type runner struct {
 // leftover, there is nothing to do: no commit, no error.
 func Run(ctx context.Context, o Options) (st Stats, err error) {
 	start := time.Now()
+	ctx = dataset.WithLockWait(ctx, o.LockWait) // --lock-wait bounds the run's waits in all
 	if err := checkMaxMetadataSize(o.MaxMetadataSize); err != nil {
 		return st, err
 	}

@@ -135,6 +135,7 @@ type Stats struct {
 // leased to no one until the lease ends.
 func Run(ctx context.Context, o Options) (Stats, error) {
 	start := time.Now()
+	ctx = dataset.WithLockWait(ctx, o.LockWait) // --lock-wait bounds the run's waits in all
 	var st Stats
 	if o.Limit < 0 {
 		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --limit %d is negative", o.Limit))
