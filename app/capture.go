@@ -74,7 +74,7 @@ forger lifts a hash to their level, not above. 0 (or --repeat-window 0)
 caps nothing.
 
 Output is a Parquet file of observations, or an Arrow IPC stream: on stdout
-with -o - (refused when stdout is a terminal), or into FILE with -o FILE
+with -o - (refused on a terminal, as is an -o naming one), or into FILE with -o FILE
 named *.arrows or *.arrow (any case), written as "-o - > FILE" writes it
 (below; a FIFO or device so named, or a link to one, as -o - is). An -o FILE
 that exists is refused (exit 2) unless --replace is

@@ -192,7 +192,7 @@ past that share fails the exchange as rejected, against that peer (not the hash)
 
 ` + exitHelp("fetch"),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write results to `FILE` (Parquet; an Arrow IPC stream if named *.arrows or *.arrow) or - (Arrow IPC on stdout, not a terminal)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write results to `FILE` (Parquet; an Arrow IPC stream if named *.arrows or *.arrow) or - (Arrow IPC on stdout); never a terminal"},
 			&cli.StringSliceFlag{Name: "peer", Usage: "also try peer `HOST:PORT` for every job (repeatable; tried even while the dataset penalises it; its failures are recorded against it as any peer's)"},
 			dhtboot.Flag(),
 			&cli.BoolFlag{Name: "no-dht", Usage: "do not look peers up in the DHT (use --peer and the jobs' peers only; --bootstrap \"\" does so too unless a --dht-state has saved nodes)"},

@@ -78,8 +78,8 @@ sweep: infohash status counts them all (its cold overdue wave).
 Jobs (info_hash, hash_type, info_hash_v2, attempt, reason
 new|retry|reactivated|cold, lease_id, lease_until, peers, avoid_peers) go
 to a Parquet file, or as an Arrow IPC
-stream to stdout with -o - (refused, before any lease, when stdout is a
-terminal); -o FILE named *.arrows or *.arrow is refused (exit 2): a
+stream to stdout with -o - (refused, before any lease, on a terminal, as
+is an -o naming one: /dev/tty); -o FILE named *.arrows or *.arrow is refused (exit 2): a
 stream written into FILE as it goes cannot be published after the commit,
 as below. A job's peers are the peers that announced the hash (the
 state's peers, newest first), less those penalised at --now. A job's
