@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -41,6 +42,9 @@ type ParquetWriter[T any] struct {
 	need, reserved int64
 	groups, cols   int
 	full           error // the *FullError that ended the reservations
+	// maxRows is the row group size of pw's options; groupRows the rows
+	// in its row group under way (see writeBatch).
+	maxRows, groupRows int64
 }
 
 // NewParquetWriter writes Parquet to w with ParquetOptions, then opts.
@@ -50,6 +54,7 @@ func NewParquetWriter[T any](w io.Writer, opts ...parquet.WriterOption) *Parquet
 	p.buf = bufio.NewWriterSize(&p.out, parquetBuffer)
 	opts = append(append(ParquetOptions(), opts...), parquet.WriteBufferSize(0))
 	p.pw = parquet.NewGenericWriter[T](p.buf, opts...)
+	p.maxRows = maxRowsOf(opts)
 	return p
 }
 
@@ -63,23 +68,22 @@ const parquetBuffer = 32 << 10
 // adds one to the file.
 func (p *ParquetWriter[T]) Flush() error {
 	p.groups++
+	p.groupRows = 0
 	if err := p.pw.Flush(); err != nil {
 		return err
 	}
 	return p.buf.Flush()
 }
 
-// Write appends rows through WriteParquet and ends the row group whenever
-// it has grown past the byte bound. parquet-go's Size sums every column's
-// buffer, so the bound is checked every 64 rows (checked per row, it made
-// a 20M-row state export 20-40% slower), or sooner once the rows' blob
-// values (one can be 10 MiB) reach blobCheckBytes.
+// Write appends rows in batches parquet-go writes rightly (writeBatch)
+// and ends the row group whenever it has grown past the byte bound.
+// parquet-go's Size sums every column's buffer, so the bound is checked
+// every 64 rows (checked per row, it made a 20M-row state export 20-40%
+// slower), or sooner once the rows' blob values (one can be 10 MiB) reach
+// blobCheckBytes; a writer that reserves its space checks before each row
+// with blob values.
 func (p *ParquetWriter[T]) Write(rows []T) (int, error) {
 	sizer := sizerOf(reflect.TypeFor[T]())
-	step := 64
-	if len(sizer) > 0 {
-		step = 1
-	}
 	if p.full != nil {
 		return p.writeTight(rows, sizer)
 	}
@@ -89,11 +93,19 @@ func (p *ParquetWriter[T]) Write(rows []T) (int, error) {
 			p.full = full
 		}
 	}()
-	for i := 0; i < len(rows); i += step {
-		j := min(i+step, len(rows))
-		b := 0
+	for i := 0; i < len(rows); {
+		j, b := min(i+64, len(rows)), 0
 		if len(sizer) > 0 {
-			b = sizer.size(reflect.ValueOf(&rows[i]).Elem())
+			// Up to the next check: one row when reserving, else the rows
+			// that take the count to 64 or the blob bytes to blobCheckBytes.
+			j = i
+			for j < len(rows) {
+				b += sizer.size(reflect.ValueOf(&rows[j]).Elem())
+				j++
+				if p.res != nil || p.rows+j-i >= 64 || p.blob+b >= blobCheckBytes {
+					break
+				}
+			}
 		}
 		if p.res != nil && b > 0 {
 			// Before a row with blob values: room for them (uncompressed,
@@ -106,7 +118,7 @@ func (p *ParquetWriter[T]) Write(rows []T) (int, error) {
 			}
 			full = err
 		}
-		if n, err := WriteParquet(p.pw, rows[i:j]); err != nil {
+		if n, err := p.writeBatch(rows[i:j]); err != nil {
 			return i + n, err
 		}
 		p.rows += j - i
@@ -114,6 +126,7 @@ func (p *ParquetWriter[T]) Write(rows []T) (int, error) {
 		if full != nil {
 			return j, full
 		}
+		i = j
 		if p.rows < 64 && p.blob < blobCheckBytes {
 			continue
 		}
@@ -131,12 +144,40 @@ func (p *ParquetWriter[T]) Write(rows []T) (int, error) {
 		// the output: the row group, and at most its write buffer (32 KiB).
 		if p.pw.Size()-p.out.n >= rowGroupBytes {
 			p.groups++
+			p.groupRows = 0
 			if err := p.pw.Flush(); err != nil {
 				return j, err
 			}
 		}
 	}
 	return len(rows), nil
+}
+
+// writeBatch hands rows to parquet-go in as few Write calls as write
+// them rightly: batches safeRun checked, each within one row group (so
+// that parquet-go does not split it), or one row a call (WriteParquet)
+// for a type whose optional columns batchPlan cannot model.
+func (p *ParquetWriter[T]) writeBatch(rows []T) (int, error) {
+	plan := batchPlanOf[T]()
+	if !plan.ok || !hasOptional[T]() {
+		return WriteParquet(p.pw, rows)
+	}
+	size := reflect.TypeFor[T]().Size()
+	done := 0
+	for done < len(rows) {
+		if p.groupRows >= p.maxRows {
+			p.groupRows = 0 // parquet-go starts the next row group
+		}
+		n := int(min(int64(len(rows)-done), p.maxRows-p.groupRows))
+		n = plan.safeRun(unsafe.Pointer(&rows[done]), size, n)
+		k, err := p.pw.Write(rows[done : done+n])
+		p.groupRows += int64(k)
+		done += k
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
 }
 
 // blobCheckBytes is how much blob data ParquetWriter.Write lets pass

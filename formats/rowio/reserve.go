@@ -125,7 +125,7 @@ func (p *ParquetWriter[T]) writeTight(rows []T, sizer blobSizer) (int, error) {
 		if p.needed()+extra+extra/pageIndexShare+tightMargin > p.reserved {
 			return i, p.full
 		}
-		if n, err := WriteParquet(p.pw, rows[i:i+1]); err != nil {
+		if n, err := p.writeBatch(rows[i : i+1]); err != nil {
 			return i + n, err
 		}
 	}
