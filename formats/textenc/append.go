@@ -106,27 +106,22 @@ func appendTime(b []byte, ms int64) []byte {
 	if year < 0 || year > 9999 {
 		return time.UnixMilli(ms).UTC().AppendFormat(b, timeLayout)
 	}
-	b = appendDigits(b, year, 4)
-	b = appendDigits(append(b, '-'), month, 2)
-	b = appendDigits(append(b, '-'), day, 2)
-	b = appendDigits(append(b, 'T'), rem/3_600_000, 2)
-	b = appendDigits(append(b, ':'), rem/60_000%60, 2)
-	b = appendDigits(append(b, ':'), rem/1000%60, 2)
-	b = appendDigits(append(b, '.'), rem%1000, 3)
-	return append(b, 'Z')
+	ms3 := rem % 1000
+	return append(b,
+		pair[2*(year/100)], pair[2*(year/100)+1], pair[2*(year%100)], pair[2*(year%100)+1], '-',
+		pair[2*month], pair[2*month+1], '-', pair[2*day], pair[2*day+1], 'T',
+		pair[2*(rem/3_600_000)], pair[2*(rem/3_600_000)+1], ':',
+		pair[2*(rem/60_000%60)], pair[2*(rem/60_000%60)+1], ':',
+		pair[2*(rem/1000%60)], pair[2*(rem/1000%60)+1], '.',
+		byte('0'+ms3/100), pair[2*(ms3%100)], pair[2*(ms3%100)+1], 'Z')
 }
 
-// appendDigits appends v (0 <= v < 10^n) as n decimal digits.
-func appendDigits(b []byte, v int64, n int) []byte {
-	for i := n - 1; i >= 0; i-- {
-		d := v
-		for range i {
-			d /= 10
-		}
-		b = append(b, byte('0'+d%10))
-	}
-	return b
-}
+// pair holds the two decimal digits of 0-99 at 2n: appendTime's fields
+// are taken from it (a digit at a time, with a division each, they were
+// a tenth of a text export).
+const pair = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" +
+	"30313233343536373839" + "40414243444546474849" + "50515253545556575859" +
+	"60616263646566676869" + "70717273747576777879" + "80818283848586878889" + "90919293949596979899"
 
 func appendHex(b, raw []byte) []byte {
 	b = append(b, '"')
@@ -215,6 +210,9 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return hex.AppendEncode(b, v.Bytes())
+		}
+		if v.Len() == 0 {
+			return append(b, "[]"...) // what cell makes of an empty list, without encoding/json
 		}
 		if v.Type().Elem().Kind() == reflect.String {
 			return appendCSVField(b, string(appendStringList(nil, v)))

@@ -53,6 +53,15 @@ func fieldsOf(t reflect.Type, prefix []int, skip map[string]bool) []field {
 	return out
 }
 
+// of is the field of row v: FieldByIndex, without its loop for a field
+// of the row itself (most are).
+func (f field) of(v reflect.Value) reflect.Value {
+	if len(f.index) == 1 {
+		return v.Field(f.index[0])
+	}
+	return v.FieldByIndex(f.index)
+}
+
 // value converts one field to a JSON-ready value (nil for null).
 func (f field) value(v reflect.Value) any {
 	if f.optional && v.IsZero() {
@@ -215,7 +224,7 @@ func (e *Encoder[T]) Write(rows []T) error {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = f.appendCSV(b, v.FieldByIndex(f.index))
+			b = f.appendCSV(b, f.of(v))
 		}
 		b = append(b, '\n')
 		var err error
@@ -238,7 +247,7 @@ func (e *Encoder[T]) AppendJSON(b []byte, row *T) ([]byte, error) {
 		}
 		b = append(b, e.keys[j]...)
 		var err error
-		if b, err = f.appendJSON(b, v.FieldByIndex(f.index)); err != nil {
+		if b, err = f.appendJSON(b, f.of(v)); err != nil {
 			return b, err
 		}
 	}
