@@ -49,11 +49,12 @@ killsweep: build ## kill -9 each dataset-writing step at each rename, unlink, mk
 fsaudit: build ## durability audit: trace each writer scenario (killsweep's, dedup -, capture and fetch on a loopback testnet, runs stopped by SIGTERM/SIGINT), check a power cut leaves a whole last commit
 	scripts/fsaudit.sh
 
-bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture load, fetch swarm
+bench: build ## benchmarks: dedup vs DuckDB (SIZES="10M" for one size), capture load, fetch swarm, export vs DuckDB COPY
 	scripts/bench-dedup.sh
 	scripts/bench-capture.sh
 	@if [ -x scripts/bench-fetch.sh ]; then scripts/bench-fetch.sh; fi
 	@if [ -x scripts/bench-schedule.sh ]; then scripts/bench-schedule.sh; fi
+	scripts/bench-export.sh
 
 demo: build ## loopback testnet → the whole pipeline → DuckDB-readable output in demo-data/
 	scripts/demo.sh
