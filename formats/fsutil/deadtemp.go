@@ -29,18 +29,7 @@ type DeadTemp struct {
 // Nothing is claimed for an output written in place (no temporary file).
 // Errors are ignored: what cannot be claimed is left to the sweep.
 func ClaimDeadTemps(path string) []*DeadTemp {
-	t, err := resolveOutput(path)
-	if err != nil || t.kind == outDirect {
-		return nil
-	}
-	dir, base := filepath.Split(t.path)
-	if dir == "" {
-		dir = "."
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
+	dir, base, ents := outputFolder(path)
 	prefix := TempPrefix + base + "-" + lockedMark
 	var out []*DeadTemp
 	for _, e := range ents {
@@ -55,6 +44,23 @@ func ClaimDeadTemps(path string) []*DeadTemp {
 	return out
 }
 
+// outputFolder is the folder of output path (as resolveOutput resolves
+// it), its base name, and the folder's entries, where its temporary files
+// would be; no entries for an output written in place (no temporary file)
+// or a folder that cannot be read.
+func outputFolder(path string) (dir, base string, ents []os.DirEntry) {
+	t, err := resolveOutput(path)
+	if err != nil || t.kind == outDirect {
+		return "", "", nil
+	}
+	dir, base = filepath.Split(t.path)
+	if dir == "" {
+		dir = "."
+	}
+	ents, _ = os.ReadDir(dir)
+	return dir, base, ents
+}
+
 // HeldTemps returns the paths of the temporary files of output path that
 // some process holds: those of writers at work on path (CreateOutput's,
 // held from before their name exists until after it is gone, or locked
@@ -63,18 +69,7 @@ func ClaimDeadTemps(path string) []*DeadTemp {
 // to path (plan-retries -o FILE: the other's jobs may be leased already)
 // reads them. None for an output written in place; errors are ignored.
 func HeldTemps(path string) []string {
-	t, err := resolveOutput(path)
-	if err != nil || t.kind == outDirect {
-		return nil
-	}
-	dir, base := filepath.Split(t.path)
-	if dir == "" {
-		dir = "."
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
+	dir, base, ents := outputFolder(path)
 	prefix := TempPrefix + base + "-"
 	var out []string
 	for _, e := range ents {
