@@ -2,6 +2,7 @@ package obsgen
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"time"
 
@@ -56,12 +57,17 @@ type truthJSON struct {
 	MaxObserved string `json:"max_observed_at"`
 }
 
-// WriteJSON writes t as indented JSON to path, atomically.
+// WriteJSON writes t as indented JSON to path, as fsutil.WriteOutput
+// does (a file atomically, through a symbolic link to its target; a
+// device or FIFO in place, never replaced).
 func (t Truth) WriteJSON(path string) error {
 	b, err := json.MarshalIndent(truthJSON{t,
 		t.MinTime().Format(time.RFC3339Nano), t.MaxTime().Format(time.RFC3339Nano)}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteFile(path, append(b, '\n'))
+	if err := fsutil.WriteOutput(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("obsgen: ground truth: %w", err)
+	}
+	return nil
 }

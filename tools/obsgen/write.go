@@ -162,16 +162,18 @@ const (
 )
 
 // WriteText writes one line per generated row (repeats included) to path,
-// atomically, and returns the ground truth. Timestamps and sources are
+// as fsutil.CreateOutput writes an output (a file atomically, through a
+// symbolic link to its target; a device or FIFO in place), and returns
+// the ground truth. Timestamps and sources are
 // not in the file; a v2 hash appears as its 20-byte truncation.
 func WriteText(ctx context.Context, path string, cfg Config, format TextFormat) (Truth, error) {
 	g, err := New(cfg)
 	if err != nil {
 		return Truth{}, err
 	}
-	f, err := fsutil.Create(path)
+	f, err := fsutil.CreateOutput(path)
 	if err != nil {
-		return Truth{}, err
+		return Truth{}, fmt.Errorf("obsgen: %w", err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	var line int64

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // Truth is what the testnet did, for tests to compare against. It is
@@ -41,31 +42,17 @@ func ReadTruth(path string) (Truth, error) {
 	return t, nil
 }
 
-// WriteTruthFile writes t to path atomically (temp file, fsync, rename),
-// so a reader polling for the file never sees half of it.
+// WriteTruthFile writes t to path as fsutil.WriteOutput writes an output:
+// a file atomically (temporary file, fsync, rename), so that a reader
+// polling for it never sees half of it, through a symbolic link to its
+// target; a device or FIFO in place, never replaced (--truth /dev/null).
 func WriteTruthFile(path string, t Truth) error {
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
 		return fmt.Errorf("testnet: truth: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".truth-*.tmp")
-	if err != nil {
-		return fmt.Errorf("testnet: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("testnet: %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("testnet: %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("testnet: %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("testnet: %w", err)
+	if err := fsutil.WriteOutput(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("testnet: truth: %w", err)
 	}
 	return nil
 }
