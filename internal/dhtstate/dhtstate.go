@@ -113,13 +113,20 @@ func Load(path string, v any) (found bool, err error) {
 	return true, nil
 }
 
-// Save writes v to path as indented JSON, atomically and durably.
+// Save writes v to path as indented JSON, atomically and durably, as
+// fsutil.WriteOutput writes a file: through a symbolic link to its
+// target, the link kept. What is not a regular file (a device, a FIFO, a
+// directory, or a link to one), which Load does not read, is neither
+// written nor replaced: an error says so.
 func Save(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
 		return err
 	}
-	return fsutil.WriteFile(path, append(b, '\n'))
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%s): not replaced; move it aside", path, fi.Mode().Type())
+	}
+	return fsutil.WriteOutput(path, append(b, '\n'))
 }
 
 // Lock takes directory dir (made if missing) for this run of cmd, by the
