@@ -10,12 +10,13 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 )
 
 // TestArrowsNameInPlace: -o FILE named *.arrows that is a FIFO, or a
-// link to a device (/dev/stdout, /dev/null), is written an Arrow stream
+// link to a device (/dev/stdout, a null device), is written an Arrow stream
 // as -o - would be, not Parquet (which needs a file it can rename into
 // place); a FIFO named otherwise still gets Parquet.
 func TestArrowsNameInPlace(t *testing.T) {
@@ -34,7 +35,7 @@ func TestArrowsNameInPlace(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		file  string // what -o names: a FIFO, or a link to a device
-		to    string // the link's target ("": a FIFO)
+		to    string // the link's target ("": a FIFO; "null": fsutiltest.NullDevice)
 		args  func(out string) []string
 		arrow bool // an Arrow stream, else Parquet
 		rows  int  // read back from the FIFO or stdout
@@ -43,16 +44,19 @@ func TestArrowsNameInPlace(t *testing.T) {
 		{"capture, FIFO, any case", "obs.ARROW", "", capture, true, 0},
 		{"capture, FIFO named .parquet", "obs.parquet", "", capture, false, 0},
 		{"capture, link to /dev/stdout", "obs.arrows", "/dev/stdout", capture, true, 0},
-		{"capture, link to /dev/null", "obs.arrows", "/dev/null", capture, true, -1},
+		{"capture, link to a null device", "obs.arrows", "null", capture, true, -1},
 		{"fetch, FIFO", "res.arrows", "", fetch, true, 1},
 		{"fetch, link to /dev/stdout", "res.arrows", "/dev/stdout", fetch, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), tc.file)
 			var err error
-			if tc.to == "" {
+			switch tc.to {
+			case "":
 				err = syscall.Mkfifo(out, 0o600)
-			} else {
+			case "null":
+				err = os.Symlink(fsutiltest.NullDevice(t), out)
+			default:
 				err = os.Symlink(tc.to, out)
 			}
 			if err != nil {
@@ -82,7 +86,7 @@ func TestArrowsNameInPlace(t *testing.T) {
 				b = <-got
 			}
 			if tc.rows < 0 {
-				return // /dev/null: it ran
+				return // a null device: it ran
 			}
 			if arrow := bytes.HasPrefix(b, arrowMagic); arrow != tc.arrow {
 				t.Fatalf("-o %s wrote %.8q: an Arrow stream %v, want %v", tc.file, b, arrow, tc.arrow)

@@ -2,11 +2,13 @@ package app
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -16,7 +18,7 @@ import (
 // silently, losing what an earlier run wrote there (plan-retries and
 // export did until they got the same rule: plan-retries replaced unmerged
 // fetch results, export one of its inputs). --replace writes over it; a
-// new FILE, -o - and a device written in place (/dev/null) need no
+// new FILE, -o - and a device written in place (a null device) need no
 // --replace.
 func TestOutputReplace(t *testing.T) {
 	dir, data := seedDataset(t)
@@ -35,6 +37,7 @@ func TestOutputReplace(t *testing.T) {
 			existing bool   // FILE exists before the run
 			link     bool   // -o names a symbolic link to FILE
 			out      string // -o (default: FILE or the link)
+			device   bool   // -o names a null device (fsutiltest.NullDevice)
 			replace  bool
 			code     int
 		}{
@@ -43,7 +46,7 @@ func TestOutputReplace(t *testing.T) {
 			{name: "link to an existing file", existing: true, link: true, code: 2},
 			{name: "existing file, --replace", existing: true, replace: true, code: 0},
 			{name: "stdout", out: "-", code: 0},
-			{name: "device", out: os.DevNull, code: 0},
+			{name: "device", device: true, code: 0},
 		} {
 			t.Run(cmd+"/"+tt.name, func(t *testing.T) {
 				sub := t.TempDir()
@@ -63,6 +66,9 @@ func TestOutputReplace(t *testing.T) {
 				if tt.out != "" {
 					out = tt.out
 				}
+				if tt.device {
+					out = fsutiltest.NullDevice(t)
+				}
 				args := append(append([]string{}, cmds[cmd]...), "-o", out)
 				if tt.replace {
 					args = append(args, "--replace")
@@ -80,6 +86,10 @@ func TestOutputReplace(t *testing.T) {
 					}
 					if err != nil || !bytes.Equal(got, before) {
 						t.Errorf("the refused run changed %s: %q (%v)", file, got, err)
+					}
+				case tt.device:
+					if fi, err := os.Lstat(out); err != nil || fi.Mode().Type() != fs.ModeDevice|fs.ModeCharDevice {
+						t.Errorf("%s is no longer a device (%v)", out, err)
 					}
 				case tt.out == "":
 					if err != nil || !bytes.HasPrefix(got, []byte("PAR1")) {

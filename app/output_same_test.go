@@ -1,18 +1,21 @@
 package app
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestReportPathSharedWithOutput: a report named like the command's data
 // file, an input or the other report, however spelt, is a usage error
 // before any work; it used to replace the file written before it
 // (plan-retries' jobs file after its leases were committed, dedup's input
-// after it was applied). Devices (/dev/null) may be
-// shared: they are written in place.
+// after it was applied). Devices (a null device: fsutiltest.NullDevice,
+// never /dev/null itself) may be shared: they are written in place.
 func TestReportPathSharedWithOutput(t *testing.T) {
 	dir, data := seedDataset(t)
 	t.Chdir(dir)
@@ -48,7 +51,11 @@ func TestReportPathSharedWithOutput(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "(snapshot 1 by dedup") {
 		t.Fatalf("status after the refused runs: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if _, stderr, code := runMain(t, "dedup", "--data", data, "--stats-json", "/dev/null", "--metrics-file", "/dev/null", hashes); code != 0 {
-		t.Fatalf("both reports to /dev/null: exit %d: %s", code, stderr)
+	null := fsutiltest.NullDevice(t)
+	if _, stderr, code := runMain(t, "dedup", "--data", data, "--stats-json", null, "--metrics-file", null, hashes); code != 0 {
+		t.Fatalf("both reports to %s: exit %d: %s", null, code, stderr)
+	}
+	if fi, err := os.Lstat(null); err != nil || fi.Mode().Type() != fs.ModeDevice|fs.ModeCharDevice {
+		t.Fatalf("%s is no longer a device: %v", null, err)
 	}
 }

@@ -1,11 +1,12 @@
 package app
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestPlanDryRunCountsColdHashes: plan-retries --limit 0 (no -o) reports
@@ -56,7 +57,7 @@ func TestPlanDryRunCountsColdHashes(t *testing.T) {
 	}
 
 	real := filepath.Join(t.TempDir(), "real.json")
-	mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", at(92*day), "--limit", "10", "-o", os.DevNull, "--stats-json", real)
+	mustRun(t, nil, "plan-retries", "--data", data, "--far-now", "--now", at(92*day), "--limit", "10", "-o", fsutiltest.NullDevice(t), "--stats-json", real)
 	got = readPlanStats(t, real)
 	want["planned"], want["cold_sweep_next"] = 4, 16
 	for k, v := range want {

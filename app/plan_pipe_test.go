@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // goneAfterCommit is a stdout whose reader goes away after plan-retries
@@ -93,7 +95,7 @@ func TestPlanRetriesReaderGoneNothingPlanned(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, data := seedDataset(t)
 			// Both hashes leased until 02:00.
-			if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", os.DevNull); code != 0 {
+			if _, stderr, code := runMain(t, "plan-retries", "--data", data, "--far-now", "--now", "2026-03-01T00:00:00Z", "-o", fsutiltest.NullDevice(t)); code != 0 {
 				t.Fatalf("plan-retries: exit %d: %s", code, stderr)
 			}
 			if tt.blocklist {
