@@ -16,7 +16,7 @@ import (
 // warned that they could not use the state, then replaced it at exit).
 func TestSaveKeepsOutputs(t *testing.T) {
 	want := []Entry{{hexID, "127.0.0.1:6881"}}
-	for _, o := range fsutiltest.Outputs(t) {
+	for _, o := range fsutiltest.Outputs(t, "out") {
 		t.Run(o.Name, func(t *testing.T) {
 			refused := o.Fails || o.Direct
 			err := Save(o.Path, struct{ Nodes []Entry }{want})

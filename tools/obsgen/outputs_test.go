@@ -27,7 +27,7 @@ func TestWritersKeepOutputs(t *testing.T) {
 		{"--ground-truth", truth.WriteJSON, "{"},
 	} {
 		t.Run(w.name, func(t *testing.T) {
-			for _, o := range fsutiltest.Outputs(t) {
+			for _, o := range fsutiltest.Outputs(t, "out") {
 				t.Run(o.Name, func(t *testing.T) {
 					err := w.write(o.Path)
 					if (err != nil) != o.Fails {

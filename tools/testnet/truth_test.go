@@ -14,7 +14,7 @@ import (
 // /dev/null replaced /dev/null with a regular file.
 func TestWriteTruthFileKeepsOutputs(t *testing.T) {
 	truth := Truth{Seed: 3, Bootstrap: []string{"127.0.0.1:1"}}
-	for _, o := range fsutiltest.Outputs(t) {
+	for _, o := range fsutiltest.Outputs(t, "out") {
 		t.Run(o.Name, func(t *testing.T) {
 			err := WriteTruthFile(o.Path, truth)
 			if (err != nil) != o.Fails {

@@ -51,21 +51,21 @@ type Output struct {
 	fifo   *fifoRead // what a FIFO's reader has read
 }
 
-// Outputs makes, each in a folder of its own, the kinds of path an output
-// can be named that a writer must respect: a character device (where
+// Outputs makes, each in a folder of its own and named name there, the
+// kinds of path an output can be named that a writer must respect: a character device (where
 // this process may make one: root) and a FIFO, written in place; a symbolic link to a regular file, whose target
 // is written; a link to a device (as a device); a directory, refused; and, when the
 // permission bits bind this process (not root), a file in a read-only
 // folder, refused. A FIFO has a reader from the start, which takes what
 // is written (FIFOBytes). Check says whether each is still what it was.
-func Outputs(t testing.TB) []Output {
+func Outputs(t testing.TB, name string) []Output {
 	t.Helper()
 	var outs []Output
-	add := func(name string, fails, direct bool, make func(dir, p string) string) {
+	add := func(kind string, fails, direct bool, make func(dir, p string) string) {
 		dir := t.TempDir()
-		p := filepath.Join(dir, "out")
+		p := filepath.Join(dir, name)
 		target := make(dir, p)
-		outs = append(outs, Output{Name: name, Path: p, Fails: fails, Direct: direct, dir: dir, target: target})
+		outs = append(outs, Output{Name: kind, Path: p, Fails: fails, Direct: direct, dir: dir, target: target})
 	}
 	mknod := func(p string) {
 		if err := unix.Mknod(p, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
@@ -140,7 +140,8 @@ func (o Output) Check(t testing.TB) {
 // Changed says how o's path is no longer what Outputs made it (the same
 // device, FIFO, link to the same target, directory or file), or its
 // folder holds something else (a temporary file left); nil if it is as
-// it was. A link to a file must still lead to a regular file.
+// it was. A link to a file must still lead to a regular file; a
+// directory must still be empty.
 func (o Output) Changed() error {
 	fi, err := os.Lstat(o.Path)
 	if err != nil {
@@ -155,7 +156,7 @@ func (o Output) Changed() error {
 		}
 		return fmt.Errorf("%s %s is now %s: replaced", o.Name, o.Path, what)
 	}
-	names := []string{"out"}
+	names := []string{filepath.Base(o.Path)}
 	if o.target != "" {
 		names = append(names, o.target)
 		if to, err := os.Readlink(o.Path); err != nil || to != o.target {
@@ -167,6 +168,11 @@ func (o Output) Changed() error {
 		}
 		if o.Direct && tf.Mode().Type() != fs.ModeDevice|fs.ModeCharDevice || !o.Direct && !tf.Mode().IsRegular() {
 			return fmt.Errorf("%s: its target is now %v", o.Name, tf.Mode().Type())
+		}
+	}
+	if o.Name == "directory" {
+		if ents, err := os.ReadDir(o.Path); err != nil || len(ents) > 0 {
+			return fmt.Errorf("directory %s now holds %d entries (%v)", o.Path, len(ents), err)
 		}
 	}
 	slices.Sort(names)

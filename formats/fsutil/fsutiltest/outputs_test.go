@@ -8,9 +8,10 @@ import (
 
 // TestOutputsCheck: Check passes what a writer left as it was, and
 // fails each way a writer can break an output: the path replaced by a
-// regular file (a rename onto it), a temporary file left beside it.
+// regular file (a rename onto it), a temporary file left beside it, a
+// file moved into the directory (mv onto it).
 func TestOutputsCheck(t *testing.T) {
-	for _, o := range Outputs(t) {
+	for _, o := range Outputs(t, "out") {
 		t.Run(o.Name, func(t *testing.T) {
 			if err := o.Changed(); err != nil {
 				t.Fatalf("untouched: %v", err)
@@ -25,8 +26,14 @@ func TestOutputsCheck(t *testing.T) {
 			if o.Changed() == nil {
 				t.Fatal("a temporary file left beside it passed")
 			}
-			if o.Name == "directory" {
-				return // a rename cannot replace a directory
+			if o.Name == "directory" { // a rename cannot replace it, mv moves into it
+				if err := os.Rename(tmp, filepath.Join(o.Path, "x")); err != nil {
+					t.Fatal(err)
+				}
+				if o.Changed() == nil {
+					t.Fatal("a file moved into the directory passed")
+				}
+				return
 			}
 			if err := os.Rename(tmp, o.Path); err != nil {
 				t.Fatal(err)
@@ -41,7 +48,7 @@ func TestOutputsCheck(t *testing.T) {
 // TestFIFOContent: what is written to the FIFO of Outputs comes back,
 // whole, from Content.
 func TestFIFOContent(t *testing.T) {
-	for _, o := range Outputs(t) {
+	for _, o := range Outputs(t, "out") {
 		if o.Name != "FIFO" {
 			continue
 		}
