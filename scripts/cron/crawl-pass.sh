@@ -261,8 +261,10 @@ cu_exit_dedup=0 cu_exit_merge=0 cu_in_dedup=0 cu_in_merge=0
 # last_completed_timestamp_seconds, which moves on exit 0 or 3 (a pass
 # that ran every step, partial or not: with PASS_BUDGET a busy pass ends
 # 3 every time), else the replaced file's stay. It is written aside and renamed into place, so
-# node_exporter never reads half of it. EPOCHREALTIME (bash 5.0) needs no
-# date(1).
+# node_exporter never reads half of it; as infohash writes --metrics-file, a
+# symbolic link's target is what is replaced (the link stays), and a FIFO or
+# device is written in place, never replaced. EPOCHREALTIME (bash 5.0) needs
+# no date(1).
 began=${EPOCHREALTIME/./}
 passmetrics() {
 	local rc=$1 f=$METRICS_DIR/infohash_crawl_pass$msuffix.prom end=${EPOCHREALTIME/./} last='' completed='' us
@@ -274,6 +276,17 @@ passmetrics() {
 	[ -n "$completed" ] || [ ! -f "$f" ] ||
 		completed=$(sed -n 's/^infohash_crawl_pass_last_completed_timestamp_seconds\({.*}\)\{0,1\} \([0-9.e+]*\)$/\2/p' "$f")
 	us=$((end - began))
+	# to: where the links from f lead (f has a slash: ${to%/*} is its
+	# folder); out: the file written, renamed onto to unless it is to
+	# itself: a FIFO or device, written in place (a directory: refused, as
+	# writing it fails; mv would have moved the file into it).
+	local to=$f out hops=0 d
+	while [ -L "$to" ] && [ $hops -lt 40 ] && d=$(readlink -- "$to"); do
+		case $d in /*) to=$d ;; *) to=${to%/*}/$d ;; esac
+		hops=$((hops + 1))
+	done
+	out=$to.tmp$$
+	[ ! -e "$to" ] || [ -f "$to" ] || out=$to
 	{
 		printf '# HELP infohash_crawl_pass_exit_status Exit status of the last crawl pass: 0 ok, 1 error, 2 bad input or usage, 3 partial, 75 a lock held, 130 interrupted.\n'
 		printf '# TYPE infohash_crawl_pass_exit_status gauge\ninfohash_crawl_pass_exit_status%s %d\n' "$l" "$rc"
@@ -293,8 +306,8 @@ passmetrics() {
 			printf '# HELP infohash_crawl_pass_last_completed_timestamp_seconds When the last crawl pass that ran every step ended, exit 0 or 3 (partial: e.g. PASS_BUDGET cut its fetch) (Unix time); a pass that did not leaves it as it was.\n'
 			printf '# TYPE infohash_crawl_pass_last_completed_timestamp_seconds gauge\ninfohash_crawl_pass_last_completed_timestamp_seconds%s %s\n' "$l" "$completed"
 		fi
-	} 2>/dev/null >"$f.tmp$$" && mv -f -- "$f.tmp$$" "$f" 2>/dev/null || {
-		rm -f -- "$f.tmp$$"
+	} 2>/dev/null >"$out" && { [ "$out" = "$to" ] || mv -f -- "$out" "$to"; } 2>/dev/null || {
+		[ "$out" = "$to" ] || rm -f -- "$out"
 		# One line (not the shell's too); none after a usage error's.
 		[ -n "$usage_err" ] || log "cannot write $f (METRICS_DIR)"
 	}
