@@ -67,7 +67,7 @@ func (t Truth) WriteJSON(path string) error {
 		return err
 	}
 	if err := fsutil.WriteOutput(path, append(b, '\n')); err != nil {
-		return fmt.Errorf("obsgen: ground truth: %w", err)
+		return fmt.Errorf("ground truth: %w", err)
 	}
 	return nil
 }

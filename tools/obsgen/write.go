@@ -173,7 +173,7 @@ func WriteText(ctx context.Context, path string, cfg Config, format TextFormat) 
 	}
 	f, err := fsutil.CreateOutput(path)
 	if err != nil {
-		return Truth{}, fmt.Errorf("obsgen: %w", err)
+		return Truth{}, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	var line int64
