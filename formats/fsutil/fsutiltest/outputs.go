@@ -150,11 +150,7 @@ func (o Output) Changed() error {
 	want := map[string]fs.FileMode{"device": fs.ModeDevice | fs.ModeCharDevice, "FIFO": fs.ModeNamedPipe,
 		"link to a file": fs.ModeSymlink, "link to a device": fs.ModeSymlink, "directory": fs.ModeDir}[o.Name]
 	if got := fi.Mode().Type(); got != want {
-		what := got.String()
-		if got == 0 {
-			what = "a regular file"
-		}
-		return fmt.Errorf("%s %s is now %s: replaced", o.Name, o.Path, what)
+		return fmt.Errorf("%s %s is now %s: replaced", o.Name, o.Path, typeName(got))
 	}
 	names := []string{filepath.Base(o.Path)}
 	if o.target != "" {
@@ -167,7 +163,7 @@ func (o Output) Changed() error {
 			return fmt.Errorf("%s: its target: %w", o.Name, err)
 		}
 		if o.Direct && tf.Mode().Type() != fs.ModeDevice|fs.ModeCharDevice || !o.Direct && !tf.Mode().IsRegular() {
-			return fmt.Errorf("%s: its target is now %v", o.Name, tf.Mode().Type())
+			return fmt.Errorf("%s: its target is now %s", o.Name, typeName(tf.Mode().Type()))
 		}
 	}
 	if o.Name == "directory" {
@@ -188,6 +184,14 @@ func (o Output) Changed() error {
 		return fmt.Errorf("%s: its folder holds %q, want %q", o.Name, got, names)
 	}
 	return nil
+}
+
+// typeName names a file type: "a regular file" for none.
+func typeName(m fs.FileMode) string {
+	if m == 0 {
+		return "a regular file"
+	}
+	return m.String()
 }
 
 // Content is what a writer left at o: the bytes of a link's target file,
