@@ -34,6 +34,9 @@ type File struct {
 	// busy is when the write under way to a file written in place
 	// began (UnixNano; 0: none).
 	busy atomic.Int64
+	// output: from CreateOutput; Commit renames onto final only a
+	// regular file or nothing (stillReplaceable).
+	output bool
 	// reserved is the size Reserve has allocated; noAlloc: the
 	// filesystem has no fallocate(2).
 	reserved int64
@@ -137,6 +140,12 @@ func (f *File) rename(keep bool) error {
 	if err := f.File.Close(); err != nil {
 		drop()
 		return fmt.Errorf("%s: close: %w", f.final, err)
+	}
+	if f.output {
+		if err := stillReplaceable(f.final); err != nil {
+			drop()
+			return fmt.Errorf("%s: %w", f.final, err)
+		}
 	}
 	if err := os.Rename(f.File.Name(), f.final); err != nil {
 		drop()

@@ -295,7 +295,7 @@ func createTemp(dir, base, final string) (*File, error) {
 	}
 	if unnamedFirst {
 		if fd, name, hold, err := createUnnamed(dir, base, unix.LOCK_SH); err == nil {
-			return &File{File: os.NewFile(uintptr(fd), name), final: final, hold: hold}, nil
+			return &File{File: os.NewFile(uintptr(fd), name), final: final, hold: hold, output: true}, nil
 		}
 	}
 	f, err := openTemp(dir, base)
@@ -303,7 +303,37 @@ func createTemp(dir, base, final string) (*File, error) {
 		return nil, err
 	}
 	holdTemp(f)
-	return &File{File: f, final: final}, nil
+	return &File{File: f, final: final, output: true}, nil
+}
+
+// stillReplaceable reports (not naming final), just before an output's
+// temporary file is renamed onto final, what is now there if it is
+// neither nothing nor a regular file: a FIFO, device, directory, socket or symbolic link made
+// since CreateOutput looked (a /dev/null that was missing for a moment
+// and made again). A rename would replace it; the output is refused.
+func stillReplaceable(final string) error {
+	fi, err := os.Lstat(final)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("now %s, not a regular file: not replaced", kindOf(fi.Mode()))
+}
+
+// kindOf names the type of a file that is not a regular one.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a " + m.Type().String()
 }
 
 // randomHex is the random part of a temporary name: 12 hex digits.

@@ -193,6 +193,9 @@ func (r *ReplacingStream) Start() error {
 	if err := r.file.Sync(); err != nil {
 		return fmt.Errorf("fsync: %w", err)
 	}
+	if err := stillReplaceable(r.final); err != nil {
+		return err
+	}
 	if err := os.Rename(r.temp, r.final); err != nil {
 		return fmt.Errorf("renaming the stream into place: %w", errnoOf(err))
 	}
