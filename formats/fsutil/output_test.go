@@ -213,11 +213,23 @@ func TestCreateOutputProcLink(t *testing.T) {
 	}
 }
 
-// TestCreateOutputDevices never writes /dev/null, and writes /dev/full
-// only once sure it would be opened in place: the write error must come
-// back, and both must still be character devices.
+// TestCreateOutputDevices writes a null and a full device (as root
+// nodes made in a temporary folder, not /dev/null and /dev/full, which
+// root could replace if this broke; otherwise those, which it cannot)
+// only once sure they would be opened in place: the write error must
+// come back, and both must still be character devices.
 func TestCreateOutputDevices(t *testing.T) {
-	for _, dev := range []string{"/dev/null", "/dev/full"} {
+	null, full := "/dev/null", "/dev/full"
+	if os.Geteuid() == 0 {
+		dir := t.TempDir()
+		null, full = filepath.Join(dir, "null"), filepath.Join(dir, "full")
+		for dev, minor := range map[string]uint32{null: 3, full: 7} {
+			if err := unix.Mknod(dev, unix.S_IFCHR|0o666, int(unix.Mkdev(1, minor))); err != nil {
+				t.Skipf("cannot make %s: %v", dev, err)
+			}
+		}
+	}
+	for _, dev := range []string{null, full} {
 		fi, err := os.Lstat(dev)
 		if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
 			t.Skipf("%s is not a character device here", dev)
@@ -230,26 +242,29 @@ func TestCreateOutputDevices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f, err := CreateOutput("/dev/full")
+	f, err := CreateOutput(full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !f.direct || f.Name() != "/dev/full" {
+	if !f.direct || f.Name() != full {
 		f.Abort()
-		t.Fatalf("/dev/full opened as %s", f.Name())
+		t.Fatalf("%s opened as %s", full, f.Name())
 	}
 	_, werr := f.Write([]byte("x"))
 	if !errors.Is(werr, unix.ENOSPC) {
-		t.Fatalf("write to /dev/full: %v, want ENOSPC", werr)
+		t.Fatalf("write to %s: %v, want ENOSPC", full, werr)
 	}
 	f.Abort()
 	if err := f.Commit(); err == nil {
 		t.Fatal("commit after abort succeeded")
 	}
-	if err := WriteOutput("/dev/full", []byte("x")); !errors.Is(err, unix.ENOSPC) {
-		t.Fatalf("WriteOutput(/dev/full): %v", err)
+	if err := WriteOutput(full, []byte("x")); !errors.Is(err, unix.ENOSPC) {
+		t.Fatalf("WriteOutput(%s): %v", full, err)
 	}
-	for _, dev := range []string{"/dev/null", "/dev/full"} {
+	if err := WriteOutput(null, []byte("x")); err != nil {
+		t.Fatalf("WriteOutput(%s): %v", null, err)
+	}
+	for _, dev := range []string{null, full} {
 		if fi, err := os.Lstat(dev); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
 			t.Fatalf("%s is no longer a character device: %v, %v", dev, fi.Mode(), err)
 		}
