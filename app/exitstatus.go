@@ -74,7 +74,7 @@ var exitRows = map[string][]exitcode.Row{
 		{Code: exitcode.Error, Text: "error, or --verify found files that do not match the manifest (listed), or DIR/blocklist cannot be read (the report and gauges are written, without the retry waves)"},
 		{Code: exitcode.Usage, Text: "usage error or bad input (no dataset in DIR)"},
 		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); no report printed"},
-		{Code: exitcode.BrokenPipe, Text: `the reader of the --format json report went away (e.g. "| head"); nothing more is printed`},
+		{Code: exitcode.BrokenPipe, Text: `the report's reader went away (e.g. "| head", text or --format json); nothing is printed`},
 	},
 	"policy": {
 		exitOK,
@@ -100,6 +100,7 @@ var exitRows = map[string][]exitcode.Row{
 	"clock": {
 		{Code: exitcode.OK, Text: "ok: the time is printed"},
 		{Code: exitcode.Usage, Text: "--now is not an RFC 3339 time the stages take (or is more than 10 years from the wall clock, without --far-now), --add is not a duration, --started (or --since, its old name) is not an RFC 3339 time or comes without --now, or both are given, or the result is outside the years 0000-9999 (one line says so); or another usage error"},
+		exitQuietPipe,
 	},
 }
 

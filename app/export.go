@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -237,7 +238,9 @@ func describe(c *cli.Context) error {
 			return badFlag(c, "--describe prints a table's columns and exports nothing: %s%s does not apply", dash, name)
 		}
 	}
-	return export.Describe(c.App.Writer, c.String("describe"))
+	return printed(c.App.Writer, "export: --describe", func(w io.Writer) error {
+		return export.Describe(w, c.String("describe"))
+	})
 }
 
 // emptyWant is what export's filter flags want, for the error that

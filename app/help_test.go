@@ -243,7 +243,7 @@ func TestHelpExitStatus(t *testing.T) {
 		"policy":       {0, 1, 2, 75, 130, 141},
 		"policy show":  {0, 1, 2, 141},
 		"policy set":   {0, 1, 2, 75, 130},
-		"clock":        {0, 2},
+		"clock":        {0, 2, 141},
 	}
 	for _, p := range helpPaths() {
 		name := strings.Join(p, " ")

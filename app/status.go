@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -158,8 +159,8 @@ so status cannot count the hashes waiting on one). Use rate() on them.
 				if err := e.Encode(r); err != nil {
 					return err
 				}
-			} else {
-				r.Print(c.App.Writer)
+			} else if err := printed(c.App.Writer, "status", func(w io.Writer) error { r.Print(w); return nil }); err != nil {
+				return err
 			}
 			if p := c.String("metrics-file"); p != "" {
 				// As every command's: - is stdout, a file is replaced
