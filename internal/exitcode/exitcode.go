@@ -38,7 +38,7 @@ var Generic = []Row{
 	{Error, `error; nothing committed (but a migration: a writer opening an older format's DIR commits one first), unless it says "committed snapshot N; then: …" (a step after that commit failed)`},
 	{Usage, "usage error or bad input (nothing committed but a migration: a writer opening an older format's DIR commits one first)"},
 	{Partial, "partial (dedup, fetch, merge): some inputs or jobs left unprocessed, what was done is committed; capture, fetch: -o FILE's disk filled up, what fit is kept, or no DHT node answered the bootstrap (an outage: check the network and --bootstrap), the output written"},
-	{Locked, "dataset locked by another writer (retry later, or use --lock-wait); capture, fetch: their --dht-state, or the file -o - is redirected to, in use by another run"},
+	{Locked, "dataset locked by another writer (retry later, or use --lock-wait); capture, fetch: their --dht-state, or their -o FILE.arrows (or the file -o - is redirected to), in use by another run"},
 	{Interrupted, "interrupted (SIGINT/SIGTERM); what was done is committed"},
 	{BrokenPipe, `the output's reader went away (e.g. "| head"); nothing is printed, but plan-retries prints one line: what it leased (nothing, or how many jobs until when)`},
 }
