@@ -52,7 +52,7 @@ and of date +%N, GNU's alone.
 
 ` + exitHelp("clock"),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it (" + nowBounds + ")"},
+			&cli.StringFlag{Name: "now", Usage: "the `TIME` (RFC 3339) to check, as the stages' --now takes it (" + nowBounds + ")", DefaultText: wallClock},
 			durationFlag("add", 0, "move the time printed by `DURATION` (3h, 1h30m, 1d; negative: back)"),
 			&cli.StringFlag{Name: "started", Usage: "move --now on by the wall-clock time elapsed since `WALL` (RFC 3339, as clock prints the wall clock; none if WALL is later)"},
 			// --started's first name: scripts may pass it still. Not an

@@ -23,7 +23,10 @@ import (
 // commonFlags are added to every command (top names it, or the command
 // above a subcommand).
 func commonFlags(top string) []cli.Flag {
-	but := "a usage error (bad flags, arguments or -o: nothing is written)"
+	but := "a usage error (bad flags or arguments: nothing is written)"
+	if takesOutput[top] {
+		but = "a usage error (bad flags, arguments or -o: nothing is written)"
+	}
 	if quietOnPipe[top] {
 		but += " or 141"
 	}
@@ -139,6 +142,10 @@ func sameTarget(a, b string) bool {
 // (status prints its report there): a report cannot go there too.
 var reportsOnStdout = map[string]bool{"status": true}
 
+// takesOutput names the commands with an -o, whose refusal is a usage
+// error too (the --metrics-file help of the others names none).
+var takesOutput = map[string]bool{"capture": true, "plan-retries": true, "fetch": true, "export": true}
+
 // checkNotDatasetFile refuses an output path p (what names it:
 // "--stats-json") that is a file the dataset of --data, or the dataset p
 // lies in, manages (CURRENT, a manifest,
@@ -189,7 +196,10 @@ func requireData(c *cli.Context) (string, error) {
 // nowFlag fixes the clock for reproducible runs (status: the time its
 // counts are taken at).
 var nowFlag = &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as the current time " +
-	"(live leases, overdue retries, retry waves), for reproducible runs; " + nowBounds}
+	"(live leases, overdue retries, retry waves), for reproducible runs; " + nowBounds, DefaultText: wallClock}
+
+// wallClock is the default every --now shows in --help.
+const wallClock = "the wall clock"
 
 // nowBounds says which --now is taken, for the flag's help.
 var nowBounds = fmt.Sprintf("at most %d years from the wall clock unless --far-now", nowFarYears)
@@ -200,7 +210,7 @@ var nowBounds = fmt.Sprintf("at most %d years from the wall clock unless --far-n
 // wrote it) and what it derives from them keep theirs.
 func nowFlagOf(moves string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "now", Usage: "use `TIME` (RFC 3339) as this run's clock, for reproducible runs: " + moves +
-		"; " + nowBounds + ", and a warning when more than 1 day ahead of it"}
+		"; " + nowBounds + ", and a warning when more than 1 day ahead of it", DefaultText: wallClock}
 }
 
 func setupLogging(c *cli.Context) error {
@@ -316,7 +326,7 @@ func runningNowFlag(uses string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "now", Usage: "start this run's clock at `TIME` (RFC 3339) and run it at the wall clock's pace, " +
 		"to replay or simulate a pass: " + uses + "; " + nowBounds + "; no warning when more than 1 day ahead of it, " +
 		"unlike dedup, plan-retries and merge: this run commits nothing, and the dedup or merge applying its output reads " +
-		"a time over 5m past its own clock as that clock (and warns)"}
+		"a time over 5m past its own clock as that clock (and warns)", DefaultText: wallClock}
 }
 
 // parseClock returns the clock of a stage that runs for a while (capture,
