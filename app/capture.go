@@ -29,7 +29,7 @@ func captureCommand() *cli.Command {
 		UsageText: `infohash capture [--duration D] [--node-ids K] [--data DIR] -o FILE|FILE.arrows|-
 
    infohash capture --duration 10m -o observations.parquet
-   infohash capture --duration 10m -o observations.arrows   # an Arrow stream, written as it comes: a kill -9 loses at most 1s
+   infohash capture --duration 10m -o observations.arrows   # an Arrow stream, written as it comes: a kill -9 loses at most 200ms, a machine crash 1s more
    infohash capture --duration 10m --data /srv/ih -o - | infohash dedup --data /srv/ih -
    infohash capture --node-ids 4 --dht-listen :6881 --max-observations 1000000 -o obs.parquet
    infohash capture --now 2026-01-02T03:04:05Z --duration 10m -o obs.parquet   # observed_at from 03:04:05Z on

@@ -37,7 +37,7 @@ and then commits nothing (bad input, an error, an interrupt) removes it
 again, unless another run has it open or DIR/inbox/ holds what it read from
 stdin or a pipe (kept).
 
-   INPUT is an observation Parquet file, an Arrow IPC stream file, a folder of
+INPUT is an observation Parquet file, an Arrow IPC stream file, a folder of
 them (its *.parquet, *.arrows and *.arrow files, in any case, and those of
 its subfolders at any depth, are read as if named; other files are skipped
 and logged: a folder holding none is nothing to do, one info line, exit 0;

@@ -77,8 +77,8 @@ fields it leaves out filled in from the defaults (all of them when there is
 no file). --hash prints only its fingerprint (the "policy" of plan-retries'
 and merge's --stats-json: equal for equal policies however written). A file
 that breaks a rule is refused (exit 2) with the reason; "policy set" can
-repair it. DIR must hold a dataset or be a folder dedup would make one in
-(else exit 2). It takes no lock and writes nothing.
+repair it. DIR must exist and hold a dataset or be a folder dedup would
+make one in (else exit 2). It takes no lock and writes nothing.
 
 ` + exitHelp("policy show"),
 				Flags:  []cli.Flag{dataFlag, &cli.BoolFlag{Name: "hash", Usage: "print only the policy's fingerprint"}},
