@@ -54,7 +54,7 @@ func New(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
    infohash capture --duration 10m -o - | infohash dedup --data /srv/ih -
    infohash plan-retries --data /srv/ih -o - | infohash fetch - -o - | infohash merge --data /srv/ih -
    infohash export --data /srv/ih --table state --format csv -o state.csv`,
-		Description:    "Every command reads and writes Parquet (or Arrow IPC streams on pipes).\n\n" + exitcode.Help(exitcode.Generic...),
+		Description:    "The stages (capture → dedup → plan-retries → fetch → merge → export) pass Parquet\nfiles, or Arrow IPC streams on pipes, from one to the next; export also writes csv,\njsonl, magnet links and es-bulk.\n\n" + exitcode.Help(exitcode.Generic...),
 		Commands:       cmds,
 		Reader:         stdin,
 		Writer:         stdout,
