@@ -70,7 +70,8 @@ none), --fetched-since torrents fetched since TIME (fetched_at: torrents and
 catalog, where a hash not fetched is left out). DIR/blocklist (and
 --blocklist) always applies: to leases too, which no other filter takes
 (peers and ledger have no hash to list). magnet writes a link per hash:
-btmh for a v2 hash known in full, btih for a v1 hash; a v2 hash known only
+btmh for a v2 hash known in full, btih for a v1 hash, with the torrent's
+name (dn) from torrents and catalog (the state has none); a v2 hash known only
 by its 20-byte DHT key has no valid link and is left out, counted as
 unlinkable_v2 (in the log and --stats-json). A file output appears
 atomically when complete; one that exists is refused (exit 2) unless

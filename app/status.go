@@ -69,7 +69,8 @@ line names a file (or a folder) under DIR/inbox/ that no run wrote, which
 dedup and merge leave alone and never read: they take only their own
 spools there (foreign_files in --format json; the text lists the first 10).
 --format json gives dir and every path it lists absolute (the text: DIR as
-given), so that a job reading it in another folder finds them.
+given, but in its DuckDB and frozen lines), so that a job reading it in
+another folder finds them.
 
 --verify reads every file of the snapshot (data and Bloom filters) and
 compares its size and CRC-32C with what the manifest recorded when it was
