@@ -186,9 +186,10 @@ and not yet verified are bounded over all peers by --metadata-memory (real info
 dictionaries are tens of KiB; peers announcing the maximum size and sending garbage
 would otherwise hold --max-metadata-size each): a piece past the bound fails that
 peer's exchange as local_error, which counts against neither the peer nor the hash.
-The exchanges with one address hold at most the larger of 2 x --max-metadata-size
-and 1/8 of --metadata-memory, so that one host cannot starve the others: a piece
-past that share fails the exchange as rejected, against that peer (not the hash).
+The exchanges with one host (an IPv4 address, an IPv6 /64) hold at most the larger
+of 2 x --max-metadata-size and 1/8 of --metadata-memory, so that one host cannot
+starve the others: a piece past that share fails the exchange as rejected, against
+that peer (not the hash).
 
 ` + exitHelp("fetch"),
 		Flags: []cli.Flag{

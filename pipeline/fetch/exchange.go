@@ -306,11 +306,11 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 		if got[m.Piece] == nil {
 			switch cfg.Mem.take(ip, int64(len(m.Data))) {
 			case memShared:
-				// The address's exchanges (this one included) hold
-				// its share: a peer-level failure, penalising this
+				// The host's exchanges (this one included) hold its
+				// share: a peer-level failure, penalising this
 				// endpoint, not the hash's.
-				return nil, failf(schema.OutcomeRejected, "the exchanges with %s hold its share of the metadata memory "+
-					"(%d bytes): one address may not hold more", ip, cfg.Mem.share)
+				return nil, failf(schema.OutcomeRejected, "the exchanges with %s's host (%s) hold its share of the metadata "+
+					"memory (%d bytes): one host may not hold more", ip, cfg.Mem.host(ip), cfg.Mem.share)
 			case memFull:
 				return nil, failf(schema.OutcomeLocalError, "metadata memory limit (%d bytes) reached: other exchanges hold it", cfg.Mem.limit)
 			}
