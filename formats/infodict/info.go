@@ -17,9 +17,10 @@ import (
 // rawInfo is the part of an info dictionary Parse decodes. Names and paths
 // are strings holding untrusted bytes; they are never used as local paths.
 type rawInfo struct {
-	Name        string        `bencode:"name"`
-	NameUTF8    string        `bencode:"name.utf-8"`
+	Name        *string       `bencode:"name"`         // nil when absent
+	NameUTF8    *string       `bencode:"name.utf-8"`   // nil when absent
 	PieceLength *int64        `bencode:"piece length"` // nil when absent
+	Pieces      bencode.Bytes `bencode:"pieces"`       // BEP 3: SHA-1 hashes, 20 bytes each
 	Length      bencode.Bytes `bencode:"length"`
 	Files       []rawFile     `bencode:"files"`
 	Private     bencode.Bytes `bencode:"private"`
@@ -28,9 +29,9 @@ type rawInfo struct {
 }
 
 type rawFile struct {
-	Length int64         `bencode:"length"`
+	Length *int64        `bencode:"length"` // nil when absent
 	Path   []string      `bencode:"path"`
-	Attr   bencode.Bytes `bencode:"attr"` // BEP 47: "p" marks a pad file; any type (not ours to refuse)
+	Attr   bencode.Bytes `bencode:"attr"` // BEP 47: "p" marks a pad file, "l" a symlink; any type (not ours to refuse)
 }
 
 // ErrInvalid is wrapped by every error Parse returns.
@@ -41,7 +42,11 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // bytes are not one bencoded dictionary, when a dictionary at any level
 // repeats a key (unsorted keys are accepted), when a field has the wrong
 // type, when no file layout is present (length, files or file tree), or
-// when a length is negative or the sizes overflow.
+// when a length is negative or the sizes overflow; and when BEP 3 or 52
+// makes the dictionary invalid and libtorrent refuses it (see strict.go:
+// no name, a file without a length or a path, pieces not in 20-byte
+// hashes, a v2 piece length or pieces root of the wrong size, a v2 file
+// with siblings).
 //
 // BEP 47 pad files (a "files" entry whose "attr" string holds "p") are
 // left out of files, file_count and total_size: they are zeros a
@@ -55,7 +60,8 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // Meta reads as no files): only a missing "piece length" leaves
 // piece_length null.
 //
-// name_raw keeps the name bytes as sent; name is the same bytes made valid
+// name_raw keeps the name bytes as sent (those of "name.utf-8" when there
+// is no "name", as libtorrent takes it); name is the same bytes made valid
 // UTF-8 (invalid sequences become U+FFFD) or, when those bytes are not
 // UTF-8 and a valid "name.utf-8" is present, that. A file's path joins its
 // raw path elements with "/".
@@ -91,11 +97,18 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 	if raw.PieceLength != nil && *raw.PieceLength < 0 {
 		return m, fmt.Errorf("%w: negative piece length", ErrInvalid)
 	}
-	m.NameRaw = append([]byte{}, raw.Name...) // non-nil: an empty name is a name
-	m.NameUTF8Valid = utf8.ValidString(raw.Name)
-	name := strings.ToValidUTF8(raw.Name, "\uFFFD")
-	if !m.NameUTF8Valid && raw.NameUTF8 != "" && utf8.ValidString(raw.NameUTF8) {
-		name = raw.NameUTF8
+	if err := checkInfo(raw); err != nil {
+		return m, err
+	}
+	given := raw.Name
+	if given == nil { // only a name.utf-8: its bytes (checkInfo refuses neither)
+		given = raw.NameUTF8
+	}
+	m.NameRaw = append([]byte{}, *given...) // non-nil: an empty name is a name
+	m.NameUTF8Valid = utf8.ValidString(*given)
+	name := strings.ToValidUTF8(*given, "\uFFFD")
+	if u := raw.NameUTF8; !m.NameUTF8Valid && u != nil && *u != "" && utf8.ValidString(*u) {
+		name = *u
 	}
 	m.Name = &name
 	m.PieceLength = raw.PieceLength
@@ -118,12 +131,23 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 	if err != nil {
 		return m, err
 	}
+	if raw.Files != nil || raw.Length != nil {
+		// A hybrid's file tree, not listed, is checked as a v2 one's.
+		if t := raw.FileTree; len(t) > 0 && t[0] == 'd' {
+			if _, err := v2Files(t); err != nil {
+				return m, err
+			}
+		}
+	}
 	var total int64
 	for _, f := range m.Files {
 		if f.Length > math.MaxInt64-total {
 			return m, fmt.Errorf("%w: total size overflows", ErrInvalid)
 		}
 		total += f.Length
+	}
+	if total > 0 && raw.PieceLength != nil && *raw.PieceLength == 0 {
+		return m, fmt.Errorf("%w: piece length 0 for %d bytes of files", ErrInvalid, total)
 	}
 	m.TotalSize, m.FileCount = &total, new(int32(len(m.Files)))
 	m.InfoBytes = info
@@ -134,14 +158,15 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 func v1Files(files []rawFile, pads bool) ([]schema.File, error) {
 	out := make([]schema.File, 0, len(files))
 	for i, f := range files {
-		if f.Length < 0 {
-			return nil, fmt.Errorf("%w: file %d has a negative length", ErrInvalid, i)
+		n, err := checkFile(i, &f)
+		if err != nil {
+			return nil, err
 		}
 		if !pads && isPad(f.Attr) {
 			continue
 		}
 		p := strings.Join(f.Path, "/")
-		out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: f.Length})
+		out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: n})
 	}
 	return out, nil
 }
@@ -168,6 +193,9 @@ func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 			if !ok || !isInt || n < 0 {
 				return fmt.Errorf("%w: file tree file %q has no valid length", ErrInvalid, strings.Join(path, "/"))
 			}
+			if err := checkTreeFile(path, dir, attrs, n); err != nil {
+				return err
+			}
 			p := strings.Join(path, "/")
 			out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: n})
 			return nil
@@ -193,8 +221,12 @@ func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 // isPad reports whether a file's attr (raw bencode; nil when absent)
 // marks a BEP 47 pad file: a string holding "p" (unknown characters are
 // ignored, as BEP 47 says). attr of another type marks nothing.
-func isPad(attr bencode.Bytes) bool {
+func isPad(attr bencode.Bytes) bool { return hasAttr(attr, "p") }
+
+// hasAttr reports whether a file's attr (raw bencode; nil when absent)
+// is a string holding the BEP 47 attribute c.
+func hasAttr(attr bencode.Bytes, c string) bool {
 	v, err := decodeValue(attr)
 	s, ok := v.(string)
-	return err == nil && ok && strings.Contains(s, "p")
+	return err == nil && ok && strings.Contains(s, c)
 }

@@ -15,6 +15,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// root32 is a BEP 52 pieces root: 32 bytes (of SHA-256).
+var root32 = strings.Repeat("r", 32)
+
 func TestParseInfo(t *testing.T) {
 	// plen -1: piece_length null (no "piece length" key). Every other
 	// column of an accepted dictionary is set, its zeros included.
@@ -33,9 +36,12 @@ func TestParseInfo(t *testing.T) {
 		{"invalid utf-8 name", "d6:lengthi1e4:name2:\xff\xfe12:piece lengthi1ee", false, "\uFFFD", false, 1, 1, 1},
 		{"name.utf-8 fallback", "d6:lengthi1e4:name2:\xff\xfe10:name.utf-83:abc12:piece lengthi1ee", false, "abc", false, 1, 1, 1},
 		{"private", "d6:lengthi1e4:name1:x12:piece lengthi1e7:privatei1ee", false, "x", true, 1, 1, 1},
-		{"v2 file tree", "d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee12:meta versioni2e4:name1:x12:piece lengthi16384ee", false, "x", true, 2, 11, 16384},
+		{"v2 file tree", "d9:file treed3:dird1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "ee1:bd0:d6:lengthi6e11:pieces root32:" + root32 +
+			"eeee12:meta versioni2e4:name1:x12:piece lengthi16384ee", false, "x", true, 2, 11, 16384},
 		{"empty name, zero length", "d6:lengthi0e4:name0:12:piece lengthi16384e6:pieces0:e", false, "", true, 1, 0, 16384},
-		{"no name, empty file list", "d5:filesle12:piece lengthi0ee", false, "", true, 0, 0, 0},
+		{"empty name, empty file list", "d5:filesle4:name0:12:piece lengthi0ee", false, "", true, 0, 0, 0},
+		{"no name", "d5:filesle12:piece lengthi0ee", true, "", false, 0, 0, 0},
+		{"name.utf-8 alone", "d6:lengthi1e10:name.utf-83:abc12:piece lengthi1ee", false, "abc", true, 1, 1, 1},
 		{"no piece length", "d6:lengthi7e4:name1:xe", false, "x", true, 1, 7, -1},
 		{"no files", "d4:name1:x12:piece lengthi1ee", true, "", false, 0, 0, 0},
 		{"negative length", "d6:lengthi-1e4:name1:x12:piece lengthi1ee", true, "", false, 0, 0, 0},
@@ -100,17 +106,36 @@ func TestParseInfoGolden(t *testing.T) {
 }
 
 // FuzzParseInfo: info dictionaries from peers never panic the decoder,
-// and accepted ones have consistent sizes.
+// and accepted ones have consistent sizes and pass the strict checks
+// (strict.go): a name, pieces of 20-byte hashes, and a v2 dictionary's
+// piece length a power of two of at least 16 KiB.
 func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"))
 	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee"))
 	f.Add([]byte("d9:file treed3:dird1:ad0:d6:lengthi5eee1:bd0:d6:lengthi6eeeee4:name1:xe"))
 	f.Add(bencode.MustMarshal(map[string]any{"name": "\xff", "length": 1, "private": 1}))
 	f.Add([]byte("d6:lengthi1e4:name1:a4:name1:b12:piece lengthi1ee"))
+	f.Add([]byte("d5:filesld4:pathl1:aeee4:name1:de"))                                // a file without length
+	f.Add([]byte("d5:filesld6:lengthi1e4:pathleee4:name1:de"))                        // an empty path
+	f.Add([]byte("d5:filesld4:attr1:l4:pathl1:aeed4:attr1:p6:lengthi1eee4:name1:de")) // a symlink, a pad without path
+	f.Add([]byte("d6:lengthi1e4:name1:x6:pieces19:" + strings.Repeat("p", 19) + "e"))
+	f.Add([]byte("d6:lengthi1e12:piece lengthi0ee"))
+	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root31:" + root32[1:] + "eee1:bd0:d6:lengthi0eeee" +
+		"12:meta versioni2e4:name1:x12:piece lengthi32768ee"))
+	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "e1:bi1eeee12:meta versioni2e4:name1:x12:piece lengthi8192ee"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Parse(b)
+		m, raw, err := parse(b, false)
 		if err != nil {
 			return
+		}
+		if raw.Name == nil && raw.NameUTF8 == nil {
+			t.Fatalf("no name accepted in %q", b)
+		}
+		if p, err := decodeValue(raw.Pieces); raw.Pieces != nil && (err != nil || len(p.(string))%20 != 0) {
+			t.Fatalf("pieces %q accepted in %q", raw.Pieces, b)
+		}
+		if pl := m.PieceLength; string(raw.MetaVersion) == "i2e" && (pl == nil || *pl < 16384 || *pl&(*pl-1) != 0) {
+			t.Fatalf("v2 piece length %v accepted in %q", pl, b)
 		}
 		var sum int64
 		for _, file := range m.Files {

@@ -10,7 +10,7 @@ import (
 // listed in key order. The anacrolix decoder refused unsorted keys in
 // it, which made such a torrent invalid_metadata.
 func TestV2FileTreeKeyOrder(t *testing.T) {
-	file := func(n string) string { return "d0:d6:lengthi" + n + "eee" }
+	file := func(n string) string { return "d0:d6:lengthi" + n + "e11:pieces root32:" + root32 + "ee" }
 	tests := []struct {
 		name  string
 		tree  string

@@ -12,12 +12,12 @@ import (
 // or files for v1; a hybrid one is both. Parse, which merge uses on
 // older results, takes all of them as before.
 func TestParseAs(t *testing.T) {
-	const (
+	var (
 		v1      = "d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"
-		v2      = "d9:file treed1:ad0:d6:lengthi5eeee12:meta versioni2e4:name1:x12:piece lengthi16384ee"
-		hybrid  = "d9:file treed1:ad0:d6:lengthi5eeee6:lengthi5e12:meta versioni2e4:name1:a12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"
-		v3      = "d9:file treed1:ad0:d6:lengthi5eeee12:meta versioni3e4:name1:x12:piece lengthi16384ee"
-		strVer  = "d9:file treed1:ad0:d6:lengthi5eeee12:meta version1:24:name1:x12:piece lengthi16384ee"
+		v2      = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee12:meta versioni2e4:name1:x12:piece lengthi16384ee"
+		hybrid  = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee6:lengthi5e12:meta versioni2e4:name1:a12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"
+		v3      = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee12:meta versioni3e4:name1:x12:piece lengthi16384ee"
+		strVer  = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee12:meta version1:24:name1:x12:piece lengthi16384ee"
 		noTree  = "d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"
 		badTree = "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"
 	)

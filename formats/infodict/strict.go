@@ -1,0 +1,113 @@
+package infodict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The checks below refuse what BEP 3 or BEP 52 make an invalid info
+// dictionary and libtorrent's torrent_info refuses too: a client would
+// not take the torrent, and as the bytes match the infohash, no peer
+// can serve better ones (fetch's invalid_metadata is final).
+//
+// Kept accepted, though libtorrent refuses some of them, as the columns
+// still tell the truth about the bytes and a refusal would lose torrents
+// other clients take:
+//
+//   - no "piece length" (piece_length is null) outside a v2 dictionary,
+//     and 0 in a torrent of no bytes (anacrolix takes both);
+//   - a v1 "piece length" that is no power of two (BEP 3 only says
+//     "almost always"), and "pieces" absent or of another count than
+//     the files need (fetch verifies no piece; the tools' test torrents
+//     have random sizes);
+//   - an empty name, no files, or files of 0 bytes in all (a torrent of
+//     nothing is what its columns say);
+//   - path elements that are empty, "." or "..", or hold "/": libtorrent
+//     and BEP 52 sanitize them rather than refuse the torrent, and
+//     path_raw keeps them as sent (no path here is ever a local path);
+//   - a pieces root of 32 zero bytes (no better than any 32 bytes
+//     without the piece layers, which the info dictionary does not hold).
+
+// checkInfo checks the keys of the dictionary itself: a name (BEP 3;
+// libtorrent takes a "name.utf-8" alone), "pieces" a string of 20-byte
+// hashes (BEP 3), and in a dictionary of meta version 2 (v2 or hybrid) a
+// piece length that is a power of two of at least 16 KiB (BEP 52).
+func checkInfo(raw *rawInfo) error {
+	if raw.Name == nil && raw.NameUTF8 == nil {
+		return fmt.Errorf("%w: no name", ErrInvalid)
+	}
+	if raw.Pieces != nil {
+		v, err := decodeValue(raw.Pieces)
+		s, ok := v.(string)
+		switch {
+		case err != nil || !ok:
+			return fmt.Errorf("%w: pieces %q is not a string", ErrInvalid, Clip(raw.Pieces))
+		case len(s)%20 != 0:
+			return fmt.Errorf("%w: pieces has %d bytes, not a multiple of 20 (BEP 3: SHA-1 hashes)", ErrInvalid, len(s))
+		}
+	}
+	if string(raw.MetaVersion) == "i2e" {
+		switch pl := raw.PieceLength; {
+		case pl == nil:
+			return fmt.Errorf("%w: meta version 2 without a piece length (BEP 52)", ErrInvalid)
+		case *pl < minPieceV2 || *pl&(*pl-1) != 0:
+			return fmt.Errorf("%w: piece length %d in a v2 dictionary, not a power of two of at least 16 KiB (BEP 52)", ErrInvalid, *pl)
+		}
+	}
+	return nil
+}
+
+// minPieceV2 is BEP 52's least piece length, the 16 KiB of a merkle
+// tree's leaf block.
+const minPieceV2 = 16 << 10
+
+// checkFile checks entry i of a "files" list and returns its length: it
+// must have one (BEP 3; a BEP 47 symlink, attr "l", has an implied 0, as
+// libtorrent takes it), and a path of at least one element (BEP 3: "a
+// zero length list is an error case"; a BEP 47 pad file may have none,
+// as libtorrent takes it). A negative length fails.
+func checkFile(i int, f *rawFile) (int64, error) {
+	var n int64
+	switch {
+	case f.Length != nil:
+		n = *f.Length
+	case !hasAttr(f.Attr, "l"):
+		return 0, fmt.Errorf("%w: file %d has no length", ErrInvalid, i)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("%w: file %d has a negative length", ErrInvalid, i)
+	}
+	if len(f.Path) == 0 && !isPad(f.Attr) {
+		return 0, fmt.Errorf("%w: file %d has no path (BEP 3: an empty path list is an error)", ErrInvalid, i)
+	}
+	return n, nil
+}
+
+// checkTreeFile checks a file of a BEP 52 file tree at path: node is the
+// dictionary holding it under the empty key, attrs its attributes and n
+// its length. A file's node has no other entries (BEP 52: "it must not
+// have any sibling entries"; else they would go unlisted), and a file of
+// any bytes a 32-byte "pieces root" (BEP 52: the root of its merkle tree
+// of SHA-256 hashes; a symlink, attr "l", has none).
+func checkTreeFile(path []string, node, attrs map[string]any, n int64) error {
+	p := strings.Join(path, "/")
+	if len(node) != 1 {
+		return fmt.Errorf("%w: file tree file %q has %d sibling entries (BEP 52: none)", ErrInvalid, p, len(node)-1)
+	}
+	root, has := attrs["pieces root"]
+	s, isStr := root.(string)
+	switch {
+	case has && (!isStr || len(s) != 32):
+		return fmt.Errorf("%w: file tree file %q has a pieces root that is not 32 bytes (BEP 52: a SHA-256 hash)", ErrInvalid, p)
+	case !has && n > 0 && !isSymlink(attrs):
+		return fmt.Errorf("%w: file tree file %q of %d bytes has no pieces root (BEP 52)", ErrInvalid, p, n)
+	}
+	return nil
+}
+
+// isSymlink reports whether a file tree file's attributes mark a BEP 47
+// symlink: an attr string holding "l".
+func isSymlink(attrs map[string]any) bool {
+	s, ok := attrs["attr"].(string)
+	return ok && strings.Contains(s, "l")
+}

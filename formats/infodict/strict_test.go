@@ -1,0 +1,89 @@
+package infodict
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestParseStrict: what BEP 3 or 52 make an invalid info dictionary, and
+// libtorrent refuses, Parse refuses naming the problem; what it keeps
+// accepting (strict.go says why) it takes.
+func TestParseStrict(t *testing.T) {
+	const tail = "4:name1:d12:piece lengthi16384ee"
+	files := func(entries string) string { return "d5:filesl" + entries + "e" + tail }
+	v2 := func(file, plen string) string {
+		return "d9:file treed1:a" + file + "e12:meta versioni2e4:name1:x12:piece lengthi" + plen + "ee"
+	}
+	leaf := func(attrs string) string { return "d0:d" + attrs + "ee" }
+	root := "11:pieces root32:" + root32
+	for _, tt := range []struct {
+		name string
+		info string
+		want string // "" for accepted, else what the error names
+	}{
+		// v1 "files" entries (BEP 3)
+		{"file without length", files("d4:pathl1:aee"), "file 0 has no length"},
+		{"second file without length", files("d6:lengthi1e4:pathl1:aeed4:pathl1:bee"), "file 1 has no length"},
+		{"symlink without length", files("d4:attr1:l4:pathl1:aee"), ""},
+		{"file without path", files("d6:lengthi1ee"), "file 0 has no path"},
+		{"file with an empty path", files("d6:lengthi1e4:pathlee"), "file 0 has no path"},
+		{"pad file without path", files("d6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi5ee"), ""},
+		{"path element a number", files("d6:lengthi1e4:pathli1eee"), "bad bencode"},
+		{"empty path element", files("d6:lengthi1e4:pathl1:a0:ee"), ""},
+		{"dot-dot path element", files("d6:lengthi1e4:pathl2:..6:passwdee"), ""},
+		{"path element holding a slash", files("d6:lengthi1e4:pathl3:a/bee"), ""},
+		// the dictionary's own keys
+		{"no name", "d6:lengthi1e12:piece lengthi16384ee", "no name"},
+		{"empty name", "d6:lengthi1e4:name0:12:piece lengthi16384ee", ""},
+		{"pieces of 19 bytes", "d6:lengthi1e4:name1:x12:piece lengthi16384e6:pieces19:" + strings.Repeat("p", 19) + "e",
+			"pieces has 19 bytes, not a multiple of 20"},
+		{"pieces of 40 bytes", "d6:lengthi1e4:name1:x12:piece lengthi16384e6:pieces40:" + strings.Repeat("p", 40) + "e", ""},
+		{"pieces not a string", "d6:lengthi1e4:name1:x12:piece lengthi16384e6:piecesi20ee", "pieces \"i20e\" is not a string"},
+		{"piece length 0 with bytes", "d6:lengthi1e4:name1:x12:piece lengthi0ee", "piece length 0 for 1 bytes"},
+		{"piece length 0, no bytes", "d6:lengthi0e4:name1:x12:piece lengthi0ee", ""},
+		{"v1 piece length no power of two", "d6:lengthi1e4:name1:x12:piece lengthi1000ee", ""},
+		// v2 (BEP 52)
+		{"v2", v2(leaf("6:lengthi1e"+root), "16384"), ""},
+		{"v2 piece length 8 KiB", v2(leaf("6:lengthi1e"+root), "8192"), "piece length 8192 in a v2 dictionary"},
+		{"v2 piece length no power of two", v2(leaf("6:lengthi1e"+root), "49152"), "piece length 49152 in a v2 dictionary"},
+		{"v2 without piece length", "d9:file treed1:a" + leaf("6:lengthi1e"+root) + "e12:meta versioni2e4:name1:xe",
+			"meta version 2 without a piece length"},
+		{"pieces root of 31 bytes", v2(leaf("6:lengthi1e11:pieces root31:"+root32[1:]), "16384"), `file "a" has a pieces root that is not 32 bytes`},
+		{"pieces root of 33 bytes", v2(leaf("6:lengthi1e11:pieces root33:"+root32+"r"), "16384"), "not 32 bytes"},
+		{"pieces root a number", v2(leaf("6:lengthi1e11:pieces rooti1e"), "16384"), "not 32 bytes"},
+		{"no pieces root", v2(leaf("6:lengthi1e"), "16384"), `file "a" of 1 bytes has no pieces root`},
+		{"empty file without pieces root", v2(leaf("6:lengthi0e"), "16384"), ""},
+		{"symlink without pieces root", v2(leaf("4:attr1:l6:lengthi1e"), "16384"), ""},
+		{"zero pieces root", v2(leaf("6:lengthi1e11:pieces root32:"+string(make([]byte, 32))), "16384"), ""},
+		{"hybrid with a pieces root of 31 bytes", "d9:file treed1:a" + leaf("6:lengthi1e11:pieces root31:"+root32[1:]) +
+			"e6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", "not 32 bytes"},
+		{"hybrid with a file tree that is a list", "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", ""},
+		{"file with a sibling", v2("d0:d6:lengthi1e"+root+"e1:bd0:d6:lengthi2e"+root+"eee", "16384"), `file "a" has 1 sibling entries`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse([]byte(tt.info))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Parse(%q): %v, want it accepted", tt.info, err)
+				}
+				if m.FileCount == nil || int(*m.FileCount) != len(m.Files) {
+					t.Fatalf("file_count %v for %d files", m.FileCount, len(m.Files))
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse(%q): %v; want ErrInvalid naming %q", tt.info, err, tt.want)
+			}
+			// ParseAs fails alike, whatever the hash type (the fetch outcome
+			// is invalid_metadata, its detail the error).
+			for _, typ := range []int8{schema.HashV1, schema.HashV2} {
+				if _, err := ParseAs([]byte(tt.info), typ); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrVersion) {
+					t.Errorf("ParseAs(%d): %v; want Parse's error", typ, err)
+				}
+			}
+		})
+	}
+}
