@@ -185,13 +185,13 @@ func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 	walk = func(node any, path []string) error {
 		dir, ok := node.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%w: file tree entry %q is not a dictionary", ErrInvalid, strings.Join(path, "/"))
+			return fmt.Errorf("%w: file tree entry %q is not a dictionary", ErrInvalid, clipPath(path))
 		}
 		if leaf, ok := dir[""]; ok && len(path) > 0 {
 			attrs, ok := leaf.(map[string]any)
 			n, isInt := attrs["length"].(int64)
 			if !ok || !isInt || n < 0 {
-				return fmt.Errorf("%w: file tree file %q has no valid length", ErrInvalid, strings.Join(path, "/"))
+				return fmt.Errorf("%w: file tree file %q has no valid length", ErrInvalid, clipPath(path))
 			}
 			if err := checkTreeFile(path, dir, attrs, n); err != nil {
 				return err

@@ -90,7 +90,7 @@ func checkFile(i int, f *rawFile) (int64, error) {
 // any bytes a 32-byte "pieces root" (BEP 52: the root of its merkle tree
 // of SHA-256 hashes; a symlink, attr "l", has none).
 func checkTreeFile(path []string, node, attrs map[string]any, n int64) error {
-	p := strings.Join(path, "/")
+	p := clipPath(path)
 	if len(node) != 1 {
 		return fmt.Errorf("%w: file tree file %q has %d sibling entries (BEP 52: none)", ErrInvalid, p, len(node)-1)
 	}
@@ -110,4 +110,19 @@ func checkTreeFile(path []string, node, attrs map[string]any, n int64) error {
 func isSymlink(attrs map[string]any) bool {
 	s, ok := attrs["attr"].(string)
 	return ok && strings.Contains(s, "l")
+}
+
+// maxErrPath bounds the path an error names: a peer's path may take
+// most of --max-metadata-size, and the error becomes a results row's
+// detail (merge refuses one over 64 KiB).
+const maxErrPath = 256
+
+// clipPath is path joined with "/", cut to its first maxErrPath bytes
+// and "..." when longer, for an error message.
+func clipPath(path []string) string {
+	p := strings.Join(path, "/")
+	if len(p) > maxErrPath {
+		return p[:maxErrPath] + "..."
+	}
+	return p
 }

@@ -61,13 +61,15 @@ func TestParseStrict(t *testing.T) {
 		{"hybrid with a pieces root of 31 bytes", "d9:file treed1:a" + leaf("6:lengthi1e11:pieces root31:"+root32[1:]) +
 			"e6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", "not 32 bytes"},
 		{"hybrid with a file tree that is a list", "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", ""},
+		{"a long path, clipped", v2("d70000:"+strings.Repeat("x", 70000)+leaf("6:lengthi-1e")+"e", "16384"),
+			`file "a/` + strings.Repeat("x", maxErrPath-2) + `..." has no valid length`},
 		{"file with a sibling", v2("d0:d6:lengthi1e"+root+"e1:bd0:d6:lengthi2e"+root+"eee", "16384"), `file "a" has 1 sibling entries`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := Parse([]byte(tt.info))
 			if tt.want == "" {
 				if err != nil {
-					t.Fatalf("Parse(%q): %v, want it accepted", tt.info, err)
+					t.Fatalf("Parse: %v, want it accepted", err)
 				}
 				if m.FileCount == nil || int(*m.FileCount) != len(m.Files) {
 					t.Fatalf("file_count %v for %d files", m.FileCount, len(m.Files))
@@ -75,7 +77,7 @@ func TestParseStrict(t *testing.T) {
 				return
 			}
 			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Parse(%q): %v; want ErrInvalid naming %q", tt.info, err, tt.want)
+				t.Fatalf("Parse: %.300v; want ErrInvalid naming %.300q", err, tt.want)
 			}
 			// ParseAs fails alike, whatever the hash type (the fetch outcome
 			// is invalid_metadata, its detail the error).
