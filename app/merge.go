@@ -100,6 +100,9 @@ ok: metadata_status=fetched, metadata into DIR/torrents/current/prefix=XX/
 (every column decoded from info_bytes, which must hash to the infohash: the
 result's name, sizes, files and private are not taken as given), and
 hash_type (and info_hash_v2) as the result's, which the metadata proved.
+An ok whose info_bytes fetch would refuse today (no valid info dictionary
+of its hash_type: a v1 dictionary under a v2 hash, a file without a length)
+is that failure, invalid_metadata, and merge warns once per input.
 A failure: attempts+1, last_attempt, last_failure (last_failure_at, the
 attempt's time, with it) and next_retry from
 DIR/policy.json (local_error is not counted: attempts and a failed hash's

@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 
 	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/schema"
@@ -19,16 +20,26 @@ import (
 // merge warns once per input when rows disagreed (deriveMeta's differs),
 // but not for the rows of a fetch that counted BEP 47 pad files (their
 // columns were what info_bytes said then; merge stores them without).
+//
+// info_bytes that fetch would refuse today (infodict.ParseAs for the
+// row's hash_type: a v1 dictionary under a v2 hash, as a fetch before
+// it checked versions stored ok; a file without a length, as a fetch
+// before BEP 3 and 52 were checked; no info dictionary at all, as a
+// hand-written row) make the row what fetch would have written: a failed
+// invalid_metadata attempt (failInvalid), a per-row outcome, final as
+// fetch's (the bytes are the hash's, whoever serves them). merge warns
+// once per input (warnInvalid).
 
 // deriveMeta replaces r's metadata columns with those its info_bytes
 // (verified by checkResult) give. It reports whether the columns r held
-// differed; info_bytes that are not an info dictionary are bad input
-// (fetch reports those as invalid_metadata, never ok). Decoding costs
-// ~0.06 ms for a 9 KB dictionary of 20 files (BenchmarkReadOKResults).
+// differed; it fails, wrapping infodict.ErrInvalid, when info_bytes are
+// no valid info dictionary of r's hash_type (the caller's failInvalid).
+// Decoding costs ~0.06 ms for a 9 KB dictionary of 20 files
+// (BenchmarkReadOKResults).
 func deriveMeta(r *schema.Result) (differs bool, err error) {
-	m, err := infodict.Parse(r.InfoBytes)
+	m, err := infodict.ParseAs(r.InfoBytes, r.HashType)
 	if err != nil {
-		return false, fmt.Errorf("%s: outcome ok but info_bytes are not a valid info dictionary: %w", schema.Hex(r.InfoHash), err)
+		return false, err
 	}
 	differs = !sameMeta(&r.ResultMeta, &m)
 	if differs {
@@ -71,4 +82,23 @@ func sameValue[T comparable](a, b *T) bool {
 		zb = *b
 	}
 	return za == zb
+}
+
+// failInvalid makes r, an ok row whose info_bytes deriveMeta refused
+// with err, the failed attempt fetch would have written for them:
+// outcome invalid_metadata, the detail naming the problem, no metadata,
+// no served_by (its peers' failures, other peers', stay).
+func failInvalid(r *schema.Result, err error) {
+	r.Outcome = schema.OutcomeInvalidMetadata
+	r.Detail = fmt.Sprintf("merge: the row said ok, but its info_bytes (hash_type %d) are refused: %v", r.HashType, err)
+	r.ResultMeta, r.InfoHashV2, r.ServedBy = schema.ResultMeta{}, nil, ""
+}
+
+// warnInvalid says once per input how many of its ok rows failInvalid
+// made invalid_metadata, the first one's hash and why.
+func warnInvalid(name string, n int64, first schema.Hash, detail string) {
+	if n > 0 {
+		slog.Warn("merge: ok results whose info_bytes are no valid info dictionary of their hash_type; stored as invalid_metadata",
+			"input", name, "rows", n, "first", schema.Hex(first), "detail", detail)
+	}
 }

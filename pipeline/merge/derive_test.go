@@ -10,7 +10,6 @@ import (
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/infodict"
 	"github.com/infohash/infohash/formats/schema"
-	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // TestMetaDerivedFromInfoBytes: of an ok result merge verifies only that
@@ -67,23 +66,5 @@ func TestMetaDerivedFromInfoBytes(t *testing.T) {
 				t.Fatalf("stored name %q, total_size %d, private %v, file_count %d", tor[0].NameOr(), *tor[0].TotalSize, tor[0].Private, *tor[0].FileCount)
 			}
 		})
-	}
-}
-
-// TestOKResultWithoutInfoDictionary: info_bytes that hash to the
-// infohash but are not an info dictionary are bad input (fetch reports
-// them as invalid_metadata, never ok), and nothing is applied.
-func TestOKResultWithoutInfoDictionary(t *testing.T) {
-	info := []byte("d4:name1:xe") // no length, files or file tree
-	h := schema.Hash(sha1.Sum(info))
-	dir := makeDataset(t, []schema.State{newHash(h, t0)})
-	j := planJobs(t, dir, t0, 1)[0]
-	_, err := tryMerge(dir, t0+2*minute, writeResults(t, []schema.Result{success(j, info, t0+minute)}))
-	want := "row 1: " + schema.Hex(h) + ": outcome ok but info_bytes are not a valid info dictionary"
-	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), want) {
-		t.Fatalf("err %v; want bad input %q", err, want)
-	}
-	if st := stateOf(t, dir)[h]; st.MetadataStatus != schema.StatusNew {
-		t.Fatalf("status %s: the result was applied", st.MetadataStatus)
 	}
 }

@@ -93,7 +93,7 @@ func TestUnionHashTypeEitherOrder(t *testing.T) {
 // info_hash_v2 or hash_type the info bytes do not bear out is bad input.
 func TestOKResultSetsHashType(t *testing.T) {
 	info, h1 := torrentInfo("v1")
-	v2info, _ := torrentInfo("v2")
+	v2info := v2TorrentInfo("v2")
 	sum := sha256.Sum256(v2info)
 	h2 := schema.Hash(sum[:20])
 	for _, c := range []struct {

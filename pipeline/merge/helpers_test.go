@@ -39,6 +39,13 @@ func torrentInfo(name string) ([]byte, schema.Hash) {
 	return info, sha1.Sum(info)
 }
 
+// v2TorrentInfo returns a small BEP 52 (v2-only) info dictionary named
+// name, of one file of 42 bytes: its SHA-256 is its infohash.
+func v2TorrentInfo(name string) []byte {
+	return []byte(fmt.Sprintf("d9:file treed%d:%sd0:d6:lengthi42e11:pieces root32:%seee12:meta versioni2e4:name%d:%s12:piece lengthi16384ee",
+		len(name), name, bytes.Repeat([]byte{'r'}, 32), len(name), name))
+}
+
 func hashAt(prefix byte, n uint64) schema.Hash {
 	var h schema.Hash
 	h[0] = prefix

@@ -298,6 +298,9 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 	rows := 1
 	var differ int64 // ok rows whose metadata columns info_bytes contradict
 	var firstDiffer schema.Hash
+	var invalid int64 // ok rows made invalid_metadata (failInvalid)
+	var firstInvalid schema.Hash
+	var invalidDetail string
 	for {
 		n, err := r.Read(buf[:rows])
 		heavy := int64(0)
@@ -322,7 +325,11 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 			if res.Outcome != schema.OutcomeOK {
 				res.ResultMeta, res.InfoHashV2 = schema.ResultMeta{}, nil
 			} else if differs, err := deriveMeta(&res.Result); err != nil {
-				return 0, nil, exitcode.BadInput(fmt.Errorf("merge: %s: row %d: %w", in.name, read+1, err))
+				if invalid == 0 {
+					firstInvalid, invalidDetail = res.InfoHash, err.Error()
+				}
+				invalid++
+				failInvalid(&res.Result, err)
 			} else if differs {
 				if differ == 0 {
 					firstDiffer = res.InfoHash
@@ -352,10 +359,12 @@ func decodeResults(in input, sp *metaSpill, prog *progress.Reporter, emit func(*
 		}
 		if errors.Is(err, io.EOF) {
 			warnDiffer(in.name, differ, firstDiffer)
+			warnInvalid(in.name, invalid, firstInvalid, invalidDetail)
 			return read, nil, nil
 		}
 		if cut, ok := rowio.AsCut(err); ok && cut.Rows > 0 {
 			warnDiffer(in.name, differ, firstDiffer)
+			warnInvalid(in.name, invalid, firstInvalid, invalidDetail)
 			return read, cut, nil
 		}
 		if err != nil {
