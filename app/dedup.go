@@ -186,7 +186,7 @@ stream, a damaged page) after a group was committed ends the run partial
 					return streamsStopped("dedup", o.Data, filepath.Join(o.Data, "inbox"), streams, err)
 				}
 				if st.Commits == 0 {
-					return errors.New("dedup: interrupted; nothing committed")
+					return errors.New("dedup: interrupted; " + nothingCommitted(err))
 				}
 				return fmt.Errorf("dedup: interrupted after %s (snapshot %d); re-run to apply the rest", plural.Count(st.Commits, "commit", "commits"), st.Snapshot)
 			}

@@ -59,7 +59,7 @@ var exitRows = map[string][]exitcode.Row{
 		exitOK, exitCommitted, exitBadInput,
 		{Code: exitcode.Partial, Text: "partial: a results stream cut short, its whole batches applied and committed (the jobs whose rows were cut off stay leased); or a file a stream is still being written into (its writer holds its lock), skipped"},
 		{Code: exitcode.Locked, Text: exitLocked.Text + "; --from: OTHER_DIR's writers collected the snapshot being read 10 times in a row"},
-		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); nothing committed, unless the message says what a stream sent was applied"},
+		{Code: exitcode.Interrupted, Text: "interrupted (SIGINT/SIGTERM); nothing committed but a migration on open (the message names it), unless the message says what a stream sent was applied"},
 		exitReportPipe,
 	},
 	"export": {

@@ -137,7 +137,8 @@ func interruptedAfter(cmd string, snapshot int64) error {
 
 // streamsStopped is the error of a dedup or merge (cmd) reading streams
 // (stdin, named pipes or FIFOs: streamArgs) that a second signal, or the
-// grace's end, stopped before it committed anything (err is the run's),
+// grace's end, stopped before it committed anything of them (err is the
+// run's: a migration Open committed first it names, nothingCommitted),
 // saying for each what the next run does with what it sent, which waits
 // in the inbox folder inbox of dataset data; or, stopped before it read
 // any (dataset.ReadNothing), that nothing of them is kept. Read to its
@@ -151,13 +152,13 @@ func interruptedAfter(cmd string, snapshot int64) error {
 func streamsStopped(cmd, data, inbox string, streams []string, err error) error {
 	names := strings.Join(streams, ", ")
 	if dataset.ReadNothing(err) { // stopped opening data: waiting for its lock to create or migrate it
-		return fmt.Errorf("%s: interrupted; nothing committed (stopped while opening %s, before reading %s: nothing was read from %s, so nothing of it is kept; send it again)", cmd, data, names, names)
+		return fmt.Errorf("%s: interrupted; %s (stopped while opening %s, before reading %s: nothing was read from %s, so nothing of it is kept; send it again)", cmd, nothingCommitted(err), data, names, names)
 	}
 	notes := make([]string, len(streams))
 	for i, from := range streams {
 		notes[i] = streamNote(cmd, inbox, from, err)
 	}
-	return fmt.Errorf("%s: interrupted; nothing committed (%s)", cmd, strings.Join(notes, "; "))
+	return fmt.Errorf("%s: interrupted; %s (%s)", cmd, nothingCommitted(err), strings.Join(notes, "; "))
 }
 
 // streamNote says what became of the stream from (streamsStopped).

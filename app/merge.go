@@ -209,7 +209,7 @@ that holds no dataset is refused (exit 2).
 					if streams := streamArgs(o.Inputs); len(streams) > 0 {
 						return streamsStopped("merge", o.Data, filepath.Join(o.Data, "inbox", "merge"), streams, err)
 					}
-					return errors.New("merge: interrupted; nothing committed")
+					return errors.New("merge: interrupted; " + nothingCommitted(err))
 				}
 				return err
 			}

@@ -234,6 +234,9 @@ only the best --limit candidates in memory.
 			}
 			if err != nil && errors.Is(err, context.Canceled) && c.Context.Err() != nil {
 				// Stopped before its commit (after it, st.Committed, above).
+				if s := onOpen(err); s != "" {
+					return errors.New("plan-retries: interrupted; no hash leased, no jobs written" + s)
+				}
 				return errors.New("plan-retries: interrupted; nothing committed (no hash leased, no jobs written)")
 			}
 			if err != nil {

@@ -26,6 +26,8 @@ type Dataset struct {
 	readOnly bool
 	// use holds a shared flock on Dir while the run uses it (useDir).
 	use *os.File
+	// migrated is the migration Open committed (Migration), if any.
+	migrated *Migrated
 }
 
 // OpenOptions control Open.

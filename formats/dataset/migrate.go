@@ -54,6 +54,13 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error
 		now = time.Now()
 	}
 	for {
+		// A copy's first commit gives it its own id (Begin: asIdentified),
+		// told here from the snapshot before it (Migrated.Identified).
+		cur, err := d.Current()
+		if err != nil {
+			return err
+		}
+		copied := d.Copied(cur)
 		tx, err := d.Begin()
 		if err != nil {
 			return err
@@ -82,8 +89,11 @@ func (d *Dataset) migrate(ctx context.Context, m *Manifest, o OpenOptions) error
 			tx.Abort()
 			return fmt.Errorf("dataset: %s: migrating: recording the footer checksums: %w", d.Dir, err)
 		}
-		_, err = tx.Commit(ctx, CommitOptions{LockWait: o.LockWait, Keep: o.Keep,
+		mm, err := tx.Commit(ctx, CommitOptions{LockWait: o.LockWait, Keep: o.Keep,
 			Writer: fmt.Sprintf("migrate %d→%d", m.FormatVersion, FormatVersion)})
+		if _, committed := AsAfterCommit(err); err == nil || committed {
+			d.migrated = &Migrated{Dir: d.Dir, From: tx.Base().FormatVersion, Snapshot: mm.Snapshot, Identified: copied}
+		}
 		if ac, ok := AsAfterCommit(err); ok {
 			ac.What = fmt.Sprintf("the migration to format %d", FormatVersion)
 		}

@@ -126,6 +126,8 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		return st, dataset.NothingRead(err) // stdin is read after (resolveInputs)
 	}
 	defer d.Close() // then app's newData may remove a dataset it created
+	// A migration Open committed stays: the error says so (app's texts).
+	defer func() { err = d.KeptMigration(err) }()
 	// A new dataset is announced once the run keeps it: one that ends
 	// with nothing committed is removed again (see app's newData).
 	announced := !d.Created

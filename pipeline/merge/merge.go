@@ -91,6 +91,8 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		return st, dataset.NothingRead(err) // stdin is read after (resolveInputs)
 	}
 	defer d.Close()
+	// A migration Open committed stays: the error says so (app's texts).
+	defer func() { err = d.KeptMigration(err) }()
 	// Read here for its errors only (bad input before stdin is spooled):
 	// each try merges under the policy its transaction began with.
 	if _, err := schedule.Load(d.Dir); err != nil {

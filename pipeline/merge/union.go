@@ -38,7 +38,7 @@ type UnionStats struct {
 // unioned, so an input both datasets applied counts once, and the union
 // itself is recorded by the other manifest's checksum, so repeating it is
 // a no-op. Leases are not copied: the other dataset's jobs report to it.
-func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
+func runFrom(ctx context.Context, o Options, start time.Time) (_ Stats, err error) {
 	st := Stats{Union: &UnionStats{From: o.From}}
 	od, err := dataset.OpenReadOnly(o.From)
 	if err != nil {
@@ -53,6 +53,8 @@ func runFrom(ctx context.Context, o Options, start time.Time) (Stats, error) {
 		return st, err
 	}
 	defer d.Close() // then app's newData may remove a dataset it created
+	// A migration Open committed stays: the error says so (app's texts).
+	defer func() { err = d.KeptMigration(err) }()
 	// A new dataset is announced once committed to: one that ends with
 	// nothing committed is removed again (app's newData).
 	if _, err := schedule.Load(d.Dir); err != nil { // each try reads it again (schedule.Of)

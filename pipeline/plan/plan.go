@@ -133,7 +133,7 @@ type Stats struct {
 // failures (the hashes, unleased, are planned again): nothing is lost,
 // nothing counted twice, where jobs withheld would leave their hashes
 // leased to no one until the lease ends.
-func Run(ctx context.Context, o Options) (Stats, error) {
+func Run(ctx context.Context, o Options) (_ Stats, err error) {
 	start := time.Now()
 	ctx = dataset.WithLockWait(ctx, o.LockWait) // --lock-wait bounds the run's waits in all
 	var st Stats
@@ -159,6 +159,8 @@ func Run(ctx context.Context, o Options) (Stats, error) {
 		return st, err
 	}
 	defer d.Close()
+	// A migration Open committed stays: the error says so (app's texts).
+	defer func() { err = d.KeptMigration(err) }()
 	// Read here for its errors only (bad input before a FIFO is opened):
 	// each try plans under the policy its transaction began with.
 	if _, err := schedule.Load(d.Dir); err != nil {
