@@ -258,7 +258,7 @@ func (d *Dataset) FilePath(t *Table, key string, f FileInfo) string {
 // it would point them back at a snapshot whose directories gc may have
 // removed. A CURRENT of another format is left to its writers.
 func (d *Dataset) maintain() {
-	l, err := acquireLock(context.Background(), d.Dir, 0)
+	l, err := tryLock(d.Dir)
 	if err != nil {
 		return
 	}

@@ -33,12 +33,25 @@ func LockWriter(ctx context.Context, dir string, wait time.Duration) (*Lock, err
 // (WithLockWait), which it then spends. A writer that waits says so
 // (lockWaiter).
 func acquireLock(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
+	return lockAs(ctx, dir, wait, false)
+}
+
+// tryLock takes dir's lock if it is free at once, for work that any
+// writer does when it can (maintain, removeUnused): its ErrLocked, which
+// no one reads, names the holder without looking again at a LOCK file
+// that names no one, as a refusal does (lockOnce).
+func tryLock(dir string) (*Lock, error) {
+	return lockAs(context.Background(), dir, 0, true)
+}
+
+// lockAs is acquireLock, or tryLock when try is set.
+func lockAs(ctx context.Context, dir string, wait time.Duration, try bool) (*Lock, error) {
 	b := budgetOf(ctx)
 	start := time.Now()
 	defer func() { b.spend(time.Since(start)) }()
 	bounded := b.bound(wait)
 	deadline := start.Add(bounded)
-	w := &lockWaiter{dir: dir, wait: bounded, total: wait}
+	w := &lockWaiter{dir: dir, wait: bounded, total: wait, try: try}
 	for try := 1; ; try++ {
 		l, moved, err := lockOnce(ctx, dir, deadline, w)
 		if !moved {
@@ -61,6 +74,21 @@ const relocks = 10
 // and its flock.
 var lockOpened func(path string)
 
+// lockUnnamed, if set (by tests), runs when a writer past its wait first
+// finds the LOCK file at path naming no holder.
+var lockUnnamed func(path string)
+
+// refusedBy is what an ErrLocked says holds the lock: the LOCK file's
+// holder, or, where that names none after unnamedPolls looks, a process
+// that wrote no name there (flock(1), say; or a writer that had not yet
+// written its line).
+func refusedBy(holder string) string {
+	if holder == unnamedHolder {
+		return unnamedHolder + ", which has written no name into LOCK"
+	}
+	return holder
+}
+
 // openLockFile opens DIR/LOCK, making it if it is missing (a variable for
 // tests: to fail the making, as a file system out of space or inodes
 // does).
@@ -80,6 +108,7 @@ func lockOnce(ctx context.Context, dir string, deadline time.Time, w *lockWaiter
 	if lockOpened != nil {
 		lockOpened(path)
 	}
+	unnamed := 0 // polls past deadline that found LOCK naming no holder
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -90,11 +119,21 @@ func lockOnce(ctx context.Context, dir string, deadline time.Time, w *lockWaiter
 			return nil, false, fmt.Errorf("dataset: %s: flock: %w", path, err)
 		}
 		if time.Now().After(deadline) {
+			// A LOCK naming no one is most often a moment between two
+			// writers (lockWaiter): look again, up to unnamedPolls
+			// polls, before saying so, as the waiter's line does.
 			holder := holderOf(path)
-			f.Close()
-			return nil, false, fmt.Errorf("dataset: %s: %w (held by %s)", dir, ErrLocked, holder)
+			if holder != unnamedHolder || unnamed == unnamedPolls || w.try {
+				f.Close()
+				return nil, false, fmt.Errorf("dataset: %s: %w (held by %s)", dir, ErrLocked, refusedBy(holder))
+			}
+			if unnamed == 0 && lockUnnamed != nil {
+				lockUnnamed(path)
+			}
+			unnamed++
+		} else {
+			w.waiting(path)
 		}
-		w.waiting(path)
 		select {
 		case <-ctx.Done():
 			f.Close()

@@ -36,6 +36,7 @@ type lockWaiter struct {
 	total       time.Duration // the run's --lock-wait, of which wait is what is left
 	start, last time.Time     // zero until it waits, and until it said so
 	unnamed     int           // polls since the last line that found no holder named
+	try         bool          // a try at once, whose refusal no one reads (tryLock)
 }
 
 // waiting notes that the flock of the LOCK file at path would block.

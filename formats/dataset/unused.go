@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -73,7 +72,7 @@ func removeUnused(dir string, policy []byte, keepDir bool, theirs map[string]boo
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
-	l, err := acquireLock(context.Background(), dir, 0)
+	l, err := tryLock(dir)
 	switch {
 	case errors.Is(err, ErrLocked):
 		return "another writer holds its lock", nil
