@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/infohash/infohash/formats/dataset"
-	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/inputdir"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -18,8 +17,9 @@ import (
 // part, set aside as partial-*), which runs never apply on their own.
 // Then it names them and says how to apply one, still as bad input (exit
 // 2). Either says when another run is still spooling its stdin there, or
-// holds a whole spool it is about to apply (liveSpools): the line said
-// only "holds nothing left to apply", as if that input were lost.
+// holds a whole spool it is about to apply (dataset.LiveSpools): the
+// line said only "holds nothing left to apply", as if that input were
+// lost.
 func noInput(d *dataset.Dataset, data string) error {
 	inbox := d.Path("inbox")
 	ents, err := os.ReadDir(inbox)
@@ -32,7 +32,7 @@ func noInput(d *dataset.Dataset, data string) error {
 			parts = append(parts, filepath.Join(data, "inbox", e.Name()))
 		}
 	}
-	live := liveSpools(ents, filepath.Join(data, "inbox"))
+	live := dataset.LiveSpools(inbox, filepath.Join(data, "inbox"), ".spool")
 	if len(parts) == 0 && live == "" {
 		return errNoInput
 	}
@@ -42,39 +42,6 @@ func noInput(d *dataset.Dataset, data string) error {
 	return exitcode.BadInput(fmt.Errorf("dedup: no input: %s holds only partial input, which no run applies on its own (its producer may send it again): %s; "+
 		"if it will not, apply it as an INPUT (infohash dedup --data %s %s), which removes it once applied%s",
 		filepath.Join(data, "inbox")+string(filepath.Separator), strings.Join(parts, ", "), data, parts[0], live))
-}
-
-// liveSpools says, for noInput, which spools in the inbox folder (ents,
-// named under inbox) live runs hold once resolveInputs has claimed the
-// leftovers and Salvage set aside what killed runs spooled: one still
-// under its temporary name is being read from a run's stdin or pipe, a
-// whole one is about to be applied by the run that spooled it. Either
-// run applies its input itself: there is nothing to do but wait. "" when
-// there is none.
-func liveSpools(ents []os.DirEntry, inbox string) string {
-	var reading, applying []string
-	for _, e := range ents {
-		name := e.Name()
-		switch {
-		case !e.Type().IsRegular() || strings.HasSuffix(name, ".bad"):
-		case strings.HasPrefix(name, fsutil.TempPrefix) && strings.Contains(name, ".spool-"):
-			reading = append(reading, filepath.Join(inbox, name))
-		case dataset.IsSpool(e, ".spool"):
-			applying = append(applying, filepath.Join(inbox, name))
-		}
-	}
-	var notes []string
-	if len(reading) > 0 {
-		notes = append(notes, "another run is still spooling its stdin or pipe into "+strings.Join(reading, ", ")+
-			" (status: spooling), which it applies itself once that input ends")
-	}
-	if len(applying) > 0 {
-		notes = append(notes, "another run is applying what it spooled into "+strings.Join(applying, ", "))
-	}
-	if len(notes) == 0 {
-		return ""
-	}
-	return "; " + strings.Join(notes, "; ") + ": nothing to do here but wait for that run"
 }
 
 // onlyEmptyFolders reports whether every one of inputs (one at least) is

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -123,6 +124,11 @@ func Run(ctx context.Context, o Options) (st Stats, err error) {
 		return st, nil
 	}
 	if len(ins) == 0 { // without arguments, merge applies what a killed run spooled
+		// Another run spooling its stdin there applies it itself, as
+		// dedup's bare run says: the line said only "no input".
+		if live := dataset.LiveSpools(d.Path(inboxDir), filepath.Join(o.Data, inboxDir), ".results"); live != "" {
+			return st, exitcode.BadInput(fmt.Errorf("merge: no input: name results files, folders, or - for stdin (DIR/inbox/merge/ holds nothing left to apply%s)", live))
+		}
 		return st, exitcode.BadInput(errors.New("merge: no input (name results files, folders, or - for stdin)"))
 	}
 	st.Inputs = len(ins)
