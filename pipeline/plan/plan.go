@@ -159,8 +159,7 @@ func Run(ctx context.Context, o Options) (_ Stats, err error) {
 		return st, err
 	}
 	defer d.Close()
-	// A migration Open committed stays: the error says so (app's texts).
-	defer func() { err = d.KeptMigration(err) }()
+	defer func() { err = d.KeptMigration(err) }() // a migration Open committed stays: errors say so
 	// Read here for its errors only (bad input before a FIFO is opened):
 	// each try plans under the policy its transaction began with.
 	if _, err := schedule.Load(d.Dir); err != nil {
