@@ -17,7 +17,12 @@ var ErrHeld = errors.New("held by another process")
 // ReadHolder shows it.
 type HeldError struct{ Path, Holder string }
 
-func (e *HeldError) Error() string { return fmt.Sprintf("%s: %v (%s)", e.Path, ErrHeld, e.Holder) }
+func (e *HeldError) Error() string {
+	if e.Holder == "" { // between two holders, or one not yet named
+		return fmt.Sprintf("%s: %v, which has written no name into it", e.Path, ErrHeld)
+	}
+	return fmt.Sprintf("%s: %v (%s)", e.Path, ErrHeld, e.Holder)
+}
 
 // Is makes a HeldError match ErrHeld.
 func (e *HeldError) Is(target error) bool { return target == ErrHeld }
@@ -51,8 +56,11 @@ func TryLockDir(dir, name string) (release func(), err error) {
 		}
 		return nil, fmt.Errorf("locking %s: %w", p, err)
 	}
-	if err := f.Truncate(0); err == nil {
-		fmt.Fprintf(f, "pid %d\n", os.Getpid())
+	// The line goes over the last holder's, then the rest is cut: the
+	// file is never empty for a process refused meanwhile to read.
+	line := fmt.Sprintf("pid %d\n", os.Getpid())
+	if _, err := f.WriteAt([]byte(line), 0); err == nil {
+		_ = f.Truncate(int64(len(line)))
 	}
 	return func() { f.Close() }, nil
 }

@@ -40,3 +40,33 @@ func TestTryLockDir(t *testing.T) {
 		t.Fatalf("lock in a file: %v", err)
 	}
 }
+
+func TestHeldErrorText(t *testing.T) {
+	for _, c := range []struct{ holder, want string }{
+		{"pid 7", "d/lock: held by another process (pid 7)"},
+		{"", "d/lock: held by another process, which has written no name into it"},
+	} {
+		if got := (&HeldError{Path: "d/lock", Holder: c.holder}).Error(); got != c.want {
+			t.Errorf("holder %q: %q, want %q", c.holder, got, c.want)
+		}
+	}
+}
+
+// TestTryLockDirOverwritesLongerHolder: the line written over a longer
+// one left by the last holder leaves none of its bytes behind.
+func TestTryLockDirOverwritesLongerHolder(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "lock")
+	if err := os.WriteFile(p, []byte("pid 123456789012345\nsomething more\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	release, err := TryLockDir(dir, "lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	b, err := os.ReadFile(p)
+	if want := "pid " + strconv.Itoa(os.Getpid()) + "\n"; err != nil || string(b) != want {
+		t.Fatalf("lock file holds %q (%v), want %q", b, err, want)
+	}
+}
