@@ -83,7 +83,8 @@ for p in sorted(glob.glob(os.path.join(data, "work", "*"))):
         print(f"  {stage:8s} {txt[:700]}{'…' if len(txt) > 700 else ''}")
 announced = {e["info_hash"] for e in truth.get("announced", [])}
 extra = truth.get("extra", {})
-good = len(extra.get("badpeer_good", []))  # the testnet's control: a well-behaved peer among the bad ones
+# the testnet's controls: a well-behaved peer among the bad ones, and one that serves only over MSE
+good = len(extra.get("badpeer_good", [])) + len(extra.get("badpeer_require_mse", []))
 print(f"ground truth: {len(announced)} seeded torrents, {len(truth.get('dead', []))} dead, "
       f"{len(truth.get('searched', []))} searched-only, {sum(len(v) for v in extra.values())} hashes behind "
       f"misbehaving peers ({good} of them served well): {len(announced) + good} can be fetched, the rest fail")

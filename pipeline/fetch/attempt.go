@@ -64,7 +64,7 @@ func newAttempt(f *Fetcher, job schema.Job) *attempt {
 		f: f,
 		cfg: exchangeConfig{
 			InfoHash: job.InfoHash, InfoHashV2: fullV2(job), PeerID: f.peerID,
-			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout,
+			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout, Encryption: f.opts.Encryption,
 			Stats: f.stats, Mem: f.mem, Clock: f.opts.Clock, guard: f.opts.guard,
 		},
 		avoid:   make(map[string]bool, len(job.AvoidPeers)),
@@ -288,7 +288,7 @@ func (a *attempt) fill(res *schema.Result) {
 		// The type and v2 hash the metadata proved: merge replaces the
 		// state's with them (a refuted claim included, which detail
 		// names).
-		res.HashType, res.InfoHashV2, res.Detail = w.HashType, w.InfoHashV2, w.Refuted
+		res.HashType, res.InfoHashV2, res.Detail = w.HashType, w.InfoHashV2, joinDetail(w.Refuted, w.servedOver())
 		return
 	}
 	if lookupFailed {

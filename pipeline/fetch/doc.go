@@ -18,13 +18,22 @@
 // peer_protocol and bencode packages (what it sends is written with
 // formats/bencode's Encoder):
 //
-//	TCP connect → BEP 3 handshake (infohash must match) → BEP 10 extended
+//	TCP connect → [MSE] → BEP 3 handshake (infohash must match) → BEP 10 extended
 //	handshake (ut_metadata id, metadata_size ≤ cap) → BEP 9 requests for
 //	every 16 KiB piece → SHA-1 (v1) or truncated SHA-256 (v2) of the bytes
 //	must equal the infohash, whichever the job's hash_type said (a job's
 //	full v2 hash is a claim too: bytes proving the infohash otherwise
 //	refute it, counted in v2_claims_refuted); the result's hash_type and
 //	info_hash_v2 say which did → info dictionary decoded.
+//
+// MSE is message stream encryption (encrypt.go, on anacrolix's mse
+// package; Options.Encryption): by default a peer that hangs up on the
+// plaintext handshake before a byte of its own (as peers requiring
+// encryption do), or answers with something else, is dialled again once
+// over MSE within its PeerTimeout, our BEP 3 handshake as MSE's initial
+// payload. Of the two tries the one that tells more decides (settle): a
+// peer that hangs up both ways stays peer_lacks_torrent, one whose MSE
+// answer is garbage is handshake_failed.
 //
 // Every peer exchange ends ok or in exactly one failure class, decided by
 // how far it got: connect_failed, peer_lacks_torrent (the peer took our

@@ -8,9 +8,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/anacrolix/torrent/mse"
 
 	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/infodict"
@@ -30,6 +34,7 @@ type exchangeConfig struct {
 	PeerID          [20]byte
 	MaxMetadataSize int64
 	ConnectTimeout  time.Duration
+	Encryption      Encryption // when to speak MSE (Options.Encryption)
 	Stats           *counters
 	Mem             *memBudget                       // bounds the pieces held by all exchanges
 	Clock           clock.Clock                      // stamps the outcome (peerOutcome.At)
@@ -57,12 +62,17 @@ type peerOutcome struct {
 	VerifyDur    time.Duration // hashing the info dictionary
 	MetadataDur  time.Duration // from the end of the BEP 3 handshake to verified metadata (set only then)
 	At           time.Time
+	TriedMSE     bool             // the exchange that decided this outcome began an MSE handshake
+	Crypto       mse.CryptoMethod // the MSE handshake completed and the peer chose this method (0: none)
+	Retried      bool             // the peer refused the way tried first, and this outcome is the other way's
 }
 
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
 
 // exchange connects to addr and fetches the info dictionary of
-// cfg.InfoHash over BEP 3 + BEP 10 + BEP 9, verifying its hash. It always
+// cfg.InfoHash over BEP 3 + BEP 10 + BEP 9, verifying its hash, in
+// plaintext or over MSE as cfg.Encryption says (a peer that refuses the
+// first way is dialled once more the other way: see settle). It always
 // returns; ctx bounds the whole exchange. A deadline on ctx is the peer's
 // own (a timeout it is blamed for) unless its cause is errJobDeadline:
 // then the exchange was cut off by the job's deadline, which is ours.
@@ -97,28 +107,41 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 			cfg.Stats.connectsLocal.Add(1)
 		}
 	}()
-	cfg.Stats.connects.Add(1)
-	var conn net.Conn
-	var err error
-	if cfg.guard != nil {
-		err = cfg.guard("tcp", addr)
-	}
-	if err == nil {
-		d := net.Dialer{Timeout: cfg.ConnectTimeout}
-		conn, err = d.DialContext(ctx, "tcp", addr)
-	}
-	if err != nil {
-		if isLocal(err) {
-			o.Err, dialLocal = failf(schema.OutcomeLocalError, "dial: %v", err), true
-		} else {
-			o.Err, dialFailed = failf(schema.OutcomeConnectFailed, "dial: %v", err), true
-		}
+	way := cfg.Encryption.encryptedFirst()
+	conn, perr, local := dial(ctx, addr, cfg)
+	if perr != nil {
+		o.Err, dialFailed, dialLocal = perr, !local, local
 		return o
 	}
-	cfg.Stats.connectsOK.Add(1)
-	defer conn.Close()
-	talk(ctx, conn, cfg, &o, start, time.Now())
+	refused := talkWay(ctx, conn, way, cfg, &o, start)
+	if !refused || !cfg.Encryption.retries() {
+		return o
+	}
+	// The peer refused this way before saying a word of it: dial it
+	// again once the other way, within the same PeerTimeout.
+	cfg.Stats.encryptionRetries.Add(1)
+	first := o
+	conn, perr, local = dial(ctx, addr, cfg)
+	if perr != nil {
+		countRetryDial(ctx, cfg.Stats, local)
+		o = settle(first, peerOutcome{Addr: addr, Err: perr, TriedMSE: !way})
+		return o
+	}
+	second := peerOutcome{Addr: addr}
+	talkWay(ctx, conn, !way, cfg, &second, start)
+	o = settle(first, second)
 	return o
+}
+
+// talkWay runs the exchange on conn, over MSE when encrypted, and closes
+// conn. It reports whether the peer refused that way before saying a
+// word of it (see talk, talkEncrypted).
+func talkWay(ctx context.Context, conn net.Conn, encrypted bool, cfg *exchangeConfig, o *peerOutcome, start time.Time) bool {
+	defer conn.Close()
+	if encrypted {
+		return talkEncrypted(ctx, conn, cfg, o, start, time.Now())
+	}
+	return talk(ctx, conn, cfg, o, start, time.Now())
 }
 
 // ended returns ctx.Err(), first waiting for ctx to end if its deadline
@@ -132,56 +155,79 @@ func ended(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// talk runs the BitTorrent exchange on an open connection, filling o:
-// start is when the dial began, connected when it ended.
-func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcome, start, connected time.Time) {
+// watch makes conn's I/O end when ctx does; call the function it
+// returns once done with conn.
+func watch(ctx context.Context, conn net.Conn) (stop func() bool) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
-	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	r := readers.Get().(*bufio.Reader)
-	r.Reset(conn)
-	defer func() { r.Reset(nil); readers.Put(r) }()
+	return context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+}
 
-	w := make([]byte, 0, 128)
+// talk runs the BitTorrent exchange in plaintext on an open connection,
+// filling o: start is when the dial began, connected when it ended. It
+// reports whether the peer refused plaintext: it hung up before a byte
+// of its handshake (as peers requiring encryption do), or answered with
+// bytes that are no BitTorrent handshake (an MSE peer's key, say).
+func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcome, start, connected time.Time) (refused bool) {
+	stop := watch(ctx, conn)
+	defer stop()
 	// Write errors are left to the next read to classify: a peer that
 	// said something and hung up must be judged by what it said.
-	_, werr := conn.Write(appendHandshake(w, cfg.InfoHash, cfg.PeerID))
+	_, werr := conn.Write(appendHandshake(make([]byte, 0, handshakeLen), cfg.InfoHash, cfg.PeerID))
+	return converse(conn, conn, werr, cfg, o, start, connected)
+}
+
+// converse reads the peer's BEP 3 handshake from rw (conn itself, or the
+// MSE stream on it), ours having been sent (werr: how its write failed),
+// and runs the rest of the exchange on rw. Over MSE (o.Crypto set) the
+// peer already proved it knows the infohash: a hang-up before its
+// handshake is its failure, handshake_failed. It reports whether a
+// plaintext peer refused plaintext (see talk).
+func converse(conn net.Conn, rw io.ReadWriter, werr error, cfg *exchangeConfig, o *peerOutcome, start, connected time.Time) (refused bool) {
+	r := readers.Get().(*bufio.Reader)
+	r.Reset(rw)
+	defer func() { r.Reset(nil); readers.Put(r) }()
 	h, got, err := readHandshake(r)
 	switch {
 	case errors.Is(err, errBadProtocol):
-		o.Err = failf(schema.OutcomeHandshakeFailed, "peer does not speak the BitTorrent protocol")
-		return
+		o.Err = failf(schema.OutcomeHandshakeFailed, "peer does not speak the BitTorrent protocol%s", o.over())
+		return o.Crypto == 0
 	case err != nil:
-		o.Err = ioFailure(err, handshakeHangUp(werr, got, h, cfg), "to the handshake")
+		class := handshakeHangUp(werr, got, h, cfg)
+		if o.Crypto != 0 {
+			class = schema.OutcomeHandshakeFailed
+		}
+		o.Err = ioFailure(err, class, "to the handshake"+o.over())
 		if o.Err.Class == schema.OutcomePeerLacksTorrent {
 			o.Err.Detail = "peer hung up on our handshake without answering for this infohash (it does not serve it): " + err.Error()
 		}
-		return
+		hungUp := o.Err.Class == schema.OutcomePeerLacksTorrent || o.Err.Class == schema.OutcomeHandshakeFailed
+		return o.Crypto == 0 && got == 0 && hungUp
 	case h.InfoHash != cfg.InfoHash:
-		o.Err = failf(schema.OutcomePeerLacksTorrent, "peer answered for infohash %s", hex.EncodeToString(h.InfoHash[:]))
-		return
+		o.Err = failf(schema.OutcomePeerLacksTorrent, "peer answered for infohash %s%s", hex.EncodeToString(h.InfoHash[:]), o.over())
+		return false
 	}
 	cfg.Stats.handshakes.Add(1)
 	handshook := time.Now()
 	o.Handshook, o.ConnectDur, o.HandshakeDur = true, handshook.Sub(start), handshook.Sub(connected)
 	if !h.Bits.SupportsExtended() {
-		o.Err = failf(schema.OutcomeNoExtension, "peer does not support BEP 10 (reserved %x)", h.Bits[:])
-		return
+		o.Err = failf(schema.OutcomeNoExtension, "peer does not support BEP 10 (reserved %x)%s", h.Bits[:], o.over())
+		return false
 	}
-	_, _ = conn.Write(appendExtended(w[:0], extHandshakeID, ourExtHandshake))
-	info, perr := fetchMetadata(conn, r, cfg, o, handshook)
+	_, _ = rw.Write(appendExtended(nil, extHandshakeID, ourExtHandshake))
+	info, perr := fetchMetadata(rw, remoteIP(conn), r, cfg, o, handshook)
 	if perr != nil {
+		perr.Detail += o.over()
 		o.Err = perr
-		return
+		return false
 	}
 	cfg.Stats.metadataReceived.Add(1)
 	verifying := time.Now()
 	typ, v2, refuted, ok := verifyInfo(info, cfg.InfoHash, cfg.InfoHashV2)
 	if !ok {
 		o.Err = failf(schema.OutcomeHashMismatch, "%s", mismatchDetail(info, cfg.InfoHashV2))
-		return
+		return false
 	}
 	cfg.Stats.verified.Add(1)
 	if refuted {
@@ -193,10 +239,11 @@ func talk(ctx context.Context, conn net.Conn, cfg *exchangeConfig, o *peerOutcom
 	if err != nil {
 		o.Err = failf(schema.OutcomeInvalidMetadata, "%s", invalidDetail(err, info, typ))
 		o.Final = true // the bytes match the infohash: every peer serves the same
-		return
+		return false
 	}
 	o.Meta, o.HashType, o.InfoHashV2 = m, typ, v2
 	o.MetadataDur = time.Since(handshook)
+	return false
 }
 
 // handshakeHangUp is the class of a peer that hung up during the BEP 3
@@ -218,7 +265,7 @@ func handshakeHangUp(werr error, got int, h peerHandshake, cfg *exchangeConfig) 
 // fetchMetadata waits for the peer's extended handshake (timed from
 // handshook, the end of the BEP 3 handshake), requests every metadata
 // piece and assembles them.
-func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerOutcome, handshook time.Time) ([]byte, *PeerError) {
+func fetchMetadata(w io.Writer, ip netip.Addr, r *bufio.Reader, cfg *exchangeConfig, o *peerOutcome, handshook time.Time) ([]byte, *PeerError) {
 	var buf []byte
 	var eh extHandshake
 	for {
@@ -264,12 +311,11 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 	for i := range pieces {
 		req = appendExtended(req, byte(eh.UTMetadata), appendRequest(nil, i))
 	}
-	_, _ = conn.Write(req)
+	_, _ = w.Write(req)
 	// Pieces are kept as they arrive and joined at the end, so memory
 	// follows what the peer actually sent, not what it announced.
 	got := make([][]byte, pieces)
 	var held int64
-	ip := remoteIP(conn)
 	defer func() { cfg.Mem.give(ip, held) }()
 	for left := pieces; left > 0; {
 		id, payload, err := readExtended(r, &buf)
@@ -287,7 +333,7 @@ func fetchMetadata(conn net.Conn, r *bufio.Reader, cfg *exchangeConfig, o *peerO
 		case msgReject:
 			return nil, failf(schema.OutcomeRejected, "peer rejected metadata piece %d", m.Piece)
 		case msgRequest:
-			_, _ = conn.Write(appendExtended(nil, byte(eh.UTMetadata), appendReject(nil, m.Piece)))
+			_, _ = w.Write(appendExtended(nil, byte(eh.UTMetadata), appendReject(nil, m.Piece)))
 			continue
 		case msgData:
 		default:

@@ -87,6 +87,9 @@ type Options struct {
 	// all of it: see memBudget); a piece past that share fails its
 	// exchange as rejected, a failure of that peer's.
 	MetadataMemory int64
+	// Encryption is when peers are spoken to over MSE (--encryption;
+	// the zero value, EncryptionPreferPlain, is the default).
+	Encryption Encryption
 
 	// Clock stamps attempted_at and peer_failures.at, and decides whether
 	// a lease (lease_until) or a penalty (avoid lists) has ended (the zero
@@ -168,6 +171,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--max-metadata-size: %d is outside 1-%d (1 GiB)", o.MaxMetadataSize, MaxMetadataSizeLimit)
 	case o.MetadataMemory < 0:
 		return fmt.Errorf("--metadata-memory: %d is negative", o.MetadataMemory)
+	case o.Encryption < 0 || int(o.Encryption) >= len(encryptionNames):
+		return fmt.Errorf("--encryption: %v is unknown", o.Encryption)
 	}
 	// Worded as the command line words it (app's flag checks): "" is a
 	// free port on every address.

@@ -38,8 +38,13 @@ func TestStageCountsPerBehaviour(t *testing.T) {
 		{"good", badpeers.Good, tor, stageCounts{1, 1, 1, 1, 0, 1, 1, 1}},
 		{"refuse", badpeers.Refuse, tor, stageCounts{1, 0, 0, 0, 0, 0, 0, 0}},
 		{"wrong_hash", badpeers.WrongHash, tor, stageCounts{1, 1, 0, 0, 0, 0, 0, 0}},
-		{"close", badpeers.Close, tor, stageCounts{1, 1, 0, 0, 0, 0, 0, 0}},
-		{"not_bittorrent", badpeers.NotBitTorrent, tor, stageCounts{1, 1, 0, 0, 0, 0, 0, 0}},
+		// A peer that hangs up before a byte of its handshake, or answers
+		// with something else, is dialled again over MSE (--encryption's
+		// default): two connects.
+		{"close", badpeers.Close, tor, stageCounts{2, 2, 0, 0, 0, 0, 0, 0}},
+		{"not_bittorrent", badpeers.NotBitTorrent, tor, stageCounts{2, 2, 0, 0, 0, 0, 0, 0}},
+		{"mse_garbage", badpeers.MSEGarbage, tor, stageCounts{2, 2, 0, 0, 0, 0, 0, 0}},
+		{"require_mse", badpeers.RequireMSE, tor, stageCounts{2, 2, 1, 1, 0, 1, 1, 1}},
 		{"stall", badpeers.Stall, tor, stageCounts{1, 1, 0, 0, 0, 0, 0, 0}},
 		{"no_extension", badpeers.NoExtension, tor, stageCounts{1, 1, 1, 0, 0, 0, 0, 0}},
 		{"bad_ext_handshake", badpeers.BadExtHandshake, tor, stageCounts{1, 1, 1, 0, 1, 0, 0, 0}},
@@ -72,6 +77,10 @@ func TestStageCountsPerBehaviour(t *testing.T) {
 // checkStageOrder checks the ordering Stats documents.
 func checkStageOrder(t *testing.T, s Stats) {
 	t.Helper()
+	if s.MSEHandshakesOK > s.MSEHandshakes || s.MSEHandshakes > s.ConnectsOK {
+		t.Errorf("mse_handshakes_ok %d, mse_handshakes %d, connects_ok %d: want them in that order, rising",
+			s.MSEHandshakesOK, s.MSEHandshakes, s.ConnectsOK)
+	}
 	chain := []struct {
 		name string
 		n    int64

@@ -26,6 +26,7 @@ type counters struct {
 	handshakes, extensionSupport, extensionBad  atomic.Int64
 	utMetadataSupport, metadataReceived         atomic.Int64
 	verified, v2ClaimsRefuted                   atomic.Int64
+	mseTried, mseOK, encryptionRetries          atomic.Int64
 
 	mu           sync.Mutex
 	outcomes     map[string]int64
@@ -101,6 +102,9 @@ type Stats struct {
 	MetadataReceived   int64   `json:"metadata_received"`    // complete info dictionaries received
 	Verified           int64   `json:"verified"`             // of those, matching the infohash (a job may verify on two peers at once)
 	V2ClaimsRefuted    int64   `json:"v2_claims_refuted"`    // of verified, those whose job's info_hash_v2 was wrong: the metadata proved the infohash v1, or v2 with another full hash
+	MSEHandshakes      int64   `json:"mse_handshakes"`       // of connects_ok, MSE (encrypted) handshakes begun (--encryption)
+	MSEHandshakesOK    int64   `json:"mse_handshakes_ok"`    // of those, completed: the peer knew the infohash (each then counts in handshakes if its BEP 3 one follows)
+	EncryptionRetries  int64   `json:"encryption_retries"`   // peers dialled a second time the other way (MSE after a plaintext refusal, or plaintext after an MSE one)
 	ElapsedMs          int64   `json:"elapsed_ms"`           // wall time of the run
 	OKPerSec           float64 `json:"ok_per_sec"`           // ok results (jobs done, not Verified) per second of the run
 
@@ -118,6 +122,7 @@ func (c *counters) snapshot(elapsed time.Duration) Stats {
 		Handshakes: c.handshakes.Load(), ExtensionSupport: c.extensionSupport.Load(), ExtensionBad: c.extensionBad.Load(),
 		UTMetadata: c.utMetadataSupport.Load(), MetadataReceived: c.metadataReceived.Load(),
 		Verified: c.verified.Load(), V2ClaimsRefuted: c.v2ClaimsRefuted.Load(), ElapsedMs: elapsed.Milliseconds(),
+		MSEHandshakes: c.mseTried.Load(), MSEHandshakesOK: c.mseOK.Load(), EncryptionRetries: c.encryptionRetries.Load(),
 		Outcomes: map[string]int64{}, PeerFailures: map[string]int64{},
 	}
 	c.mu.Lock()
@@ -159,6 +164,10 @@ func (s Stats) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "  connects %d: ok %d, failed %d, cancelled %d, local errors %d; handshakes %d; BEP 10 %d (undecodable %d); ut_metadata %d\n",
 		s.Connects, s.ConnectsOK, s.ConnectsFailed, s.ConnectsCancelled, s.ConnectsLocalError,
 		s.Handshakes, s.ExtensionSupport, s.ExtensionBad, s.UTMetadata)
+	if s.MSEHandshakes > 0 || s.EncryptionRetries > 0 {
+		fmt.Fprintf(&b, "  MSE handshakes %d (completed %d); peers dialled again the other way %d\n",
+			s.MSEHandshakes, s.MSEHandshakesOK, s.EncryptionRetries)
+	}
 	fmt.Fprintf(&b, "  metadata received %d, verified %d", s.MetadataReceived, s.Verified)
 	if s.V2ClaimsRefuted > 0 {
 		fmt.Fprintf(&b, " (%d refuting the job's v2 hash)", s.V2ClaimsRefuted)

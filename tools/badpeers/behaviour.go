@@ -24,25 +24,35 @@ const (
 	// BadExtHandshake sends an undecodable BEP 10 extended handshake:
 	// handshake_failed (the peer's fault, not the metadata's).
 	BadExtHandshake Behaviour = "bad_ext_handshake"
+	// MSEGarbage answers whatever it is sent with 1 KiB of bytes that
+	// are neither a BitTorrent handshake nor an MSE answer:
+	// handshake_failed, in plaintext and over MSE.
+	MSEGarbage Behaviour = "mse_garbage"
+	// RequireMSE serves the torrents added to it, as Good does, but only
+	// over MSE (message stream encryption): it hangs up on a plaintext
+	// handshake, as clients set to require encryption do. ok with
+	// fetch's default --encryption; peer_lacks_torrent with
+	// --encryption off. Not in Behaviours, whose others all fail.
+	RequireMSE Behaviour = "require_mse"
 )
 
 // Behaviours lists every behaviour, Good first.
 func Behaviours() []Behaviour {
 	return []Behaviour{Good, Refuse, WrongHash, Close, NoExtension, NoUTMetadata, Reject,
-		WrongTorrent, TooLarge, Stall, Garbage, BadExtHandshake, NotBitTorrent}
+		WrongTorrent, TooLarge, Stall, Garbage, BadExtHandshake, NotBitTorrent, MSEGarbage}
 }
 
 // Expect is the fetch outcome (a schema.Outcome* value) of a job whose
 // only peer behaves as b.
 func (b Behaviour) Expect() string {
 	switch b {
-	case Good:
+	case Good, RequireMSE:
 		return "ok"
 	case Refuse:
 		return "connect_failed"
 	case WrongHash, Close:
 		return "peer_lacks_torrent"
-	case BadExtHandshake, NotBitTorrent:
+	case BadExtHandshake, NotBitTorrent, MSEGarbage:
 		return "handshake_failed"
 	case NoExtension:
 		return "no_extension"

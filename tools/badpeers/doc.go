@@ -12,5 +12,6 @@
 // Every peer but Good answers for any infohash it is asked about; Good
 // serves only the torrents added to it and closes the connection for any
 // other (the "does not have the torrent" case: peer_lacks_torrent, as
-// for Close, which has none).
+// for Close, which has none). RequireMSE serves as Good does, but only
+// over message stream encryption (MSE), hanging up on plaintext.
 package badpeers

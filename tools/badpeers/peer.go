@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/anacrolix/torrent/bencode"
+	"github.com/anacrolix/torrent/mse"
 	pp "github.com/anacrolix/torrent/peer_protocol"
 
 	"github.com/infohash/infohash/tools/testnet"
@@ -25,6 +26,10 @@ type Config struct {
 	// Other is the torrent a WrongTorrent peer serves whatever it is asked
 	// for; default NewTorrent(0xbad, 3, 40).
 	Other *Torrent
+	// MSECrypto is the MSE crypto method a RequireMSE peer chooses when
+	// the fetcher offers it; default mse.CryptoMethodRC4 (libtorrent's
+	// default chooses plaintext, mse.CryptoMethodPlaintext).
+	MSECrypto mse.CryptoMethod
 }
 
 // Peer is one running peer on 127.0.0.1.
@@ -50,6 +55,9 @@ func Start(b Behaviour, cfg Config) (*Peer, error) {
 	}
 	if cfg.TooLargeSize == 0 {
 		cfg.TooLargeSize = 10<<20 + 1
+	}
+	if cfg.MSECrypto == 0 {
+		cfg.MSECrypto = mse.CryptoMethodRC4
 	}
 	if cfg.Other == nil {
 		o := NewTorrent(0xbad, 3, 40)
@@ -88,9 +96,9 @@ func (p *Peer) Addr() string { return p.addr.String() }
 // TCPAddr returns the peer's address.
 func (p *Peer) TCPAddr() *net.TCPAddr { return p.addr }
 
-// Add makes the peer hold torrents. Only Good peers need them; the others
-// answer for any infohash, but Reject and Garbage announce the right
-// metadata_size for torrents they hold.
+// Add makes the peer hold torrents. Only Good and RequireMSE peers need
+// them; the others answer for any infohash, but Reject and Garbage
+// announce the right metadata_size for torrents they hold.
 func (p *Peer) Add(ts ...Torrent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -149,7 +157,19 @@ func (p *Peer) serve(c net.Conn) {
 	if p.behaviour != Stall {
 		_ = c.SetDeadline(time.Now().Add(time.Minute))
 	}
-	r := bufio.NewReader(c)
+	var rw io.ReadWriter = c
+	switch p.behaviour {
+	case MSEGarbage:
+		sendGarbage(c)
+		return
+	case RequireMSE:
+		s, ok := p.receiveMSE(c)
+		if !ok {
+			return
+		}
+		rw = s
+	}
+	r := bufio.NewReader(rw)
 	var hs [68]byte
 	if _, err := io.ReadFull(r, hs[:]); err != nil || string(hs[:20]) != pp.Protocol {
 		return
@@ -168,7 +188,7 @@ func (p *Peer) serve(c net.Conn) {
 	case Stall:
 		_, _ = io.Copy(io.Discard, r)
 		return
-	case Good:
+	case Good, RequireMSE:
 		if !have {
 			return
 		}
@@ -188,14 +208,14 @@ func (p *Peer) serve(c net.Conn) {
 	out := append([]byte(pp.Protocol), bits[:]...)
 	out = append(out, reply[:]...)
 	out = append(out, "-BP0001-badpeers0001"...)
-	if _, err := c.Write(out); err != nil {
+	if _, err := rw.Write(out); err != nil {
 		return
 	}
 	if p.behaviour == WrongHash || p.behaviour == NoExtension {
 		_, _ = io.Copy(io.Discard, r) // until the fetcher hangs up
 		return
 	}
-	p.exchange(c, r, info)
+	p.exchange(rw, r, info)
 }
 
 // ourMetadataID is the ut_metadata id these peers announce; deliberately
@@ -203,7 +223,7 @@ func (p *Peer) serve(c net.Conn) {
 const ourMetadataID = 3
 
 // exchange runs the BEP 10 / BEP 9 part after the handshake.
-func (p *Peer) exchange(c net.Conn, r *bufio.Reader, info []byte) {
+func (p *Peer) exchange(c io.Writer, r *bufio.Reader, info []byte) {
 	size := int64(len(info))
 	if size == 0 {
 		size = 1234 // Reject and Garbage peers asked about an unknown torrent

@@ -20,9 +20,9 @@ func TruthKind(b Behaviour) string { return truthPrefix + string(b) }
 
 // Plant announces each torrent's hash through the testnet's DHT with p
 // as its only peer and records it in the ground truth under TruthKind. A
-// Good peer is given the torrents to serve.
+// Good or RequireMSE peer is given the torrents to serve.
 func Plant(ctx context.Context, n *testnet.Net, p *Peer, ts []Torrent) error {
-	if p.behaviour == Good {
+	if p.behaviour == Good || p.behaviour == RequireMSE {
 		p.Add(ts...)
 	}
 	sem := make(chan struct{}, 16)

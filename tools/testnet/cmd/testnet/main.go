@@ -51,11 +51,12 @@ func main() {
 // badPerBehaviour is --bad-peers.
 var badPerBehaviour int
 
-// plantBadPeers starts one peer of every misbehaviour (and a good one) and
-// announces per hashes for each through the DHT, recorded in the truth.
+// plantBadPeers starts one peer of every misbehaviour (and a good one, and
+// one that serves only over MSE) and announces per hashes for each
+// through the DHT, recorded in the truth.
 func plantBadPeers(ctx context.Context, n *testnet.Net, per int, seed uint64) ([]*badpeers.Peer, error) {
 	var peers []*badpeers.Peer
-	for i, b := range badpeers.Behaviours() {
+	for i, b := range append(badpeers.Behaviours(), badpeers.RequireMSE) {
 		p, err := badpeers.Start(b, badpeers.Config{})
 		if err != nil {
 			return peers, err
