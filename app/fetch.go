@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,6 +26,7 @@ func fetchCommand() *cli.Command {
    infohash plan-retries --data /srv/ih -o - | infohash fetch --dht-state /srv/ih/dht-state - -o - | infohash merge --data /srv/ih -
    infohash fetch jobs.parquet -o results.parquet --concurrency 200 --deadline 50m --stats-json fetch.json
    infohash fetch jobs.parquet -o results.arrows --deadline 50m   # an Arrow stream, written as it comes: a kill -9 loses at most 1s, a machine crash 1s more
+   infohash fetch jobs.parquet -o results.parquet --encryption prefer   # MSE first: fewer dials where many peers require encryption
    infohash fetch jobs.parquet -o results.parquet --no-dht --peer 127.0.0.1:6881 && duckdb -c "select outcome, count(*) from 'results.parquet' group by 1"
    NOW=2026-01-02T03:04:05Z START=$(infohash clock); infohash plan-retries --data /srv/ih --now "$NOW" -o jobs.parquet && infohash fetch --now "$(infohash clock --now "$NOW" --started "$START")" jobs.parquet -o results.parquet && infohash merge --data /srv/ih --now "$(infohash clock --now "$NOW" --started "$START")" results.parquet   # one simulated clock`,
 		Description: `Reads jobs (at least an info_hash column; the planner's attempt, lease_id,
@@ -81,6 +83,22 @@ not fetch's is named in a warning and ignored: the run bootstraps and replaces i
 (--no-dht) the directory is not used. Before its first lookup fetch waits for the saved
 nodes' pings, or up to 15s for the bootstrap to fill its routing table; --debug logs
 that wait as it starts, the table's size every second, and when and why it ends.
+
+Peers set to require encryption (qBittorrent's and Transmission's "require
+encryption") hang up on a plaintext handshake. --encryption says when fetch speaks
+Message Stream Encryption (MSE/PE) instead, offering RC4 and plaintext after the key
+exchange, with its BEP 3 handshake as MSE's initial payload. prefer-plain (the default)
+handshakes in plaintext and dials a peer again over MSE once if it hung up before a
+byte of its handshake or answered with bytes that are no handshake (an MSE key), within
+the peer's --peer-timeout. Round trips to a peer's handshake, dial included: a
+plaintext peer 2 (as before), a peer requiring MSE 5. prefer handshakes over MSE first
+(3 round trips and a key exchange per peer; a peer that hangs up on it without a byte
+is dialled again in plaintext: 5), as libtorrent's and anacrolix's defaults do; require
+speaks MSE only; off plaintext only. A peer that hangs up both ways stays
+peer_lacks_torrent; one whose MSE answer is garbage (no verification constant where
+one must be) is handshake_failed. An ok result's detail says when its metadata came
+over MSE; mse_handshakes, mse_handshakes_ok and encryption_retries (second dials)
+count them in the summary and --stats-json.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >
@@ -207,6 +225,8 @@ that peer (not the hash).
 			durationFlag("connect-timeout", d.ConnectTimeout, "TCP connect timeout `D`"),
 			durationFlag("deadline", 0, "stop starting jobs `D` after fetch starts, DHT bootstrap included (0 = none), and release the leases of those left; exit 3 if some were left"),
 			&cli.Int64Flag{Name: "max-metadata-size", Value: d.MaxMetadataSize, Usage: "larger metadata fails as too_large (`BYTES`)"},
+			&cli.StringFlag{Name: "encryption", Value: d.Encryption.String(), Usage: "when to speak MSE (message stream encryption) to peers: `POLICY` " +
+				strings.Join(fetch.EncryptionNames(), ", ") + " (see below)"},
 			&cli.Int64Flag{Name: "metadata-memory", Value: d.MetadataMemory, Usage: "metadata `BYTES` all peers may have sent at once before verification (at least --max-metadata-size)"},
 			runningNowFlag("attempted_at, peer_failures' at, when leases and penalties end (timeouts stay real time)"),
 			replaceFlag,
@@ -242,6 +262,9 @@ func runFetch(c *cli.Context) error {
 	o.ConnectTimeout, o.Deadline = flagDuration(c, "connect-timeout"), flagDuration(c, "deadline")
 	o.MaxMetadataSize = c.Int64("max-metadata-size")
 	o.MetadataMemory = c.Int64("metadata-memory")
+	if o.Encryption, err = fetch.ParseEncryption(c.String("encryption")); err != nil {
+		return usageError(fmt.Errorf("fetch: %w", err))
+	}
 	if c.IsSet("metadata-memory") && o.MetadataMemory >= 0 && o.MetadataMemory < o.MaxMetadataSize {
 		// One peer's metadata of the largest size allowed must fit (a
 		// negative value is refused as bad input further on).
