@@ -84,21 +84,22 @@ not fetch's is named in a warning and ignored: the run bootstraps and replaces i
 nodes' pings, or up to 15s for the bootstrap to fill its routing table; --debug logs
 that wait as it starts, the table's size every second, and when and why it ends.
 
-Peers set to require encryption (qBittorrent's and Transmission's "require
-encryption") hang up on a plaintext handshake. --encryption says when fetch speaks
-Message Stream Encryption (MSE/PE) instead, offering RC4 and plaintext after the key
-exchange, with its BEP 3 handshake as MSE's initial payload. prefer-plain (the default)
-handshakes in plaintext and dials a peer again over MSE once if it hung up before a
-byte of its handshake or answered with bytes that are no handshake (an MSE key), within
-the peer's --peer-timeout. Round trips to a peer's handshake, dial included: a
-plaintext peer 2 (as before), a peer requiring MSE 5. prefer handshakes over MSE first
-(3 round trips and a key exchange per peer; a peer that hangs up on it without a byte
-is dialled again in plaintext: 5), as libtorrent's and anacrolix's defaults do; require
-speaks MSE only; off plaintext only. A peer that hangs up both ways stays
-peer_lacks_torrent; one whose MSE answer is garbage (no verification constant where
-one must be) is handshake_failed. An ok result's detail says when its metadata came
-over MSE; mse_handshakes, mse_handshakes_ok and encryption_retries (second dials)
-count them in the summary and --stats-json.
+Peers set to require encryption (qBittorrent's and Transmission's "require encryption")
+hang up on a plaintext handshake. --encryption says when fetch speaks Message Stream
+Encryption (MSE/PE) instead, offering RC4 and plaintext after the key exchange, with its
+BEP 3 handshake as MSE's initial payload. prefer-plain (the default) handshakes in
+plaintext and dials a peer again over MSE once if it hung up before a byte of its
+handshake or answered with bytes that are no handshake (an MSE key), within the peer's
+--peer-timeout; a peer that spoke one way earlier in the run is spoken to that way at
+once, and not dialled again for a hang-up (it lacks that hash). Round trips to a peer's
+handshake, dial included: a plaintext peer 2 (as before), a peer requiring MSE 5. prefer
+handshakes over MSE first (3 round trips and a key exchange per peer; a peer that hangs
+up on it without a byte is dialled again in plaintext: 5), as libtorrent's and
+anacrolix's defaults do; require speaks MSE only; off plaintext only. A peer that hangs
+up both ways stays peer_lacks_torrent; one whose MSE answer is garbage (no verification
+constant where one must be) is handshake_failed. An ok result's detail says when its
+metadata came over MSE; mse_handshakes, mse_handshakes_ok and encryption_retries (second
+dials) count them in the summary and --stats-json.
 
 Each result has exactly one outcome: ok, or the failure class that ranks highest among
 the peers' failures: hash_mismatch > too_large > invalid_metadata > rejected >

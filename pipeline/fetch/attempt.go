@@ -64,7 +64,7 @@ func newAttempt(f *Fetcher, job schema.Job) *attempt {
 		f: f,
 		cfg: exchangeConfig{
 			InfoHash: job.InfoHash, InfoHashV2: fullV2(job), PeerID: f.peerID,
-			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout, Encryption: f.opts.Encryption,
+			MaxMetadataSize: f.opts.MaxMetadataSize, ConnectTimeout: f.opts.ConnectTimeout, Encryption: f.opts.Encryption, Ways: f.ways,
 			Stats: f.stats, Mem: f.mem, Clock: f.opts.Clock, guard: f.opts.guard,
 		},
 		avoid:   make(map[string]bool, len(job.AvoidPeers)),

@@ -33,7 +33,9 @@
 // over MSE within its PeerTimeout, our BEP 3 handshake as MSE's initial
 // payload. Of the two tries the one that tells more decides (settle): a
 // peer that hangs up both ways stays peer_lacks_torrent, one whose MSE
-// answer is garbage is handshake_failed.
+// answer is garbage is handshake_failed. A run remembers the way each
+// endpoint spoke (ways.go): it speaks to it that way first, and does not
+// retry the other way for its hang-ups.
 //
 // Every peer exchange ends ok or in exactly one failure class, decided by
 // how far it got: connect_failed, peer_lacks_torrent (the peer took our

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/anacrolix/torrent/mse"
+	pp "github.com/anacrolix/torrent/peer_protocol"
 
 	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/infodict"
@@ -35,6 +36,7 @@ type exchangeConfig struct {
 	MaxMetadataSize int64
 	ConnectTimeout  time.Duration
 	Encryption      Encryption // when to speak MSE (Options.Encryption)
+	Ways            *ways      // the way each endpoint spoke this run (nil: none remembered)
 	Stats           *counters
 	Mem             *memBudget                       // bounds the pieces held by all exchanges
 	Clock           clock.Clock                      // stamps the outcome (peerOutcome.At)
@@ -65,6 +67,7 @@ type peerOutcome struct {
 	TriedMSE     bool             // the exchange that decided this outcome began an MSE handshake
 	Crypto       mse.CryptoMethod // the MSE handshake completed and the peer chose this method (0: none)
 	Retried      bool             // the peer refused the way tried first, and this outcome is the other way's
+	SpokePlain   bool             // the peer sent a plaintext BEP 3 protocol header
 }
 
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4<<10) }}
@@ -107,14 +110,22 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 			cfg.Stats.connectsLocal.Add(1)
 		}
 	}()
-	way := cfg.Encryption.encryptedFirst()
+	way, known := cfg.Encryption.encryptedFirst(), spokeUnknown
+	if cfg.Encryption.retries() {
+		// A peer that spoke one way this run is spoken to that way,
+		// and its refusals are no reason to try the other.
+		if known = cfg.Ways.get(addr); known != spokeUnknown {
+			way = known == spokeMSE
+		}
+	}
 	conn, perr, local := dial(ctx, addr, cfg)
 	if perr != nil {
 		o.Err, dialFailed, dialLocal = perr, !local, local
 		return o
 	}
 	refused := talkWay(ctx, conn, way, cfg, &o, start)
-	if !refused || !cfg.Encryption.retries() {
+	cfg.Ways.learn(&o)
+	if !refused || !cfg.Encryption.retries() || known != spokeUnknown {
 		return o
 	}
 	// The peer refused this way before saying a word of it: dial it
@@ -129,6 +140,7 @@ func exchange(ctx context.Context, addr string, cfg *exchangeConfig) (o peerOutc
 	}
 	second := peerOutcome{Addr: addr}
 	talkWay(ctx, conn, !way, cfg, &second, start)
+	cfg.Ways.learn(&second)
 	o = settle(first, second)
 	return o
 }
@@ -189,6 +201,7 @@ func converse(conn net.Conn, rw io.ReadWriter, werr error, cfg *exchangeConfig, 
 	r.Reset(rw)
 	defer func() { r.Reset(nil); readers.Put(r) }()
 	h, got, err := readHandshake(r)
+	o.SpokePlain = o.Crypto == 0 && got >= len(pp.Protocol) && !errors.Is(err, errBadProtocol)
 	switch {
 	case errors.Is(err, errBadProtocol):
 		o.Err = failf(schema.OutcomeHandshakeFailed, "peer does not speak the BitTorrent protocol%s", o.over())

@@ -26,6 +26,7 @@ type Fetcher struct {
 	// --peer endpoint is dialled whatever it says.
 	reach reach.Rule
 	mem   *memBudget
+	ways  *ways // the way each endpoint spoke this run (Options.Encryption)
 	// saved are the nodes of the loaded DHT state, kept by Close when no
 	// node answered this run (the network was down: its state says
 	// nothing about the nodes).
@@ -74,7 +75,8 @@ func lockStateFor(opts Options) (release func(), err error) {
 // it; the Fetcher's Close calls it). On error the caller releases.
 func startFetcher(ctx context.Context, opts Options, release func()) (*Fetcher, error) {
 	f := &Fetcher{opts: opts, stats: newCounters(), start: time.Now(), avoid: newAvoidSet(opts.AvoidPeers),
-		reach: opts.reachOf(ctx), mem: newMemBudget(opts.MetadataMemory, opts.MaxMetadataSize), release: release}
+		reach: opts.reachOf(ctx), mem: newMemBudget(opts.MetadataMemory, opts.MaxMetadataSize), ways: &ways{},
+		release: release}
 	copy(f.peerID[:], "-IH0001-")
 	_, _ = rand.Read(f.peerID[8:])
 	if !opts.DHTOn() {
