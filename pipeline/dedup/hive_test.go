@@ -20,7 +20,9 @@ import (
 // folder, Parquet or Arrow. It was read as rows without that column:
 // every source an import, every hash v1. A file that has the column
 // (DuckDB's WRITE_PARTITION_COLUMNS), or a folder named after no column
-// dedup reads, is read as before.
+// dedup reads, is read as before. A file named from inside its folder
+// (cd source=dht_get_peers && dedup data_0.parquet, or dedup . there) is
+// refused as one named from above: it was read, every source an import.
 func TestHivePartitionedInput(t *testing.T) {
 	type noSource struct {
 		InfoHash   []byte `parquet:"info_hash"`
@@ -36,9 +38,13 @@ func TestHivePartitionedInput(t *testing.T) {
 	for _, tt := range []struct {
 		name, dir string
 		write     func(t *testing.T, p string) string
+		inside    bool   // named from inside dir, by its bare name
 		want      string // "": read
 	}{
 		{name: "parquet under source=, hash_type=", dir: "source=dht_get_peers/hash_type=2",
+			write: func(t *testing.T, p string) string { return writeRows(t, p+".parquet", []noSource{{h, at}}) },
+			want:  `column "source" is not in the file but in the name of its folder "source=dht_get_peers" (Hive partitioning)`},
+		{name: "parquet under source=, named from inside it", dir: "source=dht_get_peers", inside: true,
 			write: func(t *testing.T, p string) string { return writeRows(t, p+".parquet", []noSource{{h, at}}) },
 			want:  `column "source" is not in the file but in the name of its folder "source=dht_get_peers" (Hive partitioning)`},
 		{name: "parquet under hash_type= with source", dir: "hash_type=2",
@@ -64,6 +70,10 @@ func TestHivePartitionedInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := tt.write(t, filepath.Join(dir, "data_0"))
+			if tt.inside {
+				t.Chdir(dir)
+				p = filepath.Base(p)
+			}
 			in, err := probe(p, p, "")
 			if err != nil {
 				t.Fatal(err)

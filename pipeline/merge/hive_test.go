@@ -65,17 +65,22 @@ func hiveParquet[T any](rows ...T) func(t *testing.T, dir string) string {
 // the column: every lease_id null (a leased job's result taken as a
 // manual fetch's), or refused an outcome=no_peers/ one as "not a results
 // file". A file that holds its partition column, or a folder named after
-// no column merge reads, is read as before.
+// no column merge reads, is read as before. A file named from inside its
+// folder (cd lease_id=L1 && merge data_0.parquet) is refused as one named
+// from above: it was read, every lease_id null.
 func TestHivePartitionedResults(t *testing.T) {
 	h := hashAt(0x48, 1)
 	row := hiveRow{InfoHash: h, HashType: schema.HashV1, Attempt: 1, AttemptedAt: t0, Outcome: schema.OutcomeNoPeers}
 	for _, tt := range []struct {
 		name, dir string
 		write     func(t *testing.T, dir string) string
+		inside    bool   // named from inside dir, by its bare name
 		want      string // "": read
 	}{
 		{name: "parquet under lease_id=", dir: "lease_id=L1", write: hiveParquet(row),
 			want: `column "lease_id" is not in the file but in the name of its folder "lease_id=L1" (Hive partitioning), which merge does not read`},
+		{name: "parquet under lease_id=, named from inside it", dir: "lease_id=L1", write: hiveParquet(row), inside: true,
+			want: `column "lease_id" is not in the file but in the name of its folder "lease_id=L1" (Hive partitioning)`},
 		{name: "parquet under outcome=", dir: "day=1/outcome=no_peers",
 			write: hiveParquet(hiveNoOutcome{InfoHash: h, HashType: schema.HashV1, Attempt: 1, AttemptedAt: t0}),
 			want:  `column "outcome" is not in the file but in the name of its folder "outcome=no_peers"`},
@@ -105,6 +110,10 @@ func TestHivePartitionedResults(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := tt.write(t, dir)
+			if tt.inside {
+				t.Chdir(dir)
+				p = filepath.Base(p)
+			}
 			got, _, err := readResults(input{name: p, path: p}, nil)
 			if tt.want == "" {
 				if err != nil || len(got) != 1 || got[0].InfoHash != h {
