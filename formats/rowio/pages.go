@@ -10,6 +10,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/infohash/infohash/internal/plural"
 )
 
 // parquet-go sizes its buffers from page headers (compressed and
@@ -124,6 +126,7 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 	maxRep, maxDef := c.MaxRepetitionLevel(), c.MaxDefinitionLevel()
 	flat := maxRep == 0
 	vcap := s.lim.valueCap(c.Path())
+	null := IsNullColumn(c.Type()) // all null: a value on its pages is damage (nullValuesError)
 	var values, total int64
 	for pos := start; pos < end; {
 		h, n, err := s.header(pos, end)
@@ -170,6 +173,11 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 				return 0, err
 			}
 		}
+		if null && isData && present > 0 && (maxDef == 0 || h.Type == format.DataPageV2) {
+			// A REQUIRED column's every value is there; a v2 page's
+			// header counts its nulls (its levels are counted below).
+			return 0, nullValuesError(pos, present)
+		}
 		if s.trustCRC && h.CRC != 0 {
 			pos = data + csize
 			continue
@@ -184,9 +192,12 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			values -= s.v1Nulls(md.Codec, h, data, csize, c)
 		}
 		if isData && (maxRep > 0 || maxDef > 0 || deltaEncoded(dataEncoding(h))) {
-			counted, err := s.checkLevels(md.Codec, h, data, csize, nv, maxRep, maxDef, vcap > 0)
+			counted, err := s.checkLevels(md.Codec, h, data, csize, nv, maxRep, maxDef, vcap > 0 || null)
 			if err != nil {
 				return 0, fmt.Errorf("page at offset %d: %w", pos, err)
+			}
+			if null && counted > 0 {
+				return 0, nullValuesError(pos, counted)
 			}
 			if vcap > 0 && counted < present {
 				if err := s.overValue(c.Path(), flat, first, nv, counted, usize, vcap); err != nil {
@@ -203,6 +214,17 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 		return 0, fmt.Errorf("pages hold %d values for %d rows", values, rows)
 	}
 	return total, nil
+}
+
+// nullValuesError is the error for the page at pos of a column of
+// Parquet's NULL logical type that holds n values that are not null (its
+// definition levels, or its header, say so). A NULL column is all null
+// (pyarrow writes one so): parquet-go reads each such value as a zero of
+// the field's type, a value nobody wrote. A writer does not make such a
+// page: the file is damaged or crafted (a footer edit).
+func nullValuesError(pos, n int64) error {
+	return fmt.Errorf("page at offset %d holds %s in a column of the NULL type (all null)", pos,
+		plural.Count(n, "value that is not null", "values that are not null"))
 }
 
 // header reads and decodes the page header at pos, checking its encoding

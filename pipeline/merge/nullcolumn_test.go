@@ -8,6 +8,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -138,6 +139,43 @@ func TestNullTypedColumns(t *testing.T) {
 						t.Errorf("row %d: v2 %x, name_raw %q, retry_after %d, peer_failures %v, files %v; want all null",
 							i+1, r.InfoHashV2, r.NameRaw, r.RetryAfter, r.PeerFailures, r.Files)
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestNullTypedColumnWithValues: a results column of Parquet's NULL
+// logical type whose pages hold values that are not null (a footer edit
+// over fetch's lookup_ms, lease_id or attempt) is bad input, exit 2, in
+// one line naming the file and the column, in both of merge's Parquet
+// readers: each such value was read as 0 (lookup_ms 0, attempt 0) or "".
+// An all-null one reads as nulls (TestNullTypedColumns).
+func TestNullTypedColumnWithValues(t *testing.T) {
+	const at = int64(1767225600123)
+	h1, h2 := hashAt(0x4e, 1), hashAt(0x4e, 2)
+	rows := []nullColRow{
+		{InfoHash: h1[:], Attempt: 2, AttemptedAt: at, Outcome: schema.OutcomeNoPeers, LeaseID: "L1", LookupMs: new(int64(40))},
+		{InfoHash: h2[:], Attempt: 3, AttemptedAt: at + 1, Outcome: schema.OutcomeNoPeers, LeaseID: "L2", LookupMs: new(int64(50))},
+	}
+	for _, column := range []string{"lookup_ms", "lease_id", "attempt"} {
+		for _, blob := range []bool{false, true} {
+			t.Run(column+map[bool]string{false: "", true: "/BLOB info_hash"}[blob], func(t *testing.T) {
+				plain := nullColumnFile(t, rows, "none", blob) // "none": no column of that name, all written
+				b, err := os.ReadFile(plain)
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join(t.TempDir(), "results.parquet")
+				if err := os.WriteFile(path, rowiotest.EditFooter(t, b, rowiotest.NullType(t, column)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := readResults(input{name: path, path: path}, nil)
+				head := "merge: " + path + `: corrupt Parquet: row group 0 column "` + column + `": page at offset `
+				tail := "holds 2 values that are not null in a column of the NULL type (all null)"
+				if err == nil || !strings.HasPrefix(err.Error(), head) || !strings.HasSuffix(err.Error(), tail) ||
+					exitcode.Of(err) != exitcode.Usage || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("got %v (exit %d, %d rows)\nwant one line %q...%q, exit 2", err, exitcode.Of(err), len(got), head, tail)
 				}
 			})
 		}

@@ -62,3 +62,28 @@ func Int32Timestamp(t testing.TB, converted bool, names ...string) func(*format.
 		}
 	}
 }
+
+// NullType is an edit for EditFooter typing the leaf columns named in
+// names (at any depth) with Parquet's NULL logical type, their pages as
+// they were: a crafted footer, as a NULL column is all null (pyarrow
+// writes one so) and a writer gives it no values. Each name must be met.
+func NullType(t testing.TB, names ...string) func(*format.FileMetaData) {
+	return func(md *format.FileMetaData) {
+		t.Helper()
+		met := map[string]bool{}
+		for i := range md.Schema {
+			e := &md.Schema[i]
+			if i == 0 || !slices.Contains(names, e.Name) || e.NumChildren.V > 0 {
+				continue
+			}
+			met[e.Name] = true
+			e.ConvertedType = thrift.Null[deprecated.ConvertedType]{}
+			e.LogicalType = format.LogicalType{Value: &format.NullType{}}
+		}
+		for _, n := range names {
+			if !met[n] {
+				t.Fatalf("no leaf column %q in the footer", n)
+			}
+		}
+	}
+}
