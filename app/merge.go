@@ -47,8 +47,9 @@ peer failure's class over 64, a served_by or peer address over 262.
 Compressed results (gzip, zstd, bzip2, xz) are bad input: decompress them
 into a pipe (zcat r.gz | infohash merge --data DIR -). Columns are read
 with their meaning: an integer of another width, a TIMESTAMP of any unit,
-a plain INT64 time (epoch ms) and a BLOB info_hash (20 bytes, or 40 hex
-digits) read as their values; one whose values would read as something
+a plain INT64 time (epoch ms), a BLOB info_hash (20 bytes) and a text one
+(VARCHAR, utf8: 40 hex digits, as dedup and fetch read it) read as their
+values; one whose values would read as something
 else (a DATE, TIME or DECIMAL with a scale for an integer, a TIMESTAMP for
 a duration, text for bytes) is wrong schema, exit 2, and so is a file in a
 Hive partition folder (lease_id=.../, as COPY ... PARTITION_BY writes) that

@@ -35,8 +35,10 @@ func TextType(t parquet.Type) string {
 }
 
 // ArrowTextType names the string type of column col of an Arrow schema
-// ("utf8", "large_utf8"), or is "" when col is of another type or absent:
-// TextType's answer for an Arrow stream.
+// ("utf8", "large_utf8", "string_view": IsArrowString, as the readers read
+// them), or is "" when col is of another type or absent: TextType's
+// answer for an Arrow stream. A string_view (Polars') was "": its hex
+// read as bytes.
 func ArrowTextType(s *arrow.Schema, col string) string {
 	if s == nil {
 		return ""
@@ -45,8 +47,7 @@ func ArrowTextType(s *arrow.Schema, col string) string {
 	if i < 0 || err != nil {
 		return ""
 	}
-	switch t := s.Field(i).Type; t.ID() {
-	case arrow.STRING, arrow.LARGE_STRING:
+	if t := s.Field(i).Type; IsArrowString(t.ID()) {
 		return t.String()
 	}
 	return ""

@@ -9,15 +9,48 @@ import (
 // A hash column may hold text (DuckDB's VARCHAR, Arrow's utf8): its
 // values are then hex, 40 digits for a v1 hash and 64 for a v2 one, in
 // either case, as in hash lists. Bytes of text taken as a hash would be
-// wrong (32 hex digits read as a 32-byte v2 hash): any other text is bad
-// input. dedup and fetch read such columns with UnhexHash, and say what
-// is wrong with a value with HexHashError.
+// wrong (32 hex digits read as a 32-byte v2 hash, 20 characters as a v1
+// hash): any other text is bad input. A column of bytes (a BLOB, a
+// FIXED_LEN_BYTE_ARRAY, Arrow's binary) holds the hash itself, never its
+// hex. dedup, fetch and merge read an info_hash by that rule (HashValue;
+// dedup's column reader with UnhexHash page by page), and say what is
+// wrong with a value with HexHashError.
 
 // What a text hash column must hold, for HexHashError.
 const (
 	WantHexHash = "a hex infohash (40 or 64 digits)"
+	WantHexV1   = "a hex infohash (40 digits)"
 	WantHexV2   = "a hex v2 hash (64 digits)"
 )
+
+// HashValue decodes v, a value of the info_hash column col, into dst and
+// returns the hash's length: 20, or 32 for a full v2 hash when v2 is set
+// (a stage that keys a v2 hash by its first 20 bytes); or 0 and why not,
+// as one line. typ is the string type of the column (rowio.TextType,
+// rowio.ArrowTextType): a column of text holds hex (40 digits, or 64),
+// one of bytes (typ "") the hash's own bytes, whatever the length of v
+// (20 characters of text are no hash, nor 40 bytes of a BLOB its hex).
+func HashValue[S ~string | ~[]byte](dst *[32]byte, col, typ string, v S, v2 bool) (int, string) {
+	if typ != "" {
+		n, want := UnhexHash(dst, v), WantHexHash
+		if !v2 {
+			want = WantHexV1
+		}
+		if n == 20 || n == 32 && v2 {
+			return n, ""
+		}
+		return 0, HexHashError(col, typ, v, want)
+	}
+	switch n := len(v); {
+	case n == 20, n == 32 && v2:
+		copy(dst[:], v)
+		return n, ""
+	case v2:
+		return 0, fmt.Sprintf("%s has %d bytes, want 20 (or 32 for v2)", col, n)
+	default:
+		return 0, fmt.Sprintf("%s has %d bytes, want 20", col, n)
+	}
+}
 
 // UnhexHash decodes s, 40 or 64 hex digits in either case and nothing
 // else (no space, no prefix), into dst and returns the hash's length (20

@@ -268,10 +268,9 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		strs := rec.Column(l.hash).(interface{ Value(int) string })
 		var h [32]byte
 		for i := range n {
-			s := strs.Value(i)
-			k := textenc.UnhexHash(&h, s)
+			k, msg := textenc.HashValue(&h, "info_hash", l.hashText, strs.Value(i), true)
 			if k == 0 {
-				return textHashError(int64(i), "info_hash", l.hashText, s, textenc.WantHexHash)
+				return &rowError{row: int64(i), msg: msg}
 			}
 			r.putHash(i, h[:k])
 		}

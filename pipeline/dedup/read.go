@@ -261,9 +261,9 @@ func nullRow(pf *parquet.File, c *parquet.Column, last int64) (int64, bool) {
 func unhexRow(row int64, o *obsIn, hashText, v2Text string) error {
 	var h [32]byte
 	if hashText != "" {
-		n := textenc.UnhexHash(&h, o.InfoHash)
+		n, msg := textenc.HashValue(&h, "info_hash", hashText, o.InfoHash, true)
 		if n == 0 {
-			return textHashError(row, "info_hash", hashText, o.InfoHash, textenc.WantHexHash)
+			return &rowError{row: row, msg: msg}
 		}
 		o.InfoHash = append([]byte(nil), h[:n]...)
 	}

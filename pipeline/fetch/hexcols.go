@@ -9,18 +9,18 @@ import (
 
 // textCols are the string types of a jobs input's hash columns that hold
 // text (rowio.TextType, rowio.ArrowTextType), "" for bytes. Such a
-// column holds hex, as dedup reads it (textenc.UnhexHash): info_hash 40
-// digits (a v1 hash) or 64 (a full v2 one), info_hash_v2 64 or empty
-// (null). Its bytes taken as a hash would be wrong.
+// column holds hex, as dedup and merge read it (textenc.HashValue):
+// info_hash 40 digits (a v1 hash) or 64 (a full v2 one), info_hash_v2 64
+// or empty (null). Its bytes taken as a hash would be wrong.
 type textCols struct{ hash, v2 string }
 
 // unhex decodes row's hash columns of text in place.
 func (c textCols) unhex(row *blobJobRow) error {
 	if c.hash != "" {
 		var h [32]byte
-		n := textenc.UnhexHash(&h, row.InfoHash)
+		n, msg := textenc.HashValue(&h, "info_hash", c.hash, row.InfoHash, true)
 		if n == 0 {
-			return errors.New(textenc.HexHashError("info_hash", c.hash, row.InfoHash, textenc.WantHexHash))
+			return errors.New(msg)
 		}
 		row.InfoHash = h[:n:n]
 	}

@@ -142,3 +142,66 @@ func TestOpenJobsTextHashColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsInfoHashRule: fetch reads a jobs info_hash by the rule dedup
+// and merge read one by (textenc.HashValue): text (VARCHAR, utf8) is hex,
+// 40 digits or 64, bytes (BLOB, binary) the hash's 20 or 32 bytes, never
+// the other way: 20 characters of text and 40 bytes of a BLOB are bad
+// input naming the row, in Parquet and on stdin (Arrow).
+func TestJobsInfoHashRule(t *testing.T) {
+	h := bytes.Repeat([]byte{0x5e}, 20)
+	text := func(v string) func(t *testing.T, dir string) (string, io.Reader) {
+		rows := []hexJob{{hex.EncodeToString(h), ""}, {v, ""}}
+		return func(t *testing.T, dir string) (string, io.Reader) {
+			if dir == "" {
+				return "-", arrowJobs(t, rows)
+			}
+			p := filepath.Join(dir, "jobs.parquet")
+			writeRows(t, p, rows)
+			return p, nil
+		}
+	}
+	blob := func(v []byte) func(t *testing.T, dir string) (string, io.Reader) {
+		rows := []blobHexV2Job{{h, ""}, {v, ""}}
+		return func(t *testing.T, dir string) (string, io.Reader) {
+			if dir == "" {
+				return "-", arrowJobs(t, rows)
+			}
+			p := filepath.Join(dir, "jobs.parquet")
+			writeRows(t, p, rows)
+			return p, nil
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		input func(t *testing.T, dir string) (string, io.Reader) // dir "": an Arrow stream on stdin
+		want  string                                             // the error after "row 2: " (%s: the column type), "" for none
+	}{
+		{"text, 40 hex digits", text(hex.EncodeToString(h)), ""},
+		{"text, 20 characters", text("abcdefghij0123456789"),
+			`info_hash "abcdefghij0123456789" (a %s column) is not a hex infohash (40 or 64 digits)`},
+		{"bytes, 20", blob(h), ""},
+		{"bytes, 40 hex digits", blob([]byte(hex.EncodeToString(h))), "info_hash has 40 bytes, want 20 (or 32 for v2)"},
+	} {
+		for _, format := range []string{"parquet", "arrow"} {
+			t.Run(tt.name+"/"+format, func(t *testing.T) {
+				dir := t.TempDir()
+				if format == "arrow" {
+					dir = ""
+				}
+				path, stdin := tt.input(t, dir)
+				rows, err := readJobsFrom(t, path, stdin)
+				if tt.want == "" {
+					if err != nil || len(rows) != 2 || rows[1].InfoHash != schema.Hash(h) {
+						t.Fatalf("rows %+v, err %v; want 2 of hash %x", rows, err, h)
+					}
+					return
+				}
+				want := "row 2: " + strings.Replace(tt.want, "%s", map[string]string{"parquet": "STRING", "arrow": "utf8"}[format], 1)
+				if err == nil || !strings.HasSuffix(err.Error(), want) || len(rows) != 1 {
+					t.Fatalf("%d rows, error %v; want 1 row and an error ending %q", len(rows), err, want)
+				}
+			})
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/formats/sniff"
+	"github.com/infohash/infohash/formats/textenc"
 )
 
 // jobFields are the job columns besides info_hash. Only info_hash is
@@ -272,14 +273,15 @@ func inspectJobs(path string) (jobsFile, error) {
 // HashV2, whatever the row's hash_type said, as dedup reads such rows,
 // and the 32 bytes are the job's full v2 hash.
 func blobHash(b []byte) (h schema.Hash, typ int8, err error) {
-	switch len(b) {
-	case 20:
+	var full [32]byte
+	n, msg := textenc.HashValue(&full, "info_hash", "", b, true)
+	switch n {
+	case 0:
+		return h, 0, errors.New(msg)
 	case 32:
 		typ = schema.HashV2
-	default:
-		return h, 0, fmt.Errorf("info_hash has %d bytes, want 20 (or 32 for v2)", len(b))
 	}
-	copy(h[:], b)
+	copy(h[:], full[:])
 	return h, typ, nil
 }
 

@@ -1,11 +1,12 @@
 package merge
 
 import (
-	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/infohash/infohash/formats/rowio"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/textenc"
 )
 
 // blobResult is a result row of a Parquet file whose info_hash is a plain
@@ -37,26 +38,26 @@ type blobResult struct {
 	RetryAfter  int64  `parquet:"retry_after,optional,timestamp(millisecond)"`
 }
 
-// result converts b, whose info_hash must have 20 bytes, or 40 hex
-// digits (either case): a results file rewritten with lower(hex(info_hash))
-// as text, the form of the text exports, as dedup reads a hash.
-func (b *blobResult) result() (schema.Result, error) {
+// result converts b, whose info_hash is of a column of string type text
+// ("" for bytes: a BLOB, a binary), read by the rule dedup and fetch read
+// one by (textenc.HashValue): text is 40 hex digits (either case: a
+// results file rewritten with lower(hex(info_hash)), the form of the text
+// exports), bytes the hash's 20. A result keys a v2 hash by its first 20
+// bytes (its full hash is in info_hash_v2): 64 digits or 32 bytes are
+// refused. merge took 20 characters of text as the hash's bytes, and 40
+// bytes of a BLOB as its hex.
+func (b *blobResult) result(text string) (schema.Result, error) {
 	r := schema.Result{InfoHashV2: b.InfoHashV2, HashType: b.HashType, Attempt: b.Attempt, LeaseID: b.LeaseID,
 		AttemptedAt: b.AttemptedAt, Outcome: b.Outcome, Detail: b.Detail, PeersFound: b.PeersFound,
 		PeersTried: b.PeersTried, PeerFailures: b.PeerFailures, LookupMs: b.LookupMs,
 		ConnectMs: b.ConnectMs, MetadataMs: b.MetadataMs, TotalMs: b.TotalMs, ServedBy: b.ServedBy,
 		MetadataSize: b.MetadataSize, ResultMeta: b.ResultMeta, HandshakeMs: b.HandshakeMs, ExtensionMs: b.ExtensionMs,
 		VerifyMs: b.VerifyMs, RetryAfter: b.RetryAfter}
-	switch len(b.InfoHash) {
-	case len(r.InfoHash):
-		copy(r.InfoHash[:], b.InfoHash)
-	case 2 * len(r.InfoHash):
-		if _, err := hex.Decode(r.InfoHash[:], b.InfoHash); err != nil {
-			return r, fmt.Errorf("info_hash has 40 bytes, neither 20 bytes nor 40 hex digits: %w", err)
-		}
-	default:
-		return r, fmt.Errorf("info_hash has %d bytes, want 20 (or 40 hex digits)", len(b.InfoHash))
+	var h [32]byte
+	if n, msg := textenc.HashValue(&h, "info_hash", text, b.InfoHash, false); n == 0 {
+		return r, errors.New(msg)
 	}
+	copy(r.InfoHash[:], h[:])
 	return r, nil
 }
 
@@ -69,6 +70,7 @@ type resultSource interface {
 
 type blobResults struct {
 	name string // the input as named, for errors
+	text string // info_hash's string type, "" for bytes (blobResult.result)
 	r    *rowio.Reader[blobResult]
 	buf  []blobResult
 	n    int // rows returned so far
@@ -87,7 +89,7 @@ func (b *blobResults) Read(out []schema.Result) (int, error) {
 	}
 	n, err := b.r.Read(b.buf[:len(out)])
 	for i := range b.buf[:n] {
-		r, cerr := b.buf[i].result()
+		r, cerr := b.buf[i].result(b.text)
 		if cerr != nil {
 			b.err = fmt.Errorf("%s: row %d: %w", b.name, b.n+i+1, cerr)
 			b.n += i

@@ -52,9 +52,9 @@ func toBlob(r schema.Result, hash []byte) blobResult {
 }
 
 // TestReadResultsBlobHash: merge reads results whose info_hash is a
-// BYTE_ARRAY (a results file DuckDB rewrote) as it reads fetch's own, a
-// hash of 40 hex digits (text, as the exports write it) as its bytes,
-// and names the row of a hash that is neither.
+// BYTE_ARRAY (a results file DuckDB rewrote) as it reads fetch's own, and
+// names the row of a hash that is not 20 bytes: a BLOB holds the hash
+// itself, never its hex (a text info_hash of hex: TestInfoHashTextRule).
 func TestReadResultsBlobHash(t *testing.T) {
 	info, h := torrentInfo("blob")
 	ok := schema.Result{InfoHash: h, HashType: schema.HashV1, Attempt: 3, LeaseID: "l", AttemptedAt: 5,
@@ -74,10 +74,8 @@ func TestReadResultsBlobHash(t *testing.T) {
 		wantErr string
 	}{
 		{"20 bytes", []blobResult{toBlob(ok, h[:]), toBlob(failed, failed.InfoHash[:])}, []schema.Result{ok, failed}, ""},
-		{"40 hex digits", []blobResult{toBlob(ok, []byte(hex.EncodeToString(h[:]))),
-			toBlob(failed, []byte(strings.ToUpper(hex.EncodeToString(failed.InfoHash[:]))))}, []schema.Result{ok, failed}, ""},
-		{"40 bytes not hex", []blobResult{toBlob(failed, []byte(strings.Repeat("g", 40)))}, nil,
-			"merge: IN: row 1: info_hash has 40 bytes, neither 20 bytes nor 40 hex digits"},
+		{"40 hex digits", []blobResult{toBlob(ok, h[:]), toBlob(failed, []byte(hex.EncodeToString(failed.InfoHash[:])))}, nil,
+			"merge: IN: row 2: info_hash has 40 bytes, want 20"},
 		{"19 bytes", []blobResult{toBlob(ok, h[:]), toBlob(failed, failed.InfoHash[:19])}, nil, "merge: IN: row 2: info_hash has 19 bytes, want 20"},
 		{"32 bytes", []blobResult{toBlob(failed, make([]byte, 32))}, nil, "merge: IN: row 1: info_hash has 32 bytes, want 20"},
 	}

@@ -467,7 +467,8 @@ func openParquetResults(path, name string, blob bool, lim rowio.Limits) (resultS
 	if err != nil {
 		return nil, err
 	}
-	return v2Text(&blobResults{r: r, name: name}, name, parquetTextType(r.ParquetSchema(), "info_hash_v2")), nil
+	s := r.ParquetSchema()
+	return v2Text(&blobResults{r: r, name: name, text: parquetTextType(s, "info_hash")}, name, parquetTextType(s, "info_hash_v2")), nil
 }
 
 // textBytes is rowio.TextBytesError for r, a Parquet file at path, as

@@ -21,8 +21,8 @@ var arrowText = []string{"info_hash", "info_hash_v2", "lease_id", "outcome", "de
 	"peer_failures.addr", "peer_failures.class", "files.path"}
 
 // openArrowResults opens the Arrow IPC stream of in, read from br, as
-// merge reads one: through blobResults (any binary info_hash, or 40 hex
-// digits), an info_hash_v2 of text decoded by v2Text. herr is the error
+// merge reads one: through blobResults (a binary info_hash of 20 bytes,
+// or utf8 of 40 hex digits), an info_hash_v2 of text decoded by v2Text. herr is the error
 // of a stream hiveError refuses, to return as it is; err any other.
 func openArrowResults(in input, br *bufio.Reader) (_ resultSource, herr, err error) {
 	ar, err := rowio.OpenArrowTextLimited[blobResult](in.name, br, resultLimits(in.maxMeta), arrowText...)
@@ -39,7 +39,8 @@ func openArrowResults(in input, br *bufio.Reader) (_ resultSource, herr, err err
 		ar.RequireEndMarker() // see readResultsTo
 	}
 	v2 := rowio.ArrowTextType(ar.ArrowSchema(), "info_hash_v2")
-	return v2Text(&blobResults{r: ar, name: in.name}, in.name, v2), nil, nil
+	text := rowio.ArrowTextType(ar.ArrowSchema(), "info_hash")
+	return v2Text(&blobResults{r: ar, name: in.name, text: text}, in.name, v2), nil, nil
 }
 
 // parquetTextType is rowio.TextType of the top-level column col of s, ""

@@ -24,6 +24,11 @@ import (
 // read a PARTITION_BY (detail) folder with every detail null, and said
 // "not a results file" of a PARTITION_BY (outcome) one. An INTERVAL
 // (DuckDB writes a FIXED_LEN_BYTE_ARRAY(12)) was refused already.
+//
+// An info_hash DuckDB writes as VARCHAR (a STRING column) is hex, one it
+// writes as a BLOB the hash's bytes (textenc.HashValue, as dedup and fetch
+// read them): merge took 20 characters of text as a hash's bytes, and 40
+// bytes of a BLOB as hex.
 func TestMergeReadsDuckDBResultVariants(t *testing.T) {
 	need(t, "dedup")
 	need(t, "merge")
@@ -64,6 +69,11 @@ func TestMergeReadsDuckDBResultVariants(t *testing.T) {
 			err: `wrong schema: column "lookup_ms" is TIMESTAMP(`},
 		{name: "INTERVAL lookup_ms", query: with("to_milliseconds(lookup_ms) AS lookup_ms"),
 			err: `wrong schema: column "lookup_ms" is FIXED_LEN_BYTE_ARRAY, want INT64`},
+		{name: "VARCHAR info_hash, lower(hex(...))", query: with("lower(hex(info_hash)) AS info_hash")},
+		{name: "VARCHAR info_hash of 20 characters", query: with("'abcdefghij0123456789' AS info_hash"),
+			err: `row 1: info_hash "abcdefghij0123456789" (a STRING column) is not a hex infohash (40 digits)`},
+		{name: "BLOB info_hash of 40 hex digits", query: with("encode(lower(hex(info_hash))) AS info_hash"),
+			err: "row 1: info_hash has 40 bytes, want 20"},
 		{name: "PARTITION_BY outcome", query: plain, opts: "PARTITION_BY (outcome)", folder: true,
 			err: `column "outcome" is not in the file but in the name of its folder "outcome=no_peers" (Hive partitioning), which merge does not read`},
 		{name: "PARTITION_BY detail", query: plain, opts: "PARTITION_BY (detail)", folder: true,
