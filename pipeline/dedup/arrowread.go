@@ -55,7 +55,12 @@ func readArrow(ctx context.Context, in input, b *batch, bad func(error) error) (
 	n, err := readArrowStream(ctx, in, b, bad)
 	if cut, ok := rowio.AsCut(err); ok && !in.inbox && !cut.NoEnd && cut.Schema && cut.Rows == n {
 		b.cutFile(in, cut)
-		return n, nil
+		err = nil
+	}
+	if err == nil && !b.noPeers {
+		if err = b.arrowNoPort(ctx, in); err != nil {
+			err = bad(err)
+		}
 	}
 	return n, err
 }

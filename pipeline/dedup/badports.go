@@ -52,8 +52,9 @@ func portLimitOf(t parquet.Type) portLimit {
 // being read (inN; only the goroutine reading it counts), and notes each
 // input's for the warning.
 type badPorts struct {
-	n, inN int64
-	notes  []badPortNote
+	n, inN   int64
+	notes    []badPortNote
+	unported []noPortNote // inputs without peer_port (noport.go)
 }
 
 // badPortNote is what one input had.

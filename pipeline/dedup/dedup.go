@@ -278,6 +278,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 		r.b.warnFuture()
 		st.BadPeerPorts += r.b.ports.n
 		r.b.ports.warn()
+		r.b.ports.warnNoPort()
 		st.Distinct += r.b.distinct()
 		st.InBatchDups = st.Observations - st.Distinct
 		parts.add(ps)

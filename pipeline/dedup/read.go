@@ -103,7 +103,7 @@ func readInput(ctx context.Context, in input, now int64, b *batch) (n int64, err
 	return readParquet(ctx, in, b)
 }
 
-func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
+func readParquet(ctx context.Context, in input, b *batch) (n int64, err error) {
 	bad := func(err error) error { return exitcode.BadInput(fmt.Errorf("dedup: %s: %w", in.name, err)) }
 	f, err := os.Open(in.path)
 	if err != nil {
@@ -123,6 +123,15 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	}
 	if err := parquetHiveError(in, pf); err != nil {
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
+	}
+	if !b.noPeers {
+		defer func() {
+			if err == nil {
+				if err = b.parquetNoPort(in.name, pf); err != nil {
+					err = bad(err)
+				}
+			}
+		}()
 	}
 	if cols, ok := fastLayout(pf); ok && fastPath {
 		if b.noPeers {
@@ -157,7 +166,6 @@ func readParquet(ctx context.Context, in input, b *batch) (int64, error) {
 	buf := make([]obsIn, readBatch)
 	peers := rowPeers(pf, b)
 	defer peers.close()
-	var n int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return n, err
