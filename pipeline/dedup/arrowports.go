@@ -1,5 +1,9 @@
 // Announced peers from an Arrow stream (see peers.go): peer_port of any
-// integer type, read by value as the Parquet readers read it.
+// integer type, read by value as the Parquet readers read it. A
+// dictionary-encoded one is checked as its values' type: rowio decodes it
+// into a plain column before dedup sees the schema or a batch (a
+// dictionary of integers is read and range-checked as they are, one of
+// anything else is the wrong schema: TestArrowDictionaryPeerPort).
 
 package dedup
 
