@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -31,7 +32,8 @@ type rawInfo struct {
 type rawFile struct {
 	Length *int64        `bencode:"length"` // nil when absent
 	Path   []string      `bencode:"path"`
-	Attr   bencode.Bytes `bencode:"attr"` // BEP 47: "p" marks a pad file, "l" a symlink; any type (not ours to refuse)
+	PathU  bencode.Bytes `bencode:"path.utf-8"` // raw: only a hybrid's check reads it (hybrid.go)
+	Attr   bencode.Bytes `bencode:"attr"`       // BEP 47: "p" marks a pad file, "l" a symlink; any type (not ours to refuse)
 }
 
 // ErrInvalid is wrapped by every error Parse returns.
@@ -44,9 +46,10 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // type, when no file layout is present (length, files or file tree), or
 // when a length is negative or the sizes overflow; and when BEP 3 or 52
 // makes the dictionary invalid and libtorrent refuses it (see strict.go:
-// no name, a file without a length or a path, pieces not in 20-byte
-// hashes, a v2 piece length or pieces root of the wrong size, a v2 file
-// with siblings).
+// a meta version above 2 or not an integer, no name, a file without a
+// length or a path, pieces not in 20-byte hashes, a v2 piece length or
+// pieces root of the wrong size, a v2 file with siblings or marked a pad
+// file; hybrid.go: a hybrid whose files and file tree differ).
 //
 // BEP 47 pad files (a "files" entry whose "attr" string holds "p") are
 // left out of files, file_count and total_size: they are zeros a
@@ -86,6 +89,9 @@ func parse(info []byte, pads bool) (m schema.Meta, raw rawInfo, err error) {
 	}
 	if err := DecodeDict(info, &raw); err != nil {
 		return m, raw, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	if err := checkMetaVersion(raw.MetaVersion); err != nil {
+		return m, raw, err // BEP 52: before any other check
 	}
 	m, err = meta(info, &raw, pads)
 	return m, raw, err
@@ -132,10 +138,17 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 		return m, err
 	}
 	if raw.Files != nil || raw.Length != nil {
-		// A hybrid's file tree, not listed, is checked as a v2 one's.
+		// A hybrid's file tree, not listed, is checked as a v2 one's,
+		// and against the v1 files (hybrid.go).
 		if t := raw.FileTree; len(t) > 0 && t[0] == 'd' {
-			if _, err := v2Files(t); err != nil {
+			tree, err := treeFiles(t)
+			if err != nil {
 				return m, err
+			}
+			if string(raw.MetaVersion) == "i2e" {
+				if err := checkHybrid(raw, tree); err != nil {
+					return m, err
+				}
 			}
 		}
 	}
@@ -171,16 +184,37 @@ func v1Files(files []rawFile, pads bool) ([]schema.File, error) {
 	return out, nil
 }
 
-// v2Files flattens a BEP 52 file tree: nested dictionaries keyed by path
+// treeFile is a file of a BEP 52 file tree: its path elements and length.
+type treeFile struct {
+	path   []string
+	length int64
+}
+
+// v2Files lists a BEP 52 file tree's files (treeFiles) as metadata
+// columns.
+func v2Files(tree bencode.Bytes) ([]schema.File, error) {
+	files, err := treeFiles(tree)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	out := make([]schema.File, len(files))
+	for i, f := range files {
+		p := strings.Join(f.path, "/")
+		out[i] = schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: f.length}
+	}
+	return out, nil
+}
+
+// treeFiles flattens a BEP 52 file tree: nested dictionaries keyed by path
 // element, where a file is a dictionary with an empty key holding
 // {"length": n, ...}. Files are listed in key order, whatever order the
 // keys came in.
-func v2Files(tree bencode.Bytes) ([]schema.File, error) {
+func treeFiles(tree bencode.Bytes) ([]treeFile, error) {
 	root, err := decodeValue(tree)
 	if err != nil {
 		return nil, fmt.Errorf("%w: file tree: %v", ErrInvalid, err)
 	}
-	var out []schema.File
+	var out []treeFile
 	var walk func(node any, path []string) error
 	walk = func(node any, path []string) error {
 		dir, ok := node.(map[string]any)
@@ -196,8 +230,7 @@ func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 			if err := checkTreeFile(path, dir, attrs, n); err != nil {
 				return err
 			}
-			p := strings.Join(path, "/")
-			out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: n})
+			out = append(out, treeFile{path: slices.Clone(path), length: n})
 			return nil
 		}
 		keys := make([]string, 0, len(dir))

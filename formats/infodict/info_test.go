@@ -10,6 +10,7 @@ import (
 
 	"github.com/anacrolix/torrent/bencode"
 
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/goldentest"
 )
 
@@ -107,8 +108,10 @@ func TestParseInfoGolden(t *testing.T) {
 
 // FuzzParseInfo: info dictionaries from peers never panic the decoder,
 // and accepted ones have consistent sizes and pass the strict checks
-// (strict.go): a name, pieces of 20-byte hashes, and a v2 dictionary's
-// piece length a power of two of at least 16 KiB.
+// (strict.go): a name, pieces of 20-byte hashes, a v2 dictionary's piece
+// length a power of two of at least 16 KiB, a meta version (if any) an
+// integer of at most 2, no pad file in a file tree, and a hybrid's v1
+// files (pads aside) as many and as long as its file tree's.
 func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"))
 	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee"))
@@ -123,10 +126,25 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root31:" + root32[1:] + "eee1:bd0:d6:lengthi0eeee" +
 		"12:meta versioni2e4:name1:x12:piece lengthi32768ee"))
 	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "e1:bi1eeee12:meta versioni2e4:name1:x12:piece lengthi8192ee"))
+	f.Add([]byte("d6:lengthi1e12:meta versioni3e4:name1:x12:piece lengthi16384ee")) // a newer version
+	f.Add([]byte("d6:lengthi1e12:meta version1:24:name1:x12:piece lengthi16384ee")) // no integer
+	f.Add([]byte("d9:file treed1:ad0:d4:attr1:p6:lengthi1e11:pieces root32:" + root32 + "eee" +
+		"12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a pad in a file tree
+	tree := "d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "eee1:bd0:d6:lengthi5e11:pieces root32:" + root32 + "eeee"
+	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi16383e4:pathl4:.pad1:0eed6:lengthi5e4:pathl1:beee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose views agree
+	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed6:lengthi5e4:pathl1:beee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // and one without its pad
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, raw, err := parse(b, false)
 		if err != nil {
 			return
+		}
+		if v, err := Int(raw.MetaVersion); raw.MetaVersion != nil && (err != nil || v > 2) {
+			t.Fatalf("meta version %q accepted in %q", raw.MetaVersion, b)
+		}
+		if tr := raw.FileTree; len(tr) > 0 && tr[0] == 'd' {
+			checkTreeAccepted(t, tr, &raw, &m, b)
 		}
 		if raw.Name == nil && raw.NameUTF8 == nil {
 			t.Fatalf("no name accepted in %q", b)
@@ -148,4 +166,48 @@ func FuzzParseInfo(f *testing.F) {
 			t.Fatalf("inconsistent sizes for %q", b)
 		}
 	})
+}
+
+// checkTreeAccepted fails t when an accepted
+// dictionary b's file tree holds a pad file, or when b is a hybrid (raw
+// holds meta version 2 and files or a length) whose listed files m are
+// not its file tree's in number and lengths.
+func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, b []byte) {
+	t.Helper()
+	files, err := treeFiles(tree)
+	if err != nil {
+		t.Fatalf("file tree refused once accepted in %q: %v", b, err)
+	}
+	if v, err := decodeValue(tree); err != nil || hasTreePad(v) {
+		t.Fatalf("pad file in a file tree accepted in %q", b)
+	}
+	if string(raw.MetaVersion) != "i2e" || (raw.Files == nil && raw.Length == nil) {
+		return
+	}
+	if len(files) != len(m.Files) {
+		t.Fatalf("hybrid of %d files and %d in its tree accepted in %q", len(m.Files), len(files), b)
+	}
+	for i, f := range files {
+		if f.length != m.Files[i].Length {
+			t.Fatalf("hybrid file %d of %d and %d bytes accepted in %q", i, m.Files[i].Length, f.length, b)
+		}
+	}
+}
+
+// hasTreePad reports whether a decoded file tree node holds, at any
+// depth below its root, a file whose attr string holds "p".
+func hasTreePad(node any) bool {
+	dir, _ := node.(map[string]any)
+	for k, v := range dir {
+		if attrs, ok := v.(map[string]any); ok && k == "" {
+			if s, ok := attrs["attr"].(string); ok && strings.Contains(s, "p") {
+				return true
+			}
+			continue
+		}
+		if hasTreePad(v) {
+			return true
+		}
+	}
+	return false
 }

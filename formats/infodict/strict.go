@@ -28,6 +28,31 @@ import (
 //   - a pieces root of 32 zero bytes (no better than any 32 bytes
 //     without the piece layers, which the info dictionary does not hold).
 
+// checkMetaVersion checks "meta version" (raw bencode; nil when absent)
+// before anything else, as BEP 52 wants ("implementations must check
+// this field first and indicate that a torrent is of a newer version
+// than they can handle"): it must be an integer (BEP 52) of at most 2.
+// A later version marks "an incompatible change" (BEP 52): its files,
+// sizes or hashes may mean what no BEP we know says, so no hash type
+// takes it, a v1 hash (its SHA-1) no more than a v2 one; libtorrent
+// refuses it too (torrent_unknown_version), whichever hash. Neither can
+// a value that is no integer tell which version it means (libtorrent
+// reads it as absent). 2 or less is no newer version: ParseAs refuses
+// it under a v2 hash unless it is 2 (ErrVersion), a v1 hash takes it.
+func checkMetaVersion(b []byte) error {
+	if b == nil {
+		return nil
+	}
+	v, err := Int(b)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: meta version %q is not an integer (BEP 52)", ErrInvalid, Clip(b))
+	case v > 2:
+		return fmt.Errorf("%w: meta version %d, newer than BEP 52's 2: an incompatible format we cannot read", ErrInvalid, v)
+	}
+	return nil
+}
+
 // checkInfo checks the keys of the dictionary itself: a name (BEP 3;
 // libtorrent takes a "name.utf-8" alone), "pieces" a string of 20-byte
 // hashes (BEP 3), and in a dictionary of meta version 2 (v2 or hybrid) a
@@ -86,30 +111,36 @@ func checkFile(i int, f *rawFile) (int64, error) {
 // checkTreeFile checks a file of a BEP 52 file tree at path: node is the
 // dictionary holding it under the empty key, attrs its attributes and n
 // its length. A file's node has no other entries (BEP 52: "it must not
-// have any sibling entries"; else they would go unlisted), and a file of
-// any bytes a 32-byte "pieces root" (BEP 52: the root of its merkle tree
-// of SHA-256 hashes; a symlink, attr "l", has none).
+// have any sibling entries"; else they would go unlisted); it is no BEP
+// 47 pad file, attr "p" (BEP 52 aligns a file tree's files itself, so
+// pads belong only in a hybrid's v1 "files"; libtorrent refuses one,
+// torrent_invalid_pad_file); and a file of any bytes has a 32-byte
+// "pieces root" (BEP 52: the root of its merkle tree of SHA-256 hashes;
+// a symlink, attr "l", has none).
 func checkTreeFile(path []string, node, attrs map[string]any, n int64) error {
 	p := clipPath(path)
 	if len(node) != 1 {
 		return fmt.Errorf("%w: file tree file %q has %d sibling entries (BEP 52: none)", ErrInvalid, p, len(node)-1)
+	}
+	if treeAttr(attrs, "p") {
+		return fmt.Errorf("%w: file tree file %q is a pad file, attr \"p\" (BEP 52 file trees have none)", ErrInvalid, p)
 	}
 	root, has := attrs["pieces root"]
 	s, isStr := root.(string)
 	switch {
 	case has && (!isStr || len(s) != 32):
 		return fmt.Errorf("%w: file tree file %q has a pieces root that is not 32 bytes (BEP 52: a SHA-256 hash)", ErrInvalid, p)
-	case !has && n > 0 && !isSymlink(attrs):
+	case !has && n > 0 && !treeAttr(attrs, "l"):
 		return fmt.Errorf("%w: file tree file %q of %d bytes has no pieces root (BEP 52)", ErrInvalid, p, n)
 	}
 	return nil
 }
 
-// isSymlink reports whether a file tree file's attributes mark a BEP 47
-// symlink: an attr string holding "l".
-func isSymlink(attrs map[string]any) bool {
+// treeAttr reports whether a file tree file's attributes hold the BEP 47
+// attribute c: an attr string holding it ("l" a symlink, "p" a pad).
+func treeAttr(attrs map[string]any, c string) bool {
 	s, ok := attrs["attr"].(string)
-	return ok && strings.Contains(s, "l")
+	return ok && strings.Contains(s, c)
 }
 
 // maxErrPath bounds the path an error names: a peer's path may take

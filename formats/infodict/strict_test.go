@@ -63,6 +63,23 @@ func TestParseStrict(t *testing.T) {
 		{"hybrid with a file tree that is a list", "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", ""},
 		{"a long path, clipped", v2("d70000:"+strings.Repeat("x", 70000)+leaf("6:lengthi-1e")+"e", "16384"),
 			`file "a/` + strings.Repeat("x", maxErrPath-2) + `..." has no valid length`},
+		// meta version (BEP 52: an integer, checked first; above 2 unknown)
+		{"meta version 3 with a length", "d6:lengthi1e12:meta versioni3e4:name1:x12:piece lengthi16384ee",
+			"meta version 3, newer than BEP 52's 2"},
+		{"meta version 3 with a file tree", "d9:file treed1:a" + leaf("6:lengthi1e"+root) + "e12:meta versioni3e4:name1:x12:piece lengthi16384ee",
+			"meta version 3, newer"},
+		{"meta version 3 before other errors", "d12:meta versioni3ee", "meta version 3, newer"},
+		{"meta version a string", "d6:lengthi1e12:meta version1:24:name1:x12:piece lengthi16384ee",
+			`meta version "1:2" is not an integer`},
+		{"meta version a list", "d6:lengthi1e12:meta versionli2ee4:name1:x12:piece lengthi16384ee", "is not an integer"},
+		{"meta version 1", "d6:lengthi1e12:meta versioni1e4:name1:x12:piece lengthi16384ee", ""},
+		{"meta version -1", "d6:lengthi1e12:meta versioni-1e4:name1:x12:piece lengthi16384ee", ""},
+		// BEP 47 pad files in a file tree (BEP 52 has none)
+		{"v2 pad file", v2(leaf("4:attr1:p6:lengthi1e"+root), "16384"), `file tree file "a" is a pad file`},
+		{"v2 pad file without bytes", v2(leaf("4:attr2:hp6:lengthi0e"), "16384"), "is a pad file"},
+		{"v2 executable file", v2(leaf("4:attr1:x6:lengthi1e"+root), "16384"), ""},
+		{"hybrid with a pad in its file tree", "d9:file treed1:a" + leaf("4:attr1:p6:lengthi1e"+root) +
+			"e6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", "is a pad file"},
 		{"file with a sibling", v2("d0:d6:lengthi1e"+root+"e1:bd0:d6:lengthi2e"+root+"eee", "16384"), `file "a" has 1 sibling entries`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

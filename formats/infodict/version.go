@@ -24,9 +24,12 @@ var ErrVersion = fmt.Errorf("%w: not of its infohash's version", ErrInvalid)
 //   - v1: a "length" or "files" (BEP 3). A v2-only dictionary has only
 //     a file tree: its SHA-1 is no infohash (its own is its SHA-256).
 //
-// A hybrid dictionary, with both, is either. The hash pins the bytes, so
-// the failure is the hash's, whoever served them. Parse, which merge
-// uses on results of any age, does not check versions.
+// A hybrid dictionary, with both (describing the same files: hybrid.go),
+// is either. The hash pins the bytes, so the failure is the hash's,
+// whoever served them. Parse does not check the hash's version; it
+// refuses, under either hash and not as ErrVersion, a meta version
+// above 2 or not an integer (strict.go: BEP 52's newer, incompatible
+// versions), which ParseAs so refuses first.
 func ParseAs(info []byte, typ int8) (schema.Meta, error) {
 	m, raw, err := parse(info, false)
 	if err != nil {

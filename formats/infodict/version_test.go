@@ -9,15 +9,15 @@ import (
 
 // TestParseAs: an info dictionary must be of the version of the hash
 // it matched: meta version 2 and a file tree for v2 (BEP 52), a length
-// or files for v1; a hybrid one is both. Parse, which merge uses on
-// older results, takes all of them as before.
+// or files for v1; a hybrid one is both. Parse takes all of them (a meta
+// version above 2, or no integer, it refuses: TestParseStrict).
 func TestParseAs(t *testing.T) {
 	var (
 		v1      = "d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"
 		v2      = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee12:meta versioni2e4:name1:x12:piece lengthi16384ee"
 		hybrid  = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee6:lengthi5e12:meta versioni2e4:name1:a12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"
-		v3      = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee12:meta versioni3e4:name1:x12:piece lengthi16384ee"
-		strVer  = "d9:file treed1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee12:meta version1:24:name1:x12:piece lengthi16384ee"
+		v1Ver1  = "d6:lengthi100e12:meta versioni1e4:name5:a.txt12:piece lengthi16384ee"
+		v1Ver0  = "d6:lengthi100e12:meta versioni0e4:name5:a.txt12:piece lengthi16384ee"
 		noTree  = "d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"
 		badTree = "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"
 	)
@@ -33,8 +33,9 @@ func TestParseAs(t *testing.T) {
 		{"v2 as v1: no length or files", v2, schema.HashV1, true},
 		{"hybrid as v1", hybrid, schema.HashV1, false},
 		{"hybrid as v2", hybrid, schema.HashV2, false},
-		{"meta version 3 as v2", v3, schema.HashV2, true},
-		{"meta version a string as v2", strVer, schema.HashV2, true},
+		{"meta version 1 as v1", v1Ver1, schema.HashV1, false},
+		{"meta version 1 as v2", v1Ver1, schema.HashV2, true},
+		{"meta version 0 as v1", v1Ver0, schema.HashV1, false},
 		{"meta version 2 without a file tree as v2", noTree, schema.HashV2, true},
 		{"meta version 2 without a file tree as v1", noTree, schema.HashV1, false},
 		{"a file tree that is a list, as v2", badTree, schema.HashV2, true},

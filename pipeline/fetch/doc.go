@@ -50,7 +50,8 @@
 // that the exchanges with the peer's address may hold), invalid_metadata (an undecodable or oversized
 // message once metadata was asked for, a wrong-sized piece, or verified
 // bytes that are no valid info dictionary, a key repeated in any of its
-// dictionaries included, or none of the version of the hash they matched:
+// dictionaries, a meta version above 2 or not an integer, and a hybrid
+// whose files and file tree differ included, or none of the version of the hash they matched:
 // under a v2 hash, a dictionary without meta version 2 and a file tree;
 // under a v1 hash, one without a length or files: infodict.ParseAs), hash_mismatch,
 // timeout (no answer within the peer's time; the job's running out

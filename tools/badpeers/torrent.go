@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/anacrolix/torrent/bencode"
 
@@ -29,8 +32,10 @@ func NewTorrent(seed uint64, files, pieceCount int) Torrent {
 // NewHybridTorrent is NewTorrent's torrent made hybrid (BEP 52): its info
 // dictionary also holds meta version 2 and a file tree of the same files,
 // so that both its SHA-1 (InfoHash) and its SHA-256 (V2) are infohashes
-// of it. Its piece hashes and pieces roots are random, as NewTorrent's:
-// fetch checks neither.
+// of it. Its "files" list holds them in the file tree's order with BEP 47
+// pad files between them, aligning each to a piece as BEP 52 does (fetch
+// refuses a hybrid whose two views differ). Its piece hashes and pieces
+// roots are random, as NewTorrent's: fetch checks neither.
 func NewHybridTorrent(seed uint64, files, pieceCount int) Torrent {
 	return newTorrent(seed, files, pieceCount, true)
 }
@@ -63,9 +68,30 @@ func newTorrent(seed uint64, files, pieceCount int, hybrid bool) Torrent {
 	dict := map[string]any{"files": fl, "name": name, "piece length": 16384, "pieces": pieces}
 	if hybrid {
 		dict["meta version"], dict["file tree"] = 2, map[string]any{"dir": tree}
+		dict["files"] = padded(fl, 16384)
 	}
 	info := bencode.MustMarshal(dict)
 	return Torrent{InfoHash: sha1.Sum(info), Info: info, Name: name}
+}
+
+// padded is a hybrid's "files" list of fl: its files in the file tree's
+// order (by name) and, after each file but the last, a BEP 47 pad file
+// up to the next piece boundary (none when the file ends on one).
+func padded(fl []any, plen int64) []any {
+	files := slices.Clone(fl)
+	path := func(f any) string { return f.(map[string]any)["path"].([]string)[1] }
+	slices.SortFunc(files, func(a, b any) int { return strings.Compare(path(a), path(b)) })
+	out := make([]any, 0, 2*len(files))
+	var end int64
+	for i, f := range files {
+		out = append(out, f)
+		end += f.(map[string]any)["length"].(int64)
+		if gap := (plen - end%plen) % plen; gap > 0 && i < len(files)-1 {
+			out = append(out, map[string]any{"attr": "p", "length": gap, "path": []string{".pad", strconv.FormatInt(gap, 10)}})
+			end += gap
+		}
+	}
+	return out
 }
 
 // InvalidTorrent is a torrent whose info dictionary hashes correctly but

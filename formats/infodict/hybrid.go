@@ -1,0 +1,126 @@
+package infodict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// checkHybrid checks that a hybrid dictionary (meta version 2 with a
+// "files" list or a "length") describes in its v1 keys the files its
+// file tree holds (tree, in key order): BEP 52's upgrade path wants "files"
+// or "length" to "describe the same data in the same order", with BEP 47
+// pad files "to achieve identical alignment", and a client to "validate
+// that the content (file names, order, piece alignment) is identical";
+// libtorrent refuses a hybrid whose two views differ
+// (torrent_inconsistent_files), under either hash. The views agree when:
+//
+//   - the v1 files other than pads are, in order, the file tree's files
+//     in its key order, each with the same path elements (those of
+//     "path" or of "path.utf-8") and the same length; a single-file
+//     dictionary's file tree holds one file, named as the torrent
+//     ("name" or "name.utf-8");
+//   - each v1 file of any bytes starts where BEP 52 puts it, at the first
+//     piece boundary at or after the previous file's end: the pad files
+//     before it fill just that gap (BEP 52 aligns non-empty files only),
+//     and pads after the last file stop at the piece boundary after it.
+//
+// Other attributes (executable, hidden, symlink) and mtimes are not
+// compared, as they change no byte of the data.
+func checkHybrid(raw *rawInfo, tree []treeFile) error {
+	if raw.Files == nil {
+		return checkHybridSingle(raw, tree)
+	}
+	plen := *raw.PieceLength // checkInfo: a power of two of at least 16 KiB
+	var v1, v2 int64         // where the next file starts in each view
+	next := 0                // the file tree's file the next v1 file must be
+	for i := range raw.Files {
+		f := &raw.Files[i]
+		var n int64 // checkFile: absent only for a symlink, which has 0
+		if f.Length != nil {
+			n = *f.Length
+		}
+		if isPad(f.Attr) {
+			if n > math.MaxInt64-v1 {
+				return fmt.Errorf("%w: pad file %d: sizes overflow", ErrInvalid, i)
+			}
+			v1 += n
+			continue
+		}
+		if next == len(tree) {
+			return fmt.Errorf("%w: hybrid: file %d %q is not in the file tree (BEP 52: both describe the same files)",
+				ErrInvalid, i, clipPath(f.Path))
+		}
+		t := &tree[next]
+		next++
+		if !slices.Equal(f.Path, t.path) && !samePathUTF8(f, t.path) {
+			return fmt.Errorf("%w: hybrid: file %d is %q, but the file tree's file %d is %q (BEP 52: same names, same order)",
+				ErrInvalid, i, clipPath(f.Path), next-1, clipPath(t.path))
+		}
+		if n != t.length {
+			return fmt.Errorf("%w: hybrid: file %d %q has %d bytes, %d in the file tree", ErrInvalid, i, clipPath(f.Path), n, t.length)
+		}
+		if n > 0 {
+			if v2 > math.MaxInt64-plen {
+				return fmt.Errorf("%w: hybrid: file %d: sizes overflow", ErrInvalid, i)
+			}
+			v2 = (v2 + plen - 1) / plen * plen
+			if v1 != v2 {
+				return fmt.Errorf("%w: hybrid: file %d %q starts at byte %d, but at %d in the file tree's piece layout "+
+					"(BEP 52: pad files align each file to a piece)", ErrInvalid, i, clipPath(f.Path), v1, v2)
+			}
+		}
+		if n > math.MaxInt64-v1 {
+			return fmt.Errorf("%w: hybrid: file %d: sizes overflow", ErrInvalid, i)
+		}
+		v1, v2 = v1+n, v2+n // v1 == v2 when n > 0
+
+	}
+	if next < len(tree) {
+		return fmt.Errorf("%w: hybrid: file tree file %q is not in files (BEP 52: both describe the same files)",
+			ErrInvalid, clipPath(tree[next].path))
+	}
+	if gap := (plen - v2%plen) % plen; v1-v2 > gap { // pads only add to v1
+		return fmt.Errorf("%w: hybrid: pad files run %d bytes past the last file's end, more than the %d to its piece's end",
+			ErrInvalid, v1-v2, gap)
+	}
+	return nil
+}
+
+// checkHybridSingle is checkHybrid for a single-file dictionary (a
+// "length", no "files"): its file tree must hold that one file, named
+// as the torrent.
+func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
+	n, _ := Int(raw.Length) // meta checked it
+	if len(tree) != 1 {
+		return fmt.Errorf("%w: hybrid: a single file of %d bytes, but the file tree holds %d files (BEP 52: the same files)",
+			ErrInvalid, n, len(tree))
+	}
+	t := tree[0]
+	if len(t.path) != 1 || (raw.Name == nil || *raw.Name != t.path[0]) && (raw.NameUTF8 == nil || *raw.NameUTF8 != t.path[0]) {
+		return fmt.Errorf("%w: hybrid: the single file is %q in the file tree, not named as the torrent", ErrInvalid, clipPath(t.path))
+	}
+	if t.length != n {
+		return fmt.Errorf("%w: hybrid: the single file has %d bytes, %d in the file tree", ErrInvalid, n, t.length)
+	}
+	return nil
+}
+
+// samePathUTF8 reports whether a v1 file's "path.utf-8" (which
+// libtorrent prefers to "path") is a list of the path elements p.
+func samePathUTF8(f *rawFile, p []string) bool {
+	if f.PathU == nil {
+		return false
+	}
+	v, err := decodeValue(f.PathU)
+	l, ok := v.([]any)
+	if err != nil || !ok || len(l) != len(p) {
+		return false
+	}
+	for i, e := range l {
+		if s, ok := e.(string); !ok || s != p[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,98 @@
+package infodict
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/infohash/infohash/formats/schema"
+)
+
+// TestHybrid: a hybrid dictionary's v1 files (its pad files aside) are its
+// file tree's, in the same order, with the same paths and lengths, each
+// file of any bytes starting on the piece where BEP 52 puts it (pad files
+// fill the gaps); else Parse refuses it naming the difference, and
+// ParseAs alike under either hash (libtorrent: torrent_inconsistent_files).
+func TestHybrid(t *testing.T) {
+	root := "11:pieces root32:" + root32
+	file := func(length, path string) string { return "d6:lengthi" + length + "e4:pathl" + path + "ee" }
+	pad := func(length string) string { return "d4:attr1:p6:lengthi" + length + "e4:pathl4:.pad1:0ee" }
+	tf := func(key, length string) string { // a file tree entry (keys in order)
+		if length == "0" {
+			return key + "d0:d6:lengthi0eee"
+		}
+		return key + "d0:d6:lengthi" + length + "e" + root + "ee"
+	}
+	hybrid := func(tree string, files ...string) string {
+		return "d9:file treed" + tree + "e5:filesl" + strings.Join(files, "") +
+			"e12:meta versioni2e4:name1:d12:piece lengthi16384ee"
+	}
+	single := func(tree, length, names string) string {
+		return "d9:file treed" + tree + "e6:lengthi" + length + "e12:meta versioni2e" + names + "12:piece lengthi16384ee"
+	}
+	a, b := tf("1:a", "1"), tf("1:b", "5")
+	for _, tt := range []struct {
+		name string
+		info string
+		want string // "" for accepted, else what the error names
+	}{
+		{"aligned by a pad", hybrid(a+b, file("1", "1:a"), pad("16383"), file("5", "1:b")), ""},
+		{"a file of a whole piece, no pad", hybrid(tf("1:a", "16384")+b, file("16384", "1:a"), file("5", "1:b")), ""},
+		{"pad split in two", hybrid(a+b, file("1", "1:a"), pad("16000"), pad("383"), file("5", "1:b")), ""},
+		{"empty file before the pad", hybrid(a+tf("1:b", "0")+tf("1:c", "5"),
+			file("1", "1:a"), file("0", "1:b"), pad("16383"), file("5", "1:c")), ""},
+		{"empty file after the pad", hybrid(a+tf("1:b", "0")+tf("1:c", "5"),
+			file("1", "1:a"), pad("16383"), file("0", "1:b"), file("5", "1:c")), ""},
+		{"tail pad to the piece's end", hybrid(a, file("1", "1:a"), pad("16383")), ""},
+		{"nested directories", hybrid("3:dird"+a+b+"e", file("1", "3:dir1:a"), pad("16383"), file("5", "3:dir1:b")), ""},
+		{"path.utf-8 names the tree's file", hybrid(a, "d6:lengthi1e4:pathl1:xe10:path.utf-8l1:aee"), ""},
+		{"single file", single(tf("1:d", "5"), "5", "4:name1:d"), ""},
+		{"single file named by name.utf-8", single(tf("1:d", "5"), "5", "4:name1:\xff10:name.utf-81:d"), ""},
+		{"no meta version: not compared", strings.Replace(hybrid(a, file("7", "1:z")), "12:meta versioni2e", "", 1), ""},
+
+		{"no pad", hybrid(a+b, file("1", "1:a"), file("5", "1:b")), `file 1 "b" starts at byte 1, but at 16384`},
+		{"pad too short", hybrid(a+b, file("1", "1:a"), pad("100"), file("5", "1:b")), "starts at byte 101, but at 16384"},
+		{"pad too long", hybrid(a+b, file("1", "1:a"), pad("32767"), file("5", "1:b")), "starts at byte 32768, but at 16384"},
+		{"pad before the first file", hybrid(a, pad("16384"), file("1", "1:a")), "starts at byte 16384, but at 0"},
+		{"tail pad past the piece", hybrid(a, file("1", "1:a"), pad("16384")), "16384 bytes past the last file's end, more than the 16383"},
+		{"other length", hybrid(a, file("2", "1:a")), `file 0 "a" has 2 bytes, 1 in the file tree`},
+		{"other path", hybrid(a, file("1", "1:x")), `file 0 is "x", but the file tree's file 0 is "a"`},
+		{"other directory", hybrid("3:dird"+a+"e", file("1", "3:dix1:a")), `file 0 is "dix/a", but the file tree's file 0 is "dir/a"`},
+		{"other order", hybrid(a+b, file("5", "1:b"), pad("16379"), file("1", "1:a")), `file 0 is "b", but the file tree's file 0 is "a"`},
+		{"file not in the tree", hybrid(a, file("1", "1:a"), pad("16383"), file("5", "1:b")), `file 2 "b" is not in the file tree`},
+		{"tree file not in files", hybrid(a+b, file("1", "1:a")), `file tree file "b" is not in files`},
+		{"empty files list", hybrid(a), `file tree file "a" is not in files`},
+		{"single file of another name", single(tf("1:x", "5"), "5", "4:name1:d"), `the single file is "x" in the file tree, not named as the torrent`},
+		{"single file of another length", single(tf("1:d", "6"), "5", "4:name1:d"), "the single file has 5 bytes, 6 in the file tree"},
+		{"single file, a tree of two", single(tf("1:d", "5")+tf("1:e", "5"), "5", "4:name1:d"), "the file tree holds 2 files"},
+		{"single file, in a directory", single("1:dd"+tf("1:d", "5")+"e", "5", "4:name1:d"), `the single file is "d/d" in the file tree`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse([]byte(tt.info))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Parse: %v, want it accepted", err)
+				}
+				if _, err := ParseAs([]byte(tt.info), schema.HashV1); err != nil {
+					t.Errorf("ParseAs(v1): %v", err)
+				}
+				_, err := ParseAs([]byte(tt.info), schema.HashV2)
+				if v2 := strings.Contains(tt.info, "12:meta versioni2e"); (err == nil) != v2 {
+					t.Errorf("ParseAs(v2): %v; want it taken: %v (a hybrid only with meta version 2)", err, v2)
+				}
+				if m.FileCount == nil || int(*m.FileCount) != len(m.Files) {
+					t.Fatalf("file_count %v for %d files", m.FileCount, len(m.Files))
+				}
+				return
+			}
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse: %v; want ErrInvalid naming %q", err, tt.want)
+			}
+			for _, typ := range []int8{schema.HashV1, schema.HashV2} {
+				if _, err := ParseAs([]byte(tt.info), typ); !errors.Is(err, ErrInvalid) || errors.Is(err, ErrVersion) {
+					t.Errorf("ParseAs(%d): %v; want Parse's error", typ, err)
+				}
+			}
+		})
+	}
+}
