@@ -53,6 +53,12 @@ func checkResult(r *schema.Result) error {
 	if r.Outcome == schema.OutcomePeersPenalised && r.RetryAfter <= 0 {
 		return fmt.Errorf("%s: %s without retry_after", h, r.Outcome)
 	}
+	// No penalty lasts longer than a policy duration can (~100 years);
+	// one past int64 made next_retry wrap to ~292 million years BC.
+	if r.Outcome == schema.OutcomePeersPenalised && r.RetryAfter-r.AttemptedAt > schedule.MaxDuration.Milliseconds() {
+		return fmt.Errorf("%s: retry_after %d ms is more than %d days after attempted_at: no penalty lasts that long",
+			h, r.RetryAfter, schedule.MaxDuration/schedule.Day)
+	}
 	// A full v2 hash starts with its 20-byte key, the info_hash: one that
 	// does not names another hash, and the row contradicts itself.
 	if v2 := r.InfoHashV2; len(v2) != 0 && len(v2) != 32 {

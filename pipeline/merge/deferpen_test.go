@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
+	"github.com/infohash/infohash/pipeline/schedule"
 )
 
 // TestPenalisedPeerDefersOtherHash is the reviewer's repro of a peer
@@ -99,21 +101,40 @@ func TestPenalisedPeerDefersOtherHash(t *testing.T) {
 
 // TestPeersPenalisedNeedsRetryAfter: a peers_penalised row is a deferral
 // to its retry_after; one without it (null: a hand-made file, or one
-// rewritten by a tool that dropped the column) is bad input naming the
-// file and row, nothing applied, as a peer failure without its time is.
+// rewritten by a tool that dropped the column), or with one more than
+// schedule.MaxDuration after attempted_at (no penalty lasts that long:
+// at 2^63 next_retry wrapped to ~292 million years BC), is bad input
+// naming the file and row, nothing applied, as a peer failure without its
+// time is.
 func TestPeersPenalisedNeedsRetryAfter(t *testing.T) {
-	h := hashAt(0x63, 1)
-	dir := makeDataset(t, []schema.State{newHash(h, t0)})
-	j := planJobs(t, dir, t0, 1)[0]
-	ok := failure(j, schema.OutcomePeersPenalised, t0+minute)
-	ok.RetryAfter = t0 + hour
-	res := writeResults(t, []schema.Result{ok, failure(j, schema.OutcomePeersPenalised, t0+minute)})
-	_, err := tryMerge(dir, t0+2*minute, res)
-	if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), res+": row 2: "+schema.Hex(h)+
-		": peers_penalised without retry_after") {
-		t.Fatalf("err %v; want bad input naming %s, row 2 and the hash", err, res)
+	at := t0 + minute
+	tests := []struct {
+		name       string
+		retryAfter int64
+		want       string
+	}{
+		{"null", 0, "peers_penalised without retry_after"},
+		{"past MaxDuration", at + schedule.MaxDuration.Milliseconds() + 1, "is more than 36500 days after attempted_at"},
+		{"at the end of int64", math.MaxInt64, "is more than 36500 days after attempted_at"},
 	}
-	if st := stateOf(t, dir)[h]; st.LastAttempt != 0 || st.NextRetry != 0 {
-		t.Fatalf("state %+v; want nothing applied", st)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := hashAt(0x63, 1)
+			dir := makeDataset(t, []schema.State{newHash(h, t0)})
+			j := planJobs(t, dir, t0, 1)[0]
+			ok := failure(j, schema.OutcomePeersPenalised, at)
+			ok.RetryAfter = at + schedule.MaxDuration.Milliseconds() // the longest a penalty lasts: taken
+			bad := failure(j, schema.OutcomePeersPenalised, at)
+			bad.RetryAfter = tt.retryAfter
+			res := writeResults(t, []schema.Result{ok, bad})
+			_, err := tryMerge(dir, t0+2*minute, res)
+			if exitcode.Of(err) != exitcode.Usage || !strings.Contains(err.Error(), res+": row 2: "+schema.Hex(h)+": ") ||
+				!strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v; want bad input naming %s, row 2 and the hash: %q", err, res, tt.want)
+			}
+			if st := stateOf(t, dir)[h]; st.LastAttempt != 0 || st.NextRetry != 0 {
+				t.Fatalf("state %+v; want nothing applied", st)
+			}
+		})
 	}
 }

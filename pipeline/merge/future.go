@@ -2,11 +2,15 @@ package merge
 
 import (
 	"log/slog"
+	"math"
 	"time"
+
+	"github.com/infohash/infohash/formats/schema"
 )
 
 // FutureSkew is how far past the run's clock (--now, or the wall clock) a
-// result's attempted_at, or the at of one of its peer_failures, may be
+// result's attempted_at, the at of one of its peer_failures, or an ok
+// result's end (attempted_at + total_ms, its torrent's fetched_at) may be
 // and still be read as it is: the clocks of fetch hosts drift a little,
 // as capture's do (dedup allows the same). A later time is read as the
 // run's clock, the result counted (Stats.FutureClamped) and warned about
@@ -28,6 +32,13 @@ func (note *futureNote) clamp(r *result, now int64) {
 	if r.AttemptedAt > bound {
 		note.latest = max(note.latest, r.AttemptedAt)
 		r.AttemptedAt, clamped = now, true
+	}
+	// The end of an ok attempt is its torrent's fetched_at: past the bound,
+	// it is read as the clock (total_ms as what is left to it, perhaps 0).
+	// A total_ms near 2^63 wrapped fetched_at to ~292 million years BC.
+	if tm := r.TotalMs; r.Outcome == schema.OutcomeOK && tm != nil && *tm > bound-r.AttemptedAt {
+		note.latest = max(note.latest, r.AttemptedAt+min(*tm, math.MaxInt64-r.AttemptedAt))
+		r.TotalMs, clamped = new(max(now-r.AttemptedAt, 0)), true
 	}
 	for k := range r.PeerFailures {
 		if pf := &r.PeerFailures[k]; pf.At > bound {

@@ -1,13 +1,15 @@
 package merge
 
 import (
+	"math"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// TestFutureResultTimes: a result's attempted_at, or a peer failure's at,
+// TestFutureResultTimes: a result's attempted_at, a peer failure's at, or
+// an ok result's end (attempted_at + total_ms, its torrent's fetched_at)
 // more than FutureSkew after merge's clock is read as the clock: the
 // result applies, but last_attempt, next_retry, fetched_at and the peer's
 // penalty are reckoned from now, not from a time that has not come. A
@@ -39,6 +41,23 @@ func TestFutureResultTimes(t *testing.T) {
 		{"ok 10 days ahead", func(j schema.Job) schema.Result {
 			return success(j, info, now+10*day)
 		}, now, 0, now + 1500, 1},
+		// fetched_at is the attempt's end: a total_ms near 2^63 wrapped it
+		// to ~292 million years BC.
+		{"ok ending 2 days ahead", func(j schema.Job) schema.Result {
+			r := success(j, info, now-minute)
+			r.TotalMs = new(2 * day)
+			return r
+		}, now - minute, 0, now, 1},
+		{"ok ending at the end of int64", func(j schema.Job) schema.Result {
+			r := success(j, info, now-minute)
+			r.TotalMs = new(int64(math.MaxInt64))
+			return r
+		}, now - minute, 0, now, 1},
+		{"ok ending within the skew", func(j schema.Job) schema.Result {
+			r := success(j, info, now-minute)
+			r.TotalMs = new(5 * minute)
+			return r
+		}, now - minute, 0, now + 4*minute, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

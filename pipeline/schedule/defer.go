@@ -22,6 +22,7 @@ import (
 // that delay spread upward only by a factor in [1, 1+Jitter) drawn from a
 // hash of (info_hash, attemptedAt, policy seed): never before the
 // penalty's end, and hashes deferred by one peer do not all wake at once.
+// The delay, before the jitter, is at most MaxDuration.
 func ApplyDeferral(p Policy, st *schema.State, attemptedAt, retryAfter int64) error {
 	h := schema.Hex(st.InfoHash)
 	if st.MetadataStatus == schema.StatusFetched {
@@ -30,7 +31,12 @@ func ApplyDeferral(p Policy, st *schema.State, attemptedAt, retryAfter int64) er
 	if retryAfter <= 0 {
 		return fmt.Errorf("schedule: %s: %s without retry_after", h, schema.OutcomePeersPenalised)
 	}
-	delay := max(float64(retryAfter-attemptedAt), float64(time.Duration(p.RetrySoon)/time.Millisecond))
+	// A penalty ending more than MaxDuration on is waited for that long:
+	// merge refuses such a retry_after, but reads a result dated after its
+	// clock as dated at it, which can leave one further off; past int64,
+	// the conversion below would wrap next_retry to ~292 million years BC.
+	delay := min(max(float64(retryAfter-attemptedAt), float64(time.Duration(p.RetrySoon)/time.Millisecond)),
+		float64(MaxDuration/time.Millisecond))
 	u := unitHash(st.InfoHash, uint64(attemptedAt), p.Seed^deferDomain)
 	st.LastAttempt = attemptedAt
 	st.NextRetry = attemptedAt + int64(math.Floor(delay*(1+p.Jitter*u)))

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // the earliest running penalty's end (retry_after), or RetrySoon after the
 // attempt when that is later, spread upward only by the jitter. Applied as
 // the failure "rejected" was before, the hash counted an attempt and, after
-// a peer-level failure, moved along its schedule.
+// a peer-level failure, moved along its schedule. A retry_after more than
+// MaxDuration on waits MaxDuration.
 func TestApplyDeferral(t *testing.T) {
 	p := Default()
 	soon := int64(time.Duration(p.RetrySoon) / time.Millisecond)
@@ -35,6 +37,9 @@ func TestApplyDeferral(t *testing.T) {
 		{"after two peer-level failures", []step{{"rejected", false}, {"no_extension", false}}, 6 * day},
 		{"proven bad", []step{{"hash_mismatch", true}, {"hash_mismatch", true}}, 7 * day},
 		{"proven bad, retry_after before RetrySoon", []step{{"hash_mismatch", true}, {"invalid_metadata", true}}, minute},
+		// A delay past int64 wrapped next_retry to ~292 million years BC.
+		{"retry_after at the end of int64", nil, math.MaxInt64 - t0 - 2*minute},
+		{"retry_after just past MaxDuration", nil, int64(MaxDuration/time.Millisecond) + 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +70,7 @@ func TestApplyDeferral(t *testing.T) {
 					t.Fatalf("hash %d: last_attempt %d lease %q until %d; want %d, the lease cleared",
 						n, st.LastAttempt, st.LeaseID, st.LeaseUntil, at)
 				}
-				d := max(tt.after, soon)
+				d := min(max(tt.after, soon), int64(MaxDuration/time.Millisecond)) // a longer wait is MaxDuration
 				lo, hi := at+d, at+int64(float64(d)*(1+p.Jitter))
 				if st.NextRetry < lo || st.NextRetry >= hi {
 					t.Fatalf("hash %d: next_retry %+d ms after the attempt; want in [%d, %d)",

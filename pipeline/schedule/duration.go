@@ -17,9 +17,9 @@ type Duration time.Duration
 // Day is 24 hours: the unit of the policy's long delays.
 const Day = 24 * time.Hour
 
-// maxDuration bounds every duration ParseDuration accepts (~100 years),
+// MaxDuration bounds every duration ParseDuration accepts (~100 years),
 // far from int64 overflow.
-const maxDuration = 100 * 365 * Day
+const MaxDuration = 100 * 365 * Day
 
 var units = []struct {
 	name string
@@ -71,7 +71,7 @@ func ParseDuration(s string) (time.Duration, error) {
 		var w int64
 		if whole != "" {
 			var err error
-			if w, err = strconv.ParseInt(whole, 10, 64); err != nil || w > int64(maxDuration/ud) {
+			if w, err = strconv.ParseInt(whole, 10, 64); err != nil || w > int64(MaxDuration/ud) {
 				return 0, fmt.Errorf("duration %q: longer than 100 years", s)
 			}
 		}
@@ -83,7 +83,7 @@ func ParseDuration(s string) (time.Duration, error) {
 			}
 			total += time.Duration(f*float64(ud) + 0.5)
 		}
-		if total > maxDuration {
+		if total > MaxDuration {
 			return 0, fmt.Errorf("duration %q: longer than 100 years", s)
 		}
 		rest = rest[j:]

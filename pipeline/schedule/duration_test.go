@@ -99,7 +99,7 @@ func FuzzParseDuration(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if d < 0 || d > maxDuration {
+		if d < 0 || d > MaxDuration {
 			t.Fatalf("ParseDuration(%q) = %v: out of range", s, d)
 		}
 		back, err := ParseDuration(Duration(d).String())

@@ -114,7 +114,7 @@ func checkSchedule(path string, s []Duration) error {
 		if d <= 0 {
 			return fieldErr(at, "delay must be positive, got %s", d)
 		}
-		if time.Duration(d) > maxDuration {
+		if time.Duration(d) > MaxDuration {
 			return fieldErr(at, "delay %s is longer than 100 years", d)
 		}
 		if i > 0 && d < s[i-1] {
@@ -138,14 +138,14 @@ func (p Policy) validatePeerPenalty() error {
 			// would skip it for the hashes it serves.
 			return fieldErr(path, "%s is a fact about one hash, not a failure of the endpoint", c)
 		}
-		if d := r.Base[c]; d < 0 || time.Duration(d) > maxDuration {
+		if d := r.Base[c]; d < 0 || time.Duration(d) > MaxDuration {
 			return fieldErr(path, "penalty must be between 0 (none) and 100 years, got %s", d)
 		}
 	}
 	if !(r.Factor >= 1 && r.Factor <= 100) {
 		return fieldErr("peer_penalty.factor", "%v is outside [1, 100]", r.Factor)
 	}
-	if r.Max <= 0 || time.Duration(r.Max) > maxDuration {
+	if r.Max <= 0 || time.Duration(r.Max) > MaxDuration {
 		return fieldErr("peer_penalty.max", "must be positive and at most 100 years, got %s", r.Max)
 	}
 	if r.Forget < 0 {
