@@ -77,8 +77,16 @@ const timeLayout = "2006-01-02T15:04:05.000Z"
 // appendTime appends ms (since the epoch) as Time renders it, without
 // time.Format's walk through the layout, which was a fifth of a CSV
 // export. The date comes from the day count by the usual civil-calendar
-// arithmetic (400-year eras of 146097 days, years starting in March);
-// years outside 0000-9999 go through time.Format.
+// arithmetic (400-year eras of 146097 days, years starting in March).
+//
+// RFC 3339 has no other years than 0000-9999. Outside them, a time within
+// DuckDB's TIMESTAMP range (duckMinMs..duckMaxMs) is written as
+// time.Format writes it, with more year digits or a minus sign
+// (10000-01-01T00:00:00.000Z, -0001-…: the proleptic year before 0000),
+// which DuckDB's TIMESTAMPTZ reads back as the same instant; past the
+// range, where no text is one DuckDB reads (a single value would fail the
+// whole file), infinity or -infinity, which DuckDB and PostgreSQL read
+// as such.
 func appendTime(b []byte, ms int64) []byte {
 	const msPerDay = 86_400_000
 	days, rem := ms/msPerDay, ms%msPerDay
@@ -104,6 +112,12 @@ func appendTime(b []byte, ms int64) []byte {
 		year++
 	}
 	if year < 0 || year > 9999 {
+		switch {
+		case ms > duckMaxMs:
+			return append(b, "infinity"...)
+		case ms < duckMinMs:
+			return append(b, "-infinity"...)
+		}
 		return time.UnixMilli(ms).UTC().AppendFormat(b, timeLayout)
 	}
 	ms3 := rem % 1000
@@ -115,6 +129,12 @@ func appendTime(b []byte, ms int64) []byte {
 		pair[2*(rem/1000%60)], pair[2*(rem/1000%60)+1], '.',
 		byte('0'+ms3/100), pair[2*(ms3%100)], pair[2*(ms3%100)+1], 'Z')
 }
+
+// DuckDB's TIMESTAMP range in ms: 290309-12-22 (BC) 00:00:00 to
+// 294247-01-10 04:00:54.775, what its microseconds in an int64 hold
+// (checked with tools/duckcheck's DuckDB: a millisecond past either end
+// is a conversion error).
+const duckMinMs, duckMaxMs = -9_223_372_022_400_000, 9_223_372_036_854_775
 
 // pair holds the two decimal digits of 0-99 at 2n: appendTime's fields
 // are taken from it (a digit at a time, with a division each, they were

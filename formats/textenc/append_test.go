@@ -218,6 +218,48 @@ func TestAppendTimeMatchesTimeFormat(t *testing.T) {
 	}
 }
 
+// TestTimeOutsideRFC3339: outside years 0000-9999, which RFC 3339 alone
+// has, a time is written as DuckDB's TIMESTAMPTZ reads it back (more year
+// digits, or a minus sign: tools/duckcheck reads these through --describe's
+// calls), and past DuckDB's range, where one value would fail the whole
+// file, as infinity or -infinity; in csv and jsonl alike.
+func TestTimeOutsideRFC3339(t *testing.T) {
+	at := func(y int) int64 { return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli() }
+	tests := []struct {
+		name string
+		ms   int64
+		want string
+	}{
+		{"year 9999", at(10000) - 1, "9999-12-31T23:59:59.999Z"},
+		{"year 10000", at(10000), "10000-01-01T00:00:00.000Z"},
+		{"year -1", at(0) - 1, "-0001-12-31T23:59:59.999Z"},
+		{"DuckDB's last", duckMaxMs, "294247-01-10T04:00:54.775Z"},
+		{"past DuckDB's last", duckMaxMs + 1, "infinity"},
+		{"the last int64", math.MaxInt64, "infinity"},
+		{"DuckDB's first", duckMinMs, "-290308-12-22T00:00:00.000Z"},
+		{"before DuckDB's first", duckMinMs - 1, "-infinity"},
+		{"the first int64", math.MinInt64, "-infinity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Time(tt.ms); got != tt.want {
+				t.Errorf("Time(%d) = %s, want %s", tt.ms, got, tt.want)
+			}
+			rows := []schema.PeerPenalty{{Addr: "127.0.0.1:1", Class: "rejected", Until: tt.ms, LastAt: 1}}
+			var csv, jsonl bytes.Buffer
+			if err := NewCSV[schema.PeerPenalty](&csv).Write(rows); err != nil {
+				t.Fatal(err)
+			}
+			if err := NewJSONL[schema.PeerPenalty](&jsonl).Write(rows); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(csv.String(), ","+tt.want+",") || !strings.Contains(jsonl.String(), `"until":"`+tt.want+`"`) {
+				t.Errorf("until %d: csv %q, jsonl %q; want %s in each", tt.ms, csv.String(), jsonl.String(), tt.want)
+			}
+		})
+	}
+}
+
 // TestFloatsKeepAFraction: a float column's whole numbers are written
 // with a fraction (1.0), in JSON Lines and CSV alike, so that a reader
 // guessing types from a sample of them (DuckDB, Elasticsearch) takes the

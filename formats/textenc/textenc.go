@@ -120,7 +120,8 @@ func (f pointedFloat) MarshalJSON() ([]byte, error) {
 	return pointed(b, 0), nil
 }
 
-// Time renders a schema timestamp (ms) as RFC 3339 UTC.
+// Time renders a schema timestamp (ms) as RFC 3339 UTC (outside years
+// 0000-9999, as DuckDB reads it: see appendTime).
 func Time(ms int64) string {
 	return string(appendTime(make([]byte, 0, len(timeLayout)), ms))
 }

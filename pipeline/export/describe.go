@@ -237,7 +237,9 @@ func Describe(w io.Writer, table string) error {
 // textNote says how the text formats render the types above, and how
 // DuckDB reads them back.
 const textNote = "In the text formats: byte arrays are lowercase hex; times RFC 3339 UTC with " +
-	"milliseconds (2026-03-01T12:00:00.000Z); a DOUBLE always with a fraction or an exponent (1.0, not 1); " +
+	"milliseconds (2026-03-01T12:00:00.000Z; outside the years 0000-9999, which RFC 3339 lacks, with more " +
+	"year digits or a minus sign, as DuckDB reads them: 10000-01-01T00:00:00.000Z; past DuckDB's range, infinity " +
+	"or -infinity); a DOUBLE always with a fraction or an exponent (1.0, not 1); " +
 	"lists and structs JSON (JSON text in a csv cell, but for a list of strings: [\"a\",\"b\"], only \" and \\ " +
 	"escaped, by \\, as DuckDB's VARCHAR[] reads it); null an " +
 	"empty csv cell or JSON null, where an empty string is \"\". DuckDB's sniffer reads those times from " +
