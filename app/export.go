@@ -26,7 +26,7 @@ func exportCommand() *cli.Command {
 
    infohash export --data ./ih --table state --format csv -o state.csv
    infohash export --data ./ih --table catalog --format parquet -o catalog.parquet
-   infohash export --data ./ih --table catalog --format es-bulk -o - | split -l 20000 --filter "curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk"   # 10,000 documents a request: Elasticsearch takes 100 MB at most
+   infohash export --data ./ih --table catalog --format es-bulk -o - | awk -v c="curl -s -H 'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk" '{ print | c } NR % 20000 == 0 { close(c) }'   # 10,000 documents a request (Elasticsearch takes 100 MB at most); any POSIX awk
    infohash export --data ./ih --status failed --since 2026-01-01T00:00:00Z --format magnet -o -
    infohash export --data ./ih --table torrents --fetched-since 1d --format jsonl -o -   # metadata fetched in the last day
    infohash export --data ./ih --table ledger --format csv -o -     # the inputs applied so far, in the order applied (applied_at is each run's --now)
