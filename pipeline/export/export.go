@@ -7,12 +7,10 @@
 package export
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -199,6 +197,7 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		prog = progress.NewTicking(o.ProgressTo, "export: partitions", int64(len(keys)))
 		defer prog.Done()
 	}
+	var order []int // sortByHash's, kept for the next partition
 	for _, key := range keys {
 		prog.Add(1)
 		if err := ctx.Err(); err != nil {
@@ -219,17 +218,6 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 		ph.read += time.Since(began)
 		ph.rows += int64(len(rows))
 		st.Partitions++
-		// A partition may hold a base file and delta files, each sorted:
-		// export is sorted by info_hash as a whole. A partition of one
-		// file is sorted already, and sorting it anyway (moving rows of
-		// ~250 bytes) was a fifth of a Parquet export.
-		less := func(i, j int) bool {
-			a, b := hashOf(&rows[i]), hashOf(&rows[j])
-			return bytes.Compare(a[:], b[:]) < 0
-		}
-		if !sort.SliceIsSorted(rows, less) {
-			sort.SliceStable(rows, less)
-		}
 		kept := rows[:0]
 		for i := range rows {
 			f := filterOf(&rows[i])
@@ -243,6 +231,7 @@ func write[T any](ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, 
 			}
 			kept = append(kept, rows[i])
 		}
+		order = sortByHash(kept, order)
 		began = time.Now()
 		unlinkable := sink.unlinkable
 		if err := sink.write(kept); err != nil {
