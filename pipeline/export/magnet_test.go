@@ -161,3 +161,29 @@ func TestMagnetLeavesOutUnlinkableV2(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendMagnet: appendMagnet appends to what b holds exactly what
+// Magnet returns, and leaves b as it was for a row no magnet names.
+func TestAppendMagnet(t *testing.T) {
+	h := schema.Hash{0xab, 19: 0x01}
+	v2 := append(h[:], make([]byte, 12)...)
+	name := "a b&c"
+	tests := []struct {
+		name string
+		row  any
+	}{
+		{"v1 state", &schema.State{InfoHash: h, HashType: schema.HashV1}},
+		{"v2 state with its full hash", &schema.State{InfoHash: h, HashType: schema.HashV2, InfoHashV2: v2}},
+		{"v2 state without", &schema.State{InfoHash: h, HashType: schema.HashV2}},
+		{"catalog with a name", &schema.Catalog{InfoHash: h, HashType: schema.HashV1, Name: &name}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, wantOK := Magnet(tt.row)
+			b, ok := appendMagnet([]byte("line\n"), tt.row)
+			if ok != wantOK || string(b) != "line\n"+want {
+				t.Errorf("appendMagnet = %q, %v; want %q, %v", b, ok, "line\n"+want, wantOK)
+			}
+		})
+	}
+}

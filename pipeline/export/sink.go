@@ -114,14 +114,16 @@ func newSinkSorted[T any](o Options, sortedBy string) (*sink[T], error) {
 		}
 		s.end = func() error { return nil }
 	case "magnet":
+		var b []byte // one row's line; s.bw batches the writes
 		s.write = func(rows []T) error {
 			for i := range rows {
-				u, ok := Magnet(any(&rows[i]))
-				if !ok {
+				var ok bool
+				if b, ok = appendMagnet(b[:0], any(&rows[i])); !ok {
 					s.unlinkable++
 					continue
 				}
-				if _, err := io.WriteString(s.bw, u+"\n"); err != nil {
+				b = append(b, '\n')
+				if _, err := s.bw.Write(b); err != nil {
 					return err
 				}
 			}
@@ -193,6 +195,14 @@ func (s *sink[T]) abort() {
 // a SHA-1 by a client, and fail, and a btmh needs all 32 bytes, so no
 // magnet names such a hash.
 func Magnet(row any) (uri string, ok bool) {
+	b, ok := appendMagnet(nil, row)
+	return string(b), ok
+}
+
+// appendMagnet appends Magnet's URI of row to b (b as it was when ok is
+// false): the magnet format writes through it, without the three strings
+// a row Magnet's concatenations made (a fifth of its CPU).
+func appendMagnet(b []byte, row any) ([]byte, bool) {
 	var typ int8
 	var h schema.Hash
 	var v2 []byte
@@ -210,16 +220,16 @@ func Magnet(row any) (uri string, ok bool) {
 	}
 	switch {
 	case len(v2) == 32:
-		uri = "magnet:?xt=urn:btmh:1220" + hex.EncodeToString(v2)
+		b = hex.AppendEncode(append(b, "magnet:?xt=urn:btmh:1220"...), v2)
 	case typ == schema.HashV2:
-		return "", false
+		return b, false
 	default:
-		uri = "magnet:?xt=urn:btih:" + hex.EncodeToString(h[:])
+		b = hex.AppendEncode(append(b, "magnet:?xt=urn:btih:"...), h[:])
 	}
 	if name != "" {
-		uri += "&dn=" + escapeValue(name)
+		b = append(append(b, "&dn="...), escapeValue(name)...)
 	}
-	return uri, true
+	return b, true
 }
 
 // escapeValue percent-encodes s as a URI query value: every byte but
