@@ -16,12 +16,14 @@ import (
 //   - zstd allocates the content size a frame declares and grows by one
 //     block (at most 128 KiB) at a time otherwise;
 //   - lz4 (LZ4_RAW) doubles its buffer after any error, forever on
-//     corrupt data (and misreads valid pages: refused);
+//     corrupt data (and misreads valid pages: rowio decodes them itself,
+//     lz4raw.go);
 //   - gzip and brotli grow until the stream ends;
 //   - and before any of them parquet-go allocates the page's declared
 //     uncompressed size.
 // checkCodec bounds each before parquet-go decodes the page: from the
-// headers for snappy and zstd, by decoding once for rare gzip and brotli.
+// headers for snappy and zstd, by walking the sequences for LZ4_RAW, by
+// decoding once for rare gzip and brotli.
 
 // checkCodec checks the compressed data of a page, n bytes at off that
 // the header says decompress to usize bytes: parquet-go allocates usize
@@ -82,11 +84,7 @@ func (s *pageScanner) checkCodec(codec format.CompressionCodec, off, n, usize in
 			}
 		}
 	case format.Lz4Raw:
-		// parquet-go v0.32.0 decodes LZ4_RAW into a new buffer when the
-		// pooled one is short of 3× the compressed size, then keeps the
-		// old buffer: the page reads back as stale bytes (and on corrupt
-		// data it doubles its buffer forever). Refuse rather than misread.
-		return fmt.Errorf("%w: LZ4_RAW compression (parquet-go v0.32.0 misreads it; rewrite the file with zstd or snappy)", ErrUnsupported)
+		return s.checkLZ4(off, n, usize)
 	case format.Gzip, format.Brotli:
 		src := io.NewSectionReader(s.r, off, n)
 		var zr io.Reader

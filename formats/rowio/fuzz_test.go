@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/lz4"
+
 	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -56,6 +59,9 @@ func FuzzRowioParquet(f *testing.F) {
 	}
 	if duck, err := os.ReadFile("testdata/duckdb/nulls.parquet"); err == nil { // padded level runs
 		seeds = append(seeds, append([]byte{2}, duck...))
+	}
+	for _, v := range []int{1, 2} { // LZ4_RAW, read decompressed by rowio (unpackLZ4)
+		seeds = append(seeds, append([]byte{2}, writeFile(f, sampleObs(300), parquet.Compression(&lz4.Codec{}), parquet.DataPageVersion(v))...))
 	}
 	for _, s := range seeds {
 		f.Add(s)

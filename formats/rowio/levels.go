@@ -213,6 +213,8 @@ func (s *pageScanner) decompressing(codec format.CompressionCodec, off, n int64)
 		return g, nil
 	case format.Brotli:
 		return brotli.NewReader(src), nil
+	case format.Lz4Raw:
+		return s.decompressLZ4(off, n)
 	}
 	return nil, fmt.Errorf("%w: compression codec %s", ErrUnsupported, codec)
 }

@@ -43,8 +43,9 @@ func readLeaves(pf *parquet.File, read *parquet.Schema) []*parquet.Column {
 }
 
 // With trustCRC, a page whose header carries a CRC has only its header
-// checked (OpenOwnParquet).
-func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits, trustCRC bool) error {
+// checked (OpenOwnParquet). It returns the LZ4_RAW chunks it scanned,
+// for unpackLZ4.
+func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits, trustCRC bool) ([]lz4Chunk, error) {
 	cols := readLeaves(pf, read)
 	s := pageScanner{r: r, lim: lim, trustCRC: trustCRC}
 	defer func() {
@@ -52,27 +53,35 @@ func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits
 			s.zstd.Close()
 		}
 	}()
-	for i, rg := range pf.Metadata().RowGroups {
+	rgs := pf.Metadata().RowGroups
+	for i, rg := range rgs {
 		var bytes int64
 		s.rowGroup = i
 		for _, c := range cols {
 			if c.Index() >= len(rg.Columns) {
-				return corrupt("row group %d lacks column %q", i, strings.Join(c.Path(), "."))
+				return nil, corrupt("row group %d lacks column %q", i, strings.Join(c.Path(), "."))
+			}
+			where := fmt.Sprintf("row group %d column %q", i, strings.Join(c.Path(), "."))
+			// parquet-go decodes every chunk of a column with the codec
+			// of its first: another chunk's pages would be misread.
+			if first, this := rgs[0].Columns[c.Index()].MetaData.Codec, rg.Columns[c.Index()].MetaData.Codec; this != first {
+				return nil, fmt.Errorf("%w: %s: compression codec %s, the column's first chunk %s (parquet-go reads a column with one)",
+					ErrUnsupported, where, this, first)
 			}
 			n, err := s.chunk(&rg.Columns[c.Index()].MetaData, c, rg.NumRows)
 			if _, ok := errors.AsType[*ValueLimitError](err); ok {
-				return err // it says where
+				return nil, err // it says where
 			}
 			if err != nil {
-				return at(fmt.Sprintf("row group %d column %q", i, strings.Join(c.Path(), ".")), err)
+				return nil, at(where, err)
 			}
 			if bytes += n; bytes > lim.MaxRowGroupBytes {
-				return fmt.Errorf("%w: row group %d pages hold %d uncompressed bytes (limit %d)", ErrLimit, i, bytes, lim.MaxRowGroupBytes)
+				return nil, fmt.Errorf("%w: row group %d pages hold %d uncompressed bytes (limit %d)", ErrLimit, i, bytes, lim.MaxRowGroupBytes)
 			}
 		}
 		s.firstRow += rg.NumRows
 	}
-	return nil
+	return s.lz4Chunks, nil
 }
 
 // at places err, from checking part of a file, at where: the message
@@ -112,6 +121,9 @@ type pageScanner struct {
 	zstd   *zstd.Decoder
 	comp   []byte
 	snappy snappyPrefix
+	lz4    lz4Page
+	// The LZ4_RAW chunks scanned, with their pages.
+	lz4Chunks []lz4Chunk
 	// The row group being scanned, and the rows of those before it (for
 	// a ValueLimitError).
 	rowGroup int
@@ -127,6 +139,16 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 	flat := maxRep == 0
 	vcap := s.lim.valueCap(c.Path())
 	null := IsNullColumn(c.Type()) // all null: a value on its pages is damage (nullValuesError)
+	var lz *lz4Chunk
+	if md.Codec == format.Lz4Raw {
+		if s.trustCRC {
+			// Splice copies an own file's chunks by the offsets the view
+			// of unpackLZ4 moves; infohash writes no LZ4_RAW.
+			return 0, fmt.Errorf("%w: LZ4_RAW compression in a file infohash wrote", ErrUnsupported)
+		}
+		s.lz4Chunks = append(s.lz4Chunks, lz4Chunk{rowGroup: s.rowGroup, column: c.Index()})
+		lz = &s.lz4Chunks[len(s.lz4Chunks)-1]
+	}
 	var values, total int64
 	for pos := start; pos < end; {
 		h, n, err := s.header(pos, end)
@@ -151,6 +173,9 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			return 0, fmt.Errorf("page at offset %d: bad value count or level sizes", pos)
 		case nv > s.lim.MaxPageValues || nv*width > s.lim.MaxPageBytes:
 			return 0, fmt.Errorf("%w: page at offset %d declares %d values (limit %d, %d bytes)", ErrLimit, pos, nv, s.lim.MaxPageValues, s.lim.MaxPageBytes)
+		}
+		if lz != nil {
+			lz.pages = append(lz.pages, lz4PageAt{pos: pos, hsize: n, levels: levels, h: h})
 		}
 		first := values // of the page's rows, in the row group
 		if isData && flat {

@@ -22,6 +22,9 @@ var NoColumns = parquet.NewSchema("none", parquet.Group{})
 // frames) of every column whose path is in read (all columns if nil), so
 // that decoding those columns cannot allocate more than lim allows.
 // Problems are CorruptErrors or wrap ErrLimit; panics become errors.
+// parquet-go reads the LZ4_RAW chunks of those columns as rowio
+// decompresses them (unpackLZ4): the file's metadata reads them as
+// UNCOMPRESSED chunks after its data.
 func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (*parquet.File, error) {
 	return openParquetFile(r, size, read, lim, false, nil)
 }
@@ -56,12 +59,24 @@ func openParquetFile(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits
 			return nil, err
 		}
 	}
-	pf, err = parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	opts := []parquet.FileOption{parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)}
+	pf, err = parquet.OpenFile(r, size, opts...)
 	if err != nil {
 		return nil, corrupt("%v", err)
 	}
-	if err := scanPages(r, pf, read, lim, trustCRC); err != nil {
+	lz, err := scanPages(r, pf, read, lim, trustCRC)
+	switch {
+	case err != nil:
 		return nil, err
+	case len(lz) == 0:
+		return pf, nil
+	}
+	// parquet-go misreads LZ4_RAW: it reads those chunks decompressed.
+	if r, size, err = unpackLZ4(r, dataEnd, md, lz); err != nil {
+		return nil, err
+	}
+	if pf, err = parquet.OpenFile(r, size, opts...); err != nil {
+		return nil, corrupt("%v", err)
 	}
 	return pf, nil
 }

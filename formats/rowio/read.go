@@ -231,7 +231,7 @@ func (r *Reader[T]) recoverParquet(err *error) {
 	*err = fmt.Errorf("%s: %w", r.name, PanicError(p, "Parquet"))
 	if errors.Is(*err, ErrCorrupt) {
 		var zero T
-		if e := dictIndexError(r.f, r.pf, parquet.SchemaOf(zero)); e != nil {
+		if e := dictIndexError(r.pf, r.pf, parquet.SchemaOf(zero)); e != nil {
 			*err = fmt.Errorf("%s: %w", r.name, e)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/lz4"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -149,8 +149,9 @@ func TestCorruptInputsCommitNothing(t *testing.T) {
 			`column "source" is REPEATED, want one value a row`},
 		{"info_hash and INFO_HASH", put("twice.parquet", writeRowsBytes(t, dir, []ihTwice{{bytes.Repeat([]byte{1}, 20), bytes.Repeat([]byte{2}, 20), at}})),
 			`columns "info_hash" and "INFO_HASH" differ only in case: which is info_hash cannot be told`},
-		{"LZ4_RAW", put("lz4.parquet", writeRowsBytes(t, dir, genObs(7, 100, 10), parquet.Compression(&lz4.Codec{}))),
-			"unsupported Parquet"},
+		{"LZ4_RAW data not LZ4", put("lz4.parquet", editFooter(t, writeRowsBytes(t, dir, genObs(7, 100, 10), parquet.Compression(&zstd.Codec{})),
+			func(md *format.FileMetaData) { md.RowGroups[0].Columns[0].MetaData.Codec = format.Lz4Raw })),
+			"corrupt Parquet: row group 0 column \"info_hash\": page at offset 4: LZ4_RAW: match offset"},
 		{"arrow fields lie", put("fields.arrow", crafted), "not an Arrow IPC stream: malformed message metadata"},
 		{"info_hash_v2 not the 32-byte info_hash", put("v2.parquet", writeRowsBytes(t, dir, []blobMicros{
 			{InfoHash: bytes.Repeat([]byte{1}, 32), InfoHashV2: bytes.Repeat([]byte{2}, 32), ObservedAt: at * 1000}})),
