@@ -26,7 +26,9 @@ func TestDebugAddsDetail(t *testing.T) {
 			return nil, []string{"capture", "--bootstrap", "", "--dht-listen", "127.0.0.1:0", "--duration", "200ms",
 				"-o", filepath.Join(t.TempDir(), "obs.parquet")}
 		}},
-		{"dedup", []string{"dedup: inputs aggregated", "dedup: committed"}, func(t *testing.T) ([]byte, []string) {
+		// The checksums are computed alongside the first read, and the
+		// lines say so: "inputs checksummed" read as a step before it.
+		{"dedup", []string{"dedup: inputs checksummed alongside the read", "dedup: inputs aggregated alongside checksumming", "dedup: committed"}, func(t *testing.T) ([]byte, []string) {
 			_, data := seedDataset(t)
 			return []byte("00112233445566778899aabbccddeeff00112233\n"), []string{"dedup", "--data", data, "--far-now", "--now", now, "-"}
 		}},

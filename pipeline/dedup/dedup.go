@@ -225,7 +225,7 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 			// The batch is the first inputs pending, as many as aggregate took.
 			group = aggregatedPrefix(pending, aggregated)
 			if group == nil {
-				n, err := r.aggregate(ctx, pending)
+				n, err := r.aggregate(ctx, pending, "dedup: inputs aggregated")
 				if err != nil {
 					return false, err
 				}
@@ -358,8 +358,9 @@ func aggregatedPrefix(pending []input, aggregated string) []input {
 // aggregate reads ins into a fresh batch and returns how many
 // observations each held. It stops after the input that brings the batch
 // to o.BatchHashes distinct hashes: the batch is the first len(rows)
-// inputs.
-func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
+// inputs. done is its --debug line once read (which says whether the
+// inputs' checksums were computed alongside, in the same seconds).
+func (r *runner) aggregate(ctx context.Context, ins []input, done string) ([]int64, error) {
 	phase := time.Now()
 	r.b.release()
 	r.b = newBatch(r.o.HalfLife.Milliseconds())
@@ -384,7 +385,7 @@ func (r *runner) aggregate(ctx context.Context, ins []input) ([]int64, error) {
 			break
 		}
 	}
-	slog.Debug("dedup: inputs aggregated", "seconds", time.Since(phase).Seconds())
+	slog.Debug(done, "seconds", time.Since(phase).Seconds())
 	return rows, nil
 }
 

@@ -43,7 +43,7 @@ func (r *runner) readWhileChecksumming(ctx context.Context, base *dataset.Manife
 			}
 		}
 	}()
-	n, err := r.aggregate(rctx, pick(ins, idx))
+	n, err := r.aggregate(rctx, pick(ins, idx), "dedup: inputs aggregated alongside checksumming")
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}

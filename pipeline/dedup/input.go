@@ -345,7 +345,9 @@ func checksumAll(ins []input) *checksums {
 				c.fresh = append(c.fresh, *e)
 			}
 		}
-		slog.Debug("dedup: inputs checksummed", "inputs", len(ins), "from_cache", cached, "seconds", time.Since(start).Seconds())
+		// Not a step before the read: it ran while the first read did
+		// (readWhileChecksumming), its seconds overlapping that read's.
+		slog.Debug("dedup: inputs checksummed alongside the read", "inputs", len(ins), "from_cache", cached, "seconds", time.Since(start).Seconds())
 	}()
 	return c
 }
