@@ -41,8 +41,11 @@ INPUT is an observation Parquet file, an Arrow IPC stream file, a folder of
 them (its *.parquet, *.arrows and *.arrow files, in any case, and those of
 its subfolders at any depth, are read as if named; other files are skipped
 and logged: a folder holding none is nothing to do, one info line, exit 0;
-when every INPUT is such a folder, DIR is not
-opened unless DIR/inbox/ holds leftovers to apply), a text file of hex
+when every INPUT is such a folder, DIR is neither opened nor made unless
+DIR/inbox/ holds leftovers to apply, but a DIR refused with input is
+refused all the same, exit 2: a typo is told at once, while a missing DIR
+in an existing folder stays missing until an input makes it; merge, which
+makes none, refuses a DIR without a dataset so), a text file of hex
 infohashes, magnet URIs or JSON lines (magnetico's, or export --format jsonl's),
 one per line, or - for an Arrow IPC stream (or a hash list) on stdin. The kind is
 detected from the content; a compressed input (gzip, zstd, bzip2, xz) is bad

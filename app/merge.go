@@ -31,8 +31,11 @@ FILE writes it), folders of them (their *.parquet, *.arrows and *.arrow
 files, in any case, are read as if named; other files are skipped and
 logged: a folder holding none is nothing to do, one info line, exit 0, and
 when every RESULTS is such a folder only leftovers in DIR/inbox/merge/, if
-any, are applied), or - for an Arrow
-IPC stream on stdin (spooled durably to DIR/inbox/merge/ first: if this
+any, are applied; DIR must still hold a dataset, as for any merge but
+--from, whose plan-retries planned the results: a DIR without one is
+refused, exit 2, as with results, so that a typo is told at once; dedup,
+which makes a dataset, refuses a DIR only as it would with input), or - for
+an Arrow IPC stream on stdin (spooled durably to DIR/inbox/merge/ first: if this
 merge is killed or fails, the next one applies it, and a failure says where
 it waits; merge --data DIR with no RESULTS
 applies such leftovers; a merge killed while still reading, or whose disk

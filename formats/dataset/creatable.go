@@ -90,3 +90,19 @@ func Creatable(dir string) error {
 	}
 	return creatable(dir)
 }
+
+// Makeable checks, making and opening nothing, that a creating open
+// (Open with Create, Use) would take dir: nil when dir holds a dataset,
+// or is missing with a parent folder to make it in, or is a folder
+// Creatable allows; the bad-input error that open would return
+// otherwise. A run with nothing to apply checks its --data so, to refuse
+// the DIR a run with input would refuse (a typo) without making it.
+func Makeable(dir string) error {
+	if err := refuseNested(dir); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return parentReady(dir)
+	}
+	return creatable(dir)
+}

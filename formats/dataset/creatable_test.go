@@ -87,6 +87,13 @@ func TestCreateOnlyInANewOrEmptyFolder(t *testing.T) {
 			if tc.entries != nil {
 				before = fsutiltest.Names(t, dir)
 			}
+			// Makeable says what the open will, making nothing.
+			if err := Makeable(dir); (err != nil) != (tc.wantErr != "") || (err != nil && !errors.Is(err, ErrNotEmpty)) {
+				t.Fatalf("Makeable: %v; want an error %v", err, tc.wantErr != "")
+			}
+			if _, err := os.Lstat(dir); tc.entries == nil && !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("Makeable made %s (%v)", dir, err)
+			}
 			d, err := Open(context.Background(), dir, OpenOptions{Create: true})
 			if tc.wantErr != "" {
 				if err == nil || !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), dir+": not an infohash dataset") || !strings.Contains(err.Error(), tc.wantErr) ||
@@ -108,6 +115,39 @@ func TestCreateOnlyInANewOrEmptyFolder(t *testing.T) {
 			m := commitRows(t, d, "00", []schema.State{{InfoHash: schema.Hash{0, 1}, HashType: 1, MetadataStatus: "new", Tier: "hot"}})
 			if m.Snapshot != 1 || globRows(t, d) != 1 {
 				t.Fatalf("commit after the open: snapshot %d, %d rows; want 1, 1", m.Snapshot, globRows(t, d))
+			}
+		})
+	}
+}
+
+// TestMakeableMissingFolder: Makeable refuses, as a creating open does and
+// making nothing, a missing folder whose parent is missing or a file, or
+// which lies inside another dataset; a missing folder with a parent
+// folder is one a dataset may be made in.
+func TestMakeableMissingFolder(t *testing.T) {
+	top := t.TempDir()
+	layout(t, top, "file")
+	outer := filepath.Join(top, "outer")
+	d, err := Open(context.Background(), outer, OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	for _, tc := range []struct {
+		name, dir, wantErr string // wantErr "": nil
+	}{
+		{"a parent folder", filepath.Join(top, "ds"), ""},
+		{"no parent", filepath.Join(top, "nope", "ds"), "its parent folder " + filepath.Join(top, "nope") + " does not exist to create one in"},
+		{"a file for parent", filepath.Join(top, "file", "ds"), "is not a folder to create one in"},
+		{"inside a dataset", filepath.Join(outer, "ds"), "inside the dataset " + outer},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Makeable(tc.dir)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || exitcode.Of(err) != exitcode.Usage) {
+				t.Fatalf("Makeable(%s) = %v (exit %d), want %q (exit %d)", tc.dir, err, exitcode.Of(err), tc.wantErr, exitcode.Usage)
+			}
+			if _, err := os.Lstat(tc.dir); !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				t.Fatalf("Makeable made %s (%v)", tc.dir, err)
 			}
 		})
 	}

@@ -156,11 +156,8 @@ func hasCurrent(dir string) (bool, error) {
 // exists must be one a dataset may be made in (creatable): a non-empty
 // folder that holds no dataset is bad input.
 func MakeDir(dir string) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if fi, err := os.Stat(parent); errors.Is(err, os.ErrNotExist) {
-		return exitcode.BadInput(fmt.Errorf("dataset: %s: no dataset there, and its parent folder %s does not exist to create one in", dir, parent))
-	} else if err == nil && !fi.IsDir() {
-		return exitcode.BadInput(fmt.Errorf("dataset: %s: no dataset there, and %s is not a folder to create one in", dir, parent))
+	if err := parentReady(dir); err != nil {
+		return err
 	}
 	err := os.Mkdir(dir, 0o755)
 	switch {
@@ -168,6 +165,18 @@ func MakeDir(dir string) error {
 		return creatable(dir)
 	case err != nil:
 		return fmt.Errorf("dataset: %w", err)
+	}
+	return nil
+}
+
+// parentReady is the bad-input error for a new dataset dir whose parent
+// is missing or not a folder (MakeDir makes dir alone), nil otherwise.
+func parentReady(dir string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if fi, err := os.Stat(parent); errors.Is(err, os.ErrNotExist) {
+		return exitcode.BadInput(fmt.Errorf("dataset: %s: no dataset there, and its parent folder %s does not exist to create one in", dir, parent))
+	} else if err == nil && !fi.IsDir() {
+		return exitcode.BadInput(fmt.Errorf("dataset: %s: no dataset there, and %s is not a folder to create one in", dir, parent))
 	}
 	return nil
 }

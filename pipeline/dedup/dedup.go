@@ -106,10 +106,12 @@ func runAll(ctx context.Context, o Options) (st Stats, err error) {
 	// DIR/inbox/ (stdin kept by a run locked out, or killed), as merge
 	// does: that needs a dataset, and makes none.
 	// INPUTs that are all folders holding no input file are nothing to
-	// do (exit 0), but for leftovers, applied then as a bare run does.
+	// do (exit 0), but for leftovers, applied then as a bare run does,
+	// and but for a DIR that a run with input would refuse (bad input
+	// then too: a typo is told at once, not on the first capture).
 	empty := onlyEmptyFolders(o.Inputs)
 	if empty && !leftoversIn(o.Data) {
-		return st, nil
+		return st, dataset.Makeable(o.Data)
 	}
 	if empty {
 		o.Inputs = nil

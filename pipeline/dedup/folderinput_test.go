@@ -59,7 +59,9 @@ func TestDedupFolderArrowStreams(t *testing.T) {
 // input file (no capture has finished yet) is nothing to do: no error,
 // no commit; when every INPUT is such a folder the run opens and makes
 // nothing, unless DIR/inbox/ holds a leftover, which it applies as a bare
-// run does. An empty file, empty stdin and a missing path stay bad input.
+// run does. An empty file, empty stdin and a missing path stay bad input,
+// and so does a DIR that a run with input refuses (a folder of other
+// files, one whose parent is missing): a typo, told at once.
 func TestDedupEmptyFolderNothingToDo(t *testing.T) {
 	obs := genObs(94, 200, 60)
 	for _, tt := range []struct {
@@ -69,21 +71,32 @@ func TestDedupEmptyFolderNothingToDo(t *testing.T) {
 		leftover bool     // DIR/inbox/ holds a leftover spool of obs
 		code     int
 		commits  int
+		where    string // DIR: "" a new folder; "theirs" a folder of other files; "orphan" a folder in a missing one
 	}{
-		{"empty folder, no dataset", false, []string{"empty"}, false, 0, 0},
-		{"empty folder, a dataset", true, []string{"empty"}, false, 0, 0},
-		{"folders of no input file", true, []string{"empty", "list"}, false, 0, 0},
-		{"an empty folder and a file", false, []string{"empty", "obs"}, false, 0, 1},
-		{"an empty folder and a leftover", true, []string{"empty"}, true, 0, 1},
-		{"an empty file", true, []string{"empty", "blank"}, false, 2, 0},
-		{"a missing path", true, []string{"empty", "missing"}, false, 2, 0},
-		{"empty stdin", true, []string{"empty", "-"}, false, 2, 0},
+		{"empty folder, no dataset", false, []string{"empty"}, false, 0, 0, ""},
+		{"empty folder, a folder of other files", false, []string{"empty"}, false, 2, 0, "theirs"},
+		{"empty folder, no parent folder", false, []string{"empty"}, false, 2, 0, "orphan"},
+		{"empty folder, a dataset", true, []string{"empty"}, false, 0, 0, ""},
+		{"folders of no input file", true, []string{"empty", "list"}, false, 0, 0, ""},
+		{"an empty folder and a file", false, []string{"empty", "obs"}, false, 0, 1, ""},
+		{"an empty folder and a leftover", true, []string{"empty"}, true, 0, 1, ""},
+		{"an empty file", true, []string{"empty", "blank"}, false, 2, 0, ""},
+		{"a missing path", true, []string{"empty", "missing"}, false, 2, 0, ""},
+		{"empty stdin", true, []string{"empty", "-"}, false, 2, 0, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			paths := inputdirtest.Nothing(t, dir)
 			paths["obs"] = writeObs(t, dir, obs)
 			data := filepath.Join(dir, "ds")
+			switch tt.where {
+			case "theirs":
+				if err := os.MkdirAll(filepath.Join(data, "notes"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			case "orphan":
+				data = filepath.Join(dir, "nope", "ds")
+			}
 			var want map[schema.Hash]schema.State
 			if tt.existing {
 				if _, err := run(t, data, nil, writeObs(t, dir, obs[:50])); err != nil {
@@ -117,6 +130,12 @@ func TestDedupEmptyFolderNothingToDo(t *testing.T) {
 			st, err := run(t, data, func(o *Options) { o.Stdin = strings.NewReader("") }, ins...)
 			if exitcode.Of(err) != tt.code || st.Commits != tt.commits {
 				t.Fatalf("exit %d (%v), %d commits; want exit %d, %d commits", exitcode.Of(err), err, st.Commits, tt.code, tt.commits)
+			}
+			if tt.where == "theirs" {
+				if ents, err := os.ReadDir(data); err != nil || len(ents) != 1 {
+					t.Fatalf("%s holds %v (%v), want only the user's folder", data, ents, err)
+				}
+				return
 			}
 			if !tt.existing && tt.commits == 0 {
 				if _, err := os.Lstat(data); !os.IsNotExist(err) {

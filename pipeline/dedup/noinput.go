@@ -67,11 +67,14 @@ func onlyEmptyFolders(inputs []string) bool {
 
 // NothingToApply reports whether a run on inputs into data has nothing
 // to do: every INPUT is a folder holding no input file (one info line
-// says so for each), and DIR/inbox/ holds no leftover. Run then returns
-// at once, exit 0; a caller may skip what it does before Run (app writes
-// DIR's default policy), so that such a run opens and makes nothing.
+// says so for each), DIR/inbox/ holds no leftover, and data is a DIR a
+// run with input would take (dataset.Makeable: it holds a dataset, or
+// may get one). Run then returns at once, exit 0; a caller may skip what
+// it does before Run (app writes DIR's default policy), so that such a
+// run opens and makes nothing. A DIR a run with input would refuse (a
+// typo) is refused all the same: false, and Run says why.
 func NothingToApply(data string, inputs []string) bool {
-	return onlyEmptyFolders(inputs) && !leftoversIn(data)
+	return dataset.Makeable(data) == nil && onlyEmptyFolders(inputs) && !leftoversIn(data)
 }
 
 // leftoversIn reports whether the folder DIR/inbox/ of data (which may
