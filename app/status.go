@@ -57,8 +57,11 @@ month". The overdue retries are split by tier and last failure class
 overdue_retries_by_tier_and_last_failure (jq
 .overdue_retries_by_tier_and_last_failure.hot.no_peers), the metrics
 file, and a text line naming each tier's commonest classes when any
-retry is overdue. The "frozen" line globs this snapshot's state files alone (they
-stay for --keep snapshots); it says "none" while there is no state table yet.
+retry is overdue. The "DuckDB" line reads the current state files, the
+"frozen" line globs this snapshot's alone (they stay for --keep snapshots);
+while the snapshot holds no state (a new dataset: no dedup has committed
+observations yet) both say "none" and what writes it, and state_glob and
+frozen_state_glob are null in --format json (a glob would match no file).
 An "unapplied work" line names a file scripts/cron/crawl-pass.sh keeps
 under DIR/work/PASS/ (observations.arrows, results.arrows; older passes'
 .parquet) that dedup or merge has not committed (no FILE.applied marker

@@ -82,3 +82,17 @@ func TestStatusCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusHelpSaysNoState: status --help says what the DuckDB and
+// frozen lines and their JSON globs are while DIR holds no state yet
+// (status.NoState's "none", null), not only the frozen line's: the
+// DuckDB line printed a glob that matched no file.
+func TestStatusHelpSaysNoState(t *testing.T) {
+	help := strings.Join(strings.Fields(helpOf(t, "status")), " ")
+	for _, want := range []string{`The "DuckDB" line reads the current state files`, `both say "none" and what writes it`,
+		"state_glob and frozen_state_glob are null in --format json"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("status --help does not say %q", want)
+		}
+	}
+}

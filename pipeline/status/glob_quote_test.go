@@ -129,8 +129,8 @@ func TestDuckDBLinesAbsolute(t *testing.T) {
 			if r.Dir != tt.rel {
 				t.Errorf("report's dir %q, want it as given (%q)", r.Dir, tt.rel)
 			}
-			if want := globUnder(abs, "state", "current", "prefix=*", "*.parquet"); r.StateGlob != want {
-				t.Errorf("state_glob %q, want %q", r.StateGlob, want)
+			if want := globUnder(abs, "state", "current", "prefix=*", "*.parquet"); r.StateGlob == nil || *r.StateGlob != want {
+				t.Errorf("state_glob %s, want %q", orNull(r.StateGlob), want)
 			}
 			if want := globUnder(abs, "state", "v", "000000000001", "prefix=*", "*.parquet"); r.FrozenGlob == nil || *r.FrozenGlob != want {
 				t.Errorf("frozen_state_glob %s, want %q", orNull(r.FrozenGlob), want)

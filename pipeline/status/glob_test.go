@@ -12,20 +12,27 @@ import (
 	"github.com/infohash/infohash/formats/schema"
 )
 
-// TestFrozenGlob: the frozen glob names the snapshot's state directory,
-// and there is none at snapshot 0 (a dataset with no state table yet,
-// which a dedup of a bad input leaves): text says so, JSON has null.
+// TestFrozenGlob: the DuckDB and frozen globs name the current state
+// and the snapshot's state directory, and there are none at snapshot 0
+// (a dataset with no state table yet, which a dedup of a bad input
+// leaves): the text says so, and what writes the state, in both lines,
+// and JSON has null for both. The DuckDB line printed a glob that
+// matched no file, on which DuckDB fails ("No files found").
 func TestFrozenGlob(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	read := func(glob string) string {
+		return "read_parquet('" + glob + "', hive_partitioning=true, hive_types={'prefix': VARCHAR})\n"
+	}
 	for _, tt := range []struct {
-		name       string
-		withState  bool
-		wantText   string
-		wantInJSON any
+		name        string
+		withState   bool
+		wantText    string // from the DuckDB line on
+		wantInJSON  any    // frozen_state_glob
+		wantCurrent any    // state_glob
 	}{
-		{"snapshot 0", false, "frozen: none (the snapshot has no state table yet)\n", nil},
-		{"with a state table", true, "frozen: read_parquet('DIR/state/v/000000000001/prefix=*/*.parquet', hive_partitioning=true, hive_types={'prefix': VARCHAR})\n",
-			"DIR/state/v/000000000001/prefix=*/*.parquet"},
+		{"snapshot 0", false, "DuckDB: none (" + NoState + ")\nfrozen: none (" + NoState + ")\n", nil, nil},
+		{"with a state table", true, "DuckDB: " + read("DIR/state/current/prefix=*/*.parquet") + "frozen: " + read("DIR/state/v/000000000001/prefix=*/*.parquet"),
+			"DIR/state/v/000000000001/prefix=*/*.parquet", "DIR/state/current/prefix=*/*.parquet"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := dataset.Open(context.Background(), t.TempDir(), dataset.OpenOptions{Create: true})
@@ -53,7 +60,7 @@ func TestFrozenGlob(t *testing.T) {
 			var out bytes.Buffer
 			r.Print(&out)
 			text := strings.ReplaceAll(out.String(), d.Dir, "DIR")
-			if i := strings.Index(text, "frozen:"); i < 0 || text[i:] != tt.wantText {
+			if i := strings.Index(text, "DuckDB:"); i < 0 || text[i:] != tt.wantText {
 				t.Errorf("text ends\n%s\nwant\n%s", text[max(0, strings.Index(text, "DuckDB")):], tt.wantText)
 			}
 			b, err := json.Marshal(r)
@@ -67,6 +74,9 @@ func TestFrozenGlob(t *testing.T) {
 			// null, not absent: a script reading the key finds it.
 			if got, ok := m["frozen_state_glob"]; !ok || got != tt.wantInJSON {
 				t.Errorf("frozen_state_glob %v (present %v), want %v", got, ok, tt.wantInJSON)
+			}
+			if got, ok := m["state_glob"]; !ok || got != tt.wantCurrent {
+				t.Errorf("state_glob %v (present %v), want %v", got, ok, tt.wantCurrent)
 			}
 			if got, ok := m["last_input"]; !ok || got != nil {
 				t.Errorf("last_input %v (present %v), want null: the ledger is empty", got, ok)

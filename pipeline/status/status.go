@@ -47,11 +47,14 @@ type Report struct {
 	// StateGlob globs the current state files by DIR's absolute path (as
 	// the DuckDB line reads them: a relative glob read nothing in DuckDB
 	// started in another folder), DIR's own glob characters escaped
-	// (globUnder), so that it matches DIR's files alone.
-	StateGlob string `json:"state_glob"`
+	// (globUnder), so that it matches DIR's files alone. Nil (null in
+	// JSON) while the snapshot has no state file (a new dataset: no dedup
+	// has committed observations yet), as FrozenGlob is: a glob that
+	// matches no file fails in DuckDB ("No files found").
+	StateGlob *string `json:"state_glob"`
 	// FrozenGlob globs the state files of this snapshot alone, by DIR's
 	// absolute path too; nil (null in JSON) while the dataset has no state
-	// table yet (snapshot 0).
+	// file yet.
 	FrozenGlob *string `json:"frozen_state_glob"`
 	// Hashes counts the state's rows. When --verify found damaged files
 	// nothing is read from the files: Hashes is then the manifest's row
@@ -208,7 +211,6 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	if r.absDir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("status: %s: %w", dir, err)
 	}
-	r.StateGlob = globUnder(r.absDir, "state", "current", "prefix=*", "*.parquet")
 	r.AncestorIDs = append([]string{}, m.AncestorIDs...)
 	r.AncestorPasses = map[string][]string{}
 	maps.Copy(r.AncestorPasses, m.AncestorPasses)
@@ -217,9 +219,9 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	if ms, ok := m.Cursors[dataset.CursorTotalsSince]; ok {
 		r.TotalsSince = new(inMillis(time.UnixMilli(ms)))
 	}
-	if st.Dir != "" {
-		g := globUnder(r.absDir, st.Dir, "prefix=*", "*.parquet")
-		r.FrozenGlob = &g
+	if st.Dir != "" && st.Rows() > 0 { // else the globs would match no file
+		r.StateGlob = new(globUnder(r.absDir, "state", "current", "prefix=*", "*.parquet"))
+		r.FrozenGlob = new(globUnder(r.absDir, st.Dir, "prefix=*", "*.parquet"))
 		r.frozenDir = st.Dir
 	}
 	for name, t := range m.Tables {
@@ -329,6 +331,10 @@ func report(ctx context.Context, d *dataset.Dataset, m *dataset.Manifest, now ti
 	return r, nil
 }
 
+// NoState is what the DuckDB and frozen lines say of a snapshot that
+// holds no state file (the JSON globs are null then).
+const NoState = "no state yet: dedup --data DIR INPUT writes it, with the first observations it commits"
+
 // inMillis is t in UTC cut to the millisecond, as every other time of
 // the tool's JSON is (the ledger's, the leases'): the manifest's commit
 // time and --now otherwise came out with nanoseconds.
@@ -419,11 +425,12 @@ func (r *Report) Print(w io.Writer) {
 			"or a pass running now has yet to apply it): %s\n", workStage(p), p)
 	}
 	r.printUnpublished(w)
-	r.printRead(w, "DuckDB", "state", "current")
-	if r.FrozenGlob == nil {
-		fmt.Fprintf(w, "frozen: none (the snapshot has no state table yet)\n")
+	if r.StateGlob == nil {
+		// No glob: it would match no file, and DuckDB fails on that.
+		fmt.Fprintf(w, "DuckDB: none (%s)\nfrozen: none (%s)\n", NoState, NoState)
 		return
 	}
+	r.printRead(w, "DuckDB", "state", "current")
 	r.printRead(w, "frozen", r.frozenDir)
 }
 
