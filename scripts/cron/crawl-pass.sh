@@ -115,8 +115,11 @@
 #      fetch DATA_DIR/dht-state's (another capture, or fetch, on it)
 #   3  pass partial (some work left for the next pass, or capture or fetch
 #      heard from no DHT node: an outage; what was done is committed)
-#   1/2 a step failed (see the log); or 1: the pass cannot create its
-#      folders in DATA_DIR or EXPORT_DIR; or 2: a bad argument
+#   1/2 a step failed (see the log), and the pass stopped there (export
+#      or status: after the tidy-up); or 2: a file it applied was bad
+#      input, set aside (above), and the pass went on; or 1: the pass
+#      cannot create its folders in DATA_DIR or EXPORT_DIR; or 2: a bad
+#      argument
 #   130 interrupted
 # A step killed by a signal the pass did not pass on (kill -9, the OOM
 # killer: status 128+N) is a failed step, exit 1 (not 137): unlike one
