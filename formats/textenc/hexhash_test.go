@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/infohash/infohash/formats/textenc/textenctest"
 )
 
 func TestUnhexHash(t *testing.T) {
@@ -94,38 +96,22 @@ func FuzzUnhexHash(f *testing.F) {
 // where a full v2 hash may stand), of a column of bytes the hash's own
 // bytes (20, or 32): never the other way, whatever its length. merge took
 // 20 characters of text as the hash's bytes, and 40 bytes of a BLOB as
-// hex, where dedup and fetch refused both.
+// hex, where dedup and fetch refused both. The cases are textenctest's,
+// which dedup's column reader is held to too.
 func TestHashValue(t *testing.T) {
-	h := bytes.Repeat([]byte{0xab}, 32)
-	hex20, hex32 := hex.EncodeToString(h[:20]), hex.EncodeToString(h)
-	tests := []struct {
-		name, typ, v string
-		v2           bool
-		want         int    // the hash's length; 0: refused with msg
-		msg          string // "": as HexHashError says it
-	}{
-		{"text, 40 digits", "STRING", hex20, false, 20, ""},
-		{"text, 40 upper-case digits", "utf8", strings.ToUpper(hex20), true, 20, ""},
-		{"text, 64 digits", "STRING", hex32, true, 32, ""},
-		{"text, 64 digits, no v2", "STRING", hex32, false, 0, `info_hash "` + hex32[:55] + `"... (a STRING column) is not ` + WantHexV1},
-		{"text, 20 characters", "STRING", string(h[:20]), false, 0, `(a STRING column) is not ` + WantHexV1},
-		{"text, 20 characters, v2", "utf8", "abcdefghij0123456789", true, 0,
-			`info_hash "abcdefghij0123456789" (a utf8 column) is not ` + WantHexHash},
-		{"bytes, 20", "", string(h[:20]), false, 20, ""},
-		{"bytes, 32", "", string(h), true, 32, ""},
-		{"bytes, 32, no v2", "", string(h), false, 0, "info_hash has 32 bytes, want 20"},
-		{"bytes, 40 hex digits", "", hex20, true, 0, "info_hash has 40 bytes, want 20 (or 32 for v2)"},
-		{"bytes, 40 hex digits, no v2", "", hex20, false, 0, "info_hash has 40 bytes, want 20"},
+	if WantHexV1 != "a hex infohash (40 digits)" || WantHexHash != "a hex infohash (40 or 64 digits)" {
+		t.Fatalf("the wants differ from textenctest's: %q, %q", WantHexV1, WantHexHash)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	h := textenctest.Hash
+	for _, tt := range textenctest.HashCases() {
+		t.Run(tt.Name, func(t *testing.T) {
 			var dst [32]byte
-			n, msg := HashValue(&dst, "info_hash", tt.typ, tt.v, tt.v2)
-			if nb, msgb := HashValue(&dst, "info_hash", tt.typ, []byte(tt.v), tt.v2); nb != n || msgb != msg {
+			n, msg := HashValue(&dst, "info_hash", tt.Typ, tt.V, tt.V2)
+			if nb, msgb := HashValue(&dst, "info_hash", tt.Typ, []byte(tt.V), tt.V2); nb != n || msgb != msg {
 				t.Fatalf("from bytes: %d %q; from a string: %d %q", nb, msgb, n, msg)
 			}
-			if n != tt.want || (n == 0) != (msg != "") || !strings.HasSuffix(msg, tt.msg) {
-				t.Fatalf("got %d %q, want %d %q", n, msg, tt.want, tt.msg)
+			if n != tt.Want || (n == 0) != (msg != "") || !strings.HasSuffix(msg, tt.Msg) {
+				t.Fatalf("got %d %q, want %d %q", n, msg, tt.Want, tt.Msg)
 			}
 			if n > 0 && !bytes.Equal(dst[:n], h[:n]) {
 				t.Fatalf("hash %x, want %x", dst[:n], h[:n])

@@ -234,15 +234,17 @@ func byteArrays(p parquet.Page) (data []byte, offs []uint32, idx []int32, err er
 
 // hashBytesPage reads an info_hash column of BYTE_ARRAY values (DuckDB's
 // BLOB): each is a v1 hash (20 bytes) or a v2 one (32 bytes, keyed by its
-// first 20 as the DHT does, and kept whole). A value of another length is
-// bad input in its row.
+// first 20 as the DHT does, and kept whole), as textenc.HashValue reads
+// one (each value checked by it). A value of another length is bad input
+// in its row.
 func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 	data, offs, idx, err := byteArrays(p)
 	if err != nil {
 		return nil, err
 	}
+	var h [32]byte
 	for j := 0; j+1 < len(offs); j++ {
-		if n := offs[j+1] - offs[j]; n != 20 && n != 32 {
+		if n, msg := textenc.HashValue(&h, "info_hash", "", data[offs[j]:offs[j+1]], true); n == 0 {
 			row := j // the page's first row with it (a value, or an entry of its dictionary)
 			for k, ix := range idx {
 				if int(ix) == j {
@@ -250,7 +252,7 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 					break
 				}
 			}
-			return nil, &rowError{row: int64(row), msg: fmt.Sprintf("info_hash has %d bytes, want 20 (or 32 for v2)", n)}
+			return nil, &rowError{row: int64(row), msg: msg}
 		}
 	}
 	if idx != nil {
@@ -272,10 +274,11 @@ func (r *rgBuf) hashBytesPage(p parquet.Page) (func(row, v, n int), error) {
 }
 
 // hashTextPage reads an info_hash column of text (DuckDB's VARCHAR) of
-// type typ: hex v1 or v2 hashes, put as hashBytesPage puts bytes.
+// type typ: hex v1 or v2 hashes (each value read by textenc.HashValue),
+// put as hashBytesPage puts bytes.
 func (r *rgBuf) hashTextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
 	return func(p parquet.Page) (func(row, v, n int), error) {
-		hs, err := textPage(p, "info_hash", typ, textenc.WantHexHash, func(n int) bool { return n > 0 })
+		hs, err := textPage(p, hashHexDecoder(typ))
 		if err != nil {
 			return nil, err
 		}
@@ -291,7 +294,7 @@ func (r *rgBuf) hashTextPage(typ string) func(parquet.Page) (func(row, v, n int)
 // hashes, or empty (null, as in infohash's own files).
 func (r *rgBuf) v2TextPage(typ string) func(parquet.Page) (func(row, v, n int), error) {
 	return func(p parquet.Page) (func(row, v, n int), error) {
-		hs, err := textPage(p, "info_hash_v2", typ, textenc.WantHexV2, func(n int) bool { return n == 0 || n == 32 })
+		hs, err := textPage(p, v2HexDecoder(typ))
 		if err != nil {
 			return nil, err
 		}

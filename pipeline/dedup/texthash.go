@@ -16,11 +16,35 @@ func textHashError[S ~string | ~[]byte](row int64, col, typ string, v S, want st
 	return &rowError{row: row, msg: textenc.HexHashError(col, typ, v, want)}
 }
 
-// unhexValues decodes the text hashes of a BYTE_ARRAY page's values (or
-// its dictionary's: data, with offs bounding each) whose length in bytes
-// ok accepts (0 for an empty value): vals[j] is value j's hash, nil if it
-// is not one.
-func unhexValues(data []byte, offs []uint32, ok func(n int) bool) (vals [][]byte) {
+// hashDecoder decodes a value v of a hash column into dst and returns
+// the hash's length (0 for none: an empty value where the column may
+// hold one), or why v is not what the column holds (msg, not ""), as
+// textenc.HashValue does.
+type hashDecoder func(dst *[32]byte, v []byte) (n int, msg string)
+
+// hashHexDecoder is the decoder of an info_hash column of text of type typ:
+// textenc.HashValue's rule, 40 hex digits or 64 (a v2 hash, keyed by its
+// first 20 bytes).
+func hashHexDecoder(typ string) hashDecoder {
+	return func(dst *[32]byte, v []byte) (int, string) { return textenc.HashValue(dst, "info_hash", typ, v, true) }
+}
+
+// v2HexDecoder is the decoder of an info_hash_v2 column of text of type typ: 64
+// hex digits, or empty (null, as in infohash's own files).
+func v2HexDecoder(typ string) hashDecoder {
+	return func(dst *[32]byte, v []byte) (int, string) {
+		if len(v) == 0 || textenc.UnhexHash(dst, v) == 32 {
+			return len(v) / 2, ""
+		}
+		return 0, textenc.HexHashError("info_hash_v2", typ, v, textenc.WantHexV2)
+	}
+}
+
+// decodeValues decodes the values of a BYTE_ARRAY page (or its
+// dictionary's: data, with offs bounding each) by decode: vals[j] is
+// value j's hash (empty for an empty value decode takes), nil if decode
+// refuses it.
+func decodeValues(data []byte, offs []uint32, decode hashDecoder) (vals [][]byte) {
 	if len(offs) < 2 {
 		return nil
 	}
@@ -28,8 +52,7 @@ func unhexValues(data []byte, offs []uint32, ok func(n int) bool) (vals [][]byte
 	flat := make([]byte, 32*len(vals))
 	for j := range vals {
 		dst := (*[32]byte)(flat[32*j:])
-		v := data[offs[j]:offs[j+1]]
-		if n := textenc.UnhexHash(dst, v); (n > 0 || len(v) == 0) && ok(n) {
+		if n, msg := decode(dst, data[offs[j]:offs[j+1]]); msg == "" {
 			vals[j] = dst[:n]
 		}
 	}
@@ -37,18 +60,23 @@ func unhexValues(data []byte, offs []uint32, ok func(n int) bool) (vals [][]byte
 }
 
 // textPage returns the decoded hashes of a page of a text hash column
-// (see unhexValues), one per non-null row, or the error of its first row
-// whose value is not a hash ok accepts.
-func textPage(p parquet.Page, col, typ, want string, ok func(n int) bool) ([][]byte, error) {
+// (see decodeValues), one per non-null row, or the error of its first row
+// whose value decode refuses.
+func textPage(p parquet.Page, decode hashDecoder) ([][]byte, error) {
 	data, offs, idx, err := byteArrays(p)
 	if err != nil {
 		return nil, err
 	}
-	vals := unhexValues(data, offs, ok)
+	vals := decodeValues(data, offs, decode)
+	refused := func(row int64, j int) error {
+		var dst [32]byte
+		_, msg := decode(&dst, data[offs[j]:offs[j+1]]) // again, for why: once a page at most
+		return &rowError{row: row, msg: msg}
+	}
 	if idx == nil {
 		for j, v := range vals {
 			if v == nil {
-				return nil, textHashError(int64(j), col, typ, data[offs[j]:offs[j+1]], want)
+				return nil, refused(int64(j), j)
 			}
 		}
 		return vals, nil
@@ -56,7 +84,7 @@ func textPage(p parquet.Page, col, typ, want string, ok func(n int) bool) ([][]b
 	rows := make([][]byte, len(idx)) // a dictionary's entries are checked where rows use them
 	for k, ix := range idx {
 		if rows[k] = vals[ix]; rows[k] == nil {
-			return nil, textHashError(int64(k), col, typ, data[offs[ix]:offs[ix+1]], want)
+			return nil, refused(int64(k), int(ix))
 		}
 	}
 	return rows, nil
