@@ -38,8 +38,8 @@ type arrowLayout struct {
 
 // readArrow feeds every observation of the Arrow IPC stream in to b. The
 // stream is opened without binding its columns to obsIn's, as the row
-// reader does: the column reader checks the layout itself (arrowLayoutOf)
-// and also reads hashes held as text, which the binding refuses.
+// reader does: the column reader checks the layout itself (arrowLayoutOf).
+// Both read hashes held as text as hex.
 //
 // A stream dedup spooled (stdin, a pipe, a leftover spool) must end with
 // its end-of-stream marker: one that ends between two messages without
@@ -103,8 +103,6 @@ func readArrowStream(ctx context.Context, in input, b *batch, bad func(error) er
 	case err == nil && fastPath:
 		r.RecycleBuffers() // loadArrow copies what it keeps
 		return readArrowColumns(ctx, r, l, b, bad)
-	case err != nil && (l.hashText != "" || l.v2Text != ""): // only the column reader reads hex
-		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	case errors.As(err, &typeErr): // nor does the row reader: said in its words, as Parquet's are
 		return 0, bad(fmt.Errorf("%w: %w", rowio.ErrSchema, err))
 	}

@@ -30,7 +30,8 @@ type obsAddrIn struct {
 func readArrowRows(ctx context.Context, name string, f io.Reader, needEnd bool, ports io.Reader, b *batch,
 	bad func(error) error) (int64, error) {
 	if ports == nil {
-		return arrowRows(ctx, name, f, needEnd, b, bad, nil, func(r *obsIn) (*obsIn, []byte) { return r, nil }, "source")
+		return arrowRows(ctx, name, f, needEnd, b, bad, nil, func(r *obsIn) (*obsIn, []byte) { return r, nil },
+			"info_hash", "info_hash_v2", "source")
 	}
 	pr, err := rowio.OpenArrow[struct{}](name, ports)
 	if err != nil {
@@ -38,14 +39,16 @@ func readArrowRows(ctx context.Context, name string, f io.Reader, needEnd bool, 
 	}
 	defer pr.Close()
 	split := func(r *obsAddrIn) (*obsIn, []byte) { return &r.obsIn, r.NodeAddr }
-	return arrowRows(ctx, name, f, needEnd, b, bad, &arrowRowPorts{r: pr}, split, "source", "node_addr") // node_addr is text
+	return arrowRows(ctx, name, f, needEnd, b, bad, &arrowRowPorts{r: pr}, split,
+		"info_hash", "info_hash_v2", "source", "node_addr") // node_addr is text
 }
 
 // arrowRows is readArrowRows for rows of T, which split parts into the
 // observation and its node_addr; ports, when not nil, gives each row's
-// peer_port. text names the []byte fields read from a text column, and
-// the string fields (source: text or a BLOB, checked as one by addRow)
-// read from a binary one.
+// peer_port. text names the []byte fields read from a text column (a
+// hash column of text holds hex, decoded by unhexRow as the column
+// reader decodes it), and the string fields (source: text or a BLOB,
+// checked as one by addRow) read from a binary one.
 func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd bool, b *batch, bad func(error) error,
 	ports *arrowRowPorts, split func(*T) (*obsIn, []byte), text ...string) (int64, error) {
 	r, err := rowio.OpenArrowText[T](name, f, text...)
@@ -56,6 +59,8 @@ func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd boo
 	if needEnd {
 		r.RequireEndMarker()
 	}
+	hashText := rowio.ArrowTextType(r.ArrowSchema(), "info_hash")
+	v2Text := rowio.ArrowTextType(r.ArrowSchema(), "info_hash_v2")
 	buf := make([]T, readBatch)
 	var n int64
 	for {
@@ -65,7 +70,11 @@ func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd boo
 		k, err := r.Read(buf)
 		for i := 0; i < k; i++ {
 			o, addr := split(&buf[i])
-			if err := addRow(n+int64(i), o, b); err != nil {
+			err := unhexRow(n+int64(i), o, hashText, v2Text)
+			if err == nil {
+				err = addRow(n+int64(i), o, b)
+			}
+			if err != nil {
 				return n, bad(err)
 			}
 			if ports == nil {

@@ -105,10 +105,10 @@ func TestArrowViewTypes(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		hash, src arrow.DataType
-		readers   []bool // fastPath values: only the column reader reads hex
+		readers   []bool // fastPath values
 	}{
 		{"binary_view, utf8_view", arrow.BinaryTypes.BinaryView, arrow.BinaryTypes.StringView, []bool{true, false}},
-		{"hex utf8_view", arrow.BinaryTypes.StringView, arrow.BinaryTypes.StringView, []bool{true}},
+		{"hex utf8_view", arrow.BinaryTypes.StringView, arrow.BinaryTypes.StringView, []bool{true, false}},
 		{"binary_view, utf8", arrow.BinaryTypes.BinaryView, arrow.BinaryTypes.String, []bool{true, false}},
 		// A BLOB source, as Parquet's: it was refused ("column "source" is binary").
 		{"binary, source binary", arrow.BinaryTypes.Binary, arrow.BinaryTypes.Binary, []bool{true, false}},

@@ -14,8 +14,8 @@ import (
 )
 
 // TestInfoHashTextRule: dedup reads an info_hash by the rule fetch and
-// merge read one by (textenc.HashValue), in every reader (Parquet's
-// column and row readers, Arrow's column reader): text (VARCHAR, utf8) is hex, 40
+// merge read one by (textenc.HashValue), in every reader (Parquet's and
+// Arrow's column and row readers): text (VARCHAR, utf8) is hex, 40
 // digits or 64, bytes (BLOB, binary) the hash's 20 or 32 bytes, never the
 // other way: 20 characters of text and 40 bytes of a BLOB are bad input
 // naming the row, exit 2.
@@ -77,9 +77,6 @@ func TestInfoHashTextRule(t *testing.T) {
 	} {
 		for _, format := range []string{"parquet", "arrow"} {
 			eachParquetReader(t, tt.name+"/"+format, func(t *testing.T) {
-				if format == "arrow" && !fastPath {
-					t.Skip("the Arrow row reader (fastPath off: a test switch) takes no text info_hash; a run reads it by the column reader")
-				}
 				in := write(t, t.TempDir(), format, tt.rows)
 				data := filepath.Join(t.TempDir(), "ds")
 				_, err := run(t, data, nil, in)

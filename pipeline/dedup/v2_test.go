@@ -301,9 +301,6 @@ func TestV2NotTheRowsHash(t *testing.T) {
 		}
 		for _, tt := range tests {
 			for _, fast := range []bool{true, false} {
-				if !fast && tt.name == "Arrow utf8" {
-					continue // only the column reader reads hex from Arrow
-				}
 				t.Run(fmt.Sprintf("%s/%s/fast=%v", other.name, tt.name, fast), func(t *testing.T) {
 					fastPath = fast
 					in, err := probe(tt.path, "in", "")
