@@ -77,7 +77,7 @@ integer (a DOUBLE, text, a STRUCT or LIST), or one without a node_addr of
 text (or a BLOB) and a source column beside it, is wrong schema, exit 2 (an
 input without peer_port, a hash list, names no peer; one with node_addr and
 source but no peer_port is read, and a warning counts its announce_peer
-rows, once per input: a rewrite dropped the column).
+rows, and those whose peer_port is null, once per input).
 
 Stdin is spooled durably to DIR/inbox/ (an Arrow stream or a list is read
 while it is spooled; nothing is committed before the spool is whole and

@@ -87,7 +87,8 @@ func arrowInt(t arrow.Type) bool {
 	return false
 }
 
-// loadArrowPeers notes the endpoints the announce_peer rows of rec name.
+// loadArrowPeers notes the endpoints the announce_peer rows of rec name,
+// and counts those whose peer_port is null (noport.go).
 // peer_port is read as both Parquet readers read it, by value
 // (portValue): one that is no port (0, negative, past 65535, past int32)
 // names no endpoint and is counted as a bad port (badports.go), whatever
@@ -97,7 +98,12 @@ func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) {
 		return
 	}
 	c := rec.Column(l.port)
-	if c.NullN() == c.Len() {
+	if c.NullN() == c.Len() { // no port in any row
+		for i := range c.Len() {
+			if r.src[i] == b.announce {
+				b.ports.noPortRow()
+			}
+		}
 		return
 	}
 	ports := r.arrowPorts(c)
@@ -105,10 +111,12 @@ func (r *rgBuf) loadArrowPeers(rec arrow.Record, l arrowLayout, b *batch) {
 	strs, _ := addrs.(interface{ Value(int) string })  // text
 	blobs, _ := addrs.(interface{ Value(int) []byte }) // a BLOB, read as text (arrowAddrType)
 	for i := range int(rec.NumRows()) {
-		if c.IsNull(i) || r.src[i] != b.announce {
+		if r.src[i] != b.announce {
 			continue
 		}
 		switch p := ports[i]; {
+		case c.IsNull(i):
+			b.ports.noPortRow()
 		case !anyPort.ok(p):
 			b.ports.bad()
 		case addrs.IsNull(i):

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/infohash/infohash/formats/rowio"
+	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -86,6 +87,8 @@ func arrowRows[T any](ctx context.Context, name string, f io.Reader, needEnd boo
 			}
 			if ok {
 				b.addRowPeer(o, addr, int64(port), anyPort) // an Arrow type is its width
+			} else if o.Source == schema.SourceAnnouncePeer {
+				b.ports.noPortRow()
 			}
 		}
 		n += int64(k)

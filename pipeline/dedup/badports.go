@@ -54,7 +54,8 @@ func portLimitOf(t parquet.Type) portLimit {
 type badPorts struct {
 	n, inN   int64
 	notes    []badPortNote
-	unported []noPortNote // inputs without peer_port (noport.go)
+	nullIn   int64        // the input's announce_peer rows whose peer_port is null (noport.go)
+	unported []noPortNote // inputs with announce_peer rows without a port (noport.go)
 }
 
 // badPortNote is what one input had.
@@ -72,7 +73,8 @@ func (p *badPorts) endInput(name string) {
 		p.n += p.inN
 		p.notes = append(p.notes, badPortNote{name, p.inN})
 	}
-	p.inN = 0
+	p.noPort(name, p.nullIn)
+	p.inN, p.nullIn = 0, 0
 }
 
 // warn warns, once per input of the committed batch, about the

@@ -101,6 +101,7 @@ type rgBuf struct {
 	// node_addr are read, the rows' ports, and 1 + the interned endpoint
 	// of each row that named one (peer is valid while hasPeers).
 	peerCols bool
+	nullCol  bool // peer_port is there but all null in the row group: no row has a port (noport.go)
 	port     []int32
 	peer     []endpoint
 	hasPeers bool
@@ -314,6 +315,7 @@ func (r *rgBuf) open(rg parquet.RowGroup, c fastColumns, b *batch) {
 	// Last: they read the source. A chunk of null ports (no
 	// announce_peer row) is not decoded at all.
 	r.peerCols = c.port != nil && c.src != nil && !statecol.AllNull(ccs[c.port.Index()], rg.NumRows())
+	r.nullCol = c.port != nil && c.src != nil && !r.peerCols
 	if r.peerCols {
 		r.readers = append(r.readers,
 			newColReader("peer_port", ccs[c.port.Index()], c.port.MaxDefinitionLevel(),
@@ -331,6 +333,7 @@ func (r *rgBuf) load(n int, b *batch) error {
 		}
 	}
 	r.typeLongHashes()
+	r.countNullPorts(n, b)
 	return nil
 }
 
@@ -428,7 +431,7 @@ func (r *rgBuf) reset(n int, b *batch) (imp uint16) {
 	r.hasPeers = false
 	if r.peerCols {
 		r.port = resize(r.port, n)
-		clear(r.port)
+		fillNullPorts(r.port)
 	}
 	imp, _ = b.intern(schema.SourceImport) // a valid source
 	for i := range r.src {

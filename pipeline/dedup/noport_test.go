@@ -135,9 +135,9 @@ func TestAnnouncedPeersNoPortColumn(t *testing.T) {
 					}
 					return
 				}
-				want := "msg=\"dedup: announce_peer rows were read without an endpoint: the input has node_addr and source but no " +
-					"peer_port column (an announced peer is node_addr's IP with the port it announced, peer_port, as capture writes " +
-					"them): write peer_port into it\" input=" + in + " announce_rows=" + map[int64]string{3: "3"}[tt.want] + "\n"
+				want := "msg=\"dedup: announce_peer rows were read without an endpoint: their peer_port is null, or the input has " +
+					"node_addr and source but no peer_port column (an announced peer is node_addr's IP with the port it announced, " +
+					"peer_port, as capture writes them): write their port into peer_port\" input=" + in + " announce_rows=" + map[int64]string{3: "3"}[tt.want] + "\n"
 				if got != 1 || !strings.Contains(log.String(), want) {
 					t.Fatalf("log %q\nwant one warning %q", log.String(), want)
 				}

@@ -144,7 +144,7 @@ func (r *rgBuf) nodeAddrPage(b *batch) func(p parquet.Page) (func(row, v, n int)
 		return func(row, v, n int) {
 			for i := range n {
 				k := row + i
-				if r.port[k] == 0 || r.src[k] != b.announce {
+				if r.port[k] <= 0 || r.src[k] != b.announce { // none, or null (nullPort)
 					continue
 				}
 				j := v + i
@@ -434,10 +434,15 @@ func (p *rowPeerReader) readRows(n int) error {
 }
 
 // add folds the endpoint of row i of the rows read last, o (just folded
-// by addRow), as addRowPeer does; a null port names none.
+// by addRow), as addRowPeer does; a null port names none, and is counted
+// in an announce_peer row (noport.go).
 func (p *rowPeerReader) add(i int, o *obsIn, b *batch) {
-	if p != nil && p.buf[i].PeerPort != nil {
+	switch {
+	case p == nil:
+	case p.buf[i].PeerPort != nil:
 		b.addRowPeer(o, p.buf[i].NodeAddr, *p.buf[i].PeerPort, p.lim)
+	case o.Source == schema.SourceAnnouncePeer:
+		b.ports.noPortRow()
 	}
 }
 
