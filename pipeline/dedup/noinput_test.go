@@ -1,15 +1,13 @@
 package dedup
 
 import (
-	"context"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -32,23 +30,7 @@ func TestBareRunNamesLiveSpools(t *testing.T) {
 	}{
 		{"nothing", nil, ""},
 		{"spooling", func(t *testing.T) string {
-			pr, pw := io.Pipe()
-			s, err := dataset.StartSpool(inbox, ".spool", pr, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				pw.Close()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				s.Wait(ctx)
-				s.Close()
-			})
-			matches, _ := filepath.Glob(filepath.Join(inbox, ".tmp-*.spool-*"))
-			if len(matches) != 1 {
-				t.Fatalf("spooling files %q, want one", matches)
-			}
-			return matches[0]
+			return datasettest.LiveSpool(t, inbox, ".spool")
 		}, " (status: spooling), which it applies itself once that input ends: nothing to do here but wait for that run)"},
 		{"applying", func(t *testing.T) string {
 			p, release, err := dataset.SpoolHeld(inbox, ".spool", strings.NewReader(strings.Repeat("1", 40)+"\n"))

@@ -2,13 +2,12 @@ package merge
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/dataset/datasettest"
 	"github.com/infohash/infohash/formats/schema"
 	"github.com/infohash/infohash/internal/exitcode"
 )
@@ -26,23 +25,7 @@ func TestBareRunNamesLiveSpools(t *testing.T) {
 	}{
 		{"nothing", nil, ""},
 		{"spooling", func(t *testing.T, inbox string) string {
-			pr, pw := io.Pipe()
-			s, err := dataset.StartSpool(inbox, ".results", pr, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				pw.Close()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				s.Wait(ctx)
-				s.Close()
-			})
-			matches, _ := filepath.Glob(filepath.Join(inbox, ".tmp-*.results-*"))
-			if len(matches) != 1 {
-				t.Fatalf("spooling files %q, want one", matches)
-			}
-			return matches[0]
+			return datasettest.LiveSpool(t, inbox, ".results")
 		}, " (status: spooling), which it applies itself once that input ends: nothing to do here but wait for that run)"},
 		{"applying", func(t *testing.T, inbox string) string {
 			p, release, err := dataset.SpoolHeld(inbox, ".results", strings.NewReader("not read"))
