@@ -46,10 +46,12 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // type, when no file layout is present (length, files or file tree), or
 // when a length is negative or the sizes overflow; and when BEP 3 or 52
 // makes the dictionary invalid and libtorrent refuses it (see strict.go:
-// a meta version above 2 or not an integer, no name, a file without a
-// length or a path, pieces not in 20-byte hashes, a v2 piece length or
-// pieces root of the wrong size, a v2 file with siblings or marked a pad
-// file; hybrid.go: a hybrid whose files and file tree differ).
+// a meta version above 2 or not an integer, meta version 2 without a
+// file tree dictionary or a file tree dictionary without it, no name, a
+// file without a length or a path, pieces not in 20-byte hashes, a v2
+// piece length or pieces root of the wrong size, a v2 file with siblings
+// or marked a pad file; hybrid.go: a hybrid whose files and file tree
+// differ).
 //
 // BEP 47 pad files (a "files" entry whose "attr" string holds "p") are
 // left out of files, file_count and total_size: they are zeros a
@@ -138,17 +140,16 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 		return m, err
 	}
 	if raw.Files != nil || raw.Length != nil {
-		// A hybrid's file tree, not listed, is checked as a v2 one's,
-		// and against the v1 files (hybrid.go).
+		// A hybrid's file tree (a dictionary only with meta version 2:
+		// checkInfo), not listed, is checked as a v2 one's, and against
+		// the v1 files (hybrid.go).
 		if t := raw.FileTree; len(t) > 0 && t[0] == 'd' {
 			tree, err := treeFiles(t)
 			if err != nil {
 				return m, err
 			}
-			if string(raw.MetaVersion) == "i2e" {
-				if err := checkHybrid(raw, tree); err != nil {
-					return m, err
-				}
+			if err := checkHybrid(raw, tree); err != nil {
+				return m, err
 			}
 		}
 	}

@@ -110,8 +110,9 @@ func TestParseInfoGolden(t *testing.T) {
 // and accepted ones have consistent sizes and pass the strict checks
 // (strict.go): a name, pieces of 20-byte hashes, a v2 dictionary's piece
 // length a power of two of at least 16 KiB, a meta version (if any) an
-// integer of at most 2, no pad file in a file tree, and a hybrid's v1
-// files (pads aside) as many and as long as its file tree's.
+// integer of at most 2, meta version 2 if and only if a file tree
+// dictionary, no pad file in a file tree, and a hybrid's v1 files (pads
+// aside) as many and as long as its file tree's.
 func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"))
 	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee"))
@@ -135,6 +136,9 @@ func FuzzParseInfo(f *testing.F) {
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose views agree
 	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed6:lengthi5e4:pathl1:beee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // and one without its pad
+	f.Add([]byte("d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                 // meta version 2, no file tree
+	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a file tree no dictionary
+	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))                             // a file tree, no meta version
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, raw, err := parse(b, false)
 		if err != nil {
@@ -143,7 +147,11 @@ func FuzzParseInfo(f *testing.F) {
 		if v, err := Int(raw.MetaVersion); raw.MetaVersion != nil && (err != nil || v > 2) {
 			t.Fatalf("meta version %q accepted in %q", raw.MetaVersion, b)
 		}
-		if tr := raw.FileTree; len(tr) > 0 && tr[0] == 'd' {
+		tr := raw.FileTree
+		if tree := len(tr) > 0 && tr[0] == 'd'; tree != (string(raw.MetaVersion) == "i2e") {
+			t.Fatalf("file tree %.40q with meta version %q accepted in %q", tr, raw.MetaVersion, b)
+		}
+		if len(tr) > 0 && tr[0] == 'd' {
 			checkTreeAccepted(t, tr, &raw, &m, b)
 		}
 		if raw.Name == nil && raw.NameUTF8 == nil {
@@ -181,7 +189,7 @@ func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, 
 	if v, err := decodeValue(tree); err != nil || hasTreePad(v) {
 		t.Fatalf("pad file in a file tree accepted in %q", b)
 	}
-	if string(raw.MetaVersion) != "i2e" || (raw.Files == nil && raw.Length == nil) {
+	if raw.Files == nil && raw.Length == nil {
 		return
 	}
 	if len(files) != len(m.Files) {

@@ -56,7 +56,9 @@ func checkMetaVersion(b []byte) error {
 // checkInfo checks the keys of the dictionary itself: a name (BEP 3;
 // libtorrent takes a "name.utf-8" alone), "pieces" a string of 20-byte
 // hashes (BEP 3), and in a dictionary of meta version 2 (v2 or hybrid) a
-// piece length that is a power of two of at least 16 KiB (BEP 52).
+// piece length that is a power of two of at least 16 KiB (BEP 52); then
+// that meta version 2 and a "file tree" dictionary come together
+// (checkFileTree).
 func checkInfo(raw *rawInfo) error {
 	if raw.Name == nil && raw.NameUTF8 == nil {
 		return fmt.Errorf("%w: no name", ErrInvalid)
@@ -78,6 +80,30 @@ func checkInfo(raw *rawInfo) error {
 		case *pl < minPieceV2 || *pl&(*pl-1) != 0:
 			return fmt.Errorf("%w: piece length %d in a v2 dictionary, not a power of two of at least 16 KiB (BEP 52)", ErrInvalid, *pl)
 		}
+	}
+	return checkFileTree(raw)
+}
+
+// checkFileTree checks that a dictionary of meta version 2 has a "file
+// tree" dictionary and that one without it (absent, or 0 or 1: checked
+// before) has none. BEP 52 makes the file tree a key of the v2 format
+// that meta version 2 announces: the one without the other is neither a
+// v2 nor a hybrid dictionary, though a reader taking it as v1 would not
+// notice. libtorrent's torrent_info::parse_info_section refuses both,
+// whichever hash: torrent_missing_file_tree for meta version 2 without
+// a "file tree" dictionary (one of another type is as absent), and
+// torrent_missing_meta_version for a "file tree" dictionary under any
+// other meta version. A "file tree" that is no dictionary, without meta
+// version 2, it ignores, as Parse does beside a length or files.
+func checkFileTree(raw *rawInfo) error {
+	tree := len(raw.FileTree) > 0 && raw.FileTree[0] == 'd'
+	switch v2 := string(raw.MetaVersion) == "i2e"; {
+	case v2 && raw.FileTree == nil:
+		return fmt.Errorf("%w: meta version 2 without a file tree (BEP 52)", ErrInvalid)
+	case v2 && !tree:
+		return fmt.Errorf("%w: meta version 2 with a file tree %q that is not a dictionary (BEP 52)", ErrInvalid, Clip(raw.FileTree))
+	case !v2 && tree:
+		return fmt.Errorf("%w: a file tree without meta version 2 (BEP 52: only a v2 or hybrid dictionary has one)", ErrInvalid)
 	}
 	return nil
 }

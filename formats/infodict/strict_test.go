@@ -60,7 +60,8 @@ func TestParseStrict(t *testing.T) {
 		{"zero pieces root", v2(leaf("6:lengthi1e11:pieces root32:"+string(make([]byte, 32))), "16384"), ""},
 		{"hybrid with a pieces root of 31 bytes", "d9:file treed1:a" + leaf("6:lengthi1e11:pieces root31:"+root32[1:]) +
 			"e6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", "not 32 bytes"},
-		{"hybrid with a file tree that is a list", "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", ""},
+		{"hybrid with a file tree that is a list", "d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee",
+			`meta version 2 with a file tree "li1ee" that is not a dictionary`},
 		{"a long path, clipped", v2("d70000:"+strings.Repeat("x", 70000)+leaf("6:lengthi-1e")+"e", "16384"),
 			`file "a/` + strings.Repeat("x", maxErrPath-2) + `..." has no valid length`},
 		// meta version (BEP 52: an integer, checked first; above 2 unknown)
@@ -74,6 +75,24 @@ func TestParseStrict(t *testing.T) {
 		{"meta version a list", "d6:lengthi1e12:meta versionli2ee4:name1:x12:piece lengthi16384ee", "is not an integer"},
 		{"meta version 1", "d6:lengthi1e12:meta versioni1e4:name1:x12:piece lengthi16384ee", ""},
 		{"meta version -1", "d6:lengthi1e12:meta versioni-1e4:name1:x12:piece lengthi16384ee", ""},
+		// meta version 2 and a file tree come together (BEP 52; libtorrent:
+		// torrent_missing_file_tree, torrent_missing_meta_version)
+		{"meta version 2 without a file tree, a length", "d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee",
+			"meta version 2 without a file tree"},
+		{"meta version 2 without a file tree, files", "d5:filesld6:lengthi1e4:pathl1:aeee12:meta versioni2e" + tail,
+			"meta version 2 without a file tree"},
+		{"meta version 2, a file tree that is a string", "d9:file tree1:x6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee",
+			`file tree "1:x" that is not a dictionary`},
+		{"file tree without meta version, a length", "d9:file treed1:x" + leaf("6:lengthi1e"+root) + "e6:lengthi1e4:name1:x12:piece lengthi16384ee",
+			"a file tree without meta version 2"},
+		{"file tree without meta version, no length", "d9:file treed1:x" + leaf("6:lengthi1e"+root) + "e4:name1:x12:piece lengthi16384ee",
+			"a file tree without meta version 2"},
+		{"empty file tree without meta version", "d9:file treede6:lengthi1e4:name1:x12:piece lengthi16384ee",
+			"a file tree without meta version 2"},
+		{"file tree with meta version 1", "d9:file treed1:x" + leaf("6:lengthi1e"+root) + "e6:lengthi1e12:meta versioni1e4:name1:x12:piece lengthi16384ee",
+			"a file tree without meta version 2"},
+		{"file tree that is a list, no meta version", "d9:file treeli1ee6:lengthi1e4:name1:x12:piece lengthi16384ee", ""},
+		{"file tree that is a string, meta version 1", "d9:file tree1:x6:lengthi1e12:meta versioni1e4:name1:x12:piece lengthi16384ee", ""},
 		// BEP 47 pad files in a file tree (BEP 52 has none)
 		{"v2 pad file", v2(leaf("4:attr1:p6:lengthi1e"+root), "16384"), `file tree file "a" is a pad file`},
 		{"v2 pad file without bytes", v2(leaf("4:attr2:hp6:lengthi0e"), "16384"), "is a pad file"},

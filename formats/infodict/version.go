@@ -29,7 +29,9 @@ var ErrVersion = fmt.Errorf("%w: not of its infohash's version", ErrInvalid)
 // whoever served them. Parse does not check the hash's version; it
 // refuses, under either hash and not as ErrVersion, a meta version
 // above 2 or not an integer (strict.go: BEP 52's newer, incompatible
-// versions), which ParseAs so refuses first.
+// versions), and meta version 2 without a file tree dictionary or one
+// without meta version 2 (strict.go: neither v1 nor v2), which ParseAs
+// so refuses first.
 func ParseAs(info []byte, typ int8) (schema.Meta, error) {
 	m, raw, err := parse(info, false)
 	if err != nil {
@@ -47,7 +49,8 @@ func ParseAs(info []byte, typ int8) (schema.Meta, error) {
 }
 
 // checkV2 checks what BEP 52 wants of a v2 or hybrid info dictionary:
-// meta version 2 and a file tree dictionary.
+// meta version 2 (parse has checked that it comes with a file tree
+// dictionary, and that none comes without it).
 func checkV2(raw *rawInfo) error {
 	switch {
 	case raw.MetaVersion == nil:
@@ -55,10 +58,6 @@ func checkV2(raw *rawInfo) error {
 			"(BEP 52: a v2 or hybrid one has meta version 2)", ErrVersion)
 	case !bytes.Equal(raw.MetaVersion, []byte("i2e")):
 		return fmt.Errorf("%w: meta version %q, not 2 (BEP 52)", ErrVersion, Clip(raw.MetaVersion))
-	case raw.FileTree == nil:
-		return fmt.Errorf("%w: meta version 2 without a file tree (BEP 52)", ErrVersion)
-	case raw.FileTree[0] != 'd':
-		return fmt.Errorf("%w: file tree %q is not a dictionary", ErrVersion, Clip(raw.FileTree))
 	}
 	return nil
 }
