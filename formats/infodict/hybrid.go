@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // checkHybrid checks that a hybrid dictionary (meta version 2 with a
@@ -19,7 +20,14 @@ import (
 //     in its key order, each with the same path elements (those of
 //     "path" or of "path.utf-8") and the same length; a single-file
 //     dictionary's file tree holds one file, named as the torrent
-//     ("name" or "name.utf-8");
+//     ("name" or "name.utf-8"); a pad is a BEP 47 one (attr "p") or one
+//     named as BitComet names its pads (bitCometPad), unless it is the
+//     file tree's next file: libtorrent's v1 parse flags such a file a
+//     pad, and its comparison of the views (src/file_storage.cpp,
+//     aux::files_compatible) holds a flagged pad to its place and size,
+//     never to a name: it takes a hybrid so padded. A file tree may hold
+//     a file so named (BEP 52 has no such rule): the v1 file of its path
+//     and length is that file, not a pad;
 //   - each v1 file of any bytes starts where BEP 52 puts it, at the first
 //     piece boundary at or after the previous file's end: the pad files
 //     before it fill just that gap (BEP 52 aligns non-empty files only),
@@ -40,7 +48,7 @@ func checkHybrid(raw *rawInfo, tree []treeFile) error {
 		if f.Length != nil {
 			n = *f.Length
 		}
-		if isPad(f.Attr) {
+		if isPad(f.Attr) || bitCometPad(f) && (next == len(tree) || !sameFile(f, n, &tree[next])) {
 			if n > math.MaxInt64-v1 {
 				return fmt.Errorf("%w: pad file %d: sizes overflow", ErrInvalid, i)
 			}
@@ -53,7 +61,7 @@ func checkHybrid(raw *rawInfo, tree []treeFile) error {
 		}
 		t := &tree[next]
 		next++
-		if !slices.Equal(f.Path, t.path) && !samePathUTF8(f, t.path) {
+		if !samePath(f, t.path) {
 			return fmt.Errorf("%w: hybrid: file %d is %q, but the file tree's file %d is %q (BEP 52: same names, same order)",
 				ErrInvalid, i, clipPath(f.Path), next-1, clipPath(t.path))
 		}
@@ -106,21 +114,57 @@ func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
 	return nil
 }
 
-// samePathUTF8 reports whether a v1 file's "path.utf-8" (which
-// libtorrent prefers to "path") is a list of the path elements p.
-func samePathUTF8(f *rawFile, p []string) bool {
+// samePath reports whether a v1 file's "path", or its "path.utf-8"
+// (which libtorrent prefers), is the list of path elements p.
+func samePath(f *rawFile, p []string) bool {
+	if slices.Equal(f.Path, p) {
+		return true
+	}
+	u, ok := pathUTF8(f)
+	return ok && slices.Equal(u, p)
+}
+
+// sameFile reports whether a v1 file of n bytes is the file tree's file
+// t: the same path and length.
+func sameFile(f *rawFile, n int64, t *treeFile) bool { return n == t.length && samePath(f, t.path) }
+
+// pathUTF8 is a v1 file's "path.utf-8" when it is a list of strings.
+func pathUTF8(f *rawFile) ([]string, bool) {
 	if f.PathU == nil {
-		return false
+		return nil, false
 	}
 	v, err := decodeValue(f.PathU)
 	l, ok := v.([]any)
-	if err != nil || !ok || len(l) != len(p) {
-		return false
+	if err != nil || !ok {
+		return nil, false
 	}
+	p := make([]string, len(l))
 	for i, e := range l {
-		if s, ok := e.(string); !ok || s != p[i] {
-			return false
+		if p[i], ok = e.(string); !ok {
+			return nil, false
 		}
 	}
-	return true
+	return p, true
+}
+
+// bitCometMark is what the name of a BitComet pad file holds
+// ("_____padding_file_0_if you see this file, please update to BitComet
+// 0.85 or above____"): BitComet pads the v1 files list with zeros so
+// named, without BEP 47's attr "p".
+const bitCometMark = "_____padding_file_"
+
+// bitCometPad reports whether libtorrent takes a v1 file for a pad file
+// by its name: src/torrent_info.cpp, extract_single_file, sets
+// flag_pad_file when the name holds bitCometMark (the newest copy reads
+// the last path element; older ones, 0.16 to 2.0, the whole path, the
+// torrent's name included). Here the last element of "path" or of
+// "path.utf-8" holds it, anywhere, as libtorrent searches it. Only the
+// hybrid comparison reads it: Parse lists such files as any (it leaves
+// out BEP 47 pads only), as it always has.
+func bitCometPad(f *rawFile) bool {
+	if n := len(f.Path); n > 0 && strings.Contains(f.Path[n-1], bitCometMark) {
+		return true
+	}
+	u, _ := pathUTF8(f)
+	return len(u) > 0 && strings.Contains(u[len(u)-1], bitCometMark)
 }

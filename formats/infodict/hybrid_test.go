@@ -2,6 +2,8 @@ package infodict
 
 import (
 	"errors"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,6 +33,10 @@ func TestHybrid(t *testing.T) {
 		return "d9:file treed" + tree + "e6:lengthi" + length + "e12:meta versioni2e" + names + "12:piece lengthi16384ee"
 	}
 	a, b := tf("1:a", "1"), tf("1:b", "5")
+	// BitComet's pads: no attr "p", a name holding "_____padding_file_".
+	const bc = "_____padding_file_0_if you see this file, please update to BitComet 0.85 or above____"
+	bstr := func(s string) string { return strconv.Itoa(len(s)) + ":" + s }
+	bcPad := func(length, dirs string) string { return file(length, dirs+bstr(bc)) }
 	for _, tt := range []struct {
 		name string
 		info string
@@ -49,7 +55,22 @@ func TestHybrid(t *testing.T) {
 		{"single file", single(tf("1:d", "5"), "5", "4:name1:d"), ""},
 		{"single file named by name.utf-8", single(tf("1:d", "5"), "5", "4:name1:\xff10:name.utf-81:d"), ""},
 
+		{"aligned by a BitComet pad", hybrid(a+b, file("1", "1:a"), bcPad("16383", ""), file("5", "1:b")), ""},
+		{"BitComet pad in a directory", hybrid(a+b, file("1", "1:a"), bcPad("16383", "3:dir"), file("5", "1:b")), ""},
+		{"BitComet pad named in path.utf-8", hybrid(a+b, file("1", "1:a"),
+			"d6:lengthi16383e4:pathl1:xe10:path.utf-8l"+bstr(bc)+"ee", file("5", "1:b")), ""},
+		{"BitComet mark inside the name", hybrid(a+b, file("1", "1:a"), file("16383", bstr("x"+bc)), file("5", "1:b")), ""},
+		{"BitComet tail pad", hybrid(a, file("1", "1:a"), bcPad("16383", "")), ""},
+		{"BitComet and BEP 47 pads", hybrid(a+b, file("1", "1:a"), bcPad("16000", ""), pad("383"), file("5", "1:b")), ""},
+		{"a file tree file named as a BitComet pad", hybrid(tf(bstr(bc), "5")+a, bcPad("5", ""), pad("16379"), file("1", "1:a")), ""},
+
 		{"no pad", hybrid(a+b, file("1", "1:a"), file("5", "1:b")), `file 1 "b" starts at byte 1, but at 16384`},
+		{"BitComet pad too short", hybrid(a+b, file("1", "1:a"), bcPad("100", ""), file("5", "1:b")), "starts at byte 101, but at 16384"},
+		{"BitComet tail pad past the piece", hybrid(a, file("1", "1:a"), bcPad("16384", "")), "16384 bytes past the last file's end"},
+		{"BitComet mark in a directory only", hybrid(a+b, file("1", "1:a"), file("16383", bstr(bc)+"1:x"), file("5", "1:b")),
+			`file 1 is "` + bc + `/x", but the file tree's file 1 is "b"`},
+		{"another padding name", hybrid(a+b, file("1", "1:a"), file("16383", bstr("____padding_file")), file("5", "1:b")),
+			`file 1 is "____padding_file", but the file tree's file 1 is "b"`},
 		{"pad too short", hybrid(a+b, file("1", "1:a"), pad("100"), file("5", "1:b")), "starts at byte 101, but at 16384"},
 		{"pad too long", hybrid(a+b, file("1", "1:a"), pad("32767"), file("5", "1:b")), "starts at byte 32768, but at 16384"},
 		{"pad before the first file", hybrid(a, pad("16384"), file("1", "1:a")), "starts at byte 16384, but at 0"},
@@ -94,5 +115,30 @@ func TestHybrid(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHybridBitCometColumns: a hybrid padded BitComet's way stores the
+// columns its v1 view alone would (Parse lists a BitComet pad as a file,
+// as in any v1 dictionary: it leaves out BEP 47 pads only).
+func TestHybridBitCometColumns(t *testing.T) {
+	const bc = "_____padding_file_0_if you see this file, please update to BitComet 0.85 or above____"
+	files := "5:filesld6:lengthi1e4:pathl1:aeed6:lengthi16383e4:pathl" + strconv.Itoa(len(bc)) + ":" + bc +
+		"eed6:lengthi5e4:pathl1:beee"
+	tree := "9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "ee1:bd0:d6:lengthi5e11:pieces root32:" + root32 + "eee"
+	v1 := "d" + files + "4:name1:d12:piece lengthi16384ee"
+	hybrid := "d" + tree + files + "12:meta versioni2e4:name1:d12:piece lengthi16384ee"
+	want, err := Parse([]byte(v1))
+	if err != nil {
+		t.Fatalf("v1: %v", err)
+	}
+	got, err := Parse([]byte(hybrid))
+	if err != nil {
+		t.Fatalf("hybrid: %v", err)
+	}
+	if *got.FileCount != 3 || *got.TotalSize != 16389 || !reflect.DeepEqual(got.Files, want.Files) ||
+		*got.FileCount != *want.FileCount || *got.TotalSize != *want.TotalSize {
+		t.Errorf("hybrid: %d files, %d bytes, %v; want the v1 view's %d, %d, %v",
+			*got.FileCount, *got.TotalSize, got.Files, *want.FileCount, *want.TotalSize, want.Files)
 	}
 }

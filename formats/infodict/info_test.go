@@ -136,6 +136,8 @@ func FuzzParseInfo(f *testing.F) {
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose views agree
 	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed6:lengthi5e4:pathl1:beee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // and one without its pad
+	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed6:lengthi16383e4:pathl24:_____padding_file_0_____eed6:lengthi5e4:pathl1:beee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid padded BitComet's way
 	f.Add([]byte("d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                 // meta version 2, no file tree
 	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a file tree no dictionary
 	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))                             // a file tree, no meta version
@@ -178,8 +180,10 @@ func FuzzParseInfo(f *testing.F) {
 
 // checkTreeAccepted fails t when an accepted
 // dictionary b's file tree holds a pad file, or when b is a hybrid (raw
-// holds meta version 2 and files or a length) whose listed files m are
-// not its file tree's in number and lengths.
+// holds meta version 2 and files or a length) whose files are not its
+// file tree's in number and lengths: its listed files m for a length,
+// its "files" less BEP 47 pads and BitComet-named pads (hybrid.go) for
+// files.
 func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, b []byte) {
 	t.Helper()
 	files, err := treeFiles(tree)
@@ -189,15 +193,29 @@ func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, 
 	if v, err := decodeValue(tree); err != nil || hasTreePad(v) {
 		t.Fatalf("pad file in a file tree accepted in %q", b)
 	}
-	if raw.Files == nil && raw.Length == nil {
-		return
-	}
-	if len(files) != len(m.Files) {
-		t.Fatalf("hybrid of %d files and %d in its tree accepted in %q", len(m.Files), len(files), b)
-	}
-	for i, f := range files {
-		if f.length != m.Files[i].Length {
-			t.Fatalf("hybrid file %d of %d and %d bytes accepted in %q", i, m.Files[i].Length, f.length, b)
+	switch {
+	case raw.Files != nil:
+		next := 0
+		for i := range raw.Files {
+			f := &raw.Files[i]
+			var n int64
+			if f.Length != nil {
+				n = *f.Length
+			}
+			switch {
+			case isPad(f.Attr):
+			case next < len(files) && n == files[next].length && samePath(f, files[next].path):
+				next++
+			case !bitCometPad(f):
+				t.Fatalf("hybrid file %d (%d bytes) not in its tree accepted in %q", i, n, b)
+			}
+		}
+		if next != len(files) {
+			t.Fatalf("hybrid of %d files in its tree, %d of them in files, accepted in %q", len(files), next, b)
+		}
+	case raw.Length != nil:
+		if len(files) != 1 || len(m.Files) != 1 || files[0].length != m.Files[0].Length {
+			t.Fatalf("single-file hybrid of %d files in its tree accepted in %q", len(files), b)
 		}
 	}
 }
