@@ -33,8 +33,18 @@ import (
 //     before it fill just that gap (BEP 52 aligns non-empty files only),
 //     and pads after the last file stop at the piece boundary after it.
 //
-// Other attributes (executable, hidden, symlink) and mtimes are not
-// compared, as they change no byte of the data.
+// BEP 47's other attributes (attr "x" executable, "h" hidden, "l" a
+// symlink, and its "symlink path") and mtimes are not compared: BEP 52
+// names "file names, order, piece alignment", and libtorrent takes a
+// hybrid whose views differ in them. Its first comparison
+// (src/file_storage.cpp, aux::files_equal) compared every flag, mtime
+// and symlink target; the one that replaced it in 2.0
+// (aux::files_compatible) says "we deliberately ignore file attributes
+// like hidden, executable and mtime" and compares only files that are
+// no pads and hold bytes, which leaves out a symlink (0 bytes). Only the
+// newest copy in the index holds a symlink to being one in both views,
+// with the same target; as released clients take the difference, and
+// no column holds a target, it is not refused here.
 func checkHybrid(raw *rawInfo, tree []treeFile) error {
 	if raw.Files == nil {
 		return checkHybridSingle(raw, tree)

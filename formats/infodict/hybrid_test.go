@@ -64,6 +64,15 @@ func TestHybrid(t *testing.T) {
 		{"BitComet and BEP 47 pads", hybrid(a+b, file("1", "1:a"), bcPad("16000", ""), pad("383"), file("5", "1:b")), ""},
 		{"a file tree file named as a BitComet pad", hybrid(tf(bstr(bc), "5")+a, bcPad("5", ""), pad("16379"), file("1", "1:a")), ""},
 
+		// BEP 47 attributes and mtimes are not compared (libtorrent ignores them)
+		{"executable in files only", hybrid(a, "d4:attr1:x6:lengthi1e4:pathl1:aee"), ""},
+		{"hidden in the tree only", hybrid("1:ad0:d4:attr1:h6:lengthi1e"+root+"ee", file("1", "1:a")), ""},
+		{"other mtimes", hybrid("1:ad0:d6:lengthi1e5:mtimei2e"+root+"ee", "d6:lengthi1e5:mtimei1e4:pathl1:aee"), ""},
+		{"other symlink targets", hybrid(a+"1:ld0:d4:attr1:l6:lengthi0e12:symlink pathl1:beee",
+			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
+		{"a symlink in files, an empty file in the tree", hybrid(a+tf("1:l", "0"),
+			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
+
 		{"no pad", hybrid(a+b, file("1", "1:a"), file("5", "1:b")), `file 1 "b" starts at byte 1, but at 16384`},
 		{"BitComet pad too short", hybrid(a+b, file("1", "1:a"), bcPad("100", ""), file("5", "1:b")), "starts at byte 101, but at 16384"},
 		{"BitComet tail pad past the piece", hybrid(a, file("1", "1:a"), bcPad("16384", "")), "16384 bytes past the last file's end"},

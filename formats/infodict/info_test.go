@@ -138,6 +138,9 @@ func FuzzParseInfo(f *testing.F) {
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // and one without its pad
 	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed6:lengthi16383e4:pathl24:_____padding_file_0_____eed6:lengthi5e4:pathl1:beee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid padded BitComet's way
+	f.Add([]byte("d9:file treed1:ad0:d4:attr1:h6:lengthi1e5:mtimei2e11:pieces root32:" + root32 + "ee1:ld0:d4:attr1:l6:lengthi0e" +
+		"12:symlink pathl1:beeee5:filesld4:attr1:x6:lengthi1e4:pathl1:aeed4:attr1:l4:pathl1:le12:symlink pathl1:aeee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose views differ in attributes only
 	f.Add([]byte("d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                 // meta version 2, no file tree
 	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a file tree no dictionary
 	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))                             // a file tree, no meta version
