@@ -18,9 +18,9 @@ import (
 // decoder has panicked, dictIndexError looks for the page that made it.
 
 // dictIndexError returns a CorruptError naming the row group, column
-// and page (by offset) of the first data page of pf, in a column a
-// reader of schema read reads, holding a dictionary index past its
-// chunk's dictionary; nil if there is none.
+// and page (by offset in the file: fileOffset) of the first data page of
+// pf (read from r), in a column a reader of schema read reads, holding a
+// dictionary index past its chunk's dictionary; nil if there is none.
 func dictIndexError(r io.ReaderAt, pf *parquet.File, read *parquet.Schema) (err error) {
 	s := pageScanner{r: r, lim: DefaultLimits()}
 	defer func() {
@@ -39,7 +39,8 @@ func dictIndexError(r io.ReaderAt, pf *parquet.File, read *parquet.Schema) (err 
 				continue
 			}
 			if where, err := s.dictIndexes(&rg.Columns[c.Index()].MetaData, c); err != nil {
-				return corrupt("row group %d column %q: page at offset %d: %v", i, strings.Join(c.Path(), "."), where, err)
+				return corrupt("row group %d column %q: page at offset %d: %v", i, strings.Join(c.Path(), "."),
+					fileOffset(r, where), err)
 			}
 		}
 	}

@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/compress/lz4"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/infohash/infohash/formats/rowio/rowiotest"
 	"github.com/infohash/infohash/formats/schema"
@@ -20,7 +23,15 @@ import (
 // width, its CRC fixed as a crafted file's would be, and the page's offset.
 func brokenDictWidth(t testing.TB, width byte) ([]byte, int64) {
 	t.Helper()
-	good := writeFile(t, sampleObs(200), parquet.Compression(&parquet.Uncompressed))
+	return brokenDictWidthOf(t, width, &parquet.Uncompressed)
+}
+
+// brokenDictWidthOf is brokenDictWidth for pages compressed by codec:
+// uncompressed, or LZ4_RAW, whose block starts with the values' first
+// bytes as literals (the width among them).
+func brokenDictWidthOf(t testing.TB, width byte, codec compress.Codec) ([]byte, int64) {
+	t.Helper()
+	good := writeFile(t, sampleObs(200), parquet.Compression(codec))
 	for _, c := range footerOf(t, good).RowGroups[0].Columns {
 		md := c.MetaData
 		if strings.Join(md.PathInSchema, ".") != "source" {
@@ -31,11 +42,18 @@ func brokenDictWidth(t testing.TB, width byte) ([]byte, int64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := bytes.Clone(good)
-		if b[off+int64(shape.size)] != 1 {
-			t.Fatalf("the page of column source has bit width %d, want 1", b[off+int64(shape.size)])
+		at := off + int64(shape.size) // a v2 page without levels: the values come first
+		if md.Codec == format.Lz4Raw {
+			if tok := good[at]; tok>>4 == 0 || tok>>4 == 15 {
+				t.Fatalf("the LZ4_RAW block of column source starts with token %#x, want 1..14 literals", tok)
+			}
+			at++ // the first literal
 		}
-		b[off+int64(shape.size)] = width // a v2 page without levels: the values come first
+		b := bytes.Clone(good)
+		if b[at] != 1 {
+			t.Fatalf("the page of column source has bit width %d, want 1", b[at])
+		}
+		b[at] = width
 		b, _ = rowiotest.FixPageCRCs(b)
 		return b, off
 	}
@@ -51,15 +69,23 @@ func TestDictIndexPastDictionary(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "obs.parquet")
 	for _, tt := range []struct {
 		width byte
+		lz4   bool   // the file's pages are LZ4_RAW (read through a view of them decompressed)
 		want  string // after "PATH: corrupt Parquet: "; %d is the page's offset
 	}{
-		{2, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 2 (bit width 2) past the dictionary's 2 values`},
-		{8, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 170 (bit width 8) past the dictionary's 2 values`},
-		{32, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 2863311530 (bit width 32) past the dictionary's 2 values`},
-		{33, `decoding page 1 of column "source": RLE_DICTIONARY: cannot decode INT32 with invalid bit-width=33`},
+		{2, false, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 2 (bit width 2) past the dictionary's 2 values`},
+		{8, false, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 170 (bit width 8) past the dictionary's 2 values`},
+		{32, false, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 2863311530 (bit width 32) past the dictionary's 2 values`},
+		{33, false, `decoding page 1 of column "source": RLE_DICTIONARY: cannot decode INT32 with invalid bit-width=33`},
+		// The page's offset in the file, not in the view, past the file's end.
+		{2, true, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 2 (bit width 2) past the dictionary's 2 values`},
+		{8, true, `row group 0 column "source": page at offset %d: RLE_DICTIONARY index 170 (bit width 8) past the dictionary's 2 values`},
 	} {
-		t.Run(fmt.Sprint(tt.width), func(t *testing.T) {
-			b, off := brokenDictWidth(t, tt.width)
+		t.Run(fmt.Sprint(tt.width, map[bool]string{true: "/lz4"}[tt.lz4]), func(t *testing.T) {
+			codec := compress.Codec(&parquet.Uncompressed)
+			if tt.lz4 {
+				codec = &lz4.Codec{}
+			}
+			b, off := brokenDictWidthOf(t, tt.width, codec)
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,8 @@ import (
 // is meant cannot be told. The file is not changed: parquet-go reads its
 // data as it is, and a footer with the names as read.
 func OpenParquetFold(r io.ReaderAt, size int64, read *parquet.Schema, names []string, lim Limits) (*parquet.File, error) {
-	return openParquetFile(r, size, read, lim, false, names)
+	pf, _, err := openParquetFile(r, size, read, lim, false, names)
+	return pf, err
 }
 
 // Names lists the top-level column names of s, for OpenParquetFold.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -190,6 +191,36 @@ func TestUnpackedChecksCRC(t *testing.T) {
 			t.Fatalf("no CRC: read %q, %v", b, err)
 		case crc != 0 && (err == nil || !strings.Contains(err.Error(), "page at offset 7: its data does not match its CRC")):
 			t.Fatalf("bad CRC: err = %v", err)
+		}
+	}
+}
+
+// TestFileOffset: an offset of a view of decompressed LZ4_RAW chunks maps
+// back to the file: the data before them as it is, a rewritten page
+// header to its page's header in the file, a page kept as it is (a v2
+// page stored uncompressed) by its place in the file; an offset of the
+// file itself (no view) is its own.
+func TestFileOffset(t *testing.T) {
+	v := &unpacked{dataEnd: 100, tailAt: 170, segs: []segment{
+		{at: 100, n: 10, hdr: make([]byte, 10)},
+		{at: 110, n: 40, src: 60, csize: 20, page: 50}, // its header at 50 in the file, 10 bytes
+		{at: 150, n: 20, src: 80},                      // a page as it is: header and data at 80
+	}}
+	for _, tt := range []struct {
+		src       io.ReaderAt
+		off, want int64
+	}{
+		{v, 4, 4},
+		{v, 99, 99},
+		{v, 100, 50},
+		{v, 110, 50},
+		{v, 150, 80},
+		{v, 155, 85},
+		{v, 170, 170},
+		{bytes.NewReader(nil), 150, 150},
+	} {
+		if got := fileOffset(tt.src, tt.off); got != tt.want {
+			t.Errorf("fileOffset(%T, %d) = %d, want %d", tt.src, tt.off, got, tt.want)
 		}
 	}
 }

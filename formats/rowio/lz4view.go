@@ -122,6 +122,27 @@ func unpackLZ4(r io.ReaderAt, dataEnd int64, md *format.FileMetaData, chunks []l
 	return v, at + int64(len(v.tail)), nil
 }
 
+// fileOffset is the offset in the file of the page whose header is at
+// offset off of src, what parquet-go read it from: the file, or a view of
+// it (openParquetFile). A view places the LZ4_RAW pages past the file's
+// data, at offsets the file does not have; an error naming such a page
+// names it where it is in the file.
+func fileOffset(src io.ReaderAt, off int64) int64 {
+	v, ok := src.(*unpacked)
+	if !ok || off < v.dataEnd || off >= v.tailAt {
+		return off
+	}
+	i := sort.Search(len(v.segs), func(i int) bool { return v.segs[i].at+v.segs[i].n > off })
+	switch s := &v.segs[i]; {
+	case s.hdr != nil && i+1 < len(v.segs): // a rewritten header: its page's data follows
+		return v.segs[i+1].page
+	case s.hdr == nil && s.csize == 0: // a page kept as it is
+		return s.src + off - s.at
+	default:
+		return s.page
+	}
+}
+
 func (v *unpacked) ReadAt(p []byte, off int64) (n int, err error) {
 	if off < v.dataEnd {
 		k := int(min(int64(len(p)), v.dataEnd-off))

@@ -26,7 +26,8 @@ var NoColumns = parquet.NewSchema("none", parquet.Group{})
 // decompresses them (unpackLZ4): the file's metadata reads them as
 // UNCOMPRESSED chunks after its data.
 func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (*parquet.File, error) {
-	return openParquetFile(r, size, read, lim, false, nil)
+	pf, _, err := openParquetFile(r, size, read, lim, false, nil)
+	return pf, err
 }
 
 // OpenOwnParquet is OpenParquet reading every column of a file infohash
@@ -40,45 +41,51 @@ func OpenParquet(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits) (*
 // checks cost one small read per page. A page without a CRC is checked
 // in full.
 func OpenOwnParquet(r io.ReaderAt, size int64, lim Limits) (*parquet.File, error) {
-	return openParquetFile(r, size, nil, lim, true, nil)
+	pf, _, err := openParquetFile(r, size, nil, lim, true, nil)
+	return pf, err
 }
 
-func openParquetFile(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits, trustCRC bool, fold []string) (pf *parquet.File, err error) {
+// openParquetFile opens r as the exported functions do, and returns what
+// pf reads as well (view): r, or a view of it with another footer or its
+// LZ4_RAW chunks decompressed after its data, whose offsets are not the
+// file's (fileOffset maps them back).
+func openParquetFile(r io.ReaderAt, size int64, read *parquet.Schema, lim Limits, trustCRC bool, fold []string) (
+	pf *parquet.File, view io.ReaderAt, err error) {
 	defer Recover(&err, "Parquet")
 	md, dataEnd, err := readFooter(r, size, lim)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkMetadata(md, dataEnd, lim); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if renamed, err := foldNames(md, fold); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if renamed { // parquet-go reads the footer again: this one
 		if r, size, err = refoot(r, dataEnd, md); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	opts := []parquet.FileOption{parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)}
 	pf, err = parquet.OpenFile(r, size, opts...)
 	if err != nil {
-		return nil, corrupt("%v", err)
+		return nil, nil, corrupt("%v", err)
 	}
 	lz, err := scanPages(r, pf, read, lim, trustCRC)
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	case len(lz) == 0:
-		return pf, nil
+		return pf, r, nil
 	}
 	// parquet-go misreads LZ4_RAW: it reads those chunks decompressed.
 	if r, size, err = unpackLZ4(r, dataEnd, md, lz); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if pf, err = parquet.OpenFile(r, size, opts...); err != nil {
-		return nil, corrupt("%v", err)
+		return nil, nil, corrupt("%v", err)
 	}
-	return pf, nil
+	return pf, r, nil
 }
 
 // readFooter reads and decodes the file metadata; dataEnd is where the

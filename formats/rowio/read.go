@@ -18,6 +18,7 @@ type Reader[T any] struct {
 	name  string
 	f     *os.File
 	pf    *parquet.File // for its key-value metadata
+	view  io.ReaderAt   // what pf reads: f, or a view of it (openParquetFile)
 	pr    *parquet.GenericReader[T]
 	prows *ParquetRows[T] // reads pr
 	ar    *ipc.Reader
@@ -156,7 +157,7 @@ func openParquet[T any](path string, f *os.File, lim Limits) (_ *Reader[T], err 
 	}
 	var zero T
 	want := parquet.SchemaOf(zero)
-	pf, err := OpenParquetFold(f, st.Size(), want, Names(want), lim)
+	pf, view, err := openParquetFile(f, st.Size(), want, lim, false, Names(want))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -180,7 +181,7 @@ func openParquet[T any](path string, f *os.File, lim Limits) (_ *Reader[T], err 
 	}
 	pr := parquet.NewGenericReader[T](pf)
 	rt := reflect.TypeFor[T]()
-	return &Reader[T]{name: path, f: f, pf: pf, pr: pr, prows: NewParquetRows(pr),
+	return &Reader[T]{name: path, f: f, pf: pf, view: view, pr: pr, prows: NewParquetRows(pr),
 		absent: absentLists(rt, want, pf.Schema()), unsigned: unsignedCheckOf(rt, pf.Schema()),
 		narrow: narrowCheckOf(rt, pf)}, nil
 }
@@ -222,7 +223,8 @@ func (r *Reader[T]) Read(buf []T) (n int, err error) {
 }
 
 // recoverParquet is recover for a Parquet file: a panic on a page whose
-// dictionary indexes run past its dictionary names the page.
+// dictionary indexes run past its dictionary names the page (by its
+// offset in the file, not in the view parquet-go read).
 func (r *Reader[T]) recoverParquet(err *error) {
 	p := recover()
 	if p == nil {
@@ -231,7 +233,7 @@ func (r *Reader[T]) recoverParquet(err *error) {
 	*err = fmt.Errorf("%s: %w", r.name, PanicError(p, "Parquet"))
 	if errors.Is(*err, ErrCorrupt) {
 		var zero T
-		if e := dictIndexError(r.pf, r.pf, parquet.SchemaOf(zero)); e != nil {
+		if e := dictIndexError(r.view, r.pf, parquet.SchemaOf(zero)); e != nil {
 			*err = fmt.Errorf("%s: %w", r.name, e)
 		}
 	}
