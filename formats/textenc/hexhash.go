@@ -14,7 +14,8 @@ import (
 // FIXED_LEN_BYTE_ARRAY, Arrow's binary) holds the hash itself, never its
 // hex. dedup, fetch and merge read an info_hash by that rule (HashValue;
 // dedup's column reader calls it on each value of a page, or of its
-// dictionary), and say what is wrong with a value with HexHashError.
+// dictionary; readers that check bytes where they lie, HashBytesError),
+// and say what is wrong with a value with HexHashError.
 
 // What a text hash column must hold, for HexHashError.
 const (
@@ -41,14 +42,26 @@ func HashValue[S ~string | ~[]byte](dst *[32]byte, col, typ string, v S, v2 bool
 		}
 		return 0, HexHashError(col, typ, v, want)
 	}
-	switch n := len(v); {
+	if msg := HashBytesError(col, len(v), v2); msg != "" {
+		return 0, msg
+	}
+	copy(dst[:], v)
+	return len(v), ""
+}
+
+// HashBytesError is the rule for an info_hash col held as bytes (a BLOB,
+// a FIXED_LEN_BYTE_ARRAY, Arrow's binary) of n bytes: "" for a hash (20
+// bytes, or 32 for a full v2 hash when v2 is set), else why not, as one
+// line. HashValue reads bytes by it; a reader that keeps a value's bytes
+// where they are (no copy) checks them by it alone.
+func HashBytesError(col string, n int, v2 bool) string {
+	switch {
 	case n == 20, n == 32 && v2:
-		copy(dst[:], v)
-		return n, ""
+		return ""
 	case v2:
-		return 0, fmt.Sprintf("%s has %d bytes, want 20 (or 32 for v2)", col, n)
+		return fmt.Sprintf("%s has %d bytes, want 20 (or 32 for v2)", col, n)
 	default:
-		return 0, fmt.Sprintf("%s has %d bytes, want 20", col, n)
+		return fmt.Sprintf("%s has %d bytes, want 20", col, n)
 	}
 }
 

@@ -3,6 +3,7 @@ package textenc
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -117,5 +118,36 @@ func TestHashValue(t *testing.T) {
 				t.Fatalf("hash %x, want %x", dst[:n], h[:n])
 			}
 		})
+	}
+}
+
+// TestHashValueLengths: the values of textenctest.LengthCases, from a
+// text column (STRING) and one of bytes, read as the table says, with a
+// v2 hash allowed and not; HashBytesError, the rule's part for bytes,
+// agrees with HashValue on every length of bytes.
+func TestHashValueLengths(t *testing.T) {
+	for _, tt := range textenctest.LengthCases() {
+		typ := ""
+		if tt.Text {
+			typ = "STRING"
+		}
+		for _, v2 := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/v2 %v", tt.Name, v2), func(t *testing.T) {
+				want, msg := tt.Verdict(v2, typ)
+				var dst [32]byte
+				n, got := HashValue(&dst, "info_hash", typ, tt.V, v2)
+				if n != want || got != msg {
+					t.Fatalf("got %d %q, want %d %q", n, got, want, msg)
+				}
+				if n > 0 && !bytes.Equal(dst[:n], tt.Hash[:n]) {
+					t.Fatalf("hash %x, want %x", dst[:n], tt.Hash[:n])
+				}
+				if !tt.Text {
+					if b := HashBytesError("info_hash", len(tt.V), v2); b != got {
+						t.Fatalf("HashBytesError: %q, HashValue: %q", b, got)
+					}
+				}
+			})
+		}
 	}
 }

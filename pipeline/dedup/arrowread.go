@@ -281,8 +281,8 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 		hashes := rec.Column(l.hash).(interface{ Value(int) []byte })
 		for i := range n {
 			h := hashes.Value(i)
-			if len(h) != 20 && len(h) != 32 {
-				return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash has %d bytes, want 20 (or 32 for v2)", len(h))}
+			if msg := textenc.HashBytesError("info_hash", len(h), true); msg != "" {
+				return &rowError{row: int64(i), msg: msg}
 			}
 			r.putHash(i, h)
 		}

@@ -292,6 +292,9 @@ func addRow(row int64, o *obsIn, b *batch) error {
 	if n := len(o.InfoHashV2); n != 0 && n != 32 {
 		return fmt.Errorf("row %d: info_hash_v2 has %d bytes, want 32", row+1, n)
 	}
+	if msg := textenc.HashBytesError("info_hash", len(o.InfoHash), true); msg != "" {
+		return fmt.Errorf("row %d: %s", row+1, msg) // unhexRow decoded a text one
+	}
 	switch len(o.InfoHash) {
 	case 20:
 		if len(o.InfoHashV2) == 32 && !bytes.Equal(o.InfoHashV2[:20], o.InfoHash) {
@@ -304,8 +307,6 @@ func addRow(row int64, o *obsIn, b *batch) error {
 			return v2DiffersError(row, o.InfoHash)
 		}
 		typ = schema.HashV2
-	default:
-		return fmt.Errorf("row %d: info_hash has %d bytes, want 20 (or 32 for v2)", row+1, len(o.InfoHash))
 	}
 	copy(h[:], o.InfoHash)
 	if typ == 0 {
