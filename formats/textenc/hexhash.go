@@ -13,9 +13,10 @@ import (
 // hash): any other text is bad input. A column of bytes (a BLOB, a
 // FIXED_LEN_BYTE_ARRAY, Arrow's binary) holds the hash itself, never its
 // hex. dedup, fetch and merge read an info_hash by that rule (HashValue;
-// dedup's column reader calls it on each value of a page, or of its
-// dictionary; readers that check bytes where they lie, HashBytesError),
-// and say what is wrong with a value with HexHashError.
+// dedup's column reader calls it on each value of a text page, or of its
+// dictionary; readers that check bytes where they lie, such as its pages
+// of bytes, call HashBytesError), and say what is wrong with a value with
+// HexHashError.
 
 // What a text hash column must hold, for HexHashError.
 const (
