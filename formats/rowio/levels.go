@@ -2,6 +2,7 @@ package rowio
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -29,9 +30,13 @@ import (
 // its values when they are delta-encoded (see checkDelta); nv is the
 // page's value count, maxRep and maxDef the column's largest levels.
 // With count, it returns how many of the page's values are not null, as
-// its definition levels say (nv without them, or with BIT_PACKED ones).
+// its definition levels say (nv without them, or where a repeated
+// column's levels are BIT_PACKED: not walked). A v1 page of a flat
+// column whose definition levels are BIT_PACKED and all null leaves them
+// in s.nullLevels, RLE-encoded (see bitPackedLevels); else that is nil.
 func (s *pageScanner) checkLevels(codec format.CompressionCodec, h *format.PageHeader, off, csize, nv int64, maxRep, maxDef int, count bool) (present int64, err error) {
 	present = nv
+	s.nullLevels = nil
 	if h.Type == format.DataPageV2 {
 		v := &h.DataPageHeaderV2.V
 		repLen, defLen := int64(v.RepetitionLevelsByteLength), int64(v.DefinitionLevelsByteLength)
@@ -75,8 +80,22 @@ func (s *pageScanner) checkLevels(codec format.CompressionCodec, h *format.PageH
 		if lv.max == 0 {
 			continue
 		}
+		if lv.enc == format.BitPacked && lv.kind == "definition" && maxRep == 0 && lv.max <= 255 {
+			levels, err := bitPackedLevels(r, nv, lv.max, int64(h.UncompressedPageSize))
+			if err != nil {
+				return present, fmt.Errorf("definition levels: %w", err)
+			}
+			n := int64(bytes.Count(levels, []byte{byte(lv.max)}))
+			if count {
+				present = n
+			}
+			if n == 0 {
+				s.nullLevels = rleLevels(levels)
+			}
+			continue
+		}
 		if lv.enc != format.RLE {
-			return present, nil // BIT_PACKED (deprecated): sized by the value count
+			return present, nil // BIT_PACKED repetition levels (deprecated): not walked
 		}
 		var n [4]byte
 		if _, err := io.ReadFull(r, n[:]); err != nil {
@@ -101,6 +120,58 @@ func (s *pageScanner) checkLevels(codec format.CompressionCodec, h *format.PageH
 		return present, checkDelta(r, v.Encoding, nv)
 	}
 	return present, nil
+}
+
+// BIT_PACKED levels (deprecated, but legal for the levels of a v1 page)
+// are, by the format's Encodings.md, nv values of the column's level
+// width packed from the most significant bit of each byte, with no
+// length before them (the RLE levels of a v1 page have one):
+// (nv*width+7)/8 bytes. parquet-go v0.32.0 reads a 4-byte length before them too, so it
+// refuses such a page ("decoding definition levels of data page v1:
+// unexpected EOF", or "expected N values but got only 1"). A page whose
+// levels all say null holds no value: openParquetFile has parquet-go read
+// it as a v2 page of those levels, RLE-encoded (unpackLZ4).
+
+// bitPackedLevels reads the nv BIT_PACKED levels (of maxLevel at most)
+// at the start of r, in a page of usize bytes, one byte each.
+func bitPackedLevels(r io.Reader, nv int64, maxLevel int, usize int64) ([]byte, error) {
+	width := int64(bits.Len(uint(maxLevel)))
+	size := (nv*width + 7) / 8
+	if size > usize {
+		return nil, fmt.Errorf("%d BIT_PACKED levels take %d bytes, in a page of %d", nv, size, usize)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	levels := make([]byte, nv)
+	for i := range levels {
+		var v int
+		for k := int64(i) * width; k < int64(i+1)*width; k++ {
+			v = v<<1 | int(b[k/8]>>(7-k%8)&1)
+		}
+		if v > maxLevel {
+			return nil, fmt.Errorf("level %d past the column's %d", v, maxLevel)
+		}
+		levels[i] = byte(v)
+	}
+	return levels, nil
+}
+
+// rleLevels encodes levels (one byte each, 8 bits wide at most) as RLE
+// runs of the RLE/bit-packed hybrid, as a v2 page holds them.
+func rleLevels(levels []byte) []byte {
+	var out []byte
+	for i := 0; i < len(levels); {
+		j := i + 1
+		for j < len(levels) && levels[j] == levels[i] {
+			j++
+		}
+		out = binary.AppendUvarint(out, uint64(j-i)<<1)
+		out = append(out, levels[i])
+		i = j
+	}
+	return out
 }
 
 // deltaEncoded reports whether values of encoding e start with a

@@ -198,13 +198,15 @@ func TestUnpackedChecksCRC(t *testing.T) {
 // TestFileOffset: an offset of a view of decompressed LZ4_RAW chunks maps
 // back to the file: the data before them as it is, a rewritten page
 // header to its page's header in the file, a page kept as it is (a v2
-// page stored uncompressed) by its place in the file; an offset of the
+// page stored uncompressed) by its place in the file, a page of nulls
+// standing for one with BIT_PACKED levels to that page; an offset of the
 // file itself (no view) is its own.
 func TestFileOffset(t *testing.T) {
-	v := &unpacked{dataEnd: 100, tailAt: 170, segs: []segment{
-		{at: 100, n: 10, hdr: make([]byte, 10)},
-		{at: 110, n: 40, src: 60, csize: 20, page: 50}, // its header at 50 in the file, 10 bytes
-		{at: 150, n: 20, src: 80},                      // a page as it is: header and data at 80
+	v := &unpacked{dataEnd: 100, tailAt: 180, segs: []segment{
+		{at: 100, n: 10, hdr: make([]byte, 10), page: 50},
+		{at: 110, n: 40, src: 60, csize: 20, page: 50},     // its header at 50 in the file, 10 bytes
+		{at: 150, n: 20, src: 80},                          // a page as it is: header and data at 80
+		{at: 170, n: 10, hdr: make([]byte, 10), page: 100}, // a page of nulls (nullsPage) for the one at 100
 	}}
 	for _, tt := range []struct {
 		src       io.ReaderAt
@@ -216,7 +218,8 @@ func TestFileOffset(t *testing.T) {
 		{v, 110, 50},
 		{v, 150, 80},
 		{v, 155, 85},
-		{v, 170, 170},
+		{v, 175, 100},
+		{v, 180, 180},
 		{bytes.NewReader(nil), 150, 150},
 	} {
 		if got := fileOffset(tt.src, tt.off); got != tt.want {

@@ -12,18 +12,25 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// lz4Chunk is an LZ4_RAW column chunk scanPages scanned: its row group,
-// its column's index and its pages, in order.
+// lz4Chunk is a column chunk scanPages scanned that parquet-go reads
+// through the view: its row group, its column's index and its pages, in
+// order; an LZ4_RAW one (lz4), or one with a page of nulls whose levels
+// are BIT_PACKED.
 type lz4Chunk struct {
 	rowGroup, column int
+	lz4              bool
 	pages            []lz4PageAt
 }
 
 // lz4PageAt is a page of an lz4Chunk: its header (of hsize bytes) at pos,
 // and the uncompressed levels of a v2 page, before its compressed data.
+// nulls are the RLE-encoded definition levels of a v1 page whose own are
+// BIT_PACKED and all null (bitPackedLevels): the view holds a v2 page of
+// them, without values, in its place.
 type lz4PageAt struct {
 	pos, hsize, levels int64
 	h                  *format.PageHeader
+	nulls              []byte
 }
 
 // maxUnpacked is how many decompressed pages a view keeps at once: one
@@ -50,8 +57,9 @@ type unpacked struct {
 }
 
 // segment is a run of bytes of the view, n bytes at at: a page header
-// (hdr), or bytes of r at src, as they are (csize 0) or an LZ4_RAW page
-// of csize bytes (levels first) that decompresses to n.
+// (hdr; or a whole page of nulls, nullsPage), or bytes of r at src, as
+// they are (csize 0) or an LZ4_RAW page of csize bytes (levels first)
+// that decompresses to n.
 type segment struct {
 	at, n        int64
 	hdr          []byte
@@ -66,8 +74,9 @@ type decodedPage struct {
 }
 
 // unpackLZ4 returns r (of data up to dataEnd, whose footer is md) with
-// the LZ4_RAW chunks chunks decompressed after the data and md changed to
-// find them there, and the size of the result. md is changed.
+// the chunks chunks after the data, LZ4_RAW ones decompressed and pages
+// of nulls with BIT_PACKED levels rewritten (nullsPage), and md changed
+// to find them there, and the size of the result. md is changed.
 func unpackLZ4(r io.ReaderAt, dataEnd int64, md *format.FileMetaData, chunks []lz4Chunk) (io.ReaderAt, int64, error) {
 	v := &unpacked{r: r, dataEnd: dataEnd}
 	at := dataEnd
@@ -79,12 +88,22 @@ func unpackLZ4(r io.ReaderAt, dataEnd int64, md *format.FileMetaData, chunks []l
 		cc := &md.RowGroups[ch.rowGroup].Columns[ch.column]
 		m := &cc.MetaData
 		start, dataPage := at, int64(-1)
+		usize := m.TotalUncompressedSize
 		for _, p := range ch.pages {
 			if dataPage < 0 && p.pos >= m.DataPageOffset {
 				dataPage = at
 			}
 			csize := int64(p.h.CompressedPageSize)
-			if !compressed(p.h) { // a v2 page stored uncompressed, as it is
+			if p.nulls != nil {
+				b, err := nullsPage(p)
+				if err != nil {
+					return nil, 0, err
+				}
+				add(segment{n: int64(len(b)), hdr: b, page: p.pos})
+				usize += int64(len(b)) - p.hsize - int64(p.h.UncompressedPageSize)
+				continue
+			}
+			if !ch.lz4 || !compressed(p.h) { // a page as it is (of LZ4_RAW: a v2 page stored uncompressed)
 				add(segment{n: p.hsize + csize, src: p.pos})
 				continue
 			}
@@ -97,7 +116,7 @@ func unpackLZ4(r io.ReaderAt, dataEnd int64, md *format.FileMetaData, chunks []l
 			if err != nil {
 				return nil, 0, corrupt("page header at offset %d: %v", p.pos, err)
 			}
-			add(segment{n: int64(len(hdr)), hdr: hdr})
+			add(segment{n: int64(len(hdr)), hdr: hdr, page: p.pos})
 			add(segment{n: int64(h.UncompressedPageSize), src: p.pos + p.hsize, csize: csize,
 				levels: p.levels, page: p.pos, crc: p.h.CRC})
 		}
@@ -107,8 +126,10 @@ func unpackLZ4(r io.ReaderAt, dataEnd int64, md *format.FileMetaData, chunks []l
 		if m.DictionaryPageOffset != 0 {
 			m.DictionaryPageOffset = start
 		}
-		m.DataPageOffset, m.Codec = dataPage, format.Uncompressed
-		m.TotalCompressedSize, m.TotalUncompressedSize = at-start, at-start
+		m.DataPageOffset, m.TotalCompressedSize, m.TotalUncompressedSize = dataPage, at-start, usize
+		if ch.lz4 {
+			m.Codec, m.TotalUncompressedSize = format.Uncompressed, at-start
+		}
 		// The page index locates the pages as they were.
 		cc.OffsetIndexOffset, cc.OffsetIndexLength, cc.ColumnIndexOffset, cc.ColumnIndexLength = 0, 0, 0, 0
 	}
@@ -122,6 +143,23 @@ func unpackLZ4(r io.ReaderAt, dataEnd int64, md *format.FileMetaData, chunks []l
 	return v, at + int64(len(v.tail)), nil
 }
 
+// nullsPage is the v2 page (header and levels, no values, stored
+// uncompressed) that stands for p, a v1 data page whose BIT_PACKED
+// definition levels all say null (p.nulls: them, RLE-encoded), as
+// parquet-go reads one.
+func nullsPage(p lz4PageAt) ([]byte, error) {
+	nv := p.h.DataPageHeader.V.NumValues
+	h := format.PageHeader{Type: format.DataPageV2, UncompressedPageSize: int32(len(p.nulls)),
+		CompressedPageSize: int32(len(p.nulls))}
+	h.DataPageHeaderV2 = thrift.New(format.DataPageHeaderV2{NumValues: nv, NumNulls: nv, NumRows: nv,
+		Encoding: format.Plain, DefinitionLevelsByteLength: int32(len(p.nulls)), IsCompressed: thrift.New(false)})
+	hdr, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	if err != nil {
+		return nil, corrupt("page header at offset %d: %v", p.pos, err)
+	}
+	return append(hdr, p.nulls...), nil
+}
+
 // fileOffset is the offset in the file of the page whose header is at
 // offset off of src, what parquet-go read it from: the file, or a view of
 // it (openParquetFile). A view places the LZ4_RAW pages past the file's
@@ -133,14 +171,11 @@ func fileOffset(src io.ReaderAt, off int64) int64 {
 		return off
 	}
 	i := sort.Search(len(v.segs), func(i int) bool { return v.segs[i].at+v.segs[i].n > off })
-	switch s := &v.segs[i]; {
-	case s.hdr != nil && i+1 < len(v.segs): // a rewritten header: its page's data follows
-		return v.segs[i+1].page
-	case s.hdr == nil && s.csize == 0: // a page kept as it is
+	s := &v.segs[i]
+	if s.hdr == nil && s.csize == 0 { // a page kept as it is
 		return s.src + off - s.at
-	default:
-		return s.page
 	}
+	return s.page // a header rewritten (and its data), or a page of nulls
 }
 
 func (v *unpacked) ReadAt(p []byte, off int64) (n int, err error) {

@@ -43,8 +43,9 @@ func readLeaves(pf *parquet.File, read *parquet.Schema) []*parquet.Column {
 }
 
 // With trustCRC, a page whose header carries a CRC has only its header
-// checked (OpenOwnParquet). It returns the LZ4_RAW chunks it scanned,
-// for unpackLZ4.
+// checked (OpenOwnParquet). It returns the chunks parquet-go must read
+// through a view (LZ4_RAW ones, and those with BIT_PACKED levels of
+// nulls), for unpackLZ4.
 func scanPages(r io.ReaderAt, pf *parquet.File, read *parquet.Schema, lim Limits, trustCRC bool) ([]lz4Chunk, error) {
 	cols := readLeaves(pf, read)
 	s := pageScanner{r: r, lim: lim, trustCRC: trustCRC}
@@ -122,7 +123,11 @@ type pageScanner struct {
 	comp   []byte
 	snappy snappyPrefix
 	lz4    lz4Page
-	// The LZ4_RAW chunks scanned, with their pages.
+	// The levels of the last page checkLevels checked, when they are
+	// BIT_PACKED and all null (RLE-encoded), else nil.
+	nullLevels []byte
+	// The chunks parquet-go reads through a view, with their pages:
+	// LZ4_RAW ones, and those with a page of nullLevels.
 	lz4Chunks []lz4Chunk
 	// The row group being scanned, and the rows of those before it (for
 	// a ValueLimitError).
@@ -139,16 +144,13 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 	flat := maxRep == 0
 	vcap := s.lim.valueCap(c.Path())
 	null := IsNullColumn(c.Type()) // all null: a value on its pages is damage (nullValuesError)
-	var lz *lz4Chunk
-	if md.Codec == format.Lz4Raw {
-		if s.trustCRC {
-			// Splice copies an own file's chunks by the offsets the view
-			// of unpackLZ4 moves; infohash writes no LZ4_RAW.
-			return 0, fmt.Errorf("%w: LZ4_RAW compression in a file infohash wrote", ErrUnsupported)
-		}
-		s.lz4Chunks = append(s.lz4Chunks, lz4Chunk{rowGroup: s.rowGroup, column: c.Index()})
-		lz = &s.lz4Chunks[len(s.lz4Chunks)-1]
+	lz := lz4Chunk{rowGroup: s.rowGroup, column: c.Index(), lz4: md.Codec == format.Lz4Raw}
+	if lz.lz4 && s.trustCRC {
+		// Splice copies an own file's chunks by the offsets the view
+		// of unpackLZ4 moves; infohash writes no LZ4_RAW.
+		return 0, fmt.Errorf("%w: LZ4_RAW compression in a file infohash wrote", ErrUnsupported)
 	}
+	rewrite := lz.lz4 // the chunk is read through the view
 	var values, total int64
 	for pos := start; pos < end; {
 		h, n, err := s.header(pos, end)
@@ -174,9 +176,7 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 		case nv > s.lim.MaxPageValues || nv*width > s.lim.MaxPageBytes:
 			return 0, fmt.Errorf("%w: page at offset %d declares %d values (limit %d, %d bytes)", ErrLimit, pos, nv, s.lim.MaxPageValues, s.lim.MaxPageBytes)
 		}
-		if lz != nil {
-			lz.pages = append(lz.pages, lz4PageAt{pos: pos, hsize: n, levels: levels, h: h})
-		}
+		lz.pages = append(lz.pages, lz4PageAt{pos: pos, hsize: n, levels: levels, h: h})
 		first := values // of the page's rows, in the row group
 		if isData && flat {
 			stored := nv
@@ -224,6 +224,10 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			if null && counted > 0 {
 				return 0, nullValuesError(pos, counted)
 			}
+			if s.nullLevels != nil && flat && !s.trustCRC { // BIT_PACKED, all null: read as a v2 page of them
+				lz.pages[len(lz.pages)-1].nulls = s.nullLevels
+				rewrite = true
+			}
 			if vcap > 0 && counted < present {
 				if err := s.overValue(c.Path(), flat, first, nv, counted, usize, vcap); err != nil {
 					return 0, err
@@ -231,6 +235,9 @@ func (s *pageScanner) chunk(md *format.ColumnMetaData, c *parquet.Column, rows i
 			}
 		}
 		pos = data + csize
+	}
+	if rewrite {
+		s.lz4Chunks = append(s.lz4Chunks, lz)
 	}
 	switch {
 	case flat && values < rows: // as dedup's decoder says it (colReader)
