@@ -81,7 +81,10 @@ and of date +%N, GNU's alone.
 				}
 				// A WALL later than the wall clock (set back since) adds
 				// nothing: the clock does not run backwards.
-				if now = now.Add(max(time.Since(wall), 0)); now.Year() > 9999 {
+				if at := time.Now(); wall.Before(at) {
+					now = addSpan(now, wall, at)
+				}
+				if now.Year() > 9999 {
 					return badFlag(c, "--%s %s moves the time past the year 9999 that RFC 3339 can write", flag, s)
 				}
 			}
@@ -110,4 +113,15 @@ func startedFlag(c *cli.Context) (flag string, ok bool, err error) {
 		return "since", true, nil
 	}
 	return "", false, nil
+}
+
+// addSpan returns t moved on by the time from from to to, which may be
+// longer than a time.Duration holds (about 292 years: a --started WALL
+// in the year 1500), where time.Since would give the largest Duration
+// and move t by 292 years whatever the span.
+func addSpan(t, from, to time.Time) time.Time {
+	if d := to.Sub(from); from.Add(d).Equal(to) {
+		return t.Add(d)
+	}
+	return time.Unix(t.Unix()+(to.Unix()-from.Unix()), int64(t.Nanosecond()+to.Nanosecond()-from.Nanosecond())).UTC()
 }

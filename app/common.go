@@ -260,10 +260,10 @@ func parseNow(c *cli.Context) (time.Time, error) {
 		return time.Time{}, badFlag(c, "--now: %q %s", s, problem)
 	}
 	name := commandName(c)
-	if ahead := time.Until(t); nowWriters[name] && ahead > nowAheadWarn {
+	if wall := time.Now(); nowWriters[name] && t.After(wall.Add(nowAheadWarn)) {
 		slog.Warn(fmt.Sprintf("%s: --now %s is %s ahead of the wall clock: the leases, penalties and retry times this run commits "+
 			"are reckoned from it, so runs on the wall clock see them as not yet due, or still held, until then", name, s,
-			showDuration(ahead.Round(time.Hour))), "now", t.UTC().Format(time.RFC3339Nano))
+			showGap(wall, t)), "now", t.UTC().Format(time.RFC3339Nano))
 	}
 	return t.UTC(), nil
 }

@@ -111,3 +111,23 @@ func policyDurationFlag(name, usage, defaultText string) *cli.GenericFlag {
 func lockWaitFlag() *cli.GenericFlag {
 	return durationFlag("lock-wait", 0, "wait up to `D` in all (the run's commits and retries together) for other writers instead of failing (exit 75)")
 }
+
+// showGap renders how far apart a and b are (whichever is later), for
+// messages that print the gap between --now and the wall clock: as
+// showDuration does, rounded to the hour, when it fits a time.Duration;
+// in whole years ("more than 373 years") when it does not (past about
+// 292 years), where Sub gives the largest Duration (106751d23h47m16s...)
+// whatever the gap.
+func showGap(a, b time.Time) string {
+	if b.Before(a) {
+		a, b = b, a
+	}
+	if d := b.Sub(a); a.Add(d).Equal(b) {
+		return showDuration(d.Round(time.Hour))
+	}
+	years := b.Year() - a.Year()
+	if a.AddDate(years, 0, 0).After(b) {
+		years--
+	}
+	return fmt.Sprintf("more than %d years", years)
+}
