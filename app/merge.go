@@ -126,10 +126,11 @@ perhaps earned with another hash) is no failure: attempts, last_failure,
 backoff_step and bad_metadata stay, last_attempt is set (as local_error sets
 it), the lease is released, and next_retry is retry_after (or retry_soon after
 the attempt, if later), the wait spread up to jitter (20%) longer; counted in
-failures_deferred. Such a row without retry_after is bad input. A failed hash
-deferred while unseen for archive.unseen moves to the cold tier then, whatever
-its attempts (deferrals count none, so it might never reach
-archive.min_attempts); archive.unseen 0 turns this off. It counts in
+failures_deferred. Such a row without retry_after, or with one more than
+100 years after its attempted_at (no penalty lasts so long), is bad input.
+A failed hash deferred while unseen for archive.unseen moves to the cold
+tier then, whatever its attempts (deferrals count none, so it might never
+reach archive.min_attempts); archive.unseen 0 turns this off. It counts in
 archived_to_cold and, when below archive.min_attempts, in archived_deferred
 (a subset of archived_to_cold; in the summary line only when above 0).
 
@@ -164,7 +165,7 @@ that holds no dataset is refused (exit 2).
 ` + exitHelp("merge"),
 		Flags: []cli.Flag{
 			dataFlag, nowFlagOf("live leases and penalties, archiving (unseen since TIME less archive.unseen, new_unseen, fetched_unseen), the limit past which " +
-				"an attempted_at is read as the clock, the ledger's applied_at; last_attempt and next_retry follow fetch's " +
+				"an attempted_at, a peer_failures at or an ok's end (fetched_at) is read as the clock (5m), the ledger's applied_at; last_attempt and next_retry follow fetch's " +
 				"attempted_at (fetch's clock, which runs on from its --now: give each stage of a pass TIME plus the time since the pass began, see infohash clock --started)"),
 			statsJSONFlag(true),
 			&cli.StringFlag{Name: "from", Usage: "union the dataset in `OTHER_DIR` into --data"},
