@@ -309,7 +309,7 @@ func warnPruned(dir string, keep int, old []string) {
 // readManifest refuses as damaged (or one of a format 4 from before
 // every table had a file) still keeps what it names from gc.
 func tableDirs(path string) []string {
-	b, err := os.ReadFile(path)
+	b, err := readManaged(path)
 	if err != nil {
 		return nil
 	}

@@ -193,7 +193,7 @@ func (d *Dataset) Current() (*Manifest, error) {
 		return nil, fmt.Errorf("dataset: %s/CURRENT: corrupt pointer %s", d.Dir, excerptOf(name, size))
 	}
 	p := filepath.Join(d.Dir, "manifests", name)
-	b, err := os.ReadFile(p)
+	b, err := readManaged(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &shortError{msg: fmt.Sprintf("dataset: %s/CURRENT names manifest %s, which does not exist", d.Dir, name), err: err}
 	} else if err != nil {
@@ -210,6 +210,9 @@ const maxPointer = excerptLen
 // trimmed, and at most maxPointer bytes of it, however big the file is;
 // size is the file's size.
 func readPointer(path string) (name string, size int64, err error) {
+	if err := fsutil.CheckRegular(path); err != nil {
+		return "", 0, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", 0, err

@@ -264,7 +264,7 @@ func manifestName(snap int64) string { return fmt.Sprintf("%012d.json", snap) }
 // ~0.4 s a parse at 200k entries; without the ledger a manifest is a list
 // of files, ~100 KB for a 20M-hash state, and the cache no longer paid.)
 func readManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := readManaged(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
@@ -327,6 +327,17 @@ func writeManifest(path string, m *Manifest) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return writeFile(path, append(b, '\n')) // its errors name path
+}
+
+// readManaged reads the dataset's own file at path (a manifest) as
+// os.ReadFile does, but only a regular file: a FIFO there would block the
+// read for good, and a directory or symbolic link is no file a writer
+// leaves (its rename refuses to replace them: fsutil.NotRegularError).
+func readManaged(path string) ([]byte, error) {
+	if err := fsutil.CheckRegular(path); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
 }
 
 // writeFile is fsutil.WriteFile (a variable for tests: to fail a

@@ -208,7 +208,8 @@ func TestSpoolKeepsWhatFailedItsFsync(t *testing.T) {
 // blockFinalName is a reader of content that, before it reports the
 // end, puts a non-empty directory at the final name of the spool being
 // written in dir (found from its temporary name), so that the spool's
-// rename into place fails, as a real rename does (EISDIR).
+// rename into place is refused (fsutil.NotRegularError: a rename would
+// fail, EISDIR).
 type blockFinalName struct {
 	t   *testing.T
 	dir string
@@ -237,7 +238,8 @@ func (b *blockFinalName) Read(p []byte) (int, error) {
 }
 
 // TestSpoolKeepsWhatFailedItsRename: a spool whose fsync succeeded but
-// whose rename into place fails keeps all that was read, as one whose
+// whose rename into place fails (here: is refused, a directory holding
+// its name) keeps all that was read, as one whose
 // fsync failed does, set aside whole as a partial-* file in the inbox;
 // the error says where, and that it is whole. Commit used to remove it
 // with its error: the stream had sent it, and would not again.
@@ -256,8 +258,8 @@ func TestSpoolKeepsWhatFailedItsRename(t *testing.T) {
 			t.Run(tt.name+"/"+sp.name, func(t *testing.T) {
 				dir := t.TempDir()
 				err := sp.spool(dir, &blockFinalName{t: t, dir: dir, r: bytes.NewReader(tt.content)})
-				if !errors.Is(err, syscall.EEXIST) {
-					t.Fatalf("spool: %v, want the rename's EEXIST", err)
+				if nr := new(fsutil.NotRegularError); !errors.As(err, &nr) || nr.Kind != "a directory" {
+					t.Fatalf("spool: %v, want the rename refused: a directory holds the name", err)
 				}
 				var kept []string
 				ents, _ := os.ReadDir(dir)
@@ -276,7 +278,8 @@ func TestSpoolKeepsWhatFailedItsRename(t *testing.T) {
 					t.Fatalf("inbox holds %v, want one partial-*%s file", kept, tt.kind)
 				}
 				p := filepath.Join(dir, kept[0])
-				want := fmt.Sprintf("file exists; all that was read is kept as %s (%d bytes), not applied: it is whole", p, len(tt.content))
+				want := fmt.Sprintf("not a regular file: left as it is (move it away); all that was read is kept as %s (%d bytes), not applied: it is whole",
+					p, len(tt.content))
 				if !strings.Contains(err.Error(), want) {
 					t.Fatalf("error %q\nlacks %q", err, want)
 				}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // snapshotTables are the tables a snapshot may hold a directory of.
@@ -77,6 +79,12 @@ func (d *Dataset) dropUnpublished(base int64) []string {
 	}
 	var removed []string
 	for _, n := range d.above(base) {
+		// A commit writes a manifest as a regular file: a FIFO, folder or
+		// link at its name is none of its, and is left for the commit
+		// that would write there to refuse (fsutil.NotRegularError).
+		if strings.HasPrefix(n.rel, "manifests"+string(filepath.Separator)) && fsutil.Irregular(d.Path(n.rel)) != "" {
+			continue
+		}
 		if err := os.RemoveAll(d.Path(n.rel)); err != nil {
 			slog.Warn("dataset: could not remove what a commit built for a snapshot it never published; the next writer tries again",
 				"dir", d.Dir, "path", n.rel, "err", err)

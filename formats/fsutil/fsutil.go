@@ -146,12 +146,53 @@ func (f *File) rename(keep bool) error {
 			drop()
 			return fmt.Errorf("%s: %w", f.final, err)
 		}
+	} else if k := Irregular(f.final); k != "" {
+		drop()
+		return &NotRegularError{Path: f.final, Kind: k}
 	}
 	if err := os.Rename(f.File.Name(), f.final); err != nil {
 		drop()
 		return err
 	}
 	return nil
+}
+
+// NotRegularError is the refusal of a rename onto a path that holds
+// something other than a regular file (Irregular): Create's, CreateLocked's,
+// WriteFile's and ReplaceFile's files are renamed only over a regular file
+// or nothing. A FIFO, device, directory or symbolic link there (a user's
+// mistake, or something planted) is left as it is, and the temporary file
+// goes (CommitKeeping keeps it).
+type NotRegularError struct {
+	Path string // the final path
+	Kind string // what is there: "a FIFO", "a directory", ...
+}
+
+// Error says what is at the path, and that it is left there.
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file: left as it is (move it away)", e.Path, e.Kind)
+}
+
+// CheckRegular returns a *NotRegularError when path holds something other
+// than nothing or a regular file (Irregular), for a reader that would
+// block on a FIFO or follow a link where a writer's rename would refuse.
+func CheckRegular(path string) error {
+	if k := Irregular(path); k != "" {
+		return &NotRegularError{Path: path, Kind: k}
+	}
+	return nil
+}
+
+// CheckRegularTarget is CheckRegular for a file that may be a symbolic
+// link (DIR/policy.json, which "policy set" writes through a link): the
+// link is followed, and what it leads to must be a regular file. nil
+// when nothing is there.
+func CheckRegularTarget(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	return &NotRegularError{Path: path, Kind: kindOf(fi.Mode())}
 }
 
 // inPlaceChunk bounds one write(2) to a file written in place, so that a

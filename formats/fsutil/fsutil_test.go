@@ -230,9 +230,11 @@ func (n nonBlocking) Read(p []byte) (int, error) {
 }
 
 // TestCommitKeepingKeepsOnFailedRename: when the rename into place fails
-// (a non-empty directory holds the final name), Commit removes the
-// temporary file, as an ordinary output wants, and CommitKeeping leaves
-// it, closed and whole, under the temporary name it returns.
+// or is refused (a non-empty directory holds the final name: refused as
+// NotRegularError, where the rename would fail with EEXIST), Commit
+// removes the temporary file, as an ordinary output wants, and
+// CommitKeeping leaves it, closed and whole, under the temporary name it
+// returns.
 func TestCommitKeepingKeepsOnFailedRename(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -255,8 +257,8 @@ func TestCommitKeepingKeepsOnFailedRename(t *testing.T) {
 			tmp := f.Name()
 			f.Write([]byte("read once"))
 			kept, err := tt.commit(f)
-			if !errors.Is(err, unix.EEXIST) {
-				t.Fatalf("commit: %v, want the rename's EEXIST", err)
+			if nr := new(NotRegularError); !errors.As(err, &nr) || nr.Kind != "a directory" {
+				t.Fatalf("commit: %v, want the rename refused: a directory holds the name", err)
 			}
 			b, rerr := os.ReadFile(tmp)
 			switch {

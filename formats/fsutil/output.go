@@ -308,15 +308,29 @@ func createTemp(dir, base, final string) (*File, error) {
 
 // stillReplaceable reports (not naming final), just before an output's
 // temporary file is renamed onto final, what is now there if it is
-// neither nothing nor a regular file: a FIFO, device, directory, socket or symbolic link made
-// since CreateOutput looked (a /dev/null that was missing for a moment
-// and made again). A rename would replace it; the output is refused.
+// neither nothing nor a regular file (Irregular): a FIFO, device,
+// directory, socket or symbolic link made since CreateOutput looked (a
+// /dev/null that was missing for a moment and made again). A rename would
+// replace it; the output is refused.
 func stillReplaceable(final string) error {
-	fi, err := os.Lstat(final)
-	if err != nil || fi.Mode().IsRegular() {
-		return nil
+	if k := Irregular(final); k != "" {
+		return fmt.Errorf("now %s, not a regular file: not replaced", k)
 	}
-	return fmt.Errorf("now %s, not a regular file: not replaced", kindOf(fi.Mode()))
+	return nil
+}
+
+// Irregular names what is at path when that is neither nothing nor a
+// regular file ("a FIFO", "a device", "a directory", "a socket", "a
+// symbolic link": Lstat, a link is not followed); "" otherwise. It is the
+// one rule by which a rename refuses to replace a path: an output's
+// (stillReplaceable), and a file Create, CreateLocked, WriteFile or
+// ReplaceFile writes (ErrNotRegular), such as a dataset's own files.
+func Irregular(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return ""
+	}
+	return kindOf(fi.Mode())
 }
 
 // kindOf names the type of a file that is not a regular one.

@@ -46,6 +46,11 @@ func Load(dir string) (Policy, error) {
 // a file; it validates the result.
 func LoadUnvalidated(dir string) (Policy, error) {
 	path := Path(dir)
+	// A FIFO there would block the read for good (a link is followed:
+	// Save writes through it).
+	if err := fsutil.CheckRegularTarget(path); err != nil {
+		return Policy{}, fmt.Errorf("policy: %w", err)
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Default(), nil
