@@ -70,6 +70,8 @@ func TestHybrid(t *testing.T) {
 		{"other mtimes", hybrid("1:ad0:d6:lengthi1e5:mtimei2e"+root+"ee", "d6:lengthi1e5:mtimei1e4:pathl1:aee"), ""},
 		{"other symlink targets", hybrid(a+"1:ld0:d4:attr1:l6:lengthi0e12:symlink pathl1:beee",
 			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
+		{"a symlink without length in both views", hybrid(a+"1:ld0:d4:attr1:l12:symlink pathl1:aeee",
+			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
 		{"a symlink in files, an empty file in the tree", hybrid(a+tf("1:l", "0"),
 			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
 

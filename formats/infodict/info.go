@@ -209,7 +209,10 @@ func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 // treeFiles flattens a BEP 52 file tree: nested dictionaries keyed by path
 // element, where a file is a dictionary with an empty key holding
 // {"length": n, ...}. Files are listed in key order, whatever order the
-// keys came in.
+// keys came in. A BEP 47 symlink (attr "l") without a valid length (none,
+// negative, or no integer) has 0 bytes: libtorrent (src/torrent_info.cpp,
+// extract_single_file2) takes a symlink's size as 0 without reading
+// "length", so it takes such a file tree.
 func treeFiles(tree bencode.Bytes) ([]treeFile, error) {
 	root, err := decodeValue(tree)
 	if err != nil {
@@ -225,6 +228,9 @@ func treeFiles(tree bencode.Bytes) ([]treeFile, error) {
 		if leaf, ok := dir[""]; ok && len(path) > 0 {
 			attrs, ok := leaf.(map[string]any)
 			n, isInt := attrs["length"].(int64)
+			if ok && treeAttr(attrs, "l") && (!isInt || n < 0) {
+				n, isInt = 0, true // a symlink holds no bytes: libtorrent never reads its length
+			}
 			if !ok || !isInt || n < 0 {
 				return fmt.Errorf("%w: file tree file %q has no valid length", ErrInvalid, clipPath(path))
 			}

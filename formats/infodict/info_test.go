@@ -141,9 +141,10 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d9:file treed1:ad0:d4:attr1:h6:lengthi1e5:mtimei2e11:pieces root32:" + root32 + "ee1:ld0:d4:attr1:l6:lengthi0e" +
 		"12:symlink pathl1:beeee5:filesld4:attr1:x6:lengthi1e4:pathl1:aeed4:attr1:l4:pathl1:le12:symlink pathl1:aeee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose views differ in attributes only
-	f.Add([]byte("d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                 // meta version 2, no file tree
-	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a file tree no dictionary
-	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))                             // a file tree, no meta version
+	f.Add([]byte("d9:file treed1:ld0:d4:attr1:l12:symlink pathl1:xeeee12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a symlink without length
+	f.Add([]byte("d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                                         // meta version 2, no file tree
+	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                         // a file tree no dictionary
+	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))                                                     // a file tree, no meta version
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, raw, err := parse(b, false)
 		if err != nil {

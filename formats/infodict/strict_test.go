@@ -57,6 +57,11 @@ func TestParseStrict(t *testing.T) {
 		{"no pieces root", v2(leaf("6:lengthi1e"), "16384"), `file "a" of 1 bytes has no pieces root`},
 		{"empty file without pieces root", v2(leaf("6:lengthi0e"), "16384"), ""},
 		{"symlink without pieces root", v2(leaf("4:attr1:l6:lengthi1e"), "16384"), ""},
+		{"v2 file without length", v2(leaf(root), "16384"), `file tree file "a" has no valid length`},
+		{"v2 file of a negative length", v2(leaf("6:lengthi-1e"+root), "16384"), "has no valid length"},
+		{"v2 symlink without length", v2(leaf("4:attr1:l12:symlink pathl1:be"), "16384"), ""},
+		{"v2 symlink of a negative length", v2(leaf("4:attr1:l6:lengthi-1e"), "16384"), ""},
+		{"v2 symlink whose length is a string", v2(leaf("4:attr2:xl6:length1:5"), "16384"), ""},
 		{"zero pieces root", v2(leaf("6:lengthi1e11:pieces root32:"+string(make([]byte, 32))), "16384"), ""},
 		{"hybrid with a pieces root of 31 bytes", "d9:file treed1:a" + leaf("6:lengthi1e11:pieces root31:"+root32[1:]) +
 			"e6:lengthi1e12:meta versioni2e4:name1:a12:piece lengthi16384ee", "not 32 bytes"},
