@@ -54,10 +54,7 @@ func checkHybrid(raw *rawInfo, tree []treeFile) error {
 	next := 0                // the file tree's file the next v1 file must be
 	for i := range raw.Files {
 		f := &raw.Files[i]
-		var n int64 // checkFile: absent only for a symlink, which has 0
-		if f.Length != nil {
-			n = *f.Length
-		}
+		n := fileSize(f) // checkFile took it; a symlink has 0
 		if isPad(f.Attr) || bitCometPad(f) && (next == len(tree) || !sameFile(f, n, &tree[next])) {
 			if n > math.MaxInt64-v1 {
 				return fmt.Errorf("%w: pad file %d: sizes overflow", ErrInvalid, i)

@@ -72,6 +72,8 @@ func TestHybrid(t *testing.T) {
 			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
 		{"a symlink without length in both views", hybrid(a+"1:ld0:d4:attr1:l12:symlink pathl1:aeee",
 			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
+		{"a symlink of 5 bytes in files, none in the tree", hybrid(a+"1:ld0:d4:attr1:l12:symlink pathl1:aeee",
+			file("1", "1:a"), "d4:attr1:l6:lengthi5e4:pathl1:le12:symlink pathl1:aee"), ""},
 		{"a symlink in files, an empty file in the tree", hybrid(a+tf("1:l", "0"),
 			file("1", "1:a"), "d4:attr1:l4:pathl1:le12:symlink pathl1:aee"), ""},
 

@@ -30,7 +30,7 @@ type rawInfo struct {
 }
 
 type rawFile struct {
-	Length *int64        `bencode:"length"` // nil when absent
+	Length bencode.Bytes `bencode:"length"` // raw (nil when absent): a symlink's is never read (fileSize)
 	Path   []string      `bencode:"path"`
 	PathU  bencode.Bytes `bencode:"path.utf-8"` // raw: only a hybrid's check reads it (hybrid.go)
 	Attr   bencode.Bytes `bencode:"attr"`       // BEP 47: "p" marks a pad file, "l" a symlink; any type (not ours to refuse)
@@ -52,6 +52,10 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // piece length or pieces root of the wrong size, a v2 file with siblings
 // or marked a pad file; hybrid.go: a hybrid whose files and file tree
 // differ).
+//
+// A BEP 47 symlink (a file whose "attr" string holds "l") holds no bytes
+// of the torrent: its length is 0 in files and total_size, whatever its
+// "length" says (libtorrent takes it so; strict.go, fileSize).
 //
 // BEP 47 pad files (a "files" entry whose "attr" string holds "p") are
 // left out of files, file_count and total_size: they are zeros a
@@ -78,6 +82,8 @@ func Parse(info []byte) (schema.Meta, error) {
 // ParseWithPads is Parse as it was before it left BEP 47 pad files out:
 // they count in files, file_count and total_size. merge uses it to tell
 // the columns of a result an older fetch wrote from columns rewritten.
+// A symlink has 0 bytes here too (an older fetch counted its "length":
+// merge warns of such a row, and stores 0).
 func ParseWithPads(info []byte) (schema.Meta, error) {
 	m, _, err := parse(info, true)
 	return m, err
@@ -209,10 +215,10 @@ func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 // treeFiles flattens a BEP 52 file tree: nested dictionaries keyed by path
 // element, where a file is a dictionary with an empty key holding
 // {"length": n, ...}. Files are listed in key order, whatever order the
-// keys came in. A BEP 47 symlink (attr "l") without a valid length (none,
-// negative, or no integer) has 0 bytes: libtorrent (src/torrent_info.cpp,
-// extract_single_file2) takes a symlink's size as 0 without reading
-// "length", so it takes such a file tree.
+// keys came in. A BEP 47 symlink (attr "l") has 0 bytes, whatever its
+// "length" (none, negative, no integer, or any other): libtorrent
+// (src/torrent_info.cpp, extract_single_file2) takes a symlink's size as
+// 0 without reading "length".
 func treeFiles(tree bencode.Bytes) ([]treeFile, error) {
 	root, err := decodeValue(tree)
 	if err != nil {
@@ -228,7 +234,7 @@ func treeFiles(tree bencode.Bytes) ([]treeFile, error) {
 		if leaf, ok := dir[""]; ok && len(path) > 0 {
 			attrs, ok := leaf.(map[string]any)
 			n, isInt := attrs["length"].(int64)
-			if ok && treeAttr(attrs, "l") && (!isInt || n < 0) {
+			if ok && treeAttr(attrs, "l") {
 				n, isInt = 0, true // a symlink holds no bytes: libtorrent never reads its length
 			}
 			if !ok || !isInt || n < 0 {

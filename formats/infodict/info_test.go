@@ -142,6 +142,7 @@ func FuzzParseInfo(f *testing.F) {
 		"12:symlink pathl1:beeee5:filesld4:attr1:x6:lengthi1e4:pathl1:aeed4:attr1:l4:pathl1:le12:symlink pathl1:aeee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose views differ in attributes only
 	f.Add([]byte("d9:file treed1:ld0:d4:attr1:l12:symlink pathl1:xeeee12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a symlink without length
+	f.Add([]byte("d5:filesld4:attr1:l6:length1:54:pathl1:aeee4:name1:d12:piece lengthi16384ee"))                            // a symlink's length no integer
 	f.Add([]byte("d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                                         // meta version 2, no file tree
 	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                         // a file tree no dictionary
 	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))                                                     // a file tree, no meta version
@@ -202,10 +203,7 @@ func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, 
 		next := 0
 		for i := range raw.Files {
 			f := &raw.Files[i]
-			var n int64
-			if f.Length != nil {
-				n = *f.Length
-			}
+			n := fileSize(f)
 			switch {
 			case isPad(f.Attr):
 			case next < len(files) && n == files[next].length && samePath(f, files[next].path):

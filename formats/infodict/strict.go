@@ -112,26 +112,40 @@ func checkFileTree(raw *rawInfo) error {
 // tree's leaf block.
 const minPieceV2 = 16 << 10
 
-// checkFile checks entry i of a "files" list and returns its length: it
-// must have one (BEP 3; a BEP 47 symlink, attr "l", has an implied 0, as
-// libtorrent takes it), and a path of at least one element (BEP 3: "a
-// zero length list is an error case"; a BEP 47 pad file may have none,
-// as libtorrent takes it). A negative length fails.
+// checkFile checks entry i of a "files" list and returns its size
+// (fileSize): a file must have a length (BEP 3), an integer of at least
+// 0, and a path of at least one element (BEP 3: "a zero length list is
+// an error case"; a BEP 47 pad file may have none, as libtorrent takes
+// it). A BEP 47 symlink, attr "l", needs no length: libtorrent
+// (src/torrent_info.cpp, extract_single_file) takes its size as 0
+// without reading "length", whatever it holds.
 func checkFile(i int, f *rawFile) (int64, error) {
-	var n int64
-	switch {
-	case f.Length != nil:
-		n = *f.Length
-	case !hasAttr(f.Attr, "l"):
-		return 0, fmt.Errorf("%w: file %d has no length", ErrInvalid, i)
-	}
-	if n < 0 {
-		return 0, fmt.Errorf("%w: file %d has a negative length", ErrInvalid, i)
+	if !hasAttr(f.Attr, "l") {
+		n, err := Int(f.Length)
+		switch {
+		case f.Length == nil:
+			return 0, fmt.Errorf("%w: file %d has no length", ErrInvalid, i)
+		case err != nil:
+			return 0, fmt.Errorf("%w: file %d has a length %q that is not an integer", ErrInvalid, i, Clip(f.Length))
+		case n < 0:
+			return 0, fmt.Errorf("%w: file %d has a negative length", ErrInvalid, i)
+		}
 	}
 	if len(f.Path) == 0 && !isPad(f.Attr) {
 		return 0, fmt.Errorf("%w: file %d has no path (BEP 3: an empty path list is an error)", ErrInvalid, i)
 	}
-	return n, nil
+	return fileSize(f), nil
+}
+
+// fileSize is the size of a "files" entry checkFile took: 0 for a BEP 47
+// symlink (attr "l"), which holds no bytes of the torrent, as libtorrent
+// takes it; else its length.
+func fileSize(f *rawFile) int64 {
+	if hasAttr(f.Attr, "l") {
+		return 0
+	}
+	n, _ := Int(f.Length)
+	return n
 }
 
 // checkTreeFile checks a file of a BEP 52 file tree at path: node is the
