@@ -18,16 +18,16 @@ import (
 //
 //   - the v1 files other than pads are, in order, the file tree's files
 //     in its key order, each with the same path elements (those of
-//     "path" or of "path.utf-8") and the same length; a single-file
-//     dictionary's file tree holds one file, named as the torrent
-//     ("name" or "name.utf-8"); a pad is a BEP 47 one (attr "p") or one
-//     named as BitComet names its pads (bitCometPad), unless it is the
-//     file tree's next file: libtorrent's v1 parse flags such a file a
-//     pad, and its comparison of the views (src/file_storage.cpp,
-//     aux::files_compatible) holds a flagged pad to its place and size,
-//     never to a name: it takes a hybrid so padded. A file tree may hold
-//     a file so named (BEP 52 has no such rule): the v1 file of its path
-//     and length is that file, not a pad;
+//     "path.utf-8" when present, else of "path": v1Path) and the same
+//     length; a single-file dictionary's file tree holds one file, named
+//     as the torrent ("name.utf-8" when present, else "name"); a pad is
+//     a BEP 47 one (attr "p") or one named as BitComet names its pads
+//     (bitCometPad), unless it is the file tree's next file: libtorrent's
+//     v1 parse flags such a file a pad, and its comparison of the views
+//     (src/file_storage.cpp, aux::files_compatible) holds a flagged pad
+//     to its place and size, never to a name: it takes a hybrid so
+//     padded. A file tree may hold a file so named (BEP 52 has no such
+//     rule): the v1 file of its path and length is that file, not a pad;
 //   - each v1 file of any bytes starts where BEP 52 puts it, at the first
 //     piece boundary at or after the previous file's end: the pad files
 //     before it fill just that gap (BEP 52 aligns non-empty files only),
@@ -64,16 +64,16 @@ func checkHybrid(raw *rawInfo, tree []treeFile) error {
 		}
 		if next == len(tree) {
 			return fmt.Errorf("%w: hybrid: file %d %q is not in the file tree (BEP 52: both describe the same files)",
-				ErrInvalid, i, clipPath(f.Path))
+				ErrInvalid, i, clipPath(v1Path(f)))
 		}
 		t := &tree[next]
 		next++
 		if !samePath(f, t.path) {
 			return fmt.Errorf("%w: hybrid: file %d is %q, but the file tree's file %d is %q (BEP 52: same names, same order)",
-				ErrInvalid, i, clipPath(f.Path), next-1, clipPath(t.path))
+				ErrInvalid, i, clipPath(v1Path(f)), next-1, clipPath(t.path))
 		}
 		if n != t.length {
-			return fmt.Errorf("%w: hybrid: file %d %q has %d bytes, %d in the file tree", ErrInvalid, i, clipPath(f.Path), n, t.length)
+			return fmt.Errorf("%w: hybrid: file %d %q has %d bytes, %d in the file tree", ErrInvalid, i, clipPath(v1Path(f)), n, t.length)
 		}
 		if n > 0 {
 			if v2 > math.MaxInt64-plen {
@@ -82,7 +82,7 @@ func checkHybrid(raw *rawInfo, tree []treeFile) error {
 			v2 = (v2 + plen - 1) / plen * plen
 			if v1 != v2 {
 				return fmt.Errorf("%w: hybrid: file %d %q starts at byte %d, but at %d in the file tree's piece layout "+
-					"(BEP 52: pad files align each file to a piece)", ErrInvalid, i, clipPath(f.Path), v1, v2)
+					"(BEP 52: pad files align each file to a piece)", ErrInvalid, i, clipPath(v1Path(f)), v1, v2)
 			}
 		}
 		if n > math.MaxInt64-v1 {
@@ -104,7 +104,9 @@ func checkHybrid(raw *rawInfo, tree []treeFile) error {
 
 // checkHybridSingle is checkHybrid for a single-file dictionary (a
 // "length", no "files"): its file tree must hold that one file, named
-// as the torrent.
+// as the torrent: by its "name.utf-8" when present, else its "name", as
+// libtorrent (src/torrent_info.cpp, extract_single_file's top level)
+// names it.
 func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
 	n, _ := Int(raw.Length) // meta checked it
 	if len(tree) != 1 {
@@ -112,7 +114,11 @@ func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
 			ErrInvalid, n, len(tree))
 	}
 	t := tree[0]
-	if len(t.path) != 1 || (raw.Name == nil || *raw.Name != t.path[0]) && (raw.NameUTF8 == nil || *raw.NameUTF8 != t.path[0]) {
+	name := raw.NameUTF8 // libtorrent names the single file by "name.utf-8" when present, else "name"
+	if name == nil {
+		name = raw.Name
+	}
+	if len(t.path) != 1 || *name != t.path[0] {
 		return fmt.Errorf("%w: hybrid: the single file is %q in the file tree, not named as the torrent", ErrInvalid, clipPath(t.path))
 	}
 	if t.length != n {
@@ -121,14 +127,21 @@ func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
 	return nil
 }
 
-// samePath reports whether a v1 file's "path", or its "path.utf-8"
-// (which libtorrent prefers), is the list of path elements p.
-func samePath(f *rawFile, p []string) bool {
-	if slices.Equal(f.Path, p) {
-		return true
+// samePath reports whether a v1 file's path (v1Path) is the list of
+// path elements p.
+func samePath(f *rawFile, p []string) bool { return slices.Equal(v1Path(f), p) }
+
+// v1Path is the path libtorrent gives a v1 file: its "path.utf-8" when
+// that is a list of strings, else its "path" (src/torrent_info.cpp,
+// extract_single_file: dict_find_list("path.utf-8"), then "path"). The
+// other key is then not read: a hybrid whose "path" matches the file
+// tree but whose "path.utf-8" does not is refused (libtorrent:
+// torrent_inconsistent_files).
+func v1Path(f *rawFile) []string {
+	if u, ok := pathUTF8(f); ok {
+		return u
 	}
-	u, ok := pathUTF8(f)
-	return ok && slices.Equal(u, p)
+	return f.Path
 }
 
 // sameFile reports whether a v1 file of n bytes is the file tree's file
@@ -164,14 +177,12 @@ const bitCometMark = "_____padding_file_"
 // by its name: src/torrent_info.cpp, extract_single_file, sets
 // flag_pad_file when the name holds bitCometMark (the newest copy reads
 // the last path element; older ones, 0.16 to 2.0, the whole path, the
-// torrent's name included). Here the last element of "path" or of
-// "path.utf-8" holds it, anywhere, as libtorrent searches it. Only the
-// hybrid comparison reads it: Parse lists such files as any (it leaves
-// out BEP 47 pads only), as it always has.
+// torrent's name included). Here the last element of the file's path
+// (v1Path: "path.utf-8" when a list of strings, else "path") holds it,
+// anywhere, as libtorrent searches it. Only the hybrid comparison reads
+// it: Parse lists such files as any (it leaves out BEP 47 pads only), as
+// it always has.
 func bitCometPad(f *rawFile) bool {
-	if n := len(f.Path); n > 0 && strings.Contains(f.Path[n-1], bitCometMark) {
-		return true
-	}
-	u, _ := pathUTF8(f)
-	return len(u) > 0 && strings.Contains(u[len(u)-1], bitCometMark)
+	p := v1Path(f)
+	return len(p) > 0 && strings.Contains(p[len(p)-1], bitCometMark)
 }

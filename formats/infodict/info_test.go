@@ -145,7 +145,9 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d5:filesld4:attr1:l6:length1:54:pathl1:aeee4:name1:d12:piece lengthi16384ee"))                            // a symlink's length no integer
 	f.Add([]byte("d6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                                         // meta version 2, no file tree
 	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                         // a file tree no dictionary
-	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))                                                     // a file tree, no meta version
+	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:ae10:path.utf-8l1:xeed4:attr1:p6:lengthi16383e4:pathl4:.pad1:0eed6:lengthi5e4:pathl1:beee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose path.utf-8 differs from its file tree
+	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee")) // a file tree, no meta version
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, raw, err := parse(b, false)
 		if err != nil {
