@@ -2,7 +2,6 @@ package infodict
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -14,90 +13,89 @@ import (
 // pad files "to achieve identical alignment", and a client to "validate
 // that the content (file names, order, piece alignment) is identical";
 // libtorrent refuses a hybrid whose two views differ
-// (torrent_inconsistent_files), under either hash. The views agree when:
+// (torrent_inconsistent_files), under either hash. The views are
+// compared as libtorrent 2.0.x compares them (src/torrent_info.cpp,
+// parse_info_section; src/file_storage.cpp, aux::files_compatible):
 //
-//   - the v1 files other than pads are, in order, the file tree's files
-//     in its key order, each with the same path elements (those of
-//     "path.utf-8" when present, else of "path": v1Path) and the same
-//     length; a single-file dictionary's file tree holds one file, named
-//     as the torrent ("name.utf-8" when present, else "name"); a pad is
-//     a BEP 47 one (attr "p") or one named as BitComet names its pads
-//     (bitCometPad), unless it is the file tree's next file: libtorrent's
-//     v1 parse flags such a file a pad, and its comparison of the views
-//     (src/file_storage.cpp, aux::files_compatible) holds a flagged pad
-//     to its place and size, never to a name: it takes a hybrid so
-//     padded. A file tree may hold a file so named (BEP 52 has no such
-//     rule): the v1 file of its path and length is that file, not a pad;
-//   - each v1 file of any bytes starts where BEP 52 puts it, at the first
-//     piece boundary at or after the previous file's end: the pad files
-//     before it fill just that gap (BEP 52 aligns non-empty files only),
-//     and pads after the last file stop at the piece boundary after it.
+//   - the file tree's view is its files in key order, each file of any
+//     bytes not ending on a piece boundary followed by one pad file to
+//     it (file_storage::add_file_borrow pads so, the last file too);
+//     when that view has one entry more than "files", a pad after its
+//     last file of any bytes is dropped (remove_tail_padding: creators
+//     before libtorrent 2.0.8 wrote no tail pad);
+//   - the v1 view is "files" as listed, each with its path (v1Path) and
+//     size (fileSize: a symlink has 0), at the offset the entries before
+//     it sum to; a pad is a BEP 47 one (attr "p") or one named as
+//     BitComet names its pads (bitCometPad), unless it is where the
+//     file tree's view has a file of its path and size (BEP 52 lets a
+//     file tree hold a file so named; libtorrent would take the v1 file
+//     for a pad and refuse the hybrid, BEP 52 would not);
+//   - both views hold as many entries and as many bytes, and entry by
+//     entry, a file of any bytes that is no pad in one is one in the
+//     other, with the same path, size and offset. Pad files and files
+//     of no bytes (empty files, symlinks) are compared in neither name
+//     nor size, only counted: one in a view stands where the other view
+//     has one, whichever it is. So a gap takes one pad file, not several
+//     (unless the other view has as many empty files there), and an
+//     empty file's name is never compared.
 //
 // BEP 47's other attributes (attr "x" executable, "h" hidden, "l" a
-// symlink, and its "symlink path") and mtimes are not compared: BEP 52
-// names "file names, order, piece alignment", and libtorrent takes a
-// hybrid whose views differ in them. Its first comparison
-// (src/file_storage.cpp, aux::files_equal) compared every flag, mtime
-// and symlink target; the one that replaced it in 2.0
-// (aux::files_compatible) says "we deliberately ignore file attributes
-// like hidden, executable and mtime" and compares only files that are
-// no pads and hold bytes, which leaves out a symlink (0 bytes). Only the
-// newest copy in the index holds a symlink to being one in both views,
-// with the same target; as released clients take the difference, and
-// no column holds a target, it is not refused here.
+// symlink, and its "symlink path") and mtimes are not compared either:
+// files_compatible says "we deliberately ignore file attributes like
+// hidden, executable and mtime", and a symlink holds no bytes. (The
+// first 2.0 comparison, aux::files_equal, compared every flag, mtime and
+// symlink target; only the newest copy in the index, after 2.0.x, holds
+// a symlink to being one in both views, with the same target.)
 func checkHybrid(raw *rawInfo, tree []treeFile) error {
 	if raw.Files == nil {
 		return checkHybridSingle(raw, tree)
 	}
-	plen := *raw.PieceLength // checkInfo: a power of two of at least 16 KiB
-	var v1, v2 int64         // where the next file starts in each view
-	next := 0                // the file tree's file the next v1 file must be
-	for i := range raw.Files {
-		f := &raw.Files[i]
-		n := fileSize(f) // checkFile took it; a symlink has 0
-		if isPad(f.Attr) || bitCometPad(f) && (next == len(tree) || !sameFile(f, n, &tree[next])) {
-			if n > math.MaxInt64-v1 {
-				return fmt.Errorf("%w: pad file %d: sizes overflow", ErrInvalid, i)
-			}
-			v1 += n
-			continue
+	v2, err := treeLayout(tree, *raw.PieceLength) // checkInfo: a power of two of at least 16 KiB
+	if err != nil {
+		return err
+	}
+	if len(v2) == len(raw.Files)+1 {
+		v2 = dropTailPad(v2)
+	}
+	v1, err := filesLayout(raw.Files, v2)
+	if err != nil {
+		return err
+	}
+	for i := range min(len(v1), len(v2)) {
+		a, b := &v1[i], &v2[i]
+		switch {
+		case a.holds() != b.holds():
+			return fmt.Errorf("%w: hybrid: file %d is %s, but the file tree's piece layout has %s there "+
+				"(BEP 52: the same files in the same order, one pad file aligning each to a piece)", ErrInvalid, i, a, b)
+		case !a.holds():
+		case !slices.Equal(a.path, b.path):
+			return fmt.Errorf("%w: hybrid: file %d is %q, but the file tree has %q there (BEP 52: same names, same order)",
+				ErrInvalid, i, clipPath(a.path), clipPath(b.path))
+		case a.size != b.size:
+			return fmt.Errorf("%w: hybrid: file %d %q has %d bytes, %d in the file tree", ErrInvalid, i, clipPath(a.path), a.size, b.size)
+		case a.offset != b.offset:
+			return fmt.Errorf("%w: hybrid: file %d %q starts at byte %d, but at %d in the file tree's piece layout "+
+				"(BEP 52: pad files align each file to a piece)", ErrInvalid, i, clipPath(a.path), a.offset, b.offset)
 		}
-		if next == len(tree) {
+	}
+	if n := len(v2); len(v1) > n {
+		if i := slices.IndexFunc(v1[n:], entry.holds); i >= 0 {
 			return fmt.Errorf("%w: hybrid: file %d %q is not in the file tree (BEP 52: both describe the same files)",
-				ErrInvalid, i, clipPath(v1Path(f)))
+				ErrInvalid, n+i, clipPath(v1[n+i].path))
 		}
-		t := &tree[next]
-		next++
-		if !samePath(f, t.path) {
-			return fmt.Errorf("%w: hybrid: file %d is %q, but the file tree's file %d is %q (BEP 52: same names, same order)",
-				ErrInvalid, i, clipPath(v1Path(f)), next-1, clipPath(t.path))
+		return fmt.Errorf("%w: hybrid: file %d is %s, past the file tree's piece layout's end (%d entries, pad files included)",
+			ErrInvalid, n, &v1[n], n)
+	} else if m := len(v1); m < n {
+		if i := slices.IndexFunc(v2[m:], entry.holds); i >= 0 {
+			return fmt.Errorf("%w: hybrid: file tree file %q is not in files (BEP 52: both describe the same files)",
+				ErrInvalid, clipPath(v2[m+i].path))
 		}
-		if n != t.length {
-			return fmt.Errorf("%w: hybrid: file %d %q has %d bytes, %d in the file tree", ErrInvalid, i, clipPath(v1Path(f)), n, t.length)
-		}
-		if n > 0 {
-			if v2 > math.MaxInt64-plen {
-				return fmt.Errorf("%w: hybrid: file %d: sizes overflow", ErrInvalid, i)
-			}
-			v2 = (v2 + plen - 1) / plen * plen
-			if v1 != v2 {
-				return fmt.Errorf("%w: hybrid: file %d %q starts at byte %d, but at %d in the file tree's piece layout "+
-					"(BEP 52: pad files align each file to a piece)", ErrInvalid, i, clipPath(v1Path(f)), v1, v2)
-			}
-		}
-		if n > math.MaxInt64-v1 {
-			return fmt.Errorf("%w: hybrid: file %d: sizes overflow", ErrInvalid, i)
-		}
-		v1, v2 = v1+n, v2+n // v1 == v2 when n > 0
-
+		return fmt.Errorf("%w: hybrid: files end where the file tree's piece layout has %s "+
+			"(BEP 52: one pad file aligning each file to a piece)", ErrInvalid, &v2[m])
 	}
-	if next < len(tree) {
-		return fmt.Errorf("%w: hybrid: file tree file %q is not in files (BEP 52: both describe the same files)",
-			ErrInvalid, clipPath(tree[next].path))
-	}
-	if gap := (plen - v2%plen) % plen; v1-v2 > gap { // pads only add to v1
-		return fmt.Errorf("%w: hybrid: pad files run %d bytes past the last file's end, more than the %d to its piece's end",
-			ErrInvalid, v1-v2, gap)
+	if s1, s2 := layoutSize(v1), layoutSize(v2); s1 != s2 {
+		return fmt.Errorf("%w: hybrid: files hold %d bytes, pad files included, %d in the file tree's piece layout "+
+			"(BEP 52: pad files end the last file at its piece's end, or there are none after it)", ErrInvalid, s1, s2)
 	}
 	return nil
 }
@@ -143,10 +141,6 @@ func v1Path(f *rawFile) []string {
 	}
 	return f.Path
 }
-
-// sameFile reports whether a v1 file of n bytes is the file tree's file
-// t: the same path and length.
-func sameFile(f *rawFile, n int64, t *treeFile) bool { return n == t.length && samePath(f, t.path) }
 
 // pathUTF8 is a v1 file's "path.utf-8" when it is a list of strings.
 func pathUTF8(f *rawFile) ([]string, bool) {

@@ -111,8 +111,8 @@ func TestParseInfoGolden(t *testing.T) {
 // (strict.go): a name, pieces of 20-byte hashes, a v2 dictionary's piece
 // length a power of two of at least 16 KiB, a meta version (if any) an
 // integer of at most 2, meta version 2 if and only if a file tree
-// dictionary, no pad file in a file tree, and a hybrid's v1 files (pads
-// aside) as many and as long as its file tree's.
+// dictionary, no pad file in a file tree, and a hybrid's v1 files
+// holding bytes (pads aside) its file tree's, as many and as long.
 func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"))
 	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee"))
@@ -147,6 +147,11 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d9:file treeli1ee6:lengthi1e12:meta versioni2e4:name1:x12:piece lengthi16384ee"))                         // a file tree no dictionary
 	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:ae10:path.utf-8l1:xeed4:attr1:p6:lengthi16383e4:pathl4:.pad1:0eed6:lengthi5e4:pathl1:beee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose path.utf-8 differs from its file tree
+	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi16000eed4:attr1:p6:lengthi383eed6:lengthi5e4:pathl1:beee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid with two pads in a gap
+	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "ee2:aed0:d6:lengthi0eee1:bd0:d6:lengthi5e11:pieces root32:" +
+		root32 + "eee5:filesld6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi16383eed6:lengthi0e4:pathl1:xeed6:lengthi5e4:pathl1:beee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose empty file has another name in each view
 	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee")) // a file tree, no meta version
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, raw, err := parse(b, false)
@@ -188,9 +193,12 @@ func FuzzParseInfo(f *testing.F) {
 // checkTreeAccepted fails t when an accepted
 // dictionary b's file tree holds a pad file, or when b is a hybrid (raw
 // holds meta version 2 and files or a length) whose files are not its
-// file tree's in number and lengths: its listed files m for a length,
-// its "files" less BEP 47 pads and BitComet-named pads (hybrid.go) for
-// files.
+// file tree's: its listed files m for a length; for files, its "files"
+// holding bytes (less BEP 47 pads and BitComet-named pads, hybrid.go;
+// empty files are only counted, and their number is not checked here)
+// must be, in order, the tree's files holding bytes, same paths and
+// lengths, and no more "files" entries than the tree's files and a pad
+// after each.
 func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, b []byte) {
 	t.Helper()
 	files, err := treeFiles(tree)
@@ -202,20 +210,29 @@ func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, 
 	}
 	switch {
 	case raw.Files != nil:
+		if len(raw.Files) > 2*len(files) {
+			t.Fatalf("hybrid of %d files in its tree, %d in files, accepted in %q", len(files), len(raw.Files), b)
+		}
+		var full []treeFile // the tree's files holding bytes
+		for _, f := range files {
+			if f.length > 0 {
+				full = append(full, f)
+			}
+		}
 		next := 0
 		for i := range raw.Files {
 			f := &raw.Files[i]
 			n := fileSize(f)
 			switch {
-			case isPad(f.Attr):
-			case next < len(files) && n == files[next].length && samePath(f, files[next].path):
+			case isPad(f.Attr) || n == 0:
+			case next < len(full) && n == full[next].length && samePath(f, full[next].path):
 				next++
 			case !bitCometPad(f):
 				t.Fatalf("hybrid file %d (%d bytes) not in its tree accepted in %q", i, n, b)
 			}
 		}
-		if next != len(files) {
-			t.Fatalf("hybrid of %d files in its tree, %d of them in files, accepted in %q", len(files), next, b)
+		if next != len(full) {
+			t.Fatalf("hybrid of %d files holding bytes in its tree, %d of them in files, accepted in %q", len(full), next, b)
 		}
 	case raw.Length != nil:
 		if len(files) != 1 || len(m.Files) != 1 || files[0].length != m.Files[0].Length {
