@@ -119,13 +119,14 @@ func goldenDataset(t *testing.T) string {
 	return o.Data
 }
 
-// TestGolden: each text format of each hash table, exported from
-// goldenDataset, is byte for byte its file under testdata/golden/
-// (go test ./pipeline/export -run TestGolden -update rewrites them).
+// TestGolden: each text format of each hash table, and its Arrow IPC
+// stream, exported from goldenDataset, is byte for byte its file under
+// testdata/golden/ (go test ./pipeline/export -run TestGolden -update
+// rewrites them).
 func TestGolden(t *testing.T) {
 	data := goldenDataset(t)
 	for _, table := range []string{"state", "torrents", "catalog"} {
-		for _, format := range []string{"csv", "jsonl", "es-bulk", "magnet"} {
+		for _, format := range []string{"csv", "jsonl", "es-bulk", "magnet", "arrow"} {
 			name := table + "." + format
 			t.Run(name, func(t *testing.T) {
 				got := export(t, data, table, format, nil)
