@@ -30,7 +30,8 @@ const (
 // field is one column of a row type, derived from its parquet struct tag.
 type field struct {
 	name     string
-	index    []int // reflect field index path (through embedded structs)
+	index    []int   // reflect field index path (through embedded structs)
+	offset   uintptr // byte offset in the row struct (fieldptr.go)
 	kind     kind
 	width    int // for kFixed
 	optional bool
@@ -50,6 +51,7 @@ var emptyBytesColumns = []string{"name_raw"}
 // plan is the Arrow mapping of a row struct type.
 type plan struct {
 	typ    reflect.Type
+	size   uintptr // typ.Size(): rows of a slice are this many bytes apart
 	fields []field
 	schema *arrow.Schema
 }
@@ -60,8 +62,8 @@ func planOf(t reflect.Type) *plan {
 	if p, ok := plans.Load(t); ok {
 		return p.(*plan)
 	}
-	p := &plan{typ: t}
-	p.collect(t, nil)
+	p := &plan{typ: t, size: t.Size()}
+	p.collect(t, nil, 0)
 	afs := make([]arrow.Field, len(p.fields))
 	for i, f := range p.fields {
 		afs[i] = arrow.Field{Name: f.name, Type: f.arrowType(), Nullable: f.optional}
@@ -71,20 +73,22 @@ func planOf(t reflect.Type) *plan {
 	return p
 }
 
-func (p *plan) collect(t reflect.Type, prefix []int) {
+// collect adds the fields of struct type t, found at index path prefix
+// and byte offset base in the row, to p.
+func (p *plan) collect(t reflect.Type, prefix []int, base uintptr) {
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		idx := append(append([]int(nil), prefix...), i)
 		tag, hasTag := sf.Tag.Lookup("parquet")
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && !hasTag {
-			p.collect(sf.Type, idx)
+			p.collect(sf.Type, idx, base+sf.Offset)
 			continue
 		}
 		if !sf.IsExported() || tag == "-" {
 			continue
 		}
 		opts := strings.Split(tag, ",")
-		f := field{name: opts[0], index: idx}
+		f := field{name: opts[0], index: idx, offset: base + sf.Offset}
 		if f.name == "" {
 			f.name = sf.Name
 		}

@@ -40,6 +40,7 @@ type Writer[T any] struct {
 	aw   *ipc.Writer
 	rb   *array.RecordBuilder
 	pl   *plan
+	app  []columnAppender  // pl's appenders, bound to rb's builders
 	meta map[string]string // Arrow schema metadata (SetMetadata)
 	sr   *streamReserve    // the reservations of a stream into a regular file (Reserve)
 	n    int64
@@ -166,13 +167,15 @@ func NewArrowWriter[T any](name string, w io.Writer) *Writer[T] {
 	var zero T
 	pl := planOf(reflect.TypeOf(zero))
 	bw := bufio.NewWriterSize(w, 1<<20)
+	rb := array.NewRecordBuilder(memory.DefaultAllocator, pl.schema)
 	return &Writer[T]{
 		name: name,
 		out:  w,
 		bw:   bw,
 		aw:   ipc.NewWriter(bw, ipc.WithSchema(pl.schema)),
-		rb:   array.NewRecordBuilder(memory.DefaultAllocator, pl.schema),
+		rb:   rb,
 		pl:   pl,
+		app:  pl.appenders(rb.Fields()),
 	}
 }
 
@@ -203,10 +206,7 @@ func (w *Writer[T]) Write(rows []T) error {
 		return w.flushDue()
 	}
 	w.n += int64(len(rows))
-	fbs := w.rb.Fields()
-	for i := range rows {
-		w.pl.appendRow(fbs, reflect.ValueOf(&rows[i]).Elem())
-	}
+	appendRows(w.app, rowsAddr(rows), len(rows))
 	err := w.writeRecord()
 	if fe, ok := errors.AsType[*FullError](err); ok {
 		w.n -= int64(len(rows)) // refused whole; Close ends the stream

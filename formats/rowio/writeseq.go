@@ -3,7 +3,6 @@ package rowio
 import (
 	"fmt"
 	"iter"
-	"reflect"
 )
 
 // seqChunk is how many rows WriteSeq hands the Parquet writer at a time.
@@ -25,11 +24,22 @@ func (w *Writer[T]) WriteSeq(seq iter.Seq[T]) error {
 	}
 	var n int64
 	if w.pw == nil {
-		fbs := w.rb.Fields()
-		for r := range seq {
-			w.pl.appendRow(fbs, reflect.ValueOf(&r).Elem())
-			n++
+		// Into the builders a chunk at a time, a column at a time (as
+		// Write appends): the record batch is the same. The chunk grows
+		// as rows come (a few rows take a small one).
+		var chunk []T
+		put := func() {
+			appendRows(w.app, rowsAddr(chunk), len(chunk))
+			n += int64(len(chunk))
+			clear(chunk)
+			chunk = chunk[:0]
 		}
+		for r := range seq {
+			if chunk = append(chunk, r); len(chunk) == seqChunk {
+				put()
+			}
+		}
+		put()
 		if n == 0 {
 			return nil
 		}
