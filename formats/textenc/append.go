@@ -28,7 +28,9 @@ func (f field) key() []byte {
 	return append(k, ':')
 }
 
-// appendJSON appends the JSON value of field f of a row, v.
+// appendJSON appends the JSON value of field f of a row, v, reading it by
+// reflection: the encoders call it for a field of kind kOther alone
+// (appendJSONAt writes the others, byte for byte as it would).
 func (f field) appendJSON(b []byte, v reflect.Value) ([]byte, error) {
 	if f.optional && v.IsZero() {
 		return append(b, "null"...), nil
@@ -207,7 +209,8 @@ func appendCSVFloat(b []byte, x float64) []byte {
 	return pointed(strconv.AppendFloat(b, x, 'g', -1, 64), start)
 }
 
-// appendCSV appends the CSV cell of field f of a row, v: what cell makes
+// appendCSV appends the CSV cell of field f of a row, v, by reflection
+// (for kOther alone, as appendJSON: appendCSVAt writes the others): what cell makes
 // of f.value(v), quoted as encoding/csv quotes it, but without a string
 // per cell for the columns that are numbers, hex or timestamps.
 //
@@ -235,7 +238,7 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 			return append(b, "[]"...) // what cell makes of an empty list, without encoding/json
 		}
 		if v.Type().Elem().Kind() == reflect.String {
-			return appendCSVField(b, string(appendStringList(nil, v)))
+			return appendCSVField(b, string(appendStringList(nil, v.Convert(stringsType).Interface().([]string))))
 		}
 	case reflect.String:
 		return appendCSVField(b, v.String())
@@ -254,20 +257,22 @@ func (f field) appendCSV(b []byte, v reflect.Value) []byte {
 	return appendCSVField(b, cell(f.value(v)))
 }
 
+var stringsType = reflect.TypeFor[[]string]()
+
 // appendStringList appends the list of strings v as a csv cell holds it:
 // ["a","b"], each element in double quotes with its " and \ escaped by a
 // backslash and every other character as it is, which DuckDB's cast of
 // the cell to VARCHAR[] (--describe's type) reads back exactly. JSON's
 // other escapes it does not undo: "a\u0026b" came back "au0026b", a tab's
 // \t as "t". Without a control character it is the JSON array too.
-func appendStringList(b []byte, v reflect.Value) []byte {
+func appendStringList(b []byte, v []string) []byte {
 	b = append(b, '[')
-	for i := range v.Len() {
+	for i, s := range v {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, '"')
-		for _, c := range []byte(v.Index(i).String()) {
+		for _, c := range []byte(s) {
 			if c == '"' || c == '\\' {
 				b = append(b, '\\')
 			}

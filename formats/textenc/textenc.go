@@ -23,16 +23,26 @@ type field struct {
 	index    []int
 	optional bool
 	ts       bool
+	// Resolved once per type (resolved.go): where the field lies in its
+	// row struct, its declared type, how it is read and written.
+	offset uintptr
+	typ    reflect.Type
+	ptr    bool // a pointer field (*bool): nil is null
+	kind   kind
+	width  int    // the bytes of a kFixed array
+	elem   *elems // the element fields of a kStructs list
 }
 
-func fieldsOf(t reflect.Type, prefix []int, skip map[string]bool) []field {
+// fieldsOf lists the columns of struct type t, found at index path prefix
+// and byte offset base in the row, less those skip names.
+func fieldsOf(t reflect.Type, prefix []int, base uintptr, skip map[string]bool) []field {
 	var out []field
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		idx := append(append([]int(nil), prefix...), i)
 		tag, has := sf.Tag.Lookup("parquet")
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && !has {
-			out = append(out, fieldsOf(sf.Type, idx, skip)...)
+			out = append(out, fieldsOf(sf.Type, idx, base+sf.Offset, skip)...)
 			continue
 		}
 		if !sf.IsExported() || tag == "-" {
@@ -42,24 +52,17 @@ func fieldsOf(t reflect.Type, prefix []int, skip map[string]bool) []field {
 		if skip[opts[0]] {
 			continue
 		}
-		f := field{name: opts[0], index: idx}
+		f := field{name: opts[0], index: idx, offset: base + sf.Offset, typ: sf.Type}
 		f.optional = sf.Type.Kind() == reflect.Pointer // nil is null (*bool)
+		f.ptr = f.optional
 		for _, o := range opts[1:] {
 			f.optional = f.optional || o == "optional"
 			f.ts = f.ts || strings.HasPrefix(o, "timestamp")
 		}
+		f.resolve()
 		out = append(out, f)
 	}
 	return out
-}
-
-// of is the field of row v: FieldByIndex, without its loop for a field
-// of the row itself (most are).
-func (f field) of(v reflect.Value) reflect.Value {
-	if len(f.index) == 1 {
-		return v.Field(f.index[0])
-	}
-	return v.FieldByIndex(f.index)
 }
 
 // value converts one field to a JSON-ready value (nil for null).
@@ -78,7 +81,7 @@ func (f field) value(v reflect.Value) any {
 			return hex.EncodeToString(v.Bytes())
 		}
 		if v.Type().Elem().Kind() == reflect.Struct {
-			sub := fieldsOf(v.Type().Elem(), nil, nil)
+			sub := fieldsOf(v.Type().Elem(), nil, 0, nil)
 			out := make([]Object, v.Len())
 			for i := range out {
 				out[i] = object(sub, v.Index(i))
@@ -167,19 +170,21 @@ type Encoder[T any] struct {
 	csvw   io.Writer // CSV goes here
 	jsonw  io.Writer // JSON Lines go here
 	keys   [][]byte  // the fields' quoted JSON keys, with the colon
+	size   uintptr   // rows of a slice lie this many bytes apart
 	buf    []byte
+	cell   []byte // appendCSVAt's scratch
 	header bool
 }
 
 // NewCSV writes CSV with a header row. skip names columns to leave out.
 // Fields are quoted as encoding/csv quotes them; lines end with \n.
 func NewCSV[T any](w io.Writer, skip ...string) *Encoder[T] {
-	return &Encoder[T]{fields: fieldsFor[T](skip), csvw: w}
+	return &Encoder[T]{fields: fieldsFor[T](skip), csvw: w, size: reflect.TypeFor[T]().Size()}
 }
 
 // NewJSONL writes one JSON object per line.
 func NewJSONL[T any](w io.Writer, skip ...string) *Encoder[T] {
-	e := &Encoder[T]{fields: fieldsFor[T](skip), jsonw: w}
+	e := &Encoder[T]{fields: fieldsFor[T](skip), jsonw: w, size: reflect.TypeFor[T]().Size()}
 	for _, f := range e.fields {
 		e.keys = append(e.keys, f.key())
 	}
@@ -192,7 +197,7 @@ func fieldsFor[T any](skip []string) []field {
 	for _, s := range skip {
 		sk[s] = true
 	}
-	return fieldsOf(reflect.TypeOf(zero), nil, sk)
+	return fieldsOf(reflect.TypeOf(zero), nil, 0, sk)
 }
 
 // Object renders one row as ordered name/value pairs. JSON Lines are no
@@ -219,13 +224,14 @@ func (e *Encoder[T]) Write(rows []T) error {
 		}
 		b = append(b, '\n')
 	}
+	base := rowsAddr(rows)
 	for i := range rows {
-		v := reflect.ValueOf(&rows[i]).Elem()
-		for j, f := range e.fields {
+		row := fieldAddr(base, uintptr(i)*e.size)
+		for j := range e.fields {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = f.appendCSV(b, f.of(v))
+			b = e.fields[j].appendCSVAt(b, row, &e.cell)
 		}
 		b = append(b, '\n')
 		var err error
@@ -240,15 +246,15 @@ func (e *Encoder[T]) Write(rows []T) error {
 // AppendJSON appends row to b as one JSON object: a line of NewJSONL's
 // output without its newline. The Encoder must come from NewJSONL.
 func (e *Encoder[T]) AppendJSON(b []byte, row *T) ([]byte, error) {
-	v := reflect.ValueOf(row).Elem()
+	a := rowAddr(row)
 	b = append(b, '{')
-	for j, f := range e.fields {
+	for j := range e.fields {
 		if j > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, e.keys[j]...)
 		var err error
-		if b, err = f.appendJSON(b, f.of(v)); err != nil {
+		if b, err = e.fields[j].appendJSONAt(b, a, false); err != nil {
 			return b, err
 		}
 	}
@@ -297,7 +303,7 @@ func cell(x any) string {
 	case pointedFloat:
 		return string(appendCSVFloat(nil, float64(v)))
 	case []string:
-		return string(appendStringList(nil, reflect.ValueOf(v)))
+		return string(appendStringList(nil, v))
 	}
 	b, _ := json.Marshal(x)
 	return string(b)
