@@ -155,8 +155,12 @@ func fileSize(f *rawFile) int64 {
 // 47 pad file, attr "p" (BEP 52 aligns a file tree's files itself, so
 // pads belong only in a hybrid's v1 "files"; libtorrent refuses one,
 // torrent_invalid_pad_file); and a file of any bytes has a 32-byte
-// "pieces root" (BEP 52: the root of its merkle tree of SHA-256 hashes;
-// a symlink, attr "l", has none).
+// "pieces root" (BEP 52: the root of its merkle tree of SHA-256 hashes).
+// A file of no bytes (an empty file, or a symlink, which treeFiles gives
+// 0 bytes) may have any pieces root or none: libtorrent 2.0.x
+// (src/torrent_info.cpp, extract_single_file2) reads "pieces root" only
+// when the file's size is above 0 and it has no symlink path, and takes
+// the file whatever its root holds otherwise.
 func checkTreeFile(path []string, node, attrs map[string]any, n int64) error {
 	p := clipPath(path)
 	if len(node) != 1 {
@@ -165,13 +169,16 @@ func checkTreeFile(path []string, node, attrs map[string]any, n int64) error {
 	if treeAttr(attrs, "p") {
 		return fmt.Errorf("%w: file tree file %q is a pad file, attr \"p\" (BEP 52 file trees have none)", ErrInvalid, p)
 	}
+	if n == 0 {
+		return nil // no bytes to hash: libtorrent never reads its pieces root
+	}
 	root, has := attrs["pieces root"]
 	s, isStr := root.(string)
 	switch {
-	case has && (!isStr || len(s) != 32):
-		return fmt.Errorf("%w: file tree file %q has a pieces root that is not 32 bytes (BEP 52: a SHA-256 hash)", ErrInvalid, p)
-	case !has && n > 0 && !treeAttr(attrs, "l"):
+	case !has:
 		return fmt.Errorf("%w: file tree file %q of %d bytes has no pieces root (BEP 52)", ErrInvalid, p, n)
+	case !isStr || len(s) != 32:
+		return fmt.Errorf("%w: file tree file %q has a pieces root that is not 32 bytes (BEP 52: a SHA-256 hash)", ErrInvalid, p)
 	}
 	return nil
 }

@@ -57,6 +57,15 @@ func TestParseStrict(t *testing.T) {
 		{"no pieces root", v2(leaf("6:lengthi1e"), "16384"), `file "a" of 1 bytes has no pieces root`},
 		{"empty file without pieces root", v2(leaf("6:lengthi0e"), "16384"), ""},
 		{"symlink without pieces root", v2(leaf("4:attr1:l6:lengthi1e"), "16384"), ""},
+		// libtorrent 2.0.x reads the pieces root of a file of any bytes only
+		{"empty file, pieces root of 31 bytes", v2(leaf("6:lengthi0e11:pieces root31:"+root32[1:]), "16384"), ""},
+		{"empty file, pieces root a number", v2(leaf("6:lengthi0e11:pieces rooti1e"), "16384"), ""},
+		{"empty file, pieces root a list", v2(leaf("6:lengthi0e11:pieces rootl32:"+root32+"e"), "16384"), ""},
+		{"symlink, pieces root of 33 bytes", v2(leaf("4:attr1:l6:lengthi1e11:pieces root33:"+root32+"r"), "16384"), ""},
+		{"symlink without symlink path, pieces root a number", v2(leaf("4:attr1:l11:pieces rooti1e"), "16384"), ""},
+		{"hybrid, empty file with a pieces root of 31 bytes", "d9:file treed1:a" + leaf("6:lengthi1e"+root) + "1:e" +
+			leaf("6:lengthi0e11:pieces root31:"+root32[1:]) + "e5:filesld6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi16383e" +
+			"4:pathl4:.pad5:16383eed6:lengthi0e4:pathl1:eeee12:meta versioni2e4:name1:d12:piece lengthi16384ee", ""},
 		{"v2 file without length", v2(leaf(root), "16384"), `file tree file "a" has no valid length`},
 		{"v2 file of a negative length", v2(leaf("6:lengthi-1e"+root), "16384"), "has no valid length"},
 		{"v2 symlink without length", v2(leaf("4:attr1:l12:symlink pathl1:be"), "16384"), ""},
