@@ -106,7 +106,7 @@ func checkHybrid(raw *rawInfo, tree []treeFile) error {
 // libtorrent (src/torrent_info.cpp, extract_single_file's top level)
 // names it.
 func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
-	n, _ := Int(raw.Length) // meta checked it
+	n, _ := singleSize(raw) // meta checked it
 	if len(tree) != 1 {
 		return fmt.Errorf("%w: hybrid: a single file of %d bytes, but the file tree holds %d files (BEP 52: the same files)",
 			ErrInvalid, n, len(tree))

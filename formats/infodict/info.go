@@ -27,6 +27,7 @@ type rawInfo struct {
 	Private     bencode.Bytes `bencode:"private"`
 	FileTree    bencode.Bytes `bencode:"file tree"`    // BEP 52 (v2 and hybrid torrents)
 	MetaVersion bencode.Bytes `bencode:"meta version"` // BEP 52: 2 in a v2 or hybrid dictionary
+	Attr        bencode.Bytes `bencode:"attr"`         // BEP 47, of a single file (a "length"): "l" a symlink
 }
 
 type rawFile struct {
@@ -55,7 +56,8 @@ var ErrInvalid = errors.New("invalid info dictionary")
 //
 // A BEP 47 symlink (a file whose "attr" string holds "l") holds no bytes
 // of the torrent: its length is 0 in files and total_size, whatever its
-// "length" says (libtorrent takes it so; strict.go, fileSize).
+// "length" says (libtorrent takes it so; strict.go, fileSize), a single
+// file whose dictionary's own "attr" holds "l" too (singleSize).
 //
 // BEP 47 pad files (a "files" entry whose "attr" string holds "p") are
 // left out of files, file_count and total_size: they are zeros a
@@ -132,9 +134,9 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 	case raw.Files != nil:
 		m.Files, err = v1Files(raw.Files, pads)
 	case raw.Length != nil:
-		n, ierr := Int(raw.Length)
-		if ierr != nil || n < 0 {
-			return m, fmt.Errorf("%w: length %q", ErrInvalid, Clip(raw.Length))
+		n, err := singleSize(raw)
+		if err != nil {
+			return m, err
 		}
 		m.Files = []schema.File{{Path: name, PathRaw: m.NameRaw, Length: n}}
 	case raw.FileTree != nil:
@@ -172,6 +174,24 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 	m.TotalSize, m.FileCount = &total, new(int32(len(m.Files)))
 	m.InfoBytes = info
 	return m, nil
+}
+
+// singleSize is the size of a single-file dictionary's file (a "length",
+// no "files"): its length, an integer of at least 0, or 0 when the
+// dictionary's own "attr" string holds "l" (a BEP 47 symlink), whatever
+// its length holds: libtorrent (src/torrent_info.cpp, extract_single_file,
+// top_level) reads the attributes of the info dictionary itself for a
+// single file and gives a symlink 0 bytes without reading "length", as
+// for a "files" entry (fileSize).
+func singleSize(raw *rawInfo) (int64, error) {
+	if hasAttr(raw.Attr, "l") {
+		return 0, nil
+	}
+	n, err := Int(raw.Length)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: length %q", ErrInvalid, Clip(raw.Length))
+	}
+	return n, nil
 }
 
 // v1Files lists a "files" list's files, its pad files only when pads.

@@ -152,7 +152,8 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "ee2:aed0:d6:lengthi0eee1:bd0:d6:lengthi5e11:pieces root32:" +
 		root32 + "eee5:filesld6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi16383eed6:lengthi0e4:pathl1:xeed6:lengthi5e4:pathl1:beee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose empty file has another name in each view
-	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee")) // a file tree, no meta version
+	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))     // a file tree, no meta version
+	f.Add([]byte("d4:attr1:l6:lengthi-5e4:name1:d12:piece lengthi16384ee")) // a single-file symlink of a negative length
 	f.Add([]byte("d9:file treed1:ed0:d6:lengthi0e11:pieces root31:" + root32[1:] + "eee" +
 		"12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // an empty file's pieces root of 31 bytes
 	f.Fuzz(func(t *testing.T, b []byte) {
