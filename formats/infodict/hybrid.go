@@ -130,7 +130,8 @@ func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
 func samePath(f *rawFile, p []string) bool { return slices.Equal(v1Path(f), p) }
 
 // v1Path is the path libtorrent gives a v1 file: its "path.utf-8" when
-// that is a list of strings, else its "path" (src/torrent_info.cpp,
+// that is a list (checkFile refused one empty or holding no string),
+// else its "path" (src/torrent_info.cpp,
 // extract_single_file: dict_find_list("path.utf-8"), then "path"). The
 // other key is then not read: a hybrid whose "path" matches the file
 // tree but whose "path.utf-8" does not is refused (libtorrent:

@@ -116,7 +116,7 @@ func TestHybrid(t *testing.T) {
 		{"other path", hybrid(a, file("1", "1:x")), `file 0 is "x", but the file tree has "a" there`},
 		{"path names the tree's file, path.utf-8 another", hybrid(a, "d6:lengthi1e4:pathl1:ae10:path.utf-8l1:xee"),
 			`file 0 is "x", but the file tree has "a" there`},
-		{"an empty path.utf-8", hybrid(a, "d6:lengthi1e4:pathl1:ae10:path.utf-8lee"), `file 0 is "", but the file tree has "a" there`},
+		{"an empty path.utf-8", hybrid(a, "d6:lengthi1e4:pathl1:ae10:path.utf-8lee"), "file 0 has an empty path.utf-8"},
 		{"BitComet mark in path only, path.utf-8 another", hybrid(a+b, file("1", "1:a"),
 			"d6:lengthi16383e4:pathl"+bstr(bc)+"e10:path.utf-8l1:xee", file("5", "1:b")), `file 1 is "x" of 16383 bytes, but the file tree's piece layout has a pad file`},
 		{"single file named by name, name.utf-8 another", single(tf("1:d", "5"), "5", "4:name1:d10:name.utf-81:x"),

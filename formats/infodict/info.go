@@ -49,7 +49,9 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // makes the dictionary invalid and libtorrent refuses it (see strict.go:
 // a meta version above 2 or not an integer, meta version 2 without a
 // file tree dictionary or a file tree dictionary without it, no name, a
-// file without a length or a path, pieces not in 20-byte hashes, a v2
+// single file named by an empty name.utf-8, a file without a length or a
+// path, a path.utf-8 list empty or holding no string, pieces not in
+// 20-byte hashes, a v2
 // piece length or pieces root of the wrong size, a v2 file with siblings
 // or marked a pad file; hybrid.go: a hybrid whose files and file tree
 // differ).

@@ -154,6 +154,9 @@ func FuzzParseInfo(f *testing.F) {
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose empty file has another name in each view
 	f.Add([]byte(tree + "6:lengthi1e4:name1:x12:piece lengthi16384ee"))     // a file tree, no meta version
 	f.Add([]byte("d4:attr1:l6:lengthi-5e4:name1:d12:piece lengthi16384ee")) // a single-file symlink of a negative length
+	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:ae10:path.utf-8leed4:attr1:p6:lengthi1e4:pathl1:pe10:path.utf-8lee" +
+		"e4:name1:d12:piece lengthi16384ee")) // empty path.utf-8 lists, of a file and a pad
+	f.Add([]byte("d6:lengthi1e4:name1:a10:name.utf-80:12:piece lengthi16384ee")) // a single file's empty name.utf-8
 	f.Add([]byte("d9:file treed1:ed0:d6:lengthi0e11:pieces root31:" + root32[1:] + "eee" +
 		"12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // an empty file's pieces root of 31 bytes
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -174,6 +177,14 @@ func FuzzParseInfo(f *testing.F) {
 		if raw.Name == nil && raw.NameUTF8 == nil {
 			t.Fatalf("no name accepted in %q", b)
 		}
+		if u := raw.NameUTF8; raw.Files == nil && raw.Length != nil && u != nil && *u == "" {
+			t.Fatalf("a single file's empty name.utf-8 accepted in %q", b)
+		}
+		for i := range raw.Files {
+			if !validPathUTF8(&raw.Files[i]) {
+				t.Fatalf("file %d's path.utf-8 %q accepted in %q", i, raw.Files[i].PathU, b)
+			}
+		}
 		if p, err := decodeValue(raw.Pieces); raw.Pieces != nil && (err != nil || len(p.(string))%20 != 0) {
 			t.Fatalf("pieces %q accepted in %q", raw.Pieces, b)
 		}
@@ -191,6 +202,22 @@ func FuzzParseInfo(f *testing.F) {
 			t.Fatalf("inconsistent sizes for %q", b)
 		}
 	})
+}
+
+// validPathUTF8 reports whether f's "path.utf-8", when a list, is what
+// libtorrent takes: strings only, at least one unless f is a pad file.
+func validPathUTF8(f *rawFile) bool {
+	v, err := decodeValue(f.PathU)
+	l, ok := v.([]any)
+	if f.PathU == nil || err != nil || !ok {
+		return true
+	}
+	for _, e := range l {
+		if _, ok := e.(string); !ok {
+			return false
+		}
+	}
+	return len(l) > 0 || isPad(f.Attr)
 }
 
 // checkTreeAccepted fails t when an accepted

@@ -21,7 +21,9 @@ import (
 //     the files need (fetch verifies no piece; the tools' test torrents
 //     have random sizes);
 //   - an empty name, no files, or files of 0 bytes in all (a torrent of
-//     nothing is what its columns say);
+//     nothing is what its columns say); libtorrent refuses an empty
+//     "name" of a single file (torrent_missing_name), kept here, but an
+//     empty "name.utf-8" of one is refused (checkInfo);
 //   - path elements that are empty, "." or "..", or hold "/": libtorrent
 //     and BEP 52 sanitize them rather than refuse the torrent, and
 //     path_raw keeps them as sent (no path here is ever a local path);
@@ -58,10 +60,17 @@ func checkMetaVersion(b []byte) error {
 // hashes (BEP 3), and in a dictionary of meta version 2 (v2 or hybrid) a
 // piece length that is a power of two of at least 16 KiB (BEP 52); then
 // that meta version 2 and a "file tree" dictionary come together
-// (checkFileTree).
+// (checkFileTree). A single file (a "length", no "files") must not be
+// named by an empty "name.utf-8": libtorrent (src/torrent_info.cpp,
+// extract_single_file, top_level) names it by "name.utf-8" when that is
+// a string, without reading "name", and refuses an empty one
+// (torrent_missing_name).
 func checkInfo(raw *rawInfo) error {
 	if raw.Name == nil && raw.NameUTF8 == nil {
 		return fmt.Errorf("%w: no name", ErrInvalid)
+	}
+	if raw.Files == nil && raw.Length != nil && raw.NameUTF8 != nil && *raw.NameUTF8 == "" {
+		return fmt.Errorf("%w: a single file named by an empty name.utf-8 (libtorrent reads it before name)", ErrInvalid)
 	}
 	if raw.Pieces != nil {
 		v, err := decodeValue(raw.Pieces)
@@ -134,7 +143,36 @@ func checkFile(i int, f *rawFile) (int64, error) {
 	if len(f.Path) == 0 && !isPad(f.Attr) {
 		return 0, fmt.Errorf("%w: file %d has no path (BEP 3: an empty path list is an error)", ErrInvalid, i)
 	}
+	if err := checkPathUTF8(i, f); err != nil {
+		return 0, err
+	}
 	return fileSize(f), nil
+}
+
+// checkPathUTF8 checks entry i's "path.utf-8" when it is a list, which
+// libtorrent (src/torrent_info.cpp, extract_single_file) then reads as
+// the file's path instead of "path": it refuses one holding anything but
+// strings (path_length: torrent_invalid_name), and an empty one unless
+// the file is a BEP 47 pad file (torrent_missing_name; a pad file's
+// path is made up). One of another type it ignores, reading "path".
+func checkPathUTF8(i int, f *rawFile) error {
+	if f.PathU == nil {
+		return nil
+	}
+	v, err := decodeValue(f.PathU)
+	l, isList := v.([]any)
+	if err != nil || !isList {
+		return nil
+	}
+	for _, e := range l {
+		if _, ok := e.(string); !ok {
+			return fmt.Errorf("%w: file %d has a path.utf-8 holding an element that is not a string", ErrInvalid, i)
+		}
+	}
+	if len(l) == 0 && !isPad(f.Attr) {
+		return fmt.Errorf("%w: file %d has an empty path.utf-8 (libtorrent reads it instead of path)", ErrInvalid, i)
+	}
+	return nil
 }
 
 // fileSize is the size of a "files" entry checkFile took: 0 for a BEP 47

@@ -35,7 +35,27 @@ func TestParseStrict(t *testing.T) {
 		{"empty path element", files("d6:lengthi1e4:pathl1:a0:ee"), ""},
 		{"dot-dot path element", files("d6:lengthi1e4:pathl2:..6:passwdee"), ""},
 		{"path element holding a slash", files("d6:lengthi1e4:pathl3:a/bee"), ""},
+		// path.utf-8, read instead of path when a list (libtorrent's extract_single_file)
+		{"empty path.utf-8", files("d6:lengthi1e4:pathl1:ae10:path.utf-8lee"), "file 0 has an empty path.utf-8"},
+		{"second file's empty path.utf-8", files("d6:lengthi1e4:pathl1:aeed6:lengthi1e4:pathl1:be10:path.utf-8lee"),
+			"file 1 has an empty path.utf-8"},
+		{"path.utf-8 holding a number", files("d6:lengthi1e4:pathl1:ae10:path.utf-8l1:ai1eee"),
+			"file 0 has a path.utf-8 holding an element that is not a string"},
+		{"path.utf-8 holding a list", files("d6:lengthi1e4:pathl1:ae10:path.utf-8ll1:aeee"), "not a string"},
+		{"pad file with an empty path.utf-8", files("d4:attr1:p6:lengthi5e4:pathl1:pe10:path.utf-8lee"), ""},
+		{"pad file with path.utf-8 holding a number", files("d4:attr1:p6:lengthi5e10:path.utf-8li1eee"), "not a string"},
+		{"path.utf-8 a string: path read", files("d6:lengthi1e4:pathl1:ae10:path.utf-81:xe"), ""},
+		{"path.utf-8 a dictionary: path read", files("d6:lengthi1e4:pathl1:ae10:path.utf-8d1:ai1eee"), ""},
+		{"path.utf-8 of strings", files("d6:lengthi1e4:pathl1:ae10:path.utf-8l1:x1:yee"), ""},
 		// the dictionary's own keys
+		{"single file, empty name.utf-8", "d6:lengthi1e4:name1:a10:name.utf-80:12:piece lengthi16384ee",
+			"a single file named by an empty name.utf-8"},
+		{"single file, empty name.utf-8 alone", "d6:lengthi1e10:name.utf-80:12:piece lengthi16384ee", "empty name.utf-8"},
+		{"hybrid single file, empty name.utf-8", "d9:file treed1:ad0:d6:lengthi1e" + root + "eee6:lengthi1e12:meta versioni2e" +
+			"4:name1:a10:name.utf-80:12:piece lengthi16384ee", "empty name.utf-8"},
+		{"files, empty name.utf-8", "d5:filesld6:lengthi1e4:pathl1:aeee4:name1:d10:name.utf-80:12:piece lengthi16384ee", ""},
+		{"v2, empty name.utf-8", "d9:file treed1:ad0:d6:lengthi1e" + root + "eee12:meta versioni2e" +
+			"4:name1:a10:name.utf-80:12:piece lengthi16384ee", ""},
 		{"no name", "d6:lengthi1e12:piece lengthi16384ee", "no name"},
 		{"empty name", "d6:lengthi1e4:name0:12:piece lengthi16384ee", ""},
 		{"pieces of 19 bytes", "d6:lengthi1e4:name1:x12:piece lengthi16384e6:pieces19:" + strings.Repeat("p", 19) + "e",
