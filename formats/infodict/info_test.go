@@ -124,14 +124,14 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d5:filesld4:attr1:l4:pathl1:aeed4:attr1:p6:lengthi1eee4:name1:de")) // a symlink, a pad without path
 	f.Add([]byte("d6:lengthi1e4:name1:x6:pieces19:" + strings.Repeat("p", 19) + "e"))
 	f.Add([]byte("d6:lengthi1e12:piece lengthi0ee"))
-	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root31:" + root32[1:] + "eee1:bd0:d6:lengthi0eeee" +
+	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root31:" + root32[1:] + "ee1:bd0:d6:lengthi0eeee" +
 		"12:meta versioni2e4:name1:x12:piece lengthi32768ee"))
-	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "e1:bi1eeee12:meta versioni2e4:name1:x12:piece lengthi8192ee"))
+	f.Add([]byte("d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "e1:bi1eee12:meta versioni2e4:name1:x12:piece lengthi8192ee"))
 	f.Add([]byte("d6:lengthi1e12:meta versioni3e4:name1:x12:piece lengthi16384ee")) // a newer version
 	f.Add([]byte("d6:lengthi1e12:meta version1:24:name1:x12:piece lengthi16384ee")) // no integer
 	f.Add([]byte("d9:file treed1:ad0:d4:attr1:p6:lengthi1e11:pieces root32:" + root32 + "eee" +
 		"12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // a pad in a file tree
-	tree := "d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "eee1:bd0:d6:lengthi5e11:pieces root32:" + root32 + "eeee"
+	tree := "d9:file treed1:ad0:d6:lengthi1e11:pieces root32:" + root32 + "ee1:bd0:d6:lengthi5e11:pieces root32:" + root32 + "eee"
 	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi16383e4:pathl4:.pad1:0eed6:lengthi5e4:pathl1:beee" +
 		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose views agree
 	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathl1:aeed6:lengthi5e4:pathl1:beee" +
