@@ -13,8 +13,10 @@ import (
 // pad files "to achieve identical alignment", and a client to "validate
 // that the content (file names, order, piece alignment) is identical";
 // libtorrent refuses a hybrid whose two views differ
-// (torrent_inconsistent_files), under either hash. The views are
-// compared as libtorrent 2.0.x compares them (src/torrent_info.cpp,
+// (torrent_inconsistent_files), under either hash; it compares none
+// when "files" is an empty list (meta lists the file tree's files then,
+// and does not call checkHybrid). The views are compared as libtorrent
+// 2.0.x compares them (src/torrent_info.cpp,
 // parse_info_section; src/file_storage.cpp, aux::files_compatible):
 //
 //   - the file tree's view is its files in key order, each file of any

@@ -61,6 +61,8 @@ func TestHybrid(t *testing.T) {
 		{"nested directories", hybrid("3:dird"+a+b+"e", file("1", "3:dir1:a"), pad("16383"), file("5", "3:dir1:b")), ""},
 		{"path.utf-8 names the tree's file", hybrid(a, "d6:lengthi1e4:pathl1:xe10:path.utf-8l1:aee"), ""},
 		{"path.utf-8 no list: path compared", hybrid(a, "d6:lengthi1e4:pathl1:ae10:path.utf-81:xe"), ""},
+		{"empty files list", hybrid(a), ""},
+		{"empty files list, an empty file tree", hybrid(""), ""},
 		{"single file", single(tf("1:d", "5"), "5", "4:name1:d"), ""},
 		{"single file named by name.utf-8", single(tf("1:d", "5"), "5", "4:name1:\xff10:name.utf-81:d"), ""},
 
@@ -125,7 +127,6 @@ func TestHybrid(t *testing.T) {
 		{"other order", hybrid(a+b, file("5", "1:b"), pad("16379"), file("1", "1:a")), `file 0 is "b", but the file tree has "a" there`},
 		{"file not in the tree", hybrid(a, file("1", "1:a"), pad("16383"), file("5", "1:b")), `file 2 "b" is not in the file tree`},
 		{"tree file not in files", hybrid(a+b, file("1", "1:a")), `file tree file "b" is not in files`},
-		{"empty files list", hybrid(a), `file tree file "a" is not in files`},
 		{"single file of another name", single(tf("1:x", "5"), "5", "4:name1:d"), `the single file is "x" in the file tree, not named as the torrent`},
 		{"single file of another length", single(tf("1:d", "6"), "5", "4:name1:d"), "the single file has 5 bytes, 6 in the file tree"},
 		{"single file, a tree of two", single(tf("1:d", "5")+tf("1:e", "5"), "5", "4:name1:d"), "the file tree holds 2 files"},
@@ -184,5 +185,50 @@ func TestHybridBitCometColumns(t *testing.T) {
 		*got.FileCount != *want.FileCount || *got.TotalSize != *want.TotalSize {
 		t.Errorf("hybrid: %d files, %d bytes, %v; want the v1 view's %d, %d, %v",
 			*got.FileCount, *got.TotalSize, got.Files, *want.FileCount, *want.TotalSize, want.Files)
+	}
+}
+
+// TestHybridEmptyFiles: a hybrid whose "files" is an empty list is taken
+// whatever its file tree holds (libtorrent compares the views only when
+// the v1 one has files) and lists its file tree's files, as the v2
+// dictionary it also is would, under Parse, ParseWithPads and ParseAs of
+// either hash; an empty file tree too lists no file, as before.
+func TestHybridEmptyFiles(t *testing.T) {
+	tree := "9:file treed3:dird1:ad0:d6:lengthi5e11:pieces root32:" + root32 + "eee1:bd0:d6:lengthi0eeee"
+	tail := "12:meta versioni2e4:name1:d12:piece lengthi16384ee"
+	for _, tt := range []struct {
+		name, info string
+		files      []schema.File
+		size       int64
+	}{
+		{"two files", "d" + tree + "5:filesle" + tail,
+			[]schema.File{{Path: "b", PathRaw: []byte("b")}, {Path: "dir/a", PathRaw: []byte("dir/a"), Length: 5}}, 5},
+		{"empty file tree", "d9:file treede5:filesle" + tail, []schema.File{}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v2 := strings.Replace(tt.info, "5:filesle", "", 1)
+			want, err := Parse([]byte(v2))
+			if err != nil {
+				t.Fatalf("v2: %v", err)
+			}
+			parses := map[string]func([]byte) (schema.Meta, error){
+				"Parse": Parse, "ParseWithPads": ParseWithPads,
+				"ParseAs(v1)": func(b []byte) (schema.Meta, error) { return ParseAs(b, schema.HashV1) },
+				"ParseAs(v2)": func(b []byte) (schema.Meta, error) { return ParseAs(b, schema.HashV2) },
+			}
+			for name, parse := range parses {
+				m, err := parse([]byte(tt.info))
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(m.Files) != len(tt.files) || (len(tt.files) > 0 && !reflect.DeepEqual(m.Files, tt.files)) ||
+					*m.TotalSize != tt.size || int(*m.FileCount) != len(tt.files) {
+					t.Errorf("%s: files %v, total_size %d, file_count %d; want %v, %d", name, m.Files, *m.TotalSize, *m.FileCount, tt.files, tt.size)
+				}
+				if len(tt.files) > 0 && !reflect.DeepEqual(m.Files, want.Files) {
+					t.Errorf("%s: files %v; the v2 dictionary's %v", name, m.Files, want.Files)
+				}
+			}
+		})
 	}
 }

@@ -33,7 +33,7 @@ type rawInfo struct {
 type rawFile struct {
 	Length bencode.Bytes `bencode:"length"` // raw (nil when absent): a symlink's is never read (fileSize)
 	Path   []string      `bencode:"path"`
-	PathU  bencode.Bytes `bencode:"path.utf-8"` // raw: only a hybrid's check reads it (hybrid.go)
+	PathU  bencode.Bytes `bencode:"path.utf-8"` // raw: checkPathUTF8 and a hybrid's check read it
 	Attr   bencode.Bytes `bencode:"attr"`       // BEP 47: "p" marks a pad file, "l" a symlink; any type (not ours to refuse)
 }
 
@@ -51,10 +51,9 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // file tree dictionary or a file tree dictionary without it, no name, a
 // single file named by an empty name.utf-8, a file without a length or a
 // path, a path.utf-8 list empty or holding no string, pieces not in
-// 20-byte hashes, a v2
-// piece length or pieces root of the wrong size, a v2 file with siblings
-// or marked a pad file; hybrid.go: a hybrid whose files and file tree
-// differ).
+// 20-byte hashes, a v2 piece length or pieces root of the wrong size, a
+// v2 file with siblings or marked a pad file; hybrid.go: a hybrid whose
+// files and file tree differ).
 //
 // A BEP 47 symlink (a file whose "attr" string holds "l") holds no bytes
 // of the torrent: its length is 0 in files and total_size, whatever its
@@ -67,6 +66,10 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // has one after nearly every file), which no client presents to its user,
 // and a torrent's files and size are what its user gets. They are still
 // checked as any file (a negative length fails); info_bytes keeps them.
+//
+// A hybrid dictionary whose "files" is an empty list lists its file
+// tree's files (libtorrent compares no views then and takes the file
+// tree's; listTree).
 //
 // Everything the dictionary gives is set, zeros included (an empty name,
 // no files, a size of 0; Files is nil for an empty v2 file tree, which a
@@ -151,14 +154,19 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 	}
 	if raw.Files != nil || raw.Length != nil {
 		// A hybrid's file tree (a dictionary only with meta version 2:
-		// checkInfo), not listed, is checked as a v2 one's, and against
-		// the v1 files (hybrid.go).
+		// checkInfo) is checked as a v2 one's, and against the v1 files
+		// (hybrid.go), unless "files" is an empty list: then the file
+		// tree's files are listed (listTree).
 		if t := raw.FileTree; len(t) > 0 && t[0] == 'd' {
 			tree, err := treeFiles(t)
 			if err != nil {
 				return m, err
 			}
-			if err := checkHybrid(raw, tree); err != nil {
+			if raw.Files != nil && len(raw.Files) == 0 {
+				if len(tree) > 0 {
+					m.Files = listTree(tree)
+				}
+			} else if err := checkHybrid(raw, tree); err != nil {
 				return m, err
 			}
 		}
@@ -223,15 +231,34 @@ type treeFile struct {
 // columns.
 func v2Files(tree bencode.Bytes) ([]schema.File, error) {
 	files, err := treeFiles(tree)
-	if err != nil || len(files) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	return listTree(files), nil
+}
+
+// listTree is the metadata columns' files of a file tree's files (nil
+// when there are none).
+//
+// It also lists the files of a hybrid dictionary whose "files" is an
+// empty list: its v1 view holds no file, and
+// libtorrent (src/torrent_info.cpp, parse_info_section) compares the
+// views only when the v1 one has files ("v1_files.num_files() > 0"),
+// so it takes such a dictionary, under either hash, as the file tree's
+// files; so do Parse and ParseAs, storing those files, their sizes and
+// their count, as for the v2 dictionary it also is. (Its v1 "pieces",
+// if any, hash no file a v1-only client would list; fetch verifies no
+// piece.)
+func listTree(files []treeFile) []schema.File {
+	if len(files) == 0 {
+		return nil
 	}
 	out := make([]schema.File, len(files))
 	for i, f := range files {
 		p := strings.Join(f.path, "/")
 		out[i] = schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: f.length}
 	}
-	return out, nil
+	return out
 }
 
 // treeFiles flattens a BEP 52 file tree: nested dictionaries keyed by path

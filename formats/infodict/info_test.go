@@ -156,7 +156,8 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d4:attr1:l6:lengthi-5e4:name1:d12:piece lengthi16384ee")) // a single-file symlink of a negative length
 	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:ae10:path.utf-8leed4:attr1:p6:lengthi1e4:pathl1:pe10:path.utf-8lee" +
 		"e4:name1:d12:piece lengthi16384ee")) // empty path.utf-8 lists, of a file and a pad
-	f.Add([]byte("d6:lengthi1e4:name1:a10:name.utf-80:12:piece lengthi16384ee")) // a single file's empty name.utf-8
+	f.Add([]byte("d6:lengthi1e4:name1:a10:name.utf-80:12:piece lengthi16384ee"))        // a single file's empty name.utf-8
+	f.Add([]byte(tree + "5:filesle12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid of an empty files list
 	f.Add([]byte("d9:file treed1:ed0:d6:lengthi0e11:pieces root31:" + root32[1:] + "eee" +
 		"12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // an empty file's pieces root of 31 bytes
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -223,7 +224,8 @@ func validPathUTF8(f *rawFile) bool {
 // checkTreeAccepted fails t when an accepted
 // dictionary b's file tree holds a pad file, or when b is a hybrid (raw
 // holds meta version 2 and files or a length) whose files are not its
-// file tree's: its listed files m for a length; for files, its "files"
+// file tree's: its listed files m for a length or an empty "files" (then
+// the tree's are listed); for files, its "files"
 // holding bytes (less BEP 47 pads and BitComet-named pads, hybrid.go;
 // empty files are only counted, and their number is not checked here)
 // must be, in order, the tree's files holding bytes, same paths and
@@ -239,6 +241,16 @@ func checkTreeAccepted(t *testing.T, tree []byte, raw *rawInfo, m *schema.Meta, 
 		t.Fatalf("pad file in a file tree accepted in %q", b)
 	}
 	switch {
+	case raw.Files != nil && len(raw.Files) == 0: // no views compared: the file tree's files listed
+		if len(m.Files) != len(files) {
+			t.Fatalf("hybrid of no files listing %d, its tree %d, in %q", len(m.Files), len(files), b)
+		}
+		for i, f := range files {
+			if m.Files[i].Length != f.length || string(m.Files[i].PathRaw) != strings.Join(f.path, "/") {
+				t.Fatalf("hybrid of no files: file %d listed as %q of %d bytes, not its tree's, in %q",
+					i, m.Files[i].PathRaw, m.Files[i].Length, b)
+			}
+		}
 	case raw.Files != nil:
 		if len(raw.Files) > 2*len(files) {
 			t.Fatalf("hybrid of %d files in its tree, %d in files, accepted in %q", len(files), len(raw.Files), b)
