@@ -3,6 +3,8 @@ package rowio
 import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/infohash/infohash/internal/fieldaddr"
 )
 
 // columnAppender appends one column of n rows, laid out one after another
@@ -51,17 +53,17 @@ func (f *field) appender(b array.Builder, size uintptr) columnAppender {
 		return valueAppender[float64](b.(*array.Float64Builder), f, size)
 	case kFixed:
 		fb, w := b.(*array.FixedSizeBinaryBuilder), f.width
-		return nullable(f, size, func(a rowAddr) bool { return allZero(bytesAt(a, w)) },
-			func(a rowAddr) { fb.Append(bytesAt(a, w)) }, fb.AppendNull)
+		return nullable(f, size, func(a rowAddr) bool { return allZero(fieldaddr.Bytes(a, w)) },
+			func(a rowAddr) { fb.Append(fieldaddr.Bytes(a, w)) }, fb.AppendNull)
 	case kBinary:
 		bb := b.(*array.BinaryBuilder)
-		return nullable(f, size, nilSlice, func(a rowAddr) { bb.Append(*fieldAt[[]byte](a)) }, bb.AppendNull)
+		return nullable(f, size, nilSlice, func(a rowAddr) { bb.Append(*fieldaddr.At[[]byte](a)) }, bb.AppendNull)
 	case kStringList:
 		lb := b.(*array.ListBuilder)
 		sb := lb.ValueBuilder().(*array.StringBuilder)
 		return nullable(f, size, nilSlice, func(a rowAddr) {
 			lb.Append(true)
-			for _, s := range *fieldAt[[]string](a) {
+			for _, s := range *fieldaddr.At[[]string](a) {
 				sb.Append(s)
 			}
 		}, lb.AppendNull)
@@ -75,7 +77,7 @@ func (f *field) appender(b array.Builder, size uintptr) columnAppender {
 		elems := f.elem.appenders(fbs)
 		return nullable(f, size, nilSlice, func(a rowAddr) {
 			lb.Append(true)
-			data, n := sliceAt(a)
+			data, n := fieldaddr.Slice(a)
 			for range n {
 				sb.Append(true)
 			}
@@ -102,7 +104,7 @@ func valueAppender[V comparable](b valueBuilder[V], f *field, size uintptr) colu
 		return func(rows rowAddr, n int) {
 			b.Reserve(n)
 			for i := range n {
-				if p := *fieldAt[*V](fieldAddr(rows, i, size, off)); p != nil {
+				if p := *fieldaddr.At[*V](fieldAddr(rows, i, size, off)); p != nil {
 					b.Append(*p)
 				} else {
 					b.AppendNull()
@@ -114,7 +116,7 @@ func valueAppender[V comparable](b valueBuilder[V], f *field, size uintptr) colu
 		return func(rows rowAddr, n int) {
 			b.Reserve(n)
 			for i := range n {
-				if v := *fieldAt[V](fieldAddr(rows, i, size, off)); v != zero {
+				if v := *fieldaddr.At[V](fieldAddr(rows, i, size, off)); v != zero {
 					b.Append(v)
 				} else {
 					b.AppendNull()
@@ -125,7 +127,7 @@ func valueAppender[V comparable](b valueBuilder[V], f *field, size uintptr) colu
 	return func(rows rowAddr, n int) {
 		b.Reserve(n)
 		for i := range n {
-			b.Append(*fieldAt[V](fieldAddr(rows, i, size, off)))
+			b.Append(*fieldaddr.At[V](fieldAddr(rows, i, size, off)))
 		}
 	}
 }
@@ -139,7 +141,7 @@ func nullable(f *field, size uintptr, isZero func(rowAddr) bool, put func(rowAdd
 	case f.ptr:
 		return func(rows rowAddr, n int) {
 			for i := range n {
-				if p := *fieldAt[rowAddr](fieldAddr(rows, i, size, off)); p != nil {
+				if p := *fieldaddr.At[rowAddr](fieldAddr(rows, i, size, off)); p != nil {
 					put(p)
 				} else {
 					null()
@@ -166,7 +168,7 @@ func nullable(f *field, size uintptr, isZero func(rowAddr) bool, put func(rowAdd
 
 // nilSlice reports whether the slice field at a is nil.
 func nilSlice(a rowAddr) bool {
-	data, _ := sliceAt(a)
+	data, _ := fieldaddr.Slice(a)
 	return data == nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/internal/fieldaddr"
 )
 
 // Writer writes rows of type T.
@@ -206,7 +207,7 @@ func (w *Writer[T]) Write(rows []T) error {
 		return w.flushDue()
 	}
 	w.n += int64(len(rows))
-	appendRows(w.app, rowsAddr(rows), len(rows))
+	appendRows(w.app, fieldaddr.OfSlice(rows), len(rows))
 	err := w.writeRecord()
 	if fe, ok := errors.AsType[*FullError](err); ok {
 		w.n -= int64(len(rows)) // refused whole; Close ends the stream

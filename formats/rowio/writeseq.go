@@ -3,6 +3,8 @@ package rowio
 import (
 	"fmt"
 	"iter"
+
+	"github.com/infohash/infohash/internal/fieldaddr"
 )
 
 // seqChunk is how many rows WriteSeq hands the Parquet writer at a time.
@@ -29,7 +31,7 @@ func (w *Writer[T]) WriteSeq(seq iter.Seq[T]) error {
 		// as rows come (a few rows take a small one).
 		var chunk []T
 		put := func() {
-			appendRows(w.app, rowsAddr(chunk), len(chunk))
+			appendRows(w.app, fieldaddr.OfSlice(chunk), len(chunk))
 			n += int64(len(chunk))
 			clear(chunk)
 			chunk = chunk[:0]

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/internal/fieldaddr"
 )
 
 // Fields at several depths of embedding and alignments: offsets that a
@@ -68,7 +69,7 @@ func TestFieldAddresses(t *testing.T) {
 // elements.
 func checkAddresses(t *testing.T, fs []field, rows reflect.Value) {
 	t.Helper()
-	base, size := rowsAddr([]byte(nil)), rows.Type().Elem().Size()
+	base, size := fieldaddr.OfSlice([]byte(nil)), rows.Type().Elem().Size()
 	if rows.Len() > 0 {
 		base = addr(rows.Index(0).Addr().UnsafePointer())
 	}
@@ -77,7 +78,7 @@ func checkAddresses(t *testing.T, fs []field, rows reflect.Value) {
 		row := rows.Index(i)
 		for _, f := range fs {
 			fv := row.FieldByIndex(f.index)
-			got := unsafe.Pointer(fieldAddr(fieldAddr(base, uintptr(i)*size), f.offset))
+			got := unsafe.Pointer(fieldaddr.Add(fieldaddr.Add(base, uintptr(i)*size), f.offset))
 			if want := fv.Addr().UnsafePointer(); got != want {
 				t.Fatalf("%s row %d field %s: at %p, reflect says %p", rows.Type().Elem(), i, f.name, got, want)
 			}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+
+	"github.com/infohash/infohash/internal/fieldaddr"
 )
 
 // The encoders write a row field by field from its address: each field's
@@ -95,7 +97,7 @@ func (f *field) resolve() {
 
 // reflectAt is field f of the row at row, by reflection.
 func (f *field) reflectAt(row addr) reflect.Value {
-	return reflectAt(f.typ, fieldAddr(row, f.offset))
+	return fieldaddr.Value(f.typ, fieldaddr.Add(row, f.offset))
 }
 
 // valueAt is the address of f's value in the row at row (through its
@@ -103,9 +105,9 @@ func (f *field) reflectAt(row addr) reflect.Value {
 // field's zero value (nil slice, "", 0, -0.0, false, an all-zero array),
 // as reflect's IsZero has it.
 func (f *field) valueAt(row addr) addr {
-	p := fieldAddr(row, f.offset)
+	p := fieldaddr.Add(row, f.offset)
 	if f.ptr {
-		return *at[addr](p)
+		return *fieldaddr.At[addr](p)
 	}
 	if !f.optional {
 		return p
@@ -113,24 +115,24 @@ func (f *field) valueAt(row addr) addr {
 	var zero bool
 	switch f.kind {
 	case kFixed:
-		zero = allZero(bytesAt(p, f.width))
+		zero = allZero(fieldaddr.Bytes(p, f.width))
 	case kBytes, kStrings, kStructs:
-		data, _ := sliceAt(p)
+		data, _ := fieldaddr.Slice(p)
 		zero = data == nil
 	case kString:
-		zero = len(*at[string](p)) == 0
+		zero = len(*fieldaddr.At[string](p)) == 0
 	case kBool:
-		zero = !*at[bool](p)
+		zero = !*fieldaddr.At[bool](p)
 	case kInt8:
-		zero = *at[int8](p) == 0
+		zero = *fieldaddr.At[int8](p) == 0
 	case kInt16:
-		zero = *at[int16](p) == 0
+		zero = *fieldaddr.At[int16](p) == 0
 	case kInt32:
-		zero = *at[int32](p) == 0
+		zero = *fieldaddr.At[int32](p) == 0
 	case kInt64, kTime:
-		zero = *at[int64](p) == 0
+		zero = *fieldaddr.At[int64](p) == 0
 	case kFloat:
-		zero = *at[float64](p) == 0
+		zero = *fieldaddr.At[float64](p) == 0
 	}
 	if zero {
 		return nil
@@ -164,31 +166,31 @@ func (f *field) appendJSONAt(b []byte, row addr, nested bool) ([]byte, error) {
 	}
 	switch f.kind {
 	case kFixed:
-		return appendHex(b, bytesAt(p, f.width)), nil
+		return appendHex(b, fieldaddr.Bytes(p, f.width)), nil
 	case kBytes:
-		return appendHex(b, *at[[]byte](p)), nil
+		return appendHex(b, *fieldaddr.At[[]byte](p)), nil
 	case kString:
-		return appendJSONString(b, *at[string](p)), nil
+		return appendJSONString(b, *fieldaddr.At[string](p)), nil
 	case kBool:
-		return strconv.AppendBool(b, *at[bool](p)), nil
+		return strconv.AppendBool(b, *fieldaddr.At[bool](p)), nil
 	case kInt8:
-		return strconv.AppendInt(b, int64(*at[int8](p)), 10), nil
+		return strconv.AppendInt(b, int64(*fieldaddr.At[int8](p)), 10), nil
 	case kInt16:
-		return strconv.AppendInt(b, int64(*at[int16](p)), 10), nil
+		return strconv.AppendInt(b, int64(*fieldaddr.At[int16](p)), 10), nil
 	case kInt32:
-		return strconv.AppendInt(b, int64(*at[int32](p)), 10), nil
+		return strconv.AppendInt(b, int64(*fieldaddr.At[int32](p)), 10), nil
 	case kInt64:
-		return strconv.AppendInt(b, *at[int64](p), 10), nil
+		return strconv.AppendInt(b, *fieldaddr.At[int64](p), 10), nil
 	case kTime:
-		b = appendTime(append(b, '"'), *at[int64](p))
+		b = appendTime(append(b, '"'), *fieldaddr.At[int64](p))
 		return append(b, '"'), nil
 	case kFloat:
-		return appendFloat(b, *at[float64](p), f.name)
+		return appendFloat(b, *fieldaddr.At[float64](p), f.name)
 	case kStrings:
-		return appendJSONStrings(b, *at[[]string](p)), nil
+		return appendJSONStrings(b, *fieldaddr.At[[]string](p)), nil
 	}
 	// kStructs
-	data, n := sliceAt(p)
+	data, n := fieldaddr.Slice(p)
 	out, err := f.elem.appendJSON(b, data, n)
 	if err != nil {
 		// The reflective encoder's error, word for word (a float of an
@@ -208,7 +210,7 @@ func (e *elems) appendJSON(b []byte, data addr, n int) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		el := fieldAddr(data, uintptr(i)*e.size)
+		el := fieldaddr.Add(data, uintptr(i)*e.size)
 		b = append(b, '{')
 		for j := range e.fields {
 			if j > 0 {
@@ -259,44 +261,44 @@ func (f *field) appendCSVAt(b []byte, row addr, scratch *[]byte) []byte {
 	}
 	switch f.kind {
 	case kFixed:
-		return hex.AppendEncode(b, bytesAt(p, f.width))
+		return hex.AppendEncode(b, fieldaddr.Bytes(p, f.width))
 	case kBytes:
-		v := *at[[]byte](p)
+		v := *fieldaddr.At[[]byte](p)
 		if f.optional && len(v) == 0 { // known empty, not null
 			return append(b, `""`...)
 		}
 		return hex.AppendEncode(b, v)
 	case kString:
-		v := *at[string](p)
+		v := *fieldaddr.At[string](p)
 		if f.optional && v == "" {
 			return append(b, `""`...)
 		}
 		return appendCSVField(b, v)
 	case kBool:
-		return strconv.AppendBool(b, *at[bool](p))
+		return strconv.AppendBool(b, *fieldaddr.At[bool](p))
 	case kInt8:
-		return strconv.AppendInt(b, int64(*at[int8](p)), 10)
+		return strconv.AppendInt(b, int64(*fieldaddr.At[int8](p)), 10)
 	case kInt16:
-		return strconv.AppendInt(b, int64(*at[int16](p)), 10)
+		return strconv.AppendInt(b, int64(*fieldaddr.At[int16](p)), 10)
 	case kInt32:
-		return strconv.AppendInt(b, int64(*at[int32](p)), 10)
+		return strconv.AppendInt(b, int64(*fieldaddr.At[int32](p)), 10)
 	case kInt64:
-		return strconv.AppendInt(b, *at[int64](p), 10)
+		return strconv.AppendInt(b, *fieldaddr.At[int64](p), 10)
 	case kTime:
-		return appendTime(b, *at[int64](p))
+		return appendTime(b, *fieldaddr.At[int64](p))
 	case kFloat:
-		return appendCSVFloat(b, *at[float64](p))
+		return appendCSVFloat(b, *fieldaddr.At[float64](p))
 	case kStrings:
-		v := *at[[]string](p)
+		v := *fieldaddr.At[[]string](p)
 		if len(v) == 0 {
 			return append(b, "[]"...)
 		}
 		*scratch = appendStringList((*scratch)[:0], v)
-		return appendCSVField(b, viewString(*scratch))
+		return appendCSVField(b, fieldaddr.String(*scratch))
 	}
 	// kStructs: its JSON, in a cell; an empty cell if it has none (a
 	// NaN), as cell had it.
-	data, n := sliceAt(p)
+	data, n := fieldaddr.Slice(p)
 	if n == 0 {
 		return append(b, "[]"...)
 	}
@@ -305,5 +307,5 @@ func (f *field) appendCSVAt(b []byte, row addr, scratch *[]byte) []byte {
 	if err != nil {
 		return b
 	}
-	return appendCSVField(b, viewString(j))
+	return appendCSVField(b, fieldaddr.String(j))
 }

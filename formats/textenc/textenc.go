@@ -16,6 +16,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/infohash/infohash/internal/fieldaddr"
 )
 
 type field struct {
@@ -224,9 +226,9 @@ func (e *Encoder[T]) Write(rows []T) error {
 		}
 		b = append(b, '\n')
 	}
-	base := rowsAddr(rows)
+	base := fieldaddr.OfSlice(rows)
 	for i := range rows {
-		row := fieldAddr(base, uintptr(i)*e.size)
+		row := fieldaddr.Add(base, uintptr(i)*e.size)
 		for j := range e.fields {
 			if j > 0 {
 				b = append(b, ',')
@@ -246,7 +248,7 @@ func (e *Encoder[T]) Write(rows []T) error {
 // AppendJSON appends row to b as one JSON object: a line of NewJSONL's
 // output without its newline. The Encoder must come from NewJSONL.
 func (e *Encoder[T]) AppendJSON(b []byte, row *T) ([]byte, error) {
-	a := rowAddr(row)
+	a := fieldaddr.Of(row)
 	b = append(b, '{')
 	for j := range e.fields {
 		if j > 0 {
