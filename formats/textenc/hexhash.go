@@ -16,7 +16,8 @@ import (
 // dedup's column reader calls it on each value of a text page, or of its
 // dictionary; readers that check bytes where they lie, such as its pages
 // of bytes, call HashBytesError), and say what is wrong with a value with
-// HexHashError.
+// HexHashError. An info_hash_v2 holds a full v2 hash or none, by
+// V2Value's rule (V2BytesError its part for bytes).
 
 // What a text hash column must hold, for HexHashError.
 const (
@@ -64,6 +65,41 @@ func HashBytesError(col string, n int, v2 bool) string {
 	default:
 		return fmt.Sprintf("%s has %d bytes, want 20", col, n)
 	}
+}
+
+// V2Value decodes v, a value of the info_hash_v2 column col, into dst
+// and returns 32 for a full v2 hash, 0 for none (an empty value: null, as
+// infohash's own files write one), or 0 and why v is neither, as one line.
+// typ is the column's string type, as for HashValue: text holds 64 hex
+// digits, bytes (typ "") the hash's own 32 (V2BytesError); never the
+// other way, nor a cut hash (the schema promises the full one).
+func V2Value[S ~string | ~[]byte](dst *[32]byte, col, typ string, v S) (int, string) {
+	switch {
+	case len(v) == 0:
+		return 0, ""
+	case typ != "":
+		if UnhexHash(dst, v) == 32 {
+			return 32, ""
+		}
+		return 0, HexHashError(col, typ, v, WantHexV2)
+	}
+	if msg := V2BytesError(col, len(v)); msg != "" {
+		return 0, msg
+	}
+	copy(dst[:], v)
+	return 32, ""
+}
+
+// V2BytesError is the rule for an info_hash_v2 col held as bytes (a BLOB,
+// Arrow's binary) of n bytes: "" for a full v2 hash (32 bytes) or none (0,
+// null as infohash's own files write one), else why not, as one line.
+// V2Value reads bytes by it; a reader that keeps a value's bytes where
+// they are checks them by it alone.
+func V2BytesError(col string, n int) string {
+	if n == 0 || n == 32 {
+		return ""
+	}
+	return fmt.Sprintf("%s has %d bytes, want 32", col, n)
 }
 
 // UnhexHash decodes s, 40 or 64 hex digits in either case and nothing

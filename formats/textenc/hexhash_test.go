@@ -151,3 +151,36 @@ func TestHashValueLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestV2ValueLengths: the values of textenctest.V2LengthCases, from a
+// text column (utf8) and one of bytes, given as a string and as bytes,
+// read as the table says: a full v2 hash (64 digits, 32 bytes), none
+// (empty), or refused; V2BytesError, the rule's part for bytes, agrees
+// with V2Value on every length of bytes.
+func TestV2ValueLengths(t *testing.T) {
+	for _, tt := range textenctest.V2LengthCases() {
+		t.Run(tt.Name, func(t *testing.T) {
+			typ := ""
+			if tt.Text {
+				typ = "utf8"
+			}
+			want, msg := tt.Verdict(typ)
+			var dst, dstb [32]byte
+			n, got := V2Value(&dst, "info_hash_v2", typ, tt.V)
+			if n != want || got != msg {
+				t.Fatalf("got %d %q, want %d %q", n, got, want, msg)
+			}
+			if nb, gotb := V2Value(&dstb, "info_hash_v2", typ, []byte(tt.V)); nb != n || gotb != got || dstb != dst {
+				t.Fatalf("from bytes: %d %q %x; from a string: %d %q %x", nb, gotb, dstb, n, got, dst)
+			}
+			if n > 0 && !bytes.Equal(dst[:n], tt.Hash) {
+				t.Fatalf("hash %x, want %x", dst[:n], tt.Hash)
+			}
+			if !tt.Text {
+				if b := V2BytesError("info_hash_v2", len(tt.V)); b != got {
+					t.Fatalf("V2BytesError: %q, V2Value: %q", b, got)
+				}
+			}
+		})
+	}
+}

@@ -378,10 +378,11 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			if c.IsNull(i) {
 				continue
 			}
-			if s := strs.Value(i); textenc.UnhexHash(&h, s) == 32 {
+			switch n, msg := textenc.V2Value(&h, "info_hash_v2", l.v2Text, strs.Value(i)); {
+			case msg != "":
+				return &rowError{row: int64(i), msg: msg}
+			case n == 32: // else empty: null, as in infohash's own files
 				r.putV2(i, h[:])
-			} else if s != "" { // empty: null, as in infohash's own files
-				return textHashError(int64(i), "info_hash_v2", l.v2Text, s, textenc.WantHexV2)
 			}
 		}
 	} else if l.v2 >= 0 {
@@ -391,12 +392,12 @@ func (r *rgBuf) loadArrow(rec arrow.Record, l arrowLayout, b *batch) error {
 			if c.IsNull(i) {
 				continue
 			}
-			switch v := vals.Value(i); len(v) {
-			case 32:
+			v := vals.Value(i)
+			if msg := textenc.V2BytesError("info_hash_v2", len(v)); msg != "" {
+				return &rowError{row: int64(i), msg: msg}
+			}
+			if len(v) == 32 { // else empty: null, as in infohash's own files
 				r.putV2(i, v)
-			case 0: // null, as in infohash's own files
-			default:
-				return &rowError{row: int64(i), msg: fmt.Sprintf("info_hash_v2 has %d bytes, want 32", len(v))}
 			}
 		}
 	}

@@ -5,7 +5,6 @@ package dedup
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"unsafe"
 
@@ -186,8 +185,8 @@ func typPage[T int32 | uint32](r *rgBuf, p parquet.Page) (func(row, v, n int), e
 }
 
 // v2Page reads an info_hash_v2 column of bytes: 32 of a v2 hash, or none
-// (null, as in infohash's own files). Another length is bad input in its
-// row (the schema promises the full hash; a cut one is not that).
+// (null, as in infohash's own files), by textenc.V2BytesError. Another
+// length is bad input in its row.
 func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
 	data, offs, idx, err := byteArrays(p) // DuckDB dictionary-encodes the column (mostly nulls)
 	if err != nil {
@@ -202,8 +201,8 @@ func (r *rgBuf) v2Page(p parquet.Page) (func(row, v, n int), error) {
 		if idx != nil {
 			j = int(idx[k])
 		}
-		if n := offs[j+1] - offs[j]; n != 0 && n != 32 {
-			return nil, &rowError{row: int64(k), msg: fmt.Sprintf("info_hash_v2 has %d bytes, want 32", n)}
+		if msg := textenc.V2BytesError("info_hash_v2", int(offs[j+1]-offs[j])); msg != "" {
+			return nil, &rowError{row: int64(k), msg: msg}
 		}
 	}
 	return func(row, v, n int) {

@@ -276,8 +276,8 @@ func unhexRow(row int64, o *obsIn, hashText, v2Text string) error {
 		o.InfoHash = append([]byte(nil), h[:n]...)
 	}
 	if v2Text != "" && len(o.InfoHashV2) > 0 {
-		if textenc.UnhexHash(&h, o.InfoHashV2) != 32 {
-			return textHashError(row, "info_hash_v2", v2Text, o.InfoHashV2, textenc.WantHexV2)
+		if _, msg := textenc.V2Value(&h, "info_hash_v2", v2Text, o.InfoHashV2); msg != "" {
+			return &rowError{row: row, msg: msg}
 		}
 		o.InfoHashV2 = append([]byte(nil), h[:]...)
 	}
@@ -289,8 +289,8 @@ func unhexRow(row int64, o *obsIn, hashText, v2Text string) error {
 func addRow(row int64, o *obsIn, b *batch) error {
 	var h schema.Hash
 	typ := typeOf(o.HashType)
-	if n := len(o.InfoHashV2); n != 0 && n != 32 {
-		return fmt.Errorf("row %d: info_hash_v2 has %d bytes, want 32", row+1, n)
+	if msg := textenc.V2BytesError("info_hash_v2", len(o.InfoHashV2)); msg != "" {
+		return fmt.Errorf("row %d: %s", row+1, msg) // unhexRow decoded a text one
 	}
 	if msg := textenc.HashBytesError("info_hash", len(o.InfoHash), true); msg != "" {
 		return fmt.Errorf("row %d: %s", row+1, msg) // unhexRow decoded a text one

@@ -9,13 +9,6 @@ import (
 // A text hash column holds hex (textenc.UnhexHash); any other text is
 // bad input.
 
-// textHashError is the bad input of row row, whose value v in the text
-// column col (of type typ) is not what the column must hold (want,
-// textenc.WantHexHash or textenc.WantHexV2).
-func textHashError[S ~string | ~[]byte](row int64, col, typ string, v S, want string) *rowError {
-	return &rowError{row: row, msg: textenc.HexHashError(col, typ, v, want)}
-}
-
 // hashDecoder decodes a value v of a hash column into dst and returns
 // the hash's length (0 for none: an empty value where the column may
 // hold one), or why v is not what the column holds (msg, not ""), as
@@ -29,14 +22,12 @@ func hashHexDecoder(typ string) hashDecoder {
 	return func(dst *[32]byte, v []byte) (int, string) { return textenc.HashValue(dst, "info_hash", typ, v, true) }
 }
 
-// v2HexDecoder is the decoder of an info_hash_v2 column of text of type typ: 64
-// hex digits, or empty (null, as in infohash's own files).
+// v2HexDecoder is the decoder of an info_hash_v2 column of text of type typ:
+// textenc.V2Value's rule, 64 hex digits, or empty (null, as in infohash's
+// own files).
 func v2HexDecoder(typ string) hashDecoder {
 	return func(dst *[32]byte, v []byte) (int, string) {
-		if len(v) == 0 || textenc.UnhexHash(dst, v) == 32 {
-			return len(v) / 2, ""
-		}
-		return 0, textenc.HexHashError("info_hash_v2", typ, v, textenc.WantHexV2)
+		return textenc.V2Value(dst, "info_hash_v2", typ, v)
 	}
 }
 
