@@ -1,6 +1,7 @@
 package rowio
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -106,14 +107,23 @@ func (s *pageScanner) pageIndexes(codec format.CompressionCodec, h *format.PageH
 			return nil
 		}
 		for _, lv := range []struct {
+			def bool
 			max int
 			enc format.Encoding
-		}{{maxRep, v.RepetitionLevelEncoding}, {maxDef, v.DefinitionLevelEncoding}} {
+		}{{false, maxRep, v.RepetitionLevelEncoding}, {true, maxDef, v.DefinitionLevelEncoding}} {
 			if lv.max == 0 {
 				continue
 			}
+			if lv.enc == format.BitPacked && lv.def && maxRep == 0 && lv.max <= 255 { // as checkLevels reads them
+				levels, err := bitPackedLevels(r, nv, lv.max, int64(h.UncompressedPageSize))
+				if err != nil {
+					return nil
+				}
+				values = int64(bytes.Count(levels, []byte{byte(lv.max)}))
+				continue
+			}
 			if lv.enc != format.RLE {
-				return nil // BIT_PACKED levels (deprecated): not walked
+				return nil // BIT_PACKED repetition levels (deprecated): not walked
 			}
 			var n [4]byte
 			if _, err := io.ReadFull(r, n[:]); err != nil {
@@ -127,7 +137,7 @@ func (s *pageScanner) pageIndexes(codec format.CompressionCodec, h *format.PageH
 			if _, err := io.ReadFull(r, b); err != nil {
 				return nil
 			}
-			if lv.max == maxDef {
+			if lv.def {
 				values = countTop(b, maxDef, nv)
 			}
 		}
