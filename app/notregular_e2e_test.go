@@ -16,7 +16,8 @@ import (
 // it (exit 1, as for a damaged manifest; 2 for policy.json, as for a
 // policy that cannot be read) and is left there. A FIFO at CURRENT, at
 // the current manifest or at policy.json blocked every run for good
-// (SIGTERM too); a link at CURRENT was read through, then replaced.
+// (SIGTERM too); a link at CURRENT was read through, then replaced; a
+// directory at LOCK failed with open(2)'s error, a FIFO there was locked.
 func TestDatasetFileNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "h1.txt"), filepath.Join(dir, "h2.txt")
@@ -40,6 +41,8 @@ func TestDatasetFileNotRegular(t *testing.T) {
 		{"plan-retries, FIFO at the manifest", "manifests/000000000001.json", "a FIFO", fifo, []string{"plan-retries", "-o", "-"}, 1},
 		{"dedup, directory at the next manifest", "manifests/000000000002.json", "a directory", mkdir, []string{"dedup", second}, 1},
 		{"dedup, FIFO at policy.json", "policy.json", "a FIFO", fifo, []string{"dedup", second}, 2},
+		{"dedup, directory at LOCK", "LOCK", "a directory", mkdir, []string{"dedup", second}, 1},
+		{"dedup, FIFO at LOCK", "LOCK", "a FIFO", fifo, []string{"dedup", second}, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "ds")

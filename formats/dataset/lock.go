@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -101,6 +102,12 @@ var openLockFile = func(path string) (*os.File, error) { return os.OpenFile(path
 // DIR/LOCK again.
 func lockOnce(ctx context.Context, dir string, deadline time.Time, w *lockWaiter) (l *Lock, moved bool, err error) {
 	path := filepath.Join(dir, "LOCK")
+	// Only a regular file (or nothing) is a lock: a directory fails open(2),
+	// a FIFO takes the holder's line and blocks the next writer's read of
+	// it for good, a link or device locks something else.
+	if err := fsutil.CheckRegular(path); err != nil {
+		return nil, false, fmt.Errorf("dataset: %w", err)
+	}
 	f, err := openLockFile(path)
 	if err != nil {
 		return nil, false, fmt.Errorf("dataset: %s: %w", path, err)

@@ -18,13 +18,16 @@ import (
 
 // TestManagedFileNotRegular: a FIFO, directory, symbolic link or (as
 // root) device where the dataset keeps CURRENT, the manifest CURRENT
-// names, or the manifest the next commit writes (a user's mistake, or
-// something planted) stops the run with one line naming it and what it
-// is, and is left as it is. Before, a FIFO at CURRENT or at the current
-// manifest blocked every run for good (SIGTERM did not end it), a link
-// at CURRENT was read through and then replaced by a regular file, and
+// names, the manifest the next commit writes, or LOCK (a user's mistake,
+// or something planted) stops the run with one line naming it and what
+// it is, and is left as it is. Before, a FIFO at CURRENT or at the
+// current manifest blocked every run for good (SIGTERM did not end it), a
+// link at CURRENT was read through and then replaced by a regular file,
 // whatever sat at the next manifest's name was removed as a dead
-// commit's debris (a directory with all it held) and written over.
+// commit's debris (a directory with all it held) and written over, a
+// directory at LOCK failed with open(2)'s "is a directory", and a FIFO,
+// link or device there was locked (a FIFO then blocked the next writer's
+// read of the holder's line for good).
 func TestManagedFileNotRegular(t *testing.T) {
 	kinds := []struct {
 		name, kind string
@@ -59,6 +62,7 @@ func TestManagedFileNotRegular(t *testing.T) {
 		{"CURRENT", func(d *Dataset) string { return d.Path("CURRENT") }},
 		{"current manifest", func(d *Dataset) string { return d.Path("manifests", manifestName(1)) }},
 		{"next manifest", func(d *Dataset) string { return d.Path("manifests", manifestName(2)) }},
+		{"LOCK", func(d *Dataset) string { return d.Path("LOCK") }},
 	}
 	row := func(b byte) []schema.State {
 		return []schema.State{{InfoHash: schema.Hash{b}, HashType: 1, SeenCount: 1, MetadataStatus: "new", Tier: "hot"}}
