@@ -34,8 +34,8 @@ func unhexV2(f *jobFields, typ string) error {
 		return nil
 	}
 	var h [32]byte
-	if textenc.UnhexHash(&h, f.InfoHashV2) != 32 {
-		return errors.New(textenc.HexHashError("info_hash_v2", typ, f.InfoHashV2, textenc.WantHexV2))
+	if _, msg := textenc.V2Value(&h, "info_hash_v2", typ, f.InfoHashV2); msg != "" {
+		return errors.New(msg)
 	}
 	f.InfoHashV2 = h[:]
 	return nil

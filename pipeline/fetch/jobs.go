@@ -315,12 +315,11 @@ func peerAddrError(addr string) error {
 // info_hash (32 bytes, the first 20 of them info_hash): such a job names
 // two hashes, and fetch would not know which to verify.
 func jobV2Error(j *jobRow) error {
-	switch v2 := j.InfoHashV2; {
-	case len(v2) == 0:
-		return nil
-	case len(v2) != 32:
-		return fmt.Errorf("info_hash_v2 has %d bytes, want 32", len(v2))
-	case !bytes.Equal(v2[:20], j.InfoHash[:]):
+	v2 := j.InfoHashV2
+	if msg := textenc.V2BytesError("info_hash_v2", len(v2)); msg != "" {
+		return errors.New(msg)
+	}
+	if len(v2) == 32 && !bytes.Equal(v2[:20], j.InfoHash[:]) {
 		return fmt.Errorf("info_hash_v2 %x does not start with the row's info_hash %x", v2, j.InfoHash)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/infohash/infohash/formats/leases"
 	"github.com/infohash/infohash/formats/schema"
+	"github.com/infohash/infohash/formats/textenc"
 	"github.com/infohash/infohash/pipeline/schedule"
 )
 
@@ -61,8 +62,9 @@ func checkResult(r *schema.Result) error {
 	}
 	// A full v2 hash starts with its 20-byte key, the info_hash: one that
 	// does not names another hash, and the row contradicts itself.
-	if v2 := r.InfoHashV2; len(v2) != 0 && len(v2) != 32 {
-		return fmt.Errorf("%s: info_hash_v2 has %d bytes, want 32", h, len(v2))
+	v2 := r.InfoHashV2
+	if msg := textenc.V2BytesError("info_hash_v2", len(v2)); msg != "" {
+		return fmt.Errorf("%s: %s", h, msg)
 	} else if len(v2) == 32 && !bytes.Equal(v2[:20], r.InfoHash[:]) {
 		return fmt.Errorf("%s: info_hash_v2 %x does not start with the row's info_hash", h, v2)
 	}

@@ -82,8 +82,8 @@ func (v *v2TextResults) Read(out []schema.Result) (int, error) {
 			continue
 		}
 		var d [32]byte
-		if textenc.UnhexHash(&d, h) != 32 {
-			v.err = fmt.Errorf("%s: row %d: %s", v.name, v.n+int64(i)+1, textenc.HexHashError("info_hash_v2", v.typ, h, textenc.WantHexV2))
+		if _, msg := textenc.V2Value(&d, "info_hash_v2", v.typ, h); msg != "" {
+			v.err = fmt.Errorf("%s: row %d: %s", v.name, v.n+int64(i)+1, msg)
 			v.n += int64(i)
 			return i, v.err
 		}
