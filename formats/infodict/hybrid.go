@@ -132,36 +132,18 @@ func checkHybridSingle(raw *rawInfo, tree []treeFile) error {
 func samePath(f *rawFile, p []string) bool { return slices.Equal(v1Path(f), p) }
 
 // v1Path is the path libtorrent gives a v1 file: its "path.utf-8" when
-// that is a list (checkFile refused one empty or holding no string),
+// that is a list (checkPath refused one empty or holding no string),
 // else its "path" (src/torrent_info.cpp,
 // extract_single_file: dict_find_list("path.utf-8"), then "path"). The
 // other key is then not read: a hybrid whose "path" matches the file
 // tree but whose "path.utf-8" does not is refused (libtorrent:
 // torrent_inconsistent_files).
 func v1Path(f *rawFile) []string {
-	if u, ok := pathUTF8(f); ok {
+	if u, ok := stringList(f.PathU); ok {
 		return u
 	}
-	return f.Path
-}
-
-// pathUTF8 is a v1 file's "path.utf-8" when it is a list of strings.
-func pathUTF8(f *rawFile) ([]string, bool) {
-	if f.PathU == nil {
-		return nil, false
-	}
-	v, err := decodeValue(f.PathU)
-	l, ok := v.([]any)
-	if err != nil || !ok {
-		return nil, false
-	}
-	p := make([]string, len(l))
-	for i, e := range l {
-		if p[i], ok = e.(string); !ok {
-			return nil, false
-		}
-	}
-	return p, true
+	p, _ := stringList(f.Path)
+	return p
 }
 
 // bitCometMark is what the name of a BitComet pad file holds

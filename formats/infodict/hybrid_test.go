@@ -43,6 +43,11 @@ func TestHybrid(t *testing.T) {
 		want string // "" for accepted, else what the error names
 	}{
 		{"aligned by a pad", hybrid(a+b, file("1", "1:a"), pad("16383"), file("5", "1:b")), ""},
+		{"path.utf-8 alone names the tree's file", hybrid(a+b, "d6:lengthi1e10:path.utf-8l1:aee", pad("16383"), file("5", "1:b")), ""},
+		{"path holding a number, path.utf-8 the tree's file", hybrid(a+b, "d6:lengthi1e4:pathli1ee10:path.utf-8l1:aee",
+			pad("16383"), file("5", "1:b")), ""},
+		{"path.utf-8 alone names another file", hybrid(a+b, "d6:lengthi1e10:path.utf-8l1:xee", pad("16383"), file("5", "1:b")),
+			`file 0 is "x", but the file tree has "a" there`},
 		{"a file of a whole piece, no pad", hybrid(tf("1:a", "16384")+b, file("16384", "1:a"), file("5", "1:b")), ""},
 		{"empty file before the pad", hybrid(a+tf("1:b", "0")+tf("1:c", "5"),
 			file("1", "1:a"), file("0", "1:b"), pad("16383"), file("5", "1:c")), ""},

@@ -18,8 +18,10 @@ import (
 // rawInfo is the part of an info dictionary Parse decodes. Names and paths
 // are strings holding untrusted bytes; they are never used as local paths.
 type rawInfo struct {
-	Name        *string       `bencode:"name"`         // nil when absent
-	NameUTF8    *string       `bencode:"name.utf-8"`   // nil when absent
+	NameB       bencode.Bytes `bencode:"name"`         // raw (nil when absent): Name when a string
+	NameUTF8B   bencode.Bytes `bencode:"name.utf-8"`   // raw (nil when absent): NameUTF8 when a string
+	Name        *string       `bencode:"-"`            // "name" when a string, else nil (parse sets it: names)
+	NameUTF8    *string       `bencode:"-"`            // "name.utf-8" when a string, else nil (names)
 	PieceLength *int64        `bencode:"piece length"` // nil when absent
 	Pieces      bencode.Bytes `bencode:"pieces"`       // BEP 3: SHA-1 hashes, 20 bytes each
 	Length      bencode.Bytes `bencode:"length"`
@@ -31,9 +33,9 @@ type rawInfo struct {
 }
 
 type rawFile struct {
-	Length bencode.Bytes `bencode:"length"` // raw (nil when absent): a symlink's is never read (fileSize)
-	Path   []string      `bencode:"path"`
-	PathU  bencode.Bytes `bencode:"path.utf-8"` // raw: checkPathUTF8 and a hybrid's check read it
+	Length bencode.Bytes `bencode:"length"`     // raw (nil when absent): a symlink's is never read (fileSize)
+	Path   bencode.Bytes `bencode:"path"`       // raw: checkPath reads it when path.utf-8 is no list; storedPath
+	PathU  bencode.Bytes `bencode:"path.utf-8"` // raw: checkPath, storedPath and a hybrid's check read it
 	Attr   bencode.Bytes `bencode:"attr"`       // BEP 47: "p" marks a pad file, "l" a symlink; any type (not ours to refuse)
 }
 
@@ -76,11 +78,13 @@ var ErrInvalid = errors.New("invalid info dictionary")
 // Meta reads as no files): only a missing "piece length" leaves
 // piece_length null.
 //
-// name_raw keeps the name bytes as sent (those of "name.utf-8" when there
-// is no "name", as libtorrent takes it); name is the same bytes made valid
-// UTF-8 (invalid sequences become U+FFFD) or, when those bytes are not
-// UTF-8 and a valid "name.utf-8" is present, that. A file's path joins its
-// raw path elements with "/".
+// name_raw keeps the name bytes as sent: those of "name", or of
+// "name.utf-8" when "name" is absent or no string (libtorrent then names
+// the torrent by it; a key of another type is as absent: names); name is
+// the same bytes made valid UTF-8 (invalid sequences become U+FFFD) or,
+// when those bytes are not UTF-8 and a valid "name.utf-8" is present,
+// that. A file's path joins its raw path elements with "/": those of
+// "path", or of "path.utf-8" when "path" holds none (storedPath).
 func Parse(info []byte) (schema.Meta, error) {
 	m, _, err := parse(info, false)
 	return m, err
@@ -105,11 +109,37 @@ func parse(info []byte, pads bool) (m schema.Meta, raw rawInfo, err error) {
 	if err := DecodeDict(info, &raw); err != nil {
 		return m, raw, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
+	names(&raw)
 	if err := checkMetaVersion(raw.MetaVersion); err != nil {
 		return m, raw, err // BEP 52: before any other check
 	}
 	m, err = meta(info, &raw, pads)
 	return m, raw, err
+}
+
+// names sets raw's Name and NameUTF8 to its "name" and "name.utf-8"
+// when they are strings, and leaves either nil otherwise: libtorrent
+// (src/torrent_info.cpp, torrent_info::parse_info_section for the
+// torrent's name, extract_single_file at its top level for a single
+// file's) reads each with dict_find_string, "name.utf-8" first and
+// "name" when that is no string, so a key of another type is as absent
+// (no name at all, neither a string, is refused: checkInfo).
+func names(raw *rawInfo) {
+	raw.Name, raw.NameUTF8 = stringOf(raw.NameB), stringOf(raw.NameUTF8B)
+}
+
+// stringOf is the bencoded value b (nil when absent) when it is a
+// string, else nil.
+func stringOf(b bencode.Bytes) *string {
+	if b == nil {
+		return nil
+	}
+	if v, err := decodeValue(b); err == nil {
+		if s, ok := v.(string); ok {
+			return &s
+		}
+	}
+	return nil
 }
 
 // meta is the metadata columns of info, whose keys raw holds (pad files
@@ -215,7 +245,7 @@ func v1Files(files []rawFile, pads bool) ([]schema.File, error) {
 		if !pads && isPad(f.Attr) {
 			continue
 		}
-		p := strings.Join(f.Path, "/")
+		p := strings.Join(storedPath(&f), "/")
 		out = append(out, schema.File{Path: strings.ToValidUTF8(p, "\uFFFD"), PathRaw: []byte(p), Length: n})
 	}
 	return out, nil

@@ -160,6 +160,12 @@ func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte(tree + "5:filesle12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid of an empty files list
 	f.Add([]byte("d9:file treed1:ed0:d6:lengthi0e11:pieces root31:" + root32[1:] + "eee" +
 		"12:meta versioni2e4:name1:x12:piece lengthi16384ee")) // an empty file's pieces root of 31 bytes
+	f.Add([]byte("d6:lengthi1e4:name1:a10:name.utf-8i1e12:piece lengthi16384ee"))   // name.utf-8 no string: name read
+	f.Add([]byte("d6:lengthi1e4:nameli1ee10:name.utf-81:a12:piece lengthi16384ee")) // name no string: name.utf-8 read
+	f.Add([]byte("d5:filesld6:lengthi1e10:path.utf-8l1:aeed6:lengthi1e4:pathli1ee10:path.utf-8l1:beee" +
+		"4:name1:d12:piece lengthi16384ee")) // path.utf-8 read, path absent or holding a number
+	f.Add([]byte(tree + "5:filesld6:lengthi1e4:pathle10:path.utf-8l1:aeed4:attr1:p6:lengthi16383e4:pathl4:.pad1:0eed6:lengthi5e4:pathl1:beee" +
+		"12:meta versioni2e4:name1:d12:piece lengthi16384ee")) // a hybrid whose file is named by path.utf-8 alone
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, raw, err := parse(b, false)
 		if err != nil {
@@ -175,8 +181,11 @@ func FuzzParseInfo(f *testing.F) {
 		if len(tr) > 0 && tr[0] == 'd' {
 			checkTreeAccepted(t, tr, &raw, &m, b)
 		}
-		if raw.Name == nil && raw.NameUTF8 == nil {
+		if n, err := decodeValue(raw.NameB); raw.NameUTF8 == nil && (err != nil || !isString(n)) {
 			t.Fatalf("no name accepted in %q", b)
+		}
+		if u, err := decodeValue(raw.NameUTF8B); err == nil && isString(u) && (raw.Name == nil && string(m.NameRaw) != u) {
+			t.Fatalf("name_raw %q, not name.utf-8 %q, with no name in %q", m.NameRaw, u, b)
 		}
 		if u := raw.NameUTF8; raw.Files == nil && raw.Length != nil && u != nil && *u == "" {
 			t.Fatalf("a single file's empty name.utf-8 accepted in %q", b)
@@ -186,6 +195,7 @@ func FuzzParseInfo(f *testing.F) {
 				t.Fatalf("file %d's path.utf-8 %q accepted in %q", i, raw.Files[i].PathU, b)
 			}
 		}
+		checkPathsAccepted(t, &raw, &m, b)
 		if p, err := decodeValue(raw.Pieces); raw.Pieces != nil && (err != nil || len(p.(string))%20 != 0) {
 			t.Fatalf("pieces %q accepted in %q", raw.Pieces, b)
 		}
@@ -219,6 +229,64 @@ func validPathUTF8(f *rawFile) bool {
 		}
 	}
 	return len(l) > 0 || isPad(f.Attr)
+}
+
+// isString reports whether a decoded bencode value is a string.
+func isString(v any) bool { _, ok := v.(string); return ok }
+
+// checkPathsAccepted fails t when an accepted dictionary b's "files"
+// (raw) hold a file that is no pad and has neither a "path.utf-8" list
+// nor a "path" list holding strings, one at least, or when its listed
+// files m do not keep, in order, the "path" of each such file holding
+// one, else its "path.utf-8" (a hybrid of an empty "files" lists its
+// tree instead: checkTreeAccepted).
+func checkPathsAccepted(t *testing.T, raw *rawInfo, m *schema.Meta, b []byte) {
+	t.Helper()
+	var want []string
+	for i := range raw.Files {
+		f := &raw.Files[i]
+		if isPad(f.Attr) {
+			continue
+		}
+		p, _ := decodeValue(f.Path)
+		u, _ := decodeValue(f.PathU)
+		pl, ul := stringsOf(p), stringsOf(u)
+		_, uList := u.([]any)
+		switch {
+		case !uList && len(pl) == 0:
+			t.Fatalf("file %d without a path accepted in %q", i, b)
+		case len(pl) > 0:
+			want = append(want, strings.Join(pl, "/"))
+		default:
+			want = append(want, strings.Join(ul, "/"))
+		}
+	}
+	if len(raw.Files) == 0 {
+		return
+	}
+	if len(m.Files) != len(want) {
+		t.Fatalf("%d files listed, %d wanted, in %q", len(m.Files), len(want), b)
+	}
+	for i, p := range want {
+		if string(m.Files[i].PathRaw) != p {
+			t.Fatalf("file %d listed as %q, not %q, in %q", i, m.Files[i].PathRaw, p, b)
+		}
+	}
+}
+
+// stringsOf is a decoded bencode value when it is a list of strings,
+// else nil.
+func stringsOf(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		s, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // checkTreeAccepted fails t when an accepted

@@ -22,8 +22,11 @@ import (
 //     have random sizes);
 //   - an empty name, no files, or files of 0 bytes in all (a torrent of
 //     nothing is what its columns say); libtorrent refuses an empty
-//     "name" of a single file (torrent_missing_name), kept here, but an
-//     empty "name.utf-8" of one is refused (checkInfo);
+//     "name" of a single file (torrent_missing_name; "name.utf-8" absent
+//     or no string), kept here as anacrolix takes it (its validateInfo
+//     reads no name) and libtorrent takes an empty name of any other
+//     dictionary (parse_info_section names the torrent by its infohash),
+//     but an empty "name.utf-8" of one is refused (checkInfo);
 //   - path elements that are empty, "." or "..", or hold "/": libtorrent
 //     and BEP 52 sanitize them rather than refuse the torrent, and
 //     path_raw keeps them as sent (no path here is ever a local path);
@@ -55,8 +58,9 @@ func checkMetaVersion(b []byte) error {
 	return nil
 }
 
-// checkInfo checks the keys of the dictionary itself: a name (BEP 3;
-// libtorrent takes a "name.utf-8" alone), "pieces" a string of 20-byte
+// checkInfo checks the keys of the dictionary itself: a name (BEP 3),
+// "name" or "name.utf-8" a string (names: libtorrent reads either, and
+// takes a "name.utf-8" alone), "pieces" a string of 20-byte
 // hashes (BEP 3), and in a dictionary of meta version 2 (v2 or hybrid) a
 // piece length that is a power of two of at least 16 KiB (BEP 52); then
 // that meta version 2 and a "file tree" dictionary come together
@@ -67,7 +71,7 @@ func checkMetaVersion(b []byte) error {
 // (torrent_missing_name).
 func checkInfo(raw *rawInfo) error {
 	if raw.Name == nil && raw.NameUTF8 == nil {
-		return fmt.Errorf("%w: no name", ErrInvalid)
+		return fmt.Errorf("%w: no name (neither name nor name.utf-8 a string)", ErrInvalid)
 	}
 	if raw.Files == nil && raw.Length != nil && raw.NameUTF8 != nil && *raw.NameUTF8 == "" {
 		return fmt.Errorf("%w: a single file named by an empty name.utf-8 (libtorrent reads it before name)", ErrInvalid)
@@ -123,11 +127,9 @@ const minPieceV2 = 16 << 10
 
 // checkFile checks entry i of a "files" list and returns its size
 // (fileSize): a file must have a length (BEP 3), an integer of at least
-// 0, and a path of at least one element (BEP 3: "a zero length list is
-// an error case"; a BEP 47 pad file may have none, as libtorrent takes
-// it). A BEP 47 symlink, attr "l", needs no length: libtorrent
-// (src/torrent_info.cpp, extract_single_file) takes its size as 0
-// without reading "length", whatever it holds.
+// 0, and a path (checkPath). A BEP 47 symlink, attr "l", needs no
+// length: libtorrent (src/torrent_info.cpp, extract_single_file) takes
+// its size as 0 without reading "length", whatever it holds.
 func checkFile(i int, f *rawFile) (int64, error) {
 	if !hasAttr(f.Attr, "l") {
 		n, err := Int(f.Length)
@@ -140,39 +142,85 @@ func checkFile(i int, f *rawFile) (int64, error) {
 			return 0, fmt.Errorf("%w: file %d has a negative length", ErrInvalid, i)
 		}
 	}
-	if len(f.Path) == 0 && !isPad(f.Attr) {
-		return 0, fmt.Errorf("%w: file %d has no path (BEP 3: an empty path list is an error)", ErrInvalid, i)
-	}
-	if err := checkPathUTF8(i, f); err != nil {
+	if err := checkPath(i, f); err != nil {
 		return 0, err
 	}
 	return fileSize(f), nil
 }
 
-// checkPathUTF8 checks entry i's "path.utf-8" when it is a list, which
-// libtorrent (src/torrent_info.cpp, extract_single_file) then reads as
-// the file's path instead of "path": it refuses one holding anything but
-// strings (path_length: torrent_invalid_name), and an empty one unless
-// the file is a BEP 47 pad file (torrent_missing_name; a pad file's
-// path is made up). One of another type it ignores, reading "path".
-func checkPathUTF8(i int, f *rawFile) error {
-	if f.PathU == nil {
-		return nil
-	}
-	v, err := decodeValue(f.PathU)
-	l, isList := v.([]any)
-	if err != nil || !isList {
-		return nil
+// checkPath checks entry i's path as libtorrent (src/torrent_info.cpp,
+// extract_single_file, not at the top level) reads it: its "path.utf-8"
+// when that is a list, else its "path" when that is a list, the other
+// key then never read (either may be absent, empty, or of any type).
+// That list must hold strings only (path_length: torrent_invalid_name)
+// and at least one (BEP 3: "a zero length list is an error case";
+// torrent_missing_name), unless the file is a BEP 47 pad file, whose
+// path libtorrent makes up (".pad/N"); no list at all is as an empty one.
+func checkPath(i int, f *rawFile) error {
+	key, l := "path.utf-8", listOf(f.PathU)
+	if l == nil {
+		key, l = "path", listOf(f.Path)
 	}
 	for _, e := range l {
 		if _, ok := e.(string); !ok {
-			return fmt.Errorf("%w: file %d has a path.utf-8 holding an element that is not a string", ErrInvalid, i)
+			return fmt.Errorf("%w: file %d has a %s holding an element that is not a string", ErrInvalid, i, key)
 		}
 	}
-	if len(l) == 0 && !isPad(f.Attr) {
+	switch {
+	case len(l) > 0 || isPad(f.Attr):
+		return nil
+	case key == "path.utf-8":
 		return fmt.Errorf("%w: file %d has an empty path.utf-8 (libtorrent reads it instead of path)", ErrInvalid, i)
 	}
+	return fmt.Errorf("%w: file %d has no path (BEP 3: an empty path list is an error)", ErrInvalid, i)
+}
+
+// listOf is the bencoded value b (nil when absent) when it is a list
+// (non-nil, empty or not), else nil.
+func listOf(b []byte) []any {
+	if b == nil {
+		return nil
+	}
+	v, err := decodeValue(b)
+	if l, ok := v.([]any); err == nil && ok {
+		return l
+	}
 	return nil
+}
+
+// stringList is the bencoded value b (nil when absent) when it is a list
+// of strings, and whether it is one.
+func stringList(b []byte) ([]string, bool) {
+	l := listOf(b)
+	if l == nil {
+		return nil, false
+	}
+	p := make([]string, len(l))
+	for i, e := range l {
+		s, ok := e.(string)
+		if !ok {
+			return nil, false
+		}
+		p[i] = s
+	}
+	return p, true
+}
+
+// storedPath is the path elements the columns store for a "files" entry
+// checkFile took: its "path" when that is a list of strings holding one
+// at least, whatever its "path.utf-8" (as always: name and name_raw keep
+// "name" alike); a pad file's "path" when that is an empty list or
+// absent (no elements, as always); else its "path.utf-8", a list of
+// strings (checkPath: for a file that is no pad, one at least), the path
+// libtorrent reads, as "path" is then absent, empty or no list of
+// strings (which only a valid "path.utf-8" makes acceptable).
+func storedPath(f *rawFile) []string {
+	p, ok := stringList(f.Path)
+	if ok && len(p) > 0 || isPad(f.Attr) && (ok || f.Path == nil) {
+		return p
+	}
+	u, _ := stringList(f.PathU)
+	return u
 }
 
 // fileSize is the size of a "files" entry checkFile took: 0 for a BEP 47

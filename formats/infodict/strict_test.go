@@ -31,7 +31,9 @@ func TestParseStrict(t *testing.T) {
 		{"file without path", files("d6:lengthi1ee"), "file 0 has no path"},
 		{"file with an empty path", files("d6:lengthi1e4:pathlee"), "file 0 has no path"},
 		{"pad file without path", files("d6:lengthi1e4:pathl1:aeed4:attr1:p6:lengthi5ee"), ""},
-		{"path element a number", files("d6:lengthi1e4:pathli1eee"), "bad bencode"},
+		{"path element a number", files("d6:lengthi1e4:pathli1eee"), "file 0 has a path holding an element that is not a string"},
+		{"path a string", files("d6:lengthi1e4:path1:ae"), "file 0 has no path"},
+		{"pad file whose path is a string", files("d4:attr1:p6:lengthi1e4:path1:ae"), ""},
 		{"empty path element", files("d6:lengthi1e4:pathl1:a0:ee"), ""},
 		{"dot-dot path element", files("d6:lengthi1e4:pathl2:..6:passwdee"), ""},
 		{"path element holding a slash", files("d6:lengthi1e4:pathl3:a/bee"), ""},
@@ -47,6 +49,18 @@ func TestParseStrict(t *testing.T) {
 		{"path.utf-8 a string: path read", files("d6:lengthi1e4:pathl1:ae10:path.utf-81:xe"), ""},
 		{"path.utf-8 a dictionary: path read", files("d6:lengthi1e4:pathl1:ae10:path.utf-8d1:ai1eee"), ""},
 		{"path.utf-8 of strings", files("d6:lengthi1e4:pathl1:ae10:path.utf-8l1:x1:yee"), ""},
+		// a path.utf-8 list is read alone: path may then be anything
+		{"path.utf-8 without path", files("d6:lengthi1e10:path.utf-8l1:xee"), ""},
+		{"path.utf-8 beside an empty path", files("d6:lengthi1e4:pathle10:path.utf-8l1:xee"), ""},
+		{"path.utf-8 beside a path holding a number", files("d6:lengthi1e4:pathli1ee10:path.utf-8l1:xee"), ""},
+		{"path.utf-8 beside a path holding a list", files("d6:lengthi1e4:pathll1:aee10:path.utf-8l1:xee"), ""},
+		{"path.utf-8 beside a path that is a string", files("d6:lengthi1e4:path1:a10:path.utf-8l1:xee"), ""},
+		{"pad file, path.utf-8 beside a path holding a number", files("d4:attr1:p6:lengthi1e4:pathli1ee10:path.utf-8l1:xee"), ""},
+		{"empty path.utf-8 without path", files("d6:lengthi1e10:path.utf-8lee"), "file 0 has an empty path.utf-8"},
+		{"path.utf-8 holding a number, no path", files("d6:lengthi1e10:path.utf-8li1eee"), "path.utf-8 holding an element"},
+		{"path.utf-8 a string, path holding a number", files("d6:lengthi1e4:pathli1ee10:path.utf-81:xe"),
+			"file 0 has a path holding an element that is not a string"},
+		{"path.utf-8 a string, no path", files("d6:lengthi1e10:path.utf-81:xe"), "file 0 has no path"},
 		// the dictionary's own keys
 		{"single file, empty name.utf-8", "d6:lengthi1e4:name1:a10:name.utf-80:12:piece lengthi16384ee",
 			"a single file named by an empty name.utf-8"},
@@ -57,6 +71,21 @@ func TestParseStrict(t *testing.T) {
 		{"v2, empty name.utf-8", "d9:file treed1:ad0:d6:lengthi1e" + root + "eee12:meta versioni2e" +
 			"4:name1:a10:name.utf-80:12:piece lengthi16384ee", ""},
 		{"no name", "d6:lengthi1e12:piece lengthi16384ee", "no name"},
+		// name.utf-8, then name, each read only when a string (libtorrent's dict_find_string)
+		{"name.utf-8 a number, name read", "d6:lengthi1e4:name1:a10:name.utf-8i1e12:piece lengthi16384ee", ""},
+		{"name.utf-8 a list, files", "d5:filesld6:lengthi1e4:pathl1:aeee4:name1:d10:name.utf-8l1:xe12:piece lengthi16384ee", ""},
+		{"name a number, name.utf-8 read", "d6:lengthi1e4:namei1e10:name.utf-81:a12:piece lengthi16384ee", ""},
+		{"name a dictionary, name.utf-8 read, v2", "d9:file treed1:ad0:d6:lengthi1e" + root + "eee12:meta versioni2e" +
+			"4:named1:ai1ee10:name.utf-81:a12:piece lengthi16384ee", ""},
+		{"name a number, no name.utf-8", "d6:lengthi1e4:namei1e12:piece lengthi16384ee", "no name"},
+		{"name and name.utf-8 no strings", "d6:lengthi1e4:namei1e10:name.utf-8li1ee12:piece lengthi16384ee", "no name"},
+		{"name.utf-8 a number, single file, empty name", "d6:lengthi1e4:name0:10:name.utf-8i1e12:piece lengthi16384ee", ""},
+		{"hybrid single file named by name, name.utf-8 a number", "d9:file treed1:ad0:d6:lengthi1e" + root + "eee6:lengthi1e" +
+			"12:meta versioni2e4:name1:a10:name.utf-8i1e12:piece lengthi16384ee", ""},
+		{"hybrid single file named by name.utf-8, name a number", "d9:file treed1:ad0:d6:lengthi1e" + root + "eee6:lengthi1e" +
+			"12:meta versioni2e4:namei1e10:name.utf-81:a12:piece lengthi16384ee", ""},
+		{"hybrid single file, name another, name.utf-8 a number", "d9:file treed1:ad0:d6:lengthi1e" + root + "eee6:lengthi1e" +
+			"12:meta versioni2e4:name1:b10:name.utf-8i1e12:piece lengthi16384ee", "not named as the torrent"},
 		{"empty name", "d6:lengthi1e4:name0:12:piece lengthi16384ee", ""},
 		{"pieces of 19 bytes", "d6:lengthi1e4:name1:x12:piece lengthi16384e6:pieces19:" + strings.Repeat("p", 19) + "e",
 			"pieces has 19 bytes, not a multiple of 20"},
