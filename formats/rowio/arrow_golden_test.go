@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -116,108 +115,8 @@ func goldenWriter[T any](rows []T) func(t *testing.T, seq bool) []byte {
 	}
 }
 
-// goldenRows are rows of T made by fillRow: a zero row (every optional
-// column null, every list empty), rows with every field set, with every
-// other field set (two ways round), and one with every pointer at a zero
-// value and every slice empty but not nil.
-func goldenRows[T any]() []T {
-	all := func(int) bool { return true }
-	var zero T
-	rows := []T{
-		zero,
-		fillRow[T](1, all),
-		fillRow[T](2, func(k int) bool { return k%2 == 0 }),
-		fillRow[T](3, func(k int) bool { return k%2 == 1 }),
-		zero,
-		fillRow[T](4, all),
-	}
-	emptyRow(reflect.ValueOf(&rows[4]).Elem())
-	return rows
-}
-
-// fillRow is a T whose field k (counted through embedded structs, in
-// order) is set if keep(k) to a value made from seed and k that no other
-// field or row of goldenRows has; list fields get seed%3+1 elements.
-func fillRow[T any](seed int, keep func(int) bool) T {
-	var r T
-	k := 0
-	fillStruct(reflect.ValueOf(&r).Elem(), seed, &k, keep)
-	return r
-}
-
-func fillStruct(v reflect.Value, seed int, k *int, keep func(int) bool) {
-	for i := range v.NumField() {
-		f, sf := v.Field(i), v.Type().Field(i)
-		if sf.Anonymous && f.Kind() == reflect.Struct {
-			fillStruct(f, seed, k, keep)
-			continue
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if keep(*k) {
-			fillValue(f, seed, *k)
-		}
-		*k++
-	}
-}
-
-func fillValue(f reflect.Value, seed, k int) {
-	n := seed*1000 + k + 1
-	switch f.Kind() {
-	case reflect.Pointer:
-		f.Set(reflect.New(f.Type().Elem()))
-		fillValue(f.Elem(), seed, k)
-	case reflect.Array:
-		for i := range f.Len() {
-			f.Index(i).SetUint(uint64(n*7 + i))
-		}
-	case reflect.String:
-		f.SetString(fmt.Sprintf("r%d.f%d", seed, k))
-	case reflect.Bool:
-		f.SetBool(true)
-	case reflect.Int8:
-		f.SetInt(int64(seed*16 + k + 1))
-	case reflect.Int32, reflect.Int64:
-		f.SetInt(int64(n) * 1_000_003)
-	case reflect.Float64:
-		f.SetFloat(float64(n) / 8)
-	case reflect.Slice:
-		if f.Type().Elem().Kind() == reflect.Uint8 {
-			f.SetBytes(fmt.Appendf(nil, "r%d.f%d/%x", seed, k, n))
-			return
-		}
-		f.Set(reflect.MakeSlice(f.Type(), seed%3+1, seed%3+1))
-		for i := range f.Len() {
-			e := f.Index(i)
-			if e.Kind() == reflect.Struct {
-				j := 0
-				fillStruct(e, seed*10+i, &j, func(int) bool { return true })
-			} else {
-				fillValue(e, seed*10+i, k)
-			}
-		}
-	default:
-		panic(fmt.Sprintf("fillValue: %s", f.Type()))
-	}
-}
-
-// emptyRow sets every pointer field of the struct v to a zero value and
-// every slice field to an empty non-nil slice: known values, not nulls.
-func emptyRow(v reflect.Value) {
-	for i := range v.NumField() {
-		f, sf := v.Field(i), v.Type().Field(i)
-		switch {
-		case sf.Anonymous && f.Kind() == reflect.Struct:
-			emptyRow(f)
-		case !sf.IsExported():
-		case f.Kind() == reflect.Pointer:
-			f.Set(reflect.New(f.Type().Elem()))
-		case f.Kind() == reflect.Slice:
-			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
-		}
-	}
-}
+// goldenRows are goldentest.Rows of T, with plain strings.
+func goldenRows[T any]() []T { return goldentest.Rows[T](goldentest.PlainText) }
 
 // goldenStates are state rows as dedup and merge make them: a fetched v1
 // hash with peers, a v2 hash with its full hash, a failed hash leased for

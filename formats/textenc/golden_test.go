@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,119 +185,22 @@ func checkVariedCSV(t *testing.T, out []byte) {
 	}
 }
 
-// textRows are rows of T made by fillText: a zero row (every optional
-// column null, every list empty), rows with every field set, with every
-// other field set (two ways round), and one with every pointer at a zero
-// value and every slice empty but not nil.
-func textRows[T any]() []T {
-	all := func(int) bool { return true }
-	var zero T
-	rows := []T{
-		zero,
-		fillText[T](1, all),
-		fillText[T](2, func(k int) bool { return k%2 == 0 }),
-		fillText[T](3, func(k int) bool { return k%2 == 1 }),
-		zero,
-		fillText[T](4, all),
-	}
-	emptyFields(reflect.ValueOf(&rows[4]).Elem())
-	return rows
-}
-
-// fillText is a T whose field k (counted through embedded structs, in
-// order) is set if keep(k) to a value made from seed and k that no other
-// field or row of textRows has; list fields get seed%3+1 elements.
-func fillText[T any](seed int, keep func(int) bool) T {
-	var r T
-	k := 0
-	fillFields(reflect.ValueOf(&r).Elem(), seed, &k, keep)
-	return r
-}
-
-func fillFields(v reflect.Value, seed int, k *int, keep func(int) bool) {
-	for i := range v.NumField() {
-		f, sf := v.Field(i), v.Type().Field(i)
-		if sf.Anonymous && f.Kind() == reflect.Struct {
-			fillFields(f, seed, k, keep)
-			continue
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if keep(*k) {
-			fillOne(f, seed, *k)
-		}
-		*k++
-	}
-}
+// textRows are goldentest.Rows of T with strings of textString.
+func textRows[T any]() []T { return goldentest.Rows[T](textString) }
 
 // textTails make strings of some seeds need quoting or escaping: CSV's
 // quotes (comma, quote, line breaks, a leading space), JSON's escapes
 // (control characters, <, >, &, U+2028), non-UTF-8 bytes, non-ASCII.
 var textTails = []string{"", ", \"q\" \\ <&>", "\xff\xfe\t\n\r\x01\u2028", " é 日本"}
 
-func fillOne(f reflect.Value, seed, k int) {
-	n := seed*1000 + k + 1
-	switch f.Kind() {
-	case reflect.Pointer:
-		f.Set(reflect.New(f.Type().Elem()))
-		fillOne(f.Elem(), seed, k)
-	case reflect.Array:
-		for i := range f.Len() {
-			f.Index(i).SetUint(uint64(n*7 + i))
-		}
-	case reflect.String:
-		s := fmt.Sprintf("r%d.f%d", seed, k) + textTails[seed%len(textTails)]
-		if seed%5 == 3 {
-			s = " " + s
-		}
-		f.SetString(s)
-	case reflect.Bool:
-		f.SetBool(true)
-	case reflect.Int8:
-		f.SetInt(int64(seed*16 + k + 1))
-	case reflect.Int16: // past int8's range, and negative
-		f.SetInt(int64(-n * 7))
-	case reflect.Int32, reflect.Int64:
-		f.SetInt(int64(n) * 1_000_003)
-	case reflect.Float64:
-		f.SetFloat(float64(n) / 8)
-	case reflect.Slice:
-		if f.Type().Elem().Kind() == reflect.Uint8 {
-			f.SetBytes(fmt.Appendf(nil, "r%d.f%d/%x", seed, k, n))
-			return
-		}
-		f.Set(reflect.MakeSlice(f.Type(), seed%3+1, seed%3+1))
-		for i := range f.Len() {
-			e := f.Index(i)
-			if e.Kind() == reflect.Struct {
-				j := 0
-				fillFields(e, seed*10+i, &j, func(int) bool { return true })
-			} else {
-				fillOne(e, seed*10+i, k)
-			}
-		}
-	default:
-		panic(fmt.Sprintf("fillOne: %s", f.Type()))
+// textString is goldentest.PlainText with a tail of textTails, and a
+// leading space (CSV quotes it) for some seeds.
+func textString(seed, k int) string {
+	s := goldentest.PlainText(seed, k) + textTails[seed%len(textTails)]
+	if seed%5 == 3 {
+		s = " " + s
 	}
-}
-
-// emptyFields sets every pointer field of the struct v to a zero value
-// and every slice field to an empty non-nil slice: known values, not
-// nulls.
-func emptyFields(v reflect.Value) {
-	for i := range v.NumField() {
-		f, sf := v.Field(i), v.Type().Field(i)
-		switch {
-		case sf.Anonymous && f.Kind() == reflect.Struct:
-			emptyFields(f)
-		case !sf.IsExported():
-		case f.Kind() == reflect.Pointer:
-			f.Set(reflect.New(f.Type().Elem()))
-		case f.Kind() == reflect.Slice:
-			f.Set(reflect.MakeSlice(f.Type(), 0, 0))
-		}
-	}
+	return s
 }
 
 // Times past RFC 3339's years, and past DuckDB's range (appendTime).
