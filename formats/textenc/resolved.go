@@ -210,21 +210,29 @@ func (e *elems) appendJSON(b []byte, data addr, n int) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		el := fieldaddr.Add(data, uintptr(i)*e.size)
-		b = append(b, '{')
-		for j := range e.fields {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, e.keys[j]...)
-			var err error
-			if b, err = e.fields[j].appendJSONAt(b, el, true); err != nil {
-				return b, err
-			}
+		var err error
+		if b, err = appendObject(b, e.fields, e.keys, fieldaddr.Add(data, uintptr(i)*e.size), true); err != nil {
+			return b, err
 		}
-		b = append(b, '}')
 	}
 	return append(b, ']'), nil
+}
+
+// appendObject appends the struct at a as one JSON object of fields,
+// keyed by keys (nested: a struct list's element).
+func appendObject(b []byte, fields []field, keys [][]byte, a addr, nested bool) ([]byte, error) {
+	b = append(b, '{')
+	for j := range fields {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, keys[j]...)
+		var err error
+		if b, err = fields[j].appendJSONAt(b, a, nested); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // appendJSONString appends s as encoding/json writes it.

@@ -248,19 +248,7 @@ func (e *Encoder[T]) Write(rows []T) error {
 // AppendJSON appends row to b as one JSON object: a line of NewJSONL's
 // output without its newline. The Encoder must come from NewJSONL.
 func (e *Encoder[T]) AppendJSON(b []byte, row *T) ([]byte, error) {
-	a := fieldaddr.Of(row)
-	b = append(b, '{')
-	for j := range e.fields {
-		if j > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, e.keys[j]...)
-		var err error
-		if b, err = e.fields[j].appendJSONAt(b, a, false); err != nil {
-			return b, err
-		}
-	}
-	return append(b, '}'), nil
+	return appendObject(b, e.fields, e.keys, fieldaddr.Of(row), false)
 }
 
 // writeJSON writes rows as JSON Lines, through e.buf in pieces of
