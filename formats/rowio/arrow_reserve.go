@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -101,10 +102,17 @@ func (s *streamReserve) ensure(extra int64) error {
 	return &FullError{Name: s.name, Err: fmt.Errorf("%s: reserving %d bytes: %w", s.name, want, err)}
 }
 
-// fallocate gives f disk space up to total, keeping its size.
+// fallocate gives f disk space up to total, keeping its size. A total
+// past the process's file size limit (RLIMIT_FSIZE, ulimit -f) is refused
+// with EFBIG, as a write past it is: fallocate's KEEP_SIZE skips that
+// check on ext4 and xfs, so the reservation was granted and the batch's
+// write then failed mid-message.
 func (s *streamReserve) fallocate(total int64) error {
 	if total <= s.reserved {
 		return nil
+	}
+	if lim, ok := fileSizeLimit(); ok && total > lim {
+		return unix.EFBIG
 	}
 	var err error
 	for {
@@ -120,6 +128,16 @@ func (s *streamReserve) fallocate(total int64) error {
 		s.noAlloc, err = true, nil
 	}
 	return err
+}
+
+// fileSizeLimit returns the process's file size limit (RLIMIT_FSIZE),
+// and false when there is none.
+func fileSizeLimit() (int64, bool) {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_FSIZE, &rl); err != nil || rl.Cur == unix.RLIM_INFINITY || rl.Cur > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(rl.Cur), true
 }
 
 // fits reports whether n more bytes and the end-of-stream marker fit in
