@@ -22,12 +22,13 @@ import (
 
 // companionEntries are what infohash's documented setup puts in DIR
 // before the first dedup makes the dataset: capture's default
-// --dht-state (dht-state/), crawl-pass.sh's work/ and export/ folders,
+// --dht-state (dht-state/), the in/ folder its --help's cron line writes
+// its files to (mkdir DIR/in once), crawl-pass.sh's work/ and export/ folders,
 // the flock(1) lock file of its cron line (crontab.example's .pass.lock),
 // a blocklist the operator wrote first, and the lost+found of a
 // filesystem made for the dataset and mounted at DIR.
 var companionEntries = map[string]bool{
-	"dht-state": true, "work": true, "export": true, ".pass.lock": true, "blocklist": true, "lost+found": true,
+	"dht-state": true, "in": true, "work": true, "export": true, ".pass.lock": true, "blocklist": true, "lost+found": true,
 }
 
 // ErrNotEmpty is the cause of the bad-input error for a folder a dataset

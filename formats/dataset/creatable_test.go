@@ -64,6 +64,7 @@ func TestCreateOnlyInANewOrEmptyFolder(t *testing.T) {
 		{"killed writing CURRENT", append(slices.Clone(creation), "manifests/000000000000.json", ".tmp-CURRENT-0123456789ab"), ""},
 		{"removal of an unused dataset killed after CURRENT", append(slices.Clone(creation), "manifests/000000000000.json", "input-cache", "inbox/x/"), ""},
 		{"a new filesystem mounted there", []string{"lost+found/"}, ""},
+		{"capture's cron line (--help) before the first dedup", []string{"dht-state/dht-state.json", "in/obs-1765000000.parquet"}, ""},
 		{"crawl-pass's first pass", []string{".pass.lock", "work/20261204T0415/", "export/", "dht-state/dht-state.json", "blocklist"}, ""},
 		{"a dataset with the user's files", []string{"README", "notes/"}, "dataset first"},
 		{"the user's files", []string{"README", "notes/", ".bashrc", "photo.jpg"}, `not an infohash dataset and not empty (it holds ".bashrc", "README", "notes", 1 more); give a new or empty folder`},
