@@ -21,6 +21,10 @@ import (
 // senders; the read loop answers them all itself.
 const libraryQueryRate = 200
 
+// maxForwardedSenders bounds the senders a node remembers the ID of
+// (libraryMayLearn): about 64 bytes each, 256 KiB a node when full.
+const maxForwardedSenders = 4096
+
 // libraryQueryRateOut and libraryQueryBurstOut bound the queries the
 // run's anacrolix servers send together (runner.libSend): with
 // --node-ids 256, a limit per node let 25,600 queries a second out
@@ -60,7 +64,8 @@ type node struct {
 	now       time.Time // the packet being handled's arrival
 	nrecent   int
 	lastFlush time.Time
-	drops     uint32 // the socket's drops so far, as the kernel last said (drops.go)
+	drops     uint32                      // the socket's drops so far, as the kernel last said (drops.go)
+	fwdIDs    map[netip.AddrPort][20]byte // the ID each sender's queries reach the library under (libraryMayLearn)
 
 	// This node's own counters, for --debug (debugNodes): the run's
 	// counters add up all nodes'.
@@ -267,9 +272,29 @@ func (n *node) query(m *krpc.Msg, b []byte, from netip.AddrPort, now time.Time) 
 	copy(ip[:], a4[:])
 	ip[4], ip[5] = byte(from.Port()>>8), byte(from.Port())
 	n.send(krpc.AppendReply(n.out[:0], m.T, reply, ip[:]), from)
-	if n.fwd.Allow() && !n.pipe.push(b, from) {
+	if n.libraryMayLearn(from, m.ID) && n.fwd.Allow() && !n.pipe.push(b, from) {
 		c.libraryDropped.Add(1)
 	}
+}
+
+// libraryMayLearn reports whether a query from from with node ID id may
+// reach the library: only under the ID that sender's queries reached it
+// under first. The library keys its routing table by address and ID, so
+// a sender that put a new ID in each query (a forged flood, or a node
+// that changes its ID per packet) took a table entry per ID: 3,000 pings
+// from one socket filled the table (65 entries, all that address), which
+// the state saves and the library's upkeep pings. The senders remembered
+// are forgotten all at once past maxForwardedSenders, after which a
+// sender may add one ID more.
+func (n *node) libraryMayLearn(from netip.AddrPort, id []byte) bool {
+	if prev, ok := n.fwdIDs[from]; ok {
+		return string(prev[:]) == string(id)
+	}
+	if n.fwdIDs == nil || len(n.fwdIDs) >= maxForwardedSenders {
+		n.fwdIDs = make(map[netip.AddrPort][20]byte)
+	}
+	n.fwdIDs[from] = [20]byte(id)
+	return true
 }
 
 // fail counts a malformed query and answers it with a protocol error.
