@@ -22,9 +22,10 @@ const (
 // Only the fields capture and fetch use are kept; others are checked and
 // skipped.
 type Msg struct {
-	T []byte // transaction ID
-	Y byte   // Query, Response or Error
-	Q []byte // query method
+	T   []byte // transaction ID
+	TAt int    // where t's length prefix is in the packet; see ReplaceT
+	Y   byte   // Query, Response or Error
+	Q   []byte // query method
 
 	// Query arguments ("a") or response values ("r").
 	ID          []byte // sender's node ID (a.id or r.id)
@@ -77,6 +78,7 @@ func Parse(b []byte, m *Msg) error {
 		}
 		switch string(key) {
 		case "t":
+			m.TAt = d.Offset()
 			m.T, err = d.String()
 		case "y":
 			var y []byte

@@ -29,3 +29,19 @@ func TrimNodes(b []byte, m *Msg, max int) []byte {
 	w += copy(b[w:], b[end:])
 	return b[:w]
 }
+
+// ReplaceT returns a copy of packet b, which Parse decoded into m, with
+// its transaction ID t instead of m.T; b is left as it is. capture puts
+// IDs of its own on the queries of its DHT library, whose IDs come from
+// one counter per process, and gives the library's back to the
+// responses (pipeline/capture, pipeconn.go).
+func ReplaceT(b []byte, m *Msg, t []byte) []byte {
+	data := m.TAt + len(strconv.Itoa(len(m.T))) + 1
+	end := data + len(m.T)
+	out := make([]byte, 0, len(b)-len(m.T)+len(t)+4)
+	out = append(out, b[:m.TAt]...)
+	out = strconv.AppendInt(out, int64(len(t)), 10)
+	out = append(out, ':')
+	out = append(out, t...)
+	return append(out, b[end:]...)
+}

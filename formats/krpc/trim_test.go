@@ -97,3 +97,46 @@ func FuzzTrimNodes(f *testing.F) {
 		}
 	})
 }
+
+// TestReplaceT: a packet's transaction ID is replaced wherever "t" comes
+// among its keys and whatever the lengths, the rest kept as it was (it
+// parses, its other fields the same), and the packet given is untouched.
+func TestReplaceT(t *testing.T) {
+	tests := []struct {
+		name   string
+		packet string
+		t      string
+	}{
+		{"a query, one byte to four", "d1:ad2:id20:abcdefghij0123456789e1:q4:ping1:t1:\x011:y1:qe", "lAbC"},
+		{"a response, t before r", "d1:t2:aa1:y1:r1:rd2:id20:abcdefghij01234567895:nodes26:" + strings.Repeat("N", 26) + "ee", "lxyz"},
+		{"t first, four bytes to two", "d1:t4:lxyz1:rd2:id20:abcdefghij0123456789e1:y1:re", "\x81\x01"},
+		{"a length that gains a digit", "d1:rd2:id20:abcdefghij0123456789e1:t9:123456789" + "1:y1:re", "0123456789"},
+		{"an error", "d1:eli204e14:Method Unknowne1:t4:lxyz1:y1:ee", "\x05"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := []byte(tt.packet)
+			var before, after Msg
+			if err := Parse(b, &before); err != nil {
+				t.Fatal(err)
+			}
+			out := ReplaceT(b, &before, []byte(tt.t))
+			if string(b) != tt.packet {
+				t.Fatalf("the packet given changed: %q", b)
+			}
+			if err := Parse(out, &after); err != nil {
+				t.Fatalf("%q: %v", out, err)
+			}
+			if string(after.T) != tt.t {
+				t.Errorf("t = %q, want %q", after.T, tt.t)
+			}
+			if after.Y != before.Y || string(after.ID) != string(before.ID) || string(after.Nodes) != string(before.Nodes) ||
+				after.ErrCode != before.ErrCode || string(after.Q) != string(before.Q) {
+				t.Errorf("fields changed: %+v, was %+v", after, before)
+			}
+			if back := ReplaceT(out, &after, before.T); string(back) != tt.packet {
+				t.Errorf("t replaced back gives %q, want %q", back, tt.packet)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"math/rand/v2"
 	"net/netip"
 	"sync"
 	"time"
@@ -23,13 +24,32 @@ import (
 // (asks). The rest of the table is still crawled, saved and counted.
 
 // Bounds on the library's bookkeeping (per node): its queries in flight,
-// forgotten after askTimeout, and the nodes that answered one, kept for
-// as long as they stay in its table.
+// forgotten after askTimeout (the library sends a query at most three
+// times, 2 s apart, then gives it up), and the nodes that answered one,
+// kept for as long as they stay in its table.
 const (
 	maxAsks     = 4096
-	askTimeout  = time.Minute
+	askTimeout  = 30 * time.Second
 	maxAnswered = 1 << 14
 )
+
+// libraryTIDTag is the first byte of the transaction IDs the library's
+// queries carry on the wire: 4 bytes, random but for it, as the walk's
+// (crawlerTIDTag) are. The library issues its own from one counter per
+// process (0, 1, 2..., as uvarints), and takes a response from the
+// queried address with the ID: a forger spoofing that address (a
+// bootstrap router, which every run queries first) who guessed the count
+// fed it nodes of its choice, and confirmed the address under an ID of
+// its choice. pipeConn puts a random ID on each query and gives the
+// library's back to the response that carries it (asks).
+const libraryTIDTag = 'l'
+
+// askEntry is a library query in flight: when it went, and the ID the
+// library gave it.
+type askEntry struct {
+	at   time.Time
+	orig string
+}
 
 type askKey struct {
 	addr netip.AddrPort
@@ -40,48 +60,64 @@ type askKey struct {
 // one, for a pipeConn.
 type asks struct {
 	mu       sync.Mutex
-	inFlight map[askKey]time.Time
+	inFlight map[askKey]askEntry         // by the ID on the wire
 	answered map[netip.AddrPort][20]byte // the ID each answered with
 }
 
-// sent notes the library's query t to addr.
-func (a *asks) sent(addr netip.AddrPort, t []byte, now time.Time) {
+// sent picks the wire ID of the library's query orig to addr and notes
+// it; ok is false when maxAsks queries are in flight (the query is not
+// to be sent: its answer could not be given back).
+func (a *asks) sent(addr netip.AddrPort, orig []byte, now time.Time) (wire []byte, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.inFlight == nil {
-		a.inFlight = map[askKey]time.Time{}
+		a.inFlight = map[askKey]askEntry{}
 	}
 	if len(a.inFlight) >= maxAsks {
-		for k, at := range a.inFlight {
-			if now.Sub(at) > askTimeout {
+		for k, e := range a.inFlight {
+			if now.Sub(e.at) > askTimeout {
 				delete(a.inFlight, k)
 			}
 		}
 		if len(a.inFlight) >= maxAsks {
-			return // its answer will not confirm the node: only a loss for the replies
+			return nil, false
 		}
 	}
-	a.inFlight[askKey{addr, string(t)}] = now
+	// The runtime's generator (ChaCha8), as the walk's IDs.
+	wire = make([]byte, 4)
+	for {
+		r := rand.Uint32()
+		wire[0], wire[1], wire[2], wire[3] = libraryTIDTag, byte(r>>16), byte(r>>8), byte(r)
+		if _, taken := a.inFlight[askKey{addr, string(wire)}]; !taken {
+			break
+		}
+	}
+	a.inFlight[askKey{addr, string(wire)}] = askEntry{at: now, orig: string(orig)}
+	return wire, true
 }
 
-// reply takes a response or error from addr that is not the walk's: if it
-// answers a query of the library's with a node ID, that node is
-// confirmed.
-func (a *asks) reply(from netip.AddrPort, m *ours.Msg) {
+// reply takes a response or error from addr that is not the walk's, and
+// returns the library's ID of the query it answers (ok false: none, and
+// the library is not to see it). If it answers with a node ID, that node
+// is confirmed.
+func (a *asks) reply(from netip.AddrPort, m *ours.Msg) (orig []byte, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	k := askKey{from, string(m.T)}
-	if _, ok := a.inFlight[k]; !ok {
-		return
+	e, ok := a.inFlight[k]
+	if !ok {
+		return nil, false
 	}
 	delete(a.inFlight, k)
+	orig = []byte(e.orig)
 	if m.Y != ours.Response || len(m.ID) != 20 || len(a.answered) >= maxAnswered {
-		return
+		return orig, true
 	}
 	if a.answered == nil {
 		a.answered = map[netip.AddrPort][20]byte{}
 	}
 	a.answered[from] = [20]byte(m.ID)
+	return orig, true
 }
 
 // confirmedOnly returns the nodes of nis that answered the library (a) or

@@ -128,9 +128,8 @@ func TestConfirmedOnly(t *testing.T) {
 	}
 	var a asks
 	answerLibrary := func(i, idx int) {
-		tid := []byte{'q', byte(i)}
-		a.sent(at(i), tid, time.Now())
-		m := krpc.Msg{T: tid, Y: krpc.Response, ID: idb(idx)}
+		wire, _ := a.sent(at(i), []byte{'q', byte(i)}, time.Now())
+		m := krpc.Msg{T: wire, Y: krpc.Response, ID: idb(idx)}
 		a.reply(at(i), &m)
 	}
 	answerLibrary(1, 1)                                                      // the library asked, it answered

@@ -174,7 +174,16 @@ func (n *node) handle(b []byte, from netip.AddrPort, now time.Time) {
 		cr.deliver(n, m, from, now)
 		return
 	}
-	n.pipe.asks.reply(from, m)
+	// Only the answer to one of the library's queries, with the ID the
+	// library gave it (pipeConn puts one of ours on the wire).
+	orig, ok := n.pipe.asks.reply(from, m)
+	if !ok {
+		return
+	}
+	b = krpc.ReplaceT(b, m, orig)
+	if krpc.Parse(b, m) != nil {
+		return
+	}
 	// The library's traversals (bootstrap, refresh) would query every
 	// node a reply lists: it gets the first maxContactsPerReply, as the
 	// walk takes (krpc.TrimNodes).

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -95,10 +96,22 @@ func (p *pipeConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 		return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: reach.ErrUnreachable}
 	}
 	if err == nil {
-		p.asks.sent(ap, m.T, time.Now())
+		// On the wire, an ID of our own (asks.sent, libraryTIDTag).
+		wire, ok := p.asks.sent(ap, m.T, time.Now())
+		if !ok {
+			return 0, &net.OpError{Op: "write", Net: "udp", Addr: addr, Err: errTooManyAsks}
+		}
+		if _, err := p.sock.WriteToUDP(krpc.ReplaceT(b, &m, wire), ua); err != nil {
+			return 0, err
+		}
+		return len(b), nil
 	}
 	return p.sock.WriteToUDP(b, ua)
 }
+
+// errTooManyAsks fails a library query sent while maxAsks of the node's
+// are in flight.
+var errTooManyAsks = errors.New("too many DHT queries in flight")
 
 func (p *pipeConn) Close() error {
 	p.once.Do(func() { close(p.done) })

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/infohash/infohash/formats/bencode"
 	"github.com/infohash/infohash/formats/krpc"
@@ -48,9 +49,12 @@ func TestLibraryQueueBoundedByBytes(t *testing.T) {
 	}
 	defer src.Close()
 	const sent = 100
-	pkt := bigResponse([]byte("xx"), 60_000)
+	pkt := bigResponse([]byte("xx"), 60_000) // as the library reads it
 	for i := range sent {
-		if _, err := src.Write(pkt); err != nil {
+		// An answer to a query of the library's (its ID "xx"), with the
+		// ID the query carried on the wire.
+		wire, _ := n.pipe.asks.sent(src.LocalAddr().(*net.UDPAddr).AddrPort(), []byte("xx"), time.Now())
+		if _, err := src.Write(bigResponse(wire, 60_000)); err != nil {
 			t.Fatal(err)
 		}
 		// One at a time: a socket buffer smaller than the burst would
@@ -129,7 +133,10 @@ func TestLibraryGetsTheFirstNodes(t *testing.T) {
 	buf := make([]byte, 1<<16)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sent := nodesResponse([]byte("lb"), tt.nodes)
+			// An answer to a query of the library's (its ID "lb"), with the
+			// ID the query carried on the wire.
+			wire, _ := n.pipe.asks.sent(src.LocalAddr().(*net.UDPAddr).AddrPort(), []byte("lb"), time.Now())
+			sent := nodesResponse(wire, tt.nodes)
 			var was krpc.Msg
 			if err := krpc.Parse(sent, &was); err != nil || len(was.Nodes) != tt.nodes*26 {
 				t.Fatalf("test packet: %d bytes of nodes, %v", len(was.Nodes), err)
