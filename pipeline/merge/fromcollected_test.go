@@ -2,7 +2,9 @@ package merge
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/infohash/infohash/formats/dataset"
@@ -41,6 +43,12 @@ func commitToOther(other string, n int) error {
 // status and export do, and unions that one; one whose other moves on at
 // every try gives up after MaxReapply with the locked exit status,
 // nothing committed. It failed at once with the missing file (exit 1).
+// Giving up, it says that the other's writers collected the snapshot
+// and what helps (a larger --keep there, or a pause): it said "locked
+// by another writer", and the app added "retry later, or wait for it
+// with --lock-wait D" (with --lock-wait: "still held when --lock-wait
+// ran out", after seconds), though no writer held this dataset's lock
+// and waiting for it changes nothing of the other's writers.
 func TestFromOtherCollected(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -74,6 +82,12 @@ func TestFromOtherCollected(t *testing.T) {
 			if tt.code != exitcode.OK {
 				if len(states) != 0 || committed != tt.commits {
 					t.Fatalf("%d hashes in the dataset after %d commits to the other; want none after %d", len(states), committed, tt.commits)
+				}
+				msg := err.Error()
+				if errors.Is(err, exitcode.ErrLocked) || !strings.Contains(msg, other) || !strings.Contains(msg, "collected") ||
+					!strings.Contains(msg, "--keep") || strings.Contains(msg, "locked by another writer") {
+					t.Fatalf("merge --from = %q (ErrLocked: %v); want it to name %s, say its writers collected the snapshot and"+
+						" that a larger --keep there helps, not that this dataset is locked", msg, errors.Is(err, exitcode.ErrLocked), other)
 				}
 				return
 			}

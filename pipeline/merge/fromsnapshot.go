@@ -3,11 +3,13 @@ package merge
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/internal/exitcode"
 )
 
 // testFromRead, when set (by tests), runs in each try of merge --from
@@ -42,6 +44,38 @@ func otherCollected(od *dataset.Dataset, om *dataset.Manifest, err error) error 
 	if !ok {
 		return err
 	}
-	return fmt.Errorf("merge --from: %s: snapshot %d was collected by its writers' later commits (now %d) while being read: %w (%w)",
-		od.Dir, om.Snapshot, newer, dataset.ErrConflict, err)
+	return &collectedError{dir: od.Dir, snapshot: om.Snapshot, newer: newer, err: err}
+}
+
+// collectedError is otherCollected's conflict: the other dataset's
+// snapshot being read (snapshot) was collected by its writers, whose
+// current one is newer, and reading it failed with err.
+type collectedError struct {
+	dir             string
+	snapshot, newer int64
+	err             error
+}
+
+func (e *collectedError) Error() string {
+	return fmt.Sprintf("merge --from: %s: snapshot %d was collected by its writers' later commits (now %d) while being read: %v (%v)",
+		e.dir, e.snapshot, e.newer, dataset.ErrConflict, e.err)
+}
+
+func (e *collectedError) Unwrap() []error { return []error{dataset.ErrConflict, e.err} }
+
+// gaveUpOnOther is err, or, when the tries gave up (the locked error
+// after dataset.MaxReapply conflicts) on the other dataset's writers
+// collecting the snapshot being read at the last try, an error saying so
+// with the locked exit status still (see the help's EXIT STATUS), but
+// not exitcode.ErrLocked: no writer held this dataset's lock, and the
+// app's hint for that (wait with --lock-wait) would not help, the other's
+// writers going on all the same.
+func gaveUpOnOther(err error) error {
+	var ce *collectedError
+	if !errors.Is(err, exitcode.ErrLocked) || !errors.As(err, &ce) {
+		return err
+	}
+	return exitcode.With(exitcode.Locked, fmt.Errorf("merge --from: %s: its writers' commits collected the snapshot being read at each of %d tries"+
+		" (the last, snapshot %d; now %d): run merge --from while they pause, or give them a larger --keep"+
+		" (this dataset's lock was not the matter: --lock-wait does not help)", ce.dir, dataset.MaxReapply+1, ce.snapshot, ce.newer))
 }

@@ -100,7 +100,7 @@ func runFrom(ctx context.Context, o Options, start time.Time) (_ Stats, err erro
 		return true, nil
 	})
 	if err != nil {
-		return st, err
+		return st, gaveUpOnOther(err)
 	}
 	if m == nil { // merged before: the ledger has id
 		st.Union.AlreadyMerged = true
