@@ -143,8 +143,9 @@ says so).
 A sighting one side made after the other's last_seen wakes a dormant hash of the
 other as dedup's would (reactivated, rewarmed in --stats-json's union).
 seen_count, activity and attempts add up only when the two ledgers share no
-input; when they share one, each hash keeps the larger, without the sightings
-of inputs only the other side applied. The applied-input ledgers are unioned,
+input (nor records either a union of a snapshot of the other that it still
+keeps in manifests/); when they share one, each hash keeps the larger, without
+the sightings of inputs only the other side applied. The applied-input ledgers are unioned,
 so OTHER_DIR's inputs are then already applied here: applying one of them
 again changes nothing, nor brings those sightings back. Repeating the union
 changes nothing, so it cannot keep two live crawlers in step: a later union

@@ -29,8 +29,14 @@ func otherSnapshot(od *dataset.Dataset) (*dataset.Manifest, string, error) {
 	if err != nil {
 		return nil, "", otherCollected(od, om, fmt.Errorf("merge --from: %w", err))
 	}
+	return om, unionID(raw), nil
+}
+
+// unionID is the ledger id of a union of the snapshot whose manifest is
+// raw: "dataset:" and its SHA-256.
+func unionID(raw []byte) string {
 	sum := sha256.Sum256(raw)
-	return om, "dataset:" + hex.EncodeToString(sum[:]), nil
+	return "dataset:" + hex.EncodeToString(sum[:])
 }
 
 // otherCollected is err, or, when err is a file of om, the other

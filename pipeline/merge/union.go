@@ -136,8 +136,10 @@ type unioner struct {
 
 func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 	var us UnionStats
-	// Counts add up only when the two histories share no input; otherwise
-	// the larger count is kept (a lower bound that never double counts).
+	// Counts add up only when the two histories share no input (and
+	// neither ledger records a union of the other: unionedBefore);
+	// otherwise the larger count is kept (a lower bound that never double
+	// counts).
 	theirs, err := u.od.LedgerEntries(u.om)
 	if err != nil {
 		return us, fmt.Errorf("merge --from: %w", err)
@@ -150,7 +152,13 @@ func (u *unioner) run(ctx context.Context) (UnionStats, error) {
 	if err != nil {
 		return us, err
 	}
-	u.additive = len(mine) == 0
+	if u.additive = len(mine) == 0; u.additive {
+		shared, err := u.unionedBefore(theirs)
+		if err != nil {
+			return us, err
+		}
+		u.additive = !shared
+	}
 	us.Additive = u.additive
 	added := map[string]bool{}
 	for _, a := range theirs {
