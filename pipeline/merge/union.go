@@ -361,7 +361,7 @@ func unionState(p schedule.Policy, a, b schema.State, additive bool) (schema.Sta
 		out.BadMetadata = max(a.BadMetadata, b.BadMetadata)
 	}
 	out.Reactivated = max(a.Reactivated, b.Reactivated)
-	if a.Tier == schema.TierHot || b.Tier == schema.TierHot || out.MetadataStatus == schema.StatusFetched {
+	if a.Tier == schema.TierHot || b.Tier == schema.TierHot { // a fetched one too: archive.fetched_unseen archives those
 		out.Tier = schema.TierHot
 	}
 	out.LeaseID, out.LeaseUntil = "", 0
