@@ -103,6 +103,9 @@ func resolveInputs(ctx context.Context, d *dataset.Dataset, args []string, stdin
 			out = append(out, input{name: a, path: a, inbox: dataset.IsPartial(inbox, a)})
 			continue
 		}
+		if err := notADataset(a); err != nil {
+			return out, err
+		}
 		// A folder gives its Parquet files and Arrow streams; one that
 		// holds none gives nothing (Run: nothing to do).
 		files, err := inputdir.Files("merge", a, "a folder is read for its Parquet and Arrow files")
