@@ -112,7 +112,9 @@ func TestParseInfoGolden(t *testing.T) {
 // length a power of two of at least 16 KiB, a meta version (if any) an
 // integer of at most 2, meta version 2 if and only if a file tree
 // dictionary, no pad file in a file tree, and a hybrid's v1 files
-// holding bytes (pads aside) its file tree's, as many and as long.
+// holding bytes (pads aside) its file tree's, as many and as long; and
+// that anacrolix's decoder reads a plain v1 one's sizes and flags alike
+// (checkAnacrolix).
 func FuzzParseInfo(f *testing.F) {
 	f.Add([]byte("d6:lengthi100e4:name5:a.txt12:piece lengthi16384e6:pieces20:AAAAAAAAAAAAAAAAAAAAe"))
 	f.Add([]byte("d5:filesld6:lengthi1e4:pathl1:a1:beed6:lengthi2e4:pathl1:ceee4:name1:d12:piece lengthi1ee"))
@@ -196,6 +198,7 @@ func FuzzParseInfo(f *testing.F) {
 			}
 		}
 		checkPathsAccepted(t, &raw, &m, b)
+		checkAnacrolix(t, b, &raw, &m)
 		if p, err := decodeValue(raw.Pieces); raw.Pieces != nil && (err != nil || len(p.(string))%20 != 0) {
 			t.Fatalf("pieces %q accepted in %q", raw.Pieces, b)
 		}
