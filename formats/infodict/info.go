@@ -1,7 +1,6 @@
 package infodict
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -117,6 +116,16 @@ func parse(info []byte, pads bool) (m schema.Meta, raw rawInfo, err error) {
 	return m, raw, err
 }
 
+// private reads BEP 27's "private" key (raw bencode; nil when absent) as
+// libtorrent does (src/torrent_info.cpp, parse_info_section:
+// dict_find_int_value("private", 0) != 0): any integer but 0 marks the
+// torrent private, and a value of another type is as absent. BEP 27 only
+// writes "private=1"; anacrolix reads any integer but 0 so too.
+func private(b []byte) bool {
+	v, err := Int(b)
+	return err == nil && v != 0
+}
+
 // names sets raw's Name and NameUTF8 to its "name" and "name.utf-8"
 // when they are strings, and leaves either nil otherwise: libtorrent
 // (src/torrent_info.cpp, torrent_info::parse_info_section for the
@@ -163,7 +172,7 @@ func meta(info []byte, raw *rawInfo, pads bool) (m schema.Meta, err error) {
 	}
 	m.Name = &name
 	m.PieceLength = raw.PieceLength
-	m.Private = bytes.Equal(raw.Private, []byte("i1e"))
+	m.Private = private(raw.Private)
 
 	switch {
 	case raw.Files != nil:
