@@ -156,7 +156,8 @@ func TestMalformed(t *testing.T) {
 // consistent: fixed-size fields have their sizes, and every accepted
 // packet also decodes with anacrolix's decoder into a dictionary. (Parse
 // tolerates unsorted keys, as DHT nodes in the wild send them; anacrolix
-// rejects those, so that one difference is allowed.)
+// rejects those, so that one difference is allowed.) Where anacrolix's
+// krpc.Msg decodes it too, both read the same fields (checkAnacrolix).
 func FuzzParse(f *testing.F) {
 	f.Add(AppendGetPeers(nil, []byte("aa"), id20, ih20))
 	f.Add(AppendAnnouncePeer(nil, []byte("aa"), id20, ih20, 1, []byte("x")))
@@ -183,6 +184,7 @@ func FuzzParse(f *testing.F) {
 		if err := bencode.Unmarshal(b, &v); err != nil && !strings.Contains(err.Error(), "unsorted") {
 			t.Fatalf("Parse accepted %q but bencode says %v", b, err)
 		}
+		checkAnacrolix(t, b, &m)
 	})
 }
 
