@@ -47,6 +47,7 @@ func readUntrusted(t *testing.T, data []byte) {
 		if int64(len(rows)) != src.NumRows() {
 			t.Fatalf("read %d rows of a file of %d", len(rows), src.NumRows())
 		}
+		checkParquetGo(t, data, rows)
 		// The optional columns in need take the selection's
 		// level-counting path (picks) on every page; the changed ones
 		// are transcoded from their old pages (INT64, optional INT64 and
