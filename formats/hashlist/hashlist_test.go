@@ -83,6 +83,10 @@ func TestParseLine(t *testing.T) {
 	}
 }
 
+// FuzzParseLine: ParseLine and LineHashes agree on any line, a v2 hash's
+// key is its first 20 bytes, and what anacrolix's magnet parser reads
+// from a magnet URI both accept, LineHashes reads too
+// (checkAnacrolixMagnet).
 func FuzzParseLine(f *testing.F) {
 	f.Add("0123456789abcdef0123456789abcdef01234567")
 	f.Add("magnet:?xt=urn:btih:AERUKZ4JVPG66AJDIVTYTK6N54ASGRLH")
@@ -106,6 +110,9 @@ func FuzzParseLine(f *testing.F) {
 			if x.Type == schema.HashV2 && (len(x.V2) != 32 || [20]byte(x.V2[:20]) != x.H) {
 				t.Fatal("LineHashes: v2 hash not truncated from full bytes")
 			}
+		}
+		if lerr == nil && len(hs) > 0 && strings.HasPrefix(strings.ToLower(strings.TrimSpace(s)), "magnet:") {
+			checkAnacrolixMagnet(t, s, hs)
 		}
 	})
 }
