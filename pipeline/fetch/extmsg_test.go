@@ -110,8 +110,9 @@ func TestParseMetadataMsg(t *testing.T) {
 	}
 }
 
-// FuzzParseExtHandshake: peer-supplied extended handshakes never panic and
-// accepted ones are in range.
+// FuzzParseExtHandshake: peer-supplied extended handshakes never panic,
+// accepted ones are in range and read as anacrolix reads them
+// (checkExtHandshakeAnacrolix).
 func FuzzParseExtHandshake(f *testing.F) {
 	f.Add([]byte("d1:md11:ut_metadatai3e6:ut_pexi1ee13:metadata_sizei31235ee"))
 	f.Add([]byte("d1:md6:ut_pexi1eee"))
@@ -121,11 +122,15 @@ func FuzzParseExtHandshake(f *testing.F) {
 		if err == nil && (h.UTMetadata < 0 || h.UTMetadata > 255 || h.MetadataSize < 0) {
 			t.Fatalf("out of range: %+v", h)
 		}
+		if err == nil {
+			checkExtHandshakeAnacrolix(t, b, h)
+		}
 	})
 }
 
 // FuzzParseMetadataMsg: peer-supplied ut_metadata messages never panic,
-// and the data of an accepted message is a suffix of the input.
+// the data of an accepted message is a suffix of the input, and it reads
+// as anacrolix reads it (checkMetadataMsgAnacrolix).
 func FuzzParseMetadataMsg(f *testing.F) {
 	f.Add([]byte("d8:msg_typei1e5:piecei0e10:total_sizei5eeHELLO"))
 	f.Add([]byte("d8:msg_typei2e5:piecei7ee"))
@@ -138,5 +143,6 @@ func FuzzParseMetadataMsg(f *testing.F) {
 		if !bytes.HasSuffix(b, m.Data) || (m.Type != msgData && len(m.Data) != 0) {
 			t.Fatalf("data %q is not the tail of %q", m.Data, b)
 		}
+		checkMetadataMsgAnacrolix(t, b, m)
 	})
 }
