@@ -210,10 +210,7 @@ const maxPointer = excerptLen
 // trimmed, and at most maxPointer bytes of it, however big the file is;
 // size is the file's size.
 func readPointer(path string) (name string, size int64, err error) {
-	if err := fsutil.CheckRegular(path); err != nil {
-		return "", 0, err
-	}
-	f, err := os.Open(path)
+	f, err := openManaged(path, os.O_RDONLY, 0)
 	if err != nil {
 		return "", 0, err
 	}
@@ -313,7 +310,7 @@ func (d *Dataset) cleanStaging() {
 				continue
 			}
 		}
-		f, err := os.Open(filepath.Join(dir, ".owner"))
+		f, err := fsutil.OpenRegular(filepath.Join(dir, ".owner"), os.O_RDONLY, 0)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				os.RemoveAll(dir)

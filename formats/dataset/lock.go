@@ -90,10 +90,14 @@ func refusedBy(holder string) string {
 	return holder
 }
 
-// openLockFile opens DIR/LOCK, making it if it is missing (a variable for
-// tests: to fail the making, as a file system out of space or inodes
-// does).
-var openLockFile = func(path string) (*os.File, error) { return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666) }
+// openLockFile opens DIR/LOCK, making it if it is missing, and only a
+// regular file (fsutil.OpenRegular: a directory, FIFO, link or device
+// there is refused, even one put there an instant before the open). A
+// variable for tests: to fail the making, as a file system out of space
+// or inodes does, or to put something else at LOCK just before the open.
+var openLockFile = func(path string) (*os.File, error) {
+	return fsutil.OpenRegular(path, os.O_RDWR|os.O_CREATE, 0o666)
+}
 
 // lockOnce opens DIR/LOCK and flocks it, waiting until deadline. A flock
 // on a LOCK file that was removed in the meantime (by a run that removed
@@ -105,11 +109,11 @@ func lockOnce(ctx context.Context, dir string, deadline time.Time, w *lockWaiter
 	// Only a regular file (or nothing) is a lock: a directory fails open(2),
 	// a FIFO takes the holder's line and blocks the next writer's read of
 	// it for good, a link or device locks something else.
-	if err := fsutil.CheckRegular(path); err != nil {
-		return nil, false, fmt.Errorf("dataset: %w", err)
-	}
 	f, err := openLockFile(path)
-	if err != nil {
+	var nr *fsutil.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, false, fmt.Errorf("dataset: %w", err)
+	} else if err != nil {
 		return nil, false, fmt.Errorf("dataset: %s: %w", path, err)
 	}
 	if lockOpened != nil {

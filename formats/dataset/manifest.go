@@ -330,14 +330,17 @@ func writeManifest(path string, m *Manifest) error {
 }
 
 // readManaged reads the dataset's own file at path (a manifest) as
-// os.ReadFile does, but only a regular file: a FIFO there would block the
-// read for good, and a directory or symbolic link is no file a writer
-// leaves (its rename refuses to replace them: fsutil.NotRegularError).
+// os.ReadFile does, but only a regular file (openManaged): a FIFO there
+// would block the read for good, and a directory or symbolic link is no
+// file a writer leaves (its rename refuses to replace them:
+// fsutil.NotRegularError).
 func readManaged(path string) ([]byte, error) {
-	if err := fsutil.CheckRegular(path); err != nil {
+	f, err := openManaged(path, os.O_RDONLY, 0)
+	if err != nil {
 		return nil, err
 	}
-	return os.ReadFile(path)
+	defer f.Close()
+	return readAll(f)
 }
 
 // writeFile is fsutil.WriteFile (a variable for tests: to fail a

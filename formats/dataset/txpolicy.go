@@ -8,8 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // policyFile is the retry policy's file in a dataset directory
@@ -31,10 +29,7 @@ type policyRead struct {
 func readPolicy(dir string) policyRead {
 	path := filepath.Join(dir, policyFile)
 	// A FIFO there would block the read for good (a link is followed).
-	if err := fsutil.CheckRegularTarget(path); err != nil {
-		return policyRead{err: err}
-	}
-	f, err := os.Open(path)
+	f, err := openPolicy(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return policyRead{}
 	}

@@ -153,10 +153,7 @@ func worthKeeping(dir string, policy []byte, theirs map[string]bool) (string, er
 		}
 	}
 	if policy != nil {
-		if err := fsutil.CheckRegularTarget(filepath.Join(dir, "policy.json")); err != nil {
-			return "", fmt.Errorf("dataset: %w", err)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "policy.json"))
+		b, err := readPolicyFile(filepath.Join(dir, "policy.json"))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("dataset: %w", err)
 		}

@@ -209,6 +209,7 @@ func TestClearUnused(t *testing.T) {
 // a LOCK there, or another failure, it takes the lock or fails as
 // before.
 func TestRemoveUnusedWithoutRoomForLock(t *testing.T) {
+	orig := openLockFile // put back after each subtest that replaces it
 	noRoom := func(t *testing.T) {
 		openLockFile = func(path string) (*os.File, error) {
 			if _, err := os.Lstat(path); err == nil {
@@ -216,9 +217,7 @@ func TestRemoveUnusedWithoutRoomForLock(t *testing.T) {
 			}
 			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.ENOSPC}
 		}
-		t.Cleanup(func() {
-			openLockFile = func(path string) (*os.File, error) { return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666) }
-		})
+		t.Cleanup(func() { openLockFile = orig })
 	}
 	// What dataset creation leaves when it stops at each step before LOCK.
 	for _, tc := range []struct {
@@ -290,9 +289,7 @@ func TestRemoveUnusedWithoutRoomForLock(t *testing.T) {
 		openLockFile = func(path string) (*os.File, error) {
 			return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EIO}
 		}
-		t.Cleanup(func() {
-			openLockFile = func(path string) (*os.File, error) { return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666) }
-		})
+		t.Cleanup(func() { openLockFile = orig })
 		if _, err := RemoveUnused(dir, nil); !errors.Is(err, syscall.EIO) {
 			t.Fatalf("error %v; want the lock's EIO", err)
 		}
