@@ -56,7 +56,7 @@ type KeptCut struct {
 // apply as a leftover. An error with Partial set is the inbox folder's
 // fsync's, after the last rename.
 func KeepCut(path, ext string, whole int64) (KeptCut, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := fsutil.OpenRegular(path, os.O_RDWR, 0)
 	if err != nil {
 		return KeptCut{}, err
 	}

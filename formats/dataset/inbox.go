@@ -100,7 +100,7 @@ var syncSpool = func(f *fsutil.File) error { return f.Sync() }
 // fsync failed, which the disk may not hold all of. An empty one is
 // removed.
 func keepWhole(path, dir string, serr error, synced bool) error {
-	r, err := os.Open(path)
+	r, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("%w; what was read could not be set aside (%v): it stays as %s, which the next run sets aside", serr, err, path)
 	}
@@ -279,11 +279,18 @@ const emptySpoolGrace = time.Minute
 // salvage recovers one spool temp file; "" if there was nothing to keep
 // or its writer is alive.
 func salvage(dir, path, ext string) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", nil // its writer committed or aborted meanwhile
-		}
+	// Only a regular file: a FIFO put there would block setPartial's
+	// read for good. Anything else is no run's spool, and left alone, as
+	// a folder is (Salvage).
+	f, err := fsutil.OpenRegular(path, os.O_RDWR, 0)
+	var nr *fsutil.NotRegularError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", nil // its writer committed or aborted meanwhile
+	case errors.As(err, &nr):
+		slog.Warn("dataset: "+err.Error(), "spool", path)
+		return "", nil
+	case err != nil:
 		return "", err
 	}
 	defer f.Close()

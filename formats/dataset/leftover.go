@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/formats/fsutil"
 )
 
 // ClaimLeftover takes, without waiting, the lock of the whole spool at
@@ -20,8 +22,12 @@ import (
 // the caller holds the lock, keeps it while it applies the spool (so that
 // no other run applies it at the same time), removes the spool once its
 // commit is durable, and only then calls release.
+//
+// Only a regular file is claimed (fsutil.OpenRegular): anything else put
+// at path since the caller listed it (IsSpool) is refused with a
+// fsutil.NotRegularError, not opened, which a FIFO would block for good.
 func ClaimLeftover(path string) (release func(), ok bool, err error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, false, nil

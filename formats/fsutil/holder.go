@@ -39,9 +39,10 @@ func Holder(b []byte) string {
 }
 
 // ReadHolder is Holder of the lock file at path, of which it reads at
-// most a few kilobytes: "" if it cannot be read.
+// most a few kilobytes: "" if it cannot be read, or is no regular file
+// (OpenRegular: a FIFO put there would block the read for good).
 func ReadHolder(path string) string {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return ""
 	}

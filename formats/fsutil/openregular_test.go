@@ -215,3 +215,24 @@ func inTime(t *testing.T, p string, f func() error) error {
 		return nil
 	}
 }
+
+// TestReadHolderNotRegular: the holder's line is read only from a
+// regular LOCK file: a FIFO, directory, link or device there says no
+// holder, at once. With os.Open, a FIFO (or a link to one) blocked the
+// read for good, and a link's target was shown as the holder.
+func TestReadHolderNotRegular(t *testing.T) {
+	for _, k := range irregulars {
+		t.Run(k.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "LOCK")
+			if err := k.make(p, dir); err != nil {
+				t.Skipf("cannot make %s here: %v", k.kind, err)
+			}
+			var got string
+			inTime(t, p, func() error { got = ReadHolder(p); return nil })
+			if got != "" {
+				t.Fatalf("holder %q; want none", got)
+			}
+		})
+	}
+}
