@@ -176,6 +176,8 @@ func (e *NotRegularError) Error() string {
 // CheckRegular returns a *NotRegularError when path holds something other
 // than nothing or a regular file (Irregular), for a reader that would
 // block on a FIFO or follow a link where a writer's rename would refuse.
+// It looks at the path only: a reader that then opens it opens what is
+// there by then, so a reader opens with OpenRegular instead.
 func CheckRegular(path string) error {
 	if k := Irregular(path); k != "" {
 		return &NotRegularError{Path: path, Kind: k}
