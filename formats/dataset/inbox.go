@@ -279,16 +279,17 @@ const emptySpoolGrace = time.Minute
 // salvage recovers one spool temp file; "" if there was nothing to keep
 // or its writer is alive.
 func salvage(dir, path, ext string) (string, error) {
-	// Only a regular file: a FIFO put there would block setPartial's
-	// read for good. Anything else is no run's spool, and left alone, as
-	// a folder is (Salvage).
+	// Only a regular file: a FIFO there failed setPartial's seek (which
+	// stopped every run), a link or device was removed as an empty
+	// spool. Anything else is no run's spool, and left alone, as a
+	// folder is (Salvage).
 	f, err := fsutil.OpenRegular(path, os.O_RDWR, 0)
 	var nr *fsutil.NotRegularError
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return "", nil // its writer committed or aborted meanwhile
 	case errors.As(err, &nr):
-		slog.Warn("dataset: "+err.Error(), "spool", path)
+		slog.Warn("dataset: no spool under a spool's temporary name; left alone", "file", path, "err", err)
 		return "", nil
 	case err != nil:
 		return "", err
