@@ -66,7 +66,10 @@ func openRegular(path string, flag int, perm fs.FileMode, follow bool) (*os.File
 	// account, but the flag is cleared all the same, so that the file is
 	// as os.OpenFile's (and os.NewFile does not take it for a pollable
 	// descriptor).
-	if err := unix.SetNonblock(fd, false); err != nil {
+	// F_SETFL takes the open's status flags less O_NONBLOCK, and ignores
+	// the access mode and creation flags: one fcntl(2) where
+	// unix.SetNonblock takes two.
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, how&^unix.O_NONBLOCK); err != nil {
 		unix.Close(fd)
 		return nil, &os.PathError{Op: "fcntl", Path: path, Err: err}
 	}
