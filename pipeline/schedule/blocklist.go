@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/formats/hashlist"
 	"github.com/infohash/infohash/formats/schema"
 )
@@ -43,7 +44,9 @@ func (b *Blocklist) Add(h schema.Hash) {
 // list.
 func LoadBlocklist(dir string) (Blocklist, error) {
 	path := filepath.Join(dir, BlocklistName)
-	f, err := os.Open(path)
+	// Only a regular file (a link is followed, as it was): a FIFO there
+	// blocked plan, export and status for good.
+	f, err := fsutil.OpenRegularTarget(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Blocklist{}, nil
 	}

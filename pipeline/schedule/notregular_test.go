@@ -100,3 +100,55 @@ func TestLoadPolicySwapped(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadBlocklistNotRegular: a FIFO or directory at DIR/blocklist is
+// refused with one line naming it, at once; a link to a blocklist is
+// read through, as before. A FIFO there blocked plan-retries, export
+// and status for good; a directory failed with read(2)'s "is a
+// directory".
+func TestLoadBlocklistNotRegular(t *testing.T) {
+	for _, tt := range []struct {
+		name, kind string // kind: "" if it is read
+		make       func(p, dir string) error
+	}{
+		{"FIFO", "a FIFO", func(p, _ string) error { return unix.Mkfifo(p, 0o644) }},
+		{"directory", "a directory", func(p, _ string) error { return os.Mkdir(p, 0o755) }},
+		{"link to a blocklist", "", func(p, dir string) error {
+			if err := os.WriteFile(filepath.Join(dir, "shared"), []byte(hexA+"\n"), 0o644); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(dir, "shared"), p)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, BlocklistName)
+			if err := tt.make(p, t.TempDir()); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			var b Blocklist
+			go func() { var err error; b, err = LoadBlocklist(dir); done <- err }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				if w, err := os.OpenFile(p, os.O_RDWR|unix.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+				<-done
+				t.Fatalf("LoadBlocklist still blocked after a minute on %s", p)
+			}
+			if tt.kind == "" {
+				if err != nil || !b.Contains(mustHash(t, hexA)) {
+					t.Fatalf("%d entries, err %v; want the link read through", b.Len(), err)
+				}
+				return
+			}
+			want := "blocklist: " + p + " is " + tt.kind + ", not a regular file: left as it is (move it away)"
+			if err == nil || err.Error() != want {
+				t.Fatalf("err %v; want %q", err, want)
+			}
+		})
+	}
+}
