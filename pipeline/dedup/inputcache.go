@@ -99,7 +99,8 @@ func loadInputCache(d *dataset.Dataset) *inputCache {
 
 // readCache reads and checks the cache file at path.
 func readCache(path string) ([]cacheEntry, error) {
-	f, err := os.Open(path)
+	// Only a regular file: a FIFO there blocked every dedup for good.
+	f, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
