@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/netip"
 	"os"
@@ -87,23 +88,26 @@ const maxStateFile = 16 << 20
 // at most maxStateFile bytes is read: a FIFO put there would block the
 // run, a huge file fill its memory.
 func Load(path string, v any) (found bool, err error) {
-	st, err := os.Stat(path)
+	// Checked on the open file (a link is followed, as it was): a FIFO
+	// put there between a look at the path and its open would block.
+	f, err := fsutil.OpenRegularTarget(path, os.O_RDONLY, 0)
+	var nr *fsutil.NotRegularError
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
-	}
-	if err != nil {
+	} else if errors.As(err, &nr) {
+		return false, fmt.Errorf("%s: not a regular file (%s)", path, nr.Kind)
+	} else if err != nil {
 		return false, err
 	}
-	if !st.Mode().IsRegular() {
-		return false, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, err
 	}
 	if st.Size() > maxStateFile {
 		return false, fmt.Errorf("%s: %d bytes, more than a state file holds (%d)", path, st.Size(), maxStateFile)
 	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil // removed since
-	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateFile))
 	if err != nil {
 		return false, err
 	}

@@ -150,3 +150,47 @@ func FuzzContacts(f *testing.F) {
 		}
 	})
 }
+
+// TestLoadNotRegular: what Load refuses is refused on the open file
+// (fsutil.OpenRegularTarget), so a FIFO swapped in after a look at the
+// path cannot block it: a FIFO, a directory, a link to a FIFO are
+// errors naming the path and what is there, at once; a link to a state
+// file is read through, as before.
+func TestLoadNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	at := func(name string) string { return filepath.Join(dir, name) }
+	for _, err := range []error{
+		syscall.Mkfifo(at("fifo"), 0o644),
+		os.Mkdir(at("dir"), 0o755),
+		os.Symlink(at("fifo"), at("link-to-fifo")),
+		os.WriteFile(at("state.json"), []byte(`{"Nodes":[]}`), 0o644),
+		os.Symlink(at("state.json"), at("link-to-state")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ name, want string }{
+		{"fifo", "not a regular file (a FIFO)"},
+		{"dir", "not a regular file (a directory)"},
+		{"link-to-fifo", "not a regular file (a FIFO)"},
+		{"link-to-state", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				var v struct{ Nodes []Entry }
+				_, err := Load(at(tt.name), &v)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if tt.want == "" && err != nil || tt.want != "" && (err == nil || err.Error() != at(tt.name)+": "+tt.want) {
+					t.Fatalf("Load(%s): err %v, want %q", tt.name, err, tt.want)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("Load(%s) still blocked after a minute", tt.name)
+			}
+		})
+	}
+}
