@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -25,7 +27,7 @@ func otherSnapshot(od *dataset.Dataset) (*dataset.Manifest, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("merge --from: %w", err)
 	}
-	raw, err := os.ReadFile(filepath.Join(od.Dir, "manifests", fmt.Sprintf("%012d.json", om.Snapshot)))
+	raw, err := readManifest(filepath.Join(od.Dir, "manifests", fmt.Sprintf("%012d.json", om.Snapshot)))
 	if err != nil {
 		return nil, "", otherCollected(od, om, fmt.Errorf("merge --from: %w", err))
 	}
@@ -84,4 +86,17 @@ func gaveUpOnOther(err error) error {
 	return exitcode.With(exitcode.Locked, fmt.Errorf("merge --from: %s: its writers' commits collected the snapshot being read at each of %d tries"+
 		" (the last, snapshot %d; now %d): run merge --from while they pause, or give them a larger --keep"+
 		" (this dataset's lock was not the matter: --lock-wait does not help)", ce.dir, dataset.MaxReapply+1, ce.snapshot, ce.newer))
+}
+
+// readManifest reads the other dataset's manifest at path, which Current
+// has just read, as os.ReadFile does, but only a regular file
+// (fsutil.OpenRegular, as the dataset reads its own): a FIFO put there
+// since would block the read for good.
+func readManifest(path string) ([]byte, error) {
+	f, err := fsutil.OpenRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
