@@ -56,8 +56,10 @@ func warnLimitOverLease(data string, limit int, lease time.Duration) {
 	}
 	d := fetch.DefaultOptions()
 	// What would make the bound reach limit: a lease (whole minutes up),
-	// or a concurrency (when fetch takes one that high).
-	need := time.Duration(math.Ceil(float64(limit)*d.Timeout.Minutes()/float64(d.Concurrency))) * time.Minute
+	// or a concurrency (when fetch takes one that high). The lease is
+	// compared in minutes first: a --limit in the billions needs one
+	// whose nanoseconds overflow a Duration.
+	needMin := math.Ceil(float64(limit) * d.Timeout.Minutes() / float64(d.Concurrency))
 	fix := ""
 	add := func(sep, s string) {
 		if fix != "" {
@@ -65,8 +67,8 @@ func warnLimitOverLease(data string, limit int, lease time.Duration) {
 		}
 		fix += s
 	}
-	if need <= schedule.MaxLease { // a longer lease is refused
-		add("", fmt.Sprintf("--lease %s or more", showDuration(need)))
+	if needMin <= schedule.MaxLease.Minutes() { // a longer lease is refused
+		add("", fmt.Sprintf("--lease %s or more", showDuration(time.Duration(needMin)*time.Minute)))
 	}
 	if c := math.Ceil(float64(limit) * d.Timeout.Seconds() / lease.Seconds()); c <= fetch.MaxConcurrency {
 		add(", ", fmt.Sprintf("fetch --concurrency %d or more (or a shorter --timeout)", int64(c)))

@@ -35,6 +35,11 @@ func TestPlanRetriesWarnsLimitOverLease(t *testing.T) {
 		// which is refused: not advised.
 		{name: "the advice past the longest lease", args: []string{"--limit", "3000000"},
 			want: "give fetch --concurrency 12500 or more (or a shorter --timeout), or --limit 24000 or less\"", not: "give --lease"},
+		// A --limit so large that the lease it needs, in nanoseconds,
+		// is past int64: no lease is long enough (the advice said
+		// "--lease 57s600ms or more", an overflowed Duration).
+		{name: "the largest --limit", args: []string{"--limit", "9223372036854775807"},
+			want: "give --limit 24000 or less\"", not: "give --lease"},
 		{name: "--lease, at the bound", args: []string{"--limit", "12000", "--lease", "1h"}},
 		{name: "--lease, above the bound", args: []string{"--limit", "12001", "--lease", "1h"}, want: "within the 1h lease: 12000"},
 		{name: "the policy's lease, at the bound", policy: "4h", args: []string{"--limit", "48000"}},
