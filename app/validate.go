@@ -35,7 +35,8 @@ var flagChecks = []struct {
 	// dedup: a zero or negative half-life makes activity grow with age;
 	// the policy's own plan.activity_half_life refuses both.
 	{"half-life", checkPositive},
-	// plan-retries: a lease that has already ended leases nothing; one
+	// plan-retries: a lease that has already ended leases nothing (as
+	// one under schedule.MinLease does: lease_until is in ms); one
 	// over schedule.MaxLease (a typo such as 5000w) would keep a killed
 	// fetch's hashes from every plan for years.
 	{"lease", func(c *cli.Context, name string) string {
@@ -44,6 +45,8 @@ var flagChecks = []struct {
 		}
 		if d := flagDuration(c, name); d > schedule.MaxLease {
 			return fmt.Sprintf("%s is longer than %s", showDuration(d), showDuration(schedule.MaxLease))
+		} else if d < schedule.MinLease { // lease_until is in milliseconds: it would end as planned
+			return fmt.Sprintf("%s is shorter than %s", showDuration(d), showDuration(schedule.MinLease))
 		}
 		return ""
 	}},

@@ -34,6 +34,10 @@ func TestFlagValuesChecked(t *testing.T) {
 		{"bad half-life", []string{"dedup", "--data", data, "--half-life", "1x", hashes}, `dedup: --half-life: "1x": want a duration such as 90m, 2h or 1d`},
 		{"zero lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "0"}, "plan-retries: --lease: 0s is not positive"},
 		{"lease over a week", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "5000w"}, "plan-retries: --lease: 35000d is longer than 7d"},
+		// lease_until is kept in milliseconds: a shorter lease ended as
+		// it was planned, and a second plan at the same time leased the
+		// same hashes again.
+		{"lease under a millisecond", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "999us"}, "plan-retries: --lease: 999us is shorter than 1ms"},
 		{"bad lease", []string{"plan-retries", "--data", data, "-o", "-", "--lease", "soon"}, `plan-retries: --lease: "soon": want a duration such as 90m, 2h or 1d`},
 		{"bad lock-wait after positional", []string{"merge", "--data", data, hashes, "--lock-wait", "1d2"}, `merge: --lock-wait: "1d2": want a duration`},
 		{"zero half-life", []string{"dedup", "--data", data, "--half-life", "0", hashes}, "dedup: --half-life: 0s is not positive"},

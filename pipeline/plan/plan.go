@@ -137,20 +137,8 @@ func Run(ctx context.Context, o Options) (_ Stats, err error) {
 	start := time.Now()
 	ctx = dataset.WithLockWait(ctx, o.LockWait) // --lock-wait bounds the run's waits in all
 	var st Stats
-	if o.Limit < 0 {
-		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --limit %d is negative", o.Limit))
-	}
-	if o.NewShare != nil && !(*o.NewShare >= 0 && *o.NewShare <= 1) {
-		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --new-share %v is outside [0, 1]", *o.NewShare))
-	}
-	if o.Lease < 0 {
-		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is negative", o.Lease))
-	}
-	if o.Lease > schedule.MaxLease {
-		return st, exitcode.BadInput(fmt.Errorf("plan-retries: --lease %v is longer than %v", schedule.Duration(o.Lease), schedule.Duration(schedule.MaxLease)))
-	}
-	if o.Output == "" && o.Limit != 0 {
-		return st, exitcode.BadInput(errors.New("plan-retries: no output: only a dry run (--limit 0) writes no jobs"))
+	if err := o.check(); err != nil {
+		return st, err
 	}
 	// A dry run without -o commits nothing: it works on a dataset it may
 	// not write (a read-only copy or mount), reading it as status does.

@@ -221,6 +221,9 @@ func TestParseErrors(t *testing.T) {
 		{"cold share 0", `{"plan": {"cold_share": 0}}`, "plan.cold_share: 0 is outside (0, 1]: cold hashes are still retried"},
 		{"lease", `{"plan": {"lease": "0"}}`, "plan.lease: must be positive"},
 		{"lease over a week", `{"plan": {"lease": "8d"}}`, "plan.lease: 8d is longer than 7d"},
+		// lease_until is kept in milliseconds: a shorter lease has ended
+		// when it is planned, and leases nothing.
+		{"lease under a millisecond", `{"plan": {"lease": "999us"}}`, "plan.lease: 999us is shorter than 1ms"},
 		{"archive", `{"archive": {"min_attempts": 0}}`, "archive.min_attempts: must be at least 1"},
 		{"archive new_unseen", `{"archive": {"new_unseen": "-1d"}}`, `policy: F: archive.new_unseen: duration "-1d"`},
 		{"reactivation spread", `{"reactivation": {"spread": "2d"}}`, "reactivation.spread: must be between 0 (none) and 1d, got 2d"},

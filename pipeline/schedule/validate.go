@@ -16,6 +16,12 @@ import (
 // plan until it ended.
 const MaxLease = 7 * 24 * time.Hour
 
+// MinLease is the shortest lease (plan.lease, --lease): lease_until is
+// kept in milliseconds, so a shorter one ends at the instant it is
+// planned, leasing nothing (a second plan at that instant hands out the
+// same hashes again).
+const MinLease = time.Millisecond
+
 // FieldError is a policy value that fails validation, named by its JSON
 // path ("backoff.no_peers[2]").
 type FieldError struct {
@@ -203,6 +209,9 @@ func (p Policy) validatePlan() error {
 	}
 	if r.Lease <= 0 {
 		return fieldErr("plan.lease", "must be positive")
+	}
+	if time.Duration(r.Lease) < MinLease {
+		return fieldErr("plan.lease", "%s is shorter than %s: lease_until is kept in milliseconds, so the lease would end as it is planned", r.Lease, Duration(MinLease))
 	}
 	if time.Duration(r.Lease) > MaxLease {
 		return fieldErr("plan.lease", "%s is longer than %s", r.Lease, Duration(MaxLease))
