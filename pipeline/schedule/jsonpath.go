@@ -25,6 +25,35 @@ type jsonFrame struct {
 // durationPath returns the JSON path ("backoff.no_peers[2]") of the first
 // duration-typed value in data whose source text is raw, or "".
 func durationPath(data []byte, raw string) string {
+	path := ""
+	walkJSON(data, func(stack []jsonFrame, tok json.Token, text string) bool {
+		if text == raw && !skipPath(stack) {
+			path = renderPath(stack)
+			return true
+		}
+		return false
+	})
+	return path
+}
+
+// nullPath returns the JSON path of the first null in data ("" for data
+// that is null itself) and whether there is one. No policy field takes
+// null: decoded, it would keep the field's default, or empty a list.
+func nullPath(data []byte) (string, bool) {
+	path, found := "", false
+	walkJSON(data, func(stack []jsonFrame, tok json.Token, _ string) bool {
+		if tok == nil {
+			path, found = renderPath(stack), true
+		}
+		return found
+	})
+	return path, found
+}
+
+// walkJSON calls visit with each scalar value of data (not keys), its
+// place and its source text, until visit returns true or data ends (or
+// is not JSON: Decode says why).
+func walkJSON(data []byte, visit func(stack []jsonFrame, tok json.Token, text string) bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var stack []jsonFrame
@@ -41,7 +70,7 @@ func durationPath(data []byte, raw string) string {
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return ""
+			return
 		}
 		end := dec.InputOffset()
 		text := strings.TrimLeft(string(data[prev:end]), " \t\r\n,:")
@@ -61,8 +90,8 @@ func durationPath(data []byte, raw string) string {
 			stack = stack[:len(stack)-1]
 			afterValue()
 		default:
-			if text == raw && !skipPath(stack) {
-				return renderPath(stack)
+			if visit(stack, tok, text) {
+				return
 			}
 			afterValue()
 		}

@@ -200,7 +200,12 @@ func TestParseErrors(t *testing.T) {
 		{"empty schedule", `{"backoff": {"timeout": []}}`, "backoff.timeout: empty schedule"},
 		{"unknown class", `{"backoff": {"slow": ["1h"]}}`, "backoff.slow: unknown failure class"},
 		{"local schedule", `{"backoff": {"local_error": ["1h"]}}`, "backoff.local_error: local errors are retried after retry_soon"},
-		{"null backoff", `{"backoff": null}`, "backoff: missing"},
+		// A null is no value (it read as the default, or an empty list).
+		{"null backoff", `{"backoff": null}`, "policy: F: backoff: null is no value: give one, or leave the field out for its default"},
+		{"null jitter", `{"jitter": null}`, "policy: F: jitter: null is no value"},
+		{"null schedule step", `{"backoff": {"timeout": ["1h", null]}}`, "policy: F: backoff.timeout[1]: null is no value"},
+		{"null classes", `{"reactivation": {"classes": null}}`, "policy: F: reactivation.classes: null is no value"},
+		{"null policy", `null`, "policy: F: policy: want an object, got null"},
 		{"version", `{"version": 2}`, "version: 2 is not supported"},
 		{"jitter", `{"jitter": 0.95}`, "jitter: 0.95 is outside [0, 0.9]"},
 		{"negative seed", `{"seed": -1}`, "seed: want a non-negative integer"},
