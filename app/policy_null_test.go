@@ -8,8 +8,9 @@ import (
 )
 
 // TestPolicyNullRefused: a JSON null in a hand-edited policy.json is no
-// value: policy show and policy set refuse the file (exit 2) with one
-// line naming the field, and leave it as it was. A null used to read as
+// value, nor is a key given twice one: policy show and policy set refuse
+// the file (exit 2) with one line naming the field, and leave it as it
+// was. A null used to read as
 // the default (jitter, the whole file) or as an empty list (a backoff
 // schedule: "can repair it", yet policy set said "cannot be set from the
 // command line"; reactivation.classes: no reactivation, shown as null).
@@ -33,6 +34,7 @@ func TestPolicyNullRefused(t *testing.T) {
 		{"set, a null schedule", `{"backoff": {"no_peers": null}}`, []string{"set", "backoff.no_peers=30m,2h"},
 			"policy set: policy: " + file + ": backoff.no_peers: null is no value"},
 		{"set, a null object", `{"plan": null}`, []string{"set", "plan.lease=1h"}, "policy.json: plan: null is no value"},
+		{"show, a key twice", `{"jitter": 0.1, "jitter": 0.3}`, []string{"show"}, "policy.json: jitter: given twice: keep one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

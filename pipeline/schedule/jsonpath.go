@@ -27,7 +27,7 @@ type jsonFrame struct {
 func durationPath(data []byte, raw string) string {
 	path := ""
 	walkJSON(data, func(stack []jsonFrame, tok json.Token, text string) bool {
-		if text == raw && !skipPath(stack) {
+		if _, key := tok.(jsonKey); !key && text == raw && !skipPath(stack) {
 			path = renderPath(stack)
 			return true
 		}
@@ -50,9 +50,32 @@ func nullPath(data []byte) (string, bool) {
 	return path, found
 }
 
-// walkJSON calls visit with each scalar value of data (not keys), its
-// place and its source text, until visit returns true or data ends (or
-// is not JSON: Decode says why).
+// dupKeyPath returns the JSON path of the first key that data gives
+// twice in one object (in any case, as encoding/json matches a field's
+// name), and whether there is one: decoded, the last one would win,
+// unsaid.
+func dupKeyPath(data []byte) (string, bool) {
+	seen := map[string]bool{}
+	path, found := "", false
+	walkJSON(data, func(stack []jsonFrame, tok json.Token, _ string) bool {
+		if _, key := tok.(jsonKey); key {
+			// encoding/json matches a field's name in any case.
+			path = renderPath(stack)
+			p := strings.ToLower(path)
+			found, seen[p] = seen[p], true
+		}
+		return found
+	})
+	return path, found
+}
+
+// jsonKey is an object's key as walkJSON visits it, before its value.
+type jsonKey string
+
+// walkJSON calls visit with each key (a jsonKey, the frame on top of
+// stack holding it) and scalar value of data, its place and its source
+// text, until visit returns true or data ends (or is not JSON: Decode
+// says why).
 func walkJSON(data []byte, visit func(stack []jsonFrame, tok json.Token, text string) bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -78,6 +101,9 @@ func walkJSON(data []byte, visit func(stack []jsonFrame, tok json.Token, text st
 		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
 			if key, ok := tok.(string); ok {
 				stack[n-1].key, stack[n-1].wantKey = key, false
+				if visit(stack, jsonKey(key), text) {
+					return
+				}
 				continue
 			}
 		}

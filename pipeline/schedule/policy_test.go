@@ -206,6 +206,10 @@ func TestParseErrors(t *testing.T) {
 		{"null schedule step", `{"backoff": {"timeout": ["1h", null]}}`, "policy: F: backoff.timeout[1]: null is no value"},
 		{"null classes", `{"reactivation": {"classes": null}}`, "policy: F: reactivation.classes: null is no value"},
 		{"null policy", `null`, "policy: F: policy: want an object, got null"},
+		// A key given twice: the last one won, unsaid.
+		{"key twice", `{"jitter": 0.1, "seed": 1, "jitter": 0.3}`, "policy: F: jitter: given twice: keep one"},
+		{"nested key twice", `{"backoff": {"no_peers": ["1h"], "no_peers": ["2h"]}}`, "policy: F: backoff.no_peers: given twice"},
+		{"key twice in another case", `{"plan": {"lease": "1h", "Lease": "2h"}}`, "policy: F: plan.Lease: given twice"},
 		{"version", `{"version": 2}`, "version: 2 is not supported"},
 		{"jitter", `{"jitter": 0.95}`, "jitter: 0.95 is outside [0, 0.9]"},
 		{"negative seed", `{"seed": -1}`, "seed: want a non-negative integer"},

@@ -117,13 +117,17 @@ func Parse(data []byte, name string) (Policy, error) {
 }
 
 // Decode is Parse without Validate: it refuses only what is not a policy
-// at all (bad JSON, unknown fields, wrong types, bad durations, a null).
+// at all (bad JSON, unknown fields, wrong types, bad durations, a null,
+// a key given twice).
 func Decode(data []byte, name string) (Policy, error) {
 	p := Default()
 	if path, ok := nullPath(data); ok && path == "" {
 		return Policy{}, fmt.Errorf("policy: %s: policy: want an object, got null", name)
 	} else if ok {
 		return Policy{}, fmt.Errorf("policy: %s: %s: null is no value: give one, or leave the field out for its default", name, path)
+	}
+	if path, ok := dupKeyPath(data); ok {
+		return Policy{}, fmt.Errorf("policy: %s: %s: given twice: keep one", name, path)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
