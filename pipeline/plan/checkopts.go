@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/infohash/infohash/internal/exitcode"
 	"github.com/infohash/infohash/pipeline/schedule"
@@ -30,6 +31,23 @@ func (o Options) check() error {
 	}
 	if o.Output == "" && o.Limit != 0 {
 		return exitcode.BadInput(errors.New("plan-retries: no output: only a dry run (--limit 0) writes no jobs"))
+	}
+	return nil
+}
+
+// lastTextTime is the last time RFC 3339 can write (its years are
+// 0000-9999), in schema milliseconds.
+var lastTextTime = time.Date(9999, 12, 31, 23, 59, 59, 999_000_000, time.UTC).UnixMilli()
+
+// checkLeaseEnd refuses (bad input) a pass whose leases, planned at now
+// for lease, would end after lastTextTime: --now is in the year 9999,
+// but lease_until would not be (--stats-json could not write it, nor
+// any RFC 3339 reader read it back).
+func checkLeaseEnd(now int64, lease time.Duration) error {
+	if until := now + lease.Milliseconds(); until > lastTextTime {
+		return exitcode.BadInput(fmt.Errorf("plan-retries: --now %s: the %s lease would end in the year %d, "+
+			"after the years 0000-9999 that RFC 3339 can write", time.UnixMilli(now).UTC().Format(time.RFC3339Nano),
+			schedule.Duration(lease), time.UnixMilli(until).UTC().Year()))
 	}
 	return nil
 }

@@ -51,3 +51,39 @@ func TestLeaseBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaseEndsInRFC3339Years: a --now whose lease (--lease, or the
+// policy's plan.lease) would end after 9999-12-31T23:59:59.999Z is bad
+// input (exit 2), nothing leased: the run committed its leases and then
+// failed writing --stats-json (lease_until in the year 10000, which
+// RFC 3339 cannot write: exit 1, "committed snapshot N; then: json: ...").
+// A lease ending within the year 9999 plans.
+func TestLeaseEndsInRFC3339Years(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		now   time.Time
+		lease time.Duration // 0: the policy's (2h)
+		code  int
+	}{
+		{"ends in the year 9999", time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), 0, 0},
+		{"the policy's lease ends in the year 10000", time.Date(9999, 12, 31, 23, 0, 0, 0, time.UTC), 0, exitcode.Usage},
+		{"--lease ends in the year 10000", time.Date(9999, 12, 30, 0, 0, 0, 0, time.UTC), 7 * 24 * time.Hour, exitcode.Usage},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := makeDataset(t, []schema.State{newHash(hashAt(0x10, 1), ms(t0))}, nil)
+			o := DefaultOptions()
+			o.Data, o.Now, o.Limit, o.Lease = dir, tt.now, 10, tt.lease
+			o.Output = filepath.Join(t.TempDir(), "jobs.parquet")
+			st, err := Run(context.Background(), o)
+			if exitcode.Of(err) != tt.code {
+				t.Fatalf("exit %d (%v), want %d", exitcode.Of(err), err, tt.code)
+			}
+			if want := map[bool]int{true: 1, false: 0}[tt.code == 0]; st.Planned != want || st.Committed != (want == 1) {
+				t.Errorf("planned %d (committed %v), want %d", st.Planned, st.Committed, want)
+			}
+			if tt.code != 0 && !strings.Contains(err.Error(), "after the years 0000-9999") {
+				t.Errorf("error %q does not say why", err)
+			}
+		})
+	}
+}

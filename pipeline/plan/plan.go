@@ -148,10 +148,17 @@ func Run(ctx context.Context, o Options) (_ Stats, err error) {
 	}
 	defer d.Close()
 	defer func() { err = d.KeptMigration(err) }() // a migration Open committed stays: errors say so
-	// Read here for its errors only (bad input before a FIFO is opened):
-	// each try plans under the policy its transaction began with.
-	if _, err := schedule.Load(d.Dir); err != nil {
+	// Read here for its errors and the lease's end only (bad input before
+	// a FIFO is opened): each try plans under the policy its transaction
+	// began with.
+	p0, err := schedule.Load(d.Dir)
+	if err != nil {
 		return st, exitcode.BadInput(err)
+	}
+	if _, lease, _, _ := passSettings(p0, o); o.Limit > 0 {
+		if err := checkLeaseEnd(schema.Millis(o.Now), lease); err != nil {
+			return st, err
+		}
 	}
 	bl, err := schedule.LoadBlocklist(d.Dir)
 	if err != nil {
