@@ -41,13 +41,20 @@ func (b *Blocklist) Add(h schema.Hash) {
 }
 
 // LoadBlocklist reads DIR/blocklist; a dataset without one has an empty
-// list.
+// list. A symbolic link is followed; one to nothing (a shared list moved
+// away), or anything but a regular file there, is an error: taken as no
+// list, its hashes would be planned and exported, and a FIFO would block
+// the read for good.
 func LoadBlocklist(dir string) (Blocklist, error) {
 	path := filepath.Join(dir, BlocklistName)
 	// Only a regular file (a link is followed, as it was): a FIFO there
 	// blocked plan, export and status for good.
 	f, err := fsutil.OpenRegularTarget(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
+		if target, lerr := os.Readlink(path); lerr == nil {
+			return Blocklist{}, fmt.Errorf("blocklist: %s is a symbolic link to %q, which does not exist "+
+				"(remove the link for no blocklist)", path, target)
+		}
 		return Blocklist{}, nil
 	}
 	if err != nil {
