@@ -55,6 +55,9 @@ func LoadUnvalidated(dir string) (Policy, error) {
 	// it).
 	f, err := openPolicy(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
+		if err := danglingLink(path); err != nil {
+			return Policy{}, err
+		}
 		return Default(), nil
 	}
 	if err != nil {
@@ -66,6 +69,17 @@ func LoadUnvalidated(dir string) (Policy, error) {
 		return Policy{}, fmt.Errorf("policy: %s: %w", path, err)
 	}
 	return decodeFile(data, path)
+}
+
+// danglingLink is an error when path, where no file is, is a symbolic
+// link to nothing (the shared policy file moved away): read as no file,
+// every stage would run on the defaults, unsaid.
+func danglingLink(path string) error {
+	if target, err := os.Readlink(path); err == nil {
+		return fmt.Errorf("policy: %s is a symbolic link to %q, which does not exist "+
+			"(remove the link for the defaults)", path, target)
+	}
+	return nil
 }
 
 // decodeFile is Decode of the policy file at path, whose first
@@ -89,6 +103,9 @@ func Of(tx *dataset.Tx) (Policy, error) {
 		return Policy{}, fmt.Errorf("policy: %w", err)
 	}
 	if data == nil {
+		if err := danglingLink(path); err != nil {
+			return Policy{}, err
+		}
 		return Default(), nil
 	}
 	p, err := decodeFile(data, path)
