@@ -145,8 +145,8 @@ other as dedup's would (reactivated, rewarmed in --stats-json's union).
 seen_count, activity and attempts add up only when the two ledgers share no
 input (nor records either a union of a snapshot of the other that it still
 keeps in manifests/); when they share one, each hash keeps the larger, without
-the sightings of inputs only the other side applied. The applied-input ledgers are unioned,
-so OTHER_DIR's inputs are then already applied here: applying one of them
+the sightings of inputs only the other side applied. The applied-input ledgers
+are unioned, so OTHER_DIR's inputs are then already applied here: applying one of them
 again changes nothing, nor brings those sightings back. Repeating the union
 changes nothing, so it cannot keep two live crawlers in step: a later union
 drops what the other side saw since the first. Give a second crawler's
@@ -158,7 +158,9 @@ files must match its manifest (rows, size, CRC-32C) and its strings keep
 within the bounds a results file's do (last_source 256 B, endpoints 262 B,
 class names 64 B, torrents' names and paths twice --max-metadata-size), and
 a state row's lists within what the writers keep (16 avoid_peers, 8 peers):
-a value or list over one is bad input (exit 2). --from creates a dataset in
+a value or list over one is bad input (exit 2), as is a torrent whose
+info_bytes do not hash to its info_hash (fetch verifies them; a file's
+checksum cannot tell). --from creates a dataset in
 DIR only in a new or empty folder (its parent must exist; crawl-pass's files
 may be there, as for dedup); another folder
 that holds no dataset is refused (exit 2).

@@ -2,6 +2,8 @@ package merge
 
 import (
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -86,4 +88,46 @@ func TestFromTorrentFields(t *testing.T) {
 			fromRefused(t, other, "torrents/v/*/prefix="+hex[:2]+"/*.parquet", tt.want, true, max)
 		})
 	}
+}
+
+// TestFromTorrentHash: the other dataset's torrents are verified as
+// results are: info_bytes must hash to info_hash as hash_type says. A
+// dictionary under another hash is refused, naming the row, and nothing
+// is merged.
+func TestFromTorrentHash(t *testing.T) {
+	info, h := torrentInfo("hashed")
+	other, _ := torrentInfo("another")
+	v2info := v2TorrentInfo("hashed2")
+	v2sum := sha256.Sum256(v2info)
+	h2 := schema.Hash(v2sum[:20])
+	tests := []struct {
+		name string
+		row  schema.Torrent
+		want string
+	}{
+		{"v1, its own dictionary", schema.Torrent{InfoHash: h, HashType: 1, Meta: schema.Meta{InfoBytes: info}}, ""},
+		{"v1, another dictionary", schema.Torrent{InfoHash: h, HashType: 1, Meta: schema.Meta{InfoBytes: other}},
+			"row 1: " + schema.Hex(h) + ": info_bytes do not hash to its info_hash (hash_type 1): a torrent fetch did not verify; nothing is merged"},
+		{"v2, its own dictionary", schema.Torrent{InfoHash: h2, HashType: 2, Meta: schema.Meta{InfoBytes: v2info}}, ""},
+		{"v2, its SHA-1 taken for its hash", schema.Torrent{InfoHash: sha1.Sum(v2info), HashType: 2, Meta: schema.Meta{InfoBytes: v2info}},
+			"row 1: " + schema.Hex(sha1.Sum(v2info)) + ": info_bytes do not hash to its info_hash (hash_type 2): a torrent fetch did not verify; nothing is merged"},
+		{"v1, its SHA-256 taken for its hash", schema.Torrent{InfoHash: schema.Hash(sha256Prefix(info)), HashType: 1, Meta: schema.Meta{InfoBytes: info}},
+			"row 1: " + schema.Hex(sha256Prefix(info)) + ": info_bytes do not hash to its info_hash (hash_type 1): a torrent fetch did not verify; nothing is merged"},
+		{"no info_bytes", schema.Torrent{InfoHash: h, HashType: 1}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.row.FetchedAt, tt.row.ServedBy = t0+hour, "127.0.0.1:1"
+			hex := schema.Hex(tt.row.InfoHash)
+			other := makeDataset(t, []schema.State{newHash(tt.row.InfoHash, t0)})
+			addTables(t, other, []schema.Torrent{tt.row}, nil, nil, nil)
+			fromRefused(t, other, "torrents/v/*/prefix="+hex[:2]+"/*.parquet", tt.want, true, 0)
+		})
+	}
+}
+
+// sha256Prefix is the first 20 bytes of b's SHA-256.
+func sha256Prefix(b []byte) schema.Hash {
+	sum := sha256.Sum256(b)
+	return schema.Hash(sum[:20])
 }

@@ -406,13 +406,19 @@ func (u *unioner) torrentPartitionFrom(key string) (int64, error) {
 	for _, f := range ot.Partitions[key] {
 		df := u.od.SourceFile(u.om, dataset.TableTorrents, key, f)
 		read := int64(0)
+		var forged error // the first torrent whose info_bytes are not its hash's
 		err := eachTorrent(df, u.maxMeta, func(t *schema.Torrent) {
 			read++
-			if !have[t.InfoHash] {
-				have[t.InfoHash] = true
-				rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
+			if !have[t.InfoHash] && forged == nil {
+				if forged = checkTorrentHash(df.Path(), read, t); forged == nil {
+					have[t.InfoHash] = true
+					rows = append(rows, torrentRow{Torrent: cloneTorrent(t)})
+				}
 			}
 		})
+		if err == nil {
+			err = forged
+		}
 		if err == nil {
 			err = checkFileRows(df.Path(), read, f)
 		}
