@@ -75,7 +75,7 @@ and of date +%N, GNU's alone.
 				if c.String("now") == "" {
 					return badFlag(c, "--%s needs --now: the wall clock has already moved on since %s", flag, s)
 				}
-				wall, err := time.Parse(time.RFC3339Nano, s)
+				wall, err := parseRFC3339(s)
 				if err != nil {
 					return badFlag(c, "--%s: %q is not an RFC 3339 time: %s", flag, s, timeParseReason(err))
 				}

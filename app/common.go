@@ -274,7 +274,7 @@ func parseNow(c *cli.Context) (time.Time, error) {
 // printed as 10000-01-01T00:30:00Z and nothing parsed back). problem is
 // what is wrong, following the quoted value in an error; "" if nothing.
 func parseNowTime(s string) (t time.Time, problem string) {
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := parseRFC3339(s)
 	if err != nil {
 		return time.Time{}, "is not an RFC 3339 time: " + timeParseReason(err)
 	}
@@ -282,6 +282,19 @@ func parseNowTime(s string) (t time.Time, problem string) {
 		return time.Time{}, fmt.Sprintf("is in the year %d in UTC, outside the years 0000-9999 that RFC 3339 can write", y)
 	}
 	return t, ""
+}
+
+// parseRFC3339 parses s as RFC 3339 (time.RFC3339Nano), taking its "T"
+// and "Z" in lower case too, as RFC 3339 section 5.6 allows ("t", "z")
+// and Go's layout does not.
+func parseRFC3339(s string) (time.Time, error) {
+	if len(s) > 10 && s[10] == 't' {
+		s = s[:10] + "T" + s[11:]
+	}
+	if strings.HasSuffix(s, "z") {
+		s = s[:len(s)-1] + "Z"
+	}
+	return time.Parse(time.RFC3339Nano, s)
 }
 
 // timeParseReason says in a few words why time.Parse refused a value as

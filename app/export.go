@@ -284,7 +284,7 @@ func esIndexProblem(name string) string {
 // of every duration flag (parseFlagDuration: 7d, 2w, 24h), for export's
 // flag.
 func parseSince(flag, s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+	if t, err := parseRFC3339(s); err == nil {
 		return t, nil
 	}
 	if d, err := parseFlagDuration(s); err == nil && d > 0 {
