@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/formats/schema"
 )
 
@@ -79,7 +79,7 @@ func TestManagedFileNotRegular(t *testing.T) {
 				if err := k.make(p); err != nil {
 					t.Skipf("cannot make %s here: %v", k.kind, err)
 				}
-				err := inTime(t, p, func() error {
+				err := fsutiltest.Unblocked(t, p, func() error {
 					d2, err := Open(context.Background(), d.Dir, OpenOptions{})
 					if err != nil {
 						return err
@@ -110,25 +110,5 @@ func TestManagedFileNotRegular(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// inTime runs f and returns its error, failing the test if f has not
-// returned within a minute (a read blocked on the FIFO at p, which is
-// then opened for writing and closed, to let it go).
-func inTime(t *testing.T, p string, f func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(time.Minute):
-		if w, err := os.OpenFile(p, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		<-done
-		t.Fatalf("still blocked after a minute (on %s?)", p)
-		return nil
 	}
 }

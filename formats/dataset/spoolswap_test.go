@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestClaimLeftoverSwapped: a FIFO, directory, link or (as root) device
@@ -37,7 +38,7 @@ func TestClaimLeftoverSwapped(t *testing.T) {
 			hook, _ := swapper(t, p, aside)
 			hook(p)
 			var ok bool
-			err = inTime(t, p, func() (err error) {
+			err = fsutiltest.Unblocked(t, p, func() (err error) {
 				var release func()
 				release, ok, err = ClaimLeftover(p)
 				if ok {
@@ -74,7 +75,7 @@ func TestSalvageLeavesNotRegular(t *testing.T) {
 				t.Fatal(err)
 			}
 			var kept []string
-			err = inTime(t, p, func() (err error) { kept, err = Salvage(dir, ".spool"); return err })
+			err = fsutiltest.Unblocked(t, p, func() (err error) { kept, err = Salvage(dir, ".spool"); return err })
 			if err != nil || len(kept) != 0 {
 				t.Fatalf("Salvage set aside %v, err %v; want nothing, no error", kept, err)
 			}

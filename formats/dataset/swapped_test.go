@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // swapKinds are what a test puts at a dataset's file just before its
@@ -120,7 +121,7 @@ func TestManagedFileSwapped(t *testing.T) {
 				}
 				hook, swapped := swapper(t, p, aside)
 				pl.hook(t, hook)
-				err = inTime(t, p, func() error { return pl.op(d.Dir) })
+				err = fsutiltest.Unblocked(t, p, func() error { return pl.op(d.Dir) })
 				if !swapped() {
 					t.Fatalf("nothing opened %s", p)
 				}

@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // irregulars are the things a test puts where a regular file was: the
@@ -103,7 +104,7 @@ func TestOpenRegularSwapped(t *testing.T) {
 				}
 				defer func() { openingRegular = nil }()
 				var f *os.File
-				err = inTime(t, p, func() (err error) { f, err = o.open(p); return err })
+				err = fsutiltest.Unblocked(t, p, func() (err error) { f, err = o.open(p); return err })
 				if !swapped {
 					t.Fatal("the hook did not run")
 				}
@@ -196,26 +197,6 @@ func TestOpenRegularFile(t *testing.T) {
 	}
 }
 
-// inTime runs f and returns its error, failing the test if f has not
-// returned within a minute (an open or read blocked on a FIFO at p,
-// which is then opened and closed to let it go).
-func inTime(t *testing.T, p string, f func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(time.Minute):
-		if w, err := os.OpenFile(p, os.O_RDWR|unix.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		<-done
-		t.Fatalf("still blocked after a minute (on %s?)", p)
-		return nil
-	}
-}
-
 // TestReadHolderNotRegular: the holder's line is read only from a
 // regular LOCK file: a FIFO, directory, link or device there says no
 // holder, at once. With os.Open, a FIFO (or a link to one) blocked the
@@ -229,7 +210,7 @@ func TestReadHolderNotRegular(t *testing.T) {
 				t.Skipf("cannot make %s here: %v", k.kind, err)
 			}
 			var got string
-			inTime(t, p, func() error { got = ReadHolder(p); return nil })
+			fsutiltest.Unblocked(t, p, func() error { got = ReadHolder(p); return nil })
 			if got != "" {
 				t.Fatalf("holder %q; want none", got)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 	"github.com/infohash/infohash/internal/exitcode"
 )
 
@@ -177,19 +178,13 @@ func TestLoadNotRegular(t *testing.T) {
 		{"link-to-state", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			done := make(chan error, 1)
-			go func() {
+			err := fsutiltest.Unblocked(t, at(tt.name), func() error {
 				var v struct{ Nodes []Entry }
 				_, err := Load(at(tt.name), &v)
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				if tt.want == "" && err != nil || tt.want != "" && (err == nil || err.Error() != at(tt.name)+": "+tt.want) {
-					t.Fatalf("Load(%s): err %v, want %q", tt.name, err, tt.want)
-				}
-			case <-time.After(time.Minute):
-				t.Fatalf("Load(%s) still blocked after a minute", tt.name)
+				return err
+			})
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || err.Error() != at(tt.name)+": "+tt.want) {
+				t.Fatalf("Load(%s): err %v, want %q", tt.name, err, tt.want)
 			}
 		})
 	}

@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/dataset"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestInputCacheNotRegular: a FIFO or directory at DIR/input-cache is no
@@ -39,27 +39,14 @@ func TestInputCacheNotRegular(t *testing.T) {
 			if err := tt.make(cache); err != nil {
 				t.Fatal(err)
 			}
-			type result struct {
-				skipped int64
-				err     error
-			}
-			done := make(chan result, 1)
-			go func() {
+			var skipped int64
+			err := fsutiltest.Unblocked(t, cache, func() error {
 				st, err := run(t, data, nil, p)
-				done <- result{int64(st.InputsSkipped), err}
-			}()
-			var r result
-			select {
-			case r = <-done:
-			case <-time.After(time.Minute):
-				if w, err := os.OpenFile(cache, os.O_RDWR|unix.O_NONBLOCK, 0); err == nil {
-					w.Close()
-				}
-				<-done
-				t.Fatalf("dedup still blocked after a minute on %s", cache)
-			}
-			if r.err != nil || r.skipped != 1 {
-				t.Fatalf("second run: %d skipped, %v; want the input read again and skipped", r.skipped, r.err)
+				skipped = int64(st.InputsSkipped)
+				return err
+			})
+			if err != nil || skipped != 1 {
+				t.Fatalf("second run: %d skipped, %v; want the input read again and skipped", skipped, err)
 			}
 			if fi, err := os.Lstat(cache); err != nil || fi.Mode().Type() != tt.mode {
 				t.Fatalf("%s is no longer a %s: %v", cache, tt.name, err)

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestReadOtherManifest: merge --from reads the other dataset's manifest
@@ -39,15 +39,8 @@ func TestReadOtherManifest(t *testing.T) {
 		{"missing.json", "nothing"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			done := make(chan error, 1)
 			var raw []byte
-			go func() { var err error; raw, err = readManifest(at(tt.name)); done <- err }()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(time.Minute):
-				t.Fatalf("still blocked after a minute on %s", tt.name)
-			}
+			err := fsutiltest.Unblocked(t, at(tt.name), func() (err error) { raw, err = readManifest(at(tt.name)); return err })
 			var nr *fsutil.NotRegularError
 			switch tt.kind {
 			case "":

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/infohash/infohash/formats/fsutil"
+	"github.com/infohash/infohash/formats/fsutil/fsutiltest"
 )
 
 // TestLoadPolicySwapped: a FIFO, directory or (as root) device put at
@@ -72,17 +72,7 @@ func TestLoadPolicySwapped(t *testing.T) {
 				}
 				return orig(path, flag, perm)
 			}
-			done := make(chan error, 1)
-			go func() { _, err := Load(dir); done <- err }()
-			select {
-			case err = <-done:
-			case <-time.After(time.Minute):
-				if w, err := os.OpenFile(p, os.O_RDWR|unix.O_NONBLOCK, 0); err == nil {
-					w.Close() // let the blocked read go
-				}
-				<-done
-				t.Fatalf("Load still blocked after a minute on %s", p)
-			}
+			err = fsutiltest.Unblocked(t, p, func() error { _, err := Load(dir); return err })
 			if tt.kind == "" {
 				if err != nil {
 					t.Fatalf("err %v; want the link read through", err)
@@ -126,19 +116,8 @@ func TestLoadBlocklistNotRegular(t *testing.T) {
 			if err := tt.make(p, t.TempDir()); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
 			var b Blocklist
-			go func() { var err error; b, err = LoadBlocklist(dir); done <- err }()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(time.Minute):
-				if w, err := os.OpenFile(p, os.O_RDWR|unix.O_NONBLOCK, 0); err == nil {
-					w.Close()
-				}
-				<-done
-				t.Fatalf("LoadBlocklist still blocked after a minute on %s", p)
-			}
+			err := fsutiltest.Unblocked(t, p, func() (err error) { b, err = LoadBlocklist(dir); return err })
 			if tt.kind == "" {
 				if err != nil || !b.Contains(mustHash(t, hexA)) {
 					t.Fatalf("%d entries, err %v; want the link read through", b.Len(), err)
