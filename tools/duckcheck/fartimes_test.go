@@ -15,12 +15,13 @@ import (
 
 // TestDescribeReadersFarTimes: times outside the years 0000-9999, which
 // RFC 3339 lacks, still read back through --describe's read_csv and
-// read_ndjson calls. A --far-now run at 9999-12-31T23:00Z (the latest
-// --now taken) leases its hash past 10000-01-01, which csv and jsonl
-// write with a fifth year digit; a fetched_at past DuckDB's range (a
-// state written by something else: merge reads no result that far on)
-// is infinity. Before, that one was 292278994-08-17T07:12:55.807Z, and
-// DuckDB failed the whole file on it.
+// read_ndjson calls. A lease planned at 9999-12-31T23:00Z (the latest
+// --now taken) for 2h ends past 10000-01-01, which csv and jsonl write
+// with a fifth year digit (plan-retries refuses to plan one now, but a
+// dataset planned before, or written by something else, may hold it); a
+// fetched_at past DuckDB's range (a state written by something else:
+// merge reads no result that far on) is infinity. Before, that one was
+// 292278994-08-17T07:12:55.807Z, and DuckDB failed the whole file on it.
 func TestDescribeReadersFarTimes(t *testing.T) {
 	needCommands(t, "dedup", "plan-retries", "export")
 	dir := t.TempDir()
@@ -32,7 +33,8 @@ func TestDescribeReadersFarTimes(t *testing.T) {
 	now := time.Date(9999, 12, 31, 23, 0, 0, 0, time.UTC)
 	nowArg := now.Format(time.RFC3339)
 	mustInfohash(t, "dedup", "--data", data, "--now", nowArg, "--far-now", list)
-	mustInfohash(t, "plan-retries", "--data", data, "--now", nowArg, "--far-now", "-o", filepath.Join(dir, "jobs.parquet"))
+	commitLease(t, data, schema.Lease{InfoHash: h, LeaseID: "far-lease", LeaseUntil: now.Add(2 * time.Hour).UnixMilli(),
+		Attempt: 1, Reason: "new", PlannedAt: now.UnixMilli()})
 	commitFetchedAt(t, data, h, math.MaxInt64)
 
 	db := duck(t)
@@ -66,6 +68,29 @@ func TestDescribeReadersFarTimes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// commitLease commits the lease table holding l alone.
+func commitLease(t *testing.T, data string, l schema.Lease) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := dataset.Open(ctx, data, dataset.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tx, err := d.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := dataset.WriteStaged(tx, dataset.TableLeases, "", []schema.Lease{l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetPartition(dataset.TableLeases, "", []dataset.FileInfo{fi})
+	if _, err := tx.Commit(ctx, dataset.CommitOptions{Writer: "test"}); err != nil {
+		t.Fatal(err)
 	}
 }
 
